@@ -1,0 +1,193 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/gobragg/gobragg/graph"
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
+	"github.com/gobragg/gobragg/physics"
+)
+
+// DemoArgs is the embedded default: a triclinic lysozyme-sized cell with a
+// misset, 5×5×5 unit cells, 1 Å, 256² pixels of 0.1 mm at 100 mm.
+var DemoArgs = []string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30",
+	"-default_F", "100", "-N", "5", "-lambda", "1", "-distance", "100", "-pixel", "0.1",
+	"-detpixels", "256", "-floatfile", "gobragg_demo.bin"}
+
+// demoPNG is where the demo's preview goes.
+const demoPNG = "gobragg_demo.png"
+
+// Result is a finished simulation: the model, its image (photons per
+// pixel, slow-major, float32 as written) and the reference's statistics.
+type Result struct {
+	Model *models.Model
+	Image []float32
+	Stats Stats
+}
+
+// Stats are the numbers the reference prints after rendering.
+type Stats struct {
+	SolidAngle      float64 // sr
+	MaxI            float64
+	MaxX, MaxY      float64 // m, fast/slow position of the max pixel's last sub-pixel
+	Mean, RMS, RMSD float64
+	IntScale        float64
+}
+
+// Render parses a nanoBragg argv and renders the image (no files written
+// except the Fdump cache the reference also writes).
+func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
+	args, err := models.ParseArgs(argv)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := args.Model(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	sim, err := graph.New(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	img, err := sim.Image()
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Result{Model: m, Image: make([]float32, len(img))}
+	for i, v := range img {
+		r.Image[i] = float32(v)
+	}
+	cfg := sim.Program().Key().Pixels
+	r.Stats = stats(&cfg, m, r.Image, graph.Packed(m), args.IntScale)
+	return r, args, nil
+}
+
+// stats reproduces the reference's summary: sums over the float32 image
+// values, rms = sqrt(Σ I²/(n−1)), rmsd about the mean, and the position of
+// the first maximum in scan order.
+func stats(cfg *physics.Config, m *models.Model, img []float32, packed []float64, scale float64) Stats {
+	var st Stats
+	d := m.Detector
+	var sum, sumsq float64
+	for i, v := range img {
+		x := float64(v)
+		if x > st.MaxI {
+			st.MaxI = x
+			f, s := i%d.FPixels, i/d.FPixels
+			sub := d.Pixel / float64(d.Oversample)
+			st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
+			st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
+		}
+		sum += x
+		sumsq += x * x
+	}
+	n := float64(len(img))
+	st.Mean = sum / n
+	st.RMS = math.Sqrt(sumsq / math.Max(n-1, 1))
+	var dev float64
+	for _, v := range img {
+		t := float64(v) - st.Mean
+		dev += t * t
+	}
+	st.RMSD = math.Sqrt(dev / math.Max(n-1, 1))
+	st.IntScale = scale
+	if st.IntScale <= 0 {
+		st.IntScale = 1
+		if st.MaxI > 0 {
+			st.IntScale = 55000 / st.MaxI
+		}
+	}
+	st.SolidAngle = physics.SolidAngle(cfg, packed)
+	return st
+}
+
+// Simulate runs `gobragg simulate ARGS`: render, write the requested
+// files, print the reference's statistics lines to out.
+func Simulate(argv []string, out io.Writer) error {
+	demo := len(argv) == 0
+	if demo {
+		argv = DemoArgs
+		fmt.Fprintln(out, "no arguments: rendering the embedded demo crystal")
+	}
+	r, args, err := Render(argv, out)
+	if err != nil {
+		return err
+	}
+	st := r.Stats
+	m := r.Model
+	fmt.Fprintf(out, "%s convention, %dx%d pixels, %d-fold oversampling\n", m.Detector.Convention,
+		m.Detector.FPixels, m.Detector.SPixels, m.Detector.Oversample)
+	fmt.Fprintf(out, "solid angle subtended by detector = %s steradian ( %s%% sphere)\n",
+		formats.G(st.SolidAngle), formats.G(100*st.SolidAngle/4/math.Pi))
+	fmt.Fprintf(out, "max_I = %s  at %s %s\n", formats.G(st.MaxI), formats.G(st.MaxX), formats.G(st.MaxY))
+	fmt.Fprintf(out, "mean= %s rms= %s rmsd= %s\n", formats.G(st.Mean), formats.G(st.RMS), formats.G(st.RMSD))
+	fmt.Fprintf(out, "intfile_scale = %s\n", formats.G(st.IntScale))
+
+	floatFile := args.FloatFile
+	if floatFile == "" && args.IntFile == "" && args.PGMFile == "" {
+		floatFile = "floatimage.bin" // the reference's default name
+	}
+	if floatFile != "" {
+		if err := formats.WriteFileAtomic(floatFile, func(w io.Writer) error {
+			return formats.WriteFloatImage(w, r.Image)
+		}); err != nil {
+			return fmt.Errorf("-floatfile %s: %w", floatFile, err)
+		}
+		fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
+	}
+	if args.IntFile != "" {
+		hdr := Header(m)
+		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
+		if err := formats.WriteFileAtomic(args.IntFile, func(w io.Writer) error {
+			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
+		}); err != nil {
+			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
+		}
+		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.IntFile)
+	}
+	if args.PGMFile != "" && !args.NoPGM {
+		scale := args.PGMScale
+		if scale <= 0 {
+			scale = st.IntScale
+			if st.RMSD > 0 {
+				scale = 250 / (5 * st.RMSD)
+			}
+		}
+		fmt.Fprintf(out, "pgm_scale = %s\n", formats.G(scale))
+		if err := formats.WriteFileAtomic(args.PGMFile, func(w io.Writer) error {
+			return formats.WritePGM(w, m.Detector.FPixels, m.Detector.SPixels, r.Image, scale)
+		}); err != nil {
+			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
+		}
+		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
+	}
+	if demo {
+		if err := formats.WriteFileAtomic(demoPNG, func(w io.Writer) error {
+			return formats.WritePNGPreview(w, m.Detector.FPixels, m.Detector.SPixels, r.Image)
+		}); err != nil {
+			return fmt.Errorf("%s: %w", demoPNG, err)
+		}
+		fmt.Fprintf(out, "demo image written to %s (float32) and %s (preview)\n", floatFile, demoPNG)
+	}
+	return nil
+}
+
+// Header is the SMV header the reference writes for a model.
+func Header(m *models.Model) formats.SMVHeader {
+	d := m.Detector
+	p := m.Params()
+	fr := models.Place[float64](models.Float{}, d, p.Detector)
+	g := d.Derive(fr)
+	deg := 180 / math.Pi
+	return formats.SMVHeader{PixelMM: d.Pixel * 1000, DistanceMM: g.Distance * 1000,
+		WavelengthA: m.Beam.Lambda * 1e10, BeamCenterXMM: d.Xbeam * 1000, BeamCenterYMM: d.Ybeam * 1000,
+		ADXVCenterXMM: g.Fbeam * 1000, ADXVCenterYMM: (d.DetsizeS - g.Sbeam) * 1000,
+		MOSFLMCenterXMM: (g.Sbeam - 0.5*d.Pixel) * 1000, MOSFLMCenterYMM: (g.Fbeam - 0.5*d.Pixel) * 1000,
+		DenzoXBeamMM: g.Sbeam * 1000, DenzoYBeamMM: g.Fbeam * 1000, DialsOriginMM: g.DialsOrigin,
+		XDSOrgXPx: g.ORGX, XDSOrgYPx: g.ORGY, CloseDistanceMM: g.CloseDistance * 1000,
+		PhiDeg: m.Crystal.Phi * deg, OscStartDeg: m.Crystal.Phi * deg, OscRangeDeg: m.Osc * deg,
+		TwoThetaDeg: d.TwoTheta * deg}
+}

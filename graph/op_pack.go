@@ -1,0 +1,103 @@
+package graph
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// packOp gathers n float64 scalar nodes into one vector node, so that the
+// scalar parameter maths can feed a fused tensor op. Its gradient is the
+// matching element of the output gradient (unpackOp).
+type packOp struct{ n int }
+
+func (o packOp) Arity() int { return o.n }
+
+func (o packOp) Type() hm.Type {
+	ts := make([]hm.Type, 0, o.n+1)
+	for i := 0; i < o.n; i++ {
+		ts = append(ts, G.Float64)
+	}
+	return hm.NewFnType(append(ts, G.TensorType{Dims: 1, Of: G.Float64})...)
+}
+
+func (o packOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.n}, nil }
+
+func (o packOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != o.n {
+		return nil, fmt.Errorf("graph: pack wants %d scalars, got %d", o.n, len(vs))
+	}
+	out := make([]float64, o.n)
+	for i, v := range vs {
+		f, ok := v.(*G.F64)
+		if !ok {
+			return nil, fmt.Errorf("graph: pack input %d is %T, want float64 scalar", i, v)
+		}
+		out[i] = float64(*f)
+	}
+	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
+}
+
+func (o packOp) ReturnsPtr() bool      { return false }
+func (o packOp) CallsExtern() bool     { return false }
+func (o packOp) OverwritesInput() int  { return -1 }
+func (o packOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.pack%d", o.n) }
+func (o packOp) Hashcode() uint32      { return hashOf(o) }
+func (o packOp) String() string        { return fmt.Sprintf("pack%d", o.n) }
+
+func (o packOp) DiffWRT(n int) []bool {
+	b := make([]bool, n)
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}
+
+func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	res := make(G.Nodes, len(inputs))
+	for i := range inputs {
+		n, err := G.ApplyOp(unpackOp{i}, grad)
+		if err != nil {
+			return nil, err
+		}
+		res[i] = n
+	}
+	return res, nil
+}
+
+// unpackOp reads element i of a float64 vector as a scalar.
+type unpackOp struct{ i int }
+
+func (o unpackOp) Arity() int { return 1 }
+func (o unpackOp) Type() hm.Type {
+	return hm.NewFnType(G.TensorType{Dims: 1, Of: G.Float64}, G.Float64)
+}
+func (o unpackOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+func (o unpackOp) Do(vs ...G.Value) (G.Value, error) {
+	t, ok := vs[0].(tensor.Tensor)
+	if !ok {
+		return nil, fmt.Errorf("graph: unpack input is %T", vs[0])
+	}
+	d, ok := t.Data().([]float64)
+	if !ok || o.i >= len(d) {
+		return nil, fmt.Errorf("graph: unpack element %d of %T", o.i, t.Data())
+	}
+	v := G.F64(d[o.i])
+	return &v, nil
+}
+func (o unpackOp) ReturnsPtr() bool      { return false }
+func (o unpackOp) CallsExtern() bool     { return false }
+func (o unpackOp) OverwritesInput() int  { return -1 }
+func (o unpackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.unpack%d", o.i) }
+func (o unpackOp) Hashcode() uint32      { return hashOf(o) }
+func (o unpackOp) String() string        { return fmt.Sprintf("unpack%d", o.i) }
+
+func hashOf(o interface{ WriteHash(hash.Hash) }) uint32 {
+	h := fnv.New32a()
+	o.WriteHash(h)
+	return h.Sum32()
+}

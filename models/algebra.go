@@ -1,0 +1,139 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+)
+
+// Alg is the arithmetic that the parameter maths (cell → vectors, rotations,
+// detector placement) is written against. One formula, two evaluations:
+// Float computes numbers directly (validation, headers, structural choices),
+// Graph emits gorgonia nodes so that autograd can carry gradients from the
+// fused pixel op back to the user's parameters.
+type Alg[T any] interface {
+	Const(x float64) T
+	Add(x, y T) T
+	Sub(x, y T) T
+	Mul(x, y T) T
+	Div(x, y T) T
+	Neg(x T) T
+	Sin(x T) T
+	Cos(x T) T
+	Sqrt(x T) T
+}
+
+// V3 is a Cartesian 3-vector over an algebra's scalar type.
+type V3[T any] [3]T
+
+// Float is the plain float64 algebra.
+type Float struct{}
+
+func (Float) Const(x float64) float64  { return x }
+func (Float) Add(x, y float64) float64 { return x + y }
+func (Float) Sub(x, y float64) float64 { return x - y }
+func (Float) Mul(x, y float64) float64 { return x * y }
+func (Float) Div(x, y float64) float64 { return x / y }
+func (Float) Neg(x float64) float64    { return -x }
+func (Float) Sin(x float64) float64    { return math.Sin(x) }
+func (Float) Cos(x float64) float64    { return math.Cos(x) }
+func (Float) Sqrt(x float64) float64   { return math.Sqrt(x) }
+
+// Graph emits float64 scalar nodes into G. The first error sticks in Err and
+// later operations become no-ops returning nil, so a builder checks Err once
+// at the end ("check, then kernel").
+type Graph struct {
+	G   *G.ExprGraph
+	Err error
+}
+
+func (g *Graph) bin(f func(a, b *G.Node) (*G.Node, error), x, y *G.Node) *G.Node {
+	if g.Err != nil {
+		return nil
+	}
+	n, err := f(x, y)
+	if err != nil {
+		g.Err = fmt.Errorf("models: graph op: %w", err)
+	}
+	return n
+}
+
+func (g *Graph) un(f func(a *G.Node) (*G.Node, error), x *G.Node) *G.Node {
+	if g.Err != nil {
+		return nil
+	}
+	n, err := f(x)
+	if err != nil {
+		g.Err = fmt.Errorf("models: graph op: %w", err)
+	}
+	return n
+}
+
+// Const makes a named constant. Gorgonia merges constants by printed value;
+// the value is float64 throughout, so equal values may share a node safely.
+func (g *Graph) Const(x float64) *G.Node  { return G.NewConstant(x) }
+func (g *Graph) Add(x, y *G.Node) *G.Node { return g.bin(G.Add, x, y) }
+func (g *Graph) Sub(x, y *G.Node) *G.Node { return g.bin(G.Sub, x, y) }
+func (g *Graph) Mul(x, y *G.Node) *G.Node { return g.bin(G.Mul, x, y) }
+func (g *Graph) Div(x, y *G.Node) *G.Node { return g.bin(G.Div, x, y) }
+func (g *Graph) Neg(x *G.Node) *G.Node    { return g.un(G.Neg, x) }
+func (g *Graph) Sin(x *G.Node) *G.Node    { return g.un(G.Sin, x) }
+func (g *Graph) Cos(x *G.Node) *G.Node    { return g.un(G.Cos, x) }
+func (g *Graph) Sqrt(x *G.Node) *G.Node   { return g.un(G.Sqrt, x) }
+
+// ConstV lifts a float vector into an algebra.
+func ConstV[T any](A Alg[T], v [3]float64) V3[T] {
+	return V3[T]{A.Const(v[0]), A.Const(v[1]), A.Const(v[2])}
+}
+
+// Dot is the inner product.
+func Dot[T any](A Alg[T], x, y V3[T]) T {
+	return A.Add(A.Add(A.Mul(x[0], y[0]), A.Mul(x[1], y[1])), A.Mul(x[2], y[2]))
+}
+
+// Cross is the right-handed cross product x × y.
+func Cross[T any](A Alg[T], x, y V3[T]) V3[T] {
+	return V3[T]{
+		A.Sub(A.Mul(x[1], y[2]), A.Mul(x[2], y[1])),
+		A.Sub(A.Mul(x[2], y[0]), A.Mul(x[0], y[2])),
+		A.Sub(A.Mul(x[0], y[1]), A.Mul(x[1], y[0])),
+	}
+}
+
+// Scale multiplies every component by s.
+func Scale[T any](A Alg[T], v V3[T], s T) V3[T] {
+	return V3[T]{A.Mul(v[0], s), A.Mul(v[1], s), A.Mul(v[2], s)}
+}
+
+// AddV is x + y.
+func AddV[T any](A Alg[T], x, y V3[T]) V3[T] {
+	return V3[T]{A.Add(x[0], y[0]), A.Add(x[1], y[1]), A.Add(x[2], y[2])}
+}
+
+// Norm is the Euclidean length.
+func Norm[T any](A Alg[T], v V3[T]) T { return A.Sqrt(Dot(A, v, v)) }
+
+// RotateXYZ rotates v about the lab x axis by rx, then y by ry, then z by rz
+// (right-handed, radians): the reference's misset and detector_rot order.
+func RotateXYZ[T any](A Alg[T], v V3[T], rx, ry, rz T) V3[T] {
+	cx, sx := A.Cos(rx), A.Sin(rx)
+	v = V3[T]{v[0], A.Sub(A.Mul(v[1], cx), A.Mul(v[2], sx)), A.Add(A.Mul(v[1], sx), A.Mul(v[2], cx))}
+	cy, sy := A.Cos(ry), A.Sin(ry)
+	v = V3[T]{A.Add(A.Mul(v[0], cy), A.Mul(v[2], sy)), v[1], A.Sub(A.Mul(v[2], cy), A.Mul(v[0], sy))}
+	cz, sz := A.Cos(rz), A.Sin(rz)
+	return V3[T]{A.Sub(A.Mul(v[0], cz), A.Mul(v[1], sz)), A.Add(A.Mul(v[0], sz), A.Mul(v[1], cz)), v[2]}
+}
+
+// RotateAxis rotates v by phi (radians, right-handed) about the unit vector
+// axis (Rodrigues' formula, as the reference's rotate_axis).
+func RotateAxis[T any](A Alg[T], v, axis V3[T], phi T) V3[T] {
+	c, s := A.Cos(phi), A.Sin(phi)
+	d := A.Mul(Dot(A, axis, v), A.Sub(A.Const(1), c))
+	kxv := Cross(A, axis, v)
+	var out V3[T]
+	for i := 0; i < 3; i++ {
+		out[i] = A.Add(A.Add(A.Mul(axis[i], d), A.Mul(v[i], c)), A.Mul(kxv[i], s))
+	}
+	return out
+}

@@ -1,0 +1,527 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+// Args is a nanoBragg command line, parsed but not yet turned into a Model:
+// the values are still in the reference's flag units (mm, degrees, Å, µm).
+type Args struct {
+	Detector DetectorInput
+	// Crystal.
+	Cell             [6]float64 // a b c (Å) α β γ (deg); zero: unset
+	HasCell          bool
+	MatFile, HKLFile string
+	DumpFile         string // Fdump cache, default "Fdump.bin"
+	Misset           [3]float64
+	Na, Nb, Nc       int
+	DefaultF         float64
+	NoInterpolate    bool
+	// Beam.
+	LambdaA               float64
+	Fluence, Flux         float64
+	ExposureS, BeamsizeMM float64
+	Kahn                  float64
+	NoPolar               bool
+	// Spindle (one φ step only in this version).
+	PhiDeg, OscDeg, PhiStepDeg float64 // NaN: unset
+	PhiSteps                   int     // < 0: unset
+	MosaicDeg                  float64 // NaN: unset
+	MosaicDomains              int
+	Seed, MosaicSeed, MissetSd int64
+	// Outputs.
+	FloatFile, IntFile, PGMFile string
+	IntScale, PGMScale, ADC     float64
+	NoPGM                       bool
+}
+
+// DefaultArgs is the reference program's state before any flag.
+func DefaultArgs() Args {
+	nan := math.NaN()
+	return Args{Detector: DefaultDetectorInput(), DumpFile: "Fdump.bin", Na: 1, Nb: 1, Nc: 1,
+		LambdaA: 1, Fluence: 125932015286227086360700780544.0, ExposureS: 1, BeamsizeMM: 0.1,
+		PhiDeg: nan, OscDeg: nan, PhiStepDeg: nan, PhiSteps: -1, MosaicDeg: nan, ADC: 40}
+}
+
+// ErrUsage marks command-line mistakes (unknown flag, missing or malformed
+// value); the CLI maps it to its usage exit code.
+var ErrUsage = errors.New("usage")
+
+func usagef(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, a...)...)
+}
+
+// flagSpec is one reference flag: its spellings, how many values it takes
+// (-1: the variable-length -cell) and what it sets.
+type flagSpec struct {
+	names []string
+	n     int
+	set   func(a *Args, flag string, v []string) error
+}
+
+func num(flag, s string) (float64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, usagef("%s: %q is not a number", flag, s)
+	}
+	return x, nil
+}
+
+func integer(flag, s string) (int, error) {
+	x, err := num(flag, s)
+	if err != nil {
+		return 0, err
+	}
+	if x != math.Trunc(x) || math.Abs(x) > 1<<31 {
+		return 0, usagef("%s: %q is not a whole number", flag, s)
+	}
+	return int(x), nil
+}
+
+func f1(dst func(*Args) *float64) func(*Args, string, []string) error {
+	return func(a *Args, flag string, v []string) error {
+		x, err := num(flag, v[0])
+		*dst(a) = x
+		return err
+	}
+}
+
+func i1(dst func(*Args) *int) func(*Args, string, []string) error {
+	return func(a *Args, flag string, v []string) error {
+		x, err := integer(flag, v[0])
+		*dst(a) = x
+		return err
+	}
+}
+
+func v3(dst func(*Args) *[3]float64, custom bool) func(*Args, string, []string) error {
+	return func(a *Args, flag string, v []string) error {
+		for i := 0; i < 3; i++ {
+			x, err := num(flag, v[i])
+			if err != nil {
+				return err
+			}
+			dst(a)[i] = x
+		}
+		if custom {
+			a.Detector.Convention = CUSTOM
+		}
+		return nil
+	}
+}
+
+func conv(c Convention) func(*Args, string, []string) error {
+	return func(a *Args, _ string, _ []string) error { a.Detector.Convention = c; return nil }
+}
+
+func str(dst func(*Args) *string) func(*Args, string, []string) error {
+	return func(a *Args, _ string, v []string) error { *dst(a) = v[0]; return nil }
+}
+
+func on(dst func(*Args) *bool) func(*Args, string, []string) error {
+	return func(a *Args, _ string, _ []string) error { *dst(a) = true; return nil }
+}
+
+func seed(dst func(*Args) *int64) func(*Args, string, []string) error {
+	return func(a *Args, flag string, v []string) error {
+		x, err := integer(flag, v[0])
+		*dst(a) = int64(x)
+		return err
+	}
+}
+
+// pivotAfter wraps a setter with the pivot the reference's argv loop
+// records for that flag (only the CUSTOM convention keeps it).
+func pivotAfter(p Pivot, set func(*Args, string, []string) error) func(*Args, string, []string) error {
+	return func(a *Args, flag string, v []string) error {
+		a.Detector.PivotFromArgs = p
+		return set(a, flag, v)
+	}
+}
+
+var specs = []flagSpec{
+	// Crystal.
+	{[]string{"-cell"}, -1, setCell},
+	{[]string{"-mat", "-matrix"}, 1, str(func(a *Args) *string { return &a.MatFile })},
+	{[]string{"-hkl"}, 1, str(func(a *Args) *string { return &a.HKLFile })},
+	{[]string{"-dump", "-dumpfile"}, 1, str(func(a *Args) *string { return &a.DumpFile })},
+	{[]string{"-misset"}, 3, setMisset},
+	{[]string{"-N"}, 1, func(a *Args, f string, v []string) error {
+		n, err := integer(f, v[0])
+		a.Na, a.Nb, a.Nc = n, n, n
+		return err
+	}},
+	{[]string{"-Na"}, 1, i1(func(a *Args) *int { return &a.Na })},
+	{[]string{"-Nb"}, 1, i1(func(a *Args) *int { return &a.Nb })},
+	{[]string{"-Nc"}, 1, i1(func(a *Args) *int { return &a.Nc })},
+	{[]string{"-default_F"}, 1, f1(func(a *Args) *float64 { return &a.DefaultF })},
+	{[]string{"-nointerpolate"}, 0, on(func(a *Args) *bool { return &a.NoInterpolate })},
+	{[]string{"-square_xtal"}, 0, func(*Args, string, []string) error { return nil }},
+	// Beam.
+	{[]string{"-lambda", "-wave", "-wavelength"}, 1, f1(func(a *Args) *float64 { return &a.LambdaA })},
+	{[]string{"-energy"}, 1, func(a *Args, f string, v []string) error {
+		e, err := num(f, v[0])
+		if err == nil && !(e > 0) {
+			err = usagef("%s %s: the photon energy (eV) must be positive", f, v[0])
+		}
+		a.LambdaA = 12398.42 / e
+		return err
+	}},
+	{[]string{"-fluence"}, 1, f1(func(a *Args) *float64 { return &a.Fluence })},
+	{[]string{"-flux"}, 1, f1(func(a *Args) *float64 { return &a.Flux })},
+	{[]string{"-exposure"}, 1, f1(func(a *Args) *float64 { return &a.ExposureS })},
+	{[]string{"-beamsize"}, 1, f1(func(a *Args) *float64 { return &a.BeamsizeMM })},
+	{[]string{"-polar"}, 1, func(a *Args, f string, v []string) error {
+		x, err := num(f, v[0])
+		a.Kahn, a.NoPolar = x, false
+		return err
+	}},
+	{[]string{"-nopolar"}, 0, on(func(a *Args) *bool { return &a.NoPolar })},
+	// Detector.
+	{[]string{"-mosflm"}, 0, conv(MOSFLM)},
+	{[]string{"-xds"}, 0, conv(XDS)},
+	{[]string{"-dials"}, 0, conv(DIALS)},
+	{[]string{"-adxv"}, 0, conv(ADXV)},
+	{[]string{"-denzo"}, 0, conv(DENZO)},
+	{[]string{"-fdet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.FDet }, true)},
+	{[]string{"-sdet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.SDet }, true)},
+	{[]string{"-odet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.ODet }, true)},
+	{[]string{"-beam_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Beam }, true)},
+	{[]string{"-polar_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Polar }, true)},
+	{[]string{"-spindle_axis"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Spindle }, true)},
+	{[]string{"-twotheta_axis"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.TwoThetaAx }, true)},
+	{[]string{"-pix0_vector"}, 3, func(a *Args, f string, v []string) error {
+		a.Detector.HasPix0 = true
+		return v3(func(a *Args) *[3]float64 { return &a.Detector.Pix0M }, true)(a, f, v)
+	}},
+	{[]string{"-pivot"}, 1, func(a *Args, f string, v []string) error {
+		switch v[0] {
+		case "beam":
+			a.Detector.PivotFromArgs = PivotBeam
+		case "sample":
+			a.Detector.PivotFromArgs = PivotSample
+		default:
+			return usagef("%s %q: want beam or sample", f, v[0])
+		}
+		return nil
+	}},
+	{[]string{"-detector_rotx"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotXDeg })},
+	{[]string{"-detector_roty"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotYDeg })},
+	{[]string{"-detector_rotz"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotZDeg })},
+	{[]string{"-twotheta"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.TwoThetaDeg }))},
+	{[]string{"-distance"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.DistanceMM }))},
+	{[]string{"-close_distance"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.CloseDistanceMM }))},
+	{[]string{"-Xbeam"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.XbeamMM }))},
+	{[]string{"-Ybeam"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.YbeamMM }))},
+	{[]string{"-Xclose"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.XcloseMM }))},
+	{[]string{"-Yclose"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.YcloseMM }))},
+	{[]string{"-ORGX"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.ORGX }))},
+	{[]string{"-ORGY"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.ORGY }))},
+	{[]string{"-detpixels"}, 1, func(a *Args, f string, v []string) error {
+		n, err := integer(f, v[0])
+		a.Detector.FPixels, a.Detector.SPixels = n, n
+		return err
+	}},
+	{[]string{"-detpixels_x", "-detpixels_f"}, 1, i1(func(a *Args) *int { return &a.Detector.FPixels })},
+	{[]string{"-detpixels_y", "-detpixels_s"}, 1, i1(func(a *Args) *int { return &a.Detector.SPixels })},
+	{[]string{"-detsize"}, 1, func(a *Args, f string, v []string) error {
+		x, err := num(f, v[0])
+		a.Detector.DetsizeFMM, a.Detector.DetsizeSMM = x, x
+		return err
+	}},
+	{[]string{"-detsize_f", "-detsize_x"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeFMM })},
+	{[]string{"-detsize_s", "-detsize_y"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeSMM })},
+	{[]string{"-pixel"}, 1, f1(func(a *Args) *float64 { return &a.Detector.PixelMM })},
+	{[]string{"-point_pixel"}, 0, on(func(a *Args) *bool { return &a.Detector.PointPixel })},
+	{[]string{"-oversample"}, 1, i1(func(a *Args) *int { return &a.Detector.Oversample })},
+	{[]string{"-oversample_omega"}, 0, on(func(a *Args) *bool { return &a.Detector.OversampleOmega })},
+	{[]string{"-oversample_polar"}, 0, on(func(a *Args) *bool { return &a.Detector.OversamplePolar })},
+	// Spindle and mosaicity: accepted where they describe a single,
+	// unrotated-by-mosaic orientation (checked in Model).
+	{[]string{"-phi"}, 1, f1(func(a *Args) *float64 { return &a.PhiDeg })},
+	{[]string{"-osc"}, 1, f1(func(a *Args) *float64 { return &a.OscDeg })},
+	{[]string{"-phistep"}, 1, f1(func(a *Args) *float64 { return &a.PhiStepDeg })},
+	{[]string{"-phisteps"}, 1, i1(func(a *Args) *int { return &a.PhiSteps })},
+	{[]string{"-mosaic", "-mosaic_spread", "-mosaicity"}, 1, f1(func(a *Args) *float64 { return &a.MosaicDeg })},
+	{[]string{"-mosaic_dom", "-mosaic_domains"}, 1, i1(func(a *Args) *int { return &a.MosaicDomains })},
+	{[]string{"-seed"}, 1, seed(func(a *Args) *int64 { return &a.Seed })},
+	{[]string{"-mosaic_seed"}, 1, seed(func(a *Args) *int64 { return &a.MosaicSeed })},
+	{[]string{"-misset_seed"}, 1, seed(func(a *Args) *int64 { return &a.MissetSd })},
+	// Outputs.
+	{[]string{"-floatfile", "-floatimage"}, 1, str(func(a *Args) *string { return &a.FloatFile })},
+	{[]string{"-intfile", "-intimage"}, 1, str(func(a *Args) *string { return &a.IntFile })},
+	{[]string{"-pgmfile", "-pgmimage"}, 1, str(func(a *Args) *string { return &a.PGMFile })},
+	{[]string{"-scale"}, 1, f1(func(a *Args) *float64 { return &a.IntScale })},
+	{[]string{"-pgmscale"}, 1, f1(func(a *Args) *float64 { return &a.PGMScale })},
+	{[]string{"-adc"}, 1, f1(func(a *Args) *float64 { return &a.ADC })},
+	{[]string{"-nopgm"}, 0, on(func(a *Args) *bool { return &a.NoPGM })},
+	{[]string{"-nonoise", "-noprogress", "-progress"}, 0, func(*Args, string, []string) error { return nil }},
+}
+
+// later lists reference flags that a later version implements: they are
+// refused with this explanation rather than ignored.
+var later = map[string]string{
+	"-interpolate": "tricubic structure-factor interpolation", "-round_xtal": "crystal shapes",
+	"-gauss_xtal": "crystal shapes", "-tophat_spots": "crystal shapes", "-binary_spots": "crystal shapes",
+	"-fudge": "crystal shapes", "-hdivrange": "beam divergence", "-vdivrange": "beam divergence",
+	"-hdivstep": "beam divergence", "-vdivstep": "beam divergence", "-hdivsteps": "beam divergence",
+	"-vdivsteps": "beam divergence", "-divergence": "beam divergence", "-divsteps": "beam divergence",
+	"-round_div": "beam divergence", "-square_div": "beam divergence", "-dispersion": "spectral dispersion",
+	"-dispsteps": "spectral dispersion", "-sourcefile": "source files", "-source_distance": "source files",
+	"-detector_thick": "detector thickness", "-detector_abs": "detector absorption",
+	"-detector_absorb": "detector absorption", "-thicksteps": "detector thickness",
+	"-detector_thicksteps": "detector thickness", "-oversample_thick": "detector thickness",
+	"-water": "water background", "-dmin": "resolution cut-off", "-roi": "regions of interest",
+	"-mask": "pixel masks", "-img": "SMV header ingestion", "-curved_det": "curved detectors",
+	"-noisefile": "Poisson noise images", "-noiseimage": "Poisson noise images",
+	"-stol": "amorphous scattering", "-4stol": "amorphous scattering", "-Q": "amorphous scattering",
+	"-coherent": "coherent addition", "-printout": "per-pixel printout", "-printout_pixel": "per-pixel printout",
+}
+
+var byName = func() map[string]*flagSpec {
+	m := map[string]*flagSpec{}
+	for i := range specs {
+		for _, n := range specs[i].names {
+			m[n] = &specs[i]
+		}
+	}
+	return m
+}()
+
+func setCell(a *Args, flag string, v []string) error {
+	if len(v) == 0 {
+		return usagef("%s: needs the cell a b c (Å) α β γ (deg)", flag)
+	}
+	a.HasCell = true
+	a.Cell = [6]float64{}
+	for i, s := range v {
+		x, err := num(flag, s)
+		if err != nil {
+			return err
+		}
+		a.Cell[i] = x
+	}
+	return nil
+}
+
+func setMisset(a *Args, flag string, v []string) error {
+	if strings.HasPrefix(v[0], "rand") {
+		return usagef("%s random: random orientations are not implemented yet", flag)
+	}
+	for i := 0; i < 3; i++ {
+		x, err := num(flag, v[i])
+		if err != nil {
+			return err
+		}
+		a.Misset[i] = x
+	}
+	return nil
+}
+
+// ParseArgs reads a nanoBragg argv (without the program name). Flags are
+// matched by their exact spelling (the reference's aliases included), not
+// by substring as the reference does, so "-twotheta_axis" no longer also
+// sets -twotheta and "-misset_seed" no longer sets -misset.
+func ParseArgs(argv []string) (*Args, error) {
+	a := DefaultArgs()
+	for i := 0; i < len(argv); i++ {
+		flag := argv[i]
+		sp, ok := byName[flag]
+		if !ok {
+			if what, ok := later[flag]; ok {
+				return nil, usagef("%s: %s is not implemented yet", flag, what)
+			}
+			if !strings.HasPrefix(flag, "-") {
+				return nil, usagef("unexpected argument %q (values must follow their flag)", flag)
+			}
+			return nil, usagef("unknown flag %s", flag)
+		}
+		var vals []string
+		if sp.n < 0 {
+			// -cell: up to six numbers, stopping at the next flag.
+			for j := i + 1; j < len(argv) && j <= i+6; j++ {
+				if _, err := strconv.ParseFloat(argv[j], 64); err != nil {
+					break
+				}
+				vals = append(vals, argv[j])
+			}
+		} else {
+			if i+sp.n >= len(argv) {
+				// -misset random takes one value, not three.
+				if !(flag == "-misset" && i+1 < len(argv) && strings.HasPrefix(argv[i+1], "rand")) {
+					return nil, usagef("%s: needs %d value(s)", flag, sp.n)
+				}
+			}
+			end := i + 1 + sp.n
+			if end > len(argv) {
+				end = len(argv)
+			}
+			vals = argv[i+1 : end]
+		}
+		if err := sp.set(&a, flag, vals); err != nil {
+			return nil, err
+		}
+		i += len(vals)
+	}
+	return &a, nil
+}
+
+// Model turns parsed arguments into a validated Model, reading the input
+// files the arguments name. Like the reference it reads the structure
+// factor cache (a.DumpFile) when no -hkl is given and that file exists,
+// and writes it after reading an -hkl file; log receives the lines the
+// reference prints about these files.
+func (a *Args) Model(log io.Writer) (*Model, error) {
+	if err := a.checkSingleOrientation(); err != nil {
+		return nil, err
+	}
+	d, err := NewDetector(a.Detector)
+	if err != nil {
+		return nil, err
+	}
+	lambda := a.LambdaA * 1e-10
+	fluence := a.Fluence
+	if a.Flux != 0 && a.ExposureS > 0 && a.BeamsizeMM >= 0 {
+		if a.BeamsizeMM == 0 {
+			return nil, usagef("-beamsize 0: a flux needs a non-zero beam size")
+		}
+		b := a.BeamsizeMM / 1000
+		fluence = a.Flux * a.ExposureS / (b * b)
+	}
+	beam := &Beam{Lambda: lambda, Fluence: fluence, Kahn: a.Kahn, NoPolar: a.NoPolar}
+	clamp := func(n int) float64 { return math.Max(1, float64(n)) } // the reference's N ≤ 1 → 1
+	c := &Crystal{Na: clamp(a.Na), Nb: clamp(a.Nb), Nc: clamp(a.Nc), DefaultF: a.DefaultF,
+		MissetX: rad(a.Misset[0]), MissetY: rad(a.Misset[1]), MissetZ: rad(a.Misset[2])}
+	switch {
+	case a.MatFile != "":
+		f, err := os.Open(a.MatFile)
+		if err != nil {
+			return nil, fmt.Errorf("models: -mat: %w", err)
+		}
+		c.Matrix, err = formats.ReadMatrix(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("models: -mat %s: %w", a.MatFile, err)
+		}
+		c.FromMatrix = true
+	case a.HasCell:
+		cell := a.Cell
+		// The reference's defaults for a short -cell: b = c = a, 90° angles.
+		for i := 1; i < 3; i++ {
+			if cell[i] <= 0 {
+				cell[i] = cell[0]
+			}
+		}
+		for i := 3; i < 6; i++ {
+			if cell[i] <= 0 {
+				cell[i] = 90
+			}
+		}
+		c.CellA, c.CellB, c.CellC = cell[0], cell[1], cell[2]
+		c.Alpha, c.Beta, c.Gamma = rad(cell[3]), rad(cell[4]), rad(cell[5])
+	default:
+		return nil, usagef("no crystal: give -cell a b c alpha beta gamma or -mat FILE")
+	}
+	if err := a.loadF(c, log); err != nil {
+		return nil, err
+	}
+	if c.HKL != nil && !a.NoInterpolate && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2) {
+		return nil, usagef("with -hkl and a crystal 2 or fewer cells wide the reference interpolates structure factors, which is not implemented yet: add -nointerpolate")
+	}
+	steps, _, osc := a.phiSweep()
+	if !math.IsNaN(a.PhiDeg) {
+		c.Phi = rad(a.PhiDeg)
+	}
+	m := &Model{Crystal: c, Beam: beam, Detector: d, Osc: rad(osc), PhiSteps: steps}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// loadF reads -hkl (and writes the Fdump cache) or reads the cache.
+func (a *Args) loadF(c *Crystal, log io.Writer) error {
+	if a.HKLFile != "" {
+		f, err := os.Open(a.HKLFile)
+		if err != nil {
+			return fmt.Errorf("models: -hkl: %w", err)
+		}
+		defer f.Close()
+		if c.HKL, err = formats.ReadHKL(f, a.DefaultF); err != nil {
+			return fmt.Errorf("models: -hkl %s: %w", a.HKLFile, err)
+		}
+		err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
+		if err != nil {
+			fmt.Fprintf(log, "WARNING: unable to write dump file %s: %v\n", a.DumpFile, err)
+		} else {
+			fmt.Fprintf(log, "writing dump file for next time: %s\n", a.DumpFile)
+		}
+		return nil
+	}
+	f, err := os.Open(a.DumpFile)
+	if err != nil {
+		if a.DefaultF == 0 {
+			return usagef("no structure factors: give -hkl FILE or -default_F F (and no %s to reuse)", a.DumpFile)
+		}
+		return nil
+	}
+	defer f.Close()
+	fmt.Fprintf(log, "reading Fs from %s\n", a.DumpFile)
+	if c.HKL, err = formats.ReadFdump(f); err != nil {
+		return fmt.Errorf("models: %s: %w", a.DumpFile, err)
+	}
+	return nil
+}
+
+// phiSweep applies the reference's automatic φ rules: the number of
+// steps, the step and the oscillation range (degrees) from whichever of
+// -phisteps, -phistep and -osc were given.
+func (a *Args) phiSweep() (steps int, step, osc float64) {
+	steps, step, osc = a.PhiSteps, a.PhiStepDeg, a.OscDeg
+	unset := func(x float64) bool { return math.IsNaN(x) || x <= 0 }
+	if steps < 0 {
+		switch {
+		case math.IsNaN(osc) && unset(step):
+			return 1, 0, 0
+		case math.IsNaN(osc):
+			return 2, step, step
+		case unset(step):
+			return 2, osc / 2, osc
+		default:
+			return int(math.Ceil(osc / step)), step, osc
+		}
+	}
+	if steps == 0 {
+		steps = 1
+	}
+	switch {
+	case math.IsNaN(osc) && unset(step):
+		return steps, 1.0 / float64(steps), 1
+	case math.IsNaN(osc):
+		return 2, step, step
+	case math.IsNaN(step) || step < 0:
+		return steps, osc / float64(steps), osc
+	}
+	return steps, step, osc
+}
+
+// checkSingleOrientation refuses spindle and mosaic settings that need
+// more than one crystal orientation: those belong to a later version.
+// Several φ steps of zero width are one orientation and are accepted.
+func (a *Args) checkSingleOrientation() error {
+	if !math.IsNaN(a.MosaicDeg) && a.MosaicDeg != 0 {
+		return usagef("-mosaic %g: mosaic domains are not implemented yet", a.MosaicDeg)
+	}
+	if steps, step, _ := a.phiSweep(); steps > 1 && step != 0 {
+		return usagef("%d phi steps of %g deg: rotation sweeps are not implemented yet (use -phisteps 1 or -osc 0)", steps, step)
+	}
+	return nil
+}

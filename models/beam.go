@@ -1,0 +1,96 @@
+package models
+
+import (
+	"fmt"
+	"math"
+)
+
+// Beam is a validated monochromatic, non-divergent incident beam in SI
+// units. Its direction and polarization axis belong to the Detector's
+// convention (Detector.Beam, Detector.Polar).
+type Beam struct {
+	Lambda  float64 // wavelength, m
+	Fluence float64 // photons per m²
+	// Kahn is the Kahn polarization factor K (0: unpolarized, 1: fully
+	// polarized along the convention's polarization axis).
+	Kahn float64
+	// NoPolar switches the polarization correction off (factor 1).
+	NoPolar bool
+}
+
+// Validate checks the beam's numbers.
+func (b *Beam) Validate() error {
+	if !(b.Lambda > 0) || math.IsInf(b.Lambda, 0) {
+		return fmt.Errorf("models: wavelength %g Å: must be positive", b.Lambda*1e10)
+	}
+	if !(b.Fluence >= 0) || math.IsInf(b.Fluence, 0) {
+		return fmt.Errorf("models: fluence %g photons/m²: must be a finite non-negative number", b.Fluence)
+	}
+	if math.IsNaN(b.Kahn) || math.IsInf(b.Kahn, 0) {
+		return fmt.Errorf("models: -polar %g: not a finite number", b.Kahn)
+	}
+	return nil
+}
+
+// Model is one complete simulation setup: crystal, beam and detector.
+type Model struct {
+	Crystal  *Crystal
+	Beam     *Beam
+	Detector *Detector
+	// Osc is the oscillation range written to image headers (radians).
+	Osc float64
+	// PhiSteps is the reference's φ step count; in this version the steps
+	// must have zero width (one orientation).
+	PhiSteps int
+}
+
+// Params are all continuous parameters of a Model over an algebra: the
+// graph's input nodes are one Params[*G.Node].
+type Params[T any] struct {
+	Crystal  CrystalParams[T]
+	Detector DetectorParams[T]
+	Lambda   T // m
+	Fluence  T // photons/m²
+	Kahn     T
+}
+
+// Params returns the model's parameter values.
+func (m *Model) Params() Params[float64] {
+	return Params[float64]{Crystal: m.Crystal.Params(), Detector: m.Detector.Params(),
+		Lambda: m.Beam.Lambda, Fluence: m.Beam.Fluence, Kahn: m.Beam.Kahn}
+}
+
+// Validate checks the parts and the combinations that only a whole model
+// can judge, then fixes the automatic oversampling.
+func (m *Model) Validate() error {
+	if err := m.Beam.Validate(); err != nil {
+		return err
+	}
+	if err := m.Crystal.Validate(m.Beam.Lambda); err != nil {
+		return err
+	}
+	if m.PhiSteps < 1 {
+		m.PhiSteps = 1
+	}
+	if m.Detector.Oversample <= 0 {
+		m.Detector.Oversample = m.RecommendedOversample()
+	}
+	if m.Detector.Oversample > 64 {
+		return fmt.Errorf("models: -oversample %d: at most 64 sub-pixels per pixel edge are supported", m.Detector.Oversample)
+	}
+	return nil
+}
+
+// RecommendedOversample is the reference's automatic choice:
+// ceil(3·(largest crystal edge)/(λ·distance/pixel)), at least 1.
+func (m *Model) RecommendedOversample() int {
+	A := Float{}
+	a, b, c := RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
+	size := math.Max(Norm[float64](A, a)*m.Crystal.Na, math.Max(Norm[float64](A, b)*m.Crystal.Nb, Norm[float64](A, c)*m.Crystal.Nc))
+	recip := m.Beam.Lambda * m.Detector.Distance / m.Detector.Pixel
+	n := int(math.Ceil(3 * size / recip))
+	if n < 1 {
+		n = 1
+	}
+	return n
+}

@@ -1,0 +1,159 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+// Crystal is a validated crystal: its orientation source (a unit cell or a
+// MOSFLM A matrix), the misset rotation, the number of unit cells along
+// each axis and the structure factors.
+type Crystal struct {
+	// FromMatrix selects the A matrix (Matrix, Å⁻¹·λ as in the file) over
+	// the cell (CellA..CellGamma, Å and radians).
+	FromMatrix                              bool
+	Matrix                                  [9]float64 // a*x b*x c*x a*y b*y c*y a*z b*z c*z, λ-scaled
+	CellA, CellB, CellC, Alpha, Beta, Gamma float64
+	// MissetX, MissetY, MissetZ rotate the reciprocal vectors about lab x,
+	// then y, then z (radians), as the reference's -misset.
+	MissetX, MissetY, MissetZ float64
+	// Phi is the spindle rotation (radians) applied to the real-space cell
+	// after the misset, about the detector convention's spindle axis.
+	Phi float64
+	// Na, Nb, Nc: unit cells along a, b, c (≥ 1).
+	Na, Nb, Nc float64
+	// DefaultF is the structure factor of every hkl not in HKL (and of all
+	// of them when HKL is nil).
+	DefaultF float64
+	// HKL holds -hkl (or Fdump.bin) structure factors; nil when absent.
+	HKL *formats.HKLGrid
+}
+
+// CrystalParams are the crystal's continuous parameters over an algebra.
+type CrystalParams[T any] struct {
+	A, B, C, Alpha, Beta, Gamma T // Å, rad
+	Matrix                      [9]T
+	MissetX, MissetY, MissetZ   T // rad
+	Phi                         T // rad
+	Na, Nb, Nc                  T
+	DefaultF                    T
+}
+
+// Params returns the crystal's parameter values.
+func (c *Crystal) Params() CrystalParams[float64] {
+	return CrystalParams[float64]{A: c.CellA, B: c.CellB, C: c.CellC, Alpha: c.Alpha, Beta: c.Beta,
+		Gamma: c.Gamma, Matrix: c.Matrix, MissetX: c.MissetX, MissetY: c.MissetY, MissetZ: c.MissetZ, Phi: c.Phi,
+		Na: c.Na, Nb: c.Nb, Nc: c.Nc, DefaultF: c.DefaultF}
+}
+
+// Validate checks that the crystal describes a real lattice.
+func (c *Crystal) Validate(lambda float64) error {
+	for _, n := range []struct {
+		name string
+		v    float64
+	}{{"Na", c.Na}, {"Nb", c.Nb}, {"Nc", c.Nc}} {
+		if !(n.v >= 1) || math.IsInf(n.v, 0) {
+			return fmt.Errorf("models: %s = %g: need at least one unit cell", n.name, n.v)
+		}
+	}
+	if math.IsNaN(c.DefaultF) || math.IsInf(c.DefaultF, 0) {
+		return fmt.Errorf("models: -default_F %g: not a finite number", c.DefaultF)
+	}
+	if !c.FromMatrix {
+		for _, l := range []float64{c.CellA, c.CellB, c.CellC} {
+			if !(l > 0) || math.IsInf(l, 0) {
+				return fmt.Errorf("models: -cell %g %g %g: lengths must be positive", c.CellA, c.CellB, c.CellC)
+			}
+		}
+		for _, a := range []float64{c.Alpha, c.Beta, c.Gamma} {
+			if !(a > 0 && a < math.Pi) {
+				return fmt.Errorf("models: -cell angles %g %g %g deg: each must lie strictly between 0 and 180",
+					c.Alpha*180/math.Pi, c.Beta*180/math.Pi, c.Gamma*180/math.Pi)
+			}
+		}
+	}
+	a, b, cc := RealVectors[float64](Float{}, c, c.Params(), lambda)
+	v := Dot[float64](Float{}, a, Cross[float64](Float{}, b, cc))
+	if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
+		if c.FromMatrix {
+			return fmt.Errorf("models: -mat: the matrix is singular or left-handed (cell volume %g Å³)", v)
+		}
+		return fmt.Errorf("models: -cell %g %g %g %g %g %g: the angles do not close a cell", c.CellA, c.CellB,
+			c.CellC, c.Alpha*180/math.Pi, c.Beta*180/math.Pi, c.Gamma*180/math.Pi)
+	}
+	return nil
+}
+
+// Reciprocal returns the reciprocal vectors a*, b*, c* (Å⁻¹) after the
+// misset rotation. For a cell they are placed as the reference does: a*
+// along x, b* in the x–y plane (the standard crystallographic
+// orthogonalisation in reciprocal space, Giacovazzo, Fundamentals of
+// Crystallography, ch. 2); for a matrix they are the file's columns over λ.
+// lambda is in metres.
+func Reciprocal[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (as, bs, cs V3[T]) {
+	if c.FromMatrix {
+		// The A matrix carries λ (in Å): divide it out.
+		s := A.Div(A.Const(1e-10), lambda)
+		m := p.Matrix
+		as = V3[T]{A.Mul(m[0], s), A.Mul(m[3], s), A.Mul(m[6], s)}
+		bs = V3[T]{A.Mul(m[1], s), A.Mul(m[4], s), A.Mul(m[7], s)}
+		cs = V3[T]{A.Mul(m[2], s), A.Mul(m[5], s), A.Mul(m[8], s)}
+	} else {
+		ca, cb, cg := A.Cos(p.Alpha), A.Cos(p.Beta), A.Cos(p.Gamma)
+		sa, sb, sg := A.Sin(p.Alpha), A.Sin(p.Beta), A.Sin(p.Gamma)
+		one := A.Const(1)
+		// V = abc·sqrt(1 − cos²α − cos²β − cos²γ + 2cosαcosβcosγ)
+		root := A.Sub(A.Add(one, A.Mul(A.Const(2), A.Mul(ca, A.Mul(cb, cg)))),
+			A.Add(A.Mul(ca, ca), A.Add(A.Mul(cb, cb), A.Mul(cg, cg))))
+		abc := A.Mul(p.A, A.Mul(p.B, p.C))
+		vol := A.Mul(abc, A.Sqrt(root))
+		astar := A.Div(A.Mul(p.B, A.Mul(p.C, sa)), vol)
+		bstar := A.Div(A.Mul(p.C, A.Mul(p.A, sb)), vol)
+		cstar := A.Div(A.Mul(p.A, A.Mul(p.B, sg)), vol)
+		cas := A.Div(A.Sub(A.Mul(cb, cg), ca), A.Mul(sb, sg))
+		cbs := A.Div(A.Sub(A.Mul(cg, ca), cb), A.Mul(sg, sa))
+		cgs := A.Div(A.Sub(A.Mul(ca, cb), cg), A.Mul(sa, sb))
+		// sin γ* = c·V*/(a*·b*) with V* = 1/V.
+		sgs := A.Div(p.C, A.Mul(vol, A.Mul(astar, bstar)))
+		zero := A.Const(0)
+		as = V3[T]{astar, zero, zero}
+		bs = V3[T]{A.Mul(bstar, cgs), A.Mul(bstar, sgs), zero}
+		cs = V3[T]{A.Mul(cstar, cbs), A.Div(A.Mul(cstar, A.Sub(cas, A.Mul(cbs, cgs))), sgs),
+			A.Div(A.Mul(cstar, vol), A.Mul(abc, sgs))}
+	}
+	as = RotateXYZ(A, as, p.MissetX, p.MissetY, p.MissetZ)
+	bs = RotateXYZ(A, bs, p.MissetX, p.MissetY, p.MissetZ)
+	cs = RotateXYZ(A, cs, p.MissetX, p.MissetY, p.MissetZ)
+	return as, bs, cs
+}
+
+// RealVectors returns the real-space cell vectors a, b, c in metres:
+// a = (b* × c*)/V* and cyclic, V* = a*·(b* × c*). For a -cell crystal the
+// reference then forces each vector's length to the cell edge it was given
+// (it rescales the cross products to a/V, b/V, c/V). Its reciprocal
+// construction above is not exactly consistent for oblique cells (c*_z uses
+// V/(abc·sin γ*) where V*/(a*b*·sin γ*) would close the basis), so the
+// lengths are exact while the angles drift slightly (70 80 90 75 85 95
+// prints as 75.0391 85.0136 95.0081): reproduced here on purpose, because
+// every triclinic golden image carries it.
+func RealVectors[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (a, b, cc V3[T]) {
+	as, bs, cs := Reciprocal(A, c, p, lambda)
+	bxc, cxa, axb := Cross(A, bs, cs), Cross(A, cs, as), Cross(A, as, bs)
+	if c.FromMatrix {
+		s := A.Div(A.Const(1e-10), Dot(A, as, bxc)) // Å → m
+		return Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
+	}
+	length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
+	return length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
+}
+
+// Oriented returns the real-space cell vectors (m) after the spindle
+// rotation φ about spindle (unit vector). The reference skips the rotation
+// when φ = 0, which the formula reproduces exactly (cos 0 = 1, sin 0 = 0).
+func Oriented[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T, spindle [3]float64) (a, b, cc V3[T]) {
+	a, b, cc = RealVectors(A, c, p, lambda)
+	ax := ConstV(A, spindle)
+	return RotateAxis(A, a, ax, p.Phi), RotateAxis(A, b, ax, p.Phi), RotateAxis(A, cc, ax, p.Phi)
+}

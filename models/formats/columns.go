@@ -1,0 +1,105 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Byte classes of the reference's text-table reader.
+const (
+	colDelims   = " \t,;:!"
+	colNumChars = "0123456789-+.EGeg"
+	// colLineMax is the most bytes one fgets call returns (buffer of 10240
+	// including the terminating NUL); longer lines are split.
+	colLineMax = 10239
+)
+
+// ReadColumns reads a text table of up to n numeric columns the way the
+// reference's read_text_file does, and returns n slices of equal length, one
+// per column. The rules, all reproduced:
+//
+//   - a line holding only delimiters (space, tab, ',', ';', ':', '!') and a
+//     newline is skipped; every other line yields one row;
+//   - values are separated by runs of delimiters and converted with atof, so
+//     a non-numeric word (such as a '#' comment) reads as 0;
+//   - columns missing at the end of a newline-terminated line are NaN, but
+//     when the last value is followed by anything other than delimiters and
+//     "\n" (e.g. "\r\n" or end of file without a newline) the remaining
+//     columns become 0, as atof("") is 0 in the reference;
+//   - values beyond n columns are ignored; lines longer than 10239 bytes are
+//     split as fgets splits them; a NUL byte ends the line's text.
+//
+// A table with no rows is an error (the reference's callers abort on it).
+func ReadColumns(r io.Reader, n int) ([][]float64, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("formats: columns: need at least one column, got %d", n)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("formats: columns: %w", err)
+	}
+	cols := make([][]float64, n)
+	for len(data) > 0 {
+		// One fgets call.
+		m := bytes.IndexByte(data, '\n') + 1
+		if m == 0 {
+			m = len(data)
+		}
+		m = min(m, colLineMax)
+		text := data[:m]
+		data = data[m:]
+		if z := bytes.IndexByte(text, 0); z >= 0 {
+			text = text[:z]
+		}
+
+		t := text[span(text, colDelims):]
+		if string(t) == "\n" {
+			continue
+		}
+		for i := range cols {
+			cols[i] = append(cols[i], math.NaN())
+		}
+		row := len(cols[0]) - 1
+		for i := 0; ; {
+			cols[i][row] = atof(t)
+			t = t[span(t, colNumChars):]
+			if string(t) == "\n" {
+				break
+			}
+			t = t[cspan(t, colDelims):]
+			t = t[span(t, colDelims):]
+			if string(t) == "\n" {
+				break
+			}
+			if i++; i >= n {
+				break
+			}
+		}
+	}
+	if len(cols[0]) == 0 {
+		return nil, errors.New("formats: columns: no data lines")
+	}
+	return cols, nil
+}
+
+// span returns the length of the prefix of b made only of bytes in set (C strspn).
+func span(b []byte, set string) int {
+	i := 0
+	for i < len(b) && strings.IndexByte(set, b[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// cspan returns the length of the prefix of b free of bytes in set (C strcspn).
+func cspan(b []byte, set string) int {
+	i := 0
+	for i < len(b) && strings.IndexByte(set, b[i]) < 0 {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,210 @@
+package formats
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// This file holds the two C number readers that the reference relies on:
+// strtod/atof (longest valid prefix, 0 when there is none) and the scanf
+// "%lg" conversion (greedy: it fails when the characters it swallowed do
+// not form a complete number, e.g. "1e+" or "0x").
+
+// isCSpace reports whether c is whitespace for C's isspace in the C locale.
+func isCSpace(c byte) bool {
+	return c == ' ' || (c >= '\t' && c <= '\r')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHexDigit(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII word w,
+// ignoring case.
+func hasPrefixFold(b []byte, w string) bool {
+	return len(b) >= len(w) && strings.EqualFold(string(b[:len(w)]), w)
+}
+
+// numberPrefix matches the C floating-point syntax at the start of b (no
+// leading whitespace). end is the length of the longest prefix that is a
+// complete number (0 if none, as strtod); greedy is how many bytes a scanf
+// conversion would consume. The two differ only for incomplete numbers.
+func numberPrefix(b []byte) (end, greedy int) {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	switch {
+	case hasPrefixFold(b[i:], "inf"):
+		i += 3
+		end, greedy = i, i
+		const rest = "inity"
+		k := 0
+		for k < len(rest) && i+k < len(b) && (b[i+k]|0x20) == rest[k] {
+			k++
+		}
+		if k == len(rest) {
+			end = i + k
+		}
+		return end, i + k
+	case hasPrefixFold(b[i:], "nan"):
+		i += 3
+		end = i
+		if i < len(b) && b[i] == '(' {
+			j := i + 1
+			for j < len(b) && (isDigit(b[j]) || b[j] == '_' || (b[j]|0x20) >= 'a' && (b[j]|0x20) <= 'z') {
+				j++
+			}
+			if j < len(b) && b[j] == ')' {
+				return j + 1, j + 1
+			}
+			return end, j
+		}
+		return end, end
+	case i+1 < len(b) && b[i] == '0' && (b[i+1]|0x20) == 'x':
+		j := i + 2
+		digits := 0
+		for j < len(b) && isHexDigit(b[j]) {
+			j++
+			digits++
+		}
+		if j < len(b) && b[j] == '.' {
+			j++
+			for j < len(b) && isHexDigit(b[j]) {
+				j++
+				digits++
+			}
+		}
+		if digits == 0 {
+			return i + 1, j // strtod reads just the "0"
+		}
+		return exponent(b, j, 'p')
+	}
+	j := i
+	digits := 0
+	for j < len(b) && isDigit(b[j]) {
+		j++
+		digits++
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		for j < len(b) && isDigit(b[j]) {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, j
+	}
+	return exponent(b, j, 'e')
+}
+
+// exponent extends a mantissa ending at j by an optional exponent marked by
+// the lower-case letter mark.
+func exponent(b []byte, j int, mark byte) (end, greedy int) {
+	if j >= len(b) || b[j]|0x20 != mark {
+		return j, j
+	}
+	k := j + 1
+	if k < len(b) && (b[k] == '+' || b[k] == '-') {
+		k++
+	}
+	start := k
+	for k < len(b) && isDigit(b[k]) {
+		k++
+	}
+	if k == start {
+		return j, k
+	}
+	return k, k
+}
+
+// numberValue converts a complete number matched by numberPrefix.
+func numberValue(s []byte) float64 {
+	t := string(s)
+	neg := strings.HasPrefix(t, "-")
+	u := strings.TrimLeft(t, "+-")
+	var v float64
+	switch {
+	case hasPrefixFold([]byte(u), "inf"):
+		v = math.Inf(1)
+	case hasPrefixFold([]byte(u), "nan"):
+		v = math.NaN()
+	case len(u) > 1 && (u[1]|0x20) == 'x':
+		if !strings.ContainsAny(u, "pP") {
+			u += "p0"
+		}
+		v, _ = strconv.ParseFloat(u, 64) // ErrRange still yields the C value
+	default:
+		v, _ = strconv.ParseFloat(u, 64)
+	}
+	if neg {
+		v = -v
+	}
+	return v
+}
+
+// atof mimics C's atof: skip leading whitespace, convert the longest valid
+// prefix, 0 if there is none.
+func atof(b []byte) float64 {
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	end, _ := numberPrefix(b[i:])
+	if end == 0 {
+		return 0
+	}
+	return numberValue(b[i : i+end])
+}
+
+// scanner reads numbers from a byte slice the way fscanf("%lg") does,
+// keeping track of line numbers for error messages.
+type scanner struct {
+	b    []byte
+	pos  int
+	line int // 1-based line of pos
+}
+
+func newScanner(b []byte) *scanner { return &scanner{b: b, line: 1} }
+
+// skipSpace advances over whitespace and reports whether input remains.
+func (s *scanner) skipSpace() bool {
+	for s.pos < len(s.b) && isCSpace(s.b[s.pos]) {
+		if s.b[s.pos] == '\n' {
+			s.line++
+		}
+		s.pos++
+	}
+	return s.pos < len(s.b)
+}
+
+// next reads one number. ok is false at end of input or when the next
+// characters do not form a complete number (scanf's matching failure); the
+// position is then left at the start of the offending token.
+func (s *scanner) next() (v float64, text string, ok bool) {
+	if !s.skipSpace() {
+		return 0, "", false
+	}
+	end, greedy := numberPrefix(s.b[s.pos:])
+	if end == 0 || end != greedy {
+		return 0, "", false
+	}
+	text = string(s.b[s.pos : s.pos+end])
+	s.pos += end
+	return numberValue([]byte(text)), text, true
+}
+
+// token returns the next whitespace-delimited token (for error messages),
+// shortened if very long.
+func (s *scanner) token() string {
+	s.skipSpace()
+	j := s.pos
+	for j < len(s.b) && !isCSpace(s.b[j]) && j-s.pos < 40 {
+		j++
+	}
+	return strconv.Quote(string(s.b[s.pos:j]))
+}

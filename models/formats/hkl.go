@@ -1,0 +1,174 @@
+package formats
+
+import (
+	"fmt"
+	"io"
+	"math"
+)
+
+// maxGridCells bounds the number of cells (padding included) of an HKL grid,
+// so that a hostile or mistyped file cannot make us allocate without limit.
+// 1<<28 cells is 2 GiB of float64, about h,k,l in ±320. Tests lower it.
+var maxGridCells = 1 << 28
+
+// maxIndex bounds |h|,|k|,|l|: the reference stores them in C ints.
+const maxIndex = math.MaxInt32 / 2
+
+// HKLGrid is a table of structure factors laid out as the reference lays
+// out its Fhkl array: (hRange+1)×(kRange+1)×(lRange+1) values, h slowest and
+// l fastest, with hRange = HMax-HMin+1 and so on. The extra last plane along
+// each axis is padding that the reference allocates and never fills; it
+// stays zero even when a default F is given.
+type HKLGrid struct {
+	HMin, HMax, KMin, KMax, LMin, LMax int
+	// Count is the number of records read from an HKL file, or
+	// hRange*kRange*lRange for a grid read from an Fdump file.
+	Count int
+	F     []float64
+}
+
+// Ranges returns the number of distinct indices along each axis (padding
+// excluded).
+func (g *HKLGrid) Ranges() (h, k, l int) {
+	return g.HMax - g.HMin + 1, g.KMax - g.KMin + 1, g.LMax - g.LMin + 1
+}
+
+// Index returns the position of Miller index (h,k,l) in F. The caller
+// guarantees HMin <= h <= HMax+1 and likewise for k and l.
+func (g *HKLGrid) Index(h, k, l int) int {
+	_, kr, lr := g.Ranges()
+	return ((h-g.HMin)*(kr+1)+(k-g.KMin))*(lr+1) + (l - g.LMin)
+}
+
+// At returns F at Miller index (h,k,l), with the same precondition as Index.
+func (g *HKLGrid) At(h, k, l int) float64 { return g.F[g.Index(h, k, l)] }
+
+// InRange reports whether (h,k,l) lies inside the indices read
+// (HMin <= h <= HMax and so on).
+func (g *HKLGrid) InRange(h, k, l int) bool {
+	return h >= g.HMin && h <= g.HMax && k >= g.KMin && k <= g.KMax && l >= g.LMin && l <= g.LMax
+}
+
+// newGrid checks the bounds of a grid and returns it with its padded cell
+// count; F is not allocated yet.
+func newGrid(hmin, hmax, kmin, kmax, lmin, lmax int) (*HKLGrid, int, error) {
+	for _, v := range [...]int{hmin, hmax, kmin, kmax, lmin, lmax} {
+		if v < -maxIndex || v > maxIndex {
+			return nil, 0, fmt.Errorf("index %d out of range", v)
+		}
+	}
+	g := &HKLGrid{HMin: hmin, HMax: hmax, KMin: kmin, KMax: kmax, LMin: lmin, LMax: lmax}
+	hr, kr, lr := g.Ranges()
+	if hr < 1 || kr < 1 || lr < 1 {
+		return nil, 0, fmt.Errorf("empty index range h %d..%d k %d..%d l %d..%d", hmin, hmax, kmin, kmax, lmin, lmax)
+	}
+	n, ok := cells(hr, kr, lr)
+	if !ok {
+		return nil, 0, fmt.Errorf("grid h %d..%d k %d..%d l %d..%d needs more than %d cells", hmin, hmax, kmin, kmax, lmin, lmax, maxGridCells)
+	}
+	return g, n, nil
+}
+
+// cells returns the padded cell count (hr+1)(kr+1)(lr+1), or false if it
+// exceeds maxGridCells.
+func cells(hr, kr, lr int) (int, bool) {
+	n := 1
+	for _, r := range [...]int{hr, kr, lr} {
+		if r+1 > maxGridCells/n {
+			return 0, false
+		}
+		n *= r + 1
+	}
+	return n, true
+}
+
+// ReadHKL reads an HKL file: records of four numbers "h k l F" separated by
+// any whitespace. Numbers are read as fscanf("%lg") reads them, and reading
+// stops silently at the first token that does not start a number, as in the
+// reference (which is how a trailing comment is ignored). Records are
+// stored in a grid spanning the minimum to maximum index read on each axis.
+// The unpadded part of the grid is first filled with defaultF; later
+// duplicates of an index overwrite earlier ones.
+//
+// Where the reference would go wrong silently, ReadHKL returns an error: no
+// records at all, a non-integer h, k or l (the reference only warns and then
+// stops its second pass early), and a record cut short by the end of input
+// or by a non-number. Integral values written as floats ("1.0") are
+// accepted; the reference's second pass, which reads h k l with %d, would
+// stop there.
+func ReadHKL(r io.Reader, defaultF float64) (*HKLGrid, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("formats: hkl: %w", err)
+	}
+	type record struct {
+		h, k, l int
+		f       float64
+	}
+	var recs []record
+	s := newScanner(data)
+	for {
+		var v [4]float64
+		s.skipSpace()
+		line := s.line
+		n := 0
+		for ; n < 4; n++ {
+			x, text, ok := s.next()
+			if !ok {
+				break
+			}
+			if n < 3 {
+				if x != math.Trunc(x) || math.Abs(x) > maxIndex {
+					return nil, fmt.Errorf("formats: hkl line %d: %c = %s is not an integer index", s.line, "hkl"[n], text)
+				}
+			}
+			v[n] = x
+		}
+		if n == 0 {
+			break
+		}
+		if n < 4 {
+			if s.skipSpace() {
+				return nil, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers before %s", line, n, s.token())
+			}
+			return nil, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers at end of input", line, n)
+		}
+		recs = append(recs, record{int(v[0]), int(v[1]), int(v[2]), v[3]})
+	}
+	if len(recs) == 0 {
+		if s.skipSpace() {
+			return nil, fmt.Errorf("formats: hkl line %d: no h k l F records before %s", s.line, s.token())
+		}
+		return nil, fmt.Errorf("formats: hkl: no h k l F records")
+	}
+
+	lo := [3]int{recs[0].h, recs[0].k, recs[0].l}
+	hi := lo
+	for _, rc := range recs {
+		for i, x := range [3]int{rc.h, rc.k, rc.l} {
+			lo[i] = min(lo[i], x)
+			hi[i] = max(hi[i], x)
+		}
+	}
+	g, n, err := newGrid(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+	if err != nil {
+		return nil, fmt.Errorf("formats: hkl: %w", err)
+	}
+	g.F = make([]float64, n)
+	g.Count = len(recs)
+	if defaultF != 0 {
+		hr, kr, lr := g.Ranges()
+		for h := range hr {
+			for k := range kr {
+				row := g.F[g.Index(g.HMin+h, g.KMin+k, g.LMin):]
+				for l := range lr {
+					row[l] = defaultF
+				}
+			}
+		}
+	}
+	for _, rc := range recs {
+		g.F[g.Index(rc.h, rc.k, rc.l)] = rc.f
+	}
+	return g, nil
+}

@@ -1,0 +1,112 @@
+package formats
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"math"
+	"slices"
+)
+
+// WriteFloatImage writes img as raw little-endian float32 values with no
+// header (the reference's -floatfile).
+func WriteFloatImage(w io.Writer, img []float32) error {
+	bw := bufio.NewWriter(w)
+	var b [4]byte
+	for _, v := range img {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		bw.Write(b[:])
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("formats: float image: %w", err)
+	}
+	return nil
+}
+
+// IntImage converts photons per pixel to the reference's -intfile pixel
+// values: v*scale+adc in double precision, clamped to [0, 65535], then
+// rounded as floorf(x+0.5), i.e. x+0.5 is first rounded to float32. NaN
+// gives 0 (what the reference's conversion yields on x86). The reference
+// leaves pixels outside its region of interest at 0; callers with an ROI
+// must zero those themselves.
+func IntImage(img []float32, scale, adc float64) []uint16 {
+	out := make([]uint16, len(img))
+	for i, v := range img {
+		x := float64(v)*scale + adc
+		if math.IsNaN(x) {
+			continue
+		}
+		x = min(max(x, 0), 65535)
+		out[i] = uint16(math.Floor(float64(float32(x + 0.5))))
+	}
+	return out
+}
+
+// WritePGM writes img as the reference's binary PGM: the header
+// "P5\n<f> <s>\n# pixels scaled by <scale %g>\n255\n", then one byte per
+// pixel, the value*scale truncated toward zero and capped at 255. Negative
+// and NaN products give 0 (C leaves them undefined). Pixels outside the
+// reference's region of interest are 0 there; callers must zero them.
+func WritePGM(w io.Writer, fpixels, spixels int, img []float32, scale float64) error {
+	if fpixels < 1 || spixels < 1 || len(img)/fpixels != spixels || len(img)%fpixels != 0 {
+		return fmt.Errorf("formats: pgm: %d pixels do not make a %dx%d image", len(img), fpixels, spixels)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "P5\n%d %d\n# pixels scaled by %s\n255\n", fpixels, spixels, G(scale))
+	for _, v := range img {
+		x := float64(v) * scale
+		var c byte
+		if x >= 255 {
+			c = 255
+		} else if x > 0 {
+			c = byte(x)
+		}
+		bw.WriteByte(c)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("formats: pgm: %w", err)
+	}
+	return nil
+}
+
+// WritePNGPreview writes an 8-bit greyscale PNG for a quick look at img.
+// Display stretch: p is the 99.9th percentile of the positive finite pixel
+// values; a pixel v shows as 255*sqrt(v/p), capped at 255, so the brightest
+// 0.1% saturate and the square root lifts faint features. Zero, negative and
+// NaN pixels are black, +Inf white. An image with no positive values is
+// all black.
+func WritePNGPreview(w io.Writer, fpixels, spixels int, img []float32) error {
+	if fpixels < 1 || spixels < 1 || len(img)/fpixels != spixels || len(img)%fpixels != 0 {
+		return fmt.Errorf("formats: png: %d pixels do not make a %dx%d image", len(img), fpixels, spixels)
+	}
+	var pos []float32
+	for _, v := range img {
+		if v > 0 && !math.IsInf(float64(v), 1) {
+			pos = append(pos, v)
+		}
+	}
+	p := 0.0
+	if len(pos) > 0 {
+		slices.Sort(pos)
+		p = float64(pos[int(0.999*float64(len(pos)-1))])
+	}
+	g := image.NewGray(image.Rect(0, 0, fpixels, spixels))
+	for i, v := range img {
+		x := float64(v)
+		switch {
+		case !(x > 0) || p == 0:
+			// black
+		case x >= p:
+			g.Pix[i] = 255
+		default:
+			g.Pix[i] = uint8(255*math.Sqrt(x/p) + 0.5)
+		}
+	}
+	if err := png.Encode(w, g); err != nil {
+		return fmt.Errorf("formats: png: %w", err)
+	}
+	return nil
+}
