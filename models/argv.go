@@ -380,6 +380,9 @@ func ParseArgs(argv []string) (*Args, error) {
 // and writes it after reading an -hkl file; log receives the lines the
 // reference prints about these files.
 func (a *Args) Model(log io.Writer) (*Model, error) {
+	if log == nil {
+		log = io.Discard
+	}
 	if err := a.checkSingleOrientation(); err != nil {
 		return nil, err
 	}

@@ -208,23 +208,28 @@ func (k *kernel) cellF(h, kk, l float64) float64 {
 // evaluated on the offset from the nearest integer n, where
 // sincg = (−1)^{(N−1)n}·sin(Nπd)/sin(πd), whose limit ±N at d = 0 is exact.
 func Sincg(h, n float64) float64 {
-	if n == math.Trunc(n) && math.Abs(h) < 1<<52 {
-		m := math.Round(h)
-		d := h - m
-		v := n
-		if d != 0 {
-			v = math.Sin(n*math.Pi*d) / math.Sin(math.Pi*d)
-		}
-		if math.Mod(m, 2) != 0 && math.Mod(n, 2) == 0 {
-			v = -v
-		}
-		return v
+	if n == math.Trunc(n) && math.Abs(n) < 1<<52 && math.Abs(h) < 1<<52 {
+		return sincgWhole(h, n, int64(n)&1 == 0)
 	}
 	x := math.Pi * h
 	if x == 0 {
 		return n
 	}
 	return math.Sin(n*x) / math.Sin(x)
+}
+
+// sincgWhole is Sincg for whole n (|h| < 2⁵²); even says whether n is.
+func sincgWhole(h, n float64, even bool) float64 {
+	m := math.Round(h)
+	d := h - m
+	v := n
+	if d != 0 {
+		v = math.Sin(n*math.Pi*d) / math.Sin(math.Pi*d)
+	}
+	if even && int64(m)&1 != 0 {
+		return -v
+	}
+	return v
 }
 
 // Polarization is the Kahn et al. (1982) polarization factor

@@ -1,0 +1,167 @@
+package app
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+func readGz(t *testing.T, path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func headerPairs(h string) map[string]string {
+	kv := map[string]string{}
+	for _, line := range strings.Split(h, "\n") {
+		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
+		if k, v, ok := strings.Cut(line, "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv
+}
+
+// TestIntfileMatchesReference: the SMV -intfile of golden__simple_cubic
+// and sweep__intfile_autoscale against the reference's own .int.img files:
+// every header key with the same value, every pixel within ±1 count (the
+// images agree to ~1e-14, so only a rounding tie could move a count).
+func TestIntfileMatchesReference(t *testing.T) {
+	for _, c := range []struct {
+		id, gold string
+		inputs   []string
+	}{
+		{"golden__simple_cubic", "canonical/golden__simple_cubic.int.img.gz", []string{"P1.hkl", "A.mat"}},
+		{"sweep__intfile_autoscale", "sweep/sweep__intfile_autoscale.int.img.gz", nil},
+	} {
+		var args []string
+		for _, gc := range loadManifest(t) {
+			if gc.ID == c.id {
+				args = gc.Args
+			}
+		}
+		if args == nil {
+			t.Fatalf("%s not in the manifest", c.id)
+		}
+		var got []byte
+		inDir(t, c.inputs, func() {
+			if err := Simulate(append(args, "-intfile", "image.img"), io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if got, err = os.ReadFile("image.img"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		want := readGz(t, filepath.Join(goldenDir, c.gold))
+		g, err := formats.ReadSMV(bytes.NewReader(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := formats.ReadSMV(bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gk, wk := headerPairs(g.Header), headerPairs(w.Header)
+		if len(gk) != len(wk) {
+			t.Errorf("%s: header has %d keys, reference %d", c.id, len(gk), len(wk))
+		}
+		for k, v := range wk {
+			if gk[k] != v {
+				t.Errorf("%s: header %s=%q, reference %q", c.id, k, gk[k], v)
+			}
+		}
+		if len(g.Data) != len(w.Data) {
+			t.Fatalf("%s: %d pixels, reference %d", c.id, len(g.Data), len(w.Data))
+		}
+		for i := range w.Data {
+			if d := int(g.Data[i]) - int(w.Data[i]); d > 1 || d < -1 {
+				t.Fatalf("%s: pixel %d = %d, reference %d", c.id, i, g.Data[i], w.Data[i])
+			}
+		}
+	}
+}
+
+// TestBadInputWritesNothing: a failing command line gives one usage error
+// and leaves no output file behind.
+func TestBadInputWritesNothing(t *testing.T) {
+	inDir(t, nil, func() {
+		err := Simulate([]string{"-cell", "100", "-default_F", "1", "-detpixels", "16", "-floatfile", "out.bin", "-oops"}, io.Discard)
+		if err == nil || !errors.Is(err, models.ErrUsage) || !strings.Contains(err.Error(), "-oops") {
+			t.Fatalf("error %v, want a usage error naming -oops", err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("error spans several lines: %q", err)
+		}
+		if entries, _ := os.ReadDir("."); len(entries) != 0 {
+			t.Errorf("files left behind: %v", entries)
+		}
+	})
+}
+
+// TestFdumpCache: like the reference, -hkl writes Fdump.bin and a later
+// run without -hkl reads it back (and says so), giving the same image.
+func TestFdumpCache(t *testing.T) {
+	argv := []string{"-cell", "100", "100", "100", "90", "90", "90", "-lambda", "6.2", "-N", "5", "-distance", "100",
+		"-detpixels", "64", "-nointerpolate"}
+	inDir(t, []string{"P1_varied.hkl"}, func() {
+		var log1, log2 bytes.Buffer
+		r1, _, err := Render(append(argv, "-hkl", "P1_varied.hkl"), &log1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log1.String(), "writing dump file for next time: Fdump.bin") {
+			t.Errorf("no dump-file line in %q", log1.String())
+		}
+		r2, _, err := Render(argv, &log2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log2.String(), "reading Fs from Fdump.bin") {
+			t.Errorf("no read line in %q", log2.String())
+		}
+		for i := range r1.Image {
+			if r1.Image[i] != r2.Image[i] {
+				t.Fatalf("pixel %d: %g from -hkl, %g from Fdump.bin", i, r1.Image[i], r2.Image[i])
+			}
+		}
+	})
+}
+
+// TestDemo: no arguments render the embedded demo and write its files.
+func TestDemo(t *testing.T) {
+	inDir(t, nil, func() {
+		var out bytes.Buffer
+		if err := Simulate(nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"gobragg_demo.bin", demoPNG} {
+			if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+				t.Errorf("%s not written: %v", f, err)
+			}
+		}
+		if !strings.Contains(out.String(), "gobragg_demo.png") {
+			t.Errorf("output does not say where the preview went: %q", out.String())
+		}
+	})
+}

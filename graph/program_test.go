@@ -1,0 +1,176 @@
+package graph
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
+)
+
+// model builds a validated model from a nanoBragg command line.
+func model(t testing.TB, argv ...string) *models.Model {
+	t.Helper()
+	a, err := models.ParseArgs(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func cubic(pixels int, distance float64) []string {
+	return []string{"-cell", "100", "100", "100", "90", "90", "90", "-lambda", "6.2", "-N", "5",
+		"-default_F", "100", "-distance", fmt.Sprint(distance), "-pixel", "0.1", "-detpixels", fmt.Sprint(pixels)}
+}
+
+// TestProgramReuse: simulators that differ only in parameter values share
+// one compiled program; a structural change compiles a new one.
+func TestProgramReuse(t *testing.T) {
+	before := Compiles()
+	s1, err := New(model(t, cubic(48, 100)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Compiles() - before; got != 1 {
+		t.Fatalf("first simulator compiled %d programs, want 1", got)
+	}
+	// Same structure, other values: distance, cell, wavelength, misset.
+	other := append(cubic(48, 120), "-misset", "5", "6", "7", "-cell", "90", "95", "100", "88", "91", "93", "-lambda", "5")
+	s2, err := New(model(t, other...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Compiles() - before; got != 1 {
+		t.Fatalf("second simulator with the same structure compiled: %d programs in all, want 1", got)
+	}
+	if s1.Program() != s2.Program() {
+		t.Fatal("simulators with one key do not share their program")
+	}
+	// A different pixel count is a different structure.
+	if _, err := New(model(t, cubic(40, 100)...)); err != nil {
+		t.Fatal(err)
+	}
+	if got := Compiles() - before; got != 2 {
+		t.Fatalf("a new shape compiled %d programs in all, want 2", got)
+	}
+	// The shared program must give each simulator its own values.
+	i1, err := s1.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i2, err := s2.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := true
+	for i := range i1 {
+		if i1[i] != i2[i] {
+			same = false
+			break
+		}
+	}
+	if same {
+		t.Fatal("two simulators with different parameters gave the same image")
+	}
+}
+
+// TestGraphMatchesFloat: the graph's parameter maths (gorgonia scalar ops)
+// and the same formulas on float64 (models.Float) feed the pixel kernel the
+// same numbers, so the two images agree to rounding. The two evaluations
+// share only the generic formula source, not the arithmetic.
+func TestGraphMatchesFloat(t *testing.T) {
+	for _, argv := range [][]string{
+		append(cubic(32, 100), "-misset", "10", "20", "30", "-detector_rotx", "5", "-twotheta", "12"),
+		{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "-3", "4", "50", "-default_F", "10", "-N", "4",
+			"-lambda", "1.2", "-detpixels", "32", "-xds", "-ORGX", "10", "-ORGY", "20", "-polar", "0.7"},
+	} {
+		m := model(t, argv...)
+		s, err := New(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Image()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Program().Key().Pixels
+		want := make([]float64, len(got))
+		physics.Render(&cfg, Packed(m), []float64{0}, want)
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12*math.Abs(want[i])+1e-300 {
+				t.Fatalf("%v: pixel %d graph %g float %g", argv, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestDeterministic: repeated runs are bit-identical.
+func TestDeterministic(t *testing.T) {
+	s, err := New(model(t, append(cubic(64, 100), "-misset", "1", "2", "3")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Image()
+	b, err := s.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("pixel %d differs between runs: %g %g", i, a[i], b[i])
+		}
+	}
+}
+
+func benchSimulate(b *testing.B, pixels int) {
+	m := model(b, cubic(pixels, 100)...)
+	s, err := New(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Image(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(pixels*pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+}
+
+// The standard cases: cubic 100 Å, N=5, λ=6.2 Å, default_F 100, 100 mm,
+// 0.1 mm pixels (the reference's timing case of the performance issue).
+func BenchmarkSimulate256(b *testing.B)  { benchSimulate(b, 256) }
+func BenchmarkSimulate1024(b *testing.B) { benchSimulate(b, 1024) }
+func BenchmarkSimulate4096(b *testing.B) { benchSimulate(b, 4096) }
+
+// BenchmarkNewSimulatorHit times a simulator instance whose program is in
+// the cache; BenchmarkNewSimulatorMiss builds and compiles a program.
+func BenchmarkNewSimulatorHit(b *testing.B) {
+	m := model(b, cubic(1024, 100)...)
+	if _, err := New(m); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := New(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewSimulatorMiss(b *testing.B) {
+	m := model(b, cubic(1024, 100)...)
+	key := KeyOf(m)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := build(key, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
