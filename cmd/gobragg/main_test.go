@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for gobragg: with GOBRAGG_MAIN
+// set it runs main with the remaining arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOBRAGG_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"simulate"}, args...)...)
+	cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1")
+	cmd.Dir = t.TempDir()
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// TestExitCodes: bad input is one line on stderr naming the problem, a
+// non-zero exit and no stack trace.
+func TestExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-cell", "100", "-default_F", "1", "-nonsense"}, exitUsage, "unknown flag -nonsense"},
+		{[]string{"-cell", "100", "-default_F", "1", "-lambda", "x"}, exitUsage, `-lambda: "x" is not a number`},
+		{[]string{"-cell", "100", "-hkl", "missing.hkl"}, exitFailure, "missing.hkl"},
+	} {
+		_, stderr, code := run(t, c.args...)
+		if code != c.code {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", c.args, code, c.code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], c.want) || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%q: stderr %q, want one line containing %q", c.args, stderr, c.want)
+		}
+	}
+	stdout, stderr, code := run(t, "-cell", "100", "-default_F", "1", "-detpixels", "8", "-floatfile", "x.bin")
+	if code != 0 || !strings.Contains(stdout, "max_I =") {
+		t.Errorf("good run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

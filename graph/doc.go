@@ -1,0 +1,21 @@
+// Package graph compiles a model into a gorgonia program and runs it.
+//
+// A Program is an expression graph — named scalar input nodes for every
+// continuous parameter (crystal.a … beam.kahn, see Program.Names), the
+// parameter maths of package models as primitive ops, a pack op, and the
+// fused pixel op of package physics — compiled once into a TapeMachine.
+// Programs are cached by Key, the model's structure (image shape,
+// oversampling, flags, convention axes, table bounds). A Simulator binds a
+// model's values to the cached program, so new instances that differ only
+// in parameter values cost microseconds (G.Let at run time) instead of a
+// build and compile (milliseconds); Compiles counts the builds.
+//
+// # Conventions
+//
+//   - Inputs are float64 scalars in SI units (metres, radians); cell
+//     lengths in Å, as models.CrystalParams. Structure factors are one
+//     float64 vector node, crystal.Fhkl.
+//   - One TapeMachine per program; runs of one program are serialised by a
+//     lock, different programs run concurrently.
+//   - Images are float64, slow-major, FPixels·SPixels values.
+package graph

@@ -1,0 +1,36 @@
+// Package models holds gobragg's validated configuration — crystal, beam
+// and detector — and the parameter maths that turns user parameters into
+// what the pixel physics reads: real-space cell vectors and a placed
+// detector frame.
+//
+// The maths is written once, generically, against the small algebra Alg:
+// Float evaluates it on numbers (validation, headers, the automatic
+// oversampling choice) and Graph emits gorgonia scalar nodes, so autograd
+// carries gradients from the fused pixel op back to the user's parameters.
+//
+// ParseArgs reads nanoBragg's own command lines; Args.Model converts them
+// once into SI units and reproduces the reference program's decisions
+// (beam-centre bookkeeping per convention, the pivot that the convention
+// forces after parsing, φ step rules, the structure-factor cache).
+//
+// # Conventions
+//
+//   - Units: SI inside (metres, radians, photons/m²); user-facing names
+//     carry their unit (DistanceMM, LambdaA, PhiDeg). Cell lengths in
+//     CrystalParams are Å and the A matrix is as read (Å⁻¹·λ); both are
+//     converted inside Reciprocal/RealVectors.
+//   - Frame: the lab frame of the convention. MOSFLM/DENZO: beam along +x,
+//     fast axis +z, slow axis −y. XDS/DIALS: beam +z, fast +x, slow +y.
+//     ADXV: beam +z, fast +x, slow −y. CUSTOM: the user's vectors.
+//   - Rotations: RotateXYZ applies x, then y, then z (right-handed);
+//     misset rotates the reciprocal vectors, detector_rot the detector
+//     axes; the two-theta swing follows about TwoThetaAxis.
+//   - Pixels: fast index varies fastest; pixel (f, s) has its centre at
+//     Pix0 + (f+½)·pixel·F + (s+½)·pixel·S.
+//
+// Where gobragg departs from the reference on purpose: flags are matched by
+// exact spelling (the reference's substring matching makes -twotheta_axis
+// also set -twotheta and -misset_seed also set -misset); -pix0_vector places
+// the detector (the reference parses it and then overwrites it); malformed
+// numbers are errors rather than atof's zero.
+package models

@@ -1,0 +1,29 @@
+// Package physics computes photons per pixel as nanoBragg does, in one
+// fused gorgonia op (PixelOp) whose kernel (Render) loops over pixels and,
+// inside each pixel, over sub-pixels.
+//
+// Per sub-pixel: the diffracted direction d from the sample to the
+// sub-pixel centre, the scattering vector q = (d − i)/λ, fractional Miller
+// indices h = a·q (a, b, c real-space cell vectors), the SQUARE lattice
+// factor Π sincg(πh, N), the nearest-reflection structure factor, and the
+// running sum of F²·F_latt². Per pixel: I = r_e²·fluence·Σ/steps·ω·P,
+// with the solid angle ω and the Kahn polarization P taken from the
+// pixel's first sub-pixel unless the -oversample_omega/-oversample_polar
+// flags ask for every sub-pixel (then, as the reference does, the whole
+// running sum is multiplied by the factor after each addition).
+//
+// # Conventions
+//
+//   - Units: SI only. Lengths in metres, wavelengths in metres, fluence in
+//     photons/m², angles in radians; the image is photons per pixel.
+//   - Inputs: the packed parameter vector (layout PPix0 … PPixel, NParams
+//     values) and the padded structure-factor table (h slowest, l fastest,
+//     (hRange+1)(kRange+1)(lRange+1) values as the reference lays it out).
+//   - Output: shape (SPixels, FPixels), slow-major: img[s*FPixels+f].
+//   - Parallelism: rows are shared out to GOMAXPROCS goroutines; every
+//     pixel is computed independently, so results are bit-identical run to
+//     run and for any number of threads.
+//   - Everything structural (sizes, flags, table bounds, beam and
+//     polarization axes) is in Config and in the op's hash; everything that
+//     may differ between simulator instances is an input.
+package physics
