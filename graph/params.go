@@ -25,6 +25,7 @@ func fields[T any](p *models.Params[T], fromMatrix bool) []field[T] {
 	return append(fs,
 		field[T]{"crystal.misset_x", &c.MissetX}, field[T]{"crystal.misset_y", &c.MissetY},
 		field[T]{"crystal.misset_z", &c.MissetZ}, field[T]{"crystal.phi", &c.Phi},
+		field[T]{"crystal.phistep", &c.PhiStep}, field[T]{"crystal.mosaic", &c.Mosaic}, field[T]{"crystal.fudge", &c.Fudge},
 		field[T]{"crystal.Na", &c.Na}, field[T]{"crystal.Nb", &c.Nb}, field[T]{"crystal.Nc", &c.Nc},
 		field[T]{"crystal.default_F", &c.DefaultF},
 		field[T]{"detector.distance", &d.Distance}, field[T]{"detector.close_distance", &d.CloseDistance},
@@ -32,6 +33,8 @@ func fields[T any](p *models.Params[T], fromMatrix bool) []field[T] {
 		field[T]{"detector.fclose", &d.Fclose}, field[T]{"detector.sclose", &d.Sclose},
 		field[T]{"detector.rotx", &d.RotX}, field[T]{"detector.roty", &d.RotY}, field[T]{"detector.rotz", &d.RotZ},
 		field[T]{"detector.twotheta", &d.TwoTheta}, field[T]{"detector.pixel", &d.Pixel},
+		field[T]{"detector.thickstep", &d.ThickStep}, field[T]{"detector.mu", &d.Mu},
 		field[T]{"beam.lambda", &p.Lambda}, field[T]{"beam.fluence", &p.Fluence}, field[T]{"beam.kahn", &p.Kahn},
+		field[T]{"beam.water", &p.Water}, field[T]{"beam.dmin", &p.Dmin},
 	)
 }

@@ -27,9 +27,13 @@ type Key struct {
 // KeyOf returns a validated model's structural key.
 func KeyOf(m *models.Model) Key {
 	d, c := m.Detector, m.Crystal
-	cfg := physics.Config{FPixels: d.FPixels, SPixels: d.SPixels, Oversample: d.Oversample, PhiSteps: m.PhiSteps,
-		PointPixel: d.PointPixel, NoPolar: m.Beam.NoPolar, OversampleOmega: d.OversampleOmega,
-		OversamplePolar: d.OversamplePolar, Beam: d.Beam, PolarAxis: d.Polar}
+	cfg := physics.Config{FPixels: d.FPixels, SPixels: d.SPixels, Oversample: d.Oversample,
+		PhiSteps: c.PhiSteps, Domains: len(c.Domains), Sources: len(m.Beam.Sources), ThickSteps: d.ThickSteps,
+		Shape: physics.Shape(c.Shape), PointPixel: d.PointPixel, NoPolar: m.Beam.NoPolar, Curved: d.Curved,
+		Thick: d.Thick, Water: m.Beam.Water != 0, Mosaic: c.Mosaic > 0,
+		OversampleOmega: d.OversampleOmega, OversamplePolar: d.OversamplePolar, OversampleThick: d.OversampleThick,
+		Beam: d.Beam, PolarAxis: d.Polar, Spindle: d.Spindle,
+		ROIFMin: d.ROI[0], ROIFMax: d.ROI[1], ROISMin: d.ROI[2], ROISMax: d.ROI[3], HasMask: d.Mask != nil}
 	if c.HKL != nil {
 		cfg.HasHKL = true
 		cfg.HMin, cfg.HMax, cfg.KMin, cfg.KMax, cfg.LMin, cfg.LMax = c.HKL.HMin, c.HKL.HMax, c.HKL.KMin, c.HKL.KMax, c.HKL.LMin, c.HKL.LMax
@@ -51,7 +55,7 @@ type Program struct {
 	vm     G.VM
 	inputs []*G.Node // in fields() order
 	names  []string
-	fhkl   *G.Node
+	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
 	out    G.Value // read target of image
 	mu     sync.Mutex
@@ -110,8 +114,15 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: packing parameters: %w", err)
 	}
-	p.fhkl = G.NewVector(g, G.Float64, G.WithShape(key.Pixels.TableLen()), G.WithName("crystal.Fhkl"))
-	p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, p.fhkl)
+	kp := &key.Pixels
+	for i, t := range []struct {
+		name string
+		n    int
+	}{{"crystal.Fhkl", kp.TableLen()}, {"beam.sources", kp.Sources * physics.SourceCols},
+		{"crystal.domains", kp.Domains * physics.MosaicCols}, {"detector.mask", kp.MaskLen()}} {
+		p.tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
+	}
+	p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, p.tables[0], p.tables[1], p.tables[2], p.tables[3])
 	if err != nil {
 		return nil, fmt.Errorf("graph: pixel op: %w", err)
 	}
@@ -125,14 +136,30 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 // placement, and lays the results out as the pixel op reads them. The same
 // code runs on numbers (Packed) and on graph nodes (build).
 func pack[T any](A models.Alg[T], m *models.Model, np *models.Params[T]) []T {
-	a, b, c := models.Oriented(A, m.Crystal, np.Crystal, np.Lambda, m.Detector.Spindle)
-	fr := models.Place(A, m.Detector, np.Detector)
+	a, b, c := models.RealVectors(A, m.Crystal, np.Crystal, np.Lambda)
+	d := m.Detector
+	fr := models.Place(A, d, np.Detector)
+	// Reciprocal vectors of the oriented cell in Å⁻¹ (a* = b×c/V), which
+	// the non-square shapes measure distances with.
+	bxc, cxa, axb := models.Cross(A, b, c), models.Cross(A, c, a), models.Cross(A, a, b)
+	inv := A.Div(A.Const(1e-10), models.Dot(A, a, bxc))
 	packed := make([]T, 0, physics.NParams)
-	for _, v := range []models.V3[T]{fr.Pix0, fr.F, fr.S, fr.O, a, b, c} {
+	for _, v := range []models.V3[T]{fr.Pix0, fr.F, fr.S, fr.O, a, b, c,
+		models.Scale(A, bxc, inv), models.Scale(A, cxa, inv), models.Scale(A, axb, inv)} {
 		packed = append(packed, v[:]...)
 	}
-	cp := np.Crystal
-	return append(packed, np.Lambda, np.Fluence, np.Kahn, cp.Na, cp.Nb, cp.Nc, cp.DefaultF, np.Detector.Pixel)
+	cp, dp := np.Crystal, np.Detector
+	// The reference's distance after placement: close distance over the
+	// beam/normal obliquity (before the two-theta swing).
+	o := models.RotateXYZ(A, models.ConstV(A, d.ODet), dp.RotX, dp.RotY, dp.RotZ)
+	distance := A.Div(models.Dot(A, fr.Pix0, fr.O), models.Dot(A, models.ConstV(A, d.Beam), o))
+	// Water background (reference): F² r_e² fluence · w³ · ρ·N_A/M with
+	// F = 2.57 (forward scattering of water), ρ = 10⁶ g/m³, M = 18 g/mol.
+	const water = 2.57 * 2.57 * physics.ThomsonSq * 1e6 * 6.02214179e23 / 18
+	w := np.Water
+	ibg := A.Mul(A.Const(water), A.Mul(np.Fluence, A.Mul(w, A.Mul(w, w))))
+	return append(packed, np.Lambda, np.Fluence, np.Kahn, cp.Na, cp.Nb, cp.Nc, cp.DefaultF, dp.Pixel,
+		cp.Phi, cp.PhiStep, cp.Mosaic, cp.Fudge, dp.ThickStep, dp.Mu, np.Dmin, ibg, distance)
 }
 
 // Packed returns the pixel op's parameter vector for m, computed in
@@ -145,6 +172,26 @@ func Packed(m *models.Model) []float64 {
 // Key returns the program's structural key.
 func (p *Program) Key() Key { return p.key }
 
+// FloatInputs returns everything the pixel kernel reads for m, computed
+// in float64 by the same formulas the graph uses: the packed parameters and
+// the structure-factor, source, mosaic and mask tables.
+func FloatInputs(m *models.Model) *physics.Inputs {
+	in := &physics.Inputs{P: Packed(m), Fhkl: []float64{0}, Mask: []float64{0}}
+	if m.Crystal.HKL != nil {
+		in.Fhkl = m.Crystal.HKL.F
+	}
+	for _, b := range m.Beam.Sources {
+		in.Sources = append(in.Sources, b.Incident[0], b.Incident[1], b.Incident[2], b.LambdaFactor)
+	}
+	for _, d := range m.Crystal.Domains {
+		in.Mosaic = append(in.Mosaic, d.V[0], d.V[1], d.V[2], float64(d.F))
+	}
+	if m.Detector.Mask != nil {
+		in.Mask = m.Detector.Mask
+	}
+	return in
+}
+
 // Names lists the program's input parameters in order.
 func (p *Program) Names() []string { return append([]string(nil), p.names...) }
 
@@ -154,7 +201,7 @@ type Simulator struct {
 	Model  *models.Model
 	prog   *Program
 	values []float64
-	fhkl   *tensor.Dense
+	tables [4]*tensor.Dense
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -169,14 +216,13 @@ func New(m *models.Model) (*Simulator, error) {
 	for _, f := range fields(&pv, m.Crystal.FromMatrix) {
 		s.values = append(s.values, *f.ptr)
 	}
-	table := []float64{0}
-	if m.Crystal.HKL != nil {
-		table = m.Crystal.HKL.F
+	in := FloatInputs(m)
+	for i, t := range [][]float64{in.Fhkl, in.Sources, in.Mosaic, in.Mask} {
+		if want := prog.tables[i].Shape()[0]; len(t) != want {
+			return nil, fmt.Errorf("graph: %s has %d values, want %d", prog.tables[i].Name(), len(t), want)
+		}
+		s.tables[i] = tensor.New(tensor.WithShape(len(t)), tensor.WithBacking(t))
 	}
-	if len(table) != prog.key.Pixels.TableLen() {
-		return nil, fmt.Errorf("graph: structure-factor table has %d values, want %d", len(table), prog.key.Pixels.TableLen())
-	}
-	s.fhkl = tensor.New(tensor.WithShape(len(table)), tensor.WithBacking(table))
 	return s, nil
 }
 
@@ -200,8 +246,10 @@ func (s *Simulator) Image() (img []float64, err error) {
 			return nil, fmt.Errorf("graph: setting %s: %w", p.names[i], err)
 		}
 	}
-	if err := G.Let(p.fhkl, s.fhkl); err != nil {
-		return nil, fmt.Errorf("graph: setting structure factors: %w", err)
+	for i, n := range p.tables {
+		if err := G.Let(n, s.tables[i]); err != nil {
+			return nil, fmt.Errorf("graph: setting %s: %w", n.Name(), err)
+		}
 	}
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)

@@ -101,7 +101,7 @@ func TestGraphMatchesFloat(t *testing.T) {
 		}
 		cfg := s.Program().Key().Pixels
 		want := make([]float64, len(got))
-		physics.Render(&cfg, Packed(m), []float64{0}, want)
+		physics.Render(&cfg, FloatInputs(m), want)
 		for i := range got {
 			if math.Abs(got[i]-want[i]) > 1e-12*math.Abs(want[i])+1e-300 {
 				t.Fatalf("%v: pixel %d graph %g float %g", argv, i, got[i], want[i])

@@ -36,11 +36,36 @@ type Args struct {
 	PhiSteps                   int     // < 0: unset
 	MosaicDeg                  float64 // NaN: unset
 	MosaicDomains              int
-	Seed, MosaicSeed, MissetSd int64
+	// Seeds as given on the command line (the reference negates them).
+	Seed, MosaicSeed, MissetSeed int64
+	HasSeed, HasMissetSeed       bool
+	MissetRandom                 bool
+	// Crystal shape.
+	Shape Shape
+	Fudge float64
+	// Sources: divergence (mrad), dispersion (%), or a file. NaN/−1: unset.
+	HDivRange, VDivRange, HDivStep, VDivStep float64
+	HDivSteps, VDivSteps                     int
+	SquareDiv                                bool
+	Dispersion                               float64
+	DispSteps                                int
+	SourceFile                               string
+	SourceDistanceMM                         float64
+	// Sensor (µm): thickness, attenuation length; ThickSteps −1 unset.
+	DetThickUM, DetAbsUM float64
+	DetAbsOff            bool
+	ThickSteps           int
+	// Background, cut-off, region.
+	WaterUM, DminA float64
+	ROI            [4]int
+	Curved         bool
+	Interpolate    bool
 	// Outputs.
 	FloatFile, IntFile, PGMFile string
 	IntScale, PGMScale, ADC     float64
 	NoPGM                       bool
+	// Warnings are printed by Model: things the reference accepts silently.
+	Warnings []string
 }
 
 // DefaultArgs is the reference program's state before any flag.
@@ -48,7 +73,10 @@ func DefaultArgs() Args {
 	nan := math.NaN()
 	return Args{Detector: DefaultDetectorInput(), DumpFile: "Fdump.bin", Na: 1, Nb: 1, Nc: 1,
 		LambdaA: 1, Fluence: 125932015286227086360700780544.0, ExposureS: 1, BeamsizeMM: 0.1,
-		PhiDeg: nan, OscDeg: nan, PhiStepDeg: nan, PhiSteps: -1, MosaicDeg: nan, ADC: 40}
+		PhiDeg: nan, OscDeg: nan, PhiStepDeg: nan, PhiSteps: -1, MosaicDeg: nan, ADC: 40,
+		MosaicSeed: 12345678, Fudge: 1, HDivRange: nan, VDivRange: nan, HDivStep: nan, VDivStep: nan,
+		HDivSteps: -1, VDivSteps: -1, DispSteps: -1, SourceDistanceMM: 10000, DetAbsUM: nan, ThickSteps: -1,
+		ROI: [4]int{-1, -1, -1, -1}}
 }
 
 // ErrUsage marks command-line mistakes (unknown flag, missing or malformed
@@ -164,7 +192,61 @@ var specs = []flagSpec{
 	{[]string{"-Nc"}, 1, i1(func(a *Args) *int { return &a.Nc })},
 	{[]string{"-default_F"}, 1, f1(func(a *Args) *float64 { return &a.DefaultF })},
 	{[]string{"-nointerpolate"}, 0, on(func(a *Args) *bool { return &a.NoInterpolate })},
-	{[]string{"-square_xtal"}, 0, func(*Args, string, []string) error { return nil }},
+	{[]string{"-square_xtal"}, 0, shape(Square)},
+	{[]string{"-round_xtal"}, 0, shape(Round)},
+	{[]string{"-gauss_xtal"}, 0, shape(Gauss)},
+	{[]string{"-tophat_spots", "-binary_spots"}, 0, shape(Tophat)},
+	{[]string{"-fudge"}, 1, f1(func(a *Args) *float64 { return &a.Fudge })},
+	{[]string{"-interpolate"}, 0, on(func(a *Args) *bool { return &a.Interpolate })},
+	// Sources.
+	{[]string{"-hdivrange"}, 1, f1(func(a *Args) *float64 { return &a.HDivRange })},
+	{[]string{"-vdivrange"}, 1, f1(func(a *Args) *float64 { return &a.VDivRange })},
+	{[]string{"-divergence"}, 1, func(a *Args, f string, v []string) error {
+		x, err := num(f, v[0])
+		a.HDivRange, a.VDivRange = x, x
+		return err
+	}},
+	{[]string{"-hdivstep"}, 1, f1(func(a *Args) *float64 { return &a.HDivStep })},
+	{[]string{"-vdivstep"}, 1, f1(func(a *Args) *float64 { return &a.VDivStep })},
+	{[]string{"-hdivsteps"}, 1, i1(func(a *Args) *int { return &a.HDivSteps })},
+	{[]string{"-vdivsteps"}, 1, i1(func(a *Args) *int { return &a.VDivSteps })},
+	{[]string{"-divsteps"}, 1, func(a *Args, f string, v []string) error {
+		n, err := integer(f, v[0])
+		a.HDivSteps, a.VDivSteps = n, n
+		return err
+	}},
+	{[]string{"-round_div"}, 0, func(a *Args, _ string, _ []string) error { a.SquareDiv = false; return nil }},
+	{[]string{"-square_div"}, 0, on(func(a *Args) *bool { return &a.SquareDiv })},
+	{[]string{"-dispersion"}, 1, f1(func(a *Args) *float64 { return &a.Dispersion })},
+	{[]string{"-dispsteps"}, 1, i1(func(a *Args) *int { return &a.DispSteps })},
+	{[]string{"-sourcefile"}, 1, str(func(a *Args) *string { return &a.SourceFile })},
+	{[]string{"-source_distance"}, 1, f1(func(a *Args) *float64 { return &a.SourceDistanceMM })},
+	// Sensor, background, region.
+	{[]string{"-detector_thick"}, 1, f1(func(a *Args) *float64 { return &a.DetThickUM })},
+	{[]string{"-detector_abs", "-detector_absorb", "-detector_absorption"}, 1, func(a *Args, f string, v []string) error {
+		if strings.HasPrefix(v[0], "inf") {
+			a.DetAbsOff = true
+			return nil
+		}
+		x, err := num(f, v[0])
+		a.DetAbsUM, a.DetAbsOff = x, x == 0
+		return err
+	}},
+	{[]string{"-thicksteps", "-detector_thicksteps"}, 1, i1(func(a *Args) *int { return &a.ThickSteps })},
+	{[]string{"-oversample_thick"}, 0, on(func(a *Args) *bool { return &a.Detector.OversampleThick })},
+	{[]string{"-water"}, 1, f1(func(a *Args) *float64 { return &a.WaterUM })},
+	{[]string{"-dmin"}, 1, f1(func(a *Args) *float64 { return &a.DminA })},
+	{[]string{"-roi"}, 4, func(a *Args, f string, v []string) error {
+		for i := 0; i < 4; i++ {
+			n, err := integer(f, v[i])
+			if err != nil {
+				return err
+			}
+			a.ROI[i] = n
+		}
+		return nil
+	}},
+	{[]string{"-curved_det", "-curved_detector"}, 0, on(func(a *Args) *bool { return &a.Curved })},
 	// Beam.
 	{[]string{"-lambda", "-wave", "-wavelength"}, 1, f1(func(a *Args) *float64 { return &a.LambdaA })},
 	{[]string{"-energy"}, 1, func(a *Args, f string, v []string) error {
@@ -252,9 +334,15 @@ var specs = []flagSpec{
 	{[]string{"-phisteps"}, 1, i1(func(a *Args) *int { return &a.PhiSteps })},
 	{[]string{"-mosaic", "-mosaic_spread", "-mosaicity"}, 1, f1(func(a *Args) *float64 { return &a.MosaicDeg })},
 	{[]string{"-mosaic_dom", "-mosaic_domains"}, 1, i1(func(a *Args) *int { return &a.MosaicDomains })},
-	{[]string{"-seed"}, 1, seed(func(a *Args) *int64 { return &a.Seed })},
+	{[]string{"-seed"}, 1, func(a *Args, f string, v []string) error {
+		a.HasSeed = true
+		return seed(func(a *Args) *int64 { return &a.Seed })(a, f, v)
+	}},
 	{[]string{"-mosaic_seed"}, 1, seed(func(a *Args) *int64 { return &a.MosaicSeed })},
-	{[]string{"-misset_seed"}, 1, seed(func(a *Args) *int64 { return &a.MissetSd })},
+	{[]string{"-misset_seed"}, 1, func(a *Args, f string, v []string) error {
+		a.HasMissetSeed = true
+		return seed(func(a *Args) *int64 { return &a.MissetSeed })(a, f, v)
+	}},
 	// Outputs.
 	{[]string{"-floatfile", "-floatimage"}, 1, str(func(a *Args) *string { return &a.FloatFile })},
 	{[]string{"-intfile", "-intimage"}, 1, str(func(a *Args) *string { return &a.IntFile })},
@@ -269,18 +357,7 @@ var specs = []flagSpec{
 // later lists reference flags that a later version implements: they are
 // refused with this explanation rather than ignored.
 var later = map[string]string{
-	"-interpolate": "tricubic structure-factor interpolation", "-round_xtal": "crystal shapes",
-	"-gauss_xtal": "crystal shapes", "-tophat_spots": "crystal shapes", "-binary_spots": "crystal shapes",
-	"-fudge": "crystal shapes", "-hdivrange": "beam divergence", "-vdivrange": "beam divergence",
-	"-hdivstep": "beam divergence", "-vdivstep": "beam divergence", "-hdivsteps": "beam divergence",
-	"-vdivsteps": "beam divergence", "-divergence": "beam divergence", "-divsteps": "beam divergence",
-	"-round_div": "beam divergence", "-square_div": "beam divergence", "-dispersion": "spectral dispersion",
-	"-dispsteps": "spectral dispersion", "-sourcefile": "source files", "-source_distance": "source files",
-	"-detector_thick": "detector thickness", "-detector_abs": "detector absorption",
-	"-detector_absorb": "detector absorption", "-thicksteps": "detector thickness",
-	"-detector_thicksteps": "detector thickness", "-oversample_thick": "detector thickness",
-	"-water": "water background", "-dmin": "resolution cut-off", "-roi": "regions of interest",
-	"-mask": "pixel masks", "-img": "SMV header ingestion", "-curved_det": "curved detectors",
+	"-mask": "pixel masks", "-img": "SMV header ingestion",
 	"-noisefile": "Poisson noise images", "-noiseimage": "Poisson noise images",
 	"-stol": "amorphous scattering", "-4stol": "amorphous scattering", "-Q": "amorphous scattering",
 	"-coherent": "coherent addition", "-printout": "per-pixel printout", "-printout_pixel": "per-pixel printout",
@@ -295,6 +372,10 @@ var byName = func() map[string]*flagSpec {
 	}
 	return m
 }()
+
+func shape(sh Shape) func(*Args, string, []string) error {
+	return func(a *Args, _ string, _ []string) error { a.Shape = sh; return nil }
+}
 
 func setCell(a *Args, flag string, v []string) error {
 	if len(v) == 0 {
@@ -314,7 +395,8 @@ func setCell(a *Args, flag string, v []string) error {
 
 func setMisset(a *Args, flag string, v []string) error {
 	if strings.HasPrefix(v[0], "rand") {
-		return usagef("%s random: random orientations are not implemented yet", flag)
+		a.MissetRandom = true
+		return nil
 	}
 	for i := 0; i < 3; i++ {
 		x, err := num(flag, v[i])
@@ -340,6 +422,12 @@ func ParseArgs(argv []string) (*Args, error) {
 				return nil, usagef("%s: %s is not implemented yet", flag, what)
 			}
 			if !strings.HasPrefix(flag, "-") {
+				if _, err := strconv.ParseFloat(flag, 64); err == nil {
+					// The reference skips stray values (e.g. angles left
+					// after "-cell 100 100 100 -curved_det 90 90 90"); say so.
+					a.Warnings = append(a.Warnings, fmt.Sprintf("WARNING: ignoring stray value %q", flag))
+					continue
+				}
 				return nil, usagef("unexpected argument %q (values must follow their flag)", flag)
 			}
 			return nil, usagef("unknown flag %s", flag)
@@ -361,6 +449,9 @@ func ParseArgs(argv []string) (*Args, error) {
 				}
 			}
 			end := i + 1 + sp.n
+			if flag == "-misset" && strings.HasPrefix(argv[i+1], "rand") {
+				end = i + 2
+			}
 			if end > len(argv) {
 				end = len(argv)
 			}
@@ -383,8 +474,8 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	if err := a.checkSingleOrientation(); err != nil {
-		return nil, err
+	for _, w := range a.Warnings {
+		fmt.Fprintln(log, w)
 	}
 	d, err := NewDetector(a.Detector)
 	if err != nil {
@@ -402,7 +493,14 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	beam := &Beam{Lambda: lambda, Fluence: fluence, Kahn: a.Kahn, NoPolar: a.NoPolar}
 	clamp := func(n int) float64 { return math.Max(1, float64(n)) } // the reference's N ≤ 1 → 1
 	c := &Crystal{Na: clamp(a.Na), Nb: clamp(a.Nb), Nc: clamp(a.Nc), DefaultF: a.DefaultF,
-		MissetX: rad(a.Misset[0]), MissetY: rad(a.Misset[1]), MissetZ: rad(a.Misset[2])}
+		MissetX: rad(a.Misset[0]), MissetY: rad(a.Misset[1]), MissetZ: rad(a.Misset[2]),
+		Shape: a.Shape, Fudge: a.Fudge}
+	if a.MissetRandom {
+		ms := a.missetSeed()
+		c.MissetX, c.MissetY, c.MissetZ = RandomMisset(ms)
+		fmt.Fprintf(log, "random orientation misset angles: %f %f %f deg\n", c.MissetX*180/math.Pi,
+			c.MissetY*180/math.Pi, c.MissetZ*180/math.Pi)
+	}
 	switch {
 	case a.MatFile != "":
 		f, err := os.Open(a.MatFile)
@@ -436,14 +534,32 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	if err := a.loadF(c, log); err != nil {
 		return nil, err
 	}
+	if a.Interpolate && !a.NoInterpolate && c.HKL != nil {
+		return nil, usagef("-interpolate: tricubic structure-factor interpolation is not implemented yet")
+	}
 	if c.HKL != nil && !a.NoInterpolate && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2) {
 		return nil, usagef("with -hkl and a crystal 2 or fewer cells wide the reference interpolates structure factors, which is not implemented yet: add -nointerpolate")
 	}
-	steps, _, osc := a.phiSweep()
+	steps, step, osc := a.phiSweep()
 	if !math.IsNaN(a.PhiDeg) {
 		c.Phi = rad(a.PhiDeg)
 	}
-	m := &Model{Crystal: c, Beam: beam, Detector: d, Osc: rad(osc), PhiSteps: steps}
+	c.PhiSteps, c.PhiStep = steps, rad(step)
+	if err := a.mosaic(c, log); err != nil {
+		return nil, err
+	}
+	if err := a.sensor(d, log); err != nil {
+		return nil, err
+	}
+	if beam.Sources, err = a.sources(d); err != nil {
+		return nil, err
+	}
+	beam.Water, beam.Dmin = a.WaterUM*1e-6, a.DminA*1e-10
+	if err := a.region(d); err != nil {
+		return nil, err
+	}
+	d.Curved = a.Curved
+	m := &Model{Crystal: c, Beam: beam, Detector: d, Osc: rad(osc)}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -514,17 +630,4 @@ func (a *Args) phiSweep() (steps int, step, osc float64) {
 		return steps, osc / float64(steps), osc
 	}
 	return steps, step, osc
-}
-
-// checkSingleOrientation refuses spindle and mosaic settings that need
-// more than one crystal orientation: those belong to a later version.
-// Several φ steps of zero width are one orientation and are accepted.
-func (a *Args) checkSingleOrientation() error {
-	if !math.IsNaN(a.MosaicDeg) && a.MosaicDeg != 0 {
-		return usagef("-mosaic %g: mosaic domains are not implemented yet", a.MosaicDeg)
-	}
-	if steps, step, _ := a.phiSweep(); steps > 1 && step != 0 {
-		return usagef("%d phi steps of %g deg: rotation sweeps are not implemented yet (use -phisteps 1 or -osc 0)", steps, step)
-	}
-	return nil
 }

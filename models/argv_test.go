@@ -20,8 +20,8 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"-misset", "1", "2"}, "-misset: needs 3 value"},
 		{[]string{"-cell"}, "-cell: needs the cell"},
 		{[]string{"-pivot", "middle"}, `-pivot "middle"`},
-		{[]string{"100"}, `unexpected argument "100"`},
-		{[]string{"-round_xtal"}, "-round_xtal: crystal shapes is not implemented yet"},
+		{[]string{"abc"}, `unexpected argument "abc"`},
+		{[]string{"-noisefile", "x.img"}, "-noisefile: Poisson noise images is not implemented yet"},
 		{[]string{"-energy", "0"}, "-energy 0"},
 		{[]string{"-lambda", "NaN"}, `-lambda: "NaN" is not a number`},
 	} {
@@ -71,7 +71,8 @@ func TestModelErrors(t *testing.T) {
 		{[]string{"-cell", "10", "10", "10", "90", "90", "190", "-default_F", "1"}, "strictly between 0 and 180"},
 		{[]string{"-cell", "10", "-default_F", "1", "-pixel", "0"}, "-pixel 0 mm"},
 		{[]string{"-cell", "10", "-default_F", "1", "-detector_roty", "120"}, "must face the sample"},
-		{[]string{"-cell", "10", "-default_F", "1", "-osc", "5", "-phisteps", "5"}, "rotation sweeps are not implemented yet"},
+		{[]string{"-cell", "10", "-default_F", "1", "-roi", "5", "4", "0", "1"}, "-roi 5 4 0 1"},
+		{[]string{"-cell", "10", "-default_F", "1", "-detector_abs", "-5"}, "-detector_abs -5"},
 		{[]string{"-cell", "10", "-hkl", "/nonexistent/x.hkl"}, "-hkl"},
 	} {
 		a, err := ParseArgs(c.argv)

@@ -16,6 +16,19 @@ type Beam struct {
 	Kahn float64
 	// NoPolar switches the polarization correction off (factor 1).
 	NoPolar bool
+	// Sources are the incident directions and relative wavelengths
+	// (divergence × dispersion, or a source file); at least one.
+	Sources []Source
+	// Water is the thickness (m) of water around the crystal that makes
+	// the reference's flat background; Dmin the resolution cut-off (m).
+	Water, Dmin float64
+}
+
+// Source is one point source: the incident unit vector (source → sample)
+// and its wavelength relative to Beam.Lambda.
+type Source struct {
+	Incident     [3]float64
+	LambdaFactor float64
 }
 
 // Validate checks the beam's numbers.
@@ -39,9 +52,6 @@ type Model struct {
 	Detector *Detector
 	// Osc is the oscillation range written to image headers (radians).
 	Osc float64
-	// PhiSteps is the reference's φ step count; in this version the steps
-	// must have zero width (one orientation).
-	PhiSteps int
 }
 
 // Params are all continuous parameters of a Model over an algebra: the
@@ -52,12 +62,14 @@ type Params[T any] struct {
 	Lambda   T // m
 	Fluence  T // photons/m²
 	Kahn     T
+	Water    T // m
+	Dmin     T // m
 }
 
 // Params returns the model's parameter values.
 func (m *Model) Params() Params[float64] {
 	return Params[float64]{Crystal: m.Crystal.Params(), Detector: m.Detector.Params(),
-		Lambda: m.Beam.Lambda, Fluence: m.Beam.Fluence, Kahn: m.Beam.Kahn}
+		Lambda: m.Beam.Lambda, Fluence: m.Beam.Fluence, Kahn: m.Beam.Kahn, Water: m.Beam.Water, Dmin: m.Beam.Dmin}
 }
 
 // Validate checks the parts and the combinations that only a whole model
@@ -69,8 +81,17 @@ func (m *Model) Validate() error {
 	if err := m.Crystal.Validate(m.Beam.Lambda); err != nil {
 		return err
 	}
-	if m.PhiSteps < 1 {
-		m.PhiSteps = 1
+	if m.Crystal.PhiSteps < 1 {
+		m.Crystal.PhiSteps = 1
+	}
+	if len(m.Crystal.Domains) == 0 {
+		m.Crystal.Domains = []MosaicDraw{{}}
+	}
+	if len(m.Beam.Sources) == 0 {
+		m.Beam.Sources = []Source{{Incident: m.Detector.Beam, LambdaFactor: 1}}
+	}
+	if m.Detector.ThickSteps < 1 {
+		m.Detector.ThickSteps = 1
 	}
 	if m.Detector.Oversample <= 0 {
 		m.Detector.Oversample = m.RecommendedOversample()

@@ -7,6 +7,18 @@ import (
 	"github.com/gobragg/gobragg/models/formats"
 )
 
+// Shape is the crystal's lattice-transform model (the reference's
+// -square_xtal, -round_xtal, -gauss_xtal, -tophat_spots).
+type Shape int
+
+// The shapes.
+const (
+	Square Shape = iota
+	Round
+	Gauss
+	Tophat
+)
+
 // Crystal is a validated crystal: its orientation source (a unit cell or a
 // MOSFLM A matrix), the misset rotation, the number of unit cells along
 // each axis and the structure factors.
@@ -19,9 +31,20 @@ type Crystal struct {
 	// MissetX, MissetY, MissetZ rotate the reciprocal vectors about lab x,
 	// then y, then z (radians), as the reference's -misset.
 	MissetX, MissetY, MissetZ float64
-	// Phi is the spindle rotation (radians) applied to the real-space cell
-	// after the misset, about the detector convention's spindle axis.
-	Phi float64
+	// Phi is the spindle angle of the first φ step (radians), PhiStep the
+	// step and PhiSteps their number; the rotation is about the detector
+	// convention's spindle axis, applied to the real-space cell after the
+	// misset.
+	Phi, PhiStep float64
+	PhiSteps     int
+	// Mosaic is the mosaic spread (radians, the angular radius of the
+	// spherical cap of domain rotations); Domains are the drawn domain
+	// rotations (domain 0 is the unrotated crystal).
+	Mosaic  float64
+	Domains []MosaicDraw
+	// Shape is the lattice-transform model, Fudge its width factor.
+	Shape Shape
+	Fudge float64
 	// Na, Nb, Nc: unit cells along a, b, c (≥ 1).
 	Na, Nb, Nc float64
 	// DefaultF is the structure factor of every hkl not in HKL (and of all
@@ -36,7 +59,9 @@ type CrystalParams[T any] struct {
 	A, B, C, Alpha, Beta, Gamma T // Å, rad
 	Matrix                      [9]T
 	MissetX, MissetY, MissetZ   T // rad
-	Phi                         T // rad
+	Phi, PhiStep                T // rad
+	Mosaic                      T // rad
+	Fudge                       T
 	Na, Nb, Nc                  T
 	DefaultF                    T
 }
@@ -44,7 +69,7 @@ type CrystalParams[T any] struct {
 // Params returns the crystal's parameter values.
 func (c *Crystal) Params() CrystalParams[float64] {
 	return CrystalParams[float64]{A: c.CellA, B: c.CellB, C: c.CellC, Alpha: c.Alpha, Beta: c.Beta,
-		Gamma: c.Gamma, Matrix: c.Matrix, MissetX: c.MissetX, MissetY: c.MissetY, MissetZ: c.MissetZ, Phi: c.Phi,
+		Gamma: c.Gamma, Matrix: c.Matrix, MissetX: c.MissetX, MissetY: c.MissetY, MissetZ: c.MissetZ, Phi: c.Phi, PhiStep: c.PhiStep, Mosaic: c.Mosaic, Fudge: c.Fudge,
 		Na: c.Na, Nb: c.Nb, Nc: c.Nc, DefaultF: c.DefaultF}
 }
 
@@ -147,13 +172,4 @@ func RealVectors[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (a, 
 	}
 	length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
 	return length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
-}
-
-// Oriented returns the real-space cell vectors (m) after the spindle
-// rotation φ about spindle (unit vector). The reference skips the rotation
-// when φ = 0, which the formula reproduces exactly (cos 0 = 1, sin 0 = 0).
-func Oriented[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T, spindle [3]float64) (a, b, cc V3[T]) {
-	a, b, cc = RealVectors(A, c, p, lambda)
-	ax := ConstV(A, spindle)
-	return RotateAxis(A, a, ax, p.Phi), RotateAxis(A, b, ax, p.Phi), RotateAxis(A, cc, ax, p.Phi)
 }

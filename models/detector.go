@@ -67,9 +67,23 @@ type Detector struct {
 	PointPixel bool
 	// Oversample is the number of sub-pixels per pixel edge (≥ 1).
 	Oversample int
-	// OversampleOmega, OversamplePolar: recompute ω / polarization for
-	// every sub-pixel instead of using the first sub-pixel's value.
-	OversampleOmega, OversamplePolar bool
+	// OversampleOmega, OversamplePolar, OversampleThick: recompute ω /
+	// polarization / capture fraction for every sub-pixel instead of using
+	// the first sub-pixel's value.
+	OversampleOmega, OversamplePolar, OversampleThick bool
+	// Sensor: ThickSteps layers ThickStep apart (m), attenuation Mu (1/m).
+	// Thick is false for an infinitely thin sensor (capture fraction 1).
+	Thick      bool
+	ThickSteps int
+	ThickStep  float64
+	Mu         float64
+	// Curved puts every pixel at Distance from the sample.
+	Curved bool
+	// ROI holds inclusive pixel bounds fmin, fmax, smin, smax.
+	ROI [4]int
+	// Mask, when non-nil, renders only pixels whose value is non-zero
+	// (slow-major, FPixels·SPixels values).
+	Mask []float64
 }
 
 // DetectorInput is the user's detector description in the reference's
@@ -99,6 +113,7 @@ type DetectorInput struct {
 	Oversample          int // ≤ 0: automatic
 	OversampleOmega     bool
 	OversamplePolar     bool
+	OversampleThick     bool
 }
 
 // DefaultDetectorInput is the reference's detector before any flag:
@@ -129,7 +144,7 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 	}
 	d := &Detector{Convention: in.Convention, Pixel: in.PixelMM / 1000, PointPixel: in.PointPixel,
 		RotX: rad(in.RotXDeg), RotY: rad(in.RotYDeg), RotZ: rad(in.RotZDeg), TwoTheta: rad(in.TwoThetaDeg),
-		OversampleOmega: in.OversampleOmega, OversamplePolar: in.OversamplePolar}
+		OversampleOmega: in.OversampleOmega, OversamplePolar: in.OversamplePolar, OversampleThick: in.OversampleThick}
 	detF, detS := in.DetsizeFMM/1000, in.DetsizeSMM/1000
 	if in.FPixels > 0 {
 		detF = d.Pixel * float64(in.FPixels)
@@ -260,6 +275,7 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 	d.Distance = d.CloseDistance / ratio
 
 	d.Oversample = in.Oversample
+	d.ROI = [4]int{0, d.FPixels, 0, d.SPixels}
 	return d, nil
 }
 
@@ -280,13 +296,15 @@ type DetectorParams[T any] struct {
 	Fclose, Sclose             T // m
 	RotX, RotY, RotZ, TwoTheta T // rad
 	Pixel                      T // m
+	ThickStep, Mu              T // m, 1/m
 }
 
 // Params returns the detector's parameter values.
 func (d *Detector) Params() DetectorParams[float64] {
 	return DetectorParams[float64]{Distance: d.Distance, CloseDistance: d.CloseDistance,
 		Fbeam: d.Fbeam, Sbeam: d.Sbeam, Fclose: d.Fclose, Sclose: d.Sclose,
-		RotX: d.RotX, RotY: d.RotY, RotZ: d.RotZ, TwoTheta: d.TwoTheta, Pixel: d.Pixel}
+		RotX: d.RotX, RotY: d.RotY, RotZ: d.RotZ, TwoTheta: d.TwoTheta, Pixel: d.Pixel,
+		ThickStep: d.ThickStep, Mu: d.Mu}
 }
 
 // Frame is a placed detector: the lab position of the corner of the first

@@ -7,29 +7,58 @@ import (
 )
 
 // Layout of the packed parameter vector that the pixel op reads. All
-// lengths in metres; every entry is differentiable in principle.
+// lengths in metres, angles in radians; every entry is continuous.
 const (
-	PPix0     = 0  // detector origin (corner of pixel 0,0), 3 values
-	PFdet     = 3  // fast-axis unit vector
-	PSdet     = 6  // slow-axis unit vector
-	PObs      = 9  // detector normal
-	PCellA    = 12 // real-space a
-	PCellB    = 15 // real-space b
-	PCellC    = 18 // real-space c
-	PLambda   = 21 // wavelength
-	PFluence  = 22 // photons/m²
-	PKahn     = 23 // Kahn polarization factor
-	PNa       = 24 // unit cells along a
-	PNb       = 25
-	PNc       = 26
-	PDefaultF = 27 // structure factor outside the table
-	PPixel    = 28 // pixel pitch
-	NParams   = 29
+	PPix0      = 0  // detector origin (corner of pixel 0,0), 3 values
+	PFdet      = 3  // fast-axis unit vector
+	PSdet      = 6  // slow-axis unit vector
+	PObs       = 9  // detector normal
+	PCellA     = 12 // real-space a (after misset), before φ and mosaic
+	PCellB     = 15 // real-space b
+	PCellC     = 18 // real-space c
+	PAStar     = 21 // reciprocal a* in Å⁻¹ (for the non-square shapes)
+	PBStar     = 24
+	PCStar     = 27
+	PLambda    = 30 // central wavelength λ0
+	PFluence   = 31 // photons/m²
+	PKahn      = 32 // Kahn polarization factor
+	PNa        = 33 // unit cells along a
+	PNb        = 34
+	PNc        = 35
+	PDefaultF  = 36 // structure factor outside the table
+	PPixel     = 37 // pixel pitch
+	PPhi0      = 38 // spindle angle of the first φ step
+	PPhiStep   = 39 // φ step
+	PMosaic    = 40 // mosaic spread (angular radius of the cap)
+	PFudge     = 41 // shape fudge factor
+	PThickStep = 42 // sensor layer thickness
+	PMu        = 43 // sensor attenuation coefficient, 1/m
+	PDmin      = 44 // resolution cut-off d_min (0: none)
+	PIbg       = 45 // water background seed of the accumulator
+	PDistance  = 46 // sample–detector distance along the beam (curved detector radius)
+	NParams    = 47
+)
+
+// Rows of the source and mosaic tables.
+const (
+	SourceCols = 4 // incident unit vector (source → sample), λ/λ0
+	MosaicCols = 4 // rotation axis, angle fraction F (angle = F·spread)
 )
 
 // ThomsonSq is the squared classical electron radius r_e² in m², the value
 // the reference uses (nanoBragg.c r_e_sqr).
 const ThomsonSq = 7.94079248018965e-30
+
+// Shape is the crystal's lattice-transform model.
+type Shape int
+
+// The reference's shapes.
+const (
+	Square Shape = iota // parallelepiped: Π sincg(πh, N)
+	Round               // ellipsoid: sinc3 of the hkl-space radius
+	Gauss               // Gaussian spots
+	Tophat              // flat-topped spots, no inter-Bragg maxima
+)
 
 // Config is the structural part of a pixel computation: everything that
 // decides loop shapes and branches. Two simulations with equal Configs
@@ -37,16 +66,26 @@ const ThomsonSq = 7.94079248018965e-30
 type Config struct {
 	FPixels, SPixels int
 	Oversample       int
-	// PhiSteps counts φ steps; in this version they are all at one angle
-	// (zero step width), so they only enter the normalisation.
-	PhiSteps        int
-	PointPixel      bool // ω = 1/R² instead of the pixel's solid angle
-	NoPolar         bool // polarization factor fixed at 1
-	OversampleOmega bool // ω per sub-pixel, multiplied into the running sum
-	OversamplePolar bool // polarization per sub-pixel, likewise
-	// Incident beam direction (unit, source → sample) and the E-vector
-	// reference axis of the Kahn polarization model.
-	Beam, PolarAxis [3]float64
+	PhiSteps         int // φ steps (≥ 1)
+	Domains          int // mosaic domains (≥ 1)
+	Sources          int // rows of the source table (≥ 1)
+	ThickSteps       int // sensor layers (≥ 1)
+	Shape            Shape
+	PointPixel       bool // ω = 1/R² instead of the pixel's solid angle
+	NoPolar          bool // polarization factor fixed at 1
+	Curved           bool // every pixel at the same distance from the sample
+	Thick            bool // the sensor has a thickness (capture fractions)
+	Water            bool // a water background is present (keeps zero-F_latt terms)
+	Mosaic           bool // the mosaic spread is non-zero: apply the domain rotations
+	OversampleOmega  bool // ω per sub-pixel, multiplied into the running sum
+	OversamplePolar  bool // polarization per sub-pixel, likewise
+	OversampleThick  bool // capture fraction per sub-pixel, likewise
+	// Incident beam direction (unit), E-vector reference axis of the Kahn
+	// polarization model, and spindle axis (unit).
+	Beam, PolarAxis, Spindle [3]float64
+	// ROI: inclusive pixel bounds; pixels outside are not rendered.
+	ROIFMin, ROIFMax, ROISMin, ROISMax int
+	HasMask                            bool // render only pixels whose mask value is non-zero
 	// Structure-factor table bounds (inclusive); HasHKL false means every
 	// reflection has DefaultF.
 	HasHKL                             bool
@@ -55,7 +94,9 @@ type Config struct {
 
 // Steps is the reference's normalisation count: sources × mosaic domains ×
 // φ steps × oversample².
-func (c *Config) Steps() int { return c.Oversample * c.Oversample * c.PhiSteps }
+func (c *Config) Steps() int {
+	return c.Sources * c.Domains * c.PhiSteps * c.Oversample * c.Oversample
+}
 
 // TableLen is the number of values the padded HKL table must hold:
 // (hRange+1)(kRange+1)(lRange+1), as the reference lays it out.
@@ -66,11 +107,33 @@ func (c *Config) TableLen() int {
 	return (c.HMax - c.HMin + 2) * (c.KMax - c.KMin + 2) * (c.LMax - c.LMin + 2)
 }
 
-// Render computes the photon image (slow-major, len FPixels·SPixels) from
-// the packed parameters p and the structure-factor table fhkl. Rows are
-// shared out to GOMAXPROCS goroutines; each pixel is computed
-// independently, so the result does not depend on the split.
-func Render(c *Config, p, fhkl, out []float64) {
+// MaskLen is the length of the mask input.
+func (c *Config) MaskLen() int {
+	if !c.HasMask {
+		return 1
+	}
+	return c.FPixels * c.SPixels
+}
+
+// Rendered reports whether pixel (f, s) is inside the ROI and unmasked.
+func (c *Config) Rendered(f, s int, mask []float64) bool {
+	if f < c.ROIFMin || f > c.ROIFMax || s < c.ROISMin || s > c.ROISMax {
+		return false
+	}
+	return !c.HasMask || mask[s*c.FPixels+f] != 0
+}
+
+// Inputs are the pixel computation's values: the packed parameters and the
+// tables. Lengths: NParams; TableLen; Sources·SourceCols; Domains·MosaicCols;
+// MaskLen.
+type Inputs struct {
+	P, Fhkl, Sources, Mosaic, Mask []float64
+}
+
+// Render computes the photon image (slow-major, len FPixels·SPixels) into
+// out. Rows are shared out to GOMAXPROCS goroutines; each pixel is
+// computed independently, so the result does not depend on the split.
+func Render(c *Config, in *Inputs, out []float64) {
 	rows := make(chan int, c.SPixels)
 	for s := 0; s < c.SPixels; s++ {
 		rows <- s
@@ -80,16 +143,19 @@ func Render(c *Config, p, fhkl, out []float64) {
 	if workers > c.SPixels {
 		workers = c.SPixels
 	}
+	k := newKernel(c, in)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			k := newKernel(c, p, fhkl)
 			for s := range rows {
 				row := out[s*c.FPixels : (s+1)*c.FPixels]
 				for f := range row {
-					row[f] = k.pixel(f, s)
+					row[f] = 0
+					if c.Rendered(f, s, in.Mask) {
+						row[f] = k.pixel(f, s)
+					}
 				}
 			}
 		}()
@@ -97,29 +163,78 @@ func Render(c *Config, p, fhkl, out []float64) {
 	wg.Wait()
 }
 
-// kernel holds one goroutine's read-only view of the inputs, unpacked.
+// source is one incident direction and wavelength.
+type source struct {
+	inc    [3]float64
+	lambda float64
+}
+
+// kernel holds the inputs unpacked and the derived per-run tables
+// (orientations, sources); it is read-only during rendering.
 type kernel struct {
-	c                  *Config
-	pix0, fd, sd, od   [3]float64
-	a, b, cc           [3]float64
-	lambda, scale      float64
-	kahn, defaultF     float64
-	na, nb, nc         float64
-	pitch, sub, closeD float64
-	incident, polAxis  [3]float64
-	fhkl               []float64
-	hStride, kStride   int
+	c                   *Config
+	pix0, fd, sd, od    [3]float64
+	astar, bstar, cstar [3]float64
+	orient              [][3][3]float64 // per φ step × domain: a, b, c
+	src                 []source
+	scale, kahn         float64
+	defaultF, fudge     float64
+	na, nb, nc, nabc    float64
+	naEven, nbEven      bool
+	ncEven, whole       bool
+	pitch, sub, closeD  float64
+	thickStep, mu, dmin float64
+	ibg, distance       float64
+	fhkl                []float64
+	hStride, kStride    int
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
 
 func dot(x, y [3]float64) float64 { return x[0]*y[0] + x[1]*y[1] + x[2]*y[2] }
 
-func newKernel(c *Config, p, fhkl []float64) *kernel {
+func rotateAxis(v, axis [3]float64, phi float64) [3]float64 {
+	c, s := math.Cos(phi), math.Sin(phi)
+	d := dot(axis, v) * (1 - c)
+	return [3]float64{
+		axis[0]*d + v[0]*c + (-axis[2]*v[1]+axis[1]*v[2])*s,
+		axis[1]*d + v[1]*c + (axis[2]*v[0]-axis[0]*v[2])*s,
+		axis[2]*d + v[2]*c + (-axis[1]*v[0]+axis[0]*v[1])*s,
+	}
+}
+
+func matVec(u *[9]float64, v [3]float64) [3]float64 {
+	return [3]float64{u[0]*v[0] + u[1]*v[1] + u[2]*v[2], u[3]*v[0] + u[4]*v[1] + u[5]*v[2], u[6]*v[0] + u[7]*v[1] + u[8]*v[2]}
+}
+
+// umat is the domain rotation by angle rot about unit axis v (Rodrigues).
+func umat(v [3]float64, rot float64) [9]float64 {
+	c, s := math.Cos(rot), math.Sin(rot)
+	t := 1 - c
+	return [9]float64{
+		c + t*v[0]*v[0], t*v[0]*v[1] - s*v[2], t*v[0]*v[2] + s*v[1],
+		t*v[0]*v[1] + s*v[2], c + t*v[1]*v[1], t*v[1]*v[2] - s*v[0],
+		t*v[0]*v[2] - s*v[1], t*v[1]*v[2] + s*v[0], c + t*v[2]*v[2],
+	}
+}
+
+// DomainAngle is a mosaic domain's rotation angle as the reference forms
+// it, in single precision: float32(spread)·F.
+func DomainAngle(spread, f float64) float64 { return float64(float32(spread) * float32(f)) }
+
+func newKernel(c *Config, in *Inputs) *kernel {
+	p := in.P
 	k := &kernel{c: c, pix0: vec(p, PPix0), fd: vec(p, PFdet), sd: vec(p, PSdet), od: vec(p, PObs),
-		a: vec(p, PCellA), b: vec(p, PCellB), cc: vec(p, PCellC), lambda: p[PLambda],
+		astar: vec(p, PAStar), bstar: vec(p, PBStar), cstar: vec(p, PCStar),
 		kahn: p[PKahn], na: p[PNa], nb: p[PNb], nc: p[PNc], defaultF: p[PDefaultF], pitch: p[PPixel],
-		incident: c.Beam, polAxis: c.PolarAxis, fhkl: fhkl}
+		fudge: p[PFudge], thickStep: p[PThickStep], mu: p[PMu], dmin: p[PDmin], ibg: p[PIbg],
+		distance: p[PDistance], fhkl: in.Fhkl}
+	k.nabc = k.na * k.nb * k.nc
+	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<52 }
+	k.whole = whole(k.na) && whole(k.nb) && whole(k.nc)
+	if k.whole {
+		k.naEven, k.nbEven, k.ncEven = int64(k.na)&1 == 0, int64(k.nb)&1 == 0, int64(k.nc)&1 == 0
+	}
 	k.sub = k.pitch / float64(c.Oversample)
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -128,58 +243,144 @@ func newKernel(c *Config, p, fhkl []float64) *kernel {
 		k.kStride = c.LMax - c.LMin + 2
 		k.hStride = (c.KMax - c.KMin + 2) * k.kStride
 	}
-	return k
-}
-
-// pixel is the reference's per-pixel loop for one source, one orientation
-// and one detector layer: sub-pixels, scattering vector, lattice and cell
-// structure factors, then ω and polarization.
-func (k *kernel) pixel(fpix, spix int) float64 {
-	c := k.c
-	var sum, omega, polar float64
-	omegaSet, polarSet := false, false
-	if c.NoPolar {
-		polar, polarSet = 1, true
+	for i := 0; i < c.Sources; i++ {
+		r := in.Sources[i*SourceCols:]
+		k.src = append(k.src, source{inc: [3]float64{r[0], r[1], r[2]}, lambda: p[PLambda] * r[3]})
 	}
-	for subS := 0; subS < c.Oversample; subS++ {
-		for subF := 0; subF < c.Oversample; subF++ {
-			d, om := k.subpixel(fpix, spix, subF, subS)
-			if !omegaSet || c.OversampleOmega {
-				omega, omegaSet = om, true
-			}
-			inc := k.incident
-			var q [3]float64
-			for i := 0; i < 3; i++ {
-				q[i] = (d[i] - inc[i]) / k.lambda
-			}
-			if !polarSet || c.OversamplePolar {
-				polar = Polarization(k.kahn, inc, d, k.polAxis)
-				polarSet = true
-			}
-			h, kk, l := dot(k.a, q), dot(k.b, q), dot(k.cc, q)
-			fl := 1.0
-			if k.na > 1 {
-				fl *= Sincg(h, k.na)
-			}
-			if k.nb > 1 {
-				fl *= Sincg(kk, k.nb)
-			}
-			if k.nc > 1 {
-				fl *= Sincg(l, k.nc)
-			}
-			fc := k.cellF(h, kk, l)
-			sum += fc * fc * fl * fl
-			// The reference scales the whole running sum, not the term.
-			if c.OversamplePolar {
-				sum *= polar
-			}
-			if c.OversampleOmega {
-				sum *= omega
+	// Orientations: φ about the spindle (skipped at φ = 0, as the
+	// reference, but never carried over from the previous step), then each
+	// mosaic domain's rotation.
+	a0, b0, c0 := vec(p, PCellA), vec(p, PCellB), vec(p, PCellC)
+	umats := make([][9]float64, c.Domains)
+	for m := range umats {
+		r := in.Mosaic[m*MosaicCols:]
+		umats[m] = umat([3]float64{r[0], r[1], r[2]}, DomainAngle(p[PMosaic], r[3]))
+		if m == 0 {
+			umats[m] = [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1} // the reference's aligned domain
+		}
+	}
+	for t := 0; t < c.PhiSteps; t++ {
+		phi := p[PPhi0] + p[PPhiStep]*float64(t)
+		ap, bp, cp := a0, b0, c0
+		if phi != 0 {
+			ap, bp, cp = rotateAxis(a0, c.Spindle, phi), rotateAxis(b0, c.Spindle, phi), rotateAxis(c0, c.Spindle, phi)
+		}
+		for m := range umats {
+			if c.Mosaic {
+				k.orient = append(k.orient, [3][3]float64{matVec(&umats[m], ap), matVec(&umats[m], bp), matVec(&umats[m], cp)})
+			} else {
+				k.orient = append(k.orient, [3][3]float64{ap, bp, cp})
 			}
 		}
 	}
-	// Identical φ steps add identical terms.
-	v := k.scale * sum * float64(c.PhiSteps)
+	return k
+}
+
+// position is the lab position (m) of the centre of sub-pixel (subF, subS)
+// of pixel (f, s) in sensor layer t.
+func (k *kernel) position(f, s, subF, subS, t int) [3]float64 {
+	os := k.c.Oversample
+	fdet := k.sub*float64(f*os+subF) + k.sub/2
+	sdet := k.sub*float64(s*os+subS) + k.sub/2
+	odet := float64(t) * k.thickStep
+	var pos [3]float64
+	for i := 0; i < 3; i++ {
+		pos[i] = fdet*k.fd[i] + sdet*k.sd[i] + odet*k.od[i] + k.pix0[i]
+	}
+	if k.c.Curved {
+		// The reference bends the flat position onto a sphere of radius
+		// distance: the lab y and z components, read as arc lengths, become
+		// rotations of distance·beam about the slow then the fast axis.
+		var v [3]float64
+		for i := 0; i < 3; i++ {
+			v[i] = k.distance * k.c.Beam[i]
+		}
+		v = rotateAxis(v, k.sd, pos[1]/k.distance)
+		pos = rotateAxis(v, k.fd, pos[2]/k.distance)
+	}
+	return pos
+}
+
+// omega is the solid angle of a sub-pixel at distance r: (pixel/R)²·cosine
+// of the obliquity, or 1/R² for point pixels.
+func (k *kernel) omega(r float64) float64 {
+	if k.c.PointPixel {
+		return 1 / (r * r)
+	}
+	return k.pitch * k.pitch / (r * r) * k.closeD / r
+}
+
+// pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
+// sources, φ steps, mosaic domains. The cached factors (ω, polarization,
+// capture fraction) are recomputed where the reference recomputes them:
+// when still zero, or every time with the matching -oversample_* flag.
+func (k *kernel) pixel(fpix, spix int) float64 {
+	c := k.c
+	sum := k.ibg
+	var omega, polar, capture float64
+	if c.NoPolar {
+		polar = 1
+	}
+	for t := 0; t < c.ThickSteps; t++ {
+		capture = 0
+		if !c.Thick {
+			capture = 1
+		}
+		for subS := 0; subS < c.Oversample; subS++ {
+			for subF := 0; subF < c.Oversample; subF++ {
+				pos := k.position(fpix, spix, subF, subS, t)
+				r := math.Sqrt(dot(pos, pos))
+				d := [3]float64{pos[0] / r, pos[1] / r, pos[2] / r}
+				if omega == 0 || c.OversampleOmega {
+					omega = k.omega(r)
+				}
+				if capture == 0 || c.OversampleThick {
+					// Fraction absorbed in layer t along the oblique path.
+					par := dot(d, k.od)
+					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
+				}
+				for si := range k.src {
+					sr := &k.src[si]
+					var q [3]float64
+					for i := 0; i < 3; i++ {
+						q[i] = (d[i] - sr.inc[i]) / sr.lambda
+					}
+					if k.dmin > 0 {
+						if stol := 0.5 * math.Sqrt(dot(q, q)); stol > 0 && k.dmin > 0.5/stol {
+							continue
+						}
+					}
+					if polar == 0 || c.OversamplePolar {
+						polar = Polarization(k.kahn, sr.inc, d, c.PolarAxis)
+					}
+					for oi := range k.orient {
+						o := &k.orient[oi]
+						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
+						fl := k.lattice(h, kk, l)
+						if fl == 0 && !c.Water {
+							continue
+						}
+						fc := k.cellF(h, kk, l)
+						sum += fc * fc * fl * fl
+						// The reference scales the whole running sum, not the term.
+						if c.OversampleThick {
+							sum *= capture
+						}
+						if c.OversamplePolar {
+							sum *= polar
+						}
+						if c.OversampleOmega {
+							sum *= omega
+						}
+					}
+				}
+			}
+		}
+	}
+	v := k.scale * sum
+	if !c.OversampleThick {
+		v *= capture
+	}
 	if !c.OversamplePolar {
 		v *= polar
 	}
@@ -187,6 +388,66 @@ func (k *kernel) pixel(fpix, spix int) float64 {
 		v *= omega
 	}
 	return v
+}
+
+// lattice is the lattice transform F_latt for the crystal's shape.
+func (k *kernel) lattice(h, kk, l float64) float64 {
+	c := k.c
+	if c.Shape == Square {
+		fl := 1.0
+		if k.whole {
+			if k.na > 1 {
+				fl *= sincgWhole(h, k.na, k.naEven)
+			}
+			if k.nb > 1 {
+				fl *= sincgWhole(kk, k.nb, k.nbEven)
+			}
+			if k.nc > 1 {
+				fl *= sincgWhole(l, k.nc, k.ncEven)
+			}
+			return fl
+		}
+		if k.na > 1 {
+			fl *= Sincg(h, k.na)
+		}
+		if k.nb > 1 {
+			fl *= Sincg(kk, k.nb)
+		}
+		if k.nc > 1 {
+			fl *= Sincg(l, k.nc)
+		}
+		return fl
+	}
+	dh, dk, dl := h-math.Ceil(h-0.5), kk-math.Ceil(kk-0.5), l-math.Ceil(l-0.5)
+	switch c.Shape {
+	case Round:
+		// sinc3 of the radius in hkl space, scaled by √(volume ratio)
+		// cube/sphere as the reference does.
+		hr := dh*dh*k.na*k.na + dk*dk*k.nb*k.nb + dl*dl*k.nc*k.nc
+		return k.nabc * 0.723601254558268 * sinc3(math.Pi*math.Sqrt(hr*k.fudge))
+	default:
+		// Distance from the nearest reciprocal lattice point, measured with
+		// the unrotated reciprocal vectors (Å⁻¹) as the reference does.
+		var v [3]float64
+		for i := 0; i < 3; i++ {
+			v[i] = dh*k.astar[i] + dk*k.bstar[i] + dl*k.cstar[i]
+		}
+		r2 := dot(v, v) * k.nabc * k.nabc
+		if c.Shape == Gauss {
+			return k.nabc * math.Exp(-(r2 / 0.63 * k.fudge))
+		}
+		if r2*k.fudge < 0.3969 {
+			return k.nabc
+		}
+		return 0
+	}
+}
+
+func sinc3(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return 3 * (math.Sin(x)/x - math.Cos(x)) / (x * x)
 }
 
 // cellF is the nearest-reflection structure factor: round half down, as the
@@ -268,45 +529,30 @@ func unit(v [3]float64) [3]float64 {
 }
 
 // SolidAngle is the reference's "solid angle subtended by detector": the
-// ω values its pixel loop accumulates (one per sub-pixel, each the first
-// sub-pixel's unless OversampleOmega) divided by Steps.
-func SolidAngle(c *Config, p []float64) float64 {
-	k := newKernel(c, p, nil)
+// ω values its pixel loop accumulates over rendered pixels (one per
+// sub-pixel and sensor layer, each the pixel's first unless
+// OversampleOmega) divided by Steps.
+func SolidAngle(c *Config, in *Inputs) float64 {
+	k := newKernel(c, in)
 	sum := 0.0
 	for s := 0; s < c.SPixels; s++ {
 		for f := 0; f < c.FPixels; f++ {
-			first := true
+			if !c.Rendered(f, s, in.Mask) {
+				continue
+			}
 			var omega float64
-			for subS := 0; subS < c.Oversample; subS++ {
-				for subF := 0; subF < c.Oversample; subF++ {
-					if first || c.OversampleOmega {
-						_, omega = k.subpixel(f, s, subF, subS)
-						first = false
+			for t := 0; t < c.ThickSteps; t++ {
+				for subS := 0; subS < c.Oversample; subS++ {
+					for subF := 0; subF < c.Oversample; subF++ {
+						if omega == 0 || c.OversampleOmega {
+							pos := k.position(f, s, subF, subS, t)
+							omega = k.omega(math.Sqrt(dot(pos, pos)))
+						}
+						sum += omega
 					}
-					sum += omega
 				}
 			}
 		}
 	}
 	return sum / float64(c.Steps())
-}
-
-// subpixel returns the unit vector from the sample to the centre of a
-// sub-pixel and that sub-pixel's solid angle.
-func (k *kernel) subpixel(fpix, spix, subF, subS int) (d [3]float64, omega float64) {
-	os := k.c.Oversample
-	fdet := k.sub*float64(fpix*os+subF) + k.sub/2
-	sdet := k.sub*float64(spix*os+subS) + k.sub/2
-	var pos [3]float64
-	for i := 0; i < 3; i++ {
-		pos[i] = fdet*k.fd[i] + sdet*k.sd[i] + k.pix0[i]
-	}
-	r := math.Sqrt(dot(pos, pos))
-	d = [3]float64{pos[0] / r, pos[1] / r, pos[2] / r}
-	// Solid angle of a flat pixel: (pixel/R)²·cos(obliquity).
-	omega = k.pitch * k.pitch / (r * r) * k.closeD / r
-	if k.c.PointPixel {
-		omega = 1 / (r * r)
-	}
-	return d, omega
 }

@@ -11,19 +11,20 @@ import (
 )
 
 // PixelOp is the fused gorgonia op for the per-pixel physics: it maps the
-// packed parameter vector (NParams float64) and the structure-factor table
-// to the photon image, shape (SPixels, FPixels). Everything structural is
-// in Cfg and in the op's hash.
+// packed parameter vector (NParams float64), the structure-factor table,
+// the source table, the mosaic table and the mask (the fields of Inputs, in
+// that order) to the photon image, shape (SPixels, FPixels). Everything
+// structural is in Cfg and in the op's hash.
 type PixelOp struct{ Cfg Config }
 
 var vec64 = G.TensorType{Dims: 1, Of: G.Float64}
 
 // Arity implements gorgonia.Op.
-func (op PixelOp) Arity() int { return 2 }
+func (op PixelOp) Arity() int { return 5 }
 
 // Type implements gorgonia.Op.
 func (op PixelOp) Type() hm.Type {
-	return hm.NewFnType(vec64, vec64, G.TensorType{Dims: 2, Of: G.Float64})
+	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, G.TensorType{Dims: 2, Of: G.Float64})
 }
 
 // InferShape implements gorgonia.Op.
@@ -33,19 +34,26 @@ func (op PixelOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 
 // Do implements gorgonia.Op.
 func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
-	if len(vs) != 2 {
-		return nil, fmt.Errorf("physics: pixel op wants 2 inputs, got %d", len(vs))
+	if len(vs) != 5 {
+		return nil, fmt.Errorf("physics: pixel op wants 5 inputs, got %d", len(vs))
 	}
-	p, err := float64s(vs[0], NParams)
-	if err != nil {
-		return nil, fmt.Errorf("physics: pixel op parameters: %w", err)
-	}
-	fhkl, err := float64s(vs[1], op.Cfg.TableLen())
-	if err != nil {
-		return nil, fmt.Errorf("physics: pixel op structure factors: %w", err)
+	c := &op.Cfg
+	var in Inputs
+	for i, t := range []struct {
+		name string
+		dst  *[]float64
+		n    int
+	}{{"parameters", &in.P, NParams}, {"structure factors", &in.Fhkl, c.TableLen()},
+		{"sources", &in.Sources, c.Sources * SourceCols}, {"mosaic domains", &in.Mosaic, c.Domains * MosaicCols},
+		{"mask", &in.Mask, c.MaskLen()}} {
+		d, err := float64s(vs[i], t.n)
+		if err != nil {
+			return nil, fmt.Errorf("physics: pixel op %s: %w", t.name, err)
+		}
+		*t.dst = d
 	}
 	out := make([]float64, op.Cfg.SPixels*op.Cfg.FPixels)
-	Render(&op.Cfg, p, fhkl, out)
+	Render(c, &in, out)
 	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
 }
 

@@ -61,38 +61,49 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 		r.Image[i] = float32(v)
 	}
 	cfg := sim.Program().Key().Pixels
-	r.Stats = stats(&cfg, m, r.Image, graph.Packed(m), args.IntScale)
+	r.Stats = stats(&cfg, m, r.Image, graph.FloatInputs(m), args.IntScale)
 	return r, args, nil
 }
 
-// stats reproduces the reference's summary: sums over the float32 image
-// values, rms = sqrt(Σ I²/(n−1)), rmsd about the mean, and the position of
+// stats reproduces the reference's summary: max, mean and rms over the
+// rendered pixels (inside the ROI and unmasked) of the float32 image,
+// rms = sqrt(Σ I²/(n−1)), rmsd about that mean over every ROI pixel (masked
+// ones included, as the reference's second loop does), and the position of
 // the first maximum in scan order.
-func stats(cfg *physics.Config, m *models.Model, img []float32, packed []float64, scale float64) Stats {
+func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inputs, scale float64) Stats {
 	var st Stats
 	d := m.Detector
 	var sum, sumsq float64
+	n := 0
 	for i, v := range img {
+		f, s := i%d.FPixels, i/d.FPixels
+		if !cfg.Rendered(f, s, in.Mask) {
+			continue
+		}
 		x := float64(v)
 		if x > st.MaxI {
 			st.MaxI = x
-			f, s := i%d.FPixels, i/d.FPixels
 			sub := d.Pixel / float64(d.Oversample)
 			st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
 			st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
 		}
 		sum += x
 		sumsq += x * x
+		n++
 	}
-	n := float64(len(img))
-	st.Mean = sum / n
-	st.RMS = math.Sqrt(sumsq / math.Max(n-1, 1))
+	st.Mean = sum / float64(max(n, 1))
+	st.RMS = math.Sqrt(sumsq / float64(max(n, 2)-1))
 	var dev float64
-	for _, v := range img {
+	n = 0
+	for i, v := range img {
+		if f, s := i%d.FPixels, i/d.FPixels; f < cfg.ROIFMin || f > cfg.ROIFMax || s < cfg.ROISMin || s > cfg.ROISMax {
+			continue
+		}
 		t := float64(v) - st.Mean
 		dev += t * t
+		n++
 	}
-	st.RMSD = math.Sqrt(dev / math.Max(n-1, 1))
+	st.RMSD = math.Sqrt(dev / float64(max(n, 2)-1))
 	st.IntScale = scale
 	if st.IntScale <= 0 {
 		st.IntScale = 1
@@ -100,7 +111,7 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, packed []float64
 			st.IntScale = 55000 / st.MaxI
 		}
 	}
-	st.SolidAngle = physics.SolidAngle(cfg, packed)
+	st.SolidAngle = physics.SolidAngle(cfg, in)
 	return st
 }
 
@@ -141,6 +152,13 @@ func Simulate(argv []string, out io.Writer) error {
 	if args.IntFile != "" {
 		hdr := Header(m)
 		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
+		roi := m.Detector.ROI
+		for i := range data {
+			// The reference leaves pixels outside the ROI at zero.
+			if f, s := i%m.Detector.FPixels, i/m.Detector.FPixels; f < roi[0] || f > roi[1] || s < roi[2] || s > roi[3] {
+				data[i] = 0
+			}
+		}
 		if err := formats.WriteFileAtomic(args.IntFile, func(w io.Writer) error {
 			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
 		}); err != nil {
