@@ -33,7 +33,8 @@ func KeyOf(m *models.Model) Key {
 		Thick: d.Thick, Water: m.Beam.Water != 0, Mosaic: c.Mosaic > 0,
 		OversampleOmega: d.OversampleOmega, OversamplePolar: d.OversamplePolar, OversampleThick: d.OversampleThick,
 		Beam: d.Beam, PolarAxis: d.Polar, Spindle: d.Spindle,
-		ROIFMin: d.ROI[0], ROIFMax: d.ROI[1], ROISMin: d.ROI[2], ROISMax: d.ROI[3], HasMask: d.Mask != nil}
+		ROIFMin: d.ROI[0], ROIFMax: d.ROI[1], ROISMin: d.ROI[2], ROISMax: d.ROI[3], HasMask: d.Mask != nil,
+		Interpolate: c.Interpolate}
 	if c.HKL != nil {
 		cfg.HasHKL = true
 		cfg.HMin, cfg.HMax, cfg.KMin, cfg.KMax, cfg.LMin, cfg.LMax = c.HKL.HMin, c.HKL.HMax, c.HKL.KMin, c.HKL.KMax, c.HKL.LMin, c.HKL.LMax

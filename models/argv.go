@@ -24,7 +24,9 @@ type Args struct {
 	Misset           [3]float64
 	Na, Nb, Nc       int
 	DefaultF         float64
-	NoInterpolate    bool
+	// Interpolate: −1 automatic (on when any N ≤ 2), 0 off, 1 on; the
+	// last of -interpolate/-nointerpolate wins.
+	Interpolate int
 	// Beam.
 	LambdaA               float64
 	Fluence, Flux         float64
@@ -59,7 +61,6 @@ type Args struct {
 	WaterUM, DminA float64
 	ROI            [4]int
 	Curved         bool
-	Interpolate    bool
 	// Outputs.
 	FloatFile, IntFile, PGMFile string
 	IntScale, PGMScale, ADC     float64
@@ -71,7 +72,7 @@ type Args struct {
 // DefaultArgs is the reference program's state before any flag.
 func DefaultArgs() Args {
 	nan := math.NaN()
-	return Args{Detector: DefaultDetectorInput(), DumpFile: "Fdump.bin", Na: 1, Nb: 1, Nc: 1,
+	return Args{Detector: DefaultDetectorInput(), DumpFile: "Fdump.bin", Na: 1, Nb: 1, Nc: 1, Interpolate: -1,
 		LambdaA: 1, Fluence: 125932015286227086360700780544.0, ExposureS: 1, BeamsizeMM: 0.1,
 		PhiDeg: nan, OscDeg: nan, PhiStepDeg: nan, PhiSteps: -1, MosaicDeg: nan, ADC: 40,
 		MosaicSeed: 12345678, Fudge: 1, HDivRange: nan, VDivRange: nan, HDivStep: nan, VDivStep: nan,
@@ -191,13 +192,13 @@ var specs = []flagSpec{
 	{[]string{"-Nb"}, 1, i1(func(a *Args) *int { return &a.Nb })},
 	{[]string{"-Nc"}, 1, i1(func(a *Args) *int { return &a.Nc })},
 	{[]string{"-default_F"}, 1, f1(func(a *Args) *float64 { return &a.DefaultF })},
-	{[]string{"-nointerpolate"}, 0, on(func(a *Args) *bool { return &a.NoInterpolate })},
+	{[]string{"-nointerpolate"}, 0, func(a *Args, _ string, _ []string) error { a.Interpolate = 0; return nil }},
 	{[]string{"-square_xtal"}, 0, shape(Square)},
 	{[]string{"-round_xtal"}, 0, shape(Round)},
 	{[]string{"-gauss_xtal"}, 0, shape(Gauss)},
 	{[]string{"-tophat_spots", "-binary_spots"}, 0, shape(Tophat)},
 	{[]string{"-fudge"}, 1, f1(func(a *Args) *float64 { return &a.Fudge })},
-	{[]string{"-interpolate"}, 0, on(func(a *Args) *bool { return &a.Interpolate })},
+	{[]string{"-interpolate"}, 0, func(a *Args, _ string, _ []string) error { a.Interpolate = 1; return nil }},
 	// Sources.
 	{[]string{"-hdivrange"}, 1, f1(func(a *Args) *float64 { return &a.HDivRange })},
 	{[]string{"-vdivrange"}, 1, f1(func(a *Args) *float64 { return &a.VDivRange })},
@@ -534,12 +535,9 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	if err := a.loadF(c, log); err != nil {
 		return nil, err
 	}
-	if a.Interpolate && !a.NoInterpolate && c.HKL != nil {
-		return nil, usagef("-interpolate: tricubic structure-factor interpolation is not implemented yet")
-	}
-	if c.HKL != nil && !a.NoInterpolate && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2) {
-		return nil, usagef("with -hkl and a crystal 2 or fewer cells wide the reference interpolates structure factors, which is not implemented yet: add -nointerpolate")
-	}
+	// The reference's rule: interpolate when asked, or by default when the
+	// crystal is at most 2 cells wide; never without a table.
+	c.Interpolate = c.HKL != nil && (a.Interpolate == 1 || (a.Interpolate < 0 && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2)))
 	steps, step, osc := a.phiSweep()
 	if !math.IsNaN(a.PhiDeg) {
 		c.Phi = rad(a.PhiDeg)

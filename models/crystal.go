@@ -52,6 +52,8 @@ type Crystal struct {
 	DefaultF float64
 	// HKL holds -hkl (or Fdump.bin) structure factors; nil when absent.
 	HKL *formats.HKLGrid
+	// Interpolate selects tricubic interpolation between the HKL entries.
+	Interpolate bool
 }
 
 // CrystalParams are the crystal's continuous parameters over an algebra.

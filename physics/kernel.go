@@ -86,6 +86,9 @@ type Config struct {
 	// ROI: inclusive pixel bounds; pixels outside are not rendered.
 	ROIFMin, ROIFMax, ROISMin, ROISMax int
 	HasMask                            bool // render only pixels whose mask value is non-zero
+	// Interpolate selects tricubic interpolation of structure factors
+	// (with the reference's switch-off at the first out-of-range point).
+	Interpolate bool
 	// Structure-factor table bounds (inclusive); HasHKL false means every
 	// reflection has DefaultF.
 	HasHKL                             bool
@@ -133,35 +136,117 @@ type Inputs struct {
 // Render computes the photon image (slow-major, len FPixels·SPixels) into
 // out. Rows are shared out to GOMAXPROCS goroutines; each pixel is
 // computed independently, so the result does not depend on the split.
+//
+// With Config.Interpolate the reference switches interpolation off for the
+// rest of its run at the first evaluation whose tricubic neighbourhood
+// leaves the table, walking pixels in scan order. Render reproduces that
+// independently of threads: a first pass interpolates everywhere and finds
+// the first such evaluation; pixels from there on are computed again with
+// interpolation off from that evaluation onwards.
 func Render(c *Config, in *Inputs, out []float64) {
-	rows := make(chan int, c.SPixels)
+	k := newKernel(c, in)
+	mode := interpNone
+	if c.Interpolate && c.HasHKL {
+		mode = interpOn
+	}
+	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
+	firstEval := make([]int, c.SPixels)
+	parallelRows(c.SPixels, func(s int) {
+		firstOOR[s] = -1
+		row := out[s*c.FPixels : (s+1)*c.FPixels]
+		for f := range row {
+			row[f] = 0
+			if c.Rendered(f, s, in.Mask) {
+				var e int
+				row[f], e = k.pixel(f, s, mode, 0)
+				if e >= 0 && firstOOR[s] < 0 {
+					firstOOR[s], firstEval[s] = f, e
+				}
+			}
+		}
+	})
+	if mode != interpOn {
+		return
+	}
+	p, e := Cutoff(c, firstOOR, firstEval)
+	if p < 0 {
+		return
+	}
+	out[p], _ = k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e)
+	parallelRows(c.SPixels, func(s int) {
+		for f := 0; f < c.FPixels; f++ {
+			if i := s*c.FPixels + f; i > p && c.Rendered(f, s, in.Mask) {
+				out[i], _ = k.pixel(f, s, interpNone, 0)
+			}
+		}
+	})
+}
+
+// InterpolationCutoff returns the first rendered pixel (scan order) at
+// which the reference would switch interpolation off, with the fractional
+// indices that caused it; pixel is −1 when that never happens. It walks the
+// pixels in order and stops there.
+func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
+	if !c.Interpolate || !c.HasHKL {
+		return -1, hkl
+	}
+	k := newKernel(c, in)
+	k.onOOR = func(h, kk, l float64) { hkl = [3]float64{h, kk, l} }
 	for s := 0; s < c.SPixels; s++ {
+		for f := 0; f < c.FPixels; f++ {
+			if c.Rendered(f, s, in.Mask) {
+				if _, e := k.pixel(f, s, interpOn, 0); e >= 0 {
+					return s*c.FPixels + f, hkl
+				}
+			}
+		}
+	}
+	return -1, hkl
+}
+
+// Cutoff turns per-row first out-of-range positions into the global one:
+// the pixel index and evaluation index, or −1.
+func Cutoff(c *Config, firstOOR, firstEval []int) (pixel, eval int) {
+	for s, f := range firstOOR {
+		if f >= 0 {
+			return s*c.FPixels + f, firstEval[s]
+		}
+	}
+	return -1, 0
+}
+
+// parallelRows runs row(s) for every row on GOMAXPROCS goroutines.
+func parallelRows(n int, row func(s int)) {
+	rows := make(chan int, n)
+	for s := 0; s < n; s++ {
 		rows <- s
 	}
 	close(rows)
 	workers := runtime.GOMAXPROCS(0)
-	if workers > c.SPixels {
-		workers = c.SPixels
+	if workers > n {
+		workers = n
 	}
-	k := newKernel(c, in)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for s := range rows {
-				row := out[s*c.FPixels : (s+1)*c.FPixels]
-				for f := range row {
-					row[f] = 0
-					if c.Rendered(f, s, in.Mask) {
-						row[f] = k.pixel(f, s)
-					}
-				}
+				row(s)
 			}
 		}()
 	}
 	wg.Wait()
 }
+
+// interpMode selects how cellF finds structure factors in one pixel.
+type interpMode int
+
+const (
+	interpNone  interpMode = iota // nearest reflection
+	interpOn                      // tricubic; report the first out-of-range evaluation
+	interpUntil                   // tricubic before evaluation `until`, nearest from it on
+)
 
 // source is one incident direction and wavelength.
 type source struct {
@@ -187,6 +272,7 @@ type kernel struct {
 	ibg, distance       float64
 	fhkl                []float64
 	hStride, kStride    int
+	onOOR               func(h, k, l float64) // called at the first out-of-range point of a pixel
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -314,9 +400,14 @@ func (k *kernel) omega(r float64) float64 {
 // sources, φ steps, mosaic domains. The cached factors (ω, polarization,
 // capture fraction) are recomputed where the reference recomputes them:
 // when still zero, or every time with the matching -oversample_* flag.
-func (k *kernel) pixel(fpix, spix int) float64 {
+//
+// mode and until choose the structure-factor lookup (see interpMode); the
+// second result is the index of the first evaluation whose interpolation
+// neighbourhood left the table (interpOn only), or −1.
+func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int) {
 	c := k.c
 	sum := k.ibg
+	eval, oor := 0, -1
 	var omega, polar, capture float64
 	if c.NoPolar {
 		polar = 1
@@ -360,7 +451,24 @@ func (k *kernel) pixel(fpix, spix int) float64 {
 						if fl == 0 && !c.Water {
 							continue
 						}
-						fc := k.cellF(h, kk, l)
+						var fc float64
+						switch {
+						case mode == interpNone || (mode == interpUntil && eval >= until):
+							fc = k.cellF(h, kk, l)
+						case k.inInterpRange(h, kk, l):
+							fc = k.interpolate(h, kk, l)
+						default:
+							// The reference's fallback at the first such point:
+							// the nearest reflection, and no interpolation after.
+							fc = k.cellF(h, kk, l)
+							if oor < 0 {
+								oor = eval
+								if k.onOOR != nil {
+									k.onOOR(h, kk, l)
+								}
+							}
+						}
+						eval++
 						sum += fc * fc * fl * fl
 						// The reference scales the whole running sum, not the term.
 						if c.OversampleThick {
@@ -387,7 +495,7 @@ func (k *kernel) pixel(fpix, spix int) float64 {
 	if !c.OversampleOmega {
 		v *= omega
 	}
-	return v
+	return v, oor
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.
@@ -462,6 +570,48 @@ func (k *kernel) cellF(h, kk, l float64) float64 {
 		return k.defaultF
 	}
 	return k.fhkl[(h0-c.HMin)*k.hStride+(k0-c.KMin)*k.kStride+(l0-c.LMin)]
+}
+
+// inInterpRange is the reference's test that the 4×4×4 neighbourhood of
+// (h, k, l) lies inside the table (done on the fractional indices).
+func (k *kernel) inInterpRange(h, kk, l float64) bool {
+	c := k.c
+	hr, kr, lr := float64(c.HMax-c.HMin+1), float64(c.KMax-c.KMin+1), float64(c.LMax-c.LMin+1)
+	return !(h-float64(c.HMin)+3 > hr || h-2 < float64(c.HMin) ||
+		kk-float64(c.KMin)+3 > kr || kk-2 < float64(c.KMin) ||
+		l-float64(c.LMin)+3 > lr || l-2 < float64(c.LMin))
+}
+
+// interpolate is the reference's tricubic interpolation: 4-point Lagrange
+// polynomials through the structure factors at floor(x)−1 … floor(x)+2,
+// along l, then k, then h (its polin3/polin2/polint).
+func (k *kernel) interpolate(h, kk, l float64) float64 {
+	c := k.c
+	h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
+	var xh, xk, xl [4]float64
+	for i := 0; i < 4; i++ {
+		xh[i], xk[i], xl[i] = float64(h0-1+i), float64(k0-1+i), float64(l0-1+i)
+	}
+	var alongH [4]float64
+	for i1 := 0; i1 < 4; i1++ {
+		var alongK [4]float64
+		for i2 := 0; i2 < 4; i2++ {
+			base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
+			alongK[i2] = polint(&xl, k.fhkl[base:base+4], l)
+		}
+		alongH[i1] = polint(&xk, alongK[:], kk)
+	}
+	return polint(&xh, alongH[:], h)
+}
+
+// polint is the 4-point Lagrange interpolating polynomial through
+// (xa[i], ya[i]) evaluated at x, term by term as the reference writes it.
+func polint(xa *[4]float64, ya []float64, x float64) float64 {
+	x0 := (x - xa[1]) * (x - xa[2]) * (x - xa[3]) * ya[0] / ((xa[0] - xa[1]) * (xa[0] - xa[2]) * (xa[0] - xa[3]))
+	x1 := (x - xa[0]) * (x - xa[2]) * (x - xa[3]) * ya[1] / ((xa[1] - xa[0]) * (xa[1] - xa[2]) * (xa[1] - xa[3]))
+	x2 := (x - xa[0]) * (x - xa[1]) * (x - xa[3]) * ya[2] / ((xa[2] - xa[0]) * (xa[2] - xa[1]) * (xa[2] - xa[3]))
+	x3 := (x - xa[0]) * (x - xa[1]) * (x - xa[2]) * ya[3] / ((xa[3] - xa[0]) * (xa[3] - xa[1]) * (xa[3] - xa[2]))
+	return x0 + x1 + x2 + x3
 }
 
 // Sincg is the lattice transform of N unit cells along one axis,

@@ -2,6 +2,7 @@ package physics
 
 import (
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -59,6 +60,81 @@ func TestPolarization(t *testing.T) {
 	} {
 		if got := Polarization(c.k, inc, c.d, axis); math.Abs(got-c.want) > 1e-14 {
 			t.Errorf("%s: %.16g, want %.16g", c.name, got, c.want)
+		}
+	}
+}
+
+// TestInterpolationSwitchOff: the reference walks pixels in scan order and
+// switches interpolation off for good at the first evaluation whose 4×4×4
+// neighbourhood leaves the table. Render must give exactly what that
+// sequential walk gives, whatever the number of threads. The walk below is
+// written out evaluation by evaluation against the reference's loop.
+func TestInterpolationSwitchOff(t *testing.T) {
+	c := &Config{FPixels: 24, SPixels: 20, Oversample: 2, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
+		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
+		ROIFMax: 24, ROISMax: 20, Interpolate: true, HasHKL: true, HMin: -3, HMax: 3, KMin: -3, KMax: 3, LMin: -3, LMax: 3}
+	p := make([]float64, NParams)
+	// MOSFLM-like detector 100 mm away, 1 mm pixels, the beam on pixel
+	// (0, 0): with a 40 Å cell at 1 Å, |l| passes 1 (where the ±3 table can
+	// no longer hold the 4-point neighbourhood) a few pixels along the
+	// first row, so the switch-off comes part-way through the image.
+	copy(p[PPix0:], []float64{0.1, 0.0005, -0.0005})
+	copy(p[PFdet:], []float64{0, 0, 1})
+	copy(p[PSdet:], []float64{0, -1, 0})
+	copy(p[PObs:], []float64{1, 0, 0})
+	copy(p[PCellA:], []float64{40e-10, 0, 0})
+	copy(p[PCellB:], []float64{0, 40e-10, 0})
+	copy(p[PCellC:], []float64{0, 0, 40e-10})
+	p[PLambda], p[PFluence], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel], p[PFudge] = 1e-10, 1e24, 3, 3, 3, 7, 1e-3, 1
+	table := make([]float64, c.TableLen())
+	for i := range table {
+		table[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
+	}
+	in := &Inputs{P: p, Fhkl: table, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
+
+	want := make([]float64, c.FPixels*c.SPixels)
+	k := newKernel(c, in)
+	off, cut := false, -1
+	for i := range want {
+		f, s := i%c.FPixels, i/c.FPixels
+		if off {
+			want[i], _ = k.pixel(f, s, interpNone, 0)
+			continue
+		}
+		v, e := k.pixel(f, s, interpOn, 0)
+		if e >= 0 {
+			v, _ = k.pixel(f, s, interpUntil, e)
+			off, cut = true, i
+		}
+		want[i] = v
+	}
+	if cut <= 0 || cut >= len(want)-1 {
+		t.Fatalf("switch-off at pixel %d: the test geometry must switch part-way through", cut)
+	}
+	if got, _ := InterpolationCutoff(c, in); got != cut {
+		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", got, cut)
+	}
+	for _, procs := range []int{1, 2, 7} {
+		old := runtime.GOMAXPROCS(procs)
+		got := make([]float64, len(want))
+		Render(c, in, got)
+		runtime.GOMAXPROCS(old)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("GOMAXPROCS=%d: pixel %d = %g, sequential walk %g", procs, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestPolint: the 4-point Lagrange polynomial reproduces a cubic exactly.
+func TestPolint(t *testing.T) {
+	cubic := func(x float64) float64 { return 2*x*x*x - 3*x*x + 0.5*x - 4 }
+	xa := [4]float64{-1, 0, 1, 2}
+	ya := []float64{cubic(-1), cubic(0), cubic(1), cubic(2)}
+	for _, x := range []float64{-0.7, 0.25, 1.5, 1.99} {
+		if got, want := polint(&xa, ya, x), cubic(x); math.Abs(got-want) > 1e-12 {
+			t.Errorf("polint(%g) = %g, cubic gives %g", x, got, want)
 		}
 	}
 }

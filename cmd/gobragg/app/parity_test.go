@@ -129,9 +129,7 @@ func inDir(t *testing.T, inputs []string, f func()) {
 // pending lists the manifest cases this version does not reproduce yet;
 // each must be refused with a "not implemented yet" message, never
 // rendered wrong. Every other case must reproduce.
-var pending = map[string]bool{
-	"sweep__hkl_P1_interpolate": true, "sweep__hkl_varied_interpolate": true,
-}
+var pending = map[string]bool{}
 
 // reference returns the manifest case whose image is the correct answer
 // for c: itself, or for the reference's two bugs that gobragg does not

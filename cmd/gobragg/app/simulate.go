@@ -61,7 +61,12 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 		r.Image[i] = float32(v)
 	}
 	cfg := sim.Program().Key().Pixels
-	r.Stats = stats(&cfg, m, r.Image, graph.FloatInputs(m), args.IntScale)
+	in := graph.FloatInputs(m)
+	if p, hkl := physics.InterpolationCutoff(&cfg, in); p >= 0 {
+		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
+			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
+	}
+	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
 	return r, args, nil
 }
 

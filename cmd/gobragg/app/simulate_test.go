@@ -123,7 +123,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 // run without -hkl reads it back (and says so), giving the same image.
 func TestFdumpCache(t *testing.T) {
 	argv := []string{"-cell", "100", "100", "100", "90", "90", "90", "-lambda", "6.2", "-N", "5", "-distance", "100",
-		"-detpixels", "64", "-nointerpolate"}
+		"-detpixels", "64"}
 	inDir(t, []string{"P1_varied.hkl"}, func() {
 		var log1, log2 bytes.Buffer
 		r1, _, err := Render(append(argv, "-hkl", "P1_varied.hkl"), &log1)
