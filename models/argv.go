@@ -62,9 +62,9 @@ type Args struct {
 	ROI            [4]int
 	Curved         bool
 	// Outputs.
-	FloatFile, IntFile, PGMFile string
-	IntScale, PGMScale, ADC     float64
-	NoPGM                       bool
+	FloatFile, IntFile, PGMFile, NoiseFile string
+	IntScale, PGMScale, ADC                float64
+	NoPGM                                  bool
 	// Warnings are printed by Model: things the reference accepts silently.
 	Warnings []string
 }
@@ -347,6 +347,7 @@ var specs = []flagSpec{
 	// Outputs.
 	{[]string{"-floatfile", "-floatimage"}, 1, str(func(a *Args) *string { return &a.FloatFile })},
 	{[]string{"-intfile", "-intimage"}, 1, str(func(a *Args) *string { return &a.IntFile })},
+	{[]string{"-noisefile", "-noiseimage"}, 1, str(func(a *Args) *string { return &a.NoiseFile })},
 	{[]string{"-pgmfile", "-pgmimage"}, 1, str(func(a *Args) *string { return &a.PGMFile })},
 	{[]string{"-scale"}, 1, f1(func(a *Args) *float64 { return &a.IntScale })},
 	{[]string{"-pgmscale"}, 1, f1(func(a *Args) *float64 { return &a.PGMScale })},
@@ -359,7 +360,6 @@ var specs = []flagSpec{
 // refused with this explanation rather than ignored.
 var later = map[string]string{
 	"-mask": "pixel masks", "-img": "SMV header ingestion",
-	"-noisefile": "Poisson noise images", "-noiseimage": "Poisson noise images",
 	"-stol": "amorphous scattering", "-4stol": "amorphous scattering", "-Q": "amorphous scattering",
 	"-coherent": "coherent addition", "-printout": "per-pixel printout", "-printout_pixel": "per-pixel printout",
 }

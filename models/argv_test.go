@@ -21,7 +21,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"-cell"}, "-cell: needs the cell"},
 		{[]string{"-pivot", "middle"}, `-pivot "middle"`},
 		{[]string{"abc"}, `unexpected argument "abc"`},
-		{[]string{"-noisefile", "x.img"}, "-noisefile: Poisson noise images is not implemented yet"},
+		{[]string{"-stol", "x.stol"}, "-stol: amorphous scattering is not implemented yet"},
 		{[]string{"-energy", "0"}, "-energy 0"},
 		{[]string{"-lambda", "NaN"}, `-lambda: "NaN" is not a number`},
 	} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/models"
@@ -143,7 +144,7 @@ func Simulate(argv []string, out io.Writer) error {
 	fmt.Fprintf(out, "intfile_scale = %s\n", formats.G(st.IntScale))
 
 	floatFile := args.FloatFile
-	if floatFile == "" && args.IntFile == "" && args.PGMFile == "" {
+	if floatFile == "" && args.IntFile == "" && args.PGMFile == "" && args.NoiseFile == "" {
 		floatFile = "floatimage.bin" // the reference's default name
 	}
 	if floatFile != "" {
@@ -170,6 +171,21 @@ func Simulate(argv []string, out io.Writer) error {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
 		}
 		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.IntFile)
+	}
+	if args.NoiseFile != "" {
+		seed := args.Seed
+		if !args.HasSeed {
+			seed = time.Now().Unix() // the reference's default seed
+		}
+		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
+		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
+		hdr := Header(m)
+		if err := formats.WriteFileAtomic(args.NoiseFile, func(w io.Writer) error {
+			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
+		}); err != nil {
+			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
+		}
+		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.NoiseFile)
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		scale := args.PGMScale

@@ -3,7 +3,9 @@ package app
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -164,4 +166,64 @@ func TestDemo(t *testing.T) {
 			t.Errorf("output does not say where the preview went: %q", out.String())
 		}
 	})
+}
+
+// TestNoiseMatchesReference: with -seed 1 the noise image equals the
+// reference's sweep__noisefile_seed1.noise.img pixel for pixel, and the
+// photon and overload counts equal the ones it printed (manifest
+// stdout_stats noise_photons, noise_overloads).
+func TestNoiseMatchesReference(t *testing.T) {
+	var args []string
+	var photons float64
+	for _, gc := range loadManifest(t) {
+		if gc.ID == "sweep__noisefile_seed1" {
+			args = gc.Args
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(goldenDir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []struct {
+		ID    string `json:"id"`
+		Stats struct {
+			Photons   float64 `json:"noise_photons"`
+			Overloads int     `json:"noise_overloads"`
+		} `json:"stdout_stats"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		if r.ID == "sweep__noisefile_seed1" {
+			photons = r.Stats.Photons
+		}
+	}
+	var got []byte
+	var out bytes.Buffer
+	inDir(t, nil, func() {
+		if err := Simulate(append(args, "-noisefile", "noise.img"), &out); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = os.ReadFile("noise.img"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	want := readGz(t, filepath.Join(goldenDir, "sweep/sweep__noisefile_seed1.noise.img.gz"))
+	if len(got) != len(want) {
+		t.Fatalf("noise file has %d bytes, reference %d", len(got), len(want))
+	}
+	diff := 0
+	for i := 512; i < len(want); i += 2 {
+		if got[i] != want[i] || got[i+1] != want[i+1] {
+			diff++
+		}
+	}
+	if diff != 0 {
+		t.Errorf("%d of %d noise pixels differ from the reference's", diff, (len(want)-512)/2)
+	}
+	line := fmt.Sprintf("%.0f photons on noise image (0 overloads)", photons)
+	if !strings.Contains(out.String(), line) {
+		t.Errorf("output lacks %q:\n%s", line, out.String())
+	}
 }
