@@ -65,6 +65,8 @@ type Args struct {
 	FloatFile, IntFile, PGMFile, NoiseFile string
 	IntScale, PGMScale, ADC                float64
 	NoPGM                                  bool
+	// Mask holds the -mask file's pixels (nil: none).
+	Mask []float64
 	// Warnings are printed by Model: things the reference accepts silently.
 	Warnings []string
 }
@@ -347,6 +349,9 @@ var specs = []flagSpec{
 	// Outputs.
 	{[]string{"-floatfile", "-floatimage"}, 1, str(func(a *Args) *string { return &a.FloatFile })},
 	{[]string{"-intfile", "-intimage"}, 1, str(func(a *Args) *string { return &a.IntFile })},
+	// Read by ParseArgs before the other flags (see ingest).
+	{[]string{"-mask"}, 1, func(*Args, string, []string) error { return nil }},
+	{[]string{"-img"}, 1, func(*Args, string, []string) error { return nil }},
 	{[]string{"-noisefile", "-noiseimage"}, 1, str(func(a *Args) *string { return &a.NoiseFile })},
 	{[]string{"-pgmfile", "-pgmimage"}, 1, str(func(a *Args) *string { return &a.PGMFile })},
 	{[]string{"-scale"}, 1, f1(func(a *Args) *float64 { return &a.IntScale })},
@@ -359,7 +364,6 @@ var specs = []flagSpec{
 // later lists reference flags that a later version implements: they are
 // refused with this explanation rather than ignored.
 var later = map[string]string{
-	"-mask": "pixel masks", "-img": "SMV header ingestion",
 	"-stol": "amorphous scattering", "-4stol": "amorphous scattering", "-Q": "amorphous scattering",
 	"-coherent": "coherent addition", "-printout": "per-pixel printout", "-printout_pixel": "per-pixel printout",
 }
@@ -413,8 +417,21 @@ func setMisset(a *Args, flag string, v []string) error {
 // matched by their exact spelling (the reference's aliases included), not
 // by substring as the reference does, so "-twotheta_axis" no longer also
 // sets -twotheta and "-misset_seed" no longer sets -misset.
+//
+// As the reference does, a -mask and then an -img SMV file are read first:
+// their headers set the detector defaults that the other flags may then
+// override, and the mask's non-zero pixels are the ones rendered.
 func ParseArgs(argv []string) (*Args, error) {
 	a := DefaultArgs()
+	for _, name := range []string{"-mask", "-img"} {
+		for i := 0; i+1 < len(argv); i++ {
+			if argv[i] == name {
+				if err := a.ingest(name, argv[i+1]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	for i := 0; i < len(argv); i++ {
 		flag := argv[i]
 		sp, ok := byName[flag]
@@ -557,6 +574,12 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 		return nil, err
 	}
 	d.Curved = a.Curved
+	if a.Mask != nil {
+		if len(a.Mask) != d.FPixels*d.SPixels {
+			return nil, usagef("-mask: %d pixels, the detector has %dx%d", len(a.Mask), d.FPixels, d.SPixels)
+		}
+		d.Mask = a.Mask
+	}
 	m := &Model{Crystal: c, Beam: beam, Detector: d, Osc: rad(osc)}
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -628,4 +651,68 @@ func (a *Args) phiSweep() (steps int, step, osc float64) {
 		return steps, osc / float64(steps), osc
 	}
 	return steps, step, osc
+}
+
+// ingest reads an SMV file's header into the detector defaults, as the
+// reference's -img and -mask do (a mask's BEAM_CENTER_Y counts from the
+// other edge), and keeps a mask's pixels.
+func (a *Args) ingest(flag, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("models: %s: %w", flag, err)
+	}
+	defer f.Close()
+	im, err := formats.ReadSMV(f)
+	if err != nil {
+		return fmt.Errorf("models: %s %s: %w", flag, path, err)
+	}
+	d := &a.Detector
+	d.FPixels, d.SPixels = im.Width, im.Height
+	val := func(key string) (float64, bool) {
+		v, _ := im.Value(key)
+		return v, !math.IsNaN(v)
+	}
+	if v, ok := val("PIXEL_SIZE"); ok {
+		d.PixelMM = v
+	}
+	d.DetsizeFMM, d.DetsizeSMM = d.PixelMM*float64(im.Width), d.PixelMM*float64(im.Height)
+	if v, ok := val("DISTANCE"); ok {
+		d.DistanceMM = v
+	}
+	if v, ok := val("CLOSE_DISTANCE"); ok {
+		d.CloseDistanceMM = v
+	}
+	if v, ok := val("WAVELENGTH"); ok {
+		a.LambdaA = v
+	}
+	if v, ok := val("BEAM_CENTER_X"); ok {
+		d.XbeamMM = v
+	}
+	if v, ok := val("BEAM_CENTER_Y"); ok {
+		d.YbeamMM = v
+		if flag == "-mask" {
+			d.YbeamMM = d.DetsizeSMM - v
+		}
+	}
+	if v, ok := val("ORGX"); ok {
+		d.ORGX = v
+	}
+	if v, ok := val("ORGY"); ok {
+		d.ORGY = v
+	}
+	if v, ok := val("PHI"); ok {
+		a.PhiDeg = v
+	}
+	if v, ok := val("OSC_RANGE"); ok {
+		a.OscDeg = v
+	}
+	// The reference reads TWOTHETA into a variable it never uses; so does
+	// gobragg (the detector's two-theta comes only from -twotheta).
+	if flag == "-mask" {
+		a.Mask = make([]float64, len(im.Data))
+		for i, v := range im.Data {
+			a.Mask[i] = float64(v)
+		}
+	}
+	return nil
 }

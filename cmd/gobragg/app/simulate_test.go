@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,4 +227,68 @@ func TestNoiseMatchesReference(t *testing.T) {
 	if !strings.Contains(out.String(), line) {
 		t.Errorf("output lacks %q:\n%s", line, out.String())
 	}
+}
+
+// TestImgHeaderIngestion: -img takes the detector from an SMV header. Fed
+// the reference's own intfile of sweep__intfile_autoscale plus only the
+// crystal and beam flags, gobragg must reproduce that run's golden float
+// image (the header carries size, pixel, distance, wavelength and centre).
+func TestImgHeaderIngestion(t *testing.T) {
+	img := readGz(t, filepath.Join(goldenDir, "sweep/sweep__intfile_autoscale.int.img.gz"))
+	gold := readGolden(t, "sweep/sweep__intfile_autoscale.bin", 256*256)
+	inDir(t, nil, func() {
+		if err := os.WriteFile("ref_001.img", img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := Render([]string{"-img", "ref_001.img", "-default_F", "100", "-cell", "100", "100", "100", "90", "90", "90", "-N", "5"}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if relL2, corr := compare(r.Image, gold); relL2 > maxRelL2 || corr < minCorr {
+			t.Errorf("relL2 %.3g corr %.9f against the run that wrote the header", relL2, corr)
+		}
+	})
+}
+
+// TestMask: pixels whose -mask value is zero are not rendered (0 in the
+// image); the others are untouched. The mask's header also sets the beam
+// centre, with BEAM_CENTER_Y counted from the far edge as the reference
+// reads masks: 12.75 mm here becomes 25.6 − 12.75 = 12.85 mm, the golden
+// run's default, so an unflipped reading would shift every spot.
+func TestMask(t *testing.T) {
+	gold := readGolden(t, "sweep/sweep__base.bin", 256*256)
+	mask := make([]uint16, 256*256)
+	for i := range mask {
+		if (i/256+i%256)%3 != 0 {
+			mask[i] = 1
+		}
+	}
+	var args []string
+	for _, gc := range loadManifest(t) {
+		if gc.ID == "sweep__base" {
+			args = gc.Args
+		}
+	}
+	inDir(t, nil, func() {
+		err := formats.WriteFileAtomic("mask.img", func(w io.Writer) error {
+			return formats.WriteSMV(w, formats.SMVHeader{PixelMM: 0.1, DistanceMM: 100, WavelengthA: 1,
+				BeamCenterXMM: 12.85, BeamCenterYMM: 12.75, CloseDistanceMM: 100, XDSOrgXPx: 128.5, XDSOrgYPx: 128.5}, 256, 256, mask)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := Render(append([]string{"-mask", "mask.img"}, args...), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range r.Image {
+			want := gold[i]
+			if mask[i] == 0 {
+				want = 0
+			}
+			if math.Abs(float64(v-want)) > 1e-5*math.Abs(float64(want))+1e-12 {
+				t.Fatalf("pixel %d (mask %d): %g, want %g", i, mask[i], v, want)
+			}
+		}
+	})
 }
