@@ -2,11 +2,16 @@
 // fused gorgonia op (PixelOp) whose kernel (Render) loops over pixels and,
 // inside each pixel, over sub-pixels.
 //
-// Per sub-pixel: the diffracted direction d from the sample to the
-// sub-pixel centre, the scattering vector q = (d − i)/λ, fractional Miller
-// indices h = a·q (a, b, c real-space cell vectors), the SQUARE lattice
-// factor Π sincg(πh, N), the nearest-reflection structure factor, and the
-// running sum of F²·F_latt². Per pixel: I = r_e²·fluence·Σ/steps·ω·P,
+// Loops, outermost first, as the reference: sensor layers, sub-pixels,
+// sources, φ steps, mosaic domains. The orientation list (φ rotation about
+// the spindle, then each domain's rotation) is built inside the op from the
+// base cell vectors, so one op carries all of it. Per evaluation: the
+// diffracted direction d from the sample to the sub-pixel centre, the
+// scattering vector q = (d − i)/λ, fractional Miller indices h = a·q, the
+// lattice factor of the shape (Π sincg(πh, N) for the parallelepiped), the
+// structure factor (nearest reflection or tricubic interpolation), and the
+// running sum of F²·F_latt² seeded with the water background. Per pixel:
+// I = r_e²·fluence·Σ/steps·ω·P·capture,
 // with the solid angle ω and the Kahn polarization P taken from the
 // pixel's first sub-pixel unless the -oversample_omega/-oversample_polar
 // flags ask for every sub-pixel (then, as the reference does, the whole
@@ -16,9 +21,12 @@
 //
 //   - Units: SI only. Lengths in metres, wavelengths in metres, fluence in
 //     photons/m², angles in radians; the image is photons per pixel.
-//   - Inputs: the packed parameter vector (layout PPix0 … PPixel, NParams
-//     values) and the padded structure-factor table (h slowest, l fastest,
-//     (hRange+1)(kRange+1)(lRange+1) values as the reference lays it out).
+//   - Inputs: the packed parameter vector (layout PPix0 … PDistance,
+//     NParams values), the padded structure-factor table (h slowest, l
+//     fastest, (hRange+1)(kRange+1)(lRange+1) values as the reference lays
+//     it out), the source table (incident unit vector, λ/λ0), the mosaic
+//     table (axis, angle fraction; angle = F·spread in single precision as
+//     the reference) and the mask.
 //   - Output: shape (SPixels, FPixels), slow-major: img[s*FPixels+f].
 //   - Parallelism: rows are shared out to GOMAXPROCS goroutines; every
 //     pixel is computed independently, so results are bit-identical run to
