@@ -11,14 +11,15 @@ type field[T any] struct {
 // fields lists the graph's input parameters in a fixed order. Which ones
 // exist is structural: a matrix crystal has no cell lengths, a cell crystal
 // no matrix elements.
-func fields[T any](p *models.Params[T], fromMatrix bool) []field[T] {
+func fields[T any](p *models.Params[T], fromMatrix, cellLengths bool) []field[T] {
 	c, d := &p.Crystal, &p.Detector
 	var fs []field[T]
 	if fromMatrix {
 		for i := range c.Matrix {
 			fs = append(fs, field[T]{"crystal.mat" + string(rune('0'+i/3)) + string(rune('0'+i%3)), &c.Matrix[i]})
 		}
-	} else {
+	}
+	if !fromMatrix || cellLengths {
 		fs = append(fs, field[T]{"crystal.a", &c.A}, field[T]{"crystal.b", &c.B}, field[T]{"crystal.c", &c.C},
 			field[T]{"crystal.alpha", &c.Alpha}, field[T]{"crystal.beta", &c.Beta}, field[T]{"crystal.gamma", &c.Gamma})
 	}

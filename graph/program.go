@@ -15,11 +15,10 @@ import (
 // is baked into the graph's shape, branches or constants. Simulators whose
 // models share a Key share one Program and differ only in input values.
 type Key struct {
-	Pixels     physics.Config
-	FromMatrix bool
-	Pivot      models.Pivot
-	HasPix0    bool
-	Pix0       [3]float64
+	Pixels      physics.Config
+	FromMatrix  bool
+	CellLengths bool
+	Pivot       models.Pivot
 	// Unrotated detector axes, fixed by the convention (or CUSTOM input).
 	FDet, SDet, ODet, Beam, TwoThetaAxis, Spindle [3]float64
 }
@@ -39,11 +38,8 @@ func KeyOf(m *models.Model) Key {
 		cfg.HasHKL = true
 		cfg.HMin, cfg.HMax, cfg.KMin, cfg.KMax, cfg.LMin, cfg.LMax = c.HKL.HMin, c.HKL.HMax, c.HKL.KMin, c.HKL.KMax, c.HKL.LMin, c.HKL.LMax
 	}
-	k := Key{Pixels: cfg, FromMatrix: c.FromMatrix, Pivot: d.Pivot, HasPix0: d.HasPix0,
+	k := Key{Pixels: cfg, FromMatrix: c.FromMatrix, CellLengths: c.CellLengths, Pivot: d.Pivot,
 		FDet: d.FDet, SDet: d.SDet, ODet: d.ODet, Beam: d.Beam, TwoThetaAxis: d.TwoThetaAxis, Spindle: d.Spindle}
-	if d.HasPix0 {
-		k.Pix0 = d.Pix0
-	}
 	return k
 }
 
@@ -61,6 +57,9 @@ type Program struct {
 	out    G.Value // read target of image
 	mu     sync.Mutex
 }
+
+// maxPrograms bounds the program cache.
+const maxPrograms = 64
 
 var (
 	cacheMu  sync.Mutex
@@ -84,6 +83,14 @@ func ProgramFor(m *models.Model) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(cache) >= maxPrograms {
+		// Bounded cache: drop an arbitrary other program (simulators that
+		// hold it keep working; a later miss rebuilds it).
+		for k := range cache {
+			delete(cache, k)
+			break
+		}
+	}
 	cache[key] = p
 	return p, nil
 }
@@ -102,7 +109,7 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	A := &models.Graph{G: g}
 	var np models.Params[*G.Node]
 	p = &Program{key: key, g: g}
-	for _, f := range fields(&np, key.FromMatrix) {
+	for _, f := range fields(&np, key.FromMatrix, key.CellLengths) {
 		*f.ptr = G.NewScalar(g, G.Float64, G.WithName(f.name))
 		p.inputs = append(p.inputs, *f.ptr)
 		p.names = append(p.names, f.name)
@@ -140,13 +147,11 @@ func pack[T any](A models.Alg[T], m *models.Model, np *models.Params[T]) []T {
 	a, b, c := models.RealVectors(A, m.Crystal, np.Crystal, np.Lambda)
 	d := m.Detector
 	fr := models.Place(A, d, np.Detector)
-	// Reciprocal vectors of the oriented cell in Å⁻¹ (a* = b×c/V), which
-	// the non-square shapes measure distances with.
-	bxc, cxa, axb := models.Cross(A, b, c), models.Cross(A, c, a), models.Cross(A, a, b)
-	inv := A.Div(A.Const(1e-10), models.Dot(A, a, bxc))
+	// Reciprocal vectors (Å⁻¹), which the non-square shapes measure
+	// distances with.
+	as, bs, cs := models.ReciprocalOfReal(A, m.Crystal, np.Crystal, a, b, c)
 	packed := make([]T, 0, physics.NParams)
-	for _, v := range []models.V3[T]{fr.Pix0, fr.F, fr.S, fr.O, a, b, c,
-		models.Scale(A, bxc, inv), models.Scale(A, cxa, inv), models.Scale(A, axb, inv)} {
+	for _, v := range []models.V3[T]{fr.Pix0, fr.F, fr.S, fr.O, a, b, c, as, bs, cs} {
 		packed = append(packed, v[:]...)
 	}
 	cp, dp := np.Crystal, np.Detector
@@ -214,7 +219,7 @@ func New(m *models.Model) (*Simulator, error) {
 	}
 	s := &Simulator{Model: m, prog: prog}
 	pv := m.Params()
-	for _, f := range fields(&pv, m.Crystal.FromMatrix) {
+	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
 		s.values = append(s.values, *f.ptr)
 	}
 	in := FloatInputs(m)
@@ -263,5 +268,7 @@ func (s *Simulator) Image() (img []float64, err error) {
 	if !ok {
 		return nil, fmt.Errorf("graph: image data is %T", t.Data())
 	}
-	return append([]float64(nil), d...), nil
+	img = append([]float64(nil), d...)
+	p.out = nil // do not keep the last image alive in the cache
+	return img, nil
 }

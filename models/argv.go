@@ -149,8 +149,18 @@ func v3(dst func(*Args) *[3]float64, custom bool) func(*Args, string, []string) 
 	}
 }
 
+// conv selects a convention and, as the reference's argv loop does, the
+// pivot that a later CUSTOM vector flag would keep (xds: sample, others:
+// beam).
 func conv(c Convention) func(*Args, string, []string) error {
-	return func(a *Args, _ string, _ []string) error { a.Detector.Convention = c; return nil }
+	return func(a *Args, _ string, _ []string) error {
+		a.Detector.Convention = c
+		a.Detector.PivotFromArgs = PivotBeam
+		if c == XDS {
+			a.Detector.PivotFromArgs = PivotSample
+		}
+		return nil
+	}
 }
 
 func str(dst func(*Args) *string) func(*Args, string, []string) error {
@@ -227,12 +237,18 @@ var specs = []flagSpec{
 	// Sensor, background, region.
 	{[]string{"-detector_thick"}, 1, f1(func(a *Args) *float64 { return &a.DetThickUM })},
 	{[]string{"-detector_abs", "-detector_absorb", "-detector_absorption"}, 1, func(a *Args, f string, v []string) error {
+		// "inf" or 0: no absorption and, at this point of the command line,
+		// no thickness (a later -detector_thick still sets one, as in the
+		// reference, leaving μ = 0).
 		if strings.HasPrefix(v[0], "inf") {
-			a.DetAbsOff = true
+			a.DetAbsOff, a.DetThickUM = true, 0
 			return nil
 		}
 		x, err := num(f, v[0])
 		a.DetAbsUM, a.DetAbsOff = x, x == 0
+		if x == 0 {
+			a.DetThickUM = 0
+		}
 		return err
 	}},
 	{[]string{"-thicksteps", "-detector_thicksteps"}, 1, i1(func(a *Args) *int { return &a.ThickSteps })},
@@ -282,11 +298,12 @@ var specs = []flagSpec{
 	{[]string{"-beam_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Beam }, true)},
 	{[]string{"-polar_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Polar }, true)},
 	{[]string{"-spindle_axis"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Spindle }, true)},
-	{[]string{"-twotheta_axis"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.TwoThetaAx }, true)},
-	{[]string{"-pix0_vector"}, 3, func(a *Args, f string, v []string) error {
-		a.Detector.HasPix0 = true
-		return v3(func(a *Args) *[3]float64 { return &a.Detector.Pix0M }, true)(a, f, v)
-	}},
+	// The reference's substring match makes -twotheta_axis also a
+	// -twotheta: gobragg keeps its pivot choice (sample) but not the angle.
+	{[]string{"-twotheta_axis"}, 3, pivotAfter(PivotSample, v3(func(a *Args) *[3]float64 { return &a.Detector.TwoThetaAx }, true))},
+	// The reference parses -pix0_vector, selects CUSTOM, and then overwrites
+	// the vector when it places the detector; so does gobragg.
+	{[]string{"-pix0_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Pix0M }, true)},
 	{[]string{"-pivot"}, 1, func(a *Args, f string, v []string) error {
 		switch v[0] {
 		case "beam":
@@ -322,8 +339,8 @@ var specs = []flagSpec{
 		a.Detector.DetsizeFMM, a.Detector.DetsizeSMM = x, x
 		return err
 	}},
-	{[]string{"-detsize_f", "-detsize_x"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeFMM })},
-	{[]string{"-detsize_s", "-detsize_y"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeSMM })},
+	{[]string{"-detsize_f"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeFMM })},
+	{[]string{"-detsize_s"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeSMM })},
 	{[]string{"-pixel"}, 1, f1(func(a *Args) *float64 { return &a.Detector.PixelMM })},
 	{[]string{"-point_pixel"}, 0, on(func(a *Args) *bool { return &a.Detector.PointPixel })},
 	{[]string{"-oversample"}, 1, i1(func(a *Args) *int { return &a.Detector.Oversample })},
@@ -353,7 +370,7 @@ var specs = []flagSpec{
 	{[]string{"-mask"}, 1, func(*Args, string, []string) error { return nil }},
 	{[]string{"-img"}, 1, func(*Args, string, []string) error { return nil }},
 	{[]string{"-noisefile", "-noiseimage"}, 1, str(func(a *Args) *string { return &a.NoiseFile })},
-	{[]string{"-pgmfile", "-pgmimage"}, 1, str(func(a *Args) *string { return &a.PGMFile })},
+	{[]string{"-pgmfile", "-pgmimage"}, 1, func(a *Args, _ string, v []string) error { a.PGMFile, a.NoPGM = v[0], false; return nil }},
 	{[]string{"-scale"}, 1, f1(func(a *Args) *float64 { return &a.IntScale })},
 	{[]string{"-pgmscale"}, 1, f1(func(a *Args) *float64 { return &a.PGMScale })},
 	{[]string{"-adc"}, 1, f1(func(a *Args) *float64 { return &a.ADC })},
@@ -377,6 +394,22 @@ var byName = func() map[string]*flagSpec {
 	}
 	return m
 }()
+
+// cellDefaults applies the reference's defaults for a short -cell (b = c =
+// a, 90° angles) and converts the angles to radians.
+func cellDefaults(cell [6]float64) (a, b, c, al, be, ga float64) {
+	for i := 1; i < 3; i++ {
+		if cell[i] <= 0 {
+			cell[i] = cell[0]
+		}
+	}
+	for i := 3; i < 6; i++ {
+		if cell[i] <= 0 {
+			cell[i] = 90
+		}
+	}
+	return cell[0], cell[1], cell[2], rad(cell[3]), rad(cell[4]), rad(cell[5])
+}
 
 func shape(sh Shape) func(*Args, string, []string) error {
 	return func(a *Args, _ string, _ []string) error { a.Shape = sh; return nil }
@@ -403,6 +436,7 @@ func setMisset(a *Args, flag string, v []string) error {
 		a.MissetRandom = true
 		return nil
 	}
+	a.MissetRandom = false // the later -misset wins, as in the reference
 	for i := 0; i < 3; i++ {
 		x, err := num(flag, v[i])
 		if err != nil {
@@ -531,21 +565,14 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 			return nil, fmt.Errorf("models: -mat %s: %w", a.MatFile, err)
 		}
 		c.FromMatrix = true
+		if a.HasCell {
+			// The reference keeps the matrix's orientation and forces the
+			// cell's edge lengths and volume onto it.
+			c.CellLengths = true
+			c.CellA, c.CellB, c.CellC, c.Alpha, c.Beta, c.Gamma = cellDefaults(a.Cell)
+		}
 	case a.HasCell:
-		cell := a.Cell
-		// The reference's defaults for a short -cell: b = c = a, 90° angles.
-		for i := 1; i < 3; i++ {
-			if cell[i] <= 0 {
-				cell[i] = cell[0]
-			}
-		}
-		for i := 3; i < 6; i++ {
-			if cell[i] <= 0 {
-				cell[i] = 90
-			}
-		}
-		c.CellA, c.CellB, c.CellC = cell[0], cell[1], cell[2]
-		c.Alpha, c.Beta, c.Gamma = rad(cell[3]), rad(cell[4]), rad(cell[5])
+		c.CellA, c.CellB, c.CellC, c.Alpha, c.Beta, c.Gamma = cellDefaults(a.Cell)
 	default:
 		return nil, usagef("no crystal: give -cell a b c alpha beta gamma or -mat FILE")
 	}

@@ -70,7 +70,7 @@ func TestModelErrors(t *testing.T) {
 		{[]string{"-cell", "10", "10", "10", "10", "10", "170", "-default_F", "1"}, "do not close a cell"},
 		{[]string{"-cell", "10", "10", "10", "90", "90", "190", "-default_F", "1"}, "strictly between 0 and 180"},
 		{[]string{"-cell", "10", "-default_F", "1", "-pixel", "0"}, "-pixel 0 mm"},
-		{[]string{"-cell", "10", "-default_F", "1", "-detector_roty", "120"}, "must face the sample"},
+		{[]string{"-cell", "10", "-default_F", "1", "-fdet_vector", "0", "0", "1", "-sdet_vector", "1", "0", "0", "-odet_vector", "0", "1", "0"}, "parallel to the beam"},
 		{[]string{"-cell", "10", "-default_F", "1", "-roi", "5", "4", "0", "1"}, "-roi 5 4 0 1"},
 		{[]string{"-cell", "10", "-default_F", "1", "-detector_abs", "-5"}, "-detector_abs -5"},
 		{[]string{"-cell", "10", "-hkl", "/nonexistent/x.hkl"}, "-hkl"},

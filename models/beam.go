@@ -93,11 +93,21 @@ func (m *Model) Validate() error {
 	if m.Detector.ThickSteps < 1 {
 		m.Detector.ThickSteps = 1
 	}
-	if m.Detector.Oversample <= 0 {
+	auto := m.Detector.Oversample <= 0
+	if auto {
 		m.Detector.Oversample = m.RecommendedOversample()
 	}
 	if m.Detector.Oversample > 64 {
+		if auto {
+			return fmt.Errorf("models: the automatic oversampling rule asks for %d sub-pixels per pixel edge (crystal large against the pixel's reciprocal size); at most 64 are supported: give -oversample", m.Detector.Oversample)
+		}
 		return fmt.Errorf("models: -oversample %d: at most 64 sub-pixels per pixel edge are supported", m.Detector.Oversample)
+	}
+	if n := float64(m.Crystal.PhiSteps) * float64(len(m.Crystal.Domains)); n > 1e6 {
+		return fmt.Errorf("models: %d φ steps × %d mosaic domains: at most a million orientations are supported", m.Crystal.PhiSteps, len(m.Crystal.Domains))
+	}
+	if m.Crystal.Fudge < 0 || math.IsNaN(m.Crystal.Fudge) || math.IsInf(m.Crystal.Fudge, 0) {
+		return fmt.Errorf("models: -fudge %g: must be a non-negative number", m.Crystal.Fudge)
 	}
 	return nil
 }
@@ -108,7 +118,11 @@ func (m *Model) RecommendedOversample() int {
 	A := Float{}
 	a, b, c := RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
 	size := math.Max(Norm[float64](A, a)*m.Crystal.Na, math.Max(Norm[float64](A, b)*m.Crystal.Nb, Norm[float64](A, c)*m.Crystal.Nc))
-	recip := m.Beam.Lambda * m.Detector.Distance / m.Detector.Pixel
+	// The reference uses the distance as re-derived after placing the
+	// detector (it shrinks by cos 2θ under a two-theta swing).
+	d := m.Detector
+	dist := d.Derive(Place[float64](A, d, d.Params())).Distance
+	recip := m.Beam.Lambda * dist / d.Pixel
 	n := int(math.Ceil(3 * size / recip))
 	if n < 1 {
 		n = 1

@@ -28,6 +28,9 @@ type Crystal struct {
 	FromMatrix                              bool
 	Matrix                                  [9]float64 // a*x b*x c*x a*y b*y c*y a*z b*z c*z, λ-scaled
 	CellA, CellB, CellC, Alpha, Beta, Gamma float64
+	// CellLengths, with FromMatrix, forces the cell's edge lengths and
+	// volume onto the matrix's orientation (the reference's -mat with -cell).
+	CellLengths bool
 	// MissetX, MissetY, MissetZ rotate the reciprocal vectors about lab x,
 	// then y, then z (radians), as the reference's -misset.
 	MissetX, MissetY, MissetZ float64
@@ -88,7 +91,7 @@ func (c *Crystal) Validate(lambda float64) error {
 	if math.IsNaN(c.DefaultF) || math.IsInf(c.DefaultF, 0) {
 		return fmt.Errorf("models: -default_F %g: not a finite number", c.DefaultF)
 	}
-	if !c.FromMatrix {
+	if !c.FromMatrix || c.CellLengths {
 		for _, l := range []float64{c.CellA, c.CellB, c.CellC} {
 			if !(l > 0) || math.IsInf(l, 0) {
 				return fmt.Errorf("models: -cell %g %g %g: lengths must be positive", c.CellA, c.CellB, c.CellC)
@@ -130,12 +133,8 @@ func Reciprocal[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (as, 
 	} else {
 		ca, cb, cg := A.Cos(p.Alpha), A.Cos(p.Beta), A.Cos(p.Gamma)
 		sa, sb, sg := A.Sin(p.Alpha), A.Sin(p.Beta), A.Sin(p.Gamma)
-		one := A.Const(1)
-		// V = abc·sqrt(1 − cos²α − cos²β − cos²γ + 2cosαcosβcosγ)
-		root := A.Sub(A.Add(one, A.Mul(A.Const(2), A.Mul(ca, A.Mul(cb, cg)))),
-			A.Add(A.Mul(ca, ca), A.Add(A.Mul(cb, cb), A.Mul(cg, cg))))
 		abc := A.Mul(p.A, A.Mul(p.B, p.C))
-		vol := A.Mul(abc, A.Sqrt(root))
+		vol := CellVolume(A, p)
 		astar := A.Div(A.Mul(p.B, A.Mul(p.C, sa)), vol)
 		bstar := A.Div(A.Mul(p.C, A.Mul(p.A, sb)), vol)
 		cstar := A.Div(A.Mul(p.A, A.Mul(p.B, sg)), vol)
@@ -156,6 +155,30 @@ func Reciprocal[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (as, 
 	return as, bs, cs
 }
 
+// CellVolume is the volume of the -cell (Å³):
+// abc·sqrt(1 − cos²α − cos²β − cos²γ + 2cosαcosβcosγ).
+func CellVolume[T any](A Alg[T], p CrystalParams[T]) T {
+	ca, cb, cg := A.Cos(p.Alpha), A.Cos(p.Beta), A.Cos(p.Gamma)
+	root := A.Sub(A.Add(A.Const(1), A.Mul(A.Const(2), A.Mul(ca, A.Mul(cb, cg)))),
+		A.Add(A.Mul(ca, ca), A.Add(A.Mul(cb, cb), A.Mul(cg, cg))))
+	return A.Mul(A.Mul(p.A, A.Mul(p.B, p.C)), A.Sqrt(root))
+}
+
+// ReciprocalOfReal returns the reciprocal vectors (Å⁻¹) that the reference
+// regenerates from the real-space ones (m): b×c/V and cyclic, with V the
+// -cell formula volume when the cell was given (the reference sets
+// V* = 1/V_cell) and the actual a·(b×c) for a bare matrix.
+func ReciprocalOfReal[T any](A Alg[T], c *Crystal, p CrystalParams[T], a, b, cc V3[T]) (as, bs, cs V3[T]) {
+	bxc, cxa, axb := Cross(A, b, cc), Cross(A, cc, a), Cross(A, a, b)
+	var inv T
+	if c.FromMatrix && !c.CellLengths {
+		inv = A.Div(A.Const(1e-10), Dot(A, a, bxc))
+	} else {
+		inv = A.Div(A.Const(1e20), CellVolume(A, p)) // m² → Å², over Å³
+	}
+	return Scale(A, bxc, inv), Scale(A, cxa, inv), Scale(A, axb, inv)
+}
+
 // RealVectors returns the real-space cell vectors a, b, c in metres:
 // a = (b* × c*)/V* and cyclic, V* = a*·(b* × c*). For a -cell crystal the
 // reference then forces each vector's length to the cell edge it was given
@@ -168,7 +191,7 @@ func Reciprocal[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (as, 
 func RealVectors[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (a, b, cc V3[T]) {
 	as, bs, cs := Reciprocal(A, c, p, lambda)
 	bxc, cxa, axb := Cross(A, bs, cs), Cross(A, cs, as), Cross(A, as, bs)
-	if c.FromMatrix {
+	if c.FromMatrix && !c.CellLengths {
 		s := A.Div(A.Const(1e-10), Dot(A, as, bxc)) // Å → m
 		return Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
 	}

@@ -32,6 +32,10 @@ const (
 	PivotSample
 )
 
+// MaxPixels bounds the image size (8192² pixels): enough for any real
+// detector, and the float64 image and its copies stay within a few GB.
+const MaxPixels = 1 << 26
+
 // Detector is a validated flat pixel-array detector in SI units (metres,
 // radians). Build one with NewDetector; the zero value is not usable.
 type Detector struct {
@@ -59,10 +63,6 @@ type Detector struct {
 	RotX, RotY, RotZ, TwoTheta float64
 	// Unit vectors before rotation.
 	FDet, SDet, ODet, Beam, Polar, Spindle, TwoThetaAxis [3]float64
-	// Pix0, when HasPix0, places the first pixel's corner directly (m, lab
-	// frame, after all rotations) and overrides the pivot placement.
-	Pix0    [3]float64
-	HasPix0 bool
 	// PointPixel replaces the pixel solid angle by 1/R² (no obliquity).
 	PointPixel bool
 	// Oversample is the number of sub-pixels per pixel edge (≥ 1).
@@ -107,8 +107,7 @@ type DetectorInput struct {
 	FDet, SDet, ODet    [3]float64 // CUSTOM only
 	Beam, Polar         [3]float64 // CUSTOM only
 	Spindle, TwoThetaAx [3]float64 // CUSTOM only
-	Pix0M               [3]float64 // CUSTOM only, with HasPix0
-	HasPix0             bool
+	Pix0M               [3]float64 // parsed, then overwritten by placement as in the reference
 	PointPixel          bool
 	Oversample          int // ≤ 0: automatic
 	OversampleOmega     bool
@@ -159,7 +158,7 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 	if d.FPixels <= 0 || d.SPixels <= 0 {
 		return nil, fmt.Errorf("models: detector of %dx%d pixels: need at least one pixel", d.FPixels, d.SPixels)
 	}
-	if d.FPixels*d.SPixels > 1<<28 {
+	if float64(d.FPixels)*float64(d.SPixels) > MaxPixels {
 		return nil, fmt.Errorf("models: detector of %dx%d pixels is too large", d.FPixels, d.SPixels)
 	}
 	if !(in.DistanceMM > 0) && math.IsNaN(in.CloseDistanceMM) {
@@ -228,7 +227,6 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 		d.TwoThetaAxis, d.Polar, d.Spindle = in.TwoThetaAx, in.Polar, in.Spindle
 		fbeam, sbeam, fclose, sclose = xbeam, ybeam, xbeam, ybeam
 		d.Pivot = in.PivotFromArgs
-		d.Pix0, d.HasPix0 = in.Pix0M, in.HasPix0
 	default:
 		return nil, fmt.Errorf("models: unknown detector convention %d", in.Convention)
 	}
@@ -242,7 +240,11 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 		if !(n > 0) || math.IsInf(n, 0) {
 			return nil, fmt.Errorf("models: %s %v: must be a non-zero vector", v.name, *v.v)
 		}
-		*v.v = [3]float64{v.v[0] / n, v.v[1] / n, v.v[2] / n}
+		// The reference normalises every axis but the two-theta axis,
+		// which it uses as given (a longer one over-rotates).
+		if v.name != "-twotheta_axis" {
+			*v.v = [3]float64{v.v[0] / n, v.v[1] / n, v.v[2] / n}
+		}
 	}
 	// The reference rebuilds odet as fdet × sdet unless it was already a
 	// unit vector.
@@ -264,11 +266,11 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 	// Beam/detector-normal obliquity before the two-theta swing decides
 	// how -distance and -close_distance relate (reference semantics).
 	ratio := d.obliquity()
-	if !(ratio > 0) {
-		return nil, fmt.Errorf("models: detector rotations leave the detector normal at %g to the beam: the detector must face the sample", ratio)
+	if ratio == 0 || math.IsNaN(ratio) {
+		return nil, fmt.Errorf("models: the detector rotations make its plane parallel to the beam")
 	}
 	if math.IsNaN(in.CloseDistanceMM) {
-		d.CloseDistance = ratio * mm(in.DistanceMM)
+		d.CloseDistance = math.Abs(ratio * mm(in.DistanceMM))
 	} else {
 		d.CloseDistance = mm(in.CloseDistanceMM)
 	}
@@ -325,8 +327,6 @@ func Place[T any](A Alg[T], d *Detector, p DetectorParams[T]) Frame[T] {
 	var fr Frame[T]
 	fr.F, fr.S, fr.O = rot(f0), rot(s0), rot(o0)
 	switch {
-	case d.HasPix0:
-		fr.Pix0 = ConstV(A, d.Pix0)
 	case d.Pivot == PivotSample:
 		var p0 V3[T]
 		for i := 0; i < 3; i++ {

@@ -91,4 +91,15 @@ func TestTriclinicCell(t *testing.T) {
 			}
 		}
 	}
+	// The reciprocal vectors the reference regenerates with its formula
+	// volume (same log, "reciprocal-space cell vectors", columns a* b* c*).
+	as, bs, cs := ReciprocalOfReal[float64](Float{}, m.Crystal, m.Crystal.Params(), a, b, c)
+	wantR := [3][3]float64{{0.01443705, 0, 0}, {0.00148521, 0.01294122, 0}, {-0.00131683, -0.00296970, 0.01111337}}
+	for i, v := range [3]V3[float64]{as, bs, cs} {
+		for j := 0; j < 3; j++ {
+			if math.Abs(v[j]-wantR[i][j]) > 1e-8 {
+				t.Errorf("reciprocal vector %d component %d = %.8f Å⁻¹, reference printed %.8f", i, j, v[j], wantR[i][j])
+			}
+		}
+	}
 }

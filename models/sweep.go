@@ -11,13 +11,11 @@ import (
 )
 
 // missetSeed is the generator seed of -misset random: -misset_seed, else
-// -seed, else the clock (the reference's default seed is −time).
+// the clock (the reference copies its clock seed before reading argv, so
+// -seed does not reach it).
 func (a *Args) missetSeed() int64 {
-	switch {
-	case a.HasMissetSeed:
+	if a.HasMissetSeed {
 		return -a.MissetSeed
-	case a.HasSeed:
-		return -a.Seed
 	}
 	return -time.Now().Unix()
 }
@@ -53,6 +51,9 @@ func (a *Args) mosaic(c *Crystal, log io.Writer) error {
 	}
 	if n > 100000 {
 		return usagef("-mosaic_domains %d: at most 100000 domains are supported", n)
+	}
+	if math.Abs(spread) > 1e6 {
+		return usagef("-mosaic %g deg: too large a spread", spread)
 	}
 	c.Mosaic = rad(spread)
 	r := &Ran1{Seed: -a.MosaicSeed}
@@ -190,6 +191,9 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 	if len(out) == 0 {
 		return nil, usagef("the divergence settings leave no source inside the ellipse")
 	}
+	if lo := 1 - dr/2; !(lo > 0) {
+		return nil, usagef("-dispersion %g%%: the shortest wavelength would be %g·λ; must be positive", a.Dispersion, lo)
+	}
 	return out, nil
 }
 
@@ -200,7 +204,7 @@ func (a *Args) sensor(d *Detector, log io.Writer) error {
 	mu := -1.0
 	switch {
 	case a.DetAbsOff:
-		thick, mu = 0, 0
+		mu = 0
 	case !math.IsNaN(a.DetAbsUM):
 		if !(a.DetAbsUM > 0) {
 			return usagef("-detector_abs %g µm: the attenuation length must be positive", a.DetAbsUM)

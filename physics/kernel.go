@@ -684,8 +684,8 @@ func unit(v [3]float64) [3]float64 {
 // OversampleOmega) divided by Steps.
 func SolidAngle(c *Config, in *Inputs) float64 {
 	k := newKernel(c, in)
-	sum := 0.0
-	for s := 0; s < c.SPixels; s++ {
+	rows := make([]float64, c.SPixels) // per-row sums, added in row order
+	parallelRows(c.SPixels, func(s int) {
 		for f := 0; f < c.FPixels; f++ {
 			if !c.Rendered(f, s, in.Mask) {
 				continue
@@ -698,11 +698,15 @@ func SolidAngle(c *Config, in *Inputs) float64 {
 							pos := k.position(f, s, subF, subS, t)
 							omega = k.omega(math.Sqrt(dot(pos, pos)))
 						}
-						sum += omega
+						rows[s] += omega
 					}
 				}
 			}
 		}
+	})
+	sum := 0.0
+	for _, r := range rows {
+		sum += r
 	}
 	return sum / float64(c.Steps())
 }

@@ -182,20 +182,82 @@ func (s *scanner) skipSpace() bool {
 	return s.pos < len(s.b)
 }
 
-// next reads one number. ok is false at end of input or when the next
-// characters do not form a complete number (scanf's matching failure); the
-// position is then left at the start of the offending token.
+// next reads one number as glibc's fscanf("%lg") does. ok is false at end
+// of input or on a matching failure; the position is then left at the
+// start of the offending token.
 func (s *scanner) next() (v float64, text string, ok bool) {
 	if !s.skipSpace() {
 		return 0, "", false
 	}
-	end, greedy := numberPrefix(s.b[s.pos:])
-	if end == 0 || end != greedy {
+	n, ok := scanfNumber(s.b[s.pos:])
+	if !ok {
 		return 0, "", false
 	}
-	text = string(s.b[s.pos : s.pos+end])
-	s.pos += end
-	return numberValue([]byte(text)), text, true
+	end, _ := numberPrefix(s.b[s.pos : s.pos+n])
+	text = string(s.b[s.pos : s.pos+n])
+	v = numberValue(s.b[s.pos : s.pos+end])
+	s.pos += n
+	return v, text, true
+}
+
+// scanfNumber returns how many bytes glibc's scanf float conversion
+// consumes at the start of b, and whether the conversion succeeds. scanf
+// reads greedily with one character of look-ahead and then converts what
+// it took with strtod, so "1e+" is consumed whole and yields 1, while "0x"
+// or "." alone fail. "nan" is taken without a parenthesised suffix.
+func scanfNumber(b []byte) (n int, ok bool) {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	sign := i
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] | 0x20 {
+	case 'n':
+		return i + 3, hasPrefixFold(b[i:], "nan")
+	case 'i':
+		if !hasPrefixFold(b[i:], "inf") {
+			return i, false
+		}
+		i += 3
+		if i < len(b) && b[i]|0x20 == 'i' {
+			return i + 5, hasPrefixFold(b[i:], "inity")
+		}
+		return i, true
+	}
+	hex, digit, dot, exp := false, false, false, false
+	expChar := byte('e')
+	if b[i] == '0' {
+		i++
+		if i < len(b) && b[i]|0x20 == 'x' {
+			i++
+			hex, expChar = true, 'p'
+		} else {
+			digit = true
+		}
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case isDigit(c), !exp && hex && isHexDigit(c):
+			digit = true
+		case exp && b[i-1]|0x20 == expChar && (c == '+' || c == '-'):
+		case digit && !exp && c|0x20 == expChar:
+			exp, dot = true, true
+		case !dot && c == '.':
+			dot = true
+		default:
+			goto done
+		}
+	}
+done:
+	if i == sign || (hex && i == sign+2) {
+		return i, false
+	}
+	end, _ := numberPrefix(b[:i])
+	return i, end > 0
 }
 
 // token returns the next whitespace-delimited token (for error messages),

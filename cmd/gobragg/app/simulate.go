@@ -144,10 +144,10 @@ func Simulate(argv []string, out io.Writer) error {
 	fmt.Fprintf(out, "intfile_scale = %s\n", formats.G(st.IntScale))
 
 	floatFile := args.FloatFile
-	if floatFile == "" && args.IntFile == "" && args.PGMFile == "" && args.NoiseFile == "" {
-		floatFile = "floatimage.bin" // the reference's default name
+	if floatFile == "" {
+		floatFile = "floatimage.bin" // the reference always writes it, by default under this name
 	}
-	if floatFile != "" {
+	{
 		if err := formats.WriteFileAtomic(floatFile, func(w io.Writer) error {
 			return formats.WriteFloatImage(w, r.Image)
 		}); err != nil {
