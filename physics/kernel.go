@@ -250,8 +250,9 @@ const (
 
 // source is one incident direction and wavelength.
 type source struct {
-	inc    [3]float64
-	lambda float64
+	inc       [3]float64
+	lambda    float64
+	invLambda float64
 }
 
 // kernel holds the inputs unpacked and the derived per-run tables
@@ -331,7 +332,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]
-		k.src = append(k.src, source{inc: [3]float64{r[0], r[1], r[2]}, lambda: p[PLambda] * r[3]})
+		l := p[PLambda] * r[3]
+		k.src = append(k.src, source{inc: [3]float64{r[0], r[1], r[2]}, lambda: l, invLambda: 1 / l})
 	}
 	// Orientations: φ about the spindle (skipped at φ = 0, as the
 	// reference, but never carried over from the previous step), then each
@@ -408,6 +410,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 	c := k.c
 	sum := k.ibg
 	eval, oor := 0, -1
+	square := c.Shape == Square && k.whole
 	var omega, polar, capture float64
 	if c.NoPolar {
 		polar = 1
@@ -432,10 +435,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 				}
 				for si := range k.src {
 					sr := &k.src[si]
-					var q [3]float64
-					for i := 0; i < 3; i++ {
-						q[i] = (d[i] - sr.inc[i]) / sr.lambda
-					}
+					q := [3]float64{(d[0] - sr.inc[0]) * sr.invLambda, (d[1] - sr.inc[1]) * sr.invLambda, (d[2] - sr.inc[2]) * sr.invLambda}
 					if k.dmin > 0 {
 						if stol := 0.5 * math.Sqrt(dot(q, q)); stol > 0 && k.dmin > 0.5/stol {
 							continue
@@ -447,7 +447,22 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 					for oi := range k.orient {
 						o := &k.orient[oi]
 						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
-						fl := k.lattice(h, kk, l)
+						var fl float64
+						if square {
+							// The common case, inline: whole N, parallelepiped.
+							fl = 1
+							if k.na > 1 {
+								fl = sincgWhole(h, k.na, k.naEven)
+							}
+							if k.nb > 1 {
+								fl *= sincgWhole(kk, k.nb, k.nbEven)
+							}
+							if k.nc > 1 {
+								fl *= sincgWhole(l, k.nc, k.ncEven)
+							}
+						} else {
+							fl = k.lattice(h, kk, l)
+						}
 						if fl == 0 && !c.Water {
 							continue
 						}
