@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/gobragg/gobragg/models"
 )
 
 // Layout of the packed parameter vector that the pixel op reads. All
@@ -294,21 +296,6 @@ func matVec(u *[9]float64, v [3]float64) [3]float64 {
 	return [3]float64{u[0]*v[0] + u[1]*v[1] + u[2]*v[2], u[3]*v[0] + u[4]*v[1] + u[5]*v[2], u[6]*v[0] + u[7]*v[1] + u[8]*v[2]}
 }
 
-// umat is the domain rotation by angle rot about unit axis v (Rodrigues).
-func umat(v [3]float64, rot float64) [9]float64 {
-	c, s := math.Cos(rot), math.Sin(rot)
-	t := 1 - c
-	return [9]float64{
-		c + t*v[0]*v[0], t*v[0]*v[1] - s*v[2], t*v[0]*v[2] + s*v[1],
-		t*v[0]*v[1] + s*v[2], c + t*v[1]*v[1], t*v[1]*v[2] - s*v[0],
-		t*v[0]*v[2] - s*v[1], t*v[1]*v[2] + s*v[0], c + t*v[2]*v[2],
-	}
-}
-
-// DomainAngle is a mosaic domain's rotation angle as the reference forms
-// it, in single precision: float32(spread)·F.
-func DomainAngle(spread, f float64) float64 { return float64(float32(spread) * float32(f)) }
-
 func newKernel(c *Config, in *Inputs) *kernel {
 	p := in.P
 	k := &kernel{c: c, pix0: vec(p, PPix0), fd: vec(p, PFdet), sd: vec(p, PSdet), od: vec(p, PObs),
@@ -342,7 +329,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	umats := make([][9]float64, c.Domains)
 	for m := range umats {
 		r := in.Mosaic[m*MosaicCols:]
-		umats[m] = umat([3]float64{r[0], r[1], r[2]}, DomainAngle(p[PMosaic], r[3]))
+		d := models.MosaicDraw{V: [3]float64{r[0], r[1], r[2]}, F: float32(r[3])}
+		umats[m] = models.UMat(d.V, d.Angle(p[PMosaic]))
 		if m == 0 {
 			umats[m] = [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1} // the reference's aligned domain
 		}

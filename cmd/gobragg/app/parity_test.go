@@ -1,7 +1,6 @@
 package app
 
 import (
-	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -56,20 +55,8 @@ func loadManifest(t testing.TB) []goldenCase {
 	return cs
 }
 
-func readGolden(t testing.TB, file string, n int) []float32 {
-	f, err := os.Open(filepath.Join(goldenDir, file+".gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
+func readGolden(t *testing.T, file string, n int) []float32 {
+	b := readGz(t, filepath.Join(goldenDir, file+".gz"))
 	if len(b) != 4*n {
 		t.Fatalf("%s: %d bytes, want %d", file, len(b), 4*n)
 	}
