@@ -7,9 +7,9 @@ import (
 )
 
 // This file holds the two C number readers that the reference relies on:
-// strtod/atof (longest valid prefix, 0 when there is none) and the scanf
-// "%lg" conversion (greedy: it fails when the characters it swallowed do
-// not form a complete number, e.g. "1e+" or "0x").
+// strtod/atof (longest valid prefix, 0 when there is none) and glibc's
+// scanf "%lg" conversion (greedy, then strtod on what it took). Both were
+// checked against glibc on random inputs.
 
 // isCSpace reports whether c is whitespace for C's isspace in the C locale.
 func isCSpace(c byte) bool {
@@ -28,85 +28,66 @@ func hasPrefixFold(b []byte, w string) bool {
 	return len(b) >= len(w) && strings.EqualFold(string(b[:len(w)]), w)
 }
 
-// numberPrefix matches the C floating-point syntax at the start of b (no
-// leading whitespace). end is the length of the longest prefix that is a
-// complete number (0 if none, as strtod); greedy is how many bytes a scanf
-// conversion would consume. The two differ only for incomplete numbers.
-func numberPrefix(b []byte) (end, greedy int) {
+// strtodPrefix returns the length of the longest prefix of b (which must
+// not start with whitespace) that C's strtod converts, 0 if none.
+func strtodPrefix(b []byte) int {
 	i := 0
 	if i < len(b) && (b[i] == '+' || b[i] == '-') {
 		i++
 	}
 	switch {
+	case hasPrefixFold(b[i:], "infinity"):
+		return i + 8
 	case hasPrefixFold(b[i:], "inf"):
-		i += 3
-		end, greedy = i, i
-		const rest = "inity"
-		k := 0
-		for k < len(rest) && i+k < len(b) && (b[i+k]|0x20) == rest[k] {
-			k++
-		}
-		if k == len(rest) {
-			end = i + k
-		}
-		return end, i + k
+		return i + 3
 	case hasPrefixFold(b[i:], "nan"):
 		i += 3
-		end = i
 		if i < len(b) && b[i] == '(' {
 			j := i + 1
-			for j < len(b) && (isDigit(b[j]) || b[j] == '_' || (b[j]|0x20) >= 'a' && (b[j]|0x20) <= 'z') {
+			for j < len(b) && (isDigit(b[j]) || b[j] == '_' || b[j]|0x20 >= 'a' && b[j]|0x20 <= 'z') {
 				j++
 			}
 			if j < len(b) && b[j] == ')' {
-				return j + 1, j + 1
-			}
-			return end, j
-		}
-		return end, end
-	case i+1 < len(b) && b[i] == '0' && (b[i+1]|0x20) == 'x':
-		j := i + 2
-		digits := 0
-		for j < len(b) && isHexDigit(b[j]) {
-			j++
-			digits++
-		}
-		if j < len(b) && b[j] == '.' {
-			j++
-			for j < len(b) && isHexDigit(b[j]) {
-				j++
-				digits++
+				return j + 1
 			}
 		}
+		return i
+	case i+1 < len(b) && b[i] == '0' && b[i+1]|0x20 == 'x':
+		j, digits := mantissa(b, i+2, isHexDigit)
 		if digits == 0 {
-			return i + 1, j // strtod reads just the "0"
+			return i + 1 // just the "0"
 		}
 		return exponent(b, j, 'p')
 	}
-	j := i
-	digits := 0
-	for j < len(b) && isDigit(b[j]) {
+	j, digits := mantissa(b, i, isDigit)
+	if digits == 0 {
+		return 0
+	}
+	return exponent(b, j, 'e')
+}
+
+// mantissa scans digits with an optional '.' from b[j:]; it returns the end
+// and the number of digits seen.
+func mantissa(b []byte, j int, digit func(byte) bool) (end, digits int) {
+	for j < len(b) && digit(b[j]) {
 		j++
 		digits++
 	}
 	if j < len(b) && b[j] == '.' {
 		j++
-		for j < len(b) && isDigit(b[j]) {
+		for j < len(b) && digit(b[j]) {
 			j++
 			digits++
 		}
 	}
-	if digits == 0 {
-		return 0, j
-	}
-	return exponent(b, j, 'e')
+	return j, digits
 }
 
-// exponent extends a mantissa ending at j by an optional exponent marked by
-// the lower-case letter mark.
-func exponent(b []byte, j int, mark byte) (end, greedy int) {
+// exponent extends a mantissa ending at j by an exponent marked by the
+// lower-case letter mark, if one with at least one digit follows.
+func exponent(b []byte, j int, mark byte) int {
 	if j >= len(b) || b[j]|0x20 != mark {
-		return j, j
+		return j
 	}
 	k := j + 1
 	if k < len(b) && (b[k] == '+' || b[k] == '-') {
@@ -117,12 +98,12 @@ func exponent(b []byte, j int, mark byte) (end, greedy int) {
 		k++
 	}
 	if k == start {
-		return j, k
+		return j
 	}
-	return k, k
+	return k
 }
 
-// numberValue converts a complete number matched by numberPrefix.
+// numberValue converts a complete number matched by strtodPrefix.
 func numberValue(s []byte) float64 {
 	t := string(s)
 	neg := strings.HasPrefix(t, "-")
@@ -154,7 +135,7 @@ func atof(b []byte) float64 {
 	for i < len(b) && isCSpace(b[i]) {
 		i++
 	}
-	end, _ := numberPrefix(b[i:])
+	end := strtodPrefix(b[i:])
 	if end == 0 {
 		return 0
 	}
@@ -193,7 +174,7 @@ func (s *scanner) next() (v float64, text string, ok bool) {
 	if !ok {
 		return 0, "", false
 	}
-	end, _ := numberPrefix(s.b[s.pos : s.pos+n])
+	end := strtodPrefix(s.b[s.pos : s.pos+n])
 	text = string(s.b[s.pos : s.pos+n])
 	v = numberValue(s.b[s.pos : s.pos+end])
 	s.pos += n
@@ -238,6 +219,7 @@ func scanfNumber(b []byte) (n int, ok bool) {
 			digit = true
 		}
 	}
+scan:
 	for ; i < len(b); i++ {
 		c := b[i]
 		switch {
@@ -249,15 +231,13 @@ func scanfNumber(b []byte) (n int, ok bool) {
 		case !dot && c == '.':
 			dot = true
 		default:
-			goto done
+			break scan
 		}
 	}
-done:
 	if i == sign || (hex && i == sign+2) {
 		return i, false
 	}
-	end, _ := numberPrefix(b[:i])
-	return i, end > 0
+	return i, strtodPrefix(b[:i]) > 0
 }
 
 // token returns the next whitespace-delimited token (for error messages),

@@ -117,10 +117,11 @@ func ReadHKL(r io.Reader, defaultF float64) (*HKLGrid, error) {
 			if !ok {
 				break
 			}
-			if n < 3 {
-				if x != math.Trunc(x) || math.Abs(x) > maxIndex {
-					return nil, fmt.Errorf("formats: hkl line %d: %c = %s is not an integer index", s.line, "hkl"[n], text)
-				}
+			if n < 3 && x != math.Trunc(x) {
+				return nil, fmt.Errorf("formats: hkl line %d: %c = %s is not an integer", s.line, "hkl"[n], text)
+			}
+			if n < 3 && math.Abs(x) > maxIndex {
+				return nil, fmt.Errorf("formats: hkl line %d: %c = %s is out of range", s.line, "hkl"[n], text)
 			}
 			v[n] = x
 		}

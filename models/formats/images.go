@@ -76,8 +76,8 @@ func WritePGM(w io.Writer, fpixels, spixels int, img []float32, scale float64) e
 // Display stretch: p is the 99.9th percentile of the positive finite pixel
 // values; a pixel v shows as 255*sqrt(v/p), capped at 255, so the brightest
 // 0.1% saturate and the square root lifts faint features. Zero, negative and
-// NaN pixels are black, +Inf white. An image with no positive values is
-// all black.
+// NaN pixels are black, +Inf white. An image with no positive finite
+// values is black apart from +Inf pixels.
 func WritePNGPreview(w io.Writer, fpixels, spixels int, img []float32) error {
 	if fpixels < 1 || spixels < 1 || len(img)/fpixels != spixels || len(img)%fpixels != 0 {
 		return fmt.Errorf("formats: png: %d pixels do not make a %dx%d image", len(img), fpixels, spixels)
@@ -97,6 +97,8 @@ func WritePNGPreview(w io.Writer, fpixels, spixels int, img []float32) error {
 	for i, v := range img {
 		x := float64(v)
 		switch {
+		case math.IsInf(x, 1):
+			g.Pix[i] = 255
 		case !(x > 0) || p == 0:
 			// black
 		case x >= p:

@@ -156,22 +156,25 @@ func lastAfter(h, key string) (string, bool) {
 // ReadSMV reads an SMV image of unsigned 16-bit pixels, following the
 // reference's GetFrame: the file must start with "{\nHEADER_BYT"; the
 // header size is HEADER_BYTES (any size, not just 512); the byte order is
-// the value of the last BYTE_ORDER= ("little_endian" or "big_endian",
-// anything else is an error); the size is SIZE1×SIZE2, or
-// DETECTOR_DIMENSIONS squared when SIZE1 is missing or 0. A TYPE other than
-// unsigned_short and a file shorter than the header plus pixels are errors
-// (the reference ignores TYPE and zero-fills missing pixels).
+// the value of the last BYTE_ORDER= ("little_endian" or "big_endian");
+// the size is SIZE1×SIZE2, or DETECTOR_DIMENSIONS squared when SIZE1 is
+// missing or 0. Unlike the reference, ReadSMV returns an error for any
+// other byte order (the reference swaps bytes for anything that is not the
+// host's order), for a TYPE other than unsigned_short (ignored there), and
+// for a file shorter than the header plus pixels (zero-filled there); and
+// it accepts a file shorter than 512 bytes when HEADER_BYTES says so.
 func ReadSMV(r io.Reader) (*SMVImage, error) {
+	// Read the usual 512 bytes to find HEADER_BYTES; a shorter file can
+	// still be valid if its header is shorter.
 	head := make([]byte, smvHeaderBytes)
-	if n, err := io.ReadFull(r, head); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("formats: smv: file is %d bytes, shorter than a %d-byte header", n, smvHeaderBytes)
-		}
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, fmt.Errorf("formats: smv: %w", err)
 	}
+	head = head[:n]
 	const magic = "{\nHEADER_BYT"
 	if !bytes.HasPrefix(head, []byte(magic)) {
-		return nil, fmt.Errorf("formats: smv: file starts with %q, not %q: not an SMV file", head[:len(magic)], magic)
+		return nil, fmt.Errorf("formats: smv: file starts with %q, not %q: not an SMV file", head[:min(n, len(magic))], magic)
 	}
 	im := &SMVImage{Header: string(head)}
 	hb, ok := im.Value("HEADER_BYTES")
@@ -181,13 +184,15 @@ func ReadSMV(r io.Reader) (*SMVImage, error) {
 	im.HeaderBytes = int(hb)
 	var rest io.Reader = r
 	switch {
-	case im.HeaderBytes > smvHeaderBytes:
-		more := make([]byte, im.HeaderBytes-smvHeaderBytes)
+	case im.HeaderBytes > n && n < smvHeaderBytes:
+		return nil, fmt.Errorf("formats: smv: file is %d bytes, shorter than its %d-byte header", n, im.HeaderBytes)
+	case im.HeaderBytes > n:
+		more := make([]byte, im.HeaderBytes-n)
 		if _, err := io.ReadFull(r, more); err != nil {
 			return nil, fmt.Errorf("formats: smv: header of %d bytes is truncated: %w", im.HeaderBytes, err)
 		}
 		im.Header += string(more)
-	case im.HeaderBytes < smvHeaderBytes:
+	case im.HeaderBytes < n:
 		im.Header = string(head[:im.HeaderBytes])
 		rest = io.MultiReader(bytes.NewReader(head[im.HeaderBytes:]), r)
 	}
