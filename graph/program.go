@@ -182,7 +182,14 @@ func (p *Program) Key() Key { return p.key }
 // in float64 by the same formulas the graph uses: the packed parameters and
 // the structure-factor, source, mosaic and mask tables.
 func FloatInputs(m *models.Model) *physics.Inputs {
-	in := &physics.Inputs{P: Packed(m), Fhkl: []float64{0}, Mask: []float64{0}}
+	in := tables(m)
+	in.P = Packed(m)
+	return in
+}
+
+// tables returns the kernel's table inputs for m (no parameters).
+func tables(m *models.Model) *physics.Inputs {
+	in := &physics.Inputs{Fhkl: []float64{0}, Mask: []float64{0}}
 	if m.Crystal.HKL != nil {
 		in.Fhkl = m.Crystal.HKL.F
 	}
@@ -222,7 +229,7 @@ func New(m *models.Model) (*Simulator, error) {
 	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
 		s.values = append(s.values, *f.ptr)
 	}
-	in := FloatInputs(m)
+	in := tables(m)
 	for i, t := range [][]float64{in.Fhkl, in.Sources, in.Mosaic, in.Mask} {
 		if want := prog.tables[i].Shape()[0]; len(t) != want {
 			return nil, fmt.Errorf("graph: %s has %d values, want %d", prog.tables[i].Name(), len(t), want)

@@ -703,35 +703,23 @@ func (a *Args) ingest(flag, path string) error {
 		d.PixelMM = v
 	}
 	d.DetsizeFMM, d.DetsizeSMM = d.PixelMM*float64(im.Width), d.PixelMM*float64(im.Height)
-	if v, ok := val("DISTANCE"); ok {
-		d.DistanceMM = v
-	}
-	if v, ok := val("CLOSE_DISTANCE"); ok {
-		d.CloseDistanceMM = v
-	}
-	if v, ok := val("WAVELENGTH"); ok {
-		a.LambdaA = v
-	}
-	if v, ok := val("BEAM_CENTER_X"); ok {
-		d.XbeamMM = v
+	// Header keys and the defaults they set (BEAM_CENTER_Y separately: a
+	// mask counts it from the far edge).
+	for _, kv := range []struct {
+		key string
+		dst *float64
+	}{{"DISTANCE", &d.DistanceMM}, {"CLOSE_DISTANCE", &d.CloseDistanceMM}, {"WAVELENGTH", &a.LambdaA},
+		{"BEAM_CENTER_X", &d.XbeamMM}, {"ORGX", &d.ORGX}, {"ORGY", &d.ORGY}, {"PHI", &a.PhiDeg},
+		{"OSC_RANGE", &a.OscDeg}} {
+		if v, ok := val(kv.key); ok {
+			*kv.dst = v
+		}
 	}
 	if v, ok := val("BEAM_CENTER_Y"); ok {
 		d.YbeamMM = v
 		if flag == "-mask" {
 			d.YbeamMM = d.DetsizeSMM - v
 		}
-	}
-	if v, ok := val("ORGX"); ok {
-		d.ORGX = v
-	}
-	if v, ok := val("ORGY"); ok {
-		d.ORGY = v
-	}
-	if v, ok := val("PHI"); ok {
-		a.PhiDeg = v
-	}
-	if v, ok := val("OSC_RANGE"); ok {
-		a.OscDeg = v
 	}
 	// The reference reads TWOTHETA into a variable it never uses; so does
 	// gobragg (the detector's two-theta comes only from -twotheta).

@@ -170,7 +170,7 @@ func Render(c *Config, in *Inputs, out []float64) {
 	if mode != interpOn {
 		return
 	}
-	p, e := Cutoff(c, firstOOR, firstEval)
+	p, e := cutoff(c, firstOOR, firstEval)
 	if p < 0 {
 		return
 	}
@@ -206,9 +206,9 @@ func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 	return -1, hkl
 }
 
-// Cutoff turns per-row first out-of-range positions into the global one:
+// cutoff turns per-row first out-of-range positions into the global one:
 // the pixel index and evaluation index, or −1.
-func Cutoff(c *Config, firstOOR, firstEval []int) (pixel, eval int) {
+func cutoff(c *Config, firstOOR, firstEval []int) (pixel, eval int) {
 	for s, f := range firstOOR {
 		if f >= 0 {
 			return s*c.FPixels + f, firstEval[s]
@@ -505,19 +505,8 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 func (k *kernel) lattice(h, kk, l float64) float64 {
 	c := k.c
 	if c.Shape == Square {
+		// Whole N is handled inline in pixel; this is the continuous-N case.
 		fl := 1.0
-		if k.whole {
-			if k.na > 1 {
-				fl *= sincgWhole(h, k.na, k.naEven)
-			}
-			if k.nb > 1 {
-				fl *= sincgWhole(kk, k.nb, k.nbEven)
-			}
-			if k.nc > 1 {
-				fl *= sincgWhole(l, k.nc, k.ncEven)
-			}
-			return fl
-		}
 		if k.na > 1 {
 			fl *= Sincg(h, k.na)
 		}
