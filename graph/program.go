@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -190,8 +191,18 @@ func FloatInputs(m *models.Model) *physics.Inputs {
 // tables returns the kernel's table inputs for m (no parameters).
 func tables(m *models.Model) *physics.Inputs {
 	in := &physics.Inputs{Fhkl: []float64{0}, Mask: []float64{0}}
-	if m.Crystal.HKL != nil {
-		in.Fhkl = m.Crystal.HKL.F
+	if g := m.Crystal.HKL; g != nil {
+		in.Fhkl = g.F
+		if g.Defaulted != nil {
+			// Cells without data carry NaN; the kernel gives them the
+			// default F parameter.
+			in.Fhkl = append([]float64(nil), g.F...)
+			for i, d := range g.Defaulted {
+				if d {
+					in.Fhkl[i] = math.NaN()
+				}
+			}
+		}
 	}
 	for _, b := range m.Beam.Sources {
 		in.Sources = append(in.Sources, b.Incident[0], b.Incident[1], b.Incident[2], b.LambdaFactor)

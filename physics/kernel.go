@@ -274,6 +274,7 @@ type kernel struct {
 	thickStep, mu, dmin float64
 	ibg, distance       float64
 	fhkl                []float64
+	missing             []bool // table cells without data (default F), nil if none
 	hStride, kStride    int
 	onOOR               func(h, k, l float64) // called at the first out-of-range point of a pixel
 }
@@ -316,6 +317,18 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	if c.HasHKL {
 		k.kStride = c.LMax - c.LMin + 2
 		k.hStride = (c.KMax - c.KMin + 2) * k.kStride
+		// NaN marks a reflection the file did not list: it has the default
+		// F, which is a parameter.
+		for i, v := range in.Fhkl {
+			if v == v {
+				continue
+			}
+			if k.missing == nil {
+				k.fhkl = append([]float64(nil), in.Fhkl...)
+				k.missing = make([]bool, len(in.Fhkl))
+			}
+			k.fhkl[i], k.missing[i] = k.defaultF, true
+		}
 	}
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]
@@ -329,8 +342,10 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	umats := make([][9]float64, c.Domains)
 	for m := range umats {
 		r := in.Mosaic[m*MosaicCols:]
-		d := models.MosaicDraw{V: [3]float64{r[0], r[1], r[2]}, F: float32(r[3])}
-		umats[m] = models.UMat(d.V, d.Angle(p[PMosaic]))
+		// The angle spread·F in double precision, where the reference
+		// rounds it to float32 (images differ by ~1e-8 relative): the image
+		// must be a smooth function of the spread.
+		umats[m] = models.UMat([3]float64{r[0], r[1], r[2]}, r[3]*p[PMosaic])
 		if m == 0 {
 			umats[m] = [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1} // the reference's aligned domain
 		}

@@ -25,6 +25,10 @@ type HKLGrid struct {
 	// hRange*kRange*lRange for a grid read from an Fdump file.
 	Count int
 	F     []float64
+	// Defaulted marks the cells of F that no record set (filled with the
+	// default F), so that a model can change the default later; nil for a
+	// grid read from an Fdump file, whose cells are all data.
+	Defaulted []bool
 }
 
 // Ranges returns the number of distinct indices along each axis (padding
@@ -156,20 +160,21 @@ func ReadHKL(r io.Reader, defaultF float64) (*HKLGrid, error) {
 		return nil, fmt.Errorf("formats: hkl: %w", err)
 	}
 	g.F = make([]float64, n)
+	g.Defaulted = make([]bool, n)
 	g.Count = len(recs)
-	if defaultF != 0 {
-		hr, kr, lr := g.Ranges()
-		for h := range hr {
-			for k := range kr {
-				row := g.F[g.Index(g.HMin+h, g.KMin+k, g.LMin):]
-				for l := range lr {
-					row[l] = defaultF
-				}
+	hr, kr, lr := g.Ranges()
+	for h := range hr {
+		for k := range kr {
+			i := g.Index(g.HMin+h, g.KMin+k, g.LMin)
+			row, def := g.F[i:i+lr], g.Defaulted[i:i+lr]
+			for l := range row {
+				row[l], def[l] = defaultF, true
 			}
 		}
 	}
 	for _, rc := range recs {
-		g.F[g.Index(rc.h, rc.k, rc.l)] = rc.f
+		i := g.Index(rc.h, rc.k, rc.l)
+		g.F[i], g.Defaulted[i] = rc.f, false
 	}
 	return g, nil
 }
