@@ -274,7 +274,9 @@ type kernel struct {
 	thickStep, mu, dmin float64
 	ibg, distance       float64
 	fhkl                []float64
-	missing             []bool // table cells without data (default F), nil if none
+	p, mosaic           []float64    // the packed parameters and the mosaic table
+	umats               [][9]float64 // per domain: its rotation
+	missing             []bool       // table cells without data (default F), nil if none
 	hStride, kStride    int
 	onOOR               func(h, k, l float64) // called at the first out-of-range point of a pixel
 }
@@ -299,7 +301,7 @@ func matVec(u *[9]float64, v [3]float64) [3]float64 {
 
 func newKernel(c *Config, in *Inputs) *kernel {
 	p := in.P
-	k := &kernel{c: c, pix0: vec(p, PPix0), fd: vec(p, PFdet), sd: vec(p, PSdet), od: vec(p, PObs),
+	k := &kernel{c: c, p: p, mosaic: in.Mosaic, pix0: vec(p, PPix0), fd: vec(p, PFdet), sd: vec(p, PSdet), od: vec(p, PObs),
 		astar: vec(p, PAStar), bstar: vec(p, PBStar), cstar: vec(p, PCStar),
 		kahn: p[PKahn], na: p[PNa], nb: p[PNb], nc: p[PNc], defaultF: p[PDefaultF], pitch: p[PPixel],
 		fudge: p[PFudge], thickStep: p[PThickStep], mu: p[PMu], dmin: p[PDmin], ibg: p[PIbg],
@@ -350,6 +352,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			umats[m] = [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1} // the reference's aligned domain
 		}
 	}
+	k.umats = umats
 	for t := 0; t < c.PhiSteps; t++ {
 		phi := p[PPhi0] + p[PPhiStep]*float64(t)
 		ap, bp, cp := a0, b0, c0

@@ -1,0 +1,825 @@
+package physics
+
+import "math"
+
+// Gradient is the pixel physics' backward pass: given dI, the gradient of
+// a loss with respect to every pixel of the image Render computes, it
+// writes dL/dP (NParams values) to out. Rendered pixels with dI ≠ 0 are
+// differentiated one by one (the forward value recomputed on the way), in
+// row tiles fixed by the image size; tile sums are added in tile order, so
+// the result does not depend on the number of threads.
+//
+// Piecewise-constant parts of the model contribute what their smooth
+// pieces do: the nearest-reflection lookup and the tophat shape have zero
+// derivative in hkl, the resolution cut-off and the interpolation
+// switch-off stay where the forward pass put them.
+func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
+	k := newKernel(c, in)
+	mode, cut, until := interpNone, -1, 0
+	if c.Interpolate && c.HasHKL {
+		mode = interpOn
+		cut, until = k.interpolationCutoff(in.Mask)
+	}
+	nt := min(gradTiles, c.SPixels)
+	per := (c.SPixels + nt - 1) / nt
+	L := NParams + 9*len(k.orient)
+	acc := make([][]float64, nt)
+	parallelRows(nt, func(t int) {
+		a := make([]float64, L)
+		var w gradWork
+		for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
+			for f := 0; f < c.FPixels; f++ {
+				i := s*c.FPixels + f
+				g := dI[i]
+				if g == 0 || !c.Rendered(f, s, in.Mask) {
+					continue
+				}
+				m, u := mode, 0
+				switch {
+				case cut < 0 || mode == interpNone:
+				case i < cut:
+				case i == cut:
+					m, u = interpUntil, until
+				default:
+					m = interpNone
+				}
+				k.pixelGrad(f, s, m, u, g, a, &w)
+			}
+		}
+		acc[t] = a
+	})
+	total := make([]float64, L)
+	for _, a := range acc {
+		for i, v := range a {
+			total[i] += v
+		}
+	}
+	k.orientationGrad(total[NParams:], total)
+	copy(out, total[:NParams])
+}
+
+// gradTiles is the number of row tiles Gradient reduces over: fixed, so
+// that sums do not depend on GOMAXPROCS.
+const gradTiles = 64
+
+// interpolationCutoff runs the forward pass with interpolation on and
+// returns the first rendered pixel (scan order) and evaluation at which the
+// reference would switch it off, or −1.
+func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
+	c := k.c
+	firstOOR := make([]int, c.SPixels)
+	firstEval := make([]int, c.SPixels)
+	parallelRows(c.SPixels, func(s int) {
+		firstOOR[s] = -1
+		for f := 0; f < c.FPixels; f++ {
+			if c.Rendered(f, s, mask) {
+				if _, e := k.pixel(f, s, interpOn, 0); e >= 0 {
+					firstOOR[s], firstEval[s] = f, e
+					return
+				}
+			}
+		}
+	})
+	return cutoff(c, firstOOR, firstEval)
+}
+
+// geo is one sub-pixel's geometry: its coordinates on the detector, lab
+// position before and after bending onto the curved detector, distance
+// and unit direction from the sample.
+type geo struct {
+	t                int
+	fdet, sdet, odet float64
+	flat, pos, d     [3]float64
+	r                float64
+}
+
+// geom computes what kernel.position computes, keeping the pieces the
+// backward pass needs.
+func (k *kernel) geom(f, s, subF, subS, t int) geo {
+	var g geo
+	os := k.c.Oversample
+	g.t = t
+	g.fdet = k.sub*float64(f*os+subF) + k.sub/2
+	g.sdet = k.sub*float64(s*os+subS) + k.sub/2
+	g.odet = float64(t) * k.thickStep
+	for i := 0; i < 3; i++ {
+		g.flat[i] = g.fdet*k.fd[i] + g.sdet*k.sd[i] + g.odet*k.od[i] + k.pix0[i]
+	}
+	g.pos = g.flat
+	if k.c.Curved {
+		var v [3]float64
+		for i := 0; i < 3; i++ {
+			v[i] = k.distance * k.c.Beam[i]
+		}
+		v = rotateAxis(v, k.sd, g.flat[1]/k.distance)
+		g.pos = rotateAxis(v, k.fd, g.flat[2]/k.distance)
+	}
+	g.r = math.Sqrt(dot(g.pos, g.pos))
+	g.d = [3]float64{g.pos[0] / g.r, g.pos[1] / g.r, g.pos[2] / g.r}
+	return g
+}
+
+// geomBack adds to acc the parameter gradient of a sub-pixel geometry
+// whose direction d and distance r have adjoints dbar and rbar.
+func (k *kernel) geomBack(g *geo, dbar [3]float64, rbar float64, acc []float64) {
+	var pb [3]float64
+	dd := dot(dbar, g.d)
+	for i := 0; i < 3; i++ {
+		pb[i] = (dbar[i]-dd*g.d[i])/g.r + rbar*g.d[i]
+	}
+	fb := pb
+	if k.c.Curved {
+		D := k.distance
+		var v [3]float64
+		for i := 0; i < 3; i++ {
+			v[i] = D * k.c.Beam[i]
+		}
+		th1, th2 := g.flat[1]/D, g.flat[2]/D
+		v1 := rotateAxis(v, k.sd, th1)
+		v1bar, fdbar, th2bar := rotateAxisBack(v1, k.fd, th2, pb)
+		vbar, sdbar, th1bar := rotateAxisBack(v, k.sd, th1, v1bar)
+		for i := 0; i < 3; i++ {
+			acc[PFdet+i] += fdbar[i]
+			acc[PSdet+i] += sdbar[i]
+		}
+		acc[PDistance] += dot(vbar, k.c.Beam) - (th1bar*g.flat[1]+th2bar*g.flat[2])/(D*D)
+		fb = [3]float64{0, th1bar / D, th2bar / D}
+	}
+	for i := 0; i < 3; i++ {
+		acc[PPix0+i] += fb[i]
+		acc[PFdet+i] += g.fdet * fb[i]
+		acc[PSdet+i] += g.sdet * fb[i]
+		acc[PObs+i] += g.odet * fb[i]
+	}
+	acc[PPixel] += (dot(fb, k.fd)*g.fdet + dot(fb, k.sd)*g.sdet) / k.pitch
+	acc[PThickStep] += dot(fb, k.od) * float64(g.t)
+}
+
+// rotateAxisBack is the adjoint of y = rotateAxis(v, u, th): given ybar it
+// returns the adjoints of v, u and th.
+func rotateAxisBack(v, u [3]float64, th float64, ybar [3]float64) (vbar, ubar [3]float64, thbar float64) {
+	c, s := math.Cos(th), math.Sin(th)
+	uv, uy := dot(u, v), dot(u, ybar)
+	yxu, vxy, uxv := cross(ybar, u), cross(v, ybar), cross(u, v)
+	for i := 0; i < 3; i++ {
+		vbar[i] = (1-c)*uy*u[i] + c*ybar[i] + s*yxu[i]
+		ubar[i] = (1-c)*(uv*ybar[i]+uy*v[i]) + s*vxy[i]
+		thbar += ybar[i] * (u[i]*uv*s - v[i]*s + uxv[i]*c)
+	}
+	return vbar, ubar, thbar
+}
+
+// omegaBack adds the gradient of the solid angle of g (adjoint wbar) to
+// acc and returns the adjoint it passes to r.
+func (k *kernel) omegaBack(g *geo, wbar float64, acc []float64) (rbar float64) {
+	r := g.r
+	if k.c.PointPixel {
+		return -2 * wbar / (r * r * r)
+	}
+	r3 := r * r * r
+	acc[PPixel] += wbar * 2 * k.pitch * k.closeD / r3
+	cd := wbar * k.pitch * k.pitch / r3
+	for i := 0; i < 3; i++ {
+		acc[PPix0+i] += cd * k.od[i]
+		acc[PObs+i] += cd * k.pix0[i]
+	}
+	return -3 * wbar * k.omega(r) / r
+}
+
+// capture is the fraction of photons along direction d absorbed in sensor
+// layer t (as kernel.pixel computes it).
+func (k *kernel) capture(g *geo) float64 {
+	par := dot(g.d, k.od)
+	t := float64(g.t)
+	return math.Exp(-t*k.thickStep*k.mu/par) - math.Exp(-(t+1)*k.thickStep*k.mu/par)
+}
+
+// captureBack adds the gradient of capture(g) (adjoint cbar) to acc and
+// returns the adjoint it passes to the direction.
+func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float64) {
+	par := dot(g.d, k.od)
+	t := float64(g.t)
+	a := k.thickStep * k.mu / par
+	abar := cbar * (-t*math.Exp(-t*a) + (t+1)*math.Exp(-(t+1)*a))
+	acc[PThickStep] += abar * k.mu / par
+	acc[PMu] += abar * k.thickStep / par
+	pbar := -abar * a / par
+	for i := 0; i < 3; i++ {
+		dbar[i] = pbar * k.od[i]
+		acc[PObs+i] += pbar * g.d[i]
+	}
+	return dbar
+}
+
+// polarizationGrad is Polarization with its derivatives by the Kahn factor
+// and by the diffracted direction.
+func polarizationGrad(kahn float64, incident, d, axis [3]float64) (p, dkahn float64, dd [3]float64) {
+	c2 := dot(incident, d)
+	c2sq := c2 * c2
+	s2sq := 1 - c2sq
+	// cos2ψ also at K = 0, where Polarization skips it: the derivative
+	// by K needs it.
+	cos2psi := 1.0
+	var de, db float64 // ∂cos2ψ/∂E, ∂cos2ψ/∂B
+	bin := unit(cross(axis, incident))
+	ein := unit(cross(incident, bin))
+	e, b := dot(d, ein), dot(d, bin)
+	if den := e*e + b*b; den > 0 {
+		cos2psi = (e*e - b*b) / den
+		de, db = 4*e*b*b/(den*den), -4*b*e*e/(den*den)
+	}
+	p = 0.5 * (1 + c2sq - kahn*cos2psi*s2sq)
+	dkahn = -0.5 * cos2psi * s2sq
+	dc2 := c2 * (1 + kahn*cos2psi)
+	dcos := -0.5 * kahn * s2sq
+	for i := 0; i < 3; i++ {
+		dd[i] = dc2*incident[i] + dcos*(de*ein[i]+db*bin[i])
+	}
+	return p, dkahn, dd
+}
+
+// sincgGrad is Sincg(h, n) with its derivatives by h and by n (n treated
+// as continuous: at whole n the derivative of sin(nπh)/sin(πh)).
+func sincgGrad(h, n float64) (s, dh, dn float64) {
+	if n == math.Trunc(n) && math.Abs(n) < 1<<52 && math.Abs(h) < 1<<52 {
+		// On the offset d from the nearest integer m, as sincgWhole:
+		// sincg = σ·sin(nπd)/sin(πd), σ = (−1)^{(n−1)m}.
+		m := math.Round(h)
+		d := h - m
+		x := math.Pi * d
+		sigma := 1.0
+		if int64(n)&1 == 0 && int64(m)&1 != 0 {
+			sigma = -1
+		}
+		if x == 0 {
+			if h == 0 {
+				return n, 0, 1
+			}
+			// At an exact lattice point the n-derivative of the continuous
+			// form diverges (it has poles at integer h for non-integer n).
+			return sigma * n, 0, sigma * math.Inf(1)
+		}
+		sn, cn := math.Sincos(n * math.Pi * d) // as sincgWhole rounds it
+		s1, c1 := math.Sincos(x)
+		var dx float64
+		if nx := n * x; math.Abs(nx) < 1e-3 {
+			// Series: the closed form cancels badly near the peak.
+			n2 := n * n
+			dx = n * (-(n2-1)*x/3 + (3*n2*n2-10*n2+7)*x*x*x/90)
+		} else {
+			dx = (n*cn*s1 - sn*c1) / (s1 * s1)
+		}
+		return sigma * sn / s1, sigma * math.Pi * dx, sigma * math.Pi * h * cn / s1
+	}
+	x := math.Pi * h
+	if x == 0 {
+		return n, 0, 1
+	}
+	sn, cn := math.Sincos(n * x)
+	s1, c1 := math.Sincos(x)
+	return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
+}
+
+// sinc3Grad returns sinc3(π√u) and its derivative by u.
+func sinc3Grad(u float64) (s, du float64) {
+	x := math.Pi * math.Sqrt(u)
+	if x < 1e-2 {
+		x2 := x * x
+		return sinc3(x), math.Pi * math.Pi / 2 * (-1.0/5 + x2/70 - x2*x2/2520)
+	}
+	s = sinc3(x)
+	sx := 3*math.Sin(x)/(x*x) - 3*s/x
+	return s, sx * math.Pi * math.Pi / (2 * x)
+}
+
+// latt is a lattice-transform value with its derivatives.
+type latt struct {
+	fl     float64
+	dh     [3]float64 // by h, k, l
+	dn     [3]float64 // by Na, Nb, Nc
+	dfudge float64
+	dstar  [9]float64 // by a*, b*, c* (Gaussian shape only)
+}
+
+// latticeGrad computes kernel.lattice (for every shape) with derivatives.
+func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
+	c := k.c
+	*g = latt{}
+	if c.Shape == Square {
+		sa, sb, sc := 1.0, 1.0, 1.0
+		var ha, hb, hc, na, nb, nc float64
+		if k.na > 1 {
+			sa, ha, na = sincgGrad(h, k.na)
+		}
+		if k.nb > 1 {
+			sb, hb, nb = sincgGrad(kk, k.nb)
+		}
+		if k.nc > 1 {
+			sc, hc, nc = sincgGrad(l, k.nc)
+		}
+		g.fl = sa * sb * sc
+		g.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
+		g.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
+		return
+	}
+	dh := [3]float64{h - math.Ceil(h-0.5), kk - math.Ceil(kk-0.5), l - math.Ceil(l-0.5)}
+	n := [3]float64{k.na, k.nb, k.nc}
+	others := [3]float64{k.nb * k.nc, k.na * k.nc, k.na * k.nb} // ∂nabc/∂N
+	switch c.Shape {
+	case Round:
+		const scale = 0.723601254558268
+		var hr float64
+		for i := range dh {
+			hr += dh[i] * dh[i] * n[i] * n[i]
+		}
+		s, su := sinc3Grad(hr * k.fudge)
+		g.fl = k.nabc * scale * s
+		flu := k.nabc * scale * su // ∂fl/∂u, u = hr·fudge
+		for i := range dh {
+			g.dh[i] = flu * k.fudge * 2 * dh[i] * n[i] * n[i]
+			g.dn[i] = others[i]*scale*s + flu*k.fudge*2*dh[i]*dh[i]*n[i]
+		}
+		g.dfudge = flu * hr
+	case Gauss:
+		stars := [3][3]float64{k.astar, k.bstar, k.cstar}
+		var v [3]float64
+		for i := 0; i < 3; i++ {
+			v[i] = dh[0]*k.astar[i] + dh[1]*k.bstar[i] + dh[2]*k.cstar[i]
+		}
+		vv := dot(v, v)
+		r2 := vv * k.nabc * k.nabc
+		e := math.Exp(-(r2 / 0.63 * k.fudge))
+		g.fl = k.nabc * e
+		fr := -g.fl * k.fudge / 0.63 // ∂fl/∂r2
+		for i := range dh {
+			g.dh[i] = fr * 2 * k.nabc * k.nabc * dot(v, stars[i])
+			g.dn[i] = others[i]*e + fr*vv*2*k.nabc*others[i]
+			for j := 0; j < 3; j++ {
+				g.dstar[3*i+j] = fr * 2 * k.nabc * k.nabc * v[j] * dh[i]
+			}
+		}
+		g.dfudge = -g.fl * r2 / 0.63
+	default:
+		g.fl = k.lattice(h, kk, l)
+		if g.fl != 0 {
+			for i := range dh {
+				g.dn[i] = others[i]
+			}
+		}
+	}
+}
+
+// cellFGrad is cellF with its derivative by the default F.
+func (k *kernel) cellFGrad(h, kk, l float64) (f, ddef float64) {
+	c := k.c
+	if !c.HasHKL {
+		return k.defaultF, 1
+	}
+	h0, k0, l0 := int(math.Ceil(h-0.5)), int(math.Ceil(kk-0.5)), int(math.Ceil(l-0.5))
+	if h0 < c.HMin || h0 > c.HMax || k0 < c.KMin || k0 > c.KMax || l0 < c.LMin || l0 > c.LMax {
+		return k.defaultF, 1
+	}
+	i := (h0-c.HMin)*k.hStride + (k0-c.KMin)*k.kStride + (l0 - c.LMin)
+	if k.missing != nil && k.missing[i] {
+		return k.fhkl[i], 1
+	}
+	return k.fhkl[i], 0
+}
+
+// lagrange4 returns the 4-point Lagrange basis through the integers
+// x0−1 … x0+2 (x0 = ⌊x⌋) at x, and its derivatives.
+func lagrange4(x float64) (w, dw [4]float64) {
+	t := x - math.Floor(x)
+	a, b, c, d := t+1, t, t-1, t-2
+	w = [4]float64{-b * c * d / 6, a * c * d / 2, -a * b * d / 2, a * b * c / 6}
+	dw = [4]float64{-(c*d + b*d + b*c) / 6, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) / 6}
+	return w, dw
+}
+
+// interpolateGrad is interpolate with its derivatives by h, k, l and by
+// the default F (through table cells without data).
+func (k *kernel) interpolateGrad(h, kk, l float64) (f float64, df [3]float64, ddef float64) {
+	c := k.c
+	f = k.interpolate(h, kk, l)
+	h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
+	wh, dwh := lagrange4(h)
+	wk, dwk := lagrange4(kk)
+	wl, dwl := lagrange4(l)
+	for i1 := 0; i1 < 4; i1++ {
+		for i2 := 0; i2 < 4; i2++ {
+			base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
+			var s, sl, sd float64
+			for i3 := 0; i3 < 4; i3++ {
+				v := k.fhkl[base+i3]
+				s += wl[i3] * v
+				sl += dwl[i3] * v
+				if k.missing != nil && k.missing[base+i3] {
+					sd += wl[i3]
+				}
+			}
+			df[0] += dwh[i1] * wk[i2] * s
+			df[1] += wh[i1] * dwk[i2] * s
+			df[2] += wh[i1] * wk[i2] * sl
+			ddef += wh[i1] * wk[i2] * sd
+		}
+	}
+	return f, df, ddef
+}
+
+// gradWork is one worker's scratch space.
+type gradWork struct {
+	blocks []block
+	pow    []float64
+}
+
+// block is one (sensor layer, sub-pixel, source) group of a pixel's terms
+// under the -oversample_* running-sum rules: the running sum S becomes
+// (S + T)·c after each of its n terms.
+type block struct {
+	c, sStart, after float64 // after: product of c^n over the later blocks
+	n                int
+}
+
+// pixelGrad adds g·∂I/∂P for one pixel to acc (NParams values, then 9 per
+// orientation: adjoints of its a, b, c vectors).
+//
+// I = scale·S·post, where S is the running sum of the terms F²·F_latt²
+// (seeded with the water background) and post the product of the factors
+// (ω, polarization, capture) that are not applied per term. With any
+// -oversample_* flag the running sum is also multiplied after each term by
+// the current block's factors; a first walk over the pixel then records
+// each block's multiplier and term count, so that the second walk knows
+// every term's weight ∂S/∂T.
+func (k *kernel) pixelGrad(fpix, spix int, mode interpMode, until int, g float64, acc []float64, w *gradWork) {
+	c := k.c
+	chain := c.OversampleOmega || c.OversamplePolar || c.OversampleThick
+	pf := k.postFactors(fpix, spix)
+	if chain {
+		k.walk(fpix, spix, mode, until, 0, nil, w, &pf)
+		after := 1.0
+		for b := len(w.blocks) - 1; b >= 0; b-- {
+			w.blocks[b].after = after
+			after *= math.Pow(w.blocks[b].c, float64(w.blocks[b].n))
+		}
+		pf.ibgWeight = after
+	}
+	k.walk(fpix, spix, mode, until, g, acc, w, &pf)
+}
+
+// posts are a pixel's factors applied once to the whole sum, with the
+// sub-pixel (and source) each was last computed at.
+type posts struct {
+	omega, polar, capture float64
+	og, pg, cg            geo
+	psrc                  int
+	ibgWeight             float64 // ∂S/∂(water seed)
+}
+
+func (p *posts) product(c *Config) float64 {
+	v := 1.0
+	if !c.OversampleThick {
+		v *= p.capture
+	}
+	if !c.OversamplePolar {
+		v *= p.polar
+	}
+	if !c.OversampleOmega {
+		v *= p.omega
+	}
+	return v
+}
+
+// postFactors finds the values kernel.pixel multiplies the final sum by,
+// following its caching rules (a factor is computed where it is still
+// zero).
+func (k *kernel) postFactors(fpix, spix int) posts {
+	c := k.c
+	p := posts{ibgWeight: 1}
+	if !c.OversampleOmega {
+		p.og = k.geom(fpix, spix, 0, 0, 0)
+		p.omega = k.omega(p.og.r)
+	}
+	p.capture = 1
+	if c.Thick && !c.OversampleThick {
+		// Reset in every layer and computed at its first sub-pixel (again
+		// at later ones while zero): the last layer's value is applied.
+		t := c.ThickSteps - 1
+		p.capture = 0
+		for subS := 0; subS < c.Oversample && p.capture == 0; subS++ {
+			for subF := 0; subF < c.Oversample && p.capture == 0; subF++ {
+				p.cg = k.geom(fpix, spix, subF, subS, t)
+				p.capture = k.capture(&p.cg)
+			}
+		}
+	}
+	p.polar = 1
+	if !c.NoPolar && !c.OversamplePolar {
+		p.polar = 0
+	loop:
+		for t := 0; t < c.ThickSteps; t++ {
+			for subS := 0; subS < c.Oversample; subS++ {
+				for subF := 0; subF < c.Oversample; subF++ {
+					gm := k.geom(fpix, spix, subF, subS, t)
+					for si := range k.src {
+						if k.cut(&gm, si) {
+							continue
+						}
+						p.pg, p.psrc = gm, si
+						p.polar = Polarization(k.kahn, k.src[si].inc, gm.d, c.PolarAxis)
+						if p.polar != 0 {
+							break loop
+						}
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// scatter returns the scattering vector of source si at g (Å⁻¹ scale: 1/m
+// as the kernel's wavelengths).
+func (k *kernel) scatter(g *geo, si int) [3]float64 {
+	sr := &k.src[si]
+	return [3]float64{(g.d[0] - sr.inc[0]) * sr.invLambda, (g.d[1] - sr.inc[1]) * sr.invLambda, (g.d[2] - sr.inc[2]) * sr.invLambda}
+}
+
+// cut reports whether the resolution limit drops source si at g.
+func (k *kernel) cut(g *geo, si int) bool {
+	if k.dmin <= 0 {
+		return false
+	}
+	q := k.scatter(g, si)
+	stol := 0.5 * math.Sqrt(dot(q, q))
+	return stol > 0 && k.dmin > 0.5/stol
+}
+
+// walk goes through one pixel's terms in kernel.pixel's order. With acc
+// nil it records the -oversample_* blocks in w (first walk); otherwise it
+// adds g·∂I/∂P to acc, using the blocks recorded when the chain rules
+// apply.
+func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc []float64, w *gradWork, pf *posts) {
+	c := k.c
+	record := acc == nil
+	chain := c.OversampleOmega || c.OversamplePolar || c.OversampleThick
+	if record {
+		w.blocks = w.blocks[:0]
+	}
+	post := pf.product(c)
+	wpix := g * k.scale * post // ∂L/∂S
+	sum := k.ibg
+	eval, b := 0, 0
+	var lg latt
+	var omega, polar, capture float64
+	for t := 0; t < c.ThickSteps; t++ {
+		for subS := 0; subS < c.Oversample; subS++ {
+			for subF := 0; subF < c.Oversample; subF++ {
+				gm := k.geom(fpix, spix, subF, subS, t)
+				if c.OversampleOmega {
+					omega = k.omega(gm.r)
+				}
+				if c.OversampleThick {
+					capture = k.capture(&gm)
+				}
+				for si := range k.src {
+					if k.cut(&gm, si) {
+						continue
+					}
+					sr := &k.src[si]
+					q := k.scatter(&gm, si)
+					var polarD [3]float64
+					var polarK float64
+					if c.OversamplePolar {
+						// Recomputed for every source even under -nopolar,
+						// as kernel.pixel (and the reference) do.
+						polar, polarK, polarD = polarizationGrad(k.kahn, sr.inc, gm.d, c.PolarAxis)
+					}
+					cb := 1.0
+					if c.OversampleThick {
+						cb *= capture
+					}
+					if c.OversamplePolar {
+						cb *= polar
+					}
+					if c.OversampleOmega {
+						cb *= omega
+					}
+					// This block's weights: w0 = ∂L/∂S at its end.
+					w0, n := wpix, 0
+					var pow []float64
+					if chain && !record {
+						bl := &w.blocks[b]
+						w0 *= bl.after
+						n = bl.n
+						w.pow = append(w.pow[:0], 1)
+						for i := 0; i < n; i++ {
+							w.pow = append(w.pow, w.pow[i]*cb)
+						}
+						pow = w.pow
+					}
+					sStart := sum
+					var qbar [3]float64
+					var cbar float64 // ∂S_end/∂c, relative to w0
+					r := 0
+					for oi := range k.orient {
+						o := &k.orient[oi]
+						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
+						k.latticeGrad(h, kk, l, &lg)
+						if lg.fl == 0 && !c.Water {
+							continue
+						}
+						var fc, ddef float64
+						var dfc [3]float64
+						switch {
+						case mode == interpNone || (mode == interpUntil && eval >= until):
+							fc, ddef = k.cellFGrad(h, kk, l)
+						case k.inInterpRange(h, kk, l):
+							fc, dfc, ddef = k.interpolateGrad(h, kk, l)
+						default:
+							fc, ddef = k.cellFGrad(h, kk, l)
+						}
+						eval++
+						term := fc * fc * lg.fl * lg.fl
+						if chain {
+							sum = (sum + term) * cb
+						} else {
+							sum += term
+						}
+						if record {
+							r++
+							continue
+						}
+						wt := w0
+						if chain {
+							wt *= pow[n-r]
+							if n-r-1 >= 0 {
+								cbar += float64(n-r) * term * pow[n-r-1]
+							}
+						}
+						r++
+						tfl := wt * 2 * fc * fc * lg.fl
+						tfc := wt * 2 * fc * lg.fl * lg.fl
+						hb, kb, lb := tfl*lg.dh[0]+tfc*dfc[0], tfl*lg.dh[1]+tfc*dfc[1], tfl*lg.dh[2]+tfc*dfc[2]
+						ob := acc[NParams+9*oi : NParams+9*oi+9]
+						for i := 0; i < 3; i++ {
+							ob[i] += hb * q[i]
+							ob[3+i] += kb * q[i]
+							ob[6+i] += lb * q[i]
+							qbar[i] += hb*o[0][i] + kb*o[1][i] + lb*o[2][i]
+						}
+						acc[PNa] += tfl * lg.dn[0]
+						acc[PNb] += tfl * lg.dn[1]
+						acc[PNc] += tfl * lg.dn[2]
+						acc[PFudge] += tfl * lg.dfudge
+						acc[PDefaultF] += tfc * ddef
+						if c.Shape == Gauss {
+							for i := 0; i < 9; i++ {
+								acc[PAStar+i] += tfl * lg.dstar[i]
+							}
+						}
+					}
+					if record {
+						w.blocks = append(w.blocks, block{c: cb, sStart: sStart, n: r})
+						continue
+					}
+					// Back through q = (d − incident)/λ.
+					var dbar [3]float64
+					for i := 0; i < 3; i++ {
+						dbar[i] = qbar[i] * sr.invLambda
+					}
+					acc[PLambda] -= dot(qbar, q) / k.p[PLambda]
+					var rbar float64
+					if chain {
+						bl := &w.blocks[b]
+						b++
+						if bl.n > 0 {
+							cbar += float64(bl.n) * bl.sStart * pow[bl.n-1]
+						}
+						cbar *= w0
+						// c = capture·polar·omega over the flags set.
+						if c.OversampleThick {
+							db := k.captureBack(&gm, cbar*others(c, true, false, false, capture, polar, omega), acc)
+							for i := range dbar {
+								dbar[i] += db[i]
+							}
+						}
+						if c.OversamplePolar {
+							f := cbar * others(c, false, true, false, capture, polar, omega)
+							acc[PKahn] += f * polarK
+							for i := range dbar {
+								dbar[i] += f * polarD[i]
+							}
+						}
+						if c.OversampleOmega {
+							rbar += k.omegaBack(&gm, cbar*others(c, false, false, true, capture, polar, omega), acc)
+						}
+					}
+					k.geomBack(&gm, dbar, rbar, acc)
+				}
+			}
+		}
+	}
+	if record {
+		return
+	}
+	// The once-applied factors and the scale.
+	gs := g * k.scale * sum
+	if !c.OversampleOmega {
+		f := gs
+		if !c.OversampleThick {
+			f *= pf.capture
+		}
+		if !c.OversamplePolar {
+			f *= pf.polar
+		}
+		k.geomBack(&pf.og, [3]float64{}, k.omegaBack(&pf.og, f, acc), acc)
+	}
+	if c.Thick && !c.OversampleThick {
+		f := gs * pf.polar
+		if !c.OversampleOmega {
+			f *= pf.omega
+		}
+		k.geomBack(&pf.cg, k.captureBack(&pf.cg, f, acc), 0, acc)
+	}
+	if !c.NoPolar && !c.OversamplePolar && pf.polar != 0 {
+		f := gs * pf.capture
+		if c.OversampleThick {
+			f = gs
+		}
+		if !c.OversampleOmega {
+			f *= pf.omega
+		}
+		_, dk, dd := polarizationGrad(k.kahn, k.src[pf.psrc].inc, pf.pg.d, c.PolarAxis)
+		acc[PKahn] += f * dk
+		for i := range dd {
+			dd[i] *= f
+		}
+		k.geomBack(&pf.pg, dd, 0, acc)
+	}
+	acc[PFluence] += g * ThomsonSq / float64(c.Steps()) * sum * post
+	acc[PIbg] += wpix * pf.ibgWeight
+}
+
+// others is the product of the per-term factors other than the one
+// selected (capture, polar or omega), among those the flags apply.
+func others(c *Config, skipCapture, skipPolar, skipOmega bool, capture, polar, omega float64) float64 {
+	v := 1.0
+	if c.OversampleThick && !skipCapture {
+		v *= capture
+	}
+	if c.OversamplePolar && !skipPolar {
+		v *= polar
+	}
+	if c.OversampleOmega && !skipOmega {
+		v *= omega
+	}
+	return v
+}
+
+// orientationGrad turns the adjoints of every orientation's a, b, c
+// (ob: 9 per orientation) into gradients of the base cell vectors, the
+// φ start and step, and the mosaic spread (out, NParams layout).
+func (k *kernel) orientationGrad(ob []float64, out []float64) {
+	c := k.c
+	p := k.p
+	base := [3][3]float64{vec(p, PCellA), vec(p, PCellB), vec(p, PCellC)}
+	for t := 0; t < c.PhiSteps; t++ {
+		phi := p[PPhi0] + p[PPhiStep]*float64(t)
+		var rotated [3][3]float64 // R(φ)·v0
+		for v := 0; v < 3; v++ {
+			rotated[v] = base[v]
+			if phi != 0 {
+				rotated[v] = rotateAxis(base[v], c.Spindle, phi)
+			}
+		}
+		for m := 0; m < c.Domains; m++ {
+			oi := t*c.Domains + m
+			adj := ob[9*oi : 9*oi+9]
+			var phibar float64
+			for v := 0; v < 3; v++ {
+				u := [3]float64{adj[3*v], adj[3*v+1], adj[3*v+2]}
+				if c.Mosaic && m > 0 {
+					// o = U·w with U the rotation by F·spread about the
+					// domain axis V: ∂o/∂spread = F·V × o.
+					r := k.mosaic[m*MosaicCols:]
+					axis := [3]float64{r[0], r[1], r[2]}
+					out[PMosaic] += r[3] * dot(u, cross(axis, k.orient[oi][v]))
+					u = matTVec(&k.umats[m], u)
+				}
+				phibar += dot(u, cross(c.Spindle, rotated[v]))
+				if phi != 0 {
+					u = rotateAxis(u, c.Spindle, -phi)
+				}
+				for i := 0; i < 3; i++ {
+					out[PCellA+3*v+i] += u[i]
+				}
+			}
+			out[PPhi0] += phibar
+			out[PPhiStep] += phibar * float64(t)
+		}
+	}
+}
+
+func matTVec(u *[9]float64, v [3]float64) [3]float64 {
+	return [3]float64{u[0]*v[0] + u[3]*v[1] + u[6]*v[2], u[1]*v[0] + u[4]*v[1] + u[7]*v[2], u[2]*v[0] + u[5]*v[1] + u[8]*v[2]}
+}
