@@ -45,20 +45,19 @@ var gradConfigs = []struct {
 	{"gauss", triclinic("-gauss_xtal", "-fudge", "0.8"), 1e-2},
 	{"water point pixel", triclinic("-water", "50", "-point_pixel"), 1},
 	{"roi", triclinic("-roi", "5", "30", "8", "35", "-polar", "0.8"), 1},
-	{"interpolation", []string{"-hkl", "../testdata/inputs/P1_varied.hkl", "-interpolate", "-cell", "70", "80", "90", "75", "85", "95",
-		"-misset", "10", "20", "30", "-default_F", "30", "-N", "2", "-lambda", "6", "-distance", "120", "-pixel", "0.4", "-detpixels", "40"}, 1},
 }
 
-// missingHKLConfigs are interpolation cases whose table lacks every third
-// reflection (those take default_F), one of them with the interpolation
-// switched off part-way through the image (the table is too small for the
-// far side of the detector at λ = 1 Å, with the beam near pixel 0).
+// missingHKLConfigs are the interpolation cases: a full table, and one
+// that lacks every third reflection (those take default_F), also with the
+// interpolation switched off part-way through the image (the table is too
+// small for the far side of the detector at λ = 1 Å, with the beam near
+// pixel 0).
 func missingHKLConfigs(t *testing.T) []struct {
 	name string
 	argv []string
 	step float64
 } {
-	b, err := os.ReadFile("../testdata/inputs/P1_varied.hkl")
+	b, err := os.ReadFile(filepath.Join(inputs, "P1_varied.hkl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +79,10 @@ func missingHKLConfigs(t *testing.T) []struct {
 		name string
 		argv []string
 		step float64
-	}{{"interpolation with missing reflections", base("-lambda", "6", "-distance", "120"), 1},
+	}{{"interpolation", []string{"-hkl", filepath.Join(inputs, "P1_varied.hkl"), "-interpolate", "-cell", "70", "80", "90",
+		"75", "85", "95", "-misset", "10", "20", "30", "-default_F", "30", "-N", "2", "-lambda", "6", "-distance", "120",
+		"-pixel", "0.4", "-detpixels", "40"}, 1},
+		{"interpolation with missing reflections", base("-lambda", "6", "-distance", "120"), 1},
 		{"interpolation switched off", base("-lambda", "1", "-distance", "100", "-Xbeam", "2", "-Ybeam", "2"), 1}}
 }
 
@@ -173,7 +175,7 @@ func TestKernelGradient(t *testing.T) {
 // exercises what its name says.
 func TestInterpolationSwitchesOff(t *testing.T) {
 	cs := missingHKLConfigs(t)
-	for i, want := range []bool{false, true} {
+	for i, want := range []bool{false, false, true} {
 		m := model(t, cs[i].argv...)
 		cfg := KeyOf(m).Pixels
 		p, _ := physics.InterpolationCutoff(&cfg, FloatInputs(m))
