@@ -43,7 +43,8 @@ var gradConfigs = []struct {
 		"-detector_thick", "200", "-detector_abs", "300", "-thicksteps", "2", "-polar", "0.6"), 1},
 	{"round", triclinic("-round_xtal", "-fudge", "1.3"), 1e-2},
 	{"gauss", triclinic("-gauss_xtal", "-fudge", "0.8"), 1e-2},
-	{"water point pixel", triclinic("-water", "50", "-point_pixel"), 1},
+	{"water", triclinic("-water", "0.05"), 1}, // ~10 photons/pixel, like the spots
+	{"point pixel", triclinic("-point_pixel"), 1},
 	{"roi", triclinic("-roi", "5", "30", "8", "35", "-polar", "0.8"), 1},
 }
 

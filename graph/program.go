@@ -46,9 +46,12 @@ func KeyOf(m *models.Model) Key {
 
 // Program is a compiled expression graph: scalar parameter inputs →
 // parameter maths (primitive ops) → packed parameters → fused pixel op →
-// image. Runs are serialised by a lock: one machine per graph.
+// image. Gradient programs add a loss and its backward pass; they are
+// built on first use, one per loss, and kept with the forward program.
+// Runs are serialised by a lock: one machine per graph.
 type Program struct {
 	key    Key
+	model  *models.Model // supplies structure for gradient programs
 	g      *G.ExprGraph
 	vm     G.VM
 	inputs []*G.Node // in fields() order
@@ -56,7 +59,27 @@ type Program struct {
 	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
 	out    G.Value // read target of image
+	grads  map[lossKey]*gradProgram
 	mu     sync.Mutex
+}
+
+// lossKey is the structure of a loss: its kind and whether it is weighted.
+type lossKey struct {
+	kind     LossKind
+	weighted bool
+}
+
+// gradProgram is a compiled graph from the parameters and tables, an
+// observed image and weights to a loss and its gradient with respect to
+// every parameter input that the image depends on.
+type gradProgram struct {
+	g        *G.ExprGraph
+	vm       G.VM
+	inputs   []*G.Node
+	tables   [4]*G.Node
+	obs, wts *G.Node
+	lossOut  G.Value
+	gradOut  []G.Value // per input; stays nil for inputs the image does not use
 }
 
 // maxPrograms bounds the program cache.
@@ -96,9 +119,9 @@ func ProgramFor(m *models.Model) (*Program, error) {
 	return p, nil
 }
 
-// build emits the graph for key. The model supplies only structure that
-// key already pins down (convention vectors, pivot); its values are not
-// baked in.
+// build emits and compiles the forward graph for key. The model supplies
+// only structure that key already pins down (convention vectors, pivot);
+// its values are not baked in.
 func build(key Key, m *models.Model) (p *Program, err error) {
 	defer func() {
 		// gorgonia's constructors panic on malformed graphs; report instead.
@@ -106,22 +129,33 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("graph: building program: %v", r)
 		}
 	}()
-	g := G.NewGraph()
+	p = &Program{key: key, model: m, g: G.NewGraph(), grads: map[lossKey]*gradProgram{}}
+	if p.inputs, p.names, p.tables, p.image, err = emit(p.g, key, m); err != nil {
+		return nil, err
+	}
+	G.Read(p.image, &p.out)
+	p.vm = G.NewTapeMachine(p.g)
+	compiles.Add(1)
+	return p, nil
+}
+
+// emit adds the forward graph for key to g: the parameter inputs (with
+// their names), the table inputs and the image node.
+func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []string, tables [4]*G.Node, image *G.Node, err error) {
 	A := &models.Graph{G: g}
 	var np models.Params[*G.Node]
-	p = &Program{key: key, g: g}
 	for _, f := range fields(&np, key.FromMatrix, key.CellLengths) {
 		*f.ptr = G.NewScalar(g, G.Float64, G.WithName(f.name))
-		p.inputs = append(p.inputs, *f.ptr)
-		p.names = append(p.names, f.name)
+		inputs = append(inputs, *f.ptr)
+		names = append(names, f.name)
 	}
 	packed := pack[*G.Node](A, m, &np)
 	if A.Err != nil {
-		return nil, A.Err
+		return nil, nil, tables, nil, A.Err
 	}
 	pv, err := G.ApplyOp(packOp{len(packed)}, packed...)
 	if err != nil {
-		return nil, fmt.Errorf("graph: packing parameters: %w", err)
+		return nil, nil, tables, nil, fmt.Errorf("graph: packing parameters: %w", err)
 	}
 	kp := &key.Pixels
 	for i, t := range []struct {
@@ -129,16 +163,67 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 		n    int
 	}{{"crystal.Fhkl", kp.TableLen()}, {"beam.sources", kp.Sources * physics.SourceCols},
 		{"crystal.domains", kp.Domains * physics.MosaicCols}, {"detector.mask", kp.MaskLen()}} {
-		p.tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
+		tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
 	}
-	p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, p.tables[0], p.tables[1], p.tables[2], p.tables[3])
+	image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, tables[0], tables[1], tables[2], tables[3])
 	if err != nil {
-		return nil, fmt.Errorf("graph: pixel op: %w", err)
+		return nil, nil, tables, nil, fmt.Errorf("graph: pixel op: %w", err)
 	}
-	G.Read(p.image, &p.out)
-	p.vm = G.NewTapeMachine(g)
+	return inputs, names, tables, image, nil
+}
+
+// gradFor returns the program's gradient program for a loss structure,
+// building it on first use. The caller holds p.mu.
+func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
+	if gp := p.grads[lk]; gp != nil {
+		return gp, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			gp, err = nil, fmt.Errorf("graph: building gradient program: %v", r)
+		}
+	}()
+	gp = &gradProgram{g: G.NewGraph()}
+	var image *G.Node
+	if gp.inputs, _, gp.tables, image, err = emit(gp.g, p.key, p.model); err != nil {
+		return nil, err
+	}
+	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
+	size := func(used bool) int {
+		if used {
+			return n
+		}
+		return 1
+	}
+	gp.obs = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.kind.NeedsObserved())), G.WithName("loss.observed"))
+	gp.wts = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.weighted)), G.WithName("loss.weights"))
+	loss, err := G.ApplyOp(lossOp{kind: lk.kind, s: p.key.Pixels.SPixels, f: p.key.Pixels.FPixels, weighted: lk.weighted},
+		image, gp.obs, gp.wts)
+	if err != nil {
+		return nil, fmt.Errorf("graph: loss: %w", err)
+	}
+	// Differentiate with respect to the inputs the graph uses (a SAMPLE
+	// pivot detector never reads the along-beam distance, and so on).
+	var wrt []*G.Node
+	var at []int
+	for i, in := range gp.inputs {
+		if gp.g.To(in.ID()).Len() > 0 {
+			wrt, at = append(wrt, in), append(at, i)
+		}
+	}
+	grads, err := G.Grad(loss, wrt...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: differentiating the loss: %w", err)
+	}
+	G.Read(loss, &gp.lossOut)
+	gp.gradOut = make([]G.Value, len(gp.inputs))
+	for j, d := range grads {
+		G.Read(d, &gp.gradOut[at[j]])
+	}
+	gp.vm = G.NewTapeMachine(gp.g)
 	compiles.Add(1)
-	return p, nil
+	p.grads[lk] = gp
+	return gp, nil
 }
 
 // pack evaluates the parameter maths, crystal orientation and detector
@@ -253,6 +338,94 @@ func New(m *models.Model) (*Simulator, error) {
 // Program returns the compiled program the simulator runs on.
 func (s *Simulator) Program() *Program { return s.prog }
 
+// Gradient runs the program's gradient program for loss l and returns the
+// loss and its gradient with respect to every parameter input (Names()
+// order; zero for inputs the image does not depend on).
+func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error) {
+	p := s.prog
+	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
+	if err := l.check(n); err != nil {
+		return 0, nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			value, grad, err = 0, nil, fmt.Errorf("graph: gradient run: %v", r)
+		}
+	}()
+	gp, err := p.gradFor(lossKey{kind: l.Kind, weighted: l.Weights != nil})
+	if err != nil {
+		return 0, nil, err
+	}
+	gp.vm.Reset()
+	if err := s.let(gp.inputs, gp.tables); err != nil {
+		return 0, nil, err
+	}
+	obs, wts := []float64{0}, []float64{0}
+	if l.Kind.NeedsObserved() {
+		obs = l.Observed
+	}
+	if l.Weights != nil {
+		wts = l.Weights
+	}
+	for _, v := range []struct {
+		n *G.Node
+		d []float64
+	}{{gp.obs, obs}, {gp.wts, wts}} {
+		if err := G.Let(v.n, tensor.New(tensor.WithShape(len(v.d)), tensor.WithBacking(v.d))); err != nil {
+			return 0, nil, fmt.Errorf("graph: setting %s: %w", v.n.Name(), err)
+		}
+	}
+	if err := gp.vm.RunAll(); err != nil {
+		return 0, nil, fmt.Errorf("graph: gradient run: %w", err)
+	}
+	lv, ok := gp.lossOut.(*G.F64)
+	if !ok {
+		return 0, nil, fmt.Errorf("graph: loss is %T", gp.lossOut)
+	}
+	grad = make([]float64, len(gp.inputs))
+	for i, v := range gp.gradOut {
+		if v == nil {
+			continue
+		}
+		f, ok := v.(*G.F64)
+		if !ok {
+			return 0, nil, fmt.Errorf("graph: gradient of %s is %T", p.names[i], v)
+		}
+		grad[i] = float64(*f)
+	}
+	return float64(*lv), grad, nil
+}
+
+// Loss computes loss l of the simulator's image (a forward run only).
+func (s *Simulator) Loss(l *Loss) (float64, error) {
+	n := s.prog.key.Pixels.FPixels * s.prog.key.Pixels.SPixels
+	if err := l.check(n); err != nil {
+		return 0, err
+	}
+	img, err := s.Image()
+	if err != nil {
+		return 0, err
+	}
+	return lossValue(l.Kind, img, l.Observed, l.Weights, l.Weights != nil), nil
+}
+
+// let binds the simulator's parameter values and tables to inputs.
+func (s *Simulator) let(inputs []*G.Node, tables [4]*G.Node) error {
+	for i, n := range inputs {
+		if err := G.Let(n, s.values[i]); err != nil {
+			return fmt.Errorf("graph: setting %s: %w", n.Name(), err)
+		}
+	}
+	for i, n := range tables {
+		if err := G.Let(n, s.tables[i]); err != nil {
+			return fmt.Errorf("graph: setting %s: %w", n.Name(), err)
+		}
+	}
+	return nil
+}
+
 // Image runs the program and returns the photon image, slow-major,
 // FPixels·SPixels values.
 func (s *Simulator) Image() (img []float64, err error) {
@@ -265,15 +438,8 @@ func (s *Simulator) Image() (img []float64, err error) {
 		}
 	}()
 	p.vm.Reset()
-	for i, n := range p.inputs {
-		if err := G.Let(n, s.values[i]); err != nil {
-			return nil, fmt.Errorf("graph: setting %s: %w", p.names[i], err)
-		}
-	}
-	for i, n := range p.tables {
-		if err := G.Let(n, s.tables[i]); err != nil {
-			return nil, fmt.Errorf("graph: setting %s: %w", n.Name(), err)
-		}
+	if err := s.let(p.inputs, p.tables); err != nil {
+		return nil, err
 	}
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)

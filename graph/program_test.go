@@ -4,15 +4,26 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/physics"
 )
 
-// model builds a validated model from a nanoBragg command line.
+// model builds a validated model from a nanoBragg command line, in a
+// fresh directory: reading -hkl writes the reference's Fdump.bin cache to
+// the working directory, and a later model without -hkl would read it.
 func model(t testing.TB, argv ...string) *models.Model {
 	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
 	a, err := models.ParseArgs(argv)
 	if err != nil {
 		t.Fatal(err)

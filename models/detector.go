@@ -84,6 +84,10 @@ type Detector struct {
 	// Mask, when non-nil, renders only pixels whose value is non-zero
 	// (slow-major, FPixels·SPixels values).
 	Mask []float64
+	// In is the description the detector was built from, kept so that a
+	// user-level parameter (-distance, -Xbeam, …) can be changed with the
+	// reference's bookkeeping (see Model.With).
+	In DetectorInput
 }
 
 // DetectorInput is the user's detector description in the reference's
@@ -141,7 +145,7 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 	if in.FPixels < 0 || in.SPixels < 0 {
 		return nil, fmt.Errorf("models: -detpixels %d %d: must be positive", in.FPixels, in.SPixels)
 	}
-	d := &Detector{Convention: in.Convention, Pixel: in.PixelMM / 1000, PointPixel: in.PointPixel,
+	d := &Detector{In: in, Convention: in.Convention, Pixel: in.PixelMM / 1000, PointPixel: in.PointPixel,
 		RotX: rad(in.RotXDeg), RotY: rad(in.RotYDeg), RotZ: rad(in.RotZDeg), TwoTheta: rad(in.TwoThetaDeg),
 		OversampleOmega: in.OversampleOmega, OversamplePolar: in.OversamplePolar, OversampleThick: in.OversampleThick}
 	detF, detS := in.DetsizeFMM/1000, in.DetsizeSMM/1000

@@ -37,6 +37,34 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 5 {
 		return nil, fmt.Errorf("physics: pixel op wants 5 inputs, got %d", len(vs))
 	}
+	in, err := op.inputs(vs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, op.Cfg.SPixels*op.Cfg.FPixels)
+	Render(&op.Cfg, in, out)
+	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
+}
+
+// DiffWRT implements gorgonia.SDOp: the image is differentiable in the
+// packed parameters only (the tables are fixed data).
+func (op PixelOp) DiffWRT(int) []bool { return []bool{true, false, false, false, false} }
+
+// SymDiff implements gorgonia.SDOp: the parameters' gradient is the fused
+// backward op PixelGradOp of the same inputs and the image's gradient.
+func (op PixelOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if len(inputs) != 5 {
+		return nil, fmt.Errorf("physics: pixel op has %d inputs, want 5", len(inputs))
+	}
+	d, err := G.ApplyOp(PixelGradOp{Cfg: op.Cfg}, append(append(G.Nodes{}, inputs...), grad)...)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d, nil, nil, nil, nil}, nil
+}
+
+// inputs checks and unpacks the op's five input values.
+func (op PixelOp) inputs(vs []G.Value) (*Inputs, error) {
 	c := &op.Cfg
 	var in Inputs
 	for i, t := range []struct {
@@ -52,9 +80,7 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 		*t.dst = d
 	}
-	out := make([]float64, op.Cfg.SPixels*op.Cfg.FPixels)
-	Render(c, &in, out)
-	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
+	return &in, nil
 }
 
 func float64s(v G.Value, n int) ([]float64, error) {
@@ -93,4 +119,64 @@ func (op PixelOp) Hashcode() uint32 {
 
 func (op PixelOp) String() string {
 	return fmt.Sprintf("pixels(%dx%d,os=%d)", op.Cfg.FPixels, op.Cfg.SPixels, op.Cfg.Oversample)
+}
+
+// PixelGradOp is PixelOp's backward op: from PixelOp's five inputs and the
+// loss gradient with respect to the image (SPixels×FPixels) it computes the
+// gradient with respect to the packed parameters (NParams values), with
+// Gradient.
+type PixelGradOp struct{ Cfg Config }
+
+// Arity implements gorgonia.Op.
+func (op PixelGradOp) Arity() int { return 6 }
+
+// Type implements gorgonia.Op.
+func (op PixelGradOp) Type() hm.Type {
+	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, G.TensorType{Dims: 2, Of: G.Float64}, vec64)
+}
+
+// InferShape implements gorgonia.Op.
+func (op PixelGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{NParams}, nil
+}
+
+// Do implements gorgonia.Op.
+func (op PixelGradOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != 6 {
+		return nil, fmt.Errorf("physics: pixel gradient op wants 6 inputs, got %d", len(vs))
+	}
+	in, err := PixelOp(op).inputs(vs[:5])
+	if err != nil {
+		return nil, err
+	}
+	dI, err := float64s(vs[5], op.Cfg.SPixels*op.Cfg.FPixels)
+	if err != nil {
+		return nil, fmt.Errorf("physics: pixel gradient op image gradient: %w", err)
+	}
+	out := make([]float64, NParams)
+	Gradient(&op.Cfg, in, dI, out)
+	return tensor.New(tensor.WithShape(NParams), tensor.WithBacking(out)), nil
+}
+
+// ReturnsPtr implements gorgonia.Op.
+func (op PixelGradOp) ReturnsPtr() bool { return false }
+
+// CallsExtern implements gorgonia.Op.
+func (op PixelGradOp) CallsExtern() bool { return false }
+
+// OverwritesInput implements gorgonia.Op.
+func (op PixelGradOp) OverwritesInput() int { return -1 }
+
+// WriteHash implements gorgonia.Op; it encodes the whole Config.
+func (op PixelGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "physics.pixelgrad%+v", op.Cfg) }
+
+// Hashcode implements gorgonia.Op.
+func (op PixelGradOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}
+
+func (op PixelGradOp) String() string {
+	return fmt.Sprintf("pixelgrad(%dx%d,os=%d)", op.Cfg.FPixels, op.Cfg.SPixels, op.Cfg.Oversample)
 }

@@ -1,0 +1,180 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
+)
+
+// Objective is a loss on a model's image as a function of named user
+// parameters (models.UserParams: Å, degrees, mm): the function that
+// gradient checks and fits work on. Its gradient comes from one run of the
+// cached gradient program (the loss's gradient with respect to the graph's
+// SI inputs) and the Jacobian of the inputs with respect to the user
+// parameters, which is exact for every parameter but the detector
+// rotations under a SAMPLE pivot (there -distance fixes the close distance
+// through the beam obliquity; a fourth-order difference of that cheap map
+// is used).
+type Objective struct {
+	Model *models.Model // the model whose other values stay fixed
+	Names []string      // the parameters, in x order
+	Loss  Loss
+}
+
+// NewObjective checks that every name is a parameter of m.
+func NewObjective(m *models.Model, names []string, loss Loss) (*Objective, error) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if _, err := m.Get(n); err != nil {
+			return nil, err
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("parameter %s given twice", n)
+		}
+		seen[n] = true
+	}
+	return &Objective{Model: m, Names: names, Loss: loss}, nil
+}
+
+// Start returns the parameters' values in Model.
+func (o *Objective) Start() []float64 {
+	x := make([]float64, len(o.Names))
+	for i, n := range o.Names {
+		x[i], _ = o.Model.Get(n)
+	}
+	return x
+}
+
+// At returns Model with the parameters set to x.
+func (o *Objective) At(x []float64) (*models.Model, error) {
+	if len(x) != len(o.Names) {
+		return nil, fmt.Errorf("graph: %d values for %d parameters", len(x), len(o.Names))
+	}
+	m := o.Model
+	for i, n := range o.Names {
+		if v, _ := m.Get(n); v == x[i] {
+			continue
+		}
+		var err error
+		if m, err = m.With(n, x[i]); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Value is the loss at x (a forward run).
+func (o *Objective) Value(x []float64) (float64, error) {
+	m, err := o.At(x)
+	if err != nil {
+		return 0, err
+	}
+	s, err := New(m)
+	if err != nil {
+		return 0, err
+	}
+	return s.Loss(&o.Loss)
+}
+
+// Gradient is the loss at x and its gradient with respect to x, in the
+// parameters' units.
+func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
+	m, err := o.At(x)
+	if err != nil {
+		return 0, nil, err
+	}
+	s, err := New(m)
+	if err != nil {
+		return 0, nil, err
+	}
+	v, gin, err := s.Gradient(&o.Loss)
+	if err != nil {
+		return 0, nil, err
+	}
+	g := make([]float64, len(x))
+	for i, n := range o.Names {
+		jac, err := inputJacobian(m, n, x[i])
+		if err != nil {
+			return 0, nil, err
+		}
+		for j, d := range jac {
+			if d != 0 {
+				g[i] += d * gin[j]
+			}
+		}
+	}
+	return v, g, nil
+}
+
+// inputJacobian is ∂(graph inputs)/∂(user parameter name) at value v of m:
+// a fourth-order central difference of the (cheap, image-free) map from
+// the parameter to the inputs. The map is affine for all but the rotations
+// of a SAMPLE-pivot detector, where the difference is exact to ~1e-15.
+func inputJacobian(m *models.Model, name string, v float64) ([]float64, error) {
+	p, _ := models.LookupParam(name)
+	h := 1e3 * p.Step
+	if p.Relative {
+		h *= math.Max(math.Abs(v), 1)
+	}
+	at := func(offsets ...float64) ([][]float64, error) {
+		out := make([][]float64, len(offsets))
+		for k, f := range offsets {
+			mk, err := m.With(name, v+f*h)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = values(mk)
+		}
+		return out, nil
+	}
+	vals, err := at(-2, -1, 1, 2)
+	if err != nil {
+		// At a bound (zero mosaic spread): a one-sided second-order
+		// difference, exact for the affine maps such bounds apply to.
+		fw, err2 := at(0, 1, 2)
+		if err2 != nil {
+			return nil, fmt.Errorf("graph: %s: %w", name, err)
+		}
+		jac := make([]float64, len(fw[0]))
+		for j := range jac {
+			// Differences first: a value that does not change gives 0.
+			jac[j] = (4*(fw[1][j]-fw[0][j]) - (fw[2][j] - fw[0][j])) / (2 * h)
+		}
+		return jac, nil
+	}
+	jac := make([]float64, len(vals[0]))
+	for j := range jac {
+		jac[j] = (8*(vals[2][j]-vals[1][j]) - (vals[3][j] - vals[0][j])) / (12 * h)
+	}
+	return jac, nil
+}
+
+// values lists m's graph input values in fields() order.
+func values(m *models.Model) []float64 {
+	pv := m.Params()
+	var out []float64
+	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
+		out = append(out, *f.ptr)
+	}
+	return out
+}
+
+// NotDifferentiable says why the image is not differentiable in
+// parameter name at the start model ("" when it is): the model's own
+// reasons, and the tricubic interpolation switching off part-way through
+// the image (the switch point moves in whole pixels).
+func (o *Objective) NotDifferentiable(name string) string {
+	if r := o.Model.NotDifferentiable(name); r != "" {
+		return r
+	}
+	p, _ := models.LookupParam(name)
+	if c := o.Model.Crystal; p.Moves && c.Interpolate && c.HKL != nil {
+		cfg := KeyOf(o.Model).Pixels
+		if px, _ := physics.InterpolationCutoff(&cfg, FloatInputs(o.Model)); px >= 0 {
+			return fmt.Sprintf("interpolation switches off at pixel %d (reference rule): the switch point moves in steps", px)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,110 @@
+package models
+
+import (
+	"io"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func argvModel(t *testing.T, argv []string) *Model {
+	t.Helper()
+	a, err := ParseArgs(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestWithMatchesArgv: Model.With(name, v) gives the model that the
+// command line with that flag value builds (its parameters and detector
+// placement), for every user parameter, in BEAM- and SAMPLE-pivot setups.
+func TestWithMatchesArgv(t *testing.T) {
+	base := func(extra ...string) []string {
+		return append([]string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30",
+			"-default_F", "100", "-Na", "5", "-Nb", "4", "-Nc", "3", "-lambda", "1.0", "-pixel", "0.4", "-detpixels", "40",
+			"-phi", "2", "-mosaic", "0.3", "-mosaic_domains", "3", "-polar", "0.7", "-fluence", "1e24",
+			"-detector_rotx", "1", "-detector_roty", "2", "-detector_rotz", "3", "-Xbeam", "7", "-Ybeam", "9"}, extra...)
+	}
+	cases := []struct {
+		name  string
+		value float64
+		flag  []string
+	}{
+		{"a", 71, []string{"-cell", "71", "80", "90", "75", "85", "95"}},
+		{"b", 79, []string{"-cell", "70", "79", "90", "75", "85", "95"}},
+		{"c", 92, []string{"-cell", "70", "80", "92", "75", "85", "95"}},
+		{"alpha", 76, []string{"-cell", "70", "80", "90", "76", "85", "95"}},
+		{"beta", 84, []string{"-cell", "70", "80", "90", "75", "84", "95"}},
+		{"gamma", 96, []string{"-cell", "70", "80", "90", "75", "85", "96"}},
+		{"misset_x", 11, []string{"-misset", "11", "20", "30"}},
+		{"misset_y", 19, []string{"-misset", "10", "19", "30"}},
+		{"misset_z", 31, []string{"-misset", "10", "20", "31"}},
+		{"phi", 3, []string{"-phi", "3"}},
+		{"Na", 6, []string{"-Na", "6"}},
+		{"Nb", 2, []string{"-Nb", "2"}},
+		{"Nc", 7, []string{"-Nc", "7"}},
+		{"mosaic_spread", 0.4, []string{"-mosaic", "0.4"}},
+		{"xbeam", 6.5, []string{"-Xbeam", "6.5"}},
+		{"ybeam", 9.5, []string{"-Ybeam", "9.5"}},
+		{"rotx", 1.5, []string{"-detector_rotx", "1.5"}},
+		{"roty", 2.5, []string{"-detector_roty", "2.5"}},
+		{"rotz", 3.5, []string{"-detector_rotz", "3.5"}},
+		{"lambda", 1.1, []string{"-lambda", "1.1"}},
+		{"fluence", 2e24, []string{"-fluence", "2e24"}},
+		{"polar", 0.5, []string{"-polar", "0.5"}},
+		{"default_F", 120, []string{"-default_F", "120"}},
+	}
+	for _, setup := range []struct {
+		name  string
+		extra []string
+	}{{"beam pivot", []string{"-distance", "100"}}, {"sample pivot", []string{"-close_distance", "90", "-twotheta", "5"}}} {
+		more := []struct {
+			name  string
+			value float64
+			flag  []string
+		}{{"distance", 101, []string{"-distance", "101"}}}
+		if setup.name == "sample pivot" {
+			more = []struct {
+				name  string
+				value float64
+				flag  []string
+			}{{"close_distance", 91, []string{"-close_distance", "91"}}, {"twotheta", 6, []string{"-twotheta", "6"}}}
+		}
+		for _, c := range append(cases, more...) {
+			m := argvModel(t, base(setup.extra...))
+			want := argvModel(t, append(base(setup.extra...), c.flag...))
+			got, err := m.With(c.name, c.value)
+			if err != nil {
+				t.Fatalf("%s: With(%s, %g): %v", setup.name, c.name, c.value, err)
+			}
+			if v, _ := got.Get(c.name); math.Abs(v-c.value) > 1e-12*math.Abs(c.value) {
+				t.Errorf("%s: Get(%s) = %g after With %g", setup.name, c.name, v, c.value)
+			}
+			if g, w := got.Params(), want.Params(); !reflect.DeepEqual(g, w) {
+				t.Errorf("%s: With(%s, %g) parameters\n%+v\ncommand line gives\n%+v", setup.name, c.name, c.value, g, w)
+			}
+			A := Float{}
+			if g, w := Place[float64](A, got.Detector, got.Detector.Params()), Place[float64](A, want.Detector, want.Detector.Params()); g != w {
+				t.Errorf("%s: With(%s) places the detector at %v, the command line at %v", setup.name, c.name, g, w)
+			}
+		}
+	}
+}
+
+// TestWithRefuses: bad values and parameters the model does not have.
+func TestWithRefuses(t *testing.T) {
+	m := argvModel(t, []string{"-cell", "70", "80", "90", "90", "90", "90", "-default_F", "1"})
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"a", -1}, {"Na", 0.5}, {"mosaic_spread", -1}, {"lambda", 0}, {"close_distance", 10}, {"bogus", 1}, {"alpha", 200}} {
+		if _, err := m.With(c.name, c.v); err == nil {
+			t.Errorf("With(%s, %g) accepted", c.name, c.v)
+		}
+	}
+}
