@@ -30,6 +30,14 @@ func main() {
 			Action: func(c *cli.Context) error {
 				return app.Simulate(c.Args().Slice(), os.Stdout)
 			},
+		}, {
+			Name:            "gradcheck",
+			Usage:           "compare the analytic gradient of a loss with central differences, per parameter",
+			ArgsUsage:       app.GradcheckUsage,
+			SkipFlagParsing: true,
+			Action: func(c *cli.Context) error {
+				return app.Gradcheck(c.Args().Slice(), os.Stdout, os.Stderr)
+			},
 		}},
 	}
 	if err := cliApp.Run(os.Args); err != nil {

@@ -19,7 +19,12 @@ func TestMain(m *testing.M) {
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"simulate"}, args...)...)
+	return runCmd(t, "simulate", args...)
+}
+
+func runCmd(t *testing.T, sub string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{sub}, args...)...)
 	cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1")
 	cmd.Dir = t.TempDir()
 	var o, e strings.Builder
@@ -57,5 +62,20 @@ func TestExitCodes(t *testing.T) {
 	stdout, stderr, code := run(t, "-cell", "100", "-default_F", "1", "-detpixels", "8", "-floatfile", "x.bin")
 	if code != 0 || !strings.Contains(stdout, "max_I =") {
 		t.Errorf("good run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestGradcheckExit: gradcheck's mistakes exit like simulate's, and a
+// passing check exits 0.
+func TestGradcheckExit(t *testing.T) {
+	model := []string{"-cell", "70", "80", "90", "75", "85", "95", "-default_F", "100", "-N", "5", "-lambda", "1",
+		"-pixel", "0.4", "-detpixels", "24"}
+	_, stderr, code := runCmd(t, "gradcheck", append([]string{"--params", "bogus"}, model...)...)
+	if code != exitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "bogus") {
+		t.Errorf("bad --params: exit %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code := runCmd(t, "gradcheck", append([]string{"--params", "a,distance"}, model...)...)
+	if code != 0 || !strings.Contains(stdout, "distance") {
+		t.Errorf("good check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

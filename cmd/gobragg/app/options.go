@@ -1,0 +1,230 @@
+package app
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gobragg/gobragg/graph"
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+// options are a subcommand's own double-dash options, taken out of a
+// command line whose other arguments are nanoBragg's (single-dash) flags.
+type options struct {
+	values map[string]string
+	flags  map[string]bool
+}
+
+// splitOptions separates the double-dash options named in withValue (which
+// take one value, as "--name value" or "--name=value") and in boolean from
+// the nanoBragg arguments.
+func splitOptions(argv []string, withValue, boolean []string) (*options, []string, error) {
+	o := &options{values: map[string]string{}, flags: map[string]bool{}}
+	takes := map[string]bool{}
+	for _, n := range withValue {
+		takes[n] = true
+	}
+	isBool := map[string]bool{}
+	for _, n := range boolean {
+		isBool[n] = true
+	}
+	var rest []string
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if !strings.HasPrefix(a, "--") {
+			rest = append(rest, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		switch {
+		case isBool[name] && !hasVal:
+			o.flags[name] = true
+		case takes[name] && hasVal:
+			o.values[name] = val
+		case takes[name]:
+			if i+1 >= len(argv) || (strings.HasPrefix(argv[i+1], "-") && !isNumber(argv[i+1])) {
+				return nil, nil, usagef("--%s needs a value", name)
+			}
+			i++
+			o.values[name] = argv[i]
+		default:
+			return nil, nil, usagef("unknown option %s (options: --%s)", a, strings.Join(append(append([]string{}, withValue...), boolean...), ", --"))
+		}
+	}
+	return o, rest, nil
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+func usagef(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", models.ErrUsage, fmt.Sprintf(format, a...))
+}
+
+// paramList reads --params: "all", or a comma list of parameter names or
+// groups (misset, beam, rot, N, cell, scale) of m.
+func paramList(m *models.Model, spec string) ([]string, error) {
+	if spec == "" || spec == "all" {
+		return m.ParamNames(), nil
+	}
+	groups := map[string][]string{
+		"cell": {"a", "b", "c", "alpha", "beta", "gamma"}, "misset": {"misset_x", "misset_y", "misset_z"},
+		"beam": {"xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range strings.Split(spec, ",") {
+		n = strings.TrimSpace(n)
+		names := groups[n]
+		if names == nil {
+			names = []string{n}
+		}
+		for _, name := range names {
+			if _, err := m.Get(name); err != nil {
+				return nil, usagef("--params: %v", err)
+			}
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readImage reads an image of the model's size: an SMV file (unsigned
+// 16-bit ADU; the ADC offset adc is subtracted, giving photons for the
+// reference's noise images) or raw little-endian float32 (a -floatfile).
+func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fp, sp := m.Detector.FPixels, m.Detector.SPixels
+	if bytes.HasPrefix(b, []byte("{\nHEADER_BYT")) {
+		im, err := formats.ReadSMV(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		if im.Width != fp || im.Height != sp {
+			return nil, fmt.Errorf("%s is %dx%d pixels, the model %dx%d", path, im.Width, im.Height, fp, sp)
+		}
+		out := make([]float64, len(im.Data))
+		for i, v := range im.Data {
+			out[i] = float64(v) - adc
+		}
+		return out, nil
+	}
+	if len(b) != 4*fp*sp {
+		return nil, fmt.Errorf("%s has %d bytes: not an SMV file, nor %dx%d float32 pixels (%d bytes)", path, len(b), fp, sp, 4*fp*sp)
+	}
+	out := make([]float64, fp*sp)
+	for i := range out {
+		v := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: pixel %d %d is %g", path, i%fp, i/fp, v)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// lossFrom builds the loss of --loss, --observed, --mask and --roi.
+func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
+	name := o.values["loss"]
+	if name == "" {
+		name = "sum"
+	}
+	kind, err := graph.ParseLoss(name)
+	if err != nil {
+		return graph.Loss{}, usagef("--loss: %v", err)
+	}
+	l := graph.Loss{Kind: kind}
+	if path := o.values["observed"]; path != "" {
+		if l.Observed, err = readImage(path, m, adc); err != nil {
+			return l, fmt.Errorf("--observed: %w", err)
+		}
+	} else if kind.NeedsObserved() {
+		return l, usagef("--loss %s needs --observed FILE", kind)
+	}
+	n := m.Detector.FPixels * m.Detector.SPixels
+	if path := o.values["mask"]; path != "" {
+		mask, err := readImage(path, m, 0)
+		if err != nil {
+			return l, fmt.Errorf("--mask: %w", err)
+		}
+		l.Weights = make([]float64, n)
+		for i, v := range mask {
+			if v != 0 {
+				l.Weights[i] = 1
+			}
+		}
+	}
+	if spec := o.values["roi"]; spec != "" {
+		var r [4]int
+		parts := strings.Split(spec, ",")
+		if len(parts) != 4 {
+			return l, usagef("--roi %q: want fmin,fmax,smin,smax (pixels, inclusive)", spec)
+		}
+		for i, p := range parts {
+			if r[i], err = strconv.Atoi(strings.TrimSpace(p)); err != nil {
+				return l, usagef("--roi %q: %q is not a whole number", spec, p)
+			}
+		}
+		fp, sp := m.Detector.FPixels, m.Detector.SPixels
+		if r[0] < 0 || r[1] >= fp || r[0] > r[1] || r[2] < 0 || r[3] >= sp || r[2] > r[3] {
+			return l, usagef("--roi %q: outside the %dx%d detector or empty", spec, fp, sp)
+		}
+		if l.Weights == nil {
+			l.Weights = make([]float64, n)
+			for i := range l.Weights {
+				l.Weights[i] = 1
+			}
+		}
+		for i := range l.Weights {
+			if f, s := i%fp, i/fp; f < r[0] || f > r[1] || s < r[2] || s > r[3] {
+				l.Weights[i] = 0
+			}
+		}
+	}
+	return l, nil
+}
+
+// steps reads --step name=value[,name=value…] over the defaults.
+func steps(spec string, names []string, x []float64) (map[string]float64, error) {
+	out := map[string]float64{}
+	for i, n := range names {
+		p, _ := models.LookupParam(n)
+		out[n] = p.Step
+		if p.Relative {
+			out[n] *= math.Max(math.Abs(x[i]), 1)
+		}
+	}
+	if spec == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usagef("--step %q: want name=value", kv)
+		}
+		k = strings.TrimSpace(k)
+		if _, known := out[k]; !known {
+			return nil, usagef("--step: %s is not among the checked parameters", k)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 0) {
+			return nil, usagef("--step %s=%s: want a positive number", k, v)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
