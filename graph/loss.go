@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/gobragg/gobragg/physics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -75,13 +76,42 @@ func (l *Loss) check(n int) error {
 	return nil
 }
 
+// lossTerm is the loss term of a pixel of intensity v, observed value o
+// and weight w, with its derivative by v.
+func lossTerm(kind LossKind, v, o, w float64) (l, dl float64) {
+	switch kind {
+	case LossSum:
+		return w * v, w
+	case LossSSE:
+		r := v - o
+		return w * r * r, 2 * w * r
+	}
+	switch {
+	case v > 0:
+		return w * (v - o*math.Log(v)), w * (1 - o/v)
+	case o == 0:
+		return w * v, w
+	}
+	return math.Inf(1), math.Inf(-1)
+}
+
 // lossValue is the loss of image img. obs and w may be shorter than img
 // when unused (length 1). The terms are added with Neumaier's compensated
 // summation: a megapixel sum then keeps ~1e-16 relative precision, which
 // finite-difference checks of the loss rely on.
 func lossValue(kind LossKind, img, obs, w []float64, weighted bool) float64 {
 	var s, comp float64
-	add := func(t float64) {
+	for i, v := range img {
+		wi, o := 1.0, 0.0
+		if weighted {
+			if wi = w[i]; wi == 0 {
+				continue
+			}
+		}
+		if kind.NeedsObserved() {
+			o = obs[i]
+		}
+		t, _ := lossTerm(kind, v, o, wi)
 		u := s + t
 		if math.Abs(s) >= math.Abs(t) {
 			comp += (s - u) + t
@@ -90,150 +120,133 @@ func lossValue(kind LossKind, img, obs, w []float64, weighted bool) float64 {
 		}
 		s = u
 	}
-	for i, v := range img {
-		wi := 1.0
-		if weighted {
-			if wi = w[i]; wi == 0 {
-				continue
-			}
-		}
-		switch kind {
-		case LossSum:
-			add(wi * v)
-		case LossSSE:
-			r := v - obs[i]
-			add(wi * r * r)
-		case LossPoisson:
-			switch {
-			case v > 0:
-				add(wi * (v - obs[i]*math.Log(v)))
-			case obs[i] == 0:
-				add(wi * v)
-			default:
-				return math.Inf(1)
-			}
-		}
-	}
 	return s + comp
 }
 
-// lossGrad writes g·∂loss/∂img to out.
-func lossGrad(kind LossKind, img, obs, w []float64, weighted bool, g float64, out []float64) {
-	for i, v := range img {
-		wi := g
-		if weighted {
-			wi *= w[i]
-		}
-		switch {
-		case wi == 0:
-			out[i] = 0
-		case kind == LossSum:
-			out[i] = wi
-		case kind == LossSSE:
-			out[i] = wi * 2 * (v - obs[i])
-		case v > 0:
-			out[i] = wi * (1 - obs[i]/v)
-		case obs[i] == 0:
-			out[i] = wi
-		default:
-			out[i] = math.Inf(-1)
-		}
-	}
-}
-
-// lossOp is the fused loss: (image, observed, weights) → scalar. observed
-// and weights have one element when unused.
-type lossOp struct {
+// pixelLossOp is the fused image-and-loss op of gradient programs: from
+// the pixel op's inputs, the observed image and the weights it computes
+// the loss and its gradient with respect to the packed parameters in one
+// pass over the pixels (physics.LossGradient), as the vector
+// [loss, ∂loss/∂P…]. Its gradient op just scales that stored gradient, so
+// a gradient run costs one backward pass and no separate forward one.
+type pixelLossOp struct {
+	cfg      physics.Config
 	kind     LossKind
-	s, f     int // image shape
 	weighted bool
 }
 
-func (o lossOp) Arity() int { return 3 }
-func (o lossOp) Type() hm.Type {
-	return hm.NewFnType(G.TensorType{Dims: 2, Of: G.Float64}, vec64, vec64, G.Float64)
+func (o pixelLossOp) Arity() int { return 7 }
+func (o pixelLossOp) Type() hm.Type {
+	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, vec64, vec64, vec64)
 }
-func (o lossOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-func (o lossOp) Do(vs ...G.Value) (G.Value, error) {
-	img, obs, w, err := o.unpack(vs)
+func (o pixelLossOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{1 + physics.NParams}, nil
+}
+func (o pixelLossOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != 7 {
+		return nil, fmt.Errorf("graph: pixel loss wants 7 inputs, got %d", len(vs))
+	}
+	in, err := physics.PixelOp{Cfg: o.cfg}.Unpack(vs[:5])
 	if err != nil {
 		return nil, err
 	}
-	v := G.F64(lossValue(o.kind, img, obs, w, o.weighted))
-	return &v, nil
+	var ds [2][]float64
+	for i := range ds {
+		t, ok := vs[5+i].(tensor.Tensor)
+		if !ok {
+			return nil, fmt.Errorf("graph: pixel loss input %d is %T", 5+i, vs[5+i])
+		}
+		if ds[i], ok = t.Data().([]float64); !ok {
+			return nil, fmt.Errorf("graph: pixel loss input %d holds %T", 5+i, t.Data())
+		}
+	}
+	obs, w := ds[0], ds[1]
+	n := o.cfg.FPixels * o.cfg.SPixels
+	if (o.kind.NeedsObserved() && len(obs) != n) || (o.weighted && len(w) != n) {
+		return nil, fmt.Errorf("graph: pixel loss: %d observed and %d weights for %d pixels", len(obs), len(w), n)
+	}
+	term := func(i int, v float64) (float64, float64, bool) {
+		wi, ob := 1.0, 0.0
+		if o.weighted {
+			if wi = w[i]; wi == 0 {
+				return 0, 0, true
+			}
+		}
+		if o.kind.NeedsObserved() {
+			ob = obs[i]
+		}
+		l, dl := lossTerm(o.kind, v, ob, wi)
+		return l, dl, false
+	}
+	out := make([]float64, 1+physics.NParams)
+	out[0] = physics.LossGradient(&o.cfg, in, term, out[1:])
+	return tensor.New(tensor.WithShape(len(out)), tensor.WithBacking(out)), nil
+}
+func (o pixelLossOp) ReturnsPtr() bool     { return false }
+func (o pixelLossOp) CallsExtern() bool    { return false }
+func (o pixelLossOp) OverwritesInput() int { return -1 }
+func (o pixelLossOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "graph.pixelloss%v%v%+v", o.kind, o.weighted, o.cfg)
+}
+func (o pixelLossOp) Hashcode() uint32 { return hashOf(o) }
+func (o pixelLossOp) String() string   { return "pixelloss." + o.kind.String() }
+
+func (o pixelLossOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	d[0] = true
+	return d
 }
 
-func (o lossOp) unpack(vs []G.Value) (img, obs, w []float64, err error) {
-	if len(vs) < 3 {
-		return nil, nil, nil, fmt.Errorf("graph: loss wants 3 inputs, got %d", len(vs))
+func (o pixelLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := G.ApplyOp(storedGradOp{n: physics.NParams}, output, grad)
+	if err != nil {
+		return nil, err
 	}
-	var ds [3][]float64
+	res := make(G.Nodes, len(inputs))
+	res[0] = d
+	return res, nil
+}
+
+// storedGradOp reads a [value, gradient…] vector's gradient, scaled by the
+// adjoint of its value. Only the value may be used downstream: the
+// gradient entries have no derivatives of their own here.
+type storedGradOp struct{ n int }
+
+func (o storedGradOp) Arity() int { return 2 }
+func (o storedGradOp) Type() hm.Type {
+	return hm.NewFnType(vec64, vec64, vec64)
+}
+func (o storedGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.n}, nil }
+func (o storedGradOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != 2 {
+		return nil, fmt.Errorf("graph: stored gradient wants 2 inputs, got %d", len(vs))
+	}
+	var ds [2][]float64
 	for i := range ds {
 		t, ok := vs[i].(tensor.Tensor)
 		if !ok {
-			return nil, nil, nil, fmt.Errorf("graph: loss input %d is %T", i, vs[i])
+			return nil, fmt.Errorf("graph: stored gradient input %d is %T", i, vs[i])
 		}
-		if ds[i], ok = t.Data().([]float64); !ok {
-			return nil, nil, nil, fmt.Errorf("graph: loss input %d holds %T", i, t.Data())
+		if ds[i], ok = t.Data().([]float64); !ok || len(ds[i]) != o.n+1 {
+			return nil, fmt.Errorf("graph: stored gradient input %d has %d values, want %d", i, len(ds[i]), o.n+1)
 		}
 	}
-	n := o.s * o.f
-	if len(ds[0]) != n || (o.kind.NeedsObserved() && len(ds[1]) != n) || (o.weighted && len(ds[2]) != n) {
-		return nil, nil, nil, fmt.Errorf("graph: loss inputs of %d, %d, %d values for %d pixels", len(ds[0]), len(ds[1]), len(ds[2]), n)
+	for _, g := range ds[1][1:] {
+		if g != 0 {
+			return nil, fmt.Errorf("graph: the stored gradient has no derivatives of its own")
+		}
 	}
-	return ds[0], ds[1], ds[2], nil
-}
-
-func (o lossOp) ReturnsPtr() bool      { return false }
-func (o lossOp) CallsExtern() bool     { return false }
-func (o lossOp) OverwritesInput() int  { return -1 }
-func (o lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.loss%+v", o) }
-func (o lossOp) Hashcode() uint32      { return hashOf(o) }
-func (o lossOp) String() string        { return "loss." + o.kind.String() }
-
-func (o lossOp) DiffWRT(int) []bool { return []bool{true, false, false} }
-
-func (o lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(lossGradOp(o), inputs[0], inputs[1], inputs[2], grad)
-	if err != nil {
-		return nil, err
+	out := make([]float64, o.n)
+	for i := range out {
+		out[i] = ds[1][0] * ds[0][1+i]
 	}
-	return G.Nodes{d, nil, nil}, nil
+	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
 }
-
-// lossGradOp is lossOp's backward op: (image, observed, weights, dL) →
-// dL·∂loss/∂image.
-type lossGradOp lossOp
-
-func (o lossGradOp) Arity() int { return 4 }
-func (o lossGradOp) Type() hm.Type {
-	m := G.TensorType{Dims: 2, Of: G.Float64}
-	return hm.NewFnType(m, vec64, vec64, G.Float64, m)
-}
-func (o lossGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{o.s, o.f}, nil
-}
-func (o lossGradOp) Do(vs ...G.Value) (G.Value, error) {
-	if len(vs) != 4 {
-		return nil, fmt.Errorf("graph: loss gradient wants 4 inputs, got %d", len(vs))
-	}
-	img, obs, w, err := lossOp(o).unpack(vs)
-	if err != nil {
-		return nil, err
-	}
-	g, ok := vs[3].(*G.F64)
-	if !ok {
-		return nil, fmt.Errorf("graph: loss gradient seed is %T", vs[3])
-	}
-	out := make([]float64, len(img))
-	lossGrad(o.kind, img, obs, w, o.weighted, float64(*g), out)
-	return tensor.New(tensor.WithShape(o.s, o.f), tensor.WithBacking(out)), nil
-}
-func (o lossGradOp) ReturnsPtr() bool      { return false }
-func (o lossGradOp) CallsExtern() bool     { return false }
-func (o lossGradOp) OverwritesInput() int  { return -1 }
-func (o lossGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.lossgrad%+v", lossOp(o)) }
-func (o lossGradOp) Hashcode() uint32      { return hashOf(o) }
-func (o lossGradOp) String() string        { return "lossgrad." + o.kind.String() }
+func (o storedGradOp) ReturnsPtr() bool      { return false }
+func (o storedGradOp) CallsExtern() bool     { return false }
+func (o storedGradOp) OverwritesInput() int  { return -1 }
+func (o storedGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.storedgrad%d", o.n) }
+func (o storedGradOp) Hashcode() uint32      { return hashOf(o) }
+func (o storedGradOp) String() string        { return "storedgrad" }
 
 var vec64 = G.TensorType{Dims: 1, Of: G.Float64}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gobragg/gobragg/gradcheck"
 	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
+	G "gorgonia.org/gorgonia"
 )
 
 // problem is the gradient check of loss over every parameter of m.
@@ -138,4 +140,66 @@ func image(t *testing.T, m *models.Model) []float64 {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// TestGraphLoss: a loss written with ordinary gorgonia ops on the image,
+// Σ I², differentiates through the pixel op's own backward op
+// (PixelGradOp) and agrees with the fused squared-residual loss against a
+// zero image.
+func TestGraphLoss(t *testing.T) {
+	m := model(t, triclinic("-polar", "0.6", "-mosaic", "0.3", "-mosaic_domains", "3")...)
+	s, err := New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]float64, m.Detector.FPixels*m.Detector.SPixels)
+	want, wantGrad, err := s.Gradient(&Loss{Kind: LossSSE, Observed: zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := G.NewGraph()
+	key := KeyOf(m)
+	inputs, _, tables, pv, err := emit(g, key, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := G.Must(G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, tables[0], tables[1], tables[2], tables[3]))
+	loss := G.Must(G.Sum(G.Must(G.Square(img))))
+	var wrt []*G.Node
+	var at []int
+	for i, in := range inputs {
+		if g.To(in.ID()).Len() > 0 {
+			wrt, at = append(wrt, in), append(at, i)
+		}
+	}
+	grads, err := G.Grad(loss, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := s.let(inputs, tables); err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	got := loss.Value().Data().(float64)
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("Σ I² = %.15g, fused loss %.15g", got, want)
+	}
+	nonzero := 0
+	for j, d := range grads {
+		v := d.Value().Data().(float64)
+		w := wantGrad[at[j]]
+		if w != 0 {
+			nonzero++
+		}
+		if math.Abs(v-w) > 1e-9*math.Max(math.Abs(w), 1e-300) {
+			t.Errorf("%s: graph-op loss gradient %.12g, fused %.12g", inputs[at[j]].Name(), v, w)
+		}
+	}
+	if nonzero < 20 {
+		t.Errorf("only %d non-zero gradients compared", nonzero)
+	}
 }

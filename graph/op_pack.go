@@ -60,7 +60,7 @@ func (o packOp) DiffWRT(n int) []bool {
 func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	res := make(G.Nodes, len(inputs))
 	for i := range inputs {
-		n, err := G.ApplyOp(unpackOp{i}, grad)
+		n, err := G.ApplyOp(unpackOp{i, o.n}, grad)
 		if err != nil {
 			return nil, err
 		}
@@ -69,8 +69,9 @@ func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	return res, nil
 }
 
-// unpackOp reads element i of a float64 vector as a scalar.
-type unpackOp struct{ i int }
+// unpackOp reads element i of a float64 vector of n as a scalar; its
+// gradient is the one-hot vector (oneHotOp).
+type unpackOp struct{ i, n int }
 
 func (o unpackOp) Arity() int { return 1 }
 func (o unpackOp) Type() hm.Type {
@@ -92,7 +93,7 @@ func (o unpackOp) Do(vs ...G.Value) (G.Value, error) {
 func (o unpackOp) ReturnsPtr() bool      { return false }
 func (o unpackOp) CallsExtern() bool     { return false }
 func (o unpackOp) OverwritesInput() int  { return -1 }
-func (o unpackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.unpack%d", o.i) }
+func (o unpackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.unpack%d/%d", o.i, o.n) }
 func (o unpackOp) Hashcode() uint32      { return hashOf(o) }
 func (o unpackOp) String() string        { return fmt.Sprintf("unpack%d", o.i) }
 
@@ -101,3 +102,37 @@ func hashOf(o interface{ WriteHash(hash.Hash) }) uint32 {
 	o.WriteHash(h)
 	return h.Sum32()
 }
+
+func (o unpackOp) DiffWRT(int) []bool { return []bool{true} }
+
+func (o unpackOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := G.ApplyOp(oneHotOp(o), grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d}, nil
+}
+
+// oneHotOp makes the vector of n zeros with the scalar input at i.
+type oneHotOp unpackOp
+
+func (o oneHotOp) Arity() int { return 1 }
+func (o oneHotOp) Type() hm.Type {
+	return hm.NewFnType(G.Float64, G.TensorType{Dims: 1, Of: G.Float64})
+}
+func (o oneHotOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.n}, nil }
+func (o oneHotOp) Do(vs ...G.Value) (G.Value, error) {
+	f, ok := vs[0].(*G.F64)
+	if !ok || o.i >= o.n {
+		return nil, fmt.Errorf("graph: one-hot of %T at %d of %d", vs[0], o.i, o.n)
+	}
+	out := make([]float64, o.n)
+	out[o.i] = float64(*f)
+	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
+}
+func (o oneHotOp) ReturnsPtr() bool      { return false }
+func (o oneHotOp) CallsExtern() bool     { return false }
+func (o oneHotOp) OverwritesInput() int  { return -1 }
+func (o oneHotOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.onehot%d/%d", o.i, o.n) }
+func (o oneHotOp) Hashcode() uint32      { return hashOf(o) }
+func (o oneHotOp) String() string        { return fmt.Sprintf("onehot%d", o.i) }

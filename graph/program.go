@@ -130,8 +130,13 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 		}
 	}()
 	p = &Program{key: key, model: m, g: G.NewGraph(), grads: map[lossKey]*gradProgram{}}
-	if p.inputs, p.names, p.tables, p.image, err = emit(p.g, key, m); err != nil {
+	var pv *G.Node
+	if p.inputs, p.names, p.tables, pv, err = emit(p.g, key, m); err != nil {
 		return nil, err
+	}
+	t := p.tables
+	if p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, t[0], t[1], t[2], t[3]); err != nil {
+		return nil, fmt.Errorf("graph: pixel op: %w", err)
 	}
 	G.Read(p.image, &p.out)
 	p.vm = G.NewTapeMachine(p.g)
@@ -139,9 +144,10 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	return p, nil
 }
 
-// emit adds the forward graph for key to g: the parameter inputs (with
-// their names), the table inputs and the image node.
-func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []string, tables [4]*G.Node, image *G.Node, err error) {
+// emit adds the parameter graph for key to g: the parameter inputs (with
+// their names), the table inputs and the packed parameter vector the pixel
+// ops read.
+func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []string, tables [4]*G.Node, pv *G.Node, err error) {
 	A := &models.Graph{G: g}
 	var np models.Params[*G.Node]
 	for _, f := range fields(&np, key.FromMatrix, key.CellLengths) {
@@ -153,7 +159,7 @@ func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []s
 	if A.Err != nil {
 		return nil, nil, tables, nil, A.Err
 	}
-	pv, err := G.ApplyOp(packOp{len(packed)}, packed...)
+	pv, err = G.ApplyOp(packOp{len(packed)}, packed...)
 	if err != nil {
 		return nil, nil, tables, nil, fmt.Errorf("graph: packing parameters: %w", err)
 	}
@@ -165,11 +171,7 @@ func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []s
 		{"crystal.domains", kp.Domains * physics.MosaicCols}, {"detector.mask", kp.MaskLen()}} {
 		tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
 	}
-	image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, tables[0], tables[1], tables[2], tables[3])
-	if err != nil {
-		return nil, nil, tables, nil, fmt.Errorf("graph: pixel op: %w", err)
-	}
-	return inputs, names, tables, image, nil
+	return inputs, names, tables, pv, nil
 }
 
 // gradFor returns the program's gradient program for a loss structure,
@@ -184,8 +186,8 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 		}
 	}()
 	gp = &gradProgram{g: G.NewGraph()}
-	var image *G.Node
-	if gp.inputs, _, gp.tables, image, err = emit(gp.g, p.key, p.model); err != nil {
+	var pv *G.Node
+	if gp.inputs, _, gp.tables, pv, err = emit(gp.g, p.key, p.model); err != nil {
 		return nil, err
 	}
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
@@ -197,8 +199,14 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	}
 	gp.obs = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.kind.NeedsObserved())), G.WithName("loss.observed"))
 	gp.wts = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.weighted)), G.WithName("loss.weights"))
-	loss, err := G.ApplyOp(lossOp{kind: lk.kind, s: p.key.Pixels.SPixels, f: p.key.Pixels.FPixels, weighted: lk.weighted},
-		image, gp.obs, gp.wts)
+	// The image, loss and gradient in one fused pass (pixelLossOp); the
+	// loss is element 0 of its output.
+	t := gp.tables
+	lg, err := G.ApplyOp(pixelLossOp{cfg: p.key.Pixels, kind: lk.kind, weighted: lk.weighted}, pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts)
+	if err != nil {
+		return nil, fmt.Errorf("graph: loss: %w", err)
+	}
+	loss, err := G.ApplyOp(unpackOp{0, 1 + physics.NParams}, lg)
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}

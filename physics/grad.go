@@ -15,6 +15,45 @@ import "math"
 // switch-off stay where the forward pass put them.
 func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 	k := newKernel(c, in)
+	k.reduce(in, out, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
+		if g := dI[i]; g != 0 {
+			k.pixelWalk(f, s, m, u, w)
+			k.pixelBack(g, a, w)
+		}
+		return 0
+	})
+}
+
+// LossTerm is a loss's term at pixel i of intensity v, with its
+// derivative by v; skip reports pixels the loss leaves out.
+type LossTerm func(i int, v float64) (l, dl float64, skip bool)
+
+// LossGradient computes a pixel-wise loss Σ term(i, I_i) of the image
+// Render would compute and writes its gradient dL/dP to out, in one pass
+// over the pixels: each pixel's intensity, loss term and gradient come
+// from the same walk through its terms, so the cost is that of the
+// backward pass alone. Tiles as in Gradient; the loss is their sum in
+// tile order (each tile's with compensated summation).
+func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
+	k := newKernel(c, in)
+	return k.reduce(in, out, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
+		if _, _, skip := term(i, 0); skip {
+			return 0
+		}
+		l, dl, _ := term(i, k.pixelWalk(f, s, m, u, w))
+		if dl != 0 {
+			k.pixelBack(dl, a, w)
+		}
+		return l
+	})
+}
+
+// reduce runs pixel(i, f, s, mode, until, acc, w) for every rendered pixel
+// in row tiles, sums the tiles' parameter gradients (and the values pixel
+// returns) in tile order, turns the orientation adjoints into parameter
+// gradients and writes them to out.
+func (k *kernel) reduce(in *Inputs, out []float64, pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) float64 {
+	c := k.c
 	mode, cut, until := interpNone, -1, 0
 	if c.Interpolate && c.HasHKL {
 		mode = interpOn
@@ -24,14 +63,15 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 	per := (c.SPixels + nt - 1) / nt
 	L := NParams + 9*len(k.orient)
 	acc := make([][]float64, nt)
+	vals := make([]float64, nt)
 	parallelRows(nt, func(t int) {
 		a := make([]float64, L)
-		var w gradWork
+		w := gradWork{tmp: make([]float64, L)}
+		var sum, comp float64
 		for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
 			for f := 0; f < c.FPixels; f++ {
 				i := s*c.FPixels + f
-				g := dI[i]
-				if g == 0 || !c.Rendered(f, s, in.Mask) {
+				if !c.Rendered(f, s, in.Mask) {
 					continue
 				}
 				m, u := mode, 0
@@ -43,19 +83,30 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 				default:
 					m = interpNone
 				}
-				k.pixelGrad(f, s, m, u, g, a, &w)
+				v := pixel(i, f, s, m, u, a, &w)
+				// Neumaier's compensated sum.
+				x := sum + v
+				if math.Abs(sum) >= math.Abs(v) {
+					comp += (sum - x) + v
+				} else {
+					comp += (v - x) + sum
+				}
+				sum = x
 			}
 		}
-		acc[t] = a
+		acc[t], vals[t] = a, sum+comp
 	})
 	total := make([]float64, L)
-	for _, a := range acc {
+	value := 0.0
+	for t, a := range acc {
 		for i, v := range a {
 			total[i] += v
 		}
+		value += vals[t]
 	}
 	k.orientationGrad(total[NParams:], total)
 	copy(out, total[:NParams])
+	return value
 }
 
 // gradTiles is the number of row tiles Gradient reduces over: fixed, so
@@ -87,18 +138,17 @@ func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 // position before and after bending onto the curved detector, distance
 // and unit direction from the sample.
 type geo struct {
-	t                int
+	t, subF, subS    int
 	fdet, sdet, odet float64
 	flat, pos, d     [3]float64
 	r                float64
 }
 
-// geom computes what kernel.position computes, keeping the pieces the
-// backward pass needs.
-func (k *kernel) geom(f, s, subF, subS, t int) geo {
-	var g geo
+// geomInto computes what kernel.position computes, keeping the pieces
+// the backward pass needs.
+func (k *kernel) geomInto(g *geo, f, s, subF, subS, t int) {
 	os := k.c.Oversample
-	g.t = t
+	g.t, g.subF, g.subS = t, subF, subS
 	g.fdet = k.sub*float64(f*os+subF) + k.sub/2
 	g.sdet = k.sub*float64(s*os+subS) + k.sub/2
 	g.odet = float64(t) * k.thickStep
@@ -115,8 +165,8 @@ func (k *kernel) geom(f, s, subF, subS, t int) geo {
 		g.pos = rotateAxis(v, k.fd, g.flat[2]/k.distance)
 	}
 	g.r = math.Sqrt(dot(g.pos, g.pos))
-	g.d = [3]float64{g.pos[0] / g.r, g.pos[1] / g.r, g.pos[2] / g.r}
-	return g
+	inv := 1 / g.r
+	g.d = [3]float64{g.pos[0] * inv, g.pos[1] * inv, g.pos[2] * inv}
 }
 
 // geomBack adds to acc the parameter gradient of a sub-pixel geometry
@@ -211,29 +261,31 @@ func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float
 	return dbar
 }
 
-// polarizationGrad is Polarization with its derivatives by the Kahn factor
-// and by the diffracted direction.
-func polarizationGrad(kahn float64, incident, d, axis [3]float64) (p, dkahn float64, dd [3]float64) {
-	c2 := dot(incident, d)
+// polarizationGrad is Polarization for source si with its derivatives by
+// the Kahn factor and by the diffracted direction d.
+func (k *kernel) polarizationGrad(si int, d [3]float64) (p, dkahn float64, dd [3]float64) {
+	sr := &k.src[si]
+	c2 := dot(sr.inc, d)
 	c2sq := c2 * c2
 	s2sq := 1 - c2sq
 	// cos2ψ also at K = 0, where Polarization skips it: the derivative
 	// by K needs it.
 	cos2psi := 1.0
-	var de, db float64 // ∂cos2ψ/∂E, ∂cos2ψ/∂B
-	bin := unit(cross(axis, incident))
-	ein := unit(cross(incident, bin))
-	e, b := dot(d, ein), dot(d, bin)
+	var de, db float64 // ∂cos2ψ/∂E, ∂cos2ψ/∂B (unused at K = 0)
+	e, b := dot(d, sr.ein), dot(d, sr.bin)
 	if den := e*e + b*b; den > 0 {
-		cos2psi = (e*e - b*b) / den
-		de, db = 4*e*b*b/(den*den), -4*b*e*e/(den*den)
+		inv := 1 / den
+		cos2psi = (e*e - b*b) * inv
+		if k.kahn != 0 {
+			de, db = 4*e*b*b*inv*inv, -4*b*e*e*inv*inv
+		}
 	}
-	p = 0.5 * (1 + c2sq - kahn*cos2psi*s2sq)
+	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
 	dkahn = -0.5 * cos2psi * s2sq
-	dc2 := c2 * (1 + kahn*cos2psi)
-	dcos := -0.5 * kahn * s2sq
+	dc2 := c2 * (1 + k.kahn*cos2psi)
+	dcos := -0.5 * k.kahn * s2sq
 	for i := 0; i < 3; i++ {
-		dd[i] = dc2*incident[i] + dcos*(de*ein[i]+db*bin[i])
+		dd[i] = dc2*sr.inc[i] + dcos*(de*sr.ein[i]+db*sr.bin[i])
 	}
 	return p, dkahn, dd
 }
@@ -259,17 +311,28 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 			// form diverges (it has poles at integer h for non-integer n).
 			return sigma * n, 0, sigma * math.Inf(1)
 		}
-		sn, cn := math.Sincos(n * math.Pi * d) // as sincgWhole rounds it
 		s1, c1 := math.Sincos(x)
+		var sn, cn float64
+		if n <= 16 {
+			// sin nx, cos nx by angle addition: cheaper than Sincos for
+			// the usual few cells, and within a few ulp.
+			sn, cn = s1, c1
+			for j := int(n); j > 1; j-- {
+				sn, cn = sn*c1+cn*s1, cn*c1-sn*s1
+			}
+		} else {
+			sn, cn = math.Sincos(n * math.Pi * d)
+		}
+		inv := 1 / s1
 		var dx float64
 		if nx := n * x; math.Abs(nx) < 1e-3 {
 			// Series: the closed form cancels badly near the peak.
 			n2 := n * n
 			dx = n * (-(n2-1)*x/3 + (3*n2*n2-10*n2+7)*x*x*x/90)
 		} else {
-			dx = (n*cn*s1 - sn*c1) / (s1 * s1)
+			dx = (n*cn - sn*c1*inv) * inv
 		}
-		return sigma * sn / s1, sigma * math.Pi * dx, sigma * math.Pi * h * cn / s1
+		return sigma * sn * inv, sigma * math.Pi * dx, sigma * math.Pi * h * cn * inv
 	}
 	x := math.Pi * h
 	if x == 0 {
@@ -426,10 +489,18 @@ func (k *kernel) interpolateGrad(h, kk, l float64) (f float64, df [3]float64, dd
 	return f, df, ddef
 }
 
-// gradWork is one worker's scratch space.
+// gradWork is one worker's scratch space, and the state pixelWalk leaves
+// for pixelBack.
 type gradWork struct {
 	blocks []block
 	pow    []float64
+	tmp    []float64 // the pixel's ∂S/∂P (S: the running sum)
+
+	f, s                  int // the pixel
+	sum, post, ibgWeight  float64
+	omega, polar, capture factor
+	first                 pending
+	scratch               geo
 }
 
 // block is one (sensor layer, sub-pixel, source) group of a pixel's terms
@@ -440,101 +511,149 @@ type block struct {
 	n                int
 }
 
-// pixelGrad adds g·∂I/∂P for one pixel to acc (NParams values, then 9 per
-// orientation: adjoints of its a, b, c vectors).
+// factor is a once-applied factor (ω, polarization, capture fraction): its
+// value and the sub-pixel it was last computed at (and, for polarization,
+// its derivatives by K and by the direction).
+type factor struct {
+	v             float64
+	t, subF, subS int // the sub-pixel
+	set           bool
+	dk            float64
+	dd            [3]float64
+}
+
+// geoOf returns the geometry of the sub-pixel f was computed at: the
+// pending first block's when it is that one, else computed into scratch.
+func (k *kernel) geoOf(f *factor, w *gradWork, scratch *geo) *geo {
+	if a := &w.first.at; w.first.used && a.t == f.t && a.subF == f.subF && a.subS == f.subS {
+		return a
+	}
+	k.geomInto(scratch, w.f, w.s, f.subF, f.subS, f.t)
+	return scratch
+}
+
+// pending is a sub-pixel geometry whose adjoints are still being gathered
+// (so that one geomBack serves every factor computed there).
+type pending struct {
+	at   geo
+	dbar [3]float64
+	rbar float64
+	used bool
+}
+
+// pixelWalk walks one pixel's terms, keeping in w what pixelBack needs,
+// and returns the pixel's intensity.
 //
 // I = scale·S·post, where S is the running sum of the terms F²·F_latt²
 // (seeded with the water background) and post the product of the factors
-// (ω, polarization, capture) that are not applied per term. With any
-// -oversample_* flag the running sum is also multiplied after each term by
-// the current block's factors; a first walk over the pixel then records
-// each block's multiplier and term count, so that the second walk knows
-// every term's weight ∂S/∂T.
-func (k *kernel) pixelGrad(fpix, spix int, mode interpMode, until int, g float64, acc []float64, w *gradWork) {
+// (ω, polarization, capture) that are not applied per term. The walk
+// gathers ∂S/∂P in w.tmp (NParams values, then 9 per orientation: adjoints
+// of its a, b, c vectors) while it sums S. With any -oversample_* flag the
+// running sum is also multiplied after each term by the current block's
+// factors; a first walk then records each block's multiplier and term
+// count, so that the second knows every term's weight ∂S_final/∂T.
+func (k *kernel) pixelWalk(fpix, spix int, mode interpMode, until int, w *gradWork) float64 {
 	c := k.c
-	chain := c.OversampleOmega || c.OversamplePolar || c.OversampleThick
-	pf := k.postFactors(fpix, spix)
-	if chain {
-		k.walk(fpix, spix, mode, until, 0, nil, w, &pf)
+	w.ibgWeight = 1
+	if c.OversampleOmega || c.OversamplePolar || c.OversampleThick {
+		k.walk(fpix, spix, mode, until, nil, w)
 		after := 1.0
 		for b := len(w.blocks) - 1; b >= 0; b-- {
 			w.blocks[b].after = after
 			after *= math.Pow(w.blocks[b].c, float64(w.blocks[b].n))
 		}
-		pf.ibgWeight = after
+		w.ibgWeight = after
 	}
-	k.walk(fpix, spix, mode, until, g, acc, w, &pf)
-}
-
-// posts are a pixel's factors applied once to the whole sum, with the
-// sub-pixel (and source) each was last computed at.
-type posts struct {
-	omega, polar, capture float64
-	og, pg, cg            geo
-	psrc                  int
-	ibgWeight             float64 // ∂S/∂(water seed)
-}
-
-func (p *posts) product(c *Config) float64 {
-	v := 1.0
+	clear(w.tmp)
+	w.f, w.s = fpix, spix
+	w.omega.set, w.polar.set, w.capture.set, w.first.used = false, false, false, false
+	w.sum = k.walk(fpix, spix, mode, until, w.tmp, w)
+	w.post = 1
 	if !c.OversampleThick {
-		v *= p.capture
+		w.post *= w.capture.v
 	}
 	if !c.OversamplePolar {
-		v *= p.polar
+		w.post *= w.polar.v
 	}
 	if !c.OversampleOmega {
-		v *= p.omega
+		w.post *= w.omega.v
 	}
-	return v
+	return k.scale * w.sum * w.post
 }
 
-// postFactors finds the values kernel.pixel multiplies the final sum by,
-// following its caching rules (a factor is computed where it is still
-// zero).
-func (k *kernel) postFactors(fpix, spix int) posts {
+// pixelBack adds g·∂I/∂P for the pixel pixelWalk walked to acc.
+func (k *kernel) pixelBack(g float64, acc []float64, w *gradWork) {
 	c := k.c
-	p := posts{ibgWeight: 1}
-	if !c.OversampleOmega {
-		p.og = k.geom(fpix, spix, 0, 0, 0)
-		p.omega = k.omega(p.og.r)
-	}
-	p.capture = 1
-	if c.Thick && !c.OversampleThick {
-		// Reset in every layer and computed at its first sub-pixel (again
-		// at later ones while zero): the last layer's value is applied.
-		t := c.ThickSteps - 1
-		p.capture = 0
-		for subS := 0; subS < c.Oversample && p.capture == 0; subS++ {
-			for subF := 0; subF < c.Oversample && p.capture == 0; subF++ {
-				p.cg = k.geom(fpix, spix, subF, subS, t)
-				p.capture = k.capture(&p.cg)
-			}
+	omega, polar, capture, first := &w.omega, &w.polar, &w.capture, &w.first
+	scratch := &w.scratch
+	wpix := g * k.scale * w.post // ∂L/∂S
+	if wpix != 0 {
+		acc = acc[:len(w.tmp)]
+		for i, v := range w.tmp {
+			acc[i] += wpix * v
 		}
 	}
-	p.polar = 1
-	if !c.NoPolar && !c.OversamplePolar {
-		p.polar = 0
-	loop:
-		for t := 0; t < c.ThickSteps; t++ {
-			for subS := 0; subS < c.Oversample; subS++ {
-				for subF := 0; subF < c.Oversample; subF++ {
-					gm := k.geom(fpix, spix, subF, subS, t)
-					for si := range k.src {
-						if k.cut(&gm, si) {
-							continue
-						}
-						p.pg, p.psrc = gm, si
-						p.polar = Polarization(k.kahn, k.src[si].inc, gm.d, c.PolarAxis)
-						if p.polar != 0 {
-							break loop
-						}
-					}
-				}
-			}
-		}
+	for i := range first.dbar {
+		first.dbar[i] *= wpix
 	}
-	return p
+	first.rbar *= wpix
+	// The once-applied factors: ∂L/∂factor = g·scale·S·(the others).
+	gs := g * k.scale * w.sum
+	if !c.OversampleOmega && omega.set {
+		f := gs
+		if !c.OversampleThick {
+			f *= capture.v
+		}
+		if !c.OversamplePolar {
+			f *= polar.v
+		}
+		at := k.geoOf(omega, w, scratch)
+		k.addBack(first, at, [3]float64{}, k.omegaBack(at, f, acc), acc)
+	}
+	if c.Thick && !c.OversampleThick && capture.set {
+		f := gs
+		if !c.OversamplePolar {
+			f *= polar.v
+		}
+		if !c.OversampleOmega {
+			f *= omega.v
+		}
+		at := k.geoOf(capture, w, scratch)
+		k.addBack(first, at, k.captureBack(at, f, acc), 0, acc)
+	}
+	if !c.NoPolar && !c.OversamplePolar && polar.set {
+		f := gs
+		if !c.OversampleThick {
+			f *= capture.v
+		}
+		if !c.OversampleOmega {
+			f *= omega.v
+		}
+		acc[PKahn] += f * polar.dk
+		k.addBack(first, k.geoOf(polar, w, scratch), [3]float64{f * polar.dd[0], f * polar.dd[1], f * polar.dd[2]}, 0, acc)
+	}
+	if first.used {
+		k.geomBack(&first.at, first.dbar, first.rbar, acc)
+	}
+	acc[PFluence] += g * ThomsonSq / float64(c.Steps()) * w.sum * w.post
+	acc[PIbg] += wpix * w.ibgWeight
+}
+
+// addBack sends adjoints of a sub-pixel's direction and distance back to
+// the parameters: into p when it is the same sub-pixel, else directly.
+func (k *kernel) addBack(p *pending, at *geo, dbar [3]float64, rbar float64, acc []float64) {
+	if p.used && p.at.same(at) {
+		for i := range dbar {
+			p.dbar[i] += dbar[i]
+		}
+		p.rbar += rbar
+		return
+	}
+	k.geomBack(at, dbar, rbar, acc)
+}
+
+func (g *geo) same(h *geo) bool {
+	return g.t == h.t && g.subF == h.subF && g.subS == h.subS
 }
 
 // scatter returns the scattering vector of source si at g (Å⁻¹ scale: 1/m
@@ -544,55 +663,68 @@ func (k *kernel) scatter(g *geo, si int) [3]float64 {
 	return [3]float64{(g.d[0] - sr.inc[0]) * sr.invLambda, (g.d[1] - sr.inc[1]) * sr.invLambda, (g.d[2] - sr.inc[2]) * sr.invLambda}
 }
 
-// cut reports whether the resolution limit drops source si at g.
-func (k *kernel) cut(g *geo, si int) bool {
-	if k.dmin <= 0 {
-		return false
-	}
-	q := k.scatter(g, si)
-	stol := 0.5 * math.Sqrt(dot(q, q))
-	return stol > 0 && k.dmin > 0.5/stol
-}
-
-// walk goes through one pixel's terms in kernel.pixel's order. With acc
-// nil it records the -oversample_* blocks in w (first walk); otherwise it
-// adds g·∂I/∂P to acc, using the blocks recorded when the chain rules
-// apply.
-func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc []float64, w *gradWork, pf *posts) {
+// walk goes through one pixel's terms in kernel.pixel's order and returns
+// the final running sum S. With tmp nil it records the -oversample_*
+// blocks in w (first walk); otherwise it adds ∂S/∂P to tmp, using the
+// blocks recorded when the chain rules apply, and keeps the once-applied
+// factors and the first block's geometry adjoints in w.
+func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64, w *gradWork) float64 {
 	c := k.c
-	record := acc == nil
+	record := tmp == nil
 	chain := c.OversampleOmega || c.OversamplePolar || c.OversampleThick
 	if record {
 		w.blocks = w.blocks[:0]
 	}
-	post := pf.product(c)
-	wpix := g * k.scale * post // ∂L/∂S
 	sum := k.ibg
 	eval, b := 0, 0
 	var lg latt
+	var gm geo
 	var omega, polar, capture float64
+	if c.NoPolar {
+		polar = 1
+	}
+	if !record {
+		w.polar.v, w.capture.v = polar, 0
+		if !c.Thick {
+			w.capture.v = 1
+		}
+	}
+	firstBlock := true
 	for t := 0; t < c.ThickSteps; t++ {
+		capture = 0
+		if !c.Thick {
+			capture = 1
+		}
 		for subS := 0; subS < c.Oversample; subS++ {
 			for subF := 0; subF < c.Oversample; subF++ {
-				gm := k.geom(fpix, spix, subF, subS, t)
-				if c.OversampleOmega {
+				k.geomInto(&gm, fpix, spix, subF, subS, t)
+				if omega == 0 || c.OversampleOmega {
 					omega = k.omega(gm.r)
+					if !record && !c.OversampleOmega {
+						w.omega = factor{v: omega, t: t, subF: subF, subS: subS, set: true}
+					}
 				}
-				if c.OversampleThick {
+				if capture == 0 || c.OversampleThick {
 					capture = k.capture(&gm)
+					if !record && !c.OversampleThick {
+						w.capture = factor{v: capture, t: t, subF: subF, subS: subS, set: true}
+					}
 				}
 				for si := range k.src {
-					if k.cut(&gm, si) {
-						continue
-					}
 					sr := &k.src[si]
 					q := k.scatter(&gm, si)
+					if k.dmin > 0 {
+						if stol := 0.5 * math.Sqrt(dot(q, q)); stol > 0 && k.dmin > 0.5/stol {
+							continue
+						}
+					}
 					var polarD [3]float64
 					var polarK float64
-					if c.OversamplePolar {
-						// Recomputed for every source even under -nopolar,
-						// as kernel.pixel (and the reference) do.
-						polar, polarK, polarD = polarizationGrad(k.kahn, sr.inc, gm.d, c.PolarAxis)
+					if polar == 0 || c.OversamplePolar {
+						polar, polarK, polarD = k.polarizationGrad(si, gm.d)
+						if !record && !c.OversamplePolar {
+							w.polar = factor{v: polar, t: t, subF: subF, subS: subS, set: true, dk: polarK, dd: polarD}
+						}
 					}
 					cb := 1.0
 					if c.OversampleThick {
@@ -604,12 +736,12 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc
 					if c.OversampleOmega {
 						cb *= omega
 					}
-					// This block's weights: w0 = ∂L/∂S at its end.
-					w0, n := wpix, 0
+					// This block's weights: w0 = ∂S_final/∂S at its end.
+					w0, n := 1.0, 0
 					var pow []float64
 					if chain && !record {
 						bl := &w.blocks[b]
-						w0 *= bl.after
+						w0 = bl.after
 						n = bl.n
 						w.pow = append(w.pow[:0], 1)
 						for i := 0; i < n; i++ {
@@ -619,7 +751,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc
 					}
 					sStart := sum
 					var qbar [3]float64
-					var cbar float64 // ∂S_end/∂c, relative to w0
+					var cbar float64 // ∂S_end/∂c
 					r := 0
 					for oi := range k.orient {
 						o := &k.orient[oi]
@@ -652,29 +784,27 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc
 						wt := w0
 						if chain {
 							wt *= pow[n-r]
-							if n-r-1 >= 0 {
-								cbar += float64(n-r) * term * pow[n-r-1]
-							}
+							cbar += float64(n-r) * term * pow[n-r-1]
 						}
 						r++
 						tfl := wt * 2 * fc * fc * lg.fl
 						tfc := wt * 2 * fc * lg.fl * lg.fl
 						hb, kb, lb := tfl*lg.dh[0]+tfc*dfc[0], tfl*lg.dh[1]+tfc*dfc[1], tfl*lg.dh[2]+tfc*dfc[2]
-						ob := acc[NParams+9*oi : NParams+9*oi+9]
+						ob := tmp[NParams+9*oi : NParams+9*oi+9]
 						for i := 0; i < 3; i++ {
 							ob[i] += hb * q[i]
 							ob[3+i] += kb * q[i]
 							ob[6+i] += lb * q[i]
 							qbar[i] += hb*o[0][i] + kb*o[1][i] + lb*o[2][i]
 						}
-						acc[PNa] += tfl * lg.dn[0]
-						acc[PNb] += tfl * lg.dn[1]
-						acc[PNc] += tfl * lg.dn[2]
-						acc[PFudge] += tfl * lg.dfudge
-						acc[PDefaultF] += tfc * ddef
+						tmp[PNa] += tfl * lg.dn[0]
+						tmp[PNb] += tfl * lg.dn[1]
+						tmp[PNc] += tfl * lg.dn[2]
+						tmp[PFudge] += tfl * lg.dfudge
+						tmp[PDefaultF] += tfc * ddef
 						if c.Shape == Gauss {
 							for i := 0; i < 9; i++ {
-								acc[PAStar+i] += tfl * lg.dstar[i]
+								tmp[PAStar+i] += tfl * lg.dstar[i]
 							}
 						}
 					}
@@ -687,7 +817,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc
 					for i := 0; i < 3; i++ {
 						dbar[i] = qbar[i] * sr.invLambda
 					}
-					acc[PLambda] -= dot(qbar, q) / k.p[PLambda]
+					tmp[PLambda] -= dot(qbar, q) / k.p[PLambda]
 					var rbar float64
 					if chain {
 						bl := &w.blocks[b]
@@ -698,66 +828,35 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, g float64, acc
 						cbar *= w0
 						// c = capture·polar·omega over the flags set.
 						if c.OversampleThick {
-							db := k.captureBack(&gm, cbar*others(c, true, false, false, capture, polar, omega), acc)
+							db := k.captureBack(&gm, cbar*others(c, true, false, false, capture, polar, omega), tmp)
 							for i := range dbar {
 								dbar[i] += db[i]
 							}
 						}
 						if c.OversamplePolar {
 							f := cbar * others(c, false, true, false, capture, polar, omega)
-							acc[PKahn] += f * polarK
+							tmp[PKahn] += f * polarK
 							for i := range dbar {
 								dbar[i] += f * polarD[i]
 							}
 						}
 						if c.OversampleOmega {
-							rbar += k.omegaBack(&gm, cbar*others(c, false, false, true, capture, polar, omega), acc)
+							rbar += k.omegaBack(&gm, cbar*others(c, false, false, true, capture, polar, omega), tmp)
 						}
 					}
-					k.geomBack(&gm, dbar, rbar, acc)
+					if firstBlock {
+						// Kept for the factors computed here (most often
+						// all of them): one geomBack at the end.
+						firstBlock = false
+						w.first = pending{at: gm, dbar: dbar, rbar: rbar, used: true}
+						continue
+					}
+					k.geomBack(&gm, dbar, rbar, tmp)
 				}
 			}
 		}
 	}
-	if record {
-		return
-	}
-	// The once-applied factors and the scale.
-	gs := g * k.scale * sum
-	if !c.OversampleOmega {
-		f := gs
-		if !c.OversampleThick {
-			f *= pf.capture
-		}
-		if !c.OversamplePolar {
-			f *= pf.polar
-		}
-		k.geomBack(&pf.og, [3]float64{}, k.omegaBack(&pf.og, f, acc), acc)
-	}
-	if c.Thick && !c.OversampleThick {
-		f := gs * pf.polar
-		if !c.OversampleOmega {
-			f *= pf.omega
-		}
-		k.geomBack(&pf.cg, k.captureBack(&pf.cg, f, acc), 0, acc)
-	}
-	if !c.NoPolar && !c.OversamplePolar && pf.polar != 0 {
-		f := gs * pf.capture
-		if c.OversampleThick {
-			f = gs
-		}
-		if !c.OversampleOmega {
-			f *= pf.omega
-		}
-		_, dk, dd := polarizationGrad(k.kahn, k.src[pf.psrc].inc, pf.pg.d, c.PolarAxis)
-		acc[PKahn] += f * dk
-		for i := range dd {
-			dd[i] *= f
-		}
-		k.geomBack(&pf.pg, dd, 0, acc)
-	}
-	acc[PFluence] += g * ThomsonSq / float64(c.Steps()) * sum * post
-	acc[PIbg] += wpix * pf.ibgWeight
+	return sum
 }
 
 // others is the product of the per-term factors other than the one

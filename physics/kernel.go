@@ -250,11 +250,13 @@ const (
 	interpUntil                   // tricubic before evaluation `until`, nearest from it on
 )
 
-// source is one incident direction and wavelength.
+// source is one incident direction and wavelength, with the E- and
+// B-vector directions of the polarization model (Polarization).
 type source struct {
 	inc       [3]float64
 	lambda    float64
 	invLambda float64
+	ein, bin  [3]float64
 }
 
 // kernel holds the inputs unpacked and the derived per-run tables
@@ -335,7 +337,9 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]
 		l := p[PLambda] * r[3]
-		k.src = append(k.src, source{inc: [3]float64{r[0], r[1], r[2]}, lambda: l, invLambda: 1 / l})
+		inc := [3]float64{r[0], r[1], r[2]}
+		bin := unit(cross(c.PolarAxis, inc))
+		k.src = append(k.src, source{inc: inc, lambda: l, invLambda: 1 / l, bin: bin, ein: unit(cross(inc, bin))})
 	}
 	// Orientations: φ about the spindle (skipped at φ = 0, as the
 	// reference, but never carried over from the previous step), then each
@@ -448,7 +452,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 						}
 					}
 					if polar == 0 || c.OversamplePolar {
-						polar = Polarization(k.kahn, sr.inc, d, c.PolarAxis)
+						polar = k.polarization(sr, d)
 					}
 					for oi := range k.orient {
 						o := &k.orient[oi]
@@ -674,6 +678,23 @@ func Polarization(kahn float64, incident, diffracted, axis [3]float64) float64 {
 		}
 	}
 	return 0.5 * (1 + c2sq - kahn*cos2psi*s2sq)
+}
+
+// polarization is Polarization for source sr, with its E and B vectors
+// computed once.
+func (k *kernel) polarization(sr *source, d [3]float64) float64 {
+	c2 := dot(sr.inc, d)
+	c2sq := c2 * c2
+	cos2psi := 0.0
+	if k.kahn != 0 {
+		e, b := dot(d, sr.ein), dot(d, sr.bin)
+		if den := e*e + b*b; den > 0 {
+			cos2psi = (e*e - b*b) / den
+		} else {
+			cos2psi = 1
+		}
+	}
+	return 0.5 * (1 + c2sq - k.kahn*cos2psi*(1-c2sq))
 }
 
 func cross(x, y [3]float64) [3]float64 {

@@ -37,7 +37,7 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 5 {
 		return nil, fmt.Errorf("physics: pixel op wants 5 inputs, got %d", len(vs))
 	}
-	in, err := op.inputs(vs)
+	in, err := op.Unpack(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +63,9 @@ func (op PixelOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	return G.Nodes{d, nil, nil, nil, nil}, nil
 }
 
-// inputs checks and unpacks the op's five input values.
-func (op PixelOp) inputs(vs []G.Value) (*Inputs, error) {
+// Unpack checks and unpacks the op's five input values (fused ops with
+// the same inputs use it too).
+func (op PixelOp) Unpack(vs []G.Value) (*Inputs, error) {
 	c := &op.Cfg
 	var in Inputs
 	for i, t := range []struct {
@@ -145,7 +146,7 @@ func (op PixelGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 6 {
 		return nil, fmt.Errorf("physics: pixel gradient op wants 6 inputs, got %d", len(vs))
 	}
-	in, err := PixelOp(op).inputs(vs[:5])
+	in, err := PixelOp(op).Unpack(vs[:5])
 	if err != nil {
 		return nil, err
 	}

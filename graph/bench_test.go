@@ -1,0 +1,51 @@
+package graph
+
+import (
+	"testing"
+)
+
+// mosaic10 is the cubic case with a 1° mosaic spread in 10 domains.
+func mosaic10(pixels int) []string {
+	return append(cubic(pixels, 100), "-mosaic", "1", "-mosaic_domains", "10")
+}
+
+func benchImage(b *testing.B, argv []string, pixels int) {
+	s, err := New(model(b, argv...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Image(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(pixels*pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+}
+
+// benchGradient times one run of the gradient program: forward image, the
+// summed-image loss and its gradient with respect to every parameter input.
+func benchGradient(b *testing.B, argv []string, pixels int) {
+	s, err := New(model(b, argv...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &Loss{Kind: LossSum}
+	if _, _, err := s.Gradient(l); err != nil { // build the gradient program
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := s.Gradient(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(pixels*pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+}
+
+// Forward only against forward + full gradient: the cubic standard case at
+// 256² and 1024², and with 10 mosaic domains at 512².
+func BenchmarkGradient256(b *testing.B)      { benchGradient(b, cubic(256, 100), 256) }
+func BenchmarkGradient1024(b *testing.B)     { benchGradient(b, cubic(1024, 100), 1024) }
+func BenchmarkSimulateMosaic10(b *testing.B) { benchImage(b, mosaic10(512), 512) }
+func BenchmarkGradientMosaic10(b *testing.B) { benchGradient(b, mosaic10(512), 512) }
