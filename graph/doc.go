@@ -10,6 +10,15 @@
 // in parameter values cost microseconds (G.Let at run time) instead of a
 // build and compile (milliseconds); Compiles counts the builds.
 //
+// Gradients: a Program also holds, built on first use per loss structure
+// (kind, weighted or not), a gradient program — the same parameter graph
+// feeding the fused loss op (image, loss and ∂loss/∂P in one pass), whose
+// scalar loss G.Grad differentiates back to every input the image uses.
+// Simulator.Gradient runs it; losses written with ordinary gorgonia ops on
+// PixelOp's image differentiate through PixelOp's own backward op.
+// Objective turns it into a function of the user's parameters
+// (models.UserParams: Å, degrees, mm) for gradient checks and fits.
+//
 // # Conventions
 //
 //   - Inputs are float64 scalars in SI units (metres, radians); cell

@@ -25,8 +25,10 @@
 //     NParams values), the padded structure-factor table (h slowest, l
 //     fastest, (hRange+1)(kRange+1)(lRange+1) values as the reference lays
 //     it out), the source table (incident unit vector, λ/λ0), the mosaic
-//     table (axis, angle fraction; angle = F·spread in single precision as
-//     the reference) and the mask.
+//     table (axis, angle fraction; angle = F·spread, in double precision
+//     where the reference rounds it to float32, so that the image is smooth
+//     in the spread) and the mask. NaN in the structure-factor table marks
+//     a reflection without data: it takes the default F parameter.
 //   - Output: shape (SPixels, FPixels), slow-major: img[s*FPixels+f].
 //   - Parallelism: rows are shared out to GOMAXPROCS goroutines; every
 //     pixel is computed independently, so results are bit-identical run to
@@ -34,4 +36,30 @@
 //   - Everything structural (sizes, flags, table bounds, beam and
 //     polarization axes) is in Config and in the op's hash; everything that
 //     may differ between simulator instances is an input.
+//
+// # Gradients
+//
+// Gradient is the backward pass (PixelGradOp, PixelOp's SymDiff): reverse
+// mode through one pixel at a time, recomputing the forward values on the
+// way. A walk through the pixel's terms sums S (the running sum) and ∂S/∂P
+// together: per term the derivatives of F_latt (sincg by h and by N taken as
+// continuous, the round and Gaussian shapes, by the fudge and the
+// reciprocal vectors) and of F (tricubic by hkl; by default F where a
+// reflection has no data) give adjoints of h, k, l, hence of the
+// orientation (kept per orientation and turned into gradients of the base
+// cell vectors, φ start and step and mosaic spread once at the end) and of
+// q, hence of the wavelength and of the sub-pixel's direction; the
+// direction and distance go back through the detector geometry (including
+// the curved detector's bending). The once-applied factors ω, polarization
+// and capture fraction are differentiated where they were computed, with
+// the sum as their weight. Under -oversample_* the sum is multiplied after
+// every term; a first walk records each block's multiplier so that the
+// second knows every term's weight. Piecewise parts (nearest-reflection
+// lookup, tophat, the -dmin cut, the interpolation switch-off point) keep
+// the derivative of their current piece.
+//
+// LossGradient fuses image, a pixel-wise loss and its gradient: the loss
+// term's derivative needs the pixel's intensity, which the same walk has
+// just produced, so nothing is recomputed. Both reduce over 64 row tiles
+// fixed by the image, in tile order: deterministic for any thread count.
 package physics
