@@ -108,3 +108,43 @@ func TestWithRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestArgvRoundTrip: the command line Model.Argv writes for a changed
+// model builds that model again (to the 12 digits written).
+func TestArgvRoundTrip(t *testing.T) {
+	argv := []string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "random", "-misset_seed", "3",
+		"-default_F", "100", "-N", "5", "-energy", "12398.42", "-pixel", "0.4", "-detpixels", "40", "-mosaic", "0.2",
+		"-mosaic_domains", "2", "-flux", "1e12", "-exposure", "1", "-beamsize", "0.1"}
+	m := argvModel(t, argv)
+	changes := map[string]float64{"a": 70.7, "beta": 84.2, "misset_x": 3.25, "misset_z": -7, "Na": 6, "lambda": 1.01,
+		"fluence": 3e24, "xbeam": 8.5, "rotz": 1.5, "mosaic_spread": 0.25, "polar": 0.3, "distance": 99}
+	var names []string
+	for _, p := range UserParams {
+		if v, ok := changes[p.Name]; ok {
+			var err error
+			if m, err = m.With(p.Name, v); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, p.Name)
+		}
+	}
+	out, rounded := m.Argv(argv, names)
+	if len(rounded) != 0 {
+		t.Errorf("rounded %v", rounded)
+	}
+	back := argvModel(t, out)
+	for _, n := range names {
+		want, _ := m.Get(n)
+		got, _ := back.Get(n)
+		if math.Abs(got-want) > 1e-10*math.Abs(want) {
+			t.Errorf("%s: %g from %q, model has %g", n, got, out, want)
+		}
+	}
+	if _, r := m.Argv(argv, []string{"Nb"}); r != nil {
+		t.Errorf("whole Nb rounded: %v", r)
+	}
+	m2, _ := m.With("Nc", 4.6)
+	if out, r := m2.Argv(argv, []string{"Nc"}); len(r) != 1 || out[len(out)-1] != "5" {
+		t.Errorf("Nc 4.6: %q rounded %v", out, r)
+	}
+}
