@@ -38,6 +38,14 @@ func main() {
 			Action: func(c *cli.Context) error {
 				return app.Gradcheck(c.Args().Slice(), os.Stdout, os.Stderr)
 			},
+		}, {
+			Name:            "fit",
+			Usage:           "refine cell (and geometry) parameters against an observed image",
+			ArgsUsage:       app.FitUsage,
+			SkipFlagParsing: true,
+			Action: func(c *cli.Context) error {
+				return app.Fit(c.Args().Slice(), os.Stdout, os.Stderr)
+			},
 		}},
 	}
 	if err := cliApp.Run(os.Args); err != nil {

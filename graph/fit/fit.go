@@ -181,10 +181,6 @@ func Run(o *graph.Objective, s Settings) *Result {
 		r.Status, r.Err = "failed", fmt.Errorf("at the starting model: %w", evalErr)
 		return r
 	}
-	r.History = append(r.History, Iteration{Evals: 1, Loss: f0, GradNorm: norm(g0), X: x0})
-	if s.Progress != nil {
-		s.Progress(r.History[0])
-	}
 	// Converged when the gradient has fallen by 1e9 (the parameters are
 	// then good to ~1e-12 of their scales on a noise-free image).
 	settings.GradientThreshold = 1e-9 * norm(g0)
