@@ -141,7 +141,7 @@ type geo struct {
 	t, subF, subS    int
 	fdet, sdet, odet float64
 	flat, pos, d     [3]float64
-	r                float64
+	r, invR          float64
 }
 
 // geomInto computes what kernel.position computes, keeping the pieces
@@ -165,17 +165,18 @@ func (k *kernel) geomInto(g *geo, f, s, subF, subS, t int) {
 		g.pos = rotateAxis(v, k.fd, g.flat[2]/k.distance)
 	}
 	g.r = math.Sqrt(dot(g.pos, g.pos))
-	inv := 1 / g.r
-	g.d = [3]float64{g.pos[0] * inv, g.pos[1] * inv, g.pos[2] * inv}
+	g.invR = 1 / g.r
+	g.d = [3]float64{g.pos[0] * g.invR, g.pos[1] * g.invR, g.pos[2] * g.invR}
 }
 
 // geomBack adds to acc the parameter gradient of a sub-pixel geometry
 // whose direction d and distance r have adjoints dbar and rbar.
 func (k *kernel) geomBack(g *geo, dbar [3]float64, rbar float64, acc []float64) {
+	_ = acc[NParams-1]
 	var pb [3]float64
 	dd := dot(dbar, g.d)
 	for i := 0; i < 3; i++ {
-		pb[i] = (dbar[i]-dd*g.d[i])/g.r + rbar*g.d[i]
+		pb[i] = (dbar[i]-dd*g.d[i])*g.invR + rbar*g.d[i]
 	}
 	fb := pb
 	if k.c.Curved {
@@ -199,10 +200,14 @@ func (k *kernel) geomBack(g *geo, dbar [3]float64, rbar float64, acc []float64) 
 		acc[PPix0+i] += fb[i]
 		acc[PFdet+i] += g.fdet * fb[i]
 		acc[PSdet+i] += g.sdet * fb[i]
-		acc[PObs+i] += g.odet * fb[i]
 	}
-	acc[PPixel] += (dot(fb, k.fd)*g.fdet + dot(fb, k.sd)*g.sdet) / k.pitch
-	acc[PThickStep] += dot(fb, k.od) * float64(g.t)
+	acc[PPixel] += (dot(fb, k.fd)*g.fdet + dot(fb, k.sd)*g.sdet) * k.invPitch
+	if g.t != 0 {
+		for i := 0; i < 3; i++ {
+			acc[PObs+i] += g.odet * fb[i]
+		}
+		acc[PThickStep] += dot(fb, k.od) * float64(g.t)
+	}
 }
 
 // rotateAxisBack is the adjoint of y = rotateAxis(v, u, th): given ybar it
@@ -222,18 +227,18 @@ func rotateAxisBack(v, u [3]float64, th float64, ybar [3]float64) (vbar, ubar [3
 // omegaBack adds the gradient of the solid angle of g (adjoint wbar) to
 // acc and returns the adjoint it passes to r.
 func (k *kernel) omegaBack(g *geo, wbar float64, acc []float64) (rbar float64) {
-	r := g.r
+	inv3 := g.invR * g.invR * g.invR
 	if k.c.PointPixel {
-		return -2 * wbar / (r * r * r)
+		return -2 * wbar * inv3
 	}
-	r3 := r * r * r
-	acc[PPixel] += wbar * 2 * k.pitch * k.closeD / r3
-	cd := wbar * k.pitch * k.pitch / r3
+	_ = acc[NParams-1]
+	acc[PPixel] += wbar * 2 * k.pitch * k.closeD * inv3
+	cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
 	for i := 0; i < 3; i++ {
 		acc[PPix0+i] += cd * k.od[i]
 		acc[PObs+i] += cd * k.pix0[i]
 	}
-	return -3 * wbar * k.omega(r) / r
+	return -3 * cd * k.closeD * g.invR
 }
 
 // capture is the fraction of photons along direction d absorbed in sensor
@@ -496,7 +501,8 @@ type gradWork struct {
 	pow    []float64
 	tmp    []float64 // the pixel's ∂S/∂P (S: the running sum)
 
-	f, s                  int // the pixel
+	f, s                  int  // the pixel
+	touchedAll            bool // tmp has entries beyond the terms' own
 	sum, post, ibgWeight  float64
 	omega, polar, capture factor
 	first                 pending
@@ -564,8 +570,8 @@ func (k *kernel) pixelWalk(fpix, spix int, mode interpMode, until int, w *gradWo
 		}
 		w.ibgWeight = after
 	}
-	clear(w.tmp)
 	w.f, w.s = fpix, spix
+	w.touchedAll = c.Shape == Gauss || c.OversampleOmega || c.OversamplePolar || c.OversampleThick
 	w.omega.set, w.polar.set, w.capture.set, w.first.used = false, false, false, false
 	w.sum = k.walk(fpix, spix, mode, until, w.tmp, w)
 	w.post = 1
@@ -587,10 +593,24 @@ func (k *kernel) pixelBack(g float64, acc []float64, w *gradWork) {
 	omega, polar, capture, first := &w.omega, &w.polar, &w.capture, &w.first
 	scratch := &w.scratch
 	wpix := g * k.scale * w.post // ∂L/∂S
-	if wpix != 0 {
-		acc = acc[:len(w.tmp)]
+	// Fold ∂S/∂P in and clear it for the next pixel: all of it, or (the
+	// common case: one block, square shape) the entries the terms touch.
+	acc = acc[:len(w.tmp)]
+	if w.touchedAll {
 		for i, v := range w.tmp {
 			acc[i] += wpix * v
+			w.tmp[i] = 0
+		}
+	} else {
+		for _, i := range [...]int{PNa, PNb, PNc, PFudge, PDefaultF, PLambda} {
+			acc[i] += wpix * w.tmp[i]
+			w.tmp[i] = 0
+		}
+		t, a := w.tmp[NParams:], acc[NParams:]
+		a = a[:len(t)]
+		for i, v := range t {
+			a[i] += wpix * v
+			t[i] = 0
 		}
 	}
 	for i := range first.dbar {
@@ -701,13 +721,15 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 				if omega == 0 || c.OversampleOmega {
 					omega = k.omega(gm.r)
 					if !record && !c.OversampleOmega {
-						w.omega = factor{v: omega, t: t, subF: subF, subS: subS, set: true}
+						of := &w.omega
+						of.v, of.t, of.subF, of.subS, of.set = omega, t, subF, subS, true
 					}
 				}
 				if capture == 0 || c.OversampleThick {
 					capture = k.capture(&gm)
 					if !record && !c.OversampleThick {
-						w.capture = factor{v: capture, t: t, subF: subF, subS: subS, set: true}
+						cf := &w.capture
+						cf.v, cf.t, cf.subF, cf.subS, cf.set = capture, t, subF, subS, true
 					}
 				}
 				for si := range k.src {
@@ -723,7 +745,8 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 					if polar == 0 || c.OversamplePolar {
 						polar, polarK, polarD = k.polarizationGrad(si, gm.d)
 						if !record && !c.OversamplePolar {
-							w.polar = factor{v: polar, t: t, subF: subF, subS: subS, set: true, dk: polarK, dd: polarD}
+							pf := &w.polar
+							pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, polarK, polarD
 						}
 					}
 					cb := 1.0
@@ -817,7 +840,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 					for i := 0; i < 3; i++ {
 						dbar[i] = qbar[i] * sr.invLambda
 					}
-					tmp[PLambda] -= dot(qbar, q) / k.p[PLambda]
+					tmp[PLambda] -= dot(qbar, q) * k.invLambda0
 					var rbar float64
 					if chain {
 						bl := &w.blocks[b]
@@ -851,6 +874,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 						w.first = pending{at: gm, dbar: dbar, rbar: rbar, used: true}
 						continue
 					}
+					w.touchedAll = true
 					k.geomBack(&gm, dbar, rbar, tmp)
 				}
 			}

@@ -262,25 +262,26 @@ type source struct {
 // kernel holds the inputs unpacked and the derived per-run tables
 // (orientations, sources); it is read-only during rendering.
 type kernel struct {
-	c                   *Config
-	pix0, fd, sd, od    [3]float64
-	astar, bstar, cstar [3]float64
-	orient              [][3][3]float64 // per φ step × domain: a, b, c
-	src                 []source
-	scale, kahn         float64
-	defaultF, fudge     float64
-	na, nb, nc, nabc    float64
-	naEven, nbEven      bool
-	ncEven, whole       bool
-	pitch, sub, closeD  float64
-	thickStep, mu, dmin float64
-	ibg, distance       float64
-	fhkl                []float64
-	p, mosaic           []float64    // the packed parameters and the mosaic table
-	umats               [][9]float64 // per domain: its rotation
-	missing             []bool       // table cells without data (default F), nil if none
-	hStride, kStride    int
-	onOOR               func(h, k, l float64) // called at the first out-of-range point of a pixel
+	c                    *Config
+	pix0, fd, sd, od     [3]float64
+	astar, bstar, cstar  [3]float64
+	orient               [][3][3]float64 // per φ step × domain: a, b, c
+	src                  []source
+	scale, kahn          float64
+	defaultF, fudge      float64
+	na, nb, nc, nabc     float64
+	naEven, nbEven       bool
+	ncEven, whole        bool
+	pitch, sub, closeD   float64
+	thickStep, mu, dmin  float64
+	ibg, distance        float64
+	fhkl                 []float64
+	p, mosaic            []float64 // the packed parameters and the mosaic table
+	invLambda0, invPitch float64
+	umats                [][9]float64 // per domain: its rotation
+	missing              []bool       // table cells without data (default F), nil if none
+	hStride, kStride     int
+	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -309,6 +310,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		fudge: p[PFudge], thickStep: p[PThickStep], mu: p[PMu], dmin: p[PDmin], ibg: p[PIbg],
 		distance: p[PDistance], fhkl: in.Fhkl}
 	k.nabc = k.na * k.nb * k.nc
+	k.invLambda0, k.invPitch = 1/p[PLambda], 1/p[PPixel]
 	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<52 }
 	k.whole = whole(k.na) && whole(k.nb) && whole(k.nc)
 	if k.whole {
