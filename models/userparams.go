@@ -55,6 +55,19 @@ var UserParams = []UserParam{
 	{Name: "default_F", Unit: "", Step: 1e-4, Relative: true, Help: "structure factor of reflections without data"},
 }
 
+// DiscreteParams are the model's whole-number settings, by name, with why
+// there is no gradient for them.
+var DiscreteParams = map[string]string{
+	"detpixels":      "a pixel count: discrete",
+	"oversample":     "sub-pixels per pixel edge: discrete",
+	"phisteps":       "φ steps: discrete",
+	"mosaic_domains": "mosaic domains: discrete (the drawn axes are fixed data)",
+	"thicksteps":     "sensor layers: discrete",
+	"divsteps":       "divergence steps: discrete",
+	"dispsteps":      "dispersion steps: discrete",
+	"hkl":            "structure-factor table lookup: data, not a parameter",
+}
+
 // LookupParam returns the user parameter called name.
 func LookupParam(name string) (UserParam, bool) {
 	for _, p := range UserParams {

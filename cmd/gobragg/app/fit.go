@@ -97,9 +97,12 @@ func Fit(argv []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names, err := paramList(m, orDefault(o.values["refine"], "cell"))
+	names, discrete, err := paramLists(m, orDefault(o.values["refine"], "cell"))
 	if err != nil {
 		return err
+	}
+	if len(discrete) > 0 {
+		return usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
 	}
 	for _, n := range names {
 		if why := m.NotDifferentiable(n); why != "" {

@@ -33,7 +33,7 @@ func Gradcheck(argv []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names, err := paramList(m, o.values["params"])
+	names, discrete, err := paramLists(m, o.values["params"])
 	if err != nil {
 		return err
 	}
@@ -64,6 +64,9 @@ func Gradcheck(argv []string, out, log io.Writer) error {
 	r, err := gradcheck.Check(p, x, &gradcheck.Settings{Tol: tol})
 	if err != nil {
 		return err
+	}
+	for _, n := range discrete {
+		r.Rows = append(r.Rows, gradcheck.Row{Name: n, OK: true, Note: models.DiscreteParams[n]})
 	}
 	if o.flags["json"] {
 		err = r.WriteJSON(out)

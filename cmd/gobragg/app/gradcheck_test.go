@@ -135,6 +135,7 @@ func TestGradcheckBadInput(t *testing.T) {
 			{[]string{"--tol", "0"}, true, "--tol"},
 			{[]string{"--frobnicate"}, true, "unknown option --frobnicate"},
 			{[]string{"--params"}, true, "--params needs a value"},
+			{[]string{"--params", "a", "--params", "detpixels", "--frob"}, true, "unknown option --frob"},
 			// A 5 Å step: the difference is far from the derivative.
 			{[]string{"--params", "a,b", "--step", "a=5"}, false, "gradient check failed for a"},
 		} {
@@ -144,4 +145,23 @@ func TestGradcheckBadInput(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGradcheckDiscrete: whole-number settings are reported as not
+// differentiable, with the reason, rather than as zero.
+func TestGradcheckDiscrete(t *testing.T) {
+	var out bytes.Buffer
+	inDir(t, nil, func() {
+		if err := Gradcheck(append([]string{"--json", "--params", "a,detpixels,mosaic_domains"}, small...), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var rows []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[1]["name"] != "detpixels" || rows[1]["differentiable"] != false || rows[1]["analytic"] != nil ||
+		!strings.Contains(rows[1]["note"].(string), "discrete") {
+		t.Errorf("rows %v", rows)
+	}
 }

@@ -70,10 +70,16 @@ func usagef(format string, a ...any) error {
 }
 
 // paramList reads --params: "all", or a comma list of parameter names or
-// groups (misset, beam, rot, N, cell, scale) of m.
+// groups (misset, beam, rot, N, cell, scale) of m. Whole-number settings
+// (models.DiscreteParams) are returned apart, to be reported.
 func paramList(m *models.Model, spec string) ([]string, error) {
+	names, _, err := paramLists(m, spec)
+	return names, err
+}
+
+func paramLists(m *models.Model, spec string) (names, discrete []string, err error) {
 	if spec == "" || spec == "all" {
-		return m.ParamNames(), nil
+		return m.ParamNames(), nil, nil
 	}
 	groups := map[string][]string{
 		"cell": {"a", "b", "c", "alpha", "beta", "gamma"}, "misset": {"misset_x", "misset_y", "misset_z"},
@@ -88,8 +94,15 @@ func paramList(m *models.Model, spec string) ([]string, error) {
 			names = []string{n}
 		}
 		for _, name := range names {
+			if _, ok := models.DiscreteParams[name]; ok {
+				if !seen[name] {
+					seen[name] = true
+					discrete = append(discrete, name)
+				}
+				continue
+			}
 			if _, err := m.Get(name); err != nil {
-				return nil, usagef("--params: %v", err)
+				return nil, nil, usagef("--params: %v", err)
 			}
 			if !seen[name] {
 				seen[name] = true
@@ -97,7 +110,7 @@ func paramList(m *models.Model, spec string) ([]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, discrete, nil
 }
 
 // readImage reads an image of the model's size: an SMV file (unsigned
