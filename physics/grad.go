@@ -698,6 +698,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 	sum := k.ibg
 	eval, b := 0, 0
 	var lg latt
+	square := c.Shape == Square
 	var gm geo
 	var omega, polar, capture float64
 	if c.NoPolar {
@@ -779,7 +780,25 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 					for oi := range k.orient {
 						o := &k.orient[oi]
 						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
-						k.latticeGrad(h, kk, l, &lg)
+						if square {
+							// The common case inline: Π sincg, no fudge, no a*.
+							sa, sb, sc := 1.0, 1.0, 1.0
+							var ha, hb, hc, na, nb, nc float64
+							if k.na > 1 {
+								sa, ha, na = sincgGrad(h, k.na)
+							}
+							if k.nb > 1 {
+								sb, hb, nb = sincgGrad(kk, k.nb)
+							}
+							if k.nc > 1 {
+								sc, hc, nc = sincgGrad(l, k.nc)
+							}
+							lg.fl = sa * sb * sc
+							lg.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
+							lg.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
+						} else {
+							k.latticeGrad(h, kk, l, &lg)
+						}
 						if lg.fl == 0 && !c.Water {
 							continue
 						}
