@@ -139,20 +139,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func benchSimulate(b *testing.B, pixels int) {
-	m := model(b, cubic(pixels, 100)...)
-	s, err := New(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := s.Image(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(pixels*pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
-}
+func benchSimulate(b *testing.B, pixels int) { benchImage(b, cubic(pixels, 100), pixels) }
 
 // The standard cases: cubic 100 Å, N=5, λ=6.2 Å, default_F 100, 100 mm,
 // 0.1 mm pixels (the reference's timing case of the performance issue).

@@ -374,20 +374,7 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 	c := k.c
 	*g = latt{}
 	if c.Shape == Square {
-		sa, sb, sc := 1.0, 1.0, 1.0
-		var ha, hb, hc, na, nb, nc float64
-		if k.na > 1 {
-			sa, ha, na = sincgGrad(h, k.na)
-		}
-		if k.nb > 1 {
-			sb, hb, nb = sincgGrad(kk, k.nb)
-		}
-		if k.nc > 1 {
-			sc, hc, nc = sincgGrad(l, k.nc)
-		}
-		g.fl = sa * sb * sc
-		g.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
-		g.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
+		k.squareGrad(h, kk, l, g)
 		return
 	}
 	dh := [3]float64{h - math.Ceil(h-0.5), kk - math.Ceil(kk-0.5), l - math.Ceil(l-0.5)}
@@ -435,6 +422,26 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 			}
 		}
 	}
+}
+
+// squareGrad is latticeGrad for the parallelepiped: Π sincg(πh, N) over
+// the axes with N > 1. It sets every field the square shape uses.
+func (k *kernel) squareGrad(h, kk, l float64, g *latt) {
+	sa, sb, sc := 1.0, 1.0, 1.0
+	var ha, hb, hc, na, nb, nc float64
+	if k.na > 1 {
+		sa, ha, na = sincgGrad(h, k.na)
+	}
+	if k.nb > 1 {
+		sb, hb, nb = sincgGrad(kk, k.nb)
+	}
+	if k.nc > 1 {
+		sc, hc, nc = sincgGrad(l, k.nc)
+	}
+	g.fl = sa * sb * sc
+	g.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
+	g.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
+	g.dfudge = 0
 }
 
 // cellFGrad is cellF with its derivative by the default F.
@@ -781,21 +788,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 						o := &k.orient[oi]
 						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
 						if square {
-							// The common case inline: Π sincg, no fudge, no a*.
-							sa, sb, sc := 1.0, 1.0, 1.0
-							var ha, hb, hc, na, nb, nc float64
-							if k.na > 1 {
-								sa, ha, na = sincgGrad(h, k.na)
-							}
-							if k.nb > 1 {
-								sb, hb, nb = sincgGrad(kk, k.nb)
-							}
-							if k.nc > 1 {
-								sc, hc, nc = sincgGrad(l, k.nc)
-							}
-							lg.fl = sa * sb * sc
-							lg.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
-							lg.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
+							k.squareGrad(h, kk, l, &lg) // the common case, without the general set-up
 						} else {
 							k.latticeGrad(h, kk, l, &lg)
 						}
