@@ -2,7 +2,7 @@ package graph
 
 import (
 	"fmt"
-	"math"
+	"sync"
 
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/physics"
@@ -21,6 +21,9 @@ type Objective struct {
 	Model *models.Model // the model whose other values stay fixed
 	Names []string      // the parameters, in x order
 	Loss  Loss
+
+	cutoffOnce sync.Once
+	cutoff     int // Model's interpolation switch-off pixel, or −1
 }
 
 // NewObjective checks that every name is a parameter of m.
@@ -114,10 +117,7 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 // of a SAMPLE-pivot detector, where the difference is exact to ~1e-15.
 func inputJacobian(m *models.Model, name string, v float64) ([]float64, error) {
 	p, _ := models.LookupParam(name)
-	h := 1e3 * p.Step
-	if p.Relative {
-		h *= math.Max(math.Abs(v), 1)
-	}
+	h := 1e3 * p.StepAt(v)
 	at := func(offsets ...float64) ([][]float64, error) {
 		out := make([][]float64, len(offsets))
 		for k, f := range offsets {
@@ -171,9 +171,13 @@ func (o *Objective) NotDifferentiable(name string) string {
 	}
 	p, _ := models.LookupParam(name)
 	if c := o.Model.Crystal; p.Moves && c.Interpolate && c.HKL != nil {
-		cfg := KeyOf(o.Model).Pixels
-		if px, _ := physics.InterpolationCutoff(&cfg, FloatInputs(o.Model)); px >= 0 {
-			return fmt.Sprintf("interpolation switches off at pixel %d (reference rule): the switch point moves in steps", px)
+		// One walk over the image, shared by every parameter asked about.
+		o.cutoffOnce.Do(func() {
+			cfg := KeyOf(o.Model).Pixels
+			o.cutoff, _ = physics.InterpolationCutoff(&cfg, FloatInputs(o.Model))
+		})
+		if o.cutoff >= 0 {
+			return fmt.Sprintf("interpolation switches off at pixel %d (reference rule): the switch point moves in steps", o.cutoff)
 		}
 	}
 	return ""

@@ -22,11 +22,7 @@ func problem(t *testing.T, m *models.Model, loss Loss) (*gradcheck.Problem, []fl
 	p := &gradcheck.Problem{Func: o.Value, Grad: o.Gradient}
 	for i, n := range o.Names {
 		up, _ := models.LookupParam(n)
-		step := up.Step
-		if up.Relative {
-			step *= max(x[i], 1)
-		}
-		p.Params = append(p.Params, gradcheck.Param{Name: n, Unit: up.Unit, Step: step, NotDifferentiable: o.NotDifferentiable(n)})
+		p.Params = append(p.Params, gradcheck.Param{Name: n, Unit: up.Unit, Step: up.StepAt(x[i]), NotDifferentiable: o.NotDifferentiable(n)})
 	}
 	return p, x, o
 }

@@ -68,6 +68,15 @@ var DiscreteParams = map[string]string{
 	"hkl":            "structure-factor table lookup: data, not a parameter",
 }
 
+// StepAt is the default step at value v: Step, or Step·max(|v|, 1) for a
+// Relative one.
+func (p UserParam) StepAt(v float64) float64 {
+	if p.Relative {
+		return p.Step * math.Max(math.Abs(v), 1)
+	}
+	return p.Step
+}
+
 // LookupParam returns the user parameter called name.
 func LookupParam(name string) (UserParam, bool) {
 	for _, p := range UserParams {

@@ -339,9 +339,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]
 		l := p[PLambda] * r[3]
-		inc := [3]float64{r[0], r[1], r[2]}
-		bin := unit(cross(c.PolarAxis, inc))
-		k.src = append(k.src, source{inc: inc, lambda: l, invLambda: 1 / l, bin: bin, ein: unit(cross(inc, bin))})
+		k.src = append(k.src, newSource([3]float64{r[0], r[1], r[2]}, l, c.PolarAxis))
 	}
 	// Orientations: φ about the spindle (skipped at φ = 0, as the
 	// reference, but never carried over from the previous step), then each
@@ -454,7 +452,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 						}
 					}
 					if polar == 0 || c.OversamplePolar {
-						polar = k.polarization(sr, d)
+						polar = polarization(k.kahn, sr, d)
 					}
 					for oi := range k.orient {
 						o := &k.orient[oi]
@@ -665,38 +663,31 @@ func sincgWhole(h, n float64, even bool) float64 {
 // plane of the incident beam and axis. cos2ψ = (E²−B²)/(E²+B²) with E, B
 // the diffracted ray's components along E_in and B_in (no atan2).
 func Polarization(kahn float64, incident, diffracted, axis [3]float64) float64 {
-	c2 := dot(incident, diffracted)
+	sr := newSource(incident, 1, axis)
+	return polarization(kahn, &sr, diffracted)
+}
+
+// newSource is a source with incident direction inc and wavelength
+// lambda, its E and B vectors for polarization axis axis.
+func newSource(inc [3]float64, lambda float64, axis [3]float64) source {
+	bin := unit(cross(axis, inc))
+	return source{inc: inc, lambda: lambda, invLambda: 1 / lambda, bin: bin, ein: unit(cross(inc, bin))}
+}
+
+// polarization is Polarization for source sr (E and B computed once).
+func polarization(kahn float64, sr *source, d [3]float64) float64 {
+	c2 := dot(sr.inc, d)
 	c2sq := c2 * c2
-	s2sq := 1 - c2sq
 	cos2psi := 0.0
 	if kahn != 0 {
-		bin := unit(cross(axis, incident))
-		ein := unit(cross(incident, bin))
-		e, b := dot(diffracted, ein), dot(diffracted, bin)
+		e, b := dot(d, sr.ein), dot(d, sr.bin)
 		if den := e*e + b*b; den > 0 {
 			cos2psi = (e*e - b*b) / den
 		} else {
 			cos2psi = 1 // ψ = −atan2(0, 0) = 0 in the reference
 		}
 	}
-	return 0.5 * (1 + c2sq - kahn*cos2psi*s2sq)
-}
-
-// polarization is Polarization for source sr, with its E and B vectors
-// computed once.
-func (k *kernel) polarization(sr *source, d [3]float64) float64 {
-	c2 := dot(sr.inc, d)
-	c2sq := c2 * c2
-	cos2psi := 0.0
-	if k.kahn != 0 {
-		e, b := dot(d, sr.ein), dot(d, sr.bin)
-		if den := e*e + b*b; den > 0 {
-			cos2psi = (e*e - b*b) / den
-		} else {
-			cos2psi = 1
-		}
-	}
-	return 0.5 * (1 + c2sq - k.kahn*cos2psi*(1-c2sq))
+	return 0.5 * (1 + c2sq - kahn*cos2psi*(1-c2sq))
 }
 
 func cross(x, y [3]float64) [3]float64 {

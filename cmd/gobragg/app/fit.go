@@ -89,18 +89,11 @@ func Fit(argv []string, out, log io.Writer) error {
 		}
 	}
 	dir := orDefault(o.values["out"], "fit_out")
-	args, err := models.ParseArgs(rest)
+	obj, discrete, err := objective(o, rest, orDefault(o.values["refine"], "cell"), log)
 	if err != nil {
 		return err
 	}
-	m, err := args.Model(log)
-	if err != nil {
-		return err
-	}
-	names, discrete, err := paramLists(m, orDefault(o.values["refine"], "cell"))
-	if err != nil {
-		return err
-	}
+	m, names, loss := obj.Model, obj.Names, obj.Loss
 	if len(discrete) > 0 {
 		return usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
 	}
@@ -108,14 +101,6 @@ func Fit(argv []string, out, log io.Writer) error {
 		if why := m.NotDifferentiable(n); why != "" {
 			fmt.Fprintf(log, "WARNING: %s: %s; its gradient ignores the jumps\n", n, why)
 		}
-	}
-	loss, err := lossFrom(o, m, args.ADC)
-	if err != nil {
-		return err
-	}
-	obj, err := graph.NewObjective(m, names, loss)
-	if err != nil {
-		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gobragg/gobragg/gradcheck"
-	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/models"
 )
 
@@ -25,32 +24,17 @@ func Gradcheck(argv []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	args, err := models.ParseArgs(rest)
-	if err != nil {
-		return err
-	}
-	m, err := args.Model(log)
-	if err != nil {
-		return err
-	}
-	names, discrete, err := paramLists(m, o.values["params"])
-	if err != nil {
-		return err
-	}
-	loss, err := lossFrom(o, m, args.ADC)
-	if err != nil {
-		return err
-	}
 	tol := 1e-6
 	if s := o.values["tol"]; s != "" {
 		if tol, err = strconv.ParseFloat(s, 64); err != nil || !(tol > 0) {
 			return usagef("--tol %q: want a positive number", s)
 		}
 	}
-	obj, err := graph.NewObjective(m, names, loss)
+	obj, discrete, err := objective(o, rest, o.values["params"], log)
 	if err != nil {
 		return err
 	}
+	names, loss := obj.Names, obj.Loss
 	x := obj.Start()
 	st, err := steps(o.values["step"], names, x)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -216,10 +217,7 @@ func steps(spec string, names []string, x []float64) (map[string]float64, error)
 	out := map[string]float64{}
 	for i, n := range names {
 		p, _ := models.LookupParam(n)
-		out[n] = p.Step
-		if p.Relative {
-			out[n] *= math.Max(math.Abs(x[i]), 1)
-		}
+		out[n] = p.StepAt(x[i])
 	}
 	if spec == "" {
 		return out, nil
@@ -240,4 +238,29 @@ func steps(spec string, names []string, x []float64) (map[string]float64, error)
 		out[k] = f
 	}
 	return out, nil
+}
+
+// objective builds what gradcheck and fit work on: the model of the
+// nanoBragg flags rest, the loss of the options o over the parameters
+// spec names (--params, --refine), and the whole-number settings spec
+// named, which have no gradient.
+func objective(o *options, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, err error) {
+	args, err := models.ParseArgs(rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := args.Model(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, discrete, err := paramLists(m, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	loss, err := lossFrom(o, m, args.ADC)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err = graph.NewObjective(m, names, loss)
+	return obj, discrete, err
 }
