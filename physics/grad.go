@@ -316,7 +316,7 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 			// form diverges (it has poles at integer h for non-integer n).
 			return sigma * n, 0, sigma * math.Inf(1)
 		}
-		s1, c1 := math.Sincos(x)
+		s1, c1 := sinCosPiReduced(d)
 		var sn, cn float64
 		if n <= 16 {
 			// sin nx, cos nx by angle addition: cheaper than Sincos for
@@ -326,7 +326,7 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 				sn, cn = sn*c1+cn*s1, cn*c1-sn*s1
 			}
 		} else {
-			sn, cn = math.Sincos(n * math.Pi * d)
+			sn, cn = sinCosPi(n * d)
 		}
 		inv := 1 / s1
 		var dx float64

@@ -270,8 +270,8 @@ type kernel struct {
 	scale, kahn          float64
 	defaultF, fudge      float64
 	na, nb, nc, nabc     float64
-	naEven, nbEven       bool
-	ncEven, whole        bool
+	ni, nj, nk           int  // Na, Nb, Nc when whole
+	whole                bool // Na, Nb, Nc are all whole numbers
 	pitch, sub, closeD   float64
 	thickStep, mu, dmin  float64
 	ibg, distance        float64
@@ -311,10 +311,10 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		distance: p[PDistance], fhkl: in.Fhkl}
 	k.nabc = k.na * k.nb * k.nc
 	k.invLambda0, k.invPitch = 1/p[PLambda], 1/p[PPixel]
-	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<52 }
+	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<31 }
 	k.whole = whole(k.na) && whole(k.nb) && whole(k.nc)
 	if k.whole {
-		k.naEven, k.nbEven, k.ncEven = int64(k.na)&1 == 0, int64(k.nb)&1 == 0, int64(k.nc)&1 == 0
+		k.ni, k.nj, k.nk = int(k.na), int(k.nb), int(k.nc)
 	}
 	k.sub = k.pitch / float64(c.Oversample)
 	// ω uses the perpendicular distance of the placed detector.
@@ -462,13 +462,13 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 							// The common case, inline: whole N, parallelepiped.
 							fl = 1
 							if k.na > 1 {
-								fl = sincgWhole(h, k.na, k.naEven)
+								fl = sincgWhole(h, k.ni)
 							}
 							if k.nb > 1 {
-								fl *= sincgWhole(kk, k.nb, k.nbEven)
+								fl *= sincgWhole(kk, k.nj)
 							}
 							if k.nc > 1 {
-								fl *= sincgWhole(l, k.nc, k.ncEven)
+								fl *= sincgWhole(l, k.nk)
 							}
 						} else {
 							fl = k.lattice(h, kk, l)
@@ -630,11 +630,10 @@ func polint(xa *[4]float64, ya []float64, x float64) float64 {
 
 // Sincg is the lattice transform of N unit cells along one axis,
 // sin(Nπh)/sin(πh) (the reference's sincg(πh, N)). For whole N it is
-// evaluated on the offset from the nearest integer n, where
-// sincg = (−1)^{(N−1)n}·sin(Nπd)/sin(πd), whose limit ±N at d = 0 is exact.
+// sincgWhole, exact at integer h; otherwise the ratio of sines.
 func Sincg(h, n float64) float64 {
-	if n == math.Trunc(n) && math.Abs(n) < 1<<52 && math.Abs(h) < 1<<52 {
-		return sincgWhole(h, n, int64(n)&1 == 0)
+	if n == math.Trunc(n) && n >= 1 && n < 1<<31 && math.Abs(h) < 1<<52 {
+		return sincgWhole(h, int(n))
 	}
 	x := math.Pi * h
 	if x == 0 {
@@ -643,15 +642,24 @@ func Sincg(h, n float64) float64 {
 	return math.Sin(n*x) / math.Sin(x)
 }
 
-// sincgWhole is Sincg for whole n (|h| < 2⁵²); even says whether n is.
-func sincgWhole(h, n float64, even bool) float64 {
+// sincgWhole is Sincg for whole n ≥ 1 (|h| < 2⁵²). Up to maxChebyshevN it
+// is the Chebyshev polynomial U_{n−1}(cos πh), which equals
+// sin(nπh)/sin(πh) and takes its limit ±n at integer h by itself. Beyond,
+// the ratio is taken on the offset d = h − m from the nearest integer m:
+// sincg = (−1)^{(n−1)m}·sin(nπd)/sin(πd), exactly ±n at d = 0.
+func sincgWhole(h float64, n int) float64 {
+	if n <= maxChebyshevN {
+		return chebyshevU(cosPi(h), n)
+	}
 	m := math.Round(h)
 	d := h - m
-	v := n
+	v := float64(n)
 	if d != 0 {
-		v = math.Sin(n*math.Pi*d) / math.Sin(math.Pi*d)
+		s1, _ := sinCosPiReduced(d)
+		sn, _ := sinCosPi(float64(n) * d)
+		v = sn / s1
 	}
-	if even && int64(m)&1 != 0 {
+	if n&1 == 0 && int64(m)&1 != 0 {
 		return -v
 	}
 	return v

@@ -1,0 +1,53 @@
+package physics
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestSinCosPi: the polynomials against Go's math.Sincos (an independent
+// implementation) over the reduced range and beyond it.
+func TestSinCosPi(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 200000; i++ {
+		x := (r.Float64() - 0.5) * 200
+		if i%4 == 0 {
+			x = math.Round(x) + (r.Float64()-0.5)*1e-6 // near the lattice points
+		}
+		s, c := sinCosPi(x)
+		// math.Sincos(π·x) carries the rounding of π·x, ~|πx|·2⁻⁵³.
+		ws, wc := math.Sincos(math.Pi * x)
+		tol := 1e-15 + math.Abs(math.Pi*x)*2.3e-16
+		if math.Abs(s-ws) > tol || math.Abs(c-wc) > tol || cosPi(x) != c {
+			t.Fatalf("sinCosPi(%g) = %.17g %.17g, math.Sincos gives %.17g %.17g", x, s, c, ws, wc)
+		}
+	}
+	if s, c := sinCosPi(3); s != 0 || c != -1 {
+		t.Errorf("sinCosPi(3) = %g %g, want 0 −1", s, c)
+	}
+}
+
+// TestSincgWhole: the Chebyshev and ratio forms against the definition
+// sin(nπh)/sin(πh) on either side of maxChebyshevN.
+func TestSincgWhole(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, n := range []int{2, 3, 5, 8, 16, maxChebyshevN, maxChebyshevN + 1, 50, 100} {
+		for i := 0; i < 20000; i++ {
+			h := (r.Float64() - 0.5) * 40
+			if i%2 == 0 {
+				h = math.Round(h) + (r.Float64()-0.5)*1e-3
+			}
+			// The definition on the offset from the nearest integer, where
+			// math.Sin needs no large-argument reduction.
+			m := math.Round(h)
+			want := math.Sin(float64(n)*math.Pi*(h-m)) / math.Sin(math.Pi*(h-m))
+			if n%2 == 0 && int64(m)&1 != 0 {
+				want = -want
+			}
+			if got := sincgWhole(h, n); math.Abs(got-want) > 1e-14*float64(n*n)*math.Max(1, math.Abs(want)) {
+				t.Fatalf("sincgWhole(%g, %d) = %.17g, definition %.17g", h, n, got, want)
+			}
+		}
+	}
+}
