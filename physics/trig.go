@@ -42,11 +42,11 @@ func sinCosPiReduced(d float64) (s, c float64) {
 	y4 := y2 * y2
 	y8 := y4 * y4
 	ps := ((sinPiC[0] + sinPiC[1]*y) + (sinPiC[2]+sinPiC[3]*y)*y2) +
-		((sinPiC[4] + sinPiC[5]*y) + (sinPiC[6]+sinPiC[7]*y)*y2)*y4 +
-		((sinPiC[8] + sinPiC[9]*y) + sinPiC[10]*y2)*y8
+		((sinPiC[4]+sinPiC[5]*y)+(sinPiC[6]+sinPiC[7]*y)*y2)*y4 +
+		((sinPiC[8]+sinPiC[9]*y)+sinPiC[10]*y2)*y8
 	pc := ((cosPiC[0] + cosPiC[1]*y) + (cosPiC[2]+cosPiC[3]*y)*y2) +
-		((cosPiC[4] + cosPiC[5]*y) + (cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
-		((cosPiC[8] + cosPiC[9]*y) + cosPiC[10]*y2)*y8
+		((cosPiC[4]+cosPiC[5]*y)+(cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
+		((cosPiC[8]+cosPiC[9]*y)+cosPiC[10]*y2)*y8
 	return d * ps, pc
 }
 
@@ -57,8 +57,8 @@ func cosPiReduced(d float64) float64 {
 	y4 := y2 * y2
 	y8 := y4 * y4
 	return ((cosPiC[0] + cosPiC[1]*y) + (cosPiC[2]+cosPiC[3]*y)*y2) +
-		((cosPiC[4] + cosPiC[5]*y) + (cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
-		((cosPiC[8] + cosPiC[9]*y) + cosPiC[10]*y2)*y8
+		((cosPiC[4]+cosPiC[5]*y)+(cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
+		((cosPiC[8]+cosPiC[9]*y)+cosPiC[10]*y2)*y8
 }
 
 // sinCosPi returns sin πx and cos πx.
