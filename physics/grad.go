@@ -727,7 +727,7 @@ func (k *kernel) walk(fpix, spix int, mode interpMode, until int, tmp []float64,
 			for subF := 0; subF < c.Oversample; subF++ {
 				k.geomInto(&gm, fpix, spix, subF, subS, t)
 				if omega == 0 || c.OversampleOmega {
-					omega = k.omega(gm.r)
+					omega = k.omega(gm.invR)
 					if !record && !c.OversampleOmega {
 						of := &w.omega
 						of.v, of.t, of.subF, of.subS, of.set = omega, t, subF, subS, true

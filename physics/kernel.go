@@ -270,9 +270,10 @@ type kernel struct {
 	scale, kahn          float64
 	defaultF, fudge      float64
 	na, nb, nc, nabc     float64
-	ni, nj, nk           int  // Na, Nb, Nc when whole
-	whole                bool // Na, Nb, Nc are all whole numbers
+	nn                   [3]int // Na, Nb, Nc when whole
+	whole                bool   // Na, Nb, Nc are all whole numbers
 	pitch, sub, closeD   float64
+	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
 	thickStep, mu, dmin  float64
 	ibg, distance        float64
 	fhkl                 []float64
@@ -314,11 +315,12 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<31 }
 	k.whole = whole(k.na) && whole(k.nb) && whole(k.nc)
 	if k.whole {
-		k.ni, k.nj, k.nk = int(k.na), int(k.nb), int(k.nc)
+		k.nn = [3]int{int(k.na), int(k.nb), int(k.nc)}
 	}
 	k.sub = k.pitch / float64(c.Oversample)
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
+	k.omegaNum = k.pitch * k.pitch * k.closeD
 	k.scale = ThomsonSq * p[PFluence] / float64(c.Steps())
 	if c.HasHKL {
 		k.kStride = c.LMax - c.LMin + 2
@@ -378,34 +380,42 @@ func newKernel(c *Config, in *Inputs) *kernel {
 // of pixel (f, s) in sensor layer t.
 func (k *kernel) position(f, s, subF, subS, t int) [3]float64 {
 	os := k.c.Oversample
-	fdet := k.sub*float64(f*os+subF) + k.sub/2
-	sdet := k.sub*float64(s*os+subS) + k.sub/2
-	odet := float64(t) * k.thickStep
-	var pos [3]float64
-	for i := 0; i < 3; i++ {
-		pos[i] = fdet*k.fd[i] + sdet*k.sd[i] + odet*k.od[i] + k.pix0[i]
-	}
+	x, y, z := k.flat(k.sub*float64(f*os+subF)+k.sub/2, k.sub*float64(s*os+subS)+k.sub/2, float64(t)*k.thickStep)
+	pos := [3]float64{x, y, z}
 	if k.c.Curved {
-		// The reference bends the flat position onto a sphere of radius
-		// distance: the lab y and z components, read as arc lengths, become
-		// rotations of distance·beam about the slow then the fast axis.
-		var v [3]float64
-		for i := 0; i < 3; i++ {
-			v[i] = k.distance * k.c.Beam[i]
-		}
-		v = rotateAxis(v, k.sd, pos[1]/k.distance)
-		pos = rotateAxis(v, k.fd, pos[2]/k.distance)
+		pos = k.bend(pos)
 	}
 	return pos
 }
 
-// omega is the solid angle of a sub-pixel at distance r: (pixel/R)²·cosine
-// of the obliquity, or 1/R² for point pixels.
-func (k *kernel) omega(r float64) float64 {
-	if k.c.PointPixel {
-		return 1 / (r * r)
+// flat is the position on the flat detector at detector coordinates
+// (fdet, sdet) and depth odet. (Three scalars rather than an array: Go
+// keeps them in registers, where an array goes through memory.)
+func (k *kernel) flat(fdet, sdet, odet float64) (x, y, z float64) {
+	return fdet*k.fd[0] + sdet*k.sd[0] + odet*k.od[0] + k.pix0[0],
+		fdet*k.fd[1] + sdet*k.sd[1] + odet*k.od[1] + k.pix0[1],
+		fdet*k.fd[2] + sdet*k.sd[2] + odet*k.od[2] + k.pix0[2]
+}
+
+// bend moves a flat position onto the curved detector as the reference
+// does: the lab y and z components, read as arc lengths, become rotations
+// of distance·beam about the slow then the fast axis.
+func (k *kernel) bend(pos [3]float64) [3]float64 {
+	var v [3]float64
+	for i := 0; i < 3; i++ {
+		v[i] = k.distance * k.c.Beam[i]
 	}
-	return k.pitch * k.pitch / (r * r) * k.closeD / r
+	v = rotateAxis(v, k.sd, pos[1]/k.distance)
+	return rotateAxis(v, k.fd, pos[2]/k.distance)
+}
+
+// omega is the solid angle of a sub-pixel at distance r = 1/invR:
+// (pixel/R)²·cosine of the obliquity, or 1/R² for point pixels.
+func (k *kernel) omega(invR float64) float64 {
+	if k.c.PointPixel {
+		return invR * invR
+	}
+	return k.omegaNum * (invR * invR * invR)
 }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
@@ -425,51 +435,56 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 	if c.NoPolar {
 		polar = 1
 	}
+	os := c.Oversample
 	for t := 0; t < c.ThickSteps; t++ {
 		capture = 0
 		if !c.Thick {
 			capture = 1
 		}
-		for subS := 0; subS < c.Oversample; subS++ {
-			for subF := 0; subF < c.Oversample; subF++ {
-				pos := k.position(fpix, spix, subF, subS, t)
-				r := math.Sqrt(dot(pos, pos))
-				d := [3]float64{pos[0] / r, pos[1] / r, pos[2] / r}
+		odet := float64(t) * k.thickStep
+		for subS := 0; subS < os; subS++ {
+			sdet := k.sub*float64(spix*os+subS) + k.sub/2
+			for subF := 0; subF < os; subF++ {
+				x, y, z := k.flat(k.sub*float64(fpix*os+subF)+k.sub/2, sdet, odet)
+				if c.Curved {
+					p := k.bend([3]float64{x, y, z})
+					x, y, z = p[0], p[1], p[2]
+				}
+				invR := 1 / math.Sqrt(x*x+y*y+z*z)
+				dx, dy, dz := x*invR, y*invR, z*invR
 				if omega == 0 || c.OversampleOmega {
-					omega = k.omega(r)
+					omega = k.omega(invR)
 				}
 				if capture == 0 || c.OversampleThick {
 					// Fraction absorbed in layer t along the oblique path.
-					par := dot(d, k.od)
+					par := dx*k.od[0] + dy*k.od[1] + dz*k.od[2]
 					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
 				}
 				for si := range k.src {
 					sr := &k.src[si]
-					q := [3]float64{(d[0] - sr.inc[0]) * sr.invLambda, (d[1] - sr.inc[1]) * sr.invLambda, (d[2] - sr.inc[2]) * sr.invLambda}
+					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
 					if k.dmin > 0 {
-						if stol := 0.5 * math.Sqrt(dot(q, q)); stol > 0 && k.dmin > 0.5/stol {
+						if stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz); stol > 0 && k.dmin > 0.5/stol {
 							continue
 						}
 					}
 					if polar == 0 || c.OversamplePolar {
-						polar = polarization(k.kahn, sr, d)
+						if k.kahn == 0 {
+							// polarization at K = 0, inline.
+							c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+							polar = 0.5 * (1 + c2*c2)
+						} else {
+							polar = polarization(k.kahn, sr, [3]float64{dx, dy, dz})
+						}
 					}
 					for oi := range k.orient {
 						o := &k.orient[oi]
-						h, kk, l := dot(o[0], q), dot(o[1], q), dot(o[2], q)
+						h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+						kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+						l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
 						var fl float64
 						if square {
-							// The common case, inline: whole N, parallelepiped.
-							fl = 1
-							if k.na > 1 {
-								fl = sincgWhole(h, k.ni)
-							}
-							if k.nb > 1 {
-								fl *= sincgWhole(kk, k.nj)
-							}
-							if k.nc > 1 {
-								fl *= sincgWhole(l, k.nk)
-							}
+							fl = k.squareWhole(h, kk, l)
 						} else {
 							fl = k.lattice(h, kk, l)
 						}
@@ -478,6 +493,8 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 						}
 						var fc float64
 						switch {
+						case !c.HasHKL:
+							fc = k.defaultF
 						case mode == interpNone || (mode == interpUntil && eval >= until):
 							fc = k.cellF(h, kk, l)
 						case k.inInterpRange(h, kk, l):
@@ -521,6 +538,45 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 		v *= omega
 	}
 	return v, oor
+}
+
+// squareWhole is the parallelepiped's F_latt for whole N: the product of
+// sincg over the axes with N > 1. With one N ≤ maxChebyshevN on all three
+// axes (the usual -N) the three Chebyshev forms are evaluated side by
+// side, so that their chains of dependent multiply-adds overlap.
+func (k *kernel) squareWhole(h, kk, l float64) float64 {
+	n := k.nn[0]
+	if n != k.nn[1] || n != k.nn[2] || n <= 1 || n > maxChebyshevN ||
+		!(math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51) {
+		fl := 1.0
+		if n := k.nn[0]; n > 1 {
+			fl = sincgWhole(h, n)
+		}
+		if n := k.nn[1]; n > 1 {
+			fl *= sincgWhole(kk, n)
+		}
+		if n := k.nn[2]; n > 1 {
+			fl *= sincgWhole(l, n)
+		}
+		return fl
+	}
+	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
+	ch := cosPiReduced(h - (th - roundMagic))
+	ck := cosPiReduced(kk - (tk - roundMagic))
+	cl := cosPiReduced(l - (tl - roundMagic))
+	ch = math.Float64frombits(math.Float64bits(ch) ^ math.Float64bits(th)<<63)
+	ck = math.Float64frombits(math.Float64bits(ck) ^ math.Float64bits(tk)<<63)
+	cl = math.Float64frombits(math.Float64bits(cl) ^ math.Float64bits(tl)<<63)
+	// U_0 = 1, U_1 = 2c, U_{j+1} = 2c·U_j − U_{j−1}, for the three at once.
+	ch, ck, cl = 2*ch, 2*ck, 2*cl
+	h0, k0, l0 := 1.0, 1.0, 1.0
+	h1, k1, l1 := ch, ck, cl
+	for j := 2; j < n; j++ {
+		h0, h1 = h1, ch*h1-h0
+		k0, k1 = k1, ck*k1-k0
+		l0, l1 = l1, cl*l1-l0
+	}
+	return h1 * k1 * l1
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.
@@ -642,22 +698,33 @@ func Sincg(h, n float64) float64 {
 	return math.Sin(n*x) / math.Sin(x)
 }
 
-// sincgWhole is Sincg for whole n ≥ 1 (|h| < 2⁵²). Up to maxChebyshevN it
-// is the Chebyshev polynomial U_{n−1}(cos πh), which equals
-// sin(nπh)/sin(πh) and takes its limit ±n at integer h by itself. Beyond,
-// the ratio is taken on the offset d = h − m from the nearest integer m:
-// sincg = (−1)^{(n−1)m}·sin(nπd)/sin(πd), exactly ±n at d = 0.
+// sincgWhole is Sincg for whole n ≥ 1. Up to maxChebyshevN it is the
+// Chebyshev polynomial U_{n−1}(cos πh), which equals sin(nπh)/sin(πh) and
+// takes its limit ±n at integer h by itself; beyond, sincgRatio.
 func sincgWhole(h float64, n int) float64 {
-	if n <= maxChebyshevN {
-		return chebyshevU(cosPi(h), n)
+	if n > maxChebyshevN || !(math.Abs(h) < 1<<51) {
+		return sincgRatio(h, n)
+	}
+	// cosPi, inline.
+	t := h + roundMagic
+	c := cosPiReduced(h - (t - roundMagic))
+	c = math.Float64frombits(math.Float64bits(c) ^ math.Float64bits(t)<<63)
+	return chebyshevU(c, n)
+}
+
+// sincgRatio is sincg for whole n as the ratio of sines, taken on the
+// offset d = h − m from the nearest integer m: (−1)^{(n−1)m}·sin(nπd)/sin(πd),
+// exactly ±n at d = 0.
+func sincgRatio(h float64, n int) float64 {
+	if !(math.Abs(h) < 1<<52) {
+		return math.Sin(float64(n)*math.Pi*h) / math.Sin(math.Pi*h)
 	}
 	m := math.Round(h)
 	d := h - m
 	v := float64(n)
 	if d != 0 {
-		s1, _ := sinCosPiReduced(d)
 		sn, _ := sinCosPi(float64(n) * d)
-		v = sn / s1
+		v = sn / sinPiReduced(d)
 	}
 	if n&1 == 0 && int64(m)&1 != 0 {
 		return -v
@@ -717,25 +784,43 @@ func unit(v [3]float64) [3]float64 {
 func SolidAngle(c *Config, in *Inputs) float64 {
 	k := newKernel(c, in)
 	rows := make([]float64, c.SPixels) // per-row sums, added in row order
-	parallelRows(c.SPixels, func(s int) {
-		for f := 0; f < c.FPixels; f++ {
-			if !c.Rendered(f, s, in.Mask) {
-				continue
+	os := c.Oversample
+	perPixel := c.ThickSteps * os * os // ω terms per rendered pixel
+	if !c.OversampleOmega {
+		// Every term is the pixel's first ω: one evaluation per pixel.
+		parallelRows(c.SPixels, func(s int) {
+			sdet := k.sub*float64(s*os) + k.sub/2
+			var row float64
+			for f := 0; f < c.FPixels; f++ {
+				if !c.Rendered(f, s, in.Mask) {
+					continue
+				}
+				x, y, z := k.flat(k.sub*float64(f*os)+k.sub/2, sdet, 0)
+				if c.Curved {
+					p := k.bend([3]float64{x, y, z})
+					x, y, z = p[0], p[1], p[2]
+				}
+				row += float64(perPixel) * k.omega(1/math.Sqrt(x*x+y*y+z*z))
 			}
-			var omega float64
-			for t := 0; t < c.ThickSteps; t++ {
-				for subS := 0; subS < c.Oversample; subS++ {
-					for subF := 0; subF < c.Oversample; subF++ {
-						if omega == 0 || c.OversampleOmega {
+			rows[s] = row
+		})
+	} else {
+		parallelRows(c.SPixels, func(s int) {
+			for f := 0; f < c.FPixels; f++ {
+				if !c.Rendered(f, s, in.Mask) {
+					continue
+				}
+				for t := 0; t < c.ThickSteps; t++ {
+					for subS := 0; subS < os; subS++ {
+						for subF := 0; subF < os; subF++ {
 							pos := k.position(f, s, subF, subS, t)
-							omega = k.omega(math.Sqrt(dot(pos, pos)))
+							rows[s] += k.omega(1 / math.Sqrt(dot(pos, pos)))
 						}
-						rows[s] += omega
 					}
 				}
 			}
-		}
-	})
+		})
+	}
 	sum := 0.0
 	for _, r := range rows {
 		sum += r

@@ -11,55 +11,66 @@ import "math"
 // multiply-adds replace math.Sin's general range reduction, which was 40 %
 // of a forward run (pprof, cubic 1024²).
 
-// sinPiC[j] = (−1)^j π^(2j+1)/(2j+1)!, cosPiC[j] = (−1)^j π^(2j)/(2j)!.
-var sinPiC, cosPiC = taylorPi()
+// Taylor coefficients of sin πd and cos πd in powers of d: spN is the
+// coefficient of d^N, (−1)^((N−1)/2)·π^N/N!; cpN of d^N, (−1)^(N/2)·π^N/N!.
+// Go evaluates constant expressions exactly and rounds once to float64.
+const (
+	pi2  = math.Pi * math.Pi
+	sp1  = math.Pi
+	sp3  = -sp1 * pi2 / (2 * 3)
+	sp5  = -sp3 * pi2 / (4 * 5)
+	sp7  = -sp5 * pi2 / (6 * 7)
+	sp9  = -sp7 * pi2 / (8 * 9)
+	sp11 = -sp9 * pi2 / (10 * 11)
+	sp13 = -sp11 * pi2 / (12 * 13)
+	sp15 = -sp13 * pi2 / (14 * 15)
+	sp17 = -sp15 * pi2 / (16 * 17)
+	sp19 = -sp17 * pi2 / (18 * 19)
+	sp21 = -sp19 * pi2 / (20 * 21)
+	cp0  = 1
+	cp2  = -cp0 * pi2 / (1 * 2)
+	cp4  = -cp2 * pi2 / (3 * 4)
+	cp6  = -cp4 * pi2 / (5 * 6)
+	cp8  = -cp6 * pi2 / (7 * 8)
+	cp10 = -cp8 * pi2 / (9 * 10)
+	cp12 = -cp10 * pi2 / (11 * 12)
+	cp14 = -cp12 * pi2 / (13 * 14)
+	cp16 = -cp14 * pi2 / (15 * 16)
+	cp18 = -cp16 * pi2 / (17 * 18)
+	cp20 = -cp18 * pi2 / (19 * 20)
+)
 
-func taylorPi() (s [11]float64, c [11]float64) {
-	term := 1.0 // π^i / i!
-	for i := 0; i <= 21; i++ {
-		if i > 0 {
-			term *= math.Pi / float64(i)
-		}
-		sign := 1.0
-		if (i/2)&1 == 1 {
-			sign = -1
-		}
-		if i&1 == 0 {
-			c[i/2] = sign * term
-		} else {
-			s[i/2] = sign * term
-		}
-	}
-	return s, c
+// sinCosPiReduced returns sin πd and cos πd for |d| ≤ ½ (a few ulp
+// beyond is fine).
+func sinCosPiReduced(d float64) (s, c float64) {
+	return sinPiReduced(d), cosPiReduced(d)
 }
 
-// sinCosPiReduced returns sin πd and cos πd for |d| ≤ ½.
-func sinCosPiReduced(d float64) (s, c float64) {
+// sinPiReduced and cosPiReduced evaluate the series in y = d² in four
+// independent pieces (Estrin's scheme), which shortens the chain of
+// dependent multiply-adds.
+func sinPiReduced(d float64) float64 {
 	y := d * d
-	// Horner in y = d², split in two halves (Estrin) to shorten the
-	// dependency chain.
 	y2 := y * y
 	y4 := y2 * y2
-	y8 := y4 * y4
-	ps := ((sinPiC[0] + sinPiC[1]*y) + (sinPiC[2]+sinPiC[3]*y)*y2) +
-		((sinPiC[4]+sinPiC[5]*y)+(sinPiC[6]+sinPiC[7]*y)*y2)*y4 +
-		((sinPiC[8]+sinPiC[9]*y)+sinPiC[10]*y2)*y8
-	pc := ((cosPiC[0] + cosPiC[1]*y) + (cosPiC[2]+cosPiC[3]*y)*y2) +
-		((cosPiC[4]+cosPiC[5]*y)+(cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
-		((cosPiC[8]+cosPiC[9]*y)+cosPiC[10]*y2)*y8
-	return d * ps, pc
+	return d * (((sp1 + sp3*y) + (sp5+sp7*y)*y2) +
+		((sp9+sp11*y)+(sp13+sp15*y)*y2)*y4 +
+		((sp17+sp19*y)+sp21*y2)*(y4*y4))
 }
 
-// cosPiReduced is cos πd for |d| ≤ ½.
 func cosPiReduced(d float64) float64 {
 	y := d * d
 	y2 := y * y
 	y4 := y2 * y2
-	y8 := y4 * y4
-	return ((cosPiC[0] + cosPiC[1]*y) + (cosPiC[2]+cosPiC[3]*y)*y2) +
-		((cosPiC[4]+cosPiC[5]*y)+(cosPiC[6]+cosPiC[7]*y)*y2)*y4 +
-		((cosPiC[8]+cosPiC[9]*y)+cosPiC[10]*y2)*y8
+	return ((cp0 + cp2*y) + (cp4+cp6*y)*y2) +
+		((cp8+cp10*y)+(cp12+cp14*y)*y2)*y4 +
+		((cp16+cp18*y)+cp20*y2)*(y4*y4)
 }
+
+// roundMagic is 1.5·2⁵²: for |x| < 2⁵¹, x + roundMagic rounds x to the
+// nearest integer m (ties to even), held exactly with unit spacing, so
+// the low bit of its representation is the parity of m.
+const roundMagic = 3 << 51
 
 // sinCosPi returns sin πx and cos πx.
 func sinCosPi(x float64) (s, c float64) {
@@ -76,15 +87,13 @@ func sinCosPi(x float64) (s, c float64) {
 
 // cosPi returns cos πx.
 func cosPi(x float64) float64 {
-	if !(math.Abs(x) < 1<<52) {
-		return math.Cos(math.Pi * x)
+	if !(math.Abs(x) < 1<<51) {
+		return math.Cos(math.Pi * math.Mod(x, 2))
 	}
-	m := math.Round(x)
-	c := cosPiReduced(x - m)
-	if int64(m)&1 != 0 {
-		return -c
-	}
-	return c
+	t := x + roundMagic
+	c := cosPiReduced(x - (t - roundMagic))
+	// (−1)^m: flip the sign bit when m is odd.
+	return math.Float64frombits(math.Float64bits(c) ^ math.Float64bits(t)<<63)
 }
 
 // maxChebyshevN is the largest whole N whose sincg is evaluated by the
