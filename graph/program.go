@@ -58,7 +58,6 @@ type Program struct {
 	names  []string
 	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
-	out    G.Value // read target of image
 	grads  map[lossKey]*gradProgram
 	mu     sync.Mutex
 }
@@ -95,9 +94,21 @@ var (
 // hit does not add to it.
 func Compiles() int64 { return compiles.Load() }
 
-// ProgramFor returns the cached program for key, building it on a miss.
-func ProgramFor(m *models.Model) (*Program, error) {
+// Option changes how a program stores or computes its image.
+type Option func(*Key)
+
+// Float32Image stores the forward image in float32, as the reference's
+// float image: half the memory, each pixel rounded once from its float64
+// sum. Such programs have no gradients.
+func Float32Image() Option { return func(k *Key) { k.Pixels.Float32 = true } }
+
+// ProgramFor returns the cached program for m's key (with opts applied),
+// building it on a miss.
+func ProgramFor(m *models.Model, opts ...Option) (*Program, error) {
 	key := KeyOf(m)
+	for _, o := range opts {
+		o(&key)
+	}
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	if p, ok := cache[key]; ok {
@@ -138,7 +149,8 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	if p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, t[0], t[1], t[2], t[3]); err != nil {
 		return nil, fmt.Errorf("graph: pixel op: %w", err)
 	}
-	G.Read(p.image, &p.out)
+	// No Read instruction: it would copy the image; Image takes the value
+	// the machine binds to the node.
 	p.vm = G.NewTapeMachine(p.g)
 	compiles.Add(1)
 	return p, nil
@@ -202,7 +214,11 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	// The image, loss and gradient in one fused pass (pixelLossOp); the
 	// loss is element 0 of its output.
 	t := gp.tables
-	lg, err := G.ApplyOp(pixelLossOp{cfg: p.key.Pixels, kind: lk.kind, weighted: lk.weighted}, pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts)
+	cfg := p.key.Pixels
+	if cfg.Float32 {
+		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
+	}
+	lg, err := G.ApplyOp(pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted}, pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts)
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
@@ -323,8 +339,8 @@ type Simulator struct {
 
 // New validates nothing further (the model must be validated) and binds
 // the model to its program, compiling only on a cache miss.
-func New(m *models.Model) (*Simulator, error) {
-	prog, err := ProgramFor(m)
+func New(m *models.Model, opts ...Option) (*Simulator, error) {
+	prog, err := ProgramFor(m, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -436,14 +452,53 @@ func (s *Simulator) let(inputs []*G.Node, tables [4]*G.Node) error {
 
 // Image runs the program and returns the photon image, slow-major,
 // FPixels·SPixels values.
-func (s *Simulator) Image() (img []float64, err error) {
+func (s *Simulator) Image() ([]float64, error) {
+	v, err := s.run()
+	switch d := v.(type) {
+	case []float64:
+		return d, err
+	case []float32:
+		img := make([]float64, len(d))
+		for i, x := range d {
+			img[i] = float64(x)
+		}
+		return img, err
+	}
+	return nil, err
+}
+
+// Image32 is Image in float32: the stored image itself for a program
+// built with Float32Image, else the float64 image rounded.
+func (s *Simulator) Image32() ([]float32, error) {
+	v, err := s.run()
+	switch d := v.(type) {
+	case []float32:
+		return d, err
+	case []float64:
+		img := make([]float32, len(d))
+		for i, x := range d {
+			img[i] = float32(x)
+		}
+		return img, err
+	}
+	return nil, err
+}
+
+// run renders the image and hands over its backing slice: every run
+// allocates a new one, and the machine and graph let go of it here, so the
+// cached program keeps no image alive and nothing is copied.
+func (s *Simulator) run() (data any, err error) {
 	p := s.prog
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
-			img, err = nil, fmt.Errorf("graph: run: %v", r)
+			data, err = nil, fmt.Errorf("graph: run: %v", r)
 		}
+	}()
+	defer func() {
+		p.vm.Reset()
+		p.g.UnbindAllNonInputs()
 	}()
 	p.vm.Reset()
 	if err := s.let(p.inputs, p.tables); err != nil {
@@ -452,15 +507,13 @@ func (s *Simulator) Image() (img []float64, err error) {
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)
 	}
-	t, ok := p.out.(tensor.Tensor)
+	t, ok := p.image.Value().(tensor.Tensor)
 	if !ok {
-		return nil, fmt.Errorf("graph: image is %T", p.out)
+		return nil, fmt.Errorf("graph: image is %T", p.image.Value())
 	}
-	d, ok := t.Data().([]float64)
-	if !ok {
-		return nil, fmt.Errorf("graph: image data is %T", t.Data())
+	switch d := t.Data().(type) {
+	case []float64, []float32:
+		return d, nil
 	}
-	img = append([]float64(nil), d...)
-	p.out = nil // do not keep the last image alive in the cache
-	return img, nil
+	return nil, fmt.Errorf("graph: image data is %T", t.Data())
 }

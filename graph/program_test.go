@@ -172,3 +172,74 @@ func BenchmarkNewSimulatorMiss(b *testing.B) {
 		}
 	}
 }
+
+// TestFloat32Image: a program that stores its image in float32 gives
+// exactly the float64 image rounded once per pixel (the accuracy of the
+// option: relative error ≤ 2⁻²⁴ per pixel), including the interpolation
+// switch-off case; it refuses gradients.
+func TestFloat32Image(t *testing.T) {
+	for _, argv := range [][]string{
+		append(cubic(48, 100), "-misset", "10", "20", "30", "-mosaic", "0.5", "-mosaic_domains", "3"),
+		{"-hkl", inputs + "/P1.hkl", "-matrix", inputs + "/A.mat", "-lambda", "6.2", "-N", "5", "-distance", "100",
+			"-detpixels", "40", "-pixel", "0.4", "-interpolate"},
+	} {
+		m := model(t, argv...)
+		s64, err := New(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s32, err := New(m, Float32Image())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s32.Program() == s64.Program() {
+			t.Fatal("float32 and float64 storage share a program")
+		}
+		want, err := s64.Image()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s32.Image32()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonzero := 0
+		for i := range want {
+			if got[i] != float32(want[i]) {
+				t.Fatalf("%v: pixel %d float32 storage %g, float64 image rounded %g", argv, i, got[i], float32(want[i]))
+			}
+			if want[i] != 0 {
+				nonzero++
+			}
+		}
+		if nonzero == 0 {
+			t.Fatalf("%v: blank image", argv)
+		}
+		if _, _, err := s32.Gradient(&Loss{Kind: LossSum}); err == nil {
+			t.Error("a float32 program gave a gradient")
+		}
+	}
+}
+
+// TestImageIsFresh: every run hands over a new image; changing one does
+// not reach the next.
+func TestImageIsFresh(t *testing.T) {
+	s, err := New(model(t, cubic(16, 100)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Image()
+	want := append([]float64(nil), a...)
+	for i := range a {
+		a[i] = -1
+	}
+	b, err := s.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		if b[i] != want[i] {
+			t.Fatalf("pixel %d: %g after the previous image was overwritten, want %g", i, b[i], want[i])
+		}
+	}
+}

@@ -91,6 +91,9 @@ type Config struct {
 	// Interpolate selects tricubic interpolation of structure factors
 	// (with the reference's switch-off at the first out-of-range point).
 	Interpolate bool
+	// Float32 stores the image in float32, as the reference's float image
+	// (each pixel's sums are float64 either way); forward runs only.
+	Float32 bool
 	// Structure-factor table bounds (inclusive); HasHKL false means every
 	// reflection has DefaultF.
 	HasHKL                             bool
@@ -145,7 +148,7 @@ type Inputs struct {
 // independently of threads: a first pass interpolates everywhere and finds
 // the first such evaluation; pixels from there on are computed again with
 // interpolation off from that evaluation onwards.
-func Render(c *Config, in *Inputs, out []float64) {
+func Render[T float32 | float64](c *Config, in *Inputs, out []T) {
 	k := newKernel(c, in)
 	mode := interpNone
 	if c.Interpolate && c.HasHKL {
@@ -159,8 +162,8 @@ func Render(c *Config, in *Inputs, out []float64) {
 		for f := range row {
 			row[f] = 0
 			if c.Rendered(f, s, in.Mask) {
-				var e int
-				row[f], e = k.pixel(f, s, mode, 0)
+				v, e := k.pixel(f, s, mode, 0)
+				row[f] = T(v)
 				if e >= 0 && firstOOR[s] < 0 {
 					firstOOR[s], firstEval[s] = f, e
 				}
@@ -174,11 +177,13 @@ func Render(c *Config, in *Inputs, out []float64) {
 	if p < 0 {
 		return
 	}
-	out[p], _ = k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e)
+	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e)
+	out[p] = T(v)
 	parallelRows(c.SPixels, func(s int) {
 		for f := 0; f < c.FPixels; f++ {
 			if i := s*c.FPixels + f; i > p && c.Rendered(f, s, in.Mask) {
-				out[i], _ = k.pixel(f, s, interpNone, 0)
+				v, _ := k.pixel(f, s, interpNone, 0)
+				out[i] = T(v)
 			}
 		}
 	})

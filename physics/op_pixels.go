@@ -24,7 +24,11 @@ func (op PixelOp) Arity() int { return 5 }
 
 // Type implements gorgonia.Op.
 func (op PixelOp) Type() hm.Type {
-	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, G.TensorType{Dims: 2, Of: G.Float64})
+	img := G.TensorType{Dims: 2, Of: G.Float64}
+	if op.Cfg.Float32 {
+		img.Of = G.Float32
+	}
+	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, img)
 }
 
 // InferShape implements gorgonia.Op.
@@ -41,7 +45,13 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, op.Cfg.SPixels*op.Cfg.FPixels)
+	n := op.Cfg.SPixels * op.Cfg.FPixels
+	if op.Cfg.Float32 {
+		out := make([]float32, n)
+		Render(&op.Cfg, in, out)
+		return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
+	}
+	out := make([]float64, n)
 	Render(&op.Cfg, in, out)
 	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
 }
@@ -55,6 +65,9 @@ func (op PixelOp) DiffWRT(int) []bool { return []bool{true, false, false, false,
 func (op PixelOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != 5 {
 		return nil, fmt.Errorf("physics: pixel op has %d inputs, want 5", len(inputs))
+	}
+	if op.Cfg.Float32 {
+		return nil, fmt.Errorf("physics: a float32 image is forward-only; gradients need float64 storage")
 	}
 	d, err := G.ApplyOp(PixelGradOp{Cfg: op.Cfg}, append(append(G.Nodes{}, inputs...), grad)...)
 	if err != nil {

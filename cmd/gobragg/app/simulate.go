@@ -49,18 +49,17 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sim, err := graph.New(m)
+	// The float image is written in float32, as the reference stores it:
+	// render straight into float32.
+	sim, err := graph.New(m, graph.Float32Image())
 	if err != nil {
 		return nil, nil, err
 	}
-	img, err := sim.Image()
+	img, err := sim.Image32()
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &Result{Model: m, Image: make([]float32, len(img))}
-	for i, v := range img {
-		r.Image[i] = float32(v)
-	}
+	r := &Result{Model: m, Image: img}
 	cfg := sim.Program().Key().Pixels
 	in := graph.FloatInputs(m)
 	if p, hkl := physics.InterpolationCutoff(&cfg, in); p >= 0 {
