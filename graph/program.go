@@ -58,6 +58,7 @@ type Program struct {
 	names  []string
 	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
+	side   *physics.Side // filled by each forward run
 	grads  map[lossKey]*gradProgram
 	mu     sync.Mutex
 }
@@ -146,7 +147,8 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 		return nil, err
 	}
 	t := p.tables
-	if p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels}, pv, t[0], t[1], t[2], t[3]); err != nil {
+	p.side = &physics.Side{}
+	if p.image, err = G.ApplyOp(physics.PixelOp{Cfg: key.Pixels, Side: p.side}, pv, t[0], t[1], t[2], t[3]); err != nil {
 		return nil, fmt.Errorf("graph: pixel op: %w", err)
 	}
 	// No Read instruction: it would copy the image; Image takes the value
@@ -335,6 +337,7 @@ type Simulator struct {
 	prog   *Program
 	values []float64
 	tables [4]*tensor.Dense
+	solid  float64 // of the last image run
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -344,7 +347,7 @@ func New(m *models.Model, opts ...Option) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{Model: m, prog: prog}
+	s := &Simulator{Model: m, prog: prog, solid: math.NaN()}
 	pv := m.Params()
 	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
 		s.values = append(s.values, *f.ptr)
@@ -484,6 +487,11 @@ func (s *Simulator) Image32() ([]float32, error) {
 	return nil, err
 }
 
+// SolidAngle is the reference's "solid angle subtended by detector"
+// (physics.SolidAngle) of the last Image or Image32 run, summed by the
+// same pass over the pixels; NaN before the first run.
+func (s *Simulator) SolidAngle() float64 { return s.solid }
+
 // run renders the image and hands over its backing slice: every run
 // allocates a new one, and the machine and graph let go of it here, so the
 // cached program keeps no image alive and nothing is copied.
@@ -511,6 +519,7 @@ func (s *Simulator) run() (data any, err error) {
 	if !ok {
 		return nil, fmt.Errorf("graph: image is %T", p.image.Value())
 	}
+	s.solid = p.side.SolidAngle
 	switch d := t.Data().(type) {
 	case []float64, []float32:
 		return d, nil

@@ -195,6 +195,9 @@ func TestFloat32Image(t *testing.T) {
 		if s32.Program() == s64.Program() {
 			t.Fatal("float32 and float64 storage share a program")
 		}
+		if !math.IsNaN(s32.SolidAngle()) {
+			t.Error("a solid angle before the first run")
+		}
 		want, err := s64.Image()
 		if err != nil {
 			t.Fatal(err)
@@ -214,6 +217,10 @@ func TestFloat32Image(t *testing.T) {
 		}
 		if nonzero == 0 {
 			t.Fatalf("%v: blank image", argv)
+		}
+		cfg := s64.Program().Key().Pixels
+		if want := physics.SolidAngle(&cfg, FloatInputs(m)); s32.SolidAngle() != want || s64.SolidAngle() != want {
+			t.Errorf("%v: solid angle %g (float32) %g (float64), physics.SolidAngle %g", argv, s32.SolidAngle(), s64.SolidAngle(), want)
 		}
 		if _, _, err := s32.Gradient(&Loss{Kind: LossSum}); err == nil {
 			t.Error("a float32 program gave a gradient")

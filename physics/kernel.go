@@ -148,8 +148,14 @@ type Inputs struct {
 // independently of threads: a first pass interpolates everywhere and finds
 // the first such evaluation; pixels from there on are computed again with
 // interpolation off from that evaluation onwards.
-func Render[T float32 | float64](c *Config, in *Inputs, out []T) {
+func Render[T float32 | float64](c *Config, in *Inputs, out []T) { RenderSolidAngle(c, in, out) }
+
+// RenderSolidAngle is Render that also returns what SolidAngle returns,
+// summed from the ω values the pixels compute anyway (the same arithmetic:
+// TestRenderSolidAngle checks the bits).
+func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float64 {
 	k := newKernel(c, in)
+	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
 	mode := interpNone
 	if c.Interpolate && c.HasHKL {
 		mode = interpOn
@@ -161,8 +167,13 @@ func Render[T float32 | float64](c *Config, in *Inputs, out []T) {
 		row := out[s*c.FPixels : (s+1)*c.FPixels]
 		for f := range row {
 			row[f] = 0
-			if c.Rendered(f, s, in.Mask) {
-				v, e := k.pixel(f, s, mode, 0)
+			if !c.Rendered(f, s, in.Mask) {
+				continue
+			}
+			if k.simple && mode == interpNone {
+				row[f] = T(k.pixelSimple(f, s, &omegaRows[s]))
+			} else {
+				v, e := k.pixel(f, s, mode, 0, &omegaRows[s])
 				row[f] = T(v)
 				if e >= 0 && firstOOR[s] < 0 {
 					firstOOR[s], firstEval[s] = f, e
@@ -170,23 +181,25 @@ func Render[T float32 | float64](c *Config, in *Inputs, out []T) {
 			}
 		}
 	})
+	solid := k.solidAngle(omegaRows)
 	if mode != interpOn {
-		return
+		return solid
 	}
 	p, e := cutoff(c, firstOOR, firstEval)
 	if p < 0 {
-		return
+		return solid
 	}
-	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e)
+	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e, nil)
 	out[p] = T(v)
 	parallelRows(c.SPixels, func(s int) {
 		for f := 0; f < c.FPixels; f++ {
 			if i := s*c.FPixels + f; i > p && c.Rendered(f, s, in.Mask) {
-				v, _ := k.pixel(f, s, interpNone, 0)
+				v, _ := k.pixel(f, s, interpNone, 0, nil)
 				out[i] = T(v)
 			}
 		}
 	})
+	return solid
 }
 
 // InterpolationCutoff returns the first rendered pixel (scan order) at
@@ -202,7 +215,7 @@ func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 	for s := 0; s < c.SPixels; s++ {
 		for f := 0; f < c.FPixels; f++ {
 			if c.Rendered(f, s, in.Mask) {
-				if _, e := k.pixel(f, s, interpOn, 0); e >= 0 {
+				if _, e := k.pixel(f, s, interpOn, 0, nil); e >= 0 {
 					return s*c.FPixels + f, hkl
 				}
 			}
@@ -277,6 +290,7 @@ type kernel struct {
 	na, nb, nc, nabc     float64
 	nn                   [3]int // Na, Nb, Nc when whole
 	whole                bool   // Na, Nb, Nc are all whole numbers
+	simple               bool   // pixelSimple applies (see there)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
 	thickStep, mu, dmin  float64
@@ -323,6 +337,10 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		k.nn = [3]int{int(k.na), int(k.nb), int(k.nc)}
 	}
 	k.sub = k.pitch / float64(c.Oversample)
+	n := k.nn[0]
+	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
+		c.Shape == Square && k.whole && n > 1 && n <= maxChebyshevN && n == k.nn[1] && n == k.nn[2] &&
+		!(k.dmin > 0)
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
 	k.omegaNum = k.pitch * k.pitch * k.closeD
@@ -431,12 +449,13 @@ func (k *kernel) omega(invR float64) float64 {
 // mode and until choose the structure-factor lookup (see interpMode); the
 // second result is the index of the first evaluation whose interpolation
 // neighbourhood left the table (interpOn only), or −1.
-func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int) {
+func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *float64) (float64, int) {
 	c := k.c
 	sum := k.ibg
 	eval, oor := 0, -1
 	square := c.Shape == Square && k.whole
 	var omega, polar, capture float64
+	var omegaPixel float64 // the ω values computed, for the solid angle
 	if c.NoPolar {
 		polar = 1
 	}
@@ -459,6 +478,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 				dx, dy, dz := x*invR, y*invR, z*invR
 				if omega == 0 || c.OversampleOmega {
 					omega = k.omega(invR)
+					omegaPixel += omega
 				}
 				if capture == 0 || c.OversampleThick {
 					// Fraction absorbed in layer t along the oblique path.
@@ -542,7 +562,20 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int) (float64, int
 	if !c.OversampleOmega {
 		v *= omega
 	}
+	if omegaSum != nil {
+		*omegaSum += k.omegaTerms(omegaPixel, omega)
+	}
 	return v, oor
+}
+
+// omegaTerms is a pixel's part of the reference's solid-angle sum, one ω
+// per sub-pixel and sensor layer: the sum of the computed values under
+// -oversample_omega, else the first sub-pixel's ω for each of them.
+func (k *kernel) omegaTerms(computed, first float64) float64 {
+	if k.c.OversampleOmega {
+		return computed
+	}
+	return float64(k.c.ThickSteps*k.c.Oversample*k.c.Oversample) * first
 }
 
 // squareWhole is the parallelepiped's F_latt for whole N: the product of
@@ -565,6 +598,14 @@ func (k *kernel) squareWhole(h, kk, l float64) float64 {
 		}
 		return fl
 	}
+	return sincg3(h, kk, l, n)
+}
+
+// sincg3 is sincg(h, n)·sincg(k, n)·sincg(l, n) for whole 1 < n ≤
+// maxChebyshevN and |h|, |k|, |l| < 2⁵¹ (which callers check: beyond,
+// the Chebyshev form is not used). The three Chebyshev forms are evaluated
+// side by side so that their chains of dependent operations overlap.
+func sincg3(h, kk, l float64, n int) float64 {
 	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
 	ch := cosPiReduced(h - (th - roundMagic))
 	ck := cosPiReduced(kk - (tk - roundMagic))
@@ -582,6 +623,79 @@ func (k *kernel) squareWhole(h, kk, l float64) float64 {
 		l0, l1 = l1, cl*l1-l0
 	}
 	return h1 * k1 * l1
+}
+
+// pixelSimple is pixel for the common structure: a flat detector, no
+// -oversample_* flags, no resolution cut, the parallelepiped with one
+// whole N ≤ maxChebyshevN, nearest-reflection lookup. It does the same
+// arithmetic in the same order (TestPixelSimple checks the bits), without
+// the branches that structure leaves idle.
+func (k *kernel) pixelSimple(fpix, spix int, omegaSum *float64) float64 {
+	c := k.c
+	sum := k.ibg
+	var omega, polar, capture float64
+	if c.NoPolar {
+		polar = 1
+	}
+	n, os := k.nn[0], c.Oversample
+	for t := 0; t < c.ThickSteps; t++ {
+		capture = 0
+		if !c.Thick {
+			capture = 1
+		}
+		odet := float64(t) * k.thickStep
+		for subS := 0; subS < os; subS++ {
+			sdet := k.sub*float64(spix*os+subS) + k.sub/2
+			for subF := 0; subF < os; subF++ {
+				x, y, z := k.flat(k.sub*float64(fpix*os+subF)+k.sub/2, sdet, odet)
+				invR := 1 / math.Sqrt(x*x+y*y+z*z)
+				dx, dy, dz := x*invR, y*invR, z*invR
+				if omega == 0 {
+					omega = k.omega(invR)
+				}
+				if capture == 0 {
+					par := dx*k.od[0] + dy*k.od[1] + dz*k.od[2]
+					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
+				}
+				for si := range k.src {
+					sr := &k.src[si]
+					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+					if polar == 0 {
+						if k.kahn == 0 {
+							c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+							polar = 0.5 * (1 + c2*c2)
+						} else {
+							polar = polarization(k.kahn, sr, [3]float64{dx, dy, dz})
+						}
+					}
+					for oi := range k.orient {
+						o := &k.orient[oi]
+						h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+						kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+						l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+						var fl float64
+						if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+							fl = sincg3(h, kk, l, n)
+						} else {
+							fl = k.squareWhole(h, kk, l)
+						}
+						if fl == 0 && !c.Water {
+							continue
+						}
+						fc := k.defaultF
+						if c.HasHKL {
+							fc = k.cellF(h, kk, l)
+						}
+						sum += fc * fc * fl * fl
+					}
+				}
+			}
+		}
+	}
+	if omegaSum != nil {
+		*omegaSum += k.omegaTerms(omega, omega)
+	}
+	return k.scale * sum * capture * polar * omega
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.
@@ -815,20 +929,27 @@ func SolidAngle(c *Config, in *Inputs) float64 {
 				if !c.Rendered(f, s, in.Mask) {
 					continue
 				}
+				var omegaPixel float64
 				for t := 0; t < c.ThickSteps; t++ {
 					for subS := 0; subS < os; subS++ {
 						for subF := 0; subF < os; subF++ {
 							pos := k.position(f, s, subF, subS, t)
-							rows[s] += k.omega(1 / math.Sqrt(dot(pos, pos)))
+							omegaPixel += k.omega(1 / math.Sqrt(dot(pos, pos)))
 						}
 					}
 				}
+				rows[s] += omegaPixel
 			}
 		})
 	}
+	return k.solidAngle(rows)
+}
+
+// solidAngle adds per-row ω sums in row order and divides by Steps.
+func (k *kernel) solidAngle(rows []float64) float64 {
 	sum := 0.0
 	for _, r := range rows {
 		sum += r
 	}
-	return sum / float64(c.Steps())
+	return sum / float64(k.c.Steps())
 }

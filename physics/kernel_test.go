@@ -98,12 +98,12 @@ func TestInterpolationSwitchOff(t *testing.T) {
 	for i := range want {
 		f, s := i%c.FPixels, i/c.FPixels
 		if off {
-			want[i], _ = k.pixel(f, s, interpNone, 0)
+			want[i], _ = k.pixel(f, s, interpNone, 0, nil)
 			continue
 		}
-		v, e := k.pixel(f, s, interpOn, 0)
+		v, e := k.pixel(f, s, interpOn, 0, nil)
 		if e >= 0 {
-			v, _ = k.pixel(f, s, interpUntil, e)
+			v, _ = k.pixel(f, s, interpUntil, e, nil)
 			off, cut = true, i
 		}
 		want[i] = v

@@ -15,7 +15,16 @@ import (
 // the source table, the mosaic table and the mask (the fields of Inputs, in
 // that order) to the photon image, shape (SPixels, FPixels). Everything
 // structural is in Cfg and in the op's hash.
-type PixelOp struct{ Cfg Config }
+type PixelOp struct {
+	Cfg Config
+	// Side, when set, receives the solid angle (SolidAngle) of each run,
+	// summed by the same pass. It is not part of the op's hash: it carries
+	// results out, not inputs in.
+	Side *Side
+}
+
+// Side holds what a PixelOp run reports besides the image.
+type Side struct{ SolidAngle float64 }
 
 var vec64 = G.TensorType{Dims: 1, Of: G.Float64}
 
@@ -46,14 +55,21 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	n := op.Cfg.SPixels * op.Cfg.FPixels
+	var backing any
+	var solid float64
 	if op.Cfg.Float32 {
 		out := make([]float32, n)
-		Render(&op.Cfg, in, out)
-		return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
+		solid = RenderSolidAngle(&op.Cfg, in, out)
+		backing = out
+	} else {
+		out := make([]float64, n)
+		solid = RenderSolidAngle(&op.Cfg, in, out)
+		backing = out
 	}
-	out := make([]float64, n)
-	Render(&op.Cfg, in, out)
-	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(out)), nil
+	if op.Side != nil {
+		op.Side.SolidAngle = solid
+	}
+	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(backing)), nil
 }
 
 // DiffWRT implements gorgonia.SDOp: the image is differentiable in the
@@ -159,7 +175,7 @@ func (op PixelGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if len(vs) != 6 {
 		return nil, fmt.Errorf("physics: pixel gradient op wants 6 inputs, got %d", len(vs))
 	}
-	in, err := PixelOp(op).Unpack(vs[:5])
+	in, err := PixelOp{Cfg: op.Cfg}.Unpack(vs[:5])
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,14 @@ func main() {
 			Action: func(c *cli.Context) error {
 				return app.Fit(c.Args().Slice(), os.Stdout, os.Stderr)
 			},
+		}, {
+			Name:            "bench",
+			Usage:           "time the standard performance cases as whole simulate processes (optionally beside the reference)",
+			ArgsUsage:       app.BenchUsage,
+			SkipFlagParsing: true,
+			Action: func(c *cli.Context) error {
+				return app.Bench(c.Args().Slice(), os.Stdout)
+			},
 		}},
 	}
 	if err := cliApp.Run(os.Args); err != nil {

@@ -14,14 +14,18 @@ import (
 // WriteFloatImage writes img as raw little-endian float32 values with no
 // header (the reference's -floatfile).
 func WriteFloatImage(w io.Writer, img []float32) error {
-	bw := bufio.NewWriter(w)
-	var b [4]byte
-	for _, v := range img {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-		bw.Write(b[:])
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("formats: float image: %w", err)
+	// Little-endian bytes in 64 KiB chunks straight to w.
+	buf := make([]byte, 0, 1<<16)
+	for len(img) > 0 {
+		n := min(len(img), cap(buf)/4)
+		buf = buf[:4*n]
+		for i, v := range img[:n] {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return fmt.Errorf("formats: float image: %w", err)
+		}
+		img = img[n:]
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
 	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
+	r.Stats.SolidAngle = sim.SolidAngle()
 	return r, args, nil
 }
 
@@ -80,33 +81,35 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 	d := m.Detector
 	var sum, sumsq float64
 	n := 0
-	for i, v := range img {
-		f, s := i%d.FPixels, i/d.FPixels
-		if !cfg.Rendered(f, s, in.Mask) {
-			continue
+	for s := 0; s < d.SPixels; s++ {
+		row := img[s*d.FPixels : (s+1)*d.FPixels]
+		for f, v := range row {
+			if !cfg.Rendered(f, s, in.Mask) {
+				continue
+			}
+			x := float64(v)
+			if x > st.MaxI {
+				st.MaxI = x
+				sub := d.Pixel / float64(d.Oversample)
+				st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
+				st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
+			}
+			sum += x
+			sumsq += x * x
+			n++
 		}
-		x := float64(v)
-		if x > st.MaxI {
-			st.MaxI = x
-			sub := d.Pixel / float64(d.Oversample)
-			st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
-			st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
-		}
-		sum += x
-		sumsq += x * x
-		n++
 	}
 	st.Mean = sum / float64(max(n, 1))
 	st.RMS = math.Sqrt(sumsq / float64(max(n, 2)-1))
 	var dev float64
 	n = 0
-	for i, v := range img {
-		if f, s := i%d.FPixels, i/d.FPixels; f < cfg.ROIFMin || f > cfg.ROIFMax || s < cfg.ROISMin || s > cfg.ROISMax {
-			continue
+	for s := max(cfg.ROISMin, 0); s <= min(cfg.ROISMax, d.SPixels-1); s++ {
+		row := img[s*d.FPixels : (s+1)*d.FPixels]
+		for f := max(cfg.ROIFMin, 0); f <= min(cfg.ROIFMax, d.FPixels-1); f++ {
+			t := float64(row[f]) - st.Mean
+			dev += t * t
+			n++
 		}
-		t := float64(v) - st.Mean
-		dev += t * t
-		n++
 	}
 	st.RMSD = math.Sqrt(dev / float64(max(n, 2)-1))
 	st.IntScale = scale
@@ -116,7 +119,6 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 			st.IntScale = 55000 / st.MaxI
 		}
 	}
-	st.SolidAngle = physics.SolidAngle(cfg, in)
 	return st
 }
 

@@ -1,0 +1,293 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+// BenchUsage describes the bench options.
+const BenchUsage = `[--runs 3] [--cases NAME,...] [--inputs DIR] [--threads 1] [--ref PATH]`
+
+// BenchCase is one standard timing case: a simulate command line. Inputs
+// named by the -hkl and -matrix flags are files in the inputs directory.
+type BenchCase struct {
+	Name string
+	Argv []string
+	// RefSeconds is the reference's time on this machine type (one
+	// thread, whole process, median of 3) from the performance issue.
+	RefSeconds float64
+}
+
+// BenchCases are the standard cases of the performance targets.
+var BenchCases = []BenchCase{
+	{"cubic1024", strings.Fields("-cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -default_F 100 -distance 100 -pixel 0.1 -detpixels 1024"), 0.20},
+	{"cubic4096", strings.Fields("-cell 100 100 100 90 90 90 -lambda 6.2 -N 5 -default_F 100 -distance 100 -pixel 0.1 -detpixels 4096"), 2.99},
+	{"mosaic", strings.Fields("-hkl P1.hkl -matrix A.mat -lambda 6.2 -N 5 -default_F 100 -distance 100 -detsize 100 -pixel 0.1 -mosaic_spread 1.0 -mosaic_domains 10"), 1.12},
+	{"triclinic", strings.Fields("-misset -89.968546 -31.328953 177.753396 -cell 70 80 90 75 85 95 -default_F 100 -N 5 -lambda 1.0 -detpixels 512"), 0.15},
+	{"comprehensive", strings.Fields("-cell 70 80 90 75 85 95 -N 5 -mosaic 0.5 -mosaic_dom 5 -mosaic_seed 12345 -phi 1e-12 -osc 90 -phisteps 9 " +
+		"-detector_rotx 5 -detector_roty 3 -detector_rotz 2 -twotheta 10 -detector_abs 500 -detector_thick 450 -thicksteps 5 -polar 0.95 " +
+		"-detpixels 512 -pixel 0.1 -distance 100 -lambda 6.2 -oversample 1 -seed 42 -default_F 100 -mosflm -misset 15 25 35"), 5.0},
+}
+
+// Resolve returns the case's command line with its input files looked up in
+// dir (made absolute: the runs happen in a scratch directory).
+func (bc BenchCase) Resolve(dir string) ([]string, error) {
+	argv := slices.Clone(bc.Argv)
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == "-hkl" || argv[i] == "-matrix" {
+			p, err := filepath.Abs(filepath.Join(dir, argv[i+1]))
+			if err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(p); err != nil {
+				return nil, fmt.Errorf("case %s needs %s: %w (set --inputs)", bc.Name, argv[i+1], err)
+			}
+			argv[i+1] = p
+		}
+	}
+	return argv, nil
+}
+
+// benchRow is one line of the table.
+type benchRow struct {
+	name           string
+	pixels         int
+	seconds        float64 // median whole-process time
+	rssMB          float64 // peak resident memory of the process
+	mallocs        uint64  // heap objects allocated by one in-process run
+	allocMB        float64 // bytes allocated by one in-process run
+	refSeconds     float64 // measured reference time (0: not run)
+	refRSSMB       float64
+	issueRefSecond float64
+}
+
+// Bench runs `gobragg bench`: each standard case as a whole `gobragg
+// simulate` process (the float image written), --runs times, with
+// GOMAXPROCS=--threads; with --ref the reference binary runs the same
+// command lines interleaved with ours (OMP_NUM_THREADS=--threads). It
+// prints one table: case, pixels, median time, pixels/s, allocations of
+// one in-process run, peak RSS, and the reference's numbers and our
+// ratio when measured.
+func Bench(argv []string, out io.Writer) error {
+	o, rest, err := splitOptions(argv, []string{"runs", "cases", "inputs", "threads", "ref"}, nil)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("bench takes no nanoBragg flags (got %s)", strings.Join(rest, " "))
+	}
+	runs, err := positiveInt(o.values, "runs", 3)
+	if err != nil {
+		return err
+	}
+	threads, err := positiveInt(o.values, "threads", 1)
+	if err != nil {
+		return err
+	}
+	inputs := o.values["inputs"]
+	if inputs == "" {
+		inputs = filepath.Join("testdata", "inputs")
+	}
+	cases := BenchCases
+	if s := o.values["cases"]; s != "" {
+		cases = nil
+		for _, n := range strings.Split(s, ",") {
+			i := slices.IndexFunc(BenchCases, func(c BenchCase) bool { return c.Name == n })
+			if i < 0 {
+				return usagef("--cases: no case %q (cases: %s)", n, caseNames())
+			}
+			cases = append(cases, BenchCases[i])
+		}
+	}
+	ref := o.values["ref"]
+	if ref != "" {
+		if ref, err = filepath.Abs(ref); err != nil {
+			return err
+		}
+		if _, err := os.Stat(ref); err != nil {
+			return fmt.Errorf("--ref: %w", err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: finding this program: %w", err)
+	}
+	scratch, err := os.MkdirTemp("", "gobragg-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+
+	// Child processes first: Linux counts the parent's resident high-water
+	// mark into a child's peak (the child starts on the parent's memory
+	// before exec), so the in-process runs, which hold whole images, come
+	// after them.
+	var rows []benchRow
+	var argvs [][]string
+	for _, bc := range cases {
+		args, err := bc.Resolve(inputs)
+		if err != nil {
+			return err
+		}
+		argvs = append(argvs, args)
+	}
+	floor := selfPeakMB()
+	for i, bc := range cases {
+		row := benchRow{name: bc.Name, issueRefSecond: bc.RefSeconds}
+		env := []string{"GOMAXPROCS=" + strconv.Itoa(threads), "OMP_NUM_THREADS=" + strconv.Itoa(threads)}
+		fileArgs := append(slices.Clone(argvs[i]), "-floatfile", "bench.bin")
+		var ours, theirs []float64
+		for r := 0; r < runs; r++ {
+			if ref != "" {
+				t, rss, err := timeProcess(scratch, env, ref, fileArgs...)
+				if err != nil {
+					return fmt.Errorf("case %s: reference: %w", bc.Name, err)
+				}
+				theirs = append(theirs, t)
+				row.refRSSMB = max(row.refRSSMB, rss)
+			}
+			t, rss, err := timeProcess(scratch, env, self, append([]string{"simulate"}, fileArgs...)...)
+			if err != nil {
+				return fmt.Errorf("case %s: %w", bc.Name, err)
+			}
+			ours = append(ours, t)
+			row.rssMB = max(row.rssMB, rss)
+		}
+		row.seconds = median(ours)
+		if ref != "" {
+			row.refSeconds = median(theirs)
+		}
+		rows = append(rows, row)
+	}
+	for i := range rows {
+		var err error
+		if rows[i].pixels, rows[i].mallocs, rows[i].allocMB, err = inProcess(argvs[i], scratch); err != nil {
+			return fmt.Errorf("case %s: %w", rows[i].name, err)
+		}
+	}
+	if floor > 0 {
+		fmt.Fprintf(out, "peak RSS has a floor of %.1f MB: this process's own peak, which Linux counts into its children's\n", floor)
+	}
+	return writeBenchTable(out, rows, runs, threads, ref != "")
+}
+
+// inProcess renders the case once in this process (as simulate does,
+// float image written to nowhere) and returns the heap objects and MB it
+// allocated, with the image's pixel count. It runs in dir: reading -hkl
+// writes the Fdump cache.
+func inProcess(args []string, dir string) (pixels int, mallocs uint64, mb float64, err error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return 0, 0, 0, err
+	}
+	defer os.Chdir(wd)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, _, err := Render(args, io.Discard)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	err = formats.WriteFloatImage(io.Discard, r.Image)
+	runtime.ReadMemStats(&after)
+	return len(r.Image), after.Mallocs - before.Mallocs, float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20), err
+}
+
+// timeProcess runs prog with args in dir and returns its wall time in
+// seconds and peak resident memory in MB.
+func timeProcess(dir string, env []string, prog string, args ...string) (seconds, rssMB float64, err error) {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	seconds = time.Since(start).Seconds()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rssMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	}
+	return seconds, rssMB, nil
+}
+
+func writeBenchTable(out io.Writer, rows []benchRow, runs, threads int, withRef bool) error {
+	fmt.Fprintf(out, "whole `gobragg simulate` processes, median of %d, GOMAXPROCS=%d; allocations of one in-process run\n", runs, threads)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "case\tpixels\ttime s\tpixels/s\tallocs\talloc MB\tpeak RSS MB\t"
+	if withRef {
+		head += "ref s\tref RSS MB\ttime/ref\t"
+	}
+	fmt.Fprintln(tw, head+"issue ref s\t")
+	for _, r := range rows {
+		line := fmt.Sprintf("%s\t%d\t%.3f\t%.3g\t%d\t%.1f\t%.1f\t", r.name, r.pixels, r.seconds,
+			float64(r.pixels)/r.seconds, r.mallocs, r.allocMB, r.rssMB)
+		if withRef {
+			line += fmt.Sprintf("%.3f\t%.1f\t%.2f\t", r.refSeconds, r.refRSSMB, r.seconds/r.refSeconds)
+		}
+		fmt.Fprintln(tw, line+fmt.Sprintf("%.2f\t", r.issueRefSecond))
+	}
+	return tw.Flush()
+}
+
+// selfPeakMB is this process's resident high-water mark (VmHWM) in MB, or
+// 0 where /proc does not tell.
+func selfPeakMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
+
+func positiveInt(values map[string]string, name string, def int) (int, error) {
+	s, ok := values[name]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, usagef("--%s %q: want a positive whole number", name, s)
+	}
+	return n, nil
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func caseNames() string {
+	var n []string
+	for _, c := range BenchCases {
+		n = append(n, c.Name)
+	}
+	return strings.Join(n, ", ")
+}

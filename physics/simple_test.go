@@ -1,0 +1,125 @@
+package physics_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/graph"
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
+)
+
+// TestPixelSimple: the shortcut for the common structure gives the same
+// bits as the general pixel loop, over the structures it covers, and is
+// not taken where it does not apply.
+func TestPixelSimple(t *testing.T) {
+	inputs, err := filepath.Abs("../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reading -hkl writes Fdump.bin into the working directory.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 24 -oversample 1"
+	for _, c := range []struct {
+		extra  string
+		simple bool
+	}{
+		{"", true},
+		{"-mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3", true},
+		{"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true},
+		{"-hkl " + inputs + "/P1.hkl -water 50", true},
+		{"-nopolar -point_pixel -detector_rotx 3 -twotheta 5", true},
+		{"-N 40", false},
+		{"-Na 3", false},
+		{"-oversample 3", true},
+		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true},
+		{"-oversample 2 -oversample_omega", false},
+		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false},
+		{"-curved_det", false},
+		{"-round_xtal", false},
+		{"-dmin 3", false},
+	} {
+		args, err := models.ParseArgs(strings.Fields(base + " " + c.extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := args.Model(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := graph.KeyOf(m).Pixels
+		in := graph.FloatInputs(m)
+		nonzero := 0
+		for s := 0; s < cfg.SPixels; s++ {
+			for f := 0; f < cfg.FPixels; f++ {
+				simple, fast, general := physics.PixelPaths(&cfg, in, f, s)
+				if simple != c.simple {
+					t.Fatalf("%q: shortcut taken %v, want %v", c.extra, simple, c.simple)
+				}
+				if simple && math.Float64bits(fast) != math.Float64bits(general) {
+					t.Fatalf("%q pixel %d,%d: shortcut %.17g, general loop %.17g", c.extra, f, s, fast, general)
+				}
+				if general != 0 {
+					nonzero++
+				}
+			}
+		}
+		if nonzero == 0 {
+			t.Fatalf("%q: blank image", c.extra)
+		}
+	}
+}
+
+// TestRenderSolidAngle: the solid angle summed by the rendering pass has
+// the bits of SolidAngle's own pass, on the shortcut and the general loop,
+// with ROI, oversampling, -oversample_omega, thickness, curved detector
+// and interpolation.
+func TestRenderSolidAngle(t *testing.T) {
+	inputs, err := filepath.Abs("../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20"
+	for _, extra := range []string{
+		"-oversample 1",
+		"-oversample 2 -roi 3 15 2 11",
+		"-oversample 3 -oversample_omega",
+		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3",
+		"-curved_det -oversample 2 -oversample_omega",
+		"-hkl " + inputs + "/P1.hkl -interpolate -oversample 1",
+	} {
+		args, err := models.ParseArgs(strings.Fields(base + " " + extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := args.Model(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := graph.KeyOf(m).Pixels
+		in := graph.FloatInputs(m)
+		want := physics.SolidAngle(&cfg, in)
+		got := physics.RenderSolidAngle(&cfg, in, make([]float32, cfg.FPixels*cfg.SPixels))
+		if math.Float64bits(got) != math.Float64bits(want) || !(want > 0) {
+			t.Errorf("%q: rendering pass %.17g, SolidAngle %.17g", extra, got, want)
+		}
+	}
+}
