@@ -43,9 +43,16 @@ func (Float) Sqrt(x float64) float64   { return math.Sqrt(x) }
 // Graph emits float64 scalar nodes into G. The first error sticks in Err and
 // later operations become no-ops returning nil, so a builder checks Err once
 // at the end ("check, then kernel").
+//
+// Operations on constants are folded, and multiplying by 0 or 1, adding 0
+// and the like emit no node: the convention vectors are mostly 0 and 1,
+// and every node costs compile time (gorgonia's register allocation grows
+// with the square of the node count). The values are those Float computes
+// for finite operands.
 type Graph struct {
-	G   *G.ExprGraph
-	Err error
+	G      *G.ExprGraph
+	Err    error
+	consts map[*G.Node]float64
 }
 
 func (g *Graph) bin(f func(a, b *G.Node) (*G.Node, error), x, y *G.Node) *G.Node {
@@ -70,17 +77,110 @@ func (g *Graph) un(f func(a *G.Node) (*G.Node, error), x *G.Node) *G.Node {
 	return n
 }
 
-// Const makes a named constant. Gorgonia merges constants by printed value;
-// the value is float64 throughout, so equal values may share a node safely.
-func (g *Graph) Const(x float64) *G.Node  { return G.NewConstant(x) }
-func (g *Graph) Add(x, y *G.Node) *G.Node { return g.bin(G.Add, x, y) }
-func (g *Graph) Sub(x, y *G.Node) *G.Node { return g.bin(G.Sub, x, y) }
-func (g *Graph) Mul(x, y *G.Node) *G.Node { return g.bin(G.Mul, x, y) }
-func (g *Graph) Div(x, y *G.Node) *G.Node { return g.bin(G.Div, x, y) }
-func (g *Graph) Neg(x *G.Node) *G.Node    { return g.un(G.Neg, x) }
-func (g *Graph) Sin(x *G.Node) *G.Node    { return g.un(G.Sin, x) }
-func (g *Graph) Cos(x *G.Node) *G.Node    { return g.un(G.Cos, x) }
-func (g *Graph) Sqrt(x *G.Node) *G.Node   { return g.un(G.Sqrt, x) }
+// value reports whether n is a constant this algebra made, and its value.
+func (g *Graph) value(n *G.Node) (float64, bool) {
+	v, ok := g.consts[n]
+	return v, ok
+}
+
+func (g *Graph) Const(x float64) *G.Node {
+	if g.consts == nil {
+		g.consts = map[*G.Node]float64{}
+	}
+	n := G.NewConstant(x)
+	g.consts[n] = x
+	return n
+}
+
+func (g *Graph) Add(x, y *G.Node) *G.Node {
+	a, ca := g.value(x)
+	b, cb := g.value(y)
+	switch {
+	case ca && cb:
+		return g.Const(a + b)
+	case ca && a == 0:
+		return y
+	case cb && b == 0:
+		return x
+	}
+	return g.bin(G.Add, x, y)
+}
+
+func (g *Graph) Sub(x, y *G.Node) *G.Node {
+	a, ca := g.value(x)
+	b, cb := g.value(y)
+	switch {
+	case ca && cb:
+		return g.Const(a - b)
+	case cb && b == 0:
+		return x
+	case ca && a == 0:
+		return g.Neg(y)
+	}
+	return g.bin(G.Sub, x, y)
+}
+
+func (g *Graph) Mul(x, y *G.Node) *G.Node {
+	a, ca := g.value(x)
+	b, cb := g.value(y)
+	switch {
+	case ca && cb:
+		return g.Const(a * b)
+	case (ca && a == 0) || (cb && b == 0):
+		return g.Const(0)
+	case ca && a == 1:
+		return y
+	case cb && b == 1:
+		return x
+	case ca && a == -1:
+		return g.Neg(y)
+	case cb && b == -1:
+		return g.Neg(x)
+	}
+	return g.bin(G.Mul, x, y)
+}
+
+func (g *Graph) Div(x, y *G.Node) *G.Node {
+	a, ca := g.value(x)
+	b, cb := g.value(y)
+	switch {
+	case ca && cb:
+		return g.Const(a / b)
+	case ca && a == 0:
+		return g.Const(0)
+	case cb && b == 1:
+		return x
+	}
+	return g.bin(G.Div, x, y)
+}
+
+func (g *Graph) Neg(x *G.Node) *G.Node {
+	if a, ok := g.value(x); ok {
+		return g.Const(-a)
+	}
+	return g.un(G.Neg, x)
+}
+
+func (g *Graph) Sin(x *G.Node) *G.Node {
+	if a, ok := g.value(x); ok {
+		return g.Const(math.Sin(a))
+	}
+	return g.un(G.Sin, x)
+}
+
+func (g *Graph) Cos(x *G.Node) *G.Node {
+	if a, ok := g.value(x); ok {
+		return g.Const(math.Cos(a))
+	}
+	return g.un(G.Cos, x)
+}
+
+func (g *Graph) Sqrt(x *G.Node) *G.Node {
+	if a, ok := g.value(x); ok {
+		return g.Const(math.Sqrt(a))
+	}
+	return g.un(G.Sqrt, x)
+}
 
 // ConstV lifts a float vector into an algebra.
 func ConstV[T any](A Alg[T], v [3]float64) V3[T] {
