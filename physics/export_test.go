@@ -10,3 +10,10 @@ func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general flo
 	}
 	return true, k.pixelSimple(f, s, nil), general
 }
+
+// LossGradientGeneral is LossGradient through the general loops only.
+func LossGradientGeneral(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
+	generalOnly = true
+	defer func() { generalOnly = false }()
+	return LossGradient(c, in, term, out)
+}

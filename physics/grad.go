@@ -14,14 +14,8 @@ import "math"
 // derivative in hkl, the resolution cut-off and the interpolation
 // switch-off stay where the forward pass put them.
 func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
-	k := newKernel(c, in)
-	k.reduce(in, out, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
-		if g := dI[i]; g != 0 {
-			k.pixelWalk(f, s, m, u, w)
-			k.pixelBack(g, a, w)
-		}
-		return 0
-	})
+	// The loss whose derivative by each pixel is dI.
+	LossGradient(c, in, func(i int, v float64) (l, dl float64, skip bool) { return 0, dI[i], dI[i] == 0 }, out)
 }
 
 // LossTerm is a loss's term at pixel i of intensity v, with its
@@ -40,9 +34,14 @@ func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
 		if _, _, skip := term(i, 0); skip {
 			return 0
 		}
+		if k.single && m == interpNone {
+			return k.lossSingle(i, f, s, term, a, w.tmp)
+		}
 		l, dl, _ := term(i, k.pixelWalk(f, s, m, u, w))
 		if dl != 0 {
 			k.pixelBack(dl, a, w)
+		} else {
+			clear(w.tmp)
 		}
 		return l
 	})
@@ -580,7 +579,11 @@ func (k *kernel) pixelWalk(fpix, spix int, mode interpMode, until int, w *gradWo
 	w.f, w.s = fpix, spix
 	w.touchedAll = c.Shape == Gauss || c.OversampleOmega || c.OversamplePolar || c.OversampleThick
 	w.omega.set, w.polar.set, w.capture.set, w.first.used = false, false, false, false
-	w.sum = k.walk(fpix, spix, mode, until, w.tmp, w)
+	if k.simple && mode == interpNone {
+		w.sum = k.walkSimple(fpix, spix, w.tmp, w)
+	} else {
+		w.sum = k.walk(fpix, spix, mode, until, w.tmp, w)
+	}
 	w.post = 1
 	if !c.OversampleThick {
 		w.post *= w.capture.v

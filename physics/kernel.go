@@ -41,6 +41,10 @@ const (
 	NParams    = 47
 )
 
+// generalOnly makes every kernel take the general loops (tests compare
+// them with the shortcuts).
+var generalOnly bool
+
 // Rows of the source and mosaic tables.
 const (
 	SourceCols = 4 // incident unit vector (source → sample), λ/λ0
@@ -291,8 +295,10 @@ type kernel struct {
 	nn                   [3]int // Na, Nb, Nc when whole
 	whole                bool   // Na, Nb, Nc are all whole numbers
 	simple               bool   // pixelSimple applies (see there)
+	single               bool   // and one sub-pixel, one layer, no thickness: lossSingle
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
+	perFluence           float64 // scale/fluence
 	thickStep, mu, dmin  float64
 	ibg, distance        float64
 	fhkl                 []float64
@@ -341,9 +347,14 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
 		c.Shape == Square && k.whole && n > 1 && n <= maxChebyshevN && n == k.nn[1] && n == k.nn[2] &&
 		!(k.dmin > 0)
+	k.single = k.simple && c.Oversample == 1 && c.ThickSteps == 1 && !c.Thick
+	if generalOnly {
+		k.simple, k.single = false, false
+	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
 	k.omegaNum = k.pitch * k.pitch * k.closeD
+	k.perFluence = ThomsonSq / float64(c.Steps())
 	k.scale = ThomsonSq * p[PFluence] / float64(c.Steps())
 	if c.HasHKL {
 		k.kStride = c.LMax - c.LMin + 2

@@ -123,3 +123,56 @@ func TestRenderSolidAngle(t *testing.T) {
 		}
 	}
 }
+
+// TestShortcutGradients: the loss-and-gradient shortcuts (walkSimple,
+// lossSingle) against the general walk, which the finite-difference tests
+// cover on every structure: same loss and gradient to rounding.
+func TestShortcutGradients(t *testing.T) {
+	inputs, err := filepath.Abs("../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
+	for _, extra := range []string{
+		"",
+		"-mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8",
+		"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",
+		"-hkl " + inputs + "/P1.hkl -nopolar -point_pixel",
+		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 1 -mosaic_domains 2",
+	} {
+		args, err := models.ParseArgs(strings.Fields(base + " " + extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := args.Model(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := graph.KeyOf(m).Pixels
+		in := graph.FloatInputs(m)
+		// A Poisson-like loss against a fixed "observation".
+		term := func(i int, v float64) (float64, float64, bool) {
+			obs := 1 + float64(i%7)
+			return v - obs*math.Log(v+1e-30), 1 - obs/(v+1e-30), false
+		}
+		fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
+		lf := physics.LossGradient(&cfg, in, term, fast)
+		lg := physics.LossGradientGeneral(&cfg, in, term, general)
+		if math.Abs(lf-lg) > 1e-12*math.Abs(lg) {
+			t.Errorf("%q: loss %.17g by the shortcut, %.17g by the general walk", extra, lf, lg)
+		}
+		for j := range fast {
+			if math.Abs(fast[j]-general[j]) > 1e-9*math.Abs(general[j]) {
+				t.Errorf("%q: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", extra, j, fast[j], general[j])
+			}
+		}
+	}
+}

@@ -1,0 +1,362 @@
+package physics
+
+import "math"
+
+// sincgChebyshevGrad is sincg(h, n) for whole 1 < n ≤ maxChebyshevN and
+// |h| < 2⁵¹ with its derivatives by h and by n (n taken as continuous),
+// from c = cos πh and s = sin πh:
+//
+//	sincg = U_{n−1}(c),  ∂/∂h = −π·s·U′_{n−1}(c),  ∂/∂n = πh·T_n(c)/s,
+//
+// with T_n = U_n − c·U_{n−1} and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}.
+// No division but the last, and no cancellation near the peaks, where
+// sincgGrad's ratio form needs a series. At integer h ≠ 0 the derivative by
+// n diverges (±∞, as sincgGrad); at h = 0 it is 1.
+func sincgChebyshevGrad(h float64, n int) (v, dh, dn float64) {
+	t := h + roundMagic
+	d := h - (t - roundMagic)
+	flip := math.Float64bits(t) << 63 // (−1)^m as the sign bit
+	c := math.Float64frombits(math.Float64bits(cosPiReduced(d)) ^ flip)
+	s := math.Float64frombits(math.Float64bits(sinPiReduced(d)) ^ flip)
+	c2 := 2 * c
+	u0, u1 := 1.0, c2  // U_{j−1}, U_j
+	p0, p1 := 0.0, 2.0 // U′_{j−1}, U′_j
+	for j := 1; j < n-1; j++ {
+		u0, u1, p0, p1 = u1, c2*u1-u0, p1, 2*u1+c2*p1-p0
+	}
+	// Now u1 = U_{n−1}, p1 = U′_{n−1}; one more U step gives U_n.
+	v = u1
+	dh = -math.Pi * s * p1
+	if d == 0 {
+		if h == 0 {
+			return v, dh, 1
+		}
+		return v, dh, math.Copysign(math.Inf(1), v)
+	}
+	tn := (c2*u1 - u0) - c*u1
+	return v, dh, math.Pi * h * tn / s
+}
+
+// sincgGrad3 is sincgChebyshevGrad for h, k and l at once (one n),
+// evaluated side by side so that the three chains of dependent operations
+// overlap.
+func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
+	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
+	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
+	fh, fk, fl := math.Float64bits(th)<<63, math.Float64bits(tk)<<63, math.Float64bits(tl)<<63
+	ch := math.Float64frombits(math.Float64bits(cosPiReduced(dh)) ^ fh)
+	ck := math.Float64frombits(math.Float64bits(cosPiReduced(dk)) ^ fk)
+	cl := math.Float64frombits(math.Float64bits(cosPiReduced(dl)) ^ fl)
+	sh := math.Float64frombits(math.Float64bits(sinPiReduced(dh)) ^ fh)
+	sk := math.Float64frombits(math.Float64bits(sinPiReduced(dk)) ^ fk)
+	sl := math.Float64frombits(math.Float64bits(sinPiReduced(dl)) ^ fl)
+	ch2, ck2, cl2 := 2*ch, 2*ck, 2*cl
+	uh0, uh1, ph0, ph1 := 1.0, ch2, 0.0, 2.0
+	uk0, uk1, pk0, pk1 := 1.0, ck2, 0.0, 2.0
+	ul0, ul1, pl0, pl1 := 1.0, cl2, 0.0, 2.0
+	for j := 1; j < n-1; j++ {
+		uh0, uh1, ph0, ph1 = uh1, ch2*uh1-uh0, ph1, 2*uh1+ch2*ph1-ph0
+		uk0, uk1, pk0, pk1 = uk1, ck2*uk1-uk0, pk1, 2*uk1+ck2*pk1-pk0
+		ul0, ul1, pl0, pl1 = ul1, cl2*ul1-ul0, pl1, 2*ul1+cl2*pl1-pl0
+	}
+	sa, sb, sc = uh1, uk1, ul1
+	ha, hb, hc = -math.Pi*sh*ph1, -math.Pi*sk*pk1, -math.Pi*sl*pl1
+	na = sincgDN(h, dh, sh, (ch2*uh1-uh0)-ch*uh1, sa)
+	nb = sincgDN(kk, dk, sk, (ck2*uk1-uk0)-ck*uk1, sb)
+	nc = sincgDN(l, dl, sl, (cl2*ul1-ul0)-cl*ul1, sc)
+	return
+}
+
+// sincgDN is the derivative of sincg by n at offset d from the nearest
+// integer: πh·T_n/s, ±∞ at integer h ≠ 0 and 1 at h = 0.
+func sincgDN(h, d, s, tn, v float64) float64 {
+	if d == 0 {
+		if h == 0 {
+			return 1
+		}
+		return math.Copysign(math.Inf(1), v)
+	}
+	return math.Pi * h * tn / s
+}
+
+// polarizationGradScalar is polarizationGrad on scalars (the direction and
+// its gradient as components).
+func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkahn, ddx, ddy, ddz float64) {
+	c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+	c2sq := c2 * c2
+	s2sq := 1 - c2sq
+	cos2psi := 1.0
+	var de, db float64
+	e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
+	b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
+	if den := e*e + b*b; den > 0 {
+		inv := 1 / den
+		cos2psi = (e*e - b*b) * inv
+		if k.kahn != 0 {
+			de, db = 4*e*b*b*inv*inv, -4*b*e*e*inv*inv
+		}
+	}
+	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
+	dkahn = -0.5 * cos2psi * s2sq
+	dc2 := c2 * (1 + k.kahn*cos2psi)
+	dcos := -0.5 * k.kahn * s2sq
+	ddx = dc2*sr.inc[0] + dcos*(de*sr.ein[0]+db*sr.bin[0])
+	ddy = dc2*sr.inc[1] + dcos*(de*sr.ein[1]+db*sr.bin[1])
+	ddz = dc2*sr.inc[2] + dcos*(de*sr.ein[2]+db*sr.bin[2])
+	return
+}
+
+// walkSimple is walk for the structures pixelSimple covers (no
+// -oversample_* running-sum rules, flat detector, the parallelepiped with
+// one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
+// the same bookkeeping in w, with the lattice factors and their
+// derivatives by sincgChebyshevGrad and the per-term work on scalars.
+func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
+	c := k.c
+	sum := k.ibg
+	n := k.nn[0]
+	var gm geo
+	var omega, polar, capture float64
+	if c.NoPolar {
+		polar = 1
+	}
+	w.polar.v, w.capture.v = polar, 0
+	if !c.Thick {
+		w.capture.v = 1
+	}
+	firstBlock := true
+	var na, nb, nc, ddef, lam float64 // ∂S/∂ of Na, Nb, Nc, default F, λ0
+	for t := 0; t < c.ThickSteps; t++ {
+		capture = 0
+		if !c.Thick {
+			capture = 1
+		}
+		for subS := 0; subS < c.Oversample; subS++ {
+			for subF := 0; subF < c.Oversample; subF++ {
+				k.geomInto(&gm, fpix, spix, subF, subS, t)
+				if omega == 0 {
+					omega = k.omega(gm.invR)
+					w.omega.v, w.omega.t, w.omega.subF, w.omega.subS, w.omega.set = omega, t, subF, subS, true
+				}
+				if capture == 0 {
+					capture = k.capture(&gm)
+					w.capture.v, w.capture.t, w.capture.subF, w.capture.subS, w.capture.set = capture, t, subF, subS, true
+				}
+				dx, dy, dz := gm.d[0], gm.d[1], gm.d[2]
+				var dbx, dby, dbz float64 // ∂S/∂d from this sub-pixel's terms
+				for si := range k.src {
+					sr := &k.src[si]
+					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+					if polar == 0 {
+						var pk float64
+						var pd [3]float64
+						polar, pk, pd = k.polarizationGrad(si, gm.d)
+						pf := &w.polar
+						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
+					}
+					var qbx, qby, qbz float64
+					for oi := range k.orient {
+						o := &k.orient[oi]
+						h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+						kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+						l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+						if !(math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51) {
+							// Out of the Chebyshev form's range: the general
+							// derivative (never reached by physical input).
+							var lg latt
+							k.squareGrad(h, kk, l, &lg)
+							fc, fd := k.cellFGrad(h, kk, l)
+							sum += fc * fc * lg.fl * lg.fl
+							tfl, tfc := 2*fc*fc*lg.fl, 2*fc*lg.fl*lg.fl
+							hb, kb, lb := tfl*lg.dh[0], tfl*lg.dh[1], tfl*lg.dh[2]
+							ob := tmp[NParams+9*oi : NParams+9*oi+9]
+							ob[0], ob[1], ob[2] = ob[0]+hb*qx, ob[1]+hb*qy, ob[2]+hb*qz
+							ob[3], ob[4], ob[5] = ob[3]+kb*qx, ob[4]+kb*qy, ob[5]+kb*qz
+							ob[6], ob[7], ob[8] = ob[6]+lb*qx, ob[7]+lb*qy, ob[8]+lb*qz
+							qbx += hb*o[0][0] + kb*o[1][0] + lb*o[2][0]
+							qby += hb*o[0][1] + kb*o[1][1] + lb*o[2][1]
+							qbz += hb*o[0][2] + kb*o[1][2] + lb*o[2][2]
+							na, nb, nc = na+tfl*lg.dn[0], nb+tfl*lg.dn[1], nc+tfl*lg.dn[2]
+							ddef += tfc * fd
+							continue
+						}
+						sa, ha, nda := sincgChebyshevGrad(h, n)
+						sb, hbb, ndb := sincgChebyshevGrad(kk, n)
+						sc, hc, ndc := sincgChebyshevGrad(l, n)
+						fl := sa * sb * sc
+						if fl == 0 && !c.Water {
+							continue
+						}
+						fc, fd := k.defaultF, 1.0
+						if c.HasHKL {
+							fc, fd = k.cellFGrad(h, kk, l)
+						}
+						sum += fc * fc * fl * fl
+						tfl := 2 * fc * fc * fl
+						sbc, sac, sab := sb*sc, sa*sc, sa*sb
+						hb, kb, lb := tfl*ha*sbc, tfl*hbb*sac, tfl*hc*sab
+						ob := tmp[NParams+9*oi : NParams+9*oi+9]
+						ob[0], ob[1], ob[2] = ob[0]+hb*qx, ob[1]+hb*qy, ob[2]+hb*qz
+						ob[3], ob[4], ob[5] = ob[3]+kb*qx, ob[4]+kb*qy, ob[5]+kb*qz
+						ob[6], ob[7], ob[8] = ob[6]+lb*qx, ob[7]+lb*qy, ob[8]+lb*qz
+						qbx += hb*o[0][0] + kb*o[1][0] + lb*o[2][0]
+						qby += hb*o[0][1] + kb*o[1][1] + lb*o[2][1]
+						qbz += hb*o[0][2] + kb*o[1][2] + lb*o[2][2]
+						na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
+						ddef += 2 * fc * fl * fl * fd
+					}
+					// Back through q = (d − incident)/λ.
+					dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
+					lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
+				}
+				dbar := [3]float64{dbx, dby, dbz}
+				if firstBlock {
+					// Kept for the factors computed here: one geomBack at
+					// the end.
+					firstBlock = false
+					w.first = pending{at: gm, dbar: dbar, used: true}
+					continue
+				}
+				w.touchedAll = true
+				k.geomBack(&gm, dbar, 0, tmp)
+			}
+		}
+	}
+	tmp[PNa] += na
+	tmp[PNb] += nb
+	tmp[PNc] += nc
+	tmp[PDefaultF] += ddef
+	tmp[PLambda] += lam
+	return sum
+}
+
+// lossSingle is the fused loss-and-gradient walk of pixel (fpix, spix)
+// (index i) for the structures pixelSimple covers with one sub-pixel and
+// one sensor layer without thickness: forward and backward in scalars,
+// with the factors' derivatives taken where they are computed. It adds
+// g·∂I/∂P to acc (orientation adjoints after NParams, staged in tmp until
+// the loss's derivative g is known) and returns the loss term.
+func (k *kernel) lossSingle(i, fpix, spix int, term LossTerm, acc, tmp []float64) float64 {
+	c := k.c
+	n := k.nn[0]
+	fdet := k.sub*float64(fpix) + k.sub/2
+	sdet := k.sub*float64(spix) + k.sub/2
+	x, y, z := k.flat(fdet, sdet, float64(0)*k.thickStep)
+	invR := 1 / math.Sqrt(x*x+y*y+z*z)
+	dx, dy, dz := x*invR, y*invR, z*invR
+	omega := k.omega(invR)
+	polar := 0.0
+	if c.NoPolar {
+		polar = 1
+	}
+	var pk, pdx, pdy, pdz float64
+	sum := k.ibg
+	var dbx, dby, dbz, na, nb, nc, ddef, lam float64 // ∂S/∂ of d, Na, Nb, Nc, default F, λ0
+	tmp = tmp[:len(acc)]
+	for si := range k.src {
+		sr := &k.src[si]
+		qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+		if polar == 0 {
+			polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+		}
+		var qbx, qby, qbz float64
+		for oi := range k.orient {
+			o := &k.orient[oi]
+			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+			var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
+			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
+			} else {
+				// Beyond the Chebyshev form's range (no physical input).
+				sa, ha, nda = sincgGrad(h, k.na)
+				sb, hb, ndb = sincgGrad(kk, k.nb)
+				sc, hc, ndc = sincgGrad(l, k.nc)
+			}
+			fl := sa * sb * sc
+			if fl == 0 && !c.Water {
+				continue
+			}
+			fc, fd := k.defaultF, 1.0
+			if c.HasHKL {
+				fc, fd = k.cellFGrad(h, kk, l)
+			}
+			sum += fc * fc * fl * fl
+			tfl := 2 * fc * fc * fl
+			sbc, sac, sab := sb*sc, sa*sc, sa*sb
+			hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
+			ob := tmp[NParams+9*oi : NParams+9*oi+9]
+			ob[0], ob[1], ob[2] = ob[0]+hbar*qx, ob[1]+hbar*qy, ob[2]+hbar*qz
+			ob[3], ob[4], ob[5] = ob[3]+kbar*qx, ob[4]+kbar*qy, ob[5]+kbar*qz
+			ob[6], ob[7], ob[8] = ob[6]+lbar*qx, ob[7]+lbar*qy, ob[8]+lbar*qz
+			qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
+			qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
+			qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
+			na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
+			ddef += 2 * fc * fl * fl * fd
+		}
+		// Back through q = (d − incident)/λ.
+		dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
+		lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
+	}
+	v := k.scale * sum * polar * omega
+	l, g, _ := term(i, v)
+	if g == 0 {
+		clear(tmp[NParams:])
+		return l
+	}
+	_ = acc[NParams-1]
+	sbar := g * k.scale * polar * omega // ∂L/∂S
+	a, t := acc[NParams:], tmp[NParams:]
+	a = a[:len(t)]
+	for j, u := range t {
+		a[j] += sbar * u
+		t[j] = 0
+	}
+	acc[PNa] += sbar * na
+	acc[PNb] += sbar * nb
+	acc[PNc] += sbar * nc
+	acc[PDefaultF] += sbar * ddef
+	acc[PLambda] += sbar * lam
+	acc[PIbg] += sbar
+	acc[PFluence] += g * k.perFluence * sum * polar * omega
+	// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+	gs := g * k.scale * sum
+	dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
+	if !c.NoPolar {
+		pbar := gs * omega
+		acc[PKahn] += pbar * pk
+		dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
+	}
+	wbar := gs * polar
+	inv3 := invR * invR * invR
+	var rbar float64
+	if c.PointPixel {
+		rbar = -2 * wbar * inv3
+	} else {
+		acc[PPixel] += wbar * 2 * k.pitch * k.closeD * inv3
+		cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
+		for j := 0; j < 3; j++ {
+			acc[PPix0+j] += cd * k.od[j]
+			acc[PObs+j] += cd * k.pix0[j]
+		}
+		rbar = -3 * cd * k.closeD * invR
+	}
+	// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
+	dd := dbx*dx + dby*dy + dbz*dz
+	px := (dbx-dd*dx)*invR + rbar*dx
+	py := (dby-dd*dy)*invR + rbar*dy
+	pz := (dbz-dd*dz)*invR + rbar*dz
+	acc[PPix0] += px
+	acc[PPix0+1] += py
+	acc[PPix0+2] += pz
+	acc[PFdet] += fdet * px
+	acc[PFdet+1] += fdet * py
+	acc[PFdet+2] += fdet * pz
+	acc[PSdet] += sdet * px
+	acc[PSdet+1] += sdet * py
+	acc[PSdet+2] += sdet * pz
+	acc[PPixel] += ((px*k.fd[0]+py*k.fd[1]+pz*k.fd[2])*fdet + (px*k.sd[0]+py*k.sd[1]+pz*k.sd[2])*sdet) * k.invPitch
+	return l
+}
