@@ -30,12 +30,15 @@ type LossTerm func(i int, v float64) (l, dl float64, skip bool)
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
 	k := newKernel(c, in)
-	return k.reduce(in, out, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
+	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
+	if k.single && !(c.Interpolate && c.HasHKL) {
+		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
+			k.lossRowSingle(s, in.Mask, term, a, w.tmp, sum, comp)
+		}
+	}
+	return k.reduce(in, out, row, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
 		if _, _, skip := term(i, 0); skip {
 			return 0
-		}
-		if k.single && m == interpNone {
-			return k.lossSingle(i, f, s, term, a, w.tmp)
 		}
 		l, dl, _ := term(i, k.pixelWalk(f, s, m, u, w))
 		if dl != 0 {
@@ -47,11 +50,25 @@ func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
 	})
 }
 
+// neumaier adds v to the compensated sum (sum, comp).
+func neumaier(sum, comp *float64, v float64) {
+	x := *sum + v
+	if math.Abs(*sum) >= math.Abs(v) {
+		*comp += (*sum - x) + v
+	} else {
+		*comp += (v - x) + *sum
+	}
+	*sum = x
+}
+
 // reduce runs pixel(i, f, s, mode, until, acc, w) for every rendered pixel
-// in row tiles, sums the tiles' parameter gradients (and the values pixel
-// returns) in tile order, turns the orientation adjoints into parameter
-// gradients and writes them to out.
-func (k *kernel) reduce(in *Inputs, out []float64, pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) float64 {
+// in row tiles (or, when it is not nil, row(s, acc, w, &sum, &comp) for
+// every row, which adds its pixels' values to the compensated sum itself),
+// sums the tiles' parameter gradients (and the values pixel returns) in
+// tile order, turns the orientation adjoints into parameter gradients and
+// writes them to out.
+func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64, w *gradWork, sum, comp *float64),
+	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) float64 {
 	c := k.c
 	mode, cut, until := interpNone, -1, 0
 	if c.Interpolate && c.HasHKL {
@@ -68,6 +85,10 @@ func (k *kernel) reduce(in *Inputs, out []float64, pixel func(i, f, s int, m int
 		w := gradWork{tmp: make([]float64, L)}
 		var sum, comp float64
 		for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
+			if row != nil {
+				row(s, a, &w, &sum, &comp)
+				continue
+			}
 			for f := 0; f < c.FPixels; f++ {
 				i := s*c.FPixels + f
 				if !c.Rendered(f, s, in.Mask) {
@@ -82,15 +103,7 @@ func (k *kernel) reduce(in *Inputs, out []float64, pixel func(i, f, s int, m int
 				default:
 					m = interpNone
 				}
-				v := pixel(i, f, s, m, u, a, &w)
-				// Neumaier's compensated sum.
-				x := sum + v
-				if math.Abs(sum) >= math.Abs(v) {
-					comp += (sum - x) + v
-				} else {
-					comp += (v - x) + sum
-				}
-				sum = x
+				neumaier(&sum, &comp, pixel(i, f, s, m, u, a, &w))
 			}
 		}
 		acc[t], vals[t] = a, sum+comp

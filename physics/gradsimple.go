@@ -230,133 +230,162 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 	return sum
 }
 
-// lossSingle is the fused loss-and-gradient walk of pixel (fpix, spix)
-// (index i) for the structures pixelSimple covers with one sub-pixel and
-// one sensor layer without thickness: forward and backward in scalars,
-// with the factors' derivatives taken where they are computed. It adds
-// g·∂I/∂P to acc (orientation adjoints after NParams, staged in tmp until
-// the loss's derivative g is known) and returns the loss term.
-func (k *kernel) lossSingle(i, fpix, spix int, term LossTerm, acc, tmp []float64) float64 {
+// lossRowSingle is the fused loss-and-gradient walk of the rendered
+// pixels of row spix for the structures pixelSimple covers with one
+// sub-pixel and one sensor layer without thickness: forward and backward
+// in scalars, the factors' derivatives taken where they are computed, and
+// the geometry's adjoints summed over the row before they reach acc
+// (they are linear in the row's per-pixel adjoints). It adds g·∂I/∂P to
+// acc (orientation adjoints after NParams, staged in tmp until each
+// pixel's loss derivative g is known) and each pixel's loss term to the
+// compensated sum (sum, comp).
+func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp []float64, sum, comp *float64) {
 	c := k.c
 	n := k.nn[0]
-	fdet := k.sub*float64(fpix) + k.sub/2
 	sdet := k.sub*float64(spix) + k.sub/2
-	x, y, z := k.flat(fdet, sdet, float64(0)*k.thickStep)
-	invR := 1 / math.Sqrt(x*x+y*y+z*z)
-	dx, dy, dz := x*invR, y*invR, z*invR
-	omega := k.omega(invR)
-	polar := 0.0
-	if c.NoPolar {
-		polar = 1
-	}
-	var pk, pdx, pdy, pdz float64
-	sum := k.ibg
-	var dbx, dby, dbz, na, nb, nc, ddef, lam float64 // ∂S/∂ of d, Na, Nb, Nc, default F, λ0
 	tmp = tmp[:len(acc)]
-	for si := range k.src {
-		sr := &k.src[si]
-		qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-		if polar == 0 {
-			polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+	at, tt := acc[NParams:], tmp[NParams:]
+	at = at[:len(tt)]
+	// Row sums of the adjoints that reach acc linearly.
+	var pSumX, pSumY, pSumZ float64 // ∂L/∂p (p: the pixel's lab position)
+	var fpX, fpY, fpZ float64       // fdet·∂L/∂p
+	var pfFdet float64              // (∂L/∂p·f)·fdet
+	var cdSum float64               // ∂L/∂(close distance) from ω
+	var na, nb, nc, ddef, lam, ibg, flu, kahn float64
+	for fpix := 0; fpix < c.FPixels; fpix++ {
+		i := spix*c.FPixels + fpix
+		if !c.Rendered(fpix, spix, mask) {
+			continue
 		}
-		var qbx, qby, qbz float64
-		for oi := range k.orient {
-			o := &k.orient[oi]
-			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-			var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
-			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
-			} else {
-				// Beyond the Chebyshev form's range (no physical input).
-				sa, ha, nda = sincgGrad(h, k.na)
-				sb, hb, ndb = sincgGrad(kk, k.nb)
-				sc, hc, ndc = sincgGrad(l, k.nc)
-			}
-			fl := sa * sb * sc
-			if fl == 0 && !c.Water {
-				continue
-			}
-			fc, fd := k.defaultF, 1.0
-			if c.HasHKL {
-				fc, fd = k.cellFGrad(h, kk, l)
-			}
-			sum += fc * fc * fl * fl
-			tfl := 2 * fc * fc * fl
-			sbc, sac, sab := sb*sc, sa*sc, sa*sb
-			hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
-			ob := tmp[NParams+9*oi : NParams+9*oi+9]
-			ob[0], ob[1], ob[2] = ob[0]+hbar*qx, ob[1]+hbar*qy, ob[2]+hbar*qz
-			ob[3], ob[4], ob[5] = ob[3]+kbar*qx, ob[4]+kbar*qy, ob[5]+kbar*qz
-			ob[6], ob[7], ob[8] = ob[6]+lbar*qx, ob[7]+lbar*qy, ob[8]+lbar*qz
-			qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
-			qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
-			qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
-			na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
-			ddef += 2 * fc * fl * fl * fd
+		if _, _, skip := term(i, 0); skip {
+			continue
 		}
-		// Back through q = (d − incident)/λ.
-		dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
-		lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
-	}
-	v := k.scale * sum * polar * omega
-	l, g, _ := term(i, v)
-	if g == 0 {
-		clear(tmp[NParams:])
-		return l
+		fdet := k.sub*float64(fpix) + k.sub/2
+		x, y, z := k.flat(fdet, sdet, float64(0)*k.thickStep)
+		invR := 1 / math.Sqrt(x*x+y*y+z*z)
+		dx, dy, dz := x*invR, y*invR, z*invR
+		omega := k.omega(invR)
+		polar := 0.0
+		if c.NoPolar {
+			polar = 1
+		}
+		var pk, pdx, pdy, pdz float64
+		s := k.ibg
+		var dbx, dby, dbz, pna, pnb, pnc, pdef, plam float64 // ∂S/∂ of d, Na, Nb, Nc, default F, λ0
+		for si := range k.src {
+			sr := &k.src[si]
+			qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+			if polar == 0 {
+				polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+			}
+			var qbx, qby, qbz float64
+			for oi := range k.orient {
+				o := &k.orient[oi]
+				h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+				kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+				l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+				var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
+				if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+					sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
+				} else {
+					// Beyond the Chebyshev form's range (no physical input).
+					sa, ha, nda = sincgGrad(h, k.na)
+					sb, hb, ndb = sincgGrad(kk, k.nb)
+					sc, hc, ndc = sincgGrad(l, k.nc)
+				}
+				fl := sa * sb * sc
+				if fl == 0 && !c.Water {
+					continue
+				}
+				fc, fd := k.defaultF, 1.0
+				if c.HasHKL {
+					fc, fd = k.cellFGrad(h, kk, l)
+				}
+				s += fc * fc * fl * fl
+				tfl := 2 * fc * fc * fl
+				sbc, sac, sab := sb*sc, sa*sc, sa*sb
+				hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
+				ob := tt[9*oi : 9*oi+9]
+				ob[0], ob[1], ob[2] = ob[0]+hbar*qx, ob[1]+hbar*qy, ob[2]+hbar*qz
+				ob[3], ob[4], ob[5] = ob[3]+kbar*qx, ob[4]+kbar*qy, ob[5]+kbar*qz
+				ob[6], ob[7], ob[8] = ob[6]+lbar*qx, ob[7]+lbar*qy, ob[8]+lbar*qz
+				qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
+				qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
+				qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
+				pna, pnb, pnc = pna+tfl*nda*sbc, pnb+tfl*ndb*sac, pnc+tfl*ndc*sab
+				pdef += 2 * fc * fl * fl * fd
+			}
+			// Back through q = (d − incident)/λ.
+			dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
+			plam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
+		}
+		l, g, _ := term(i, k.scale*s*polar*omega)
+		neumaier(sum, comp, l)
+		if g == 0 {
+			clear(tt)
+			continue
+		}
+		sbar := g * k.scale * polar * omega // ∂L/∂S
+		for j, u := range tt {
+			at[j] += sbar * u
+			tt[j] = 0
+		}
+		na, nb, nc = na+sbar*pna, nb+sbar*pnb, nc+sbar*pnc
+		ddef += sbar * pdef
+		lam += sbar * plam
+		ibg += sbar
+		flu += g * k.perFluence * s * polar * omega
+		// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+		gs := g * k.scale * s
+		dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
+		if !c.NoPolar {
+			pbar := gs * omega
+			kahn += pbar * pk
+			dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
+		}
+		wbar := gs * polar
+		inv3 := invR * invR * invR
+		var rbar float64
+		if c.PointPixel {
+			rbar = -2 * wbar * inv3
+		} else {
+			cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
+			cdSum += cd
+			rbar = -3 * cd * k.closeD * invR
+		}
+		// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
+		dd := dbx*dx + dby*dy + dbz*dz
+		px := (dbx-dd*dx)*invR + rbar*dx
+		py := (dby-dd*dy)*invR + rbar*dy
+		pz := (dbz-dd*dz)*invR + rbar*dz
+		pSumX, pSumY, pSumZ = pSumX+px, pSumY+py, pSumZ+pz
+		fpX, fpY, fpZ = fpX+fdet*px, fpY+fdet*py, fpZ+fdet*pz
+		pfFdet += (px*k.fd[0] + py*k.fd[1] + pz*k.fd[2]) * fdet
 	}
 	_ = acc[NParams-1]
-	sbar := g * k.scale * polar * omega // ∂L/∂S
-	a, t := acc[NParams:], tmp[NParams:]
-	a = a[:len(t)]
-	for j, u := range t {
-		a[j] += sbar * u
-		t[j] = 0
-	}
-	acc[PNa] += sbar * na
-	acc[PNb] += sbar * nb
-	acc[PNc] += sbar * nc
-	acc[PDefaultF] += sbar * ddef
-	acc[PLambda] += sbar * lam
-	acc[PIbg] += sbar
-	acc[PFluence] += g * k.perFluence * sum * polar * omega
-	// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-	gs := g * k.scale * sum
-	dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
-	if !c.NoPolar {
-		pbar := gs * omega
-		acc[PKahn] += pbar * pk
-		dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
-	}
-	wbar := gs * polar
-	inv3 := invR * invR * invR
-	var rbar float64
-	if c.PointPixel {
-		rbar = -2 * wbar * inv3
-	} else {
-		acc[PPixel] += wbar * 2 * k.pitch * k.closeD * inv3
-		cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
+	acc[PNa] += na
+	acc[PNb] += nb
+	acc[PNc] += nc
+	acc[PDefaultF] += ddef
+	acc[PLambda] += lam
+	acc[PIbg] += ibg
+	acc[PFluence] += flu
+	acc[PKahn] += kahn
+	acc[PPix0] += pSumX
+	acc[PPix0+1] += pSumY
+	acc[PPix0+2] += pSumZ
+	acc[PFdet] += fpX
+	acc[PFdet+1] += fpY
+	acc[PFdet+2] += fpZ
+	acc[PSdet] += sdet * pSumX
+	acc[PSdet+1] += sdet * pSumY
+	acc[PSdet+2] += sdet * pSumZ
+	acc[PPixel] += (pfFdet + (pSumX*k.sd[0]+pSumY*k.sd[1]+pSumZ*k.sd[2])*sdet) * k.invPitch
+	if !c.PointPixel {
+		acc[PPixel] += cdSum * 2 * k.closeD / k.pitch
 		for j := 0; j < 3; j++ {
-			acc[PPix0+j] += cd * k.od[j]
-			acc[PObs+j] += cd * k.pix0[j]
+			acc[PPix0+j] += cdSum * k.od[j]
+			acc[PObs+j] += cdSum * k.pix0[j]
 		}
-		rbar = -3 * cd * k.closeD * invR
 	}
-	// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
-	dd := dbx*dx + dby*dy + dbz*dz
-	px := (dbx-dd*dx)*invR + rbar*dx
-	py := (dby-dd*dy)*invR + rbar*dy
-	pz := (dbz-dd*dz)*invR + rbar*dz
-	acc[PPix0] += px
-	acc[PPix0+1] += py
-	acc[PPix0+2] += pz
-	acc[PFdet] += fdet * px
-	acc[PFdet+1] += fdet * py
-	acc[PFdet+2] += fdet * pz
-	acc[PSdet] += sdet * px
-	acc[PSdet+1] += sdet * py
-	acc[PSdet+2] += sdet * pz
-	acc[PPixel] += ((px*k.fd[0]+py*k.fd[1]+pz*k.fd[2])*fdet + (px*k.sd[0]+py*k.sd[1]+pz*k.sd[2])*sdet) * k.invPitch
-	return l
 }
