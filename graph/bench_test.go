@@ -14,6 +14,7 @@ func benchImage(b *testing.B, argv []string, pixels int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Image(); err != nil {

@@ -147,6 +147,23 @@ func BenchmarkSimulate256(b *testing.B)  { benchSimulate(b, 256) }
 func BenchmarkSimulate1024(b *testing.B) { benchSimulate(b, 1024) }
 func BenchmarkSimulate4096(b *testing.B) { benchSimulate(b, 4096) }
 
+// BenchmarkSimulate4096Float32 is BenchmarkSimulate4096 with the image
+// stored in float32 (Float32Image): half the bytes per run.
+func BenchmarkSimulate4096Float32(b *testing.B) {
+	s, err := New(model(b, cubic(4096, 100)...), Float32Image())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Image32(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(4096*4096)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+}
+
 // BenchmarkNewSimulatorHit times a simulator instance whose program is in
 // the cache; BenchmarkNewSimulatorMiss builds and compiles a program.
 func BenchmarkNewSimulatorHit(b *testing.B) {

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/models/formats"
+)
+
+// BenchmarkCases times each standard performance case in this process as
+// simulate runs it (render into float32, statistics, float image written
+// to nowhere), after a first run that compiles its program: the kernel
+// and the per-run overheads, without process start and compile. `gobragg
+// bench` times the whole processes.
+func BenchmarkCases(b *testing.B) {
+	inputs, err := filepath.Abs("../../../testdata/inputs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Chdir(b.TempDir()); err != nil { // reading -hkl writes Fdump.bin
+		b.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for _, bc := range BenchCases {
+		b.Run(bc.Name, func(b *testing.B) {
+			args, err := bc.Resolve(inputs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, _, err := Render(args, io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pixels := len(r.Image)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, _, err := Render(args, io.Discard)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := formats.WriteFloatImage(io.Discard, r.Image); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+		})
+	}
+}
+
+// TestBenchErrors: bad bench options are refused before anything runs.
+func TestBenchErrors(t *testing.T) {
+	var out bytes.Buffer
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--cases", "nosuch"}, "no case"},
+		{[]string{"--runs", "0"}, "--runs"},
+		{[]string{"--threads", "x"}, "--threads"},
+		{[]string{"-N", "5"}, "no nanoBragg flags"},
+		{[]string{"--inputs", t.TempDir(), "--cases", "mosaic"}, "P1.hkl"},
+		{[]string{"--ref", filepath.Join(t.TempDir(), "nothing")}, "--ref"},
+	} {
+		if err := Bench(c.argv, &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one naming %q", c.argv, err, c.want)
+		}
+	}
+}
+
+// TestBenchTableFormat: the table has one row per case with its numbers,
+// and the reference columns only when the reference ran.
+func TestBenchTableFormat(t *testing.T) {
+	rows := []benchRow{{name: "cubic1024", pixels: 1 << 20, seconds: 0.5, rssMB: 20, mallocs: 7, allocMB: 4.5,
+		refSeconds: 1, refRSSMB: 9, issueRefSecond: 0.2}}
+	var with, without bytes.Buffer
+	if err := writeBenchTable(&with, rows, 3, 1, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeBenchTable(&without, rows, 3, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"time/ref", "cubic1024", "1048576", "0.500", "2.1e+06", "0.50", "9.0"} {
+		if !strings.Contains(with.String(), want) {
+			t.Errorf("table with reference lacks %q:\n%s", want, with.String())
+		}
+	}
+	if strings.Contains(without.String(), "time/ref") {
+		t.Errorf("reference columns without a reference:\n%s", without.String())
+	}
+}
