@@ -276,7 +276,23 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp
 			sr := &k.src[si]
 			qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
 			if polar == 0 {
-				polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+				if k.kahn == 0 {
+					// polarizationGradScalar at K = 0, inline: only the
+					// derivative by K needs the azimuth.
+					c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+					c2sq := c2 * c2
+					e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
+					b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
+					cos2psi := 1.0
+					if den := e*e + b*b; den > 0 {
+						cos2psi = (e*e - b*b) / den
+					}
+					polar = 0.5 * (1 + c2sq)
+					pk = -0.5 * cos2psi * (1 - c2sq)
+					pdx, pdy, pdz = c2*sr.inc[0], c2*sr.inc[1], c2*sr.inc[2]
+				} else {
+					polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+				}
 			}
 			var qbx, qby, qbz float64
 			for oi := range k.orient {
