@@ -281,29 +281,7 @@ func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float
 // polarizationGrad is Polarization for source si with its derivatives by
 // the Kahn factor and by the diffracted direction d.
 func (k *kernel) polarizationGrad(si int, d [3]float64) (p, dkahn float64, dd [3]float64) {
-	sr := &k.src[si]
-	c2 := dot(sr.inc, d)
-	c2sq := c2 * c2
-	s2sq := 1 - c2sq
-	// cos2ψ also at K = 0, where Polarization skips it: the derivative
-	// by K needs it.
-	cos2psi := 1.0
-	var de, db float64 // ∂cos2ψ/∂E, ∂cos2ψ/∂B (unused at K = 0)
-	e, b := dot(d, sr.ein), dot(d, sr.bin)
-	if den := e*e + b*b; den > 0 {
-		inv := 1 / den
-		cos2psi = (e*e - b*b) * inv
-		if k.kahn != 0 {
-			de, db = 4*e*b*b*inv*inv, -4*b*e*e*inv*inv
-		}
-	}
-	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
-	dkahn = -0.5 * cos2psi * s2sq
-	dc2 := c2 * (1 + k.kahn*cos2psi)
-	dcos := -0.5 * k.kahn * s2sq
-	for i := 0; i < 3; i++ {
-		dd[i] = dc2*sr.inc[i] + dcos*(de*sr.ein[i]+db*sr.bin[i])
-	}
+	p, dkahn, dd[0], dd[1], dd[2] = k.polarizationGradScalar(&k.src[si], d[0], d[1], d[2])
 	return p, dkahn, dd
 }
 

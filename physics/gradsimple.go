@@ -79,8 +79,10 @@ func sincgDN(h, d, s, tn, v float64) float64 {
 	return math.Pi * h * tn / s
 }
 
-// polarizationGradScalar is polarizationGrad on scalars (the direction and
-// its gradient as components).
+// polarizationGradScalar is Polarization for source sr with its
+// derivatives by the Kahn factor and by the diffracted direction (d and the
+// gradient as components). cos2ψ is formed also at K = 0, where
+// Polarization skips it: the derivative by K needs it.
 func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkahn, ddx, ddy, ddz float64) {
 	c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
 	c2sq := c2 * c2
@@ -106,6 +108,53 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 	return
 }
 
+// sourceTermsGrad walks the terms of one sub-pixel and source with
+// scattering vector q for the structures pixelSimple covers: it returns
+// their sum and its derivatives by q, by Na, Nb, Nc and by the default F,
+// and adds the derivatives by each orientation's a, b, c to ob (9 per
+// orientation).
+func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby, qbz, na, nb, nc, ddef float64) {
+	c := k.c
+	n := k.nn[0]
+	for oi := range k.orient {
+		o := &k.orient[oi]
+		h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+		kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+		l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+		var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
+		if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
+		} else {
+			// Beyond the Chebyshev form's range (no physical input).
+			sa, ha, nda = sincgGrad(h, k.na)
+			sb, hb, ndb = sincgGrad(kk, k.nb)
+			sc, hc, ndc = sincgGrad(l, k.nc)
+		}
+		fl := sa * sb * sc
+		if fl == 0 && !c.Water {
+			continue
+		}
+		fc, fd := k.defaultF, 1.0
+		if c.HasHKL {
+			fc, fd = k.cellFGrad(h, kk, l)
+		}
+		s += fc * fc * fl * fl
+		tfl := 2 * fc * fc * fl
+		sbc, sac, sab := sb*sc, sa*sc, sa*sb
+		hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
+		b := ob[9*oi : 9*oi+9]
+		b[0], b[1], b[2] = b[0]+hbar*qx, b[1]+hbar*qy, b[2]+hbar*qz
+		b[3], b[4], b[5] = b[3]+kbar*qx, b[4]+kbar*qy, b[5]+kbar*qz
+		b[6], b[7], b[8] = b[6]+lbar*qx, b[7]+lbar*qy, b[8]+lbar*qz
+		qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
+		qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
+		qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
+		na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
+		ddef += 2 * fc * fl * fl * fd
+	}
+	return
+}
+
 // walkSimple is walk for the structures pixelSimple covers (no
 // -oversample_* running-sum rules, flat detector, the parallelepiped with
 // one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
@@ -114,7 +163,6 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
 	sum := k.ibg
-	n := k.nn[0]
 	var gm geo
 	var omega, polar, capture float64
 	if c.NoPolar {
@@ -154,57 +202,9 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					var qbx, qby, qbz float64
-					for oi := range k.orient {
-						o := &k.orient[oi]
-						h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-						kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-						l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-						if !(math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51) {
-							// Out of the Chebyshev form's range: the general
-							// derivative (never reached by physical input).
-							var lg latt
-							k.squareGrad(h, kk, l, &lg)
-							fc, fd := k.cellFGrad(h, kk, l)
-							sum += fc * fc * lg.fl * lg.fl
-							tfl, tfc := 2*fc*fc*lg.fl, 2*fc*lg.fl*lg.fl
-							hb, kb, lb := tfl*lg.dh[0], tfl*lg.dh[1], tfl*lg.dh[2]
-							ob := tmp[NParams+9*oi : NParams+9*oi+9]
-							ob[0], ob[1], ob[2] = ob[0]+hb*qx, ob[1]+hb*qy, ob[2]+hb*qz
-							ob[3], ob[4], ob[5] = ob[3]+kb*qx, ob[4]+kb*qy, ob[5]+kb*qz
-							ob[6], ob[7], ob[8] = ob[6]+lb*qx, ob[7]+lb*qy, ob[8]+lb*qz
-							qbx += hb*o[0][0] + kb*o[1][0] + lb*o[2][0]
-							qby += hb*o[0][1] + kb*o[1][1] + lb*o[2][1]
-							qbz += hb*o[0][2] + kb*o[1][2] + lb*o[2][2]
-							na, nb, nc = na+tfl*lg.dn[0], nb+tfl*lg.dn[1], nc+tfl*lg.dn[2]
-							ddef += tfc * fd
-							continue
-						}
-						sa, ha, nda := sincgChebyshevGrad(h, n)
-						sb, hbb, ndb := sincgChebyshevGrad(kk, n)
-						sc, hc, ndc := sincgChebyshevGrad(l, n)
-						fl := sa * sb * sc
-						if fl == 0 && !c.Water {
-							continue
-						}
-						fc, fd := k.defaultF, 1.0
-						if c.HasHKL {
-							fc, fd = k.cellFGrad(h, kk, l)
-						}
-						sum += fc * fc * fl * fl
-						tfl := 2 * fc * fc * fl
-						sbc, sac, sab := sb*sc, sa*sc, sa*sb
-						hb, kb, lb := tfl*ha*sbc, tfl*hbb*sac, tfl*hc*sab
-						ob := tmp[NParams+9*oi : NParams+9*oi+9]
-						ob[0], ob[1], ob[2] = ob[0]+hb*qx, ob[1]+hb*qy, ob[2]+hb*qz
-						ob[3], ob[4], ob[5] = ob[3]+kb*qx, ob[4]+kb*qy, ob[5]+kb*qz
-						ob[6], ob[7], ob[8] = ob[6]+lb*qx, ob[7]+lb*qy, ob[8]+lb*qz
-						qbx += hb*o[0][0] + kb*o[1][0] + lb*o[2][0]
-						qby += hb*o[0][1] + kb*o[1][1] + lb*o[2][1]
-						qbz += hb*o[0][2] + kb*o[1][2] + lb*o[2][2]
-						na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
-						ddef += 2 * fc * fl * fl * fd
-					}
+					ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, tmp[NParams:])
+					sum += ts
+					na, nb, nc, ddef = na+tna, nb+tnb, nc+tnc, ddef+tdef
 					// Back through q = (d − incident)/λ.
 					dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
 					lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
@@ -241,7 +241,6 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // compensated sum (sum, comp).
 func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp []float64, sum, comp *float64) {
 	c := k.c
-	n := k.nn[0]
 	sdet := k.sub*float64(spix) + k.sub/2
 	tmp = tmp[:len(acc)]
 	at, tt := acc[NParams:], tmp[NParams:]
@@ -294,43 +293,9 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp
 					polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
 				}
 			}
-			var qbx, qby, qbz float64
-			for oi := range k.orient {
-				o := &k.orient[oi]
-				h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-				kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-				l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-				var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
-				if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
-					sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
-				} else {
-					// Beyond the Chebyshev form's range (no physical input).
-					sa, ha, nda = sincgGrad(h, k.na)
-					sb, hb, ndb = sincgGrad(kk, k.nb)
-					sc, hc, ndc = sincgGrad(l, k.nc)
-				}
-				fl := sa * sb * sc
-				if fl == 0 && !c.Water {
-					continue
-				}
-				fc, fd := k.defaultF, 1.0
-				if c.HasHKL {
-					fc, fd = k.cellFGrad(h, kk, l)
-				}
-				s += fc * fc * fl * fl
-				tfl := 2 * fc * fc * fl
-				sbc, sac, sab := sb*sc, sa*sc, sa*sb
-				hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
-				ob := tt[9*oi : 9*oi+9]
-				ob[0], ob[1], ob[2] = ob[0]+hbar*qx, ob[1]+hbar*qy, ob[2]+hbar*qz
-				ob[3], ob[4], ob[5] = ob[3]+kbar*qx, ob[4]+kbar*qy, ob[5]+kbar*qz
-				ob[6], ob[7], ob[8] = ob[6]+lbar*qx, ob[7]+lbar*qy, ob[8]+lbar*qz
-				qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
-				qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
-				qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
-				pna, pnb, pnc = pna+tfl*nda*sbc, pnb+tfl*ndb*sac, pnc+tfl*ndc*sab
-				pdef += 2 * fc * fl * fl * fd
-			}
+			ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, tt)
+			s += ts
+			pna, pnb, pnc, pdef = pna+tna, pnb+tnb, pnc+tnc, pdef+tdef
 			// Back through q = (d − incident)/λ.
 			dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
 			plam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0

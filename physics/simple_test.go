@@ -16,19 +16,7 @@ import (
 // bits as the general pixel loop, over the structures it covers, and is
 // not taken where it does not apply.
 func TestPixelSimple(t *testing.T) {
-	inputs, err := filepath.Abs("../testdata/inputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Reading -hkl writes Fdump.bin into the working directory.
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	inputs := inScratch(t)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 24 -oversample 1"
 	for _, c := range []struct {
 		extra  string
@@ -49,16 +37,7 @@ func TestPixelSimple(t *testing.T) {
 		{"-round_xtal", false},
 		{"-dmin 3", false},
 	} {
-		args, err := models.ParseArgs(strings.Fields(base + " " + c.extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := args.Model(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := graph.KeyOf(m).Pixels
-		in := graph.FloatInputs(m)
+		cfg, in := kernelInputs(t, base+" "+c.extra)
 		nonzero := 0
 		for s := 0; s < cfg.SPixels; s++ {
 			for f := 0; f < cfg.FPixels; f++ {
@@ -85,18 +64,7 @@ func TestPixelSimple(t *testing.T) {
 // with ROI, oversampling, -oversample_omega, thickness, curved detector
 // and interpolation.
 func TestRenderSolidAngle(t *testing.T) {
-	inputs, err := filepath.Abs("../testdata/inputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	inputs := inScratch(t)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20"
 	for _, extra := range []string{
 		"-oversample 1",
@@ -106,16 +74,7 @@ func TestRenderSolidAngle(t *testing.T) {
 		"-curved_det -oversample 2 -oversample_omega",
 		"-hkl " + inputs + "/P1.hkl -interpolate -oversample 1",
 	} {
-		args, err := models.ParseArgs(strings.Fields(base + " " + extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := args.Model(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := graph.KeyOf(m).Pixels
-		in := graph.FloatInputs(m)
+		cfg, in := kernelInputs(t, base+" "+extra)
 		want := physics.SolidAngle(&cfg, in)
 		got := physics.RenderSolidAngle(&cfg, in, make([]float32, cfg.FPixels*cfg.SPixels))
 		if math.Float64bits(got) != math.Float64bits(want) || !(want > 0) {
@@ -128,18 +87,7 @@ func TestRenderSolidAngle(t *testing.T) {
 // lossSingle) against the general walk, which the finite-difference tests
 // cover on every structure: same loss and gradient to rounding.
 func TestShortcutGradients(t *testing.T) {
-	inputs, err := filepath.Abs("../testdata/inputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	inputs := inScratch(t)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
 	for _, extra := range []string{
 		"",
@@ -148,16 +96,7 @@ func TestShortcutGradients(t *testing.T) {
 		"-hkl " + inputs + "/P1.hkl -nopolar -point_pixel",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 1 -mosaic_domains 2",
 	} {
-		args, err := models.ParseArgs(strings.Fields(base + " " + extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := args.Model(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := graph.KeyOf(m).Pixels
-		in := graph.FloatInputs(m)
+		cfg, in := kernelInputs(t, base+" "+extra)
 		// A Poisson-like loss against a fixed "observation".
 		term := func(i int, v float64) (float64, float64, bool) {
 			obs := 1 + float64(i%7)
@@ -175,4 +114,36 @@ func TestShortcutGradients(t *testing.T) {
 			}
 		}
 	}
+}
+
+// inScratch moves the test into a scratch directory (reading -hkl writes
+// Fdump.bin into the working one) and returns the absolute path of the
+// input files.
+func inScratch(t *testing.T) string {
+	inputs, err := filepath.Abs("../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(wd) })
+	return inputs
+}
+
+// kernelInputs returns the kernel's structure and inputs for a command line.
+func kernelInputs(t *testing.T, argv string) (physics.Config, *physics.Inputs) {
+	args, err := models.ParseArgs(strings.Fields(argv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := args.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph.KeyOf(m).Pixels, graph.FloatInputs(m)
 }
