@@ -2,44 +2,17 @@ package physics
 
 import "math"
 
-// sincgChebyshevGrad is sincg(h, n) for whole 1 < n ≤ maxChebyshevN and
-// |h| < 2⁵¹ with its derivatives by h and by n (n taken as continuous),
-// from c = cos πh and s = sin πh:
+// sincgGrad3 returns sincg(x, n) for x = h, k, l (whole 1 < n ≤
+// maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
+// continuous), from c = cos πx and s = sin πx:
 //
-//	sincg = U_{n−1}(c),  ∂/∂h = −π·s·U′_{n−1}(c),  ∂/∂n = πh·T_n(c)/s,
+//	sincg = U_{n−1}(c),  ∂/∂x = −π·s·U′_{n−1}(c),  ∂/∂n = πx·T_n(c)/s,
 //
-// with T_n = U_n − c·U_{n−1} and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}.
-// No division but the last, and no cancellation near the peaks, where
-// sincgGrad's ratio form needs a series. At integer h ≠ 0 the derivative by
-// n diverges (±∞, as sincgGrad); at h = 0 it is 1.
-func sincgChebyshevGrad(h float64, n int) (v, dh, dn float64) {
-	t := h + roundMagic
-	d := h - (t - roundMagic)
-	flip := math.Float64bits(t) << 63 // (−1)^m as the sign bit
-	c := math.Float64frombits(math.Float64bits(cosPiReduced(d)) ^ flip)
-	s := math.Float64frombits(math.Float64bits(sinPiReduced(d)) ^ flip)
-	c2 := 2 * c
-	u0, u1 := 1.0, c2  // U_{j−1}, U_j
-	p0, p1 := 0.0, 2.0 // U′_{j−1}, U′_j
-	for j := 1; j < n-1; j++ {
-		u0, u1, p0, p1 = u1, c2*u1-u0, p1, 2*u1+c2*p1-p0
-	}
-	// Now u1 = U_{n−1}, p1 = U′_{n−1}; one more U step gives U_n.
-	v = u1
-	dh = -math.Pi * s * p1
-	if d == 0 {
-		if h == 0 {
-			return v, dh, 1
-		}
-		return v, dh, math.Copysign(math.Inf(1), v)
-	}
-	tn := (c2*u1 - u0) - c*u1
-	return v, dh, math.Pi * h * tn / s
-}
-
-// sincgGrad3 is sincgChebyshevGrad for h, k and l at once (one n),
-// evaluated side by side so that the three chains of dependent operations
-// overlap.
+// with T_n = U_n − c·U_{n−1} and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}:
+// no cancellation near the peaks, where sincgGrad's ratio form needs a
+// series. At integer x ≠ 0 the derivative by n diverges (±∞, as
+// sincgGrad); at x = 0 it is 1. The three are evaluated side by side so
+// that their chains of dependent operations overlap.
 func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
 	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
 	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
@@ -159,7 +132,7 @@ func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby,
 // -oversample_* running-sum rules, flat detector, the parallelepiped with
 // one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
 // the same bookkeeping in w, with the lattice factors and their
-// derivatives by sincgChebyshevGrad and the per-term work on scalars.
+// derivatives by sincgGrad3 and the per-term work on scalars.
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
 	sum := k.ibg

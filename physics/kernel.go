@@ -835,7 +835,7 @@ func sincgWhole(h float64, n int) float64 {
 	if n > maxChebyshevN || !(math.Abs(h) < 1<<51) {
 		return sincgRatio(h, n)
 	}
-	// cosPi, inline.
+	// cos πh: reduced by the nearest integer m, the sign bit flipped for odd m.
 	t := h + roundMagic
 	c := cosPiReduced(h - (t - roundMagic))
 	c = math.Float64frombits(math.Float64bits(c) ^ math.Float64bits(t)<<63)

@@ -85,17 +85,6 @@ func sinCosPi(x float64) (s, c float64) {
 	return s, c
 }
 
-// cosPi returns cos πx.
-func cosPi(x float64) float64 {
-	if !(math.Abs(x) < 1<<51) {
-		return math.Cos(math.Pi * math.Mod(x, 2))
-	}
-	t := x + roundMagic
-	c := cosPiReduced(x - (t - roundMagic))
-	// (−1)^m: flip the sign bit when m is odd.
-	return math.Float64frombits(math.Float64bits(c) ^ math.Float64bits(t)<<63)
-}
-
 // maxChebyshevN is the largest whole N whose sincg is evaluated by the
 // Chebyshev recurrence; beyond it the ratio of sines is cheaper.
 const maxChebyshevN = 32
