@@ -169,15 +169,20 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 	parallelRows(c.SPixels, func(s int) {
 		firstOOR[s] = -1
 		row := out[s*c.FPixels : (s+1)*c.FPixels]
+		// The row's ω sum in a local: neighbouring rows' sums share cache
+		// lines, and writing them per pixel from several threads would
+		// bounce those lines between cores.
+		var om float64
+		defer func() { omegaRows[s] = om }()
 		for f := range row {
 			row[f] = 0
 			if !c.Rendered(f, s, in.Mask) {
 				continue
 			}
 			if k.simple && mode == interpNone {
-				row[f] = T(k.pixelSimple(f, s, &omegaRows[s]))
+				row[f] = T(k.pixelSimple(f, s, &om))
 			} else {
-				v, e := k.pixel(f, s, mode, 0, &omegaRows[s])
+				v, e := k.pixel(f, s, mode, 0, &om)
 				row[f] = T(v)
 				if e >= 0 && firstOOR[s] < 0 {
 					firstOOR[s], firstEval[s] = f, e

@@ -72,6 +72,7 @@ func TestRenderSolidAngle(t *testing.T) {
 		"-oversample 3 -oversample_omega",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3",
 		"-curved_det -oversample 2 -oversample_omega",
+		"-point_pixel -oversample 2 -roi 0 9 4 19",
 		"-hkl " + inputs + "/P1.hkl -interpolate -oversample 1",
 	} {
 		cfg, in := kernelInputs(t, base+" "+extra)
@@ -79,6 +80,11 @@ func TestRenderSolidAngle(t *testing.T) {
 		got := physics.RenderSolidAngle(&cfg, in, make([]float32, cfg.FPixels*cfg.SPixels))
 		if math.Float64bits(got) != math.Float64bits(want) || !(want > 0) {
 			t.Errorf("%q: rendering pass %.17g, SolidAngle %.17g", extra, got, want)
+		}
+		if !cfg.Curved {
+			if naive := naiveSolidAngle(&cfg, in); math.Abs(got-naive) > 1e-12*naive {
+				t.Errorf("%q: rendering pass %.17g, term-by-term sum %.17g", extra, got, naive)
+			}
 		}
 	}
 }
@@ -146,4 +152,56 @@ func kernelInputs(t *testing.T, argv string) (physics.Config, *physics.Inputs) {
 		t.Fatal(err)
 	}
 	return graph.KeyOf(m).Pixels, graph.FloatInputs(m)
+}
+
+// naiveSolidAngle is the reference's solid-angle statistic written out
+// term by term from its definition (nanoBragg's pixel loop): over rendered
+// pixels, sensor layers and sub-pixels, add the pixel's ω — the first
+// sub-pixel's, or each sub-pixel's own under -oversample_omega — where
+// ω = pixel²/R²·(close distance)/R (1/R² for point pixels), R the distance
+// from the sample to the sub-pixel centre; divide by the steps. Flat
+// detectors only.
+func naiveSolidAngle(c *physics.Config, in *physics.Inputs) float64 {
+	p := in.P
+	v := func(i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
+	pix0, fd, sd, od := v(physics.PPix0), v(physics.PFdet), v(physics.PSdet), v(physics.PObs)
+	pitch, step := p[physics.PPixel], p[physics.PThickStep]
+	closeD := pix0[0]*od[0] + pix0[1]*od[1] + pix0[2]*od[2]
+	os := c.Oversample
+	sub := pitch / float64(os)
+	omegaAt := func(f, s, subF, subS, t int) float64 {
+		fdet := sub*float64(f*os+subF) + sub/2
+		sdet := sub*float64(s*os+subS) + sub/2
+		var r2 float64
+		for i := 0; i < 3; i++ {
+			x := pix0[i] + fdet*fd[i] + sdet*sd[i] + float64(t)*step*od[i]
+			r2 += x * x
+		}
+		r := math.Sqrt(r2)
+		if c.PointPixel {
+			return 1 / r2
+		}
+		return pitch * pitch / r2 * closeD / r
+	}
+	sum := 0.0
+	for s := 0; s < c.SPixels; s++ {
+		for f := 0; f < c.FPixels; f++ {
+			if !c.Rendered(f, s, in.Mask) {
+				continue
+			}
+			first := omegaAt(f, s, 0, 0, 0)
+			for t := 0; t < c.ThickSteps; t++ {
+				for subS := 0; subS < os; subS++ {
+					for subF := 0; subF < os; subF++ {
+						if c.OversampleOmega {
+							sum += omegaAt(f, s, subF, subS, t)
+						} else {
+							sum += first
+						}
+					}
+				}
+			}
+		}
+	}
+	return sum / float64(c.Steps())
 }

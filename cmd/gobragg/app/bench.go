@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -143,6 +142,15 @@ func Bench(argv []string, out io.Writer) error {
 		}
 		argvs = append(argvs, args)
 	}
+	// One directory per case: a case reading -hkl leaves Fdump.bin behind,
+	// and a later case without -hkl would read its structure factors.
+	dirs := make([]string, len(cases))
+	for i, bc := range cases {
+		dirs[i] = filepath.Join(scratch, bc.Name)
+		if err := os.Mkdir(dirs[i], 0o755); err != nil {
+			return err
+		}
+	}
 	floor := selfPeakMB()
 	for i, bc := range cases {
 		row := benchRow{name: bc.Name, issueRefSecond: bc.RefSeconds}
@@ -151,14 +159,14 @@ func Bench(argv []string, out io.Writer) error {
 		var ours, theirs []float64
 		for r := 0; r < runs; r++ {
 			if ref != "" {
-				t, rss, err := timeProcess(scratch, env, ref, fileArgs...)
+				t, rss, err := timeProcess(dirs[i], env, ref, fileArgs...)
 				if err != nil {
 					return fmt.Errorf("case %s: reference: %w", bc.Name, err)
 				}
 				theirs = append(theirs, t)
 				row.refRSSMB = max(row.refRSSMB, rss)
 			}
-			t, rss, err := timeProcess(scratch, env, self, append([]string{"simulate"}, fileArgs...)...)
+			t, rss, err := timeProcess(dirs[i], env, self, append([]string{"simulate"}, fileArgs...)...)
 			if err != nil {
 				return fmt.Errorf("case %s: %w", bc.Name, err)
 			}
@@ -173,7 +181,7 @@ func Bench(argv []string, out io.Writer) error {
 	}
 	for i := range rows {
 		var err error
-		if rows[i].pixels, rows[i].mallocs, rows[i].allocMB, err = inProcess(argvs[i], scratch); err != nil {
+		if rows[i].pixels, rows[i].mallocs, rows[i].allocMB, err = inProcess(argvs[i], dirs[i]); err != nil {
 			return fmt.Errorf("case %s: %w", rows[i].name, err)
 		}
 	}
@@ -220,10 +228,7 @@ func timeProcess(dir string, env []string, prog string, args ...string) (seconds
 		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	seconds = time.Since(start).Seconds()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rssMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
-	}
-	return seconds, rssMB, nil
+	return seconds, peakRSSMB(cmd.ProcessState), nil
 }
 
 func writeBenchTable(out io.Writer, rows []benchRow, runs, threads int, withRef bool) error {
