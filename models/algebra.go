@@ -154,33 +154,20 @@ func (g *Graph) Div(x, y *G.Node) *G.Node {
 	return g.bin(G.Div, x, y)
 }
 
+// fold1 is f of a constant folded, else the node op emits.
+func (g *Graph) fold1(x *G.Node, f func(float64) float64, op func(*G.Node) (*G.Node, error)) *G.Node {
+	if a, ok := g.value(x); ok {
+		return g.Const(f(a))
+	}
+	return g.un(op, x)
+}
+
 func (g *Graph) Neg(x *G.Node) *G.Node {
-	if a, ok := g.value(x); ok {
-		return g.Const(-a)
-	}
-	return g.un(G.Neg, x)
+	return g.fold1(x, func(a float64) float64 { return -a }, G.Neg)
 }
-
-func (g *Graph) Sin(x *G.Node) *G.Node {
-	if a, ok := g.value(x); ok {
-		return g.Const(math.Sin(a))
-	}
-	return g.un(G.Sin, x)
-}
-
-func (g *Graph) Cos(x *G.Node) *G.Node {
-	if a, ok := g.value(x); ok {
-		return g.Const(math.Cos(a))
-	}
-	return g.un(G.Cos, x)
-}
-
-func (g *Graph) Sqrt(x *G.Node) *G.Node {
-	if a, ok := g.value(x); ok {
-		return g.Const(math.Sqrt(a))
-	}
-	return g.un(G.Sqrt, x)
-}
+func (g *Graph) Sin(x *G.Node) *G.Node  { return g.fold1(x, math.Sin, G.Sin) }
+func (g *Graph) Cos(x *G.Node) *G.Node  { return g.fold1(x, math.Cos, G.Cos) }
+func (g *Graph) Sqrt(x *G.Node) *G.Node { return g.fold1(x, math.Sqrt, G.Sqrt) }
 
 // ConstV lifts a float vector into an algebra.
 func ConstV[T any](A Alg[T], v [3]float64) V3[T] {

@@ -1,24 +1,10 @@
 package models
 
 import (
-	"io"
 	"math"
 	"reflect"
 	"testing"
 )
-
-func argvModel(t *testing.T, argv []string) *Model {
-	t.Helper()
-	a, err := ParseArgs(argv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := a.Model(io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // TestWithMatchesArgv: Model.With(name, v) gives the model that the
 // command line with that flag value builds (its parameters and detector
@@ -76,8 +62,8 @@ func TestWithMatchesArgv(t *testing.T) {
 			}{{"close_distance", 91, []string{"-close_distance", "91"}}, {"twotheta", 6, []string{"-twotheta", "6"}}}
 		}
 		for _, c := range append(cases, more...) {
-			m := argvModel(t, base(setup.extra...))
-			want := argvModel(t, append(base(setup.extra...), c.flag...))
+			m := mustModel(t, base(setup.extra...)...)
+			want := mustModel(t, append(base(setup.extra...), c.flag...)...)
 			got, err := m.With(c.name, c.value)
 			if err != nil {
 				t.Fatalf("%s: With(%s, %g): %v", setup.name, c.name, c.value, err)
@@ -98,7 +84,7 @@ func TestWithMatchesArgv(t *testing.T) {
 
 // TestWithRefuses: bad values and parameters the model does not have.
 func TestWithRefuses(t *testing.T) {
-	m := argvModel(t, []string{"-cell", "70", "80", "90", "90", "90", "90", "-default_F", "1"})
+	m := mustModel(t, "-cell", "70", "80", "90", "90", "90", "90", "-default_F", "1")
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -115,7 +101,7 @@ func TestArgvRoundTrip(t *testing.T) {
 	argv := []string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "random", "-misset_seed", "3",
 		"-default_F", "100", "-N", "5", "-energy", "12398.42", "-pixel", "0.4", "-detpixels", "40", "-mosaic", "0.2",
 		"-mosaic_domains", "2", "-flux", "1e12", "-exposure", "1", "-beamsize", "0.1"}
-	m := argvModel(t, argv)
+	m := mustModel(t, argv...)
 	changes := map[string]float64{"a": 70.7, "beta": 84.2, "misset_x": 3.25, "misset_z": -7, "Na": 6, "lambda": 1.01,
 		"fluence": 3e24, "xbeam": 8.5, "rotz": 1.5, "mosaic_spread": 0.25, "polar": 0.3, "distance": 99}
 	var names []string
@@ -132,7 +118,7 @@ func TestArgvRoundTrip(t *testing.T) {
 	if len(rounded) != 0 {
 		t.Errorf("rounded %v", rounded)
 	}
-	back := argvModel(t, out)
+	back := mustModel(t, out...)
 	for _, n := range names {
 		want, _ := m.Get(n)
 		got, _ := back.Get(n)

@@ -915,49 +915,37 @@ func unit(v [3]float64) [3]float64 {
 // SolidAngle is the reference's "solid angle subtended by detector": the
 // ω values its pixel loop accumulates over rendered pixels (one per
 // sub-pixel and sensor layer, each the pixel's first unless
-// OversampleOmega) divided by Steps.
+// OversampleOmega) divided by Steps. Rendering sums the same terms on the
+// way (RenderSolidAngle); this is the pass on its own.
 func SolidAngle(c *Config, in *Inputs) float64 {
 	k := newKernel(c, in)
 	rows := make([]float64, c.SPixels) // per-row sums, added in row order
 	os := c.Oversample
-	perPixel := c.ThickSteps * os * os // ω terms per rendered pixel
-	if !c.OversampleOmega {
-		// Every term is the pixel's first ω: one evaluation per pixel.
-		parallelRows(c.SPixels, func(s int) {
-			sdet := k.sub*float64(s*os) + k.sub/2
-			var row float64
-			for f := 0; f < c.FPixels; f++ {
-				if !c.Rendered(f, s, in.Mask) {
-					continue
-				}
-				x, y, z := k.flat(k.sub*float64(f*os)+k.sub/2, sdet, 0)
-				if c.Curved {
-					p := k.bend([3]float64{x, y, z})
-					x, y, z = p[0], p[1], p[2]
-				}
-				row += float64(perPixel) * k.omega(1/math.Sqrt(x*x+y*y+z*z))
+	omegaAt := func(f, s, subF, subS, t int) float64 {
+		pos := k.position(f, s, subF, subS, t)
+		return k.omega(1 / math.Sqrt(dot(pos, pos)))
+	}
+	parallelRows(c.SPixels, func(s int) {
+		var row float64
+		for f := 0; f < c.FPixels; f++ {
+			if !c.Rendered(f, s, in.Mask) {
+				continue
 			}
-			rows[s] = row
-		})
-	} else {
-		parallelRows(c.SPixels, func(s int) {
-			for f := 0; f < c.FPixels; f++ {
-				if !c.Rendered(f, s, in.Mask) {
-					continue
-				}
-				var omegaPixel float64
+			first := omegaAt(f, s, 0, 0, 0)
+			var computed float64
+			if c.OversampleOmega {
 				for t := 0; t < c.ThickSteps; t++ {
 					for subS := 0; subS < os; subS++ {
 						for subF := 0; subF < os; subF++ {
-							pos := k.position(f, s, subF, subS, t)
-							omegaPixel += k.omega(1 / math.Sqrt(dot(pos, pos)))
+							computed += omegaAt(f, s, subF, subS, t)
 						}
 					}
 				}
-				rows[s] += omegaPixel
 			}
-		})
-	}
+			row += k.omegaTerms(computed, first)
+		}
+		rows[s] = row
+	})
 	return k.solidAngle(rows)
 }
 
