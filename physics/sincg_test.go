@@ -1,0 +1,98 @@
+package physics
+
+import (
+	"math"
+	"math/big"
+	"testing"
+)
+
+// bigPi is π to 70 digits.
+const bigPi = "3.141592653589793238462643383279502884197169399375105820974944592307816"
+
+// bigSinCos returns sin y and cos y for y = π·n·x to 256 bits, from their
+// Taylor series at π·n·(x − r), r the integer nearest x, and the period:
+// sin and cos of y are (−1)^(n·r) times those.
+func bigSinCos(x float64, n int) (s, c *big.Float) {
+	const prec = 256
+	f := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	pi, _ := f().SetString(bigPi)
+	r := math.Round(x)
+	y := f().Mul(pi, f().Sub(f().SetFloat64(x), f().SetFloat64(r)))
+	y.Mul(y, f().SetInt64(int64(n)))
+	y2 := f().Mul(y, y)
+	s, c = f().Set(y), f().SetInt64(1)
+	ts, tc := f().Set(y), f().SetInt64(1)
+	for j := 1; j < 400; j++ {
+		tc.Mul(tc, y2)
+		tc.Quo(tc, f().SetInt64(int64(-(2*j-1)*(2*j))))
+		c.Add(c, tc)
+		ts.Mul(ts, y2)
+		ts.Quo(ts, f().SetInt64(int64(-(2*j)*(2*j+1))))
+		s.Add(s, ts)
+	}
+	if int64(r)*int64(n)%2 != 0 {
+		s.Neg(s)
+		c.Neg(c)
+	}
+	return s, c
+}
+
+// TestSincgGrad3: sincg(x, n) = sin(nπx)/sin(πx) and its derivatives by
+// x and n against the quotient rule applied to that definition in 256-bit
+// arithmetic,
+//
+//	∂/∂x = π·(n·cos nπx·sin πx − sin nπx·cos πx)/sin²πx,  ∂/∂n = πx·cos nπx/sin πx,
+//
+// on both sides of sincgDerivs' switch between its closed form and the
+// near-peak recurrence, and at the peaks themselves.
+func TestSincgGrad3(t *testing.T) {
+	const tol = 1e-12
+	for _, n := range []int{2, 3, 5, 10, 32} {
+		for _, m := range []float64{-3, 0, 2, 17} {
+			for _, d := range []float64{1e-7, -3e-5, 2e-3, closedFormMin * 0.999, -closedFormMin * 1.001, 0.1, -0.37, 0.5} {
+				x := m + d
+				s1, c1 := bigSinCos(x, 1)
+				sn, cn := bigSinCos(x, n)
+				f := func() *big.Float { return new(big.Float).SetPrec(256) }
+				pi, _ := f().SetString(bigPi)
+				v, _ := f().Quo(sn, s1).Float64()
+				num := f().Mul(f().SetInt64(int64(n)), f().Mul(cn, s1))
+				num.Sub(num, f().Mul(sn, c1))
+				dx, _ := f().Quo(f().Mul(pi, num), f().Mul(s1, s1)).Float64()
+				dn, _ := f().Quo(f().Mul(f().Mul(pi, f().SetFloat64(x)), cn), s1).Float64()
+				for axis := 0; axis < 3; axis++ {
+					in := [3]float64{0.3, -1.7, 0.45}
+					in[axis] = x
+					var got [9]float64
+					got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7], got[8] = sincgGrad3(in[0], in[1], in[2], n)
+					for i, want := range []float64{v, dx, dn} {
+						g := got[3*i+axis]
+						// The floor: derivatives pass through zero between the
+						// peaks, where only an absolute error means anything.
+						if math.Abs(g-want) > tol*(math.Abs(want)+float64(n)) {
+							t.Fatalf("n=%d x=%v axis %d: %s = %.17g, want %.17g", n, x, axis, [...]string{"sincg", "∂x", "∂n"}[i], g, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	// At the peaks: the limit n·(±1)^(m(n−1)), zero slope, and a derivative
+	// by n that is 1 at the origin and infinite elsewhere.
+	for _, n := range []int{2, 5, 32} {
+		for _, m := range []float64{0, 1, -4} {
+			v, _, _, dx, _, _, dn, _, _ := sincgGrad3(m, 0.25, 0.25, n)
+			want := float64(n)
+			if int(m)%2 != 0 && n%2 == 0 {
+				want = -want
+			}
+			wdn := math.Inf(int(math.Copysign(1, want)))
+			if m == 0 {
+				wdn = 1
+			}
+			if v != want || dx != 0 || dn != wdn {
+				t.Errorf("n=%d at %v: sincg %g ∂x %g ∂n %g, want %g 0 %g", n, m, v, dx, dn, want, wdn)
+			}
+		}
+	}
+}
