@@ -33,7 +33,7 @@ func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
 	if k.single && !(c.Interpolate && c.HasHKL) {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
-			k.lossRowSingle(s, in.Mask, term, a, w.tmp, sum, comp)
+			k.lossRowSingle(s, in.Mask, term, a, w, sum, comp)
 		}
 	}
 	return k.reduce(in, out, row, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
@@ -82,7 +82,7 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 	vals := make([]float64, nt)
 	parallelRows(nt, func(t int) {
 		a := make([]float64, L)
-		w := gradWork{tmp: make([]float64, L)}
+		w := gradWork{tmp: make([]float64, L), hkl: make([]float64, 3*len(k.orient))}
 		var sum, comp float64
 		for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
 			if row != nil {
@@ -497,6 +497,7 @@ type gradWork struct {
 	blocks []block
 	pow    []float64
 	tmp    []float64 // the pixel's ∂S/∂P (S: the running sum)
+	hkl    []float64 // one source's ∂S/∂(h, k, l), 3 per orientation
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

@@ -108,9 +108,10 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 // sourceTermsGrad walks the terms of one sub-pixel and source with
 // scattering vector q for the structures pixelSimple covers: it returns
 // their sum and its derivatives by q, by Na, Nb, Nc and by the default F,
-// and adds the derivatives by each orientation's a, b, c to ob (9 per
-// orientation).
-func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby, qbz, na, nb, nc, ddef float64) {
+// and writes the derivatives by each orientation's h, k, l to hkl (3 per
+// orientation; those by its a, b, c vectors are these times q, which
+// addOrientation forms).
+func (k *kernel) sourceTermsGrad(qx, qy, qz float64, hkl []float64) (s, qbx, qby, qbz, na, nb, nc, ddef float64) {
 	c := k.c
 	n := k.nn[0]
 	for oi := range k.orient {
@@ -128,7 +129,9 @@ func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby,
 			sc, hc, ndc = sincgGrad(l, k.nc)
 		}
 		fl := sa * sb * sc
+		b := hkl[3*oi : 3*oi+3]
 		if fl == 0 && !c.Water {
+			b[0], b[1], b[2] = 0, 0, 0
 			continue
 		}
 		fc, fd := k.defaultF, 1.0
@@ -139,10 +142,7 @@ func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby,
 		tfl := 2 * fc * fc * fl
 		sbc, sac, sab := sb*sc, sa*sc, sa*sb
 		hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
-		b := ob[9*oi : 9*oi+9]
-		b[0], b[1], b[2] = b[0]+hbar*qx, b[1]+hbar*qy, b[2]+hbar*qz
-		b[3], b[4], b[5] = b[3]+kbar*qx, b[4]+kbar*qy, b[5]+kbar*qz
-		b[6], b[7], b[8] = b[6]+lbar*qx, b[7]+lbar*qy, b[8]+lbar*qz
+		b[0], b[1], b[2] = hbar, kbar, lbar
 		qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
 		qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
 		qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
@@ -150,6 +150,19 @@ func (k *kernel) sourceTermsGrad(qx, qy, qz float64, ob []float64) (s, qbx, qby,
 		ddef += 2 * fc * fl * fl * fd
 	}
 	return
+}
+
+// addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
+// every orientation's a, b, c vectors (9 per orientation in ob), from the
+// derivatives by h, k, l that sourceTermsGrad wrote to hkl.
+func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
+	for oi := 0; oi < len(hkl)/3; oi++ {
+		b, v := ob[9*oi:9*oi+9], hkl[3*oi:3*oi+3]
+		hbar, kbar, lbar := w*v[0], w*v[1], w*v[2]
+		b[0], b[1], b[2] = b[0]+hbar*qx, b[1]+hbar*qy, b[2]+hbar*qz
+		b[3], b[4], b[5] = b[3]+kbar*qx, b[4]+kbar*qy, b[5]+kbar*qz
+		b[6], b[7], b[8] = b[6]+lbar*qx, b[7]+lbar*qy, b[8]+lbar*qz
+	}
 }
 
 // walkSimple is walk for the structures pixelSimple covers (no
@@ -199,7 +212,8 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, tmp[NParams:])
+					ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, w.hkl)
+					addOrientation(tmp[NParams:], w.hkl, qx, qy, qz, 1)
 					sum += ts
 					na, nb, nc, ddef = na+tna, nb+tnb, nc+tnc, ddef+tdef
 					// Back through q = (d − incident)/λ.
@@ -236,12 +250,12 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // acc (orientation adjoints after NParams, staged in tmp until each
 // pixel's loss derivative g is known) and each pixel's loss term to the
 // compensated sum (sum, comp).
-func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp []float64, sum, comp *float64) {
+func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []float64, w *gradWork, sum, comp *float64) {
 	c := k.c
 	sdet := k.sub*float64(spix) + k.sub/2
-	tmp = tmp[:len(acc)]
-	at, tt := acc[NParams:], tmp[NParams:]
+	at, tt, hkl := acc[NParams:], w.tmp[NParams:len(acc)], w.hkl
 	at = at[:len(tt)]
+	oneSource := len(k.src) == 1 // orientation adjoints straight from hkl
 	// Row sums of the adjoints that reach acc linearly.
 	var pSumX, pSumY, pSumZ float64 // ∂L/∂p (p: the pixel's lab position)
 	var fpX, fpY, fpZ float64       // fdet·∂L/∂p
@@ -290,7 +304,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp
 					polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
 				}
 			}
-			ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, tt)
+			ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, hkl)
+			if !oneSource {
+				addOrientation(tt, hkl, qx, qy, qz, 1)
+			}
 			s += ts
 			pna, pnb, pnc, pdef = pna+tna, pnb+tnb, pnc+tnc, pdef+tdef
 			// Back through q = (d − incident)/λ.
@@ -300,13 +317,20 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc, tmp
 		l, g, _ := term(i, k.scale*s*polar*omega)
 		neumaier(sum, comp, l)
 		if g == 0 {
-			clear(tt)
+			if !oneSource {
+				clear(tt)
+			}
 			continue
 		}
 		sbar := g * k.scale * polar * omega // ∂L/∂S
-		for j, u := range tt {
-			at[j] += sbar * u
-			tt[j] = 0
+		if oneSource {
+			sr := &k.src[0]
+			addOrientation(at, hkl, (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda, sbar)
+		} else {
+			for j, u := range tt {
+				at[j] += sbar * u
+				tt[j] = 0
+			}
 		}
 		na, nb, nc = na+sbar*pna, nb+sbar*pnb, nc+sbar*pnc
 		ddef += sbar * pdef
