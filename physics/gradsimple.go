@@ -21,13 +21,32 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 	sk := math.Float64frombits(math.Float64bits(sinPiReduced(dk)) ^ fk)
 	sl := math.Float64frombits(math.Float64bits(sinPiReduced(dl)) ^ fl)
 	ch2, ck2, cl2 := 2*ch, 2*ck, 2*cl
+	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
+	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
 	uh0, uh1 := 1.0, ch2
 	uk0, uk1 := 1.0, ck2
 	ul0, ul1 := 1.0, cl2
-	for j := 2; j < n; j++ {
+	j := 2
+	for ; j+1 < n; j += 2 {
+		uh0, uk0, ul0 = ch2*uh1-uh0, ck2*uk1-uk0, cl2*ul1-ul0
+		uh1, uk1, ul1 = ch2*uh0-uh1, ck2*uk0-uk1, cl2*ul0-ul1
+	}
+	if j < n {
 		uh0, uh1 = uh1, ch2*uh1-uh0
 		uk0, uk1 = uk1, ck2*uk1-uk0
 		ul0, ul1 = ul1, cl2*ul1-ul0
+	}
+	if math.Abs(dh) >= closedFormMin && math.Abs(dk) >= closedFormMin && math.Abs(dl) >= closedFormMin {
+		// sincgDerivs' closed form for the three, inline (the common case).
+		fn := float64(n)
+		rh, rk, rl := math.Pi/sh, math.Pi/sk, math.Pi/sl
+		ha = ((fn-1)*ch*uh1 - fn*uh0) * rh
+		hb = ((fn-1)*ck*uk1 - fn*uk0) * rk
+		hc = ((fn-1)*cl*ul1 - fn*ul0) * rl
+		na = h * (ch*uh1 - uh0) * rh
+		nb = kk * (ck*uk1 - uk0) * rk
+		nc = l * (cl*ul1 - ul0) * rl
+		return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
 	}
 	ha, na = sincgDerivs(h, dh, ch, sh, uh0, uh1, n)
 	hb, nb = sincgDerivs(kk, dk, ck, sk, uk0, uk1, n)
@@ -51,7 +70,7 @@ func sincgDerivs(x, d, c, s, um2, um1 float64, n int) (dx, dn float64) {
 		return sincgDerivsNearPeak(x, d, c, s, tn, n)
 	}
 	r := math.Pi / s
-	return (float64(n-1)*c*um1 - float64(n)*um2) * r, x * tn * r
+	return (float64(n-1)*c*um1 - float64(n)*um2) * r, x * tn * r // as in sincgGrad3
 }
 
 // sincgDerivsNearPeak is sincgDerivs near an integer x, without
