@@ -174,6 +174,10 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 		// bounce those lines between cores.
 		var om float64
 		defer func() { omegaRows[s] = om }()
+		if k.single && mode == interpNone {
+			rowSingle(k, s, in.Mask, row, &om)
+			return
+		}
 		for f := range row {
 			row[f] = 0
 			if !c.Rendered(f, s, in.Mask) {
@@ -653,7 +657,7 @@ func (k *kernel) pixelSimple(fpix, spix int, omegaSum *float64) float64 {
 	if c.NoPolar {
 		polar = 1
 	}
-	n, os := k.nn[0], c.Oversample
+	os := c.Oversample
 	for t := 0; t < c.ThickSteps; t++ {
 		capture = 0
 		if !c.Thick {
@@ -673,38 +677,7 @@ func (k *kernel) pixelSimple(fpix, spix int, omegaSum *float64) float64 {
 					par := dx*k.od[0] + dy*k.od[1] + dz*k.od[2]
 					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
 				}
-				for si := range k.src {
-					sr := &k.src[si]
-					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-					if polar == 0 {
-						if k.kahn == 0 {
-							c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
-							polar = 0.5 * (1 + c2*c2)
-						} else {
-							polar = polarization(k.kahn, sr, [3]float64{dx, dy, dz})
-						}
-					}
-					for oi := range k.orient {
-						o := &k.orient[oi]
-						h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-						kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-						l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-						var fl float64
-						if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
-							fl = sincg3(h, kk, l, n)
-						} else {
-							fl = k.squareWhole(h, kk, l)
-						}
-						if fl == 0 && !c.Water {
-							continue
-						}
-						fc := k.defaultF
-						if c.HasHKL {
-							fc = k.cellF(h, kk, l)
-						}
-						sum += fc * fc * fl * fl
-					}
-				}
+				sum = k.termsSimple(sum, dx, dy, dz, &polar)
 			}
 		}
 	}
@@ -712,6 +685,94 @@ func (k *kernel) pixelSimple(fpix, spix int, omegaSum *float64) float64 {
 		*omegaSum += k.omegaTerms(omega, omega)
 	}
 	return k.scale * sum * capture * polar * omega
+}
+
+// termsSimple adds the terms of one sub-pixel with diffracted direction d
+// to sum for pixelSimple's structures and returns it, setting *polar
+// from the first source while it is 0.
+func (k *kernel) termsSimple(sum, dx, dy, dz float64, polar *float64) float64 {
+	c := k.c
+	n := k.nn[0]
+	for si := range k.src {
+		sr := &k.src[si]
+		qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+		if *polar == 0 {
+			if k.kahn == 0 {
+				c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+				*polar = 0.5 * (1 + c2*c2)
+			} else {
+				*polar = polarization(k.kahn, sr, [3]float64{dx, dy, dz})
+			}
+		}
+		for oi := range k.orient {
+			o := &k.orient[oi]
+			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+			var fl float64
+			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+				fl = sincg3(h, kk, l, n)
+			} else {
+				fl = k.squareWhole(h, kk, l)
+			}
+			if fl == 0 && !c.Water {
+				continue
+			}
+			fc := k.defaultF
+			if c.HasHKL {
+				fc = k.cellF(h, kk, l)
+			}
+			sum += fc * fc * fl * fl
+		}
+	}
+	return sum
+}
+
+// rowChunk is the number of pixels whose geometry the row walks of the
+// one-sub-pixel structures (rowSingle, lossRowSingle) compute ahead of
+// their terms.
+const rowChunk = 64
+
+// chunkGeometry computes 1/R and the diffracted direction d of pixels
+// f0, f0+1, … of row spix (one sub-pixel, one layer) into g. Done ahead of
+// the terms, the square root and division of one pixel overlap those of
+// the next, off the chain that leads through d to the lattice factors.
+func (k *kernel) chunkGeometry(f0, spix int, g [][4]float64) {
+	sdet := k.sub*float64(spix) + k.sub/2
+	for p := range g {
+		x, y, z := k.flat(k.sub*float64(f0+p)+k.sub/2, sdet, float64(0)*k.thickStep)
+		invR := 1 / math.Sqrt(x*x+y*y+z*z)
+		g[p] = [4]float64{invR, x * invR, y * invR, z * invR}
+	}
+}
+
+// rowSingle renders row spix for the structures pixelSimple covers with
+// one sub-pixel and one sensor layer without thickness: pixelSimple's
+// arithmetic in its order (TestPixelSimple checks the bits), with the
+// geometry computed ahead in chunks. It adds the ω terms to omegaSum.
+func rowSingle[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64) {
+	c := k.c
+	var geo [rowChunk][4]float64
+	for f0 := 0; f0 < len(row); f0 += rowChunk {
+		g := geo[:min(rowChunk, len(row)-f0)]
+		k.chunkGeometry(f0, spix, g)
+		for p := range g {
+			f := f0 + p
+			if !c.Rendered(f, spix, mask) {
+				row[f] = 0
+				continue
+			}
+			invR, dx, dy, dz := g[p][0], g[p][1], g[p][2], g[p][3]
+			omega := k.omega(invR)
+			polar := 0.0
+			if c.NoPolar {
+				polar = 1
+			}
+			sum := k.termsSimple(k.ibg, dx, dy, dz, &polar)
+			*omegaSum += k.omegaTerms(omega, omega)
+			row[f] = T(k.scale * sum * polar * omega) // capture is 1
+		}
+	}
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.

@@ -27,6 +27,7 @@ func TestPixelSimple(t *testing.T) {
 		{"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true},
 		{"-hkl " + inputs + "/P1.hkl -water 50", true},
 		{"-nopolar -point_pixel -detector_rotx 3 -twotheta 5", true},
+		{"-detpixels_x 150 -detpixels_y 4 -roi 3 140 1 2", true}, // rows of several chunks
 		{"-N 40", false},
 		{"-Na 3", false},
 		{"-oversample 3", true},
@@ -38,6 +39,10 @@ func TestPixelSimple(t *testing.T) {
 		{"-dmin 3", false},
 	} {
 		cfg, in := kernelInputs(t, base+" "+c.extra)
+		// Render takes the row walk for one sub-pixel and layer, else the
+		// shortcut, else the general loop.
+		img := make([]float64, cfg.FPixels*cfg.SPixels)
+		physics.Render(&cfg, in, img)
 		nonzero := 0
 		for s := 0; s < cfg.SPixels; s++ {
 			for f := 0; f < cfg.FPixels; f++ {
@@ -47,6 +52,13 @@ func TestPixelSimple(t *testing.T) {
 				}
 				if simple && math.Float64bits(fast) != math.Float64bits(general) {
 					t.Fatalf("%q pixel %d,%d: shortcut %.17g, general loop %.17g", c.extra, f, s, fast, general)
+				}
+				want := general
+				if !cfg.Rendered(f, s, in.Mask) {
+					want = 0
+				}
+				if v := img[s*cfg.FPixels+f]; math.Float64bits(v) != math.Float64bits(want) {
+					t.Fatalf("%q pixel %d,%d: rendered %.17g, want %.17g", c.extra, f, s, v, want)
 				}
 				if general != 0 {
 					nonzero++
