@@ -269,8 +269,9 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
 // pixels of row spix for the structures pixelSimple covers with one
-// sub-pixel and one sensor layer without thickness: forward and backward
-// in scalars, the factors' derivatives taken where they are computed, and
+// sub-pixel and one sensor layer without thickness: the geometry computed
+// ahead in chunks (as rowSingle), forward and backward in scalars, the
+// factors' derivatives taken where they are computed, and
 // the geometry's adjoints summed over the row before they reach acc
 // (they are linear in the row's per-pixel adjoints). It adds g·∂I/∂P to
 // acc (orientation adjoints after NParams, staged in tmp until each
@@ -288,7 +289,12 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	var pfFdet float64              // (∂L/∂p·f)·fdet
 	var cdSum float64               // ∂L/∂(close distance) from ω
 	var na, nb, nc, ddef, lam, ibg, flu, kahn float64
+	var geo [rowChunk][4]float64
 	for fpix := 0; fpix < c.FPixels; fpix++ {
+		p := fpix % rowChunk
+		if p == 0 {
+			k.chunkGeometry(fpix, spix, geo[:min(rowChunk, c.FPixels-fpix)])
+		}
 		i := spix*c.FPixels + fpix
 		if !c.Rendered(fpix, spix, mask) {
 			continue
@@ -297,9 +303,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 			continue
 		}
 		fdet := k.sub*float64(fpix) + k.sub/2
-		x, y, z := k.flat(fdet, sdet, float64(0)*k.thickStep)
-		invR := 1 / math.Sqrt(x*x+y*y+z*z)
-		dx, dy, dz := x*invR, y*invR, z*invR
+		invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
 		omega := k.omega(invR)
 		polar := 0.0
 		if c.NoPolar {
