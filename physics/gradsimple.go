@@ -137,8 +137,9 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 // and writes the derivatives by each orientation's h, k, l to hkl (3 per
 // orientation; those by its a, b, c vectors are these times q, which
 // addOrientation forms).
-func (k *kernel) sourceTermsGrad(qx, qy, qz float64, hkl []float64) (s, qbx, qby, qbz, na, nb, nc, ddef float64) {
+func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, t *termSums) {
 	c := k.c
+	var s, qbx, qby, qbz, na, nb, nc, ddef float64
 	n := k.nn[0]
 	for oi := range k.orient {
 		o := &k.orient[oi]
@@ -175,7 +176,19 @@ func (k *kernel) sourceTermsGrad(qx, qy, qz float64, hkl []float64) (s, qbx, qby
 		na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
 		ddef += 2 * fc * fl * fl * fd
 	}
-	return
+	t.s += s
+	t.na, t.nb, t.nc, t.def = t.na+na, t.nb+nb, t.nc+nc, t.def+ddef
+	// Back through q = (d − incident)/λ.
+	t.dbx, t.dby, t.dbz = t.dbx+qbx*sr.invLambda, t.dby+qby*sr.invLambda, t.dbz+qbz*sr.invLambda
+	t.lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
+}
+
+// termSums are one sub-pixel's (or pixel's) sums over its terms: S and
+// its derivatives by the diffracted direction d, by Na, Nb, Nc, the
+// default F and λ0. Passed by pointer, they stay in memory while the terms
+// are walked (Go keeps no register across a call).
+type termSums struct {
+	s, dbx, dby, dbz, na, nb, nc, def, lam float64
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
@@ -198,7 +211,7 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 // derivatives by sincgGrad3 and the per-term work on scalars.
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
-	sum := k.ibg
+	ts := termSums{s: k.ibg} // ∂S/∂d is per sub-pixel, the rest per pixel
 	var gm geo
 	var omega, polar, capture float64
 	if c.NoPolar {
@@ -209,7 +222,6 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 		w.capture.v = 1
 	}
 	firstBlock := true
-	var na, nb, nc, ddef, lam float64 // ∂S/∂ of Na, Nb, Nc, default F, λ0
 	for t := 0; t < c.ThickSteps; t++ {
 		capture = 0
 		if !c.Thick {
@@ -227,7 +239,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 					w.capture.v, w.capture.t, w.capture.subF, w.capture.subS, w.capture.set = capture, t, subF, subS, true
 				}
 				dx, dy, dz := gm.d[0], gm.d[1], gm.d[2]
-				var dbx, dby, dbz float64 // ∂S/∂d from this sub-pixel's terms
+				ts.dbx, ts.dby, ts.dbz = 0, 0, 0
 				for si := range k.src {
 					sr := &k.src[si]
 					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
@@ -238,15 +250,10 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, w.hkl)
+					k.sourceTermsGrad(sr, qx, qy, qz, w.hkl, &ts)
 					addOrientation(tmp[NParams:], w.hkl, qx, qy, qz, 1)
-					sum += ts
-					na, nb, nc, ddef = na+tna, nb+tnb, nc+tnc, ddef+tdef
-					// Back through q = (d − incident)/λ.
-					dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
-					lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
 				}
-				dbar := [3]float64{dbx, dby, dbz}
+				dbar := [3]float64{ts.dbx, ts.dby, ts.dbz}
 				if firstBlock {
 					// Kept for the factors computed here: one geomBack at
 					// the end.
@@ -259,12 +266,12 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 			}
 		}
 	}
-	tmp[PNa] += na
-	tmp[PNb] += nb
-	tmp[PNc] += nc
-	tmp[PDefaultF] += ddef
-	tmp[PLambda] += lam
-	return sum
+	tmp[PNa] += ts.na
+	tmp[PNb] += ts.nb
+	tmp[PNc] += ts.nc
+	tmp[PDefaultF] += ts.def
+	tmp[PLambda] += ts.lam
+	return ts.s
 }
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
@@ -310,8 +317,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 			polar = 1
 		}
 		var pk, pdx, pdy, pdz float64
-		s := k.ibg
-		var dbx, dby, dbz, pna, pnb, pnc, pdef, plam float64 // ∂S/∂ of d, Na, Nb, Nc, default F, λ0
+		ts := termSums{s: k.ibg}
 		for si := range k.src {
 			sr := &k.src[si]
 			qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
@@ -334,16 +340,12 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 					polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
 				}
 			}
-			ts, qbx, qby, qbz, tna, tnb, tnc, tdef := k.sourceTermsGrad(qx, qy, qz, hkl)
+			k.sourceTermsGrad(sr, qx, qy, qz, hkl, &ts)
 			if !oneSource {
 				addOrientation(tt, hkl, qx, qy, qz, 1)
 			}
-			s += ts
-			pna, pnb, pnc, pdef = pna+tna, pnb+tnb, pnc+tnc, pdef+tdef
-			// Back through q = (d − incident)/λ.
-			dbx, dby, dbz = dbx+qbx*sr.invLambda, dby+qby*sr.invLambda, dbz+qbz*sr.invLambda
-			plam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
 		}
+		s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
 		l, g, _ := term(i, k.scale*s*polar*omega)
 		neumaier(sum, comp, l)
 		if g == 0 {
@@ -362,9 +364,9 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 				tt[j] = 0
 			}
 		}
-		na, nb, nc = na+sbar*pna, nb+sbar*pnb, nc+sbar*pnc
-		ddef += sbar * pdef
-		lam += sbar * plam
+		na, nb, nc = na+sbar*ts.na, nb+sbar*ts.nb, nc+sbar*ts.nc
+		ddef += sbar * ts.def
+		lam += sbar * ts.lam
 		ibg += sbar
 		flu += g * k.perFluence * s * polar * omega
 		// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
