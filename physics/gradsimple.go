@@ -293,7 +293,6 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	// Row sums of the adjoints that reach acc linearly.
 	var pSumX, pSumY, pSumZ float64 // ∂L/∂p (p: the pixel's lab position)
 	var fpX, fpY, fpZ float64       // fdet·∂L/∂p
-	var pfFdet float64              // (∂L/∂p·f)·fdet
 	var cdSum float64               // ∂L/∂(close distance) from ω
 	var na, nb, nc, ddef, lam, ibg, flu, kahn float64
 	var geo [rowChunk][4]float64
@@ -346,7 +345,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 			}
 		}
 		s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
-		l, g, _ := term(i, k.scale*s*polar*omega)
+		spo := s * polar * omega
+		l, g, _ := term(i, k.scale*spo)
 		neumaier(sum, comp, l)
 		if g == 0 {
 			if !oneSource {
@@ -368,7 +368,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 		ddef += sbar * ts.def
 		lam += sbar * ts.lam
 		ibg += sbar
-		flu += g * k.perFluence * s * polar * omega
+		flu += g * spo
 		// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 		gs := g * k.scale * s
 		dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
@@ -388,13 +388,11 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 			rbar = -3 * cd * k.closeD * invR
 		}
 		// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
-		dd := dbx*dx + dby*dy + dbz*dz
-		px := (dbx-dd*dx)*invR + rbar*dx
-		py := (dby-dd*dy)*invR + rbar*dy
-		pz := (dbz-dd*dz)*invR + rbar*dz
+		//	p̄ = (d̄ − (d̄·d)d)/R + r̄·d = d̄/R + (r̄ − (d̄·d)/R)·d
+		a := rbar - (dbx*dx+dby*dy+dbz*dz)*invR
+		px, py, pz := dbx*invR+a*dx, dby*invR+a*dy, dbz*invR+a*dz
 		pSumX, pSumY, pSumZ = pSumX+px, pSumY+py, pSumZ+pz
 		fpX, fpY, fpZ = fpX+fdet*px, fpY+fdet*py, fpZ+fdet*pz
-		pfFdet += (px*k.fd[0] + py*k.fd[1] + pz*k.fd[2]) * fdet
 	}
 	_ = acc[NParams-1]
 	acc[PNa] += na
@@ -403,7 +401,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	acc[PDefaultF] += ddef
 	acc[PLambda] += lam
 	acc[PIbg] += ibg
-	acc[PFluence] += flu
+	acc[PFluence] += flu * k.perFluence
 	acc[PKahn] += kahn
 	acc[PPix0] += pSumX
 	acc[PPix0+1] += pSumY
@@ -414,7 +412,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	acc[PSdet] += sdet * pSumX
 	acc[PSdet+1] += sdet * pSumY
 	acc[PSdet+2] += sdet * pSumZ
-	acc[PPixel] += (pfFdet + (pSumX*k.sd[0]+pSumY*k.sd[1]+pSumZ*k.sd[2])*sdet) * k.invPitch
+	// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
+	acc[PPixel] += (fpX*k.fd[0] + fpY*k.fd[1] + fpZ*k.fd[2] + (pSumX*k.sd[0]+pSumY*k.sd[1]+pSumZ*k.sd[2])*sdet) * k.invPitch
 	if !c.PointPixel {
 		acc[PPixel] += cdSum * 2 * k.closeD / k.pitch
 		for j := 0; j < 3; j++ {
