@@ -161,9 +161,11 @@ func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, 
 			b[0], b[1], b[2] = 0, 0, 0
 			continue
 		}
-		fc, fd := k.defaultF, 1.0
+		fc := k.defaultF
 		if c.HasHKL {
+			var fd float64
 			fc, fd = k.cellFGrad(h, kk, l)
+			ddef += 2 * fc * fl * fl * fd
 		}
 		s += fc * fc * fl * fl
 		tfl := 2 * fc * fc * fl
@@ -174,7 +176,10 @@ func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, 
 		qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
 		qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
 		na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
-		ddef += 2 * fc * fl * fl * fd
+	}
+	if !c.HasHKL && k.defaultF != 0 {
+		// Every term is F²·F_latt² with the one F: ∂s/∂F = 2s/F.
+		ddef = 2 * s / k.defaultF
 	}
 	t.s += s
 	t.na, t.nb, t.nc, t.def = t.na+na, t.nb+nb, t.nc+nc, t.def+ddef
