@@ -92,10 +92,11 @@
 //     register allocation grows with the square of the node count. 414 →
 //     329 nodes, 19.5 → 13 ms per cold build.
 //   - Gradient: sincg's derivatives from the Chebyshev recurrences (U, U′
-//     and T_n = U_n − c·U_{n−1}) for h, k, l side by side; scalar walks for
-//     the usual structure (walkSimple, and lossRowSingle for one sub-pixel,
-//     a row per call, the geometry's adjoints summed over the row before
-//     they reach the accumulators). Gradient run at 1024²: 570 → ~200–250 ms.
+//     and T_n; later a closed form, below) for h, k, l side by side; scalar
+//     walks for the usual structure (walkSimple, and lossRowSingle for one
+//     sub-pixel, a row per call, the geometry's adjoints summed over the
+//     row before they reach the accumulators). Gradient run at 1024²: 570 →
+//     ~200–250 ms.
 //
 // Later steps were measured by counting instructions (cachegrind, every 8th
 // row of the cubic 1024² case and of 10 mosaic domains at 512², loss rows
@@ -105,7 +106,9 @@
 //     and d for 64 pixels ahead of their terms (chunkGeometry). Each
 //     pixel's square root and division headed the chain through d and q to
 //     the lattice factors, which kept the next pixel from starting early
-//     enough: forward rows 7.9 → 5.0 ms, loss rows 14.2 → 12.7 ms.
+//     enough: forward rows 7.9 → 5.0 ms, loss rows 14.2 → 12.7 ms. Only
+//     the pixels the ROI, the mask and the loss keep are listed and
+//     computed (chunkPixels), so a small ROI costs what it did.
 //   - sincg's derivatives in closed form away from the peaks (within 1/64
 //     of an integer the U′ recurrence is kept), with |sin πd| from
 //     √((1 − cos πd)(1 + cos πd)) instead of its series; the recurrence two
@@ -120,16 +123,16 @@
 //     a few products. The staging made mosaic loss rows 14 % faster (fewer
 //     memory operations); the rest moved instruction counts by 1–2 %.
 //
-// The gradient's cost relative to the forward is set by arithmetic, not
-// by overhead, for one orientation: the forward does ~170 floating-point
+// The gradient's cost relative to the forward is set mostly by
+// arithmetic: for one orientation the forward does ~170 floating-point
 // operations per pixel (counted from the code: 3 cosine series, the
-// recurrences, the geometry), and the gradient adds ~210 that the full
-// gradient needs (sincg's 6 derivatives, ∂S/∂q through the orientation,
-// the polarization's derivatives, the geometry's backward pass, 9
-// orientation adjoints): ~2.2× before any overhead; 1276 against 514
-// instructions per pixel measured. Each further mosaic domain adds ~1.8×
-// its forward arithmetic; with 10 domains 7060 against 3215 instructions
-// per pixel (2.2×).
+// recurrences, the geometry), and the full gradient adds ~210 (sincg's 6
+// derivatives, ∂S/∂q through the orientation, the polarization's
+// derivatives, the geometry's backward pass, 9 orientation adjoints):
+// ~2.2× before any overhead. Measured: 1302 against 526 instructions per
+// pixel (2.5×; the difference is register traffic around calls). Per
+// mosaic domain the arithmetic is ~250 against ~140 operations (1.8×),
+// measured 642 against 300 instructions (2.1×).
 //
 // LossGradient fuses image, a pixel-wise loss and its gradient: the loss
 // term's derivative needs the pixel's intensity, which the same walk has

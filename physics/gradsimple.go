@@ -131,12 +131,12 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 	return
 }
 
-// sourceTermsGrad walks the terms of one sub-pixel and source with
-// scattering vector q for the structures pixelSimple covers: it returns
-// their sum and its derivatives by q, by Na, Nb, Nc and by the default F,
-// and writes the derivatives by each orientation's h, k, l to hkl (3 per
-// orientation; those by its a, b, c vectors are these times q, which
-// addOrientation forms).
+// sourceTermsGrad walks the terms of one sub-pixel and source sr with
+// scattering vector q for the structures pixelSimple covers: it adds their
+// sum and its derivatives by the diffracted direction d (through q), by
+// Na, Nb, Nc, the default F and λ0 to t, and writes the derivatives by
+// each orientation's h, k, l to hkl (3 per orientation; those by its a, b,
+// c vectors are these times q, which addOrientation forms).
 func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, t *termSums) {
 	c := k.c
 	var s, qbx, qby, qbz, na, nb, nc, ddef float64
@@ -281,14 +281,15 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
 // pixels of row spix for the structures pixelSimple covers with one
-// sub-pixel and one sensor layer without thickness: the geometry computed
-// ahead in chunks (as rowSingle), forward and backward in scalars, the
-// factors' derivatives taken where they are computed, and
-// the geometry's adjoints summed over the row before they reach acc
-// (they are linear in the row's per-pixel adjoints). It adds g·∂I/∂P to
-// acc (orientation adjoints after NParams, staged in tmp until each
-// pixel's loss derivative g is known) and each pixel's loss term to the
-// compensated sum (sum, comp).
+// sub-pixel and one sensor layer without thickness: the geometry of the
+// pixels the loss keeps computed ahead in chunks (as rowSingle), forward
+// and backward in scalars, the factors' derivatives taken where they are
+// computed, and the geometry's adjoints summed over the row before they
+// reach acc (they are linear in the row's per-pixel adjoints). It adds
+// g·∂I/∂P to acc (orientation adjoints after NParams: the derivatives by
+// h, k, l wait in w.hkl, or with several sources those by a, b, c in
+// w.tmp, until the pixel's loss derivative g is known) and each pixel's
+// loss term to the compensated sum (sum, comp).
 func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []float64, w *gradWork, sum, comp *float64) {
 	c := k.c
 	sdet := k.sub*float64(spix) + k.sub/2
@@ -301,103 +302,103 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	var cdSum float64               // ∂L/∂(close distance) from ω
 	var na, nb, nc, ddef, lam, ibg, flu, kahn float64
 	var geo [rowChunk][4]float64
-	for fpix := 0; fpix < c.FPixels; fpix++ {
-		p := fpix % rowChunk
-		if p == 0 {
-			k.chunkGeometry(fpix, spix, geo[:min(rowChunk, c.FPixels-fpix)])
-		}
-		i := spix*c.FPixels + fpix
-		if !c.Rendered(fpix, spix, mask) {
-			continue
-		}
-		if _, _, skip := term(i, 0); skip {
-			continue
-		}
-		fdet := k.sub*float64(fpix) + k.sub/2
-		invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
-		omega := k.omega(invR)
-		polar := 0.0
-		if c.NoPolar {
-			polar = 1
-		}
-		var pk, pdx, pdy, pdz float64
-		ts := termSums{s: k.ibg}
-		for si := range k.src {
-			sr := &k.src[si]
-			qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-			if polar == 0 {
-				if k.kahn == 0 {
-					// polarizationGradScalar at K = 0, inline: only the
-					// derivative by K needs the azimuth.
-					c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
-					c2sq := c2 * c2
-					e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
-					b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
-					cos2psi := 1.0
-					if den := e*e + b*b; den > 0 {
-						cos2psi = (e*e - b*b) / den
+	var idx [rowChunk]int
+	last := min(c.ROIFMax, c.FPixels-1)
+	if spix < c.ROISMin || spix > c.ROISMax {
+		last = -1
+	}
+	for f0 := max(c.ROIFMin, 0); f0 <= last; {
+		var fs []int
+		fs, f0 = chunkPixels(c, spix, f0, mask, term, &idx)
+		k.chunkGeometry(spix, fs, &geo)
+		for p, fpix := range fs {
+			i := spix*c.FPixels + fpix
+			fdet := k.sub*float64(fpix) + k.sub/2
+			invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
+			omega := k.omega(invR)
+			polar := 0.0
+			if c.NoPolar {
+				polar = 1
+			}
+			var pk, pdx, pdy, pdz float64
+			ts := termSums{s: k.ibg}
+			for si := range k.src {
+				sr := &k.src[si]
+				qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
+				if polar == 0 {
+					if k.kahn == 0 {
+						// polarizationGradScalar at K = 0, inline: only the
+						// derivative by K needs the azimuth.
+						c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
+						c2sq := c2 * c2
+						e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
+						b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
+						cos2psi := 1.0
+						if den := e*e + b*b; den > 0 {
+							cos2psi = (e*e - b*b) / den
+						}
+						polar = 0.5 * (1 + c2sq)
+						pk = -0.5 * cos2psi * (1 - c2sq)
+						pdx, pdy, pdz = c2*sr.inc[0], c2*sr.inc[1], c2*sr.inc[2]
+					} else {
+						polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
 					}
-					polar = 0.5 * (1 + c2sq)
-					pk = -0.5 * cos2psi * (1 - c2sq)
-					pdx, pdy, pdz = c2*sr.inc[0], c2*sr.inc[1], c2*sr.inc[2]
-				} else {
-					polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
+				}
+				k.sourceTermsGrad(sr, qx, qy, qz, hkl, &ts)
+				if !oneSource {
+					addOrientation(tt, hkl, qx, qy, qz, 1)
 				}
 			}
-			k.sourceTermsGrad(sr, qx, qy, qz, hkl, &ts)
-			if !oneSource {
-				addOrientation(tt, hkl, qx, qy, qz, 1)
+			s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
+			spo := s * polar * omega
+			l, g, _ := term(i, k.scale*s*polar*omega) // Render's grouping: the same bits
+			neumaier(sum, comp, l)
+			if g == 0 {
+				if !oneSource {
+					clear(tt)
+				}
+				continue
 			}
-		}
-		s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
-		spo := s * polar * omega
-		l, g, _ := term(i, k.scale*spo)
-		neumaier(sum, comp, l)
-		if g == 0 {
-			if !oneSource {
-				clear(tt)
+			sbar := g * k.scale * polar * omega // ∂L/∂S
+			if oneSource {
+				sr := &k.src[0]
+				addOrientation(at, hkl, (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda, sbar)
+			} else {
+				for j, u := range tt {
+					at[j] += sbar * u
+					tt[j] = 0
+				}
 			}
-			continue
-		}
-		sbar := g * k.scale * polar * omega // ∂L/∂S
-		if oneSource {
-			sr := &k.src[0]
-			addOrientation(at, hkl, (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda, sbar)
-		} else {
-			for j, u := range tt {
-				at[j] += sbar * u
-				tt[j] = 0
+			na, nb, nc = na+sbar*ts.na, nb+sbar*ts.nb, nc+sbar*ts.nc
+			ddef += sbar * ts.def
+			lam += sbar * ts.lam
+			ibg += sbar
+			flu += g * spo
+			// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+			gs := g * k.scale * s
+			dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
+			if !c.NoPolar {
+				pbar := gs * omega
+				kahn += pbar * pk
+				dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
 			}
+			wbar := gs * polar
+			inv3 := invR * invR * invR
+			var rbar float64
+			if c.PointPixel {
+				rbar = -2 * wbar * inv3
+			} else {
+				cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
+				cdSum += cd
+				rbar = -3 * cd * k.closeD * invR
+			}
+			// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
+			//	p̄ = (d̄ − (d̄·d)d)/R + r̄·d = d̄/R + (r̄ − (d̄·d)/R)·d
+			a := rbar - (dbx*dx+dby*dy+dbz*dz)*invR
+			px, py, pz := dbx*invR+a*dx, dby*invR+a*dy, dbz*invR+a*dz
+			pSumX, pSumY, pSumZ = pSumX+px, pSumY+py, pSumZ+pz
+			fpX, fpY, fpZ = fpX+fdet*px, fpY+fdet*py, fpZ+fdet*pz
 		}
-		na, nb, nc = na+sbar*ts.na, nb+sbar*ts.nb, nc+sbar*ts.nc
-		ddef += sbar * ts.def
-		lam += sbar * ts.lam
-		ibg += sbar
-		flu += g * spo
-		// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-		gs := g * k.scale * s
-		dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
-		if !c.NoPolar {
-			pbar := gs * omega
-			kahn += pbar * pk
-			dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
-		}
-		wbar := gs * polar
-		inv3 := invR * invR * invR
-		var rbar float64
-		if c.PointPixel {
-			rbar = -2 * wbar * inv3
-		} else {
-			cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
-			cdSum += cd
-			rbar = -3 * cd * k.closeD * invR
-		}
-		// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
-		//	p̄ = (d̄ − (d̄·d)d)/R + r̄·d = d̄/R + (r̄ − (d̄·d)/R)·d
-		a := rbar - (dbx*dx+dby*dy+dbz*dz)*invR
-		px, py, pz := dbx*invR+a*dx, dby*invR+a*dy, dbz*invR+a*dz
-		pSumX, pSumY, pSumZ = pSumX+px, pSumY+py, pSumZ+pz
-		fpX, fpY, fpZ = fpX+fdet*px, fpY+fdet*py, fpZ+fdet*pz
 	}
 	_ = acc[NParams-1]
 	acc[PNa] += na

@@ -733,36 +733,60 @@ func (k *kernel) termsSimple(sum, dx, dy, dz float64, polar *float64) float64 {
 // their terms.
 const rowChunk = 64
 
-// chunkGeometry computes 1/R and the diffracted direction d of pixels
-// f0, f0+1, … of row spix (one sub-pixel, one layer) into g. Done ahead of
-// the terms, the square root and division of one pixel overlap those of
-// the next, off the chain that leads through d to the lattice factors.
-func (k *kernel) chunkGeometry(f0, spix int, g [][4]float64) {
+// chunkGeometry computes 1/R and the diffracted direction d of pixels fs
+// of row spix (one sub-pixel, one layer) into g. Done ahead of the terms,
+// the square root and division of one pixel overlap those of the next,
+// off the chain that leads through d to the lattice factors.
+func (k *kernel) chunkGeometry(spix int, fs []int, g *[rowChunk][4]float64) {
 	sdet := k.sub*float64(spix) + k.sub/2
-	for p := range g {
-		x, y, z := k.flat(k.sub*float64(f0+p)+k.sub/2, sdet, float64(0)*k.thickStep)
+	for p, f := range fs {
+		x, y, z := k.flat(k.sub*float64(f)+k.sub/2, sdet, float64(0)*k.thickStep)
 		invR := 1 / math.Sqrt(x*x+y*y+z*z)
 		g[p] = [4]float64{invR, x * invR, y * invR, z * invR}
 	}
 }
 
+// chunkPixels lists in fs the rendered pixels of row spix (inside the
+// ROI's rows) from f0 on, up to rowChunk of them, leaving out those the
+// loss term skips when there is one, and returns them with the pixel to
+// start the next chunk at.
+func chunkPixels(c *Config, spix, f0 int, mask []float64, term LossTerm, fs *[rowChunk]int) ([]int, int) {
+	n, f, last := 0, f0, min(c.ROIFMax, c.FPixels-1)
+	for ; f <= last && n < rowChunk; f++ {
+		i := spix*c.FPixels + f
+		if c.HasMask && mask[i] == 0 {
+			continue
+		}
+		if term != nil {
+			if _, _, skip := term(i, 0); skip {
+				continue
+			}
+		}
+		fs[n] = f
+		n++
+	}
+	return fs[:n], f
+}
+
 // rowSingle renders row spix for the structures pixelSimple covers with
 // one sub-pixel and one sensor layer without thickness: pixelSimple's
 // arithmetic in its order (TestPixelSimple checks the bits), with the
-// geometry computed ahead in chunks. It adds the ω terms to omegaSum.
+// geometry of the rendered pixels computed ahead in chunks. It adds the ω
+// terms to omegaSum.
 func rowSingle[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64) {
 	c := k.c
+	clear(row)
+	if spix < c.ROISMin || spix > c.ROISMax {
+		return
+	}
 	var geo [rowChunk][4]float64
-	for f0 := 0; f0 < len(row); f0 += rowChunk {
-		g := geo[:min(rowChunk, len(row)-f0)]
-		k.chunkGeometry(f0, spix, g)
-		for p := range g {
-			f := f0 + p
-			if !c.Rendered(f, spix, mask) {
-				row[f] = 0
-				continue
-			}
-			invR, dx, dy, dz := g[p][0], g[p][1], g[p][2], g[p][3]
+	var idx [rowChunk]int
+	for f0 := max(c.ROIFMin, 0); f0 <= min(c.ROIFMax, len(row)-1); {
+		var fs []int
+		fs, f0 = chunkPixels(c, spix, f0, mask, nil, &idx)
+		k.chunkGeometry(spix, fs, &geo)
+		for p, f := range fs {
+			invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
 			omega := k.omega(invR)
 			polar := 0.0
 			if c.NoPolar {
