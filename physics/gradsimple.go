@@ -8,8 +8,12 @@ import "math"
 //
 //	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πx·T_n(c)/s,
 //
-// with T_n = c·U_{n−1} − U_{n−2} (sincgDerivs). The three are evaluated
-// side by side so that their chains of dependent operations overlap.
+// with T_n = c·U_{n−1} − U_{n−2} and |s| = √((1 − c)(1 + c)) for the reduced
+// cos πd ≥ 0: 1 − cos πd is exact for cos πd ≥ ½, so this is within a few
+// 1e-14 of the series where it is used, and a square root is cheaper.
+// Within closedFormMin of an integer sincgNearPeak takes over. The three
+// are evaluated side by side so that their chains of dependent operations
+// overlap.
 func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
 	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
 	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
@@ -34,57 +38,47 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 		uk0, uk1 = uk1, ck2*uk1-uk0
 		ul0, ul1 = ul1, cl2*ul1-ul0
 	}
-	if math.Abs(dh) >= closedFormMin && math.Abs(dk) >= closedFormMin && math.Abs(dl) >= closedFormMin {
-		// sincgDerivs' closed form for the three, inline (the common case),
-		// with |sin πd| = √((1 − cos πd)(1 + cos πd)): 1 − cos πd is exact
-		// for cos πd ≥ ½, so away from the peaks this is within a few
-		// 1e-14 of the series, and a square root is cheaper.
-		fn := float64(n)
-		sh := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crh)*(1+crh)), dh)) ^ fh)
-		sk := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crk)*(1+crk)), dk)) ^ fk)
-		sl := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crl)*(1+crl)), dl)) ^ fl)
-		rh, rk, rl := math.Pi/sh, math.Pi/sk, math.Pi/sl
-		ha = ((fn-1)*ch*uh1 - fn*uh0) * rh
-		hb = ((fn-1)*ck*uk1 - fn*uk0) * rk
-		hc = ((fn-1)*cl*ul1 - fn*ul0) * rl
-		na = h * (ch*uh1 - uh0) * rh
-		nb = kk * (ck*uk1 - uk0) * rk
-		nc = l * (cl*ul1 - ul0) * rl
-		return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+	fn := float64(n)
+	sh := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crh)*(1+crh)), dh)) ^ fh)
+	sk := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crk)*(1+crk)), dk)) ^ fk)
+	sl := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crl)*(1+crl)), dl)) ^ fl)
+	rh, rk, rl := math.Pi/sh, math.Pi/sk, math.Pi/sl
+	ha = ((fn-1)*ch*uh1 - fn*uh0) * rh
+	hb = ((fn-1)*ck*uk1 - fn*uk0) * rk
+	hc = ((fn-1)*cl*ul1 - fn*ul0) * rl
+	na = h * (ch*uh1 - uh0) * rh
+	nb = kk * (ck*uk1 - uk0) * rk
+	nc = l * (cl*ul1 - ul0) * rl
+	// Near a peak the closed form cancels (or divides by zero): replaced.
+	if math.Abs(dh) < closedFormMin {
+		ha, na = sincgNearPeak(h, dh, ch, fh, uh0, uh1, n)
 	}
-	sh := math.Float64frombits(math.Float64bits(sinPiReduced(dh)) ^ fh)
-	sk := math.Float64frombits(math.Float64bits(sinPiReduced(dk)) ^ fk)
-	sl := math.Float64frombits(math.Float64bits(sinPiReduced(dl)) ^ fl)
-	ha, na = sincgDerivs(h, dh, ch, sh, uh0, uh1, n)
-	hb, nb = sincgDerivs(kk, dk, ck, sk, uk0, uk1, n)
-	hc, nc = sincgDerivs(l, dl, cl, sl, ul0, ul1, n)
+	if math.Abs(dk) < closedFormMin {
+		hb, nb = sincgNearPeak(kk, dk, ck, fk, uk0, uk1, n)
+	}
+	if math.Abs(dl) < closedFormMin {
+		hc, nc = sincgNearPeak(l, dl, cl, fl, ul0, ul1, n)
+	}
 	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
 }
 
 // closedFormMin is the distance from the nearest integer below which
-// sincgDerivs leaves the closed form of ∂sincg/∂x: its numerator
+// sincgGrad3 leaves the closed form of ∂sincg/∂x: its numerator
 // n·T_n − c·U_{n−1} vanishes like d² at the peaks, and its relative
 // error grows like 1e-17/d² (measured against 200-bit arithmetic for
 // whole 2 ≤ n ≤ 32: ≤ 2.5e-13 from d = 0.01 on).
 const closedFormMin = 1.0 / 64
 
-// sincgDerivs returns the derivatives of sincg(x, n) = U_{n−1}(c) by x
-// and by n, given the offset d of x from its nearest integer, c = cos πx,
-// s = sin πx, U_{n−2}(c) and U_{n−1}(c).
-func sincgDerivs(x, d, c, s, um2, um1 float64, n int) (dx, dn float64) {
+// sincgNearPeak returns the derivatives of sincg(x, n) = U_{n−1}(c) by x
+// and by n near an integer, without cancellation, given the offset d of x
+// from its nearest integer, c = cos πx, the sign bit flip of that integer's
+// parity, U_{n−2}(c) and U_{n−1}(c): ∂/∂x = −π·s·U′_{n−1}(c), with s from
+// its series and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At integer
+// x ≠ 0 the derivative by n diverges (±∞, as sincgGrad's); at x = 0 it
+// is 1.
+func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, dn float64) {
+	s := math.Float64frombits(math.Float64bits(sinPiReduced(d)) ^ flip)
 	tn := c*um1 - um2 // T_n
-	if math.Abs(d) < closedFormMin {
-		return sincgDerivsNearPeak(x, d, c, s, tn, n)
-	}
-	r := math.Pi / s
-	return (float64(n-1)*c*um1 - float64(n)*um2) * r, x * tn * r // as in sincgGrad3
-}
-
-// sincgDerivsNearPeak is sincgDerivs near an integer x, without
-// cancellation: ∂/∂x = −π·s·U′_{n−1}(c), with U′ from
-// U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At integer x ≠ 0 the derivative by
-// n diverges (±∞, as sincgGrad's); at x = 0 it is 1.
-func sincgDerivsNearPeak(x, d, c, s, tn float64, n int) (dx, dn float64) {
 	c2 := 2 * c
 	u0, u1, p0, p1 := 1.0, c2, 0.0, 2.0 // U_0, U_1, U′_0, U′_1
 	for j := 2; j < n; j++ {

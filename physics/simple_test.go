@@ -102,7 +102,7 @@ func TestRenderSolidAngle(t *testing.T) {
 }
 
 // TestShortcutGradients: the loss-and-gradient shortcuts (walkSimple,
-// lossSingle) against the general walk, which the finite-difference tests
+// lossRowSingle) against the general walk, which the finite-difference tests
 // cover on every structure: same loss and gradient to rounding.
 func TestShortcutGradients(t *testing.T) {
 	inputs := inScratch(t)

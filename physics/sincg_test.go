@@ -43,7 +43,7 @@ func bigSinCos(x float64, n int) (s, c *big.Float) {
 //
 //	∂/∂x = π·(n·cos nπx·sin πx − sin nπx·cos πx)/sin²πx,  ∂/∂n = πx·cos nπx/sin πx,
 //
-// on both sides of sincgDerivs' switch between its closed form and the
+// on both sides of sincgGrad3's switch between its closed form and the
 // near-peak recurrence, and at the peaks themselves.
 func TestSincgGrad3(t *testing.T) {
 	const tol = 1e-12
