@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"hash"
-	"math"
 
 	"github.com/chewxy/hm"
 	"github.com/gobragg/gobragg/physics"
@@ -11,43 +10,27 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// LossKind names a loss on the photon image.
-type LossKind int
+// LossKind names a loss on the photon image (physics.LossKind: sum, sse,
+// poisson, and linear for the adjoint of an outer loss).
+type LossKind = physics.LossKind
 
-// The losses. Each sums over the pixels whose weight is non-zero, times
-// the weight (1 for every pixel without a mask).
+// The losses; see physics.LossKind.
 const (
-	// LossSum is Σ w·I: the total photons (no observed image).
-	LossSum LossKind = iota
-	// LossSSE is Σ w·(I − obs)²: sum of squared residuals.
-	LossSSE
-	// LossPoisson is Σ w·(I − obs·ln I): the Poisson negative
-	// log-likelihood of the observed counts, up to the constant Σ ln obs!.
-	// A pixel with I = 0 contributes 0 if obs = 0 and +Inf otherwise.
-	LossPoisson
+	LossSum     = physics.LossSum
+	LossSSE     = physics.LossSSE
+	LossPoisson = physics.LossPoisson
+	LossLinear  = physics.LossLinear
 )
-
-var lossNames = [...]string{"sum", "sse", "poisson"}
-
-func (k LossKind) String() string {
-	if k < 0 || int(k) >= len(lossNames) {
-		return fmt.Sprintf("loss%d", int(k))
-	}
-	return lossNames[k]
-}
 
 // ParseLoss reads a loss name: sum, sse or poisson.
 func ParseLoss(s string) (LossKind, error) {
-	for i, n := range lossNames {
-		if s == n {
-			return LossKind(i), nil
+	for _, k := range []LossKind{LossSum, LossSSE, LossPoisson} {
+		if s == k.String() {
+			return k, nil
 		}
 	}
 	return 0, fmt.Errorf("unknown loss %q: want sum, sse or poisson", s)
 }
-
-// NeedsObserved reports whether the loss compares with an observed image.
-func (k LossKind) NeedsObserved() bool { return k != LossSum }
 
 // Loss is a loss on a simulator's image: its kind, the observed image
 // (photons, slow-major like the image; nil for LossSum) and optional
@@ -59,68 +42,16 @@ type Loss struct {
 	Weights  []float64
 }
 
+func (l *Loss) pixel() *physics.PixelLoss {
+	return &physics.PixelLoss{Kind: l.Kind, Observed: l.Observed, Weights: l.Weights}
+}
+
 // check validates l against an image of n pixels.
 func (l *Loss) check(n int) error {
-	if l.Kind < 0 || int(l.Kind) >= len(lossNames) {
-		return fmt.Errorf("graph: unknown loss %d", int(l.Kind))
-	}
-	if l.Kind.NeedsObserved() && len(l.Observed) != n {
-		if l.Observed == nil {
-			return fmt.Errorf("graph: the %s loss needs an observed image", l.Kind)
-		}
-		return fmt.Errorf("graph: observed image has %d pixels, the model %d", len(l.Observed), n)
-	}
-	if l.Weights != nil && len(l.Weights) != n {
-		return fmt.Errorf("graph: weight image has %d pixels, the model %d", len(l.Weights), n)
+	if err := l.pixel().Check(n); err != nil {
+		return fmt.Errorf("graph: %w", err)
 	}
 	return nil
-}
-
-// lossTerm is the loss term of a pixel of intensity v, observed value o
-// and weight w, with its derivative by v.
-func lossTerm(kind LossKind, v, o, w float64) (l, dl float64) {
-	switch kind {
-	case LossSum:
-		return w * v, w
-	case LossSSE:
-		r := v - o
-		return w * r * r, 2 * w * r
-	}
-	switch {
-	case v > 0:
-		return w * (v - o*math.Log(v)), w * (1 - o/v)
-	case o == 0:
-		return w * v, w
-	}
-	return math.Inf(1), math.Inf(-1)
-}
-
-// lossValue is the loss of image img. obs and w may be shorter than img
-// when unused (length 1). The terms are added with Neumaier's compensated
-// summation: a megapixel sum then keeps ~1e-16 relative precision, which
-// finite-difference checks of the loss rely on.
-func lossValue(kind LossKind, img, obs, w []float64, weighted bool) float64 {
-	var s, comp float64
-	for i, v := range img {
-		wi, o := 1.0, 0.0
-		if weighted {
-			if wi = w[i]; wi == 0 {
-				continue
-			}
-		}
-		if kind.NeedsObserved() {
-			o = obs[i]
-		}
-		t, _ := lossTerm(kind, v, o, wi)
-		u := s + t
-		if math.Abs(s) >= math.Abs(t) {
-			comp += (s - u) + t
-		} else {
-			comp += (t - u) + s
-		}
-		s = u
-	}
-	return s + comp
 }
 
 // pixelLossOp is the fused image-and-loss op of gradient programs: from
@@ -165,21 +96,15 @@ func (o pixelLossOp) Do(vs ...G.Value) (G.Value, error) {
 	if (o.kind.NeedsObserved() && len(obs) != n) || (o.weighted && len(w) != n) {
 		return nil, fmt.Errorf("graph: pixel loss: %d observed and %d weights for %d pixels", len(obs), len(w), n)
 	}
-	term := func(i int, v float64) (float64, float64, bool) {
-		wi, ob := 1.0, 0.0
-		if o.weighted {
-			if wi = w[i]; wi == 0 {
-				return 0, 0, true
-			}
-		}
-		if o.kind.NeedsObserved() {
-			ob = obs[i]
-		}
-		l, dl := lossTerm(o.kind, v, ob, wi)
-		return l, dl, false
+	pl := &physics.PixelLoss{Kind: o.kind}
+	if o.kind.NeedsObserved() {
+		pl.Observed = obs
+	}
+	if o.weighted {
+		pl.Weights = w
 	}
 	out := make([]float64, 1+physics.NParams)
-	out[0] = physics.LossGradient(&o.cfg, in, term, out[1:])
+	out[0] = physics.LossGradient(&o.cfg, in, pl, out[1:])
 	return tensor.New(tensor.WithShape(len(out)), tensor.WithBacking(out)), nil
 }
 func (o pixelLossOp) ReturnsPtr() bool     { return false }

@@ -435,7 +435,7 @@ func (s *Simulator) Loss(l *Loss) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return lossValue(l.Kind, img, l.Observed, l.Weights, l.Weights != nil), nil
+	return l.pixel().Value(img), nil
 }
 
 // let binds the simulator's parameter values and tables to inputs.

@@ -12,8 +12,8 @@ func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general flo
 }
 
 // LossGradientGeneral is LossGradient through the general loops only.
-func LossGradientGeneral(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
+func LossGradientGeneral(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	generalOnly = true
 	defer func() { generalOnly = false }()
-	return LossGradient(c, in, term, out)
+	return LossGradient(c, in, l, out)
 }

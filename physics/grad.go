@@ -15,38 +15,35 @@ import "math"
 // switch-off stay where the forward pass put them.
 func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 	// The loss whose derivative by each pixel is dI.
-	LossGradient(c, in, func(i int, v float64) (l, dl float64, skip bool) { return 0, dI[i], dI[i] == 0 }, out)
+	LossGradient(c, in, &PixelLoss{Kind: LossLinear, Observed: dI}, out)
 }
 
-// LossTerm is a loss's term at pixel i of intensity v, with its
-// derivative by v; skip reports pixels the loss leaves out.
-type LossTerm func(i int, v float64) (l, dl float64, skip bool)
-
-// LossGradient computes a pixel-wise loss Σ term(i, I_i) of the image
-// Render would compute and writes its gradient dL/dP to out, in one pass
+// LossGradient computes the pixel-wise loss l of the image Render would
+// compute (l.Check must accept it) and writes its gradient dL/dP to out,
+// in one pass
 // over the pixels: each pixel's intensity, loss term and gradient come
 // from the same walk through its terms, so the cost is that of the
 // backward pass alone. Tiles as in Gradient; the loss is their sum in
 // tile order (each tile's with compensated summation).
-func LossGradient(c *Config, in *Inputs, term LossTerm, out []float64) float64 {
+func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
 	if k.single && !(c.Interpolate && c.HasHKL) {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
-			k.lossRowSingle(s, in.Mask, term, a, w, sum, comp)
+			k.lossRowSingle(s, in.Mask, l, a, w, sum, comp)
 		}
 	}
 	return k.reduce(in, out, row, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
-		if _, _, skip := term(i, 0); skip {
+		if l.skips(i) {
 			return 0
 		}
-		l, dl, _ := term(i, k.pixelWalk(f, s, m, u, w))
-		if dl != 0 {
-			k.pixelBack(dl, a, w)
+		t, dt := l.Term(i, k.pixelWalk(f, s, m, u, w))
+		if dt != 0 {
+			k.pixelBack(dt, a, w)
 		} else {
 			clear(w.tmp)
 		}
-		return l
+		return t
 	})
 }
 

@@ -284,7 +284,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // h, k, l wait in w.hkl, or with several sources those by a, b, c in
 // w.tmp, until the pixel's loss derivative g is known) and each pixel's
 // loss term to the compensated sum (sum, comp).
-func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []float64, w *gradWork, sum, comp *float64) {
+func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64) {
 	c := k.c
 	sdet := k.sub*float64(spix) + k.sub/2
 	at, tt, hkl := acc[NParams:], w.tmp[NParams:len(acc)], w.hkl
@@ -303,7 +303,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 	}
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
-		fs, f0 = chunkPixels(c, spix, f0, mask, term, &idx)
+		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &idx)
 		k.chunkGeometry(spix, fs, &geo)
 		for p, fpix := range fs {
 			i := spix*c.FPixels + fpix
@@ -345,7 +345,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, term LossTerm, acc []fl
 			}
 			s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
 			spo := s * polar * omega
-			l, g, _ := term(i, k.scale*s*polar*omega) // Render's grouping: the same bits
+			l, g := loss.Term(i, k.scale*s*polar*omega) // Render's grouping: the same bits
 			neumaier(sum, comp, l)
 			if g == 0 {
 				if !oneSource {

@@ -750,17 +750,15 @@ func (k *kernel) chunkGeometry(spix int, fs []int, g *[rowChunk][4]float64) {
 // ROI's rows) from f0 on, up to rowChunk of them, leaving out those the
 // loss term skips when there is one, and returns them with the pixel to
 // start the next chunk at.
-func chunkPixels(c *Config, spix, f0 int, mask []float64, term LossTerm, fs *[rowChunk]int) ([]int, int) {
+func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[rowChunk]int) ([]int, int) {
 	n, f, last := 0, f0, min(c.ROIFMax, c.FPixels-1)
 	for ; f <= last && n < rowChunk; f++ {
 		i := spix*c.FPixels + f
 		if c.HasMask && mask[i] == 0 {
 			continue
 		}
-		if term != nil {
-			if _, _, skip := term(i, 0); skip {
-				continue
-			}
+		if l != nil && l.skips(i) {
+			continue
 		}
 		fs[n] = f
 		n++

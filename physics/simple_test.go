@@ -116,24 +116,28 @@ func TestShortcutGradients(t *testing.T) {
 		"-detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3", // rows of several chunks
 	} {
 		cfg, in := kernelInputs(t, base+" "+extra)
-		// A Poisson-like loss against a fixed "observation", leaving some
-		// pixels out.
-		term := func(i int, v float64) (float64, float64, bool) {
-			if i%13 == 5 {
-				return 0, 0, true
+		n := cfg.FPixels * cfg.SPixels
+		// Every loss kind, against an "observation" with zeros, leaving
+		// some pixels out by weight.
+		obs, wts := make([]float64, n), make([]float64, n)
+		for i := range obs {
+			obs[i] = float64(i % 7)
+			if i%13 != 5 {
+				wts[i] = 0.5 + float64(i%3)/4
 			}
-			obs := 1 + float64(i%7)
-			return v - obs*math.Log(v+1e-30), 1 - obs/(v+1e-30), false
 		}
-		fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
-		lf := physics.LossGradient(&cfg, in, term, fast)
-		lg := physics.LossGradientGeneral(&cfg, in, term, general)
-		if math.Abs(lf-lg) > 1e-12*math.Abs(lg) {
-			t.Errorf("%q: loss %.17g by the shortcut, %.17g by the general walk", extra, lf, lg)
-		}
-		for j := range fast {
-			if math.Abs(fast[j]-general[j]) > 1e-9*math.Abs(general[j]) {
-				t.Errorf("%q: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", extra, j, fast[j], general[j])
+		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts},
+			{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossLinear, Observed: obs}, {Kind: physics.LossSum, Weights: wts}} {
+			fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
+			lf := physics.LossGradient(&cfg, in, &l, fast)
+			lg := physics.LossGradientGeneral(&cfg, in, &l, general)
+			if math.Abs(lf-lg) > 1e-12*math.Abs(lg) || !(lg != 0) {
+				t.Errorf("%q, %s: loss %.17g by the shortcut, %.17g by the general walk", extra, l.Kind, lf, lg)
+			}
+			for j := range fast {
+				if math.Abs(fast[j]-general[j]) > 1e-9*math.Abs(general[j]) {
+					t.Errorf("%q, %s: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", extra, l.Kind, j, fast[j], general[j])
+				}
 			}
 		}
 	}
