@@ -27,6 +27,9 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
+	if k.simple {
+		k.orientIncidence()
+	}
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
 	if k.single && !(c.Interpolate && c.HasHKL) {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
@@ -278,7 +281,11 @@ func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float
 // polarizationGrad is Polarization for source si with its derivatives by
 // the Kahn factor and by the diffracted direction d.
 func (k *kernel) polarizationGrad(si int, d [3]float64) (p, dkahn float64, dd [3]float64) {
-	p, dkahn, dd[0], dd[1], dd[2] = k.polarizationGradScalar(&k.src[si], d[0], d[1], d[2])
+	sr := &k.src[si]
+	p, dkahn, a, b, g := k.polarizationCoef(sr, d[0], d[1], d[2])
+	for i := range dd {
+		dd[i] = a*sr.inc[i] + b*sr.ein[i] + g*sr.bin[i]
+	}
 	return p, dkahn, dd
 }
 
@@ -491,10 +498,12 @@ func (k *kernel) interpolateGrad(h, kk, l float64) (f float64, df [3]float64, dd
 // gradWork is one worker's scratch space, and the state pixelWalk leaves
 // for pixelBack.
 type gradWork struct {
-	blocks []block
-	pow    []float64
-	tmp    []float64 // the pixel's ∂S/∂P (S: the running sum)
-	hkl    []float64 // one source's ∂S/∂(h, k, l), 3 per orientation
+	blocks  []block
+	pow     []float64
+	tmp     []float64 // the pixel's ∂S/∂P (S: the running sum)
+	hkl     []float64 // ∂S/∂(h, k, l), 3 per orientation (and source and pixel in loss rows)
+	rowSums []float64 // loss rows: 9 per source and orientation (lossRowSingle)
+	lr      *lossRecs // loss rows: the chunk's records
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

@@ -19,10 +19,15 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
 	fh, fk, fl := math.Float64bits(th)<<63, math.Float64bits(tk)<<63, math.Float64bits(tl)<<63
 	crh, crk, crl := cosPiReduced(dh), cosPiReduced(dk), cosPiReduced(dl) // in [0, 1]
-	ch := math.Float64frombits(math.Float64bits(crh) ^ fh)
-	ck := math.Float64frombits(math.Float64bits(crk) ^ fk)
-	cl := math.Float64frombits(math.Float64bits(crl) ^ fl)
-	ch2, ck2, cl2 := 2*ch, 2*ck, 2*cl
+	// Which indices are near a peak, and π/s, before the recurrence: what
+	// it leaves live then fits in registers.
+	near := math.Abs(dh) < closedFormMin || math.Abs(dk) < closedFormMin || math.Abs(dl) < closedFormMin
+	rh := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crh)*(1+crh)), dh))^fh)
+	rk := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crk)*(1+crk)), dk))^fk)
+	rl := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crl)*(1+crl)), dl))^fl)
+	ch2 := 2 * math.Float64frombits(math.Float64bits(crh)^fh)
+	ck2 := 2 * math.Float64frombits(math.Float64bits(crk)^fk)
+	cl2 := 2 * math.Float64frombits(math.Float64bits(crl)^fl)
 	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
 	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
 	uh0, uh1 := 1.0, ch2
@@ -39,25 +44,22 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 		ul0, ul1 = ul1, cl2*ul1-ul0
 	}
 	fn := float64(n)
-	sh := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crh)*(1+crh)), dh)) ^ fh)
-	sk := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crk)*(1+crk)), dk)) ^ fk)
-	sl := math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crl)*(1+crl)), dl)) ^ fl)
-	rh, rk, rl := math.Pi/sh, math.Pi/sk, math.Pi/sl
-	ha = ((fn-1)*ch*uh1 - fn*uh0) * rh
-	hb = ((fn-1)*ck*uk1 - fn*uk0) * rk
-	hc = ((fn-1)*cl*ul1 - fn*ul0) * rl
-	na = h * (ch*uh1 - uh0) * rh
-	nb = kk * (ck*uk1 - uk0) * rk
-	nc = l * (cl*ul1 - ul0) * rl
-	// Near a peak the closed form cancels (or divides by zero): replaced.
-	if math.Abs(dh) < closedFormMin {
-		ha, na = sincgNearPeak(h, dh, ch, fh, uh0, uh1, n)
-	}
-	if math.Abs(dk) < closedFormMin {
-		hb, nb = sincgNearPeak(kk, dk, ck, fk, uk0, uk1, n)
-	}
-	if math.Abs(dl) < closedFormMin {
-		hc, nc = sincgNearPeak(l, dl, cl, fl, ul0, ul1, n)
+	cuh, cuk, cul := 0.5*ch2*uh1, 0.5*ck2*uk1, 0.5*cl2*ul1
+	tnh, tnk, tnl := cuh-uh0, cuk-uk0, cul-ul0 // T_n
+	ha, hb, hc = (fn*tnh-cuh)*rh, (fn*tnk-cuk)*rk, (fn*tnl-cul)*rl
+	na, nb, nc = h*tnh*rh, kk*tnk*rk, l*tnl*rl
+	if near {
+		// Near a peak the closed form cancels (or divides by zero):
+		// replaced.
+		if d := h - (th - roundMagic); math.Abs(d) < closedFormMin {
+			ha, na = sincgNearPeak(h, d, 0.5*ch2, fh, uh0, uh1, n)
+		}
+		if d := kk - (tk - roundMagic); math.Abs(d) < closedFormMin {
+			hb, nb = sincgNearPeak(kk, d, 0.5*ck2, fk, uk0, uk1, n)
+		}
+		if d := l - (tl - roundMagic); math.Abs(d) < closedFormMin {
+			hc, nc = sincgNearPeak(l, d, 0.5*cl2, fl, ul0, ul1, n)
+		}
 	}
 	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
 }
@@ -96,11 +98,12 @@ func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, d
 	return
 }
 
-// polarizationGradScalar is Polarization for source sr with its
-// derivatives by the Kahn factor and by the diffracted direction (d and the
-// gradient as components). cos2ψ is formed also at K = 0, where
-// Polarization skips it: the derivative by K needs it.
-func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkahn, ddx, ddy, ddz float64) {
+// polarizationCoef is Polarization for source sr and diffracted
+// direction d with its derivatives: by the Kahn factor, and by d as the
+// coefficients of ∂P/∂d = α·inc + β·ein + γ·bin (the source's fixed
+// directions). cos2ψ is formed also at K = 0, where Polarization skips
+// it: the derivative by K needs it. P has Polarization's bits.
+func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma float64) {
 	c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
 	c2sq := c2 * c2
 	s2sq := 1 - c2sq
@@ -117,23 +120,21 @@ func (k *kernel) polarizationGradScalar(sr *source, dx, dy, dz float64) (p, dkah
 	}
 	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
 	dkahn = -0.5 * cos2psi * s2sq
-	dc2 := c2 * (1 + k.kahn*cos2psi)
 	dcos := -0.5 * k.kahn * s2sq
-	ddx = dc2*sr.inc[0] + dcos*(de*sr.ein[0]+db*sr.bin[0])
-	ddy = dc2*sr.inc[1] + dcos*(de*sr.ein[1]+db*sr.bin[1])
-	ddz = dc2*sr.inc[2] + dcos*(de*sr.ein[2]+db*sr.bin[2])
-	return
+	return p, dkahn, c2 * (1 + k.kahn*cos2psi), dcos * de, dcos * db
 }
 
-// sourceTermsGrad walks the terms of one sub-pixel and source sr with
-// scattering vector q for the structures pixelSimple covers: it adds their
-// sum and its derivatives by the diffracted direction d (through q), by
-// Na, Nb, Nc, the default F and λ0 to t, and writes the derivatives by
-// each orientation's h, k, l to hkl (3 per orientation; those by its a, b,
-// c vectors are these times q, which addOrientation forms).
-func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, t *termSums) {
+// termsGrad walks the terms of one sub-pixel and source with
+// scattering vector q for the structures pixelSimple covers: it adds
+// their sum S, its derivatives by Na, Nb, Nc and (with a structure-factor
+// table or a water background) by the default F, and σ to t, and writes
+// ∂S/∂(h, k, l) of each orientation to hkl (3 per orientation; the
+// derivatives by its a, b, c vectors are these times q). σ is
+// Σ ∂S/∂(h, k, l)·(h, k, l)_d over the orientations, the indices of the
+// diffracted direction, (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's
+// ∂S/∂d·d. ci is the source's k.oincBySource.
+func (k *kernel) termsGrad(ci [][3]float64, qx, qy, qz float64, hkl []float64, t *termSums) {
 	c := k.c
-	var s, qbx, qby, qbz, na, nb, nc, ddef float64
 	n := k.nn[0]
 	for oi := range k.orient {
 		o := &k.orient[oi]
@@ -155,39 +156,46 @@ func (k *kernel) sourceTermsGrad(sr *source, qx, qy, qz float64, hkl []float64, 
 			b[0], b[1], b[2] = 0, 0, 0
 			continue
 		}
-		fc := k.defaultF
+		fc, fd := k.defaultF, 1.0
 		if c.HasHKL {
-			var fd float64
 			fc, fd = k.cellFGrad(h, kk, l)
-			ddef += 2 * fc * fl * fl * fd
 		}
-		s += fc * fc * fl * fl
+		t.s += fc * fc * fl * fl
+		if k.perDef {
+			t.def += 2 * fc * fl * fl * fd
+		}
 		tfl := 2 * fc * fc * fl
 		sbc, sac, sab := sb*sc, sa*sc, sa*sb
 		hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
 		b[0], b[1], b[2] = hbar, kbar, lbar
-		qbx += hbar*o[0][0] + kbar*o[1][0] + lbar*o[2][0]
-		qby += hbar*o[0][1] + kbar*o[1][1] + lbar*o[2][1]
-		qbz += hbar*o[0][2] + kbar*o[1][2] + lbar*o[2][2]
-		na, nb, nc = na+tfl*nda*sbc, nb+tfl*ndb*sac, nc+tfl*ndc*sab
+		e := &ci[oi]
+		t.sig += hbar*(h+e[0]) + kbar*(kk+e[1]) + lbar*(l+e[2])
+		t.na, t.nb, t.nc = t.na+tfl*nda*sbc, t.nb+tfl*ndb*sac, t.nc+tfl*ndc*sab
 	}
-	if !c.HasHKL && k.defaultF != 0 {
-		// Every term is F²·F_latt² with the one F: ∂s/∂F = 2s/F.
-		ddef = 2 * s / k.defaultF
-	}
-	t.s += s
-	t.na, t.nb, t.nc, t.def = t.na+na, t.nb+nb, t.nc+nc, t.def+ddef
-	// Back through q = (d − incident)/λ.
-	t.dbx, t.dby, t.dbz = t.dbx+qbx*sr.invLambda, t.dby+qby*sr.invLambda, t.dbz+qbz*sr.invLambda
-	t.lam -= (qbx*qx + qby*qy + qbz*qz) * k.invLambda0
 }
 
-// termSums are one sub-pixel's (or pixel's) sums over its terms: S and
-// its derivatives by the diffracted direction d, by Na, Nb, Nc, the
-// default F and λ0. Passed by pointer, they stay in memory while the terms
-// are walked (Go keeps no register across a call).
+// termSums are one pixel's sums over its terms (termsGrad): S, its
+// derivatives by Na, Nb, Nc and the default F, and σ.
 type termSums struct {
-	s, dbx, dby, dbz, na, nb, nc, def, lam float64
+	s, na, nb, nc, def, sig float64
+}
+
+// orientIncidence sets what termsGrad reads besides the terms:
+// k.oincBySource, per source and orientation (o_i·inc)/λ for its a, b, c
+// vectors o_i, and k.perDef.
+func (k *kernel) orientIncidence() {
+	k.perDef = k.c.HasHKL || k.ibg != 0
+	k.oincBySource = make([][][3]float64, len(k.src))
+	for si := range k.src {
+		sr := &k.src[si]
+		ci := make([][3]float64, len(k.orient))
+		for oi := range k.orient {
+			for i := 0; i < 3; i++ {
+				ci[oi][i] = dot(k.orient[oi][i], sr.inc) * sr.invLambda
+			}
+		}
+		k.oincBySource[si] = ci
+	}
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
@@ -210,7 +218,10 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 // derivatives by sincgGrad3 and the per-term work on scalars.
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
-	ts := termSums{s: k.ibg} // ∂S/∂d is per sub-pixel, the rest per pixel
+	ts := termSums{s: k.ibg}
+	var lam float64
+	M := len(k.orient)
+	hkl := w.hkl[:3*M]
 	var gm geo
 	var omega, polar, capture float64
 	if c.NoPolar {
@@ -238,7 +249,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 					w.capture.v, w.capture.t, w.capture.subF, w.capture.subS, w.capture.set = capture, t, subF, subS, true
 				}
 				dx, dy, dz := gm.d[0], gm.d[1], gm.d[2]
-				ts.dbx, ts.dby, ts.dbz = 0, 0, 0
+				var dbar [3]float64 // ∂S/∂d through q
 				for si := range k.src {
 					sr := &k.src[si]
 					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
@@ -249,10 +260,21 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					k.sourceTermsGrad(sr, qx, qy, qz, w.hkl, &ts)
-					addOrientation(tmp[NParams:], w.hkl, qx, qy, qz, 1)
+					k.termsGrad(k.oincBySource[si], qx, qy, qz, hkl, &ts)
+					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
+					// Back through q = (d − incident)/λ.
+					var qb [3]float64
+					for oi := range k.orient {
+						o, v := &k.orient[oi], hkl[3*oi:3*oi+3]
+						for j := range qb {
+							qb[j] += v[0]*o[0][j] + v[1]*o[1][j] + v[2]*o[2][j]
+						}
+					}
+					for j := range dbar {
+						dbar[j] += qb[j] * sr.invLambda
+					}
+					lam -= (qb[0]*qx + qb[1]*qy + qb[2]*qz) * k.invLambda0
 				}
-				dbar := [3]float64{ts.dbx, ts.dby, ts.dbz}
 				if firstBlock {
 					// Kept for the factors computed here: one geomBack at
 					// the end.
@@ -268,113 +290,168 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 	tmp[PNa] += ts.na
 	tmp[PNb] += ts.nb
 	tmp[PNc] += ts.nc
+	if !c.HasHKL && k.ibg == 0 {
+		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F.
+		ts.def = 0
+		if k.defaultF != 0 {
+			ts.def = 2 * ts.s / k.defaultF
+		}
+	}
 	tmp[PDefaultF] += ts.def
-	tmp[PLambda] += ts.lam
+	tmp[PLambda] += lam
 	return ts.s
 }
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
 // pixels of row spix for the structures pixelSimple covers with one
-// sub-pixel and one sensor layer without thickness: the geometry of the
-// pixels the loss keeps computed ahead in chunks (as rowSingle), forward
-// and backward in scalars, the factors' derivatives taken where they are
-// computed, and the geometry's adjoints summed over the row before they
-// reach acc (they are linear in the row's per-pixel adjoints). It adds
-// g·∂I/∂P to acc (orientation adjoints after NParams: the derivatives by
-// h, k, l wait in w.hkl, or with several sources those by a, b, c in
-// w.tmp, until the pixel's loss derivative g is known) and each pixel's
-// loss term to the compensated sum (sum, comp).
+// sub-pixel and one sensor layer without thickness. It adds g·∂I/∂P to
+// acc (orientation adjoints after NParams; g: the pixel's loss
+// derivative) and each pixel's loss term to the compensated sum (sum,
+// comp).
+//
+// The pixels are taken in chunks (chunkPixels), each in three passes:
+// the terms (termsGrad: S, ∂S/∂N, ∂S/∂(h, k, l) per source and
+// orientation, and σ, their contraction with d), the loss terms, then
+// the backward pass without calls, so that its running sums stay in
+// registers. The backward pass sums over the row only what the adjoints
+// are linear in: along a row the lab position is p = P₀ + fdet·f, so
+//
+//	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀_j + Σ fdet·u_i/R·f_j − Σ u_i·inc_j)
+//
+// gives the orientation adjoints (u = ∂L/∂(h, k, l)), and the part of
+// ∂L/∂p that comes through q, (I − d⊗d)·λ⁻¹·Σ_i u_i·o_i/R, is
+// λ⁻¹·Σ_i o_i·Σ u_i/R less a multiple of d per pixel (σ). Per pixel
+// that is three row sums of 3-vectors per source and orientation instead
+// of two 3×3 products.
 func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64) {
 	c := k.c
+	r := w.recs()
+	S, M := len(k.src), len(k.orient)
+	SM := S * M
+	n := min(rowChunk, max(1, hklBudget/(3*SM)))
+	if len(w.hkl) < n*3*SM {
+		w.hkl = make([]float64, n*3*SM)
+	}
+	if len(w.rowSums) < 9*SM {
+		w.rowSums = make([]float64, 9*SM)
+	}
+	hkl, rs := w.hkl, w.rowSums[:9*SM]
+	clear(rs)
+	sr0 := &k.src[0]
 	sdet := k.sub*float64(spix) + k.sub/2
-	at, tt, hkl := acc[NParams:], w.tmp[NParams:len(acc)], w.hkl
-	at = at[:len(tt)]
-	oneSource := len(k.src) == 1 // orientation adjoints straight from hkl
-	// Row sums of the adjoints that reach acc linearly.
-	var pSumX, pSumY, pSumZ float64 // ∂L/∂p (p: the pixel's lab position)
-	var fpX, fpY, fpZ float64       // fdet·∂L/∂p
-	var cdSum float64               // ∂L/∂(close distance) from ω
-	var na, nb, nc, ddef, lam, ibg, flu, kahn float64
-	var geo [rowChunk][4]float64
-	var idx [rowChunk]int
+	pitch2 := k.pitch * k.pitch
+	// Row sums: of u, u/R, fdet·u/R for one source and orientation (in
+	// registers), of ∂L/∂N, of the factors' adjoints, of a·d and
+	// fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p) and of the
+	// polarization's ∂L/∂p/R along inc, ein, bin (times fdet for f).
+	var u0, u1, u2, v0, v1, v2, fv0, fv1, fv2 float64
+	var na, nb, nc, ddef, ibg, flu, kahn, cdSum float64
+	var adX, adY, adZ, fadX, fadY, fadZ float64
+	var pa, pb, pc, fpa, fpb, fpc float64
 	last := min(c.ROIFMax, c.FPixels-1)
 	if spix < c.ROISMin || spix > c.ROISMax {
 		last = -1
 	}
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
-		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &idx)
-		k.chunkGeometry(spix, fs, &geo)
-		for p, fpix := range fs {
-			i := spix*c.FPixels + fpix
-			fdet := k.sub*float64(fpix) + k.sub/2
-			invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
-			omega := k.omega(invR)
-			polar := 0.0
-			if c.NoPolar {
-				polar = 1
+		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
+		k.chunkGeometry(spix, fs, &r.geo)
+		// The terms.
+		off := 0 // pixel p, source si: hkl[(p·S + si)·3M:]
+		for p := range fs {
+			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
+			fc := &r.fac[p]
+			fc[0] = k.omega(invR)
+			switch {
+			case c.NoPolar:
+				fc[1], fc[2], fc[3], fc[4] = 1, 0, 0, 0
+			case k.kahn == 0:
+				// polarizationCoef at K = 0, where ∂P/∂K = −½·cos2ψ·sin²2θ
+				// = −½·(e² − b²) (d unit, inc, ein, bin orthonormal).
+				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
+				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]
+				b := dx*sr0.bin[0] + dy*sr0.bin[1] + dz*sr0.bin[2]
+				fc[1], fc[2], fc[3], fc[4] = 0.5*(1+c2*c2), -0.5*(e*e-b*b), c2, c2*c2
+			default:
+				pol, pk, al, be, ga := k.polarizationCoef(sr0, dx, dy, dz)
+				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]
+				b := dx*sr0.bin[0] + dy*sr0.bin[1] + dz*sr0.bin[2]
+				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
+				fc[1], fc[2], fc[3], fc[4] = pol, pk, al, al*c2+be*e+ga*b
+				r.pol[p] = [2]float64{be, ga}
 			}
-			var pk, pdx, pdy, pdz float64
-			ts := termSums{s: k.ibg}
-			for si := range k.src {
+			ts := &r.ts[p]
+			*ts = termSums{s: k.ibg}
+			for si, ci := range k.oincBySource {
 				sr := &k.src[si]
 				qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-				if polar == 0 {
-					if k.kahn == 0 {
-						// polarizationGradScalar at K = 0, inline: only the
-						// derivative by K needs the azimuth.
-						c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
-						c2sq := c2 * c2
-						e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
-						b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
-						cos2psi := 1.0
-						if den := e*e + b*b; den > 0 {
-							cos2psi = (e*e - b*b) / den
-						}
-						polar = 0.5 * (1 + c2sq)
-						pk = -0.5 * cos2psi * (1 - c2sq)
-						pdx, pdy, pdz = c2*sr.inc[0], c2*sr.inc[1], c2*sr.inc[2]
-					} else {
-						polar, pk, pdx, pdy, pdz = k.polarizationGradScalar(sr, dx, dy, dz)
-					}
-				}
-				k.sourceTermsGrad(sr, qx, qy, qz, hkl, &ts)
-				if !oneSource {
-					addOrientation(tt, hkl, qx, qy, qz, 1)
-				}
+				k.termsGrad(ci, qx, qy, qz, hkl[off:off+3*M], ts)
+				off += 3 * M
 			}
-			s, dbx, dby, dbz := ts.s, ts.dbx, ts.dby, ts.dbz
-			spo := s * polar * omega
-			l, g := loss.Term(i, k.scale*s*polar*omega) // Render's grouping: the same bits
-			neumaier(sum, comp, l)
-			if g == 0 {
-				if !oneSource {
-					clear(tt)
-				}
-				continue
+		}
+		// The loss terms; the backward pass takes the pixels with g ≠ 0.
+		for p, fpix := range fs {
+			fc := &r.fac[p]
+			r.g[p] = k.scale * r.ts[p].s * fc[1] * fc[0] // Render's grouping: the same bits
+			r.fdet[p] = k.sub*float64(fpix) + k.sub/2
+		}
+		loss.terms(spix*c.FPixels, fs, r.g[:len(fs)], sum, comp)
+		nl := 0
+		for p := range fs {
+			if r.g[p] != 0 {
+				r.live[nl] = p
+				nl++
 			}
-			sbar := g * k.scale * polar * omega // ∂L/∂S
-			if oneSource {
-				sr := &k.src[0]
-				addOrientation(at, hkl, (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda, sbar)
-			} else {
-				for j, u := range tt {
-					at[j] += sbar * u
-					tt[j] = 0
-				}
+		}
+		live := r.live[:nl]
+		// ∂L/∂(h, k, l) into the orientation row sums.
+		if SM == 1 {
+			for _, p := range live {
+				sb := r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
+				invR, fdet := r.geo[p][0], r.fdet[p]
+				h := hkl[3*p : 3*p+3]
+				x0, x1, x2 := sb*h[0], sb*h[1], sb*h[2]
+				u0, u1, u2 = u0+x0, u1+x1, u2+x2
+				x0, x1, x2 = x0*invR, x1*invR, x2*invR
+				v0, v1, v2 = v0+x0, v1+x1, v2+x2
+				fv0, fv1, fv2 = fv0+fdet*x0, fv1+fdet*x1, fv2+fdet*x2
 			}
-			na, nb, nc = na+sbar*ts.na, nb+sbar*ts.nb, nc+sbar*ts.nc
-			ddef += sbar * ts.def
-			lam += sbar * ts.lam
-			ibg += sbar
-			flu += g * spo
+		} else {
+			for _, p := range live {
+				sb := r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
+				invR, fdet := r.geo[p][0], r.fdet[p]
+				addRowSums(rs, hkl[p*3*SM:(p+1)*3*SM], sb, invR, fdet)
+			}
+		}
+		// The rest of the backward pass.
+		for _, p := range live {
+			g, fc, ts := r.g[p], &r.fac[p], &r.ts[p]
+			omega, polar, s := fc[0], fc[1], ts.s
+			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
+			fdet := r.fdet[p]
+			gpo := g * polar * omega
+			sb := gpo * k.scale // ∂L/∂S
+			na, nb, nc = na+sb*ts.na, nb+sb*ts.nb, nc+sb*ts.nc
+			if k.perDef {
+				ddef += sb * ts.def
+			}
+			ibg += sb
+			flu += gpo * s
 			// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 			gs := g * k.scale * s
-			dbx, dby, dbz = sbar*dbx, sbar*dby, sbar*dbz
+			ddot := sb * ts.sig // d·∂L/∂d
 			if !c.NoPolar {
 				pbar := gs * omega
-				kahn += pbar * pk
-				dbx, dby, dbz = dbx+pbar*pdx, dby+pbar*pdy, dbz+pbar*pdz
+				kahn += pbar * fc[2]
+				ddot += pbar * fc[4]
+				pr := pbar * invR
+				x := pr * fc[3]
+				pa, fpa = pa+x, fpa+fdet*x
+				if k.kahn != 0 {
+					y, z := pr*r.pol[p][0], pr*r.pol[p][1]
+					pb, fpb = pb+y, fpb+fdet*y
+					pc, fpc = pc+z, fpc+fdet*z
+				}
 			}
 			wbar := gs * polar
 			inv3 := invR * invR * invR
@@ -382,16 +459,64 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			if c.PointPixel {
 				rbar = -2 * wbar * inv3
 			} else {
-				cd := wbar * k.pitch * k.pitch * inv3 // ∂L/∂(close distance)
+				cd := wbar * pitch2 * inv3 // ∂L/∂(close distance)
 				cdSum += cd
 				rbar = -3 * cd * k.closeD * invR
 			}
-			// Back through d = p/R, R = |p|, p = fdet·f + sdet·s + pix0.
-			//	p̄ = (d̄ − (d̄·d)d)/R + r̄·d = d̄/R + (r̄ − (d̄·d)/R)·d
-			a := rbar - (dbx*dx+dby*dy+dbz*dz)*invR
-			px, py, pz := dbx*invR+a*dx, dby*invR+a*dy, dbz*invR+a*dz
-			pSumX, pSumY, pSumZ = pSumX+px, pSumY+py, pSumZ+pz
-			fpX, fpY, fpZ = fpX+fdet*px, fpY+fdet*py, fpZ+fdet*pz
+			// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
+			// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the
+			// row sums).
+			a := rbar - ddot*invR
+			adX, adY, adZ = adX+a*dx, adY+a*dy, adZ+a*dz
+			fa := fdet * a
+			fadX, fadY, fadZ = fadX+fa*dx, fadY+fa*dy, fadZ+fa*dz
+		}
+	}
+	if SM == 1 {
+		rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7], rs[8] = u0, u1, u2, v0, v1, v2, fv0, fv1, fv2
+	}
+	// ∂L/∂p summed over the row, plain and times fdet: a·d, the
+	// polarization's d̄/R, then (below) the part through q.
+	var pSum, fpSum [3]float64
+	for j := 0; j < 3; j++ {
+		pSum[j] = pa*sr0.inc[j] + pb*sr0.ein[j] + pc*sr0.bin[j]
+		fpSum[j] = fpa*sr0.inc[j] + fpb*sr0.ein[j] + fpc*sr0.bin[j]
+	}
+	pSum[0], pSum[1], pSum[2] = pSum[0]+adX, pSum[1]+adY, pSum[2]+adZ
+	fpSum[0], fpSum[1], fpSum[2] = fpSum[0]+fadX, fpSum[1]+fadY, fpSum[2]+fadZ
+	// The orientation adjoints Σ u_i·q_j, their contraction with the
+	// orientations (Σ u·(h, k, l), for λ0), and the part of ∂L/∂p through q.
+	var p0 [3]float64
+	for j := range p0 {
+		p0[j] = k.pix0[j] + sdet*k.sd[j]
+	}
+	lamDot := 0.0
+	for si := range k.src {
+		sr := &k.src[si]
+		for oi := range k.orient {
+			o := &k.orient[oi]
+			x := rs[9*(si*M+oi) : 9*(si*M+oi)+9]
+			at := acc[NParams+9*oi : NParams+9*oi+9]
+			for i := 0; i < 3; i++ {
+				su, sv, sfv := x[i], x[3+i], x[6+i]
+				for j := 0; j < 3; j++ {
+					da := sr.invLambda * (sv*p0[j] + sfv*k.fd[j] - su*sr.inc[j])
+					at[3*i+j] += da
+					lamDot += o[i][j] * da
+				}
+			}
+			for j := 0; j < 3; j++ {
+				pSum[j] += sr.invLambda * (o[0][j]*x[3] + o[1][j]*x[4] + o[2][j]*x[5])
+				fpSum[j] += sr.invLambda * (o[0][j]*x[6] + o[1][j]*x[7] + o[2][j]*x[8])
+			}
+		}
+	}
+	if !c.HasHKL && k.ibg == 0 {
+		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F, and
+		// Σ ∂L/∂S·S = scale·flu.
+		ddef = 0
+		if k.defaultF != 0 {
+			ddef = 2 * k.scale * flu / k.defaultF
 		}
 	}
 	_ = acc[NParams-1]
@@ -399,21 +524,17 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	acc[PNb] += nb
 	acc[PNc] += nc
 	acc[PDefaultF] += ddef
-	acc[PLambda] += lam
+	acc[PLambda] -= lamDot * k.invLambda0 // ∂q/∂λ0 = −q/λ0
 	acc[PIbg] += ibg
 	acc[PFluence] += flu * k.perFluence
 	acc[PKahn] += kahn
-	acc[PPix0] += pSumX
-	acc[PPix0+1] += pSumY
-	acc[PPix0+2] += pSumZ
-	acc[PFdet] += fpX
-	acc[PFdet+1] += fpY
-	acc[PFdet+2] += fpZ
-	acc[PSdet] += sdet * pSumX
-	acc[PSdet+1] += sdet * pSumY
-	acc[PSdet+2] += sdet * pSumZ
+	for j := 0; j < 3; j++ {
+		acc[PPix0+j] += pSum[j]
+		acc[PFdet+j] += fpSum[j]
+		acc[PSdet+j] += sdet * pSum[j]
+	}
 	// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
-	acc[PPixel] += (fpX*k.fd[0] + fpY*k.fd[1] + fpZ*k.fd[2] + (pSumX*k.sd[0]+pSumY*k.sd[1]+pSumZ*k.sd[2])*sdet) * k.invPitch
+	acc[PPixel] += (dot(fpSum, k.fd) + dot(pSum, k.sd)*sdet) * k.invPitch
 	if !c.PointPixel {
 		acc[PPixel] += cdSum * 2 * k.closeD / k.pitch
 		for j := 0; j < 3; j++ {
@@ -421,4 +542,40 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			acc[PObs+j] += cdSum * k.pix0[j]
 		}
 	}
+}
+
+// addRowSums adds, for every source and orientation, u = sb·∂S/∂(h, k,
+// l) (from hkl, 3 each), u/R and fdet·u/R to its 9 row sums in rs.
+func addRowSums(rs, hkl []float64, sb, invR, fdet float64) {
+	for j := 0; j < len(hkl)/3; j++ {
+		x, h := rs[9*j:9*j+9], hkl[3*j:3*j+3]
+		u0, u1, u2 := sb*h[0], sb*h[1], sb*h[2]
+		x[0], x[1], x[2] = x[0]+u0, x[1]+u1, x[2]+u2
+		u0, u1, u2 = u0*invR, u1*invR, u2*invR
+		x[3], x[4], x[5] = x[3]+u0, x[4]+u1, x[5]+u2
+		x[6], x[7], x[8] = x[6]+fdet*u0, x[7]+fdet*u1, x[8]+fdet*u2
+	}
+}
+
+// hklBudget bounds the ∂S/∂(h, k, l) a loss row keeps per chunk (3 per
+// pixel, source and orientation): chunks shrink when there are many.
+const hklBudget = 1 << 14
+
+// lossRecs are one chunk's per-pixel records in lossRowSingle.
+type lossRecs struct {
+	idx, live [rowChunk]int
+	geo       [rowChunk][4]float64 // 1/R, d
+	fac       [rowChunk][5]float64 // ω, P, ∂P/∂K, α, (∂P/∂d)·d
+	pol       [rowChunk][2]float64 // β, γ (K ≠ 0)
+	ts        [rowChunk]termSums
+	g         [rowChunk]float64 // I, then ∂L/∂I
+	fdet      [rowChunk]float64
+}
+
+// recs returns w's loss-row records, allocating them on first use.
+func (w *gradWork) recs() *lossRecs {
+	if w.lr == nil {
+		w.lr = new(lossRecs)
+	}
+	return w.lr
 }

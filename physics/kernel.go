@@ -317,6 +317,8 @@ type kernel struct {
 	missing              []bool       // table cells without data (default F), nil if none
 	hStride, kStride     int
 	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
+	oincBySource         [][][3]float64        // per source and orientation: (o_i·inc)/λ (orientIncidence)
+	perDef               bool                  // termsGrad sums ∂S/∂F (orientIncidence)
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -750,9 +752,9 @@ func (k *kernel) chunkGeometry(spix int, fs []int, g *[rowChunk][4]float64) {
 // ROI's rows) from f0 on, up to rowChunk of them, leaving out those the
 // loss term skips when there is one, and returns them with the pixel to
 // start the next chunk at.
-func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[rowChunk]int) ([]int, int) {
+func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[rowChunk]int, most int) ([]int, int) {
 	n, f, last := 0, f0, min(c.ROIFMax, c.FPixels-1)
-	for ; f <= last && n < rowChunk; f++ {
+	for ; f <= last && n < most; f++ {
 		i := spix*c.FPixels + f
 		if c.HasMask && mask[i] == 0 {
 			continue
@@ -781,7 +783,7 @@ func rowSingle[T float32 | float64](k *kernel, spix int, mask []float64, row []T
 	var idx [rowChunk]int
 	for f0 := max(c.ROIFMin, 0); f0 <= min(c.ROIFMax, len(row)-1); {
 		var fs []int
-		fs, f0 = chunkPixels(c, spix, f0, mask, nil, &idx)
+		fs, f0 = chunkPixels(c, spix, f0, mask, nil, &idx, rowChunk)
 		k.chunkGeometry(spix, fs, &geo)
 		for p, f := range fs {
 			invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]

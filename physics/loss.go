@@ -89,6 +89,32 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 	return poissonTerm(v, l.Observed[i], w)
 }
 
+// terms replaces the intensities v of pixels base+fs[p] (none of them
+// left out) by the loss's derivatives there and adds the terms to the
+// compensated sum (sum, comp), the kind's case taken once.
+func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
+	v = v[:len(fs)]
+	switch {
+	case l.Kind == LossSum && l.Weights == nil:
+		for p := range v {
+			neumaier(sum, comp, v[p])
+			v[p] = 1
+		}
+	case l.Kind == LossSSE && l.Weights == nil:
+		for p, f := range fs {
+			r := v[p] - l.Observed[base+f]
+			neumaier(sum, comp, r*r)
+			v[p] = 2 * r
+		}
+	default:
+		for p, f := range fs {
+			var t float64
+			t, v[p] = l.Term(base+f, v[p])
+			neumaier(sum, comp, t)
+		}
+	}
+}
+
 // poissonTerm is the Poisson term w·(v − o·ln v) and its derivative.
 func poissonTerm(v, o, w float64) (t, dt float64) {
 	switch {

@@ -114,6 +114,8 @@ func TestShortcutGradients(t *testing.T) {
 		"-hkl " + inputs + "/P1.hkl -nopolar -point_pixel",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 1 -mosaic_domains 2",
 		"-detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3", // rows of several chunks
+		// 200 orientations: chunks of 27 pixels (hklBudget).
+		"-mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
 	} {
 		cfg, in := kernelInputs(t, base+" "+extra)
 		n := cfg.FPixels * cfg.SPixels
