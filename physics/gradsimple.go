@@ -124,53 +124,61 @@ func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alp
 	return p, dkahn, c2 * (1 + k.kahn*cos2psi), dcos * de, dcos * db
 }
 
-// termsGrad walks the terms of one sub-pixel and source with
-// scattering vector q for the structures pixelSimple covers: it adds
-// their sum S, its derivatives by Na, Nb, Nc and (with a structure-factor
-// table or a water background) by the default F, and σ to t, and writes
-// ∂S/∂(h, k, l) of each orientation to hkl (3 per orientation; the
-// derivatives by its a, b, c vectors are these times q). σ is
-// Σ ∂S/∂(h, k, l)·(h, k, l)_d over the orientations, the indices of the
-// diffracted direction, (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's
-// ∂S/∂d·d. ci is the source's k.oincBySource.
-func (k *kernel) termsGrad(ci [][3]float64, qx, qy, qz float64, hkl []float64, t *termSums) {
+// termsGrad walks the terms of one source for the sub-pixels with
+// scattering vectors q (one per sub-pixel, and one sum in ts each) for the
+// structures pixelSimple covers: it adds their sum S, its derivatives by
+// Na, Nb, Nc and (with a structure-factor table or a water background) by
+// the default F, and σ to ts[p], and writes ∂S/∂(h, k, l) of each
+// orientation to hkl[p·stride + 3·orientation:] (the derivatives by its a,
+// b, c vectors are these times q). σ is Σ ∂S/∂(h, k, l)·(h, k, l)_d over
+// the orientations, the indices of the diffracted direction,
+// (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's ∂S/∂d·d. ci is the
+// source's k.oincBySource. Each sub-pixel's terms are added in Render's
+// order; the sub-pixels are taken together, orientation by orientation,
+// so that what the orientation loop loads and keeps is shared.
+func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, stride int, ts []termSums) {
 	c := k.c
 	n := k.nn[0]
+	ts = ts[:len(q)]
 	for oi := range k.orient {
 		o := &k.orient[oi]
-		h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-		kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-		l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-		var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
-		if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
-		} else {
-			// Beyond the Chebyshev form's range (no physical input).
-			sa, ha, nda = sincgGrad(h, k.na)
-			sb, hb, ndb = sincgGrad(kk, k.nb)
-			sc, hc, ndc = sincgGrad(l, k.nc)
+		e := ci[oi]
+		for p := range q {
+			qx, qy, qz := q[p][0], q[p][1], q[p][2]
+			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
+			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
+			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
+			var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
+			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
+			} else {
+				// Beyond the Chebyshev form's range (no physical input).
+				sa, ha, nda = sincgGrad(h, k.na)
+				sb, hb, ndb = sincgGrad(kk, k.nb)
+				sc, hc, ndc = sincgGrad(l, k.nc)
+			}
+			fl := sa * sb * sc
+			b := hkl[p*stride+3*oi : p*stride+3*oi+3]
+			if fl == 0 && !c.Water {
+				b[0], b[1], b[2] = 0, 0, 0
+				continue
+			}
+			fc, fd := k.defaultF, 1.0
+			if c.HasHKL {
+				fc, fd = k.cellFGrad(h, kk, l)
+			}
+			t := &ts[p]
+			t.s += fc * fc * fl * fl
+			if k.perDef {
+				t.def += 2 * fc * fl * fl * fd
+			}
+			tfl := 2 * fc * fc * fl
+			sbc, sac, sab := sb*sc, sa*sc, sa*sb
+			hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
+			b[0], b[1], b[2] = hbar, kbar, lbar
+			t.sig += hbar*(h+e[0]) + kbar*(kk+e[1]) + lbar*(l+e[2])
+			t.na, t.nb, t.nc = t.na+tfl*nda*sbc, t.nb+tfl*ndb*sac, t.nc+tfl*ndc*sab
 		}
-		fl := sa * sb * sc
-		b := hkl[3*oi : 3*oi+3]
-		if fl == 0 && !c.Water {
-			b[0], b[1], b[2] = 0, 0, 0
-			continue
-		}
-		fc, fd := k.defaultF, 1.0
-		if c.HasHKL {
-			fc, fd = k.cellFGrad(h, kk, l)
-		}
-		t.s += fc * fc * fl * fl
-		if k.perDef {
-			t.def += 2 * fc * fl * fl * fd
-		}
-		tfl := 2 * fc * fc * fl
-		sbc, sac, sab := sb*sc, sa*sc, sa*sb
-		hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
-		b[0], b[1], b[2] = hbar, kbar, lbar
-		e := &ci[oi]
-		t.sig += hbar*(h+e[0]) + kbar*(kk+e[1]) + lbar*(l+e[2])
-		t.na, t.nb, t.nc = t.na+tfl*nda*sbc, t.nb+tfl*ndb*sac, t.nc+tfl*ndc*sab
 	}
 }
 
@@ -218,7 +226,9 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 // derivatives by sincgGrad3 and the per-term work on scalars.
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
-	ts := termSums{s: k.ibg}
+	var tss [1]termSums
+	ts := &tss[0]
+	*ts = termSums{s: k.ibg}
 	var lam float64
 	M := len(k.orient)
 	hkl := w.hkl[:3*M]
@@ -260,7 +270,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					k.termsGrad(k.oincBySource[si], qx, qy, qz, hkl, &ts)
+					k.termsGrad(k.oincBySource[si], [][3]float64{{qx, qy, qz}}, hkl, 0, tss[:])
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64
@@ -356,8 +366,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
 		k.chunkGeometry(spix, fs, &r.geo)
-		// The terms.
-		off := 0 // pixel p, source si: hkl[(p·S + si)·3M:]
+		// The terms: the factors, then source by source the scattering
+		// vectors and the terms.
 		for p := range fs {
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
 			fc := &r.fac[p]
@@ -380,14 +390,14 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				fc[1], fc[2], fc[3], fc[4] = pol, pk, al, al*c2+be*e+ga*b
 				r.pol[p] = [2]float64{be, ga}
 			}
-			ts := &r.ts[p]
-			*ts = termSums{s: k.ibg}
-			for si, ci := range k.oincBySource {
-				sr := &k.src[si]
-				qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-				k.termsGrad(ci, qx, qy, qz, hkl[off:off+3*M], ts)
-				off += 3 * M
+			r.ts[p] = termSums{s: k.ibg}
+		}
+		for si, ci := range k.oincBySource {
+			sr := &k.src[si]
+			for p := range fs {
+				r.q[p] = [3]float64{(r.geo[p][1] - sr.inc[0]) * sr.invLambda, (r.geo[p][2] - sr.inc[1]) * sr.invLambda, (r.geo[p][3] - sr.inc[2]) * sr.invLambda}
 			}
+			k.termsGrad(ci, r.q[:len(fs)], hkl[3*M*si:], 3*SM, r.ts[:])
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		for p, fpix := range fs {
@@ -568,7 +578,8 @@ type lossRecs struct {
 	fac       [rowChunk][5]float64 // ω, P, ∂P/∂K, α, (∂P/∂d)·d
 	pol       [rowChunk][2]float64 // β, γ (K ≠ 0)
 	ts        [rowChunk]termSums
-	g         [rowChunk]float64 // I, then ∂L/∂I
+	q         [rowChunk][3]float64 // one source's scattering vectors
+	g         [rowChunk]float64    // I, then ∂L/∂I
 	fdet      [rowChunk]float64
 }
 
