@@ -350,11 +350,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	sr0 := &k.src[0]
 	sdet := k.sub*float64(spix) + k.sub/2
 	pitch2 := k.pitch * k.pitch
-	// Row sums: of u, u/R, fdet·u/R for one source and orientation (in
-	// registers), of ∂L/∂N, of the factors' adjoints, of a·d and
+	// Row sums: of u, u/R, fdet·u/R per source and orientation (in rs),
+	// of ∂L/∂N, of the factors' adjoints, of a·d and
 	// fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p) and of the
 	// polarization's ∂L/∂p/R along inc, ein, bin (times fdet for f).
-	var u0, u1, u2, v0, v1, v2, fv0, fv1, fv2 float64
 	var na, nb, nc, ddef, ibg, flu, kahn, cdSum float64
 	var adX, adY, adZ, fadX, fadY, fadZ float64
 	var pa, pb, pc, fpa, fpb, fpc float64
@@ -414,76 +413,85 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			}
 		}
 		live := r.live[:nl]
-		// ∂L/∂(h, k, l) into the orientation row sums.
-		if SM == 1 {
+		// ∂L/∂(h, k, l) into the orientation row sums, source and
+		// orientation at a time (the sums in registers).
+		for _, p := range live {
+			r.sb[p] = r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0] // ∂L/∂S
+		}
+		for j := 0; j < SM; j++ {
+			var u0, u1, u2, v0, v1, v2, fv0, fv1, fv2 float64
 			for _, p := range live {
-				sb := r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
-				invR, fdet := r.geo[p][0], r.fdet[p]
-				h := hkl[3*p : 3*p+3]
+				sb, invR, fdet := r.sb[p], r.geo[p][0], r.fdet[p]
+				h := hkl[3*(p*SM+j) : 3*(p*SM+j)+3]
 				x0, x1, x2 := sb*h[0], sb*h[1], sb*h[2]
 				u0, u1, u2 = u0+x0, u1+x1, u2+x2
 				x0, x1, x2 = x0*invR, x1*invR, x2*invR
 				v0, v1, v2 = v0+x0, v1+x1, v2+x2
 				fv0, fv1, fv2 = fv0+fdet*x0, fv1+fdet*x1, fv2+fdet*x2
 			}
-		} else {
-			for _, p := range live {
-				sb := r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
-				invR, fdet := r.geo[p][0], r.fdet[p]
-				addRowSums(rs, hkl[p*3*SM:(p+1)*3*SM], sb, invR, fdet)
+			x := rs[9*j : 9*j+9]
+			x[0], x[1], x[2] = x[0]+u0, x[1]+u1, x[2]+u2
+			x[3], x[4], x[5] = x[3]+v0, x[4]+v1, x[5]+v2
+			x[6], x[7], x[8] = x[6]+fv0, x[7]+fv1, x[8]+fv2
+		}
+		// The rest of the backward pass, in three loops whose running
+		// sums (per chunk) fit in registers. The factors' adjoints:
+		// ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+		var cna, cnb, cnc, cdef, cibg, cflu, ckahn, cpa, cfpa float64
+		for _, p := range live {
+			g, sb, fc, ts := r.g[p], r.sb[p], &r.fac[p], &r.ts[p]
+			cna, cnb, cnc = cna+sb*ts.na, cnb+sb*ts.nb, cnc+sb*ts.nc
+			if k.perDef {
+				cdef += sb * ts.def
+			}
+			cibg += sb
+			cflu += g * fc[1] * fc[0] * ts.s
+			if !c.NoPolar {
+				pbar := g * k.scale * ts.s * fc[0]
+				ckahn += pbar * fc[2]
+				x := pbar * r.geo[p][0] * fc[3]
+				cpa, cfpa = cpa+x, cfpa+r.fdet[p]*x
 			}
 		}
-		// The rest of the backward pass.
+		na, nb, nc, ddef, ibg, flu, kahn, pa, fpa = na+cna, nb+cnb, nc+cnc, ddef+cdef, ibg+cibg, flu+cflu, kahn+ckahn, pa+cpa, fpa+cfpa
+		if k.kahn != 0 && !c.NoPolar {
+			var cpb, cfpb, cpc, cfpc float64
+			for _, p := range live {
+				pr := r.g[p] * k.scale * r.ts[p].s * r.fac[p][0] * r.geo[p][0]
+				y, z := pr*r.pol[p][0], pr*r.pol[p][1]
+				cpb, cfpb = cpb+y, cfpb+r.fdet[p]*y
+				cpc, cfpc = cpc+z, cfpc+r.fdet[p]*z
+			}
+			pb, fpb, pc, fpc = pb+cpb, fpb+cfpb, pc+cpc, fpc+cfpc
+		}
+		// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
+		// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row
+		// sums).
+		var ccd, cadX, cadY, cadZ, cfadX, cfadY, cfadZ float64
 		for _, p := range live {
-			g, fc, ts := r.g[p], &r.fac[p], &r.ts[p]
-			omega, polar, s := fc[0], fc[1], ts.s
+			fc := &r.fac[p]
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
-			fdet := r.fdet[p]
-			gpo := g * polar * omega
-			sb := gpo * k.scale // ∂L/∂S
-			na, nb, nc = na+sb*ts.na, nb+sb*ts.nb, nc+sb*ts.nc
-			if k.perDef {
-				ddef += sb * ts.def
-			}
-			ibg += sb
-			flu += gpo * s
-			// The factors: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-			gs := g * k.scale * s
-			ddot := sb * ts.sig // d·∂L/∂d
+			gs := r.g[p] * k.scale * r.ts[p].s
+			ddot := r.sb[p] * r.ts[p].sig // d·∂L/∂d
 			if !c.NoPolar {
-				pbar := gs * omega
-				kahn += pbar * fc[2]
-				ddot += pbar * fc[4]
-				pr := pbar * invR
-				x := pr * fc[3]
-				pa, fpa = pa+x, fpa+fdet*x
-				if k.kahn != 0 {
-					y, z := pr*r.pol[p][0], pr*r.pol[p][1]
-					pb, fpb = pb+y, fpb+fdet*y
-					pc, fpc = pc+z, fpc+fdet*z
-				}
+				ddot += gs * fc[0] * fc[4]
 			}
-			wbar := gs * polar
+			wbar := gs * fc[1]
 			inv3 := invR * invR * invR
 			var rbar float64
 			if c.PointPixel {
 				rbar = -2 * wbar * inv3
 			} else {
 				cd := wbar * pitch2 * inv3 // ∂L/∂(close distance)
-				cdSum += cd
+				ccd += cd
 				rbar = -3 * cd * k.closeD * invR
 			}
-			// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
-			// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the
-			// row sums).
 			a := rbar - ddot*invR
-			adX, adY, adZ = adX+a*dx, adY+a*dy, adZ+a*dz
-			fa := fdet * a
-			fadX, fadY, fadZ = fadX+fa*dx, fadY+fa*dy, fadZ+fa*dz
+			cadX, cadY, cadZ = cadX+a*dx, cadY+a*dy, cadZ+a*dz
+			fa := r.fdet[p] * a
+			cfadX, cfadY, cfadZ = cfadX+fa*dx, cfadY+fa*dy, cfadZ+fa*dz
 		}
-	}
-	if SM == 1 {
-		rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7], rs[8] = u0, u1, u2, v0, v1, v2, fv0, fv1, fv2
+		cdSum, adX, adY, adZ, fadX, fadY, fadZ = cdSum+ccd, adX+cadX, adY+cadY, adZ+cadZ, fadX+cfadX, fadY+cfadY, fadZ+cfadZ
 	}
 	// ∂L/∂p summed over the row, plain and times fdet: a·d, the
 	// polarization's d̄/R, then (below) the part through q.
@@ -554,19 +562,6 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	}
 }
 
-// addRowSums adds, for every source and orientation, u = sb·∂S/∂(h, k,
-// l) (from hkl, 3 each), u/R and fdet·u/R to its 9 row sums in rs.
-func addRowSums(rs, hkl []float64, sb, invR, fdet float64) {
-	for j := 0; j < len(hkl)/3; j++ {
-		x, h := rs[9*j:9*j+9], hkl[3*j:3*j+3]
-		u0, u1, u2 := sb*h[0], sb*h[1], sb*h[2]
-		x[0], x[1], x[2] = x[0]+u0, x[1]+u1, x[2]+u2
-		u0, u1, u2 = u0*invR, u1*invR, u2*invR
-		x[3], x[4], x[5] = x[3]+u0, x[4]+u1, x[5]+u2
-		x[6], x[7], x[8] = x[6]+fdet*u0, x[7]+fdet*u1, x[8]+fdet*u2
-	}
-}
-
 // hklBudget bounds the ∂S/∂(h, k, l) a loss row keeps per chunk (3 per
 // pixel, source and orientation): chunks shrink when there are many.
 const hklBudget = 1 << 14
@@ -580,6 +575,7 @@ type lossRecs struct {
 	ts        [rowChunk]termSums
 	q         [rowChunk][3]float64 // one source's scattering vectors
 	g         [rowChunk]float64    // I, then ∂L/∂I
+	sb        [rowChunk]float64    // ∂L/∂S
 	fdet      [rowChunk]float64
 }
 
