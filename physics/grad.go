@@ -80,33 +80,37 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 	L := NParams + 9*len(k.orient)
 	acc := make([][]float64, nt)
 	vals := make([]float64, nt)
-	parallelRows(nt, func(t int) {
-		a := make([]float64, L)
-		w := gradWork{tmp: make([]float64, L), hkl: make([]float64, 3*len(k.orient))}
-		var sum, comp float64
-		for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
-			if row != nil {
-				row(s, a, &w, &sum, &comp)
-				continue
-			}
-			for f := 0; f < c.FPixels; f++ {
-				i := s*c.FPixels + f
-				if !c.Rendered(f, s, in.Mask) {
+	parallelWorkers(nt, func() func(t int) {
+		// One scratch state per goroutine: it is left clean after every
+		// pixel.
+		w := &gradWork{tmp: make([]float64, L), hkl: make([]float64, 3*len(k.orient))}
+		return func(t int) {
+			a := make([]float64, L)
+			var sum, comp float64
+			for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
+				if row != nil {
+					row(s, a, w, &sum, &comp)
 					continue
 				}
-				m, u := mode, 0
-				switch {
-				case cut < 0 || mode == interpNone:
-				case i < cut:
-				case i == cut:
-					m, u = interpUntil, until
-				default:
-					m = interpNone
+				for f := 0; f < c.FPixels; f++ {
+					i := s*c.FPixels + f
+					if !c.Rendered(f, s, in.Mask) {
+						continue
+					}
+					m, u := mode, 0
+					switch {
+					case cut < 0 || mode == interpNone:
+					case i < cut:
+					case i == cut:
+						m, u = interpUntil, until
+					default:
+						m = interpNone
+					}
+					neumaier(&sum, &comp, pixel(i, f, s, m, u, a, w))
 				}
-				neumaier(&sum, &comp, pixel(i, f, s, m, u, a, &w))
 			}
+			acc[t], vals[t] = a, sum+comp
 		}
-		acc[t], vals[t] = a, sum+comp
 	})
 	total := make([]float64, L)
 	value := 0.0

@@ -250,6 +250,13 @@ func cutoff(c *Config, firstOOR, firstEval []int) (pixel, eval int) {
 
 // parallelRows runs row(s) for every row on GOMAXPROCS goroutines.
 func parallelRows(n int, row func(s int)) {
+	parallelWorkers(n, func() func(s int) { return row })
+}
+
+// parallelWorkers runs rows 0 … n−1 on GOMAXPROCS goroutines, each
+// taking its row function (and with it any scratch state) from worker
+// once.
+func parallelWorkers(n int, worker func() func(s int)) {
 	rows := make(chan int, n)
 	for s := 0; s < n; s++ {
 		rows <- s
@@ -264,6 +271,7 @@ func parallelRows(n int, row func(s int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			row := worker()
 			for s := range rows {
 				row(s)
 			}
