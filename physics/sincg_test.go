@@ -37,40 +37,62 @@ func bigSinCos(x float64, n int) (s, c *big.Float) {
 	return s, c
 }
 
+// bigSincg returns sincg(x, n) = sin(nπx)/sin(πx) and its derivatives by
+// x and n from the quotient rule applied to that definition in 256-bit
+// arithmetic,
+//
+//	∂/∂x = π·(n·cos nπx·sin πx − sin nπx·cos πx)/sin²πx,  ∂/∂n = πx·cos nπx/sin πx.
+func bigSincg(x float64, n int) [3]float64 {
+	s1, c1 := bigSinCos(x, 1)
+	sn, cn := bigSinCos(x, n)
+	f := func() *big.Float { return new(big.Float).SetPrec(256) }
+	pi, _ := f().SetString(bigPi)
+	v, _ := f().Quo(sn, s1).Float64()
+	num := f().Mul(f().SetInt64(int64(n)), f().Mul(cn, s1))
+	num.Sub(num, f().Mul(sn, c1))
+	dx, _ := f().Quo(f().Mul(pi, num), f().Mul(s1, s1)).Float64()
+	dn, _ := f().Quo(f().Mul(f().Mul(pi, f().SetFloat64(x)), cn), s1).Float64()
+	return [3]float64{v, dx, dn}
+}
+
 // TestSincgGrad3: sincg(x, n) = sin(nπx)/sin(πx) and its derivatives by
 // x and n against the quotient rule applied to that definition in 256-bit
 // arithmetic,
 //
 //	∂/∂x = π·(n·cos nπx·sin πx − sin nπx·cos πx)/sin²πx,  ∂/∂n = πx·cos nπx/sin πx,
 //
-// on both sides of sincgGrad3's switch between its closed form and the
-// near-peak recurrence, and at the peaks themselves.
+// for every output: with x on both sides of the switch between the
+// closed form and the near-peak recurrence (and so of sincgGrad3's switch
+// between its three-wide form and sincgGrad1), and at the peaks
+// themselves.
 func TestSincgGrad3(t *testing.T) {
 	const tol = 1e-12
 	for _, n := range []int{2, 3, 5, 10, 32} {
+		fixed := [3]float64{0.3, -1.7, 0.45}
+		var fixedRef [3][3]float64
+		for a, xa := range fixed {
+			fixedRef[a] = bigSincg(xa, n)
+		}
 		for _, m := range []float64{-3, 0, 2, 17} {
 			for _, d := range []float64{1e-7, -3e-5, 2e-3, closedFormMin * 0.999, -closedFormMin * 1.001, 0.1, -0.37, 0.5} {
 				x := m + d
-				s1, c1 := bigSinCos(x, 1)
-				sn, cn := bigSinCos(x, n)
-				f := func() *big.Float { return new(big.Float).SetPrec(256) }
-				pi, _ := f().SetString(bigPi)
-				v, _ := f().Quo(sn, s1).Float64()
-				num := f().Mul(f().SetInt64(int64(n)), f().Mul(cn, s1))
-				num.Sub(num, f().Mul(sn, c1))
-				dx, _ := f().Quo(f().Mul(pi, num), f().Mul(s1, s1)).Float64()
-				dn, _ := f().Quo(f().Mul(f().Mul(pi, f().SetFloat64(x)), cn), s1).Float64()
 				for axis := 0; axis < 3; axis++ {
-					in := [3]float64{0.3, -1.7, 0.45}
-					in[axis] = x
+					// x on one axis, fixed values far from the peaks on the
+					// others: every output is checked (with x near a peak
+					// all three take sincgGrad1).
+					in, ref := fixed, fixedRef
+					in[axis], ref[axis] = x, bigSincg(x, n)
 					var got [9]float64
 					got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7], got[8] = sincgGrad3(in[0], in[1], in[2], n)
-					for i, want := range []float64{v, dx, dn} {
-						g := got[3*i+axis]
-						// The floor: derivatives pass through zero between the
-						// peaks, where only an absolute error means anything.
-						if math.Abs(g-want) > tol*(math.Abs(want)+float64(n)) {
-							t.Fatalf("n=%d x=%v axis %d: %s = %.17g, want %.17g", n, x, axis, [...]string{"sincg", "∂x", "∂n"}[i], g, want)
+					for a, xa := range in {
+						for i, want := range ref[a] {
+							g := got[3*i+a]
+							// The floor: derivatives pass through zero between
+							// the peaks, where only an absolute error means
+							// anything.
+							if math.Abs(g-want) > tol*(math.Abs(want)+float64(n)) {
+								t.Fatalf("n=%d x=%v on axis %d: %s of %v = %.17g, want %.17g", n, x, axis, [...]string{"sincg", "∂x", "∂n"}[i], xa, g, want)
+							}
 						}
 					}
 				}
