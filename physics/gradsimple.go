@@ -62,7 +62,7 @@ func sincgGrad1(x float64, n int) (u1, dx, dn float64) {
 	t := x + roundMagic
 	d := x - (t - roundMagic)
 	flip := math.Float64bits(t) << 63 // the parity of the integer
-	cr := cosPiReduced(d)              // in [0, 1]
+	cr := cosPiReduced(d)             // in [0, 1]
 	c := math.Float64frombits(math.Float64bits(cr) ^ flip)
 	u0, u1 := chebyshevU2(2*c, n)
 	if math.Abs(d) < closedFormMin {
@@ -164,13 +164,14 @@ func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, strid
 	for oi := range k.orient {
 		o := &k.orient[oi]
 		e := ci[oi]
+		off := 3 * oi // hkl[off:] for sub-pixel p
 		for p := range q {
 			qx, qy, qz := q[p][0], q[p][1], q[p][2]
 			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
 			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
 			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
 			var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
-			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
+			if k.hklSmall || (math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51) {
 				sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
 			} else {
 				// Beyond the Chebyshev form's range (no physical input).
@@ -179,7 +180,8 @@ func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, strid
 				sc, hc, ndc = sincgGrad(l, k.nc)
 			}
 			fl := sa * sb * sc
-			b := hkl[p*stride+3*oi : p*stride+3*oi+3]
+			b := hkl[off : off+3]
+			off += stride
 			if fl == 0 && !c.Water {
 				b[0], b[1], b[2] = 0, 0, 0
 				continue
@@ -211,9 +213,21 @@ type termSums struct {
 
 // orientIncidence sets what termsGrad reads besides the terms:
 // k.oincBySource, per source and orientation (o_i·inc)/λ for its a, b, c
-// vectors o_i, and k.perDef.
+// vectors o_i, k.perDef and k.hklSmall.
 func (k *kernel) orientIncidence() {
 	k.perDef = k.c.HasHKL || k.ibg != 0
+	// |q| ≤ (1 + |inc|)/λ: the bound on |h|, |k|, |l| below which
+	// termsGrad need not check them one by one.
+	var qmax, omax float64
+	for _, sr := range k.src {
+		qmax = max(qmax, (1+math.Sqrt(dot(sr.inc, sr.inc)))*sr.invLambda)
+	}
+	for _, o := range k.orient {
+		for i := range o {
+			omax = max(omax, math.Sqrt(dot(o[i], o[i])))
+		}
+	}
+	k.hklSmall = qmax*omax < 1<<50
 	k.oincBySource = make([][][3]float64, len(k.src))
 	for si := range k.src {
 		sr := &k.src[si]
@@ -386,9 +400,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
 		k.chunkGeometry(spix, fs, &r.geo)
+		np := len(r.geo[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		// The terms: the factors, then source by source the scattering
 		// vectors and the terms.
-		for p := range fs {
+		for p := 0; p < np; p++ {
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
 			fc := &r.fac[p]
 			fc[0] = k.omega(invR)
@@ -414,34 +429,34 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		}
 		for si, ci := range k.oincBySource {
 			sr := &k.src[si]
-			for p := range fs {
+			for p := 0; p < np; p++ {
 				r.q[p] = [3]float64{(r.geo[p][1] - sr.inc[0]) * sr.invLambda, (r.geo[p][2] - sr.inc[1]) * sr.invLambda, (r.geo[p][3] - sr.inc[2]) * sr.invLambda}
 			}
-			k.termsGrad(ci, r.q[:len(fs)], hkl[3*M*si:], 3*SM, r.ts[:])
+			k.termsGrad(ci, r.q[:np], hkl[3*M*si:], 3*SM, r.ts[:])
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
-		for p, fpix := range fs {
+		for p := 0; p < np; p++ {
 			fc := &r.fac[p]
 			r.g[p] = k.scale * r.ts[p].s * fc[1] * fc[0] // Render's grouping: the same bits
-			r.fdet[p] = k.sub*float64(fpix) + k.sub/2
+			r.fdet[p] = k.sub*float64(fs[p]) + k.sub/2
 		}
-		loss.terms(spix*c.FPixels, fs, r.g[:len(fs)], sum, comp)
+		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
+		// The pixels with g ≠ 0, and their ∂L/∂S.
 		nl := 0
-		for p := range fs {
+		for p := 0; p < np; p++ {
 			if r.g[p] != 0 {
 				r.live[nl] = p
+				r.sb[p] = r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
 				nl++
 			}
 		}
 		live := r.live[:nl]
 		// ∂L/∂(h, k, l) into the orientation row sums, source and
 		// orientation at a time (the sums in registers).
-		for _, p := range live {
-			r.sb[p] = r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0] // ∂L/∂S
-		}
 		for j := 0; j < SM; j++ {
 			var u0, u1, u2, v0, v1, v2, fv0, fv1, fv2 float64
 			for _, p := range live {
+				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 				sb, invR, fdet := r.sb[p], r.geo[p][0], r.fdet[p]
 				h := hkl[3*(p*SM+j) : 3*(p*SM+j)+3]
 				x0, x1, x2 := sb*h[0], sb*h[1], sb*h[2]
@@ -460,6 +475,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		// ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 		var cna, cnb, cnc, cdef, cibg, cflu, ckahn, cpa, cfpa float64
 		for _, p := range live {
+			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 			g, sb, fc, ts := r.g[p], r.sb[p], &r.fac[p], &r.ts[p]
 			cna, cnb, cnc = cna+sb*ts.na, cnb+sb*ts.nb, cnc+sb*ts.nc
 			if k.perDef {
@@ -478,6 +494,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		if k.kahn != 0 && !c.NoPolar {
 			var cpb, cfpb, cpc, cfpc float64
 			for _, p := range live {
+				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 				pr := r.g[p] * k.scale * r.ts[p].s * r.fac[p][0] * r.geo[p][0]
 				y, z := pr*r.pol[p][0], pr*r.pol[p][1]
 				cpb, cfpb = cpb+y, cfpb+r.fdet[p]*y
@@ -490,6 +507,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		// sums).
 		var ccd, cadX, cadY, cadZ, cfadX, cfadY, cfadZ float64
 		for _, p := range live {
+			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 			fc := &r.fac[p]
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
 			gs := r.g[p] * k.scale * r.ts[p].s

@@ -327,6 +327,7 @@ type kernel struct {
 	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
 	oincBySource         [][][3]float64        // per source and orientation: (o_i·inc)/λ (orientIncidence)
 	perDef               bool                  // termsGrad sums ∂S/∂F (orientIncidence)
+	hklSmall             bool                  // every |h|, |k|, |l| < 2⁵⁰ (orientIncidence)
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -742,6 +743,9 @@ func (k *kernel) termsSimple(sum, dx, dy, dz float64, polar *float64) float64 {
 // one-sub-pixel structures (rowSingle, lossRowSingle) compute ahead of
 // their terms.
 const rowChunk = 64
+
+// rowChunk is a power of two: the loss rows mask indices with it.
+var _ [0]struct{} = [rowChunk & (rowChunk - 1)]struct{}{}
 
 // chunkGeometry computes 1/R and the diffracted direction d of pixels fs
 // of row spix (one sub-pixel, one layer) into g. Done ahead of the terms,
