@@ -386,12 +386,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	sdet := k.sub*float64(spix) + k.sub/2
 	pitch2 := k.pitch * k.pitch
 	// Row sums: of u, u/R, fdet·u/R per source and orientation (in rs),
-	// of ∂L/∂N, of the factors' adjoints, of a·d and
-	// fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p) and of the
-	// polarization's ∂L/∂p/R along inc, ein, bin (times fdet for f).
-	var na, nb, nc, ddef, ibg, flu, kahn, cdSum float64
-	var adX, adY, adZ, fadX, fadY, fadZ float64
-	var pa, pb, pc, fpa, fpb, fpc float64
+	// and the rest (lossTotals; in memory: kept in registers they would
+	// be spilled around every call of every chunk).
+	t := &r.tot
+	*t = lossTotals{}
 	last := min(c.ROIFMax, c.FPixels-1)
 	if spix < c.ROISMin || spix > c.ROISMax {
 		last = -1
@@ -490,7 +488,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				cpa, cfpa = cpa+x, cfpa+r.fdet[p]*x
 			}
 		}
-		na, nb, nc, ddef, ibg, flu, kahn, pa, fpa = na+cna, nb+cnb, nc+cnc, ddef+cdef, ibg+cibg, flu+cflu, kahn+ckahn, pa+cpa, fpa+cfpa
+		t.na, t.nb, t.nc, t.ddef, t.ibg, t.flu, t.kahn, t.pa, t.fpa = t.na+cna, t.nb+cnb, t.nc+cnc, t.ddef+cdef, t.ibg+cibg, t.flu+cflu, t.kahn+ckahn, t.pa+cpa, t.fpa+cfpa
 		if k.kahn != 0 && !c.NoPolar {
 			var cpb, cfpb, cpc, cfpc float64
 			for _, p := range live {
@@ -500,7 +498,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				cpb, cfpb = cpb+y, cfpb+r.fdet[p]*y
 				cpc, cfpc = cpc+z, cfpc+r.fdet[p]*z
 			}
-			pb, fpb, pc, fpc = pb+cpb, fpb+cfpb, pc+cpc, fpc+cfpc
+			t.pb, t.fpb, t.pc, t.fpc = t.pb+cpb, t.fpb+cfpb, t.pc+cpc, t.fpc+cfpc
 		}
 		// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
 		// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row
@@ -530,17 +528,15 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			fa := r.fdet[p] * a
 			cfadX, cfadY, cfadZ = cfadX+fa*dx, cfadY+fa*dy, cfadZ+fa*dz
 		}
-		cdSum, adX, adY, adZ, fadX, fadY, fadZ = cdSum+ccd, adX+cadX, adY+cadY, adZ+cadZ, fadX+cfadX, fadY+cfadY, fadZ+cfadZ
+		t.cd, t.ad[0], t.ad[1], t.ad[2], t.fad[0], t.fad[1], t.fad[2] = t.cd+ccd, t.ad[0]+cadX, t.ad[1]+cadY, t.ad[2]+cadZ, t.fad[0]+cfadX, t.fad[1]+cfadY, t.fad[2]+cfadZ
 	}
 	// ∂L/∂p summed over the row, plain and times fdet: a·d, the
 	// polarization's d̄/R, then (below) the part through q.
 	var pSum, fpSum [3]float64
 	for j := 0; j < 3; j++ {
-		pSum[j] = pa*sr0.inc[j] + pb*sr0.ein[j] + pc*sr0.bin[j]
-		fpSum[j] = fpa*sr0.inc[j] + fpb*sr0.ein[j] + fpc*sr0.bin[j]
+		pSum[j] = t.pa*sr0.inc[j] + t.pb*sr0.ein[j] + t.pc*sr0.bin[j] + t.ad[j]
+		fpSum[j] = t.fpa*sr0.inc[j] + t.fpb*sr0.ein[j] + t.fpc*sr0.bin[j] + t.fad[j]
 	}
-	pSum[0], pSum[1], pSum[2] = pSum[0]+adX, pSum[1]+adY, pSum[2]+adZ
-	fpSum[0], fpSum[1], fpSum[2] = fpSum[0]+fadX, fpSum[1]+fadY, fpSum[2]+fadZ
 	// The orientation adjoints Σ u_i·q_j, their contraction with the
 	// orientations (Σ u·(h, k, l), for λ0), and the part of ∂L/∂p through q.
 	var p0 [3]float64
@@ -571,20 +567,20 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F, and
 		// Σ ∂L/∂S·S = scale·flu.
-		ddef = 0
+		t.ddef = 0
 		if k.defaultF != 0 {
-			ddef = 2 * k.scale * flu / k.defaultF
+			t.ddef = 2 * k.scale * t.flu / k.defaultF
 		}
 	}
 	_ = acc[NParams-1]
-	acc[PNa] += na
-	acc[PNb] += nb
-	acc[PNc] += nc
-	acc[PDefaultF] += ddef
+	acc[PNa] += t.na
+	acc[PNb] += t.nb
+	acc[PNc] += t.nc
+	acc[PDefaultF] += t.ddef
 	acc[PLambda] -= lamDot * k.invLambda0 // ∂q/∂λ0 = −q/λ0
-	acc[PIbg] += ibg
-	acc[PFluence] += flu * k.perFluence
-	acc[PKahn] += kahn
+	acc[PIbg] += t.ibg
+	acc[PFluence] += t.flu * k.perFluence
+	acc[PKahn] += t.kahn
 	for j := 0; j < 3; j++ {
 		acc[PPix0+j] += pSum[j]
 		acc[PFdet+j] += fpSum[j]
@@ -593,10 +589,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
 	acc[PPixel] += (dot(fpSum, k.fd) + dot(pSum, k.sd)*sdet) * k.invPitch
 	if !c.PointPixel {
-		acc[PPixel] += cdSum * 2 * k.closeD / k.pitch
+		acc[PPixel] += t.cd * 2 * k.closeD / k.pitch
 		for j := 0; j < 3; j++ {
-			acc[PPix0+j] += cdSum * k.od[j]
-			acc[PObs+j] += cdSum * k.pix0[j]
+			acc[PPix0+j] += t.cd * k.od[j]
+			acc[PObs+j] += t.cd * k.pix0[j]
 		}
 	}
 }
@@ -616,6 +612,17 @@ type lossRecs struct {
 	g         [rowChunk]float64    // I, then ∂L/∂I
 	sb        [rowChunk]float64    // ∂L/∂S
 	fdet      [rowChunk]float64
+	tot       lossTotals
+}
+
+// lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),
+// fluence·∂L/∂fluence, ∂L/∂K and ∂L/∂(close distance), of a·d and
+// fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p), and of the
+// polarization's ∂L/∂p/R along inc, ein, bin (p) and times fdet (fp).
+type lossTotals struct {
+	na, nb, nc, ddef, ibg, flu, kahn, cd float64
+	ad, fad                              [3]float64
+	pa, pb, pc, fpa, fpb, fpc            float64
 }
 
 // recs returns w's loss-row records, allocating them on first use.
