@@ -153,7 +153,7 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	}
 	// No Read instruction: it would copy the image; Image takes the value
 	// the machine binds to the node.
-	p.vm = G.NewTapeMachine(p.g)
+	p.vm = G.NewTapeMachine(p.g, quietVM)
 	compiles.Add(1)
 	return p, nil
 }
@@ -187,6 +187,12 @@ func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []s
 	}
 	return inputs, names, tables, pv, nil
 }
+
+// quietVM makes a tape machine "watch" every instruction. Without a
+// logger that logs nothing, and it spares the machine its search of the
+// (empty) watch list before each instruction: a map lookup and two slice
+// allocations, ~20 % of a gradient run's fixed cost (pprof, 16² image).
+var quietVM = G.WithWatchlist()
 
 // gradFor returns the program's gradient program for a loss structure,
 // building it on first use. The caller holds p.mu.
@@ -246,7 +252,7 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	for j, d := range grads {
 		G.Read(d, &gp.gradOut[at[j]])
 	}
-	gp.vm = G.NewTapeMachine(gp.g)
+	gp.vm = G.NewTapeMachine(gp.g, quietVM)
 	compiles.Add(1)
 	p.grads[lk] = gp
 	return gp, nil
