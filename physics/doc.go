@@ -109,6 +109,7 @@
 //     enough: forward rows 7.9 → 5.0 ms, loss rows 14.2 → 12.7 ms. Only
 //     the pixels the ROI, the mask and the loss keep are listed and
 //     computed (chunkPixels), so a small ROI costs what it did.
+//
 //   - sincg's derivatives in closed form away from the peaks (within 1/64
 //     of an integer the U′ recurrence is kept), with |sin πd| from
 //     √((1 − cos πd)(1 + cos πd)) instead of its series; the recurrence two
@@ -116,24 +117,54 @@
 //     three, replaced near a peak (sincgNearPeak).
 //     Loss rows: 1382 → 1269 instructions per cubic pixel, 8233 → 7097 with
 //     10 domains.
-//   - Loss rows stage three derivatives per orientation (by h, k, l) and
-//     form the nine by a, b, c once ∂L/∂S is known, straight into the tile
+//
+//   - (Since replaced by the row sums below.) Loss rows stage three
+//     derivatives per orientation (by h, k, l) and form the nine by a, b,
+//     c once ∂L/∂S is known, straight into the tile
 //     sums when there is one source; the per-source sums go through a
 //     struct in memory (Go keeps no register across a call); ∂S/∂F is 2S/F
 //     per source without a structure-factor table; the backward pass lost
 //     a few products. The staging made mosaic loss rows 14 % faster (fewer
 //     memory operations); the rest moved instruction counts by 1–2 %.
 //
-// The gradient's cost relative to the forward is set mostly by
-// arithmetic: for one orientation the forward does ~170 floating-point
-// operations per pixel (counted from the code: 3 cosine series, the
-// recurrences, the geometry), and the full gradient adds ~210 (sincg's 6
-// derivatives, ∂S/∂q through the orientation, the polarization's
-// derivatives, the geometry's backward pass, 9 orientation adjoints):
-// ~2.2× before any overhead. Measured: 1302 against 526 instructions per
-// pixel (2.5×; the difference is register traffic around calls). Per
-// mosaic domain the arithmetic is ~250 against ~140 operations (1.8×),
-// measured 642 against 300 instructions (2.1×).
+//   - The loss rows were rebuilt around what the adjoints are linear in
+//     (lossRowSingle). Along a row the lab position is p = P₀ + fdet·f, so
+//     the nine orientation adjoints Σ u_i·q_j (u = ∂L/∂(h, k, l)) follow
+//     from three row sums of 3-vectors, Σ u, Σ u/R and Σ fdet·u/R, and
+//     so does the part of ∂L/∂p that comes through q, less a multiple of
+//     d per pixel: σ = Σ u_i·(o_i·d)/λ, formed with the terms from h_i
+//     and a per-orientation constant. That replaces two 3×3 products per
+//     pixel and orientation by three sums. ∂/∂λ0 follows from the
+//     orientation adjoints (∂q/∂λ0 = −q/λ0), ∂/∂F from the fluence sum
+//     when every term has the one F, ∂P/∂K at K = 0 is −½(e² − b²).
+//     Each chunk of pixels runs in three passes: the terms (termsGrad,
+//     orientation by orientation over the chunk's pixels, so the loop's
+//     set-up is paid once per chunk), the loss terms (the loss is a
+//     PixelLoss evaluated inline, no longer a closure called twice per
+//     pixel), and the backward pass in loops without calls whose running
+//     sums fit in registers; the row totals live in memory, touched once
+//     per chunk. Graph-level gradient run, cubic 1024²: 1364 → 1110 →
+//     ~930 instructions per pixel over these steps.
+//
+//   - sincgGrad3's common case has no calls: when an index is within 1/64
+//     of an integer all three go to sincgGrad1 (about one call in
+//     eleven). The fix-up calls had made Go spill every live value on
+//     every path: ~75 stack moves per call.
+//
+//   - Gradient tiles share one scratch state per goroutine
+//     (parallelWorkers): 64 tiles allocating 13 kB each brought a garbage
+//     collection into most 256² gradient runs (~170 instructions per
+//     pixel). The tape machines watch every instruction (quietVM): with
+//     no logger that logs nothing and skips gorgonia's per-instruction
+//     search of an empty watch list; a gradient run's fixed cost went from
+//     ~1.4 to ~1.15 ms, the forward's from ~0.45 to ~0.33 ms.
+//
+// Now, per pixel (callgrind by instruction, cubic rows): the forward does
+// 189 floating-point operations in 537 instructions, the fused loss and
+// gradient 359 in 924 (1.90× and 1.72×); with 10 domains 1341 in 3278
+// against 2343 in 5816 (1.75×, 1.77×). With both vCPUs busy (one core of
+// throughput) time follows instruction counts; gradient/forward time
+// ratios measured by interleaved runs are in the README.
 //
 // LossGradient fuses image, a pixel-wise loss and its gradient: the loss
 // term's derivative needs the pixel's intensity, which the same walk has
