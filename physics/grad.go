@@ -507,6 +507,7 @@ type gradWork struct {
 	tmp     []float64 // the pixel's ∂S/∂P (S: the running sum)
 	hkl     []float64 // ∂S/∂(h, k, l), 3 per orientation (and source and pixel in loss rows)
 	rowSums []float64 // loss rows: 9 per source and orientation (lossRowSingle)
+	dsq     []float64 // loss rows: |d − inc|² per source and pixel (rowChunk each)
 	lr      *lossRecs // loss rows: the chunk's records
 
 	f, s                  int  // the pixel

@@ -154,9 +154,11 @@ func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alp
 // b, c vectors are these times q). σ is Σ ∂S/∂(h, k, l)·(h, k, l)_d over
 // the orientations, the indices of the diffracted direction,
 // (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's ∂S/∂d·d. ci is the
-// source's k.oincBySource. Each sub-pixel's terms are added in Render's
-// order; the sub-pixels are taken together, orientation by orientation,
-// so that what the orientation loop loads and keeps is shared.
+// source's k.oincBySource (walkSimple does not use σ; forming it there
+// costs less than a test on the hot path). Each sub-pixel's terms are
+// added in Render's order; the sub-pixels are taken together, orientation
+// by orientation, so that what the orientation loop loads and keeps is
+// shared.
 func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, stride int, ts []termSums) {
 	c := k.c
 	n := k.nn[0]
@@ -243,7 +245,7 @@ func (k *kernel) orientIncidence() {
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
 // every orientation's a, b, c vectors (9 per orientation in ob), from the
-// derivatives by h, k, l that sourceTermsGrad wrote to hkl.
+// derivatives by h, k, l that termsGrad wrote to hkl.
 func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 	for oi := 0; oi < len(hkl)/3; oi++ {
 		b, v := ob[9*oi:9*oi+9], hkl[3*oi:3*oi+3]
@@ -361,9 +363,11 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // registers. The backward pass sums over the row only what the adjoints
 // are linear in: along a row the lab position is p = P₀ + fdet·f, so
 //
-//	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀_j + Σ fdet·u_i/R·f_j − Σ u_i·inc_j)
+//	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀⊥_j + Σ fdet·u_i/R·f⊥_j − ½·Σ u_i·|d − inc|²·inc_j)
 //
-// gives the orientation adjoints (u = ∂L/∂(h, k, l)), and the part of
+// (⊥: the part across inc; the part along it from |d − inc|², which
+// does not cancel at small angles) gives the orientation adjoints
+// (u = ∂L/∂(h, k, l)), and the part of
 // ∂L/∂p that comes through q, (I − d⊗d)·λ⁻¹·Σ_i u_i·o_i/R, is
 // λ⁻¹·Σ_i o_i·Σ u_i/R less a multiple of d per pixel (σ). Per pixel
 // that is three row sums of 3-vectors per source and orientation instead
@@ -380,12 +384,19 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	if len(w.rowSums) < 9*SM {
 		w.rowSums = make([]float64, 9*SM)
 	}
-	hkl, rs := w.hkl, w.rowSums[:9*SM]
+	if len(w.dsq) < rowChunk*S {
+		w.dsq = make([]float64, rowChunk*S)
+	}
+	hkl, rs, dsq := w.hkl, w.rowSums[:9*SM], w.dsq
 	clear(rs)
 	sr0 := &k.src[0]
+	// The K = 0 shortcut needs an E-B plane: with the polarization axis
+	// along the beam ein = bin = 0 and cos2ψ = 1 (polarizationCoef).
+	kahn0 := k.kahn == 0 && sr0.bin != [3]float64{}
 	sdet := k.sub*float64(spix) + k.sub/2
 	pitch2 := k.pitch * k.pitch
-	// Row sums: of u, u/R, fdet·u/R per source and orientation (in rs),
+	// Row sums: of u·|d − inc|², u/R, fdet·u/R per source and orientation
+	// (in rs),
 	// and the rest (lossTotals; in memory: kept in registers they would
 	// be spilled around every call of every chunk).
 	t := &r.tot
@@ -408,7 +419,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			switch {
 			case c.NoPolar:
 				fc[1], fc[2], fc[3], fc[4] = 1, 0, 0, 0
-			case k.kahn == 0:
+			case kahn0:
 				// polarizationCoef at K = 0, where ∂P/∂K = −½·cos2ψ·sin²2θ
 				// = −½·(e² − b²) (d unit, inc, ein, bin orthonormal).
 				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
@@ -427,8 +438,11 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		}
 		for si, ci := range k.oincBySource {
 			sr := &k.src[si]
+			ds := dsq[si*rowChunk:][:rowChunk]
 			for p := 0; p < np; p++ {
-				r.q[p] = [3]float64{(r.geo[p][1] - sr.inc[0]) * sr.invLambda, (r.geo[p][2] - sr.inc[1]) * sr.invLambda, (r.geo[p][3] - sr.inc[2]) * sr.invLambda}
+				x, y, z := r.geo[p][1]-sr.inc[0], r.geo[p][2]-sr.inc[1], r.geo[p][3]-sr.inc[2]
+				r.q[p] = [3]float64{x * sr.invLambda, y * sr.invLambda, z * sr.invLambda}
+				ds[p] = x*x + y*y + z*z // |d − inc|²
 			}
 			k.termsGrad(ci, r.q[:np], hkl[3*M*si:], 3*SM, r.ts[:])
 		}
@@ -452,19 +466,20 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		// ∂L/∂(h, k, l) into the orientation row sums, source and
 		// orientation at a time (the sums in registers).
 		for j := 0; j < SM; j++ {
-			var u0, u1, u2, v0, v1, v2, fv0, fv1, fv2 float64
+			ds := dsq[j/M*rowChunk:][:rowChunk]
+			var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				sb, invR, fdet := r.sb[p], r.geo[p][0], r.fdet[p]
+				sb, invR, fdet, ds := r.sb[p], r.geo[p][0], r.fdet[p], ds[p]
 				h := hkl[3*(p*SM+j) : 3*(p*SM+j)+3]
 				x0, x1, x2 := sb*h[0], sb*h[1], sb*h[2]
-				u0, u1, u2 = u0+x0, u1+x1, u2+x2
+				w0, w1, w2 = w0+ds*x0, w1+ds*x1, w2+ds*x2
 				x0, x1, x2 = x0*invR, x1*invR, x2*invR
 				v0, v1, v2 = v0+x0, v1+x1, v2+x2
 				fv0, fv1, fv2 = fv0+fdet*x0, fv1+fdet*x1, fv2+fdet*x2
 			}
 			x := rs[9*j : 9*j+9]
-			x[0], x[1], x[2] = x[0]+u0, x[1]+u1, x[2]+u2
+			x[0], x[1], x[2] = x[0]+w0, x[1]+w1, x[2]+w2
 			x[3], x[4], x[5] = x[3]+v0, x[4]+v1, x[5]+v2
 			x[6], x[7], x[8] = x[6]+fv0, x[7]+fv1, x[8]+fv2
 		}
@@ -546,14 +561,23 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	lamDot := 0.0
 	for si := range k.src {
 		sr := &k.src[si]
+		// q = (d⊥ + (d·inc − 1)·inc)/λ with d⊥ = (P₀⊥ + fdet·f⊥)/R (⊥: the
+		// part across inc) and d·inc − 1 = −|d − inc|²/2: the part along
+		// the beam from its own row sum, free of the cancellation between
+		// d·inc and 1 at small angles.
+		p0i, fi := dot(p0, sr.inc), dot(k.fd, sr.inc)
+		var p0p, fp [3]float64
+		for j := range p0p {
+			p0p[j], fp[j] = p0[j]-p0i*sr.inc[j], k.fd[j]-fi*sr.inc[j]
+		}
 		for oi := range k.orient {
 			o := &k.orient[oi]
 			x := rs[9*(si*M+oi) : 9*(si*M+oi)+9]
 			at := acc[NParams+9*oi : NParams+9*oi+9]
 			for i := 0; i < 3; i++ {
-				su, sv, sfv := x[i], x[3+i], x[6+i]
+				sw, sv, sfv := x[i], x[3+i], x[6+i]
 				for j := 0; j < 3; j++ {
-					da := sr.invLambda * (sv*p0[j] + sfv*k.fd[j] - su*sr.inc[j])
+					da := sr.invLambda * (sv*p0p[j] + sfv*fp[j] - 0.5*sw*sr.inc[j])
 					at[3*i+j] += da
 					lamDot += o[i][j] * da
 				}
@@ -567,7 +591,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F, and
 		// Σ ∂L/∂S·S = scale·flu.
-		t.ddef = 0
+		t.ddef = 0 * t.ibg // 0, or NaN where a pixel's ∂L/∂S is not finite
 		if k.defaultF != 0 {
 			t.ddef = 2 * k.scale * t.flu / k.defaultF
 		}
@@ -616,7 +640,8 @@ type lossRecs struct {
 }
 
 // lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),
-// fluence·∂L/∂fluence, ∂L/∂K and ∂L/∂(close distance), of a·d and
+// Σ g·P·ω·S (∂L/∂fluence over perFluence), ∂L/∂K and ∂L/∂(close
+// distance), of a·d and
 // fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p), and of the
 // polarization's ∂L/∂p/R along inc, ein, bin (p) and times fdet (fp).
 type lossTotals struct {
