@@ -193,16 +193,19 @@ func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, strid
 				fc, fd = k.cellFGrad(h, kk, l)
 			}
 			t := &ts[p]
-			t.s += fc * fc * fl * fl
+			ffl := fc * fc * fl
+			t.s += ffl * fl // Render's (F·F·F_latt)·F_latt
 			if k.perDef {
 				t.def += 2 * fc * fl * fl * fd
 			}
-			tfl := 2 * fc * fc * fl
-			sbc, sac, sab := sb*sc, sa*sc, sa*sb
-			hbar, kbar, lbar := tfl*ha*sbc, tfl*hb*sac, tfl*hc*sab
+			// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
+			// two lattice factors times sincg's derivatives.
+			tfl := 2 * ffl
+			xa, xb, xc := tfl*(sb*sc), tfl*(sa*sc), tfl*(sa*sb)
+			hbar, kbar, lbar := xa*ha, xb*hb, xc*hc
 			b[0], b[1], b[2] = hbar, kbar, lbar
 			t.sig += hbar*(h+e[0]) + kbar*(kk+e[1]) + lbar*(l+e[2])
-			t.na, t.nb, t.nc = t.na+tfl*nda*sbc, t.nb+tfl*ndb*sac, t.nc+tfl*ndc*sab
+			t.na, t.nb, t.nc = t.na+xa*nda, t.nb+xb*ndb, t.nc+xc*ndc
 		}
 	}
 }
@@ -421,11 +424,12 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				fc[1], fc[2], fc[3], fc[4] = 1, 0, 0, 0
 			case kahn0:
 				// polarizationCoef at K = 0, where ∂P/∂K = −½·cos2ψ·sin²2θ
-				// = −½·(e² − b²) (d unit, inc, ein, bin orthonormal).
+				// = −½·(e² − b²) = ½·(1 − c2²) − e² (d unit; inc, ein, bin
+				// orthonormal, so e² + b² = 1 − c2²).
 				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
 				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]
-				b := dx*sr0.bin[0] + dy*sr0.bin[1] + dz*sr0.bin[2]
-				fc[1], fc[2], fc[3], fc[4] = 0.5*(1+c2*c2), -0.5*(e*e-b*b), c2, c2*c2
+				c2sq := c2 * c2
+				fc[1], fc[2], fc[3], fc[4] = 0.5*(1+c2sq), 0.5*(1-c2sq)-e*e, c2, c2sq
 			default:
 				pol, pk, al, be, ga := k.polarizationCoef(sr0, dx, dy, dz)
 				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]

@@ -132,6 +132,22 @@ func TestShortcutGradients(t *testing.T) {
 				wts[i] = 0.5 + float64(i%3)/4
 			}
 		}
+		if cfg.Oversample == 1 && cfg.ThickSteps == 1 && !cfg.Thick {
+			// The loss rows' intensities are Render's bits: against
+			// Render's image the squared residuals and their gradient are
+			// exactly zero.
+			img := make([]float64, n)
+			physics.Render(&cfg, in, img)
+			zero := make([]float64, physics.NParams)
+			if v := physics.LossGradient(&cfg, in, &physics.PixelLoss{Kind: physics.LossSSE, Observed: img}, zero); v != 0 {
+				t.Errorf("%q: squared residuals against Render's image %g", extra, v)
+			}
+			for j, v := range zero {
+				if v != 0 {
+					t.Errorf("%q: ∂/∂P[%d] of the squared residuals against Render's image %g", extra, j, v)
+				}
+			}
+		}
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts},
 			{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossLinear, Observed: obs}, {Kind: physics.LossSum, Weights: wts}} {
 			fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
