@@ -18,7 +18,8 @@ import "math"
 func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
 	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
 	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
-	if math.Abs(dh) < closedFormMin || math.Abs(dk) < closedFormMin || math.Abs(dl) < closedFormMin {
+	if dh*dh < closedFormMin*closedFormMin || dk*dk < closedFormMin*closedFormMin || dl*dl < closedFormMin*closedFormMin {
+		// (d² as cosPiReduced forms it; closedFormMin² is exact.)
 		sa, ha, na = sincgGrad1(h, n)
 		sb, hb, nb = sincgGrad1(kk, n)
 		sc, hc, nc = sincgGrad1(l, n)
@@ -28,9 +29,11 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 	crh, crk, crl := cosPiReduced(dh), cosPiReduced(dk), cosPiReduced(dl) // in [0, 1]
 	// π/s before the recurrence: what it leaves live then fits in
 	// registers.
-	rh := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crh)*(1+crh)), dh))^fh)
-	rk := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crk)*(1+crk)), dk))^fk)
-	rl := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-crl)*(1+crl)), dl))^fl)
+	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
+	const sign = 1 << 63
+	rh := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crh)*(1+crh)))|(math.Float64bits(dh)^fh)&sign)
+	rk := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crk)*(1+crk)))|(math.Float64bits(dk)^fk)&sign)
+	rl := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crl)*(1+crl)))|(math.Float64bits(dl)^fl)&sign)
 	ch2 := 2 * math.Float64frombits(math.Float64bits(crh)^fh)
 	ck2 := 2 * math.Float64frombits(math.Float64bits(crk)^fk)
 	cl2 := 2 * math.Float64frombits(math.Float64bits(crl)^fl)
