@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"sort"
 	"testing"
+	"time"
 )
 
 // mosaic10 is the cubic case with a 1° mosaic spread in 10 domains.
@@ -50,3 +52,39 @@ func BenchmarkGradient256(b *testing.B)      { benchGradient(b, cubic(256, 100),
 func BenchmarkGradient1024(b *testing.B)     { benchGradient(b, cubic(1024, 100), 1024) }
 func BenchmarkSimulateMosaic10(b *testing.B) { benchImage(b, mosaic10(512), 512) }
 func BenchmarkGradientMosaic10(b *testing.B) { benchGradient(b, mosaic10(512), 512) }
+
+// benchRatio times forward image and gradient run (summed-image loss)
+// alternately on one simulator and reports the median of the pairwise
+// ratios gradient/forward ("grad/fwd"): the machine's drift between
+// minutes cancels in each pair, as it does not between two benchmarks
+// run one after the other.
+func benchRatio(b *testing.B, argv []string) {
+	s, err := New(model(b, argv...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &Loss{Kind: LossSum}
+	if _, _, err := s.Gradient(l); err != nil {
+		b.Fatal(err)
+	}
+	ratios := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := s.Image(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, _, err := s.Gradient(l); err != nil {
+			b.Fatal(err)
+		}
+		ratios = append(ratios, time.Since(t1).Seconds()/t1.Sub(t0).Seconds())
+	}
+	sort.Float64s(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "grad/fwd")
+}
+
+// The gradient run's cost against the forward image's, pair by pair.
+func BenchmarkGradientRatio256(b *testing.B)      { benchRatio(b, cubic(256, 100)) }
+func BenchmarkGradientRatio1024(b *testing.B)     { benchRatio(b, cubic(1024, 100)) }
+func BenchmarkGradientRatioMosaic10(b *testing.B) { benchRatio(b, mosaic10(512)) }
