@@ -144,7 +144,7 @@
 //     pixel), and the backward pass in loops without calls whose running
 //     sums fit in registers; the row totals live in memory, touched once
 //     per chunk. Graph-level gradient run, cubic 1024²: 1364 → 1110 →
-//     ~930 instructions per pixel over these steps.
+//     ~910 instructions per pixel over these steps.
 //
 //   - sincgGrad3's common case has no calls: when an index is within 1/64
 //     of an integer all three go to sincgGrad1 (about one call in
@@ -161,10 +161,10 @@
 //
 // Now, per pixel (callgrind by instruction, cubic rows): the forward does
 // 189 floating-point operations in 537 instructions, the fused loss and
-// gradient 359 in 924 (1.90× and 1.72×); with 10 domains 1341 in 3278
-// against 2343 in 5816 (1.75×, 1.77×). With both vCPUs busy (one core of
+// gradient 355 in 921 (1.88× and 1.72×); with 10 domains 1341 in 3277
+// against 2323 in 5782 (1.73×, 1.76×). With both vCPUs busy (one core of
 // throughput) time follows instruction counts; gradient/forward time
-// ratios measured by interleaved runs are in the README.
+// ratios (BenchmarkGradientRatio*) are in the README.
 //
 // LossGradient fuses image, a pixel-wise loss and its gradient: the loss
 // term's derivative needs the pixel's intensity, which the same walk has
