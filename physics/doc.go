@@ -130,9 +130,11 @@
 //   - The loss rows were rebuilt around what the adjoints are linear in
 //     (lossRowSingle). Along a row the lab position is p = P₀ + fdet·f, so
 //     the nine orientation adjoints Σ u_i·q_j (u = ∂L/∂(h, k, l)) follow
-//     from three row sums of 3-vectors, Σ u, Σ u/R and Σ fdet·u/R, and
-//     so does the part of ∂L/∂p that comes through q, less a multiple of
-//     d per pixel: σ = Σ u_i·(o_i·d)/λ, formed with the terms from h_i
+//     from three row sums of 3-vectors, Σ u/R and Σ fdet·u/R for the part
+//     of q across the beam and Σ u·|d − inc|² for the part along it
+//     (d·inc − 1 = −|d − inc|²/2, which does not cancel at small angles),
+//     and Σ u/R gives the part of ∂L/∂p that comes through q, less a
+//     multiple of d per pixel: σ = Σ u_i·(o_i·d)/λ, formed with the terms from h_i
 //     and a per-orientation constant. That replaces two 3×3 products per
 //     pixel and orientation by three sums. ∂/∂λ0 follows from the
 //     orientation adjoints (∂q/∂λ0 = −q/λ0), ∂/∂F from the fluence sum
