@@ -93,13 +93,9 @@ const maxChebyshevN = 32
 // sin(nπh)/sin(πh), the lattice factor sincg, without a division and with
 // its limit ±n at integer h exact.
 func chebyshevU(c float64, n int) float64 {
-	u0, u1 := 1.0, 2*c // U_0, U_1
 	if n == 1 {
-		return u0
+		return 1 // U_0
 	}
-	c2 := 2 * c
-	for j := 2; j < n; j++ {
-		u0, u1 = u1, c2*u1-u0
-	}
+	_, u1 := chebyshevU2(2*c, n)
 	return u1
 }
