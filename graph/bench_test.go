@@ -29,14 +29,7 @@ func benchImage(b *testing.B, argv []string, pixels int) {
 // benchGradient times one run of the gradient program: forward image, the
 // summed-image loss and its gradient with respect to every parameter input.
 func benchGradient(b *testing.B, argv []string, pixels int) {
-	s, err := New(model(b, argv...))
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := &Loss{Kind: LossSum}
-	if _, _, err := s.Gradient(l); err != nil { // build the gradient program
-		b.Fatal(err)
-	}
+	s, l := gradientReady(b, argv)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, _, err := s.Gradient(l); err != nil {
@@ -44,6 +37,20 @@ func benchGradient(b *testing.B, argv []string, pixels int) {
 		}
 	}
 	b.ReportMetric(float64(pixels*pixels)*float64(b.N)/b.Elapsed().Seconds(), "pixels/s")
+}
+
+// gradientReady returns a simulator for argv with its gradient program for
+// the summed-image loss built (one run), and that loss.
+func gradientReady(b *testing.B, argv []string) (*Simulator, *Loss) {
+	s, err := New(model(b, argv...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &Loss{Kind: LossSum}
+	if _, _, err := s.Gradient(l); err != nil {
+		b.Fatal(err)
+	}
+	return s, l
 }
 
 // Forward only against forward + full gradient: the cubic standard case at
@@ -59,14 +66,7 @@ func BenchmarkGradientMosaic10(b *testing.B) { benchGradient(b, mosaic10(512), 5
 // minutes cancels in each pair, as it does not between two benchmarks
 // run one after the other.
 func benchRatio(b *testing.B, argv []string) {
-	s, err := New(model(b, argv...))
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := &Loss{Kind: LossSum}
-	if _, _, err := s.Gradient(l); err != nil {
-		b.Fatal(err)
-	}
+	s, l := gradientReady(b, argv)
 	ratios := make([]float64, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

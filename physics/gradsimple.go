@@ -125,9 +125,10 @@ func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, d
 // polarizationCoef is Polarization for source sr and diffracted
 // direction d with its derivatives: by the Kahn factor, and by d as the
 // coefficients of ∂P/∂d = α·inc + β·ein + γ·bin (the source's fixed
-// directions). cos2ψ is formed also at K = 0, where Polarization skips
-// it: the derivative by K needs it. P has Polarization's bits.
-func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma float64) {
+// directions), and (∂P/∂d)·d. cos2ψ is formed also at K = 0, where
+// Polarization skips it: the derivative by K needs it. P has
+// Polarization's bits.
+func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma, dd float64) {
 	c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
 	c2sq := c2 * c2
 	s2sq := 1 - c2sq
@@ -145,7 +146,8 @@ func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alp
 	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
 	dkahn = -0.5 * cos2psi * s2sq
 	dcos := -0.5 * k.kahn * s2sq
-	return p, dkahn, c2 * (1 + k.kahn*cos2psi), dcos * de, dcos * db
+	alpha, beta, gamma = c2*(1+k.kahn*cos2psi), dcos*de, dcos*db
+	return p, dkahn, alpha, beta, gamma, alpha*c2 + beta*e + gamma*b
 }
 
 // termsGrad walks the terms of one source for the sub-pixels with
@@ -402,9 +404,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	sdet := k.sub*float64(spix) + k.sub/2
 	pitch2 := k.pitch * k.pitch
 	// Row sums: of u·|d − inc|², u/R, fdet·u/R per source and orientation
-	// (in rs),
-	// and the rest (lossTotals; in memory: kept in registers they would
-	// be spilled around every call of every chunk).
+	// (in rs), and the rest (lossTotals; in memory: kept in registers they
+	// would be spilled around every call of every chunk).
 	t := &r.tot
 	*t = lossTotals{}
 	last := min(c.ROIFMax, c.FPixels-1)
@@ -434,11 +435,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				c2sq := c2 * c2
 				fc[1], fc[2], fc[3], fc[4] = 0.5*(1+c2sq), 0.5*(1-c2sq)-e*e, c2, c2sq
 			default:
-				pol, pk, al, be, ga := k.polarizationCoef(sr0, dx, dy, dz)
-				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]
-				b := dx*sr0.bin[0] + dy*sr0.bin[1] + dz*sr0.bin[2]
-				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
-				fc[1], fc[2], fc[3], fc[4] = pol, pk, al, al*c2+be*e+ga*b
+				var be, ga float64
+				fc[1], fc[2], fc[3], be, ga, fc[4] = k.polarizationCoef(sr0, dx, dy, dz)
 				r.pol[p] = [2]float64{be, ga}
 			}
 			r.ts[p] = termSums{s: k.ibg}
@@ -511,7 +509,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			}
 		}
 		t.na, t.nb, t.nc, t.ddef, t.ibg, t.flu, t.kahn, t.pa, t.fpa = t.na+cna, t.nb+cnb, t.nc+cnc, t.ddef+cdef, t.ibg+cibg, t.flu+cflu, t.kahn+ckahn, t.pa+cpa, t.fpa+cfpa
-		if k.kahn != 0 && !c.NoPolar {
+		if !c.NoPolar && !kahn0 { // (β, γ from polarizationCoef)
 			var cpb, cfpb, cpc, cfpc float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
