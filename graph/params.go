@@ -25,7 +25,9 @@ func fields[T any](p *models.Params[T], fromMatrix, cellLengths bool) []field[T]
 	}
 	return append(fs,
 		field[T]{"crystal.misset_x", &c.MissetX}, field[T]{"crystal.misset_y", &c.MissetY},
-		field[T]{"crystal.misset_z", &c.MissetZ}, field[T]{"crystal.phi", &c.Phi},
+		field[T]{"crystal.misset_z", &c.MissetZ},
+		field[T]{"crystal.orient_x", &c.OrientX}, field[T]{"crystal.orient_y", &c.OrientY}, field[T]{"crystal.orient_z", &c.OrientZ},
+		field[T]{"crystal.phi", &c.Phi},
 		field[T]{"crystal.phistep", &c.PhiStep}, field[T]{"crystal.mosaic", &c.Mosaic}, field[T]{"crystal.fudge", &c.Fudge},
 		field[T]{"crystal.Na", &c.Na}, field[T]{"crystal.Nb", &c.Nb}, field[T]{"crystal.Nc", &c.Nc},
 		field[T]{"crystal.default_F", &c.DefaultF},

@@ -63,7 +63,8 @@ func ReplaceFlag(argv []string, flag string, values []string, drop ...string) []
 
 // Argv returns argv (the command line m was built from) rewritten to set
 // the user parameters names to m's values: a ready-to-run command line for
-// m. N is written rounded (the reference reads whole numbers); rounded lists
+// m. An orientation correction is folded into -misset (the command line
+// has no flag of its own for it). N is written rounded (the reference reads whole numbers); rounded lists
 // the parameters that were.
 func (m *Model) Argv(argv []string, names []string) (out []string, rounded []string) {
 	g := func(name string) string {
@@ -79,9 +80,11 @@ func (m *Model) Argv(argv []string, names []string) (out []string, rounded []str
 				out = ReplaceFlag(out, "-cell", []string{g("a"), g("b"), g("c"), g("alpha"), g("beta"), g("gamma")})
 				done["cell"] = true
 			}
-		case "misset_x", "misset_y", "misset_z":
+		case "misset_x", "misset_y", "misset_z", "orient_x", "orient_y", "orient_z":
 			if !done["misset"] {
-				out = ReplaceFlag(out, "-misset", []string{g("misset_x"), g("misset_y"), g("misset_z")}, "-misset_seed")
+				ms := m.Crystal.TotalMisset()
+				f := func(v float64) string { return strconv.FormatFloat(v*180/math.Pi, 'g', 12, 64) }
+				out = ReplaceFlag(out, "-misset", []string{f(ms[0]), f(ms[1]), f(ms[2])}, "-misset_seed")
 				done["misset"] = true
 			}
 		case "Na", "Nb", "Nc":

@@ -34,6 +34,12 @@ type Crystal struct {
 	// MissetX, MissetY, MissetZ rotate the reciprocal vectors about lab x,
 	// then y, then z (radians), as the reference's -misset.
 	MissetX, MissetY, MissetZ float64
+	// OrientX, OrientY, OrientZ are a further rotation of the crystal
+	// about lab x, then y, then z (radians), applied after the misset (or
+	// the matrix): the small orientation corrections a fit refines, zero
+	// from the command line. They fold into -misset when a model is
+	// written back as a command line (Model.Argv).
+	OrientX, OrientY, OrientZ float64
 	// Phi is the spindle angle of the first φ step (radians), PhiStep the
 	// step and PhiSteps their number; the rotation is about the detector
 	// convention's spindle axis, applied to the real-space cell after the
@@ -64,6 +70,7 @@ type CrystalParams[T any] struct {
 	A, B, C, Alpha, Beta, Gamma T // Å, rad
 	Matrix                      [9]T
 	MissetX, MissetY, MissetZ   T // rad
+	OrientX, OrientY, OrientZ   T // rad
 	Phi, PhiStep                T // rad
 	Mosaic                      T // rad
 	Fudge                       T
@@ -74,7 +81,8 @@ type CrystalParams[T any] struct {
 // Params returns the crystal's parameter values.
 func (c *Crystal) Params() CrystalParams[float64] {
 	return CrystalParams[float64]{A: c.CellA, B: c.CellB, C: c.CellC, Alpha: c.Alpha, Beta: c.Beta,
-		Gamma: c.Gamma, Matrix: c.Matrix, MissetX: c.MissetX, MissetY: c.MissetY, MissetZ: c.MissetZ, Phi: c.Phi, PhiStep: c.PhiStep, Mosaic: c.Mosaic, Fudge: c.Fudge,
+		Gamma: c.Gamma, Matrix: c.Matrix, MissetX: c.MissetX, MissetY: c.MissetY, MissetZ: c.MissetZ,
+		OrientX: c.OrientX, OrientY: c.OrientY, OrientZ: c.OrientZ, Phi: c.Phi, PhiStep: c.PhiStep, Mosaic: c.Mosaic, Fudge: c.Fudge,
 		Na: c.Na, Nb: c.Nb, Nc: c.Nc, DefaultF: c.DefaultF}
 }
 
@@ -117,7 +125,7 @@ func (c *Crystal) Validate(lambda float64) error {
 }
 
 // Reciprocal returns the reciprocal vectors a*, b*, c* (Å⁻¹) after the
-// misset rotation. For a cell they are placed as the reference does: a*
+// misset rotation and the orientation correction. For a cell they are placed as the reference does: a*
 // along x, b* in the x–y plane (the standard crystallographic
 // orthogonalisation in reciprocal space, Giacovazzo, Fundamentals of
 // Crystallography, ch. 2); for a matrix they are the file's columns over λ.
@@ -152,7 +160,34 @@ func Reciprocal[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (as, 
 	as = RotateXYZ(A, as, p.MissetX, p.MissetY, p.MissetZ)
 	bs = RotateXYZ(A, bs, p.MissetX, p.MissetY, p.MissetZ)
 	cs = RotateXYZ(A, cs, p.MissetX, p.MissetY, p.MissetZ)
+	// The orientation correction: a rotation by zero leaves every bit of
+	// the vectors as it was, so images without one are unchanged.
+	as = RotateXYZ(A, as, p.OrientX, p.OrientY, p.OrientZ)
+	bs = RotateXYZ(A, bs, p.OrientX, p.OrientY, p.OrientZ)
+	cs = RotateXYZ(A, cs, p.OrientX, p.OrientY, p.OrientZ)
 	return as, bs, cs
+}
+
+// TotalMisset returns the x, y, z angles (radians) of the one misset
+// rotation that equals the misset followed by the orientation correction
+// (for writing a model back as a command line).
+func (c *Crystal) TotalMisset() [3]float64 {
+	if c.OrientX == 0 && c.OrientY == 0 && c.OrientZ == 0 {
+		return [3]float64{c.MissetX, c.MissetY, c.MissetZ}
+	}
+	// The columns of the combined rotation are the images of the unit
+	// vectors.
+	var u [9]float64
+	for j := 0; j < 3; j++ {
+		var e V3[float64]
+		e[j] = 1
+		v := RotateXYZ[float64](Float{}, e, c.MissetX, c.MissetY, c.MissetZ)
+		v = RotateXYZ[float64](Float{}, v, c.OrientX, c.OrientY, c.OrientZ)
+		for i := 0; i < 3; i++ {
+			u[3*i+j] = v[i]
+		}
+	}
+	return MatToMisset(u)
 }
 
 // CellVolume is the volume of the -cell (Å³):

@@ -36,6 +36,9 @@ var UserParams = []UserParam{
 	{Name: "misset_x", Unit: "deg", Step: 1e-5, Moves: true, Help: "misset rotation about lab x"},
 	{Name: "misset_y", Unit: "deg", Step: 1e-5, Moves: true, Help: "misset rotation about lab y"},
 	{Name: "misset_z", Unit: "deg", Step: 1e-5, Moves: true, Help: "misset rotation about lab z"},
+	{Name: "orient_x", Unit: "deg", Step: 1e-5, Moves: true, Help: "orientation correction about lab x, after the misset"},
+	{Name: "orient_y", Unit: "deg", Step: 1e-5, Moves: true, Help: "orientation correction about lab y, after the misset"},
+	{Name: "orient_z", Unit: "deg", Step: 1e-5, Moves: true, Help: "orientation correction about lab z, after the misset"},
 	{Name: "phi", Unit: "deg", Step: 1e-5, Moves: true, Help: "spindle angle of the first φ step"},
 	{Name: "Na", Unit: "cells", Step: 1e-7, Help: "unit cells along a (continuous)"},
 	{Name: "Nb", Unit: "cells", Step: 1e-7, Help: "unit cells along b (continuous)"},
@@ -137,6 +140,12 @@ func (m *Model) Get(name string) (float64, error) {
 		return c.MissetY * 180 / math.Pi, nil
 	case "misset_z":
 		return c.MissetZ * 180 / math.Pi, nil
+	case "orient_x":
+		return c.OrientX * 180 / math.Pi, nil
+	case "orient_y":
+		return c.OrientY * 180 / math.Pi, nil
+	case "orient_z":
+		return c.OrientZ * 180 / math.Pi, nil
 	case "phi":
 		return c.Phi * 180 / math.Pi, nil
 	case "Na":
@@ -217,6 +226,12 @@ func (m *Model) With(name string, v float64) (*Model, error) {
 		c.MissetY = rad(v)
 	case "misset_z":
 		c.MissetZ = rad(v)
+	case "orient_x":
+		c.OrientX = rad(v)
+	case "orient_y":
+		c.OrientY = rad(v)
+	case "orient_z":
+		c.OrientZ = rad(v)
 	case "phi":
 		c.Phi = rad(v)
 	case "Na":

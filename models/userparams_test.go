@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -132,5 +133,49 @@ func TestArgvRoundTrip(t *testing.T) {
 	m2, _ := m.With("Nc", 4.6)
 	if out, r := m2.Argv(argv, []string{"Nc"}); len(r) != 1 || out[len(out)-1] != "5" {
 		t.Errorf("Nc 4.6: %q rounded %v", out, r)
+	}
+}
+
+// TestOrientationArgv: an orientation correction written back as a
+// command line is a -misset that gives the same reciprocal vectors (to
+// 1e-11 of their length: the angles are written with 12 digits), for a
+// cell crystal and for a matrix crystal, and with no correction the
+// misset is written as it was.
+func TestOrientationArgv(t *testing.T) {
+	for _, argv := range [][]string{
+		{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "-20", "30", "-default_F", "1"},
+		{"-matrix", "../testdata/inputs/A.mat", "-misset", "1", "2", "3", "-default_F", "1"},
+	} {
+		m := mustModel(t, argv...)
+		if out, _ := m.Argv(argv, []string{"orient_x"}); !reflect.DeepEqual(out[len(out)-4:], argv[slices.Index(argv, "-misset"):][:4]) {
+			t.Errorf("no correction: %q", out)
+		}
+		for _, n := range []string{"orient_x", "orient_y", "orient_z"} {
+			var err error
+			if m, err = m.With(n, map[string]float64{"orient_x": 1.5, "orient_y": -0.7, "orient_z": 2.25}[n]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, _ := m.Argv(argv, []string{"orient_x", "orient_y", "orient_z"})
+		back := mustModel(t, out...)
+		A := Float{}
+		as, bs, cs := Reciprocal[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
+		as2, bs2, cs2 := Reciprocal[float64](A, back.Crystal, back.Crystal.Params(), back.Beam.Lambda)
+		for i, pair := range [][2]V3[float64]{{as, as2}, {bs, bs2}, {cs, cs2}} {
+			d := Norm[float64](A, AddV[float64](A, pair[0], Scale[float64](A, pair[1], -1)))
+			if d > 1e-11*Norm[float64](A, pair[0]) {
+				t.Errorf("%s: vector %d moved by %g of %g (%q)", argv[0], i, d, Norm[float64](A, pair[0]), out)
+			}
+		}
+		// Zero correction in the rebuilt model: the orientation is all
+		// in its misset.
+		if v, _ := back.Get("orient_y"); v != 0 {
+			t.Errorf("rebuilt orient_y = %g", v)
+		}
+		// The correction does change the vectors (the test can fail).
+		as0, _, _ := Reciprocal[float64](A, mustModel(t, argv...).Crystal, mustModel(t, argv...).Crystal.Params(), m.Beam.Lambda)
+		if d := Norm[float64](A, AddV[float64](A, as, Scale[float64](A, as0, -1))); d < 1e-3*Norm[float64](A, as) {
+			t.Errorf("the orientation correction did not move a*")
+		}
 	}
 }

@@ -71,7 +71,7 @@ func usagef(format string, a ...any) error {
 }
 
 // paramList reads --params: "all", or a comma list of parameter names or
-// groups (misset, beam, rot, N, cell, scale) of m. Whole-number settings
+// groups (misset, orientation, beam, rot, N, cell, scale) of m. Whole-number settings
 // (models.DiscreteParams) are returned apart, to be reported.
 func paramList(m *models.Model, spec string) ([]string, error) {
 	names, _, err := paramLists(m, spec)
@@ -84,7 +84,8 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 	}
 	groups := map[string][]string{
 		"cell": {"a", "b", "c", "alpha", "beta", "gamma"}, "misset": {"misset_x", "misset_y", "misset_z"},
-		"beam": {"xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
+		"orientation": {"orient_x", "orient_y", "orient_z"},
+		"beam":        {"xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
 	}
 	var out []string
 	seen := map[string]bool{}
