@@ -11,7 +11,7 @@ import (
 )
 
 // LossKind names a loss on the photon image (physics.LossKind: sum, sse,
-// poisson, and linear for the adjoint of an outer loss).
+// poisson, gauss, and linear for the adjoint of an outer loss).
 type LossKind = physics.LossKind
 
 // The losses; see physics.LossKind.
@@ -20,30 +20,36 @@ const (
 	LossSSE     = physics.LossSSE
 	LossPoisson = physics.LossPoisson
 	LossLinear  = physics.LossLinear
+	LossGauss   = physics.LossGauss
 )
 
-// ParseLoss reads a loss name: sum, sse or poisson.
+// ParseLoss reads a loss name: sum, sse, poisson or gauss.
 func ParseLoss(s string) (LossKind, error) {
-	for _, k := range []LossKind{LossSum, LossSSE, LossPoisson} {
+	for _, k := range []LossKind{LossSum, LossSSE, LossPoisson, LossGauss} {
 		if s == k.String() {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown loss %q: want sum, sse or poisson", s)
+	return 0, fmt.Errorf("unknown loss %q: want sum, sse, poisson or gauss", s)
 }
 
 // Loss is a loss on a simulator's image: its kind, the observed image
-// (photons, slow-major like the image; nil for LossSum) and optional
+// (photons, slow-major like the image; nil for LossSum), optional
 // per-pixel weights (nil: every pixel 1; 0 leaves a pixel out, so a mask
-// or region of interest is a 0/1 weight image).
+// or region of interest is a 0/1 weight image), an optional background
+// added to the image before the loss (photons per pixel; data, no
+// gradient) and the read-out noise σ of LossGauss (photons). See
+// physics.PixelLoss.
 type Loss struct {
-	Kind     LossKind
-	Observed []float64
-	Weights  []float64
+	Kind       LossKind
+	Observed   []float64
+	Weights    []float64
+	Background []float64
+	ReadNoise  float64
 }
 
 func (l *Loss) pixel() *physics.PixelLoss {
-	return &physics.PixelLoss{Kind: l.Kind, Observed: l.Observed, Weights: l.Weights}
+	return &physics.PixelLoss{Kind: l.Kind, Observed: l.Observed, Weights: l.Weights, Background: l.Background, ReadNoise: l.ReadNoise}
 }
 
 // check validates l against an image of n pixels.
@@ -55,33 +61,35 @@ func (l *Loss) check(n int) error {
 }
 
 // pixelLossOp is the fused image-and-loss op of gradient programs: from
-// the pixel op's inputs, the observed image and the weights it computes
+// the pixel op's inputs, the observed image, the weights, the background
+// and the read-out noise (a 1-vector) it computes
 // the loss and its gradient with respect to the packed parameters in one
 // pass over the pixels (physics.LossGradient), as the vector
 // [loss, ∂loss/∂P…]. Its gradient op just scales that stored gradient, so
 // a gradient run costs one backward pass and no separate forward one.
 type pixelLossOp struct {
-	cfg      physics.Config
-	kind     LossKind
-	weighted bool
+	cfg        physics.Config
+	kind       LossKind
+	weighted   bool
+	background bool
 }
 
-func (o pixelLossOp) Arity() int { return 7 }
+func (o pixelLossOp) Arity() int { return 9 }
 func (o pixelLossOp) Type() hm.Type {
-	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, vec64, vec64, vec64)
+	return hm.NewFnType(vec64, vec64, vec64, vec64, vec64, vec64, vec64, vec64, vec64, vec64)
 }
 func (o pixelLossOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{1 + physics.NParams}, nil
 }
 func (o pixelLossOp) Do(vs ...G.Value) (G.Value, error) {
-	if len(vs) != 7 {
-		return nil, fmt.Errorf("graph: pixel loss wants 7 inputs, got %d", len(vs))
+	if len(vs) != 9 {
+		return nil, fmt.Errorf("graph: pixel loss wants 9 inputs, got %d", len(vs))
 	}
 	in, err := physics.PixelOp{Cfg: o.cfg}.Unpack(vs[:5])
 	if err != nil {
 		return nil, err
 	}
-	var ds [2][]float64
+	var ds [4][]float64
 	for i := range ds {
 		t, ok := vs[5+i].(tensor.Tensor)
 		if !ok {
@@ -91,17 +99,24 @@ func (o pixelLossOp) Do(vs ...G.Value) (G.Value, error) {
 			return nil, fmt.Errorf("graph: pixel loss input %d holds %T", 5+i, t.Data())
 		}
 	}
-	obs, w := ds[0], ds[1]
+	obs, w, bg := ds[0], ds[1], ds[2]
 	n := o.cfg.FPixels * o.cfg.SPixels
-	if (o.kind.NeedsObserved() && len(obs) != n) || (o.weighted && len(w) != n) {
-		return nil, fmt.Errorf("graph: pixel loss: %d observed and %d weights for %d pixels", len(obs), len(w), n)
+	if (o.kind.NeedsObserved() && len(obs) != n) || (o.weighted && len(w) != n) || (o.background && len(bg) != n) || len(ds[3]) != 1 {
+		return nil, fmt.Errorf("graph: pixel loss: %d observed, %d weights, %d background and %d read-out noise values for %d pixels",
+			len(obs), len(w), len(bg), len(ds[3]), n)
 	}
-	pl := &physics.PixelLoss{Kind: o.kind}
+	pl := &physics.PixelLoss{Kind: o.kind, ReadNoise: ds[3][0]}
 	if o.kind.NeedsObserved() {
 		pl.Observed = obs
 	}
 	if o.weighted {
 		pl.Weights = w
+	}
+	if o.background {
+		pl.Background = bg
+	}
+	if err := pl.Check(n); err != nil {
+		return nil, fmt.Errorf("graph: pixel loss: %w", err)
 	}
 	out := make([]float64, 1+physics.NParams)
 	out[0] = physics.LossGradient(&o.cfg, in, pl, out[1:])
@@ -111,7 +126,7 @@ func (o pixelLossOp) ReturnsPtr() bool     { return false }
 func (o pixelLossOp) CallsExtern() bool    { return false }
 func (o pixelLossOp) OverwritesInput() int { return -1 }
 func (o pixelLossOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "graph.pixelloss%v%v%+v", o.kind, o.weighted, o.cfg)
+	fmt.Fprintf(h, "graph.pixelloss%v%v%v%+v", o.kind, o.weighted, o.background, o.cfg)
 }
 func (o pixelLossOp) Hashcode() uint32 { return hashOf(o) }
 func (o pixelLossOp) String() string   { return "pixelloss." + o.kind.String() }

@@ -85,8 +85,9 @@ func TestUserGradients(t *testing.T) {
 	}
 }
 
-// TestLossGradients: the squared-residual and Poisson losses, with and
-// without a weight mask, differentiate through the same program: every
+// TestLossGradients: the squared-residual, Poisson and Gaussian losses,
+// with and without a weight mask and a background, differentiate through
+// the same program: every
 // parameter of a triclinic model against an image of a crystal 0.05 Å
 // longer along a (for Poisson, the counts are that image rounded).
 func TestLossGradients(t *testing.T) {
@@ -100,8 +101,15 @@ func TestLossGradients(t *testing.T) {
 			mask[i] = 1
 		}
 	}
+	// A background of 0.5–1.5 photons a pixel, varying across the image.
+	bg := make([]float64, len(obs))
+	for i := range bg {
+		bg[i] = 1 + 0.5*math.Sin(float64(i)/37)
+	}
 	for _, l := range []Loss{{Kind: LossSSE, Observed: obs}, {Kind: LossSSE, Observed: obs, Weights: mask},
-		{Kind: LossPoisson, Observed: counts}, {Kind: LossPoisson, Observed: counts, Weights: mask}} {
+		{Kind: LossPoisson, Observed: counts}, {Kind: LossPoisson, Observed: counts, Weights: mask},
+		{Kind: LossPoisson, Observed: counts, Background: bg}, {Kind: LossSSE, Observed: obs, Weights: mask, Background: bg},
+		{Kind: LossGauss, Observed: counts, ReadNoise: 2}, {Kind: LossGauss, Observed: counts, Weights: mask, Background: bg}} {
 		p, x, _ := problem(t, m, l)
 		r, err := gradcheck.Check(p, x, nil)
 		if err != nil {

@@ -63,23 +63,26 @@ type Program struct {
 	mu     sync.Mutex
 }
 
-// lossKey is the structure of a loss: its kind and whether it is weighted.
+// lossKey is the structure of a loss: its kind and whether it is
+// weighted and has a background.
 type lossKey struct {
-	kind     LossKind
-	weighted bool
+	kind       LossKind
+	weighted   bool
+	background bool
 }
 
 // gradProgram is a compiled graph from the parameters and tables, an
-// observed image and weights to a loss and its gradient with respect to
-// every parameter input that the image depends on.
+// observed image, weights, a background and the read-out noise to a loss
+// and its gradient with respect to every parameter input that the image
+// depends on.
 type gradProgram struct {
-	g        *G.ExprGraph
-	vm       G.VM
-	inputs   []*G.Node
-	tables   [4]*G.Node
-	obs, wts *G.Node
-	lossOut  G.Value
-	gradOut  []G.Value // per input; stays nil for inputs the image does not use
+	g                   *G.ExprGraph
+	vm                  G.VM
+	inputs              []*G.Node
+	tables              [4]*G.Node
+	obs, wts, bg, noise *G.Node
+	lossOut             G.Value
+	gradOut             []G.Value // per input; stays nil for inputs the image does not use
 }
 
 // maxPrograms bounds the program cache.
@@ -219,6 +222,8 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	}
 	gp.obs = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.kind.NeedsObserved())), G.WithName("loss.observed"))
 	gp.wts = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.weighted)), G.WithName("loss.weights"))
+	gp.bg = G.NewVector(gp.g, G.Float64, G.WithShape(size(lk.background)), G.WithName("loss.background"))
+	gp.noise = G.NewVector(gp.g, G.Float64, G.WithShape(1), G.WithName("loss.read_noise"))
 	// The image, loss and gradient in one fused pass (pixelLossOp); the
 	// loss is element 0 of its output.
 	t := gp.tables
@@ -226,7 +231,8 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	if cfg.Float32 {
 		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
 	}
-	lg, err := G.ApplyOp(pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted}, pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts)
+	lg, err := G.ApplyOp(pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background},
+		pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts, gp.bg, gp.noise)
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
@@ -387,7 +393,7 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 			value, grad, err = 0, nil, fmt.Errorf("graph: gradient run: %v", r)
 		}
 	}()
-	gp, err := p.gradFor(lossKey{kind: l.Kind, weighted: l.Weights != nil})
+	gp, err := p.gradFor(lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -395,17 +401,20 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 	if err := s.let(gp.inputs, gp.tables); err != nil {
 		return 0, nil, err
 	}
-	obs, wts := []float64{0}, []float64{0}
+	obs, wts, bg := []float64{0}, []float64{0}, []float64{0}
 	if l.Kind.NeedsObserved() {
 		obs = l.Observed
 	}
 	if l.Weights != nil {
 		wts = l.Weights
 	}
+	if l.Background != nil {
+		bg = l.Background
+	}
 	for _, v := range []struct {
 		n *G.Node
 		d []float64
-	}{{gp.obs, obs}, {gp.wts, wts}} {
+	}{{gp.obs, obs}, {gp.wts, wts}, {gp.bg, bg}, {gp.noise, []float64{l.ReadNoise}}} {
 		if err := G.Let(v.n, tensor.New(tensor.WithShape(len(v.d)), tensor.WithBacking(v.d))); err != nil {
 			return 0, nil, fmt.Errorf("graph: setting %s: %w", v.n.Name(), err)
 		}

@@ -9,23 +9,31 @@ import (
 type LossKind int
 
 // The losses. Each sums over the pixels whose weight is non-zero, times
-// the weight (1 for every pixel without weights).
+// the weight (1 for every pixel without weights), a term of the pixel's
+// model intensity μ = I + b: the image plus the background b when the
+// loss has one (PixelLoss.Background), else the image.
 const (
-	// LossSum is Σ w·I: the total photons (no observed image).
+	// LossSum is Σ w·μ: the total photons (no observed image).
 	LossSum LossKind = iota
-	// LossSSE is Σ w·(I − obs)²: sum of squared residuals.
+	// LossSSE is Σ w·(μ − obs)²: sum of squared residuals.
 	LossSSE
-	// LossPoisson is Σ w·(I − obs·ln I): the Poisson negative
+	// LossPoisson is Σ w·(μ − obs·ln μ): the Poisson negative
 	// log-likelihood of the observed counts, up to the constant Σ ln obs!.
-	// A pixel with I = 0 contributes 0 if obs = 0 and +Inf otherwise.
+	// A pixel with μ = 0 contributes 0 if obs = 0 and +Inf otherwise.
 	LossPoisson
-	// LossLinear is Σ w·obs·I, with obs any per-pixel coefficients (the
+	// LossLinear is Σ w·obs·μ, with obs any per-pixel coefficients (the
 	// adjoint ∂L/∂I of an outer loss, as Gradient takes it). Pixels whose
 	// coefficient is 0 are left out.
 	LossLinear
+	// LossGauss is Σ w·½·(ln 2πV + (μ − obs)²/V) with V = μ + σ²: the
+	// negative log-likelihood of the Gaussian approximation to Poisson
+	// counts with read-out noise σ (PixelLoss.ReadNoise, photons), the
+	// likelihood diffBragg's refinement uses. A pixel with V ≤ 0
+	// contributes +Inf.
+	LossGauss
 )
 
-var lossNames = [...]string{"sum", "sse", "poisson", "linear"}
+var lossNames = [...]string{"sum", "sse", "poisson", "linear", "gauss"}
 
 func (k LossKind) String() string {
 	if k < 0 || int(k) >= len(lossNames) {
@@ -39,12 +47,20 @@ func (k LossKind) NeedsObserved() bool { return k != LossSum }
 
 // PixelLoss is a pixel-wise loss: its kind, the observed image (or, for
 // LossLinear, the coefficients; slow-major like the image, unused for
-// LossSum) and optional weights (nil: every pixel 1; 0 leaves a pixel
-// out). The loss rows evaluate it inline, pixel by pixel.
+// LossSum), optional weights (nil: every pixel 1; 0 leaves a pixel out),
+// an optional background and the read-out noise of LossGauss. The loss
+// rows evaluate it inline, pixel by pixel.
 type PixelLoss struct {
 	Kind     LossKind
 	Observed []float64
 	Weights  []float64
+	// Background, when not nil, is added to the image before the loss
+	// (photons per pixel that the model does not compute, such as a
+	// measured or estimated background). It is data: no gradient flows
+	// to it.
+	Background []float64
+	// ReadNoise is LossGauss's read-out noise σ (photons).
+	ReadNoise float64
 }
 
 // Check validates l against an image of n pixels.
@@ -61,6 +77,12 @@ func (l *PixelLoss) Check(n int) error {
 	if l.Weights != nil && len(l.Weights) != n {
 		return fmt.Errorf("weight image has %d pixels, the model %d", len(l.Weights), n)
 	}
+	if l.Background != nil && len(l.Background) != n {
+		return fmt.Errorf("background image has %d pixels, the model %d", len(l.Background), n)
+	}
+	if math.IsNaN(l.ReadNoise) || math.IsInf(l.ReadNoise, 0) || l.ReadNoise < 0 {
+		return fmt.Errorf("read-out noise %g: want a finite number ≥ 0", l.ReadNoise)
+	}
 	return nil
 }
 
@@ -69,12 +91,15 @@ func (l *PixelLoss) skips(i int) bool {
 	return (l.Weights != nil && l.Weights[i] == 0) || (l.Kind == LossLinear && l.Observed[i] == 0)
 }
 
-// Term returns pixel i's term of the loss at intensity v and its
+// Term returns pixel i's term of the loss at image intensity v and its
 // derivative by v (for a pixel the loss leaves out, 0 and 0).
 func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 	w := 1.0
 	if l.Weights != nil {
 		w = l.Weights[i]
+	}
+	if l.Background != nil {
+		v += l.Background[i]
 	}
 	switch l.Kind {
 	case LossSum:
@@ -85,6 +110,8 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 	case LossLinear:
 		wo := w * l.Observed[i]
 		return wo * v, wo
+	case LossGauss:
+		return gaussTerm(v, l.Observed[i], l.ReadNoise*l.ReadNoise, w)
 	}
 	return poissonTerm(v, l.Observed[i], w)
 }
@@ -95,12 +122,12 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 	v = v[:len(fs)]
 	switch {
-	case l.Kind == LossSum && l.Weights == nil:
+	case l.Kind == LossSum && l.Weights == nil && l.Background == nil:
 		for p := range v {
 			neumaier(sum, comp, v[p])
 			v[p] = 1
 		}
-	case l.Kind == LossSSE && l.Weights == nil:
+	case l.Kind == LossSSE && l.Weights == nil && l.Background == nil:
 		for p, f := range fs {
 			r := v[p] - l.Observed[base+f]
 			neumaier(sum, comp, r*r)
@@ -113,6 +140,18 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 			neumaier(sum, comp, t)
 		}
 	}
+}
+
+// gaussTerm is the Gaussian term w·½·(ln 2πV + r²/V), V = μ + σ²,
+// r = μ − o, and its derivative by μ: w·½·(1/V + 2r/V − r²/V²).
+func gaussTerm(mu, o, varRead, w float64) (t, dt float64) {
+	V := mu + varRead
+	if !(V > 0) {
+		return math.Inf(1), math.Inf(-1)
+	}
+	r := mu - o
+	q := r / V
+	return w * 0.5 * (math.Log(2*math.Pi*V) + r*q), w * 0.5 * (1/V + q*(2-q))
 }
 
 // poissonTerm is the Poisson term w·(v − o·ln v) and its derivative.
