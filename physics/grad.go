@@ -294,7 +294,8 @@ func (k *kernel) polarizationGrad(si int, d [3]float64) (p, dkahn float64, dd [3
 }
 
 // sincgGrad is Sincg(h, n) with its derivatives by h and by n (n treated
-// as continuous: at whole n the derivative of sin(nπh)/sin(πh)).
+// as continuous: the derivative of Sincg's continuation σ·sin(nπd)/sin(πd),
+// d = h − m, which at whole n is π·d·cos(nπh)/sin(πh), σ at the peaks).
 func sincgGrad(h, n float64) (s, dh, dn float64) {
 	if n == math.Trunc(n) && math.Abs(n) < 1<<52 && math.Abs(h) < 1<<52 {
 		// On the offset d from the nearest integer m, as sincgWhole:
@@ -310,9 +311,9 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 			if h == 0 {
 				return n, 0, 1
 			}
-			// At an exact lattice point the n-derivative of the continuous
-			// form diverges (it has poles at integer h for non-integer n).
-			return sigma * n, 0, sigma * math.Inf(1)
+			// At an exact lattice point the peak height grows by one
+			// per cell.
+			return sigma * n, 0, sigma
 		}
 		s1, c1 := sinCosPiReduced(d)
 		var sn, cn float64
@@ -335,14 +336,22 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 		} else {
 			dx = (n*cn - sn*c1*inv) * inv
 		}
-		return sigma * sn * inv, sigma * math.Pi * dx, sigma * math.Pi * h * cn * inv
+		return sigma * sn * inv, sigma * math.Pi * dx, sigma * math.Pi * d * cn * inv
 	}
-	x := math.Pi * h
-	if x == 0 {
+	if !(math.Abs(h) < 1<<52) {
+		x := math.Pi * h
+		sn, cn := math.Sincos(n * x)
+		s1, c1 := math.Sincos(x)
+		return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
+	}
+	// Not whole: Sincg's continuation on the offset d (σ = 1).
+	d := h - math.RoundToEven(h)
+	if d == 0 {
 		return n, 0, 1
 	}
-	sn, cn := math.Sincos(n * x)
-	s1, c1 := math.Sincos(x)
+	x := math.Pi * d
+	sn, cn := sinCosPi(n * d)
+	s1, c1 := sinCosPiReduced(d)
 	return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
 }
 

@@ -6,8 +6,10 @@ import "math"
 // maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
 // continuous), from c = cos πx and s = sin πx:
 //
-//	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πx·T_n(c)/s,
+//	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πd·T_n(c)/s,
 //
+// (d = x − m, m the nearest integer: the derivative by n of Sincg's
+// continuation to non-whole n),
 // with T_n = c·U_{n−1} − U_{n−2} and |s| = √((1 − c)(1 + c)) for the reduced
 // cos πd ≥ 0: 1 − cos πd is exact for cos πd ≥ ½, so this is within a few
 // 1e-14 of the series where it is used, and a square root is cheaper.
@@ -56,7 +58,7 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 	cuh, cuk, cul := 0.5*ch2*uh1, 0.5*ck2*uk1, 0.5*cl2*ul1
 	tnh, tnk, tnl := cuh-uh0, cuk-uk0, cul-ul0 // T_n
 	return uh1, uk1, ul1, (fn*tnh - cuh) * rh, (fn*tnk - cuk) * rk, (fn*tnl - cul) * rl,
-		h * tnh * rh, kk * tnk * rk, l * tnl * rl
+		dh * tnh * rh, dk * tnk * rk, dl * tnl * rl
 }
 
 // sincgGrad1 is sincgGrad3 for one index x, with sincgNearPeak within
@@ -75,7 +77,7 @@ func sincgGrad1(x float64, n int) (u1, dx, dn float64) {
 	r := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-cr)*(1+cr)), d))^flip)
 	cu := c * u1
 	tn := cu - u0 // T_n
-	return u1, (float64(n)*tn - cu) * r, x * tn * r
+	return u1, (float64(n)*tn - cu) * r, d * tn * r
 }
 
 // chebyshevU2 returns U_{n−2}(c) and U_{n−1}(c) (n ≥ 2) from c2 = 2c by
@@ -100,8 +102,8 @@ const closedFormMin = 1.0 / 64
 // from its nearest integer, c = cos πx, the sign bit flip of that integer's
 // parity, U_{n−2}(c) and U_{n−1}(c): ∂/∂x = −π·s·U′_{n−1}(c), with s from
 // its series and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At integer
-// x ≠ 0 the derivative by n diverges (±∞, as sincgGrad's); at x = 0 it
-// is 1.
+// x the derivative by n is the sign of the peak (1 at x = 0), the limit of
+// πd·T_n/s.
 func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, dn float64) {
 	s := math.Float64frombits(math.Float64bits(sinPiReduced(d)) ^ flip)
 	tn := c*um1 - um2 // T_n
@@ -111,13 +113,10 @@ func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, d
 		u0, u1, p0, p1 = u1, c2*u1-u0, p1, 2*u1+c2*p1-p0
 	}
 	dx = -math.Pi * s * p1
-	switch {
-	case d != 0:
-		dn = math.Pi * x * tn / s
-	case x == 0:
-		dn = 1
-	default:
-		dn = math.Copysign(math.Inf(1), u1)
+	if d != 0 {
+		dn = math.Pi * d * tn / s
+	} else {
+		dn = math.Copysign(1, u1)
 	}
 	return
 }

@@ -918,16 +918,27 @@ func polint(xa *[4]float64, ya []float64, x float64) float64 {
 
 // Sincg is the lattice transform of N unit cells along one axis,
 // sin(Nπh)/sin(πh) (the reference's sincg(πh, N)). For whole N it is
-// sincgWhole, exact at integer h; otherwise the ratio of sines.
+// sincgWhole, exact at integer h. N from the command line is whole (the
+// reference reads it with atoi); for other N, which only a fit or a
+// gradient check reaches, it is the continuation sin(Nπd)/sin(πd) on the
+// offset d = h − m from the nearest integer m: equal to the definition
+// (up to the sign (−1)^((N−1)m), which F_latt² does not see) at whole N,
+// and smooth in N. The ratio sin(Nπh)/sin(πh) itself has a pole at every
+// integer h ≠ 0 once N is not whole, which made the image, and any loss on
+// it, vary by orders of magnitude within 1e-4 of a cell.
 func Sincg(h, n float64) float64 {
 	if n == math.Trunc(n) && n >= 1 && n < 1<<31 && math.Abs(h) < 1<<52 {
 		return sincgWhole(h, int(n))
 	}
-	x := math.Pi * h
-	if x == 0 {
+	if !(math.Abs(h) < 1<<52) {
+		return math.Sin(n*math.Pi*h) / math.Sin(math.Pi*h)
+	}
+	d := h - math.RoundToEven(h)
+	if d == 0 {
 		return n
 	}
-	return math.Sin(n*x) / math.Sin(x)
+	sn, _ := sinCosPi(n * d)
+	return sn / sinPiReduced(d)
 }
 
 // sincgWhole is Sincg for whole n ≥ 1. Up to maxChebyshevN it is the

@@ -27,12 +27,25 @@ func TestSincg(t *testing.T) {
 			}
 		}
 	}
-	// Non-integer N (continuous N for gradients): the definition, N at 0.
-	if got, want := Sincg(0.3, 4.5), math.Sin(4.5*math.Pi*0.3)/math.Sin(math.Pi*0.3); math.Abs(got-want) > 1e-12 {
-		t.Errorf("Sincg(0.3, 4.5) = %g, want %g", got, want)
+	// Non-whole N (continuous N for gradients): sin(Nπd)/sin(πd) on the
+	// offset d from the nearest integer, N at every integer, and F_latt²
+	// continuous into the whole N on either side.
+	for _, h := range []float64{0.3, 7.3, -2.45, 11.5} {
+		d := h - math.Round(h)
+		if got, want := Sincg(h, 4.5), math.Sin(4.5*math.Pi*d)/math.Sin(math.Pi*d); math.Abs(got-want) > 1e-12 {
+			t.Errorf("Sincg(%g, 4.5) = %g, want %g", h, got, want)
+		}
+		for _, n := range []float64{4, 5} {
+			near := Sincg(h, n+0.5*(4.5-n)*1e-9*2)
+			if w := Sincg(h, n); math.Abs(near*near-w*w) > 1e-7*math.Max(1, w*w) {
+				t.Errorf("Sincg(%g, %g±) = %g, at %g: %g", h, n, near, n, w)
+			}
+		}
 	}
-	if got := Sincg(0, 4.5); got != 4.5 {
-		t.Errorf("Sincg(0, 4.5) = %g, want 4.5", got)
+	for _, m := range []float64{0, 3, -8} {
+		if got := Sincg(m, 4.5); got != 4.5 {
+			t.Errorf("Sincg(%g, 4.5) = %g, want 4.5", m, got)
+		}
 	}
 }
 
