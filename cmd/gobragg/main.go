@@ -3,20 +3,45 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/gobragg/gobragg/cmd/gobragg/app"
 	"github.com/gobragg/gobragg/models"
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes: 2 for command-line mistakes, 1 for everything else.
+// Exit codes: 2 for command-line mistakes, 128 + the signal's number for
+// a fit stopped by SIGINT or SIGTERM (130, 143), 1 for everything else.
 const (
 	exitFailure = 1
 	exitUsage   = 2
 )
+
+// stoppedBy is the signal that stopped a fit.
+var stoppedBy atomic.Value
+
+// signalContext is a context that SIGINT or SIGTERM cancels (recording
+// the signal in stoppedBy), and the function that releases it.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			stoppedBy.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
 
 func main() {
 	cliApp := &cli.App{
@@ -40,11 +65,15 @@ func main() {
 			},
 		}, {
 			Name:            "fit",
-			Usage:           "refine cell (and geometry) parameters against an observed image",
+			Usage:           "refine cell, orientation (and geometry) parameters against an observed image",
 			ArgsUsage:       app.FitUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Fit(c.Args().Slice(), os.Stdout, os.Stderr)
+				// SIGINT and SIGTERM stop the fit, which then writes its
+				// best point so far.
+				ctx, release := signalContext()
+				defer release()
+				return app.FitContext(ctx, c.Args().Slice(), os.Stdout, os.Stderr)
 			},
 		}, {
 			Name:            "bench",
@@ -60,6 +89,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gobragg:", err)
 		if errors.Is(err, models.ErrUsage) {
 			os.Exit(exitUsage)
+		}
+		if s, ok := stoppedBy.Load().(syscall.Signal); ok && errors.Is(err, app.ErrFitInterrupted) {
+			os.Exit(128 + int(s))
 		}
 		os.Exit(exitFailure)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,21 +26,49 @@ import (
 )
 
 // FitUsage describes the fit options.
-const FitUsage = `--observed FILE [--refine cell|LIST] [--loss sse|poisson] [--method lbfgs|bfgs|gd] [--max-iter 100]
-   [--mask FILE] [--roi fmin,fmax,smin,smax] [--out DIR] nanoBragg flags of the starting model...`
+const FitUsage = `--observed FILE [--refine cell,orientation|LIST] [--loss poisson|gauss|sse] [--read-noise SIGMA]
+   [--background auto|none|FILE] [--spots auto|all] [--box 10] [--overload PHOTONS]
+   [--bound name=lo:hi,...] [--restrain name=centre,sigma,...] [--starts 1] [--seed 1] [--coarse auto|off|K]
+   [--method bfgs|lbfgs|gd] [--max-iter 500] [--max-evals 1000] [--mask FILE] [--roi fmin,fmax,smin,smax]
+   [--out DIR] nanoBragg flags of the starting model...`
 
 // FitReport is fit.json.
 type FitReport struct {
-	Status      string     `json:"status"`
-	Error       string     `json:"error,omitempty"`
-	Loss        *float64   `json:"loss"` // null when not finite
-	LossKind    string     `json:"loss_kind"`
-	Method      string     `json:"method"`
-	Evaluations int        `json:"evaluations"`
-	Iterations  int        `json:"iterations"`
-	Params      []FitParam `json:"params"`
-	Command     []string   `json:"command"` // gobragg simulate argv of the refined model
-	History     []FitStep  `json:"history"`
+	// Status is "converged", "not converged", "interrupted" or "failed";
+	// Error says why for every status but converged.
+	Status      string   `json:"status"`
+	Error       string   `json:"error,omitempty"`
+	Loss        *float64 `json:"loss"` // null when not finite
+	LossKind    string   `json:"loss_kind"`
+	Method      string   `json:"method"`
+	Evaluations int      `json:"evaluations"`
+	Iterations  int      `json:"iterations"`
+	// Decrement is the loss decrease (likelihood units) the last Newton
+	// step predicted; null without one.
+	Decrement  *float64      `json:"decrement"`
+	Spots      FitSpots      `json:"spots"`
+	Background FitBackground `json:"background"`
+	Params     []FitParam    `json:"params"`
+	Stages     []FitStage    `json:"stages"`
+	Command    []string      `json:"command"` // gobragg simulate argv of the refined model
+	History    []FitStep     `json:"history"`
+}
+
+// FitSpots describes the spots of the observed image.
+type FitSpots struct {
+	Mode        string `json:"mode"` // auto or all
+	Found       int    `json:"found"`
+	Boxes       int    `json:"boxes"`
+	BoxSize     int    `json:"box_size"`
+	Pixels      int    `json:"pixels"`      // fitted
+	Judged      int    `json:"judged"`      // boxes with a significant spot
+	Unexplained int    `json:"unexplained"` // of those, left unexplained by the refined model
+}
+
+// FitBackground describes the background added to the model.
+type FitBackground struct {
+	Kind string  `json:"kind"` // none, auto or the file
+	Mean float64 `json:"mean"` // photons per fitted pixel
 }
 
 // FitParam is one refined parameter.
@@ -49,111 +78,315 @@ type FitParam struct {
 	Start  float64  `json:"start"`
 	Value  float64  `json:"value"`
 	StdErr *float64 `json:"stderr"` // null when the Hessian gives none
+	Lo     *float64 `json:"lo"`     // the bound (null when the fit could not start)
+	Hi     *float64 `json:"hi"`
+}
+
+// FitStage is one stage of the fit.
+type FitStage struct {
+	Start       int     `json:"start"`
+	Name        string  `json:"name"`
+	Evaluations int     `json:"evaluations"`
+	Iterations  int     `json:"iterations"`
+	Loss        float64 `json:"loss"`
+	Status      string  `json:"status"`
 }
 
 // FitStep is one iteration of the loss curve.
 type FitStep struct {
+	Start       int     `json:"start"`
+	Stage       string  `json:"stage"`
 	Iteration   int     `json:"iteration"`
 	Evaluations int     `json:"evaluations"`
 	Loss        float64 `json:"loss"`
 	GradNorm    float64 `json:"grad_norm"`
 }
 
-// Fit refines the parameters named by --refine of the model argv
+// ErrFitInterrupted is returned (wrapped) when a fit stops on its context.
+var ErrFitInterrupted = errors.New("interrupted")
+
+// Fit is FitContext without a context.
+func Fit(argv []string, out, log io.Writer) error {
+	return FitContext(context.Background(), argv, out, log)
+}
+
+// FitContext refines the parameters named by --refine of the model argv
 // describes against --observed, printing a line per iteration to out, and
 // writes fit.json, the refined command line (refined_args.txt),
 // fit_images.png (observed | model | residual) and loss.png to --out.
-// Partial results are written when the fit fails, and an error returned.
-func Fit(argv []string, out, log io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"observed", "refine", "loss", "method", "max-iter", "mask", "roi", "out"}, nil)
+// Results are written however the fit ends; a fit that is not converged
+// (fit.Result's verdict) returns an error, and one stopped by ctx an
+// error wrapping ErrFitInterrupted, after writing the best point so far.
+func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
+	o, rest, err := splitOptions(argv, []string{"observed", "refine", "loss", "method", "max-iter", "max-evals", "mask", "roi", "out",
+		"background", "read-noise", "spots", "box", "overload", "bound", "restrain", "starts", "seed", "coarse"}, nil)
 	if err != nil {
 		return err
 	}
 	if o.values["observed"] == "" {
 		return usagef("fit needs --observed FILE (SMV .img or float32 image)")
 	}
-	if o.values["loss"] == "" {
-		o.values["loss"] = "sse"
-	}
+	o.values["loss"] = orDefault(o.values["loss"], "poisson")
 	if o.values["loss"] == "sum" {
-		return usagef("--loss sum has no minimum to fit: use sse or poisson")
+		return usagef("--loss sum has no minimum to fit: use poisson, gauss or sse")
 	}
-	method, err := fit.ParseMethod(strings.ToLower(orDefault(o.values["method"], "lbfgs")))
+	method, err := fit.ParseMethod(strings.ToLower(orDefault(o.values["method"], "bfgs")))
 	if err != nil {
 		return usagef("--method: %v", err)
 	}
-	maxIter := 100
-	if s := o.values["max-iter"]; s != "" {
-		if maxIter, err = strconv.Atoi(s); err != nil || maxIter < 1 {
-			return usagef("--max-iter %q: want a positive whole number", s)
+	settings := fit.Settings{Method: method, Context: ctx}
+	for _, c := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{{"max-iter", &settings.MaxIter, 1}, {"max-evals", &settings.MaxEvals, 1}, {"starts", &settings.Starts, 1}, {"box", nil, 3}} {
+		s := o.values[c.name]
+		if s == "" || c.dst == nil {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < c.min {
+			return usagef("--%s %q: want a whole number ≥ %d", c.name, s, c.min)
+		}
+		*c.dst = v
+	}
+	box := 10
+	if s := o.values["box"]; s != "" {
+		if box, err = strconv.Atoi(s); err != nil || box < 3 || box > 101 {
+			return usagef("--box %q: want a whole number of pixels from 3 to 101", s)
 		}
 	}
+	if s := o.values["seed"]; s != "" {
+		if settings.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return usagef("--seed %q: want a whole number", s)
+		}
+	}
+	switch s := orDefault(o.values["coarse"], "auto"); s {
+	case "auto":
+	case "off":
+		settings.Coarse = -1
+	default:
+		if settings.Coarse, err = strconv.Atoi(s); err != nil || settings.Coarse < 0 || settings.Coarse > 4 {
+			return usagef("--coarse %q: want auto, off or a number of stages from 0 to 4", s)
+		}
+		if settings.Coarse == 0 {
+			settings.Coarse = -1
+		}
+	}
+	spotMode := orDefault(o.values["spots"], "auto")
+	if spotMode != "auto" && spotMode != "all" {
+		return usagef("--spots %q: want auto or all", spotMode)
+	}
+	bgMode := orDefault(o.values["background"], "auto")
 	dir := orDefault(o.values["out"], "fit_out")
-	obj, discrete, err := objective(o, rest, orDefault(o.values["refine"], "cell"), log)
+	obj, discrete, args, err := objectiveArgs(o, rest, orDefault(o.values["refine"], "cell,orientation"), log)
 	if err != nil {
 		return err
 	}
-	m, names, loss := obj.Model, obj.Names, obj.Loss
+	m, names := obj.Model, obj.Names
 	if len(discrete) > 0 {
 		return usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
+	}
+	if settings.Bounds, err = parseBounds(o.values["bound"], names); err != nil {
+		return err
+	}
+	if settings.Restraints, err = parseRestraints(o.values["restrain"], names); err != nil {
+		return err
 	}
 	for _, n := range names {
 		if why := m.NotDifferentiable(n); why != "" {
 			fmt.Fprintf(log, "WARNING: %s: %s; its gradient ignores the jumps\n", n, why)
 		}
 	}
+	// Spots, background and the fitted pixels.
+	fp, sp := m.Detector.FPixels, m.Detector.SPixels
+	overload := math.Inf(1)
+	if isSMV(o.values["observed"]) {
+		overload = 65535 - args.ADC
+	}
+	if s := o.values["overload"]; s != "" {
+		if overload, err = strconv.ParseFloat(s, 64); err != nil || !(overload > 0) {
+			return usagef("--overload %q: want a positive number of photons", s)
+		}
+	}
+	if math.IsInf(overload, 1) {
+		overload = 0
+	}
+	found, boxes, err := fit.Prepare(&obj.Loss, fp, sp, fit.Pixels{Background: bgMode == "auto", AllPixels: spotMode == "all",
+		BoxSize: box, Overload: overload})
+	if err != nil {
+		if found != nil {
+			return fmt.Errorf("--spots auto: %v on %s; try --spots all", err, o.values["observed"])
+		}
+		return fmt.Errorf("--observed: %w", err)
+	}
+	report := FitReport{LossKind: obj.Loss.Kind.String(), Method: method.String(),
+		Spots: FitSpots{Mode: spotMode, Found: len(found.Spots), Boxes: len(boxes), BoxSize: box}}
+	report.Background.Kind = bgMode
+	settings.Boxes = boxes
+	var bgSum float64
+	for i := range obj.Loss.Observed {
+		if obj.Loss.Weights == nil || obj.Loss.Weights[i] != 0 {
+			report.Spots.Pixels++
+			if obj.Loss.Background != nil {
+				bgSum += obj.Loss.Background[i]
+			}
+		}
+	}
+	if report.Spots.Pixels > 0 {
+		report.Background.Mean = bgSum / float64(report.Spots.Pixels)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), loss.Kind, method, o.values["observed"])
-	res := fit.Run(obj, fit.Settings{Method: method, MaxIter: maxIter, Progress: func(it fit.Iteration) {
+	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), obj.Loss.Kind, method, o.values["observed"])
+	fmt.Fprintf(out, "spots: %d found; fitting %s: %d pixels; background %s (%.3g photons/pixel)\n", len(found.Spots),
+		map[string]string{"auto": fmt.Sprintf("%d boxes of %d²", len(boxes), box), "all": "the whole image"}[spotMode],
+		report.Spots.Pixels, bgMode, report.Background.Mean)
+	settings.Progress = func(it fit.Iteration) {
 		var b strings.Builder
 		for i, n := range names {
 			fmt.Fprintf(&b, " %s=%.8g", n, it.X[i])
 		}
-		fmt.Fprintf(out, "iter %3d  evals %3d  loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, it.Loss, it.GradNorm, b.String())
-	}})
-	report := FitReport{Status: res.Status, Loss: finiteOrNil(res.Loss), LossKind: loss.Kind.String(), Method: method.String(),
-		Evaluations: res.Evaluations, Iterations: res.Iterations}
+		fmt.Fprintf(out, "iter %3d  evals %4d  %-22s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, it.Stage, it.Loss, it.GradNorm, b.String())
+	}
+	res := fit.Run(obj, settings)
+	report.Status = string(res.Status)
+	report.Loss = finiteOrNil(res.Loss)
+	report.Decrement = finiteOrNil(res.Decrement)
+	report.Evaluations, report.Iterations = res.Evaluations, res.Iterations
+	report.Spots.Judged, report.Spots.Unexplained = res.Spots.Boxes, res.Spots.Unexplained
 	if res.Err != nil {
 		report.Error = res.Err.Error()
 	}
 	for _, h := range res.History {
-		report.History = append(report.History, FitStep{Iteration: h.Iter, Evaluations: h.Evals, Loss: finite(h.Loss), GradNorm: finite(h.GradNorm)})
+		report.History = append(report.History, FitStep{Start: h.Start, Stage: h.Stage, Iteration: h.Iter, Evaluations: h.Evals,
+			Loss: finite(h.Loss), GradNorm: finite(h.GradNorm)})
 	}
-	final, ferr := obj.At(res.X)
-	if ferr != nil {
-		final = m
+	for _, st := range res.Stages {
+		report.Stages = append(report.Stages, FitStage{Start: st.Start, Name: st.Name, Evaluations: st.Evaluations,
+			Iterations: st.Iters, Loss: finite(st.Loss), Status: st.Status})
 	}
+	final := res.Model
 	cmd, rounded := final.Argv(rest, names)
 	report.Command = append([]string{"gobragg", "simulate"}, cmd...)
-	fmt.Fprintf(out, "\n%s after %d evaluations, %d iterations: loss %.10g\n", res.Status, res.Evaluations, res.Iterations, res.Loss)
-	fmt.Fprintf(out, "%-14s %-6s %16s %16s %12s\n", "parameter", "unit", "start", "refined", "std. error")
+	fmt.Fprintf(out, "\n%s after %d evaluations, %d iterations: loss %.10g", res.Status, res.Evaluations, res.Iterations, res.Loss)
+	if !math.IsNaN(res.Decrement) {
+		fmt.Fprintf(out, "; Newton step predicts %.2g more", res.Decrement)
+	}
+	if res.Spots.Boxes > 0 {
+		fmt.Fprintf(out, "; %d of %d spots explained", res.Spots.Boxes-res.Spots.Unexplained, res.Spots.Boxes)
+	}
+	fmt.Fprintln(out)
+	if res.Status != fit.Converged {
+		fmt.Fprintf(out, "NOT CONVERGED: %v\n", res.Err)
+	}
+	fmt.Fprintf(out, "%-14s %-6s %16s %16s %12s %24s\n", "parameter", "unit", "start", "refined", "std. error", "bound")
 	for i, n := range names {
 		p, _ := models.LookupParam(n)
-		fp := FitParam{Name: n, Unit: p.Unit, Start: res.Start[i], Value: res.X[i]}
+		b := fit.Bound{Lo: math.NaN(), Hi: math.NaN()} // none when the fit could not start
+		if i < len(res.Bounds) {
+			b = res.Bounds[i]
+		}
+		fp := FitParam{Name: n, Unit: p.Unit, Start: res.Start[i], Value: res.X[i], Lo: finiteOrNil(b.Lo), Hi: finiteOrNil(b.Hi)}
 		se := "-"
 		if v := res.StdErr[i]; !math.IsNaN(v) {
 			fp.StdErr = &v
 			se = fmt.Sprintf("%.3g", v)
 		}
 		report.Params = append(report.Params, fp)
-		fmt.Fprintf(out, "%-14s %-6s %16.10g %16.10g %12s\n", n, p.Unit, fp.Start, fp.Value, se)
+		fmt.Fprintf(out, "%-14s %-6s %16.10g %16.10g %12s %24s\n", n, p.Unit, fp.Start, fp.Value, se, fmt.Sprintf("%.6g:%.6g", b.Lo, b.Hi))
 	}
 	fmt.Fprintf(out, "\nrefined model:\n  %s\n", shellJoin(report.Command))
 	if len(rounded) > 0 {
 		fmt.Fprintf(out, "  (%s rounded to whole cells: the command line takes whole numbers)\n", strings.Join(rounded, ", "))
 	}
-	werr := writeFitFiles(dir, &report, final, loss, res)
+	werr := writeFitFiles(dir, &report, final, obj.Loss, res)
 	if werr != nil {
 		return werr
 	}
 	fmt.Fprintf(out, "wrote %s\n", strings.Join([]string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"),
 		filepath.Join(dir, "fit_images.png"), filepath.Join(dir, "loss.png")}, ", "))
-	if res.Err != nil {
-		return fmt.Errorf("fit %s: %w (partial results in %s)", res.Status, res.Err, dir)
+	switch res.Status {
+	case fit.Converged:
+		return nil
+	case fit.Interrupted:
+		return fmt.Errorf("fit %w (the best point so far is in %s)", ErrFitInterrupted, dir)
 	}
-	return nil
+	return fmt.Errorf("fit %s: %w (results in %s)", res.Status, res.Err, dir)
+}
+
+// isSMV reports whether path starts like an SMV file.
+func isSMV(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [12]byte
+	n, _ := io.ReadFull(f, b[:])
+	return strings.HasPrefix(string(b[:n]), "{\nHEADER_BYT")
+}
+
+// parseBounds reads --bound name=lo:hi[,name=lo:hi…] for the refined names.
+func parseBounds(spec string, names []string) (map[string]fit.Bound, error) {
+	out := map[string]fit.Bound{}
+	if spec == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		lo, hi, ok2 := strings.Cut(v, ":")
+		if !ok || !ok2 {
+			return nil, usagef("--bound %q: want name=lo:hi", kv)
+		}
+		k = strings.TrimSpace(k)
+		if !contains(names, k) {
+			return nil, usagef("--bound: %s is not refined (--refine %s)", k, strings.Join(names, ","))
+		}
+		l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+		h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		if err1 != nil || err2 != nil || !(l < h) || math.IsInf(l, 0) || math.IsInf(h, 0) {
+			return nil, usagef("--bound %q: want two finite numbers lo < hi", kv)
+		}
+		out[k] = fit.Bound{Lo: l, Hi: h}
+	}
+	return out, nil
+}
+
+// parseRestraints reads --restrain name=centre,sigma[,name=centre,sigma…].
+func parseRestraints(spec string, names []string) (map[string]fit.Restraint, error) {
+	out := map[string]fit.Restraint{}
+	if spec == "" {
+		return out, nil
+	}
+	parts := strings.Split(spec, ",")
+	for i := 0; i < len(parts); i += 2 {
+		k, c, ok := strings.Cut(parts[i], "=")
+		if !ok || i+1 >= len(parts) {
+			return nil, usagef("--restrain %q: want name=centre,sigma", spec)
+		}
+		k = strings.TrimSpace(k)
+		if !contains(names, k) {
+			return nil, usagef("--restrain: %s is not refined (--refine %s)", k, strings.Join(names, ","))
+		}
+		cv, err1 := strconv.ParseFloat(strings.TrimSpace(c), 64)
+		sv, err2 := strconv.ParseFloat(strings.TrimSpace(parts[i+1]), 64)
+		if err1 != nil || err2 != nil || !(sv > 0) || math.IsInf(cv, 0) || math.IsInf(sv, 0) {
+			return nil, usagef("--restrain %s=%s,%s: want a finite centre and σ > 0", k, c, parts[i+1])
+		}
+		out[k] = fit.Restraint{Centre: cv, Sigma: sv}
+	}
+	return out, nil
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 func orDefault(s, def string) string {
@@ -225,18 +458,26 @@ func writeFitFiles(dir string, report *FitReport, m *models.Model, loss graph.Lo
 
 // panels draws observed | model | residual side by side: the two images
 // on one square-root grey scale (white = the larger's 99.9th percentile of
-// the observed), the residual (observed − model) in blue (negative) to red
-// (positive) at ±3 times its rms; pixels the loss leaves out are drawn
-// dark green.
-func panels(fp, sp int, loss graph.Loss, model []float64) image.Image {
+// the observed), the model with its background, the residual (observed −
+// model) in blue (negative) to red (positive) at ±3 times its rms over the
+// fitted pixels; pixels the loss leaves out are shaded light green in the
+// residual.
+func panels(fp, sp int, loss graph.Loss, bragg []float64) image.Image {
 	const gap = 4
 	obs := loss.Observed
+	model := make([]float64, len(bragg))
+	for i, v := range bragg {
+		model[i] = v
+		if loss.Background != nil {
+			model[i] += loss.Background[i]
+		}
+	}
 	im := image.NewRGBA(image.Rect(0, 0, 3*fp+2*gap, sp))
 	for i := range im.Pix {
 		im.Pix[i] = 255
 	}
 	top := percentile(obs, 0.999)
-	if top <= 0 {
+	if !(top > 0) {
 		top = 1
 	}
 	var rss float64
@@ -249,7 +490,7 @@ func panels(fp, sp int, loss graph.Loss, model []float64) image.Image {
 		}
 	}
 	rms := math.Sqrt(rss / math.Max(1, float64(nres)))
-	if rms == 0 {
+	if !(rms > 0) || math.IsInf(rms, 0) {
 		rms = 1
 	}
 	grey := func(v float64) color.RGBA {
@@ -259,19 +500,17 @@ func panels(fp, sp int, loss graph.Loss, model []float64) image.Image {
 	for s := 0; s < sp; s++ {
 		for f := 0; f < fp; f++ {
 			i := s*fp + f
-			if loss.Weights != nil && loss.Weights[i] == 0 {
-				for k := 0; k < 3; k++ {
-					im.SetRGBA(k*(fp+gap)+f, s, color.RGBA{0, 80, 0, 255})
-				}
-				continue
-			}
 			im.SetRGBA(f, s, grey(obs[i]))
 			im.SetRGBA(fp+gap+f, s, grey(model[i]))
+			if loss.Weights != nil && loss.Weights[i] == 0 {
+				im.SetRGBA(2*(fp+gap)+f, s, color.RGBA{225, 240, 225, 255})
+				continue
+			}
 			r := math.Max(-1, math.Min(1, (obs[i]-model[i])/(3*rms)))
 			c := color.RGBA{255, 255, 255, 255}
 			if r > 0 {
 				c.G, c.B = uint8(255*(1-r)), uint8(255*(1-r))
-			} else {
+			} else if r < 0 {
 				c.R, c.G = uint8(255*(1+r)), uint8(255*(1+r))
 			}
 			im.SetRGBA(2*(fp+gap)+f, s, c)
@@ -295,26 +534,55 @@ func percentile(v []float64, q float64) float64 {
 	return s[int(q*float64(len(s)-1))]
 }
 
-// lossCurve plots the loss against the evaluation count (gonum/plot).
-func lossCurve(path string, report *FitReport) error {
+// lossCurve plots the loss against the evaluation count (gonum/plot),
+// one line per stage. The y range is set by hand so that a flat or huge
+// loss cannot reach gonum/plot's tick maker with an empty range (it
+// panics there), and a panic in plotting becomes an error.
+func lossCurve(path string, report *FitReport) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plotting the loss curve: %v", r)
+		}
+	}()
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s loss (%s), %s", report.LossKind, report.Method, report.Status)
 	p.X.Label.Text = "evaluations"
 	p.Y.Label.Text = "loss"
-	var pts plotter.XYs
+	lo, hi := math.Inf(1), math.Inf(-1)
+	lines := map[string]plotter.XYs{}
+	var order []string
 	for _, h := range report.History {
 		if math.Abs(h.Loss) < math.MaxFloat64 {
-			pts = append(pts, plotter.XY{X: float64(h.Evaluations), Y: h.Loss})
+			key := fmt.Sprintf("start %d, %s", h.Start+1, h.Stage)
+			if _, ok := lines[key]; !ok {
+				order = append(order, key)
+			}
+			lines[key] = append(lines[key], plotter.XY{X: float64(h.Evaluations), Y: h.Loss})
+			lo, hi = math.Min(lo, h.Loss), math.Max(hi, h.Loss)
 		}
 	}
-	if len(pts) == 0 {
-		pts = plotter.XYs{{X: 0, Y: 0}}
+	if len(order) == 0 {
+		order, lines[""], lo, hi = []string{""}, plotter.XYs{{X: 0, Y: 0}}, 0, 0
 	}
-	line, points, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return err
+	pad := math.Max((hi-lo)*0.05, math.Max(math.Abs(hi), 1)*1e-9)
+	if !(hi-lo+2*pad > 0) || math.IsInf(pad, 0) {
+		return fmt.Errorf("plotting the loss curve: no usable range (%g to %g)", lo, hi)
 	}
-	p.Add(line, points, plotter.NewGrid())
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	for k, key := range order {
+		line, points, err := plotter.NewLinePoints(lines[key])
+		if err != nil {
+			return err
+		}
+		c := plotColors[k%len(plotColors)]
+		line.Color, points.Color = c, c
+		p.Add(line, points)
+		if key != "" {
+			p.Legend.Add(key, line)
+		}
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
 	return formats.WriteFileAtomic(path, func(w io.Writer) error {
 		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
 		if err != nil {
@@ -324,3 +592,6 @@ func lossCurve(path string, report *FitReport) error {
 		return err
 	})
 }
+
+var plotColors = []color.Color{color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}}

@@ -23,18 +23,19 @@ func withCell(cell ...string) []string {
 }
 
 // TestFitCommand: a Poisson noise image of the true model (SMV, the
-// reference's noise generator, seed 12345) fitted from a start 1 % off on
-// every length and 1° off on every angle: the refined cell is within 0.1 %
-// and 0.05° of the truth, and every output is written, including a
-// command line that rebuilds the refined model.
+// reference's noise generator, seed 12345) fitted with the default options
+// (cell and orientation, Poisson loss, spot boxes, automatic background)
+// from a start 1 % off on every length and 1° off on every angle: the fit
+// converges, the refined cell is within 0.1 % and 0.05° of the truth, and
+// every output is written, including a command line that rebuilds the
+// refined model.
 func TestFitCommand(t *testing.T) {
 	inDir(t, nil, func() {
 		if err := Simulate(append(withCell("70", "80", "90", "75", "85", "95"), "-noisefile", "obs.img", "-seed", "12345"), io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		argv := append([]string{"--observed", "obs.img", "--loss", "poisson", "--refine", "cell", "--out", "res"},
-			withCell("70.7", "79.2", "90.9", "74", "86", "94")...)
+		argv := append([]string{"--observed", "obs.img", "--out", "res"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...)
 		if err := Fit(argv, &out, io.Discard); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
@@ -49,8 +50,9 @@ func TestFitCommand(t *testing.T) {
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
-		truth := []float64{70, 80, 90, 75, 85, 95}
-		if rep.Evaluations > 100 || len(rep.Params) != 6 || rep.Error != "" {
+		truth := []float64{70, 80, 90, 75, 85, 95, 0, 0, 0}
+		if rep.Status != "converged" || len(rep.Params) != 9 || rep.Error != "" || rep.Spots.Boxes < 100 ||
+			rep.Spots.Unexplained != 0 || rep.LossKind != "poisson" || rep.Background.Kind != "auto" || rep.Decrement == nil {
 			t.Fatalf("report %+v", rep)
 		}
 		for i, p := range rep.Params {
@@ -76,10 +78,27 @@ func TestFitCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sa, err := models.ParseArgs(argv[4:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fitted, err := sa.Model(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range rep.Params {
+			if fitted, err = fitted.With(p.Name, p.Value); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(p.Name, "orient_") {
+				continue // folded into -misset: compared below
+			}
 			if v, _ := m.Get(p.Name); math.Abs(v-p.Value) > 1e-9*math.Abs(p.Value) {
 				t.Errorf("command line gives %s = %g, fit %g", p.Name, v, p.Value)
 			}
+		}
+		if got, want := m.Crystal.TotalMisset(), fitted.Crystal.TotalMisset(); math.Abs(got[0]-want[0])+math.Abs(got[1]-want[1])+math.Abs(got[2]-want[2]) > 1e-9 {
+			t.Errorf("command line's misset %v, fitted orientation %v (rad)", got, want)
 		}
 	})
 }
@@ -102,11 +121,26 @@ func TestFitFailures(t *testing.T) {
 			{append([]string{"--observed", "obs.bin", "--loss", "sum"}, withCell("70")...), true, "no minimum", ""},
 			{append([]string{"--observed", "obs.bin", "--method", "newton"}, withCell("70")...), true, "unknown method", ""},
 			{append([]string{"--observed", "obs.bin"}, small...), false, "not an SMV file, nor 128x128", ""},
-			// Fluence 0: the model is dark where photons were seen.
-			{append([]string{"--observed", "obs.bin", "--loss", "poisson", "--out", "dark"},
+			// Fluence 0 and no background: the Poisson model is dark where
+			// photons were seen; with one, it predicts no Bragg photons.
+			{append([]string{"--observed", "obs.bin", "--loss", "poisson", "--background", "none", "--out", "dark"},
 				append(withCell("70", "80", "90", "75", "85", "95"), "-fluence", "0")...), false, "not finite", "dark/fit.json"},
+			{append([]string{"--observed", "obs.bin", "--out", "dark2"},
+				append(withCell("70", "80", "90", "75", "85", "95"), "-fluence", "0")...), false, "no photons", "dark2/fit.json"},
 			{append([]string{"--observed", "obs.bin", "--max-iter", "1", "--out", "short"},
 				withCell("70.7", "79.2", "90.9", "74", "86", "94")...), false, "did not converge", "short/fit.json"},
+			{append([]string{"--observed", "obs.bin", "--max-evals", "3", "--out", "short2"},
+				withCell("70.7", "79.2", "90.9", "74", "86", "94")...), false, "limit after 3 evaluations", "short2/fit.json"},
+			{append([]string{"--observed", "obs.bin", "--bound", "distance=99:101"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "not refined", ""},
+			{append([]string{"--observed", "obs.bin", "--bound", "a=72:71"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "lo < hi", ""},
+			{append([]string{"--observed", "obs.bin", "--bound", "a=71:72", "--out", "outside"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...),
+				false, "outside its bound", "outside/fit.json"},
+			{append([]string{"--observed", "obs.bin", "--restrain", "a=70"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "centre,sigma", ""},
+			{append([]string{"--observed", "obs.bin", "--restrain", "a=70,-1"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "σ > 0", ""},
+			{append([]string{"--observed", "obs.bin", "--spots", "some"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "auto or all", ""},
+			{append([]string{"--observed", "obs.bin", "--loss", "gauss", "--read-noise", "-1"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...),
+				true, "read-noise", ""},
+			{append([]string{"--observed", "obs.bin", "--coarse", "9"}, withCell("70.7", "79.2", "90.9", "74", "86", "94")...), true, "--coarse", ""},
 		} {
 			err := Fit(c.argv, io.Discard, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, models.ErrUsage) != c.usage {

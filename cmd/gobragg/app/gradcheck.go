@@ -11,8 +11,8 @@ import (
 )
 
 // GradcheckUsage describes the gradcheck options.
-const GradcheckUsage = `[--params all|LIST] [--loss sum|sse|poisson] [--observed FILE] [--mask FILE] [--roi fmin,fmax,smin,smax]
-   [--step name=value,...] [--tol 1e-6] [--json] nanoBragg flags...`
+const GradcheckUsage = `[--params all|LIST] [--loss sum|sse|poisson|gauss] [--observed FILE] [--background FILE] [--read-noise SIGMA]
+   [--mask FILE] [--roi fmin,fmax,smin,smax] [--step name=value,...] [--tol 1e-6] [--json] nanoBragg flags...`
 
 // Gradcheck compares the analytic gradient of a loss on the image of the
 // model that argv (nanoBragg flags plus the options of GradcheckUsage)
@@ -20,9 +20,12 @@ const GradcheckUsage = `[--params all|LIST] [--loss sum|sse|poisson] [--observed
 // out as a table or, with --json, a JSON array. Messages from reading the
 // model go to log. It returns an error when a row fails.
 func Gradcheck(argv []string, out, log io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"params", "loss", "observed", "mask", "roi", "step", "tol"}, []string{"json"})
+	o, rest, err := splitOptions(argv, []string{"params", "loss", "observed", "background", "read-noise", "mask", "roi", "step", "tol"}, []string{"json"})
 	if err != nil {
 		return err
+	}
+	if o.values["background"] == "auto" {
+		return usagef("--background auto is fit's: give gradcheck a background image")
 	}
 	tol := 1e-6
 	if s := o.values["tol"]; s != "" {

@@ -22,9 +22,14 @@ type options struct {
 	flags  map[string]bool
 }
 
+// repeatable are options that may be given more than once: their values
+// are joined with commas, as if given as one list.
+var repeatable = map[string]bool{"bound": true, "restrain": true}
+
 // splitOptions separates the double-dash options named in withValue (which
 // take one value, as "--name value" or "--name=value") and in boolean from
-// the nanoBragg arguments.
+// the nanoBragg arguments. A repeated option's last value wins, but for
+// the repeatable ones.
 func splitOptions(argv []string, withValue, boolean []string) (*options, []string, error) {
 	o := &options{values: map[string]string{}, flags: map[string]bool{}}
 	takes := map[string]bool{}
@@ -46,14 +51,18 @@ func splitOptions(argv []string, withValue, boolean []string) (*options, []strin
 		switch {
 		case isBool[name] && !hasVal:
 			o.flags[name] = true
-		case takes[name] && hasVal:
-			o.values[name] = val
 		case takes[name]:
-			if i+1 >= len(argv) || (strings.HasPrefix(argv[i+1], "-") && !isNumber(argv[i+1])) {
-				return nil, nil, usagef("--%s needs a value", name)
+			if !hasVal {
+				if i+1 >= len(argv) || (strings.HasPrefix(argv[i+1], "-") && !isNumber(argv[i+1])) {
+					return nil, nil, usagef("--%s needs a value", name)
+				}
+				i++
+				val = argv[i]
 			}
-			i++
-			o.values[name] = argv[i]
+			if prev, ok := o.values[name]; ok && repeatable[name] {
+				val = prev + "," + val
+			}
+			o.values[name] = val
 		default:
 			return nil, nil, usagef("unknown option %s (options: --%s)", a, strings.Join(append(append([]string{}, withValue...), boolean...), ", --"))
 		}
@@ -152,7 +161,9 @@ func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 	return out, nil
 }
 
-// lossFrom builds the loss of --loss, --observed, --mask and --roi.
+// lossFrom builds the loss of --loss, --observed, --mask, --roi,
+// --read-noise and --background (none or FILE; auto is fit's, which
+// handles it before calling).
 func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 	name := o.values["loss"]
 	if name == "" {
@@ -163,6 +174,23 @@ func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 		return graph.Loss{}, usagef("--loss: %v", err)
 	}
 	l := graph.Loss{Kind: kind}
+	if v := o.values["read-noise"]; v != "" {
+		if l.ReadNoise, err = strconv.ParseFloat(v, 64); err != nil || !(l.ReadNoise >= 0) || math.IsInf(l.ReadNoise, 0) {
+			return l, usagef("--read-noise %q: want a number of photons ≥ 0", v)
+		}
+	}
+	switch path := o.values["background"]; path {
+	case "", "none", "auto":
+	default:
+		if l.Background, err = readImage(path, m, adc); err != nil {
+			return l, fmt.Errorf("--background: %w", err)
+		}
+		for i, v := range l.Background {
+			if v < 0 {
+				return l, fmt.Errorf("--background: pixel %d %d is %g photons: a background cannot be negative", i%m.Detector.FPixels, i/m.Detector.FPixels, v)
+			}
+		}
+	}
 	if path := o.values["observed"]; path != "" {
 		if l.Observed, err = readImage(path, m, adc); err != nil {
 			return l, fmt.Errorf("--observed: %w", err)
@@ -246,22 +274,28 @@ func steps(spec string, names []string, x []float64) (map[string]float64, error)
 // spec names (--params, --refine), and the whole-number settings spec
 // named, which have no gradient.
 func objective(o *options, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, err error) {
-	args, err := models.ParseArgs(rest)
+	obj, discrete, _, err = objectiveArgs(o, rest, spec, log)
+	return obj, discrete, err
+}
+
+// objectiveArgs is objective, also returning the parsed nanoBragg flags.
+func objectiveArgs(o *options, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, args *models.Args, err error) {
+	args, err = models.ParseArgs(rest)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	m, err := args.Model(log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	names, discrete, err := paramLists(m, spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	loss, err := lossFrom(o, m, args.ADC)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	obj, err = graph.NewObjective(m, names, loss)
-	return obj, discrete, err
+	return obj, discrete, args, err
 }
