@@ -67,6 +67,8 @@ type Args struct {
 	NoPGM                                  bool
 	// Mask holds the -mask file's pixels (nil: none).
 	Mask []float64
+	// ImgFile, MaskFile: the -img and -mask files read.
+	ImgFile, MaskFile string
 	// Warnings are printed by Model: things the reference accepts silently.
 	Warnings []string
 }
@@ -463,6 +465,11 @@ func ParseArgs(argv []string) (*Args, error) {
 				if err := a.ingest(name, argv[i+1]); err != nil {
 					return nil, err
 				}
+				if name == "-img" {
+					a.ImgFile = argv[i+1]
+				} else {
+					a.MaskFile = argv[i+1]
+				}
 			}
 		}
 	}
@@ -515,6 +522,25 @@ func ParseArgs(argv []string) (*Args, error) {
 		i += len(vals)
 	}
 	return &a, nil
+}
+
+// InputFile is a file a command line reads, with the flag that names it.
+type InputFile struct{ Flag, Path string }
+
+// InputFiles lists the files the arguments read: -hkl (or the Fdump cache
+// read in its place), -mat, -sourcefile, -img and -mask.
+func (a *Args) InputFiles() []InputFile {
+	var in []InputFile
+	for _, f := range []InputFile{{"-hkl", a.HKLFile}, {"-mat", a.MatFile}, {"-sourcefile", a.SourceFile},
+		{"-img", a.ImgFile}, {"-mask", a.MaskFile}} {
+		if f.Path != "" {
+			in = append(in, f)
+		}
+	}
+	if a.HKLFile == "" {
+		in = append(in, InputFile{"structure-factor cache", a.DumpFile})
+	}
+	return in
 }
 
 // Model turns parsed arguments into a validated Model, reading the input

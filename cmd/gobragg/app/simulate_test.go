@@ -316,3 +316,40 @@ func TestHostileInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputDestinations: "-" sends the file to stdout and the log lines
+// to stderr; an output that is also an input, or that cannot be
+// written, is refused before rendering and changes nothing.
+func TestOutputDestinations(t *testing.T) {
+	base := []string{"-cell", "100", "-default_F", "1", "-detpixels", "8"}
+	inDir(t, []string{"P1.hkl"}, func() {
+		var stdout, stderr bytes.Buffer
+		if err := SimulateStreams(append(base, "-floatfile", "-"), &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		if stdout.Len() != 4*64 || !strings.Contains(stderr.String(), "max_I") {
+			t.Errorf("stdout %d bytes, stderr %q", stdout.Len(), stderr.String())
+		}
+		hkl, _ := os.ReadFile("P1.hkl")
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"-hkl", "P1.hkl", "-floatfile", "P1.hkl"}, "is also the -hkl input file"},
+			{[]string{"-hkl", "P1.hkl", "-intfile", "./P1.hkl"}, "is also the -hkl input file"},
+			{[]string{"-intfile", "nodir/x.img"}, "no such file or directory"},
+			{[]string{"-pgmfile", "."}, "is a directory"},
+		} {
+			err := Simulate(append(append([]string{}, base...), c.args...), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.want)
+			}
+			if b, _ := os.ReadFile("P1.hkl"); !bytes.Equal(b, hkl) {
+				t.Fatalf("%q changed P1.hkl", c.args)
+			}
+			if entries, _ := os.ReadDir("."); len(entries) != 1 {
+				t.Errorf("%q: directory holds %v", c.args, entries)
+			}
+		}
+	})
+}
