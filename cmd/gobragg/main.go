@@ -5,30 +5,40 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/gobragg/gobragg/cmd/gobragg/app"
+	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
 	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes: 2 for command-line mistakes, 1 for everything else.
+// Exit codes: 1 for ordinary failures (bad files, impossible models), 2
+// for command-line mistakes, 3 for an internal error (a recovered panic:
+// a bug), 128 + the signal's number when interrupted (130 for SIGINT,
+// 143 for SIGTERM).
 const (
-	exitFailure = 1
-	exitUsage   = 2
+	exitFailure  = 1
+	exitUsage    = 2
+	exitInternal = 3
 )
 
-func main() {
-	cliApp := &cli.App{
-		Name:  "gobragg",
-		Usage: "differentiable nanoBragg-compatible diffraction image simulator",
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "gobragg",
+		Usage:     "differentiable nanoBragg-compatible diffraction image simulator",
+		Writer:    stdout,
+		ErrWriter: stderr,
 		Commands: []*cli.Command{{
 			Name:            "simulate",
 			Usage:           "render an image from a nanoBragg command line (no arguments: a demo)",
 			ArgsUsage:       "[nanoBragg flags...]",
 			SkipFlagParsing: true, // the arguments are nanoBragg's, parsed by models.ParseArgs
 			Action: func(c *cli.Context) error {
-				return app.Simulate(c.Args().Slice(), os.Stdout)
+				return app.SimulateStreams(c.Args().Slice(), stdout, stderr)
 			},
 		}, {
 			Name:            "gradcheck",
@@ -36,7 +46,7 @@ func main() {
 			ArgsUsage:       app.GradcheckUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Gradcheck(c.Args().Slice(), os.Stdout, os.Stderr)
+				return app.Gradcheck(c.Args().Slice(), stdout, stderr)
 			},
 		}, {
 			Name:            "fit",
@@ -44,7 +54,7 @@ func main() {
 			ArgsUsage:       app.FitUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Fit(c.Args().Slice(), os.Stdout, os.Stderr)
+				return app.Fit(c.Args().Slice(), stdout, stderr)
 			},
 		}, {
 			Name:            "bench",
@@ -52,15 +62,41 @@ func main() {
 			ArgsUsage:       app.BenchUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Bench(c.Args().Slice(), os.Stdout)
+				return app.Bench(c.Args().Slice(), stdout)
 			},
 		}},
 	}
-	if err := cliApp.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "gobragg:", err)
-		if errors.Is(err, models.ErrUsage) {
-			os.Exit(exitUsage)
+}
+
+// runApp runs the app on argv (program name first) and returns the exit
+// status, printing one line on stderr for any failure: a panic anywhere
+// on this goroutine (the pixel kernels pass theirs back to it) becomes an
+// internal error rather than a stack trace.
+func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			formats.RemoveTemps()
+			msg := strings.Join(strings.Fields(fmt.Sprint(r)), " ")
+			fmt.Fprintf(stderr, "gobragg: internal error: %s (a bug in gobragg; please report it with the command line)\n", msg)
+			code = exitInternal
 		}
-		os.Exit(exitFailure)
+	}()
+	err := a.Run(argv)
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "gobragg:", err)
+	var ie *interrupt.Error
+	switch {
+	case errors.As(err, &ie):
+		return interrupt.Code(ie.Signal)
+	case errors.Is(err, models.ErrUsage):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func main() {
+	interrupt.Install()
+	os.Exit(runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr))
 }
