@@ -66,6 +66,9 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkImage(img, m.Detector.FPixels); err != nil {
+		return nil, err
+	}
 	r := &Result{Model: m, Image: img}
 	cfg := sim.Program().Key().Pixels
 	in := graph.FloatInputs(m)
@@ -76,6 +79,19 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
 	return r, nil
+}
+
+// checkImage refuses an image with a pixel that is not a finite
+// non-negative number: intensities cannot be negative, and an overflow
+// (inputs each in range whose product is not) must not pass for a result.
+func checkImage(img []float32, fpixels int) error {
+	for i, v := range img {
+		if x := float64(v); !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
+				i%fpixels, i/fpixels, x)
+		}
+	}
+	return nil
 }
 
 // stats reproduces the reference's summary: max, mean and rms over the
@@ -149,6 +165,7 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	args.PixelBytes = models.SimulatePixelBytes
 	outputs := outputFiles(args, demo)
 	out := stdout
 	for _, o := range outputs {

@@ -353,3 +353,41 @@ func TestOutputDestinations(t *testing.T) {
 		}
 	})
 }
+
+// TestFdumpOnlyAfterValidRun: a run that fails after reading -hkl leaves
+// no Fdump.bin behind (a later run would silently read it), and a run
+// whose structure factors are refused writes none either.
+func TestFdumpOnlyAfterValidRun(t *testing.T) {
+	base := []string{"-cell", "100", "-detpixels", "16", "-floatfile", "x.bin"}
+	inDir(t, []string{"P1.hkl"}, func() {
+		os.WriteFile("nan.hkl", []byte("0 0 0 1\n1 1 1 nan\n"), 0o644)
+		for _, extra := range [][]string{
+			{"-hkl", "P1.hkl", "-twotheta", "180"},
+			{"-hkl", "P1.hkl", "-phisteps", "100000000", "-osc", "1"},
+			{"-hkl", "P1.hkl", "-polar", "3"},
+			{"-hkl", "nan.hkl"},
+		} {
+			if err := Simulate(append(append([]string{}, base...), extra...), io.Discard); err == nil {
+				t.Errorf("%q: no error", extra)
+			}
+			if entries, _ := os.ReadDir("."); len(entries) != 2 {
+				t.Errorf("%q: directory holds %v", extra, entries)
+			}
+		}
+	})
+}
+
+// TestImageChecked: inputs each within range whose product overflows the
+// float32 image are refused rather than written as Inf.
+func TestImageChecked(t *testing.T) {
+	inDir(t, nil, func() {
+		err := Simulate([]string{"-cell", "100", "-default_F", "1e10", "-detpixels", "64", "-N", "100", "-oversample", "1",
+			"-fluence", "1e50", "-lambda", "6"}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "impossible pixel") {
+			t.Errorf("error %v", err)
+		}
+		if entries, _ := os.ReadDir("."); len(entries) != 0 {
+			t.Errorf("directory holds %v", entries)
+		}
+	})
+}
