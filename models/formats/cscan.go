@@ -158,12 +158,89 @@ func numberValue(s []byte) float64 {
 			t += "p0"
 		}
 		v, _ = strconv.ParseFloat(t, 64) // ErrRange still yields the C value
+	case len(u) > maxParseDigits:
+		v = parseLongDecimal(u)
 	default:
 		v, _ = strconv.ParseFloat(string(u), 64)
 	}
 	if neg {
 		v = -v
 	}
+	return v
+}
+
+// maxParseDigits: Go's strconv.ParseFloat keeps 800 decimal digits and
+// gets longer mantissas wrong (999…9e-3990 with 4000 nines gives 0, not
+// 1e10); longer numbers go through parseLongDecimal.
+const maxParseDigits = 700
+
+// parseLongDecimal converts an unsigned decimal number (digits, an
+// optional '.', an optional exponent) of any length as strtod does: it
+// keeps the first 700 significant digits plus a sticky 1 standing for any
+// non-zero digit after them (more than enough for correct rounding of a
+// float64), and moves the decimal point into the exponent.
+func parseLongDecimal(u []byte) float64 {
+	var sig []byte
+	exp := 0 // value = 0.sig × 10^exp
+	seenDot, sticky := false, false
+	i := 0
+	for ; i < len(u); i++ {
+		c := u[i]
+		switch {
+		case c == '.':
+			seenDot = true
+		case isDigit(c):
+			switch {
+			case len(sig) == 0 && c == '0':
+				if seenDot {
+					exp--
+				}
+			case len(sig) < maxParseDigits:
+				sig = append(sig, c)
+				if !seenDot {
+					exp++
+				}
+			default:
+				sticky = sticky || c != '0'
+				if !seenDot {
+					exp++
+				}
+			}
+		default:
+			goto exponent
+		}
+	}
+exponent:
+	if len(sig) == 0 {
+		return 0
+	}
+	if i < len(u) { // 'e' and an exponent, as strtodPrefix matched it
+		e, neg := 0, false
+		j := i + 1
+		if j < len(u) && (u[j] == '+' || u[j] == '-') {
+			neg = u[j] == '-'
+			j++
+		}
+		for ; j < len(u); j++ {
+			if e < 1e6 {
+				e = e*10 + int(u[j]-'0')
+			}
+		}
+		if neg {
+			e = -e
+		}
+		exp += e
+	}
+	switch {
+	case exp > 400:
+		return math.Inf(1)
+	case exp < -400:
+		return 0
+	}
+	if sticky {
+		sig = append(sig, '1')
+	}
+	v, _ := strconv.ParseFloat("0."+string(sig)+"e"+strconv.Itoa(exp), 64)
 	return v
 }
 
@@ -220,11 +297,6 @@ const (
 	maxToken  = 1 << 12
 )
 
-// isNumberByte reports whether c can continue a number scanf is reading.
-func isNumberByte(c byte) bool {
-	return isHexDigit(c) || c == '.' || c == '+' || c == '-' || c|0x20 == 'x' || c|0x20 == 'p'
-}
-
 // more reads another chunk into b; false at the end of the input.
 func (s *scanner) more() bool {
 	if s.r == nil {
@@ -271,23 +343,25 @@ func (s *scanner) next() (v float64, ok bool) {
 	if !s.skipSpace() {
 		return 0, false
 	}
-	// The whole token, up to whitespace, or maxToken bytes of it (enough
-	// to see where any number shorter than that ends).
-	for s.last < s.pos && len(s.b)-s.pos < maxToken && s.more() {
+	// The whole token, up to whitespace, or maxToken+1 bytes of it: a
+	// window in which scanf's greedy reading ends where it would on the
+	// whole input, for any number of at most maxToken characters.
+	for s.last < s.pos && len(s.b)-s.pos <= maxToken && s.more() {
 	}
-	if v, n, ok := plainInteger(s.b[s.pos:]); ok {
+	w := s.b[s.pos:min(len(s.b), s.pos+maxToken+1)]
+	if v, n, ok := plainInteger(w); ok {
 		s.start = s.pos
 		s.pos += n
 		return v, true
 	}
-	n, ok := scanfNumber(s.b[s.pos:])
-	if !ok {
+	n, ok := scanfNumber(w)
+	if n > maxToken {
+		// A longer number: scanf would go on reading it; refuse it
+		// instead (an error for callers).
+		s.long = true
 		return 0, false
 	}
-	if s.pos+n == len(s.b) && s.more() && len(s.b) > s.pos+n && isNumberByte(s.b[s.pos+n]) {
-		// A number of maxToken characters or more: scanf would go on
-		// reading it; refuse it instead (an error for callers).
-		s.long = true
+	if !ok {
 		return 0, false
 	}
 	end := strtodPrefix(s.b[s.pos : s.pos+n])
@@ -328,7 +402,7 @@ func (s *scanner) failure() error {
 	case s.err != nil:
 		return s.err
 	case s.long:
-		return fmt.Errorf("line %d: a number of %d characters or more", s.line, maxToken)
+		return fmt.Errorf("line %d: a number of more than %d characters", s.line, maxToken)
 	}
 	return nil
 }

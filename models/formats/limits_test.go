@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +51,15 @@ func TestReadHKLStopsReading(t *testing.T) {
 	}
 	// An overlong number is an error, not an endless read.
 	_, err = ReadHKL(io.MultiReader(strings.NewReader("1 2 3 "), &digits{}), 0)
-	wantErr(t, "endless number", err, "a number of 4096 characters or more")
+	wantErr(t, "endless number", err, "a number of more than 4096 characters")
 	_, err = ReadMatrix(io.MultiReader(strings.NewReader("1 2 3 4 5 6 7 8 "), &digits{}))
-	wantErr(t, "endless number", err, "a number of 4096 characters or more")
+	wantErr(t, "endless number", err, "a number of more than 4096 characters")
+	// The same, whether or not the number is already in the buffer.
+	_, err = ReadHKL(strings.NewReader("1 2 3 "+strings.Repeat("9", 5000)+"\n"), 0)
+	wantErr(t, "long number", err, "a number of more than 4096 characters")
+	if g, err := ReadHKL(strings.NewReader("1 2 3 "+strings.Repeat("9", 4000)+"e-3990\n"), 0); err != nil || g.F[0] != 1e10 {
+		t.Errorf("4006-character number: %v", err)
+	}
 	// Reader errors are reported, not taken for the end of the input.
 	_, err = ReadHKL(&failAfter{"0 0 0 1\n1 1 1 2\n"}, 0)
 	wantErr(t, "failing reader", err, errReadTooFar.Error())
@@ -126,5 +133,26 @@ func TestReadColumnsLinear(t *testing.T) {
 	t.Logf("%v for 4 MB, %v for 32 MB", small, large)
 	if ratio := float64(large) / float64(small); ratio > 40 {
 		t.Errorf("8× the input took %.1f× the time (%v, %v): not linear", ratio, small, large)
+	}
+}
+
+// TestLongNumbers: numbers longer than Go's ParseFloat handles (800
+// digits) convert as strtod converts them.
+func TestLongNumbers(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want float64
+	}{
+		{strings.Repeat("9", 4000) + "e-3990", 1e10},
+		{"0." + strings.Repeat("0", 1000) + "123e1004", 1230},
+		{strings.Repeat("0", 900) + "5", 5},
+		{"1" + strings.Repeat("0", 900) + "e-900", 1},
+		{strings.Repeat("1", 800), math.Inf(1)},
+		{"1." + strings.Repeat("0", 800) + "1", 1},
+		{"-" + strings.Repeat("2", 750) + "e-749", -2.2222222222222223},
+	} {
+		if got := numberValue([]byte(c.s)); got != c.want {
+			t.Errorf("%.20s… (%d chars) = %g, want %g", c.s, len(c.s), got, c.want)
+		}
 	}
 }
