@@ -109,7 +109,7 @@ func (c *Crystal) Validate(lambda float64) error {
 	v := Dot[float64](Float{}, a, Cross[float64](Float{}, b, cc))
 	if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
 		if c.FromMatrix {
-			return fmt.Errorf("models: -mat: the matrix is singular or left-handed (cell volume %g Å³)", v)
+			return fmt.Errorf("models: -mat: the matrix is singular or left-handed (cell volume %.3g Å³)", v*1e30)
 		}
 		return fmt.Errorf("models: -cell %g %g %g %g %g %g: the angles do not close a cell", c.CellA, c.CellB,
 			c.CellC, c.Alpha*180/math.Pi, c.Beta*180/math.Pi, c.Gamma*180/math.Pi)

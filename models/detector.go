@@ -255,6 +255,11 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 			*v.v = [3]float64{v.v[0] / n, v.v[1] / n, v.v[2] / n}
 		}
 	}
+	// Parallel fast and slow axes put every pixel on one line (the
+	// reference renders that without complaint).
+	if fs := Cross[float64](Float{}, d.FDet, d.SDet); Norm[float64](Float{}, fs) < 1e-6 {
+		return nil, fmt.Errorf("models: -fdet_vector and -sdet_vector are parallel")
+	}
 	// The reference rebuilds odet as fdet × sdet unless it was already a
 	// unit vector.
 	if n := math.Sqrt(d.ODet[0]*d.ODet[0] + d.ODet[1]*d.ODet[1] + d.ODet[2]*d.ODet[2]); n != 1 {
