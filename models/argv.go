@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -669,7 +670,10 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	// crystal is at most 2 cells wide; never without a table.
 	c.Interpolate = c.HKL != nil && (a.Interpolate == 1 || (a.Interpolate < 0 && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2)))
 	if a.HKLFile != "" {
-		err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
+		err = a.dumpIsInput()
+		if err == nil {
+			err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
+		}
 		if err != nil {
 			fmt.Fprintf(log, "WARNING: unable to write dump file %s: %v\n", a.DumpFile, err)
 		} else {
@@ -677,6 +681,21 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// dumpIsInput refuses to write the structure-factor cache over one of the
+// run's input files (-dump P1.hkl would destroy the HKL file).
+func (a *Args) dumpIsInput() error {
+	st, err := os.Stat(a.DumpFile)
+	if err != nil {
+		return nil
+	}
+	for _, in := range a.InputFiles() {
+		if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
+			return fmt.Errorf("it is also the %s input file", in.Flag)
+		}
+	}
+	return nil
 }
 
 // limitFlags checks -max_work and -max_memory.

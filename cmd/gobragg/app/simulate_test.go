@@ -377,6 +377,24 @@ func TestFdumpOnlyAfterValidRun(t *testing.T) {
 	})
 }
 
+// TestDumpNotOverInput: -dump naming the -hkl file itself does not
+// overwrite it with the binary cache (a warning says so).
+func TestDumpNotOverInput(t *testing.T) {
+	inDir(t, []string{"P1.hkl"}, func() {
+		hkl, _ := os.ReadFile("P1.hkl")
+		var log bytes.Buffer
+		if err := Simulate([]string{"-cell", "100", "-detpixels", "16", "-hkl", "P1.hkl", "-dump", "P1.hkl"}, &log); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile("P1.hkl"); !bytes.Equal(b, hkl) {
+			t.Error("P1.hkl was overwritten")
+		}
+		if !strings.Contains(log.String(), "unable to write dump file P1.hkl: it is also the -hkl input file") {
+			t.Errorf("log %q", log.String())
+		}
+	})
+}
+
 // TestImageChecked: inputs each within range whose product overflows the
 // float32 image are refused rather than written as Inf.
 func TestImageChecked(t *testing.T) {
