@@ -52,6 +52,7 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 
 // render renders parsed arguments.
 func render(args *models.Args, log io.Writer) (*Result, error) {
+	args.PixelBytes = models.SimulatePixelBytes
 	m, err := args.Model(log)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,6 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	args.PixelBytes = models.SimulatePixelBytes
 	outputs := outputFiles(args, demo)
 	out := stdout
 	for _, o := range outputs {

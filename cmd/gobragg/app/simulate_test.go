@@ -409,3 +409,47 @@ func TestImageChecked(t *testing.T) {
 		}
 	})
 }
+
+// TestRenderBudget: Render counts memory as simulate does (a float32
+// image), so the largest standard case, 4096², is within the default
+// budget; the memory check runs before anything is rendered.
+func TestRenderBudget(t *testing.T) {
+	argv := []string{"-cell", "100", "-default_F", "100", "-N", "5", "-lambda", "6.2", "-detpixels", "4096"}
+	a, err := models.ParseArgs(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.PixelBytes = models.SimulatePixelBytes
+	if _, err := a.Model(io.Discard); err != nil {
+		t.Errorf("4096² as simulate counts it: %v", err)
+	}
+	_, _, err = Render(append(argv, "-max_memory", "100"), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "at 10 bytes") {
+		t.Errorf("Render with -max_memory 100: %v", err)
+	}
+}
+
+// TestBenchCasesWithinBudget: every standard performance case passes the
+// default -max_work and -max_memory.
+func TestBenchCasesWithinBudget(t *testing.T) {
+	inputs, err := filepath.Abs("../../../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bc := range BenchCases {
+		inDir(t, nil, func() {
+			argv, err := bc.Resolve(inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := models.ParseArgs(argv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.PixelBytes = models.SimulatePixelBytes
+			if _, err := a.Model(io.Discard); err != nil {
+				t.Errorf("%s: %v", bc.Name, err)
+			}
+		})
+	}
+}
