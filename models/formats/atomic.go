@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -52,10 +53,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 // and are registered until renamed or removed, so that RemoveTemps (called
 // on SIGINT/SIGTERM) can delete them.
 func (o Output) WriteFile(path string, write func(io.Writer) error) error {
-	if path == "-" {
+	if std := stdStream(path); std != 0 {
 		w := o.Stdout
-		if w == nil {
-			w = os.Stdout
+		if w == nil || std == 2 {
+			w = [3]io.Writer{nil, os.Stdout, os.Stderr}[std]
 		}
 		bw := bufio.NewWriterSize(w, 1<<16)
 		if err := write(bw); err != nil {
@@ -71,6 +72,12 @@ func (o Output) WriteFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	switch {
+	case target == "" && st.Mode().IsRegular():
+		// Through a process-relative link (/proc/self/fd/N): the kernel
+		// knows the file, its path may not be usable.
+		return writeInPlace(path, os.O_TRUNC, write)
+	case target == "":
+		return writeInPlace(path, 0, write)
 	case st == nil:
 		// A new file: only the directory matters.
 	case st.IsDir():
@@ -133,12 +140,15 @@ func (o Output) WriteFile(path string, write func(io.Writer) error) error {
 // process may write. Commands call it before long work so that a mistyped
 // output path fails at once.
 func CheckWritable(path string) error {
-	if path == "-" {
+	if stdStream(path) != 0 {
 		return nil
 	}
 	target, st, err := resolve(path)
 	if err != nil {
 		return err
+	}
+	if target == "" {
+		return access(path, accessWrite)
 	}
 	switch {
 	case st == nil:
@@ -168,12 +178,43 @@ func CheckWritable(path string) error {
 // maxLinks bounds the symbolic links followed (Linux's MAXSYMLINKS is 40).
 const maxLinks = 40
 
+// IsStdout reports whether WriteFile sends path to standard output: "-",
+// /dev/stdout and its aliases.
+func IsStdout(path string) bool { return stdStream(path) == 1 }
+
+// stdStream is 1 for the names of standard output, 2 for those of
+// standard error (written through the process's own streams, never
+// reopened: reopening a redirected file would truncate what is already
+// in it), 0 otherwise.
+func stdStream(path string) int {
+	switch path {
+	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return 1
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return 2
+	}
+	return 0
+}
+
 // resolve follows symbolic links from path to the file they finally name
 // and returns that path and its information (nil if it does not exist: a
-// dangling link is written by creating its target, as a shell does).
+// dangling link is written by creating its target, as a shell does). A
+// path that is or passes through a process-relative link (/proc/…,
+// /dev/fd/…), whose targets ("pipe:[1234]") are not paths, gives target ""
+// and the information of what the kernel finds there.
 func resolve(path string) (string, fs.FileInfo, error) {
+	magic := func(p string) bool {
+		return strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/fd/")
+	}
 	p := path
 	for i := 0; ; i++ {
+		if magic(p) {
+			st, err := os.Stat(path)
+			if err != nil {
+				return "", nil, fmt.Errorf("formats: %w", err)
+			}
+			return "", st, nil
+		}
 		st, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return p, nil, nil

@@ -154,9 +154,9 @@ func Simulate(argv []string, out io.Writer) error {
 }
 
 // SimulateStreams is Simulate with the process's two streams: the
-// statistics and warnings go to stdout, unless an output file is "-"
-// (standard output), in which case stdout carries only that file and the
-// lines go to stderr.
+// statistics and warnings go to stdout, unless an output file is "-" or
+// /dev/stdout, in which case stdout carries only that file and the lines
+// go to stderr.
 func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	demo := len(argv) == 0
 	if demo {
@@ -169,7 +169,7 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	outputs := outputFiles(args, demo)
 	out := stdout
 	for _, o := range outputs {
-		if o.path == "-" {
+		if formats.IsStdout(o.path) {
 			out = stderr
 		}
 	}
@@ -295,7 +295,7 @@ func checkOutputs(args *models.Args, outs []output) error {
 		if err := formats.CheckWritable(o.path); err != nil {
 			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 		}
-		if o.path == "-" {
+		if formats.IsStdout(o.path) {
 			continue
 		}
 		st, err := os.Stat(o.path)
