@@ -67,6 +67,14 @@ type Args struct {
 	NoPGM                                  bool
 	// Mask holds the -mask file's pixels (nil: none).
 	Mask []float64
+	// ImgFile, MaskFile: the -img and -mask files read.
+	ImgFile, MaskFile string
+	// MaxWork (pixel terms) and MaxMemoryMB (MB) are -max_work and
+	// -max_memory, 0 when not given: the limits Model checks (see Limits).
+	MaxWork, MaxMemoryMB float64
+	// PixelBytes is the memory the command needs per image pixel, for the
+	// memory estimate (0: GradientPixelBytes).
+	PixelBytes float64
 	// Warnings are printed by Model: things the reference accepts silently.
 	Warnings []string
 }
@@ -376,6 +384,9 @@ var specs = []flagSpec{
 	{[]string{"-adc"}, 1, f1(func(a *Args) *float64 { return &a.ADC })},
 	{[]string{"-nopgm"}, 0, on(func(a *Args) *bool { return &a.NoPGM })},
 	{[]string{"-nonoise", "-noprogress", "-progress"}, 0, func(*Args, string, []string) error { return nil }},
+	// gobragg's own: the limits of Limits.
+	{[]string{"-max_work"}, 1, f1(func(a *Args) *float64 { return &a.MaxWork })},
+	{[]string{"-max_memory"}, 1, f1(func(a *Args) *float64 { return &a.MaxMemoryMB })},
 }
 
 // later lists reference flags that a later version implements: they are
@@ -463,6 +474,11 @@ func ParseArgs(argv []string) (*Args, error) {
 				if err := a.ingest(name, argv[i+1]); err != nil {
 					return nil, err
 				}
+				if name == "-img" {
+					a.ImgFile = argv[i+1]
+				} else {
+					a.MaskFile = argv[i+1]
+				}
 			}
 		}
 	}
@@ -517,11 +533,36 @@ func ParseArgs(argv []string) (*Args, error) {
 	return &a, nil
 }
 
+// InputFile is a file a command line reads, with the flag that names it.
+type InputFile struct{ Flag, Path string }
+
+// InputFiles lists the files the arguments read: -hkl (or the Fdump cache
+// read in its place), -mat, -sourcefile, -img and -mask.
+func (a *Args) InputFiles() []InputFile {
+	var in []InputFile
+	for _, f := range []InputFile{{"-hkl", a.HKLFile}, {"-mat", a.MatFile}, {"-sourcefile", a.SourceFile},
+		{"-img", a.ImgFile}, {"-mask", a.MaskFile}} {
+		if f.Path != "" {
+			in = append(in, f)
+		}
+	}
+	if a.HKLFile == "" {
+		in = append(in, InputFile{"structure-factor cache", a.DumpFile})
+	}
+	return in
+}
+
 // Model turns parsed arguments into a validated Model, reading the input
 // files the arguments name. Like the reference it reads the structure
 // factor cache (a.DumpFile) when no -hkl is given and that file exists,
-// and writes it after reading an -hkl file; log receives the lines the
-// reference prints about these files.
+// and writes it after reading an -hkl file — here only once the whole
+// model is known to be valid, so a failed run leaves no cache that a later
+// run would silently read; log receives the lines the reference prints
+// about these files.
+//
+// The work and memory the model implies are checked against the limits
+// (-max_work, -max_memory) as soon as they are known: the work before any
+// structure factors are read, the grid's size before it is allocated.
 func (a *Args) Model(log io.Writer) (*Model, error) {
 	if log == nil {
 		log = io.Discard
@@ -555,7 +596,7 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	}
 	switch {
 	case a.MatFile != "":
-		f, err := os.Open(a.MatFile)
+		f, err := formats.OpenInput(a.MatFile, formats.MaxMatrixBytes)
 		if err != nil {
 			return nil, fmt.Errorf("models: -mat: %w", err)
 		}
@@ -576,13 +617,13 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	default:
 		return nil, usagef("no crystal: give -cell a b c alpha beta gamma or -mat FILE")
 	}
-	if err := a.loadF(c, log); err != nil {
+	if err := a.limitFlags(); err != nil {
 		return nil, err
 	}
-	// The reference's rule: interpolate when asked, or by default when the
-	// crystal is at most 2 cells wide; never without a table.
-	c.Interpolate = c.HKL != nil && (a.Interpolate == 1 || (a.Interpolate < 0 && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2)))
-	steps, step, osc := a.phiSweep()
+	steps, step, osc, err := a.phiSweep()
+	if err != nil {
+		return nil, err
+	}
 	if !math.IsNaN(a.PhiDeg) {
 		c.Phi = rad(a.PhiDeg)
 	}
@@ -611,29 +652,89 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return m, nil
-}
-
-// loadF reads -hkl (and writes the Fdump cache) or reads the cache.
-func (a *Args) loadF(c *Crystal, log io.Writer) error {
+	limits := Limits{MaxWork: a.MaxWork, MaxMemory: a.MaxMemoryMB * (1 << 20)}
+	if err := m.CheckWork(limits); err != nil {
+		return nil, err
+	}
+	pixelBytes := a.PixelBytes
+	if pixelBytes <= 0 {
+		pixelBytes = GradientPixelBytes
+	}
+	if err := m.CheckMemory(limits, pixelBytes); err != nil {
+		return nil, err
+	}
+	if err := a.loadF(c, log, m.hklCellsLeft(limits, pixelBytes)); err != nil {
+		return nil, err
+	}
+	// The reference's rule: interpolate when asked, or by default when the
+	// crystal is at most 2 cells wide; never without a table.
+	c.Interpolate = c.HKL != nil && (a.Interpolate == 1 || (a.Interpolate < 0 && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2)))
 	if a.HKLFile != "" {
-		f, err := os.Open(a.HKLFile)
-		if err != nil {
-			return fmt.Errorf("models: -hkl: %w", err)
+		err = a.dumpIsInput()
+		if err == nil {
+			err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
 		}
-		defer f.Close()
-		if c.HKL, err = formats.ReadHKL(f, a.DefaultF); err != nil {
-			return fmt.Errorf("models: -hkl %s: %w", a.HKLFile, err)
-		}
-		err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
 		if err != nil {
 			fmt.Fprintf(log, "WARNING: unable to write dump file %s: %v\n", a.DumpFile, err)
 		} else {
 			fmt.Fprintf(log, "writing dump file for next time: %s\n", a.DumpFile)
 		}
+	}
+	return m, nil
+}
+
+// dumpIsInput refuses to write the structure-factor cache over one of the
+// run's input files (-dump P1.hkl would destroy the HKL file).
+func (a *Args) dumpIsInput() error {
+	st, err := os.Stat(a.DumpFile)
+	if err != nil {
 		return nil
 	}
-	f, err := os.Open(a.DumpFile)
+	for _, in := range a.InputFiles() {
+		if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
+			return fmt.Errorf("it is also the %s input file", in.Flag)
+		}
+	}
+	return nil
+}
+
+// limitFlags checks -max_work and -max_memory.
+func (a *Args) limitFlags() error {
+	if a.MaxWork < 0 {
+		return usagef("-max_work %g: must be positive", a.MaxWork)
+	}
+	if a.MaxMemoryMB < 0 {
+		return usagef("-max_memory %g MB: must be positive", a.MaxMemoryMB)
+	}
+	return nil
+}
+
+// loadF reads -hkl or the structure-factor cache, refusing a grid of more
+// than maxCells cells before allocating it.
+func (a *Args) loadF(c *Crystal, log io.Writer, maxCells int) error {
+	tooLarge := func(flag string, err error) error {
+		var big *formats.GridTooLarge
+		if errors.As(err, &big) && big.Max < 1<<28 {
+			return fmt.Errorf("models: %s: its grid (%s) needs %.3g cells, about %s of memory, more than the rest of the memory budget allows; give -max_memory %.0f (MB) to run it anyway",
+				flag, big.Ranges, big.Cells, mb(big.Cells*hklCellBytes), math.Ceil((a.memoryBudget()+(big.Cells-float64(big.Max))*hklCellBytes)/(1<<20)))
+		}
+		return fmt.Errorf("models: %s: %w", flag, err)
+	}
+	if a.HKLFile != "" {
+		f, err := formats.OpenInput(a.HKLFile, formats.MaxHKLBytes)
+		if err != nil {
+			return fmt.Errorf("models: -hkl: %w", err)
+		}
+		defer f.Close()
+		if c.HKL, err = formats.ReadHKLMax(f, a.DefaultF, maxCells); err != nil {
+			return tooLarge("-hkl "+a.HKLFile, err)
+		}
+		return checkF(c.HKL, "-hkl "+a.HKLFile)
+	}
+	f, err := formats.OpenInput(a.DumpFile, 256+8*int64(maxCells))
+	if errors.Is(err, formats.ErrTooLarge) {
+		return fmt.Errorf("models: %w", err)
+	}
 	if err != nil {
 		if a.DefaultF == 0 {
 			return usagef("no structure factors: give -hkl FILE or -default_F F (and no %s to reuse)", a.DumpFile)
@@ -642,16 +743,56 @@ func (a *Args) loadF(c *Crystal, log io.Writer) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(log, "reading Fs from %s\n", a.DumpFile)
-	if c.HKL, err = formats.ReadFdump(f); err != nil {
-		return fmt.Errorf("models: %s: %w", a.DumpFile, err)
+	if c.HKL, err = formats.ReadFdumpMax(f, maxCells); err != nil {
+		return tooLarge(a.DumpFile, err)
+	}
+	return checkF(c.HKL, a.DumpFile)
+}
+
+// memoryBudget is -max_memory in bytes, or the default.
+func (a *Args) memoryBudget() float64 {
+	return Limits{MaxMemory: a.MaxMemoryMB * (1 << 20)}.memory()
+}
+
+// checkF refuses structure factors that are not finite or are larger than
+// MaxF (the image would overflow).
+func checkF(g *formats.HKLGrid, what string) error {
+	_, kr, lr := g.Ranges()
+	for i, f := range g.F {
+		if !(math.Abs(f) <= MaxF) {
+			l := i % (lr + 1)
+			k := i / (lr + 1) % (kr + 1)
+			h := i / ((lr + 1) * (kr + 1))
+			return fmt.Errorf("models: %s: F(%d,%d,%d) = %g: structure factors must be finite and at most %g in magnitude",
+				what, g.HMin+h, g.KMin+k, g.LMin+l, f, MaxF)
+		}
 	}
 	return nil
 }
 
 // phiSweep applies the reference's automatic φ rules: the number of
 // steps, the step and the oscillation range (degrees) from whichever of
-// -phisteps, -phistep and -osc were given.
-func (a *Args) phiSweep() (steps int, step, osc float64) {
+// -phisteps, -phistep and -osc were given (or an -img header's PHI and
+// OSC_RANGE, which may be infinite: an error).
+func (a *Args) phiSweep() (steps int, step, osc float64, err error) {
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"-phi", a.PhiDeg}, {"-osc", a.OscDeg}, {"-phistep", a.PhiStepDeg}} {
+		if math.IsInf(v.x, 0) || math.Abs(v.x) > maxAngleDeg {
+			return 0, 0, 0, usagef("%s %g deg: must be a finite angle of at most %g degrees", v.name, v.x, float64(maxAngleDeg))
+		}
+	}
+	steps, step, osc = a.phiRule()
+	return steps, step, osc, nil
+}
+
+// maxAngleDeg bounds angles given in degrees (φ, oscillation, rotations):
+// far beyond any real use, small enough for sines and cosines to stay
+// exact to a few ulps.
+const maxAngleDeg = 1e6
+
+func (a *Args) phiRule() (steps int, step, osc float64) {
 	steps, step, osc = a.PhiSteps, a.PhiStepDeg, a.OscDeg
 	unset := func(x float64) bool { return math.IsNaN(x) || x <= 0 }
 	if steps < 0 {
@@ -663,7 +804,7 @@ func (a *Args) phiSweep() (steps int, step, osc float64) {
 		case unset(step):
 			return 2, osc / 2, osc
 		default:
-			return int(math.Ceil(osc / step)), step, osc
+			return countOf(math.Ceil(osc / step)), step, osc
 		}
 	}
 	if steps == 0 {
@@ -684,7 +825,7 @@ func (a *Args) phiSweep() (steps int, step, osc float64) {
 // reference's -img and -mask do (a mask's BEAM_CENTER_Y counts from the
 // other edge), and keeps a mask's pixels.
 func (a *Args) ingest(flag, path string) error {
-	f, err := os.Open(path)
+	f, err := formats.OpenInput(path, formats.MaxImageBytes)
 	if err != nil {
 		return fmt.Errorf("models: %s: %w", flag, err)
 	}

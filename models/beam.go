@@ -33,17 +33,31 @@ type Source struct {
 
 // Validate checks the beam's numbers.
 func (b *Beam) Validate() error {
-	if !(b.Lambda > 0) || math.IsInf(b.Lambda, 0) {
-		return fmt.Errorf("models: wavelength %g Å: must be positive", b.Lambda*1e10)
+	if !(b.Lambda >= minLambda && b.Lambda <= maxLambda) {
+		return fmt.Errorf("models: wavelength %.6g Å: must lie between %g and %g Å", b.Lambda*1e10, minLambda*1e10, maxLambda*1e10)
 	}
-	if !(b.Fluence >= 0) || math.IsInf(b.Fluence, 0) {
-		return fmt.Errorf("models: fluence %g photons/m²: must be a finite non-negative number", b.Fluence)
+	if !(b.Fluence >= 0 && b.Fluence <= maxFluence) {
+		return fmt.Errorf("models: fluence %g photons/m²: must be a non-negative number of at most %g", b.Fluence, maxFluence)
 	}
-	if math.IsNaN(b.Kahn) || math.IsInf(b.Kahn, 0) {
-		return fmt.Errorf("models: -polar %g: not a finite number", b.Kahn)
+	if !(math.Abs(b.Kahn) <= 1) {
+		return fmt.Errorf("models: -polar %g: the Kahn polarization factor must lie between -1 and 1", b.Kahn)
+	}
+	if !(b.Water >= 0 && b.Water <= 1) {
+		return fmt.Errorf("models: -water %.6g µm: must be a thickness between 0 and 1e6 µm", b.Water*1e6)
+	}
+	if !(b.Dmin >= 0) || math.IsInf(b.Dmin, 0) {
+		return fmt.Errorf("models: -dmin %.6g Å: must be a finite non-negative resolution", b.Dmin*1e10)
 	}
 	return nil
 }
+
+// Bounds on beam values: far outside anything real (X-rays, electrons,
+// neutrons), inside what the arithmetic handles.
+const (
+	minLambda  = 1e-16 // m (10⁻⁶ Å)
+	maxLambda  = 1e-4  // m (10⁶ Å)
+	maxFluence = 1e50  // photons/m² (an XFEL pulse focused to 100 nm² is ~10²⁷)
+)
 
 // Model is one complete simulation setup: crystal, beam and detector.
 type Model struct {
@@ -123,7 +137,7 @@ func (m *Model) RecommendedOversample() int {
 	d := m.Detector
 	dist := d.Derive(Place[float64](A, d, d.Params())).Distance
 	recip := m.Beam.Lambda * dist / d.Pixel
-	n := int(math.Ceil(3 * size / recip))
+	n := countOf(math.Ceil(3 * size / recip))
 	if n < 1 {
 		n = 1
 	}

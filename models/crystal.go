@@ -96,13 +96,14 @@ func (c *Crystal) Validate(lambda float64) error {
 			return fmt.Errorf("models: %s = %g: need at least one unit cell", n.name, n.v)
 		}
 	}
-	if math.IsNaN(c.DefaultF) || math.IsInf(c.DefaultF, 0) {
-		return fmt.Errorf("models: -default_F %g: not a finite number", c.DefaultF)
+	if !(math.Abs(c.DefaultF) <= MaxF) {
+		return fmt.Errorf("models: -default_F %g: must be a finite number of magnitude at most %g", c.DefaultF, MaxF)
 	}
 	if !c.FromMatrix || c.CellLengths {
 		for _, l := range []float64{c.CellA, c.CellB, c.CellC} {
-			if !(l > 0) || math.IsInf(l, 0) {
-				return fmt.Errorf("models: -cell %g %g %g: lengths must be positive", c.CellA, c.CellB, c.CellC)
+			if !(l >= minCellA && l <= maxCellA) {
+				return fmt.Errorf("models: -cell %g %g %g: lengths must lie between %g and %g Å", c.CellA, c.CellB, c.CellC,
+					minCellA, maxCellA)
 			}
 		}
 		for _, a := range []float64{c.Alpha, c.Beta, c.Gamma} {
@@ -116,13 +117,36 @@ func (c *Crystal) Validate(lambda float64) error {
 	v := Dot[float64](Float{}, a, Cross[float64](Float{}, b, cc))
 	if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
 		if c.FromMatrix {
-			return fmt.Errorf("models: -mat: the matrix is singular or left-handed (cell volume %g Å³)", v)
+			return fmt.Errorf("models: -mat: the matrix is singular or left-handed (cell volume %.3g Å³)", v*1e30)
 		}
 		return fmt.Errorf("models: -cell %g %g %g %g %g %g: the angles do not close a cell", c.CellA, c.CellB,
 			c.CellC, c.Alpha*180/math.Pi, c.Beta*180/math.Pi, c.Gamma*180/math.Pi)
 	}
+	A := Float{}
+	if frac := v / (Norm[float64](A, a) * Norm[float64](A, b) * Norm[float64](A, cc)); !(frac >= MinVolumeFraction) {
+		if c.FromMatrix && !c.CellLengths {
+			return fmt.Errorf("models: -mat: the cell's volume is %.3g of the product of its edges, below %g: a degenerate (flat) cell", frac, MinVolumeFraction)
+		}
+		return fmt.Errorf("models: -cell %.6g %.6g %.6g %.6g %.6g %.6g: the volume is %.3g of a·b·c, below %g: a degenerate (flat) cell", c.CellA, c.CellB,
+			c.CellC, c.Alpha*180/math.Pi, c.Beta*180/math.Pi, c.Gamma*180/math.Pi, frac, MinVolumeFraction)
+	}
 	return nil
 }
+
+// Bounds on crystal values: far outside anything real, inside what the
+// arithmetic handles.
+const (
+	// MaxF bounds |F| (default_F and table entries): F(000) of a 1000 Å
+	// cubic cell of protein is ~4·10⁸ electrons; squared and multiplied
+	// by a large fluence, 10¹⁰ still fits a float32 image.
+	MaxF = 1e10
+	// MinVolumeFraction bounds V/(a·b·c) from below: 1 for orthogonal
+	// axes, 0.07 for a rhombohedral cell at α = 119°, 0 for a flat one (-cell
+	// 100 100 100 120 120 120 has V = 0.018 Å³).
+	MinVolumeFraction = 1e-3
+	minCellA          = 1e-3 // Å
+	maxCellA          = 1e6  // Å
+)
 
 // Reciprocal returns the reciprocal vectors a*, b*, c* (Å⁻¹) after the
 // misset rotation and the orientation correction. For a cell they are placed as the reference does: a*

@@ -139,11 +139,14 @@ func DefaultDetectorInput() DetectorInput {
 // NewDetector validates in and converts it to SI, deciding the beam-centre
 // bookkeeping and pivot exactly as the reference does after parsing.
 func NewDetector(in DetectorInput) (*Detector, error) {
-	if !(in.PixelMM > 0) || math.IsInf(in.PixelMM, 0) {
-		return nil, fmt.Errorf("models: -pixel %g mm: must be a positive size", in.PixelMM)
+	if !(in.PixelMM >= minPixelMM && in.PixelMM <= maxLengthMM) {
+		return nil, fmt.Errorf("models: -pixel %g mm: must be a size between %g and %g mm", in.PixelMM, minPixelMM, maxLengthMM)
 	}
 	if in.FPixels < 0 || in.SPixels < 0 {
 		return nil, fmt.Errorf("models: -detpixels %d %d: must be positive", in.FPixels, in.SPixels)
+	}
+	if err := in.checkFinite(); err != nil {
+		return nil, err
 	}
 	d := &Detector{In: in, Convention: in.Convention, Pixel: in.PixelMM / 1000, PointPixel: in.PointPixel,
 		RotX: rad(in.RotXDeg), RotY: rad(in.RotYDeg), RotZ: rad(in.RotZDeg), TwoTheta: rad(in.TwoThetaDeg),
@@ -156,15 +159,17 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 		detS = d.Pixel * float64(in.SPixels)
 	}
 	d.DetsizeF, d.DetsizeS = detF, detS
-	// Pixel counts from sizes, rounded as the reference does.
-	d.FPixels = int(math.Ceil(detF/d.Pixel - 0.5))
-	d.SPixels = int(math.Ceil(detS/d.Pixel - 0.5))
-	if d.FPixels <= 0 || d.SPixels <= 0 {
-		return nil, fmt.Errorf("models: detector of %dx%d pixels: need at least one pixel", d.FPixels, d.SPixels)
+	// Pixel counts from sizes, rounded as the reference does; checked as
+	// floats before they become ints.
+	nf, ns := math.Ceil(detF/d.Pixel-0.5), math.Ceil(detS/d.Pixel-0.5)
+	if !(nf >= 1 && ns >= 1) {
+		return nil, fmt.Errorf("models: detector of %.3gx%.3g pixels: need at least one pixel", nf, ns)
 	}
-	if float64(d.FPixels)*float64(d.SPixels) > MaxPixels {
-		return nil, fmt.Errorf("models: detector of %dx%d pixels is too large", d.FPixels, d.SPixels)
+	if nf*ns > MaxPixels {
+		return nil, fmt.Errorf("models: detector of %.3gx%.3g pixels (-detsize %g %g mm, -pixel %g mm) is too large: at most %d pixels (8192²) are supported",
+			nf, ns, detF*1000, detS*1000, in.PixelMM, MaxPixels)
 	}
+	d.FPixels, d.SPixels = int(nf), int(ns)
 	if !(in.DistanceMM > 0) && math.IsNaN(in.CloseDistanceMM) {
 		return nil, fmt.Errorf("models: -distance %g mm: must be positive", in.DistanceMM)
 	}
@@ -242,13 +247,18 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 		{"-polar_vector", &d.Polar}, {"-spindle_axis", &d.Spindle}, {"-twotheta_axis", &d.TwoThetaAxis}} {
 		n := math.Sqrt(v.v[0]*v.v[0] + v.v[1]*v.v[1] + v.v[2]*v.v[2])
 		if !(n > 0) || math.IsInf(n, 0) {
-			return nil, fmt.Errorf("models: %s %v: must be a non-zero vector", v.name, *v.v)
+			return nil, fmt.Errorf("models: %s %v: must be a finite non-zero vector", v.name, *v.v)
 		}
 		// The reference normalises every axis but the two-theta axis,
 		// which it uses as given (a longer one over-rotates).
 		if v.name != "-twotheta_axis" {
 			*v.v = [3]float64{v.v[0] / n, v.v[1] / n, v.v[2] / n}
 		}
+	}
+	// Parallel fast and slow axes put every pixel on one line (the
+	// reference renders that without complaint).
+	if fs := Cross[float64](Float{}, d.FDet, d.SDet); Norm[float64](Float{}, fs) < 1e-6 {
+		return nil, fmt.Errorf("models: -fdet_vector and -sdet_vector are parallel")
 	}
 	// The reference rebuilds odet as fdet × sdet unless it was already a
 	// unit vector.
@@ -282,7 +292,64 @@ func NewDetector(in DetectorInput) (*Detector, error) {
 
 	d.Oversample = in.Oversample
 	d.ROI = [4]int{0, d.FPixels, 0, d.SPixels}
+	if err := d.checkFacing(); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// Bounds on detector lengths (mm): far outside anything real, inside what
+// the arithmetic handles.
+const (
+	minPixelMM  = 1e-6
+	maxLengthMM = 1e7 // 10 km: distances, beam centres, detector sizes
+)
+
+// checkFinite refuses infinite or absurd numbers (an -img header can carry
+// "inf"; NaN means "not given" where the field allows it).
+func (in *DetectorInput) checkFinite() error {
+	for _, v := range []struct {
+		name  string
+		x     float64
+		unset bool // NaN allowed
+		max   float64
+	}{
+		{"-distance", in.DistanceMM, false, maxLengthMM}, {"-close_distance", in.CloseDistanceMM, true, maxLengthMM},
+		{"-detsize_f", in.DetsizeFMM, false, maxLengthMM}, {"-detsize_s", in.DetsizeSMM, false, maxLengthMM},
+		{"-Xbeam", in.XbeamMM, true, maxLengthMM}, {"-Ybeam", in.YbeamMM, true, maxLengthMM},
+		{"-Xclose", in.XcloseMM, true, maxLengthMM}, {"-Yclose", in.YcloseMM, true, maxLengthMM},
+		{"-ORGX", in.ORGX, true, maxLengthMM / minPixelMM}, {"-ORGY", in.ORGY, true, maxLengthMM / minPixelMM},
+		{"-detector_rotx", in.RotXDeg, false, 1e6}, {"-detector_roty", in.RotYDeg, false, 1e6},
+		{"-detector_rotz", in.RotZDeg, false, 1e6}, {"-twotheta", in.TwoThetaDeg, false, 1e6},
+	} {
+		if v.unset && math.IsNaN(v.x) {
+			continue
+		}
+		if !(math.Abs(v.x) <= v.max) {
+			return fmt.Errorf("models: %s %g: must be a finite number of magnitude at most %g", v.name, v.x, v.max)
+		}
+	}
+	return nil
+}
+
+// checkFacing refuses a detector that does not face the forward beam:
+// after all its rotations its normal must make an angle of less than 90°
+// with the beam, and the sample must lie on its front side (positive
+// close distance). Otherwise the solid angles are negative (the image too)
+// or the distance along the beam is infinite: -twotheta 90 and beyond
+// (back-scattering geometries), which the reference computes without
+// complaint, are refused.
+func (d *Detector) checkFacing() error {
+	A := Float{}
+	fr := Place[float64](A, d, d.Params())
+	cosBeam := Dot[float64](A, d.Beam, fr.O)
+	close := Dot[float64](A, fr.Pix0, fr.O)
+	if cosBeam > 1e-6 && close > 0 && !math.IsInf(close, 0) {
+		return nil
+	}
+	angle := math.Acos(math.Max(-1, math.Min(1, cosBeam))) * 180 / math.Pi
+	return fmt.Errorf("models: the detector does not face the forward beam (its normal is %.4g° from the beam, -twotheta %g, -detector_rotx/y/z %g %g %g): it must be less than 90°",
+		angle, d.In.TwoThetaDeg, d.In.RotXDeg, d.In.RotYDeg, d.In.RotZDeg)
 }
 
 func rad(deg float64) float64 { return deg * math.Pi / 180 }

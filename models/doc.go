@@ -32,5 +32,10 @@
 // exact spelling (the reference's substring matching makes -twotheta_axis
 // also set -twotheta and -misset_seed also set -misset); -pix0_vector places
 // the detector (the reference parses it and then overwrites it); malformed
-// numbers are errors rather than atof's zero.
+// numbers are errors rather than atof's zero; values no experiment has or
+// whose arithmetic would overflow are refused (non-finite numbers, bounds
+// in the Validate methods and NewDetector, MinVolumeFraction, MaxF, a
+// detector that does not face the forward beam); and Args.Model checks
+// the work and memory the model implies against Limits (-max_work,
+// -max_memory) before reading structure factors or allocating their grid.
 package models

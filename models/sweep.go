@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 
 	"github.com/gobragg/gobragg/models/formats"
@@ -80,7 +79,7 @@ func stepRule(count int, rng, step, oneRange float64) (int, float64, float64) {
 		case !pos(step):
 			return 2, rng, rng
 		default:
-			return int(math.Ceil(rng / step)), rng, step
+			return countOf(math.Ceil(rng / step)), rng, step
 		}
 	}
 	switch {
@@ -103,7 +102,7 @@ func stepRule(count int, rng, step, oneRange float64) (int, float64, float64) {
 func (a *Args) sources(d *Detector) ([]Source, error) {
 	beam := d.Beam
 	if a.SourceFile != "" {
-		f, err := os.Open(a.SourceFile)
+		f, err := formats.OpenInput(a.SourceFile, formats.MaxColumnBytes)
 		if err != nil {
 			return nil, fmt.Errorf("models: -sourcefile: %w", err)
 		}
@@ -114,6 +113,9 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 		}
 		if len(cols[0]) == 0 {
 			return nil, fmt.Errorf("models: -sourcefile %s: no sources", a.SourceFile)
+		}
+		if len(cols[0]) > maxSources {
+			return nil, usagef("-sourcefile %s: %d sources, at most %d are supported", a.SourceFile, len(cols[0]), maxSources)
 		}
 		dist := a.SourceDistanceMM / 1000
 		var out []Source
@@ -156,8 +158,10 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 	if !(dr > 0) || !(ds > 0) || dn <= 0 {
 		dn, dr, ds = 1, 0, 0
 	}
-	if hn*vn*dn > 1000000 {
-		return nil, usagef("%d×%d divergence × %d wavelength steps: at most a million sources are supported", hn, vn, dn)
+	// The product in float64: in int it could wrap (4294967296² is 0).
+	if float64(hn)*float64(vn)*float64(dn) > maxSources {
+		return nil, usagef("%d×%d divergence × %d wavelength steps = %.3g sources: at most a million are supported", hn, vn, dn,
+			float64(hn)*float64(vn)*float64(dn))
 	}
 	A := Float{}
 	polar := V3[float64](d.Polar)
@@ -196,6 +200,9 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 	}
 	return out, nil
 }
+
+// maxSources bounds the source list (divergence × dispersion, or a file).
+const maxSources = 1000000
 
 // sensor applies the reference's thickness rules: layer count and spacing
 // from -detector_thick and -thicksteps, attenuation from -detector_abs.

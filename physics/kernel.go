@@ -1,9 +1,11 @@
 package physics
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gobragg/gobragg/models"
 )
@@ -255,7 +257,9 @@ func parallelRows(n int, row func(s int)) {
 
 // parallelWorkers runs rows 0 … n−1 on GOMAXPROCS goroutines, each
 // taking its row function (and with it any scratch state) from worker
-// once.
+// once. A panic in a worker stops the others at their next row and is
+// raised again on the caller's goroutine, where the graph's recover turns
+// it into an error (a panic left on a worker would end the process).
 func parallelWorkers(n int, worker func() func(s int)) {
 	rows := make(chan int, n)
 	for s := 0; s < n; s++ {
@@ -266,18 +270,35 @@ func parallelWorkers(n int, worker func() func(s int)) {
 	if workers > n {
 		workers = n
 	}
-	var wg sync.WaitGroup
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Bool
+		once   sync.Once
+		caught any
+	)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { caught = r })
+					failed.Store(true)
+				}
+			}()
 			row := worker()
 			for s := range rows {
+				if failed.Load() {
+					return
+				}
 				row(s)
 			}
 		}()
 	}
 	wg.Wait()
+	if failed.Load() {
+		panic(fmt.Sprintf("physics: pixel row worker: %v", caught))
+	}
 }
 
 // interpMode selects how cellF finds structure factors in one pixel.

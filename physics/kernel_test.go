@@ -3,6 +3,7 @@ package physics
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -150,4 +151,22 @@ func TestPolint(t *testing.T) {
 			t.Errorf("polint(%g) = %g, cubic gives %g", x, got, want)
 		}
 	}
+}
+
+// TestParallelWorkersPanic: a panic in a row worker comes back on the
+// caller's goroutine (where it can be recovered) instead of ending the
+// process.
+func TestParallelWorkersPanic(t *testing.T) {
+	defer func() {
+		r := recover()
+		if s, ok := r.(string); !ok || !strings.Contains(s, "row 7 broke") {
+			t.Errorf("recovered %v, want the worker's panic", r)
+		}
+	}()
+	parallelRows(64, func(s int) {
+		if s == 7 {
+			panic("row 7 broke")
+		}
+	})
+	t.Error("no panic")
 }

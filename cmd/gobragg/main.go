@@ -6,54 +6,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
+	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/gobragg/gobragg/cmd/gobragg/app"
+	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
 	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes: 2 for command-line mistakes, 128 + the signal's number for
-// a fit stopped by SIGINT or SIGTERM (130, 143), 1 for everything else.
+// Exit codes: 1 for ordinary failures (bad files, impossible models), 2
+// for command-line mistakes, 3 for an internal error (a recovered panic:
+// a bug), 128 + the signal's number when interrupted (130 for SIGINT,
+// 143 for SIGTERM).
 const (
-	exitFailure = 1
-	exitUsage   = 2
+	exitFailure  = 1
+	exitUsage    = 2
+	exitInternal = 3
 )
 
-// stoppedBy is the signal that stopped a fit.
-var stoppedBy atomic.Value
-
-// signalContext is a context that SIGINT or SIGTERM cancels (recording
-// the signal in stoppedBy), and the function that releases it.
-func signalContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-ch:
-			stoppedBy.Store(s)
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-func main() {
-	cliApp := &cli.App{
-		Name:  "gobragg",
-		Usage: "differentiable nanoBragg-compatible diffraction image simulator",
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "gobragg",
+		Usage:     "differentiable nanoBragg-compatible diffraction image simulator",
+		Writer:    stdout,
+		ErrWriter: stderr,
 		Commands: []*cli.Command{{
 			Name:            "simulate",
 			Usage:           "render an image from a nanoBragg command line (no arguments: a demo)",
 			ArgsUsage:       "[nanoBragg flags...]",
 			SkipFlagParsing: true, // the arguments are nanoBragg's, parsed by models.ParseArgs
 			Action: func(c *cli.Context) error {
-				return app.Simulate(c.Args().Slice(), os.Stdout)
+				return app.SimulateStreams(c.Args().Slice(), stdout, stderr)
 			},
 		}, {
 			Name:            "gradcheck",
@@ -61,7 +48,7 @@ func main() {
 			ArgsUsage:       app.GradcheckUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Gradcheck(c.Args().Slice(), os.Stdout, os.Stderr)
+				return app.Gradcheck(c.Args().Slice(), stdout, stderr)
 			},
 		}, {
 			Name:            "fit",
@@ -69,11 +56,18 @@ func main() {
 			ArgsUsage:       app.FitUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				// SIGINT and SIGTERM stop the fit, which then writes its
-				// best point so far.
-				ctx, release := signalContext()
+				// The first SIGINT or SIGTERM stops the fit, which then
+				// writes its best point so far.
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var sig atomic.Value
+				release := interrupt.Intercept(func(s os.Signal) { sig.Store(s); cancel() })
 				defer release()
-				return app.FitContext(ctx, c.Args().Slice(), os.Stdout, os.Stderr)
+				err := app.FitContext(ctx, c.Args().Slice(), stdout, stderr)
+				if s, ok := sig.Load().(os.Signal); ok && errors.Is(err, app.ErrFitInterrupted) {
+					return fmt.Errorf("%w (%v)", &interrupt.Error{Signal: s}, err)
+				}
+				return err
 			},
 		}, {
 			Name:            "bench",
@@ -81,18 +75,41 @@ func main() {
 			ArgsUsage:       app.BenchUsage,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
-				return app.Bench(c.Args().Slice(), os.Stdout)
+				return app.Bench(c.Args().Slice(), stdout)
 			},
 		}},
 	}
-	if err := cliApp.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "gobragg:", err)
-		if errors.Is(err, models.ErrUsage) {
-			os.Exit(exitUsage)
+}
+
+// runApp runs the app on argv (program name first) and returns the exit
+// status, printing one line on stderr for any failure: a panic anywhere
+// on this goroutine (the pixel kernels pass theirs back to it) becomes an
+// internal error rather than a stack trace.
+func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			formats.RemoveTemps()
+			msg := strings.Join(strings.Fields(fmt.Sprint(r)), " ")
+			fmt.Fprintf(stderr, "gobragg: internal error: %s (a bug in gobragg; please report it with the command line)\n", msg)
+			code = exitInternal
 		}
-		if s, ok := stoppedBy.Load().(syscall.Signal); ok && errors.Is(err, app.ErrFitInterrupted) {
-			os.Exit(128 + int(s))
-		}
-		os.Exit(exitFailure)
+	}()
+	err := a.Run(argv)
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "gobragg:", err)
+	var ie *interrupt.Error
+	switch {
+	case errors.As(err, &ie):
+		return interrupt.Code(ie.Signal)
+	case errors.Is(err, models.ErrUsage):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func main() {
+	interrupt.Install()
+	os.Exit(runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr))
 }

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
+	"github.com/urfave/cli/v2"
 )
 
 // TestMain lets the test binary stand in for gobragg: with GOBRAGG_MAIN
@@ -77,5 +82,42 @@ func TestGradcheckExit(t *testing.T) {
 	stdout, stderr, code := runCmd(t, "gradcheck", append([]string{"--params", "a,distance"}, model...)...)
 	if code != 0 || !strings.Contains(stdout, "distance") {
 		t.Errorf("good check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestPanicExit: a panic anywhere in a command (here a stand-in command
+// that panics, and one whose pixel workers panic) is one line on stderr
+// and exit status 3, neither usage (2) nor ordinary failure (1).
+func TestPanicExit(t *testing.T) {
+	var stdout, stderr strings.Builder
+	a := newApp(&stdout, &stderr)
+	a.Commands = append(a.Commands, &cli.Command{Name: "boom", Action: func(*cli.Context) error {
+		var m map[string]int
+		m["x"] = 1 // assignment to a nil map
+		return nil
+	}})
+	code := runApp(a, []string{"gobragg", "boom"}, &stderr)
+	if code != exitInternal {
+		t.Errorf("exit %d, want %d", code, exitInternal)
+	}
+	line := strings.TrimSpace(stderr.String())
+	if strings.Contains(line, "\n") || !strings.Contains(line, "internal error: assignment to entry in nil map") {
+		t.Errorf("stderr %q, want one line naming the panic", stderr.String())
+	}
+}
+
+// TestInterruptedExit: a command that stopped on a signal and returned
+// an *interrupt.Error exits 128 + the signal's number.
+func TestInterruptedExit(t *testing.T) {
+	var stderr strings.Builder
+	a := newApp(io.Discard, &stderr)
+	a.Commands = append(a.Commands, &cli.Command{Name: "stop", Action: func(*cli.Context) error {
+		return &interrupt.Error{Signal: syscall.SIGTERM}
+	}})
+	if code := runApp(a, []string{"gobragg", "stop"}, &stderr); code != 143 {
+		t.Errorf("exit %d, want 143", code)
+	}
+	if !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+		t.Errorf("stderr %q", stderr.String())
 	}
 }

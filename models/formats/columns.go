@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -18,6 +19,10 @@ const (
 	colLineMax = 10239
 )
 
+// MaxColumnRows bounds the rows of a text table: a million sources (the
+// most a model takes) and some room.
+const MaxColumnRows = 1 << 20
+
 // ReadColumns reads a text table of up to n numeric columns the way the
 // reference's read_text_file does, and returns n slices of equal length, one
 // per column. The rules, all reproduced:
@@ -33,25 +38,25 @@ const (
 //   - values beyond n columns are ignored; lines longer than 10239 bytes are
 //     split as fgets splits them; a NUL byte ends the line's text.
 //
-// A table with no rows is an error (the reference's callers abort on it).
+// A table with no rows is an error (the reference's callers abort on it),
+// and so is one of more than MaxColumnRows rows (the reference would go on
+// allocating). The input is read a line at a time, in time linear in its
+// length.
 func ReadColumns(r io.Reader, n int) ([][]float64, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("formats: columns: need at least one column, got %d", n)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("formats: columns: %w", err)
-	}
+	br := bufio.NewReaderSize(r, colLineMax)
 	cols := make([][]float64, n)
-	for len(data) > 0 {
-		// One fgets call.
-		m := bytes.IndexByte(data, '\n') + 1
-		if m == 0 {
-			m = len(data)
+	for {
+		// One fgets call: a line, or the first colLineMax bytes of one.
+		text, err := br.ReadSlice('\n')
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, fmt.Errorf("formats: columns: %w", err)
 		}
-		m = min(m, colLineMax)
-		text := data[:m]
-		data = data[m:]
+		if len(text) == 0 {
+			break
+		}
 		if z := bytes.IndexByte(text, 0); z >= 0 {
 			text = text[:z]
 		}
@@ -59,6 +64,9 @@ func ReadColumns(r io.Reader, n int) ([][]float64, error) {
 		t := text[span(text, colDelims):]
 		if string(t) == "\n" {
 			continue
+		}
+		if len(cols[0]) == MaxColumnRows {
+			return nil, fmt.Errorf("formats: columns: more than %d rows", MaxColumnRows)
 		}
 		for i := range cols {
 			cols[i] = append(cols[i], math.NaN())

@@ -3,7 +3,9 @@
 // does: HKL structure-factor tables, the Fdump.bin cache, MOSFLM
 // orientation matrices, multi-column text tables (source and stol files),
 // SMV detector images, raw float images and PGM previews, plus a PNG
-// preview and an atomic file writer.
+// preview, a writer of output files that is atomic for regular files and
+// correct for links, devices and standard output (Output.WriteFile), and
+// size-capped opening of input files (OpenInput).
 //
 // # Conventions
 //
@@ -44,5 +46,7 @@
 // input, non-integer Miller indices, short matrices, headers that do not fit
 // in 512 bytes, truncated images) the functions return an error instead;
 // each function's comment says which cases. Errors start with "formats:".
-// No function panics on malformed input.
+// No function panics on malformed input, and the readers take time linear
+// in their input and memory bounded by it (the grid readers also by the
+// caller's cell limit, checked before allocating).
 package formats

@@ -22,7 +22,7 @@ func WriteFdump(w io.Writer, g *HKLGrid) error {
 		return errors.New("formats: fdump: nil grid")
 	}
 	hr, kr, lr := g.Ranges()
-	if n, ok := cells(hr, kr, lr); hr < 1 || kr < 1 || lr < 1 || !ok || n != len(g.F) {
+	if n, ok := cells(hr, kr, lr, maxGridCells); hr < 1 || kr < 1 || lr < 1 || !ok || n != len(g.F) {
 		return fmt.Errorf("formats: fdump: grid h %d..%d k %d..%d l %d..%d does not match %d values",
 			g.HMin, g.HMax, g.KMin, g.KMax, g.LMin, g.LMax, len(g.F))
 	}
@@ -45,7 +45,12 @@ func WriteFdump(w io.Writer, g *HKLGrid) error {
 // error. (The reference's fscanf pattern "\n\f" also swallows any
 // whitespace-valued bytes at the start of the binary data, misaligning the
 // grid; ReadFdump reads such files correctly.)
-func ReadFdump(r io.Reader) (*HKLGrid, error) {
+func ReadFdump(r io.Reader) (*HKLGrid, error) { return ReadFdumpMax(r, maxGridCells) }
+
+// ReadFdumpMax is ReadFdump refusing, before reading the data, a grid of
+// more than maxCells cells (padding included). The data are read straight
+// into the grid, a chunk at a time.
+func ReadFdumpMax(r io.Reader, maxCells int) (*HKLGrid, error) {
 	br := bufio.NewReader(r)
 	var head []byte
 	for {
@@ -76,28 +81,34 @@ func ReadFdump(r io.Reader) (*HKLGrid, error) {
 		}
 		v[i] = x
 	}
-	g, n, err := newGrid(v[0], v[1], v[2], v[3], v[4], v[5])
+	g, n, err := newGridMax(v[0], v[1], v[2], v[3], v[4], v[5], maxCells)
 	if err != nil {
 		return nil, fmt.Errorf("formats: fdump: %w", err)
 	}
 	hr, kr, lr := g.Ranges()
 	g.Count = hr * kr * lr
-	// Read through a limit so memory grows with the data actually present.
 	want := int64(n) * 8
-	data, err := io.ReadAll(io.LimitReader(br, want))
-	if err != nil {
-		return nil, fmt.Errorf("formats: fdump: %w", err)
-	}
-	if int64(len(data)) != want {
-		return nil, fmt.Errorf("formats: fdump: truncated: %d of %d data bytes for grid h %d..%d k %d..%d l %d..%d",
-			len(data), want, g.HMin, g.HMax, g.KMin, g.KMax, g.LMin, g.LMax)
+	// F's pages are touched only as data arrive: a short file with a large
+	// header costs what it holds.
+	g.F = make([]float64, 0, n)
+	var buf [1 << 13]byte
+	got := int64(0)
+	for got < want {
+		k, err := io.ReadFull(br, buf[:min(int64(len(buf)), want-got)])
+		for i := 0; i+8 <= k; i += 8 {
+			g.F = append(g.F, math.Float64frombits(binary.LittleEndian.Uint64(buf[i:])))
+		}
+		got += int64(k)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("formats: fdump: truncated: %d of %d data bytes for grid h %d..%d k %d..%d l %d..%d",
+				got, want, g.HMin, g.HMax, g.KMin, g.KMax, g.LMin, g.LMax)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("formats: fdump: %w", err)
+		}
 	}
 	if _, err := br.ReadByte(); err == nil {
 		return nil, fmt.Errorf("formats: fdump: data longer than the %d bytes the header announces", want)
-	}
-	g.F = make([]float64, n)
-	for i := range g.F {
-		g.F[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 	}
 	return g, nil
 }

@@ -102,7 +102,7 @@ func TestFdumpErrors(t *testing.T) {
 		{"0 1 0 0 0 x\n\f", "does not hold 6 integers"},
 		{"1 0 0 0 0 0\n\f", "empty index range"},
 		{"0 99999999999 0 0 0 0\n\f", "out of range"},
-		{"-1000 1000 -1000 1000 -1000 1000\n\f", "needs more than"},
+		{"-1000 1000 -1000 1000 -1000 1000\n\f", "more than the"},
 		{good[:len(good)-1], "truncated: 95 of 96 data bytes"},
 		{good + "x", "data longer than the 96 bytes"},
 	} {

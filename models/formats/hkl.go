@@ -53,9 +53,9 @@ func (g *HKLGrid) InRange(h, k, l int) bool {
 	return h >= g.HMin && h <= g.HMax && k >= g.KMin && k <= g.KMax && l >= g.LMin && l <= g.LMax
 }
 
-// newGrid checks the bounds of a grid and returns it with its padded cell
-// count; F is not allocated yet.
-func newGrid(hmin, hmax, kmin, kmax, lmin, lmax int) (*HKLGrid, int, error) {
+// newGridMax checks the bounds of a grid and returns it with its padded
+// cell count, at most min(maxCells, maxGridCells); F is not allocated yet.
+func newGridMax(hmin, hmax, kmin, kmax, lmin, lmax, maxCells int) (*HKLGrid, int, error) {
 	for _, v := range [...]int{hmin, hmax, kmin, kmax, lmin, lmax} {
 		if v < -maxIndex || v > maxIndex {
 			return nil, 0, fmt.Errorf("index %d out of range", v)
@@ -66,19 +66,32 @@ func newGrid(hmin, hmax, kmin, kmax, lmin, lmax int) (*HKLGrid, int, error) {
 	if hr < 1 || kr < 1 || lr < 1 {
 		return nil, 0, fmt.Errorf("empty index range h %d..%d k %d..%d l %d..%d", hmin, hmax, kmin, kmax, lmin, lmax)
 	}
-	n, ok := cells(hr, kr, lr)
+	limit := min(maxCells, maxGridCells)
+	n, ok := cells(hr, kr, lr, limit)
 	if !ok {
-		return nil, 0, fmt.Errorf("grid h %d..%d k %d..%d l %d..%d needs more than %d cells", hmin, hmax, kmin, kmax, lmin, lmax, maxGridCells)
+		return nil, 0, &GridTooLarge{Cells: float64(hr+1) * float64(kr+1) * float64(lr+1), Max: limit,
+			Ranges: fmt.Sprintf("h %d..%d k %d..%d l %d..%d", hmin, hmax, kmin, kmax, lmin, lmax)}
 	}
 	return g, n, nil
 }
 
+// GridTooLarge is the error for a grid over its cell limit.
+type GridTooLarge struct {
+	Cells  float64 // padded cells the indices need
+	Max    int     // the limit
+	Ranges string  // the index ranges, for the message
+}
+
+func (e *GridTooLarge) Error() string {
+	return fmt.Sprintf("grid %s needs %.4g cells, more than the %d allowed", e.Ranges, e.Cells, e.Max)
+}
+
 // cells returns the padded cell count (hr+1)(kr+1)(lr+1), or false if it
-// exceeds maxGridCells.
-func cells(hr, kr, lr int) (int, bool) {
+// exceeds limit.
+func cells(hr, kr, lr, limit int) (int, bool) {
 	n := 1
 	for _, r := range [...]int{hr, kr, lr} {
-		if r+1 > maxGridCells/n {
+		if r+1 > limit/n {
 			return 0, false
 		}
 		n *= r + 1
@@ -100,68 +113,51 @@ func cells(hr, kr, lr int) (int, bool) {
 // or by a non-number. Integral values written as floats ("1.0") are
 // accepted; the reference's second pass, which reads h k l with %d, would
 // stop there.
+//
+// Like the reference, ReadHKL makes two passes: the first checks the
+// records and finds the index ranges, the second fills the grid. Memory is
+// the grid plus the text up to where reading stopped; r is not read past
+// the token that stops it. Time is linear in the text.
 func ReadHKL(r io.Reader, defaultF float64) (*HKLGrid, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("formats: hkl: %w", err)
-	}
-	type record struct {
-		h, k, l int
-		f       float64
-	}
-	var recs []record
-	s := newScanner(data)
+	return ReadHKLMax(r, defaultF, maxGridCells)
+}
+
+// ReadHKLMax is ReadHKL refusing, before allocating it, a grid of more
+// than maxCells cells (padding included).
+func ReadHKLMax(r io.Reader, defaultF float64, maxCells int) (*HKLGrid, error) {
+	s := newReaderScanner(r)
+	count := 0
+	var lo, hi [3]int
 	for {
-		var v [4]float64
-		s.skipSpace()
-		line := s.line
-		n := 0
-		for ; n < 4; n++ {
-			x, text, ok := s.next()
-			if !ok {
-				break
-			}
-			if n < 3 && x != math.Trunc(x) {
-				return nil, fmt.Errorf("formats: hkl line %d: %c = %s is not an integer", s.line, "hkl"[n], text)
-			}
-			if n < 3 && math.Abs(x) > maxIndex {
-				return nil, fmt.Errorf("formats: hkl line %d: %c = %s is out of range", s.line, "hkl"[n], text)
-			}
-			v[n] = x
+		hkl, _, n, err := hklRecord(s)
+		if err != nil {
+			return nil, err
 		}
 		if n == 0 {
 			break
 		}
-		if n < 4 {
-			if s.skipSpace() {
-				return nil, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers before %s", line, n, s.token())
-			}
-			return nil, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers at end of input", line, n)
+		if count == 0 {
+			lo, hi = hkl, hkl
 		}
-		recs = append(recs, record{int(v[0]), int(v[1]), int(v[2]), v[3]})
+		for i, x := range hkl {
+			lo[i] = min(lo[i], x)
+			hi[i] = max(hi[i], x)
+		}
+		count++
 	}
-	if len(recs) == 0 {
+	if count == 0 {
 		if s.skipSpace() {
 			return nil, fmt.Errorf("formats: hkl line %d: no h k l F records before %s", s.line, s.token())
 		}
 		return nil, fmt.Errorf("formats: hkl: no h k l F records")
 	}
-
-	lo := [3]int{recs[0].h, recs[0].k, recs[0].l}
-	hi := lo
-	for _, rc := range recs {
-		for i, x := range [3]int{rc.h, rc.k, rc.l} {
-			lo[i] = min(lo[i], x)
-			hi[i] = max(hi[i], x)
-		}
-	}
-	g, n, err := newGrid(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+	g, n, err := newGridMax(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], maxCells)
 	if err != nil {
 		return nil, fmt.Errorf("formats: hkl: %w", err)
 	}
 	g.F = make([]float64, n)
 	g.Defaulted = make([]bool, n)
-	g.Count = len(recs)
+	g.Count = count
 	hr, kr, lr := g.Ranges()
 	for h := range hr {
 		for k := range kr {
@@ -172,9 +168,46 @@ func ReadHKL(r io.Reader, defaultF float64) (*HKLGrid, error) {
 			}
 		}
 	}
-	for _, rc := range recs {
-		i := g.Index(rc.h, rc.k, rc.l)
-		g.F[i], g.Defaulted[i] = rc.f, false
+	// Second pass over the text the first one read.
+	s2 := newScanner(s.b[:s.pos])
+	for range count {
+		hkl, f, _, _ := hklRecord(s2)
+		i := g.Index(hkl[0], hkl[1], hkl[2])
+		g.F[i], g.Defaulted[i] = f, false
 	}
 	return g, nil
+}
+
+// hklRecord reads one "h k l F" record: n is 4, or 0 at the end of the
+// records (end of input or a token that is not a number).
+func hklRecord(s *scanner) (hkl [3]int, f float64, n int, err error) {
+	s.skipSpace()
+	line := s.line
+	for ; n < 4; n++ {
+		x, ok := s.next()
+		if !ok {
+			break
+		}
+		if n == 3 {
+			f = x
+			continue
+		}
+		if x != math.Trunc(x) {
+			return hkl, f, n, fmt.Errorf("formats: hkl line %d: %c = %s is not an integer", s.line, "hkl"[n], s.text())
+		}
+		if math.Abs(x) > maxIndex {
+			return hkl, f, n, fmt.Errorf("formats: hkl line %d: %c = %s is out of range", s.line, "hkl"[n], s.text())
+		}
+		hkl[n] = int(x)
+	}
+	if err := s.failure(); err != nil {
+		return hkl, f, n, fmt.Errorf("formats: hkl: %w", err)
+	}
+	if n > 0 && n < 4 {
+		if s.skipSpace() {
+			return hkl, f, n, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers before %s", line, n, s.token())
+		}
+		return hkl, f, n, fmt.Errorf("formats: hkl line %d: record has %d of 4 numbers at end of input", line, n)
+	}
+	return hkl, f, n, nil
 }

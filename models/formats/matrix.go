@@ -15,13 +15,12 @@ import (
 // print a warning and keep stale values).
 func ReadMatrix(r io.Reader) ([9]float64, error) {
 	var m [9]float64
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return m, fmt.Errorf("formats: matrix: %w", err)
-	}
-	s := newScanner(data)
+	s := newReaderScanner(r)
 	for i := range m {
-		v, _, ok := s.next()
+		v, ok := s.next()
+		if err := s.failure(); err != nil {
+			return m, fmt.Errorf("formats: matrix: %w", err)
+		}
 		if !ok {
 			if s.skipSpace() {
 				return m, fmt.Errorf("formats: matrix line %d: found %d of 9 numbers, then %s", s.line, i, s.token())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -128,7 +127,7 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 // 16-bit ADU; the ADC offset adc is subtracted, giving photons for the
 // reference's noise images) or raw little-endian float32 (a -floatfile).
 func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
-	b, err := os.ReadFile(path)
+	b, err := formats.ReadInput(path, formats.MaxImageBytes)
 	if err != nil {
 		return nil, err
 	}

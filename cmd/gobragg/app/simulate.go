@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/gobragg/gobragg/graph"
@@ -45,19 +46,29 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	r, err := render(args, log)
+	return r, args, err
+}
+
+// render renders parsed arguments.
+func render(args *models.Args, log io.Writer) (*Result, error) {
+	args.PixelBytes = models.SimulatePixelBytes
 	m, err := args.Model(log)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The float image is written in float32, as the reference stores it:
 	// render straight into float32.
 	sim, err := graph.New(m, graph.Float32Image())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	img, err := sim.Image32()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := checkImage(img, m.Detector.FPixels); err != nil {
+		return nil, err
 	}
 	r := &Result{Model: m, Image: img}
 	cfg := sim.Program().Key().Pixels
@@ -68,7 +79,20 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 	}
 	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
-	return r, args, nil
+	return r, nil
+}
+
+// checkImage refuses an image with a pixel that is not a finite
+// non-negative number: intensities cannot be negative, and an overflow
+// (inputs each in range whose product is not) must not pass for a result.
+func checkImage(img []float32, fpixels int) error {
+	for i, v := range img {
+		if x := float64(v); !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
+				i%fpixels, i/fpixels, x)
+		}
+	}
+	return nil
 }
 
 // stats reproduces the reference's summary: max, mean and rms over the
@@ -123,14 +147,40 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 }
 
 // Simulate runs `gobragg simulate ARGS`: render, write the requested
-// files, print the reference's statistics lines to out.
+// files, print the reference's statistics lines to out (an output named
+// "-" goes to out as well).
 func Simulate(argv []string, out io.Writer) error {
+	return SimulateStreams(argv, out, out)
+}
+
+// SimulateStreams is Simulate with the process's two streams: the
+// statistics and warnings go to stdout, unless an output file is "-" or
+// /dev/stdout, in which case stdout carries only that file and the lines
+// go to stderr.
+func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	demo := len(argv) == 0
 	if demo {
 		argv = DemoArgs
+	}
+	args, err := models.ParseArgs(argv)
+	if err != nil {
+		return err
+	}
+	outputs := outputFiles(args, demo)
+	out := stdout
+	for _, o := range outputs {
+		if formats.IsStdout(o.path) {
+			out = stderr
+		}
+	}
+	if demo {
 		fmt.Fprintln(out, "no arguments: rendering the embedded demo crystal")
 	}
-	r, args, err := Render(argv, out)
+	// Check every destination before the (possibly long) rendering.
+	if err := checkOutputs(args, outputs); err != nil {
+		return err
+	}
+	r, err := render(args, out)
 	if err != nil {
 		return err
 	}
@@ -144,18 +194,14 @@ func Simulate(argv []string, out io.Writer) error {
 	fmt.Fprintf(out, "mean= %s rms= %s rmsd= %s\n", formats.G(st.Mean), formats.G(st.RMS), formats.G(st.RMSD))
 	fmt.Fprintf(out, "intfile_scale = %s\n", formats.G(st.IntScale))
 
-	floatFile := args.FloatFile
-	if floatFile == "" {
-		floatFile = "floatimage.bin" // the reference always writes it, by default under this name
+	w := formats.Output{Stdout: stdout, Log: out}
+	floatFile := outputs[0].path
+	if err := w.WriteFile(floatFile, func(w io.Writer) error {
+		return formats.WriteFloatImage(w, r.Image)
+	}); err != nil {
+		return fmt.Errorf("-floatfile %s: %w", floatFile, err)
 	}
-	{
-		if err := formats.WriteFileAtomic(floatFile, func(w io.Writer) error {
-			return formats.WriteFloatImage(w, r.Image)
-		}); err != nil {
-			return fmt.Errorf("-floatfile %s: %w", floatFile, err)
-		}
-		fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
-	}
+	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
 		hdr := Header(m)
 		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
@@ -166,7 +212,7 @@ func Simulate(argv []string, out io.Writer) error {
 				data[i] = 0
 			}
 		}
-		if err := formats.WriteFileAtomic(args.IntFile, func(w io.Writer) error {
+		if err := w.WriteFile(args.IntFile, func(w io.Writer) error {
 			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
 		}); err != nil {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
@@ -181,7 +227,7 @@ func Simulate(argv []string, out io.Writer) error {
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
 		hdr := Header(m)
-		if err := formats.WriteFileAtomic(args.NoiseFile, func(w io.Writer) error {
+		if err := w.WriteFile(args.NoiseFile, func(w io.Writer) error {
 			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
 		}); err != nil {
 			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
@@ -197,7 +243,7 @@ func Simulate(argv []string, out io.Writer) error {
 			}
 		}
 		fmt.Fprintf(out, "pgm_scale = %s\n", formats.G(scale))
-		if err := formats.WriteFileAtomic(args.PGMFile, func(w io.Writer) error {
+		if err := w.WriteFile(args.PGMFile, func(w io.Writer) error {
 			return formats.WritePGM(w, m.Detector.FPixels, m.Detector.SPixels, r.Image, scale)
 		}); err != nil {
 			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
@@ -205,12 +251,62 @@ func Simulate(argv []string, out io.Writer) error {
 		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
 	}
 	if demo {
-		if err := formats.WriteFileAtomic(demoPNG, func(w io.Writer) error {
+		if err := w.WriteFile(demoPNG, func(w io.Writer) error {
 			return formats.WritePNGPreview(w, m.Detector.FPixels, m.Detector.SPixels, r.Image)
 		}); err != nil {
 			return fmt.Errorf("%s: %w", demoPNG, err)
 		}
 		fmt.Fprintf(out, "demo image written to %s (float32) and %s (preview)\n", floatFile, demoPNG)
+	}
+	return nil
+}
+
+// output is one file simulate will write: its flag and path.
+type output struct{ flag, path string }
+
+// outputFiles lists the files a run writes, the float image first.
+func outputFiles(args *models.Args, demo bool) []output {
+	floatFile := args.FloatFile
+	if floatFile == "" {
+		floatFile = "floatimage.bin" // the reference always writes it, by default under this name
+	}
+	outs := []output{{"-floatfile", floatFile}}
+	if args.IntFile != "" {
+		outs = append(outs, output{"-intfile", args.IntFile})
+	}
+	if args.NoiseFile != "" {
+		outs = append(outs, output{"-noisefile", args.NoiseFile})
+	}
+	if args.PGMFile != "" && !args.NoPGM {
+		outs = append(outs, output{"-pgmfile", args.PGMFile})
+	}
+	if demo {
+		outs = append(outs, output{"demo preview", demoPNG})
+	}
+	return outs
+}
+
+// checkOutputs refuses, before any work, outputs that cannot be written
+// and outputs that are one of the run's input files (writing the image
+// over -hkl or -mat would destroy it).
+func checkOutputs(args *models.Args, outs []output) error {
+	inputs := args.InputFiles()
+	for _, o := range outs {
+		if err := formats.CheckWritable(o.path); err != nil {
+			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+		}
+		if formats.IsStdout(o.path) {
+			continue
+		}
+		st, err := os.Stat(o.path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range inputs {
+			if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
+				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.Flag)
+			}
+		}
 	}
 	return nil
 }

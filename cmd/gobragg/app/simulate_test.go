@@ -316,3 +316,140 @@ func TestHostileInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputDestinations: "-" sends the file to stdout and the log lines
+// to stderr; an output that is also an input, or that cannot be
+// written, is refused before rendering and changes nothing.
+func TestOutputDestinations(t *testing.T) {
+	base := []string{"-cell", "100", "-default_F", "1", "-detpixels", "8"}
+	inDir(t, []string{"P1.hkl"}, func() {
+		var stdout, stderr bytes.Buffer
+		if err := SimulateStreams(append(base, "-floatfile", "-"), &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		if stdout.Len() != 4*64 || !strings.Contains(stderr.String(), "max_I") {
+			t.Errorf("stdout %d bytes, stderr %q", stdout.Len(), stderr.String())
+		}
+		hkl, _ := os.ReadFile("P1.hkl")
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"-hkl", "P1.hkl", "-floatfile", "P1.hkl"}, "is also the -hkl input file"},
+			{[]string{"-hkl", "P1.hkl", "-intfile", "./P1.hkl"}, "is also the -hkl input file"},
+			{[]string{"-intfile", "nodir/x.img"}, "no such file or directory"},
+			{[]string{"-pgmfile", "."}, "is a directory"},
+		} {
+			err := Simulate(append(append([]string{}, base...), c.args...), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.want)
+			}
+			if b, _ := os.ReadFile("P1.hkl"); !bytes.Equal(b, hkl) {
+				t.Fatalf("%q changed P1.hkl", c.args)
+			}
+			if entries, _ := os.ReadDir("."); len(entries) != 1 {
+				t.Errorf("%q: directory holds %v", c.args, entries)
+			}
+		}
+	})
+}
+
+// TestFdumpOnlyAfterValidRun: a run that fails after reading -hkl leaves
+// no Fdump.bin behind (a later run would silently read it), and a run
+// whose structure factors are refused writes none either.
+func TestFdumpOnlyAfterValidRun(t *testing.T) {
+	base := []string{"-cell", "100", "-detpixels", "16", "-floatfile", "x.bin"}
+	inDir(t, []string{"P1.hkl"}, func() {
+		os.WriteFile("nan.hkl", []byte("0 0 0 1\n1 1 1 nan\n"), 0o644)
+		for _, extra := range [][]string{
+			{"-hkl", "P1.hkl", "-twotheta", "180"},
+			{"-hkl", "P1.hkl", "-phisteps", "100000000", "-osc", "1"},
+			{"-hkl", "P1.hkl", "-polar", "3"},
+			{"-hkl", "nan.hkl"},
+		} {
+			if err := Simulate(append(append([]string{}, base...), extra...), io.Discard); err == nil {
+				t.Errorf("%q: no error", extra)
+			}
+			if entries, _ := os.ReadDir("."); len(entries) != 2 {
+				t.Errorf("%q: directory holds %v", extra, entries)
+			}
+		}
+	})
+}
+
+// TestDumpNotOverInput: -dump naming the -hkl file itself does not
+// overwrite it with the binary cache (a warning says so).
+func TestDumpNotOverInput(t *testing.T) {
+	inDir(t, []string{"P1.hkl"}, func() {
+		hkl, _ := os.ReadFile("P1.hkl")
+		var log bytes.Buffer
+		if err := Simulate([]string{"-cell", "100", "-detpixels", "16", "-hkl", "P1.hkl", "-dump", "P1.hkl"}, &log); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile("P1.hkl"); !bytes.Equal(b, hkl) {
+			t.Error("P1.hkl was overwritten")
+		}
+		if !strings.Contains(log.String(), "unable to write dump file P1.hkl: it is also the -hkl input file") {
+			t.Errorf("log %q", log.String())
+		}
+	})
+}
+
+// TestImageChecked: inputs each within range whose product overflows the
+// float32 image are refused rather than written as Inf.
+func TestImageChecked(t *testing.T) {
+	inDir(t, nil, func() {
+		err := Simulate([]string{"-cell", "100", "-default_F", "1e10", "-detpixels", "64", "-N", "100", "-oversample", "1",
+			"-fluence", "1e50", "-lambda", "6"}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "impossible pixel") {
+			t.Errorf("error %v", err)
+		}
+		if entries, _ := os.ReadDir("."); len(entries) != 0 {
+			t.Errorf("directory holds %v", entries)
+		}
+	})
+}
+
+// TestRenderBudget: Render counts memory as simulate does (a float32
+// image), so the largest standard case, 4096², is within the default
+// budget; the memory check runs before anything is rendered.
+func TestRenderBudget(t *testing.T) {
+	argv := []string{"-cell", "100", "-default_F", "100", "-N", "5", "-lambda", "6.2", "-detpixels", "4096"}
+	a, err := models.ParseArgs(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.PixelBytes = models.SimulatePixelBytes
+	if _, err := a.Model(io.Discard); err != nil {
+		t.Errorf("4096² as simulate counts it: %v", err)
+	}
+	_, _, err = Render(append(argv, "-max_memory", "100"), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "at 10 bytes") {
+		t.Errorf("Render with -max_memory 100: %v", err)
+	}
+}
+
+// TestBenchCasesWithinBudget: every standard performance case passes the
+// default -max_work and -max_memory.
+func TestBenchCasesWithinBudget(t *testing.T) {
+	inputs, err := filepath.Abs("../../../testdata/inputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bc := range BenchCases {
+		inDir(t, nil, func() {
+			argv, err := bc.Resolve(inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := models.ParseArgs(argv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.PixelBytes = models.SimulatePixelBytes
+			if _, err := a.Model(io.Discard); err != nil {
+				t.Errorf("%s: %v", bc.Name, err)
+			}
+		})
+	}
+}
