@@ -464,6 +464,14 @@ func (rn *runner) exhausted() bool {
 	return rn.startEvals >= rn.s.MaxEvals || rn.startIters >= rn.s.MaxIter
 }
 
+// coarseFixed are the parameters coarse stages leave at their start: N,
+// which makes the stage coarse, and the distance, which low-resolution
+// spots cannot tell from the cell's scale (a cell and a distance both
+// larger by the same factor put them in the same places): left free there,
+// the two drifted together to their bounds on the sparse reference image,
+// from the truth.
+var coarseFixed = map[string]bool{"Na": true, "Nb": true, "Nc": true, "distance": true, "close_distance": true}
+
 // coarseStage is the stage that fits the model at x with N scaled by f
 // (at least 1 cell) and the fluence raised to keep every reflection's
 // integrated intensity. It refines the fit's parameters but N; the
@@ -488,7 +496,7 @@ func (rn *runner) coarseStage(cur *models.Model, f float64, inner []float64) (*s
 	}
 	var names []string
 	for _, n := range rn.o.Names {
-		if n != "Na" && n != "Nb" && n != "Nc" {
+		if !coarseFixed[n] {
 			names = append(names, n)
 		}
 	}
@@ -916,14 +924,23 @@ func atBound(sp *space, x []float64) string {
 	return ""
 }
 
+// hessianStep is the central-difference step of the Hessian, in units of
+// each parameter's scale. The gradient of a loss of ~10⁵ photons carries
+// rounding of a few 1e-9 of itself, which steps of 1e-3 turned into
+// Hessian errors of ~0.5 (scaled units): enough to make a valley of
+// curvature 0.1 (a cell's scale against the distance, on 120,000 photons)
+// look indefinite. At 1e-2 the spots move by ~0.01 pixel, where the loss
+// is still quadratic to a part in 10⁴.
+var hessianStep = 1e-2
+
 // hessian is the loss's Hessian at x by the stage's parameters in units of
 // their scales (y = (x − x0)/scale): central differences of the analytic
-// gradient, steps 1e-3 of each scale.
+// gradient, steps hessianStep of each scale.
 func (st *stage) hessian(rn *runner, x []float64) (*mat.SymDense, error) {
 	n := len(x)
 	cols := make([][]float64, n)
 	for j := 0; j < n; j++ {
-		step := 1e-3 * st.sp.scale[j]
+		step := hessianStep * st.sp.scale[j]
 		xp := append([]float64(nil), x...)
 		xm := append([]float64(nil), x...)
 		xp[j] += step
