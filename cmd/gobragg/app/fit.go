@@ -103,7 +103,7 @@ type FitStep struct {
 }
 
 // ErrFitInterrupted is returned (wrapped) when a fit stops on its context.
-var ErrFitInterrupted = errors.New("interrupted")
+var ErrFitInterrupted = errors.New("fit interrupted")
 
 // Fit is FitContext without a context.
 func Fit(argv []string, out, log io.Writer) error {
@@ -311,7 +311,7 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 	case fit.Converged:
 		return nil
 	case fit.Interrupted:
-		return fmt.Errorf("fit %w (the best point so far is in %s)", ErrFitInterrupted, dir)
+		return fmt.Errorf("%w: the best point so far is in %s", ErrFitInterrupted, dir)
 	}
 	return fmt.Errorf("fit %s: %w (results in %s)", res.Status, res.Err, dir)
 }
