@@ -21,14 +21,20 @@ type captureLevel struct {
 	// (a, b, c), a factor 2^offset for the fluence, an addition for the
 	// rest.
 	size []float64
+	// restrain: parameters restrained to their value at the start, σ its
+	// level's size (the same restraint for the fit from the truth).
+	restrain []string
 }
 
 var captureLevels = []captureLevel{
-	{"cell+orientation ±2%/±2°/±1°", cellOrient, []float64{0.02, 0.02, 0.02, 2, 2, 2, 1, 1, 1}},
-	{"cell+orientation ±4%/±3°/±2°", cellOrient, []float64{0.04, 0.04, 0.04, 3, 3, 3, 2, 2, 2}},
+	{"cell+orientation ±2%/±2°/±1°", cellOrient, []float64{0.02, 0.02, 0.02, 2, 2, 2, 1, 1, 1}, nil},
+	{"cell+orientation ±4%/±3°/±2°", cellOrient, []float64{0.04, 0.04, 0.04, 3, 3, 3, 2, 2, 2}, nil},
 	{"+distance,beam,N,scale ±2%/±2°/±1°,±1mm,±0.3mm,N±2,×2",
 		append(append([]string{}, cellOrient...), "distance", "xbeam", "ybeam", "Na", "Nb", "Nc", "fluence"),
-		[]float64{0.02, 0.02, 0.02, 2, 2, 2, 1, 1, 1, 1, 0.3, 0.3, 2, 2, 2, 1}},
+		[]float64{0.02, 0.02, 0.02, 2, 2, 2, 1, 1, 1, 1, 0.3, 0.3, 2, 2, 2, 1}, nil},
+	{"the same, --restrain distance=start,1mm",
+		append(append([]string{}, cellOrient...), "distance", "xbeam", "ybeam", "Na", "Nb", "Nc", "fluence"),
+		[]float64{0.02, 0.02, 0.02, 2, 2, 2, 1, 1, 1, 1, 0.3, 0.3, 2, 2, 2, 1}, []string{"distance"}},
 }
 
 // A capture scenario: the observed images.
@@ -130,11 +136,17 @@ func captureRun(b *testing.B, sc captureScenario, lv captureLevel) (captured, ri
 			return noisy(b, truth, bg, int64(trial))
 		}()
 		l, boxes := prepared(b, truth, graph.LossPoisson, obs)
+		start := startFor(b, truth, lv, rng)
+		restraints := map[string]Restraint{}
+		for _, n := range lv.restrain {
+			v, _ := start.Get(n)
+			restraints[n] = Restraint{Centre: v, Sigma: lv.size[indexOf(lv.names, n)]}
+		}
 		o, _ := graph.NewObjective(truth, lv.names, l)
-		ref := Run(o, Settings{Boxes: boxes})
-		o, _ = graph.NewObjective(startFor(b, truth, lv, rng), lv.names, l)
+		ref := Run(o, Settings{Boxes: boxes, Restraints: restraints})
+		o, _ = graph.NewObjective(start, lv.names, l)
 		t0 := time.Now()
-		r := Run(o, Settings{Boxes: boxes})
+		r := Run(o, Settings{Boxes: boxes, Restraints: restraints})
 		secs = append(secs, time.Since(t0).Seconds())
 		evals = append(evals, float64(r.Evaluations))
 		if r.Status == Converged {
@@ -165,7 +177,11 @@ func captureRun(b *testing.B, sc captureScenario, lv captureLevel) (captured, ri
 		if ok == (r.Status == Converged) {
 			right++
 		} else {
-			b.Logf("trial %d: %s (%s) at %.3g σ from the truth's fit", trial, r.Status, r.Reason, worst)
+			b.Logf("trial %d: %s (%s) at %.3g σ from the truth's fit; loss %.6f against the truth's fit's %.6f",
+				trial, r.Status, r.Reason, worst, r.Loss, ref.Loss)
+			for i, n := range lv.names {
+				b.Logf("   %s %.6g (truth's fit %.6g ± %.3g)", n, r.X[i], ref.X[i], ref.StdErr[i])
+			}
 		}
 	}
 	med := func(v []float64) float64 {

@@ -49,8 +49,9 @@ func TestFitNoiseFree(t *testing.T) {
 // TestFitPoisson: the same from Poisson counts (the reference's noise
 // generator, seed 12345; fluence 1e31 gives up to 12000 photons a pixel),
 // fitted with the Poisson likelihood on every pixel: lengths within 0.1 %,
-// angles within 0.05°, converged within 250 evaluations (the convergence
-// test's Hessian included), and within 5 standard errors.
+// angles within 0.05°, converged within 1000 evaluations (two starts, each
+// with its coarse stages and convergence test), and within 5 standard
+// errors.
 func TestFitPoisson(t *testing.T) { fitPoisson(t, "256", "0.1") }
 
 // TestFitPoisson512 covers the same area with 512² pixels of 0.05 mm.
@@ -71,7 +72,7 @@ func fitPoisson(t *testing.T, pixels, pitch string) {
 	}
 	r := Run(o, Settings{})
 	t.Logf("status %s loss %g evals %d iters %d err %v", r.Status, r.Loss, r.Evaluations, r.Iterations, r.Err)
-	if r.Status != Converged || r.Evaluations > 250 {
+	if r.Status != Converged || r.Evaluations > 1000 {
 		t.Errorf("%d evaluations, %s: %v", r.Evaluations, r.Status, r.Err)
 	}
 	for i, n := range cellNames {
@@ -219,14 +220,14 @@ func TestBoundsAndRestraints(t *testing.T) {
 	start := with(t, truth, cellOrient, []float64{0.01, 0, 0, 0, 0, 0, 0, 0, 0})
 	o, _ := graph.NewObjective(start, cellOrient, l)
 	// a's optimum (64) lies below this bound.
-	r := Run(o, Settings{Boxes: boxes, Bounds: map[string]Bound{"a": {64.3, 65}}})
+	r := Run(o, Settings{Boxes: boxes, Starts: 1, Bounds: map[string]Bound{"a": {64.3, 65}}})
 	t.Logf("%s (%s) a = %g", r.Status, r.Reason, r.X[0])
 	if r.Status == Converged || !strings.Contains(r.Reason, "bound") || !(r.X[0] >= 64.3 && r.X[0] <= 65) {
 		t.Errorf("fit against a bound: %s (%s), a = %g", r.Status, r.Reason, r.X[0])
 	}
 	// σ_a from the data is ~0.02 Å: a restraint of σ 0.002 Å at 64.1
 	// holds a near 64.1, the standard error near 0.002.
-	r = Run(o, Settings{Boxes: boxes, Restraints: map[string]Restraint{"a": {64.1, 0.002}}})
+	r = Run(o, Settings{Boxes: boxes, Starts: 1, Restraints: map[string]Restraint{"a": {64.1, 0.002}}})
 	t.Logf("%s a = %g ± %g", r.Status, r.X[0], r.StdErr[0])
 	if r.Status != Converged || math.Abs(r.X[0]-64.1) > 0.002 || math.Abs(r.StdErr[0]-0.002) > 0.0003 {
 		t.Errorf("restrained fit: %s, a = %g ± %g", r.Status, r.X[0], r.StdErr[0])

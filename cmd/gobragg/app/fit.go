@@ -248,7 +248,8 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 		for i, n := range names {
 			fmt.Fprintf(&b, " %s=%.8g", n, it.X[i])
 		}
-		fmt.Fprintf(out, "iter %3d  evals %4d  %-22s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, it.Stage, it.Loss, it.GradNorm, b.String())
+		stage := fmt.Sprintf("start %d, %s", it.Start+1, it.Stage)
+		fmt.Fprintf(out, "iter %3d  evals %4d  %-31s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, stage, it.Loss, it.GradNorm, b.String())
 	}
 	res := fit.Run(obj, settings)
 	report.Status = string(res.Status)
@@ -535,7 +536,7 @@ func percentile(v []float64, q float64) float64 {
 }
 
 // lossCurve plots the loss against the evaluation count (gonum/plot),
-// one line per stage. The y range is set by hand so that a flat or huge
+// one line per start and stage. The y range is set by hand so that a flat or huge
 // loss cannot reach gonum/plot's tick maker with an empty range (it
 // panics there), and a panic in plotting becomes an error.
 func lossCurve(path string, report *FitReport) (err error) {
@@ -548,37 +549,50 @@ func lossCurve(path string, report *FitReport) (err error) {
 	p.Title.Text = fmt.Sprintf("%s loss (%s), %s", report.LossKind, report.Method, report.Status)
 	p.X.Label.Text = "evaluations"
 	p.Y.Label.Text = "loss"
+	// One line per start and stage: a colour per stage, dashed after the
+	// first start, in the legend once.
+	type key struct {
+		start int
+		stage string
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	lines := map[string]plotter.XYs{}
-	var order []string
+	lines := map[key]plotter.XYs{}
+	var order []key
+	colour := map[string]int{}
 	for _, h := range report.History {
 		if math.Abs(h.Loss) < math.MaxFloat64 {
-			key := fmt.Sprintf("start %d, %s", h.Start+1, h.Stage)
-			if _, ok := lines[key]; !ok {
-				order = append(order, key)
+			k := key{h.Start, h.Stage}
+			if _, ok := lines[k]; !ok {
+				order = append(order, k)
 			}
-			lines[key] = append(lines[key], plotter.XY{X: float64(h.Evaluations), Y: h.Loss})
+			if _, ok := colour[h.Stage]; !ok {
+				colour[h.Stage] = len(colour)
+			}
+			lines[k] = append(lines[k], plotter.XY{X: float64(h.Evaluations), Y: h.Loss})
 			lo, hi = math.Min(lo, h.Loss), math.Max(hi, h.Loss)
 		}
 	}
 	if len(order) == 0 {
-		order, lines[""], lo, hi = []string{""}, plotter.XYs{{X: 0, Y: 0}}, 0, 0
+		order, lines[key{}], lo, hi = []key{{}}, plotter.XYs{{X: 0, Y: 0}}, 0, 0
 	}
 	pad := math.Max((hi-lo)*0.05, math.Max(math.Abs(hi), 1)*1e-9)
 	if !(hi-lo+2*pad > 0) || math.IsInf(pad, 0) {
 		return fmt.Errorf("plotting the loss curve: no usable range (%g to %g)", lo, hi)
 	}
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
-	for k, key := range order {
-		line, points, err := plotter.NewLinePoints(lines[key])
+	for _, k := range order {
+		line, points, err := plotter.NewLinePoints(lines[k])
 		if err != nil {
 			return err
 		}
-		c := plotColors[k%len(plotColors)]
+		c := plotColors[colour[k.stage]%len(plotColors)]
 		line.Color, points.Color = c, c
+		if k.start > 0 {
+			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
 		p.Add(line, points)
-		if key != "" {
-			p.Legend.Add(key, line)
+		if k.start == 0 && k.stage != "" {
+			p.Legend.Add(k.stage, line)
 		}
 	}
 	p.Legend.Top = true
