@@ -47,8 +47,11 @@ func KeyOf(m *models.Model) Key {
 // Program is a compiled expression graph: scalar parameter inputs →
 // parameter maths (primitive ops) → packed parameters → fused pixel op →
 // image. Gradient programs add a loss and its backward pass; they are
-// built on first use, one per loss, and kept with the forward program.
-// Runs are serialised by a lock: one machine per graph.
+// built on first use, per loss structure, and kept with the forward
+// program in a pool: a gradient run takes an idle one (or builds another),
+// so that runs of several simulators on one program — the images of a
+// multi-image fit — go on at once. Forward runs are serialised by a lock:
+// one machine per graph.
 type Program struct {
 	key    Key
 	model  *models.Model // supplies structure for gradient programs
@@ -59,8 +62,8 @@ type Program struct {
 	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
 	side   *physics.Side // filled by each forward run
-	grads  map[lossKey]*gradProgram
-	mu     sync.Mutex
+	grads  map[lossKey][]*gradProgram // idle gradient programs
+	mu     sync.Mutex                 // the forward machine, and grads
 }
 
 // lossKey is the structure of a loss: its kind and whether it is
@@ -144,7 +147,7 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("graph: building program: %v", r)
 		}
 	}()
-	p = &Program{key: key, model: m, g: G.NewGraph(), grads: map[lossKey]*gradProgram{}}
+	p = &Program{key: key, model: m, g: G.NewGraph(), grads: map[lossKey][]*gradProgram{}}
 	var pv *G.Node
 	if p.inputs, p.names, p.tables, pv, err = emit(p.g, key, m); err != nil {
 		return nil, err
@@ -197,12 +200,28 @@ func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []s
 // allocations, ~20 % of a gradient run's fixed cost (pprof, 16² image).
 var quietVM = G.WithWatchlist()
 
-// gradFor returns the program's gradient program for a loss structure,
-// building it on first use. The caller holds p.mu.
-func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
-	if gp := p.grads[lk]; gp != nil {
+// takeGrad takes an idle gradient program for a loss structure from the
+// pool, building one when none is idle; putGrad gives it back.
+func (p *Program) takeGrad(lk lossKey) (*gradProgram, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if idle := p.grads[lk]; len(idle) > 0 {
+		gp := idle[len(idle)-1]
+		p.grads[lk] = idle[:len(idle)-1]
 		return gp, nil
 	}
+	return p.buildGrad(lk)
+}
+
+func (p *Program) putGrad(lk lossKey, gp *gradProgram) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.grads[lk] = append(p.grads[lk], gp)
+}
+
+// buildGrad builds a gradient program for a loss structure. The caller
+// holds p.mu.
+func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			gp, err = nil, fmt.Errorf("graph: building gradient program: %v", r)
@@ -260,7 +279,6 @@ func (p *Program) gradFor(lk lossKey) (gp *gradProgram, err error) {
 	}
 	gp.vm = G.NewTapeMachine(gp.g, quietVM)
 	compiles.Add(1)
-	p.grads[lk] = gp
 	return gp, nil
 }
 
@@ -386,17 +404,18 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 	if err := l.check(n); err != nil {
 		return 0, nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	defer func() {
-		if r := recover(); r != nil {
-			value, grad, err = 0, nil, fmt.Errorf("graph: gradient run: %v", r)
-		}
-	}()
-	gp, err := p.gradFor(lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil})
+	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil}
+	gp, err := p.takeGrad(lk)
 	if err != nil {
 		return 0, nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			value, grad, err = 0, nil, fmt.Errorf("graph: gradient run: %v", r)
+			return // a machine that panicked is not reused
+		}
+		p.putGrad(lk, gp)
+	}()
 	gp.vm.Reset()
 	if err := s.let(gp.inputs, gp.tables); err != nil {
 		return 0, nil, err

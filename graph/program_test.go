@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gobragg/gobragg/models"
@@ -265,5 +267,65 @@ func TestImageIsFresh(t *testing.T) {
 		if b[i] != want[i] {
 			t.Fatalf("pixel %d: %g after the previous image was overwritten, want %g", i, b[i], want[i])
 		}
+	}
+}
+
+// TestConcurrentGradients: gradient runs of several simulators that share
+// one program, started at once from many goroutines, give each the bits a
+// run alone gives (each run takes its own machine from the program's
+// pool), and the pool grows no larger than the runs at once.
+func TestConcurrentGradients(t *testing.T) {
+	base := model(t, triclinic()...)
+	obs := image(t, base)
+	l := &Loss{Kind: LossPoisson, Observed: obs}
+	const n = 6
+	sims := make([]*Simulator, n)
+	want := make([][]float64, n)
+	wantLoss := make([]float64, n)
+	for i := range sims {
+		m, err := base.With("a", 70+0.01*float64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sims[i], err = New(m); err != nil {
+			t.Fatal(err)
+		}
+		if wantLoss[i], want[i], err = sims[i].Gradient(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sims[0].Program() != sims[n-1].Program() {
+		t.Fatal("the simulators do not share a program")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 3*n)
+	for r := 0; r < 3; r++ {
+		for i := range sims {
+			wg.Add(1)
+			go func(k, i int) {
+				defer wg.Done()
+				v, g, err := sims[i].Gradient(l)
+				switch {
+				case err != nil:
+					errs[k] = err
+				case v != wantLoss[i] || !slices.Equal(g, want[i]):
+					errs[k] = fmt.Errorf("simulator %d: loss %v gradient %v at once, %v %v alone", i, v, g, wantLoss[i], want[i])
+				}
+			}(r*n+i, i)
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	p := sims[0].Program()
+	idle := 0
+	for _, gs := range p.grads {
+		idle += len(gs)
+	}
+	if idle < 1 || idle > 3*n {
+		t.Errorf("%d idle gradient programs after %d runs at once", idle, 3*n)
 	}
 }
