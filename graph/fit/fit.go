@@ -43,9 +43,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
-	"sort"
-	"strings"
 
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/graph/fit/spots"
@@ -136,9 +133,12 @@ type Settings struct {
 	Starts int
 	Seed   int64
 	// Boxes, when set, are the boxes of the observed spots (package
-	// spots): a fit is converged only if its model explains all but
-	// MaxUnexplained of those with a significant spot (SpotCheck).
+	// spots) of Run's image: a fit is converged only if its model explains
+	// all but MaxUnexplained of those with a significant spot (SpotCheck).
+	// RunProblem takes them from its images.
 	Boxes []spots.Box
+	// Comm spreads the images over processes (nil: one process).
+	Comm Comm
 	// Progress, when set, is called after every major iteration.
 	Progress func(it Iteration)
 	// Context, when set, stops the fit when it is done: the result is
@@ -153,7 +153,7 @@ type Iteration struct {
 	Iter, Evals int    // over the whole fit
 	Loss        float64
 	GradNorm    float64   // of the gradient in the optimiser's variables
-	X           []float64 // the fit's parameters (Names order), in their units
+	X           []float64 // the fit's parameters (Result.Names order), in their units
 }
 
 // Status is a fit's verdict.
@@ -178,16 +178,20 @@ type Result struct {
 	Decrement   float64
 	Evaluations int
 	Iterations  int
-	Names       []string
-	Start, X    []float64
-	StdErr      []float64 // NaN where the Hessian gives none
-	Bounds      []Bound
-	History     []Iteration
-	Stages      []StageReport
-	// Spots is the spot check at X (with Settings.Boxes).
+	// Names are the fit's parameters (Problem.Names): the shared ones,
+	// then each image's own; Start, X, StdErr and Bounds follow them.
+	Names    []string
+	Start, X []float64
+	StdErr   []float64 // NaN where the Hessian gives none
+	Bounds   []Bound
+	History  []Iteration
+	Stages   []StageReport
+	// Spots is the spot check at X, over all the images' boxes.
 	Spots SpotCheck
-	// Model is the model at X (the start's model when no fit ran).
-	Model *models.Model
+	// Model is the (first) image's model at X, Models every image's (the
+	// start's models when no fit ran).
+	Model  *models.Model
+	Models []*models.Model
 	// Err is set for every status but Converged: why.
 	Err error
 }
@@ -216,8 +220,15 @@ func CoarseStages(na, nb, nc float64) int {
 	return k
 }
 
-// Run minimises o's loss (plus restraints) over o.Names from o.Start().
+// Run minimises o's loss (plus restraints) over o.Names from o.Start():
+// RunProblem with one image, whose spot boxes are s.Boxes.
 func Run(o *graph.Objective, s Settings) *Result {
+	return RunProblem(&Problem{Shared: o.Names, Images: []Image{{Objective: o, Boxes: s.Boxes}}}, s)
+}
+
+// RunProblem minimises the problem's loss (plus restraints) over its
+// parameters from their start.
+func RunProblem(p *Problem, s Settings) *Result {
 	if s.MaxIter <= 0 {
 		s.MaxIter = 500
 	}
@@ -231,44 +242,56 @@ func Run(o *graph.Objective, s Settings) *Result {
 	if s.Context == nil {
 		s.Context = context.Background()
 	}
-	x0 := o.Start()
+	if s.Comm == nil {
+		s.Comm = single{}
+	}
+	r := &Result{Status: Failed, Loss: math.NaN(), Decrement: math.NaN()}
+	if err := p.check(); err != nil {
+		r.Err = err
+		return r
+	}
+	objs := objectives(p)
+	x0 := p.Start()
 	n := len(x0)
-	r := &Result{Status: Failed, Names: o.Names, Start: x0, X: append([]float64(nil), x0...), StdErr: nanSlice(n),
-		Loss: math.NaN(), Decrement: math.NaN(), Model: o.Model}
-	master, err := newSpace(o.Names, x0, s.Bounds)
+	base := p.base()
+	r.Names, r.Start, r.X, r.StdErr = p.Names(), x0, append([]float64(nil), x0...), nanSlice(n)
+	for _, o := range objs {
+		r.Models = append(r.Models, o.Model)
+	}
+	r.Model = r.Models[0]
+	master, err := newSpace(r.Names, base, x0, resolveBounds(base, x0, s.Bounds))
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	for i := range o.Names {
-		r.Bounds = append(r.Bounds, master.Bound(i))
-	}
-	for name := range s.Restraints {
-		if !contains(o.Names, name) {
+	r.Bounds = master.bounds
+	for name, rs := range s.Restraints {
+		if !contains(base, name) {
 			r.Err = fmt.Errorf("restraint on %s, which is not refined", name)
 			return r
 		}
-		if rs := s.Restraints[name]; !(rs.Sigma > 0) || math.IsInf(rs.Sigma, 0) || math.IsNaN(rs.Centre) || math.IsInf(rs.Centre, 0) {
+		if !(rs.Sigma > 0) || math.IsInf(rs.Sigma, 0) || math.IsNaN(rs.Centre) || math.IsInf(rs.Centre, 0) {
 			r.Err = fmt.Errorf("restraint on %s: want a finite centre and σ > 0", name)
 			return r
 		}
 	}
-	f0, _, err := o.Gradient(x0)
-	if err == nil && !finite(f0) {
-		err = fmt.Errorf("the loss is not finite (%g)", f0)
-	}
-	if err != nil {
+	all := newSet(p.Shared, p.PerImage, objs, s.Comm)
+	if _, _, err := all.eval(x0); err != nil {
 		r.Err = fmt.Errorf("at the starting model: %w", err)
 		return r
 	}
-	if err := predictsPhotons(o); err != nil {
+	if err := predictsPhotons(objs); err != nil {
 		r.Err = err
 		return r
 	}
-	rn := &runner{o: o, s: &s, master: master, unit: restraintUnit(&o.Loss), result: r}
-	if w := innerWeights(o, s.Boxes, innerFraction); w != nil {
-		rn.inner = [][]float64{w}
+	var losses []*graph.Loss
+	boxes := make([][]spots.Box, len(p.Images))
+	for k, im := range p.Images {
+		losses = append(losses, &im.Objective.Loss)
+		boxes[k] = im.Boxes
 	}
+	rn := &runner{p: p, all: all, s: &s, master: master, unit: restraintUnit(losses), result: r, boxes: boxes,
+		inner: innerWeights(objs, boxes)}
 	rng := rand.New(rand.NewSource(s.Seed))
 	var best *startResult
 	for k := 0; k < s.Starts; k++ {
@@ -278,8 +301,11 @@ func Run(o *graph.Objective, s Settings) *Result {
 			for i := range start {
 				b := master.Bound(i)
 				v := x0[i] + (4*rng.Float64()-2)*master.scale[i]
-				lo, hi := b.Lo+1e-3*(b.Hi-b.Lo), b.Hi-1e-3*(b.Hi-b.Lo)
-				start[i] = math.Max(lo, math.Min(hi, v))
+				if !master.unbounded[i] {
+					lo, hi := b.Lo+1e-3*(b.Hi-b.Lo), b.Hi-1e-3*(b.Hi-b.Lo)
+					v = math.Max(lo, math.Min(hi, v))
+				}
+				start[i] = v
 			}
 		}
 		sr := rn.runStart(k, start)
@@ -301,67 +327,6 @@ func Run(o *graph.Objective, s Settings) *Result {
 	return r
 }
 
-// innerFraction is the fraction of the spot boxes, lowest resolution
-// first, that the first coarse stage fits. Low-resolution spots move
-// least for a given error of the cell, so they keep that stage's loss
-// smooth over the widest range of starts. Over 30 starts at the corners
-// of ±4 % / ±3° / ±2° (cell and orientation) on the reference's moderate
-// and sparse images, one start each, the fits captured 13 and 22 of 30
-// without such a stage, and 28 and 27 with 40 % of the boxes (25 and 29
-// with 25 %, 25 and 24 with 50 %).
-const innerFraction = 0.4
-
-// innerWeights are o's loss weights restricted to the boxes whose
-// centres lie at or below the quantile frac of the resolution |q| of all
-// the boxes' centres (under o's model); nil for fewer than 12 boxes.
-func innerWeights(o *graph.Objective, boxes []spots.Box, frac float64) []float64 {
-	if len(boxes) < 12 {
-		return nil
-	}
-	g := geometryOf(o.Model)
-	res := make([]float64, len(boxes))
-	for k, b := range boxes {
-		c := float64(b.Size) / 2
-		q := g.scattering(float64(b.F0)+c, float64(b.S0)+c)
-		res[k] = math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2])
-	}
-	sorted := append([]float64(nil), res...)
-	sort.Float64s(sorted)
-	limit := sorted[min(len(sorted)-1, int(frac*float64(len(sorted))))]
-	w := o.Model.Detector.FPixels
-	out := make([]float64, w*o.Model.Detector.SPixels)
-	for k, b := range boxes {
-		if res[k] <= limit {
-			b.Pixels(w, func(i int) {
-				out[i] = 1
-				if o.Loss.Weights != nil {
-					out[i] = o.Loss.Weights[i]
-				}
-			})
-		}
-	}
-	return out
-}
-
-// predictsPhotons fails when the starting model puts no photon on the
-// fitted pixels: there is nothing to fit then (a fluence of 0, say).
-func predictsPhotons(o *graph.Objective) error {
-	s, err := graph.New(o.Model)
-	if err != nil {
-		return err
-	}
-	img, err := s.Image()
-	if err != nil {
-		return err
-	}
-	for i, v := range img {
-		if v > 0 && (o.Loss.Weights == nil || o.Loss.Weights[i] != 0) {
-			return nil
-		}
-	}
-	return errors.New("the starting model puts no photons on the fitted pixels (is the fluence 0?)")
-}
-
 // startResult is the outcome of one start.
 type startResult struct {
 	x           []float64
@@ -372,7 +337,7 @@ type startResult struct {
 	limit       bool
 	converged   bool
 	decrement   float64
-	hess        *mat.SymDense // at x, when computed
+	hess        *mat.SymDense // at x, when computed (scaled coordinates)
 	reason      string
 	spots       SpotCheck
 }
@@ -386,57 +351,69 @@ func better(a, b *startResult) bool {
 
 // runner carries a fit's state across stages and starts.
 type runner struct {
-	o      *graph.Objective
+	p      *Problem
+	all    *set // the problem's images at the fit's vectors
 	s      *Settings
 	master *space
 	unit   float64 // restraint weight: 1, or 2σ²_d for squared residuals
 	result *Result
-	// inner are the loss's weights left on the boxes of the inner half of
-	// the spots (by resolution), nil without boxes.
+	boxes  [][]spots.Box
+	// inner are each image's loss weights left on the boxes of the
+	// lowest-resolution spots, nil without (enough) boxes.
 	inner [][]float64
 	iters int // of the whole fit
 	// The current start's budget spent.
 	startIters, startEvals int
 }
 
-// runStart runs the stages from start x (master parameters).
-func (rn *runner) runStart(k int, x []float64) *startResult {
-	o, s := rn.o, rn.s
-	rn.startIters, rn.startEvals = 0, 0
-	cur, err := o.At(x)
-	if err != nil {
-		return &startResult{x: x, loss: math.Inf(1), err: err}
+// models returns the images' models at the fit's vector x.
+func (rn *runner) models(x []float64) ([]*models.Model, error) {
+	out := make([]*models.Model, len(rn.all.objs))
+	for k, o := range rn.all.objs {
+		m, err := o.At(rn.all.local(x, k))
+		if err != nil {
+			return nil, imageErr(len(out), k, err)
+		}
+		out[k] = m
 	}
-	c := cur.Crystal
+	return out, nil
+}
+
+// runStart runs the stages from start x (the fit's vector).
+func (rn *runner) runStart(k int, x []float64) *startResult {
+	s := rn.s
+	rn.startIters, rn.startEvals = 0, 0
+	sr := &startResult{x: x, loss: math.Inf(1)}
+	cur, err := rn.models(x)
+	if err != nil {
+		sr.err = err
+		return sr
+	}
+	c := cur[0].Crystal
 	nc := s.Coarse
 	if nc == 0 {
 		nc = CoarseStages(c.Na, c.Nb, c.Nc)
 	}
-	sr := &startResult{x: x, loss: math.Inf(1)}
 	type plan struct {
 		level int
-		inner []float64
+		inner bool
 	}
 	var plans []plan
 	for level := nc; level >= 1; level-- {
-		if level == nc {
-			for _, w := range rn.inner {
-				plans = append(plans, plan{level, w})
-			}
+		if level == nc && rn.inner != nil {
+			plans = append(plans, plan{level, true})
 		}
-		plans = append(plans, plan{level, nil})
+		plans = append(plans, plan{level, false})
 	}
 	for _, pl := range plans {
 		if rn.exhausted() {
 			break
 		}
-		if cur, err = o.At(x); err != nil {
+		if cur, err = rn.models(x); err != nil {
 			sr.err = err
 			return sr
 		}
-		f := math.Pow(2, -float64(pl.level))
-		var st *stage
-		st, err = rn.coarseStage(cur, f, pl.inner)
+		st, err := rn.coarseStage(cur, math.Pow(2, -float64(pl.level)), pl.inner)
 		if err != nil {
 			sr.err = err
 			return sr
@@ -492,69 +469,90 @@ func (rn *runner) exhausted() bool {
 // from the truth.
 var coarseFixed = map[string]bool{"Na": true, "Nb": true, "Nc": true, "distance": true, "close_distance": true}
 
-// coarseStage is the stage that fits the model at x with N scaled by f
+// coarseStage is the stage that fits the models cur with N scaled by f
 // (at least 1 cell) and the fluence raised to keep every reflection's
-// integrated intensity. It refines the fit's parameters but N; the
-// fluence is refined too (as a nuisance, when no scale is refined).
-func (rn *runner) coarseStage(cur *models.Model, f float64, inner []float64) (*stage, error) {
-	c := cur.Crystal
-	m := cur
-	var err error
-	vol := 1.0
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"Na", c.Na}, {"Nb", c.Nb}, {"Nc", c.Nc}} {
-		nv := math.Max(1, p.v*f)
-		vol *= p.v / nv
-		if m, err = m.With(p.name, nv); err != nil {
+// integrated intensity, on each image's inner boxes when inner is set. It
+// refines the fit's parameters but those of coarseFixed, and each image's
+// fluence as its own (a nuisance, whatever the fit refines).
+func (rn *runner) coarseStage(cur []*models.Model, f float64, inner bool) (*stage, error) {
+	st := &stage{rn: rn, fluenceFactor: make([]float64, len(cur))}
+	for _, n := range rn.p.Shared {
+		if !coarseFixed[n] && n != "fluence" {
+			st.shared = append(st.shared, n)
+		}
+	}
+	for _, n := range rn.p.PerImage {
+		if !coarseFixed[n] && n != "fluence" {
+			st.per = append(st.per, n)
+		}
+	}
+	st.per = append(st.per, "fluence")
+	objs := make([]*graph.Objective, len(cur))
+	for k, m0 := range cur {
+		c := m0.Crystal
+		m := m0
+		var err error
+		vol := 1.0
+		for _, p := range []struct {
+			name string
+			v    float64
+		}{{"Na", c.Na}, {"Nb", c.Nb}, {"Nc", c.Nc}} {
+			nv := math.Max(1, p.v*f)
+			vol *= p.v / nv
+			if m, err = m.With(p.name, nv); err != nil {
+				return nil, imageErr(len(cur), k, err)
+			}
+		}
+		if m, err = m.With("fluence", m0.Beam.Fluence*vol); err != nil {
+			return nil, imageErr(len(cur), k, err)
+		}
+		st.fluenceFactor[k] = vol
+		loss := rn.all.objs[k].Loss
+		if inner {
+			loss.Weights = rn.inner[k]
+		}
+		if objs[k], err = graph.NewObjective(m, append(append([]string{}, st.shared...), st.per...), loss); err != nil {
 			return nil, err
 		}
-	}
-	if m, err = m.With("fluence", cur.Beam.Fluence*vol); err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, n := range rn.o.Names {
-		if !coarseFixed[n] {
-			names = append(names, n)
+		if k == 0 {
+			mc := m.Crystal
+			st.name = fmt.Sprintf("coarse N=%.3g,%.3g,%.3g", mc.Na, mc.Nb, mc.Nc)
+			if inner {
+				st.name += ", inner spots"
+			}
 		}
 	}
-	if !contains(names, "fluence") && !contains(names, "default_F") {
-		names = append(names, "fluence")
-	}
-	mc := m.Crystal
-	st := &stage{name: fmt.Sprintf("coarse N=%.3g,%.3g,%.3g", mc.Na, mc.Nb, mc.Nc), names: names,
-		fluenceFactor: vol, master: rn.master, masterNames: rn.o.Names, loss: rn.o.Loss}
-	if inner != nil {
-		st.name += ", inner spots"
-		st.loss.Weights = inner
-	}
-	return st, st.init(m, rn)
+	return st, st.init(objs)
 }
 
-// fullStage fits the model itself.
+// fullStage fits the models themselves, from the fit's vector x.
 func (rn *runner) fullStage(x []float64) (*stage, error) {
-	m, err := rn.o.At(x)
+	cur, err := rn.models(x)
 	if err != nil {
 		return nil, err
 	}
-	st := &stage{name: "full", names: rn.o.Names, fluenceFactor: 1, master: rn.master, masterNames: rn.o.Names, loss: rn.o.Loss}
-	return st, st.init(m, rn)
+	st := &stage{rn: rn, name: "full", shared: rn.p.Shared, per: rn.p.PerImage, fluenceFactor: make([]float64, len(cur))}
+	objs := make([]*graph.Objective, len(cur))
+	for k, m := range cur {
+		st.fluenceFactor[k] = 1
+		if objs[k], err = graph.NewObjective(m, rn.all.objs[k].Names, rn.all.objs[k].Loss); err != nil {
+			return nil, err
+		}
+	}
+	return st, st.init(objs)
 }
 
-// stage is one minimisation: an objective over some of the fit's
-// parameters (and perhaps a nuisance fluence) with its own map.
+// stage is one minimisation: a set of the images over some of the fit's
+// parameters (and perhaps a nuisance fluence per image) with its own map.
 type stage struct {
+	rn            *runner
 	name          string
-	names         []string
-	obj           *graph.Objective
+	shared, per   []string
+	set           *set
 	sp            *space
-	fluenceFactor float64 // the stage model's fluence over the fit's
-	master        *space
-	masterNames   []string
+	fluenceFactor []float64 // per image, the stage model's fluence over the fit's
+	toMaster      []int     // the fit's index of each stage parameter, −1 for none
 	restr         []restraintTerm
-	loss          graph.Loss
 }
 
 type restraintTerm struct {
@@ -562,49 +560,78 @@ type restraintTerm struct {
 	centre, weight float64 // weight: unit/σ²
 }
 
-func (st *stage) init(m *models.Model, rn *runner) error {
-	obj, err := graph.NewObjective(m, st.names, st.loss)
-	if err != nil {
-		return err
-	}
-	st.obj = obj
-	x := obj.Start()
-	bounds := map[string]Bound{}
-	for i, n := range st.masterNames {
-		bounds[n] = st.master.Bound(i)
-	}
-	if i := indexOf(st.names, "fluence"); i >= 0 {
-		if j := indexOf(st.masterNames, "fluence"); j >= 0 {
-			b := st.master.Bound(j)
-			bounds["fluence"] = Bound{b.Lo * st.fluenceFactor, b.Hi * st.fluenceFactor}
-		} else {
-			bounds["fluence"] = DefaultBound("fluence", x[i])
+// init builds the stage's set, map and restraints from the images'
+// objectives over the stage's parameters.
+func (st *stage) init(objs []*graph.Objective) error {
+	rn := st.rn
+	st.set = newSet(st.shared, st.per, objs, rn.s.Comm)
+	names, base := st.set.names()
+	x := st.set.start()
+	mns, mnp := len(rn.p.Shared), len(rn.p.PerImage)
+	bounds := make([]Bound, len(names))
+	st.toMaster = make([]int, len(names))
+	for i := range names {
+		k, _ := st.set.image(i)
+		mi := -1
+		if k < 0 {
+			mi = indexOf(rn.p.Shared, base[i])
+		} else if at := indexOf(rn.p.PerImage, base[i]); at >= 0 {
+			mi = mns + k*mnp + at
+		}
+		st.toMaster[i] = mi
+		switch {
+		case mi >= 0 && base[i] == "fluence":
+			b := rn.master.Bound(mi)
+			f := st.fluenceFactor[max(k, 0)]
+			bounds[i] = Bound{b.Lo * f, b.Hi * f}
+		case mi >= 0:
+			bounds[i] = rn.master.Bound(mi)
+		default:
+			bounds[i] = DefaultBound(base[i], x[i])
 		}
 	}
-	if st.sp, err = newSpace(st.names, x, bounds); err != nil {
+	var err error
+	if st.sp, err = newSpace(names, base, x, bounds); err != nil {
 		return err
 	}
-	for name, rs := range rn.s.Restraints {
-		if i := indexOf(st.names, name); i >= 0 {
+	for i := range names {
+		if rs, ok := rn.s.Restraints[base[i]]; ok {
 			st.restr = append(st.restr, restraintTerm{i: i, centre: rs.Centre, weight: rn.unit / (rs.Sigma * rs.Sigma)})
 		}
 	}
 	return nil
 }
 
-// masterX maps the stage's parameters back onto the fit's: the shared
-// ones are copied, N keeps the fit's value and a refined fluence loses
-// the stage's factor.
+// masterX maps the stage's vector xs onto the fit's, from the fit's prev:
+// shared values and each image's are copied, parameters the stage holds
+// keep prev's values, and a fluence loses the stage's factor (the fit's
+// shared fluence becomes the geometric mean of the images').
 func (st *stage) masterX(xs, prev []float64) []float64 {
 	out := append([]float64(nil), prev...)
-	for i, n := range st.names {
-		if j := indexOf(st.masterNames, n); j >= 0 {
+	_, base := st.set.names()
+	var shared []float64
+	at := indexOf(st.rn.p.Shared, "fluence")
+	for i, mi := range st.toMaster {
+		k, _ := st.set.image(i)
+		if mi >= 0 {
 			v := xs[i]
-			if n == "fluence" {
-				v /= st.fluenceFactor
+			if base[i] == "fluence" {
+				v /= st.fluenceFactor[max(k, 0)]
 			}
-			out[j] = v
+			out[mi] = v
+			continue
 		}
+		// The coarse stages' own fluence per image, when the fit shares one.
+		if base[i] == "fluence" && at >= 0 {
+			shared = append(shared, xs[i]/st.fluenceFactor[k])
+		}
+	}
+	if len(shared) > 0 {
+		var l float64
+		for _, v := range shared {
+			l += math.Log(v)
+		}
+		out[at] = math.Exp(l / float64(len(shared)))
 	}
 	return out
 }
@@ -612,7 +639,7 @@ func (st *stage) masterX(xs, prev []float64) []float64 {
 // value is the stage's loss and gradient (by the stage's parameters) at
 // x, restraints included.
 func (st *stage) value(x []float64) (float64, []float64, error) {
-	f, g, err := st.obj.Gradient(x)
+	f, g, err := st.set.eval(x)
 	if err != nil {
 		return math.NaN(), nil, err
 	}
@@ -650,13 +677,14 @@ var errInterrupted = errors.New("interrupted")
 // units over three iterations; coarse stages, which only need to reach
 // the right valley, at a relative change of 1e-7.
 func (st *stage) minimise(rn *runner, start int, final bool) stageResult {
-	n := len(st.names)
-	res := stageResult{loss: math.Inf(1), x: st.obj.Start()}
+	n := st.set.n()
+	res := stageResult{loss: math.Inf(1), x: st.set.start()}
 	var lastZ, lastG []float64
 	var lastF float64
 	var badErr error
 	bestF := math.Inf(1)
 	bestX := res.x
+	names, _ := st.set.names()
 	eval := func(z []float64) (float64, []float64) {
 		if lastZ != nil && equal(z, lastZ) {
 			return lastF, lastG
@@ -667,7 +695,7 @@ func (st *stage) minimise(rn *runner, start int, final bool) stageResult {
 		x := st.sp.X(z)
 		f, g, err := st.value(x)
 		if err == nil && !finite(f) {
-			err = fmt.Errorf("the loss is %g at %s", f, describe(st.names, x))
+			err = fmt.Errorf("the loss is %g at %s", f, describe(names, x))
 		}
 		if err != nil {
 			if badErr == nil {
@@ -692,9 +720,9 @@ func (st *stage) minimise(rn *runner, start int, final bool) stageResult {
 	}
 	conv := &optimize.FunctionConverge{Relative: 1e-7, Iterations: 3}
 	if final {
-		conv = &optimize.FunctionConverge{Absolute: 1e-6 * rn.lossUnit(), Iterations: 3}
+		conv = &optimize.FunctionConverge{Absolute: 1e-6 * rn.unit, Iterations: 3}
 	}
-	rec := &recorder{ctx: rn.s.Context, stage: st, rn: rn, start: start, res: &res}
+	rec := &recorder{stage: st, rn: rn, start: start, res: &res}
 	settings := &optimize.Settings{
 		MajorIterations: max(1, rn.s.MaxIter-rn.startIters),
 		FuncEvaluations: max(1, rn.s.MaxEvals-rn.startEvals),
@@ -738,9 +766,9 @@ func (st *stage) minimise(rn *runner, start int, final bool) stageResult {
 }
 
 // recorder keeps the major iterations, reports them and stops the
-// optimiser when the context is done.
+// optimiser when the fit's context is done (on every rank at once: the
+// ranks agree on it at each evaluation).
 type recorder struct {
-	ctx   context.Context
 	stage *stage
 	rn    *runner
 	start int
@@ -750,7 +778,7 @@ type recorder struct {
 func (rc *recorder) Init() error { return nil }
 
 func (rc *recorder) Record(loc *optimize.Location, op optimize.Operation, st *optimize.Stats) error {
-	if rc.ctx.Err() != nil {
+	if rc.rn.interrupted() {
 		return errInterrupted
 	}
 	if op != optimize.MajorIteration {
@@ -760,9 +788,9 @@ func (rc *recorder) Record(loc *optimize.Location, op optimize.Operation, st *op
 	rc.rn.startIters++
 	rc.res.iters++
 	xs := rc.stage.sp.X(loc.X)
+	// Parameters the stage does not refine: show the fit's start.
 	it := Iteration{Start: rc.start, Stage: rc.stage.name, Iter: rc.rn.iters, Evals: rc.rn.result.Evaluations, Loss: loc.F,
 		GradNorm: norm(loc.Gradient), X: rc.stage.masterX(xs, rc.rn.master.x0)}
-	// Parameters the stage does not refine: show the fit's start.
 	rc.rn.result.History = append(rc.rn.result.History, it)
 	if rc.rn.s.Progress != nil {
 		rc.rn.s.Progress(it)
@@ -770,449 +798,51 @@ func (rc *recorder) Record(loc *optimize.Location, op optimize.Operation, st *op
 	return nil
 }
 
-// lossUnit is the size of one likelihood unit in the loss: 1 for the
-// likelihoods, 2σ² for squared residuals (σ² = restraintUnit/2: the
-// mean variance of the fitted pixels).
-func (rn *runner) lossUnit() float64 { return rn.unit }
+// interrupted reports whether any rank's context is done (all ranks
+// agree: they gather the flag).
+func (rn *runner) interrupted() bool {
+	flag := 0.0
+	if rn.s.Context.Err() != nil {
+		flag = 1
+	}
+	if rn.s.Comm.Size() == 1 {
+		return flag != 0
+	}
+	all, err := rn.s.Comm.Allgather([]float64{flag})
+	if err != nil {
+		return true
+	}
+	for _, v := range all {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // restraintUnit is 1 for the likelihoods and, for squared residuals,
-// 2σ²_d with σ²_d the mean over the fitted pixels of the observed counts
-// (their Poisson variance) plus the read-out variance, at least 1e-12.
-func restraintUnit(l *graph.Loss) float64 {
-	if l.Kind != graph.LossSSE {
+// 2σ²_d with σ²_d the mean over the fitted pixels of all the images of
+// the observed counts (their Poisson variance) plus the read-out
+// variance, at least 1e-12.
+func restraintUnit(losses []*graph.Loss) float64 {
+	if losses[0].Kind != graph.LossSSE {
 		return 1
 	}
 	var sum, cnt float64
-	for i, v := range l.Observed {
-		w := 1.0
-		if l.Weights != nil {
-			w = l.Weights[i]
-		}
-		if w != 0 {
-			sum += math.Max(v, 0) + l.ReadNoise*l.ReadNoise
-			cnt++
+	for _, l := range losses {
+		for i, v := range l.Observed {
+			w := 1.0
+			if l.Weights != nil {
+				w = l.Weights[i]
+			}
+			if w != 0 {
+				sum += math.Max(v, 0) + l.ReadNoise*l.ReadNoise
+				cnt++
+			}
 		}
 	}
 	if cnt == 0 {
 		return 1
 	}
 	return 2 * math.Max(sum/cnt, 1e-12)
-}
-
-// verify applies the convergence test at sr.x: the Hessian and the
-// Newton decrement, with up to three Newton steps when the decrement is
-// too large.
-func (rn *runner) verify(sr *startResult) {
-	st, err := rn.fullStage(sr.x)
-	if err != nil {
-		sr.reason = err.Error()
-		return
-	}
-	x := sr.x
-	if why := atBound(rn.master, x); why != "" {
-		// The minimum is the bound's: no Newton test, no errors.
-		sr.reason = why
-		return
-	}
-	for step := 0; ; step++ {
-		f, g, err := st.value(x)
-		rn.result.Evaluations++
-		if err != nil || !finite(f) {
-			sr.reason = fmt.Sprintf("the loss at the end is not finite (%v)", err)
-			return
-		}
-		// In the rescaled coordinates y = (x − x0)/scale, which keep
-		// Å, degrees, millimetres and photons/m² alike.
-		h, err := st.hessian(rn, x)
-		if err != nil {
-			sr.reason = err.Error()
-			return
-		}
-		sc := st.sp.scale
-		gy := make([]float64, len(g))
-		for i := range g {
-			gy[i] = g[i] * sc[i]
-		}
-		sr.hess = h
-		if os.Getenv("DEBUGH") != "" {
-			for i := range st.names {
-				fmt.Fprintf(os.Stderr, "%s diag %g g %g row %v\n", st.names[i], h.At(i, i), gy[i], mat.Row(nil, i, h))
-			}
-		}
-		var chol mat.Cholesky
-		if !chol.Factorize(h) {
-			sr.reason = "not at a minimum: the Hessian is not positive definite (" + weakest(h, st.names) + ")"
-			return
-		}
-		var dy mat.VecDense
-		if err := chol.SolveVecTo(&dy, mat.NewVecDense(len(gy), gy)); err != nil {
-			sr.reason = "the Hessian is singular"
-			return
-		}
-		dx := mat.NewVecDense(len(g), nil)
-		for i := range g {
-			dx.SetVec(i, dy.AtVec(i)*sc[i])
-		}
-		dec := 0.5 * mat.Dot(&dy, mat.NewVecDense(len(gy), gy)) / rn.lossUnit()
-		sr.decrement = dec
-		sr.x, sr.loss = x, f
-		if dec <= ConvergedDecrease {
-			switch {
-			case sr.limit:
-			case atBound(rn.master, x) != "": // after a Newton step
-				sr.reason = atBound(rn.master, x)
-			default:
-				sr.converged = true
-			}
-			if len(rn.s.Boxes) > 0 {
-				sr.spots, err = rn.checkSpots(x)
-				if err != nil {
-					sr.converged, sr.reason = false, err.Error()
-				} else if f := sr.spots.Fraction(); f > MaxUnexplained && sr.converged {
-					sr.converged = false
-					sr.reason = fmt.Sprintf("the model leaves %d of %d observed spots unexplained (a wrong minimum)", sr.spots.Unexplained, sr.spots.Boxes)
-				}
-			}
-			return
-		}
-		if step == 3 {
-			sr.reason = fmt.Sprintf("the loss still falls: the Newton step predicts %.3g likelihood units more", dec)
-			return
-		}
-		// A Newton step, halved until the loss falls and the point is
-		// inside the bounds.
-		moved := false
-		for t := 1.0; t >= 1.0/16; t /= 2 {
-			xn := make([]float64, len(x))
-			inside := true
-			for i := range xn {
-				xn[i] = x[i] - t*dx.AtVec(i)
-				if b := rn.master.Bound(i); !(xn[i] > b.Lo && xn[i] < b.Hi) {
-					inside = false
-				}
-			}
-			if !inside {
-				continue
-			}
-			fn, _, err := st.value(xn)
-			rn.result.Evaluations++
-			if err == nil && finite(fn) && fn < f {
-				x, moved = xn, true
-				break
-			}
-		}
-		if !moved {
-			sr.reason = fmt.Sprintf("no Newton step lowers the loss, which the step predicts would fall by %.3g likelihood units", dec)
-			return
-		}
-	}
-}
-
-// checkSpots is the spot check of the model at x.
-func (rn *runner) checkSpots(x []float64) (SpotCheck, error) {
-	m, err := rn.o.At(x)
-	if err != nil {
-		return SpotCheck{}, err
-	}
-	s, err := graph.New(m)
-	if err != nil {
-		return SpotCheck{}, err
-	}
-	img, err := s.Image()
-	if err != nil {
-		return SpotCheck{}, err
-	}
-	return checkSpots(&rn.o.Loss, img, m.Detector.FPixels, rn.s.Boxes), nil
-}
-
-// atBound names a parameter within 1e-3 of its range from a bound ("" for
-// none): the minimum found there is the bound's, not the data's.
-func atBound(sp *space, x []float64) string {
-	for i, v := range x {
-		b := sp.Bound(i)
-		if sp.unbounded[i] {
-			continue
-		}
-		lo, hi, u := b.Lo, b.Hi, v
-		if sp.log[i] {
-			lo, hi, u = math.Log(lo), math.Log(hi), math.Log(v)
-		}
-		if d := 1e-3 * (hi - lo); u < lo+d || u > hi-d {
-			return fmt.Sprintf("%s = %.8g is at its bound %g:%g", sp.names[i], v, b.Lo, b.Hi)
-		}
-	}
-	return ""
-}
-
-// hessianStep is the central-difference step of the Hessian, in units of
-// each parameter's scale. The gradient of a loss of ~10⁵ photons carries
-// rounding of a few 1e-9 of itself, which steps of 1e-3 turned into
-// Hessian errors of ~0.5 (scaled units): enough to make a valley of
-// curvature 0.1 (a cell's scale against the distance, on 120,000 photons)
-// look indefinite. At 1e-2 the spots move by ~0.01 pixel, where the loss
-// is still quadratic to a part in 10⁴.
-var hessianStep = 1e-2
-
-// hessian is the loss's Hessian at x by the stage's parameters in units of
-// their scales (y = (x − x0)/scale): central differences of the analytic
-// gradient, steps hessianStep of each scale.
-func (st *stage) hessian(rn *runner, x []float64) (*mat.SymDense, error) {
-	n := len(x)
-	cols := make([][]float64, n)
-	for j := 0; j < n; j++ {
-		step := hessianStep * st.sp.scale[j]
-		xp := append([]float64(nil), x...)
-		xm := append([]float64(nil), x...)
-		xp[j] += step
-		xm[j] -= step
-		_, gp, err1 := st.value(xp)
-		_, gm, err2 := st.value(xm)
-		rn.result.Evaluations += 2
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("the Hessian: %w", err)
-		}
-		cols[j] = make([]float64, n)
-		for i := range cols[j] {
-			cols[j][i] = (gp[i] - gm[i]) / (2 * step) * st.sp.scale[i] * st.sp.scale[j]
-		}
-	}
-	h := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			h.SetSym(i, j, 0.5*(cols[j][i]+cols[i][j]))
-		}
-	}
-	return h, nil
-}
-
-// weakest names the parameter along the Hessian's least eigenvector.
-func weakest(h *mat.SymDense, names []string) string {
-	var eig mat.EigenSym
-	if !eig.Factorize(h, true) {
-		return "no eigen-decomposition"
-	}
-	var v mat.Dense
-	eig.VectorsTo(&v)
-	vals := eig.Values(nil)
-	k := 0
-	big := 0.0
-	for i := range names {
-		if a := math.Abs(v.At(i, 0)); a > big {
-			big, k = a, i
-		}
-	}
-	return fmt.Sprintf("least eigenvalue %.3g, mostly along %s", vals[0], names[k])
-}
-
-// finish fills the result from the best start.
-func (rn *runner) finish(sr *startResult) {
-	r := rn.result
-	r.X, r.Loss, r.Decrement, r.Spots = sr.x, sr.loss, sr.decrement, sr.spots
-	r.Iterations = rn.iters
-	if m, err := rn.o.At(sr.x); err == nil {
-		r.Model = m
-	}
-	switch {
-	case sr.interrupted:
-		r.Status, r.Err = Interrupted, errInterrupted
-		if f, err := rn.o.Value(sr.x); err == nil {
-			r.Loss = f
-		}
-		return
-	case sr.err != nil && !finite(sr.loss):
-		r.Status, r.Err = Failed, sr.err
-		return
-	case !sr.converged:
-		r.Status = NotConverged
-		r.Reason = sr.reason
-		if r.Reason == "" {
-			r.Reason = fmt.Sprintf("the optimiser stopped (%s)", sr.status)
-			if sr.err != nil {
-				r.Reason += ": " + sr.err.Error()
-			}
-		}
-		r.Err = fmt.Errorf("%w: %s", ErrNotConverged, r.Reason)
-	default:
-		r.Status = Converged
-	}
-	if sr.hess != nil {
-		r.StdErr = rn.stdErrs(sr.x, sr.hess)
-	}
-}
-
-// stdErrs is the covariance's diagonal at x (H the loss's Hessian there,
-// in scaled coordinates).
-func (rn *runner) stdErrs(x []float64, h *mat.SymDense) []float64 {
-	sc := rn.master.scale
-	out := rn.stdErrsScaled(x, h)
-	for i := range out {
-		out[i] *= sc[i]
-	}
-	return out
-}
-
-// stdErrsScaled is stdErrs in scaled coordinates.
-func (rn *runner) stdErrsScaled(x []float64, h *mat.SymDense) []float64 {
-	n := len(x)
-	out := nanSlice(n)
-	var chol mat.Cholesky
-	if !chol.Factorize(h) {
-		return out
-	}
-	var cov mat.SymDense
-	if err := chol.InverseTo(&cov); err != nil {
-		return out
-	}
-	if rn.o.Loss.Kind == graph.LossSSE {
-		meat, err := rn.sseMeat(x)
-		if err != nil {
-			return out
-		}
-		var t, c mat.Dense
-		t.Mul(&cov, meat)
-		c.Mul(&t, &cov)
-		for i := range out {
-			if v := c.At(i, i); v >= 0 {
-				out[i] = math.Sqrt(v)
-			}
-		}
-		return out
-	}
-	for i := range out {
-		if v := cov.At(i, i); v >= 0 {
-			out[i] = math.Sqrt(v)
-		}
-	}
-	return out
-}
-
-// sseMeat is the variance of the squared residuals' gradient by the
-// scaled coordinates y: Σ_i 4w_i²·φV_i·∇I_i∇I_iᵀ over the fitted pixels,
-// with each pixel's variance taken as φ·V_i (V_i = μ_i + σ_read², φ the
-// dispersion the residuals give; the Jacobian by central differences of
-// forward images, steps 1e-3 of each scale), plus the restraints'
-// (unit/σ)² on the diagonal.
-func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
-	o, l := rn.o, &rn.o.Loss
-	n := len(x)
-	img := func(x []float64) ([]float64, error) {
-		m, err := o.At(x)
-		if err != nil {
-			return nil, err
-		}
-		s, err := graph.New(m)
-		if err != nil {
-			return nil, err
-		}
-		return s.Image()
-	}
-	at, err := img(x)
-	if err != nil {
-		return nil, err
-	}
-	// The fitted pixels, their weights and model counts μ (with the
-	// background).
-	var pix []int
-	var wts, mu []float64
-	for i := range at {
-		if l.Weights == nil || l.Weights[i] != 0 {
-			w, m := 1.0, at[i]
-			if l.Weights != nil {
-				w = l.Weights[i]
-			}
-			if l.Background != nil {
-				m += l.Background[i]
-			}
-			pix, wts, mu = append(pix, i), append(wts, w), append(mu, m)
-		}
-	}
-	// The dispersion φ = Σ w·r²/Σ w·V, V = μ + σ_read²: the pixels'
-	// variances are taken as φ·V (quasi-Poisson), which the squared
-	// residuals estimate with far less noise than each r² alone.
-	var rss, vs float64
-	for k, i := range pix {
-		r := mu[k] - l.Observed[i]
-		rss += wts[k] * r * r
-		vs += wts[k] * (mu[k] + l.ReadNoise*l.ReadNoise)
-	}
-	phi := rss / vs
-	jac := mat.NewDense(len(pix), n, nil)
-	for j := 0; j < n; j++ {
-		step := 1e-3 * rn.master.scale[j]
-		xp := append([]float64(nil), x...)
-		xm := append([]float64(nil), x...)
-		xp[j] += step
-		xm[j] -= step
-		ip, err1 := img(xp)
-		im, err2 := img(xm)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, err
-		}
-		for k, i := range pix {
-			sd := math.Sqrt(phi * (mu[k] + l.ReadNoise*l.ReadNoise))
-			jac.Set(k, j, 2*wts[k]*sd*(ip[i]-im[i])/2e-3) // by y_j: (step = 1e-3·scale)
-		}
-	}
-	var meat mat.Dense
-	meat.Mul(jac.T(), jac)
-	for name, rs := range rn.s.Restraints {
-		if i := indexOf(o.Names, name); i >= 0 {
-			sc := rn.master.scale[i]
-			meat.Set(i, i, meat.At(i, i)+rn.unit*rn.unit*sc*sc/(rs.Sigma*rs.Sigma))
-		}
-	}
-	return &meat, nil
-}
-
-// describe lists names=values.
-func describe(names []string, x []float64) string {
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(&b, "%s=%.8g", n, x[i])
-	}
-	return b.String()
-}
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func contains(s []string, v string) bool { return indexOf(s, v) >= 0 }
-
-func indexOf(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
-}
-
-func norm(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s)
-}
-
-func nanSlice(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = math.NaN()
-	}
-	return s
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -232,7 +232,7 @@ func TestBoundsAndRestraints(t *testing.T) {
 	if r.Status != Converged || math.Abs(r.X[0]-64.1) > 0.002 || math.Abs(r.StdErr[0]-0.002) > 0.0003 {
 		t.Errorf("restrained fit: %s, a = %g ± %g", r.Status, r.X[0], r.StdErr[0])
 	}
-	if _, err := newSpace([]string{"a"}, []float64{64}, map[string]Bound{"a": {65, 66}}); err == nil {
+	if _, err := newSpace([]string{"a"}, []string{"a"}, []float64{64}, []Bound{{65, 66}}); err == nil {
 		t.Error("a start outside its bound was accepted")
 	}
 }
@@ -243,7 +243,7 @@ func TestBoundsAndRestraints(t *testing.T) {
 func TestSpace(t *testing.T) {
 	names := []string{"a", "alpha", "xbeam", "fluence", "Na", "mosaic_spread", "polar"}
 	x0 := []float64{64, 81, 12.8, 1e29, 6, 0, 0}
-	sp, err := newSpace(names, x0, map[string]Bound{"polar": {-1, 1}})
+	sp, err := newSpace(names, names, x0, resolveBounds(names, x0, map[string]Bound{"polar": {-1, 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}

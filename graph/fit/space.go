@@ -59,7 +59,9 @@ func logScaled(name string) bool { return name == "fluence" || name == "default_
 // bounds, and near the start the variables are the rescaled coordinates
 // (x − x0)/scale that condition Å, degrees and millimetres alike.
 type space struct {
-	names       []string
+	names       []string // for messages (per-image ones carry their image)
+	base        []string // the parameters' own names
+	bounds      []Bound
 	x0, lo, hi  []float64 // lo, hi: of ln x for log-scaled parameters
 	log         []bool
 	u0, kappa   []float64
@@ -68,22 +70,33 @@ type space struct {
 	startNudged []bool // the start sat on a bound and was moved inside
 }
 
-// newSpace builds the map for parameters names starting at x0 within
-// bounds (missing names take DefaultBound).
-func newSpace(names []string, x0 []float64, bounds map[string]Bound) (*space, error) {
-	n := len(names)
-	sp := &space{names: names, x0: append([]float64(nil), x0...), lo: make([]float64, n), hi: make([]float64, n),
-		log: make([]bool, n), u0: make([]float64, n), kappa: make([]float64, n), scale: make([]float64, n),
-		unbounded: make([]bool, n), startNudged: make([]bool, n)}
-	for i, name := range names {
-		b, ok := bounds[name]
+// resolveBounds returns each parameter's bound: the user's by name, or
+// DefaultBound at its start.
+func resolveBounds(base []string, x0 []float64, user map[string]Bound) []Bound {
+	out := make([]Bound, len(base))
+	for i, name := range base {
+		b, ok := user[name]
 		if !ok {
 			b = DefaultBound(name, x0[i])
 		}
+		out[i] = b
+	}
+	return out
+}
+
+// newSpace builds the map for parameters starting at x0 within bounds
+// (names for messages, base the parameters' own names).
+func newSpace(names, base []string, x0 []float64, bounds []Bound) (*space, error) {
+	n := len(names)
+	sp := &space{names: names, base: base, bounds: bounds, x0: append([]float64(nil), x0...), lo: make([]float64, n), hi: make([]float64, n),
+		log: make([]bool, n), u0: make([]float64, n), kappa: make([]float64, n), scale: make([]float64, n),
+		unbounded: make([]bool, n), startNudged: make([]bool, n)}
+	for i, name := range names {
+		b := bounds[i]
 		if !(b.Lo < b.Hi) || math.IsNaN(b.Lo) || math.IsNaN(b.Hi) {
 			return nil, fmt.Errorf("bound of %s: %g:%g is empty", name, b.Lo, b.Hi)
 		}
-		sp.scale[i] = Scale(name, x0[i])
+		sp.scale[i] = Scale(base[i], x0[i])
 		if !(sp.scale[i] > 0) || math.IsInf(sp.scale[i], 0) {
 			sp.scale[i] = 1
 		}
@@ -98,7 +111,7 @@ func newSpace(names []string, x0 []float64, bounds map[string]Bound) (*space, er
 			return nil, fmt.Errorf("%s starts at %g, outside its bound %g:%g", name, x0[i], b.Lo, b.Hi)
 		}
 		lo, hi, x, s := b.Lo, b.Hi, x0[i], sp.scale[i]
-		if logScaled(name) {
+		if logScaled(base[i]) {
 			if !(lo > 0) {
 				return nil, fmt.Errorf("bound of %s: %g:%g: a scale's bound must be positive", name, b.Lo, b.Hi)
 			}
@@ -137,9 +150,11 @@ func (sp *space) x(i int, z float64) float64 {
 	t := logistic(sp.u0[i] + sp.kappa[i]*z)
 	v := sp.lo[i] + (sp.hi[i]-sp.lo[i])*t
 	if sp.log[i] {
-		return math.Exp(v)
+		v = math.Exp(v)
 	}
-	return v
+	// Within the bound as given, whatever the rounding of the logarithms.
+	b := sp.bounds[i]
+	return math.Max(b.Lo, math.Min(b.Hi, v))
 }
 
 // Jac is dx/dz at z (the map is diagonal).
@@ -177,15 +192,7 @@ func (sp *space) Z(x []float64) []float64 {
 }
 
 // Bound returns parameter i's bound in its unit.
-func (sp *space) Bound(i int) Bound {
-	if sp.unbounded[i] {
-		return Bound{math.Inf(-1), math.Inf(1)}
-	}
-	if sp.log[i] {
-		return Bound{math.Exp(sp.lo[i]), math.Exp(sp.hi[i])}
-	}
-	return Bound{sp.lo[i], sp.hi[i]}
-}
+func (sp *space) Bound(i int) Bound { return sp.bounds[i] }
 
 func logistic(u float64) float64 {
 	if u >= 0 {
