@@ -61,7 +61,7 @@ type Program struct {
 	names  []string
 	tables [4]*G.Node // structure factors, sources, mosaic domains, mask
 	image  *G.Node
-	side   *physics.Side // filled by each forward run
+	side   *physics.Side              // filled by each forward run
 	grads  map[lossKey][]*gradProgram // idle gradient programs
 	mu     sync.Mutex                 // the forward machine, and grads
 }
