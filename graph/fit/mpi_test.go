@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/gobragg/gobragg/graph/fit/mpi"
 )
@@ -74,4 +76,47 @@ func TestMPI(t *testing.T) {
 		}
 	}
 	t.Logf("2 ranks: %s, loss %.12g, %d parameters agree with one process", got.Status, got.Loss, len(want.X))
+}
+
+// BenchmarkStills50MPI fits BenchmarkStills50's stills under mpirun with
+// two ranks (one thread each: GOMAXPROCS=1, the machine's two vCPUs
+// between them) and reports rank 0's wall time of the fit, as
+// BenchmarkStills50 reports one process's.
+func BenchmarkStills50MPI(b *testing.B) {
+	if out := os.Getenv("GOBRAGG_MPI_BENCH"); out != "" {
+		c, err := mpi.Init()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mpi.Finalize()
+		p, truths := stillsBench(b, 50, "1e29")
+		t0 := time.Now()
+		r := RunProblem(p, Settings{Comm: c})
+		wall := time.Since(t0)
+		if c.Rank() == 0 {
+			reportStills(b, r, p, truths, wall)
+			os.WriteFile(out, []byte(strconv.FormatFloat(wall.Seconds(), 'g', -1, 64)), 0o644)
+		}
+		return
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		b.Skip("no mpirun")
+	}
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(b.TempDir(), "wall")
+		cmd := exec.Command(mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "-x", "GOMAXPROCS=1",
+			"-x", "GOBRAGG_MPI_BENCH="+out, os.Args[0], "-test.run", "^$", "-test.bench", "^BenchmarkStills50MPI$", "-test.benchtime", "1x")
+		b2, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("mpirun: %v\n%s", err, b2)
+		}
+		b.Logf("%s", b2)
+		w, err := os.ReadFile(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, _ := strconv.ParseFloat(string(w), 64)
+		b.ReportMetric(s, "s/fit")
+	}
 }

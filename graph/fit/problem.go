@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/graph/fit/spots"
@@ -179,50 +177,24 @@ type imageResult struct {
 	err error
 }
 
-// evalLocal evaluates the images for which xs[k] is not nil (each at its
-// local vector), those this rank owns, several at once.
-func (s *set) evalLocal(xs [][]float64) []imageResult {
-	out := make([]imageResult, len(s.objs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for k, x := range xs {
-		if x == nil || !owns(s.comm, k) {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(k int, x []float64) {
-			defer func() { <-sem; wg.Done() }()
-			f, g, err := s.objs[k].Gradient(x)
-			if err == nil && !finite(f) {
-				err = fmt.Errorf("the loss is not finite (%g)", f)
-			}
-			out[k] = imageResult{f, g, err}
-		}(k, x)
-	}
-	wg.Wait()
-	return out
-}
-
 // evalImages evaluates image k at its local vector xs[k] (nil: not at
 // all) on whichever rank owns it and returns every requested image's
 // loss and local gradient on every rank. An image that failed has a NaN
-// loss and its error (the error's text only on the rank that owns it).
+// loss and an error.
 func (s *set) evalImages(xs [][]float64) ([]imageResult, error) {
-	local := s.evalLocal(xs)
 	width := 1 + len(s.shared) + len(s.per)
-	blocks, err := gatherImages(s.comm, len(s.objs), width, func(k int) []float64 {
+	blocks, errs, err := gatherImages(s.comm, len(s.objs), width, func(k int) ([]float64, error) {
 		if xs[k] == nil {
-			return nil
+			return make([]float64, width), nil
 		}
-		r := local[k]
-		b := make([]float64, width)
-		b[0] = math.NaN()
-		if r.err == nil {
-			b[0] = r.f
-			copy(b[1:], r.g)
+		f, g, err := s.objs[k].Gradient(xs[k])
+		if err == nil && !finite(f) {
+			err = fmt.Errorf("the loss is not finite (%g)", f)
 		}
-		return b
+		if err != nil {
+			return nil, err
+		}
+		return append([]float64{f}, g...), nil
 	})
 	if err != nil {
 		return nil, err
@@ -234,10 +206,7 @@ func (s *set) evalImages(xs [][]float64) ([]imageResult, error) {
 		}
 		out[k] = imageResult{f: b[0], g: b[1:]}
 		if math.IsNaN(b[0]) {
-			out[k].err = local[k].err
-			if out[k].err == nil {
-				out[k].err = errors.New("its loss is not finite or its model not valid (on another rank)")
-			}
+			out[k].err = blockErr(len(s.objs), k, errs)
 		}
 	}
 	return out, nil
@@ -259,7 +228,7 @@ func (s *set) eval(x []float64) (float64, []float64, error) {
 	g := make([]float64, s.n())
 	for k, r := range res {
 		if r.err != nil {
-			return math.NaN(), nil, imageErr(len(s.objs), k, r.err)
+			return math.NaN(), nil, r.err
 		}
 		f += r.f
 		for j := 0; j < ns; j++ {

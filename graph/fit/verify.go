@@ -116,28 +116,25 @@ func (rn *runner) verify(sr *startResult) {
 // checkSpots is the spot check of the models at x, over every image's
 // boxes (each image judged on the rank that owns it).
 func (rn *runner) checkSpots(x []float64) (SpotCheck, error) {
-	var errs []error
-	blocks, err := gatherImages(rn.s.Comm, len(rn.all.objs), 2, func(k int) []float64 {
+	K := len(rn.all.objs)
+	blocks, errs, err := gatherImages(rn.s.Comm, K, 2, func(k int) ([]float64, error) {
 		if len(rn.boxes[k]) == 0 {
-			return []float64{0, 0}
+			return []float64{0, 0}, nil
 		}
 		m, err := rn.all.objs[k].At(rn.all.local(x, k))
 		if err != nil {
-			errs = append(errs, imageErr(len(rn.all.objs), k, err))
-			return nil
+			return nil, err
 		}
 		s, err := graph.New(m)
 		if err != nil {
-			errs = append(errs, err)
-			return nil
+			return nil, err
 		}
 		img, err := s.Image()
 		if err != nil {
-			errs = append(errs, err)
-			return nil
+			return nil, err
 		}
 		c := checkSpots(&rn.all.objs[k].Loss, img, m.Detector.FPixels, rn.boxes[k])
-		return []float64{float64(c.Boxes), float64(c.Unexplained)}
+		return []float64{float64(c.Boxes), float64(c.Unexplained)}, nil
 	})
 	if err != nil {
 		return SpotCheck{}, err
@@ -145,10 +142,7 @@ func (rn *runner) checkSpots(x []float64) (SpotCheck, error) {
 	var c SpotCheck
 	for k, b := range blocks {
 		if math.IsNaN(b[0]) {
-			if e := errors.Join(errs...); e != nil {
-				return SpotCheck{}, e
-			}
-			return SpotCheck{}, imageErr(len(blocks), k, errors.New("the spot check failed (on another rank)"))
+			return SpotCheck{}, fmt.Errorf("the spot check: %w", blockErr(K, k, errs))
 		}
 		c.Boxes += int(b[0])
 		c.Unexplained += int(b[1])
@@ -217,8 +211,7 @@ func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 		// Image k's own columns, on the rank that owns it: by its local
 		// vector (shared values, then its own), restraints added below.
 		width := np * (ns + np)
-		var errs []error
-		blocks, err := gatherImages(s.comm, K, width, func(k int) []float64 {
+		blocks, errs, err := gatherImages(s.comm, K, width, func(k int) ([]float64, error) {
 			xl := s.local(x, k)
 			out := make([]float64, 0, width)
 			for jj := 0; jj < np; jj++ {
@@ -232,14 +225,13 @@ func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 				_, gp, err1 := s.objs[k].Gradient(xp)
 				_, gm, err2 := s.objs[k].Gradient(xm)
 				if err := errors.Join(err1, err2); err != nil {
-					errs = append(errs, imageErr(K, k, err))
-					return nil
+					return nil, err
 				}
 				for i := range gp {
 					out = append(out, (gp[i]-gm[i])/(2*step))
 				}
 			}
-			return out
+			return out, nil
 		})
 		if err != nil {
 			return nil, err
@@ -247,10 +239,7 @@ func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 		st.rn.result.Evaluations += 2 * np
 		for k, b := range blocks {
 			if math.IsNaN(b[0]) {
-				if e := errors.Join(errs...); e != nil {
-					return nil, fmt.Errorf("the Hessian: %w", e)
-				}
-				return nil, fmt.Errorf("the Hessian: %w", imageErr(K, k, errors.New("an evaluation failed (on another rank)")))
+				return nil, fmt.Errorf("the Hessian: %w", blockErr(K, k, errs))
 			}
 			for jj := 0; jj < np; jj++ {
 				gj := ns + k*np + jj
@@ -409,13 +398,11 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 		pix       []int
 	}
 	px := make([]*pixels, K)
-	var errs []error
-	sums, err := gatherImages(s.comm, K, 2, func(k int) []float64 {
+	sums, errs, err := gatherImages(s.comm, K, 2, func(k int) ([]float64, error) {
 		l := &s.objs[k].Loss
 		at, err := img(k, s.local(x, k))
 		if err != nil {
-			errs = append(errs, imageErr(K, k, err))
-			return nil
+			return nil, err
 		}
 		p := &pixels{at: at}
 		var rss, vs float64
@@ -436,15 +423,15 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 			vs += w * (m + l.ReadNoise*l.ReadNoise)
 		}
 		px[k] = p
-		return []float64{rss, vs}
+		return []float64{rss, vs}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	var rss, vs float64
-	for _, b := range sums {
+	for k, b := range sums {
 		if math.IsNaN(b[0]) {
-			return nil, errors.Join(append(errs, errors.New("an image failed"))...)
+			return nil, blockErr(K, k, errs)
 		}
 		rss += b[0]
 		vs += b[1]
@@ -452,7 +439,7 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 	phi := rss / vs
 	// Then each image's meat over its local vector.
 	w := ns + np
-	meats, err := gatherImages(s.comm, K, w*w, func(k int) []float64 {
+	meats, errs, err := gatherImages(s.comm, K, w*w, func(k int) ([]float64, error) {
 		l := &s.objs[k].Loss
 		p := px[k]
 		xl := s.local(x, k)
@@ -470,8 +457,7 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 			ip, err1 := img(k, xp)
 			im, err2 := img(k, xm)
 			if err := errors.Join(err1, err2); err != nil {
-				errs = append(errs, imageErr(K, k, err))
-				return nil
+				return nil, err
 			}
 			for q, i := range p.pix {
 				sd := math.Sqrt(phi * (p.mu[q] + l.ReadNoise*l.ReadNoise))
@@ -480,7 +466,7 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 		}
 		var m mat.Dense
 		m.Mul(jac.T(), jac)
-		return m.RawMatrix().Data
+		return m.RawMatrix().Data, nil
 	})
 	if err != nil {
 		return nil, err
@@ -488,7 +474,7 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 	meat := mat.NewDense(n, n, nil)
 	for k, b := range meats {
 		if math.IsNaN(b[0]) {
-			return nil, errors.Join(append(errs, errors.New("an image failed"))...)
+			return nil, blockErr(K, k, errs)
 		}
 		glob := func(j int) int {
 			if j < ns {
