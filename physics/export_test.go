@@ -8,7 +8,24 @@ func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general flo
 	if !k.simple {
 		return false, 0, general
 	}
-	return true, k.pixelSimple(f, s, nil), general
+	rb := k.newRowBuf()
+	k.lanesRow(s, nil, f, 1, rb)
+	v := rb.v[0]
+	if c.Thick {
+		var om float64
+		v = k.laneValue(s, f, 0, rb, &om)
+	}
+	return true, v, general
+}
+
+// SetVectorLanes selects the lane kernels by name and returns a function
+// that restores the previous choice.
+func SetVectorLanes(t interface{ Fatal(...any) }, name string) func() {
+	old := VectorLanes()
+	if err := UseVectorLanes(name); err != nil {
+		t.Fatal(err)
+	}
+	return func() { UseVectorLanes(old) }
 }
 
 // LossGradientGeneral is LossGradient through the general loops only.
@@ -16,4 +33,11 @@ func LossGradientGeneral(c *Config, in *Inputs, l *PixelLoss, out []float64) flo
 	generalOnly = true
 	defer func() { generalOnly = false }()
 	return LossGradient(c, in, l, out)
+}
+
+// RenderGeneral is Render through the general loops only.
+func RenderGeneral[T float32 | float64](c *Config, in *Inputs, out []T) float64 {
+	generalOnly = true
+	defer func() { generalOnly = false }()
+	return RenderSolidAngle(c, in, out)
 }

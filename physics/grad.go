@@ -260,9 +260,7 @@ func (k *kernel) omegaBack(g *geo, wbar float64, acc []float64) (rbar float64) {
 // capture is the fraction of photons along direction d absorbed in sensor
 // layer t (as kernel.pixel computes it).
 func (k *kernel) capture(g *geo) float64 {
-	par := dot(g.d, k.od)
-	t := float64(g.t)
-	return math.Exp(-t*k.thickStep*k.mu/par) - math.Exp(-(t+1)*k.thickStep*k.mu/par)
+	return k.captureFrac(g.t, dot(g.d, k.od))
 }
 
 // captureBack adds the gradient of capture(g) (adjoint cbar) to acc and

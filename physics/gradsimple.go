@@ -222,21 +222,9 @@ type termSums struct {
 
 // orientIncidence sets what termsGrad reads besides the terms:
 // k.oincBySource, per source and orientation (o_i·inc)/λ for its a, b, c
-// vectors o_i, k.perDef and k.hklSmall.
+// vectors o_i, and k.perDef.
 func (k *kernel) orientIncidence() {
 	k.perDef = k.c.HasHKL || k.ibg != 0
-	// |q| ≤ (1 + |inc|)/λ: the bound on |h|, |k|, |l| below which
-	// termsGrad need not check them one by one.
-	var qmax, omax float64
-	for _, sr := range k.src {
-		qmax = max(qmax, (1+math.Sqrt(dot(sr.inc, sr.inc)))*sr.invLambda)
-	}
-	for _, o := range k.orient {
-		for i := range o {
-			omax = max(omax, math.Sqrt(dot(o[i], o[i])))
-		}
-	}
-	k.hklSmall = qmax*omax < 1<<50
 	k.oincBySource = make([][][3]float64, len(k.src))
 	for si := range k.src {
 		sr := &k.src[si]

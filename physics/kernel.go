@@ -168,33 +168,13 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 	}
 	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
 	firstEval := make([]int, c.SPixels)
-	parallelRows(c.SPixels, func(s int) {
-		firstOOR[s] = -1
-		row := out[s*c.FPixels : (s+1)*c.FPixels]
-		// The row's ω sum in a local: neighbouring rows' sums share cache
-		// lines, and writing them per pixel from several threads would
-		// bounce those lines between cores.
-		var om float64
-		defer func() { omegaRows[s] = om }()
-		if k.single && mode == interpNone {
-			rowSingle(k, s, in.Mask, row, &om)
-			return
+	lanes := k.simple && mode == interpNone
+	parallelWorkers(c.SPixels, func() func(int) {
+		var rb *rowBuf
+		if lanes {
+			rb = k.newRowBuf()
 		}
-		for f := range row {
-			row[f] = 0
-			if !c.Rendered(f, s, in.Mask) {
-				continue
-			}
-			if k.simple && mode == interpNone {
-				row[f] = T(k.pixelSimple(f, s, &om))
-			} else {
-				v, e := k.pixel(f, s, mode, 0, &om)
-				row[f] = T(v)
-				if e >= 0 && firstOOR[s] < 0 {
-					firstOOR[s], firstEval[s] = f, e
-				}
-			}
-		}
+		return func(s int) { renderRow(k, s, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb) }
 	})
 	solid := k.solidAngle(omegaRows)
 	if mode != interpOn {
@@ -215,6 +195,36 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 		}
 	})
 	return solid
+}
+
+// renderRow renders row s of out for RenderSolidAngle (by the lane
+// kernels when rb is not nil).
+func renderRow[T float32 | float64](k *kernel, s int, mode interpMode, mask []float64, out []T, omegaRows []float64, firstOOR, firstEval []int, rb *rowBuf) {
+	c := k.c
+	firstOOR[s] = -1
+	row := out[s*c.FPixels : (s+1)*c.FPixels]
+	// The row's ω sum in a local: neighbouring rows' sums share cache
+	// lines, and writing them per pixel from several threads would
+	// bounce those lines between cores.
+	var om float64
+	defer func() { omegaRows[s] = om }()
+	if rb != nil {
+		rowLanes(k, s, mask, row, &om, rb)
+		return
+	}
+	{
+		for f := range row {
+			row[f] = 0
+			if !c.Rendered(f, s, mask) {
+				continue
+			}
+			v, e := k.pixel(f, s, mode, 0, &om)
+			row[f] = T(v)
+			if e >= 0 && firstOOR[s] < 0 {
+				firstOOR[s], firstEval[s] = f, e
+			}
+		}
+	}
 }
 
 // InterpolationCutoff returns the first rendered pixel (scan order) at
@@ -348,7 +358,10 @@ type kernel struct {
 	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
 	oincBySource         [][][3]float64        // per source and orientation: (o_i·inc)/λ (orientIncidence)
 	perDef               bool                  // termsGrad sums ∂S/∂F (orientIncidence)
-	hklSmall             bool                  // every |h|, |k|, |l| < 2⁵⁰ (orientIncidence)
+	hklSmall             bool                  // every |h|, |k|, |l| < 2⁵⁰
+	tier                 laneTier              // the lane kernels to run (dispatch.go)
+	lr                   *laneReps             // what the lane kernels read (lanes_reps.go)
+	fhklBits             []uint64              // fhkl's bit patterns
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -448,6 +461,25 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			}
 		}
 	}
+	// |q| ≤ (1 + |inc|)/λ: the bound on |h|, |k|, |l| below which the
+	// lane kernels (no check per term) may reduce them by the nearest
+	// integer; beyond (no physical input) the general loops take over.
+	var qmax, omax float64
+	for _, sr := range k.src {
+		qmax = max(qmax, (1+math.Sqrt(dot(sr.inc, sr.inc)))*sr.invLambda)
+	}
+	for _, o := range k.orient {
+		for i := range o {
+			omax = max(omax, math.Sqrt(dot(o[i], o[i])))
+		}
+	}
+	k.hklSmall = qmax*omax < 1<<50
+	if !k.hklSmall || len(k.orient) > maxRepOrient {
+		k.simple, k.single = false, false
+	}
+	k.lr = k.newLaneReps(k.simple)
+	k.fhklBits = bitsOf(k.fhkl)
+	k.tier = currentTier()
 	return k
 }
 
@@ -467,9 +499,9 @@ func (k *kernel) position(f, s, subF, subS, t int) [3]float64 {
 // (fdet, sdet) and depth odet. (Three scalars rather than an array: Go
 // keeps them in registers, where an array goes through memory.)
 func (k *kernel) flat(fdet, sdet, odet float64) (x, y, z float64) {
-	return fdet*k.fd[0] + sdet*k.sd[0] + odet*k.od[0] + k.pix0[0],
-		fdet*k.fd[1] + sdet*k.sd[1] + odet*k.od[1] + k.pix0[1],
-		fdet*k.fd[2] + sdet*k.sd[2] + odet*k.od[2] + k.pix0[2]
+	return flatAxis(fdet, k.fd[0], sdet*k.sd[0], odet*k.od[0], k.pix0[0]),
+		flatAxis(fdet, k.fd[1], sdet*k.sd[1], odet*k.od[1], k.pix0[1]),
+		flatAxis(fdet, k.fd[2], sdet*k.sd[2], odet*k.od[2], k.pix0[2])
 }
 
 // bend moves a flat position onto the curved detector as the reference
@@ -487,10 +519,13 @@ func (k *kernel) bend(pos [3]float64) [3]float64 {
 // omega is the solid angle of a sub-pixel at distance r = 1/invR:
 // (pixel/R)²·cosine of the obliquity, or 1/R² for point pixels.
 func (k *kernel) omega(invR float64) float64 {
-	if k.c.PointPixel {
-		return invR * invR
-	}
-	return k.omegaNum * (invR * invR * invR)
+	return omegaLanes(invR, k.omegaNum, k.c.PointPixel)
+}
+
+// captureFrac is the fraction of the photons along a direction whose
+// cosine with the detector normal is par absorbed in sensor layer t.
+func (k *kernel) captureFrac(t int, par float64) float64 {
+	return math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
 }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
@@ -534,8 +569,7 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 				}
 				if capture == 0 || c.OversampleThick {
 					// Fraction absorbed in layer t along the oblique path.
-					par := dx*k.od[0] + dy*k.od[1] + dz*k.od[2]
-					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
+					capture = k.captureFrac(t, dx*k.od[0]+dy*k.od[1]+dz*k.od[2])
 				}
 				for si := range k.src {
 					sr := &k.src[si]
@@ -653,111 +687,10 @@ func (k *kernel) squareWhole(h, kk, l float64) float64 {
 	return sincg3(h, kk, l, n)
 }
 
-// sincg3 is sincg(h, n)·sincg(k, n)·sincg(l, n) for whole 1 < n ≤
-// maxChebyshevN and |h|, |k|, |l| < 2⁵¹ (which callers check: beyond,
-// the Chebyshev form is not used). The three Chebyshev forms are evaluated
-// side by side so that their chains of dependent operations overlap.
+// sincg3 is sincg3Lanes on one lane: sincg(h, n)·sincg(k, n)·sincg(l, n)
+// for whole 1 < n ≤ maxChebyshevN and |h|, |k|, |l| < 2⁵¹.
 func sincg3(h, kk, l float64, n int) float64 {
-	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
-	ch := cosPiReduced(h - (th - roundMagic))
-	ck := cosPiReduced(kk - (tk - roundMagic))
-	cl := cosPiReduced(l - (tl - roundMagic))
-	ch = math.Float64frombits(math.Float64bits(ch) ^ math.Float64bits(th)<<63)
-	ck = math.Float64frombits(math.Float64bits(ck) ^ math.Float64bits(tk)<<63)
-	cl = math.Float64frombits(math.Float64bits(cl) ^ math.Float64bits(tl)<<63)
-	// U_0 = 1, U_1 = 2c, U_{j+1} = 2c·U_j − U_{j−1}, for the three at once.
-	ch, ck, cl = 2*ch, 2*ck, 2*cl
-	h0, k0, l0 := 1.0, 1.0, 1.0
-	h1, k1, l1 := ch, ck, cl
-	for j := 2; j < n; j++ {
-		h0, h1 = h1, ch*h1-h0
-		k0, k1 = k1, ck*k1-k0
-		l0, l1 = l1, cl*l1-l0
-	}
-	return h1 * k1 * l1
-}
-
-// pixelSimple is pixel for the common structure: a flat detector, no
-// -oversample_* flags, no resolution cut, the parallelepiped with one
-// whole N ≤ maxChebyshevN, nearest-reflection lookup. It does the same
-// arithmetic in the same order (TestPixelSimple checks the bits), without
-// the branches that structure leaves idle.
-func (k *kernel) pixelSimple(fpix, spix int, omegaSum *float64) float64 {
-	c := k.c
-	sum := k.ibg
-	var omega, polar, capture float64
-	if c.NoPolar {
-		polar = 1
-	}
-	os := c.Oversample
-	for t := 0; t < c.ThickSteps; t++ {
-		capture = 0
-		if !c.Thick {
-			capture = 1
-		}
-		odet := float64(t) * k.thickStep
-		for subS := 0; subS < os; subS++ {
-			sdet := k.sub*float64(spix*os+subS) + k.sub/2
-			for subF := 0; subF < os; subF++ {
-				x, y, z := k.flat(k.sub*float64(fpix*os+subF)+k.sub/2, sdet, odet)
-				invR := 1 / math.Sqrt(x*x+y*y+z*z)
-				dx, dy, dz := x*invR, y*invR, z*invR
-				if omega == 0 {
-					omega = k.omega(invR)
-				}
-				if capture == 0 {
-					par := dx*k.od[0] + dy*k.od[1] + dz*k.od[2]
-					capture = math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
-				}
-				sum = k.termsSimple(sum, dx, dy, dz, &polar)
-			}
-		}
-	}
-	if omegaSum != nil {
-		*omegaSum += k.omegaTerms(omega, omega)
-	}
-	return k.scale * sum * capture * polar * omega
-}
-
-// termsSimple adds the terms of one sub-pixel with diffracted direction d
-// to sum for pixelSimple's structures and returns it, setting *polar
-// from the first source while it is 0.
-func (k *kernel) termsSimple(sum, dx, dy, dz float64, polar *float64) float64 {
-	c := k.c
-	n := k.nn[0]
-	for si := range k.src {
-		sr := &k.src[si]
-		qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-		if *polar == 0 {
-			if k.kahn == 0 {
-				c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
-				*polar = 0.5 * (1 + c2*c2)
-			} else {
-				*polar = polarization(k.kahn, sr, [3]float64{dx, dy, dz})
-			}
-		}
-		for oi := range k.orient {
-			o := &k.orient[oi]
-			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-			var fl float64
-			if math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51 {
-				fl = sincg3(h, kk, l, n)
-			} else {
-				fl = k.squareWhole(h, kk, l)
-			}
-			if fl == 0 && !c.Water {
-				continue
-			}
-			fc := k.defaultF
-			if c.HasHKL {
-				fc = k.cellF(h, kk, l)
-			}
-			sum += fc * fc * fl * fl
-		}
-	}
-	return sum
+	return sincg3Lanes(h, kk, l, n)
 }
 
 // rowChunk is the number of pixels whose geometry the row walks of the
@@ -801,35 +734,103 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 	return fs[:n], f
 }
 
-// rowSingle renders row spix for the structures pixelSimple covers with
-// one sub-pixel and one sensor layer without thickness: pixelSimple's
-// arithmetic in its order (TestPixelSimple checks the bits), with the
-// geometry of the rendered pixels computed ahead in chunks. It adds the ω
-// terms to omegaSum.
-func rowSingle[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64) {
+// rowLanes renders row spix for the structures kernel.simple covers with
+// the lane kernel the CPU runs (pixelsLanes: the general loop's
+// arithmetic in its order, TestPixelSimple checks the bits). It adds the
+// ω terms to omegaSum in pixel order.
+func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64, rb *rowBuf) {
 	c := k.c
 	clear(row)
 	if spix < c.ROISMin || spix > c.ROISMax {
 		return
 	}
-	var geo [rowChunk][4]float64
-	var idx [rowChunk]int
-	for f0 := max(c.ROIFMin, 0); f0 <= min(c.ROIFMax, len(row)-1); {
-		var fs []int
-		fs, f0 = chunkPixels(c, spix, f0, mask, nil, &idx, rowChunk)
-		k.chunkGeometry(spix, fs, &geo)
-		for p, f := range fs {
-			invR, dx, dy, dz := geo[p][0], geo[p][1], geo[p][2], geo[p][3]
-			omega := k.omega(invR)
-			polar := 0.0
-			if c.NoPolar {
-				polar = 1
+	f0, f1 := max(c.ROIFMin, 0), min(c.ROIFMax, c.FPixels-1)
+	var n int
+	if c.HasMask {
+		if rb.idx == nil {
+			rb.idx = make([]int, len(rb.f))
+		}
+		idx := rb.idx[:0]
+		for f := f0; f <= f1; f++ {
+			if mask[spix*c.FPixels+f] != 0 {
+				idx = append(idx, f)
 			}
-			sum := k.termsSimple(k.ibg, dx, dy, dz, &polar)
-			*omegaSum += k.omegaTerms(omega, omega)
-			row[f] = T(k.scale * sum * polar * omega) // capture is 1
+		}
+		n = len(idx)
+		k.lanesRow(spix, idx, 0, n, rb)
+	} else {
+		n = max(0, f1+1-f0)
+		k.lanesRow(spix, nil, f0, n, rb)
+	}
+	om := *omegaSum
+	if c.Thick {
+		for p := range n {
+			f := f0 + p
+			if c.HasMask {
+				f = rb.idx[p]
+			}
+			row[f] = T(k.laneValue(spix, f, p, rb, &om))
+		}
+	} else if c.HasMask {
+		for p, f := range rb.idx[:n] {
+			om += rb.w[p]
+			row[f] = T(rb.v[p])
+		}
+	} else {
+		v, w := rb.v[:n], rb.w[:n]
+		for p, x := range row[f0 : f0+n] {
+			_ = x
+			om += w[p]
+			row[f0+p] = T(v[p])
 		}
 	}
+	*omegaSum = om
+}
+
+// lanesRow runs the lane kernel on n pixels of row spix: idx, or the run
+// from f0 when idx is nil.
+func (k *kernel) lanesRow(spix int, idx []int, f0, n int, rb *rowBuf) {
+	if n == 0 {
+		return
+	}
+	c := k.c
+	os := c.Oversample
+	if idx != nil {
+		for p, f := range idx[:n] {
+			rb.f[p] = float64(f * os)
+		}
+	} else {
+		// Whole numbers: the sums are exact.
+		x, step := float64(f0*os), float64(os)
+		for p := range rb.f[:n] {
+			rb.f[p] = x
+			x += step
+		}
+	}
+	for p := n; p%maxLanes != 0; p++ {
+		rb.f[p] = rb.f[p-1]
+	}
+	for subS := range rb.sdet {
+		sdet := k.sub*float64(spix*os+subS) + k.sub/2
+		rb.sdet[subS] = repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
+	}
+	k.pixels(rb, n)
+}
+
+// laneValue is the value of pixel p (pixel f of row spix) of a row the
+// lane kernel ran on with a sensor thickness, as the general loop forms it
+// (scale·S·capture·P·ω), adding its ω terms to om. Where the capture
+// fraction at the last layer's first sub-pixel is 0 the general loop
+// takes it further: the pixel is computed again.
+func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
+	c := k.c
+	capture := k.captureFrac(c.ThickSteps-1, rb.par[p])
+	if capture == 0 {
+		v, _ := k.pixel(f, spix, interpNone, 0, om)
+		return v
+	}
+	*om += k.omegaTerms(rb.w[p], rb.w[p])
+	return rb.v[p] * capture * rb.polar[p] * rb.w[p]
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.
@@ -884,15 +885,12 @@ func sinc3(x float64) float64 {
 // cellF is the nearest-reflection structure factor: round half down, as the
 // reference's ceil(h−0.5); default_F outside the table.
 func (k *kernel) cellF(h, kk, l float64) float64 {
-	c := k.c
-	if !c.HasHKL {
+	if !k.c.HasHKL {
 		return k.defaultF
 	}
-	h0, k0, l0 := int(math.Ceil(h-0.5)), int(math.Ceil(kk-0.5)), int(math.Ceil(l-0.5))
-	if h0 < c.HMin || h0 > c.HMax || k0 < c.KMin || k0 > c.KMax || l0 < c.LMin || l0 > c.LMax {
-		return k.defaultF
-	}
-	return k.fhkl[(h0-c.HMin)*k.hStride+(k0-c.KMin)*k.kStride+(l0-c.LMin)]
+	var ia [1]int32
+	var fa [1]uint64
+	return cellFLanes(k.lr, k.fhklBits, &ia, &fa, h, kk, l)
 }
 
 // inInterpRange is the reference's test that the 4×4×4 neighbourhood of
@@ -1015,18 +1013,8 @@ func newSource(inc [3]float64, lambda float64, axis [3]float64) source {
 
 // polarization is Polarization for source sr (E and B computed once).
 func polarization(kahn float64, sr *source, d [3]float64) float64 {
-	c2 := dot(sr.inc, d)
-	c2sq := c2 * c2
-	cos2psi := 0.0
-	if kahn != 0 {
-		e, b := dot(d, sr.ein), dot(d, sr.bin)
-		if den := e*e + b*b; den > 0 {
-			cos2psi = (e*e - b*b) / den
-		} else {
-			cos2psi = 1 // ψ = −atan2(0, 0) = 0 in the reference
-		}
-	}
-	return 0.5 * (1 + c2sq - kahn*cos2psi*(1-c2sq))
+	s, kv := laneSrcOf(sr), repeat(kahn)
+	return polarizationLanes(kahn == 0, &kv, &s, d[0], d[1], d[2])
 }
 
 func cross(x, y [3]float64) [3]float64 {

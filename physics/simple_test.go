@@ -260,7 +260,7 @@ func inScratch(t *testing.T) string {
 }
 
 // kernelInputs returns the kernel's structure and inputs for a command line.
-func kernelInputs(t *testing.T, argv string) (physics.Config, *physics.Inputs) {
+func kernelInputs(t testing.TB, argv string) (physics.Config, *physics.Inputs) {
 	args, err := models.ParseArgs(strings.Fields(argv))
 	if err != nil {
 		t.Fatal(err)

@@ -46,26 +46,12 @@ func sinCosPiReduced(d float64) (s, c float64) {
 	return sinPiReduced(d), cosPiReduced(d)
 }
 
-// sinPiReduced and cosPiReduced evaluate the series in y = d² in four
-// independent pieces (Estrin's scheme), which shortens the chain of
-// dependent multiply-adds.
-func sinPiReduced(d float64) float64 {
-	y := d * d
-	y2 := y * y
-	y4 := y2 * y2
-	return d * (((sp1 + sp3*y) + (sp5+sp7*y)*y2) +
-		((sp9+sp11*y)+(sp13+sp15*y)*y2)*y4 +
-		((sp17+sp19*y)+sp21*y2)*(y4*y4))
-}
+// sinPiReduced and cosPiReduced are sinPiLanes and cosPiLanes on one
+// lane: the series in y = d² in four independent pieces (Estrin's
+// scheme), which shortens the chain of dependent multiply-adds.
+func sinPiReduced(d float64) float64 { return sinPiLanes(d) }
 
-func cosPiReduced(d float64) float64 {
-	y := d * d
-	y2 := y * y
-	y4 := y2 * y2
-	return ((cp0 + cp2*y) + (cp4+cp6*y)*y2) +
-		((cp8+cp10*y)+(cp12+cp14*y)*y2)*y4 +
-		((cp16+cp18*y)+cp20*y2)*(y4*y4)
-}
+func cosPiReduced(d float64) float64 { return cosPiLanes(d) }
 
 // roundMagic is 1.5·2⁵²: for |x| < 2⁵¹, x + roundMagic rounds x to the
 // nearest integer m (ties to even), held exactly with unit spacing, so

@@ -1,0 +1,10 @@
+//go:build !(goexperiment.simd && amd64)
+
+package physics
+
+// Without GOEXPERIMENT=simd (or off amd64) only the scalar lane kernels
+// exist.
+
+func supportedTiers() []laneTier { return []laneTier{tierScalar} }
+
+func (k *kernel) pixels(rb *rowBuf, n int) { k.pixelsLanes(rb, n) }

@@ -1,0 +1,970 @@
+// Package lanegen writes the physics package's lane kernels from their one
+// source, lanes.go.
+//
+// lanes.go is ordinary Go, written against a small lane vocabulary: the
+// vector type vf (lanes float64 values), its mask vm and bit pattern vu,
+// the constant lanes and a few functions (vbc, vload, …). lanes_scalar.go
+// declares that vocabulary with one lane, each operation the float64
+// operation itself; lanes_avx2.go declares it, with every name suffixed
+// (vfAVX2, vbcAVX2, …), over simd/archsimd's Float64x4, whose method names
+// (Add, Mul, Merge, …) the scalar type copies.
+//
+// Generate makes one copy of lanes.go per target (Targets): the scalar
+// kernel (lanes_gen.go, names as written) and the AVX2 kernel
+// (lanes_avx2_gen.go, every name that lanes.go declares and every name of
+// the vocabulary suffixed). In both, the calls of the functions marked
+// //lanegen:inline are replaced by their bodies: Go's inliner leaves
+// functions of this size as calls, and a call in a hot loop makes the
+// compiler spill every live vector around it. Names lanes.go uses without
+// declaring (the kernel's fields, scalar helpers) are left alone, so that
+// the copies share them.
+//
+// An inlined function must end in its only return statement; a call of
+// one may stand anywhere in an assignment, expression or return
+// statement, not in the condition or header of an if, for or switch (the
+// body is inserted before the statement that holds the call).
+package lanegen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"strings"
+)
+
+// Vocabulary lists the names of the lane vocabulary (lanes_scalar.go),
+// which the vector targets declare again with their suffix.
+var Vocabulary = []string{
+	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vloadBits", "vbits", "vfloat", "vint32",
+	"vxor", "vshl", "vany", "vzeroupper",
+}
+
+// Targets are the generated copies: file name, name suffix, build
+// constraint ("" for none).
+var Targets = []Target{
+	{File: "lanes_gen.go", Lanes: 1, Import: "math", Words: map[string]string{
+		"vf":         "float64",
+		"vm":         "bool",
+		"vu":         "uint64",
+		"lanes":      "1",
+		"vbc":        "$1",
+		"vk":         "float64($1)",
+		"vload":      "$1[0]",
+		"vloadSlice": "$1[0]",
+		"vrep":       "$1[0]",
+		"vloadBits":  "$1[0]",
+		"vbits":      "math.Float64bits($1)",
+		"vfloat":     "math.Float64frombits($1)",
+		"vint32":     "storeInt32($1, $2)",
+		"vxor":       "($1 ^ $2)",
+		"vshl":       "($1 << $2)",
+		"vany":       "$1",
+		"vzeroupper": "nop",
+	}, Methods: map[string]string{
+		"Add":          "($0 + $1)",
+		"Sub":          "($0 - $1)",
+		"Mul":          "($0 * $1)",
+		"Div":          "($0 / $1)",
+		"Sqrt":         "math.Sqrt($0)",
+		"Ceil":         "math.Ceil($0)",
+		"Equal":        "($0 == $1)",
+		"NotEqual":     "($0 != $1)",
+		"Less":         "($0 < $1)",
+		"LessEqual":    "($0 <= $1)",
+		"Greater":      "($0 > $1)",
+		"GreaterEqual": "($0 >= $1)",
+		"And":          "($0 && $1)",
+		"Or":           "($0 || $1)",
+		"Merge":        "merge($0, $1, $2)",
+		"StoreSlice":   "store($0, $1)",
+	}},
+	{File: "lanes_avx2_gen.go", Suffix: "AVX2", Tag: "goexperiment.simd && amd64", Lanes: 4,
+		Import: "simd/archsimd", Words: map[string]string{
+			"vf":         "archsimd.Float64x4",
+			"vm":         "archsimd.Mask64x4",
+			"vu":         "archsimd.Uint64x4",
+			"lanes":      "4",
+			"vbc":        "archsimd.BroadcastFloat64x4($1)",
+			"vload":      "archsimd.LoadFloat64x4($1)",
+			"vloadSlice": "archsimd.LoadFloat64x4Slice($1)",
+			"vrep":       "archsimd.LoadFloat64x4((*[4]float64)($1[:4]))",
+			"vloadBits":  "archsimd.LoadUint64x4($1)",
+			"vbits":      "$1.AsUint64x4()",
+			"vfloat":     "$1.AsFloat64x4()",
+			"vint32":     "$1.ConvertToInt32().Store($2)",
+			"vxor":       "$1.Xor($2)",
+			"vshl":       "$1.ShiftAllLeft($2)",
+			"vany":       "($1.ToBits() != 0)",
+			"vzeroupper": "archsimd.ClearAVXUpperBits",
+		}},
+}
+
+// Target is one generated copy of lanes.go.
+type Target struct {
+	File   string // the file written
+	Suffix string // appended to every name lanes.go declares ("" for none)
+	Tag    string // build constraint ("" for none)
+	Lanes  int    // float64 values per vector
+	Import string // the package the vector types come from
+	// Words replaces the vocabulary: types and constants by the name or
+	// expression given, calls by the expression with $1, $2, … standing
+	// for the arguments. Vocabulary names not listed are suffixed (and
+	// declared by a hand-written file for the target).
+	Words map[string]string
+	// Methods replaces calls of the vector types' methods (by name) by the
+	// expression with $0 standing for the receiver: the scalar copy's
+	// operators.
+	Methods map[string]string
+}
+
+// Template is the build constraint that keeps lanes.go itself out of
+// builds: only its copies are compiled.
+const Template = "lanegen"
+
+// Generate returns the copy of the template src (the contents of
+// lanes.go) for target t.
+func Generate(src []byte, t Target) ([]byte, error) {
+	suffix, tag, lanesN := t.Suffix, t.Tag, t.Lanes
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "lanes.go", src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	in := &inliner{fset: fset, funcs: map[string]*ast.FuncDecl{}}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
+			for _, c := range fd.Doc.List {
+				if c.Text == "//lanegen:inline" {
+					in.funcs[fd.Name.Name] = fd
+				}
+			}
+		}
+	}
+	// Inline into every function (each body is rewritten on a copy, so
+	// that the inlined functions' own bodies stay as written).
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			body, err := in.block(clone(fset, fd.Body).(*ast.BlockStmt), 0)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
+			}
+			fd.Body = body
+		}
+	}
+	if t.Import != "" && t.Suffix == "" {
+		f.Decls = append([]ast.Decl{&ast.GenDecl{Tok: token.IMPORT, Specs: []ast.Spec{
+			&ast.ImportSpec{Path: &ast.BasicLit{Kind: token.STRING, Value: fmt.Sprintf("%q", t.Import)}}}}}, f.Decls...)
+	}
+	if suffix == "" {
+		if err := words(f, t.Words, t.Methods); err != nil {
+			return nil, err
+		}
+	} else {
+		// Constants vk(c): loads from a table of them repeated.
+		var table []ast.Expr
+		index := map[string]int{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok || len(c.Args) != 1 {
+				return true
+			}
+			if id, ok := c.Fun.(*ast.Ident); !ok || id.Name != "vk" {
+				return true
+			}
+			var b bytes.Buffer
+			printer.Fprint(&b, fset, c.Args[0])
+			key := b.String()
+			i, ok := index[key]
+			if !ok {
+				i = len(table)
+				index[key] = i
+				var elts []ast.Expr
+				for j := 0; j < lanesN; j++ {
+					elts = append(elts, ast.NewIdent(key))
+				}
+				table = append(table, &ast.CompositeLit{Elts: elts})
+			}
+			c.Fun = ast.NewIdent("vload")
+			c.Args = []ast.Expr{&ast.UnaryExpr{Op: token.AND, X: &ast.IndexExpr{X: ast.NewIdent("vkTable"), Index: &ast.BasicLit{Kind: token.INT, Value: fmt.Sprint(i)}}}}
+			return false
+		})
+		if len(table) > 0 {
+			f.Decls = append(f.Decls, &ast.GenDecl{Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{
+				Names:  []*ast.Ident{ast.NewIdent("vkTable")},
+				Values: []ast.Expr{&ast.CompositeLit{Type: &ast.ArrayType{Len: &ast.Ellipsis{}, Elt: &ast.ArrayType{Len: ast.NewIdent("lanes"), Elt: ast.NewIdent("float64")}}, Elts: table}},
+			}}})
+		}
+		rename := map[string]bool{}
+		for _, n := range Vocabulary {
+			rename[n] = true
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.Name != "init" {
+					rename[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						rename[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							rename[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+		delete(rename, "_")
+		if err := words(f, t.Words, t.Methods); err != nil {
+			return nil, err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && rename[id.Name] && t.Words[id.Name] == "" {
+				id.Name += suffix
+			}
+			return true
+		})
+		if t.Import != "" {
+			f.Decls = append([]ast.Decl{&ast.GenDecl{Tok: token.IMPORT, Specs: []ast.Spec{
+				&ast.ImportSpec{Path: &ast.BasicLit{Kind: token.STRING, Value: fmt.Sprintf("%q", t.Import)}}}}}, f.Decls...)
+		}
+	}
+	// The copy keeps only the code: lanes.go is what people read.
+	f.Comments, f.Doc = nil, nil
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Field:
+			x.Doc, x.Comment = nil, nil
+		case *ast.ValueSpec:
+			x.Doc, x.Comment = nil, nil
+		case *ast.TypeSpec:
+			x.Doc, x.Comment = nil, nil
+		}
+		return true
+	})
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			d.Doc = nil
+		case *ast.GenDecl:
+			d.Doc = nil
+		}
+	}
+	var body bytes.Buffer
+	if err := printer.Fprint(&body, fset, f); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "// Code generated by physics/internal/lanegen from lanes.go; DO NOT EDIT.\n\n")
+	if tag != "" {
+		fmt.Fprintf(&out, "//go:build %s\n\n", tag)
+	}
+	out.Write(body.Bytes())
+	return format.Source(out.Bytes())
+}
+
+// words replaces the vocabulary in f by the target's words and methods.
+func words(f *ast.File, w, methods map[string]string) error {
+	var err error
+	var walk func(n ast.Node) bool
+	var replace func(e ast.Expr) ast.Expr
+	done := map[ast.Node]bool{} // what a replacement produced: not words any more
+	replace = func(e ast.Expr) ast.Expr {
+		if done[e] {
+			return e
+		}
+		switch x := e.(type) {
+		case *ast.Ident:
+			if r, ok := w[x.Name]; ok && !strings.Contains(r, "$") {
+				if y, e := parser.ParseExpr(r); e == nil {
+					return y
+				} else if err == nil {
+					err = e
+				}
+			}
+		case *ast.CallExpr:
+			var r, name string
+			var recv ast.Expr
+			switch fn := x.Fun.(type) {
+			case *ast.Ident:
+				r, name = w[fn.Name], fn.Name
+				if !strings.Contains(r, "$") {
+					r = ""
+				}
+			case *ast.SelectorExpr:
+				if m, ok := methods[fn.Sel.Name]; ok {
+					r, name, recv = m, fn.Sel.Name, fn.X
+				}
+			}
+			if r == "" {
+				break
+			}
+			// The receiver and arguments first (they may hold words).
+			args := x.Args
+			if recv != nil {
+				args = append([]ast.Expr{recv}, args...)
+			}
+			for i, a := range args {
+				args[i] = replace(a)
+				ast.Inspect(args[i], walk)
+			}
+			src := r
+			first := 1
+			if recv != nil {
+				first = 0
+			}
+			for i := len(args) - 1; i >= 0; i-- {
+				var b bytes.Buffer
+				printer.Fprint(&b, token.NewFileSet(), args[i])
+				a := b.String()
+				switch args[i].(type) {
+				case *ast.Ident, *ast.BasicLit, *ast.SelectorExpr, *ast.IndexExpr, *ast.CallExpr, *ast.ParenExpr:
+				default:
+					a = "(" + a + ")"
+				}
+				src = strings.ReplaceAll(src, fmt.Sprintf("$%d", i+first), a)
+			}
+			y, e := parser.ParseExpr(src)
+			if e != nil {
+				if err == nil {
+					err = fmt.Errorf("word %s: %v", name, e)
+				}
+				return x
+			}
+			ast.Inspect(y, func(n ast.Node) bool {
+				done[n] = true
+				return true
+			})
+			return stripPos(y).(ast.Expr)
+		}
+		return e
+	}
+	// Replace in every field of expression type that may hold a word.
+	walk = func(n ast.Node) bool {
+		if done[n] {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			x.Fun = replace(x.Fun)
+			for i, a := range x.Args {
+				x.Args[i] = replace(a)
+			}
+		case *ast.SelectorExpr:
+			x.X = replace(x.X)
+		case *ast.BinaryExpr:
+			x.X, x.Y = replace(x.X), replace(x.Y)
+		case *ast.UnaryExpr:
+			x.X = replace(x.X)
+		case *ast.ParenExpr:
+			x.X = replace(x.X)
+		case *ast.StarExpr:
+			x.X = replace(x.X)
+		case *ast.IndexExpr:
+			x.X, x.Index = replace(x.X), replace(x.Index)
+		case *ast.SliceExpr:
+			x.X = replace(x.X)
+		case *ast.CompositeLit:
+			x.Type = replace(x.Type)
+			for i, e := range x.Elts {
+				x.Elts[i] = replace(e)
+			}
+		case *ast.KeyValueExpr:
+			x.Value = replace(x.Value)
+		case *ast.ArrayType:
+			x.Len, x.Elt = replace(x.Len), replace(x.Elt)
+		case *ast.Field:
+			x.Type = replace(x.Type)
+		case *ast.ValueSpec:
+			x.Type = replace(x.Type)
+			for i, e := range x.Values {
+				x.Values[i] = replace(e)
+			}
+		case *ast.AssignStmt:
+			for i, e := range x.Rhs {
+				x.Rhs[i] = replace(e)
+			}
+		case *ast.ExprStmt:
+			x.X = replace(x.X)
+		case *ast.ReturnStmt:
+			for i, e := range x.Results {
+				x.Results[i] = replace(e)
+			}
+		case *ast.TypeSpec:
+			x.Type = replace(x.Type)
+		case *ast.MapType:
+			x.Key, x.Value = replace(x.Key), replace(x.Value)
+		case *ast.IfStmt:
+			x.Cond = replace(x.Cond)
+		case *ast.ForStmt:
+			x.Cond = replace(x.Cond)
+		case *ast.RangeStmt:
+			x.X = replace(x.X)
+		case *ast.SwitchStmt:
+			x.Tag = replace(x.Tag)
+		case *ast.CaseClause:
+			for i, e := range x.List {
+				x.List[i] = replace(e)
+			}
+		case *ast.IncDecStmt:
+			x.X = replace(x.X)
+		}
+		return true
+	}
+	ast.Inspect(f, walk)
+	return err
+}
+
+// inliner replaces calls of the marked functions by their bodies.
+type inliner struct {
+	fset  *token.FileSet
+	funcs map[string]*ast.FuncDecl
+	n     int // inlined calls so far: the suffix of their local names
+}
+
+// maxDepth bounds nested inlining (an inlined function that calls itself
+// would never end).
+const maxDepth = 8
+
+// block rewrites the statements of b (and of the blocks inside them).
+func (in *inliner) block(b *ast.BlockStmt, depth int) (*ast.BlockStmt, error) {
+	var out []ast.Stmt
+	for _, s := range b.List {
+		pre, err := in.stmt(s, depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pre...)
+	}
+	b.List = out
+	return b, nil
+}
+
+// stmt returns s with the inlined calls in it replaced by the statements
+// that compute them, followed by s itself reading their results.
+func (in *inliner) stmt(s ast.Stmt, depth int) ([]ast.Stmt, error) {
+	var pre []ast.Stmt
+	expr := func(e ast.Expr) (ast.Expr, error) { return in.expr(e, &pre, depth) }
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 && len(s.Lhs) > 1 {
+			// A call with several results: its temporaries in order.
+			call, ok := s.Rhs[0].(*ast.CallExpr)
+			if fd := in.target(call); ok && fd != nil {
+				res, err := in.inline(call, fd, &pre, depth)
+				if err != nil {
+					return nil, err
+				}
+				s.Rhs = res
+				return append(pre, s), nil
+			}
+		}
+		for i, e := range s.Rhs {
+			r, err := expr(e)
+			if err != nil {
+				return nil, err
+			}
+			s.Rhs[i] = r
+		}
+		for i, e := range s.Lhs {
+			r, err := expr(e)
+			if err != nil {
+				return nil, err
+			}
+			s.Lhs[i] = r
+		}
+	case *ast.ExprStmt:
+		r, err := expr(s.X)
+		if err != nil {
+			return nil, err
+		}
+		s.X = r
+	case *ast.ReturnStmt:
+		for i, e := range s.Results {
+			r, err := expr(e)
+			if err != nil {
+				return nil, err
+			}
+			s.Results[i] = r
+		}
+	case *ast.DeclStmt:
+		if g, ok := s.Decl.(*ast.GenDecl); ok {
+			for _, sp := range g.Specs {
+				if v, ok := sp.(*ast.ValueSpec); ok {
+					for i, e := range v.Values {
+						r, err := expr(e)
+						if err != nil {
+							return nil, err
+						}
+						v.Values[i] = r
+					}
+				}
+			}
+		}
+	case *ast.BlockStmt:
+		if _, err := in.block(s, depth); err != nil {
+			return nil, err
+		}
+	case *ast.IfStmt:
+		if err := in.noCalls(s.Init, s.Cond); err != nil {
+			return nil, err
+		}
+		if _, err := in.block(s.Body, depth); err != nil {
+			return nil, err
+		}
+		if s.Else != nil {
+			els, err := in.stmt(s.Else, depth)
+			if err != nil {
+				return nil, err
+			}
+			if len(els) != 1 {
+				s.Else = &ast.BlockStmt{List: els}
+			} else {
+				s.Else = els[0]
+			}
+		}
+	case *ast.ForStmt:
+		if err := in.noCalls(s.Init, s.Cond, s.Post); err != nil {
+			return nil, err
+		}
+		if _, err := in.block(s.Body, depth); err != nil {
+			return nil, err
+		}
+	case *ast.RangeStmt:
+		if err := in.noCalls(s.X); err != nil {
+			return nil, err
+		}
+		if _, err := in.block(s.Body, depth); err != nil {
+			return nil, err
+		}
+	case *ast.SwitchStmt:
+		if err := in.noCalls(s.Init, s.Tag); err != nil {
+			return nil, err
+		}
+		for _, c := range s.Body.List {
+			cc := c.(*ast.CaseClause)
+			if err := in.noCalls(exprNodes(cc.List)...); err != nil {
+				return nil, err
+			}
+			var body []ast.Stmt
+			for _, st := range cc.Body {
+				r, err := in.stmt(st, depth)
+				if err != nil {
+					return nil, err
+				}
+				body = append(body, r...)
+			}
+			cc.Body = body
+		}
+	default:
+		if err := in.noCalls(s); err != nil {
+			return nil, err
+		}
+	}
+	return append(pre, s), nil
+}
+
+func exprNodes(es []ast.Expr) []ast.Node {
+	var ns []ast.Node
+	for _, e := range es {
+		ns = append(ns, e)
+	}
+	return ns
+}
+
+// noCalls reports an inlined call inside nodes, where the body could not
+// be inserted before.
+func (in *inliner) noCalls(nodes ...ast.Node) error {
+	var err error
+	for _, n := range nodes {
+		if n == nil || isNilNode(n) {
+			continue
+		}
+		ast.Inspect(n, func(x ast.Node) bool {
+			if c, ok := x.(*ast.CallExpr); ok && in.target(c) != nil && err == nil {
+				err = fmt.Errorf("%s: call of an inlined function where its body cannot go", in.fset.Position(c.Pos()))
+			}
+			return err == nil
+		})
+	}
+	return err
+}
+
+func isNilNode(n ast.Node) bool {
+	switch n := n.(type) {
+	case ast.Stmt:
+		return n == nil
+	case ast.Expr:
+		return n == nil
+	}
+	return false
+}
+
+// target returns the marked function c calls, or nil.
+func (in *inliner) target(c *ast.CallExpr) *ast.FuncDecl {
+	if c == nil {
+		return nil
+	}
+	switch f := c.Fun.(type) {
+	case *ast.Ident:
+		if fd := in.funcs[f.Name]; fd != nil && fd.Recv == nil {
+			return fd
+		}
+	case *ast.SelectorExpr:
+		if fd := in.funcs[f.Sel.Name]; fd != nil && fd.Recv != nil {
+			return fd
+		}
+	}
+	return nil
+}
+
+// expr returns e with its inlined calls (innermost first, left to right)
+// replaced by their results, appending the statements that compute them
+// to pre.
+func (in *inliner) expr(e ast.Expr, pre *[]ast.Stmt, depth int) (ast.Expr, error) {
+	var err error
+	sub := func(x ast.Expr) ast.Expr {
+		if err != nil || x == nil {
+			return x
+		}
+		var r ast.Expr
+		r, err = in.expr(x, pre, depth)
+		return r
+	}
+	switch x := e.(type) {
+	case *ast.CallExpr:
+		x.Fun = sub(x.Fun)
+		for i, a := range x.Args {
+			x.Args[i] = sub(a)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fd := in.target(x); fd != nil {
+			if fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+				return nil, fmt.Errorf("%s: %s has not one result: call it as the right-hand side of an assignment",
+					in.fset.Position(x.Pos()), fd.Name.Name)
+			}
+			res, err := in.inline(x, fd, pre, depth)
+			if err != nil {
+				return nil, err
+			}
+			return res[0], nil
+		}
+	case *ast.SelectorExpr:
+		x.X = sub(x.X)
+	case *ast.BinaryExpr:
+		if x.Op == token.LAND || x.Op == token.LOR {
+			if e := in.noCalls(x.Y); e != nil {
+				return nil, e
+			}
+		}
+		x.X, x.Y = sub(x.X), sub(x.Y)
+	case *ast.UnaryExpr:
+		x.X = sub(x.X)
+	case *ast.ParenExpr:
+		x.X = sub(x.X)
+	case *ast.StarExpr:
+		x.X = sub(x.X)
+	case *ast.IndexExpr:
+		x.X, x.Index = sub(x.X), sub(x.Index)
+	case *ast.SliceExpr:
+		x.X, x.Low, x.High, x.Max = sub(x.X), sub(x.Low), sub(x.High), sub(x.Max)
+	case *ast.CompositeLit:
+		for i, el := range x.Elts {
+			x.Elts[i] = sub(el)
+		}
+	case *ast.KeyValueExpr:
+		x.Value = sub(x.Value)
+	case *ast.Ident, *ast.BasicLit, *ast.ArrayType, *ast.FuncLit:
+		if err := in.noCalls(x); err != nil {
+			return nil, err
+		}
+	default:
+		if err := in.noCalls(x); err != nil {
+			return nil, err
+		}
+	}
+	return e, err
+}
+
+// inline appends to pre the statements that compute the call c of fd
+// into fresh variables and returns those variables.
+func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, depth int) ([]ast.Expr, error) {
+	if depth >= maxDepth {
+		return nil, fmt.Errorf("%s: inlining nested deeper than %d", in.fset.Position(c.Pos()), maxDepth)
+	}
+	in.n++
+	id := in.n
+	// A fresh copy of the function, its parameters, results and locals
+	// renamed apart from everything else.
+	fn := clone(in.fset, fd).(*ast.FuncDecl)
+	locals := map[string]bool{}
+	fields := func(fl *ast.FieldList) {
+		if fl == nil {
+			return
+		}
+		for _, f := range fl.List {
+			for _, n := range f.Names {
+				locals[n.Name] = true
+			}
+		}
+	}
+	fields(fn.Recv)
+	fields(fn.Type.Params)
+	fields(fn.Type.Results)
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if i, ok := l.(*ast.Ident); ok {
+						locals[i.Name] = true
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, i := range n.Names {
+				locals[i.Name] = true
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if i, ok := e.(*ast.Ident); ok {
+						locals[i.Name] = true
+					}
+				}
+			}
+		case *ast.FuncLit:
+			fields(n.Type.Params)
+			fields(n.Type.Results)
+		}
+		return true
+	})
+	delete(locals, "_")
+	suffix := fmt.Sprintf("_%d", id)
+	renameLocals(fn, locals, suffix)
+	// The body must end in its only return.
+	list := fn.Body.List
+	ret, ok := list[len(list)-1].(*ast.ReturnStmt)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s does not end in a return statement", in.fset.Position(fd.Pos()), fd.Name.Name)
+	}
+	bad := false
+	ast.Inspect(&ast.BlockStmt{List: list[:len(list)-1]}, func(n ast.Node) bool {
+		if _, ok := n.(*ast.ReturnStmt); ok {
+			bad = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !lit
+	})
+	if bad {
+		return nil, fmt.Errorf("%s: %s returns before its end", in.fset.Position(fd.Pos()), fd.Name.Name)
+	}
+	// Results: named or fresh, declared before the block.
+	var results []ast.Expr
+	var resDecl []ast.Spec
+	for i, f := range fd.Type.Results.List {
+		names := f.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{nil}
+		}
+		for j := range names {
+			n := fmt.Sprintf("r%d_%d_%d", i, j, id)
+			results = append(results, ast.NewIdent(n))
+			resDecl = append(resDecl, &ast.ValueSpec{Names: []*ast.Ident{ast.NewIdent(n)}, Type: clone(in.fset, f.Type).(ast.Expr)})
+		}
+	}
+	*pre = append(*pre, &ast.DeclStmt{Decl: &ast.GenDecl{Tok: token.VAR, Specs: resDecl}})
+	var body []ast.Stmt
+	// Bind the receiver and the parameters.
+	var lhs []ast.Expr
+	var rhs []ast.Expr
+	if fn.Recv != nil {
+		sel := c.Fun.(*ast.SelectorExpr)
+		for _, n := range fn.Recv.List[0].Names {
+			lhs, rhs = append(lhs, ast.NewIdent(n.Name)), append(rhs, sel.X)
+		}
+	}
+	var args []ast.Expr
+	args = append(args, c.Args...)
+	k := 0
+	for _, f := range fn.Type.Params.List {
+		for _, n := range f.Names {
+			if k >= len(args) {
+				return nil, fmt.Errorf("%s: too few arguments", in.fset.Position(c.Pos()))
+			}
+			lhs, rhs = append(lhs, ast.NewIdent(n.Name)), append(rhs, args[k])
+			k++
+		}
+	}
+	if len(lhs) > 0 {
+		body = append(body, &ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, Rhs: rhs})
+		// A parameter the body does not read would not compile.
+		used := map[string]bool{}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if i, ok := n.(*ast.Ident); ok {
+				used[i.Name] = true
+			}
+			return true
+		})
+		for _, l := range lhs {
+			if n := l.(*ast.Ident).Name; !used[n] {
+				body = append(body, &ast.AssignStmt{Lhs: []ast.Expr{ast.NewIdent("_")}, Tok: token.ASSIGN, Rhs: []ast.Expr{ast.NewIdent(n)}})
+			}
+		}
+	}
+	if fn.Type.Results.List[0].Names != nil {
+		var named []ast.Spec
+		for _, f := range fn.Type.Results.List {
+			named = append(named, &ast.ValueSpec{Names: f.Names, Type: f.Type})
+		}
+		body = append(body, &ast.DeclStmt{Decl: &ast.GenDecl{Tok: token.VAR, Specs: named}})
+	}
+	body = append(body, list[:len(list)-1]...)
+	vals := ret.Results
+	if len(vals) == 0 { // a bare return of named results
+		for _, f := range fn.Type.Results.List {
+			for _, n := range f.Names {
+				vals = append(vals, ast.NewIdent(n.Name))
+			}
+		}
+	}
+	var assignTo []ast.Expr
+	for _, r := range results {
+		assignTo = append(assignTo, ast.NewIdent(r.(*ast.Ident).Name))
+	}
+	body = append(body, &ast.AssignStmt{Lhs: assignTo, Tok: token.ASSIGN, Rhs: vals})
+	blk, err := in.block(&ast.BlockStmt{List: body}, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	*pre = append(*pre, blk)
+	return results, nil
+}
+
+// renameLocals appends suffix to the names in locals wherever fn uses them
+// as variables (not as field or method names).
+func renameLocals(fn *ast.FuncDecl, locals map[string]bool, suffix string) {
+	skip := map[*ast.Ident]bool{}
+	ast.Inspect(fn, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			skip[n.Sel] = true
+		case *ast.KeyValueExpr:
+			if i, ok := n.Key.(*ast.Ident); ok {
+				skip[i] = true
+			}
+		case *ast.Field:
+			// Struct fields of a type literal keep their names; parameters
+			// are renamed (their FieldList belongs to a FuncType).
+		}
+		return true
+	})
+	skip[fn.Name] = true
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if i, ok := n.(*ast.Ident); ok && locals[i.Name] && !skip[i] {
+			i.Name += suffix
+		}
+		return true
+	})
+}
+
+// clone returns a deep copy of n (printed and parsed again).
+func clone(fset *token.FileSet, n ast.Node) ast.Node {
+	var b bytes.Buffer
+	if err := printer.Fprint(&b, fset, n); err != nil {
+		panic(err)
+	}
+	src := b.String()
+	switch n.(type) {
+	case *ast.FuncDecl:
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+src, 0)
+		if err != nil {
+			panic(fmt.Sprintf("lanegen: %v in\n%s", err, src))
+		}
+		return stripPos(f.Decls[0])
+	case *ast.BlockStmt:
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\nfunc _() "+src, 0)
+		if err != nil {
+			panic(fmt.Sprintf("lanegen: %v in\n%s", err, src))
+		}
+		return stripPos(f.Decls[0].(*ast.FuncDecl).Body)
+	case ast.Expr:
+		e, err := parser.ParseExpr(strings.TrimSpace(src))
+		if err != nil {
+			panic(fmt.Sprintf("lanegen: %v in\n%s", err, src))
+		}
+		return stripPos(e)
+	}
+	panic(fmt.Sprintf("lanegen: cannot copy %T", n))
+}
+
+// stripPos clears the positions in n: the copies come from other files,
+// and the printer must not read their positions as this file's.
+func stripPos(n ast.Node) ast.Node {
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.Ident:
+			x.NamePos = token.NoPos
+		case *ast.BasicLit:
+			x.ValuePos = token.NoPos
+		case *ast.BlockStmt:
+			x.Lbrace, x.Rbrace = token.NoPos, token.NoPos
+		case *ast.CallExpr:
+			x.Lparen, x.Rparen = token.NoPos, token.NoPos
+		case *ast.ParenExpr:
+			x.Lparen, x.Rparen = token.NoPos, token.NoPos
+		case *ast.BinaryExpr:
+			x.OpPos = token.NoPos
+		case *ast.UnaryExpr:
+			x.OpPos = token.NoPos
+		case *ast.AssignStmt:
+			x.TokPos = token.NoPos
+		case *ast.ReturnStmt:
+			x.Return = token.NoPos
+		case *ast.CompositeLit:
+			x.Lbrace, x.Rbrace = token.NoPos, token.NoPos
+		case *ast.IndexExpr:
+			x.Lbrack, x.Rbrack = token.NoPos, token.NoPos
+		case *ast.SliceExpr:
+			x.Lbrack, x.Rbrack = token.NoPos, token.NoPos
+		case *ast.StarExpr:
+			x.Star = token.NoPos
+		case *ast.IfStmt:
+			x.If = token.NoPos
+		case *ast.ForStmt:
+			x.For = token.NoPos
+		case *ast.RangeStmt:
+			x.For, x.TokPos, x.Range = token.NoPos, token.NoPos, token.NoPos
+		case *ast.GenDecl:
+			x.TokPos, x.Lparen, x.Rparen = token.NoPos, token.NoPos, token.NoPos
+		case *ast.FuncType:
+			x.Func = token.NoPos
+		case *ast.FieldList:
+			x.Opening, x.Closing = token.NoPos, token.NoPos
+		case *ast.KeyValueExpr:
+			x.Colon = token.NoPos
+		case *ast.ArrayType:
+			x.Lbrack = token.NoPos
+		case *ast.IncDecStmt:
+			x.TokPos = token.NoPos
+		case *ast.BranchStmt:
+			x.TokPos = token.NoPos
+		case *ast.CaseClause:
+			x.Case, x.Colon = token.NoPos, token.NoPos
+		case *ast.SwitchStmt:
+			x.Switch = token.NoPos
+		case *ast.SelectorExpr:
+		}
+		return true
+	})
+	return n
+}

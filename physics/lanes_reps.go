@@ -1,0 +1,114 @@
+package physics
+
+import "unsafe"
+
+// What the lane kernels (lanes.go) read besides the lane values, built by
+// scalar code before they run: every value they combine with lanes
+// repeated maxLanes times, so that a vector of it is one load of any
+// width (vrep), and the vector kernels need no scalar floating-point
+// instruction (see lanes.go).
+
+// maxLanes is the widest lane kernel's lanes.
+const maxLanes = 8
+
+// rowChunk is a multiple of maxLanes (the loss rows' chunks).
+var _ [0]struct{} = [rowChunk % maxLanes]struct{}{}
+
+// laneVal is a value repeated for the widest lane kernel.
+type laneVal [maxLanes]float64
+
+func repeat(x float64) (r laneVal) {
+	for i := range r {
+		r[i] = x
+	}
+	return r
+}
+
+func repeat3(v [3]float64) [3]laneVal { return [3]laneVal{repeat(v[0]), repeat(v[1]), repeat(v[2])} }
+
+// laneSrc is one source's incident direction, E- and B-vectors and 1/λ.
+type laneSrc struct {
+	inc, ein, bin [3]laneVal
+	il            laneVal
+}
+
+func laneSrcOf(sr *source) laneSrc {
+	return laneSrc{inc: repeat3(sr.inc), ein: repeat3(sr.ein), bin: repeat3(sr.bin), il: repeat(sr.invLambda)}
+}
+
+// laneReps is the kernel's part of what the lane kernels read.
+type laneReps struct {
+	fd, sd, od, pix0                                     [3]laneVal
+	sub, half, scale, omegaNum, ibg, defaultF, kahn      laneVal
+	count                                                laneVal // ω terms per pixel (omegaTerms)
+	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
+	kahnZero                                             bool
+	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
+	odet                                                 [][3]laneVal // odet·(detector normal) for each layer
+	orient                                               [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
+	src                                                  []laneSrc
+}
+
+// maxRepOrient bounds the orientations laneReps repeats (576 bytes each):
+// beyond, the general loops run.
+const maxRepOrient = 1 << 14
+
+// newLaneReps builds the kernel's laneReps (orientations only when
+// orient is set).
+func (k *kernel) newLaneReps(orient bool) *laneReps {
+	c := k.c
+	r := &laneReps{fd: repeat3(k.fd), sd: repeat3(k.sd), od: repeat3(k.od), pix0: repeat3(k.pix0),
+		sub: repeat(k.sub), half: repeat(k.sub / 2), scale: repeat(k.scale), omegaNum: repeat(k.omegaNum),
+		ibg: repeat(k.ibg), defaultF: repeat(k.defaultF), kahn: repeat(k.kahn), kahnZero: k.kahn == 0,
+		hmin: repeat(float64(c.HMin)), hmax: repeat(float64(c.HMax)), kmin: repeat(float64(c.KMin)),
+		kmax: repeat(float64(c.KMax)), lmin: repeat(float64(c.LMin)), lmax: repeat(float64(c.LMax)),
+		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
+		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample))}
+	for subF := 0; subF < c.Oversample; subF++ {
+		r.subF = append(r.subF, repeat(float64(subF)))
+	}
+	for t := 0; t < c.ThickSteps; t++ {
+		odet := float64(t) * k.thickStep
+		r.odet = append(r.odet, repeat3([3]float64{odet * k.od[0], odet * k.od[1], odet * k.od[2]}))
+	}
+	if orient {
+		r.orient = make([][9]laneVal, len(k.orient))
+		for oi, o := range k.orient {
+			for i := range o {
+				for j := range o[i] {
+					r.orient[oi][3*i+j] = repeat(o[i][j])
+				}
+			}
+		}
+	}
+	for si := range k.src {
+		r.src = append(r.src, laneSrcOf(&k.src[si]))
+	}
+	return r
+}
+
+// bitsOf is the bit patterns of x, sharing its memory (the lane kernels
+// gather structure factors with integer loads).
+func bitsOf(x []float64) []uint64 {
+	if len(x) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&x[0])), len(x))
+}
+
+// rowBuf is one worker's row of lane-kernel pixels: their indices (idx;
+// nil for a run of pixels from f0), float64(f·Oversample) (f), the
+// slow-axis parts of each sub-pixel row (sdet), and the results of
+// pixelsLanes (v, w, polar, par).
+type rowBuf struct {
+	idx                 []int
+	f0                  int
+	f, v, w, polar, par []float64
+	sdet                [][3]laneVal
+}
+
+func (k *kernel) newRowBuf() *rowBuf {
+	n := (k.c.FPixels + maxLanes - 1) / maxLanes * maxLanes
+	return &rowBuf{f: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
+		polar: make([]float64, n), par: make([]float64, n), sdet: make([][3]laneVal, k.c.Oversample)}
+}
