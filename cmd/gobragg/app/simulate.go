@@ -28,6 +28,9 @@ type Result struct {
 	Model *models.Model
 	Image []float32
 	Stats Stats
+	// tracer and printPixel serve -printout (nil without it).
+	tracer     *physics.Tracer
+	printPixel [2]int
 }
 
 // Stats are the numbers the reference prints after rendering.
@@ -57,6 +60,8 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The reference's structure-factor cache, once the model is valid.
+	args.WriteDump(m, log)
 	// The float image is written in float32, as the reference stores it:
 	// render straight into float32.
 	sim, err := graph.New(m, graph.Float32Image())
@@ -79,6 +84,9 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 	}
 	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
+	if args.Printout {
+		r.tracer, r.printPixel = physics.NewTracer(&cfg, in), args.PrintoutPixel
+	}
 	return r, nil
 }
 
@@ -186,6 +194,7 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	}
 	st := r.Stats
 	m := r.Model
+	writePrintout(out, r, m.Beam.Lambda)
 	fmt.Fprintf(out, "%s convention, %dx%d pixels, %d-fold oversampling\n", m.Detector.Convention,
 		m.Detector.FPixels, m.Detector.SPixels, m.Detector.Oversample)
 	fmt.Fprintf(out, "solid angle subtended by detector = %s steradian ( %s%% sphere)\n",
