@@ -20,10 +20,13 @@ type Args struct {
 	Cell             [6]float64 // a b c (Å) α β γ (deg); zero: unset
 	HasCell          bool
 	MatFile, HKLFile string
-	DumpFile         string // Fdump cache, default "Fdump.bin"
-	Misset           [3]float64
-	Na, Nb, Nc       int
-	DefaultF         float64
+	// HKLGrid, when set, holds the structure factors in place of -hkl
+	// (building a model from Go values; see Setup).
+	HKLGrid    *formats.HKLGrid
+	DumpFile   string // Fdump cache, default "Fdump.bin"
+	Misset     [3]float64
+	Na, Nb, Nc int
+	DefaultF   float64
 	// Interpolate: −1 automatic (on when any N ≤ 2), 0 off, 1 on; the
 	// last of -interpolate/-nointerpolate wins.
 	Interpolate int
@@ -630,6 +633,13 @@ func (a *Args) loadF(c *Crystal, log io.Writer, maxCells int) error {
 				flag, big.Ranges, big.Cells, mb(big.Cells*hklCellBytes), math.Ceil((a.memoryBudget()+(big.Cells-float64(big.Max))*hklCellBytes)/(1<<20)))
 		}
 		return fmt.Errorf("models: %s: %w", flag, err)
+	}
+	if g := a.HKLGrid; g != nil {
+		if len(g.F) > maxCells {
+			return fmt.Errorf("models: the structure-factor grid has %d cells, more than the memory budget allows (%d)", len(g.F), maxCells)
+		}
+		c.HKL = g
+		return checkF(g, "structure factors")
 	}
 	if a.HKLFile != "" {
 		f, err := formats.OpenInput(a.HKLFile, formats.MaxHKLBytes)

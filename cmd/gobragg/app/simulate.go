@@ -253,7 +253,7 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
-		hdr := Header(m)
+		hdr := m.SMVHeader()
 		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
 		roi := m.Detector.ROI
 		for i := range data {
@@ -284,7 +284,7 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
 		js.Photons, js.Overloads = &photons, &overloads
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		hdr := Header(m)
+		hdr := m.SMVHeader()
 		if err := w.WriteFile(args.NoiseFile, func(w io.Writer) error {
 			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
 		}); err != nil {
@@ -420,21 +420,4 @@ func checkOutputs(args *models.Args, outs []output) error {
 		}
 	}
 	return nil
-}
-
-// Header is the SMV header the reference writes for a model.
-func Header(m *models.Model) formats.SMVHeader {
-	d := m.Detector
-	p := m.Params()
-	fr := models.Place[float64](models.Float{}, d, p.Detector)
-	g := d.Derive(fr)
-	deg := 180 / math.Pi
-	return formats.SMVHeader{PixelMM: d.Pixel * 1000, DistanceMM: g.Distance * 1000,
-		WavelengthA: m.Beam.Lambda * 1e10, BeamCenterXMM: d.Xbeam * 1000, BeamCenterYMM: d.Ybeam * 1000,
-		ADXVCenterXMM: g.Fbeam * 1000, ADXVCenterYMM: (d.DetsizeS - g.Sbeam) * 1000,
-		MOSFLMCenterXMM: (g.Sbeam - 0.5*d.Pixel) * 1000, MOSFLMCenterYMM: (g.Fbeam - 0.5*d.Pixel) * 1000,
-		DenzoXBeamMM: g.Sbeam * 1000, DenzoYBeamMM: g.Fbeam * 1000, DialsOriginMM: g.DialsOrigin,
-		XDSOrgXPx: g.ORGX, XDSOrgYPx: g.ORGY, CloseDistanceMM: g.CloseDistance * 1000,
-		PhiDeg: m.Crystal.Phi * deg, OscStartDeg: m.Crystal.Phi * deg, OscRangeDeg: m.Osc * deg,
-		TwoThetaDeg: d.TwoTheta * deg}
 }
