@@ -51,6 +51,9 @@ func ModeOf(flag int) Mode {
 // Delay is how long work runs before the automatic mode draws its bar.
 var Delay = time.Second
 
+// isTerminal is IsTerminal (tests replace it).
+var isTerminal = IsTerminal
+
 // IsTerminal reports whether w is a terminal.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -84,7 +87,7 @@ func Start(w io.Writer, label string, total int64, mode Mode) *Bar {
 	b := &Bar{out: w}
 	b.label.Store(label)
 	b.total.Store(total)
-	if !IsTerminal(w) {
+	if !isTerminal(w) {
 		if mode != On {
 			return nil
 		}
@@ -107,8 +110,14 @@ func Start(w io.Writer, label string, total int64, mode Mode) *Bar {
 		}
 		return fmt.Sprintf(" %d/%d %3d%%", s.Current, s.Total, 100*s.Current/max(s.Total, 1))
 	})
-	b.bar = b.p.AddBar(max(total, 0), mpb.PrependDecorators(name), mpb.AppendDecorators(count, decor.Name(" "),
+	// Built with no total, so that mpb lets SetTotal change it later and
+	// complete the bar at Finish whatever was done (a bar built with a
+	// total completes only when its count reaches it).
+	b.bar = b.p.AddBar(0, mpb.PrependDecorators(name), mpb.AppendDecorators(count, decor.Name(" "),
 		decor.Elapsed(decor.ET_STYLE_GO)), mpb.BarRemoveOnComplete())
+	if total > 0 {
+		b.bar.SetTotal(total, false)
+	}
 	return b
 }
 
@@ -193,7 +202,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // sameTerminal reports whether a and b are both terminals (a bar and
 // lines on two terminals of one session are the usual case: stdout and
 // stderr of an interactive shell).
-func sameTerminal(a, b io.Writer) bool { return IsTerminal(a) && IsTerminal(b) }
+func sameTerminal(a, b io.Writer) bool { return isTerminal(a) && isTerminal(b) }
 
 // Finish ends the bar: it is removed from the terminal (a bar never drawn
 // leaves nothing), and in the percentage mode a last line says 100 %.

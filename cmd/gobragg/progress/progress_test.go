@@ -2,11 +2,14 @@ package progress
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestNotATerminal: nothing is drawn where the output is not a terminal,
@@ -67,5 +70,36 @@ func TestModeOf(t *testing.T) {
 	defer f.Close()
 	if IsTerminal(f) {
 		t.Error("a regular file is a terminal")
+	}
+}
+
+// TestFinishUnfinished: a bar finished (or aborted) before its count
+// reaches its total, or after its total changed, ends at once rather than
+// waiting for the count (mpb completes a bar built with a total only when
+// its count reaches it).
+func TestFinishUnfinished(t *testing.T) {
+	isTerminal = func(io.Writer) bool { return true }
+	defer func() { isTerminal = IsTerminal }()
+	for _, abort := range []bool{false, true} {
+		var bars, lines bytes.Buffer // not terminals: mpb draws nothing there, but keeps its state
+		b := Start(&bars, "x", 1000, On)
+		b.Set(120)
+		b.SetTotal(2000)
+		b.SetLabel("y")
+		fmt.Fprintln(b.Writer(&lines), "a line")
+		done := make(chan struct{})
+		go func() {
+			if abort {
+				b.Abort()
+			} else {
+				b.Finish()
+			}
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("abort %v: the bar did not end", abort)
+		}
 	}
 }
