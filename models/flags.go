@@ -355,14 +355,14 @@ var specs = flat(
 			}
 			return nil
 		}, args: "F S", doc: "print that pixel's values: position, hkl, F, polarization, solid angle..."},
-		flagSpec{names: []string{"-json"}, n: 0, set: on(func(a *Args) *bool { return &a.JSON }),
-			doc: "print the statistics as one JSON object on stdout (also --json)"},
 	),
 	group(GroupGobragg,
 		flagSpec{names: []string{"-max_work"}, n: 1, set: f1(func(a *Args) *float64 { return &a.MaxWork }), args: "TERMS",
 			doc: "refuse runs of more pixel terms than this (default 1e10, about five minutes)"},
 		flagSpec{names: []string{"-max_memory"}, n: 1, set: f1(func(a *Args) *float64 { return &a.MaxMemoryMB }), args: "MB",
 			doc: "refuse runs needing more memory than this (default 768)"},
+		flagSpec{names: []string{"-json"}, n: 0, set: on(func(a *Args) *bool { return &a.JSON }),
+			doc: "print the statistics as one JSON object on stdout (also --json)"},
 	),
 )
 
