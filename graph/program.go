@@ -363,11 +363,15 @@ func (p *Program) Names() []string { return append([]string(nil), p.names...) }
 // Simulator is one simulation instance: a model's values bound to a
 // (shared) compiled program.
 type Simulator struct {
-	Model  *models.Model
-	prog   *Program
-	values []float64
-	tables [4]*tensor.Dense
-	solid  float64 // of the last image run
+	Model *models.Model
+	// Progress, when set, hears the rows of each Image or Image32 run as
+	// they are rendered (rows done, rows in all), from the rendering
+	// goroutines: it must be safe for concurrent use.
+	Progress func(rows, total int)
+	prog     *Program
+	values   []float64
+	tables   [4]*tensor.Dense
+	solid    float64 // of the last image run
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -546,6 +550,8 @@ func (s *Simulator) run() (data any, err error) {
 	if err := s.let(p.inputs, p.tables); err != nil {
 		return nil, err
 	}
+	p.side.Progress = s.Progress
+	defer func() { p.side.Progress = nil }()
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)
 	}

@@ -160,6 +160,14 @@ func Render[T float32 | float64](c *Config, in *Inputs, out []T) { RenderSolidAn
 // summed from the ω values the pixels compute anyway (the same arithmetic:
 // TestRenderSolidAngle checks the bits).
 func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float64 {
+	return RenderProgress(c, in, out, nil)
+}
+
+// RenderProgress is RenderSolidAngle calling progress, when not nil,
+// after each row of the first pass with the number of rows done so far
+// (from the goroutine that rendered it: progress must be safe for
+// concurrent use).
+func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) float64 {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
 	mode := interpNone
@@ -168,7 +176,7 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 	}
 	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
 	firstEval := make([]int, c.SPixels)
-	parallelRows(c.SPixels, func(s int) {
+	parallelRows(c.SPixels, countRows(progress, func(s int) {
 		firstOOR[s] = -1
 		row := out[s*c.FPixels : (s+1)*c.FPixels]
 		// The row's ω sum in a local: neighbouring rows' sums share cache
@@ -195,7 +203,7 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 				}
 			}
 		}
-	})
+	}))
 	solid := k.solidAngle(omegaRows)
 	if mode != interpOn {
 		return solid
@@ -248,6 +256,19 @@ func cutoff(c *Config, firstOOR, firstEval []int) (pixel, eval int) {
 		}
 	}
 	return -1, 0
+}
+
+// countRows wraps row so that progress, when not nil, hears the number
+// of rows done after each.
+func countRows(progress func(rows int), row func(s int)) func(s int) {
+	if progress == nil {
+		return row
+	}
+	var done atomic.Int64
+	return func(s int) {
+		row(s)
+		progress(int(done.Add(1)))
+	}
 }
 
 // parallelRows runs row(s) for every row on GOMAXPROCS goroutines.

@@ -16,21 +16,68 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobragg/gobragg/cmd/gobragg/progress"
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/graph/fit"
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/urfave/cli/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-// FitUsage describes the fit options.
-const FitUsage = `--observed FILE [--refine cell,orientation|LIST] [--loss poisson|gauss|sse] [--read-noise SIGMA]
-   [--background auto|none|FILE] [--spots auto|all] [--box 10] [--overload PHOTONS]
-   [--bound name=lo:hi,...] [--restrain name=centre,sigma,...] [--starts 1] [--seed 1] [--coarse auto|off|K]
-   [--method bfgs|lbfgs|gd] [--max-iter 500] [--max-evals 1000] [--mask FILE] [--roi fmin,fmax,smin,smax]
-   [--out DIR] nanoBragg flags of the starting model...`
+// FitUsage describes the fit arguments.
+const FitUsage = `--observed FILE nanoBragg flags of the starting model...`
+
+// fitFlags are fit's options.
+func fitFlags() []cli.Flag {
+	return append(append([]cli.Flag{
+		&cli.StringFlag{Name: "refine", Value: "cell,orientation", Usage: "parameters to refine: a comma `LIST` of names " +
+			"(those of gradcheck, with orient_x orient_y orient_z) and groups (cell orientation misset beam rot N scale)"},
+	}, lossFlags("poisson", "the loss: `poisson|gauss|sse` (gauss: ½Σ(ln 2πV + r²/V), V = model + σ²)", "auto")...),
+		&cli.StringFlag{Name: "spots", Value: "auto", Usage: "`auto|all`: fit boxes around the spots found in --observed, or every pixel"},
+		&cli.IntFlag{Name: "box", Value: 10, Usage: "edge of the spot boxes, 3 to 101 `PIXELS`"},
+		&cli.Float64Flag{Name: "overload", Usage: "observed `PHOTONS` at or above which a box is dropped", DefaultText: "65535 less -adc for SMV, none for float32"},
+		&cli.GenericFlag{Name: "bound", Value: &commaList{}, Usage: "ranges `name=lo:hi,...` in place of the default bounds (repeatable)"},
+		&cli.GenericFlag{Name: "restrain", Value: &commaList{}, Usage: "restraints `name=centre,sigma,...`: ½((x − centre)/σ)² added to the negative log-likelihood (repeatable)"},
+		&cli.IntFlag{Name: "starts", Usage: "number of starts, `N`", DefaultText: "0: up to 5, until a second converged start confirms the best"},
+		&cli.Int64Flag{Name: "seed", Usage: "`SEED` of the starts drawn around the first"},
+		&cli.StringFlag{Name: "coarse", Value: "auto", Usage: "coarse stages (N halved each): auto, off, or a number `K` from 0 to 4"},
+		&cli.StringFlag{Name: "method", Value: "bfgs", Usage: "optimiser (gonum optimize): `bfgs|lbfgs|gd`"},
+		&cli.IntFlag{Name: "max-iter", Value: 500, Usage: "most iterations of each start, `N`"},
+		&cli.IntFlag{Name: "max-evals", Value: 1000, Usage: "most loss-and-gradient evaluations of each start, `N`"},
+		&cli.StringFlag{Name: "out", Value: "fit_out", Usage: "`DIR`ectory for fit.json, refined_args.txt, fit_images.png and loss.png", EnvVars: []string{"GOBRAGG_FIT_OUT"}},
+	)
+}
+
+// commaList is the value of a repeatable option whose values are comma
+// lists: repeating it is the same as joining its values with commas.
+type commaList struct{ items []string }
+
+// Set implements flag.Value.
+func (l *commaList) Set(v string) error { l.items = append(l.items, v); return nil }
+
+// String implements flag.Value.
+func (l *commaList) String() string { return strings.Join(l.items, ",") }
+
+// FitCommand is `gobragg fit`; its action stops the fit (which then
+// writes its best point) when the cli context is done.
+func FitCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "fit",
+		Usage:     "refine cell, orientation (and geometry) parameters against an observed image",
+		ArgsUsage: FitUsage,
+		Description: "The starting model is a simulate command line (nanoBragg flags, see gobragg simulate --help).\n" +
+			"Exit status 0 when converged, 1 when not (results are written either way), 130/143 when interrupted.",
+		Flags:        fitFlags(),
+		OnUsageError: usageError,
+		BashComplete: completeFlags,
+		Action: func(c *cli.Context) error {
+			return runFit(c.Context, c, c.Args().Slice(), stdout, stderr)
+		},
+	}
+}
 
 // FitReport is fit.json.
 type FitReport struct {
@@ -118,50 +165,37 @@ func Fit(argv []string, out, log io.Writer) error {
 // (fit.Result's verdict) returns an error, and one stopped by ctx an
 // error wrapping ErrFitInterrupted, after writing the best point so far.
 func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"observed", "refine", "loss", "method", "max-iter", "max-evals", "mask", "roi", "out",
-		"background", "read-noise", "spots", "box", "overload", "bound", "restrain", "starts", "seed", "coarse"}, nil)
-	if err != nil {
-		return err
-	}
-	if o.values["observed"] == "" {
+	return runCommand(ctx, FitCommand(out, log), argv, out, log)
+}
+
+func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writer) error {
+	lo := lossOptionsFrom(c)
+	if lo.Observed == "" {
 		return usagef("fit needs --observed FILE (SMV .img or float32 image)")
 	}
-	o.values["loss"] = orDefault(o.values["loss"], "poisson")
-	if o.values["loss"] == "sum" {
+	if lo.Loss == "sum" {
 		return usagef("--loss sum has no minimum to fit: use poisson, gauss or sse")
 	}
-	method, err := fit.ParseMethod(strings.ToLower(orDefault(o.values["method"], "bfgs")))
+	method, err := fit.ParseMethod(strings.ToLower(c.String("method")))
 	if err != nil {
 		return usagef("--method: %v", err)
 	}
-	settings := fit.Settings{Method: method, Context: ctx}
-	for _, c := range []struct {
+	settings := fit.Settings{Method: method, Context: ctx, MaxIter: c.Int("max-iter"), MaxEvals: c.Int("max-evals"),
+		Starts: c.Int("starts"), Seed: c.Int64("seed")}
+	for _, n := range []struct {
 		name string
-		dst  *int
+		v    int
 		min  int
-	}{{"max-iter", &settings.MaxIter, 1}, {"max-evals", &settings.MaxEvals, 1}, {"starts", &settings.Starts, 1}, {"box", nil, 3}} {
-		s := o.values[c.name]
-		if s == "" || c.dst == nil {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < c.min {
-			return usagef("--%s %q: want a whole number ≥ %d", c.name, s, c.min)
-		}
-		*c.dst = v
-	}
-	box := 10
-	if s := o.values["box"]; s != "" {
-		if box, err = strconv.Atoi(s); err != nil || box < 3 || box > 101 {
-			return usagef("--box %q: want a whole number of pixels from 3 to 101", s)
+	}{{"max-iter", settings.MaxIter, 1}, {"max-evals", settings.MaxEvals, 1}, {"starts", settings.Starts, 0}} {
+		if n.v < n.min {
+			return usagef("--%s %d: want a whole number ≥ %d", n.name, n.v, n.min)
 		}
 	}
-	if s := o.values["seed"]; s != "" {
-		if settings.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return usagef("--seed %q: want a whole number", s)
-		}
+	box := c.Int("box")
+	if box < 3 || box > 101 {
+		return usagef("--box %d: want a whole number of pixels from 3 to 101", box)
 	}
-	switch s := orDefault(o.values["coarse"], "auto"); s {
+	switch s := c.String("coarse"); s {
 	case "auto":
 	case "off":
 		settings.Coarse = -1
@@ -173,13 +207,13 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 			settings.Coarse = -1
 		}
 	}
-	spotMode := orDefault(o.values["spots"], "auto")
+	spotMode := c.String("spots")
 	if spotMode != "auto" && spotMode != "all" {
 		return usagef("--spots %q: want auto or all", spotMode)
 	}
-	bgMode := orDefault(o.values["background"], "auto")
-	dir := orDefault(o.values["out"], "fit_out")
-	obj, discrete, args, err := objectiveArgs(o, rest, orDefault(o.values["refine"], "cell,orientation"), log)
+	bgMode := orDefault(lo.Background, "auto")
+	dir := orDefault(c.String("out"), "fit_out")
+	obj, discrete, args, err := objectiveArgs(&lo, rest, orDefault(c.String("refine"), "cell,orientation"), log)
 	if err != nil {
 		return err
 	}
@@ -187,10 +221,10 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 	if len(discrete) > 0 {
 		return usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
 	}
-	if settings.Bounds, err = parseBounds(o.values["bound"], names); err != nil {
+	if settings.Bounds, err = parseBounds(c.Generic("bound").(*commaList).String(), names); err != nil {
 		return err
 	}
-	if settings.Restraints, err = parseRestraints(o.values["restrain"], names); err != nil {
+	if settings.Restraints, err = parseRestraints(c.Generic("restrain").(*commaList).String(), names); err != nil {
 		return err
 	}
 	for _, n := range names {
@@ -201,12 +235,12 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 	// Spots, background and the fitted pixels.
 	fp, sp := m.Detector.FPixels, m.Detector.SPixels
 	overload := math.Inf(1)
-	if isSMV(o.values["observed"]) {
+	if isSMV(lo.Observed) {
 		overload = 65535 - args.ADC
 	}
-	if s := o.values["overload"]; s != "" {
-		if overload, err = strconv.ParseFloat(s, 64); err != nil || !(overload > 0) {
-			return usagef("--overload %q: want a positive number of photons", s)
+	if c.IsSet("overload") {
+		if overload = c.Float64("overload"); !(overload > 0) {
+			return usagef("--overload %g: want a positive number of photons", overload)
 		}
 	}
 	if math.IsInf(overload, 1) {
@@ -216,7 +250,7 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 		BoxSize: box, Overload: overload})
 	if err != nil {
 		if found != nil {
-			return fmt.Errorf("--spots auto: %v on %s; try --spots all", err, o.values["observed"])
+			return fmt.Errorf("--spots auto: %v on %s; try --spots all", err, lo.Observed)
 		}
 		return fmt.Errorf("--observed: %w", err)
 	}
@@ -239,19 +273,30 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), obj.Loss.Kind, method, o.values["observed"])
+	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), obj.Loss.Kind, method, lo.Observed)
 	fmt.Fprintf(out, "spots: %d found; fitting %s: %d pixels; background %s (%.3g photons/pixel)\n", len(found.Spots),
 		map[string]string{"auto": fmt.Sprintf("%d boxes of %d²", len(boxes), box), "all": "the whole image"}[spotMode],
 		report.Spots.Pixels, bgMode, report.Background.Mean)
+	// A bar on stderr (a terminal) for long fits: the evaluations of the
+	// current start against --max-evals; the iteration lines print above it.
+	bar := progress.Start(log, "fit", int64(settings.MaxEvals), progress.ModeOf(args.Progress))
+	iterOut := bar.Writer(out)
+	startAt, current := 0, -1
 	settings.Progress = func(it fit.Iteration) {
 		var b strings.Builder
 		for i, n := range names {
 			fmt.Fprintf(&b, " %s=%.8g", n, it.X[i])
 		}
 		stage := fmt.Sprintf("start %d, %s", it.Start+1, it.Stage)
-		fmt.Fprintf(out, "iter %3d  evals %4d  %-31s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, stage, it.Loss, it.GradNorm, b.String())
+		fmt.Fprintf(iterOut, "iter %3d  evals %4d  %-31s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, stage, it.Loss, it.GradNorm, b.String())
+		if it.Start != current {
+			current, startAt = it.Start, it.Evals-1
+		}
+		bar.SetLabel("fit: " + stage + ", evaluations")
+		bar.Set(int64(it.Evals - startAt))
 	}
 	res := fit.Run(obj, settings)
+	bar.Finish()
 	report.Status = string(res.Status)
 	report.Loss = finiteOrNil(res.Loss)
 	report.Decrement = finiteOrNil(res.Decrement)
