@@ -180,7 +180,21 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 	return exitFailure
 }
 
+// startMPI, set by the mpi build (mpi.go), starts MPI and gives the
+// fit command its ranks; it returns the function that ends MPI.
+var startMPI func() (stop func(), err error)
+
 func main() {
 	interrupt.Install()
-	os.Exit(runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr))
+	stop := func() {}
+	if startMPI != nil {
+		var err error
+		if stop, err = startMPI(); err != nil {
+			fmt.Fprintln(os.Stderr, "gobragg:", err)
+			os.Exit(exitFailure)
+		}
+	}
+	code := runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -55,6 +55,9 @@ func Gradcheck(argv []string, out, log io.Writer) error {
 
 func runGradcheck(c *cli.Context, rest []string, out, log io.Writer) error {
 	lo := lossOptionsFrom(c)
+	if strings.Contains(lo.Observed, ",") {
+		return usagef("--observed: gradcheck takes one image")
+	}
 	if lo.Background == "auto" {
 		return usagef("--background auto is fit's: give gradcheck a background image")
 	}

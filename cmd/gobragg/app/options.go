@@ -29,7 +29,8 @@ type lossOptions struct {
 func lossFlags(loss, lossUsage, background string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "loss", Value: loss, Usage: lossUsage},
-		&cli.StringFlag{Name: "observed", Usage: "observed image `FILE`: SMV (the ADC offset -adc subtracted) or raw float32 of the model's size"},
+		&cli.GenericFlag{Name: "observed", Value: &commaList{}, Usage: "observed image `FILE`: SMV (the ADC offset -adc subtracted) " +
+			"or raw float32 of the model's size; fit takes several (repeatable, comma lists, globs, templates with # for the frame number)"},
 		&cli.StringFlag{Name: "background", Value: background, Usage: "background photons added to the model: " + map[string]string{
 			"auto": "auto (estimated from --observed), none, or an image `FILE` (float32, or SMV less -adc)",
 			"none": "none, or an image `FILE` (float32, or SMV less -adc)"}[background]},
@@ -41,7 +42,7 @@ func lossFlags(loss, lossUsage, background string) []cli.Flag {
 
 // lossOptionsFrom reads lossFlags from a parsed command line.
 func lossOptionsFrom(c *cli.Context) lossOptions {
-	return lossOptions{Loss: c.String("loss"), Observed: c.String("observed"), Background: c.String("background"),
+	return lossOptions{Loss: c.String("loss"), Observed: c.Generic("observed").(*commaList).String(), Background: c.String("background"),
 		Mask: c.String("mask"), ROI: c.String("roi"), ReadNoise: c.Float64("read-noise")}
 }
 
