@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -42,21 +41,26 @@ func TestMPIFit(t *testing.T) {
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
-	for k := 0; k < 4; k++ {
-		argv := append(append([]string{"-cell", "64", "77", "83", "81", "87", "99", "-misset", "12", "-7", "31"}, model...),
-			"-phi", strconv.Itoa(k), "-osc", "1", "-water", "0.017", "-noisefile", "frame_00"+strconv.Itoa(k+1)+".img",
-			"-seed", strconv.Itoa(20+k), "-floatfile", "/dev/null")
-		if err := app.Simulate(argv, io.Discard); err != nil {
-			t.Fatal(err)
+	// This test binary stands in for gobragg (TestMain): a process of its
+	// own, away from the signal tests' state.
+	self := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, b)
 		}
+	}
+	for k := 0; k < 4; k++ {
+		self(append(append([]string{"simulate", "-cell", "64", "77", "83", "81", "87", "99", "-misset", "12", "-7", "31"}, model...),
+			"-phi", strconv.Itoa(k), "-osc", "1", "-water", "0.017", "-noisefile", "frame_00"+strconv.Itoa(k+1)+".img",
+			"-seed", strconv.Itoa(20+k), "-floatfile", "/dev/null")...)
 	}
 	fitArgs := func(out string) []string {
 		return append(append([]string{"--observed", "frame_###.img", "--refine", "cell,orientation,scale", "--per-image", "scale",
 			"--starts", "1", "--out", out}, "-cell", "65", "76", "84", "82", "86", "100", "-misset", "12.5", "-7.5", "31"), model...)
 	}
-	if err := app.Fit(fitArgs("one"), io.Discard, io.Discard); err != nil {
-		t.Fatalf("one process: %v", err)
-	}
+	self(append([]string{"fit"}, fitArgs("one")...)...)
 	cmd := exec.Command(mpirun, append([]string{"-np", "2", "--oversubscribe", "--allow-run-as-root", bin, "fit"}, fitArgs("two")...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mpirun: %v\n%s", err, b)

@@ -216,5 +216,3 @@ func quiet(w io.Writer) io.Writer {
 
 // writes reports whether this process writes the fit's files.
 func writes() bool { return FitComm == nil || FitComm.Rank() == 0 }
-
-
