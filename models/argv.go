@@ -69,6 +69,11 @@ type Args struct {
 	Mask []float64
 	// ImgFile, MaskFile: the -img and -mask files read.
 	ImgFile, MaskFile string
+	// ExptFile is gobragg's -expt: a DIALS experiment list describing the
+	// image's geometry exactly. CBF (-cbf) writes -intfile and -noisefile
+	// as miniCBF whatever their names (a .cbf name does so anyway).
+	ExptFile string
+	CBF      bool
 	// MaxWork (pixel terms) and MaxMemoryMB (MB) are -max_work and
 	// -max_memory, 0 when not given: the limits Model checks (see Limits).
 	MaxWork, MaxMemoryMB float64
@@ -384,7 +389,9 @@ var specs = []flagSpec{
 	{[]string{"-adc"}, 1, f1(func(a *Args) *float64 { return &a.ADC })},
 	{[]string{"-nopgm"}, 0, on(func(a *Args) *bool { return &a.NoPGM })},
 	{[]string{"-nonoise", "-noprogress", "-progress"}, 0, func(*Args, string, []string) error { return nil }},
-	// gobragg's own: the limits of Limits.
+	// gobragg's own: the limits of Limits, DIALS geometry and miniCBF.
+	{[]string{"-expt"}, 1, str(func(a *Args) *string { return &a.ExptFile })},
+	{[]string{"-cbf"}, 0, on(func(a *Args) *bool { return &a.CBF })},
 	{[]string{"-max_work"}, 1, f1(func(a *Args) *float64 { return &a.MaxWork })},
 	{[]string{"-max_memory"}, 1, f1(func(a *Args) *float64 { return &a.MaxMemoryMB })},
 }

@@ -70,6 +70,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				return err
 			},
 		}, {
+			Name:            "series",
+			Usage:           "render a rotation series (numbered SMV or miniCBF images and a DIALS experiment list) in one process",
+			ArgsUsage:       app.SeriesUsage,
+			Flags:           app.SeriesFlags(),
+			SkipFlagParsing: true, // nanoBragg flags mixed in: app.Series parses its own options
+			Action: func(c *cli.Context) error {
+				return app.Series(c.Args().Slice(), stdout, stderr)
+			},
+		}, {
 			Name:            "bench",
 			Usage:           "time the standard performance cases as whole simulate processes (optionally beside the reference)",
 			ArgsUsage:       app.BenchUsage,

@@ -379,7 +379,9 @@ func (g *Geometry) List() (*ExperimentList, error) {
 		return [3]json.Number{num(a, v[0]), num(a, v[1]), num(a, v[2])}
 	}
 	zero, one := json.Number("0.0"), json.Number("1.0")
-	el := &ExperimentList{ID: "ExperimentList", Profiles: []json.RawMessage{}, ScalingModel: []json.RawMessage{}}
+	// Empty model lists are [], not null: dxtbx iterates over each.
+	el := &ExperimentList{ID: "ExperimentList", ImageSets: []ImageSet{}, Goniometers: []Goniometer{}, Scans: []Scan{},
+		Crystals: []Crystal{}, Profiles: []json.RawMessage{}, ScalingModel: []json.RawMessage{}}
 	idx := func(i int) *int { return &i }
 	e := Experiment{ID: "Experiment", Beam: idx(0), Detector: idx(0)}
 	el.Beams = []Beam{{Direction: vec(unit, [3]float64{-g.Beam[0], -g.Beam[1], -g.Beam[2]}),

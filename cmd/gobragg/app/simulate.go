@@ -57,6 +57,12 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderModel(m, args.IntScale, log)
+}
+
+// renderModel renders a validated model; intScale is -scale (≤ 0:
+// automatic).
+func renderModel(m *models.Model, intScale float64, log io.Writer) (*Result, error) {
 	// The float image is written in float32, as the reference stores it:
 	// render straight into float32.
 	sim, err := graph.New(m, graph.Float32Image())
@@ -77,7 +83,7 @@ func render(args *models.Args, log io.Writer) (*Result, error) {
 		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
-	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
+	r.Stats = stats(&cfg, m, r.Image, in, intScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
 	return r, nil
 }
@@ -203,21 +209,11 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
-		hdr := Header(m)
-		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
-		roi := m.Detector.ROI
-		for i := range data {
-			// The reference leaves pixels outside the ROI at zero.
-			if f, s := i%m.Detector.FPixels, i/m.Detector.FPixels; f < roi[0] || f > roi[1] || s < roi[2] || s > roi[3] {
-				data[i] = 0
-			}
-		}
-		if err := w.WriteFile(args.IntFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		data := intCounts(r.Image, m, st.IntScale, args.ADC)
+		if err := writeCounts(w, args.IntFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.IntFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, args.CBF))
 	}
 	if args.NoiseFile != "" {
 		seed := args.Seed
@@ -226,13 +222,10 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 		}
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		hdr := Header(m)
-		if err := w.WriteFile(args.NoiseFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		if err := writeCounts(w, args.NoiseFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.NoiseFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, args.CBF))
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		scale := args.PGMScale
@@ -249,6 +242,11 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
 		}
 		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
+	}
+	if args.ExptFile != "" {
+		if err := writeSimulateExpt(w, args, m, out); err != nil {
+			return err
+		}
 	}
 	if demo {
 		if err := w.WriteFile(demoPNG, func(w io.Writer) error {
@@ -279,6 +277,9 @@ func outputFiles(args *models.Args, demo bool) []output {
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		outs = append(outs, output{"-pgmfile", args.PGMFile})
+	}
+	if args.ExptFile != "" {
+		outs = append(outs, output{"-expt", args.ExptFile})
 	}
 	if demo {
 		outs = append(outs, output{"demo preview", demoPNG})
