@@ -216,3 +216,39 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 }
+
+func FuzzRead(f *testing.F) {
+	m := func() *models.Model {
+		a, _ := models.ParseArgs(append([]string{"-detpixels", "8", "-osc", "1", "-twotheta", "3"}, crystal...))
+		m, _ := a.Model(nil)
+		return m
+	}()
+	el, err := FromModel(m, Images{Template: "x_##.cbf", First: 1, Count: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	el.Write(&buf)
+	f.Add(buf.Bytes())
+	f.Add([]byte(`{"__id__": "ExperimentList", "experiment": [{"beam": 0, "detector": 0}], "beam": [{}], "detector": [{"panels": [{}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		el, err := Read(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for i := range el.Experiments {
+			g, err := el.Geometry(i)
+			if err != nil {
+				continue
+			}
+			if g.Size[0] > 64 || g.Size[1] > 64 {
+				continue // keep the model small
+			}
+			if mm, err := g.Model(m, g.First); err == nil {
+				if err := mm.Validate(); err != nil {
+					t.Fatalf("Model returned an invalid model: %v", err)
+				}
+			}
+		}
+	})
+}

@@ -312,21 +312,51 @@ func pointed(s string) string {
 }
 
 // value reads a number written under the map a and inverts the map.
+// Numbers beyond float64's range, or longer than any exact decimal of a
+// float64 product, are converted directly (big.Rat would spend time
+// without bound on 1e-999999999).
 func (a affine) value(n json.Number) (float64, error) {
-	r, ok := new(big.Rat).SetString(string(n))
+	s := string(n)
+	if s == "" {
+		return 0, fmt.Errorf("dials: a number is missing")
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) {
+		return 0, fmt.Errorf("dials: %q is not a number in range", s)
+	}
+	if len(s) > 1200 || exponent(s) > 400 {
+		xs, _ := a.scale.Float64()
+		off, _ := a.offset.Float64()
+		return (x - off) / xs, nil
+	}
+	r, ok := new(big.Rat).SetString(s)
 	if !ok {
-		if n == "" {
-			return 0, fmt.Errorf("dials: a number is missing")
-		}
-		return 0, fmt.Errorf("dials: %q is not a number", string(n))
+		return 0, fmt.Errorf("dials: %q is not a number", s)
 	}
 	r.Sub(r, a.offset)
 	r.Quo(r, a.scale)
-	x, _ := r.Float64()
+	x, _ = r.Float64()
 	if math.IsInf(x, 0) {
 		return 0, fmt.Errorf("dials: %s is out of range", string(n))
 	}
 	return x, nil
+}
+
+// exponent is the magnitude of a number's decimal exponent (0 without
+// one; large for an unreadable one).
+func exponent(s string) int {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return 0
+	}
+	e, err := strconv.Atoi(s[i+1:])
+	if err != nil || e < -1<<20 || e > 1<<20 {
+		return 1 << 20
+	}
+	if e < 0 {
+		e = -e
+	}
+	return e
 }
 
 func (a affine) vec(v [3]float64) ([3]json.Number, error) {

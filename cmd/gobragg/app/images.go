@@ -160,6 +160,10 @@ func writeSimulateExpt(o formats.Output, args *models.Args, m *models.Model, log
 	if img != "" && m.Osc != 0 {
 		// A rotation image is a one-image sequence (a still, a single file).
 		template, n = singleImage(img)
+		if template == img {
+			fmt.Fprintf(log, "WARNING: dxtbx reads a rotation image only when its name has a number (e.g. %s_001%s)\n",
+				strings.TrimSuffix(img, filepath.Ext(img)), filepath.Ext(img))
+		}
 	}
 	if err := writeExpt(o, args.ExptFile, m, template, n, 1); err != nil {
 		return fmt.Errorf("-expt %s: %w", args.ExptFile, err)

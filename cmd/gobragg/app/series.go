@@ -32,7 +32,8 @@ func SeriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "first", Value: 1, Usage: "number of the first image, in file names and the DIALS scan"},
 		&cli.StringFlag{Name: "expt", Value: "auto", Usage: "DIALS experiment list to write: a file name, auto (beside the images, named after them) or none"},
 		&cli.StringFlag{Name: "format", Usage: "integer image format, smv or cbf (default: cbf for .cbf names, else smv)"},
-		&cli.IntFlag{Name: "jobs", Value: 2, Usage: "images in flight at once: one renders while the others draw noise and write files"},
+		&cli.IntFlag{Name: "jobs", Value: 2, EnvVars: []string{"GOBRAGG_SERIES_JOBS"},
+			Usage: "images in flight at once: one renders while the others draw noise and write files"},
 	}
 }
 
