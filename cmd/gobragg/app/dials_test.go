@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/dials"
 )
 
@@ -105,6 +107,34 @@ func TestDIALSIndexesSeries(t *testing.T) {
 			t.Errorf("cell parameter %d: indexed %.4f, true %.4f (%.3f %%)", i, got[i], want[i], 100*rel)
 		}
 	}
+	// The indexed list reads into a model of the same experiment: its
+	// image of image 1 overlaps the truth's (DIALS refined the detector
+	// and beam as it indexed, and its φ is the start of each image).
+	a, err := models.ParseArgs(dialsSeries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := a.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDIALS, err := indexed.Model(base, 1)
+	if err != nil {
+		t.Fatalf("indexed.expt as a model: %v", err)
+	}
+	r1, err := renderModel(base, 0, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := renderModel(fromDIALS, 0, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corr := correlation(r1.Image, r2.Image)
+	t.Logf("image 1 from indexed.expt against the truth: correlation %.4f", corr)
+	if corr < 0.5 {
+		t.Errorf("the model read from indexed.expt renders an image of correlation %.3f with the truth's", corr)
+	}
 	pct := regexp.MustCompile(`\|\s*0\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*([0-9.]+)%`).FindAllStringSubmatch(idx, -1)
 	if len(pct) == 0 {
 		t.Fatalf("no indexing table in dials.index's output:\n%s", idx)
@@ -151,6 +181,16 @@ for name in ("one.expt",):
 		}
 	}
 	t.Logf("dxtbx: beam at (%s, %s) px, distance %s mm", fields[0], fields[1], fields[2])
+}
+
+func correlation(a, b []float32) float64 {
+	var sa, sb, saa, sbb, sab float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		sa, sb, saa, sbb, sab = sa+x, sb+y, saa+x*x, sbb+y*y, sab+x*y
+	}
+	n := float64(len(a))
+	return (sab - sa*sb/n) / math.Sqrt((saa-sa*sa/n)*(sbb-sb*sb/n))
 }
 
 func lastLine(s, prefix string) string {
