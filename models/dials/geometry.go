@@ -142,7 +142,7 @@ func (g *Geometry) readBeam(b *Beam) error {
 	if err != nil {
 		return err
 	}
-	g.Beam = normalize([3]float64{-dir[0], -dir[1], -dir[2]})
+	g.Beam = normalize(neg(dir))
 	if g.Lambda, err = angstrm.value(b.Wavelength); err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (g *Geometry) readDetector(d *Detector) error {
 	// gobragg wrote carries it as placed.
 	g.Normal = normalize(cross(g.Fast, g.Slow))
 	if dot(g.Normal, g.Pix0) < 0 {
-		g.Normal = [3]float64{-g.Normal[0], -g.Normal[1], -g.Normal[2]}
+		g.Normal = neg(g.Normal)
 	}
 	if p.Normal != nil {
 		if v, err := unit.vec3(*p.Normal); err == nil && math.Abs(norm(v)-1) < 1e-9 {
@@ -384,7 +384,7 @@ func (g *Geometry) List() (*ExperimentList, error) {
 		Crystals: []Crystal{}, Profiles: []json.RawMessage{}, ScalingModel: []json.RawMessage{}}
 	idx := func(i int) *int { return &i }
 	e := Experiment{ID: "Experiment", Beam: idx(0), Detector: idx(0)}
-	el.Beams = []Beam{{Direction: vec(unit, [3]float64{-g.Beam[0], -g.Beam[1], -g.Beam[2]}),
+	el.Beams = []Beam{{Direction: vec(unit, neg(g.Beam)),
 		Wavelength: num(angstrm, g.Lambda), Divergence: zero, SigmaDivergence: zero,
 		PolarizationNormal: vec(unit, g.PolarNormal), PolarizationFraction: num(kahn, g.Kahn),
 		Flux: zero, Transmission: one}}
@@ -542,3 +542,6 @@ func normalize(v [3]float64) [3]float64 {
 	}
 	return [3]float64{v[0] / n, v[1] / n, v[2] / n}
 }
+
+// neg is −v without negative zeros (0 − x).
+func neg(v [3]float64) [3]float64 { return [3]float64{0 - v[0], 0 - v[1], 0 - v[2]} }
