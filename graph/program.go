@@ -22,6 +22,11 @@ type Key struct {
 	Pivot       models.Pivot
 	// Unrotated detector axes, fixed by the convention (or CUSTOM input).
 	FDet, SDet, ODet, Beam, TwoThetaAxis, Spindle [3]float64
+	// Constant residuals baked into the parameter maths (models.Detector
+	// FrameFix, models.Crystal RealFix); zero but for models read from a
+	// DIALS experiment list.
+	FrameFix models.Frame[float64]
+	RealFix  [3]models.V3[float64]
 }
 
 // KeyOf returns a validated model's structural key.
@@ -40,7 +45,8 @@ func KeyOf(m *models.Model) Key {
 		cfg.HMin, cfg.HMax, cfg.KMin, cfg.KMax, cfg.LMin, cfg.LMax = c.HKL.HMin, c.HKL.HMax, c.HKL.KMin, c.HKL.KMax, c.HKL.LMin, c.HKL.LMax
 	}
 	k := Key{Pixels: cfg, FromMatrix: c.FromMatrix, CellLengths: c.CellLengths, Pivot: d.Pivot,
-		FDet: d.FDet, SDet: d.SDet, ODet: d.ODet, Beam: d.Beam, TwoThetaAxis: d.TwoThetaAxis, Spindle: d.Spindle}
+		FDet: d.FDet, SDet: d.SDet, ODet: d.ODet, Beam: d.Beam, TwoThetaAxis: d.TwoThetaAxis, Spindle: d.Spindle,
+		FrameFix: d.FrameFix, RealFix: c.RealFix}
 	return k
 }
 

@@ -72,6 +72,11 @@ type Args struct {
 	Mask []float64
 	// ImgFile, MaskFile: the -img and -mask files read.
 	ImgFile, MaskFile string
+	// ExptFile is gobragg's -expt: a DIALS experiment list describing the
+	// image's geometry exactly. CBF (-cbf) writes -intfile and -noisefile
+	// as miniCBF whatever their names (a .cbf name does so anyway).
+	ExptFile string
+	CBF      bool
 	// MaxWork (pixel terms) and MaxMemoryMB (MB) are -max_work and
 	// -max_memory, 0 when not given: the limits Model checks (see Limits).
 	MaxWork, MaxMemoryMB float64

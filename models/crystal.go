@@ -63,6 +63,12 @@ type Crystal struct {
 	HKL *formats.HKLGrid
 	// Interpolate selects tricubic interpolation between the HKL entries.
 	Interpolate bool
+	// RealFix is added to the real-space vectors a, b, c (m) that
+	// RealVectors computes: a residual of a few rounding errors that makes a
+	// crystal read from another program's description (a DIALS experiment
+	// list) have exactly, bit for bit, the vectors that description gives.
+	// Zero for crystals from a command line; a constant without gradient.
+	RealFix [3]V3[float64]
 }
 
 // CrystalParams are the crystal's continuous parameters over an algebra.
@@ -252,8 +258,19 @@ func RealVectors[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (a, 
 	bxc, cxa, axb := Cross(A, bs, cs), Cross(A, cs, as), Cross(A, as, bs)
 	if c.FromMatrix && !c.CellLengths {
 		s := A.Div(A.Const(1e-10), Dot(A, as, bxc)) // Å → m
-		return Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
+		a, b, cc = Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
+	} else {
+		length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
+		a, b, cc = length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
 	}
-	length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
-	return length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
+	if c.RealFix != ([3]V3[float64]{}) {
+		for j, v := range []*V3[T]{&a, &b, &cc} {
+			for i := range v {
+				if f := c.RealFix[j][i]; f != 0 {
+					v[i] = A.Add(v[i], A.Const(f))
+				}
+			}
+		}
+	}
+	return a, b, cc
 }

@@ -363,6 +363,10 @@ var specs = flat(
 			doc: "refuse runs needing more memory than this (default 768)"},
 		flagSpec{names: []string{"-json"}, n: 0, set: on(func(a *Args) *bool { return &a.JSON }),
 			doc: "print the statistics as one JSON object on stdout (also --json)"},
+		flagSpec{names: []string{"-expt"}, n: 1, set: str(func(a *Args) *string { return &a.ExptFile }), args: "FILE",
+			doc: "write a DIALS experiment list (.expt) with the image's exact geometry"},
+		flagSpec{names: []string{"-cbf"}, n: 0, set: on(func(a *Args) *bool { return &a.CBF }),
+			doc: "write -intfile and -noisefile as miniCBF whatever their names (a .cbf name does so anyway)"},
 	),
 )
 

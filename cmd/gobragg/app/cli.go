@@ -167,8 +167,8 @@ func runCommand(ctx context.Context, cmd *cli.Command, args []string, stdout, st
 // Commands returns gobragg's subcommands, in the order of the help,
 // writing to stdout and stderr.
 func Commands(stdout, stderr io.Writer) []*cli.Command {
-	return []*cli.Command{SimulateCommand(stdout, stderr), GradcheckCommand(stdout, stderr), FitCommand(stdout, stderr),
-		BenchCommand(stdout)}
+	return []*cli.Command{SimulateCommand(stdout, stderr), SeriesCommand(stdout, stderr), GradcheckCommand(stdout, stderr),
+		FitCommand(stdout, stderr), BenchCommand(stdout)}
 }
 
 // completeFlags is the shell completion of commands that take nanoBragg

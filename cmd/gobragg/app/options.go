@@ -91,8 +91,8 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 	return out, discrete, nil
 }
 
-// readImage reads an image of the model's size: an SMV file (unsigned
-// 16-bit ADU; the ADC offset adc is subtracted, giving photons for the
+// readImage reads an image of the model's size: an SMV or miniCBF file
+// (ADU; the ADC offset adc is subtracted, giving photons for the
 // reference's noise images) or raw little-endian float32 (a -floatfile).
 func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 	b, err := formats.ReadInput(path, formats.MaxImageBytes)
@@ -113,6 +113,9 @@ func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 			out[i] = float64(v) - adc
 		}
 		return out, nil
+	}
+	if formats.IsCBF(b) {
+		return readCBFImage(b, path, fp, sp, adc)
 	}
 	if len(b) != 4*fp*sp {
 		return nil, fmt.Errorf("%s has %d bytes: not an SMV file, nor %dx%d float32 pixels (%d bytes)", path, len(b), fp, sp, 4*fp*sp)

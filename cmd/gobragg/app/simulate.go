@@ -37,6 +37,7 @@ type Result struct {
 	// tracer and printPixel serve -printout (nil without it).
 	tracer     *physics.Tracer
 	printPixel [2]int
+	cfg        physics.Config // of the program that rendered it
 }
 
 // Stats are the numbers the reference prints after rendering.
@@ -76,6 +77,20 @@ func renderProgress(args *models.Args, log io.Writer, progress func(rows, total 
 	}
 	// The reference's structure-factor cache, once the model is valid.
 	args.WriteDump(m, log)
+	r, err := renderModel(m, args.IntScale, log, progress, t0)
+	if err != nil {
+		return nil, err
+	}
+	if args.Printout {
+		r.tracer, r.printPixel = physics.NewTracer(&r.cfg, graph.FloatInputs(m)), args.PrintoutPixel
+	}
+	return r, nil
+}
+
+// renderModel renders a validated model; intScale is -scale (≤ 0:
+// automatic), progress (nil: none) receives the rows rendered, t0 is when
+// the model was begun (for the timings).
+func renderModel(m *models.Model, intScale float64, log io.Writer, progress func(rows, total int), t0 time.Time) (*Result, error) {
 	t1 := time.Now()
 	// The float image is written in float32, as the reference stores it:
 	// render straight into float32.
@@ -101,11 +116,9 @@ func renderProgress(args *models.Args, log io.Writer, progress func(rows, total 
 		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
-	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
+	r.Stats = stats(&cfg, m, r.Image, in, intScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
-	if args.Printout {
-		r.tracer, r.printPixel = physics.NewTracer(&cfg, in), args.PrintoutPixel
-	}
+	r.cfg = cfg
 	return r, nil
 }
 
@@ -253,21 +266,11 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
-		hdr := m.SMVHeader()
-		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
-		roi := m.Detector.ROI
-		for i := range data {
-			// The reference leaves pixels outside the ROI at zero.
-			if f, s := i%m.Detector.FPixels, i/m.Detector.FPixels; f < roi[0] || f > roi[1] || s < roi[2] || s > roi[3] {
-				data[i] = 0
-			}
-		}
-		if err := w.WriteFile(args.IntFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		data := intCounts(r.Image, m, st.IntScale, args.ADC)
+		if err := writeCounts(w, args.IntFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.IntFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, args.CBF))
 	}
 	js := SimulateJSON{Convention: m.Detector.Convention.String(), FPixels: m.Detector.FPixels, SPixels: m.Detector.SPixels,
 		Oversample: m.Detector.Oversample, SolidAngleSr: st.SolidAngle, SpherePercent: 100 * st.SolidAngle / 4 / math.Pi,
@@ -284,13 +287,10 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
 		js.Photons, js.Overloads = &photons, &overloads
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		hdr := m.SMVHeader()
-		if err := w.WriteFile(args.NoiseFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		if err := writeCounts(w, args.NoiseFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.NoiseFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, args.CBF))
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		scale := args.PGMScale
@@ -308,6 +308,11 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
 		}
 		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
+	}
+	if args.ExptFile != "" {
+		if err := writeSimulateExpt(w, args, m, out); err != nil {
+			return err
+		}
 	}
 	if demo {
 		if err := w.WriteFile(demoPNG, func(w io.Writer) error {
@@ -390,6 +395,9 @@ func outputFiles(args *models.Args, demo bool) []output {
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		outs = append(outs, output{"-pgmfile", args.PGMFile})
+	}
+	if args.ExptFile != "" {
+		outs = append(outs, output{"-expt", args.ExptFile})
 	}
 	if demo {
 		outs = append(outs, output{"demo preview", demoPNG})
