@@ -51,6 +51,58 @@ var dialsSeries = []string{"-cell", "57", "66", "79", "83", "95", "102", "-misse
 	"-Xbeam", "40", "-Ybeam", "60", "-twotheta", "15", "-detector_rotx", "3", "-oversample", "1",
 	"-osc", "1", "-phisteps", "5", "-fluence", "1e29", "-water", "0.012", "-seed", "201"}
 
+// indexedSeries writes a gobragg series of frames dialsSeries images
+// (miniCBF, with its experiment list series.expt) in a temporary
+// directory and has DIALS find its spots and index it: the directory, the
+// truth's geometry, the indexed one and dials.index's output.
+func indexedSeries(t *testing.T, frames int) (dir string, truth, indexed *dials.Geometry, idx string) {
+	t.Helper()
+	dir = t.TempDir()
+	var out bytes.Buffer
+	argv := append([]string{"--frames", strconv.Itoa(frames), "--expt", filepath.Join(dir, "series.expt")}, dialsSeries...)
+	argv = append(argv, "-noisefile", filepath.Join(dir, "image_###.cbf"))
+	if err := Series(argv, &out, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	runIn(t, dir, "dials.import", "template=image_###.cbf", "output.experiments=imported.expt")
+	fs := runIn(t, dir, "dials.find_spots", "series.expt", "nproc=2")
+	idx = runIn(t, dir, "dials.index", "series.expt", "strong.refl")
+	t.Logf("dials.find_spots: %s", lastLine(fs, "Saved"))
+	truthList, err := dials.ReadFile(filepath.Join(dir, "series.expt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if truth, err = truthList.Geometry(0); err != nil {
+		t.Fatal(err)
+	}
+	indexedList, err := dials.ReadFile(filepath.Join(dir, "indexed.expt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if indexed, err = indexedList.Geometry(0); err != nil {
+		t.Fatal(err)
+	}
+	return dir, truth, indexed, idx
+}
+
+// inBasisOf is the truth's lattice in the basis closest to vectors v:
+// DIALS may choose another basis of the same lattice, so v is expressed
+// in the true vectors, rounded to whole numbers and rebuilt from them.
+func inBasisOf(truth *dials.Geometry, v [3][3]float64) [3][3]float64 {
+	tv := [3][3]float64{truth.A, truth.B, truth.C}
+	inv := inverse3(tv)
+	var same [3][3]float64
+	for j := 0; j < 3; j++ {
+		for k := 0; k < 3; k++ {
+			c := math.Round(inv[0][k]*v[j][0] + inv[1][k]*v[j][1] + inv[2][k]*v[j][2])
+			for i := 0; i < 3; i++ {
+				same[j][i] += c * tv[k][i]
+			}
+		}
+	}
+	return same
+}
+
 // TestDIALSIndexesSeries: DIALS finds the spots of a 10-image miniCBF
 // series through its experiment list and indexes the true cell (that of
 // the crystal's real-space vectors: the reference's -cell construction
@@ -59,48 +111,9 @@ var dialsSeries = []string{"-cell", "57", "66", "79", "83", "95", "102", "-misse
 // distance of the CBF headers.
 func TestDIALSIndexesSeries(t *testing.T) {
 	needDIALS(t)
-	dir := t.TempDir()
-	var out bytes.Buffer
-	argv := append([]string{"--frames", "10", "--expt", filepath.Join(dir, "series.expt")}, dialsSeries...)
-	argv = append(argv, "-noisefile", filepath.Join(dir, "image_###.cbf"))
-	if err := Series(argv, &out, &out); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	runIn(t, dir, "dials.import", "template=image_###.cbf", "output.experiments=imported.expt")
-	fs := runIn(t, dir, "dials.find_spots", "series.expt", "nproc=2")
-	idx := runIn(t, dir, "dials.index", "series.expt", "strong.refl")
-	t.Logf("dials.find_spots: %s", lastLine(fs, "Saved"))
-	truthList, err := dials.ReadFile(filepath.Join(dir, "series.expt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, err := truthList.Geometry(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexedList, err := dials.ReadFile(filepath.Join(dir, "indexed.expt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexed, err := indexedList.Geometry(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tv := [3][3]float64{truth.A, truth.B, truth.C}
+	_, truth, indexed, idx := indexedSeries(t, 10)
 	iv := [3][3]float64{indexed.A, indexed.B, indexed.C}
-	// DIALS may choose another basis of the same lattice: express the
-	// indexed vectors in the true ones and round to whole numbers.
-	inv := inverse3(tv)
-	var same [3][3]float64
-	for j := 0; j < 3; j++ {
-		for k := 0; k < 3; k++ {
-			c := math.Round(inv[0][k]*iv[j][0] + inv[1][k]*iv[j][1] + inv[2][k]*iv[j][2])
-			for i := 0; i < 3; i++ {
-				same[j][i] += c * tv[k][i]
-			}
-		}
-	}
-	want, got := cellOf(same), cellOf(iv)
+	want, got := cellOf(inBasisOf(truth, iv)), cellOf(iv)
 	t.Logf("true cell    %.4f", want)
 	t.Logf("indexed cell %.4f", got)
 	for i := range want {
@@ -225,4 +238,51 @@ func inverse3(v [3][3]float64) [3][3]float64 {
 		}
 	}
 	return w
+}
+
+// TestDIALSThenFit is the DIALS → gobragg → DIALS round trip: a 10-image
+// series indexed by DIALS is refined by `fit --from-dials indexed.expt`
+// (cell, orientation, distance and beam centre); the refined.expt it
+// writes must hold a crystal within 0.05 % of the truth's real-space cell
+// (lengths; angles within 0.05°), and DIALS must read it back
+// (dials.show).
+func TestDIALSThenFit(t *testing.T) {
+	needDIALS(t)
+	dir, truth, indexed, _ := indexedSeries(t, 10)
+	var out bytes.Buffer
+	argv := append([]string{"--from-dials", filepath.Join(dir, "indexed.expt"), "--refine", "cell,orientation,detector",
+		"--out", filepath.Join(dir, "fit")}, dialsSeries...)
+	if err := Fit(argv, &out, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	refined, err := dials.ReadFile(filepath.Join(dir, "fit", "refined.expt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := refined.Geometry(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := [3][3]float64{indexed.A, indexed.B, indexed.C}
+	rv := [3][3]float64{g.A, g.B, g.C}
+	want, start, got := cellOf(inBasisOf(truth, rv)), cellOf(iv), cellOf(rv)
+	t.Logf("true cell    %.4f", want)
+	t.Logf("indexed cell %.4f", start)
+	t.Logf("refined cell %.4f", got)
+	for i := range want {
+		tol := 5e-4 * want[i]
+		if i >= 3 {
+			tol = 0.05
+		}
+		if d := math.Abs(got[i] - want[i]); d > tol {
+			t.Errorf("cell parameter %d: refined %.4f, true %.4f", i, got[i], want[i])
+		}
+	}
+	show := runIn(t, dir, "dials.show", filepath.Join("fit", "refined.expt"))
+	if !strings.Contains(show, "Crystal:") {
+		t.Errorf("dials.show of refined.expt shows no crystal:\n%s", show)
+	}
+	if t.Failed() {
+		t.Log(out.String())
+	}
 }

@@ -34,8 +34,10 @@ const FitUsage = `--observed FILE nanoBragg flags of the starting model...`
 func fitFlags() []cli.Flag {
 	return append(append([]cli.Flag{
 		&cli.StringFlag{Name: "refine", Value: "cell,orientation", Usage: "parameters to refine: a comma `LIST` of names " +
-			"(those of gradcheck, with orient_x orient_y orient_z) and groups (cell orientation misset beam rot N scale)"},
+			"(those of gradcheck, with orient_x orient_y orient_z) and groups (cell orientation misset beam detector rot N scale; detector = distance,xbeam,ybeam)"},
 	}, lossFlags("poisson", "the loss: `poisson|gauss|sse` (gauss: ½Σ(ln 2πV + r²/V), V = model + σ²)", "auto")...),
+		&cli.StringFlag{Name: "from-dials", Usage: "start from a DIALS experiment list `FILE.expt` (dials.index's indexed.expt, " +
+			"dials.refine's refined.expt): its geometry, crystals and images; writes refined.expt"},
 		&cli.StringFlag{Name: "per-image", Usage: "refined parameters each image has its own of: a comma `LIST` of names and groups " +
 			"(orient, scale, …); the others are shared by all the images"},
 		&cli.StringFlag{Name: "spots", Value: "auto", Usage: "`auto|all`: fit boxes around the spots found in --observed, or every pixel"},
@@ -186,8 +188,8 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 
 func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writer) error {
 	lo := lossOptionsFrom(c)
-	if lo.Observed == "" {
-		return usagef("fit needs --observed FILE (SMV .img or float32 image)")
+	if lo.Observed == "" && c.String("from-dials") == "" {
+		return usagef("fit needs --observed FILE (SMV .img, miniCBF or float32 image) or --from-dials FILE.expt")
 	}
 	if lo.Loss == "sum" {
 		return usagef("--loss sum has no minimum to fit: use poisson, gauss or sse")
@@ -229,9 +231,11 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	}
 	bgMode := orDefault(lo.Background, "auto")
 	dir := orDefault(c.String("out"), "fit_out")
-	files, err := expandObserved(lo.Observed)
-	if err != nil {
-		return err
+	var files []string
+	if lo.Observed != "" {
+		if files, err = expandObserved(lo.Observed); err != nil {
+			return err
+		}
 	}
 	overload := 0.0
 	if c.IsSet("overload") {
@@ -239,8 +243,17 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 			return usagef("--overload %g: want a positive number of photons", overload)
 		}
 	}
-	inputs, shared, per, args, err := fitInputs(&lo, files, rest, orDefault(c.String("refine"), "cell,orientation"), c.String("per-image"),
-		fit.Pixels{Background: bgMode == "auto", AllPixels: spotMode == "all", BoxSize: box, Overload: overload}, c.IsSet("overload"), log)
+	pix := fit.Pixels{Background: bgMode == "auto", AllPixels: spotMode == "all", BoxSize: box, Overload: overload}
+	refine := orDefault(c.String("refine"), "cell,orientation")
+	var inputs []*fitInput
+	var shared, per []string
+	var args *models.Args
+	var fd *fromDIALS
+	if path := c.String("from-dials"); path != "" {
+		inputs, shared, per, args, fd, err = dialsInputs(path, &lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
+	} else {
+		inputs, shared, per, args, err = fitInputs(&lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
+	}
 	if err != nil {
 		return err
 	}
@@ -277,7 +290,7 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	what := lo.Observed
+	what := inputs[0].file
 	if len(inputs) > 1 {
 		what = fmt.Sprintf("%d images (%s … %s)", len(inputs), inputs[0].file, inputs[len(inputs)-1].file)
 		if len(per) > 0 {
@@ -395,16 +408,23 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 			}
 			row("  "+n, fp)
 		}
-		cmd, r := finals[k].Argv(in.argv, names)
-		rounded = r
-		im.Command = append([]string{"gobragg", "simulate"}, cmd...)
-		lines = append(lines, shellJoin(im.Command))
+		if fd == nil {
+			// (A model read from a DIALS list has a CUSTOM detector and
+			// no command line: refined.expt describes it.)
+			cmd, r := finals[k].Argv(in.argv, names)
+			rounded = r
+			im.Command = append([]string{"gobragg", "simulate"}, cmd...)
+			lines = append(lines, shellJoin(im.Command))
+		}
 		report.Images = append(report.Images, im)
 	}
 	report.Command = report.Images[0].Command
-	if len(inputs) == 1 {
+	switch {
+	case fd != nil:
+		fmt.Fprintf(out, "\nrefined models: %s (a DIALS experiment list)\n", filepath.Join(dir, "refined.expt"))
+	case len(inputs) == 1:
 		fmt.Fprintf(out, "\nrefined model:\n  %s\n", lines[0])
-	} else {
+	default:
 		fmt.Fprintf(out, "\nrefined models: %d command lines, one per image, in %s\n", len(lines), filepath.Join(dir, "refined_args.txt"))
 	}
 	if len(rounded) > 0 {
@@ -416,8 +436,16 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	if werr := writeFitFiles(dir, &report, lines, finals[0], inputs[0].obj.Loss, res); werr != nil {
 		return werr
 	}
-	fmt.Fprintf(out, "wrote %s\n", strings.Join([]string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"),
-		filepath.Join(dir, "fit_images.png"), filepath.Join(dir, "loss.png")}, ", "))
+	wrote := []string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"), filepath.Join(dir, "fit_images.png"),
+		filepath.Join(dir, "loss.png")}
+	if fd != nil {
+		p := filepath.Join(dir, "refined.expt")
+		if err := fd.writeRefinedExpt(p, finals); err != nil {
+			return fmt.Errorf("refined.expt: %w", err)
+		}
+		wrote = append(wrote, p)
+	}
+	fmt.Fprintf(out, "wrote %s\n", strings.Join(wrote, ", "))
 	return fitOutcome(res, dir)
 }
 

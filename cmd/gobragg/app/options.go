@@ -61,7 +61,7 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 	groups := map[string][]string{
 		"cell": {"a", "b", "c", "alpha", "beta", "gamma"}, "misset": {"misset_x", "misset_y", "misset_z"},
 		"orientation": {"orient_x", "orient_y", "orient_z"},
-		"beam":        {"xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
+		"beam":        {"xbeam", "ybeam"}, "detector": {"distance", "xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
 	}
 	var out []string
 	seen := map[string]bool{}
