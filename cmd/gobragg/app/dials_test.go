@@ -19,7 +19,7 @@ import (
 
 // needDIALS skips a test without DIALS (Debian's dials package: its
 // dials.* commands and cctbx.python, whose python has dxtbx) or with -short.
-func needDIALS(t *testing.T) {
+func needDIALS(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("DIALS runs take a while: skipped with -short")
@@ -31,7 +31,7 @@ func needDIALS(t *testing.T) {
 	}
 }
 
-func runIn(t *testing.T, dir string, name string, args ...string) string {
+func runIn(t testing.TB, dir string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
