@@ -75,3 +75,75 @@ func invert(m [9]float64) ([9]float64, bool) {
 	}
 	return c, true
 }
+
+// SetDetector writes model m's placed detector — its panel's origin and
+// fast, slow and normal axes — into experiment i's detector, in the DIALS
+// frame of base and within the detector's hierarchy when it has one, as
+// dials.refine writes a refined detector. m is in the lab frame of base
+// (see SetCrystal). Experiments sharing the detector share the new one.
+func (el *ExperimentList) SetDetector(i int, m, base *models.Model) error {
+	if i < 0 || i >= len(el.Experiments) {
+		return fmt.Errorf("dials: no experiment %d (the list has %d)", i, len(el.Experiments))
+	}
+	e := el.Experiments[i]
+	if e.Detector == nil || *e.Detector < 0 || *e.Detector >= len(el.Detectors) {
+		return fmt.Errorf("dials: experiment %d has no detector", i)
+	}
+	d := &el.Detectors[*e.Detector]
+	if len(d.Panels) != 1 {
+		return fmt.Errorf("dials: the detector has %d panels; gobragg models one flat panel", len(d.Panels))
+	}
+	r := frameOf(base.Detector)
+	A := models.Float{}
+	fr := models.Place[float64](A, m.Detector, m.Detector.Params())
+	origin, fast, slow, normal := r.to(fr.Pix0), r.to(fr.F), r.to(fr.S), r.to(fr.O)
+	if d.Hierarchy != nil {
+		// The panel's vectors are in its group's frame: undo the groups'.
+		gm, o, ok := panelFrame(d.Hierarchy, 0, identity, [3]float64{})
+		if !ok {
+			return fmt.Errorf("dials: the detector hierarchy does not hold panel 0")
+		}
+		inv, ok := invert(gm)
+		if !ok {
+			return fmt.Errorf("dials: the detector hierarchy's frame is singular")
+		}
+		origin = mulMV(inv, add(origin, neg(o)))
+		fast, slow, normal = mulMV(inv, fast), mulMV(inv, slow), mulMV(inv, normal)
+	}
+	p := &d.Panels[0]
+	var err error
+	if p.Origin, err = mm.vec(origin); err != nil {
+		return err
+	}
+	if p.FastAxis, err = unit.vec(fast); err != nil {
+		return err
+	}
+	if p.SlowAxis, err = unit.vec(slow); err != nil {
+		return err
+	}
+	if p.Normal != nil {
+		n, err := unit.vec(normal)
+		if err != nil {
+			return err
+		}
+		p.Normal = &n
+	}
+	return nil
+}
+
+// SetWavelength writes model m's wavelength into experiment i's beam.
+func (el *ExperimentList) SetWavelength(i int, m *models.Model) error {
+	if i < 0 || i >= len(el.Experiments) {
+		return fmt.Errorf("dials: no experiment %d (the list has %d)", i, len(el.Experiments))
+	}
+	e := el.Experiments[i]
+	if e.Beam == nil || *e.Beam < 0 || *e.Beam >= len(el.Beams) {
+		return fmt.Errorf("dials: experiment %d has no beam", i)
+	}
+	n, err := angstrm.number(m.Beam.Lambda)
+	if err != nil {
+		return err
+	}
+	el.Beams[*e.Beam].Wavelength = n
+	return nil
+}

@@ -440,7 +440,7 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 		filepath.Join(dir, "loss.png")}
 	if fd != nil {
 		p := filepath.Join(dir, "refined.expt")
-		if err := fd.writeRefinedExpt(p, finals); err != nil {
+		if err := fd.writeRefinedExpt(p, finals, names); err != nil {
 			return fmt.Errorf("refined.expt: %w", err)
 		}
 		wrote = append(wrote, p)

@@ -395,9 +395,17 @@ func templatePath(t string, n int) string {
 }
 
 // writeRefinedExpt writes the list with each experiment's crystal
-// refined (the first image of the experiment's model at the fit's end)
-// and its image paths made absolute, as path.
-func (fd *fromDIALS) writeRefinedExpt(path string, finals []*models.Model) error {
+// refined (the first image of the experiment's model at the fit's end),
+// its detector and wavelength too when refined (names), and its image
+// paths made absolute, as path.
+func (fd *fromDIALS) writeRefinedExpt(path string, finals []*models.Model, names []string) error {
+	detector, wavelength := false, contains(names, "lambda")
+	for _, n := range names {
+		switch n {
+		case "distance", "close_distance", "xbeam", "ybeam", "rotx", "roty", "rotz", "twotheta":
+			detector = true
+		}
+	}
 	done := map[int]bool{}
 	for k, exp := range fd.experiment {
 		if done[exp] {
@@ -406,6 +414,16 @@ func (fd *fromDIALS) writeRefinedExpt(path string, finals []*models.Model) error
 		done[exp] = true
 		if err := fd.list.SetCrystal(exp, finals[k], fd.base); err != nil {
 			return err
+		}
+		if detector {
+			if err := fd.list.SetDetector(exp, finals[k], fd.base); err != nil {
+				return err
+			}
+		}
+		if wavelength {
+			if err := fd.list.SetWavelength(exp, finals[k]); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range fd.list.ImageSets {
