@@ -22,6 +22,11 @@ type Key struct {
 	Pivot       models.Pivot
 	// Unrotated detector axes, fixed by the convention (or CUSTOM input).
 	FDet, SDet, ODet, Beam, TwoThetaAxis, Spindle [3]float64
+	// Constant residuals baked into the parameter maths (models.Detector
+	// FrameFix, models.Crystal RealFix); zero but for models read from a
+	// DIALS experiment list.
+	FrameFix models.Frame[float64]
+	RealFix  [3]models.V3[float64]
 }
 
 // KeyOf returns a validated model's structural key.
@@ -40,7 +45,8 @@ func KeyOf(m *models.Model) Key {
 		cfg.HMin, cfg.HMax, cfg.KMin, cfg.KMax, cfg.LMin, cfg.LMax = c.HKL.HMin, c.HKL.HMax, c.HKL.KMin, c.HKL.KMax, c.HKL.LMin, c.HKL.LMax
 	}
 	k := Key{Pixels: cfg, FromMatrix: c.FromMatrix, CellLengths: c.CellLengths, Pivot: d.Pivot,
-		FDet: d.FDet, SDet: d.SDet, ODet: d.ODet, Beam: d.Beam, TwoThetaAxis: d.TwoThetaAxis, Spindle: d.Spindle}
+		FDet: d.FDet, SDet: d.SDet, ODet: d.ODet, Beam: d.Beam, TwoThetaAxis: d.TwoThetaAxis, Spindle: d.Spindle,
+		FrameFix: d.FrameFix, RealFix: c.RealFix}
 	return k
 }
 
@@ -363,11 +369,15 @@ func (p *Program) Names() []string { return append([]string(nil), p.names...) }
 // Simulator is one simulation instance: a model's values bound to a
 // (shared) compiled program.
 type Simulator struct {
-	Model  *models.Model
-	prog   *Program
-	values []float64
-	tables [4]*tensor.Dense
-	solid  float64 // of the last image run
+	Model *models.Model
+	// Progress, when set, hears the rows of each Image or Image32 run as
+	// they are rendered (rows done, rows in all), from the rendering
+	// goroutines: it must be safe for concurrent use.
+	Progress func(rows, total int)
+	prog     *Program
+	values   []float64
+	tables   [4]*tensor.Dense
+	solid    float64 // of the last image run
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -546,6 +556,8 @@ func (s *Simulator) run() (data any, err error) {
 	if err := s.let(p.inputs, p.tables); err != nil {
 		return nil, err
 	}
+	p.side.Progress = s.Progress
+	defer func() { p.side.Progress = nil }()
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)
 	}

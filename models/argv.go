@@ -20,10 +20,13 @@ type Args struct {
 	Cell             [6]float64 // a b c (Å) α β γ (deg); zero: unset
 	HasCell          bool
 	MatFile, HKLFile string
-	DumpFile         string // Fdump cache, default "Fdump.bin"
-	Misset           [3]float64
-	Na, Nb, Nc       int
-	DefaultF         float64
+	// HKLGrid, when set, holds the structure factors in place of -hkl
+	// (building a model from Go values; see Setup).
+	HKLGrid    *formats.HKLGrid
+	DumpFile   string // Fdump cache, default "Fdump.bin"
+	Misset     [3]float64
+	Na, Nb, Nc int
+	DefaultF   float64
 	// Interpolate: −1 automatic (on when any N ≤ 2), 0 off, 1 on; the
 	// last of -interpolate/-nointerpolate wins.
 	Interpolate int
@@ -69,12 +72,43 @@ type Args struct {
 	Mask []float64
 	// ImgFile, MaskFile: the -img and -mask files read.
 	ImgFile, MaskFile string
+	// ExptFile is gobragg's -expt: a DIALS experiment list describing the
+	// image's geometry exactly. CBF (-cbf) writes -intfile and -noisefile
+	// as miniCBF whatever their names (a .cbf name does so anyway).
+	ExptFile string
+	CBF      bool
 	// MaxWork (pixel terms) and MaxMemoryMB (MB) are -max_work and
 	// -max_memory, 0 when not given: the limits Model checks (see Limits).
 	MaxWork, MaxMemoryMB float64
 	// PixelBytes is the memory the command needs per image pixel, for the
 	// memory estimate (0: GradientPixelBytes).
 	PixelBytes float64
+	// SizeMM are the crystal's sizes along a, b, c (mm; 0: not given):
+	// -xtal_size and its family. Model sets N from them as the reference
+	// does, N = ⌈size/|edge|⌉, overriding -N.
+	SizeMM [3]float64
+	// DensityGCC and MolecularWeight are -density and -MW: read, and
+	// without effect, as in the reference (it overwrites both before use).
+	DensityGCC, MolecularWeight float64
+	// StolFile is an amorphous structure-factor table (-stol, -4stol or -Q,
+	// named by StolFlag; StolMult scales its first column to sin(θ)/λ in
+	// 1/m). The reference reads and checks it but never uses it: neither
+	// does gobragg. StolOut (-stolout) is accepted and never written, as
+	// in the reference.
+	StolFile, StolFlag, StolOut string
+	StolMult                    float64
+	// Coherent is -coherent: accepted, without effect, as in the reference.
+	Coherent bool
+	// Printout (-printout, -printout_pixel) asks for the reference's
+	// per-pixel block: for every pixel, or for PrintoutPixel (fast, slow)
+	// when that is not (−1, −1).
+	Printout      bool
+	PrintoutPixel [2]int
+	// Progress is −1 (automatic: a bar when the run is long and stderr a
+	// terminal), 0 (-noprogress) or 1 (-progress).
+	Progress int
+	// JSON is -json: the statistics as one JSON object.
+	JSON bool
 	// Warnings are printed by Model: things the reference accepts silently.
 	Warnings []string
 }
@@ -87,7 +121,7 @@ func DefaultArgs() Args {
 		PhiDeg: nan, OscDeg: nan, PhiStepDeg: nan, PhiSteps: -1, MosaicDeg: nan, ADC: 40,
 		MosaicSeed: 12345678, Fudge: 1, HDivRange: nan, VDivRange: nan, HDivStep: nan, VDivStep: nan,
 		HDivSteps: -1, VDivSteps: -1, DispSteps: -1, SourceDistanceMM: 10000, DetAbsUM: nan, ThickSteps: -1,
-		ROI: [4]int{-1, -1, -1, -1}}
+		ROI: [4]int{-1, -1, -1, -1}, PrintoutPixel: [2]int{-1, -1}, Progress: -1}
 }
 
 // ErrUsage marks command-line mistakes (unknown flag, missing or malformed
@@ -99,11 +133,16 @@ func usagef(format string, a ...any) error {
 }
 
 // flagSpec is one reference flag: its spellings, how many values it takes
-// (-1: the variable-length -cell) and what it sets.
+// (-1: the variable-length -cell), what it sets, and its description for
+// the help text: the values' names with their units and what the flag
+// does, with its default (the group is set by the table, flags.go).
 type flagSpec struct {
 	names []string
 	n     int
 	set   func(a *Args, flag string, v []string) error
+	args  string
+	doc   string
+	group string
 }
 
 func num(flag, s string) (float64, error) {
@@ -196,206 +235,6 @@ func pivotAfter(p Pivot, set func(*Args, string, []string) error) func(*Args, st
 	}
 }
 
-var specs = []flagSpec{
-	// Crystal.
-	{[]string{"-cell"}, -1, setCell},
-	{[]string{"-mat", "-matrix"}, 1, str(func(a *Args) *string { return &a.MatFile })},
-	{[]string{"-hkl"}, 1, str(func(a *Args) *string { return &a.HKLFile })},
-	{[]string{"-dump", "-dumpfile"}, 1, str(func(a *Args) *string { return &a.DumpFile })},
-	{[]string{"-misset"}, 3, setMisset},
-	{[]string{"-N"}, 1, func(a *Args, f string, v []string) error {
-		n, err := integer(f, v[0])
-		a.Na, a.Nb, a.Nc = n, n, n
-		return err
-	}},
-	{[]string{"-Na"}, 1, i1(func(a *Args) *int { return &a.Na })},
-	{[]string{"-Nb"}, 1, i1(func(a *Args) *int { return &a.Nb })},
-	{[]string{"-Nc"}, 1, i1(func(a *Args) *int { return &a.Nc })},
-	{[]string{"-default_F"}, 1, f1(func(a *Args) *float64 { return &a.DefaultF })},
-	{[]string{"-nointerpolate"}, 0, func(a *Args, _ string, _ []string) error { a.Interpolate = 0; return nil }},
-	{[]string{"-square_xtal"}, 0, shape(Square)},
-	{[]string{"-round_xtal"}, 0, shape(Round)},
-	{[]string{"-gauss_xtal"}, 0, shape(Gauss)},
-	{[]string{"-tophat_spots", "-binary_spots"}, 0, shape(Tophat)},
-	{[]string{"-fudge"}, 1, f1(func(a *Args) *float64 { return &a.Fudge })},
-	{[]string{"-interpolate"}, 0, func(a *Args, _ string, _ []string) error { a.Interpolate = 1; return nil }},
-	// Sources.
-	{[]string{"-hdivrange"}, 1, f1(func(a *Args) *float64 { return &a.HDivRange })},
-	{[]string{"-vdivrange"}, 1, f1(func(a *Args) *float64 { return &a.VDivRange })},
-	{[]string{"-divergence"}, 1, func(a *Args, f string, v []string) error {
-		x, err := num(f, v[0])
-		a.HDivRange, a.VDivRange = x, x
-		return err
-	}},
-	{[]string{"-hdivstep"}, 1, f1(func(a *Args) *float64 { return &a.HDivStep })},
-	{[]string{"-vdivstep"}, 1, f1(func(a *Args) *float64 { return &a.VDivStep })},
-	{[]string{"-hdivsteps"}, 1, i1(func(a *Args) *int { return &a.HDivSteps })},
-	{[]string{"-vdivsteps"}, 1, i1(func(a *Args) *int { return &a.VDivSteps })},
-	{[]string{"-divsteps"}, 1, func(a *Args, f string, v []string) error {
-		n, err := integer(f, v[0])
-		a.HDivSteps, a.VDivSteps = n, n
-		return err
-	}},
-	{[]string{"-round_div"}, 0, func(a *Args, _ string, _ []string) error { a.SquareDiv = false; return nil }},
-	{[]string{"-square_div"}, 0, on(func(a *Args) *bool { return &a.SquareDiv })},
-	{[]string{"-dispersion"}, 1, f1(func(a *Args) *float64 { return &a.Dispersion })},
-	{[]string{"-dispsteps"}, 1, i1(func(a *Args) *int { return &a.DispSteps })},
-	{[]string{"-sourcefile"}, 1, str(func(a *Args) *string { return &a.SourceFile })},
-	{[]string{"-source_distance"}, 1, f1(func(a *Args) *float64 { return &a.SourceDistanceMM })},
-	// Sensor, background, region.
-	{[]string{"-detector_thick"}, 1, f1(func(a *Args) *float64 { return &a.DetThickUM })},
-	{[]string{"-detector_abs", "-detector_absorb", "-detector_absorption"}, 1, func(a *Args, f string, v []string) error {
-		// "inf" or 0: no absorption and, at this point of the command line,
-		// no thickness (a later -detector_thick still sets one, as in the
-		// reference, leaving μ = 0).
-		if strings.HasPrefix(v[0], "inf") {
-			a.DetAbsOff, a.DetThickUM = true, 0
-			return nil
-		}
-		x, err := num(f, v[0])
-		a.DetAbsUM, a.DetAbsOff = x, x == 0
-		if x == 0 {
-			a.DetThickUM = 0
-		}
-		return err
-	}},
-	{[]string{"-thicksteps", "-detector_thicksteps"}, 1, i1(func(a *Args) *int { return &a.ThickSteps })},
-	{[]string{"-oversample_thick"}, 0, on(func(a *Args) *bool { return &a.Detector.OversampleThick })},
-	{[]string{"-water"}, 1, f1(func(a *Args) *float64 { return &a.WaterUM })},
-	{[]string{"-dmin"}, 1, f1(func(a *Args) *float64 { return &a.DminA })},
-	{[]string{"-roi"}, 4, func(a *Args, f string, v []string) error {
-		for i := 0; i < 4; i++ {
-			n, err := integer(f, v[i])
-			if err != nil {
-				return err
-			}
-			a.ROI[i] = n
-		}
-		return nil
-	}},
-	{[]string{"-curved_det", "-curved_detector"}, 0, on(func(a *Args) *bool { return &a.Curved })},
-	// Beam.
-	{[]string{"-lambda", "-wave", "-wavelength"}, 1, f1(func(a *Args) *float64 { return &a.LambdaA })},
-	{[]string{"-energy"}, 1, func(a *Args, f string, v []string) error {
-		e, err := num(f, v[0])
-		if err == nil && !(e > 0) {
-			err = usagef("%s %s: the photon energy (eV) must be positive", f, v[0])
-		}
-		a.LambdaA = 12398.42 / e
-		return err
-	}},
-	{[]string{"-fluence"}, 1, f1(func(a *Args) *float64 { return &a.Fluence })},
-	{[]string{"-flux"}, 1, f1(func(a *Args) *float64 { return &a.Flux })},
-	{[]string{"-exposure"}, 1, f1(func(a *Args) *float64 { return &a.ExposureS })},
-	{[]string{"-beamsize"}, 1, f1(func(a *Args) *float64 { return &a.BeamsizeMM })},
-	{[]string{"-polar"}, 1, func(a *Args, f string, v []string) error {
-		x, err := num(f, v[0])
-		a.Kahn, a.NoPolar = x, false
-		return err
-	}},
-	{[]string{"-nopolar"}, 0, on(func(a *Args) *bool { return &a.NoPolar })},
-	// Detector.
-	{[]string{"-mosflm"}, 0, conv(MOSFLM)},
-	{[]string{"-xds"}, 0, conv(XDS)},
-	{[]string{"-dials"}, 0, conv(DIALS)},
-	{[]string{"-adxv"}, 0, conv(ADXV)},
-	{[]string{"-denzo"}, 0, conv(DENZO)},
-	{[]string{"-fdet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.FDet }, true)},
-	{[]string{"-sdet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.SDet }, true)},
-	{[]string{"-odet_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.ODet }, true)},
-	{[]string{"-beam_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Beam }, true)},
-	{[]string{"-polar_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Polar }, true)},
-	{[]string{"-spindle_axis"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Spindle }, true)},
-	// The reference's substring match makes -twotheta_axis also a
-	// -twotheta: gobragg keeps its pivot choice (sample) but not the angle.
-	{[]string{"-twotheta_axis"}, 3, pivotAfter(PivotSample, v3(func(a *Args) *[3]float64 { return &a.Detector.TwoThetaAx }, true))},
-	// The reference parses -pix0_vector, selects CUSTOM, and then overwrites
-	// the vector when it places the detector; so does gobragg.
-	{[]string{"-pix0_vector"}, 3, v3(func(a *Args) *[3]float64 { return &a.Detector.Pix0M }, true)},
-	{[]string{"-pivot"}, 1, func(a *Args, f string, v []string) error {
-		switch v[0] {
-		case "beam":
-			a.Detector.PivotFromArgs = PivotBeam
-		case "sample":
-			a.Detector.PivotFromArgs = PivotSample
-		default:
-			return usagef("%s %q: want beam or sample", f, v[0])
-		}
-		return nil
-	}},
-	{[]string{"-detector_rotx"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotXDeg })},
-	{[]string{"-detector_roty"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotYDeg })},
-	{[]string{"-detector_rotz"}, 1, f1(func(a *Args) *float64 { return &a.Detector.RotZDeg })},
-	{[]string{"-twotheta"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.TwoThetaDeg }))},
-	{[]string{"-distance"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.DistanceMM }))},
-	{[]string{"-close_distance"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.CloseDistanceMM }))},
-	{[]string{"-Xbeam"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.XbeamMM }))},
-	{[]string{"-Ybeam"}, 1, pivotAfter(PivotBeam, f1(func(a *Args) *float64 { return &a.Detector.YbeamMM }))},
-	{[]string{"-Xclose"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.XcloseMM }))},
-	{[]string{"-Yclose"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.YcloseMM }))},
-	{[]string{"-ORGX"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.ORGX }))},
-	{[]string{"-ORGY"}, 1, pivotAfter(PivotSample, f1(func(a *Args) *float64 { return &a.Detector.ORGY }))},
-	{[]string{"-detpixels"}, 1, func(a *Args, f string, v []string) error {
-		n, err := integer(f, v[0])
-		a.Detector.FPixels, a.Detector.SPixels = n, n
-		return err
-	}},
-	{[]string{"-detpixels_x", "-detpixels_f"}, 1, i1(func(a *Args) *int { return &a.Detector.FPixels })},
-	{[]string{"-detpixels_y", "-detpixels_s"}, 1, i1(func(a *Args) *int { return &a.Detector.SPixels })},
-	{[]string{"-detsize"}, 1, func(a *Args, f string, v []string) error {
-		x, err := num(f, v[0])
-		a.Detector.DetsizeFMM, a.Detector.DetsizeSMM = x, x
-		return err
-	}},
-	{[]string{"-detsize_f"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeFMM })},
-	{[]string{"-detsize_s"}, 1, f1(func(a *Args) *float64 { return &a.Detector.DetsizeSMM })},
-	{[]string{"-pixel"}, 1, f1(func(a *Args) *float64 { return &a.Detector.PixelMM })},
-	{[]string{"-point_pixel"}, 0, on(func(a *Args) *bool { return &a.Detector.PointPixel })},
-	{[]string{"-oversample"}, 1, i1(func(a *Args) *int { return &a.Detector.Oversample })},
-	{[]string{"-oversample_omega"}, 0, on(func(a *Args) *bool { return &a.Detector.OversampleOmega })},
-	{[]string{"-oversample_polar"}, 0, on(func(a *Args) *bool { return &a.Detector.OversamplePolar })},
-	// Spindle and mosaicity: accepted where they describe a single,
-	// unrotated-by-mosaic orientation (checked in Model).
-	{[]string{"-phi"}, 1, f1(func(a *Args) *float64 { return &a.PhiDeg })},
-	{[]string{"-osc"}, 1, f1(func(a *Args) *float64 { return &a.OscDeg })},
-	{[]string{"-phistep"}, 1, f1(func(a *Args) *float64 { return &a.PhiStepDeg })},
-	{[]string{"-phisteps"}, 1, i1(func(a *Args) *int { return &a.PhiSteps })},
-	{[]string{"-mosaic", "-mosaic_spread", "-mosaicity"}, 1, f1(func(a *Args) *float64 { return &a.MosaicDeg })},
-	{[]string{"-mosaic_dom", "-mosaic_domains"}, 1, i1(func(a *Args) *int { return &a.MosaicDomains })},
-	{[]string{"-seed"}, 1, func(a *Args, f string, v []string) error {
-		a.HasSeed = true
-		return seed(func(a *Args) *int64 { return &a.Seed })(a, f, v)
-	}},
-	{[]string{"-mosaic_seed"}, 1, seed(func(a *Args) *int64 { return &a.MosaicSeed })},
-	{[]string{"-misset_seed"}, 1, func(a *Args, f string, v []string) error {
-		a.HasMissetSeed = true
-		return seed(func(a *Args) *int64 { return &a.MissetSeed })(a, f, v)
-	}},
-	// Outputs.
-	{[]string{"-floatfile", "-floatimage"}, 1, str(func(a *Args) *string { return &a.FloatFile })},
-	{[]string{"-intfile", "-intimage"}, 1, str(func(a *Args) *string { return &a.IntFile })},
-	// Read by ParseArgs before the other flags (see ingest).
-	{[]string{"-mask"}, 1, func(*Args, string, []string) error { return nil }},
-	{[]string{"-img"}, 1, func(*Args, string, []string) error { return nil }},
-	{[]string{"-noisefile", "-noiseimage"}, 1, str(func(a *Args) *string { return &a.NoiseFile })},
-	{[]string{"-pgmfile", "-pgmimage"}, 1, func(a *Args, _ string, v []string) error { a.PGMFile, a.NoPGM = v[0], false; return nil }},
-	{[]string{"-scale"}, 1, f1(func(a *Args) *float64 { return &a.IntScale })},
-	{[]string{"-pgmscale"}, 1, f1(func(a *Args) *float64 { return &a.PGMScale })},
-	{[]string{"-adc"}, 1, f1(func(a *Args) *float64 { return &a.ADC })},
-	{[]string{"-nopgm"}, 0, on(func(a *Args) *bool { return &a.NoPGM })},
-	{[]string{"-nonoise", "-noprogress", "-progress"}, 0, func(*Args, string, []string) error { return nil }},
-	// gobragg's own: the limits of Limits.
-	{[]string{"-max_work"}, 1, f1(func(a *Args) *float64 { return &a.MaxWork })},
-	{[]string{"-max_memory"}, 1, f1(func(a *Args) *float64 { return &a.MaxMemoryMB })},
-}
-
-// later lists reference flags that a later version implements: they are
-// refused with this explanation rather than ignored.
-var later = map[string]string{
-	"-stol": "amorphous scattering", "-4stol": "amorphous scattering", "-Q": "amorphous scattering",
-	"-coherent": "coherent addition", "-printout": "per-pixel printout", "-printout_pixel": "per-pixel printout",
-}
-
 var byName = func() map[string]*flagSpec {
 	m := map[string]*flagSpec{}
 	for i := range specs {
@@ -486,9 +325,6 @@ func ParseArgs(argv []string) (*Args, error) {
 		flag := argv[i]
 		sp, ok := byName[flag]
 		if !ok {
-			if what, ok := later[flag]; ok {
-				return nil, usagef("%s: %s is not implemented yet", flag, what)
-			}
 			if !strings.HasPrefix(flag, "-") {
 				if _, err := strconv.ParseFloat(flag, 64); err == nil {
 					// The reference skips stray values (e.g. angles left
@@ -498,7 +334,10 @@ func ParseArgs(argv []string) (*Args, error) {
 				}
 				return nil, usagef("unexpected argument %q (values must follow their flag)", flag)
 			}
-			return nil, usagef("unknown flag %s", flag)
+			if near := SuggestFlags(flag); len(near) > 0 {
+				return nil, usagef("unknown flag %s (did you mean %s?)", flag, strings.Join(near, ", "))
+			}
+			return nil, usagef("unknown flag %s (gobragg simulate --help lists the flags)", flag)
 		}
 		var vals []string
 		if sp.n < 0 {
@@ -541,7 +380,7 @@ type InputFile struct{ Flag, Path string }
 func (a *Args) InputFiles() []InputFile {
 	var in []InputFile
 	for _, f := range []InputFile{{"-hkl", a.HKLFile}, {"-mat", a.MatFile}, {"-sourcefile", a.SourceFile},
-		{"-img", a.ImgFile}, {"-mask", a.MaskFile}} {
+		{"-img", a.ImgFile}, {"-mask", a.MaskFile}, {a.StolFlag, a.StolFile}} {
 		if f.Path != "" {
 			in = append(in, f)
 		}
@@ -554,11 +393,10 @@ func (a *Args) InputFiles() []InputFile {
 
 // Model turns parsed arguments into a validated Model, reading the input
 // files the arguments name. Like the reference it reads the structure
-// factor cache (a.DumpFile) when no -hkl is given and that file exists,
-// and writes it after reading an -hkl file — here only once the whole
-// model is known to be valid, so a failed run leaves no cache that a later
-// run would silently read; log receives the lines the reference prints
-// about these files.
+// factor cache (a.DumpFile) when no -hkl is given and that file exists;
+// it writes no file (the reference writes the cache after reading -hkl:
+// commands that want that call WriteDump). log receives the lines the
+// reference prints about these files.
 //
 // The work and memory the model implies are checked against the limits
 // (-max_work, -max_memory) as soon as they are known: the work before any
@@ -620,6 +458,7 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	if err := a.limitFlags(); err != nil {
 		return nil, err
 	}
+	a.crystalSize(c, lambda, log)
 	steps, step, osc, err := a.phiSweep()
 	if err != nil {
 		return nil, err
@@ -669,18 +508,98 @@ func (a *Args) Model(log io.Writer) (*Model, error) {
 	// The reference's rule: interpolate when asked, or by default when the
 	// crystal is at most 2 cells wide; never without a table.
 	c.Interpolate = c.HKL != nil && (a.Interpolate == 1 || (a.Interpolate < 0 && (c.Na <= 2 || c.Nb <= 2 || c.Nc <= 2)))
-	if a.HKLFile != "" {
-		err = a.dumpIsInput()
-		if err == nil {
-			err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, c.HKL) })
-		}
-		if err != nil {
-			fmt.Fprintf(log, "WARNING: unable to write dump file %s: %v\n", a.DumpFile, err)
-		} else {
-			fmt.Fprintf(log, "writing dump file for next time: %s\n", a.DumpFile)
-		}
+	if err := a.readStol(log); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// WriteDump writes the structure-factor cache (-dump, default Fdump.bin)
+// of a model built from these arguments, when they read an -hkl file, as
+// the reference does so that a later run without -hkl reads it back. Model
+// never writes it: a command calls WriteDump once the model is known to be
+// valid. A cache that cannot be written, or that would overwrite one of the
+// run's input files, is a warning on log, not an error (the run goes on
+// without it).
+func (a *Args) WriteDump(m *Model, log io.Writer) {
+	if a.HKLFile == "" || m == nil || m.Crystal.HKL == nil {
+		return
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	err := a.dumpIsInput()
+	if err == nil {
+		err = formats.WriteFileAtomic(a.DumpFile, func(w io.Writer) error { return formats.WriteFdump(w, m.Crystal.HKL) })
+	}
+	if err != nil {
+		fmt.Fprintf(log, "WARNING: unable to write dump file %s: %v\n", a.DumpFile, err)
+	} else {
+		fmt.Fprintf(log, "writing dump file for next time: %s\n", a.DumpFile)
+	}
+}
+
+// readStol reads and checks an amorphous structure-factor table (-stol,
+// -4stol, -Q) as the reference does: two columns, at least one row. The
+// reference then never uses it for the image; neither does gobragg.
+func (a *Args) readStol(log io.Writer) error {
+	if a.StolFile == "" {
+		return nil
+	}
+	fmt.Fprintf(log, "reading %s\n", a.StolFile)
+	f, err := formats.OpenInput(a.StolFile, formats.MaxColumnBytes)
+	if err != nil {
+		return fmt.Errorf("models: %s: %w", a.StolFlag, err)
+	}
+	defer f.Close()
+	if _, err := formats.ReadColumns(f, 2); err != nil {
+		return fmt.Errorf("models: %s %s: %w", a.StolFlag, a.StolFile, err)
+	}
+	return nil
+}
+
+// crystalSize applies -xtal_size and its family: the sizes along b and c
+// are clipped to the beam (with the reference's warnings) when -beamsize
+// is not negative, and each given size sets N = ⌈size/|edge|⌉ (at least 1)
+// along its axis, as the reference does once it knows the cell. A size
+// within 1e-9 (relative) above a whole number of cells counts as that
+// number, so that 0.0008 mm of a 100 Å cell is 80 cells whatever the last
+// bit of the edge's length.
+func (a *Args) crystalSize(c *Crystal, lambda float64, log io.Writer) {
+	size := a.SizeMM
+	if size == [3]float64{} {
+		return
+	}
+	for i := 0; i < 3; i++ {
+		size[i] /= 1000 // mm → m
+	}
+	if beam := a.BeamsizeMM / 1000; beam >= 0 {
+		if beam < size[1] {
+			fmt.Fprintf(log, "WARNING: clipping sample (%s m high) with beam (%s m)\n", formats.G(size[1]), formats.G(beam))
+			size[1] = beam
+		}
+		if beam < size[2] {
+			fmt.Fprintf(log, "WARNING: clipping sample (%s m wide) with beam (%s m)\n", formats.G(size[2]), formats.G(beam))
+			size[2] = beam
+		}
+	}
+	A := Float{}
+	va, vb, vc := RealVectors[float64](A, c, c.Params(), lambda)
+	edges := [3]float64{Norm[float64](A, va), Norm[float64](A, vb), Norm[float64](A, vc)}
+	n := [3]*float64{&c.Na, &c.Nb, &c.Nc}
+	for i := range edges {
+		if !(size[i] > 0) || !(edges[i] > 0) || math.IsInf(edges[i], 0) {
+			continue
+		}
+		r := size[i] / edges[i]
+		cells := math.Ceil(r)
+		if cells-r > 1-1e-9*r {
+			cells--
+		}
+		*n[i] = math.Max(1, cells)
+	}
+	fmt.Fprintf(log, "crystal is %s x %s x %s microns: %sx%sx%s cells\n", formats.G(edges[0]*c.Na*1e6), formats.G(edges[1]*c.Nb*1e6),
+		formats.G(edges[2]*c.Nc*1e6), formats.G(c.Na), formats.G(c.Nb), formats.G(c.Nc))
 }
 
 // dumpIsInput refuses to write the structure-factor cache over one of the
@@ -719,6 +638,13 @@ func (a *Args) loadF(c *Crystal, log io.Writer, maxCells int) error {
 				flag, big.Ranges, big.Cells, mb(big.Cells*hklCellBytes), math.Ceil((a.memoryBudget()+(big.Cells-float64(big.Max))*hklCellBytes)/(1<<20)))
 		}
 		return fmt.Errorf("models: %s: %w", flag, err)
+	}
+	if g := a.HKLGrid; g != nil {
+		if len(g.F) > maxCells {
+			return fmt.Errorf("models: the structure-factor grid has %d cells, more than the memory budget allows (%d)", len(g.F), maxCells)
+		}
+		c.HKL = g
+		return checkF(g, "structure factors")
 	}
 	if a.HKLFile != "" {
 		f, err := formats.OpenInput(a.HKLFile, formats.MaxHKLBytes)

@@ -21,7 +21,9 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"-cell"}, "-cell: needs the cell"},
 		{[]string{"-pivot", "middle"}, `-pivot "middle"`},
 		{[]string{"abc"}, `unexpected argument "abc"`},
-		{[]string{"-stol", "x.stol"}, "-stol: amorphous scattering is not implemented yet"},
+		{[]string{"-lamda", "1"}, "unknown flag -lamda (did you mean -lambda"},
+		{[]string{"-printout_pixel", "1"}, "-printout_pixel: needs 2 value"},
+		{[]string{"-xtal_size", "-1"}, "-xtal_size -1 mm"},
 		{[]string{"-energy", "0"}, "-energy 0"},
 		{[]string{"-lambda", "NaN"}, `-lambda: "NaN" is not a number`},
 	} {

@@ -63,6 +63,12 @@ type Crystal struct {
 	HKL *formats.HKLGrid
 	// Interpolate selects tricubic interpolation between the HKL entries.
 	Interpolate bool
+	// RealFix is added to the real-space vectors a, b, c (m) that
+	// RealVectors computes: a residual of a few rounding errors that makes a
+	// crystal read from another program's description (a DIALS experiment
+	// list) have exactly, bit for bit, the vectors that description gives.
+	// Zero for crystals from a command line; a constant without gradient.
+	RealFix [3]V3[float64]
 }
 
 // CrystalParams are the crystal's continuous parameters over an algebra.
@@ -252,8 +258,151 @@ func RealVectors[T any](A Alg[T], c *Crystal, p CrystalParams[T], lambda T) (a, 
 	bxc, cxa, axb := Cross(A, bs, cs), Cross(A, cs, as), Cross(A, as, bs)
 	if c.FromMatrix && !c.CellLengths {
 		s := A.Div(A.Const(1e-10), Dot(A, as, bxc)) // Å → m
-		return Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
+		a, b, cc = Scale(A, bxc, s), Scale(A, cxa, s), Scale(A, axb, s)
+	} else {
+		length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
+		a, b, cc = length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
 	}
-	length := func(v V3[T], l T) V3[T] { return Scale(A, v, A.Div(A.Mul(l, A.Const(1e-10)), Norm(A, v))) }
-	return length(bxc, p.A), length(cxa, p.B), length(axb, p.C)
+	if c.RealFix != ([3]V3[float64]{}) {
+		for j, v := range []*V3[T]{&a, &b, &cc} {
+			for i := range v {
+				if f := c.RealFix[j][i]; f != 0 {
+					v[i] = A.Add(v[i], A.Const(f))
+				}
+			}
+		}
+	}
+	return a, b, cc
+}
+
+// CellFromVectors returns a copy of c made a -cell crystal whose
+// real-space vectors (RealVectors, at wavelength lambda, m) are a, b, c
+// (m): the cell that the reference's construction turns into exactly
+// these lengths and angles, and the misset that turns it into place
+// (orientation correction zero). The reference's -cell construction moves
+// the angles slightly (70 80 90 75 85 95 comes out as 75.0391 85.0136
+// 95.0081; see RealVectors), so the angles are found by Newton's method on
+// that construction, to ~1e-13 rad; the lengths come out as given. It is
+// how a crystal read from elsewhere (a DIALS experiment list) gets cell
+// parameters a fit can refine.
+func (c *Crystal) CellFromVectors(a, b, cc V3[float64], lambda float64) (*Crystal, error) {
+	A := Float{}
+	angle := func(x, y V3[float64]) float64 {
+		return math.Acos(math.Max(-1, math.Min(1, Dot[float64](A, x, y)/(Norm[float64](A, x)*Norm[float64](A, y)))))
+	}
+	want := [3]float64{angle(b, cc), angle(cc, a), angle(a, b)}
+	out := *c
+	out.FromMatrix, out.CellLengths, out.RealFix = false, false, [3]V3[float64]{}
+	out.CellA, out.CellB, out.CellC = Norm[float64](A, a)*1e10, Norm[float64](A, b)*1e10, Norm[float64](A, cc)*1e10
+	out.MissetX, out.MissetY, out.MissetZ, out.OrientX, out.OrientY, out.OrientZ = 0, 0, 0, 0, 0, 0
+	got := func(x [3]float64) ([3]float64, [3]V3[float64]) {
+		t := out
+		t.Alpha, t.Beta, t.Gamma = x[0], x[1], x[2]
+		ra, rb, rc := RealVectors[float64](A, &t, t.Params(), lambda)
+		return [3]float64{angle(rb, rc), angle(rc, ra), angle(ra, rb)}, [3]V3[float64]{ra, rb, rc}
+	}
+	x := want
+	for it := 0; it < 20; it++ {
+		g, _ := got(x)
+		var r [3]float64
+		small := true
+		for i := range r {
+			r[i] = g[i] - want[i]
+			small = small && math.Abs(r[i]) < 1e-14
+		}
+		if small {
+			break
+		}
+		// The construction moves each angle by little: the Jacobian by
+		// central differences, then a Newton step.
+		var jac [3][3]float64
+		for j := 0; j < 3; j++ {
+			xp, xm := x, x
+			xp[j] += 1e-7
+			xm[j] -= 1e-7
+			gp, _ := got(xp)
+			gm, _ := got(xm)
+			for i := 0; i < 3; i++ {
+				jac[i][j] = (gp[i] - gm[i]) / 2e-7
+			}
+		}
+		d, ok := solve3(jac, r)
+		if !ok {
+			return nil, fmt.Errorf("models: no -cell gives the angles %g %g %g deg", want[0]*180/math.Pi, want[1]*180/math.Pi, want[2]*180/math.Pi)
+		}
+		for i := range x {
+			x[i] -= d[i]
+		}
+	}
+	out.Alpha, out.Beta, out.Gamma = x[0], x[1], x[2]
+	g, v0 := got(x)
+	for i := range g {
+		if math.Abs(g[i]-want[i]) > 1e-9 {
+			return nil, fmt.Errorf("models: no -cell gives the angles %g %g %g deg", want[0]*180/math.Pi, want[1]*180/math.Pi, want[2]*180/math.Pi)
+		}
+	}
+	// The rotation taking the unrotated vectors to a, b, c: U = V·V0⁻¹,
+	// made orthogonal (its polar part) against rounding, as a misset.
+	inv, ok := inverse3([3][3]float64{{v0[0][0], v0[1][0], v0[2][0]}, {v0[0][1], v0[1][1], v0[2][1]}, {v0[0][2], v0[1][2], v0[2][2]}})
+	if !ok {
+		return nil, fmt.Errorf("models: the crystal's vectors are flat")
+	}
+	v := [3][3]float64{{a[0], b[0], cc[0]}, {a[1], b[1], cc[1]}, {a[2], b[2], cc[2]}}
+	var u [3][3]float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 3; k++ {
+				u[i][j] += v[i][k] * inv[k][j]
+			}
+		}
+	}
+	// Polar part by a few Newton iterations U ← (U + U⁻ᵀ)/2.
+	for it := 0; it < 8; it++ {
+		ui, ok := inverse3(u)
+		if !ok {
+			break
+		}
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				u[i][j] = 0.5 * (u[i][j] + ui[j][i])
+			}
+		}
+	}
+	ms := MatToMisset([9]float64{u[0][0], u[0][1], u[0][2], u[1][0], u[1][1], u[1][2], u[2][0], u[2][1], u[2][2]})
+	out.MissetX, out.MissetY, out.MissetZ = ms[0], ms[1], ms[2]
+	return &out, nil
+}
+
+// solve3 solves m·x = r.
+func solve3(m [3][3]float64, r [3]float64) ([3]float64, bool) {
+	inv, ok := inverse3(m)
+	if !ok {
+		return [3]float64{}, false
+	}
+	var x [3]float64
+	for i := 0; i < 3; i++ {
+		x[i] = inv[i][0]*r[0] + inv[i][1]*r[1] + inv[i][2]*r[2]
+	}
+	return x, true
+}
+
+// inverse3 inverts a 3×3 matrix (by cofactors).
+func inverse3(m [3][3]float64) ([3][3]float64, bool) {
+	var c [3][3]float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			a, b := m[(i+1)%3], m[(i+2)%3]
+			c[j][i] = a[(j+1)%3]*b[(j+2)%3] - a[(j+2)%3]*b[(j+1)%3]
+		}
+	}
+	det := m[0][0]*c[0][0] + m[0][1]*c[1][0] + m[0][2]*c[2][0]
+	if det == 0 || math.IsNaN(det) || math.IsInf(det, 0) {
+		return c, false
+	}
+	for i := range c {
+		for j := range c[i] {
+			c[i][j] /= det
+		}
+	}
+	return c, true
 }

@@ -88,6 +88,12 @@ type Detector struct {
 	// user-level parameter (-distance, -Xbeam, …) can be changed with the
 	// reference's bookkeeping (see Model.With).
 	In DetectorInput
+	// FrameFix is added to the placed frame (Place): a residual of a few
+	// rounding errors that makes a detector read from another program's
+	// description (a DIALS experiment list) sit exactly, bit for bit, where
+	// that description puts it. Zero for detectors from a command line. A
+	// constant: it has no gradient and moves with no parameter.
+	FrameFix Frame[float64]
 }
 
 // DetectorInput is the user's detector description in the reference's
@@ -409,6 +415,19 @@ func Place[T any](A Alg[T], d *Detector, p DetectorParams[T]) Frame[T] {
 		for i := 0; i < 3; i++ {
 			fr.Pix0[i] = A.Sub(A.Mul(p.Distance, beam[i]), A.Add(A.Mul(p.Fbeam, fr.F[i]), A.Mul(p.Sbeam, fr.S[i])))
 		}
+	}
+	if d.FrameFix != (Frame[float64]{}) {
+		fix := func(v *V3[T], f V3[float64]) {
+			for i := range v {
+				if f[i] != 0 {
+					v[i] = A.Add(v[i], A.Const(f[i]))
+				}
+			}
+		}
+		fix(&fr.Pix0, d.FrameFix.Pix0)
+		fix(&fr.F, d.FrameFix.F)
+		fix(&fr.S, d.FrameFix.S)
+		fix(&fr.O, d.FrameFix.O)
 	}
 	return fr
 }

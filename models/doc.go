@@ -11,7 +11,13 @@
 // ParseArgs reads nanoBragg's own command lines; Args.Model converts them
 // once into SI units and reproduces the reference program's decisions
 // (beam-centre bookkeeping per convention, the pivot that the convention
-// forces after parsing, φ step rules, the structure-factor cache).
+// forces after parsing, φ step rules, the crystal size, reading the
+// structure-factor cache). Setup describes a model with Go values instead
+// and builds it by the same rules. Building a model writes no file: the
+// reference's Fdump.bin cache is written by Args.WriteDump, which only the
+// gobragg simulate command calls. Flags lists every flag ParseArgs
+// accepts, with its help text; Model.SMVHeader is the header the reference
+// writes for a model's SMV images.
 //
 // # Conventions
 //

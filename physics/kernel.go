@@ -160,6 +160,14 @@ func Render[T float32 | float64](c *Config, in *Inputs, out []T) { RenderSolidAn
 // summed from the ω values the pixels compute anyway (the same arithmetic:
 // TestRenderSolidAngle checks the bits).
 func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float64 {
+	return RenderProgress(c, in, out, nil)
+}
+
+// RenderProgress is RenderSolidAngle calling progress, when not nil,
+// after each row of the first pass with the number of rows done so far
+// (from the goroutine that rendered it: progress must be safe for
+// concurrent use).
+func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) float64 {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
 	mode := interpNone
@@ -169,12 +177,18 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
 	firstEval := make([]int, c.SPixels)
 	lanes := k.simple && mode == interpNone
+	var done atomic.Int64 // rows, for progress
 	parallelWorkers(c.SPixels, func() func(int) {
 		var rb *rowBuf
 		if lanes {
 			rb = k.newRowBuf()
 		}
-		return func(s int) { renderRow(k, s, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb) }
+		return func(s int) {
+			renderRow(k, s, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb)
+			if progress != nil {
+				progress(int(done.Add(1)))
+			}
+		}
 	})
 	solid := k.solidAngle(omegaRows)
 	if mode != interpOn {

@@ -23,8 +23,22 @@ type PixelOp struct {
 	Side *Side
 }
 
-// Side holds what a PixelOp run reports besides the image.
-type Side struct{ SolidAngle float64 }
+// Side holds what a PixelOp run reports besides the image, and the
+// progress callback of a run (called with the rows rendered so far and
+// their total, from the rendering goroutines; nil: none).
+type Side struct {
+	SolidAngle float64
+	Progress   func(rows, total int)
+}
+
+// progress returns the row callback of RenderProgress for side.
+func (side *Side) progress(total int) func(int) {
+	if side == nil || side.Progress == nil {
+		return nil
+	}
+	p := side.Progress
+	return func(rows int) { p(rows, total) }
+}
 
 var vec64 = G.TensorType{Dims: 1, Of: G.Float64}
 
@@ -59,11 +73,11 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	var solid float64
 	if op.Cfg.Float32 {
 		out := make([]float32, n)
-		solid = RenderSolidAngle(&op.Cfg, in, out)
+		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	} else {
 		out := make([]float64, n)
-		solid = RenderSolidAngle(&op.Cfg, in, out)
+		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	}
 	if op.Side != nil {

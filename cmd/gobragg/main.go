@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 
@@ -29,56 +30,123 @@ const (
 )
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
-		Name:      "gobragg",
-		Usage:     "differentiable nanoBragg-compatible diffraction image simulator",
-		Writer:    stdout,
-		ErrWriter: stderr,
-		Commands: []*cli.Command{{
-			Name:            "simulate",
-			Usage:           "render an image from a nanoBragg command line (no arguments: a demo)",
-			ArgsUsage:       "[nanoBragg flags...]",
-			SkipFlagParsing: true, // the arguments are nanoBragg's, parsed by models.ParseArgs
-			Action: func(c *cli.Context) error {
-				return app.SimulateStreams(c.Args().Slice(), stdout, stderr)
-			},
-		}, {
-			Name:            "gradcheck",
-			Usage:           "compare the analytic gradient of a loss with central differences, per parameter",
-			ArgsUsage:       app.GradcheckUsage,
-			SkipFlagParsing: true,
-			Action: func(c *cli.Context) error {
-				return app.Gradcheck(c.Args().Slice(), stdout, stderr)
-			},
-		}, {
-			Name:            "fit",
-			Usage:           "refine cell, orientation (and geometry) parameters against an observed image",
-			ArgsUsage:       app.FitUsage,
-			SkipFlagParsing: true,
-			Action: func(c *cli.Context) error {
-				// The first SIGINT or SIGTERM stops the fit, which then
-				// writes its best point so far.
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				var sig atomic.Value
-				release := interrupt.Intercept(func(s os.Signal) { sig.Store(s); cancel() })
-				defer release()
-				err := app.FitContext(ctx, c.Args().Slice(), stdout, stderr)
-				if s, ok := sig.Load().(os.Signal); ok && errors.Is(err, app.ErrFitInterrupted) {
-					return fmt.Errorf("%w (%v)", &interrupt.Error{Signal: s}, err)
-				}
-				return err
-			},
-		}, {
-			Name:            "bench",
-			Usage:           "time the standard performance cases as whole simulate processes (optionally beside the reference)",
-			ArgsUsage:       app.BenchUsage,
-			SkipFlagParsing: true,
-			Action: func(c *cli.Context) error {
-				return app.Bench(c.Args().Slice(), stdout)
-			},
-		}},
+	cmds := app.Commands(stdout, stderr)
+	for _, c := range cmds {
+		if c.Name == "fit" {
+			interruptible(c)
+		}
 	}
+	cmds = append(cmds, app.CompletionCommand(stdout))
+	return &cli.App{
+		Name:                 "gobragg",
+		Usage:                "differentiable nanoBragg-compatible diffraction image simulator",
+		Version:              version(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Suggest:              true,
+		EnableBashCompletion: true,
+		Commands:             cmds,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w: %v", models.ErrUsage, err)
+		},
+		// Without a command: the help. With an unknown one: a usage error
+		// with the nearest command names.
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			var names []string
+			for _, cmd := range c.App.Commands {
+				names = append(names, cmd.Names()...)
+			}
+			name := c.Args().First()
+			if near := app.NearestNames(name, names); len(near) > 0 {
+				return fmt.Errorf("%w: unknown command %q (did you mean %s?)", models.ErrUsage, name, strings.Join(near, ", "))
+			}
+			return fmt.Errorf("%w: unknown command %q (commands: %s)", models.ErrUsage, name, strings.Join(names, ", "))
+		},
+	}
+}
+
+// interruptible makes the first SIGINT or SIGTERM stop a fit, which then
+// writes its best point so far and exits 128 + the signal's number.
+func interruptible(c *cli.Command) {
+	action := c.Action
+	c.Action = func(cc *cli.Context) error {
+		ctx, cancel := context.WithCancel(cc.Context)
+		defer cancel()
+		var sig atomic.Value
+		release := interrupt.Intercept(func(s os.Signal) { sig.Store(s); cancel() })
+		defer release()
+		cc.Context = ctx
+		err := action(cc)
+		if s, ok := sig.Load().(os.Signal); ok && errors.Is(err, app.ErrFitInterrupted) {
+			return fmt.Errorf("%w (%v)", &interrupt.Error{Signal: s}, err)
+		}
+		return err
+	}
+}
+
+// version is the module's version and the VCS revision it was built
+// from (runtime/debug.ReadBuildInfo): "(devel) 1a2b3c4d5e6f+modified
+// 2025-01-02T03:04:05Z go1.22.1" for a build from a work tree.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when string
+	var modified bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if modified {
+			rev += "+modified"
+		}
+		v += " " + rev
+		if when != "" {
+			v += " " + when
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
+// arrange rewrites a command line for urfave/cli: a command's double-dash
+// options first, its nanoBragg flags after "--" (app.Arrange); a
+// shell-completion request goes to the command as it is.
+func arrange(a *cli.App, argv []string) ([]string, error) {
+	if len(argv) < 2 {
+		return argv, nil
+	}
+	cmd := a.Command(argv[1])
+	if cmd == nil || len(cmd.Flags) == 0 {
+		return argv, nil
+	}
+	if argv[len(argv)-1] == "--generate-bash-completion" {
+		// The command's completer reads the word being completed from
+		// os.Args; urfave/cli completes nothing after a "--".
+		return []string{argv[0], argv[1], "--generate-bash-completion"}, nil
+	}
+	out, err := app.Arrange(cmd.Flags, argv[2:])
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{argv[0], argv[1]}, out...), nil
 }
 
 // runApp runs the app on argv (program name first) and returns the exit
@@ -94,7 +162,10 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 			code = exitInternal
 		}
 	}()
-	err := a.Run(argv)
+	argv, err := arrange(a, argv)
+	if err == nil {
+		err = a.Run(argv)
+	}
 	if err == nil {
 		return 0
 	}
@@ -109,7 +180,21 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 	return exitFailure
 }
 
+// startMPI, set by the mpi build (mpi.go), starts MPI and gives the
+// fit command its ranks; it returns the function that ends MPI.
+var startMPI func() (stop func(), err error)
+
 func main() {
 	interrupt.Install()
-	os.Exit(runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr))
+	stop := func() {}
+	if startMPI != nil {
+		var err error
+		if stop, err = startMPI(); err != nil {
+			fmt.Fprintln(os.Stderr, "gobragg:", err)
+			os.Exit(exitFailure)
+		}
+	}
+	code := runApp(newApp(os.Stdout, os.Stderr), os.Args, os.Stderr)
+	stop()
+	os.Exit(code)
 }

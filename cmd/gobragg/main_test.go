@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
+	"github.com/gobragg/gobragg/models"
 	"github.com/urfave/cli/v2"
 )
 
@@ -119,5 +120,120 @@ func TestInterruptedExit(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// TestVersion: --version prints the version once and exits 0.
+func TestVersion(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "--version")
+	cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "gobragg version ") || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("--version: %v, %q", err, out)
+	}
+}
+
+// TestSuggestions: a misspelt command, option or flag is a usage error
+// naming the nearest ones.
+func TestSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulat"}, `unknown command "simulat" (did you mean simulate?)`},
+		{[]string{"fit", "--observd", "x.img", "-cell", "100"}, "unknown option --observd (did you mean --observed?)"},
+		{[]string{"gradcheck", "--param", "a", "-cell", "100"}, "unknown option --param (did you mean --params?)"},
+		{[]string{"simulate", "-lamda", "1", "-cell", "100"}, "unknown flag -lamda (did you mean -lambda?)"},
+		{[]string{"simulate", "--jsn"}, "did you mean --json?"},
+		{[]string{"bench", "--runs", "x"}, `--runs "x": want a whole number`},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1")
+		cmd.Dir = t.TempDir()
+		var e strings.Builder
+		cmd.Stderr = &e
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != exitUsage || strings.Count(strings.TrimSpace(e.String()), "\n") != 0 || !strings.Contains(e.String(), c.want) {
+			t.Errorf("%q: %v, stderr %q, want exit 2 and %q", c.args, err, e.String(), c.want)
+		}
+	}
+}
+
+// TestHelp: simulate --help (and -h) lists every flag ParseArgs accepts,
+// generated from the flag table; fit, gradcheck and bench --help
+// describe every option.
+func TestHelp(t *testing.T) {
+	for _, h := range []string{"--help", "-h"} {
+		out, _, code := runCmd(t, "simulate", h)
+		if code != 0 {
+			t.Fatalf("simulate %s: exit %d", h, code)
+		}
+		for _, f := range models.Flags() {
+			for _, n := range f.Names {
+				if !strings.Contains(out, " "+n+" ") && !strings.Contains(out, " "+n+",") && !strings.Contains(out, " "+n+"\n") {
+					t.Errorf("simulate %s does not list %s", h, n)
+				}
+			}
+			if !strings.Contains(out, strings.Fields(f.Doc)[0]) {
+				t.Errorf("simulate %s lacks the text of %s", h, f.Names[0])
+			}
+		}
+		for _, g := range []string{models.GroupCrystal, models.GroupBeam, models.GroupDetector, models.GroupOutput} {
+			if !strings.Contains(out, "   "+g+":\n") {
+				t.Errorf("simulate %s lacks the group %q", h, g)
+			}
+		}
+	}
+	a := newApp(io.Discard, io.Discard)
+	for _, name := range []string{"fit", "gradcheck", "bench"} {
+		out, _, code := runCmd(t, name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", name, code)
+		}
+		for _, f := range a.Command(name).Flags {
+			n := f.Names()[0]
+			d, ok := f.(cli.DocGenerationFlag)
+			if !strings.Contains(out, "--"+n+" ") || !ok || d.GetUsage() == "" {
+				t.Errorf("%s --help does not describe --%s:\n%s", name, n, out)
+			}
+		}
+	}
+}
+
+// TestCompletion: the shell completion offers nanoBragg flags after a
+// single dash, a command's options after two, and commands.
+func TestCompletion(t *testing.T) {
+	out, _, _ := runCmd(t, "simulate", "-lamb", "--generate-bash-completion")
+	if !strings.Contains(out, "-lambda\n") || strings.Contains(out, "-cell") {
+		t.Errorf("simulate -lamb<TAB>: %q", out)
+	}
+	out, _, _ = runCmd(t, "fit", "-cell", "100", "--obs", "--generate-bash-completion")
+	if strings.TrimSpace(out) != "--observed" {
+		t.Errorf("fit --obs<TAB>: %q", out)
+	}
+	out, _, _ = runCmd(t, "--generate-bash-completion")
+	for _, c := range []string{"simulate", "gradcheck", "fit", "bench", "completion"} {
+		if !strings.Contains(out, c+"\n") {
+			t.Errorf("commands: %q lacks %s", out, c)
+		}
+	}
+	out, _, code := runCmd(t, "completion", "bash")
+	if code != 0 || !strings.Contains(out, "complete -o default") {
+		t.Errorf("completion bash: exit %d, %q", code, out)
+	}
+}
+
+// TestOptionsAnywhere: double-dash options may come before, between or
+// after the nanoBragg flags, as --name value or --name=value.
+func TestOptionsAnywhere(t *testing.T) {
+	model := []string{"-cell", "70", "80", "90", "75", "85", "95", "-default_F", "100", "-N", "5", "-lambda", "1",
+		"-pixel", "0.4", "-detpixels", "24"}
+	argv := append(append(append([]string{}, model[:6]...), "--params=a", "--loss", "sum"), model[6:]...)
+	argv = append(argv, "--tol", "1e-5")
+	stdout, stderr, code := runCmd(t, "gradcheck", argv...)
+	if code != 0 || !strings.Contains(stdout, "relative tolerance 1e-05") || !strings.Contains(stdout, "\n          a     Å") ||
+		strings.Contains(stdout, "alpha") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

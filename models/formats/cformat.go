@@ -12,8 +12,11 @@ import (
 // with a sign and at least two digits. Infinities print as "inf"/"-inf"; NaN
 // prints as "nan", or "-nan" when its sign bit is set (as glibc does). The
 // sign of negative zero is kept ("-0").
-func G(x float64) string {
-	const prec = 6
+func G(x float64) string { return GPrec(x, 6) }
+
+// GPrec is G with prec significant digits (C's "%.{prec}g"; prec ≥ 1).
+func GPrec(x float64, prec int) string {
+	prec = max(prec, 1)
 	neg := math.Signbit(x)
 	var body string
 	switch {

@@ -3,7 +3,9 @@
 // does: HKL structure-factor tables, the Fdump.bin cache, MOSFLM
 // orientation matrices, multi-column text tables (source and stol files),
 // SMV detector images, raw float images and PGM previews, plus a PNG
-// preview, a writer of output files that is atomic for regular files and
+// preview, miniCBF images (WriteCBF, ReadCBF: the Pilatus-style header
+// dxtbx reads, byte-offset compression, the MIME header with its MD5
+// digest), a writer of output files that is atomic for regular files and
 // correct for links, devices and standard output (Output.WriteFile), and
 // size-capped opening of input files (OpenInput).
 //
@@ -24,6 +26,9 @@
 //   - SMV: unsigned 16-bit counts; header lengths in mm, wavelength in Å,
 //     angles in degrees, XDS_ORGX/ORGY in pixels.
 //   - PGM: one byte per pixel, photons times the given scale.
+//   - miniCBF: signed 32-bit counts; header lengths in m, wavelength in
+//     Å, angles in degrees, the beam position in pixels from the outer
+//     corner of the first pixel (fast, slow).
 //
 // Reference behaviours reproduced: numbers are read with C's fscanf("%lg")
 // or atof rules, including "nan", "inf" and hex floats; the HKL reader stops

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +15,36 @@ import (
 	"time"
 
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/urfave/cli/v2"
 )
 
-// BenchUsage describes the bench options.
-const BenchUsage = `[--runs 3] [--cases NAME,...] [--inputs DIR] [--threads 1] [--ref PATH]`
+// BenchUsage describes the bench arguments.
+const BenchUsage = ``
+
+// benchFlags are bench's options.
+func benchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "runs", Value: 3, Usage: "`N` processes per case (the median is reported)"},
+		&cli.StringFlag{Name: "cases", Usage: "a comma `LIST` of cases (default all: " + caseNames() + ")"},
+		&cli.StringFlag{Name: "inputs", Value: filepath.Join("testdata", "inputs"), Usage: "`DIR`ectory holding the mosaic case's P1.hkl and A.mat"},
+		&cli.IntFlag{Name: "threads", Value: 1, Usage: "`N` threads: GOMAXPROCS (and OMP_NUM_THREADS for the reference)"},
+		&cli.StringFlag{Name: "ref", Usage: "a reference nanoBragg binary `PATH` to time beside gobragg", EnvVars: []string{"GOBRAGG_REFERENCE"}},
+	}
+}
+
+// BenchCommand is `gobragg bench`.
+func BenchCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:         "bench",
+		Usage:        "time the standard performance cases as whole simulate processes (optionally beside the reference)",
+		ArgsUsage:    BenchUsage,
+		Flags:        benchFlags(),
+		OnUsageError: usageError,
+		Action: func(c *cli.Context) error {
+			return runBench(c, c.Args().Slice(), stdout)
+		},
+	}
+}
 
 // BenchCase is one standard timing case: a simulate command line. Inputs
 // named by the -hkl and -matrix flags are files in the inputs directory.
@@ -80,27 +107,29 @@ type benchRow struct {
 // one in-process run, peak RSS, and the reference's numbers and our
 // ratio when measured.
 func Bench(argv []string, out io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"runs", "cases", "inputs", "threads", "ref"}, nil)
-	if err != nil {
-		return err
-	}
+	return runCommand(context.Background(), BenchCommand(out), argv, out, out)
+}
+
+func runBench(c *cli.Context, rest []string, out io.Writer) error {
 	if len(rest) > 0 {
 		return usagef("bench takes no nanoBragg flags (got %s)", strings.Join(rest, " "))
 	}
-	runs, err := positiveInt(o.values, "runs", 3)
-	if err != nil {
-		return err
+	runs, threads := c.Int("runs"), c.Int("threads")
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"runs", runs}, {"threads", threads}} {
+		if v.n < 1 {
+			return usagef("--%s %d: want a positive whole number", v.name, v.n)
+		}
 	}
-	threads, err := positiveInt(o.values, "threads", 1)
-	if err != nil {
-		return err
-	}
-	inputs := o.values["inputs"]
+	inputs := c.String("inputs")
 	if inputs == "" {
 		inputs = filepath.Join("testdata", "inputs")
 	}
+	var err error
 	cases := BenchCases
-	if s := o.values["cases"]; s != "" {
+	if s := c.String("cases"); s != "" {
 		cases = nil
 		for _, n := range strings.Split(s, ",") {
 			i := slices.IndexFunc(BenchCases, func(c BenchCase) bool { return c.Name == n })
@@ -110,7 +139,7 @@ func Bench(argv []string, out io.Writer) error {
 			cases = append(cases, BenchCases[i])
 		}
 	}
-	ref := o.values["ref"]
+	ref := c.String("ref")
 	if ref != "" {
 		if ref, err = filepath.Abs(ref); err != nil {
 			return err
@@ -266,18 +295,6 @@ func selfPeakMB() float64 {
 		}
 	}
 	return 0
-}
-
-func positiveInt(values map[string]string, name string, def int) (int, error) {
-	s, ok := values[name]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return 0, usagef("--%s %q: want a positive whole number", name, s)
-	}
-	return n, nil
 }
 
 func median(x []float64) float64 {

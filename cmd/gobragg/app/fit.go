@@ -16,21 +16,72 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobragg/gobragg/cmd/gobragg/progress"
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/graph/fit"
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/urfave/cli/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-// FitUsage describes the fit options.
-const FitUsage = `--observed FILE [--refine cell,orientation|LIST] [--loss poisson|gauss|sse] [--read-noise SIGMA]
-   [--background auto|none|FILE] [--spots auto|all] [--box 10] [--overload PHOTONS]
-   [--bound name=lo:hi,...] [--restrain name=centre,sigma,...] [--starts 1] [--seed 1] [--coarse auto|off|K]
-   [--method bfgs|lbfgs|gd] [--max-iter 500] [--max-evals 1000] [--mask FILE] [--roi fmin,fmax,smin,smax]
-   [--out DIR] nanoBragg flags of the starting model...`
+// FitUsage describes the fit arguments.
+const FitUsage = `--observed FILE nanoBragg flags of the starting model...`
+
+// fitFlags are fit's options.
+func fitFlags() []cli.Flag {
+	return append(append([]cli.Flag{
+		&cli.StringFlag{Name: "refine", Value: "cell,orientation", Usage: "parameters to refine: a comma `LIST` of names " +
+			"(those of gradcheck, with orient_x orient_y orient_z) and groups (cell orientation misset beam detector rot N scale; detector = distance,xbeam,ybeam)"},
+	}, lossFlags("poisson", "the loss: `poisson|gauss|sse` (gauss: ½Σ(ln 2πV + r²/V), V = model + σ²)", "auto")...),
+		&cli.StringFlag{Name: "from-dials", Usage: "start from a DIALS experiment list `FILE.expt` (dials.index's indexed.expt, " +
+			"dials.refine's refined.expt): its geometry, crystals and images; writes refined.expt"},
+		&cli.StringFlag{Name: "per-image", Usage: "refined parameters each image has its own of: a comma `LIST` of names and groups " +
+			"(orient, scale, …); the others are shared by all the images"},
+		&cli.StringFlag{Name: "spots", Value: "auto", Usage: "`auto|all`: fit boxes around the spots found in --observed, or every pixel"},
+		&cli.IntFlag{Name: "box", Value: 10, Usage: "edge of the spot boxes, 3 to 101 `PIXELS`"},
+		&cli.Float64Flag{Name: "overload", Usage: "observed `PHOTONS` at or above which a box is dropped", DefaultText: "65535 less -adc for SMV, none for float32"},
+		&cli.GenericFlag{Name: "bound", Value: &commaList{}, Usage: "ranges `name=lo:hi,...` in place of the default bounds (repeatable)"},
+		&cli.GenericFlag{Name: "restrain", Value: &commaList{}, Usage: "restraints `name=centre,sigma,...`: ½((x − centre)/σ)² added to the negative log-likelihood (repeatable)"},
+		&cli.IntFlag{Name: "starts", Usage: "number of starts, `N`", DefaultText: "0: up to 5, until a second converged start confirms the best"},
+		&cli.Int64Flag{Name: "seed", Usage: "`SEED` of the starts drawn around the first"},
+		&cli.StringFlag{Name: "coarse", Value: "auto", Usage: "coarse stages (N halved each): auto, off, or a number `K` from 0 to 4"},
+		&cli.StringFlag{Name: "method", Value: "bfgs", Usage: "optimiser (gonum optimize): `bfgs|lbfgs|gd`"},
+		&cli.IntFlag{Name: "max-iter", Value: 500, Usage: "most iterations of each start, `N`"},
+		&cli.IntFlag{Name: "max-evals", Value: 1000, Usage: "most loss-and-gradient evaluations of each start, `N`"},
+		&cli.StringFlag{Name: "out", Value: "fit_out", Usage: "`DIR`ectory for fit.json, refined_args.txt, fit_images.png and loss.png", EnvVars: []string{"GOBRAGG_FIT_OUT"}},
+	)
+}
+
+// commaList is the value of a repeatable option whose values are comma
+// lists: repeating it is the same as joining its values with commas.
+type commaList struct{ items []string }
+
+// Set implements flag.Value.
+func (l *commaList) Set(v string) error { l.items = append(l.items, v); return nil }
+
+// String implements flag.Value.
+func (l *commaList) String() string { return strings.Join(l.items, ",") }
+
+// FitCommand is `gobragg fit`; its action stops the fit (which then
+// writes its best point) when the cli context is done.
+func FitCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "fit",
+		Usage:     "refine cell, orientation (and geometry) parameters against an observed image",
+		ArgsUsage: FitUsage,
+		Description: "The starting model is a simulate command line (nanoBragg flags, see gobragg simulate --help).\n" +
+			"Exit status 0 when converged, 1 when not (results are written either way), 130/143 when interrupted.",
+		Flags:        fitFlags(),
+		OnUsageError: usageError,
+		BashComplete: completeFlags,
+		Action: func(c *cli.Context) error {
+			return runFit(c.Context, c, c.Args().Slice(), stdout, stderr)
+		},
+	}
+}
 
 // FitReport is fit.json.
 type FitReport struct {
@@ -50,8 +101,22 @@ type FitReport struct {
 	Background FitBackground `json:"background"`
 	Params     []FitParam    `json:"params"`
 	Stages     []FitStage    `json:"stages"`
-	Command    []string      `json:"command"` // gobragg simulate argv of the refined model
-	History    []FitStep     `json:"history"`
+	Command    []string      `json:"command"` // gobragg simulate argv of the (first image's) refined model
+	// Images are the observed images, with their own refined parameters
+	// (--per-image) and command lines; Params above are the shared ones
+	// (all of them for a single image).
+	Images  []FitImage `json:"images"`
+	History []FitStep  `json:"history"`
+}
+
+// FitImage is one observed image of a fit.
+type FitImage struct {
+	File    string     `json:"file"`
+	Phi     *float64   `json:"phi"` // φ start and oscillation from its header (a series of SMV images), else null
+	Osc     *float64   `json:"osc"`
+	Spots   FitSpots   `json:"spots"`
+	Params  []FitParam `json:"params"`
+	Command []string   `json:"command"`
 }
 
 // FitSpots describes the spots of the observed image.
@@ -118,50 +183,37 @@ func Fit(argv []string, out, log io.Writer) error {
 // (fit.Result's verdict) returns an error, and one stopped by ctx an
 // error wrapping ErrFitInterrupted, after writing the best point so far.
 func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"observed", "refine", "loss", "method", "max-iter", "max-evals", "mask", "roi", "out",
-		"background", "read-noise", "spots", "box", "overload", "bound", "restrain", "starts", "seed", "coarse"}, nil)
-	if err != nil {
-		return err
+	return runCommand(ctx, FitCommand(out, log), argv, out, log)
+}
+
+func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writer) error {
+	lo := lossOptionsFrom(c)
+	if lo.Observed == "" && c.String("from-dials") == "" {
+		return usagef("fit needs --observed FILE (SMV .img, miniCBF or float32 image) or --from-dials FILE.expt")
 	}
-	if o.values["observed"] == "" {
-		return usagef("fit needs --observed FILE (SMV .img or float32 image)")
-	}
-	o.values["loss"] = orDefault(o.values["loss"], "poisson")
-	if o.values["loss"] == "sum" {
+	if lo.Loss == "sum" {
 		return usagef("--loss sum has no minimum to fit: use poisson, gauss or sse")
 	}
-	method, err := fit.ParseMethod(strings.ToLower(orDefault(o.values["method"], "bfgs")))
+	method, err := fit.ParseMethod(strings.ToLower(c.String("method")))
 	if err != nil {
 		return usagef("--method: %v", err)
 	}
-	settings := fit.Settings{Method: method, Context: ctx}
-	for _, c := range []struct {
+	settings := fit.Settings{Method: method, Context: ctx, MaxIter: c.Int("max-iter"), MaxEvals: c.Int("max-evals"),
+		Starts: c.Int("starts"), Seed: c.Int64("seed")}
+	for _, n := range []struct {
 		name string
-		dst  *int
+		v    int
 		min  int
-	}{{"max-iter", &settings.MaxIter, 1}, {"max-evals", &settings.MaxEvals, 1}, {"starts", &settings.Starts, 1}, {"box", nil, 3}} {
-		s := o.values[c.name]
-		if s == "" || c.dst == nil {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < c.min {
-			return usagef("--%s %q: want a whole number ≥ %d", c.name, s, c.min)
-		}
-		*c.dst = v
-	}
-	box := 10
-	if s := o.values["box"]; s != "" {
-		if box, err = strconv.Atoi(s); err != nil || box < 3 || box > 101 {
-			return usagef("--box %q: want a whole number of pixels from 3 to 101", s)
+	}{{"max-iter", settings.MaxIter, 1}, {"max-evals", settings.MaxEvals, 1}, {"starts", settings.Starts, 0}} {
+		if n.v < n.min {
+			return usagef("--%s %d: want a whole number ≥ %d", n.name, n.v, n.min)
 		}
 	}
-	if s := o.values["seed"]; s != "" {
-		if settings.Seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return usagef("--seed %q: want a whole number", s)
-		}
+	box := c.Int("box")
+	if box < 3 || box > 101 {
+		return usagef("--box %d: want a whole number of pixels from 3 to 101", box)
 	}
-	switch s := orDefault(o.values["coarse"], "auto"); s {
+	switch s := c.String("coarse"); s {
 	case "auto":
 	case "off":
 		settings.Coarse = -1
@@ -173,85 +225,107 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 			settings.Coarse = -1
 		}
 	}
-	spotMode := orDefault(o.values["spots"], "auto")
+	spotMode := c.String("spots")
 	if spotMode != "auto" && spotMode != "all" {
 		return usagef("--spots %q: want auto or all", spotMode)
 	}
-	bgMode := orDefault(o.values["background"], "auto")
-	dir := orDefault(o.values["out"], "fit_out")
-	obj, discrete, args, err := objectiveArgs(o, rest, orDefault(o.values["refine"], "cell,orientation"), log)
+	bgMode := orDefault(lo.Background, "auto")
+	dir := orDefault(c.String("out"), "fit_out")
+	var files []string
+	if lo.Observed != "" {
+		if files, err = expandObserved(lo.Observed); err != nil {
+			return err
+		}
+	}
+	overload := 0.0
+	if c.IsSet("overload") {
+		if overload = c.Float64("overload"); !(overload > 0) {
+			return usagef("--overload %g: want a positive number of photons", overload)
+		}
+	}
+	pix := fit.Pixels{Background: bgMode == "auto", AllPixels: spotMode == "all", BoxSize: box, Overload: overload}
+	refine := orDefault(c.String("refine"), "cell,orientation")
+	var inputs []*fitInput
+	var shared, per []string
+	var args *models.Args
+	var fd *fromDIALS
+	if path := c.String("from-dials"); path != "" {
+		inputs, shared, per, args, fd, err = dialsInputs(path, &lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
+	} else {
+		inputs, shared, per, args, err = fitInputs(&lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
+	}
 	if err != nil {
 		return err
 	}
-	m, names := obj.Model, obj.Names
-	if len(discrete) > 0 {
-		return usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
-	}
-	if settings.Bounds, err = parseBounds(o.values["bound"], names); err != nil {
+	out, log = quiet(out), quiet(log)
+	names := append(append([]string{}, shared...), per...)
+	if settings.Bounds, err = parseBounds(c.Generic("bound").(*commaList).String(), names); err != nil {
 		return err
 	}
-	if settings.Restraints, err = parseRestraints(o.values["restrain"], names); err != nil {
+	if settings.Restraints, err = parseRestraints(c.Generic("restrain").(*commaList).String(), names); err != nil {
 		return err
 	}
+	m := inputs[0].obj.Model
 	for _, n := range names {
 		if why := m.NotDifferentiable(n); why != "" {
 			fmt.Fprintf(log, "WARNING: %s: %s; its gradient ignores the jumps\n", n, why)
 		}
 	}
-	// Spots, background and the fitted pixels.
-	fp, sp := m.Detector.FPixels, m.Detector.SPixels
-	overload := math.Inf(1)
-	if isSMV(o.values["observed"]) {
-		overload = 65535 - args.ADC
-	}
-	if s := o.values["overload"]; s != "" {
-		if overload, err = strconv.ParseFloat(s, 64); err != nil || !(overload > 0) {
-			return usagef("--overload %q: want a positive number of photons", s)
-		}
-	}
-	if math.IsInf(overload, 1) {
-		overload = 0
-	}
-	found, boxes, err := fit.Prepare(&obj.Loss, fp, sp, fit.Pixels{Background: bgMode == "auto", AllPixels: spotMode == "all",
-		BoxSize: box, Overload: overload})
-	if err != nil {
-		if found != nil {
-			return fmt.Errorf("--spots auto: %v on %s; try --spots all", err, o.values["observed"])
-		}
-		return fmt.Errorf("--observed: %w", err)
-	}
-	report := FitReport{LossKind: obj.Loss.Kind.String(), Method: method.String(),
-		Spots: FitSpots{Mode: spotMode, Found: len(found.Spots), Boxes: len(boxes), BoxSize: box}}
-	report.Background.Kind = bgMode
-	settings.Boxes = boxes
-	var bgSum float64
-	for i := range obj.Loss.Observed {
-		if obj.Loss.Weights == nil || obj.Loss.Weights[i] != 0 {
-			report.Spots.Pixels++
-			if obj.Loss.Background != nil {
-				bgSum += obj.Loss.Background[i]
-			}
-		}
+	problem := &fit.Problem{Shared: shared, PerImage: per}
+	report := FitReport{LossKind: inputs[0].obj.Loss.Kind.String(), Method: method.String(),
+		Spots: FitSpots{Mode: spotMode, BoxSize: box}, Background: FitBackground{Kind: bgMode}}
+	for _, in := range inputs {
+		problem.Images = append(problem.Images, fit.Image{Objective: in.obj, Boxes: in.boxes})
+		report.Spots.Found += len(in.found.Spots)
+		report.Spots.Boxes += len(in.boxes)
+		report.Spots.Pixels += in.pixels
+		report.Background.Mean += in.bgMean * float64(in.pixels)
 	}
 	if report.Spots.Pixels > 0 {
-		report.Background.Mean = bgSum / float64(report.Spots.Pixels)
+		report.Background.Mean /= float64(report.Spots.Pixels)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	settings.Comm = FitComm
+	if writes() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 	}
-	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), obj.Loss.Kind, method, o.values["observed"])
-	fmt.Fprintf(out, "spots: %d found; fitting %s: %d pixels; background %s (%.3g photons/pixel)\n", len(found.Spots),
-		map[string]string{"auto": fmt.Sprintf("%d boxes of %d²", len(boxes), box), "all": "the whole image"}[spotMode],
+	what := inputs[0].file
+	if len(inputs) > 1 {
+		what = fmt.Sprintf("%d images (%s … %s)", len(inputs), inputs[0].file, inputs[len(inputs)-1].file)
+		if len(per) > 0 {
+			what += "; per image: " + strings.Join(per, " ")
+		}
+	}
+	fmt.Fprintf(out, "fitting %s (%s loss, %s) to %s\n", strings.Join(names, " "), report.LossKind, method, what)
+	fmt.Fprintf(out, "spots: %d found; fitting %s: %d pixels; background %s (%.3g photons/pixel)\n", report.Spots.Found,
+		map[string]string{"auto": fmt.Sprintf("%d boxes of %d²", report.Spots.Boxes, box), "all": "the whole image"}[spotMode],
 		report.Spots.Pixels, bgMode, report.Background.Mean)
+	// A bar on stderr (a terminal) for long fits: the evaluations of the
+	// current start against --max-evals; the iteration lines print above it.
+	bar := progress.Start(log, "fit", int64(settings.MaxEvals), progress.ModeOf(args.Progress))
+	iterOut := bar.Writer(out)
+	startAt, current := 0, -1
 	settings.Progress = func(it fit.Iteration) {
 		var b strings.Builder
-		for i, n := range names {
+		for i, n := range shared {
 			fmt.Fprintf(&b, " %s=%.8g", n, it.X[i])
 		}
+		if len(inputs) == 1 {
+			for i, n := range per {
+				fmt.Fprintf(&b, " %s=%.8g", n, it.X[len(shared)+i])
+			}
+		}
 		stage := fmt.Sprintf("start %d, %s", it.Start+1, it.Stage)
-		fmt.Fprintf(out, "iter %3d  evals %4d  %-31s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, stage, it.Loss, it.GradNorm, b.String())
+		fmt.Fprintf(iterOut, "iter %3d  evals %4d  %-31s loss %.10g  |grad| %.3g %s\n", it.Iter, it.Evals, stage, it.Loss, it.GradNorm, b.String())
+		if it.Start != current {
+			current, startAt = it.Start, it.Evals-1
+		}
+		bar.SetLabel("fit: " + stage + ", evaluations")
+		bar.Set(int64(it.Evals - startAt))
 	}
-	res := fit.Run(obj, settings)
+	res := fit.RunProblem(problem, settings)
+	bar.Finish()
 	report.Status = string(res.Status)
 	report.Loss = finiteOrNil(res.Loss)
 	report.Decrement = finiteOrNil(res.Decrement)
@@ -268,9 +342,6 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 		report.Stages = append(report.Stages, FitStage{Start: st.Start, Name: st.Name, Evaluations: st.Evaluations,
 			Iterations: st.Iters, Loss: finite(st.Loss), Status: st.Status})
 	}
-	final := res.Model
-	cmd, rounded := final.Argv(rest, names)
-	report.Command = append([]string{"gobragg", "simulate"}, cmd...)
 	fmt.Fprintf(out, "\n%s after %d evaluations, %d iterations: loss %.10g", res.Status, res.Evaluations, res.Iterations, res.Loss)
 	if !math.IsNaN(res.Decrement) {
 		fmt.Fprintf(out, "; Newton step predicts %.2g more", res.Decrement)
@@ -282,32 +353,104 @@ func FitContext(ctx context.Context, argv []string, out, log io.Writer) error {
 	if res.Status != fit.Converged {
 		fmt.Fprintf(out, "NOT CONVERGED: %v\n", res.Err)
 	}
-	fmt.Fprintf(out, "%-14s %-6s %16s %16s %12s %24s\n", "parameter", "unit", "start", "refined", "std. error", "bound")
-	for i, n := range names {
-		p, _ := models.LookupParam(n)
+	// The parameters: the shared ones (every one for a single image),
+	// then each image's own.
+	param := func(i int, name string) FitParam {
+		p, _ := models.LookupParam(name)
 		b := fit.Bound{Lo: math.NaN(), Hi: math.NaN()} // none when the fit could not start
 		if i < len(res.Bounds) {
 			b = res.Bounds[i]
 		}
-		fp := FitParam{Name: n, Unit: p.Unit, Start: res.Start[i], Value: res.X[i], Lo: finiteOrNil(b.Lo), Hi: finiteOrNil(b.Hi)}
-		se := "-"
+		fp := FitParam{Name: name, Unit: p.Unit, Start: res.Start[i], Value: res.X[i], Lo: finiteOrNil(b.Lo), Hi: finiteOrNil(b.Hi)}
 		if v := res.StdErr[i]; !math.IsNaN(v) {
 			fp.StdErr = &v
-			se = fmt.Sprintf("%.3g", v)
 		}
-		report.Params = append(report.Params, fp)
-		fmt.Fprintf(out, "%-14s %-6s %16.10g %16.10g %12s %24s\n", n, p.Unit, fp.Start, fp.Value, se, fmt.Sprintf("%.6g:%.6g", b.Lo, b.Hi))
+		return fp
 	}
-	fmt.Fprintf(out, "\nrefined model:\n  %s\n", shellJoin(report.Command))
+	row := func(label string, fp FitParam) {
+		se := "-"
+		if fp.StdErr != nil {
+			se = fmt.Sprintf("%.3g", *fp.StdErr)
+		}
+		lo, hi := math.NaN(), math.NaN()
+		if fp.Lo != nil {
+			lo, hi = *fp.Lo, *fp.Hi
+		}
+		fmt.Fprintf(out, "%-14s %-6s %16.10g %16.10g %12s %24s\n", label, fp.Unit, fp.Start, fp.Value, se, fmt.Sprintf("%.6g:%.6g", lo, hi))
+	}
+	fmt.Fprintf(out, "%-14s %-6s %16s %16s %12s %24s\n", "parameter", "unit", "start", "refined", "std. error", "bound")
+	for i, n := range shared {
+		fp := param(i, n)
+		report.Params = append(report.Params, fp)
+		row(n, fp)
+	}
+	finals := res.Models
+	if len(finals) != len(inputs) {
+		finals = make([]*models.Model, len(inputs))
+		for k, in := range inputs {
+			finals[k] = in.obj.Model
+		}
+	}
+	var lines []string
+	var rounded []string
+	for k, in := range inputs {
+		im := FitImage{File: in.file, Phi: finiteOrNil(in.phi), Osc: finiteOrNil(in.osc),
+			Spots: FitSpots{Mode: spotMode, Found: len(in.found.Spots), Boxes: len(in.boxes), BoxSize: box, Pixels: in.pixels}}
+		if len(inputs) > 1 && len(per) > 0 {
+			fmt.Fprintf(out, "image %d: %s\n", k+1, in.file)
+		}
+		for j, n := range per {
+			i := len(shared) + k*len(per) + j
+			fp := param(i, n)
+			im.Params = append(im.Params, fp)
+			if len(inputs) == 1 {
+				report.Params = append(report.Params, fp)
+			}
+			row("  "+n, fp)
+		}
+		if fd == nil {
+			// (A model read from a DIALS list has a CUSTOM detector and
+			// no command line: refined.expt describes it.)
+			cmd, r := finals[k].Argv(in.argv, names)
+			rounded = r
+			im.Command = append([]string{"gobragg", "simulate"}, cmd...)
+			lines = append(lines, shellJoin(im.Command))
+		}
+		report.Images = append(report.Images, im)
+	}
+	report.Command = report.Images[0].Command
+	switch {
+	case fd != nil:
+		fmt.Fprintf(out, "\nrefined models: %s (a DIALS experiment list)\n", filepath.Join(dir, "refined.expt"))
+	case len(inputs) == 1:
+		fmt.Fprintf(out, "\nrefined model:\n  %s\n", lines[0])
+	default:
+		fmt.Fprintf(out, "\nrefined models: %d command lines, one per image, in %s\n", len(lines), filepath.Join(dir, "refined_args.txt"))
+	}
 	if len(rounded) > 0 {
 		fmt.Fprintf(out, "  (%s rounded to whole cells: the command line takes whole numbers)\n", strings.Join(rounded, ", "))
 	}
-	werr := writeFitFiles(dir, &report, final, obj.Loss, res)
-	if werr != nil {
+	if !writes() {
+		return fitOutcome(res, dir)
+	}
+	if werr := writeFitFiles(dir, &report, lines, finals[0], inputs[0].obj.Loss, res); werr != nil {
 		return werr
 	}
-	fmt.Fprintf(out, "wrote %s\n", strings.Join([]string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"),
-		filepath.Join(dir, "fit_images.png"), filepath.Join(dir, "loss.png")}, ", "))
+	wrote := []string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"), filepath.Join(dir, "fit_images.png"),
+		filepath.Join(dir, "loss.png")}
+	if fd != nil {
+		p := filepath.Join(dir, "refined.expt")
+		if err := fd.writeRefinedExpt(p, finals, names); err != nil {
+			return fmt.Errorf("refined.expt: %w", err)
+		}
+		wrote = append(wrote, p)
+	}
+	fmt.Fprintf(out, "wrote %s\n", strings.Join(wrote, ", "))
+	return fitOutcome(res, dir)
+}
+
+// fitOutcome is what a fit returns for its result: nil when converged.
+func fitOutcome(res *fit.Result, dir string) error {
 	switch res.Status {
 	case fit.Converged:
 		return nil
@@ -430,7 +573,7 @@ func shellJoin(args []string) string {
 }
 
 // writeFitFiles writes fit.json, refined_args.txt and the two pictures.
-func writeFitFiles(dir string, report *FitReport, m *models.Model, loss graph.Loss, res *fit.Result) error {
+func writeFitFiles(dir string, report *FitReport, lines []string, m *models.Model, loss graph.Loss, res *fit.Result) error {
 	b, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		return err
@@ -441,7 +584,7 @@ func writeFitFiles(dir string, report *FitReport, m *models.Model, loss graph.Lo
 		return err
 	}))
 	errs = append(errs, formats.WriteFileAtomic(filepath.Join(dir, "refined_args.txt"), func(w io.Writer) error {
-		_, err := fmt.Fprintln(w, shellJoin(report.Command))
+		_, err := fmt.Fprintln(w, strings.Join(lines, "\n"))
 		return err
 	}))
 	if s, err := graph.New(m); err != nil {

@@ -1,45 +1,77 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gobragg/gobragg/gradcheck"
 	"github.com/gobragg/gobragg/models"
+	"github.com/urfave/cli/v2"
 )
 
-// GradcheckUsage describes the gradcheck options.
-const GradcheckUsage = `[--params all|LIST] [--loss sum|sse|poisson|gauss] [--observed FILE] [--background FILE] [--read-noise SIGMA]
-   [--mask FILE] [--roi fmin,fmax,smin,smax] [--step name=value,...] [--tol 1e-6] [--json] nanoBragg flags...`
+// GradcheckUsage describes the gradcheck arguments.
+const GradcheckUsage = `nanoBragg flags...`
+
+// gradcheckFlags are gradcheck's options.
+func gradcheckFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "params", Value: "all", Usage: "parameters to check: all, or a comma `LIST` of names (a b c alpha beta gamma misset_x … " +
+			"distance xbeam ybeam lambda fluence …) and groups (cell misset orientation beam rot N scale)"},
+	}, append(lossFlags("sum", "the loss: `sum|sse|poisson|gauss` (Σμ, Σ(μ−obs)², Σ(μ−obs·ln μ), ½Σ(ln 2πV + (μ−obs)²/V))", "none"),
+		&cli.StringFlag{Name: "step", Usage: "finite-difference steps `name=value,...` (default about 1e-7 of each parameter's scale)"},
+		&cli.Float64Flag{Name: "tol", Value: 1e-6, Usage: "relative tolerance `TOL` of analytic against numeric"},
+		&cli.BoolFlag{Name: "json", Usage: "print a JSON array of rows instead of the table"},
+	)...)
+}
+
+// GradcheckCommand is `gobragg gradcheck`.
+func GradcheckCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "gradcheck",
+		Usage:     "compare the analytic gradient of a loss with central differences, per parameter",
+		ArgsUsage: GradcheckUsage,
+		Description: "The model is the simulate command line (nanoBragg flags, see gobragg simulate --help); each parameter's\n" +
+			"gradient through the compiled program is compared with a fourth-order central difference of the whole model.\n" +
+			"Exit status 1 when a row fails.",
+		Flags:        gradcheckFlags(),
+		OnUsageError: usageError,
+		BashComplete: completeFlags,
+		Action: func(c *cli.Context) error {
+			return runGradcheck(c, c.Args().Slice(), stdout, stderr)
+		},
+	}
+}
 
 // Gradcheck compares the analytic gradient of a loss on the image of the
-// model that argv (nanoBragg flags plus the options of GradcheckUsage)
-// describes with central differences, one row per parameter, written to
-// out as a table or, with --json, a JSON array. Messages from reading the
-// model go to log. It returns an error when a row fails.
+// model that argv (nanoBragg flags plus gradcheck's options) describes
+// with central differences, one row per parameter, written to out as a
+// table or, with --json, a JSON array. Messages from reading the model go
+// to log. It returns an error when a row fails.
 func Gradcheck(argv []string, out, log io.Writer) error {
-	o, rest, err := splitOptions(argv, []string{"params", "loss", "observed", "background", "read-noise", "mask", "roi", "step", "tol"}, []string{"json"})
-	if err != nil {
-		return err
+	return runCommand(context.Background(), GradcheckCommand(out, log), argv, out, log)
+}
+
+func runGradcheck(c *cli.Context, rest []string, out, log io.Writer) error {
+	lo := lossOptionsFrom(c)
+	if strings.Contains(lo.Observed, ",") {
+		return usagef("--observed: gradcheck takes one image")
 	}
-	if o.values["background"] == "auto" {
+	if lo.Background == "auto" {
 		return usagef("--background auto is fit's: give gradcheck a background image")
 	}
-	tol := 1e-6
-	if s := o.values["tol"]; s != "" {
-		if tol, err = strconv.ParseFloat(s, 64); err != nil || !(tol > 0) {
-			return usagef("--tol %q: want a positive number", s)
-		}
+	tol := c.Float64("tol")
+	if !(tol > 0) {
+		return usagef("--tol %g: want a positive number", tol)
 	}
-	obj, discrete, err := objective(o, rest, o.values["params"], log)
+	obj, discrete, err := objective(&lo, rest, c.String("params"), log)
 	if err != nil {
 		return err
 	}
 	names, loss := obj.Names, obj.Loss
 	x := obj.Start()
-	st, err := steps(o.values["step"], names, x)
+	st, err := steps(c.String("step"), names, x)
 	if err != nil {
 		return err
 	}
@@ -55,7 +87,7 @@ func Gradcheck(argv []string, out, log io.Writer) error {
 	for _, n := range discrete {
 		r.Rows = append(r.Rows, gradcheck.Row{Name: n, OK: true, Note: models.DiscreteParams[n]})
 	}
-	if o.flags["json"] {
+	if c.Bool("json") {
 		err = r.WriteJSON(out)
 	} else {
 		fmt.Fprintf(out, "%s loss %.10g; gradient per parameter unit, relative tolerance %g\n", loss.Kind, r.Value, tol)

@@ -12,70 +12,38 @@ import (
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/urfave/cli/v2"
 )
 
-// options are a subcommand's own double-dash options, taken out of a
-// command line whose other arguments are nanoBragg's (single-dash) flags.
-type options struct {
-	values map[string]string
-	flags  map[string]bool
+// lossOptions are the options of gradcheck and fit that make the loss.
+type lossOptions struct {
+	Loss       string  // --loss
+	Observed   string  // --observed FILE
+	Background string  // --background none|FILE (fit's auto is handled by fit)
+	Mask       string  // --mask FILE
+	ROI        string  // --roi fmin,fmax,smin,smax
+	ReadNoise  float64 // --read-noise, photons
 }
 
-// repeatable are options that may be given more than once: their values
-// are joined with commas, as if given as one list.
-var repeatable = map[string]bool{"bound": true, "restrain": true}
-
-// splitOptions separates the double-dash options named in withValue (which
-// take one value, as "--name value" or "--name=value") and in boolean from
-// the nanoBragg arguments. A repeated option's last value wins, but for
-// the repeatable ones.
-func splitOptions(argv []string, withValue, boolean []string) (*options, []string, error) {
-	o := &options{values: map[string]string{}, flags: map[string]bool{}}
-	takes := map[string]bool{}
-	for _, n := range withValue {
-		takes[n] = true
+// lossFlags are the cli flags of lossOptions; loss is --loss's default.
+func lossFlags(loss, lossUsage, background string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "loss", Value: loss, Usage: lossUsage},
+		&cli.GenericFlag{Name: "observed", Value: &commaList{}, Usage: "observed image `FILE`: SMV (the ADC offset -adc subtracted) " +
+			"or raw float32 of the model's size; fit takes several (repeatable, comma lists, globs, templates with # for the frame number)"},
+		&cli.StringFlag{Name: "background", Value: background, Usage: "background photons added to the model: " + map[string]string{
+			"auto": "auto (estimated from --observed), none, or an image `FILE` (float32, or SMV less -adc)",
+			"none": "none, or an image `FILE` (float32, or SMV less -adc)"}[background]},
+		&cli.Float64Flag{Name: "read-noise", Usage: "read-out noise σ of the gauss loss, in `PHOTONS`"},
+		&cli.StringFlag{Name: "mask", Usage: "image `FILE` whose non-zero pixels are used by the loss"},
+		&cli.StringFlag{Name: "roi", Usage: "use only pixels `fmin,fmax,smin,smax` (inclusive)"},
 	}
-	isBool := map[string]bool{}
-	for _, n := range boolean {
-		isBool[n] = true
-	}
-	var rest []string
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "--") {
-			rest = append(rest, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		switch {
-		case isBool[name] && !hasVal:
-			o.flags[name] = true
-		case takes[name]:
-			if !hasVal {
-				if i+1 >= len(argv) || (strings.HasPrefix(argv[i+1], "-") && !isNumber(argv[i+1])) {
-					return nil, nil, usagef("--%s needs a value", name)
-				}
-				i++
-				val = argv[i]
-			}
-			if prev, ok := o.values[name]; ok && repeatable[name] {
-				val = prev + "," + val
-			}
-			o.values[name] = val
-		default:
-			return nil, nil, usagef("unknown option %s (options: --%s)", a, strings.Join(append(append([]string{}, withValue...), boolean...), ", --"))
-		}
-	}
-	return o, rest, nil
 }
 
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
-}
-
-func usagef(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", models.ErrUsage, fmt.Sprintf(format, a...))
+// lossOptionsFrom reads lossFlags from a parsed command line.
+func lossOptionsFrom(c *cli.Context) lossOptions {
+	return lossOptions{Loss: c.String("loss"), Observed: c.Generic("observed").(*commaList).String(), Background: c.String("background"),
+		Mask: c.String("mask"), ROI: c.String("roi"), ReadNoise: c.Float64("read-noise")}
 }
 
 // paramList reads --params: "all", or a comma list of parameter names or
@@ -93,7 +61,7 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 	groups := map[string][]string{
 		"cell": {"a", "b", "c", "alpha", "beta", "gamma"}, "misset": {"misset_x", "misset_y", "misset_z"},
 		"orientation": {"orient_x", "orient_y", "orient_z"},
-		"beam":        {"xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
+		"beam":        {"xbeam", "ybeam"}, "detector": {"distance", "xbeam", "ybeam"}, "rot": {"rotx", "roty", "rotz"}, "N": {"Na", "Nb", "Nc"}, "scale": {"fluence"},
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -123,8 +91,8 @@ func paramLists(m *models.Model, spec string) (names, discrete []string, err err
 	return out, discrete, nil
 }
 
-// readImage reads an image of the model's size: an SMV file (unsigned
-// 16-bit ADU; the ADC offset adc is subtracted, giving photons for the
+// readImage reads an image of the model's size: an SMV or miniCBF file
+// (ADU; the ADC offset adc is subtracted, giving photons for the
 // reference's noise images) or raw little-endian float32 (a -floatfile).
 func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 	b, err := formats.ReadInput(path, formats.MaxImageBytes)
@@ -146,6 +114,9 @@ func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 		}
 		return out, nil
 	}
+	if formats.IsCBF(b) {
+		return readCBFImage(b, path, fp, sp, adc)
+	}
 	if len(b) != 4*fp*sp {
 		return nil, fmt.Errorf("%s has %d bytes: not an SMV file, nor %dx%d float32 pixels (%d bytes)", path, len(b), fp, sp, 4*fp*sp)
 	}
@@ -163,8 +134,8 @@ func readImage(path string, m *models.Model, adc float64) ([]float64, error) {
 // lossFrom builds the loss of --loss, --observed, --mask, --roi,
 // --read-noise and --background (none or FILE; auto is fit's, which
 // handles it before calling).
-func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
-	name := o.values["loss"]
+func lossFrom(o *lossOptions, m *models.Model, adc float64) (graph.Loss, error) {
+	name := o.Loss
 	if name == "" {
 		name = "sum"
 	}
@@ -173,12 +144,10 @@ func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 		return graph.Loss{}, usagef("--loss: %v", err)
 	}
 	l := graph.Loss{Kind: kind}
-	if v := o.values["read-noise"]; v != "" {
-		if l.ReadNoise, err = strconv.ParseFloat(v, 64); err != nil || !(l.ReadNoise >= 0) || math.IsInf(l.ReadNoise, 0) {
-			return l, usagef("--read-noise %q: want a number of photons ≥ 0", v)
-		}
+	if l.ReadNoise = o.ReadNoise; !(l.ReadNoise >= 0) || math.IsInf(l.ReadNoise, 0) {
+		return l, usagef("--read-noise %g: want a number of photons ≥ 0", o.ReadNoise)
 	}
-	switch path := o.values["background"]; path {
+	switch path := o.Background; path {
 	case "", "none", "auto":
 	default:
 		if l.Background, err = readImage(path, m, adc); err != nil {
@@ -190,7 +159,7 @@ func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 			}
 		}
 	}
-	if path := o.values["observed"]; path != "" {
+	if path := o.Observed; path != "" {
 		if l.Observed, err = readImage(path, m, adc); err != nil {
 			return l, fmt.Errorf("--observed: %w", err)
 		}
@@ -198,7 +167,7 @@ func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 		return l, usagef("--loss %s needs --observed FILE", kind)
 	}
 	n := m.Detector.FPixels * m.Detector.SPixels
-	if path := o.values["mask"]; path != "" {
+	if path := o.Mask; path != "" {
 		mask, err := readImage(path, m, 0)
 		if err != nil {
 			return l, fmt.Errorf("--mask: %w", err)
@@ -210,7 +179,7 @@ func lossFrom(o *options, m *models.Model, adc float64) (graph.Loss, error) {
 			}
 		}
 	}
-	if spec := o.values["roi"]; spec != "" {
+	if spec := o.ROI; spec != "" {
 		var r [4]int
 		parts := strings.Split(spec, ",")
 		if len(parts) != 4 {
@@ -272,13 +241,13 @@ func steps(spec string, names []string, x []float64) (map[string]float64, error)
 // nanoBragg flags rest, the loss of the options o over the parameters
 // spec names (--params, --refine), and the whole-number settings spec
 // named, which have no gradient.
-func objective(o *options, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, err error) {
+func objective(o *lossOptions, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, err error) {
 	obj, discrete, _, err = objectiveArgs(o, rest, spec, log)
 	return obj, discrete, err
 }
 
 // objectiveArgs is objective, also returning the parsed nanoBragg flags.
-func objectiveArgs(o *options, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, args *models.Args, err error) {
+func objectiveArgs(o *lossOptions, rest []string, spec string, log io.Writer) (obj *graph.Objective, discrete []string, args *models.Args, err error) {
 	args, err = models.ParseArgs(rest)
 	if err != nil {
 		return nil, nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -36,11 +37,41 @@ type goldenCase struct {
 	Inputs      []string `json:"inputs"`
 	Quirks      []string `json:"reference_quirks"`
 	CompanionOf string   `json:"companion_of"`
-	StdoutStats struct {
+	StdoutStats *struct {
 		SolidAngle float64 `json:"detector_solid_angle_sr"`
 		MaxI       float64 `json:"max_I"`
 		Mean       float64 `json:"mean"`
 	} `json:"stdout_stats"`
+	// StatsLines are the reference's printed statistics lines (the size
+	// group has these and no stdout_stats).
+	StatsLines []string `json:"stats_lines"`
+	Log        string   `json:"log"`
+}
+
+// printedStats returns the solid angle, max_I and mean the reference
+// printed for c: from stdout_stats, or parsed from its statistics lines.
+func printedStats(t *testing.T, c goldenCase) (solid, maxI, mean float64) {
+	if st := c.StdoutStats; st != nil {
+		return st.SolidAngle, st.MaxI, st.Mean
+	}
+	for _, l := range c.StatsLines {
+		var err error
+		switch {
+		case strings.HasPrefix(l, "solid angle"):
+			_, err = fmt.Sscanf(l, "solid angle subtended by detector = %g", &solid)
+		case strings.HasPrefix(l, "max_I"):
+			_, err = fmt.Sscanf(l, "max_I = %g", &maxI)
+		case strings.HasPrefix(l, "mean="):
+			_, err = fmt.Sscanf(l, "mean= %g", &mean)
+		}
+		if err != nil {
+			t.Fatalf("%s: stats line %q: %v", c.ID, l, err)
+		}
+	}
+	if solid == 0 || maxI == 0 || mean == 0 {
+		t.Fatalf("%s: no printed statistics in the manifest", c.ID)
+	}
+	return solid, maxI, mean
 }
 
 func loadManifest(t testing.TB) []goldenCase {
@@ -178,12 +209,12 @@ func TestGoldenParity(t *testing.T) {
 				t.Errorf("relL2 %.3g (max %g), corr %.9f (min %g)", relL2, maxRelL2, corr, minCorr)
 			}
 			// The reference's printed statistics (6 significant digits).
-			st := ref.StdoutStats
+			solid, maxI, mean := printedStats(t, ref)
 			for _, s := range []struct {
 				name      string
 				got, want float64
-			}{{"solid angle", r.Stats.SolidAngle, st.SolidAngle}, {"max_I", r.Stats.MaxI, st.MaxI},
-				{"mean", r.Stats.Mean, st.Mean}} {
+			}{{"solid angle", r.Stats.SolidAngle, solid}, {"max_I", r.Stats.MaxI, maxI},
+				{"mean", r.Stats.Mean, mean}} {
 				if math.Abs(s.got-s.want) > 1e-5*math.Abs(s.want) {
 					t.Errorf("%s = %g, reference printed %g", s.name, s.got, s.want)
 				}
@@ -195,4 +226,51 @@ func TestGoldenParity(t *testing.T) {
 	t.Logf("reproduced %d manifest cases: %s", len(covered), strings.Join(covered, ", "))
 	t.Logf("skipped under -short (%d): %s", len(skipped), strings.Join(skipped, ", "))
 	t.Logf("left for later versions (%d):\n  %s", len(refused), strings.Join(refused, "\n  "))
+}
+
+// TestPrintoutPixel: -printout_pixel prints the reference's block for the
+// pixel, line for line as in the reference's log of the same command line
+// (golden case size__xtal_xyz_stol_coherent_printout).
+func TestPrintoutPixel(t *testing.T) {
+	var c goldenCase
+	for _, g := range loadManifest(t) {
+		if g.ID == "size__xtal_xyz_stol_coherent_printout" {
+			c = g
+		}
+	}
+	if c.ID == "" {
+		t.Fatal("case missing from the manifest")
+	}
+	ref := strings.Split(string(readGz(t, filepath.Join(goldenDir, c.Log+".gz"))), "\n")
+	start := -1
+	for i, l := range ref {
+		if strings.Contains(l, ": stol = ") {
+			start = i
+		}
+	}
+	if start < 0 {
+		t.Fatal("no printout block in the reference's log")
+	}
+	want := ref[start : start+14] // the block: 14 lines
+	var out strings.Builder
+	inDir(t, c.Inputs, func() {
+		if err := Simulate(append(append([]string{}, c.Args...), "-floatfile", "x.bin"), &out); err != nil {
+			t.Fatal(err)
+		}
+	})
+	got := strings.Split(out.String(), "\n")
+	at := -1
+	for i, l := range got {
+		if l == want[0] {
+			at = i
+		}
+	}
+	if at < 0 || at+len(want) > len(got) {
+		t.Fatalf("no block starting %q in\n%s", want[0], out.String())
+	}
+	for i, w := range want {
+		if got[at+i] != w {
+			t.Errorf("line %d: %q, reference %q", i, got[at+i], w)
+		}
+	}
 }

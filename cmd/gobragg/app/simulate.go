@@ -1,12 +1,15 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/gobragg/gobragg/cmd/gobragg/progress"
 	"github.com/gobragg/gobragg/graph"
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
@@ -28,6 +31,13 @@ type Result struct {
 	Model *models.Model
 	Image []float32
 	Stats Stats
+	// Seconds are the wall times of building the model (reading its
+	// files), compiling (or finding) the program, and rendering.
+	Seconds struct{ Model, Compile, Render float64 }
+	// tracer and printPixel serve -printout (nil without it).
+	tracer     *physics.Tracer
+	printPixel [2]int
+	cfg        physics.Config // of the program that rendered it
 }
 
 // Stats are the numbers the reference prints after rendering.
@@ -35,6 +45,7 @@ type Stats struct {
 	SolidAngle      float64 // sr
 	MaxI            float64
 	MaxX, MaxY      float64 // m, fast/slow position of the max pixel's last sub-pixel
+	MaxF, MaxS      int     // the max pixel (fast, slow)
 	Mean, RMS, RMSD float64
 	IntScale        float64
 }
@@ -52,33 +63,62 @@ func Render(argv []string, log io.Writer) (*Result, *models.Args, error) {
 
 // render renders parsed arguments.
 func render(args *models.Args, log io.Writer) (*Result, error) {
+	return renderProgress(args, log, nil)
+}
+
+// renderProgress is render reporting the rows rendered to progress (nil:
+// none).
+func renderProgress(args *models.Args, log io.Writer, progress func(rows, total int)) (*Result, error) {
+	t0 := time.Now()
 	args.PixelBytes = models.SimulatePixelBytes
 	m, err := args.Model(log)
 	if err != nil {
 		return nil, err
 	}
+	// The reference's structure-factor cache, once the model is valid.
+	args.WriteDump(m, log)
+	r, err := renderModel(m, args.IntScale, log, progress, t0)
+	if err != nil {
+		return nil, err
+	}
+	if args.Printout {
+		r.tracer, r.printPixel = physics.NewTracer(&r.cfg, graph.FloatInputs(m)), args.PrintoutPixel
+	}
+	return r, nil
+}
+
+// renderModel renders a validated model; intScale is -scale (≤ 0:
+// automatic), progress (nil: none) receives the rows rendered, t0 is when
+// the model was begun (for the timings).
+func renderModel(m *models.Model, intScale float64, log io.Writer, progress func(rows, total int), t0 time.Time) (*Result, error) {
+	t1 := time.Now()
 	// The float image is written in float32, as the reference stores it:
 	// render straight into float32.
 	sim, err := graph.New(m, graph.Float32Image())
 	if err != nil {
 		return nil, err
 	}
+	sim.Progress = progress
+	t2 := time.Now()
 	img, err := sim.Image32()
 	if err != nil {
 		return nil, err
 	}
+	t3 := time.Now()
 	if err := checkImage(img, m.Detector.FPixels); err != nil {
 		return nil, err
 	}
 	r := &Result{Model: m, Image: img}
+	r.Seconds.Model, r.Seconds.Compile, r.Seconds.Render = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
 	cfg := sim.Program().Key().Pixels
 	in := graph.FloatInputs(m)
 	if p, hkl := physics.InterpolationCutoff(&cfg, in); p >= 0 {
 		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
-	r.Stats = stats(&cfg, m, r.Image, in, args.IntScale)
+	r.Stats = stats(&cfg, m, r.Image, in, intScale)
 	r.Stats.SolidAngle = sim.SolidAngle()
+	r.cfg = cfg
 	return r, nil
 }
 
@@ -113,7 +153,7 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 			}
 			x := float64(v)
 			if x > st.MaxI {
-				st.MaxI = x
+				st.MaxI, st.MaxF, st.MaxS = x, f, s
 				sub := d.Pixel / float64(d.Oversample)
 				st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
 				st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
@@ -158,6 +198,14 @@ func Simulate(argv []string, out io.Writer) error {
 // /dev/stdout, in which case stdout carries only that file and the lines
 // go to stderr.
 func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
+	return simulate(argv, false, stdout, stderr)
+}
+
+// simulate is SimulateStreams; with asJSON (--json, or -json among the
+// flags) stdout carries only the JSON statistics (SimulateJSON) and every
+// other line goes to stderr.
+func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
+	start := time.Now()
 	demo := len(argv) == 0
 	if demo {
 		argv = DemoArgs
@@ -166,10 +214,17 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	asJSON = asJSON || args.JSON
 	outputs := outputFiles(args, demo)
 	out := stdout
+	if asJSON {
+		out = stderr
+	}
 	for _, o := range outputs {
 		if formats.IsStdout(o.path) {
+			if asJSON {
+				return usagef("%s %s: --json prints on stdout; give the file a name", o.flag, o.path)
+			}
 			out = stderr
 		}
 	}
@@ -180,12 +235,20 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	if err := checkOutputs(args, outputs); err != nil {
 		return err
 	}
-	r, err := render(args, out)
+	bar := progress.Start(stderr, "rendering rows", int64(args.Detector.SPixels), progress.ModeOf(args.Progress))
+	r, err := renderProgress(args, bar.Writer(out), func(rows, total int) {
+		bar.SetTotal(int64(total))
+		bar.Set(int64(rows))
+	})
 	if err != nil {
+		bar.Abort()
 		return err
 	}
+	bar.Finish()
+	written := time.Now()
 	st := r.Stats
 	m := r.Model
+	writePrintout(out, r, m.Beam.Lambda)
 	fmt.Fprintf(out, "%s convention, %dx%d pixels, %d-fold oversampling\n", m.Detector.Convention,
 		m.Detector.FPixels, m.Detector.SPixels, m.Detector.Oversample)
 	fmt.Fprintf(out, "solid angle subtended by detector = %s steradian ( %s%% sphere)\n",
@@ -203,21 +266,18 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
-		hdr := Header(m)
-		data := formats.IntImage(r.Image, st.IntScale, args.ADC)
-		roi := m.Detector.ROI
-		for i := range data {
-			// The reference leaves pixels outside the ROI at zero.
-			if f, s := i%m.Detector.FPixels, i/m.Detector.FPixels; f < roi[0] || f > roi[1] || s < roi[2] || s > roi[3] {
-				data[i] = 0
-			}
-		}
-		if err := w.WriteFile(args.IntFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		data := intCounts(r.Image, m, st.IntScale, args.ADC)
+		if err := writeCounts(w, args.IntFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.IntFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, args.CBF))
+	}
+	js := SimulateJSON{Convention: m.Detector.Convention.String(), FPixels: m.Detector.FPixels, SPixels: m.Detector.SPixels,
+		Oversample: m.Detector.Oversample, SolidAngleSr: st.SolidAngle, SpherePercent: 100 * st.SolidAngle / 4 / math.Pi,
+		MaxI: st.MaxI, MaxIFastM: st.MaxX, MaxISlowM: st.MaxY, MaxIPixel: [2]int{st.MaxF, st.MaxS},
+		Mean: st.Mean, RMS: st.RMS, RMSD: st.RMSD, IntfileScale: st.IntScale, Files: map[string]string{}}
+	for _, o := range outputs {
+		js.Files[strings.TrimPrefix(o.flag, "-")] = o.path
 	}
 	if args.NoiseFile != "" {
 		seed := args.Seed
@@ -225,14 +285,12 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 			seed = time.Now().Unix() // the reference's default seed
 		}
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
+		js.Photons, js.Overloads = &photons, &overloads
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		hdr := Header(m)
-		if err := w.WriteFile(args.NoiseFile, func(w io.Writer) error {
-			return formats.WriteSMV(w, hdr, m.Detector.FPixels, m.Detector.SPixels, data)
-		}); err != nil {
+		if err := writeCounts(w, args.NoiseFile, m, data, args.CBF); err != nil {
 			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as 2-byte integers\n", args.NoiseFile)
+		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, args.CBF))
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		scale := args.PGMScale
@@ -242,6 +300,7 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 				scale = 250 / (5 * st.RMSD)
 			}
 		}
+		js.PGMScale = &scale
 		fmt.Fprintf(out, "pgm_scale = %s\n", formats.G(scale))
 		if err := w.WriteFile(args.PGMFile, func(w io.Writer) error {
 			return formats.WritePGM(w, m.Detector.FPixels, m.Detector.SPixels, r.Image, scale)
@@ -249,6 +308,11 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
 		}
 		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
+	}
+	if args.ExptFile != "" {
+		if err := writeSimulateExpt(w, args, m, out); err != nil {
+			return err
+		}
 	}
 	if demo {
 		if err := w.WriteFile(demoPNG, func(w io.Writer) error {
@@ -258,7 +322,59 @@ func SimulateStreams(argv []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(out, "demo image written to %s (float32) and %s (preview)\n", floatFile, demoPNG)
 	}
+	if asJSON {
+		end := time.Now()
+		js.Seconds = SimulateSeconds{Model: r.Seconds.Model, Compile: r.Seconds.Compile, Render: r.Seconds.Render,
+			Write: end.Sub(written).Seconds(), Total: end.Sub(start).Seconds()}
+		b, err := json.Marshal(js)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(stdout, "%s\n", b); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// SimulateJSON is what `gobragg simulate --json` prints: the reference's
+// statistics (solid angle, the maximum and where, mean, rms, rmsd, the
+// intfile scale, the noise image's photons and overloads), the image's
+// shape, the files written and the times taken.
+type SimulateJSON struct {
+	Convention    string  `json:"convention"`
+	FPixels       int     `json:"fpixels"`
+	SPixels       int     `json:"spixels"`
+	Oversample    int     `json:"oversample"`
+	SolidAngleSr  float64 `json:"solid_angle_sr"`
+	SpherePercent float64 `json:"solid_angle_sphere_percent"`
+	MaxI          float64 `json:"max_I"`
+	// MaxIFastM and MaxISlowM are the reference's position of the
+	// maximum (m: the centre of its last sub-pixel); MaxIPixel is the
+	// pixel (fast, slow).
+	MaxIFastM    float64 `json:"max_I_fast_m"`
+	MaxISlowM    float64 `json:"max_I_slow_m"`
+	MaxIPixel    [2]int  `json:"max_I_pixel"`
+	Mean         float64 `json:"mean"`
+	RMS          float64 `json:"rms"`
+	RMSD         float64 `json:"rmsd"`
+	IntfileScale float64 `json:"intfile_scale"`
+	// PGMScale is set with -pgmfile; Photons and Overloads with
+	// -noisefile (null otherwise).
+	PGMScale  *float64          `json:"pgm_scale"`
+	Photons   *float64          `json:"photons"`
+	Overloads *int              `json:"overloads"`
+	Files     map[string]string `json:"files"` // output flag (floatfile, intfile, …) → path
+	Seconds   SimulateSeconds   `json:"seconds"`
+}
+
+// SimulateSeconds are the wall times of a simulate run's parts.
+type SimulateSeconds struct {
+	Model   float64 `json:"model"`   // parsing done, building the model and reading its files
+	Compile float64 `json:"compile"` // building and compiling the program (or finding it cached)
+	Render  float64 `json:"render"`  // the image
+	Write   float64 `json:"write"`   // statistics, noise and output files
+	Total   float64 `json:"total"`   // the whole command
 }
 
 // output is one file simulate will write: its flag and path.
@@ -279,6 +395,9 @@ func outputFiles(args *models.Args, demo bool) []output {
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		outs = append(outs, output{"-pgmfile", args.PGMFile})
+	}
+	if args.ExptFile != "" {
+		outs = append(outs, output{"-expt", args.ExptFile})
 	}
 	if demo {
 		outs = append(outs, output{"demo preview", demoPNG})
@@ -309,21 +428,4 @@ func checkOutputs(args *models.Args, outs []output) error {
 		}
 	}
 	return nil
-}
-
-// Header is the SMV header the reference writes for a model.
-func Header(m *models.Model) formats.SMVHeader {
-	d := m.Detector
-	p := m.Params()
-	fr := models.Place[float64](models.Float{}, d, p.Detector)
-	g := d.Derive(fr)
-	deg := 180 / math.Pi
-	return formats.SMVHeader{PixelMM: d.Pixel * 1000, DistanceMM: g.Distance * 1000,
-		WavelengthA: m.Beam.Lambda * 1e10, BeamCenterXMM: d.Xbeam * 1000, BeamCenterYMM: d.Ybeam * 1000,
-		ADXVCenterXMM: g.Fbeam * 1000, ADXVCenterYMM: (d.DetsizeS - g.Sbeam) * 1000,
-		MOSFLMCenterXMM: (g.Sbeam - 0.5*d.Pixel) * 1000, MOSFLMCenterYMM: (g.Fbeam - 0.5*d.Pixel) * 1000,
-		DenzoXBeamMM: g.Sbeam * 1000, DenzoYBeamMM: g.Fbeam * 1000, DialsOriginMM: g.DialsOrigin,
-		XDSOrgXPx: g.ORGX, XDSOrgYPx: g.ORGY, CloseDistanceMM: g.CloseDistance * 1000,
-		PhiDeg: m.Crystal.Phi * deg, OscStartDeg: m.Crystal.Phi * deg, OscRangeDeg: m.Osc * deg,
-		TwoThetaDeg: d.TwoTheta * deg}
 }

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/urfave/cli/v2"
+)
+
+// simulateFlags are simulate's own options; everything else on its
+// command line is nanoBragg's.
+func simulateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print the statistics as one JSON object on stdout (the other lines go to stderr); also -json"},
+	}
+}
+
+// SimulateCommand is `gobragg simulate`.
+func SimulateCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:               "simulate",
+		Usage:              "render an image from a nanoBragg command line (no arguments: a demo)",
+		ArgsUsage:          "[--json] [nanoBragg flags...]",
+		Flags:              simulateFlags(),
+		OnUsageError:       usageError,
+		BashComplete:       completeFlags,
+		CustomHelpTemplate: simulateHelpTemplate(),
+		Action: func(c *cli.Context) error {
+			return simulate(c.Args().Slice(), c.Bool("json"), stdout, stderr)
+		},
+	}
+}
+
+// simulateHelpTemplate is urfave/cli's command help followed by the
+// nanoBragg flags, generated from the flag table (models.Flags).
+func simulateHelpTemplate() string {
+	var b strings.Builder
+	b.WriteString(`NAME:
+   {{template "helpNameTemplate" .}}
+
+USAGE:
+   gobragg simulate [--json] [nanoBragg flags...]
+
+   The arguments are nanoBragg's own, verbatim: single-dash flags in the reference's units (mm, µm where
+   said, degrees, Å, mrad for divergence). With none, the embedded demo is rendered. Statistics lines go
+   to stdout (to stderr when an output file is "-" or with --json).
+
+OPTIONS:{{template "visibleFlagTemplate" .}}
+
+`)
+	WriteFlagsHelp(&b)
+	return strings.ReplaceAll(b.String(), "{{{", "{ {{")
+}
+
+// WriteFlagsHelp writes every nanoBragg flag that models.ParseArgs
+// accepts, by group, with its values, units and default: the flag and its
+// values in a column of helpColumn characters, then the text (on the next
+// line when the flag's column is too long).
+func WriteFlagsHelp(w io.Writer) {
+	const helpColumn = 30
+	fmt.Fprintln(w, "NANOBRAGG FLAGS:")
+	last := ""
+	for _, f := range models.Flags() {
+		if f.Group != last {
+			if last != "" {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "   %s:\n", f.Group)
+			last = f.Group
+		}
+		use := strings.Join(f.Names, ", ")
+		if f.Args != "" {
+			use += " " + f.Args
+		}
+		pad := strings.Repeat(" ", helpColumn)
+		doc := wrap(f.Doc, helpWidth-5-helpColumn)
+		if n := utf8.RuneCountInString(use); n < helpColumn-1 {
+			fmt.Fprintf(w, "     %s%s%s\n", use, pad[n:], strings.Join(doc, "\n     "+pad))
+		} else {
+			fmt.Fprintf(w, "     %s\n     %s%s\n", use, pad, strings.Join(doc, "\n     "+pad))
+		}
+	}
+}
+
+// helpWidth is the width the flag help is wrapped to.
+const helpWidth = 110
+
+// wrap breaks text into lines of at most width characters, between words.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
+}
