@@ -6,12 +6,12 @@ package physics
 // structure (see kernel.simple) runs through, written once on lanes pixels
 // at a time. This file is not compiled itself: go generate
 // (internal/lanegen) writes its copies, with the calls of the functions
-// marked //lanegen:inline replaced by their bodies. Against
-// lanes_scalar.go, where lanes is 1, it is the scalar kernel
-// (lanes_gen.go); with every name suffixed, against lanes_avx2.go, it is
-// the same kernel on 4 lanes of simd/archsimd's Float64x4
-// (lanes_avx2_gen.go); dispatch.go picks the copy the CPU runs. Each lane does exactly the
-// scalar operations in the scalar order (no fused multiply-add, no
+// marked //lanegen:inline replaced by their bodies and the lane vocabulary
+// spelled out per target: with one lane in float64 operators (and
+// lanes_scalar.go's helpers) it is the scalar kernel (lanes_gen.go); with
+// every name suffixed, on 4 lanes of simd/archsimd's Float64x4, the AVX2
+// kernel (lanes_avx2_gen.go); dispatch.go picks the copy the CPU runs.
+// Each lane does exactly the scalar operations in the scalar order (no fused multiply-add, no
 // reassociation): the copies give the scalar kernel's bits, which
 // TestLanesBits checks on every golden case. The scalar helpers the
 // general loops use (cosPiReduced, sincg3, polarization, the flat

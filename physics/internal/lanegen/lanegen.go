@@ -3,11 +3,11 @@
 //
 // lanes.go is ordinary Go, written against a small lane vocabulary: the
 // vector type vf (lanes float64 values), its mask vm and bit pattern vu,
-// the constant lanes and a few functions (vbc, vload, …). lanes_scalar.go
-// declares that vocabulary with one lane, each operation the float64
-// operation itself; lanes_avx2.go declares it, with every name suffixed
-// (vfAVX2, vbcAVX2, …), over simd/archsimd's Float64x4, whose method names
-// (Add, Mul, Merge, …) the scalar type copies.
+// the constant lanes and a few functions (vbc, vload, …), with vector
+// methods named as simd/archsimd's (Add, Mul, Merge, …). Each target
+// (Targets) spells the vocabulary out: the scalar one as float64
+// operators and the few helpers of lanes_scalar.go, the AVX2 one as
+// simd/archsimd's Float64x4 types, functions and methods.
 //
 // Generate makes one copy of lanes.go per target (Targets): the scalar
 // kernel (lanes_gen.go, names as written) and the AVX2 kernel

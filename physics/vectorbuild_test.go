@@ -1,0 +1,55 @@
+package physics_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/physics"
+)
+
+// TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGenerated)
+// in the GOEXPERIMENT=simd build too, from the default one, so that the
+// README's one test command checks both builds: the AVX2 kernels must
+// give the general loops' bits on every golden case. Skipped in the
+// vector build itself (its TestLanesBits covers it), off amd64, with a Go
+// that has no simd experiment, on a CPU without AVX2, and with -short.
+func TestVectorBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the physics tests again (~30 s)")
+	}
+	for _, l := range physics.AvailableVectorLanes() {
+		if l != "scalar" {
+			t.Skipf("this is the vector build (%s): TestLanesBits covers it", l)
+		}
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the vector kernels are amd64's")
+	}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGenerated)$", ".")
+	cmd.Env = append(os.Environ(), "GOEXPERIMENT=simd")
+	out, err := cmd.CombinedOutput()
+	s := string(out)
+	if err != nil {
+		if strings.Contains(s, "unknown GOEXPERIMENT") || strings.Contains(s, "invalid GOEXPERIMENT") {
+			t.Skipf("this Go has no simd experiment: %s", firstLine(s))
+		}
+		t.Fatalf("GOEXPERIMENT=simd go test: %v\n%s", err, s)
+	}
+	if !strings.Contains(s, "lane kernels: scalar, avx2") {
+		t.Skipf("the vector build runs no vector kernels on this CPU:\n%s", firstLine(s))
+	}
+	if !strings.Contains(s, "--- PASS: TestLanesBits") || !strings.Contains(s, "--- PASS: TestLanesGenerated") {
+		t.Fatalf("the vector build's lane tests did not pass:\n%s", s)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
