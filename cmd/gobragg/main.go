@@ -169,6 +169,12 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 	if err == nil {
 		return 0
 	}
+	if interrupt.Exiting() {
+		// A signal is ending the process, and this error may be its doing
+		// (a temporary file removed under a write): Exit says what
+		// happened and sets the status.
+		interrupt.WaitExit()
+	}
 	fmt.Fprintln(stderr, "gobragg:", err)
 	var ie *interrupt.Error
 	switch {

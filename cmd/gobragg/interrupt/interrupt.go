@@ -17,7 +17,9 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/gobragg/gobragg/models/formats"
 )
@@ -62,9 +64,28 @@ func Install() (stop func()) {
 	}
 }
 
+// exiting is set while Exit runs.
+var exiting atomic.Bool
+
+// Exiting reports whether Exit is ending the process. A write that fails
+// meanwhile may have failed because Exit removed its temporary file:
+// main waits for Exit (WaitExit) instead of reporting that as the
+// failure.
+func Exiting() bool { return exiting.Load() }
+
+// WaitExit waits while Exit runs (it ends the process; under tests, which
+// replace the exit, it returns).
+func WaitExit() {
+	for exiting.Load() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Exit removes the temporary files of writes in progress, says so on
 // stderr and ends the process with Code(s).
 func Exit(s os.Signal) {
+	exiting.Store(true)
+	defer exiting.Store(false)
 	n := formats.RemoveTemps()
 	msg := ""
 	if n > 0 {
