@@ -401,7 +401,7 @@ func SuggestFlags(name string) []string {
 	var cs []cand
 	limit := min(3, max(1, len(name)/3))
 	for n := range byName {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
+		if d := EditDistance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
 			cs = append(cs, cand{n, d})
 		}
 	}
@@ -418,8 +418,9 @@ func SuggestFlags(name string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance of a and b, counting bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b, counting bytes
+// (for "did you mean" suggestions).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -63,23 +63,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var buf bytes.Buffer
-			if err := el.Write(&buf); err != nil {
-				t.Fatal(err)
-			}
-			back, err := Read(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := back.Geometry(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			first := 1
-			m2, err := g.Model(m, first)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m2 := reread(t, el, m, 1)
 			p1, p2 := graph.Packed(m), graph.Packed(m2)
 			// The reciprocal vectors (entries 21…29) of a -cell crystal are
 			// the reference's, not those of its real vectors: only the

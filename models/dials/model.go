@@ -140,3 +140,22 @@ func residual(want, got [3]float64) [3]float64 {
 	}
 	return r
 }
+
+// CellModel is Model with the crystal turned into a -cell crystal with a
+// misset (models.Crystal.CellFromVectors), the same vectors: a model
+// whose cell parameters (a, b, c, α, β, γ) can be refined.
+func (g *Geometry) CellModel(base *models.Model, n int) (*models.Model, error) {
+	m, err := g.Model(base, n)
+	if err != nil {
+		return nil, err
+	}
+	A := models.Float{}
+	a, b, c := models.RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
+	cr, err := m.Crystal.CellFromVectors(a, b, c, m.Beam.Lambda)
+	if err != nil {
+		return nil, err
+	}
+	out := *m
+	out.Crystal = cr
+	return &out, nil
+}

@@ -31,19 +31,11 @@ func TestSetCrystal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := g.Model(base, 1)
+		m2, err := g.CellModel(base, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		A := models.Float{}
-		a, b, c := models.RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
-		cell, err := m.Crystal.CellFromVectors(a, b, c, m.Beam.Lambda)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m2 := *m
-		m2.Crystal = cell
-		changed, err := (&m2).With("a", cell.CellA*1.01)
+		changed, err := m2.With("a", m2.Crystal.CellA*1.01)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,22 +45,8 @@ func TestSetCrystal(t *testing.T) {
 		if err := el.SetCrystal(0, changed, base); err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := el.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g2, err := back.Geometry(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m3, err := g2.Model(base, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m3 := reread(t, el, base, 1)
+		A := models.Float{}
 		want := [3]models.V3[float64]{}
 		want[0], want[1], want[2] = models.RealVectors[float64](A, changed.Crystal, changed.Crystal.Params(), changed.Beam.Lambda)
 		got := [3]models.V3[float64]{}
@@ -147,22 +125,7 @@ func TestSetDetector(t *testing.T) {
 		if err := el.SetWavelength(0, moved); err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := el.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g2, err := back.Geometry(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m2, err := g2.Model(base, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m2 := reread(t, el, base, 1)
 		A := models.Float{}
 		want := models.Place[float64](A, moved.Detector, moved.Detector.Params())
 		got := models.Place[float64](A, m2.Detector, m2.Detector.Params())
@@ -179,4 +142,27 @@ func TestSetDetector(t *testing.T) {
 			t.Errorf("λ %g, want %g", m2.Beam.Lambda, moved.Beam.Lambda)
 		}
 	}
+}
+
+// reread writes el, reads it back and returns experiment 0's model of
+// image n on base.
+func reread(t *testing.T, el *ExperimentList, base *models.Model, n int) *models.Model {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := el.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := back.Geometry(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := g.Model(base, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -102,7 +102,7 @@ func nearest(s string, names []string) []string {
 	var out []string
 	best := 1 << 30
 	for _, n := range names {
-		d := levenshtein(s, n)
+		d := models.EditDistance(s, n)
 		if d > min(3, max(1, len(s)/3)) {
 			continue
 		}
@@ -114,26 +114,6 @@ func nearest(s string, names []string) []string {
 		}
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func isNumber(s string) bool {

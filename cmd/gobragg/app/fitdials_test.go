@@ -26,16 +26,11 @@ func listCell(t *testing.T, el *dials.ExperimentList, i, n int, base *models.Mod
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.Model(base, n)
+	m, err := g.CellModel(base, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	A := models.Float{}
-	a, b, c := models.RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
-	cr, err := m.Crystal.CellFromVectors(a, b, c, m.Beam.Lambda)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cr := m.Crystal
 	return map[string]float64{"a": cr.CellA, "b": cr.CellB, "c": cr.CellC,
 		"alpha": degrees(cr.Alpha), "beta": degrees(cr.Beta), "gamma": degrees(cr.Gamma)}
 }
@@ -83,19 +78,10 @@ func TestFitFromDIALSList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.Model(base, 1)
+	start, err := g.CellModel(base, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	A := models.Float{}
-	a, b, c := models.RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
-	cr, err := m.Crystal.CellFromVectors(a, b, c, m.Beam.Lambda)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mm := *m
-	mm.Crystal = cr
-	start := &mm
 	for _, p := range []struct {
 		name string
 		v    float64

@@ -246,10 +246,10 @@ type fromDIALS struct {
 // dialsInputs builds the fit's images from a DIALS experiment list: per
 // experiment, its images (a scan's, from the image set's template, or a
 // still's), each image's model the list's geometry for it
-// (dials.Geometry.Model) on the base model of the nanoBragg flags rest
+// (dials.Geometry.CellModel: a -cell crystal with a misset, so that the
+// cell can be refined) on the base model of the nanoBragg flags rest
 // (what a list does not describe: structure factors, N, fluence, φ steps,
-// oversampling …), its crystal turned into a -cell crystal with a misset
-// (models.Crystal.CellFromVectors) so that the cell can be refined. The
+// oversampling …). The
 // shared parameters start at the first image's values. Per image by
 // default: nothing for one experiment (a rotation series is one crystal),
 // the orientation for several (stills, each a crystal of its own).
@@ -319,35 +319,28 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 	var cell *models.Crystal // the first image's, shared
 	for k, im := range images {
 		g, _ := el.Geometry(im.exp)
-		m, err := g.Model(fd.base, im.n)
+		mm, err := g.CellModel(fd.base, im.n)
 		if err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image %d: %w", k+1, err)
 		}
-		A := models.Float{}
-		a, b, c := models.RealVectors[float64](A, m.Crystal, m.Crystal.Params(), m.Beam.Lambda)
-		cr, err := m.Crystal.CellFromVectors(a, b, c, m.Beam.Lambda)
-		if err != nil {
-			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image %d: %w", k+1, err)
-		}
+		cr := mm.Crystal
 		if cell == nil {
 			cell = cr
 		} else {
 			cr.CellA, cr.CellB, cr.CellC, cr.Alpha, cr.Beta, cr.Gamma = cell.CellA, cell.CellB, cell.CellC, cell.Alpha, cell.Beta, cell.Gamma
 		}
-		mm := *m
-		mm.Crystal = cr
 		if err := mm.Validate(); err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image %d: %w", k+1, err)
 		}
 		if k == 0 {
-			names, discrete, err := paramLists(&mm, refine)
+			names, discrete, err := paramLists(mm, refine)
 			if err != nil {
 				return nil, nil, nil, nil, nil, err
 			}
 			if len(discrete) > 0 {
 				return nil, nil, nil, nil, nil, usagef("--refine %s: %s", discrete[0], models.DiscreteParams[discrete[0]])
 			}
-			if per, err = perImageNames(&mm, perSpec, names); err != nil {
+			if per, err = perImageNames(mm, perSpec, names); err != nil {
 				return nil, nil, nil, nil, nil, err
 			}
 			for _, n := range names {
@@ -356,7 +349,7 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 				}
 			}
 		}
-		in, err := prepareInput(lo, im.file, nil, &mm, args, shared, per, pix, overloadSet)
+		in, err := prepareInput(lo, im.file, nil, mm, args, shared, per, pix, overloadSet)
 		if err != nil {
 			return nil, nil, nil, nil, nil, err
 		}
