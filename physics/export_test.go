@@ -1,10 +1,10 @@
 package physics
 
 // PixelPaths renders pixel (f, s) by the general loop and, where it
-// applies, by pixelSimple (tests in package physics_test use it).
+// applies, by the lane kernel (tests in package physics_test use it).
 func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general float64) {
 	k := newKernel(c, in)
-	general, _ = k.pixel(f, s, interpNone, 0, nil)
+	general, _ = k.pixel(f, s, interpNone, 0, nil, nil)
 	if !k.simple {
 		return false, 0, general
 	}

@@ -140,7 +140,7 @@ func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 		firstOOR[s] = -1
 		for f := 0; f < c.FPixels; f++ {
 			if c.Rendered(f, s, mask) {
-				if _, e := k.pixel(f, s, interpOn, 0, nil); e >= 0 {
+				if _, e := k.pixel(f, s, interpOn, 0, nil, nil); e >= 0 {
 					firstOOR[s], firstEval[s] = f, e
 					return
 				}

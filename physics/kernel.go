@@ -198,12 +198,12 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 	if p < 0 {
 		return solid
 	}
-	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e, nil)
+	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e, nil, nil)
 	out[p] = T(v)
 	parallelRows(c.SPixels, func(s int) {
 		for f := 0; f < c.FPixels; f++ {
 			if i := s*c.FPixels + f; i > p && c.Rendered(f, s, in.Mask) {
-				v, _ := k.pixel(f, s, interpNone, 0, nil)
+				v, _ := k.pixel(f, s, interpNone, 0, nil, nil)
 				out[i] = T(v)
 			}
 		}
@@ -232,7 +232,7 @@ func renderRow[T float32 | float64](k *kernel, s int, mode interpMode, mask []fl
 			if !c.Rendered(f, s, mask) {
 				continue
 			}
-			v, e := k.pixel(f, s, mode, 0, &om)
+			v, e := k.pixel(f, s, mode, 0, &om, nil)
 			row[f] = T(v)
 			if e >= 0 && firstOOR[s] < 0 {
 				firstOOR[s], firstEval[s] = f, e
@@ -254,7 +254,7 @@ func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 	for s := 0; s < c.SPixels; s++ {
 		for f := 0; f < c.FPixels; f++ {
 			if c.Rendered(f, s, in.Mask) {
-				if _, e := k.pixel(f, s, interpOn, 0, nil); e >= 0 {
+				if _, e := k.pixel(f, s, interpOn, 0, nil, nil); e >= 0 {
 					return s*c.FPixels + f, hkl
 				}
 			}
@@ -549,8 +549,9 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 //
 // mode and until choose the structure-factor lookup (see interpMode); the
 // second result is the index of the first evaluation whose interpolation
-// neighbourhood left the table (interpOn only), or −1.
-func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *float64) (float64, int) {
+// neighbourhood left the table (interpOn only), or −1. tr, when not nil,
+// records what -printout prints (Tracer).
+func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *float64, tr *Trace) (float64, int) {
 	c := k.c
 	sum := k.ibg
 	eval, oor := 0, -1
@@ -575,6 +576,9 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 					p := k.bend([3]float64{x, y, z})
 					x, y, z = p[0], p[1], p[2]
 				}
+				if tr != nil {
+					tr.Position = [3]float64{x, y, z}
+				}
 				invR := 1 / math.Sqrt(x*x+y*y+z*z)
 				dx, dy, dz := x*invR, y*invR, z*invR
 				if omega == 0 || c.OversampleOmega {
@@ -588,8 +592,12 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 				for si := range k.src {
 					sr := &k.src[si]
 					qx, qy, qz := (dx-sr.inc[0])*sr.invLambda, (dy-sr.inc[1])*sr.invLambda, (dz-sr.inc[2])*sr.invLambda
-					if k.dmin > 0 {
-						if stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz); stol > 0 && k.dmin > 0.5/stol {
+					if k.dmin > 0 || tr != nil {
+						stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz)
+						if tr != nil {
+							tr.Stol = stol
+						}
+						if k.dmin > 0 && stol > 0 && k.dmin > 0.5/stol {
 							continue
 						}
 					}
@@ -613,6 +621,9 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 						} else {
 							fl = k.lattice(h, kk, l)
 						}
+						if tr != nil {
+							tr.Cell, tr.HKL, tr.FLatt = *o, [3]float64{h, kk, l}, fl
+						}
 						if fl == 0 && !c.Water {
 							continue
 						}
@@ -634,6 +645,9 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 									k.onOOR(h, kk, l)
 								}
 							}
+						}
+						if tr != nil {
+							tr.FCell = fc
 						}
 						eval++
 						sum += fc * fc * fl * fl
@@ -664,6 +678,9 @@ func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *flo
 	}
 	if omegaSum != nil {
 		*omegaSum += k.omegaTerms(omegaPixel, omega)
+	}
+	if tr != nil {
+		tr.Sum, tr.Polar, tr.Omega, tr.Capture, tr.Pixel = sum, polar, omega, capture, v
 	}
 	return v, oor
 }
@@ -840,7 +857,7 @@ func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
 	c := k.c
 	capture := k.captureFrac(c.ThickSteps-1, rb.par[p])
 	if capture == 0 {
-		v, _ := k.pixel(f, spix, interpNone, 0, om)
+		v, _ := k.pixel(f, spix, interpNone, 0, om, nil)
 		return v
 	}
 	*om += k.omegaTerms(rb.w[p], rb.w[p])

@@ -112,12 +112,12 @@ func TestInterpolationSwitchOff(t *testing.T) {
 	for i := range want {
 		f, s := i%c.FPixels, i/c.FPixels
 		if off {
-			want[i], _ = k.pixel(f, s, interpNone, 0, nil)
+			want[i], _ = k.pixel(f, s, interpNone, 0, nil, nil)
 			continue
 		}
-		v, e := k.pixel(f, s, interpOn, 0, nil)
+		v, e := k.pixel(f, s, interpOn, 0, nil, nil)
 		if e >= 0 {
-			v, _ = k.pixel(f, s, interpUntil, e, nil)
+			v, _ = k.pixel(f, s, interpUntil, e, nil, nil)
 			off, cut = true, i
 		}
 		want[i] = v
