@@ -19,6 +19,9 @@ var referenceSeries = []string{"-cell", "57", "66", "79", "83", "95", "102", "-m
 	"-N", "8", "-lambda", "1.0", "-distance", "120", "-pixel", "0.1", "-detpixels", "512", "-oversample", "1",
 	"-osc", "1", "-phisteps", "5", "-fluence", "1e29"}
 
+// referenceSeriesDir is ../shared/fitdata/series from this package.
+var referenceSeriesDir = filepath.Join("..", "..", "..", "..", "shared", "fitdata", "series")
+
 // BenchmarkFitSeriesFromDIALS is the DIALS → gobragg → DIALS workflow on
 // the reference's rotation series: DIALS 3.12 imports, finds spots in,
 // indexes and refines images 2–20, and `gobragg fit --from-dials
@@ -35,7 +38,7 @@ var referenceSeries = []string{"-cell", "57", "66", "79", "83", "95", "102", "-m
 //
 // Needs ../shared/fitdata/series and DIALS; skipped otherwise.
 func BenchmarkFitSeriesFromDIALS(b *testing.B) {
-	src := filepath.Join("..", "..", "..", "..", "shared", "fitdata", "series")
+	src := referenceSeriesDir
 	if _, err := os.Stat(filepath.Join(src, "frame_020.img")); err != nil {
 		b.Skip("needs ../shared/fitdata/series")
 	}

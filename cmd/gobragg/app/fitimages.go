@@ -278,6 +278,7 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 	}
 	var images []image
 	used := map[int]int{} // image set → its stills taken so far
+	geoms := make([]*dials.Geometry, len(el.Experiments))
 	for i, e := range el.Experiments {
 		g, err := el.Geometry(i)
 		if err != nil {
@@ -286,6 +287,7 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 		if !g.HasCrystal {
 			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: experiment %d has no crystal: index the images first", i)
 		}
+		geoms[i] = g
 		switch {
 		case g.HasScan && g.Template != "":
 			for n := g.First; n <= g.Last; n++ {
@@ -318,7 +320,7 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 	}
 	var cell *models.Crystal // the first image's, shared
 	for k, im := range images {
-		g, _ := el.Geometry(im.exp)
+		g := geoms[im.exp]
 		mm, err := g.CellModel(fd.base, im.n)
 		if err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image %d: %w", k+1, err)
