@@ -8,3 +8,7 @@ package physics
 func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 
 func (k *kernel) pixels(rb *rowBuf, n int) { k.pixelsLanes(rb, n) }
+
+func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+	k.termsGradLanes(si, oinc, t, hkl, stride, np)
+}

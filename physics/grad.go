@@ -516,6 +516,7 @@ type gradWork struct {
 	rowSums []float64 // loss rows: 9 per source and orientation (lossRowSingle)
 	dsq     []float64 // loss rows: |d − inc|² per source and pixel (rowChunk each)
 	lr      *lossRecs // loss rows: the chunk's records
+	oinc    [][3]laneVal
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

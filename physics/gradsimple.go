@@ -2,84 +2,6 @@ package physics
 
 import "math"
 
-// sincgGrad3 returns sincg(x, n) for x = h, k, l (whole 1 < n ≤
-// maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
-// continuous), from c = cos πx and s = sin πx:
-//
-//	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πd·T_n(c)/s,
-//
-// (d = x − m, m the nearest integer: the derivative by n of Sincg's
-// continuation to non-whole n),
-// with T_n = c·U_{n−1} − U_{n−2} and |s| = √((1 − c)(1 + c)) for the reduced
-// cos πd ≥ 0: 1 − cos πd is exact for cos πd ≥ ½, so this is within a few
-// 1e-14 of the series where it is used, and a square root is cheaper.
-// When an index is within closedFormMin of an integer, sincgGrad1 takes
-// over for all three (in about one call in eleven); otherwise the three
-// are evaluated side by side so that their chains of dependent operations
-// overlap, without calls, so that nothing is spilled around them.
-func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
-	th, tk, tl := h+roundMagic, kk+roundMagic, l+roundMagic
-	dh, dk, dl := h-(th-roundMagic), kk-(tk-roundMagic), l-(tl-roundMagic)
-	if dh*dh < closedFormMin*closedFormMin || dk*dk < closedFormMin*closedFormMin || dl*dl < closedFormMin*closedFormMin {
-		// (d² as cosPiReduced forms it; closedFormMin² is exact.)
-		sa, ha, na = sincgGrad1(h, n)
-		sb, hb, nb = sincgGrad1(kk, n)
-		sc, hc, nc = sincgGrad1(l, n)
-		return
-	}
-	fh, fk, fl := math.Float64bits(th)<<63, math.Float64bits(tk)<<63, math.Float64bits(tl)<<63
-	crh, crk, crl := cosPiReduced(dh), cosPiReduced(dk), cosPiReduced(dl) // in [0, 1]
-	// π/s before the recurrence: what it leaves live then fits in
-	// registers.
-	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
-	const sign = 1 << 63
-	rh := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crh)*(1+crh)))|(math.Float64bits(dh)^fh)&sign)
-	rk := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crk)*(1+crk)))|(math.Float64bits(dk)^fk)&sign)
-	rl := math.Pi / math.Float64frombits(math.Float64bits(math.Sqrt((1-crl)*(1+crl)))|(math.Float64bits(dl)^fl)&sign)
-	ch2 := 2 * math.Float64frombits(math.Float64bits(crh)^fh)
-	ck2 := 2 * math.Float64frombits(math.Float64bits(crk)^fk)
-	cl2 := 2 * math.Float64frombits(math.Float64bits(crl)^fl)
-	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
-	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
-	uh0, uh1 := 1.0, ch2
-	uk0, uk1 := 1.0, ck2
-	ul0, ul1 := 1.0, cl2
-	j := 2
-	for ; j+1 < n; j += 2 {
-		uh0, uk0, ul0 = ch2*uh1-uh0, ck2*uk1-uk0, cl2*ul1-ul0
-		uh1, uk1, ul1 = ch2*uh0-uh1, ck2*uk0-uk1, cl2*ul0-ul1
-	}
-	if j < n {
-		uh0, uh1 = uh1, ch2*uh1-uh0
-		uk0, uk1 = uk1, ck2*uk1-uk0
-		ul0, ul1 = ul1, cl2*ul1-ul0
-	}
-	fn := float64(n)
-	cuh, cuk, cul := 0.5*ch2*uh1, 0.5*ck2*uk1, 0.5*cl2*ul1
-	tnh, tnk, tnl := cuh-uh0, cuk-uk0, cul-ul0 // T_n
-	return uh1, uk1, ul1, (fn*tnh - cuh) * rh, (fn*tnk - cuk) * rk, (fn*tnl - cul) * rl,
-		dh * tnh * rh, dk * tnk * rk, dl * tnl * rl
-}
-
-// sincgGrad1 is sincgGrad3 for one index x, with sincgNearPeak within
-// closedFormMin of an integer.
-func sincgGrad1(x float64, n int) (u1, dx, dn float64) {
-	t := x + roundMagic
-	d := x - (t - roundMagic)
-	flip := math.Float64bits(t) << 63 // the parity of the integer
-	cr := cosPiReduced(d)             // in [0, 1]
-	c := math.Float64frombits(math.Float64bits(cr) ^ flip)
-	u0, u1 := chebyshevU2(2*c, n)
-	if math.Abs(d) < closedFormMin {
-		dx, dn = sincgNearPeak(x, d, c, flip, u0, u1, n)
-		return u1, dx, dn
-	}
-	r := math.Pi / math.Float64frombits(math.Float64bits(math.Copysign(math.Sqrt((1-cr)*(1+cr)), d))^flip)
-	cu := c * u1
-	tn := cu - u0 // T_n
-	return u1, (float64(n)*tn - cu) * r, d * tn * r
-}
-
 // chebyshevU2 returns U_{n−2}(c) and U_{n−1}(c) (n ≥ 2) from c2 = 2c by
 // U_{j+1} = 2c·U_j − U_{j−1}.
 func chebyshevU2(c2 float64, n int) (u0, u1 float64) {
@@ -91,35 +13,18 @@ func chebyshevU2(c2 float64, n int) (u0, u1 float64) {
 }
 
 // closedFormMin is the distance from the nearest integer below which
-// sincgGrad3 leaves the closed form of ∂sincg/∂x: its numerator
+// sincgGrad3Lanes leaves the closed form of ∂sincg/∂x: its numerator
 // n·T_n − c·U_{n−1} vanishes like d² at the peaks, and its relative
 // error grows like 1e-17/d² (measured against 200-bit arithmetic for
 // whole 2 ≤ n ≤ 32: ≤ 2.5e-13 from d = 0.01 on).
 const closedFormMin = 1.0 / 64
 
-// sincgNearPeak returns the derivatives of sincg(x, n) = U_{n−1}(c) by x
-// and by n near an integer, without cancellation, given the offset d of x
-// from its nearest integer, c = cos πx, the sign bit flip of that integer's
-// parity, U_{n−2}(c) and U_{n−1}(c): ∂/∂x = −π·s·U′_{n−1}(c), with s from
-// its series and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At integer
-// x the derivative by n is the sign of the peak (1 at x = 0), the limit of
-// πd·T_n/s.
-func sincgNearPeak(x, d, c float64, flip uint64, um2, um1 float64, n int) (dx, dn float64) {
-	s := math.Float64frombits(math.Float64bits(sinPiReduced(d)) ^ flip)
-	tn := c*um1 - um2 // T_n
-	c2 := 2 * c
-	u0, u1, p0, p1 := 1.0, c2, 0.0, 2.0 // U_0, U_1, U′_0, U′_1
-	for j := 2; j < n; j++ {
-		u0, u1, p0, p1 = u1, c2*u1-u0, p1, 2*u1+c2*p1-p0
-	}
-	dx = -math.Pi * s * p1
-	if d != 0 {
-		dn = math.Pi * d * tn / s
-	} else {
-		dn = math.Copysign(1, u1)
-	}
-	return
-}
+// Constants of the lane kernels (lanes.go), which take only named ones.
+const (
+	closedFormMin2 = closedFormMin * closedFormMin // exact
+	piC            = math.Pi
+	minusPi        = -math.Pi
+)
 
 // polarizationCoef is Polarization for source sr and diffracted
 // direction d with its derivatives: by the Kahn factor, and by d as the
@@ -149,93 +54,26 @@ func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alp
 	return p, dkahn, alpha, beta, gamma, alpha*c2 + beta*e + gamma*b
 }
 
-// termsGrad walks the terms of one source for the sub-pixels with
-// scattering vectors q (one per sub-pixel, and one sum in ts each) for the
-// structures pixelSimple covers: it adds their sum S, its derivatives by
-// Na, Nb, Nc and (with a structure-factor table or a water background) by
-// the default F, and σ to ts[p], and writes ∂S/∂(h, k, l) of each
-// orientation to hkl[p·stride + 3·orientation:] (the derivatives by its a,
-// b, c vectors are these times q). σ is Σ ∂S/∂(h, k, l)·(h, k, l)_d over
-// the orientations, the indices of the diffracted direction,
-// (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's ∂S/∂d·d. ci is the
-// source's k.oincBySource (walkSimple does not use σ; forming it there
-// costs less than a test on the hot path). Each sub-pixel's terms are
-// added in Render's order; the sub-pixels are taken together, orientation
-// by orientation, so that what the orientation loop loads and keeps is
-// shared.
-func (k *kernel) termsGrad(ci [][3]float64, q [][3]float64, hkl []float64, stride int, ts []termSums) {
-	c := k.c
-	n := k.nn[0]
-	ts = ts[:len(q)]
-	for oi := range k.orient {
-		o := &k.orient[oi]
-		e := ci[oi]
-		off := 3 * oi // hkl[off:] for sub-pixel p
-		for p := range q {
-			qx, qy, qz := q[p][0], q[p][1], q[p][2]
-			h := o[0][0]*qx + o[0][1]*qy + o[0][2]*qz
-			kk := o[1][0]*qx + o[1][1]*qy + o[1][2]*qz
-			l := o[2][0]*qx + o[2][1]*qy + o[2][2]*qz
-			var sa, sb, sc, ha, hb, hc, nda, ndb, ndc float64
-			if k.hklSmall || (math.Abs(h) < 1<<51 && math.Abs(kk) < 1<<51 && math.Abs(l) < 1<<51) {
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc = sincgGrad3(h, kk, l, n)
-			} else {
-				// Beyond the Chebyshev form's range (no physical input).
-				sa, ha, nda = sincgGrad(h, k.na)
-				sb, hb, ndb = sincgGrad(kk, k.nb)
-				sc, hc, ndc = sincgGrad(l, k.nc)
-			}
-			fl := sa * sb * sc
-			b := hkl[off : off+3]
-			off += stride
-			if fl == 0 && !c.Water {
-				b[0], b[1], b[2] = 0, 0, 0
-				continue
-			}
-			fc, fd := k.defaultF, 1.0
-			if c.HasHKL {
-				fc, fd = k.cellFGrad(h, kk, l)
-			}
-			t := &ts[p]
-			ffl := fc * fc * fl
-			t.s += ffl * fl // Render's (F·F·F_latt)·F_latt
-			if k.perDef {
-				t.def += 2 * fc * fl * fl * fd
-			}
-			// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
-			// two lattice factors times sincg's derivatives.
-			tfl := 2 * ffl
-			xa, xb, xc := tfl*(sb*sc), tfl*(sa*sc), tfl*(sa*sb)
-			hbar, kbar, lbar := xa*ha, xb*hb, xc*hc
-			b[0], b[1], b[2] = hbar, kbar, lbar
-			t.sig += hbar*(h+e[0]) + kbar*(kk+e[1]) + lbar*(l+e[2])
-			t.na, t.nb, t.nc = t.na+xa*nda, t.nb+xb*ndb, t.nc+xc*ndc
-		}
+// termLanes are a row chunk's diffracted directions (d) and its
+// pixels' sums over their terms (termsGradLanes): S, its derivatives by
+// Na, Nb, Nc and the default F, and σ.
+type termLanes struct {
+	d                       [3][rowChunk]float64
+	s, na, nb, nc, def, sig [rowChunk]float64
+}
+
+// reset starts the sums of the first n pixels: S at the water
+// background, the others at 0.
+func (t *termLanes) reset(n int, ibg float64) {
+	for p := 0; p < n; p++ {
+		t.s[p], t.na[p], t.nb[p], t.nc[p], t.def[p], t.sig[p] = ibg, 0, 0, 0, 0, 0
 	}
 }
 
-// termSums are one pixel's sums over its terms (termsGrad): S, its
-// derivatives by Na, Nb, Nc and the default F, and σ.
-type termSums struct {
-	s, na, nb, nc, def, sig float64
-}
-
-// orientIncidence sets what termsGrad reads besides the terms:
-// k.oincBySource, per source and orientation (o_i·inc)/λ for its a, b, c
-// vectors o_i, and k.perDef.
+// orientIncidence sets what termsGradLanes reads besides the terms:
+// k.perDef.
 func (k *kernel) orientIncidence() {
 	k.perDef = k.c.HasHKL || k.ibg != 0
-	k.oincBySource = make([][][3]float64, len(k.src))
-	for si := range k.src {
-		sr := &k.src[si]
-		ci := make([][3]float64, len(k.orient))
-		for oi := range k.orient {
-			for i := 0; i < 3; i++ {
-				ci[oi][i] = dot(k.orient[oi][i], sr.inc) * sr.invLambda
-			}
-		}
-		k.oincBySource[si] = ci
-	}
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
@@ -254,13 +92,12 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 // walkSimple is walk for the structures pixelSimple covers (no
 // -oversample_* running-sum rules, flat detector, the parallelepiped with
 // one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
-// the same bookkeeping in w, with the lattice factors and their
-// derivatives by sincgGrad3 and the per-term work on scalars.
+// the same bookkeeping in w, with the terms from termsGradLanes' scalar
+// copy (one pixel).
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
-	var tss [1]termSums
-	ts := &tss[0]
-	*ts = termSums{s: k.ibg}
+	tl, oinc := w.terms(), w.orientScratch(len(k.orient))
+	tl.reset(1, k.ibg)
 	var lam float64
 	M := len(k.orient)
 	hkl := w.hkl[:3*M]
@@ -302,7 +139,8 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf := &w.polar
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
-					k.termsGrad(k.oincBySource[si], [][3]float64{{qx, qy, qz}}, hkl, 0, tss[:])
+					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
+					k.termsGradLanes(si, oinc, tl, hkl, 1, 1)
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64
@@ -329,19 +167,20 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 			}
 		}
 	}
-	tmp[PNa] += ts.na
-	tmp[PNb] += ts.nb
-	tmp[PNc] += ts.nc
+	tmp[PNa] += tl.na[0]
+	tmp[PNb] += tl.nb[0]
+	tmp[PNc] += tl.nc[0]
+	def := tl.def[0]
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F.
-		ts.def = 0
+		def = 0
 		if k.defaultF != 0 {
-			ts.def = 2 * ts.s / k.defaultF
+			def = 2 * tl.s[0] / k.defaultF
 		}
 	}
-	tmp[PDefaultF] += ts.def
+	tmp[PDefaultF] += def
 	tmp[PLambda] += lam
-	return ts.s
+	return tl.s[0]
 }
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
@@ -352,8 +191,9 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // comp).
 //
 // The pixels are taken in chunks (chunkPixels), each in three passes:
-// the terms (termsGrad: S, ∂S/∂N, ∂S/∂(h, k, l) per source and
-// orientation, and σ, their contraction with d), the loss terms, then
+// the terms (termsGradLanes, on vector lanes where the CPU has them: S,
+// ∂S/∂N, ∂S/∂(h, k, l) per source and orientation, and σ, their
+// contraction with d), the loss terms, then
 // the backward pass without calls, so that its running sums stay in
 // registers. The backward pass sums over the row only what the adjoints
 // are linear in: along a row the lab position is p = P₀ + fdet·f, so
@@ -373,8 +213,16 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	S, M := len(k.src), len(k.orient)
 	SM := S * M
 	n := min(rowChunk, max(1, hklBudget/(3*SM)))
-	if len(w.hkl) < n*3*SM {
-		w.hkl = make([]float64, n*3*SM)
+	// The vector lanes take whole vectors of pixels (padded chunks of up
+	// to rowChunk, a multiple of maxLanes) and so want chunks of at least
+	// maxLanes pixels, which ∂S/∂(h, k, l) of up to 682 sources and
+	// orientations leave room for; with more the scalar copy runs.
+	vector := n >= maxLanes
+	if vector {
+		n = n / maxLanes * maxLanes
+	}
+	if len(w.hkl) < n*3*SM+rowChunk {
+		w.hkl = make([]float64, n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
 	}
 	if len(w.rowSums) < 9*SM {
 		w.rowSums = make([]float64, 9*SM)
@@ -383,6 +231,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		w.dsq = make([]float64, rowChunk*S)
 	}
 	hkl, rs, dsq := w.hkl, w.rowSums[:9*SM], w.dsq
+	tl, oinc := w.terms(), w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
 	// The K = 0 shortcut needs an E-B plane: with the polarization axis
@@ -404,10 +253,11 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
 		k.chunkGeometry(spix, fs, &r.geo)
 		np := len(r.geo[:len(fs)]) // ≤ rowChunk, as the compiler sees
-		// The terms: the factors, then source by source the scattering
-		// vectors and the terms.
+		// The terms: the factors, then source by source the terms.
+		tl.reset(min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes), k.ibg)
 		for p := 0; p < np; p++ {
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
+			tl.d[0][p], tl.d[1][p], tl.d[2][p] = dx, dy, dz
 			fc := &r.fac[p]
 			fc[0] = k.omega(invR)
 			switch {
@@ -426,22 +276,20 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 				fc[1], fc[2], fc[3], be, ga, fc[4] = k.polarizationCoef(sr0, dx, dy, dz)
 				r.pol[p] = [2]float64{be, ga}
 			}
-			r.ts[p] = termSums{s: k.ibg}
 		}
-		for si, ci := range k.oincBySource {
+		for si := range k.src {
 			sr := &k.src[si]
 			ds := dsq[si*rowChunk:][:rowChunk]
 			for p := 0; p < np; p++ {
 				x, y, z := r.geo[p][1]-sr.inc[0], r.geo[p][2]-sr.inc[1], r.geo[p][3]-sr.inc[2]
-				r.q[p] = [3]float64{x * sr.invLambda, y * sr.invLambda, z * sr.invLambda}
 				ds[p] = x*x + y*y + z*z // |d − inc|²
 			}
-			k.termsGrad(ci, r.q[:np], hkl[3*M*si:], 3*SM, r.ts[:])
+			k.termsGradRow(vector, si, oinc, tl, hkl[3*M*si*n:], n, np)
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		for p := 0; p < np; p++ {
 			fc := &r.fac[p]
-			r.g[p] = k.scale * r.ts[p].s * fc[1] * fc[0] // Render's grouping: the same bits
+			r.g[p] = k.scale * tl.s[p] * fc[1] * fc[0] // Render's grouping: the same bits
 			r.fdet[p] = k.sub*float64(fs[p]) + k.sub/2
 		}
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
@@ -459,12 +307,12 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		// orientation at a time (the sums in registers).
 		for j := 0; j < SM; j++ {
 			ds := dsq[j/M*rowChunk:][:rowChunk]
+			hj, kj, lj := hkl[3*j*n:][:rowChunk], hkl[(3*j+1)*n:][:rowChunk], hkl[(3*j+2)*n:][:rowChunk]
 			var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 				sb, invR, fdet, ds := r.sb[p], r.geo[p][0], r.fdet[p], ds[p]
-				h := hkl[3*(p*SM+j) : 3*(p*SM+j)+3]
-				x0, x1, x2 := sb*h[0], sb*h[1], sb*h[2]
+				x0, x1, x2 := sb*hj[p], sb*kj[p], sb*lj[p]
 				w0, w1, w2 = w0+ds*x0, w1+ds*x1, w2+ds*x2
 				x0, x1, x2 = x0*invR, x1*invR, x2*invR
 				v0, v1, v2 = v0+x0, v1+x1, v2+x2
@@ -481,15 +329,15 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		var cna, cnb, cnc, cdef, cibg, cflu, ckahn, cpa, cfpa float64
 		for _, p := range live {
 			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-			g, sb, fc, ts := r.g[p], r.sb[p], &r.fac[p], &r.ts[p]
-			cna, cnb, cnc = cna+sb*ts.na, cnb+sb*ts.nb, cnc+sb*ts.nc
+			g, sb, fc, s := r.g[p], r.sb[p], &r.fac[p], tl.s[p]
+			cna, cnb, cnc = cna+sb*tl.na[p], cnb+sb*tl.nb[p], cnc+sb*tl.nc[p]
 			if k.perDef {
-				cdef += sb * ts.def
+				cdef += sb * tl.def[p]
 			}
 			cibg += sb
-			cflu += g * fc[1] * fc[0] * ts.s
+			cflu += g * fc[1] * fc[0] * s
 			if !c.NoPolar {
-				pbar := g * k.scale * ts.s * fc[0]
+				pbar := g * k.scale * s * fc[0]
 				ckahn += pbar * fc[2]
 				x := pbar * r.geo[p][0] * fc[3]
 				cpa, cfpa = cpa+x, cfpa+r.fdet[p]*x
@@ -500,7 +348,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			var cpb, cfpb, cpc, cfpc float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				pr := r.g[p] * k.scale * r.ts[p].s * r.fac[p][0] * r.geo[p][0]
+				pr := r.g[p] * k.scale * tl.s[p] * r.fac[p][0] * r.geo[p][0]
 				y, z := pr*r.pol[p][0], pr*r.pol[p][1]
 				cpb, cfpb = cpb+y, cfpb+r.fdet[p]*y
 				cpc, cfpc = cpc+z, cfpc+r.fdet[p]*z
@@ -515,8 +363,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
 			fc := &r.fac[p]
 			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
-			gs := r.g[p] * k.scale * r.ts[p].s
-			ddot := r.sb[p] * r.ts[p].sig // d·∂L/∂d
+			gs := r.g[p] * k.scale * tl.s[p]
+			ddot := r.sb[p] * tl.sig[p] // d·∂L/∂d
 			if !c.NoPolar {
 				ddot += gs * fc[0] * fc[4]
 			}
@@ -623,10 +471,9 @@ type lossRecs struct {
 	geo       [rowChunk][4]float64 // 1/R, d
 	fac       [rowChunk][5]float64 // ω, P, ∂P/∂K, α, (∂P/∂d)·d
 	pol       [rowChunk][2]float64 // β, γ (K ≠ 0)
-	ts        [rowChunk]termSums
-	q         [rowChunk][3]float64 // one source's scattering vectors
-	g         [rowChunk]float64    // I, then ∂L/∂I
-	sb        [rowChunk]float64    // ∂L/∂S
+	tl        termLanes
+	g         [rowChunk]float64 // I, then ∂L/∂I
+	sb        [rowChunk]float64 // ∂L/∂S
 	fdet      [rowChunk]float64
 	tot       lossTotals
 }
@@ -640,6 +487,20 @@ type lossTotals struct {
 	na, nb, nc, ddef, ibg, flu, kahn, cd float64
 	ad, fad                              [3]float64
 	pa, pb, pc, fpa, fpb, fpc            float64
+}
+
+// terms returns w's termLanes, allocating them on first use.
+func (w *gradWork) terms() *termLanes {
+	return &w.recs().tl
+}
+
+// orientScratch returns w's scratch space for termsGradLanes' (o_i·inc)/λ
+// of m orientations.
+func (w *gradWork) orientScratch(m int) [][3]laneVal {
+	if len(w.oinc) < m {
+		w.oinc = make([][3]laneVal, m)
+	}
+	return w.oinc[:m]
 }
 
 // recs returns w's loss-row records, allocating them on first use.

@@ -145,13 +145,13 @@ func polarizationLanes(zero bool, kahn *laneVal, s *laneSrc, dx, dy, dz vf) vf {
 	return vk(0.5).Mul(one.Add(c2sq).Sub(vrep(kahn).Mul(cos2psi).Mul(one.Sub(c2sq))))
 }
 
-// cellFLanes is the nearest-reflection structure factor of a table
-// (c.HasHKL; bits its values' bit patterns): round half down, as the
-// reference's ceil(h−0.5); default F outside the table. The indices are
-// whole numbers in float64, exact. ia and fa are scratch space.
+// cellIndexLanes finds the table cells of the nearest reflections (round
+// half down, as the reference's ceil(h−0.5)) and stores their indices in
+// ia (0 outside the table); it returns where they are inside it. The
+// indices are whole numbers in float64, exact.
 //
 //lanegen:inline
-func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l vf) vf {
+func cellIndexLanes(r *laneReps, ia *[lanes]int32, h, kk, l vf) vm {
 	half := vk(0.5)
 	hc, kc, lc := h.Sub(half).Ceil(), kk.Sub(half).Ceil(), l.Sub(half).Ceil()
 	hmin, kmin, lmin := vrep(&r.hmin), vrep(&r.kmin), vrep(&r.lmin)
@@ -160,10 +160,42 @@ func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, fa *[lanes]uint64,
 		And(lc.GreaterEqual(lmin)).And(lc.LessEqual(vrep(&r.lmax)))
 	idx := hc.Sub(hmin).Mul(vrep(&r.hstride)).Add(kc.Sub(kmin).Mul(vrep(&r.kstride))).Add(lc.Sub(lmin))
 	vint32(idx.Merge(vk(0), in), ia)
+	return in
+}
+
+// cellFLanes is the nearest-reflection structure factor of a table
+// (c.HasHKL; bits its values' bit patterns), the default F outside it.
+// ia and fa are scratch space.
+//
+//lanegen:inline
+func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l vf) vf {
+	in := cellIndexLanes(r, ia, h, kk, l)
 	for i, j := range ia {
 		fa[i] = bits[j]
 	}
 	return vfloat(vloadBits(fa)).Merge(vrep(&r.defaultF), in)
+}
+
+// cellFGradLanes is cellFLanes with its derivative by the default F: 1
+// outside the table and in its cells without data (miss: the bit
+// patterns of 1 there and 0 elsewhere; nil when every cell has data), 0
+// in the others.
+//
+//lanegen:inline
+func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l vf) (vf, vf) {
+	in := cellIndexLanes(r, ia, h, kk, l)
+	for i, j := range ia {
+		fa[i] = bits[j]
+	}
+	f := vfloat(vloadBits(fa)).Merge(vrep(&r.defaultF), in)
+	fd := vk(0)
+	if miss != nil {
+		for i, j := range ia {
+			fa[i] = miss[j]
+		}
+		fd = vfloat(vloadBits(fa))
+	}
+	return f, fd.Merge(vk(1), in)
 }
 
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
@@ -287,6 +319,179 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 			count.Mul(omega).StoreSlice(rb.w[p0:])
 		}
+	}
+	vzeroupper()
+}
+
+// sincgGrad3Lanes returns sincg(x, n) for x = h, k, l (whole 1 < n ≤
+// maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
+// continuous), from c = cos πx and s = sin πx:
+//
+//	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πd·T_n(c)/s,
+//
+// (d = x − m, m the nearest integer: the derivative by n of Sincg's
+// continuation to non-whole n), with T_n = c·U_{n−1} − U_{n−2} and
+// |s| = √((1 − c)(1 + c)) for the reduced cos πd ≥ 0: 1 − cos πd is exact
+// for cos πd ≥ ½, so this is within a few 1e-14 of the series where it is
+// used, and a square root is cheaper. Within closedFormMin of an integer
+// the derivatives come from sincgNearPeakLanes instead (computed for the
+// three when any lane has an index there: about one pixel in eleven).
+// The three are evaluated side by side so that their chains of dependent
+// operations overlap. r.nf is float64(n).
+//
+//lanegen:inline
+func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	magic := vk(roundMagic)
+	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
+	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
+	// The parities of the nearest integers, as sign bits.
+	fh, fk, fl := vshl(vbits(th), 63), vshl(vbits(tk), 63), vshl(vbits(tl), 63)
+	crh, crk, crl := cosPiLanes(dh), cosPiLanes(dk), cosPiLanes(dl) // in [0, 1]
+	// π/s before the recurrence: what it leaves live then fits in
+	// registers. s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped
+	// for odd m.
+	sign, one, pi := vbits(vrep(&r.negZero)), vk(1), vk(piC)
+	rh := pi.Div(vfloat(vor(vbits(one.Sub(crh).Mul(one.Add(crh)).Sqrt()), vand(vxor(vbits(dh), fh), sign))))
+	rk := pi.Div(vfloat(vor(vbits(one.Sub(crk).Mul(one.Add(crk)).Sqrt()), vand(vxor(vbits(dk), fk), sign))))
+	rl := pi.Div(vfloat(vor(vbits(one.Sub(crl).Mul(one.Add(crl)).Sqrt()), vand(vxor(vbits(dl), fl), sign))))
+	two := vk(2)
+	ch2 := two.Mul(vfloat(vxor(vbits(crh), fh)))
+	ck2 := two.Mul(vfloat(vxor(vbits(crk), fk)))
+	cl2 := two.Mul(vfloat(vxor(vbits(crl), fl)))
+	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
+	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
+	uh0, uh1 := one, ch2
+	uk0, uk1 := one, ck2
+	ul0, ul1 := one, cl2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		uh0, uk0, ul0 = ch2.Mul(uh1).Sub(uh0), ck2.Mul(uk1).Sub(uk0), cl2.Mul(ul1).Sub(ul0)
+		uh1, uk1, ul1 = ch2.Mul(uh0).Sub(uh1), ck2.Mul(uk0).Sub(uk1), cl2.Mul(ul0).Sub(ul1)
+	}
+	if j < n {
+		uh0, uh1 = uh1, ch2.Mul(uh1).Sub(uh0)
+		uk0, uk1 = uk1, ck2.Mul(uk1).Sub(uk0)
+		ul0, ul1 = ul1, cl2.Mul(ul1).Sub(ul0)
+	}
+	fn, half := vrep(&r.nf), vk(0.5)
+	cuh, cuk, cul := half.Mul(ch2).Mul(uh1), half.Mul(ck2).Mul(uk1), half.Mul(cl2).Mul(ul1)
+	tnh, tnk, tnl := cuh.Sub(uh0), cuk.Sub(uk0), cul.Sub(ul0) // T_n
+	ha, hb, hc := fn.Mul(tnh).Sub(cuh).Mul(rh), fn.Mul(tnk).Sub(cuk).Mul(rk), fn.Mul(tnl).Sub(cul).Mul(rl)
+	na, nb, nc := dh.Mul(tnh).Mul(rh), dk.Mul(tnk).Mul(rk), dl.Mul(tnl).Mul(rl)
+	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
+	cfm := vk(closedFormMin2)
+	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
+	if vany(nearH.Or(nearK).Or(nearL)) {
+		xh, yh := sincgNearPeakLanes(r, dh, ch2, fh, tnh, uh1, n)
+		xk, yk := sincgNearPeakLanes(r, dk, ck2, fk, tnk, uk1, n)
+		xl, yl := sincgNearPeakLanes(r, dl, cl2, fl, tnl, ul1, n)
+		ha, na = xh.Merge(ha, nearH), yh.Merge(na, nearH)
+		hb, nb = xk.Merge(hb, nearK), yk.Merge(nb, nearK)
+		hc, nc = xl.Merge(hc, nearL), yl.Merge(nc, nearL)
+	}
+	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+}
+
+// sincgNearPeakLanes returns the derivatives of sincg(x, n) = U_{n−1}(c)
+// by x and by n near an integer, without cancellation, given the offset d
+// of x from its nearest integer, c2 = 2·cos πx, the sign bit flip of that
+// integer's parity, T_n(c) and U_{n−1}(c): ∂/∂x = −π·s·U′_{n−1}(c), with
+// s from its series and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At
+// integer x the derivative by n is the sign of the peak (1 at x = 0), the
+// limit of πd·T_n/s.
+//
+//lanegen:inline
+func sincgNearPeakLanes(r *laneReps, d, c2 vf, flip vu, tn, un vf, n int) (vf, vf) {
+	s := vfloat(vxor(vbits(sinPiLanes(d)), flip))
+	two := vk(2)
+	u0, u1, p0, p1 := vk(1), c2, vk(0), two // U_0, U_1, U′_0, U′_1
+	for j := 2; j < n; j++ {
+		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
+	}
+	dx := vk(minusPi).Mul(s).Mul(p1)
+	peak := vfloat(vor(vbits(vk(1)), vand(vbits(un), vbits(vrep(&r.negZero))))) // ±1 with the sign of U_{n−1}
+	dn := vk(piC).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(vk(0)))
+	return dx, dn
+}
+
+// termsGradLanes adds, for source si and the first np pixels of t (their
+// diffracted directions in t.d; a whole number of lanes are read and
+// written), the terms of the structures kernel.simple covers to the
+// pixels' sums: S, its derivatives by Na, Nb, Nc and (k.perDef) by the
+// default F, and σ. It writes ∂S/∂(h, k, l) of each orientation o and
+// pixel p to hkl[(3o + i)·stride + p] (i = 0, 1, 2 for h, k, l; the
+// derivatives by its a, b, c vectors are these times q). σ is
+// Σ ∂S/∂(h, k, l)·(h, k, l)_d over the orientations, the indices of the
+// diffracted direction, (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's
+// ∂S/∂d·d. oinc is scratch space for (o_i·inc)/λ (one per orientation).
+// Each pixel's terms are added in Render's order.
+func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+	c := k.c
+	r := k.lr
+	n := k.nn[0]
+	sr := &r.src[si]
+	il := vrep(&sr.il)
+	zero, two := vk(0), vk(2)
+	var ia [lanes]int32
+	var fa [lanes]uint64
+	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
+	for oi := range r.orient {
+		o := &r.orient[oi]
+		e := &oinc[oi]
+		vrep(&o[0]).Mul(ix).Add(vrep(&o[1]).Mul(iy)).Add(vrep(&o[2]).Mul(iz)).Mul(il).StoreSlice(e[0][:])
+		vrep(&o[3]).Mul(ix).Add(vrep(&o[4]).Mul(iy)).Add(vrep(&o[5]).Mul(iz)).Mul(il).StoreSlice(e[1][:])
+		vrep(&o[6]).Mul(ix).Add(vrep(&o[7]).Mul(iy)).Add(vrep(&o[8]).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+	}
+	for p0 := 0; p0 < np; p0 += lanes {
+		qx := vloadSlice(t.d[0][p0:]).Sub(ix).Mul(il)
+		qy := vloadSlice(t.d[1][p0:]).Sub(iy).Mul(il)
+		qz := vloadSlice(t.d[2][p0:]).Sub(iz).Mul(il)
+		s, def, sig := vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:])
+		sna, snb, snc := vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
+		for oi := range r.orient {
+			o := &r.orient[oi]
+			e := &oinc[oi]
+			h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
+			kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
+			l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
+			fl := sa.Mul(sb).Mul(sc)
+			fc, fd := vrep(&r.defaultF), vk(1)
+			if c.HasHKL {
+				fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l)
+			}
+			ffl := fc.Mul(fc).Mul(fl)
+			s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
+			def1 := def
+			if k.perDef {
+				def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+			}
+			// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
+			// two lattice factors times sincg's derivatives.
+			tfl := two.Mul(ffl)
+			xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+			sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
+			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+			if !c.Water {
+				// A zero lattice factor adds no term (the reference skips
+				// it) and no derivative.
+				skip := fl.Equal(zero)
+				s1, def1, sig1 = s.Merge(s1, skip), def.Merge(def1, skip), sig.Merge(sig1, skip)
+				na1, nb1, nc1 = sna.Merge(na1, skip), snb.Merge(nb1, skip), snc.Merge(nc1, skip)
+				hbar, kbar, lbar = zero.Merge(hbar, skip), zero.Merge(kbar, skip), zero.Merge(lbar, skip)
+			}
+			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
+			hbar.StoreSlice(hkl[3*oi*stride+p0:])
+			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])
+			lbar.StoreSlice(hkl[(3*oi+2)*stride+p0:])
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
 	}
 	vzeroupper()
 }

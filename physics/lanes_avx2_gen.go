@@ -142,19 +142,68 @@ func polarizationLanesAVX2(zero bool, kahn *laneVal, s *laneSrc, dx, dy, dz arch
 	return archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one.Add(c2sq).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn[:4])).Mul(cos2psi).Mul(one.Sub(c2sq))))
 }
 
-func cellFLanesAVX2(r *laneReps, bits []uint64, ia *[4]int32, fa *[4]uint64, h, kk, l archsimd.Float64x4,
+func cellIndexLanesAVX2(r *laneReps, ia *[4]int32, h, kk, l archsimd.Float64x4,
 
-) archsimd.Float64x4 {
+) archsimd.Mask64x4 {
 	half := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
 	hc, kc, lc := h.Sub(half).Ceil(), kk.Sub(half).Ceil(), l.Sub(half).Ceil()
 	hmin, kmin, lmin := archsimd.LoadFloat64x4((*[4]float64)((&r.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.lmin)[:4]))
 	in := hc.GreaterEqual(hmin).And(hc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.hmax)[:4])))).And(kc.GreaterEqual(kmin)).And(kc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.kmax)[:4])))).And(lc.GreaterEqual(lmin)).And(lc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.lmax)[:4]))))
 	idx := hc.Sub(hmin).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.hstride)[:4]))).Add(kc.Sub(kmin).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.kstride)[:4])))).Add(lc.Sub(lmin))
 	idx.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in).ConvertToInt32().Store(ia)
+	return in
+}
+
+func cellFLanesAVX2(r *laneReps, bits []uint64, ia *[4]int32, fa *[4]uint64, h, kk, l archsimd.Float64x4,
+
+) archsimd.Float64x4 {
+	var r0_0_7 archsimd.Mask64x4
+	{
+		r_7, ia_7, h_7, kk_7, l_7 := r, ia, h, kk, l
+		half_7 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+		hc_7, kc_7, lc_7 := h_7.Sub(half_7).Ceil(), kk_7.Sub(half_7).Ceil(), l_7.Sub(half_7).Ceil()
+		hmin_7, kmin_7, lmin_7 := archsimd.LoadFloat64x4((*[4]float64)((&r_7.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7.lmin)[:4]))
+		in_7 := hc_7.GreaterEqual(hmin_7).And(hc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.hmax)[:4])))).And(kc_7.GreaterEqual(kmin_7)).And(kc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.kmax)[:4])))).And(lc_7.GreaterEqual(lmin_7)).And(lc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.lmax)[:4]))))
+		idx_7 := hc_7.Sub(hmin_7).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7.hstride)[:4]))).Add(kc_7.Sub(kmin_7).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7.kstride)[:4])))).Add(lc_7.Sub(lmin_7))
+		idx_7.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7).ConvertToInt32().Store(ia_7)
+		r0_0_7 = in_7
+	}
+	in := r0_0_7
 	for i, j := range ia {
 		fa[i] = bits[j]
 	}
 	return archsimd.LoadUint64x4(fa).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), in)
+}
+
+func cellFGradLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, fa *[4]uint64, h, kk, l archsimd.Float64x4,
+
+) (archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	var r0_0_8 archsimd.Mask64x4
+	{
+		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
+		half_8 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+		hc_8, kc_8, lc_8 := h_8.Sub(half_8).Ceil(), kk_8.Sub(half_8).Ceil(), l_8.Sub(half_8).Ceil()
+		hmin_8, kmin_8, lmin_8 := archsimd.LoadFloat64x4((*[4]float64)((&r_8.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8.lmin)[:4]))
+		in_8 := hc_8.GreaterEqual(hmin_8).And(hc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.hmax)[:4])))).And(kc_8.GreaterEqual(kmin_8)).And(kc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.kmax)[:4])))).And(lc_8.GreaterEqual(lmin_8)).And(lc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.lmax)[:4]))))
+		idx_8 := hc_8.Sub(hmin_8).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8.hstride)[:4]))).Add(kc_8.Sub(kmin_8).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8.kstride)[:4])))).Add(lc_8.Sub(lmin_8))
+		idx_8.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8).ConvertToInt32().Store(ia_8)
+		r0_0_8 = in_8
+	}
+	in := r0_0_8
+	for i, j := range ia {
+		fa[i] = bits[j]
+	}
+	f := archsimd.LoadUint64x4(fa).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), in)
+	fd := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	if miss != nil {
+		for i, j := range ia {
+			fa[i] = miss[j]
+		}
+		fd = archsimd.LoadUint64x4(fa).AsFloat64x4()
+	}
+	return f, fd.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in)
 }
 
 func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4,
@@ -175,23 +224,23 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
 				p = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_7 archsimd.Float64x4
+				var r0_0_9 archsimd.Float64x4
 				{
-					zero_7, kahn_7, s_7, dx_7, dy_7, dz_7 := false, &r.kahn, sr, dx, dy, dz
-					c2_7 := archsimd.LoadFloat64x4((*[4]float64)((&s_7.inc[0])[:4])).Mul(dx_7).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7.inc[1])[:4])).Mul(dy_7)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7.inc[2])[:4])).Mul(dz_7))
-					c2sq_7 := c2_7.Mul(c2_7)
-					cos2psi_7 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					if !zero_7 {
-						e_7 := dx_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.ein[0])[:4]))).Add(dy_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.ein[1])[:4])))).Add(dz_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.ein[2])[:4]))))
-						b_7 := dx_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.bin[0])[:4]))).Add(dy_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.bin[1])[:4])))).Add(dz_7.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7.bin[2])[:4]))))
-						ee_7, bb_7 := e_7.Mul(e_7), b_7.Mul(b_7)
-						den_7 := ee_7.Add(bb_7)
-						cos2psi_7 = ee_7.Sub(bb_7).Div(den_7).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_7.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
+					c2_9 := archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[0])[:4])).Mul(dx_9).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[1])[:4])).Mul(dy_9)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[2])[:4])).Mul(dz_9))
+					c2sq_9 := c2_9.Mul(c2_9)
+					cos2psi_9 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					if !zero_9 {
+						e_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[2])[:4]))))
+						b_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[2])[:4]))))
+						ee_9, bb_9 := e_9.Mul(e_9), b_9.Mul(b_9)
+						den_9 := ee_9.Add(bb_9)
+						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 					}
-					one_7 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-					r0_0_7 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_7.Add(c2sq_7).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_7[:4])).Mul(cos2psi_7).Mul(one_7.Sub(c2sq_7))))
+					one_9 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+					r0_0_9 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9[:4])).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
 				}
-				p = r0_0_7
+				p = r0_0_9
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -200,96 +249,102 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
-			var r0_0_8 archsimd.Float64x4
+			var r0_0_10 archsimd.Float64x4
 			{
-				h_8, kk_8, l_8, n_8 := h, kk, l, n
-				magic_8 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				th_8, tk_8, tl_8 := h_8.Add(magic_8), kk_8.Add(magic_8), l_8.Add(magic_8)
-				var r0_0_1_8 archsimd.Float64x4
+				h_10, kk_10, l_10, n_10 := h, kk, l, n
+				magic_10 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				th_10, tk_10, tl_10 := h_10.Add(magic_10), kk_10.Add(magic_10), l_10.Add(magic_10)
+				var r0_0_1_10 archsimd.Float64x4
 				{
-					d_1_8 := h_8.Sub(th_8.Sub(magic_8))
-					y_1_8 := d_1_8.Mul(d_1_8)
-					y2_1_8 := y_1_8.Mul(y_1_8)
-					y4_1_8 := y2_1_8.Mul(y2_1_8)
-					p0_1_8 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_8)).Mul(y2_1_8))
-					p1_1_8 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_8)).Mul(y2_1_8)).Mul(y4_1_8)
-					p2_1_8 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_8)).Mul(y4_1_8.Mul(y4_1_8))
-					r0_0_1_8 = p0_1_8.Add(p1_1_8).Add(p2_1_8)
+					d_1_10 := h_10.Sub(th_10.Sub(magic_10))
+					y_1_10 := d_1_10.Mul(d_1_10)
+					y2_1_10 := y_1_10.Mul(y_1_10)
+					y4_1_10 := y2_1_10.Mul(y2_1_10)
+					p0_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10)).Mul(y2_1_10))
+					p1_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10)).Mul(y2_1_10)).Mul(y4_1_10)
+					p2_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10)).Mul(y4_1_10.Mul(y4_1_10))
+					r0_0_1_10 = p0_1_10.Add(p1_1_10).Add(p2_1_10)
 				}
-				var r0_0_2_8 archsimd.Float64x4
+				var r0_0_2_10 archsimd.Float64x4
 				{
-					c_2_8, t_2_8 := r0_0_1_8, th_8
-					r0_0_2_8 = c_2_8.AsUint64x4().Xor(t_2_8.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_2_10, t_2_10 := r0_0_1_10, th_10
+					r0_0_2_10 = c_2_10.AsUint64x4().Xor(t_2_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				ch_8 := r0_0_2_8
-				var r0_0_3_8 archsimd.Float64x4
+				ch_10 := r0_0_2_10
+				var r0_0_3_10 archsimd.Float64x4
 				{
-					d_3_8 := kk_8.Sub(tk_8.Sub(magic_8))
-					y_3_8 := d_3_8.Mul(d_3_8)
-					y2_3_8 := y_3_8.Mul(y_3_8)
-					y4_3_8 := y2_3_8.Mul(y2_3_8)
-					p0_3_8 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_8)).Mul(y2_3_8))
-					p1_3_8 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_8)).Mul(y2_3_8)).Mul(y4_3_8)
-					p2_3_8 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_8)).Mul(y4_3_8.Mul(y4_3_8))
-					r0_0_3_8 = p0_3_8.Add(p1_3_8).Add(p2_3_8)
+					d_3_10 := kk_10.Sub(tk_10.Sub(magic_10))
+					y_3_10 := d_3_10.Mul(d_3_10)
+					y2_3_10 := y_3_10.Mul(y_3_10)
+					y4_3_10 := y2_3_10.Mul(y2_3_10)
+					p0_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10)).Mul(y2_3_10))
+					p1_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10)).Mul(y2_3_10)).Mul(y4_3_10)
+					p2_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10)).Mul(y4_3_10.Mul(y4_3_10))
+					r0_0_3_10 = p0_3_10.Add(p1_3_10).Add(p2_3_10)
 				}
-				var r0_0_4_8 archsimd.Float64x4
+				var r0_0_4_10 archsimd.Float64x4
 				{
-					c_4_8, t_4_8 := r0_0_3_8, tk_8
-					r0_0_4_8 = c_4_8.AsUint64x4().Xor(t_4_8.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_4_10, t_4_10 := r0_0_3_10, tk_10
+					r0_0_4_10 = c_4_10.AsUint64x4().Xor(t_4_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				ck_8 := r0_0_4_8
-				var r0_0_5_8 archsimd.Float64x4
+				ck_10 := r0_0_4_10
+				var r0_0_5_10 archsimd.Float64x4
 				{
-					d_5_8 := l_8.Sub(tl_8.Sub(magic_8))
-					y_5_8 := d_5_8.Mul(d_5_8)
-					y2_5_8 := y_5_8.Mul(y_5_8)
-					y4_5_8 := y2_5_8.Mul(y2_5_8)
-					p0_5_8 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_8)).Mul(y2_5_8))
-					p1_5_8 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_8)).Mul(y2_5_8)).Mul(y4_5_8)
-					p2_5_8 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_8)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_8)).Mul(y4_5_8.Mul(y4_5_8))
-					r0_0_5_8 = p0_5_8.Add(p1_5_8).Add(p2_5_8)
+					d_5_10 := l_10.Sub(tl_10.Sub(magic_10))
+					y_5_10 := d_5_10.Mul(d_5_10)
+					y2_5_10 := y_5_10.Mul(y_5_10)
+					y4_5_10 := y2_5_10.Mul(y2_5_10)
+					p0_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10)).Mul(y2_5_10))
+					p1_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10)).Mul(y2_5_10)).Mul(y4_5_10)
+					p2_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10)).Mul(y4_5_10.Mul(y4_5_10))
+					r0_0_5_10 = p0_5_10.Add(p1_5_10).Add(p2_5_10)
 				}
-				var r0_0_6_8 archsimd.Float64x4
+				var r0_0_6_10 archsimd.Float64x4
 				{
-					c_6_8, t_6_8 := r0_0_5_8, tl_8
-					r0_0_6_8 = c_6_8.AsUint64x4().Xor(t_6_8.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_6_10, t_6_10 := r0_0_5_10, tl_10
+					r0_0_6_10 = c_6_10.AsUint64x4().Xor(t_6_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				cl_8 := r0_0_6_8
-				two_8 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				ch_8, ck_8, cl_8 = two_8.Mul(ch_8), two_8.Mul(ck_8), two_8.Mul(cl_8)
-				h0_8, k0_8, l0_8 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				h1_8, k1_8, l1_8 := ch_8, ck_8, cl_8
-				j_8 := 2
-				for ; j_8+1 < n_8; j_8 += 2 {
-					h0_8, k0_8, l0_8 = ch_8.Mul(h1_8).Sub(h0_8), ck_8.Mul(k1_8).Sub(k0_8), cl_8.Mul(l1_8).Sub(l0_8)
-					h1_8, k1_8, l1_8 = ch_8.Mul(h0_8).Sub(h1_8), ck_8.Mul(k0_8).Sub(k1_8), cl_8.Mul(l0_8).Sub(l1_8)
+				cl_10 := r0_0_6_10
+				two_10 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				ch_10, ck_10, cl_10 = two_10.Mul(ch_10), two_10.Mul(ck_10), two_10.Mul(cl_10)
+				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
+				j_10 := 2
+				for ; j_10+1 < n_10; j_10 += 2 {
+					h0_10, k0_10, l0_10 = ch_10.Mul(h1_10).Sub(h0_10), ck_10.Mul(k1_10).Sub(k0_10), cl_10.Mul(l1_10).Sub(l0_10)
+					h1_10, k1_10, l1_10 = ch_10.Mul(h0_10).Sub(h1_10), ck_10.Mul(k0_10).Sub(k1_10), cl_10.Mul(l0_10).Sub(l1_10)
 				}
-				if j_8 < n_8 {
-					h1_8 = ch_8.Mul(h1_8).Sub(h0_8)
-					k1_8 = ck_8.Mul(k1_8).Sub(k0_8)
-					l1_8 = cl_8.Mul(l1_8).Sub(l0_8)
+				if j_10 < n_10 {
+					h1_10 = ch_10.Mul(h1_10).Sub(h0_10)
+					k1_10 = ck_10.Mul(k1_10).Sub(k0_10)
+					l1_10 = cl_10.Mul(l1_10).Sub(l0_10)
 				}
-				r0_0_8 = h1_8.Mul(k1_8).Mul(l1_8)
+				r0_0_10 = h1_10.Mul(k1_10).Mul(l1_10)
 			}
-			fl := r0_0_8
+			fl := r0_0_10
 			fc := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4]))
 			if c.HasHKL {
-				var r0_0_9 archsimd.Float64x4
+				var r0_0_11 archsimd.Float64x4
 				{
-					r_9, bits_9, ia_9, fa_9, h_9, kk_9, l_9 := r, k.fhklBits, ia, fa, h, kk, l
-					half_9 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					hc_9, kc_9, lc_9 := h_9.Sub(half_9).Ceil(), kk_9.Sub(half_9).Ceil(), l_9.Sub(half_9).Ceil()
-					hmin_9, kmin_9, lmin_9 := archsimd.LoadFloat64x4((*[4]float64)((&r_9.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9.lmin)[:4]))
-					in_9 := hc_9.GreaterEqual(hmin_9).And(hc_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9.hmax)[:4])))).And(kc_9.GreaterEqual(kmin_9)).And(kc_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9.kmax)[:4])))).And(lc_9.GreaterEqual(lmin_9)).And(lc_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9.lmax)[:4]))))
-					idx_9 := hc_9.Sub(hmin_9).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9.hstride)[:4]))).Add(kc_9.Sub(kmin_9).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9.kstride)[:4])))).Add(lc_9.Sub(lmin_9))
-					idx_9.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_9).ConvertToInt32().Store(ia_9)
-					for i_9, j_9 := range ia_9 {
-						fa_9[i_9] = bits_9[j_9]
+					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_11 archsimd.Mask64x4
+					{
+						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
+						half_7_11 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+						hc_7_11, kc_7_11, lc_7_11 := h_7_11.Sub(half_7_11).Ceil(), kk_7_11.Sub(half_7_11).Ceil(), l_7_11.Sub(half_7_11).Ceil()
+						hmin_7_11, kmin_7_11, lmin_7_11 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmin)[:4]))
+						in_7_11 := hc_7_11.GreaterEqual(hmin_7_11).And(hc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmax)[:4])))).And(kc_7_11.GreaterEqual(kmin_7_11)).And(kc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmax)[:4])))).And(lc_7_11.GreaterEqual(lmin_7_11)).And(lc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmax)[:4]))))
+						idx_7_11 := hc_7_11.Sub(hmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hstride)[:4]))).Add(kc_7_11.Sub(kmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kstride)[:4])))).Add(lc_7_11.Sub(lmin_7_11))
+						idx_7_11.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11).ConvertToInt32().Store(ia_7_11)
+						r0_0_7_11 = in_7_11
 					}
-					r0_0_9 = archsimd.LoadUint64x4(fa_9).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9.defaultF)[:4])), in_9)
+					in_11 := r0_0_7_11
+					for i_11, j_11 := range ia_11 {
+						fa_11[i_11] = bits_11[j_11]
+					}
+					r0_0_11 = archsimd.LoadUint64x4(fa_11).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11.defaultF)[:4])), in_11)
 				}
-				fc = r0_0_9
+				fc = r0_0_11
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -309,186 +364,192 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 
 ) {
 	c := k.c
-	var r0_0_10 archsimd.Float64x4
-	{
-		fdet_10, f_10, s_10, o_10, p_10 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_10 = fdet_10.Mul(f_10).Add(s_10).Add(o_10).Add(p_10)
-	}
-	x := r0_0_10
-	var r0_0_11 archsimd.Float64x4
-	{
-		fdet_11, f_11, s_11, o_11, p_11 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_11 = fdet_11.Mul(f_11).Add(s_11).Add(o_11).Add(p_11)
-	}
-	y := r0_0_11
 	var r0_0_12 archsimd.Float64x4
 	{
-		fdet_12, f_12, s_12, o_12, p_12 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		fdet_12, f_12, s_12, o_12, p_12 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
 		r0_0_12 = fdet_12.Mul(f_12).Add(s_12).Add(o_12).Add(p_12)
 	}
-	z := r0_0_12
+	x := r0_0_12
+	var r0_0_13 archsimd.Float64x4
+	{
+		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_13 = fdet_13.Mul(f_13).Add(s_13).Add(o_13).Add(p_13)
+	}
+	y := r0_0_13
+	var r0_0_14 archsimd.Float64x4
+	{
+		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
+	}
+	z := r0_0_14
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m.ToBits() != 0 {
-		var r0_0_13 archsimd.Float64x4
+		var r0_0_15 archsimd.Float64x4
 		{
-			invR_13, num_13, point_13 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_13 := invR_13.Mul(invR_13)
-			if !point_13 {
-				w_13 = num_13.Mul(w_13.Mul(invR_13))
+			invR_15, num_15, point_15 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_15 := invR_15.Mul(invR_15)
+			if !point_15 {
+				w_15 = num_15.Mul(w_15.Mul(invR_15))
 			}
-			r0_0_13 = w_13
+			r0_0_15 = w_15
 		}
-		omega = r0_0_13.Merge(omega, m)
+		omega = r0_0_15.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
 	var (
-		r0_0_14 archsimd.Float64x4
-		r1_0_14 archsimd.Float64x4
+		r0_0_16 archsimd.Float64x4
+		r1_0_16 archsimd.Float64x4
 	)
 	{
-		k_14, r_14, ia_14, fa_14, sum_14, dx_14, dy_14, dz_14, polar_14 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_14 := k_14.c
-		n_14 := k_14.nn[0]
-		zero_14 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		for si_14 := range r_14.src {
-			sr_14 := &r_14.src[si_14]
-			il_14 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14.il)[:4]))
-			qx_14, qy_14, qz_14 := dx_14.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[0])[:4]))).Mul(il_14), dy_14.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[1])[:4]))).Mul(il_14), dz_14.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[2])[:4]))).Mul(il_14)
-			if m_14 := polar_14.Equal(zero_14); m_14.ToBits() != 0 {
-				var p_14 archsimd.Float64x4
-				if r_14.kahnZero {
-					c2_14 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[0])[:4])).Mul(dx_14).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[1])[:4])).Mul(dy_14)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14.inc[2])[:4])).Mul(dz_14))
-					p_14 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_14.Mul(c2_14)))
+		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_16 := k_16.c
+		n_16 := k_16.nn[0]
+		zero_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		for si_16 := range r_16.src {
+			sr_16 := &r_16.src[si_16]
+			il_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.il)[:4]))
+			qx_16, qy_16, qz_16 := dx_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[0])[:4]))).Mul(il_16), dy_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[1])[:4]))).Mul(il_16), dz_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[2])[:4]))).Mul(il_16)
+			if m_16 := polar_16.Equal(zero_16); m_16.ToBits() != 0 {
+				var p_16 archsimd.Float64x4
+				if r_16.kahnZero {
+					c2_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[0])[:4])).Mul(dx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[1])[:4])).Mul(dy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[2])[:4])).Mul(dz_16))
+					p_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16.Mul(c2_16)))
 				} else {
-					var r0_0_7_14 archsimd.Float64x4
+					var r0_0_9_16 archsimd.Float64x4
 					{
-						zero_7_14, kahn_7_14, s_7_14, dx_7_14, dy_7_14, dz_7_14 := false, &r_14.kahn, sr_14, dx_14, dy_14, dz_14
-						c2_7_14 := archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.inc[0])[:4])).Mul(dx_7_14).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.inc[1])[:4])).Mul(dy_7_14)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.inc[2])[:4])).Mul(dz_7_14))
-						c2sq_7_14 := c2_7_14.Mul(c2_7_14)
-						cos2psi_7_14 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-						if !zero_7_14 {
-							e_7_14 := dx_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.ein[0])[:4]))).Add(dy_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.ein[1])[:4])))).Add(dz_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.ein[2])[:4]))))
-							b_7_14 := dx_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.bin[0])[:4]))).Add(dy_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.bin[1])[:4])))).Add(dz_7_14.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14.bin[2])[:4]))))
-							ee_7_14, bb_7_14 := e_7_14.Mul(e_7_14), b_7_14.Mul(b_7_14)
-							den_7_14 := ee_7_14.Add(bb_7_14)
-							cos2psi_7_14 = ee_7_14.Sub(bb_7_14).Div(den_7_14).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_7_14.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
+						c2_9_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[0])[:4])).Mul(dx_9_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[1])[:4])).Mul(dy_9_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[2])[:4])).Mul(dz_9_16))
+						c2sq_9_16 := c2_9_16.Mul(c2_9_16)
+						cos2psi_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+						if !zero_9_16 {
+							e_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[2])[:4]))))
+							b_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[2])[:4]))))
+							ee_9_16, bb_9_16 := e_9_16.Mul(e_9_16), b_9_16.Mul(b_9_16)
+							den_9_16 := ee_9_16.Add(bb_9_16)
+							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 						}
-						one_7_14 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-						r0_0_7_14 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_7_14.Add(c2sq_7_14).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_7_14[:4])).Mul(cos2psi_7_14).Mul(one_7_14.Sub(c2sq_7_14))))
+						one_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+						r0_0_9_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16[:4])).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
 					}
-					p_14 = r0_0_7_14
+					p_16 = r0_0_9_16
 				}
-				polar_14 = p_14.Merge(polar_14, m_14)
+				polar_16 = p_16.Merge(polar_16, m_16)
 			}
-			for oi_14 := range r_14.orient {
-				o_14 := &r_14.orient[oi_14]
-				h_14 := archsimd.LoadFloat64x4((*[4]float64)((&o_14[0])[:4])).Mul(qx_14).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[1])[:4])).Mul(qy_14)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[2])[:4])).Mul(qz_14))
-				kk_14 := archsimd.LoadFloat64x4((*[4]float64)((&o_14[3])[:4])).Mul(qx_14).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[4])[:4])).Mul(qy_14)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[5])[:4])).Mul(qz_14))
-				l_14 := archsimd.LoadFloat64x4((*[4]float64)((&o_14[6])[:4])).Mul(qx_14).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[7])[:4])).Mul(qy_14)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14[8])[:4])).Mul(qz_14))
-				var r0_0_8_14 archsimd.Float64x4
+			for oi_16 := range r_16.orient {
+				o_16 := &r_16.orient[oi_16]
+				h_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[0])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[1])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[2])[:4])).Mul(qz_16))
+				kk_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[3])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[4])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[5])[:4])).Mul(qz_16))
+				l_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[6])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[7])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[8])[:4])).Mul(qz_16))
+				var r0_0_10_16 archsimd.Float64x4
 				{
-					h_8_14, kk_8_14, l_8_14, n_8_14 := h_14, kk_14, l_14, n_14
-					magic_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					th_8_14, tk_8_14, tl_8_14 := h_8_14.Add(magic_8_14), kk_8_14.Add(magic_8_14), l_8_14.Add(magic_8_14)
-					var r0_0_1_8_14 archsimd.Float64x4
+					h_10_16, kk_10_16, l_10_16, n_10_16 := h_16, kk_16, l_16, n_16
+					magic_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					th_10_16, tk_10_16, tl_10_16 := h_10_16.Add(magic_10_16), kk_10_16.Add(magic_10_16), l_10_16.Add(magic_10_16)
+					var r0_0_1_10_16 archsimd.Float64x4
 					{
-						d_1_8_14 := h_8_14.Sub(th_8_14.Sub(magic_8_14))
-						y_1_8_14 := d_1_8_14.Mul(d_1_8_14)
-						y2_1_8_14 := y_1_8_14.Mul(y_1_8_14)
-						y4_1_8_14 := y2_1_8_14.Mul(y2_1_8_14)
-						p0_1_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_8_14)).Mul(y2_1_8_14))
-						p1_1_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_8_14)).Mul(y2_1_8_14)).Mul(y4_1_8_14)
-						p2_1_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_8_14)).Mul(y4_1_8_14.Mul(y4_1_8_14))
-						r0_0_1_8_14 = p0_1_8_14.Add(p1_1_8_14).Add(p2_1_8_14)
+						d_1_10_16 := h_10_16.Sub(th_10_16.Sub(magic_10_16))
+						y_1_10_16 := d_1_10_16.Mul(d_1_10_16)
+						y2_1_10_16 := y_1_10_16.Mul(y_1_10_16)
+						y4_1_10_16 := y2_1_10_16.Mul(y2_1_10_16)
+						p0_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16)).Mul(y2_1_10_16))
+						p1_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16)).Mul(y2_1_10_16)).Mul(y4_1_10_16)
+						p2_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16)).Mul(y4_1_10_16.Mul(y4_1_10_16))
+						r0_0_1_10_16 = p0_1_10_16.Add(p1_1_10_16).Add(p2_1_10_16)
 					}
-					var r0_0_2_8_14 archsimd.Float64x4
+					var r0_0_2_10_16 archsimd.Float64x4
 					{
-						c_2_8_14, t_2_8_14 := r0_0_1_8_14, th_8_14
-						r0_0_2_8_14 = c_2_8_14.AsUint64x4().Xor(t_2_8_14.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
+						r0_0_2_10_16 = c_2_10_16.AsUint64x4().Xor(t_2_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 					}
-					ch_8_14 := r0_0_2_8_14
-					var r0_0_3_8_14 archsimd.Float64x4
+					ch_10_16 := r0_0_2_10_16
+					var r0_0_3_10_16 archsimd.Float64x4
 					{
-						d_3_8_14 := kk_8_14.Sub(tk_8_14.Sub(magic_8_14))
-						y_3_8_14 := d_3_8_14.Mul(d_3_8_14)
-						y2_3_8_14 := y_3_8_14.Mul(y_3_8_14)
-						y4_3_8_14 := y2_3_8_14.Mul(y2_3_8_14)
-						p0_3_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_8_14)).Mul(y2_3_8_14))
-						p1_3_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_8_14)).Mul(y2_3_8_14)).Mul(y4_3_8_14)
-						p2_3_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_8_14)).Mul(y4_3_8_14.Mul(y4_3_8_14))
-						r0_0_3_8_14 = p0_3_8_14.Add(p1_3_8_14).Add(p2_3_8_14)
+						d_3_10_16 := kk_10_16.Sub(tk_10_16.Sub(magic_10_16))
+						y_3_10_16 := d_3_10_16.Mul(d_3_10_16)
+						y2_3_10_16 := y_3_10_16.Mul(y_3_10_16)
+						y4_3_10_16 := y2_3_10_16.Mul(y2_3_10_16)
+						p0_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16)).Mul(y2_3_10_16))
+						p1_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16)).Mul(y2_3_10_16)).Mul(y4_3_10_16)
+						p2_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16)).Mul(y4_3_10_16.Mul(y4_3_10_16))
+						r0_0_3_10_16 = p0_3_10_16.Add(p1_3_10_16).Add(p2_3_10_16)
 					}
-					var r0_0_4_8_14 archsimd.Float64x4
+					var r0_0_4_10_16 archsimd.Float64x4
 					{
-						c_4_8_14, t_4_8_14 := r0_0_3_8_14, tk_8_14
-						r0_0_4_8_14 = c_4_8_14.AsUint64x4().Xor(t_4_8_14.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
+						r0_0_4_10_16 = c_4_10_16.AsUint64x4().Xor(t_4_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 					}
-					ck_8_14 := r0_0_4_8_14
-					var r0_0_5_8_14 archsimd.Float64x4
+					ck_10_16 := r0_0_4_10_16
+					var r0_0_5_10_16 archsimd.Float64x4
 					{
-						d_5_8_14 := l_8_14.Sub(tl_8_14.Sub(magic_8_14))
-						y_5_8_14 := d_5_8_14.Mul(d_5_8_14)
-						y2_5_8_14 := y_5_8_14.Mul(y_5_8_14)
-						y4_5_8_14 := y2_5_8_14.Mul(y2_5_8_14)
-						p0_5_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_8_14)).Mul(y2_5_8_14))
-						p1_5_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_8_14)).Mul(y2_5_8_14)).Mul(y4_5_8_14)
-						p2_5_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_8_14)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_8_14)).Mul(y4_5_8_14.Mul(y4_5_8_14))
-						r0_0_5_8_14 = p0_5_8_14.Add(p1_5_8_14).Add(p2_5_8_14)
+						d_5_10_16 := l_10_16.Sub(tl_10_16.Sub(magic_10_16))
+						y_5_10_16 := d_5_10_16.Mul(d_5_10_16)
+						y2_5_10_16 := y_5_10_16.Mul(y_5_10_16)
+						y4_5_10_16 := y2_5_10_16.Mul(y2_5_10_16)
+						p0_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16)).Mul(y2_5_10_16))
+						p1_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16)).Mul(y2_5_10_16)).Mul(y4_5_10_16)
+						p2_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16)).Mul(y4_5_10_16.Mul(y4_5_10_16))
+						r0_0_5_10_16 = p0_5_10_16.Add(p1_5_10_16).Add(p2_5_10_16)
 					}
-					var r0_0_6_8_14 archsimd.Float64x4
+					var r0_0_6_10_16 archsimd.Float64x4
 					{
-						c_6_8_14, t_6_8_14 := r0_0_5_8_14, tl_8_14
-						r0_0_6_8_14 = c_6_8_14.AsUint64x4().Xor(t_6_8_14.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
+						r0_0_6_10_16 = c_6_10_16.AsUint64x4().Xor(t_6_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 					}
-					cl_8_14 := r0_0_6_8_14
-					two_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					ch_8_14, ck_8_14, cl_8_14 = two_8_14.Mul(ch_8_14), two_8_14.Mul(ck_8_14), two_8_14.Mul(cl_8_14)
-					h0_8_14, k0_8_14, l0_8_14 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-					h1_8_14, k1_8_14, l1_8_14 := ch_8_14, ck_8_14, cl_8_14
-					j_8_14 := 2
-					for ; j_8_14+1 < n_8_14; j_8_14 += 2 {
-						h0_8_14, k0_8_14, l0_8_14 = ch_8_14.Mul(h1_8_14).Sub(h0_8_14), ck_8_14.Mul(k1_8_14).Sub(k0_8_14), cl_8_14.Mul(l1_8_14).Sub(l0_8_14)
-						h1_8_14, k1_8_14, l1_8_14 = ch_8_14.Mul(h0_8_14).Sub(h1_8_14), ck_8_14.Mul(k0_8_14).Sub(k1_8_14), cl_8_14.Mul(l0_8_14).Sub(l1_8_14)
+					cl_10_16 := r0_0_6_10_16
+					two_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					ch_10_16, ck_10_16, cl_10_16 = two_10_16.Mul(ch_10_16), two_10_16.Mul(ck_10_16), two_10_16.Mul(cl_10_16)
+					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
+					j_10_16 := 2
+					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
+						h0_10_16, k0_10_16, l0_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16), ck_10_16.Mul(k1_10_16).Sub(k0_10_16), cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
+						h1_10_16, k1_10_16, l1_10_16 = ch_10_16.Mul(h0_10_16).Sub(h1_10_16), ck_10_16.Mul(k0_10_16).Sub(k1_10_16), cl_10_16.Mul(l0_10_16).Sub(l1_10_16)
 					}
-					if j_8_14 < n_8_14 {
-						h1_8_14 = ch_8_14.Mul(h1_8_14).Sub(h0_8_14)
-						k1_8_14 = ck_8_14.Mul(k1_8_14).Sub(k0_8_14)
-						l1_8_14 = cl_8_14.Mul(l1_8_14).Sub(l0_8_14)
+					if j_10_16 < n_10_16 {
+						h1_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16)
+						k1_10_16 = ck_10_16.Mul(k1_10_16).Sub(k0_10_16)
+						l1_10_16 = cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
 					}
-					r0_0_8_14 = h1_8_14.Mul(k1_8_14).Mul(l1_8_14)
+					r0_0_10_16 = h1_10_16.Mul(k1_10_16).Mul(l1_10_16)
 				}
-				fl_14 := r0_0_8_14
-				fc_14 := archsimd.LoadFloat64x4((*[4]float64)((&r_14.defaultF)[:4]))
-				if c_14.HasHKL {
-					var r0_0_9_14 archsimd.Float64x4
+				fl_16 := r0_0_10_16
+				fc_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_16.defaultF)[:4]))
+				if c_16.HasHKL {
+					var r0_0_11_16 archsimd.Float64x4
 					{
-						r_9_14, bits_9_14, ia_9_14, fa_9_14, h_9_14, kk_9_14, l_9_14 := r_14, k_14.fhklBits, ia_14, fa_14, h_14, kk_14, l_14
-						half_9_14 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-						hc_9_14, kc_9_14, lc_9_14 := h_9_14.Sub(half_9_14).Ceil(), kk_9_14.Sub(half_9_14).Ceil(), l_9_14.Sub(half_9_14).Ceil()
-						hmin_9_14, kmin_9_14, lmin_9_14 := archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.lmin)[:4]))
-						in_9_14 := hc_9_14.GreaterEqual(hmin_9_14).And(hc_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.hmax)[:4])))).And(kc_9_14.GreaterEqual(kmin_9_14)).And(kc_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.kmax)[:4])))).And(lc_9_14.GreaterEqual(lmin_9_14)).And(lc_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.lmax)[:4]))))
-						idx_9_14 := hc_9_14.Sub(hmin_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.hstride)[:4]))).Add(kc_9_14.Sub(kmin_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.kstride)[:4])))).Add(lc_9_14.Sub(lmin_9_14))
-						idx_9_14.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_9_14).ConvertToInt32().Store(ia_9_14)
-						for i_9_14, j_9_14 := range ia_9_14 {
-							fa_9_14[i_9_14] = bits_9_14[j_9_14]
+						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
+						var r0_0_7_11_16 archsimd.Mask64x4
+						{
+							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
+							half_7_11_16 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							hc_7_11_16, kc_7_11_16, lc_7_11_16 := h_7_11_16.Sub(half_7_11_16).Ceil(), kk_7_11_16.Sub(half_7_11_16).Ceil(), l_7_11_16.Sub(half_7_11_16).Ceil()
+							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmin)[:4]))
+							in_7_11_16 := hc_7_11_16.GreaterEqual(hmin_7_11_16).And(hc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmax)[:4])))).And(kc_7_11_16.GreaterEqual(kmin_7_11_16)).And(kc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmax)[:4])))).And(lc_7_11_16.GreaterEqual(lmin_7_11_16)).And(lc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmax)[:4]))))
+							idx_7_11_16 := hc_7_11_16.Sub(hmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hstride)[:4]))).Add(kc_7_11_16.Sub(kmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kstride)[:4])))).Add(lc_7_11_16.Sub(lmin_7_11_16))
+							idx_7_11_16.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
+							r0_0_7_11_16 = in_7_11_16
 						}
-						r0_0_9_14 = archsimd.LoadUint64x4(fa_9_14).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.defaultF)[:4])), in_9_14)
+						in_11_16 := r0_0_7_11_16
+						for i_11_16, j_11_16 := range ia_11_16 {
+							fa_11_16[i_11_16] = bits_11_16[j_11_16]
+						}
+						r0_0_11_16 = archsimd.LoadUint64x4(fa_11_16).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16.defaultF)[:4])), in_11_16)
 					}
-					fc_14 = r0_0_9_14
+					fc_16 = r0_0_11_16
 				}
-				s_14 := sum_14.Add(fc_14.Mul(fc_14).Mul(fl_14).Mul(fl_14))
-				if !c_14.Water {
-					s_14 = sum_14.Merge(s_14, fl_14.Equal(zero_14))
+				s_16 := sum_16.Add(fc_16.Mul(fc_16).Mul(fl_16).Mul(fl_16))
+				if !c_16.Water {
+					s_16 = sum_16.Merge(s_16, fl_16.Equal(zero_16))
 				}
-				sum_14 = s_14
+				sum_16 = s_16
 			}
 		}
-		r0_0_14, r1_0_14 = sum_14, polar_14
+		r0_0_16, r1_0_16 = sum_16, polar_16
 	}
-	sum, polar = r0_0_14, r1_0_14
+	sum, polar = r0_0_16, r1_0_16
 	return sum, omega, polar
 }
 
@@ -510,196 +571,202 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_15 archsimd.Float64x4
-				r1_0_15 archsimd.Float64x4
-				r2_0_15 archsimd.Float64x4
+				r0_0_17 archsimd.Float64x4
+				r1_0_17 archsimd.Float64x4
+				r2_0_17 archsimd.Float64x4
 			)
 			{
-				k_15, r_15, ia_15, fa_15, fdet_15, s_15, o_15, sum_15, omega_15, polar_15, capture_15, par_15 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_15 := k_15.c
-				var r0_0_10_15 archsimd.Float64x4
+				k_17, r_17, ia_17, fa_17, fdet_17, s_17, o_17, sum_17, omega_17, polar_17, capture_17, par_17 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_17 := k_17.c
+				var r0_0_12_17 archsimd.Float64x4
 				{
-					fdet_10_15, f_10_15, s_10_15, o_10_15, p_10_15 := fdet_15, archsimd.LoadFloat64x4((*[4]float64)((&r_15.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_15[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_15[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_15.pix0[0])[:4]))
-					r0_0_10_15 = fdet_10_15.Mul(f_10_15).Add(s_10_15).Add(o_10_15).Add(p_10_15)
+					fdet_12_17, f_12_17, s_12_17, o_12_17, p_12_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[0])[:4]))
+					r0_0_12_17 = fdet_12_17.Mul(f_12_17).Add(s_12_17).Add(o_12_17).Add(p_12_17)
 				}
-				x_15 := r0_0_10_15
-				var r0_0_11_15 archsimd.Float64x4
+				x_17 := r0_0_12_17
+				var r0_0_13_17 archsimd.Float64x4
 				{
-					fdet_11_15, f_11_15, s_11_15, o_11_15, p_11_15 := fdet_15, archsimd.LoadFloat64x4((*[4]float64)((&r_15.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_15[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_15[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_15.pix0[1])[:4]))
-					r0_0_11_15 = fdet_11_15.Mul(f_11_15).Add(s_11_15).Add(o_11_15).Add(p_11_15)
+					fdet_13_17, f_13_17, s_13_17, o_13_17, p_13_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[1])[:4]))
+					r0_0_13_17 = fdet_13_17.Mul(f_13_17).Add(s_13_17).Add(o_13_17).Add(p_13_17)
 				}
-				y_15 := r0_0_11_15
-				var r0_0_12_15 archsimd.Float64x4
+				y_17 := r0_0_13_17
+				var r0_0_14_17 archsimd.Float64x4
 				{
-					fdet_12_15, f_12_15, s_12_15, o_12_15, p_12_15 := fdet_15, archsimd.LoadFloat64x4((*[4]float64)((&r_15.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_15[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_15[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_15.pix0[2])[:4]))
-					r0_0_12_15 = fdet_12_15.Mul(f_12_15).Add(s_12_15).Add(o_12_15).Add(p_12_15)
+					fdet_14_17, f_14_17, s_14_17, o_14_17, p_14_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[2])[:4]))
+					r0_0_14_17 = fdet_14_17.Mul(f_14_17).Add(s_14_17).Add(o_14_17).Add(p_14_17)
 				}
-				z_15 := r0_0_12_15
-				invR_15 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_15.Mul(x_15).Add(y_15.Mul(y_15)).Add(z_15.Mul(z_15)).Sqrt())
-				dx_15, dy_15, dz_15 := x_15.Mul(invR_15), y_15.Mul(invR_15), z_15.Mul(invR_15)
-				if m_15 := omega_15.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_15.ToBits() != 0 {
-					var r0_0_13_15 archsimd.Float64x4
+				z_17 := r0_0_14_17
+				invR_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_17.Mul(x_17).Add(y_17.Mul(y_17)).Add(z_17.Mul(z_17)).Sqrt())
+				dx_17, dy_17, dz_17 := x_17.Mul(invR_17), y_17.Mul(invR_17), z_17.Mul(invR_17)
+				if m_17 := omega_17.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_17.ToBits() != 0 {
+					var r0_0_15_17 archsimd.Float64x4
 					{
-						invR_13_15, num_13_15, point_13_15 := invR_15, archsimd.LoadFloat64x4((*[4]float64)((&r_15.omegaNum)[:4])), c_15.PointPixel
-						w_13_15 := invR_13_15.Mul(invR_13_15)
-						if !point_13_15 {
-							w_13_15 = num_13_15.Mul(w_13_15.Mul(invR_13_15))
+						invR_15_17, num_15_17, point_15_17 := invR_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.omegaNum)[:4])), c_17.PointPixel
+						w_15_17 := invR_15_17.Mul(invR_15_17)
+						if !point_15_17 {
+							w_15_17 = num_15_17.Mul(w_15_17.Mul(invR_15_17))
 						}
-						r0_0_13_15 = w_13_15
+						r0_0_15_17 = w_15_17
 					}
-					omega_15 = r0_0_13_15.Merge(omega_15, m_15)
+					omega_17 = r0_0_15_17.Merge(omega_17, m_17)
 				}
-				if capture_15 {
-					dx_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_15.od[0])[:4]))).Add(dy_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_15.od[1])[:4])))).Add(dz_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_15.od[2])[:4])))).StoreSlice(par_15)
+				if capture_17 {
+					dx_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[0])[:4]))).Add(dy_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[1])[:4])))).Add(dz_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[2])[:4])))).StoreSlice(par_17)
 				}
 				var (
-					r0_0_14_15 archsimd.Float64x4
-					r1_0_14_15 archsimd.Float64x4
+					r0_0_16_17 archsimd.Float64x4
+					r1_0_16_17 archsimd.Float64x4
 				)
 				{
-					k_14_15, r_14_15, ia_14_15, fa_14_15, sum_14_15, dx_14_15, dy_14_15, dz_14_15, polar_14_15 := k_15, r_15, ia_15, fa_15, sum_15, dx_15, dy_15, dz_15, polar_15
-					c_14_15 := k_14_15.c
-					n_14_15 := k_14_15.nn[0]
-					zero_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					for si_14_15 := range r_14_15.src {
-						sr_14_15 := &r_14_15.src[si_14_15]
-						il_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.il)[:4]))
-						qx_14_15, qy_14_15, qz_14_15 := dx_14_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[0])[:4]))).Mul(il_14_15), dy_14_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[1])[:4]))).Mul(il_14_15), dz_14_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[2])[:4]))).Mul(il_14_15)
-						if m_14_15 := polar_14_15.Equal(zero_14_15); m_14_15.ToBits() != 0 {
-							var p_14_15 archsimd.Float64x4
-							if r_14_15.kahnZero {
-								c2_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[0])[:4])).Mul(dx_14_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[1])[:4])).Mul(dy_14_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_15.inc[2])[:4])).Mul(dz_14_15))
-								p_14_15 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_14_15.Mul(c2_14_15)))
+					k_16_17, r_16_17, ia_16_17, fa_16_17, sum_16_17, dx_16_17, dy_16_17, dz_16_17, polar_16_17 := k_17, r_17, ia_17, fa_17, sum_17, dx_17, dy_17, dz_17, polar_17
+					c_16_17 := k_16_17.c
+					n_16_17 := k_16_17.nn[0]
+					zero_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					for si_16_17 := range r_16_17.src {
+						sr_16_17 := &r_16_17.src[si_16_17]
+						il_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.il)[:4]))
+						qx_16_17, qy_16_17, qz_16_17 := dx_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[0])[:4]))).Mul(il_16_17), dy_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[1])[:4]))).Mul(il_16_17), dz_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[2])[:4]))).Mul(il_16_17)
+						if m_16_17 := polar_16_17.Equal(zero_16_17); m_16_17.ToBits() != 0 {
+							var p_16_17 archsimd.Float64x4
+							if r_16_17.kahnZero {
+								c2_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[0])[:4])).Mul(dx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[1])[:4])).Mul(dy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[2])[:4])).Mul(dz_16_17))
+								p_16_17 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_17.Mul(c2_16_17)))
 							} else {
-								var r0_0_7_14_15 archsimd.Float64x4
+								var r0_0_9_16_17 archsimd.Float64x4
 								{
-									zero_7_14_15, kahn_7_14_15, s_7_14_15, dx_7_14_15, dy_7_14_15, dz_7_14_15 := false, &r_14_15.kahn, sr_14_15, dx_14_15, dy_14_15, dz_14_15
-									c2_7_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.inc[0])[:4])).Mul(dx_7_14_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.inc[1])[:4])).Mul(dy_7_14_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.inc[2])[:4])).Mul(dz_7_14_15))
-									c2sq_7_14_15 := c2_7_14_15.Mul(c2_7_14_15)
-									cos2psi_7_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-									if !zero_7_14_15 {
-										e_7_14_15 := dx_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.ein[0])[:4]))).Add(dy_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.ein[1])[:4])))).Add(dz_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.ein[2])[:4]))))
-										b_7_14_15 := dx_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.bin[0])[:4]))).Add(dy_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.bin[1])[:4])))).Add(dz_7_14_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_15.bin[2])[:4]))))
-										ee_7_14_15, bb_7_14_15 := e_7_14_15.Mul(e_7_14_15), b_7_14_15.Mul(b_7_14_15)
-										den_7_14_15 := ee_7_14_15.Add(bb_7_14_15)
-										cos2psi_7_14_15 = ee_7_14_15.Sub(bb_7_14_15).Div(den_7_14_15).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_7_14_15.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+									zero_9_16_17, kahn_9_16_17, s_9_16_17, dx_9_16_17, dy_9_16_17, dz_9_16_17 := false, &r_16_17.kahn, sr_16_17, dx_16_17, dy_16_17, dz_16_17
+									c2_9_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[0])[:4])).Mul(dx_9_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[1])[:4])).Mul(dy_9_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[2])[:4])).Mul(dz_9_16_17))
+									c2sq_9_16_17 := c2_9_16_17.Mul(c2_9_16_17)
+									cos2psi_9_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+									if !zero_9_16_17 {
+										e_9_16_17 := dx_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[0])[:4]))).Add(dy_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[1])[:4])))).Add(dz_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[2])[:4]))))
+										b_9_16_17 := dx_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[0])[:4]))).Add(dy_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[1])[:4])))).Add(dz_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[2])[:4]))))
+										ee_9_16_17, bb_9_16_17 := e_9_16_17.Mul(e_9_16_17), b_9_16_17.Mul(b_9_16_17)
+										den_9_16_17 := ee_9_16_17.Add(bb_9_16_17)
+										cos2psi_9_16_17 = ee_9_16_17.Sub(bb_9_16_17).Div(den_9_16_17).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_17.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 									}
-									one_7_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									r0_0_7_14_15 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_7_14_15.Add(c2sq_7_14_15).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_7_14_15[:4])).Mul(cos2psi_7_14_15).Mul(one_7_14_15.Sub(c2sq_7_14_15))))
+									one_9_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+									r0_0_9_16_17 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_17.Add(c2sq_9_16_17).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_17[:4])).Mul(cos2psi_9_16_17).Mul(one_9_16_17.Sub(c2sq_9_16_17))))
 								}
-								p_14_15 = r0_0_7_14_15
+								p_16_17 = r0_0_9_16_17
 							}
-							polar_14_15 = p_14_15.Merge(polar_14_15, m_14_15)
+							polar_16_17 = p_16_17.Merge(polar_16_17, m_16_17)
 						}
-						for oi_14_15 := range r_14_15.orient {
-							o_14_15 := &r_14_15.orient[oi_14_15]
-							h_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[0])[:4])).Mul(qx_14_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[1])[:4])).Mul(qy_14_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[2])[:4])).Mul(qz_14_15))
-							kk_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[3])[:4])).Mul(qx_14_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[4])[:4])).Mul(qy_14_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[5])[:4])).Mul(qz_14_15))
-							l_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[6])[:4])).Mul(qx_14_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[7])[:4])).Mul(qy_14_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_15[8])[:4])).Mul(qz_14_15))
-							var r0_0_8_14_15 archsimd.Float64x4
+						for oi_16_17 := range r_16_17.orient {
+							o_16_17 := &r_16_17.orient[oi_16_17]
+							h_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[0])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[1])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[2])[:4])).Mul(qz_16_17))
+							kk_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[3])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[4])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[5])[:4])).Mul(qz_16_17))
+							l_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[6])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[7])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[8])[:4])).Mul(qz_16_17))
+							var r0_0_10_16_17 archsimd.Float64x4
 							{
-								h_8_14_15, kk_8_14_15, l_8_14_15, n_8_14_15 := h_14_15, kk_14_15, l_14_15, n_14_15
-								magic_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								th_8_14_15, tk_8_14_15, tl_8_14_15 := h_8_14_15.Add(magic_8_14_15), kk_8_14_15.Add(magic_8_14_15), l_8_14_15.Add(magic_8_14_15)
-								var r0_0_1_8_14_15 archsimd.Float64x4
+								h_10_16_17, kk_10_16_17, l_10_16_17, n_10_16_17 := h_16_17, kk_16_17, l_16_17, n_16_17
+								magic_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								th_10_16_17, tk_10_16_17, tl_10_16_17 := h_10_16_17.Add(magic_10_16_17), kk_10_16_17.Add(magic_10_16_17), l_10_16_17.Add(magic_10_16_17)
+								var r0_0_1_10_16_17 archsimd.Float64x4
 								{
-									d_1_8_14_15 := h_8_14_15.Sub(th_8_14_15.Sub(magic_8_14_15))
-									y_1_8_14_15 := d_1_8_14_15.Mul(d_1_8_14_15)
-									y2_1_8_14_15 := y_1_8_14_15.Mul(y_1_8_14_15)
-									y4_1_8_14_15 := y2_1_8_14_15.Mul(y2_1_8_14_15)
-									p0_1_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_8_14_15)).Mul(y2_1_8_14_15))
-									p1_1_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_8_14_15)).Mul(y2_1_8_14_15)).Mul(y4_1_8_14_15)
-									p2_1_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_8_14_15)).Mul(y4_1_8_14_15.Mul(y4_1_8_14_15))
-									r0_0_1_8_14_15 = p0_1_8_14_15.Add(p1_1_8_14_15).Add(p2_1_8_14_15)
+									d_1_10_16_17 := h_10_16_17.Sub(th_10_16_17.Sub(magic_10_16_17))
+									y_1_10_16_17 := d_1_10_16_17.Mul(d_1_10_16_17)
+									y2_1_10_16_17 := y_1_10_16_17.Mul(y_1_10_16_17)
+									y4_1_10_16_17 := y2_1_10_16_17.Mul(y2_1_10_16_17)
+									p0_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_17)).Mul(y2_1_10_16_17))
+									p1_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_17)).Mul(y2_1_10_16_17)).Mul(y4_1_10_16_17)
+									p2_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_17)).Mul(y4_1_10_16_17.Mul(y4_1_10_16_17))
+									r0_0_1_10_16_17 = p0_1_10_16_17.Add(p1_1_10_16_17).Add(p2_1_10_16_17)
 								}
-								var r0_0_2_8_14_15 archsimd.Float64x4
+								var r0_0_2_10_16_17 archsimd.Float64x4
 								{
-									c_2_8_14_15, t_2_8_14_15 := r0_0_1_8_14_15, th_8_14_15
-									r0_0_2_8_14_15 = c_2_8_14_15.AsUint64x4().Xor(t_2_8_14_15.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_2_10_16_17, t_2_10_16_17 := r0_0_1_10_16_17, th_10_16_17
+									r0_0_2_10_16_17 = c_2_10_16_17.AsUint64x4().Xor(t_2_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								ch_8_14_15 := r0_0_2_8_14_15
-								var r0_0_3_8_14_15 archsimd.Float64x4
+								ch_10_16_17 := r0_0_2_10_16_17
+								var r0_0_3_10_16_17 archsimd.Float64x4
 								{
-									d_3_8_14_15 := kk_8_14_15.Sub(tk_8_14_15.Sub(magic_8_14_15))
-									y_3_8_14_15 := d_3_8_14_15.Mul(d_3_8_14_15)
-									y2_3_8_14_15 := y_3_8_14_15.Mul(y_3_8_14_15)
-									y4_3_8_14_15 := y2_3_8_14_15.Mul(y2_3_8_14_15)
-									p0_3_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_8_14_15)).Mul(y2_3_8_14_15))
-									p1_3_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_8_14_15)).Mul(y2_3_8_14_15)).Mul(y4_3_8_14_15)
-									p2_3_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_8_14_15)).Mul(y4_3_8_14_15.Mul(y4_3_8_14_15))
-									r0_0_3_8_14_15 = p0_3_8_14_15.Add(p1_3_8_14_15).Add(p2_3_8_14_15)
+									d_3_10_16_17 := kk_10_16_17.Sub(tk_10_16_17.Sub(magic_10_16_17))
+									y_3_10_16_17 := d_3_10_16_17.Mul(d_3_10_16_17)
+									y2_3_10_16_17 := y_3_10_16_17.Mul(y_3_10_16_17)
+									y4_3_10_16_17 := y2_3_10_16_17.Mul(y2_3_10_16_17)
+									p0_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_17)).Mul(y2_3_10_16_17))
+									p1_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_17)).Mul(y2_3_10_16_17)).Mul(y4_3_10_16_17)
+									p2_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_17)).Mul(y4_3_10_16_17.Mul(y4_3_10_16_17))
+									r0_0_3_10_16_17 = p0_3_10_16_17.Add(p1_3_10_16_17).Add(p2_3_10_16_17)
 								}
-								var r0_0_4_8_14_15 archsimd.Float64x4
+								var r0_0_4_10_16_17 archsimd.Float64x4
 								{
-									c_4_8_14_15, t_4_8_14_15 := r0_0_3_8_14_15, tk_8_14_15
-									r0_0_4_8_14_15 = c_4_8_14_15.AsUint64x4().Xor(t_4_8_14_15.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_4_10_16_17, t_4_10_16_17 := r0_0_3_10_16_17, tk_10_16_17
+									r0_0_4_10_16_17 = c_4_10_16_17.AsUint64x4().Xor(t_4_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								ck_8_14_15 := r0_0_4_8_14_15
-								var r0_0_5_8_14_15 archsimd.Float64x4
+								ck_10_16_17 := r0_0_4_10_16_17
+								var r0_0_5_10_16_17 archsimd.Float64x4
 								{
-									d_5_8_14_15 := l_8_14_15.Sub(tl_8_14_15.Sub(magic_8_14_15))
-									y_5_8_14_15 := d_5_8_14_15.Mul(d_5_8_14_15)
-									y2_5_8_14_15 := y_5_8_14_15.Mul(y_5_8_14_15)
-									y4_5_8_14_15 := y2_5_8_14_15.Mul(y2_5_8_14_15)
-									p0_5_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_8_14_15)).Mul(y2_5_8_14_15))
-									p1_5_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_8_14_15)).Mul(y2_5_8_14_15)).Mul(y4_5_8_14_15)
-									p2_5_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_8_14_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_8_14_15)).Mul(y4_5_8_14_15.Mul(y4_5_8_14_15))
-									r0_0_5_8_14_15 = p0_5_8_14_15.Add(p1_5_8_14_15).Add(p2_5_8_14_15)
+									d_5_10_16_17 := l_10_16_17.Sub(tl_10_16_17.Sub(magic_10_16_17))
+									y_5_10_16_17 := d_5_10_16_17.Mul(d_5_10_16_17)
+									y2_5_10_16_17 := y_5_10_16_17.Mul(y_5_10_16_17)
+									y4_5_10_16_17 := y2_5_10_16_17.Mul(y2_5_10_16_17)
+									p0_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_17)).Mul(y2_5_10_16_17))
+									p1_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_17)).Mul(y2_5_10_16_17)).Mul(y4_5_10_16_17)
+									p2_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_17)).Mul(y4_5_10_16_17.Mul(y4_5_10_16_17))
+									r0_0_5_10_16_17 = p0_5_10_16_17.Add(p1_5_10_16_17).Add(p2_5_10_16_17)
 								}
-								var r0_0_6_8_14_15 archsimd.Float64x4
+								var r0_0_6_10_16_17 archsimd.Float64x4
 								{
-									c_6_8_14_15, t_6_8_14_15 := r0_0_5_8_14_15, tl_8_14_15
-									r0_0_6_8_14_15 = c_6_8_14_15.AsUint64x4().Xor(t_6_8_14_15.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_6_10_16_17, t_6_10_16_17 := r0_0_5_10_16_17, tl_10_16_17
+									r0_0_6_10_16_17 = c_6_10_16_17.AsUint64x4().Xor(t_6_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								cl_8_14_15 := r0_0_6_8_14_15
-								two_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								ch_8_14_15, ck_8_14_15, cl_8_14_15 = two_8_14_15.Mul(ch_8_14_15), two_8_14_15.Mul(ck_8_14_15), two_8_14_15.Mul(cl_8_14_15)
-								h0_8_14_15, k0_8_14_15, l0_8_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								h1_8_14_15, k1_8_14_15, l1_8_14_15 := ch_8_14_15, ck_8_14_15, cl_8_14_15
-								j_8_14_15 := 2
-								for ; j_8_14_15+1 < n_8_14_15; j_8_14_15 += 2 {
-									h0_8_14_15, k0_8_14_15, l0_8_14_15 = ch_8_14_15.Mul(h1_8_14_15).Sub(h0_8_14_15), ck_8_14_15.Mul(k1_8_14_15).Sub(k0_8_14_15), cl_8_14_15.Mul(l1_8_14_15).Sub(l0_8_14_15)
-									h1_8_14_15, k1_8_14_15, l1_8_14_15 = ch_8_14_15.Mul(h0_8_14_15).Sub(h1_8_14_15), ck_8_14_15.Mul(k0_8_14_15).Sub(k1_8_14_15), cl_8_14_15.Mul(l0_8_14_15).Sub(l1_8_14_15)
+								cl_10_16_17 := r0_0_6_10_16_17
+								two_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								ch_10_16_17, ck_10_16_17, cl_10_16_17 = two_10_16_17.Mul(ch_10_16_17), two_10_16_17.Mul(ck_10_16_17), two_10_16_17.Mul(cl_10_16_17)
+								h0_10_16_17, k0_10_16_17, l0_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								h1_10_16_17, k1_10_16_17, l1_10_16_17 := ch_10_16_17, ck_10_16_17, cl_10_16_17
+								j_10_16_17 := 2
+								for ; j_10_16_17+1 < n_10_16_17; j_10_16_17 += 2 {
+									h0_10_16_17, k0_10_16_17, l0_10_16_17 = ch_10_16_17.Mul(h1_10_16_17).Sub(h0_10_16_17), ck_10_16_17.Mul(k1_10_16_17).Sub(k0_10_16_17), cl_10_16_17.Mul(l1_10_16_17).Sub(l0_10_16_17)
+									h1_10_16_17, k1_10_16_17, l1_10_16_17 = ch_10_16_17.Mul(h0_10_16_17).Sub(h1_10_16_17), ck_10_16_17.Mul(k0_10_16_17).Sub(k1_10_16_17), cl_10_16_17.Mul(l0_10_16_17).Sub(l1_10_16_17)
 								}
-								if j_8_14_15 < n_8_14_15 {
-									h1_8_14_15 = ch_8_14_15.Mul(h1_8_14_15).Sub(h0_8_14_15)
-									k1_8_14_15 = ck_8_14_15.Mul(k1_8_14_15).Sub(k0_8_14_15)
-									l1_8_14_15 = cl_8_14_15.Mul(l1_8_14_15).Sub(l0_8_14_15)
+								if j_10_16_17 < n_10_16_17 {
+									h1_10_16_17 = ch_10_16_17.Mul(h1_10_16_17).Sub(h0_10_16_17)
+									k1_10_16_17 = ck_10_16_17.Mul(k1_10_16_17).Sub(k0_10_16_17)
+									l1_10_16_17 = cl_10_16_17.Mul(l1_10_16_17).Sub(l0_10_16_17)
 								}
-								r0_0_8_14_15 = h1_8_14_15.Mul(k1_8_14_15).Mul(l1_8_14_15)
+								r0_0_10_16_17 = h1_10_16_17.Mul(k1_10_16_17).Mul(l1_10_16_17)
 							}
-							fl_14_15 := r0_0_8_14_15
-							fc_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&r_14_15.defaultF)[:4]))
-							if c_14_15.HasHKL {
-								var r0_0_9_14_15 archsimd.Float64x4
+							fl_16_17 := r0_0_10_16_17
+							fc_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_17.defaultF)[:4]))
+							if c_16_17.HasHKL {
+								var r0_0_11_16_17 archsimd.Float64x4
 								{
-									r_9_14_15, bits_9_14_15, ia_9_14_15, fa_9_14_15, h_9_14_15, kk_9_14_15, l_9_14_15 := r_14_15, k_14_15.fhklBits, ia_14_15, fa_14_15, h_14_15, kk_14_15, l_14_15
-									half_9_14_15 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-									hc_9_14_15, kc_9_14_15, lc_9_14_15 := h_9_14_15.Sub(half_9_14_15).Ceil(), kk_9_14_15.Sub(half_9_14_15).Ceil(), l_9_14_15.Sub(half_9_14_15).Ceil()
-									hmin_9_14_15, kmin_9_14_15, lmin_9_14_15 := archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.lmin)[:4]))
-									in_9_14_15 := hc_9_14_15.GreaterEqual(hmin_9_14_15).And(hc_9_14_15.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.hmax)[:4])))).And(kc_9_14_15.GreaterEqual(kmin_9_14_15)).And(kc_9_14_15.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.kmax)[:4])))).And(lc_9_14_15.GreaterEqual(lmin_9_14_15)).And(lc_9_14_15.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.lmax)[:4]))))
-									idx_9_14_15 := hc_9_14_15.Sub(hmin_9_14_15).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.hstride)[:4]))).Add(kc_9_14_15.Sub(kmin_9_14_15).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.kstride)[:4])))).Add(lc_9_14_15.Sub(lmin_9_14_15))
-									idx_9_14_15.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_9_14_15).ConvertToInt32().Store(ia_9_14_15)
-									for i_9_14_15, j_9_14_15 := range ia_9_14_15 {
-										fa_9_14_15[i_9_14_15] = bits_9_14_15[j_9_14_15]
+									r_11_16_17, bits_11_16_17, ia_11_16_17, fa_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17 := r_16_17, k_16_17.fhklBits, ia_16_17, fa_16_17, h_16_17, kk_16_17, l_16_17
+									var r0_0_7_11_16_17 archsimd.Mask64x4
+									{
+										r_7_11_16_17, ia_7_11_16_17, h_7_11_16_17, kk_7_11_16_17, l_7_11_16_17 := r_11_16_17, ia_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17
+										half_7_11_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+										hc_7_11_16_17, kc_7_11_16_17, lc_7_11_16_17 := h_7_11_16_17.Sub(half_7_11_16_17).Ceil(), kk_7_11_16_17.Sub(half_7_11_16_17).Ceil(), l_7_11_16_17.Sub(half_7_11_16_17).Ceil()
+										hmin_7_11_16_17, kmin_7_11_16_17, lmin_7_11_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.lmin)[:4]))
+										in_7_11_16_17 := hc_7_11_16_17.GreaterEqual(hmin_7_11_16_17).And(hc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hmax)[:4])))).And(kc_7_11_16_17.GreaterEqual(kmin_7_11_16_17)).And(kc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kmax)[:4])))).And(lc_7_11_16_17.GreaterEqual(lmin_7_11_16_17)).And(lc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.lmax)[:4]))))
+										idx_7_11_16_17 := hc_7_11_16_17.Sub(hmin_7_11_16_17).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hstride)[:4]))).Add(kc_7_11_16_17.Sub(kmin_7_11_16_17).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kstride)[:4])))).Add(lc_7_11_16_17.Sub(lmin_7_11_16_17))
+										idx_7_11_16_17.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_17).ConvertToInt32().Store(ia_7_11_16_17)
+										r0_0_7_11_16_17 = in_7_11_16_17
 									}
-									r0_0_9_14_15 = archsimd.LoadUint64x4(fa_9_14_15).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_15.defaultF)[:4])), in_9_14_15)
+									in_11_16_17 := r0_0_7_11_16_17
+									for i_11_16_17, j_11_16_17 := range ia_11_16_17 {
+										fa_11_16_17[i_11_16_17] = bits_11_16_17[j_11_16_17]
+									}
+									r0_0_11_16_17 = archsimd.LoadUint64x4(fa_11_16_17).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_17.defaultF)[:4])), in_11_16_17)
 								}
-								fc_14_15 = r0_0_9_14_15
+								fc_16_17 = r0_0_11_16_17
 							}
-							s_14_15 := sum_14_15.Add(fc_14_15.Mul(fc_14_15).Mul(fl_14_15).Mul(fl_14_15))
-							if !c_14_15.Water {
-								s_14_15 = sum_14_15.Merge(s_14_15, fl_14_15.Equal(zero_14_15))
+							s_16_17 := sum_16_17.Add(fc_16_17.Mul(fc_16_17).Mul(fl_16_17).Mul(fl_16_17))
+							if !c_16_17.Water {
+								s_16_17 = sum_16_17.Merge(s_16_17, fl_16_17.Equal(zero_16_17))
 							}
-							sum_14_15 = s_14_15
+							sum_16_17 = s_16_17
 						}
 					}
-					r0_0_14_15, r1_0_14_15 = sum_14_15, polar_14_15
+					r0_0_16_17, r1_0_16_17 = sum_16_17, polar_16_17
 				}
-				sum_15, polar_15 = r0_0_14_15, r1_0_14_15
-				r0_0_15, r1_0_15, r2_0_15 = sum_15, omega_15, polar_15
+				sum_17, polar_17 = r0_0_16_17, r1_0_16_17
+				r0_0_17, r1_0_17, r2_0_17 = sum_17, omega_17, polar_17
 			}
-			sum, omega, polar = r0_0_15, r1_0_15, r2_0_15
+			sum, omega, polar = r0_0_17, r1_0_17, r2_0_17
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -707,196 +774,202 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_16 archsimd.Float64x4
-							r1_0_16 archsimd.Float64x4
-							r2_0_16 archsimd.Float64x4
+							r0_0_18 archsimd.Float64x4
+							r1_0_18 archsimd.Float64x4
+							r2_0_18 archsimd.Float64x4
 						)
 						{
-							k_16, r_16, ia_16, fa_16, fdet_16, s_16, o_16, sum_16, omega_16, polar_16, capture_16, par_16 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_16 := k_16.c
-							var r0_0_10_16 archsimd.Float64x4
+							k_18, r_18, ia_18, fa_18, fdet_18, s_18, o_18, sum_18, omega_18, polar_18, capture_18, par_18 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_18 := k_18.c
+							var r0_0_12_18 archsimd.Float64x4
 							{
-								fdet_10_16, f_10_16, s_10_16, o_10_16, p_10_16 := fdet_16, archsimd.LoadFloat64x4((*[4]float64)((&r_16.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_16[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_16[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_16.pix0[0])[:4]))
-								r0_0_10_16 = fdet_10_16.Mul(f_10_16).Add(s_10_16).Add(o_10_16).Add(p_10_16)
+								fdet_12_18, f_12_18, s_12_18, o_12_18, p_12_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[0])[:4]))
+								r0_0_12_18 = fdet_12_18.Mul(f_12_18).Add(s_12_18).Add(o_12_18).Add(p_12_18)
 							}
-							x_16 := r0_0_10_16
-							var r0_0_11_16 archsimd.Float64x4
+							x_18 := r0_0_12_18
+							var r0_0_13_18 archsimd.Float64x4
 							{
-								fdet_11_16, f_11_16, s_11_16, o_11_16, p_11_16 := fdet_16, archsimd.LoadFloat64x4((*[4]float64)((&r_16.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_16[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_16[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_16.pix0[1])[:4]))
-								r0_0_11_16 = fdet_11_16.Mul(f_11_16).Add(s_11_16).Add(o_11_16).Add(p_11_16)
+								fdet_13_18, f_13_18, s_13_18, o_13_18, p_13_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[1])[:4]))
+								r0_0_13_18 = fdet_13_18.Mul(f_13_18).Add(s_13_18).Add(o_13_18).Add(p_13_18)
 							}
-							y_16 := r0_0_11_16
-							var r0_0_12_16 archsimd.Float64x4
+							y_18 := r0_0_13_18
+							var r0_0_14_18 archsimd.Float64x4
 							{
-								fdet_12_16, f_12_16, s_12_16, o_12_16, p_12_16 := fdet_16, archsimd.LoadFloat64x4((*[4]float64)((&r_16.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_16[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_16[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_16.pix0[2])[:4]))
-								r0_0_12_16 = fdet_12_16.Mul(f_12_16).Add(s_12_16).Add(o_12_16).Add(p_12_16)
+								fdet_14_18, f_14_18, s_14_18, o_14_18, p_14_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[2])[:4]))
+								r0_0_14_18 = fdet_14_18.Mul(f_14_18).Add(s_14_18).Add(o_14_18).Add(p_14_18)
 							}
-							z_16 := r0_0_12_16
-							invR_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_16.Mul(x_16).Add(y_16.Mul(y_16)).Add(z_16.Mul(z_16)).Sqrt())
-							dx_16, dy_16, dz_16 := x_16.Mul(invR_16), y_16.Mul(invR_16), z_16.Mul(invR_16)
-							if m_16 := omega_16.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_16.ToBits() != 0 {
-								var r0_0_13_16 archsimd.Float64x4
+							z_18 := r0_0_14_18
+							invR_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_18.Mul(x_18).Add(y_18.Mul(y_18)).Add(z_18.Mul(z_18)).Sqrt())
+							dx_18, dy_18, dz_18 := x_18.Mul(invR_18), y_18.Mul(invR_18), z_18.Mul(invR_18)
+							if m_18 := omega_18.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_18.ToBits() != 0 {
+								var r0_0_15_18 archsimd.Float64x4
 								{
-									invR_13_16, num_13_16, point_13_16 := invR_16, archsimd.LoadFloat64x4((*[4]float64)((&r_16.omegaNum)[:4])), c_16.PointPixel
-									w_13_16 := invR_13_16.Mul(invR_13_16)
-									if !point_13_16 {
-										w_13_16 = num_13_16.Mul(w_13_16.Mul(invR_13_16))
+									invR_15_18, num_15_18, point_15_18 := invR_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.omegaNum)[:4])), c_18.PointPixel
+									w_15_18 := invR_15_18.Mul(invR_15_18)
+									if !point_15_18 {
+										w_15_18 = num_15_18.Mul(w_15_18.Mul(invR_15_18))
 									}
-									r0_0_13_16 = w_13_16
+									r0_0_15_18 = w_15_18
 								}
-								omega_16 = r0_0_13_16.Merge(omega_16, m_16)
+								omega_18 = r0_0_15_18.Merge(omega_18, m_18)
 							}
-							if capture_16 {
-								dx_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_16.od[0])[:4]))).Add(dy_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_16.od[1])[:4])))).Add(dz_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_16.od[2])[:4])))).StoreSlice(par_16)
+							if capture_18 {
+								dx_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[0])[:4]))).Add(dy_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[1])[:4])))).Add(dz_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[2])[:4])))).StoreSlice(par_18)
 							}
 							var (
-								r0_0_14_16 archsimd.Float64x4
-								r1_0_14_16 archsimd.Float64x4
+								r0_0_16_18 archsimd.Float64x4
+								r1_0_16_18 archsimd.Float64x4
 							)
 							{
-								k_14_16, r_14_16, ia_14_16, fa_14_16, sum_14_16, dx_14_16, dy_14_16, dz_14_16, polar_14_16 := k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16
-								c_14_16 := k_14_16.c
-								n_14_16 := k_14_16.nn[0]
-								zero_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								for si_14_16 := range r_14_16.src {
-									sr_14_16 := &r_14_16.src[si_14_16]
-									il_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.il)[:4]))
-									qx_14_16, qy_14_16, qz_14_16 := dx_14_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[0])[:4]))).Mul(il_14_16), dy_14_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[1])[:4]))).Mul(il_14_16), dz_14_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[2])[:4]))).Mul(il_14_16)
-									if m_14_16 := polar_14_16.Equal(zero_14_16); m_14_16.ToBits() != 0 {
-										var p_14_16 archsimd.Float64x4
-										if r_14_16.kahnZero {
-											c2_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[0])[:4])).Mul(dx_14_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[1])[:4])).Mul(dy_14_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_14_16.inc[2])[:4])).Mul(dz_14_16))
-											p_14_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_14_16.Mul(c2_14_16)))
+								k_16_18, r_16_18, ia_16_18, fa_16_18, sum_16_18, dx_16_18, dy_16_18, dz_16_18, polar_16_18 := k_18, r_18, ia_18, fa_18, sum_18, dx_18, dy_18, dz_18, polar_18
+								c_16_18 := k_16_18.c
+								n_16_18 := k_16_18.nn[0]
+								zero_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+								for si_16_18 := range r_16_18.src {
+									sr_16_18 := &r_16_18.src[si_16_18]
+									il_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.il)[:4]))
+									qx_16_18, qy_16_18, qz_16_18 := dx_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[0])[:4]))).Mul(il_16_18), dy_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[1])[:4]))).Mul(il_16_18), dz_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[2])[:4]))).Mul(il_16_18)
+									if m_16_18 := polar_16_18.Equal(zero_16_18); m_16_18.ToBits() != 0 {
+										var p_16_18 archsimd.Float64x4
+										if r_16_18.kahnZero {
+											c2_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[0])[:4])).Mul(dx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[1])[:4])).Mul(dy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[2])[:4])).Mul(dz_16_18))
+											p_16_18 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_18.Mul(c2_16_18)))
 										} else {
-											var r0_0_7_14_16 archsimd.Float64x4
+											var r0_0_9_16_18 archsimd.Float64x4
 											{
-												zero_7_14_16, kahn_7_14_16, s_7_14_16, dx_7_14_16, dy_7_14_16, dz_7_14_16 := false, &r_14_16.kahn, sr_14_16, dx_14_16, dy_14_16, dz_14_16
-												c2_7_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.inc[0])[:4])).Mul(dx_7_14_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.inc[1])[:4])).Mul(dy_7_14_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.inc[2])[:4])).Mul(dz_7_14_16))
-												c2sq_7_14_16 := c2_7_14_16.Mul(c2_7_14_16)
-												cos2psi_7_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-												if !zero_7_14_16 {
-													e_7_14_16 := dx_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.ein[0])[:4]))).Add(dy_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.ein[1])[:4])))).Add(dz_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.ein[2])[:4]))))
-													b_7_14_16 := dx_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.bin[0])[:4]))).Add(dy_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.bin[1])[:4])))).Add(dz_7_14_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_7_14_16.bin[2])[:4]))))
-													ee_7_14_16, bb_7_14_16 := e_7_14_16.Mul(e_7_14_16), b_7_14_16.Mul(b_7_14_16)
-													den_7_14_16 := ee_7_14_16.Add(bb_7_14_16)
-													cos2psi_7_14_16 = ee_7_14_16.Sub(bb_7_14_16).Div(den_7_14_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_7_14_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+												zero_9_16_18, kahn_9_16_18, s_9_16_18, dx_9_16_18, dy_9_16_18, dz_9_16_18 := false, &r_16_18.kahn, sr_16_18, dx_16_18, dy_16_18, dz_16_18
+												c2_9_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[0])[:4])).Mul(dx_9_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[1])[:4])).Mul(dy_9_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[2])[:4])).Mul(dz_9_16_18))
+												c2sq_9_16_18 := c2_9_16_18.Mul(c2_9_16_18)
+												cos2psi_9_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+												if !zero_9_16_18 {
+													e_9_16_18 := dx_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[0])[:4]))).Add(dy_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[1])[:4])))).Add(dz_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[2])[:4]))))
+													b_9_16_18 := dx_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[0])[:4]))).Add(dy_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[1])[:4])))).Add(dz_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[2])[:4]))))
+													ee_9_16_18, bb_9_16_18 := e_9_16_18.Mul(e_9_16_18), b_9_16_18.Mul(b_9_16_18)
+													den_9_16_18 := ee_9_16_18.Add(bb_9_16_18)
+													cos2psi_9_16_18 = ee_9_16_18.Sub(bb_9_16_18).Div(den_9_16_18).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_18.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 												}
-												one_7_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												r0_0_7_14_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_7_14_16.Add(c2sq_7_14_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_7_14_16[:4])).Mul(cos2psi_7_14_16).Mul(one_7_14_16.Sub(c2sq_7_14_16))))
+												one_9_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+												r0_0_9_16_18 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_18.Add(c2sq_9_16_18).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_18[:4])).Mul(cos2psi_9_16_18).Mul(one_9_16_18.Sub(c2sq_9_16_18))))
 											}
-											p_14_16 = r0_0_7_14_16
+											p_16_18 = r0_0_9_16_18
 										}
-										polar_14_16 = p_14_16.Merge(polar_14_16, m_14_16)
+										polar_16_18 = p_16_18.Merge(polar_16_18, m_16_18)
 									}
-									for oi_14_16 := range r_14_16.orient {
-										o_14_16 := &r_14_16.orient[oi_14_16]
-										h_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[0])[:4])).Mul(qx_14_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[1])[:4])).Mul(qy_14_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[2])[:4])).Mul(qz_14_16))
-										kk_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[3])[:4])).Mul(qx_14_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[4])[:4])).Mul(qy_14_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[5])[:4])).Mul(qz_14_16))
-										l_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[6])[:4])).Mul(qx_14_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[7])[:4])).Mul(qy_14_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_14_16[8])[:4])).Mul(qz_14_16))
-										var r0_0_8_14_16 archsimd.Float64x4
+									for oi_16_18 := range r_16_18.orient {
+										o_16_18 := &r_16_18.orient[oi_16_18]
+										h_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[0])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[1])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[2])[:4])).Mul(qz_16_18))
+										kk_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[3])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[4])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[5])[:4])).Mul(qz_16_18))
+										l_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[6])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[7])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[8])[:4])).Mul(qz_16_18))
+										var r0_0_10_16_18 archsimd.Float64x4
 										{
-											h_8_14_16, kk_8_14_16, l_8_14_16, n_8_14_16 := h_14_16, kk_14_16, l_14_16, n_14_16
-											magic_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											th_8_14_16, tk_8_14_16, tl_8_14_16 := h_8_14_16.Add(magic_8_14_16), kk_8_14_16.Add(magic_8_14_16), l_8_14_16.Add(magic_8_14_16)
-											var r0_0_1_8_14_16 archsimd.Float64x4
+											h_10_16_18, kk_10_16_18, l_10_16_18, n_10_16_18 := h_16_18, kk_16_18, l_16_18, n_16_18
+											magic_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											th_10_16_18, tk_10_16_18, tl_10_16_18 := h_10_16_18.Add(magic_10_16_18), kk_10_16_18.Add(magic_10_16_18), l_10_16_18.Add(magic_10_16_18)
+											var r0_0_1_10_16_18 archsimd.Float64x4
 											{
-												d_1_8_14_16 := h_8_14_16.Sub(th_8_14_16.Sub(magic_8_14_16))
-												y_1_8_14_16 := d_1_8_14_16.Mul(d_1_8_14_16)
-												y2_1_8_14_16 := y_1_8_14_16.Mul(y_1_8_14_16)
-												y4_1_8_14_16 := y2_1_8_14_16.Mul(y2_1_8_14_16)
-												p0_1_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_8_14_16)).Mul(y2_1_8_14_16))
-												p1_1_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_8_14_16)).Mul(y2_1_8_14_16)).Mul(y4_1_8_14_16)
-												p2_1_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_8_14_16)).Mul(y4_1_8_14_16.Mul(y4_1_8_14_16))
-												r0_0_1_8_14_16 = p0_1_8_14_16.Add(p1_1_8_14_16).Add(p2_1_8_14_16)
+												d_1_10_16_18 := h_10_16_18.Sub(th_10_16_18.Sub(magic_10_16_18))
+												y_1_10_16_18 := d_1_10_16_18.Mul(d_1_10_16_18)
+												y2_1_10_16_18 := y_1_10_16_18.Mul(y_1_10_16_18)
+												y4_1_10_16_18 := y2_1_10_16_18.Mul(y2_1_10_16_18)
+												p0_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_18)).Mul(y2_1_10_16_18))
+												p1_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_18)).Mul(y2_1_10_16_18)).Mul(y4_1_10_16_18)
+												p2_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_18)).Mul(y4_1_10_16_18.Mul(y4_1_10_16_18))
+												r0_0_1_10_16_18 = p0_1_10_16_18.Add(p1_1_10_16_18).Add(p2_1_10_16_18)
 											}
-											var r0_0_2_8_14_16 archsimd.Float64x4
+											var r0_0_2_10_16_18 archsimd.Float64x4
 											{
-												c_2_8_14_16, t_2_8_14_16 := r0_0_1_8_14_16, th_8_14_16
-												r0_0_2_8_14_16 = c_2_8_14_16.AsUint64x4().Xor(t_2_8_14_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_2_10_16_18, t_2_10_16_18 := r0_0_1_10_16_18, th_10_16_18
+												r0_0_2_10_16_18 = c_2_10_16_18.AsUint64x4().Xor(t_2_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											ch_8_14_16 := r0_0_2_8_14_16
-											var r0_0_3_8_14_16 archsimd.Float64x4
+											ch_10_16_18 := r0_0_2_10_16_18
+											var r0_0_3_10_16_18 archsimd.Float64x4
 											{
-												d_3_8_14_16 := kk_8_14_16.Sub(tk_8_14_16.Sub(magic_8_14_16))
-												y_3_8_14_16 := d_3_8_14_16.Mul(d_3_8_14_16)
-												y2_3_8_14_16 := y_3_8_14_16.Mul(y_3_8_14_16)
-												y4_3_8_14_16 := y2_3_8_14_16.Mul(y2_3_8_14_16)
-												p0_3_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_8_14_16)).Mul(y2_3_8_14_16))
-												p1_3_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_8_14_16)).Mul(y2_3_8_14_16)).Mul(y4_3_8_14_16)
-												p2_3_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_8_14_16)).Mul(y4_3_8_14_16.Mul(y4_3_8_14_16))
-												r0_0_3_8_14_16 = p0_3_8_14_16.Add(p1_3_8_14_16).Add(p2_3_8_14_16)
+												d_3_10_16_18 := kk_10_16_18.Sub(tk_10_16_18.Sub(magic_10_16_18))
+												y_3_10_16_18 := d_3_10_16_18.Mul(d_3_10_16_18)
+												y2_3_10_16_18 := y_3_10_16_18.Mul(y_3_10_16_18)
+												y4_3_10_16_18 := y2_3_10_16_18.Mul(y2_3_10_16_18)
+												p0_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_18)).Mul(y2_3_10_16_18))
+												p1_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_18)).Mul(y2_3_10_16_18)).Mul(y4_3_10_16_18)
+												p2_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_18)).Mul(y4_3_10_16_18.Mul(y4_3_10_16_18))
+												r0_0_3_10_16_18 = p0_3_10_16_18.Add(p1_3_10_16_18).Add(p2_3_10_16_18)
 											}
-											var r0_0_4_8_14_16 archsimd.Float64x4
+											var r0_0_4_10_16_18 archsimd.Float64x4
 											{
-												c_4_8_14_16, t_4_8_14_16 := r0_0_3_8_14_16, tk_8_14_16
-												r0_0_4_8_14_16 = c_4_8_14_16.AsUint64x4().Xor(t_4_8_14_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_4_10_16_18, t_4_10_16_18 := r0_0_3_10_16_18, tk_10_16_18
+												r0_0_4_10_16_18 = c_4_10_16_18.AsUint64x4().Xor(t_4_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											ck_8_14_16 := r0_0_4_8_14_16
-											var r0_0_5_8_14_16 archsimd.Float64x4
+											ck_10_16_18 := r0_0_4_10_16_18
+											var r0_0_5_10_16_18 archsimd.Float64x4
 											{
-												d_5_8_14_16 := l_8_14_16.Sub(tl_8_14_16.Sub(magic_8_14_16))
-												y_5_8_14_16 := d_5_8_14_16.Mul(d_5_8_14_16)
-												y2_5_8_14_16 := y_5_8_14_16.Mul(y_5_8_14_16)
-												y4_5_8_14_16 := y2_5_8_14_16.Mul(y2_5_8_14_16)
-												p0_5_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_8_14_16)).Mul(y2_5_8_14_16))
-												p1_5_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_8_14_16)).Mul(y2_5_8_14_16)).Mul(y4_5_8_14_16)
-												p2_5_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_8_14_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_8_14_16)).Mul(y4_5_8_14_16.Mul(y4_5_8_14_16))
-												r0_0_5_8_14_16 = p0_5_8_14_16.Add(p1_5_8_14_16).Add(p2_5_8_14_16)
+												d_5_10_16_18 := l_10_16_18.Sub(tl_10_16_18.Sub(magic_10_16_18))
+												y_5_10_16_18 := d_5_10_16_18.Mul(d_5_10_16_18)
+												y2_5_10_16_18 := y_5_10_16_18.Mul(y_5_10_16_18)
+												y4_5_10_16_18 := y2_5_10_16_18.Mul(y2_5_10_16_18)
+												p0_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_18)).Mul(y2_5_10_16_18))
+												p1_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_18)).Mul(y2_5_10_16_18)).Mul(y4_5_10_16_18)
+												p2_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_18)).Mul(y4_5_10_16_18.Mul(y4_5_10_16_18))
+												r0_0_5_10_16_18 = p0_5_10_16_18.Add(p1_5_10_16_18).Add(p2_5_10_16_18)
 											}
-											var r0_0_6_8_14_16 archsimd.Float64x4
+											var r0_0_6_10_16_18 archsimd.Float64x4
 											{
-												c_6_8_14_16, t_6_8_14_16 := r0_0_5_8_14_16, tl_8_14_16
-												r0_0_6_8_14_16 = c_6_8_14_16.AsUint64x4().Xor(t_6_8_14_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_6_10_16_18, t_6_10_16_18 := r0_0_5_10_16_18, tl_10_16_18
+												r0_0_6_10_16_18 = c_6_10_16_18.AsUint64x4().Xor(t_6_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											cl_8_14_16 := r0_0_6_8_14_16
-											two_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											ch_8_14_16, ck_8_14_16, cl_8_14_16 = two_8_14_16.Mul(ch_8_14_16), two_8_14_16.Mul(ck_8_14_16), two_8_14_16.Mul(cl_8_14_16)
-											h0_8_14_16, k0_8_14_16, l0_8_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											h1_8_14_16, k1_8_14_16, l1_8_14_16 := ch_8_14_16, ck_8_14_16, cl_8_14_16
-											j_8_14_16 := 2
-											for ; j_8_14_16+1 < n_8_14_16; j_8_14_16 += 2 {
-												h0_8_14_16, k0_8_14_16, l0_8_14_16 = ch_8_14_16.Mul(h1_8_14_16).Sub(h0_8_14_16), ck_8_14_16.Mul(k1_8_14_16).Sub(k0_8_14_16), cl_8_14_16.Mul(l1_8_14_16).Sub(l0_8_14_16)
-												h1_8_14_16, k1_8_14_16, l1_8_14_16 = ch_8_14_16.Mul(h0_8_14_16).Sub(h1_8_14_16), ck_8_14_16.Mul(k0_8_14_16).Sub(k1_8_14_16), cl_8_14_16.Mul(l0_8_14_16).Sub(l1_8_14_16)
+											cl_10_16_18 := r0_0_6_10_16_18
+											two_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											ch_10_16_18, ck_10_16_18, cl_10_16_18 = two_10_16_18.Mul(ch_10_16_18), two_10_16_18.Mul(ck_10_16_18), two_10_16_18.Mul(cl_10_16_18)
+											h0_10_16_18, k0_10_16_18, l0_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											h1_10_16_18, k1_10_16_18, l1_10_16_18 := ch_10_16_18, ck_10_16_18, cl_10_16_18
+											j_10_16_18 := 2
+											for ; j_10_16_18+1 < n_10_16_18; j_10_16_18 += 2 {
+												h0_10_16_18, k0_10_16_18, l0_10_16_18 = ch_10_16_18.Mul(h1_10_16_18).Sub(h0_10_16_18), ck_10_16_18.Mul(k1_10_16_18).Sub(k0_10_16_18), cl_10_16_18.Mul(l1_10_16_18).Sub(l0_10_16_18)
+												h1_10_16_18, k1_10_16_18, l1_10_16_18 = ch_10_16_18.Mul(h0_10_16_18).Sub(h1_10_16_18), ck_10_16_18.Mul(k0_10_16_18).Sub(k1_10_16_18), cl_10_16_18.Mul(l0_10_16_18).Sub(l1_10_16_18)
 											}
-											if j_8_14_16 < n_8_14_16 {
-												h1_8_14_16 = ch_8_14_16.Mul(h1_8_14_16).Sub(h0_8_14_16)
-												k1_8_14_16 = ck_8_14_16.Mul(k1_8_14_16).Sub(k0_8_14_16)
-												l1_8_14_16 = cl_8_14_16.Mul(l1_8_14_16).Sub(l0_8_14_16)
+											if j_10_16_18 < n_10_16_18 {
+												h1_10_16_18 = ch_10_16_18.Mul(h1_10_16_18).Sub(h0_10_16_18)
+												k1_10_16_18 = ck_10_16_18.Mul(k1_10_16_18).Sub(k0_10_16_18)
+												l1_10_16_18 = cl_10_16_18.Mul(l1_10_16_18).Sub(l0_10_16_18)
 											}
-											r0_0_8_14_16 = h1_8_14_16.Mul(k1_8_14_16).Mul(l1_8_14_16)
+											r0_0_10_16_18 = h1_10_16_18.Mul(k1_10_16_18).Mul(l1_10_16_18)
 										}
-										fl_14_16 := r0_0_8_14_16
-										fc_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_14_16.defaultF)[:4]))
-										if c_14_16.HasHKL {
-											var r0_0_9_14_16 archsimd.Float64x4
+										fl_16_18 := r0_0_10_16_18
+										fc_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_18.defaultF)[:4]))
+										if c_16_18.HasHKL {
+											var r0_0_11_16_18 archsimd.Float64x4
 											{
-												r_9_14_16, bits_9_14_16, ia_9_14_16, fa_9_14_16, h_9_14_16, kk_9_14_16, l_9_14_16 := r_14_16, k_14_16.fhklBits, ia_14_16, fa_14_16, h_14_16, kk_14_16, l_14_16
-												half_9_14_16 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-												hc_9_14_16, kc_9_14_16, lc_9_14_16 := h_9_14_16.Sub(half_9_14_16).Ceil(), kk_9_14_16.Sub(half_9_14_16).Ceil(), l_9_14_16.Sub(half_9_14_16).Ceil()
-												hmin_9_14_16, kmin_9_14_16, lmin_9_14_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.lmin)[:4]))
-												in_9_14_16 := hc_9_14_16.GreaterEqual(hmin_9_14_16).And(hc_9_14_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.hmax)[:4])))).And(kc_9_14_16.GreaterEqual(kmin_9_14_16)).And(kc_9_14_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.kmax)[:4])))).And(lc_9_14_16.GreaterEqual(lmin_9_14_16)).And(lc_9_14_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.lmax)[:4]))))
-												idx_9_14_16 := hc_9_14_16.Sub(hmin_9_14_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.hstride)[:4]))).Add(kc_9_14_16.Sub(kmin_9_14_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.kstride)[:4])))).Add(lc_9_14_16.Sub(lmin_9_14_16))
-												idx_9_14_16.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_9_14_16).ConvertToInt32().Store(ia_9_14_16)
-												for i_9_14_16, j_9_14_16 := range ia_9_14_16 {
-													fa_9_14_16[i_9_14_16] = bits_9_14_16[j_9_14_16]
+												r_11_16_18, bits_11_16_18, ia_11_16_18, fa_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18 := r_16_18, k_16_18.fhklBits, ia_16_18, fa_16_18, h_16_18, kk_16_18, l_16_18
+												var r0_0_7_11_16_18 archsimd.Mask64x4
+												{
+													r_7_11_16_18, ia_7_11_16_18, h_7_11_16_18, kk_7_11_16_18, l_7_11_16_18 := r_11_16_18, ia_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18
+													half_7_11_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+													hc_7_11_16_18, kc_7_11_16_18, lc_7_11_16_18 := h_7_11_16_18.Sub(half_7_11_16_18).Ceil(), kk_7_11_16_18.Sub(half_7_11_16_18).Ceil(), l_7_11_16_18.Sub(half_7_11_16_18).Ceil()
+													hmin_7_11_16_18, kmin_7_11_16_18, lmin_7_11_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.lmin)[:4]))
+													in_7_11_16_18 := hc_7_11_16_18.GreaterEqual(hmin_7_11_16_18).And(hc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hmax)[:4])))).And(kc_7_11_16_18.GreaterEqual(kmin_7_11_16_18)).And(kc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kmax)[:4])))).And(lc_7_11_16_18.GreaterEqual(lmin_7_11_16_18)).And(lc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.lmax)[:4]))))
+													idx_7_11_16_18 := hc_7_11_16_18.Sub(hmin_7_11_16_18).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hstride)[:4]))).Add(kc_7_11_16_18.Sub(kmin_7_11_16_18).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kstride)[:4])))).Add(lc_7_11_16_18.Sub(lmin_7_11_16_18))
+													idx_7_11_16_18.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_18).ConvertToInt32().Store(ia_7_11_16_18)
+													r0_0_7_11_16_18 = in_7_11_16_18
 												}
-												r0_0_9_14_16 = archsimd.LoadUint64x4(fa_9_14_16).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_16.defaultF)[:4])), in_9_14_16)
+												in_11_16_18 := r0_0_7_11_16_18
+												for i_11_16_18, j_11_16_18 := range ia_11_16_18 {
+													fa_11_16_18[i_11_16_18] = bits_11_16_18[j_11_16_18]
+												}
+												r0_0_11_16_18 = archsimd.LoadUint64x4(fa_11_16_18).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_18.defaultF)[:4])), in_11_16_18)
 											}
-											fc_14_16 = r0_0_9_14_16
+											fc_16_18 = r0_0_11_16_18
 										}
-										s_14_16 := sum_14_16.Add(fc_14_16.Mul(fc_14_16).Mul(fl_14_16).Mul(fl_14_16))
-										if !c_14_16.Water {
-											s_14_16 = sum_14_16.Merge(s_14_16, fl_14_16.Equal(zero_14_16))
+										s_16_18 := sum_16_18.Add(fc_16_18.Mul(fc_16_18).Mul(fl_16_18).Mul(fl_16_18))
+										if !c_16_18.Water {
+											s_16_18 = sum_16_18.Merge(s_16_18, fl_16_18.Equal(zero_16_18))
 										}
-										sum_14_16 = s_14_16
+										sum_16_18 = s_16_18
 									}
 								}
-								r0_0_14_16, r1_0_14_16 = sum_14_16, polar_14_16
+								r0_0_16_18, r1_0_16_18 = sum_16_18, polar_16_18
 							}
-							sum_16, polar_16 = r0_0_14_16, r1_0_14_16
-							r0_0_16, r1_0_16, r2_0_16 = sum_16, omega_16, polar_16
+							sum_18, polar_18 = r0_0_16_18, r1_0_16_18
+							r0_0_18, r1_0_18, r2_0_18 = sum_18, omega_18, polar_18
 						}
-						sum, omega, polar = r0_0_16, r1_0_16, r2_0_16
+						sum, omega, polar = r0_0_18, r1_0_18, r2_0_18
 					}
 				}
 			}
@@ -913,4 +986,473 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp18, cp18, cp18, cp18}, {cp20, cp20, cp20, cp20}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}}
+func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
+
+	n int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	magic := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
+	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
+	fh, fk, fl := th.AsUint64x4().ShiftAllLeft(63), tk.AsUint64x4().ShiftAllLeft(63), tl.AsUint64x4().ShiftAllLeft(63)
+	var r0_0_19 archsimd.Float64x4
+	{
+		d_19 := dh
+		y_19 := d_19.Mul(d_19)
+		y2_19 := y_19.Mul(y_19)
+		y4_19 := y2_19.Mul(y2_19)
+		p0_19 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_19)).Mul(y2_19))
+		p1_19 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_19)).Mul(y2_19)).Mul(y4_19)
+		p2_19 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_19)).Mul(y4_19.Mul(y4_19))
+		r0_0_19 = p0_19.Add(p1_19).Add(p2_19)
+	}
+	var r0_0_20 archsimd.Float64x4
+	{
+		d_20 := dk
+		y_20 := d_20.Mul(d_20)
+		y2_20 := y_20.Mul(y_20)
+		y4_20 := y2_20.Mul(y2_20)
+		p0_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_20)).Mul(y2_20))
+		p1_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_20)).Mul(y2_20)).Mul(y4_20)
+		p2_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_20)).Mul(y4_20.Mul(y4_20))
+		r0_0_20 = p0_20.Add(p1_20).Add(p2_20)
+	}
+	var r0_0_21 archsimd.Float64x4
+	{
+		d_21 := dl
+		y_21 := d_21.Mul(d_21)
+		y2_21 := y_21.Mul(y_21)
+		y4_21 := y2_21.Mul(y2_21)
+		p0_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21)).Mul(y2_21))
+		p1_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21)).Mul(y2_21)).Mul(y4_21)
+		p2_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_21)).Mul(y4_21.Mul(y4_21))
+		r0_0_21 = p0_21.Add(p1_21).Add(p2_21)
+	}
+	crh, crk, crl := r0_0_19, r0_0_20, r0_0_21
+	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+	rh := pi.Div(one.Sub(crh).Mul(one.Add(crh)).Sqrt().AsUint64x4().Or(dh.AsUint64x4().Xor(fh).And(sign)).AsFloat64x4())
+	rk := pi.Div(one.Sub(crk).Mul(one.Add(crk)).Sqrt().AsUint64x4().Or(dk.AsUint64x4().Xor(fk).And(sign)).AsFloat64x4())
+	rl := pi.Div(one.Sub(crl).Mul(one.Add(crl)).Sqrt().AsUint64x4().Or(dl.AsUint64x4().Xor(fl).And(sign)).AsFloat64x4())
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	ch2 := two.Mul(crh.AsUint64x4().Xor(fh).AsFloat64x4())
+	ck2 := two.Mul(crk.AsUint64x4().Xor(fk).AsFloat64x4())
+	cl2 := two.Mul(crl.AsUint64x4().Xor(fl).AsFloat64x4())
+	uh0, uh1 := one, ch2
+	uk0, uk1 := one, ck2
+	ul0, ul1 := one, cl2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		uh0, uk0, ul0 = ch2.Mul(uh1).Sub(uh0), ck2.Mul(uk1).Sub(uk0), cl2.Mul(ul1).Sub(ul0)
+		uh1, uk1, ul1 = ch2.Mul(uh0).Sub(uh1), ck2.Mul(uk0).Sub(uk1), cl2.Mul(ul0).Sub(ul1)
+	}
+	if j < n {
+		uh0, uh1 = uh1, ch2.Mul(uh1).Sub(uh0)
+		uk0, uk1 = uk1, ck2.Mul(uk1).Sub(uk0)
+		ul0, ul1 = ul1, cl2.Mul(ul1).Sub(ul0)
+	}
+	fn, half := archsimd.LoadFloat64x4((*[4]float64)((&r.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+	cuh, cuk, cul := half.Mul(ch2).Mul(uh1), half.Mul(ck2).Mul(uk1), half.Mul(cl2).Mul(ul1)
+	tnh, tnk, tnl := cuh.Sub(uh0), cuk.Sub(uk0), cul.Sub(ul0)
+	ha, hb, hc := fn.Mul(tnh).Sub(cuh).Mul(rh), fn.Mul(tnk).Sub(cuk).Mul(rk), fn.Mul(tnl).Sub(cul).Mul(rl)
+	na, nb, nc := dh.Mul(tnh).Mul(rh), dk.Mul(tnk).Mul(rk), dl.Mul(tnl).Mul(rl)
+	cfm := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
+	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
+	if nearH.Or(nearK).Or(nearL).ToBits() != 0 {
+		var (
+			r0_0_22 archsimd.Float64x4
+			r1_0_22 archsimd.Float64x4
+		)
+		{
+			r_22, d_22, c2_22, flip_22, tn_22, un_22, n_22 := r, dh, ch2, fh, tnh, uh1, n
+			var r0_0_23 archsimd.Float64x4
+			{
+				d_23 := d_22
+				y_23 := d_23.Mul(d_23)
+				y2_23 := y_23.Mul(y_23)
+				y4_23 := y2_23.Mul(y2_23)
+				p0_23 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_23)).Mul(y2_23))
+				p1_23 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_23)).Mul(y2_23)).Mul(y4_23)
+				p2_23 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_23)).Mul(y4_23.Mul(y4_23))
+				r0_0_23 = d_23.Mul(p0_23.Add(p1_23).Add(p2_23))
+			}
+			s_22 := r0_0_23.AsUint64x4().Xor(flip_22).AsFloat64x4()
+			two_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_22, u1_22, p0_22, p1_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_22, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_22
+			for j_22 := 2; j_22 < n_22; j_22++ {
+				u0_22, u1_22, p0_22, p1_22 = u1_22, c2_22.Mul(u1_22).Sub(u0_22), p1_22, two_22.Mul(u1_22).Add(c2_22.Mul(p1_22)).Sub(p0_22)
+			}
+			dx_22 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_22).Mul(p1_22)
+			peak_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_22.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_22.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_22 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_22).Mul(tn_22).Div(s_22).Merge(peak_22, d_22.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_22, r1_0_22 = dx_22, dn_22
+		}
+		xh, yh := r0_0_22, r1_0_22
+		var (
+			r0_0_24 archsimd.Float64x4
+			r1_0_24 archsimd.Float64x4
+		)
+		{
+			r_24, d_24, c2_24, flip_24, tn_24, un_24, n_24 := r, dk, ck2, fk, tnk, uk1, n
+			var r0_0_25 archsimd.Float64x4
+			{
+				d_25 := d_24
+				y_25 := d_25.Mul(d_25)
+				y2_25 := y_25.Mul(y_25)
+				y4_25 := y2_25.Mul(y2_25)
+				p0_25 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_25)).Mul(y2_25))
+				p1_25 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
+				p2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_25)).Mul(y4_25.Mul(y4_25))
+				r0_0_25 = d_25.Mul(p0_25.Add(p1_25).Add(p2_25))
+			}
+			s_24 := r0_0_25.AsUint64x4().Xor(flip_24).AsFloat64x4()
+			two_24 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_24, u1_24, p0_24, p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_24, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_24
+			for j_24 := 2; j_24 < n_24; j_24++ {
+				u0_24, u1_24, p0_24, p1_24 = u1_24, c2_24.Mul(u1_24).Sub(u0_24), p1_24, two_24.Mul(u1_24).Add(c2_24.Mul(p1_24)).Sub(p0_24)
+			}
+			dx_24 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_24).Mul(p1_24)
+			peak_24 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_24.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_24.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_24 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_24).Mul(tn_24).Div(s_24).Merge(peak_24, d_24.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_24, r1_0_24 = dx_24, dn_24
+		}
+		xk, yk := r0_0_24, r1_0_24
+		var (
+			r0_0_26 archsimd.Float64x4
+			r1_0_26 archsimd.Float64x4
+		)
+		{
+			r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r, dl, cl2, fl, tnl, ul1, n
+			var r0_0_27 archsimd.Float64x4
+			{
+				d_27 := d_26
+				y_27 := d_27.Mul(d_27)
+				y2_27 := y_27.Mul(y_27)
+				y4_27 := y2_27.Mul(y2_27)
+				p0_27 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_27)).Mul(y2_27))
+				p1_27 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
+				p2_27 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_27)).Mul(y4_27.Mul(y4_27))
+				r0_0_27 = d_27.Mul(p0_27.Add(p1_27).Add(p2_27))
+			}
+			s_26 := r0_0_27.AsUint64x4().Xor(flip_26).AsFloat64x4()
+			two_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_26, u1_26, p0_26, p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_26, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_26
+			for j_26 := 2; j_26 < n_26; j_26++ {
+				u0_26, u1_26, p0_26, p1_26 = u1_26, c2_26.Mul(u1_26).Sub(u0_26), p1_26, two_26.Mul(u1_26).Add(c2_26.Mul(p1_26)).Sub(p0_26)
+			}
+			dx_26 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_26).Mul(p1_26)
+			peak_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_26.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_26.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_26 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_26).Mul(tn_26).Div(s_26).Merge(peak_26, d_26.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_26, r1_0_26 = dx_26, dn_26
+		}
+		xl, yl := r0_0_26, r1_0_26
+		ha, na = xh.Merge(ha, nearH), yh.Merge(na, nearH)
+		hb, nb = xk.Merge(hb, nearK), yk.Merge(nb, nearK)
+		hc, nc = xl.Merge(hc, nearL), yl.Merge(nc, nearL)
+	}
+	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+}
+
+func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
+
+	flip archsimd.Uint64x4,
+
+	tn, un archsimd.Float64x4,
+
+	n int) (archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	var r0_0_28 archsimd.Float64x4
+	{
+		d_28 := d
+		y_28 := d_28.Mul(d_28)
+		y2_28 := y_28.Mul(y_28)
+		y4_28 := y2_28.Mul(y2_28)
+		p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Mul(y2_28))
+		p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
+		p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
+		r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
+	}
+	s := r0_0_28.AsUint64x4().Xor(flip).AsFloat64x4()
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two
+	for j := 2; j < n; j++ {
+		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
+	}
+	dx := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s).Mul(p1)
+	peak := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+	dn := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+	return dx, dn
+}
+
+func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+	c := k.c
+	r := k.lr
+	n := k.nn[0]
+	sr := &r.src[si]
+	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+	zero, two := archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	var ia [4]int32
+	var fa [4]uint64
+	ix, iy, iz := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
+	for oi := range r.orient {
+		o := &r.orient[oi]
+		e := &oinc[oi]
+		archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(iz)).Mul(il).StoreSlice(e[0][:])
+		archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(iz)).Mul(il).StoreSlice(e[1][:])
+		archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+	}
+	for p0 := 0; p0 < np; p0 += 4 {
+		qx := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(ix).Mul(il)
+		qy := archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(iy).Mul(il)
+		qz := archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(iz).Mul(il)
+		s, def, sig := archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:]))
+		sna, snb, snc := archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
+		for oi := range r.orient {
+			o := &r.orient[oi]
+			e := &oinc[oi]
+			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
+			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
+			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
+			var (
+				r0_0_29 archsimd.Float64x4
+				r1_0_29 archsimd.Float64x4
+				r2_0_29 archsimd.Float64x4
+				r3_0_29 archsimd.Float64x4
+				r4_0_29 archsimd.Float64x4
+				r5_0_29 archsimd.Float64x4
+				r6_0_29 archsimd.Float64x4
+				r7_0_29 archsimd.Float64x4
+				r8_0_29 archsimd.Float64x4
+			)
+			{
+				r_29, h_29, kk_29, l_29, n_29 := r, h, kk, l, n
+				magic_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				th_29, tk_29, tl_29 := h_29.Add(magic_29), kk_29.Add(magic_29), l_29.Add(magic_29)
+				dh_29, dk_29, dl_29 := h_29.Sub(th_29.Sub(magic_29)), kk_29.Sub(tk_29.Sub(magic_29)), l_29.Sub(tl_29.Sub(magic_29))
+				fh_29, fk_29, fl_29 := th_29.AsUint64x4().ShiftAllLeft(63), tk_29.AsUint64x4().ShiftAllLeft(63), tl_29.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_19_29 archsimd.Float64x4
+				{
+					d_19_29 := dh_29
+					y_19_29 := d_19_29.Mul(d_19_29)
+					y2_19_29 := y_19_29.Mul(y_19_29)
+					y4_19_29 := y2_19_29.Mul(y2_19_29)
+					p0_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_19_29)).Mul(y2_19_29))
+					p1_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_19_29)).Mul(y2_19_29)).Mul(y4_19_29)
+					p2_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_19_29)).Mul(y4_19_29.Mul(y4_19_29))
+					r0_0_19_29 = p0_19_29.Add(p1_19_29).Add(p2_19_29)
+				}
+				var r0_0_20_29 archsimd.Float64x4
+				{
+					d_20_29 := dk_29
+					y_20_29 := d_20_29.Mul(d_20_29)
+					y2_20_29 := y_20_29.Mul(y_20_29)
+					y4_20_29 := y2_20_29.Mul(y2_20_29)
+					p0_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_20_29)).Mul(y2_20_29))
+					p1_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_20_29)).Mul(y2_20_29)).Mul(y4_20_29)
+					p2_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_20_29)).Mul(y4_20_29.Mul(y4_20_29))
+					r0_0_20_29 = p0_20_29.Add(p1_20_29).Add(p2_20_29)
+				}
+				var r0_0_21_29 archsimd.Float64x4
+				{
+					d_21_29 := dl_29
+					y_21_29 := d_21_29.Mul(d_21_29)
+					y2_21_29 := y_21_29.Mul(y_21_29)
+					y4_21_29 := y2_21_29.Mul(y2_21_29)
+					p0_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_29)).Mul(y2_21_29))
+					p1_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_29)).Mul(y2_21_29)).Mul(y4_21_29)
+					p2_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_21_29)).Mul(y4_21_29.Mul(y4_21_29))
+					r0_0_21_29 = p0_21_29.Add(p1_21_29).Add(p2_21_29)
+				}
+				crh_29, crk_29, crl_29 := r0_0_19_29, r0_0_20_29, r0_0_21_29
+				sign_29, one_29, pi_29 := archsimd.LoadFloat64x4((*[4]float64)((&r_29.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+				rh_29 := pi_29.Div(one_29.Sub(crh_29).Mul(one_29.Add(crh_29)).Sqrt().AsUint64x4().Or(dh_29.AsUint64x4().Xor(fh_29).And(sign_29)).AsFloat64x4())
+				rk_29 := pi_29.Div(one_29.Sub(crk_29).Mul(one_29.Add(crk_29)).Sqrt().AsUint64x4().Or(dk_29.AsUint64x4().Xor(fk_29).And(sign_29)).AsFloat64x4())
+				rl_29 := pi_29.Div(one_29.Sub(crl_29).Mul(one_29.Add(crl_29)).Sqrt().AsUint64x4().Or(dl_29.AsUint64x4().Xor(fl_29).And(sign_29)).AsFloat64x4())
+				two_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				ch2_29 := two_29.Mul(crh_29.AsUint64x4().Xor(fh_29).AsFloat64x4())
+				ck2_29 := two_29.Mul(crk_29.AsUint64x4().Xor(fk_29).AsFloat64x4())
+				cl2_29 := two_29.Mul(crl_29.AsUint64x4().Xor(fl_29).AsFloat64x4())
+				uh0_29, uh1_29 := one_29, ch2_29
+				uk0_29, uk1_29 := one_29, ck2_29
+				ul0_29, ul1_29 := one_29, cl2_29
+				j_29 := 2
+				for ; j_29+1 < n_29; j_29 += 2 {
+					uh0_29, uk0_29, ul0_29 = ch2_29.Mul(uh1_29).Sub(uh0_29), ck2_29.Mul(uk1_29).Sub(uk0_29), cl2_29.Mul(ul1_29).Sub(ul0_29)
+					uh1_29, uk1_29, ul1_29 = ch2_29.Mul(uh0_29).Sub(uh1_29), ck2_29.Mul(uk0_29).Sub(uk1_29), cl2_29.Mul(ul0_29).Sub(ul1_29)
+				}
+				if j_29 < n_29 {
+					uh0_29, uh1_29 = uh1_29, ch2_29.Mul(uh1_29).Sub(uh0_29)
+					uk0_29, uk1_29 = uk1_29, ck2_29.Mul(uk1_29).Sub(uk0_29)
+					ul0_29, ul1_29 = ul1_29, cl2_29.Mul(ul1_29).Sub(ul0_29)
+				}
+				fn_29, half_29 := archsimd.LoadFloat64x4((*[4]float64)((&r_29.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+				cuh_29, cuk_29, cul_29 := half_29.Mul(ch2_29).Mul(uh1_29), half_29.Mul(ck2_29).Mul(uk1_29), half_29.Mul(cl2_29).Mul(ul1_29)
+				tnh_29, tnk_29, tnl_29 := cuh_29.Sub(uh0_29), cuk_29.Sub(uk0_29), cul_29.Sub(ul0_29)
+				ha_29, hb_29, hc_29 := fn_29.Mul(tnh_29).Sub(cuh_29).Mul(rh_29), fn_29.Mul(tnk_29).Sub(cuk_29).Mul(rk_29), fn_29.Mul(tnl_29).Sub(cul_29).Mul(rl_29)
+				na_29, nb_29, nc_29 := dh_29.Mul(tnh_29).Mul(rh_29), dk_29.Mul(tnk_29).Mul(rk_29), dl_29.Mul(tnl_29).Mul(rl_29)
+				cfm_29 := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
+				nearH_29, nearK_29, nearL_29 := dh_29.Mul(dh_29).Less(cfm_29), dk_29.Mul(dk_29).Less(cfm_29), dl_29.Mul(dl_29).Less(cfm_29)
+				if nearH_29.Or(nearK_29).Or(nearL_29).ToBits() != 0 {
+					var (
+						r0_0_22_29 archsimd.Float64x4
+						r1_0_22_29 archsimd.Float64x4
+					)
+					{
+						r_22_29, d_22_29, c2_22_29, flip_22_29, tn_22_29, un_22_29, n_22_29 := r_29, dh_29, ch2_29, fh_29, tnh_29, uh1_29, n_29
+						var r0_0_23_29 archsimd.Float64x4
+						{
+							d_23_29 := d_22_29
+							y_23_29 := d_23_29.Mul(d_23_29)
+							y2_23_29 := y_23_29.Mul(y_23_29)
+							y4_23_29 := y2_23_29.Mul(y2_23_29)
+							p0_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_23_29)).Mul(y2_23_29))
+							p1_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_23_29)).Mul(y2_23_29)).Mul(y4_23_29)
+							p2_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_23_29)).Mul(y4_23_29.Mul(y4_23_29))
+							r0_0_23_29 = d_23_29.Mul(p0_23_29.Add(p1_23_29).Add(p2_23_29))
+						}
+						s_22_29 := r0_0_23_29.AsUint64x4().Xor(flip_22_29).AsFloat64x4()
+						two_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_22_29, u1_22_29, p0_22_29, p1_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_22_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_22_29
+						for j_22_29 := 2; j_22_29 < n_22_29; j_22_29++ {
+							u0_22_29, u1_22_29, p0_22_29, p1_22_29 = u1_22_29, c2_22_29.Mul(u1_22_29).Sub(u0_22_29), p1_22_29, two_22_29.Mul(u1_22_29).Add(c2_22_29.Mul(p1_22_29)).Sub(p0_22_29)
+						}
+						dx_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_22_29).Mul(p1_22_29)
+						peak_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_22_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_22_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_22_29).Mul(tn_22_29).Div(s_22_29).Merge(peak_22_29, d_22_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_22_29, r1_0_22_29 = dx_22_29, dn_22_29
+					}
+					xh_29, yh_29 := r0_0_22_29, r1_0_22_29
+					var (
+						r0_0_24_29 archsimd.Float64x4
+						r1_0_24_29 archsimd.Float64x4
+					)
+					{
+						r_24_29, d_24_29, c2_24_29, flip_24_29, tn_24_29, un_24_29, n_24_29 := r_29, dk_29, ck2_29, fk_29, tnk_29, uk1_29, n_29
+						var r0_0_25_29 archsimd.Float64x4
+						{
+							d_25_29 := d_24_29
+							y_25_29 := d_25_29.Mul(d_25_29)
+							y2_25_29 := y_25_29.Mul(y_25_29)
+							y4_25_29 := y2_25_29.Mul(y2_25_29)
+							p0_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_25_29)).Mul(y2_25_29))
+							p1_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_25_29)).Mul(y2_25_29)).Mul(y4_25_29)
+							p2_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_25_29)).Mul(y4_25_29.Mul(y4_25_29))
+							r0_0_25_29 = d_25_29.Mul(p0_25_29.Add(p1_25_29).Add(p2_25_29))
+						}
+						s_24_29 := r0_0_25_29.AsUint64x4().Xor(flip_24_29).AsFloat64x4()
+						two_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_24_29, u1_24_29, p0_24_29, p1_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_24_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_24_29
+						for j_24_29 := 2; j_24_29 < n_24_29; j_24_29++ {
+							u0_24_29, u1_24_29, p0_24_29, p1_24_29 = u1_24_29, c2_24_29.Mul(u1_24_29).Sub(u0_24_29), p1_24_29, two_24_29.Mul(u1_24_29).Add(c2_24_29.Mul(p1_24_29)).Sub(p0_24_29)
+						}
+						dx_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_24_29).Mul(p1_24_29)
+						peak_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_24_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_24_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_24_29).Mul(tn_24_29).Div(s_24_29).Merge(peak_24_29, d_24_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_24_29, r1_0_24_29 = dx_24_29, dn_24_29
+					}
+					xk_29, yk_29 := r0_0_24_29, r1_0_24_29
+					var (
+						r0_0_26_29 archsimd.Float64x4
+						r1_0_26_29 archsimd.Float64x4
+					)
+					{
+						r_26_29, d_26_29, c2_26_29, flip_26_29, tn_26_29, un_26_29, n_26_29 := r_29, dl_29, cl2_29, fl_29, tnl_29, ul1_29, n_29
+						var r0_0_27_29 archsimd.Float64x4
+						{
+							d_27_29 := d_26_29
+							y_27_29 := d_27_29.Mul(d_27_29)
+							y2_27_29 := y_27_29.Mul(y_27_29)
+							y4_27_29 := y2_27_29.Mul(y2_27_29)
+							p0_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_27_29)).Mul(y2_27_29))
+							p1_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_27_29)).Mul(y2_27_29)).Mul(y4_27_29)
+							p2_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_27_29)).Mul(y4_27_29.Mul(y4_27_29))
+							r0_0_27_29 = d_27_29.Mul(p0_27_29.Add(p1_27_29).Add(p2_27_29))
+						}
+						s_26_29 := r0_0_27_29.AsUint64x4().Xor(flip_26_29).AsFloat64x4()
+						two_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_26_29, u1_26_29, p0_26_29, p1_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_26_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_26_29
+						for j_26_29 := 2; j_26_29 < n_26_29; j_26_29++ {
+							u0_26_29, u1_26_29, p0_26_29, p1_26_29 = u1_26_29, c2_26_29.Mul(u1_26_29).Sub(u0_26_29), p1_26_29, two_26_29.Mul(u1_26_29).Add(c2_26_29.Mul(p1_26_29)).Sub(p0_26_29)
+						}
+						dx_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_26_29).Mul(p1_26_29)
+						peak_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_26_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_26_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_26_29).Mul(tn_26_29).Div(s_26_29).Merge(peak_26_29, d_26_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_26_29, r1_0_26_29 = dx_26_29, dn_26_29
+					}
+					xl_29, yl_29 := r0_0_26_29, r1_0_26_29
+					ha_29, na_29 = xh_29.Merge(ha_29, nearH_29), yh_29.Merge(na_29, nearH_29)
+					hb_29, nb_29 = xk_29.Merge(hb_29, nearK_29), yk_29.Merge(nb_29, nearK_29)
+					hc_29, nc_29 = xl_29.Merge(hc_29, nearL_29), yl_29.Merge(nc_29, nearL_29)
+				}
+				r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29 = uh1_29, uk1_29, ul1_29, ha_29, hb_29, hc_29, na_29, nb_29, nc_29
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29
+			fl := sa.Mul(sb).Mul(sc)
+			fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+			if c.HasHKL {
+				var (
+					r0_0_30 archsimd.Float64x4
+					r1_0_30 archsimd.Float64x4
+				)
+				{
+					r_30, bits_30, miss_30, ia_30, fa_30, h_30, kk_30, l_30 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
+					var r0_0_8_30 archsimd.Mask64x4
+					{
+						r_8_30, ia_8_30, h_8_30, kk_8_30, l_8_30 := r_30, ia_30, h_30, kk_30, l_30
+						half_8_30 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+						hc_8_30, kc_8_30, lc_8_30 := h_8_30.Sub(half_8_30).Ceil(), kk_8_30.Sub(half_8_30).Ceil(), l_8_30.Sub(half_8_30).Ceil()
+						hmin_8_30, kmin_8_30, lmin_8_30 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.lmin)[:4]))
+						in_8_30 := hc_8_30.GreaterEqual(hmin_8_30).And(hc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hmax)[:4])))).And(kc_8_30.GreaterEqual(kmin_8_30)).And(kc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kmax)[:4])))).And(lc_8_30.GreaterEqual(lmin_8_30)).And(lc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.lmax)[:4]))))
+						idx_8_30 := hc_8_30.Sub(hmin_8_30).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hstride)[:4]))).Add(kc_8_30.Sub(kmin_8_30).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kstride)[:4])))).Add(lc_8_30.Sub(lmin_8_30))
+						idx_8_30.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8_30).ConvertToInt32().Store(ia_8_30)
+						r0_0_8_30 = in_8_30
+					}
+					in_30 := r0_0_8_30
+					for i_30, j_30 := range ia_30 {
+						fa_30[i_30] = bits_30[j_30]
+					}
+					f_30 := archsimd.LoadUint64x4(fa_30).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_30.defaultF)[:4])), in_30)
+					fd_30 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					if miss_30 != nil {
+						for i_30, j_30 := range ia_30 {
+							fa_30[i_30] = miss_30[j_30]
+						}
+						fd_30 = archsimd.LoadUint64x4(fa_30).AsFloat64x4()
+					}
+					r0_0_30, r1_0_30 = f_30, fd_30.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in_30)
+				}
+				fc, fd = r0_0_30, r1_0_30
+			}
+			ffl := fc.Mul(fc).Mul(fl)
+			s1 := s.Add(ffl.Mul(fl))
+			def1 := def
+			if k.perDef {
+				def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+			}
+			tfl := two.Mul(ffl)
+			xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+			sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[0])[:4])))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[1])[:4]))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[2])[:4]))))))
+			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+			if !c.Water {
+				skip := fl.Equal(zero)
+				s1, def1, sig1 = s.Merge(s1, skip), def.Merge(def1, skip), sig.Merge(sig1, skip)
+				na1, nb1, nc1 = sna.Merge(na1, skip), snb.Merge(nb1, skip), snc.Merge(nc1, skip)
+				hbar, kbar, lbar = zero.Merge(hbar, skip), zero.Merge(kbar, skip), zero.Merge(lbar, skip)
+			}
+			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
+			hbar.StoreSlice(hkl[3*oi*stride+p0:])
+			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])
+			lbar.StoreSlice(hkl[(3*oi+2)*stride+p0:])
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp18, cp18, cp18, cp18}, {cp20, cp20, cp20, cp20}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}}

@@ -140,19 +140,68 @@ func polarizationLanes(zero bool, kahn *laneVal, s *laneSrc, dx, dy, dz float64,
 	return (float64(0.5) * ((one + c2sq) - ((kahn[0] * cos2psi) * (one - c2sq))))
 }
 
-func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, fa *[1]uint64, h, kk, l float64,
+func cellIndexLanes(r *laneReps, ia *[1]int32, h, kk, l float64,
 
-) float64 {
+) bool {
 	half := float64(0.5)
 	hc, kc, lc := math.Ceil((h - half)), math.Ceil((kk - half)), math.Ceil((l - half))
 	hmin, kmin, lmin := (&r.hmin)[0], (&r.kmin)[0], (&r.lmin)[0]
 	in := ((((((hc >= hmin) && (hc <= (&r.hmax)[0])) && (kc >= kmin)) && (kc <= (&r.kmax)[0])) && (lc >= lmin)) && (lc <= (&r.lmax)[0]))
 	idx := ((((hc - hmin) * (&r.hstride)[0]) + ((kc - kmin) * (&r.kstride)[0])) + (lc - lmin))
 	storeInt32(merge(idx, float64(0), in), ia)
+	return in
+}
+
+func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, fa *[1]uint64, h, kk, l float64,
+
+) float64 {
+	var r0_0_7 bool
+	{
+		r_7, ia_7, h_7, kk_7, l_7 := r, ia, h, kk, l
+		half_7 := float64(0.5)
+		hc_7, kc_7, lc_7 := math.Ceil((h_7 - half_7)), math.Ceil((kk_7 - half_7)), math.Ceil((l_7 - half_7))
+		hmin_7, kmin_7, lmin_7 := (&r_7.hmin)[0], (&r_7.kmin)[0], (&r_7.lmin)[0]
+		in_7 := ((((((hc_7 >= hmin_7) && (hc_7 <= (&r_7.hmax)[0])) && (kc_7 >= kmin_7)) && (kc_7 <= (&r_7.kmax)[0])) && (lc_7 >= lmin_7)) && (lc_7 <= (&r_7.lmax)[0]))
+		idx_7 := ((((hc_7 - hmin_7) * (&r_7.hstride)[0]) + ((kc_7 - kmin_7) * (&r_7.kstride)[0])) + (lc_7 - lmin_7))
+		storeInt32(merge(idx_7, float64(0), in_7), ia_7)
+		r0_0_7 = in_7
+	}
+	in := r0_0_7
 	for i, j := range ia {
 		fa[i] = bits[j]
 	}
 	return merge(math.Float64frombits(fa[0]), (&r.defaultF)[0], in)
+}
+
+func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, fa *[1]uint64, h, kk, l float64,
+
+) (float64, float64,
+
+) {
+	var r0_0_8 bool
+	{
+		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
+		half_8 := float64(0.5)
+		hc_8, kc_8, lc_8 := math.Ceil((h_8 - half_8)), math.Ceil((kk_8 - half_8)), math.Ceil((l_8 - half_8))
+		hmin_8, kmin_8, lmin_8 := (&r_8.hmin)[0], (&r_8.kmin)[0], (&r_8.lmin)[0]
+		in_8 := ((((((hc_8 >= hmin_8) && (hc_8 <= (&r_8.hmax)[0])) && (kc_8 >= kmin_8)) && (kc_8 <= (&r_8.kmax)[0])) && (lc_8 >= lmin_8)) && (lc_8 <= (&r_8.lmax)[0]))
+		idx_8 := ((((hc_8 - hmin_8) * (&r_8.hstride)[0]) + ((kc_8 - kmin_8) * (&r_8.kstride)[0])) + (lc_8 - lmin_8))
+		storeInt32(merge(idx_8, float64(0), in_8), ia_8)
+		r0_0_8 = in_8
+	}
+	in := r0_0_8
+	for i, j := range ia {
+		fa[i] = bits[j]
+	}
+	f := merge(math.Float64frombits(fa[0]), (&r.defaultF)[0], in)
+	fd := float64(0)
+	if miss != nil {
+		for i, j := range ia {
+			fa[i] = miss[j]
+		}
+		fd = math.Float64frombits(fa[0])
+	}
+	return f, merge(fd, float64(1), in)
 }
 
 func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, dy, dz, polar float64,
@@ -173,23 +222,23 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, d
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_7 float64
+				var r0_0_9 float64
 				{
-					zero_7, kahn_7, s_7, dx_7, dy_7, dz_7 := false, &r.kahn, sr, dx, dy, dz
-					c2_7 := ((((&s_7.inc[0])[0] * dx_7) + ((&s_7.inc[1])[0] * dy_7)) + ((&s_7.inc[2])[0] * dz_7))
-					c2sq_7 := (c2_7 * c2_7)
-					cos2psi_7 := float64(0)
-					if !zero_7 {
-						e_7 := (((dx_7 * (&s_7.ein[0])[0]) + (dy_7 * (&s_7.ein[1])[0])) + (dz_7 * (&s_7.ein[2])[0]))
-						b_7 := (((dx_7 * (&s_7.bin[0])[0]) + (dy_7 * (&s_7.bin[1])[0])) + (dz_7 * (&s_7.bin[2])[0]))
-						ee_7, bb_7 := (e_7 * e_7), (b_7 * b_7)
-						den_7 := (ee_7 + bb_7)
-						cos2psi_7 = merge(((ee_7 - bb_7) / den_7), float64(1), (den_7 > float64(0)))
+					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
+					c2_9 := ((((&s_9.inc[0])[0] * dx_9) + ((&s_9.inc[1])[0] * dy_9)) + ((&s_9.inc[2])[0] * dz_9))
+					c2sq_9 := (c2_9 * c2_9)
+					cos2psi_9 := float64(0)
+					if !zero_9 {
+						e_9 := (((dx_9 * (&s_9.ein[0])[0]) + (dy_9 * (&s_9.ein[1])[0])) + (dz_9 * (&s_9.ein[2])[0]))
+						b_9 := (((dx_9 * (&s_9.bin[0])[0]) + (dy_9 * (&s_9.bin[1])[0])) + (dz_9 * (&s_9.bin[2])[0]))
+						ee_9, bb_9 := (e_9 * e_9), (b_9 * b_9)
+						den_9 := (ee_9 + bb_9)
+						cos2psi_9 = merge(((ee_9 - bb_9) / den_9), float64(1), (den_9 > float64(0)))
 					}
-					one_7 := float64(1)
-					r0_0_7 = (float64(0.5) * ((one_7 + c2sq_7) - ((kahn_7[0] * cos2psi_7) * (one_7 - c2sq_7))))
+					one_9 := float64(1)
+					r0_0_9 = (float64(0.5) * ((one_9 + c2sq_9) - ((kahn_9[0] * cos2psi_9) * (one_9 - c2sq_9))))
 				}
-				p = r0_0_7
+				p = r0_0_9
 			}
 			polar = merge(p, polar, m)
 		}
@@ -198,96 +247,102 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, d
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_8 float64
+			var r0_0_10 float64
 			{
-				h_8, kk_8, l_8, n_8 := h, kk, l, n
-				magic_8 := float64(roundMagic)
-				th_8, tk_8, tl_8 := (h_8 + magic_8), (kk_8 + magic_8), (l_8 + magic_8)
-				var r0_0_1_8 float64
+				h_10, kk_10, l_10, n_10 := h, kk, l, n
+				magic_10 := float64(roundMagic)
+				th_10, tk_10, tl_10 := (h_10 + magic_10), (kk_10 + magic_10), (l_10 + magic_10)
+				var r0_0_1_10 float64
 				{
-					d_1_8 := (h_8 - (th_8 - magic_8))
-					y_1_8 := (d_1_8 * d_1_8)
-					y2_1_8 := (y_1_8 * y_1_8)
-					y4_1_8 := (y2_1_8 * y2_1_8)
-					p0_1_8 := ((float64(cp0) + (float64(cp2) * y_1_8)) + ((float64(cp4) + (float64(cp6) * y_1_8)) * y2_1_8))
-					p1_1_8 := (((float64(cp8) + (float64(cp10) * y_1_8)) + ((float64(cp12) + (float64(cp14) * y_1_8)) * y2_1_8)) * y4_1_8)
-					p2_1_8 := (((float64(cp16) + (float64(cp18) * y_1_8)) + (float64(cp20) * y2_1_8)) * (y4_1_8 * y4_1_8))
-					r0_0_1_8 = ((p0_1_8 + p1_1_8) + p2_1_8)
+					d_1_10 := (h_10 - (th_10 - magic_10))
+					y_1_10 := (d_1_10 * d_1_10)
+					y2_1_10 := (y_1_10 * y_1_10)
+					y4_1_10 := (y2_1_10 * y2_1_10)
+					p0_1_10 := ((float64(cp0) + (float64(cp2) * y_1_10)) + ((float64(cp4) + (float64(cp6) * y_1_10)) * y2_1_10))
+					p1_1_10 := (((float64(cp8) + (float64(cp10) * y_1_10)) + ((float64(cp12) + (float64(cp14) * y_1_10)) * y2_1_10)) * y4_1_10)
+					p2_1_10 := (((float64(cp16) + (float64(cp18) * y_1_10)) + (float64(cp20) * y2_1_10)) * (y4_1_10 * y4_1_10))
+					r0_0_1_10 = ((p0_1_10 + p1_1_10) + p2_1_10)
 				}
-				var r0_0_2_8 float64
+				var r0_0_2_10 float64
 				{
-					c_2_8, t_2_8 := r0_0_1_8, th_8
-					r0_0_2_8 = math.Float64frombits((math.Float64bits(c_2_8) ^ (math.Float64bits(t_2_8) << 63)))
+					c_2_10, t_2_10 := r0_0_1_10, th_10
+					r0_0_2_10 = math.Float64frombits((math.Float64bits(c_2_10) ^ (math.Float64bits(t_2_10) << 63)))
 				}
-				ch_8 := r0_0_2_8
-				var r0_0_3_8 float64
+				ch_10 := r0_0_2_10
+				var r0_0_3_10 float64
 				{
-					d_3_8 := (kk_8 - (tk_8 - magic_8))
-					y_3_8 := (d_3_8 * d_3_8)
-					y2_3_8 := (y_3_8 * y_3_8)
-					y4_3_8 := (y2_3_8 * y2_3_8)
-					p0_3_8 := ((float64(cp0) + (float64(cp2) * y_3_8)) + ((float64(cp4) + (float64(cp6) * y_3_8)) * y2_3_8))
-					p1_3_8 := (((float64(cp8) + (float64(cp10) * y_3_8)) + ((float64(cp12) + (float64(cp14) * y_3_8)) * y2_3_8)) * y4_3_8)
-					p2_3_8 := (((float64(cp16) + (float64(cp18) * y_3_8)) + (float64(cp20) * y2_3_8)) * (y4_3_8 * y4_3_8))
-					r0_0_3_8 = ((p0_3_8 + p1_3_8) + p2_3_8)
+					d_3_10 := (kk_10 - (tk_10 - magic_10))
+					y_3_10 := (d_3_10 * d_3_10)
+					y2_3_10 := (y_3_10 * y_3_10)
+					y4_3_10 := (y2_3_10 * y2_3_10)
+					p0_3_10 := ((float64(cp0) + (float64(cp2) * y_3_10)) + ((float64(cp4) + (float64(cp6) * y_3_10)) * y2_3_10))
+					p1_3_10 := (((float64(cp8) + (float64(cp10) * y_3_10)) + ((float64(cp12) + (float64(cp14) * y_3_10)) * y2_3_10)) * y4_3_10)
+					p2_3_10 := (((float64(cp16) + (float64(cp18) * y_3_10)) + (float64(cp20) * y2_3_10)) * (y4_3_10 * y4_3_10))
+					r0_0_3_10 = ((p0_3_10 + p1_3_10) + p2_3_10)
 				}
-				var r0_0_4_8 float64
+				var r0_0_4_10 float64
 				{
-					c_4_8, t_4_8 := r0_0_3_8, tk_8
-					r0_0_4_8 = math.Float64frombits((math.Float64bits(c_4_8) ^ (math.Float64bits(t_4_8) << 63)))
+					c_4_10, t_4_10 := r0_0_3_10, tk_10
+					r0_0_4_10 = math.Float64frombits((math.Float64bits(c_4_10) ^ (math.Float64bits(t_4_10) << 63)))
 				}
-				ck_8 := r0_0_4_8
-				var r0_0_5_8 float64
+				ck_10 := r0_0_4_10
+				var r0_0_5_10 float64
 				{
-					d_5_8 := (l_8 - (tl_8 - magic_8))
-					y_5_8 := (d_5_8 * d_5_8)
-					y2_5_8 := (y_5_8 * y_5_8)
-					y4_5_8 := (y2_5_8 * y2_5_8)
-					p0_5_8 := ((float64(cp0) + (float64(cp2) * y_5_8)) + ((float64(cp4) + (float64(cp6) * y_5_8)) * y2_5_8))
-					p1_5_8 := (((float64(cp8) + (float64(cp10) * y_5_8)) + ((float64(cp12) + (float64(cp14) * y_5_8)) * y2_5_8)) * y4_5_8)
-					p2_5_8 := (((float64(cp16) + (float64(cp18) * y_5_8)) + (float64(cp20) * y2_5_8)) * (y4_5_8 * y4_5_8))
-					r0_0_5_8 = ((p0_5_8 + p1_5_8) + p2_5_8)
+					d_5_10 := (l_10 - (tl_10 - magic_10))
+					y_5_10 := (d_5_10 * d_5_10)
+					y2_5_10 := (y_5_10 * y_5_10)
+					y4_5_10 := (y2_5_10 * y2_5_10)
+					p0_5_10 := ((float64(cp0) + (float64(cp2) * y_5_10)) + ((float64(cp4) + (float64(cp6) * y_5_10)) * y2_5_10))
+					p1_5_10 := (((float64(cp8) + (float64(cp10) * y_5_10)) + ((float64(cp12) + (float64(cp14) * y_5_10)) * y2_5_10)) * y4_5_10)
+					p2_5_10 := (((float64(cp16) + (float64(cp18) * y_5_10)) + (float64(cp20) * y2_5_10)) * (y4_5_10 * y4_5_10))
+					r0_0_5_10 = ((p0_5_10 + p1_5_10) + p2_5_10)
 				}
-				var r0_0_6_8 float64
+				var r0_0_6_10 float64
 				{
-					c_6_8, t_6_8 := r0_0_5_8, tl_8
-					r0_0_6_8 = math.Float64frombits((math.Float64bits(c_6_8) ^ (math.Float64bits(t_6_8) << 63)))
+					c_6_10, t_6_10 := r0_0_5_10, tl_10
+					r0_0_6_10 = math.Float64frombits((math.Float64bits(c_6_10) ^ (math.Float64bits(t_6_10) << 63)))
 				}
-				cl_8 := r0_0_6_8
-				two_8 := float64(2)
-				ch_8, ck_8, cl_8 = (two_8 * ch_8), (two_8 * ck_8), (two_8 * cl_8)
-				h0_8, k0_8, l0_8 := float64(1), float64(1), float64(1)
-				h1_8, k1_8, l1_8 := ch_8, ck_8, cl_8
-				j_8 := 2
-				for ; j_8+1 < n_8; j_8 += 2 {
-					h0_8, k0_8, l0_8 = ((ch_8 * h1_8) - h0_8), ((ck_8 * k1_8) - k0_8), ((cl_8 * l1_8) - l0_8)
-					h1_8, k1_8, l1_8 = ((ch_8 * h0_8) - h1_8), ((ck_8 * k0_8) - k1_8), ((cl_8 * l0_8) - l1_8)
+				cl_10 := r0_0_6_10
+				two_10 := float64(2)
+				ch_10, ck_10, cl_10 = (two_10 * ch_10), (two_10 * ck_10), (two_10 * cl_10)
+				h0_10, k0_10, l0_10 := float64(1), float64(1), float64(1)
+				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
+				j_10 := 2
+				for ; j_10+1 < n_10; j_10 += 2 {
+					h0_10, k0_10, l0_10 = ((ch_10 * h1_10) - h0_10), ((ck_10 * k1_10) - k0_10), ((cl_10 * l1_10) - l0_10)
+					h1_10, k1_10, l1_10 = ((ch_10 * h0_10) - h1_10), ((ck_10 * k0_10) - k1_10), ((cl_10 * l0_10) - l1_10)
 				}
-				if j_8 < n_8 {
-					h1_8 = ((ch_8 * h1_8) - h0_8)
-					k1_8 = ((ck_8 * k1_8) - k0_8)
-					l1_8 = ((cl_8 * l1_8) - l0_8)
+				if j_10 < n_10 {
+					h1_10 = ((ch_10 * h1_10) - h0_10)
+					k1_10 = ((ck_10 * k1_10) - k0_10)
+					l1_10 = ((cl_10 * l1_10) - l0_10)
 				}
-				r0_0_8 = ((h1_8 * k1_8) * l1_8)
+				r0_0_10 = ((h1_10 * k1_10) * l1_10)
 			}
-			fl := r0_0_8
+			fl := r0_0_10
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_9 float64
+				var r0_0_11 float64
 				{
-					r_9, bits_9, ia_9, fa_9, h_9, kk_9, l_9 := r, k.fhklBits, ia, fa, h, kk, l
-					half_9 := float64(0.5)
-					hc_9, kc_9, lc_9 := math.Ceil((h_9 - half_9)), math.Ceil((kk_9 - half_9)), math.Ceil((l_9 - half_9))
-					hmin_9, kmin_9, lmin_9 := (&r_9.hmin)[0], (&r_9.kmin)[0], (&r_9.lmin)[0]
-					in_9 := ((((((hc_9 >= hmin_9) && (hc_9 <= (&r_9.hmax)[0])) && (kc_9 >= kmin_9)) && (kc_9 <= (&r_9.kmax)[0])) && (lc_9 >= lmin_9)) && (lc_9 <= (&r_9.lmax)[0]))
-					idx_9 := ((((hc_9 - hmin_9) * (&r_9.hstride)[0]) + ((kc_9 - kmin_9) * (&r_9.kstride)[0])) + (lc_9 - lmin_9))
-					storeInt32(merge(idx_9, float64(0), in_9), ia_9)
-					for i_9, j_9 := range ia_9 {
-						fa_9[i_9] = bits_9[j_9]
+					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_11 bool
+					{
+						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
+						half_7_11 := float64(0.5)
+						hc_7_11, kc_7_11, lc_7_11 := math.Ceil((h_7_11 - half_7_11)), math.Ceil((kk_7_11 - half_7_11)), math.Ceil((l_7_11 - half_7_11))
+						hmin_7_11, kmin_7_11, lmin_7_11 := (&r_7_11.hmin)[0], (&r_7_11.kmin)[0], (&r_7_11.lmin)[0]
+						in_7_11 := ((((((hc_7_11 >= hmin_7_11) && (hc_7_11 <= (&r_7_11.hmax)[0])) && (kc_7_11 >= kmin_7_11)) && (kc_7_11 <= (&r_7_11.kmax)[0])) && (lc_7_11 >= lmin_7_11)) && (lc_7_11 <= (&r_7_11.lmax)[0]))
+						idx_7_11 := ((((hc_7_11 - hmin_7_11) * (&r_7_11.hstride)[0]) + ((kc_7_11 - kmin_7_11) * (&r_7_11.kstride)[0])) + (lc_7_11 - lmin_7_11))
+						storeInt32(merge(idx_7_11, float64(0), in_7_11), ia_7_11)
+						r0_0_7_11 = in_7_11
 					}
-					r0_0_9 = merge(math.Float64frombits(fa_9[0]), (&r_9.defaultF)[0], in_9)
+					in_11 := r0_0_7_11
+					for i_11, j_11 := range ia_11 {
+						fa_11[i_11] = bits_11[j_11]
+					}
+					r0_0_11 = merge(math.Float64frombits(fa_11[0]), (&r_11.defaultF)[0], in_11)
 				}
-				fc = r0_0_9
+				fc = r0_0_11
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -307,186 +362,192 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet fl
 
 ) {
 	c := k.c
-	var r0_0_10 float64
-	{
-		fdet_10, f_10, s_10, o_10, p_10 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_10 = ((((fdet_10 * f_10) + s_10) + o_10) + p_10)
-	}
-	x := r0_0_10
-	var r0_0_11 float64
-	{
-		fdet_11, f_11, s_11, o_11, p_11 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_11 = ((((fdet_11 * f_11) + s_11) + o_11) + p_11)
-	}
-	y := r0_0_11
 	var r0_0_12 float64
 	{
-		fdet_12, f_12, s_12, o_12, p_12 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		fdet_12, f_12, s_12, o_12, p_12 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
 		r0_0_12 = ((((fdet_12 * f_12) + s_12) + o_12) + p_12)
 	}
-	z := r0_0_12
+	x := r0_0_12
+	var r0_0_13 float64
+	{
+		fdet_13, f_13, s_13, o_13, p_13 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_13 = ((((fdet_13 * f_13) + s_13) + o_13) + p_13)
+	}
+	y := r0_0_13
+	var r0_0_14 float64
+	{
+		fdet_14, f_14, s_14, o_14, p_14 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_14 = ((((fdet_14 * f_14) + s_14) + o_14) + p_14)
+	}
+	z := r0_0_14
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_13 float64
+		var r0_0_15 float64
 		{
-			invR_13, num_13, point_13 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_13 := (invR_13 * invR_13)
-			if !point_13 {
-				w_13 = (num_13 * (w_13 * invR_13))
+			invR_15, num_15, point_15 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_15 := (invR_15 * invR_15)
+			if !point_15 {
+				w_15 = (num_15 * (w_15 * invR_15))
 			}
-			r0_0_13 = w_13
+			r0_0_15 = w_15
 		}
-		omega = merge(r0_0_13, omega, m)
+		omega = merge(r0_0_15, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_14 float64
-		r1_0_14 float64
+		r0_0_16 float64
+		r1_0_16 float64
 	)
 	{
-		k_14, r_14, ia_14, fa_14, sum_14, dx_14, dy_14, dz_14, polar_14 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_14 := k_14.c
-		n_14 := k_14.nn[0]
-		zero_14 := float64(0)
-		for si_14 := range r_14.src {
-			sr_14 := &r_14.src[si_14]
-			il_14 := (&sr_14.il)[0]
-			qx_14, qy_14, qz_14 := ((dx_14 - (&sr_14.inc[0])[0]) * il_14), ((dy_14 - (&sr_14.inc[1])[0]) * il_14), ((dz_14 - (&sr_14.inc[2])[0]) * il_14)
-			if m_14 := (polar_14 == zero_14); m_14 {
-				var p_14 float64
-				if r_14.kahnZero {
-					c2_14 := ((((&sr_14.inc[0])[0] * dx_14) + ((&sr_14.inc[1])[0] * dy_14)) + ((&sr_14.inc[2])[0] * dz_14))
-					p_14 = (float64(0.5) * (float64(1) + (c2_14 * c2_14)))
+		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_16 := k_16.c
+		n_16 := k_16.nn[0]
+		zero_16 := float64(0)
+		for si_16 := range r_16.src {
+			sr_16 := &r_16.src[si_16]
+			il_16 := (&sr_16.il)[0]
+			qx_16, qy_16, qz_16 := ((dx_16 - (&sr_16.inc[0])[0]) * il_16), ((dy_16 - (&sr_16.inc[1])[0]) * il_16), ((dz_16 - (&sr_16.inc[2])[0]) * il_16)
+			if m_16 := (polar_16 == zero_16); m_16 {
+				var p_16 float64
+				if r_16.kahnZero {
+					c2_16 := ((((&sr_16.inc[0])[0] * dx_16) + ((&sr_16.inc[1])[0] * dy_16)) + ((&sr_16.inc[2])[0] * dz_16))
+					p_16 = (float64(0.5) * (float64(1) + (c2_16 * c2_16)))
 				} else {
-					var r0_0_7_14 float64
+					var r0_0_9_16 float64
 					{
-						zero_7_14, kahn_7_14, s_7_14, dx_7_14, dy_7_14, dz_7_14 := false, &r_14.kahn, sr_14, dx_14, dy_14, dz_14
-						c2_7_14 := ((((&s_7_14.inc[0])[0] * dx_7_14) + ((&s_7_14.inc[1])[0] * dy_7_14)) + ((&s_7_14.inc[2])[0] * dz_7_14))
-						c2sq_7_14 := (c2_7_14 * c2_7_14)
-						cos2psi_7_14 := float64(0)
-						if !zero_7_14 {
-							e_7_14 := (((dx_7_14 * (&s_7_14.ein[0])[0]) + (dy_7_14 * (&s_7_14.ein[1])[0])) + (dz_7_14 * (&s_7_14.ein[2])[0]))
-							b_7_14 := (((dx_7_14 * (&s_7_14.bin[0])[0]) + (dy_7_14 * (&s_7_14.bin[1])[0])) + (dz_7_14 * (&s_7_14.bin[2])[0]))
-							ee_7_14, bb_7_14 := (e_7_14 * e_7_14), (b_7_14 * b_7_14)
-							den_7_14 := (ee_7_14 + bb_7_14)
-							cos2psi_7_14 = merge(((ee_7_14 - bb_7_14) / den_7_14), float64(1), (den_7_14 > float64(0)))
+						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
+						c2_9_16 := ((((&s_9_16.inc[0])[0] * dx_9_16) + ((&s_9_16.inc[1])[0] * dy_9_16)) + ((&s_9_16.inc[2])[0] * dz_9_16))
+						c2sq_9_16 := (c2_9_16 * c2_9_16)
+						cos2psi_9_16 := float64(0)
+						if !zero_9_16 {
+							e_9_16 := (((dx_9_16 * (&s_9_16.ein[0])[0]) + (dy_9_16 * (&s_9_16.ein[1])[0])) + (dz_9_16 * (&s_9_16.ein[2])[0]))
+							b_9_16 := (((dx_9_16 * (&s_9_16.bin[0])[0]) + (dy_9_16 * (&s_9_16.bin[1])[0])) + (dz_9_16 * (&s_9_16.bin[2])[0]))
+							ee_9_16, bb_9_16 := (e_9_16 * e_9_16), (b_9_16 * b_9_16)
+							den_9_16 := (ee_9_16 + bb_9_16)
+							cos2psi_9_16 = merge(((ee_9_16 - bb_9_16) / den_9_16), float64(1), (den_9_16 > float64(0)))
 						}
-						one_7_14 := float64(1)
-						r0_0_7_14 = (float64(0.5) * ((one_7_14 + c2sq_7_14) - ((kahn_7_14[0] * cos2psi_7_14) * (one_7_14 - c2sq_7_14))))
+						one_9_16 := float64(1)
+						r0_0_9_16 = (float64(0.5) * ((one_9_16 + c2sq_9_16) - ((kahn_9_16[0] * cos2psi_9_16) * (one_9_16 - c2sq_9_16))))
 					}
-					p_14 = r0_0_7_14
+					p_16 = r0_0_9_16
 				}
-				polar_14 = merge(p_14, polar_14, m_14)
+				polar_16 = merge(p_16, polar_16, m_16)
 			}
-			for oi_14 := range r_14.orient {
-				o_14 := &r_14.orient[oi_14]
-				h_14 := ((((&o_14[0])[0] * qx_14) + ((&o_14[1])[0] * qy_14)) + ((&o_14[2])[0] * qz_14))
-				kk_14 := ((((&o_14[3])[0] * qx_14) + ((&o_14[4])[0] * qy_14)) + ((&o_14[5])[0] * qz_14))
-				l_14 := ((((&o_14[6])[0] * qx_14) + ((&o_14[7])[0] * qy_14)) + ((&o_14[8])[0] * qz_14))
-				var r0_0_8_14 float64
+			for oi_16 := range r_16.orient {
+				o_16 := &r_16.orient[oi_16]
+				h_16 := ((((&o_16[0])[0] * qx_16) + ((&o_16[1])[0] * qy_16)) + ((&o_16[2])[0] * qz_16))
+				kk_16 := ((((&o_16[3])[0] * qx_16) + ((&o_16[4])[0] * qy_16)) + ((&o_16[5])[0] * qz_16))
+				l_16 := ((((&o_16[6])[0] * qx_16) + ((&o_16[7])[0] * qy_16)) + ((&o_16[8])[0] * qz_16))
+				var r0_0_10_16 float64
 				{
-					h_8_14, kk_8_14, l_8_14, n_8_14 := h_14, kk_14, l_14, n_14
-					magic_8_14 := float64(roundMagic)
-					th_8_14, tk_8_14, tl_8_14 := (h_8_14 + magic_8_14), (kk_8_14 + magic_8_14), (l_8_14 + magic_8_14)
-					var r0_0_1_8_14 float64
+					h_10_16, kk_10_16, l_10_16, n_10_16 := h_16, kk_16, l_16, n_16
+					magic_10_16 := float64(roundMagic)
+					th_10_16, tk_10_16, tl_10_16 := (h_10_16 + magic_10_16), (kk_10_16 + magic_10_16), (l_10_16 + magic_10_16)
+					var r0_0_1_10_16 float64
 					{
-						d_1_8_14 := (h_8_14 - (th_8_14 - magic_8_14))
-						y_1_8_14 := (d_1_8_14 * d_1_8_14)
-						y2_1_8_14 := (y_1_8_14 * y_1_8_14)
-						y4_1_8_14 := (y2_1_8_14 * y2_1_8_14)
-						p0_1_8_14 := ((float64(cp0) + (float64(cp2) * y_1_8_14)) + ((float64(cp4) + (float64(cp6) * y_1_8_14)) * y2_1_8_14))
-						p1_1_8_14 := (((float64(cp8) + (float64(cp10) * y_1_8_14)) + ((float64(cp12) + (float64(cp14) * y_1_8_14)) * y2_1_8_14)) * y4_1_8_14)
-						p2_1_8_14 := (((float64(cp16) + (float64(cp18) * y_1_8_14)) + (float64(cp20) * y2_1_8_14)) * (y4_1_8_14 * y4_1_8_14))
-						r0_0_1_8_14 = ((p0_1_8_14 + p1_1_8_14) + p2_1_8_14)
+						d_1_10_16 := (h_10_16 - (th_10_16 - magic_10_16))
+						y_1_10_16 := (d_1_10_16 * d_1_10_16)
+						y2_1_10_16 := (y_1_10_16 * y_1_10_16)
+						y4_1_10_16 := (y2_1_10_16 * y2_1_10_16)
+						p0_1_10_16 := ((float64(cp0) + (float64(cp2) * y_1_10_16)) + ((float64(cp4) + (float64(cp6) * y_1_10_16)) * y2_1_10_16))
+						p1_1_10_16 := (((float64(cp8) + (float64(cp10) * y_1_10_16)) + ((float64(cp12) + (float64(cp14) * y_1_10_16)) * y2_1_10_16)) * y4_1_10_16)
+						p2_1_10_16 := (((float64(cp16) + (float64(cp18) * y_1_10_16)) + (float64(cp20) * y2_1_10_16)) * (y4_1_10_16 * y4_1_10_16))
+						r0_0_1_10_16 = ((p0_1_10_16 + p1_1_10_16) + p2_1_10_16)
 					}
-					var r0_0_2_8_14 float64
+					var r0_0_2_10_16 float64
 					{
-						c_2_8_14, t_2_8_14 := r0_0_1_8_14, th_8_14
-						r0_0_2_8_14 = math.Float64frombits((math.Float64bits(c_2_8_14) ^ (math.Float64bits(t_2_8_14) << 63)))
+						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
+						r0_0_2_10_16 = math.Float64frombits((math.Float64bits(c_2_10_16) ^ (math.Float64bits(t_2_10_16) << 63)))
 					}
-					ch_8_14 := r0_0_2_8_14
-					var r0_0_3_8_14 float64
+					ch_10_16 := r0_0_2_10_16
+					var r0_0_3_10_16 float64
 					{
-						d_3_8_14 := (kk_8_14 - (tk_8_14 - magic_8_14))
-						y_3_8_14 := (d_3_8_14 * d_3_8_14)
-						y2_3_8_14 := (y_3_8_14 * y_3_8_14)
-						y4_3_8_14 := (y2_3_8_14 * y2_3_8_14)
-						p0_3_8_14 := ((float64(cp0) + (float64(cp2) * y_3_8_14)) + ((float64(cp4) + (float64(cp6) * y_3_8_14)) * y2_3_8_14))
-						p1_3_8_14 := (((float64(cp8) + (float64(cp10) * y_3_8_14)) + ((float64(cp12) + (float64(cp14) * y_3_8_14)) * y2_3_8_14)) * y4_3_8_14)
-						p2_3_8_14 := (((float64(cp16) + (float64(cp18) * y_3_8_14)) + (float64(cp20) * y2_3_8_14)) * (y4_3_8_14 * y4_3_8_14))
-						r0_0_3_8_14 = ((p0_3_8_14 + p1_3_8_14) + p2_3_8_14)
+						d_3_10_16 := (kk_10_16 - (tk_10_16 - magic_10_16))
+						y_3_10_16 := (d_3_10_16 * d_3_10_16)
+						y2_3_10_16 := (y_3_10_16 * y_3_10_16)
+						y4_3_10_16 := (y2_3_10_16 * y2_3_10_16)
+						p0_3_10_16 := ((float64(cp0) + (float64(cp2) * y_3_10_16)) + ((float64(cp4) + (float64(cp6) * y_3_10_16)) * y2_3_10_16))
+						p1_3_10_16 := (((float64(cp8) + (float64(cp10) * y_3_10_16)) + ((float64(cp12) + (float64(cp14) * y_3_10_16)) * y2_3_10_16)) * y4_3_10_16)
+						p2_3_10_16 := (((float64(cp16) + (float64(cp18) * y_3_10_16)) + (float64(cp20) * y2_3_10_16)) * (y4_3_10_16 * y4_3_10_16))
+						r0_0_3_10_16 = ((p0_3_10_16 + p1_3_10_16) + p2_3_10_16)
 					}
-					var r0_0_4_8_14 float64
+					var r0_0_4_10_16 float64
 					{
-						c_4_8_14, t_4_8_14 := r0_0_3_8_14, tk_8_14
-						r0_0_4_8_14 = math.Float64frombits((math.Float64bits(c_4_8_14) ^ (math.Float64bits(t_4_8_14) << 63)))
+						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
+						r0_0_4_10_16 = math.Float64frombits((math.Float64bits(c_4_10_16) ^ (math.Float64bits(t_4_10_16) << 63)))
 					}
-					ck_8_14 := r0_0_4_8_14
-					var r0_0_5_8_14 float64
+					ck_10_16 := r0_0_4_10_16
+					var r0_0_5_10_16 float64
 					{
-						d_5_8_14 := (l_8_14 - (tl_8_14 - magic_8_14))
-						y_5_8_14 := (d_5_8_14 * d_5_8_14)
-						y2_5_8_14 := (y_5_8_14 * y_5_8_14)
-						y4_5_8_14 := (y2_5_8_14 * y2_5_8_14)
-						p0_5_8_14 := ((float64(cp0) + (float64(cp2) * y_5_8_14)) + ((float64(cp4) + (float64(cp6) * y_5_8_14)) * y2_5_8_14))
-						p1_5_8_14 := (((float64(cp8) + (float64(cp10) * y_5_8_14)) + ((float64(cp12) + (float64(cp14) * y_5_8_14)) * y2_5_8_14)) * y4_5_8_14)
-						p2_5_8_14 := (((float64(cp16) + (float64(cp18) * y_5_8_14)) + (float64(cp20) * y2_5_8_14)) * (y4_5_8_14 * y4_5_8_14))
-						r0_0_5_8_14 = ((p0_5_8_14 + p1_5_8_14) + p2_5_8_14)
+						d_5_10_16 := (l_10_16 - (tl_10_16 - magic_10_16))
+						y_5_10_16 := (d_5_10_16 * d_5_10_16)
+						y2_5_10_16 := (y_5_10_16 * y_5_10_16)
+						y4_5_10_16 := (y2_5_10_16 * y2_5_10_16)
+						p0_5_10_16 := ((float64(cp0) + (float64(cp2) * y_5_10_16)) + ((float64(cp4) + (float64(cp6) * y_5_10_16)) * y2_5_10_16))
+						p1_5_10_16 := (((float64(cp8) + (float64(cp10) * y_5_10_16)) + ((float64(cp12) + (float64(cp14) * y_5_10_16)) * y2_5_10_16)) * y4_5_10_16)
+						p2_5_10_16 := (((float64(cp16) + (float64(cp18) * y_5_10_16)) + (float64(cp20) * y2_5_10_16)) * (y4_5_10_16 * y4_5_10_16))
+						r0_0_5_10_16 = ((p0_5_10_16 + p1_5_10_16) + p2_5_10_16)
 					}
-					var r0_0_6_8_14 float64
+					var r0_0_6_10_16 float64
 					{
-						c_6_8_14, t_6_8_14 := r0_0_5_8_14, tl_8_14
-						r0_0_6_8_14 = math.Float64frombits((math.Float64bits(c_6_8_14) ^ (math.Float64bits(t_6_8_14) << 63)))
+						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
+						r0_0_6_10_16 = math.Float64frombits((math.Float64bits(c_6_10_16) ^ (math.Float64bits(t_6_10_16) << 63)))
 					}
-					cl_8_14 := r0_0_6_8_14
-					two_8_14 := float64(2)
-					ch_8_14, ck_8_14, cl_8_14 = (two_8_14 * ch_8_14), (two_8_14 * ck_8_14), (two_8_14 * cl_8_14)
-					h0_8_14, k0_8_14, l0_8_14 := float64(1), float64(1), float64(1)
-					h1_8_14, k1_8_14, l1_8_14 := ch_8_14, ck_8_14, cl_8_14
-					j_8_14 := 2
-					for ; j_8_14+1 < n_8_14; j_8_14 += 2 {
-						h0_8_14, k0_8_14, l0_8_14 = ((ch_8_14 * h1_8_14) - h0_8_14), ((ck_8_14 * k1_8_14) - k0_8_14), ((cl_8_14 * l1_8_14) - l0_8_14)
-						h1_8_14, k1_8_14, l1_8_14 = ((ch_8_14 * h0_8_14) - h1_8_14), ((ck_8_14 * k0_8_14) - k1_8_14), ((cl_8_14 * l0_8_14) - l1_8_14)
+					cl_10_16 := r0_0_6_10_16
+					two_10_16 := float64(2)
+					ch_10_16, ck_10_16, cl_10_16 = (two_10_16 * ch_10_16), (two_10_16 * ck_10_16), (two_10_16 * cl_10_16)
+					h0_10_16, k0_10_16, l0_10_16 := float64(1), float64(1), float64(1)
+					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
+					j_10_16 := 2
+					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
+						h0_10_16, k0_10_16, l0_10_16 = ((ch_10_16 * h1_10_16) - h0_10_16), ((ck_10_16 * k1_10_16) - k0_10_16), ((cl_10_16 * l1_10_16) - l0_10_16)
+						h1_10_16, k1_10_16, l1_10_16 = ((ch_10_16 * h0_10_16) - h1_10_16), ((ck_10_16 * k0_10_16) - k1_10_16), ((cl_10_16 * l0_10_16) - l1_10_16)
 					}
-					if j_8_14 < n_8_14 {
-						h1_8_14 = ((ch_8_14 * h1_8_14) - h0_8_14)
-						k1_8_14 = ((ck_8_14 * k1_8_14) - k0_8_14)
-						l1_8_14 = ((cl_8_14 * l1_8_14) - l0_8_14)
+					if j_10_16 < n_10_16 {
+						h1_10_16 = ((ch_10_16 * h1_10_16) - h0_10_16)
+						k1_10_16 = ((ck_10_16 * k1_10_16) - k0_10_16)
+						l1_10_16 = ((cl_10_16 * l1_10_16) - l0_10_16)
 					}
-					r0_0_8_14 = ((h1_8_14 * k1_8_14) * l1_8_14)
+					r0_0_10_16 = ((h1_10_16 * k1_10_16) * l1_10_16)
 				}
-				fl_14 := r0_0_8_14
-				fc_14 := (&r_14.defaultF)[0]
-				if c_14.HasHKL {
-					var r0_0_9_14 float64
+				fl_16 := r0_0_10_16
+				fc_16 := (&r_16.defaultF)[0]
+				if c_16.HasHKL {
+					var r0_0_11_16 float64
 					{
-						r_9_14, bits_9_14, ia_9_14, fa_9_14, h_9_14, kk_9_14, l_9_14 := r_14, k_14.fhklBits, ia_14, fa_14, h_14, kk_14, l_14
-						half_9_14 := float64(0.5)
-						hc_9_14, kc_9_14, lc_9_14 := math.Ceil((h_9_14 - half_9_14)), math.Ceil((kk_9_14 - half_9_14)), math.Ceil((l_9_14 - half_9_14))
-						hmin_9_14, kmin_9_14, lmin_9_14 := (&r_9_14.hmin)[0], (&r_9_14.kmin)[0], (&r_9_14.lmin)[0]
-						in_9_14 := ((((((hc_9_14 >= hmin_9_14) && (hc_9_14 <= (&r_9_14.hmax)[0])) && (kc_9_14 >= kmin_9_14)) && (kc_9_14 <= (&r_9_14.kmax)[0])) && (lc_9_14 >= lmin_9_14)) && (lc_9_14 <= (&r_9_14.lmax)[0]))
-						idx_9_14 := ((((hc_9_14 - hmin_9_14) * (&r_9_14.hstride)[0]) + ((kc_9_14 - kmin_9_14) * (&r_9_14.kstride)[0])) + (lc_9_14 - lmin_9_14))
-						storeInt32(merge(idx_9_14, float64(0), in_9_14), ia_9_14)
-						for i_9_14, j_9_14 := range ia_9_14 {
-							fa_9_14[i_9_14] = bits_9_14[j_9_14]
+						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
+						var r0_0_7_11_16 bool
+						{
+							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
+							half_7_11_16 := float64(0.5)
+							hc_7_11_16, kc_7_11_16, lc_7_11_16 := math.Ceil((h_7_11_16 - half_7_11_16)), math.Ceil((kk_7_11_16 - half_7_11_16)), math.Ceil((l_7_11_16 - half_7_11_16))
+							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := (&r_7_11_16.hmin)[0], (&r_7_11_16.kmin)[0], (&r_7_11_16.lmin)[0]
+							in_7_11_16 := ((((((hc_7_11_16 >= hmin_7_11_16) && (hc_7_11_16 <= (&r_7_11_16.hmax)[0])) && (kc_7_11_16 >= kmin_7_11_16)) && (kc_7_11_16 <= (&r_7_11_16.kmax)[0])) && (lc_7_11_16 >= lmin_7_11_16)) && (lc_7_11_16 <= (&r_7_11_16.lmax)[0]))
+							idx_7_11_16 := ((((hc_7_11_16 - hmin_7_11_16) * (&r_7_11_16.hstride)[0]) + ((kc_7_11_16 - kmin_7_11_16) * (&r_7_11_16.kstride)[0])) + (lc_7_11_16 - lmin_7_11_16))
+							storeInt32(merge(idx_7_11_16, float64(0), in_7_11_16), ia_7_11_16)
+							r0_0_7_11_16 = in_7_11_16
 						}
-						r0_0_9_14 = merge(math.Float64frombits(fa_9_14[0]), (&r_9_14.defaultF)[0], in_9_14)
+						in_11_16 := r0_0_7_11_16
+						for i_11_16, j_11_16 := range ia_11_16 {
+							fa_11_16[i_11_16] = bits_11_16[j_11_16]
+						}
+						r0_0_11_16 = merge(math.Float64frombits(fa_11_16[0]), (&r_11_16.defaultF)[0], in_11_16)
 					}
-					fc_14 = r0_0_9_14
+					fc_16 = r0_0_11_16
 				}
-				s_14 := (sum_14 + (((fc_14 * fc_14) * fl_14) * fl_14))
-				if !c_14.Water {
-					s_14 = merge(sum_14, s_14, (fl_14 == zero_14))
+				s_16 := (sum_16 + (((fc_16 * fc_16) * fl_16) * fl_16))
+				if !c_16.Water {
+					s_16 = merge(sum_16, s_16, (fl_16 == zero_16))
 				}
-				sum_14 = s_14
+				sum_16 = s_16
 			}
 		}
-		r0_0_14, r1_0_14 = sum_14, polar_14
+		r0_0_16, r1_0_16 = sum_16, polar_16
 	}
-	sum, polar = r0_0_14, r1_0_14
+	sum, polar = r0_0_16, r1_0_16
 	return sum, omega, polar
 }
 
@@ -508,196 +569,202 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_15 float64
-				r1_0_15 float64
-				r2_0_15 float64
+				r0_0_17 float64
+				r1_0_17 float64
+				r2_0_17 float64
 			)
 			{
-				k_15, r_15, ia_15, fa_15, fdet_15, s_15, o_15, sum_15, omega_15, polar_15, capture_15, par_15 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_15 := k_15.c
-				var r0_0_10_15 float64
+				k_17, r_17, ia_17, fa_17, fdet_17, s_17, o_17, sum_17, omega_17, polar_17, capture_17, par_17 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_17 := k_17.c
+				var r0_0_12_17 float64
 				{
-					fdet_10_15, f_10_15, s_10_15, o_10_15, p_10_15 := fdet_15, (&r_15.fd[0])[0], (&s_15[0])[0], (&o_15[0])[0], (&r_15.pix0[0])[0]
-					r0_0_10_15 = ((((fdet_10_15 * f_10_15) + s_10_15) + o_10_15) + p_10_15)
+					fdet_12_17, f_12_17, s_12_17, o_12_17, p_12_17 := fdet_17, (&r_17.fd[0])[0], (&s_17[0])[0], (&o_17[0])[0], (&r_17.pix0[0])[0]
+					r0_0_12_17 = ((((fdet_12_17 * f_12_17) + s_12_17) + o_12_17) + p_12_17)
 				}
-				x_15 := r0_0_10_15
-				var r0_0_11_15 float64
+				x_17 := r0_0_12_17
+				var r0_0_13_17 float64
 				{
-					fdet_11_15, f_11_15, s_11_15, o_11_15, p_11_15 := fdet_15, (&r_15.fd[1])[0], (&s_15[1])[0], (&o_15[1])[0], (&r_15.pix0[1])[0]
-					r0_0_11_15 = ((((fdet_11_15 * f_11_15) + s_11_15) + o_11_15) + p_11_15)
+					fdet_13_17, f_13_17, s_13_17, o_13_17, p_13_17 := fdet_17, (&r_17.fd[1])[0], (&s_17[1])[0], (&o_17[1])[0], (&r_17.pix0[1])[0]
+					r0_0_13_17 = ((((fdet_13_17 * f_13_17) + s_13_17) + o_13_17) + p_13_17)
 				}
-				y_15 := r0_0_11_15
-				var r0_0_12_15 float64
+				y_17 := r0_0_13_17
+				var r0_0_14_17 float64
 				{
-					fdet_12_15, f_12_15, s_12_15, o_12_15, p_12_15 := fdet_15, (&r_15.fd[2])[0], (&s_15[2])[0], (&o_15[2])[0], (&r_15.pix0[2])[0]
-					r0_0_12_15 = ((((fdet_12_15 * f_12_15) + s_12_15) + o_12_15) + p_12_15)
+					fdet_14_17, f_14_17, s_14_17, o_14_17, p_14_17 := fdet_17, (&r_17.fd[2])[0], (&s_17[2])[0], (&o_17[2])[0], (&r_17.pix0[2])[0]
+					r0_0_14_17 = ((((fdet_14_17 * f_14_17) + s_14_17) + o_14_17) + p_14_17)
 				}
-				z_15 := r0_0_12_15
-				invR_15 := (float64(1) / math.Sqrt((((x_15 * x_15) + (y_15 * y_15)) + (z_15 * z_15))))
-				dx_15, dy_15, dz_15 := (x_15 * invR_15), (y_15 * invR_15), (z_15 * invR_15)
-				if m_15 := (omega_15 == float64(0)); m_15 {
-					var r0_0_13_15 float64
+				z_17 := r0_0_14_17
+				invR_17 := (float64(1) / math.Sqrt((((x_17 * x_17) + (y_17 * y_17)) + (z_17 * z_17))))
+				dx_17, dy_17, dz_17 := (x_17 * invR_17), (y_17 * invR_17), (z_17 * invR_17)
+				if m_17 := (omega_17 == float64(0)); m_17 {
+					var r0_0_15_17 float64
 					{
-						invR_13_15, num_13_15, point_13_15 := invR_15, (&r_15.omegaNum)[0], c_15.PointPixel
-						w_13_15 := (invR_13_15 * invR_13_15)
-						if !point_13_15 {
-							w_13_15 = (num_13_15 * (w_13_15 * invR_13_15))
+						invR_15_17, num_15_17, point_15_17 := invR_17, (&r_17.omegaNum)[0], c_17.PointPixel
+						w_15_17 := (invR_15_17 * invR_15_17)
+						if !point_15_17 {
+							w_15_17 = (num_15_17 * (w_15_17 * invR_15_17))
 						}
-						r0_0_13_15 = w_13_15
+						r0_0_15_17 = w_15_17
 					}
-					omega_15 = merge(r0_0_13_15, omega_15, m_15)
+					omega_17 = merge(r0_0_15_17, omega_17, m_17)
 				}
-				if capture_15 {
-					store((((dx_15 * (&r_15.od[0])[0]) + (dy_15 * (&r_15.od[1])[0])) + (dz_15 * (&r_15.od[2])[0])), par_15)
+				if capture_17 {
+					store((((dx_17 * (&r_17.od[0])[0]) + (dy_17 * (&r_17.od[1])[0])) + (dz_17 * (&r_17.od[2])[0])), par_17)
 				}
 				var (
-					r0_0_14_15 float64
-					r1_0_14_15 float64
+					r0_0_16_17 float64
+					r1_0_16_17 float64
 				)
 				{
-					k_14_15, r_14_15, ia_14_15, fa_14_15, sum_14_15, dx_14_15, dy_14_15, dz_14_15, polar_14_15 := k_15, r_15, ia_15, fa_15, sum_15, dx_15, dy_15, dz_15, polar_15
-					c_14_15 := k_14_15.c
-					n_14_15 := k_14_15.nn[0]
-					zero_14_15 := float64(0)
-					for si_14_15 := range r_14_15.src {
-						sr_14_15 := &r_14_15.src[si_14_15]
-						il_14_15 := (&sr_14_15.il)[0]
-						qx_14_15, qy_14_15, qz_14_15 := ((dx_14_15 - (&sr_14_15.inc[0])[0]) * il_14_15), ((dy_14_15 - (&sr_14_15.inc[1])[0]) * il_14_15), ((dz_14_15 - (&sr_14_15.inc[2])[0]) * il_14_15)
-						if m_14_15 := (polar_14_15 == zero_14_15); m_14_15 {
-							var p_14_15 float64
-							if r_14_15.kahnZero {
-								c2_14_15 := ((((&sr_14_15.inc[0])[0] * dx_14_15) + ((&sr_14_15.inc[1])[0] * dy_14_15)) + ((&sr_14_15.inc[2])[0] * dz_14_15))
-								p_14_15 = (float64(0.5) * (float64(1) + (c2_14_15 * c2_14_15)))
+					k_16_17, r_16_17, ia_16_17, fa_16_17, sum_16_17, dx_16_17, dy_16_17, dz_16_17, polar_16_17 := k_17, r_17, ia_17, fa_17, sum_17, dx_17, dy_17, dz_17, polar_17
+					c_16_17 := k_16_17.c
+					n_16_17 := k_16_17.nn[0]
+					zero_16_17 := float64(0)
+					for si_16_17 := range r_16_17.src {
+						sr_16_17 := &r_16_17.src[si_16_17]
+						il_16_17 := (&sr_16_17.il)[0]
+						qx_16_17, qy_16_17, qz_16_17 := ((dx_16_17 - (&sr_16_17.inc[0])[0]) * il_16_17), ((dy_16_17 - (&sr_16_17.inc[1])[0]) * il_16_17), ((dz_16_17 - (&sr_16_17.inc[2])[0]) * il_16_17)
+						if m_16_17 := (polar_16_17 == zero_16_17); m_16_17 {
+							var p_16_17 float64
+							if r_16_17.kahnZero {
+								c2_16_17 := ((((&sr_16_17.inc[0])[0] * dx_16_17) + ((&sr_16_17.inc[1])[0] * dy_16_17)) + ((&sr_16_17.inc[2])[0] * dz_16_17))
+								p_16_17 = (float64(0.5) * (float64(1) + (c2_16_17 * c2_16_17)))
 							} else {
-								var r0_0_7_14_15 float64
+								var r0_0_9_16_17 float64
 								{
-									zero_7_14_15, kahn_7_14_15, s_7_14_15, dx_7_14_15, dy_7_14_15, dz_7_14_15 := false, &r_14_15.kahn, sr_14_15, dx_14_15, dy_14_15, dz_14_15
-									c2_7_14_15 := ((((&s_7_14_15.inc[0])[0] * dx_7_14_15) + ((&s_7_14_15.inc[1])[0] * dy_7_14_15)) + ((&s_7_14_15.inc[2])[0] * dz_7_14_15))
-									c2sq_7_14_15 := (c2_7_14_15 * c2_7_14_15)
-									cos2psi_7_14_15 := float64(0)
-									if !zero_7_14_15 {
-										e_7_14_15 := (((dx_7_14_15 * (&s_7_14_15.ein[0])[0]) + (dy_7_14_15 * (&s_7_14_15.ein[1])[0])) + (dz_7_14_15 * (&s_7_14_15.ein[2])[0]))
-										b_7_14_15 := (((dx_7_14_15 * (&s_7_14_15.bin[0])[0]) + (dy_7_14_15 * (&s_7_14_15.bin[1])[0])) + (dz_7_14_15 * (&s_7_14_15.bin[2])[0]))
-										ee_7_14_15, bb_7_14_15 := (e_7_14_15 * e_7_14_15), (b_7_14_15 * b_7_14_15)
-										den_7_14_15 := (ee_7_14_15 + bb_7_14_15)
-										cos2psi_7_14_15 = merge(((ee_7_14_15 - bb_7_14_15) / den_7_14_15), float64(1), (den_7_14_15 > float64(0)))
+									zero_9_16_17, kahn_9_16_17, s_9_16_17, dx_9_16_17, dy_9_16_17, dz_9_16_17 := false, &r_16_17.kahn, sr_16_17, dx_16_17, dy_16_17, dz_16_17
+									c2_9_16_17 := ((((&s_9_16_17.inc[0])[0] * dx_9_16_17) + ((&s_9_16_17.inc[1])[0] * dy_9_16_17)) + ((&s_9_16_17.inc[2])[0] * dz_9_16_17))
+									c2sq_9_16_17 := (c2_9_16_17 * c2_9_16_17)
+									cos2psi_9_16_17 := float64(0)
+									if !zero_9_16_17 {
+										e_9_16_17 := (((dx_9_16_17 * (&s_9_16_17.ein[0])[0]) + (dy_9_16_17 * (&s_9_16_17.ein[1])[0])) + (dz_9_16_17 * (&s_9_16_17.ein[2])[0]))
+										b_9_16_17 := (((dx_9_16_17 * (&s_9_16_17.bin[0])[0]) + (dy_9_16_17 * (&s_9_16_17.bin[1])[0])) + (dz_9_16_17 * (&s_9_16_17.bin[2])[0]))
+										ee_9_16_17, bb_9_16_17 := (e_9_16_17 * e_9_16_17), (b_9_16_17 * b_9_16_17)
+										den_9_16_17 := (ee_9_16_17 + bb_9_16_17)
+										cos2psi_9_16_17 = merge(((ee_9_16_17 - bb_9_16_17) / den_9_16_17), float64(1), (den_9_16_17 > float64(0)))
 									}
-									one_7_14_15 := float64(1)
-									r0_0_7_14_15 = (float64(0.5) * ((one_7_14_15 + c2sq_7_14_15) - ((kahn_7_14_15[0] * cos2psi_7_14_15) * (one_7_14_15 - c2sq_7_14_15))))
+									one_9_16_17 := float64(1)
+									r0_0_9_16_17 = (float64(0.5) * ((one_9_16_17 + c2sq_9_16_17) - ((kahn_9_16_17[0] * cos2psi_9_16_17) * (one_9_16_17 - c2sq_9_16_17))))
 								}
-								p_14_15 = r0_0_7_14_15
+								p_16_17 = r0_0_9_16_17
 							}
-							polar_14_15 = merge(p_14_15, polar_14_15, m_14_15)
+							polar_16_17 = merge(p_16_17, polar_16_17, m_16_17)
 						}
-						for oi_14_15 := range r_14_15.orient {
-							o_14_15 := &r_14_15.orient[oi_14_15]
-							h_14_15 := ((((&o_14_15[0])[0] * qx_14_15) + ((&o_14_15[1])[0] * qy_14_15)) + ((&o_14_15[2])[0] * qz_14_15))
-							kk_14_15 := ((((&o_14_15[3])[0] * qx_14_15) + ((&o_14_15[4])[0] * qy_14_15)) + ((&o_14_15[5])[0] * qz_14_15))
-							l_14_15 := ((((&o_14_15[6])[0] * qx_14_15) + ((&o_14_15[7])[0] * qy_14_15)) + ((&o_14_15[8])[0] * qz_14_15))
-							var r0_0_8_14_15 float64
+						for oi_16_17 := range r_16_17.orient {
+							o_16_17 := &r_16_17.orient[oi_16_17]
+							h_16_17 := ((((&o_16_17[0])[0] * qx_16_17) + ((&o_16_17[1])[0] * qy_16_17)) + ((&o_16_17[2])[0] * qz_16_17))
+							kk_16_17 := ((((&o_16_17[3])[0] * qx_16_17) + ((&o_16_17[4])[0] * qy_16_17)) + ((&o_16_17[5])[0] * qz_16_17))
+							l_16_17 := ((((&o_16_17[6])[0] * qx_16_17) + ((&o_16_17[7])[0] * qy_16_17)) + ((&o_16_17[8])[0] * qz_16_17))
+							var r0_0_10_16_17 float64
 							{
-								h_8_14_15, kk_8_14_15, l_8_14_15, n_8_14_15 := h_14_15, kk_14_15, l_14_15, n_14_15
-								magic_8_14_15 := float64(roundMagic)
-								th_8_14_15, tk_8_14_15, tl_8_14_15 := (h_8_14_15 + magic_8_14_15), (kk_8_14_15 + magic_8_14_15), (l_8_14_15 + magic_8_14_15)
-								var r0_0_1_8_14_15 float64
+								h_10_16_17, kk_10_16_17, l_10_16_17, n_10_16_17 := h_16_17, kk_16_17, l_16_17, n_16_17
+								magic_10_16_17 := float64(roundMagic)
+								th_10_16_17, tk_10_16_17, tl_10_16_17 := (h_10_16_17 + magic_10_16_17), (kk_10_16_17 + magic_10_16_17), (l_10_16_17 + magic_10_16_17)
+								var r0_0_1_10_16_17 float64
 								{
-									d_1_8_14_15 := (h_8_14_15 - (th_8_14_15 - magic_8_14_15))
-									y_1_8_14_15 := (d_1_8_14_15 * d_1_8_14_15)
-									y2_1_8_14_15 := (y_1_8_14_15 * y_1_8_14_15)
-									y4_1_8_14_15 := (y2_1_8_14_15 * y2_1_8_14_15)
-									p0_1_8_14_15 := ((float64(cp0) + (float64(cp2) * y_1_8_14_15)) + ((float64(cp4) + (float64(cp6) * y_1_8_14_15)) * y2_1_8_14_15))
-									p1_1_8_14_15 := (((float64(cp8) + (float64(cp10) * y_1_8_14_15)) + ((float64(cp12) + (float64(cp14) * y_1_8_14_15)) * y2_1_8_14_15)) * y4_1_8_14_15)
-									p2_1_8_14_15 := (((float64(cp16) + (float64(cp18) * y_1_8_14_15)) + (float64(cp20) * y2_1_8_14_15)) * (y4_1_8_14_15 * y4_1_8_14_15))
-									r0_0_1_8_14_15 = ((p0_1_8_14_15 + p1_1_8_14_15) + p2_1_8_14_15)
+									d_1_10_16_17 := (h_10_16_17 - (th_10_16_17 - magic_10_16_17))
+									y_1_10_16_17 := (d_1_10_16_17 * d_1_10_16_17)
+									y2_1_10_16_17 := (y_1_10_16_17 * y_1_10_16_17)
+									y4_1_10_16_17 := (y2_1_10_16_17 * y2_1_10_16_17)
+									p0_1_10_16_17 := ((float64(cp0) + (float64(cp2) * y_1_10_16_17)) + ((float64(cp4) + (float64(cp6) * y_1_10_16_17)) * y2_1_10_16_17))
+									p1_1_10_16_17 := (((float64(cp8) + (float64(cp10) * y_1_10_16_17)) + ((float64(cp12) + (float64(cp14) * y_1_10_16_17)) * y2_1_10_16_17)) * y4_1_10_16_17)
+									p2_1_10_16_17 := (((float64(cp16) + (float64(cp18) * y_1_10_16_17)) + (float64(cp20) * y2_1_10_16_17)) * (y4_1_10_16_17 * y4_1_10_16_17))
+									r0_0_1_10_16_17 = ((p0_1_10_16_17 + p1_1_10_16_17) + p2_1_10_16_17)
 								}
-								var r0_0_2_8_14_15 float64
+								var r0_0_2_10_16_17 float64
 								{
-									c_2_8_14_15, t_2_8_14_15 := r0_0_1_8_14_15, th_8_14_15
-									r0_0_2_8_14_15 = math.Float64frombits((math.Float64bits(c_2_8_14_15) ^ (math.Float64bits(t_2_8_14_15) << 63)))
+									c_2_10_16_17, t_2_10_16_17 := r0_0_1_10_16_17, th_10_16_17
+									r0_0_2_10_16_17 = math.Float64frombits((math.Float64bits(c_2_10_16_17) ^ (math.Float64bits(t_2_10_16_17) << 63)))
 								}
-								ch_8_14_15 := r0_0_2_8_14_15
-								var r0_0_3_8_14_15 float64
+								ch_10_16_17 := r0_0_2_10_16_17
+								var r0_0_3_10_16_17 float64
 								{
-									d_3_8_14_15 := (kk_8_14_15 - (tk_8_14_15 - magic_8_14_15))
-									y_3_8_14_15 := (d_3_8_14_15 * d_3_8_14_15)
-									y2_3_8_14_15 := (y_3_8_14_15 * y_3_8_14_15)
-									y4_3_8_14_15 := (y2_3_8_14_15 * y2_3_8_14_15)
-									p0_3_8_14_15 := ((float64(cp0) + (float64(cp2) * y_3_8_14_15)) + ((float64(cp4) + (float64(cp6) * y_3_8_14_15)) * y2_3_8_14_15))
-									p1_3_8_14_15 := (((float64(cp8) + (float64(cp10) * y_3_8_14_15)) + ((float64(cp12) + (float64(cp14) * y_3_8_14_15)) * y2_3_8_14_15)) * y4_3_8_14_15)
-									p2_3_8_14_15 := (((float64(cp16) + (float64(cp18) * y_3_8_14_15)) + (float64(cp20) * y2_3_8_14_15)) * (y4_3_8_14_15 * y4_3_8_14_15))
-									r0_0_3_8_14_15 = ((p0_3_8_14_15 + p1_3_8_14_15) + p2_3_8_14_15)
+									d_3_10_16_17 := (kk_10_16_17 - (tk_10_16_17 - magic_10_16_17))
+									y_3_10_16_17 := (d_3_10_16_17 * d_3_10_16_17)
+									y2_3_10_16_17 := (y_3_10_16_17 * y_3_10_16_17)
+									y4_3_10_16_17 := (y2_3_10_16_17 * y2_3_10_16_17)
+									p0_3_10_16_17 := ((float64(cp0) + (float64(cp2) * y_3_10_16_17)) + ((float64(cp4) + (float64(cp6) * y_3_10_16_17)) * y2_3_10_16_17))
+									p1_3_10_16_17 := (((float64(cp8) + (float64(cp10) * y_3_10_16_17)) + ((float64(cp12) + (float64(cp14) * y_3_10_16_17)) * y2_3_10_16_17)) * y4_3_10_16_17)
+									p2_3_10_16_17 := (((float64(cp16) + (float64(cp18) * y_3_10_16_17)) + (float64(cp20) * y2_3_10_16_17)) * (y4_3_10_16_17 * y4_3_10_16_17))
+									r0_0_3_10_16_17 = ((p0_3_10_16_17 + p1_3_10_16_17) + p2_3_10_16_17)
 								}
-								var r0_0_4_8_14_15 float64
+								var r0_0_4_10_16_17 float64
 								{
-									c_4_8_14_15, t_4_8_14_15 := r0_0_3_8_14_15, tk_8_14_15
-									r0_0_4_8_14_15 = math.Float64frombits((math.Float64bits(c_4_8_14_15) ^ (math.Float64bits(t_4_8_14_15) << 63)))
+									c_4_10_16_17, t_4_10_16_17 := r0_0_3_10_16_17, tk_10_16_17
+									r0_0_4_10_16_17 = math.Float64frombits((math.Float64bits(c_4_10_16_17) ^ (math.Float64bits(t_4_10_16_17) << 63)))
 								}
-								ck_8_14_15 := r0_0_4_8_14_15
-								var r0_0_5_8_14_15 float64
+								ck_10_16_17 := r0_0_4_10_16_17
+								var r0_0_5_10_16_17 float64
 								{
-									d_5_8_14_15 := (l_8_14_15 - (tl_8_14_15 - magic_8_14_15))
-									y_5_8_14_15 := (d_5_8_14_15 * d_5_8_14_15)
-									y2_5_8_14_15 := (y_5_8_14_15 * y_5_8_14_15)
-									y4_5_8_14_15 := (y2_5_8_14_15 * y2_5_8_14_15)
-									p0_5_8_14_15 := ((float64(cp0) + (float64(cp2) * y_5_8_14_15)) + ((float64(cp4) + (float64(cp6) * y_5_8_14_15)) * y2_5_8_14_15))
-									p1_5_8_14_15 := (((float64(cp8) + (float64(cp10) * y_5_8_14_15)) + ((float64(cp12) + (float64(cp14) * y_5_8_14_15)) * y2_5_8_14_15)) * y4_5_8_14_15)
-									p2_5_8_14_15 := (((float64(cp16) + (float64(cp18) * y_5_8_14_15)) + (float64(cp20) * y2_5_8_14_15)) * (y4_5_8_14_15 * y4_5_8_14_15))
-									r0_0_5_8_14_15 = ((p0_5_8_14_15 + p1_5_8_14_15) + p2_5_8_14_15)
+									d_5_10_16_17 := (l_10_16_17 - (tl_10_16_17 - magic_10_16_17))
+									y_5_10_16_17 := (d_5_10_16_17 * d_5_10_16_17)
+									y2_5_10_16_17 := (y_5_10_16_17 * y_5_10_16_17)
+									y4_5_10_16_17 := (y2_5_10_16_17 * y2_5_10_16_17)
+									p0_5_10_16_17 := ((float64(cp0) + (float64(cp2) * y_5_10_16_17)) + ((float64(cp4) + (float64(cp6) * y_5_10_16_17)) * y2_5_10_16_17))
+									p1_5_10_16_17 := (((float64(cp8) + (float64(cp10) * y_5_10_16_17)) + ((float64(cp12) + (float64(cp14) * y_5_10_16_17)) * y2_5_10_16_17)) * y4_5_10_16_17)
+									p2_5_10_16_17 := (((float64(cp16) + (float64(cp18) * y_5_10_16_17)) + (float64(cp20) * y2_5_10_16_17)) * (y4_5_10_16_17 * y4_5_10_16_17))
+									r0_0_5_10_16_17 = ((p0_5_10_16_17 + p1_5_10_16_17) + p2_5_10_16_17)
 								}
-								var r0_0_6_8_14_15 float64
+								var r0_0_6_10_16_17 float64
 								{
-									c_6_8_14_15, t_6_8_14_15 := r0_0_5_8_14_15, tl_8_14_15
-									r0_0_6_8_14_15 = math.Float64frombits((math.Float64bits(c_6_8_14_15) ^ (math.Float64bits(t_6_8_14_15) << 63)))
+									c_6_10_16_17, t_6_10_16_17 := r0_0_5_10_16_17, tl_10_16_17
+									r0_0_6_10_16_17 = math.Float64frombits((math.Float64bits(c_6_10_16_17) ^ (math.Float64bits(t_6_10_16_17) << 63)))
 								}
-								cl_8_14_15 := r0_0_6_8_14_15
-								two_8_14_15 := float64(2)
-								ch_8_14_15, ck_8_14_15, cl_8_14_15 = (two_8_14_15 * ch_8_14_15), (two_8_14_15 * ck_8_14_15), (two_8_14_15 * cl_8_14_15)
-								h0_8_14_15, k0_8_14_15, l0_8_14_15 := float64(1), float64(1), float64(1)
-								h1_8_14_15, k1_8_14_15, l1_8_14_15 := ch_8_14_15, ck_8_14_15, cl_8_14_15
-								j_8_14_15 := 2
-								for ; j_8_14_15+1 < n_8_14_15; j_8_14_15 += 2 {
-									h0_8_14_15, k0_8_14_15, l0_8_14_15 = ((ch_8_14_15 * h1_8_14_15) - h0_8_14_15), ((ck_8_14_15 * k1_8_14_15) - k0_8_14_15), ((cl_8_14_15 * l1_8_14_15) - l0_8_14_15)
-									h1_8_14_15, k1_8_14_15, l1_8_14_15 = ((ch_8_14_15 * h0_8_14_15) - h1_8_14_15), ((ck_8_14_15 * k0_8_14_15) - k1_8_14_15), ((cl_8_14_15 * l0_8_14_15) - l1_8_14_15)
+								cl_10_16_17 := r0_0_6_10_16_17
+								two_10_16_17 := float64(2)
+								ch_10_16_17, ck_10_16_17, cl_10_16_17 = (two_10_16_17 * ch_10_16_17), (two_10_16_17 * ck_10_16_17), (two_10_16_17 * cl_10_16_17)
+								h0_10_16_17, k0_10_16_17, l0_10_16_17 := float64(1), float64(1), float64(1)
+								h1_10_16_17, k1_10_16_17, l1_10_16_17 := ch_10_16_17, ck_10_16_17, cl_10_16_17
+								j_10_16_17 := 2
+								for ; j_10_16_17+1 < n_10_16_17; j_10_16_17 += 2 {
+									h0_10_16_17, k0_10_16_17, l0_10_16_17 = ((ch_10_16_17 * h1_10_16_17) - h0_10_16_17), ((ck_10_16_17 * k1_10_16_17) - k0_10_16_17), ((cl_10_16_17 * l1_10_16_17) - l0_10_16_17)
+									h1_10_16_17, k1_10_16_17, l1_10_16_17 = ((ch_10_16_17 * h0_10_16_17) - h1_10_16_17), ((ck_10_16_17 * k0_10_16_17) - k1_10_16_17), ((cl_10_16_17 * l0_10_16_17) - l1_10_16_17)
 								}
-								if j_8_14_15 < n_8_14_15 {
-									h1_8_14_15 = ((ch_8_14_15 * h1_8_14_15) - h0_8_14_15)
-									k1_8_14_15 = ((ck_8_14_15 * k1_8_14_15) - k0_8_14_15)
-									l1_8_14_15 = ((cl_8_14_15 * l1_8_14_15) - l0_8_14_15)
+								if j_10_16_17 < n_10_16_17 {
+									h1_10_16_17 = ((ch_10_16_17 * h1_10_16_17) - h0_10_16_17)
+									k1_10_16_17 = ((ck_10_16_17 * k1_10_16_17) - k0_10_16_17)
+									l1_10_16_17 = ((cl_10_16_17 * l1_10_16_17) - l0_10_16_17)
 								}
-								r0_0_8_14_15 = ((h1_8_14_15 * k1_8_14_15) * l1_8_14_15)
+								r0_0_10_16_17 = ((h1_10_16_17 * k1_10_16_17) * l1_10_16_17)
 							}
-							fl_14_15 := r0_0_8_14_15
-							fc_14_15 := (&r_14_15.defaultF)[0]
-							if c_14_15.HasHKL {
-								var r0_0_9_14_15 float64
+							fl_16_17 := r0_0_10_16_17
+							fc_16_17 := (&r_16_17.defaultF)[0]
+							if c_16_17.HasHKL {
+								var r0_0_11_16_17 float64
 								{
-									r_9_14_15, bits_9_14_15, ia_9_14_15, fa_9_14_15, h_9_14_15, kk_9_14_15, l_9_14_15 := r_14_15, k_14_15.fhklBits, ia_14_15, fa_14_15, h_14_15, kk_14_15, l_14_15
-									half_9_14_15 := float64(0.5)
-									hc_9_14_15, kc_9_14_15, lc_9_14_15 := math.Ceil((h_9_14_15 - half_9_14_15)), math.Ceil((kk_9_14_15 - half_9_14_15)), math.Ceil((l_9_14_15 - half_9_14_15))
-									hmin_9_14_15, kmin_9_14_15, lmin_9_14_15 := (&r_9_14_15.hmin)[0], (&r_9_14_15.kmin)[0], (&r_9_14_15.lmin)[0]
-									in_9_14_15 := ((((((hc_9_14_15 >= hmin_9_14_15) && (hc_9_14_15 <= (&r_9_14_15.hmax)[0])) && (kc_9_14_15 >= kmin_9_14_15)) && (kc_9_14_15 <= (&r_9_14_15.kmax)[0])) && (lc_9_14_15 >= lmin_9_14_15)) && (lc_9_14_15 <= (&r_9_14_15.lmax)[0]))
-									idx_9_14_15 := ((((hc_9_14_15 - hmin_9_14_15) * (&r_9_14_15.hstride)[0]) + ((kc_9_14_15 - kmin_9_14_15) * (&r_9_14_15.kstride)[0])) + (lc_9_14_15 - lmin_9_14_15))
-									storeInt32(merge(idx_9_14_15, float64(0), in_9_14_15), ia_9_14_15)
-									for i_9_14_15, j_9_14_15 := range ia_9_14_15 {
-										fa_9_14_15[i_9_14_15] = bits_9_14_15[j_9_14_15]
+									r_11_16_17, bits_11_16_17, ia_11_16_17, fa_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17 := r_16_17, k_16_17.fhklBits, ia_16_17, fa_16_17, h_16_17, kk_16_17, l_16_17
+									var r0_0_7_11_16_17 bool
+									{
+										r_7_11_16_17, ia_7_11_16_17, h_7_11_16_17, kk_7_11_16_17, l_7_11_16_17 := r_11_16_17, ia_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17
+										half_7_11_16_17 := float64(0.5)
+										hc_7_11_16_17, kc_7_11_16_17, lc_7_11_16_17 := math.Ceil((h_7_11_16_17 - half_7_11_16_17)), math.Ceil((kk_7_11_16_17 - half_7_11_16_17)), math.Ceil((l_7_11_16_17 - half_7_11_16_17))
+										hmin_7_11_16_17, kmin_7_11_16_17, lmin_7_11_16_17 := (&r_7_11_16_17.hmin)[0], (&r_7_11_16_17.kmin)[0], (&r_7_11_16_17.lmin)[0]
+										in_7_11_16_17 := ((((((hc_7_11_16_17 >= hmin_7_11_16_17) && (hc_7_11_16_17 <= (&r_7_11_16_17.hmax)[0])) && (kc_7_11_16_17 >= kmin_7_11_16_17)) && (kc_7_11_16_17 <= (&r_7_11_16_17.kmax)[0])) && (lc_7_11_16_17 >= lmin_7_11_16_17)) && (lc_7_11_16_17 <= (&r_7_11_16_17.lmax)[0]))
+										idx_7_11_16_17 := ((((hc_7_11_16_17 - hmin_7_11_16_17) * (&r_7_11_16_17.hstride)[0]) + ((kc_7_11_16_17 - kmin_7_11_16_17) * (&r_7_11_16_17.kstride)[0])) + (lc_7_11_16_17 - lmin_7_11_16_17))
+										storeInt32(merge(idx_7_11_16_17, float64(0), in_7_11_16_17), ia_7_11_16_17)
+										r0_0_7_11_16_17 = in_7_11_16_17
 									}
-									r0_0_9_14_15 = merge(math.Float64frombits(fa_9_14_15[0]), (&r_9_14_15.defaultF)[0], in_9_14_15)
+									in_11_16_17 := r0_0_7_11_16_17
+									for i_11_16_17, j_11_16_17 := range ia_11_16_17 {
+										fa_11_16_17[i_11_16_17] = bits_11_16_17[j_11_16_17]
+									}
+									r0_0_11_16_17 = merge(math.Float64frombits(fa_11_16_17[0]), (&r_11_16_17.defaultF)[0], in_11_16_17)
 								}
-								fc_14_15 = r0_0_9_14_15
+								fc_16_17 = r0_0_11_16_17
 							}
-							s_14_15 := (sum_14_15 + (((fc_14_15 * fc_14_15) * fl_14_15) * fl_14_15))
-							if !c_14_15.Water {
-								s_14_15 = merge(sum_14_15, s_14_15, (fl_14_15 == zero_14_15))
+							s_16_17 := (sum_16_17 + (((fc_16_17 * fc_16_17) * fl_16_17) * fl_16_17))
+							if !c_16_17.Water {
+								s_16_17 = merge(sum_16_17, s_16_17, (fl_16_17 == zero_16_17))
 							}
-							sum_14_15 = s_14_15
+							sum_16_17 = s_16_17
 						}
 					}
-					r0_0_14_15, r1_0_14_15 = sum_14_15, polar_14_15
+					r0_0_16_17, r1_0_16_17 = sum_16_17, polar_16_17
 				}
-				sum_15, polar_15 = r0_0_14_15, r1_0_14_15
-				r0_0_15, r1_0_15, r2_0_15 = sum_15, omega_15, polar_15
+				sum_17, polar_17 = r0_0_16_17, r1_0_16_17
+				r0_0_17, r1_0_17, r2_0_17 = sum_17, omega_17, polar_17
 			}
-			sum, omega, polar = r0_0_15, r1_0_15, r2_0_15
+			sum, omega, polar = r0_0_17, r1_0_17, r2_0_17
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -705,196 +772,202 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_16 float64
-							r1_0_16 float64
-							r2_0_16 float64
+							r0_0_18 float64
+							r1_0_18 float64
+							r2_0_18 float64
 						)
 						{
-							k_16, r_16, ia_16, fa_16, fdet_16, s_16, o_16, sum_16, omega_16, polar_16, capture_16, par_16 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_16 := k_16.c
-							var r0_0_10_16 float64
+							k_18, r_18, ia_18, fa_18, fdet_18, s_18, o_18, sum_18, omega_18, polar_18, capture_18, par_18 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_18 := k_18.c
+							var r0_0_12_18 float64
 							{
-								fdet_10_16, f_10_16, s_10_16, o_10_16, p_10_16 := fdet_16, (&r_16.fd[0])[0], (&s_16[0])[0], (&o_16[0])[0], (&r_16.pix0[0])[0]
-								r0_0_10_16 = ((((fdet_10_16 * f_10_16) + s_10_16) + o_10_16) + p_10_16)
+								fdet_12_18, f_12_18, s_12_18, o_12_18, p_12_18 := fdet_18, (&r_18.fd[0])[0], (&s_18[0])[0], (&o_18[0])[0], (&r_18.pix0[0])[0]
+								r0_0_12_18 = ((((fdet_12_18 * f_12_18) + s_12_18) + o_12_18) + p_12_18)
 							}
-							x_16 := r0_0_10_16
-							var r0_0_11_16 float64
+							x_18 := r0_0_12_18
+							var r0_0_13_18 float64
 							{
-								fdet_11_16, f_11_16, s_11_16, o_11_16, p_11_16 := fdet_16, (&r_16.fd[1])[0], (&s_16[1])[0], (&o_16[1])[0], (&r_16.pix0[1])[0]
-								r0_0_11_16 = ((((fdet_11_16 * f_11_16) + s_11_16) + o_11_16) + p_11_16)
+								fdet_13_18, f_13_18, s_13_18, o_13_18, p_13_18 := fdet_18, (&r_18.fd[1])[0], (&s_18[1])[0], (&o_18[1])[0], (&r_18.pix0[1])[0]
+								r0_0_13_18 = ((((fdet_13_18 * f_13_18) + s_13_18) + o_13_18) + p_13_18)
 							}
-							y_16 := r0_0_11_16
-							var r0_0_12_16 float64
+							y_18 := r0_0_13_18
+							var r0_0_14_18 float64
 							{
-								fdet_12_16, f_12_16, s_12_16, o_12_16, p_12_16 := fdet_16, (&r_16.fd[2])[0], (&s_16[2])[0], (&o_16[2])[0], (&r_16.pix0[2])[0]
-								r0_0_12_16 = ((((fdet_12_16 * f_12_16) + s_12_16) + o_12_16) + p_12_16)
+								fdet_14_18, f_14_18, s_14_18, o_14_18, p_14_18 := fdet_18, (&r_18.fd[2])[0], (&s_18[2])[0], (&o_18[2])[0], (&r_18.pix0[2])[0]
+								r0_0_14_18 = ((((fdet_14_18 * f_14_18) + s_14_18) + o_14_18) + p_14_18)
 							}
-							z_16 := r0_0_12_16
-							invR_16 := (float64(1) / math.Sqrt((((x_16 * x_16) + (y_16 * y_16)) + (z_16 * z_16))))
-							dx_16, dy_16, dz_16 := (x_16 * invR_16), (y_16 * invR_16), (z_16 * invR_16)
-							if m_16 := (omega_16 == float64(0)); m_16 {
-								var r0_0_13_16 float64
+							z_18 := r0_0_14_18
+							invR_18 := (float64(1) / math.Sqrt((((x_18 * x_18) + (y_18 * y_18)) + (z_18 * z_18))))
+							dx_18, dy_18, dz_18 := (x_18 * invR_18), (y_18 * invR_18), (z_18 * invR_18)
+							if m_18 := (omega_18 == float64(0)); m_18 {
+								var r0_0_15_18 float64
 								{
-									invR_13_16, num_13_16, point_13_16 := invR_16, (&r_16.omegaNum)[0], c_16.PointPixel
-									w_13_16 := (invR_13_16 * invR_13_16)
-									if !point_13_16 {
-										w_13_16 = (num_13_16 * (w_13_16 * invR_13_16))
+									invR_15_18, num_15_18, point_15_18 := invR_18, (&r_18.omegaNum)[0], c_18.PointPixel
+									w_15_18 := (invR_15_18 * invR_15_18)
+									if !point_15_18 {
+										w_15_18 = (num_15_18 * (w_15_18 * invR_15_18))
 									}
-									r0_0_13_16 = w_13_16
+									r0_0_15_18 = w_15_18
 								}
-								omega_16 = merge(r0_0_13_16, omega_16, m_16)
+								omega_18 = merge(r0_0_15_18, omega_18, m_18)
 							}
-							if capture_16 {
-								store((((dx_16 * (&r_16.od[0])[0]) + (dy_16 * (&r_16.od[1])[0])) + (dz_16 * (&r_16.od[2])[0])), par_16)
+							if capture_18 {
+								store((((dx_18 * (&r_18.od[0])[0]) + (dy_18 * (&r_18.od[1])[0])) + (dz_18 * (&r_18.od[2])[0])), par_18)
 							}
 							var (
-								r0_0_14_16 float64
-								r1_0_14_16 float64
+								r0_0_16_18 float64
+								r1_0_16_18 float64
 							)
 							{
-								k_14_16, r_14_16, ia_14_16, fa_14_16, sum_14_16, dx_14_16, dy_14_16, dz_14_16, polar_14_16 := k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16
-								c_14_16 := k_14_16.c
-								n_14_16 := k_14_16.nn[0]
-								zero_14_16 := float64(0)
-								for si_14_16 := range r_14_16.src {
-									sr_14_16 := &r_14_16.src[si_14_16]
-									il_14_16 := (&sr_14_16.il)[0]
-									qx_14_16, qy_14_16, qz_14_16 := ((dx_14_16 - (&sr_14_16.inc[0])[0]) * il_14_16), ((dy_14_16 - (&sr_14_16.inc[1])[0]) * il_14_16), ((dz_14_16 - (&sr_14_16.inc[2])[0]) * il_14_16)
-									if m_14_16 := (polar_14_16 == zero_14_16); m_14_16 {
-										var p_14_16 float64
-										if r_14_16.kahnZero {
-											c2_14_16 := ((((&sr_14_16.inc[0])[0] * dx_14_16) + ((&sr_14_16.inc[1])[0] * dy_14_16)) + ((&sr_14_16.inc[2])[0] * dz_14_16))
-											p_14_16 = (float64(0.5) * (float64(1) + (c2_14_16 * c2_14_16)))
+								k_16_18, r_16_18, ia_16_18, fa_16_18, sum_16_18, dx_16_18, dy_16_18, dz_16_18, polar_16_18 := k_18, r_18, ia_18, fa_18, sum_18, dx_18, dy_18, dz_18, polar_18
+								c_16_18 := k_16_18.c
+								n_16_18 := k_16_18.nn[0]
+								zero_16_18 := float64(0)
+								for si_16_18 := range r_16_18.src {
+									sr_16_18 := &r_16_18.src[si_16_18]
+									il_16_18 := (&sr_16_18.il)[0]
+									qx_16_18, qy_16_18, qz_16_18 := ((dx_16_18 - (&sr_16_18.inc[0])[0]) * il_16_18), ((dy_16_18 - (&sr_16_18.inc[1])[0]) * il_16_18), ((dz_16_18 - (&sr_16_18.inc[2])[0]) * il_16_18)
+									if m_16_18 := (polar_16_18 == zero_16_18); m_16_18 {
+										var p_16_18 float64
+										if r_16_18.kahnZero {
+											c2_16_18 := ((((&sr_16_18.inc[0])[0] * dx_16_18) + ((&sr_16_18.inc[1])[0] * dy_16_18)) + ((&sr_16_18.inc[2])[0] * dz_16_18))
+											p_16_18 = (float64(0.5) * (float64(1) + (c2_16_18 * c2_16_18)))
 										} else {
-											var r0_0_7_14_16 float64
+											var r0_0_9_16_18 float64
 											{
-												zero_7_14_16, kahn_7_14_16, s_7_14_16, dx_7_14_16, dy_7_14_16, dz_7_14_16 := false, &r_14_16.kahn, sr_14_16, dx_14_16, dy_14_16, dz_14_16
-												c2_7_14_16 := ((((&s_7_14_16.inc[0])[0] * dx_7_14_16) + ((&s_7_14_16.inc[1])[0] * dy_7_14_16)) + ((&s_7_14_16.inc[2])[0] * dz_7_14_16))
-												c2sq_7_14_16 := (c2_7_14_16 * c2_7_14_16)
-												cos2psi_7_14_16 := float64(0)
-												if !zero_7_14_16 {
-													e_7_14_16 := (((dx_7_14_16 * (&s_7_14_16.ein[0])[0]) + (dy_7_14_16 * (&s_7_14_16.ein[1])[0])) + (dz_7_14_16 * (&s_7_14_16.ein[2])[0]))
-													b_7_14_16 := (((dx_7_14_16 * (&s_7_14_16.bin[0])[0]) + (dy_7_14_16 * (&s_7_14_16.bin[1])[0])) + (dz_7_14_16 * (&s_7_14_16.bin[2])[0]))
-													ee_7_14_16, bb_7_14_16 := (e_7_14_16 * e_7_14_16), (b_7_14_16 * b_7_14_16)
-													den_7_14_16 := (ee_7_14_16 + bb_7_14_16)
-													cos2psi_7_14_16 = merge(((ee_7_14_16 - bb_7_14_16) / den_7_14_16), float64(1), (den_7_14_16 > float64(0)))
+												zero_9_16_18, kahn_9_16_18, s_9_16_18, dx_9_16_18, dy_9_16_18, dz_9_16_18 := false, &r_16_18.kahn, sr_16_18, dx_16_18, dy_16_18, dz_16_18
+												c2_9_16_18 := ((((&s_9_16_18.inc[0])[0] * dx_9_16_18) + ((&s_9_16_18.inc[1])[0] * dy_9_16_18)) + ((&s_9_16_18.inc[2])[0] * dz_9_16_18))
+												c2sq_9_16_18 := (c2_9_16_18 * c2_9_16_18)
+												cos2psi_9_16_18 := float64(0)
+												if !zero_9_16_18 {
+													e_9_16_18 := (((dx_9_16_18 * (&s_9_16_18.ein[0])[0]) + (dy_9_16_18 * (&s_9_16_18.ein[1])[0])) + (dz_9_16_18 * (&s_9_16_18.ein[2])[0]))
+													b_9_16_18 := (((dx_9_16_18 * (&s_9_16_18.bin[0])[0]) + (dy_9_16_18 * (&s_9_16_18.bin[1])[0])) + (dz_9_16_18 * (&s_9_16_18.bin[2])[0]))
+													ee_9_16_18, bb_9_16_18 := (e_9_16_18 * e_9_16_18), (b_9_16_18 * b_9_16_18)
+													den_9_16_18 := (ee_9_16_18 + bb_9_16_18)
+													cos2psi_9_16_18 = merge(((ee_9_16_18 - bb_9_16_18) / den_9_16_18), float64(1), (den_9_16_18 > float64(0)))
 												}
-												one_7_14_16 := float64(1)
-												r0_0_7_14_16 = (float64(0.5) * ((one_7_14_16 + c2sq_7_14_16) - ((kahn_7_14_16[0] * cos2psi_7_14_16) * (one_7_14_16 - c2sq_7_14_16))))
+												one_9_16_18 := float64(1)
+												r0_0_9_16_18 = (float64(0.5) * ((one_9_16_18 + c2sq_9_16_18) - ((kahn_9_16_18[0] * cos2psi_9_16_18) * (one_9_16_18 - c2sq_9_16_18))))
 											}
-											p_14_16 = r0_0_7_14_16
+											p_16_18 = r0_0_9_16_18
 										}
-										polar_14_16 = merge(p_14_16, polar_14_16, m_14_16)
+										polar_16_18 = merge(p_16_18, polar_16_18, m_16_18)
 									}
-									for oi_14_16 := range r_14_16.orient {
-										o_14_16 := &r_14_16.orient[oi_14_16]
-										h_14_16 := ((((&o_14_16[0])[0] * qx_14_16) + ((&o_14_16[1])[0] * qy_14_16)) + ((&o_14_16[2])[0] * qz_14_16))
-										kk_14_16 := ((((&o_14_16[3])[0] * qx_14_16) + ((&o_14_16[4])[0] * qy_14_16)) + ((&o_14_16[5])[0] * qz_14_16))
-										l_14_16 := ((((&o_14_16[6])[0] * qx_14_16) + ((&o_14_16[7])[0] * qy_14_16)) + ((&o_14_16[8])[0] * qz_14_16))
-										var r0_0_8_14_16 float64
+									for oi_16_18 := range r_16_18.orient {
+										o_16_18 := &r_16_18.orient[oi_16_18]
+										h_16_18 := ((((&o_16_18[0])[0] * qx_16_18) + ((&o_16_18[1])[0] * qy_16_18)) + ((&o_16_18[2])[0] * qz_16_18))
+										kk_16_18 := ((((&o_16_18[3])[0] * qx_16_18) + ((&o_16_18[4])[0] * qy_16_18)) + ((&o_16_18[5])[0] * qz_16_18))
+										l_16_18 := ((((&o_16_18[6])[0] * qx_16_18) + ((&o_16_18[7])[0] * qy_16_18)) + ((&o_16_18[8])[0] * qz_16_18))
+										var r0_0_10_16_18 float64
 										{
-											h_8_14_16, kk_8_14_16, l_8_14_16, n_8_14_16 := h_14_16, kk_14_16, l_14_16, n_14_16
-											magic_8_14_16 := float64(roundMagic)
-											th_8_14_16, tk_8_14_16, tl_8_14_16 := (h_8_14_16 + magic_8_14_16), (kk_8_14_16 + magic_8_14_16), (l_8_14_16 + magic_8_14_16)
-											var r0_0_1_8_14_16 float64
+											h_10_16_18, kk_10_16_18, l_10_16_18, n_10_16_18 := h_16_18, kk_16_18, l_16_18, n_16_18
+											magic_10_16_18 := float64(roundMagic)
+											th_10_16_18, tk_10_16_18, tl_10_16_18 := (h_10_16_18 + magic_10_16_18), (kk_10_16_18 + magic_10_16_18), (l_10_16_18 + magic_10_16_18)
+											var r0_0_1_10_16_18 float64
 											{
-												d_1_8_14_16 := (h_8_14_16 - (th_8_14_16 - magic_8_14_16))
-												y_1_8_14_16 := (d_1_8_14_16 * d_1_8_14_16)
-												y2_1_8_14_16 := (y_1_8_14_16 * y_1_8_14_16)
-												y4_1_8_14_16 := (y2_1_8_14_16 * y2_1_8_14_16)
-												p0_1_8_14_16 := ((float64(cp0) + (float64(cp2) * y_1_8_14_16)) + ((float64(cp4) + (float64(cp6) * y_1_8_14_16)) * y2_1_8_14_16))
-												p1_1_8_14_16 := (((float64(cp8) + (float64(cp10) * y_1_8_14_16)) + ((float64(cp12) + (float64(cp14) * y_1_8_14_16)) * y2_1_8_14_16)) * y4_1_8_14_16)
-												p2_1_8_14_16 := (((float64(cp16) + (float64(cp18) * y_1_8_14_16)) + (float64(cp20) * y2_1_8_14_16)) * (y4_1_8_14_16 * y4_1_8_14_16))
-												r0_0_1_8_14_16 = ((p0_1_8_14_16 + p1_1_8_14_16) + p2_1_8_14_16)
+												d_1_10_16_18 := (h_10_16_18 - (th_10_16_18 - magic_10_16_18))
+												y_1_10_16_18 := (d_1_10_16_18 * d_1_10_16_18)
+												y2_1_10_16_18 := (y_1_10_16_18 * y_1_10_16_18)
+												y4_1_10_16_18 := (y2_1_10_16_18 * y2_1_10_16_18)
+												p0_1_10_16_18 := ((float64(cp0) + (float64(cp2) * y_1_10_16_18)) + ((float64(cp4) + (float64(cp6) * y_1_10_16_18)) * y2_1_10_16_18))
+												p1_1_10_16_18 := (((float64(cp8) + (float64(cp10) * y_1_10_16_18)) + ((float64(cp12) + (float64(cp14) * y_1_10_16_18)) * y2_1_10_16_18)) * y4_1_10_16_18)
+												p2_1_10_16_18 := (((float64(cp16) + (float64(cp18) * y_1_10_16_18)) + (float64(cp20) * y2_1_10_16_18)) * (y4_1_10_16_18 * y4_1_10_16_18))
+												r0_0_1_10_16_18 = ((p0_1_10_16_18 + p1_1_10_16_18) + p2_1_10_16_18)
 											}
-											var r0_0_2_8_14_16 float64
+											var r0_0_2_10_16_18 float64
 											{
-												c_2_8_14_16, t_2_8_14_16 := r0_0_1_8_14_16, th_8_14_16
-												r0_0_2_8_14_16 = math.Float64frombits((math.Float64bits(c_2_8_14_16) ^ (math.Float64bits(t_2_8_14_16) << 63)))
+												c_2_10_16_18, t_2_10_16_18 := r0_0_1_10_16_18, th_10_16_18
+												r0_0_2_10_16_18 = math.Float64frombits((math.Float64bits(c_2_10_16_18) ^ (math.Float64bits(t_2_10_16_18) << 63)))
 											}
-											ch_8_14_16 := r0_0_2_8_14_16
-											var r0_0_3_8_14_16 float64
+											ch_10_16_18 := r0_0_2_10_16_18
+											var r0_0_3_10_16_18 float64
 											{
-												d_3_8_14_16 := (kk_8_14_16 - (tk_8_14_16 - magic_8_14_16))
-												y_3_8_14_16 := (d_3_8_14_16 * d_3_8_14_16)
-												y2_3_8_14_16 := (y_3_8_14_16 * y_3_8_14_16)
-												y4_3_8_14_16 := (y2_3_8_14_16 * y2_3_8_14_16)
-												p0_3_8_14_16 := ((float64(cp0) + (float64(cp2) * y_3_8_14_16)) + ((float64(cp4) + (float64(cp6) * y_3_8_14_16)) * y2_3_8_14_16))
-												p1_3_8_14_16 := (((float64(cp8) + (float64(cp10) * y_3_8_14_16)) + ((float64(cp12) + (float64(cp14) * y_3_8_14_16)) * y2_3_8_14_16)) * y4_3_8_14_16)
-												p2_3_8_14_16 := (((float64(cp16) + (float64(cp18) * y_3_8_14_16)) + (float64(cp20) * y2_3_8_14_16)) * (y4_3_8_14_16 * y4_3_8_14_16))
-												r0_0_3_8_14_16 = ((p0_3_8_14_16 + p1_3_8_14_16) + p2_3_8_14_16)
+												d_3_10_16_18 := (kk_10_16_18 - (tk_10_16_18 - magic_10_16_18))
+												y_3_10_16_18 := (d_3_10_16_18 * d_3_10_16_18)
+												y2_3_10_16_18 := (y_3_10_16_18 * y_3_10_16_18)
+												y4_3_10_16_18 := (y2_3_10_16_18 * y2_3_10_16_18)
+												p0_3_10_16_18 := ((float64(cp0) + (float64(cp2) * y_3_10_16_18)) + ((float64(cp4) + (float64(cp6) * y_3_10_16_18)) * y2_3_10_16_18))
+												p1_3_10_16_18 := (((float64(cp8) + (float64(cp10) * y_3_10_16_18)) + ((float64(cp12) + (float64(cp14) * y_3_10_16_18)) * y2_3_10_16_18)) * y4_3_10_16_18)
+												p2_3_10_16_18 := (((float64(cp16) + (float64(cp18) * y_3_10_16_18)) + (float64(cp20) * y2_3_10_16_18)) * (y4_3_10_16_18 * y4_3_10_16_18))
+												r0_0_3_10_16_18 = ((p0_3_10_16_18 + p1_3_10_16_18) + p2_3_10_16_18)
 											}
-											var r0_0_4_8_14_16 float64
+											var r0_0_4_10_16_18 float64
 											{
-												c_4_8_14_16, t_4_8_14_16 := r0_0_3_8_14_16, tk_8_14_16
-												r0_0_4_8_14_16 = math.Float64frombits((math.Float64bits(c_4_8_14_16) ^ (math.Float64bits(t_4_8_14_16) << 63)))
+												c_4_10_16_18, t_4_10_16_18 := r0_0_3_10_16_18, tk_10_16_18
+												r0_0_4_10_16_18 = math.Float64frombits((math.Float64bits(c_4_10_16_18) ^ (math.Float64bits(t_4_10_16_18) << 63)))
 											}
-											ck_8_14_16 := r0_0_4_8_14_16
-											var r0_0_5_8_14_16 float64
+											ck_10_16_18 := r0_0_4_10_16_18
+											var r0_0_5_10_16_18 float64
 											{
-												d_5_8_14_16 := (l_8_14_16 - (tl_8_14_16 - magic_8_14_16))
-												y_5_8_14_16 := (d_5_8_14_16 * d_5_8_14_16)
-												y2_5_8_14_16 := (y_5_8_14_16 * y_5_8_14_16)
-												y4_5_8_14_16 := (y2_5_8_14_16 * y2_5_8_14_16)
-												p0_5_8_14_16 := ((float64(cp0) + (float64(cp2) * y_5_8_14_16)) + ((float64(cp4) + (float64(cp6) * y_5_8_14_16)) * y2_5_8_14_16))
-												p1_5_8_14_16 := (((float64(cp8) + (float64(cp10) * y_5_8_14_16)) + ((float64(cp12) + (float64(cp14) * y_5_8_14_16)) * y2_5_8_14_16)) * y4_5_8_14_16)
-												p2_5_8_14_16 := (((float64(cp16) + (float64(cp18) * y_5_8_14_16)) + (float64(cp20) * y2_5_8_14_16)) * (y4_5_8_14_16 * y4_5_8_14_16))
-												r0_0_5_8_14_16 = ((p0_5_8_14_16 + p1_5_8_14_16) + p2_5_8_14_16)
+												d_5_10_16_18 := (l_10_16_18 - (tl_10_16_18 - magic_10_16_18))
+												y_5_10_16_18 := (d_5_10_16_18 * d_5_10_16_18)
+												y2_5_10_16_18 := (y_5_10_16_18 * y_5_10_16_18)
+												y4_5_10_16_18 := (y2_5_10_16_18 * y2_5_10_16_18)
+												p0_5_10_16_18 := ((float64(cp0) + (float64(cp2) * y_5_10_16_18)) + ((float64(cp4) + (float64(cp6) * y_5_10_16_18)) * y2_5_10_16_18))
+												p1_5_10_16_18 := (((float64(cp8) + (float64(cp10) * y_5_10_16_18)) + ((float64(cp12) + (float64(cp14) * y_5_10_16_18)) * y2_5_10_16_18)) * y4_5_10_16_18)
+												p2_5_10_16_18 := (((float64(cp16) + (float64(cp18) * y_5_10_16_18)) + (float64(cp20) * y2_5_10_16_18)) * (y4_5_10_16_18 * y4_5_10_16_18))
+												r0_0_5_10_16_18 = ((p0_5_10_16_18 + p1_5_10_16_18) + p2_5_10_16_18)
 											}
-											var r0_0_6_8_14_16 float64
+											var r0_0_6_10_16_18 float64
 											{
-												c_6_8_14_16, t_6_8_14_16 := r0_0_5_8_14_16, tl_8_14_16
-												r0_0_6_8_14_16 = math.Float64frombits((math.Float64bits(c_6_8_14_16) ^ (math.Float64bits(t_6_8_14_16) << 63)))
+												c_6_10_16_18, t_6_10_16_18 := r0_0_5_10_16_18, tl_10_16_18
+												r0_0_6_10_16_18 = math.Float64frombits((math.Float64bits(c_6_10_16_18) ^ (math.Float64bits(t_6_10_16_18) << 63)))
 											}
-											cl_8_14_16 := r0_0_6_8_14_16
-											two_8_14_16 := float64(2)
-											ch_8_14_16, ck_8_14_16, cl_8_14_16 = (two_8_14_16 * ch_8_14_16), (two_8_14_16 * ck_8_14_16), (two_8_14_16 * cl_8_14_16)
-											h0_8_14_16, k0_8_14_16, l0_8_14_16 := float64(1), float64(1), float64(1)
-											h1_8_14_16, k1_8_14_16, l1_8_14_16 := ch_8_14_16, ck_8_14_16, cl_8_14_16
-											j_8_14_16 := 2
-											for ; j_8_14_16+1 < n_8_14_16; j_8_14_16 += 2 {
-												h0_8_14_16, k0_8_14_16, l0_8_14_16 = ((ch_8_14_16 * h1_8_14_16) - h0_8_14_16), ((ck_8_14_16 * k1_8_14_16) - k0_8_14_16), ((cl_8_14_16 * l1_8_14_16) - l0_8_14_16)
-												h1_8_14_16, k1_8_14_16, l1_8_14_16 = ((ch_8_14_16 * h0_8_14_16) - h1_8_14_16), ((ck_8_14_16 * k0_8_14_16) - k1_8_14_16), ((cl_8_14_16 * l0_8_14_16) - l1_8_14_16)
+											cl_10_16_18 := r0_0_6_10_16_18
+											two_10_16_18 := float64(2)
+											ch_10_16_18, ck_10_16_18, cl_10_16_18 = (two_10_16_18 * ch_10_16_18), (two_10_16_18 * ck_10_16_18), (two_10_16_18 * cl_10_16_18)
+											h0_10_16_18, k0_10_16_18, l0_10_16_18 := float64(1), float64(1), float64(1)
+											h1_10_16_18, k1_10_16_18, l1_10_16_18 := ch_10_16_18, ck_10_16_18, cl_10_16_18
+											j_10_16_18 := 2
+											for ; j_10_16_18+1 < n_10_16_18; j_10_16_18 += 2 {
+												h0_10_16_18, k0_10_16_18, l0_10_16_18 = ((ch_10_16_18 * h1_10_16_18) - h0_10_16_18), ((ck_10_16_18 * k1_10_16_18) - k0_10_16_18), ((cl_10_16_18 * l1_10_16_18) - l0_10_16_18)
+												h1_10_16_18, k1_10_16_18, l1_10_16_18 = ((ch_10_16_18 * h0_10_16_18) - h1_10_16_18), ((ck_10_16_18 * k0_10_16_18) - k1_10_16_18), ((cl_10_16_18 * l0_10_16_18) - l1_10_16_18)
 											}
-											if j_8_14_16 < n_8_14_16 {
-												h1_8_14_16 = ((ch_8_14_16 * h1_8_14_16) - h0_8_14_16)
-												k1_8_14_16 = ((ck_8_14_16 * k1_8_14_16) - k0_8_14_16)
-												l1_8_14_16 = ((cl_8_14_16 * l1_8_14_16) - l0_8_14_16)
+											if j_10_16_18 < n_10_16_18 {
+												h1_10_16_18 = ((ch_10_16_18 * h1_10_16_18) - h0_10_16_18)
+												k1_10_16_18 = ((ck_10_16_18 * k1_10_16_18) - k0_10_16_18)
+												l1_10_16_18 = ((cl_10_16_18 * l1_10_16_18) - l0_10_16_18)
 											}
-											r0_0_8_14_16 = ((h1_8_14_16 * k1_8_14_16) * l1_8_14_16)
+											r0_0_10_16_18 = ((h1_10_16_18 * k1_10_16_18) * l1_10_16_18)
 										}
-										fl_14_16 := r0_0_8_14_16
-										fc_14_16 := (&r_14_16.defaultF)[0]
-										if c_14_16.HasHKL {
-											var r0_0_9_14_16 float64
+										fl_16_18 := r0_0_10_16_18
+										fc_16_18 := (&r_16_18.defaultF)[0]
+										if c_16_18.HasHKL {
+											var r0_0_11_16_18 float64
 											{
-												r_9_14_16, bits_9_14_16, ia_9_14_16, fa_9_14_16, h_9_14_16, kk_9_14_16, l_9_14_16 := r_14_16, k_14_16.fhklBits, ia_14_16, fa_14_16, h_14_16, kk_14_16, l_14_16
-												half_9_14_16 := float64(0.5)
-												hc_9_14_16, kc_9_14_16, lc_9_14_16 := math.Ceil((h_9_14_16 - half_9_14_16)), math.Ceil((kk_9_14_16 - half_9_14_16)), math.Ceil((l_9_14_16 - half_9_14_16))
-												hmin_9_14_16, kmin_9_14_16, lmin_9_14_16 := (&r_9_14_16.hmin)[0], (&r_9_14_16.kmin)[0], (&r_9_14_16.lmin)[0]
-												in_9_14_16 := ((((((hc_9_14_16 >= hmin_9_14_16) && (hc_9_14_16 <= (&r_9_14_16.hmax)[0])) && (kc_9_14_16 >= kmin_9_14_16)) && (kc_9_14_16 <= (&r_9_14_16.kmax)[0])) && (lc_9_14_16 >= lmin_9_14_16)) && (lc_9_14_16 <= (&r_9_14_16.lmax)[0]))
-												idx_9_14_16 := ((((hc_9_14_16 - hmin_9_14_16) * (&r_9_14_16.hstride)[0]) + ((kc_9_14_16 - kmin_9_14_16) * (&r_9_14_16.kstride)[0])) + (lc_9_14_16 - lmin_9_14_16))
-												storeInt32(merge(idx_9_14_16, float64(0), in_9_14_16), ia_9_14_16)
-												for i_9_14_16, j_9_14_16 := range ia_9_14_16 {
-													fa_9_14_16[i_9_14_16] = bits_9_14_16[j_9_14_16]
+												r_11_16_18, bits_11_16_18, ia_11_16_18, fa_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18 := r_16_18, k_16_18.fhklBits, ia_16_18, fa_16_18, h_16_18, kk_16_18, l_16_18
+												var r0_0_7_11_16_18 bool
+												{
+													r_7_11_16_18, ia_7_11_16_18, h_7_11_16_18, kk_7_11_16_18, l_7_11_16_18 := r_11_16_18, ia_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18
+													half_7_11_16_18 := float64(0.5)
+													hc_7_11_16_18, kc_7_11_16_18, lc_7_11_16_18 := math.Ceil((h_7_11_16_18 - half_7_11_16_18)), math.Ceil((kk_7_11_16_18 - half_7_11_16_18)), math.Ceil((l_7_11_16_18 - half_7_11_16_18))
+													hmin_7_11_16_18, kmin_7_11_16_18, lmin_7_11_16_18 := (&r_7_11_16_18.hmin)[0], (&r_7_11_16_18.kmin)[0], (&r_7_11_16_18.lmin)[0]
+													in_7_11_16_18 := ((((((hc_7_11_16_18 >= hmin_7_11_16_18) && (hc_7_11_16_18 <= (&r_7_11_16_18.hmax)[0])) && (kc_7_11_16_18 >= kmin_7_11_16_18)) && (kc_7_11_16_18 <= (&r_7_11_16_18.kmax)[0])) && (lc_7_11_16_18 >= lmin_7_11_16_18)) && (lc_7_11_16_18 <= (&r_7_11_16_18.lmax)[0]))
+													idx_7_11_16_18 := ((((hc_7_11_16_18 - hmin_7_11_16_18) * (&r_7_11_16_18.hstride)[0]) + ((kc_7_11_16_18 - kmin_7_11_16_18) * (&r_7_11_16_18.kstride)[0])) + (lc_7_11_16_18 - lmin_7_11_16_18))
+													storeInt32(merge(idx_7_11_16_18, float64(0), in_7_11_16_18), ia_7_11_16_18)
+													r0_0_7_11_16_18 = in_7_11_16_18
 												}
-												r0_0_9_14_16 = merge(math.Float64frombits(fa_9_14_16[0]), (&r_9_14_16.defaultF)[0], in_9_14_16)
+												in_11_16_18 := r0_0_7_11_16_18
+												for i_11_16_18, j_11_16_18 := range ia_11_16_18 {
+													fa_11_16_18[i_11_16_18] = bits_11_16_18[j_11_16_18]
+												}
+												r0_0_11_16_18 = merge(math.Float64frombits(fa_11_16_18[0]), (&r_11_16_18.defaultF)[0], in_11_16_18)
 											}
-											fc_14_16 = r0_0_9_14_16
+											fc_16_18 = r0_0_11_16_18
 										}
-										s_14_16 := (sum_14_16 + (((fc_14_16 * fc_14_16) * fl_14_16) * fl_14_16))
-										if !c_14_16.Water {
-											s_14_16 = merge(sum_14_16, s_14_16, (fl_14_16 == zero_14_16))
+										s_16_18 := (sum_16_18 + (((fc_16_18 * fc_16_18) * fl_16_18) * fl_16_18))
+										if !c_16_18.Water {
+											s_16_18 = merge(sum_16_18, s_16_18, (fl_16_18 == zero_16_18))
 										}
-										sum_14_16 = s_14_16
+										sum_16_18 = s_16_18
 									}
 								}
-								r0_0_14_16, r1_0_14_16 = sum_14_16, polar_14_16
+								r0_0_16_18, r1_0_16_18 = sum_16_18, polar_16_18
 							}
-							sum_16, polar_16 = r0_0_14_16, r1_0_14_16
-							r0_0_16, r1_0_16, r2_0_16 = sum_16, omega_16, polar_16
+							sum_18, polar_18 = r0_0_16_18, r1_0_16_18
+							r0_0_18, r1_0_18, r2_0_18 = sum_18, omega_18, polar_18
 						}
-						sum, omega, polar = r0_0_16, r1_0_16, r2_0_16
+						sum, omega, polar = r0_0_18, r1_0_18, r2_0_18
 					}
 				}
 			}
@@ -907,6 +980,475 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			store(((((&r.scale)[0] * sum) * polar) * omega), (rb.v[p0:]))
 			store((count * omega), (rb.w[p0:]))
 		}
+	}
+	nop()
+}
+
+func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
+
+	n int) (float64, float64, float64, float64, float64, float64, float64, float64, float64,
+
+) {
+	magic := float64(roundMagic)
+	th, tk, tl := (h + magic), (kk + magic), (l + magic)
+	dh, dk, dl := (h - (th - magic)), (kk - (tk - magic)), (l - (tl - magic))
+	fh, fk, fl := (math.Float64bits(th) << 63), (math.Float64bits(tk) << 63), (math.Float64bits(tl) << 63)
+	var r0_0_19 float64
+	{
+		d_19 := dh
+		y_19 := (d_19 * d_19)
+		y2_19 := (y_19 * y_19)
+		y4_19 := (y2_19 * y2_19)
+		p0_19 := ((float64(cp0) + (float64(cp2) * y_19)) + ((float64(cp4) + (float64(cp6) * y_19)) * y2_19))
+		p1_19 := (((float64(cp8) + (float64(cp10) * y_19)) + ((float64(cp12) + (float64(cp14) * y_19)) * y2_19)) * y4_19)
+		p2_19 := (((float64(cp16) + (float64(cp18) * y_19)) + (float64(cp20) * y2_19)) * (y4_19 * y4_19))
+		r0_0_19 = ((p0_19 + p1_19) + p2_19)
+	}
+	var r0_0_20 float64
+	{
+		d_20 := dk
+		y_20 := (d_20 * d_20)
+		y2_20 := (y_20 * y_20)
+		y4_20 := (y2_20 * y2_20)
+		p0_20 := ((float64(cp0) + (float64(cp2) * y_20)) + ((float64(cp4) + (float64(cp6) * y_20)) * y2_20))
+		p1_20 := (((float64(cp8) + (float64(cp10) * y_20)) + ((float64(cp12) + (float64(cp14) * y_20)) * y2_20)) * y4_20)
+		p2_20 := (((float64(cp16) + (float64(cp18) * y_20)) + (float64(cp20) * y2_20)) * (y4_20 * y4_20))
+		r0_0_20 = ((p0_20 + p1_20) + p2_20)
+	}
+	var r0_0_21 float64
+	{
+		d_21 := dl
+		y_21 := (d_21 * d_21)
+		y2_21 := (y_21 * y_21)
+		y4_21 := (y2_21 * y2_21)
+		p0_21 := ((float64(cp0) + (float64(cp2) * y_21)) + ((float64(cp4) + (float64(cp6) * y_21)) * y2_21))
+		p1_21 := (((float64(cp8) + (float64(cp10) * y_21)) + ((float64(cp12) + (float64(cp14) * y_21)) * y2_21)) * y4_21)
+		p2_21 := (((float64(cp16) + (float64(cp18) * y_21)) + (float64(cp20) * y2_21)) * (y4_21 * y4_21))
+		r0_0_21 = ((p0_21 + p1_21) + p2_21)
+	}
+	crh, crk, crl := r0_0_19, r0_0_20, r0_0_21
+	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
+	rh := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crh) * (one + crh)))) | ((math.Float64bits(dh) ^ fh) & sign))))
+	rk := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crk) * (one + crk)))) | ((math.Float64bits(dk) ^ fk) & sign))))
+	rl := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crl) * (one + crl)))) | ((math.Float64bits(dl) ^ fl) & sign))))
+	two := float64(2)
+	ch2 := (two * math.Float64frombits((math.Float64bits(crh) ^ fh)))
+	ck2 := (two * math.Float64frombits((math.Float64bits(crk) ^ fk)))
+	cl2 := (two * math.Float64frombits((math.Float64bits(crl) ^ fl)))
+	uh0, uh1 := one, ch2
+	uk0, uk1 := one, ck2
+	ul0, ul1 := one, cl2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		uh0, uk0, ul0 = ((ch2 * uh1) - uh0), ((ck2 * uk1) - uk0), ((cl2 * ul1) - ul0)
+		uh1, uk1, ul1 = ((ch2 * uh0) - uh1), ((ck2 * uk0) - uk1), ((cl2 * ul0) - ul1)
+	}
+	if j < n {
+		uh0, uh1 = uh1, ((ch2 * uh1) - uh0)
+		uk0, uk1 = uk1, ((ck2 * uk1) - uk0)
+		ul0, ul1 = ul1, ((cl2 * ul1) - ul0)
+	}
+	fn, half := (&r.nf)[0], float64(0.5)
+	cuh, cuk, cul := ((half * ch2) * uh1), ((half * ck2) * uk1), ((half * cl2) * ul1)
+	tnh, tnk, tnl := (cuh - uh0), (cuk - uk0), (cul - ul0)
+	ha, hb, hc := (((fn * tnh) - cuh) * rh), (((fn * tnk) - cuk) * rk), (((fn * tnl) - cul) * rl)
+	na, nb, nc := ((dh * tnh) * rh), ((dk * tnk) * rk), ((dl * tnl) * rl)
+	cfm := float64(closedFormMin2)
+	nearH, nearK, nearL := ((dh * dh) < cfm), ((dk * dk) < cfm), ((dl * dl) < cfm)
+	if (nearH || nearK) || nearL {
+		var (
+			r0_0_22 float64
+			r1_0_22 float64
+		)
+		{
+			r_22, d_22, c2_22, flip_22, tn_22, un_22, n_22 := r, dh, ch2, fh, tnh, uh1, n
+			var r0_0_23 float64
+			{
+				d_23 := d_22
+				y_23 := (d_23 * d_23)
+				y2_23 := (y_23 * y_23)
+				y4_23 := (y2_23 * y2_23)
+				p0_23 := ((float64(sp1) + (float64(sp3) * y_23)) + ((float64(sp5) + (float64(sp7) * y_23)) * y2_23))
+				p1_23 := (((float64(sp9) + (float64(sp11) * y_23)) + ((float64(sp13) + (float64(sp15) * y_23)) * y2_23)) * y4_23)
+				p2_23 := (((float64(sp17) + (float64(sp19) * y_23)) + (float64(sp21) * y2_23)) * (y4_23 * y4_23))
+				r0_0_23 = (d_23 * ((p0_23 + p1_23) + p2_23))
+			}
+			s_22 := math.Float64frombits((math.Float64bits(r0_0_23) ^ flip_22))
+			two_22 := float64(2)
+			u0_22, u1_22, p0_22, p1_22 := float64(1), c2_22, float64(0), two_22
+			for j_22 := 2; j_22 < n_22; j_22++ {
+				u0_22, u1_22, p0_22, p1_22 = u1_22, ((c2_22 * u1_22) - u0_22), p1_22, (((two_22 * u1_22) + (c2_22 * p1_22)) - p0_22)
+			}
+			dx_22 := ((float64(minusPi) * s_22) * p1_22)
+			peak_22 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_22) & math.Float64bits((&r_22.negZero)[0]))))
+			dn_22 := merge((((float64(piC) * d_22) * tn_22) / s_22), peak_22, (d_22 != float64(0)))
+			r0_0_22, r1_0_22 = dx_22, dn_22
+		}
+		xh, yh := r0_0_22, r1_0_22
+		var (
+			r0_0_24 float64
+			r1_0_24 float64
+		)
+		{
+			r_24, d_24, c2_24, flip_24, tn_24, un_24, n_24 := r, dk, ck2, fk, tnk, uk1, n
+			var r0_0_25 float64
+			{
+				d_25 := d_24
+				y_25 := (d_25 * d_25)
+				y2_25 := (y_25 * y_25)
+				y4_25 := (y2_25 * y2_25)
+				p0_25 := ((float64(sp1) + (float64(sp3) * y_25)) + ((float64(sp5) + (float64(sp7) * y_25)) * y2_25))
+				p1_25 := (((float64(sp9) + (float64(sp11) * y_25)) + ((float64(sp13) + (float64(sp15) * y_25)) * y2_25)) * y4_25)
+				p2_25 := (((float64(sp17) + (float64(sp19) * y_25)) + (float64(sp21) * y2_25)) * (y4_25 * y4_25))
+				r0_0_25 = (d_25 * ((p0_25 + p1_25) + p2_25))
+			}
+			s_24 := math.Float64frombits((math.Float64bits(r0_0_25) ^ flip_24))
+			two_24 := float64(2)
+			u0_24, u1_24, p0_24, p1_24 := float64(1), c2_24, float64(0), two_24
+			for j_24 := 2; j_24 < n_24; j_24++ {
+				u0_24, u1_24, p0_24, p1_24 = u1_24, ((c2_24 * u1_24) - u0_24), p1_24, (((two_24 * u1_24) + (c2_24 * p1_24)) - p0_24)
+			}
+			dx_24 := ((float64(minusPi) * s_24) * p1_24)
+			peak_24 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_24) & math.Float64bits((&r_24.negZero)[0]))))
+			dn_24 := merge((((float64(piC) * d_24) * tn_24) / s_24), peak_24, (d_24 != float64(0)))
+			r0_0_24, r1_0_24 = dx_24, dn_24
+		}
+		xk, yk := r0_0_24, r1_0_24
+		var (
+			r0_0_26 float64
+			r1_0_26 float64
+		)
+		{
+			r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r, dl, cl2, fl, tnl, ul1, n
+			var r0_0_27 float64
+			{
+				d_27 := d_26
+				y_27 := (d_27 * d_27)
+				y2_27 := (y_27 * y_27)
+				y4_27 := (y2_27 * y2_27)
+				p0_27 := ((float64(sp1) + (float64(sp3) * y_27)) + ((float64(sp5) + (float64(sp7) * y_27)) * y2_27))
+				p1_27 := (((float64(sp9) + (float64(sp11) * y_27)) + ((float64(sp13) + (float64(sp15) * y_27)) * y2_27)) * y4_27)
+				p2_27 := (((float64(sp17) + (float64(sp19) * y_27)) + (float64(sp21) * y2_27)) * (y4_27 * y4_27))
+				r0_0_27 = (d_27 * ((p0_27 + p1_27) + p2_27))
+			}
+			s_26 := math.Float64frombits((math.Float64bits(r0_0_27) ^ flip_26))
+			two_26 := float64(2)
+			u0_26, u1_26, p0_26, p1_26 := float64(1), c2_26, float64(0), two_26
+			for j_26 := 2; j_26 < n_26; j_26++ {
+				u0_26, u1_26, p0_26, p1_26 = u1_26, ((c2_26 * u1_26) - u0_26), p1_26, (((two_26 * u1_26) + (c2_26 * p1_26)) - p0_26)
+			}
+			dx_26 := ((float64(minusPi) * s_26) * p1_26)
+			peak_26 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_26) & math.Float64bits((&r_26.negZero)[0]))))
+			dn_26 := merge((((float64(piC) * d_26) * tn_26) / s_26), peak_26, (d_26 != float64(0)))
+			r0_0_26, r1_0_26 = dx_26, dn_26
+		}
+		xl, yl := r0_0_26, r1_0_26
+		ha, na = merge(xh, ha, nearH), merge(yh, na, nearH)
+		hb, nb = merge(xk, hb, nearK), merge(yk, nb, nearK)
+		hc, nc = merge(xl, hc, nearL), merge(yl, nc, nearL)
+	}
+	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+}
+
+func sincgNearPeakLanes(r *laneReps, d, c2 float64,
+
+	flip uint64,
+
+	tn, un float64,
+
+	n int) (float64, float64,
+
+) {
+	var r0_0_28 float64
+	{
+		d_28 := d
+		y_28 := (d_28 * d_28)
+		y2_28 := (y_28 * y_28)
+		y4_28 := (y2_28 * y2_28)
+		p0_28 := ((float64(sp1) + (float64(sp3) * y_28)) + ((float64(sp5) + (float64(sp7) * y_28)) * y2_28))
+		p1_28 := (((float64(sp9) + (float64(sp11) * y_28)) + ((float64(sp13) + (float64(sp15) * y_28)) * y2_28)) * y4_28)
+		p2_28 := (((float64(sp17) + (float64(sp19) * y_28)) + (float64(sp21) * y2_28)) * (y4_28 * y4_28))
+		r0_0_28 = (d_28 * ((p0_28 + p1_28) + p2_28))
+	}
+	s := math.Float64frombits((math.Float64bits(r0_0_28) ^ flip))
+	two := float64(2)
+	u0, u1, p0, p1 := float64(1), c2, float64(0), two
+	for j := 2; j < n; j++ {
+		u0, u1, p0, p1 = u1, ((c2 * u1) - u0), p1, (((two * u1) + (c2 * p1)) - p0)
+	}
+	dx := ((float64(minusPi) * s) * p1)
+	peak := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un) & math.Float64bits((&r.negZero)[0]))))
+	dn := merge((((float64(piC) * d) * tn) / s), peak, (d != float64(0)))
+	return dx, dn
+}
+
+func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+	c := k.c
+	r := k.lr
+	n := k.nn[0]
+	sr := &r.src[si]
+	il := (&sr.il)[0]
+	zero, two := float64(0), float64(2)
+	var ia [1]int32
+	var fa [1]uint64
+	ix, iy, iz := (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
+	for oi := range r.orient {
+		o := &r.orient[oi]
+		e := &oinc[oi]
+		store((((((&o[0])[0] * ix) + ((&o[1])[0] * iy)) + ((&o[2])[0] * iz)) * il), (e[0][:]))
+		store((((((&o[3])[0] * ix) + ((&o[4])[0] * iy)) + ((&o[5])[0] * iz)) * il), (e[1][:]))
+		store((((((&o[6])[0] * ix) + ((&o[7])[0] * iy)) + ((&o[8])[0] * iz)) * il), (e[2][:]))
+	}
+	for p0 := 0; p0 < np; p0 += 1 {
+		qx := (((t.d[0][p0:])[0] - ix) * il)
+		qy := (((t.d[1][p0:])[0] - iy) * il)
+		qz := (((t.d[2][p0:])[0] - iz) * il)
+		s, def, sig := (t.s[p0:])[0], (t.def[p0:])[0], (t.sig[p0:])[0]
+		sna, snb, snc := (t.na[p0:])[0], (t.nb[p0:])[0], (t.nc[p0:])[0]
+		for oi := range r.orient {
+			o := &r.orient[oi]
+			e := &oinc[oi]
+			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
+			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
+			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
+			var (
+				r0_0_29 float64
+				r1_0_29 float64
+				r2_0_29 float64
+				r3_0_29 float64
+				r4_0_29 float64
+				r5_0_29 float64
+				r6_0_29 float64
+				r7_0_29 float64
+				r8_0_29 float64
+			)
+			{
+				r_29, h_29, kk_29, l_29, n_29 := r, h, kk, l, n
+				magic_29 := float64(roundMagic)
+				th_29, tk_29, tl_29 := (h_29 + magic_29), (kk_29 + magic_29), (l_29 + magic_29)
+				dh_29, dk_29, dl_29 := (h_29 - (th_29 - magic_29)), (kk_29 - (tk_29 - magic_29)), (l_29 - (tl_29 - magic_29))
+				fh_29, fk_29, fl_29 := (math.Float64bits(th_29) << 63), (math.Float64bits(tk_29) << 63), (math.Float64bits(tl_29) << 63)
+				var r0_0_19_29 float64
+				{
+					d_19_29 := dh_29
+					y_19_29 := (d_19_29 * d_19_29)
+					y2_19_29 := (y_19_29 * y_19_29)
+					y4_19_29 := (y2_19_29 * y2_19_29)
+					p0_19_29 := ((float64(cp0) + (float64(cp2) * y_19_29)) + ((float64(cp4) + (float64(cp6) * y_19_29)) * y2_19_29))
+					p1_19_29 := (((float64(cp8) + (float64(cp10) * y_19_29)) + ((float64(cp12) + (float64(cp14) * y_19_29)) * y2_19_29)) * y4_19_29)
+					p2_19_29 := (((float64(cp16) + (float64(cp18) * y_19_29)) + (float64(cp20) * y2_19_29)) * (y4_19_29 * y4_19_29))
+					r0_0_19_29 = ((p0_19_29 + p1_19_29) + p2_19_29)
+				}
+				var r0_0_20_29 float64
+				{
+					d_20_29 := dk_29
+					y_20_29 := (d_20_29 * d_20_29)
+					y2_20_29 := (y_20_29 * y_20_29)
+					y4_20_29 := (y2_20_29 * y2_20_29)
+					p0_20_29 := ((float64(cp0) + (float64(cp2) * y_20_29)) + ((float64(cp4) + (float64(cp6) * y_20_29)) * y2_20_29))
+					p1_20_29 := (((float64(cp8) + (float64(cp10) * y_20_29)) + ((float64(cp12) + (float64(cp14) * y_20_29)) * y2_20_29)) * y4_20_29)
+					p2_20_29 := (((float64(cp16) + (float64(cp18) * y_20_29)) + (float64(cp20) * y2_20_29)) * (y4_20_29 * y4_20_29))
+					r0_0_20_29 = ((p0_20_29 + p1_20_29) + p2_20_29)
+				}
+				var r0_0_21_29 float64
+				{
+					d_21_29 := dl_29
+					y_21_29 := (d_21_29 * d_21_29)
+					y2_21_29 := (y_21_29 * y_21_29)
+					y4_21_29 := (y2_21_29 * y2_21_29)
+					p0_21_29 := ((float64(cp0) + (float64(cp2) * y_21_29)) + ((float64(cp4) + (float64(cp6) * y_21_29)) * y2_21_29))
+					p1_21_29 := (((float64(cp8) + (float64(cp10) * y_21_29)) + ((float64(cp12) + (float64(cp14) * y_21_29)) * y2_21_29)) * y4_21_29)
+					p2_21_29 := (((float64(cp16) + (float64(cp18) * y_21_29)) + (float64(cp20) * y2_21_29)) * (y4_21_29 * y4_21_29))
+					r0_0_21_29 = ((p0_21_29 + p1_21_29) + p2_21_29)
+				}
+				crh_29, crk_29, crl_29 := r0_0_19_29, r0_0_20_29, r0_0_21_29
+				sign_29, one_29, pi_29 := math.Float64bits((&r_29.negZero)[0]), float64(1), float64(piC)
+				rh_29 := (pi_29 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_29 - crh_29) * (one_29 + crh_29)))) | ((math.Float64bits(dh_29) ^ fh_29) & sign_29))))
+				rk_29 := (pi_29 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_29 - crk_29) * (one_29 + crk_29)))) | ((math.Float64bits(dk_29) ^ fk_29) & sign_29))))
+				rl_29 := (pi_29 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_29 - crl_29) * (one_29 + crl_29)))) | ((math.Float64bits(dl_29) ^ fl_29) & sign_29))))
+				two_29 := float64(2)
+				ch2_29 := (two_29 * math.Float64frombits((math.Float64bits(crh_29) ^ fh_29)))
+				ck2_29 := (two_29 * math.Float64frombits((math.Float64bits(crk_29) ^ fk_29)))
+				cl2_29 := (two_29 * math.Float64frombits((math.Float64bits(crl_29) ^ fl_29)))
+				uh0_29, uh1_29 := one_29, ch2_29
+				uk0_29, uk1_29 := one_29, ck2_29
+				ul0_29, ul1_29 := one_29, cl2_29
+				j_29 := 2
+				for ; j_29+1 < n_29; j_29 += 2 {
+					uh0_29, uk0_29, ul0_29 = ((ch2_29 * uh1_29) - uh0_29), ((ck2_29 * uk1_29) - uk0_29), ((cl2_29 * ul1_29) - ul0_29)
+					uh1_29, uk1_29, ul1_29 = ((ch2_29 * uh0_29) - uh1_29), ((ck2_29 * uk0_29) - uk1_29), ((cl2_29 * ul0_29) - ul1_29)
+				}
+				if j_29 < n_29 {
+					uh0_29, uh1_29 = uh1_29, ((ch2_29 * uh1_29) - uh0_29)
+					uk0_29, uk1_29 = uk1_29, ((ck2_29 * uk1_29) - uk0_29)
+					ul0_29, ul1_29 = ul1_29, ((cl2_29 * ul1_29) - ul0_29)
+				}
+				fn_29, half_29 := (&r_29.nf)[0], float64(0.5)
+				cuh_29, cuk_29, cul_29 := ((half_29 * ch2_29) * uh1_29), ((half_29 * ck2_29) * uk1_29), ((half_29 * cl2_29) * ul1_29)
+				tnh_29, tnk_29, tnl_29 := (cuh_29 - uh0_29), (cuk_29 - uk0_29), (cul_29 - ul0_29)
+				ha_29, hb_29, hc_29 := (((fn_29 * tnh_29) - cuh_29) * rh_29), (((fn_29 * tnk_29) - cuk_29) * rk_29), (((fn_29 * tnl_29) - cul_29) * rl_29)
+				na_29, nb_29, nc_29 := ((dh_29 * tnh_29) * rh_29), ((dk_29 * tnk_29) * rk_29), ((dl_29 * tnl_29) * rl_29)
+				cfm_29 := float64(closedFormMin2)
+				nearH_29, nearK_29, nearL_29 := ((dh_29 * dh_29) < cfm_29), ((dk_29 * dk_29) < cfm_29), ((dl_29 * dl_29) < cfm_29)
+				if (nearH_29 || nearK_29) || nearL_29 {
+					var (
+						r0_0_22_29 float64
+						r1_0_22_29 float64
+					)
+					{
+						r_22_29, d_22_29, c2_22_29, flip_22_29, tn_22_29, un_22_29, n_22_29 := r_29, dh_29, ch2_29, fh_29, tnh_29, uh1_29, n_29
+						var r0_0_23_29 float64
+						{
+							d_23_29 := d_22_29
+							y_23_29 := (d_23_29 * d_23_29)
+							y2_23_29 := (y_23_29 * y_23_29)
+							y4_23_29 := (y2_23_29 * y2_23_29)
+							p0_23_29 := ((float64(sp1) + (float64(sp3) * y_23_29)) + ((float64(sp5) + (float64(sp7) * y_23_29)) * y2_23_29))
+							p1_23_29 := (((float64(sp9) + (float64(sp11) * y_23_29)) + ((float64(sp13) + (float64(sp15) * y_23_29)) * y2_23_29)) * y4_23_29)
+							p2_23_29 := (((float64(sp17) + (float64(sp19) * y_23_29)) + (float64(sp21) * y2_23_29)) * (y4_23_29 * y4_23_29))
+							r0_0_23_29 = (d_23_29 * ((p0_23_29 + p1_23_29) + p2_23_29))
+						}
+						s_22_29 := math.Float64frombits((math.Float64bits(r0_0_23_29) ^ flip_22_29))
+						two_22_29 := float64(2)
+						u0_22_29, u1_22_29, p0_22_29, p1_22_29 := float64(1), c2_22_29, float64(0), two_22_29
+						for j_22_29 := 2; j_22_29 < n_22_29; j_22_29++ {
+							u0_22_29, u1_22_29, p0_22_29, p1_22_29 = u1_22_29, ((c2_22_29 * u1_22_29) - u0_22_29), p1_22_29, (((two_22_29 * u1_22_29) + (c2_22_29 * p1_22_29)) - p0_22_29)
+						}
+						dx_22_29 := ((float64(minusPi) * s_22_29) * p1_22_29)
+						peak_22_29 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_22_29) & math.Float64bits((&r_22_29.negZero)[0]))))
+						dn_22_29 := merge((((float64(piC) * d_22_29) * tn_22_29) / s_22_29), peak_22_29, (d_22_29 != float64(0)))
+						r0_0_22_29, r1_0_22_29 = dx_22_29, dn_22_29
+					}
+					xh_29, yh_29 := r0_0_22_29, r1_0_22_29
+					var (
+						r0_0_24_29 float64
+						r1_0_24_29 float64
+					)
+					{
+						r_24_29, d_24_29, c2_24_29, flip_24_29, tn_24_29, un_24_29, n_24_29 := r_29, dk_29, ck2_29, fk_29, tnk_29, uk1_29, n_29
+						var r0_0_25_29 float64
+						{
+							d_25_29 := d_24_29
+							y_25_29 := (d_25_29 * d_25_29)
+							y2_25_29 := (y_25_29 * y_25_29)
+							y4_25_29 := (y2_25_29 * y2_25_29)
+							p0_25_29 := ((float64(sp1) + (float64(sp3) * y_25_29)) + ((float64(sp5) + (float64(sp7) * y_25_29)) * y2_25_29))
+							p1_25_29 := (((float64(sp9) + (float64(sp11) * y_25_29)) + ((float64(sp13) + (float64(sp15) * y_25_29)) * y2_25_29)) * y4_25_29)
+							p2_25_29 := (((float64(sp17) + (float64(sp19) * y_25_29)) + (float64(sp21) * y2_25_29)) * (y4_25_29 * y4_25_29))
+							r0_0_25_29 = (d_25_29 * ((p0_25_29 + p1_25_29) + p2_25_29))
+						}
+						s_24_29 := math.Float64frombits((math.Float64bits(r0_0_25_29) ^ flip_24_29))
+						two_24_29 := float64(2)
+						u0_24_29, u1_24_29, p0_24_29, p1_24_29 := float64(1), c2_24_29, float64(0), two_24_29
+						for j_24_29 := 2; j_24_29 < n_24_29; j_24_29++ {
+							u0_24_29, u1_24_29, p0_24_29, p1_24_29 = u1_24_29, ((c2_24_29 * u1_24_29) - u0_24_29), p1_24_29, (((two_24_29 * u1_24_29) + (c2_24_29 * p1_24_29)) - p0_24_29)
+						}
+						dx_24_29 := ((float64(minusPi) * s_24_29) * p1_24_29)
+						peak_24_29 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_24_29) & math.Float64bits((&r_24_29.negZero)[0]))))
+						dn_24_29 := merge((((float64(piC) * d_24_29) * tn_24_29) / s_24_29), peak_24_29, (d_24_29 != float64(0)))
+						r0_0_24_29, r1_0_24_29 = dx_24_29, dn_24_29
+					}
+					xk_29, yk_29 := r0_0_24_29, r1_0_24_29
+					var (
+						r0_0_26_29 float64
+						r1_0_26_29 float64
+					)
+					{
+						r_26_29, d_26_29, c2_26_29, flip_26_29, tn_26_29, un_26_29, n_26_29 := r_29, dl_29, cl2_29, fl_29, tnl_29, ul1_29, n_29
+						var r0_0_27_29 float64
+						{
+							d_27_29 := d_26_29
+							y_27_29 := (d_27_29 * d_27_29)
+							y2_27_29 := (y_27_29 * y_27_29)
+							y4_27_29 := (y2_27_29 * y2_27_29)
+							p0_27_29 := ((float64(sp1) + (float64(sp3) * y_27_29)) + ((float64(sp5) + (float64(sp7) * y_27_29)) * y2_27_29))
+							p1_27_29 := (((float64(sp9) + (float64(sp11) * y_27_29)) + ((float64(sp13) + (float64(sp15) * y_27_29)) * y2_27_29)) * y4_27_29)
+							p2_27_29 := (((float64(sp17) + (float64(sp19) * y_27_29)) + (float64(sp21) * y2_27_29)) * (y4_27_29 * y4_27_29))
+							r0_0_27_29 = (d_27_29 * ((p0_27_29 + p1_27_29) + p2_27_29))
+						}
+						s_26_29 := math.Float64frombits((math.Float64bits(r0_0_27_29) ^ flip_26_29))
+						two_26_29 := float64(2)
+						u0_26_29, u1_26_29, p0_26_29, p1_26_29 := float64(1), c2_26_29, float64(0), two_26_29
+						for j_26_29 := 2; j_26_29 < n_26_29; j_26_29++ {
+							u0_26_29, u1_26_29, p0_26_29, p1_26_29 = u1_26_29, ((c2_26_29 * u1_26_29) - u0_26_29), p1_26_29, (((two_26_29 * u1_26_29) + (c2_26_29 * p1_26_29)) - p0_26_29)
+						}
+						dx_26_29 := ((float64(minusPi) * s_26_29) * p1_26_29)
+						peak_26_29 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_26_29) & math.Float64bits((&r_26_29.negZero)[0]))))
+						dn_26_29 := merge((((float64(piC) * d_26_29) * tn_26_29) / s_26_29), peak_26_29, (d_26_29 != float64(0)))
+						r0_0_26_29, r1_0_26_29 = dx_26_29, dn_26_29
+					}
+					xl_29, yl_29 := r0_0_26_29, r1_0_26_29
+					ha_29, na_29 = merge(xh_29, ha_29, nearH_29), merge(yh_29, na_29, nearH_29)
+					hb_29, nb_29 = merge(xk_29, hb_29, nearK_29), merge(yk_29, nb_29, nearK_29)
+					hc_29, nc_29 = merge(xl_29, hc_29, nearL_29), merge(yl_29, nc_29, nearL_29)
+				}
+				r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29 = uh1_29, uk1_29, ul1_29, ha_29, hb_29, hc_29, na_29, nb_29, nc_29
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29
+			fl := ((sa * sb) * sc)
+			fc, fd := (&r.defaultF)[0], float64(1)
+			if c.HasHKL {
+				var (
+					r0_0_30 float64
+					r1_0_30 float64
+				)
+				{
+					r_30, bits_30, miss_30, ia_30, fa_30, h_30, kk_30, l_30 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
+					var r0_0_8_30 bool
+					{
+						r_8_30, ia_8_30, h_8_30, kk_8_30, l_8_30 := r_30, ia_30, h_30, kk_30, l_30
+						half_8_30 := float64(0.5)
+						hc_8_30, kc_8_30, lc_8_30 := math.Ceil((h_8_30 - half_8_30)), math.Ceil((kk_8_30 - half_8_30)), math.Ceil((l_8_30 - half_8_30))
+						hmin_8_30, kmin_8_30, lmin_8_30 := (&r_8_30.hmin)[0], (&r_8_30.kmin)[0], (&r_8_30.lmin)[0]
+						in_8_30 := ((((((hc_8_30 >= hmin_8_30) && (hc_8_30 <= (&r_8_30.hmax)[0])) && (kc_8_30 >= kmin_8_30)) && (kc_8_30 <= (&r_8_30.kmax)[0])) && (lc_8_30 >= lmin_8_30)) && (lc_8_30 <= (&r_8_30.lmax)[0]))
+						idx_8_30 := ((((hc_8_30 - hmin_8_30) * (&r_8_30.hstride)[0]) + ((kc_8_30 - kmin_8_30) * (&r_8_30.kstride)[0])) + (lc_8_30 - lmin_8_30))
+						storeInt32(merge(idx_8_30, float64(0), in_8_30), ia_8_30)
+						r0_0_8_30 = in_8_30
+					}
+					in_30 := r0_0_8_30
+					for i_30, j_30 := range ia_30 {
+						fa_30[i_30] = bits_30[j_30]
+					}
+					f_30 := merge(math.Float64frombits(fa_30[0]), (&r_30.defaultF)[0], in_30)
+					fd_30 := float64(0)
+					if miss_30 != nil {
+						for i_30, j_30 := range ia_30 {
+							fa_30[i_30] = miss_30[j_30]
+						}
+						fd_30 = math.Float64frombits(fa_30[0])
+					}
+					r0_0_30, r1_0_30 = f_30, merge(fd_30, float64(1), in_30)
+				}
+				fc, fd = r0_0_30, r1_0_30
+			}
+			ffl := ((fc * fc) * fl)
+			s1 := (s + (ffl * fl))
+			def1 := def
+			if k.perDef {
+				def1 = (def + ((((two * fc) * fl) * fl) * fd))
+			}
+			tfl := (two * ffl)
+			xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+			hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
+			sig1 := (sig + (((hbar * (h + (&e[0])[0])) + (kbar * (kk + (&e[1])[0]))) + (lbar * (l + (&e[2])[0]))))
+			na1, nb1, nc1 := (sna + (xa * nda)), (snb + (xb * ndb)), (snc + (xc * ndc))
+			if !c.Water {
+				skip := (fl == zero)
+				s1, def1, sig1 = merge(s, s1, skip), merge(def, def1, skip), merge(sig, sig1, skip)
+				na1, nb1, nc1 = merge(sna, na1, skip), merge(snb, nb1, skip), merge(snc, nc1, skip)
+				hbar, kbar, lbar = merge(zero, hbar, skip), merge(zero, kbar, skip), merge(zero, lbar, skip)
+			}
+			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
+			store(hbar, (hkl[3*oi*stride+p0:]))
+			store(kbar, (hkl[(3*oi+1)*stride+p0:]))
+			store(lbar, (hkl[(3*oi+2)*stride+p0:]))
+		}
+		store(s, (t.s[p0:]))
+		store(def, (t.def[p0:]))
+		store(sig, (t.sig[p0:]))
+		store(sna, (t.na[p0:]))
+		store(snb, (t.nb[p0:]))
+		store(snc, (t.nc[p0:]))
 	}
 	nop()
 }

@@ -1,6 +1,9 @@
 package physics
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // What the lane kernels (lanes.go) read besides the lane values, built by
 // scalar code before they run: every value they combine with lanes
@@ -42,6 +45,8 @@ type laneReps struct {
 	sub, half, scale, omegaNum, ibg, defaultF, kahn      laneVal
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
+	nf                                                   laneVal // float64(N) (the lane kernels' one whole N)
+	negZero                                              laneVal // −0: its bits are the sign bit
 	kahnZero                                             bool
 	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
 	odet                                                 [][3]laneVal // odet·(detector normal) for each layer
@@ -63,7 +68,8 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		hmin: repeat(float64(c.HMin)), hmax: repeat(float64(c.HMax)), kmin: repeat(float64(c.KMin)),
 		kmax: repeat(float64(c.KMax)), lmin: repeat(float64(c.LMin)), lmax: repeat(float64(c.LMax)),
 		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
-		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample))}
+		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
+		nf:    repeat(float64(k.nn[0])), negZero: repeat(math.Copysign(0, -1))}
 	for subF := 0; subF < c.Oversample; subF++ {
 		r.subF = append(r.subF, repeat(float64(subF)))
 	}

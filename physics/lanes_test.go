@@ -111,3 +111,78 @@ func TestLanesGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesGradientBits: the loss rows give one loss and one gradient,
+// bit for bit, whatever lane kernels run them (AvailableVectorLanes), on
+// every golden case (twelve rows of it) and on structures that take the
+// loss rows' other branches (several sources and orientations, Kahn
+// polarization, a table with missing reflections, water, chunks that
+// fall back to one lane), for a loss of each kind.
+func TestLanesGradientBits(t *testing.T) {
+	tiers := physics.AvailableVectorLanes()
+	if len(tiers) < 2 {
+		t.Skipf("only the %s lane kernels here: nothing to compare", tiers[0])
+	}
+	golden := goldenCommandLines(t)
+	inputs := inScratch(t)
+	defer physics.SetVectorLanes(t, physics.VectorLanes())()
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40"
+	lines := []string{base,
+		base + " -mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8",
+		base + " -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",
+		base + " -hkl " + inputs + "/P1.hkl -nopolar -point_pixel -roi 3 35 2 30",
+		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",
+		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2", // chunks of 18 pixels: 16, then one lane
+		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",  // chunks of 7: one lane
+		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",
+	}
+	for _, gc := range golden {
+		args := strings.Join(gc.Args, " ")
+		for _, in := range gc.Inputs {
+			args = strings.ReplaceAll(args, " "+in, " "+filepath.Join(inputs, in))
+		}
+		lines = append(lines, args)
+	}
+	for _, args := range lines {
+		if err := os.Remove("Fdump.bin"); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		cfg, in := kernelInputs(t, args)
+		// Twelve rows through the middle of the golden images (inside
+		// their own region of interest).
+		if mid := cfg.SPixels / 2; cfg.SPixels > 64 {
+			cfg.ROISMin, cfg.ROISMax = max(cfg.ROISMin, mid-6), min(cfg.ROISMax, mid+5)
+		}
+		n := cfg.FPixels * cfg.SPixels
+		obs, wts, bg := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range obs {
+			obs[i] = float64(i % 7)
+			if i%13 != 5 {
+				wts[i] = 0.5 + float64(i%3)/4
+			}
+			bg[i] = 0.25 + float64(i%5)/8
+		}
+		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg},
+			{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossSum}} {
+			var want []float64
+			var wantLoss float64
+			for _, tier := range tiers {
+				physics.SetVectorLanes(t, tier)
+				g := make([]float64, physics.NParams)
+				v := physics.LossGradient(&cfg, in, &l, g)
+				if want == nil {
+					want, wantLoss = g, v
+					continue
+				}
+				if math.Float64bits(v) != math.Float64bits(wantLoss) {
+					t.Errorf("%.60s, %s: loss %.17g with %s lanes, %.17g with %s", args, l.Kind, v, tier, wantLoss, tiers[0])
+				}
+				for j := range g {
+					if math.Float64bits(g[j]) != math.Float64bits(want[j]) {
+						t.Errorf("%.60s, %s: ∂L/∂P[%d] %.17g with %s lanes, %.17g with %s", args, l.Kind, j, g[j], tier, want[j], tiers[0])
+					}
+				}
+			}
+		}
+	}
+}

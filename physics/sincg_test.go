@@ -63,9 +63,9 @@ func bigSincg(x float64, n int) [3]float64 {
 //
 //	∂/∂x = π·(n·cos nπx·sin πx − sin nπx·cos πx)/sin²πx,  ∂/∂n = πd·cos nπx/sin πx
 //
-// (see bigSincg), for every output: with x on both sides of the switch between the
-// closed form and the near-peak recurrence (and so of sincgGrad3's switch
-// between its three-wide form and sincgGrad1), and at the peaks
+// (see bigSincg), for every output of sincgGrad3Lanes' scalar copy: with x
+// on both sides of the switch between the closed form and the near-peak
+// recurrence (on one axis, the others far from it), and at the peaks
 // themselves.
 func TestSincgGrad3(t *testing.T) {
 	const tol = 1e-12
@@ -80,8 +80,7 @@ func TestSincgGrad3(t *testing.T) {
 				x := m + d
 				for axis := 0; axis < 3; axis++ {
 					// x on one axis, fixed values far from the peaks on the
-					// others: every output is checked (with x near a peak
-					// all three take sincgGrad1).
+					// others: every output is checked.
 					in, ref := fixed, fixedRef
 					in[axis], ref[axis] = x, bigSincg(x, n)
 					var got [9]float64
@@ -116,4 +115,10 @@ func TestSincgGrad3(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sincgGrad3 is sincgGrad3Lanes on one lane.
+func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
+	r := laneReps{nf: repeat(float64(n)), negZero: repeat(math.Copysign(0, -1))}
+	return sincgGrad3Lanes(&r, h, kk, l, n)
 }

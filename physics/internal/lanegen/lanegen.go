@@ -40,7 +40,7 @@ import (
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vloadBits", "vbits", "vfloat", "vint32",
-	"vxor", "vshl", "vany", "vzeroupper",
+	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -61,6 +61,8 @@ var Targets = []Target{
 		"vfloat":     "math.Float64frombits($1)",
 		"vint32":     "storeInt32($1, $2)",
 		"vxor":       "($1 ^ $2)",
+		"vand":       "($1 & $2)",
+		"vor":        "($1 | $2)",
 		"vshl":       "($1 << $2)",
 		"vany":       "$1",
 		"vzeroupper": "nop",
@@ -97,6 +99,8 @@ var Targets = []Target{
 			"vfloat":     "$1.AsFloat64x4()",
 			"vint32":     "$1.ConvertToInt32().Store($2)",
 			"vxor":       "$1.Xor($2)",
+			"vand":       "$1.And($2)",
+			"vor":        "$1.Or($2)",
 			"vshl":       "$1.ShiftAllLeft($2)",
 			"vany":       "($1.ToBits() != 0)",
 			"vzeroupper": "archsimd.ClearAVXUpperBits",
