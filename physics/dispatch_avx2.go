@@ -16,12 +16,21 @@ func supportedTiers() []laneTier {
 
 // termsGradRow is termsGradLanes on vector lanes where the CPU has them
 // and the chunk allows (vector; see lossRowSingle).
-func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	if vector && k.tier == tierAVX2 {
-		k.termsGradLanesAVX2(si, oinc, t, hkl, stride, np)
+		k.termsGradLanesAVX2(si, oinc, t, ds, hkl, stride, np)
 		return
 	}
-	k.termsGradLanes(si, oinc, t, hkl, stride, np)
+	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
+}
+
+// lossFront is lossFrontLanes on vector lanes where the CPU has them.
+func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	if k.tier == tierAVX2 {
+		k.lossFrontLanesAVX2(sdet, fr, t, np, pol)
+		return
+	}
+	k.lossFrontLanes(sdet, fr, t, np, pol)
 }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {

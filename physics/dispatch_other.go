@@ -9,6 +9,10 @@ func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 
 func (k *kernel) pixels(rb *rowBuf, n int) { k.pixelsLanes(rb, n) }
 
-func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
-	k.termsGradLanes(si, oinc, t, hkl, stride, np)
+func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
+}
+
+func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	k.lossFrontLanes(sdet, fr, t, np, pol)
 }

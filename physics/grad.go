@@ -284,7 +284,7 @@ func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float
 // the Kahn factor and by the diffracted direction d.
 func (k *kernel) polarizationGrad(si int, d [3]float64) (p, dkahn float64, dd [3]float64) {
 	sr := &k.src[si]
-	p, dkahn, a, b, g, _ := k.polarizationCoef(sr, d[0], d[1], d[2])
+	p, dkahn, a, b, g, _ := k.polarizationCoef(si, d[0], d[1], d[2])
 	for i := range dd {
 		dd[i] = a*sr.inc[i] + b*sr.ein[i] + g*sr.bin[i]
 	}

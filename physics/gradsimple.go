@@ -26,32 +26,9 @@ const (
 	minusPi        = -math.Pi
 )
 
-// polarizationCoef is Polarization for source sr and diffracted
-// direction d with its derivatives: by the Kahn factor, and by d as the
-// coefficients of ∂P/∂d = α·inc + β·ein + γ·bin (the source's fixed
-// directions), and (∂P/∂d)·d. cos2ψ is formed also at K = 0, where
-// Polarization skips it: the derivative by K needs it. P has
-// Polarization's bits.
-func (k *kernel) polarizationCoef(sr *source, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma, dd float64) {
-	c2 := sr.inc[0]*dx + sr.inc[1]*dy + sr.inc[2]*dz
-	c2sq := c2 * c2
-	s2sq := 1 - c2sq
-	cos2psi := 1.0
-	var de, db float64
-	e := dx*sr.ein[0] + dy*sr.ein[1] + dz*sr.ein[2]
-	b := dx*sr.bin[0] + dy*sr.bin[1] + dz*sr.bin[2]
-	if den := e*e + b*b; den > 0 {
-		inv := 1 / den
-		cos2psi = (e*e - b*b) * inv
-		if k.kahn != 0 {
-			de, db = 4*e*b*b*inv*inv, -4*b*e*e*inv*inv
-		}
-	}
-	p = 0.5 * (1 + c2sq - k.kahn*cos2psi*s2sq)
-	dkahn = -0.5 * cos2psi * s2sq
-	dcos := -0.5 * k.kahn * s2sq
-	alpha, beta, gamma = c2*(1+k.kahn*cos2psi), dcos*de, dcos*db
-	return p, dkahn, alpha, beta, gamma, alpha*c2 + beta*e + gamma*b
+// polarizationCoef is polarizationCoefLanes on one lane, for source si.
+func (k *kernel) polarizationCoef(si int, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma, dd float64) {
+	return polarizationCoefLanes(k.lr, &k.lr.src[si], dx, dy, dz)
 }
 
 // termLanes are a row chunk's diffracted directions (d) and its
@@ -98,6 +75,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 	c := k.c
 	tl, oinc := w.terms(), w.orientScratch(len(k.orient))
 	tl.reset(1, k.ibg)
+	var ds [1]float64 // (|d − inc|², not used here)
 	var lam float64
 	M := len(k.orient)
 	hkl := w.hkl[:3*M]
@@ -140,7 +118,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
 					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
-					k.termsGradLanes(si, oinc, tl, hkl, 1, 1)
+					k.termsGradLanes(si, oinc, tl, ds[:], hkl, 1, 1)
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64
@@ -235,9 +213,18 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	clear(rs)
 	sr0 := &k.src[0]
 	// The K = 0 shortcut needs an E-B plane: with the polarization axis
-	// along the beam ein = bin = 0 and cos2ψ = 1 (polarizationCoef).
+	// along the beam ein = bin = 0 and cos2ψ = 1 (polarizationCoefLanes).
 	kahn0 := k.kahn == 0 && sr0.bin != [3]float64{}
+	pol := 2
+	switch {
+	case c.NoPolar:
+		pol = 0
+	case kahn0:
+		pol = 1
+	}
+	fr := &r.front
 	sdet := k.sub*float64(spix) + k.sub/2
+	sdetRep := repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
 	pitch2 := k.pitch * k.pitch
 	// Row sums: of u·|d − inc|², u/R, fdet·u/R per source and orientation
 	// (in rs), and the rest (lossTotals; in memory: kept in registers they
@@ -251,46 +238,22 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
-		k.chunkGeometry(spix, fs, &r.geo)
-		np := len(r.geo[:len(fs)]) // ≤ rowChunk, as the compiler sees
-		// The terms: the factors, then source by source the terms.
-		tl.reset(min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes), k.ibg)
-		for p := 0; p < np; p++ {
-			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
-			tl.d[0][p], tl.d[1][p], tl.d[2][p] = dx, dy, dz
-			fc := &r.fac[p]
-			fc[0] = k.omega(invR)
-			switch {
-			case c.NoPolar:
-				fc[1], fc[2], fc[3], fc[4] = 1, 0, 0, 0
-			case kahn0:
-				// polarizationCoef at K = 0, where ∂P/∂K = −½·cos2ψ·sin²2θ
-				// = −½·(e² − b²) = ½·(1 − c2²) − e² (d unit; inc, ein, bin
-				// orthonormal, so e² + b² = 1 − c2²).
-				c2 := sr0.inc[0]*dx + sr0.inc[1]*dy + sr0.inc[2]*dz
-				e := dx*sr0.ein[0] + dy*sr0.ein[1] + dz*sr0.ein[2]
-				c2sq := c2 * c2
-				fc[1], fc[2], fc[3], fc[4] = 0.5*(1+c2sq), 0.5*(1-c2sq)-e*e, c2, c2sq
-			default:
-				var be, ga float64
-				fc[1], fc[2], fc[3], be, ga, fc[4] = k.polarizationCoef(sr0, dx, dy, dz)
-				r.pol[p] = [2]float64{be, ga}
-			}
+		np := len(fr.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
+		// The terms: the geometry and factors, then source by source the
+		// terms.
+		for p, f := range fs {
+			fr.f[p] = float64(f)
 		}
+		for p := np; np > 0 && p < min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes); p++ {
+			fr.f[p] = fr.f[np-1] // (lanes past the chunk's end)
+		}
+		k.lossFront(&sdetRep, fr, tl, np, pol)
 		for si := range k.src {
-			sr := &k.src[si]
-			ds := dsq[si*rowChunk:][:rowChunk]
-			for p := 0; p < np; p++ {
-				x, y, z := r.geo[p][1]-sr.inc[0], r.geo[p][2]-sr.inc[1], r.geo[p][3]-sr.inc[2]
-				ds[p] = x*x + y*y + z*z // |d − inc|²
-			}
-			k.termsGradRow(vector, si, oinc, tl, hkl[3*M*si*n:], n, np)
+			k.termsGradRow(vector, si, oinc, tl, dsq[si*rowChunk:][:rowChunk], hkl[3*M*si*n:], n, np)
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		for p := 0; p < np; p++ {
-			fc := &r.fac[p]
-			r.g[p] = k.scale * tl.s[p] * fc[1] * fc[0] // Render's grouping: the same bits
-			r.fdet[p] = k.sub*float64(fs[p]) + k.sub/2
+			r.g[p] = k.scale * tl.s[p] * fr.p[p] * fr.omega[p] // Render's grouping: the same bits
 		}
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
 		// The pixels with g ≠ 0, and their ∂L/∂S.
@@ -298,7 +261,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		for p := 0; p < np; p++ {
 			if r.g[p] != 0 {
 				r.live[nl] = p
-				r.sb[p] = r.g[p] * k.scale * r.fac[p][1] * r.fac[p][0]
+				r.sb[p] = r.g[p] * k.scale * fr.p[p] * fr.omega[p]
 				nl++
 			}
 		}
@@ -311,7 +274,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				sb, invR, fdet, ds := r.sb[p], r.geo[p][0], r.fdet[p], ds[p]
+				sb, invR, fdet, ds := r.sb[p], fr.invR[p], fr.fdet[p], ds[p]
 				x0, x1, x2 := sb*hj[p], sb*kj[p], sb*lj[p]
 				w0, w1, w2 = w0+ds*x0, w1+ds*x1, w2+ds*x2
 				x0, x1, x2 = x0*invR, x1*invR, x2*invR
@@ -329,18 +292,18 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		var cna, cnb, cnc, cdef, cibg, cflu, ckahn, cpa, cfpa float64
 		for _, p := range live {
 			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-			g, sb, fc, s := r.g[p], r.sb[p], &r.fac[p], tl.s[p]
+			g, sb, s := r.g[p], r.sb[p], tl.s[p]
 			cna, cnb, cnc = cna+sb*tl.na[p], cnb+sb*tl.nb[p], cnc+sb*tl.nc[p]
 			if k.perDef {
 				cdef += sb * tl.def[p]
 			}
 			cibg += sb
-			cflu += g * fc[1] * fc[0] * s
+			cflu += g * fr.p[p] * fr.omega[p] * s
 			if !c.NoPolar {
-				pbar := g * k.scale * s * fc[0]
-				ckahn += pbar * fc[2]
-				x := pbar * r.geo[p][0] * fc[3]
-				cpa, cfpa = cpa+x, cfpa+r.fdet[p]*x
+				pbar := g * k.scale * s * fr.omega[p]
+				ckahn += pbar * fr.dkahn[p]
+				x := pbar * fr.invR[p] * fr.alpha[p]
+				cpa, cfpa = cpa+x, cfpa+fr.fdet[p]*x
 			}
 		}
 		t.na, t.nb, t.nc, t.ddef, t.ibg, t.flu, t.kahn, t.pa, t.fpa = t.na+cna, t.nb+cnb, t.nc+cnc, t.ddef+cdef, t.ibg+cibg, t.flu+cflu, t.kahn+ckahn, t.pa+cpa, t.fpa+cfpa
@@ -348,10 +311,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			var cpb, cfpb, cpc, cfpc float64
 			for _, p := range live {
 				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				pr := r.g[p] * k.scale * tl.s[p] * r.fac[p][0] * r.geo[p][0]
-				y, z := pr*r.pol[p][0], pr*r.pol[p][1]
-				cpb, cfpb = cpb+y, cfpb+r.fdet[p]*y
-				cpc, cfpc = cpc+z, cfpc+r.fdet[p]*z
+				pr := r.g[p] * k.scale * tl.s[p] * fr.omega[p] * fr.invR[p]
+				y, z := pr*fr.beta[p], pr*fr.gamma[p]
+				cpb, cfpb = cpb+y, cfpb+fr.fdet[p]*y
+				cpc, cfpc = cpc+z, cfpc+fr.fdet[p]*z
 			}
 			t.pb, t.fpb, t.pc, t.fpc = t.pb+cpb, t.fpb+cfpb, t.pc+cpc, t.fpc+cfpc
 		}
@@ -361,14 +324,13 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		var ccd, cadX, cadY, cadZ, cfadX, cfadY, cfadZ float64
 		for _, p := range live {
 			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-			fc := &r.fac[p]
-			invR, dx, dy, dz := r.geo[p][0], r.geo[p][1], r.geo[p][2], r.geo[p][3]
+			invR, dx, dy, dz := fr.invR[p], tl.d[0][p], tl.d[1][p], tl.d[2][p]
 			gs := r.g[p] * k.scale * tl.s[p]
 			ddot := r.sb[p] * tl.sig[p] // d·∂L/∂d
 			if !c.NoPolar {
-				ddot += gs * fc[0] * fc[4]
+				ddot += gs * fr.omega[p] * fr.dd[p]
 			}
-			wbar := gs * fc[1]
+			wbar := gs * fr.p[p]
 			inv3 := invR * invR * invR
 			var rbar float64
 			if c.PointPixel {
@@ -380,7 +342,7 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			}
 			a := rbar - ddot*invR
 			cadX, cadY, cadZ = cadX+a*dx, cadY+a*dy, cadZ+a*dz
-			fa := r.fdet[p] * a
+			fa := fr.fdet[p] * a
 			cfadX, cfadY, cfadZ = cfadX+fa*dx, cfadY+fa*dy, cfadZ+fa*dz
 		}
 		t.cd, t.ad[0], t.ad[1], t.ad[2], t.fad[0], t.fad[1], t.fad[2] = t.cd+ccd, t.ad[0]+cadX, t.ad[1]+cadY, t.ad[2]+cadZ, t.fad[0]+cfadX, t.fad[1]+cfadY, t.fad[2]+cfadZ
@@ -468,14 +430,20 @@ const hklBudget = 1 << 14
 // lossRecs are one chunk's per-pixel records in lossRowSingle.
 type lossRecs struct {
 	idx, live [rowChunk]int
-	geo       [rowChunk][4]float64 // 1/R, d
-	fac       [rowChunk][5]float64 // ω, P, ∂P/∂K, α, (∂P/∂d)·d
-	pol       [rowChunk][2]float64 // β, γ (K ≠ 0)
+	front     lossFront
 	tl        termLanes
 	g         [rowChunk]float64 // I, then ∂L/∂I
 	sb        [rowChunk]float64 // ∂L/∂S
-	fdet      [rowChunk]float64
 	tot       lossTotals
+}
+
+// lossFront are a loss-row chunk's per-pixel values before the terms
+// (lossFrontLanes): float64(f), fdet, 1/R, ω, and the polarization P with
+// ∂P/∂K, α, β, γ (∂P/∂d = α·inc + β·ein + γ·bin; β and γ only where
+// K ≠ 0) and (∂P/∂d)·d.
+type lossFront struct {
+	f, fdet, invR, omega             [rowChunk]float64
+	p, dkahn, alpha, beta, gamma, dd [rowChunk]float64
 }
 
 // lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),

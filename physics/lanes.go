@@ -423,9 +423,10 @@ func sincgNearPeakLanes(r *laneReps, d, c2 vf, flip vu, tn, un vf, n int) (vf, v
 // derivatives by its a, b, c vectors are these times q). σ is
 // Σ ∂S/∂(h, k, l)·(h, k, l)_d over the orientations, the indices of the
 // diffracted direction, (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's
-// ∂S/∂d·d. oinc is scratch space for (o_i·inc)/λ (one per orientation).
-// Each pixel's terms are added in Render's order.
-func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+// ∂S/∂d·d. It stores |d − inc|² in ds. oinc is scratch space for
+// (o_i·inc)/λ (one per orientation). Each pixel's terms are added in
+// Render's order.
+func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	c := k.c
 	r := k.lr
 	n := k.nn[0]
@@ -443,9 +444,9 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []f
 		vrep(&o[6]).Mul(ix).Add(vrep(&o[7]).Mul(iy)).Add(vrep(&o[8]).Mul(iz)).Mul(il).StoreSlice(e[2][:])
 	}
 	for p0 := 0; p0 < np; p0 += lanes {
-		qx := vloadSlice(t.d[0][p0:]).Sub(ix).Mul(il)
-		qy := vloadSlice(t.d[1][p0:]).Sub(iy).Mul(il)
-		qz := vloadSlice(t.d[2][p0:]).Sub(iz).Mul(il)
+		x, y, z := vloadSlice(t.d[0][p0:]).Sub(ix), vloadSlice(t.d[1][p0:]).Sub(iy), vloadSlice(t.d[2][p0:]).Sub(iz)
+		x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
+		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
 		s, def, sig := vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:])
 		sna, snb, snc := vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
 		for oi := range r.orient {
@@ -494,4 +495,97 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []f
 		snc.StoreSlice(t.nc[p0:])
 	}
 	vzeroupper()
+}
+
+// lossFrontLanes computes what a loss-row chunk needs of its first np
+// pixels before their terms (a whole number of lanes is computed): from
+// float64(f) in fr.f and the slow-axis parts sdet of the row, fdet, 1/R,
+// the diffracted direction (t.d), ω, and the polarization with what its
+// derivatives need (polarizationCoef's values, in pol: 0 none (-nopolar),
+// 1 the K = 0 shortcut with an E-B plane, 2 in general), and it starts the
+// pixels' sums in t (S at the water background).
+func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	c := k.c
+	r := k.lr
+	sr := &r.src[0]
+	o := &r.odet[0]
+	one, half, zero := vk(1), vk(0.5), vk(0)
+	for p0 := 0; p0 < np; p0 += lanes {
+		fdet := vrep(&r.sub).Mul(vloadSlice(fr.f[p0:])).Add(vrep(&r.half))
+		x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&sdet[0]), vrep(&o[0]), vrep(&r.pix0[0]))
+		y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&sdet[1]), vrep(&o[1]), vrep(&r.pix0[1]))
+		z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&sdet[2]), vrep(&o[2]), vrep(&r.pix0[2]))
+		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+		fdet.StoreSlice(fr.fdet[p0:])
+		invR.StoreSlice(fr.invR[p0:])
+		dx.StoreSlice(t.d[0][p0:])
+		dy.StoreSlice(t.d[1][p0:])
+		dz.StoreSlice(t.d[2][p0:])
+		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
+		switch pol {
+		case 0:
+			one.StoreSlice(fr.p[p0:])
+			zero.StoreSlice(fr.dkahn[p0:])
+			zero.StoreSlice(fr.alpha[p0:])
+			zero.StoreSlice(fr.dd[p0:])
+		case 1:
+			// At K = 0 ∂P/∂K = −½·cos2ψ·sin²2θ = −½·(e² − b²) = ½·(1 − c2²) − e²
+			// (d unit; inc, ein, bin orthonormal, so e² + b² = 1 − c2²).
+			c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
+			e := dx.Mul(vrep(&sr.ein[0])).Add(dy.Mul(vrep(&sr.ein[1]))).Add(dz.Mul(vrep(&sr.ein[2])))
+			c2sq := c2.Mul(c2)
+			half.Mul(one.Add(c2sq)).StoreSlice(fr.p[p0:])
+			half.Mul(one.Sub(c2sq)).Sub(e.Mul(e)).StoreSlice(fr.dkahn[p0:])
+			c2.StoreSlice(fr.alpha[p0:])
+			c2sq.StoreSlice(fr.dd[p0:])
+		default:
+			p, dkahn, alpha, beta, gamma, dd := polarizationCoefLanes(r, sr, dx, dy, dz)
+			p.StoreSlice(fr.p[p0:])
+			dkahn.StoreSlice(fr.dkahn[p0:])
+			alpha.StoreSlice(fr.alpha[p0:])
+			beta.StoreSlice(fr.beta[p0:])
+			gamma.StoreSlice(fr.gamma[p0:])
+			dd.StoreSlice(fr.dd[p0:])
+		}
+		vrep(&r.ibg).StoreSlice(t.s[p0:])
+		zero.StoreSlice(t.na[p0:])
+		zero.StoreSlice(t.nb[p0:])
+		zero.StoreSlice(t.nc[p0:])
+		zero.StoreSlice(t.def[p0:])
+		zero.StoreSlice(t.sig[p0:])
+	}
+	vzeroupper()
+}
+
+// polarizationCoefLanes returns the Kahn polarization factor P for source
+// s and diffracted direction d (Polarization's bits) with its
+// derivatives: by the Kahn factor, and by d as the coefficients α, β, γ
+// of ∂P/∂d = α·inc + β·ein + γ·bin (the source's fixed directions), and
+// (∂P/∂d)·d. cos2ψ is formed also at K = 0, where Polarization skips it:
+// the derivative by K needs it.
+//
+//lanegen:inline
+func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, vf, vf, vf) {
+	one, zero, kahn := vk(1), vk(0), vrep(&r.kahn)
+	c2 := vrep(&s.inc[0]).Mul(dx).Add(vrep(&s.inc[1]).Mul(dy)).Add(vrep(&s.inc[2]).Mul(dz))
+	c2sq := c2.Mul(c2)
+	s2sq := one.Sub(c2sq)
+	e := dx.Mul(vrep(&s.ein[0])).Add(dy.Mul(vrep(&s.ein[1]))).Add(dz.Mul(vrep(&s.ein[2])))
+	b := dx.Mul(vrep(&s.bin[0])).Add(dy.Mul(vrep(&s.bin[1]))).Add(dz.Mul(vrep(&s.bin[2])))
+	ee, bb := e.Mul(e), b.Mul(b)
+	den := ee.Add(bb)
+	plane := den.Greater(zero)
+	inv := one.Div(den)
+	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
+	de, db := zero, zero
+	if !r.kahnZero {
+		de = vk(4).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = vk(-4).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+	}
+	p := vk(0.5).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
+	dkahn := vk(-0.5).Mul(cos2psi).Mul(s2sq)
+	dcos := vk(-0.5).Mul(kahn).Mul(s2sq)
+	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
+	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }

@@ -1184,7 +1184,7 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	return dx, dn
 }
 
-func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	c := k.c
 	r := k.lr
 	n := k.nn[0]
@@ -1202,9 +1202,9 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, hkl
 		archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(iz)).Mul(il).StoreSlice(e[2][:])
 	}
 	for p0 := 0; p0 < np; p0 += 4 {
-		qx := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(ix).Mul(il)
-		qy := archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(iy).Mul(il)
-		qz := archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(iz).Mul(il)
+		x, y, z := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(ix), archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(iy), archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(iz)
+		x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
+		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
 		s, def, sig := archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:]))
 		sna, snb, snc := archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
 		for oi := range r.orient {
@@ -1455,4 +1455,140 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, hkl
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp18, cp18, cp18, cp18}, {cp20, cp20, cp20, cp20}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}}
+func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	c := k.c
+	r := k.lr
+	sr := &r.src[0]
+	o := &r.odet[0]
+	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	for p0 := 0; p0 < np; p0 += 4 {
+		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
+		var r0_0_31 archsimd.Float64x4
+		{
+			fdet_31, f_31, s_31, o_31, p_31 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_31 = fdet_31.Mul(f_31).Add(s_31).Add(o_31).Add(p_31)
+		}
+		x := r0_0_31
+		var r0_0_32 archsimd.Float64x4
+		{
+			fdet_32, f_32, s_32, o_32, p_32 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_32 = fdet_32.Mul(f_32).Add(s_32).Add(o_32).Add(p_32)
+		}
+		y := r0_0_32
+		var r0_0_33 archsimd.Float64x4
+		{
+			fdet_33, f_33, s_33, o_33, p_33 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_33 = fdet_33.Mul(f_33).Add(s_33).Add(o_33).Add(p_33)
+		}
+		z := r0_0_33
+		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+		fdet.StoreSlice(fr.fdet[p0:])
+		invR.StoreSlice(fr.invR[p0:])
+		dx.StoreSlice(t.d[0][p0:])
+		dy.StoreSlice(t.d[1][p0:])
+		dz.StoreSlice(t.d[2][p0:])
+		var r0_0_34 archsimd.Float64x4
+		{
+			invR_34, num_34, point_34 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_34 := invR_34.Mul(invR_34)
+			if !point_34 {
+				w_34 = num_34.Mul(w_34.Mul(invR_34))
+			}
+			r0_0_34 = w_34
+		}
+		r0_0_34.StoreSlice(fr.omega[p0:])
+		switch pol {
+		case 0:
+			one.StoreSlice(fr.p[p0:])
+			zero.StoreSlice(fr.dkahn[p0:])
+			zero.StoreSlice(fr.alpha[p0:])
+			zero.StoreSlice(fr.dd[p0:])
+		case 1:
+			c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
+			e := dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&sr.ein[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&sr.ein[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&sr.ein[2])[:4]))))
+			c2sq := c2.Mul(c2)
+			half.Mul(one.Add(c2sq)).StoreSlice(fr.p[p0:])
+			half.Mul(one.Sub(c2sq)).Sub(e.Mul(e)).StoreSlice(fr.dkahn[p0:])
+			c2.StoreSlice(fr.alpha[p0:])
+			c2sq.StoreSlice(fr.dd[p0:])
+		default:
+			var (
+				r0_0_35 archsimd.Float64x4
+				r1_0_35 archsimd.Float64x4
+				r2_0_35 archsimd.Float64x4
+				r3_0_35 archsimd.Float64x4
+				r4_0_35 archsimd.Float64x4
+				r5_0_35 archsimd.Float64x4
+			)
+			{
+				r_35, s_35, dx_35, dy_35, dz_35 := r, sr, dx, dy, dz
+				one_35, zero_35, kahn_35 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r_35.kahn)[:4]))
+				c2_35 := archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[0])[:4])).Mul(dx_35).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[1])[:4])).Mul(dy_35)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[2])[:4])).Mul(dz_35))
+				c2sq_35 := c2_35.Mul(c2_35)
+				s2sq_35 := one_35.Sub(c2sq_35)
+				e_35 := dx_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[0])[:4]))).Add(dy_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[1])[:4])))).Add(dz_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[2])[:4]))))
+				b_35 := dx_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[0])[:4]))).Add(dy_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[1])[:4])))).Add(dz_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[2])[:4]))))
+				ee_35, bb_35 := e_35.Mul(e_35), b_35.Mul(b_35)
+				den_35 := ee_35.Add(bb_35)
+				plane_35 := den_35.Greater(zero_35)
+				inv_35 := one_35.Div(den_35)
+				cos2psi_35 := ee_35.Sub(bb_35).Mul(inv_35).Merge(one_35, plane_35)
+				de_35, db_35 := zero_35, zero_35
+				if !r_35.kahnZero {
+					de_35 = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e_35).Mul(b_35).Mul(b_35).Mul(inv_35).Mul(inv_35).Merge(zero_35, plane_35)
+					db_35 = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b_35).Mul(e_35).Mul(e_35).Mul(inv_35).Mul(inv_35).Merge(zero_35, plane_35)
+				}
+				p_35 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_35.Add(c2sq_35).Sub(kahn_35.Mul(cos2psi_35).Mul(s2sq_35)))
+				dkahn_35 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi_35).Mul(s2sq_35)
+				dcos_35 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn_35).Mul(s2sq_35)
+				alpha_35, beta_35, gamma_35 := c2_35.Mul(one_35.Add(kahn_35.Mul(cos2psi_35))), dcos_35.Mul(de_35), dcos_35.Mul(db_35)
+				r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35 = p_35, dkahn_35, alpha_35, beta_35, gamma_35, alpha_35.Mul(c2_35).Add(beta_35.Mul(e_35)).Add(gamma_35.Mul(b_35))
+			}
+			p, dkahn, alpha, beta, gamma, dd := r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35
+			p.StoreSlice(fr.p[p0:])
+			dkahn.StoreSlice(fr.dkahn[p0:])
+			alpha.StoreSlice(fr.alpha[p0:])
+			beta.StoreSlice(fr.beta[p0:])
+			gamma.StoreSlice(fr.gamma[p0:])
+			dd.StoreSlice(fr.dd[p0:])
+		}
+		archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])).StoreSlice(t.s[p0:])
+		zero.StoreSlice(t.na[p0:])
+		zero.StoreSlice(t.nb[p0:])
+		zero.StoreSlice(t.nc[p0:])
+		zero.StoreSlice(t.def[p0:])
+		zero.StoreSlice(t.sig[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Float64x4,
+
+) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	one, zero, kahn := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r.kahn)[:4]))
+	c2 := archsimd.LoadFloat64x4((*[4]float64)((&s.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[2])[:4])).Mul(dz))
+	c2sq := c2.Mul(c2)
+	s2sq := one.Sub(c2sq)
+	e := dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[2])[:4]))))
+	b := dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[2])[:4]))))
+	ee, bb := e.Mul(e), b.Mul(b)
+	den := ee.Add(bb)
+	plane := den.Greater(zero)
+	inv := one.Div(den)
+	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
+	de, db := zero, zero
+	if !r.kahnZero {
+		de = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+	}
+	p := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
+	dkahn := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi).Mul(s2sq)
+	dcos := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn).Mul(s2sq)
+	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
+	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
+}
+
+var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp18, cp18, cp18, cp18}, {cp20, cp20, cp20, cp20}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5}}

@@ -1182,7 +1182,7 @@ func sincgNearPeakLanes(r *laneReps, d, c2 float64,
 	return dx, dn
 }
 
-func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []float64, stride, np int) {
+func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	c := k.c
 	r := k.lr
 	n := k.nn[0]
@@ -1200,9 +1200,9 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []f
 		store((((((&o[6])[0] * ix) + ((&o[7])[0] * iy)) + ((&o[8])[0] * iz)) * il), (e[2][:]))
 	}
 	for p0 := 0; p0 < np; p0 += 1 {
-		qx := (((t.d[0][p0:])[0] - ix) * il)
-		qy := (((t.d[1][p0:])[0] - iy) * il)
-		qz := (((t.d[2][p0:])[0] - iz) * il)
+		x, y, z := ((t.d[0][p0:])[0] - ix), ((t.d[1][p0:])[0] - iy), ((t.d[2][p0:])[0] - iz)
+		store((((x * x) + (y * y)) + (z * z)), (ds[p0:]))
+		qx, qy, qz := (x * il), (y * il), (z * il)
 		s, def, sig := (t.s[p0:])[0], (t.def[p0:])[0], (t.sig[p0:])[0]
 		sna, snb, snc := (t.na[p0:])[0], (t.nb[p0:])[0], (t.nc[p0:])[0]
 		for oi := range r.orient {
@@ -1451,4 +1451,140 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, hkl []f
 		store(snc, (t.nc[p0:]))
 	}
 	nop()
+}
+
+func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	c := k.c
+	r := k.lr
+	sr := &r.src[0]
+	o := &r.odet[0]
+	one, half, zero := float64(1), float64(0.5), float64(0)
+	for p0 := 0; p0 < np; p0 += 1 {
+		fdet := (((&r.sub)[0] * (fr.f[p0:])[0]) + (&r.half)[0])
+		var r0_0_31 float64
+		{
+			fdet_31, f_31, s_31, o_31, p_31 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+			r0_0_31 = ((((fdet_31 * f_31) + s_31) + o_31) + p_31)
+		}
+		x := r0_0_31
+		var r0_0_32 float64
+		{
+			fdet_32, f_32, s_32, o_32, p_32 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+			r0_0_32 = ((((fdet_32 * f_32) + s_32) + o_32) + p_32)
+		}
+		y := r0_0_32
+		var r0_0_33 float64
+		{
+			fdet_33, f_33, s_33, o_33, p_33 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+			r0_0_33 = ((((fdet_33 * f_33) + s_33) + o_33) + p_33)
+		}
+		z := r0_0_33
+		invR := (one / math.Sqrt((((x * x) + (y * y)) + (z * z))))
+		dx, dy, dz := (x * invR), (y * invR), (z * invR)
+		store(fdet, (fr.fdet[p0:]))
+		store(invR, (fr.invR[p0:]))
+		store(dx, (t.d[0][p0:]))
+		store(dy, (t.d[1][p0:]))
+		store(dz, (t.d[2][p0:]))
+		var r0_0_34 float64
+		{
+			invR_34, num_34, point_34 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_34 := (invR_34 * invR_34)
+			if !point_34 {
+				w_34 = (num_34 * (w_34 * invR_34))
+			}
+			r0_0_34 = w_34
+		}
+		store(r0_0_34, (fr.omega[p0:]))
+		switch pol {
+		case 0:
+			store(one, (fr.p[p0:]))
+			store(zero, (fr.dkahn[p0:]))
+			store(zero, (fr.alpha[p0:]))
+			store(zero, (fr.dd[p0:]))
+		case 1:
+			c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
+			e := (((dx * (&sr.ein[0])[0]) + (dy * (&sr.ein[1])[0])) + (dz * (&sr.ein[2])[0]))
+			c2sq := (c2 * c2)
+			store((half * (one + c2sq)), (fr.p[p0:]))
+			store(((half * (one - c2sq)) - (e * e)), (fr.dkahn[p0:]))
+			store(c2, (fr.alpha[p0:]))
+			store(c2sq, (fr.dd[p0:]))
+		default:
+			var (
+				r0_0_35 float64
+				r1_0_35 float64
+				r2_0_35 float64
+				r3_0_35 float64
+				r4_0_35 float64
+				r5_0_35 float64
+			)
+			{
+				r_35, s_35, dx_35, dy_35, dz_35 := r, sr, dx, dy, dz
+				one_35, zero_35, kahn_35 := float64(1), float64(0), (&r_35.kahn)[0]
+				c2_35 := ((((&s_35.inc[0])[0] * dx_35) + ((&s_35.inc[1])[0] * dy_35)) + ((&s_35.inc[2])[0] * dz_35))
+				c2sq_35 := (c2_35 * c2_35)
+				s2sq_35 := (one_35 - c2sq_35)
+				e_35 := (((dx_35 * (&s_35.ein[0])[0]) + (dy_35 * (&s_35.ein[1])[0])) + (dz_35 * (&s_35.ein[2])[0]))
+				b_35 := (((dx_35 * (&s_35.bin[0])[0]) + (dy_35 * (&s_35.bin[1])[0])) + (dz_35 * (&s_35.bin[2])[0]))
+				ee_35, bb_35 := (e_35 * e_35), (b_35 * b_35)
+				den_35 := (ee_35 + bb_35)
+				plane_35 := (den_35 > zero_35)
+				inv_35 := (one_35 / den_35)
+				cos2psi_35 := merge(((ee_35 - bb_35) * inv_35), one_35, plane_35)
+				de_35, db_35 := zero_35, zero_35
+				if !r_35.kahnZero {
+					de_35 = merge((((((float64(4) * e_35) * b_35) * b_35) * inv_35) * inv_35), zero_35, plane_35)
+					db_35 = merge((((((float64((-4)) * b_35) * e_35) * e_35) * inv_35) * inv_35), zero_35, plane_35)
+				}
+				p_35 := (float64(0.5) * ((one_35 + c2sq_35) - ((kahn_35 * cos2psi_35) * s2sq_35)))
+				dkahn_35 := ((float64((-0.5)) * cos2psi_35) * s2sq_35)
+				dcos_35 := ((float64((-0.5)) * kahn_35) * s2sq_35)
+				alpha_35, beta_35, gamma_35 := (c2_35 * (one_35 + (kahn_35 * cos2psi_35))), (dcos_35 * de_35), (dcos_35 * db_35)
+				r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35 = p_35, dkahn_35, alpha_35, beta_35, gamma_35, (((alpha_35 * c2_35) + (beta_35 * e_35)) + (gamma_35 * b_35))
+			}
+			p, dkahn, alpha, beta, gamma, dd := r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35
+			store(p, (fr.p[p0:]))
+			store(dkahn, (fr.dkahn[p0:]))
+			store(alpha, (fr.alpha[p0:]))
+			store(beta, (fr.beta[p0:]))
+			store(gamma, (fr.gamma[p0:]))
+			store(dd, (fr.dd[p0:]))
+		}
+		store((&r.ibg)[0], (t.s[p0:]))
+		store(zero, (t.na[p0:]))
+		store(zero, (t.nb[p0:]))
+		store(zero, (t.nc[p0:]))
+		store(zero, (t.def[p0:]))
+		store(zero, (t.sig[p0:]))
+	}
+	nop()
+}
+
+func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz float64,
+
+) (float64, float64, float64, float64, float64, float64,
+
+) {
+	one, zero, kahn := float64(1), float64(0), (&r.kahn)[0]
+	c2 := ((((&s.inc[0])[0] * dx) + ((&s.inc[1])[0] * dy)) + ((&s.inc[2])[0] * dz))
+	c2sq := (c2 * c2)
+	s2sq := (one - c2sq)
+	e := (((dx * (&s.ein[0])[0]) + (dy * (&s.ein[1])[0])) + (dz * (&s.ein[2])[0]))
+	b := (((dx * (&s.bin[0])[0]) + (dy * (&s.bin[1])[0])) + (dz * (&s.bin[2])[0]))
+	ee, bb := (e * e), (b * b)
+	den := (ee + bb)
+	plane := (den > zero)
+	inv := (one / den)
+	cos2psi := merge(((ee - bb) * inv), one, plane)
+	de, db := zero, zero
+	if !r.kahnZero {
+		de = merge((((((float64(4) * e) * b) * b) * inv) * inv), zero, plane)
+		db = merge((((((float64((-4)) * b) * e) * e) * inv) * inv), zero, plane)
+	}
+	p := (float64(0.5) * ((one + c2sq) - ((kahn * cos2psi) * s2sq)))
+	dkahn := ((float64((-0.5)) * cos2psi) * s2sq)
+	dcos := ((float64((-0.5)) * kahn) * s2sq)
+	alpha, beta, gamma := (c2 * (one + (kahn * cos2psi))), (dcos * de), (dcos * db)
+	return p, dkahn, alpha, beta, gamma, (((alpha * c2) + (beta * e)) + (gamma * b))
 }
