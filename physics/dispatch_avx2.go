@@ -24,6 +24,15 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 }
 
+// lossBack is lossBackLanes on vector lanes where the CPU has them.
+func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+	if k.tier == tierAVX2 {
+		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, out)
+		return
+	}
+	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
+}
+
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.
 func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	if k.tier == tierAVX2 {

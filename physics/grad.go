@@ -517,6 +517,7 @@ type gradWork struct {
 	dsq     []float64 // loss rows: |d − inc|² per source and pixel (rowChunk each)
 	lr      *lossRecs // loss rows: the chunk's records
 	oinc    [][3]laneVal
+	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

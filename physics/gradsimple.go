@@ -208,7 +208,10 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	if len(w.dsq) < rowChunk*S {
 		w.dsq = make([]float64, rowChunk*S)
 	}
-	hkl, rs, dsq := w.hkl, w.rowSums[:9*SM], w.dsq
+	if len(w.back) < slots*(lossBackSums+9*SM) {
+		w.back = make([]float64, slots*(lossBackSums+9*SM))
+	}
+	hkl, rs, dsq, back := w.hkl, w.rowSums[:9*SM], w.dsq, w.back
 	tl, oinc := w.terms(), w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
@@ -225,7 +228,6 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	fr := &r.front
 	sdet := k.sub*float64(spix) + k.sub/2
 	sdetRep := repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
-	pitch2 := k.pitch * k.pitch
 	// Row sums: of u·|d − inc|², u/R, fdet·u/R per source and orientation
 	// (in rs), and the rest (lossTotals; in memory: kept in registers they
 	// would be spilled around every call of every chunk).
@@ -256,96 +258,16 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 			r.g[p] = k.scale * tl.s[p] * fr.p[p] * fr.omega[p] // Render's grouping: the same bits
 		}
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
-		// The pixels with g ≠ 0, and their ∂L/∂S.
-		nl := 0
-		for p := 0; p < np; p++ {
-			if r.g[p] != 0 {
-				r.live[nl] = p
-				r.sb[p] = r.g[p] * k.scale * fr.p[p] * fr.omega[p]
-				nl++
-			}
+		// The backward pass: its sums in slots partial sums (lossBackLanes),
+		// added here in a fixed order.
+		for p := np; p < min(rowChunk, (np+slots-1)/slots*slots); p++ {
+			r.g[p] = 0 // (slots past the chunk's end)
 		}
-		live := r.live[:nl]
-		// ∂L/∂(h, k, l) into the orientation row sums, source and
-		// orientation at a time (the sums in registers).
-		for j := 0; j < SM; j++ {
-			ds := dsq[j/M*rowChunk:][:rowChunk]
-			hj, kj, lj := hkl[3*j*n:][:rowChunk], hkl[(3*j+1)*n:][:rowChunk], hkl[(3*j+2)*n:][:rowChunk]
-			var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 float64
-			for _, p := range live {
-				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				sb, invR, fdet, ds := r.sb[p], fr.invR[p], fr.fdet[p], ds[p]
-				x0, x1, x2 := sb*hj[p], sb*kj[p], sb*lj[p]
-				w0, w1, w2 = w0+ds*x0, w1+ds*x1, w2+ds*x2
-				x0, x1, x2 = x0*invR, x1*invR, x2*invR
-				v0, v1, v2 = v0+x0, v1+x1, v2+x2
-				fv0, fv1, fv2 = fv0+fdet*x0, fv1+fdet*x1, fv2+fdet*x2
-			}
-			x := rs[9*j : 9*j+9]
-			x[0], x[1], x[2] = x[0]+w0, x[1]+w1, x[2]+w2
-			x[3], x[4], x[5] = x[3]+v0, x[4]+v1, x[5]+v2
-			x[6], x[7], x[8] = x[6]+fv0, x[7]+fv1, x[8]+fv2
+		k.lossBack(fr, tl, r.g[:], dsq, hkl, n, np, pol, back)
+		t.add(back)
+		for i := range rs {
+			rs[i] += slotSum(back[slots*(lossBackSums+i):])
 		}
-		// The rest of the backward pass, in three loops whose running
-		// sums (per chunk) fit in registers. The factors' adjoints:
-		// ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-		var cna, cnb, cnc, cdef, cibg, cflu, ckahn, cpa, cfpa float64
-		for _, p := range live {
-			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-			g, sb, s := r.g[p], r.sb[p], tl.s[p]
-			cna, cnb, cnc = cna+sb*tl.na[p], cnb+sb*tl.nb[p], cnc+sb*tl.nc[p]
-			if k.perDef {
-				cdef += sb * tl.def[p]
-			}
-			cibg += sb
-			cflu += g * fr.p[p] * fr.omega[p] * s
-			if !c.NoPolar {
-				pbar := g * k.scale * s * fr.omega[p]
-				ckahn += pbar * fr.dkahn[p]
-				x := pbar * fr.invR[p] * fr.alpha[p]
-				cpa, cfpa = cpa+x, cfpa+fr.fdet[p]*x
-			}
-		}
-		t.na, t.nb, t.nc, t.ddef, t.ibg, t.flu, t.kahn, t.pa, t.fpa = t.na+cna, t.nb+cnb, t.nc+cnc, t.ddef+cdef, t.ibg+cibg, t.flu+cflu, t.kahn+ckahn, t.pa+cpa, t.fpa+cfpa
-		if !c.NoPolar && !kahn0 { // (β, γ from polarizationCoef)
-			var cpb, cfpb, cpc, cfpc float64
-			for _, p := range live {
-				p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-				pr := r.g[p] * k.scale * tl.s[p] * fr.omega[p] * fr.invR[p]
-				y, z := pr*fr.beta[p], pr*fr.gamma[p]
-				cpb, cfpb = cpb+y, cfpb+fr.fdet[p]*y
-				cpc, cfpc = cpc+z, cfpc+fr.fdet[p]*z
-			}
-			t.pb, t.fpb, t.pc, t.fpc = t.pb+cpb, t.fpb+cfpb, t.pc+cpc, t.fpc+cfpc
-		}
-		// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
-		// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row
-		// sums).
-		var ccd, cadX, cadY, cadZ, cfadX, cfadY, cfadZ float64
-		for _, p := range live {
-			p &= rowChunk - 1 // (p < rowChunk: no bounds checks)
-			invR, dx, dy, dz := fr.invR[p], tl.d[0][p], tl.d[1][p], tl.d[2][p]
-			gs := r.g[p] * k.scale * tl.s[p]
-			ddot := r.sb[p] * tl.sig[p] // d·∂L/∂d
-			if !c.NoPolar {
-				ddot += gs * fr.omega[p] * fr.dd[p]
-			}
-			wbar := gs * fr.p[p]
-			inv3 := invR * invR * invR
-			var rbar float64
-			if c.PointPixel {
-				rbar = -2 * wbar * inv3
-			} else {
-				cd := wbar * pitch2 * inv3 // ∂L/∂(close distance)
-				ccd += cd
-				rbar = -3 * cd * k.closeD * invR
-			}
-			a := rbar - ddot*invR
-			cadX, cadY, cadZ = cadX+a*dx, cadY+a*dy, cadZ+a*dz
-			fa := fr.fdet[p] * a
-			cfadX, cfadY, cfadZ = cfadX+fa*dx, cfadY+fa*dy, cfadZ+fa*dz
-		}
-		t.cd, t.ad[0], t.ad[1], t.ad[2], t.fad[0], t.fad[1], t.fad[2] = t.cd+ccd, t.ad[0]+cadX, t.ad[1]+cadY, t.ad[2]+cadZ, t.fad[0]+cfadX, t.fad[1]+cfadY, t.fad[2]+cfadZ
 	}
 	// ∂L/∂p summed over the row, plain and times fdet: a·d, the
 	// polarization's d̄/R, then (below) the part through q.
@@ -429,12 +351,11 @@ const hklBudget = 1 << 14
 
 // lossRecs are one chunk's per-pixel records in lossRowSingle.
 type lossRecs struct {
-	idx, live [rowChunk]int
-	front     lossFront
-	tl        termLanes
-	g         [rowChunk]float64 // I, then ∂L/∂I
-	sb        [rowChunk]float64 // ∂L/∂S
-	tot       lossTotals
+	idx   [rowChunk]int
+	front lossFront
+	tl    termLanes
+	g     [rowChunk]float64 // I, then ∂L/∂I
+	tot   lossTotals
 }
 
 // lossFront are a loss-row chunk's per-pixel values before the terms
@@ -455,6 +376,29 @@ type lossTotals struct {
 	na, nb, nc, ddef, ibg, flu, kahn, cd float64
 	ad, fad                              [3]float64
 	pa, pb, pc, fpa, fpb, fpc            float64
+}
+
+// lossBackSums is the number of lossTotals' sums.
+const lossBackSums = 20
+
+// add adds to t the sums whose slots lossBackLanes stored in b, in
+// lossTotals' order.
+func (t *lossTotals) add(b []float64) {
+	for i, v := range [lossBackSums]*float64{&t.na, &t.nb, &t.nc, &t.ddef, &t.ibg, &t.flu, &t.kahn, &t.cd,
+		&t.ad[0], &t.ad[1], &t.ad[2], &t.fad[0], &t.fad[1], &t.fad[2], &t.pa, &t.pb, &t.pc, &t.fpa, &t.fpb, &t.fpc} {
+		*v += slotSum(b[slots*i:])
+	}
+}
+
+// slots is the number of partial sums of each sum in lossBackLanes: pixel
+// p goes to partial sum p mod slots, whatever the lanes (a multiple of
+// them), so that the sums have the same bits on any lane kernel.
+const slots = 4
+
+// slotSum is the sum of the partial sums s[:slots], in a fixed order.
+func slotSum(s []float64) float64 {
+	_ = s[slots-1]
+	return (s[0] + s[1]) + (s[2] + s[3])
 }
 
 // terms returns w's termLanes, allocating them on first use.

@@ -589,3 +589,136 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
+
+// lossBackLanes is the backward pass of a loss-row chunk (see
+// lossRowSingle) over its first np pixels, whose ∂L/∂I is in g (0 for the
+// pixels the loss leaves out; g is read, and must be 0, up to a whole
+// number of slots): it sums what the adjoints need over the pixels with
+// g ≠ 0 (each sum in slots partial sums, pixel p in slot p mod slots, in
+// pixel order: the same sums for any number of lanes) and stores the
+// partial sums in out, slots per sum: the lossTotals sums (lossBackSums
+// of them, in lossTotals' order) and then, for each source and
+// orientation j, the row sums of u·|d − inc|², u/R and fdet·u/R (u its
+// ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
+// writes it) and |d − inc|² in dsq (rowChunk per source). The pixels with
+// g = 0 add exactly +0 to every sum. The slots partial sums of a sum are
+// slotLanes vectors (internal/lanegen makes them separate variables).
+func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+	c := k.c
+	r := k.lr
+	zero := vk(0)
+	scale := vrep(&r.scale)
+	M := len(r.orient)
+	SM := len(r.src) * M
+	// ∂L/∂(h, k, l) into the orientation row sums, source and
+	// orientation at a time (the sums in registers).
+	for j := 0; j < SM; j++ {
+		ds := dsq[j/M*rowChunk:]
+		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [slotLanes]vf
+		for p0 := 0; p0 < np; p0 += slots {
+			for q := range slotLanes {
+				p := p0 + q*lanes
+				gp := vloadSlice(g[p:])
+				live := gp.NotEqual(zero)
+				sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+				invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
+				x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
+				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0).Merge(zero, live)), w1[q].Add(dsp.Mul(x1).Merge(zero, live)), w2[q].Add(dsp.Mul(x2).Merge(zero, live))
+				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
+				v0[q], v1[q], v2[q] = v0[q].Add(x0.Merge(zero, live)), v1[q].Add(x1.Merge(zero, live)), v2[q].Add(x2.Merge(zero, live))
+				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0).Merge(zero, live)), fv1[q].Add(fdet.Mul(x1).Merge(zero, live)), fv2[q].Add(fdet.Mul(x2).Merge(zero, live))
+			}
+		}
+		o := out[slots*(lossBackSums+9*j):]
+		for q := range slotLanes {
+			w0[q].StoreSlice(o[q*lanes:])
+			w1[q].StoreSlice(o[slots+q*lanes:])
+			w2[q].StoreSlice(o[2*slots+q*lanes:])
+			v0[q].StoreSlice(o[3*slots+q*lanes:])
+			v1[q].StoreSlice(o[4*slots+q*lanes:])
+			v2[q].StoreSlice(o[5*slots+q*lanes:])
+			fv0[q].StoreSlice(o[6*slots+q*lanes:])
+			fv1[q].StoreSlice(o[7*slots+q*lanes:])
+			fv2[q].StoreSlice(o[8*slots+q*lanes:])
+		}
+	}
+	// The rest, in three loops whose running sums fit in registers. The
+	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [slotLanes]vf
+	for p0 := 0; p0 < np; p0 += slots {
+		for q := range slotLanes {
+			p := p0 + q*lanes
+			gp := vloadSlice(g[p:])
+			live := gp.NotEqual(zero)
+			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(vloadSlice(t.na[p:])).Merge(zero, live)), nb[q].Add(sb.Mul(vloadSlice(t.nb[p:])).Merge(zero, live)), nc[q].Add(sb.Mul(vloadSlice(t.nc[p:])).Merge(zero, live))
+			if k.perDef {
+				def[q] = def[q].Add(sb.Mul(vloadSlice(t.def[p:])).Merge(zero, live))
+			}
+			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
+			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			if !c.NoPolar {
+				pbar := gp.Mul(scale).Mul(s).Mul(om)
+				kahn[q] = kahn[q].Add(pbar.Mul(vloadSlice(fr.dkahn[p:])).Merge(zero, live))
+				x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
+				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(vloadSlice(fr.fdet[p:]).Mul(x).Merge(zero, live))
+			}
+		}
+	}
+	var pb, fpb, pc, fpc [slotLanes]vf
+	if pol == 2 { // (β, γ from polarizationCoefLanes)
+		for p0 := 0; p0 < np; p0 += slots {
+			for q := range slotLanes {
+				p := p0 + q*lanes
+				gp := vloadSlice(g[p:])
+				live := gp.NotEqual(zero)
+				pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
+				fdet := vloadSlice(fr.fdet[p:])
+				y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
+				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
+			}
+		}
+	}
+	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
+	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [slotLanes]vf
+	for p0 := 0; p0 < np; p0 += slots {
+		for q := range slotLanes {
+			p := p0 + q*lanes
+			gp := vloadSlice(g[p:])
+			live := gp.NotEqual(zero)
+			invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
+			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
+			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
+			gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
+			ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
+			if !c.NoPolar {
+				ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
+			}
+			wbar := gs.Mul(vloadSlice(fr.p[p:]))
+			inv3 := invR.Mul(invR).Mul(invR)
+			var rbar vf
+			if c.PointPixel {
+				rbar = vk(-2).Mul(wbar).Mul(inv3)
+			} else {
+				cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
+				cd[q] = cd[q].Add(cdp.Merge(zero, live))
+				rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
+			}
+			a := rbar.Sub(ddot.Mul(invR))
+			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			fa := vloadSlice(fr.fdet[p:]).Mul(a)
+			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+		}
+	}
+	for q := range slotLanes {
+		i := q * lanes
+		for n, v := range [...]vf{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[n*slots+i:])
+		}
+	}
+	vzeroupper()
+}

@@ -45,6 +45,7 @@ type laneReps struct {
 	sub, half, scale, omegaNum, ibg, defaultF, kahn      laneVal
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
+	pitch2, closeD                                       laneVal
 	nf                                                   laneVal // float64(N) (the lane kernels' one whole N)
 	negZero                                              laneVal // −0: its bits are the sign bit
 	kahnZero                                             bool
@@ -69,7 +70,8 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		kmax: repeat(float64(c.KMax)), lmin: repeat(float64(c.LMin)), lmax: repeat(float64(c.LMax)),
 		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
 		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
-		nf:    repeat(float64(k.nn[0])), negZero: repeat(math.Copysign(0, -1))}
+		nf:    repeat(float64(k.nn[0])), negZero: repeat(math.Copysign(0, -1)),
+		pitch2: repeat(k.pitch * k.pitch), closeD: repeat(k.closeD)}
 	for subF := 0; subF < c.Oversample; subF++ {
 		r.subF = append(r.subF, repeat(float64(subF)))
 	}
