@@ -5,8 +5,6 @@ go 1.22
 require (
 	github.com/chewxy/hm v1.0.0
 	github.com/urfave/cli/v2 v2.27.5
-	github.com/vbauerster/mpb/v8 v8.9.3
-	golang.org/x/tools v0.15.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.14.0
 	gorgonia.org/gorgonia v0.9.18
@@ -37,6 +35,7 @@ require (
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/vbauerster/mpb/v8 v8.9.3 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	github.com/xtgo/set v1.0.0 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
@@ -44,6 +43,7 @@ require (
 	golang.org/x/image v0.14.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.15.0 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	google.golang.org/protobuf v1.28.0 // indirect
 	gorgonia.org/cu v0.9.4 // indirect

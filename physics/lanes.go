@@ -601,13 +601,13 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // orientation j, the row sums of u·|d − inc|², u/R and fdet·u/R (u its
 // ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
 // writes it) and |d − inc|² in dsq (rowChunk per source). The pixels with
-// g = 0 add exactly +0 to every sum. The slots partial sums of a sum are
-// slotLanes vectors (internal/lanegen makes them separate variables).
+// g = 0 add exactly +0 to every sum.
 func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := vk(0)
 	scale := vrep(&r.scale)
+	const m = slots / lanes
 	M := len(r.orient)
 	SM := len(r.src) * M
 	// ∂L/∂(h, k, l) into the orientation row sums, source and
@@ -615,9 +615,9 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [slotLanes]vf
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vf
 		for p0 := 0; p0 < np; p0 += slots {
-			for q := range slotLanes {
+			for q := 0; q < m; q++ {
 				p := p0 + q*lanes
 				gp := vloadSlice(g[p:])
 				live := gp.NotEqual(zero)
@@ -631,7 +631,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
-		for q := range slotLanes {
+		for q := 0; q < m; q++ {
 			w0[q].StoreSlice(o[q*lanes:])
 			w1[q].StoreSlice(o[slots+q*lanes:])
 			w2[q].StoreSlice(o[2*slots+q*lanes:])
@@ -645,9 +645,9 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [slotLanes]vf
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vf
 	for p0 := 0; p0 < np; p0 += slots {
-		for q := range slotLanes {
+		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
 			live := gp.NotEqual(zero)
@@ -667,10 +667,10 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			}
 		}
 	}
-	var pb, fpb, pc, fpc [slotLanes]vf
+	var pb, fpb, pc, fpc [m]vf
 	if pol == 2 { // (β, γ from polarizationCoefLanes)
 		for p0 := 0; p0 < np; p0 += slots {
-			for q := range slotLanes {
+			for q := 0; q < m; q++ {
 				p := p0 + q*lanes
 				gp := vloadSlice(g[p:])
 				live := gp.NotEqual(zero)
@@ -684,9 +684,9 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
 	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [slotLanes]vf
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vf
 	for p0 := 0; p0 < np; p0 += slots {
-		for q := range slotLanes {
+		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
 			live := gp.NotEqual(zero)
@@ -714,7 +714,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
 		}
 	}
-	for q := range slotLanes {
+	for q := 0; q < m; q++ {
 		i := q * lanes
 		for n, v := range [...]vf{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])

@@ -1596,122 +1596,112 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	r := k.lr
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
+	const m = slots /
+		4
 	M := len(r.orient)
 	SM := len(r.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0_0, w1_0, w2_0, v0_0, v1_0, v2_0, fv0_0, fv1_0, fv2_0 archsimd.Float64x4
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x4
 		for p0 := 0; p0 < np; p0 += slots {
-			{
-				{
-					p := p0 + 0*4
-					gp := archsimd.LoadFloat64x4Slice((g[p:]))
-					live := gp.NotEqual(zero)
-					sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
-					invR, fdet, dsp := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.fdet[p:])), archsimd.LoadFloat64x4Slice((ds[p:]))
-					x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x4Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((lj[p:])))
-					w0_0, w1_0, w2_0 = w0_0.Add(dsp.Mul(x0).Merge(zero, live)), w1_0.Add(dsp.Mul(x1).Merge(zero, live)), w2_0.Add(dsp.Mul(x2).Merge(zero, live))
-					x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-					v0_0, v1_0, v2_0 = v0_0.Add(x0.Merge(zero, live)), v1_0.Add(x1.Merge(zero, live)), v2_0.Add(x2.Merge(zero, live))
-					fv0_0, fv1_0, fv2_0 = fv0_0.Add(fdet.Mul(x0).Merge(zero, live)), fv1_0.Add(fdet.Mul(x1).Merge(zero, live)), fv2_0.Add(fdet.Mul(x2).Merge(zero, live))
-				}
+			for q := 0; q < m; q++ {
+				p := p0 + q*4
+				gp := archsimd.LoadFloat64x4Slice((g[p:]))
+				live := gp.NotEqual(zero)
+				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
+				invR, fdet, dsp := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.fdet[p:])), archsimd.LoadFloat64x4Slice((ds[p:]))
+				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x4Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((lj[p:])))
+				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0).Merge(zero, live)), w1[q].Add(dsp.Mul(x1).Merge(zero, live)), w2[q].Add(dsp.Mul(x2).Merge(zero, live))
+				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
+				v0[q], v1[q], v2[q] = v0[q].Add(x0.Merge(zero, live)), v1[q].Add(x1.Merge(zero, live)), v2[q].Add(x2.Merge(zero, live))
+				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0).Merge(zero, live)), fv1[q].Add(fdet.Mul(x1).Merge(zero, live)), fv2[q].Add(fdet.Mul(x2).Merge(zero, live))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
-		{
-			{
-				w0_0.StoreSlice(o[0*4:])
-				w1_0.StoreSlice(o[slots+0*4:])
-				w2_0.StoreSlice(o[2*slots+0*4:])
-				v0_0.StoreSlice(o[3*slots+0*4:])
-				v1_0.StoreSlice(o[4*slots+0*4:])
-				v2_0.StoreSlice(o[5*slots+0*4:])
-				fv0_0.StoreSlice(o[6*slots+0*4:])
-				fv1_0.StoreSlice(o[7*slots+0*4:])
-				fv2_0.StoreSlice(o[8*slots+0*4:])
-			}
+		for q := 0; q < m; q++ {
+			w0[q].StoreSlice(o[q*4:])
+			w1[q].StoreSlice(o[slots+q*4:])
+			w2[q].StoreSlice(o[2*slots+q*4:])
+			v0[q].StoreSlice(o[3*slots+q*4:])
+			v1[q].StoreSlice(o[4*slots+q*4:])
+			v2[q].StoreSlice(o[5*slots+q*4:])
+			fv0[q].StoreSlice(o[6*slots+q*4:])
+			fv1[q].StoreSlice(o[7*slots+q*4:])
+			fv2[q].StoreSlice(o[8*slots+q*4:])
 		}
 	}
-	var na_0, nb_0, nc_0, def_0, ibg_0, flu_0, kahn_0, pa_0, fpa_0 archsimd.Float64x4
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
 	for p0 := 0; p0 < np; p0 += slots {
-		{
-			{
-				p := p0 + 0*4
-				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				live := gp.NotEqual(zero)
-				s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-				sb := gp.Mul(scale).Mul(pp).Mul(om)
-				na_0, nb_0, nc_0 = na_0.Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:]))).Merge(zero, live)), nb_0.Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:]))).Merge(zero, live)), nc_0.Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))).Merge(zero, live))
-				if k.perDef {
-					def_0 = def_0.Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))).Merge(zero, live))
-				}
-				ibg_0 = ibg_0.Add(sb.Merge(zero, live))
-				flu_0 = flu_0.Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
-				if !c.NoPolar {
-					pbar := gp.Mul(scale).Mul(s).Mul(om)
-					kahn_0 = kahn_0.Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))).Merge(zero, live))
-					x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
-					pa_0, fpa_0 = pa_0.Add(x.Merge(zero, live)), fpa_0.Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
-				}
+		for q := 0; q < m; q++ {
+			p := p0 + q*4
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:]))).Merge(zero, live)), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:]))).Merge(zero, live)), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))).Merge(zero, live))
+			if k.perDef {
+				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))).Merge(zero, live))
+			}
+			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
+			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			if !c.NoPolar {
+				pbar := gp.Mul(scale).Mul(s).Mul(om)
+				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))).Merge(zero, live))
+				x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
+				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
 			}
 		}
 	}
-	var pb_0, fpb_0, pc_0, fpc_0 archsimd.Float64x4
+	var pb, fpb, pc, fpc [m]archsimd.Float64x4
 	if pol == 2 {
 		for p0 := 0; p0 < np; p0 += slots {
-			{
-				{
-					p := p0 + 0*4
-					gp := archsimd.LoadFloat64x4Slice((g[p:]))
-					live := gp.NotEqual(zero)
-					pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
-					fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
-					y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
-					pb_0, fpb_0 = pb_0.Add(y.Merge(zero, live)), fpb_0.Add(fdet.Mul(y).Merge(zero, live))
-					pc_0, fpc_0 = pc_0.Add(z.Merge(zero, live)), fpc_0.Add(fdet.Mul(z).Merge(zero, live))
-				}
-			}
-		}
-	}
-	var cd_0, adX_0, adY_0, adZ_0, fadX_0, fadY_0, fadZ_0 archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += slots {
-		{
-			{
-				p := p0 + 0*4
+			for q := 0; q < m; q++ {
+				p := p0 + q*4
 				gp := archsimd.LoadFloat64x4Slice((g[p:]))
 				live := gp.NotEqual(zero)
-				invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-				dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
-				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
-				gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
-				ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
-				if !c.NoPolar {
-					ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
-				}
-				wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
-				inv3 := invR.Mul(invR).Mul(invR)
-				var rbar archsimd.Float64x4
-				if c.PointPixel {
-					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(wbar).Mul(inv3)
-				} else {
-					cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
-					cd_0 = cd_0.Add(cdp.Merge(zero, live))
-					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
-				}
-				a := rbar.Sub(ddot.Mul(invR))
-				adX_0, adY_0, adZ_0 = adX_0.Add(a.Mul(dx).Merge(zero, live)), adY_0.Add(a.Mul(dy).Merge(zero, live)), adZ_0.Add(a.Mul(dz).Merge(zero, live))
-				fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
-				fadX_0, fadY_0, fadZ_0 = fadX_0.Add(fa.Mul(dx).Merge(zero, live)), fadY_0.Add(fa.Mul(dy).Merge(zero, live)), fadZ_0.Add(fa.Mul(dz).Merge(zero, live))
+				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
+				fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
+				y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
+				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
 			}
 		}
 	}
-	{
-		{
-			i := 0 * 4
-			for n, v := range [...]archsimd.Float64x4{na_0, nb_0, nc_0, def_0, ibg_0, flu_0, kahn_0, cd_0, adX_0, adY_0, adZ_0, fadX_0, fadY_0, fadZ_0, pa_0, pb_0, pc_0, fpa_0, fpb_0, fpc_0} {
-				v.StoreSlice(out[n*slots+i:])
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
+	for p0 := 0; p0 < np; p0 += slots {
+		for q := 0; q < m; q++ {
+			p := p0 + q*4
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
+			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
+			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
+			ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
+			if !c.NoPolar {
+				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
 			}
+			wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
+			inv3 := invR.Mul(invR).Mul(invR)
+			var rbar archsimd.Float64x4
+			if c.PointPixel {
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(wbar).Mul(inv3)
+			} else {
+				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
+				cd[q] = cd[q].Add(cdp.Merge(zero, live))
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+			}
+			a := rbar.Sub(ddot.Mul(invR))
+			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
+			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+		}
+	}
+	for q := 0; q < m; q++ {
+		i := q * 4
+		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[n*slots+i:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()

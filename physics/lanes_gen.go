@@ -1594,377 +1594,112 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	r := k.lr
 	zero := float64(0)
 	scale := (&r.scale)[0]
+	const m = slots /
+		1
 	M := len(r.orient)
 	SM := len(r.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0_0, w0_1, w0_2, w0_3, w1_0, w1_1, w1_2, w1_3, w2_0, w2_1, w2_2, w2_3, v0_0, v0_1, v0_2, v0_3, v1_0, v1_1, v1_2, v1_3, v2_0, v2_1, v2_2, v2_3, fv0_0, fv0_1, fv0_2, fv0_3, fv1_0, fv1_1, fv1_2, fv1_3, fv2_0, fv2_1, fv2_2, fv2_3 float64
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]float64
 		for p0 := 0; p0 < np; p0 += slots {
-			{
-				{
-					p := p0 + 0*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
-					invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
-					x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
-					w0_0, w1_0, w2_0 = (w0_0 + merge((dsp*x0), zero, live)), (w1_0 + merge((dsp*x1), zero, live)), (w2_0 + merge((dsp*x2), zero, live))
-					x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-					v0_0, v1_0, v2_0 = (v0_0 + merge(x0, zero, live)), (v1_0 + merge(x1, zero, live)), (v2_0 + merge(x2, zero, live))
-					fv0_0, fv1_0, fv2_0 = (fv0_0 + merge((fdet*x0), zero, live)), (fv1_0 + merge((fdet*x1), zero, live)), (fv2_0 + merge((fdet*x2), zero, live))
-				}
-				{
-					p := p0 + 1*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
-					invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
-					x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
-					w0_1, w1_1, w2_1 = (w0_1 + merge((dsp*x0), zero, live)), (w1_1 + merge((dsp*x1), zero, live)), (w2_1 + merge((dsp*x2), zero, live))
-					x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-					v0_1, v1_1, v2_1 = (v0_1 + merge(x0, zero, live)), (v1_1 + merge(x1, zero, live)), (v2_1 + merge(x2, zero, live))
-					fv0_1, fv1_1, fv2_1 = (fv0_1 + merge((fdet*x0), zero, live)), (fv1_1 + merge((fdet*x1), zero, live)), (fv2_1 + merge((fdet*x2), zero, live))
-				}
-				{
-					p := p0 + 2*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
-					invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
-					x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
-					w0_2, w1_2, w2_2 = (w0_2 + merge((dsp*x0), zero, live)), (w1_2 + merge((dsp*x1), zero, live)), (w2_2 + merge((dsp*x2), zero, live))
-					x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-					v0_2, v1_2, v2_2 = (v0_2 + merge(x0, zero, live)), (v1_2 + merge(x1, zero, live)), (v2_2 + merge(x2, zero, live))
-					fv0_2, fv1_2, fv2_2 = (fv0_2 + merge((fdet*x0), zero, live)), (fv1_2 + merge((fdet*x1), zero, live)), (fv2_2 + merge((fdet*x2), zero, live))
-				}
-				{
-					p := p0 + 3*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
-					invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
-					x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
-					w0_3, w1_3, w2_3 = (w0_3 + merge((dsp*x0), zero, live)), (w1_3 + merge((dsp*x1), zero, live)), (w2_3 + merge((dsp*x2), zero, live))
-					x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-					v0_3, v1_3, v2_3 = (v0_3 + merge(x0, zero, live)), (v1_3 + merge(x1, zero, live)), (v2_3 + merge(x2, zero, live))
-					fv0_3, fv1_3, fv2_3 = (fv0_3 + merge((fdet*x0), zero, live)), (fv1_3 + merge((fdet*x1), zero, live)), (fv2_3 + merge((fdet*x2), zero, live))
-				}
+			for q := 0; q < m; q++ {
+				p := p0 + q*1
+				gp := (g[p:])[0]
+				live := (gp != zero)
+				sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
+				invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
+				x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
+				w0[q], w1[q], w2[q] = (w0[q] + merge((dsp*x0), zero, live)), (w1[q] + merge((dsp*x1), zero, live)), (w2[q] + merge((dsp*x2), zero, live))
+				x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
+				v0[q], v1[q], v2[q] = (v0[q] + merge(x0, zero, live)), (v1[q] + merge(x1, zero, live)), (v2[q] + merge(x2, zero, live))
+				fv0[q], fv1[q], fv2[q] = (fv0[q] + merge((fdet*x0), zero, live)), (fv1[q] + merge((fdet*x1), zero, live)), (fv2[q] + merge((fdet*x2), zero, live))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
-		{
-			{
-				store(w0_0, (o[0*1:]))
-				store(w1_0, (o[slots+0*1:]))
-				store(w2_0, (o[2*slots+0*1:]))
-				store(v0_0, (o[3*slots+0*1:]))
-				store(v1_0, (o[4*slots+0*1:]))
-				store(v2_0, (o[5*slots+0*1:]))
-				store(fv0_0, (o[6*slots+0*1:]))
-				store(fv1_0, (o[7*slots+0*1:]))
-				store(fv2_0, (o[8*slots+0*1:]))
-			}
-			{
-				store(w0_1, (o[1*1:]))
-				store(w1_1, (o[slots+1*1:]))
-				store(w2_1, (o[2*slots+1*1:]))
-				store(v0_1, (o[3*slots+1*1:]))
-				store(v1_1, (o[4*slots+1*1:]))
-				store(v2_1, (o[5*slots+1*1:]))
-				store(fv0_1, (o[6*slots+1*1:]))
-				store(fv1_1, (o[7*slots+1*1:]))
-				store(fv2_1, (o[8*slots+1*1:]))
-			}
-			{
-				store(w0_2, (o[2*1:]))
-				store(w1_2, (o[slots+2*1:]))
-				store(w2_2, (o[2*slots+2*1:]))
-				store(v0_2, (o[3*slots+2*1:]))
-				store(v1_2, (o[4*slots+2*1:]))
-				store(v2_2, (o[5*slots+2*1:]))
-				store(fv0_2, (o[6*slots+2*1:]))
-				store(fv1_2, (o[7*slots+2*1:]))
-				store(fv2_2, (o[8*slots+2*1:]))
-			}
-			{
-				store(w0_3, (o[3*1:]))
-				store(w1_3, (o[slots+3*1:]))
-				store(w2_3, (o[2*slots+3*1:]))
-				store(v0_3, (o[3*slots+3*1:]))
-				store(v1_3, (o[4*slots+3*1:]))
-				store(v2_3, (o[5*slots+3*1:]))
-				store(fv0_3, (o[6*slots+3*1:]))
-				store(fv1_3, (o[7*slots+3*1:]))
-				store(fv2_3, (o[8*slots+3*1:]))
-			}
+		for q := 0; q < m; q++ {
+			store(w0[q], (o[q*1:]))
+			store(w1[q], (o[slots+q*1:]))
+			store(w2[q], (o[2*slots+q*1:]))
+			store(v0[q], (o[3*slots+q*1:]))
+			store(v1[q], (o[4*slots+q*1:]))
+			store(v2[q], (o[5*slots+q*1:]))
+			store(fv0[q], (o[6*slots+q*1:]))
+			store(fv1[q], (o[7*slots+q*1:]))
+			store(fv2[q], (o[8*slots+q*1:]))
 		}
 	}
-	var na_0, na_1, na_2, na_3, nb_0, nb_1, nb_2, nb_3, nc_0, nc_1, nc_2, nc_3, def_0, def_1, def_2, def_3, ibg_0, ibg_1, ibg_2, ibg_3, flu_0, flu_1, flu_2, flu_3, kahn_0, kahn_1, kahn_2, kahn_3, pa_0, pa_1, pa_2, pa_3, fpa_0, fpa_1, fpa_2, fpa_3 float64
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
 	for p0 := 0; p0 < np; p0 += slots {
-		{
-			{
-				p := p0 + 0*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
-				sb := (((gp * scale) * pp) * om)
-				na_0, nb_0, nc_0 = (na_0 + merge((sb*(t.na[p:])[0]), zero, live)), (nb_0 + merge((sb*(t.nb[p:])[0]), zero, live)), (nc_0 + merge((sb*(t.nc[p:])[0]), zero, live))
-				if k.perDef {
-					def_0 = (def_0 + merge((sb*(t.def[p:])[0]), zero, live))
-				}
-				ibg_0 = (ibg_0 + merge(sb, zero, live))
-				flu_0 = (flu_0 + merge((((gp*pp)*om)*s), zero, live))
-				if !c.NoPolar {
-					pbar := (((gp * scale) * s) * om)
-					kahn_0 = (kahn_0 + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
-					x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
-					pa_0, fpa_0 = (pa_0 + merge(x, zero, live)), (fpa_0 + merge(((fr.fdet[p:])[0]*x), zero, live))
-				}
+		for q := 0; q < m; q++ {
+			p := p0 + q*1
+			gp := (g[p:])[0]
+			live := (gp != zero)
+			s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
+			sb := (((gp * scale) * pp) * om)
+			na[q], nb[q], nc[q] = (na[q] + merge((sb*(t.na[p:])[0]), zero, live)), (nb[q] + merge((sb*(t.nb[p:])[0]), zero, live)), (nc[q] + merge((sb*(t.nc[p:])[0]), zero, live))
+			if k.perDef {
+				def[q] = (def[q] + merge((sb*(t.def[p:])[0]), zero, live))
 			}
-			{
-				p := p0 + 1*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
-				sb := (((gp * scale) * pp) * om)
-				na_1, nb_1, nc_1 = (na_1 + merge((sb*(t.na[p:])[0]), zero, live)), (nb_1 + merge((sb*(t.nb[p:])[0]), zero, live)), (nc_1 + merge((sb*(t.nc[p:])[0]), zero, live))
-				if k.perDef {
-					def_1 = (def_1 + merge((sb*(t.def[p:])[0]), zero, live))
-				}
-				ibg_1 = (ibg_1 + merge(sb, zero, live))
-				flu_1 = (flu_1 + merge((((gp*pp)*om)*s), zero, live))
-				if !c.NoPolar {
-					pbar := (((gp * scale) * s) * om)
-					kahn_1 = (kahn_1 + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
-					x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
-					pa_1, fpa_1 = (pa_1 + merge(x, zero, live)), (fpa_1 + merge(((fr.fdet[p:])[0]*x), zero, live))
-				}
-			}
-			{
-				p := p0 + 2*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
-				sb := (((gp * scale) * pp) * om)
-				na_2, nb_2, nc_2 = (na_2 + merge((sb*(t.na[p:])[0]), zero, live)), (nb_2 + merge((sb*(t.nb[p:])[0]), zero, live)), (nc_2 + merge((sb*(t.nc[p:])[0]), zero, live))
-				if k.perDef {
-					def_2 = (def_2 + merge((sb*(t.def[p:])[0]), zero, live))
-				}
-				ibg_2 = (ibg_2 + merge(sb, zero, live))
-				flu_2 = (flu_2 + merge((((gp*pp)*om)*s), zero, live))
-				if !c.NoPolar {
-					pbar := (((gp * scale) * s) * om)
-					kahn_2 = (kahn_2 + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
-					x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
-					pa_2, fpa_2 = (pa_2 + merge(x, zero, live)), (fpa_2 + merge(((fr.fdet[p:])[0]*x), zero, live))
-				}
-			}
-			{
-				p := p0 + 3*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
-				sb := (((gp * scale) * pp) * om)
-				na_3, nb_3, nc_3 = (na_3 + merge((sb*(t.na[p:])[0]), zero, live)), (nb_3 + merge((sb*(t.nb[p:])[0]), zero, live)), (nc_3 + merge((sb*(t.nc[p:])[0]), zero, live))
-				if k.perDef {
-					def_3 = (def_3 + merge((sb*(t.def[p:])[0]), zero, live))
-				}
-				ibg_3 = (ibg_3 + merge(sb, zero, live))
-				flu_3 = (flu_3 + merge((((gp*pp)*om)*s), zero, live))
-				if !c.NoPolar {
-					pbar := (((gp * scale) * s) * om)
-					kahn_3 = (kahn_3 + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
-					x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
-					pa_3, fpa_3 = (pa_3 + merge(x, zero, live)), (fpa_3 + merge(((fr.fdet[p:])[0]*x), zero, live))
-				}
+			ibg[q] = (ibg[q] + merge(sb, zero, live))
+			flu[q] = (flu[q] + merge((((gp*pp)*om)*s), zero, live))
+			if !c.NoPolar {
+				pbar := (((gp * scale) * s) * om)
+				kahn[q] = (kahn[q] + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
+				x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
+				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge(((fr.fdet[p:])[0]*x), zero, live))
 			}
 		}
 	}
-	var pb_0, pb_1, pb_2, pb_3, fpb_0, fpb_1, fpb_2, fpb_3, pc_0, pc_1, pc_2, pc_3, fpc_0, fpc_1, fpc_2, fpc_3 float64
+	var pb, fpb, pc, fpc [m]float64
 	if pol == 2 {
 		for p0 := 0; p0 < np; p0 += slots {
-			{
-				{
-					p := p0 + 0*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
-					fdet := (fr.fdet[p:])[0]
-					y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
-					pb_0, fpb_0 = (pb_0 + merge(y, zero, live)), (fpb_0 + merge((fdet*y), zero, live))
-					pc_0, fpc_0 = (pc_0 + merge(z, zero, live)), (fpc_0 + merge((fdet*z), zero, live))
-				}
-				{
-					p := p0 + 1*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
-					fdet := (fr.fdet[p:])[0]
-					y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
-					pb_1, fpb_1 = (pb_1 + merge(y, zero, live)), (fpb_1 + merge((fdet*y), zero, live))
-					pc_1, fpc_1 = (pc_1 + merge(z, zero, live)), (fpc_1 + merge((fdet*z), zero, live))
-				}
-				{
-					p := p0 + 2*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
-					fdet := (fr.fdet[p:])[0]
-					y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
-					pb_2, fpb_2 = (pb_2 + merge(y, zero, live)), (fpb_2 + merge((fdet*y), zero, live))
-					pc_2, fpc_2 = (pc_2 + merge(z, zero, live)), (fpc_2 + merge((fdet*z), zero, live))
-				}
-				{
-					p := p0 + 3*1
-					gp := (g[p:])[0]
-					live := (gp != zero)
-					pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
-					fdet := (fr.fdet[p:])[0]
-					y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
-					pb_3, fpb_3 = (pb_3 + merge(y, zero, live)), (fpb_3 + merge((fdet*y), zero, live))
-					pc_3, fpc_3 = (pc_3 + merge(z, zero, live)), (fpc_3 + merge((fdet*z), zero, live))
-				}
+			for q := 0; q < m; q++ {
+				p := p0 + q*1
+				gp := (g[p:])[0]
+				live := (gp != zero)
+				pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
+				fdet := (fr.fdet[p:])[0]
+				y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
+				pb[q], fpb[q] = (pb[q] + merge(y, zero, live)), (fpb[q] + merge((fdet*y), zero, live))
+				pc[q], fpc[q] = (pc[q] + merge(z, zero, live)), (fpc[q] + merge((fdet*z), zero, live))
 			}
 		}
 	}
-	var cd_0, cd_1, cd_2, cd_3, adX_0, adX_1, adX_2, adX_3, adY_0, adY_1, adY_2, adY_3, adZ_0, adZ_1, adZ_2, adZ_3, fadX_0, fadX_1, fadX_2, fadX_3, fadY_0, fadY_1, fadY_2, fadY_3, fadZ_0, fadZ_1, fadZ_2, fadZ_3 float64
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]float64
 	for p0 := 0; p0 < np; p0 += slots {
-		{
-			{
-				p := p0 + 0*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
-				dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
-				sb := (((gp * scale) * (fr.p[p:])[0]) * om)
-				gs := ((gp * scale) * (t.s[p:])[0])
-				ddot := (sb * (t.sig[p:])[0])
-				if !c.NoPolar {
-					ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
-				}
-				wbar := (gs * (fr.p[p:])[0])
-				inv3 := ((invR * invR) * invR)
-				var rbar float64
-				if c.PointPixel {
-					rbar = ((float64((-2)) * wbar) * inv3)
-				} else {
-					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-					cd_0 = (cd_0 + merge(cdp, zero, live))
-					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-				}
-				a := (rbar - (ddot * invR))
-				adX_0, adY_0, adZ_0 = (adX_0 + merge((a*dx), zero, live)), (adY_0 + merge((a*dy), zero, live)), (adZ_0 + merge((a*dz), zero, live))
-				fa := ((fr.fdet[p:])[0] * a)
-				fadX_0, fadY_0, fadZ_0 = (fadX_0 + merge((fa*dx), zero, live)), (fadY_0 + merge((fa*dy), zero, live)), (fadZ_0 + merge((fa*dz), zero, live))
+		for q := 0; q < m; q++ {
+			p := p0 + q*1
+			gp := (g[p:])[0]
+			live := (gp != zero)
+			invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
+			dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
+			sb := (((gp * scale) * (fr.p[p:])[0]) * om)
+			gs := ((gp * scale) * (t.s[p:])[0])
+			ddot := (sb * (t.sig[p:])[0])
+			if !c.NoPolar {
+				ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
 			}
-			{
-				p := p0 + 1*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
-				dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
-				sb := (((gp * scale) * (fr.p[p:])[0]) * om)
-				gs := ((gp * scale) * (t.s[p:])[0])
-				ddot := (sb * (t.sig[p:])[0])
-				if !c.NoPolar {
-					ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
-				}
-				wbar := (gs * (fr.p[p:])[0])
-				inv3 := ((invR * invR) * invR)
-				var rbar float64
-				if c.PointPixel {
-					rbar = ((float64((-2)) * wbar) * inv3)
-				} else {
-					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-					cd_1 = (cd_1 + merge(cdp, zero, live))
-					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-				}
-				a := (rbar - (ddot * invR))
-				adX_1, adY_1, adZ_1 = (adX_1 + merge((a*dx), zero, live)), (adY_1 + merge((a*dy), zero, live)), (adZ_1 + merge((a*dz), zero, live))
-				fa := ((fr.fdet[p:])[0] * a)
-				fadX_1, fadY_1, fadZ_1 = (fadX_1 + merge((fa*dx), zero, live)), (fadY_1 + merge((fa*dy), zero, live)), (fadZ_1 + merge((fa*dz), zero, live))
+			wbar := (gs * (fr.p[p:])[0])
+			inv3 := ((invR * invR) * invR)
+			var rbar float64
+			if c.PointPixel {
+				rbar = ((float64((-2)) * wbar) * inv3)
+			} else {
+				cdp := ((wbar * (&r.pitch2)[0]) * inv3)
+				cd[q] = (cd[q] + merge(cdp, zero, live))
+				rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
 			}
-			{
-				p := p0 + 2*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
-				dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
-				sb := (((gp * scale) * (fr.p[p:])[0]) * om)
-				gs := ((gp * scale) * (t.s[p:])[0])
-				ddot := (sb * (t.sig[p:])[0])
-				if !c.NoPolar {
-					ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
-				}
-				wbar := (gs * (fr.p[p:])[0])
-				inv3 := ((invR * invR) * invR)
-				var rbar float64
-				if c.PointPixel {
-					rbar = ((float64((-2)) * wbar) * inv3)
-				} else {
-					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-					cd_2 = (cd_2 + merge(cdp, zero, live))
-					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-				}
-				a := (rbar - (ddot * invR))
-				adX_2, adY_2, adZ_2 = (adX_2 + merge((a*dx), zero, live)), (adY_2 + merge((a*dy), zero, live)), (adZ_2 + merge((a*dz), zero, live))
-				fa := ((fr.fdet[p:])[0] * a)
-				fadX_2, fadY_2, fadZ_2 = (fadX_2 + merge((fa*dx), zero, live)), (fadY_2 + merge((fa*dy), zero, live)), (fadZ_2 + merge((fa*dz), zero, live))
-			}
-			{
-				p := p0 + 3*1
-				gp := (g[p:])[0]
-				live := (gp != zero)
-				invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
-				dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
-				sb := (((gp * scale) * (fr.p[p:])[0]) * om)
-				gs := ((gp * scale) * (t.s[p:])[0])
-				ddot := (sb * (t.sig[p:])[0])
-				if !c.NoPolar {
-					ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
-				}
-				wbar := (gs * (fr.p[p:])[0])
-				inv3 := ((invR * invR) * invR)
-				var rbar float64
-				if c.PointPixel {
-					rbar = ((float64((-2)) * wbar) * inv3)
-				} else {
-					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-					cd_3 = (cd_3 + merge(cdp, zero, live))
-					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-				}
-				a := (rbar - (ddot * invR))
-				adX_3, adY_3, adZ_3 = (adX_3 + merge((a*dx), zero, live)), (adY_3 + merge((a*dy), zero, live)), (adZ_3 + merge((a*dz), zero, live))
-				fa := ((fr.fdet[p:])[0] * a)
-				fadX_3, fadY_3, fadZ_3 = (fadX_3 + merge((fa*dx), zero, live)), (fadY_3 + merge((fa*dy), zero, live)), (fadZ_3 + merge((fa*dz), zero, live))
-			}
+			a := (rbar - (ddot * invR))
+			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
+			fa := ((fr.fdet[p:])[0] * a)
+			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
 		}
 	}
-	{
-		{
-			i := 0 * 1
-			for n, v := range [...]float64{na_0, nb_0, nc_0, def_0, ibg_0, flu_0, kahn_0, cd_0, adX_0, adY_0, adZ_0, fadX_0, fadY_0, fadZ_0, pa_0, pb_0, pc_0, fpa_0, fpb_0, fpc_0} {
-				store(v, (out[n*slots+i:]))
-			}
-		}
-		{
-			i := 1 * 1
-			for n, v := range [...]float64{na_1, nb_1, nc_1, def_1, ibg_1, flu_1, kahn_1, cd_1, adX_1, adY_1, adZ_1, fadX_1, fadY_1, fadZ_1, pa_1, pb_1, pc_1, fpa_1, fpb_1, fpc_1} {
-				store(v, (out[n*slots+i:]))
-			}
-		}
-		{
-			i := 2 * 1
-			for n, v := range [...]float64{na_2, nb_2, nc_2, def_2, ibg_2, flu_2, kahn_2, cd_2, adX_2, adY_2, adZ_2, fadX_2, fadY_2, fadZ_2, pa_2, pb_2, pc_2, fpa_2, fpb_2, fpc_2} {
-				store(v, (out[n*slots+i:]))
-			}
-		}
-		{
-			i := 3 * 1
-			for n, v := range [...]float64{na_3, nb_3, nc_3, def_3, ibg_3, flu_3, kahn_3, cd_3, adX_3, adY_3, adZ_3, fadX_3, fadY_3, fadZ_3, pa_3, pb_3, pc_3, fpa_3, fpb_3, fpc_3} {
-				store(v, (out[n*slots+i:]))
-			}
+	for q := 0; q < m; q++ {
+		i := q * 1
+		for n, v := range [...]float64{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			store(v, (out[n*slots+i:]))
 		}
 	}
 	nop()

@@ -34,8 +34,6 @@ import (
 	"go/printer"
 	"go/token"
 	"strings"
-
-	"golang.org/x/tools/go/ast/astutil"
 )
 
 // Vocabulary lists the names of the lane vocabulary (lanes_scalar.go),
@@ -139,16 +137,6 @@ func Generate(src []byte, t Target) ([]byte, error) {
 	f, err := parser.ParseFile(fset, "lanes.go", src, parser.ParseComments)
 	if err != nil {
 		return nil, err
-	}
-	if Slots%lanesN != 0 {
-		return nil, fmt.Errorf("%d lanes do not divide the %d slots", lanesN, Slots)
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-			if err := splitSlots(fset, fd.Body, Slots/lanesN); err != nil {
-				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
-			}
-		}
 	}
 	in := &inliner{fset: fset, funcs: map[string]*ast.FuncDecl{}}
 	for _, d := range f.Decls {
@@ -983,93 +971,4 @@ func stripPos(n ast.Node) ast.Node {
 		return true
 	})
 	return n
-}
-
-// SlotLanes is the word for the number of vectors that make up one group
-// of Slots values: an array of that length (var a [slotLanes]vf) becomes
-// that many variables (a_0, a_1, …), and a loop over it (for q := range
-// slotLanes) that many copies of its body with q the index, so that the
-// compiler can keep them in registers (it keeps no array of more than one
-// element there). Slots is physics' slots (partial sums per sum).
-const (
-	SlotLanes = "slotLanes"
-	Slots     = 4
-)
-
-// splitSlots rewrites the slotLanes arrays and loops of body for k
-// vectors per group.
-func splitSlots(fset *token.FileSet, body *ast.BlockStmt, k int) error {
-	arrays := map[string]bool{}
-	var err error
-	isSlots := func(e ast.Expr) bool {
-		id, ok := e.(*ast.Ident)
-		return ok && id.Name == SlotLanes
-	}
-	// The loops, innermost first (post-order), then the arrays.
-	astutil.Apply(body, nil, func(c *astutil.Cursor) bool {
-		rs, ok := c.Node().(*ast.RangeStmt)
-		if !ok || !isSlots(rs.X) {
-			return true
-		}
-		q, ok := rs.Key.(*ast.Ident)
-		if !ok || rs.Value != nil || rs.Tok != token.DEFINE {
-			err = fmt.Errorf("a loop over %s must be for q := range %s", SlotLanes, SlotLanes)
-			return false
-		}
-		var copies []ast.Stmt
-		for i := 0; i < k; i++ {
-			b := clone(fset, rs.Body).(*ast.BlockStmt)
-			lit := fmt.Sprint(i)
-			astutil.Apply(b, func(c *astutil.Cursor) bool {
-				if id, ok := c.Node().(*ast.Ident); ok && id.Name == q.Name {
-					if _, isSel := c.Parent().(*ast.SelectorExpr); !isSel {
-						c.Replace(&ast.BasicLit{Kind: token.INT, Value: lit})
-					}
-				}
-				return true
-			}, nil)
-			copies = append(copies, b)
-		}
-		c.Replace(&ast.BlockStmt{List: copies})
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	astutil.Apply(body, nil, func(c *astutil.Cursor) bool {
-		switch n := c.Node().(type) {
-		case *ast.ValueSpec:
-			at, ok := n.Type.(*ast.ArrayType)
-			if !ok || !isSlots(at.Len) {
-				return true
-			}
-			var names []*ast.Ident
-			for _, id := range n.Names {
-				arrays[id.Name] = true
-				for i := 0; i < k; i++ {
-					names = append(names, ast.NewIdent(fmt.Sprintf("%s_%d", id.Name, i)))
-				}
-			}
-			n.Names, n.Type = names, at.Elt
-		}
-		return true
-	})
-	astutil.Apply(body, nil, func(c *astutil.Cursor) bool {
-		ix, ok := c.Node().(*ast.IndexExpr)
-		if !ok {
-			return true
-		}
-		id, ok := ix.X.(*ast.Ident)
-		if !ok || !arrays[id.Name] {
-			return true
-		}
-		lit, ok := ix.Index.(*ast.BasicLit)
-		if !ok {
-			err = fmt.Errorf("%s[…]: a %s array takes only the index of its loop", id.Name, SlotLanes)
-			return false
-		}
-		c.Replace(ast.NewIdent(id.Name + "_" + lit.Value))
-		return true
-	})
-	return err
 }
