@@ -432,7 +432,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	n := k.nn[0]
 	sr := &r.src[si]
 	il := vrep(&sr.il)
-	zero, two := vk(0), vk(2)
+	two := vk(2)
 	var ia [lanes]int32
 	var fa [lanes]uint64
 	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
@@ -474,14 +474,12 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 			sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
 			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-			if !c.Water {
-				// A zero lattice factor adds no term (the reference skips
-				// it) and no derivative.
-				skip := fl.Equal(zero)
-				s1, def1, sig1 = s.Merge(s1, skip), def.Merge(def1, skip), sig.Merge(sig1, skip)
-				na1, nb1, nc1 = sna.Merge(na1, skip), snb.Merge(nb1, skip), snc.Merge(nc1, skip)
-				hbar, kbar, lbar = zero.Merge(hbar, skip), zero.Merge(kbar, skip), zero.Merge(lbar, skip)
-			}
+			// A zero lattice factor adds no term (the reference skips it)
+			// and no derivative: every product above then has a factor 0
+			// and finite others (F, the lattice factors and their
+			// derivatives are finite), so it adds ±0, which leaves each
+			// sum as it was (no sum is −0). With a water background the
+			// reference keeps the term, and so does this.
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hbar.StoreSlice(hkl[3*oi*stride+p0:])
 			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])

@@ -1190,7 +1190,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 	n := k.nn[0]
 	sr := &r.src[si]
 	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
-	zero, two := archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	var ia [4]int32
 	var fa [4]uint64
 	ix, iy, iz := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
@@ -1434,12 +1434,6 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 			sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[0])[:4])))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[1])[:4]))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[2])[:4]))))))
 			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-			if !c.Water {
-				skip := fl.Equal(zero)
-				s1, def1, sig1 = s.Merge(s1, skip), def.Merge(def1, skip), sig.Merge(sig1, skip)
-				na1, nb1, nc1 = sna.Merge(na1, skip), snb.Merge(nb1, skip), snc.Merge(nc1, skip)
-				hbar, kbar, lbar = zero.Merge(hbar, skip), zero.Merge(kbar, skip), zero.Merge(lbar, skip)
-			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hbar.StoreSlice(hkl[3*oi*stride+p0:])
 			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])

@@ -1188,7 +1188,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	n := k.nn[0]
 	sr := &r.src[si]
 	il := (&sr.il)[0]
-	zero, two := float64(0), float64(2)
+	two := float64(2)
 	var ia [1]int32
 	var fa [1]uint64
 	ix, iy, iz := (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
@@ -1432,12 +1432,6 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 			sig1 := (sig + (((hbar * (h + (&e[0])[0])) + (kbar * (kk + (&e[1])[0]))) + (lbar * (l + (&e[2])[0]))))
 			na1, nb1, nc1 := (sna + (xa * nda)), (snb + (xb * ndb)), (snc + (xc * ndc))
-			if !c.Water {
-				skip := (fl == zero)
-				s1, def1, sig1 = merge(s, s1, skip), merge(def, def1, skip), merge(sig, sig1, skip)
-				na1, nb1, nc1 = merge(sna, na1, skip), merge(snb, nb1, skip), merge(snc, nc1, skip)
-				hbar, kbar, lbar = merge(zero, hbar, skip), merge(zero, kbar, skip), merge(zero, lbar, skip)
-			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			store(hbar, (hkl[3*oi*stride+p0:]))
 			store(kbar, (hkl[(3*oi+1)*stride+p0:]))
