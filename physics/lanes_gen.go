@@ -562,7 +562,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	count := (&r.count)[0]
 	s0, o0 := &rb.sdet[0], &r.odet[0]
 	for p0 := 0; p0 < n; p0 += 1 {
-		f0 := (rb.f[p0:])[0]
+		f0 := rb.f[p0]
 		sum, omega, polar := (&r.ibg)[0], float64(0), float64(0)
 		if c.NoPolar {
 			polar = float64(1)
@@ -973,12 +973,12 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			}
 		}
 		if c.Thick {
-			store(((&r.scale)[0] * sum), (rb.v[p0:]))
-			store(omega, (rb.w[p0:]))
-			store(polar, (rb.polar[p0:]))
+			rb.v[p0] = ((&r.scale)[0] * sum)
+			rb.w[p0] = omega
+			rb.polar[p0] = polar
 		} else {
-			store(((((&r.scale)[0] * sum) * polar) * omega), (rb.v[p0:]))
-			store((count * omega), (rb.w[p0:]))
+			rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
+			rb.w[p0] = (count * omega)
 		}
 	}
 	nop()
@@ -1200,11 +1200,11 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		store((((((&o[6])[0] * ix) + ((&o[7])[0] * iy)) + ((&o[8])[0] * iz)) * il), (e[2][:]))
 	}
 	for p0 := 0; p0 < np; p0 += 1 {
-		x, y, z := ((t.d[0][p0:])[0] - ix), ((t.d[1][p0:])[0] - iy), ((t.d[2][p0:])[0] - iz)
-		store((((x * x) + (y * y)) + (z * z)), (ds[p0:]))
+		x, y, z := (t.d[0][p0] - ix), (t.d[1][p0] - iy), (t.d[2][p0] - iz)
+		ds[p0] = (((x * x) + (y * y)) + (z * z))
 		qx, qy, qz := (x * il), (y * il), (z * il)
-		s, def, sig := (t.s[p0:])[0], (t.def[p0:])[0], (t.sig[p0:])[0]
-		sna, snb, snc := (t.na[p0:])[0], (t.nb[p0:])[0], (t.nc[p0:])[0]
+		s, def, sig := t.s[p0], t.def[p0], t.sig[p0]
+		sna, snb, snc := t.na[p0], t.nb[p0], t.nc[p0]
 		for oi := range r.orient {
 			o := &r.orient[oi]
 			e := &oinc[oi]
@@ -1433,16 +1433,16 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			sig1 := (sig + (((hbar * (h + (&e[0])[0])) + (kbar * (kk + (&e[1])[0]))) + (lbar * (l + (&e[2])[0]))))
 			na1, nb1, nc1 := (sna + (xa * nda)), (snb + (xb * ndb)), (snc + (xc * ndc))
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
-			store(hbar, (hkl[3*oi*stride+p0:]))
-			store(kbar, (hkl[(3*oi+1)*stride+p0:]))
-			store(lbar, (hkl[(3*oi+2)*stride+p0:]))
+			hkl[3*oi*stride+p0] = hbar
+			hkl[(3*oi+1)*stride+p0] = kbar
+			hkl[(3*oi+2)*stride+p0] = lbar
 		}
-		store(s, (t.s[p0:]))
-		store(def, (t.def[p0:]))
-		store(sig, (t.sig[p0:]))
-		store(sna, (t.na[p0:]))
-		store(snb, (t.nb[p0:]))
-		store(snc, (t.nc[p0:]))
+		t.s[p0] = s
+		t.def[p0] = def
+		t.sig[p0] = sig
+		t.na[p0] = sna
+		t.nb[p0] = snb
+		t.nc[p0] = snc
 	}
 	nop()
 }
@@ -1454,7 +1454,7 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 	o := &r.odet[0]
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
-		fdet := (((&r.sub)[0] * (fr.f[p0:])[0]) + (&r.half)[0])
+		fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
 		var r0_0_31 float64
 		{
 			fdet_31, f_31, s_31, o_31, p_31 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
@@ -1475,11 +1475,11 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		z := r0_0_33
 		invR := (one / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 		dx, dy, dz := (x * invR), (y * invR), (z * invR)
-		store(fdet, (fr.fdet[p0:]))
-		store(invR, (fr.invR[p0:]))
-		store(dx, (t.d[0][p0:]))
-		store(dy, (t.d[1][p0:]))
-		store(dz, (t.d[2][p0:]))
+		fr.fdet[p0] = fdet
+		fr.invR[p0] = invR
+		t.d[0][p0] = dx
+		t.d[1][p0] = dy
+		t.d[2][p0] = dz
 		var r0_0_34 float64
 		{
 			invR_34, num_34, point_34 := invR, (&r.omegaNum)[0], c.PointPixel
@@ -1489,21 +1489,21 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 			}
 			r0_0_34 = w_34
 		}
-		store(r0_0_34, (fr.omega[p0:]))
+		fr.omega[p0] = r0_0_34
 		switch pol {
 		case 0:
-			store(one, (fr.p[p0:]))
-			store(zero, (fr.dkahn[p0:]))
-			store(zero, (fr.alpha[p0:]))
-			store(zero, (fr.dd[p0:]))
+			fr.p[p0] = one
+			fr.dkahn[p0] = zero
+			fr.alpha[p0] = zero
+			fr.dd[p0] = zero
 		case 1:
 			c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 			e := (((dx * (&sr.ein[0])[0]) + (dy * (&sr.ein[1])[0])) + (dz * (&sr.ein[2])[0]))
 			c2sq := (c2 * c2)
-			store((half * (one + c2sq)), (fr.p[p0:]))
-			store(((half * (one - c2sq)) - (e * e)), (fr.dkahn[p0:]))
-			store(c2, (fr.alpha[p0:]))
-			store(c2sq, (fr.dd[p0:]))
+			fr.p[p0] = (half * (one + c2sq))
+			fr.dkahn[p0] = ((half * (one - c2sq)) - (e * e))
+			fr.alpha[p0] = c2
+			fr.dd[p0] = c2sq
 		default:
 			var (
 				r0_0_35 float64
@@ -1538,19 +1538,19 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 				r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35 = p_35, dkahn_35, alpha_35, beta_35, gamma_35, (((alpha_35 * c2_35) + (beta_35 * e_35)) + (gamma_35 * b_35))
 			}
 			p, dkahn, alpha, beta, gamma, dd := r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35
-			store(p, (fr.p[p0:]))
-			store(dkahn, (fr.dkahn[p0:]))
-			store(alpha, (fr.alpha[p0:]))
-			store(beta, (fr.beta[p0:]))
-			store(gamma, (fr.gamma[p0:]))
-			store(dd, (fr.dd[p0:]))
+			fr.p[p0] = p
+			fr.dkahn[p0] = dkahn
+			fr.alpha[p0] = alpha
+			fr.beta[p0] = beta
+			fr.gamma[p0] = gamma
+			fr.dd[p0] = dd
 		}
-		store((&r.ibg)[0], (t.s[p0:]))
-		store(zero, (t.na[p0:]))
-		store(zero, (t.nb[p0:]))
-		store(zero, (t.nc[p0:]))
-		store(zero, (t.def[p0:]))
-		store(zero, (t.sig[p0:]))
+		t.s[p0] = (&r.ibg)[0]
+		t.na[p0] = zero
+		t.nb[p0] = zero
+		t.nc[p0] = zero
+		t.def[p0] = zero
+		t.sig[p0] = zero
 	}
 	nop()
 }
@@ -1599,11 +1599,11 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		for p0 := 0; p0 < np; p0 += slots {
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
-				gp := (g[p:])[0]
+				gp := g[p]
 				live := (gp != zero)
-				sb := (((gp * scale) * (fr.p[p:])[0]) * (fr.omega[p:])[0])
-				invR, fdet, dsp := (fr.invR[p:])[0], (fr.fdet[p:])[0], (ds[p:])[0]
-				x0, x1, x2 := (sb * (hj[p:])[0]), (sb * (kj[p:])[0]), (sb * (lj[p:])[0])
+				sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
+				invR, fdet, dsp := fr.invR[p], fr.fdet[p], ds[p]
+				x0, x1, x2 := (sb * hj[p]), (sb * kj[p]), (sb * lj[p])
 				w0[q], w1[q], w2[q] = (w0[q] + merge((dsp*x0), zero, live)), (w1[q] + merge((dsp*x1), zero, live)), (w2[q] + merge((dsp*x2), zero, live))
 				x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
 				v0[q], v1[q], v2[q] = (v0[q] + merge(x0, zero, live)), (v1[q] + merge(x1, zero, live)), (v2[q] + merge(x2, zero, live))
@@ -1612,36 +1612,36 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
-			store(w0[q], (o[q*1:]))
-			store(w1[q], (o[slots+q*1:]))
-			store(w2[q], (o[2*slots+q*1:]))
-			store(v0[q], (o[3*slots+q*1:]))
-			store(v1[q], (o[4*slots+q*1:]))
-			store(v2[q], (o[5*slots+q*1:]))
-			store(fv0[q], (o[6*slots+q*1:]))
-			store(fv1[q], (o[7*slots+q*1:]))
-			store(fv2[q], (o[8*slots+q*1:]))
+			o[q*1] = w0[q]
+			o[slots+q*1] = w1[q]
+			o[2*slots+q*1] = w2[q]
+			o[3*slots+q*1] = v0[q]
+			o[4*slots+q*1] = v1[q]
+			o[5*slots+q*1] = v2[q]
+			o[6*slots+q*1] = fv0[q]
+			o[7*slots+q*1] = fv1[q]
+			o[8*slots+q*1] = fv2[q]
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
 	for p0 := 0; p0 < np; p0 += slots {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
-			gp := (g[p:])[0]
+			gp := g[p]
 			live := (gp != zero)
-			s, pp, om := (t.s[p:])[0], (fr.p[p:])[0], (fr.omega[p:])[0]
+			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
 			sb := (((gp * scale) * pp) * om)
-			na[q], nb[q], nc[q] = (na[q] + merge((sb*(t.na[p:])[0]), zero, live)), (nb[q] + merge((sb*(t.nb[p:])[0]), zero, live)), (nc[q] + merge((sb*(t.nc[p:])[0]), zero, live))
+			na[q], nb[q], nc[q] = (na[q] + merge((sb*t.na[p]), zero, live)), (nb[q] + merge((sb*t.nb[p]), zero, live)), (nc[q] + merge((sb*t.nc[p]), zero, live))
 			if k.perDef {
-				def[q] = (def[q] + merge((sb*(t.def[p:])[0]), zero, live))
+				def[q] = (def[q] + merge((sb*t.def[p]), zero, live))
 			}
 			ibg[q] = (ibg[q] + merge(sb, zero, live))
 			flu[q] = (flu[q] + merge((((gp*pp)*om)*s), zero, live))
 			if !c.NoPolar {
 				pbar := (((gp * scale) * s) * om)
-				kahn[q] = (kahn[q] + merge((pbar*(fr.dkahn[p:])[0]), zero, live))
-				x := ((pbar * (fr.invR[p:])[0]) * (fr.alpha[p:])[0])
-				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge(((fr.fdet[p:])[0]*x), zero, live))
+				kahn[q] = (kahn[q] + merge((pbar*fr.dkahn[p]), zero, live))
+				x := ((pbar * fr.invR[p]) * fr.alpha[p])
+				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge((fr.fdet[p]*x), zero, live))
 			}
 		}
 	}
@@ -1650,11 +1650,11 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		for p0 := 0; p0 < np; p0 += slots {
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
-				gp := (g[p:])[0]
+				gp := g[p]
 				live := (gp != zero)
-				pr := ((((gp * scale) * (t.s[p:])[0]) * (fr.omega[p:])[0]) * (fr.invR[p:])[0])
-				fdet := (fr.fdet[p:])[0]
-				y, z := (pr * (fr.beta[p:])[0]), (pr * (fr.gamma[p:])[0])
+				pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
+				fdet := fr.fdet[p]
+				y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
 				pb[q], fpb[q] = (pb[q] + merge(y, zero, live)), (fpb[q] + merge((fdet*y), zero, live))
 				pc[q], fpc[q] = (pc[q] + merge(z, zero, live)), (fpc[q] + merge((fdet*z), zero, live))
 			}
@@ -1664,17 +1664,17 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	for p0 := 0; p0 < np; p0 += slots {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
-			gp := (g[p:])[0]
+			gp := g[p]
 			live := (gp != zero)
-			invR, om := (fr.invR[p:])[0], (fr.omega[p:])[0]
-			dx, dy, dz := (t.d[0][p:])[0], (t.d[1][p:])[0], (t.d[2][p:])[0]
-			sb := (((gp * scale) * (fr.p[p:])[0]) * om)
-			gs := ((gp * scale) * (t.s[p:])[0])
-			ddot := (sb * (t.sig[p:])[0])
+			invR, om := fr.invR[p], fr.omega[p]
+			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
+			sb := (((gp * scale) * fr.p[p]) * om)
+			gs := ((gp * scale) * t.s[p])
+			ddot := (sb * t.sig[p])
 			if !c.NoPolar {
-				ddot = (ddot + ((gs * om) * (fr.dd[p:])[0]))
+				ddot = (ddot + ((gs * om) * fr.dd[p]))
 			}
-			wbar := (gs * (fr.p[p:])[0])
+			wbar := (gs * fr.p[p])
 			inv3 := ((invR * invR) * invR)
 			var rbar float64
 			if c.PointPixel {
@@ -1686,14 +1686,14 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			}
 			a := (rbar - (ddot * invR))
 			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
-			fa := ((fr.fdet[p:])[0] * a)
+			fa := (fr.fdet[p] * a)
 			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
 		}
 	}
 	for q := 0; q < m; q++ {
 		i := q * 1
 		for n, v := range [...]float64{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
-			store(v, (out[n*slots+i:]))
+			out[n*slots+i] = v
 		}
 	}
 	nop()

@@ -167,6 +167,9 @@ func Generate(src []byte, t Target) ([]byte, error) {
 		if err := words(f, t.Words, t.Methods); err != nil {
 			return nil, err
 		}
+		if lanesN == 1 {
+			oneLane(f)
+		}
 	} else {
 		// Constants vk(c): loads from a table of them repeated.
 		var table []ast.Expr
@@ -971,4 +974,58 @@ func stripPos(n ast.Node) ast.Node {
 		return true
 	})
 	return n
+}
+
+// oneLane simplifies the one-lane copy's loads and stores of the lane at
+// index i of a slice x (x[i:][0], and store(v, x[i:])) to x[i] (and
+// x[i] = v): the same element and the same bounds, with one check instead
+// of two and no slice formed.
+func oneLane(f *ast.File) {
+	lane := func(e ast.Expr) (ast.Expr, ast.Expr, bool) {
+		for {
+			p, ok := e.(*ast.ParenExpr)
+			if !ok {
+				break
+			}
+			e = p.X
+		}
+		se, ok := e.(*ast.SliceExpr)
+		if !ok || se.Low == nil || se.High != nil || se.Slice3 {
+			return nil, nil, false
+		}
+		return se.X, se.Low, true
+	}
+	stmts := func(list []ast.Stmt) {
+		for i, st := range list {
+			es, ok := st.(*ast.ExprStmt)
+			if !ok {
+				continue
+			}
+			c, ok := es.X.(*ast.CallExpr)
+			if !ok || len(c.Args) != 2 {
+				continue
+			}
+			if id, ok := c.Fun.(*ast.Ident); !ok || id.Name != "store" {
+				continue
+			}
+			if x, lo, ok := lane(c.Args[1]); ok {
+				list[i] = &ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: x, Index: lo}}, Tok: token.ASSIGN, Rhs: []ast.Expr{c.Args[0]}}
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			stmts(n.List)
+		case *ast.CaseClause:
+			stmts(n.Body)
+		case *ast.IndexExpr:
+			if lit, ok := n.Index.(*ast.BasicLit); ok && lit.Value == "0" {
+				if x, lo, ok := lane(n.X); ok {
+					n.X, n.Index = x, lo
+				}
+			}
+		}
+		return true
+	})
 }
