@@ -13,14 +13,20 @@ package physics
 // kernel (lanes_avx2_gen.go); dispatch.go picks the copy the CPU runs.
 // Each lane does exactly the scalar operations in the scalar order (no fused multiply-add, no
 // reassociation): the copies give the scalar kernel's bits, which
-// TestLanesBits checks on every golden case. The scalar helpers the
-// general loops use (cosPiReduced, sincg3, polarization, the flat
+// TestLanesBits (images) and TestLanesGradientBits (losses and gradients)
+// check on every golden case. The scalar helpers the general loops use
+// (cosPiReduced, sincg3, polarization and its derivatives, the flat
 // detector, ω, cellF) are these functions on one lane, so that a formula
 // is written once.
 //
-// Only the per-lane work is here. What crosses lanes (sums over pixels,
-// the loss terms) is scalar code that takes the lanes' results in pixel
-// order, so that the sums are the same for any number of lanes.
+// The kernels: the forward rows (pixelsLanes), and the loss rows' front
+// (lossFrontLanes: geometry, ω, polarization coefficients), terms
+// (termsGradLanes: S and its derivatives by N, F and h, k, l) and
+// backward pass (lossBackLanes). Sums across pixels are either left to
+// scalar code that takes the lanes' results in pixel order (the image's
+// solid angle, the loss terms) or, in the backward pass, kept as four
+// partial sums, pixel p in sum p mod 4 (slots): the same sums for one
+// lane or four.
 //
 // The vector kernels run a whole row with no scalar floating-point
 // instruction: every value they need that is not a lane value is read,

@@ -23,6 +23,10 @@
 // one may stand anywhere in an assignment, expression or return
 // statement, not in the condition or header of an if, for or switch (the
 // body is inserted before the statement that holds the call).
+//
+// The one-lane copy reads and writes a lane of a slice as x[i] (oneLane):
+// its vocabulary would spell it x[i:][0], a slice formed and checked
+// twice.
 package lanegen
 
 import (
