@@ -296,6 +296,41 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
 	s0, o0 := &rb.sdet[0], &r.odet[0]
+	if os == 1 && last == 0 && !c.Thick {
+		// One sub-pixel in one layer without a capture fraction (the
+		// standard cases): the geometry of rowChunk pixels ahead of their
+		// terms, so that each pixel's square root and division do not
+		// hold up the next pixel's start (chiefly for the one-lane copy).
+		g := &rb.geo
+		for c0 := 0; c0 < n; c0 += rowChunk {
+			c1 := min(n, c0+rowChunk)
+			for p0 := c0; p0 < c1; p0 += lanes {
+				q := p0 - c0
+				fdet := sub.Mul(vloadSlice(rb.f[p0:])).Add(half) // (f + 0: the same bits)
+				x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s0[0]), vrep(&o0[0]), vrep(&r.pix0[0]))
+				y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s0[1]), vrep(&o0[1]), vrep(&r.pix0[1]))
+				z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&s0[2]), vrep(&o0[2]), vrep(&r.pix0[2]))
+				invR := vk(1).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+				x.Mul(invR).StoreSlice(g[0][q:])
+				y.Mul(invR).StoreSlice(g[1][q:])
+				z.Mul(invR).StoreSlice(g[2][q:])
+				omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(g[3][q:])
+			}
+			for p0 := c0; p0 < c1; p0 += lanes {
+				q := p0 - c0
+				sum, polar := vrep(&r.ibg), vk(0)
+				if c.NoPolar {
+					polar = vk(1)
+				}
+				omega := vloadSlice(g[3][q:])
+				sum, polar = k.termsLanes(r, &ia, &fa, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
+				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+				count.Mul(omega).StoreSlice(rb.w[p0:])
+			}
+		}
+		vzeroupper()
+		return
+	}
 	for p0 := 0; p0 < n; p0 += lanes {
 		f0 := vloadSlice(rb.f[p0:])
 		sum, omega, polar := vrep(&r.ibg), vk(0), vk(0)

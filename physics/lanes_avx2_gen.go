@@ -563,6 +563,211 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
 	s0, o0 := &rb.sdet[0], &r.odet[0]
+	if os == 1 && last == 0 && !c.Thick {
+		g := &rb.geo
+		for c0 := 0; c0 < n; c0 += rowChunk {
+			c1 := min(n, c0+rowChunk)
+			for p0 := c0; p0 < c1; p0 += 4 {
+				q := p0 - c0
+				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
+				var r0_0_17 archsimd.Float64x4
+				{
+					fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
+				}
+				x := r0_0_17
+				var r0_0_18 archsimd.Float64x4
+				{
+					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
+				}
+				y := r0_0_18
+				var r0_0_19 archsimd.Float64x4
+				{
+					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
+				}
+				z := r0_0_19
+				invR := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+				x.Mul(invR).StoreSlice(g[0][q:])
+				y.Mul(invR).StoreSlice(g[1][q:])
+				z.Mul(invR).StoreSlice(g[2][q:])
+				var r0_0_20 archsimd.Float64x4
+				{
+					invR_20, num_20, point_20 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_20 := invR_20.Mul(invR_20)
+					if !point_20 {
+						w_20 = num_20.Mul(w_20.Mul(invR_20))
+					}
+					r0_0_20 = w_20
+				}
+				r0_0_20.StoreSlice(g[3][q:])
+			}
+			for p0 := c0; p0 < c1; p0 += 4 {
+				q := p0 - c0
+				sum, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				if c.NoPolar {
+					polar = archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				}
+				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
+				var (
+					r0_0_21 archsimd.Float64x4
+					r1_0_21 archsimd.Float64x4
+				)
+				{
+					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
+					c_21 := k_21.c
+					n_21 := k_21.nn[0]
+					zero_21 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					for si_21 := range r_21.src {
+						sr_21 := &r_21.src[si_21]
+						il_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.il)[:4]))
+						qx_21, qy_21, qz_21 := dx_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[0])[:4]))).Mul(il_21), dy_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[1])[:4]))).Mul(il_21), dz_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[2])[:4]))).Mul(il_21)
+						if m_21 := polar_21.Equal(zero_21); m_21.ToBits() != 0 {
+							var p_21 archsimd.Float64x4
+							if r_21.kahnZero {
+								c2_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[0])[:4])).Mul(dx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[1])[:4])).Mul(dy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[2])[:4])).Mul(dz_21))
+								p_21 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_21.Mul(c2_21)))
+							} else {
+								var r0_0_9_21 archsimd.Float64x4
+								{
+									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
+									c2_9_21 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[0])[:4])).Mul(dx_9_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[1])[:4])).Mul(dy_9_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[2])[:4])).Mul(dz_9_21))
+									c2sq_9_21 := c2_9_21.Mul(c2_9_21)
+									cos2psi_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+									if !zero_9_21 {
+										e_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[2])[:4]))))
+										b_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[2])[:4]))))
+										ee_9_21, bb_9_21 := e_9_21.Mul(e_9_21), b_9_21.Mul(b_9_21)
+										den_9_21 := ee_9_21.Add(bb_9_21)
+										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_21.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+									}
+									one_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+									r0_0_9_21 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_21[:4])).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
+								}
+								p_21 = r0_0_9_21
+							}
+							polar_21 = p_21.Merge(polar_21, m_21)
+						}
+						for oi_21 := range r_21.orient {
+							o_21 := &r_21.orient[oi_21]
+							h_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[0])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[1])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[2])[:4])).Mul(qz_21))
+							kk_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[3])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[4])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[5])[:4])).Mul(qz_21))
+							l_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[6])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[7])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[8])[:4])).Mul(qz_21))
+							var r0_0_10_21 archsimd.Float64x4
+							{
+								h_10_21, kk_10_21, l_10_21, n_10_21 := h_21, kk_21, l_21, n_21
+								magic_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								th_10_21, tk_10_21, tl_10_21 := h_10_21.Add(magic_10_21), kk_10_21.Add(magic_10_21), l_10_21.Add(magic_10_21)
+								var r0_0_1_10_21 archsimd.Float64x4
+								{
+									d_1_10_21 := h_10_21.Sub(th_10_21.Sub(magic_10_21))
+									y_1_10_21 := d_1_10_21.Mul(d_1_10_21)
+									y2_1_10_21 := y_1_10_21.Mul(y_1_10_21)
+									y4_1_10_21 := y2_1_10_21.Mul(y2_1_10_21)
+									p0_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_21)).Mul(y2_1_10_21))
+									p1_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_21)).Mul(y2_1_10_21)).Mul(y4_1_10_21)
+									p2_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_21)).Mul(y4_1_10_21.Mul(y4_1_10_21))
+									r0_0_1_10_21 = p0_1_10_21.Add(p1_1_10_21).Add(p2_1_10_21)
+								}
+								var r0_0_2_10_21 archsimd.Float64x4
+								{
+									c_2_10_21, t_2_10_21 := r0_0_1_10_21, th_10_21
+									r0_0_2_10_21 = c_2_10_21.AsUint64x4().Xor(t_2_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ch_10_21 := r0_0_2_10_21
+								var r0_0_3_10_21 archsimd.Float64x4
+								{
+									d_3_10_21 := kk_10_21.Sub(tk_10_21.Sub(magic_10_21))
+									y_3_10_21 := d_3_10_21.Mul(d_3_10_21)
+									y2_3_10_21 := y_3_10_21.Mul(y_3_10_21)
+									y4_3_10_21 := y2_3_10_21.Mul(y2_3_10_21)
+									p0_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_21)).Mul(y2_3_10_21))
+									p1_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_21)).Mul(y2_3_10_21)).Mul(y4_3_10_21)
+									p2_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_21)).Mul(y4_3_10_21.Mul(y4_3_10_21))
+									r0_0_3_10_21 = p0_3_10_21.Add(p1_3_10_21).Add(p2_3_10_21)
+								}
+								var r0_0_4_10_21 archsimd.Float64x4
+								{
+									c_4_10_21, t_4_10_21 := r0_0_3_10_21, tk_10_21
+									r0_0_4_10_21 = c_4_10_21.AsUint64x4().Xor(t_4_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ck_10_21 := r0_0_4_10_21
+								var r0_0_5_10_21 archsimd.Float64x4
+								{
+									d_5_10_21 := l_10_21.Sub(tl_10_21.Sub(magic_10_21))
+									y_5_10_21 := d_5_10_21.Mul(d_5_10_21)
+									y2_5_10_21 := y_5_10_21.Mul(y_5_10_21)
+									y4_5_10_21 := y2_5_10_21.Mul(y2_5_10_21)
+									p0_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_21)).Mul(y2_5_10_21))
+									p1_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_21)).Mul(y2_5_10_21)).Mul(y4_5_10_21)
+									p2_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_21)).Mul(y4_5_10_21.Mul(y4_5_10_21))
+									r0_0_5_10_21 = p0_5_10_21.Add(p1_5_10_21).Add(p2_5_10_21)
+								}
+								var r0_0_6_10_21 archsimd.Float64x4
+								{
+									c_6_10_21, t_6_10_21 := r0_0_5_10_21, tl_10_21
+									r0_0_6_10_21 = c_6_10_21.AsUint64x4().Xor(t_6_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								cl_10_21 := r0_0_6_10_21
+								two_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								ch_10_21, ck_10_21, cl_10_21 = two_10_21.Mul(ch_10_21), two_10_21.Mul(ck_10_21), two_10_21.Mul(cl_10_21)
+								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
+								j_10_21 := 2
+								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
+									h0_10_21, k0_10_21, l0_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21), ck_10_21.Mul(k1_10_21).Sub(k0_10_21), cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
+									h1_10_21, k1_10_21, l1_10_21 = ch_10_21.Mul(h0_10_21).Sub(h1_10_21), ck_10_21.Mul(k0_10_21).Sub(k1_10_21), cl_10_21.Mul(l0_10_21).Sub(l1_10_21)
+								}
+								if j_10_21 < n_10_21 {
+									h1_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21)
+									k1_10_21 = ck_10_21.Mul(k1_10_21).Sub(k0_10_21)
+									l1_10_21 = cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
+								}
+								r0_0_10_21 = h1_10_21.Mul(k1_10_21).Mul(l1_10_21)
+							}
+							fl_21 := r0_0_10_21
+							fc_21 := archsimd.LoadFloat64x4((*[4]float64)((&r_21.defaultF)[:4]))
+							if c_21.HasHKL {
+								var r0_0_11_21 archsimd.Float64x4
+								{
+									r_11_21, bits_11_21, ia_11_21, fa_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, fa_21, h_21, kk_21, l_21
+									var r0_0_7_11_21 archsimd.Mask64x4
+									{
+										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
+										half_7_11_21 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+										hc_7_11_21, kc_7_11_21, lc_7_11_21 := h_7_11_21.Sub(half_7_11_21).Ceil(), kk_7_11_21.Sub(half_7_11_21).Ceil(), l_7_11_21.Sub(half_7_11_21).Ceil()
+										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmin)[:4]))
+										in_7_11_21 := hc_7_11_21.GreaterEqual(hmin_7_11_21).And(hc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmax)[:4])))).And(kc_7_11_21.GreaterEqual(kmin_7_11_21)).And(kc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmax)[:4])))).And(lc_7_11_21.GreaterEqual(lmin_7_11_21)).And(lc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmax)[:4]))))
+										idx_7_11_21 := hc_7_11_21.Sub(hmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hstride)[:4]))).Add(kc_7_11_21.Sub(kmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kstride)[:4])))).Add(lc_7_11_21.Sub(lmin_7_11_21))
+										idx_7_11_21.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
+										r0_0_7_11_21 = in_7_11_21
+									}
+									in_11_21 := r0_0_7_11_21
+									for i_11_21, j_11_21 := range ia_11_21 {
+										fa_11_21[i_11_21] = bits_11_21[j_11_21]
+									}
+									r0_0_11_21 = archsimd.LoadUint64x4(fa_11_21).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_21.defaultF)[:4])), in_11_21)
+								}
+								fc_21 = r0_0_11_21
+							}
+							s_21 := sum_21.Add(fc_21.Mul(fc_21).Mul(fl_21).Mul(fl_21))
+							if !c_21.Water {
+								s_21 = sum_21.Merge(s_21, fl_21.Equal(zero_21))
+							}
+							sum_21 = s_21
+						}
+					}
+					r0_0_21, r1_0_21 = sum_21, polar_21
+				}
+				sum, polar = r0_0_21, r1_0_21
+				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+				count.Mul(omega).StoreSlice(rb.w[p0:])
+			}
+		}
+		archsimd.ClearAVXUpperBits()
+		return
+	}
 	for p0 := 0; p0 < n; p0 += 4 {
 		f0 := archsimd.LoadFloat64x4Slice((rb.f[p0:]))
 		sum, omega, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
@@ -571,202 +776,202 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_17 archsimd.Float64x4
-				r1_0_17 archsimd.Float64x4
-				r2_0_17 archsimd.Float64x4
+				r0_0_22 archsimd.Float64x4
+				r1_0_22 archsimd.Float64x4
+				r2_0_22 archsimd.Float64x4
 			)
 			{
-				k_17, r_17, ia_17, fa_17, fdet_17, s_17, o_17, sum_17, omega_17, polar_17, capture_17, par_17 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_17 := k_17.c
-				var r0_0_12_17 archsimd.Float64x4
+				k_22, r_22, ia_22, fa_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_22 := k_22.c
+				var r0_0_12_22 archsimd.Float64x4
 				{
-					fdet_12_17, f_12_17, s_12_17, o_12_17, p_12_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[0])[:4]))
-					r0_0_12_17 = fdet_12_17.Mul(f_12_17).Add(s_12_17).Add(o_12_17).Add(p_12_17)
+					fdet_12_22, f_12_22, s_12_22, o_12_22, p_12_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[0])[:4]))
+					r0_0_12_22 = fdet_12_22.Mul(f_12_22).Add(s_12_22).Add(o_12_22).Add(p_12_22)
 				}
-				x_17 := r0_0_12_17
-				var r0_0_13_17 archsimd.Float64x4
+				x_22 := r0_0_12_22
+				var r0_0_13_22 archsimd.Float64x4
 				{
-					fdet_13_17, f_13_17, s_13_17, o_13_17, p_13_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[1])[:4]))
-					r0_0_13_17 = fdet_13_17.Mul(f_13_17).Add(s_13_17).Add(o_13_17).Add(p_13_17)
+					fdet_13_22, f_13_22, s_13_22, o_13_22, p_13_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[1])[:4]))
+					r0_0_13_22 = fdet_13_22.Mul(f_13_22).Add(s_13_22).Add(o_13_22).Add(p_13_22)
 				}
-				y_17 := r0_0_13_17
-				var r0_0_14_17 archsimd.Float64x4
+				y_22 := r0_0_13_22
+				var r0_0_14_22 archsimd.Float64x4
 				{
-					fdet_14_17, f_14_17, s_14_17, o_14_17, p_14_17 := fdet_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_17[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_17[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_17.pix0[2])[:4]))
-					r0_0_14_17 = fdet_14_17.Mul(f_14_17).Add(s_14_17).Add(o_14_17).Add(p_14_17)
+					fdet_14_22, f_14_22, s_14_22, o_14_22, p_14_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[2])[:4]))
+					r0_0_14_22 = fdet_14_22.Mul(f_14_22).Add(s_14_22).Add(o_14_22).Add(p_14_22)
 				}
-				z_17 := r0_0_14_17
-				invR_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_17.Mul(x_17).Add(y_17.Mul(y_17)).Add(z_17.Mul(z_17)).Sqrt())
-				dx_17, dy_17, dz_17 := x_17.Mul(invR_17), y_17.Mul(invR_17), z_17.Mul(invR_17)
-				if m_17 := omega_17.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_17.ToBits() != 0 {
-					var r0_0_15_17 archsimd.Float64x4
+				z_22 := r0_0_14_22
+				invR_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
+				dx_22, dy_22, dz_22 := x_22.Mul(invR_22), y_22.Mul(invR_22), z_22.Mul(invR_22)
+				if m_22 := omega_22.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_22.ToBits() != 0 {
+					var r0_0_15_22 archsimd.Float64x4
 					{
-						invR_15_17, num_15_17, point_15_17 := invR_17, archsimd.LoadFloat64x4((*[4]float64)((&r_17.omegaNum)[:4])), c_17.PointPixel
-						w_15_17 := invR_15_17.Mul(invR_15_17)
-						if !point_15_17 {
-							w_15_17 = num_15_17.Mul(w_15_17.Mul(invR_15_17))
+						invR_15_22, num_15_22, point_15_22 := invR_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.omegaNum)[:4])), c_22.PointPixel
+						w_15_22 := invR_15_22.Mul(invR_15_22)
+						if !point_15_22 {
+							w_15_22 = num_15_22.Mul(w_15_22.Mul(invR_15_22))
 						}
-						r0_0_15_17 = w_15_17
+						r0_0_15_22 = w_15_22
 					}
-					omega_17 = r0_0_15_17.Merge(omega_17, m_17)
+					omega_22 = r0_0_15_22.Merge(omega_22, m_22)
 				}
-				if capture_17 {
-					dx_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[0])[:4]))).Add(dy_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[1])[:4])))).Add(dz_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_17.od[2])[:4])))).StoreSlice(par_17)
+				if capture_22 {
+					dx_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[0])[:4]))).Add(dy_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[1])[:4])))).Add(dz_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[2])[:4])))).StoreSlice(par_22)
 				}
 				var (
-					r0_0_16_17 archsimd.Float64x4
-					r1_0_16_17 archsimd.Float64x4
+					r0_0_16_22 archsimd.Float64x4
+					r1_0_16_22 archsimd.Float64x4
 				)
 				{
-					k_16_17, r_16_17, ia_16_17, fa_16_17, sum_16_17, dx_16_17, dy_16_17, dz_16_17, polar_16_17 := k_17, r_17, ia_17, fa_17, sum_17, dx_17, dy_17, dz_17, polar_17
-					c_16_17 := k_16_17.c
-					n_16_17 := k_16_17.nn[0]
-					zero_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					for si_16_17 := range r_16_17.src {
-						sr_16_17 := &r_16_17.src[si_16_17]
-						il_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.il)[:4]))
-						qx_16_17, qy_16_17, qz_16_17 := dx_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[0])[:4]))).Mul(il_16_17), dy_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[1])[:4]))).Mul(il_16_17), dz_16_17.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[2])[:4]))).Mul(il_16_17)
-						if m_16_17 := polar_16_17.Equal(zero_16_17); m_16_17.ToBits() != 0 {
-							var p_16_17 archsimd.Float64x4
-							if r_16_17.kahnZero {
-								c2_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[0])[:4])).Mul(dx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[1])[:4])).Mul(dy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_17.inc[2])[:4])).Mul(dz_16_17))
-								p_16_17 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_17.Mul(c2_16_17)))
+					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
+					c_16_22 := k_16_22.c
+					n_16_22 := k_16_22.nn[0]
+					zero_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					for si_16_22 := range r_16_22.src {
+						sr_16_22 := &r_16_22.src[si_16_22]
+						il_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.il)[:4]))
+						qx_16_22, qy_16_22, qz_16_22 := dx_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[0])[:4]))).Mul(il_16_22), dy_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[1])[:4]))).Mul(il_16_22), dz_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[2])[:4]))).Mul(il_16_22)
+						if m_16_22 := polar_16_22.Equal(zero_16_22); m_16_22.ToBits() != 0 {
+							var p_16_22 archsimd.Float64x4
+							if r_16_22.kahnZero {
+								c2_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[0])[:4])).Mul(dx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[1])[:4])).Mul(dy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[2])[:4])).Mul(dz_16_22))
+								p_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_22.Mul(c2_16_22)))
 							} else {
-								var r0_0_9_16_17 archsimd.Float64x4
+								var r0_0_9_16_22 archsimd.Float64x4
 								{
-									zero_9_16_17, kahn_9_16_17, s_9_16_17, dx_9_16_17, dy_9_16_17, dz_9_16_17 := false, &r_16_17.kahn, sr_16_17, dx_16_17, dy_16_17, dz_16_17
-									c2_9_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[0])[:4])).Mul(dx_9_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[1])[:4])).Mul(dy_9_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.inc[2])[:4])).Mul(dz_9_16_17))
-									c2sq_9_16_17 := c2_9_16_17.Mul(c2_9_16_17)
-									cos2psi_9_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-									if !zero_9_16_17 {
-										e_9_16_17 := dx_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[0])[:4]))).Add(dy_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[1])[:4])))).Add(dz_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.ein[2])[:4]))))
-										b_9_16_17 := dx_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[0])[:4]))).Add(dy_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[1])[:4])))).Add(dz_9_16_17.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_17.bin[2])[:4]))))
-										ee_9_16_17, bb_9_16_17 := e_9_16_17.Mul(e_9_16_17), b_9_16_17.Mul(b_9_16_17)
-										den_9_16_17 := ee_9_16_17.Add(bb_9_16_17)
-										cos2psi_9_16_17 = ee_9_16_17.Sub(bb_9_16_17).Div(den_9_16_17).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_17.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
+									c2_9_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[0])[:4])).Mul(dx_9_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[1])[:4])).Mul(dy_9_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[2])[:4])).Mul(dz_9_16_22))
+									c2sq_9_16_22 := c2_9_16_22.Mul(c2_9_16_22)
+									cos2psi_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+									if !zero_9_16_22 {
+										e_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[2])[:4]))))
+										b_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[2])[:4]))))
+										ee_9_16_22, bb_9_16_22 := e_9_16_22.Mul(e_9_16_22), b_9_16_22.Mul(b_9_16_22)
+										den_9_16_22 := ee_9_16_22.Add(bb_9_16_22)
+										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_22.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 									}
-									one_9_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									r0_0_9_16_17 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_17.Add(c2sq_9_16_17).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_17[:4])).Mul(cos2psi_9_16_17).Mul(one_9_16_17.Sub(c2sq_9_16_17))))
+									one_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+									r0_0_9_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_22[:4])).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
 								}
-								p_16_17 = r0_0_9_16_17
+								p_16_22 = r0_0_9_16_22
 							}
-							polar_16_17 = p_16_17.Merge(polar_16_17, m_16_17)
+							polar_16_22 = p_16_22.Merge(polar_16_22, m_16_22)
 						}
-						for oi_16_17 := range r_16_17.orient {
-							o_16_17 := &r_16_17.orient[oi_16_17]
-							h_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[0])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[1])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[2])[:4])).Mul(qz_16_17))
-							kk_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[3])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[4])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[5])[:4])).Mul(qz_16_17))
-							l_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[6])[:4])).Mul(qx_16_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[7])[:4])).Mul(qy_16_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_17[8])[:4])).Mul(qz_16_17))
-							var r0_0_10_16_17 archsimd.Float64x4
+						for oi_16_22 := range r_16_22.orient {
+							o_16_22 := &r_16_22.orient[oi_16_22]
+							h_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[0])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[1])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[2])[:4])).Mul(qz_16_22))
+							kk_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[3])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[4])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[5])[:4])).Mul(qz_16_22))
+							l_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[6])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[7])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[8])[:4])).Mul(qz_16_22))
+							var r0_0_10_16_22 archsimd.Float64x4
 							{
-								h_10_16_17, kk_10_16_17, l_10_16_17, n_10_16_17 := h_16_17, kk_16_17, l_16_17, n_16_17
-								magic_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								th_10_16_17, tk_10_16_17, tl_10_16_17 := h_10_16_17.Add(magic_10_16_17), kk_10_16_17.Add(magic_10_16_17), l_10_16_17.Add(magic_10_16_17)
-								var r0_0_1_10_16_17 archsimd.Float64x4
+								h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := h_16_22, kk_16_22, l_16_22, n_16_22
+								magic_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								th_10_16_22, tk_10_16_22, tl_10_16_22 := h_10_16_22.Add(magic_10_16_22), kk_10_16_22.Add(magic_10_16_22), l_10_16_22.Add(magic_10_16_22)
+								var r0_0_1_10_16_22 archsimd.Float64x4
 								{
-									d_1_10_16_17 := h_10_16_17.Sub(th_10_16_17.Sub(magic_10_16_17))
-									y_1_10_16_17 := d_1_10_16_17.Mul(d_1_10_16_17)
-									y2_1_10_16_17 := y_1_10_16_17.Mul(y_1_10_16_17)
-									y4_1_10_16_17 := y2_1_10_16_17.Mul(y2_1_10_16_17)
-									p0_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_17)).Mul(y2_1_10_16_17))
-									p1_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_17)).Mul(y2_1_10_16_17)).Mul(y4_1_10_16_17)
-									p2_1_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_17)).Mul(y4_1_10_16_17.Mul(y4_1_10_16_17))
-									r0_0_1_10_16_17 = p0_1_10_16_17.Add(p1_1_10_16_17).Add(p2_1_10_16_17)
+									d_1_10_16_22 := h_10_16_22.Sub(th_10_16_22.Sub(magic_10_16_22))
+									y_1_10_16_22 := d_1_10_16_22.Mul(d_1_10_16_22)
+									y2_1_10_16_22 := y_1_10_16_22.Mul(y_1_10_16_22)
+									y4_1_10_16_22 := y2_1_10_16_22.Mul(y2_1_10_16_22)
+									p0_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22))
+									p1_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22)
+									p2_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
+									r0_0_1_10_16_22 = p0_1_10_16_22.Add(p1_1_10_16_22).Add(p2_1_10_16_22)
 								}
-								var r0_0_2_10_16_17 archsimd.Float64x4
+								var r0_0_2_10_16_22 archsimd.Float64x4
 								{
-									c_2_10_16_17, t_2_10_16_17 := r0_0_1_10_16_17, th_10_16_17
-									r0_0_2_10_16_17 = c_2_10_16_17.AsUint64x4().Xor(t_2_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_2_10_16_22, t_2_10_16_22 := r0_0_1_10_16_22, th_10_16_22
+									r0_0_2_10_16_22 = c_2_10_16_22.AsUint64x4().Xor(t_2_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								ch_10_16_17 := r0_0_2_10_16_17
-								var r0_0_3_10_16_17 archsimd.Float64x4
+								ch_10_16_22 := r0_0_2_10_16_22
+								var r0_0_3_10_16_22 archsimd.Float64x4
 								{
-									d_3_10_16_17 := kk_10_16_17.Sub(tk_10_16_17.Sub(magic_10_16_17))
-									y_3_10_16_17 := d_3_10_16_17.Mul(d_3_10_16_17)
-									y2_3_10_16_17 := y_3_10_16_17.Mul(y_3_10_16_17)
-									y4_3_10_16_17 := y2_3_10_16_17.Mul(y2_3_10_16_17)
-									p0_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_17)).Mul(y2_3_10_16_17))
-									p1_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_17)).Mul(y2_3_10_16_17)).Mul(y4_3_10_16_17)
-									p2_3_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_17)).Mul(y4_3_10_16_17.Mul(y4_3_10_16_17))
-									r0_0_3_10_16_17 = p0_3_10_16_17.Add(p1_3_10_16_17).Add(p2_3_10_16_17)
+									d_3_10_16_22 := kk_10_16_22.Sub(tk_10_16_22.Sub(magic_10_16_22))
+									y_3_10_16_22 := d_3_10_16_22.Mul(d_3_10_16_22)
+									y2_3_10_16_22 := y_3_10_16_22.Mul(y_3_10_16_22)
+									y4_3_10_16_22 := y2_3_10_16_22.Mul(y2_3_10_16_22)
+									p0_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22))
+									p1_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22)
+									p2_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
+									r0_0_3_10_16_22 = p0_3_10_16_22.Add(p1_3_10_16_22).Add(p2_3_10_16_22)
 								}
-								var r0_0_4_10_16_17 archsimd.Float64x4
+								var r0_0_4_10_16_22 archsimd.Float64x4
 								{
-									c_4_10_16_17, t_4_10_16_17 := r0_0_3_10_16_17, tk_10_16_17
-									r0_0_4_10_16_17 = c_4_10_16_17.AsUint64x4().Xor(t_4_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_4_10_16_22, t_4_10_16_22 := r0_0_3_10_16_22, tk_10_16_22
+									r0_0_4_10_16_22 = c_4_10_16_22.AsUint64x4().Xor(t_4_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								ck_10_16_17 := r0_0_4_10_16_17
-								var r0_0_5_10_16_17 archsimd.Float64x4
+								ck_10_16_22 := r0_0_4_10_16_22
+								var r0_0_5_10_16_22 archsimd.Float64x4
 								{
-									d_5_10_16_17 := l_10_16_17.Sub(tl_10_16_17.Sub(magic_10_16_17))
-									y_5_10_16_17 := d_5_10_16_17.Mul(d_5_10_16_17)
-									y2_5_10_16_17 := y_5_10_16_17.Mul(y_5_10_16_17)
-									y4_5_10_16_17 := y2_5_10_16_17.Mul(y2_5_10_16_17)
-									p0_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_17)).Mul(y2_5_10_16_17))
-									p1_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_17)).Mul(y2_5_10_16_17)).Mul(y4_5_10_16_17)
-									p2_5_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_17)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_17)).Mul(y4_5_10_16_17.Mul(y4_5_10_16_17))
-									r0_0_5_10_16_17 = p0_5_10_16_17.Add(p1_5_10_16_17).Add(p2_5_10_16_17)
+									d_5_10_16_22 := l_10_16_22.Sub(tl_10_16_22.Sub(magic_10_16_22))
+									y_5_10_16_22 := d_5_10_16_22.Mul(d_5_10_16_22)
+									y2_5_10_16_22 := y_5_10_16_22.Mul(y_5_10_16_22)
+									y4_5_10_16_22 := y2_5_10_16_22.Mul(y2_5_10_16_22)
+									p0_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22))
+									p1_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22)
+									p2_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
+									r0_0_5_10_16_22 = p0_5_10_16_22.Add(p1_5_10_16_22).Add(p2_5_10_16_22)
 								}
-								var r0_0_6_10_16_17 archsimd.Float64x4
+								var r0_0_6_10_16_22 archsimd.Float64x4
 								{
-									c_6_10_16_17, t_6_10_16_17 := r0_0_5_10_16_17, tl_10_16_17
-									r0_0_6_10_16_17 = c_6_10_16_17.AsUint64x4().Xor(t_6_10_16_17.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_6_10_16_22, t_6_10_16_22 := r0_0_5_10_16_22, tl_10_16_22
+									r0_0_6_10_16_22 = c_6_10_16_22.AsUint64x4().Xor(t_6_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								cl_10_16_17 := r0_0_6_10_16_17
-								two_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								ch_10_16_17, ck_10_16_17, cl_10_16_17 = two_10_16_17.Mul(ch_10_16_17), two_10_16_17.Mul(ck_10_16_17), two_10_16_17.Mul(cl_10_16_17)
-								h0_10_16_17, k0_10_16_17, l0_10_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								h1_10_16_17, k1_10_16_17, l1_10_16_17 := ch_10_16_17, ck_10_16_17, cl_10_16_17
-								j_10_16_17 := 2
-								for ; j_10_16_17+1 < n_10_16_17; j_10_16_17 += 2 {
-									h0_10_16_17, k0_10_16_17, l0_10_16_17 = ch_10_16_17.Mul(h1_10_16_17).Sub(h0_10_16_17), ck_10_16_17.Mul(k1_10_16_17).Sub(k0_10_16_17), cl_10_16_17.Mul(l1_10_16_17).Sub(l0_10_16_17)
-									h1_10_16_17, k1_10_16_17, l1_10_16_17 = ch_10_16_17.Mul(h0_10_16_17).Sub(h1_10_16_17), ck_10_16_17.Mul(k0_10_16_17).Sub(k1_10_16_17), cl_10_16_17.Mul(l0_10_16_17).Sub(l1_10_16_17)
+								cl_10_16_22 := r0_0_6_10_16_22
+								two_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								ch_10_16_22, ck_10_16_22, cl_10_16_22 = two_10_16_22.Mul(ch_10_16_22), two_10_16_22.Mul(ck_10_16_22), two_10_16_22.Mul(cl_10_16_22)
+								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
+								j_10_16_22 := 2
+								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
+									h0_10_16_22, k0_10_16_22, l0_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22), ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22), cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
+									h1_10_16_22, k1_10_16_22, l1_10_16_22 = ch_10_16_22.Mul(h0_10_16_22).Sub(h1_10_16_22), ck_10_16_22.Mul(k0_10_16_22).Sub(k1_10_16_22), cl_10_16_22.Mul(l0_10_16_22).Sub(l1_10_16_22)
 								}
-								if j_10_16_17 < n_10_16_17 {
-									h1_10_16_17 = ch_10_16_17.Mul(h1_10_16_17).Sub(h0_10_16_17)
-									k1_10_16_17 = ck_10_16_17.Mul(k1_10_16_17).Sub(k0_10_16_17)
-									l1_10_16_17 = cl_10_16_17.Mul(l1_10_16_17).Sub(l0_10_16_17)
+								if j_10_16_22 < n_10_16_22 {
+									h1_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22)
+									k1_10_16_22 = ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22)
+									l1_10_16_22 = cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
 								}
-								r0_0_10_16_17 = h1_10_16_17.Mul(k1_10_16_17).Mul(l1_10_16_17)
+								r0_0_10_16_22 = h1_10_16_22.Mul(k1_10_16_22).Mul(l1_10_16_22)
 							}
-							fl_16_17 := r0_0_10_16_17
-							fc_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_17.defaultF)[:4]))
-							if c_16_17.HasHKL {
-								var r0_0_11_16_17 archsimd.Float64x4
+							fl_16_22 := r0_0_10_16_22
+							fc_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_22.defaultF)[:4]))
+							if c_16_22.HasHKL {
+								var r0_0_11_16_22 archsimd.Float64x4
 								{
-									r_11_16_17, bits_11_16_17, ia_11_16_17, fa_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17 := r_16_17, k_16_17.fhklBits, ia_16_17, fa_16_17, h_16_17, kk_16_17, l_16_17
-									var r0_0_7_11_16_17 archsimd.Mask64x4
+									r_11_16_22, bits_11_16_22, ia_11_16_22, fa_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, fa_16_22, h_16_22, kk_16_22, l_16_22
+									var r0_0_7_11_16_22 archsimd.Mask64x4
 									{
-										r_7_11_16_17, ia_7_11_16_17, h_7_11_16_17, kk_7_11_16_17, l_7_11_16_17 := r_11_16_17, ia_11_16_17, h_11_16_17, kk_11_16_17, l_11_16_17
-										half_7_11_16_17 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-										hc_7_11_16_17, kc_7_11_16_17, lc_7_11_16_17 := h_7_11_16_17.Sub(half_7_11_16_17).Ceil(), kk_7_11_16_17.Sub(half_7_11_16_17).Ceil(), l_7_11_16_17.Sub(half_7_11_16_17).Ceil()
-										hmin_7_11_16_17, kmin_7_11_16_17, lmin_7_11_16_17 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.lmin)[:4]))
-										in_7_11_16_17 := hc_7_11_16_17.GreaterEqual(hmin_7_11_16_17).And(hc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hmax)[:4])))).And(kc_7_11_16_17.GreaterEqual(kmin_7_11_16_17)).And(kc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kmax)[:4])))).And(lc_7_11_16_17.GreaterEqual(lmin_7_11_16_17)).And(lc_7_11_16_17.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.lmax)[:4]))))
-										idx_7_11_16_17 := hc_7_11_16_17.Sub(hmin_7_11_16_17).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.hstride)[:4]))).Add(kc_7_11_16_17.Sub(kmin_7_11_16_17).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_17.kstride)[:4])))).Add(lc_7_11_16_17.Sub(lmin_7_11_16_17))
-										idx_7_11_16_17.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_17).ConvertToInt32().Store(ia_7_11_16_17)
-										r0_0_7_11_16_17 = in_7_11_16_17
+										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
+										half_7_11_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := h_7_11_16_22.Sub(half_7_11_16_22).Ceil(), kk_7_11_16_22.Sub(half_7_11_16_22).Ceil(), l_7_11_16_22.Sub(half_7_11_16_22).Ceil()
+										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmin)[:4]))
+										in_7_11_16_22 := hc_7_11_16_22.GreaterEqual(hmin_7_11_16_22).And(hc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmax)[:4])))).And(kc_7_11_16_22.GreaterEqual(kmin_7_11_16_22)).And(kc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmax)[:4])))).And(lc_7_11_16_22.GreaterEqual(lmin_7_11_16_22)).And(lc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmax)[:4]))))
+										idx_7_11_16_22 := hc_7_11_16_22.Sub(hmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hstride)[:4]))).Add(kc_7_11_16_22.Sub(kmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kstride)[:4])))).Add(lc_7_11_16_22.Sub(lmin_7_11_16_22))
+										idx_7_11_16_22.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
+										r0_0_7_11_16_22 = in_7_11_16_22
 									}
-									in_11_16_17 := r0_0_7_11_16_17
-									for i_11_16_17, j_11_16_17 := range ia_11_16_17 {
-										fa_11_16_17[i_11_16_17] = bits_11_16_17[j_11_16_17]
+									in_11_16_22 := r0_0_7_11_16_22
+									for i_11_16_22, j_11_16_22 := range ia_11_16_22 {
+										fa_11_16_22[i_11_16_22] = bits_11_16_22[j_11_16_22]
 									}
-									r0_0_11_16_17 = archsimd.LoadUint64x4(fa_11_16_17).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_17.defaultF)[:4])), in_11_16_17)
+									r0_0_11_16_22 = archsimd.LoadUint64x4(fa_11_16_22).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_22.defaultF)[:4])), in_11_16_22)
 								}
-								fc_16_17 = r0_0_11_16_17
+								fc_16_22 = r0_0_11_16_22
 							}
-							s_16_17 := sum_16_17.Add(fc_16_17.Mul(fc_16_17).Mul(fl_16_17).Mul(fl_16_17))
-							if !c_16_17.Water {
-								s_16_17 = sum_16_17.Merge(s_16_17, fl_16_17.Equal(zero_16_17))
+							s_16_22 := sum_16_22.Add(fc_16_22.Mul(fc_16_22).Mul(fl_16_22).Mul(fl_16_22))
+							if !c_16_22.Water {
+								s_16_22 = sum_16_22.Merge(s_16_22, fl_16_22.Equal(zero_16_22))
 							}
-							sum_16_17 = s_16_17
+							sum_16_22 = s_16_22
 						}
 					}
-					r0_0_16_17, r1_0_16_17 = sum_16_17, polar_16_17
+					r0_0_16_22, r1_0_16_22 = sum_16_22, polar_16_22
 				}
-				sum_17, polar_17 = r0_0_16_17, r1_0_16_17
-				r0_0_17, r1_0_17, r2_0_17 = sum_17, omega_17, polar_17
+				sum_22, polar_22 = r0_0_16_22, r1_0_16_22
+				r0_0_22, r1_0_22, r2_0_22 = sum_22, omega_22, polar_22
 			}
-			sum, omega, polar = r0_0_17, r1_0_17, r2_0_17
+			sum, omega, polar = r0_0_22, r1_0_22, r2_0_22
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -774,202 +979,202 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_18 archsimd.Float64x4
-							r1_0_18 archsimd.Float64x4
-							r2_0_18 archsimd.Float64x4
+							r0_0_23 archsimd.Float64x4
+							r1_0_23 archsimd.Float64x4
+							r2_0_23 archsimd.Float64x4
 						)
 						{
-							k_18, r_18, ia_18, fa_18, fdet_18, s_18, o_18, sum_18, omega_18, polar_18, capture_18, par_18 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_18 := k_18.c
-							var r0_0_12_18 archsimd.Float64x4
+							k_23, r_23, ia_23, fa_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_23 := k_23.c
+							var r0_0_12_23 archsimd.Float64x4
 							{
-								fdet_12_18, f_12_18, s_12_18, o_12_18, p_12_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[0])[:4]))
-								r0_0_12_18 = fdet_12_18.Mul(f_12_18).Add(s_12_18).Add(o_12_18).Add(p_12_18)
+								fdet_12_23, f_12_23, s_12_23, o_12_23, p_12_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[0])[:4]))
+								r0_0_12_23 = fdet_12_23.Mul(f_12_23).Add(s_12_23).Add(o_12_23).Add(p_12_23)
 							}
-							x_18 := r0_0_12_18
-							var r0_0_13_18 archsimd.Float64x4
+							x_23 := r0_0_12_23
+							var r0_0_13_23 archsimd.Float64x4
 							{
-								fdet_13_18, f_13_18, s_13_18, o_13_18, p_13_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[1])[:4]))
-								r0_0_13_18 = fdet_13_18.Mul(f_13_18).Add(s_13_18).Add(o_13_18).Add(p_13_18)
+								fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[1])[:4]))
+								r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
 							}
-							y_18 := r0_0_13_18
-							var r0_0_14_18 archsimd.Float64x4
+							y_23 := r0_0_13_23
+							var r0_0_14_23 archsimd.Float64x4
 							{
-								fdet_14_18, f_14_18, s_14_18, o_14_18, p_14_18 := fdet_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_18[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_18[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_18.pix0[2])[:4]))
-								r0_0_14_18 = fdet_14_18.Mul(f_14_18).Add(s_14_18).Add(o_14_18).Add(p_14_18)
+								fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[2])[:4]))
+								r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
 							}
-							z_18 := r0_0_14_18
-							invR_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_18.Mul(x_18).Add(y_18.Mul(y_18)).Add(z_18.Mul(z_18)).Sqrt())
-							dx_18, dy_18, dz_18 := x_18.Mul(invR_18), y_18.Mul(invR_18), z_18.Mul(invR_18)
-							if m_18 := omega_18.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_18.ToBits() != 0 {
-								var r0_0_15_18 archsimd.Float64x4
+							z_23 := r0_0_14_23
+							invR_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
+							dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
+							if m_23 := omega_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_23.ToBits() != 0 {
+								var r0_0_15_23 archsimd.Float64x4
 								{
-									invR_15_18, num_15_18, point_15_18 := invR_18, archsimd.LoadFloat64x4((*[4]float64)((&r_18.omegaNum)[:4])), c_18.PointPixel
-									w_15_18 := invR_15_18.Mul(invR_15_18)
-									if !point_15_18 {
-										w_15_18 = num_15_18.Mul(w_15_18.Mul(invR_15_18))
+									invR_15_23, num_15_23, point_15_23 := invR_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.omegaNum)[:4])), c_23.PointPixel
+									w_15_23 := invR_15_23.Mul(invR_15_23)
+									if !point_15_23 {
+										w_15_23 = num_15_23.Mul(w_15_23.Mul(invR_15_23))
 									}
-									r0_0_15_18 = w_15_18
+									r0_0_15_23 = w_15_23
 								}
-								omega_18 = r0_0_15_18.Merge(omega_18, m_18)
+								omega_23 = r0_0_15_23.Merge(omega_23, m_23)
 							}
-							if capture_18 {
-								dx_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[0])[:4]))).Add(dy_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[1])[:4])))).Add(dz_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_18.od[2])[:4])))).StoreSlice(par_18)
+							if capture_23 {
+								dx_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[0])[:4]))).Add(dy_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[1])[:4])))).Add(dz_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[2])[:4])))).StoreSlice(par_23)
 							}
 							var (
-								r0_0_16_18 archsimd.Float64x4
-								r1_0_16_18 archsimd.Float64x4
+								r0_0_16_23 archsimd.Float64x4
+								r1_0_16_23 archsimd.Float64x4
 							)
 							{
-								k_16_18, r_16_18, ia_16_18, fa_16_18, sum_16_18, dx_16_18, dy_16_18, dz_16_18, polar_16_18 := k_18, r_18, ia_18, fa_18, sum_18, dx_18, dy_18, dz_18, polar_18
-								c_16_18 := k_16_18.c
-								n_16_18 := k_16_18.nn[0]
-								zero_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								for si_16_18 := range r_16_18.src {
-									sr_16_18 := &r_16_18.src[si_16_18]
-									il_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.il)[:4]))
-									qx_16_18, qy_16_18, qz_16_18 := dx_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[0])[:4]))).Mul(il_16_18), dy_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[1])[:4]))).Mul(il_16_18), dz_16_18.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[2])[:4]))).Mul(il_16_18)
-									if m_16_18 := polar_16_18.Equal(zero_16_18); m_16_18.ToBits() != 0 {
-										var p_16_18 archsimd.Float64x4
-										if r_16_18.kahnZero {
-											c2_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[0])[:4])).Mul(dx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[1])[:4])).Mul(dy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_18.inc[2])[:4])).Mul(dz_16_18))
-											p_16_18 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_18.Mul(c2_16_18)))
+								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
+								c_16_23 := k_16_23.c
+								n_16_23 := k_16_23.nn[0]
+								zero_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+								for si_16_23 := range r_16_23.src {
+									sr_16_23 := &r_16_23.src[si_16_23]
+									il_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.il)[:4]))
+									qx_16_23, qy_16_23, qz_16_23 := dx_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[0])[:4]))).Mul(il_16_23), dy_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[1])[:4]))).Mul(il_16_23), dz_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[2])[:4]))).Mul(il_16_23)
+									if m_16_23 := polar_16_23.Equal(zero_16_23); m_16_23.ToBits() != 0 {
+										var p_16_23 archsimd.Float64x4
+										if r_16_23.kahnZero {
+											c2_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[0])[:4])).Mul(dx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[1])[:4])).Mul(dy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[2])[:4])).Mul(dz_16_23))
+											p_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_23.Mul(c2_16_23)))
 										} else {
-											var r0_0_9_16_18 archsimd.Float64x4
+											var r0_0_9_16_23 archsimd.Float64x4
 											{
-												zero_9_16_18, kahn_9_16_18, s_9_16_18, dx_9_16_18, dy_9_16_18, dz_9_16_18 := false, &r_16_18.kahn, sr_16_18, dx_16_18, dy_16_18, dz_16_18
-												c2_9_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[0])[:4])).Mul(dx_9_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[1])[:4])).Mul(dy_9_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.inc[2])[:4])).Mul(dz_9_16_18))
-												c2sq_9_16_18 := c2_9_16_18.Mul(c2_9_16_18)
-												cos2psi_9_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-												if !zero_9_16_18 {
-													e_9_16_18 := dx_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[0])[:4]))).Add(dy_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[1])[:4])))).Add(dz_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.ein[2])[:4]))))
-													b_9_16_18 := dx_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[0])[:4]))).Add(dy_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[1])[:4])))).Add(dz_9_16_18.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_18.bin[2])[:4]))))
-													ee_9_16_18, bb_9_16_18 := e_9_16_18.Mul(e_9_16_18), b_9_16_18.Mul(b_9_16_18)
-													den_9_16_18 := ee_9_16_18.Add(bb_9_16_18)
-													cos2psi_9_16_18 = ee_9_16_18.Sub(bb_9_16_18).Div(den_9_16_18).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_18.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
+												c2_9_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[0])[:4])).Mul(dx_9_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[1])[:4])).Mul(dy_9_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[2])[:4])).Mul(dz_9_16_23))
+												c2sq_9_16_23 := c2_9_16_23.Mul(c2_9_16_23)
+												cos2psi_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+												if !zero_9_16_23 {
+													e_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[2])[:4]))))
+													b_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[2])[:4]))))
+													ee_9_16_23, bb_9_16_23 := e_9_16_23.Mul(e_9_16_23), b_9_16_23.Mul(b_9_16_23)
+													den_9_16_23 := ee_9_16_23.Add(bb_9_16_23)
+													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_23.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
 												}
-												one_9_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												r0_0_9_16_18 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_18.Add(c2sq_9_16_18).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_18[:4])).Mul(cos2psi_9_16_18).Mul(one_9_16_18.Sub(c2sq_9_16_18))))
+												one_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+												r0_0_9_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_23[:4])).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
 											}
-											p_16_18 = r0_0_9_16_18
+											p_16_23 = r0_0_9_16_23
 										}
-										polar_16_18 = p_16_18.Merge(polar_16_18, m_16_18)
+										polar_16_23 = p_16_23.Merge(polar_16_23, m_16_23)
 									}
-									for oi_16_18 := range r_16_18.orient {
-										o_16_18 := &r_16_18.orient[oi_16_18]
-										h_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[0])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[1])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[2])[:4])).Mul(qz_16_18))
-										kk_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[3])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[4])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[5])[:4])).Mul(qz_16_18))
-										l_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[6])[:4])).Mul(qx_16_18).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[7])[:4])).Mul(qy_16_18)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_18[8])[:4])).Mul(qz_16_18))
-										var r0_0_10_16_18 archsimd.Float64x4
+									for oi_16_23 := range r_16_23.orient {
+										o_16_23 := &r_16_23.orient[oi_16_23]
+										h_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[0])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[1])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[2])[:4])).Mul(qz_16_23))
+										kk_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[3])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[4])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[5])[:4])).Mul(qz_16_23))
+										l_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[6])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[7])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[8])[:4])).Mul(qz_16_23))
+										var r0_0_10_16_23 archsimd.Float64x4
 										{
-											h_10_16_18, kk_10_16_18, l_10_16_18, n_10_16_18 := h_16_18, kk_16_18, l_16_18, n_16_18
-											magic_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											th_10_16_18, tk_10_16_18, tl_10_16_18 := h_10_16_18.Add(magic_10_16_18), kk_10_16_18.Add(magic_10_16_18), l_10_16_18.Add(magic_10_16_18)
-											var r0_0_1_10_16_18 archsimd.Float64x4
+											h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := h_16_23, kk_16_23, l_16_23, n_16_23
+											magic_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											th_10_16_23, tk_10_16_23, tl_10_16_23 := h_10_16_23.Add(magic_10_16_23), kk_10_16_23.Add(magic_10_16_23), l_10_16_23.Add(magic_10_16_23)
+											var r0_0_1_10_16_23 archsimd.Float64x4
 											{
-												d_1_10_16_18 := h_10_16_18.Sub(th_10_16_18.Sub(magic_10_16_18))
-												y_1_10_16_18 := d_1_10_16_18.Mul(d_1_10_16_18)
-												y2_1_10_16_18 := y_1_10_16_18.Mul(y_1_10_16_18)
-												y4_1_10_16_18 := y2_1_10_16_18.Mul(y2_1_10_16_18)
-												p0_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_18)).Mul(y2_1_10_16_18))
-												p1_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_18)).Mul(y2_1_10_16_18)).Mul(y4_1_10_16_18)
-												p2_1_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_18)).Mul(y4_1_10_16_18.Mul(y4_1_10_16_18))
-												r0_0_1_10_16_18 = p0_1_10_16_18.Add(p1_1_10_16_18).Add(p2_1_10_16_18)
+												d_1_10_16_23 := h_10_16_23.Sub(th_10_16_23.Sub(magic_10_16_23))
+												y_1_10_16_23 := d_1_10_16_23.Mul(d_1_10_16_23)
+												y2_1_10_16_23 := y_1_10_16_23.Mul(y_1_10_16_23)
+												y4_1_10_16_23 := y2_1_10_16_23.Mul(y2_1_10_16_23)
+												p0_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23))
+												p1_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23)
+												p2_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
+												r0_0_1_10_16_23 = p0_1_10_16_23.Add(p1_1_10_16_23).Add(p2_1_10_16_23)
 											}
-											var r0_0_2_10_16_18 archsimd.Float64x4
+											var r0_0_2_10_16_23 archsimd.Float64x4
 											{
-												c_2_10_16_18, t_2_10_16_18 := r0_0_1_10_16_18, th_10_16_18
-												r0_0_2_10_16_18 = c_2_10_16_18.AsUint64x4().Xor(t_2_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_2_10_16_23, t_2_10_16_23 := r0_0_1_10_16_23, th_10_16_23
+												r0_0_2_10_16_23 = c_2_10_16_23.AsUint64x4().Xor(t_2_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											ch_10_16_18 := r0_0_2_10_16_18
-											var r0_0_3_10_16_18 archsimd.Float64x4
+											ch_10_16_23 := r0_0_2_10_16_23
+											var r0_0_3_10_16_23 archsimd.Float64x4
 											{
-												d_3_10_16_18 := kk_10_16_18.Sub(tk_10_16_18.Sub(magic_10_16_18))
-												y_3_10_16_18 := d_3_10_16_18.Mul(d_3_10_16_18)
-												y2_3_10_16_18 := y_3_10_16_18.Mul(y_3_10_16_18)
-												y4_3_10_16_18 := y2_3_10_16_18.Mul(y2_3_10_16_18)
-												p0_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_18)).Mul(y2_3_10_16_18))
-												p1_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_18)).Mul(y2_3_10_16_18)).Mul(y4_3_10_16_18)
-												p2_3_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_18)).Mul(y4_3_10_16_18.Mul(y4_3_10_16_18))
-												r0_0_3_10_16_18 = p0_3_10_16_18.Add(p1_3_10_16_18).Add(p2_3_10_16_18)
+												d_3_10_16_23 := kk_10_16_23.Sub(tk_10_16_23.Sub(magic_10_16_23))
+												y_3_10_16_23 := d_3_10_16_23.Mul(d_3_10_16_23)
+												y2_3_10_16_23 := y_3_10_16_23.Mul(y_3_10_16_23)
+												y4_3_10_16_23 := y2_3_10_16_23.Mul(y2_3_10_16_23)
+												p0_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23))
+												p1_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23)
+												p2_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
+												r0_0_3_10_16_23 = p0_3_10_16_23.Add(p1_3_10_16_23).Add(p2_3_10_16_23)
 											}
-											var r0_0_4_10_16_18 archsimd.Float64x4
+											var r0_0_4_10_16_23 archsimd.Float64x4
 											{
-												c_4_10_16_18, t_4_10_16_18 := r0_0_3_10_16_18, tk_10_16_18
-												r0_0_4_10_16_18 = c_4_10_16_18.AsUint64x4().Xor(t_4_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_4_10_16_23, t_4_10_16_23 := r0_0_3_10_16_23, tk_10_16_23
+												r0_0_4_10_16_23 = c_4_10_16_23.AsUint64x4().Xor(t_4_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											ck_10_16_18 := r0_0_4_10_16_18
-											var r0_0_5_10_16_18 archsimd.Float64x4
+											ck_10_16_23 := r0_0_4_10_16_23
+											var r0_0_5_10_16_23 archsimd.Float64x4
 											{
-												d_5_10_16_18 := l_10_16_18.Sub(tl_10_16_18.Sub(magic_10_16_18))
-												y_5_10_16_18 := d_5_10_16_18.Mul(d_5_10_16_18)
-												y2_5_10_16_18 := y_5_10_16_18.Mul(y_5_10_16_18)
-												y4_5_10_16_18 := y2_5_10_16_18.Mul(y2_5_10_16_18)
-												p0_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_18)).Mul(y2_5_10_16_18))
-												p1_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_18)).Mul(y2_5_10_16_18)).Mul(y4_5_10_16_18)
-												p2_5_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_18)).Mul(y4_5_10_16_18.Mul(y4_5_10_16_18))
-												r0_0_5_10_16_18 = p0_5_10_16_18.Add(p1_5_10_16_18).Add(p2_5_10_16_18)
+												d_5_10_16_23 := l_10_16_23.Sub(tl_10_16_23.Sub(magic_10_16_23))
+												y_5_10_16_23 := d_5_10_16_23.Mul(d_5_10_16_23)
+												y2_5_10_16_23 := y_5_10_16_23.Mul(y_5_10_16_23)
+												y4_5_10_16_23 := y2_5_10_16_23.Mul(y2_5_10_16_23)
+												p0_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23))
+												p1_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23)
+												p2_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
+												r0_0_5_10_16_23 = p0_5_10_16_23.Add(p1_5_10_16_23).Add(p2_5_10_16_23)
 											}
-											var r0_0_6_10_16_18 archsimd.Float64x4
+											var r0_0_6_10_16_23 archsimd.Float64x4
 											{
-												c_6_10_16_18, t_6_10_16_18 := r0_0_5_10_16_18, tl_10_16_18
-												r0_0_6_10_16_18 = c_6_10_16_18.AsUint64x4().Xor(t_6_10_16_18.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_6_10_16_23, t_6_10_16_23 := r0_0_5_10_16_23, tl_10_16_23
+												r0_0_6_10_16_23 = c_6_10_16_23.AsUint64x4().Xor(t_6_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											cl_10_16_18 := r0_0_6_10_16_18
-											two_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											ch_10_16_18, ck_10_16_18, cl_10_16_18 = two_10_16_18.Mul(ch_10_16_18), two_10_16_18.Mul(ck_10_16_18), two_10_16_18.Mul(cl_10_16_18)
-											h0_10_16_18, k0_10_16_18, l0_10_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											h1_10_16_18, k1_10_16_18, l1_10_16_18 := ch_10_16_18, ck_10_16_18, cl_10_16_18
-											j_10_16_18 := 2
-											for ; j_10_16_18+1 < n_10_16_18; j_10_16_18 += 2 {
-												h0_10_16_18, k0_10_16_18, l0_10_16_18 = ch_10_16_18.Mul(h1_10_16_18).Sub(h0_10_16_18), ck_10_16_18.Mul(k1_10_16_18).Sub(k0_10_16_18), cl_10_16_18.Mul(l1_10_16_18).Sub(l0_10_16_18)
-												h1_10_16_18, k1_10_16_18, l1_10_16_18 = ch_10_16_18.Mul(h0_10_16_18).Sub(h1_10_16_18), ck_10_16_18.Mul(k0_10_16_18).Sub(k1_10_16_18), cl_10_16_18.Mul(l0_10_16_18).Sub(l1_10_16_18)
+											cl_10_16_23 := r0_0_6_10_16_23
+											two_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											ch_10_16_23, ck_10_16_23, cl_10_16_23 = two_10_16_23.Mul(ch_10_16_23), two_10_16_23.Mul(ck_10_16_23), two_10_16_23.Mul(cl_10_16_23)
+											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
+											j_10_16_23 := 2
+											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
+												h0_10_16_23, k0_10_16_23, l0_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23), ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23), cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
+												h1_10_16_23, k1_10_16_23, l1_10_16_23 = ch_10_16_23.Mul(h0_10_16_23).Sub(h1_10_16_23), ck_10_16_23.Mul(k0_10_16_23).Sub(k1_10_16_23), cl_10_16_23.Mul(l0_10_16_23).Sub(l1_10_16_23)
 											}
-											if j_10_16_18 < n_10_16_18 {
-												h1_10_16_18 = ch_10_16_18.Mul(h1_10_16_18).Sub(h0_10_16_18)
-												k1_10_16_18 = ck_10_16_18.Mul(k1_10_16_18).Sub(k0_10_16_18)
-												l1_10_16_18 = cl_10_16_18.Mul(l1_10_16_18).Sub(l0_10_16_18)
+											if j_10_16_23 < n_10_16_23 {
+												h1_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23)
+												k1_10_16_23 = ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23)
+												l1_10_16_23 = cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
 											}
-											r0_0_10_16_18 = h1_10_16_18.Mul(k1_10_16_18).Mul(l1_10_16_18)
+											r0_0_10_16_23 = h1_10_16_23.Mul(k1_10_16_23).Mul(l1_10_16_23)
 										}
-										fl_16_18 := r0_0_10_16_18
-										fc_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_18.defaultF)[:4]))
-										if c_16_18.HasHKL {
-											var r0_0_11_16_18 archsimd.Float64x4
+										fl_16_23 := r0_0_10_16_23
+										fc_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_23.defaultF)[:4]))
+										if c_16_23.HasHKL {
+											var r0_0_11_16_23 archsimd.Float64x4
 											{
-												r_11_16_18, bits_11_16_18, ia_11_16_18, fa_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18 := r_16_18, k_16_18.fhklBits, ia_16_18, fa_16_18, h_16_18, kk_16_18, l_16_18
-												var r0_0_7_11_16_18 archsimd.Mask64x4
+												r_11_16_23, bits_11_16_23, ia_11_16_23, fa_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, fa_16_23, h_16_23, kk_16_23, l_16_23
+												var r0_0_7_11_16_23 archsimd.Mask64x4
 												{
-													r_7_11_16_18, ia_7_11_16_18, h_7_11_16_18, kk_7_11_16_18, l_7_11_16_18 := r_11_16_18, ia_11_16_18, h_11_16_18, kk_11_16_18, l_11_16_18
-													half_7_11_16_18 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-													hc_7_11_16_18, kc_7_11_16_18, lc_7_11_16_18 := h_7_11_16_18.Sub(half_7_11_16_18).Ceil(), kk_7_11_16_18.Sub(half_7_11_16_18).Ceil(), l_7_11_16_18.Sub(half_7_11_16_18).Ceil()
-													hmin_7_11_16_18, kmin_7_11_16_18, lmin_7_11_16_18 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.lmin)[:4]))
-													in_7_11_16_18 := hc_7_11_16_18.GreaterEqual(hmin_7_11_16_18).And(hc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hmax)[:4])))).And(kc_7_11_16_18.GreaterEqual(kmin_7_11_16_18)).And(kc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kmax)[:4])))).And(lc_7_11_16_18.GreaterEqual(lmin_7_11_16_18)).And(lc_7_11_16_18.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.lmax)[:4]))))
-													idx_7_11_16_18 := hc_7_11_16_18.Sub(hmin_7_11_16_18).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.hstride)[:4]))).Add(kc_7_11_16_18.Sub(kmin_7_11_16_18).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_18.kstride)[:4])))).Add(lc_7_11_16_18.Sub(lmin_7_11_16_18))
-													idx_7_11_16_18.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_18).ConvertToInt32().Store(ia_7_11_16_18)
-													r0_0_7_11_16_18 = in_7_11_16_18
+													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
+													half_7_11_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := h_7_11_16_23.Sub(half_7_11_16_23).Ceil(), kk_7_11_16_23.Sub(half_7_11_16_23).Ceil(), l_7_11_16_23.Sub(half_7_11_16_23).Ceil()
+													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmin)[:4]))
+													in_7_11_16_23 := hc_7_11_16_23.GreaterEqual(hmin_7_11_16_23).And(hc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmax)[:4])))).And(kc_7_11_16_23.GreaterEqual(kmin_7_11_16_23)).And(kc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmax)[:4])))).And(lc_7_11_16_23.GreaterEqual(lmin_7_11_16_23)).And(lc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmax)[:4]))))
+													idx_7_11_16_23 := hc_7_11_16_23.Sub(hmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hstride)[:4]))).Add(kc_7_11_16_23.Sub(kmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kstride)[:4])))).Add(lc_7_11_16_23.Sub(lmin_7_11_16_23))
+													idx_7_11_16_23.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
+													r0_0_7_11_16_23 = in_7_11_16_23
 												}
-												in_11_16_18 := r0_0_7_11_16_18
-												for i_11_16_18, j_11_16_18 := range ia_11_16_18 {
-													fa_11_16_18[i_11_16_18] = bits_11_16_18[j_11_16_18]
+												in_11_16_23 := r0_0_7_11_16_23
+												for i_11_16_23, j_11_16_23 := range ia_11_16_23 {
+													fa_11_16_23[i_11_16_23] = bits_11_16_23[j_11_16_23]
 												}
-												r0_0_11_16_18 = archsimd.LoadUint64x4(fa_11_16_18).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_18.defaultF)[:4])), in_11_16_18)
+												r0_0_11_16_23 = archsimd.LoadUint64x4(fa_11_16_23).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_23.defaultF)[:4])), in_11_16_23)
 											}
-											fc_16_18 = r0_0_11_16_18
+											fc_16_23 = r0_0_11_16_23
 										}
-										s_16_18 := sum_16_18.Add(fc_16_18.Mul(fc_16_18).Mul(fl_16_18).Mul(fl_16_18))
-										if !c_16_18.Water {
-											s_16_18 = sum_16_18.Merge(s_16_18, fl_16_18.Equal(zero_16_18))
+										s_16_23 := sum_16_23.Add(fc_16_23.Mul(fc_16_23).Mul(fl_16_23).Mul(fl_16_23))
+										if !c_16_23.Water {
+											s_16_23 = sum_16_23.Merge(s_16_23, fl_16_23.Equal(zero_16_23))
 										}
-										sum_16_18 = s_16_18
+										sum_16_23 = s_16_23
 									}
 								}
-								r0_0_16_18, r1_0_16_18 = sum_16_18, polar_16_18
+								r0_0_16_23, r1_0_16_23 = sum_16_23, polar_16_23
 							}
-							sum_18, polar_18 = r0_0_16_18, r1_0_16_18
-							r0_0_18, r1_0_18, r2_0_18 = sum_18, omega_18, polar_18
+							sum_23, polar_23 = r0_0_16_23, r1_0_16_23
+							r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
 						}
-						sum, omega, polar = r0_0_18, r1_0_18, r2_0_18
+						sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
 					}
 				}
 			}
@@ -995,40 +1200,40 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
 	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
 	fh, fk, fl := th.AsUint64x4().ShiftAllLeft(63), tk.AsUint64x4().ShiftAllLeft(63), tl.AsUint64x4().ShiftAllLeft(63)
-	var r0_0_19 archsimd.Float64x4
+	var r0_0_24 archsimd.Float64x4
 	{
-		d_19 := dh
-		y_19 := d_19.Mul(d_19)
-		y2_19 := y_19.Mul(y_19)
-		y4_19 := y2_19.Mul(y2_19)
-		p0_19 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_19)).Mul(y2_19))
-		p1_19 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_19)).Mul(y2_19)).Mul(y4_19)
-		p2_19 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_19)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_19)).Mul(y4_19.Mul(y4_19))
-		r0_0_19 = p0_19.Add(p1_19).Add(p2_19)
+		d_24 := dh
+		y_24 := d_24.Mul(d_24)
+		y2_24 := y_24.Mul(y_24)
+		y4_24 := y2_24.Mul(y2_24)
+		p0_24 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_24)).Mul(y2_24))
+		p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_24)).Mul(y2_24)).Mul(y4_24)
+		p2_24 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_24)).Mul(y4_24.Mul(y4_24))
+		r0_0_24 = p0_24.Add(p1_24).Add(p2_24)
 	}
-	var r0_0_20 archsimd.Float64x4
+	var r0_0_25 archsimd.Float64x4
 	{
-		d_20 := dk
-		y_20 := d_20.Mul(d_20)
-		y2_20 := y_20.Mul(y_20)
-		y4_20 := y2_20.Mul(y2_20)
-		p0_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_20)).Mul(y2_20))
-		p1_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_20)).Mul(y2_20)).Mul(y4_20)
-		p2_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_20)).Mul(y4_20.Mul(y4_20))
-		r0_0_20 = p0_20.Add(p1_20).Add(p2_20)
+		d_25 := dk
+		y_25 := d_25.Mul(d_25)
+		y2_25 := y_25.Mul(y_25)
+		y4_25 := y2_25.Mul(y2_25)
+		p0_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_25)).Mul(y2_25))
+		p1_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
+		p2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_25)).Mul(y4_25.Mul(y4_25))
+		r0_0_25 = p0_25.Add(p1_25).Add(p2_25)
 	}
-	var r0_0_21 archsimd.Float64x4
+	var r0_0_26 archsimd.Float64x4
 	{
-		d_21 := dl
-		y_21 := d_21.Mul(d_21)
-		y2_21 := y_21.Mul(y_21)
-		y4_21 := y2_21.Mul(y2_21)
-		p0_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21)).Mul(y2_21))
-		p1_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21)).Mul(y2_21)).Mul(y4_21)
-		p2_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_21)).Mul(y4_21.Mul(y4_21))
-		r0_0_21 = p0_21.Add(p1_21).Add(p2_21)
+		d_26 := dl
+		y_26 := d_26.Mul(d_26)
+		y2_26 := y_26.Mul(y_26)
+		y4_26 := y2_26.Mul(y2_26)
+		p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26)).Mul(y2_26))
+		p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
+		p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
+		r0_0_26 = p0_26.Add(p1_26).Add(p2_26)
 	}
-	crh, crk, crl := r0_0_19, r0_0_20, r0_0_21
+	crh, crk, crl := r0_0_24, r0_0_25, r0_0_26
 	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
 	rh := pi.Div(one.Sub(crh).Mul(one.Add(crh)).Sqrt().AsUint64x4().Or(dh.AsUint64x4().Xor(fh).And(sign)).AsFloat64x4())
 	rk := pi.Div(one.Sub(crk).Mul(one.Add(crk)).Sqrt().AsUint64x4().Or(dk.AsUint64x4().Xor(fk).And(sign)).AsFloat64x4())
@@ -1059,92 +1264,92 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
 	if nearH.Or(nearK).Or(nearL).ToBits() != 0 {
 		var (
-			r0_0_22 archsimd.Float64x4
-			r1_0_22 archsimd.Float64x4
+			r0_0_27 archsimd.Float64x4
+			r1_0_27 archsimd.Float64x4
 		)
 		{
-			r_22, d_22, c2_22, flip_22, tn_22, un_22, n_22 := r, dh, ch2, fh, tnh, uh1, n
-			var r0_0_23 archsimd.Float64x4
+			r_27, d_27, c2_27, flip_27, tn_27, un_27, n_27 := r, dh, ch2, fh, tnh, uh1, n
+			var r0_0_28 archsimd.Float64x4
 			{
-				d_23 := d_22
-				y_23 := d_23.Mul(d_23)
-				y2_23 := y_23.Mul(y_23)
-				y4_23 := y2_23.Mul(y2_23)
-				p0_23 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_23)).Mul(y2_23))
-				p1_23 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_23)).Mul(y2_23)).Mul(y4_23)
-				p2_23 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_23)).Mul(y4_23.Mul(y4_23))
-				r0_0_23 = d_23.Mul(p0_23.Add(p1_23).Add(p2_23))
+				d_28 := d_27
+				y_28 := d_28.Mul(d_28)
+				y2_28 := y_28.Mul(y_28)
+				y4_28 := y2_28.Mul(y2_28)
+				p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Mul(y2_28))
+				p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
+				p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
+				r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
 			}
-			s_22 := r0_0_23.AsUint64x4().Xor(flip_22).AsFloat64x4()
-			two_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_22, u1_22, p0_22, p1_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_22, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_22
-			for j_22 := 2; j_22 < n_22; j_22++ {
-				u0_22, u1_22, p0_22, p1_22 = u1_22, c2_22.Mul(u1_22).Sub(u0_22), p1_22, two_22.Mul(u1_22).Add(c2_22.Mul(p1_22)).Sub(p0_22)
+			s_27 := r0_0_28.AsUint64x4().Xor(flip_27).AsFloat64x4()
+			two_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_27, u1_27, p0_27, p1_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_27, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_27
+			for j_27 := 2; j_27 < n_27; j_27++ {
+				u0_27, u1_27, p0_27, p1_27 = u1_27, c2_27.Mul(u1_27).Sub(u0_27), p1_27, two_27.Mul(u1_27).Add(c2_27.Mul(p1_27)).Sub(p0_27)
 			}
-			dx_22 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_22).Mul(p1_22)
-			peak_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_22.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_22.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_22 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_22).Mul(tn_22).Div(s_22).Merge(peak_22, d_22.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-			r0_0_22, r1_0_22 = dx_22, dn_22
+			dx_27 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_27).Mul(p1_27)
+			peak_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_27.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_27 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_27).Mul(tn_27).Div(s_27).Merge(peak_27, d_27.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_27, r1_0_27 = dx_27, dn_27
 		}
-		xh, yh := r0_0_22, r1_0_22
+		xh, yh := r0_0_27, r1_0_27
 		var (
-			r0_0_24 archsimd.Float64x4
-			r1_0_24 archsimd.Float64x4
+			r0_0_29 archsimd.Float64x4
+			r1_0_29 archsimd.Float64x4
 		)
 		{
-			r_24, d_24, c2_24, flip_24, tn_24, un_24, n_24 := r, dk, ck2, fk, tnk, uk1, n
-			var r0_0_25 archsimd.Float64x4
+			r_29, d_29, c2_29, flip_29, tn_29, un_29, n_29 := r, dk, ck2, fk, tnk, uk1, n
+			var r0_0_30 archsimd.Float64x4
 			{
-				d_25 := d_24
-				y_25 := d_25.Mul(d_25)
-				y2_25 := y_25.Mul(y_25)
-				y4_25 := y2_25.Mul(y2_25)
-				p0_25 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_25)).Mul(y2_25))
-				p1_25 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
-				p2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_25)).Mul(y4_25.Mul(y4_25))
-				r0_0_25 = d_25.Mul(p0_25.Add(p1_25).Add(p2_25))
+				d_30 := d_29
+				y_30 := d_30.Mul(d_30)
+				y2_30 := y_30.Mul(y_30)
+				y4_30 := y2_30.Mul(y2_30)
+				p0_30 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30)).Mul(y2_30))
+				p1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
+				p2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
+				r0_0_30 = d_30.Mul(p0_30.Add(p1_30).Add(p2_30))
 			}
-			s_24 := r0_0_25.AsUint64x4().Xor(flip_24).AsFloat64x4()
-			two_24 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_24, u1_24, p0_24, p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_24, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_24
-			for j_24 := 2; j_24 < n_24; j_24++ {
-				u0_24, u1_24, p0_24, p1_24 = u1_24, c2_24.Mul(u1_24).Sub(u0_24), p1_24, two_24.Mul(u1_24).Add(c2_24.Mul(p1_24)).Sub(p0_24)
+			s_29 := r0_0_30.AsUint64x4().Xor(flip_29).AsFloat64x4()
+			two_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_29, u1_29, p0_29, p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_29
+			for j_29 := 2; j_29 < n_29; j_29++ {
+				u0_29, u1_29, p0_29, p1_29 = u1_29, c2_29.Mul(u1_29).Sub(u0_29), p1_29, two_29.Mul(u1_29).Add(c2_29.Mul(p1_29)).Sub(p0_29)
 			}
-			dx_24 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_24).Mul(p1_24)
-			peak_24 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_24.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_24.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_24 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_24).Mul(tn_24).Div(s_24).Merge(peak_24, d_24.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-			r0_0_24, r1_0_24 = dx_24, dn_24
+			dx_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_29).Mul(p1_29)
+			peak_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_29).Mul(tn_29).Div(s_29).Merge(peak_29, d_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_29, r1_0_29 = dx_29, dn_29
 		}
-		xk, yk := r0_0_24, r1_0_24
+		xk, yk := r0_0_29, r1_0_29
 		var (
-			r0_0_26 archsimd.Float64x4
-			r1_0_26 archsimd.Float64x4
+			r0_0_31 archsimd.Float64x4
+			r1_0_31 archsimd.Float64x4
 		)
 		{
-			r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r, dl, cl2, fl, tnl, ul1, n
-			var r0_0_27 archsimd.Float64x4
+			r_31, d_31, c2_31, flip_31, tn_31, un_31, n_31 := r, dl, cl2, fl, tnl, ul1, n
+			var r0_0_32 archsimd.Float64x4
 			{
-				d_27 := d_26
-				y_27 := d_27.Mul(d_27)
-				y2_27 := y_27.Mul(y_27)
-				y4_27 := y2_27.Mul(y2_27)
-				p0_27 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_27)).Mul(y2_27))
-				p1_27 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
-				p2_27 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_27)).Mul(y4_27.Mul(y4_27))
-				r0_0_27 = d_27.Mul(p0_27.Add(p1_27).Add(p2_27))
+				d_32 := d_31
+				y_32 := d_32.Mul(d_32)
+				y2_32 := y_32.Mul(y_32)
+				y4_32 := y2_32.Mul(y2_32)
+				p0_32 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32)).Mul(y2_32))
+				p1_32 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
+				p2_32 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
+				r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
 			}
-			s_26 := r0_0_27.AsUint64x4().Xor(flip_26).AsFloat64x4()
-			two_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_26, u1_26, p0_26, p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_26, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_26
-			for j_26 := 2; j_26 < n_26; j_26++ {
-				u0_26, u1_26, p0_26, p1_26 = u1_26, c2_26.Mul(u1_26).Sub(u0_26), p1_26, two_26.Mul(u1_26).Add(c2_26.Mul(p1_26)).Sub(p0_26)
+			s_31 := r0_0_32.AsUint64x4().Xor(flip_31).AsFloat64x4()
+			two_31 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			u0_31, u1_31, p0_31, p1_31 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_31, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_31
+			for j_31 := 2; j_31 < n_31; j_31++ {
+				u0_31, u1_31, p0_31, p1_31 = u1_31, c2_31.Mul(u1_31).Sub(u0_31), p1_31, two_31.Mul(u1_31).Add(c2_31.Mul(p1_31)).Sub(p0_31)
 			}
-			dx_26 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_26).Mul(p1_26)
-			peak_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_26.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_26.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_26 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_26).Mul(tn_26).Div(s_26).Merge(peak_26, d_26.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-			r0_0_26, r1_0_26 = dx_26, dn_26
+			dx_31 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_31).Mul(p1_31)
+			peak_31 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_31.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_31 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_31).Mul(tn_31).Div(s_31).Merge(peak_31, d_31.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			r0_0_31, r1_0_31 = dx_31, dn_31
 		}
-		xl, yl := r0_0_26, r1_0_26
+		xl, yl := r0_0_31, r1_0_31
 		ha, na = xh.Merge(ha, nearH), yh.Merge(na, nearH)
 		hb, nb = xk.Merge(hb, nearK), yk.Merge(nb, nearK)
 		hc, nc = xl.Merge(hc, nearL), yl.Merge(nc, nearL)
@@ -1161,18 +1366,18 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	var r0_0_28 archsimd.Float64x4
+	var r0_0_33 archsimd.Float64x4
 	{
-		d_28 := d
-		y_28 := d_28.Mul(d_28)
-		y2_28 := y_28.Mul(y_28)
-		y4_28 := y2_28.Mul(y2_28)
-		p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Mul(y2_28))
-		p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
-		p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
-		r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
+		d_33 := d
+		y_33 := d_33.Mul(d_33)
+		y2_33 := y_33.Mul(y_33)
+		y4_33 := y2_33.Mul(y2_33)
+		p0_33 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33)).Mul(y2_33))
+		p1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
+		p2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
+		r0_0_33 = d_33.Mul(p0_33.Add(p1_33).Add(p2_33))
 	}
-	s := r0_0_28.AsUint64x4().Xor(flip).AsFloat64x4()
+	s := r0_0_33.AsUint64x4().Xor(flip).AsFloat64x4()
 	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two
 	for j := 2; j < n; j++ {
@@ -1214,214 +1419,214 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
 			var (
-				r0_0_29 archsimd.Float64x4
-				r1_0_29 archsimd.Float64x4
-				r2_0_29 archsimd.Float64x4
-				r3_0_29 archsimd.Float64x4
-				r4_0_29 archsimd.Float64x4
-				r5_0_29 archsimd.Float64x4
-				r6_0_29 archsimd.Float64x4
-				r7_0_29 archsimd.Float64x4
-				r8_0_29 archsimd.Float64x4
+				r0_0_34 archsimd.Float64x4
+				r1_0_34 archsimd.Float64x4
+				r2_0_34 archsimd.Float64x4
+				r3_0_34 archsimd.Float64x4
+				r4_0_34 archsimd.Float64x4
+				r5_0_34 archsimd.Float64x4
+				r6_0_34 archsimd.Float64x4
+				r7_0_34 archsimd.Float64x4
+				r8_0_34 archsimd.Float64x4
 			)
 			{
-				r_29, h_29, kk_29, l_29, n_29 := r, h, kk, l, n
-				magic_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				th_29, tk_29, tl_29 := h_29.Add(magic_29), kk_29.Add(magic_29), l_29.Add(magic_29)
-				dh_29, dk_29, dl_29 := h_29.Sub(th_29.Sub(magic_29)), kk_29.Sub(tk_29.Sub(magic_29)), l_29.Sub(tl_29.Sub(magic_29))
-				fh_29, fk_29, fl_29 := th_29.AsUint64x4().ShiftAllLeft(63), tk_29.AsUint64x4().ShiftAllLeft(63), tl_29.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_19_29 archsimd.Float64x4
+				r_34, h_34, kk_34, l_34, n_34 := r, h, kk, l, n
+				magic_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				th_34, tk_34, tl_34 := h_34.Add(magic_34), kk_34.Add(magic_34), l_34.Add(magic_34)
+				dh_34, dk_34, dl_34 := h_34.Sub(th_34.Sub(magic_34)), kk_34.Sub(tk_34.Sub(magic_34)), l_34.Sub(tl_34.Sub(magic_34))
+				fh_34, fk_34, fl_34 := th_34.AsUint64x4().ShiftAllLeft(63), tk_34.AsUint64x4().ShiftAllLeft(63), tl_34.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_24_34 archsimd.Float64x4
 				{
-					d_19_29 := dh_29
-					y_19_29 := d_19_29.Mul(d_19_29)
-					y2_19_29 := y_19_29.Mul(y_19_29)
-					y4_19_29 := y2_19_29.Mul(y2_19_29)
-					p0_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_19_29)).Mul(y2_19_29))
-					p1_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_19_29)).Mul(y2_19_29)).Mul(y4_19_29)
-					p2_19_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_19_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_19_29)).Mul(y4_19_29.Mul(y4_19_29))
-					r0_0_19_29 = p0_19_29.Add(p1_19_29).Add(p2_19_29)
+					d_24_34 := dh_34
+					y_24_34 := d_24_34.Mul(d_24_34)
+					y2_24_34 := y_24_34.Mul(y_24_34)
+					y4_24_34 := y2_24_34.Mul(y2_24_34)
+					p0_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_24_34)).Mul(y2_24_34))
+					p1_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_24_34)).Mul(y2_24_34)).Mul(y4_24_34)
+					p2_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_24_34)).Mul(y4_24_34.Mul(y4_24_34))
+					r0_0_24_34 = p0_24_34.Add(p1_24_34).Add(p2_24_34)
 				}
-				var r0_0_20_29 archsimd.Float64x4
+				var r0_0_25_34 archsimd.Float64x4
 				{
-					d_20_29 := dk_29
-					y_20_29 := d_20_29.Mul(d_20_29)
-					y2_20_29 := y_20_29.Mul(y_20_29)
-					y4_20_29 := y2_20_29.Mul(y2_20_29)
-					p0_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_20_29)).Mul(y2_20_29))
-					p1_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_20_29)).Mul(y2_20_29)).Mul(y4_20_29)
-					p2_20_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_20_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_20_29)).Mul(y4_20_29.Mul(y4_20_29))
-					r0_0_20_29 = p0_20_29.Add(p1_20_29).Add(p2_20_29)
+					d_25_34 := dk_34
+					y_25_34 := d_25_34.Mul(d_25_34)
+					y2_25_34 := y_25_34.Mul(y_25_34)
+					y4_25_34 := y2_25_34.Mul(y2_25_34)
+					p0_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_25_34)).Mul(y2_25_34))
+					p1_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_25_34)).Mul(y2_25_34)).Mul(y4_25_34)
+					p2_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_25_34)).Mul(y4_25_34.Mul(y4_25_34))
+					r0_0_25_34 = p0_25_34.Add(p1_25_34).Add(p2_25_34)
 				}
-				var r0_0_21_29 archsimd.Float64x4
+				var r0_0_26_34 archsimd.Float64x4
 				{
-					d_21_29 := dl_29
-					y_21_29 := d_21_29.Mul(d_21_29)
-					y2_21_29 := y_21_29.Mul(y_21_29)
-					y4_21_29 := y2_21_29.Mul(y2_21_29)
-					p0_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_29)).Mul(y2_21_29))
-					p1_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_29)).Mul(y2_21_29)).Mul(y4_21_29)
-					p2_21_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_21_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_21_29)).Mul(y4_21_29.Mul(y4_21_29))
-					r0_0_21_29 = p0_21_29.Add(p1_21_29).Add(p2_21_29)
+					d_26_34 := dl_34
+					y_26_34 := d_26_34.Mul(d_26_34)
+					y2_26_34 := y_26_34.Mul(y_26_34)
+					y4_26_34 := y2_26_34.Mul(y2_26_34)
+					p0_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_34)).Mul(y2_26_34))
+					p1_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_34)).Mul(y2_26_34)).Mul(y4_26_34)
+					p2_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_26_34)).Mul(y4_26_34.Mul(y4_26_34))
+					r0_0_26_34 = p0_26_34.Add(p1_26_34).Add(p2_26_34)
 				}
-				crh_29, crk_29, crl_29 := r0_0_19_29, r0_0_20_29, r0_0_21_29
-				sign_29, one_29, pi_29 := archsimd.LoadFloat64x4((*[4]float64)((&r_29.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-				rh_29 := pi_29.Div(one_29.Sub(crh_29).Mul(one_29.Add(crh_29)).Sqrt().AsUint64x4().Or(dh_29.AsUint64x4().Xor(fh_29).And(sign_29)).AsFloat64x4())
-				rk_29 := pi_29.Div(one_29.Sub(crk_29).Mul(one_29.Add(crk_29)).Sqrt().AsUint64x4().Or(dk_29.AsUint64x4().Xor(fk_29).And(sign_29)).AsFloat64x4())
-				rl_29 := pi_29.Div(one_29.Sub(crl_29).Mul(one_29.Add(crl_29)).Sqrt().AsUint64x4().Or(dl_29.AsUint64x4().Xor(fl_29).And(sign_29)).AsFloat64x4())
-				two_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				ch2_29 := two_29.Mul(crh_29.AsUint64x4().Xor(fh_29).AsFloat64x4())
-				ck2_29 := two_29.Mul(crk_29.AsUint64x4().Xor(fk_29).AsFloat64x4())
-				cl2_29 := two_29.Mul(crl_29.AsUint64x4().Xor(fl_29).AsFloat64x4())
-				uh0_29, uh1_29 := one_29, ch2_29
-				uk0_29, uk1_29 := one_29, ck2_29
-				ul0_29, ul1_29 := one_29, cl2_29
-				j_29 := 2
-				for ; j_29+1 < n_29; j_29 += 2 {
-					uh0_29, uk0_29, ul0_29 = ch2_29.Mul(uh1_29).Sub(uh0_29), ck2_29.Mul(uk1_29).Sub(uk0_29), cl2_29.Mul(ul1_29).Sub(ul0_29)
-					uh1_29, uk1_29, ul1_29 = ch2_29.Mul(uh0_29).Sub(uh1_29), ck2_29.Mul(uk0_29).Sub(uk1_29), cl2_29.Mul(ul0_29).Sub(ul1_29)
+				crh_34, crk_34, crl_34 := r0_0_24_34, r0_0_25_34, r0_0_26_34
+				sign_34, one_34, pi_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+				rh_34 := pi_34.Div(one_34.Sub(crh_34).Mul(one_34.Add(crh_34)).Sqrt().AsUint64x4().Or(dh_34.AsUint64x4().Xor(fh_34).And(sign_34)).AsFloat64x4())
+				rk_34 := pi_34.Div(one_34.Sub(crk_34).Mul(one_34.Add(crk_34)).Sqrt().AsUint64x4().Or(dk_34.AsUint64x4().Xor(fk_34).And(sign_34)).AsFloat64x4())
+				rl_34 := pi_34.Div(one_34.Sub(crl_34).Mul(one_34.Add(crl_34)).Sqrt().AsUint64x4().Or(dl_34.AsUint64x4().Xor(fl_34).And(sign_34)).AsFloat64x4())
+				two_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				ch2_34 := two_34.Mul(crh_34.AsUint64x4().Xor(fh_34).AsFloat64x4())
+				ck2_34 := two_34.Mul(crk_34.AsUint64x4().Xor(fk_34).AsFloat64x4())
+				cl2_34 := two_34.Mul(crl_34.AsUint64x4().Xor(fl_34).AsFloat64x4())
+				uh0_34, uh1_34 := one_34, ch2_34
+				uk0_34, uk1_34 := one_34, ck2_34
+				ul0_34, ul1_34 := one_34, cl2_34
+				j_34 := 2
+				for ; j_34+1 < n_34; j_34 += 2 {
+					uh0_34, uk0_34, ul0_34 = ch2_34.Mul(uh1_34).Sub(uh0_34), ck2_34.Mul(uk1_34).Sub(uk0_34), cl2_34.Mul(ul1_34).Sub(ul0_34)
+					uh1_34, uk1_34, ul1_34 = ch2_34.Mul(uh0_34).Sub(uh1_34), ck2_34.Mul(uk0_34).Sub(uk1_34), cl2_34.Mul(ul0_34).Sub(ul1_34)
 				}
-				if j_29 < n_29 {
-					uh0_29, uh1_29 = uh1_29, ch2_29.Mul(uh1_29).Sub(uh0_29)
-					uk0_29, uk1_29 = uk1_29, ck2_29.Mul(uk1_29).Sub(uk0_29)
-					ul0_29, ul1_29 = ul1_29, cl2_29.Mul(ul1_29).Sub(ul0_29)
+				if j_34 < n_34 {
+					uh0_34, uh1_34 = uh1_34, ch2_34.Mul(uh1_34).Sub(uh0_34)
+					uk0_34, uk1_34 = uk1_34, ck2_34.Mul(uk1_34).Sub(uk0_34)
+					ul0_34, ul1_34 = ul1_34, cl2_34.Mul(ul1_34).Sub(ul0_34)
 				}
-				fn_29, half_29 := archsimd.LoadFloat64x4((*[4]float64)((&r_29.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-				cuh_29, cuk_29, cul_29 := half_29.Mul(ch2_29).Mul(uh1_29), half_29.Mul(ck2_29).Mul(uk1_29), half_29.Mul(cl2_29).Mul(ul1_29)
-				tnh_29, tnk_29, tnl_29 := cuh_29.Sub(uh0_29), cuk_29.Sub(uk0_29), cul_29.Sub(ul0_29)
-				ha_29, hb_29, hc_29 := fn_29.Mul(tnh_29).Sub(cuh_29).Mul(rh_29), fn_29.Mul(tnk_29).Sub(cuk_29).Mul(rk_29), fn_29.Mul(tnl_29).Sub(cul_29).Mul(rl_29)
-				na_29, nb_29, nc_29 := dh_29.Mul(tnh_29).Mul(rh_29), dk_29.Mul(tnk_29).Mul(rk_29), dl_29.Mul(tnl_29).Mul(rl_29)
-				cfm_29 := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
-				nearH_29, nearK_29, nearL_29 := dh_29.Mul(dh_29).Less(cfm_29), dk_29.Mul(dk_29).Less(cfm_29), dl_29.Mul(dl_29).Less(cfm_29)
-				if nearH_29.Or(nearK_29).Or(nearL_29).ToBits() != 0 {
+				fn_34, half_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+				cuh_34, cuk_34, cul_34 := half_34.Mul(ch2_34).Mul(uh1_34), half_34.Mul(ck2_34).Mul(uk1_34), half_34.Mul(cl2_34).Mul(ul1_34)
+				tnh_34, tnk_34, tnl_34 := cuh_34.Sub(uh0_34), cuk_34.Sub(uk0_34), cul_34.Sub(ul0_34)
+				ha_34, hb_34, hc_34 := fn_34.Mul(tnh_34).Sub(cuh_34).Mul(rh_34), fn_34.Mul(tnk_34).Sub(cuk_34).Mul(rk_34), fn_34.Mul(tnl_34).Sub(cul_34).Mul(rl_34)
+				na_34, nb_34, nc_34 := dh_34.Mul(tnh_34).Mul(rh_34), dk_34.Mul(tnk_34).Mul(rk_34), dl_34.Mul(tnl_34).Mul(rl_34)
+				cfm_34 := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
+				nearH_34, nearK_34, nearL_34 := dh_34.Mul(dh_34).Less(cfm_34), dk_34.Mul(dk_34).Less(cfm_34), dl_34.Mul(dl_34).Less(cfm_34)
+				if nearH_34.Or(nearK_34).Or(nearL_34).ToBits() != 0 {
 					var (
-						r0_0_22_29 archsimd.Float64x4
-						r1_0_22_29 archsimd.Float64x4
+						r0_0_27_34 archsimd.Float64x4
+						r1_0_27_34 archsimd.Float64x4
 					)
 					{
-						r_22_29, d_22_29, c2_22_29, flip_22_29, tn_22_29, un_22_29, n_22_29 := r_29, dh_29, ch2_29, fh_29, tnh_29, uh1_29, n_29
-						var r0_0_23_29 archsimd.Float64x4
+						r_27_34, d_27_34, c2_27_34, flip_27_34, tn_27_34, un_27_34, n_27_34 := r_34, dh_34, ch2_34, fh_34, tnh_34, uh1_34, n_34
+						var r0_0_28_34 archsimd.Float64x4
 						{
-							d_23_29 := d_22_29
-							y_23_29 := d_23_29.Mul(d_23_29)
-							y2_23_29 := y_23_29.Mul(y_23_29)
-							y4_23_29 := y2_23_29.Mul(y2_23_29)
-							p0_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_23_29)).Mul(y2_23_29))
-							p1_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_23_29)).Mul(y2_23_29)).Mul(y4_23_29)
-							p2_23_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_23_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_23_29)).Mul(y4_23_29.Mul(y4_23_29))
-							r0_0_23_29 = d_23_29.Mul(p0_23_29.Add(p1_23_29).Add(p2_23_29))
+							d_28_34 := d_27_34
+							y_28_34 := d_28_34.Mul(d_28_34)
+							y2_28_34 := y_28_34.Mul(y_28_34)
+							y4_28_34 := y2_28_34.Mul(y2_28_34)
+							p0_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_34)).Mul(y2_28_34))
+							p1_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_34)).Mul(y2_28_34)).Mul(y4_28_34)
+							p2_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28_34)).Mul(y4_28_34.Mul(y4_28_34))
+							r0_0_28_34 = d_28_34.Mul(p0_28_34.Add(p1_28_34).Add(p2_28_34))
 						}
-						s_22_29 := r0_0_23_29.AsUint64x4().Xor(flip_22_29).AsFloat64x4()
-						two_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_22_29, u1_22_29, p0_22_29, p1_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_22_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_22_29
-						for j_22_29 := 2; j_22_29 < n_22_29; j_22_29++ {
-							u0_22_29, u1_22_29, p0_22_29, p1_22_29 = u1_22_29, c2_22_29.Mul(u1_22_29).Sub(u0_22_29), p1_22_29, two_22_29.Mul(u1_22_29).Add(c2_22_29.Mul(p1_22_29)).Sub(p0_22_29)
+						s_27_34 := r0_0_28_34.AsUint64x4().Xor(flip_27_34).AsFloat64x4()
+						two_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_27_34, u1_27_34, p0_27_34, p1_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_27_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_27_34
+						for j_27_34 := 2; j_27_34 < n_27_34; j_27_34++ {
+							u0_27_34, u1_27_34, p0_27_34, p1_27_34 = u1_27_34, c2_27_34.Mul(u1_27_34).Sub(u0_27_34), p1_27_34, two_27_34.Mul(u1_27_34).Add(c2_27_34.Mul(p1_27_34)).Sub(p0_27_34)
 						}
-						dx_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_22_29).Mul(p1_22_29)
-						peak_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_22_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_22_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_22_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_22_29).Mul(tn_22_29).Div(s_22_29).Merge(peak_22_29, d_22_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-						r0_0_22_29, r1_0_22_29 = dx_22_29, dn_22_29
+						dx_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_27_34).Mul(p1_27_34)
+						peak_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_27_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_27_34).Mul(tn_27_34).Div(s_27_34).Merge(peak_27_34, d_27_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_27_34, r1_0_27_34 = dx_27_34, dn_27_34
 					}
-					xh_29, yh_29 := r0_0_22_29, r1_0_22_29
+					xh_34, yh_34 := r0_0_27_34, r1_0_27_34
 					var (
-						r0_0_24_29 archsimd.Float64x4
-						r1_0_24_29 archsimd.Float64x4
+						r0_0_29_34 archsimd.Float64x4
+						r1_0_29_34 archsimd.Float64x4
 					)
 					{
-						r_24_29, d_24_29, c2_24_29, flip_24_29, tn_24_29, un_24_29, n_24_29 := r_29, dk_29, ck2_29, fk_29, tnk_29, uk1_29, n_29
-						var r0_0_25_29 archsimd.Float64x4
+						r_29_34, d_29_34, c2_29_34, flip_29_34, tn_29_34, un_29_34, n_29_34 := r_34, dk_34, ck2_34, fk_34, tnk_34, uk1_34, n_34
+						var r0_0_30_34 archsimd.Float64x4
 						{
-							d_25_29 := d_24_29
-							y_25_29 := d_25_29.Mul(d_25_29)
-							y2_25_29 := y_25_29.Mul(y_25_29)
-							y4_25_29 := y2_25_29.Mul(y2_25_29)
-							p0_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_25_29)).Mul(y2_25_29))
-							p1_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_25_29)).Mul(y2_25_29)).Mul(y4_25_29)
-							p2_25_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_25_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_25_29)).Mul(y4_25_29.Mul(y4_25_29))
-							r0_0_25_29 = d_25_29.Mul(p0_25_29.Add(p1_25_29).Add(p2_25_29))
+							d_30_34 := d_29_34
+							y_30_34 := d_30_34.Mul(d_30_34)
+							y2_30_34 := y_30_34.Mul(y_30_34)
+							y4_30_34 := y2_30_34.Mul(y2_30_34)
+							p0_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30_34)).Mul(y2_30_34))
+							p1_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30_34)).Mul(y2_30_34)).Mul(y4_30_34)
+							p2_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_30_34)).Mul(y4_30_34.Mul(y4_30_34))
+							r0_0_30_34 = d_30_34.Mul(p0_30_34.Add(p1_30_34).Add(p2_30_34))
 						}
-						s_24_29 := r0_0_25_29.AsUint64x4().Xor(flip_24_29).AsFloat64x4()
-						two_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_24_29, u1_24_29, p0_24_29, p1_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_24_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_24_29
-						for j_24_29 := 2; j_24_29 < n_24_29; j_24_29++ {
-							u0_24_29, u1_24_29, p0_24_29, p1_24_29 = u1_24_29, c2_24_29.Mul(u1_24_29).Sub(u0_24_29), p1_24_29, two_24_29.Mul(u1_24_29).Add(c2_24_29.Mul(p1_24_29)).Sub(p0_24_29)
+						s_29_34 := r0_0_30_34.AsUint64x4().Xor(flip_29_34).AsFloat64x4()
+						two_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_29_34, u1_29_34, p0_29_34, p1_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_29_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_29_34
+						for j_29_34 := 2; j_29_34 < n_29_34; j_29_34++ {
+							u0_29_34, u1_29_34, p0_29_34, p1_29_34 = u1_29_34, c2_29_34.Mul(u1_29_34).Sub(u0_29_34), p1_29_34, two_29_34.Mul(u1_29_34).Add(c2_29_34.Mul(p1_29_34)).Sub(p0_29_34)
 						}
-						dx_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_24_29).Mul(p1_24_29)
-						peak_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_24_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_24_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_24_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_24_29).Mul(tn_24_29).Div(s_24_29).Merge(peak_24_29, d_24_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-						r0_0_24_29, r1_0_24_29 = dx_24_29, dn_24_29
+						dx_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_29_34).Mul(p1_29_34)
+						peak_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_29_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_29_34).Mul(tn_29_34).Div(s_29_34).Merge(peak_29_34, d_29_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_29_34, r1_0_29_34 = dx_29_34, dn_29_34
 					}
-					xk_29, yk_29 := r0_0_24_29, r1_0_24_29
+					xk_34, yk_34 := r0_0_29_34, r1_0_29_34
 					var (
-						r0_0_26_29 archsimd.Float64x4
-						r1_0_26_29 archsimd.Float64x4
+						r0_0_31_34 archsimd.Float64x4
+						r1_0_31_34 archsimd.Float64x4
 					)
 					{
-						r_26_29, d_26_29, c2_26_29, flip_26_29, tn_26_29, un_26_29, n_26_29 := r_29, dl_29, cl2_29, fl_29, tnl_29, ul1_29, n_29
-						var r0_0_27_29 archsimd.Float64x4
+						r_31_34, d_31_34, c2_31_34, flip_31_34, tn_31_34, un_31_34, n_31_34 := r_34, dl_34, cl2_34, fl_34, tnl_34, ul1_34, n_34
+						var r0_0_32_34 archsimd.Float64x4
 						{
-							d_27_29 := d_26_29
-							y_27_29 := d_27_29.Mul(d_27_29)
-							y2_27_29 := y_27_29.Mul(y_27_29)
-							y4_27_29 := y2_27_29.Mul(y2_27_29)
-							p0_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_27_29)).Mul(y2_27_29))
-							p1_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_27_29)).Mul(y2_27_29)).Mul(y4_27_29)
-							p2_27_29 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_27_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_27_29)).Mul(y4_27_29.Mul(y4_27_29))
-							r0_0_27_29 = d_27_29.Mul(p0_27_29.Add(p1_27_29).Add(p2_27_29))
+							d_32_34 := d_31_34
+							y_32_34 := d_32_34.Mul(d_32_34)
+							y2_32_34 := y_32_34.Mul(y_32_34)
+							y4_32_34 := y2_32_34.Mul(y2_32_34)
+							p0_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_34)).Mul(y2_32_34))
+							p1_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_34)).Mul(y2_32_34)).Mul(y4_32_34)
+							p2_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_32_34)).Mul(y4_32_34.Mul(y4_32_34))
+							r0_0_32_34 = d_32_34.Mul(p0_32_34.Add(p1_32_34).Add(p2_32_34))
 						}
-						s_26_29 := r0_0_27_29.AsUint64x4().Xor(flip_26_29).AsFloat64x4()
-						two_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_26_29, u1_26_29, p0_26_29, p1_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_26_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_26_29
-						for j_26_29 := 2; j_26_29 < n_26_29; j_26_29++ {
-							u0_26_29, u1_26_29, p0_26_29, p1_26_29 = u1_26_29, c2_26_29.Mul(u1_26_29).Sub(u0_26_29), p1_26_29, two_26_29.Mul(u1_26_29).Add(c2_26_29.Mul(p1_26_29)).Sub(p0_26_29)
+						s_31_34 := r0_0_32_34.AsUint64x4().Xor(flip_31_34).AsFloat64x4()
+						two_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						u0_31_34, u1_31_34, p0_31_34, p1_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_31_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_31_34
+						for j_31_34 := 2; j_31_34 < n_31_34; j_31_34++ {
+							u0_31_34, u1_31_34, p0_31_34, p1_31_34 = u1_31_34, c2_31_34.Mul(u1_31_34).Sub(u0_31_34), p1_31_34, two_31_34.Mul(u1_31_34).Add(c2_31_34.Mul(p1_31_34)).Sub(p0_31_34)
 						}
-						dx_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_26_29).Mul(p1_26_29)
-						peak_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_26_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_26_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_26_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_26_29).Mul(tn_26_29).Div(s_26_29).Merge(peak_26_29, d_26_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
-						r0_0_26_29, r1_0_26_29 = dx_26_29, dn_26_29
+						dx_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_31_34).Mul(p1_31_34)
+						peak_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_31_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_31_34).Mul(tn_31_34).Div(s_31_34).Merge(peak_31_34, d_31_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						r0_0_31_34, r1_0_31_34 = dx_31_34, dn_31_34
 					}
-					xl_29, yl_29 := r0_0_26_29, r1_0_26_29
-					ha_29, na_29 = xh_29.Merge(ha_29, nearH_29), yh_29.Merge(na_29, nearH_29)
-					hb_29, nb_29 = xk_29.Merge(hb_29, nearK_29), yk_29.Merge(nb_29, nearK_29)
-					hc_29, nc_29 = xl_29.Merge(hc_29, nearL_29), yl_29.Merge(nc_29, nearL_29)
+					xl_34, yl_34 := r0_0_31_34, r1_0_31_34
+					ha_34, na_34 = xh_34.Merge(ha_34, nearH_34), yh_34.Merge(na_34, nearH_34)
+					hb_34, nb_34 = xk_34.Merge(hb_34, nearK_34), yk_34.Merge(nb_34, nearK_34)
+					hc_34, nc_34 = xl_34.Merge(hc_34, nearL_34), yl_34.Merge(nc_34, nearL_34)
 				}
-				r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29 = uh1_29, uk1_29, ul1_29, ha_29, hb_29, hc_29, na_29, nb_29, nc_29
+				r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34 = uh1_34, uk1_34, ul1_34, ha_34, hb_34, hc_34, na_34, nb_34, nc_34
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_29, r1_0_29, r2_0_29, r3_0_29, r4_0_29, r5_0_29, r6_0_29, r7_0_29, r8_0_29
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34
 			fl := sa.Mul(sb).Mul(sc)
 			fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 			if c.HasHKL {
 				var (
-					r0_0_30 archsimd.Float64x4
-					r1_0_30 archsimd.Float64x4
+					r0_0_35 archsimd.Float64x4
+					r1_0_35 archsimd.Float64x4
 				)
 				{
-					r_30, bits_30, miss_30, ia_30, fa_30, h_30, kk_30, l_30 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
-					var r0_0_8_30 archsimd.Mask64x4
+					r_35, bits_35, miss_35, ia_35, fa_35, h_35, kk_35, l_35 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
+					var r0_0_8_35 archsimd.Mask64x4
 					{
-						r_8_30, ia_8_30, h_8_30, kk_8_30, l_8_30 := r_30, ia_30, h_30, kk_30, l_30
-						half_8_30 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-						hc_8_30, kc_8_30, lc_8_30 := h_8_30.Sub(half_8_30).Ceil(), kk_8_30.Sub(half_8_30).Ceil(), l_8_30.Sub(half_8_30).Ceil()
-						hmin_8_30, kmin_8_30, lmin_8_30 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.lmin)[:4]))
-						in_8_30 := hc_8_30.GreaterEqual(hmin_8_30).And(hc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hmax)[:4])))).And(kc_8_30.GreaterEqual(kmin_8_30)).And(kc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kmax)[:4])))).And(lc_8_30.GreaterEqual(lmin_8_30)).And(lc_8_30.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.lmax)[:4]))))
-						idx_8_30 := hc_8_30.Sub(hmin_8_30).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.hstride)[:4]))).Add(kc_8_30.Sub(kmin_8_30).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_30.kstride)[:4])))).Add(lc_8_30.Sub(lmin_8_30))
-						idx_8_30.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8_30).ConvertToInt32().Store(ia_8_30)
-						r0_0_8_30 = in_8_30
+						r_8_35, ia_8_35, h_8_35, kk_8_35, l_8_35 := r_35, ia_35, h_35, kk_35, l_35
+						half_8_35 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+						hc_8_35, kc_8_35, lc_8_35 := h_8_35.Sub(half_8_35).Ceil(), kk_8_35.Sub(half_8_35).Ceil(), l_8_35.Sub(half_8_35).Ceil()
+						hmin_8_35, kmin_8_35, lmin_8_35 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.lmin)[:4]))
+						in_8_35 := hc_8_35.GreaterEqual(hmin_8_35).And(hc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hmax)[:4])))).And(kc_8_35.GreaterEqual(kmin_8_35)).And(kc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kmax)[:4])))).And(lc_8_35.GreaterEqual(lmin_8_35)).And(lc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.lmax)[:4]))))
+						idx_8_35 := hc_8_35.Sub(hmin_8_35).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hstride)[:4]))).Add(kc_8_35.Sub(kmin_8_35).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kstride)[:4])))).Add(lc_8_35.Sub(lmin_8_35))
+						idx_8_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8_35).ConvertToInt32().Store(ia_8_35)
+						r0_0_8_35 = in_8_35
 					}
-					in_30 := r0_0_8_30
-					for i_30, j_30 := range ia_30 {
-						fa_30[i_30] = bits_30[j_30]
+					in_35 := r0_0_8_35
+					for i_35, j_35 := range ia_35 {
+						fa_35[i_35] = bits_35[j_35]
 					}
-					f_30 := archsimd.LoadUint64x4(fa_30).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_30.defaultF)[:4])), in_30)
-					fd_30 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					if miss_30 != nil {
-						for i_30, j_30 := range ia_30 {
-							fa_30[i_30] = miss_30[j_30]
+					f_35 := archsimd.LoadUint64x4(fa_35).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_35.defaultF)[:4])), in_35)
+					fd_35 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					if miss_35 != nil {
+						for i_35, j_35 := range ia_35 {
+							fa_35[i_35] = miss_35[j_35]
 						}
-						fd_30 = archsimd.LoadUint64x4(fa_30).AsFloat64x4()
+						fd_35 = archsimd.LoadUint64x4(fa_35).AsFloat64x4()
 					}
-					r0_0_30, r1_0_30 = f_30, fd_30.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in_30)
+					r0_0_35, r1_0_35 = f_35, fd_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in_35)
 				}
-				fc, fd = r0_0_30, r1_0_30
+				fc, fd = r0_0_35, r1_0_35
 			}
 			ffl := fc.Mul(fc).Mul(fl)
 			s1 := s.Add(ffl.Mul(fl))
@@ -1457,24 +1662,24 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_31 archsimd.Float64x4
+		var r0_0_36 archsimd.Float64x4
 		{
-			fdet_31, f_31, s_31, o_31, p_31 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_31 = fdet_31.Mul(f_31).Add(s_31).Add(o_31).Add(p_31)
+			fdet_36, f_36, s_36, o_36, p_36 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_36 = fdet_36.Mul(f_36).Add(s_36).Add(o_36).Add(p_36)
 		}
-		x := r0_0_31
-		var r0_0_32 archsimd.Float64x4
+		x := r0_0_36
+		var r0_0_37 archsimd.Float64x4
 		{
-			fdet_32, f_32, s_32, o_32, p_32 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_32 = fdet_32.Mul(f_32).Add(s_32).Add(o_32).Add(p_32)
+			fdet_37, f_37, s_37, o_37, p_37 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_37 = fdet_37.Mul(f_37).Add(s_37).Add(o_37).Add(p_37)
 		}
-		y := r0_0_32
-		var r0_0_33 archsimd.Float64x4
+		y := r0_0_37
+		var r0_0_38 archsimd.Float64x4
 		{
-			fdet_33, f_33, s_33, o_33, p_33 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_33 = fdet_33.Mul(f_33).Add(s_33).Add(o_33).Add(p_33)
+			fdet_38, f_38, s_38, o_38, p_38 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_38 = fdet_38.Mul(f_38).Add(s_38).Add(o_38).Add(p_38)
 		}
-		z := r0_0_33
+		z := r0_0_38
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -1482,16 +1687,16 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_34 archsimd.Float64x4
+		var r0_0_39 archsimd.Float64x4
 		{
-			invR_34, num_34, point_34 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_34 := invR_34.Mul(invR_34)
-			if !point_34 {
-				w_34 = num_34.Mul(w_34.Mul(invR_34))
+			invR_39, num_39, point_39 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_39 := invR_39.Mul(invR_39)
+			if !point_39 {
+				w_39 = num_39.Mul(w_39.Mul(invR_39))
 			}
-			r0_0_34 = w_34
+			r0_0_39 = w_39
 		}
-		r0_0_34.StoreSlice(fr.omega[p0:])
+		r0_0_39.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -1508,38 +1713,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_35 archsimd.Float64x4
-				r1_0_35 archsimd.Float64x4
-				r2_0_35 archsimd.Float64x4
-				r3_0_35 archsimd.Float64x4
-				r4_0_35 archsimd.Float64x4
-				r5_0_35 archsimd.Float64x4
+				r0_0_40 archsimd.Float64x4
+				r1_0_40 archsimd.Float64x4
+				r2_0_40 archsimd.Float64x4
+				r3_0_40 archsimd.Float64x4
+				r4_0_40 archsimd.Float64x4
+				r5_0_40 archsimd.Float64x4
 			)
 			{
-				r_35, s_35, dx_35, dy_35, dz_35 := r, sr, dx, dy, dz
-				one_35, zero_35, kahn_35 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r_35.kahn)[:4]))
-				c2_35 := archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[0])[:4])).Mul(dx_35).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[1])[:4])).Mul(dy_35)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_35.inc[2])[:4])).Mul(dz_35))
-				c2sq_35 := c2_35.Mul(c2_35)
-				s2sq_35 := one_35.Sub(c2sq_35)
-				e_35 := dx_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[0])[:4]))).Add(dy_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[1])[:4])))).Add(dz_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.ein[2])[:4]))))
-				b_35 := dx_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[0])[:4]))).Add(dy_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[1])[:4])))).Add(dz_35.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_35.bin[2])[:4]))))
-				ee_35, bb_35 := e_35.Mul(e_35), b_35.Mul(b_35)
-				den_35 := ee_35.Add(bb_35)
-				plane_35 := den_35.Greater(zero_35)
-				inv_35 := one_35.Div(den_35)
-				cos2psi_35 := ee_35.Sub(bb_35).Mul(inv_35).Merge(one_35, plane_35)
-				de_35, db_35 := zero_35, zero_35
-				if !r_35.kahnZero {
-					de_35 = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e_35).Mul(b_35).Mul(b_35).Mul(inv_35).Mul(inv_35).Merge(zero_35, plane_35)
-					db_35 = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b_35).Mul(e_35).Mul(e_35).Mul(inv_35).Mul(inv_35).Merge(zero_35, plane_35)
+				r_40, s_40, dx_40, dy_40, dz_40 := r, sr, dx, dy, dz
+				one_40, zero_40, kahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r_40.kahn)[:4]))
+				c2_40 := archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[0])[:4])).Mul(dx_40).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[1])[:4])).Mul(dy_40)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[2])[:4])).Mul(dz_40))
+				c2sq_40 := c2_40.Mul(c2_40)
+				s2sq_40 := one_40.Sub(c2sq_40)
+				e_40 := dx_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.ein[0])[:4]))).Add(dy_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.ein[1])[:4])))).Add(dz_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.ein[2])[:4]))))
+				b_40 := dx_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.bin[0])[:4]))).Add(dy_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.bin[1])[:4])))).Add(dz_40.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_40.bin[2])[:4]))))
+				ee_40, bb_40 := e_40.Mul(e_40), b_40.Mul(b_40)
+				den_40 := ee_40.Add(bb_40)
+				plane_40 := den_40.Greater(zero_40)
+				inv_40 := one_40.Div(den_40)
+				cos2psi_40 := ee_40.Sub(bb_40).Mul(inv_40).Merge(one_40, plane_40)
+				de_40, db_40 := zero_40, zero_40
+				if !r_40.kahnZero {
+					de_40 = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e_40).Mul(b_40).Mul(b_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
+					db_40 = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b_40).Mul(e_40).Mul(e_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
 				}
-				p_35 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_35.Add(c2sq_35).Sub(kahn_35.Mul(cos2psi_35).Mul(s2sq_35)))
-				dkahn_35 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi_35).Mul(s2sq_35)
-				dcos_35 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn_35).Mul(s2sq_35)
-				alpha_35, beta_35, gamma_35 := c2_35.Mul(one_35.Add(kahn_35.Mul(cos2psi_35))), dcos_35.Mul(de_35), dcos_35.Mul(db_35)
-				r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35 = p_35, dkahn_35, alpha_35, beta_35, gamma_35, alpha_35.Mul(c2_35).Add(beta_35.Mul(e_35)).Add(gamma_35.Mul(b_35))
+				p_40 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_40.Add(c2sq_40).Sub(kahn_40.Mul(cos2psi_40).Mul(s2sq_40)))
+				dkahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi_40).Mul(s2sq_40)
+				dcos_40 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn_40).Mul(s2sq_40)
+				alpha_40, beta_40, gamma_40 := c2_40.Mul(one_40.Add(kahn_40.Mul(cos2psi_40))), dcos_40.Mul(de_40), dcos_40.Mul(db_40)
+				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40 = p_40, dkahn_40, alpha_40, beta_40, gamma_40, alpha_40.Mul(c2_40).Add(beta_40.Mul(e_40)).Add(gamma_40.Mul(b_40))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_35, r1_0_35, r2_0_35, r3_0_35, r4_0_35, r5_0_35
+			p, dkahn, alpha, beta, gamma, dd := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
