@@ -176,14 +176,51 @@
 //     mosaic 0.24 → 0.12×, triclinic 512² 0.38 → 0.17×, comprehensive
 //     0.25 → 0.06×. The scalar kernel costs the default build 7–18 % on
 //     the standard cases against the hand-written shortcut it replaced
-//     (comprehensive 3 % less). The gradient rows are still scalar.
+//     (comprehensive 3 % less); see below for what recovered it.
 //
-// Now, per pixel (callgrind by instruction, cubic rows, scalar build): the forward does
-// 189 floating-point operations in 537 instructions, the fused loss and
-// gradient 355 in 921 (1.88× and 1.72×); with 10 domains 1341 in 3277
-// against 2323 in 5782 (1.73×, 1.76×). With both vCPUs busy (one core of
-// throughput) time follows instruction counts; gradient/forward time
-// ratios (BenchmarkGradientRatio*) are in the README.
+//   - Loss rows on lanes: the terms (termsGradLanes: sincg's derivatives
+//     in closed form for the three indices side by side, the near-peak
+//     recurrence for the three where any lane is within 1/64 of an integer,
+//     merged per lane; the structure factor and its ∂/∂F from one cell
+//     lookup), the chunk's front (lossFrontLanes: geometry, ω,
+//     polarization with its derivative coefficients) and the backward pass
+//     (lossBackLanes). The backward sums are four partial sums, pixel p in
+//     sum p mod 4, added in a fixed order per chunk: a sum in pixel order
+//     held in one vector (each vector's lanes added one by one) kept the
+//     old bits but cost the AVX2 kernel 8 %. Records per quantity
+//     (lossFront, termLanes) instead of per pixel. In-process, one thread,
+//     vector build: gradient at cubic 1024² 83 → 39 ms, 10 domains at 512²
+//     130 → 53 ms; per pixel (cachegrind, one run) 949 → 407 instructions.
+//     A zero lattice factor needs no merges: its products add ±0.
+//
+//   - The one-lane copy reads a lane of a slice as x[i] (lanegen's
+//     oneLane), not x[i:][0] (a slice formed, two bounds checks): default
+//     build gradient 113 → 100 ms, forward 61 → 58 ms at 1024².
+//
+//   - Forward rows of one sub-pixel form d and ω for 64 pixels ahead of
+//     their terms, as the old hand-written shortcut did, so that the
+//     square root and division do not head each pixel's chain: forward at
+//     1024² default 57 → 48 ms (the hand-written shortcut's 48 ms again),
+//     vector 22 → 20 ms.
+//
+//   - Tried and left out (no gain within the machine's noise, min of 3–4
+//     interleaved runs): the near-peak recurrence per index instead of for
+//     all three; one division for the three π/s; separate variables for
+//     the four partial sums in the one-lane copy (they spill either way).
+//     Leaving out the square roots or the divisions altogether (results
+//     wrong) saved 8 % and 5 % of the 10-domain gradient: the terms are
+//     not bound by them.
+//
+// Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
+// scalar build): the forward did 189 floating-point operations in 537
+// instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
+// with 10 domains 1341 in 3277 against 2323 in 5782 (1.73×, 1.76×). Now
+// (cachegrind, whole cubic 1024² graph runs less 256² ones, per pixel):
+// forward 531 (before the lanes) → 462 instructions in the default build,
+// 153 in the vector build; gradient 910 → 1043 default, 407 vector.
+// Vector instructions do four pixels' work, so their counts say less
+// about time than scalar ones; gradient/forward time ratios
+// (BenchmarkGradientRatio*) are in the README.
 //
 // LossGradient fuses image, a pixel-wise loss and its gradient: the loss
 // term's derivative needs the pixel's intensity, which the same walk has
