@@ -786,6 +786,7 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 	}
 	f0, f1 := max(c.ROIFMin, 0), min(c.ROIFMax, c.FPixels-1)
 	var n int
+	rb.om, rb.omDone = laneVal{*omegaSum}, 0
 	if c.HasMask {
 		if rb.idx == nil {
 			rb.idx = make([]int, len(rb.f))
@@ -802,7 +803,7 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 		n = max(0, f1+1-f0)
 		k.lanesRow(spix, nil, f0, n, rb)
 	}
-	om := *omegaSum
+	om := rb.om[0]
 	if c.Thick {
 		for p := range n {
 			f := f0 + p
@@ -811,17 +812,19 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 			}
 			row[f] = T(k.laneValue(spix, f, p, rb, &om))
 		}
-	} else if c.HasMask {
-		for p, f := range rb.idx[:n] {
-			om += rb.w[p]
-			row[f] = T(rb.v[p])
-		}
 	} else {
-		v, w := rb.v[:n], rb.w[:n]
-		for p, x := range row[f0 : f0+n] {
-			_ = x
-			om += w[p]
-			row[f0+p] = T(v[p])
+		// The ω terms pixelsLanes has not added, in pixel order.
+		for _, w := range rb.w[rb.omDone:n] {
+			om += w
+		}
+		if c.HasMask {
+			for p, f := range rb.idx[:n] {
+				row[f] = T(rb.v[p])
+			}
+		} else {
+			for p, v := range rb.v[:n] {
+				row[f0+p] = T(v)
+			}
 		}
 	}
 	*omegaSum = om
@@ -840,11 +843,8 @@ func (k *kernel) lanesRow(spix int, idx []int, f0, n int, rb *rowBuf) {
 			rb.f[p] = float64(f * os)
 		}
 	} else {
-		// Whole numbers: the sums are exact.
-		x, step := float64(f0*os), float64(os)
 		for p := range rb.f[:n] {
-			rb.f[p] = x
-			x += step
+			rb.f[p] = float64((f0 + p) * os)
 		}
 	}
 	for p := n; p%maxLanes != 0; p++ {

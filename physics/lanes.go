@@ -301,7 +301,12 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		// standard cases): the geometry of rowChunk pixels ahead of their
 		// terms, so that each pixel's square root and division do not
 		// hold up the next pixel's start (chiefly for the one-lane copy).
+		// The row's ω terms are added to the running solid-angle sum here,
+		// one pixel after another in the first lane of om (vaddseq),
+		// where the additions overlap the terms' work; those of a last,
+		// partial vector are left to the caller (rb.omDone).
 		g := &rb.geo
+		om := vloadSlice(rb.om[:])
 		for c0 := 0; c0 < n; c0 += rowChunk {
 			c1 := min(n, c0+rowChunk)
 			for p0 := c0; p0 < c1; p0 += lanes {
@@ -325,9 +330,15 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				omega := vloadSlice(g[3][q:])
 				sum, polar = k.termsLanes(r, &ia, &fa, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
 				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
-				count.Mul(omega).StoreSlice(rb.w[p0:])
+				w := count.Mul(omega)
+				w.StoreSlice(rb.w[p0:])
+				if p0+lanes <= n {
+					om = vaddseq(om, w)
+					rb.omDone = p0 + lanes
+				}
 			}
 		}
+		om.StoreSlice(rb.om[:])
 		vzeroupper()
 		return
 	}

@@ -565,6 +565,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	s0, o0 := &rb.sdet[0], &r.odet[0]
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
+		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += rowChunk {
 			c1 := min(n, c0+rowChunk)
 			for p0 := c0; p0 < c1; p0 += 4 {
@@ -762,9 +763,15 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 				}
 				sum, polar = r0_0_21, r1_0_21
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
-				count.Mul(omega).StoreSlice(rb.w[p0:])
+				w := count.Mul(omega)
+				w.StoreSlice(rb.w[p0:])
+				if p0+4 <= n {
+					om = vaddseqAVX2(om, w)
+					rb.omDone = p0 + 4
+				}
 			}
 		}
+		om.StoreSlice(rb.om[:])
 		archsimd.ClearAVXUpperBits()
 		return
 	}

@@ -563,6 +563,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	s0, o0 := &rb.sdet[0], &r.odet[0]
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
+		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += rowChunk {
 			c1 := min(n, c0+rowChunk)
 			for p0 := c0; p0 < c1; p0 += 1 {
@@ -760,9 +761,15 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				}
 				sum, polar = r0_0_21, r1_0_21
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
-				rb.w[p0] = (count * omega)
+				w := (count * omega)
+				rb.w[p0] = w
+				if p0+1 <= n {
+					om = (om + w)
+					rb.omDone = p0 + 1
+				}
 			}
 		}
+		store(om, (rb.om[:]))
 		nop()
 		return
 	}

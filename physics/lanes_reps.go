@@ -107,13 +107,15 @@ func bitsOf(x []float64) []uint64 {
 // rowBuf is one worker's row of lane-kernel pixels: their indices (idx;
 // nil for a run of pixels from f0), float64(f·Oversample) (f), the
 // slow-axis parts of each sub-pixel row (sdet), scratch space (geo), and
-// the results of pixelsLanes (v, w, polar, par).
+// the results of pixelsLanes (v, w, polar, par; om and omDone).
 type rowBuf struct {
 	idx                 []int
 	f0                  int
 	f, v, w, polar, par []float64
 	sdet                [][3]laneVal
 	geo                 [4][rowChunk]float64 // pixelsLanes: d and ω of a chunk
+	om                  laneVal              // the running solid-angle sum (first lane)
+	omDone              int                  // the pixels whose ω terms pixelsLanes added to om
 }
 
 func (k *kernel) newRowBuf() *rowBuf {

@@ -44,7 +44,7 @@ import (
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vloadBits", "vbits", "vfloat", "vint32",
-	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper",
+	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -70,6 +70,7 @@ var Targets = []Target{
 		"vshl":       "($1 << $2)",
 		"vany":       "$1",
 		"vzeroupper": "nop",
+		"vaddseq":    "($1 + $2)",
 	}, Methods: map[string]string{
 		"Add":          "($0 + $1)",
 		"Sub":          "($0 - $1)",
