@@ -127,7 +127,8 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // (inputs each in range whose product is not) must not pass for a result.
 func checkImage(img []float32, fpixels int) error {
 	for i, v := range img {
-		if x := float64(v); !(x >= 0) || math.IsInf(x, 0) {
+		if !(v >= 0 && v <= math.MaxFloat32) { // (negative, NaN or +Inf)
+			x := float64(v)
 			return fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
 				i%fpixels, i/fpixels, x)
 		}
@@ -145,13 +146,16 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 	d := m.Detector
 	var sum, sumsq float64
 	n := 0
-	for s := 0; s < d.SPixels; s++ {
+	// The rendered pixels (cfg.Rendered) in scan order: the ROI's rows and
+	// columns, less the masked pixels.
+	f0, f1 := max(cfg.ROIFMin, 0), min(cfg.ROIFMax, d.FPixels-1)
+	for s := max(cfg.ROISMin, 0); s <= min(cfg.ROISMax, d.SPixels-1); s++ {
 		row := img[s*d.FPixels : (s+1)*d.FPixels]
-		for f, v := range row {
-			if !cfg.Rendered(f, s, in.Mask) {
+		for f := f0; f <= f1; f++ {
+			if cfg.HasMask && in.Mask[s*d.FPixels+f] == 0 {
 				continue
 			}
-			x := float64(v)
+			x := float64(row[f])
 			if x > st.MaxI {
 				st.MaxI, st.MaxF, st.MaxS = x, f, s
 				sub := d.Pixel / float64(d.Oversample)
