@@ -103,7 +103,8 @@
 // and forward rows) and by timing the rows interleaved in one process:
 //
 //   - Rows of one sub-pixel and one layer (the standard cases) compute 1/R
-//     and d for 64 pixels ahead of their terms (chunkGeometry). Each
+//     and d for 64 pixels ahead of their terms (then chunkGeometry; now
+//     lossFrontLanes and pixelsLanes). Each
 //     pixel's square root and division headed the chain through d and q to
 //     the lattice factors, which kept the next pixel from starting early
 //     enough: forward rows 7.9 → 5.0 ms, loss rows 14.2 → 12.7 ms. Only

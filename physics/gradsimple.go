@@ -55,7 +55,7 @@ func (k *kernel) orientIncidence() {
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
 // every orientation's a, b, c vectors (9 per orientation in ob), from the
-// derivatives by h, k, l that termsGrad wrote to hkl.
+// derivatives by h, k, l that termsGradLanes wrote to hkl (one pixel).
 func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 	for oi := 0; oi < len(hkl)/3; oi++ {
 		b, v := ob[9*oi:9*oi+9], hkl[3*oi:3*oi+3]
@@ -171,9 +171,9 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // The pixels are taken in chunks (chunkPixels), each in three passes:
 // the terms (termsGradLanes, on vector lanes where the CPU has them: S,
 // ∂S/∂N, ∂S/∂(h, k, l) per source and orientation, and σ, their
-// contraction with d), the loss terms, then
-// the backward pass without calls, so that its running sums stay in
-// registers. The backward pass sums over the row only what the adjoints
+// contraction with d), the loss terms, then the backward pass
+// (lossBackLanes, in loops without calls, so that its running sums stay
+// in registers). The backward pass sums over the row only what the adjoints
 // are linear in: along a row the lab position is p = P₀ + fdet·f, so
 //
 //	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀⊥_j + Σ fdet·u_i/R·f⊥_j − ½·Σ u_i·|d − inc|²·inc_j)
@@ -360,8 +360,8 @@ type lossRecs struct {
 
 // lossFront are a loss-row chunk's per-pixel values before the terms
 // (lossFrontLanes): float64(f), fdet, 1/R, ω, and the polarization P with
-// ∂P/∂K, α, β, γ (∂P/∂d = α·inc + β·ein + γ·bin; β and γ only where
-// K ≠ 0) and (∂P/∂d)·d.
+// ∂P/∂K, α, β, γ (∂P/∂d = α·inc + β·ein + γ·bin; β and γ only from
+// polarizationCoefLanes, not at K = 0 with an E-B plane) and (∂P/∂d)·d.
 type lossFront struct {
 	f, fdet, invR, omega             [rowChunk]float64
 	p, dkahn, alpha, beta, gamma, dd [rowChunk]float64

@@ -734,25 +734,12 @@ func sincg3(h, kk, l float64, n int) float64 {
 }
 
 // rowChunk is the number of pixels whose geometry the row walks of the
-// one-sub-pixel structures (rowSingle, lossRowSingle) compute ahead of
+// one-sub-pixel structures (pixelsLanes, lossRowSingle) compute ahead of
 // their terms.
 const rowChunk = 64
 
 // rowChunk is a power of two: the loss rows mask indices with it.
 var _ [0]struct{} = [rowChunk & (rowChunk - 1)]struct{}{}
-
-// chunkGeometry computes 1/R and the diffracted direction d of pixels fs
-// of row spix (one sub-pixel, one layer) into g. Done ahead of the terms,
-// the square root and division of one pixel overlap those of the next,
-// off the chain that leads through d to the lattice factors.
-func (k *kernel) chunkGeometry(spix int, fs []int, g *[rowChunk][4]float64) {
-	sdet := k.sub*float64(spix) + k.sub/2
-	for p, f := range fs {
-		x, y, z := k.flat(k.sub*float64(f)+k.sub/2, sdet, float64(0)*k.thickStep)
-		invR := 1 / math.Sqrt(x*x+y*y+z*z)
-		g[p] = [4]float64{invR, x * invR, y * invR, z * invR}
-	}
-}
 
 // chunkPixels lists in fs the rendered pixels of row spix (inside the
 // ROI's rows) from f0 on, up to rowChunk of them, leaving out those the

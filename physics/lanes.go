@@ -530,8 +530,14 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			// and no derivative: every product above then has a factor 0
 			// and finite others (F, the lattice factors and their
 			// derivatives are finite), so it adds ±0, which leaves each
-			// sum as it was (no sum is −0). With a water background the
-			// reference keeps the term, and so does this.
+			// derivative's sum as it was (they start at +0, so none is
+			// −0). S starts at the water background, which can be −0
+			// (-water -0, a negative fluence): it is kept as it was. With
+			// a water background the reference keeps the term, and so
+			// does this.
+			if !c.Water {
+				s1 = s.Merge(s1, fl.Equal(vk(0)))
+			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hbar.StoreSlice(hkl[3*oi*stride+p0:])
 			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])

@@ -1646,6 +1646,9 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 			sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[0])[:4])))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[1])[:4]))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[2])[:4]))))))
 			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+			if !c.Water {
+				s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hbar.StoreSlice(hkl[3*oi*stride+p0:])
 			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])

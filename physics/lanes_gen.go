@@ -1644,6 +1644,9 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 			sig1 := (sig + (((hbar * (h + (&e[0])[0])) + (kbar * (kk + (&e[1])[0]))) + (lbar * (l + (&e[2])[0]))))
 			na1, nb1, nc1 := (sna + (xa * nda)), (snb + (xb * ndb)), (snc + (xc * ndc))
+			if !c.Water {
+				s1 = merge(s, s1, (fl == float64(0)))
+			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hkl[3*oi*stride+p0] = hbar
 			hkl[(3*oi+1)*stride+p0] = kbar

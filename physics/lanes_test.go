@@ -2,6 +2,7 @@ package physics_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -116,8 +117,9 @@ func TestLanesGenerated(t *testing.T) {
 // bit for bit, whatever lane kernels run them (AvailableVectorLanes), on
 // every golden case (twelve rows of it) and on structures that take the
 // loss rows' other branches (several sources and orientations, Kahn
-// polarization, a table with missing reflections, water, chunks that
-// fall back to one lane), for a loss of each kind.
+// polarization, no polarization, a table with missing reflections,
+// water, chunks whose terms fall back to one lane), for three kinds of
+// loss.
 func TestLanesGradientBits(t *testing.T) {
 	tiers := physics.AvailableVectorLanes()
 	if len(tiers) < 2 {
@@ -126,15 +128,32 @@ func TestLanesGradientBits(t *testing.T) {
 	golden := goldenCommandLines(t)
 	inputs := inScratch(t)
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
-	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40"
+	// A table with holes: reflections with h+k+l odd are not listed (they
+	// take the default F, and ∂/∂F flows to them).
+	var hkl strings.Builder
+	for h := -4; h <= 4; h++ {
+		for k := -4; k <= 4; k++ {
+			for l := -4; l <= 4; l++ {
+				if (h+k+l)%2 == 0 {
+					fmt.Fprintf(&hkl, "%d %d %d %d\n", h, k, l, 50+h*h+2*k*k+3*l*l)
+				}
+			}
+		}
+	}
+	if err := os.WriteFile("holes.hkl", []byte(hkl.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// One sub-pixel (the loss rows; these sizes would get two by default).
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40 -oversample 1"
 	lines := []string{base,
-		base + " -mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8",
-		base + " -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",
+		base + " -mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8", // K ≠ 0
+		base + " -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",     // sources, water
 		base + " -hkl " + inputs + "/P1.hkl -nopolar -point_pixel -roi 3 35 2 30",
-		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",
-		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2", // chunks of 18 pixels: 16, then one lane
-		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",  // chunks of 7: one lane
-		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",
+		base + " -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -polar 0.5",
+		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2", // chunks of 16 pixels, then 14
+		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",  // chunks of 7: terms on one lane
+		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                         // no E-B plane
+		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",            // walkSimple (one lane)
 	}
 	for _, gc := range golden {
 		args := strings.Join(gc.Args, " ")
