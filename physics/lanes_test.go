@@ -173,14 +173,7 @@ func TestLanesGradientBits(t *testing.T) {
 			cfg.ROISMin, cfg.ROISMax = max(cfg.ROISMin, mid-6), min(cfg.ROISMax, mid+5)
 		}
 		n := cfg.FPixels * cfg.SPixels
-		obs, wts, bg := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i := range obs {
-			obs[i] = float64(i % 7)
-			if i%13 != 5 {
-				wts[i] = 0.5 + float64(i%3)/4
-			}
-			bg[i] = 0.25 + float64(i%5)/8
-		}
+		obs, wts, bg := lossData(n)
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg},
 			{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossSum}} {
 			var want []float64

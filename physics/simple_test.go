@@ -125,14 +125,7 @@ func TestShortcutGradients(t *testing.T) {
 		n := cfg.FPixels * cfg.SPixels
 		// Every loss kind, against an "observation" with zeros, leaving
 		// some pixels out by weight.
-		obs, wts, bg := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i := range obs {
-			obs[i] = float64(i % 7)
-			if i%13 != 5 {
-				wts[i] = 0.5 + float64(i%3)/4
-			}
-			bg[i] = 0.25 + float64(i%5)/8
-		}
+		obs, wts, bg := lossData(n)
 		if cfg.Oversample == 1 && cfg.ThickSteps == 1 && !cfg.Thick {
 			// The loss rows' intensities are Render's bits: against
 			// Render's image the squared residuals and their gradient are
@@ -238,6 +231,20 @@ func freshInputs(t *testing.T, argv string) (physics.Config, *physics.Inputs) {
 		t.Fatalf("%q: structure-factor table %v", argv, cfg.HasHKL)
 	}
 	return cfg, in
+}
+
+// lossData returns an "observation" of n pixels with zeros, weights that
+// leave some pixels out, and a background, for the loss tests.
+func lossData(n int) (obs, wts, bg []float64) {
+	obs, wts, bg = make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range obs {
+		obs[i] = float64(i % 7)
+		if i%13 != 5 {
+			wts[i] = 0.5 + float64(i%3)/4
+		}
+		bg[i] = 0.25 + float64(i%5)/8
+	}
+	return obs, wts, bg
 }
 
 // inScratch moves the test into a scratch directory (reading -hkl writes
