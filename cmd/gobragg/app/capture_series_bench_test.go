@@ -63,10 +63,7 @@ func BenchmarkSeriesCapture(b *testing.B) {
 			list := filepath.Join(sdir, "image.expt")
 			truthFit := seriesFit(b, list, nil, seriesModel, filepath.Join(sdir, "truth"))
 			for k, n := range cellOrientNames {
-				want := 0.0
-				if v, ok := truthCell[n]; ok {
-					want = v
-				}
+				want := truthCell[n] // (0 for the orientation axes)
 				rms[k] += math.Pow((truthFit.value[n]-want)/truthFit.stderr[n], 2)
 			}
 			nrms++
@@ -106,10 +103,7 @@ func BenchmarkSeriesCapture(b *testing.B) {
 			list := filepath.Join(rdir, "truth.expt")
 			truthFit := seriesFit(b, list, observed, base, filepath.Join(rdir, "truth"))
 			for _, n := range cellOrientNames {
-				want := 0.0
-				if v, ok := truthCell[n]; ok {
-					want = v
-				}
+				want := truthCell[n] // (0 for the orientation axes)
 				say("reference images 2–6, fit from the truth: %s = %.5f ± %.2g (truth %g, %.2fσ)", n, truthFit.value[n],
 					truthFit.stderr[n], want, (truthFit.value[n]-want)/truthFit.stderr[n])
 			}
