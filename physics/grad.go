@@ -28,7 +28,7 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
 	if k.simple {
-		k.orientIncidence()
+		k.gradSetup()
 	}
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
 	if k.single && !(c.Interpolate && c.HasHKL) {

@@ -47,10 +47,20 @@ func (t *termLanes) reset(n int, ibg float64) {
 	}
 }
 
-// orientIncidence sets what termsGradLanes reads besides the terms:
-// k.perDef.
-func (k *kernel) orientIncidence() {
+// gradSetup sets what termsGradLanes reads besides the forward kernels'
+// values: k.perDef, and k.missBits where the table has cells without
+// data (only gradients need them, so forward runs do not build it).
+func (k *kernel) gradSetup() {
 	k.perDef = k.c.HasHKL || k.ibg != 0
+	if k.missing != nil {
+		miss := make([]float64, len(k.missing))
+		for i, m := range k.missing {
+			if m {
+				miss[i] = 1
+			}
+		}
+		k.missBits = bitsOf(miss)
+	}
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by

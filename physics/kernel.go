@@ -370,12 +370,12 @@ type kernel struct {
 	missing              []bool       // table cells without data (default F), nil if none
 	hStride, kStride     int
 	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
-	perDef               bool                  // termsGradLanes sums ∂S/∂F (orientIncidence)
+	perDef               bool                  // termsGradLanes sums ∂S/∂F (gradSetup)
 	hklSmall             bool                  // every |h|, |k|, |l| < 2⁵⁰
 	tier                 laneTier              // the lane kernels to run (dispatch.go)
 	lr                   *laneReps             // what the lane kernels read (lanes_reps.go)
 	fhklBits             []uint64              // fhkl's bit patterns
-	missBits             []uint64              // 1 (as bits) where the table has no data, 0 elsewhere; nil when it has data everywhere
+	missBits             []uint64              // 1 (as bits) where the table has no data, 0 elsewhere; nil when it has data everywhere (gradSetup)
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -493,15 +493,6 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.lr = k.newLaneReps(k.simple)
 	k.fhklBits = bitsOf(k.fhkl)
-	if k.missing != nil {
-		miss := make([]float64, len(k.missing))
-		for i, m := range k.missing {
-			if m {
-				miss[i] = 1
-			}
-		}
-		k.missBits = bitsOf(miss)
-	}
 	k.tier = currentTier()
 	return k
 }
