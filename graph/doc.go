@@ -1,19 +1,25 @@
 // Package graph compiles a model into a gorgonia program and runs it.
 //
 // A Program is an expression graph — named scalar input nodes for every
-// continuous parameter (crystal.a … beam.kahn, see Program.Names), the
-// parameter maths of package models as primitive ops, a pack op, and the
-// fused pixel op of package physics — compiled once into a TapeMachine.
-// Programs are cached by Key, the model's structure (image shape,
-// oversampling, flags, convention axes, table bounds). A Simulator binds a
-// model's values to the cached program, so new instances that differ only
-// in parameter values cost microseconds (G.Let at run time) instead of a
-// build and compile (milliseconds); Compiles counts the builds.
+// continuous parameter (crystal.a … beam.kahn, see Program.Names), a
+// parameter op (the parameter maths of package models evaluated on
+// numbers, in the Folded algebra) and the fused pixel op of package
+// physics — compiled once into a TapeMachine. Programs are cached by Key,
+// the model's structure (image shape, oversampling, flags, convention
+// axes, table bounds). A Simulator binds a model's values to the cached
+// program, so new instances that differ only in parameter values cost
+// microseconds (G.Let at run time) instead of a build and compile (about
+// half a millisecond); Compiles counts the builds.
 //
 // Gradients: a Program also holds, built on first use per loss structure
-// (kind, weighted or not), a gradient program — the same parameter graph
-// feeding the fused loss op (image, loss and ∂loss/∂P in one pass), whose
-// scalar loss G.Grad differentiates back to every input the image uses.
+// (kind, weighted or not), a gradient program — the parameter maths as
+// primitive gorgonia ops (the same formulas; Folded computes their bits,
+// TestPackedBits) feeding the fused loss op (image, loss and ∂loss/∂P in
+// one pass), whose scalar loss G.Grad differentiates back to every input
+// the image uses. The forward program leaves the primitive ops out
+// because it needs no autograd and their ~340 nodes cost ~10 ms of
+// compile (gorgonia's register allocation grows with the square of the
+// node count), as much as a whole 1024² image in the vector build.
 // Simulator.Gradient runs it; losses written with ordinary gorgonia ops on
 // PixelOp's image differentiate through PixelOp's own backward op.
 // Objective turns it into a function of the user's parameters

@@ -163,7 +163,7 @@ func TestGraphLoss(t *testing.T) {
 	}
 	g := G.NewGraph()
 	key := KeyOf(m)
-	inputs, _, tables, pv, err := emit(g, key, m)
+	inputs, tables, pv, err := emit(g, key, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 
 	"github.com/chewxy/hm"
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -68,6 +70,49 @@ func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	}
 	return res, nil
 }
+
+// paramsOp is the forward program's parameter maths: from the n scalar
+// parameter inputs (fields order) to the packed vector, on numbers
+// (packValues), for model's structure. It has no gradient: gradient
+// programs emit the same maths as primitive ops instead.
+type paramsOp struct {
+	model *models.Model
+	n     int
+}
+
+func (o paramsOp) Arity() int { return o.n }
+
+func (o paramsOp) Type() hm.Type { return packOp{o.n}.Type() }
+
+func (o paramsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{physics.NParams}, nil
+}
+
+func (o paramsOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != o.n {
+		return nil, fmt.Errorf("graph: parameters want %d scalars, got %d", o.n, len(vs))
+	}
+	vals := make([]float64, o.n)
+	for i, v := range vs {
+		f, ok := v.(*G.F64)
+		if !ok {
+			return nil, fmt.Errorf("graph: parameter input %d is %T, want float64 scalar", i, v)
+		}
+		vals[i] = float64(*f)
+	}
+	out := packValues(o.model, vals)
+	if len(out) != physics.NParams {
+		return nil, fmt.Errorf("graph: %d packed parameters, want %d", len(out), physics.NParams)
+	}
+	return tensor.New(tensor.WithShape(len(out)), tensor.WithBacking(out)), nil
+}
+
+func (o paramsOp) ReturnsPtr() bool      { return false }
+func (o paramsOp) CallsExtern() bool     { return false }
+func (o paramsOp) OverwritesInput() int  { return -1 }
+func (o paramsOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.params%d", o.n) }
+func (o paramsOp) Hashcode() uint32      { return hashOf(o) }
+func (o paramsOp) String() string        { return fmt.Sprintf("params%d", o.n) }
 
 // unpackOp reads element i of a float64 vector of n as a scalar; its
 // gradient is the one-hot vector (oneHotOp).

@@ -51,8 +51,9 @@ func KeyOf(m *models.Model) Key {
 }
 
 // Program is a compiled expression graph: scalar parameter inputs →
-// parameter maths (primitive ops) → packed parameters → fused pixel op →
-// image. Gradient programs add a loss and its backward pass; they are
+// parameter op (packed parameters) → fused pixel op → image. Gradient
+// programs emit the parameter maths as primitive ops instead, and add a
+// loss and its backward pass; they are
 // built on first use, per loss structure, and kept with the forward
 // program in a pool: a gradient run takes an idle one (or builds another),
 // so that runs of several simulators on one program — the images of a
@@ -143,9 +144,11 @@ func ProgramFor(m *models.Model, opts ...Option) (*Program, error) {
 	return p, nil
 }
 
-// build emits and compiles the forward graph for key. The model supplies
-// only structure that key already pins down (convention vectors, pivot);
-// its values are not baked in.
+// build emits and compiles the forward program for key: the parameter
+// inputs feed one paramsOp, which evaluates the parameter maths on numbers
+// (see the package doc for why not as primitive ops), and the pixel op.
+// The model supplies only structure that key already pins down
+// (convention vectors, pivot); its values are not baked in.
 func build(key Key, m *models.Model) (p *Program, err error) {
 	defer func() {
 		// gorgonia's constructors panic on malformed graphs; report instead.
@@ -154,9 +157,10 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 		}
 	}()
 	p = &Program{key: key, model: m, g: G.NewGraph(), grads: map[lossKey][]*gradProgram{}}
-	var pv *G.Node
-	if p.inputs, p.names, p.tables, pv, err = emit(p.g, key, m); err != nil {
-		return nil, err
+	p.inputs, p.names, p.tables = emitInputs(p.g, key)
+	pv, err := G.ApplyOp(paramsOp{model: m, n: len(p.inputs)}, p.inputs...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: parameter op: %w", err)
 	}
 	t := p.tables
 	p.side = &physics.Side{}
@@ -170,24 +174,13 @@ func build(key Key, m *models.Model) (p *Program, err error) {
 	return p, nil
 }
 
-// emit adds the parameter graph for key to g: the parameter inputs (with
-// their names), the table inputs and the packed parameter vector the pixel
-// ops read.
-func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []string, tables [4]*G.Node, pv *G.Node, err error) {
-	A := &models.Graph{G: g}
+// emitInputs adds key's inputs to g: a named float64 scalar per parameter
+// (fields order) and the four table vectors.
+func emitInputs(g *G.ExprGraph, key Key) (inputs []*G.Node, names []string, tables [4]*G.Node) {
 	var np models.Params[*G.Node]
 	for _, f := range fields(&np, key.FromMatrix, key.CellLengths) {
-		*f.ptr = G.NewScalar(g, G.Float64, G.WithName(f.name))
-		inputs = append(inputs, *f.ptr)
+		inputs = append(inputs, G.NewScalar(g, G.Float64, G.WithName(f.name)))
 		names = append(names, f.name)
-	}
-	packed := pack[*G.Node](A, m, &np)
-	if A.Err != nil {
-		return nil, nil, tables, nil, A.Err
-	}
-	pv, err = G.ApplyOp(packOp{len(packed)}, packed...)
-	if err != nil {
-		return nil, nil, tables, nil, fmt.Errorf("graph: packing parameters: %w", err)
 	}
 	kp := &key.Pixels
 	for i, t := range []struct {
@@ -197,7 +190,28 @@ func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, names []s
 		{"crystal.domains", kp.Domains * physics.MosaicCols}, {"detector.mask", kp.MaskLen()}} {
 		tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
 	}
-	return inputs, names, tables, pv, nil
+	return inputs, names, tables
+}
+
+// emit adds key's inputs to g and the parameter maths on them as primitive
+// ops, gathered into the packed parameter vector the pixel ops read, so
+// that autograd carries the pixel op's gradient back to every input.
+func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, tables [4]*G.Node, pv *G.Node, err error) {
+	inputs, _, tables = emitInputs(g, key)
+	A := &models.Graph{G: g}
+	var np models.Params[*G.Node]
+	for i, f := range fields(&np, key.FromMatrix, key.CellLengths) {
+		*f.ptr = inputs[i]
+	}
+	packed := pack[*G.Node](A, m, &np)
+	if A.Err != nil {
+		return nil, tables, nil, A.Err
+	}
+	pv, err = G.ApplyOp(packOp{len(packed)}, packed...)
+	if err != nil {
+		return nil, tables, nil, fmt.Errorf("graph: packing parameters: %w", err)
+	}
+	return inputs, tables, pv, nil
 }
 
 // quietVM makes a tape machine "watch" every instruction. Without a
@@ -235,7 +249,7 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	}()
 	gp = &gradProgram{g: G.NewGraph()}
 	var pv *G.Node
-	if gp.inputs, _, gp.tables, pv, err = emit(gp.g, p.key, p.model); err != nil {
+	if gp.inputs, gp.tables, pv, err = emit(gp.g, p.key, p.model); err != nil {
 		return nil, err
 	}
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
@@ -316,11 +330,31 @@ func pack[T any](A models.Alg[T], m *models.Model, np *models.Params[T]) []T {
 		cp.Phi, cp.PhiStep, cp.Mosaic, cp.Fudge, dp.ThickStep, dp.Mu, np.Dmin, ibg, distance)
 }
 
-// Packed returns the pixel op's parameter vector for m, computed in
-// float64 by the same formulas the graph uses.
+// Packed returns the pixel op's parameter vector for m: the graph's
+// formulas evaluated in the Folded algebra, which gives the bits the
+// gradient programs' primitive ops compute (TestPackedBits).
 func Packed(m *models.Model) []float64 {
 	p := m.Params()
-	return pack[float64](models.Float{}, m, &p)
+	var vals []float64
+	for _, f := range fields(&p, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
+		vals = append(vals, *f.ptr)
+	}
+	return packValues(m, vals)
+}
+
+// packValues evaluates pack for m's structure on the parameter values
+// vals (fields order).
+func packValues(m *models.Model, vals []float64) []float64 {
+	var np models.Params[models.Num]
+	for i, f := range fields(&np, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
+		*f.ptr = models.Num{V: vals[i]}
+	}
+	nums := pack[models.Num](models.Folded{}, m, &np)
+	out := make([]float64, len(nums))
+	for i, x := range nums {
+		out[i] = x.V
+	}
+	return out
 }
 
 // Key returns the program's structural key.

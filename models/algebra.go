@@ -47,8 +47,9 @@ func (Float) Sqrt(x float64) float64   { return math.Sqrt(x) }
 // Operations on constants are folded, and multiplying by 0 or 1, adding 0
 // and the like emit no node: the convention vectors are mostly 0 and 1,
 // and every node costs compile time (gorgonia's register allocation grows
-// with the square of the node count). The values are those Float computes
-// for finite operands.
+// with the square of the node count). Folded computes the same values bit
+// for bit (same rules, foldAdd … foldDiv); Float computes them up to the
+// sign of zeros, for finite operands.
 type Graph struct {
 	G      *G.ExprGraph
 	Err    error
@@ -92,67 +93,102 @@ func (g *Graph) Const(x float64) *G.Node {
 	return n
 }
 
-func (g *Graph) Add(x, y *G.Node) *G.Node {
-	a, ca := g.value(x)
-	b, cb := g.value(y)
+// A fold is what an algebra that knows its constants (Graph, Folded) does
+// with a binary operation: emit it, or give a constant, an operand or an
+// operand's negation instead. The fold functions below are the rules, in
+// one place for both algebras.
+type fold uint8
+
+const (
+	emit     fold = iota // compute the operation
+	constant             // the value the rule returns
+	left                 // x itself
+	right                // y itself
+	negLeft              // −x
+	negRight             // −y
+)
+
+// A foldRule decides an operation on x (value a, a constant when ca) and
+// y (b, cb).
+type foldRule func(a float64, ca bool, b float64, cb bool) (fold, float64)
+
+func foldAdd(a float64, ca bool, b float64, cb bool) (fold, float64) {
 	switch {
 	case ca && cb:
-		return g.Const(a + b)
+		return constant, a + b
 	case ca && a == 0:
-		return y
+		return right, 0
 	case cb && b == 0:
-		return x
+		return left, 0
 	}
-	return g.bin(G.Add, x, y)
+	return emit, 0
 }
 
-func (g *Graph) Sub(x, y *G.Node) *G.Node {
-	a, ca := g.value(x)
-	b, cb := g.value(y)
+func foldSub(a float64, ca bool, b float64, cb bool) (fold, float64) {
 	switch {
 	case ca && cb:
-		return g.Const(a - b)
+		return constant, a - b
 	case cb && b == 0:
-		return x
+		return left, 0
 	case ca && a == 0:
-		return g.Neg(y)
+		return negRight, 0
 	}
-	return g.bin(G.Sub, x, y)
+	return emit, 0
 }
 
-func (g *Graph) Mul(x, y *G.Node) *G.Node {
-	a, ca := g.value(x)
-	b, cb := g.value(y)
+func foldMul(a float64, ca bool, b float64, cb bool) (fold, float64) {
 	switch {
 	case ca && cb:
-		return g.Const(a * b)
+		return constant, a * b
 	case (ca && a == 0) || (cb && b == 0):
-		return g.Const(0)
+		return constant, 0
 	case ca && a == 1:
-		return y
+		return right, 0
 	case cb && b == 1:
-		return x
+		return left, 0
 	case ca && a == -1:
-		return g.Neg(y)
+		return negRight, 0
 	case cb && b == -1:
-		return g.Neg(x)
+		return negLeft, 0
 	}
-	return g.bin(G.Mul, x, y)
+	return emit, 0
 }
 
-func (g *Graph) Div(x, y *G.Node) *G.Node {
-	a, ca := g.value(x)
-	b, cb := g.value(y)
+func foldDiv(a float64, ca bool, b float64, cb bool) (fold, float64) {
 	switch {
 	case ca && cb:
-		return g.Const(a / b)
+		return constant, a / b
 	case ca && a == 0:
-		return g.Const(0)
+		return constant, 0
 	case cb && b == 1:
-		return x
+		return left, 0
 	}
-	return g.bin(G.Div, x, y)
+	return emit, 0
 }
+
+// binFold applies rule to x and y, emitting op only when it must.
+func (g *Graph) binFold(rule foldRule, op func(a, b *G.Node) (*G.Node, error), x, y *G.Node) *G.Node {
+	a, ca := g.value(x)
+	b, cb := g.value(y)
+	switch f, v := rule(a, ca, b, cb); f {
+	case constant:
+		return g.Const(v)
+	case left:
+		return x
+	case right:
+		return y
+	case negLeft:
+		return g.Neg(x)
+	case negRight:
+		return g.Neg(y)
+	}
+	return g.bin(op, x, y)
+}
+
+func (g *Graph) Add(x, y *G.Node) *G.Node { return g.binFold(foldAdd, G.Add, x, y) }
+func (g *Graph) Sub(x, y *G.Node) *G.Node { return g.binFold(foldSub, G.Sub, x, y) }
+func (g *Graph) Mul(x, y *G.Node) *G.Node { return g.binFold(foldMul, G.Mul, x, y) }
+func (g *Graph) Div(x, y *G.Node) *G.Node { return g.binFold(foldDiv, G.Div, x, y) }
 
 // fold1 is f of a constant folded, else the node op emits.
 func (g *Graph) fold1(x *G.Node, f func(float64) float64, op func(*G.Node) (*G.Node, error)) *G.Node {
@@ -168,6 +204,53 @@ func (g *Graph) Neg(x *G.Node) *G.Node {
 func (g *Graph) Sin(x *G.Node) *G.Node  { return g.fold1(x, math.Sin, G.Sin) }
 func (g *Graph) Cos(x *G.Node) *G.Node  { return g.fold1(x, math.Cos, G.Cos) }
 func (g *Graph) Sqrt(x *G.Node) *G.Node { return g.fold1(x, math.Sqrt, G.Sqrt) }
+
+// Num is a Folded value: a number and whether it is a constant.
+type Num struct {
+	V     float64
+	Const bool
+}
+
+// Folded is the float64 algebra with Graph's folds: it gives the values a
+// Graph program computes, bit for bit, where Float can differ in the sign
+// of a zero or with non-finite operands (Float's 0·x is −0 for negative x
+// and NaN for infinite x; the graph's is 0). Parameters enter as
+// non-constant Nums.
+type Folded struct{}
+
+func (Folded) bin(rule foldRule, op func(a, b float64) float64, x, y Num) Num {
+	switch f, v := rule(x.V, x.Const, y.V, y.Const); f {
+	case constant:
+		return Num{v, true}
+	case left:
+		return x
+	case right:
+		return y
+	case negLeft:
+		return Folded{}.Neg(x)
+	case negRight:
+		return Folded{}.Neg(y)
+	}
+	return Num{V: op(x.V, y.V)}
+}
+
+func (Folded) Const(x float64) Num { return Num{x, true} }
+func (A Folded) Add(x, y Num) Num {
+	return A.bin(foldAdd, func(a, b float64) float64 { return a + b }, x, y)
+}
+func (A Folded) Sub(x, y Num) Num {
+	return A.bin(foldSub, func(a, b float64) float64 { return a - b }, x, y)
+}
+func (A Folded) Mul(x, y Num) Num {
+	return A.bin(foldMul, func(a, b float64) float64 { return a * b }, x, y)
+}
+func (A Folded) Div(x, y Num) Num {
+	return A.bin(foldDiv, func(a, b float64) float64 { return a / b }, x, y)
+}
+func (Folded) Neg(x Num) Num  { return Num{-x.V, x.Const} }
+func (Folded) Sin(x Num) Num  { return Num{math.Sin(x.V), x.Const} }
+func (Folded) Cos(x Num) Num  { return Num{math.Cos(x.V), x.Const} }
+func (Folded) Sqrt(x Num) Num { return Num{math.Sqrt(x.V), x.Const} }
 
 // ConstV lifts a float vector into an algebra.
 func ConstV[T any](A Alg[T], v [3]float64) V3[T] {

@@ -7,65 +7,83 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// TestGraphFolding: the graph algebra folds constants and the identities
-// of 0, 1 and −1 without emitting nodes, and what it emits computes what
-// Float computes. Every expression mixes the constants with one input x.
-func TestGraphFolding(t *testing.T) {
-	const xv = 0.7
-	exprs := []struct {
-		name  string
-		folds bool // no operation node is emitted
-		f     func(A Alg[*G.Node], x *G.Node) *G.Node
-		want  func(x float64) float64
-	}{
-		{"0·x", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Mul(A.Const(0), x) }, func(x float64) float64 { return 0 * x }},
-		{"x·1", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Mul(x, A.Const(1)) }, func(x float64) float64 { return x * 1 }},
-		{"x+0", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Add(x, A.Const(0)) }, func(x float64) float64 { return x + 0 }},
-		{"x−0", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Sub(x, A.Const(0)) }, func(x float64) float64 { return x - 0 }},
-		{"x/1", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Div(x, A.Const(1)) }, func(x float64) float64 { return x / 1 }},
-		{"0/x", true, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Div(A.Const(0), x) }, func(x float64) float64 { return 0 / x }},
-		{"cos(0.3)·sqrt(2)+x", false, func(A Alg[*G.Node], x *G.Node) *G.Node {
-			return A.Add(A.Mul(A.Cos(A.Const(0.3)), A.Sqrt(A.Const(2))), x)
-		}, func(x float64) float64 { return math.Cos(0.3)*math.Sqrt(2) + x }},
-		{"0−x", false, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Sub(A.Const(0), x) }, func(x float64) float64 { return 0 - x }},
-		{"−1·x", false, func(A Alg[*G.Node], x *G.Node) *G.Node { return A.Mul(A.Const(-1), x) }, func(x float64) float64 { return -1 * x }},
-		{"x·sin(x)−2·x", false, func(A Alg[*G.Node], x *G.Node) *G.Node {
-			return A.Sub(A.Mul(x, A.Sin(x)), A.Mul(A.Const(2), x))
-		}, func(x float64) float64 { return x*math.Sin(x) - 2*x }},
+// foldExprs are the folding test's expressions, each mixing constants with
+// one input x, in any algebra.
+func foldExprs[T any]() []func(A Alg[T], x T) T {
+	return []func(A Alg[T], x T) T{
+		func(A Alg[T], x T) T { return A.Mul(A.Const(0), x) },
+		func(A Alg[T], x T) T { return A.Mul(x, A.Const(1)) },
+		func(A Alg[T], x T) T { return A.Add(x, A.Const(0)) },
+		func(A Alg[T], x T) T { return A.Add(A.Const(0), x) },
+		func(A Alg[T], x T) T { return A.Sub(x, A.Const(0)) },
+		func(A Alg[T], x T) T { return A.Div(x, A.Const(1)) },
+		func(A Alg[T], x T) T { return A.Div(A.Const(0), x) },
+		func(A Alg[T], x T) T { return A.Add(A.Mul(A.Cos(A.Const(0.3)), A.Sqrt(A.Const(2))), x) },
+		func(A Alg[T], x T) T { return A.Sub(A.Const(0), x) },
+		func(A Alg[T], x T) T { return A.Mul(A.Const(-1), x) },
+		func(A Alg[T], x T) T { return A.Neg(A.Mul(x, A.Const(-1))) },
+		func(A Alg[T], x T) T { return A.Sub(A.Mul(x, A.Sin(x)), A.Mul(A.Const(2), x)) },
 	}
-	for _, e := range exprs {
+}
+
+// TestGraphFolding: the graph algebra folds constants and the identities
+// of 0, 1 and −1 without emitting nodes; what it computes is what Folded
+// computes, bit for bit, at every x (±0 and ±∞ included, where the folds
+// decide the sign of a zero or keep a NaN out), and what Float computes
+// at ordinary x.
+func TestGraphFolding(t *testing.T) {
+	names := []string{"0·x", "x·1", "x+0", "0+x", "x−0", "x/1", "0/x", "cos(0.3)·sqrt(2)+x", "0−x", "−1·x",
+		"−(x·−1)", "x·sin(x)−2·x"}
+	// Whether the graph emits no operation node for the expression (gorgonia
+	// itself drops a negation of a negation).
+	folds := []bool{true, true, true, true, true, true, true, false, false, false, true, false}
+	graphs, nums, floats := foldExprs[*G.Node](), foldExprs[Num](), foldExprs[float64]()
+	for i, name := range names {
 		g := G.NewGraph()
 		A := &Graph{G: g}
 		x := G.NewScalar(g, G.Float64, G.WithName("x"))
-		out := e.f(A, x)
+		out := graphs[i](A, x)
 		if A.Err != nil {
-			t.Fatalf("%s: %v", e.name, A.Err)
+			t.Fatalf("%s: %v", name, A.Err)
 		}
-		if e.folds {
-			v, ok := A.value(out)
-			switch {
-			case out == x:
-				v, ok = xv, true
-			case !ok:
-				t.Errorf("%s: emitted %v instead of folding", e.name, out.Op())
-				continue
-			}
-			if v != e.want(xv) {
-				t.Errorf("%s folded to %g, Float gives %g", e.name, v, e.want(xv))
-			}
-			continue
+		_, isConst := A.value(out)
+		if folded := isConst || out == x; folded != folds[i] {
+			t.Errorf("%s: folded %v, want %v", name, folded, folds[i])
 		}
 		var v G.Value
-		G.Read(out, &v)
+		if !isConst && out != x {
+			G.Read(out, &v)
+		}
 		vm := G.NewTapeMachine(g)
-		if err := G.Let(x, xv); err != nil {
-			t.Fatal(err)
-		}
-		if err := vm.RunAll(); err != nil {
-			t.Fatalf("%s: %v", e.name, err)
-		}
-		if got := v.Data().(float64); got != e.want(xv) {
-			t.Errorf("%s = %.17g, Float gives %.17g", e.name, got, e.want(xv))
+		for _, xv := range []float64{0.7, -2, math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1)} {
+			var got float64
+			switch {
+			case isConst:
+				got, _ = A.value(out)
+			case out == x:
+				got = xv
+			default:
+				vm.Reset()
+				if err := G.Let(x, xv); err != nil {
+					t.Fatal(err)
+				}
+				if err := vm.RunAll(); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				got = v.Data().(float64)
+			}
+			num := nums[i](Folded{}, Num{V: xv})
+			if math.Float64bits(got) != math.Float64bits(num.V) {
+				t.Errorf("%s at x=%g: graph %g, Folded %g", name, xv, got, num.V)
+			}
+			if num.Const != isConst {
+				t.Errorf("%s: Folded's constant flag %v, graph's %v", name, num.Const, isConst)
+			}
+			if xv != 0 && !math.IsInf(xv, 0) {
+				if want := floats[i](Float{}, xv); got != want {
+					t.Errorf("%s at x=%g: graph %.17g, Float %.17g", name, xv, got, want)
+				}
+			}
 		}
 		vm.Close()
 	}

@@ -5,8 +5,10 @@
 //
 // The maths is written once, generically, against the small algebra Alg:
 // Float evaluates it on numbers (validation, headers, the automatic
-// oversampling choice) and Graph emits gorgonia scalar nodes, so autograd
-// carries gradients from the fused pixel op back to the user's parameters.
+// oversampling choice), Graph emits gorgonia scalar nodes, so autograd
+// carries gradients from the fused pixel op back to the user's parameters,
+// and Folded evaluates it on numbers with Graph's constant folds, giving
+// the graph's bits (signed zeros included) for the forward program.
 //
 // ParseArgs reads nanoBragg's own command lines; Args.Model converts them
 // once into SI units and reproduces the reference program's decisions
