@@ -38,9 +38,9 @@ package physics
 // costs 0.1–0.35 µs: one inside a group of pixels made the AVX2 kernel
 // slower than the scalar one.
 
-// cosPiLanes is cos πd for |d| ≤ ½: the Taylor series (trig.go) in y = d²,
-// evaluated in four independent pieces (Estrin's scheme), which shortens
-// the chain of dependent operations.
+// cosPiLanes is cos πd for |d| ≤ ½: the minimax polynomial (trig.go) in
+// y = d², evaluated in independent pieces (Estrin's scheme), which
+// shortens the chain of dependent operations.
 //
 //lanegen:inline
 func cosPiLanes(d vf) vf {
@@ -49,11 +49,12 @@ func cosPiLanes(d vf) vf {
 	y4 := y2.Mul(y2)
 	p0 := vk(cp0).Add(vk(cp2).Mul(y)).Add(vk(cp4).Add(vk(cp6).Mul(y)).Mul(y2))
 	p1 := vk(cp8).Add(vk(cp10).Mul(y)).Add(vk(cp12).Add(vk(cp14).Mul(y)).Mul(y2)).Mul(y4)
-	p2 := vk(cp16).Add(vk(cp18).Mul(y)).Add(vk(cp20).Mul(y2)).Mul(y4.Mul(y4))
+	p2 := vk(cp16).Mul(y4.Mul(y4))
 	return p0.Add(p1).Add(p2)
 }
 
-// sinPiLanes is sin πd for |d| ≤ ½, as cosPiLanes.
+// sinPiLanes is sin πd for |d| ≤ ½: the Taylor series (trig.go) in
+// y = d², evaluated as cosPiLanes evaluates its polynomial.
 //
 //lanegen:inline
 func sinPiLanes(d vf) vf {

