@@ -148,7 +148,9 @@ func ProgramFor(m *models.Model, opts ...Option) (*Program, error) {
 // inputs feed one paramsOp, which evaluates the parameter maths on numbers
 // (see the package doc for why not as primitive ops), and the pixel op.
 // The model supplies only structure that key already pins down
-// (convention vectors, pivot); its values are not baked in.
+// (convention vectors, pivot, the fix-up residuals; paramsOp reads it at
+// every run, as gradient programs read it when they are built): a model
+// must not change after New. Its values are not baked in.
 func build(key Key, m *models.Model) (p *Program, err error) {
 	defer func() {
 		// gorgonia's constructors panic on malformed graphs; report instead.
@@ -304,7 +306,8 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 
 // pack evaluates the parameter maths, crystal orientation and detector
 // placement, and lays the results out as the pixel op reads them. The same
-// code runs on numbers (Packed) and on graph nodes (build).
+// code runs on numbers (Packed, paramsOp: the forward program) and on
+// graph nodes (emit: the gradient programs).
 func pack[T any](A models.Alg[T], m *models.Model, np *models.Params[T]) []T {
 	a, b, c := models.RealVectors(A, m.Crystal, np.Crystal, np.Lambda)
 	d := m.Detector

@@ -93,11 +93,12 @@ func TestProgramReuse(t *testing.T) {
 	}
 }
 
-// TestGraphMatchesFloat: the graph's parameter maths (gorgonia scalar ops)
-// and the same formulas on float64 (models.Float) feed the pixel kernel the
-// same numbers, so the two images agree to rounding. The two evaluations
-// share only the generic formula source, not the arithmetic.
-func TestGraphMatchesFloat(t *testing.T) {
+// TestProgramMatchesRender: the compiled forward program (parameters bound
+// by G.Let, paramsOp, the tables, the pixel op) renders the bits of the
+// kernel run directly on FloatInputs: binding adds nothing and mixes up no
+// input. (That the primitive-op parameter graph of the gradient programs
+// gives the same packed parameters is TestPackedBits.)
+func TestProgramMatchesRender(t *testing.T) {
 	for _, argv := range [][]string{
 		append(cubic(32, 100), "-misset", "10", "20", "30", "-detector_rotx", "5", "-twotheta", "12"),
 		{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "-3", "4", "50", "-default_F", "10", "-N", "4",
@@ -116,8 +117,8 @@ func TestGraphMatchesFloat(t *testing.T) {
 		want := make([]float64, len(got))
 		physics.Render(&cfg, FloatInputs(m), want)
 		for i := range got {
-			if math.Abs(got[i]-want[i]) > 1e-12*math.Abs(want[i])+1e-300 {
-				t.Fatalf("%v: pixel %d graph %g float %g", argv, i, got[i], want[i])
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%v: pixel %d program %g kernel %g", argv, i, got[i], want[i])
 			}
 		}
 	}

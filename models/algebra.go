@@ -8,10 +8,11 @@ import (
 )
 
 // Alg is the arithmetic that the parameter maths (cell → vectors, rotations,
-// detector placement) is written against. One formula, two evaluations:
+// detector placement) is written against. One formula, three evaluations:
 // Float computes numbers directly (validation, headers, structural choices),
 // Graph emits gorgonia nodes so that autograd can carry gradients from the
-// fused pixel op back to the user's parameters.
+// fused pixel op back to the user's parameters, and Folded computes the
+// numbers Graph's nodes compute, bit for bit (the forward program).
 type Alg[T any] interface {
 	Const(x float64) T
 	Add(x, y T) T

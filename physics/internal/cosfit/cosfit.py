@@ -94,7 +94,7 @@ def main():
         fixed.append(mp.mpf(float(c[j])))
     coef = [1.0] + [float(x) for x in fixed]
     for j, x in enumerate(coef):
-        print(f"\tcp{2 * j:<2d} = {x!r}")
+        print(f"\tcp{2 * j:<2d} = {x!r}" if j else "\tcp0  = 1")
     exact = max(abs(1 + sum(fixed[j] * x ** (j + 1) for j in range(K)) - f(x))
                 for x in [mp.mpf(i) / 16000 for i in range(4001)])
     print(f"float64 coefficients, exact arithmetic: max error {float(exact):.3g}")
