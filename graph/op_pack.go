@@ -30,18 +30,27 @@ func (o packOp) Type() hm.Type {
 func (o packOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.n}, nil }
 
 func (o packOp) Do(vs ...G.Value) (G.Value, error) {
-	if len(vs) != o.n {
-		return nil, fmt.Errorf("graph: pack wants %d scalars, got %d", o.n, len(vs))
+	out, err := scalars("pack", o.n, vs)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]float64, o.n)
+	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
+}
+
+// scalars returns the values of an op's n float64 scalar inputs.
+func scalars(op string, n int, vs []G.Value) ([]float64, error) {
+	if len(vs) != n {
+		return nil, fmt.Errorf("graph: %s wants %d scalars, got %d", op, n, len(vs))
+	}
+	out := make([]float64, n)
 	for i, v := range vs {
 		f, ok := v.(*G.F64)
 		if !ok {
-			return nil, fmt.Errorf("graph: pack input %d is %T, want float64 scalar", i, v)
+			return nil, fmt.Errorf("graph: %s input %d is %T, want float64 scalar", op, i, v)
 		}
 		out[i] = float64(*f)
 	}
-	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
+	return out, nil
 }
 
 func (o packOp) ReturnsPtr() bool      { return false }
@@ -89,16 +98,9 @@ func (o paramsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (o paramsOp) Do(vs ...G.Value) (G.Value, error) {
-	if len(vs) != o.n {
-		return nil, fmt.Errorf("graph: parameters want %d scalars, got %d", o.n, len(vs))
-	}
-	vals := make([]float64, o.n)
-	for i, v := range vs {
-		f, ok := v.(*G.F64)
-		if !ok {
-			return nil, fmt.Errorf("graph: parameter input %d is %T, want float64 scalar", i, v)
-		}
-		vals[i] = float64(*f)
+	vals, err := scalars("params", o.n, vs)
+	if err != nil {
+		return nil, err
 	}
 	out := packValues(o.model, vals)
 	if len(out) != physics.NParams {
