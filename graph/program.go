@@ -349,6 +349,12 @@ func Packed(m *models.Model) []float64 {
 // vals (fields order).
 func packValues(m *models.Model, vals []float64) []float64 {
 	var np models.Params[models.Num]
+	// Parameters that are not inputs (the matrix or the cell lengths) are
+	// NaN, so that a formula reading one shows at once (the graph has no
+	// node for them and fails to build).
+	for _, f := range fields(&np, true, true) {
+		*f.ptr = models.Num{V: math.NaN()}
+	}
 	for i, f := range fields(&np, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
 		*f.ptr = models.Num{V: vals[i]}
 	}
