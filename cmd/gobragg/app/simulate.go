@@ -37,7 +37,8 @@ type Result struct {
 	// tracer and printPixel serve -printout (nil without it).
 	tracer     *physics.Tracer
 	printPixel [2]int
-	cfg        physics.Config // of the program that rendered it
+	cfg        physics.Config  // of the program that rendered it
+	in         *physics.Inputs // what the kernel read (FloatInputs)
 }
 
 // Stats are the numbers the reference prints after rendering.
@@ -82,7 +83,7 @@ func renderProgress(args *models.Args, log io.Writer, progress func(rows, total 
 		return nil, err
 	}
 	if args.Printout {
-		r.tracer, r.printPixel = physics.NewTracer(&r.cfg, graph.FloatInputs(m)), args.PrintoutPixel
+		r.tracer, r.printPixel = physics.NewTracer(&r.cfg, r.in), args.PrintoutPixel
 	}
 	return r, nil
 }
@@ -117,7 +118,7 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
 	r.Stats.SolidAngle = sim.SolidAngle()
-	r.cfg = cfg
+	r.cfg, r.in = cfg, in
 	return r, nil
 }
 
