@@ -161,8 +161,12 @@ func TestSignalAnyTime(t *testing.T) {
 		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}[i%3]
 		cmd.Process.Signal(sig)
 		code := waitCode(t, cmd)
-		// −1: killed before the Go runtime installed its handlers.
-		if code != 0 && code != 128+int(sig) && !(code == -1 && delay < 20) {
+		// −1: killed before main installed the handlers (until then the
+		// runtime's default action ends the process; nothing is written
+		// yet). That takes ~9 ms on an idle machine, but more than 20 ms
+		// was seen while go test ./... built and ran other packages on
+		// both vCPUs, hence the margin.
+		if code != 0 && code != 128+int(sig) && !(code == -1 && delay < 100) {
 			t.Errorf("%v after %v: exit %d (stderr %q)", sig, delay, code, stderr)
 		}
 		outputsIntact(t, dir, signalSizes)
