@@ -4,6 +4,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/gobragg/gobragg/physics"
 )
 
 // mosaic10 is the cubic case with a 1° mosaic spread in 10 domains.
@@ -88,3 +90,53 @@ func benchRatio(b *testing.B, argv []string) {
 func BenchmarkGradientRatio256(b *testing.B)      { benchRatio(b, cubic(256, 100)) }
 func BenchmarkGradientRatio1024(b *testing.B)     { benchRatio(b, cubic(1024, 100)) }
 func BenchmarkGradientRatioMosaic10(b *testing.B) { benchRatio(b, mosaic10(512)) }
+
+// benchLanes times the forward image (or, with gradient, the gradient run
+// of the summed-image loss) with each lane kernel this binary runs here
+// (physics.AvailableVectorLanes), one after another in every iteration, and
+// reports each one's median time ("ms/<lanes>") and the median pairwise
+// ratio of the widest to the next ("<widest>/<next>"): the drift of the
+// machine cancels in each pair.
+func benchLanes(b *testing.B, argv []string, gradient bool) {
+	tiers := physics.AvailableVectorLanes()
+	defer physics.UseVectorLanes(physics.VectorLanes())
+	s, l := gradientReady(b, argv)
+	times := make([][]float64, len(tiers))
+	var ratios []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, tier := range tiers {
+			if err := physics.UseVectorLanes(tier); err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			var err error
+			if gradient {
+				_, _, err = s.Gradient(l)
+			} else {
+				_, err = s.Image()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			times[j] = append(times[j], time.Since(t0).Seconds())
+		}
+		if n := len(tiers); n > 1 {
+			ratios = append(ratios, times[n-1][i]/times[n-2][i])
+		}
+	}
+	for j, tier := range tiers {
+		sort.Float64s(times[j])
+		b.ReportMetric(1e3*times[j][len(times[j])/2], "ms/"+tier)
+	}
+	if n := len(tiers); n > 1 {
+		sort.Float64s(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], tiers[n-1]+"/"+tiers[n-2])
+	}
+}
+
+// Each lane kernel on the standard cases, pair by pair.
+func BenchmarkLanesSimulate1024(b *testing.B)     { benchLanes(b, cubic(1024, 100), false) }
+func BenchmarkLanesGradient1024(b *testing.B)     { benchLanes(b, cubic(1024, 100), true) }
+func BenchmarkLanesSimulateMosaic10(b *testing.B) { benchLanes(b, mosaic10(512), false) }
+func BenchmarkLanesGradientMosaic10(b *testing.B) { benchLanes(b, mosaic10(512), true) }

@@ -13,9 +13,10 @@ type laneTier int32
 const (
 	tierScalar laneTier = iota
 	tierAVX2
+	tierAVX512
 )
 
-var tierNames = [...]string{tierScalar: "scalar", tierAVX2: "avx2"}
+var tierNames = [...]string{tierScalar: "scalar", tierAVX2: "avx2", tierAVX512: "avx512"}
 
 // tier is the lane kernels new kernels take: the widest the CPU runs
 // (supportedTiers' last), unless UseVectorLanes chose another.
@@ -29,8 +30,9 @@ func init() {
 func currentTier() laneTier { return laneTier(tier.Load()) }
 
 // VectorLanes names the lane kernels that the usual structure runs
-// through: "avx2" (4 float64 lanes; a binary built with
-// GOEXPERIMENT=simd on an AVX2 CPU) or "scalar". Every choice gives the
+// through: "avx512" (8 float64 lanes; a binary built with
+// GOEXPERIMENT=simd on a CPU with AVX-512 F, CD, BW, DQ and VL), "avx2" (4 lanes;
+// such a binary on an AVX2 CPU) or "scalar". Every choice gives the
 // same bits.
 func VectorLanes() string { return tierNames[currentTier()] }
 

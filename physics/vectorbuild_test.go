@@ -13,8 +13,9 @@ import (
 
 // TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGradientBits, TestLanesGenerated)
 // in the GOEXPERIMENT=simd build too, from the default one, so that the
-// README's one test command checks both builds: the AVX2 kernels must
-// give the general loops' bits on every golden case. Skipped in the
+// README's one test command checks both builds: the AVX2 (and, where the
+// CPU has it, AVX-512) kernels must give the general loops' bits on every
+// golden case. Skipped in the
 // vector build itself (its TestLanesBits covers it), off amd64, with a Go
 // that has no simd experiment, on a CPU without AVX2, and with -short.
 func TestVectorBuild(t *testing.T) {
@@ -42,6 +43,7 @@ func TestVectorBuild(t *testing.T) {
 	if !strings.Contains(s, "lane kernels: scalar, avx2") {
 		t.Skipf("the vector build runs no vector kernels on this CPU:\n%s", firstLine(s))
 	}
+	t.Logf("vector build: %s", firstLine(s[strings.Index(s, "lane kernels:"):]))
 	if !strings.Contains(s, "--- PASS: TestLanesBits") || !strings.Contains(s, "--- PASS: TestLanesGenerated") {
 		t.Fatalf("the vector build's lane tests did not pass:\n%s", s)
 	}

@@ -110,6 +110,31 @@ var Targets = []Target{
 			"vany":       "($1.ToBits() != 0)",
 			"vzeroupper": "archsimd.ClearAVXUpperBits",
 		}},
+	{File: "lanes_avx512_gen.go", Suffix: "AVX512", Tag: "goexperiment.simd && amd64", Lanes: 8,
+		Import: "simd/archsimd", Skip: []string{"lossBackLanes"}, Words: map[string]string{
+			"vf":         "archsimd.Float64x8",
+			"vm":         "archsimd.Mask64x8",
+			"vu":         "archsimd.Uint64x8",
+			"lanes":      "8",
+			"vbc":        "archsimd.BroadcastFloat64x8($1)",
+			"vload":      "archsimd.LoadFloat64x8($1)",
+			"vloadSlice": "archsimd.LoadFloat64x8Slice($1)",
+			"vrep":       "archsimd.LoadFloat64x8((*[8]float64)($1))",
+			"vloadBits":  "archsimd.LoadUint64x8($1)",
+			"vbits":      "$1.AsUint64x8()",
+			"vfloat":     "$1.AsFloat64x8()",
+			"vint32":     "$1.ConvertToInt32().Store($2)",
+			"vxor":       "$1.Xor($2)",
+			"vand":       "$1.And($2)",
+			"vor":        "$1.Or($2)",
+			"vshl":       "$1.ShiftAllLeft($2)",
+			"vany":       "($1.ToBits() != 0)",
+			"vzeroupper": "archsimd.ClearAVXUpperBits",
+		}, Methods: map[string]string{
+			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
+			// is VROUNDPD's.
+			"Ceil": "$0.CeilScaled(0)",
+		}},
 }
 
 // Target is one generated copy of lanes.go.
@@ -126,8 +151,11 @@ type Target struct {
 	Words map[string]string
 	// Methods replaces calls of the vector types' methods (by name) by the
 	// expression with $0 standing for the receiver: the scalar copy's
-	// operators.
+	// operators, a vector type's spelling where it differs.
 	Methods map[string]string
+	// Skip names functions of lanes.go left out of this copy: the
+	// dispatch (a hand-written file) runs a narrower copy's instead.
+	Skip []string
 }
 
 // Template is the build constraint that keeps lanes.go itself out of
@@ -162,6 +190,19 @@ func Generate(src []byte, t Target) ([]byte, error) {
 				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
 			}
 			fd.Body = body
+		}
+	}
+	for _, name := range t.Skip {
+		found := false
+		for i, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == name {
+				f.Decls = append(f.Decls[:i], f.Decls[i+1:]...)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("skip %s: no such function", name)
 		}
 	}
 	if t.Import != "" && t.Suffix == "" {

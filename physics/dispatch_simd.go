@@ -5,28 +5,41 @@ package physics
 import "simd/archsimd"
 
 // With GOEXPERIMENT=simd on amd64: the AVX2 copies of the lane kernels
-// where the CPU has AVX2.
+// where the CPU has AVX2, and the AVX-512 ones where it has AVX-512 (the
+// backward pass of the loss rows, whose sums are four partial sums,
+// stays on four lanes there).
 
 func supportedTiers() []laneTier {
+	t := []laneTier{tierScalar}
 	if archsimd.X86.AVX2() {
-		return []laneTier{tierScalar, tierAVX2}
+		t = append(t, tierAVX2)
 	}
-	return []laneTier{tierScalar}
+	if archsimd.X86.AVX512() {
+		t = append(t, tierAVX512)
+	}
+	return t
 }
 
 // termsGradRow is termsGradLanes on vector lanes where the CPU has them
 // and the chunk allows (vector; see lossRowSingle).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	if vector && k.tier == tierAVX2 {
+	switch {
+	case !vector:
+		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
+	case k.tier == tierAVX512:
+		k.termsGradLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+	case k.tier == tierAVX2:
 		k.termsGradLanesAVX2(si, oinc, t, ds, hkl, stride, np)
-		return
+	default:
+		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 	}
-	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 }
 
-// lossBack is lossBackLanes on vector lanes where the CPU has them.
+// lossBack is lossBackLanes on vector lanes where the CPU has them: on
+// four lanes also where it has eight, as its sums are four partial sums
+// (slots).
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
-	if k.tier == tierAVX2 {
+	if k.tier >= tierAVX2 {
 		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, out)
 		return
 	}
@@ -35,17 +48,23 @@ func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, st
 
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.
 func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
-	if k.tier == tierAVX2 {
+	switch k.tier {
+	case tierAVX512:
+		k.lossFrontLanesAVX512(sdet, fr, t, np, pol)
+	case tierAVX2:
 		k.lossFrontLanesAVX2(sdet, fr, t, np, pol)
-		return
+	default:
+		k.lossFrontLanes(sdet, fr, t, np, pol)
 	}
-	k.lossFrontLanes(sdet, fr, t, np, pol)
 }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
-	if k.tier == tierAVX2 {
+	switch k.tier {
+	case tierAVX512:
+		k.pixelsLanesAVX512(rb, n)
+	case tierAVX2:
 		k.pixelsLanesAVX2(rb, n)
-		return
+	default:
+		k.pixelsLanes(rb, n)
 	}
-	k.pixelsLanes(rb, n)
 }

@@ -1,0 +1,15 @@
+//go:build goexperiment.simd && amd64
+
+package physics
+
+import "simd/archsimd"
+
+// vaddseqAVX512 is the AVX-512 kernels' vaddseq: it adds the eight lanes
+// of v to the sum in the first lane of acc one at a time, in lane order,
+// as scalar code adds one pixel after another: the low four lanes, then
+// the high four, each through vaddseqAVX2 (the other lanes of acc are
+// left over).
+func vaddseqAVX512(acc, v archsimd.Float64x8) archsimd.Float64x8 {
+	a := vaddseqAVX2(acc.GetLo(), v.GetLo())
+	return acc.SetLo(vaddseqAVX2(a, v.GetHi()))
+}
