@@ -72,11 +72,11 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	var backing any
 	var solid float64
 	if op.Cfg.Float32 {
-		out := make([]float32, n)
+		out := makeHuge[float32](n)
 		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	} else {
-		out := make([]float64, n)
+		out := makeHuge[float64](n)
 		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package physics
+
+import "unsafe"
+
+// adviseHuge is a no-op outside Linux (see hugepages_linux.go).
+func adviseHuge(unsafe.Pointer, uintptr) {}
