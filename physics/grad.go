@@ -51,14 +51,14 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 }
 
 // neumaier adds v to the compensated sum (sum, comp).
-func neumaier(sum, comp *float64, v float64) {
-	x := *sum + v
-	if math.Abs(*sum) >= math.Abs(v) {
-		*comp += (*sum - x) + v
+func neumaier(sum, comp, v float64) (float64, float64) {
+	x := sum + v
+	if math.Abs(sum) >= math.Abs(v) {
+		comp += (sum - x) + v
 	} else {
-		*comp += (v - x) + *sum
+		comp += (v - x) + sum
 	}
-	*sum = x
+	return x, comp
 }
 
 // reduce runs pixel(i, f, s, mode, until, acc, w) for every rendered pixel
@@ -106,7 +106,7 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 					default:
 						m = interpNone
 					}
-					neumaier(&sum, &comp, pixel(i, f, s, m, u, a, w))
+					sum, comp = neumaier(sum, comp, pixel(i, f, s, m, u, a, w))
 				}
 			}
 			acc[t], vals[t] = a, sum+comp

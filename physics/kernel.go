@@ -738,6 +738,14 @@ var _ [0]struct{} = [rowChunk & (rowChunk - 1)]struct{}{}
 // start the next chunk at.
 func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[rowChunk]int, most int) ([]int, int) {
 	n, f, last := 0, f0, min(c.ROIFMax, c.FPixels-1)
+	if !c.HasMask && (l == nil || !l.skipsAny()) {
+		// Every pixel: a run.
+		n = max(0, min(most, last-f0+1))
+		for i := range fs[:n] {
+			fs[i] = f0 + i
+		}
+		return fs[:n], f0 + n
+	}
 	for ; f <= last && n < most; f++ {
 		i := spix*c.FPixels + f
 		if c.HasMask && mask[i] == 0 {

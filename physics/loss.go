@@ -86,6 +86,9 @@ func (l *PixelLoss) Check(n int) error {
 	return nil
 }
 
+// skipsAny reports whether the loss may leave some pixel out (skips).
+func (l *PixelLoss) skipsAny() bool { return l.Weights != nil || l.Kind == LossLinear }
+
 // skips reports whether the loss leaves pixel i out.
 func (l *PixelLoss) skips(i int) bool {
 	return (l.Weights != nil && l.Weights[i] == 0) || (l.Kind == LossLinear && l.Observed[i] == 0)
@@ -121,25 +124,28 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 // compensated sum (sum, comp), the kind's case taken once.
 func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 	v = v[:len(fs)]
+	// The sums in local variables, which stay in registers.
+	s, cs := *sum, *comp
 	switch {
 	case l.Kind == LossSum && l.Weights == nil && l.Background == nil:
 		for p := range v {
-			neumaier(sum, comp, v[p])
+			s, cs = neumaier(s, cs, v[p])
 			v[p] = 1
 		}
 	case l.Kind == LossSSE && l.Weights == nil && l.Background == nil:
 		for p, f := range fs {
 			r := v[p] - l.Observed[base+f]
-			neumaier(sum, comp, r*r)
+			s, cs = neumaier(s, cs, r*r)
 			v[p] = 2 * r
 		}
 	default:
 		for p, f := range fs {
 			var t float64
 			t, v[p] = l.Term(base+f, v[p])
-			neumaier(sum, comp, t)
+			s, cs = neumaier(s, cs, t)
 		}
 	}
+	*sum, *comp = s, cs
 }
 
 // gaussTerm is the Gaussian term w·½·(ln 2πV + r²/V), V = μ + σ²,
@@ -175,7 +181,7 @@ func (l *PixelLoss) Value(img []float64) float64 {
 			continue
 		}
 		t, _ := l.Term(i, v)
-		neumaier(&s, &comp, t)
+		s, comp = neumaier(s, comp, t)
 	}
 	return s + comp
 }
