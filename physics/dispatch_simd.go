@@ -5,9 +5,7 @@ package physics
 import "simd/archsimd"
 
 // With GOEXPERIMENT=simd on amd64: the AVX2 copies of the lane kernels
-// where the CPU has AVX2, and the AVX-512 ones where it has AVX-512 (the
-// backward pass of the loss rows, whose sums are four partial sums,
-// stays on four lanes there).
+// where the CPU has AVX2, and the AVX-512 ones where it has AVX-512.
 
 func supportedTiers() []laneTier {
 	t := []laneTier{tierScalar}
@@ -35,15 +33,16 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 	}
 }
 
-// lossBack is lossBackLanes on vector lanes where the CPU has them: on
-// four lanes also where it has eight, as its sums are four partial sums
-// (slots).
+// lossBack is lossBackLanes on vector lanes where the CPU has them.
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
-	if k.tier >= tierAVX2 {
+	switch k.tier {
+	case tierAVX512:
+		k.lossBackLanesAVX512(fr, t, g, dsq, hkl, stride, np, pol, out)
+	case tierAVX2:
 		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, out)
-		return
+	default:
+		k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 	}
-	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 }
 
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.

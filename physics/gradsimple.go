@@ -270,8 +270,8 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
 		// The backward pass: its sums in slots partial sums (lossBackLanes),
 		// added here in a fixed order.
-		for p := np; p < min(rowChunk, (np+slots-1)/slots*slots); p++ {
-			r.g[p] = 0 // (slots past the chunk's end)
+		for p := np; p < min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes); p++ {
+			r.g[p] = 0 // (lanes past the chunk's end)
 		}
 		k.lossBack(fr, tl, r.g[:], dsq, hkl, n, np, pol, back)
 		t.add(back)

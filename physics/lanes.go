@@ -10,7 +10,8 @@ package physics
 // spelled out per target: with one lane in float64 operators (and
 // lanes_scalar.go's helpers) it is the scalar kernel (lanes_gen.go); with
 // every name suffixed, on 4 lanes of simd/archsimd's Float64x4, the AVX2
-// kernel (lanes_avx2_gen.go); dispatch.go picks the copy the CPU runs.
+// kernel (lanes_avx2_gen.go), and on 8 lanes of its Float64x8 the AVX-512
+// kernel (lanes_avx512_gen.go); dispatch.go picks the copy the CPU runs.
 // Each lane does exactly the scalar operations in the scalar order (no fused multiply-add, no
 // reassociation): the copies give the scalar kernel's bits, which
 // TestLanesBits (images) and TestLanesGradientBits (losses and gradients)
@@ -25,8 +26,10 @@ package physics
 // backward pass (lossBackLanes). Sums across pixels are either left to
 // scalar code that takes the lanes' results in pixel order (the image's
 // solid angle, the loss terms) or, in the backward pass, kept as four
-// partial sums, pixel p in sum p mod 4 (slots): the same sums for one
-// lane or four.
+// partial sums, pixel p in sum p mod 4 (slots), in a slot vector (vs:
+// the partial sums on lanes, min(lanes, 4) of them) that vslotadd adds a
+// vector of pixels to in pixel order (with eight lanes the low four,
+// then the high four): the same sums for one lane, four or eight.
 //
 // The vector kernels run a whole row with no scalar floating-point
 // instruction: every value they need that is not a lane value is read,
@@ -650,7 +653,7 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // lossBackLanes is the backward pass of a loss-row chunk (see
 // lossRowSingle) over its first np pixels, whose ∂L/∂I is in g (0 for the
 // pixels the loss leaves out; g is read, and must be 0, up to a whole
-// number of slots): it sums what the adjoints need over the pixels with
+// number of maxLanes): it sums what the adjoints need over the pixels with
 // g ≠ 0 (each sum in slots partial sums, pixel p in slot p mod slots, in
 // pixel order: the same sums for any number of lanes) and stores the
 // partial sums in out, slots per sum: the lossTotals sums (lossBackSums
@@ -664,7 +667,11 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	r := k.lr
 	zero := vk(0)
 	scale := vrep(&r.scale)
-	const m = slots / lanes
+	// The partial sums are slot vectors (vs) of sl lanes, m of them per
+	// sum; a vector of step pixels is added to them at a time.
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
 	M := len(r.orient)
 	SM := len(r.src) * M
 	// ∂L/∂(h, k, l) into the orientation row sums, source and
@@ -672,8 +679,8 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vf
-		for p0 := 0; p0 < np; p0 += slots {
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*lanes
 				gp := vloadSlice(g[p:])
@@ -681,52 +688,52 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
 				invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
 				x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
-				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0).Merge(zero, live)), w1[q].Add(dsp.Mul(x1).Merge(zero, live)), w2[q].Add(dsp.Mul(x2).Merge(zero, live))
+				w0[q], w1[q], w2[q] = vslotadd(w0[q], dsp.Mul(x0).Merge(zero, live)), vslotadd(w1[q], dsp.Mul(x1).Merge(zero, live)), vslotadd(w2[q], dsp.Mul(x2).Merge(zero, live))
 				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = v0[q].Add(x0.Merge(zero, live)), v1[q].Add(x1.Merge(zero, live)), v2[q].Add(x2.Merge(zero, live))
-				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0).Merge(zero, live)), fv1[q].Add(fdet.Mul(x1).Merge(zero, live)), fv2[q].Add(fdet.Mul(x2).Merge(zero, live))
+				v0[q], v1[q], v2[q] = vslotadd(v0[q], x0.Merge(zero, live)), vslotadd(v1[q], x1.Merge(zero, live)), vslotadd(v2[q], x2.Merge(zero, live))
+				fv0[q], fv1[q], fv2[q] = vslotadd(fv0[q], fdet.Mul(x0).Merge(zero, live)), vslotadd(fv1[q], fdet.Mul(x1).Merge(zero, live)), vslotadd(fv2[q], fdet.Mul(x2).Merge(zero, live))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
-			w0[q].StoreSlice(o[q*lanes:])
-			w1[q].StoreSlice(o[slots+q*lanes:])
-			w2[q].StoreSlice(o[2*slots+q*lanes:])
-			v0[q].StoreSlice(o[3*slots+q*lanes:])
-			v1[q].StoreSlice(o[4*slots+q*lanes:])
-			v2[q].StoreSlice(o[5*slots+q*lanes:])
-			fv0[q].StoreSlice(o[6*slots+q*lanes:])
-			fv1[q].StoreSlice(o[7*slots+q*lanes:])
-			fv2[q].StoreSlice(o[8*slots+q*lanes:])
+			w0[q].StoreSlice(o[q*sl:])
+			w1[q].StoreSlice(o[slots+q*sl:])
+			w2[q].StoreSlice(o[2*slots+q*sl:])
+			v0[q].StoreSlice(o[3*slots+q*sl:])
+			v1[q].StoreSlice(o[4*slots+q*sl:])
+			v2[q].StoreSlice(o[5*slots+q*sl:])
+			fv0[q].StoreSlice(o[6*slots+q*sl:])
+			fv1[q].StoreSlice(o[7*slots+q*sl:])
+			fv2[q].StoreSlice(o[8*slots+q*sl:])
 		}
 	}
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vf
-	for p0 := 0; p0 < np; p0 += slots {
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
 			live := gp.NotEqual(zero)
 			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
 			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(vloadSlice(t.na[p:])).Merge(zero, live)), nb[q].Add(sb.Mul(vloadSlice(t.nb[p:])).Merge(zero, live)), nc[q].Add(sb.Mul(vloadSlice(t.nc[p:])).Merge(zero, live))
+			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:])).Merge(zero, live)), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:])).Merge(zero, live)), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])).Merge(zero, live))
 			if k.perDef {
-				def[q] = def[q].Add(sb.Mul(vloadSlice(t.def[p:])).Merge(zero, live))
+				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])).Merge(zero, live))
 			}
-			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
-			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			ibg[q] = vslotadd(ibg[q], sb.Merge(zero, live))
+			flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
 			if !c.NoPolar {
 				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = kahn[q].Add(pbar.Mul(vloadSlice(fr.dkahn[p:])).Merge(zero, live))
+				kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])).Merge(zero, live))
 				x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
-				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(vloadSlice(fr.fdet[p:]).Mul(x).Merge(zero, live))
+				pa[q], fpa[q] = vslotadd(pa[q], x.Merge(zero, live)), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x).Merge(zero, live))
 			}
 		}
 	}
-	var pb, fpb, pc, fpc [m]vf
+	var pb, fpb, pc, fpc [m]vs
 	if pol == 2 { // (β, γ from polarizationCoefLanes)
-		for p0 := 0; p0 < np; p0 += slots {
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*lanes
 				gp := vloadSlice(g[p:])
@@ -734,15 +741,15 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
 				fdet := vloadSlice(fr.fdet[p:])
 				y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
-				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
-				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
+				pb[q], fpb[q] = vslotadd(pb[q], y.Merge(zero, live)), vslotadd(fpb[q], fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = vslotadd(pc[q], z.Merge(zero, live)), vslotadd(fpc[q], fdet.Mul(z).Merge(zero, live))
 			}
 		}
 	}
 	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
 	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vf
-	for p0 := 0; p0 < np; p0 += slots {
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
@@ -762,18 +769,18 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				rbar = vk(-2).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
-				cd[q] = cd[q].Add(cdp.Merge(zero, live))
+				cd[q] = vslotadd(cd[q], cdp.Merge(zero, live))
 				rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx).Merge(zero, live)), vslotadd(adY[q], a.Mul(dy).Merge(zero, live)), vslotadd(adZ[q], a.Mul(dz).Merge(zero, live))
 			fa := vloadSlice(fr.fdet[p:]).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+			fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotadd(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotadd(fadZ[q], fa.Mul(dz).Merge(zero, live))
 		}
 	}
 	for q := 0; q < m; q++ {
-		i := q * lanes
-		for n, v := range [...]vf{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+		i := q * sl
+		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])
 		}
 	}

@@ -1805,15 +1805,16 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	r := k.lr
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
-	const m = slots /
-		4
+	const sl = min(4, slots)
+	const m = slots / sl
+	const step = max(4, slots)
 	M := len(r.orient)
 	SM := len(r.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
 		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x4
-		for p0 := 0; p0 < np; p0 += slots {
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*4
 				gp := archsimd.LoadFloat64x4Slice((g[p:]))
@@ -1829,19 +1830,19 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
-			w0[q].StoreSlice(o[q*4:])
-			w1[q].StoreSlice(o[slots+q*4:])
-			w2[q].StoreSlice(o[2*slots+q*4:])
-			v0[q].StoreSlice(o[3*slots+q*4:])
-			v1[q].StoreSlice(o[4*slots+q*4:])
-			v2[q].StoreSlice(o[5*slots+q*4:])
-			fv0[q].StoreSlice(o[6*slots+q*4:])
-			fv1[q].StoreSlice(o[7*slots+q*4:])
-			fv2[q].StoreSlice(o[8*slots+q*4:])
+			w0[q].StoreSlice(o[q*sl:])
+			w1[q].StoreSlice(o[slots+q*sl:])
+			w2[q].StoreSlice(o[2*slots+q*sl:])
+			v0[q].StoreSlice(o[3*slots+q*sl:])
+			v1[q].StoreSlice(o[4*slots+q*sl:])
+			v2[q].StoreSlice(o[5*slots+q*sl:])
+			fv0[q].StoreSlice(o[6*slots+q*sl:])
+			fv1[q].StoreSlice(o[7*slots+q*sl:])
+			fv2[q].StoreSlice(o[8*slots+q*sl:])
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += slots {
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
@@ -1864,7 +1865,7 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	}
 	var pb, fpb, pc, fpc [m]archsimd.Float64x4
 	if pol == 2 {
-		for p0 := 0; p0 < np; p0 += slots {
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*4
 				gp := archsimd.LoadFloat64x4Slice((g[p:]))
@@ -1878,7 +1879,7 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		}
 	}
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += slots {
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
@@ -1908,7 +1909,7 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		}
 	}
 	for q := 0; q < m; q++ {
-		i := q * 4
+		i := q * sl
 		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])
 		}

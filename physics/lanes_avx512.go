@@ -13,3 +13,10 @@ func vaddseqAVX512(acc, v archsimd.Float64x8) archsimd.Float64x8 {
 	a := vaddseqAVX2(acc.GetLo(), v.GetLo())
 	return acc.SetLo(vaddseqAVX2(a, v.GetHi()))
 }
+
+// vslotaddAVX512 is the AVX-512 kernels' vslotadd: it adds the eight
+// lanes of x to the four partial sums in acc, pixel p in sum p mod 4, in
+// pixel order: the low four lanes, then the high four.
+func vslotaddAVX512(acc archsimd.Float64x4, x archsimd.Float64x8) archsimd.Float64x4 {
+	return acc.Add(x.GetLo()).Add(x.GetHi())
+}

@@ -1800,4 +1800,121 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
 
-var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}}
+func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+	c := k.c
+	r := k.lr
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	scale := archsimd.LoadFloat64x8((*[8]float64)((&r.scale)))
+	const sl = min(8, slots)
+	const m = slots / sl
+	const step = max(8, slots)
+	M := len(r.orient)
+	SM := len(r.src) * M
+	for j := 0; j < SM; j++ {
+		ds := dsq[j/M*rowChunk:]
+		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x4
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*8
+				gp := archsimd.LoadFloat64x8Slice((g[p:]))
+				live := gp.NotEqual(zero)
+				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
+				invR, fdet, dsp := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.fdet[p:])), archsimd.LoadFloat64x8Slice((ds[p:]))
+				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x8Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((lj[p:])))
+				w0[q], w1[q], w2[q] = vslotaddAVX512(w0[q], dsp.Mul(x0).Merge(zero, live)), vslotaddAVX512(w1[q], dsp.Mul(x1).Merge(zero, live)), vslotaddAVX512(w2[q], dsp.Mul(x2).Merge(zero, live))
+				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
+				v0[q], v1[q], v2[q] = vslotaddAVX512(v0[q], x0.Merge(zero, live)), vslotaddAVX512(v1[q], x1.Merge(zero, live)), vslotaddAVX512(v2[q], x2.Merge(zero, live))
+				fv0[q], fv1[q], fv2[q] = vslotaddAVX512(fv0[q], fdet.Mul(x0).Merge(zero, live)), vslotaddAVX512(fv1[q], fdet.Mul(x1).Merge(zero, live)), vslotaddAVX512(fv2[q], fdet.Mul(x2).Merge(zero, live))
+			}
+		}
+		o := out[slots*(lossBackSums+9*j):]
+		for q := 0; q < m; q++ {
+			w0[q].StoreSlice(o[q*sl:])
+			w1[q].StoreSlice(o[slots+q*sl:])
+			w2[q].StoreSlice(o[2*slots+q*sl:])
+			v0[q].StoreSlice(o[3*slots+q*sl:])
+			v1[q].StoreSlice(o[4*slots+q*sl:])
+			v2[q].StoreSlice(o[5*slots+q*sl:])
+			fv0[q].StoreSlice(o[6*slots+q*sl:])
+			fv1[q].StoreSlice(o[7*slots+q*sl:])
+			fv2[q].StoreSlice(o[8*slots+q*sl:])
+		}
+	}
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*8
+			gp := archsimd.LoadFloat64x8Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			s, pp, om := archsimd.LoadFloat64x8Slice((t.s[p:])), archsimd.LoadFloat64x8Slice((fr.p[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
+			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			na[q], nb[q], nc[q] = vslotaddAVX512(na[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.na[p:]))).Merge(zero, live)), vslotaddAVX512(nb[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nb[p:]))).Merge(zero, live)), vslotaddAVX512(nc[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nc[p:]))).Merge(zero, live))
+			if k.perDef {
+				def[q] = vslotaddAVX512(def[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.def[p:]))).Merge(zero, live))
+			}
+			ibg[q] = vslotaddAVX512(ibg[q], sb.Merge(zero, live))
+			flu[q] = vslotaddAVX512(flu[q], gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			if !c.NoPolar {
+				pbar := gp.Mul(scale).Mul(s).Mul(om)
+				kahn[q] = vslotaddAVX512(kahn[q], pbar.Mul(archsimd.LoadFloat64x8Slice((fr.dkahn[p:]))).Merge(zero, live))
+				x := pbar.Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.alpha[p:])))
+				pa[q], fpa[q] = vslotaddAVX512(pa[q], x.Merge(zero, live)), vslotaddAVX512(fpa[q], archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
+			}
+		}
+	}
+	var pb, fpb, pc, fpc [m]archsimd.Float64x4
+	if pol == 2 {
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*8
+				gp := archsimd.LoadFloat64x8Slice((g[p:]))
+				live := gp.NotEqual(zero)
+				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:])))
+				fdet := archsimd.LoadFloat64x8Slice((fr.fdet[p:]))
+				y, z := pr.Mul(archsimd.LoadFloat64x8Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x8Slice((fr.gamma[p:])))
+				pb[q], fpb[q] = vslotaddAVX512(pb[q], y.Merge(zero, live)), vslotaddAVX512(fpb[q], fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = vslotaddAVX512(pc[q], z.Merge(zero, live)), vslotaddAVX512(fpc[q], fdet.Mul(z).Merge(zero, live))
+			}
+		}
+	}
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*8
+			gp := archsimd.LoadFloat64x8Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			invR, om := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
+			dx, dy, dz := archsimd.LoadFloat64x8Slice((t.d[0][p:])), archsimd.LoadFloat64x8Slice((t.d[1][p:])), archsimd.LoadFloat64x8Slice((t.d[2][p:]))
+			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(om)
+			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:])))
+			ddot := sb.Mul(archsimd.LoadFloat64x8Slice((t.sig[p:])))
+			if !c.NoPolar {
+				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x8Slice((fr.dd[p:]))))
+			}
+			wbar := gs.Mul(archsimd.LoadFloat64x8Slice((fr.p[p:])))
+			inv3 := invR.Mul(invR).Mul(invR)
+			var rbar archsimd.Float64x8
+			if c.PointPixel {
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[31])).Mul(wbar).Mul(inv3)
+			} else {
+				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
+				cd[q] = vslotaddAVX512(cd[q], cdp.Merge(zero, live))
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+			}
+			a := rbar.Sub(ddot.Mul(invR))
+			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx).Merge(zero, live)), vslotaddAVX512(adY[q], a.Mul(dy).Merge(zero, live)), vslotaddAVX512(adZ[q], a.Mul(dz).Merge(zero, live))
+			fa := archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(a)
+			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotaddAVX512(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotaddAVX512(fadZ[q], fa.Mul(dz).Merge(zero, live))
+		}
+	}
+	for q := 0; q < m; q++ {
+		i := q * sl
+		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[n*slots+i:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}

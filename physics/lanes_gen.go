@@ -1803,15 +1803,16 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	r := k.lr
 	zero := float64(0)
 	scale := (&r.scale)[0]
-	const m = slots /
-		1
+	const sl = min(1, slots)
+	const m = slots / sl
+	const step = max(1, slots)
 	M := len(r.orient)
 	SM := len(r.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
 		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]float64
-		for p0 := 0; p0 < np; p0 += slots {
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
 				gp := g[p]
@@ -1827,19 +1828,19 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
-			o[q*1] = w0[q]
-			o[slots+q*1] = w1[q]
-			o[2*slots+q*1] = w2[q]
-			o[3*slots+q*1] = v0[q]
-			o[4*slots+q*1] = v1[q]
-			o[5*slots+q*1] = v2[q]
-			o[6*slots+q*1] = fv0[q]
-			o[7*slots+q*1] = fv1[q]
-			o[8*slots+q*1] = fv2[q]
+			o[q*sl] = w0[q]
+			o[slots+q*sl] = w1[q]
+			o[2*slots+q*sl] = w2[q]
+			o[3*slots+q*sl] = v0[q]
+			o[4*slots+q*sl] = v1[q]
+			o[5*slots+q*sl] = v2[q]
+			o[6*slots+q*sl] = fv0[q]
+			o[7*slots+q*sl] = fv1[q]
+			o[8*slots+q*sl] = fv2[q]
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
-	for p0 := 0; p0 < np; p0 += slots {
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
@@ -1862,7 +1863,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	var pb, fpb, pc, fpc [m]float64
 	if pol == 2 {
-		for p0 := 0; p0 < np; p0 += slots {
+		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
 				gp := g[p]
@@ -1876,7 +1877,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 	}
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]float64
-	for p0 := 0; p0 < np; p0 += slots {
+	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
@@ -1906,7 +1907,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 	}
 	for q := 0; q < m; q++ {
-		i := q * 1
+		i := q * sl
 		for n, v := range [...]float64{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			out[n*slots+i] = v
 		}

@@ -7,12 +7,14 @@
 // methods named as simd/archsimd's (Add, Mul, Merge, …). Each target
 // (Targets) spells the vocabulary out: the scalar one as float64
 // operators and the few helpers of lanes_scalar.go, the AVX2 one as
-// simd/archsimd's Float64x4 types, functions and methods.
+// simd/archsimd's Float64x4 types, functions and methods, the AVX-512
+// one as its Float64x8 ones.
 //
 // Generate makes one copy of lanes.go per target (Targets): the scalar
-// kernel (lanes_gen.go, names as written) and the AVX2 kernel
-// (lanes_avx2_gen.go, every name that lanes.go declares and every name of
-// the vocabulary suffixed). In both, the calls of the functions marked
+// kernel (lanes_gen.go, names as written), the AVX2 kernel
+// (lanes_avx2_gen.go) and the AVX-512 kernel (lanes_avx512_gen.go), in
+// the vector copies every name that lanes.go declares and every name of
+// the vocabulary suffixed. In both, the calls of the functions marked
 // //lanegen:inline are replaced by their bodies: Go's inliner leaves
 // functions of this size as calls, and a call in a hot loop makes the
 // compiler spill every live vector around it. Names lanes.go uses without
@@ -44,7 +46,7 @@ import (
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vloadBits", "vbits", "vfloat", "vint32",
-	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq",
+	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -71,6 +73,8 @@ var Targets = []Target{
 		"vany":       "$1",
 		"vzeroupper": "nop",
 		"vaddseq":    "($1 + $2)",
+		"vs":         "float64",
+		"vslotadd":   "($1 + $2)",
 	}, Methods: map[string]string{
 		"Add":          "($0 + $1)",
 		"Sub":          "($0 - $1)",
@@ -109,9 +113,11 @@ var Targets = []Target{
 			"vshl":       "$1.ShiftAllLeft($2)",
 			"vany":       "($1.ToBits() != 0)",
 			"vzeroupper": "archsimd.ClearAVXUpperBits",
+			"vs":         "archsimd.Float64x4",
+			"vslotadd":   "$1.Add($2)",
 		}},
 	{File: "lanes_avx512_gen.go", Suffix: "AVX512", Tag: "goexperiment.simd && amd64", Lanes: 8,
-		Import: "simd/archsimd", Skip: []string{"lossBackLanes"}, Words: map[string]string{
+		Import: "simd/archsimd", Words: map[string]string{
 			"vf":         "archsimd.Float64x8",
 			"vm":         "archsimd.Mask64x8",
 			"vu":         "archsimd.Uint64x8",
@@ -130,6 +136,7 @@ var Targets = []Target{
 			"vshl":       "$1.ShiftAllLeft($2)",
 			"vany":       "($1.ToBits() != 0)",
 			"vzeroupper": "archsimd.ClearAVXUpperBits",
+			"vs":         "archsimd.Float64x4",
 		}, Methods: map[string]string{
 			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
 			// is VROUNDPD's.
@@ -153,9 +160,6 @@ type Target struct {
 	// expression with $0 standing for the receiver: the scalar copy's
 	// operators, a vector type's spelling where it differs.
 	Methods map[string]string
-	// Skip names functions of lanes.go left out of this copy: the
-	// dispatch (a hand-written file) runs a narrower copy's instead.
-	Skip []string
 }
 
 // Template is the build constraint that keeps lanes.go itself out of
@@ -190,19 +194,6 @@ func Generate(src []byte, t Target) ([]byte, error) {
 				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
 			}
 			fd.Body = body
-		}
-	}
-	for _, name := range t.Skip {
-		found := false
-		for i, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == name {
-				f.Decls = append(f.Decls[:i], f.Decls[i+1:]...)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("skip %s: no such function", name)
 		}
 	}
 	if t.Import != "" && t.Suffix == "" {
