@@ -16,6 +16,7 @@ import (
 	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/gobragg/gobragg/physics"
 	"github.com/urfave/cli/v2"
 )
 
@@ -162,7 +163,10 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 			code = exitInternal
 		}
 	}()
-	argv, err := arrange(a, argv)
+	err := useLanes(os.Getenv("GOBRAGG_LANES"))
+	if err == nil {
+		argv, err = arrange(a, argv)
+	}
 	if err == nil {
 		err = a.Run(argv)
 	}
@@ -184,6 +188,19 @@ func runApp(a *cli.App, argv []string, stderr io.Writer) (code int) {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// useLanes picks the lane kernels named by GOBRAGG_LANES (physics.
+// UseVectorLanes; "" keeps the widest the CPU runs): a usage error names
+// the ones available.
+func useLanes(name string) error {
+	if name == "" {
+		return nil
+	}
+	if err := physics.UseVectorLanes(name); err != nil {
+		return fmt.Errorf("%w: GOBRAGG_LANES=%s: not available here (available: %s)", models.ErrUsage, name, strings.Join(physics.AvailableVectorLanes(), ", "))
+	}
+	return nil
 }
 
 // startMPI, set by the mpi build (mpi.go), starts MPI and gives the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gobragg/gobragg/cmd/gobragg/interrupt"
 	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
 	"github.com/urfave/cli/v2"
 )
 
@@ -235,5 +236,40 @@ func TestOptionsAnywhere(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "relative tolerance 1e-05") || !strings.Contains(stdout, "\n          a     Å") ||
 		strings.Contains(stdout, "alpha") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestLanesEnv: GOBRAGG_LANES picks the lane kernels simulate runs (its
+// --json says which); a name this binary or CPU does not run is a usage
+// error naming those it does.
+func TestLanesEnv(t *testing.T) {
+	args := []string{"simulate", "--json", "-cell", "100", "-default_F", "100", "-N", "5", "-lambda", "6.2", "-detpixels", "16", "-floatfile", "/dev/null"}
+	for _, c := range []struct {
+		env, want string
+		code      int
+	}{
+		{"scalar", `"lanes":"scalar"`, 0},
+		{"", `"lanes":"` + physics.VectorLanes() + `"`, 0},
+		{"avx1024", "GOBRAGG_LANES=avx1024: not available here (available: scalar", exitUsage},
+	} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "GOBRAGG_MAIN=1", "GOBRAGG_LANES="+c.env)
+		cmd.Dir = t.TempDir()
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		out := o.String() + e.String()
+		if code != c.code || !strings.Contains(strings.ReplaceAll(out, " ", ""), strings.ReplaceAll(c.want, " ", "")) {
+			t.Errorf("GOBRAGG_LANES=%q: exit %d, output %q; want exit %d and %q", c.env, code, out, c.code, c.want)
+		}
+		if c.code != 0 && strings.Count(strings.TrimSpace(e.String()), "\n") != 0 {
+			t.Errorf("GOBRAGG_LANES=%q: stderr %q, want one line", c.env, e.String())
+		}
 	}
 }

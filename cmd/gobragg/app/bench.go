@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gobragg/gobragg/models/formats"
+	"github.com/gobragg/gobragg/physics"
 	"github.com/urfave/cli/v2"
 )
 
@@ -261,7 +262,7 @@ func timeProcess(dir string, env []string, prog string, args ...string) (seconds
 }
 
 func writeBenchTable(out io.Writer, rows []benchRow, runs, threads int, withRef bool) error {
-	fmt.Fprintf(out, "whole `gobragg simulate` processes, median of %d, GOMAXPROCS=%d; allocations of one in-process run\n", runs, threads)
+	fmt.Fprintf(out, "whole `gobragg simulate` processes, median of %d, GOMAXPROCS=%d, %s lanes; allocations of one in-process run\n", runs, threads, physics.VectorLanes())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "case\tpixels\ttime s\tpixels/s\tallocs\talloc MB\tpeak RSS MB\t"
 	if withRef {

@@ -278,7 +278,8 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 	js := SimulateJSON{Convention: m.Detector.Convention.String(), FPixels: m.Detector.FPixels, SPixels: m.Detector.SPixels,
 		Oversample: m.Detector.Oversample, SolidAngleSr: st.SolidAngle, SpherePercent: 100 * st.SolidAngle / 4 / math.Pi,
 		MaxI: st.MaxI, MaxIFastM: st.MaxX, MaxISlowM: st.MaxY, MaxIPixel: [2]int{st.MaxF, st.MaxS},
-		Mean: st.Mean, RMS: st.RMS, RMSD: st.RMSD, IntfileScale: st.IntScale, Files: map[string]string{}}
+		Mean: st.Mean, RMS: st.RMS, RMSD: st.RMSD, IntfileScale: st.IntScale, Files: map[string]string{},
+		Lanes: physics.VectorLanes()}
 	for _, o := range outputs {
 		js.Files[strings.TrimPrefix(o.flag, "-")] = o.path
 	}
@@ -369,6 +370,9 @@ type SimulateJSON struct {
 	Overloads *int              `json:"overloads"`
 	Files     map[string]string `json:"files"` // output flag (floatfile, intfile, …) → path
 	Seconds   SimulateSeconds   `json:"seconds"`
+	// Lanes names the lane kernels that ran (physics.VectorLanes:
+	// "avx512", "avx2" or "scalar"; GOBRAGG_LANES picks one).
+	Lanes string `json:"lanes"`
 }
 
 // SimulateSeconds are the wall times of a simulate run's parts.
