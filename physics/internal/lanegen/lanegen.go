@@ -94,54 +94,52 @@ var Targets = []Target{
 		"StoreSlice":   "store($0, $1)",
 	}},
 	{File: "lanes_avx2_gen.go", Suffix: "AVX2", Tag: "goexperiment.simd && amd64", Lanes: 4,
-		Import: "simd/archsimd", Words: map[string]string{
-			"vf":         "archsimd.Float64x4",
-			"vm":         "archsimd.Mask64x4",
-			"vu":         "archsimd.Uint64x4",
-			"lanes":      "4",
-			"vbc":        "archsimd.BroadcastFloat64x4($1)",
-			"vload":      "archsimd.LoadFloat64x4($1)",
-			"vloadSlice": "archsimd.LoadFloat64x4Slice($1)",
-			"vrep":       "archsimd.LoadFloat64x4((*[4]float64)($1[:4]))",
-			"vloadBits":  "archsimd.LoadUint64x4($1)",
-			"vbits":      "$1.AsUint64x4()",
-			"vfloat":     "$1.AsFloat64x4()",
-			"vint32":     "$1.ConvertToInt32().Store($2)",
-			"vxor":       "$1.Xor($2)",
-			"vand":       "$1.And($2)",
-			"vor":        "$1.Or($2)",
-			"vshl":       "$1.ShiftAllLeft($2)",
-			"vany":       "($1.ToBits() != 0)",
-			"vzeroupper": "archsimd.ClearAVXUpperBits",
-			"vs":         "archsimd.Float64x4",
-			"vslotadd":   "$1.Add($2)",
-		}},
+		Import: "simd/archsimd", Words: archsimdWords(4, map[string]string{"vslotadd": "$1.Add($2)"})},
 	{File: "lanes_avx512_gen.go", Suffix: "AVX512", Tag: "goexperiment.simd && amd64", Lanes: 8,
-		Import: "simd/archsimd", Words: map[string]string{
-			"vf":         "archsimd.Float64x8",
-			"vm":         "archsimd.Mask64x8",
-			"vu":         "archsimd.Uint64x8",
-			"lanes":      "8",
-			"vbc":        "archsimd.BroadcastFloat64x8($1)",
-			"vload":      "archsimd.LoadFloat64x8($1)",
-			"vloadSlice": "archsimd.LoadFloat64x8Slice($1)",
-			"vrep":       "archsimd.LoadFloat64x8((*[8]float64)($1))",
-			"vloadBits":  "archsimd.LoadUint64x8($1)",
-			"vbits":      "$1.AsUint64x8()",
-			"vfloat":     "$1.AsFloat64x8()",
-			"vint32":     "$1.ConvertToInt32().Store($2)",
-			"vxor":       "$1.Xor($2)",
-			"vand":       "$1.And($2)",
-			"vor":        "$1.Or($2)",
-			"vshl":       "$1.ShiftAllLeft($2)",
-			"vany":       "($1.ToBits() != 0)",
-			"vzeroupper": "archsimd.ClearAVXUpperBits",
-			"vs":         "archsimd.Float64x4",
-		}, Methods: map[string]string{
+		Import: "simd/archsimd", Words: archsimdWords(8, nil), Methods: map[string]string{
 			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
 			// is VROUNDPD's.
 			"Ceil": "$0.CeilScaled(0)",
 		}},
+}
+
+// archsimdWords spells the vocabulary in simd/archsimd's types of n
+// float64 lanes, with the words in more added: vaddseq, and for n > 4
+// vslotadd, are left out (suffixed: a hand-written file of the target
+// declares them). Slot vectors (vs) have four lanes.
+func archsimdWords(n int, more map[string]string) map[string]string {
+	w := map[string]string{
+		"vf":         "archsimd.Float64xN",
+		"vm":         "archsimd.Mask64xN",
+		"vu":         "archsimd.Uint64xN",
+		"lanes":      "N",
+		"vbc":        "archsimd.BroadcastFloat64xN($1)",
+		"vload":      "archsimd.LoadFloat64xN($1)",
+		"vloadSlice": "archsimd.LoadFloat64xNSlice($1)",
+		"vrep":       "archsimd.LoadFloat64xN((*[N]float64)($1[:N]))",
+		"vloadBits":  "archsimd.LoadUint64xN($1)",
+		"vbits":      "$1.AsUint64xN()",
+		"vfloat":     "$1.AsFloat64xN()",
+		"vint32":     "$1.ConvertToInt32().Store($2)",
+		"vxor":       "$1.Xor($2)",
+		"vand":       "$1.And($2)",
+		"vor":        "$1.Or($2)",
+		"vshl":       "$1.ShiftAllLeft($2)",
+		"vany":       "($1.ToBits() != 0)",
+		"vzeroupper": "archsimd.ClearAVXUpperBits",
+	}
+	for k, v := range w {
+		w[k] = strings.ReplaceAll(v, "N", fmt.Sprint(n))
+	}
+	if n == 8 {
+		// laneVal holds 8 values: its pointer converts as it is.
+		w["vrep"] = "archsimd.LoadFloat64x8((*[8]float64)($1))"
+	}
+	w["vs"] = "archsimd.Float64x4"
+	for k, v := range more {
+		w[k] = v
+	}
+	return w
 }
 
 // Target is one generated copy of lanes.go.
