@@ -12,14 +12,18 @@
 // half a millisecond); Compiles counts the builds.
 //
 // Gradients: a Program also holds, built on first use per loss structure
-// (kind, weighted or not), a gradient program — the parameter maths as
-// primitive gorgonia ops (the same formulas; Folded computes their bits,
-// TestPackedBits) feeding the fused loss op (image, loss and ∂loss/∂P in
-// one pass), whose scalar loss G.Grad differentiates back to every input
-// the image uses. The forward program leaves the primitive ops out
-// because it needs no autograd and their ~340 nodes cost ~10 ms of
-// compile (gorgonia's register allocation grows with the square of the
-// node count), as much as a whole 1024² image in the vector build.
+// (kind, weighted or not), a gradient program: the packed parameter
+// vector as an input, the fused loss op (image, loss and ∂loss/∂P in one
+// pass) and G.Grad of its scalar loss by that vector, about 20 nodes.
+// Simulator.Gradient evaluates the parameter maths on a tape (the
+// models.Rev algebra: Folded's values, bit for bit, TestPackedBits) to
+// fill that vector, and after the run carries ∂loss/∂P back through the
+// tape to every input. The maths as ~340 primitive gorgonia ops with
+// their autograd (until this was changed) cost 55 ms of compile per
+// gradient program (gorgonia's register allocation grows with the square
+// of the node count) and ~1 ms of every run; the tape costs microseconds,
+// and TestGraphLoss checks it against gorgonia's autograd through the
+// primitive ops.
 // Simulator.Gradient runs it; losses written with ordinary gorgonia ops on
 // PixelOp's image differentiate through PixelOp's own backward op.
 // Objective turns it into a function of the user's parameters

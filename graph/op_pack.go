@@ -83,7 +83,7 @@ func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 // paramsOp is the forward program's parameter maths: from the n scalar
 // parameter inputs (fields order) to the packed vector, on numbers
 // (packValues), for model's structure. It has no gradient: gradient
-// programs emit the same maths as primitive ops instead.
+// programs run the same maths on a tape (packRev) instead.
 type paramsOp struct {
 	model *models.Model
 	n     int

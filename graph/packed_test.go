@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gobragg/gobragg/models"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // TestPackedBits: the forward program evaluates the parameter maths on
-// numbers (Packed, paramsOp) and the gradient programs as primitive
-// gorgonia ops (emit); both give the same packed vector bit for bit, on
+// numbers (Packed, paramsOp), the gradient programs on a tape (packRev),
+// and as primitive gorgonia ops (emit) they are what autograd can take;
+// all three give the same packed vector bit for bit, on
 // every golden command line and on structures that reach the folds with
 // signed zeros (−0 angles, the Float algebra would give +0 where the graph
 // gives −0), matrix orientations, rotated and two-theta detectors.
@@ -78,9 +80,14 @@ func TestPackedBits(t *testing.T) {
 		if len(got) != len(graph) {
 			t.Fatalf("%s: %d packed values, graph %d", id, len(got), len(graph))
 		}
+		var r models.Rev
+		rev, _ := packRev(&r, m, s.values)
 		for i := range got {
 			if math.Float64bits(got[i]) != math.Float64bits(graph[i]) {
 				t.Errorf("%s: packed[%d] = %g, graph %g", id, i, got[i], graph[i])
+			}
+			if math.Float64bits(rev[i].V) != math.Float64bits(graph[i]) {
+				t.Errorf("%s: packed[%d] on the tape (gradient programs) = %g, graph %g", id, i, rev[i].V, graph[i])
 			}
 		}
 	}

@@ -52,8 +52,9 @@ func KeyOf(m *models.Model) Key {
 
 // Program is a compiled expression graph: scalar parameter inputs →
 // parameter op (packed parameters) → fused pixel op → image. Gradient
-// programs emit the parameter maths as primitive ops instead, and add a
-// loss and its backward pass; they are
+// programs take the packed parameters as an input instead (their maths
+// runs on a tape, models.Rev), and add a loss and its backward pass; they
+// are
 // built on first use, per loss structure, and kept with the forward
 // program in a pool: a gradient run takes an idle one (or builds another),
 // so that runs of several simulators on one program — the images of a
@@ -88,11 +89,12 @@ type lossKey struct {
 type gradProgram struct {
 	g                   *G.ExprGraph
 	vm                  G.VM
-	inputs              []*G.Node
+	pv                  *G.Node // the packed parameters
 	tables              [4]*G.Node
 	obs, wts, bg, noise *G.Node
-	lossOut             G.Value
-	gradOut             []G.Value // per input; stays nil for inputs the image does not use
+	lossOut, pvGrad     G.Value // the loss and its gradient by pv
+	rev                 models.Rev
+	adj                 []float64 // rev's scratch space
 }
 
 // maxPrograms bounds the program cache.
@@ -184,6 +186,12 @@ func emitInputs(g *G.ExprGraph, key Key) (inputs []*G.Node, names []string, tabl
 		inputs = append(inputs, G.NewScalar(g, G.Float64, G.WithName(f.name)))
 		names = append(names, f.name)
 	}
+	return inputs, names, emitTables(g, key)
+}
+
+// emitTables adds key's table inputs to g: structure factors, sources,
+// mosaic domains and mask.
+func emitTables(g *G.ExprGraph, key Key) (tables [4]*G.Node) {
 	kp := &key.Pixels
 	for i, t := range []struct {
 		name string
@@ -192,28 +200,7 @@ func emitInputs(g *G.ExprGraph, key Key) (inputs []*G.Node, names []string, tabl
 		{"crystal.domains", kp.Domains * physics.MosaicCols}, {"detector.mask", kp.MaskLen()}} {
 		tables[i] = G.NewVector(g, G.Float64, G.WithShape(t.n), G.WithName(t.name))
 	}
-	return inputs, names, tables
-}
-
-// emit adds key's inputs to g and the parameter maths on them as primitive
-// ops, gathered into the packed parameter vector the pixel ops read, so
-// that autograd carries the pixel op's gradient back to every input.
-func emit(g *G.ExprGraph, key Key, m *models.Model) (inputs []*G.Node, tables [4]*G.Node, pv *G.Node, err error) {
-	inputs, _, tables = emitInputs(g, key)
-	A := &models.Graph{G: g}
-	var np models.Params[*G.Node]
-	for i, f := range fields(&np, key.FromMatrix, key.CellLengths) {
-		*f.ptr = inputs[i]
-	}
-	packed := pack[*G.Node](A, m, &np)
-	if A.Err != nil {
-		return nil, tables, nil, A.Err
-	}
-	pv, err = G.ApplyOp(packOp{len(packed)}, packed...)
-	if err != nil {
-		return nil, tables, nil, fmt.Errorf("graph: packing parameters: %w", err)
-	}
-	return inputs, tables, pv, nil
+	return tables
 }
 
 // quietVM makes a tape machine "watch" every instruction. Without a
@@ -249,11 +236,14 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 			gp, err = nil, fmt.Errorf("graph: building gradient program: %v", r)
 		}
 	}()
+	// The parameter maths is not in the graph: Gradient evaluates it on a
+	// tape (models.Rev) into the packed vector pv and carries the loss's
+	// gradient by pv back through the tape. (As ~340 primitive nodes and
+	// their autograd it cost 55 ms of compile and ~1 ms of every run.)
 	gp = &gradProgram{g: G.NewGraph()}
-	var pv *G.Node
-	if gp.inputs, gp.tables, pv, err = emit(gp.g, p.key, p.model); err != nil {
-		return nil, err
-	}
+	gp.tables = emitTables(gp.g, p.key)
+	gp.pv = G.NewVector(gp.g, G.Float64, G.WithShape(physics.NParams), G.WithName("params.packed"))
+	pv := gp.pv
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
 	size := func(used bool) int {
 		if used {
@@ -281,24 +271,12 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
-	// Differentiate with respect to the inputs the graph uses (a SAMPLE
-	// pivot detector never reads the along-beam distance, and so on).
-	var wrt []*G.Node
-	var at []int
-	for i, in := range gp.inputs {
-		if gp.g.To(in.ID()).Len() > 0 {
-			wrt, at = append(wrt, in), append(at, i)
-		}
-	}
-	grads, err := G.Grad(loss, wrt...)
+	grads, err := G.Grad(loss, pv)
 	if err != nil {
 		return nil, fmt.Errorf("graph: differentiating the loss: %w", err)
 	}
 	G.Read(loss, &gp.lossOut)
-	gp.gradOut = make([]G.Value, len(gp.inputs))
-	for j, d := range grads {
-		G.Read(d, &gp.gradOut[at[j]])
-	}
+	G.Read(grads[0], &gp.pvGrad)
 	gp.vm = G.NewTapeMachine(gp.g, quietVM)
 	compiles.Add(1)
 	return gp, nil
@@ -306,8 +284,8 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 
 // pack evaluates the parameter maths, crystal orientation and detector
 // placement, and lays the results out as the pixel op reads them. The same
-// code runs on numbers (Packed, paramsOp: the forward program) and on
-// graph nodes (emit: the gradient programs).
+// code runs on numbers (Packed, paramsOp: the forward program), on a tape
+// (packRev: the gradient programs) and on graph nodes (emit, in the tests).
 func pack[T any](A models.Alg[T], m *models.Model, np *models.Params[T]) []T {
 	a, b, c := models.RealVectors(A, m.Crystal, np.Crystal, np.Lambda)
 	d := m.Detector
@@ -364,6 +342,25 @@ func packValues(m *models.Model, vals []float64) []float64 {
 		out[i] = x.V
 	}
 	return out
+}
+
+// packRev evaluates pack for m's structure on the parameter values vals
+// (fields order) on tape r (reset first): the packed values (packValues'
+// bits) and the variables of vals, for r.Grad.
+func packRev(r *models.Rev, m *models.Model, vals []float64) (packed, vars []models.RNum) {
+	r.Reset()
+	var np models.Params[models.RNum]
+	// Parameters that are not inputs are NaN, as in packValues.
+	for _, f := range fields(&np, true, true) {
+		*f.ptr = r.Var(math.NaN())
+	}
+	fs := fields(&np, m.Crystal.FromMatrix, m.Crystal.CellLengths)
+	vars = make([]models.RNum, len(fs))
+	for i, f := range fs {
+		*f.ptr = r.Var(vals[i])
+		vars[i] = *f.ptr
+	}
+	return pack[models.RNum](r, m, &np), vars
 }
 
 // Key returns the program's structural key.
@@ -470,7 +467,15 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 		p.putGrad(lk, gp)
 	}()
 	gp.vm.Reset()
-	if err := s.let(gp.inputs, gp.tables); err != nil {
+	packed, vars := packRev(&gp.rev, p.model, s.values)
+	pv := make([]float64, len(packed))
+	for i, x := range packed {
+		pv[i] = x.V
+	}
+	if err := G.Let(gp.pv, tensor.New(tensor.WithShape(len(pv)), tensor.WithBacking(pv))); err != nil {
+		return 0, nil, fmt.Errorf("graph: setting %s: %w", gp.pv.Name(), err)
+	}
+	if err := s.let(nil, gp.tables); err != nil {
 		return 0, nil, err
 	}
 	obs, wts, bg := []float64{0}, []float64{0}, []float64{0}
@@ -498,17 +503,15 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 	if !ok {
 		return 0, nil, fmt.Errorf("graph: loss is %T", gp.lossOut)
 	}
-	grad = make([]float64, len(gp.inputs))
-	for i, v := range gp.gradOut {
-		if v == nil {
-			continue
-		}
-		f, ok := v.(*G.F64)
-		if !ok {
-			return 0, nil, fmt.Errorf("graph: gradient of %s is %T", p.names[i], v)
-		}
-		grad[i] = float64(*f)
+	pt, ok := gp.pvGrad.(tensor.Tensor)
+	if !ok {
+		return 0, nil, fmt.Errorf("graph: gradient by the packed parameters is %T", gp.pvGrad)
 	}
+	pg, ok := pt.Data().([]float64)
+	if !ok || len(pg) != len(packed) {
+		return 0, nil, fmt.Errorf("graph: gradient by the packed parameters is %T", pt.Data())
+	}
+	grad, gp.adj = gp.rev.Grad(packed, pg, vars, gp.adj)
 	return float64(*lv), grad, nil
 }
 

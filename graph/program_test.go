@@ -337,3 +337,20 @@ func TestConcurrentGradients(t *testing.T) {
 		t.Errorf("%d idle gradient programs after %d runs at once (%d before)", idle, 3*n, before)
 	}
 }
+
+// BenchmarkGradientProgramMiss builds and compiles a gradient program
+// (cubic 1024², summed-image loss), as the first gradient run of each
+// loss structure does.
+func BenchmarkGradientProgramMiss(b *testing.B) {
+	m := model(b, cubic(1024, 100)...)
+	p, err := build(KeyOf(m), m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.buildGrad(lossKey{kind: LossSum}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
