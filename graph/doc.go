@@ -14,18 +14,17 @@
 // Gradients: a Program also holds, built on first use per loss structure
 // (kind, weighted or not), a gradient program: the packed parameter
 // vector as an input, the fused loss op (image, loss and ∂loss/∂P in one
-// pass) and G.Grad of its scalar loss by that vector, about 20 nodes.
+// pass) and G.Grad of its scalar loss by that vector: 16 nodes.
 // Simulator.Gradient evaluates the parameter maths on a tape (the
 // models.Rev algebra: Folded's values, bit for bit, TestPackedBits) to
 // fill that vector, and after the run carries ∂loss/∂P back through the
 // tape to every input. The maths as ~340 primitive gorgonia ops with
-// their autograd (until this was changed) cost 55 ms of compile per
+// their autograd (until this was changed) cost 53 ms of compile per
 // gradient program (gorgonia's register allocation grows with the square
-// of the node count) and ~1 ms of every run; the tape costs microseconds,
+// of the node count) and ~0.5 ms of every run; the tape costs microseconds,
 // and TestGraphLoss checks it against gorgonia's autograd through the
-// primitive ops.
-// Simulator.Gradient runs it; losses written with ordinary gorgonia ops on
-// PixelOp's image differentiate through PixelOp's own backward op.
+// primitive ops. Losses written with ordinary gorgonia ops on PixelOp's
+// image differentiate through PixelOp's own backward op.
 // Objective turns it into a function of the user's parameters
 // (models.UserParams: Å, degrees, mm) for gradient checks and fits.
 //
