@@ -234,10 +234,12 @@
 //     the Turin kind, whose 512-bit units are full width), one thread,
 //     AVX-512 against AVX2 pair by pair (BenchmarkLanes* in graph): the
 //     forward at cubic 1024² 15.5 → 8.7 ms (0.67×), with 10 domains
-//     12.8 → 7.8 ms (0.61×); gradients 0.90–0.93× (their terms gain
-//     less: square roots and divisions, and the near-peak branch, which
-//     one lane of eight in a vector now takes for the whole vector
-//     about half the time).
+//     12.8 → 7.8 ms (0.61×), 0.61–0.78× over later runs; gradients
+//     0.87–0.93× (their terms gain less: square roots and divisions,
+//     and the near-peak branch, which one lane of eight in a vector now
+//     takes for the whole vector about half the time; the near-peak
+//     formulas for every lane instead, with no closed form and no
+//     branch, made the gradient 13–30 % slower).
 //
 //   - The compensated loss sum in registers: neumaier took pointers, so
 //     the running sum and its compensation went through the stack in
