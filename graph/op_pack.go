@@ -12,31 +12,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// packOp gathers n float64 scalar nodes into one vector node, so that the
-// scalar parameter maths can feed a fused tensor op. Its gradient is the
-// matching element of the output gradient (unpackOp).
-type packOp struct{ n int }
-
-func (o packOp) Arity() int { return o.n }
-
-func (o packOp) Type() hm.Type {
-	ts := make([]hm.Type, 0, o.n+1)
-	for i := 0; i < o.n; i++ {
-		ts = append(ts, G.Float64)
-	}
-	return hm.NewFnType(append(ts, G.TensorType{Dims: 1, Of: G.Float64})...)
-}
-
-func (o packOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{o.n}, nil }
-
-func (o packOp) Do(vs ...G.Value) (G.Value, error) {
-	out, err := scalars("pack", o.n, vs)
-	if err != nil {
-		return nil, err
-	}
-	return tensor.New(tensor.WithShape(o.n), tensor.WithBacking(out)), nil
-}
-
 // scalars returns the values of an op's n float64 scalar inputs.
 func scalars(op string, n int, vs []G.Value) ([]float64, error) {
 	if len(vs) != n {
@@ -53,33 +28,6 @@ func scalars(op string, n int, vs []G.Value) ([]float64, error) {
 	return out, nil
 }
 
-func (o packOp) ReturnsPtr() bool      { return false }
-func (o packOp) CallsExtern() bool     { return false }
-func (o packOp) OverwritesInput() int  { return -1 }
-func (o packOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "graph.pack%d", o.n) }
-func (o packOp) Hashcode() uint32      { return hashOf(o) }
-func (o packOp) String() string        { return fmt.Sprintf("pack%d", o.n) }
-
-func (o packOp) DiffWRT(n int) []bool {
-	b := make([]bool, n)
-	for i := range b {
-		b[i] = true
-	}
-	return b
-}
-
-func (o packOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	res := make(G.Nodes, len(inputs))
-	for i := range inputs {
-		n, err := G.ApplyOp(unpackOp{i, o.n}, grad)
-		if err != nil {
-			return nil, err
-		}
-		res[i] = n
-	}
-	return res, nil
-}
-
 // paramsOp is the forward program's parameter maths: from the n scalar
 // parameter inputs (fields order) to the packed vector, on numbers
 // (packValues), for model's structure. It has no gradient: gradient
@@ -91,7 +39,13 @@ type paramsOp struct {
 
 func (o paramsOp) Arity() int { return o.n }
 
-func (o paramsOp) Type() hm.Type { return packOp{o.n}.Type() }
+func (o paramsOp) Type() hm.Type {
+	ts := make([]hm.Type, 0, o.n+1)
+	for i := 0; i < o.n; i++ {
+		ts = append(ts, G.Float64)
+	}
+	return hm.NewFnType(append(ts, G.TensorType{Dims: 1, Of: G.Float64})...)
+}
 
 func (o paramsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{physics.NParams}, nil
