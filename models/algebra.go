@@ -167,21 +167,32 @@ func foldDiv(a float64, ca bool, b float64, cb bool) (fold, float64) {
 	return emit, 0
 }
 
+// applyFold is what fold f (v: the rule's constant) gives for x and y in
+// algebra A, for every algebra that folds (Graph, Folded, Rev); done is
+// false when the operation must be computed.
+func applyFold[T any](A Alg[T], f fold, v float64, x, y T) (r T, done bool) {
+	switch f {
+	case constant:
+		return A.Const(v), true
+	case left:
+		return x, true
+	case right:
+		return y, true
+	case negLeft:
+		return A.Neg(x), true
+	case negRight:
+		return A.Neg(y), true
+	}
+	return r, false
+}
+
 // binFold applies rule to x and y, emitting op only when it must.
 func (g *Graph) binFold(rule foldRule, op func(a, b *G.Node) (*G.Node, error), x, y *G.Node) *G.Node {
 	a, ca := g.value(x)
 	b, cb := g.value(y)
-	switch f, v := rule(a, ca, b, cb); f {
-	case constant:
-		return g.Const(v)
-	case left:
-		return x
-	case right:
-		return y
-	case negLeft:
-		return g.Neg(x)
-	case negRight:
-		return g.Neg(y)
+	f, v := rule(a, ca, b, cb)
+	if r, done := applyFold[*G.Node](g, f, v, x, y); done {
+		return r
 	}
 	return g.bin(op, x, y)
 }
@@ -219,18 +230,10 @@ type Num struct {
 // non-constant Nums.
 type Folded struct{}
 
-func (Folded) bin(rule foldRule, op func(a, b float64) float64, x, y Num) Num {
-	switch f, v := rule(x.V, x.Const, y.V, y.Const); f {
-	case constant:
-		return Num{v, true}
-	case left:
-		return x
-	case right:
-		return y
-	case negLeft:
-		return Folded{}.Neg(x)
-	case negRight:
-		return Folded{}.Neg(y)
+func (A Folded) bin(rule foldRule, op func(a, b float64) float64, x, y Num) Num {
+	f, v := rule(x.V, x.Const, y.V, y.Const)
+	if r, done := applyFold[Num](A, f, v, x, y); done {
+		return r
 	}
 	return Num{V: op(x.V, y.V)}
 }

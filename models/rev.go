@@ -57,17 +57,9 @@ var revNone = RNum{Const: true}
 // bin applies rule to x and y as Folded does; op gives the value and the
 // partial derivatives of an operation it must compute.
 func (r *Rev) bin(rule foldRule, op func(a, b float64) (v, da, db float64), x, y RNum) RNum {
-	switch f, v := rule(x.V, x.Const, y.V, y.Const); f {
-	case constant:
-		return RNum{V: v, Const: true}
-	case left:
-		return x
-	case right:
-		return y
-	case negLeft:
-		return r.Neg(x)
-	case negRight:
-		return r.Neg(y)
+	f, v := rule(x.V, x.Const, y.V, y.Const)
+	if res, done := applyFold[RNum](r, f, v, x, y); done {
+		return res
 	}
 	v, da, db := op(x.V, y.V)
 	return r.push(v, x, da, y, db)
