@@ -22,11 +22,9 @@ func supportedTiers() []laneTier {
 // and the chunk allows (vector; see lossRowSingle).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	switch {
-	case !vector:
-		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
-	case k.tier == tierAVX512:
+	case vector && k.tier == tierAVX512:
 		k.termsGradLanesAVX512(si, oinc, t, ds, hkl, stride, np)
-	case k.tier == tierAVX2:
+	case vector && k.tier == tierAVX2:
 		k.termsGradLanesAVX2(si, oinc, t, ds, hkl, stride, np)
 	default:
 		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
