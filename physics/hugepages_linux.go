@@ -29,3 +29,24 @@ func adviseHuge(p unsafe.Pointer, n uintptr) {
 	}
 	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, lo-a)), hi-lo), syscall.MADV_HUGEPAGE)
 }
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), which the
+// syscall package does not name.
+const madvPopulateWrite = 23
+
+// populate backs the n bytes at p with memory now, in one system call,
+// as a write to each page would (madvise MADV_POPULATE_WRITE; huge pages
+// where adviseHuge asked for them). In the virtual machine this was
+// measured on, a page fault costs ~11 µs and populating ~0.8 µs a page:
+// the parts of a 4 MB image outside its one whole huge page took ~500
+// faults, 6 ms of a 56 ms cubic 1024² simulate process. Pages already
+// backed are left as they are, the bytes are unchanged; older kernels
+// answer EINVAL, and the pages then fault in as before.
+func populate(p unsafe.Pointer, n uintptr) error {
+	a := uintptr(p)
+	lo := a &^ (pageSize - 1)
+	return syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, lo-a)), a+n-lo), madvPopulateWrite)
+}
+
+// pageSize is the base page (the populate range is rounded to it).
+var pageSize = uintptr(syscall.Getpagesize())

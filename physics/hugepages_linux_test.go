@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // anonHuge is this process's memory in transparent huge pages, in kB
@@ -50,4 +52,33 @@ func TestMakeHuge(t *testing.T) {
 		t.Errorf("AnonHugePages grew by %d kB for a 16 MB image, want at least 8192", after-before)
 	}
 	t.Logf("AnonHugePages %d → %d kB", before, after)
+}
+
+// minorFaults is this process's minor page faults so far (getrusage).
+func minorFaults(t *testing.T) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return ru.Minflt
+}
+
+// TestMakeHugePopulated: filling a 5 MB image from makeHuge takes almost
+// no page faults, because makeHuge backed it already. 5 MB holds at most
+// two whole huge pages, so at least 1 MB of it is in 4 kB pages: without
+// populate, filling it takes 256 faults or more (checked: 450 here).
+// Skipped where the kernel has no MADV_POPULATE_WRITE (before 5.14).
+func TestMakeHugePopulated(t *testing.T) {
+	probe := make([]byte, 1<<16)
+	if err := populate(unsafe.Pointer(&probe[0]), uintptr(len(probe))); err != nil {
+		t.Skipf("no MADV_POPULATE_WRITE here: %v", err)
+	}
+	img := makeHuge[float32](5 << 18) // 5 MB
+	before := minorFaults(t)
+	for i := range img {
+		img[i] = 1
+	}
+	if n := minorFaults(t) - before; n > 32 {
+		t.Errorf("%d page faults filling a populated 5 MB image, want at most 32", n)
+	}
 }
