@@ -254,6 +254,17 @@
 //     ~20 µs: a 4096² float32 image took 17,500 page faults, now ~1,700
 //     for the whole process; its CPU time fell by 0.08–0.14 s.
 //
+//   - sincg's derivatives one index after another (sincgGradLanes), not
+//     the three side by side: Go gives vectors 15 registers (not
+//     AVX-512's 32), and the side-by-side chains kept more values live
+//     than that; the AVX-512 termsGradLanes spilled 262 vectors to the
+//     stack (static count), now 141. The near-peak fix-up runs per index
+//     (when any lane has that index within 1/64 of an integer), not for
+//     the three when one needs it. Gradient, AVX-512, one thread pinned
+//     to one vCPU, medians of 10 alternated runs: cubic 1024² 20.6 →
+//     17.1 ms, 10 domains 32.0 → 23.7 ms; AVX2 −1 to −3 %, the default
+//     build unchanged (±1 %).
+//
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for
 //     all three; one division for the three π/s; separate variables for

@@ -390,62 +390,57 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 // |s| = √((1 − c)(1 + c)) for the reduced cos πd ≥ 0: 1 − cos πd is exact
 // for cos πd ≥ ½, so this is within a few 1e-14 of the series where it is
 // used, and a square root is cheaper. Within closedFormMin of an integer
-// the derivatives come from sincgNearPeakLanes instead (computed for the
-// three when any lane has an index there: about one pixel in eleven).
-// The three are evaluated side by side so that their chains of dependent
-// operations overlap. r.nf is float64(n).
+// the derivatives come from sincgNearPeakLanes instead (computed for an
+// index when any lane has it there). The three are evaluated one after
+// another (sincgGradLanes): side by side, their live values outnumbered
+// the 15 vector registers Go allocates, and the AVX-512 kernel spilled
+// twice as many of them to the stack; the processor overlaps the three
+// chains by itself. r.nf is float64(n).
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	sa, ha, na := sincgGradLanes(r, h, n)
+	sb, hb, nb := sincgGradLanes(r, kk, n)
+	sc, hc, nc := sincgGradLanes(r, l, n)
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+// sincgGradLanes is sincgGrad3Lanes for one index x: sincg(x, n) and its
+// derivatives by x and by n.
+//
+//lanegen:inline
+func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	magic := vk(roundMagic)
-	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
-	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
-	// The parities of the nearest integers, as sign bits.
-	fh, fk, fl := vshl(vbits(th), 63), vshl(vbits(tk), 63), vshl(vbits(tl), 63)
-	crh, crk, crl := cosPiLanes(dh), cosPiLanes(dk), cosPiLanes(dl) // in [0, 1]
-	// π/s before the recurrence: what it leaves live then fits in
-	// registers. s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped
-	// for odd m.
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	f := vshl(vbits(t), 63) // the parity of the nearest integer, as a sign bit
+	cr := cosPiLanes(d)     // in [0, 1]
+	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
 	sign, one, pi := vbits(vrep(&r.negZero)), vk(1), vk(piC)
-	rh := pi.Div(vfloat(vor(vbits(one.Sub(crh).Mul(one.Add(crh)).Sqrt()), vand(vxor(vbits(dh), fh), sign))))
-	rk := pi.Div(vfloat(vor(vbits(one.Sub(crk).Mul(one.Add(crk)).Sqrt()), vand(vxor(vbits(dk), fk), sign))))
-	rl := pi.Div(vfloat(vor(vbits(one.Sub(crl).Mul(one.Add(crl)).Sqrt()), vand(vxor(vbits(dl), fl), sign))))
-	two := vk(2)
-	ch2 := two.Mul(vfloat(vxor(vbits(crh), fh)))
-	ck2 := two.Mul(vfloat(vxor(vbits(crk), fk)))
-	cl2 := two.Mul(vfloat(vxor(vbits(crl), fl)))
+	rs := pi.Div(vfloat(vor(vbits(one.Sub(cr).Mul(one.Add(cr)).Sqrt()), vand(vxor(vbits(d), f), sign))))
+	c2 := vk(2).Mul(vfloat(vxor(vbits(cr), f)))
 	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
 	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
-	uh0, uh1 := one, ch2
-	uk0, uk1 := one, ck2
-	ul0, ul1 := one, cl2
+	u0, u1 := one, c2
 	j := 2
 	for ; j+1 < n; j += 2 {
-		uh0, uk0, ul0 = ch2.Mul(uh1).Sub(uh0), ck2.Mul(uk1).Sub(uk0), cl2.Mul(ul1).Sub(ul0)
-		uh1, uk1, ul1 = ch2.Mul(uh0).Sub(uh1), ck2.Mul(uk0).Sub(uk1), cl2.Mul(ul0).Sub(ul1)
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
 	}
 	if j < n {
-		uh0, uh1 = uh1, ch2.Mul(uh1).Sub(uh0)
-		uk0, uk1 = uk1, ck2.Mul(uk1).Sub(uk0)
-		ul0, ul1 = ul1, cl2.Mul(ul1).Sub(ul0)
+		u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	}
-	fn, half := vrep(&r.nf), vk(0.5)
-	cuh, cuk, cul := half.Mul(ch2).Mul(uh1), half.Mul(ck2).Mul(uk1), half.Mul(cl2).Mul(ul1)
-	tnh, tnk, tnl := cuh.Sub(uh0), cuk.Sub(uk0), cul.Sub(ul0) // T_n
-	ha, hb, hc := fn.Mul(tnh).Sub(cuh).Mul(rh), fn.Mul(tnk).Sub(cuk).Mul(rk), fn.Mul(tnl).Sub(cul).Mul(rl)
-	na, nb, nc := dh.Mul(tnh).Mul(rh), dk.Mul(tnk).Mul(rk), dl.Mul(tnl).Mul(rl)
+	cu := vk(0.5).Mul(c2).Mul(u1)
+	tn := cu.Sub(u0) // T_n
+	dx := vrep(&r.nf).Mul(tn).Sub(cu).Mul(rs)
+	dn := d.Mul(tn).Mul(rs)
 	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
-	cfm := vk(closedFormMin2)
-	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
-	if vany(nearH.Or(nearK).Or(nearL)) {
-		xh, yh := sincgNearPeakLanes(r, dh, ch2, fh, tnh, uh1, n)
-		xk, yk := sincgNearPeakLanes(r, dk, ck2, fk, tnk, uk1, n)
-		xl, yl := sincgNearPeakLanes(r, dl, cl2, fl, tnl, ul1, n)
-		ha, na = xh.Merge(ha, nearH), yh.Merge(na, nearH)
-		hb, nb = xk.Merge(hb, nearK), yk.Merge(nb, nearK)
-		hc, nc = xl.Merge(hc, nearL), yl.Merge(nc, nearL)
+	near := d.Mul(d).Less(vk(closedFormMin2))
+	if vany(near) {
+		px, pn := sincgNearPeakLanes(r, d, c2, f, tn, u1, n)
+		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
-	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+	return u1, dx, dn
 }
 
 // sincgNearPeakLanes returns the derivatives of sincg(x, n) = U_{n−1}(c)

@@ -1203,165 +1203,305 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
+	var (
+		r0_0_24 archsimd.Float64x8
+		r1_0_24 archsimd.Float64x8
+		r2_0_24 archsimd.Float64x8
+	)
+	{
+		r_24, x_24, n_24 := r, h, n
+		magic_24 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_24 := x_24.Add(magic_24)
+		d_24 := x_24.Sub(t_24.Sub(magic_24))
+		f_24 := t_24.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_25 archsimd.Float64x8
+		{
+			d_25 := d_24
+			y_25 := d_25.Mul(d_25)
+			y2_25 := y_25.Mul(y_25)
+			y4_25 := y2_25.Mul(y2_25)
+			p0_25 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25)).Mul(y2_25))
+			p1_25 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
+			p2_25 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25.Mul(y4_25))
+			r0_0_25 = p0_25.Add(p1_25).Add(p2_25)
+		}
+		cr_24 := r0_0_25
+		sign_24, one_24, pi_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_24.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_24 := pi_24.Div(one_24.Sub(cr_24).Mul(one_24.Add(cr_24)).Sqrt().AsUint64x8().Or(d_24.AsUint64x8().Xor(f_24).And(sign_24)).AsFloat64x8())
+		c2_24 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_24.AsUint64x8().Xor(f_24).AsFloat64x8())
+		u0_24, u1_24 := one_24, c2_24
+		j_24 := 2
+		for ; j_24+1 < n_24; j_24 += 2 {
+			u0_24 = c2_24.Mul(u1_24).Sub(u0_24)
+			u1_24 = c2_24.Mul(u0_24).Sub(u1_24)
+		}
+		if j_24 < n_24 {
+			u0_24, u1_24 = u1_24, c2_24.Mul(u1_24).Sub(u0_24)
+		}
+		cu_24 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_24).Mul(u1_24)
+		tn_24 := cu_24.Sub(u0_24)
+		dx_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_24.nf))).Mul(tn_24).Sub(cu_24).Mul(rs_24)
+		dn_24 := d_24.Mul(tn_24).Mul(rs_24)
+		near_24 := d_24.Mul(d_24).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_24.ToBits() != 0 {
+			var (
+				r0_0_26 archsimd.Float64x8
+				r1_0_26 archsimd.Float64x8
+			)
+			{
+				r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r_24, d_24, c2_24, f_24, tn_24, u1_24, n_24
+				var r0_0_27 archsimd.Float64x8
+				{
+					d_27 := d_26
+					y_27 := d_27.Mul(d_27)
+					y2_27 := y_27.Mul(y_27)
+					y4_27 := y2_27.Mul(y2_27)
+					p0_27 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_27)).Mul(y2_27))
+					p1_27 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
+					p2_27 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_27)).Mul(y4_27.Mul(y4_27))
+					r0_0_27 = d_27.Mul(p0_27.Add(p1_27).Add(p2_27))
+				}
+				s_26 := r0_0_27.AsUint64x8().Xor(flip_26).AsFloat64x8()
+				two_26 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_26, u1_26, p0_26, p1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_26
+				for j_26 := 2; j_26 < n_26; j_26++ {
+					u0_26, u1_26, p0_26, p1_26 = u1_26, c2_26.Mul(u1_26).Sub(u0_26), p1_26, two_26.Mul(u1_26).Add(c2_26.Mul(p1_26)).Sub(p0_26)
+				}
+				dx_26 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_26).Mul(p1_26)
+				peak_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_26.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_26.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_26 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_26).Mul(tn_26).Div(s_26).Merge(peak_26, d_26.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_26, r1_0_26 = dx_26, dn_26
+			}
+			px_24, pn_24 := r0_0_26, r1_0_26
+			dx_24, dn_24 = px_24.Merge(dx_24, near_24), pn_24.Merge(dn_24, near_24)
+		}
+		r0_0_24, r1_0_24, r2_0_24 = u1_24, dx_24, dn_24
+	}
+	sa, ha, na := r0_0_24, r1_0_24, r2_0_24
+	var (
+		r0_0_28 archsimd.Float64x8
+		r1_0_28 archsimd.Float64x8
+		r2_0_28 archsimd.Float64x8
+	)
+	{
+		r_28, x_28, n_28 := r, kk, n
+		magic_28 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_28 := x_28.Add(magic_28)
+		d_28 := x_28.Sub(t_28.Sub(magic_28))
+		f_28 := t_28.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_29 archsimd.Float64x8
+		{
+			d_29 := d_28
+			y_29 := d_29.Mul(d_29)
+			y2_29 := y_29.Mul(y_29)
+			y4_29 := y2_29.Mul(y2_29)
+			p0_29 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29)).Mul(y2_29))
+			p1_29 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
+			p2_29 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29.Mul(y4_29))
+			r0_0_29 = p0_29.Add(p1_29).Add(p2_29)
+		}
+		cr_28 := r0_0_29
+		sign_28, one_28, pi_28 := archsimd.LoadFloat64x8((*[8]float64)((&r_28.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_28 := pi_28.Div(one_28.Sub(cr_28).Mul(one_28.Add(cr_28)).Sqrt().AsUint64x8().Or(d_28.AsUint64x8().Xor(f_28).And(sign_28)).AsFloat64x8())
+		c2_28 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_28.AsUint64x8().Xor(f_28).AsFloat64x8())
+		u0_28, u1_28 := one_28, c2_28
+		j_28 := 2
+		for ; j_28+1 < n_28; j_28 += 2 {
+			u0_28 = c2_28.Mul(u1_28).Sub(u0_28)
+			u1_28 = c2_28.Mul(u0_28).Sub(u1_28)
+		}
+		if j_28 < n_28 {
+			u0_28, u1_28 = u1_28, c2_28.Mul(u1_28).Sub(u0_28)
+		}
+		cu_28 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_28).Mul(u1_28)
+		tn_28 := cu_28.Sub(u0_28)
+		dx_28 := archsimd.LoadFloat64x8((*[8]float64)((&r_28.nf))).Mul(tn_28).Sub(cu_28).Mul(rs_28)
+		dn_28 := d_28.Mul(tn_28).Mul(rs_28)
+		near_28 := d_28.Mul(d_28).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_28.ToBits() != 0 {
+			var (
+				r0_0_30 archsimd.Float64x8
+				r1_0_30 archsimd.Float64x8
+			)
+			{
+				r_30, d_30, c2_30, flip_30, tn_30, un_30, n_30 := r_28, d_28, c2_28, f_28, tn_28, u1_28, n_28
+				var r0_0_31 archsimd.Float64x8
+				{
+					d_31 := d_30
+					y_31 := d_31.Mul(d_31)
+					y2_31 := y_31.Mul(y_31)
+					y4_31 := y2_31.Mul(y2_31)
+					p0_31 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31)).Mul(y2_31))
+					p1_31 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
+					p2_31 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31)).Mul(y4_31.Mul(y4_31))
+					r0_0_31 = d_31.Mul(p0_31.Add(p1_31).Add(p2_31))
+				}
+				s_30 := r0_0_31.AsUint64x8().Xor(flip_30).AsFloat64x8()
+				two_30 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_30, u1_30, p0_30, p1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_30
+				for j_30 := 2; j_30 < n_30; j_30++ {
+					u0_30, u1_30, p0_30, p1_30 = u1_30, c2_30.Mul(u1_30).Sub(u0_30), p1_30, two_30.Mul(u1_30).Add(c2_30.Mul(p1_30)).Sub(p0_30)
+				}
+				dx_30 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_30).Mul(p1_30)
+				peak_30 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_30.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_30.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_30 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_30).Mul(tn_30).Div(s_30).Merge(peak_30, d_30.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_30, r1_0_30 = dx_30, dn_30
+			}
+			px_28, pn_28 := r0_0_30, r1_0_30
+			dx_28, dn_28 = px_28.Merge(dx_28, near_28), pn_28.Merge(dn_28, near_28)
+		}
+		r0_0_28, r1_0_28, r2_0_28 = u1_28, dx_28, dn_28
+	}
+	sb, hb, nb := r0_0_28, r1_0_28, r2_0_28
+	var (
+		r0_0_32 archsimd.Float64x8
+		r1_0_32 archsimd.Float64x8
+		r2_0_32 archsimd.Float64x8
+	)
+	{
+		r_32, x_32, n_32 := r, l, n
+		magic_32 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_32 := x_32.Add(magic_32)
+		d_32 := x_32.Sub(t_32.Sub(magic_32))
+		f_32 := t_32.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_33 archsimd.Float64x8
+		{
+			d_33 := d_32
+			y_33 := d_33.Mul(d_33)
+			y2_33 := y_33.Mul(y_33)
+			y4_33 := y2_33.Mul(y2_33)
+			p0_33 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_33)).Mul(y2_33))
+			p1_33 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
+			p2_33 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_33.Mul(y4_33))
+			r0_0_33 = p0_33.Add(p1_33).Add(p2_33)
+		}
+		cr_32 := r0_0_33
+		sign_32, one_32, pi_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_32.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_32 := pi_32.Div(one_32.Sub(cr_32).Mul(one_32.Add(cr_32)).Sqrt().AsUint64x8().Or(d_32.AsUint64x8().Xor(f_32).And(sign_32)).AsFloat64x8())
+		c2_32 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_32.AsUint64x8().Xor(f_32).AsFloat64x8())
+		u0_32, u1_32 := one_32, c2_32
+		j_32 := 2
+		for ; j_32+1 < n_32; j_32 += 2 {
+			u0_32 = c2_32.Mul(u1_32).Sub(u0_32)
+			u1_32 = c2_32.Mul(u0_32).Sub(u1_32)
+		}
+		if j_32 < n_32 {
+			u0_32, u1_32 = u1_32, c2_32.Mul(u1_32).Sub(u0_32)
+		}
+		cu_32 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_32).Mul(u1_32)
+		tn_32 := cu_32.Sub(u0_32)
+		dx_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_32.nf))).Mul(tn_32).Sub(cu_32).Mul(rs_32)
+		dn_32 := d_32.Mul(tn_32).Mul(rs_32)
+		near_32 := d_32.Mul(d_32).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_32.ToBits() != 0 {
+			var (
+				r0_0_34 archsimd.Float64x8
+				r1_0_34 archsimd.Float64x8
+			)
+			{
+				r_34, d_34, c2_34, flip_34, tn_34, un_34, n_34 := r_32, d_32, c2_32, f_32, tn_32, u1_32, n_32
+				var r0_0_35 archsimd.Float64x8
+				{
+					d_35 := d_34
+					y_35 := d_35.Mul(d_35)
+					y2_35 := y_35.Mul(y_35)
+					y4_35 := y2_35.Mul(y2_35)
+					p0_35 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_35)).Mul(y2_35))
+					p1_35 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
+					p2_35 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_35)).Mul(y4_35.Mul(y4_35))
+					r0_0_35 = d_35.Mul(p0_35.Add(p1_35).Add(p2_35))
+				}
+				s_34 := r0_0_35.AsUint64x8().Xor(flip_34).AsFloat64x8()
+				two_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_34, u1_34, p0_34, p1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_34
+				for j_34 := 2; j_34 < n_34; j_34++ {
+					u0_34, u1_34, p0_34, p1_34 = u1_34, c2_34.Mul(u1_34).Sub(u0_34), p1_34, two_34.Mul(u1_34).Add(c2_34.Mul(p1_34)).Sub(p0_34)
+				}
+				dx_34 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_34).Mul(p1_34)
+				peak_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_34.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_34.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_34 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_34).Mul(tn_34).Div(s_34).Merge(peak_34, d_34.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_34, r1_0_34 = dx_34, dn_34
+			}
+			px_32, pn_32 := r0_0_34, r1_0_34
+			dx_32, dn_32 = px_32.Merge(dx_32, near_32), pn_32.Merge(dn_32, near_32)
+		}
+		r0_0_32, r1_0_32, r2_0_32 = u1_32, dx_32, dn_32
+	}
+	sc, hc, nc := r0_0_32, r1_0_32, r2_0_32
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
+
+	n int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
 	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
-	dh, dk, dl := h.Sub(th.Sub(magic)), kk.Sub(tk.Sub(magic)), l.Sub(tl.Sub(magic))
-	fh, fk, fl := th.AsUint64x8().ShiftAllLeft(63), tk.AsUint64x8().ShiftAllLeft(63), tl.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_24 archsimd.Float64x8
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	f := t.AsUint64x8().ShiftAllLeft(63)
+	var r0_0_36 archsimd.Float64x8
 	{
-		d_24 := dh
-		y_24 := d_24.Mul(d_24)
-		y2_24 := y_24.Mul(y_24)
-		y4_24 := y2_24.Mul(y2_24)
-		p0_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_24)).Mul(y2_24))
-		p1_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_24)).Mul(y2_24)).Mul(y4_24)
-		p2_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_24.Mul(y4_24))
-		r0_0_24 = p0_24.Add(p1_24).Add(p2_24)
+		d_36 := d
+		y_36 := d_36.Mul(d_36)
+		y2_36 := y_36.Mul(y_36)
+		y4_36 := y2_36.Mul(y2_36)
+		p0_36 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36)).Mul(y2_36))
+		p1_36 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36)).Mul(y2_36)).Mul(y4_36)
+		p2_36 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36.Mul(y4_36))
+		r0_0_36 = p0_36.Add(p1_36).Add(p2_36)
 	}
-	var r0_0_25 archsimd.Float64x8
-	{
-		d_25 := dk
-		y_25 := d_25.Mul(d_25)
-		y2_25 := y_25.Mul(y_25)
-		y4_25 := y2_25.Mul(y2_25)
-		p0_25 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25)).Mul(y2_25))
-		p1_25 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
-		p2_25 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25.Mul(y4_25))
-		r0_0_25 = p0_25.Add(p1_25).Add(p2_25)
-	}
-	var r0_0_26 archsimd.Float64x8
-	{
-		d_26 := dl
-		y_26 := d_26.Mul(d_26)
-		y2_26 := y_26.Mul(y_26)
-		y4_26 := y2_26.Mul(y2_26)
-		p0_26 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26)).Mul(y2_26))
-		p1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
-		p2_26 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26.Mul(y4_26))
-		r0_0_26 = p0_26.Add(p1_26).Add(p2_26)
-	}
-	crh, crk, crl := r0_0_24, r0_0_25, r0_0_26
+	cr := r0_0_36
 	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-	rh := pi.Div(one.Sub(crh).Mul(one.Add(crh)).Sqrt().AsUint64x8().Or(dh.AsUint64x8().Xor(fh).And(sign)).AsFloat64x8())
-	rk := pi.Div(one.Sub(crk).Mul(one.Add(crk)).Sqrt().AsUint64x8().Or(dk.AsUint64x8().Xor(fk).And(sign)).AsFloat64x8())
-	rl := pi.Div(one.Sub(crl).Mul(one.Add(crl)).Sqrt().AsUint64x8().Or(dl.AsUint64x8().Xor(fl).And(sign)).AsFloat64x8())
-	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-	ch2 := two.Mul(crh.AsUint64x8().Xor(fh).AsFloat64x8())
-	ck2 := two.Mul(crk.AsUint64x8().Xor(fk).AsFloat64x8())
-	cl2 := two.Mul(crl.AsUint64x8().Xor(fl).AsFloat64x8())
-	uh0, uh1 := one, ch2
-	uk0, uk1 := one, ck2
-	ul0, ul1 := one, cl2
+	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
+	u0, u1 := one, c2
 	j := 2
 	for ; j+1 < n; j += 2 {
-		uh0, uk0, ul0 = ch2.Mul(uh1).Sub(uh0), ck2.Mul(uk1).Sub(uk0), cl2.Mul(ul1).Sub(ul0)
-		uh1, uk1, ul1 = ch2.Mul(uh0).Sub(uh1), ck2.Mul(uk0).Sub(uk1), cl2.Mul(ul0).Sub(ul1)
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
 	}
 	if j < n {
-		uh0, uh1 = uh1, ch2.Mul(uh1).Sub(uh0)
-		uk0, uk1 = uk1, ck2.Mul(uk1).Sub(uk0)
-		ul0, ul1 = ul1, cl2.Mul(ul1).Sub(ul0)
+		u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	}
-	fn, half := archsimd.LoadFloat64x8((*[8]float64)((&r.nf))), archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-	cuh, cuk, cul := half.Mul(ch2).Mul(uh1), half.Mul(ck2).Mul(uk1), half.Mul(cl2).Mul(ul1)
-	tnh, tnk, tnl := cuh.Sub(uh0), cuk.Sub(uk0), cul.Sub(ul0)
-	ha, hb, hc := fn.Mul(tnh).Sub(cuh).Mul(rh), fn.Mul(tnk).Sub(cuk).Mul(rk), fn.Mul(tnl).Sub(cul).Mul(rl)
-	na, nb, nc := dh.Mul(tnh).Mul(rh), dk.Mul(tnk).Mul(rk), dl.Mul(tnl).Mul(rl)
-	cfm := archsimd.LoadFloat64x8((&vkTableAVX512[26]))
-	nearH, nearK, nearL := dh.Mul(dh).Less(cfm), dk.Mul(dk).Less(cfm), dl.Mul(dl).Less(cfm)
-	if nearH.Or(nearK).Or(nearL).ToBits() != 0 {
+	cu := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2).Mul(u1)
+	tn := cu.Sub(u0)
+	dx := archsimd.LoadFloat64x8((*[8]float64)((&r.nf))).Mul(tn).Sub(cu).Mul(rs)
+	dn := d.Mul(tn).Mul(rs)
+	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+	if near.ToBits() != 0 {
 		var (
-			r0_0_27 archsimd.Float64x8
-			r1_0_27 archsimd.Float64x8
+			r0_0_37 archsimd.Float64x8
+			r1_0_37 archsimd.Float64x8
 		)
 		{
-			r_27, d_27, c2_27, flip_27, tn_27, un_27, n_27 := r, dh, ch2, fh, tnh, uh1, n
-			var r0_0_28 archsimd.Float64x8
+			r_37, d_37, c2_37, flip_37, tn_37, un_37, n_37 := r, d, c2, f, tn, u1, n
+			var r0_0_38 archsimd.Float64x8
 			{
-				d_28 := d_27
-				y_28 := d_28.Mul(d_28)
-				y2_28 := y_28.Mul(y_28)
-				y4_28 := y2_28.Mul(y2_28)
-				p0_28 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28)).Mul(y2_28))
-				p1_28 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
-				p2_28 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
-				r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
+				d_38 := d_37
+				y_38 := d_38.Mul(d_38)
+				y2_38 := y_38.Mul(y_38)
+				y4_38 := y2_38.Mul(y2_38)
+				p0_38 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38)).Mul(y2_38))
+				p1_38 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
+				p2_38 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38)).Mul(y4_38.Mul(y4_38))
+				r0_0_38 = d_38.Mul(p0_38.Add(p1_38).Add(p2_38))
 			}
-			s_27 := r0_0_28.AsUint64x8().Xor(flip_27).AsFloat64x8()
-			two_27 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_27, u1_27, p0_27, p1_27 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_27, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_27
-			for j_27 := 2; j_27 < n_27; j_27++ {
-				u0_27, u1_27, p0_27, p1_27 = u1_27, c2_27.Mul(u1_27).Sub(u0_27), p1_27, two_27.Mul(u1_27).Add(c2_27.Mul(p1_27)).Sub(p0_27)
+			s_37 := r0_0_38.AsUint64x8().Xor(flip_37).AsFloat64x8()
+			two_37 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+			u0_37, u1_37, p0_37, p1_37 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_37, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_37
+			for j_37 := 2; j_37 < n_37; j_37++ {
+				u0_37, u1_37, p0_37, p1_37 = u1_37, c2_37.Mul(u1_37).Sub(u0_37), p1_37, two_37.Mul(u1_37).Add(c2_37.Mul(p1_37)).Sub(p0_37)
 			}
-			dx_27 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_27).Mul(p1_27)
-			peak_27 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_27.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_27.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_27 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_27).Mul(tn_27).Div(s_27).Merge(peak_27, d_27.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_27, r1_0_27 = dx_27, dn_27
+			dx_37 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_37).Mul(p1_37)
+			peak_37 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_37.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_37.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_37 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_37).Mul(tn_37).Div(s_37).Merge(peak_37, d_37.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			r0_0_37, r1_0_37 = dx_37, dn_37
 		}
-		xh, yh := r0_0_27, r1_0_27
-		var (
-			r0_0_29 archsimd.Float64x8
-			r1_0_29 archsimd.Float64x8
-		)
-		{
-			r_29, d_29, c2_29, flip_29, tn_29, un_29, n_29 := r, dk, ck2, fk, tnk, uk1, n
-			var r0_0_30 archsimd.Float64x8
-			{
-				d_30 := d_29
-				y_30 := d_30.Mul(d_30)
-				y2_30 := y_30.Mul(y_30)
-				y4_30 := y2_30.Mul(y2_30)
-				p0_30 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30)).Mul(y2_30))
-				p1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
-				p2_30 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
-				r0_0_30 = d_30.Mul(p0_30.Add(p1_30).Add(p2_30))
-			}
-			s_29 := r0_0_30.AsUint64x8().Xor(flip_29).AsFloat64x8()
-			two_29 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_29, u1_29, p0_29, p1_29 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_29, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_29
-			for j_29 := 2; j_29 < n_29; j_29++ {
-				u0_29, u1_29, p0_29, p1_29 = u1_29, c2_29.Mul(u1_29).Sub(u0_29), p1_29, two_29.Mul(u1_29).Add(c2_29.Mul(p1_29)).Sub(p0_29)
-			}
-			dx_29 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_29).Mul(p1_29)
-			peak_29 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_29.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_29.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_29 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_29).Mul(tn_29).Div(s_29).Merge(peak_29, d_29.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_29, r1_0_29 = dx_29, dn_29
-		}
-		xk, yk := r0_0_29, r1_0_29
-		var (
-			r0_0_31 archsimd.Float64x8
-			r1_0_31 archsimd.Float64x8
-		)
-		{
-			r_31, d_31, c2_31, flip_31, tn_31, un_31, n_31 := r, dl, cl2, fl, tnl, ul1, n
-			var r0_0_32 archsimd.Float64x8
-			{
-				d_32 := d_31
-				y_32 := d_32.Mul(d_32)
-				y2_32 := y_32.Mul(y_32)
-				y4_32 := y2_32.Mul(y2_32)
-				p0_32 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32)).Mul(y2_32))
-				p1_32 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
-				p2_32 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
-				r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
-			}
-			s_31 := r0_0_32.AsUint64x8().Xor(flip_31).AsFloat64x8()
-			two_31 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_31, u1_31, p0_31, p1_31 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_31, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_31
-			for j_31 := 2; j_31 < n_31; j_31++ {
-				u0_31, u1_31, p0_31, p1_31 = u1_31, c2_31.Mul(u1_31).Sub(u0_31), p1_31, two_31.Mul(u1_31).Add(c2_31.Mul(p1_31)).Sub(p0_31)
-			}
-			dx_31 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_31).Mul(p1_31)
-			peak_31 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_31.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_31.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_31 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_31).Mul(tn_31).Div(s_31).Merge(peak_31, d_31.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_31, r1_0_31 = dx_31, dn_31
-		}
-		xl, yl := r0_0_31, r1_0_31
-		ha, na = xh.Merge(ha, nearH), yh.Merge(na, nearH)
-		hb, nb = xk.Merge(hb, nearK), yk.Merge(nb, nearK)
-		hc, nc = xl.Merge(hc, nearL), yl.Merge(nc, nearL)
+		px, pn := r0_0_37, r1_0_37
+		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
-	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+	return u1, dx, dn
 }
 
 func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
@@ -1373,18 +1513,18 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_33 archsimd.Float64x8
+	var r0_0_39 archsimd.Float64x8
 	{
-		d_33 := d
-		y_33 := d_33.Mul(d_33)
-		y2_33 := y_33.Mul(y_33)
-		y4_33 := y2_33.Mul(y2_33)
-		p0_33 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_33)).Mul(y2_33))
-		p1_33 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
-		p2_33 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
-		r0_0_33 = d_33.Mul(p0_33.Add(p1_33).Add(p2_33))
+		d_39 := d
+		y_39 := d_39.Mul(d_39)
+		y2_39 := y_39.Mul(y_39)
+		y4_39 := y2_39.Mul(y2_39)
+		p0_39 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39)).Mul(y2_39))
+		p1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39)).Mul(y2_39)).Mul(y4_39)
+		p2_39 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39)).Mul(y4_39.Mul(y4_39))
+		r0_0_39 = d_39.Mul(p0_39.Add(p1_39).Add(p2_39))
 	}
-	s := r0_0_33.AsUint64x8().Xor(flip).AsFloat64x8()
+	s := r0_0_39.AsUint64x8().Xor(flip).AsFloat64x8()
 	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two
 	for j := 2; j < n; j++ {
@@ -1426,214 +1566,281 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
 			var (
-				r0_0_34 archsimd.Float64x8
-				r1_0_34 archsimd.Float64x8
-				r2_0_34 archsimd.Float64x8
-				r3_0_34 archsimd.Float64x8
-				r4_0_34 archsimd.Float64x8
-				r5_0_34 archsimd.Float64x8
-				r6_0_34 archsimd.Float64x8
-				r7_0_34 archsimd.Float64x8
-				r8_0_34 archsimd.Float64x8
+				r0_0_40 archsimd.Float64x8
+				r1_0_40 archsimd.Float64x8
+				r2_0_40 archsimd.Float64x8
+				r3_0_40 archsimd.Float64x8
+				r4_0_40 archsimd.Float64x8
+				r5_0_40 archsimd.Float64x8
+				r6_0_40 archsimd.Float64x8
+				r7_0_40 archsimd.Float64x8
+				r8_0_40 archsimd.Float64x8
 			)
 			{
-				r_34, h_34, kk_34, l_34, n_34 := r, h, kk, l, n
-				magic_34 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				th_34, tk_34, tl_34 := h_34.Add(magic_34), kk_34.Add(magic_34), l_34.Add(magic_34)
-				dh_34, dk_34, dl_34 := h_34.Sub(th_34.Sub(magic_34)), kk_34.Sub(tk_34.Sub(magic_34)), l_34.Sub(tl_34.Sub(magic_34))
-				fh_34, fk_34, fl_34 := th_34.AsUint64x8().ShiftAllLeft(63), tk_34.AsUint64x8().ShiftAllLeft(63), tl_34.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_24_34 archsimd.Float64x8
+				r_40, h_40, kk_40, l_40, n_40 := r, h, kk, l, n
+				var (
+					r0_0_24_40 archsimd.Float64x8
+					r1_0_24_40 archsimd.Float64x8
+					r2_0_24_40 archsimd.Float64x8
+				)
 				{
-					d_24_34 := dh_34
-					y_24_34 := d_24_34.Mul(d_24_34)
-					y2_24_34 := y_24_34.Mul(y_24_34)
-					y4_24_34 := y2_24_34.Mul(y2_24_34)
-					p0_24_34 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_24_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_24_34)).Mul(y2_24_34))
-					p1_24_34 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_24_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_24_34)).Mul(y2_24_34)).Mul(y4_24_34)
-					p2_24_34 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_24_34.Mul(y4_24_34))
-					r0_0_24_34 = p0_24_34.Add(p1_24_34).Add(p2_24_34)
+					r_24_40, x_24_40, n_24_40 := r_40, h_40, n_40
+					magic_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_24_40 := x_24_40.Add(magic_24_40)
+					d_24_40 := x_24_40.Sub(t_24_40.Sub(magic_24_40))
+					f_24_40 := t_24_40.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_25_40 archsimd.Float64x8
+					{
+						d_25_40 := d_24_40
+						y_25_40 := d_25_40.Mul(d_25_40)
+						y2_25_40 := y_25_40.Mul(y_25_40)
+						y4_25_40 := y2_25_40.Mul(y2_25_40)
+						p0_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25_40)).Mul(y2_25_40))
+						p1_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25_40)).Mul(y2_25_40)).Mul(y4_25_40)
+						p2_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25_40.Mul(y4_25_40))
+						r0_0_25_40 = p0_25_40.Add(p1_25_40).Add(p2_25_40)
+					}
+					cr_24_40 := r0_0_25_40
+					sign_24_40, one_24_40, pi_24_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_24_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_24_40 := pi_24_40.Div(one_24_40.Sub(cr_24_40).Mul(one_24_40.Add(cr_24_40)).Sqrt().AsUint64x8().Or(d_24_40.AsUint64x8().Xor(f_24_40).And(sign_24_40)).AsFloat64x8())
+					c2_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_24_40.AsUint64x8().Xor(f_24_40).AsFloat64x8())
+					u0_24_40, u1_24_40 := one_24_40, c2_24_40
+					j_24_40 := 2
+					for ; j_24_40+1 < n_24_40; j_24_40 += 2 {
+						u0_24_40 = c2_24_40.Mul(u1_24_40).Sub(u0_24_40)
+						u1_24_40 = c2_24_40.Mul(u0_24_40).Sub(u1_24_40)
+					}
+					if j_24_40 < n_24_40 {
+						u0_24_40, u1_24_40 = u1_24_40, c2_24_40.Mul(u1_24_40).Sub(u0_24_40)
+					}
+					cu_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_24_40).Mul(u1_24_40)
+					tn_24_40 := cu_24_40.Sub(u0_24_40)
+					dx_24_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_24_40.nf))).Mul(tn_24_40).Sub(cu_24_40).Mul(rs_24_40)
+					dn_24_40 := d_24_40.Mul(tn_24_40).Mul(rs_24_40)
+					near_24_40 := d_24_40.Mul(d_24_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_24_40.ToBits() != 0 {
+						var (
+							r0_0_26_40 archsimd.Float64x8
+							r1_0_26_40 archsimd.Float64x8
+						)
+						{
+							r_26_40, d_26_40, c2_26_40, flip_26_40, tn_26_40, un_26_40, n_26_40 := r_24_40, d_24_40, c2_24_40, f_24_40, tn_24_40, u1_24_40, n_24_40
+							var r0_0_27_40 archsimd.Float64x8
+							{
+								d_27_40 := d_26_40
+								y_27_40 := d_27_40.Mul(d_27_40)
+								y2_27_40 := y_27_40.Mul(y_27_40)
+								y4_27_40 := y2_27_40.Mul(y2_27_40)
+								p0_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_27_40)).Mul(y2_27_40))
+								p1_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_27_40)).Mul(y2_27_40)).Mul(y4_27_40)
+								p2_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_27_40)).Mul(y4_27_40.Mul(y4_27_40))
+								r0_0_27_40 = d_27_40.Mul(p0_27_40.Add(p1_27_40).Add(p2_27_40))
+							}
+							s_26_40 := r0_0_27_40.AsUint64x8().Xor(flip_26_40).AsFloat64x8()
+							two_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_26_40, u1_26_40, p0_26_40, p1_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_26_40
+							for j_26_40 := 2; j_26_40 < n_26_40; j_26_40++ {
+								u0_26_40, u1_26_40, p0_26_40, p1_26_40 = u1_26_40, c2_26_40.Mul(u1_26_40).Sub(u0_26_40), p1_26_40, two_26_40.Mul(u1_26_40).Add(c2_26_40.Mul(p1_26_40)).Sub(p0_26_40)
+							}
+							dx_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_26_40).Mul(p1_26_40)
+							peak_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_26_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_26_40.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_26_40).Mul(tn_26_40).Div(s_26_40).Merge(peak_26_40, d_26_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_26_40, r1_0_26_40 = dx_26_40, dn_26_40
+						}
+						px_24_40, pn_24_40 := r0_0_26_40, r1_0_26_40
+						dx_24_40, dn_24_40 = px_24_40.Merge(dx_24_40, near_24_40), pn_24_40.Merge(dn_24_40, near_24_40)
+					}
+					r0_0_24_40, r1_0_24_40, r2_0_24_40 = u1_24_40, dx_24_40, dn_24_40
 				}
-				var r0_0_25_34 archsimd.Float64x8
+				sa_40, ha_40, na_40 := r0_0_24_40, r1_0_24_40, r2_0_24_40
+				var (
+					r0_0_28_40 archsimd.Float64x8
+					r1_0_28_40 archsimd.Float64x8
+					r2_0_28_40 archsimd.Float64x8
+				)
 				{
-					d_25_34 := dk_34
-					y_25_34 := d_25_34.Mul(d_25_34)
-					y2_25_34 := y_25_34.Mul(y_25_34)
-					y4_25_34 := y2_25_34.Mul(y2_25_34)
-					p0_25_34 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25_34)).Mul(y2_25_34))
-					p1_25_34 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25_34)).Mul(y2_25_34)).Mul(y4_25_34)
-					p2_25_34 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25_34.Mul(y4_25_34))
-					r0_0_25_34 = p0_25_34.Add(p1_25_34).Add(p2_25_34)
+					r_28_40, x_28_40, n_28_40 := r_40, kk_40, n_40
+					magic_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_28_40 := x_28_40.Add(magic_28_40)
+					d_28_40 := x_28_40.Sub(t_28_40.Sub(magic_28_40))
+					f_28_40 := t_28_40.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_29_40 archsimd.Float64x8
+					{
+						d_29_40 := d_28_40
+						y_29_40 := d_29_40.Mul(d_29_40)
+						y2_29_40 := y_29_40.Mul(y_29_40)
+						y4_29_40 := y2_29_40.Mul(y2_29_40)
+						p0_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_40)).Mul(y2_29_40))
+						p1_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_40)).Mul(y2_29_40)).Mul(y4_29_40)
+						p2_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_40.Mul(y4_29_40))
+						r0_0_29_40 = p0_29_40.Add(p1_29_40).Add(p2_29_40)
+					}
+					cr_28_40 := r0_0_29_40
+					sign_28_40, one_28_40, pi_28_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_28_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_28_40 := pi_28_40.Div(one_28_40.Sub(cr_28_40).Mul(one_28_40.Add(cr_28_40)).Sqrt().AsUint64x8().Or(d_28_40.AsUint64x8().Xor(f_28_40).And(sign_28_40)).AsFloat64x8())
+					c2_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_28_40.AsUint64x8().Xor(f_28_40).AsFloat64x8())
+					u0_28_40, u1_28_40 := one_28_40, c2_28_40
+					j_28_40 := 2
+					for ; j_28_40+1 < n_28_40; j_28_40 += 2 {
+						u0_28_40 = c2_28_40.Mul(u1_28_40).Sub(u0_28_40)
+						u1_28_40 = c2_28_40.Mul(u0_28_40).Sub(u1_28_40)
+					}
+					if j_28_40 < n_28_40 {
+						u0_28_40, u1_28_40 = u1_28_40, c2_28_40.Mul(u1_28_40).Sub(u0_28_40)
+					}
+					cu_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_28_40).Mul(u1_28_40)
+					tn_28_40 := cu_28_40.Sub(u0_28_40)
+					dx_28_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_28_40.nf))).Mul(tn_28_40).Sub(cu_28_40).Mul(rs_28_40)
+					dn_28_40 := d_28_40.Mul(tn_28_40).Mul(rs_28_40)
+					near_28_40 := d_28_40.Mul(d_28_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_28_40.ToBits() != 0 {
+						var (
+							r0_0_30_40 archsimd.Float64x8
+							r1_0_30_40 archsimd.Float64x8
+						)
+						{
+							r_30_40, d_30_40, c2_30_40, flip_30_40, tn_30_40, un_30_40, n_30_40 := r_28_40, d_28_40, c2_28_40, f_28_40, tn_28_40, u1_28_40, n_28_40
+							var r0_0_31_40 archsimd.Float64x8
+							{
+								d_31_40 := d_30_40
+								y_31_40 := d_31_40.Mul(d_31_40)
+								y2_31_40 := y_31_40.Mul(y_31_40)
+								y4_31_40 := y2_31_40.Mul(y2_31_40)
+								p0_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_40)).Mul(y2_31_40))
+								p1_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_40)).Mul(y2_31_40)).Mul(y4_31_40)
+								p2_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_40)).Mul(y4_31_40.Mul(y4_31_40))
+								r0_0_31_40 = d_31_40.Mul(p0_31_40.Add(p1_31_40).Add(p2_31_40))
+							}
+							s_30_40 := r0_0_31_40.AsUint64x8().Xor(flip_30_40).AsFloat64x8()
+							two_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_30_40, u1_30_40, p0_30_40, p1_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_30_40
+							for j_30_40 := 2; j_30_40 < n_30_40; j_30_40++ {
+								u0_30_40, u1_30_40, p0_30_40, p1_30_40 = u1_30_40, c2_30_40.Mul(u1_30_40).Sub(u0_30_40), p1_30_40, two_30_40.Mul(u1_30_40).Add(c2_30_40.Mul(p1_30_40)).Sub(p0_30_40)
+							}
+							dx_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_30_40).Mul(p1_30_40)
+							peak_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_30_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_30_40.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_30_40).Mul(tn_30_40).Div(s_30_40).Merge(peak_30_40, d_30_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_30_40, r1_0_30_40 = dx_30_40, dn_30_40
+						}
+						px_28_40, pn_28_40 := r0_0_30_40, r1_0_30_40
+						dx_28_40, dn_28_40 = px_28_40.Merge(dx_28_40, near_28_40), pn_28_40.Merge(dn_28_40, near_28_40)
+					}
+					r0_0_28_40, r1_0_28_40, r2_0_28_40 = u1_28_40, dx_28_40, dn_28_40
 				}
-				var r0_0_26_34 archsimd.Float64x8
+				sb_40, hb_40, nb_40 := r0_0_28_40, r1_0_28_40, r2_0_28_40
+				var (
+					r0_0_32_40 archsimd.Float64x8
+					r1_0_32_40 archsimd.Float64x8
+					r2_0_32_40 archsimd.Float64x8
+				)
 				{
-					d_26_34 := dl_34
-					y_26_34 := d_26_34.Mul(d_26_34)
-					y2_26_34 := y_26_34.Mul(y_26_34)
-					y4_26_34 := y2_26_34.Mul(y2_26_34)
-					p0_26_34 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_34)).Mul(y2_26_34))
-					p1_26_34 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_34)).Mul(y2_26_34)).Mul(y4_26_34)
-					p2_26_34 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_34.Mul(y4_26_34))
-					r0_0_26_34 = p0_26_34.Add(p1_26_34).Add(p2_26_34)
-				}
-				crh_34, crk_34, crl_34 := r0_0_24_34, r0_0_25_34, r0_0_26_34
-				sign_34, one_34, pi_34 := archsimd.LoadFloat64x8((*[8]float64)((&r_34.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rh_34 := pi_34.Div(one_34.Sub(crh_34).Mul(one_34.Add(crh_34)).Sqrt().AsUint64x8().Or(dh_34.AsUint64x8().Xor(fh_34).And(sign_34)).AsFloat64x8())
-				rk_34 := pi_34.Div(one_34.Sub(crk_34).Mul(one_34.Add(crk_34)).Sqrt().AsUint64x8().Or(dk_34.AsUint64x8().Xor(fk_34).And(sign_34)).AsFloat64x8())
-				rl_34 := pi_34.Div(one_34.Sub(crl_34).Mul(one_34.Add(crl_34)).Sqrt().AsUint64x8().Or(dl_34.AsUint64x8().Xor(fl_34).And(sign_34)).AsFloat64x8())
-				two_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				ch2_34 := two_34.Mul(crh_34.AsUint64x8().Xor(fh_34).AsFloat64x8())
-				ck2_34 := two_34.Mul(crk_34.AsUint64x8().Xor(fk_34).AsFloat64x8())
-				cl2_34 := two_34.Mul(crl_34.AsUint64x8().Xor(fl_34).AsFloat64x8())
-				uh0_34, uh1_34 := one_34, ch2_34
-				uk0_34, uk1_34 := one_34, ck2_34
-				ul0_34, ul1_34 := one_34, cl2_34
-				j_34 := 2
-				for ; j_34+1 < n_34; j_34 += 2 {
-					uh0_34, uk0_34, ul0_34 = ch2_34.Mul(uh1_34).Sub(uh0_34), ck2_34.Mul(uk1_34).Sub(uk0_34), cl2_34.Mul(ul1_34).Sub(ul0_34)
-					uh1_34, uk1_34, ul1_34 = ch2_34.Mul(uh0_34).Sub(uh1_34), ck2_34.Mul(uk0_34).Sub(uk1_34), cl2_34.Mul(ul0_34).Sub(ul1_34)
-				}
-				if j_34 < n_34 {
-					uh0_34, uh1_34 = uh1_34, ch2_34.Mul(uh1_34).Sub(uh0_34)
-					uk0_34, uk1_34 = uk1_34, ck2_34.Mul(uk1_34).Sub(uk0_34)
-					ul0_34, ul1_34 = ul1_34, cl2_34.Mul(ul1_34).Sub(ul0_34)
-				}
-				fn_34, half_34 := archsimd.LoadFloat64x8((*[8]float64)((&r_34.nf))), archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-				cuh_34, cuk_34, cul_34 := half_34.Mul(ch2_34).Mul(uh1_34), half_34.Mul(ck2_34).Mul(uk1_34), half_34.Mul(cl2_34).Mul(ul1_34)
-				tnh_34, tnk_34, tnl_34 := cuh_34.Sub(uh0_34), cuk_34.Sub(uk0_34), cul_34.Sub(ul0_34)
-				ha_34, hb_34, hc_34 := fn_34.Mul(tnh_34).Sub(cuh_34).Mul(rh_34), fn_34.Mul(tnk_34).Sub(cuk_34).Mul(rk_34), fn_34.Mul(tnl_34).Sub(cul_34).Mul(rl_34)
-				na_34, nb_34, nc_34 := dh_34.Mul(tnh_34).Mul(rh_34), dk_34.Mul(tnk_34).Mul(rk_34), dl_34.Mul(tnl_34).Mul(rl_34)
-				cfm_34 := archsimd.LoadFloat64x8((&vkTableAVX512[26]))
-				nearH_34, nearK_34, nearL_34 := dh_34.Mul(dh_34).Less(cfm_34), dk_34.Mul(dk_34).Less(cfm_34), dl_34.Mul(dl_34).Less(cfm_34)
-				if nearH_34.Or(nearK_34).Or(nearL_34).ToBits() != 0 {
-					var (
-						r0_0_27_34 archsimd.Float64x8
-						r1_0_27_34 archsimd.Float64x8
-					)
+					r_32_40, x_32_40, n_32_40 := r_40, l_40, n_40
+					magic_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_32_40 := x_32_40.Add(magic_32_40)
+					d_32_40 := x_32_40.Sub(t_32_40.Sub(magic_32_40))
+					f_32_40 := t_32_40.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_33_40 archsimd.Float64x8
 					{
-						r_27_34, d_27_34, c2_27_34, flip_27_34, tn_27_34, un_27_34, n_27_34 := r_34, dh_34, ch2_34, fh_34, tnh_34, uh1_34, n_34
-						var r0_0_28_34 archsimd.Float64x8
-						{
-							d_28_34 := d_27_34
-							y_28_34 := d_28_34.Mul(d_28_34)
-							y2_28_34 := y_28_34.Mul(y_28_34)
-							y4_28_34 := y2_28_34.Mul(y2_28_34)
-							p0_28_34 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28_34)).Mul(y2_28_34))
-							p1_28_34 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28_34)).Mul(y2_28_34)).Mul(y4_28_34)
-							p2_28_34 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28_34)).Mul(y4_28_34.Mul(y4_28_34))
-							r0_0_28_34 = d_28_34.Mul(p0_28_34.Add(p1_28_34).Add(p2_28_34))
-						}
-						s_27_34 := r0_0_28_34.AsUint64x8().Xor(flip_27_34).AsFloat64x8()
-						two_27_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_27_34, u1_27_34, p0_27_34, p1_27_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_27_34, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_27_34
-						for j_27_34 := 2; j_27_34 < n_27_34; j_27_34++ {
-							u0_27_34, u1_27_34, p0_27_34, p1_27_34 = u1_27_34, c2_27_34.Mul(u1_27_34).Sub(u0_27_34), p1_27_34, two_27_34.Mul(u1_27_34).Add(c2_27_34.Mul(p1_27_34)).Sub(p0_27_34)
-						}
-						dx_27_34 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_27_34).Mul(p1_27_34)
-						peak_27_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_27_34.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_27_34.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_27_34 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_27_34).Mul(tn_27_34).Div(s_27_34).Merge(peak_27_34, d_27_34.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_27_34, r1_0_27_34 = dx_27_34, dn_27_34
+						d_33_40 := d_32_40
+						y_33_40 := d_33_40.Mul(d_33_40)
+						y2_33_40 := y_33_40.Mul(y_33_40)
+						y4_33_40 := y2_33_40.Mul(y2_33_40)
+						p0_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_33_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_33_40)).Mul(y2_33_40))
+						p1_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_33_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_33_40)).Mul(y2_33_40)).Mul(y4_33_40)
+						p2_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_33_40.Mul(y4_33_40))
+						r0_0_33_40 = p0_33_40.Add(p1_33_40).Add(p2_33_40)
 					}
-					xh_34, yh_34 := r0_0_27_34, r1_0_27_34
-					var (
-						r0_0_29_34 archsimd.Float64x8
-						r1_0_29_34 archsimd.Float64x8
-					)
-					{
-						r_29_34, d_29_34, c2_29_34, flip_29_34, tn_29_34, un_29_34, n_29_34 := r_34, dk_34, ck2_34, fk_34, tnk_34, uk1_34, n_34
-						var r0_0_30_34 archsimd.Float64x8
-						{
-							d_30_34 := d_29_34
-							y_30_34 := d_30_34.Mul(d_30_34)
-							y2_30_34 := y_30_34.Mul(y_30_34)
-							y4_30_34 := y2_30_34.Mul(y2_30_34)
-							p0_30_34 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_34)).Mul(y2_30_34))
-							p1_30_34 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_34)).Mul(y2_30_34)).Mul(y4_30_34)
-							p2_30_34 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_34)).Mul(y4_30_34.Mul(y4_30_34))
-							r0_0_30_34 = d_30_34.Mul(p0_30_34.Add(p1_30_34).Add(p2_30_34))
-						}
-						s_29_34 := r0_0_30_34.AsUint64x8().Xor(flip_29_34).AsFloat64x8()
-						two_29_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_29_34, u1_29_34, p0_29_34, p1_29_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_29_34, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_29_34
-						for j_29_34 := 2; j_29_34 < n_29_34; j_29_34++ {
-							u0_29_34, u1_29_34, p0_29_34, p1_29_34 = u1_29_34, c2_29_34.Mul(u1_29_34).Sub(u0_29_34), p1_29_34, two_29_34.Mul(u1_29_34).Add(c2_29_34.Mul(p1_29_34)).Sub(p0_29_34)
-						}
-						dx_29_34 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_29_34).Mul(p1_29_34)
-						peak_29_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_29_34.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_29_34.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_29_34 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_29_34).Mul(tn_29_34).Div(s_29_34).Merge(peak_29_34, d_29_34.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_29_34, r1_0_29_34 = dx_29_34, dn_29_34
+					cr_32_40 := r0_0_33_40
+					sign_32_40, one_32_40, pi_32_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_32_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_32_40 := pi_32_40.Div(one_32_40.Sub(cr_32_40).Mul(one_32_40.Add(cr_32_40)).Sqrt().AsUint64x8().Or(d_32_40.AsUint64x8().Xor(f_32_40).And(sign_32_40)).AsFloat64x8())
+					c2_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_32_40.AsUint64x8().Xor(f_32_40).AsFloat64x8())
+					u0_32_40, u1_32_40 := one_32_40, c2_32_40
+					j_32_40 := 2
+					for ; j_32_40+1 < n_32_40; j_32_40 += 2 {
+						u0_32_40 = c2_32_40.Mul(u1_32_40).Sub(u0_32_40)
+						u1_32_40 = c2_32_40.Mul(u0_32_40).Sub(u1_32_40)
 					}
-					xk_34, yk_34 := r0_0_29_34, r1_0_29_34
-					var (
-						r0_0_31_34 archsimd.Float64x8
-						r1_0_31_34 archsimd.Float64x8
-					)
-					{
-						r_31_34, d_31_34, c2_31_34, flip_31_34, tn_31_34, un_31_34, n_31_34 := r_34, dl_34, cl2_34, fl_34, tnl_34, ul1_34, n_34
-						var r0_0_32_34 archsimd.Float64x8
-						{
-							d_32_34 := d_31_34
-							y_32_34 := d_32_34.Mul(d_32_34)
-							y2_32_34 := y_32_34.Mul(y_32_34)
-							y4_32_34 := y2_32_34.Mul(y2_32_34)
-							p0_32_34 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_34)).Mul(y2_32_34))
-							p1_32_34 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_34)).Mul(y2_32_34)).Mul(y4_32_34)
-							p2_32_34 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_34)).Mul(y4_32_34.Mul(y4_32_34))
-							r0_0_32_34 = d_32_34.Mul(p0_32_34.Add(p1_32_34).Add(p2_32_34))
-						}
-						s_31_34 := r0_0_32_34.AsUint64x8().Xor(flip_31_34).AsFloat64x8()
-						two_31_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_31_34, u1_31_34, p0_31_34, p1_31_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_31_34, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_31_34
-						for j_31_34 := 2; j_31_34 < n_31_34; j_31_34++ {
-							u0_31_34, u1_31_34, p0_31_34, p1_31_34 = u1_31_34, c2_31_34.Mul(u1_31_34).Sub(u0_31_34), p1_31_34, two_31_34.Mul(u1_31_34).Add(c2_31_34.Mul(p1_31_34)).Sub(p0_31_34)
-						}
-						dx_31_34 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_31_34).Mul(p1_31_34)
-						peak_31_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_31_34.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_31_34.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_31_34 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_31_34).Mul(tn_31_34).Div(s_31_34).Merge(peak_31_34, d_31_34.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_31_34, r1_0_31_34 = dx_31_34, dn_31_34
+					if j_32_40 < n_32_40 {
+						u0_32_40, u1_32_40 = u1_32_40, c2_32_40.Mul(u1_32_40).Sub(u0_32_40)
 					}
-					xl_34, yl_34 := r0_0_31_34, r1_0_31_34
-					ha_34, na_34 = xh_34.Merge(ha_34, nearH_34), yh_34.Merge(na_34, nearH_34)
-					hb_34, nb_34 = xk_34.Merge(hb_34, nearK_34), yk_34.Merge(nb_34, nearK_34)
-					hc_34, nc_34 = xl_34.Merge(hc_34, nearL_34), yl_34.Merge(nc_34, nearL_34)
+					cu_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_32_40).Mul(u1_32_40)
+					tn_32_40 := cu_32_40.Sub(u0_32_40)
+					dx_32_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_32_40.nf))).Mul(tn_32_40).Sub(cu_32_40).Mul(rs_32_40)
+					dn_32_40 := d_32_40.Mul(tn_32_40).Mul(rs_32_40)
+					near_32_40 := d_32_40.Mul(d_32_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_32_40.ToBits() != 0 {
+						var (
+							r0_0_34_40 archsimd.Float64x8
+							r1_0_34_40 archsimd.Float64x8
+						)
+						{
+							r_34_40, d_34_40, c2_34_40, flip_34_40, tn_34_40, un_34_40, n_34_40 := r_32_40, d_32_40, c2_32_40, f_32_40, tn_32_40, u1_32_40, n_32_40
+							var r0_0_35_40 archsimd.Float64x8
+							{
+								d_35_40 := d_34_40
+								y_35_40 := d_35_40.Mul(d_35_40)
+								y2_35_40 := y_35_40.Mul(y_35_40)
+								y4_35_40 := y2_35_40.Mul(y2_35_40)
+								p0_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_35_40)).Mul(y2_35_40))
+								p1_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_35_40)).Mul(y2_35_40)).Mul(y4_35_40)
+								p2_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_35_40)).Mul(y4_35_40.Mul(y4_35_40))
+								r0_0_35_40 = d_35_40.Mul(p0_35_40.Add(p1_35_40).Add(p2_35_40))
+							}
+							s_34_40 := r0_0_35_40.AsUint64x8().Xor(flip_34_40).AsFloat64x8()
+							two_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_34_40, u1_34_40, p0_34_40, p1_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_34_40
+							for j_34_40 := 2; j_34_40 < n_34_40; j_34_40++ {
+								u0_34_40, u1_34_40, p0_34_40, p1_34_40 = u1_34_40, c2_34_40.Mul(u1_34_40).Sub(u0_34_40), p1_34_40, two_34_40.Mul(u1_34_40).Add(c2_34_40.Mul(p1_34_40)).Sub(p0_34_40)
+							}
+							dx_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_34_40).Mul(p1_34_40)
+							peak_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_34_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_34_40.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_34_40).Mul(tn_34_40).Div(s_34_40).Merge(peak_34_40, d_34_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_34_40, r1_0_34_40 = dx_34_40, dn_34_40
+						}
+						px_32_40, pn_32_40 := r0_0_34_40, r1_0_34_40
+						dx_32_40, dn_32_40 = px_32_40.Merge(dx_32_40, near_32_40), pn_32_40.Merge(dn_32_40, near_32_40)
+					}
+					r0_0_32_40, r1_0_32_40, r2_0_32_40 = u1_32_40, dx_32_40, dn_32_40
 				}
-				r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34 = uh1_34, uk1_34, ul1_34, ha_34, hb_34, hc_34, na_34, nb_34, nc_34
+				sc_40, hc_40, nc_40 := r0_0_32_40, r1_0_32_40, r2_0_32_40
+				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40 = sa_40, sb_40, sc_40, ha_40, hb_40, hc_40, na_40, nb_40, nc_40
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40
 			fl := sa.Mul(sb).Mul(sc)
 			fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 			if c.HasHKL {
 				var (
-					r0_0_35 archsimd.Float64x8
-					r1_0_35 archsimd.Float64x8
+					r0_0_41 archsimd.Float64x8
+					r1_0_41 archsimd.Float64x8
 				)
 				{
-					r_35, bits_35, miss_35, ia_35, fa_35, h_35, kk_35, l_35 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
-					var r0_0_8_35 archsimd.Mask64x8
+					r_41, bits_41, miss_41, ia_41, fa_41, h_41, kk_41, l_41 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
+					var r0_0_8_41 archsimd.Mask64x8
 					{
-						r_8_35, ia_8_35, h_8_35, kk_8_35, l_8_35 := r_35, ia_35, h_35, kk_35, l_35
-						half_8_35 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_8_35, kc_8_35, lc_8_35 := h_8_35.Sub(half_8_35).CeilScaled(0), kk_8_35.Sub(half_8_35).CeilScaled(0), l_8_35.Sub(half_8_35).CeilScaled(0)
-						hmin_8_35, kmin_8_35, lmin_8_35 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.lmin)))
-						in_8_35 := hc_8_35.GreaterEqual(hmin_8_35).And(hc_8_35.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.hmax))))).And(kc_8_35.GreaterEqual(kmin_8_35)).And(kc_8_35.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.kmax))))).And(lc_8_35.GreaterEqual(lmin_8_35)).And(lc_8_35.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.lmax)))))
-						idx_8_35 := hc_8_35.Sub(hmin_8_35).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.hstride)))).Add(kc_8_35.Sub(kmin_8_35).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_35.kstride))))).Add(lc_8_35.Sub(lmin_8_35))
-						idx_8_35.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_35).ConvertToInt32().Store(ia_8_35)
-						r0_0_8_35 = in_8_35
+						r_8_41, ia_8_41, h_8_41, kk_8_41, l_8_41 := r_41, ia_41, h_41, kk_41, l_41
+						half_8_41 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+						hc_8_41, kc_8_41, lc_8_41 := h_8_41.Sub(half_8_41).CeilScaled(0), kk_8_41.Sub(half_8_41).CeilScaled(0), l_8_41.Sub(half_8_41).CeilScaled(0)
+						hmin_8_41, kmin_8_41, lmin_8_41 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.lmin)))
+						in_8_41 := hc_8_41.GreaterEqual(hmin_8_41).And(hc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hmax))))).And(kc_8_41.GreaterEqual(kmin_8_41)).And(kc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kmax))))).And(lc_8_41.GreaterEqual(lmin_8_41)).And(lc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.lmax)))))
+						idx_8_41 := hc_8_41.Sub(hmin_8_41).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hstride)))).Add(kc_8_41.Sub(kmin_8_41).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kstride))))).Add(lc_8_41.Sub(lmin_8_41))
+						idx_8_41.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_41).ConvertToInt32().Store(ia_8_41)
+						r0_0_8_41 = in_8_41
 					}
-					in_35 := r0_0_8_35
-					for i_35, j_35 := range ia_35 {
-						fa_35[i_35] = bits_35[j_35]
+					in_41 := r0_0_8_41
+					for i_41, j_41 := range ia_41 {
+						fa_41[i_41] = bits_41[j_41]
 					}
-					f_35 := archsimd.LoadUint64x8(fa_35).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_35.defaultF))), in_35)
-					fd_35 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if miss_35 != nil {
-						for i_35, j_35 := range ia_35 {
-							fa_35[i_35] = miss_35[j_35]
+					f_41 := archsimd.LoadUint64x8(fa_41).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_41.defaultF))), in_41)
+					fd_41 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if miss_41 != nil {
+						for i_41, j_41 := range ia_41 {
+							fa_41[i_41] = miss_41[j_41]
 						}
-						fd_35 = archsimd.LoadUint64x8(fa_35).AsFloat64x8()
+						fd_41 = archsimd.LoadUint64x8(fa_41).AsFloat64x8()
 					}
-					r0_0_35, r1_0_35 = f_35, fd_35.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_35)
+					r0_0_41, r1_0_41 = f_41, fd_41.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_41)
 				}
-				fc, fd = r0_0_35, r1_0_35
+				fc, fd = r0_0_41, r1_0_41
 			}
 			ffl := fc.Mul(fc).Mul(fl)
 			s1 := s.Add(ffl.Mul(fl))
@@ -1672,24 +1879,24 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-		var r0_0_36 archsimd.Float64x8
+		var r0_0_42 archsimd.Float64x8
 		{
-			fdet_36, f_36, s_36, o_36, p_36 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-			r0_0_36 = fdet_36.Mul(f_36).Add(s_36).Add(o_36).Add(p_36)
+			fdet_42, f_42, s_42, o_42, p_42 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+			r0_0_42 = fdet_42.Mul(f_42).Add(s_42).Add(o_42).Add(p_42)
 		}
-		x := r0_0_36
-		var r0_0_37 archsimd.Float64x8
+		x := r0_0_42
+		var r0_0_43 archsimd.Float64x8
 		{
-			fdet_37, f_37, s_37, o_37, p_37 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-			r0_0_37 = fdet_37.Mul(f_37).Add(s_37).Add(o_37).Add(p_37)
+			fdet_43, f_43, s_43, o_43, p_43 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+			r0_0_43 = fdet_43.Mul(f_43).Add(s_43).Add(o_43).Add(p_43)
 		}
-		y := r0_0_37
-		var r0_0_38 archsimd.Float64x8
+		y := r0_0_43
+		var r0_0_44 archsimd.Float64x8
 		{
-			fdet_38, f_38, s_38, o_38, p_38 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-			r0_0_38 = fdet_38.Mul(f_38).Add(s_38).Add(o_38).Add(p_38)
+			fdet_44, f_44, s_44, o_44, p_44 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			r0_0_44 = fdet_44.Mul(f_44).Add(s_44).Add(o_44).Add(p_44)
 		}
-		z := r0_0_38
+		z := r0_0_44
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -1697,16 +1904,16 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_39 archsimd.Float64x8
+		var r0_0_45 archsimd.Float64x8
 		{
-			invR_39, num_39, point_39 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_39 := invR_39.Mul(invR_39)
-			if !point_39 {
-				w_39 = num_39.Mul(w_39.Mul(invR_39))
+			invR_45, num_45, point_45 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_45 := invR_45.Mul(invR_45)
+			if !point_45 {
+				w_45 = num_45.Mul(w_45.Mul(invR_45))
 			}
-			r0_0_39 = w_39
+			r0_0_45 = w_45
 		}
-		r0_0_39.StoreSlice(fr.omega[p0:])
+		r0_0_45.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -1723,38 +1930,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_40 archsimd.Float64x8
-				r1_0_40 archsimd.Float64x8
-				r2_0_40 archsimd.Float64x8
-				r3_0_40 archsimd.Float64x8
-				r4_0_40 archsimd.Float64x8
-				r5_0_40 archsimd.Float64x8
+				r0_0_46 archsimd.Float64x8
+				r1_0_46 archsimd.Float64x8
+				r2_0_46 archsimd.Float64x8
+				r3_0_46 archsimd.Float64x8
+				r4_0_46 archsimd.Float64x8
+				r5_0_46 archsimd.Float64x8
 			)
 			{
-				r_40, s_40, dx_40, dy_40, dz_40 := r, sr, dx, dy, dz
-				one_40, zero_40, kahn_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_40.kahn)))
-				c2_40 := archsimd.LoadFloat64x8((*[8]float64)((&s_40.inc[0]))).Mul(dx_40).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_40.inc[1]))).Mul(dy_40)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_40.inc[2]))).Mul(dz_40))
-				c2sq_40 := c2_40.Mul(c2_40)
-				s2sq_40 := one_40.Sub(c2sq_40)
-				e_40 := dx_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.ein[0])))).Add(dy_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.ein[1]))))).Add(dz_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.ein[2])))))
-				b_40 := dx_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.bin[0])))).Add(dy_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.bin[1]))))).Add(dz_40.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_40.bin[2])))))
-				ee_40, bb_40 := e_40.Mul(e_40), b_40.Mul(b_40)
-				den_40 := ee_40.Add(bb_40)
-				plane_40 := den_40.Greater(zero_40)
-				inv_40 := one_40.Div(den_40)
-				cos2psi_40 := ee_40.Sub(bb_40).Mul(inv_40).Merge(one_40, plane_40)
-				de_40, db_40 := zero_40, zero_40
-				if !r_40.kahnZero {
-					de_40 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_40).Mul(b_40).Mul(b_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
-					db_40 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_40).Mul(e_40).Mul(e_40).Mul(inv_40).Mul(inv_40).Merge(zero_40, plane_40)
+				r_46, s_46, dx_46, dy_46, dz_46 := r, sr, dx, dy, dz
+				one_46, zero_46, kahn_46 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_46.kahn)))
+				c2_46 := archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[0]))).Mul(dx_46).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[1]))).Mul(dy_46)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[2]))).Mul(dz_46))
+				c2sq_46 := c2_46.Mul(c2_46)
+				s2sq_46 := one_46.Sub(c2sq_46)
+				e_46 := dx_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[0])))).Add(dy_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[1]))))).Add(dz_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[2])))))
+				b_46 := dx_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[0])))).Add(dy_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[1]))))).Add(dz_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[2])))))
+				ee_46, bb_46 := e_46.Mul(e_46), b_46.Mul(b_46)
+				den_46 := ee_46.Add(bb_46)
+				plane_46 := den_46.Greater(zero_46)
+				inv_46 := one_46.Div(den_46)
+				cos2psi_46 := ee_46.Sub(bb_46).Mul(inv_46).Merge(one_46, plane_46)
+				de_46, db_46 := zero_46, zero_46
+				if !r_46.kahnZero {
+					de_46 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_46).Mul(b_46).Mul(b_46).Mul(inv_46).Mul(inv_46).Merge(zero_46, plane_46)
+					db_46 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_46).Mul(e_46).Mul(e_46).Mul(inv_46).Mul(inv_46).Merge(zero_46, plane_46)
 				}
-				p_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_40.Add(c2sq_40).Sub(kahn_40.Mul(cos2psi_40).Mul(s2sq_40)))
-				dkahn_40 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_40).Mul(s2sq_40)
-				dcos_40 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_40).Mul(s2sq_40)
-				alpha_40, beta_40, gamma_40 := c2_40.Mul(one_40.Add(kahn_40.Mul(cos2psi_40))), dcos_40.Mul(de_40), dcos_40.Mul(db_40)
-				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40 = p_40, dkahn_40, alpha_40, beta_40, gamma_40, alpha_40.Mul(c2_40).Add(beta_40.Mul(e_40)).Add(gamma_40.Mul(b_40))
+				p_46 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_46.Add(c2sq_46).Sub(kahn_46.Mul(cos2psi_46).Mul(s2sq_46)))
+				dkahn_46 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_46).Mul(s2sq_46)
+				dcos_46 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_46).Mul(s2sq_46)
+				alpha_46, beta_46, gamma_46 := c2_46.Mul(one_46.Add(kahn_46.Mul(cos2psi_46))), dcos_46.Mul(de_46), dcos_46.Mul(db_46)
+				r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46 = p_46, dkahn_46, alpha_46, beta_46, gamma_46, alpha_46.Mul(c2_46).Add(beta_46.Mul(e_46)).Add(gamma_46.Mul(b_46))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40
+			p, dkahn, alpha, beta, gamma, dd := r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])

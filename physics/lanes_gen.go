@@ -1201,165 +1201,305 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 	n int) (float64, float64, float64, float64, float64, float64, float64, float64, float64,
 
 ) {
+	var (
+		r0_0_24 float64
+		r1_0_24 float64
+		r2_0_24 float64
+	)
+	{
+		r_24, x_24, n_24 := r, h, n
+		magic_24 := float64(roundMagic)
+		t_24 := (x_24 + magic_24)
+		d_24 := (x_24 - (t_24 - magic_24))
+		f_24 := (math.Float64bits(t_24) << 63)
+		var r0_0_25 float64
+		{
+			d_25 := d_24
+			y_25 := (d_25 * d_25)
+			y2_25 := (y_25 * y_25)
+			y4_25 := (y2_25 * y2_25)
+			p0_25 := ((float64(cp0) + (float64(cp2) * y_25)) + ((float64(cp4) + (float64(cp6) * y_25)) * y2_25))
+			p1_25 := (((float64(cp8) + (float64(cp10) * y_25)) + ((float64(cp12) + (float64(cp14) * y_25)) * y2_25)) * y4_25)
+			p2_25 := (float64(cp16) * (y4_25 * y4_25))
+			r0_0_25 = ((p0_25 + p1_25) + p2_25)
+		}
+		cr_24 := r0_0_25
+		sign_24, one_24, pi_24 := math.Float64bits((&r_24.negZero)[0]), float64(1), float64(piC)
+		rs_24 := (pi_24 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_24 - cr_24) * (one_24 + cr_24)))) | ((math.Float64bits(d_24) ^ f_24) & sign_24))))
+		c2_24 := (float64(2) * math.Float64frombits((math.Float64bits(cr_24) ^ f_24)))
+		u0_24, u1_24 := one_24, c2_24
+		j_24 := 2
+		for ; j_24+1 < n_24; j_24 += 2 {
+			u0_24 = ((c2_24 * u1_24) - u0_24)
+			u1_24 = ((c2_24 * u0_24) - u1_24)
+		}
+		if j_24 < n_24 {
+			u0_24, u1_24 = u1_24, ((c2_24 * u1_24) - u0_24)
+		}
+		cu_24 := ((float64(0.5) * c2_24) * u1_24)
+		tn_24 := (cu_24 - u0_24)
+		dx_24 := ((((&r_24.nf)[0] * tn_24) - cu_24) * rs_24)
+		dn_24 := ((d_24 * tn_24) * rs_24)
+		near_24 := ((d_24 * d_24) < float64(closedFormMin2))
+		if near_24 {
+			var (
+				r0_0_26 float64
+				r1_0_26 float64
+			)
+			{
+				r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r_24, d_24, c2_24, f_24, tn_24, u1_24, n_24
+				var r0_0_27 float64
+				{
+					d_27 := d_26
+					y_27 := (d_27 * d_27)
+					y2_27 := (y_27 * y_27)
+					y4_27 := (y2_27 * y2_27)
+					p0_27 := ((float64(sp1) + (float64(sp3) * y_27)) + ((float64(sp5) + (float64(sp7) * y_27)) * y2_27))
+					p1_27 := (((float64(sp9) + (float64(sp11) * y_27)) + ((float64(sp13) + (float64(sp15) * y_27)) * y2_27)) * y4_27)
+					p2_27 := (((float64(sp17) + (float64(sp19) * y_27)) + (float64(sp21) * y2_27)) * (y4_27 * y4_27))
+					r0_0_27 = (d_27 * ((p0_27 + p1_27) + p2_27))
+				}
+				s_26 := math.Float64frombits((math.Float64bits(r0_0_27) ^ flip_26))
+				two_26 := float64(2)
+				u0_26, u1_26, p0_26, p1_26 := float64(1), c2_26, float64(0), two_26
+				for j_26 := 2; j_26 < n_26; j_26++ {
+					u0_26, u1_26, p0_26, p1_26 = u1_26, ((c2_26 * u1_26) - u0_26), p1_26, (((two_26 * u1_26) + (c2_26 * p1_26)) - p0_26)
+				}
+				dx_26 := ((float64(minusPi) * s_26) * p1_26)
+				peak_26 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_26) & math.Float64bits((&r_26.negZero)[0]))))
+				dn_26 := merge((((float64(piC) * d_26) * tn_26) / s_26), peak_26, (d_26 != float64(0)))
+				r0_0_26, r1_0_26 = dx_26, dn_26
+			}
+			px_24, pn_24 := r0_0_26, r1_0_26
+			dx_24, dn_24 = merge(px_24, dx_24, near_24), merge(pn_24, dn_24, near_24)
+		}
+		r0_0_24, r1_0_24, r2_0_24 = u1_24, dx_24, dn_24
+	}
+	sa, ha, na := r0_0_24, r1_0_24, r2_0_24
+	var (
+		r0_0_28 float64
+		r1_0_28 float64
+		r2_0_28 float64
+	)
+	{
+		r_28, x_28, n_28 := r, kk, n
+		magic_28 := float64(roundMagic)
+		t_28 := (x_28 + magic_28)
+		d_28 := (x_28 - (t_28 - magic_28))
+		f_28 := (math.Float64bits(t_28) << 63)
+		var r0_0_29 float64
+		{
+			d_29 := d_28
+			y_29 := (d_29 * d_29)
+			y2_29 := (y_29 * y_29)
+			y4_29 := (y2_29 * y2_29)
+			p0_29 := ((float64(cp0) + (float64(cp2) * y_29)) + ((float64(cp4) + (float64(cp6) * y_29)) * y2_29))
+			p1_29 := (((float64(cp8) + (float64(cp10) * y_29)) + ((float64(cp12) + (float64(cp14) * y_29)) * y2_29)) * y4_29)
+			p2_29 := (float64(cp16) * (y4_29 * y4_29))
+			r0_0_29 = ((p0_29 + p1_29) + p2_29)
+		}
+		cr_28 := r0_0_29
+		sign_28, one_28, pi_28 := math.Float64bits((&r_28.negZero)[0]), float64(1), float64(piC)
+		rs_28 := (pi_28 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_28 - cr_28) * (one_28 + cr_28)))) | ((math.Float64bits(d_28) ^ f_28) & sign_28))))
+		c2_28 := (float64(2) * math.Float64frombits((math.Float64bits(cr_28) ^ f_28)))
+		u0_28, u1_28 := one_28, c2_28
+		j_28 := 2
+		for ; j_28+1 < n_28; j_28 += 2 {
+			u0_28 = ((c2_28 * u1_28) - u0_28)
+			u1_28 = ((c2_28 * u0_28) - u1_28)
+		}
+		if j_28 < n_28 {
+			u0_28, u1_28 = u1_28, ((c2_28 * u1_28) - u0_28)
+		}
+		cu_28 := ((float64(0.5) * c2_28) * u1_28)
+		tn_28 := (cu_28 - u0_28)
+		dx_28 := ((((&r_28.nf)[0] * tn_28) - cu_28) * rs_28)
+		dn_28 := ((d_28 * tn_28) * rs_28)
+		near_28 := ((d_28 * d_28) < float64(closedFormMin2))
+		if near_28 {
+			var (
+				r0_0_30 float64
+				r1_0_30 float64
+			)
+			{
+				r_30, d_30, c2_30, flip_30, tn_30, un_30, n_30 := r_28, d_28, c2_28, f_28, tn_28, u1_28, n_28
+				var r0_0_31 float64
+				{
+					d_31 := d_30
+					y_31 := (d_31 * d_31)
+					y2_31 := (y_31 * y_31)
+					y4_31 := (y2_31 * y2_31)
+					p0_31 := ((float64(sp1) + (float64(sp3) * y_31)) + ((float64(sp5) + (float64(sp7) * y_31)) * y2_31))
+					p1_31 := (((float64(sp9) + (float64(sp11) * y_31)) + ((float64(sp13) + (float64(sp15) * y_31)) * y2_31)) * y4_31)
+					p2_31 := (((float64(sp17) + (float64(sp19) * y_31)) + (float64(sp21) * y2_31)) * (y4_31 * y4_31))
+					r0_0_31 = (d_31 * ((p0_31 + p1_31) + p2_31))
+				}
+				s_30 := math.Float64frombits((math.Float64bits(r0_0_31) ^ flip_30))
+				two_30 := float64(2)
+				u0_30, u1_30, p0_30, p1_30 := float64(1), c2_30, float64(0), two_30
+				for j_30 := 2; j_30 < n_30; j_30++ {
+					u0_30, u1_30, p0_30, p1_30 = u1_30, ((c2_30 * u1_30) - u0_30), p1_30, (((two_30 * u1_30) + (c2_30 * p1_30)) - p0_30)
+				}
+				dx_30 := ((float64(minusPi) * s_30) * p1_30)
+				peak_30 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_30) & math.Float64bits((&r_30.negZero)[0]))))
+				dn_30 := merge((((float64(piC) * d_30) * tn_30) / s_30), peak_30, (d_30 != float64(0)))
+				r0_0_30, r1_0_30 = dx_30, dn_30
+			}
+			px_28, pn_28 := r0_0_30, r1_0_30
+			dx_28, dn_28 = merge(px_28, dx_28, near_28), merge(pn_28, dn_28, near_28)
+		}
+		r0_0_28, r1_0_28, r2_0_28 = u1_28, dx_28, dn_28
+	}
+	sb, hb, nb := r0_0_28, r1_0_28, r2_0_28
+	var (
+		r0_0_32 float64
+		r1_0_32 float64
+		r2_0_32 float64
+	)
+	{
+		r_32, x_32, n_32 := r, l, n
+		magic_32 := float64(roundMagic)
+		t_32 := (x_32 + magic_32)
+		d_32 := (x_32 - (t_32 - magic_32))
+		f_32 := (math.Float64bits(t_32) << 63)
+		var r0_0_33 float64
+		{
+			d_33 := d_32
+			y_33 := (d_33 * d_33)
+			y2_33 := (y_33 * y_33)
+			y4_33 := (y2_33 * y2_33)
+			p0_33 := ((float64(cp0) + (float64(cp2) * y_33)) + ((float64(cp4) + (float64(cp6) * y_33)) * y2_33))
+			p1_33 := (((float64(cp8) + (float64(cp10) * y_33)) + ((float64(cp12) + (float64(cp14) * y_33)) * y2_33)) * y4_33)
+			p2_33 := (float64(cp16) * (y4_33 * y4_33))
+			r0_0_33 = ((p0_33 + p1_33) + p2_33)
+		}
+		cr_32 := r0_0_33
+		sign_32, one_32, pi_32 := math.Float64bits((&r_32.negZero)[0]), float64(1), float64(piC)
+		rs_32 := (pi_32 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_32 - cr_32) * (one_32 + cr_32)))) | ((math.Float64bits(d_32) ^ f_32) & sign_32))))
+		c2_32 := (float64(2) * math.Float64frombits((math.Float64bits(cr_32) ^ f_32)))
+		u0_32, u1_32 := one_32, c2_32
+		j_32 := 2
+		for ; j_32+1 < n_32; j_32 += 2 {
+			u0_32 = ((c2_32 * u1_32) - u0_32)
+			u1_32 = ((c2_32 * u0_32) - u1_32)
+		}
+		if j_32 < n_32 {
+			u0_32, u1_32 = u1_32, ((c2_32 * u1_32) - u0_32)
+		}
+		cu_32 := ((float64(0.5) * c2_32) * u1_32)
+		tn_32 := (cu_32 - u0_32)
+		dx_32 := ((((&r_32.nf)[0] * tn_32) - cu_32) * rs_32)
+		dn_32 := ((d_32 * tn_32) * rs_32)
+		near_32 := ((d_32 * d_32) < float64(closedFormMin2))
+		if near_32 {
+			var (
+				r0_0_34 float64
+				r1_0_34 float64
+			)
+			{
+				r_34, d_34, c2_34, flip_34, tn_34, un_34, n_34 := r_32, d_32, c2_32, f_32, tn_32, u1_32, n_32
+				var r0_0_35 float64
+				{
+					d_35 := d_34
+					y_35 := (d_35 * d_35)
+					y2_35 := (y_35 * y_35)
+					y4_35 := (y2_35 * y2_35)
+					p0_35 := ((float64(sp1) + (float64(sp3) * y_35)) + ((float64(sp5) + (float64(sp7) * y_35)) * y2_35))
+					p1_35 := (((float64(sp9) + (float64(sp11) * y_35)) + ((float64(sp13) + (float64(sp15) * y_35)) * y2_35)) * y4_35)
+					p2_35 := (((float64(sp17) + (float64(sp19) * y_35)) + (float64(sp21) * y2_35)) * (y4_35 * y4_35))
+					r0_0_35 = (d_35 * ((p0_35 + p1_35) + p2_35))
+				}
+				s_34 := math.Float64frombits((math.Float64bits(r0_0_35) ^ flip_34))
+				two_34 := float64(2)
+				u0_34, u1_34, p0_34, p1_34 := float64(1), c2_34, float64(0), two_34
+				for j_34 := 2; j_34 < n_34; j_34++ {
+					u0_34, u1_34, p0_34, p1_34 = u1_34, ((c2_34 * u1_34) - u0_34), p1_34, (((two_34 * u1_34) + (c2_34 * p1_34)) - p0_34)
+				}
+				dx_34 := ((float64(minusPi) * s_34) * p1_34)
+				peak_34 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_34) & math.Float64bits((&r_34.negZero)[0]))))
+				dn_34 := merge((((float64(piC) * d_34) * tn_34) / s_34), peak_34, (d_34 != float64(0)))
+				r0_0_34, r1_0_34 = dx_34, dn_34
+			}
+			px_32, pn_32 := r0_0_34, r1_0_34
+			dx_32, dn_32 = merge(px_32, dx_32, near_32), merge(pn_32, dn_32, near_32)
+		}
+		r0_0_32, r1_0_32, r2_0_32 = u1_32, dx_32, dn_32
+	}
+	sc, hc, nc := r0_0_32, r1_0_32, r2_0_32
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+func sincgGradLanes(r *laneReps, x float64,
+
+	n int) (float64, float64, float64,
+
+) {
 	magic := float64(roundMagic)
-	th, tk, tl := (h + magic), (kk + magic), (l + magic)
-	dh, dk, dl := (h - (th - magic)), (kk - (tk - magic)), (l - (tl - magic))
-	fh, fk, fl := (math.Float64bits(th) << 63), (math.Float64bits(tk) << 63), (math.Float64bits(tl) << 63)
-	var r0_0_24 float64
+	t := (x + magic)
+	d := (x - (t - magic))
+	f := (math.Float64bits(t) << 63)
+	var r0_0_36 float64
 	{
-		d_24 := dh
-		y_24 := (d_24 * d_24)
-		y2_24 := (y_24 * y_24)
-		y4_24 := (y2_24 * y2_24)
-		p0_24 := ((float64(cp0) + (float64(cp2) * y_24)) + ((float64(cp4) + (float64(cp6) * y_24)) * y2_24))
-		p1_24 := (((float64(cp8) + (float64(cp10) * y_24)) + ((float64(cp12) + (float64(cp14) * y_24)) * y2_24)) * y4_24)
-		p2_24 := (float64(cp16) * (y4_24 * y4_24))
-		r0_0_24 = ((p0_24 + p1_24) + p2_24)
+		d_36 := d
+		y_36 := (d_36 * d_36)
+		y2_36 := (y_36 * y_36)
+		y4_36 := (y2_36 * y2_36)
+		p0_36 := ((float64(cp0) + (float64(cp2) * y_36)) + ((float64(cp4) + (float64(cp6) * y_36)) * y2_36))
+		p1_36 := (((float64(cp8) + (float64(cp10) * y_36)) + ((float64(cp12) + (float64(cp14) * y_36)) * y2_36)) * y4_36)
+		p2_36 := (float64(cp16) * (y4_36 * y4_36))
+		r0_0_36 = ((p0_36 + p1_36) + p2_36)
 	}
-	var r0_0_25 float64
-	{
-		d_25 := dk
-		y_25 := (d_25 * d_25)
-		y2_25 := (y_25 * y_25)
-		y4_25 := (y2_25 * y2_25)
-		p0_25 := ((float64(cp0) + (float64(cp2) * y_25)) + ((float64(cp4) + (float64(cp6) * y_25)) * y2_25))
-		p1_25 := (((float64(cp8) + (float64(cp10) * y_25)) + ((float64(cp12) + (float64(cp14) * y_25)) * y2_25)) * y4_25)
-		p2_25 := (float64(cp16) * (y4_25 * y4_25))
-		r0_0_25 = ((p0_25 + p1_25) + p2_25)
-	}
-	var r0_0_26 float64
-	{
-		d_26 := dl
-		y_26 := (d_26 * d_26)
-		y2_26 := (y_26 * y_26)
-		y4_26 := (y2_26 * y2_26)
-		p0_26 := ((float64(cp0) + (float64(cp2) * y_26)) + ((float64(cp4) + (float64(cp6) * y_26)) * y2_26))
-		p1_26 := (((float64(cp8) + (float64(cp10) * y_26)) + ((float64(cp12) + (float64(cp14) * y_26)) * y2_26)) * y4_26)
-		p2_26 := (float64(cp16) * (y4_26 * y4_26))
-		r0_0_26 = ((p0_26 + p1_26) + p2_26)
-	}
-	crh, crk, crl := r0_0_24, r0_0_25, r0_0_26
+	cr := r0_0_36
 	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
-	rh := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crh) * (one + crh)))) | ((math.Float64bits(dh) ^ fh) & sign))))
-	rk := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crk) * (one + crk)))) | ((math.Float64bits(dk) ^ fk) & sign))))
-	rl := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - crl) * (one + crl)))) | ((math.Float64bits(dl) ^ fl) & sign))))
-	two := float64(2)
-	ch2 := (two * math.Float64frombits((math.Float64bits(crh) ^ fh)))
-	ck2 := (two * math.Float64frombits((math.Float64bits(crk) ^ fk)))
-	cl2 := (two * math.Float64frombits((math.Float64bits(crl) ^ fl)))
-	uh0, uh1 := one, ch2
-	uk0, uk1 := one, ck2
-	ul0, ul1 := one, cl2
+	rs := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - cr) * (one + cr)))) | ((math.Float64bits(d) ^ f) & sign))))
+	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
+	u0, u1 := one, c2
 	j := 2
 	for ; j+1 < n; j += 2 {
-		uh0, uk0, ul0 = ((ch2 * uh1) - uh0), ((ck2 * uk1) - uk0), ((cl2 * ul1) - ul0)
-		uh1, uk1, ul1 = ((ch2 * uh0) - uh1), ((ck2 * uk0) - uk1), ((cl2 * ul0) - ul1)
+		u0 = ((c2 * u1) - u0)
+		u1 = ((c2 * u0) - u1)
 	}
 	if j < n {
-		uh0, uh1 = uh1, ((ch2 * uh1) - uh0)
-		uk0, uk1 = uk1, ((ck2 * uk1) - uk0)
-		ul0, ul1 = ul1, ((cl2 * ul1) - ul0)
+		u0, u1 = u1, ((c2 * u1) - u0)
 	}
-	fn, half := (&r.nf)[0], float64(0.5)
-	cuh, cuk, cul := ((half * ch2) * uh1), ((half * ck2) * uk1), ((half * cl2) * ul1)
-	tnh, tnk, tnl := (cuh - uh0), (cuk - uk0), (cul - ul0)
-	ha, hb, hc := (((fn * tnh) - cuh) * rh), (((fn * tnk) - cuk) * rk), (((fn * tnl) - cul) * rl)
-	na, nb, nc := ((dh * tnh) * rh), ((dk * tnk) * rk), ((dl * tnl) * rl)
-	cfm := float64(closedFormMin2)
-	nearH, nearK, nearL := ((dh * dh) < cfm), ((dk * dk) < cfm), ((dl * dl) < cfm)
-	if (nearH || nearK) || nearL {
+	cu := ((float64(0.5) * c2) * u1)
+	tn := (cu - u0)
+	dx := ((((&r.nf)[0] * tn) - cu) * rs)
+	dn := ((d * tn) * rs)
+	near := ((d * d) < float64(closedFormMin2))
+	if near {
 		var (
-			r0_0_27 float64
-			r1_0_27 float64
+			r0_0_37 float64
+			r1_0_37 float64
 		)
 		{
-			r_27, d_27, c2_27, flip_27, tn_27, un_27, n_27 := r, dh, ch2, fh, tnh, uh1, n
-			var r0_0_28 float64
+			r_37, d_37, c2_37, flip_37, tn_37, un_37, n_37 := r, d, c2, f, tn, u1, n
+			var r0_0_38 float64
 			{
-				d_28 := d_27
-				y_28 := (d_28 * d_28)
-				y2_28 := (y_28 * y_28)
-				y4_28 := (y2_28 * y2_28)
-				p0_28 := ((float64(sp1) + (float64(sp3) * y_28)) + ((float64(sp5) + (float64(sp7) * y_28)) * y2_28))
-				p1_28 := (((float64(sp9) + (float64(sp11) * y_28)) + ((float64(sp13) + (float64(sp15) * y_28)) * y2_28)) * y4_28)
-				p2_28 := (((float64(sp17) + (float64(sp19) * y_28)) + (float64(sp21) * y2_28)) * (y4_28 * y4_28))
-				r0_0_28 = (d_28 * ((p0_28 + p1_28) + p2_28))
+				d_38 := d_37
+				y_38 := (d_38 * d_38)
+				y2_38 := (y_38 * y_38)
+				y4_38 := (y2_38 * y2_38)
+				p0_38 := ((float64(sp1) + (float64(sp3) * y_38)) + ((float64(sp5) + (float64(sp7) * y_38)) * y2_38))
+				p1_38 := (((float64(sp9) + (float64(sp11) * y_38)) + ((float64(sp13) + (float64(sp15) * y_38)) * y2_38)) * y4_38)
+				p2_38 := (((float64(sp17) + (float64(sp19) * y_38)) + (float64(sp21) * y2_38)) * (y4_38 * y4_38))
+				r0_0_38 = (d_38 * ((p0_38 + p1_38) + p2_38))
 			}
-			s_27 := math.Float64frombits((math.Float64bits(r0_0_28) ^ flip_27))
-			two_27 := float64(2)
-			u0_27, u1_27, p0_27, p1_27 := float64(1), c2_27, float64(0), two_27
-			for j_27 := 2; j_27 < n_27; j_27++ {
-				u0_27, u1_27, p0_27, p1_27 = u1_27, ((c2_27 * u1_27) - u0_27), p1_27, (((two_27 * u1_27) + (c2_27 * p1_27)) - p0_27)
+			s_37 := math.Float64frombits((math.Float64bits(r0_0_38) ^ flip_37))
+			two_37 := float64(2)
+			u0_37, u1_37, p0_37, p1_37 := float64(1), c2_37, float64(0), two_37
+			for j_37 := 2; j_37 < n_37; j_37++ {
+				u0_37, u1_37, p0_37, p1_37 = u1_37, ((c2_37 * u1_37) - u0_37), p1_37, (((two_37 * u1_37) + (c2_37 * p1_37)) - p0_37)
 			}
-			dx_27 := ((float64(minusPi) * s_27) * p1_27)
-			peak_27 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_27) & math.Float64bits((&r_27.negZero)[0]))))
-			dn_27 := merge((((float64(piC) * d_27) * tn_27) / s_27), peak_27, (d_27 != float64(0)))
-			r0_0_27, r1_0_27 = dx_27, dn_27
+			dx_37 := ((float64(minusPi) * s_37) * p1_37)
+			peak_37 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_37) & math.Float64bits((&r_37.negZero)[0]))))
+			dn_37 := merge((((float64(piC) * d_37) * tn_37) / s_37), peak_37, (d_37 != float64(0)))
+			r0_0_37, r1_0_37 = dx_37, dn_37
 		}
-		xh, yh := r0_0_27, r1_0_27
-		var (
-			r0_0_29 float64
-			r1_0_29 float64
-		)
-		{
-			r_29, d_29, c2_29, flip_29, tn_29, un_29, n_29 := r, dk, ck2, fk, tnk, uk1, n
-			var r0_0_30 float64
-			{
-				d_30 := d_29
-				y_30 := (d_30 * d_30)
-				y2_30 := (y_30 * y_30)
-				y4_30 := (y2_30 * y2_30)
-				p0_30 := ((float64(sp1) + (float64(sp3) * y_30)) + ((float64(sp5) + (float64(sp7) * y_30)) * y2_30))
-				p1_30 := (((float64(sp9) + (float64(sp11) * y_30)) + ((float64(sp13) + (float64(sp15) * y_30)) * y2_30)) * y4_30)
-				p2_30 := (((float64(sp17) + (float64(sp19) * y_30)) + (float64(sp21) * y2_30)) * (y4_30 * y4_30))
-				r0_0_30 = (d_30 * ((p0_30 + p1_30) + p2_30))
-			}
-			s_29 := math.Float64frombits((math.Float64bits(r0_0_30) ^ flip_29))
-			two_29 := float64(2)
-			u0_29, u1_29, p0_29, p1_29 := float64(1), c2_29, float64(0), two_29
-			for j_29 := 2; j_29 < n_29; j_29++ {
-				u0_29, u1_29, p0_29, p1_29 = u1_29, ((c2_29 * u1_29) - u0_29), p1_29, (((two_29 * u1_29) + (c2_29 * p1_29)) - p0_29)
-			}
-			dx_29 := ((float64(minusPi) * s_29) * p1_29)
-			peak_29 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_29) & math.Float64bits((&r_29.negZero)[0]))))
-			dn_29 := merge((((float64(piC) * d_29) * tn_29) / s_29), peak_29, (d_29 != float64(0)))
-			r0_0_29, r1_0_29 = dx_29, dn_29
-		}
-		xk, yk := r0_0_29, r1_0_29
-		var (
-			r0_0_31 float64
-			r1_0_31 float64
-		)
-		{
-			r_31, d_31, c2_31, flip_31, tn_31, un_31, n_31 := r, dl, cl2, fl, tnl, ul1, n
-			var r0_0_32 float64
-			{
-				d_32 := d_31
-				y_32 := (d_32 * d_32)
-				y2_32 := (y_32 * y_32)
-				y4_32 := (y2_32 * y2_32)
-				p0_32 := ((float64(sp1) + (float64(sp3) * y_32)) + ((float64(sp5) + (float64(sp7) * y_32)) * y2_32))
-				p1_32 := (((float64(sp9) + (float64(sp11) * y_32)) + ((float64(sp13) + (float64(sp15) * y_32)) * y2_32)) * y4_32)
-				p2_32 := (((float64(sp17) + (float64(sp19) * y_32)) + (float64(sp21) * y2_32)) * (y4_32 * y4_32))
-				r0_0_32 = (d_32 * ((p0_32 + p1_32) + p2_32))
-			}
-			s_31 := math.Float64frombits((math.Float64bits(r0_0_32) ^ flip_31))
-			two_31 := float64(2)
-			u0_31, u1_31, p0_31, p1_31 := float64(1), c2_31, float64(0), two_31
-			for j_31 := 2; j_31 < n_31; j_31++ {
-				u0_31, u1_31, p0_31, p1_31 = u1_31, ((c2_31 * u1_31) - u0_31), p1_31, (((two_31 * u1_31) + (c2_31 * p1_31)) - p0_31)
-			}
-			dx_31 := ((float64(minusPi) * s_31) * p1_31)
-			peak_31 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_31) & math.Float64bits((&r_31.negZero)[0]))))
-			dn_31 := merge((((float64(piC) * d_31) * tn_31) / s_31), peak_31, (d_31 != float64(0)))
-			r0_0_31, r1_0_31 = dx_31, dn_31
-		}
-		xl, yl := r0_0_31, r1_0_31
-		ha, na = merge(xh, ha, nearH), merge(yh, na, nearH)
-		hb, nb = merge(xk, hb, nearK), merge(yk, nb, nearK)
-		hc, nc = merge(xl, hc, nearL), merge(yl, nc, nearL)
+		px, pn := r0_0_37, r1_0_37
+		dx, dn = merge(px, dx, near), merge(pn, dn, near)
 	}
-	return uh1, uk1, ul1, ha, hb, hc, na, nb, nc
+	return u1, dx, dn
 }
 
 func sincgNearPeakLanes(r *laneReps, d, c2 float64,
@@ -1371,18 +1511,18 @@ func sincgNearPeakLanes(r *laneReps, d, c2 float64,
 	n int) (float64, float64,
 
 ) {
-	var r0_0_33 float64
+	var r0_0_39 float64
 	{
-		d_33 := d
-		y_33 := (d_33 * d_33)
-		y2_33 := (y_33 * y_33)
-		y4_33 := (y2_33 * y2_33)
-		p0_33 := ((float64(sp1) + (float64(sp3) * y_33)) + ((float64(sp5) + (float64(sp7) * y_33)) * y2_33))
-		p1_33 := (((float64(sp9) + (float64(sp11) * y_33)) + ((float64(sp13) + (float64(sp15) * y_33)) * y2_33)) * y4_33)
-		p2_33 := (((float64(sp17) + (float64(sp19) * y_33)) + (float64(sp21) * y2_33)) * (y4_33 * y4_33))
-		r0_0_33 = (d_33 * ((p0_33 + p1_33) + p2_33))
+		d_39 := d
+		y_39 := (d_39 * d_39)
+		y2_39 := (y_39 * y_39)
+		y4_39 := (y2_39 * y2_39)
+		p0_39 := ((float64(sp1) + (float64(sp3) * y_39)) + ((float64(sp5) + (float64(sp7) * y_39)) * y2_39))
+		p1_39 := (((float64(sp9) + (float64(sp11) * y_39)) + ((float64(sp13) + (float64(sp15) * y_39)) * y2_39)) * y4_39)
+		p2_39 := (((float64(sp17) + (float64(sp19) * y_39)) + (float64(sp21) * y2_39)) * (y4_39 * y4_39))
+		r0_0_39 = (d_39 * ((p0_39 + p1_39) + p2_39))
 	}
-	s := math.Float64frombits((math.Float64bits(r0_0_33) ^ flip))
+	s := math.Float64frombits((math.Float64bits(r0_0_39) ^ flip))
 	two := float64(2)
 	u0, u1, p0, p1 := float64(1), c2, float64(0), two
 	for j := 2; j < n; j++ {
@@ -1424,214 +1564,281 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
 			var (
-				r0_0_34 float64
-				r1_0_34 float64
-				r2_0_34 float64
-				r3_0_34 float64
-				r4_0_34 float64
-				r5_0_34 float64
-				r6_0_34 float64
-				r7_0_34 float64
-				r8_0_34 float64
+				r0_0_40 float64
+				r1_0_40 float64
+				r2_0_40 float64
+				r3_0_40 float64
+				r4_0_40 float64
+				r5_0_40 float64
+				r6_0_40 float64
+				r7_0_40 float64
+				r8_0_40 float64
 			)
 			{
-				r_34, h_34, kk_34, l_34, n_34 := r, h, kk, l, n
-				magic_34 := float64(roundMagic)
-				th_34, tk_34, tl_34 := (h_34 + magic_34), (kk_34 + magic_34), (l_34 + magic_34)
-				dh_34, dk_34, dl_34 := (h_34 - (th_34 - magic_34)), (kk_34 - (tk_34 - magic_34)), (l_34 - (tl_34 - magic_34))
-				fh_34, fk_34, fl_34 := (math.Float64bits(th_34) << 63), (math.Float64bits(tk_34) << 63), (math.Float64bits(tl_34) << 63)
-				var r0_0_24_34 float64
+				r_40, h_40, kk_40, l_40, n_40 := r, h, kk, l, n
+				var (
+					r0_0_24_40 float64
+					r1_0_24_40 float64
+					r2_0_24_40 float64
+				)
 				{
-					d_24_34 := dh_34
-					y_24_34 := (d_24_34 * d_24_34)
-					y2_24_34 := (y_24_34 * y_24_34)
-					y4_24_34 := (y2_24_34 * y2_24_34)
-					p0_24_34 := ((float64(cp0) + (float64(cp2) * y_24_34)) + ((float64(cp4) + (float64(cp6) * y_24_34)) * y2_24_34))
-					p1_24_34 := (((float64(cp8) + (float64(cp10) * y_24_34)) + ((float64(cp12) + (float64(cp14) * y_24_34)) * y2_24_34)) * y4_24_34)
-					p2_24_34 := (float64(cp16) * (y4_24_34 * y4_24_34))
-					r0_0_24_34 = ((p0_24_34 + p1_24_34) + p2_24_34)
+					r_24_40, x_24_40, n_24_40 := r_40, h_40, n_40
+					magic_24_40 := float64(roundMagic)
+					t_24_40 := (x_24_40 + magic_24_40)
+					d_24_40 := (x_24_40 - (t_24_40 - magic_24_40))
+					f_24_40 := (math.Float64bits(t_24_40) << 63)
+					var r0_0_25_40 float64
+					{
+						d_25_40 := d_24_40
+						y_25_40 := (d_25_40 * d_25_40)
+						y2_25_40 := (y_25_40 * y_25_40)
+						y4_25_40 := (y2_25_40 * y2_25_40)
+						p0_25_40 := ((float64(cp0) + (float64(cp2) * y_25_40)) + ((float64(cp4) + (float64(cp6) * y_25_40)) * y2_25_40))
+						p1_25_40 := (((float64(cp8) + (float64(cp10) * y_25_40)) + ((float64(cp12) + (float64(cp14) * y_25_40)) * y2_25_40)) * y4_25_40)
+						p2_25_40 := (float64(cp16) * (y4_25_40 * y4_25_40))
+						r0_0_25_40 = ((p0_25_40 + p1_25_40) + p2_25_40)
+					}
+					cr_24_40 := r0_0_25_40
+					sign_24_40, one_24_40, pi_24_40 := math.Float64bits((&r_24_40.negZero)[0]), float64(1), float64(piC)
+					rs_24_40 := (pi_24_40 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_24_40 - cr_24_40) * (one_24_40 + cr_24_40)))) | ((math.Float64bits(d_24_40) ^ f_24_40) & sign_24_40))))
+					c2_24_40 := (float64(2) * math.Float64frombits((math.Float64bits(cr_24_40) ^ f_24_40)))
+					u0_24_40, u1_24_40 := one_24_40, c2_24_40
+					j_24_40 := 2
+					for ; j_24_40+1 < n_24_40; j_24_40 += 2 {
+						u0_24_40 = ((c2_24_40 * u1_24_40) - u0_24_40)
+						u1_24_40 = ((c2_24_40 * u0_24_40) - u1_24_40)
+					}
+					if j_24_40 < n_24_40 {
+						u0_24_40, u1_24_40 = u1_24_40, ((c2_24_40 * u1_24_40) - u0_24_40)
+					}
+					cu_24_40 := ((float64(0.5) * c2_24_40) * u1_24_40)
+					tn_24_40 := (cu_24_40 - u0_24_40)
+					dx_24_40 := ((((&r_24_40.nf)[0] * tn_24_40) - cu_24_40) * rs_24_40)
+					dn_24_40 := ((d_24_40 * tn_24_40) * rs_24_40)
+					near_24_40 := ((d_24_40 * d_24_40) < float64(closedFormMin2))
+					if near_24_40 {
+						var (
+							r0_0_26_40 float64
+							r1_0_26_40 float64
+						)
+						{
+							r_26_40, d_26_40, c2_26_40, flip_26_40, tn_26_40, un_26_40, n_26_40 := r_24_40, d_24_40, c2_24_40, f_24_40, tn_24_40, u1_24_40, n_24_40
+							var r0_0_27_40 float64
+							{
+								d_27_40 := d_26_40
+								y_27_40 := (d_27_40 * d_27_40)
+								y2_27_40 := (y_27_40 * y_27_40)
+								y4_27_40 := (y2_27_40 * y2_27_40)
+								p0_27_40 := ((float64(sp1) + (float64(sp3) * y_27_40)) + ((float64(sp5) + (float64(sp7) * y_27_40)) * y2_27_40))
+								p1_27_40 := (((float64(sp9) + (float64(sp11) * y_27_40)) + ((float64(sp13) + (float64(sp15) * y_27_40)) * y2_27_40)) * y4_27_40)
+								p2_27_40 := (((float64(sp17) + (float64(sp19) * y_27_40)) + (float64(sp21) * y2_27_40)) * (y4_27_40 * y4_27_40))
+								r0_0_27_40 = (d_27_40 * ((p0_27_40 + p1_27_40) + p2_27_40))
+							}
+							s_26_40 := math.Float64frombits((math.Float64bits(r0_0_27_40) ^ flip_26_40))
+							two_26_40 := float64(2)
+							u0_26_40, u1_26_40, p0_26_40, p1_26_40 := float64(1), c2_26_40, float64(0), two_26_40
+							for j_26_40 := 2; j_26_40 < n_26_40; j_26_40++ {
+								u0_26_40, u1_26_40, p0_26_40, p1_26_40 = u1_26_40, ((c2_26_40 * u1_26_40) - u0_26_40), p1_26_40, (((two_26_40 * u1_26_40) + (c2_26_40 * p1_26_40)) - p0_26_40)
+							}
+							dx_26_40 := ((float64(minusPi) * s_26_40) * p1_26_40)
+							peak_26_40 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_26_40) & math.Float64bits((&r_26_40.negZero)[0]))))
+							dn_26_40 := merge((((float64(piC) * d_26_40) * tn_26_40) / s_26_40), peak_26_40, (d_26_40 != float64(0)))
+							r0_0_26_40, r1_0_26_40 = dx_26_40, dn_26_40
+						}
+						px_24_40, pn_24_40 := r0_0_26_40, r1_0_26_40
+						dx_24_40, dn_24_40 = merge(px_24_40, dx_24_40, near_24_40), merge(pn_24_40, dn_24_40, near_24_40)
+					}
+					r0_0_24_40, r1_0_24_40, r2_0_24_40 = u1_24_40, dx_24_40, dn_24_40
 				}
-				var r0_0_25_34 float64
+				sa_40, ha_40, na_40 := r0_0_24_40, r1_0_24_40, r2_0_24_40
+				var (
+					r0_0_28_40 float64
+					r1_0_28_40 float64
+					r2_0_28_40 float64
+				)
 				{
-					d_25_34 := dk_34
-					y_25_34 := (d_25_34 * d_25_34)
-					y2_25_34 := (y_25_34 * y_25_34)
-					y4_25_34 := (y2_25_34 * y2_25_34)
-					p0_25_34 := ((float64(cp0) + (float64(cp2) * y_25_34)) + ((float64(cp4) + (float64(cp6) * y_25_34)) * y2_25_34))
-					p1_25_34 := (((float64(cp8) + (float64(cp10) * y_25_34)) + ((float64(cp12) + (float64(cp14) * y_25_34)) * y2_25_34)) * y4_25_34)
-					p2_25_34 := (float64(cp16) * (y4_25_34 * y4_25_34))
-					r0_0_25_34 = ((p0_25_34 + p1_25_34) + p2_25_34)
+					r_28_40, x_28_40, n_28_40 := r_40, kk_40, n_40
+					magic_28_40 := float64(roundMagic)
+					t_28_40 := (x_28_40 + magic_28_40)
+					d_28_40 := (x_28_40 - (t_28_40 - magic_28_40))
+					f_28_40 := (math.Float64bits(t_28_40) << 63)
+					var r0_0_29_40 float64
+					{
+						d_29_40 := d_28_40
+						y_29_40 := (d_29_40 * d_29_40)
+						y2_29_40 := (y_29_40 * y_29_40)
+						y4_29_40 := (y2_29_40 * y2_29_40)
+						p0_29_40 := ((float64(cp0) + (float64(cp2) * y_29_40)) + ((float64(cp4) + (float64(cp6) * y_29_40)) * y2_29_40))
+						p1_29_40 := (((float64(cp8) + (float64(cp10) * y_29_40)) + ((float64(cp12) + (float64(cp14) * y_29_40)) * y2_29_40)) * y4_29_40)
+						p2_29_40 := (float64(cp16) * (y4_29_40 * y4_29_40))
+						r0_0_29_40 = ((p0_29_40 + p1_29_40) + p2_29_40)
+					}
+					cr_28_40 := r0_0_29_40
+					sign_28_40, one_28_40, pi_28_40 := math.Float64bits((&r_28_40.negZero)[0]), float64(1), float64(piC)
+					rs_28_40 := (pi_28_40 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_28_40 - cr_28_40) * (one_28_40 + cr_28_40)))) | ((math.Float64bits(d_28_40) ^ f_28_40) & sign_28_40))))
+					c2_28_40 := (float64(2) * math.Float64frombits((math.Float64bits(cr_28_40) ^ f_28_40)))
+					u0_28_40, u1_28_40 := one_28_40, c2_28_40
+					j_28_40 := 2
+					for ; j_28_40+1 < n_28_40; j_28_40 += 2 {
+						u0_28_40 = ((c2_28_40 * u1_28_40) - u0_28_40)
+						u1_28_40 = ((c2_28_40 * u0_28_40) - u1_28_40)
+					}
+					if j_28_40 < n_28_40 {
+						u0_28_40, u1_28_40 = u1_28_40, ((c2_28_40 * u1_28_40) - u0_28_40)
+					}
+					cu_28_40 := ((float64(0.5) * c2_28_40) * u1_28_40)
+					tn_28_40 := (cu_28_40 - u0_28_40)
+					dx_28_40 := ((((&r_28_40.nf)[0] * tn_28_40) - cu_28_40) * rs_28_40)
+					dn_28_40 := ((d_28_40 * tn_28_40) * rs_28_40)
+					near_28_40 := ((d_28_40 * d_28_40) < float64(closedFormMin2))
+					if near_28_40 {
+						var (
+							r0_0_30_40 float64
+							r1_0_30_40 float64
+						)
+						{
+							r_30_40, d_30_40, c2_30_40, flip_30_40, tn_30_40, un_30_40, n_30_40 := r_28_40, d_28_40, c2_28_40, f_28_40, tn_28_40, u1_28_40, n_28_40
+							var r0_0_31_40 float64
+							{
+								d_31_40 := d_30_40
+								y_31_40 := (d_31_40 * d_31_40)
+								y2_31_40 := (y_31_40 * y_31_40)
+								y4_31_40 := (y2_31_40 * y2_31_40)
+								p0_31_40 := ((float64(sp1) + (float64(sp3) * y_31_40)) + ((float64(sp5) + (float64(sp7) * y_31_40)) * y2_31_40))
+								p1_31_40 := (((float64(sp9) + (float64(sp11) * y_31_40)) + ((float64(sp13) + (float64(sp15) * y_31_40)) * y2_31_40)) * y4_31_40)
+								p2_31_40 := (((float64(sp17) + (float64(sp19) * y_31_40)) + (float64(sp21) * y2_31_40)) * (y4_31_40 * y4_31_40))
+								r0_0_31_40 = (d_31_40 * ((p0_31_40 + p1_31_40) + p2_31_40))
+							}
+							s_30_40 := math.Float64frombits((math.Float64bits(r0_0_31_40) ^ flip_30_40))
+							two_30_40 := float64(2)
+							u0_30_40, u1_30_40, p0_30_40, p1_30_40 := float64(1), c2_30_40, float64(0), two_30_40
+							for j_30_40 := 2; j_30_40 < n_30_40; j_30_40++ {
+								u0_30_40, u1_30_40, p0_30_40, p1_30_40 = u1_30_40, ((c2_30_40 * u1_30_40) - u0_30_40), p1_30_40, (((two_30_40 * u1_30_40) + (c2_30_40 * p1_30_40)) - p0_30_40)
+							}
+							dx_30_40 := ((float64(minusPi) * s_30_40) * p1_30_40)
+							peak_30_40 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_30_40) & math.Float64bits((&r_30_40.negZero)[0]))))
+							dn_30_40 := merge((((float64(piC) * d_30_40) * tn_30_40) / s_30_40), peak_30_40, (d_30_40 != float64(0)))
+							r0_0_30_40, r1_0_30_40 = dx_30_40, dn_30_40
+						}
+						px_28_40, pn_28_40 := r0_0_30_40, r1_0_30_40
+						dx_28_40, dn_28_40 = merge(px_28_40, dx_28_40, near_28_40), merge(pn_28_40, dn_28_40, near_28_40)
+					}
+					r0_0_28_40, r1_0_28_40, r2_0_28_40 = u1_28_40, dx_28_40, dn_28_40
 				}
-				var r0_0_26_34 float64
+				sb_40, hb_40, nb_40 := r0_0_28_40, r1_0_28_40, r2_0_28_40
+				var (
+					r0_0_32_40 float64
+					r1_0_32_40 float64
+					r2_0_32_40 float64
+				)
 				{
-					d_26_34 := dl_34
-					y_26_34 := (d_26_34 * d_26_34)
-					y2_26_34 := (y_26_34 * y_26_34)
-					y4_26_34 := (y2_26_34 * y2_26_34)
-					p0_26_34 := ((float64(cp0) + (float64(cp2) * y_26_34)) + ((float64(cp4) + (float64(cp6) * y_26_34)) * y2_26_34))
-					p1_26_34 := (((float64(cp8) + (float64(cp10) * y_26_34)) + ((float64(cp12) + (float64(cp14) * y_26_34)) * y2_26_34)) * y4_26_34)
-					p2_26_34 := (float64(cp16) * (y4_26_34 * y4_26_34))
-					r0_0_26_34 = ((p0_26_34 + p1_26_34) + p2_26_34)
-				}
-				crh_34, crk_34, crl_34 := r0_0_24_34, r0_0_25_34, r0_0_26_34
-				sign_34, one_34, pi_34 := math.Float64bits((&r_34.negZero)[0]), float64(1), float64(piC)
-				rh_34 := (pi_34 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_34 - crh_34) * (one_34 + crh_34)))) | ((math.Float64bits(dh_34) ^ fh_34) & sign_34))))
-				rk_34 := (pi_34 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_34 - crk_34) * (one_34 + crk_34)))) | ((math.Float64bits(dk_34) ^ fk_34) & sign_34))))
-				rl_34 := (pi_34 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_34 - crl_34) * (one_34 + crl_34)))) | ((math.Float64bits(dl_34) ^ fl_34) & sign_34))))
-				two_34 := float64(2)
-				ch2_34 := (two_34 * math.Float64frombits((math.Float64bits(crh_34) ^ fh_34)))
-				ck2_34 := (two_34 * math.Float64frombits((math.Float64bits(crk_34) ^ fk_34)))
-				cl2_34 := (two_34 * math.Float64frombits((math.Float64bits(crl_34) ^ fl_34)))
-				uh0_34, uh1_34 := one_34, ch2_34
-				uk0_34, uk1_34 := one_34, ck2_34
-				ul0_34, ul1_34 := one_34, cl2_34
-				j_34 := 2
-				for ; j_34+1 < n_34; j_34 += 2 {
-					uh0_34, uk0_34, ul0_34 = ((ch2_34 * uh1_34) - uh0_34), ((ck2_34 * uk1_34) - uk0_34), ((cl2_34 * ul1_34) - ul0_34)
-					uh1_34, uk1_34, ul1_34 = ((ch2_34 * uh0_34) - uh1_34), ((ck2_34 * uk0_34) - uk1_34), ((cl2_34 * ul0_34) - ul1_34)
-				}
-				if j_34 < n_34 {
-					uh0_34, uh1_34 = uh1_34, ((ch2_34 * uh1_34) - uh0_34)
-					uk0_34, uk1_34 = uk1_34, ((ck2_34 * uk1_34) - uk0_34)
-					ul0_34, ul1_34 = ul1_34, ((cl2_34 * ul1_34) - ul0_34)
-				}
-				fn_34, half_34 := (&r_34.nf)[0], float64(0.5)
-				cuh_34, cuk_34, cul_34 := ((half_34 * ch2_34) * uh1_34), ((half_34 * ck2_34) * uk1_34), ((half_34 * cl2_34) * ul1_34)
-				tnh_34, tnk_34, tnl_34 := (cuh_34 - uh0_34), (cuk_34 - uk0_34), (cul_34 - ul0_34)
-				ha_34, hb_34, hc_34 := (((fn_34 * tnh_34) - cuh_34) * rh_34), (((fn_34 * tnk_34) - cuk_34) * rk_34), (((fn_34 * tnl_34) - cul_34) * rl_34)
-				na_34, nb_34, nc_34 := ((dh_34 * tnh_34) * rh_34), ((dk_34 * tnk_34) * rk_34), ((dl_34 * tnl_34) * rl_34)
-				cfm_34 := float64(closedFormMin2)
-				nearH_34, nearK_34, nearL_34 := ((dh_34 * dh_34) < cfm_34), ((dk_34 * dk_34) < cfm_34), ((dl_34 * dl_34) < cfm_34)
-				if (nearH_34 || nearK_34) || nearL_34 {
-					var (
-						r0_0_27_34 float64
-						r1_0_27_34 float64
-					)
+					r_32_40, x_32_40, n_32_40 := r_40, l_40, n_40
+					magic_32_40 := float64(roundMagic)
+					t_32_40 := (x_32_40 + magic_32_40)
+					d_32_40 := (x_32_40 - (t_32_40 - magic_32_40))
+					f_32_40 := (math.Float64bits(t_32_40) << 63)
+					var r0_0_33_40 float64
 					{
-						r_27_34, d_27_34, c2_27_34, flip_27_34, tn_27_34, un_27_34, n_27_34 := r_34, dh_34, ch2_34, fh_34, tnh_34, uh1_34, n_34
-						var r0_0_28_34 float64
-						{
-							d_28_34 := d_27_34
-							y_28_34 := (d_28_34 * d_28_34)
-							y2_28_34 := (y_28_34 * y_28_34)
-							y4_28_34 := (y2_28_34 * y2_28_34)
-							p0_28_34 := ((float64(sp1) + (float64(sp3) * y_28_34)) + ((float64(sp5) + (float64(sp7) * y_28_34)) * y2_28_34))
-							p1_28_34 := (((float64(sp9) + (float64(sp11) * y_28_34)) + ((float64(sp13) + (float64(sp15) * y_28_34)) * y2_28_34)) * y4_28_34)
-							p2_28_34 := (((float64(sp17) + (float64(sp19) * y_28_34)) + (float64(sp21) * y2_28_34)) * (y4_28_34 * y4_28_34))
-							r0_0_28_34 = (d_28_34 * ((p0_28_34 + p1_28_34) + p2_28_34))
-						}
-						s_27_34 := math.Float64frombits((math.Float64bits(r0_0_28_34) ^ flip_27_34))
-						two_27_34 := float64(2)
-						u0_27_34, u1_27_34, p0_27_34, p1_27_34 := float64(1), c2_27_34, float64(0), two_27_34
-						for j_27_34 := 2; j_27_34 < n_27_34; j_27_34++ {
-							u0_27_34, u1_27_34, p0_27_34, p1_27_34 = u1_27_34, ((c2_27_34 * u1_27_34) - u0_27_34), p1_27_34, (((two_27_34 * u1_27_34) + (c2_27_34 * p1_27_34)) - p0_27_34)
-						}
-						dx_27_34 := ((float64(minusPi) * s_27_34) * p1_27_34)
-						peak_27_34 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_27_34) & math.Float64bits((&r_27_34.negZero)[0]))))
-						dn_27_34 := merge((((float64(piC) * d_27_34) * tn_27_34) / s_27_34), peak_27_34, (d_27_34 != float64(0)))
-						r0_0_27_34, r1_0_27_34 = dx_27_34, dn_27_34
+						d_33_40 := d_32_40
+						y_33_40 := (d_33_40 * d_33_40)
+						y2_33_40 := (y_33_40 * y_33_40)
+						y4_33_40 := (y2_33_40 * y2_33_40)
+						p0_33_40 := ((float64(cp0) + (float64(cp2) * y_33_40)) + ((float64(cp4) + (float64(cp6) * y_33_40)) * y2_33_40))
+						p1_33_40 := (((float64(cp8) + (float64(cp10) * y_33_40)) + ((float64(cp12) + (float64(cp14) * y_33_40)) * y2_33_40)) * y4_33_40)
+						p2_33_40 := (float64(cp16) * (y4_33_40 * y4_33_40))
+						r0_0_33_40 = ((p0_33_40 + p1_33_40) + p2_33_40)
 					}
-					xh_34, yh_34 := r0_0_27_34, r1_0_27_34
-					var (
-						r0_0_29_34 float64
-						r1_0_29_34 float64
-					)
-					{
-						r_29_34, d_29_34, c2_29_34, flip_29_34, tn_29_34, un_29_34, n_29_34 := r_34, dk_34, ck2_34, fk_34, tnk_34, uk1_34, n_34
-						var r0_0_30_34 float64
-						{
-							d_30_34 := d_29_34
-							y_30_34 := (d_30_34 * d_30_34)
-							y2_30_34 := (y_30_34 * y_30_34)
-							y4_30_34 := (y2_30_34 * y2_30_34)
-							p0_30_34 := ((float64(sp1) + (float64(sp3) * y_30_34)) + ((float64(sp5) + (float64(sp7) * y_30_34)) * y2_30_34))
-							p1_30_34 := (((float64(sp9) + (float64(sp11) * y_30_34)) + ((float64(sp13) + (float64(sp15) * y_30_34)) * y2_30_34)) * y4_30_34)
-							p2_30_34 := (((float64(sp17) + (float64(sp19) * y_30_34)) + (float64(sp21) * y2_30_34)) * (y4_30_34 * y4_30_34))
-							r0_0_30_34 = (d_30_34 * ((p0_30_34 + p1_30_34) + p2_30_34))
-						}
-						s_29_34 := math.Float64frombits((math.Float64bits(r0_0_30_34) ^ flip_29_34))
-						two_29_34 := float64(2)
-						u0_29_34, u1_29_34, p0_29_34, p1_29_34 := float64(1), c2_29_34, float64(0), two_29_34
-						for j_29_34 := 2; j_29_34 < n_29_34; j_29_34++ {
-							u0_29_34, u1_29_34, p0_29_34, p1_29_34 = u1_29_34, ((c2_29_34 * u1_29_34) - u0_29_34), p1_29_34, (((two_29_34 * u1_29_34) + (c2_29_34 * p1_29_34)) - p0_29_34)
-						}
-						dx_29_34 := ((float64(minusPi) * s_29_34) * p1_29_34)
-						peak_29_34 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_29_34) & math.Float64bits((&r_29_34.negZero)[0]))))
-						dn_29_34 := merge((((float64(piC) * d_29_34) * tn_29_34) / s_29_34), peak_29_34, (d_29_34 != float64(0)))
-						r0_0_29_34, r1_0_29_34 = dx_29_34, dn_29_34
+					cr_32_40 := r0_0_33_40
+					sign_32_40, one_32_40, pi_32_40 := math.Float64bits((&r_32_40.negZero)[0]), float64(1), float64(piC)
+					rs_32_40 := (pi_32_40 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_32_40 - cr_32_40) * (one_32_40 + cr_32_40)))) | ((math.Float64bits(d_32_40) ^ f_32_40) & sign_32_40))))
+					c2_32_40 := (float64(2) * math.Float64frombits((math.Float64bits(cr_32_40) ^ f_32_40)))
+					u0_32_40, u1_32_40 := one_32_40, c2_32_40
+					j_32_40 := 2
+					for ; j_32_40+1 < n_32_40; j_32_40 += 2 {
+						u0_32_40 = ((c2_32_40 * u1_32_40) - u0_32_40)
+						u1_32_40 = ((c2_32_40 * u0_32_40) - u1_32_40)
 					}
-					xk_34, yk_34 := r0_0_29_34, r1_0_29_34
-					var (
-						r0_0_31_34 float64
-						r1_0_31_34 float64
-					)
-					{
-						r_31_34, d_31_34, c2_31_34, flip_31_34, tn_31_34, un_31_34, n_31_34 := r_34, dl_34, cl2_34, fl_34, tnl_34, ul1_34, n_34
-						var r0_0_32_34 float64
-						{
-							d_32_34 := d_31_34
-							y_32_34 := (d_32_34 * d_32_34)
-							y2_32_34 := (y_32_34 * y_32_34)
-							y4_32_34 := (y2_32_34 * y2_32_34)
-							p0_32_34 := ((float64(sp1) + (float64(sp3) * y_32_34)) + ((float64(sp5) + (float64(sp7) * y_32_34)) * y2_32_34))
-							p1_32_34 := (((float64(sp9) + (float64(sp11) * y_32_34)) + ((float64(sp13) + (float64(sp15) * y_32_34)) * y2_32_34)) * y4_32_34)
-							p2_32_34 := (((float64(sp17) + (float64(sp19) * y_32_34)) + (float64(sp21) * y2_32_34)) * (y4_32_34 * y4_32_34))
-							r0_0_32_34 = (d_32_34 * ((p0_32_34 + p1_32_34) + p2_32_34))
-						}
-						s_31_34 := math.Float64frombits((math.Float64bits(r0_0_32_34) ^ flip_31_34))
-						two_31_34 := float64(2)
-						u0_31_34, u1_31_34, p0_31_34, p1_31_34 := float64(1), c2_31_34, float64(0), two_31_34
-						for j_31_34 := 2; j_31_34 < n_31_34; j_31_34++ {
-							u0_31_34, u1_31_34, p0_31_34, p1_31_34 = u1_31_34, ((c2_31_34 * u1_31_34) - u0_31_34), p1_31_34, (((two_31_34 * u1_31_34) + (c2_31_34 * p1_31_34)) - p0_31_34)
-						}
-						dx_31_34 := ((float64(minusPi) * s_31_34) * p1_31_34)
-						peak_31_34 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_31_34) & math.Float64bits((&r_31_34.negZero)[0]))))
-						dn_31_34 := merge((((float64(piC) * d_31_34) * tn_31_34) / s_31_34), peak_31_34, (d_31_34 != float64(0)))
-						r0_0_31_34, r1_0_31_34 = dx_31_34, dn_31_34
+					if j_32_40 < n_32_40 {
+						u0_32_40, u1_32_40 = u1_32_40, ((c2_32_40 * u1_32_40) - u0_32_40)
 					}
-					xl_34, yl_34 := r0_0_31_34, r1_0_31_34
-					ha_34, na_34 = merge(xh_34, ha_34, nearH_34), merge(yh_34, na_34, nearH_34)
-					hb_34, nb_34 = merge(xk_34, hb_34, nearK_34), merge(yk_34, nb_34, nearK_34)
-					hc_34, nc_34 = merge(xl_34, hc_34, nearL_34), merge(yl_34, nc_34, nearL_34)
+					cu_32_40 := ((float64(0.5) * c2_32_40) * u1_32_40)
+					tn_32_40 := (cu_32_40 - u0_32_40)
+					dx_32_40 := ((((&r_32_40.nf)[0] * tn_32_40) - cu_32_40) * rs_32_40)
+					dn_32_40 := ((d_32_40 * tn_32_40) * rs_32_40)
+					near_32_40 := ((d_32_40 * d_32_40) < float64(closedFormMin2))
+					if near_32_40 {
+						var (
+							r0_0_34_40 float64
+							r1_0_34_40 float64
+						)
+						{
+							r_34_40, d_34_40, c2_34_40, flip_34_40, tn_34_40, un_34_40, n_34_40 := r_32_40, d_32_40, c2_32_40, f_32_40, tn_32_40, u1_32_40, n_32_40
+							var r0_0_35_40 float64
+							{
+								d_35_40 := d_34_40
+								y_35_40 := (d_35_40 * d_35_40)
+								y2_35_40 := (y_35_40 * y_35_40)
+								y4_35_40 := (y2_35_40 * y2_35_40)
+								p0_35_40 := ((float64(sp1) + (float64(sp3) * y_35_40)) + ((float64(sp5) + (float64(sp7) * y_35_40)) * y2_35_40))
+								p1_35_40 := (((float64(sp9) + (float64(sp11) * y_35_40)) + ((float64(sp13) + (float64(sp15) * y_35_40)) * y2_35_40)) * y4_35_40)
+								p2_35_40 := (((float64(sp17) + (float64(sp19) * y_35_40)) + (float64(sp21) * y2_35_40)) * (y4_35_40 * y4_35_40))
+								r0_0_35_40 = (d_35_40 * ((p0_35_40 + p1_35_40) + p2_35_40))
+							}
+							s_34_40 := math.Float64frombits((math.Float64bits(r0_0_35_40) ^ flip_34_40))
+							two_34_40 := float64(2)
+							u0_34_40, u1_34_40, p0_34_40, p1_34_40 := float64(1), c2_34_40, float64(0), two_34_40
+							for j_34_40 := 2; j_34_40 < n_34_40; j_34_40++ {
+								u0_34_40, u1_34_40, p0_34_40, p1_34_40 = u1_34_40, ((c2_34_40 * u1_34_40) - u0_34_40), p1_34_40, (((two_34_40 * u1_34_40) + (c2_34_40 * p1_34_40)) - p0_34_40)
+							}
+							dx_34_40 := ((float64(minusPi) * s_34_40) * p1_34_40)
+							peak_34_40 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_34_40) & math.Float64bits((&r_34_40.negZero)[0]))))
+							dn_34_40 := merge((((float64(piC) * d_34_40) * tn_34_40) / s_34_40), peak_34_40, (d_34_40 != float64(0)))
+							r0_0_34_40, r1_0_34_40 = dx_34_40, dn_34_40
+						}
+						px_32_40, pn_32_40 := r0_0_34_40, r1_0_34_40
+						dx_32_40, dn_32_40 = merge(px_32_40, dx_32_40, near_32_40), merge(pn_32_40, dn_32_40, near_32_40)
+					}
+					r0_0_32_40, r1_0_32_40, r2_0_32_40 = u1_32_40, dx_32_40, dn_32_40
 				}
-				r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34 = uh1_34, uk1_34, ul1_34, ha_34, hb_34, hc_34, na_34, nb_34, nc_34
+				sc_40, hc_40, nc_40 := r0_0_32_40, r1_0_32_40, r2_0_32_40
+				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40 = sa_40, sb_40, sc_40, ha_40, hb_40, hc_40, na_40, nb_40, nc_40
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_34, r1_0_34, r2_0_34, r3_0_34, r4_0_34, r5_0_34, r6_0_34, r7_0_34, r8_0_34
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40
 			fl := ((sa * sb) * sc)
 			fc, fd := (&r.defaultF)[0], float64(1)
 			if c.HasHKL {
 				var (
-					r0_0_35 float64
-					r1_0_35 float64
+					r0_0_41 float64
+					r1_0_41 float64
 				)
 				{
-					r_35, bits_35, miss_35, ia_35, fa_35, h_35, kk_35, l_35 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
-					var r0_0_8_35 bool
+					r_41, bits_41, miss_41, ia_41, fa_41, h_41, kk_41, l_41 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
+					var r0_0_8_41 bool
 					{
-						r_8_35, ia_8_35, h_8_35, kk_8_35, l_8_35 := r_35, ia_35, h_35, kk_35, l_35
-						half_8_35 := float64(0.5)
-						hc_8_35, kc_8_35, lc_8_35 := math.Ceil((h_8_35 - half_8_35)), math.Ceil((kk_8_35 - half_8_35)), math.Ceil((l_8_35 - half_8_35))
-						hmin_8_35, kmin_8_35, lmin_8_35 := (&r_8_35.hmin)[0], (&r_8_35.kmin)[0], (&r_8_35.lmin)[0]
-						in_8_35 := ((((((hc_8_35 >= hmin_8_35) && (hc_8_35 <= (&r_8_35.hmax)[0])) && (kc_8_35 >= kmin_8_35)) && (kc_8_35 <= (&r_8_35.kmax)[0])) && (lc_8_35 >= lmin_8_35)) && (lc_8_35 <= (&r_8_35.lmax)[0]))
-						idx_8_35 := ((((hc_8_35 - hmin_8_35) * (&r_8_35.hstride)[0]) + ((kc_8_35 - kmin_8_35) * (&r_8_35.kstride)[0])) + (lc_8_35 - lmin_8_35))
-						storeInt32(merge(idx_8_35, float64(0), in_8_35), ia_8_35)
-						r0_0_8_35 = in_8_35
+						r_8_41, ia_8_41, h_8_41, kk_8_41, l_8_41 := r_41, ia_41, h_41, kk_41, l_41
+						half_8_41 := float64(0.5)
+						hc_8_41, kc_8_41, lc_8_41 := math.Ceil((h_8_41 - half_8_41)), math.Ceil((kk_8_41 - half_8_41)), math.Ceil((l_8_41 - half_8_41))
+						hmin_8_41, kmin_8_41, lmin_8_41 := (&r_8_41.hmin)[0], (&r_8_41.kmin)[0], (&r_8_41.lmin)[0]
+						in_8_41 := ((((((hc_8_41 >= hmin_8_41) && (hc_8_41 <= (&r_8_41.hmax)[0])) && (kc_8_41 >= kmin_8_41)) && (kc_8_41 <= (&r_8_41.kmax)[0])) && (lc_8_41 >= lmin_8_41)) && (lc_8_41 <= (&r_8_41.lmax)[0]))
+						idx_8_41 := ((((hc_8_41 - hmin_8_41) * (&r_8_41.hstride)[0]) + ((kc_8_41 - kmin_8_41) * (&r_8_41.kstride)[0])) + (lc_8_41 - lmin_8_41))
+						storeInt32(merge(idx_8_41, float64(0), in_8_41), ia_8_41)
+						r0_0_8_41 = in_8_41
 					}
-					in_35 := r0_0_8_35
-					for i_35, j_35 := range ia_35 {
-						fa_35[i_35] = bits_35[j_35]
+					in_41 := r0_0_8_41
+					for i_41, j_41 := range ia_41 {
+						fa_41[i_41] = bits_41[j_41]
 					}
-					f_35 := merge(math.Float64frombits(fa_35[0]), (&r_35.defaultF)[0], in_35)
-					fd_35 := float64(0)
-					if miss_35 != nil {
-						for i_35, j_35 := range ia_35 {
-							fa_35[i_35] = miss_35[j_35]
+					f_41 := merge(math.Float64frombits(fa_41[0]), (&r_41.defaultF)[0], in_41)
+					fd_41 := float64(0)
+					if miss_41 != nil {
+						for i_41, j_41 := range ia_41 {
+							fa_41[i_41] = miss_41[j_41]
 						}
-						fd_35 = math.Float64frombits(fa_35[0])
+						fd_41 = math.Float64frombits(fa_41[0])
 					}
-					r0_0_35, r1_0_35 = f_35, merge(fd_35, float64(1), in_35)
+					r0_0_41, r1_0_41 = f_41, merge(fd_41, float64(1), in_41)
 				}
-				fc, fd = r0_0_35, r1_0_35
+				fc, fd = r0_0_41, r1_0_41
 			}
 			ffl := ((fc * fc) * fl)
 			s1 := (s + (ffl * fl))
@@ -1670,24 +1877,24 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
-		var r0_0_36 float64
+		var r0_0_42 float64
 		{
-			fdet_36, f_36, s_36, o_36, p_36 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-			r0_0_36 = ((((fdet_36 * f_36) + s_36) + o_36) + p_36)
+			fdet_42, f_42, s_42, o_42, p_42 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+			r0_0_42 = ((((fdet_42 * f_42) + s_42) + o_42) + p_42)
 		}
-		x := r0_0_36
-		var r0_0_37 float64
+		x := r0_0_42
+		var r0_0_43 float64
 		{
-			fdet_37, f_37, s_37, o_37, p_37 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-			r0_0_37 = ((((fdet_37 * f_37) + s_37) + o_37) + p_37)
+			fdet_43, f_43, s_43, o_43, p_43 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+			r0_0_43 = ((((fdet_43 * f_43) + s_43) + o_43) + p_43)
 		}
-		y := r0_0_37
-		var r0_0_38 float64
+		y := r0_0_43
+		var r0_0_44 float64
 		{
-			fdet_38, f_38, s_38, o_38, p_38 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-			r0_0_38 = ((((fdet_38 * f_38) + s_38) + o_38) + p_38)
+			fdet_44, f_44, s_44, o_44, p_44 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+			r0_0_44 = ((((fdet_44 * f_44) + s_44) + o_44) + p_44)
 		}
-		z := r0_0_38
+		z := r0_0_44
 		invR := (one / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 		dx, dy, dz := (x * invR), (y * invR), (z * invR)
 		fr.fdet[p0] = fdet
@@ -1695,16 +1902,16 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		t.d[0][p0] = dx
 		t.d[1][p0] = dy
 		t.d[2][p0] = dz
-		var r0_0_39 float64
+		var r0_0_45 float64
 		{
-			invR_39, num_39, point_39 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_39 := (invR_39 * invR_39)
-			if !point_39 {
-				w_39 = (num_39 * (w_39 * invR_39))
+			invR_45, num_45, point_45 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_45 := (invR_45 * invR_45)
+			if !point_45 {
+				w_45 = (num_45 * (w_45 * invR_45))
 			}
-			r0_0_39 = w_39
+			r0_0_45 = w_45
 		}
-		fr.omega[p0] = r0_0_39
+		fr.omega[p0] = r0_0_45
 		switch pol {
 		case 0:
 			fr.p[p0] = one
@@ -1721,38 +1928,38 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 			fr.dd[p0] = c2sq
 		default:
 			var (
-				r0_0_40 float64
-				r1_0_40 float64
-				r2_0_40 float64
-				r3_0_40 float64
-				r4_0_40 float64
-				r5_0_40 float64
+				r0_0_46 float64
+				r1_0_46 float64
+				r2_0_46 float64
+				r3_0_46 float64
+				r4_0_46 float64
+				r5_0_46 float64
 			)
 			{
-				r_40, s_40, dx_40, dy_40, dz_40 := r, sr, dx, dy, dz
-				one_40, zero_40, kahn_40 := float64(1), float64(0), (&r_40.kahn)[0]
-				c2_40 := ((((&s_40.inc[0])[0] * dx_40) + ((&s_40.inc[1])[0] * dy_40)) + ((&s_40.inc[2])[0] * dz_40))
-				c2sq_40 := (c2_40 * c2_40)
-				s2sq_40 := (one_40 - c2sq_40)
-				e_40 := (((dx_40 * (&s_40.ein[0])[0]) + (dy_40 * (&s_40.ein[1])[0])) + (dz_40 * (&s_40.ein[2])[0]))
-				b_40 := (((dx_40 * (&s_40.bin[0])[0]) + (dy_40 * (&s_40.bin[1])[0])) + (dz_40 * (&s_40.bin[2])[0]))
-				ee_40, bb_40 := (e_40 * e_40), (b_40 * b_40)
-				den_40 := (ee_40 + bb_40)
-				plane_40 := (den_40 > zero_40)
-				inv_40 := (one_40 / den_40)
-				cos2psi_40 := merge(((ee_40 - bb_40) * inv_40), one_40, plane_40)
-				de_40, db_40 := zero_40, zero_40
-				if !r_40.kahnZero {
-					de_40 = merge((((((float64(4) * e_40) * b_40) * b_40) * inv_40) * inv_40), zero_40, plane_40)
-					db_40 = merge((((((float64((-4)) * b_40) * e_40) * e_40) * inv_40) * inv_40), zero_40, plane_40)
+				r_46, s_46, dx_46, dy_46, dz_46 := r, sr, dx, dy, dz
+				one_46, zero_46, kahn_46 := float64(1), float64(0), (&r_46.kahn)[0]
+				c2_46 := ((((&s_46.inc[0])[0] * dx_46) + ((&s_46.inc[1])[0] * dy_46)) + ((&s_46.inc[2])[0] * dz_46))
+				c2sq_46 := (c2_46 * c2_46)
+				s2sq_46 := (one_46 - c2sq_46)
+				e_46 := (((dx_46 * (&s_46.ein[0])[0]) + (dy_46 * (&s_46.ein[1])[0])) + (dz_46 * (&s_46.ein[2])[0]))
+				b_46 := (((dx_46 * (&s_46.bin[0])[0]) + (dy_46 * (&s_46.bin[1])[0])) + (dz_46 * (&s_46.bin[2])[0]))
+				ee_46, bb_46 := (e_46 * e_46), (b_46 * b_46)
+				den_46 := (ee_46 + bb_46)
+				plane_46 := (den_46 > zero_46)
+				inv_46 := (one_46 / den_46)
+				cos2psi_46 := merge(((ee_46 - bb_46) * inv_46), one_46, plane_46)
+				de_46, db_46 := zero_46, zero_46
+				if !r_46.kahnZero {
+					de_46 = merge((((((float64(4) * e_46) * b_46) * b_46) * inv_46) * inv_46), zero_46, plane_46)
+					db_46 = merge((((((float64((-4)) * b_46) * e_46) * e_46) * inv_46) * inv_46), zero_46, plane_46)
 				}
-				p_40 := (float64(0.5) * ((one_40 + c2sq_40) - ((kahn_40 * cos2psi_40) * s2sq_40)))
-				dkahn_40 := ((float64((-0.5)) * cos2psi_40) * s2sq_40)
-				dcos_40 := ((float64((-0.5)) * kahn_40) * s2sq_40)
-				alpha_40, beta_40, gamma_40 := (c2_40 * (one_40 + (kahn_40 * cos2psi_40))), (dcos_40 * de_40), (dcos_40 * db_40)
-				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40 = p_40, dkahn_40, alpha_40, beta_40, gamma_40, (((alpha_40 * c2_40) + (beta_40 * e_40)) + (gamma_40 * b_40))
+				p_46 := (float64(0.5) * ((one_46 + c2sq_46) - ((kahn_46 * cos2psi_46) * s2sq_46)))
+				dkahn_46 := ((float64((-0.5)) * cos2psi_46) * s2sq_46)
+				dcos_46 := ((float64((-0.5)) * kahn_46) * s2sq_46)
+				alpha_46, beta_46, gamma_46 := (c2_46 * (one_46 + (kahn_46 * cos2psi_46))), (dcos_46 * de_46), (dcos_46 * db_46)
+				r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46 = p_46, dkahn_46, alpha_46, beta_46, gamma_46, (((alpha_46 * c2_46) + (beta_46 * e_46)) + (gamma_46 * b_46))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40
+			p, dkahn, alpha, beta, gamma, dd := r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46
 			fr.p[p0] = p
 			fr.dkahn[p0] = dkahn
 			fr.alpha[p0] = alpha
