@@ -161,8 +161,14 @@ func gaussTerm(mu, o, varRead, w float64) (t, dt float64) {
 }
 
 // poissonTerm is the Poisson term w·(v − o·ln v) and its derivative.
+// With no counts (o = 0) and a finite v > 0 the logarithm and the
+// division are left out: o·ln v and o/v are ±0 there, so w·v and w are
+// the same bits (most pixels of a sparse image, 84 % of the moderate
+// one in testdata/fitdata).
 func poissonTerm(v, o, w float64) (t, dt float64) {
 	switch {
+	case o == 0 && v > 0 && v <= math.MaxFloat64:
+		return w * v, w
 	case v > 0:
 		return w * (v - o*math.Log(v)), w * (1 - o/v)
 	case o == 0:
