@@ -265,6 +265,18 @@
 //     17.1 ms, 10 domains 32.0 → 23.7 ms; AVX2 −1 to −3 %, the default
 //     build unchanged (±1 %).
 //
+//   - N as a fit moves it on the lanes: the usual structure was one
+//     whole N ≤ 32 on all three axes, so refining N (not whole after the
+//     first step) sent every fit with N to the scalar general walk. The
+//     lane kernels now take N per axis (laneReps.nmode): 1 at N ≤ 1, the
+//     Chebyshev form for whole N ≤ 32, else Sincg's continuation
+//     sin(Nπd)/sin(πd) in its operations (sincgRatioLanes; the gradient
+//     in the general walk's formulas), in loops of their own so that the
+//     one-whole-N loop compiles as before. Images keep the general
+//     loops' bits (TestPixelSimple, TestLanesNotWholeN). gobragg fit of
+//     16 parameters (cell, orientation, detector, Na, Nb, Nc, fluence) on
+//     testdata/fitdata's moderate image: 3.67 → 0.83 s, the same fit.
+//
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for
 //     all three; one division for the three π/s; separate variables for

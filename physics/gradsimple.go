@@ -76,7 +76,7 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 	}
 }
 
-// walkSimple is walk for the structures pixelSimple covers (no
+// walkSimple is walk for the structures kernel.simple covers (no
 // -oversample_* running-sum rules, flat detector, the parallelepiped with
 // one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
 // the same bookkeeping in w, with the terms from termsGradLanes' scalar
@@ -172,7 +172,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 }
 
 // lossRowSingle is the fused loss-and-gradient walk of the rendered
-// pixels of row spix for the structures pixelSimple covers with one
+// pixels of row spix for the structures kernel.simple covers with one
 // sub-pixel and one sensor layer without thickness. It adds g·∂I/∂P to
 // acc (orientation adjoints after NParams; g: the pixel's loss
 // derivative) and each pixel's loss term to the compensated sum (sum,

@@ -354,10 +354,11 @@ type kernel struct {
 	scale, kahn          float64
 	defaultF, fudge      float64
 	na, nb, nc, nabc     float64
-	nn                   [3]int // Na, Nb, Nc when whole
-	whole                bool   // Na, Nb, Nc are all whole numbers
-	simple               bool   // pixelSimple applies (see there)
-	single               bool   // and one sub-pixel, one layer, no thickness: lossSingle
+	nn                   [3]int  // Na, Nb, Nc when whole
+	whole                bool    // Na, Nb, Nc are all whole numbers
+	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
+	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
+	single               bool    // and one sub-pixel, one layer, no thickness: lossSingle
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
 	perFluence           float64 // scale/fluence
@@ -411,10 +412,21 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		k.nn = [3]int{int(k.na), int(k.nb), int(k.nc)}
 	}
 	k.sub = k.pitch / float64(c.Oversample)
-	n := k.nn[0]
+	axes := true
+	for i, n := range [3]float64{k.na, k.nb, k.nc} {
+		switch {
+		case n <= 1:
+			k.nmode[i] = nOne
+		case whole(n) && n <= maxChebyshevN:
+			k.nmode[i] = nChebyshev
+		case !whole(n) && n < maxRatioN:
+			k.nmode[i] = nRatio
+		default:
+			k.nmode[i], axes = nGeneral, false
+		}
+	}
 	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
-		c.Shape == Square && k.whole && n > 1 && n <= maxChebyshevN && n == k.nn[1] && n == k.nn[2] &&
-		!(k.dmin > 0)
+		c.Shape == Square && axes && !(k.dmin > 0)
 	k.single = k.simple && c.Oversample == 1 && c.ThickSteps == 1 && !c.Thick
 	if generalOnly {
 		k.simple, k.single = false, false

@@ -208,6 +208,24 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lan
 	return f, fd.Merge(vk(1), in)
 }
 
+// addTermLanes adds the term at indices (h, k, l) with lattice factor fl
+// to the running sums in sum (termsLanes).
+//
+//lanegen:inline
+func addTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l, fl, sum vf) vf {
+	c := k.c
+	fc := vrep(&k.lr.defaultF)
+	if c.HasHKL {
+		fc = cellFLanes(k.lr, k.fhklBits, ia, fa, h, kk, l)
+	}
+	s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+	if !c.Water {
+		// A zero lattice factor adds no term (the reference skips it).
+		s = sum.Merge(s, fl.Equal(vk(0)))
+	}
+	return s
+}
+
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
@@ -215,8 +233,7 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lan
 //
 //lanegen:inline
 func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
-	c := k.c
-	n := k.nn[0]
+	n, axes := k.nn[0], r.axes
 	zero := vk(0)
 	for si := range r.src {
 		sr := &r.src[si]
@@ -232,22 +249,18 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, su
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
-			h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
-			kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
-			l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
-			fl := sincg3Lanes(h, kk, l, n)
-			fc := vrep(&r.defaultF)
-			if c.HasHKL {
-				fc = cellFLanes(r, k.fhklBits, ia, fa, h, kk, l)
+		// The lattice factors' two forms in two loops, so that the usual
+		// one (one whole N) runs as it would alone.
+		if axes {
+			for oi := range r.orient {
+				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+				sum = addTermLanes(k, ia, fa, h, kk, l, sincgAxesLanes(r, h, kk, l), sum)
 			}
-			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
-			if !c.Water {
-				// A zero lattice factor adds no term (the reference skips it).
-				s = sum.Merge(s, fl.Equal(zero))
+		} else {
+			for oi := range r.orient {
+				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+				sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(h, kk, l, n), sum)
 			}
-			sum = s
 		}
 	}
 	return sum, polar
@@ -379,6 +392,125 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	vzeroupper()
 }
 
+// sincgAxesLanes is the parallelepiped's F_latt where N is not one
+// whole number up to maxChebyshevN on all three axes (laneReps.axes):
+// each axis' sincg (sincgAxisLanes) multiplied in, in the general loops'
+// order (kernel.lattice, kernel.squareWhole: an axis with N ≤ 1 is a
+// factor 1, which changes no bits).
+//
+//lanegen:inline
+func sincgAxesLanes(r *laneReps, h, kk, l vf) vf {
+	sa := sincgAxisLanes(r, 0, h)
+	sb := sincgAxisLanes(r, 1, kk)
+	sc := sincgAxisLanes(r, 2, l)
+	return sa.Mul(sb).Mul(sc)
+}
+
+// sincgAxisLanes is sincg(x, N) on axis i as the general loops evaluate
+// it (Sincg): 1 for N ≤ 1, U_{N−1}(cos πx) for whole N up to
+// maxChebyshevN (sincgLanes), else the continuation on the offset d
+// from the nearest integer (sincgRatioLanes).
+//
+//lanegen:inline
+func sincgAxisLanes(r *laneReps, i int, x vf) vf {
+	s := vk(1)
+	if r.nmode[i] == nChebyshev {
+		s = sincgLanes(x, r.nn[i])
+	} else if r.nmode[i] == nRatio {
+		s = sincgRatioLanes(x, vrep(&r.nv[i]))
+	}
+	return s
+}
+
+// sincgLanes is U_{n−1}(cos πx) for one index x and whole 1 < n ≤
+// maxChebyshevN: sincg3Lanes' factor, in sincgWhole's operations.
+//
+//lanegen:inline
+func sincgLanes(x vf, n int) vf {
+	magic := vk(roundMagic)
+	t := x.Add(magic)
+	c2 := vk(2).Mul(flipOdd(cosPiLanes(x.Sub(t.Sub(magic))), t))
+	// U_0 = 1, U_1 = 2c, U_{j+1} = 2c·U_j − U_{j−1}, two steps at a
+	// time, the two registers taking turns: before each pair u0 = U_{j−2},
+	// u1 = U_{j−1}.
+	u0, u1 := vk(1), c2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
+	}
+	if j < n {
+		u1 = c2.Mul(u1).Sub(u0)
+	}
+	return u1
+}
+
+// sincgRatioLanes is Sincg's continuation to N not whole (1 < N < 2²⁰,
+// |x| < 2⁵¹): sin(Nπd)/sin(πd) on the offset d of x from its nearest
+// integer, N where d = 0. sin(Nπd) is reduced by the integer nearest to
+// Nd, its sign flipped where that is odd (sinCosPi, whose rounding of
+// ties away from zero gives the same bits: sin is odd).
+//
+//lanegen:inline
+func sincgRatioLanes(x, nv vf) vf {
+	magic := vk(roundMagic)
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	y := nv.Mul(d)
+	u := y.Add(magic)
+	sn := flipOdd(sinPiLanes(y.Sub(u.Sub(magic))), u)
+	return nv.Merge(sn.Div(sinPiLanes(d)), d.Equal(vk(0)))
+}
+
+// sincgGradAxesLanes is sincgGrad3Lanes where laneReps.axes: per axis
+// (sincgGradAxisLanes) sincg and its derivatives by x and by N.
+//
+//lanegen:inline
+func sincgGradAxesLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	sa, ha, na := sincgGradAxisLanes(r, 0, h)
+	sb, hb, nb := sincgGradAxisLanes(r, 1, kk)
+	sc, hc, nc := sincgGradAxisLanes(r, 2, l)
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+// sincgGradAxisLanes is sincgAxisLanes with its derivatives by x and by
+// N: 1, 0, 0 for N ≤ 1 (the general walk's squareGrad), sincgGradLanes
+// for whole N, sincgRatioGradLanes else.
+//
+//lanegen:inline
+func sincgGradAxisLanes(r *laneReps, i int, x vf) (vf, vf, vf) {
+	s, dx, dn := vk(1), vk(0), vk(0)
+	if r.nmode[i] == nChebyshev {
+		s, dx, dn = sincgGradLanes(r, x, r.nn[i], &r.nv[i])
+	} else if r.nmode[i] == nRatio {
+		s, dx, dn = sincgRatioGradLanes(x, vrep(&r.nv[i]))
+	}
+	return s, dx, dn
+}
+
+// sincgRatioGradLanes is sincgRatioLanes with its derivatives by x and
+// by N, in the general walk's formulas (sincgGrad for N not whole):
+// π·(N·cos Nπd·s − sin Nπd·cos πd)/s² and πd·cos Nπd/s, s = sin πd; 0 and
+// 1 where d = 0.
+//
+//lanegen:inline
+func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
+	magic := vk(roundMagic)
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	y := nv.Mul(d)
+	u := y.Add(magic)
+	e := y.Sub(u.Sub(magic))
+	sn, cn := flipOdd(sinPiLanes(e), u), flipOdd(cosPiLanes(e), u)
+	s1, c1 := sinPiLanes(d), cosPiLanes(d)
+	pi := vk(piC)
+	at := d.Equal(vk(0))
+	s := nv.Merge(sn.Div(s1), at)
+	dx := vk(0).Merge(pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1)), at)
+	dn := vk(1).Merge(pi.Mul(d).Mul(cn).Div(s1), at)
+	return s, dx, dn
+}
+
 // sincgGrad3Lanes returns sincg(x, n) for x = h, k, l (whole 1 < n ≤
 // maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
 // continuous), from c = cos πx and s = sin πx:
@@ -399,17 +531,17 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
-	sa, ha, na := sincgGradLanes(r, h, n)
-	sb, hb, nb := sincgGradLanes(r, kk, n)
-	sc, hc, nc := sincgGradLanes(r, l, n)
+	sa, ha, na := sincgGradLanes(r, h, n, &r.nf)
+	sb, hb, nb := sincgGradLanes(r, kk, n, &r.nf)
+	sc, hc, nc := sincgGradLanes(r, l, n, &r.nf)
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
 // sincgGradLanes is sincgGrad3Lanes for one index x: sincg(x, n) and its
-// derivatives by x and by n.
+// derivatives by x and by n (nf: float64(n)).
 //
 //lanegen:inline
-func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
+func sincgGradLanes(r *laneReps, x vf, n int, nf *laneVal) (vf, vf, vf) {
 	magic := vk(roundMagic)
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
@@ -432,7 +564,7 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	}
 	cu := vk(0.5).Mul(c2).Mul(u1)
 	tn := cu.Sub(u0) // T_n
-	dx := vrep(&r.nf).Mul(tn).Sub(cu).Mul(rs)
+	dx := vrep(nf).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
 	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
 	near := d.Mul(d).Less(vk(closedFormMin2))
@@ -465,6 +597,64 @@ func sincgNearPeakLanes(r *laneReps, d, c2 vf, flip vu, tn, un vf, n int) (vf, v
 	return dx, dn
 }
 
+// hklLanes is the fractional Miller indices a·q, b·q, c·q of the
+// orientation o (a, b, c in a row) for scattering vector q.
+//
+//lanegen:inline
+func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
+	h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
+	kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
+	l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
+	return h, kk, l
+}
+
+// gradTermLanes adds one orientation's term at indices (h, k, l) to a
+// vector of pixels' sums in termsGradLanes (S, its derivatives by the
+// default F and by Na, Nb, Nc, and σ), given the lattice factors sa, sb,
+// sc with their derivatives by the indices (ha, hb, hc) and by N (nda,
+// ndb, ndc), and e = (o_i·inc)/λ; it stores the term's ∂S/∂(h, k, l) at
+// hkl[at], hkl[at+stride] and hkl[at+2·stride].
+//
+//lanegen:inline
+func gradTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
+	c := k.c
+	r := k.lr
+	two := vk(2)
+	fl := sa.Mul(sb).Mul(sc)
+	fc, fd := vrep(&r.defaultF), vk(1)
+	if c.HasHKL {
+		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, fa, h, kk, l)
+	}
+	ffl := fc.Mul(fc).Mul(fl)
+	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
+	def1 := def
+	if k.perDef {
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+	}
+	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
+	// two lattice factors times sincg's derivatives.
+	tfl := two.Mul(ffl)
+	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
+	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+	// A zero lattice factor adds no term (the reference skips it) and
+	// no derivative: every product above then has a factor 0 and finite
+	// others (F, the lattice factors and their derivatives are finite),
+	// so it adds ±0, which leaves each derivative's sum as it was (they
+	// start at +0, so none is −0). S starts at the water background,
+	// which can be −0 (-water -0, a negative fluence): it is kept as it
+	// was. With a water background the reference keeps the term, and so
+	// does this.
+	if !c.Water {
+		s1 = s.Merge(s1, fl.Equal(vk(0)))
+	}
+	hbar.StoreSlice(hkl[at:])
+	kbar.StoreSlice(hkl[at+stride:])
+	lbar.StoreSlice(hkl[at+2*stride:])
+	return s1, def1, sig1, na1, nb1, nc1
+}
+
 // termsGradLanes adds, for source si and the first np pixels of t (their
 // diffracted directions in t.d; a whole number of lanes are read and
 // written), the terms of the structures kernel.simple covers to the
@@ -478,12 +668,10 @@ func sincgNearPeakLanes(r *laneReps, d, c2 vf, flip vu, tn, un vf, n int) (vf, v
 // (o_i·inc)/λ (one per orientation). Each pixel's terms are added in
 // Render's order.
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	c := k.c
 	r := k.lr
-	n := k.nn[0]
+	n, axes := k.nn[0], r.axes
 	sr := &r.src[si]
 	il := vrep(&sr.il)
-	two := vk(2)
 	var ia [lanes]int32
 	var fa [lanes]uint64
 	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
@@ -500,47 +688,20 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
 		s, def, sig := vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:])
 		sna, snb, snc := vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
-		for oi := range r.orient {
-			o := &r.orient[oi]
-			e := &oinc[oi]
-			h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
-			kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
-			l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
-			fl := sa.Mul(sb).Mul(sc)
-			fc, fd := vrep(&r.defaultF), vk(1)
-			if c.HasHKL {
-				fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l)
+		// The lattice factors' two forms in two loops, so that the usual
+		// one (one whole N) runs as it would alone.
+		if axes {
+			for oi := range r.orient {
+				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGradAxesLanes(r, h, kk, l)
+				s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 			}
-			ffl := fc.Mul(fc).Mul(fl)
-			s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
-			def1 := def
-			if k.perDef {
-				def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		} else {
+			for oi := range r.orient {
+				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
+				s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 			}
-			// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
-			// two lattice factors times sincg's derivatives.
-			tfl := two.Mul(ffl)
-			xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
-			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
-			sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
-			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-			// A zero lattice factor adds no term (the reference skips it)
-			// and no derivative: every product above then has a factor 0
-			// and finite others (F, the lattice factors and their
-			// derivatives are finite), so it adds ±0, which leaves each
-			// derivative's sum as it was (they start at +0, so none is
-			// −0). S starts at the water background, which can be −0
-			// (-water -0, a negative fluence): it is kept as it was. With
-			// a water background the reference keeps the term, and so
-			// does this.
-			if !c.Water {
-				s1 = s.Merge(s1, fl.Equal(vk(0)))
-			}
-			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
-			hbar.StoreSlice(hkl[3*oi*stride+p0:])
-			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])
-			lbar.StoreSlice(hkl[(3*oi+2)*stride+p0:])
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])

@@ -206,13 +206,47 @@ func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, fa *[8
 	return f, fd.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in)
 }
 
+func addTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, h, kk, l, fl, sum archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	c := k.c
+	fc := archsimd.LoadFloat64x8((*[8]float64)((&k.lr.defaultF)))
+	if c.HasHKL {
+		var r0_0_9 archsimd.Float64x8
+		{
+			r_9, bits_9, ia_9, fa_9, h_9, kk_9, l_9 := k.lr, k.fhklBits, ia, fa, h, kk, l
+			var r0_0_7_9 archsimd.Mask64x8
+			{
+				r_7_9, ia_7_9, h_7_9, kk_7_9, l_7_9 := r_9, ia_9, h_9, kk_9, l_9
+				half_7_9 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+				hc_7_9, kc_7_9, lc_7_9 := h_7_9.Sub(half_7_9).CeilScaled(0), kk_7_9.Sub(half_7_9).CeilScaled(0), l_7_9.Sub(half_7_9).CeilScaled(0)
+				hmin_7_9, kmin_7_9, lmin_7_9 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.lmin)))
+				in_7_9 := hc_7_9.GreaterEqual(hmin_7_9).And(hc_7_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.hmax))))).And(kc_7_9.GreaterEqual(kmin_7_9)).And(kc_7_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.kmax))))).And(lc_7_9.GreaterEqual(lmin_7_9)).And(lc_7_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.lmax)))))
+				idx_7_9 := hc_7_9.Sub(hmin_7_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.hstride)))).Add(kc_7_9.Sub(kmin_7_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9.kstride))))).Add(lc_7_9.Sub(lmin_7_9))
+				idx_7_9.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9).ConvertToInt32().Store(ia_7_9)
+				r0_0_7_9 = in_7_9
+			}
+			in_9 := r0_0_7_9
+			for i_9, j_9 := range ia_9 {
+				fa_9[i_9] = bits_9[j_9]
+			}
+			r0_0_9 = archsimd.LoadUint64x8(fa_9).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9.defaultF))), in_9)
+		}
+		fc = r0_0_9
+	}
+	s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+	if !c.Water {
+		s = sum.Merge(s, fl.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	}
+	return s
+}
+
 func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum, dx, dy, dz, polar archsimd.Float64x8,
 
 ) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	c := k.c
-	n := k.nn[0]
+	n, axes := k.nn[0], r.axes
 	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for si := range r.src {
 		sr := &r.src[si]
@@ -224,133 +258,454 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum,
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
 				p = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_9 archsimd.Float64x8
+				var r0_0_10 archsimd.Float64x8
 				{
-					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
-					c2_9 := archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[0]))).Mul(dx_9).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[1]))).Mul(dy_9)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[2]))).Mul(dz_9))
-					c2sq_9 := c2_9.Mul(c2_9)
-					cos2psi_9 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if !zero_9 {
-						e_9 := dx_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[0])))).Add(dy_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[1]))))).Add(dz_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[2])))))
-						b_9 := dx_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[0])))).Add(dy_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[1]))))).Add(dz_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[2])))))
-						ee_9, bb_9 := e_9.Mul(e_9), b_9.Mul(b_9)
-						den_9 := ee_9.Add(bb_9)
-						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
+					c2_10 := archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[0]))).Mul(dx_10).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[1]))).Mul(dy_10)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[2]))).Mul(dz_10))
+					c2sq_10 := c2_10.Mul(c2_10)
+					cos2psi_10 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if !zero_10 {
+						e_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[2])))))
+						b_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[2])))))
+						ee_10, bb_10 := e_10.Mul(e_10), b_10.Mul(b_10)
+						den_10 := ee_10.Add(bb_10)
+						cos2psi_10 = ee_10.Sub(bb_10).Div(den_10).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 					}
-					one_9 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_9 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9)).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
+					one_10 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_10 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_10.Add(c2sq_10).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10)).Mul(cos2psi_10).Mul(one_10.Sub(c2sq_10))))
 				}
-				p = r0_0_9
+				p = r0_0_10
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
-			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
-			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
-			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_10 archsimd.Float64x8
-			{
-				h_10, kk_10, l_10, n_10 := h, kk, l, n
-				magic_10 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				th_10, tk_10, tl_10 := h_10.Add(magic_10), kk_10.Add(magic_10), l_10.Add(magic_10)
-				var r0_0_1_10 archsimd.Float64x8
+		if axes {
+			for oi := range r.orient {
+				var (
+					r0_0_11 archsimd.Float64x8
+					r1_0_11 archsimd.Float64x8
+					r2_0_11 archsimd.Float64x8
+				)
 				{
-					d_1_10 := h_10.Sub(th_10.Sub(magic_10))
-					y_1_10 := d_1_10.Mul(d_1_10)
-					y2_1_10 := y_1_10.Mul(y_1_10)
-					y4_1_10 := y2_1_10.Mul(y2_1_10)
-					p0_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10)).Mul(y2_1_10))
-					p1_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10)).Mul(y2_1_10)).Mul(y4_1_10)
-					p2_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10.Mul(y4_1_10))
-					r0_0_1_10 = p0_1_10.Add(p1_1_10).Add(p2_1_10)
+					o_11, qx_11, qy_11, qz_11 := &r.orient[oi], qx, qy, qz
+					h_11 := archsimd.LoadFloat64x8((*[8]float64)((&o_11[0]))).Mul(qx_11).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[1]))).Mul(qy_11)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[2]))).Mul(qz_11))
+					kk_11 := archsimd.LoadFloat64x8((*[8]float64)((&o_11[3]))).Mul(qx_11).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[4]))).Mul(qy_11)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[5]))).Mul(qz_11))
+					l_11 := archsimd.LoadFloat64x8((*[8]float64)((&o_11[6]))).Mul(qx_11).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[7]))).Mul(qy_11)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11[8]))).Mul(qz_11))
+					r0_0_11, r1_0_11, r2_0_11 = h_11, kk_11, l_11
 				}
-				var r0_0_2_10 archsimd.Float64x8
+				h, kk, l := r0_0_11, r1_0_11, r2_0_11
+				var r0_0_12 archsimd.Float64x8
 				{
-					c_2_10, t_2_10 := r0_0_1_10, th_10
-					r0_0_2_10 = c_2_10.AsUint64x8().Xor(t_2_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				ch_10 := r0_0_2_10
-				var r0_0_3_10 archsimd.Float64x8
-				{
-					d_3_10 := kk_10.Sub(tk_10.Sub(magic_10))
-					y_3_10 := d_3_10.Mul(d_3_10)
-					y2_3_10 := y_3_10.Mul(y_3_10)
-					y4_3_10 := y2_3_10.Mul(y2_3_10)
-					p0_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10)).Mul(y2_3_10))
-					p1_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10)).Mul(y2_3_10)).Mul(y4_3_10)
-					p2_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10.Mul(y4_3_10))
-					r0_0_3_10 = p0_3_10.Add(p1_3_10).Add(p2_3_10)
-				}
-				var r0_0_4_10 archsimd.Float64x8
-				{
-					c_4_10, t_4_10 := r0_0_3_10, tk_10
-					r0_0_4_10 = c_4_10.AsUint64x8().Xor(t_4_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				ck_10 := r0_0_4_10
-				var r0_0_5_10 archsimd.Float64x8
-				{
-					d_5_10 := l_10.Sub(tl_10.Sub(magic_10))
-					y_5_10 := d_5_10.Mul(d_5_10)
-					y2_5_10 := y_5_10.Mul(y_5_10)
-					y4_5_10 := y2_5_10.Mul(y2_5_10)
-					p0_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10)).Mul(y2_5_10))
-					p1_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10)).Mul(y2_5_10)).Mul(y4_5_10)
-					p2_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10.Mul(y4_5_10))
-					r0_0_5_10 = p0_5_10.Add(p1_5_10).Add(p2_5_10)
-				}
-				var r0_0_6_10 archsimd.Float64x8
-				{
-					c_6_10, t_6_10 := r0_0_5_10, tl_10
-					r0_0_6_10 = c_6_10.AsUint64x8().Xor(t_6_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				cl_10 := r0_0_6_10
-				two_10 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				ch_10, ck_10, cl_10 = two_10.Mul(ch_10), two_10.Mul(ck_10), two_10.Mul(cl_10)
-				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
-				j_10 := 2
-				for ; j_10+1 < n_10; j_10 += 2 {
-					h0_10, k0_10, l0_10 = ch_10.Mul(h1_10).Sub(h0_10), ck_10.Mul(k1_10).Sub(k0_10), cl_10.Mul(l1_10).Sub(l0_10)
-					h1_10, k1_10, l1_10 = ch_10.Mul(h0_10).Sub(h1_10), ck_10.Mul(k0_10).Sub(k1_10), cl_10.Mul(l0_10).Sub(l1_10)
-				}
-				if j_10 < n_10 {
-					h1_10 = ch_10.Mul(h1_10).Sub(h0_10)
-					k1_10 = ck_10.Mul(k1_10).Sub(k0_10)
-					l1_10 = cl_10.Mul(l1_10).Sub(l0_10)
-				}
-				r0_0_10 = h1_10.Mul(k1_10).Mul(l1_10)
-			}
-			fl := r0_0_10
-			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
-			if c.HasHKL {
-				var r0_0_11 archsimd.Float64x8
-				{
-					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
-					var r0_0_7_11 archsimd.Mask64x8
+					r_12, h_12, kk_12, l_12 := r, h, kk, l
+					var r0_0_13 archsimd.Float64x8
 					{
-						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
-						half_7_11 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_7_11, kc_7_11, lc_7_11 := h_7_11.Sub(half_7_11).CeilScaled(0), kk_7_11.Sub(half_7_11).CeilScaled(0), l_7_11.Sub(half_7_11).CeilScaled(0)
-						hmin_7_11, kmin_7_11, lmin_7_11 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.lmin)))
-						in_7_11 := hc_7_11.GreaterEqual(hmin_7_11).And(hc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hmax))))).And(kc_7_11.GreaterEqual(kmin_7_11)).And(kc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kmax))))).And(lc_7_11.GreaterEqual(lmin_7_11)).And(lc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.lmax)))))
-						idx_7_11 := hc_7_11.Sub(hmin_7_11).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hstride)))).Add(kc_7_11.Sub(kmin_7_11).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kstride))))).Add(lc_7_11.Sub(lmin_7_11))
-						idx_7_11.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11).ConvertToInt32().Store(ia_7_11)
-						r0_0_7_11 = in_7_11
+						r_13, i_13, x_13 := r_12, 0, h_12
+						s_13 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_13.nmode[i_13] == nChebyshev {
+							var r0_0_14 archsimd.Float64x8
+							{
+								x_14, n_14 := x_13, r_13.nn[i_13]
+								magic_14 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_14 := x_14.Add(magic_14)
+								var r0_0_15 archsimd.Float64x8
+								{
+									d_15 := x_14.Sub(t_14.Sub(magic_14))
+									y_15 := d_15.Mul(d_15)
+									y2_15 := y_15.Mul(y_15)
+									y4_15 := y2_15.Mul(y2_15)
+									p0_15 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15)).Mul(y2_15))
+									p1_15 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15)).Mul(y2_15)).Mul(y4_15)
+									p2_15 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15.Mul(y4_15))
+									r0_0_15 = p0_15.Add(p1_15).Add(p2_15)
+								}
+								var r0_0_16 archsimd.Float64x8
+								{
+									c_16, t_16 := r0_0_15, t_14
+									r0_0_16 = c_16.AsUint64x8().Xor(t_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								c2_14 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_16)
+								u0_14, u1_14 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_14
+								j_14 := 2
+								for ; j_14+1 < n_14; j_14 += 2 {
+									u0_14 = c2_14.Mul(u1_14).Sub(u0_14)
+									u1_14 = c2_14.Mul(u0_14).Sub(u1_14)
+								}
+								if j_14 < n_14 {
+									u1_14 = c2_14.Mul(u1_14).Sub(u0_14)
+								}
+								r0_0_14 = u1_14
+							}
+							s_13 = r0_0_14
+						} else if r_13.nmode[i_13] == nRatio {
+							var r0_0_17 archsimd.Float64x8
+							{
+								x_17, nv_17 := x_13, archsimd.LoadFloat64x8((*[8]float64)((&r_13.nv[i_13])))
+								magic_17 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_17 := x_17.Add(magic_17)
+								d_17 := x_17.Sub(t_17.Sub(magic_17))
+								y_17 := nv_17.Mul(d_17)
+								u_17 := y_17.Add(magic_17)
+								var r0_0_18 archsimd.Float64x8
+								{
+									d_18 := y_17.Sub(u_17.Sub(magic_17))
+									y_18 := d_18.Mul(d_18)
+									y2_18 := y_18.Mul(y_18)
+									y4_18 := y2_18.Mul(y2_18)
+									p0_18 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_18)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_18)).Mul(y2_18))
+									p1_18 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_18)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_18)).Mul(y2_18)).Mul(y4_18)
+									p2_18 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_18)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_18)).Mul(y4_18.Mul(y4_18))
+									r0_0_18 = d_18.Mul(p0_18.Add(p1_18).Add(p2_18))
+								}
+								var r0_0_19 archsimd.Float64x8
+								{
+									c_19, t_19 := r0_0_18, u_17
+									r0_0_19 = c_19.AsUint64x8().Xor(t_19.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_17 := r0_0_19
+								var r0_0_20 archsimd.Float64x8
+								{
+									d_20 := d_17
+									y_20 := d_20.Mul(d_20)
+									y2_20 := y_20.Mul(y_20)
+									y4_20 := y2_20.Mul(y2_20)
+									p0_20 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_20)).Mul(y2_20))
+									p1_20 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_20)).Mul(y2_20)).Mul(y4_20)
+									p2_20 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_20)).Mul(y4_20.Mul(y4_20))
+									r0_0_20 = d_20.Mul(p0_20.Add(p1_20).Add(p2_20))
+								}
+								r0_0_17 = nv_17.Merge(sn_17.Div(r0_0_20), d_17.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							}
+							s_13 = r0_0_17
+						}
+						r0_0_13 = s_13
 					}
-					in_11 := r0_0_7_11
-					for i_11, j_11 := range ia_11 {
-						fa_11[i_11] = bits_11[j_11]
+					sa_12 := r0_0_13
+					var r0_0_21 archsimd.Float64x8
+					{
+						r_21, i_21, x_21 := r_12, 1, kk_12
+						s_21 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_21.nmode[i_21] == nChebyshev {
+							var r0_0_22 archsimd.Float64x8
+							{
+								x_22, n_22 := x_21, r_21.nn[i_21]
+								magic_22 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_22 := x_22.Add(magic_22)
+								var r0_0_23 archsimd.Float64x8
+								{
+									d_23 := x_22.Sub(t_22.Sub(magic_22))
+									y_23 := d_23.Mul(d_23)
+									y2_23 := y_23.Mul(y_23)
+									y4_23 := y2_23.Mul(y2_23)
+									p0_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_23)).Mul(y2_23))
+									p1_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_23)).Mul(y2_23)).Mul(y4_23)
+									p2_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_23.Mul(y4_23))
+									r0_0_23 = p0_23.Add(p1_23).Add(p2_23)
+								}
+								var r0_0_24 archsimd.Float64x8
+								{
+									c_24, t_24 := r0_0_23, t_22
+									r0_0_24 = c_24.AsUint64x8().Xor(t_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								c2_22 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_24)
+								u0_22, u1_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_22
+								j_22 := 2
+								for ; j_22+1 < n_22; j_22 += 2 {
+									u0_22 = c2_22.Mul(u1_22).Sub(u0_22)
+									u1_22 = c2_22.Mul(u0_22).Sub(u1_22)
+								}
+								if j_22 < n_22 {
+									u1_22 = c2_22.Mul(u1_22).Sub(u0_22)
+								}
+								r0_0_22 = u1_22
+							}
+							s_21 = r0_0_22
+						} else if r_21.nmode[i_21] == nRatio {
+							var r0_0_25 archsimd.Float64x8
+							{
+								x_25, nv_25 := x_21, archsimd.LoadFloat64x8((*[8]float64)((&r_21.nv[i_21])))
+								magic_25 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_25 := x_25.Add(magic_25)
+								d_25 := x_25.Sub(t_25.Sub(magic_25))
+								y_25 := nv_25.Mul(d_25)
+								u_25 := y_25.Add(magic_25)
+								var r0_0_26 archsimd.Float64x8
+								{
+									d_26 := y_25.Sub(u_25.Sub(magic_25))
+									y_26 := d_26.Mul(d_26)
+									y2_26 := y_26.Mul(y_26)
+									y4_26 := y2_26.Mul(y2_26)
+									p0_26 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26)).Mul(y2_26))
+									p1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
+									p2_26 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
+									r0_0_26 = d_26.Mul(p0_26.Add(p1_26).Add(p2_26))
+								}
+								var r0_0_27 archsimd.Float64x8
+								{
+									c_27, t_27 := r0_0_26, u_25
+									r0_0_27 = c_27.AsUint64x8().Xor(t_27.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_25 := r0_0_27
+								var r0_0_28 archsimd.Float64x8
+								{
+									d_28 := d_25
+									y_28 := d_28.Mul(d_28)
+									y2_28 := y_28.Mul(y_28)
+									y4_28 := y2_28.Mul(y2_28)
+									p0_28 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28)).Mul(y2_28))
+									p1_28 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
+									p2_28 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
+									r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
+								}
+								r0_0_25 = nv_25.Merge(sn_25.Div(r0_0_28), d_25.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							}
+							s_21 = r0_0_25
+						}
+						r0_0_21 = s_21
 					}
-					r0_0_11 = archsimd.LoadUint64x8(fa_11).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11.defaultF))), in_11)
+					sb_12 := r0_0_21
+					var r0_0_29 archsimd.Float64x8
+					{
+						r_29, i_29, x_29 := r_12, 2, l_12
+						s_29 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_29.nmode[i_29] == nChebyshev {
+							var r0_0_30 archsimd.Float64x8
+							{
+								x_30, n_30 := x_29, r_29.nn[i_29]
+								magic_30 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_30 := x_30.Add(magic_30)
+								var r0_0_31 archsimd.Float64x8
+								{
+									d_31 := x_30.Sub(t_30.Sub(magic_30))
+									y_31 := d_31.Mul(d_31)
+									y2_31 := y_31.Mul(y_31)
+									y4_31 := y2_31.Mul(y2_31)
+									p0_31 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_31)).Mul(y2_31))
+									p1_31 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
+									p2_31 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_31.Mul(y4_31))
+									r0_0_31 = p0_31.Add(p1_31).Add(p2_31)
+								}
+								var r0_0_32 archsimd.Float64x8
+								{
+									c_32, t_32 := r0_0_31, t_30
+									r0_0_32 = c_32.AsUint64x8().Xor(t_32.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								c2_30 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_32)
+								u0_30, u1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30
+								j_30 := 2
+								for ; j_30+1 < n_30; j_30 += 2 {
+									u0_30 = c2_30.Mul(u1_30).Sub(u0_30)
+									u1_30 = c2_30.Mul(u0_30).Sub(u1_30)
+								}
+								if j_30 < n_30 {
+									u1_30 = c2_30.Mul(u1_30).Sub(u0_30)
+								}
+								r0_0_30 = u1_30
+							}
+							s_29 = r0_0_30
+						} else if r_29.nmode[i_29] == nRatio {
+							var r0_0_33 archsimd.Float64x8
+							{
+								x_33, nv_33 := x_29, archsimd.LoadFloat64x8((*[8]float64)((&r_29.nv[i_29])))
+								magic_33 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_33 := x_33.Add(magic_33)
+								d_33 := x_33.Sub(t_33.Sub(magic_33))
+								y_33 := nv_33.Mul(d_33)
+								u_33 := y_33.Add(magic_33)
+								var r0_0_34 archsimd.Float64x8
+								{
+									d_34 := y_33.Sub(u_33.Sub(magic_33))
+									y_34 := d_34.Mul(d_34)
+									y2_34 := y_34.Mul(y_34)
+									y4_34 := y2_34.Mul(y2_34)
+									p0_34 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34)).Mul(y2_34))
+									p1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
+									p2_34 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34)).Mul(y4_34.Mul(y4_34))
+									r0_0_34 = d_34.Mul(p0_34.Add(p1_34).Add(p2_34))
+								}
+								var r0_0_35 archsimd.Float64x8
+								{
+									c_35, t_35 := r0_0_34, u_33
+									r0_0_35 = c_35.AsUint64x8().Xor(t_35.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_33 := r0_0_35
+								var r0_0_36 archsimd.Float64x8
+								{
+									d_36 := d_33
+									y_36 := d_36.Mul(d_36)
+									y2_36 := y_36.Mul(y_36)
+									y4_36 := y2_36.Mul(y2_36)
+									p0_36 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_36)).Mul(y2_36))
+									p1_36 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_36)).Mul(y2_36)).Mul(y4_36)
+									p2_36 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_36)).Mul(y4_36.Mul(y4_36))
+									r0_0_36 = d_36.Mul(p0_36.Add(p1_36).Add(p2_36))
+								}
+								r0_0_33 = nv_33.Merge(sn_33.Div(r0_0_36), d_33.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							}
+							s_29 = r0_0_33
+						}
+						r0_0_29 = s_29
+					}
+					sc_12 := r0_0_29
+					r0_0_12 = sa_12.Mul(sb_12).Mul(sc_12)
 				}
-				fc = r0_0_11
+				var r0_0_37 archsimd.Float64x8
+				{
+					k_37, ia_37, fa_37, h_37, kk_37, l_37, fl_37, sum_37 := k, ia, fa, h, kk, l, r0_0_12, sum
+					c_37 := k_37.c
+					fc_37 := archsimd.LoadFloat64x8((*[8]float64)((&k_37.lr.defaultF)))
+					if c_37.HasHKL {
+						var r0_0_9_37 archsimd.Float64x8
+						{
+							r_9_37, bits_9_37, ia_9_37, fa_9_37, h_9_37, kk_9_37, l_9_37 := k_37.lr, k_37.fhklBits, ia_37, fa_37, h_37, kk_37, l_37
+							var r0_0_7_9_37 archsimd.Mask64x8
+							{
+								r_7_9_37, ia_7_9_37, h_7_9_37, kk_7_9_37, l_7_9_37 := r_9_37, ia_9_37, h_9_37, kk_9_37, l_9_37
+								half_7_9_37 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+								hc_7_9_37, kc_7_9_37, lc_7_9_37 := h_7_9_37.Sub(half_7_9_37).CeilScaled(0), kk_7_9_37.Sub(half_7_9_37).CeilScaled(0), l_7_9_37.Sub(half_7_9_37).CeilScaled(0)
+								hmin_7_9_37, kmin_7_9_37, lmin_7_9_37 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.lmin)))
+								in_7_9_37 := hc_7_9_37.GreaterEqual(hmin_7_9_37).And(hc_7_9_37.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.hmax))))).And(kc_7_9_37.GreaterEqual(kmin_7_9_37)).And(kc_7_9_37.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.kmax))))).And(lc_7_9_37.GreaterEqual(lmin_7_9_37)).And(lc_7_9_37.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.lmax)))))
+								idx_7_9_37 := hc_7_9_37.Sub(hmin_7_9_37).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.hstride)))).Add(kc_7_9_37.Sub(kmin_7_9_37).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37.kstride))))).Add(lc_7_9_37.Sub(lmin_7_9_37))
+								idx_7_9_37.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_37).ConvertToInt32().Store(ia_7_9_37)
+								r0_0_7_9_37 = in_7_9_37
+							}
+							in_9_37 := r0_0_7_9_37
+							for i_9_37, j_9_37 := range ia_9_37 {
+								fa_9_37[i_9_37] = bits_9_37[j_9_37]
+							}
+							r0_0_9_37 = archsimd.LoadUint64x8(fa_9_37).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_37.defaultF))), in_9_37)
+						}
+						fc_37 = r0_0_9_37
+					}
+					s_37 := sum_37.Add(fc_37.Mul(fc_37).Mul(fl_37).Mul(fl_37))
+					if !c_37.Water {
+						s_37 = sum_37.Merge(s_37, fl_37.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					}
+					r0_0_37 = s_37
+				}
+				sum = r0_0_37
 			}
-			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
-			if !c.Water {
-				s = sum.Merge(s, fl.Equal(zero))
+		} else {
+			for oi := range r.orient {
+				var (
+					r0_0_38 archsimd.Float64x8
+					r1_0_38 archsimd.Float64x8
+					r2_0_38 archsimd.Float64x8
+				)
+				{
+					o_38, qx_38, qy_38, qz_38 := &r.orient[oi], qx, qy, qz
+					h_38 := archsimd.LoadFloat64x8((*[8]float64)((&o_38[0]))).Mul(qx_38).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[1]))).Mul(qy_38)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[2]))).Mul(qz_38))
+					kk_38 := archsimd.LoadFloat64x8((*[8]float64)((&o_38[3]))).Mul(qx_38).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[4]))).Mul(qy_38)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[5]))).Mul(qz_38))
+					l_38 := archsimd.LoadFloat64x8((*[8]float64)((&o_38[6]))).Mul(qx_38).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[7]))).Mul(qy_38)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38[8]))).Mul(qz_38))
+					r0_0_38, r1_0_38, r2_0_38 = h_38, kk_38, l_38
+				}
+				h, kk, l := r0_0_38, r1_0_38, r2_0_38
+				var r0_0_39 archsimd.Float64x8
+				{
+					h_39, kk_39, l_39, n_39 := h, kk, l, n
+					magic_39 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					th_39, tk_39, tl_39 := h_39.Add(magic_39), kk_39.Add(magic_39), l_39.Add(magic_39)
+					var r0_0_1_39 archsimd.Float64x8
+					{
+						d_1_39 := h_39.Sub(th_39.Sub(magic_39))
+						y_1_39 := d_1_39.Mul(d_1_39)
+						y2_1_39 := y_1_39.Mul(y_1_39)
+						y4_1_39 := y2_1_39.Mul(y2_1_39)
+						p0_1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_39)).Mul(y2_1_39))
+						p1_1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_39)).Mul(y2_1_39)).Mul(y4_1_39)
+						p2_1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_39.Mul(y4_1_39))
+						r0_0_1_39 = p0_1_39.Add(p1_1_39).Add(p2_1_39)
+					}
+					var r0_0_2_39 archsimd.Float64x8
+					{
+						c_2_39, t_2_39 := r0_0_1_39, th_39
+						r0_0_2_39 = c_2_39.AsUint64x8().Xor(t_2_39.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					}
+					ch_39 := r0_0_2_39
+					var r0_0_3_39 archsimd.Float64x8
+					{
+						d_3_39 := kk_39.Sub(tk_39.Sub(magic_39))
+						y_3_39 := d_3_39.Mul(d_3_39)
+						y2_3_39 := y_3_39.Mul(y_3_39)
+						y4_3_39 := y2_3_39.Mul(y2_3_39)
+						p0_3_39 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_39)).Mul(y2_3_39))
+						p1_3_39 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_39)).Mul(y2_3_39)).Mul(y4_3_39)
+						p2_3_39 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_39.Mul(y4_3_39))
+						r0_0_3_39 = p0_3_39.Add(p1_3_39).Add(p2_3_39)
+					}
+					var r0_0_4_39 archsimd.Float64x8
+					{
+						c_4_39, t_4_39 := r0_0_3_39, tk_39
+						r0_0_4_39 = c_4_39.AsUint64x8().Xor(t_4_39.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					}
+					ck_39 := r0_0_4_39
+					var r0_0_5_39 archsimd.Float64x8
+					{
+						d_5_39 := l_39.Sub(tl_39.Sub(magic_39))
+						y_5_39 := d_5_39.Mul(d_5_39)
+						y2_5_39 := y_5_39.Mul(y_5_39)
+						y4_5_39 := y2_5_39.Mul(y2_5_39)
+						p0_5_39 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_39)).Mul(y2_5_39))
+						p1_5_39 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_39)).Mul(y2_5_39)).Mul(y4_5_39)
+						p2_5_39 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_39.Mul(y4_5_39))
+						r0_0_5_39 = p0_5_39.Add(p1_5_39).Add(p2_5_39)
+					}
+					var r0_0_6_39 archsimd.Float64x8
+					{
+						c_6_39, t_6_39 := r0_0_5_39, tl_39
+						r0_0_6_39 = c_6_39.AsUint64x8().Xor(t_6_39.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					}
+					cl_39 := r0_0_6_39
+					two_39 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					ch_39, ck_39, cl_39 = two_39.Mul(ch_39), two_39.Mul(ck_39), two_39.Mul(cl_39)
+					h0_39, k0_39, l0_39 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					h1_39, k1_39, l1_39 := ch_39, ck_39, cl_39
+					j_39 := 2
+					for ; j_39+1 < n_39; j_39 += 2 {
+						h0_39, k0_39, l0_39 = ch_39.Mul(h1_39).Sub(h0_39), ck_39.Mul(k1_39).Sub(k0_39), cl_39.Mul(l1_39).Sub(l0_39)
+						h1_39, k1_39, l1_39 = ch_39.Mul(h0_39).Sub(h1_39), ck_39.Mul(k0_39).Sub(k1_39), cl_39.Mul(l0_39).Sub(l1_39)
+					}
+					if j_39 < n_39 {
+						h1_39 = ch_39.Mul(h1_39).Sub(h0_39)
+						k1_39 = ck_39.Mul(k1_39).Sub(k0_39)
+						l1_39 = cl_39.Mul(l1_39).Sub(l0_39)
+					}
+					r0_0_39 = h1_39.Mul(k1_39).Mul(l1_39)
+				}
+				var r0_0_40 archsimd.Float64x8
+				{
+					k_40, ia_40, fa_40, h_40, kk_40, l_40, fl_40, sum_40 := k, ia, fa, h, kk, l, r0_0_39, sum
+					c_40 := k_40.c
+					fc_40 := archsimd.LoadFloat64x8((*[8]float64)((&k_40.lr.defaultF)))
+					if c_40.HasHKL {
+						var r0_0_9_40 archsimd.Float64x8
+						{
+							r_9_40, bits_9_40, ia_9_40, fa_9_40, h_9_40, kk_9_40, l_9_40 := k_40.lr, k_40.fhklBits, ia_40, fa_40, h_40, kk_40, l_40
+							var r0_0_7_9_40 archsimd.Mask64x8
+							{
+								r_7_9_40, ia_7_9_40, h_7_9_40, kk_7_9_40, l_7_9_40 := r_9_40, ia_9_40, h_9_40, kk_9_40, l_9_40
+								half_7_9_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+								hc_7_9_40, kc_7_9_40, lc_7_9_40 := h_7_9_40.Sub(half_7_9_40).CeilScaled(0), kk_7_9_40.Sub(half_7_9_40).CeilScaled(0), l_7_9_40.Sub(half_7_9_40).CeilScaled(0)
+								hmin_7_9_40, kmin_7_9_40, lmin_7_9_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.lmin)))
+								in_7_9_40 := hc_7_9_40.GreaterEqual(hmin_7_9_40).And(hc_7_9_40.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.hmax))))).And(kc_7_9_40.GreaterEqual(kmin_7_9_40)).And(kc_7_9_40.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.kmax))))).And(lc_7_9_40.GreaterEqual(lmin_7_9_40)).And(lc_7_9_40.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.lmax)))))
+								idx_7_9_40 := hc_7_9_40.Sub(hmin_7_9_40).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.hstride)))).Add(kc_7_9_40.Sub(kmin_7_9_40).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40.kstride))))).Add(lc_7_9_40.Sub(lmin_7_9_40))
+								idx_7_9_40.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_40).ConvertToInt32().Store(ia_7_9_40)
+								r0_0_7_9_40 = in_7_9_40
+							}
+							in_9_40 := r0_0_7_9_40
+							for i_9_40, j_9_40 := range ia_9_40 {
+								fa_9_40[i_9_40] = bits_9_40[j_9_40]
+							}
+							r0_0_9_40 = archsimd.LoadUint64x8(fa_9_40).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_40.defaultF))), in_9_40)
+						}
+						fc_40 = r0_0_9_40
+					}
+					s_40 := sum_40.Add(fc_40.Mul(fc_40).Mul(fl_40).Mul(fl_40))
+					if !c_40.Water {
+						s_40 = sum_40.Merge(s_40, fl_40.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					}
+					r0_0_40 = s_40
+				}
+				sum = r0_0_40
 			}
-			sum = s
 		}
 	}
 	return sum, polar
@@ -364,192 +719,512 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, f
 
 ) {
 	c := k.c
-	var r0_0_12 archsimd.Float64x8
+	var r0_0_41 archsimd.Float64x8
 	{
-		fdet_12, f_12, s_12, o_12, p_12 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_12 = fdet_12.Mul(f_12).Add(s_12).Add(o_12).Add(p_12)
+		fdet_41, f_41, s_41, o_41, p_41 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_41 = fdet_41.Mul(f_41).Add(s_41).Add(o_41).Add(p_41)
 	}
-	x := r0_0_12
-	var r0_0_13 archsimd.Float64x8
+	x := r0_0_41
+	var r0_0_42 archsimd.Float64x8
 	{
-		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_13 = fdet_13.Mul(f_13).Add(s_13).Add(o_13).Add(p_13)
+		fdet_42, f_42, s_42, o_42, p_42 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_42 = fdet_42.Mul(f_42).Add(s_42).Add(o_42).Add(p_42)
 	}
-	y := r0_0_13
-	var r0_0_14 archsimd.Float64x8
+	y := r0_0_42
+	var r0_0_43 archsimd.Float64x8
 	{
-		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
+		fdet_43, f_43, s_43, o_43, p_43 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_43 = fdet_43.Mul(f_43).Add(s_43).Add(o_43).Add(p_43)
 	}
-	z := r0_0_14
+	z := r0_0_43
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m.ToBits() != 0 {
-		var r0_0_15 archsimd.Float64x8
+		var r0_0_44 archsimd.Float64x8
 		{
-			invR_15, num_15, point_15 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_15 := invR_15.Mul(invR_15)
-			if !point_15 {
-				w_15 = num_15.Mul(w_15.Mul(invR_15))
+			invR_44, num_44, point_44 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_44 := invR_44.Mul(invR_44)
+			if !point_44 {
+				w_44 = num_44.Mul(w_44.Mul(invR_44))
 			}
-			r0_0_15 = w_15
+			r0_0_44 = w_44
 		}
-		omega = r0_0_15.Merge(omega, m)
+		omega = r0_0_44.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_16 archsimd.Float64x8
-		r1_0_16 archsimd.Float64x8
+		r0_0_45 archsimd.Float64x8
+		r1_0_45 archsimd.Float64x8
 	)
 	{
-		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_16 := k_16.c
-		n_16 := k_16.nn[0]
-		zero_16 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		for si_16 := range r_16.src {
-			sr_16 := &r_16.src[si_16]
-			il_16 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16.il)))
-			qx_16, qy_16, qz_16 := dx_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[0])))).Mul(il_16), dy_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[1])))).Mul(il_16), dz_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[2])))).Mul(il_16)
-			if m_16 := polar_16.Equal(zero_16); m_16.ToBits() != 0 {
-				var p_16 archsimd.Float64x8
-				if r_16.kahnZero {
-					c2_16 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[0]))).Mul(dx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[1]))).Mul(dy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[2]))).Mul(dz_16))
-					p_16 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16.Mul(c2_16)))
+		k_45, r_45, ia_45, fa_45, sum_45, dx_45, dy_45, dz_45, polar_45 := k, r, ia, fa, sum, dx, dy, dz, polar
+		n_45, axes_45 := k_45.nn[0], r_45.axes
+		zero_45 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		for si_45 := range r_45.src {
+			sr_45 := &r_45.src[si_45]
+			il_45 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45.il)))
+			qx_45, qy_45, qz_45 := dx_45.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[0])))).Mul(il_45), dy_45.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[1])))).Mul(il_45), dz_45.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[2])))).Mul(il_45)
+			if m_45 := polar_45.Equal(zero_45); m_45.ToBits() != 0 {
+				var p_45 archsimd.Float64x8
+				if r_45.kahnZero {
+					c2_45 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[0]))).Mul(dx_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[1]))).Mul(dy_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45.inc[2]))).Mul(dz_45))
+					p_45 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_45.Mul(c2_45)))
 				} else {
-					var r0_0_9_16 archsimd.Float64x8
+					var r0_0_10_45 archsimd.Float64x8
 					{
-						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
-						c2_9_16 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[0]))).Mul(dx_9_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[1]))).Mul(dy_9_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[2]))).Mul(dz_9_16))
-						c2sq_9_16 := c2_9_16.Mul(c2_9_16)
-						cos2psi_9_16 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if !zero_9_16 {
-							e_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[0])))).Add(dy_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[1]))))).Add(dz_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[2])))))
-							b_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[0])))).Add(dy_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[1]))))).Add(dz_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[2])))))
-							ee_9_16, bb_9_16 := e_9_16.Mul(e_9_16), b_9_16.Mul(b_9_16)
-							den_9_16 := ee_9_16.Add(bb_9_16)
-							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						zero_10_45, kahn_10_45, s_10_45, dx_10_45, dy_10_45, dz_10_45 := false, &r_45.kahn, sr_45, dx_45, dy_45, dz_45
+						c2_10_45 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.inc[0]))).Mul(dx_10_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.inc[1]))).Mul(dy_10_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.inc[2]))).Mul(dz_10_45))
+						c2sq_10_45 := c2_10_45.Mul(c2_10_45)
+						cos2psi_10_45 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if !zero_10_45 {
+							e_10_45 := dx_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.ein[0])))).Add(dy_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.ein[1]))))).Add(dz_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.ein[2])))))
+							b_10_45 := dx_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.bin[0])))).Add(dy_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.bin[1]))))).Add(dz_10_45.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45.bin[2])))))
+							ee_10_45, bb_10_45 := e_10_45.Mul(e_10_45), b_10_45.Mul(b_10_45)
+							den_10_45 := ee_10_45.Add(bb_10_45)
+							cos2psi_10_45 = ee_10_45.Sub(bb_10_45).Div(den_10_45).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_45.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 						}
-						one_9_16 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_9_16 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16)).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
+						one_10_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_10_45 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_10_45.Add(c2sq_10_45).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_45)).Mul(cos2psi_10_45).Mul(one_10_45.Sub(c2sq_10_45))))
 					}
-					p_16 = r0_0_9_16
+					p_45 = r0_0_10_45
 				}
-				polar_16 = p_16.Merge(polar_16, m_16)
+				polar_45 = p_45.Merge(polar_45, m_45)
 			}
-			for oi_16 := range r_16.orient {
-				o_16 := &r_16.orient[oi_16]
-				h_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[0]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[1]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[2]))).Mul(qz_16))
-				kk_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[3]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[4]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[5]))).Mul(qz_16))
-				l_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[6]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[7]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[8]))).Mul(qz_16))
-				var r0_0_10_16 archsimd.Float64x8
-				{
-					h_10_16, kk_10_16, l_10_16, n_10_16 := h_16, kk_16, l_16, n_16
-					magic_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					th_10_16, tk_10_16, tl_10_16 := h_10_16.Add(magic_10_16), kk_10_16.Add(magic_10_16), l_10_16.Add(magic_10_16)
-					var r0_0_1_10_16 archsimd.Float64x8
+			if axes_45 {
+				for oi_45 := range r_45.orient {
+					var (
+						r0_0_11_45 archsimd.Float64x8
+						r1_0_11_45 archsimd.Float64x8
+						r2_0_11_45 archsimd.Float64x8
+					)
 					{
-						d_1_10_16 := h_10_16.Sub(th_10_16.Sub(magic_10_16))
-						y_1_10_16 := d_1_10_16.Mul(d_1_10_16)
-						y2_1_10_16 := y_1_10_16.Mul(y_1_10_16)
-						y4_1_10_16 := y2_1_10_16.Mul(y2_1_10_16)
-						p0_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16)).Mul(y2_1_10_16))
-						p1_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16)).Mul(y2_1_10_16)).Mul(y4_1_10_16)
-						p2_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16.Mul(y4_1_10_16))
-						r0_0_1_10_16 = p0_1_10_16.Add(p1_1_10_16).Add(p2_1_10_16)
+						o_11_45, qx_11_45, qy_11_45, qz_11_45 := &r_45.orient[oi_45], qx_45, qy_45, qz_45
+						h_11_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[0]))).Mul(qx_11_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[1]))).Mul(qy_11_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[2]))).Mul(qz_11_45))
+						kk_11_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[3]))).Mul(qx_11_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[4]))).Mul(qy_11_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[5]))).Mul(qz_11_45))
+						l_11_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[6]))).Mul(qx_11_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[7]))).Mul(qy_11_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45[8]))).Mul(qz_11_45))
+						r0_0_11_45, r1_0_11_45, r2_0_11_45 = h_11_45, kk_11_45, l_11_45
 					}
-					var r0_0_2_10_16 archsimd.Float64x8
+					h_45, kk_45, l_45 := r0_0_11_45, r1_0_11_45, r2_0_11_45
+					var r0_0_12_45 archsimd.Float64x8
 					{
-						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
-						r0_0_2_10_16 = c_2_10_16.AsUint64x8().Xor(t_2_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-					}
-					ch_10_16 := r0_0_2_10_16
-					var r0_0_3_10_16 archsimd.Float64x8
-					{
-						d_3_10_16 := kk_10_16.Sub(tk_10_16.Sub(magic_10_16))
-						y_3_10_16 := d_3_10_16.Mul(d_3_10_16)
-						y2_3_10_16 := y_3_10_16.Mul(y_3_10_16)
-						y4_3_10_16 := y2_3_10_16.Mul(y2_3_10_16)
-						p0_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16)).Mul(y2_3_10_16))
-						p1_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16)).Mul(y2_3_10_16)).Mul(y4_3_10_16)
-						p2_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16.Mul(y4_3_10_16))
-						r0_0_3_10_16 = p0_3_10_16.Add(p1_3_10_16).Add(p2_3_10_16)
-					}
-					var r0_0_4_10_16 archsimd.Float64x8
-					{
-						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
-						r0_0_4_10_16 = c_4_10_16.AsUint64x8().Xor(t_4_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-					}
-					ck_10_16 := r0_0_4_10_16
-					var r0_0_5_10_16 archsimd.Float64x8
-					{
-						d_5_10_16 := l_10_16.Sub(tl_10_16.Sub(magic_10_16))
-						y_5_10_16 := d_5_10_16.Mul(d_5_10_16)
-						y2_5_10_16 := y_5_10_16.Mul(y_5_10_16)
-						y4_5_10_16 := y2_5_10_16.Mul(y2_5_10_16)
-						p0_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16)).Mul(y2_5_10_16))
-						p1_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16)).Mul(y2_5_10_16)).Mul(y4_5_10_16)
-						p2_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16.Mul(y4_5_10_16))
-						r0_0_5_10_16 = p0_5_10_16.Add(p1_5_10_16).Add(p2_5_10_16)
-					}
-					var r0_0_6_10_16 archsimd.Float64x8
-					{
-						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
-						r0_0_6_10_16 = c_6_10_16.AsUint64x8().Xor(t_6_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-					}
-					cl_10_16 := r0_0_6_10_16
-					two_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					ch_10_16, ck_10_16, cl_10_16 = two_10_16.Mul(ch_10_16), two_10_16.Mul(ck_10_16), two_10_16.Mul(cl_10_16)
-					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
-					j_10_16 := 2
-					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
-						h0_10_16, k0_10_16, l0_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16), ck_10_16.Mul(k1_10_16).Sub(k0_10_16), cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
-						h1_10_16, k1_10_16, l1_10_16 = ch_10_16.Mul(h0_10_16).Sub(h1_10_16), ck_10_16.Mul(k0_10_16).Sub(k1_10_16), cl_10_16.Mul(l0_10_16).Sub(l1_10_16)
-					}
-					if j_10_16 < n_10_16 {
-						h1_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16)
-						k1_10_16 = ck_10_16.Mul(k1_10_16).Sub(k0_10_16)
-						l1_10_16 = cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
-					}
-					r0_0_10_16 = h1_10_16.Mul(k1_10_16).Mul(l1_10_16)
-				}
-				fl_16 := r0_0_10_16
-				fc_16 := archsimd.LoadFloat64x8((*[8]float64)((&r_16.defaultF)))
-				if c_16.HasHKL {
-					var r0_0_11_16 archsimd.Float64x8
-					{
-						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
-						var r0_0_7_11_16 archsimd.Mask64x8
+						r_12_45, h_12_45, kk_12_45, l_12_45 := r_45, h_45, kk_45, l_45
+						var r0_0_13_45 archsimd.Float64x8
 						{
-							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
-							half_7_11_16 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_7_11_16, kc_7_11_16, lc_7_11_16 := h_7_11_16.Sub(half_7_11_16).CeilScaled(0), kk_7_11_16.Sub(half_7_11_16).CeilScaled(0), l_7_11_16.Sub(half_7_11_16).CeilScaled(0)
-							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.lmin)))
-							in_7_11_16 := hc_7_11_16.GreaterEqual(hmin_7_11_16).And(hc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hmax))))).And(kc_7_11_16.GreaterEqual(kmin_7_11_16)).And(kc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kmax))))).And(lc_7_11_16.GreaterEqual(lmin_7_11_16)).And(lc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.lmax)))))
-							idx_7_11_16 := hc_7_11_16.Sub(hmin_7_11_16).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hstride)))).Add(kc_7_11_16.Sub(kmin_7_11_16).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kstride))))).Add(lc_7_11_16.Sub(lmin_7_11_16))
-							idx_7_11_16.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
-							r0_0_7_11_16 = in_7_11_16
+							r_13_45, i_13_45, x_13_45 := r_12_45, 0, h_12_45
+							s_13_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_13_45.nmode[i_13_45] == nChebyshev {
+								var r0_0_14_45 archsimd.Float64x8
+								{
+									x_14_45, n_14_45 := x_13_45, r_13_45.nn[i_13_45]
+									magic_14_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_14_45 := x_14_45.Add(magic_14_45)
+									var r0_0_15_45 archsimd.Float64x8
+									{
+										d_15_45 := x_14_45.Sub(t_14_45.Sub(magic_14_45))
+										y_15_45 := d_15_45.Mul(d_15_45)
+										y2_15_45 := y_15_45.Mul(y_15_45)
+										y4_15_45 := y2_15_45.Mul(y2_15_45)
+										p0_15_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15_45)).Mul(y2_15_45))
+										p1_15_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15_45)).Mul(y2_15_45)).Mul(y4_15_45)
+										p2_15_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15_45.Mul(y4_15_45))
+										r0_0_15_45 = p0_15_45.Add(p1_15_45).Add(p2_15_45)
+									}
+									var r0_0_16_45 archsimd.Float64x8
+									{
+										c_16_45, t_16_45 := r0_0_15_45, t_14_45
+										r0_0_16_45 = c_16_45.AsUint64x8().Xor(t_16_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_14_45 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_16_45)
+									u0_14_45, u1_14_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_14_45
+									j_14_45 := 2
+									for ; j_14_45+1 < n_14_45; j_14_45 += 2 {
+										u0_14_45 = c2_14_45.Mul(u1_14_45).Sub(u0_14_45)
+										u1_14_45 = c2_14_45.Mul(u0_14_45).Sub(u1_14_45)
+									}
+									if j_14_45 < n_14_45 {
+										u1_14_45 = c2_14_45.Mul(u1_14_45).Sub(u0_14_45)
+									}
+									r0_0_14_45 = u1_14_45
+								}
+								s_13_45 = r0_0_14_45
+							} else if r_13_45.nmode[i_13_45] == nRatio {
+								var r0_0_17_45 archsimd.Float64x8
+								{
+									x_17_45, nv_17_45 := x_13_45, archsimd.LoadFloat64x8((*[8]float64)((&r_13_45.nv[i_13_45])))
+									magic_17_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_17_45 := x_17_45.Add(magic_17_45)
+									d_17_45 := x_17_45.Sub(t_17_45.Sub(magic_17_45))
+									y_17_45 := nv_17_45.Mul(d_17_45)
+									u_17_45 := y_17_45.Add(magic_17_45)
+									var r0_0_18_45 archsimd.Float64x8
+									{
+										d_18_45 := y_17_45.Sub(u_17_45.Sub(magic_17_45))
+										y_18_45 := d_18_45.Mul(d_18_45)
+										y2_18_45 := y_18_45.Mul(y_18_45)
+										y4_18_45 := y2_18_45.Mul(y2_18_45)
+										p0_18_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_18_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_18_45)).Mul(y2_18_45))
+										p1_18_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_18_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_18_45)).Mul(y2_18_45)).Mul(y4_18_45)
+										p2_18_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_18_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_18_45)).Mul(y4_18_45.Mul(y4_18_45))
+										r0_0_18_45 = d_18_45.Mul(p0_18_45.Add(p1_18_45).Add(p2_18_45))
+									}
+									var r0_0_19_45 archsimd.Float64x8
+									{
+										c_19_45, t_19_45 := r0_0_18_45, u_17_45
+										r0_0_19_45 = c_19_45.AsUint64x8().Xor(t_19_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_17_45 := r0_0_19_45
+									var r0_0_20_45 archsimd.Float64x8
+									{
+										d_20_45 := d_17_45
+										y_20_45 := d_20_45.Mul(d_20_45)
+										y2_20_45 := y_20_45.Mul(y_20_45)
+										y4_20_45 := y2_20_45.Mul(y2_20_45)
+										p0_20_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_20_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_20_45)).Mul(y2_20_45))
+										p1_20_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_20_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_20_45)).Mul(y2_20_45)).Mul(y4_20_45)
+										p2_20_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_20_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_20_45)).Mul(y4_20_45.Mul(y4_20_45))
+										r0_0_20_45 = d_20_45.Mul(p0_20_45.Add(p1_20_45).Add(p2_20_45))
+									}
+									r0_0_17_45 = nv_17_45.Merge(sn_17_45.Div(r0_0_20_45), d_17_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								s_13_45 = r0_0_17_45
+							}
+							r0_0_13_45 = s_13_45
 						}
-						in_11_16 := r0_0_7_11_16
-						for i_11_16, j_11_16 := range ia_11_16 {
-							fa_11_16[i_11_16] = bits_11_16[j_11_16]
+						sa_12_45 := r0_0_13_45
+						var r0_0_21_45 archsimd.Float64x8
+						{
+							r_21_45, i_21_45, x_21_45 := r_12_45, 1, kk_12_45
+							s_21_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_21_45.nmode[i_21_45] == nChebyshev {
+								var r0_0_22_45 archsimd.Float64x8
+								{
+									x_22_45, n_22_45 := x_21_45, r_21_45.nn[i_21_45]
+									magic_22_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_22_45 := x_22_45.Add(magic_22_45)
+									var r0_0_23_45 archsimd.Float64x8
+									{
+										d_23_45 := x_22_45.Sub(t_22_45.Sub(magic_22_45))
+										y_23_45 := d_23_45.Mul(d_23_45)
+										y2_23_45 := y_23_45.Mul(y_23_45)
+										y4_23_45 := y2_23_45.Mul(y2_23_45)
+										p0_23_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_23_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_23_45)).Mul(y2_23_45))
+										p1_23_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_23_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_23_45)).Mul(y2_23_45)).Mul(y4_23_45)
+										p2_23_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_23_45.Mul(y4_23_45))
+										r0_0_23_45 = p0_23_45.Add(p1_23_45).Add(p2_23_45)
+									}
+									var r0_0_24_45 archsimd.Float64x8
+									{
+										c_24_45, t_24_45 := r0_0_23_45, t_22_45
+										r0_0_24_45 = c_24_45.AsUint64x8().Xor(t_24_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_22_45 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_24_45)
+									u0_22_45, u1_22_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_22_45
+									j_22_45 := 2
+									for ; j_22_45+1 < n_22_45; j_22_45 += 2 {
+										u0_22_45 = c2_22_45.Mul(u1_22_45).Sub(u0_22_45)
+										u1_22_45 = c2_22_45.Mul(u0_22_45).Sub(u1_22_45)
+									}
+									if j_22_45 < n_22_45 {
+										u1_22_45 = c2_22_45.Mul(u1_22_45).Sub(u0_22_45)
+									}
+									r0_0_22_45 = u1_22_45
+								}
+								s_21_45 = r0_0_22_45
+							} else if r_21_45.nmode[i_21_45] == nRatio {
+								var r0_0_25_45 archsimd.Float64x8
+								{
+									x_25_45, nv_25_45 := x_21_45, archsimd.LoadFloat64x8((*[8]float64)((&r_21_45.nv[i_21_45])))
+									magic_25_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_25_45 := x_25_45.Add(magic_25_45)
+									d_25_45 := x_25_45.Sub(t_25_45.Sub(magic_25_45))
+									y_25_45 := nv_25_45.Mul(d_25_45)
+									u_25_45 := y_25_45.Add(magic_25_45)
+									var r0_0_26_45 archsimd.Float64x8
+									{
+										d_26_45 := y_25_45.Sub(u_25_45.Sub(magic_25_45))
+										y_26_45 := d_26_45.Mul(d_26_45)
+										y2_26_45 := y_26_45.Mul(y_26_45)
+										y4_26_45 := y2_26_45.Mul(y2_26_45)
+										p0_26_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_45)).Mul(y2_26_45))
+										p1_26_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_45)).Mul(y2_26_45)).Mul(y4_26_45)
+										p2_26_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_45)).Mul(y4_26_45.Mul(y4_26_45))
+										r0_0_26_45 = d_26_45.Mul(p0_26_45.Add(p1_26_45).Add(p2_26_45))
+									}
+									var r0_0_27_45 archsimd.Float64x8
+									{
+										c_27_45, t_27_45 := r0_0_26_45, u_25_45
+										r0_0_27_45 = c_27_45.AsUint64x8().Xor(t_27_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_25_45 := r0_0_27_45
+									var r0_0_28_45 archsimd.Float64x8
+									{
+										d_28_45 := d_25_45
+										y_28_45 := d_28_45.Mul(d_28_45)
+										y2_28_45 := y_28_45.Mul(y_28_45)
+										y4_28_45 := y2_28_45.Mul(y2_28_45)
+										p0_28_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28_45)).Mul(y2_28_45))
+										p1_28_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28_45)).Mul(y2_28_45)).Mul(y4_28_45)
+										p2_28_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28_45)).Mul(y4_28_45.Mul(y4_28_45))
+										r0_0_28_45 = d_28_45.Mul(p0_28_45.Add(p1_28_45).Add(p2_28_45))
+									}
+									r0_0_25_45 = nv_25_45.Merge(sn_25_45.Div(r0_0_28_45), d_25_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								s_21_45 = r0_0_25_45
+							}
+							r0_0_21_45 = s_21_45
 						}
-						r0_0_11_16 = archsimd.LoadUint64x8(fa_11_16).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16.defaultF))), in_11_16)
+						sb_12_45 := r0_0_21_45
+						var r0_0_29_45 archsimd.Float64x8
+						{
+							r_29_45, i_29_45, x_29_45 := r_12_45, 2, l_12_45
+							s_29_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_29_45.nmode[i_29_45] == nChebyshev {
+								var r0_0_30_45 archsimd.Float64x8
+								{
+									x_30_45, n_30_45 := x_29_45, r_29_45.nn[i_29_45]
+									magic_30_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_30_45 := x_30_45.Add(magic_30_45)
+									var r0_0_31_45 archsimd.Float64x8
+									{
+										d_31_45 := x_30_45.Sub(t_30_45.Sub(magic_30_45))
+										y_31_45 := d_31_45.Mul(d_31_45)
+										y2_31_45 := y_31_45.Mul(y_31_45)
+										y4_31_45 := y2_31_45.Mul(y2_31_45)
+										p0_31_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_31_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_31_45)).Mul(y2_31_45))
+										p1_31_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_31_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_31_45)).Mul(y2_31_45)).Mul(y4_31_45)
+										p2_31_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_31_45.Mul(y4_31_45))
+										r0_0_31_45 = p0_31_45.Add(p1_31_45).Add(p2_31_45)
+									}
+									var r0_0_32_45 archsimd.Float64x8
+									{
+										c_32_45, t_32_45 := r0_0_31_45, t_30_45
+										r0_0_32_45 = c_32_45.AsUint64x8().Xor(t_32_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_30_45 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_32_45)
+									u0_30_45, u1_30_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_45
+									j_30_45 := 2
+									for ; j_30_45+1 < n_30_45; j_30_45 += 2 {
+										u0_30_45 = c2_30_45.Mul(u1_30_45).Sub(u0_30_45)
+										u1_30_45 = c2_30_45.Mul(u0_30_45).Sub(u1_30_45)
+									}
+									if j_30_45 < n_30_45 {
+										u1_30_45 = c2_30_45.Mul(u1_30_45).Sub(u0_30_45)
+									}
+									r0_0_30_45 = u1_30_45
+								}
+								s_29_45 = r0_0_30_45
+							} else if r_29_45.nmode[i_29_45] == nRatio {
+								var r0_0_33_45 archsimd.Float64x8
+								{
+									x_33_45, nv_33_45 := x_29_45, archsimd.LoadFloat64x8((*[8]float64)((&r_29_45.nv[i_29_45])))
+									magic_33_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_33_45 := x_33_45.Add(magic_33_45)
+									d_33_45 := x_33_45.Sub(t_33_45.Sub(magic_33_45))
+									y_33_45 := nv_33_45.Mul(d_33_45)
+									u_33_45 := y_33_45.Add(magic_33_45)
+									var r0_0_34_45 archsimd.Float64x8
+									{
+										d_34_45 := y_33_45.Sub(u_33_45.Sub(magic_33_45))
+										y_34_45 := d_34_45.Mul(d_34_45)
+										y2_34_45 := y_34_45.Mul(y_34_45)
+										y4_34_45 := y2_34_45.Mul(y2_34_45)
+										p0_34_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_45)).Mul(y2_34_45))
+										p1_34_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_45)).Mul(y2_34_45)).Mul(y4_34_45)
+										p2_34_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_45)).Mul(y4_34_45.Mul(y4_34_45))
+										r0_0_34_45 = d_34_45.Mul(p0_34_45.Add(p1_34_45).Add(p2_34_45))
+									}
+									var r0_0_35_45 archsimd.Float64x8
+									{
+										c_35_45, t_35_45 := r0_0_34_45, u_33_45
+										r0_0_35_45 = c_35_45.AsUint64x8().Xor(t_35_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_33_45 := r0_0_35_45
+									var r0_0_36_45 archsimd.Float64x8
+									{
+										d_36_45 := d_33_45
+										y_36_45 := d_36_45.Mul(d_36_45)
+										y2_36_45 := y_36_45.Mul(y_36_45)
+										y4_36_45 := y2_36_45.Mul(y2_36_45)
+										p0_36_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_36_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_36_45)).Mul(y2_36_45))
+										p1_36_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_36_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_36_45)).Mul(y2_36_45)).Mul(y4_36_45)
+										p2_36_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_36_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_36_45)).Mul(y4_36_45.Mul(y4_36_45))
+										r0_0_36_45 = d_36_45.Mul(p0_36_45.Add(p1_36_45).Add(p2_36_45))
+									}
+									r0_0_33_45 = nv_33_45.Merge(sn_33_45.Div(r0_0_36_45), d_33_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								s_29_45 = r0_0_33_45
+							}
+							r0_0_29_45 = s_29_45
+						}
+						sc_12_45 := r0_0_29_45
+						r0_0_12_45 = sa_12_45.Mul(sb_12_45).Mul(sc_12_45)
 					}
-					fc_16 = r0_0_11_16
+					var r0_0_37_45 archsimd.Float64x8
+					{
+						k_37_45, ia_37_45, fa_37_45, h_37_45, kk_37_45, l_37_45, fl_37_45, sum_37_45 := k_45, ia_45, fa_45, h_45, kk_45, l_45, r0_0_12_45, sum_45
+						c_37_45 := k_37_45.c
+						fc_37_45 := archsimd.LoadFloat64x8((*[8]float64)((&k_37_45.lr.defaultF)))
+						if c_37_45.HasHKL {
+							var r0_0_9_37_45 archsimd.Float64x8
+							{
+								r_9_37_45, bits_9_37_45, ia_9_37_45, fa_9_37_45, h_9_37_45, kk_9_37_45, l_9_37_45 := k_37_45.lr, k_37_45.fhklBits, ia_37_45, fa_37_45, h_37_45, kk_37_45, l_37_45
+								var r0_0_7_9_37_45 archsimd.Mask64x8
+								{
+									r_7_9_37_45, ia_7_9_37_45, h_7_9_37_45, kk_7_9_37_45, l_7_9_37_45 := r_9_37_45, ia_9_37_45, h_9_37_45, kk_9_37_45, l_9_37_45
+									half_7_9_37_45 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+									hc_7_9_37_45, kc_7_9_37_45, lc_7_9_37_45 := h_7_9_37_45.Sub(half_7_9_37_45).CeilScaled(0), kk_7_9_37_45.Sub(half_7_9_37_45).CeilScaled(0), l_7_9_37_45.Sub(half_7_9_37_45).CeilScaled(0)
+									hmin_7_9_37_45, kmin_7_9_37_45, lmin_7_9_37_45 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.lmin)))
+									in_7_9_37_45 := hc_7_9_37_45.GreaterEqual(hmin_7_9_37_45).And(hc_7_9_37_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.hmax))))).And(kc_7_9_37_45.GreaterEqual(kmin_7_9_37_45)).And(kc_7_9_37_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.kmax))))).And(lc_7_9_37_45.GreaterEqual(lmin_7_9_37_45)).And(lc_7_9_37_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.lmax)))))
+									idx_7_9_37_45 := hc_7_9_37_45.Sub(hmin_7_9_37_45).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.hstride)))).Add(kc_7_9_37_45.Sub(kmin_7_9_37_45).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45.kstride))))).Add(lc_7_9_37_45.Sub(lmin_7_9_37_45))
+									idx_7_9_37_45.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_37_45).ConvertToInt32().Store(ia_7_9_37_45)
+									r0_0_7_9_37_45 = in_7_9_37_45
+								}
+								in_9_37_45 := r0_0_7_9_37_45
+								for i_9_37_45, j_9_37_45 := range ia_9_37_45 {
+									fa_9_37_45[i_9_37_45] = bits_9_37_45[j_9_37_45]
+								}
+								r0_0_9_37_45 = archsimd.LoadUint64x8(fa_9_37_45).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_37_45.defaultF))), in_9_37_45)
+							}
+							fc_37_45 = r0_0_9_37_45
+						}
+						s_37_45 := sum_37_45.Add(fc_37_45.Mul(fc_37_45).Mul(fl_37_45).Mul(fl_37_45))
+						if !c_37_45.Water {
+							s_37_45 = sum_37_45.Merge(s_37_45, fl_37_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						}
+						r0_0_37_45 = s_37_45
+					}
+					sum_45 = r0_0_37_45
 				}
-				s_16 := sum_16.Add(fc_16.Mul(fc_16).Mul(fl_16).Mul(fl_16))
-				if !c_16.Water {
-					s_16 = sum_16.Merge(s_16, fl_16.Equal(zero_16))
+			} else {
+				for oi_45 := range r_45.orient {
+					var (
+						r0_0_38_45 archsimd.Float64x8
+						r1_0_38_45 archsimd.Float64x8
+						r2_0_38_45 archsimd.Float64x8
+					)
+					{
+						o_38_45, qx_38_45, qy_38_45, qz_38_45 := &r_45.orient[oi_45], qx_45, qy_45, qz_45
+						h_38_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[0]))).Mul(qx_38_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[1]))).Mul(qy_38_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[2]))).Mul(qz_38_45))
+						kk_38_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[3]))).Mul(qx_38_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[4]))).Mul(qy_38_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[5]))).Mul(qz_38_45))
+						l_38_45 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[6]))).Mul(qx_38_45).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[7]))).Mul(qy_38_45)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45[8]))).Mul(qz_38_45))
+						r0_0_38_45, r1_0_38_45, r2_0_38_45 = h_38_45, kk_38_45, l_38_45
+					}
+					h_45, kk_45, l_45 := r0_0_38_45, r1_0_38_45, r2_0_38_45
+					var r0_0_39_45 archsimd.Float64x8
+					{
+						h_39_45, kk_39_45, l_39_45, n_39_45 := h_45, kk_45, l_45, n_45
+						magic_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						th_39_45, tk_39_45, tl_39_45 := h_39_45.Add(magic_39_45), kk_39_45.Add(magic_39_45), l_39_45.Add(magic_39_45)
+						var r0_0_1_39_45 archsimd.Float64x8
+						{
+							d_1_39_45 := h_39_45.Sub(th_39_45.Sub(magic_39_45))
+							y_1_39_45 := d_1_39_45.Mul(d_1_39_45)
+							y2_1_39_45 := y_1_39_45.Mul(y_1_39_45)
+							y4_1_39_45 := y2_1_39_45.Mul(y2_1_39_45)
+							p0_1_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_39_45)).Mul(y2_1_39_45))
+							p1_1_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_39_45)).Mul(y2_1_39_45)).Mul(y4_1_39_45)
+							p2_1_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_39_45.Mul(y4_1_39_45))
+							r0_0_1_39_45 = p0_1_39_45.Add(p1_1_39_45).Add(p2_1_39_45)
+						}
+						var r0_0_2_39_45 archsimd.Float64x8
+						{
+							c_2_39_45, t_2_39_45 := r0_0_1_39_45, th_39_45
+							r0_0_2_39_45 = c_2_39_45.AsUint64x8().Xor(t_2_39_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						ch_39_45 := r0_0_2_39_45
+						var r0_0_3_39_45 archsimd.Float64x8
+						{
+							d_3_39_45 := kk_39_45.Sub(tk_39_45.Sub(magic_39_45))
+							y_3_39_45 := d_3_39_45.Mul(d_3_39_45)
+							y2_3_39_45 := y_3_39_45.Mul(y_3_39_45)
+							y4_3_39_45 := y2_3_39_45.Mul(y2_3_39_45)
+							p0_3_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_39_45)).Mul(y2_3_39_45))
+							p1_3_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_39_45)).Mul(y2_3_39_45)).Mul(y4_3_39_45)
+							p2_3_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_39_45.Mul(y4_3_39_45))
+							r0_0_3_39_45 = p0_3_39_45.Add(p1_3_39_45).Add(p2_3_39_45)
+						}
+						var r0_0_4_39_45 archsimd.Float64x8
+						{
+							c_4_39_45, t_4_39_45 := r0_0_3_39_45, tk_39_45
+							r0_0_4_39_45 = c_4_39_45.AsUint64x8().Xor(t_4_39_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						ck_39_45 := r0_0_4_39_45
+						var r0_0_5_39_45 archsimd.Float64x8
+						{
+							d_5_39_45 := l_39_45.Sub(tl_39_45.Sub(magic_39_45))
+							y_5_39_45 := d_5_39_45.Mul(d_5_39_45)
+							y2_5_39_45 := y_5_39_45.Mul(y_5_39_45)
+							y4_5_39_45 := y2_5_39_45.Mul(y2_5_39_45)
+							p0_5_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_39_45)).Mul(y2_5_39_45))
+							p1_5_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_39_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_39_45)).Mul(y2_5_39_45)).Mul(y4_5_39_45)
+							p2_5_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_39_45.Mul(y4_5_39_45))
+							r0_0_5_39_45 = p0_5_39_45.Add(p1_5_39_45).Add(p2_5_39_45)
+						}
+						var r0_0_6_39_45 archsimd.Float64x8
+						{
+							c_6_39_45, t_6_39_45 := r0_0_5_39_45, tl_39_45
+							r0_0_6_39_45 = c_6_39_45.AsUint64x8().Xor(t_6_39_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						cl_39_45 := r0_0_6_39_45
+						two_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						ch_39_45, ck_39_45, cl_39_45 = two_39_45.Mul(ch_39_45), two_39_45.Mul(ck_39_45), two_39_45.Mul(cl_39_45)
+						h0_39_45, k0_39_45, l0_39_45 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						h1_39_45, k1_39_45, l1_39_45 := ch_39_45, ck_39_45, cl_39_45
+						j_39_45 := 2
+						for ; j_39_45+1 < n_39_45; j_39_45 += 2 {
+							h0_39_45, k0_39_45, l0_39_45 = ch_39_45.Mul(h1_39_45).Sub(h0_39_45), ck_39_45.Mul(k1_39_45).Sub(k0_39_45), cl_39_45.Mul(l1_39_45).Sub(l0_39_45)
+							h1_39_45, k1_39_45, l1_39_45 = ch_39_45.Mul(h0_39_45).Sub(h1_39_45), ck_39_45.Mul(k0_39_45).Sub(k1_39_45), cl_39_45.Mul(l0_39_45).Sub(l1_39_45)
+						}
+						if j_39_45 < n_39_45 {
+							h1_39_45 = ch_39_45.Mul(h1_39_45).Sub(h0_39_45)
+							k1_39_45 = ck_39_45.Mul(k1_39_45).Sub(k0_39_45)
+							l1_39_45 = cl_39_45.Mul(l1_39_45).Sub(l0_39_45)
+						}
+						r0_0_39_45 = h1_39_45.Mul(k1_39_45).Mul(l1_39_45)
+					}
+					var r0_0_40_45 archsimd.Float64x8
+					{
+						k_40_45, ia_40_45, fa_40_45, h_40_45, kk_40_45, l_40_45, fl_40_45, sum_40_45 := k_45, ia_45, fa_45, h_45, kk_45, l_45, r0_0_39_45, sum_45
+						c_40_45 := k_40_45.c
+						fc_40_45 := archsimd.LoadFloat64x8((*[8]float64)((&k_40_45.lr.defaultF)))
+						if c_40_45.HasHKL {
+							var r0_0_9_40_45 archsimd.Float64x8
+							{
+								r_9_40_45, bits_9_40_45, ia_9_40_45, fa_9_40_45, h_9_40_45, kk_9_40_45, l_9_40_45 := k_40_45.lr, k_40_45.fhklBits, ia_40_45, fa_40_45, h_40_45, kk_40_45, l_40_45
+								var r0_0_7_9_40_45 archsimd.Mask64x8
+								{
+									r_7_9_40_45, ia_7_9_40_45, h_7_9_40_45, kk_7_9_40_45, l_7_9_40_45 := r_9_40_45, ia_9_40_45, h_9_40_45, kk_9_40_45, l_9_40_45
+									half_7_9_40_45 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+									hc_7_9_40_45, kc_7_9_40_45, lc_7_9_40_45 := h_7_9_40_45.Sub(half_7_9_40_45).CeilScaled(0), kk_7_9_40_45.Sub(half_7_9_40_45).CeilScaled(0), l_7_9_40_45.Sub(half_7_9_40_45).CeilScaled(0)
+									hmin_7_9_40_45, kmin_7_9_40_45, lmin_7_9_40_45 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.lmin)))
+									in_7_9_40_45 := hc_7_9_40_45.GreaterEqual(hmin_7_9_40_45).And(hc_7_9_40_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.hmax))))).And(kc_7_9_40_45.GreaterEqual(kmin_7_9_40_45)).And(kc_7_9_40_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.kmax))))).And(lc_7_9_40_45.GreaterEqual(lmin_7_9_40_45)).And(lc_7_9_40_45.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.lmax)))))
+									idx_7_9_40_45 := hc_7_9_40_45.Sub(hmin_7_9_40_45).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.hstride)))).Add(kc_7_9_40_45.Sub(kmin_7_9_40_45).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45.kstride))))).Add(lc_7_9_40_45.Sub(lmin_7_9_40_45))
+									idx_7_9_40_45.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_40_45).ConvertToInt32().Store(ia_7_9_40_45)
+									r0_0_7_9_40_45 = in_7_9_40_45
+								}
+								in_9_40_45 := r0_0_7_9_40_45
+								for i_9_40_45, j_9_40_45 := range ia_9_40_45 {
+									fa_9_40_45[i_9_40_45] = bits_9_40_45[j_9_40_45]
+								}
+								r0_0_9_40_45 = archsimd.LoadUint64x8(fa_9_40_45).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_40_45.defaultF))), in_9_40_45)
+							}
+							fc_40_45 = r0_0_9_40_45
+						}
+						s_40_45 := sum_40_45.Add(fc_40_45.Mul(fc_40_45).Mul(fl_40_45).Mul(fl_40_45))
+						if !c_40_45.Water {
+							s_40_45 = sum_40_45.Merge(s_40_45, fl_40_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						}
+						r0_0_40_45 = s_40_45
+					}
+					sum_45 = r0_0_40_45
 				}
-				sum_16 = s_16
 			}
 		}
-		r0_0_16, r1_0_16 = sum_16, polar_16
+		r0_0_45, r1_0_45 = sum_45, polar_45
 	}
-	sum, polar = r0_0_16, r1_0_16
+	sum, polar = r0_0_45, r1_0_45
 	return sum, omega, polar
 }
 
@@ -571,38 +1246,38 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_17 archsimd.Float64x8
+				var r0_0_46 archsimd.Float64x8
 				{
-					fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
+					fdet_46, f_46, s_46, o_46, p_46 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_46 = fdet_46.Mul(f_46).Add(s_46).Add(o_46).Add(p_46)
 				}
-				x := r0_0_17
-				var r0_0_18 archsimd.Float64x8
+				x := r0_0_46
+				var r0_0_47 archsimd.Float64x8
 				{
-					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-					r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
+					fdet_47, f_47, s_47, o_47, p_47 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_47 = fdet_47.Mul(f_47).Add(s_47).Add(o_47).Add(p_47)
 				}
-				y := r0_0_18
-				var r0_0_19 archsimd.Float64x8
+				y := r0_0_47
+				var r0_0_48 archsimd.Float64x8
 				{
-					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
+					fdet_48, f_48, s_48, o_48, p_48 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_48 = fdet_48.Mul(f_48).Add(s_48).Add(o_48).Add(p_48)
 				}
-				z := r0_0_19
+				z := r0_0_48
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_20 archsimd.Float64x8
+				var r0_0_49 archsimd.Float64x8
 				{
-					invR_20, num_20, point_20 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_20 := invR_20.Mul(invR_20)
-					if !point_20 {
-						w_20 = num_20.Mul(w_20.Mul(invR_20))
+					invR_49, num_49, point_49 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_49 := invR_49.Mul(invR_49)
+					if !point_49 {
+						w_49 = num_49.Mul(w_49.Mul(invR_49))
 					}
-					r0_0_20 = w_20
+					r0_0_49 = w_49
 				}
-				r0_0_20.StoreSlice(g[3][q:])
+				r0_0_49.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -612,156 +1287,476 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_21 archsimd.Float64x8
-					r1_0_21 archsimd.Float64x8
+					r0_0_50 archsimd.Float64x8
+					r1_0_50 archsimd.Float64x8
 				)
 				{
-					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_21 := k_21.c
-					n_21 := k_21.nn[0]
-					zero_21 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_21 := range r_21.src {
-						sr_21 := &r_21.src[si_21]
-						il_21 := archsimd.LoadFloat64x8((*[8]float64)((&sr_21.il)))
-						qx_21, qy_21, qz_21 := dx_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[0])))).Mul(il_21), dy_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[1])))).Mul(il_21), dz_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[2])))).Mul(il_21)
-						if m_21 := polar_21.Equal(zero_21); m_21.ToBits() != 0 {
-							var p_21 archsimd.Float64x8
-							if r_21.kahnZero {
-								c2_21 := archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[0]))).Mul(dx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[1]))).Mul(dy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[2]))).Mul(dz_21))
-								p_21 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_21.Mul(c2_21)))
+					k_50, r_50, ia_50, fa_50, sum_50, dx_50, dy_50, dz_50, polar_50 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					n_50, axes_50 := k_50.nn[0], r_50.axes
+					zero_50 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					for si_50 := range r_50.src {
+						sr_50 := &r_50.src[si_50]
+						il_50 := archsimd.LoadFloat64x8((*[8]float64)((&sr_50.il)))
+						qx_50, qy_50, qz_50 := dx_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[0])))).Mul(il_50), dy_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[1])))).Mul(il_50), dz_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[2])))).Mul(il_50)
+						if m_50 := polar_50.Equal(zero_50); m_50.ToBits() != 0 {
+							var p_50 archsimd.Float64x8
+							if r_50.kahnZero {
+								c2_50 := archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[0]))).Mul(dx_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[1]))).Mul(dy_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_50.inc[2]))).Mul(dz_50))
+								p_50 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_50.Mul(c2_50)))
 							} else {
-								var r0_0_9_21 archsimd.Float64x8
+								var r0_0_10_50 archsimd.Float64x8
 								{
-									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
-									c2_9_21 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[0]))).Mul(dx_9_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[1]))).Mul(dy_9_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[2]))).Mul(dz_9_21))
-									c2sq_9_21 := c2_9_21.Mul(c2_9_21)
-									cos2psi_9_21 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_9_21 {
-										e_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[0])))).Add(dy_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[1]))))).Add(dz_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[2])))))
-										b_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[0])))).Add(dy_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[1]))))).Add(dz_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[2])))))
-										ee_9_21, bb_9_21 := e_9_21.Mul(e_9_21), b_9_21.Mul(b_9_21)
-										den_9_21 := ee_9_21.Add(bb_9_21)
-										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_21.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_10_50, kahn_10_50, s_10_50, dx_10_50, dy_10_50, dz_10_50 := false, &r_50.kahn, sr_50, dx_50, dy_50, dz_50
+									c2_10_50 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.inc[0]))).Mul(dx_10_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.inc[1]))).Mul(dy_10_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.inc[2]))).Mul(dz_10_50))
+									c2sq_10_50 := c2_10_50.Mul(c2_10_50)
+									cos2psi_10_50 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+									if !zero_10_50 {
+										e_10_50 := dx_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.ein[0])))).Add(dy_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.ein[1]))))).Add(dz_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.ein[2])))))
+										b_10_50 := dx_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.bin[0])))).Add(dy_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.bin[1]))))).Add(dz_10_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_50.bin[2])))))
+										ee_10_50, bb_10_50 := e_10_50.Mul(e_10_50), b_10_50.Mul(b_10_50)
+										den_10_50 := ee_10_50.Add(bb_10_50)
+										cos2psi_10_50 = ee_10_50.Sub(bb_10_50).Div(den_10_50).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_50.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 									}
-									one_9_21 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_9_21 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_21)).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
+									one_10_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_10_50 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_10_50.Add(c2sq_10_50).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_50)).Mul(cos2psi_10_50).Mul(one_10_50.Sub(c2sq_10_50))))
 								}
-								p_21 = r0_0_9_21
+								p_50 = r0_0_10_50
 							}
-							polar_21 = p_21.Merge(polar_21, m_21)
+							polar_50 = p_50.Merge(polar_50, m_50)
 						}
-						for oi_21 := range r_21.orient {
-							o_21 := &r_21.orient[oi_21]
-							h_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[0]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[1]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[2]))).Mul(qz_21))
-							kk_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[3]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[4]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[5]))).Mul(qz_21))
-							l_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[6]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[7]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[8]))).Mul(qz_21))
-							var r0_0_10_21 archsimd.Float64x8
-							{
-								h_10_21, kk_10_21, l_10_21, n_10_21 := h_21, kk_21, l_21, n_21
-								magic_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_10_21, tk_10_21, tl_10_21 := h_10_21.Add(magic_10_21), kk_10_21.Add(magic_10_21), l_10_21.Add(magic_10_21)
-								var r0_0_1_10_21 archsimd.Float64x8
+						if axes_50 {
+							for oi_50 := range r_50.orient {
+								var (
+									r0_0_11_50 archsimd.Float64x8
+									r1_0_11_50 archsimd.Float64x8
+									r2_0_11_50 archsimd.Float64x8
+								)
 								{
-									d_1_10_21 := h_10_21.Sub(th_10_21.Sub(magic_10_21))
-									y_1_10_21 := d_1_10_21.Mul(d_1_10_21)
-									y2_1_10_21 := y_1_10_21.Mul(y_1_10_21)
-									y4_1_10_21 := y2_1_10_21.Mul(y2_1_10_21)
-									p0_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_21)).Mul(y2_1_10_21))
-									p1_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_21)).Mul(y2_1_10_21)).Mul(y4_1_10_21)
-									p2_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_21.Mul(y4_1_10_21))
-									r0_0_1_10_21 = p0_1_10_21.Add(p1_1_10_21).Add(p2_1_10_21)
+									o_11_50, qx_11_50, qy_11_50, qz_11_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
+									h_11_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[0]))).Mul(qx_11_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[1]))).Mul(qy_11_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[2]))).Mul(qz_11_50))
+									kk_11_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[3]))).Mul(qx_11_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[4]))).Mul(qy_11_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[5]))).Mul(qz_11_50))
+									l_11_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[6]))).Mul(qx_11_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[7]))).Mul(qy_11_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_50[8]))).Mul(qz_11_50))
+									r0_0_11_50, r1_0_11_50, r2_0_11_50 = h_11_50, kk_11_50, l_11_50
 								}
-								var r0_0_2_10_21 archsimd.Float64x8
+								h_50, kk_50, l_50 := r0_0_11_50, r1_0_11_50, r2_0_11_50
+								var r0_0_12_50 archsimd.Float64x8
 								{
-									c_2_10_21, t_2_10_21 := r0_0_1_10_21, th_10_21
-									r0_0_2_10_21 = c_2_10_21.AsUint64x8().Xor(t_2_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								ch_10_21 := r0_0_2_10_21
-								var r0_0_3_10_21 archsimd.Float64x8
-								{
-									d_3_10_21 := kk_10_21.Sub(tk_10_21.Sub(magic_10_21))
-									y_3_10_21 := d_3_10_21.Mul(d_3_10_21)
-									y2_3_10_21 := y_3_10_21.Mul(y_3_10_21)
-									y4_3_10_21 := y2_3_10_21.Mul(y2_3_10_21)
-									p0_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_21)).Mul(y2_3_10_21))
-									p1_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_21)).Mul(y2_3_10_21)).Mul(y4_3_10_21)
-									p2_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_21.Mul(y4_3_10_21))
-									r0_0_3_10_21 = p0_3_10_21.Add(p1_3_10_21).Add(p2_3_10_21)
-								}
-								var r0_0_4_10_21 archsimd.Float64x8
-								{
-									c_4_10_21, t_4_10_21 := r0_0_3_10_21, tk_10_21
-									r0_0_4_10_21 = c_4_10_21.AsUint64x8().Xor(t_4_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								ck_10_21 := r0_0_4_10_21
-								var r0_0_5_10_21 archsimd.Float64x8
-								{
-									d_5_10_21 := l_10_21.Sub(tl_10_21.Sub(magic_10_21))
-									y_5_10_21 := d_5_10_21.Mul(d_5_10_21)
-									y2_5_10_21 := y_5_10_21.Mul(y_5_10_21)
-									y4_5_10_21 := y2_5_10_21.Mul(y2_5_10_21)
-									p0_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_21)).Mul(y2_5_10_21))
-									p1_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_21)).Mul(y2_5_10_21)).Mul(y4_5_10_21)
-									p2_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_21.Mul(y4_5_10_21))
-									r0_0_5_10_21 = p0_5_10_21.Add(p1_5_10_21).Add(p2_5_10_21)
-								}
-								var r0_0_6_10_21 archsimd.Float64x8
-								{
-									c_6_10_21, t_6_10_21 := r0_0_5_10_21, tl_10_21
-									r0_0_6_10_21 = c_6_10_21.AsUint64x8().Xor(t_6_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								cl_10_21 := r0_0_6_10_21
-								two_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_10_21, ck_10_21, cl_10_21 = two_10_21.Mul(ch_10_21), two_10_21.Mul(ck_10_21), two_10_21.Mul(cl_10_21)
-								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
-								j_10_21 := 2
-								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
-									h0_10_21, k0_10_21, l0_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21), ck_10_21.Mul(k1_10_21).Sub(k0_10_21), cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
-									h1_10_21, k1_10_21, l1_10_21 = ch_10_21.Mul(h0_10_21).Sub(h1_10_21), ck_10_21.Mul(k0_10_21).Sub(k1_10_21), cl_10_21.Mul(l0_10_21).Sub(l1_10_21)
-								}
-								if j_10_21 < n_10_21 {
-									h1_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21)
-									k1_10_21 = ck_10_21.Mul(k1_10_21).Sub(k0_10_21)
-									l1_10_21 = cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
-								}
-								r0_0_10_21 = h1_10_21.Mul(k1_10_21).Mul(l1_10_21)
-							}
-							fl_21 := r0_0_10_21
-							fc_21 := archsimd.LoadFloat64x8((*[8]float64)((&r_21.defaultF)))
-							if c_21.HasHKL {
-								var r0_0_11_21 archsimd.Float64x8
-								{
-									r_11_21, bits_11_21, ia_11_21, fa_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, fa_21, h_21, kk_21, l_21
-									var r0_0_7_11_21 archsimd.Mask64x8
+									r_12_50, h_12_50, kk_12_50, l_12_50 := r_50, h_50, kk_50, l_50
+									var r0_0_13_50 archsimd.Float64x8
 									{
-										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
-										half_7_11_21 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_11_21, kc_7_11_21, lc_7_11_21 := h_7_11_21.Sub(half_7_11_21).CeilScaled(0), kk_7_11_21.Sub(half_7_11_21).CeilScaled(0), l_7_11_21.Sub(half_7_11_21).CeilScaled(0)
-										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.lmin)))
-										in_7_11_21 := hc_7_11_21.GreaterEqual(hmin_7_11_21).And(hc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hmax))))).And(kc_7_11_21.GreaterEqual(kmin_7_11_21)).And(kc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kmax))))).And(lc_7_11_21.GreaterEqual(lmin_7_11_21)).And(lc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.lmax)))))
-										idx_7_11_21 := hc_7_11_21.Sub(hmin_7_11_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hstride)))).Add(kc_7_11_21.Sub(kmin_7_11_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kstride))))).Add(lc_7_11_21.Sub(lmin_7_11_21))
-										idx_7_11_21.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
-										r0_0_7_11_21 = in_7_11_21
+										r_13_50, i_13_50, x_13_50 := r_12_50, 0, h_12_50
+										s_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_13_50.nmode[i_13_50] == nChebyshev {
+											var r0_0_14_50 archsimd.Float64x8
+											{
+												x_14_50, n_14_50 := x_13_50, r_13_50.nn[i_13_50]
+												magic_14_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_14_50 := x_14_50.Add(magic_14_50)
+												var r0_0_15_50 archsimd.Float64x8
+												{
+													d_15_50 := x_14_50.Sub(t_14_50.Sub(magic_14_50))
+													y_15_50 := d_15_50.Mul(d_15_50)
+													y2_15_50 := y_15_50.Mul(y_15_50)
+													y4_15_50 := y2_15_50.Mul(y2_15_50)
+													p0_15_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15_50)).Mul(y2_15_50))
+													p1_15_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15_50)).Mul(y2_15_50)).Mul(y4_15_50)
+													p2_15_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15_50.Mul(y4_15_50))
+													r0_0_15_50 = p0_15_50.Add(p1_15_50).Add(p2_15_50)
+												}
+												var r0_0_16_50 archsimd.Float64x8
+												{
+													c_16_50, t_16_50 := r0_0_15_50, t_14_50
+													r0_0_16_50 = c_16_50.AsUint64x8().Xor(t_16_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_14_50 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_16_50)
+												u0_14_50, u1_14_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_14_50
+												j_14_50 := 2
+												for ; j_14_50+1 < n_14_50; j_14_50 += 2 {
+													u0_14_50 = c2_14_50.Mul(u1_14_50).Sub(u0_14_50)
+													u1_14_50 = c2_14_50.Mul(u0_14_50).Sub(u1_14_50)
+												}
+												if j_14_50 < n_14_50 {
+													u1_14_50 = c2_14_50.Mul(u1_14_50).Sub(u0_14_50)
+												}
+												r0_0_14_50 = u1_14_50
+											}
+											s_13_50 = r0_0_14_50
+										} else if r_13_50.nmode[i_13_50] == nRatio {
+											var r0_0_17_50 archsimd.Float64x8
+											{
+												x_17_50, nv_17_50 := x_13_50, archsimd.LoadFloat64x8((*[8]float64)((&r_13_50.nv[i_13_50])))
+												magic_17_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_17_50 := x_17_50.Add(magic_17_50)
+												d_17_50 := x_17_50.Sub(t_17_50.Sub(magic_17_50))
+												y_17_50 := nv_17_50.Mul(d_17_50)
+												u_17_50 := y_17_50.Add(magic_17_50)
+												var r0_0_18_50 archsimd.Float64x8
+												{
+													d_18_50 := y_17_50.Sub(u_17_50.Sub(magic_17_50))
+													y_18_50 := d_18_50.Mul(d_18_50)
+													y2_18_50 := y_18_50.Mul(y_18_50)
+													y4_18_50 := y2_18_50.Mul(y2_18_50)
+													p0_18_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_18_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_18_50)).Mul(y2_18_50))
+													p1_18_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_18_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_18_50)).Mul(y2_18_50)).Mul(y4_18_50)
+													p2_18_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_18_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_18_50)).Mul(y4_18_50.Mul(y4_18_50))
+													r0_0_18_50 = d_18_50.Mul(p0_18_50.Add(p1_18_50).Add(p2_18_50))
+												}
+												var r0_0_19_50 archsimd.Float64x8
+												{
+													c_19_50, t_19_50 := r0_0_18_50, u_17_50
+													r0_0_19_50 = c_19_50.AsUint64x8().Xor(t_19_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_17_50 := r0_0_19_50
+												var r0_0_20_50 archsimd.Float64x8
+												{
+													d_20_50 := d_17_50
+													y_20_50 := d_20_50.Mul(d_20_50)
+													y2_20_50 := y_20_50.Mul(y_20_50)
+													y4_20_50 := y2_20_50.Mul(y2_20_50)
+													p0_20_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_20_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_20_50)).Mul(y2_20_50))
+													p1_20_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_20_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_20_50)).Mul(y2_20_50)).Mul(y4_20_50)
+													p2_20_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_20_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_20_50)).Mul(y4_20_50.Mul(y4_20_50))
+													r0_0_20_50 = d_20_50.Mul(p0_20_50.Add(p1_20_50).Add(p2_20_50))
+												}
+												r0_0_17_50 = nv_17_50.Merge(sn_17_50.Div(r0_0_20_50), d_17_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_13_50 = r0_0_17_50
+										}
+										r0_0_13_50 = s_13_50
 									}
-									in_11_21 := r0_0_7_11_21
-									for i_11_21, j_11_21 := range ia_11_21 {
-										fa_11_21[i_11_21] = bits_11_21[j_11_21]
+									sa_12_50 := r0_0_13_50
+									var r0_0_21_50 archsimd.Float64x8
+									{
+										r_21_50, i_21_50, x_21_50 := r_12_50, 1, kk_12_50
+										s_21_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_21_50.nmode[i_21_50] == nChebyshev {
+											var r0_0_22_50 archsimd.Float64x8
+											{
+												x_22_50, n_22_50 := x_21_50, r_21_50.nn[i_21_50]
+												magic_22_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_22_50 := x_22_50.Add(magic_22_50)
+												var r0_0_23_50 archsimd.Float64x8
+												{
+													d_23_50 := x_22_50.Sub(t_22_50.Sub(magic_22_50))
+													y_23_50 := d_23_50.Mul(d_23_50)
+													y2_23_50 := y_23_50.Mul(y_23_50)
+													y4_23_50 := y2_23_50.Mul(y2_23_50)
+													p0_23_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_23_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_23_50)).Mul(y2_23_50))
+													p1_23_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_23_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_23_50)).Mul(y2_23_50)).Mul(y4_23_50)
+													p2_23_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_23_50.Mul(y4_23_50))
+													r0_0_23_50 = p0_23_50.Add(p1_23_50).Add(p2_23_50)
+												}
+												var r0_0_24_50 archsimd.Float64x8
+												{
+													c_24_50, t_24_50 := r0_0_23_50, t_22_50
+													r0_0_24_50 = c_24_50.AsUint64x8().Xor(t_24_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_22_50 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_24_50)
+												u0_22_50, u1_22_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_22_50
+												j_22_50 := 2
+												for ; j_22_50+1 < n_22_50; j_22_50 += 2 {
+													u0_22_50 = c2_22_50.Mul(u1_22_50).Sub(u0_22_50)
+													u1_22_50 = c2_22_50.Mul(u0_22_50).Sub(u1_22_50)
+												}
+												if j_22_50 < n_22_50 {
+													u1_22_50 = c2_22_50.Mul(u1_22_50).Sub(u0_22_50)
+												}
+												r0_0_22_50 = u1_22_50
+											}
+											s_21_50 = r0_0_22_50
+										} else if r_21_50.nmode[i_21_50] == nRatio {
+											var r0_0_25_50 archsimd.Float64x8
+											{
+												x_25_50, nv_25_50 := x_21_50, archsimd.LoadFloat64x8((*[8]float64)((&r_21_50.nv[i_21_50])))
+												magic_25_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_25_50 := x_25_50.Add(magic_25_50)
+												d_25_50 := x_25_50.Sub(t_25_50.Sub(magic_25_50))
+												y_25_50 := nv_25_50.Mul(d_25_50)
+												u_25_50 := y_25_50.Add(magic_25_50)
+												var r0_0_26_50 archsimd.Float64x8
+												{
+													d_26_50 := y_25_50.Sub(u_25_50.Sub(magic_25_50))
+													y_26_50 := d_26_50.Mul(d_26_50)
+													y2_26_50 := y_26_50.Mul(y_26_50)
+													y4_26_50 := y2_26_50.Mul(y2_26_50)
+													p0_26_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_50)).Mul(y2_26_50))
+													p1_26_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_50)).Mul(y2_26_50)).Mul(y4_26_50)
+													p2_26_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_50)).Mul(y4_26_50.Mul(y4_26_50))
+													r0_0_26_50 = d_26_50.Mul(p0_26_50.Add(p1_26_50).Add(p2_26_50))
+												}
+												var r0_0_27_50 archsimd.Float64x8
+												{
+													c_27_50, t_27_50 := r0_0_26_50, u_25_50
+													r0_0_27_50 = c_27_50.AsUint64x8().Xor(t_27_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_25_50 := r0_0_27_50
+												var r0_0_28_50 archsimd.Float64x8
+												{
+													d_28_50 := d_25_50
+													y_28_50 := d_28_50.Mul(d_28_50)
+													y2_28_50 := y_28_50.Mul(y_28_50)
+													y4_28_50 := y2_28_50.Mul(y2_28_50)
+													p0_28_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28_50)).Mul(y2_28_50))
+													p1_28_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28_50)).Mul(y2_28_50)).Mul(y4_28_50)
+													p2_28_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28_50)).Mul(y4_28_50.Mul(y4_28_50))
+													r0_0_28_50 = d_28_50.Mul(p0_28_50.Add(p1_28_50).Add(p2_28_50))
+												}
+												r0_0_25_50 = nv_25_50.Merge(sn_25_50.Div(r0_0_28_50), d_25_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_21_50 = r0_0_25_50
+										}
+										r0_0_21_50 = s_21_50
 									}
-									r0_0_11_21 = archsimd.LoadUint64x8(fa_11_21).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_21.defaultF))), in_11_21)
+									sb_12_50 := r0_0_21_50
+									var r0_0_29_50 archsimd.Float64x8
+									{
+										r_29_50, i_29_50, x_29_50 := r_12_50, 2, l_12_50
+										s_29_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_29_50.nmode[i_29_50] == nChebyshev {
+											var r0_0_30_50 archsimd.Float64x8
+											{
+												x_30_50, n_30_50 := x_29_50, r_29_50.nn[i_29_50]
+												magic_30_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_30_50 := x_30_50.Add(magic_30_50)
+												var r0_0_31_50 archsimd.Float64x8
+												{
+													d_31_50 := x_30_50.Sub(t_30_50.Sub(magic_30_50))
+													y_31_50 := d_31_50.Mul(d_31_50)
+													y2_31_50 := y_31_50.Mul(y_31_50)
+													y4_31_50 := y2_31_50.Mul(y2_31_50)
+													p0_31_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_31_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_31_50)).Mul(y2_31_50))
+													p1_31_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_31_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_31_50)).Mul(y2_31_50)).Mul(y4_31_50)
+													p2_31_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_31_50.Mul(y4_31_50))
+													r0_0_31_50 = p0_31_50.Add(p1_31_50).Add(p2_31_50)
+												}
+												var r0_0_32_50 archsimd.Float64x8
+												{
+													c_32_50, t_32_50 := r0_0_31_50, t_30_50
+													r0_0_32_50 = c_32_50.AsUint64x8().Xor(t_32_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_30_50 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_32_50)
+												u0_30_50, u1_30_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_50
+												j_30_50 := 2
+												for ; j_30_50+1 < n_30_50; j_30_50 += 2 {
+													u0_30_50 = c2_30_50.Mul(u1_30_50).Sub(u0_30_50)
+													u1_30_50 = c2_30_50.Mul(u0_30_50).Sub(u1_30_50)
+												}
+												if j_30_50 < n_30_50 {
+													u1_30_50 = c2_30_50.Mul(u1_30_50).Sub(u0_30_50)
+												}
+												r0_0_30_50 = u1_30_50
+											}
+											s_29_50 = r0_0_30_50
+										} else if r_29_50.nmode[i_29_50] == nRatio {
+											var r0_0_33_50 archsimd.Float64x8
+											{
+												x_33_50, nv_33_50 := x_29_50, archsimd.LoadFloat64x8((*[8]float64)((&r_29_50.nv[i_29_50])))
+												magic_33_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_33_50 := x_33_50.Add(magic_33_50)
+												d_33_50 := x_33_50.Sub(t_33_50.Sub(magic_33_50))
+												y_33_50 := nv_33_50.Mul(d_33_50)
+												u_33_50 := y_33_50.Add(magic_33_50)
+												var r0_0_34_50 archsimd.Float64x8
+												{
+													d_34_50 := y_33_50.Sub(u_33_50.Sub(magic_33_50))
+													y_34_50 := d_34_50.Mul(d_34_50)
+													y2_34_50 := y_34_50.Mul(y_34_50)
+													y4_34_50 := y2_34_50.Mul(y2_34_50)
+													p0_34_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_50)).Mul(y2_34_50))
+													p1_34_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_50)).Mul(y2_34_50)).Mul(y4_34_50)
+													p2_34_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_50)).Mul(y4_34_50.Mul(y4_34_50))
+													r0_0_34_50 = d_34_50.Mul(p0_34_50.Add(p1_34_50).Add(p2_34_50))
+												}
+												var r0_0_35_50 archsimd.Float64x8
+												{
+													c_35_50, t_35_50 := r0_0_34_50, u_33_50
+													r0_0_35_50 = c_35_50.AsUint64x8().Xor(t_35_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_33_50 := r0_0_35_50
+												var r0_0_36_50 archsimd.Float64x8
+												{
+													d_36_50 := d_33_50
+													y_36_50 := d_36_50.Mul(d_36_50)
+													y2_36_50 := y_36_50.Mul(y_36_50)
+													y4_36_50 := y2_36_50.Mul(y2_36_50)
+													p0_36_50 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_36_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_36_50)).Mul(y2_36_50))
+													p1_36_50 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_36_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_36_50)).Mul(y2_36_50)).Mul(y4_36_50)
+													p2_36_50 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_36_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_36_50)).Mul(y4_36_50.Mul(y4_36_50))
+													r0_0_36_50 = d_36_50.Mul(p0_36_50.Add(p1_36_50).Add(p2_36_50))
+												}
+												r0_0_33_50 = nv_33_50.Merge(sn_33_50.Div(r0_0_36_50), d_33_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_29_50 = r0_0_33_50
+										}
+										r0_0_29_50 = s_29_50
+									}
+									sc_12_50 := r0_0_29_50
+									r0_0_12_50 = sa_12_50.Mul(sb_12_50).Mul(sc_12_50)
 								}
-								fc_21 = r0_0_11_21
+								var r0_0_37_50 archsimd.Float64x8
+								{
+									k_37_50, ia_37_50, fa_37_50, h_37_50, kk_37_50, l_37_50, fl_37_50, sum_37_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_12_50, sum_50
+									c_37_50 := k_37_50.c
+									fc_37_50 := archsimd.LoadFloat64x8((*[8]float64)((&k_37_50.lr.defaultF)))
+									if c_37_50.HasHKL {
+										var r0_0_9_37_50 archsimd.Float64x8
+										{
+											r_9_37_50, bits_9_37_50, ia_9_37_50, fa_9_37_50, h_9_37_50, kk_9_37_50, l_9_37_50 := k_37_50.lr, k_37_50.fhklBits, ia_37_50, fa_37_50, h_37_50, kk_37_50, l_37_50
+											var r0_0_7_9_37_50 archsimd.Mask64x8
+											{
+												r_7_9_37_50, ia_7_9_37_50, h_7_9_37_50, kk_7_9_37_50, l_7_9_37_50 := r_9_37_50, ia_9_37_50, h_9_37_50, kk_9_37_50, l_9_37_50
+												half_7_9_37_50 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_37_50, kc_7_9_37_50, lc_7_9_37_50 := h_7_9_37_50.Sub(half_7_9_37_50).CeilScaled(0), kk_7_9_37_50.Sub(half_7_9_37_50).CeilScaled(0), l_7_9_37_50.Sub(half_7_9_37_50).CeilScaled(0)
+												hmin_7_9_37_50, kmin_7_9_37_50, lmin_7_9_37_50 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.lmin)))
+												in_7_9_37_50 := hc_7_9_37_50.GreaterEqual(hmin_7_9_37_50).And(hc_7_9_37_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.hmax))))).And(kc_7_9_37_50.GreaterEqual(kmin_7_9_37_50)).And(kc_7_9_37_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.kmax))))).And(lc_7_9_37_50.GreaterEqual(lmin_7_9_37_50)).And(lc_7_9_37_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.lmax)))))
+												idx_7_9_37_50 := hc_7_9_37_50.Sub(hmin_7_9_37_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.hstride)))).Add(kc_7_9_37_50.Sub(kmin_7_9_37_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_50.kstride))))).Add(lc_7_9_37_50.Sub(lmin_7_9_37_50))
+												idx_7_9_37_50.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_37_50).ConvertToInt32().Store(ia_7_9_37_50)
+												r0_0_7_9_37_50 = in_7_9_37_50
+											}
+											in_9_37_50 := r0_0_7_9_37_50
+											for i_9_37_50, j_9_37_50 := range ia_9_37_50 {
+												fa_9_37_50[i_9_37_50] = bits_9_37_50[j_9_37_50]
+											}
+											r0_0_9_37_50 = archsimd.LoadUint64x8(fa_9_37_50).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_37_50.defaultF))), in_9_37_50)
+										}
+										fc_37_50 = r0_0_9_37_50
+									}
+									s_37_50 := sum_37_50.Add(fc_37_50.Mul(fc_37_50).Mul(fl_37_50).Mul(fl_37_50))
+									if !c_37_50.Water {
+										s_37_50 = sum_37_50.Merge(s_37_50, fl_37_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_37_50 = s_37_50
+								}
+								sum_50 = r0_0_37_50
 							}
-							s_21 := sum_21.Add(fc_21.Mul(fc_21).Mul(fl_21).Mul(fl_21))
-							if !c_21.Water {
-								s_21 = sum_21.Merge(s_21, fl_21.Equal(zero_21))
+						} else {
+							for oi_50 := range r_50.orient {
+								var (
+									r0_0_38_50 archsimd.Float64x8
+									r1_0_38_50 archsimd.Float64x8
+									r2_0_38_50 archsimd.Float64x8
+								)
+								{
+									o_38_50, qx_38_50, qy_38_50, qz_38_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
+									h_38_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[0]))).Mul(qx_38_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[1]))).Mul(qy_38_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[2]))).Mul(qz_38_50))
+									kk_38_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[3]))).Mul(qx_38_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[4]))).Mul(qy_38_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[5]))).Mul(qz_38_50))
+									l_38_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[6]))).Mul(qx_38_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[7]))).Mul(qy_38_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_50[8]))).Mul(qz_38_50))
+									r0_0_38_50, r1_0_38_50, r2_0_38_50 = h_38_50, kk_38_50, l_38_50
+								}
+								h_50, kk_50, l_50 := r0_0_38_50, r1_0_38_50, r2_0_38_50
+								var r0_0_39_50 archsimd.Float64x8
+								{
+									h_39_50, kk_39_50, l_39_50, n_39_50 := h_50, kk_50, l_50, n_50
+									magic_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									th_39_50, tk_39_50, tl_39_50 := h_39_50.Add(magic_39_50), kk_39_50.Add(magic_39_50), l_39_50.Add(magic_39_50)
+									var r0_0_1_39_50 archsimd.Float64x8
+									{
+										d_1_39_50 := h_39_50.Sub(th_39_50.Sub(magic_39_50))
+										y_1_39_50 := d_1_39_50.Mul(d_1_39_50)
+										y2_1_39_50 := y_1_39_50.Mul(y_1_39_50)
+										y4_1_39_50 := y2_1_39_50.Mul(y2_1_39_50)
+										p0_1_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_39_50)).Mul(y2_1_39_50))
+										p1_1_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_39_50)).Mul(y2_1_39_50)).Mul(y4_1_39_50)
+										p2_1_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_39_50.Mul(y4_1_39_50))
+										r0_0_1_39_50 = p0_1_39_50.Add(p1_1_39_50).Add(p2_1_39_50)
+									}
+									var r0_0_2_39_50 archsimd.Float64x8
+									{
+										c_2_39_50, t_2_39_50 := r0_0_1_39_50, th_39_50
+										r0_0_2_39_50 = c_2_39_50.AsUint64x8().Xor(t_2_39_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ch_39_50 := r0_0_2_39_50
+									var r0_0_3_39_50 archsimd.Float64x8
+									{
+										d_3_39_50 := kk_39_50.Sub(tk_39_50.Sub(magic_39_50))
+										y_3_39_50 := d_3_39_50.Mul(d_3_39_50)
+										y2_3_39_50 := y_3_39_50.Mul(y_3_39_50)
+										y4_3_39_50 := y2_3_39_50.Mul(y2_3_39_50)
+										p0_3_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_39_50)).Mul(y2_3_39_50))
+										p1_3_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_39_50)).Mul(y2_3_39_50)).Mul(y4_3_39_50)
+										p2_3_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_39_50.Mul(y4_3_39_50))
+										r0_0_3_39_50 = p0_3_39_50.Add(p1_3_39_50).Add(p2_3_39_50)
+									}
+									var r0_0_4_39_50 archsimd.Float64x8
+									{
+										c_4_39_50, t_4_39_50 := r0_0_3_39_50, tk_39_50
+										r0_0_4_39_50 = c_4_39_50.AsUint64x8().Xor(t_4_39_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ck_39_50 := r0_0_4_39_50
+									var r0_0_5_39_50 archsimd.Float64x8
+									{
+										d_5_39_50 := l_39_50.Sub(tl_39_50.Sub(magic_39_50))
+										y_5_39_50 := d_5_39_50.Mul(d_5_39_50)
+										y2_5_39_50 := y_5_39_50.Mul(y_5_39_50)
+										y4_5_39_50 := y2_5_39_50.Mul(y2_5_39_50)
+										p0_5_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_39_50)).Mul(y2_5_39_50))
+										p1_5_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_39_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_39_50)).Mul(y2_5_39_50)).Mul(y4_5_39_50)
+										p2_5_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_39_50.Mul(y4_5_39_50))
+										r0_0_5_39_50 = p0_5_39_50.Add(p1_5_39_50).Add(p2_5_39_50)
+									}
+									var r0_0_6_39_50 archsimd.Float64x8
+									{
+										c_6_39_50, t_6_39_50 := r0_0_5_39_50, tl_39_50
+										r0_0_6_39_50 = c_6_39_50.AsUint64x8().Xor(t_6_39_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									cl_39_50 := r0_0_6_39_50
+									two_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									ch_39_50, ck_39_50, cl_39_50 = two_39_50.Mul(ch_39_50), two_39_50.Mul(ck_39_50), two_39_50.Mul(cl_39_50)
+									h0_39_50, k0_39_50, l0_39_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									h1_39_50, k1_39_50, l1_39_50 := ch_39_50, ck_39_50, cl_39_50
+									j_39_50 := 2
+									for ; j_39_50+1 < n_39_50; j_39_50 += 2 {
+										h0_39_50, k0_39_50, l0_39_50 = ch_39_50.Mul(h1_39_50).Sub(h0_39_50), ck_39_50.Mul(k1_39_50).Sub(k0_39_50), cl_39_50.Mul(l1_39_50).Sub(l0_39_50)
+										h1_39_50, k1_39_50, l1_39_50 = ch_39_50.Mul(h0_39_50).Sub(h1_39_50), ck_39_50.Mul(k0_39_50).Sub(k1_39_50), cl_39_50.Mul(l0_39_50).Sub(l1_39_50)
+									}
+									if j_39_50 < n_39_50 {
+										h1_39_50 = ch_39_50.Mul(h1_39_50).Sub(h0_39_50)
+										k1_39_50 = ck_39_50.Mul(k1_39_50).Sub(k0_39_50)
+										l1_39_50 = cl_39_50.Mul(l1_39_50).Sub(l0_39_50)
+									}
+									r0_0_39_50 = h1_39_50.Mul(k1_39_50).Mul(l1_39_50)
+								}
+								var r0_0_40_50 archsimd.Float64x8
+								{
+									k_40_50, ia_40_50, fa_40_50, h_40_50, kk_40_50, l_40_50, fl_40_50, sum_40_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_39_50, sum_50
+									c_40_50 := k_40_50.c
+									fc_40_50 := archsimd.LoadFloat64x8((*[8]float64)((&k_40_50.lr.defaultF)))
+									if c_40_50.HasHKL {
+										var r0_0_9_40_50 archsimd.Float64x8
+										{
+											r_9_40_50, bits_9_40_50, ia_9_40_50, fa_9_40_50, h_9_40_50, kk_9_40_50, l_9_40_50 := k_40_50.lr, k_40_50.fhklBits, ia_40_50, fa_40_50, h_40_50, kk_40_50, l_40_50
+											var r0_0_7_9_40_50 archsimd.Mask64x8
+											{
+												r_7_9_40_50, ia_7_9_40_50, h_7_9_40_50, kk_7_9_40_50, l_7_9_40_50 := r_9_40_50, ia_9_40_50, h_9_40_50, kk_9_40_50, l_9_40_50
+												half_7_9_40_50 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_40_50, kc_7_9_40_50, lc_7_9_40_50 := h_7_9_40_50.Sub(half_7_9_40_50).CeilScaled(0), kk_7_9_40_50.Sub(half_7_9_40_50).CeilScaled(0), l_7_9_40_50.Sub(half_7_9_40_50).CeilScaled(0)
+												hmin_7_9_40_50, kmin_7_9_40_50, lmin_7_9_40_50 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.lmin)))
+												in_7_9_40_50 := hc_7_9_40_50.GreaterEqual(hmin_7_9_40_50).And(hc_7_9_40_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.hmax))))).And(kc_7_9_40_50.GreaterEqual(kmin_7_9_40_50)).And(kc_7_9_40_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.kmax))))).And(lc_7_9_40_50.GreaterEqual(lmin_7_9_40_50)).And(lc_7_9_40_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.lmax)))))
+												idx_7_9_40_50 := hc_7_9_40_50.Sub(hmin_7_9_40_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.hstride)))).Add(kc_7_9_40_50.Sub(kmin_7_9_40_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_50.kstride))))).Add(lc_7_9_40_50.Sub(lmin_7_9_40_50))
+												idx_7_9_40_50.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_40_50).ConvertToInt32().Store(ia_7_9_40_50)
+												r0_0_7_9_40_50 = in_7_9_40_50
+											}
+											in_9_40_50 := r0_0_7_9_40_50
+											for i_9_40_50, j_9_40_50 := range ia_9_40_50 {
+												fa_9_40_50[i_9_40_50] = bits_9_40_50[j_9_40_50]
+											}
+											r0_0_9_40_50 = archsimd.LoadUint64x8(fa_9_40_50).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_40_50.defaultF))), in_9_40_50)
+										}
+										fc_40_50 = r0_0_9_40_50
+									}
+									s_40_50 := sum_40_50.Add(fc_40_50.Mul(fc_40_50).Mul(fl_40_50).Mul(fl_40_50))
+									if !c_40_50.Water {
+										s_40_50 = sum_40_50.Merge(s_40_50, fl_40_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_40_50 = s_40_50
+								}
+								sum_50 = r0_0_40_50
 							}
-							sum_21 = s_21
 						}
 					}
-					r0_0_21, r1_0_21 = sum_21, polar_21
+					r0_0_50, r1_0_50 = sum_50, polar_50
 				}
-				sum, polar = r0_0_21, r1_0_21
+				sum, polar = r0_0_50, r1_0_50
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -783,202 +1778,522 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_22 archsimd.Float64x8
-				r1_0_22 archsimd.Float64x8
-				r2_0_22 archsimd.Float64x8
+				r0_0_51 archsimd.Float64x8
+				r1_0_51 archsimd.Float64x8
+				r2_0_51 archsimd.Float64x8
 			)
 			{
-				k_22, r_22, ia_22, fa_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_22 := k_22.c
-				var r0_0_12_22 archsimd.Float64x8
+				k_51, r_51, ia_51, fa_51, fdet_51, s_51, o_51, sum_51, omega_51, polar_51, capture_51, par_51 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_51 := k_51.c
+				var r0_0_41_51 archsimd.Float64x8
 				{
-					fdet_12_22, f_12_22, s_12_22, o_12_22, p_12_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[0])))
-					r0_0_12_22 = fdet_12_22.Mul(f_12_22).Add(s_12_22).Add(o_12_22).Add(p_12_22)
+					fdet_41_51, f_41_51, s_41_51, o_41_51, p_41_51 := fdet_51, archsimd.LoadFloat64x8((*[8]float64)((&r_51.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_51[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_51[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_51.pix0[0])))
+					r0_0_41_51 = fdet_41_51.Mul(f_41_51).Add(s_41_51).Add(o_41_51).Add(p_41_51)
 				}
-				x_22 := r0_0_12_22
-				var r0_0_13_22 archsimd.Float64x8
+				x_51 := r0_0_41_51
+				var r0_0_42_51 archsimd.Float64x8
 				{
-					fdet_13_22, f_13_22, s_13_22, o_13_22, p_13_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[1])))
-					r0_0_13_22 = fdet_13_22.Mul(f_13_22).Add(s_13_22).Add(o_13_22).Add(p_13_22)
+					fdet_42_51, f_42_51, s_42_51, o_42_51, p_42_51 := fdet_51, archsimd.LoadFloat64x8((*[8]float64)((&r_51.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_51[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_51[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_51.pix0[1])))
+					r0_0_42_51 = fdet_42_51.Mul(f_42_51).Add(s_42_51).Add(o_42_51).Add(p_42_51)
 				}
-				y_22 := r0_0_13_22
-				var r0_0_14_22 archsimd.Float64x8
+				y_51 := r0_0_42_51
+				var r0_0_43_51 archsimd.Float64x8
 				{
-					fdet_14_22, f_14_22, s_14_22, o_14_22, p_14_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[2])))
-					r0_0_14_22 = fdet_14_22.Mul(f_14_22).Add(s_14_22).Add(o_14_22).Add(p_14_22)
+					fdet_43_51, f_43_51, s_43_51, o_43_51, p_43_51 := fdet_51, archsimd.LoadFloat64x8((*[8]float64)((&r_51.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_51[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_51[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_51.pix0[2])))
+					r0_0_43_51 = fdet_43_51.Mul(f_43_51).Add(s_43_51).Add(o_43_51).Add(p_43_51)
 				}
-				z_22 := r0_0_14_22
-				invR_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
-				dx_22, dy_22, dz_22 := x_22.Mul(invR_22), y_22.Mul(invR_22), z_22.Mul(invR_22)
-				if m_22 := omega_22.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_22.ToBits() != 0 {
-					var r0_0_15_22 archsimd.Float64x8
+				z_51 := r0_0_43_51
+				invR_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_51.Mul(x_51).Add(y_51.Mul(y_51)).Add(z_51.Mul(z_51)).Sqrt())
+				dx_51, dy_51, dz_51 := x_51.Mul(invR_51), y_51.Mul(invR_51), z_51.Mul(invR_51)
+				if m_51 := omega_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_51.ToBits() != 0 {
+					var r0_0_44_51 archsimd.Float64x8
 					{
-						invR_15_22, num_15_22, point_15_22 := invR_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.omegaNum))), c_22.PointPixel
-						w_15_22 := invR_15_22.Mul(invR_15_22)
-						if !point_15_22 {
-							w_15_22 = num_15_22.Mul(w_15_22.Mul(invR_15_22))
+						invR_44_51, num_44_51, point_44_51 := invR_51, archsimd.LoadFloat64x8((*[8]float64)((&r_51.omegaNum))), c_51.PointPixel
+						w_44_51 := invR_44_51.Mul(invR_44_51)
+						if !point_44_51 {
+							w_44_51 = num_44_51.Mul(w_44_51.Mul(invR_44_51))
 						}
-						r0_0_15_22 = w_15_22
+						r0_0_44_51 = w_44_51
 					}
-					omega_22 = r0_0_15_22.Merge(omega_22, m_22)
+					omega_51 = r0_0_44_51.Merge(omega_51, m_51)
 				}
-				if capture_22 {
-					dx_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[0])))).Add(dy_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[1]))))).Add(dz_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[2]))))).StoreSlice(par_22)
+				if capture_51 {
+					dx_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_51.od[0])))).Add(dy_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_51.od[1]))))).Add(dz_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_51.od[2]))))).StoreSlice(par_51)
 				}
 				var (
-					r0_0_16_22 archsimd.Float64x8
-					r1_0_16_22 archsimd.Float64x8
+					r0_0_45_51 archsimd.Float64x8
+					r1_0_45_51 archsimd.Float64x8
 				)
 				{
-					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
-					c_16_22 := k_16_22.c
-					n_16_22 := k_16_22.nn[0]
-					zero_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_16_22 := range r_16_22.src {
-						sr_16_22 := &r_16_22.src[si_16_22]
-						il_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.il)))
-						qx_16_22, qy_16_22, qz_16_22 := dx_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[0])))).Mul(il_16_22), dy_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[1])))).Mul(il_16_22), dz_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[2])))).Mul(il_16_22)
-						if m_16_22 := polar_16_22.Equal(zero_16_22); m_16_22.ToBits() != 0 {
-							var p_16_22 archsimd.Float64x8
-							if r_16_22.kahnZero {
-								c2_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[0]))).Mul(dx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[1]))).Mul(dy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[2]))).Mul(dz_16_22))
-								p_16_22 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16_22.Mul(c2_16_22)))
+					k_45_51, r_45_51, ia_45_51, fa_45_51, sum_45_51, dx_45_51, dy_45_51, dz_45_51, polar_45_51 := k_51, r_51, ia_51, fa_51, sum_51, dx_51, dy_51, dz_51, polar_51
+					n_45_51, axes_45_51 := k_45_51.nn[0], r_45_51.axes
+					zero_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					for si_45_51 := range r_45_51.src {
+						sr_45_51 := &r_45_51.src[si_45_51]
+						il_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.il)))
+						qx_45_51, qy_45_51, qz_45_51 := dx_45_51.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[0])))).Mul(il_45_51), dy_45_51.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[1])))).Mul(il_45_51), dz_45_51.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[2])))).Mul(il_45_51)
+						if m_45_51 := polar_45_51.Equal(zero_45_51); m_45_51.ToBits() != 0 {
+							var p_45_51 archsimd.Float64x8
+							if r_45_51.kahnZero {
+								c2_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[0]))).Mul(dx_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[1]))).Mul(dy_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_51.inc[2]))).Mul(dz_45_51))
+								p_45_51 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_45_51.Mul(c2_45_51)))
 							} else {
-								var r0_0_9_16_22 archsimd.Float64x8
+								var r0_0_10_45_51 archsimd.Float64x8
 								{
-									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
-									c2_9_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[0]))).Mul(dx_9_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[1]))).Mul(dy_9_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[2]))).Mul(dz_9_16_22))
-									c2sq_9_16_22 := c2_9_16_22.Mul(c2_9_16_22)
-									cos2psi_9_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_9_16_22 {
-										e_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[0])))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[1]))))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[2])))))
-										b_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[0])))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[1]))))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[2])))))
-										ee_9_16_22, bb_9_16_22 := e_9_16_22.Mul(e_9_16_22), b_9_16_22.Mul(b_9_16_22)
-										den_9_16_22 := ee_9_16_22.Add(bb_9_16_22)
-										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16_22.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_10_45_51, kahn_10_45_51, s_10_45_51, dx_10_45_51, dy_10_45_51, dz_10_45_51 := false, &r_45_51.kahn, sr_45_51, dx_45_51, dy_45_51, dz_45_51
+									c2_10_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.inc[0]))).Mul(dx_10_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.inc[1]))).Mul(dy_10_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.inc[2]))).Mul(dz_10_45_51))
+									c2sq_10_45_51 := c2_10_45_51.Mul(c2_10_45_51)
+									cos2psi_10_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+									if !zero_10_45_51 {
+										e_10_45_51 := dx_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.ein[0])))).Add(dy_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.ein[1]))))).Add(dz_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.ein[2])))))
+										b_10_45_51 := dx_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.bin[0])))).Add(dy_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.bin[1]))))).Add(dz_10_45_51.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_51.bin[2])))))
+										ee_10_45_51, bb_10_45_51 := e_10_45_51.Mul(e_10_45_51), b_10_45_51.Mul(b_10_45_51)
+										den_10_45_51 := ee_10_45_51.Add(bb_10_45_51)
+										cos2psi_10_45_51 = ee_10_45_51.Sub(bb_10_45_51).Div(den_10_45_51).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_45_51.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 									}
-									one_9_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_9_16_22 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16_22)).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
+									one_10_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_10_45_51 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_10_45_51.Add(c2sq_10_45_51).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_45_51)).Mul(cos2psi_10_45_51).Mul(one_10_45_51.Sub(c2sq_10_45_51))))
 								}
-								p_16_22 = r0_0_9_16_22
+								p_45_51 = r0_0_10_45_51
 							}
-							polar_16_22 = p_16_22.Merge(polar_16_22, m_16_22)
+							polar_45_51 = p_45_51.Merge(polar_45_51, m_45_51)
 						}
-						for oi_16_22 := range r_16_22.orient {
-							o_16_22 := &r_16_22.orient[oi_16_22]
-							h_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[0]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[1]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[2]))).Mul(qz_16_22))
-							kk_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[3]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[4]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[5]))).Mul(qz_16_22))
-							l_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[6]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[7]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[8]))).Mul(qz_16_22))
-							var r0_0_10_16_22 archsimd.Float64x8
-							{
-								h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := h_16_22, kk_16_22, l_16_22, n_16_22
-								magic_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_10_16_22, tk_10_16_22, tl_10_16_22 := h_10_16_22.Add(magic_10_16_22), kk_10_16_22.Add(magic_10_16_22), l_10_16_22.Add(magic_10_16_22)
-								var r0_0_1_10_16_22 archsimd.Float64x8
+						if axes_45_51 {
+							for oi_45_51 := range r_45_51.orient {
+								var (
+									r0_0_11_45_51 archsimd.Float64x8
+									r1_0_11_45_51 archsimd.Float64x8
+									r2_0_11_45_51 archsimd.Float64x8
+								)
 								{
-									d_1_10_16_22 := h_10_16_22.Sub(th_10_16_22.Sub(magic_10_16_22))
-									y_1_10_16_22 := d_1_10_16_22.Mul(d_1_10_16_22)
-									y2_1_10_16_22 := y_1_10_16_22.Mul(y_1_10_16_22)
-									y4_1_10_16_22 := y2_1_10_16_22.Mul(y2_1_10_16_22)
-									p0_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22))
-									p1_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22)
-									p2_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
-									r0_0_1_10_16_22 = p0_1_10_16_22.Add(p1_1_10_16_22).Add(p2_1_10_16_22)
+									o_11_45_51, qx_11_45_51, qy_11_45_51, qz_11_45_51 := &r_45_51.orient[oi_45_51], qx_45_51, qy_45_51, qz_45_51
+									h_11_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[0]))).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[1]))).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[2]))).Mul(qz_11_45_51))
+									kk_11_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[3]))).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[4]))).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[5]))).Mul(qz_11_45_51))
+									l_11_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[6]))).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[7]))).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_51[8]))).Mul(qz_11_45_51))
+									r0_0_11_45_51, r1_0_11_45_51, r2_0_11_45_51 = h_11_45_51, kk_11_45_51, l_11_45_51
 								}
-								var r0_0_2_10_16_22 archsimd.Float64x8
+								h_45_51, kk_45_51, l_45_51 := r0_0_11_45_51, r1_0_11_45_51, r2_0_11_45_51
+								var r0_0_12_45_51 archsimd.Float64x8
 								{
-									c_2_10_16_22, t_2_10_16_22 := r0_0_1_10_16_22, th_10_16_22
-									r0_0_2_10_16_22 = c_2_10_16_22.AsUint64x8().Xor(t_2_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								ch_10_16_22 := r0_0_2_10_16_22
-								var r0_0_3_10_16_22 archsimd.Float64x8
-								{
-									d_3_10_16_22 := kk_10_16_22.Sub(tk_10_16_22.Sub(magic_10_16_22))
-									y_3_10_16_22 := d_3_10_16_22.Mul(d_3_10_16_22)
-									y2_3_10_16_22 := y_3_10_16_22.Mul(y_3_10_16_22)
-									y4_3_10_16_22 := y2_3_10_16_22.Mul(y2_3_10_16_22)
-									p0_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22))
-									p1_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22)
-									p2_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
-									r0_0_3_10_16_22 = p0_3_10_16_22.Add(p1_3_10_16_22).Add(p2_3_10_16_22)
-								}
-								var r0_0_4_10_16_22 archsimd.Float64x8
-								{
-									c_4_10_16_22, t_4_10_16_22 := r0_0_3_10_16_22, tk_10_16_22
-									r0_0_4_10_16_22 = c_4_10_16_22.AsUint64x8().Xor(t_4_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								ck_10_16_22 := r0_0_4_10_16_22
-								var r0_0_5_10_16_22 archsimd.Float64x8
-								{
-									d_5_10_16_22 := l_10_16_22.Sub(tl_10_16_22.Sub(magic_10_16_22))
-									y_5_10_16_22 := d_5_10_16_22.Mul(d_5_10_16_22)
-									y2_5_10_16_22 := y_5_10_16_22.Mul(y_5_10_16_22)
-									y4_5_10_16_22 := y2_5_10_16_22.Mul(y2_5_10_16_22)
-									p0_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22))
-									p1_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22)
-									p2_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
-									r0_0_5_10_16_22 = p0_5_10_16_22.Add(p1_5_10_16_22).Add(p2_5_10_16_22)
-								}
-								var r0_0_6_10_16_22 archsimd.Float64x8
-								{
-									c_6_10_16_22, t_6_10_16_22 := r0_0_5_10_16_22, tl_10_16_22
-									r0_0_6_10_16_22 = c_6_10_16_22.AsUint64x8().Xor(t_6_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-								}
-								cl_10_16_22 := r0_0_6_10_16_22
-								two_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_10_16_22, ck_10_16_22, cl_10_16_22 = two_10_16_22.Mul(ch_10_16_22), two_10_16_22.Mul(ck_10_16_22), two_10_16_22.Mul(cl_10_16_22)
-								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
-								j_10_16_22 := 2
-								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
-									h0_10_16_22, k0_10_16_22, l0_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22), ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22), cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
-									h1_10_16_22, k1_10_16_22, l1_10_16_22 = ch_10_16_22.Mul(h0_10_16_22).Sub(h1_10_16_22), ck_10_16_22.Mul(k0_10_16_22).Sub(k1_10_16_22), cl_10_16_22.Mul(l0_10_16_22).Sub(l1_10_16_22)
-								}
-								if j_10_16_22 < n_10_16_22 {
-									h1_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22)
-									k1_10_16_22 = ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22)
-									l1_10_16_22 = cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
-								}
-								r0_0_10_16_22 = h1_10_16_22.Mul(k1_10_16_22).Mul(l1_10_16_22)
-							}
-							fl_16_22 := r0_0_10_16_22
-							fc_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_16_22.defaultF)))
-							if c_16_22.HasHKL {
-								var r0_0_11_16_22 archsimd.Float64x8
-								{
-									r_11_16_22, bits_11_16_22, ia_11_16_22, fa_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, fa_16_22, h_16_22, kk_16_22, l_16_22
-									var r0_0_7_11_16_22 archsimd.Mask64x8
+									r_12_45_51, h_12_45_51, kk_12_45_51, l_12_45_51 := r_45_51, h_45_51, kk_45_51, l_45_51
+									var r0_0_13_45_51 archsimd.Float64x8
 									{
-										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
-										half_7_11_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := h_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0), kk_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0), l_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0)
-										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.lmin)))
-										in_7_11_16_22 := hc_7_11_16_22.GreaterEqual(hmin_7_11_16_22).And(hc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hmax))))).And(kc_7_11_16_22.GreaterEqual(kmin_7_11_16_22)).And(kc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kmax))))).And(lc_7_11_16_22.GreaterEqual(lmin_7_11_16_22)).And(lc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.lmax)))))
-										idx_7_11_16_22 := hc_7_11_16_22.Sub(hmin_7_11_16_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hstride)))).Add(kc_7_11_16_22.Sub(kmin_7_11_16_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kstride))))).Add(lc_7_11_16_22.Sub(lmin_7_11_16_22))
-										idx_7_11_16_22.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
-										r0_0_7_11_16_22 = in_7_11_16_22
+										r_13_45_51, i_13_45_51, x_13_45_51 := r_12_45_51, 0, h_12_45_51
+										s_13_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_13_45_51.nmode[i_13_45_51] == nChebyshev {
+											var r0_0_14_45_51 archsimd.Float64x8
+											{
+												x_14_45_51, n_14_45_51 := x_13_45_51, r_13_45_51.nn[i_13_45_51]
+												magic_14_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_14_45_51 := x_14_45_51.Add(magic_14_45_51)
+												var r0_0_15_45_51 archsimd.Float64x8
+												{
+													d_15_45_51 := x_14_45_51.Sub(t_14_45_51.Sub(magic_14_45_51))
+													y_15_45_51 := d_15_45_51.Mul(d_15_45_51)
+													y2_15_45_51 := y_15_45_51.Mul(y_15_45_51)
+													y4_15_45_51 := y2_15_45_51.Mul(y2_15_45_51)
+													p0_15_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15_45_51)).Mul(y2_15_45_51))
+													p1_15_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15_45_51)).Mul(y2_15_45_51)).Mul(y4_15_45_51)
+													p2_15_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15_45_51.Mul(y4_15_45_51))
+													r0_0_15_45_51 = p0_15_45_51.Add(p1_15_45_51).Add(p2_15_45_51)
+												}
+												var r0_0_16_45_51 archsimd.Float64x8
+												{
+													c_16_45_51, t_16_45_51 := r0_0_15_45_51, t_14_45_51
+													r0_0_16_45_51 = c_16_45_51.AsUint64x8().Xor(t_16_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_14_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_16_45_51)
+												u0_14_45_51, u1_14_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_14_45_51
+												j_14_45_51 := 2
+												for ; j_14_45_51+1 < n_14_45_51; j_14_45_51 += 2 {
+													u0_14_45_51 = c2_14_45_51.Mul(u1_14_45_51).Sub(u0_14_45_51)
+													u1_14_45_51 = c2_14_45_51.Mul(u0_14_45_51).Sub(u1_14_45_51)
+												}
+												if j_14_45_51 < n_14_45_51 {
+													u1_14_45_51 = c2_14_45_51.Mul(u1_14_45_51).Sub(u0_14_45_51)
+												}
+												r0_0_14_45_51 = u1_14_45_51
+											}
+											s_13_45_51 = r0_0_14_45_51
+										} else if r_13_45_51.nmode[i_13_45_51] == nRatio {
+											var r0_0_17_45_51 archsimd.Float64x8
+											{
+												x_17_45_51, nv_17_45_51 := x_13_45_51, archsimd.LoadFloat64x8((*[8]float64)((&r_13_45_51.nv[i_13_45_51])))
+												magic_17_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_17_45_51 := x_17_45_51.Add(magic_17_45_51)
+												d_17_45_51 := x_17_45_51.Sub(t_17_45_51.Sub(magic_17_45_51))
+												y_17_45_51 := nv_17_45_51.Mul(d_17_45_51)
+												u_17_45_51 := y_17_45_51.Add(magic_17_45_51)
+												var r0_0_18_45_51 archsimd.Float64x8
+												{
+													d_18_45_51 := y_17_45_51.Sub(u_17_45_51.Sub(magic_17_45_51))
+													y_18_45_51 := d_18_45_51.Mul(d_18_45_51)
+													y2_18_45_51 := y_18_45_51.Mul(y_18_45_51)
+													y4_18_45_51 := y2_18_45_51.Mul(y2_18_45_51)
+													p0_18_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_18_45_51)).Mul(y2_18_45_51))
+													p1_18_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_18_45_51)).Mul(y2_18_45_51)).Mul(y4_18_45_51)
+													p2_18_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_18_45_51)).Mul(y4_18_45_51.Mul(y4_18_45_51))
+													r0_0_18_45_51 = d_18_45_51.Mul(p0_18_45_51.Add(p1_18_45_51).Add(p2_18_45_51))
+												}
+												var r0_0_19_45_51 archsimd.Float64x8
+												{
+													c_19_45_51, t_19_45_51 := r0_0_18_45_51, u_17_45_51
+													r0_0_19_45_51 = c_19_45_51.AsUint64x8().Xor(t_19_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_17_45_51 := r0_0_19_45_51
+												var r0_0_20_45_51 archsimd.Float64x8
+												{
+													d_20_45_51 := d_17_45_51
+													y_20_45_51 := d_20_45_51.Mul(d_20_45_51)
+													y2_20_45_51 := y_20_45_51.Mul(y_20_45_51)
+													y4_20_45_51 := y2_20_45_51.Mul(y2_20_45_51)
+													p0_20_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_20_45_51)).Mul(y2_20_45_51))
+													p1_20_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_20_45_51)).Mul(y2_20_45_51)).Mul(y4_20_45_51)
+													p2_20_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_20_45_51)).Mul(y4_20_45_51.Mul(y4_20_45_51))
+													r0_0_20_45_51 = d_20_45_51.Mul(p0_20_45_51.Add(p1_20_45_51).Add(p2_20_45_51))
+												}
+												r0_0_17_45_51 = nv_17_45_51.Merge(sn_17_45_51.Div(r0_0_20_45_51), d_17_45_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_13_45_51 = r0_0_17_45_51
+										}
+										r0_0_13_45_51 = s_13_45_51
 									}
-									in_11_16_22 := r0_0_7_11_16_22
-									for i_11_16_22, j_11_16_22 := range ia_11_16_22 {
-										fa_11_16_22[i_11_16_22] = bits_11_16_22[j_11_16_22]
+									sa_12_45_51 := r0_0_13_45_51
+									var r0_0_21_45_51 archsimd.Float64x8
+									{
+										r_21_45_51, i_21_45_51, x_21_45_51 := r_12_45_51, 1, kk_12_45_51
+										s_21_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_21_45_51.nmode[i_21_45_51] == nChebyshev {
+											var r0_0_22_45_51 archsimd.Float64x8
+											{
+												x_22_45_51, n_22_45_51 := x_21_45_51, r_21_45_51.nn[i_21_45_51]
+												magic_22_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_22_45_51 := x_22_45_51.Add(magic_22_45_51)
+												var r0_0_23_45_51 archsimd.Float64x8
+												{
+													d_23_45_51 := x_22_45_51.Sub(t_22_45_51.Sub(magic_22_45_51))
+													y_23_45_51 := d_23_45_51.Mul(d_23_45_51)
+													y2_23_45_51 := y_23_45_51.Mul(y_23_45_51)
+													y4_23_45_51 := y2_23_45_51.Mul(y2_23_45_51)
+													p0_23_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_23_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_23_45_51)).Mul(y2_23_45_51))
+													p1_23_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_23_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_23_45_51)).Mul(y2_23_45_51)).Mul(y4_23_45_51)
+													p2_23_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_23_45_51.Mul(y4_23_45_51))
+													r0_0_23_45_51 = p0_23_45_51.Add(p1_23_45_51).Add(p2_23_45_51)
+												}
+												var r0_0_24_45_51 archsimd.Float64x8
+												{
+													c_24_45_51, t_24_45_51 := r0_0_23_45_51, t_22_45_51
+													r0_0_24_45_51 = c_24_45_51.AsUint64x8().Xor(t_24_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_22_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_24_45_51)
+												u0_22_45_51, u1_22_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_22_45_51
+												j_22_45_51 := 2
+												for ; j_22_45_51+1 < n_22_45_51; j_22_45_51 += 2 {
+													u0_22_45_51 = c2_22_45_51.Mul(u1_22_45_51).Sub(u0_22_45_51)
+													u1_22_45_51 = c2_22_45_51.Mul(u0_22_45_51).Sub(u1_22_45_51)
+												}
+												if j_22_45_51 < n_22_45_51 {
+													u1_22_45_51 = c2_22_45_51.Mul(u1_22_45_51).Sub(u0_22_45_51)
+												}
+												r0_0_22_45_51 = u1_22_45_51
+											}
+											s_21_45_51 = r0_0_22_45_51
+										} else if r_21_45_51.nmode[i_21_45_51] == nRatio {
+											var r0_0_25_45_51 archsimd.Float64x8
+											{
+												x_25_45_51, nv_25_45_51 := x_21_45_51, archsimd.LoadFloat64x8((*[8]float64)((&r_21_45_51.nv[i_21_45_51])))
+												magic_25_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_25_45_51 := x_25_45_51.Add(magic_25_45_51)
+												d_25_45_51 := x_25_45_51.Sub(t_25_45_51.Sub(magic_25_45_51))
+												y_25_45_51 := nv_25_45_51.Mul(d_25_45_51)
+												u_25_45_51 := y_25_45_51.Add(magic_25_45_51)
+												var r0_0_26_45_51 archsimd.Float64x8
+												{
+													d_26_45_51 := y_25_45_51.Sub(u_25_45_51.Sub(magic_25_45_51))
+													y_26_45_51 := d_26_45_51.Mul(d_26_45_51)
+													y2_26_45_51 := y_26_45_51.Mul(y_26_45_51)
+													y4_26_45_51 := y2_26_45_51.Mul(y2_26_45_51)
+													p0_26_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_45_51)).Mul(y2_26_45_51))
+													p1_26_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_45_51)).Mul(y2_26_45_51)).Mul(y4_26_45_51)
+													p2_26_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_45_51)).Mul(y4_26_45_51.Mul(y4_26_45_51))
+													r0_0_26_45_51 = d_26_45_51.Mul(p0_26_45_51.Add(p1_26_45_51).Add(p2_26_45_51))
+												}
+												var r0_0_27_45_51 archsimd.Float64x8
+												{
+													c_27_45_51, t_27_45_51 := r0_0_26_45_51, u_25_45_51
+													r0_0_27_45_51 = c_27_45_51.AsUint64x8().Xor(t_27_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_25_45_51 := r0_0_27_45_51
+												var r0_0_28_45_51 archsimd.Float64x8
+												{
+													d_28_45_51 := d_25_45_51
+													y_28_45_51 := d_28_45_51.Mul(d_28_45_51)
+													y2_28_45_51 := y_28_45_51.Mul(y_28_45_51)
+													y4_28_45_51 := y2_28_45_51.Mul(y2_28_45_51)
+													p0_28_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28_45_51)).Mul(y2_28_45_51))
+													p1_28_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28_45_51)).Mul(y2_28_45_51)).Mul(y4_28_45_51)
+													p2_28_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28_45_51)).Mul(y4_28_45_51.Mul(y4_28_45_51))
+													r0_0_28_45_51 = d_28_45_51.Mul(p0_28_45_51.Add(p1_28_45_51).Add(p2_28_45_51))
+												}
+												r0_0_25_45_51 = nv_25_45_51.Merge(sn_25_45_51.Div(r0_0_28_45_51), d_25_45_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_21_45_51 = r0_0_25_45_51
+										}
+										r0_0_21_45_51 = s_21_45_51
 									}
-									r0_0_11_16_22 = archsimd.LoadUint64x8(fa_11_16_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_22.defaultF))), in_11_16_22)
+									sb_12_45_51 := r0_0_21_45_51
+									var r0_0_29_45_51 archsimd.Float64x8
+									{
+										r_29_45_51, i_29_45_51, x_29_45_51 := r_12_45_51, 2, l_12_45_51
+										s_29_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_29_45_51.nmode[i_29_45_51] == nChebyshev {
+											var r0_0_30_45_51 archsimd.Float64x8
+											{
+												x_30_45_51, n_30_45_51 := x_29_45_51, r_29_45_51.nn[i_29_45_51]
+												magic_30_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_30_45_51 := x_30_45_51.Add(magic_30_45_51)
+												var r0_0_31_45_51 archsimd.Float64x8
+												{
+													d_31_45_51 := x_30_45_51.Sub(t_30_45_51.Sub(magic_30_45_51))
+													y_31_45_51 := d_31_45_51.Mul(d_31_45_51)
+													y2_31_45_51 := y_31_45_51.Mul(y_31_45_51)
+													y4_31_45_51 := y2_31_45_51.Mul(y2_31_45_51)
+													p0_31_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_31_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_31_45_51)).Mul(y2_31_45_51))
+													p1_31_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_31_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_31_45_51)).Mul(y2_31_45_51)).Mul(y4_31_45_51)
+													p2_31_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_31_45_51.Mul(y4_31_45_51))
+													r0_0_31_45_51 = p0_31_45_51.Add(p1_31_45_51).Add(p2_31_45_51)
+												}
+												var r0_0_32_45_51 archsimd.Float64x8
+												{
+													c_32_45_51, t_32_45_51 := r0_0_31_45_51, t_30_45_51
+													r0_0_32_45_51 = c_32_45_51.AsUint64x8().Xor(t_32_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_30_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_32_45_51)
+												u0_30_45_51, u1_30_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_45_51
+												j_30_45_51 := 2
+												for ; j_30_45_51+1 < n_30_45_51; j_30_45_51 += 2 {
+													u0_30_45_51 = c2_30_45_51.Mul(u1_30_45_51).Sub(u0_30_45_51)
+													u1_30_45_51 = c2_30_45_51.Mul(u0_30_45_51).Sub(u1_30_45_51)
+												}
+												if j_30_45_51 < n_30_45_51 {
+													u1_30_45_51 = c2_30_45_51.Mul(u1_30_45_51).Sub(u0_30_45_51)
+												}
+												r0_0_30_45_51 = u1_30_45_51
+											}
+											s_29_45_51 = r0_0_30_45_51
+										} else if r_29_45_51.nmode[i_29_45_51] == nRatio {
+											var r0_0_33_45_51 archsimd.Float64x8
+											{
+												x_33_45_51, nv_33_45_51 := x_29_45_51, archsimd.LoadFloat64x8((*[8]float64)((&r_29_45_51.nv[i_29_45_51])))
+												magic_33_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_33_45_51 := x_33_45_51.Add(magic_33_45_51)
+												d_33_45_51 := x_33_45_51.Sub(t_33_45_51.Sub(magic_33_45_51))
+												y_33_45_51 := nv_33_45_51.Mul(d_33_45_51)
+												u_33_45_51 := y_33_45_51.Add(magic_33_45_51)
+												var r0_0_34_45_51 archsimd.Float64x8
+												{
+													d_34_45_51 := y_33_45_51.Sub(u_33_45_51.Sub(magic_33_45_51))
+													y_34_45_51 := d_34_45_51.Mul(d_34_45_51)
+													y2_34_45_51 := y_34_45_51.Mul(y_34_45_51)
+													y4_34_45_51 := y2_34_45_51.Mul(y2_34_45_51)
+													p0_34_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_45_51)).Mul(y2_34_45_51))
+													p1_34_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_45_51)).Mul(y2_34_45_51)).Mul(y4_34_45_51)
+													p2_34_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_45_51)).Mul(y4_34_45_51.Mul(y4_34_45_51))
+													r0_0_34_45_51 = d_34_45_51.Mul(p0_34_45_51.Add(p1_34_45_51).Add(p2_34_45_51))
+												}
+												var r0_0_35_45_51 archsimd.Float64x8
+												{
+													c_35_45_51, t_35_45_51 := r0_0_34_45_51, u_33_45_51
+													r0_0_35_45_51 = c_35_45_51.AsUint64x8().Xor(t_35_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_33_45_51 := r0_0_35_45_51
+												var r0_0_36_45_51 archsimd.Float64x8
+												{
+													d_36_45_51 := d_33_45_51
+													y_36_45_51 := d_36_45_51.Mul(d_36_45_51)
+													y2_36_45_51 := y_36_45_51.Mul(y_36_45_51)
+													y4_36_45_51 := y2_36_45_51.Mul(y2_36_45_51)
+													p0_36_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_36_45_51)).Mul(y2_36_45_51))
+													p1_36_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_36_45_51)).Mul(y2_36_45_51)).Mul(y4_36_45_51)
+													p2_36_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_36_45_51)).Mul(y4_36_45_51.Mul(y4_36_45_51))
+													r0_0_36_45_51 = d_36_45_51.Mul(p0_36_45_51.Add(p1_36_45_51).Add(p2_36_45_51))
+												}
+												r0_0_33_45_51 = nv_33_45_51.Merge(sn_33_45_51.Div(r0_0_36_45_51), d_33_45_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_29_45_51 = r0_0_33_45_51
+										}
+										r0_0_29_45_51 = s_29_45_51
+									}
+									sc_12_45_51 := r0_0_29_45_51
+									r0_0_12_45_51 = sa_12_45_51.Mul(sb_12_45_51).Mul(sc_12_45_51)
 								}
-								fc_16_22 = r0_0_11_16_22
+								var r0_0_37_45_51 archsimd.Float64x8
+								{
+									k_37_45_51, ia_37_45_51, fa_37_45_51, h_37_45_51, kk_37_45_51, l_37_45_51, fl_37_45_51, sum_37_45_51 := k_45_51, ia_45_51, fa_45_51, h_45_51, kk_45_51, l_45_51, r0_0_12_45_51, sum_45_51
+									c_37_45_51 := k_37_45_51.c
+									fc_37_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&k_37_45_51.lr.defaultF)))
+									if c_37_45_51.HasHKL {
+										var r0_0_9_37_45_51 archsimd.Float64x8
+										{
+											r_9_37_45_51, bits_9_37_45_51, ia_9_37_45_51, fa_9_37_45_51, h_9_37_45_51, kk_9_37_45_51, l_9_37_45_51 := k_37_45_51.lr, k_37_45_51.fhklBits, ia_37_45_51, fa_37_45_51, h_37_45_51, kk_37_45_51, l_37_45_51
+											var r0_0_7_9_37_45_51 archsimd.Mask64x8
+											{
+												r_7_9_37_45_51, ia_7_9_37_45_51, h_7_9_37_45_51, kk_7_9_37_45_51, l_7_9_37_45_51 := r_9_37_45_51, ia_9_37_45_51, h_9_37_45_51, kk_9_37_45_51, l_9_37_45_51
+												half_7_9_37_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_37_45_51, kc_7_9_37_45_51, lc_7_9_37_45_51 := h_7_9_37_45_51.Sub(half_7_9_37_45_51).CeilScaled(0), kk_7_9_37_45_51.Sub(half_7_9_37_45_51).CeilScaled(0), l_7_9_37_45_51.Sub(half_7_9_37_45_51).CeilScaled(0)
+												hmin_7_9_37_45_51, kmin_7_9_37_45_51, lmin_7_9_37_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.lmin)))
+												in_7_9_37_45_51 := hc_7_9_37_45_51.GreaterEqual(hmin_7_9_37_45_51).And(hc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.hmax))))).And(kc_7_9_37_45_51.GreaterEqual(kmin_7_9_37_45_51)).And(kc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.kmax))))).And(lc_7_9_37_45_51.GreaterEqual(lmin_7_9_37_45_51)).And(lc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.lmax)))))
+												idx_7_9_37_45_51 := hc_7_9_37_45_51.Sub(hmin_7_9_37_45_51).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.hstride)))).Add(kc_7_9_37_45_51.Sub(kmin_7_9_37_45_51).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_51.kstride))))).Add(lc_7_9_37_45_51.Sub(lmin_7_9_37_45_51))
+												idx_7_9_37_45_51.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_37_45_51).ConvertToInt32().Store(ia_7_9_37_45_51)
+												r0_0_7_9_37_45_51 = in_7_9_37_45_51
+											}
+											in_9_37_45_51 := r0_0_7_9_37_45_51
+											for i_9_37_45_51, j_9_37_45_51 := range ia_9_37_45_51 {
+												fa_9_37_45_51[i_9_37_45_51] = bits_9_37_45_51[j_9_37_45_51]
+											}
+											r0_0_9_37_45_51 = archsimd.LoadUint64x8(fa_9_37_45_51).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_37_45_51.defaultF))), in_9_37_45_51)
+										}
+										fc_37_45_51 = r0_0_9_37_45_51
+									}
+									s_37_45_51 := sum_37_45_51.Add(fc_37_45_51.Mul(fc_37_45_51).Mul(fl_37_45_51).Mul(fl_37_45_51))
+									if !c_37_45_51.Water {
+										s_37_45_51 = sum_37_45_51.Merge(s_37_45_51, fl_37_45_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_37_45_51 = s_37_45_51
+								}
+								sum_45_51 = r0_0_37_45_51
 							}
-							s_16_22 := sum_16_22.Add(fc_16_22.Mul(fc_16_22).Mul(fl_16_22).Mul(fl_16_22))
-							if !c_16_22.Water {
-								s_16_22 = sum_16_22.Merge(s_16_22, fl_16_22.Equal(zero_16_22))
+						} else {
+							for oi_45_51 := range r_45_51.orient {
+								var (
+									r0_0_38_45_51 archsimd.Float64x8
+									r1_0_38_45_51 archsimd.Float64x8
+									r2_0_38_45_51 archsimd.Float64x8
+								)
+								{
+									o_38_45_51, qx_38_45_51, qy_38_45_51, qz_38_45_51 := &r_45_51.orient[oi_45_51], qx_45_51, qy_45_51, qz_45_51
+									h_38_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[0]))).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[1]))).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[2]))).Mul(qz_38_45_51))
+									kk_38_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[3]))).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[4]))).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[5]))).Mul(qz_38_45_51))
+									l_38_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[6]))).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[7]))).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_51[8]))).Mul(qz_38_45_51))
+									r0_0_38_45_51, r1_0_38_45_51, r2_0_38_45_51 = h_38_45_51, kk_38_45_51, l_38_45_51
+								}
+								h_45_51, kk_45_51, l_45_51 := r0_0_38_45_51, r1_0_38_45_51, r2_0_38_45_51
+								var r0_0_39_45_51 archsimd.Float64x8
+								{
+									h_39_45_51, kk_39_45_51, l_39_45_51, n_39_45_51 := h_45_51, kk_45_51, l_45_51, n_45_51
+									magic_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									th_39_45_51, tk_39_45_51, tl_39_45_51 := h_39_45_51.Add(magic_39_45_51), kk_39_45_51.Add(magic_39_45_51), l_39_45_51.Add(magic_39_45_51)
+									var r0_0_1_39_45_51 archsimd.Float64x8
+									{
+										d_1_39_45_51 := h_39_45_51.Sub(th_39_45_51.Sub(magic_39_45_51))
+										y_1_39_45_51 := d_1_39_45_51.Mul(d_1_39_45_51)
+										y2_1_39_45_51 := y_1_39_45_51.Mul(y_1_39_45_51)
+										y4_1_39_45_51 := y2_1_39_45_51.Mul(y2_1_39_45_51)
+										p0_1_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_39_45_51)).Mul(y2_1_39_45_51))
+										p1_1_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_39_45_51)).Mul(y2_1_39_45_51)).Mul(y4_1_39_45_51)
+										p2_1_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_39_45_51.Mul(y4_1_39_45_51))
+										r0_0_1_39_45_51 = p0_1_39_45_51.Add(p1_1_39_45_51).Add(p2_1_39_45_51)
+									}
+									var r0_0_2_39_45_51 archsimd.Float64x8
+									{
+										c_2_39_45_51, t_2_39_45_51 := r0_0_1_39_45_51, th_39_45_51
+										r0_0_2_39_45_51 = c_2_39_45_51.AsUint64x8().Xor(t_2_39_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ch_39_45_51 := r0_0_2_39_45_51
+									var r0_0_3_39_45_51 archsimd.Float64x8
+									{
+										d_3_39_45_51 := kk_39_45_51.Sub(tk_39_45_51.Sub(magic_39_45_51))
+										y_3_39_45_51 := d_3_39_45_51.Mul(d_3_39_45_51)
+										y2_3_39_45_51 := y_3_39_45_51.Mul(y_3_39_45_51)
+										y4_3_39_45_51 := y2_3_39_45_51.Mul(y2_3_39_45_51)
+										p0_3_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_39_45_51)).Mul(y2_3_39_45_51))
+										p1_3_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_39_45_51)).Mul(y2_3_39_45_51)).Mul(y4_3_39_45_51)
+										p2_3_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_39_45_51.Mul(y4_3_39_45_51))
+										r0_0_3_39_45_51 = p0_3_39_45_51.Add(p1_3_39_45_51).Add(p2_3_39_45_51)
+									}
+									var r0_0_4_39_45_51 archsimd.Float64x8
+									{
+										c_4_39_45_51, t_4_39_45_51 := r0_0_3_39_45_51, tk_39_45_51
+										r0_0_4_39_45_51 = c_4_39_45_51.AsUint64x8().Xor(t_4_39_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ck_39_45_51 := r0_0_4_39_45_51
+									var r0_0_5_39_45_51 archsimd.Float64x8
+									{
+										d_5_39_45_51 := l_39_45_51.Sub(tl_39_45_51.Sub(magic_39_45_51))
+										y_5_39_45_51 := d_5_39_45_51.Mul(d_5_39_45_51)
+										y2_5_39_45_51 := y_5_39_45_51.Mul(y_5_39_45_51)
+										y4_5_39_45_51 := y2_5_39_45_51.Mul(y2_5_39_45_51)
+										p0_5_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_39_45_51)).Mul(y2_5_39_45_51))
+										p1_5_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_39_45_51)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_39_45_51)).Mul(y2_5_39_45_51)).Mul(y4_5_39_45_51)
+										p2_5_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_39_45_51.Mul(y4_5_39_45_51))
+										r0_0_5_39_45_51 = p0_5_39_45_51.Add(p1_5_39_45_51).Add(p2_5_39_45_51)
+									}
+									var r0_0_6_39_45_51 archsimd.Float64x8
+									{
+										c_6_39_45_51, t_6_39_45_51 := r0_0_5_39_45_51, tl_39_45_51
+										r0_0_6_39_45_51 = c_6_39_45_51.AsUint64x8().Xor(t_6_39_45_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									cl_39_45_51 := r0_0_6_39_45_51
+									two_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									ch_39_45_51, ck_39_45_51, cl_39_45_51 = two_39_45_51.Mul(ch_39_45_51), two_39_45_51.Mul(ck_39_45_51), two_39_45_51.Mul(cl_39_45_51)
+									h0_39_45_51, k0_39_45_51, l0_39_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									h1_39_45_51, k1_39_45_51, l1_39_45_51 := ch_39_45_51, ck_39_45_51, cl_39_45_51
+									j_39_45_51 := 2
+									for ; j_39_45_51+1 < n_39_45_51; j_39_45_51 += 2 {
+										h0_39_45_51, k0_39_45_51, l0_39_45_51 = ch_39_45_51.Mul(h1_39_45_51).Sub(h0_39_45_51), ck_39_45_51.Mul(k1_39_45_51).Sub(k0_39_45_51), cl_39_45_51.Mul(l1_39_45_51).Sub(l0_39_45_51)
+										h1_39_45_51, k1_39_45_51, l1_39_45_51 = ch_39_45_51.Mul(h0_39_45_51).Sub(h1_39_45_51), ck_39_45_51.Mul(k0_39_45_51).Sub(k1_39_45_51), cl_39_45_51.Mul(l0_39_45_51).Sub(l1_39_45_51)
+									}
+									if j_39_45_51 < n_39_45_51 {
+										h1_39_45_51 = ch_39_45_51.Mul(h1_39_45_51).Sub(h0_39_45_51)
+										k1_39_45_51 = ck_39_45_51.Mul(k1_39_45_51).Sub(k0_39_45_51)
+										l1_39_45_51 = cl_39_45_51.Mul(l1_39_45_51).Sub(l0_39_45_51)
+									}
+									r0_0_39_45_51 = h1_39_45_51.Mul(k1_39_45_51).Mul(l1_39_45_51)
+								}
+								var r0_0_40_45_51 archsimd.Float64x8
+								{
+									k_40_45_51, ia_40_45_51, fa_40_45_51, h_40_45_51, kk_40_45_51, l_40_45_51, fl_40_45_51, sum_40_45_51 := k_45_51, ia_45_51, fa_45_51, h_45_51, kk_45_51, l_45_51, r0_0_39_45_51, sum_45_51
+									c_40_45_51 := k_40_45_51.c
+									fc_40_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&k_40_45_51.lr.defaultF)))
+									if c_40_45_51.HasHKL {
+										var r0_0_9_40_45_51 archsimd.Float64x8
+										{
+											r_9_40_45_51, bits_9_40_45_51, ia_9_40_45_51, fa_9_40_45_51, h_9_40_45_51, kk_9_40_45_51, l_9_40_45_51 := k_40_45_51.lr, k_40_45_51.fhklBits, ia_40_45_51, fa_40_45_51, h_40_45_51, kk_40_45_51, l_40_45_51
+											var r0_0_7_9_40_45_51 archsimd.Mask64x8
+											{
+												r_7_9_40_45_51, ia_7_9_40_45_51, h_7_9_40_45_51, kk_7_9_40_45_51, l_7_9_40_45_51 := r_9_40_45_51, ia_9_40_45_51, h_9_40_45_51, kk_9_40_45_51, l_9_40_45_51
+												half_7_9_40_45_51 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_40_45_51, kc_7_9_40_45_51, lc_7_9_40_45_51 := h_7_9_40_45_51.Sub(half_7_9_40_45_51).CeilScaled(0), kk_7_9_40_45_51.Sub(half_7_9_40_45_51).CeilScaled(0), l_7_9_40_45_51.Sub(half_7_9_40_45_51).CeilScaled(0)
+												hmin_7_9_40_45_51, kmin_7_9_40_45_51, lmin_7_9_40_45_51 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.lmin)))
+												in_7_9_40_45_51 := hc_7_9_40_45_51.GreaterEqual(hmin_7_9_40_45_51).And(hc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.hmax))))).And(kc_7_9_40_45_51.GreaterEqual(kmin_7_9_40_45_51)).And(kc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.kmax))))).And(lc_7_9_40_45_51.GreaterEqual(lmin_7_9_40_45_51)).And(lc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.lmax)))))
+												idx_7_9_40_45_51 := hc_7_9_40_45_51.Sub(hmin_7_9_40_45_51).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.hstride)))).Add(kc_7_9_40_45_51.Sub(kmin_7_9_40_45_51).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_51.kstride))))).Add(lc_7_9_40_45_51.Sub(lmin_7_9_40_45_51))
+												idx_7_9_40_45_51.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_40_45_51).ConvertToInt32().Store(ia_7_9_40_45_51)
+												r0_0_7_9_40_45_51 = in_7_9_40_45_51
+											}
+											in_9_40_45_51 := r0_0_7_9_40_45_51
+											for i_9_40_45_51, j_9_40_45_51 := range ia_9_40_45_51 {
+												fa_9_40_45_51[i_9_40_45_51] = bits_9_40_45_51[j_9_40_45_51]
+											}
+											r0_0_9_40_45_51 = archsimd.LoadUint64x8(fa_9_40_45_51).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_40_45_51.defaultF))), in_9_40_45_51)
+										}
+										fc_40_45_51 = r0_0_9_40_45_51
+									}
+									s_40_45_51 := sum_40_45_51.Add(fc_40_45_51.Mul(fc_40_45_51).Mul(fl_40_45_51).Mul(fl_40_45_51))
+									if !c_40_45_51.Water {
+										s_40_45_51 = sum_40_45_51.Merge(s_40_45_51, fl_40_45_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_40_45_51 = s_40_45_51
+								}
+								sum_45_51 = r0_0_40_45_51
 							}
-							sum_16_22 = s_16_22
 						}
 					}
-					r0_0_16_22, r1_0_16_22 = sum_16_22, polar_16_22
+					r0_0_45_51, r1_0_45_51 = sum_45_51, polar_45_51
 				}
-				sum_22, polar_22 = r0_0_16_22, r1_0_16_22
-				r0_0_22, r1_0_22, r2_0_22 = sum_22, omega_22, polar_22
+				sum_51, polar_51 = r0_0_45_51, r1_0_45_51
+				r0_0_51, r1_0_51, r2_0_51 = sum_51, omega_51, polar_51
 			}
-			sum, omega, polar = r0_0_22, r1_0_22, r2_0_22
+			sum, omega, polar = r0_0_51, r1_0_51, r2_0_51
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -986,202 +2301,522 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_23 archsimd.Float64x8
-							r1_0_23 archsimd.Float64x8
-							r2_0_23 archsimd.Float64x8
+							r0_0_52 archsimd.Float64x8
+							r1_0_52 archsimd.Float64x8
+							r2_0_52 archsimd.Float64x8
 						)
 						{
-							k_23, r_23, ia_23, fa_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_23 := k_23.c
-							var r0_0_12_23 archsimd.Float64x8
+							k_52, r_52, ia_52, fa_52, fdet_52, s_52, o_52, sum_52, omega_52, polar_52, capture_52, par_52 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_52 := k_52.c
+							var r0_0_41_52 archsimd.Float64x8
 							{
-								fdet_12_23, f_12_23, s_12_23, o_12_23, p_12_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[0])))
-								r0_0_12_23 = fdet_12_23.Mul(f_12_23).Add(s_12_23).Add(o_12_23).Add(p_12_23)
+								fdet_41_52, f_41_52, s_41_52, o_41_52, p_41_52 := fdet_52, archsimd.LoadFloat64x8((*[8]float64)((&r_52.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_52[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_52[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_52.pix0[0])))
+								r0_0_41_52 = fdet_41_52.Mul(f_41_52).Add(s_41_52).Add(o_41_52).Add(p_41_52)
 							}
-							x_23 := r0_0_12_23
-							var r0_0_13_23 archsimd.Float64x8
+							x_52 := r0_0_41_52
+							var r0_0_42_52 archsimd.Float64x8
 							{
-								fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[1])))
-								r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
+								fdet_42_52, f_42_52, s_42_52, o_42_52, p_42_52 := fdet_52, archsimd.LoadFloat64x8((*[8]float64)((&r_52.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_52[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_52[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_52.pix0[1])))
+								r0_0_42_52 = fdet_42_52.Mul(f_42_52).Add(s_42_52).Add(o_42_52).Add(p_42_52)
 							}
-							y_23 := r0_0_13_23
-							var r0_0_14_23 archsimd.Float64x8
+							y_52 := r0_0_42_52
+							var r0_0_43_52 archsimd.Float64x8
 							{
-								fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[2])))
-								r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
+								fdet_43_52, f_43_52, s_43_52, o_43_52, p_43_52 := fdet_52, archsimd.LoadFloat64x8((*[8]float64)((&r_52.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_52[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_52[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_52.pix0[2])))
+								r0_0_43_52 = fdet_43_52.Mul(f_43_52).Add(s_43_52).Add(o_43_52).Add(p_43_52)
 							}
-							z_23 := r0_0_14_23
-							invR_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
-							dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
-							if m_23 := omega_23.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_23.ToBits() != 0 {
-								var r0_0_15_23 archsimd.Float64x8
+							z_52 := r0_0_43_52
+							invR_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_52.Mul(x_52).Add(y_52.Mul(y_52)).Add(z_52.Mul(z_52)).Sqrt())
+							dx_52, dy_52, dz_52 := x_52.Mul(invR_52), y_52.Mul(invR_52), z_52.Mul(invR_52)
+							if m_52 := omega_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_52.ToBits() != 0 {
+								var r0_0_44_52 archsimd.Float64x8
 								{
-									invR_15_23, num_15_23, point_15_23 := invR_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.omegaNum))), c_23.PointPixel
-									w_15_23 := invR_15_23.Mul(invR_15_23)
-									if !point_15_23 {
-										w_15_23 = num_15_23.Mul(w_15_23.Mul(invR_15_23))
+									invR_44_52, num_44_52, point_44_52 := invR_52, archsimd.LoadFloat64x8((*[8]float64)((&r_52.omegaNum))), c_52.PointPixel
+									w_44_52 := invR_44_52.Mul(invR_44_52)
+									if !point_44_52 {
+										w_44_52 = num_44_52.Mul(w_44_52.Mul(invR_44_52))
 									}
-									r0_0_15_23 = w_15_23
+									r0_0_44_52 = w_44_52
 								}
-								omega_23 = r0_0_15_23.Merge(omega_23, m_23)
+								omega_52 = r0_0_44_52.Merge(omega_52, m_52)
 							}
-							if capture_23 {
-								dx_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[0])))).Add(dy_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[1]))))).Add(dz_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[2]))))).StoreSlice(par_23)
+							if capture_52 {
+								dx_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_52.od[0])))).Add(dy_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_52.od[1]))))).Add(dz_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_52.od[2]))))).StoreSlice(par_52)
 							}
 							var (
-								r0_0_16_23 archsimd.Float64x8
-								r1_0_16_23 archsimd.Float64x8
+								r0_0_45_52 archsimd.Float64x8
+								r1_0_45_52 archsimd.Float64x8
 							)
 							{
-								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
-								c_16_23 := k_16_23.c
-								n_16_23 := k_16_23.nn[0]
-								zero_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								for si_16_23 := range r_16_23.src {
-									sr_16_23 := &r_16_23.src[si_16_23]
-									il_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.il)))
-									qx_16_23, qy_16_23, qz_16_23 := dx_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[0])))).Mul(il_16_23), dy_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[1])))).Mul(il_16_23), dz_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[2])))).Mul(il_16_23)
-									if m_16_23 := polar_16_23.Equal(zero_16_23); m_16_23.ToBits() != 0 {
-										var p_16_23 archsimd.Float64x8
-										if r_16_23.kahnZero {
-											c2_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[0]))).Mul(dx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[1]))).Mul(dy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[2]))).Mul(dz_16_23))
-											p_16_23 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16_23.Mul(c2_16_23)))
+								k_45_52, r_45_52, ia_45_52, fa_45_52, sum_45_52, dx_45_52, dy_45_52, dz_45_52, polar_45_52 := k_52, r_52, ia_52, fa_52, sum_52, dx_52, dy_52, dz_52, polar_52
+								n_45_52, axes_45_52 := k_45_52.nn[0], r_45_52.axes
+								zero_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								for si_45_52 := range r_45_52.src {
+									sr_45_52 := &r_45_52.src[si_45_52]
+									il_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.il)))
+									qx_45_52, qy_45_52, qz_45_52 := dx_45_52.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[0])))).Mul(il_45_52), dy_45_52.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[1])))).Mul(il_45_52), dz_45_52.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[2])))).Mul(il_45_52)
+									if m_45_52 := polar_45_52.Equal(zero_45_52); m_45_52.ToBits() != 0 {
+										var p_45_52 archsimd.Float64x8
+										if r_45_52.kahnZero {
+											c2_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[0]))).Mul(dx_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[1]))).Mul(dy_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_45_52.inc[2]))).Mul(dz_45_52))
+											p_45_52 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_45_52.Mul(c2_45_52)))
 										} else {
-											var r0_0_9_16_23 archsimd.Float64x8
+											var r0_0_10_45_52 archsimd.Float64x8
 											{
-												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
-												c2_9_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[0]))).Mul(dx_9_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[1]))).Mul(dy_9_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[2]))).Mul(dz_9_16_23))
-												c2sq_9_16_23 := c2_9_16_23.Mul(c2_9_16_23)
-												cos2psi_9_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-												if !zero_9_16_23 {
-													e_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[0])))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[1]))))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[2])))))
-													b_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[0])))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[1]))))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[2])))))
-													ee_9_16_23, bb_9_16_23 := e_9_16_23.Mul(e_9_16_23), b_9_16_23.Mul(b_9_16_23)
-													den_9_16_23 := ee_9_16_23.Add(bb_9_16_23)
-													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16_23.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												zero_10_45_52, kahn_10_45_52, s_10_45_52, dx_10_45_52, dy_10_45_52, dz_10_45_52 := false, &r_45_52.kahn, sr_45_52, dx_45_52, dy_45_52, dz_45_52
+												c2_10_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.inc[0]))).Mul(dx_10_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.inc[1]))).Mul(dy_10_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.inc[2]))).Mul(dz_10_45_52))
+												c2sq_10_45_52 := c2_10_45_52.Mul(c2_10_45_52)
+												cos2psi_10_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+												if !zero_10_45_52 {
+													e_10_45_52 := dx_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.ein[0])))).Add(dy_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.ein[1]))))).Add(dz_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.ein[2])))))
+													b_10_45_52 := dx_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.bin[0])))).Add(dy_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.bin[1]))))).Add(dz_10_45_52.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_45_52.bin[2])))))
+													ee_10_45_52, bb_10_45_52 := e_10_45_52.Mul(e_10_45_52), b_10_45_52.Mul(b_10_45_52)
+													den_10_45_52 := ee_10_45_52.Add(bb_10_45_52)
+													cos2psi_10_45_52 = ee_10_45_52.Sub(bb_10_45_52).Div(den_10_45_52).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_45_52.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 												}
-												one_9_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_9_16_23 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16_23)).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
+												one_10_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_10_45_52 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_10_45_52.Add(c2sq_10_45_52).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_45_52)).Mul(cos2psi_10_45_52).Mul(one_10_45_52.Sub(c2sq_10_45_52))))
 											}
-											p_16_23 = r0_0_9_16_23
+											p_45_52 = r0_0_10_45_52
 										}
-										polar_16_23 = p_16_23.Merge(polar_16_23, m_16_23)
+										polar_45_52 = p_45_52.Merge(polar_45_52, m_45_52)
 									}
-									for oi_16_23 := range r_16_23.orient {
-										o_16_23 := &r_16_23.orient[oi_16_23]
-										h_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[0]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[1]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[2]))).Mul(qz_16_23))
-										kk_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[3]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[4]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[5]))).Mul(qz_16_23))
-										l_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[6]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[7]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[8]))).Mul(qz_16_23))
-										var r0_0_10_16_23 archsimd.Float64x8
-										{
-											h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := h_16_23, kk_16_23, l_16_23, n_16_23
-											magic_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											th_10_16_23, tk_10_16_23, tl_10_16_23 := h_10_16_23.Add(magic_10_16_23), kk_10_16_23.Add(magic_10_16_23), l_10_16_23.Add(magic_10_16_23)
-											var r0_0_1_10_16_23 archsimd.Float64x8
+									if axes_45_52 {
+										for oi_45_52 := range r_45_52.orient {
+											var (
+												r0_0_11_45_52 archsimd.Float64x8
+												r1_0_11_45_52 archsimd.Float64x8
+												r2_0_11_45_52 archsimd.Float64x8
+											)
 											{
-												d_1_10_16_23 := h_10_16_23.Sub(th_10_16_23.Sub(magic_10_16_23))
-												y_1_10_16_23 := d_1_10_16_23.Mul(d_1_10_16_23)
-												y2_1_10_16_23 := y_1_10_16_23.Mul(y_1_10_16_23)
-												y4_1_10_16_23 := y2_1_10_16_23.Mul(y2_1_10_16_23)
-												p0_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23))
-												p1_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23)
-												p2_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
-												r0_0_1_10_16_23 = p0_1_10_16_23.Add(p1_1_10_16_23).Add(p2_1_10_16_23)
+												o_11_45_52, qx_11_45_52, qy_11_45_52, qz_11_45_52 := &r_45_52.orient[oi_45_52], qx_45_52, qy_45_52, qz_45_52
+												h_11_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[0]))).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[1]))).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[2]))).Mul(qz_11_45_52))
+												kk_11_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[3]))).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[4]))).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[5]))).Mul(qz_11_45_52))
+												l_11_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[6]))).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[7]))).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_11_45_52[8]))).Mul(qz_11_45_52))
+												r0_0_11_45_52, r1_0_11_45_52, r2_0_11_45_52 = h_11_45_52, kk_11_45_52, l_11_45_52
 											}
-											var r0_0_2_10_16_23 archsimd.Float64x8
+											h_45_52, kk_45_52, l_45_52 := r0_0_11_45_52, r1_0_11_45_52, r2_0_11_45_52
+											var r0_0_12_45_52 archsimd.Float64x8
 											{
-												c_2_10_16_23, t_2_10_16_23 := r0_0_1_10_16_23, th_10_16_23
-												r0_0_2_10_16_23 = c_2_10_16_23.AsUint64x8().Xor(t_2_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-											}
-											ch_10_16_23 := r0_0_2_10_16_23
-											var r0_0_3_10_16_23 archsimd.Float64x8
-											{
-												d_3_10_16_23 := kk_10_16_23.Sub(tk_10_16_23.Sub(magic_10_16_23))
-												y_3_10_16_23 := d_3_10_16_23.Mul(d_3_10_16_23)
-												y2_3_10_16_23 := y_3_10_16_23.Mul(y_3_10_16_23)
-												y4_3_10_16_23 := y2_3_10_16_23.Mul(y2_3_10_16_23)
-												p0_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23))
-												p1_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23)
-												p2_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
-												r0_0_3_10_16_23 = p0_3_10_16_23.Add(p1_3_10_16_23).Add(p2_3_10_16_23)
-											}
-											var r0_0_4_10_16_23 archsimd.Float64x8
-											{
-												c_4_10_16_23, t_4_10_16_23 := r0_0_3_10_16_23, tk_10_16_23
-												r0_0_4_10_16_23 = c_4_10_16_23.AsUint64x8().Xor(t_4_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-											}
-											ck_10_16_23 := r0_0_4_10_16_23
-											var r0_0_5_10_16_23 archsimd.Float64x8
-											{
-												d_5_10_16_23 := l_10_16_23.Sub(tl_10_16_23.Sub(magic_10_16_23))
-												y_5_10_16_23 := d_5_10_16_23.Mul(d_5_10_16_23)
-												y2_5_10_16_23 := y_5_10_16_23.Mul(y_5_10_16_23)
-												y4_5_10_16_23 := y2_5_10_16_23.Mul(y2_5_10_16_23)
-												p0_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23))
-												p1_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23)
-												p2_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
-												r0_0_5_10_16_23 = p0_5_10_16_23.Add(p1_5_10_16_23).Add(p2_5_10_16_23)
-											}
-											var r0_0_6_10_16_23 archsimd.Float64x8
-											{
-												c_6_10_16_23, t_6_10_16_23 := r0_0_5_10_16_23, tl_10_16_23
-												r0_0_6_10_16_23 = c_6_10_16_23.AsUint64x8().Xor(t_6_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-											}
-											cl_10_16_23 := r0_0_6_10_16_23
-											two_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-											ch_10_16_23, ck_10_16_23, cl_10_16_23 = two_10_16_23.Mul(ch_10_16_23), two_10_16_23.Mul(ck_10_16_23), two_10_16_23.Mul(cl_10_16_23)
-											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
-											j_10_16_23 := 2
-											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
-												h0_10_16_23, k0_10_16_23, l0_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23), ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23), cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
-												h1_10_16_23, k1_10_16_23, l1_10_16_23 = ch_10_16_23.Mul(h0_10_16_23).Sub(h1_10_16_23), ck_10_16_23.Mul(k0_10_16_23).Sub(k1_10_16_23), cl_10_16_23.Mul(l0_10_16_23).Sub(l1_10_16_23)
-											}
-											if j_10_16_23 < n_10_16_23 {
-												h1_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23)
-												k1_10_16_23 = ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23)
-												l1_10_16_23 = cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
-											}
-											r0_0_10_16_23 = h1_10_16_23.Mul(k1_10_16_23).Mul(l1_10_16_23)
-										}
-										fl_16_23 := r0_0_10_16_23
-										fc_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_16_23.defaultF)))
-										if c_16_23.HasHKL {
-											var r0_0_11_16_23 archsimd.Float64x8
-											{
-												r_11_16_23, bits_11_16_23, ia_11_16_23, fa_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, fa_16_23, h_16_23, kk_16_23, l_16_23
-												var r0_0_7_11_16_23 archsimd.Mask64x8
+												r_12_45_52, h_12_45_52, kk_12_45_52, l_12_45_52 := r_45_52, h_45_52, kk_45_52, l_45_52
+												var r0_0_13_45_52 archsimd.Float64x8
 												{
-													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
-													half_7_11_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := h_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0), kk_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0), l_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0)
-													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.lmin)))
-													in_7_11_16_23 := hc_7_11_16_23.GreaterEqual(hmin_7_11_16_23).And(hc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hmax))))).And(kc_7_11_16_23.GreaterEqual(kmin_7_11_16_23)).And(kc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kmax))))).And(lc_7_11_16_23.GreaterEqual(lmin_7_11_16_23)).And(lc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.lmax)))))
-													idx_7_11_16_23 := hc_7_11_16_23.Sub(hmin_7_11_16_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hstride)))).Add(kc_7_11_16_23.Sub(kmin_7_11_16_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kstride))))).Add(lc_7_11_16_23.Sub(lmin_7_11_16_23))
-													idx_7_11_16_23.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
-													r0_0_7_11_16_23 = in_7_11_16_23
+													r_13_45_52, i_13_45_52, x_13_45_52 := r_12_45_52, 0, h_12_45_52
+													s_13_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_13_45_52.nmode[i_13_45_52] == nChebyshev {
+														var r0_0_14_45_52 archsimd.Float64x8
+														{
+															x_14_45_52, n_14_45_52 := x_13_45_52, r_13_45_52.nn[i_13_45_52]
+															magic_14_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_14_45_52 := x_14_45_52.Add(magic_14_45_52)
+															var r0_0_15_45_52 archsimd.Float64x8
+															{
+																d_15_45_52 := x_14_45_52.Sub(t_14_45_52.Sub(magic_14_45_52))
+																y_15_45_52 := d_15_45_52.Mul(d_15_45_52)
+																y2_15_45_52 := y_15_45_52.Mul(y_15_45_52)
+																y4_15_45_52 := y2_15_45_52.Mul(y2_15_45_52)
+																p0_15_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15_45_52)).Mul(y2_15_45_52))
+																p1_15_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15_45_52)).Mul(y2_15_45_52)).Mul(y4_15_45_52)
+																p2_15_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15_45_52.Mul(y4_15_45_52))
+																r0_0_15_45_52 = p0_15_45_52.Add(p1_15_45_52).Add(p2_15_45_52)
+															}
+															var r0_0_16_45_52 archsimd.Float64x8
+															{
+																c_16_45_52, t_16_45_52 := r0_0_15_45_52, t_14_45_52
+																r0_0_16_45_52 = c_16_45_52.AsUint64x8().Xor(t_16_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_14_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_16_45_52)
+															u0_14_45_52, u1_14_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_14_45_52
+															j_14_45_52 := 2
+															for ; j_14_45_52+1 < n_14_45_52; j_14_45_52 += 2 {
+																u0_14_45_52 = c2_14_45_52.Mul(u1_14_45_52).Sub(u0_14_45_52)
+																u1_14_45_52 = c2_14_45_52.Mul(u0_14_45_52).Sub(u1_14_45_52)
+															}
+															if j_14_45_52 < n_14_45_52 {
+																u1_14_45_52 = c2_14_45_52.Mul(u1_14_45_52).Sub(u0_14_45_52)
+															}
+															r0_0_14_45_52 = u1_14_45_52
+														}
+														s_13_45_52 = r0_0_14_45_52
+													} else if r_13_45_52.nmode[i_13_45_52] == nRatio {
+														var r0_0_17_45_52 archsimd.Float64x8
+														{
+															x_17_45_52, nv_17_45_52 := x_13_45_52, archsimd.LoadFloat64x8((*[8]float64)((&r_13_45_52.nv[i_13_45_52])))
+															magic_17_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_17_45_52 := x_17_45_52.Add(magic_17_45_52)
+															d_17_45_52 := x_17_45_52.Sub(t_17_45_52.Sub(magic_17_45_52))
+															y_17_45_52 := nv_17_45_52.Mul(d_17_45_52)
+															u_17_45_52 := y_17_45_52.Add(magic_17_45_52)
+															var r0_0_18_45_52 archsimd.Float64x8
+															{
+																d_18_45_52 := y_17_45_52.Sub(u_17_45_52.Sub(magic_17_45_52))
+																y_18_45_52 := d_18_45_52.Mul(d_18_45_52)
+																y2_18_45_52 := y_18_45_52.Mul(y_18_45_52)
+																y4_18_45_52 := y2_18_45_52.Mul(y2_18_45_52)
+																p0_18_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_18_45_52)).Mul(y2_18_45_52))
+																p1_18_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_18_45_52)).Mul(y2_18_45_52)).Mul(y4_18_45_52)
+																p2_18_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_18_45_52)).Mul(y4_18_45_52.Mul(y4_18_45_52))
+																r0_0_18_45_52 = d_18_45_52.Mul(p0_18_45_52.Add(p1_18_45_52).Add(p2_18_45_52))
+															}
+															var r0_0_19_45_52 archsimd.Float64x8
+															{
+																c_19_45_52, t_19_45_52 := r0_0_18_45_52, u_17_45_52
+																r0_0_19_45_52 = c_19_45_52.AsUint64x8().Xor(t_19_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_17_45_52 := r0_0_19_45_52
+															var r0_0_20_45_52 archsimd.Float64x8
+															{
+																d_20_45_52 := d_17_45_52
+																y_20_45_52 := d_20_45_52.Mul(d_20_45_52)
+																y2_20_45_52 := y_20_45_52.Mul(y_20_45_52)
+																y4_20_45_52 := y2_20_45_52.Mul(y2_20_45_52)
+																p0_20_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_20_45_52)).Mul(y2_20_45_52))
+																p1_20_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_20_45_52)).Mul(y2_20_45_52)).Mul(y4_20_45_52)
+																p2_20_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_20_45_52)).Mul(y4_20_45_52.Mul(y4_20_45_52))
+																r0_0_20_45_52 = d_20_45_52.Mul(p0_20_45_52.Add(p1_20_45_52).Add(p2_20_45_52))
+															}
+															r0_0_17_45_52 = nv_17_45_52.Merge(sn_17_45_52.Div(r0_0_20_45_52), d_17_45_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														s_13_45_52 = r0_0_17_45_52
+													}
+													r0_0_13_45_52 = s_13_45_52
 												}
-												in_11_16_23 := r0_0_7_11_16_23
-												for i_11_16_23, j_11_16_23 := range ia_11_16_23 {
-													fa_11_16_23[i_11_16_23] = bits_11_16_23[j_11_16_23]
+												sa_12_45_52 := r0_0_13_45_52
+												var r0_0_21_45_52 archsimd.Float64x8
+												{
+													r_21_45_52, i_21_45_52, x_21_45_52 := r_12_45_52, 1, kk_12_45_52
+													s_21_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_21_45_52.nmode[i_21_45_52] == nChebyshev {
+														var r0_0_22_45_52 archsimd.Float64x8
+														{
+															x_22_45_52, n_22_45_52 := x_21_45_52, r_21_45_52.nn[i_21_45_52]
+															magic_22_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_22_45_52 := x_22_45_52.Add(magic_22_45_52)
+															var r0_0_23_45_52 archsimd.Float64x8
+															{
+																d_23_45_52 := x_22_45_52.Sub(t_22_45_52.Sub(magic_22_45_52))
+																y_23_45_52 := d_23_45_52.Mul(d_23_45_52)
+																y2_23_45_52 := y_23_45_52.Mul(y_23_45_52)
+																y4_23_45_52 := y2_23_45_52.Mul(y2_23_45_52)
+																p0_23_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_23_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_23_45_52)).Mul(y2_23_45_52))
+																p1_23_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_23_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_23_45_52)).Mul(y2_23_45_52)).Mul(y4_23_45_52)
+																p2_23_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_23_45_52.Mul(y4_23_45_52))
+																r0_0_23_45_52 = p0_23_45_52.Add(p1_23_45_52).Add(p2_23_45_52)
+															}
+															var r0_0_24_45_52 archsimd.Float64x8
+															{
+																c_24_45_52, t_24_45_52 := r0_0_23_45_52, t_22_45_52
+																r0_0_24_45_52 = c_24_45_52.AsUint64x8().Xor(t_24_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_22_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_24_45_52)
+															u0_22_45_52, u1_22_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_22_45_52
+															j_22_45_52 := 2
+															for ; j_22_45_52+1 < n_22_45_52; j_22_45_52 += 2 {
+																u0_22_45_52 = c2_22_45_52.Mul(u1_22_45_52).Sub(u0_22_45_52)
+																u1_22_45_52 = c2_22_45_52.Mul(u0_22_45_52).Sub(u1_22_45_52)
+															}
+															if j_22_45_52 < n_22_45_52 {
+																u1_22_45_52 = c2_22_45_52.Mul(u1_22_45_52).Sub(u0_22_45_52)
+															}
+															r0_0_22_45_52 = u1_22_45_52
+														}
+														s_21_45_52 = r0_0_22_45_52
+													} else if r_21_45_52.nmode[i_21_45_52] == nRatio {
+														var r0_0_25_45_52 archsimd.Float64x8
+														{
+															x_25_45_52, nv_25_45_52 := x_21_45_52, archsimd.LoadFloat64x8((*[8]float64)((&r_21_45_52.nv[i_21_45_52])))
+															magic_25_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_25_45_52 := x_25_45_52.Add(magic_25_45_52)
+															d_25_45_52 := x_25_45_52.Sub(t_25_45_52.Sub(magic_25_45_52))
+															y_25_45_52 := nv_25_45_52.Mul(d_25_45_52)
+															u_25_45_52 := y_25_45_52.Add(magic_25_45_52)
+															var r0_0_26_45_52 archsimd.Float64x8
+															{
+																d_26_45_52 := y_25_45_52.Sub(u_25_45_52.Sub(magic_25_45_52))
+																y_26_45_52 := d_26_45_52.Mul(d_26_45_52)
+																y2_26_45_52 := y_26_45_52.Mul(y_26_45_52)
+																y4_26_45_52 := y2_26_45_52.Mul(y2_26_45_52)
+																p0_26_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_45_52)).Mul(y2_26_45_52))
+																p1_26_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_45_52)).Mul(y2_26_45_52)).Mul(y4_26_45_52)
+																p2_26_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_45_52)).Mul(y4_26_45_52.Mul(y4_26_45_52))
+																r0_0_26_45_52 = d_26_45_52.Mul(p0_26_45_52.Add(p1_26_45_52).Add(p2_26_45_52))
+															}
+															var r0_0_27_45_52 archsimd.Float64x8
+															{
+																c_27_45_52, t_27_45_52 := r0_0_26_45_52, u_25_45_52
+																r0_0_27_45_52 = c_27_45_52.AsUint64x8().Xor(t_27_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_25_45_52 := r0_0_27_45_52
+															var r0_0_28_45_52 archsimd.Float64x8
+															{
+																d_28_45_52 := d_25_45_52
+																y_28_45_52 := d_28_45_52.Mul(d_28_45_52)
+																y2_28_45_52 := y_28_45_52.Mul(y_28_45_52)
+																y4_28_45_52 := y2_28_45_52.Mul(y2_28_45_52)
+																p0_28_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_28_45_52)).Mul(y2_28_45_52))
+																p1_28_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_28_45_52)).Mul(y2_28_45_52)).Mul(y4_28_45_52)
+																p2_28_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_28_45_52)).Mul(y4_28_45_52.Mul(y4_28_45_52))
+																r0_0_28_45_52 = d_28_45_52.Mul(p0_28_45_52.Add(p1_28_45_52).Add(p2_28_45_52))
+															}
+															r0_0_25_45_52 = nv_25_45_52.Merge(sn_25_45_52.Div(r0_0_28_45_52), d_25_45_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														s_21_45_52 = r0_0_25_45_52
+													}
+													r0_0_21_45_52 = s_21_45_52
 												}
-												r0_0_11_16_23 = archsimd.LoadUint64x8(fa_11_16_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_23.defaultF))), in_11_16_23)
+												sb_12_45_52 := r0_0_21_45_52
+												var r0_0_29_45_52 archsimd.Float64x8
+												{
+													r_29_45_52, i_29_45_52, x_29_45_52 := r_12_45_52, 2, l_12_45_52
+													s_29_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_29_45_52.nmode[i_29_45_52] == nChebyshev {
+														var r0_0_30_45_52 archsimd.Float64x8
+														{
+															x_30_45_52, n_30_45_52 := x_29_45_52, r_29_45_52.nn[i_29_45_52]
+															magic_30_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_30_45_52 := x_30_45_52.Add(magic_30_45_52)
+															var r0_0_31_45_52 archsimd.Float64x8
+															{
+																d_31_45_52 := x_30_45_52.Sub(t_30_45_52.Sub(magic_30_45_52))
+																y_31_45_52 := d_31_45_52.Mul(d_31_45_52)
+																y2_31_45_52 := y_31_45_52.Mul(y_31_45_52)
+																y4_31_45_52 := y2_31_45_52.Mul(y2_31_45_52)
+																p0_31_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_31_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_31_45_52)).Mul(y2_31_45_52))
+																p1_31_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_31_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_31_45_52)).Mul(y2_31_45_52)).Mul(y4_31_45_52)
+																p2_31_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_31_45_52.Mul(y4_31_45_52))
+																r0_0_31_45_52 = p0_31_45_52.Add(p1_31_45_52).Add(p2_31_45_52)
+															}
+															var r0_0_32_45_52 archsimd.Float64x8
+															{
+																c_32_45_52, t_32_45_52 := r0_0_31_45_52, t_30_45_52
+																r0_0_32_45_52 = c_32_45_52.AsUint64x8().Xor(t_32_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_30_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_32_45_52)
+															u0_30_45_52, u1_30_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_45_52
+															j_30_45_52 := 2
+															for ; j_30_45_52+1 < n_30_45_52; j_30_45_52 += 2 {
+																u0_30_45_52 = c2_30_45_52.Mul(u1_30_45_52).Sub(u0_30_45_52)
+																u1_30_45_52 = c2_30_45_52.Mul(u0_30_45_52).Sub(u1_30_45_52)
+															}
+															if j_30_45_52 < n_30_45_52 {
+																u1_30_45_52 = c2_30_45_52.Mul(u1_30_45_52).Sub(u0_30_45_52)
+															}
+															r0_0_30_45_52 = u1_30_45_52
+														}
+														s_29_45_52 = r0_0_30_45_52
+													} else if r_29_45_52.nmode[i_29_45_52] == nRatio {
+														var r0_0_33_45_52 archsimd.Float64x8
+														{
+															x_33_45_52, nv_33_45_52 := x_29_45_52, archsimd.LoadFloat64x8((*[8]float64)((&r_29_45_52.nv[i_29_45_52])))
+															magic_33_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_33_45_52 := x_33_45_52.Add(magic_33_45_52)
+															d_33_45_52 := x_33_45_52.Sub(t_33_45_52.Sub(magic_33_45_52))
+															y_33_45_52 := nv_33_45_52.Mul(d_33_45_52)
+															u_33_45_52 := y_33_45_52.Add(magic_33_45_52)
+															var r0_0_34_45_52 archsimd.Float64x8
+															{
+																d_34_45_52 := y_33_45_52.Sub(u_33_45_52.Sub(magic_33_45_52))
+																y_34_45_52 := d_34_45_52.Mul(d_34_45_52)
+																y2_34_45_52 := y_34_45_52.Mul(y_34_45_52)
+																y4_34_45_52 := y2_34_45_52.Mul(y2_34_45_52)
+																p0_34_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_45_52)).Mul(y2_34_45_52))
+																p1_34_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_45_52)).Mul(y2_34_45_52)).Mul(y4_34_45_52)
+																p2_34_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_45_52)).Mul(y4_34_45_52.Mul(y4_34_45_52))
+																r0_0_34_45_52 = d_34_45_52.Mul(p0_34_45_52.Add(p1_34_45_52).Add(p2_34_45_52))
+															}
+															var r0_0_35_45_52 archsimd.Float64x8
+															{
+																c_35_45_52, t_35_45_52 := r0_0_34_45_52, u_33_45_52
+																r0_0_35_45_52 = c_35_45_52.AsUint64x8().Xor(t_35_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_33_45_52 := r0_0_35_45_52
+															var r0_0_36_45_52 archsimd.Float64x8
+															{
+																d_36_45_52 := d_33_45_52
+																y_36_45_52 := d_36_45_52.Mul(d_36_45_52)
+																y2_36_45_52 := y_36_45_52.Mul(y_36_45_52)
+																y4_36_45_52 := y2_36_45_52.Mul(y2_36_45_52)
+																p0_36_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_36_45_52)).Mul(y2_36_45_52))
+																p1_36_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_36_45_52)).Mul(y2_36_45_52)).Mul(y4_36_45_52)
+																p2_36_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_36_45_52)).Mul(y4_36_45_52.Mul(y4_36_45_52))
+																r0_0_36_45_52 = d_36_45_52.Mul(p0_36_45_52.Add(p1_36_45_52).Add(p2_36_45_52))
+															}
+															r0_0_33_45_52 = nv_33_45_52.Merge(sn_33_45_52.Div(r0_0_36_45_52), d_33_45_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														s_29_45_52 = r0_0_33_45_52
+													}
+													r0_0_29_45_52 = s_29_45_52
+												}
+												sc_12_45_52 := r0_0_29_45_52
+												r0_0_12_45_52 = sa_12_45_52.Mul(sb_12_45_52).Mul(sc_12_45_52)
 											}
-											fc_16_23 = r0_0_11_16_23
+											var r0_0_37_45_52 archsimd.Float64x8
+											{
+												k_37_45_52, ia_37_45_52, fa_37_45_52, h_37_45_52, kk_37_45_52, l_37_45_52, fl_37_45_52, sum_37_45_52 := k_45_52, ia_45_52, fa_45_52, h_45_52, kk_45_52, l_45_52, r0_0_12_45_52, sum_45_52
+												c_37_45_52 := k_37_45_52.c
+												fc_37_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&k_37_45_52.lr.defaultF)))
+												if c_37_45_52.HasHKL {
+													var r0_0_9_37_45_52 archsimd.Float64x8
+													{
+														r_9_37_45_52, bits_9_37_45_52, ia_9_37_45_52, fa_9_37_45_52, h_9_37_45_52, kk_9_37_45_52, l_9_37_45_52 := k_37_45_52.lr, k_37_45_52.fhklBits, ia_37_45_52, fa_37_45_52, h_37_45_52, kk_37_45_52, l_37_45_52
+														var r0_0_7_9_37_45_52 archsimd.Mask64x8
+														{
+															r_7_9_37_45_52, ia_7_9_37_45_52, h_7_9_37_45_52, kk_7_9_37_45_52, l_7_9_37_45_52 := r_9_37_45_52, ia_9_37_45_52, h_9_37_45_52, kk_9_37_45_52, l_9_37_45_52
+															half_7_9_37_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+															hc_7_9_37_45_52, kc_7_9_37_45_52, lc_7_9_37_45_52 := h_7_9_37_45_52.Sub(half_7_9_37_45_52).CeilScaled(0), kk_7_9_37_45_52.Sub(half_7_9_37_45_52).CeilScaled(0), l_7_9_37_45_52.Sub(half_7_9_37_45_52).CeilScaled(0)
+															hmin_7_9_37_45_52, kmin_7_9_37_45_52, lmin_7_9_37_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.lmin)))
+															in_7_9_37_45_52 := hc_7_9_37_45_52.GreaterEqual(hmin_7_9_37_45_52).And(hc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.hmax))))).And(kc_7_9_37_45_52.GreaterEqual(kmin_7_9_37_45_52)).And(kc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.kmax))))).And(lc_7_9_37_45_52.GreaterEqual(lmin_7_9_37_45_52)).And(lc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.lmax)))))
+															idx_7_9_37_45_52 := hc_7_9_37_45_52.Sub(hmin_7_9_37_45_52).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.hstride)))).Add(kc_7_9_37_45_52.Sub(kmin_7_9_37_45_52).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_37_45_52.kstride))))).Add(lc_7_9_37_45_52.Sub(lmin_7_9_37_45_52))
+															idx_7_9_37_45_52.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_37_45_52).ConvertToInt32().Store(ia_7_9_37_45_52)
+															r0_0_7_9_37_45_52 = in_7_9_37_45_52
+														}
+														in_9_37_45_52 := r0_0_7_9_37_45_52
+														for i_9_37_45_52, j_9_37_45_52 := range ia_9_37_45_52 {
+															fa_9_37_45_52[i_9_37_45_52] = bits_9_37_45_52[j_9_37_45_52]
+														}
+														r0_0_9_37_45_52 = archsimd.LoadUint64x8(fa_9_37_45_52).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_37_45_52.defaultF))), in_9_37_45_52)
+													}
+													fc_37_45_52 = r0_0_9_37_45_52
+												}
+												s_37_45_52 := sum_37_45_52.Add(fc_37_45_52.Mul(fc_37_45_52).Mul(fl_37_45_52).Mul(fl_37_45_52))
+												if !c_37_45_52.Water {
+													s_37_45_52 = sum_37_45_52.Merge(s_37_45_52, fl_37_45_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												}
+												r0_0_37_45_52 = s_37_45_52
+											}
+											sum_45_52 = r0_0_37_45_52
 										}
-										s_16_23 := sum_16_23.Add(fc_16_23.Mul(fc_16_23).Mul(fl_16_23).Mul(fl_16_23))
-										if !c_16_23.Water {
-											s_16_23 = sum_16_23.Merge(s_16_23, fl_16_23.Equal(zero_16_23))
+									} else {
+										for oi_45_52 := range r_45_52.orient {
+											var (
+												r0_0_38_45_52 archsimd.Float64x8
+												r1_0_38_45_52 archsimd.Float64x8
+												r2_0_38_45_52 archsimd.Float64x8
+											)
+											{
+												o_38_45_52, qx_38_45_52, qy_38_45_52, qz_38_45_52 := &r_45_52.orient[oi_45_52], qx_45_52, qy_45_52, qz_45_52
+												h_38_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[0]))).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[1]))).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[2]))).Mul(qz_38_45_52))
+												kk_38_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[3]))).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[4]))).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[5]))).Mul(qz_38_45_52))
+												l_38_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[6]))).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[7]))).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_38_45_52[8]))).Mul(qz_38_45_52))
+												r0_0_38_45_52, r1_0_38_45_52, r2_0_38_45_52 = h_38_45_52, kk_38_45_52, l_38_45_52
+											}
+											h_45_52, kk_45_52, l_45_52 := r0_0_38_45_52, r1_0_38_45_52, r2_0_38_45_52
+											var r0_0_39_45_52 archsimd.Float64x8
+											{
+												h_39_45_52, kk_39_45_52, l_39_45_52, n_39_45_52 := h_45_52, kk_45_52, l_45_52, n_45_52
+												magic_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												th_39_45_52, tk_39_45_52, tl_39_45_52 := h_39_45_52.Add(magic_39_45_52), kk_39_45_52.Add(magic_39_45_52), l_39_45_52.Add(magic_39_45_52)
+												var r0_0_1_39_45_52 archsimd.Float64x8
+												{
+													d_1_39_45_52 := h_39_45_52.Sub(th_39_45_52.Sub(magic_39_45_52))
+													y_1_39_45_52 := d_1_39_45_52.Mul(d_1_39_45_52)
+													y2_1_39_45_52 := y_1_39_45_52.Mul(y_1_39_45_52)
+													y4_1_39_45_52 := y2_1_39_45_52.Mul(y2_1_39_45_52)
+													p0_1_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_39_45_52)).Mul(y2_1_39_45_52))
+													p1_1_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_39_45_52)).Mul(y2_1_39_45_52)).Mul(y4_1_39_45_52)
+													p2_1_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_39_45_52.Mul(y4_1_39_45_52))
+													r0_0_1_39_45_52 = p0_1_39_45_52.Add(p1_1_39_45_52).Add(p2_1_39_45_52)
+												}
+												var r0_0_2_39_45_52 archsimd.Float64x8
+												{
+													c_2_39_45_52, t_2_39_45_52 := r0_0_1_39_45_52, th_39_45_52
+													r0_0_2_39_45_52 = c_2_39_45_52.AsUint64x8().Xor(t_2_39_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												ch_39_45_52 := r0_0_2_39_45_52
+												var r0_0_3_39_45_52 archsimd.Float64x8
+												{
+													d_3_39_45_52 := kk_39_45_52.Sub(tk_39_45_52.Sub(magic_39_45_52))
+													y_3_39_45_52 := d_3_39_45_52.Mul(d_3_39_45_52)
+													y2_3_39_45_52 := y_3_39_45_52.Mul(y_3_39_45_52)
+													y4_3_39_45_52 := y2_3_39_45_52.Mul(y2_3_39_45_52)
+													p0_3_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_39_45_52)).Mul(y2_3_39_45_52))
+													p1_3_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_39_45_52)).Mul(y2_3_39_45_52)).Mul(y4_3_39_45_52)
+													p2_3_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_39_45_52.Mul(y4_3_39_45_52))
+													r0_0_3_39_45_52 = p0_3_39_45_52.Add(p1_3_39_45_52).Add(p2_3_39_45_52)
+												}
+												var r0_0_4_39_45_52 archsimd.Float64x8
+												{
+													c_4_39_45_52, t_4_39_45_52 := r0_0_3_39_45_52, tk_39_45_52
+													r0_0_4_39_45_52 = c_4_39_45_52.AsUint64x8().Xor(t_4_39_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												ck_39_45_52 := r0_0_4_39_45_52
+												var r0_0_5_39_45_52 archsimd.Float64x8
+												{
+													d_5_39_45_52 := l_39_45_52.Sub(tl_39_45_52.Sub(magic_39_45_52))
+													y_5_39_45_52 := d_5_39_45_52.Mul(d_5_39_45_52)
+													y2_5_39_45_52 := y_5_39_45_52.Mul(y_5_39_45_52)
+													y4_5_39_45_52 := y2_5_39_45_52.Mul(y2_5_39_45_52)
+													p0_5_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_39_45_52)).Mul(y2_5_39_45_52))
+													p1_5_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_39_45_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_39_45_52)).Mul(y2_5_39_45_52)).Mul(y4_5_39_45_52)
+													p2_5_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_39_45_52.Mul(y4_5_39_45_52))
+													r0_0_5_39_45_52 = p0_5_39_45_52.Add(p1_5_39_45_52).Add(p2_5_39_45_52)
+												}
+												var r0_0_6_39_45_52 archsimd.Float64x8
+												{
+													c_6_39_45_52, t_6_39_45_52 := r0_0_5_39_45_52, tl_39_45_52
+													r0_0_6_39_45_52 = c_6_39_45_52.AsUint64x8().Xor(t_6_39_45_52.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												cl_39_45_52 := r0_0_6_39_45_52
+												two_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+												ch_39_45_52, ck_39_45_52, cl_39_45_52 = two_39_45_52.Mul(ch_39_45_52), two_39_45_52.Mul(ck_39_45_52), two_39_45_52.Mul(cl_39_45_52)
+												h0_39_45_52, k0_39_45_52, l0_39_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												h1_39_45_52, k1_39_45_52, l1_39_45_52 := ch_39_45_52, ck_39_45_52, cl_39_45_52
+												j_39_45_52 := 2
+												for ; j_39_45_52+1 < n_39_45_52; j_39_45_52 += 2 {
+													h0_39_45_52, k0_39_45_52, l0_39_45_52 = ch_39_45_52.Mul(h1_39_45_52).Sub(h0_39_45_52), ck_39_45_52.Mul(k1_39_45_52).Sub(k0_39_45_52), cl_39_45_52.Mul(l1_39_45_52).Sub(l0_39_45_52)
+													h1_39_45_52, k1_39_45_52, l1_39_45_52 = ch_39_45_52.Mul(h0_39_45_52).Sub(h1_39_45_52), ck_39_45_52.Mul(k0_39_45_52).Sub(k1_39_45_52), cl_39_45_52.Mul(l0_39_45_52).Sub(l1_39_45_52)
+												}
+												if j_39_45_52 < n_39_45_52 {
+													h1_39_45_52 = ch_39_45_52.Mul(h1_39_45_52).Sub(h0_39_45_52)
+													k1_39_45_52 = ck_39_45_52.Mul(k1_39_45_52).Sub(k0_39_45_52)
+													l1_39_45_52 = cl_39_45_52.Mul(l1_39_45_52).Sub(l0_39_45_52)
+												}
+												r0_0_39_45_52 = h1_39_45_52.Mul(k1_39_45_52).Mul(l1_39_45_52)
+											}
+											var r0_0_40_45_52 archsimd.Float64x8
+											{
+												k_40_45_52, ia_40_45_52, fa_40_45_52, h_40_45_52, kk_40_45_52, l_40_45_52, fl_40_45_52, sum_40_45_52 := k_45_52, ia_45_52, fa_45_52, h_45_52, kk_45_52, l_45_52, r0_0_39_45_52, sum_45_52
+												c_40_45_52 := k_40_45_52.c
+												fc_40_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&k_40_45_52.lr.defaultF)))
+												if c_40_45_52.HasHKL {
+													var r0_0_9_40_45_52 archsimd.Float64x8
+													{
+														r_9_40_45_52, bits_9_40_45_52, ia_9_40_45_52, fa_9_40_45_52, h_9_40_45_52, kk_9_40_45_52, l_9_40_45_52 := k_40_45_52.lr, k_40_45_52.fhklBits, ia_40_45_52, fa_40_45_52, h_40_45_52, kk_40_45_52, l_40_45_52
+														var r0_0_7_9_40_45_52 archsimd.Mask64x8
+														{
+															r_7_9_40_45_52, ia_7_9_40_45_52, h_7_9_40_45_52, kk_7_9_40_45_52, l_7_9_40_45_52 := r_9_40_45_52, ia_9_40_45_52, h_9_40_45_52, kk_9_40_45_52, l_9_40_45_52
+															half_7_9_40_45_52 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+															hc_7_9_40_45_52, kc_7_9_40_45_52, lc_7_9_40_45_52 := h_7_9_40_45_52.Sub(half_7_9_40_45_52).CeilScaled(0), kk_7_9_40_45_52.Sub(half_7_9_40_45_52).CeilScaled(0), l_7_9_40_45_52.Sub(half_7_9_40_45_52).CeilScaled(0)
+															hmin_7_9_40_45_52, kmin_7_9_40_45_52, lmin_7_9_40_45_52 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.lmin)))
+															in_7_9_40_45_52 := hc_7_9_40_45_52.GreaterEqual(hmin_7_9_40_45_52).And(hc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.hmax))))).And(kc_7_9_40_45_52.GreaterEqual(kmin_7_9_40_45_52)).And(kc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.kmax))))).And(lc_7_9_40_45_52.GreaterEqual(lmin_7_9_40_45_52)).And(lc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.lmax)))))
+															idx_7_9_40_45_52 := hc_7_9_40_45_52.Sub(hmin_7_9_40_45_52).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.hstride)))).Add(kc_7_9_40_45_52.Sub(kmin_7_9_40_45_52).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_40_45_52.kstride))))).Add(lc_7_9_40_45_52.Sub(lmin_7_9_40_45_52))
+															idx_7_9_40_45_52.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_40_45_52).ConvertToInt32().Store(ia_7_9_40_45_52)
+															r0_0_7_9_40_45_52 = in_7_9_40_45_52
+														}
+														in_9_40_45_52 := r0_0_7_9_40_45_52
+														for i_9_40_45_52, j_9_40_45_52 := range ia_9_40_45_52 {
+															fa_9_40_45_52[i_9_40_45_52] = bits_9_40_45_52[j_9_40_45_52]
+														}
+														r0_0_9_40_45_52 = archsimd.LoadUint64x8(fa_9_40_45_52).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_40_45_52.defaultF))), in_9_40_45_52)
+													}
+													fc_40_45_52 = r0_0_9_40_45_52
+												}
+												s_40_45_52 := sum_40_45_52.Add(fc_40_45_52.Mul(fc_40_45_52).Mul(fl_40_45_52).Mul(fl_40_45_52))
+												if !c_40_45_52.Water {
+													s_40_45_52 = sum_40_45_52.Merge(s_40_45_52, fl_40_45_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												}
+												r0_0_40_45_52 = s_40_45_52
+											}
+											sum_45_52 = r0_0_40_45_52
 										}
-										sum_16_23 = s_16_23
 									}
 								}
-								r0_0_16_23, r1_0_16_23 = sum_16_23, polar_16_23
+								r0_0_45_52, r1_0_45_52 = sum_45_52, polar_45_52
 							}
-							sum_23, polar_23 = r0_0_16_23, r1_0_16_23
-							r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
+							sum_52, polar_52 = r0_0_45_52, r1_0_45_52
+							r0_0_52, r1_0_52, r2_0_52 = sum_52, omega_52, polar_52
 						}
-						sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
+						sum, omega, polar = r0_0_52, r1_0_52, r2_0_52
 					}
 				}
 			}
@@ -1198,260 +2833,1416 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	var r0_0_53 archsimd.Float64x8
+	{
+		r_53, i_53, x_53 := r, 0, h
+		s_53 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_53.nmode[i_53] == nChebyshev {
+			var r0_0_54 archsimd.Float64x8
+			{
+				x_54, n_54 := x_53, r_53.nn[i_53]
+				magic_54 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_54 := x_54.Add(magic_54)
+				var r0_0_55 archsimd.Float64x8
+				{
+					d_55 := x_54.Sub(t_54.Sub(magic_54))
+					y_55 := d_55.Mul(d_55)
+					y2_55 := y_55.Mul(y_55)
+					y4_55 := y2_55.Mul(y2_55)
+					p0_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_55)).Mul(y2_55))
+					p1_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
+					p2_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_55.Mul(y4_55))
+					r0_0_55 = p0_55.Add(p1_55).Add(p2_55)
+				}
+				var r0_0_56 archsimd.Float64x8
+				{
+					c_56, t_56 := r0_0_55, t_54
+					r0_0_56 = c_56.AsUint64x8().Xor(t_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				c2_54 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_56)
+				u0_54, u1_54 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_54
+				j_54 := 2
+				for ; j_54+1 < n_54; j_54 += 2 {
+					u0_54 = c2_54.Mul(u1_54).Sub(u0_54)
+					u1_54 = c2_54.Mul(u0_54).Sub(u1_54)
+				}
+				if j_54 < n_54 {
+					u1_54 = c2_54.Mul(u1_54).Sub(u0_54)
+				}
+				r0_0_54 = u1_54
+			}
+			s_53 = r0_0_54
+		} else if r_53.nmode[i_53] == nRatio {
+			var r0_0_57 archsimd.Float64x8
+			{
+				x_57, nv_57 := x_53, archsimd.LoadFloat64x8((*[8]float64)((&r_53.nv[i_53])))
+				magic_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_57 := x_57.Add(magic_57)
+				d_57 := x_57.Sub(t_57.Sub(magic_57))
+				y_57 := nv_57.Mul(d_57)
+				u_57 := y_57.Add(magic_57)
+				var r0_0_58 archsimd.Float64x8
+				{
+					d_58 := y_57.Sub(u_57.Sub(magic_57))
+					y_58 := d_58.Mul(d_58)
+					y2_58 := y_58.Mul(y_58)
+					y4_58 := y2_58.Mul(y2_58)
+					p0_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_58)).Mul(y2_58))
+					p1_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
+					p2_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
+					r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
+				}
+				var r0_0_59 archsimd.Float64x8
+				{
+					c_59, t_59 := r0_0_58, u_57
+					r0_0_59 = c_59.AsUint64x8().Xor(t_59.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_57 := r0_0_59
+				var r0_0_60 archsimd.Float64x8
+				{
+					d_60 := d_57
+					y_60 := d_60.Mul(d_60)
+					y2_60 := y_60.Mul(y_60)
+					y4_60 := y2_60.Mul(y2_60)
+					p0_60 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_60)).Mul(y2_60))
+					p1_60 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_60)).Mul(y2_60)).Mul(y4_60)
+					p2_60 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_60)).Mul(y4_60.Mul(y4_60))
+					r0_0_60 = d_60.Mul(p0_60.Add(p1_60).Add(p2_60))
+				}
+				r0_0_57 = nv_57.Merge(sn_57.Div(r0_0_60), d_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			}
+			s_53 = r0_0_57
+		}
+		r0_0_53 = s_53
+	}
+	sa := r0_0_53
+	var r0_0_61 archsimd.Float64x8
+	{
+		r_61, i_61, x_61 := r, 1, kk
+		s_61 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_61.nmode[i_61] == nChebyshev {
+			var r0_0_62 archsimd.Float64x8
+			{
+				x_62, n_62 := x_61, r_61.nn[i_61]
+				magic_62 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_62 := x_62.Add(magic_62)
+				var r0_0_63 archsimd.Float64x8
+				{
+					d_63 := x_62.Sub(t_62.Sub(magic_62))
+					y_63 := d_63.Mul(d_63)
+					y2_63 := y_63.Mul(y_63)
+					y4_63 := y2_63.Mul(y2_63)
+					p0_63 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_63)).Mul(y2_63))
+					p1_63 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
+					p2_63 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_63.Mul(y4_63))
+					r0_0_63 = p0_63.Add(p1_63).Add(p2_63)
+				}
+				var r0_0_64 archsimd.Float64x8
+				{
+					c_64, t_64 := r0_0_63, t_62
+					r0_0_64 = c_64.AsUint64x8().Xor(t_64.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				c2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_64)
+				u0_62, u1_62 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_62
+				j_62 := 2
+				for ; j_62+1 < n_62; j_62 += 2 {
+					u0_62 = c2_62.Mul(u1_62).Sub(u0_62)
+					u1_62 = c2_62.Mul(u0_62).Sub(u1_62)
+				}
+				if j_62 < n_62 {
+					u1_62 = c2_62.Mul(u1_62).Sub(u0_62)
+				}
+				r0_0_62 = u1_62
+			}
+			s_61 = r0_0_62
+		} else if r_61.nmode[i_61] == nRatio {
+			var r0_0_65 archsimd.Float64x8
+			{
+				x_65, nv_65 := x_61, archsimd.LoadFloat64x8((*[8]float64)((&r_61.nv[i_61])))
+				magic_65 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_65 := x_65.Add(magic_65)
+				d_65 := x_65.Sub(t_65.Sub(magic_65))
+				y_65 := nv_65.Mul(d_65)
+				u_65 := y_65.Add(magic_65)
+				var r0_0_66 archsimd.Float64x8
+				{
+					d_66 := y_65.Sub(u_65.Sub(magic_65))
+					y_66 := d_66.Mul(d_66)
+					y2_66 := y_66.Mul(y_66)
+					y4_66 := y2_66.Mul(y2_66)
+					p0_66 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66)).Mul(y2_66))
+					p1_66 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
+					p2_66 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
+					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
+				}
+				var r0_0_67 archsimd.Float64x8
+				{
+					c_67, t_67 := r0_0_66, u_65
+					r0_0_67 = c_67.AsUint64x8().Xor(t_67.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_65 := r0_0_67
+				var r0_0_68 archsimd.Float64x8
+				{
+					d_68 := d_65
+					y_68 := d_68.Mul(d_68)
+					y2_68 := y_68.Mul(y_68)
+					y4_68 := y2_68.Mul(y2_68)
+					p0_68 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_68)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_68)).Mul(y2_68))
+					p1_68 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_68)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
+					p2_68 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_68)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_68)).Mul(y4_68.Mul(y4_68))
+					r0_0_68 = d_68.Mul(p0_68.Add(p1_68).Add(p2_68))
+				}
+				r0_0_65 = nv_65.Merge(sn_65.Div(r0_0_68), d_65.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			}
+			s_61 = r0_0_65
+		}
+		r0_0_61 = s_61
+	}
+	sb := r0_0_61
+	var r0_0_69 archsimd.Float64x8
+	{
+		r_69, i_69, x_69 := r, 2, l
+		s_69 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_69.nmode[i_69] == nChebyshev {
+			var r0_0_70 archsimd.Float64x8
+			{
+				x_70, n_70 := x_69, r_69.nn[i_69]
+				magic_70 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_70 := x_70.Add(magic_70)
+				var r0_0_71 archsimd.Float64x8
+				{
+					d_71 := x_70.Sub(t_70.Sub(magic_70))
+					y_71 := d_71.Mul(d_71)
+					y2_71 := y_71.Mul(y_71)
+					y4_71 := y2_71.Mul(y2_71)
+					p0_71 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_71)).Mul(y2_71))
+					p1_71 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
+					p2_71 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_71.Mul(y4_71))
+					r0_0_71 = p0_71.Add(p1_71).Add(p2_71)
+				}
+				var r0_0_72 archsimd.Float64x8
+				{
+					c_72, t_72 := r0_0_71, t_70
+					r0_0_72 = c_72.AsUint64x8().Xor(t_72.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				c2_70 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_72)
+				u0_70, u1_70 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_70
+				j_70 := 2
+				for ; j_70+1 < n_70; j_70 += 2 {
+					u0_70 = c2_70.Mul(u1_70).Sub(u0_70)
+					u1_70 = c2_70.Mul(u0_70).Sub(u1_70)
+				}
+				if j_70 < n_70 {
+					u1_70 = c2_70.Mul(u1_70).Sub(u0_70)
+				}
+				r0_0_70 = u1_70
+			}
+			s_69 = r0_0_70
+		} else if r_69.nmode[i_69] == nRatio {
+			var r0_0_73 archsimd.Float64x8
+			{
+				x_73, nv_73 := x_69, archsimd.LoadFloat64x8((*[8]float64)((&r_69.nv[i_69])))
+				magic_73 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_73 := x_73.Add(magic_73)
+				d_73 := x_73.Sub(t_73.Sub(magic_73))
+				y_73 := nv_73.Mul(d_73)
+				u_73 := y_73.Add(magic_73)
+				var r0_0_74 archsimd.Float64x8
+				{
+					d_74 := y_73.Sub(u_73.Sub(magic_73))
+					y_74 := d_74.Mul(d_74)
+					y2_74 := y_74.Mul(y_74)
+					y4_74 := y2_74.Mul(y2_74)
+					p0_74 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_74)).Mul(y2_74))
+					p1_74 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
+					p2_74 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
+					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
+				}
+				var r0_0_75 archsimd.Float64x8
+				{
+					c_75, t_75 := r0_0_74, u_73
+					r0_0_75 = c_75.AsUint64x8().Xor(t_75.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_73 := r0_0_75
+				var r0_0_76 archsimd.Float64x8
+				{
+					d_76 := d_73
+					y_76 := d_76.Mul(d_76)
+					y2_76 := y_76.Mul(y_76)
+					y4_76 := y2_76.Mul(y2_76)
+					p0_76 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_76)).Mul(y2_76))
+					p1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_76)).Mul(y2_76)).Mul(y4_76)
+					p2_76 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_76)).Mul(y4_76.Mul(y4_76))
+					r0_0_76 = d_76.Mul(p0_76.Add(p1_76).Add(p2_76))
+				}
+				r0_0_73 = nv_73.Merge(sn_73.Div(r0_0_76), d_73.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			}
+			s_69 = r0_0_73
+		}
+		r0_0_69 = s_69
+	}
+	sc := r0_0_69
+	return sa.Mul(sb).Mul(sc)
+}
+
+func sincgAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	s := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+	if r.nmode[i] == nChebyshev {
+		var r0_0_77 archsimd.Float64x8
+		{
+			x_77, n_77 := x, r.nn[i]
+			magic_77 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_77 := x_77.Add(magic_77)
+			var r0_0_78 archsimd.Float64x8
+			{
+				d_78 := x_77.Sub(t_77.Sub(magic_77))
+				y_78 := d_78.Mul(d_78)
+				y2_78 := y_78.Mul(y_78)
+				y4_78 := y2_78.Mul(y2_78)
+				p0_78 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_78)).Mul(y2_78))
+				p1_78 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
+				p2_78 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_78.Mul(y4_78))
+				r0_0_78 = p0_78.Add(p1_78).Add(p2_78)
+			}
+			var r0_0_79 archsimd.Float64x8
+			{
+				c_79, t_79 := r0_0_78, t_77
+				r0_0_79 = c_79.AsUint64x8().Xor(t_79.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			c2_77 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_79)
+			u0_77, u1_77 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_77
+			j_77 := 2
+			for ; j_77+1 < n_77; j_77 += 2 {
+				u0_77 = c2_77.Mul(u1_77).Sub(u0_77)
+				u1_77 = c2_77.Mul(u0_77).Sub(u1_77)
+			}
+			if j_77 < n_77 {
+				u1_77 = c2_77.Mul(u1_77).Sub(u0_77)
+			}
+			r0_0_77 = u1_77
+		}
+		s = r0_0_77
+	} else if r.nmode[i] == nRatio {
+		var r0_0_80 archsimd.Float64x8
+		{
+			x_80, nv_80 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_80 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_80 := x_80.Add(magic_80)
+			d_80 := x_80.Sub(t_80.Sub(magic_80))
+			y_80 := nv_80.Mul(d_80)
+			u_80 := y_80.Add(magic_80)
+			var r0_0_81 archsimd.Float64x8
+			{
+				d_81 := y_80.Sub(u_80.Sub(magic_80))
+				y_81 := d_81.Mul(d_81)
+				y2_81 := y_81.Mul(y_81)
+				y4_81 := y2_81.Mul(y2_81)
+				p0_81 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_81)).Mul(y2_81))
+				p1_81 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
+				p2_81 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_81)).Mul(y4_81.Mul(y4_81))
+				r0_0_81 = d_81.Mul(p0_81.Add(p1_81).Add(p2_81))
+			}
+			var r0_0_82 archsimd.Float64x8
+			{
+				c_82, t_82 := r0_0_81, u_80
+				r0_0_82 = c_82.AsUint64x8().Xor(t_82.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			sn_80 := r0_0_82
+			var r0_0_83 archsimd.Float64x8
+			{
+				d_83 := d_80
+				y_83 := d_83.Mul(d_83)
+				y2_83 := y_83.Mul(y_83)
+				y4_83 := y2_83.Mul(y2_83)
+				p0_83 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_83)).Mul(y2_83))
+				p1_83 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_83)).Mul(y2_83)).Mul(y4_83)
+				p2_83 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_83)).Mul(y4_83.Mul(y4_83))
+				r0_0_83 = d_83.Mul(p0_83.Add(p1_83).Add(p2_83))
+			}
+			r0_0_80 = nv_80.Merge(sn_80.Div(r0_0_83), d_80.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+		}
+		s = r0_0_80
+	}
+	return s
+}
+
+func sincgLanesAVX512(x archsimd.Float64x8,
+
+	n int) archsimd.Float64x8 {
+	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+	t := x.Add(magic)
+	var r0_0_84 archsimd.Float64x8
+	{
+		d_84 := x.Sub(t.Sub(magic))
+		y_84 := d_84.Mul(d_84)
+		y2_84 := y_84.Mul(y_84)
+		y4_84 := y2_84.Mul(y2_84)
+		p0_84 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84)).Mul(y2_84))
+		p1_84 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
+		p2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84.Mul(y4_84))
+		r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
+	}
+	var r0_0_85 archsimd.Float64x8
+	{
+		c_85, t_85 := r0_0_84, t
+		r0_0_85 = c_85.AsUint64x8().Xor(t_85.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_85)
+	u0, u1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
+	}
+	if j < n {
+		u1 = c2.Mul(u1).Sub(u0)
+	}
+	return u1
+}
+
+func sincgRatioLanesAVX512(x, nv archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	y := nv.Mul(d)
+	u := y.Add(magic)
+	var r0_0_86 archsimd.Float64x8
+	{
+		d_86 := y.Sub(u.Sub(magic))
+		y_86 := d_86.Mul(d_86)
+		y2_86 := y_86.Mul(y_86)
+		y4_86 := y2_86.Mul(y2_86)
+		p0_86 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_86)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_86)).Mul(y2_86))
+		p1_86 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_86)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_86)).Mul(y2_86)).Mul(y4_86)
+		p2_86 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_86)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_86)).Mul(y4_86.Mul(y4_86))
+		r0_0_86 = d_86.Mul(p0_86.Add(p1_86).Add(p2_86))
+	}
+	var r0_0_87 archsimd.Float64x8
+	{
+		c_87, t_87 := r0_0_86, u
+		r0_0_87 = c_87.AsUint64x8().Xor(t_87.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	sn := r0_0_87
+	var r0_0_88 archsimd.Float64x8
+	{
+		d_88 := d
+		y_88 := d_88.Mul(d_88)
+		y2_88 := y_88.Mul(y_88)
+		y4_88 := y2_88.Mul(y2_88)
+		p0_88 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_88)).Mul(y2_88))
+		p1_88 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
+		p2_88 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_88)).Mul(y4_88.Mul(y4_88))
+		r0_0_88 = d_88.Mul(p0_88.Add(p1_88).Add(p2_88))
+	}
+	return nv.Merge(sn.Div(r0_0_88), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+}
+
+func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
+
+) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
+	var (
+		r0_0_89 archsimd.Float64x8
+		r1_0_89 archsimd.Float64x8
+		r2_0_89 archsimd.Float64x8
+	)
+	{
+		r_89, i_89, x_89 := r, 0, h
+		s_89, dx_89, dn_89 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_89.nmode[i_89] == nChebyshev {
+			var (
+				r0_0_90 archsimd.Float64x8
+				r1_0_90 archsimd.Float64x8
+				r2_0_90 archsimd.Float64x8
+			)
+			{
+				r_90, x_90, n_90, nf_90 := r_89, x_89, r_89.nn[i_89], &r_89.nv[i_89]
+				magic_90 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_90 := x_90.Add(magic_90)
+				d_90 := x_90.Sub(t_90.Sub(magic_90))
+				f_90 := t_90.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_91 archsimd.Float64x8
+				{
+					d_91 := d_90
+					y_91 := d_91.Mul(d_91)
+					y2_91 := y_91.Mul(y_91)
+					y4_91 := y2_91.Mul(y2_91)
+					p0_91 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_91)).Mul(y2_91))
+					p1_91 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_91)).Mul(y2_91)).Mul(y4_91)
+					p2_91 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_91.Mul(y4_91))
+					r0_0_91 = p0_91.Add(p1_91).Add(p2_91)
+				}
+				cr_90 := r0_0_91
+				sign_90, one_90, pi_90 := archsimd.LoadFloat64x8((*[8]float64)((&r_90.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_90 := pi_90.Div(one_90.Sub(cr_90).Mul(one_90.Add(cr_90)).Sqrt().AsUint64x8().Or(d_90.AsUint64x8().Xor(f_90).And(sign_90)).AsFloat64x8())
+				c2_90 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_90.AsUint64x8().Xor(f_90).AsFloat64x8())
+				u0_90, u1_90 := one_90, c2_90
+				j_90 := 2
+				for ; j_90+1 < n_90; j_90 += 2 {
+					u0_90 = c2_90.Mul(u1_90).Sub(u0_90)
+					u1_90 = c2_90.Mul(u0_90).Sub(u1_90)
+				}
+				if j_90 < n_90 {
+					u0_90, u1_90 = u1_90, c2_90.Mul(u1_90).Sub(u0_90)
+				}
+				cu_90 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_90).Mul(u1_90)
+				tn_90 := cu_90.Sub(u0_90)
+				dx_90 := archsimd.LoadFloat64x8((*[8]float64)(nf_90)).Mul(tn_90).Sub(cu_90).Mul(rs_90)
+				dn_90 := d_90.Mul(tn_90).Mul(rs_90)
+				near_90 := d_90.Mul(d_90).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_90.ToBits() != 0 {
+					var (
+						r0_0_92 archsimd.Float64x8
+						r1_0_92 archsimd.Float64x8
+					)
+					{
+						r_92, d_92, c2_92, flip_92, tn_92, un_92, n_92 := r_90, d_90, c2_90, f_90, tn_90, u1_90, n_90
+						var r0_0_93 archsimd.Float64x8
+						{
+							d_93 := d_92
+							y_93 := d_93.Mul(d_93)
+							y2_93 := y_93.Mul(y_93)
+							y4_93 := y2_93.Mul(y2_93)
+							p0_93 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93)).Mul(y2_93))
+							p1_93 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93)).Mul(y2_93)).Mul(y4_93)
+							p2_93 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93)).Mul(y4_93.Mul(y4_93))
+							r0_0_93 = d_93.Mul(p0_93.Add(p1_93).Add(p2_93))
+						}
+						s_92 := r0_0_93.AsUint64x8().Xor(flip_92).AsFloat64x8()
+						two_92 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_92, u1_92, p0_92, p1_92 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_92, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_92
+						for j_92 := 2; j_92 < n_92; j_92++ {
+							u0_92, u1_92, p0_92, p1_92 = u1_92, c2_92.Mul(u1_92).Sub(u0_92), p1_92, two_92.Mul(u1_92).Add(c2_92.Mul(p1_92)).Sub(p0_92)
+						}
+						dx_92 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_92).Mul(p1_92)
+						peak_92 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_92.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_92.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_92 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_92).Mul(tn_92).Div(s_92).Merge(peak_92, d_92.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_92, r1_0_92 = dx_92, dn_92
+					}
+					px_90, pn_90 := r0_0_92, r1_0_92
+					dx_90, dn_90 = px_90.Merge(dx_90, near_90), pn_90.Merge(dn_90, near_90)
+				}
+				r0_0_90, r1_0_90, r2_0_90 = u1_90, dx_90, dn_90
+			}
+			s_89, dx_89, dn_89 = r0_0_90, r1_0_90, r2_0_90
+		} else if r_89.nmode[i_89] == nRatio {
+			var (
+				r0_0_94 archsimd.Float64x8
+				r1_0_94 archsimd.Float64x8
+				r2_0_94 archsimd.Float64x8
+			)
+			{
+				x_94, nv_94 := x_89, archsimd.LoadFloat64x8((*[8]float64)((&r_89.nv[i_89])))
+				magic_94 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_94 := x_94.Add(magic_94)
+				d_94 := x_94.Sub(t_94.Sub(magic_94))
+				y_94 := nv_94.Mul(d_94)
+				u_94 := y_94.Add(magic_94)
+				e_94 := y_94.Sub(u_94.Sub(magic_94))
+				var r0_0_95 archsimd.Float64x8
+				{
+					d_95 := e_94
+					y_95 := d_95.Mul(d_95)
+					y2_95 := y_95.Mul(y_95)
+					y4_95 := y2_95.Mul(y2_95)
+					p0_95 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_95)).Mul(y2_95))
+					p1_95 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
+					p2_95 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_95)).Mul(y4_95.Mul(y4_95))
+					r0_0_95 = d_95.Mul(p0_95.Add(p1_95).Add(p2_95))
+				}
+				var r0_0_96 archsimd.Float64x8
+				{
+					c_96, t_96 := r0_0_95, u_94
+					r0_0_96 = c_96.AsUint64x8().Xor(t_96.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				var r0_0_97 archsimd.Float64x8
+				{
+					d_97 := e_94
+					y_97 := d_97.Mul(d_97)
+					y2_97 := y_97.Mul(y_97)
+					y4_97 := y2_97.Mul(y2_97)
+					p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97)).Mul(y2_97))
+					p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
+					p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97.Mul(y4_97))
+					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
+				}
+				var r0_0_98 archsimd.Float64x8
+				{
+					c_98, t_98 := r0_0_97, u_94
+					r0_0_98 = c_98.AsUint64x8().Xor(t_98.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_94, cn_94 := r0_0_96, r0_0_98
+				var r0_0_99 archsimd.Float64x8
+				{
+					d_99 := d_94
+					y_99 := d_99.Mul(d_99)
+					y2_99 := y_99.Mul(y_99)
+					y4_99 := y2_99.Mul(y2_99)
+					p0_99 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99)).Mul(y2_99))
+					p1_99 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99)).Mul(y2_99)).Mul(y4_99)
+					p2_99 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99)).Mul(y4_99.Mul(y4_99))
+					r0_0_99 = d_99.Mul(p0_99.Add(p1_99).Add(p2_99))
+				}
+				var r0_0_100 archsimd.Float64x8
+				{
+					d_100 := d_94
+					y_100 := d_100.Mul(d_100)
+					y2_100 := y_100.Mul(y_100)
+					y4_100 := y2_100.Mul(y2_100)
+					p0_100 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_100)).Mul(y2_100))
+					p1_100 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
+					p2_100 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_100.Mul(y4_100))
+					r0_0_100 = p0_100.Add(p1_100).Add(p2_100)
+				}
+				s1_94, c1_94 := r0_0_99, r0_0_100
+				pi_94 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_94 := d_94.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_94 := nv_94.Merge(sn_94.Div(s1_94), at_94)
+				dx_94 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_94.Mul(nv_94.Mul(cn_94).Mul(s1_94).Sub(sn_94.Mul(c1_94))).Div(s1_94.Mul(s1_94)), at_94)
+				dn_94 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_94.Mul(d_94).Mul(cn_94).Div(s1_94), at_94)
+				r0_0_94, r1_0_94, r2_0_94 = s_94, dx_94, dn_94
+			}
+			s_89, dx_89, dn_89 = r0_0_94, r1_0_94, r2_0_94
+		}
+		r0_0_89, r1_0_89, r2_0_89 = s_89, dx_89, dn_89
+	}
+	sa, ha, na := r0_0_89, r1_0_89, r2_0_89
+	var (
+		r0_0_101 archsimd.Float64x8
+		r1_0_101 archsimd.Float64x8
+		r2_0_101 archsimd.Float64x8
+	)
+	{
+		r_101, i_101, x_101 := r, 1, kk
+		s_101, dx_101, dn_101 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_101.nmode[i_101] == nChebyshev {
+			var (
+				r0_0_102 archsimd.Float64x8
+				r1_0_102 archsimd.Float64x8
+				r2_0_102 archsimd.Float64x8
+			)
+			{
+				r_102, x_102, n_102, nf_102 := r_101, x_101, r_101.nn[i_101], &r_101.nv[i_101]
+				magic_102 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_102 := x_102.Add(magic_102)
+				d_102 := x_102.Sub(t_102.Sub(magic_102))
+				f_102 := t_102.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_103 archsimd.Float64x8
+				{
+					d_103 := d_102
+					y_103 := d_103.Mul(d_103)
+					y2_103 := y_103.Mul(y_103)
+					y4_103 := y2_103.Mul(y2_103)
+					p0_103 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_103)).Mul(y2_103))
+					p1_103 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
+					p2_103 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_103.Mul(y4_103))
+					r0_0_103 = p0_103.Add(p1_103).Add(p2_103)
+				}
+				cr_102 := r0_0_103
+				sign_102, one_102, pi_102 := archsimd.LoadFloat64x8((*[8]float64)((&r_102.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_102 := pi_102.Div(one_102.Sub(cr_102).Mul(one_102.Add(cr_102)).Sqrt().AsUint64x8().Or(d_102.AsUint64x8().Xor(f_102).And(sign_102)).AsFloat64x8())
+				c2_102 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_102.AsUint64x8().Xor(f_102).AsFloat64x8())
+				u0_102, u1_102 := one_102, c2_102
+				j_102 := 2
+				for ; j_102+1 < n_102; j_102 += 2 {
+					u0_102 = c2_102.Mul(u1_102).Sub(u0_102)
+					u1_102 = c2_102.Mul(u0_102).Sub(u1_102)
+				}
+				if j_102 < n_102 {
+					u0_102, u1_102 = u1_102, c2_102.Mul(u1_102).Sub(u0_102)
+				}
+				cu_102 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_102).Mul(u1_102)
+				tn_102 := cu_102.Sub(u0_102)
+				dx_102 := archsimd.LoadFloat64x8((*[8]float64)(nf_102)).Mul(tn_102).Sub(cu_102).Mul(rs_102)
+				dn_102 := d_102.Mul(tn_102).Mul(rs_102)
+				near_102 := d_102.Mul(d_102).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_102.ToBits() != 0 {
+					var (
+						r0_0_104 archsimd.Float64x8
+						r1_0_104 archsimd.Float64x8
+					)
+					{
+						r_104, d_104, c2_104, flip_104, tn_104, un_104, n_104 := r_102, d_102, c2_102, f_102, tn_102, u1_102, n_102
+						var r0_0_105 archsimd.Float64x8
+						{
+							d_105 := d_104
+							y_105 := d_105.Mul(d_105)
+							y2_105 := y_105.Mul(y_105)
+							y4_105 := y2_105.Mul(y2_105)
+							p0_105 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105)).Mul(y2_105))
+							p1_105 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
+							p2_105 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
+							r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
+						}
+						s_104 := r0_0_105.AsUint64x8().Xor(flip_104).AsFloat64x8()
+						two_104 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_104, u1_104, p0_104, p1_104 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_104, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_104
+						for j_104 := 2; j_104 < n_104; j_104++ {
+							u0_104, u1_104, p0_104, p1_104 = u1_104, c2_104.Mul(u1_104).Sub(u0_104), p1_104, two_104.Mul(u1_104).Add(c2_104.Mul(p1_104)).Sub(p0_104)
+						}
+						dx_104 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_104).Mul(p1_104)
+						peak_104 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_104.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_104.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_104 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_104).Mul(tn_104).Div(s_104).Merge(peak_104, d_104.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_104, r1_0_104 = dx_104, dn_104
+					}
+					px_102, pn_102 := r0_0_104, r1_0_104
+					dx_102, dn_102 = px_102.Merge(dx_102, near_102), pn_102.Merge(dn_102, near_102)
+				}
+				r0_0_102, r1_0_102, r2_0_102 = u1_102, dx_102, dn_102
+			}
+			s_101, dx_101, dn_101 = r0_0_102, r1_0_102, r2_0_102
+		} else if r_101.nmode[i_101] == nRatio {
+			var (
+				r0_0_106 archsimd.Float64x8
+				r1_0_106 archsimd.Float64x8
+				r2_0_106 archsimd.Float64x8
+			)
+			{
+				x_106, nv_106 := x_101, archsimd.LoadFloat64x8((*[8]float64)((&r_101.nv[i_101])))
+				magic_106 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_106 := x_106.Add(magic_106)
+				d_106 := x_106.Sub(t_106.Sub(magic_106))
+				y_106 := nv_106.Mul(d_106)
+				u_106 := y_106.Add(magic_106)
+				e_106 := y_106.Sub(u_106.Sub(magic_106))
+				var r0_0_107 archsimd.Float64x8
+				{
+					d_107 := e_106
+					y_107 := d_107.Mul(d_107)
+					y2_107 := y_107.Mul(y_107)
+					y4_107 := y2_107.Mul(y2_107)
+					p0_107 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_107)).Mul(y2_107))
+					p1_107 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
+					p2_107 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_107)).Mul(y4_107.Mul(y4_107))
+					r0_0_107 = d_107.Mul(p0_107.Add(p1_107).Add(p2_107))
+				}
+				var r0_0_108 archsimd.Float64x8
+				{
+					c_108, t_108 := r0_0_107, u_106
+					r0_0_108 = c_108.AsUint64x8().Xor(t_108.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				var r0_0_109 archsimd.Float64x8
+				{
+					d_109 := e_106
+					y_109 := d_109.Mul(d_109)
+					y2_109 := y_109.Mul(y_109)
+					y4_109 := y2_109.Mul(y2_109)
+					p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_109)).Mul(y2_109))
+					p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
+					p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_109.Mul(y4_109))
+					r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
+				}
+				var r0_0_110 archsimd.Float64x8
+				{
+					c_110, t_110 := r0_0_109, u_106
+					r0_0_110 = c_110.AsUint64x8().Xor(t_110.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_106, cn_106 := r0_0_108, r0_0_110
+				var r0_0_111 archsimd.Float64x8
+				{
+					d_111 := d_106
+					y_111 := d_111.Mul(d_111)
+					y2_111 := y_111.Mul(y_111)
+					y4_111 := y2_111.Mul(y2_111)
+					p0_111 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111)).Mul(y2_111))
+					p1_111 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
+					p2_111 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
+					r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
+				}
+				var r0_0_112 archsimd.Float64x8
+				{
+					d_112 := d_106
+					y_112 := d_112.Mul(d_112)
+					y2_112 := y_112.Mul(y_112)
+					y4_112 := y2_112.Mul(y2_112)
+					p0_112 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_112)).Mul(y2_112))
+					p1_112 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
+					p2_112 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_112.Mul(y4_112))
+					r0_0_112 = p0_112.Add(p1_112).Add(p2_112)
+				}
+				s1_106, c1_106 := r0_0_111, r0_0_112
+				pi_106 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_106 := d_106.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_106 := nv_106.Merge(sn_106.Div(s1_106), at_106)
+				dx_106 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_106.Mul(nv_106.Mul(cn_106).Mul(s1_106).Sub(sn_106.Mul(c1_106))).Div(s1_106.Mul(s1_106)), at_106)
+				dn_106 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_106.Mul(d_106).Mul(cn_106).Div(s1_106), at_106)
+				r0_0_106, r1_0_106, r2_0_106 = s_106, dx_106, dn_106
+			}
+			s_101, dx_101, dn_101 = r0_0_106, r1_0_106, r2_0_106
+		}
+		r0_0_101, r1_0_101, r2_0_101 = s_101, dx_101, dn_101
+	}
+	sb, hb, nb := r0_0_101, r1_0_101, r2_0_101
+	var (
+		r0_0_113 archsimd.Float64x8
+		r1_0_113 archsimd.Float64x8
+		r2_0_113 archsimd.Float64x8
+	)
+	{
+		r_113, i_113, x_113 := r, 2, l
+		s_113, dx_113, dn_113 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_113.nmode[i_113] == nChebyshev {
+			var (
+				r0_0_114 archsimd.Float64x8
+				r1_0_114 archsimd.Float64x8
+				r2_0_114 archsimd.Float64x8
+			)
+			{
+				r_114, x_114, n_114, nf_114 := r_113, x_113, r_113.nn[i_113], &r_113.nv[i_113]
+				magic_114 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_114 := x_114.Add(magic_114)
+				d_114 := x_114.Sub(t_114.Sub(magic_114))
+				f_114 := t_114.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_115 archsimd.Float64x8
+				{
+					d_115 := d_114
+					y_115 := d_115.Mul(d_115)
+					y2_115 := y_115.Mul(y_115)
+					y4_115 := y2_115.Mul(y2_115)
+					p0_115 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_115)).Mul(y2_115))
+					p1_115 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
+					p2_115 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_115.Mul(y4_115))
+					r0_0_115 = p0_115.Add(p1_115).Add(p2_115)
+				}
+				cr_114 := r0_0_115
+				sign_114, one_114, pi_114 := archsimd.LoadFloat64x8((*[8]float64)((&r_114.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_114 := pi_114.Div(one_114.Sub(cr_114).Mul(one_114.Add(cr_114)).Sqrt().AsUint64x8().Or(d_114.AsUint64x8().Xor(f_114).And(sign_114)).AsFloat64x8())
+				c2_114 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_114.AsUint64x8().Xor(f_114).AsFloat64x8())
+				u0_114, u1_114 := one_114, c2_114
+				j_114 := 2
+				for ; j_114+1 < n_114; j_114 += 2 {
+					u0_114 = c2_114.Mul(u1_114).Sub(u0_114)
+					u1_114 = c2_114.Mul(u0_114).Sub(u1_114)
+				}
+				if j_114 < n_114 {
+					u0_114, u1_114 = u1_114, c2_114.Mul(u1_114).Sub(u0_114)
+				}
+				cu_114 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_114).Mul(u1_114)
+				tn_114 := cu_114.Sub(u0_114)
+				dx_114 := archsimd.LoadFloat64x8((*[8]float64)(nf_114)).Mul(tn_114).Sub(cu_114).Mul(rs_114)
+				dn_114 := d_114.Mul(tn_114).Mul(rs_114)
+				near_114 := d_114.Mul(d_114).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_114.ToBits() != 0 {
+					var (
+						r0_0_116 archsimd.Float64x8
+						r1_0_116 archsimd.Float64x8
+					)
+					{
+						r_116, d_116, c2_116, flip_116, tn_116, un_116, n_116 := r_114, d_114, c2_114, f_114, tn_114, u1_114, n_114
+						var r0_0_117 archsimd.Float64x8
+						{
+							d_117 := d_116
+							y_117 := d_117.Mul(d_117)
+							y2_117 := y_117.Mul(y_117)
+							y4_117 := y2_117.Mul(y2_117)
+							p0_117 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_117)).Mul(y2_117))
+							p1_117 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
+							p2_117 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_117)).Mul(y4_117.Mul(y4_117))
+							r0_0_117 = d_117.Mul(p0_117.Add(p1_117).Add(p2_117))
+						}
+						s_116 := r0_0_117.AsUint64x8().Xor(flip_116).AsFloat64x8()
+						two_116 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_116, u1_116, p0_116, p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_116, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_116
+						for j_116 := 2; j_116 < n_116; j_116++ {
+							u0_116, u1_116, p0_116, p1_116 = u1_116, c2_116.Mul(u1_116).Sub(u0_116), p1_116, two_116.Mul(u1_116).Add(c2_116.Mul(p1_116)).Sub(p0_116)
+						}
+						dx_116 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_116).Mul(p1_116)
+						peak_116 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_116.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_116.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_116 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_116).Mul(tn_116).Div(s_116).Merge(peak_116, d_116.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_116, r1_0_116 = dx_116, dn_116
+					}
+					px_114, pn_114 := r0_0_116, r1_0_116
+					dx_114, dn_114 = px_114.Merge(dx_114, near_114), pn_114.Merge(dn_114, near_114)
+				}
+				r0_0_114, r1_0_114, r2_0_114 = u1_114, dx_114, dn_114
+			}
+			s_113, dx_113, dn_113 = r0_0_114, r1_0_114, r2_0_114
+		} else if r_113.nmode[i_113] == nRatio {
+			var (
+				r0_0_118 archsimd.Float64x8
+				r1_0_118 archsimd.Float64x8
+				r2_0_118 archsimd.Float64x8
+			)
+			{
+				x_118, nv_118 := x_113, archsimd.LoadFloat64x8((*[8]float64)((&r_113.nv[i_113])))
+				magic_118 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_118 := x_118.Add(magic_118)
+				d_118 := x_118.Sub(t_118.Sub(magic_118))
+				y_118 := nv_118.Mul(d_118)
+				u_118 := y_118.Add(magic_118)
+				e_118 := y_118.Sub(u_118.Sub(magic_118))
+				var r0_0_119 archsimd.Float64x8
+				{
+					d_119 := e_118
+					y_119 := d_119.Mul(d_119)
+					y2_119 := y_119.Mul(y_119)
+					y4_119 := y2_119.Mul(y2_119)
+					p0_119 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_119)).Mul(y2_119))
+					p1_119 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+					p2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_119)).Mul(y4_119.Mul(y4_119))
+					r0_0_119 = d_119.Mul(p0_119.Add(p1_119).Add(p2_119))
+				}
+				var r0_0_120 archsimd.Float64x8
+				{
+					c_120, t_120 := r0_0_119, u_118
+					r0_0_120 = c_120.AsUint64x8().Xor(t_120.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				var r0_0_121 archsimd.Float64x8
+				{
+					d_121 := e_118
+					y_121 := d_121.Mul(d_121)
+					y2_121 := y_121.Mul(y_121)
+					y4_121 := y2_121.Mul(y2_121)
+					p0_121 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_121)).Mul(y2_121))
+					p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
+					p2_121 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_121.Mul(y4_121))
+					r0_0_121 = p0_121.Add(p1_121).Add(p2_121)
+				}
+				var r0_0_122 archsimd.Float64x8
+				{
+					c_122, t_122 := r0_0_121, u_118
+					r0_0_122 = c_122.AsUint64x8().Xor(t_122.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_118, cn_118 := r0_0_120, r0_0_122
+				var r0_0_123 archsimd.Float64x8
+				{
+					d_123 := d_118
+					y_123 := d_123.Mul(d_123)
+					y2_123 := y_123.Mul(y_123)
+					y4_123 := y2_123.Mul(y2_123)
+					p0_123 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123)).Mul(y2_123))
+					p1_123 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
+					p2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123)).Mul(y4_123.Mul(y4_123))
+					r0_0_123 = d_123.Mul(p0_123.Add(p1_123).Add(p2_123))
+				}
+				var r0_0_124 archsimd.Float64x8
+				{
+					d_124 := d_118
+					y_124 := d_124.Mul(d_124)
+					y2_124 := y_124.Mul(y_124)
+					y4_124 := y2_124.Mul(y2_124)
+					p0_124 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124)).Mul(y2_124))
+					p1_124 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124)).Mul(y2_124)).Mul(y4_124)
+					p2_124 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124.Mul(y4_124))
+					r0_0_124 = p0_124.Add(p1_124).Add(p2_124)
+				}
+				s1_118, c1_118 := r0_0_123, r0_0_124
+				pi_118 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_118 := d_118.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_118 := nv_118.Merge(sn_118.Div(s1_118), at_118)
+				dx_118 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_118.Mul(nv_118.Mul(cn_118).Mul(s1_118).Sub(sn_118.Mul(c1_118))).Div(s1_118.Mul(s1_118)), at_118)
+				dn_118 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_118.Mul(d_118).Mul(cn_118).Div(s1_118), at_118)
+				r0_0_118, r1_0_118, r2_0_118 = s_118, dx_118, dn_118
+			}
+			s_113, dx_113, dn_113 = r0_0_118, r1_0_118, r2_0_118
+		}
+		r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
+	}
+	sc, hc, nc := r0_0_113, r1_0_113, r2_0_113
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
+
+) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
+	s, dx, dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	if r.nmode[i] == nChebyshev {
+		var (
+			r0_0_125 archsimd.Float64x8
+			r1_0_125 archsimd.Float64x8
+			r2_0_125 archsimd.Float64x8
+		)
+		{
+			r_125, x_125, n_125, nf_125 := r, x, r.nn[i], &r.nv[i]
+			magic_125 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_125 := x_125.Add(magic_125)
+			d_125 := x_125.Sub(t_125.Sub(magic_125))
+			f_125 := t_125.AsUint64x8().ShiftAllLeft(63)
+			var r0_0_126 archsimd.Float64x8
+			{
+				d_126 := d_125
+				y_126 := d_126.Mul(d_126)
+				y2_126 := y_126.Mul(y_126)
+				y4_126 := y2_126.Mul(y2_126)
+				p0_126 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_126)).Mul(y2_126))
+				p1_126 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_126)).Mul(y2_126)).Mul(y4_126)
+				p2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_126.Mul(y4_126))
+				r0_0_126 = p0_126.Add(p1_126).Add(p2_126)
+			}
+			cr_125 := r0_0_126
+			sign_125, one_125, pi_125 := archsimd.LoadFloat64x8((*[8]float64)((&r_125.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+			rs_125 := pi_125.Div(one_125.Sub(cr_125).Mul(one_125.Add(cr_125)).Sqrt().AsUint64x8().Or(d_125.AsUint64x8().Xor(f_125).And(sign_125)).AsFloat64x8())
+			c2_125 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_125.AsUint64x8().Xor(f_125).AsFloat64x8())
+			u0_125, u1_125 := one_125, c2_125
+			j_125 := 2
+			for ; j_125+1 < n_125; j_125 += 2 {
+				u0_125 = c2_125.Mul(u1_125).Sub(u0_125)
+				u1_125 = c2_125.Mul(u0_125).Sub(u1_125)
+			}
+			if j_125 < n_125 {
+				u0_125, u1_125 = u1_125, c2_125.Mul(u1_125).Sub(u0_125)
+			}
+			cu_125 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_125).Mul(u1_125)
+			tn_125 := cu_125.Sub(u0_125)
+			dx_125 := archsimd.LoadFloat64x8((*[8]float64)(nf_125)).Mul(tn_125).Sub(cu_125).Mul(rs_125)
+			dn_125 := d_125.Mul(tn_125).Mul(rs_125)
+			near_125 := d_125.Mul(d_125).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+			if near_125.ToBits() != 0 {
+				var (
+					r0_0_127 archsimd.Float64x8
+					r1_0_127 archsimd.Float64x8
+				)
+				{
+					r_127, d_127, c2_127, flip_127, tn_127, un_127, n_127 := r_125, d_125, c2_125, f_125, tn_125, u1_125, n_125
+					var r0_0_128 archsimd.Float64x8
+					{
+						d_128 := d_127
+						y_128 := d_128.Mul(d_128)
+						y2_128 := y_128.Mul(y_128)
+						y4_128 := y2_128.Mul(y2_128)
+						p0_128 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_128)).Mul(y2_128))
+						p1_128 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
+						p2_128 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_128)).Mul(y4_128.Mul(y4_128))
+						r0_0_128 = d_128.Mul(p0_128.Add(p1_128).Add(p2_128))
+					}
+					s_127 := r0_0_128.AsUint64x8().Xor(flip_127).AsFloat64x8()
+					two_127 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					u0_127, u1_127, p0_127, p1_127 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_127, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_127
+					for j_127 := 2; j_127 < n_127; j_127++ {
+						u0_127, u1_127, p0_127, p1_127 = u1_127, c2_127.Mul(u1_127).Sub(u0_127), p1_127, two_127.Mul(u1_127).Add(c2_127.Mul(p1_127)).Sub(p0_127)
+					}
+					dx_127 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_127).Mul(p1_127)
+					peak_127 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_127.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_127.negZero))).AsUint64x8())).AsFloat64x8()
+					dn_127 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_127).Mul(tn_127).Div(s_127).Merge(peak_127, d_127.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					r0_0_127, r1_0_127 = dx_127, dn_127
+				}
+				px_125, pn_125 := r0_0_127, r1_0_127
+				dx_125, dn_125 = px_125.Merge(dx_125, near_125), pn_125.Merge(dn_125, near_125)
+			}
+			r0_0_125, r1_0_125, r2_0_125 = u1_125, dx_125, dn_125
+		}
+		s, dx, dn = r0_0_125, r1_0_125, r2_0_125
+	} else if r.nmode[i] == nRatio {
+		var (
+			r0_0_129 archsimd.Float64x8
+			r1_0_129 archsimd.Float64x8
+			r2_0_129 archsimd.Float64x8
+		)
+		{
+			x_129, nv_129 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_129 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_129 := x_129.Add(magic_129)
+			d_129 := x_129.Sub(t_129.Sub(magic_129))
+			y_129 := nv_129.Mul(d_129)
+			u_129 := y_129.Add(magic_129)
+			e_129 := y_129.Sub(u_129.Sub(magic_129))
+			var r0_0_130 archsimd.Float64x8
+			{
+				d_130 := e_129
+				y_130 := d_130.Mul(d_130)
+				y2_130 := y_130.Mul(y_130)
+				y4_130 := y2_130.Mul(y2_130)
+				p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_130)).Mul(y2_130))
+				p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
+				p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_130)).Mul(y4_130.Mul(y4_130))
+				r0_0_130 = d_130.Mul(p0_130.Add(p1_130).Add(p2_130))
+			}
+			var r0_0_131 archsimd.Float64x8
+			{
+				c_131, t_131 := r0_0_130, u_129
+				r0_0_131 = c_131.AsUint64x8().Xor(t_131.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			var r0_0_132 archsimd.Float64x8
+			{
+				d_132 := e_129
+				y_132 := d_132.Mul(d_132)
+				y2_132 := y_132.Mul(y_132)
+				y4_132 := y2_132.Mul(y2_132)
+				p0_132 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_132)).Mul(y2_132))
+				p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
+				p2_132 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_132.Mul(y4_132))
+				r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
+			}
+			var r0_0_133 archsimd.Float64x8
+			{
+				c_133, t_133 := r0_0_132, u_129
+				r0_0_133 = c_133.AsUint64x8().Xor(t_133.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			sn_129, cn_129 := r0_0_131, r0_0_133
+			var r0_0_134 archsimd.Float64x8
+			{
+				d_134 := d_129
+				y_134 := d_134.Mul(d_134)
+				y2_134 := y_134.Mul(y_134)
+				y4_134 := y2_134.Mul(y2_134)
+				p0_134 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_134)).Mul(y2_134))
+				p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
+				p2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
+				r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
+			}
+			var r0_0_135 archsimd.Float64x8
+			{
+				d_135 := d_129
+				y_135 := d_135.Mul(d_135)
+				y2_135 := y_135.Mul(y_135)
+				y4_135 := y2_135.Mul(y2_135)
+				p0_135 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_135)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_135)).Mul(y2_135))
+				p1_135 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_135)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_135)).Mul(y2_135)).Mul(y4_135)
+				p2_135 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_135.Mul(y4_135))
+				r0_0_135 = p0_135.Add(p1_135).Add(p2_135)
+			}
+			s1_129, c1_129 := r0_0_134, r0_0_135
+			pi_129 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+			at_129 := d_129.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+			s_129 := nv_129.Merge(sn_129.Div(s1_129), at_129)
+			dx_129 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_129.Mul(nv_129.Mul(cn_129).Mul(s1_129).Sub(sn_129.Mul(c1_129))).Div(s1_129.Mul(s1_129)), at_129)
+			dn_129 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_129.Mul(d_129).Mul(cn_129).Div(s1_129), at_129)
+			r0_0_129, r1_0_129, r2_0_129 = s_129, dx_129, dn_129
+		}
+		s, dx, dn = r0_0_129, r1_0_129, r2_0_129
+	}
+	return s, dx, dn
+}
+
+func sincgRatioGradLanesAVX512(x, nv archsimd.Float64x8,
+
+) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
+	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	y := nv.Mul(d)
+	u := y.Add(magic)
+	e := y.Sub(u.Sub(magic))
+	var r0_0_136 archsimd.Float64x8
+	{
+		d_136 := e
+		y_136 := d_136.Mul(d_136)
+		y2_136 := y_136.Mul(y_136)
+		y4_136 := y2_136.Mul(y2_136)
+		p0_136 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_136)).Mul(y2_136))
+		p1_136 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
+		p2_136 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
+		r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
+	}
+	var r0_0_137 archsimd.Float64x8
+	{
+		c_137, t_137 := r0_0_136, u
+		r0_0_137 = c_137.AsUint64x8().Xor(t_137.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	var r0_0_138 archsimd.Float64x8
+	{
+		d_138 := e
+		y_138 := d_138.Mul(d_138)
+		y2_138 := y_138.Mul(y_138)
+		y4_138 := y2_138.Mul(y2_138)
+		p0_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_138)).Mul(y2_138))
+		p1_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
+		p2_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_138.Mul(y4_138))
+		r0_0_138 = p0_138.Add(p1_138).Add(p2_138)
+	}
+	var r0_0_139 archsimd.Float64x8
+	{
+		c_139, t_139 := r0_0_138, u
+		r0_0_139 = c_139.AsUint64x8().Xor(t_139.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	sn, cn := r0_0_137, r0_0_139
+	var r0_0_140 archsimd.Float64x8
+	{
+		d_140 := d
+		y_140 := d_140.Mul(d_140)
+		y2_140 := y_140.Mul(y_140)
+		y4_140 := y2_140.Mul(y2_140)
+		p0_140 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_140)).Mul(y2_140))
+		p1_140 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_140)).Mul(y2_140)).Mul(y4_140)
+		p2_140 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_140)).Mul(y4_140.Mul(y4_140))
+		r0_0_140 = d_140.Mul(p0_140.Add(p1_140).Add(p2_140))
+	}
+	var r0_0_141 archsimd.Float64x8
+	{
+		d_141 := d
+		y_141 := d_141.Mul(d_141)
+		y2_141 := y_141.Mul(y_141)
+		y4_141 := y2_141.Mul(y2_141)
+		p0_141 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_141)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_141)).Mul(y2_141))
+		p1_141 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_141)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_141)).Mul(y2_141)).Mul(y4_141)
+		p2_141 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_141.Mul(y4_141))
+		r0_0_141 = p0_141.Add(p1_141).Add(p2_141)
+	}
+	s1, c1 := r0_0_140, r0_0_141
+	pi := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+	at := d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+	s := nv.Merge(sn.Div(s1), at)
+	dx := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1)), at)
+	dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi.Mul(d).Mul(cn).Div(s1), at)
+	return s, dx, dn
+}
+
 func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 	n int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_24 archsimd.Float64x8
-		r1_0_24 archsimd.Float64x8
-		r2_0_24 archsimd.Float64x8
+		r0_0_142 archsimd.Float64x8
+		r1_0_142 archsimd.Float64x8
+		r2_0_142 archsimd.Float64x8
 	)
 	{
-		r_24, x_24, n_24 := r, h, n
-		magic_24 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_24 := x_24.Add(magic_24)
-		d_24 := x_24.Sub(t_24.Sub(magic_24))
-		f_24 := t_24.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_25 archsimd.Float64x8
+		r_142, x_142, n_142, nf_142 := r, h, n, &r.nf
+		magic_142 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_142 := x_142.Add(magic_142)
+		d_142 := x_142.Sub(t_142.Sub(magic_142))
+		f_142 := t_142.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_143 archsimd.Float64x8
 		{
-			d_25 := d_24
-			y_25 := d_25.Mul(d_25)
-			y2_25 := y_25.Mul(y_25)
-			y4_25 := y2_25.Mul(y2_25)
-			p0_25 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25)).Mul(y2_25))
-			p1_25 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25)).Mul(y2_25)).Mul(y4_25)
-			p2_25 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25.Mul(y4_25))
-			r0_0_25 = p0_25.Add(p1_25).Add(p2_25)
+			d_143 := d_142
+			y_143 := d_143.Mul(d_143)
+			y2_143 := y_143.Mul(y_143)
+			y4_143 := y2_143.Mul(y2_143)
+			p0_143 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_143)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_143)).Mul(y2_143))
+			p1_143 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_143)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_143)).Mul(y2_143)).Mul(y4_143)
+			p2_143 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_143.Mul(y4_143))
+			r0_0_143 = p0_143.Add(p1_143).Add(p2_143)
 		}
-		cr_24 := r0_0_25
-		sign_24, one_24, pi_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_24.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_24 := pi_24.Div(one_24.Sub(cr_24).Mul(one_24.Add(cr_24)).Sqrt().AsUint64x8().Or(d_24.AsUint64x8().Xor(f_24).And(sign_24)).AsFloat64x8())
-		c2_24 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_24.AsUint64x8().Xor(f_24).AsFloat64x8())
-		u0_24, u1_24 := one_24, c2_24
-		j_24 := 2
-		for ; j_24+1 < n_24; j_24 += 2 {
-			u0_24 = c2_24.Mul(u1_24).Sub(u0_24)
-			u1_24 = c2_24.Mul(u0_24).Sub(u1_24)
+		cr_142 := r0_0_143
+		sign_142, one_142, pi_142 := archsimd.LoadFloat64x8((*[8]float64)((&r_142.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_142 := pi_142.Div(one_142.Sub(cr_142).Mul(one_142.Add(cr_142)).Sqrt().AsUint64x8().Or(d_142.AsUint64x8().Xor(f_142).And(sign_142)).AsFloat64x8())
+		c2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_142.AsUint64x8().Xor(f_142).AsFloat64x8())
+		u0_142, u1_142 := one_142, c2_142
+		j_142 := 2
+		for ; j_142+1 < n_142; j_142 += 2 {
+			u0_142 = c2_142.Mul(u1_142).Sub(u0_142)
+			u1_142 = c2_142.Mul(u0_142).Sub(u1_142)
 		}
-		if j_24 < n_24 {
-			u0_24, u1_24 = u1_24, c2_24.Mul(u1_24).Sub(u0_24)
+		if j_142 < n_142 {
+			u0_142, u1_142 = u1_142, c2_142.Mul(u1_142).Sub(u0_142)
 		}
-		cu_24 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_24).Mul(u1_24)
-		tn_24 := cu_24.Sub(u0_24)
-		dx_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_24.nf))).Mul(tn_24).Sub(cu_24).Mul(rs_24)
-		dn_24 := d_24.Mul(tn_24).Mul(rs_24)
-		near_24 := d_24.Mul(d_24).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_24.ToBits() != 0 {
+		cu_142 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_142).Mul(u1_142)
+		tn_142 := cu_142.Sub(u0_142)
+		dx_142 := archsimd.LoadFloat64x8((*[8]float64)(nf_142)).Mul(tn_142).Sub(cu_142).Mul(rs_142)
+		dn_142 := d_142.Mul(tn_142).Mul(rs_142)
+		near_142 := d_142.Mul(d_142).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_142.ToBits() != 0 {
 			var (
-				r0_0_26 archsimd.Float64x8
-				r1_0_26 archsimd.Float64x8
+				r0_0_144 archsimd.Float64x8
+				r1_0_144 archsimd.Float64x8
 			)
 			{
-				r_26, d_26, c2_26, flip_26, tn_26, un_26, n_26 := r_24, d_24, c2_24, f_24, tn_24, u1_24, n_24
-				var r0_0_27 archsimd.Float64x8
+				r_144, d_144, c2_144, flip_144, tn_144, un_144, n_144 := r_142, d_142, c2_142, f_142, tn_142, u1_142, n_142
+				var r0_0_145 archsimd.Float64x8
 				{
-					d_27 := d_26
-					y_27 := d_27.Mul(d_27)
-					y2_27 := y_27.Mul(y_27)
-					y4_27 := y2_27.Mul(y2_27)
-					p0_27 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_27)).Mul(y2_27))
-					p1_27 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
-					p2_27 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_27)).Mul(y4_27.Mul(y4_27))
-					r0_0_27 = d_27.Mul(p0_27.Add(p1_27).Add(p2_27))
+					d_145 := d_144
+					y_145 := d_145.Mul(d_145)
+					y2_145 := y_145.Mul(y_145)
+					y4_145 := y2_145.Mul(y2_145)
+					p0_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_145)).Mul(y2_145))
+					p1_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_145)).Mul(y2_145)).Mul(y4_145)
+					p2_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_145)).Mul(y4_145.Mul(y4_145))
+					r0_0_145 = d_145.Mul(p0_145.Add(p1_145).Add(p2_145))
 				}
-				s_26 := r0_0_27.AsUint64x8().Xor(flip_26).AsFloat64x8()
-				two_26 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_26, u1_26, p0_26, p1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_26
-				for j_26 := 2; j_26 < n_26; j_26++ {
-					u0_26, u1_26, p0_26, p1_26 = u1_26, c2_26.Mul(u1_26).Sub(u0_26), p1_26, two_26.Mul(u1_26).Add(c2_26.Mul(p1_26)).Sub(p0_26)
+				s_144 := r0_0_145.AsUint64x8().Xor(flip_144).AsFloat64x8()
+				two_144 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_144, u1_144, p0_144, p1_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_144, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_144
+				for j_144 := 2; j_144 < n_144; j_144++ {
+					u0_144, u1_144, p0_144, p1_144 = u1_144, c2_144.Mul(u1_144).Sub(u0_144), p1_144, two_144.Mul(u1_144).Add(c2_144.Mul(p1_144)).Sub(p0_144)
 				}
-				dx_26 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_26).Mul(p1_26)
-				peak_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_26.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_26.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_26 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_26).Mul(tn_26).Div(s_26).Merge(peak_26, d_26.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_26, r1_0_26 = dx_26, dn_26
+				dx_144 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_144).Mul(p1_144)
+				peak_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_144.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_144.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_144 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_144).Mul(tn_144).Div(s_144).Merge(peak_144, d_144.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_144, r1_0_144 = dx_144, dn_144
 			}
-			px_24, pn_24 := r0_0_26, r1_0_26
-			dx_24, dn_24 = px_24.Merge(dx_24, near_24), pn_24.Merge(dn_24, near_24)
+			px_142, pn_142 := r0_0_144, r1_0_144
+			dx_142, dn_142 = px_142.Merge(dx_142, near_142), pn_142.Merge(dn_142, near_142)
 		}
-		r0_0_24, r1_0_24, r2_0_24 = u1_24, dx_24, dn_24
+		r0_0_142, r1_0_142, r2_0_142 = u1_142, dx_142, dn_142
 	}
-	sa, ha, na := r0_0_24, r1_0_24, r2_0_24
+	sa, ha, na := r0_0_142, r1_0_142, r2_0_142
 	var (
-		r0_0_28 archsimd.Float64x8
-		r1_0_28 archsimd.Float64x8
-		r2_0_28 archsimd.Float64x8
+		r0_0_146 archsimd.Float64x8
+		r1_0_146 archsimd.Float64x8
+		r2_0_146 archsimd.Float64x8
 	)
 	{
-		r_28, x_28, n_28 := r, kk, n
-		magic_28 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_28 := x_28.Add(magic_28)
-		d_28 := x_28.Sub(t_28.Sub(magic_28))
-		f_28 := t_28.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_29 archsimd.Float64x8
+		r_146, x_146, n_146, nf_146 := r, kk, n, &r.nf
+		magic_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_146 := x_146.Add(magic_146)
+		d_146 := x_146.Sub(t_146.Sub(magic_146))
+		f_146 := t_146.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_147 archsimd.Float64x8
 		{
-			d_29 := d_28
-			y_29 := d_29.Mul(d_29)
-			y2_29 := y_29.Mul(y_29)
-			y4_29 := y2_29.Mul(y2_29)
-			p0_29 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29)).Mul(y2_29))
-			p1_29 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
-			p2_29 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29.Mul(y4_29))
-			r0_0_29 = p0_29.Add(p1_29).Add(p2_29)
+			d_147 := d_146
+			y_147 := d_147.Mul(d_147)
+			y2_147 := y_147.Mul(y_147)
+			y4_147 := y2_147.Mul(y2_147)
+			p0_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_147)).Mul(y2_147))
+			p1_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_147)).Mul(y2_147)).Mul(y4_147)
+			p2_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_147.Mul(y4_147))
+			r0_0_147 = p0_147.Add(p1_147).Add(p2_147)
 		}
-		cr_28 := r0_0_29
-		sign_28, one_28, pi_28 := archsimd.LoadFloat64x8((*[8]float64)((&r_28.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_28 := pi_28.Div(one_28.Sub(cr_28).Mul(one_28.Add(cr_28)).Sqrt().AsUint64x8().Or(d_28.AsUint64x8().Xor(f_28).And(sign_28)).AsFloat64x8())
-		c2_28 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_28.AsUint64x8().Xor(f_28).AsFloat64x8())
-		u0_28, u1_28 := one_28, c2_28
-		j_28 := 2
-		for ; j_28+1 < n_28; j_28 += 2 {
-			u0_28 = c2_28.Mul(u1_28).Sub(u0_28)
-			u1_28 = c2_28.Mul(u0_28).Sub(u1_28)
+		cr_146 := r0_0_147
+		sign_146, one_146, pi_146 := archsimd.LoadFloat64x8((*[8]float64)((&r_146.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_146 := pi_146.Div(one_146.Sub(cr_146).Mul(one_146.Add(cr_146)).Sqrt().AsUint64x8().Or(d_146.AsUint64x8().Xor(f_146).And(sign_146)).AsFloat64x8())
+		c2_146 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_146.AsUint64x8().Xor(f_146).AsFloat64x8())
+		u0_146, u1_146 := one_146, c2_146
+		j_146 := 2
+		for ; j_146+1 < n_146; j_146 += 2 {
+			u0_146 = c2_146.Mul(u1_146).Sub(u0_146)
+			u1_146 = c2_146.Mul(u0_146).Sub(u1_146)
 		}
-		if j_28 < n_28 {
-			u0_28, u1_28 = u1_28, c2_28.Mul(u1_28).Sub(u0_28)
+		if j_146 < n_146 {
+			u0_146, u1_146 = u1_146, c2_146.Mul(u1_146).Sub(u0_146)
 		}
-		cu_28 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_28).Mul(u1_28)
-		tn_28 := cu_28.Sub(u0_28)
-		dx_28 := archsimd.LoadFloat64x8((*[8]float64)((&r_28.nf))).Mul(tn_28).Sub(cu_28).Mul(rs_28)
-		dn_28 := d_28.Mul(tn_28).Mul(rs_28)
-		near_28 := d_28.Mul(d_28).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_28.ToBits() != 0 {
+		cu_146 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_146).Mul(u1_146)
+		tn_146 := cu_146.Sub(u0_146)
+		dx_146 := archsimd.LoadFloat64x8((*[8]float64)(nf_146)).Mul(tn_146).Sub(cu_146).Mul(rs_146)
+		dn_146 := d_146.Mul(tn_146).Mul(rs_146)
+		near_146 := d_146.Mul(d_146).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_146.ToBits() != 0 {
 			var (
-				r0_0_30 archsimd.Float64x8
-				r1_0_30 archsimd.Float64x8
+				r0_0_148 archsimd.Float64x8
+				r1_0_148 archsimd.Float64x8
 			)
 			{
-				r_30, d_30, c2_30, flip_30, tn_30, un_30, n_30 := r_28, d_28, c2_28, f_28, tn_28, u1_28, n_28
-				var r0_0_31 archsimd.Float64x8
+				r_148, d_148, c2_148, flip_148, tn_148, un_148, n_148 := r_146, d_146, c2_146, f_146, tn_146, u1_146, n_146
+				var r0_0_149 archsimd.Float64x8
 				{
-					d_31 := d_30
-					y_31 := d_31.Mul(d_31)
-					y2_31 := y_31.Mul(y_31)
-					y4_31 := y2_31.Mul(y2_31)
-					p0_31 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31)).Mul(y2_31))
-					p1_31 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
-					p2_31 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31)).Mul(y4_31.Mul(y4_31))
-					r0_0_31 = d_31.Mul(p0_31.Add(p1_31).Add(p2_31))
+					d_149 := d_148
+					y_149 := d_149.Mul(d_149)
+					y2_149 := y_149.Mul(y_149)
+					y4_149 := y2_149.Mul(y2_149)
+					p0_149 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_149)).Mul(y2_149))
+					p1_149 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_149)).Mul(y2_149)).Mul(y4_149)
+					p2_149 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_149)).Mul(y4_149.Mul(y4_149))
+					r0_0_149 = d_149.Mul(p0_149.Add(p1_149).Add(p2_149))
 				}
-				s_30 := r0_0_31.AsUint64x8().Xor(flip_30).AsFloat64x8()
-				two_30 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_30, u1_30, p0_30, p1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_30
-				for j_30 := 2; j_30 < n_30; j_30++ {
-					u0_30, u1_30, p0_30, p1_30 = u1_30, c2_30.Mul(u1_30).Sub(u0_30), p1_30, two_30.Mul(u1_30).Add(c2_30.Mul(p1_30)).Sub(p0_30)
+				s_148 := r0_0_149.AsUint64x8().Xor(flip_148).AsFloat64x8()
+				two_148 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_148, u1_148, p0_148, p1_148 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_148, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_148
+				for j_148 := 2; j_148 < n_148; j_148++ {
+					u0_148, u1_148, p0_148, p1_148 = u1_148, c2_148.Mul(u1_148).Sub(u0_148), p1_148, two_148.Mul(u1_148).Add(c2_148.Mul(p1_148)).Sub(p0_148)
 				}
-				dx_30 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_30).Mul(p1_30)
-				peak_30 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_30.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_30.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_30 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_30).Mul(tn_30).Div(s_30).Merge(peak_30, d_30.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_30, r1_0_30 = dx_30, dn_30
+				dx_148 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_148).Mul(p1_148)
+				peak_148 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_148.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_148.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_148 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_148).Mul(tn_148).Div(s_148).Merge(peak_148, d_148.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_148, r1_0_148 = dx_148, dn_148
 			}
-			px_28, pn_28 := r0_0_30, r1_0_30
-			dx_28, dn_28 = px_28.Merge(dx_28, near_28), pn_28.Merge(dn_28, near_28)
+			px_146, pn_146 := r0_0_148, r1_0_148
+			dx_146, dn_146 = px_146.Merge(dx_146, near_146), pn_146.Merge(dn_146, near_146)
 		}
-		r0_0_28, r1_0_28, r2_0_28 = u1_28, dx_28, dn_28
+		r0_0_146, r1_0_146, r2_0_146 = u1_146, dx_146, dn_146
 	}
-	sb, hb, nb := r0_0_28, r1_0_28, r2_0_28
+	sb, hb, nb := r0_0_146, r1_0_146, r2_0_146
 	var (
-		r0_0_32 archsimd.Float64x8
-		r1_0_32 archsimd.Float64x8
-		r2_0_32 archsimd.Float64x8
+		r0_0_150 archsimd.Float64x8
+		r1_0_150 archsimd.Float64x8
+		r2_0_150 archsimd.Float64x8
 	)
 	{
-		r_32, x_32, n_32 := r, l, n
-		magic_32 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_32 := x_32.Add(magic_32)
-		d_32 := x_32.Sub(t_32.Sub(magic_32))
-		f_32 := t_32.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_33 archsimd.Float64x8
+		r_150, x_150, n_150, nf_150 := r, l, n, &r.nf
+		magic_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_150 := x_150.Add(magic_150)
+		d_150 := x_150.Sub(t_150.Sub(magic_150))
+		f_150 := t_150.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_151 archsimd.Float64x8
 		{
-			d_33 := d_32
-			y_33 := d_33.Mul(d_33)
-			y2_33 := y_33.Mul(y_33)
-			y4_33 := y2_33.Mul(y2_33)
-			p0_33 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_33)).Mul(y2_33))
-			p1_33 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
-			p2_33 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_33.Mul(y4_33))
-			r0_0_33 = p0_33.Add(p1_33).Add(p2_33)
+			d_151 := d_150
+			y_151 := d_151.Mul(d_151)
+			y2_151 := y_151.Mul(y_151)
+			y4_151 := y2_151.Mul(y2_151)
+			p0_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_151)).Mul(y2_151))
+			p1_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
+			p2_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_151.Mul(y4_151))
+			r0_0_151 = p0_151.Add(p1_151).Add(p2_151)
 		}
-		cr_32 := r0_0_33
-		sign_32, one_32, pi_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_32.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_32 := pi_32.Div(one_32.Sub(cr_32).Mul(one_32.Add(cr_32)).Sqrt().AsUint64x8().Or(d_32.AsUint64x8().Xor(f_32).And(sign_32)).AsFloat64x8())
-		c2_32 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_32.AsUint64x8().Xor(f_32).AsFloat64x8())
-		u0_32, u1_32 := one_32, c2_32
-		j_32 := 2
-		for ; j_32+1 < n_32; j_32 += 2 {
-			u0_32 = c2_32.Mul(u1_32).Sub(u0_32)
-			u1_32 = c2_32.Mul(u0_32).Sub(u1_32)
+		cr_150 := r0_0_151
+		sign_150, one_150, pi_150 := archsimd.LoadFloat64x8((*[8]float64)((&r_150.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_150 := pi_150.Div(one_150.Sub(cr_150).Mul(one_150.Add(cr_150)).Sqrt().AsUint64x8().Or(d_150.AsUint64x8().Xor(f_150).And(sign_150)).AsFloat64x8())
+		c2_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_150.AsUint64x8().Xor(f_150).AsFloat64x8())
+		u0_150, u1_150 := one_150, c2_150
+		j_150 := 2
+		for ; j_150+1 < n_150; j_150 += 2 {
+			u0_150 = c2_150.Mul(u1_150).Sub(u0_150)
+			u1_150 = c2_150.Mul(u0_150).Sub(u1_150)
 		}
-		if j_32 < n_32 {
-			u0_32, u1_32 = u1_32, c2_32.Mul(u1_32).Sub(u0_32)
+		if j_150 < n_150 {
+			u0_150, u1_150 = u1_150, c2_150.Mul(u1_150).Sub(u0_150)
 		}
-		cu_32 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_32).Mul(u1_32)
-		tn_32 := cu_32.Sub(u0_32)
-		dx_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_32.nf))).Mul(tn_32).Sub(cu_32).Mul(rs_32)
-		dn_32 := d_32.Mul(tn_32).Mul(rs_32)
-		near_32 := d_32.Mul(d_32).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_32.ToBits() != 0 {
+		cu_150 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_150).Mul(u1_150)
+		tn_150 := cu_150.Sub(u0_150)
+		dx_150 := archsimd.LoadFloat64x8((*[8]float64)(nf_150)).Mul(tn_150).Sub(cu_150).Mul(rs_150)
+		dn_150 := d_150.Mul(tn_150).Mul(rs_150)
+		near_150 := d_150.Mul(d_150).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_150.ToBits() != 0 {
 			var (
-				r0_0_34 archsimd.Float64x8
-				r1_0_34 archsimd.Float64x8
+				r0_0_152 archsimd.Float64x8
+				r1_0_152 archsimd.Float64x8
 			)
 			{
-				r_34, d_34, c2_34, flip_34, tn_34, un_34, n_34 := r_32, d_32, c2_32, f_32, tn_32, u1_32, n_32
-				var r0_0_35 archsimd.Float64x8
+				r_152, d_152, c2_152, flip_152, tn_152, un_152, n_152 := r_150, d_150, c2_150, f_150, tn_150, u1_150, n_150
+				var r0_0_153 archsimd.Float64x8
 				{
-					d_35 := d_34
-					y_35 := d_35.Mul(d_35)
-					y2_35 := y_35.Mul(y_35)
-					y4_35 := y2_35.Mul(y2_35)
-					p0_35 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_35)).Mul(y2_35))
-					p1_35 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
-					p2_35 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_35)).Mul(y4_35.Mul(y4_35))
-					r0_0_35 = d_35.Mul(p0_35.Add(p1_35).Add(p2_35))
+					d_153 := d_152
+					y_153 := d_153.Mul(d_153)
+					y2_153 := y_153.Mul(y_153)
+					y4_153 := y2_153.Mul(y2_153)
+					p0_153 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_153)).Mul(y2_153))
+					p1_153 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_153)).Mul(y2_153)).Mul(y4_153)
+					p2_153 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_153)).Mul(y4_153.Mul(y4_153))
+					r0_0_153 = d_153.Mul(p0_153.Add(p1_153).Add(p2_153))
 				}
-				s_34 := r0_0_35.AsUint64x8().Xor(flip_34).AsFloat64x8()
-				two_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_34, u1_34, p0_34, p1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_34
-				for j_34 := 2; j_34 < n_34; j_34++ {
-					u0_34, u1_34, p0_34, p1_34 = u1_34, c2_34.Mul(u1_34).Sub(u0_34), p1_34, two_34.Mul(u1_34).Add(c2_34.Mul(p1_34)).Sub(p0_34)
+				s_152 := r0_0_153.AsUint64x8().Xor(flip_152).AsFloat64x8()
+				two_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_152, u1_152, p0_152, p1_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_152, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_152
+				for j_152 := 2; j_152 < n_152; j_152++ {
+					u0_152, u1_152, p0_152, p1_152 = u1_152, c2_152.Mul(u1_152).Sub(u0_152), p1_152, two_152.Mul(u1_152).Add(c2_152.Mul(p1_152)).Sub(p0_152)
 				}
-				dx_34 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_34).Mul(p1_34)
-				peak_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_34.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_34.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_34 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_34).Mul(tn_34).Div(s_34).Merge(peak_34, d_34.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_34, r1_0_34 = dx_34, dn_34
+				dx_152 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_152).Mul(p1_152)
+				peak_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_152.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_152.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_152 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_152).Mul(tn_152).Div(s_152).Merge(peak_152, d_152.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_152, r1_0_152 = dx_152, dn_152
 			}
-			px_32, pn_32 := r0_0_34, r1_0_34
-			dx_32, dn_32 = px_32.Merge(dx_32, near_32), pn_32.Merge(dn_32, near_32)
+			px_150, pn_150 := r0_0_152, r1_0_152
+			dx_150, dn_150 = px_150.Merge(dx_150, near_150), pn_150.Merge(dn_150, near_150)
 		}
-		r0_0_32, r1_0_32, r2_0_32 = u1_32, dx_32, dn_32
+		r0_0_150, r1_0_150, r2_0_150 = u1_150, dx_150, dn_150
 	}
-	sc, hc, nc := r0_0_32, r1_0_32, r2_0_32
+	sc, hc, nc := r0_0_150, r1_0_150, r2_0_150
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
 func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 
-	n int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+	n int, nf *laneVal) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
 	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_36 archsimd.Float64x8
+	var r0_0_154 archsimd.Float64x8
 	{
-		d_36 := d
-		y_36 := d_36.Mul(d_36)
-		y2_36 := y_36.Mul(y_36)
-		y4_36 := y2_36.Mul(y2_36)
-		p0_36 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36)).Mul(y2_36))
-		p1_36 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36)).Mul(y2_36)).Mul(y4_36)
-		p2_36 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36.Mul(y4_36))
-		r0_0_36 = p0_36.Add(p1_36).Add(p2_36)
+		d_154 := d
+		y_154 := d_154.Mul(d_154)
+		y2_154 := y_154.Mul(y_154)
+		y4_154 := y2_154.Mul(y2_154)
+		p0_154 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_154)).Mul(y2_154))
+		p1_154 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_154)).Mul(y2_154)).Mul(y4_154)
+		p2_154 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_154.Mul(y4_154))
+		r0_0_154 = p0_154.Add(p1_154).Add(p2_154)
 	}
-	cr := r0_0_36
+	cr := r0_0_154
 	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
 	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
@@ -1466,39 +4257,39 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	}
 	cu := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2).Mul(u1)
 	tn := cu.Sub(u0)
-	dx := archsimd.LoadFloat64x8((*[8]float64)((&r.nf))).Mul(tn).Sub(cu).Mul(rs)
+	dx := archsimd.LoadFloat64x8((*[8]float64)(nf)).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
 	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_37 archsimd.Float64x8
-			r1_0_37 archsimd.Float64x8
+			r0_0_155 archsimd.Float64x8
+			r1_0_155 archsimd.Float64x8
 		)
 		{
-			r_37, d_37, c2_37, flip_37, tn_37, un_37, n_37 := r, d, c2, f, tn, u1, n
-			var r0_0_38 archsimd.Float64x8
+			r_155, d_155, c2_155, flip_155, tn_155, un_155, n_155 := r, d, c2, f, tn, u1, n
+			var r0_0_156 archsimd.Float64x8
 			{
-				d_38 := d_37
-				y_38 := d_38.Mul(d_38)
-				y2_38 := y_38.Mul(y_38)
-				y4_38 := y2_38.Mul(y2_38)
-				p0_38 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38)).Mul(y2_38))
-				p1_38 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
-				p2_38 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38)).Mul(y4_38.Mul(y4_38))
-				r0_0_38 = d_38.Mul(p0_38.Add(p1_38).Add(p2_38))
+				d_156 := d_155
+				y_156 := d_156.Mul(d_156)
+				y2_156 := y_156.Mul(y_156)
+				y4_156 := y2_156.Mul(y2_156)
+				p0_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_156)).Mul(y2_156))
+				p1_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_156)).Mul(y2_156)).Mul(y4_156)
+				p2_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_156)).Mul(y4_156.Mul(y4_156))
+				r0_0_156 = d_156.Mul(p0_156.Add(p1_156).Add(p2_156))
 			}
-			s_37 := r0_0_38.AsUint64x8().Xor(flip_37).AsFloat64x8()
-			two_37 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_37, u1_37, p0_37, p1_37 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_37, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_37
-			for j_37 := 2; j_37 < n_37; j_37++ {
-				u0_37, u1_37, p0_37, p1_37 = u1_37, c2_37.Mul(u1_37).Sub(u0_37), p1_37, two_37.Mul(u1_37).Add(c2_37.Mul(p1_37)).Sub(p0_37)
+			s_155 := r0_0_156.AsUint64x8().Xor(flip_155).AsFloat64x8()
+			two_155 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+			u0_155, u1_155, p0_155, p1_155 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_155, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_155
+			for j_155 := 2; j_155 < n_155; j_155++ {
+				u0_155, u1_155, p0_155, p1_155 = u1_155, c2_155.Mul(u1_155).Sub(u0_155), p1_155, two_155.Mul(u1_155).Add(c2_155.Mul(p1_155)).Sub(p0_155)
 			}
-			dx_37 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_37).Mul(p1_37)
-			peak_37 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_37.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_37.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_37 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_37).Mul(tn_37).Div(s_37).Merge(peak_37, d_37.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_37, r1_0_37 = dx_37, dn_37
+			dx_155 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_155).Mul(p1_155)
+			peak_155 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_155.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_155.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_155 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_155).Mul(tn_155).Div(s_155).Merge(peak_155, d_155.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			r0_0_155, r1_0_155 = dx_155, dn_155
 		}
-		px, pn := r0_0_37, r1_0_37
+		px, pn := r0_0_155, r1_0_155
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -1513,18 +4304,18 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_39 archsimd.Float64x8
+	var r0_0_157 archsimd.Float64x8
 	{
-		d_39 := d
-		y_39 := d_39.Mul(d_39)
-		y2_39 := y_39.Mul(y_39)
-		y4_39 := y2_39.Mul(y2_39)
-		p0_39 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39)).Mul(y2_39))
-		p1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39)).Mul(y2_39)).Mul(y4_39)
-		p2_39 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39)).Mul(y4_39.Mul(y4_39))
-		r0_0_39 = d_39.Mul(p0_39.Add(p1_39).Add(p2_39))
+		d_157 := d
+		y_157 := d_157.Mul(d_157)
+		y2_157 := y_157.Mul(y_157)
+		y4_157 := y2_157.Mul(y2_157)
+		p0_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_157)).Mul(y2_157))
+		p1_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
+		p2_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_157)).Mul(y4_157.Mul(y4_157))
+		r0_0_157 = d_157.Mul(p0_157.Add(p1_157).Add(p2_157))
 	}
-	s := r0_0_39.AsUint64x8().Xor(flip).AsFloat64x8()
+	s := r0_0_157.AsUint64x8().Xor(flip).AsFloat64x8()
 	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two
 	for j := 2; j < n; j++ {
@@ -1536,13 +4327,86 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	return dx, dn
 }
 
-func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+func hklLanesAVX512(o *[9]laneVal, qx, qy, qz archsimd.Float64x8,
+
+) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
+	h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
+	kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
+	l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
+	return h, kk, l
+}
+
+func gradTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x8,
+
+	hkl []float64, at, stride int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
 	c := k.c
 	r := k.lr
-	n := k.nn[0]
+	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+	fl := sa.Mul(sb).Mul(sc)
+	fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+	if c.HasHKL {
+		var (
+			r0_0_158 archsimd.Float64x8
+			r1_0_158 archsimd.Float64x8
+		)
+		{
+			r_158, bits_158, miss_158, ia_158, fa_158, h_158, kk_158, l_158 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_158 archsimd.Mask64x8
+			{
+				r_8_158, ia_8_158, h_8_158, kk_8_158, l_8_158 := r_158, ia_158, h_158, kk_158, l_158
+				half_8_158 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+				hc_8_158, kc_8_158, lc_8_158 := h_8_158.Sub(half_8_158).CeilScaled(0), kk_8_158.Sub(half_8_158).CeilScaled(0), l_8_158.Sub(half_8_158).CeilScaled(0)
+				hmin_8_158, kmin_8_158, lmin_8_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.lmin)))
+				in_8_158 := hc_8_158.GreaterEqual(hmin_8_158).And(hc_8_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.hmax))))).And(kc_8_158.GreaterEqual(kmin_8_158)).And(kc_8_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.kmax))))).And(lc_8_158.GreaterEqual(lmin_8_158)).And(lc_8_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.lmax)))))
+				idx_8_158 := hc_8_158.Sub(hmin_8_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.hstride)))).Add(kc_8_158.Sub(kmin_8_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158.kstride))))).Add(lc_8_158.Sub(lmin_8_158))
+				idx_8_158.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_158).ConvertToInt32().Store(ia_8_158)
+				r0_0_8_158 = in_8_158
+			}
+			in_158 := r0_0_8_158
+			for i_158, j_158 := range ia_158 {
+				fa_158[i_158] = bits_158[j_158]
+			}
+			f_158 := archsimd.LoadUint64x8(fa_158).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_158.defaultF))), in_158)
+			fd_158 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+			if miss_158 != nil {
+				for i_158, j_158 := range ia_158 {
+					fa_158[i_158] = miss_158[j_158]
+				}
+				fd_158 = archsimd.LoadUint64x8(fa_158).AsFloat64x8()
+			}
+			r0_0_158, r1_0_158 = f_158, fd_158.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_158)
+		}
+		fc, fd = r0_0_158, r1_0_158
+	}
+	ffl := fc.Mul(fc).Mul(fl)
+	s1 := s.Add(ffl.Mul(fl))
+	def1 := def
+	if k.perDef {
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+	}
+	tfl := two.Mul(ffl)
+	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[0]))))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[1])))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[2])))))))
+	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+	if !c.Water {
+		s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	}
+	hbar.StoreSlice(hkl[at:])
+	kbar.StoreSlice(hkl[at+stride:])
+	lbar.StoreSlice(hkl[at+2*stride:])
+	return s1, def1, sig1, na1, nb1, nc1
+}
+
+func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	n, axes := k.nn[0], r.axes
 	sr := &r.src[si]
 	il := archsimd.LoadFloat64x8((*[8]float64)((&sr.il)))
-	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
 	var ia [8]int32
 	var fa [8]uint64
 	ix, iy, iz := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
@@ -1559,307 +4423,931 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
 		s, def, sig := archsimd.LoadFloat64x8Slice((t.s[p0:])), archsimd.LoadFloat64x8Slice((t.def[p0:])), archsimd.LoadFloat64x8Slice((t.sig[p0:]))
 		sna, snb, snc := archsimd.LoadFloat64x8Slice((t.na[p0:])), archsimd.LoadFloat64x8Slice((t.nb[p0:])), archsimd.LoadFloat64x8Slice((t.nc[p0:]))
-		for oi := range r.orient {
-			o := &r.orient[oi]
-			e := &oinc[oi]
-			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
-			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
-			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var (
-				r0_0_40 archsimd.Float64x8
-				r1_0_40 archsimd.Float64x8
-				r2_0_40 archsimd.Float64x8
-				r3_0_40 archsimd.Float64x8
-				r4_0_40 archsimd.Float64x8
-				r5_0_40 archsimd.Float64x8
-				r6_0_40 archsimd.Float64x8
-				r7_0_40 archsimd.Float64x8
-				r8_0_40 archsimd.Float64x8
-			)
-			{
-				r_40, h_40, kk_40, l_40, n_40 := r, h, kk, l, n
+		if axes {
+			for oi := range r.orient {
 				var (
-					r0_0_24_40 archsimd.Float64x8
-					r1_0_24_40 archsimd.Float64x8
-					r2_0_24_40 archsimd.Float64x8
+					r0_0_159 archsimd.Float64x8
+					r1_0_159 archsimd.Float64x8
+					r2_0_159 archsimd.Float64x8
 				)
 				{
-					r_24_40, x_24_40, n_24_40 := r_40, h_40, n_40
-					magic_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_24_40 := x_24_40.Add(magic_24_40)
-					d_24_40 := x_24_40.Sub(t_24_40.Sub(magic_24_40))
-					f_24_40 := t_24_40.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_25_40 archsimd.Float64x8
+					o_159, qx_159, qy_159, qz_159 := &r.orient[oi], qx, qy, qz
+					h_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_159[0]))).Mul(qx_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[1]))).Mul(qy_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[2]))).Mul(qz_159))
+					kk_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_159[3]))).Mul(qx_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[4]))).Mul(qy_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[5]))).Mul(qz_159))
+					l_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_159[6]))).Mul(qx_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[7]))).Mul(qy_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_159[8]))).Mul(qz_159))
+					r0_0_159, r1_0_159, r2_0_159 = h_159, kk_159, l_159
+				}
+				h, kk, l := r0_0_159, r1_0_159, r2_0_159
+				var (
+					r0_0_160 archsimd.Float64x8
+					r1_0_160 archsimd.Float64x8
+					r2_0_160 archsimd.Float64x8
+					r3_0_160 archsimd.Float64x8
+					r4_0_160 archsimd.Float64x8
+					r5_0_160 archsimd.Float64x8
+					r6_0_160 archsimd.Float64x8
+					r7_0_160 archsimd.Float64x8
+					r8_0_160 archsimd.Float64x8
+				)
+				{
+					r_160, h_160, kk_160, l_160 := r, h, kk, l
+					var (
+						r0_0_89_160 archsimd.Float64x8
+						r1_0_89_160 archsimd.Float64x8
+						r2_0_89_160 archsimd.Float64x8
+					)
 					{
-						d_25_40 := d_24_40
-						y_25_40 := d_25_40.Mul(d_25_40)
-						y2_25_40 := y_25_40.Mul(y_25_40)
-						y4_25_40 := y2_25_40.Mul(y2_25_40)
-						p0_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_25_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_25_40)).Mul(y2_25_40))
-						p1_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_25_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_25_40)).Mul(y2_25_40)).Mul(y4_25_40)
-						p2_25_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_25_40.Mul(y4_25_40))
-						r0_0_25_40 = p0_25_40.Add(p1_25_40).Add(p2_25_40)
+						r_89_160, i_89_160, x_89_160 := r_160, 0, h_160
+						s_89_160, dx_89_160, dn_89_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if r_89_160.nmode[i_89_160] == nChebyshev {
+							var (
+								r0_0_90_160 archsimd.Float64x8
+								r1_0_90_160 archsimd.Float64x8
+								r2_0_90_160 archsimd.Float64x8
+							)
+							{
+								r_90_160, x_90_160, n_90_160, nf_90_160 := r_89_160, x_89_160, r_89_160.nn[i_89_160], &r_89_160.nv[i_89_160]
+								magic_90_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_90_160 := x_90_160.Add(magic_90_160)
+								d_90_160 := x_90_160.Sub(t_90_160.Sub(magic_90_160))
+								f_90_160 := t_90_160.AsUint64x8().ShiftAllLeft(63)
+								var r0_0_91_160 archsimd.Float64x8
+								{
+									d_91_160 := d_90_160
+									y_91_160 := d_91_160.Mul(d_91_160)
+									y2_91_160 := y_91_160.Mul(y_91_160)
+									y4_91_160 := y2_91_160.Mul(y2_91_160)
+									p0_91_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_91_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_91_160)).Mul(y2_91_160))
+									p1_91_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_91_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_91_160)).Mul(y2_91_160)).Mul(y4_91_160)
+									p2_91_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_91_160.Mul(y4_91_160))
+									r0_0_91_160 = p0_91_160.Add(p1_91_160).Add(p2_91_160)
+								}
+								cr_90_160 := r0_0_91_160
+								sign_90_160, one_90_160, pi_90_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_90_160.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								rs_90_160 := pi_90_160.Div(one_90_160.Sub(cr_90_160).Mul(one_90_160.Add(cr_90_160)).Sqrt().AsUint64x8().Or(d_90_160.AsUint64x8().Xor(f_90_160).And(sign_90_160)).AsFloat64x8())
+								c2_90_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_90_160.AsUint64x8().Xor(f_90_160).AsFloat64x8())
+								u0_90_160, u1_90_160 := one_90_160, c2_90_160
+								j_90_160 := 2
+								for ; j_90_160+1 < n_90_160; j_90_160 += 2 {
+									u0_90_160 = c2_90_160.Mul(u1_90_160).Sub(u0_90_160)
+									u1_90_160 = c2_90_160.Mul(u0_90_160).Sub(u1_90_160)
+								}
+								if j_90_160 < n_90_160 {
+									u0_90_160, u1_90_160 = u1_90_160, c2_90_160.Mul(u1_90_160).Sub(u0_90_160)
+								}
+								cu_90_160 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_90_160).Mul(u1_90_160)
+								tn_90_160 := cu_90_160.Sub(u0_90_160)
+								dx_90_160 := archsimd.LoadFloat64x8((*[8]float64)(nf_90_160)).Mul(tn_90_160).Sub(cu_90_160).Mul(rs_90_160)
+								dn_90_160 := d_90_160.Mul(tn_90_160).Mul(rs_90_160)
+								near_90_160 := d_90_160.Mul(d_90_160).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+								if near_90_160.ToBits() != 0 {
+									var (
+										r0_0_92_160 archsimd.Float64x8
+										r1_0_92_160 archsimd.Float64x8
+									)
+									{
+										r_92_160, d_92_160, c2_92_160, flip_92_160, tn_92_160, un_92_160, n_92_160 := r_90_160, d_90_160, c2_90_160, f_90_160, tn_90_160, u1_90_160, n_90_160
+										var r0_0_93_160 archsimd.Float64x8
+										{
+											d_93_160 := d_92_160
+											y_93_160 := d_93_160.Mul(d_93_160)
+											y2_93_160 := y_93_160.Mul(y_93_160)
+											y4_93_160 := y2_93_160.Mul(y2_93_160)
+											p0_93_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93_160)).Mul(y2_93_160))
+											p1_93_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93_160)).Mul(y2_93_160)).Mul(y4_93_160)
+											p2_93_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93_160)).Mul(y4_93_160.Mul(y4_93_160))
+											r0_0_93_160 = d_93_160.Mul(p0_93_160.Add(p1_93_160).Add(p2_93_160))
+										}
+										s_92_160 := r0_0_93_160.AsUint64x8().Xor(flip_92_160).AsFloat64x8()
+										two_92_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+										u0_92_160, u1_92_160, p0_92_160, p1_92_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_92_160, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_92_160
+										for j_92_160 := 2; j_92_160 < n_92_160; j_92_160++ {
+											u0_92_160, u1_92_160, p0_92_160, p1_92_160 = u1_92_160, c2_92_160.Mul(u1_92_160).Sub(u0_92_160), p1_92_160, two_92_160.Mul(u1_92_160).Add(c2_92_160.Mul(p1_92_160)).Sub(p0_92_160)
+										}
+										dx_92_160 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_92_160).Mul(p1_92_160)
+										peak_92_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_92_160.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_92_160.negZero))).AsUint64x8())).AsFloat64x8()
+										dn_92_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_92_160).Mul(tn_92_160).Div(s_92_160).Merge(peak_92_160, d_92_160.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+										r0_0_92_160, r1_0_92_160 = dx_92_160, dn_92_160
+									}
+									px_90_160, pn_90_160 := r0_0_92_160, r1_0_92_160
+									dx_90_160, dn_90_160 = px_90_160.Merge(dx_90_160, near_90_160), pn_90_160.Merge(dn_90_160, near_90_160)
+								}
+								r0_0_90_160, r1_0_90_160, r2_0_90_160 = u1_90_160, dx_90_160, dn_90_160
+							}
+							s_89_160, dx_89_160, dn_89_160 = r0_0_90_160, r1_0_90_160, r2_0_90_160
+						} else if r_89_160.nmode[i_89_160] == nRatio {
+							var (
+								r0_0_94_160 archsimd.Float64x8
+								r1_0_94_160 archsimd.Float64x8
+								r2_0_94_160 archsimd.Float64x8
+							)
+							{
+								x_94_160, nv_94_160 := x_89_160, archsimd.LoadFloat64x8((*[8]float64)((&r_89_160.nv[i_89_160])))
+								magic_94_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_94_160 := x_94_160.Add(magic_94_160)
+								d_94_160 := x_94_160.Sub(t_94_160.Sub(magic_94_160))
+								y_94_160 := nv_94_160.Mul(d_94_160)
+								u_94_160 := y_94_160.Add(magic_94_160)
+								e_94_160 := y_94_160.Sub(u_94_160.Sub(magic_94_160))
+								var r0_0_95_160 archsimd.Float64x8
+								{
+									d_95_160 := e_94_160
+									y_95_160 := d_95_160.Mul(d_95_160)
+									y2_95_160 := y_95_160.Mul(y_95_160)
+									y4_95_160 := y2_95_160.Mul(y2_95_160)
+									p0_95_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_95_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_95_160)).Mul(y2_95_160))
+									p1_95_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_95_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_95_160)).Mul(y2_95_160)).Mul(y4_95_160)
+									p2_95_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_95_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_95_160)).Mul(y4_95_160.Mul(y4_95_160))
+									r0_0_95_160 = d_95_160.Mul(p0_95_160.Add(p1_95_160).Add(p2_95_160))
+								}
+								var r0_0_96_160 archsimd.Float64x8
+								{
+									c_96_160, t_96_160 := r0_0_95_160, u_94_160
+									r0_0_96_160 = c_96_160.AsUint64x8().Xor(t_96_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								var r0_0_97_160 archsimd.Float64x8
+								{
+									d_97_160 := e_94_160
+									y_97_160 := d_97_160.Mul(d_97_160)
+									y2_97_160 := y_97_160.Mul(y_97_160)
+									y4_97_160 := y2_97_160.Mul(y2_97_160)
+									p0_97_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97_160)).Mul(y2_97_160))
+									p1_97_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97_160)).Mul(y2_97_160)).Mul(y4_97_160)
+									p2_97_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97_160.Mul(y4_97_160))
+									r0_0_97_160 = p0_97_160.Add(p1_97_160).Add(p2_97_160)
+								}
+								var r0_0_98_160 archsimd.Float64x8
+								{
+									c_98_160, t_98_160 := r0_0_97_160, u_94_160
+									r0_0_98_160 = c_98_160.AsUint64x8().Xor(t_98_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_94_160, cn_94_160 := r0_0_96_160, r0_0_98_160
+								var r0_0_99_160 archsimd.Float64x8
+								{
+									d_99_160 := d_94_160
+									y_99_160 := d_99_160.Mul(d_99_160)
+									y2_99_160 := y_99_160.Mul(y_99_160)
+									y4_99_160 := y2_99_160.Mul(y2_99_160)
+									p0_99_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99_160)).Mul(y2_99_160))
+									p1_99_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99_160)).Mul(y2_99_160)).Mul(y4_99_160)
+									p2_99_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99_160)).Mul(y4_99_160.Mul(y4_99_160))
+									r0_0_99_160 = d_99_160.Mul(p0_99_160.Add(p1_99_160).Add(p2_99_160))
+								}
+								var r0_0_100_160 archsimd.Float64x8
+								{
+									d_100_160 := d_94_160
+									y_100_160 := d_100_160.Mul(d_100_160)
+									y2_100_160 := y_100_160.Mul(y_100_160)
+									y4_100_160 := y2_100_160.Mul(y2_100_160)
+									p0_100_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_100_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_100_160)).Mul(y2_100_160))
+									p1_100_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_100_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_100_160)).Mul(y2_100_160)).Mul(y4_100_160)
+									p2_100_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_100_160.Mul(y4_100_160))
+									r0_0_100_160 = p0_100_160.Add(p1_100_160).Add(p2_100_160)
+								}
+								s1_94_160, c1_94_160 := r0_0_99_160, r0_0_100_160
+								pi_94_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								at_94_160 := d_94_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+								s_94_160 := nv_94_160.Merge(sn_94_160.Div(s1_94_160), at_94_160)
+								dx_94_160 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_94_160.Mul(nv_94_160.Mul(cn_94_160).Mul(s1_94_160).Sub(sn_94_160.Mul(c1_94_160))).Div(s1_94_160.Mul(s1_94_160)), at_94_160)
+								dn_94_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_94_160.Mul(d_94_160).Mul(cn_94_160).Div(s1_94_160), at_94_160)
+								r0_0_94_160, r1_0_94_160, r2_0_94_160 = s_94_160, dx_94_160, dn_94_160
+							}
+							s_89_160, dx_89_160, dn_89_160 = r0_0_94_160, r1_0_94_160, r2_0_94_160
+						}
+						r0_0_89_160, r1_0_89_160, r2_0_89_160 = s_89_160, dx_89_160, dn_89_160
 					}
-					cr_24_40 := r0_0_25_40
-					sign_24_40, one_24_40, pi_24_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_24_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_24_40 := pi_24_40.Div(one_24_40.Sub(cr_24_40).Mul(one_24_40.Add(cr_24_40)).Sqrt().AsUint64x8().Or(d_24_40.AsUint64x8().Xor(f_24_40).And(sign_24_40)).AsFloat64x8())
-					c2_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_24_40.AsUint64x8().Xor(f_24_40).AsFloat64x8())
-					u0_24_40, u1_24_40 := one_24_40, c2_24_40
-					j_24_40 := 2
-					for ; j_24_40+1 < n_24_40; j_24_40 += 2 {
-						u0_24_40 = c2_24_40.Mul(u1_24_40).Sub(u0_24_40)
-						u1_24_40 = c2_24_40.Mul(u0_24_40).Sub(u1_24_40)
+					sa_160, ha_160, na_160 := r0_0_89_160, r1_0_89_160, r2_0_89_160
+					var (
+						r0_0_101_160 archsimd.Float64x8
+						r1_0_101_160 archsimd.Float64x8
+						r2_0_101_160 archsimd.Float64x8
+					)
+					{
+						r_101_160, i_101_160, x_101_160 := r_160, 1, kk_160
+						s_101_160, dx_101_160, dn_101_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if r_101_160.nmode[i_101_160] == nChebyshev {
+							var (
+								r0_0_102_160 archsimd.Float64x8
+								r1_0_102_160 archsimd.Float64x8
+								r2_0_102_160 archsimd.Float64x8
+							)
+							{
+								r_102_160, x_102_160, n_102_160, nf_102_160 := r_101_160, x_101_160, r_101_160.nn[i_101_160], &r_101_160.nv[i_101_160]
+								magic_102_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_102_160 := x_102_160.Add(magic_102_160)
+								d_102_160 := x_102_160.Sub(t_102_160.Sub(magic_102_160))
+								f_102_160 := t_102_160.AsUint64x8().ShiftAllLeft(63)
+								var r0_0_103_160 archsimd.Float64x8
+								{
+									d_103_160 := d_102_160
+									y_103_160 := d_103_160.Mul(d_103_160)
+									y2_103_160 := y_103_160.Mul(y_103_160)
+									y4_103_160 := y2_103_160.Mul(y2_103_160)
+									p0_103_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_103_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_103_160)).Mul(y2_103_160))
+									p1_103_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_103_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_103_160)).Mul(y2_103_160)).Mul(y4_103_160)
+									p2_103_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_103_160.Mul(y4_103_160))
+									r0_0_103_160 = p0_103_160.Add(p1_103_160).Add(p2_103_160)
+								}
+								cr_102_160 := r0_0_103_160
+								sign_102_160, one_102_160, pi_102_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_102_160.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								rs_102_160 := pi_102_160.Div(one_102_160.Sub(cr_102_160).Mul(one_102_160.Add(cr_102_160)).Sqrt().AsUint64x8().Or(d_102_160.AsUint64x8().Xor(f_102_160).And(sign_102_160)).AsFloat64x8())
+								c2_102_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_102_160.AsUint64x8().Xor(f_102_160).AsFloat64x8())
+								u0_102_160, u1_102_160 := one_102_160, c2_102_160
+								j_102_160 := 2
+								for ; j_102_160+1 < n_102_160; j_102_160 += 2 {
+									u0_102_160 = c2_102_160.Mul(u1_102_160).Sub(u0_102_160)
+									u1_102_160 = c2_102_160.Mul(u0_102_160).Sub(u1_102_160)
+								}
+								if j_102_160 < n_102_160 {
+									u0_102_160, u1_102_160 = u1_102_160, c2_102_160.Mul(u1_102_160).Sub(u0_102_160)
+								}
+								cu_102_160 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_102_160).Mul(u1_102_160)
+								tn_102_160 := cu_102_160.Sub(u0_102_160)
+								dx_102_160 := archsimd.LoadFloat64x8((*[8]float64)(nf_102_160)).Mul(tn_102_160).Sub(cu_102_160).Mul(rs_102_160)
+								dn_102_160 := d_102_160.Mul(tn_102_160).Mul(rs_102_160)
+								near_102_160 := d_102_160.Mul(d_102_160).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+								if near_102_160.ToBits() != 0 {
+									var (
+										r0_0_104_160 archsimd.Float64x8
+										r1_0_104_160 archsimd.Float64x8
+									)
+									{
+										r_104_160, d_104_160, c2_104_160, flip_104_160, tn_104_160, un_104_160, n_104_160 := r_102_160, d_102_160, c2_102_160, f_102_160, tn_102_160, u1_102_160, n_102_160
+										var r0_0_105_160 archsimd.Float64x8
+										{
+											d_105_160 := d_104_160
+											y_105_160 := d_105_160.Mul(d_105_160)
+											y2_105_160 := y_105_160.Mul(y_105_160)
+											y4_105_160 := y2_105_160.Mul(y2_105_160)
+											p0_105_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105_160)).Mul(y2_105_160))
+											p1_105_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105_160)).Mul(y2_105_160)).Mul(y4_105_160)
+											p2_105_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105_160)).Mul(y4_105_160.Mul(y4_105_160))
+											r0_0_105_160 = d_105_160.Mul(p0_105_160.Add(p1_105_160).Add(p2_105_160))
+										}
+										s_104_160 := r0_0_105_160.AsUint64x8().Xor(flip_104_160).AsFloat64x8()
+										two_104_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+										u0_104_160, u1_104_160, p0_104_160, p1_104_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_104_160, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_104_160
+										for j_104_160 := 2; j_104_160 < n_104_160; j_104_160++ {
+											u0_104_160, u1_104_160, p0_104_160, p1_104_160 = u1_104_160, c2_104_160.Mul(u1_104_160).Sub(u0_104_160), p1_104_160, two_104_160.Mul(u1_104_160).Add(c2_104_160.Mul(p1_104_160)).Sub(p0_104_160)
+										}
+										dx_104_160 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_104_160).Mul(p1_104_160)
+										peak_104_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_104_160.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_104_160.negZero))).AsUint64x8())).AsFloat64x8()
+										dn_104_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_104_160).Mul(tn_104_160).Div(s_104_160).Merge(peak_104_160, d_104_160.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+										r0_0_104_160, r1_0_104_160 = dx_104_160, dn_104_160
+									}
+									px_102_160, pn_102_160 := r0_0_104_160, r1_0_104_160
+									dx_102_160, dn_102_160 = px_102_160.Merge(dx_102_160, near_102_160), pn_102_160.Merge(dn_102_160, near_102_160)
+								}
+								r0_0_102_160, r1_0_102_160, r2_0_102_160 = u1_102_160, dx_102_160, dn_102_160
+							}
+							s_101_160, dx_101_160, dn_101_160 = r0_0_102_160, r1_0_102_160, r2_0_102_160
+						} else if r_101_160.nmode[i_101_160] == nRatio {
+							var (
+								r0_0_106_160 archsimd.Float64x8
+								r1_0_106_160 archsimd.Float64x8
+								r2_0_106_160 archsimd.Float64x8
+							)
+							{
+								x_106_160, nv_106_160 := x_101_160, archsimd.LoadFloat64x8((*[8]float64)((&r_101_160.nv[i_101_160])))
+								magic_106_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_106_160 := x_106_160.Add(magic_106_160)
+								d_106_160 := x_106_160.Sub(t_106_160.Sub(magic_106_160))
+								y_106_160 := nv_106_160.Mul(d_106_160)
+								u_106_160 := y_106_160.Add(magic_106_160)
+								e_106_160 := y_106_160.Sub(u_106_160.Sub(magic_106_160))
+								var r0_0_107_160 archsimd.Float64x8
+								{
+									d_107_160 := e_106_160
+									y_107_160 := d_107_160.Mul(d_107_160)
+									y2_107_160 := y_107_160.Mul(y_107_160)
+									y4_107_160 := y2_107_160.Mul(y2_107_160)
+									p0_107_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_107_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_107_160)).Mul(y2_107_160))
+									p1_107_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_107_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_107_160)).Mul(y2_107_160)).Mul(y4_107_160)
+									p2_107_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_107_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_107_160)).Mul(y4_107_160.Mul(y4_107_160))
+									r0_0_107_160 = d_107_160.Mul(p0_107_160.Add(p1_107_160).Add(p2_107_160))
+								}
+								var r0_0_108_160 archsimd.Float64x8
+								{
+									c_108_160, t_108_160 := r0_0_107_160, u_106_160
+									r0_0_108_160 = c_108_160.AsUint64x8().Xor(t_108_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								var r0_0_109_160 archsimd.Float64x8
+								{
+									d_109_160 := e_106_160
+									y_109_160 := d_109_160.Mul(d_109_160)
+									y2_109_160 := y_109_160.Mul(y_109_160)
+									y4_109_160 := y2_109_160.Mul(y2_109_160)
+									p0_109_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_109_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_109_160)).Mul(y2_109_160))
+									p1_109_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_109_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_109_160)).Mul(y2_109_160)).Mul(y4_109_160)
+									p2_109_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_109_160.Mul(y4_109_160))
+									r0_0_109_160 = p0_109_160.Add(p1_109_160).Add(p2_109_160)
+								}
+								var r0_0_110_160 archsimd.Float64x8
+								{
+									c_110_160, t_110_160 := r0_0_109_160, u_106_160
+									r0_0_110_160 = c_110_160.AsUint64x8().Xor(t_110_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_106_160, cn_106_160 := r0_0_108_160, r0_0_110_160
+								var r0_0_111_160 archsimd.Float64x8
+								{
+									d_111_160 := d_106_160
+									y_111_160 := d_111_160.Mul(d_111_160)
+									y2_111_160 := y_111_160.Mul(y_111_160)
+									y4_111_160 := y2_111_160.Mul(y2_111_160)
+									p0_111_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111_160)).Mul(y2_111_160))
+									p1_111_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111_160)).Mul(y2_111_160)).Mul(y4_111_160)
+									p2_111_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111_160)).Mul(y4_111_160.Mul(y4_111_160))
+									r0_0_111_160 = d_111_160.Mul(p0_111_160.Add(p1_111_160).Add(p2_111_160))
+								}
+								var r0_0_112_160 archsimd.Float64x8
+								{
+									d_112_160 := d_106_160
+									y_112_160 := d_112_160.Mul(d_112_160)
+									y2_112_160 := y_112_160.Mul(y_112_160)
+									y4_112_160 := y2_112_160.Mul(y2_112_160)
+									p0_112_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_112_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_112_160)).Mul(y2_112_160))
+									p1_112_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_112_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_112_160)).Mul(y2_112_160)).Mul(y4_112_160)
+									p2_112_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_112_160.Mul(y4_112_160))
+									r0_0_112_160 = p0_112_160.Add(p1_112_160).Add(p2_112_160)
+								}
+								s1_106_160, c1_106_160 := r0_0_111_160, r0_0_112_160
+								pi_106_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								at_106_160 := d_106_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+								s_106_160 := nv_106_160.Merge(sn_106_160.Div(s1_106_160), at_106_160)
+								dx_106_160 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_106_160.Mul(nv_106_160.Mul(cn_106_160).Mul(s1_106_160).Sub(sn_106_160.Mul(c1_106_160))).Div(s1_106_160.Mul(s1_106_160)), at_106_160)
+								dn_106_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_106_160.Mul(d_106_160).Mul(cn_106_160).Div(s1_106_160), at_106_160)
+								r0_0_106_160, r1_0_106_160, r2_0_106_160 = s_106_160, dx_106_160, dn_106_160
+							}
+							s_101_160, dx_101_160, dn_101_160 = r0_0_106_160, r1_0_106_160, r2_0_106_160
+						}
+						r0_0_101_160, r1_0_101_160, r2_0_101_160 = s_101_160, dx_101_160, dn_101_160
 					}
-					if j_24_40 < n_24_40 {
-						u0_24_40, u1_24_40 = u1_24_40, c2_24_40.Mul(u1_24_40).Sub(u0_24_40)
+					sb_160, hb_160, nb_160 := r0_0_101_160, r1_0_101_160, r2_0_101_160
+					var (
+						r0_0_113_160 archsimd.Float64x8
+						r1_0_113_160 archsimd.Float64x8
+						r2_0_113_160 archsimd.Float64x8
+					)
+					{
+						r_113_160, i_113_160, x_113_160 := r_160, 2, l_160
+						s_113_160, dx_113_160, dn_113_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if r_113_160.nmode[i_113_160] == nChebyshev {
+							var (
+								r0_0_114_160 archsimd.Float64x8
+								r1_0_114_160 archsimd.Float64x8
+								r2_0_114_160 archsimd.Float64x8
+							)
+							{
+								r_114_160, x_114_160, n_114_160, nf_114_160 := r_113_160, x_113_160, r_113_160.nn[i_113_160], &r_113_160.nv[i_113_160]
+								magic_114_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_114_160 := x_114_160.Add(magic_114_160)
+								d_114_160 := x_114_160.Sub(t_114_160.Sub(magic_114_160))
+								f_114_160 := t_114_160.AsUint64x8().ShiftAllLeft(63)
+								var r0_0_115_160 archsimd.Float64x8
+								{
+									d_115_160 := d_114_160
+									y_115_160 := d_115_160.Mul(d_115_160)
+									y2_115_160 := y_115_160.Mul(y_115_160)
+									y4_115_160 := y2_115_160.Mul(y2_115_160)
+									p0_115_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_115_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_115_160)).Mul(y2_115_160))
+									p1_115_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_115_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_115_160)).Mul(y2_115_160)).Mul(y4_115_160)
+									p2_115_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_115_160.Mul(y4_115_160))
+									r0_0_115_160 = p0_115_160.Add(p1_115_160).Add(p2_115_160)
+								}
+								cr_114_160 := r0_0_115_160
+								sign_114_160, one_114_160, pi_114_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_114_160.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								rs_114_160 := pi_114_160.Div(one_114_160.Sub(cr_114_160).Mul(one_114_160.Add(cr_114_160)).Sqrt().AsUint64x8().Or(d_114_160.AsUint64x8().Xor(f_114_160).And(sign_114_160)).AsFloat64x8())
+								c2_114_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_114_160.AsUint64x8().Xor(f_114_160).AsFloat64x8())
+								u0_114_160, u1_114_160 := one_114_160, c2_114_160
+								j_114_160 := 2
+								for ; j_114_160+1 < n_114_160; j_114_160 += 2 {
+									u0_114_160 = c2_114_160.Mul(u1_114_160).Sub(u0_114_160)
+									u1_114_160 = c2_114_160.Mul(u0_114_160).Sub(u1_114_160)
+								}
+								if j_114_160 < n_114_160 {
+									u0_114_160, u1_114_160 = u1_114_160, c2_114_160.Mul(u1_114_160).Sub(u0_114_160)
+								}
+								cu_114_160 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_114_160).Mul(u1_114_160)
+								tn_114_160 := cu_114_160.Sub(u0_114_160)
+								dx_114_160 := archsimd.LoadFloat64x8((*[8]float64)(nf_114_160)).Mul(tn_114_160).Sub(cu_114_160).Mul(rs_114_160)
+								dn_114_160 := d_114_160.Mul(tn_114_160).Mul(rs_114_160)
+								near_114_160 := d_114_160.Mul(d_114_160).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+								if near_114_160.ToBits() != 0 {
+									var (
+										r0_0_116_160 archsimd.Float64x8
+										r1_0_116_160 archsimd.Float64x8
+									)
+									{
+										r_116_160, d_116_160, c2_116_160, flip_116_160, tn_116_160, un_116_160, n_116_160 := r_114_160, d_114_160, c2_114_160, f_114_160, tn_114_160, u1_114_160, n_114_160
+										var r0_0_117_160 archsimd.Float64x8
+										{
+											d_117_160 := d_116_160
+											y_117_160 := d_117_160.Mul(d_117_160)
+											y2_117_160 := y_117_160.Mul(y_117_160)
+											y4_117_160 := y2_117_160.Mul(y2_117_160)
+											p0_117_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_117_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_117_160)).Mul(y2_117_160))
+											p1_117_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_117_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_117_160)).Mul(y2_117_160)).Mul(y4_117_160)
+											p2_117_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_117_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_117_160)).Mul(y4_117_160.Mul(y4_117_160))
+											r0_0_117_160 = d_117_160.Mul(p0_117_160.Add(p1_117_160).Add(p2_117_160))
+										}
+										s_116_160 := r0_0_117_160.AsUint64x8().Xor(flip_116_160).AsFloat64x8()
+										two_116_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+										u0_116_160, u1_116_160, p0_116_160, p1_116_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_116_160, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_116_160
+										for j_116_160 := 2; j_116_160 < n_116_160; j_116_160++ {
+											u0_116_160, u1_116_160, p0_116_160, p1_116_160 = u1_116_160, c2_116_160.Mul(u1_116_160).Sub(u0_116_160), p1_116_160, two_116_160.Mul(u1_116_160).Add(c2_116_160.Mul(p1_116_160)).Sub(p0_116_160)
+										}
+										dx_116_160 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_116_160).Mul(p1_116_160)
+										peak_116_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_116_160.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_116_160.negZero))).AsUint64x8())).AsFloat64x8()
+										dn_116_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_116_160).Mul(tn_116_160).Div(s_116_160).Merge(peak_116_160, d_116_160.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+										r0_0_116_160, r1_0_116_160 = dx_116_160, dn_116_160
+									}
+									px_114_160, pn_114_160 := r0_0_116_160, r1_0_116_160
+									dx_114_160, dn_114_160 = px_114_160.Merge(dx_114_160, near_114_160), pn_114_160.Merge(dn_114_160, near_114_160)
+								}
+								r0_0_114_160, r1_0_114_160, r2_0_114_160 = u1_114_160, dx_114_160, dn_114_160
+							}
+							s_113_160, dx_113_160, dn_113_160 = r0_0_114_160, r1_0_114_160, r2_0_114_160
+						} else if r_113_160.nmode[i_113_160] == nRatio {
+							var (
+								r0_0_118_160 archsimd.Float64x8
+								r1_0_118_160 archsimd.Float64x8
+								r2_0_118_160 archsimd.Float64x8
+							)
+							{
+								x_118_160, nv_118_160 := x_113_160, archsimd.LoadFloat64x8((*[8]float64)((&r_113_160.nv[i_113_160])))
+								magic_118_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_118_160 := x_118_160.Add(magic_118_160)
+								d_118_160 := x_118_160.Sub(t_118_160.Sub(magic_118_160))
+								y_118_160 := nv_118_160.Mul(d_118_160)
+								u_118_160 := y_118_160.Add(magic_118_160)
+								e_118_160 := y_118_160.Sub(u_118_160.Sub(magic_118_160))
+								var r0_0_119_160 archsimd.Float64x8
+								{
+									d_119_160 := e_118_160
+									y_119_160 := d_119_160.Mul(d_119_160)
+									y2_119_160 := y_119_160.Mul(y_119_160)
+									y4_119_160 := y2_119_160.Mul(y2_119_160)
+									p0_119_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_119_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_119_160)).Mul(y2_119_160))
+									p1_119_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_119_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_119_160)).Mul(y2_119_160)).Mul(y4_119_160)
+									p2_119_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_119_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_119_160)).Mul(y4_119_160.Mul(y4_119_160))
+									r0_0_119_160 = d_119_160.Mul(p0_119_160.Add(p1_119_160).Add(p2_119_160))
+								}
+								var r0_0_120_160 archsimd.Float64x8
+								{
+									c_120_160, t_120_160 := r0_0_119_160, u_118_160
+									r0_0_120_160 = c_120_160.AsUint64x8().Xor(t_120_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								var r0_0_121_160 archsimd.Float64x8
+								{
+									d_121_160 := e_118_160
+									y_121_160 := d_121_160.Mul(d_121_160)
+									y2_121_160 := y_121_160.Mul(y_121_160)
+									y4_121_160 := y2_121_160.Mul(y2_121_160)
+									p0_121_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_121_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_121_160)).Mul(y2_121_160))
+									p1_121_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_121_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_121_160)).Mul(y2_121_160)).Mul(y4_121_160)
+									p2_121_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_121_160.Mul(y4_121_160))
+									r0_0_121_160 = p0_121_160.Add(p1_121_160).Add(p2_121_160)
+								}
+								var r0_0_122_160 archsimd.Float64x8
+								{
+									c_122_160, t_122_160 := r0_0_121_160, u_118_160
+									r0_0_122_160 = c_122_160.AsUint64x8().Xor(t_122_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								}
+								sn_118_160, cn_118_160 := r0_0_120_160, r0_0_122_160
+								var r0_0_123_160 archsimd.Float64x8
+								{
+									d_123_160 := d_118_160
+									y_123_160 := d_123_160.Mul(d_123_160)
+									y2_123_160 := y_123_160.Mul(y_123_160)
+									y4_123_160 := y2_123_160.Mul(y2_123_160)
+									p0_123_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123_160)).Mul(y2_123_160))
+									p1_123_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123_160)).Mul(y2_123_160)).Mul(y4_123_160)
+									p2_123_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123_160)).Mul(y4_123_160.Mul(y4_123_160))
+									r0_0_123_160 = d_123_160.Mul(p0_123_160.Add(p1_123_160).Add(p2_123_160))
+								}
+								var r0_0_124_160 archsimd.Float64x8
+								{
+									d_124_160 := d_118_160
+									y_124_160 := d_124_160.Mul(d_124_160)
+									y2_124_160 := y_124_160.Mul(y_124_160)
+									y4_124_160 := y2_124_160.Mul(y2_124_160)
+									p0_124_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124_160)).Mul(y2_124_160))
+									p1_124_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124_160)).Mul(y2_124_160)).Mul(y4_124_160)
+									p2_124_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124_160.Mul(y4_124_160))
+									r0_0_124_160 = p0_124_160.Add(p1_124_160).Add(p2_124_160)
+								}
+								s1_118_160, c1_118_160 := r0_0_123_160, r0_0_124_160
+								pi_118_160 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+								at_118_160 := d_118_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+								s_118_160 := nv_118_160.Merge(sn_118_160.Div(s1_118_160), at_118_160)
+								dx_118_160 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_118_160.Mul(nv_118_160.Mul(cn_118_160).Mul(s1_118_160).Sub(sn_118_160.Mul(c1_118_160))).Div(s1_118_160.Mul(s1_118_160)), at_118_160)
+								dn_118_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_118_160.Mul(d_118_160).Mul(cn_118_160).Div(s1_118_160), at_118_160)
+								r0_0_118_160, r1_0_118_160, r2_0_118_160 = s_118_160, dx_118_160, dn_118_160
+							}
+							s_113_160, dx_113_160, dn_113_160 = r0_0_118_160, r1_0_118_160, r2_0_118_160
+						}
+						r0_0_113_160, r1_0_113_160, r2_0_113_160 = s_113_160, dx_113_160, dn_113_160
 					}
-					cu_24_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_24_40).Mul(u1_24_40)
-					tn_24_40 := cu_24_40.Sub(u0_24_40)
-					dx_24_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_24_40.nf))).Mul(tn_24_40).Sub(cu_24_40).Mul(rs_24_40)
-					dn_24_40 := d_24_40.Mul(tn_24_40).Mul(rs_24_40)
-					near_24_40 := d_24_40.Mul(d_24_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_24_40.ToBits() != 0 {
+					sc_160, hc_160, nc_160 := r0_0_113_160, r1_0_113_160, r2_0_113_160
+					r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160 = sa_160, sb_160, sc_160, ha_160, hb_160, hc_160, na_160, nb_160, nc_160
+				}
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160
+				var (
+					r0_0_161 archsimd.Float64x8
+					r1_0_161 archsimd.Float64x8
+					r2_0_161 archsimd.Float64x8
+					r3_0_161 archsimd.Float64x8
+					r4_0_161 archsimd.Float64x8
+					r5_0_161 archsimd.Float64x8
+				)
+				{
+					k_161, ia_161, fa_161, e_161, h_161, kk_161, l_161, sa_161, sb_161, sc_161, ha_161, hb_161, hc_161, nda_161, ndb_161, ndc_161, s_161, def_161, sig_161, sna_161, snb_161, snc_161, hkl_161, at_161, stride_161 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+					c_161 := k_161.c
+					r_161 := k_161.lr
+					two_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					fl_161 := sa_161.Mul(sb_161).Mul(sc_161)
+					fc_161, fd_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_161.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if c_161.HasHKL {
 						var (
-							r0_0_26_40 archsimd.Float64x8
-							r1_0_26_40 archsimd.Float64x8
+							r0_0_158_161 archsimd.Float64x8
+							r1_0_158_161 archsimd.Float64x8
 						)
 						{
-							r_26_40, d_26_40, c2_26_40, flip_26_40, tn_26_40, un_26_40, n_26_40 := r_24_40, d_24_40, c2_24_40, f_24_40, tn_24_40, u1_24_40, n_24_40
-							var r0_0_27_40 archsimd.Float64x8
+							r_158_161, bits_158_161, miss_158_161, ia_158_161, fa_158_161, h_158_161, kk_158_161, l_158_161 := r_161, k_161.fhklBits, k_161.missBits, ia_161, fa_161, h_161, kk_161, l_161
+							var r0_0_8_158_161 archsimd.Mask64x8
 							{
-								d_27_40 := d_26_40
-								y_27_40 := d_27_40.Mul(d_27_40)
-								y2_27_40 := y_27_40.Mul(y_27_40)
-								y4_27_40 := y2_27_40.Mul(y2_27_40)
-								p0_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_27_40)).Mul(y2_27_40))
-								p1_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_27_40)).Mul(y2_27_40)).Mul(y4_27_40)
-								p2_27_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_27_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_27_40)).Mul(y4_27_40.Mul(y4_27_40))
-								r0_0_27_40 = d_27_40.Mul(p0_27_40.Add(p1_27_40).Add(p2_27_40))
+								r_8_158_161, ia_8_158_161, h_8_158_161, kk_8_158_161, l_8_158_161 := r_158_161, ia_158_161, h_158_161, kk_158_161, l_158_161
+								half_8_158_161 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+								hc_8_158_161, kc_8_158_161, lc_8_158_161 := h_8_158_161.Sub(half_8_158_161).CeilScaled(0), kk_8_158_161.Sub(half_8_158_161).CeilScaled(0), l_8_158_161.Sub(half_8_158_161).CeilScaled(0)
+								hmin_8_158_161, kmin_8_158_161, lmin_8_158_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.lmin)))
+								in_8_158_161 := hc_8_158_161.GreaterEqual(hmin_8_158_161).And(hc_8_158_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.hmax))))).And(kc_8_158_161.GreaterEqual(kmin_8_158_161)).And(kc_8_158_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.kmax))))).And(lc_8_158_161.GreaterEqual(lmin_8_158_161)).And(lc_8_158_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.lmax)))))
+								idx_8_158_161 := hc_8_158_161.Sub(hmin_8_158_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.hstride)))).Add(kc_8_158_161.Sub(kmin_8_158_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_161.kstride))))).Add(lc_8_158_161.Sub(lmin_8_158_161))
+								idx_8_158_161.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_158_161).ConvertToInt32().Store(ia_8_158_161)
+								r0_0_8_158_161 = in_8_158_161
 							}
-							s_26_40 := r0_0_27_40.AsUint64x8().Xor(flip_26_40).AsFloat64x8()
-							two_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_26_40, u1_26_40, p0_26_40, p1_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_26_40
-							for j_26_40 := 2; j_26_40 < n_26_40; j_26_40++ {
-								u0_26_40, u1_26_40, p0_26_40, p1_26_40 = u1_26_40, c2_26_40.Mul(u1_26_40).Sub(u0_26_40), p1_26_40, two_26_40.Mul(u1_26_40).Add(c2_26_40.Mul(p1_26_40)).Sub(p0_26_40)
+							in_158_161 := r0_0_8_158_161
+							for i_158_161, j_158_161 := range ia_158_161 {
+								fa_158_161[i_158_161] = bits_158_161[j_158_161]
 							}
-							dx_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_26_40).Mul(p1_26_40)
-							peak_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_26_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_26_40.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_26_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_26_40).Mul(tn_26_40).Div(s_26_40).Merge(peak_26_40, d_26_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_26_40, r1_0_26_40 = dx_26_40, dn_26_40
+							f_158_161 := archsimd.LoadUint64x8(fa_158_161).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_158_161.defaultF))), in_158_161)
+							fd_158_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+							if miss_158_161 != nil {
+								for i_158_161, j_158_161 := range ia_158_161 {
+									fa_158_161[i_158_161] = miss_158_161[j_158_161]
+								}
+								fd_158_161 = archsimd.LoadUint64x8(fa_158_161).AsFloat64x8()
+							}
+							r0_0_158_161, r1_0_158_161 = f_158_161, fd_158_161.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_158_161)
 						}
-						px_24_40, pn_24_40 := r0_0_26_40, r1_0_26_40
-						dx_24_40, dn_24_40 = px_24_40.Merge(dx_24_40, near_24_40), pn_24_40.Merge(dn_24_40, near_24_40)
+						fc_161, fd_161 = r0_0_158_161, r1_0_158_161
 					}
-					r0_0_24_40, r1_0_24_40, r2_0_24_40 = u1_24_40, dx_24_40, dn_24_40
+					ffl_161 := fc_161.Mul(fc_161).Mul(fl_161)
+					s1_161 := s_161.Add(ffl_161.Mul(fl_161))
+					def1_161 := def_161
+					if k_161.perDef {
+						def1_161 = def_161.Add(two_161.Mul(fc_161).Mul(fl_161).Mul(fl_161).Mul(fd_161))
+					}
+					tfl_161 := two_161.Mul(ffl_161)
+					xa_161, xb_161, xc_161 := tfl_161.Mul(sb_161.Mul(sc_161)), tfl_161.Mul(sa_161.Mul(sc_161)), tfl_161.Mul(sa_161.Mul(sb_161))
+					hbar_161, kbar_161, lbar_161 := xa_161.Mul(ha_161), xb_161.Mul(hb_161), xc_161.Mul(hc_161)
+					sig1_161 := sig_161.Add(hbar_161.Mul(h_161.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_161[0]))))).Add(kbar_161.Mul(kk_161.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_161[1])))))).Add(lbar_161.Mul(l_161.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_161[2])))))))
+					na1_161, nb1_161, nc1_161 := sna_161.Add(xa_161.Mul(nda_161)), snb_161.Add(xb_161.Mul(ndb_161)), snc_161.Add(xc_161.Mul(ndc_161))
+					if !c_161.Water {
+						s1_161 = s_161.Merge(s1_161, fl_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					}
+					hbar_161.StoreSlice(hkl_161[at_161:])
+					kbar_161.StoreSlice(hkl_161[at_161+stride_161:])
+					lbar_161.StoreSlice(hkl_161[at_161+2*stride_161:])
+					r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161 = s1_161, def1_161, sig1_161, na1_161, nb1_161, nc1_161
 				}
-				sa_40, ha_40, na_40 := r0_0_24_40, r1_0_24_40, r2_0_24_40
+				s, def, sig, sna, snb, snc = r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161
+			}
+		} else {
+			for oi := range r.orient {
 				var (
-					r0_0_28_40 archsimd.Float64x8
-					r1_0_28_40 archsimd.Float64x8
-					r2_0_28_40 archsimd.Float64x8
+					r0_0_162 archsimd.Float64x8
+					r1_0_162 archsimd.Float64x8
+					r2_0_162 archsimd.Float64x8
 				)
 				{
-					r_28_40, x_28_40, n_28_40 := r_40, kk_40, n_40
-					magic_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_28_40 := x_28_40.Add(magic_28_40)
-					d_28_40 := x_28_40.Sub(t_28_40.Sub(magic_28_40))
-					f_28_40 := t_28_40.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_29_40 archsimd.Float64x8
+					o_162, qx_162, qy_162, qz_162 := &r.orient[oi], qx, qy, qz
+					h_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_162[0]))).Mul(qx_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[1]))).Mul(qy_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[2]))).Mul(qz_162))
+					kk_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_162[3]))).Mul(qx_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[4]))).Mul(qy_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[5]))).Mul(qz_162))
+					l_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_162[6]))).Mul(qx_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[7]))).Mul(qy_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_162[8]))).Mul(qz_162))
+					r0_0_162, r1_0_162, r2_0_162 = h_162, kk_162, l_162
+				}
+				h, kk, l := r0_0_162, r1_0_162, r2_0_162
+				var (
+					r0_0_163 archsimd.Float64x8
+					r1_0_163 archsimd.Float64x8
+					r2_0_163 archsimd.Float64x8
+					r3_0_163 archsimd.Float64x8
+					r4_0_163 archsimd.Float64x8
+					r5_0_163 archsimd.Float64x8
+					r6_0_163 archsimd.Float64x8
+					r7_0_163 archsimd.Float64x8
+					r8_0_163 archsimd.Float64x8
+				)
+				{
+					r_163, h_163, kk_163, l_163, n_163 := r, h, kk, l, n
+					var (
+						r0_0_142_163 archsimd.Float64x8
+						r1_0_142_163 archsimd.Float64x8
+						r2_0_142_163 archsimd.Float64x8
+					)
 					{
-						d_29_40 := d_28_40
-						y_29_40 := d_29_40.Mul(d_29_40)
-						y2_29_40 := y_29_40.Mul(y_29_40)
-						y4_29_40 := y2_29_40.Mul(y2_29_40)
-						p0_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_40)).Mul(y2_29_40))
-						p1_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_40)).Mul(y2_29_40)).Mul(y4_29_40)
-						p2_29_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_40.Mul(y4_29_40))
-						r0_0_29_40 = p0_29_40.Add(p1_29_40).Add(p2_29_40)
+						r_142_163, x_142_163, n_142_163, nf_142_163 := r_163, h_163, n_163, &r_163.nf
+						magic_142_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						t_142_163 := x_142_163.Add(magic_142_163)
+						d_142_163 := x_142_163.Sub(t_142_163.Sub(magic_142_163))
+						f_142_163 := t_142_163.AsUint64x8().ShiftAllLeft(63)
+						var r0_0_143_163 archsimd.Float64x8
+						{
+							d_143_163 := d_142_163
+							y_143_163 := d_143_163.Mul(d_143_163)
+							y2_143_163 := y_143_163.Mul(y_143_163)
+							y4_143_163 := y2_143_163.Mul(y2_143_163)
+							p0_143_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_143_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_143_163)).Mul(y2_143_163))
+							p1_143_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_143_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_143_163)).Mul(y2_143_163)).Mul(y4_143_163)
+							p2_143_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_143_163.Mul(y4_143_163))
+							r0_0_143_163 = p0_143_163.Add(p1_143_163).Add(p2_143_163)
+						}
+						cr_142_163 := r0_0_143_163
+						sign_142_163, one_142_163, pi_142_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_142_163.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+						rs_142_163 := pi_142_163.Div(one_142_163.Sub(cr_142_163).Mul(one_142_163.Add(cr_142_163)).Sqrt().AsUint64x8().Or(d_142_163.AsUint64x8().Xor(f_142_163).And(sign_142_163)).AsFloat64x8())
+						c2_142_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_142_163.AsUint64x8().Xor(f_142_163).AsFloat64x8())
+						u0_142_163, u1_142_163 := one_142_163, c2_142_163
+						j_142_163 := 2
+						for ; j_142_163+1 < n_142_163; j_142_163 += 2 {
+							u0_142_163 = c2_142_163.Mul(u1_142_163).Sub(u0_142_163)
+							u1_142_163 = c2_142_163.Mul(u0_142_163).Sub(u1_142_163)
+						}
+						if j_142_163 < n_142_163 {
+							u0_142_163, u1_142_163 = u1_142_163, c2_142_163.Mul(u1_142_163).Sub(u0_142_163)
+						}
+						cu_142_163 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_142_163).Mul(u1_142_163)
+						tn_142_163 := cu_142_163.Sub(u0_142_163)
+						dx_142_163 := archsimd.LoadFloat64x8((*[8]float64)(nf_142_163)).Mul(tn_142_163).Sub(cu_142_163).Mul(rs_142_163)
+						dn_142_163 := d_142_163.Mul(tn_142_163).Mul(rs_142_163)
+						near_142_163 := d_142_163.Mul(d_142_163).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+						if near_142_163.ToBits() != 0 {
+							var (
+								r0_0_144_163 archsimd.Float64x8
+								r1_0_144_163 archsimd.Float64x8
+							)
+							{
+								r_144_163, d_144_163, c2_144_163, flip_144_163, tn_144_163, un_144_163, n_144_163 := r_142_163, d_142_163, c2_142_163, f_142_163, tn_142_163, u1_142_163, n_142_163
+								var r0_0_145_163 archsimd.Float64x8
+								{
+									d_145_163 := d_144_163
+									y_145_163 := d_145_163.Mul(d_145_163)
+									y2_145_163 := y_145_163.Mul(y_145_163)
+									y4_145_163 := y2_145_163.Mul(y2_145_163)
+									p0_145_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_145_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_145_163)).Mul(y2_145_163))
+									p1_145_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_145_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_145_163)).Mul(y2_145_163)).Mul(y4_145_163)
+									p2_145_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_145_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_145_163)).Mul(y4_145_163.Mul(y4_145_163))
+									r0_0_145_163 = d_145_163.Mul(p0_145_163.Add(p1_145_163).Add(p2_145_163))
+								}
+								s_144_163 := r0_0_145_163.AsUint64x8().Xor(flip_144_163).AsFloat64x8()
+								two_144_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								u0_144_163, u1_144_163, p0_144_163, p1_144_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_144_163, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_144_163
+								for j_144_163 := 2; j_144_163 < n_144_163; j_144_163++ {
+									u0_144_163, u1_144_163, p0_144_163, p1_144_163 = u1_144_163, c2_144_163.Mul(u1_144_163).Sub(u0_144_163), p1_144_163, two_144_163.Mul(u1_144_163).Add(c2_144_163.Mul(p1_144_163)).Sub(p0_144_163)
+								}
+								dx_144_163 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_144_163).Mul(p1_144_163)
+								peak_144_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_144_163.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_144_163.negZero))).AsUint64x8())).AsFloat64x8()
+								dn_144_163 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_144_163).Mul(tn_144_163).Div(s_144_163).Merge(peak_144_163, d_144_163.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_144_163, r1_0_144_163 = dx_144_163, dn_144_163
+							}
+							px_142_163, pn_142_163 := r0_0_144_163, r1_0_144_163
+							dx_142_163, dn_142_163 = px_142_163.Merge(dx_142_163, near_142_163), pn_142_163.Merge(dn_142_163, near_142_163)
+						}
+						r0_0_142_163, r1_0_142_163, r2_0_142_163 = u1_142_163, dx_142_163, dn_142_163
 					}
-					cr_28_40 := r0_0_29_40
-					sign_28_40, one_28_40, pi_28_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_28_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_28_40 := pi_28_40.Div(one_28_40.Sub(cr_28_40).Mul(one_28_40.Add(cr_28_40)).Sqrt().AsUint64x8().Or(d_28_40.AsUint64x8().Xor(f_28_40).And(sign_28_40)).AsFloat64x8())
-					c2_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_28_40.AsUint64x8().Xor(f_28_40).AsFloat64x8())
-					u0_28_40, u1_28_40 := one_28_40, c2_28_40
-					j_28_40 := 2
-					for ; j_28_40+1 < n_28_40; j_28_40 += 2 {
-						u0_28_40 = c2_28_40.Mul(u1_28_40).Sub(u0_28_40)
-						u1_28_40 = c2_28_40.Mul(u0_28_40).Sub(u1_28_40)
+					sa_163, ha_163, na_163 := r0_0_142_163, r1_0_142_163, r2_0_142_163
+					var (
+						r0_0_146_163 archsimd.Float64x8
+						r1_0_146_163 archsimd.Float64x8
+						r2_0_146_163 archsimd.Float64x8
+					)
+					{
+						r_146_163, x_146_163, n_146_163, nf_146_163 := r_163, kk_163, n_163, &r_163.nf
+						magic_146_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						t_146_163 := x_146_163.Add(magic_146_163)
+						d_146_163 := x_146_163.Sub(t_146_163.Sub(magic_146_163))
+						f_146_163 := t_146_163.AsUint64x8().ShiftAllLeft(63)
+						var r0_0_147_163 archsimd.Float64x8
+						{
+							d_147_163 := d_146_163
+							y_147_163 := d_147_163.Mul(d_147_163)
+							y2_147_163 := y_147_163.Mul(y_147_163)
+							y4_147_163 := y2_147_163.Mul(y2_147_163)
+							p0_147_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_147_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_147_163)).Mul(y2_147_163))
+							p1_147_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_147_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_147_163)).Mul(y2_147_163)).Mul(y4_147_163)
+							p2_147_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_147_163.Mul(y4_147_163))
+							r0_0_147_163 = p0_147_163.Add(p1_147_163).Add(p2_147_163)
+						}
+						cr_146_163 := r0_0_147_163
+						sign_146_163, one_146_163, pi_146_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_146_163.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+						rs_146_163 := pi_146_163.Div(one_146_163.Sub(cr_146_163).Mul(one_146_163.Add(cr_146_163)).Sqrt().AsUint64x8().Or(d_146_163.AsUint64x8().Xor(f_146_163).And(sign_146_163)).AsFloat64x8())
+						c2_146_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_146_163.AsUint64x8().Xor(f_146_163).AsFloat64x8())
+						u0_146_163, u1_146_163 := one_146_163, c2_146_163
+						j_146_163 := 2
+						for ; j_146_163+1 < n_146_163; j_146_163 += 2 {
+							u0_146_163 = c2_146_163.Mul(u1_146_163).Sub(u0_146_163)
+							u1_146_163 = c2_146_163.Mul(u0_146_163).Sub(u1_146_163)
+						}
+						if j_146_163 < n_146_163 {
+							u0_146_163, u1_146_163 = u1_146_163, c2_146_163.Mul(u1_146_163).Sub(u0_146_163)
+						}
+						cu_146_163 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_146_163).Mul(u1_146_163)
+						tn_146_163 := cu_146_163.Sub(u0_146_163)
+						dx_146_163 := archsimd.LoadFloat64x8((*[8]float64)(nf_146_163)).Mul(tn_146_163).Sub(cu_146_163).Mul(rs_146_163)
+						dn_146_163 := d_146_163.Mul(tn_146_163).Mul(rs_146_163)
+						near_146_163 := d_146_163.Mul(d_146_163).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+						if near_146_163.ToBits() != 0 {
+							var (
+								r0_0_148_163 archsimd.Float64x8
+								r1_0_148_163 archsimd.Float64x8
+							)
+							{
+								r_148_163, d_148_163, c2_148_163, flip_148_163, tn_148_163, un_148_163, n_148_163 := r_146_163, d_146_163, c2_146_163, f_146_163, tn_146_163, u1_146_163, n_146_163
+								var r0_0_149_163 archsimd.Float64x8
+								{
+									d_149_163 := d_148_163
+									y_149_163 := d_149_163.Mul(d_149_163)
+									y2_149_163 := y_149_163.Mul(y_149_163)
+									y4_149_163 := y2_149_163.Mul(y2_149_163)
+									p0_149_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_149_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_149_163)).Mul(y2_149_163))
+									p1_149_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_149_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_149_163)).Mul(y2_149_163)).Mul(y4_149_163)
+									p2_149_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_149_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_149_163)).Mul(y4_149_163.Mul(y4_149_163))
+									r0_0_149_163 = d_149_163.Mul(p0_149_163.Add(p1_149_163).Add(p2_149_163))
+								}
+								s_148_163 := r0_0_149_163.AsUint64x8().Xor(flip_148_163).AsFloat64x8()
+								two_148_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								u0_148_163, u1_148_163, p0_148_163, p1_148_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_148_163, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_148_163
+								for j_148_163 := 2; j_148_163 < n_148_163; j_148_163++ {
+									u0_148_163, u1_148_163, p0_148_163, p1_148_163 = u1_148_163, c2_148_163.Mul(u1_148_163).Sub(u0_148_163), p1_148_163, two_148_163.Mul(u1_148_163).Add(c2_148_163.Mul(p1_148_163)).Sub(p0_148_163)
+								}
+								dx_148_163 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_148_163).Mul(p1_148_163)
+								peak_148_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_148_163.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_148_163.negZero))).AsUint64x8())).AsFloat64x8()
+								dn_148_163 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_148_163).Mul(tn_148_163).Div(s_148_163).Merge(peak_148_163, d_148_163.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_148_163, r1_0_148_163 = dx_148_163, dn_148_163
+							}
+							px_146_163, pn_146_163 := r0_0_148_163, r1_0_148_163
+							dx_146_163, dn_146_163 = px_146_163.Merge(dx_146_163, near_146_163), pn_146_163.Merge(dn_146_163, near_146_163)
+						}
+						r0_0_146_163, r1_0_146_163, r2_0_146_163 = u1_146_163, dx_146_163, dn_146_163
 					}
-					if j_28_40 < n_28_40 {
-						u0_28_40, u1_28_40 = u1_28_40, c2_28_40.Mul(u1_28_40).Sub(u0_28_40)
+					sb_163, hb_163, nb_163 := r0_0_146_163, r1_0_146_163, r2_0_146_163
+					var (
+						r0_0_150_163 archsimd.Float64x8
+						r1_0_150_163 archsimd.Float64x8
+						r2_0_150_163 archsimd.Float64x8
+					)
+					{
+						r_150_163, x_150_163, n_150_163, nf_150_163 := r_163, l_163, n_163, &r_163.nf
+						magic_150_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						t_150_163 := x_150_163.Add(magic_150_163)
+						d_150_163 := x_150_163.Sub(t_150_163.Sub(magic_150_163))
+						f_150_163 := t_150_163.AsUint64x8().ShiftAllLeft(63)
+						var r0_0_151_163 archsimd.Float64x8
+						{
+							d_151_163 := d_150_163
+							y_151_163 := d_151_163.Mul(d_151_163)
+							y2_151_163 := y_151_163.Mul(y_151_163)
+							y4_151_163 := y2_151_163.Mul(y2_151_163)
+							p0_151_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_151_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_151_163)).Mul(y2_151_163))
+							p1_151_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_151_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_151_163)).Mul(y2_151_163)).Mul(y4_151_163)
+							p2_151_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_151_163.Mul(y4_151_163))
+							r0_0_151_163 = p0_151_163.Add(p1_151_163).Add(p2_151_163)
+						}
+						cr_150_163 := r0_0_151_163
+						sign_150_163, one_150_163, pi_150_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_150_163.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+						rs_150_163 := pi_150_163.Div(one_150_163.Sub(cr_150_163).Mul(one_150_163.Add(cr_150_163)).Sqrt().AsUint64x8().Or(d_150_163.AsUint64x8().Xor(f_150_163).And(sign_150_163)).AsFloat64x8())
+						c2_150_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_150_163.AsUint64x8().Xor(f_150_163).AsFloat64x8())
+						u0_150_163, u1_150_163 := one_150_163, c2_150_163
+						j_150_163 := 2
+						for ; j_150_163+1 < n_150_163; j_150_163 += 2 {
+							u0_150_163 = c2_150_163.Mul(u1_150_163).Sub(u0_150_163)
+							u1_150_163 = c2_150_163.Mul(u0_150_163).Sub(u1_150_163)
+						}
+						if j_150_163 < n_150_163 {
+							u0_150_163, u1_150_163 = u1_150_163, c2_150_163.Mul(u1_150_163).Sub(u0_150_163)
+						}
+						cu_150_163 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_150_163).Mul(u1_150_163)
+						tn_150_163 := cu_150_163.Sub(u0_150_163)
+						dx_150_163 := archsimd.LoadFloat64x8((*[8]float64)(nf_150_163)).Mul(tn_150_163).Sub(cu_150_163).Mul(rs_150_163)
+						dn_150_163 := d_150_163.Mul(tn_150_163).Mul(rs_150_163)
+						near_150_163 := d_150_163.Mul(d_150_163).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+						if near_150_163.ToBits() != 0 {
+							var (
+								r0_0_152_163 archsimd.Float64x8
+								r1_0_152_163 archsimd.Float64x8
+							)
+							{
+								r_152_163, d_152_163, c2_152_163, flip_152_163, tn_152_163, un_152_163, n_152_163 := r_150_163, d_150_163, c2_150_163, f_150_163, tn_150_163, u1_150_163, n_150_163
+								var r0_0_153_163 archsimd.Float64x8
+								{
+									d_153_163 := d_152_163
+									y_153_163 := d_153_163.Mul(d_153_163)
+									y2_153_163 := y_153_163.Mul(y_153_163)
+									y4_153_163 := y2_153_163.Mul(y2_153_163)
+									p0_153_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_153_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_153_163)).Mul(y2_153_163))
+									p1_153_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_153_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_153_163)).Mul(y2_153_163)).Mul(y4_153_163)
+									p2_153_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_153_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_153_163)).Mul(y4_153_163.Mul(y4_153_163))
+									r0_0_153_163 = d_153_163.Mul(p0_153_163.Add(p1_153_163).Add(p2_153_163))
+								}
+								s_152_163 := r0_0_153_163.AsUint64x8().Xor(flip_152_163).AsFloat64x8()
+								two_152_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								u0_152_163, u1_152_163, p0_152_163, p1_152_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_152_163, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_152_163
+								for j_152_163 := 2; j_152_163 < n_152_163; j_152_163++ {
+									u0_152_163, u1_152_163, p0_152_163, p1_152_163 = u1_152_163, c2_152_163.Mul(u1_152_163).Sub(u0_152_163), p1_152_163, two_152_163.Mul(u1_152_163).Add(c2_152_163.Mul(p1_152_163)).Sub(p0_152_163)
+								}
+								dx_152_163 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_152_163).Mul(p1_152_163)
+								peak_152_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_152_163.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_152_163.negZero))).AsUint64x8())).AsFloat64x8()
+								dn_152_163 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_152_163).Mul(tn_152_163).Div(s_152_163).Merge(peak_152_163, d_152_163.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_152_163, r1_0_152_163 = dx_152_163, dn_152_163
+							}
+							px_150_163, pn_150_163 := r0_0_152_163, r1_0_152_163
+							dx_150_163, dn_150_163 = px_150_163.Merge(dx_150_163, near_150_163), pn_150_163.Merge(dn_150_163, near_150_163)
+						}
+						r0_0_150_163, r1_0_150_163, r2_0_150_163 = u1_150_163, dx_150_163, dn_150_163
 					}
-					cu_28_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_28_40).Mul(u1_28_40)
-					tn_28_40 := cu_28_40.Sub(u0_28_40)
-					dx_28_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_28_40.nf))).Mul(tn_28_40).Sub(cu_28_40).Mul(rs_28_40)
-					dn_28_40 := d_28_40.Mul(tn_28_40).Mul(rs_28_40)
-					near_28_40 := d_28_40.Mul(d_28_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_28_40.ToBits() != 0 {
+					sc_163, hc_163, nc_163 := r0_0_150_163, r1_0_150_163, r2_0_150_163
+					r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163 = sa_163, sb_163, sc_163, ha_163, hb_163, hc_163, na_163, nb_163, nc_163
+				}
+				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163
+				var (
+					r0_0_164 archsimd.Float64x8
+					r1_0_164 archsimd.Float64x8
+					r2_0_164 archsimd.Float64x8
+					r3_0_164 archsimd.Float64x8
+					r4_0_164 archsimd.Float64x8
+					r5_0_164 archsimd.Float64x8
+				)
+				{
+					k_164, ia_164, fa_164, e_164, h_164, kk_164, l_164, sa_164, sb_164, sc_164, ha_164, hb_164, hc_164, nda_164, ndb_164, ndc_164, s_164, def_164, sig_164, sna_164, snb_164, snc_164, hkl_164, at_164, stride_164 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+					c_164 := k_164.c
+					r_164 := k_164.lr
+					two_164 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					fl_164 := sa_164.Mul(sb_164).Mul(sc_164)
+					fc_164, fd_164 := archsimd.LoadFloat64x8((*[8]float64)((&r_164.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if c_164.HasHKL {
 						var (
-							r0_0_30_40 archsimd.Float64x8
-							r1_0_30_40 archsimd.Float64x8
+							r0_0_158_164 archsimd.Float64x8
+							r1_0_158_164 archsimd.Float64x8
 						)
 						{
-							r_30_40, d_30_40, c2_30_40, flip_30_40, tn_30_40, un_30_40, n_30_40 := r_28_40, d_28_40, c2_28_40, f_28_40, tn_28_40, u1_28_40, n_28_40
-							var r0_0_31_40 archsimd.Float64x8
+							r_158_164, bits_158_164, miss_158_164, ia_158_164, fa_158_164, h_158_164, kk_158_164, l_158_164 := r_164, k_164.fhklBits, k_164.missBits, ia_164, fa_164, h_164, kk_164, l_164
+							var r0_0_8_158_164 archsimd.Mask64x8
 							{
-								d_31_40 := d_30_40
-								y_31_40 := d_31_40.Mul(d_31_40)
-								y2_31_40 := y_31_40.Mul(y_31_40)
-								y4_31_40 := y2_31_40.Mul(y2_31_40)
-								p0_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_40)).Mul(y2_31_40))
-								p1_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_40)).Mul(y2_31_40)).Mul(y4_31_40)
-								p2_31_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_40)).Mul(y4_31_40.Mul(y4_31_40))
-								r0_0_31_40 = d_31_40.Mul(p0_31_40.Add(p1_31_40).Add(p2_31_40))
+								r_8_158_164, ia_8_158_164, h_8_158_164, kk_8_158_164, l_8_158_164 := r_158_164, ia_158_164, h_158_164, kk_158_164, l_158_164
+								half_8_158_164 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+								hc_8_158_164, kc_8_158_164, lc_8_158_164 := h_8_158_164.Sub(half_8_158_164).CeilScaled(0), kk_8_158_164.Sub(half_8_158_164).CeilScaled(0), l_8_158_164.Sub(half_8_158_164).CeilScaled(0)
+								hmin_8_158_164, kmin_8_158_164, lmin_8_158_164 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.lmin)))
+								in_8_158_164 := hc_8_158_164.GreaterEqual(hmin_8_158_164).And(hc_8_158_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.hmax))))).And(kc_8_158_164.GreaterEqual(kmin_8_158_164)).And(kc_8_158_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.kmax))))).And(lc_8_158_164.GreaterEqual(lmin_8_158_164)).And(lc_8_158_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.lmax)))))
+								idx_8_158_164 := hc_8_158_164.Sub(hmin_8_158_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.hstride)))).Add(kc_8_158_164.Sub(kmin_8_158_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_158_164.kstride))))).Add(lc_8_158_164.Sub(lmin_8_158_164))
+								idx_8_158_164.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_158_164).ConvertToInt32().Store(ia_8_158_164)
+								r0_0_8_158_164 = in_8_158_164
 							}
-							s_30_40 := r0_0_31_40.AsUint64x8().Xor(flip_30_40).AsFloat64x8()
-							two_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_30_40, u1_30_40, p0_30_40, p1_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_30_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_30_40
-							for j_30_40 := 2; j_30_40 < n_30_40; j_30_40++ {
-								u0_30_40, u1_30_40, p0_30_40, p1_30_40 = u1_30_40, c2_30_40.Mul(u1_30_40).Sub(u0_30_40), p1_30_40, two_30_40.Mul(u1_30_40).Add(c2_30_40.Mul(p1_30_40)).Sub(p0_30_40)
+							in_158_164 := r0_0_8_158_164
+							for i_158_164, j_158_164 := range ia_158_164 {
+								fa_158_164[i_158_164] = bits_158_164[j_158_164]
 							}
-							dx_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_30_40).Mul(p1_30_40)
-							peak_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_30_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_30_40.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_30_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_30_40).Mul(tn_30_40).Div(s_30_40).Merge(peak_30_40, d_30_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_30_40, r1_0_30_40 = dx_30_40, dn_30_40
+							f_158_164 := archsimd.LoadUint64x8(fa_158_164).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_158_164.defaultF))), in_158_164)
+							fd_158_164 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+							if miss_158_164 != nil {
+								for i_158_164, j_158_164 := range ia_158_164 {
+									fa_158_164[i_158_164] = miss_158_164[j_158_164]
+								}
+								fd_158_164 = archsimd.LoadUint64x8(fa_158_164).AsFloat64x8()
+							}
+							r0_0_158_164, r1_0_158_164 = f_158_164, fd_158_164.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_158_164)
 						}
-						px_28_40, pn_28_40 := r0_0_30_40, r1_0_30_40
-						dx_28_40, dn_28_40 = px_28_40.Merge(dx_28_40, near_28_40), pn_28_40.Merge(dn_28_40, near_28_40)
+						fc_164, fd_164 = r0_0_158_164, r1_0_158_164
 					}
-					r0_0_28_40, r1_0_28_40, r2_0_28_40 = u1_28_40, dx_28_40, dn_28_40
+					ffl_164 := fc_164.Mul(fc_164).Mul(fl_164)
+					s1_164 := s_164.Add(ffl_164.Mul(fl_164))
+					def1_164 := def_164
+					if k_164.perDef {
+						def1_164 = def_164.Add(two_164.Mul(fc_164).Mul(fl_164).Mul(fl_164).Mul(fd_164))
+					}
+					tfl_164 := two_164.Mul(ffl_164)
+					xa_164, xb_164, xc_164 := tfl_164.Mul(sb_164.Mul(sc_164)), tfl_164.Mul(sa_164.Mul(sc_164)), tfl_164.Mul(sa_164.Mul(sb_164))
+					hbar_164, kbar_164, lbar_164 := xa_164.Mul(ha_164), xb_164.Mul(hb_164), xc_164.Mul(hc_164)
+					sig1_164 := sig_164.Add(hbar_164.Mul(h_164.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_164[0]))))).Add(kbar_164.Mul(kk_164.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_164[1])))))).Add(lbar_164.Mul(l_164.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_164[2])))))))
+					na1_164, nb1_164, nc1_164 := sna_164.Add(xa_164.Mul(nda_164)), snb_164.Add(xb_164.Mul(ndb_164)), snc_164.Add(xc_164.Mul(ndc_164))
+					if !c_164.Water {
+						s1_164 = s_164.Merge(s1_164, fl_164.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					}
+					hbar_164.StoreSlice(hkl_164[at_164:])
+					kbar_164.StoreSlice(hkl_164[at_164+stride_164:])
+					lbar_164.StoreSlice(hkl_164[at_164+2*stride_164:])
+					r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164 = s1_164, def1_164, sig1_164, na1_164, nb1_164, nc1_164
 				}
-				sb_40, hb_40, nb_40 := r0_0_28_40, r1_0_28_40, r2_0_28_40
-				var (
-					r0_0_32_40 archsimd.Float64x8
-					r1_0_32_40 archsimd.Float64x8
-					r2_0_32_40 archsimd.Float64x8
-				)
-				{
-					r_32_40, x_32_40, n_32_40 := r_40, l_40, n_40
-					magic_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_32_40 := x_32_40.Add(magic_32_40)
-					d_32_40 := x_32_40.Sub(t_32_40.Sub(magic_32_40))
-					f_32_40 := t_32_40.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_33_40 archsimd.Float64x8
-					{
-						d_33_40 := d_32_40
-						y_33_40 := d_33_40.Mul(d_33_40)
-						y2_33_40 := y_33_40.Mul(y_33_40)
-						y4_33_40 := y2_33_40.Mul(y2_33_40)
-						p0_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_33_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_33_40)).Mul(y2_33_40))
-						p1_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_33_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_33_40)).Mul(y2_33_40)).Mul(y4_33_40)
-						p2_33_40 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_33_40.Mul(y4_33_40))
-						r0_0_33_40 = p0_33_40.Add(p1_33_40).Add(p2_33_40)
-					}
-					cr_32_40 := r0_0_33_40
-					sign_32_40, one_32_40, pi_32_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_32_40.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_32_40 := pi_32_40.Div(one_32_40.Sub(cr_32_40).Mul(one_32_40.Add(cr_32_40)).Sqrt().AsUint64x8().Or(d_32_40.AsUint64x8().Xor(f_32_40).And(sign_32_40)).AsFloat64x8())
-					c2_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_32_40.AsUint64x8().Xor(f_32_40).AsFloat64x8())
-					u0_32_40, u1_32_40 := one_32_40, c2_32_40
-					j_32_40 := 2
-					for ; j_32_40+1 < n_32_40; j_32_40 += 2 {
-						u0_32_40 = c2_32_40.Mul(u1_32_40).Sub(u0_32_40)
-						u1_32_40 = c2_32_40.Mul(u0_32_40).Sub(u1_32_40)
-					}
-					if j_32_40 < n_32_40 {
-						u0_32_40, u1_32_40 = u1_32_40, c2_32_40.Mul(u1_32_40).Sub(u0_32_40)
-					}
-					cu_32_40 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_32_40).Mul(u1_32_40)
-					tn_32_40 := cu_32_40.Sub(u0_32_40)
-					dx_32_40 := archsimd.LoadFloat64x8((*[8]float64)((&r_32_40.nf))).Mul(tn_32_40).Sub(cu_32_40).Mul(rs_32_40)
-					dn_32_40 := d_32_40.Mul(tn_32_40).Mul(rs_32_40)
-					near_32_40 := d_32_40.Mul(d_32_40).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_32_40.ToBits() != 0 {
-						var (
-							r0_0_34_40 archsimd.Float64x8
-							r1_0_34_40 archsimd.Float64x8
-						)
-						{
-							r_34_40, d_34_40, c2_34_40, flip_34_40, tn_34_40, un_34_40, n_34_40 := r_32_40, d_32_40, c2_32_40, f_32_40, tn_32_40, u1_32_40, n_32_40
-							var r0_0_35_40 archsimd.Float64x8
-							{
-								d_35_40 := d_34_40
-								y_35_40 := d_35_40.Mul(d_35_40)
-								y2_35_40 := y_35_40.Mul(y_35_40)
-								y4_35_40 := y2_35_40.Mul(y2_35_40)
-								p0_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_35_40)).Mul(y2_35_40))
-								p1_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_35_40)).Mul(y2_35_40)).Mul(y4_35_40)
-								p2_35_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_35_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_35_40)).Mul(y4_35_40.Mul(y4_35_40))
-								r0_0_35_40 = d_35_40.Mul(p0_35_40.Add(p1_35_40).Add(p2_35_40))
-							}
-							s_34_40 := r0_0_35_40.AsUint64x8().Xor(flip_34_40).AsFloat64x8()
-							two_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_34_40, u1_34_40, p0_34_40, p1_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_40, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_34_40
-							for j_34_40 := 2; j_34_40 < n_34_40; j_34_40++ {
-								u0_34_40, u1_34_40, p0_34_40, p1_34_40 = u1_34_40, c2_34_40.Mul(u1_34_40).Sub(u0_34_40), p1_34_40, two_34_40.Mul(u1_34_40).Add(c2_34_40.Mul(p1_34_40)).Sub(p0_34_40)
-							}
-							dx_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_34_40).Mul(p1_34_40)
-							peak_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_34_40.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_34_40.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_34_40 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_34_40).Mul(tn_34_40).Div(s_34_40).Merge(peak_34_40, d_34_40.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_34_40, r1_0_34_40 = dx_34_40, dn_34_40
-						}
-						px_32_40, pn_32_40 := r0_0_34_40, r1_0_34_40
-						dx_32_40, dn_32_40 = px_32_40.Merge(dx_32_40, near_32_40), pn_32_40.Merge(dn_32_40, near_32_40)
-					}
-					r0_0_32_40, r1_0_32_40, r2_0_32_40 = u1_32_40, dx_32_40, dn_32_40
-				}
-				sc_40, hc_40, nc_40 := r0_0_32_40, r1_0_32_40, r2_0_32_40
-				r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40 = sa_40, sb_40, sc_40, ha_40, hb_40, hc_40, na_40, nb_40, nc_40
+				s, def, sig, sna, snb, snc = r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_40, r1_0_40, r2_0_40, r3_0_40, r4_0_40, r5_0_40, r6_0_40, r7_0_40, r8_0_40
-			fl := sa.Mul(sb).Mul(sc)
-			fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-			if c.HasHKL {
-				var (
-					r0_0_41 archsimd.Float64x8
-					r1_0_41 archsimd.Float64x8
-				)
-				{
-					r_41, bits_41, miss_41, ia_41, fa_41, h_41, kk_41, l_41 := r, k.fhklBits, k.missBits, &ia, &fa, h, kk, l
-					var r0_0_8_41 archsimd.Mask64x8
-					{
-						r_8_41, ia_8_41, h_8_41, kk_8_41, l_8_41 := r_41, ia_41, h_41, kk_41, l_41
-						half_8_41 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_8_41, kc_8_41, lc_8_41 := h_8_41.Sub(half_8_41).CeilScaled(0), kk_8_41.Sub(half_8_41).CeilScaled(0), l_8_41.Sub(half_8_41).CeilScaled(0)
-						hmin_8_41, kmin_8_41, lmin_8_41 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.lmin)))
-						in_8_41 := hc_8_41.GreaterEqual(hmin_8_41).And(hc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hmax))))).And(kc_8_41.GreaterEqual(kmin_8_41)).And(kc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kmax))))).And(lc_8_41.GreaterEqual(lmin_8_41)).And(lc_8_41.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.lmax)))))
-						idx_8_41 := hc_8_41.Sub(hmin_8_41).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.hstride)))).Add(kc_8_41.Sub(kmin_8_41).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_41.kstride))))).Add(lc_8_41.Sub(lmin_8_41))
-						idx_8_41.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_41).ConvertToInt32().Store(ia_8_41)
-						r0_0_8_41 = in_8_41
-					}
-					in_41 := r0_0_8_41
-					for i_41, j_41 := range ia_41 {
-						fa_41[i_41] = bits_41[j_41]
-					}
-					f_41 := archsimd.LoadUint64x8(fa_41).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_41.defaultF))), in_41)
-					fd_41 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if miss_41 != nil {
-						for i_41, j_41 := range ia_41 {
-							fa_41[i_41] = miss_41[j_41]
-						}
-						fd_41 = archsimd.LoadUint64x8(fa_41).AsFloat64x8()
-					}
-					r0_0_41, r1_0_41 = f_41, fd_41.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_41)
-				}
-				fc, fd = r0_0_41, r1_0_41
-			}
-			ffl := fc.Mul(fc).Mul(fl)
-			s1 := s.Add(ffl.Mul(fl))
-			def1 := def
-			if k.perDef {
-				def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
-			}
-			tfl := two.Mul(ffl)
-			xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
-			hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
-			sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[0]))))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[1])))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[2])))))))
-			na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-			if !c.Water {
-				s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			}
-			s, def, sig, sna, snb, snc = s1, def1, sig1, na1, nb1, nc1
-			hbar.StoreSlice(hkl[3*oi*stride+p0:])
-			kbar.StoreSlice(hkl[(3*oi+1)*stride+p0:])
-			lbar.StoreSlice(hkl[(3*oi+2)*stride+p0:])
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -1879,24 +5367,24 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-		var r0_0_42 archsimd.Float64x8
+		var r0_0_165 archsimd.Float64x8
 		{
-			fdet_42, f_42, s_42, o_42, p_42 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-			r0_0_42 = fdet_42.Mul(f_42).Add(s_42).Add(o_42).Add(p_42)
+			fdet_165, f_165, s_165, o_165, p_165 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+			r0_0_165 = fdet_165.Mul(f_165).Add(s_165).Add(o_165).Add(p_165)
 		}
-		x := r0_0_42
-		var r0_0_43 archsimd.Float64x8
+		x := r0_0_165
+		var r0_0_166 archsimd.Float64x8
 		{
-			fdet_43, f_43, s_43, o_43, p_43 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-			r0_0_43 = fdet_43.Mul(f_43).Add(s_43).Add(o_43).Add(p_43)
+			fdet_166, f_166, s_166, o_166, p_166 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+			r0_0_166 = fdet_166.Mul(f_166).Add(s_166).Add(o_166).Add(p_166)
 		}
-		y := r0_0_43
-		var r0_0_44 archsimd.Float64x8
+		y := r0_0_166
+		var r0_0_167 archsimd.Float64x8
 		{
-			fdet_44, f_44, s_44, o_44, p_44 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-			r0_0_44 = fdet_44.Mul(f_44).Add(s_44).Add(o_44).Add(p_44)
+			fdet_167, f_167, s_167, o_167, p_167 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			r0_0_167 = fdet_167.Mul(f_167).Add(s_167).Add(o_167).Add(p_167)
 		}
-		z := r0_0_44
+		z := r0_0_167
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -1904,16 +5392,16 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_45 archsimd.Float64x8
+		var r0_0_168 archsimd.Float64x8
 		{
-			invR_45, num_45, point_45 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_45 := invR_45.Mul(invR_45)
-			if !point_45 {
-				w_45 = num_45.Mul(w_45.Mul(invR_45))
+			invR_168, num_168, point_168 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_168 := invR_168.Mul(invR_168)
+			if !point_168 {
+				w_168 = num_168.Mul(w_168.Mul(invR_168))
 			}
-			r0_0_45 = w_45
+			r0_0_168 = w_168
 		}
-		r0_0_45.StoreSlice(fr.omega[p0:])
+		r0_0_168.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -1930,38 +5418,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_46 archsimd.Float64x8
-				r1_0_46 archsimd.Float64x8
-				r2_0_46 archsimd.Float64x8
-				r3_0_46 archsimd.Float64x8
-				r4_0_46 archsimd.Float64x8
-				r5_0_46 archsimd.Float64x8
+				r0_0_169 archsimd.Float64x8
+				r1_0_169 archsimd.Float64x8
+				r2_0_169 archsimd.Float64x8
+				r3_0_169 archsimd.Float64x8
+				r4_0_169 archsimd.Float64x8
+				r5_0_169 archsimd.Float64x8
 			)
 			{
-				r_46, s_46, dx_46, dy_46, dz_46 := r, sr, dx, dy, dz
-				one_46, zero_46, kahn_46 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_46.kahn)))
-				c2_46 := archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[0]))).Mul(dx_46).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[1]))).Mul(dy_46)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_46.inc[2]))).Mul(dz_46))
-				c2sq_46 := c2_46.Mul(c2_46)
-				s2sq_46 := one_46.Sub(c2sq_46)
-				e_46 := dx_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[0])))).Add(dy_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[1]))))).Add(dz_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.ein[2])))))
-				b_46 := dx_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[0])))).Add(dy_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[1]))))).Add(dz_46.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_46.bin[2])))))
-				ee_46, bb_46 := e_46.Mul(e_46), b_46.Mul(b_46)
-				den_46 := ee_46.Add(bb_46)
-				plane_46 := den_46.Greater(zero_46)
-				inv_46 := one_46.Div(den_46)
-				cos2psi_46 := ee_46.Sub(bb_46).Mul(inv_46).Merge(one_46, plane_46)
-				de_46, db_46 := zero_46, zero_46
-				if !r_46.kahnZero {
-					de_46 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_46).Mul(b_46).Mul(b_46).Mul(inv_46).Mul(inv_46).Merge(zero_46, plane_46)
-					db_46 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_46).Mul(e_46).Mul(e_46).Mul(inv_46).Mul(inv_46).Merge(zero_46, plane_46)
+				r_169, s_169, dx_169, dy_169, dz_169 := r, sr, dx, dy, dz
+				one_169, zero_169, kahn_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_169.kahn)))
+				c2_169 := archsimd.LoadFloat64x8((*[8]float64)((&s_169.inc[0]))).Mul(dx_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_169.inc[1]))).Mul(dy_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_169.inc[2]))).Mul(dz_169))
+				c2sq_169 := c2_169.Mul(c2_169)
+				s2sq_169 := one_169.Sub(c2sq_169)
+				e_169 := dx_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.ein[0])))).Add(dy_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.ein[1]))))).Add(dz_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.ein[2])))))
+				b_169 := dx_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.bin[0])))).Add(dy_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.bin[1]))))).Add(dz_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_169.bin[2])))))
+				ee_169, bb_169 := e_169.Mul(e_169), b_169.Mul(b_169)
+				den_169 := ee_169.Add(bb_169)
+				plane_169 := den_169.Greater(zero_169)
+				inv_169 := one_169.Div(den_169)
+				cos2psi_169 := ee_169.Sub(bb_169).Mul(inv_169).Merge(one_169, plane_169)
+				de_169, db_169 := zero_169, zero_169
+				if !r_169.kahnZero {
+					de_169 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_169).Mul(b_169).Mul(b_169).Mul(inv_169).Mul(inv_169).Merge(zero_169, plane_169)
+					db_169 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_169).Mul(e_169).Mul(e_169).Mul(inv_169).Mul(inv_169).Merge(zero_169, plane_169)
 				}
-				p_46 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_46.Add(c2sq_46).Sub(kahn_46.Mul(cos2psi_46).Mul(s2sq_46)))
-				dkahn_46 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_46).Mul(s2sq_46)
-				dcos_46 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_46).Mul(s2sq_46)
-				alpha_46, beta_46, gamma_46 := c2_46.Mul(one_46.Add(kahn_46.Mul(cos2psi_46))), dcos_46.Mul(de_46), dcos_46.Mul(db_46)
-				r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46 = p_46, dkahn_46, alpha_46, beta_46, gamma_46, alpha_46.Mul(c2_46).Add(beta_46.Mul(e_46)).Add(gamma_46.Mul(b_46))
+				p_169 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_169.Add(c2sq_169).Sub(kahn_169.Mul(cos2psi_169).Mul(s2sq_169)))
+				dkahn_169 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_169).Mul(s2sq_169)
+				dcos_169 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_169).Mul(s2sq_169)
+				alpha_169, beta_169, gamma_169 := c2_169.Mul(one_169.Add(kahn_169.Mul(cos2psi_169))), dcos_169.Mul(de_169), dcos_169.Mul(db_169)
+				r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169 = p_169, dkahn_169, alpha_169, beta_169, gamma_169, alpha_169.Mul(c2_169).Add(beta_169.Mul(e_169)).Add(gamma_169.Mul(b_169))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_46, r1_0_46, r2_0_46, r3_0_46, r4_0_46, r5_0_46
+			p, dkahn, alpha, beta, gamma, dd := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])

@@ -47,6 +47,10 @@ type laneReps struct {
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
 	pitch2, closeD                                       laneVal
 	nf                                                   laneVal // float64(N) (the lane kernels' one whole N)
+	axes                                                 bool    // N per axis (sincgAxesLanes) instead of nf
+	nmode                                                [3]int8 // per axis: nOne, nChebyshev or nRatio
+	nn                                                   [3]int  // per axis: whole N (nChebyshev)
+	nv                                                   [3]laneVal
 	negZero                                              laneVal // −0: its bits are the sign bit
 	kahnZero                                             bool
 	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
@@ -54,6 +58,19 @@ type laneReps struct {
 	orient                                               [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
 	src                                                  []laneSrc
 }
+
+// The lattice factor's evaluation on one axis in the lane kernels
+// (laneReps.nmode; kernel.newKernel sets them).
+const (
+	nOne       int8 = iota // N ≤ 1: the factor is 1
+	nChebyshev             // whole 1 < N ≤ maxChebyshevN: U_{N−1}(cos πx)
+	nRatio                 // 1 < N < maxRatioN, not whole: sin(Nπd)/sin(πd)
+	nGeneral               // any other N: only the general loops
+)
+
+// maxRatioN bounds the N that is not whole of the lane kernels: N·d
+// stays below 2⁵¹ and is rounded as the kernels round.
+const maxRatioN = 1 << 20
 
 // maxRepOrient bounds the orientations laneReps repeats (576 bytes each):
 // beyond, the general loops run.
@@ -72,6 +89,13 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
 		nf:    repeat(float64(k.nn[0])), negZero: repeat(math.Copysign(0, -1)),
 		pitch2: repeat(k.pitch * k.pitch), closeD: repeat(k.closeD)}
+	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
+	for i, n := range [3]float64{k.na, k.nb, k.nc} {
+		r.nv[i] = repeat(n)
+		if k.nmode[i] == nChebyshev {
+			r.nn[i] = int(n)
+		}
+	}
 	for subF := 0; subF < c.Oversample; subF++ {
 		r.subF = append(r.subF, repeat(float64(subF)))
 	}

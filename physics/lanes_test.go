@@ -198,3 +198,60 @@ func TestLanesGradientBits(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesNotWholeN: with N as a fit moves it (not whole, different per
+// axis, an axis at N ≤ 1), every lane kernel renders the general loops'
+// bits, and the loss rows give the same loss and gradient on every lane
+// kernel (the golden cases above all have one whole N).
+func TestLanesNotWholeN(t *testing.T) {
+	tiers := physics.AvailableVectorLanes()
+	defer physics.SetVectorLanes(t, physics.VectorLanes())()
+	inputs := inScratch(t)
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40 -oversample 1"
+	for _, c := range []struct {
+		args string
+		n    [3]float64
+	}{
+		{base, [3]float64{5.3, 4.71, 6.02}},
+		{base + " -mosaic 0.5 -mosaic_domains 4 -polar 0.8 -water 40", [3]float64{6, 4.5, 0.8}},
+		{base + " -hkl " + inputs + "/P1.hkl -divergence 1 -divsteps 3", [3]float64{2.5, 3, 31.75}},
+		{base + " -oversample 2", [3]float64{5.5, 5.5, 5.5}},
+	} {
+		if err := os.Remove("Fdump.bin"); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		cfg, in := kernelInputs(t, c.args)
+		in.P[physics.PNa], in.P[physics.PNb], in.P[physics.PNc] = c.n[0], c.n[1], c.n[2]
+		n := cfg.FPixels * cfg.SPixels
+		want := make([]float64, n)
+		physics.RenderGeneral(&cfg, in, want)
+		obs, wts, bg := lossData(n)
+		l := physics.PixelLoss{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg}
+		var wantG []float64
+		var wantLoss float64
+		for _, tier := range tiers {
+			physics.SetVectorLanes(t, tier)
+			got := make([]float64, n)
+			physics.Render(&cfg, in, got)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%.50s N %v, %s: pixel %d = %.17g, general loops %.17g", c.args, c.n, tier, i, got[i], want[i])
+				}
+			}
+			g := make([]float64, physics.NParams)
+			v := physics.LossGradient(&cfg, in, &l, g)
+			if wantG == nil {
+				wantG, wantLoss = g, v
+				continue
+			}
+			if math.Float64bits(v) != math.Float64bits(wantLoss) {
+				t.Errorf("%.50s N %v: loss %.17g with %s lanes, %.17g with %s", c.args, c.n, v, tier, wantLoss, tiers[0])
+			}
+			for j := range g {
+				if math.Float64bits(g[j]) != math.Float64bits(wantG[j]) {
+					t.Errorf("%.50s N %v: ∂L/∂P[%d] %.17g with %s lanes, %.17g with %s", c.args, c.n, j, g[j], tier, wantG[j], tiers[0])
+				}
+			}
+		}
+	}
+}

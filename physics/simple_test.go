@@ -1,6 +1,7 @@
 package physics_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,24 +22,36 @@ func TestPixelSimple(t *testing.T) {
 	for _, c := range []struct {
 		extra  string
 		simple bool
+		n      [3]float64 // Na, Nb, Nc set in the parameters (a fit's N), when not 0
 	}{
-		{"", true},
-		{"-mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3", true},
-		{"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true},
-		{"-hkl " + inputs + "/P1.hkl -water 50", true},
-		{"-nopolar -point_pixel -detector_rotx 3 -twotheta 5", true},
-		{"-detpixels_x 150 -detpixels_y 4 -roi 3 140 1 2", true}, // rows of several chunks
-		{"-N 40", false},
-		{"-Na 3", false},
-		{"-oversample 3", true},
-		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true},
-		{"-oversample 2 -oversample_omega", false},
-		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false},
-		{"-curved_det", false},
-		{"-round_xtal", false},
-		{"-dmin 3", false},
+		{"", true, [3]float64{}},
+		{"-mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3", true, [3]float64{}},
+		{"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true, [3]float64{}},
+		{"-hkl " + inputs + "/P1.hkl -water 50", true, [3]float64{}},
+		{"-nopolar -point_pixel -detector_rotx 3 -twotheta 5", true, [3]float64{}},
+		{"-detpixels_x 150 -detpixels_y 4 -roi 3 140 1 2", true, [3]float64{}}, // rows of several chunks
+		{"-N 40", false, [3]float64{}},
+		{"-Na 3", true, [3]float64{}},
+		{"-Na 1 -Nb 32 -Nc 2", true, [3]float64{}},
+		{"-Na 33", false, [3]float64{}},
+		// N as a fit moves it: not whole, mixed, beyond the lanes' range.
+		{"", true, [3]float64{5.3, 4.71, 6.02}},
+		{"-mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl", true, [3]float64{5, 4.5, 0.8}},
+		{"", true, [3]float64{1.5, 2.25, 31.9}},
+		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{5.3, 4.71, 6.02}},
+		{"", false, [3]float64{5.5, 1 << 21, 5}},
+		{"-oversample 3", true, [3]float64{}},
+		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true, [3]float64{}},
+		{"-oversample 2 -oversample_omega", false, [3]float64{}},
+		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
+		{"-curved_det", false, [3]float64{}},
+		{"-round_xtal", false, [3]float64{}},
+		{"-dmin 3", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)
+		if c.n != [3]float64{} {
+			in.P[physics.PNa], in.P[physics.PNb], in.P[physics.PNc] = c.n[0], c.n[1], c.n[2]
+		}
 		// Render takes the row walk for one sub-pixel and layer, else the
 		// shortcut, else the general loop.
 		img := make([]float64, cfg.FPixels*cfg.SPixels)
@@ -48,17 +61,17 @@ func TestPixelSimple(t *testing.T) {
 			for f := 0; f < cfg.FPixels; f++ {
 				simple, fast, general := physics.PixelPaths(&cfg, in, f, s)
 				if simple != c.simple {
-					t.Fatalf("%q: shortcut taken %v, want %v", c.extra, simple, c.simple)
+					t.Fatalf("%q %v: shortcut taken %v, want %v", c.extra, c.n, simple, c.simple)
 				}
 				if simple && math.Float64bits(fast) != math.Float64bits(general) {
-					t.Fatalf("%q pixel %d,%d: shortcut %.17g, general loop %.17g", c.extra, f, s, fast, general)
+					t.Fatalf("%q %v pixel %d,%d: shortcut %.17g, general loop %.17g", c.extra, c.n, f, s, fast, general)
 				}
 				want := general
 				if !cfg.Rendered(f, s, in.Mask) {
 					want = 0
 				}
 				if v := img[s*cfg.FPixels+f]; math.Float64bits(v) != math.Float64bits(want) {
-					t.Fatalf("%q pixel %d,%d: rendered %.17g, want %.17g", c.extra, f, s, v, want)
+					t.Fatalf("%q %v pixel %d,%d: rendered %.17g, want %.17g", c.extra, c.n, f, s, v, want)
 				}
 				if general != 0 {
 					nonzero++
@@ -108,6 +121,11 @@ func TestRenderSolidAngle(t *testing.T) {
 func TestShortcutGradients(t *testing.T) {
 	inputs := inScratch(t)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
+	type structure struct {
+		extra string
+		n     [3]float64 // Na, Nb, Nc set in the parameters, when not 0
+	}
+	cases := []structure{}
 	for _, extra := range []string{
 		"",
 		"-mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8",
@@ -121,7 +139,19 @@ func TestShortcutGradients(t *testing.T) {
 		"-beam_vector 1 0 0 -polar_vector 0 0 1", // 2θ ≤ 1.6°
 		"-water 40 -mosaic 0.5 -mosaic_domains 3 -polar 0.6 -divergence 1 -divsteps 2 -roi 2 17 0 19",
 	} {
+		cases = append(cases, structure{extra: extra})
+	}
+	// N as a fit moves it (not whole; one axis at N ≤ 1; mixed).
+	cases = append(cases, structure{"", [3]float64{5.3, 4.71, 6.02}},
+		structure{"-mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40", [3]float64{5, 4.5, 0.8}},
+		structure{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", [3]float64{2.5, 3, 7.25}})
+	for _, sc := range cases {
+		extra := sc.extra
 		cfg, in := freshInputs(t, base+" "+extra)
+		if sc.n != [3]float64{} {
+			in.P[physics.PNa], in.P[physics.PNb], in.P[physics.PNc] = sc.n[0], sc.n[1], sc.n[2]
+			extra += fmt.Sprint(" N ", sc.n)
+		}
 		n := cfg.FPixels * cfg.SPixels
 		// Every loss kind, against an "observation" with zeros, leaving
 		// some pixels out by weight.
