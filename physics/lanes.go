@@ -233,37 +233,52 @@ func addTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l, fl, 
 //
 //lanegen:inline
 func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
-	n, axes := k.nn[0], r.axes
-	zero := vk(0)
+	n := k.nn[0]
 	for si := range r.src {
-		sr := &r.src[si]
-		il := vrep(&sr.il)
-		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
-		if m := polar.Equal(zero); vany(m) {
-			var p vf
-			if r.kahnZero {
-				c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
-				p = vk(0.5).Mul(vk(1).Add(c2.Mul(c2)))
-			} else {
-				p = polarizationLanes(false, &r.kahn, sr, dx, dy, dz)
-			}
-			polar = p.Merge(polar, m)
-		}
-		// The lattice factors' two forms in two loops, so that the usual
-		// one (one whole N) runs as it would alone.
-		if axes {
-			for oi := range r.orient {
-				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-				sum = addTermLanes(k, ia, fa, h, kk, l, sincgAxesLanes(r, h, kk, l), sum)
-			}
-		} else {
-			for oi := range r.orient {
-				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-				sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(h, kk, l, n), sum)
-			}
+		qx, qy, qz, p := sourceLanes(r, &r.src[si], dx, dy, dz, polar)
+		polar = p
+		for oi := range r.orient {
+			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+			sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(h, kk, l, n), sum)
 		}
 	}
 	return sum, polar
+}
+
+// termsAxesLanes is termsLanes where N is per axis (laneReps.axes): a
+// function of its own, so that termsLanes compiles as it would alone.
+func (k *kernel) termsAxesLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
+	for si := range r.src {
+		qx, qy, qz, p := sourceLanes(r, &r.src[si], dx, dy, dz, polar)
+		polar = p
+		for oi := range r.orient {
+			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+			sum = addTermLanes(k, ia, fa, h, kk, l, sincgAxesLanes(r, h, kk, l), sum)
+		}
+	}
+	return sum, polar
+}
+
+// sourceLanes returns the scattering vector q for source sr and
+// diffracted direction d, and the polarization: polar, with the factor
+// for sr and d where it is still 0.
+//
+//lanegen:inline
+func sourceLanes(r *laneReps, sr *laneSrc, dx, dy, dz, polar vf) (vf, vf, vf, vf) {
+	zero := vk(0)
+	il := vrep(&sr.il)
+	qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
+	if m := polar.Equal(zero); vany(m) {
+		var p vf
+		if r.kahnZero {
+			c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
+			p = vk(0.5).Mul(vk(1).Add(c2.Mul(c2)))
+		} else {
+			p = polarizationLanes(false, &r.kahn, sr, dx, dy, dz)
+		}
+		polar = p.Merge(polar, m)
+	}
+	return qx, qy, qz, polar
 }
 
 // subpixelLanes adds the terms of one sub-pixel to sum: its position from
@@ -287,7 +302,11 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64,
 		// The cosine of the oblique path through the layer.
 		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
 	}
-	sum, polar = k.termsLanes(r, ia, fa, sum, dx, dy, dz, polar)
+	if r.axes {
+		sum, polar = k.termsAxesLanes(r, ia, fa, sum, dx, dy, dz, polar)
+	} else {
+		sum, polar = k.termsLanes(r, ia, fa, sum, dx, dy, dz, polar)
+	}
 	return sum, omega, polar
 }
 
@@ -345,7 +364,12 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				sum, polar = k.termsLanes(r, &ia, &fa, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
+				dx, dy, dz := vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:])
+				if r.axes {
+					sum, polar = k.termsAxesLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
+				} else {
+					sum, polar = k.termsLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
+				}
 				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -669,39 +693,20 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, e *[3]laneVal
 // Render's order.
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	r := k.lr
-	n, axes := k.nn[0], r.axes
-	sr := &r.src[si]
-	il := vrep(&sr.il)
+	if r.axes {
+		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
+		return
+	}
+	n := k.nn[0]
 	var ia [lanes]int32
 	var fa [lanes]uint64
-	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
-	for oi := range r.orient {
-		o := &r.orient[oi]
-		e := &oinc[oi]
-		vrep(&o[0]).Mul(ix).Add(vrep(&o[1]).Mul(iy)).Add(vrep(&o[2]).Mul(iz)).Mul(il).StoreSlice(e[0][:])
-		vrep(&o[3]).Mul(ix).Add(vrep(&o[4]).Mul(iy)).Add(vrep(&o[5]).Mul(iz)).Mul(il).StoreSlice(e[1][:])
-		vrep(&o[6]).Mul(ix).Add(vrep(&o[7]).Mul(iy)).Add(vrep(&o[8]).Mul(iz)).Mul(il).StoreSlice(e[2][:])
-	}
+	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += lanes {
-		x, y, z := vloadSlice(t.d[0][p0:]).Sub(ix), vloadSlice(t.d[1][p0:]).Sub(iy), vloadSlice(t.d[2][p0:]).Sub(iz)
-		x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
-		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
-		s, def, sig := vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:])
-		sna, snb, snc := vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
-		// The lattice factors' two forms in two loops, so that the usual
-		// one (one whole N) runs as it would alone.
-		if axes {
-			for oi := range r.orient {
-				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGradAxesLanes(r, h, kk, l)
-				s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
-			}
-		} else {
-			for oi := range r.orient {
-				h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
-				s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
-			}
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		for oi := range r.orient {
+			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
+			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -711,6 +716,62 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		snc.StoreSlice(t.nc[p0:])
 	}
 	vzeroupper()
+}
+
+// termsGradAxesLanes is termsGradLanes where N is per axis
+// (laneReps.axes): a function of its own, so that termsGradLanes
+// compiles as it would alone.
+func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	var ia [lanes]int32
+	var fa [lanes]uint64
+	k.orientIncLanes(si, oinc)
+	for p0 := 0; p0 < np; p0 += lanes {
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		for oi := range r.orient {
+			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGradAxesLanes(r, h, kk, l)
+			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
+	}
+	vzeroupper()
+}
+
+// orientIncLanes stores (o_i·inc)/λ of source si for every orientation
+// in oinc (termsGradLanes).
+func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
+	r := k.lr
+	sr := &r.src[si]
+	il := vrep(&sr.il)
+	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
+	for oi := range r.orient {
+		o := &r.orient[oi]
+		e := &oinc[oi]
+		vrep(&o[0]).Mul(ix).Add(vrep(&o[1]).Mul(iy)).Add(vrep(&o[2]).Mul(iz)).Mul(il).StoreSlice(e[0][:])
+		vrep(&o[3]).Mul(ix).Add(vrep(&o[4]).Mul(iy)).Add(vrep(&o[5]).Mul(iz)).Mul(il).StoreSlice(e[1][:])
+		vrep(&o[6]).Mul(ix).Add(vrep(&o[7]).Mul(iy)).Add(vrep(&o[8]).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+	}
+	vzeroupper()
+}
+
+// gradStartLanes begins a vector of pixels in termsGradLanes: from
+// their directions in t.d it stores |d − inc|² in ds and returns the
+// scattering vector for source sr and the sums the terms add to (S, ∂S/∂
+// the default F, σ, ∂S/∂Na, Nb, Nc), loaded from t.
+//
+//lanegen:inline
+func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	il := vrep(&sr.il)
+	x, y, z := vloadSlice(t.d[0][p0:]).Sub(vrep(&sr.inc[0])), vloadSlice(t.d[1][p0:]).Sub(vrep(&sr.inc[1])), vloadSlice(t.d[2][p0:]).Sub(vrep(&sr.inc[2]))
+	x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
+	return x.Mul(il), y.Mul(il), z.Mul(il), vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:]),
+		vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
 }
 
 // lossFrontLanes computes what a loss-row chunk needs of its first np

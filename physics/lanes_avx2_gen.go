@@ -246,469 +246,565 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 ) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	n, axes := k.nn[0], r.axes
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	n := k.nn[0]
 	for si := range r.src {
-		sr := &r.src[si]
-		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
-		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
-		if m := polar.Equal(zero); m.ToBits() != 0 {
-			var p archsimd.Float64x4
-			if r.kahnZero {
-				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
-				p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
-			} else {
-				var r0_0_10 archsimd.Float64x4
-				{
-					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
-					c2_10 := archsimd.LoadFloat64x4((*[4]float64)((&s_10.inc[0])[:4])).Mul(dx_10).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10.inc[1])[:4])).Mul(dy_10)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10.inc[2])[:4])).Mul(dz_10))
-					c2sq_10 := c2_10.Mul(c2_10)
-					cos2psi_10 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if !zero_10 {
-						e_10 := dx_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.ein[0])[:4]))).Add(dy_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.ein[1])[:4])))).Add(dz_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.ein[2])[:4]))))
-						b_10 := dx_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.bin[0])[:4]))).Add(dy_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.bin[1])[:4])))).Add(dz_10.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10.bin[2])[:4]))))
-						ee_10, bb_10 := e_10.Mul(e_10), b_10.Mul(b_10)
-						den_10 := ee_10.Add(bb_10)
-						cos2psi_10 = ee_10.Sub(bb_10).Div(den_10).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_10.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+		var (
+			r0_0_10 archsimd.Float64x4
+			r1_0_10 archsimd.Float64x4
+			r2_0_10 archsimd.Float64x4
+			r3_0_10 archsimd.Float64x4
+		)
+		{
+			r_10, sr_10, dx_10, dy_10, dz_10, polar_10 := r, &r.src[si], dx, dy, dz, polar
+			zero_10 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			il_10 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10.il)[:4]))
+			qx_10, qy_10, qz_10 := dx_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[0])[:4]))).Mul(il_10), dy_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[1])[:4]))).Mul(il_10), dz_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[2])[:4]))).Mul(il_10)
+			if m_10 := polar_10.Equal(zero_10); m_10.ToBits() != 0 {
+				var p_10 archsimd.Float64x4
+				if r_10.kahnZero {
+					c2_10 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[0])[:4])).Mul(dx_10).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[1])[:4])).Mul(dy_10)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[2])[:4])).Mul(dz_10))
+					p_10 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10.Mul(c2_10)))
+				} else {
+					var r0_0_11 archsimd.Float64x4
+					{
+						zero_11, kahn_11, s_11, dx_11, dy_11, dz_11 := false, &r_10.kahn, sr_10, dx_10, dy_10, dz_10
+						c2_11 := archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[0])[:4])).Mul(dx_11).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[1])[:4])).Mul(dy_11)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[2])[:4])).Mul(dz_11))
+						c2sq_11 := c2_11.Mul(c2_11)
+						cos2psi_11 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_11 {
+							e_11 := dx_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[0])[:4]))).Add(dy_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[1])[:4])))).Add(dz_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[2])[:4]))))
+							b_11 := dx_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[0])[:4]))).Add(dy_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[1])[:4])))).Add(dz_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[2])[:4]))))
+							ee_11, bb_11 := e_11.Mul(e_11), b_11.Mul(b_11)
+							den_11 := ee_11.Add(bb_11)
+							cos2psi_11 = ee_11.Sub(bb_11).Div(den_11).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						one_11 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_11 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11.Add(c2sq_11).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11[:4])).Mul(cos2psi_11).Mul(one_11.Sub(c2sq_11))))
 					}
-					one_10 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					r0_0_10 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_10.Add(c2sq_10).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_10[:4])).Mul(cos2psi_10).Mul(one_10.Sub(c2sq_10))))
+					p_10 = r0_0_11
 				}
-				p = r0_0_10
+				polar_10 = p_10.Merge(polar_10, m_10)
 			}
-			polar = p.Merge(polar, m)
+			r0_0_10, r1_0_10, r2_0_10, r3_0_10 = qx_10, qy_10, qz_10, polar_10
 		}
-		if axes {
-			for oi := range r.orient {
-				var (
-					r0_0_11 archsimd.Float64x4
-					r1_0_11 archsimd.Float64x4
-					r2_0_11 archsimd.Float64x4
-				)
-				{
-					o_11, qx_11, qy_11, qz_11 := &r.orient[oi], qx, qy, qz
-					h_11 := archsimd.LoadFloat64x4((*[4]float64)((&o_11[0])[:4])).Mul(qx_11).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[1])[:4])).Mul(qy_11)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[2])[:4])).Mul(qz_11))
-					kk_11 := archsimd.LoadFloat64x4((*[4]float64)((&o_11[3])[:4])).Mul(qx_11).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[4])[:4])).Mul(qy_11)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[5])[:4])).Mul(qz_11))
-					l_11 := archsimd.LoadFloat64x4((*[4]float64)((&o_11[6])[:4])).Mul(qx_11).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[7])[:4])).Mul(qy_11)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11[8])[:4])).Mul(qz_11))
-					r0_0_11, r1_0_11, r2_0_11 = h_11, kk_11, l_11
-				}
-				h, kk, l := r0_0_11, r1_0_11, r2_0_11
-				var r0_0_12 archsimd.Float64x4
-				{
-					r_12, h_12, kk_12, l_12 := r, h, kk, l
-					var r0_0_13 archsimd.Float64x4
-					{
-						r_13, i_13, x_13 := r_12, 0, h_12
-						s_13 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_13.nmode[i_13] == nChebyshev {
-							var r0_0_14 archsimd.Float64x4
-							{
-								x_14, n_14 := x_13, r_13.nn[i_13]
-								magic_14 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_14 := x_14.Add(magic_14)
-								var r0_0_15 archsimd.Float64x4
-								{
-									d_15 := x_14.Sub(t_14.Sub(magic_14))
-									y_15 := d_15.Mul(d_15)
-									y2_15 := y_15.Mul(y_15)
-									y4_15 := y2_15.Mul(y2_15)
-									p0_15 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_15)).Mul(y2_15))
-									p1_15 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_15)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_15)).Mul(y2_15)).Mul(y4_15)
-									p2_15 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_15.Mul(y4_15))
-									r0_0_15 = p0_15.Add(p1_15).Add(p2_15)
-								}
-								var r0_0_16 archsimd.Float64x4
-								{
-									c_16, t_16 := r0_0_15, t_14
-									r0_0_16 = c_16.AsUint64x4().Xor(t_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_14 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_16)
-								u0_14, u1_14 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_14
-								j_14 := 2
-								for ; j_14+1 < n_14; j_14 += 2 {
-									u0_14 = c2_14.Mul(u1_14).Sub(u0_14)
-									u1_14 = c2_14.Mul(u0_14).Sub(u1_14)
-								}
-								if j_14 < n_14 {
-									u1_14 = c2_14.Mul(u1_14).Sub(u0_14)
-								}
-								r0_0_14 = u1_14
-							}
-							s_13 = r0_0_14
-						} else if r_13.nmode[i_13] == nRatio {
-							var r0_0_17 archsimd.Float64x4
-							{
-								x_17, nv_17 := x_13, archsimd.LoadFloat64x4((*[4]float64)((&r_13.nv[i_13])[:4]))
-								magic_17 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_17 := x_17.Add(magic_17)
-								d_17 := x_17.Sub(t_17.Sub(magic_17))
-								y_17 := nv_17.Mul(d_17)
-								u_17 := y_17.Add(magic_17)
-								var r0_0_18 archsimd.Float64x4
-								{
-									d_18 := y_17.Sub(u_17.Sub(magic_17))
-									y_18 := d_18.Mul(d_18)
-									y2_18 := y_18.Mul(y_18)
-									y4_18 := y2_18.Mul(y2_18)
-									p0_18 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_18)).Mul(y2_18))
-									p1_18 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_18)).Mul(y2_18)).Mul(y4_18)
-									p2_18 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_18)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_18)).Mul(y4_18.Mul(y4_18))
-									r0_0_18 = d_18.Mul(p0_18.Add(p1_18).Add(p2_18))
-								}
-								var r0_0_19 archsimd.Float64x4
-								{
-									c_19, t_19 := r0_0_18, u_17
-									r0_0_19 = c_19.AsUint64x4().Xor(t_19.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_17 := r0_0_19
-								var r0_0_20 archsimd.Float64x4
-								{
-									d_20 := d_17
-									y_20 := d_20.Mul(d_20)
-									y2_20 := y_20.Mul(y_20)
-									y4_20 := y2_20.Mul(y2_20)
-									p0_20 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_20)).Mul(y2_20))
-									p1_20 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_20)).Mul(y2_20)).Mul(y4_20)
-									p2_20 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_20)).Mul(y4_20.Mul(y4_20))
-									r0_0_20 = d_20.Mul(p0_20.Add(p1_20).Add(p2_20))
-								}
-								r0_0_17 = nv_17.Merge(sn_17.Div(r0_0_20), d_17.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_13 = r0_0_17
-						}
-						r0_0_13 = s_13
-					}
-					sa_12 := r0_0_13
-					var r0_0_21 archsimd.Float64x4
-					{
-						r_21, i_21, x_21 := r_12, 1, kk_12
-						s_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_21.nmode[i_21] == nChebyshev {
-							var r0_0_22 archsimd.Float64x4
-							{
-								x_22, n_22 := x_21, r_21.nn[i_21]
-								magic_22 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_22 := x_22.Add(magic_22)
-								var r0_0_23 archsimd.Float64x4
-								{
-									d_23 := x_22.Sub(t_22.Sub(magic_22))
-									y_23 := d_23.Mul(d_23)
-									y2_23 := y_23.Mul(y_23)
-									y4_23 := y2_23.Mul(y2_23)
-									p0_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_23)).Mul(y2_23))
-									p1_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_23)).Mul(y2_23)).Mul(y4_23)
-									p2_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_23.Mul(y4_23))
-									r0_0_23 = p0_23.Add(p1_23).Add(p2_23)
-								}
-								var r0_0_24 archsimd.Float64x4
-								{
-									c_24, t_24 := r0_0_23, t_22
-									r0_0_24 = c_24.AsUint64x4().Xor(t_24.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_22 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_24)
-								u0_22, u1_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_22
-								j_22 := 2
-								for ; j_22+1 < n_22; j_22 += 2 {
-									u0_22 = c2_22.Mul(u1_22).Sub(u0_22)
-									u1_22 = c2_22.Mul(u0_22).Sub(u1_22)
-								}
-								if j_22 < n_22 {
-									u1_22 = c2_22.Mul(u1_22).Sub(u0_22)
-								}
-								r0_0_22 = u1_22
-							}
-							s_21 = r0_0_22
-						} else if r_21.nmode[i_21] == nRatio {
-							var r0_0_25 archsimd.Float64x4
-							{
-								x_25, nv_25 := x_21, archsimd.LoadFloat64x4((*[4]float64)((&r_21.nv[i_21])[:4]))
-								magic_25 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_25 := x_25.Add(magic_25)
-								d_25 := x_25.Sub(t_25.Sub(magic_25))
-								y_25 := nv_25.Mul(d_25)
-								u_25 := y_25.Add(magic_25)
-								var r0_0_26 archsimd.Float64x4
-								{
-									d_26 := y_25.Sub(u_25.Sub(magic_25))
-									y_26 := d_26.Mul(d_26)
-									y2_26 := y_26.Mul(y_26)
-									y4_26 := y2_26.Mul(y2_26)
-									p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26)).Mul(y2_26))
-									p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
-									p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
-									r0_0_26 = d_26.Mul(p0_26.Add(p1_26).Add(p2_26))
-								}
-								var r0_0_27 archsimd.Float64x4
-								{
-									c_27, t_27 := r0_0_26, u_25
-									r0_0_27 = c_27.AsUint64x4().Xor(t_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_25 := r0_0_27
-								var r0_0_28 archsimd.Float64x4
-								{
-									d_28 := d_25
-									y_28 := d_28.Mul(d_28)
-									y2_28 := y_28.Mul(y_28)
-									y4_28 := y2_28.Mul(y2_28)
-									p0_28 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28)).Mul(y2_28))
-									p1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28)).Mul(y2_28)).Mul(y4_28)
-									p2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28)).Mul(y4_28.Mul(y4_28))
-									r0_0_28 = d_28.Mul(p0_28.Add(p1_28).Add(p2_28))
-								}
-								r0_0_25 = nv_25.Merge(sn_25.Div(r0_0_28), d_25.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_21 = r0_0_25
-						}
-						r0_0_21 = s_21
-					}
-					sb_12 := r0_0_21
-					var r0_0_29 archsimd.Float64x4
-					{
-						r_29, i_29, x_29 := r_12, 2, l_12
-						s_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_29.nmode[i_29] == nChebyshev {
-							var r0_0_30 archsimd.Float64x4
-							{
-								x_30, n_30 := x_29, r_29.nn[i_29]
-								magic_30 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_30 := x_30.Add(magic_30)
-								var r0_0_31 archsimd.Float64x4
-								{
-									d_31 := x_30.Sub(t_30.Sub(magic_30))
-									y_31 := d_31.Mul(d_31)
-									y2_31 := y_31.Mul(y_31)
-									y4_31 := y2_31.Mul(y2_31)
-									p0_31 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_31)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_31)).Mul(y2_31))
-									p1_31 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_31)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
-									p2_31 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_31.Mul(y4_31))
-									r0_0_31 = p0_31.Add(p1_31).Add(p2_31)
-								}
-								var r0_0_32 archsimd.Float64x4
-								{
-									c_32, t_32 := r0_0_31, t_30
-									r0_0_32 = c_32.AsUint64x4().Xor(t_32.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_32)
-								u0_30, u1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_30
-								j_30 := 2
-								for ; j_30+1 < n_30; j_30 += 2 {
-									u0_30 = c2_30.Mul(u1_30).Sub(u0_30)
-									u1_30 = c2_30.Mul(u0_30).Sub(u1_30)
-								}
-								if j_30 < n_30 {
-									u1_30 = c2_30.Mul(u1_30).Sub(u0_30)
-								}
-								r0_0_30 = u1_30
-							}
-							s_29 = r0_0_30
-						} else if r_29.nmode[i_29] == nRatio {
-							var r0_0_33 archsimd.Float64x4
-							{
-								x_33, nv_33 := x_29, archsimd.LoadFloat64x4((*[4]float64)((&r_29.nv[i_29])[:4]))
-								magic_33 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_33 := x_33.Add(magic_33)
-								d_33 := x_33.Sub(t_33.Sub(magic_33))
-								y_33 := nv_33.Mul(d_33)
-								u_33 := y_33.Add(magic_33)
-								var r0_0_34 archsimd.Float64x4
-								{
-									d_34 := y_33.Sub(u_33.Sub(magic_33))
-									y_34 := d_34.Mul(d_34)
-									y2_34 := y_34.Mul(y_34)
-									y4_34 := y2_34.Mul(y2_34)
-									p0_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34)).Mul(y2_34))
-									p1_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
-									p2_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34)).Mul(y4_34.Mul(y4_34))
-									r0_0_34 = d_34.Mul(p0_34.Add(p1_34).Add(p2_34))
-								}
-								var r0_0_35 archsimd.Float64x4
-								{
-									c_35, t_35 := r0_0_34, u_33
-									r0_0_35 = c_35.AsUint64x4().Xor(t_35.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_33 := r0_0_35
-								var r0_0_36 archsimd.Float64x4
-								{
-									d_36 := d_33
-									y_36 := d_36.Mul(d_36)
-									y2_36 := y_36.Mul(y_36)
-									y4_36 := y2_36.Mul(y2_36)
-									p0_36 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_36)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_36)).Mul(y2_36))
-									p1_36 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_36)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_36)).Mul(y2_36)).Mul(y4_36)
-									p2_36 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_36)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_36)).Mul(y4_36.Mul(y4_36))
-									r0_0_36 = d_36.Mul(p0_36.Add(p1_36).Add(p2_36))
-								}
-								r0_0_33 = nv_33.Merge(sn_33.Div(r0_0_36), d_33.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_29 = r0_0_33
-						}
-						r0_0_29 = s_29
-					}
-					sc_12 := r0_0_29
-					r0_0_12 = sa_12.Mul(sb_12).Mul(sc_12)
-				}
-				var r0_0_37 archsimd.Float64x4
-				{
-					k_37, ia_37, fa_37, h_37, kk_37, l_37, fl_37, sum_37 := k, ia, fa, h, kk, l, r0_0_12, sum
-					c_37 := k_37.c
-					fc_37 := archsimd.LoadFloat64x4((*[4]float64)((&k_37.lr.defaultF)[:4]))
-					if c_37.HasHKL {
-						var r0_0_9_37 archsimd.Float64x4
-						{
-							r_9_37, bits_9_37, ia_9_37, fa_9_37, h_9_37, kk_9_37, l_9_37 := k_37.lr, k_37.fhklBits, ia_37, fa_37, h_37, kk_37, l_37
-							var r0_0_7_9_37 archsimd.Mask64x4
-							{
-								r_7_9_37, ia_7_9_37, h_7_9_37, kk_7_9_37, l_7_9_37 := r_9_37, ia_9_37, h_9_37, kk_9_37, l_9_37
-								half_7_9_37 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_7_9_37, kc_7_9_37, lc_7_9_37 := h_7_9_37.Sub(half_7_9_37).Ceil(), kk_7_9_37.Sub(half_7_9_37).Ceil(), l_7_9_37.Sub(half_7_9_37).Ceil()
-								hmin_7_9_37, kmin_7_9_37, lmin_7_9_37 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.lmin)[:4]))
-								in_7_9_37 := hc_7_9_37.GreaterEqual(hmin_7_9_37).And(hc_7_9_37.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.hmax)[:4])))).And(kc_7_9_37.GreaterEqual(kmin_7_9_37)).And(kc_7_9_37.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.kmax)[:4])))).And(lc_7_9_37.GreaterEqual(lmin_7_9_37)).And(lc_7_9_37.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.lmax)[:4]))))
-								idx_7_9_37 := hc_7_9_37.Sub(hmin_7_9_37).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.hstride)[:4]))).Add(kc_7_9_37.Sub(kmin_7_9_37).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37.kstride)[:4])))).Add(lc_7_9_37.Sub(lmin_7_9_37))
-								idx_7_9_37.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_37).ConvertToInt32().Store(ia_7_9_37)
-								r0_0_7_9_37 = in_7_9_37
-							}
-							in_9_37 := r0_0_7_9_37
-							for i_9_37, j_9_37 := range ia_9_37 {
-								fa_9_37[i_9_37] = bits_9_37[j_9_37]
-							}
-							r0_0_9_37 = archsimd.LoadUint64x4(fa_9_37).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_37.defaultF)[:4])), in_9_37)
-						}
-						fc_37 = r0_0_9_37
-					}
-					s_37 := sum_37.Add(fc_37.Mul(fc_37).Mul(fl_37).Mul(fl_37))
-					if !c_37.Water {
-						s_37 = sum_37.Merge(s_37, fl_37.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					r0_0_37 = s_37
-				}
-				sum = r0_0_37
+		qx, qy, qz, p := r0_0_10, r1_0_10, r2_0_10, r3_0_10
+		polar = p
+		for oi := range r.orient {
+			var (
+				r0_0_12 archsimd.Float64x4
+				r1_0_12 archsimd.Float64x4
+				r2_0_12 archsimd.Float64x4
+			)
+			{
+				o_12, qx_12, qy_12, qz_12 := &r.orient[oi], qx, qy, qz
+				h_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[0])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[1])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[2])[:4])).Mul(qz_12))
+				kk_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[3])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[4])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[5])[:4])).Mul(qz_12))
+				l_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[6])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[7])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[8])[:4])).Mul(qz_12))
+				r0_0_12, r1_0_12, r2_0_12 = h_12, kk_12, l_12
 			}
-		} else {
-			for oi := range r.orient {
-				var (
-					r0_0_38 archsimd.Float64x4
-					r1_0_38 archsimd.Float64x4
-					r2_0_38 archsimd.Float64x4
-				)
+			h, kk, l := r0_0_12, r1_0_12, r2_0_12
+			var r0_0_13 archsimd.Float64x4
+			{
+				h_13, kk_13, l_13, n_13 := h, kk, l, n
+				magic_13 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				th_13, tk_13, tl_13 := h_13.Add(magic_13), kk_13.Add(magic_13), l_13.Add(magic_13)
+				var r0_0_1_13 archsimd.Float64x4
 				{
-					o_38, qx_38, qy_38, qz_38 := &r.orient[oi], qx, qy, qz
-					h_38 := archsimd.LoadFloat64x4((*[4]float64)((&o_38[0])[:4])).Mul(qx_38).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[1])[:4])).Mul(qy_38)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[2])[:4])).Mul(qz_38))
-					kk_38 := archsimd.LoadFloat64x4((*[4]float64)((&o_38[3])[:4])).Mul(qx_38).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[4])[:4])).Mul(qy_38)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[5])[:4])).Mul(qz_38))
-					l_38 := archsimd.LoadFloat64x4((*[4]float64)((&o_38[6])[:4])).Mul(qx_38).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[7])[:4])).Mul(qy_38)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38[8])[:4])).Mul(qz_38))
-					r0_0_38, r1_0_38, r2_0_38 = h_38, kk_38, l_38
+					d_1_13 := h_13.Sub(th_13.Sub(magic_13))
+					y_1_13 := d_1_13.Mul(d_1_13)
+					y2_1_13 := y_1_13.Mul(y_1_13)
+					y4_1_13 := y2_1_13.Mul(y2_1_13)
+					p0_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13)).Mul(y2_1_13))
+					p1_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13)).Mul(y2_1_13)).Mul(y4_1_13)
+					p2_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13.Mul(y4_1_13))
+					r0_0_1_13 = p0_1_13.Add(p1_1_13).Add(p2_1_13)
 				}
-				h, kk, l := r0_0_38, r1_0_38, r2_0_38
-				var r0_0_39 archsimd.Float64x4
+				var r0_0_2_13 archsimd.Float64x4
 				{
-					h_39, kk_39, l_39, n_39 := h, kk, l, n
-					magic_39 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					th_39, tk_39, tl_39 := h_39.Add(magic_39), kk_39.Add(magic_39), l_39.Add(magic_39)
-					var r0_0_1_39 archsimd.Float64x4
-					{
-						d_1_39 := h_39.Sub(th_39.Sub(magic_39))
-						y_1_39 := d_1_39.Mul(d_1_39)
-						y2_1_39 := y_1_39.Mul(y_1_39)
-						y4_1_39 := y2_1_39.Mul(y2_1_39)
-						p0_1_39 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_39)).Mul(y2_1_39))
-						p1_1_39 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_39)).Mul(y2_1_39)).Mul(y4_1_39)
-						p2_1_39 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_39.Mul(y4_1_39))
-						r0_0_1_39 = p0_1_39.Add(p1_1_39).Add(p2_1_39)
-					}
-					var r0_0_2_39 archsimd.Float64x4
-					{
-						c_2_39, t_2_39 := r0_0_1_39, th_39
-						r0_0_2_39 = c_2_39.AsUint64x4().Xor(t_2_39.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					ch_39 := r0_0_2_39
-					var r0_0_3_39 archsimd.Float64x4
-					{
-						d_3_39 := kk_39.Sub(tk_39.Sub(magic_39))
-						y_3_39 := d_3_39.Mul(d_3_39)
-						y2_3_39 := y_3_39.Mul(y_3_39)
-						y4_3_39 := y2_3_39.Mul(y2_3_39)
-						p0_3_39 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_39)).Mul(y2_3_39))
-						p1_3_39 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_39)).Mul(y2_3_39)).Mul(y4_3_39)
-						p2_3_39 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_39.Mul(y4_3_39))
-						r0_0_3_39 = p0_3_39.Add(p1_3_39).Add(p2_3_39)
-					}
-					var r0_0_4_39 archsimd.Float64x4
-					{
-						c_4_39, t_4_39 := r0_0_3_39, tk_39
-						r0_0_4_39 = c_4_39.AsUint64x4().Xor(t_4_39.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					ck_39 := r0_0_4_39
-					var r0_0_5_39 archsimd.Float64x4
-					{
-						d_5_39 := l_39.Sub(tl_39.Sub(magic_39))
-						y_5_39 := d_5_39.Mul(d_5_39)
-						y2_5_39 := y_5_39.Mul(y_5_39)
-						y4_5_39 := y2_5_39.Mul(y2_5_39)
-						p0_5_39 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_39)).Mul(y2_5_39))
-						p1_5_39 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_39)).Mul(y2_5_39)).Mul(y4_5_39)
-						p2_5_39 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_39.Mul(y4_5_39))
-						r0_0_5_39 = p0_5_39.Add(p1_5_39).Add(p2_5_39)
-					}
-					var r0_0_6_39 archsimd.Float64x4
-					{
-						c_6_39, t_6_39 := r0_0_5_39, tl_39
-						r0_0_6_39 = c_6_39.AsUint64x4().Xor(t_6_39.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					cl_39 := r0_0_6_39
-					two_39 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					ch_39, ck_39, cl_39 = two_39.Mul(ch_39), two_39.Mul(ck_39), two_39.Mul(cl_39)
-					h0_39, k0_39, l0_39 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					h1_39, k1_39, l1_39 := ch_39, ck_39, cl_39
-					j_39 := 2
-					for ; j_39+1 < n_39; j_39 += 2 {
-						h0_39, k0_39, l0_39 = ch_39.Mul(h1_39).Sub(h0_39), ck_39.Mul(k1_39).Sub(k0_39), cl_39.Mul(l1_39).Sub(l0_39)
-						h1_39, k1_39, l1_39 = ch_39.Mul(h0_39).Sub(h1_39), ck_39.Mul(k0_39).Sub(k1_39), cl_39.Mul(l0_39).Sub(l1_39)
-					}
-					if j_39 < n_39 {
-						h1_39 = ch_39.Mul(h1_39).Sub(h0_39)
-						k1_39 = ck_39.Mul(k1_39).Sub(k0_39)
-						l1_39 = cl_39.Mul(l1_39).Sub(l0_39)
-					}
-					r0_0_39 = h1_39.Mul(k1_39).Mul(l1_39)
+					c_2_13, t_2_13 := r0_0_1_13, th_13
+					r0_0_2_13 = c_2_13.AsUint64x4().Xor(t_2_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				var r0_0_40 archsimd.Float64x4
+				ch_13 := r0_0_2_13
+				var r0_0_3_13 archsimd.Float64x4
 				{
-					k_40, ia_40, fa_40, h_40, kk_40, l_40, fl_40, sum_40 := k, ia, fa, h, kk, l, r0_0_39, sum
-					c_40 := k_40.c
-					fc_40 := archsimd.LoadFloat64x4((*[4]float64)((&k_40.lr.defaultF)[:4]))
-					if c_40.HasHKL {
-						var r0_0_9_40 archsimd.Float64x4
-						{
-							r_9_40, bits_9_40, ia_9_40, fa_9_40, h_9_40, kk_9_40, l_9_40 := k_40.lr, k_40.fhklBits, ia_40, fa_40, h_40, kk_40, l_40
-							var r0_0_7_9_40 archsimd.Mask64x4
-							{
-								r_7_9_40, ia_7_9_40, h_7_9_40, kk_7_9_40, l_7_9_40 := r_9_40, ia_9_40, h_9_40, kk_9_40, l_9_40
-								half_7_9_40 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_7_9_40, kc_7_9_40, lc_7_9_40 := h_7_9_40.Sub(half_7_9_40).Ceil(), kk_7_9_40.Sub(half_7_9_40).Ceil(), l_7_9_40.Sub(half_7_9_40).Ceil()
-								hmin_7_9_40, kmin_7_9_40, lmin_7_9_40 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.lmin)[:4]))
-								in_7_9_40 := hc_7_9_40.GreaterEqual(hmin_7_9_40).And(hc_7_9_40.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.hmax)[:4])))).And(kc_7_9_40.GreaterEqual(kmin_7_9_40)).And(kc_7_9_40.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.kmax)[:4])))).And(lc_7_9_40.GreaterEqual(lmin_7_9_40)).And(lc_7_9_40.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.lmax)[:4]))))
-								idx_7_9_40 := hc_7_9_40.Sub(hmin_7_9_40).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.hstride)[:4]))).Add(kc_7_9_40.Sub(kmin_7_9_40).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40.kstride)[:4])))).Add(lc_7_9_40.Sub(lmin_7_9_40))
-								idx_7_9_40.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_40).ConvertToInt32().Store(ia_7_9_40)
-								r0_0_7_9_40 = in_7_9_40
-							}
-							in_9_40 := r0_0_7_9_40
-							for i_9_40, j_9_40 := range ia_9_40 {
-								fa_9_40[i_9_40] = bits_9_40[j_9_40]
-							}
-							r0_0_9_40 = archsimd.LoadUint64x4(fa_9_40).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_40.defaultF)[:4])), in_9_40)
-						}
-						fc_40 = r0_0_9_40
-					}
-					s_40 := sum_40.Add(fc_40.Mul(fc_40).Mul(fl_40).Mul(fl_40))
-					if !c_40.Water {
-						s_40 = sum_40.Merge(s_40, fl_40.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					r0_0_40 = s_40
+					d_3_13 := kk_13.Sub(tk_13.Sub(magic_13))
+					y_3_13 := d_3_13.Mul(d_3_13)
+					y2_3_13 := y_3_13.Mul(y_3_13)
+					y4_3_13 := y2_3_13.Mul(y2_3_13)
+					p0_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13)).Mul(y2_3_13))
+					p1_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13)).Mul(y2_3_13)).Mul(y4_3_13)
+					p2_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13.Mul(y4_3_13))
+					r0_0_3_13 = p0_3_13.Add(p1_3_13).Add(p2_3_13)
 				}
-				sum = r0_0_40
+				var r0_0_4_13 archsimd.Float64x4
+				{
+					c_4_13, t_4_13 := r0_0_3_13, tk_13
+					r0_0_4_13 = c_4_13.AsUint64x4().Xor(t_4_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				ck_13 := r0_0_4_13
+				var r0_0_5_13 archsimd.Float64x4
+				{
+					d_5_13 := l_13.Sub(tl_13.Sub(magic_13))
+					y_5_13 := d_5_13.Mul(d_5_13)
+					y2_5_13 := y_5_13.Mul(y_5_13)
+					y4_5_13 := y2_5_13.Mul(y2_5_13)
+					p0_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13)).Mul(y2_5_13))
+					p1_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13)).Mul(y2_5_13)).Mul(y4_5_13)
+					p2_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13.Mul(y4_5_13))
+					r0_0_5_13 = p0_5_13.Add(p1_5_13).Add(p2_5_13)
+				}
+				var r0_0_6_13 archsimd.Float64x4
+				{
+					c_6_13, t_6_13 := r0_0_5_13, tl_13
+					r0_0_6_13 = c_6_13.AsUint64x4().Xor(t_6_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				cl_13 := r0_0_6_13
+				two_13 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				ch_13, ck_13, cl_13 = two_13.Mul(ch_13), two_13.Mul(ck_13), two_13.Mul(cl_13)
+				h0_13, k0_13, l0_13 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				h1_13, k1_13, l1_13 := ch_13, ck_13, cl_13
+				j_13 := 2
+				for ; j_13+1 < n_13; j_13 += 2 {
+					h0_13, k0_13, l0_13 = ch_13.Mul(h1_13).Sub(h0_13), ck_13.Mul(k1_13).Sub(k0_13), cl_13.Mul(l1_13).Sub(l0_13)
+					h1_13, k1_13, l1_13 = ch_13.Mul(h0_13).Sub(h1_13), ck_13.Mul(k0_13).Sub(k1_13), cl_13.Mul(l0_13).Sub(l1_13)
+				}
+				if j_13 < n_13 {
+					h1_13 = ch_13.Mul(h1_13).Sub(h0_13)
+					k1_13 = ck_13.Mul(k1_13).Sub(k0_13)
+					l1_13 = cl_13.Mul(l1_13).Sub(l0_13)
+				}
+				r0_0_13 = h1_13.Mul(k1_13).Mul(l1_13)
 			}
+			var r0_0_14 archsimd.Float64x4
+			{
+				k_14, ia_14, fa_14, h_14, kk_14, l_14, fl_14, sum_14 := k, ia, fa, h, kk, l, r0_0_13, sum
+				c_14 := k_14.c
+				fc_14 := archsimd.LoadFloat64x4((*[4]float64)((&k_14.lr.defaultF)[:4]))
+				if c_14.HasHKL {
+					var r0_0_9_14 archsimd.Float64x4
+					{
+						r_9_14, bits_9_14, ia_9_14, fa_9_14, h_9_14, kk_9_14, l_9_14 := k_14.lr, k_14.fhklBits, ia_14, fa_14, h_14, kk_14, l_14
+						var r0_0_7_9_14 archsimd.Mask64x4
+						{
+							r_7_9_14, ia_7_9_14, h_7_9_14, kk_7_9_14, l_7_9_14 := r_9_14, ia_9_14, h_9_14, kk_9_14, l_9_14
+							half_7_9_14 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_9_14, kc_7_9_14, lc_7_9_14 := h_7_9_14.Sub(half_7_9_14).Ceil(), kk_7_9_14.Sub(half_7_9_14).Ceil(), l_7_9_14.Sub(half_7_9_14).Ceil()
+							hmin_7_9_14, kmin_7_9_14, lmin_7_9_14 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.lmin)[:4]))
+							in_7_9_14 := hc_7_9_14.GreaterEqual(hmin_7_9_14).And(hc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hmax)[:4])))).And(kc_7_9_14.GreaterEqual(kmin_7_9_14)).And(kc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kmax)[:4])))).And(lc_7_9_14.GreaterEqual(lmin_7_9_14)).And(lc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.lmax)[:4]))))
+							idx_7_9_14 := hc_7_9_14.Sub(hmin_7_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hstride)[:4]))).Add(kc_7_9_14.Sub(kmin_7_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kstride)[:4])))).Add(lc_7_9_14.Sub(lmin_7_9_14))
+							idx_7_9_14.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14).ConvertToInt32().Store(ia_7_9_14)
+							r0_0_7_9_14 = in_7_9_14
+						}
+						in_9_14 := r0_0_7_9_14
+						for i_9_14, j_9_14 := range ia_9_14 {
+							fa_9_14[i_9_14] = bits_9_14[j_9_14]
+						}
+						r0_0_9_14 = archsimd.LoadUint64x4(fa_9_14).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.defaultF)[:4])), in_9_14)
+					}
+					fc_14 = r0_0_9_14
+				}
+				s_14 := sum_14.Add(fc_14.Mul(fc_14).Mul(fl_14).Mul(fl_14))
+				if !c_14.Water {
+					s_14 = sum_14.Merge(s_14, fl_14.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				r0_0_14 = s_14
+			}
+			sum = r0_0_14
 		}
 	}
 	return sum, polar
+}
+
+func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4,
+
+) (archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	for si := range r.src {
+		var (
+			r0_0_15 archsimd.Float64x4
+			r1_0_15 archsimd.Float64x4
+			r2_0_15 archsimd.Float64x4
+			r3_0_15 archsimd.Float64x4
+		)
+		{
+			r_15, sr_15, dx_15, dy_15, dz_15, polar_15 := r, &r.src[si], dx, dy, dz, polar
+			zero_15 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			il_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15.il)[:4]))
+			qx_15, qy_15, qz_15 := dx_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[0])[:4]))).Mul(il_15), dy_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[1])[:4]))).Mul(il_15), dz_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[2])[:4]))).Mul(il_15)
+			if m_15 := polar_15.Equal(zero_15); m_15.ToBits() != 0 {
+				var p_15 archsimd.Float64x4
+				if r_15.kahnZero {
+					c2_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[0])[:4])).Mul(dx_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[1])[:4])).Mul(dy_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[2])[:4])).Mul(dz_15))
+					p_15 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15.Mul(c2_15)))
+				} else {
+					var r0_0_16 archsimd.Float64x4
+					{
+						zero_16, kahn_16, s_16, dx_16, dy_16, dz_16 := false, &r_15.kahn, sr_15, dx_15, dy_15, dz_15
+						c2_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[0])[:4])).Mul(dx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[1])[:4])).Mul(dy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[2])[:4])).Mul(dz_16))
+						c2sq_16 := c2_16.Mul(c2_16)
+						cos2psi_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_16 {
+							e_16 := dx_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[0])[:4]))).Add(dy_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[1])[:4])))).Add(dz_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[2])[:4]))))
+							b_16 := dx_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[0])[:4]))).Add(dy_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[1])[:4])))).Add(dz_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[2])[:4]))))
+							ee_16, bb_16 := e_16.Mul(e_16), b_16.Mul(b_16)
+							den_16 := ee_16.Add(bb_16)
+							cos2psi_16 = ee_16.Sub(bb_16).Div(den_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						one_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16.Add(c2sq_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16[:4])).Mul(cos2psi_16).Mul(one_16.Sub(c2sq_16))))
+					}
+					p_15 = r0_0_16
+				}
+				polar_15 = p_15.Merge(polar_15, m_15)
+			}
+			r0_0_15, r1_0_15, r2_0_15, r3_0_15 = qx_15, qy_15, qz_15, polar_15
+		}
+		qx, qy, qz, p := r0_0_15, r1_0_15, r2_0_15, r3_0_15
+		polar = p
+		for oi := range r.orient {
+			var (
+				r0_0_17 archsimd.Float64x4
+				r1_0_17 archsimd.Float64x4
+				r2_0_17 archsimd.Float64x4
+			)
+			{
+				o_17, qx_17, qy_17, qz_17 := &r.orient[oi], qx, qy, qz
+				h_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[0])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[1])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[2])[:4])).Mul(qz_17))
+				kk_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[3])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[4])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[5])[:4])).Mul(qz_17))
+				l_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[6])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[7])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[8])[:4])).Mul(qz_17))
+				r0_0_17, r1_0_17, r2_0_17 = h_17, kk_17, l_17
+			}
+			h, kk, l := r0_0_17, r1_0_17, r2_0_17
+			var r0_0_18 archsimd.Float64x4
+			{
+				r_18, h_18, kk_18, l_18 := r, h, kk, l
+				var r0_0_19 archsimd.Float64x4
+				{
+					r_19, i_19, x_19 := r_18, 0, h_18
+					s_19 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_19.nmode[i_19] == nChebyshev {
+						var r0_0_20 archsimd.Float64x4
+						{
+							x_20, n_20 := x_19, r_19.nn[i_19]
+							magic_20 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_20 := x_20.Add(magic_20)
+							var r0_0_21 archsimd.Float64x4
+							{
+								d_21 := x_20.Sub(t_20.Sub(magic_20))
+								y_21 := d_21.Mul(d_21)
+								y2_21 := y_21.Mul(y_21)
+								y4_21 := y2_21.Mul(y2_21)
+								p0_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21)).Mul(y2_21))
+								p1_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21)).Mul(y2_21)).Mul(y4_21)
+								p2_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21.Mul(y4_21))
+								r0_0_21 = p0_21.Add(p1_21).Add(p2_21)
+							}
+							var r0_0_22 archsimd.Float64x4
+							{
+								c_22, t_22 := r0_0_21, t_20
+								r0_0_22 = c_22.AsUint64x4().Xor(t_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_20 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22)
+							u0_20, u1_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20
+							j_20 := 2
+							for ; j_20+1 < n_20; j_20 += 2 {
+								u0_20 = c2_20.Mul(u1_20).Sub(u0_20)
+								u1_20 = c2_20.Mul(u0_20).Sub(u1_20)
+							}
+							if j_20 < n_20 {
+								u1_20 = c2_20.Mul(u1_20).Sub(u0_20)
+							}
+							r0_0_20 = u1_20
+						}
+						s_19 = r0_0_20
+					} else if r_19.nmode[i_19] == nRatio {
+						var r0_0_23 archsimd.Float64x4
+						{
+							x_23, nv_23 := x_19, archsimd.LoadFloat64x4((*[4]float64)((&r_19.nv[i_19])[:4]))
+							magic_23 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_23 := x_23.Add(magic_23)
+							d_23 := x_23.Sub(t_23.Sub(magic_23))
+							y_23 := nv_23.Mul(d_23)
+							u_23 := y_23.Add(magic_23)
+							var r0_0_24 archsimd.Float64x4
+							{
+								d_24 := y_23.Sub(u_23.Sub(magic_23))
+								y_24 := d_24.Mul(d_24)
+								y2_24 := y_24.Mul(y_24)
+								y4_24 := y2_24.Mul(y2_24)
+								p0_24 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24)).Mul(y2_24))
+								p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24)).Mul(y2_24)).Mul(y4_24)
+								p2_24 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24)).Mul(y4_24.Mul(y4_24))
+								r0_0_24 = d_24.Mul(p0_24.Add(p1_24).Add(p2_24))
+							}
+							var r0_0_25 archsimd.Float64x4
+							{
+								c_25, t_25 := r0_0_24, u_23
+								r0_0_25 = c_25.AsUint64x4().Xor(t_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_23 := r0_0_25
+							var r0_0_26 archsimd.Float64x4
+							{
+								d_26 := d_23
+								y_26 := d_26.Mul(d_26)
+								y2_26 := y_26.Mul(y_26)
+								y4_26 := y2_26.Mul(y2_26)
+								p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26)).Mul(y2_26))
+								p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
+								p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
+								r0_0_26 = d_26.Mul(p0_26.Add(p1_26).Add(p2_26))
+							}
+							r0_0_23 = nv_23.Merge(sn_23.Div(r0_0_26), d_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_19 = r0_0_23
+					}
+					r0_0_19 = s_19
+				}
+				sa_18 := r0_0_19
+				var r0_0_27 archsimd.Float64x4
+				{
+					r_27, i_27, x_27 := r_18, 1, kk_18
+					s_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_27.nmode[i_27] == nChebyshev {
+						var r0_0_28 archsimd.Float64x4
+						{
+							x_28, n_28 := x_27, r_27.nn[i_27]
+							magic_28 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_28 := x_28.Add(magic_28)
+							var r0_0_29 archsimd.Float64x4
+							{
+								d_29 := x_28.Sub(t_28.Sub(magic_28))
+								y_29 := d_29.Mul(d_29)
+								y2_29 := y_29.Mul(y_29)
+								y4_29 := y2_29.Mul(y2_29)
+								p0_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29)).Mul(y2_29))
+								p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
+								p2_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29.Mul(y4_29))
+								r0_0_29 = p0_29.Add(p1_29).Add(p2_29)
+							}
+							var r0_0_30 archsimd.Float64x4
+							{
+								c_30, t_30 := r0_0_29, t_28
+								r0_0_30 = c_30.AsUint64x4().Xor(t_30.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30)
+							u0_28, u1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28
+							j_28 := 2
+							for ; j_28+1 < n_28; j_28 += 2 {
+								u0_28 = c2_28.Mul(u1_28).Sub(u0_28)
+								u1_28 = c2_28.Mul(u0_28).Sub(u1_28)
+							}
+							if j_28 < n_28 {
+								u1_28 = c2_28.Mul(u1_28).Sub(u0_28)
+							}
+							r0_0_28 = u1_28
+						}
+						s_27 = r0_0_28
+					} else if r_27.nmode[i_27] == nRatio {
+						var r0_0_31 archsimd.Float64x4
+						{
+							x_31, nv_31 := x_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.nv[i_27])[:4]))
+							magic_31 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_31 := x_31.Add(magic_31)
+							d_31 := x_31.Sub(t_31.Sub(magic_31))
+							y_31 := nv_31.Mul(d_31)
+							u_31 := y_31.Add(magic_31)
+							var r0_0_32 archsimd.Float64x4
+							{
+								d_32 := y_31.Sub(u_31.Sub(magic_31))
+								y_32 := d_32.Mul(d_32)
+								y2_32 := y_32.Mul(y_32)
+								y4_32 := y2_32.Mul(y2_32)
+								p0_32 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32)).Mul(y2_32))
+								p1_32 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
+								p2_32 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
+								r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
+							}
+							var r0_0_33 archsimd.Float64x4
+							{
+								c_33, t_33 := r0_0_32, u_31
+								r0_0_33 = c_33.AsUint64x4().Xor(t_33.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_31 := r0_0_33
+							var r0_0_34 archsimd.Float64x4
+							{
+								d_34 := d_31
+								y_34 := d_34.Mul(d_34)
+								y2_34 := y_34.Mul(y_34)
+								y4_34 := y2_34.Mul(y2_34)
+								p0_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34)).Mul(y2_34))
+								p1_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
+								p2_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34)).Mul(y4_34.Mul(y4_34))
+								r0_0_34 = d_34.Mul(p0_34.Add(p1_34).Add(p2_34))
+							}
+							r0_0_31 = nv_31.Merge(sn_31.Div(r0_0_34), d_31.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_27 = r0_0_31
+					}
+					r0_0_27 = s_27
+				}
+				sb_18 := r0_0_27
+				var r0_0_35 archsimd.Float64x4
+				{
+					r_35, i_35, x_35 := r_18, 2, l_18
+					s_35 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_35.nmode[i_35] == nChebyshev {
+						var r0_0_36 archsimd.Float64x4
+						{
+							x_36, n_36 := x_35, r_35.nn[i_35]
+							magic_36 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_36 := x_36.Add(magic_36)
+							var r0_0_37 archsimd.Float64x4
+							{
+								d_37 := x_36.Sub(t_36.Sub(magic_36))
+								y_37 := d_37.Mul(d_37)
+								y2_37 := y_37.Mul(y_37)
+								y4_37 := y2_37.Mul(y2_37)
+								p0_37 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37)).Mul(y2_37))
+								p1_37 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37)).Mul(y2_37)).Mul(y4_37)
+								p2_37 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37.Mul(y4_37))
+								r0_0_37 = p0_37.Add(p1_37).Add(p2_37)
+							}
+							var r0_0_38 archsimd.Float64x4
+							{
+								c_38, t_38 := r0_0_37, t_36
+								r0_0_38 = c_38.AsUint64x4().Xor(t_38.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_36 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38)
+							u0_36, u1_36 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36
+							j_36 := 2
+							for ; j_36+1 < n_36; j_36 += 2 {
+								u0_36 = c2_36.Mul(u1_36).Sub(u0_36)
+								u1_36 = c2_36.Mul(u0_36).Sub(u1_36)
+							}
+							if j_36 < n_36 {
+								u1_36 = c2_36.Mul(u1_36).Sub(u0_36)
+							}
+							r0_0_36 = u1_36
+						}
+						s_35 = r0_0_36
+					} else if r_35.nmode[i_35] == nRatio {
+						var r0_0_39 archsimd.Float64x4
+						{
+							x_39, nv_39 := x_35, archsimd.LoadFloat64x4((*[4]float64)((&r_35.nv[i_35])[:4]))
+							magic_39 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_39 := x_39.Add(magic_39)
+							d_39 := x_39.Sub(t_39.Sub(magic_39))
+							y_39 := nv_39.Mul(d_39)
+							u_39 := y_39.Add(magic_39)
+							var r0_0_40 archsimd.Float64x4
+							{
+								d_40 := y_39.Sub(u_39.Sub(magic_39))
+								y_40 := d_40.Mul(d_40)
+								y2_40 := y_40.Mul(y_40)
+								y4_40 := y2_40.Mul(y2_40)
+								p0_40 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40)).Mul(y2_40))
+								p1_40 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40)).Mul(y2_40)).Mul(y4_40)
+								p2_40 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40)).Mul(y4_40.Mul(y4_40))
+								r0_0_40 = d_40.Mul(p0_40.Add(p1_40).Add(p2_40))
+							}
+							var r0_0_41 archsimd.Float64x4
+							{
+								c_41, t_41 := r0_0_40, u_39
+								r0_0_41 = c_41.AsUint64x4().Xor(t_41.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_39 := r0_0_41
+							var r0_0_42 archsimd.Float64x4
+							{
+								d_42 := d_39
+								y_42 := d_42.Mul(d_42)
+								y2_42 := y_42.Mul(y_42)
+								y4_42 := y2_42.Mul(y2_42)
+								p0_42 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42)).Mul(y2_42))
+								p1_42 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42)).Mul(y2_42)).Mul(y4_42)
+								p2_42 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42)).Mul(y4_42.Mul(y4_42))
+								r0_0_42 = d_42.Mul(p0_42.Add(p1_42).Add(p2_42))
+							}
+							r0_0_39 = nv_39.Merge(sn_39.Div(r0_0_42), d_39.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_35 = r0_0_39
+					}
+					r0_0_35 = s_35
+				}
+				sc_18 := r0_0_35
+				r0_0_18 = sa_18.Mul(sb_18).Mul(sc_18)
+			}
+			var r0_0_43 archsimd.Float64x4
+			{
+				k_43, ia_43, fa_43, h_43, kk_43, l_43, fl_43, sum_43 := k, ia, fa, h, kk, l, r0_0_18, sum
+				c_43 := k_43.c
+				fc_43 := archsimd.LoadFloat64x4((*[4]float64)((&k_43.lr.defaultF)[:4]))
+				if c_43.HasHKL {
+					var r0_0_9_43 archsimd.Float64x4
+					{
+						r_9_43, bits_9_43, ia_9_43, fa_9_43, h_9_43, kk_9_43, l_9_43 := k_43.lr, k_43.fhklBits, ia_43, fa_43, h_43, kk_43, l_43
+						var r0_0_7_9_43 archsimd.Mask64x4
+						{
+							r_7_9_43, ia_7_9_43, h_7_9_43, kk_7_9_43, l_7_9_43 := r_9_43, ia_9_43, h_9_43, kk_9_43, l_9_43
+							half_7_9_43 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_9_43, kc_7_9_43, lc_7_9_43 := h_7_9_43.Sub(half_7_9_43).Ceil(), kk_7_9_43.Sub(half_7_9_43).Ceil(), l_7_9_43.Sub(half_7_9_43).Ceil()
+							hmin_7_9_43, kmin_7_9_43, lmin_7_9_43 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.lmin)[:4]))
+							in_7_9_43 := hc_7_9_43.GreaterEqual(hmin_7_9_43).And(hc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hmax)[:4])))).And(kc_7_9_43.GreaterEqual(kmin_7_9_43)).And(kc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kmax)[:4])))).And(lc_7_9_43.GreaterEqual(lmin_7_9_43)).And(lc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.lmax)[:4]))))
+							idx_7_9_43 := hc_7_9_43.Sub(hmin_7_9_43).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hstride)[:4]))).Add(kc_7_9_43.Sub(kmin_7_9_43).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kstride)[:4])))).Add(lc_7_9_43.Sub(lmin_7_9_43))
+							idx_7_9_43.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43).ConvertToInt32().Store(ia_7_9_43)
+							r0_0_7_9_43 = in_7_9_43
+						}
+						in_9_43 := r0_0_7_9_43
+						for i_9_43, j_9_43 := range ia_9_43 {
+							fa_9_43[i_9_43] = bits_9_43[j_9_43]
+						}
+						r0_0_9_43 = archsimd.LoadUint64x4(fa_9_43).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43.defaultF)[:4])), in_9_43)
+					}
+					fc_43 = r0_0_9_43
+				}
+				s_43 := sum_43.Add(fc_43.Mul(fc_43).Mul(fl_43).Mul(fl_43))
+				if !c_43.Water {
+					s_43 = sum_43.Merge(s_43, fl_43.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				r0_0_43 = s_43
+			}
+			sum = r0_0_43
+		}
+	}
+	return sum, polar
+}
+
+func sourceLanesAVX2(r *laneReps, sr *laneSrc, dx, dy, dz, polar archsimd.Float64x4,
+
+) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+	qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
+	if m := polar.Equal(zero); m.ToBits() != 0 {
+		var p archsimd.Float64x4
+		if r.kahnZero {
+			c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
+			p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
+		} else {
+			var r0_0_44 archsimd.Float64x4
+			{
+				zero_44, kahn_44, s_44, dx_44, dy_44, dz_44 := false, &r.kahn, sr, dx, dy, dz
+				c2_44 := archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[0])[:4])).Mul(dx_44).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[1])[:4])).Mul(dy_44)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[2])[:4])).Mul(dz_44))
+				c2sq_44 := c2_44.Mul(c2_44)
+				cos2psi_44 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				if !zero_44 {
+					e_44 := dx_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[0])[:4]))).Add(dy_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[1])[:4])))).Add(dz_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[2])[:4]))))
+					b_44 := dx_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[0])[:4]))).Add(dy_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[1])[:4])))).Add(dz_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[2])[:4]))))
+					ee_44, bb_44 := e_44.Mul(e_44), b_44.Mul(b_44)
+					den_44 := ee_44.Add(bb_44)
+					cos2psi_44 = ee_44.Sub(bb_44).Div(den_44).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_44.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				one_44 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				r0_0_44 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_44.Add(c2sq_44).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_44[:4])).Mul(cos2psi_44).Mul(one_44.Sub(c2sq_44))))
+			}
+			p = r0_0_44
+		}
+		polar = p.Merge(polar, m)
+	}
+	return qx, qy, qz, polar
 }
 
 func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fdet archsimd.Float64x4,
@@ -719,512 +815,220 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 
 ) {
 	c := k.c
-	var r0_0_41 archsimd.Float64x4
+	var r0_0_45 archsimd.Float64x4
 	{
-		fdet_41, f_41, s_41, o_41, p_41 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_41 = fdet_41.Mul(f_41).Add(s_41).Add(o_41).Add(p_41)
+		fdet_45, f_45, s_45, o_45, p_45 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_45 = fdet_45.Mul(f_45).Add(s_45).Add(o_45).Add(p_45)
 	}
-	x := r0_0_41
-	var r0_0_42 archsimd.Float64x4
+	x := r0_0_45
+	var r0_0_46 archsimd.Float64x4
 	{
-		fdet_42, f_42, s_42, o_42, p_42 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_42 = fdet_42.Mul(f_42).Add(s_42).Add(o_42).Add(p_42)
+		fdet_46, f_46, s_46, o_46, p_46 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_46 = fdet_46.Mul(f_46).Add(s_46).Add(o_46).Add(p_46)
 	}
-	y := r0_0_42
-	var r0_0_43 archsimd.Float64x4
+	y := r0_0_46
+	var r0_0_47 archsimd.Float64x4
 	{
-		fdet_43, f_43, s_43, o_43, p_43 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-		r0_0_43 = fdet_43.Mul(f_43).Add(s_43).Add(o_43).Add(p_43)
+		fdet_47, f_47, s_47, o_47, p_47 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_47 = fdet_47.Mul(f_47).Add(s_47).Add(o_47).Add(p_47)
 	}
-	z := r0_0_43
+	z := r0_0_47
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
-		var r0_0_44 archsimd.Float64x4
+		var r0_0_48 archsimd.Float64x4
 		{
-			invR_44, num_44, point_44 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_44 := invR_44.Mul(invR_44)
-			if !point_44 {
-				w_44 = num_44.Mul(w_44.Mul(invR_44))
+			invR_48, num_48, point_48 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_48 := invR_48.Mul(invR_48)
+			if !point_48 {
+				w_48 = num_48.Mul(w_48.Mul(invR_48))
 			}
-			r0_0_44 = w_44
+			r0_0_48 = w_48
 		}
-		omega = r0_0_44.Merge(omega, m)
+		omega = r0_0_48.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
-	var (
-		r0_0_45 archsimd.Float64x4
-		r1_0_45 archsimd.Float64x4
-	)
-	{
-		k_45, r_45, ia_45, fa_45, sum_45, dx_45, dy_45, dz_45, polar_45 := k, r, ia, fa, sum, dx, dy, dz, polar
-		n_45, axes_45 := k_45.nn[0], r_45.axes
-		zero_45 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		for si_45 := range r_45.src {
-			sr_45 := &r_45.src[si_45]
-			il_45 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45.il)[:4]))
-			qx_45, qy_45, qz_45 := dx_45.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[0])[:4]))).Mul(il_45), dy_45.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[1])[:4]))).Mul(il_45), dz_45.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[2])[:4]))).Mul(il_45)
-			if m_45 := polar_45.Equal(zero_45); m_45.ToBits() != 0 {
-				var p_45 archsimd.Float64x4
-				if r_45.kahnZero {
-					c2_45 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[0])[:4])).Mul(dx_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[1])[:4])).Mul(dy_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45.inc[2])[:4])).Mul(dz_45))
-					p_45 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_45.Mul(c2_45)))
-				} else {
-					var r0_0_10_45 archsimd.Float64x4
-					{
-						zero_10_45, kahn_10_45, s_10_45, dx_10_45, dy_10_45, dz_10_45 := false, &r_45.kahn, sr_45, dx_45, dy_45, dz_45
-						c2_10_45 := archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.inc[0])[:4])).Mul(dx_10_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.inc[1])[:4])).Mul(dy_10_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.inc[2])[:4])).Mul(dz_10_45))
-						c2sq_10_45 := c2_10_45.Mul(c2_10_45)
-						cos2psi_10_45 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if !zero_10_45 {
-							e_10_45 := dx_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.ein[0])[:4]))).Add(dy_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.ein[1])[:4])))).Add(dz_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.ein[2])[:4]))))
-							b_10_45 := dx_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.bin[0])[:4]))).Add(dy_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.bin[1])[:4])))).Add(dz_10_45.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45.bin[2])[:4]))))
-							ee_10_45, bb_10_45 := e_10_45.Mul(e_10_45), b_10_45.Mul(b_10_45)
-							den_10_45 := ee_10_45.Add(bb_10_45)
-							cos2psi_10_45 = ee_10_45.Sub(bb_10_45).Div(den_10_45).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_10_45.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+	if r.axes {
+		sum, polar = k.termsAxesLanesAVX2(r, ia, fa, sum, dx, dy, dz, polar)
+	} else {
+		var (
+			r0_0_49 archsimd.Float64x4
+			r1_0_49 archsimd.Float64x4
+		)
+		{
+			k_49, r_49, ia_49, fa_49, sum_49, dx_49, dy_49, dz_49, polar_49 := k, r, ia, fa, sum, dx, dy, dz, polar
+			n_49 := k_49.nn[0]
+			for si_49 := range r_49.src {
+				var (
+					r0_0_10_49 archsimd.Float64x4
+					r1_0_10_49 archsimd.Float64x4
+					r2_0_10_49 archsimd.Float64x4
+					r3_0_10_49 archsimd.Float64x4
+				)
+				{
+					r_10_49, sr_10_49, dx_10_49, dy_10_49, dz_10_49, polar_10_49 := r_49, &r_49.src[si_49], dx_49, dy_49, dz_49, polar_49
+					zero_10_49 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					il_10_49 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.il)[:4]))
+					qx_10_49, qy_10_49, qz_10_49 := dx_10_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[0])[:4]))).Mul(il_10_49), dy_10_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[1])[:4]))).Mul(il_10_49), dz_10_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[2])[:4]))).Mul(il_10_49)
+					if m_10_49 := polar_10_49.Equal(zero_10_49); m_10_49.ToBits() != 0 {
+						var p_10_49 archsimd.Float64x4
+						if r_10_49.kahnZero {
+							c2_10_49 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[0])[:4])).Mul(dx_10_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[1])[:4])).Mul(dy_10_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49.inc[2])[:4])).Mul(dz_10_49))
+							p_10_49 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_49.Mul(c2_10_49)))
+						} else {
+							var r0_0_11_49 archsimd.Float64x4
+							{
+								zero_11_49, kahn_11_49, s_11_49, dx_11_49, dy_11_49, dz_11_49 := false, &r_10_49.kahn, sr_10_49, dx_10_49, dy_10_49, dz_10_49
+								c2_11_49 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.inc[0])[:4])).Mul(dx_11_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.inc[1])[:4])).Mul(dy_11_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.inc[2])[:4])).Mul(dz_11_49))
+								c2sq_11_49 := c2_11_49.Mul(c2_11_49)
+								cos2psi_11_49 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								if !zero_11_49 {
+									e_11_49 := dx_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.ein[0])[:4]))).Add(dy_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.ein[1])[:4])))).Add(dz_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.ein[2])[:4]))))
+									b_11_49 := dx_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.bin[0])[:4]))).Add(dy_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.bin[1])[:4])))).Add(dz_11_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49.bin[2])[:4]))))
+									ee_11_49, bb_11_49 := e_11_49.Mul(e_11_49), b_11_49.Mul(b_11_49)
+									den_11_49 := ee_11_49.Add(bb_11_49)
+									cos2psi_11_49 = ee_11_49.Sub(bb_11_49).Div(den_11_49).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_49.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								}
+								one_11_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								r0_0_11_49 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_49.Add(c2sq_11_49).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_49[:4])).Mul(cos2psi_11_49).Mul(one_11_49.Sub(c2sq_11_49))))
+							}
+							p_10_49 = r0_0_11_49
 						}
-						one_10_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						r0_0_10_45 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_10_45.Add(c2sq_10_45).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_10_45[:4])).Mul(cos2psi_10_45).Mul(one_10_45.Sub(c2sq_10_45))))
+						polar_10_49 = p_10_49.Merge(polar_10_49, m_10_49)
 					}
-					p_45 = r0_0_10_45
+					r0_0_10_49, r1_0_10_49, r2_0_10_49, r3_0_10_49 = qx_10_49, qy_10_49, qz_10_49, polar_10_49
 				}
-				polar_45 = p_45.Merge(polar_45, m_45)
-			}
-			if axes_45 {
-				for oi_45 := range r_45.orient {
+				qx_49, qy_49, qz_49, p_49 := r0_0_10_49, r1_0_10_49, r2_0_10_49, r3_0_10_49
+				polar_49 = p_49
+				for oi_49 := range r_49.orient {
 					var (
-						r0_0_11_45 archsimd.Float64x4
-						r1_0_11_45 archsimd.Float64x4
-						r2_0_11_45 archsimd.Float64x4
+						r0_0_12_49 archsimd.Float64x4
+						r1_0_12_49 archsimd.Float64x4
+						r2_0_12_49 archsimd.Float64x4
 					)
 					{
-						o_11_45, qx_11_45, qy_11_45, qz_11_45 := &r_45.orient[oi_45], qx_45, qy_45, qz_45
-						h_11_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[0])[:4])).Mul(qx_11_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[1])[:4])).Mul(qy_11_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[2])[:4])).Mul(qz_11_45))
-						kk_11_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[3])[:4])).Mul(qx_11_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[4])[:4])).Mul(qy_11_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[5])[:4])).Mul(qz_11_45))
-						l_11_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[6])[:4])).Mul(qx_11_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[7])[:4])).Mul(qy_11_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45[8])[:4])).Mul(qz_11_45))
-						r0_0_11_45, r1_0_11_45, r2_0_11_45 = h_11_45, kk_11_45, l_11_45
+						o_12_49, qx_12_49, qy_12_49, qz_12_49 := &r_49.orient[oi_49], qx_49, qy_49, qz_49
+						h_12_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[0])[:4])).Mul(qx_12_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[1])[:4])).Mul(qy_12_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[2])[:4])).Mul(qz_12_49))
+						kk_12_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[3])[:4])).Mul(qx_12_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[4])[:4])).Mul(qy_12_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[5])[:4])).Mul(qz_12_49))
+						l_12_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[6])[:4])).Mul(qx_12_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[7])[:4])).Mul(qy_12_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49[8])[:4])).Mul(qz_12_49))
+						r0_0_12_49, r1_0_12_49, r2_0_12_49 = h_12_49, kk_12_49, l_12_49
 					}
-					h_45, kk_45, l_45 := r0_0_11_45, r1_0_11_45, r2_0_11_45
-					var r0_0_12_45 archsimd.Float64x4
+					h_49, kk_49, l_49 := r0_0_12_49, r1_0_12_49, r2_0_12_49
+					var r0_0_13_49 archsimd.Float64x4
 					{
-						r_12_45, h_12_45, kk_12_45, l_12_45 := r_45, h_45, kk_45, l_45
-						var r0_0_13_45 archsimd.Float64x4
+						h_13_49, kk_13_49, l_13_49, n_13_49 := h_49, kk_49, l_49, n_49
+						magic_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+						th_13_49, tk_13_49, tl_13_49 := h_13_49.Add(magic_13_49), kk_13_49.Add(magic_13_49), l_13_49.Add(magic_13_49)
+						var r0_0_1_13_49 archsimd.Float64x4
 						{
-							r_13_45, i_13_45, x_13_45 := r_12_45, 0, h_12_45
-							s_13_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_13_45.nmode[i_13_45] == nChebyshev {
-								var r0_0_14_45 archsimd.Float64x4
-								{
-									x_14_45, n_14_45 := x_13_45, r_13_45.nn[i_13_45]
-									magic_14_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_14_45 := x_14_45.Add(magic_14_45)
-									var r0_0_15_45 archsimd.Float64x4
-									{
-										d_15_45 := x_14_45.Sub(t_14_45.Sub(magic_14_45))
-										y_15_45 := d_15_45.Mul(d_15_45)
-										y2_15_45 := y_15_45.Mul(y_15_45)
-										y4_15_45 := y2_15_45.Mul(y2_15_45)
-										p0_15_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_15_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_15_45)).Mul(y2_15_45))
-										p1_15_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_15_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_15_45)).Mul(y2_15_45)).Mul(y4_15_45)
-										p2_15_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_15_45.Mul(y4_15_45))
-										r0_0_15_45 = p0_15_45.Add(p1_15_45).Add(p2_15_45)
-									}
-									var r0_0_16_45 archsimd.Float64x4
-									{
-										c_16_45, t_16_45 := r0_0_15_45, t_14_45
-										r0_0_16_45 = c_16_45.AsUint64x4().Xor(t_16_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_14_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_16_45)
-									u0_14_45, u1_14_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_14_45
-									j_14_45 := 2
-									for ; j_14_45+1 < n_14_45; j_14_45 += 2 {
-										u0_14_45 = c2_14_45.Mul(u1_14_45).Sub(u0_14_45)
-										u1_14_45 = c2_14_45.Mul(u0_14_45).Sub(u1_14_45)
-									}
-									if j_14_45 < n_14_45 {
-										u1_14_45 = c2_14_45.Mul(u1_14_45).Sub(u0_14_45)
-									}
-									r0_0_14_45 = u1_14_45
-								}
-								s_13_45 = r0_0_14_45
-							} else if r_13_45.nmode[i_13_45] == nRatio {
-								var r0_0_17_45 archsimd.Float64x4
-								{
-									x_17_45, nv_17_45 := x_13_45, archsimd.LoadFloat64x4((*[4]float64)((&r_13_45.nv[i_13_45])[:4]))
-									magic_17_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_17_45 := x_17_45.Add(magic_17_45)
-									d_17_45 := x_17_45.Sub(t_17_45.Sub(magic_17_45))
-									y_17_45 := nv_17_45.Mul(d_17_45)
-									u_17_45 := y_17_45.Add(magic_17_45)
-									var r0_0_18_45 archsimd.Float64x4
-									{
-										d_18_45 := y_17_45.Sub(u_17_45.Sub(magic_17_45))
-										y_18_45 := d_18_45.Mul(d_18_45)
-										y2_18_45 := y_18_45.Mul(y_18_45)
-										y4_18_45 := y2_18_45.Mul(y2_18_45)
-										p0_18_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_18_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_18_45)).Mul(y2_18_45))
-										p1_18_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_18_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_18_45)).Mul(y2_18_45)).Mul(y4_18_45)
-										p2_18_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_18_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_18_45)).Mul(y4_18_45.Mul(y4_18_45))
-										r0_0_18_45 = d_18_45.Mul(p0_18_45.Add(p1_18_45).Add(p2_18_45))
-									}
-									var r0_0_19_45 archsimd.Float64x4
-									{
-										c_19_45, t_19_45 := r0_0_18_45, u_17_45
-										r0_0_19_45 = c_19_45.AsUint64x4().Xor(t_19_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_17_45 := r0_0_19_45
-									var r0_0_20_45 archsimd.Float64x4
-									{
-										d_20_45 := d_17_45
-										y_20_45 := d_20_45.Mul(d_20_45)
-										y2_20_45 := y_20_45.Mul(y_20_45)
-										y4_20_45 := y2_20_45.Mul(y2_20_45)
-										p0_20_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_20_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_20_45)).Mul(y2_20_45))
-										p1_20_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_20_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_20_45)).Mul(y2_20_45)).Mul(y4_20_45)
-										p2_20_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_20_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_20_45)).Mul(y4_20_45.Mul(y4_20_45))
-										r0_0_20_45 = d_20_45.Mul(p0_20_45.Add(p1_20_45).Add(p2_20_45))
-									}
-									r0_0_17_45 = nv_17_45.Merge(sn_17_45.Div(r0_0_20_45), d_17_45.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_13_45 = r0_0_17_45
-							}
-							r0_0_13_45 = s_13_45
+							d_1_13_49 := h_13_49.Sub(th_13_49.Sub(magic_13_49))
+							y_1_13_49 := d_1_13_49.Mul(d_1_13_49)
+							y2_1_13_49 := y_1_13_49.Mul(y_1_13_49)
+							y4_1_13_49 := y2_1_13_49.Mul(y2_1_13_49)
+							p0_1_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_49)).Mul(y2_1_13_49))
+							p1_1_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_49)).Mul(y2_1_13_49)).Mul(y4_1_13_49)
+							p2_1_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_49.Mul(y4_1_13_49))
+							r0_0_1_13_49 = p0_1_13_49.Add(p1_1_13_49).Add(p2_1_13_49)
 						}
-						sa_12_45 := r0_0_13_45
-						var r0_0_21_45 archsimd.Float64x4
+						var r0_0_2_13_49 archsimd.Float64x4
 						{
-							r_21_45, i_21_45, x_21_45 := r_12_45, 1, kk_12_45
-							s_21_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_21_45.nmode[i_21_45] == nChebyshev {
-								var r0_0_22_45 archsimd.Float64x4
-								{
-									x_22_45, n_22_45 := x_21_45, r_21_45.nn[i_21_45]
-									magic_22_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_22_45 := x_22_45.Add(magic_22_45)
-									var r0_0_23_45 archsimd.Float64x4
-									{
-										d_23_45 := x_22_45.Sub(t_22_45.Sub(magic_22_45))
-										y_23_45 := d_23_45.Mul(d_23_45)
-										y2_23_45 := y_23_45.Mul(y_23_45)
-										y4_23_45 := y2_23_45.Mul(y2_23_45)
-										p0_23_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_23_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_23_45)).Mul(y2_23_45))
-										p1_23_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_23_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_23_45)).Mul(y2_23_45)).Mul(y4_23_45)
-										p2_23_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_23_45.Mul(y4_23_45))
-										r0_0_23_45 = p0_23_45.Add(p1_23_45).Add(p2_23_45)
-									}
-									var r0_0_24_45 archsimd.Float64x4
-									{
-										c_24_45, t_24_45 := r0_0_23_45, t_22_45
-										r0_0_24_45 = c_24_45.AsUint64x4().Xor(t_24_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_22_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_24_45)
-									u0_22_45, u1_22_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_22_45
-									j_22_45 := 2
-									for ; j_22_45+1 < n_22_45; j_22_45 += 2 {
-										u0_22_45 = c2_22_45.Mul(u1_22_45).Sub(u0_22_45)
-										u1_22_45 = c2_22_45.Mul(u0_22_45).Sub(u1_22_45)
-									}
-									if j_22_45 < n_22_45 {
-										u1_22_45 = c2_22_45.Mul(u1_22_45).Sub(u0_22_45)
-									}
-									r0_0_22_45 = u1_22_45
-								}
-								s_21_45 = r0_0_22_45
-							} else if r_21_45.nmode[i_21_45] == nRatio {
-								var r0_0_25_45 archsimd.Float64x4
-								{
-									x_25_45, nv_25_45 := x_21_45, archsimd.LoadFloat64x4((*[4]float64)((&r_21_45.nv[i_21_45])[:4]))
-									magic_25_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_25_45 := x_25_45.Add(magic_25_45)
-									d_25_45 := x_25_45.Sub(t_25_45.Sub(magic_25_45))
-									y_25_45 := nv_25_45.Mul(d_25_45)
-									u_25_45 := y_25_45.Add(magic_25_45)
-									var r0_0_26_45 archsimd.Float64x4
-									{
-										d_26_45 := y_25_45.Sub(u_25_45.Sub(magic_25_45))
-										y_26_45 := d_26_45.Mul(d_26_45)
-										y2_26_45 := y_26_45.Mul(y_26_45)
-										y4_26_45 := y2_26_45.Mul(y2_26_45)
-										p0_26_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_45)).Mul(y2_26_45))
-										p1_26_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_45)).Mul(y2_26_45)).Mul(y4_26_45)
-										p2_26_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_45)).Mul(y4_26_45.Mul(y4_26_45))
-										r0_0_26_45 = d_26_45.Mul(p0_26_45.Add(p1_26_45).Add(p2_26_45))
-									}
-									var r0_0_27_45 archsimd.Float64x4
-									{
-										c_27_45, t_27_45 := r0_0_26_45, u_25_45
-										r0_0_27_45 = c_27_45.AsUint64x4().Xor(t_27_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_25_45 := r0_0_27_45
-									var r0_0_28_45 archsimd.Float64x4
-									{
-										d_28_45 := d_25_45
-										y_28_45 := d_28_45.Mul(d_28_45)
-										y2_28_45 := y_28_45.Mul(y_28_45)
-										y4_28_45 := y2_28_45.Mul(y2_28_45)
-										p0_28_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_45)).Mul(y2_28_45))
-										p1_28_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_45)).Mul(y2_28_45)).Mul(y4_28_45)
-										p2_28_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28_45)).Mul(y4_28_45.Mul(y4_28_45))
-										r0_0_28_45 = d_28_45.Mul(p0_28_45.Add(p1_28_45).Add(p2_28_45))
-									}
-									r0_0_25_45 = nv_25_45.Merge(sn_25_45.Div(r0_0_28_45), d_25_45.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_21_45 = r0_0_25_45
-							}
-							r0_0_21_45 = s_21_45
+							c_2_13_49, t_2_13_49 := r0_0_1_13_49, th_13_49
+							r0_0_2_13_49 = c_2_13_49.AsUint64x4().Xor(t_2_13_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 						}
-						sb_12_45 := r0_0_21_45
-						var r0_0_29_45 archsimd.Float64x4
+						ch_13_49 := r0_0_2_13_49
+						var r0_0_3_13_49 archsimd.Float64x4
 						{
-							r_29_45, i_29_45, x_29_45 := r_12_45, 2, l_12_45
-							s_29_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_29_45.nmode[i_29_45] == nChebyshev {
-								var r0_0_30_45 archsimd.Float64x4
-								{
-									x_30_45, n_30_45 := x_29_45, r_29_45.nn[i_29_45]
-									magic_30_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_30_45 := x_30_45.Add(magic_30_45)
-									var r0_0_31_45 archsimd.Float64x4
-									{
-										d_31_45 := x_30_45.Sub(t_30_45.Sub(magic_30_45))
-										y_31_45 := d_31_45.Mul(d_31_45)
-										y2_31_45 := y_31_45.Mul(y_31_45)
-										y4_31_45 := y2_31_45.Mul(y2_31_45)
-										p0_31_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_31_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_31_45)).Mul(y2_31_45))
-										p1_31_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_31_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_31_45)).Mul(y2_31_45)).Mul(y4_31_45)
-										p2_31_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_31_45.Mul(y4_31_45))
-										r0_0_31_45 = p0_31_45.Add(p1_31_45).Add(p2_31_45)
-									}
-									var r0_0_32_45 archsimd.Float64x4
-									{
-										c_32_45, t_32_45 := r0_0_31_45, t_30_45
-										r0_0_32_45 = c_32_45.AsUint64x4().Xor(t_32_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_30_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_32_45)
-									u0_30_45, u1_30_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_30_45
-									j_30_45 := 2
-									for ; j_30_45+1 < n_30_45; j_30_45 += 2 {
-										u0_30_45 = c2_30_45.Mul(u1_30_45).Sub(u0_30_45)
-										u1_30_45 = c2_30_45.Mul(u0_30_45).Sub(u1_30_45)
-									}
-									if j_30_45 < n_30_45 {
-										u1_30_45 = c2_30_45.Mul(u1_30_45).Sub(u0_30_45)
-									}
-									r0_0_30_45 = u1_30_45
-								}
-								s_29_45 = r0_0_30_45
-							} else if r_29_45.nmode[i_29_45] == nRatio {
-								var r0_0_33_45 archsimd.Float64x4
-								{
-									x_33_45, nv_33_45 := x_29_45, archsimd.LoadFloat64x4((*[4]float64)((&r_29_45.nv[i_29_45])[:4]))
-									magic_33_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_33_45 := x_33_45.Add(magic_33_45)
-									d_33_45 := x_33_45.Sub(t_33_45.Sub(magic_33_45))
-									y_33_45 := nv_33_45.Mul(d_33_45)
-									u_33_45 := y_33_45.Add(magic_33_45)
-									var r0_0_34_45 archsimd.Float64x4
-									{
-										d_34_45 := y_33_45.Sub(u_33_45.Sub(magic_33_45))
-										y_34_45 := d_34_45.Mul(d_34_45)
-										y2_34_45 := y_34_45.Mul(y_34_45)
-										y4_34_45 := y2_34_45.Mul(y2_34_45)
-										p0_34_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_45)).Mul(y2_34_45))
-										p1_34_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_45)).Mul(y2_34_45)).Mul(y4_34_45)
-										p2_34_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_45)).Mul(y4_34_45.Mul(y4_34_45))
-										r0_0_34_45 = d_34_45.Mul(p0_34_45.Add(p1_34_45).Add(p2_34_45))
-									}
-									var r0_0_35_45 archsimd.Float64x4
-									{
-										c_35_45, t_35_45 := r0_0_34_45, u_33_45
-										r0_0_35_45 = c_35_45.AsUint64x4().Xor(t_35_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_33_45 := r0_0_35_45
-									var r0_0_36_45 archsimd.Float64x4
-									{
-										d_36_45 := d_33_45
-										y_36_45 := d_36_45.Mul(d_36_45)
-										y2_36_45 := y_36_45.Mul(y_36_45)
-										y4_36_45 := y2_36_45.Mul(y2_36_45)
-										p0_36_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_36_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_36_45)).Mul(y2_36_45))
-										p1_36_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_36_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_36_45)).Mul(y2_36_45)).Mul(y4_36_45)
-										p2_36_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_36_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_36_45)).Mul(y4_36_45.Mul(y4_36_45))
-										r0_0_36_45 = d_36_45.Mul(p0_36_45.Add(p1_36_45).Add(p2_36_45))
-									}
-									r0_0_33_45 = nv_33_45.Merge(sn_33_45.Div(r0_0_36_45), d_33_45.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_29_45 = r0_0_33_45
-							}
-							r0_0_29_45 = s_29_45
+							d_3_13_49 := kk_13_49.Sub(tk_13_49.Sub(magic_13_49))
+							y_3_13_49 := d_3_13_49.Mul(d_3_13_49)
+							y2_3_13_49 := y_3_13_49.Mul(y_3_13_49)
+							y4_3_13_49 := y2_3_13_49.Mul(y2_3_13_49)
+							p0_3_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_49)).Mul(y2_3_13_49))
+							p1_3_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_49)).Mul(y2_3_13_49)).Mul(y4_3_13_49)
+							p2_3_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_49.Mul(y4_3_13_49))
+							r0_0_3_13_49 = p0_3_13_49.Add(p1_3_13_49).Add(p2_3_13_49)
 						}
-						sc_12_45 := r0_0_29_45
-						r0_0_12_45 = sa_12_45.Mul(sb_12_45).Mul(sc_12_45)
+						var r0_0_4_13_49 archsimd.Float64x4
+						{
+							c_4_13_49, t_4_13_49 := r0_0_3_13_49, tk_13_49
+							r0_0_4_13_49 = c_4_13_49.AsUint64x4().Xor(t_4_13_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+						}
+						ck_13_49 := r0_0_4_13_49
+						var r0_0_5_13_49 archsimd.Float64x4
+						{
+							d_5_13_49 := l_13_49.Sub(tl_13_49.Sub(magic_13_49))
+							y_5_13_49 := d_5_13_49.Mul(d_5_13_49)
+							y2_5_13_49 := y_5_13_49.Mul(y_5_13_49)
+							y4_5_13_49 := y2_5_13_49.Mul(y2_5_13_49)
+							p0_5_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_49)).Mul(y2_5_13_49))
+							p1_5_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_49)).Mul(y2_5_13_49)).Mul(y4_5_13_49)
+							p2_5_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_49.Mul(y4_5_13_49))
+							r0_0_5_13_49 = p0_5_13_49.Add(p1_5_13_49).Add(p2_5_13_49)
+						}
+						var r0_0_6_13_49 archsimd.Float64x4
+						{
+							c_6_13_49, t_6_13_49 := r0_0_5_13_49, tl_13_49
+							r0_0_6_13_49 = c_6_13_49.AsUint64x4().Xor(t_6_13_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+						}
+						cl_13_49 := r0_0_6_13_49
+						two_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						ch_13_49, ck_13_49, cl_13_49 = two_13_49.Mul(ch_13_49), two_13_49.Mul(ck_13_49), two_13_49.Mul(cl_13_49)
+						h0_13_49, k0_13_49, l0_13_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						h1_13_49, k1_13_49, l1_13_49 := ch_13_49, ck_13_49, cl_13_49
+						j_13_49 := 2
+						for ; j_13_49+1 < n_13_49; j_13_49 += 2 {
+							h0_13_49, k0_13_49, l0_13_49 = ch_13_49.Mul(h1_13_49).Sub(h0_13_49), ck_13_49.Mul(k1_13_49).Sub(k0_13_49), cl_13_49.Mul(l1_13_49).Sub(l0_13_49)
+							h1_13_49, k1_13_49, l1_13_49 = ch_13_49.Mul(h0_13_49).Sub(h1_13_49), ck_13_49.Mul(k0_13_49).Sub(k1_13_49), cl_13_49.Mul(l0_13_49).Sub(l1_13_49)
+						}
+						if j_13_49 < n_13_49 {
+							h1_13_49 = ch_13_49.Mul(h1_13_49).Sub(h0_13_49)
+							k1_13_49 = ck_13_49.Mul(k1_13_49).Sub(k0_13_49)
+							l1_13_49 = cl_13_49.Mul(l1_13_49).Sub(l0_13_49)
+						}
+						r0_0_13_49 = h1_13_49.Mul(k1_13_49).Mul(l1_13_49)
 					}
-					var r0_0_37_45 archsimd.Float64x4
+					var r0_0_14_49 archsimd.Float64x4
 					{
-						k_37_45, ia_37_45, fa_37_45, h_37_45, kk_37_45, l_37_45, fl_37_45, sum_37_45 := k_45, ia_45, fa_45, h_45, kk_45, l_45, r0_0_12_45, sum_45
-						c_37_45 := k_37_45.c
-						fc_37_45 := archsimd.LoadFloat64x4((*[4]float64)((&k_37_45.lr.defaultF)[:4]))
-						if c_37_45.HasHKL {
-							var r0_0_9_37_45 archsimd.Float64x4
+						k_14_49, ia_14_49, fa_14_49, h_14_49, kk_14_49, l_14_49, fl_14_49, sum_14_49 := k_49, ia_49, fa_49, h_49, kk_49, l_49, r0_0_13_49, sum_49
+						c_14_49 := k_14_49.c
+						fc_14_49 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_49.lr.defaultF)[:4]))
+						if c_14_49.HasHKL {
+							var r0_0_9_14_49 archsimd.Float64x4
 							{
-								r_9_37_45, bits_9_37_45, ia_9_37_45, fa_9_37_45, h_9_37_45, kk_9_37_45, l_9_37_45 := k_37_45.lr, k_37_45.fhklBits, ia_37_45, fa_37_45, h_37_45, kk_37_45, l_37_45
-								var r0_0_7_9_37_45 archsimd.Mask64x4
+								r_9_14_49, bits_9_14_49, ia_9_14_49, fa_9_14_49, h_9_14_49, kk_9_14_49, l_9_14_49 := k_14_49.lr, k_14_49.fhklBits, ia_14_49, fa_14_49, h_14_49, kk_14_49, l_14_49
+								var r0_0_7_9_14_49 archsimd.Mask64x4
 								{
-									r_7_9_37_45, ia_7_9_37_45, h_7_9_37_45, kk_7_9_37_45, l_7_9_37_45 := r_9_37_45, ia_9_37_45, h_9_37_45, kk_9_37_45, l_9_37_45
-									half_7_9_37_45 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									hc_7_9_37_45, kc_7_9_37_45, lc_7_9_37_45 := h_7_9_37_45.Sub(half_7_9_37_45).Ceil(), kk_7_9_37_45.Sub(half_7_9_37_45).Ceil(), l_7_9_37_45.Sub(half_7_9_37_45).Ceil()
-									hmin_7_9_37_45, kmin_7_9_37_45, lmin_7_9_37_45 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.lmin)[:4]))
-									in_7_9_37_45 := hc_7_9_37_45.GreaterEqual(hmin_7_9_37_45).And(hc_7_9_37_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.hmax)[:4])))).And(kc_7_9_37_45.GreaterEqual(kmin_7_9_37_45)).And(kc_7_9_37_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.kmax)[:4])))).And(lc_7_9_37_45.GreaterEqual(lmin_7_9_37_45)).And(lc_7_9_37_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.lmax)[:4]))))
-									idx_7_9_37_45 := hc_7_9_37_45.Sub(hmin_7_9_37_45).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.hstride)[:4]))).Add(kc_7_9_37_45.Sub(kmin_7_9_37_45).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45.kstride)[:4])))).Add(lc_7_9_37_45.Sub(lmin_7_9_37_45))
-									idx_7_9_37_45.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_37_45).ConvertToInt32().Store(ia_7_9_37_45)
-									r0_0_7_9_37_45 = in_7_9_37_45
+									r_7_9_14_49, ia_7_9_14_49, h_7_9_14_49, kk_7_9_14_49, l_7_9_14_49 := r_9_14_49, ia_9_14_49, h_9_14_49, kk_9_14_49, l_9_14_49
+									half_7_9_14_49 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+									hc_7_9_14_49, kc_7_9_14_49, lc_7_9_14_49 := h_7_9_14_49.Sub(half_7_9_14_49).Ceil(), kk_7_9_14_49.Sub(half_7_9_14_49).Ceil(), l_7_9_14_49.Sub(half_7_9_14_49).Ceil()
+									hmin_7_9_14_49, kmin_7_9_14_49, lmin_7_9_14_49 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.lmin)[:4]))
+									in_7_9_14_49 := hc_7_9_14_49.GreaterEqual(hmin_7_9_14_49).And(hc_7_9_14_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.hmax)[:4])))).And(kc_7_9_14_49.GreaterEqual(kmin_7_9_14_49)).And(kc_7_9_14_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.kmax)[:4])))).And(lc_7_9_14_49.GreaterEqual(lmin_7_9_14_49)).And(lc_7_9_14_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.lmax)[:4]))))
+									idx_7_9_14_49 := hc_7_9_14_49.Sub(hmin_7_9_14_49).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.hstride)[:4]))).Add(kc_7_9_14_49.Sub(kmin_7_9_14_49).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49.kstride)[:4])))).Add(lc_7_9_14_49.Sub(lmin_7_9_14_49))
+									idx_7_9_14_49.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_49).ConvertToInt32().Store(ia_7_9_14_49)
+									r0_0_7_9_14_49 = in_7_9_14_49
 								}
-								in_9_37_45 := r0_0_7_9_37_45
-								for i_9_37_45, j_9_37_45 := range ia_9_37_45 {
-									fa_9_37_45[i_9_37_45] = bits_9_37_45[j_9_37_45]
+								in_9_14_49 := r0_0_7_9_14_49
+								for i_9_14_49, j_9_14_49 := range ia_9_14_49 {
+									fa_9_14_49[i_9_14_49] = bits_9_14_49[j_9_14_49]
 								}
-								r0_0_9_37_45 = archsimd.LoadUint64x4(fa_9_37_45).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_37_45.defaultF)[:4])), in_9_37_45)
+								r0_0_9_14_49 = archsimd.LoadUint64x4(fa_9_14_49).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_49.defaultF)[:4])), in_9_14_49)
 							}
-							fc_37_45 = r0_0_9_37_45
+							fc_14_49 = r0_0_9_14_49
 						}
-						s_37_45 := sum_37_45.Add(fc_37_45.Mul(fc_37_45).Mul(fl_37_45).Mul(fl_37_45))
-						if !c_37_45.Water {
-							s_37_45 = sum_37_45.Merge(s_37_45, fl_37_45.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						s_14_49 := sum_14_49.Add(fc_14_49.Mul(fc_14_49).Mul(fl_14_49).Mul(fl_14_49))
+						if !c_14_49.Water {
+							s_14_49 = sum_14_49.Merge(s_14_49, fl_14_49.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						r0_0_37_45 = s_37_45
+						r0_0_14_49 = s_14_49
 					}
-					sum_45 = r0_0_37_45
-				}
-			} else {
-				for oi_45 := range r_45.orient {
-					var (
-						r0_0_38_45 archsimd.Float64x4
-						r1_0_38_45 archsimd.Float64x4
-						r2_0_38_45 archsimd.Float64x4
-					)
-					{
-						o_38_45, qx_38_45, qy_38_45, qz_38_45 := &r_45.orient[oi_45], qx_45, qy_45, qz_45
-						h_38_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[0])[:4])).Mul(qx_38_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[1])[:4])).Mul(qy_38_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[2])[:4])).Mul(qz_38_45))
-						kk_38_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[3])[:4])).Mul(qx_38_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[4])[:4])).Mul(qy_38_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[5])[:4])).Mul(qz_38_45))
-						l_38_45 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[6])[:4])).Mul(qx_38_45).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[7])[:4])).Mul(qy_38_45)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45[8])[:4])).Mul(qz_38_45))
-						r0_0_38_45, r1_0_38_45, r2_0_38_45 = h_38_45, kk_38_45, l_38_45
-					}
-					h_45, kk_45, l_45 := r0_0_38_45, r1_0_38_45, r2_0_38_45
-					var r0_0_39_45 archsimd.Float64x4
-					{
-						h_39_45, kk_39_45, l_39_45, n_39_45 := h_45, kk_45, l_45, n_45
-						magic_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-						th_39_45, tk_39_45, tl_39_45 := h_39_45.Add(magic_39_45), kk_39_45.Add(magic_39_45), l_39_45.Add(magic_39_45)
-						var r0_0_1_39_45 archsimd.Float64x4
-						{
-							d_1_39_45 := h_39_45.Sub(th_39_45.Sub(magic_39_45))
-							y_1_39_45 := d_1_39_45.Mul(d_1_39_45)
-							y2_1_39_45 := y_1_39_45.Mul(y_1_39_45)
-							y4_1_39_45 := y2_1_39_45.Mul(y2_1_39_45)
-							p0_1_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_39_45)).Mul(y2_1_39_45))
-							p1_1_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_39_45)).Mul(y2_1_39_45)).Mul(y4_1_39_45)
-							p2_1_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_39_45.Mul(y4_1_39_45))
-							r0_0_1_39_45 = p0_1_39_45.Add(p1_1_39_45).Add(p2_1_39_45)
-						}
-						var r0_0_2_39_45 archsimd.Float64x4
-						{
-							c_2_39_45, t_2_39_45 := r0_0_1_39_45, th_39_45
-							r0_0_2_39_45 = c_2_39_45.AsUint64x4().Xor(t_2_39_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						ch_39_45 := r0_0_2_39_45
-						var r0_0_3_39_45 archsimd.Float64x4
-						{
-							d_3_39_45 := kk_39_45.Sub(tk_39_45.Sub(magic_39_45))
-							y_3_39_45 := d_3_39_45.Mul(d_3_39_45)
-							y2_3_39_45 := y_3_39_45.Mul(y_3_39_45)
-							y4_3_39_45 := y2_3_39_45.Mul(y2_3_39_45)
-							p0_3_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_39_45)).Mul(y2_3_39_45))
-							p1_3_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_39_45)).Mul(y2_3_39_45)).Mul(y4_3_39_45)
-							p2_3_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_39_45.Mul(y4_3_39_45))
-							r0_0_3_39_45 = p0_3_39_45.Add(p1_3_39_45).Add(p2_3_39_45)
-						}
-						var r0_0_4_39_45 archsimd.Float64x4
-						{
-							c_4_39_45, t_4_39_45 := r0_0_3_39_45, tk_39_45
-							r0_0_4_39_45 = c_4_39_45.AsUint64x4().Xor(t_4_39_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						ck_39_45 := r0_0_4_39_45
-						var r0_0_5_39_45 archsimd.Float64x4
-						{
-							d_5_39_45 := l_39_45.Sub(tl_39_45.Sub(magic_39_45))
-							y_5_39_45 := d_5_39_45.Mul(d_5_39_45)
-							y2_5_39_45 := y_5_39_45.Mul(y_5_39_45)
-							y4_5_39_45 := y2_5_39_45.Mul(y2_5_39_45)
-							p0_5_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_39_45)).Mul(y2_5_39_45))
-							p1_5_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_39_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_39_45)).Mul(y2_5_39_45)).Mul(y4_5_39_45)
-							p2_5_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_39_45.Mul(y4_5_39_45))
-							r0_0_5_39_45 = p0_5_39_45.Add(p1_5_39_45).Add(p2_5_39_45)
-						}
-						var r0_0_6_39_45 archsimd.Float64x4
-						{
-							c_6_39_45, t_6_39_45 := r0_0_5_39_45, tl_39_45
-							r0_0_6_39_45 = c_6_39_45.AsUint64x4().Xor(t_6_39_45.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						cl_39_45 := r0_0_6_39_45
-						two_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						ch_39_45, ck_39_45, cl_39_45 = two_39_45.Mul(ch_39_45), two_39_45.Mul(ck_39_45), two_39_45.Mul(cl_39_45)
-						h0_39_45, k0_39_45, l0_39_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						h1_39_45, k1_39_45, l1_39_45 := ch_39_45, ck_39_45, cl_39_45
-						j_39_45 := 2
-						for ; j_39_45+1 < n_39_45; j_39_45 += 2 {
-							h0_39_45, k0_39_45, l0_39_45 = ch_39_45.Mul(h1_39_45).Sub(h0_39_45), ck_39_45.Mul(k1_39_45).Sub(k0_39_45), cl_39_45.Mul(l1_39_45).Sub(l0_39_45)
-							h1_39_45, k1_39_45, l1_39_45 = ch_39_45.Mul(h0_39_45).Sub(h1_39_45), ck_39_45.Mul(k0_39_45).Sub(k1_39_45), cl_39_45.Mul(l0_39_45).Sub(l1_39_45)
-						}
-						if j_39_45 < n_39_45 {
-							h1_39_45 = ch_39_45.Mul(h1_39_45).Sub(h0_39_45)
-							k1_39_45 = ck_39_45.Mul(k1_39_45).Sub(k0_39_45)
-							l1_39_45 = cl_39_45.Mul(l1_39_45).Sub(l0_39_45)
-						}
-						r0_0_39_45 = h1_39_45.Mul(k1_39_45).Mul(l1_39_45)
-					}
-					var r0_0_40_45 archsimd.Float64x4
-					{
-						k_40_45, ia_40_45, fa_40_45, h_40_45, kk_40_45, l_40_45, fl_40_45, sum_40_45 := k_45, ia_45, fa_45, h_45, kk_45, l_45, r0_0_39_45, sum_45
-						c_40_45 := k_40_45.c
-						fc_40_45 := archsimd.LoadFloat64x4((*[4]float64)((&k_40_45.lr.defaultF)[:4]))
-						if c_40_45.HasHKL {
-							var r0_0_9_40_45 archsimd.Float64x4
-							{
-								r_9_40_45, bits_9_40_45, ia_9_40_45, fa_9_40_45, h_9_40_45, kk_9_40_45, l_9_40_45 := k_40_45.lr, k_40_45.fhklBits, ia_40_45, fa_40_45, h_40_45, kk_40_45, l_40_45
-								var r0_0_7_9_40_45 archsimd.Mask64x4
-								{
-									r_7_9_40_45, ia_7_9_40_45, h_7_9_40_45, kk_7_9_40_45, l_7_9_40_45 := r_9_40_45, ia_9_40_45, h_9_40_45, kk_9_40_45, l_9_40_45
-									half_7_9_40_45 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									hc_7_9_40_45, kc_7_9_40_45, lc_7_9_40_45 := h_7_9_40_45.Sub(half_7_9_40_45).Ceil(), kk_7_9_40_45.Sub(half_7_9_40_45).Ceil(), l_7_9_40_45.Sub(half_7_9_40_45).Ceil()
-									hmin_7_9_40_45, kmin_7_9_40_45, lmin_7_9_40_45 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.lmin)[:4]))
-									in_7_9_40_45 := hc_7_9_40_45.GreaterEqual(hmin_7_9_40_45).And(hc_7_9_40_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.hmax)[:4])))).And(kc_7_9_40_45.GreaterEqual(kmin_7_9_40_45)).And(kc_7_9_40_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.kmax)[:4])))).And(lc_7_9_40_45.GreaterEqual(lmin_7_9_40_45)).And(lc_7_9_40_45.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.lmax)[:4]))))
-									idx_7_9_40_45 := hc_7_9_40_45.Sub(hmin_7_9_40_45).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.hstride)[:4]))).Add(kc_7_9_40_45.Sub(kmin_7_9_40_45).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45.kstride)[:4])))).Add(lc_7_9_40_45.Sub(lmin_7_9_40_45))
-									idx_7_9_40_45.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_40_45).ConvertToInt32().Store(ia_7_9_40_45)
-									r0_0_7_9_40_45 = in_7_9_40_45
-								}
-								in_9_40_45 := r0_0_7_9_40_45
-								for i_9_40_45, j_9_40_45 := range ia_9_40_45 {
-									fa_9_40_45[i_9_40_45] = bits_9_40_45[j_9_40_45]
-								}
-								r0_0_9_40_45 = archsimd.LoadUint64x4(fa_9_40_45).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_40_45.defaultF)[:4])), in_9_40_45)
-							}
-							fc_40_45 = r0_0_9_40_45
-						}
-						s_40_45 := sum_40_45.Add(fc_40_45.Mul(fc_40_45).Mul(fl_40_45).Mul(fl_40_45))
-						if !c_40_45.Water {
-							s_40_45 = sum_40_45.Merge(s_40_45, fl_40_45.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						r0_0_40_45 = s_40_45
-					}
-					sum_45 = r0_0_40_45
+					sum_49 = r0_0_14_49
 				}
 			}
+			r0_0_49, r1_0_49 = sum_49, polar_49
 		}
-		r0_0_45, r1_0_45 = sum_45, polar_45
+		sum, polar = r0_0_49, r1_0_49
 	}
-	sum, polar = r0_0_45, r1_0_45
 	return sum, omega, polar
 }
 
@@ -1246,38 +1050,38 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
-				var r0_0_46 archsimd.Float64x4
+				var r0_0_50 archsimd.Float64x4
 				{
-					fdet_46, f_46, s_46, o_46, p_46 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-					r0_0_46 = fdet_46.Mul(f_46).Add(s_46).Add(o_46).Add(p_46)
+					fdet_50, f_50, s_50, o_50, p_50 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_50 = fdet_50.Mul(f_50).Add(s_50).Add(o_50).Add(p_50)
 				}
-				x := r0_0_46
-				var r0_0_47 archsimd.Float64x4
+				x := r0_0_50
+				var r0_0_51 archsimd.Float64x4
 				{
-					fdet_47, f_47, s_47, o_47, p_47 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-					r0_0_47 = fdet_47.Mul(f_47).Add(s_47).Add(o_47).Add(p_47)
+					fdet_51, f_51, s_51, o_51, p_51 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_51 = fdet_51.Mul(f_51).Add(s_51).Add(o_51).Add(p_51)
 				}
-				y := r0_0_47
-				var r0_0_48 archsimd.Float64x4
+				y := r0_0_51
+				var r0_0_52 archsimd.Float64x4
 				{
-					fdet_48, f_48, s_48, o_48, p_48 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-					r0_0_48 = fdet_48.Mul(f_48).Add(s_48).Add(o_48).Add(p_48)
+					fdet_52, f_52, s_52, o_52, p_52 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_52 = fdet_52.Mul(f_52).Add(s_52).Add(o_52).Add(p_52)
 				}
-				z := r0_0_48
+				z := r0_0_52
 				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_49 archsimd.Float64x4
+				var r0_0_53 archsimd.Float64x4
 				{
-					invR_49, num_49, point_49 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-					w_49 := invR_49.Mul(invR_49)
-					if !point_49 {
-						w_49 = num_49.Mul(w_49.Mul(invR_49))
+					invR_53, num_53, point_53 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_53 := invR_53.Mul(invR_53)
+					if !point_53 {
+						w_53 = num_53.Mul(w_53.Mul(invR_53))
 					}
-					r0_0_49 = w_49
+					r0_0_53 = w_53
 				}
-				r0_0_49.StoreSlice(g[3][q:])
+				r0_0_53.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
@@ -1286,477 +1090,186 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
-				var (
-					r0_0_50 archsimd.Float64x4
-					r1_0_50 archsimd.Float64x4
-				)
-				{
-					k_50, r_50, ia_50, fa_50, sum_50, dx_50, dy_50, dz_50, polar_50 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
-					n_50, axes_50 := k_50.nn[0], r_50.axes
-					zero_50 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					for si_50 := range r_50.src {
-						sr_50 := &r_50.src[si_50]
-						il_50 := archsimd.LoadFloat64x4((*[4]float64)((&sr_50.il)[:4]))
-						qx_50, qy_50, qz_50 := dx_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[0])[:4]))).Mul(il_50), dy_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[1])[:4]))).Mul(il_50), dz_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[2])[:4]))).Mul(il_50)
-						if m_50 := polar_50.Equal(zero_50); m_50.ToBits() != 0 {
-							var p_50 archsimd.Float64x4
-							if r_50.kahnZero {
-								c2_50 := archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[0])[:4])).Mul(dx_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[1])[:4])).Mul(dy_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_50.inc[2])[:4])).Mul(dz_50))
-								p_50 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_50.Mul(c2_50)))
-							} else {
-								var r0_0_10_50 archsimd.Float64x4
-								{
-									zero_10_50, kahn_10_50, s_10_50, dx_10_50, dy_10_50, dz_10_50 := false, &r_50.kahn, sr_50, dx_50, dy_50, dz_50
-									c2_10_50 := archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.inc[0])[:4])).Mul(dx_10_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.inc[1])[:4])).Mul(dy_10_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.inc[2])[:4])).Mul(dz_10_50))
-									c2sq_10_50 := c2_10_50.Mul(c2_10_50)
-									cos2psi_10_50 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-									if !zero_10_50 {
-										e_10_50 := dx_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.ein[0])[:4]))).Add(dy_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.ein[1])[:4])))).Add(dz_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.ein[2])[:4]))))
-										b_10_50 := dx_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.bin[0])[:4]))).Add(dy_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.bin[1])[:4])))).Add(dz_10_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_50.bin[2])[:4]))))
-										ee_10_50, bb_10_50 := e_10_50.Mul(e_10_50), b_10_50.Mul(b_10_50)
-										den_10_50 := ee_10_50.Add(bb_10_50)
-										cos2psi_10_50 = ee_10_50.Sub(bb_10_50).Div(den_10_50).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_10_50.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				dx, dy, dz := archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:]))
+				if r.axes {
+					sum, polar = k.termsAxesLanesAVX2(r, &ia, &fa, sum, dx, dy, dz, polar)
+				} else {
+					var (
+						r0_0_54 archsimd.Float64x4
+						r1_0_54 archsimd.Float64x4
+					)
+					{
+						k_54, r_54, ia_54, fa_54, sum_54, dx_54, dy_54, dz_54, polar_54 := k, r, &ia, &fa, sum, dx, dy, dz, polar
+						n_54 := k_54.nn[0]
+						for si_54 := range r_54.src {
+							var (
+								r0_0_10_54 archsimd.Float64x4
+								r1_0_10_54 archsimd.Float64x4
+								r2_0_10_54 archsimd.Float64x4
+								r3_0_10_54 archsimd.Float64x4
+							)
+							{
+								r_10_54, sr_10_54, dx_10_54, dy_10_54, dz_10_54, polar_10_54 := r_54, &r_54.src[si_54], dx_54, dy_54, dz_54, polar_54
+								zero_10_54 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								il_10_54 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.il)[:4]))
+								qx_10_54, qy_10_54, qz_10_54 := dx_10_54.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[0])[:4]))).Mul(il_10_54), dy_10_54.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[1])[:4]))).Mul(il_10_54), dz_10_54.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[2])[:4]))).Mul(il_10_54)
+								if m_10_54 := polar_10_54.Equal(zero_10_54); m_10_54.ToBits() != 0 {
+									var p_10_54 archsimd.Float64x4
+									if r_10_54.kahnZero {
+										c2_10_54 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[0])[:4])).Mul(dx_10_54).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[1])[:4])).Mul(dy_10_54)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_54.inc[2])[:4])).Mul(dz_10_54))
+										p_10_54 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_54.Mul(c2_10_54)))
+									} else {
+										var r0_0_11_54 archsimd.Float64x4
+										{
+											zero_11_54, kahn_11_54, s_11_54, dx_11_54, dy_11_54, dz_11_54 := false, &r_10_54.kahn, sr_10_54, dx_10_54, dy_10_54, dz_10_54
+											c2_11_54 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.inc[0])[:4])).Mul(dx_11_54).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.inc[1])[:4])).Mul(dy_11_54)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.inc[2])[:4])).Mul(dz_11_54))
+											c2sq_11_54 := c2_11_54.Mul(c2_11_54)
+											cos2psi_11_54 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											if !zero_11_54 {
+												e_11_54 := dx_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.ein[0])[:4]))).Add(dy_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.ein[1])[:4])))).Add(dz_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.ein[2])[:4]))))
+												b_11_54 := dx_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.bin[0])[:4]))).Add(dy_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.bin[1])[:4])))).Add(dz_11_54.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_54.bin[2])[:4]))))
+												ee_11_54, bb_11_54 := e_11_54.Mul(e_11_54), b_11_54.Mul(b_11_54)
+												den_11_54 := ee_11_54.Add(bb_11_54)
+												cos2psi_11_54 = ee_11_54.Sub(bb_11_54).Div(den_11_54).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_54.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											}
+											one_11_54 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											r0_0_11_54 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_54.Add(c2sq_11_54).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_54[:4])).Mul(cos2psi_11_54).Mul(one_11_54.Sub(c2sq_11_54))))
+										}
+										p_10_54 = r0_0_11_54
 									}
-									one_10_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									r0_0_10_50 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_10_50.Add(c2sq_10_50).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_10_50[:4])).Mul(cos2psi_10_50).Mul(one_10_50.Sub(c2sq_10_50))))
+									polar_10_54 = p_10_54.Merge(polar_10_54, m_10_54)
 								}
-								p_50 = r0_0_10_50
+								r0_0_10_54, r1_0_10_54, r2_0_10_54, r3_0_10_54 = qx_10_54, qy_10_54, qz_10_54, polar_10_54
 							}
-							polar_50 = p_50.Merge(polar_50, m_50)
-						}
-						if axes_50 {
-							for oi_50 := range r_50.orient {
+							qx_54, qy_54, qz_54, p_54 := r0_0_10_54, r1_0_10_54, r2_0_10_54, r3_0_10_54
+							polar_54 = p_54
+							for oi_54 := range r_54.orient {
 								var (
-									r0_0_11_50 archsimd.Float64x4
-									r1_0_11_50 archsimd.Float64x4
-									r2_0_11_50 archsimd.Float64x4
+									r0_0_12_54 archsimd.Float64x4
+									r1_0_12_54 archsimd.Float64x4
+									r2_0_12_54 archsimd.Float64x4
 								)
 								{
-									o_11_50, qx_11_50, qy_11_50, qz_11_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
-									h_11_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[0])[:4])).Mul(qx_11_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[1])[:4])).Mul(qy_11_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[2])[:4])).Mul(qz_11_50))
-									kk_11_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[3])[:4])).Mul(qx_11_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[4])[:4])).Mul(qy_11_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[5])[:4])).Mul(qz_11_50))
-									l_11_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[6])[:4])).Mul(qx_11_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[7])[:4])).Mul(qy_11_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_50[8])[:4])).Mul(qz_11_50))
-									r0_0_11_50, r1_0_11_50, r2_0_11_50 = h_11_50, kk_11_50, l_11_50
+									o_12_54, qx_12_54, qy_12_54, qz_12_54 := &r_54.orient[oi_54], qx_54, qy_54, qz_54
+									h_12_54 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[0])[:4])).Mul(qx_12_54).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[1])[:4])).Mul(qy_12_54)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[2])[:4])).Mul(qz_12_54))
+									kk_12_54 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[3])[:4])).Mul(qx_12_54).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[4])[:4])).Mul(qy_12_54)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[5])[:4])).Mul(qz_12_54))
+									l_12_54 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[6])[:4])).Mul(qx_12_54).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[7])[:4])).Mul(qy_12_54)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_54[8])[:4])).Mul(qz_12_54))
+									r0_0_12_54, r1_0_12_54, r2_0_12_54 = h_12_54, kk_12_54, l_12_54
 								}
-								h_50, kk_50, l_50 := r0_0_11_50, r1_0_11_50, r2_0_11_50
-								var r0_0_12_50 archsimd.Float64x4
+								h_54, kk_54, l_54 := r0_0_12_54, r1_0_12_54, r2_0_12_54
+								var r0_0_13_54 archsimd.Float64x4
 								{
-									r_12_50, h_12_50, kk_12_50, l_12_50 := r_50, h_50, kk_50, l_50
-									var r0_0_13_50 archsimd.Float64x4
+									h_13_54, kk_13_54, l_13_54, n_13_54 := h_54, kk_54, l_54, n_54
+									magic_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+									th_13_54, tk_13_54, tl_13_54 := h_13_54.Add(magic_13_54), kk_13_54.Add(magic_13_54), l_13_54.Add(magic_13_54)
+									var r0_0_1_13_54 archsimd.Float64x4
 									{
-										r_13_50, i_13_50, x_13_50 := r_12_50, 0, h_12_50
-										s_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_13_50.nmode[i_13_50] == nChebyshev {
-											var r0_0_14_50 archsimd.Float64x4
-											{
-												x_14_50, n_14_50 := x_13_50, r_13_50.nn[i_13_50]
-												magic_14_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_14_50 := x_14_50.Add(magic_14_50)
-												var r0_0_15_50 archsimd.Float64x4
-												{
-													d_15_50 := x_14_50.Sub(t_14_50.Sub(magic_14_50))
-													y_15_50 := d_15_50.Mul(d_15_50)
-													y2_15_50 := y_15_50.Mul(y_15_50)
-													y4_15_50 := y2_15_50.Mul(y2_15_50)
-													p0_15_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_15_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_15_50)).Mul(y2_15_50))
-													p1_15_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_15_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_15_50)).Mul(y2_15_50)).Mul(y4_15_50)
-													p2_15_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_15_50.Mul(y4_15_50))
-													r0_0_15_50 = p0_15_50.Add(p1_15_50).Add(p2_15_50)
-												}
-												var r0_0_16_50 archsimd.Float64x4
-												{
-													c_16_50, t_16_50 := r0_0_15_50, t_14_50
-													r0_0_16_50 = c_16_50.AsUint64x4().Xor(t_16_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_14_50 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_16_50)
-												u0_14_50, u1_14_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_14_50
-												j_14_50 := 2
-												for ; j_14_50+1 < n_14_50; j_14_50 += 2 {
-													u0_14_50 = c2_14_50.Mul(u1_14_50).Sub(u0_14_50)
-													u1_14_50 = c2_14_50.Mul(u0_14_50).Sub(u1_14_50)
-												}
-												if j_14_50 < n_14_50 {
-													u1_14_50 = c2_14_50.Mul(u1_14_50).Sub(u0_14_50)
-												}
-												r0_0_14_50 = u1_14_50
-											}
-											s_13_50 = r0_0_14_50
-										} else if r_13_50.nmode[i_13_50] == nRatio {
-											var r0_0_17_50 archsimd.Float64x4
-											{
-												x_17_50, nv_17_50 := x_13_50, archsimd.LoadFloat64x4((*[4]float64)((&r_13_50.nv[i_13_50])[:4]))
-												magic_17_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_17_50 := x_17_50.Add(magic_17_50)
-												d_17_50 := x_17_50.Sub(t_17_50.Sub(magic_17_50))
-												y_17_50 := nv_17_50.Mul(d_17_50)
-												u_17_50 := y_17_50.Add(magic_17_50)
-												var r0_0_18_50 archsimd.Float64x4
-												{
-													d_18_50 := y_17_50.Sub(u_17_50.Sub(magic_17_50))
-													y_18_50 := d_18_50.Mul(d_18_50)
-													y2_18_50 := y_18_50.Mul(y_18_50)
-													y4_18_50 := y2_18_50.Mul(y2_18_50)
-													p0_18_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_18_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_18_50)).Mul(y2_18_50))
-													p1_18_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_18_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_18_50)).Mul(y2_18_50)).Mul(y4_18_50)
-													p2_18_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_18_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_18_50)).Mul(y4_18_50.Mul(y4_18_50))
-													r0_0_18_50 = d_18_50.Mul(p0_18_50.Add(p1_18_50).Add(p2_18_50))
-												}
-												var r0_0_19_50 archsimd.Float64x4
-												{
-													c_19_50, t_19_50 := r0_0_18_50, u_17_50
-													r0_0_19_50 = c_19_50.AsUint64x4().Xor(t_19_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_17_50 := r0_0_19_50
-												var r0_0_20_50 archsimd.Float64x4
-												{
-													d_20_50 := d_17_50
-													y_20_50 := d_20_50.Mul(d_20_50)
-													y2_20_50 := y_20_50.Mul(y_20_50)
-													y4_20_50 := y2_20_50.Mul(y2_20_50)
-													p0_20_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_20_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_20_50)).Mul(y2_20_50))
-													p1_20_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_20_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_20_50)).Mul(y2_20_50)).Mul(y4_20_50)
-													p2_20_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_20_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_20_50)).Mul(y4_20_50.Mul(y4_20_50))
-													r0_0_20_50 = d_20_50.Mul(p0_20_50.Add(p1_20_50).Add(p2_20_50))
-												}
-												r0_0_17_50 = nv_17_50.Merge(sn_17_50.Div(r0_0_20_50), d_17_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_13_50 = r0_0_17_50
-										}
-										r0_0_13_50 = s_13_50
+										d_1_13_54 := h_13_54.Sub(th_13_54.Sub(magic_13_54))
+										y_1_13_54 := d_1_13_54.Mul(d_1_13_54)
+										y2_1_13_54 := y_1_13_54.Mul(y_1_13_54)
+										y4_1_13_54 := y2_1_13_54.Mul(y2_1_13_54)
+										p0_1_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_54)).Mul(y2_1_13_54))
+										p1_1_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_54)).Mul(y2_1_13_54)).Mul(y4_1_13_54)
+										p2_1_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_54.Mul(y4_1_13_54))
+										r0_0_1_13_54 = p0_1_13_54.Add(p1_1_13_54).Add(p2_1_13_54)
 									}
-									sa_12_50 := r0_0_13_50
-									var r0_0_21_50 archsimd.Float64x4
+									var r0_0_2_13_54 archsimd.Float64x4
 									{
-										r_21_50, i_21_50, x_21_50 := r_12_50, 1, kk_12_50
-										s_21_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_21_50.nmode[i_21_50] == nChebyshev {
-											var r0_0_22_50 archsimd.Float64x4
-											{
-												x_22_50, n_22_50 := x_21_50, r_21_50.nn[i_21_50]
-												magic_22_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_22_50 := x_22_50.Add(magic_22_50)
-												var r0_0_23_50 archsimd.Float64x4
-												{
-													d_23_50 := x_22_50.Sub(t_22_50.Sub(magic_22_50))
-													y_23_50 := d_23_50.Mul(d_23_50)
-													y2_23_50 := y_23_50.Mul(y_23_50)
-													y4_23_50 := y2_23_50.Mul(y2_23_50)
-													p0_23_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_23_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_23_50)).Mul(y2_23_50))
-													p1_23_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_23_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_23_50)).Mul(y2_23_50)).Mul(y4_23_50)
-													p2_23_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_23_50.Mul(y4_23_50))
-													r0_0_23_50 = p0_23_50.Add(p1_23_50).Add(p2_23_50)
-												}
-												var r0_0_24_50 archsimd.Float64x4
-												{
-													c_24_50, t_24_50 := r0_0_23_50, t_22_50
-													r0_0_24_50 = c_24_50.AsUint64x4().Xor(t_24_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_22_50 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_24_50)
-												u0_22_50, u1_22_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_22_50
-												j_22_50 := 2
-												for ; j_22_50+1 < n_22_50; j_22_50 += 2 {
-													u0_22_50 = c2_22_50.Mul(u1_22_50).Sub(u0_22_50)
-													u1_22_50 = c2_22_50.Mul(u0_22_50).Sub(u1_22_50)
-												}
-												if j_22_50 < n_22_50 {
-													u1_22_50 = c2_22_50.Mul(u1_22_50).Sub(u0_22_50)
-												}
-												r0_0_22_50 = u1_22_50
-											}
-											s_21_50 = r0_0_22_50
-										} else if r_21_50.nmode[i_21_50] == nRatio {
-											var r0_0_25_50 archsimd.Float64x4
-											{
-												x_25_50, nv_25_50 := x_21_50, archsimd.LoadFloat64x4((*[4]float64)((&r_21_50.nv[i_21_50])[:4]))
-												magic_25_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_25_50 := x_25_50.Add(magic_25_50)
-												d_25_50 := x_25_50.Sub(t_25_50.Sub(magic_25_50))
-												y_25_50 := nv_25_50.Mul(d_25_50)
-												u_25_50 := y_25_50.Add(magic_25_50)
-												var r0_0_26_50 archsimd.Float64x4
-												{
-													d_26_50 := y_25_50.Sub(u_25_50.Sub(magic_25_50))
-													y_26_50 := d_26_50.Mul(d_26_50)
-													y2_26_50 := y_26_50.Mul(y_26_50)
-													y4_26_50 := y2_26_50.Mul(y2_26_50)
-													p0_26_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_50)).Mul(y2_26_50))
-													p1_26_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_50)).Mul(y2_26_50)).Mul(y4_26_50)
-													p2_26_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_50)).Mul(y4_26_50.Mul(y4_26_50))
-													r0_0_26_50 = d_26_50.Mul(p0_26_50.Add(p1_26_50).Add(p2_26_50))
-												}
-												var r0_0_27_50 archsimd.Float64x4
-												{
-													c_27_50, t_27_50 := r0_0_26_50, u_25_50
-													r0_0_27_50 = c_27_50.AsUint64x4().Xor(t_27_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_25_50 := r0_0_27_50
-												var r0_0_28_50 archsimd.Float64x4
-												{
-													d_28_50 := d_25_50
-													y_28_50 := d_28_50.Mul(d_28_50)
-													y2_28_50 := y_28_50.Mul(y_28_50)
-													y4_28_50 := y2_28_50.Mul(y2_28_50)
-													p0_28_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_50)).Mul(y2_28_50))
-													p1_28_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_50)).Mul(y2_28_50)).Mul(y4_28_50)
-													p2_28_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28_50)).Mul(y4_28_50.Mul(y4_28_50))
-													r0_0_28_50 = d_28_50.Mul(p0_28_50.Add(p1_28_50).Add(p2_28_50))
-												}
-												r0_0_25_50 = nv_25_50.Merge(sn_25_50.Div(r0_0_28_50), d_25_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_21_50 = r0_0_25_50
-										}
-										r0_0_21_50 = s_21_50
+										c_2_13_54, t_2_13_54 := r0_0_1_13_54, th_13_54
+										r0_0_2_13_54 = c_2_13_54.AsUint64x4().Xor(t_2_13_54.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 									}
-									sb_12_50 := r0_0_21_50
-									var r0_0_29_50 archsimd.Float64x4
+									ch_13_54 := r0_0_2_13_54
+									var r0_0_3_13_54 archsimd.Float64x4
 									{
-										r_29_50, i_29_50, x_29_50 := r_12_50, 2, l_12_50
-										s_29_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_29_50.nmode[i_29_50] == nChebyshev {
-											var r0_0_30_50 archsimd.Float64x4
-											{
-												x_30_50, n_30_50 := x_29_50, r_29_50.nn[i_29_50]
-												magic_30_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_30_50 := x_30_50.Add(magic_30_50)
-												var r0_0_31_50 archsimd.Float64x4
-												{
-													d_31_50 := x_30_50.Sub(t_30_50.Sub(magic_30_50))
-													y_31_50 := d_31_50.Mul(d_31_50)
-													y2_31_50 := y_31_50.Mul(y_31_50)
-													y4_31_50 := y2_31_50.Mul(y2_31_50)
-													p0_31_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_31_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_31_50)).Mul(y2_31_50))
-													p1_31_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_31_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_31_50)).Mul(y2_31_50)).Mul(y4_31_50)
-													p2_31_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_31_50.Mul(y4_31_50))
-													r0_0_31_50 = p0_31_50.Add(p1_31_50).Add(p2_31_50)
-												}
-												var r0_0_32_50 archsimd.Float64x4
-												{
-													c_32_50, t_32_50 := r0_0_31_50, t_30_50
-													r0_0_32_50 = c_32_50.AsUint64x4().Xor(t_32_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_30_50 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_32_50)
-												u0_30_50, u1_30_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_30_50
-												j_30_50 := 2
-												for ; j_30_50+1 < n_30_50; j_30_50 += 2 {
-													u0_30_50 = c2_30_50.Mul(u1_30_50).Sub(u0_30_50)
-													u1_30_50 = c2_30_50.Mul(u0_30_50).Sub(u1_30_50)
-												}
-												if j_30_50 < n_30_50 {
-													u1_30_50 = c2_30_50.Mul(u1_30_50).Sub(u0_30_50)
-												}
-												r0_0_30_50 = u1_30_50
-											}
-											s_29_50 = r0_0_30_50
-										} else if r_29_50.nmode[i_29_50] == nRatio {
-											var r0_0_33_50 archsimd.Float64x4
-											{
-												x_33_50, nv_33_50 := x_29_50, archsimd.LoadFloat64x4((*[4]float64)((&r_29_50.nv[i_29_50])[:4]))
-												magic_33_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_33_50 := x_33_50.Add(magic_33_50)
-												d_33_50 := x_33_50.Sub(t_33_50.Sub(magic_33_50))
-												y_33_50 := nv_33_50.Mul(d_33_50)
-												u_33_50 := y_33_50.Add(magic_33_50)
-												var r0_0_34_50 archsimd.Float64x4
-												{
-													d_34_50 := y_33_50.Sub(u_33_50.Sub(magic_33_50))
-													y_34_50 := d_34_50.Mul(d_34_50)
-													y2_34_50 := y_34_50.Mul(y_34_50)
-													y4_34_50 := y2_34_50.Mul(y2_34_50)
-													p0_34_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_50)).Mul(y2_34_50))
-													p1_34_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_50)).Mul(y2_34_50)).Mul(y4_34_50)
-													p2_34_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_50)).Mul(y4_34_50.Mul(y4_34_50))
-													r0_0_34_50 = d_34_50.Mul(p0_34_50.Add(p1_34_50).Add(p2_34_50))
-												}
-												var r0_0_35_50 archsimd.Float64x4
-												{
-													c_35_50, t_35_50 := r0_0_34_50, u_33_50
-													r0_0_35_50 = c_35_50.AsUint64x4().Xor(t_35_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_33_50 := r0_0_35_50
-												var r0_0_36_50 archsimd.Float64x4
-												{
-													d_36_50 := d_33_50
-													y_36_50 := d_36_50.Mul(d_36_50)
-													y2_36_50 := y_36_50.Mul(y_36_50)
-													y4_36_50 := y2_36_50.Mul(y2_36_50)
-													p0_36_50 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_36_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_36_50)).Mul(y2_36_50))
-													p1_36_50 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_36_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_36_50)).Mul(y2_36_50)).Mul(y4_36_50)
-													p2_36_50 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_36_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_36_50)).Mul(y4_36_50.Mul(y4_36_50))
-													r0_0_36_50 = d_36_50.Mul(p0_36_50.Add(p1_36_50).Add(p2_36_50))
-												}
-												r0_0_33_50 = nv_33_50.Merge(sn_33_50.Div(r0_0_36_50), d_33_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_29_50 = r0_0_33_50
-										}
-										r0_0_29_50 = s_29_50
+										d_3_13_54 := kk_13_54.Sub(tk_13_54.Sub(magic_13_54))
+										y_3_13_54 := d_3_13_54.Mul(d_3_13_54)
+										y2_3_13_54 := y_3_13_54.Mul(y_3_13_54)
+										y4_3_13_54 := y2_3_13_54.Mul(y2_3_13_54)
+										p0_3_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_54)).Mul(y2_3_13_54))
+										p1_3_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_54)).Mul(y2_3_13_54)).Mul(y4_3_13_54)
+										p2_3_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_54.Mul(y4_3_13_54))
+										r0_0_3_13_54 = p0_3_13_54.Add(p1_3_13_54).Add(p2_3_13_54)
 									}
-									sc_12_50 := r0_0_29_50
-									r0_0_12_50 = sa_12_50.Mul(sb_12_50).Mul(sc_12_50)
+									var r0_0_4_13_54 archsimd.Float64x4
+									{
+										c_4_13_54, t_4_13_54 := r0_0_3_13_54, tk_13_54
+										r0_0_4_13_54 = c_4_13_54.AsUint64x4().Xor(t_4_13_54.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									}
+									ck_13_54 := r0_0_4_13_54
+									var r0_0_5_13_54 archsimd.Float64x4
+									{
+										d_5_13_54 := l_13_54.Sub(tl_13_54.Sub(magic_13_54))
+										y_5_13_54 := d_5_13_54.Mul(d_5_13_54)
+										y2_5_13_54 := y_5_13_54.Mul(y_5_13_54)
+										y4_5_13_54 := y2_5_13_54.Mul(y2_5_13_54)
+										p0_5_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_54)).Mul(y2_5_13_54))
+										p1_5_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_54)).Mul(y2_5_13_54)).Mul(y4_5_13_54)
+										p2_5_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_54.Mul(y4_5_13_54))
+										r0_0_5_13_54 = p0_5_13_54.Add(p1_5_13_54).Add(p2_5_13_54)
+									}
+									var r0_0_6_13_54 archsimd.Float64x4
+									{
+										c_6_13_54, t_6_13_54 := r0_0_5_13_54, tl_13_54
+										r0_0_6_13_54 = c_6_13_54.AsUint64x4().Xor(t_6_13_54.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									}
+									cl_13_54 := r0_0_6_13_54
+									two_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									ch_13_54, ck_13_54, cl_13_54 = two_13_54.Mul(ch_13_54), two_13_54.Mul(ck_13_54), two_13_54.Mul(cl_13_54)
+									h0_13_54, k0_13_54, l0_13_54 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									h1_13_54, k1_13_54, l1_13_54 := ch_13_54, ck_13_54, cl_13_54
+									j_13_54 := 2
+									for ; j_13_54+1 < n_13_54; j_13_54 += 2 {
+										h0_13_54, k0_13_54, l0_13_54 = ch_13_54.Mul(h1_13_54).Sub(h0_13_54), ck_13_54.Mul(k1_13_54).Sub(k0_13_54), cl_13_54.Mul(l1_13_54).Sub(l0_13_54)
+										h1_13_54, k1_13_54, l1_13_54 = ch_13_54.Mul(h0_13_54).Sub(h1_13_54), ck_13_54.Mul(k0_13_54).Sub(k1_13_54), cl_13_54.Mul(l0_13_54).Sub(l1_13_54)
+									}
+									if j_13_54 < n_13_54 {
+										h1_13_54 = ch_13_54.Mul(h1_13_54).Sub(h0_13_54)
+										k1_13_54 = ck_13_54.Mul(k1_13_54).Sub(k0_13_54)
+										l1_13_54 = cl_13_54.Mul(l1_13_54).Sub(l0_13_54)
+									}
+									r0_0_13_54 = h1_13_54.Mul(k1_13_54).Mul(l1_13_54)
 								}
-								var r0_0_37_50 archsimd.Float64x4
+								var r0_0_14_54 archsimd.Float64x4
 								{
-									k_37_50, ia_37_50, fa_37_50, h_37_50, kk_37_50, l_37_50, fl_37_50, sum_37_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_12_50, sum_50
-									c_37_50 := k_37_50.c
-									fc_37_50 := archsimd.LoadFloat64x4((*[4]float64)((&k_37_50.lr.defaultF)[:4]))
-									if c_37_50.HasHKL {
-										var r0_0_9_37_50 archsimd.Float64x4
+									k_14_54, ia_14_54, fa_14_54, h_14_54, kk_14_54, l_14_54, fl_14_54, sum_14_54 := k_54, ia_54, fa_54, h_54, kk_54, l_54, r0_0_13_54, sum_54
+									c_14_54 := k_14_54.c
+									fc_14_54 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_54.lr.defaultF)[:4]))
+									if c_14_54.HasHKL {
+										var r0_0_9_14_54 archsimd.Float64x4
 										{
-											r_9_37_50, bits_9_37_50, ia_9_37_50, fa_9_37_50, h_9_37_50, kk_9_37_50, l_9_37_50 := k_37_50.lr, k_37_50.fhklBits, ia_37_50, fa_37_50, h_37_50, kk_37_50, l_37_50
-											var r0_0_7_9_37_50 archsimd.Mask64x4
+											r_9_14_54, bits_9_14_54, ia_9_14_54, fa_9_14_54, h_9_14_54, kk_9_14_54, l_9_14_54 := k_14_54.lr, k_14_54.fhklBits, ia_14_54, fa_14_54, h_14_54, kk_14_54, l_14_54
+											var r0_0_7_9_14_54 archsimd.Mask64x4
 											{
-												r_7_9_37_50, ia_7_9_37_50, h_7_9_37_50, kk_7_9_37_50, l_7_9_37_50 := r_9_37_50, ia_9_37_50, h_9_37_50, kk_9_37_50, l_9_37_50
-												half_7_9_37_50 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_37_50, kc_7_9_37_50, lc_7_9_37_50 := h_7_9_37_50.Sub(half_7_9_37_50).Ceil(), kk_7_9_37_50.Sub(half_7_9_37_50).Ceil(), l_7_9_37_50.Sub(half_7_9_37_50).Ceil()
-												hmin_7_9_37_50, kmin_7_9_37_50, lmin_7_9_37_50 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.lmin)[:4]))
-												in_7_9_37_50 := hc_7_9_37_50.GreaterEqual(hmin_7_9_37_50).And(hc_7_9_37_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.hmax)[:4])))).And(kc_7_9_37_50.GreaterEqual(kmin_7_9_37_50)).And(kc_7_9_37_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.kmax)[:4])))).And(lc_7_9_37_50.GreaterEqual(lmin_7_9_37_50)).And(lc_7_9_37_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.lmax)[:4]))))
-												idx_7_9_37_50 := hc_7_9_37_50.Sub(hmin_7_9_37_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.hstride)[:4]))).Add(kc_7_9_37_50.Sub(kmin_7_9_37_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_50.kstride)[:4])))).Add(lc_7_9_37_50.Sub(lmin_7_9_37_50))
-												idx_7_9_37_50.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_37_50).ConvertToInt32().Store(ia_7_9_37_50)
-												r0_0_7_9_37_50 = in_7_9_37_50
+												r_7_9_14_54, ia_7_9_14_54, h_7_9_14_54, kk_7_9_14_54, l_7_9_14_54 := r_9_14_54, ia_9_14_54, h_9_14_54, kk_9_14_54, l_9_14_54
+												half_7_9_14_54 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+												hc_7_9_14_54, kc_7_9_14_54, lc_7_9_14_54 := h_7_9_14_54.Sub(half_7_9_14_54).Ceil(), kk_7_9_14_54.Sub(half_7_9_14_54).Ceil(), l_7_9_14_54.Sub(half_7_9_14_54).Ceil()
+												hmin_7_9_14_54, kmin_7_9_14_54, lmin_7_9_14_54 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.lmin)[:4]))
+												in_7_9_14_54 := hc_7_9_14_54.GreaterEqual(hmin_7_9_14_54).And(hc_7_9_14_54.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.hmax)[:4])))).And(kc_7_9_14_54.GreaterEqual(kmin_7_9_14_54)).And(kc_7_9_14_54.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.kmax)[:4])))).And(lc_7_9_14_54.GreaterEqual(lmin_7_9_14_54)).And(lc_7_9_14_54.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.lmax)[:4]))))
+												idx_7_9_14_54 := hc_7_9_14_54.Sub(hmin_7_9_14_54).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.hstride)[:4]))).Add(kc_7_9_14_54.Sub(kmin_7_9_14_54).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_54.kstride)[:4])))).Add(lc_7_9_14_54.Sub(lmin_7_9_14_54))
+												idx_7_9_14_54.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_54).ConvertToInt32().Store(ia_7_9_14_54)
+												r0_0_7_9_14_54 = in_7_9_14_54
 											}
-											in_9_37_50 := r0_0_7_9_37_50
-											for i_9_37_50, j_9_37_50 := range ia_9_37_50 {
-												fa_9_37_50[i_9_37_50] = bits_9_37_50[j_9_37_50]
+											in_9_14_54 := r0_0_7_9_14_54
+											for i_9_14_54, j_9_14_54 := range ia_9_14_54 {
+												fa_9_14_54[i_9_14_54] = bits_9_14_54[j_9_14_54]
 											}
-											r0_0_9_37_50 = archsimd.LoadUint64x4(fa_9_37_50).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_37_50.defaultF)[:4])), in_9_37_50)
+											r0_0_9_14_54 = archsimd.LoadUint64x4(fa_9_14_54).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_54.defaultF)[:4])), in_9_14_54)
 										}
-										fc_37_50 = r0_0_9_37_50
+										fc_14_54 = r0_0_9_14_54
 									}
-									s_37_50 := sum_37_50.Add(fc_37_50.Mul(fc_37_50).Mul(fl_37_50).Mul(fl_37_50))
-									if !c_37_50.Water {
-										s_37_50 = sum_37_50.Merge(s_37_50, fl_37_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									s_14_54 := sum_14_54.Add(fc_14_54.Mul(fc_14_54).Mul(fl_14_54).Mul(fl_14_54))
+									if !c_14_54.Water {
+										s_14_54 = sum_14_54.Merge(s_14_54, fl_14_54.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									r0_0_37_50 = s_37_50
+									r0_0_14_54 = s_14_54
 								}
-								sum_50 = r0_0_37_50
-							}
-						} else {
-							for oi_50 := range r_50.orient {
-								var (
-									r0_0_38_50 archsimd.Float64x4
-									r1_0_38_50 archsimd.Float64x4
-									r2_0_38_50 archsimd.Float64x4
-								)
-								{
-									o_38_50, qx_38_50, qy_38_50, qz_38_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
-									h_38_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[0])[:4])).Mul(qx_38_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[1])[:4])).Mul(qy_38_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[2])[:4])).Mul(qz_38_50))
-									kk_38_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[3])[:4])).Mul(qx_38_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[4])[:4])).Mul(qy_38_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[5])[:4])).Mul(qz_38_50))
-									l_38_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[6])[:4])).Mul(qx_38_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[7])[:4])).Mul(qy_38_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_50[8])[:4])).Mul(qz_38_50))
-									r0_0_38_50, r1_0_38_50, r2_0_38_50 = h_38_50, kk_38_50, l_38_50
-								}
-								h_50, kk_50, l_50 := r0_0_38_50, r1_0_38_50, r2_0_38_50
-								var r0_0_39_50 archsimd.Float64x4
-								{
-									h_39_50, kk_39_50, l_39_50, n_39_50 := h_50, kk_50, l_50, n_50
-									magic_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									th_39_50, tk_39_50, tl_39_50 := h_39_50.Add(magic_39_50), kk_39_50.Add(magic_39_50), l_39_50.Add(magic_39_50)
-									var r0_0_1_39_50 archsimd.Float64x4
-									{
-										d_1_39_50 := h_39_50.Sub(th_39_50.Sub(magic_39_50))
-										y_1_39_50 := d_1_39_50.Mul(d_1_39_50)
-										y2_1_39_50 := y_1_39_50.Mul(y_1_39_50)
-										y4_1_39_50 := y2_1_39_50.Mul(y2_1_39_50)
-										p0_1_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_39_50)).Mul(y2_1_39_50))
-										p1_1_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_39_50)).Mul(y2_1_39_50)).Mul(y4_1_39_50)
-										p2_1_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_39_50.Mul(y4_1_39_50))
-										r0_0_1_39_50 = p0_1_39_50.Add(p1_1_39_50).Add(p2_1_39_50)
-									}
-									var r0_0_2_39_50 archsimd.Float64x4
-									{
-										c_2_39_50, t_2_39_50 := r0_0_1_39_50, th_39_50
-										r0_0_2_39_50 = c_2_39_50.AsUint64x4().Xor(t_2_39_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ch_39_50 := r0_0_2_39_50
-									var r0_0_3_39_50 archsimd.Float64x4
-									{
-										d_3_39_50 := kk_39_50.Sub(tk_39_50.Sub(magic_39_50))
-										y_3_39_50 := d_3_39_50.Mul(d_3_39_50)
-										y2_3_39_50 := y_3_39_50.Mul(y_3_39_50)
-										y4_3_39_50 := y2_3_39_50.Mul(y2_3_39_50)
-										p0_3_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_39_50)).Mul(y2_3_39_50))
-										p1_3_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_39_50)).Mul(y2_3_39_50)).Mul(y4_3_39_50)
-										p2_3_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_39_50.Mul(y4_3_39_50))
-										r0_0_3_39_50 = p0_3_39_50.Add(p1_3_39_50).Add(p2_3_39_50)
-									}
-									var r0_0_4_39_50 archsimd.Float64x4
-									{
-										c_4_39_50, t_4_39_50 := r0_0_3_39_50, tk_39_50
-										r0_0_4_39_50 = c_4_39_50.AsUint64x4().Xor(t_4_39_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ck_39_50 := r0_0_4_39_50
-									var r0_0_5_39_50 archsimd.Float64x4
-									{
-										d_5_39_50 := l_39_50.Sub(tl_39_50.Sub(magic_39_50))
-										y_5_39_50 := d_5_39_50.Mul(d_5_39_50)
-										y2_5_39_50 := y_5_39_50.Mul(y_5_39_50)
-										y4_5_39_50 := y2_5_39_50.Mul(y2_5_39_50)
-										p0_5_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_39_50)).Mul(y2_5_39_50))
-										p1_5_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_39_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_39_50)).Mul(y2_5_39_50)).Mul(y4_5_39_50)
-										p2_5_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_39_50.Mul(y4_5_39_50))
-										r0_0_5_39_50 = p0_5_39_50.Add(p1_5_39_50).Add(p2_5_39_50)
-									}
-									var r0_0_6_39_50 archsimd.Float64x4
-									{
-										c_6_39_50, t_6_39_50 := r0_0_5_39_50, tl_39_50
-										r0_0_6_39_50 = c_6_39_50.AsUint64x4().Xor(t_6_39_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									cl_39_50 := r0_0_6_39_50
-									two_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									ch_39_50, ck_39_50, cl_39_50 = two_39_50.Mul(ch_39_50), two_39_50.Mul(ck_39_50), two_39_50.Mul(cl_39_50)
-									h0_39_50, k0_39_50, l0_39_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									h1_39_50, k1_39_50, l1_39_50 := ch_39_50, ck_39_50, cl_39_50
-									j_39_50 := 2
-									for ; j_39_50+1 < n_39_50; j_39_50 += 2 {
-										h0_39_50, k0_39_50, l0_39_50 = ch_39_50.Mul(h1_39_50).Sub(h0_39_50), ck_39_50.Mul(k1_39_50).Sub(k0_39_50), cl_39_50.Mul(l1_39_50).Sub(l0_39_50)
-										h1_39_50, k1_39_50, l1_39_50 = ch_39_50.Mul(h0_39_50).Sub(h1_39_50), ck_39_50.Mul(k0_39_50).Sub(k1_39_50), cl_39_50.Mul(l0_39_50).Sub(l1_39_50)
-									}
-									if j_39_50 < n_39_50 {
-										h1_39_50 = ch_39_50.Mul(h1_39_50).Sub(h0_39_50)
-										k1_39_50 = ck_39_50.Mul(k1_39_50).Sub(k0_39_50)
-										l1_39_50 = cl_39_50.Mul(l1_39_50).Sub(l0_39_50)
-									}
-									r0_0_39_50 = h1_39_50.Mul(k1_39_50).Mul(l1_39_50)
-								}
-								var r0_0_40_50 archsimd.Float64x4
-								{
-									k_40_50, ia_40_50, fa_40_50, h_40_50, kk_40_50, l_40_50, fl_40_50, sum_40_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_39_50, sum_50
-									c_40_50 := k_40_50.c
-									fc_40_50 := archsimd.LoadFloat64x4((*[4]float64)((&k_40_50.lr.defaultF)[:4]))
-									if c_40_50.HasHKL {
-										var r0_0_9_40_50 archsimd.Float64x4
-										{
-											r_9_40_50, bits_9_40_50, ia_9_40_50, fa_9_40_50, h_9_40_50, kk_9_40_50, l_9_40_50 := k_40_50.lr, k_40_50.fhklBits, ia_40_50, fa_40_50, h_40_50, kk_40_50, l_40_50
-											var r0_0_7_9_40_50 archsimd.Mask64x4
-											{
-												r_7_9_40_50, ia_7_9_40_50, h_7_9_40_50, kk_7_9_40_50, l_7_9_40_50 := r_9_40_50, ia_9_40_50, h_9_40_50, kk_9_40_50, l_9_40_50
-												half_7_9_40_50 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_40_50, kc_7_9_40_50, lc_7_9_40_50 := h_7_9_40_50.Sub(half_7_9_40_50).Ceil(), kk_7_9_40_50.Sub(half_7_9_40_50).Ceil(), l_7_9_40_50.Sub(half_7_9_40_50).Ceil()
-												hmin_7_9_40_50, kmin_7_9_40_50, lmin_7_9_40_50 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.lmin)[:4]))
-												in_7_9_40_50 := hc_7_9_40_50.GreaterEqual(hmin_7_9_40_50).And(hc_7_9_40_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.hmax)[:4])))).And(kc_7_9_40_50.GreaterEqual(kmin_7_9_40_50)).And(kc_7_9_40_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.kmax)[:4])))).And(lc_7_9_40_50.GreaterEqual(lmin_7_9_40_50)).And(lc_7_9_40_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.lmax)[:4]))))
-												idx_7_9_40_50 := hc_7_9_40_50.Sub(hmin_7_9_40_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.hstride)[:4]))).Add(kc_7_9_40_50.Sub(kmin_7_9_40_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_50.kstride)[:4])))).Add(lc_7_9_40_50.Sub(lmin_7_9_40_50))
-												idx_7_9_40_50.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_40_50).ConvertToInt32().Store(ia_7_9_40_50)
-												r0_0_7_9_40_50 = in_7_9_40_50
-											}
-											in_9_40_50 := r0_0_7_9_40_50
-											for i_9_40_50, j_9_40_50 := range ia_9_40_50 {
-												fa_9_40_50[i_9_40_50] = bits_9_40_50[j_9_40_50]
-											}
-											r0_0_9_40_50 = archsimd.LoadUint64x4(fa_9_40_50).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_40_50.defaultF)[:4])), in_9_40_50)
-										}
-										fc_40_50 = r0_0_9_40_50
-									}
-									s_40_50 := sum_40_50.Add(fc_40_50.Mul(fc_40_50).Mul(fl_40_50).Mul(fl_40_50))
-									if !c_40_50.Water {
-										s_40_50 = sum_40_50.Merge(s_40_50, fl_40_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_40_50 = s_40_50
-								}
-								sum_50 = r0_0_40_50
+								sum_54 = r0_0_14_54
 							}
 						}
+						r0_0_54, r1_0_54 = sum_54, polar_54
 					}
-					r0_0_50, r1_0_50 = sum_50, polar_50
+					sum, polar = r0_0_54, r1_0_54
 				}
-				sum, polar = r0_0_50, r1_0_50
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -1778,522 +1291,230 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_51 archsimd.Float64x4
-				r1_0_51 archsimd.Float64x4
-				r2_0_51 archsimd.Float64x4
+				r0_0_55 archsimd.Float64x4
+				r1_0_55 archsimd.Float64x4
+				r2_0_55 archsimd.Float64x4
 			)
 			{
-				k_51, r_51, ia_51, fa_51, fdet_51, s_51, o_51, sum_51, omega_51, polar_51, capture_51, par_51 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_51 := k_51.c
-				var r0_0_41_51 archsimd.Float64x4
+				k_55, r_55, ia_55, fa_55, fdet_55, s_55, o_55, sum_55, omega_55, polar_55, capture_55, par_55 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_55 := k_55.c
+				var r0_0_45_55 archsimd.Float64x4
 				{
-					fdet_41_51, f_41_51, s_41_51, o_41_51, p_41_51 := fdet_51, archsimd.LoadFloat64x4((*[4]float64)((&r_51.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_51[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_51[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_51.pix0[0])[:4]))
-					r0_0_41_51 = fdet_41_51.Mul(f_41_51).Add(s_41_51).Add(o_41_51).Add(p_41_51)
+					fdet_45_55, f_45_55, s_45_55, o_45_55, p_45_55 := fdet_55, archsimd.LoadFloat64x4((*[4]float64)((&r_55.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_55[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_55[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_55.pix0[0])[:4]))
+					r0_0_45_55 = fdet_45_55.Mul(f_45_55).Add(s_45_55).Add(o_45_55).Add(p_45_55)
 				}
-				x_51 := r0_0_41_51
-				var r0_0_42_51 archsimd.Float64x4
+				x_55 := r0_0_45_55
+				var r0_0_46_55 archsimd.Float64x4
 				{
-					fdet_42_51, f_42_51, s_42_51, o_42_51, p_42_51 := fdet_51, archsimd.LoadFloat64x4((*[4]float64)((&r_51.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_51[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_51[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_51.pix0[1])[:4]))
-					r0_0_42_51 = fdet_42_51.Mul(f_42_51).Add(s_42_51).Add(o_42_51).Add(p_42_51)
+					fdet_46_55, f_46_55, s_46_55, o_46_55, p_46_55 := fdet_55, archsimd.LoadFloat64x4((*[4]float64)((&r_55.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_55[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_55[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_55.pix0[1])[:4]))
+					r0_0_46_55 = fdet_46_55.Mul(f_46_55).Add(s_46_55).Add(o_46_55).Add(p_46_55)
 				}
-				y_51 := r0_0_42_51
-				var r0_0_43_51 archsimd.Float64x4
+				y_55 := r0_0_46_55
+				var r0_0_47_55 archsimd.Float64x4
 				{
-					fdet_43_51, f_43_51, s_43_51, o_43_51, p_43_51 := fdet_51, archsimd.LoadFloat64x4((*[4]float64)((&r_51.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_51[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_51[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_51.pix0[2])[:4]))
-					r0_0_43_51 = fdet_43_51.Mul(f_43_51).Add(s_43_51).Add(o_43_51).Add(p_43_51)
+					fdet_47_55, f_47_55, s_47_55, o_47_55, p_47_55 := fdet_55, archsimd.LoadFloat64x4((*[4]float64)((&r_55.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_55[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_55[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_55.pix0[2])[:4]))
+					r0_0_47_55 = fdet_47_55.Mul(f_47_55).Add(s_47_55).Add(o_47_55).Add(p_47_55)
 				}
-				z_51 := r0_0_43_51
-				invR_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_51.Mul(x_51).Add(y_51.Mul(y_51)).Add(z_51.Mul(z_51)).Sqrt())
-				dx_51, dy_51, dz_51 := x_51.Mul(invR_51), y_51.Mul(invR_51), z_51.Mul(invR_51)
-				if m_51 := omega_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_51.ToBits() != 0 {
-					var r0_0_44_51 archsimd.Float64x4
+				z_55 := r0_0_47_55
+				invR_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_55.Mul(x_55).Add(y_55.Mul(y_55)).Add(z_55.Mul(z_55)).Sqrt())
+				dx_55, dy_55, dz_55 := x_55.Mul(invR_55), y_55.Mul(invR_55), z_55.Mul(invR_55)
+				if m_55 := omega_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_55.ToBits() != 0 {
+					var r0_0_48_55 archsimd.Float64x4
 					{
-						invR_44_51, num_44_51, point_44_51 := invR_51, archsimd.LoadFloat64x4((*[4]float64)((&r_51.omegaNum)[:4])), c_51.PointPixel
-						w_44_51 := invR_44_51.Mul(invR_44_51)
-						if !point_44_51 {
-							w_44_51 = num_44_51.Mul(w_44_51.Mul(invR_44_51))
+						invR_48_55, num_48_55, point_48_55 := invR_55, archsimd.LoadFloat64x4((*[4]float64)((&r_55.omegaNum)[:4])), c_55.PointPixel
+						w_48_55 := invR_48_55.Mul(invR_48_55)
+						if !point_48_55 {
+							w_48_55 = num_48_55.Mul(w_48_55.Mul(invR_48_55))
 						}
-						r0_0_44_51 = w_44_51
+						r0_0_48_55 = w_48_55
 					}
-					omega_51 = r0_0_44_51.Merge(omega_51, m_51)
+					omega_55 = r0_0_48_55.Merge(omega_55, m_55)
 				}
-				if capture_51 {
-					dx_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51.od[0])[:4]))).Add(dy_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51.od[1])[:4])))).Add(dz_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51.od[2])[:4])))).StoreSlice(par_51)
+				if capture_55 {
+					dx_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_55.od[0])[:4]))).Add(dy_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_55.od[1])[:4])))).Add(dz_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_55.od[2])[:4])))).StoreSlice(par_55)
 				}
-				var (
-					r0_0_45_51 archsimd.Float64x4
-					r1_0_45_51 archsimd.Float64x4
-				)
-				{
-					k_45_51, r_45_51, ia_45_51, fa_45_51, sum_45_51, dx_45_51, dy_45_51, dz_45_51, polar_45_51 := k_51, r_51, ia_51, fa_51, sum_51, dx_51, dy_51, dz_51, polar_51
-					n_45_51, axes_45_51 := k_45_51.nn[0], r_45_51.axes
-					zero_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					for si_45_51 := range r_45_51.src {
-						sr_45_51 := &r_45_51.src[si_45_51]
-						il_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.il)[:4]))
-						qx_45_51, qy_45_51, qz_45_51 := dx_45_51.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[0])[:4]))).Mul(il_45_51), dy_45_51.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[1])[:4]))).Mul(il_45_51), dz_45_51.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[2])[:4]))).Mul(il_45_51)
-						if m_45_51 := polar_45_51.Equal(zero_45_51); m_45_51.ToBits() != 0 {
-							var p_45_51 archsimd.Float64x4
-							if r_45_51.kahnZero {
-								c2_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[0])[:4])).Mul(dx_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[1])[:4])).Mul(dy_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_51.inc[2])[:4])).Mul(dz_45_51))
-								p_45_51 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_45_51.Mul(c2_45_51)))
-							} else {
-								var r0_0_10_45_51 archsimd.Float64x4
-								{
-									zero_10_45_51, kahn_10_45_51, s_10_45_51, dx_10_45_51, dy_10_45_51, dz_10_45_51 := false, &r_45_51.kahn, sr_45_51, dx_45_51, dy_45_51, dz_45_51
-									c2_10_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.inc[0])[:4])).Mul(dx_10_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.inc[1])[:4])).Mul(dy_10_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.inc[2])[:4])).Mul(dz_10_45_51))
-									c2sq_10_45_51 := c2_10_45_51.Mul(c2_10_45_51)
-									cos2psi_10_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-									if !zero_10_45_51 {
-										e_10_45_51 := dx_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.ein[0])[:4]))).Add(dy_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.ein[1])[:4])))).Add(dz_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.ein[2])[:4]))))
-										b_10_45_51 := dx_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.bin[0])[:4]))).Add(dy_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.bin[1])[:4])))).Add(dz_10_45_51.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_51.bin[2])[:4]))))
-										ee_10_45_51, bb_10_45_51 := e_10_45_51.Mul(e_10_45_51), b_10_45_51.Mul(b_10_45_51)
-										den_10_45_51 := ee_10_45_51.Add(bb_10_45_51)
-										cos2psi_10_45_51 = ee_10_45_51.Sub(bb_10_45_51).Div(den_10_45_51).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_10_45_51.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				if r_55.axes {
+					sum_55, polar_55 = k_55.termsAxesLanesAVX2(r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55)
+				} else {
+					var (
+						r0_0_49_55 archsimd.Float64x4
+						r1_0_49_55 archsimd.Float64x4
+					)
+					{
+						k_49_55, r_49_55, ia_49_55, fa_49_55, sum_49_55, dx_49_55, dy_49_55, dz_49_55, polar_49_55 := k_55, r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55
+						n_49_55 := k_49_55.nn[0]
+						for si_49_55 := range r_49_55.src {
+							var (
+								r0_0_10_49_55 archsimd.Float64x4
+								r1_0_10_49_55 archsimd.Float64x4
+								r2_0_10_49_55 archsimd.Float64x4
+								r3_0_10_49_55 archsimd.Float64x4
+							)
+							{
+								r_10_49_55, sr_10_49_55, dx_10_49_55, dy_10_49_55, dz_10_49_55, polar_10_49_55 := r_49_55, &r_49_55.src[si_49_55], dx_49_55, dy_49_55, dz_49_55, polar_49_55
+								zero_10_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								il_10_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.il)[:4]))
+								qx_10_49_55, qy_10_49_55, qz_10_49_55 := dx_10_49_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[0])[:4]))).Mul(il_10_49_55), dy_10_49_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[1])[:4]))).Mul(il_10_49_55), dz_10_49_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[2])[:4]))).Mul(il_10_49_55)
+								if m_10_49_55 := polar_10_49_55.Equal(zero_10_49_55); m_10_49_55.ToBits() != 0 {
+									var p_10_49_55 archsimd.Float64x4
+									if r_10_49_55.kahnZero {
+										c2_10_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[0])[:4])).Mul(dx_10_49_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[1])[:4])).Mul(dy_10_49_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_55.inc[2])[:4])).Mul(dz_10_49_55))
+										p_10_49_55 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_49_55.Mul(c2_10_49_55)))
+									} else {
+										var r0_0_11_49_55 archsimd.Float64x4
+										{
+											zero_11_49_55, kahn_11_49_55, s_11_49_55, dx_11_49_55, dy_11_49_55, dz_11_49_55 := false, &r_10_49_55.kahn, sr_10_49_55, dx_10_49_55, dy_10_49_55, dz_10_49_55
+											c2_11_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.inc[0])[:4])).Mul(dx_11_49_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.inc[1])[:4])).Mul(dy_11_49_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.inc[2])[:4])).Mul(dz_11_49_55))
+											c2sq_11_49_55 := c2_11_49_55.Mul(c2_11_49_55)
+											cos2psi_11_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											if !zero_11_49_55 {
+												e_11_49_55 := dx_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.ein[0])[:4]))).Add(dy_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.ein[1])[:4])))).Add(dz_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.ein[2])[:4]))))
+												b_11_49_55 := dx_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.bin[0])[:4]))).Add(dy_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.bin[1])[:4])))).Add(dz_11_49_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_55.bin[2])[:4]))))
+												ee_11_49_55, bb_11_49_55 := e_11_49_55.Mul(e_11_49_55), b_11_49_55.Mul(b_11_49_55)
+												den_11_49_55 := ee_11_49_55.Add(bb_11_49_55)
+												cos2psi_11_49_55 = ee_11_49_55.Sub(bb_11_49_55).Div(den_11_49_55).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_49_55.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											}
+											one_11_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											r0_0_11_49_55 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_49_55.Add(c2sq_11_49_55).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_49_55[:4])).Mul(cos2psi_11_49_55).Mul(one_11_49_55.Sub(c2sq_11_49_55))))
+										}
+										p_10_49_55 = r0_0_11_49_55
 									}
-									one_10_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									r0_0_10_45_51 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_10_45_51.Add(c2sq_10_45_51).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_10_45_51[:4])).Mul(cos2psi_10_45_51).Mul(one_10_45_51.Sub(c2sq_10_45_51))))
+									polar_10_49_55 = p_10_49_55.Merge(polar_10_49_55, m_10_49_55)
 								}
-								p_45_51 = r0_0_10_45_51
+								r0_0_10_49_55, r1_0_10_49_55, r2_0_10_49_55, r3_0_10_49_55 = qx_10_49_55, qy_10_49_55, qz_10_49_55, polar_10_49_55
 							}
-							polar_45_51 = p_45_51.Merge(polar_45_51, m_45_51)
-						}
-						if axes_45_51 {
-							for oi_45_51 := range r_45_51.orient {
+							qx_49_55, qy_49_55, qz_49_55, p_49_55 := r0_0_10_49_55, r1_0_10_49_55, r2_0_10_49_55, r3_0_10_49_55
+							polar_49_55 = p_49_55
+							for oi_49_55 := range r_49_55.orient {
 								var (
-									r0_0_11_45_51 archsimd.Float64x4
-									r1_0_11_45_51 archsimd.Float64x4
-									r2_0_11_45_51 archsimd.Float64x4
+									r0_0_12_49_55 archsimd.Float64x4
+									r1_0_12_49_55 archsimd.Float64x4
+									r2_0_12_49_55 archsimd.Float64x4
 								)
 								{
-									o_11_45_51, qx_11_45_51, qy_11_45_51, qz_11_45_51 := &r_45_51.orient[oi_45_51], qx_45_51, qy_45_51, qz_45_51
-									h_11_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[0])[:4])).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[1])[:4])).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[2])[:4])).Mul(qz_11_45_51))
-									kk_11_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[3])[:4])).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[4])[:4])).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[5])[:4])).Mul(qz_11_45_51))
-									l_11_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[6])[:4])).Mul(qx_11_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[7])[:4])).Mul(qy_11_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_51[8])[:4])).Mul(qz_11_45_51))
-									r0_0_11_45_51, r1_0_11_45_51, r2_0_11_45_51 = h_11_45_51, kk_11_45_51, l_11_45_51
+									o_12_49_55, qx_12_49_55, qy_12_49_55, qz_12_49_55 := &r_49_55.orient[oi_49_55], qx_49_55, qy_49_55, qz_49_55
+									h_12_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[0])[:4])).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[1])[:4])).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[2])[:4])).Mul(qz_12_49_55))
+									kk_12_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[3])[:4])).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[4])[:4])).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[5])[:4])).Mul(qz_12_49_55))
+									l_12_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[6])[:4])).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[7])[:4])).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_55[8])[:4])).Mul(qz_12_49_55))
+									r0_0_12_49_55, r1_0_12_49_55, r2_0_12_49_55 = h_12_49_55, kk_12_49_55, l_12_49_55
 								}
-								h_45_51, kk_45_51, l_45_51 := r0_0_11_45_51, r1_0_11_45_51, r2_0_11_45_51
-								var r0_0_12_45_51 archsimd.Float64x4
+								h_49_55, kk_49_55, l_49_55 := r0_0_12_49_55, r1_0_12_49_55, r2_0_12_49_55
+								var r0_0_13_49_55 archsimd.Float64x4
 								{
-									r_12_45_51, h_12_45_51, kk_12_45_51, l_12_45_51 := r_45_51, h_45_51, kk_45_51, l_45_51
-									var r0_0_13_45_51 archsimd.Float64x4
+									h_13_49_55, kk_13_49_55, l_13_49_55, n_13_49_55 := h_49_55, kk_49_55, l_49_55, n_49_55
+									magic_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+									th_13_49_55, tk_13_49_55, tl_13_49_55 := h_13_49_55.Add(magic_13_49_55), kk_13_49_55.Add(magic_13_49_55), l_13_49_55.Add(magic_13_49_55)
+									var r0_0_1_13_49_55 archsimd.Float64x4
 									{
-										r_13_45_51, i_13_45_51, x_13_45_51 := r_12_45_51, 0, h_12_45_51
-										s_13_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_13_45_51.nmode[i_13_45_51] == nChebyshev {
-											var r0_0_14_45_51 archsimd.Float64x4
-											{
-												x_14_45_51, n_14_45_51 := x_13_45_51, r_13_45_51.nn[i_13_45_51]
-												magic_14_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_14_45_51 := x_14_45_51.Add(magic_14_45_51)
-												var r0_0_15_45_51 archsimd.Float64x4
-												{
-													d_15_45_51 := x_14_45_51.Sub(t_14_45_51.Sub(magic_14_45_51))
-													y_15_45_51 := d_15_45_51.Mul(d_15_45_51)
-													y2_15_45_51 := y_15_45_51.Mul(y_15_45_51)
-													y4_15_45_51 := y2_15_45_51.Mul(y2_15_45_51)
-													p0_15_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_15_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_15_45_51)).Mul(y2_15_45_51))
-													p1_15_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_15_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_15_45_51)).Mul(y2_15_45_51)).Mul(y4_15_45_51)
-													p2_15_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_15_45_51.Mul(y4_15_45_51))
-													r0_0_15_45_51 = p0_15_45_51.Add(p1_15_45_51).Add(p2_15_45_51)
-												}
-												var r0_0_16_45_51 archsimd.Float64x4
-												{
-													c_16_45_51, t_16_45_51 := r0_0_15_45_51, t_14_45_51
-													r0_0_16_45_51 = c_16_45_51.AsUint64x4().Xor(t_16_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_14_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_16_45_51)
-												u0_14_45_51, u1_14_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_14_45_51
-												j_14_45_51 := 2
-												for ; j_14_45_51+1 < n_14_45_51; j_14_45_51 += 2 {
-													u0_14_45_51 = c2_14_45_51.Mul(u1_14_45_51).Sub(u0_14_45_51)
-													u1_14_45_51 = c2_14_45_51.Mul(u0_14_45_51).Sub(u1_14_45_51)
-												}
-												if j_14_45_51 < n_14_45_51 {
-													u1_14_45_51 = c2_14_45_51.Mul(u1_14_45_51).Sub(u0_14_45_51)
-												}
-												r0_0_14_45_51 = u1_14_45_51
-											}
-											s_13_45_51 = r0_0_14_45_51
-										} else if r_13_45_51.nmode[i_13_45_51] == nRatio {
-											var r0_0_17_45_51 archsimd.Float64x4
-											{
-												x_17_45_51, nv_17_45_51 := x_13_45_51, archsimd.LoadFloat64x4((*[4]float64)((&r_13_45_51.nv[i_13_45_51])[:4]))
-												magic_17_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_17_45_51 := x_17_45_51.Add(magic_17_45_51)
-												d_17_45_51 := x_17_45_51.Sub(t_17_45_51.Sub(magic_17_45_51))
-												y_17_45_51 := nv_17_45_51.Mul(d_17_45_51)
-												u_17_45_51 := y_17_45_51.Add(magic_17_45_51)
-												var r0_0_18_45_51 archsimd.Float64x4
-												{
-													d_18_45_51 := y_17_45_51.Sub(u_17_45_51.Sub(magic_17_45_51))
-													y_18_45_51 := d_18_45_51.Mul(d_18_45_51)
-													y2_18_45_51 := y_18_45_51.Mul(y_18_45_51)
-													y4_18_45_51 := y2_18_45_51.Mul(y2_18_45_51)
-													p0_18_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_18_45_51)).Mul(y2_18_45_51))
-													p1_18_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_18_45_51)).Mul(y2_18_45_51)).Mul(y4_18_45_51)
-													p2_18_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_18_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_18_45_51)).Mul(y4_18_45_51.Mul(y4_18_45_51))
-													r0_0_18_45_51 = d_18_45_51.Mul(p0_18_45_51.Add(p1_18_45_51).Add(p2_18_45_51))
-												}
-												var r0_0_19_45_51 archsimd.Float64x4
-												{
-													c_19_45_51, t_19_45_51 := r0_0_18_45_51, u_17_45_51
-													r0_0_19_45_51 = c_19_45_51.AsUint64x4().Xor(t_19_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_17_45_51 := r0_0_19_45_51
-												var r0_0_20_45_51 archsimd.Float64x4
-												{
-													d_20_45_51 := d_17_45_51
-													y_20_45_51 := d_20_45_51.Mul(d_20_45_51)
-													y2_20_45_51 := y_20_45_51.Mul(y_20_45_51)
-													y4_20_45_51 := y2_20_45_51.Mul(y2_20_45_51)
-													p0_20_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_20_45_51)).Mul(y2_20_45_51))
-													p1_20_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_20_45_51)).Mul(y2_20_45_51)).Mul(y4_20_45_51)
-													p2_20_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_20_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_20_45_51)).Mul(y4_20_45_51.Mul(y4_20_45_51))
-													r0_0_20_45_51 = d_20_45_51.Mul(p0_20_45_51.Add(p1_20_45_51).Add(p2_20_45_51))
-												}
-												r0_0_17_45_51 = nv_17_45_51.Merge(sn_17_45_51.Div(r0_0_20_45_51), d_17_45_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_13_45_51 = r0_0_17_45_51
-										}
-										r0_0_13_45_51 = s_13_45_51
+										d_1_13_49_55 := h_13_49_55.Sub(th_13_49_55.Sub(magic_13_49_55))
+										y_1_13_49_55 := d_1_13_49_55.Mul(d_1_13_49_55)
+										y2_1_13_49_55 := y_1_13_49_55.Mul(y_1_13_49_55)
+										y4_1_13_49_55 := y2_1_13_49_55.Mul(y2_1_13_49_55)
+										p0_1_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_49_55)).Mul(y2_1_13_49_55))
+										p1_1_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_49_55)).Mul(y2_1_13_49_55)).Mul(y4_1_13_49_55)
+										p2_1_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_49_55.Mul(y4_1_13_49_55))
+										r0_0_1_13_49_55 = p0_1_13_49_55.Add(p1_1_13_49_55).Add(p2_1_13_49_55)
 									}
-									sa_12_45_51 := r0_0_13_45_51
-									var r0_0_21_45_51 archsimd.Float64x4
+									var r0_0_2_13_49_55 archsimd.Float64x4
 									{
-										r_21_45_51, i_21_45_51, x_21_45_51 := r_12_45_51, 1, kk_12_45_51
-										s_21_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_21_45_51.nmode[i_21_45_51] == nChebyshev {
-											var r0_0_22_45_51 archsimd.Float64x4
-											{
-												x_22_45_51, n_22_45_51 := x_21_45_51, r_21_45_51.nn[i_21_45_51]
-												magic_22_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_22_45_51 := x_22_45_51.Add(magic_22_45_51)
-												var r0_0_23_45_51 archsimd.Float64x4
-												{
-													d_23_45_51 := x_22_45_51.Sub(t_22_45_51.Sub(magic_22_45_51))
-													y_23_45_51 := d_23_45_51.Mul(d_23_45_51)
-													y2_23_45_51 := y_23_45_51.Mul(y_23_45_51)
-													y4_23_45_51 := y2_23_45_51.Mul(y2_23_45_51)
-													p0_23_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_23_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_23_45_51)).Mul(y2_23_45_51))
-													p1_23_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_23_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_23_45_51)).Mul(y2_23_45_51)).Mul(y4_23_45_51)
-													p2_23_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_23_45_51.Mul(y4_23_45_51))
-													r0_0_23_45_51 = p0_23_45_51.Add(p1_23_45_51).Add(p2_23_45_51)
-												}
-												var r0_0_24_45_51 archsimd.Float64x4
-												{
-													c_24_45_51, t_24_45_51 := r0_0_23_45_51, t_22_45_51
-													r0_0_24_45_51 = c_24_45_51.AsUint64x4().Xor(t_24_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_22_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_24_45_51)
-												u0_22_45_51, u1_22_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_22_45_51
-												j_22_45_51 := 2
-												for ; j_22_45_51+1 < n_22_45_51; j_22_45_51 += 2 {
-													u0_22_45_51 = c2_22_45_51.Mul(u1_22_45_51).Sub(u0_22_45_51)
-													u1_22_45_51 = c2_22_45_51.Mul(u0_22_45_51).Sub(u1_22_45_51)
-												}
-												if j_22_45_51 < n_22_45_51 {
-													u1_22_45_51 = c2_22_45_51.Mul(u1_22_45_51).Sub(u0_22_45_51)
-												}
-												r0_0_22_45_51 = u1_22_45_51
-											}
-											s_21_45_51 = r0_0_22_45_51
-										} else if r_21_45_51.nmode[i_21_45_51] == nRatio {
-											var r0_0_25_45_51 archsimd.Float64x4
-											{
-												x_25_45_51, nv_25_45_51 := x_21_45_51, archsimd.LoadFloat64x4((*[4]float64)((&r_21_45_51.nv[i_21_45_51])[:4]))
-												magic_25_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_25_45_51 := x_25_45_51.Add(magic_25_45_51)
-												d_25_45_51 := x_25_45_51.Sub(t_25_45_51.Sub(magic_25_45_51))
-												y_25_45_51 := nv_25_45_51.Mul(d_25_45_51)
-												u_25_45_51 := y_25_45_51.Add(magic_25_45_51)
-												var r0_0_26_45_51 archsimd.Float64x4
-												{
-													d_26_45_51 := y_25_45_51.Sub(u_25_45_51.Sub(magic_25_45_51))
-													y_26_45_51 := d_26_45_51.Mul(d_26_45_51)
-													y2_26_45_51 := y_26_45_51.Mul(y_26_45_51)
-													y4_26_45_51 := y2_26_45_51.Mul(y2_26_45_51)
-													p0_26_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_45_51)).Mul(y2_26_45_51))
-													p1_26_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_45_51)).Mul(y2_26_45_51)).Mul(y4_26_45_51)
-													p2_26_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_45_51)).Mul(y4_26_45_51.Mul(y4_26_45_51))
-													r0_0_26_45_51 = d_26_45_51.Mul(p0_26_45_51.Add(p1_26_45_51).Add(p2_26_45_51))
-												}
-												var r0_0_27_45_51 archsimd.Float64x4
-												{
-													c_27_45_51, t_27_45_51 := r0_0_26_45_51, u_25_45_51
-													r0_0_27_45_51 = c_27_45_51.AsUint64x4().Xor(t_27_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_25_45_51 := r0_0_27_45_51
-												var r0_0_28_45_51 archsimd.Float64x4
-												{
-													d_28_45_51 := d_25_45_51
-													y_28_45_51 := d_28_45_51.Mul(d_28_45_51)
-													y2_28_45_51 := y_28_45_51.Mul(y_28_45_51)
-													y4_28_45_51 := y2_28_45_51.Mul(y2_28_45_51)
-													p0_28_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_45_51)).Mul(y2_28_45_51))
-													p1_28_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_45_51)).Mul(y2_28_45_51)).Mul(y4_28_45_51)
-													p2_28_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28_45_51)).Mul(y4_28_45_51.Mul(y4_28_45_51))
-													r0_0_28_45_51 = d_28_45_51.Mul(p0_28_45_51.Add(p1_28_45_51).Add(p2_28_45_51))
-												}
-												r0_0_25_45_51 = nv_25_45_51.Merge(sn_25_45_51.Div(r0_0_28_45_51), d_25_45_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_21_45_51 = r0_0_25_45_51
-										}
-										r0_0_21_45_51 = s_21_45_51
+										c_2_13_49_55, t_2_13_49_55 := r0_0_1_13_49_55, th_13_49_55
+										r0_0_2_13_49_55 = c_2_13_49_55.AsUint64x4().Xor(t_2_13_49_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 									}
-									sb_12_45_51 := r0_0_21_45_51
-									var r0_0_29_45_51 archsimd.Float64x4
+									ch_13_49_55 := r0_0_2_13_49_55
+									var r0_0_3_13_49_55 archsimd.Float64x4
 									{
-										r_29_45_51, i_29_45_51, x_29_45_51 := r_12_45_51, 2, l_12_45_51
-										s_29_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_29_45_51.nmode[i_29_45_51] == nChebyshev {
-											var r0_0_30_45_51 archsimd.Float64x4
-											{
-												x_30_45_51, n_30_45_51 := x_29_45_51, r_29_45_51.nn[i_29_45_51]
-												magic_30_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_30_45_51 := x_30_45_51.Add(magic_30_45_51)
-												var r0_0_31_45_51 archsimd.Float64x4
-												{
-													d_31_45_51 := x_30_45_51.Sub(t_30_45_51.Sub(magic_30_45_51))
-													y_31_45_51 := d_31_45_51.Mul(d_31_45_51)
-													y2_31_45_51 := y_31_45_51.Mul(y_31_45_51)
-													y4_31_45_51 := y2_31_45_51.Mul(y2_31_45_51)
-													p0_31_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_31_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_31_45_51)).Mul(y2_31_45_51))
-													p1_31_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_31_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_31_45_51)).Mul(y2_31_45_51)).Mul(y4_31_45_51)
-													p2_31_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_31_45_51.Mul(y4_31_45_51))
-													r0_0_31_45_51 = p0_31_45_51.Add(p1_31_45_51).Add(p2_31_45_51)
-												}
-												var r0_0_32_45_51 archsimd.Float64x4
-												{
-													c_32_45_51, t_32_45_51 := r0_0_31_45_51, t_30_45_51
-													r0_0_32_45_51 = c_32_45_51.AsUint64x4().Xor(t_32_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_30_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_32_45_51)
-												u0_30_45_51, u1_30_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_30_45_51
-												j_30_45_51 := 2
-												for ; j_30_45_51+1 < n_30_45_51; j_30_45_51 += 2 {
-													u0_30_45_51 = c2_30_45_51.Mul(u1_30_45_51).Sub(u0_30_45_51)
-													u1_30_45_51 = c2_30_45_51.Mul(u0_30_45_51).Sub(u1_30_45_51)
-												}
-												if j_30_45_51 < n_30_45_51 {
-													u1_30_45_51 = c2_30_45_51.Mul(u1_30_45_51).Sub(u0_30_45_51)
-												}
-												r0_0_30_45_51 = u1_30_45_51
-											}
-											s_29_45_51 = r0_0_30_45_51
-										} else if r_29_45_51.nmode[i_29_45_51] == nRatio {
-											var r0_0_33_45_51 archsimd.Float64x4
-											{
-												x_33_45_51, nv_33_45_51 := x_29_45_51, archsimd.LoadFloat64x4((*[4]float64)((&r_29_45_51.nv[i_29_45_51])[:4]))
-												magic_33_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_33_45_51 := x_33_45_51.Add(magic_33_45_51)
-												d_33_45_51 := x_33_45_51.Sub(t_33_45_51.Sub(magic_33_45_51))
-												y_33_45_51 := nv_33_45_51.Mul(d_33_45_51)
-												u_33_45_51 := y_33_45_51.Add(magic_33_45_51)
-												var r0_0_34_45_51 archsimd.Float64x4
-												{
-													d_34_45_51 := y_33_45_51.Sub(u_33_45_51.Sub(magic_33_45_51))
-													y_34_45_51 := d_34_45_51.Mul(d_34_45_51)
-													y2_34_45_51 := y_34_45_51.Mul(y_34_45_51)
-													y4_34_45_51 := y2_34_45_51.Mul(y2_34_45_51)
-													p0_34_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_45_51)).Mul(y2_34_45_51))
-													p1_34_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_45_51)).Mul(y2_34_45_51)).Mul(y4_34_45_51)
-													p2_34_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_45_51)).Mul(y4_34_45_51.Mul(y4_34_45_51))
-													r0_0_34_45_51 = d_34_45_51.Mul(p0_34_45_51.Add(p1_34_45_51).Add(p2_34_45_51))
-												}
-												var r0_0_35_45_51 archsimd.Float64x4
-												{
-													c_35_45_51, t_35_45_51 := r0_0_34_45_51, u_33_45_51
-													r0_0_35_45_51 = c_35_45_51.AsUint64x4().Xor(t_35_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_33_45_51 := r0_0_35_45_51
-												var r0_0_36_45_51 archsimd.Float64x4
-												{
-													d_36_45_51 := d_33_45_51
-													y_36_45_51 := d_36_45_51.Mul(d_36_45_51)
-													y2_36_45_51 := y_36_45_51.Mul(y_36_45_51)
-													y4_36_45_51 := y2_36_45_51.Mul(y2_36_45_51)
-													p0_36_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_36_45_51)).Mul(y2_36_45_51))
-													p1_36_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_36_45_51)).Mul(y2_36_45_51)).Mul(y4_36_45_51)
-													p2_36_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_36_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_36_45_51)).Mul(y4_36_45_51.Mul(y4_36_45_51))
-													r0_0_36_45_51 = d_36_45_51.Mul(p0_36_45_51.Add(p1_36_45_51).Add(p2_36_45_51))
-												}
-												r0_0_33_45_51 = nv_33_45_51.Merge(sn_33_45_51.Div(r0_0_36_45_51), d_33_45_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_29_45_51 = r0_0_33_45_51
-										}
-										r0_0_29_45_51 = s_29_45_51
+										d_3_13_49_55 := kk_13_49_55.Sub(tk_13_49_55.Sub(magic_13_49_55))
+										y_3_13_49_55 := d_3_13_49_55.Mul(d_3_13_49_55)
+										y2_3_13_49_55 := y_3_13_49_55.Mul(y_3_13_49_55)
+										y4_3_13_49_55 := y2_3_13_49_55.Mul(y2_3_13_49_55)
+										p0_3_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_49_55)).Mul(y2_3_13_49_55))
+										p1_3_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_49_55)).Mul(y2_3_13_49_55)).Mul(y4_3_13_49_55)
+										p2_3_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_49_55.Mul(y4_3_13_49_55))
+										r0_0_3_13_49_55 = p0_3_13_49_55.Add(p1_3_13_49_55).Add(p2_3_13_49_55)
 									}
-									sc_12_45_51 := r0_0_29_45_51
-									r0_0_12_45_51 = sa_12_45_51.Mul(sb_12_45_51).Mul(sc_12_45_51)
+									var r0_0_4_13_49_55 archsimd.Float64x4
+									{
+										c_4_13_49_55, t_4_13_49_55 := r0_0_3_13_49_55, tk_13_49_55
+										r0_0_4_13_49_55 = c_4_13_49_55.AsUint64x4().Xor(t_4_13_49_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									}
+									ck_13_49_55 := r0_0_4_13_49_55
+									var r0_0_5_13_49_55 archsimd.Float64x4
+									{
+										d_5_13_49_55 := l_13_49_55.Sub(tl_13_49_55.Sub(magic_13_49_55))
+										y_5_13_49_55 := d_5_13_49_55.Mul(d_5_13_49_55)
+										y2_5_13_49_55 := y_5_13_49_55.Mul(y_5_13_49_55)
+										y4_5_13_49_55 := y2_5_13_49_55.Mul(y2_5_13_49_55)
+										p0_5_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_49_55)).Mul(y2_5_13_49_55))
+										p1_5_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_49_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_49_55)).Mul(y2_5_13_49_55)).Mul(y4_5_13_49_55)
+										p2_5_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_49_55.Mul(y4_5_13_49_55))
+										r0_0_5_13_49_55 = p0_5_13_49_55.Add(p1_5_13_49_55).Add(p2_5_13_49_55)
+									}
+									var r0_0_6_13_49_55 archsimd.Float64x4
+									{
+										c_6_13_49_55, t_6_13_49_55 := r0_0_5_13_49_55, tl_13_49_55
+										r0_0_6_13_49_55 = c_6_13_49_55.AsUint64x4().Xor(t_6_13_49_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									}
+									cl_13_49_55 := r0_0_6_13_49_55
+									two_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									ch_13_49_55, ck_13_49_55, cl_13_49_55 = two_13_49_55.Mul(ch_13_49_55), two_13_49_55.Mul(ck_13_49_55), two_13_49_55.Mul(cl_13_49_55)
+									h0_13_49_55, k0_13_49_55, l0_13_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									h1_13_49_55, k1_13_49_55, l1_13_49_55 := ch_13_49_55, ck_13_49_55, cl_13_49_55
+									j_13_49_55 := 2
+									for ; j_13_49_55+1 < n_13_49_55; j_13_49_55 += 2 {
+										h0_13_49_55, k0_13_49_55, l0_13_49_55 = ch_13_49_55.Mul(h1_13_49_55).Sub(h0_13_49_55), ck_13_49_55.Mul(k1_13_49_55).Sub(k0_13_49_55), cl_13_49_55.Mul(l1_13_49_55).Sub(l0_13_49_55)
+										h1_13_49_55, k1_13_49_55, l1_13_49_55 = ch_13_49_55.Mul(h0_13_49_55).Sub(h1_13_49_55), ck_13_49_55.Mul(k0_13_49_55).Sub(k1_13_49_55), cl_13_49_55.Mul(l0_13_49_55).Sub(l1_13_49_55)
+									}
+									if j_13_49_55 < n_13_49_55 {
+										h1_13_49_55 = ch_13_49_55.Mul(h1_13_49_55).Sub(h0_13_49_55)
+										k1_13_49_55 = ck_13_49_55.Mul(k1_13_49_55).Sub(k0_13_49_55)
+										l1_13_49_55 = cl_13_49_55.Mul(l1_13_49_55).Sub(l0_13_49_55)
+									}
+									r0_0_13_49_55 = h1_13_49_55.Mul(k1_13_49_55).Mul(l1_13_49_55)
 								}
-								var r0_0_37_45_51 archsimd.Float64x4
+								var r0_0_14_49_55 archsimd.Float64x4
 								{
-									k_37_45_51, ia_37_45_51, fa_37_45_51, h_37_45_51, kk_37_45_51, l_37_45_51, fl_37_45_51, sum_37_45_51 := k_45_51, ia_45_51, fa_45_51, h_45_51, kk_45_51, l_45_51, r0_0_12_45_51, sum_45_51
-									c_37_45_51 := k_37_45_51.c
-									fc_37_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&k_37_45_51.lr.defaultF)[:4]))
-									if c_37_45_51.HasHKL {
-										var r0_0_9_37_45_51 archsimd.Float64x4
+									k_14_49_55, ia_14_49_55, fa_14_49_55, h_14_49_55, kk_14_49_55, l_14_49_55, fl_14_49_55, sum_14_49_55 := k_49_55, ia_49_55, fa_49_55, h_49_55, kk_49_55, l_49_55, r0_0_13_49_55, sum_49_55
+									c_14_49_55 := k_14_49_55.c
+									fc_14_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_49_55.lr.defaultF)[:4]))
+									if c_14_49_55.HasHKL {
+										var r0_0_9_14_49_55 archsimd.Float64x4
 										{
-											r_9_37_45_51, bits_9_37_45_51, ia_9_37_45_51, fa_9_37_45_51, h_9_37_45_51, kk_9_37_45_51, l_9_37_45_51 := k_37_45_51.lr, k_37_45_51.fhklBits, ia_37_45_51, fa_37_45_51, h_37_45_51, kk_37_45_51, l_37_45_51
-											var r0_0_7_9_37_45_51 archsimd.Mask64x4
+											r_9_14_49_55, bits_9_14_49_55, ia_9_14_49_55, fa_9_14_49_55, h_9_14_49_55, kk_9_14_49_55, l_9_14_49_55 := k_14_49_55.lr, k_14_49_55.fhklBits, ia_14_49_55, fa_14_49_55, h_14_49_55, kk_14_49_55, l_14_49_55
+											var r0_0_7_9_14_49_55 archsimd.Mask64x4
 											{
-												r_7_9_37_45_51, ia_7_9_37_45_51, h_7_9_37_45_51, kk_7_9_37_45_51, l_7_9_37_45_51 := r_9_37_45_51, ia_9_37_45_51, h_9_37_45_51, kk_9_37_45_51, l_9_37_45_51
-												half_7_9_37_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_37_45_51, kc_7_9_37_45_51, lc_7_9_37_45_51 := h_7_9_37_45_51.Sub(half_7_9_37_45_51).Ceil(), kk_7_9_37_45_51.Sub(half_7_9_37_45_51).Ceil(), l_7_9_37_45_51.Sub(half_7_9_37_45_51).Ceil()
-												hmin_7_9_37_45_51, kmin_7_9_37_45_51, lmin_7_9_37_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.lmin)[:4]))
-												in_7_9_37_45_51 := hc_7_9_37_45_51.GreaterEqual(hmin_7_9_37_45_51).And(hc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.hmax)[:4])))).And(kc_7_9_37_45_51.GreaterEqual(kmin_7_9_37_45_51)).And(kc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.kmax)[:4])))).And(lc_7_9_37_45_51.GreaterEqual(lmin_7_9_37_45_51)).And(lc_7_9_37_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.lmax)[:4]))))
-												idx_7_9_37_45_51 := hc_7_9_37_45_51.Sub(hmin_7_9_37_45_51).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.hstride)[:4]))).Add(kc_7_9_37_45_51.Sub(kmin_7_9_37_45_51).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_51.kstride)[:4])))).Add(lc_7_9_37_45_51.Sub(lmin_7_9_37_45_51))
-												idx_7_9_37_45_51.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_37_45_51).ConvertToInt32().Store(ia_7_9_37_45_51)
-												r0_0_7_9_37_45_51 = in_7_9_37_45_51
+												r_7_9_14_49_55, ia_7_9_14_49_55, h_7_9_14_49_55, kk_7_9_14_49_55, l_7_9_14_49_55 := r_9_14_49_55, ia_9_14_49_55, h_9_14_49_55, kk_9_14_49_55, l_9_14_49_55
+												half_7_9_14_49_55 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+												hc_7_9_14_49_55, kc_7_9_14_49_55, lc_7_9_14_49_55 := h_7_9_14_49_55.Sub(half_7_9_14_49_55).Ceil(), kk_7_9_14_49_55.Sub(half_7_9_14_49_55).Ceil(), l_7_9_14_49_55.Sub(half_7_9_14_49_55).Ceil()
+												hmin_7_9_14_49_55, kmin_7_9_14_49_55, lmin_7_9_14_49_55 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.lmin)[:4]))
+												in_7_9_14_49_55 := hc_7_9_14_49_55.GreaterEqual(hmin_7_9_14_49_55).And(hc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.hmax)[:4])))).And(kc_7_9_14_49_55.GreaterEqual(kmin_7_9_14_49_55)).And(kc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.kmax)[:4])))).And(lc_7_9_14_49_55.GreaterEqual(lmin_7_9_14_49_55)).And(lc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.lmax)[:4]))))
+												idx_7_9_14_49_55 := hc_7_9_14_49_55.Sub(hmin_7_9_14_49_55).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.hstride)[:4]))).Add(kc_7_9_14_49_55.Sub(kmin_7_9_14_49_55).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_55.kstride)[:4])))).Add(lc_7_9_14_49_55.Sub(lmin_7_9_14_49_55))
+												idx_7_9_14_49_55.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_49_55).ConvertToInt32().Store(ia_7_9_14_49_55)
+												r0_0_7_9_14_49_55 = in_7_9_14_49_55
 											}
-											in_9_37_45_51 := r0_0_7_9_37_45_51
-											for i_9_37_45_51, j_9_37_45_51 := range ia_9_37_45_51 {
-												fa_9_37_45_51[i_9_37_45_51] = bits_9_37_45_51[j_9_37_45_51]
+											in_9_14_49_55 := r0_0_7_9_14_49_55
+											for i_9_14_49_55, j_9_14_49_55 := range ia_9_14_49_55 {
+												fa_9_14_49_55[i_9_14_49_55] = bits_9_14_49_55[j_9_14_49_55]
 											}
-											r0_0_9_37_45_51 = archsimd.LoadUint64x4(fa_9_37_45_51).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_37_45_51.defaultF)[:4])), in_9_37_45_51)
+											r0_0_9_14_49_55 = archsimd.LoadUint64x4(fa_9_14_49_55).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_49_55.defaultF)[:4])), in_9_14_49_55)
 										}
-										fc_37_45_51 = r0_0_9_37_45_51
+										fc_14_49_55 = r0_0_9_14_49_55
 									}
-									s_37_45_51 := sum_37_45_51.Add(fc_37_45_51.Mul(fc_37_45_51).Mul(fl_37_45_51).Mul(fl_37_45_51))
-									if !c_37_45_51.Water {
-										s_37_45_51 = sum_37_45_51.Merge(s_37_45_51, fl_37_45_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									s_14_49_55 := sum_14_49_55.Add(fc_14_49_55.Mul(fc_14_49_55).Mul(fl_14_49_55).Mul(fl_14_49_55))
+									if !c_14_49_55.Water {
+										s_14_49_55 = sum_14_49_55.Merge(s_14_49_55, fl_14_49_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									r0_0_37_45_51 = s_37_45_51
+									r0_0_14_49_55 = s_14_49_55
 								}
-								sum_45_51 = r0_0_37_45_51
-							}
-						} else {
-							for oi_45_51 := range r_45_51.orient {
-								var (
-									r0_0_38_45_51 archsimd.Float64x4
-									r1_0_38_45_51 archsimd.Float64x4
-									r2_0_38_45_51 archsimd.Float64x4
-								)
-								{
-									o_38_45_51, qx_38_45_51, qy_38_45_51, qz_38_45_51 := &r_45_51.orient[oi_45_51], qx_45_51, qy_45_51, qz_45_51
-									h_38_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[0])[:4])).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[1])[:4])).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[2])[:4])).Mul(qz_38_45_51))
-									kk_38_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[3])[:4])).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[4])[:4])).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[5])[:4])).Mul(qz_38_45_51))
-									l_38_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[6])[:4])).Mul(qx_38_45_51).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[7])[:4])).Mul(qy_38_45_51)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_51[8])[:4])).Mul(qz_38_45_51))
-									r0_0_38_45_51, r1_0_38_45_51, r2_0_38_45_51 = h_38_45_51, kk_38_45_51, l_38_45_51
-								}
-								h_45_51, kk_45_51, l_45_51 := r0_0_38_45_51, r1_0_38_45_51, r2_0_38_45_51
-								var r0_0_39_45_51 archsimd.Float64x4
-								{
-									h_39_45_51, kk_39_45_51, l_39_45_51, n_39_45_51 := h_45_51, kk_45_51, l_45_51, n_45_51
-									magic_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									th_39_45_51, tk_39_45_51, tl_39_45_51 := h_39_45_51.Add(magic_39_45_51), kk_39_45_51.Add(magic_39_45_51), l_39_45_51.Add(magic_39_45_51)
-									var r0_0_1_39_45_51 archsimd.Float64x4
-									{
-										d_1_39_45_51 := h_39_45_51.Sub(th_39_45_51.Sub(magic_39_45_51))
-										y_1_39_45_51 := d_1_39_45_51.Mul(d_1_39_45_51)
-										y2_1_39_45_51 := y_1_39_45_51.Mul(y_1_39_45_51)
-										y4_1_39_45_51 := y2_1_39_45_51.Mul(y2_1_39_45_51)
-										p0_1_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_39_45_51)).Mul(y2_1_39_45_51))
-										p1_1_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_39_45_51)).Mul(y2_1_39_45_51)).Mul(y4_1_39_45_51)
-										p2_1_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_39_45_51.Mul(y4_1_39_45_51))
-										r0_0_1_39_45_51 = p0_1_39_45_51.Add(p1_1_39_45_51).Add(p2_1_39_45_51)
-									}
-									var r0_0_2_39_45_51 archsimd.Float64x4
-									{
-										c_2_39_45_51, t_2_39_45_51 := r0_0_1_39_45_51, th_39_45_51
-										r0_0_2_39_45_51 = c_2_39_45_51.AsUint64x4().Xor(t_2_39_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ch_39_45_51 := r0_0_2_39_45_51
-									var r0_0_3_39_45_51 archsimd.Float64x4
-									{
-										d_3_39_45_51 := kk_39_45_51.Sub(tk_39_45_51.Sub(magic_39_45_51))
-										y_3_39_45_51 := d_3_39_45_51.Mul(d_3_39_45_51)
-										y2_3_39_45_51 := y_3_39_45_51.Mul(y_3_39_45_51)
-										y4_3_39_45_51 := y2_3_39_45_51.Mul(y2_3_39_45_51)
-										p0_3_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_39_45_51)).Mul(y2_3_39_45_51))
-										p1_3_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_39_45_51)).Mul(y2_3_39_45_51)).Mul(y4_3_39_45_51)
-										p2_3_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_39_45_51.Mul(y4_3_39_45_51))
-										r0_0_3_39_45_51 = p0_3_39_45_51.Add(p1_3_39_45_51).Add(p2_3_39_45_51)
-									}
-									var r0_0_4_39_45_51 archsimd.Float64x4
-									{
-										c_4_39_45_51, t_4_39_45_51 := r0_0_3_39_45_51, tk_39_45_51
-										r0_0_4_39_45_51 = c_4_39_45_51.AsUint64x4().Xor(t_4_39_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ck_39_45_51 := r0_0_4_39_45_51
-									var r0_0_5_39_45_51 archsimd.Float64x4
-									{
-										d_5_39_45_51 := l_39_45_51.Sub(tl_39_45_51.Sub(magic_39_45_51))
-										y_5_39_45_51 := d_5_39_45_51.Mul(d_5_39_45_51)
-										y2_5_39_45_51 := y_5_39_45_51.Mul(y_5_39_45_51)
-										y4_5_39_45_51 := y2_5_39_45_51.Mul(y2_5_39_45_51)
-										p0_5_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_39_45_51)).Mul(y2_5_39_45_51))
-										p1_5_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_39_45_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_39_45_51)).Mul(y2_5_39_45_51)).Mul(y4_5_39_45_51)
-										p2_5_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_39_45_51.Mul(y4_5_39_45_51))
-										r0_0_5_39_45_51 = p0_5_39_45_51.Add(p1_5_39_45_51).Add(p2_5_39_45_51)
-									}
-									var r0_0_6_39_45_51 archsimd.Float64x4
-									{
-										c_6_39_45_51, t_6_39_45_51 := r0_0_5_39_45_51, tl_39_45_51
-										r0_0_6_39_45_51 = c_6_39_45_51.AsUint64x4().Xor(t_6_39_45_51.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									cl_39_45_51 := r0_0_6_39_45_51
-									two_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									ch_39_45_51, ck_39_45_51, cl_39_45_51 = two_39_45_51.Mul(ch_39_45_51), two_39_45_51.Mul(ck_39_45_51), two_39_45_51.Mul(cl_39_45_51)
-									h0_39_45_51, k0_39_45_51, l0_39_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									h1_39_45_51, k1_39_45_51, l1_39_45_51 := ch_39_45_51, ck_39_45_51, cl_39_45_51
-									j_39_45_51 := 2
-									for ; j_39_45_51+1 < n_39_45_51; j_39_45_51 += 2 {
-										h0_39_45_51, k0_39_45_51, l0_39_45_51 = ch_39_45_51.Mul(h1_39_45_51).Sub(h0_39_45_51), ck_39_45_51.Mul(k1_39_45_51).Sub(k0_39_45_51), cl_39_45_51.Mul(l1_39_45_51).Sub(l0_39_45_51)
-										h1_39_45_51, k1_39_45_51, l1_39_45_51 = ch_39_45_51.Mul(h0_39_45_51).Sub(h1_39_45_51), ck_39_45_51.Mul(k0_39_45_51).Sub(k1_39_45_51), cl_39_45_51.Mul(l0_39_45_51).Sub(l1_39_45_51)
-									}
-									if j_39_45_51 < n_39_45_51 {
-										h1_39_45_51 = ch_39_45_51.Mul(h1_39_45_51).Sub(h0_39_45_51)
-										k1_39_45_51 = ck_39_45_51.Mul(k1_39_45_51).Sub(k0_39_45_51)
-										l1_39_45_51 = cl_39_45_51.Mul(l1_39_45_51).Sub(l0_39_45_51)
-									}
-									r0_0_39_45_51 = h1_39_45_51.Mul(k1_39_45_51).Mul(l1_39_45_51)
-								}
-								var r0_0_40_45_51 archsimd.Float64x4
-								{
-									k_40_45_51, ia_40_45_51, fa_40_45_51, h_40_45_51, kk_40_45_51, l_40_45_51, fl_40_45_51, sum_40_45_51 := k_45_51, ia_45_51, fa_45_51, h_45_51, kk_45_51, l_45_51, r0_0_39_45_51, sum_45_51
-									c_40_45_51 := k_40_45_51.c
-									fc_40_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&k_40_45_51.lr.defaultF)[:4]))
-									if c_40_45_51.HasHKL {
-										var r0_0_9_40_45_51 archsimd.Float64x4
-										{
-											r_9_40_45_51, bits_9_40_45_51, ia_9_40_45_51, fa_9_40_45_51, h_9_40_45_51, kk_9_40_45_51, l_9_40_45_51 := k_40_45_51.lr, k_40_45_51.fhklBits, ia_40_45_51, fa_40_45_51, h_40_45_51, kk_40_45_51, l_40_45_51
-											var r0_0_7_9_40_45_51 archsimd.Mask64x4
-											{
-												r_7_9_40_45_51, ia_7_9_40_45_51, h_7_9_40_45_51, kk_7_9_40_45_51, l_7_9_40_45_51 := r_9_40_45_51, ia_9_40_45_51, h_9_40_45_51, kk_9_40_45_51, l_9_40_45_51
-												half_7_9_40_45_51 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_40_45_51, kc_7_9_40_45_51, lc_7_9_40_45_51 := h_7_9_40_45_51.Sub(half_7_9_40_45_51).Ceil(), kk_7_9_40_45_51.Sub(half_7_9_40_45_51).Ceil(), l_7_9_40_45_51.Sub(half_7_9_40_45_51).Ceil()
-												hmin_7_9_40_45_51, kmin_7_9_40_45_51, lmin_7_9_40_45_51 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.lmin)[:4]))
-												in_7_9_40_45_51 := hc_7_9_40_45_51.GreaterEqual(hmin_7_9_40_45_51).And(hc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.hmax)[:4])))).And(kc_7_9_40_45_51.GreaterEqual(kmin_7_9_40_45_51)).And(kc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.kmax)[:4])))).And(lc_7_9_40_45_51.GreaterEqual(lmin_7_9_40_45_51)).And(lc_7_9_40_45_51.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.lmax)[:4]))))
-												idx_7_9_40_45_51 := hc_7_9_40_45_51.Sub(hmin_7_9_40_45_51).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.hstride)[:4]))).Add(kc_7_9_40_45_51.Sub(kmin_7_9_40_45_51).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_51.kstride)[:4])))).Add(lc_7_9_40_45_51.Sub(lmin_7_9_40_45_51))
-												idx_7_9_40_45_51.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_40_45_51).ConvertToInt32().Store(ia_7_9_40_45_51)
-												r0_0_7_9_40_45_51 = in_7_9_40_45_51
-											}
-											in_9_40_45_51 := r0_0_7_9_40_45_51
-											for i_9_40_45_51, j_9_40_45_51 := range ia_9_40_45_51 {
-												fa_9_40_45_51[i_9_40_45_51] = bits_9_40_45_51[j_9_40_45_51]
-											}
-											r0_0_9_40_45_51 = archsimd.LoadUint64x4(fa_9_40_45_51).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_40_45_51.defaultF)[:4])), in_9_40_45_51)
-										}
-										fc_40_45_51 = r0_0_9_40_45_51
-									}
-									s_40_45_51 := sum_40_45_51.Add(fc_40_45_51.Mul(fc_40_45_51).Mul(fl_40_45_51).Mul(fl_40_45_51))
-									if !c_40_45_51.Water {
-										s_40_45_51 = sum_40_45_51.Merge(s_40_45_51, fl_40_45_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_40_45_51 = s_40_45_51
-								}
-								sum_45_51 = r0_0_40_45_51
+								sum_49_55 = r0_0_14_49_55
 							}
 						}
+						r0_0_49_55, r1_0_49_55 = sum_49_55, polar_49_55
 					}
-					r0_0_45_51, r1_0_45_51 = sum_45_51, polar_45_51
+					sum_55, polar_55 = r0_0_49_55, r1_0_49_55
 				}
-				sum_51, polar_51 = r0_0_45_51, r1_0_45_51
-				r0_0_51, r1_0_51, r2_0_51 = sum_51, omega_51, polar_51
+				r0_0_55, r1_0_55, r2_0_55 = sum_55, omega_55, polar_55
 			}
-			sum, omega, polar = r0_0_51, r1_0_51, r2_0_51
+			sum, omega, polar = r0_0_55, r1_0_55, r2_0_55
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -2301,522 +1522,230 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_52 archsimd.Float64x4
-							r1_0_52 archsimd.Float64x4
-							r2_0_52 archsimd.Float64x4
+							r0_0_56 archsimd.Float64x4
+							r1_0_56 archsimd.Float64x4
+							r2_0_56 archsimd.Float64x4
 						)
 						{
-							k_52, r_52, ia_52, fa_52, fdet_52, s_52, o_52, sum_52, omega_52, polar_52, capture_52, par_52 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_52 := k_52.c
-							var r0_0_41_52 archsimd.Float64x4
+							k_56, r_56, ia_56, fa_56, fdet_56, s_56, o_56, sum_56, omega_56, polar_56, capture_56, par_56 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_56 := k_56.c
+							var r0_0_45_56 archsimd.Float64x4
 							{
-								fdet_41_52, f_41_52, s_41_52, o_41_52, p_41_52 := fdet_52, archsimd.LoadFloat64x4((*[4]float64)((&r_52.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_52[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_52[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_52.pix0[0])[:4]))
-								r0_0_41_52 = fdet_41_52.Mul(f_41_52).Add(s_41_52).Add(o_41_52).Add(p_41_52)
+								fdet_45_56, f_45_56, s_45_56, o_45_56, p_45_56 := fdet_56, archsimd.LoadFloat64x4((*[4]float64)((&r_56.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_56[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_56[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_56.pix0[0])[:4]))
+								r0_0_45_56 = fdet_45_56.Mul(f_45_56).Add(s_45_56).Add(o_45_56).Add(p_45_56)
 							}
-							x_52 := r0_0_41_52
-							var r0_0_42_52 archsimd.Float64x4
+							x_56 := r0_0_45_56
+							var r0_0_46_56 archsimd.Float64x4
 							{
-								fdet_42_52, f_42_52, s_42_52, o_42_52, p_42_52 := fdet_52, archsimd.LoadFloat64x4((*[4]float64)((&r_52.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_52[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_52[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_52.pix0[1])[:4]))
-								r0_0_42_52 = fdet_42_52.Mul(f_42_52).Add(s_42_52).Add(o_42_52).Add(p_42_52)
+								fdet_46_56, f_46_56, s_46_56, o_46_56, p_46_56 := fdet_56, archsimd.LoadFloat64x4((*[4]float64)((&r_56.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_56[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_56[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_56.pix0[1])[:4]))
+								r0_0_46_56 = fdet_46_56.Mul(f_46_56).Add(s_46_56).Add(o_46_56).Add(p_46_56)
 							}
-							y_52 := r0_0_42_52
-							var r0_0_43_52 archsimd.Float64x4
+							y_56 := r0_0_46_56
+							var r0_0_47_56 archsimd.Float64x4
 							{
-								fdet_43_52, f_43_52, s_43_52, o_43_52, p_43_52 := fdet_52, archsimd.LoadFloat64x4((*[4]float64)((&r_52.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_52[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_52[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_52.pix0[2])[:4]))
-								r0_0_43_52 = fdet_43_52.Mul(f_43_52).Add(s_43_52).Add(o_43_52).Add(p_43_52)
+								fdet_47_56, f_47_56, s_47_56, o_47_56, p_47_56 := fdet_56, archsimd.LoadFloat64x4((*[4]float64)((&r_56.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_56[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_56[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_56.pix0[2])[:4]))
+								r0_0_47_56 = fdet_47_56.Mul(f_47_56).Add(s_47_56).Add(o_47_56).Add(p_47_56)
 							}
-							z_52 := r0_0_43_52
-							invR_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_52.Mul(x_52).Add(y_52.Mul(y_52)).Add(z_52.Mul(z_52)).Sqrt())
-							dx_52, dy_52, dz_52 := x_52.Mul(invR_52), y_52.Mul(invR_52), z_52.Mul(invR_52)
-							if m_52 := omega_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_52.ToBits() != 0 {
-								var r0_0_44_52 archsimd.Float64x4
+							z_56 := r0_0_47_56
+							invR_56 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_56.Mul(x_56).Add(y_56.Mul(y_56)).Add(z_56.Mul(z_56)).Sqrt())
+							dx_56, dy_56, dz_56 := x_56.Mul(invR_56), y_56.Mul(invR_56), z_56.Mul(invR_56)
+							if m_56 := omega_56.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_56.ToBits() != 0 {
+								var r0_0_48_56 archsimd.Float64x4
 								{
-									invR_44_52, num_44_52, point_44_52 := invR_52, archsimd.LoadFloat64x4((*[4]float64)((&r_52.omegaNum)[:4])), c_52.PointPixel
-									w_44_52 := invR_44_52.Mul(invR_44_52)
-									if !point_44_52 {
-										w_44_52 = num_44_52.Mul(w_44_52.Mul(invR_44_52))
+									invR_48_56, num_48_56, point_48_56 := invR_56, archsimd.LoadFloat64x4((*[4]float64)((&r_56.omegaNum)[:4])), c_56.PointPixel
+									w_48_56 := invR_48_56.Mul(invR_48_56)
+									if !point_48_56 {
+										w_48_56 = num_48_56.Mul(w_48_56.Mul(invR_48_56))
 									}
-									r0_0_44_52 = w_44_52
+									r0_0_48_56 = w_48_56
 								}
-								omega_52 = r0_0_44_52.Merge(omega_52, m_52)
+								omega_56 = r0_0_48_56.Merge(omega_56, m_56)
 							}
-							if capture_52 {
-								dx_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_52.od[0])[:4]))).Add(dy_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_52.od[1])[:4])))).Add(dz_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_52.od[2])[:4])))).StoreSlice(par_52)
+							if capture_56 {
+								dx_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_56.od[0])[:4]))).Add(dy_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_56.od[1])[:4])))).Add(dz_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_56.od[2])[:4])))).StoreSlice(par_56)
 							}
-							var (
-								r0_0_45_52 archsimd.Float64x4
-								r1_0_45_52 archsimd.Float64x4
-							)
-							{
-								k_45_52, r_45_52, ia_45_52, fa_45_52, sum_45_52, dx_45_52, dy_45_52, dz_45_52, polar_45_52 := k_52, r_52, ia_52, fa_52, sum_52, dx_52, dy_52, dz_52, polar_52
-								n_45_52, axes_45_52 := k_45_52.nn[0], r_45_52.axes
-								zero_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								for si_45_52 := range r_45_52.src {
-									sr_45_52 := &r_45_52.src[si_45_52]
-									il_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.il)[:4]))
-									qx_45_52, qy_45_52, qz_45_52 := dx_45_52.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[0])[:4]))).Mul(il_45_52), dy_45_52.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[1])[:4]))).Mul(il_45_52), dz_45_52.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[2])[:4]))).Mul(il_45_52)
-									if m_45_52 := polar_45_52.Equal(zero_45_52); m_45_52.ToBits() != 0 {
-										var p_45_52 archsimd.Float64x4
-										if r_45_52.kahnZero {
-											c2_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[0])[:4])).Mul(dx_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[1])[:4])).Mul(dy_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_45_52.inc[2])[:4])).Mul(dz_45_52))
-											p_45_52 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_45_52.Mul(c2_45_52)))
-										} else {
-											var r0_0_10_45_52 archsimd.Float64x4
-											{
-												zero_10_45_52, kahn_10_45_52, s_10_45_52, dx_10_45_52, dy_10_45_52, dz_10_45_52 := false, &r_45_52.kahn, sr_45_52, dx_45_52, dy_45_52, dz_45_52
-												c2_10_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.inc[0])[:4])).Mul(dx_10_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.inc[1])[:4])).Mul(dy_10_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.inc[2])[:4])).Mul(dz_10_45_52))
-												c2sq_10_45_52 := c2_10_45_52.Mul(c2_10_45_52)
-												cos2psi_10_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-												if !zero_10_45_52 {
-													e_10_45_52 := dx_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.ein[0])[:4]))).Add(dy_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.ein[1])[:4])))).Add(dz_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.ein[2])[:4]))))
-													b_10_45_52 := dx_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.bin[0])[:4]))).Add(dy_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.bin[1])[:4])))).Add(dz_10_45_52.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_10_45_52.bin[2])[:4]))))
-													ee_10_45_52, bb_10_45_52 := e_10_45_52.Mul(e_10_45_52), b_10_45_52.Mul(b_10_45_52)
-													den_10_45_52 := ee_10_45_52.Add(bb_10_45_52)
-													cos2psi_10_45_52 = ee_10_45_52.Sub(bb_10_45_52).Div(den_10_45_52).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_10_45_52.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							if r_56.axes {
+								sum_56, polar_56 = k_56.termsAxesLanesAVX2(r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56)
+							} else {
+								var (
+									r0_0_49_56 archsimd.Float64x4
+									r1_0_49_56 archsimd.Float64x4
+								)
+								{
+									k_49_56, r_49_56, ia_49_56, fa_49_56, sum_49_56, dx_49_56, dy_49_56, dz_49_56, polar_49_56 := k_56, r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56
+									n_49_56 := k_49_56.nn[0]
+									for si_49_56 := range r_49_56.src {
+										var (
+											r0_0_10_49_56 archsimd.Float64x4
+											r1_0_10_49_56 archsimd.Float64x4
+											r2_0_10_49_56 archsimd.Float64x4
+											r3_0_10_49_56 archsimd.Float64x4
+										)
+										{
+											r_10_49_56, sr_10_49_56, dx_10_49_56, dy_10_49_56, dz_10_49_56, polar_10_49_56 := r_49_56, &r_49_56.src[si_49_56], dx_49_56, dy_49_56, dz_49_56, polar_49_56
+											zero_10_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+											il_10_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.il)[:4]))
+											qx_10_49_56, qy_10_49_56, qz_10_49_56 := dx_10_49_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[0])[:4]))).Mul(il_10_49_56), dy_10_49_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[1])[:4]))).Mul(il_10_49_56), dz_10_49_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[2])[:4]))).Mul(il_10_49_56)
+											if m_10_49_56 := polar_10_49_56.Equal(zero_10_49_56); m_10_49_56.ToBits() != 0 {
+												var p_10_49_56 archsimd.Float64x4
+												if r_10_49_56.kahnZero {
+													c2_10_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[0])[:4])).Mul(dx_10_49_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[1])[:4])).Mul(dy_10_49_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_49_56.inc[2])[:4])).Mul(dz_10_49_56))
+													p_10_49_56 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_49_56.Mul(c2_10_49_56)))
+												} else {
+													var r0_0_11_49_56 archsimd.Float64x4
+													{
+														zero_11_49_56, kahn_11_49_56, s_11_49_56, dx_11_49_56, dy_11_49_56, dz_11_49_56 := false, &r_10_49_56.kahn, sr_10_49_56, dx_10_49_56, dy_10_49_56, dz_10_49_56
+														c2_11_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.inc[0])[:4])).Mul(dx_11_49_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.inc[1])[:4])).Mul(dy_11_49_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.inc[2])[:4])).Mul(dz_11_49_56))
+														c2sq_11_49_56 := c2_11_49_56.Mul(c2_11_49_56)
+														cos2psi_11_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+														if !zero_11_49_56 {
+															e_11_49_56 := dx_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.ein[0])[:4]))).Add(dy_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.ein[1])[:4])))).Add(dz_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.ein[2])[:4]))))
+															b_11_49_56 := dx_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.bin[0])[:4]))).Add(dy_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.bin[1])[:4])))).Add(dz_11_49_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_49_56.bin[2])[:4]))))
+															ee_11_49_56, bb_11_49_56 := e_11_49_56.Mul(e_11_49_56), b_11_49_56.Mul(b_11_49_56)
+															den_11_49_56 := ee_11_49_56.Add(bb_11_49_56)
+															cos2psi_11_49_56 = ee_11_49_56.Sub(bb_11_49_56).Div(den_11_49_56).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_49_56.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+														}
+														one_11_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+														r0_0_11_49_56 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_49_56.Add(c2sq_11_49_56).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_49_56[:4])).Mul(cos2psi_11_49_56).Mul(one_11_49_56.Sub(c2sq_11_49_56))))
+													}
+													p_10_49_56 = r0_0_11_49_56
 												}
-												one_10_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												r0_0_10_45_52 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_10_45_52.Add(c2sq_10_45_52).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_10_45_52[:4])).Mul(cos2psi_10_45_52).Mul(one_10_45_52.Sub(c2sq_10_45_52))))
+												polar_10_49_56 = p_10_49_56.Merge(polar_10_49_56, m_10_49_56)
 											}
-											p_45_52 = r0_0_10_45_52
+											r0_0_10_49_56, r1_0_10_49_56, r2_0_10_49_56, r3_0_10_49_56 = qx_10_49_56, qy_10_49_56, qz_10_49_56, polar_10_49_56
 										}
-										polar_45_52 = p_45_52.Merge(polar_45_52, m_45_52)
-									}
-									if axes_45_52 {
-										for oi_45_52 := range r_45_52.orient {
+										qx_49_56, qy_49_56, qz_49_56, p_49_56 := r0_0_10_49_56, r1_0_10_49_56, r2_0_10_49_56, r3_0_10_49_56
+										polar_49_56 = p_49_56
+										for oi_49_56 := range r_49_56.orient {
 											var (
-												r0_0_11_45_52 archsimd.Float64x4
-												r1_0_11_45_52 archsimd.Float64x4
-												r2_0_11_45_52 archsimd.Float64x4
+												r0_0_12_49_56 archsimd.Float64x4
+												r1_0_12_49_56 archsimd.Float64x4
+												r2_0_12_49_56 archsimd.Float64x4
 											)
 											{
-												o_11_45_52, qx_11_45_52, qy_11_45_52, qz_11_45_52 := &r_45_52.orient[oi_45_52], qx_45_52, qy_45_52, qz_45_52
-												h_11_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[0])[:4])).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[1])[:4])).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[2])[:4])).Mul(qz_11_45_52))
-												kk_11_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[3])[:4])).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[4])[:4])).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[5])[:4])).Mul(qz_11_45_52))
-												l_11_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[6])[:4])).Mul(qx_11_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[7])[:4])).Mul(qy_11_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_11_45_52[8])[:4])).Mul(qz_11_45_52))
-												r0_0_11_45_52, r1_0_11_45_52, r2_0_11_45_52 = h_11_45_52, kk_11_45_52, l_11_45_52
+												o_12_49_56, qx_12_49_56, qy_12_49_56, qz_12_49_56 := &r_49_56.orient[oi_49_56], qx_49_56, qy_49_56, qz_49_56
+												h_12_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[0])[:4])).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[1])[:4])).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[2])[:4])).Mul(qz_12_49_56))
+												kk_12_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[3])[:4])).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[4])[:4])).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[5])[:4])).Mul(qz_12_49_56))
+												l_12_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[6])[:4])).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[7])[:4])).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_49_56[8])[:4])).Mul(qz_12_49_56))
+												r0_0_12_49_56, r1_0_12_49_56, r2_0_12_49_56 = h_12_49_56, kk_12_49_56, l_12_49_56
 											}
-											h_45_52, kk_45_52, l_45_52 := r0_0_11_45_52, r1_0_11_45_52, r2_0_11_45_52
-											var r0_0_12_45_52 archsimd.Float64x4
+											h_49_56, kk_49_56, l_49_56 := r0_0_12_49_56, r1_0_12_49_56, r2_0_12_49_56
+											var r0_0_13_49_56 archsimd.Float64x4
 											{
-												r_12_45_52, h_12_45_52, kk_12_45_52, l_12_45_52 := r_45_52, h_45_52, kk_45_52, l_45_52
-												var r0_0_13_45_52 archsimd.Float64x4
+												h_13_49_56, kk_13_49_56, l_13_49_56, n_13_49_56 := h_49_56, kk_49_56, l_49_56, n_49_56
+												magic_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+												th_13_49_56, tk_13_49_56, tl_13_49_56 := h_13_49_56.Add(magic_13_49_56), kk_13_49_56.Add(magic_13_49_56), l_13_49_56.Add(magic_13_49_56)
+												var r0_0_1_13_49_56 archsimd.Float64x4
 												{
-													r_13_45_52, i_13_45_52, x_13_45_52 := r_12_45_52, 0, h_12_45_52
-													s_13_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_13_45_52.nmode[i_13_45_52] == nChebyshev {
-														var r0_0_14_45_52 archsimd.Float64x4
-														{
-															x_14_45_52, n_14_45_52 := x_13_45_52, r_13_45_52.nn[i_13_45_52]
-															magic_14_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_14_45_52 := x_14_45_52.Add(magic_14_45_52)
-															var r0_0_15_45_52 archsimd.Float64x4
-															{
-																d_15_45_52 := x_14_45_52.Sub(t_14_45_52.Sub(magic_14_45_52))
-																y_15_45_52 := d_15_45_52.Mul(d_15_45_52)
-																y2_15_45_52 := y_15_45_52.Mul(y_15_45_52)
-																y4_15_45_52 := y2_15_45_52.Mul(y2_15_45_52)
-																p0_15_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_15_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_15_45_52)).Mul(y2_15_45_52))
-																p1_15_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_15_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_15_45_52)).Mul(y2_15_45_52)).Mul(y4_15_45_52)
-																p2_15_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_15_45_52.Mul(y4_15_45_52))
-																r0_0_15_45_52 = p0_15_45_52.Add(p1_15_45_52).Add(p2_15_45_52)
-															}
-															var r0_0_16_45_52 archsimd.Float64x4
-															{
-																c_16_45_52, t_16_45_52 := r0_0_15_45_52, t_14_45_52
-																r0_0_16_45_52 = c_16_45_52.AsUint64x4().Xor(t_16_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_14_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_16_45_52)
-															u0_14_45_52, u1_14_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_14_45_52
-															j_14_45_52 := 2
-															for ; j_14_45_52+1 < n_14_45_52; j_14_45_52 += 2 {
-																u0_14_45_52 = c2_14_45_52.Mul(u1_14_45_52).Sub(u0_14_45_52)
-																u1_14_45_52 = c2_14_45_52.Mul(u0_14_45_52).Sub(u1_14_45_52)
-															}
-															if j_14_45_52 < n_14_45_52 {
-																u1_14_45_52 = c2_14_45_52.Mul(u1_14_45_52).Sub(u0_14_45_52)
-															}
-															r0_0_14_45_52 = u1_14_45_52
-														}
-														s_13_45_52 = r0_0_14_45_52
-													} else if r_13_45_52.nmode[i_13_45_52] == nRatio {
-														var r0_0_17_45_52 archsimd.Float64x4
-														{
-															x_17_45_52, nv_17_45_52 := x_13_45_52, archsimd.LoadFloat64x4((*[4]float64)((&r_13_45_52.nv[i_13_45_52])[:4]))
-															magic_17_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_17_45_52 := x_17_45_52.Add(magic_17_45_52)
-															d_17_45_52 := x_17_45_52.Sub(t_17_45_52.Sub(magic_17_45_52))
-															y_17_45_52 := nv_17_45_52.Mul(d_17_45_52)
-															u_17_45_52 := y_17_45_52.Add(magic_17_45_52)
-															var r0_0_18_45_52 archsimd.Float64x4
-															{
-																d_18_45_52 := y_17_45_52.Sub(u_17_45_52.Sub(magic_17_45_52))
-																y_18_45_52 := d_18_45_52.Mul(d_18_45_52)
-																y2_18_45_52 := y_18_45_52.Mul(y_18_45_52)
-																y4_18_45_52 := y2_18_45_52.Mul(y2_18_45_52)
-																p0_18_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_18_45_52)).Mul(y2_18_45_52))
-																p1_18_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_18_45_52)).Mul(y2_18_45_52)).Mul(y4_18_45_52)
-																p2_18_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_18_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_18_45_52)).Mul(y4_18_45_52.Mul(y4_18_45_52))
-																r0_0_18_45_52 = d_18_45_52.Mul(p0_18_45_52.Add(p1_18_45_52).Add(p2_18_45_52))
-															}
-															var r0_0_19_45_52 archsimd.Float64x4
-															{
-																c_19_45_52, t_19_45_52 := r0_0_18_45_52, u_17_45_52
-																r0_0_19_45_52 = c_19_45_52.AsUint64x4().Xor(t_19_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_17_45_52 := r0_0_19_45_52
-															var r0_0_20_45_52 archsimd.Float64x4
-															{
-																d_20_45_52 := d_17_45_52
-																y_20_45_52 := d_20_45_52.Mul(d_20_45_52)
-																y2_20_45_52 := y_20_45_52.Mul(y_20_45_52)
-																y4_20_45_52 := y2_20_45_52.Mul(y2_20_45_52)
-																p0_20_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_20_45_52)).Mul(y2_20_45_52))
-																p1_20_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_20_45_52)).Mul(y2_20_45_52)).Mul(y4_20_45_52)
-																p2_20_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_20_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_20_45_52)).Mul(y4_20_45_52.Mul(y4_20_45_52))
-																r0_0_20_45_52 = d_20_45_52.Mul(p0_20_45_52.Add(p1_20_45_52).Add(p2_20_45_52))
-															}
-															r0_0_17_45_52 = nv_17_45_52.Merge(sn_17_45_52.Div(r0_0_20_45_52), d_17_45_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_13_45_52 = r0_0_17_45_52
-													}
-													r0_0_13_45_52 = s_13_45_52
+													d_1_13_49_56 := h_13_49_56.Sub(th_13_49_56.Sub(magic_13_49_56))
+													y_1_13_49_56 := d_1_13_49_56.Mul(d_1_13_49_56)
+													y2_1_13_49_56 := y_1_13_49_56.Mul(y_1_13_49_56)
+													y4_1_13_49_56 := y2_1_13_49_56.Mul(y2_1_13_49_56)
+													p0_1_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_49_56)).Mul(y2_1_13_49_56))
+													p1_1_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_49_56)).Mul(y2_1_13_49_56)).Mul(y4_1_13_49_56)
+													p2_1_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_49_56.Mul(y4_1_13_49_56))
+													r0_0_1_13_49_56 = p0_1_13_49_56.Add(p1_1_13_49_56).Add(p2_1_13_49_56)
 												}
-												sa_12_45_52 := r0_0_13_45_52
-												var r0_0_21_45_52 archsimd.Float64x4
+												var r0_0_2_13_49_56 archsimd.Float64x4
 												{
-													r_21_45_52, i_21_45_52, x_21_45_52 := r_12_45_52, 1, kk_12_45_52
-													s_21_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_21_45_52.nmode[i_21_45_52] == nChebyshev {
-														var r0_0_22_45_52 archsimd.Float64x4
-														{
-															x_22_45_52, n_22_45_52 := x_21_45_52, r_21_45_52.nn[i_21_45_52]
-															magic_22_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_22_45_52 := x_22_45_52.Add(magic_22_45_52)
-															var r0_0_23_45_52 archsimd.Float64x4
-															{
-																d_23_45_52 := x_22_45_52.Sub(t_22_45_52.Sub(magic_22_45_52))
-																y_23_45_52 := d_23_45_52.Mul(d_23_45_52)
-																y2_23_45_52 := y_23_45_52.Mul(y_23_45_52)
-																y4_23_45_52 := y2_23_45_52.Mul(y2_23_45_52)
-																p0_23_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_23_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_23_45_52)).Mul(y2_23_45_52))
-																p1_23_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_23_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_23_45_52)).Mul(y2_23_45_52)).Mul(y4_23_45_52)
-																p2_23_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_23_45_52.Mul(y4_23_45_52))
-																r0_0_23_45_52 = p0_23_45_52.Add(p1_23_45_52).Add(p2_23_45_52)
-															}
-															var r0_0_24_45_52 archsimd.Float64x4
-															{
-																c_24_45_52, t_24_45_52 := r0_0_23_45_52, t_22_45_52
-																r0_0_24_45_52 = c_24_45_52.AsUint64x4().Xor(t_24_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_22_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_24_45_52)
-															u0_22_45_52, u1_22_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_22_45_52
-															j_22_45_52 := 2
-															for ; j_22_45_52+1 < n_22_45_52; j_22_45_52 += 2 {
-																u0_22_45_52 = c2_22_45_52.Mul(u1_22_45_52).Sub(u0_22_45_52)
-																u1_22_45_52 = c2_22_45_52.Mul(u0_22_45_52).Sub(u1_22_45_52)
-															}
-															if j_22_45_52 < n_22_45_52 {
-																u1_22_45_52 = c2_22_45_52.Mul(u1_22_45_52).Sub(u0_22_45_52)
-															}
-															r0_0_22_45_52 = u1_22_45_52
-														}
-														s_21_45_52 = r0_0_22_45_52
-													} else if r_21_45_52.nmode[i_21_45_52] == nRatio {
-														var r0_0_25_45_52 archsimd.Float64x4
-														{
-															x_25_45_52, nv_25_45_52 := x_21_45_52, archsimd.LoadFloat64x4((*[4]float64)((&r_21_45_52.nv[i_21_45_52])[:4]))
-															magic_25_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_25_45_52 := x_25_45_52.Add(magic_25_45_52)
-															d_25_45_52 := x_25_45_52.Sub(t_25_45_52.Sub(magic_25_45_52))
-															y_25_45_52 := nv_25_45_52.Mul(d_25_45_52)
-															u_25_45_52 := y_25_45_52.Add(magic_25_45_52)
-															var r0_0_26_45_52 archsimd.Float64x4
-															{
-																d_26_45_52 := y_25_45_52.Sub(u_25_45_52.Sub(magic_25_45_52))
-																y_26_45_52 := d_26_45_52.Mul(d_26_45_52)
-																y2_26_45_52 := y_26_45_52.Mul(y_26_45_52)
-																y4_26_45_52 := y2_26_45_52.Mul(y2_26_45_52)
-																p0_26_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_45_52)).Mul(y2_26_45_52))
-																p1_26_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_45_52)).Mul(y2_26_45_52)).Mul(y4_26_45_52)
-																p2_26_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_45_52)).Mul(y4_26_45_52.Mul(y4_26_45_52))
-																r0_0_26_45_52 = d_26_45_52.Mul(p0_26_45_52.Add(p1_26_45_52).Add(p2_26_45_52))
-															}
-															var r0_0_27_45_52 archsimd.Float64x4
-															{
-																c_27_45_52, t_27_45_52 := r0_0_26_45_52, u_25_45_52
-																r0_0_27_45_52 = c_27_45_52.AsUint64x4().Xor(t_27_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_25_45_52 := r0_0_27_45_52
-															var r0_0_28_45_52 archsimd.Float64x4
-															{
-																d_28_45_52 := d_25_45_52
-																y_28_45_52 := d_28_45_52.Mul(d_28_45_52)
-																y2_28_45_52 := y_28_45_52.Mul(y_28_45_52)
-																y4_28_45_52 := y2_28_45_52.Mul(y2_28_45_52)
-																p0_28_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_28_45_52)).Mul(y2_28_45_52))
-																p1_28_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_28_45_52)).Mul(y2_28_45_52)).Mul(y4_28_45_52)
-																p2_28_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_28_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_28_45_52)).Mul(y4_28_45_52.Mul(y4_28_45_52))
-																r0_0_28_45_52 = d_28_45_52.Mul(p0_28_45_52.Add(p1_28_45_52).Add(p2_28_45_52))
-															}
-															r0_0_25_45_52 = nv_25_45_52.Merge(sn_25_45_52.Div(r0_0_28_45_52), d_25_45_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_21_45_52 = r0_0_25_45_52
-													}
-													r0_0_21_45_52 = s_21_45_52
+													c_2_13_49_56, t_2_13_49_56 := r0_0_1_13_49_56, th_13_49_56
+													r0_0_2_13_49_56 = c_2_13_49_56.AsUint64x4().Xor(t_2_13_49_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 												}
-												sb_12_45_52 := r0_0_21_45_52
-												var r0_0_29_45_52 archsimd.Float64x4
+												ch_13_49_56 := r0_0_2_13_49_56
+												var r0_0_3_13_49_56 archsimd.Float64x4
 												{
-													r_29_45_52, i_29_45_52, x_29_45_52 := r_12_45_52, 2, l_12_45_52
-													s_29_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_29_45_52.nmode[i_29_45_52] == nChebyshev {
-														var r0_0_30_45_52 archsimd.Float64x4
-														{
-															x_30_45_52, n_30_45_52 := x_29_45_52, r_29_45_52.nn[i_29_45_52]
-															magic_30_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_30_45_52 := x_30_45_52.Add(magic_30_45_52)
-															var r0_0_31_45_52 archsimd.Float64x4
-															{
-																d_31_45_52 := x_30_45_52.Sub(t_30_45_52.Sub(magic_30_45_52))
-																y_31_45_52 := d_31_45_52.Mul(d_31_45_52)
-																y2_31_45_52 := y_31_45_52.Mul(y_31_45_52)
-																y4_31_45_52 := y2_31_45_52.Mul(y2_31_45_52)
-																p0_31_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_31_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_31_45_52)).Mul(y2_31_45_52))
-																p1_31_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_31_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_31_45_52)).Mul(y2_31_45_52)).Mul(y4_31_45_52)
-																p2_31_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_31_45_52.Mul(y4_31_45_52))
-																r0_0_31_45_52 = p0_31_45_52.Add(p1_31_45_52).Add(p2_31_45_52)
-															}
-															var r0_0_32_45_52 archsimd.Float64x4
-															{
-																c_32_45_52, t_32_45_52 := r0_0_31_45_52, t_30_45_52
-																r0_0_32_45_52 = c_32_45_52.AsUint64x4().Xor(t_32_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_30_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_32_45_52)
-															u0_30_45_52, u1_30_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_30_45_52
-															j_30_45_52 := 2
-															for ; j_30_45_52+1 < n_30_45_52; j_30_45_52 += 2 {
-																u0_30_45_52 = c2_30_45_52.Mul(u1_30_45_52).Sub(u0_30_45_52)
-																u1_30_45_52 = c2_30_45_52.Mul(u0_30_45_52).Sub(u1_30_45_52)
-															}
-															if j_30_45_52 < n_30_45_52 {
-																u1_30_45_52 = c2_30_45_52.Mul(u1_30_45_52).Sub(u0_30_45_52)
-															}
-															r0_0_30_45_52 = u1_30_45_52
-														}
-														s_29_45_52 = r0_0_30_45_52
-													} else if r_29_45_52.nmode[i_29_45_52] == nRatio {
-														var r0_0_33_45_52 archsimd.Float64x4
-														{
-															x_33_45_52, nv_33_45_52 := x_29_45_52, archsimd.LoadFloat64x4((*[4]float64)((&r_29_45_52.nv[i_29_45_52])[:4]))
-															magic_33_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_33_45_52 := x_33_45_52.Add(magic_33_45_52)
-															d_33_45_52 := x_33_45_52.Sub(t_33_45_52.Sub(magic_33_45_52))
-															y_33_45_52 := nv_33_45_52.Mul(d_33_45_52)
-															u_33_45_52 := y_33_45_52.Add(magic_33_45_52)
-															var r0_0_34_45_52 archsimd.Float64x4
-															{
-																d_34_45_52 := y_33_45_52.Sub(u_33_45_52.Sub(magic_33_45_52))
-																y_34_45_52 := d_34_45_52.Mul(d_34_45_52)
-																y2_34_45_52 := y_34_45_52.Mul(y_34_45_52)
-																y4_34_45_52 := y2_34_45_52.Mul(y2_34_45_52)
-																p0_34_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_45_52)).Mul(y2_34_45_52))
-																p1_34_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_45_52)).Mul(y2_34_45_52)).Mul(y4_34_45_52)
-																p2_34_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_45_52)).Mul(y4_34_45_52.Mul(y4_34_45_52))
-																r0_0_34_45_52 = d_34_45_52.Mul(p0_34_45_52.Add(p1_34_45_52).Add(p2_34_45_52))
-															}
-															var r0_0_35_45_52 archsimd.Float64x4
-															{
-																c_35_45_52, t_35_45_52 := r0_0_34_45_52, u_33_45_52
-																r0_0_35_45_52 = c_35_45_52.AsUint64x4().Xor(t_35_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_33_45_52 := r0_0_35_45_52
-															var r0_0_36_45_52 archsimd.Float64x4
-															{
-																d_36_45_52 := d_33_45_52
-																y_36_45_52 := d_36_45_52.Mul(d_36_45_52)
-																y2_36_45_52 := y_36_45_52.Mul(y_36_45_52)
-																y4_36_45_52 := y2_36_45_52.Mul(y2_36_45_52)
-																p0_36_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_36_45_52)).Mul(y2_36_45_52))
-																p1_36_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_36_45_52)).Mul(y2_36_45_52)).Mul(y4_36_45_52)
-																p2_36_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_36_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_36_45_52)).Mul(y4_36_45_52.Mul(y4_36_45_52))
-																r0_0_36_45_52 = d_36_45_52.Mul(p0_36_45_52.Add(p1_36_45_52).Add(p2_36_45_52))
-															}
-															r0_0_33_45_52 = nv_33_45_52.Merge(sn_33_45_52.Div(r0_0_36_45_52), d_33_45_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_29_45_52 = r0_0_33_45_52
-													}
-													r0_0_29_45_52 = s_29_45_52
+													d_3_13_49_56 := kk_13_49_56.Sub(tk_13_49_56.Sub(magic_13_49_56))
+													y_3_13_49_56 := d_3_13_49_56.Mul(d_3_13_49_56)
+													y2_3_13_49_56 := y_3_13_49_56.Mul(y_3_13_49_56)
+													y4_3_13_49_56 := y2_3_13_49_56.Mul(y2_3_13_49_56)
+													p0_3_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_49_56)).Mul(y2_3_13_49_56))
+													p1_3_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_49_56)).Mul(y2_3_13_49_56)).Mul(y4_3_13_49_56)
+													p2_3_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_49_56.Mul(y4_3_13_49_56))
+													r0_0_3_13_49_56 = p0_3_13_49_56.Add(p1_3_13_49_56).Add(p2_3_13_49_56)
 												}
-												sc_12_45_52 := r0_0_29_45_52
-												r0_0_12_45_52 = sa_12_45_52.Mul(sb_12_45_52).Mul(sc_12_45_52)
+												var r0_0_4_13_49_56 archsimd.Float64x4
+												{
+													c_4_13_49_56, t_4_13_49_56 := r0_0_3_13_49_56, tk_13_49_56
+													r0_0_4_13_49_56 = c_4_13_49_56.AsUint64x4().Xor(t_4_13_49_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												}
+												ck_13_49_56 := r0_0_4_13_49_56
+												var r0_0_5_13_49_56 archsimd.Float64x4
+												{
+													d_5_13_49_56 := l_13_49_56.Sub(tl_13_49_56.Sub(magic_13_49_56))
+													y_5_13_49_56 := d_5_13_49_56.Mul(d_5_13_49_56)
+													y2_5_13_49_56 := y_5_13_49_56.Mul(y_5_13_49_56)
+													y4_5_13_49_56 := y2_5_13_49_56.Mul(y2_5_13_49_56)
+													p0_5_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_49_56)).Mul(y2_5_13_49_56))
+													p1_5_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_49_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_49_56)).Mul(y2_5_13_49_56)).Mul(y4_5_13_49_56)
+													p2_5_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_49_56.Mul(y4_5_13_49_56))
+													r0_0_5_13_49_56 = p0_5_13_49_56.Add(p1_5_13_49_56).Add(p2_5_13_49_56)
+												}
+												var r0_0_6_13_49_56 archsimd.Float64x4
+												{
+													c_6_13_49_56, t_6_13_49_56 := r0_0_5_13_49_56, tl_13_49_56
+													r0_0_6_13_49_56 = c_6_13_49_56.AsUint64x4().Xor(t_6_13_49_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												}
+												cl_13_49_56 := r0_0_6_13_49_56
+												two_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+												ch_13_49_56, ck_13_49_56, cl_13_49_56 = two_13_49_56.Mul(ch_13_49_56), two_13_49_56.Mul(ck_13_49_56), two_13_49_56.Mul(cl_13_49_56)
+												h0_13_49_56, k0_13_49_56, l0_13_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												h1_13_49_56, k1_13_49_56, l1_13_49_56 := ch_13_49_56, ck_13_49_56, cl_13_49_56
+												j_13_49_56 := 2
+												for ; j_13_49_56+1 < n_13_49_56; j_13_49_56 += 2 {
+													h0_13_49_56, k0_13_49_56, l0_13_49_56 = ch_13_49_56.Mul(h1_13_49_56).Sub(h0_13_49_56), ck_13_49_56.Mul(k1_13_49_56).Sub(k0_13_49_56), cl_13_49_56.Mul(l1_13_49_56).Sub(l0_13_49_56)
+													h1_13_49_56, k1_13_49_56, l1_13_49_56 = ch_13_49_56.Mul(h0_13_49_56).Sub(h1_13_49_56), ck_13_49_56.Mul(k0_13_49_56).Sub(k1_13_49_56), cl_13_49_56.Mul(l0_13_49_56).Sub(l1_13_49_56)
+												}
+												if j_13_49_56 < n_13_49_56 {
+													h1_13_49_56 = ch_13_49_56.Mul(h1_13_49_56).Sub(h0_13_49_56)
+													k1_13_49_56 = ck_13_49_56.Mul(k1_13_49_56).Sub(k0_13_49_56)
+													l1_13_49_56 = cl_13_49_56.Mul(l1_13_49_56).Sub(l0_13_49_56)
+												}
+												r0_0_13_49_56 = h1_13_49_56.Mul(k1_13_49_56).Mul(l1_13_49_56)
 											}
-											var r0_0_37_45_52 archsimd.Float64x4
+											var r0_0_14_49_56 archsimd.Float64x4
 											{
-												k_37_45_52, ia_37_45_52, fa_37_45_52, h_37_45_52, kk_37_45_52, l_37_45_52, fl_37_45_52, sum_37_45_52 := k_45_52, ia_45_52, fa_45_52, h_45_52, kk_45_52, l_45_52, r0_0_12_45_52, sum_45_52
-												c_37_45_52 := k_37_45_52.c
-												fc_37_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&k_37_45_52.lr.defaultF)[:4]))
-												if c_37_45_52.HasHKL {
-													var r0_0_9_37_45_52 archsimd.Float64x4
+												k_14_49_56, ia_14_49_56, fa_14_49_56, h_14_49_56, kk_14_49_56, l_14_49_56, fl_14_49_56, sum_14_49_56 := k_49_56, ia_49_56, fa_49_56, h_49_56, kk_49_56, l_49_56, r0_0_13_49_56, sum_49_56
+												c_14_49_56 := k_14_49_56.c
+												fc_14_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_49_56.lr.defaultF)[:4]))
+												if c_14_49_56.HasHKL {
+													var r0_0_9_14_49_56 archsimd.Float64x4
 													{
-														r_9_37_45_52, bits_9_37_45_52, ia_9_37_45_52, fa_9_37_45_52, h_9_37_45_52, kk_9_37_45_52, l_9_37_45_52 := k_37_45_52.lr, k_37_45_52.fhklBits, ia_37_45_52, fa_37_45_52, h_37_45_52, kk_37_45_52, l_37_45_52
-														var r0_0_7_9_37_45_52 archsimd.Mask64x4
+														r_9_14_49_56, bits_9_14_49_56, ia_9_14_49_56, fa_9_14_49_56, h_9_14_49_56, kk_9_14_49_56, l_9_14_49_56 := k_14_49_56.lr, k_14_49_56.fhklBits, ia_14_49_56, fa_14_49_56, h_14_49_56, kk_14_49_56, l_14_49_56
+														var r0_0_7_9_14_49_56 archsimd.Mask64x4
 														{
-															r_7_9_37_45_52, ia_7_9_37_45_52, h_7_9_37_45_52, kk_7_9_37_45_52, l_7_9_37_45_52 := r_9_37_45_52, ia_9_37_45_52, h_9_37_45_52, kk_9_37_45_52, l_9_37_45_52
-															half_7_9_37_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-															hc_7_9_37_45_52, kc_7_9_37_45_52, lc_7_9_37_45_52 := h_7_9_37_45_52.Sub(half_7_9_37_45_52).Ceil(), kk_7_9_37_45_52.Sub(half_7_9_37_45_52).Ceil(), l_7_9_37_45_52.Sub(half_7_9_37_45_52).Ceil()
-															hmin_7_9_37_45_52, kmin_7_9_37_45_52, lmin_7_9_37_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.lmin)[:4]))
-															in_7_9_37_45_52 := hc_7_9_37_45_52.GreaterEqual(hmin_7_9_37_45_52).And(hc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.hmax)[:4])))).And(kc_7_9_37_45_52.GreaterEqual(kmin_7_9_37_45_52)).And(kc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.kmax)[:4])))).And(lc_7_9_37_45_52.GreaterEqual(lmin_7_9_37_45_52)).And(lc_7_9_37_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.lmax)[:4]))))
-															idx_7_9_37_45_52 := hc_7_9_37_45_52.Sub(hmin_7_9_37_45_52).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.hstride)[:4]))).Add(kc_7_9_37_45_52.Sub(kmin_7_9_37_45_52).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_37_45_52.kstride)[:4])))).Add(lc_7_9_37_45_52.Sub(lmin_7_9_37_45_52))
-															idx_7_9_37_45_52.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_37_45_52).ConvertToInt32().Store(ia_7_9_37_45_52)
-															r0_0_7_9_37_45_52 = in_7_9_37_45_52
+															r_7_9_14_49_56, ia_7_9_14_49_56, h_7_9_14_49_56, kk_7_9_14_49_56, l_7_9_14_49_56 := r_9_14_49_56, ia_9_14_49_56, h_9_14_49_56, kk_9_14_49_56, l_9_14_49_56
+															half_7_9_14_49_56 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+															hc_7_9_14_49_56, kc_7_9_14_49_56, lc_7_9_14_49_56 := h_7_9_14_49_56.Sub(half_7_9_14_49_56).Ceil(), kk_7_9_14_49_56.Sub(half_7_9_14_49_56).Ceil(), l_7_9_14_49_56.Sub(half_7_9_14_49_56).Ceil()
+															hmin_7_9_14_49_56, kmin_7_9_14_49_56, lmin_7_9_14_49_56 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.lmin)[:4]))
+															in_7_9_14_49_56 := hc_7_9_14_49_56.GreaterEqual(hmin_7_9_14_49_56).And(hc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.hmax)[:4])))).And(kc_7_9_14_49_56.GreaterEqual(kmin_7_9_14_49_56)).And(kc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.kmax)[:4])))).And(lc_7_9_14_49_56.GreaterEqual(lmin_7_9_14_49_56)).And(lc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.lmax)[:4]))))
+															idx_7_9_14_49_56 := hc_7_9_14_49_56.Sub(hmin_7_9_14_49_56).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.hstride)[:4]))).Add(kc_7_9_14_49_56.Sub(kmin_7_9_14_49_56).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_49_56.kstride)[:4])))).Add(lc_7_9_14_49_56.Sub(lmin_7_9_14_49_56))
+															idx_7_9_14_49_56.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_49_56).ConvertToInt32().Store(ia_7_9_14_49_56)
+															r0_0_7_9_14_49_56 = in_7_9_14_49_56
 														}
-														in_9_37_45_52 := r0_0_7_9_37_45_52
-														for i_9_37_45_52, j_9_37_45_52 := range ia_9_37_45_52 {
-															fa_9_37_45_52[i_9_37_45_52] = bits_9_37_45_52[j_9_37_45_52]
+														in_9_14_49_56 := r0_0_7_9_14_49_56
+														for i_9_14_49_56, j_9_14_49_56 := range ia_9_14_49_56 {
+															fa_9_14_49_56[i_9_14_49_56] = bits_9_14_49_56[j_9_14_49_56]
 														}
-														r0_0_9_37_45_52 = archsimd.LoadUint64x4(fa_9_37_45_52).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_37_45_52.defaultF)[:4])), in_9_37_45_52)
+														r0_0_9_14_49_56 = archsimd.LoadUint64x4(fa_9_14_49_56).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_49_56.defaultF)[:4])), in_9_14_49_56)
 													}
-													fc_37_45_52 = r0_0_9_37_45_52
+													fc_14_49_56 = r0_0_9_14_49_56
 												}
-												s_37_45_52 := sum_37_45_52.Add(fc_37_45_52.Mul(fc_37_45_52).Mul(fl_37_45_52).Mul(fl_37_45_52))
-												if !c_37_45_52.Water {
-													s_37_45_52 = sum_37_45_52.Merge(s_37_45_52, fl_37_45_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+												s_14_49_56 := sum_14_49_56.Add(fc_14_49_56.Mul(fc_14_49_56).Mul(fl_14_49_56).Mul(fl_14_49_56))
+												if !c_14_49_56.Water {
+													s_14_49_56 = sum_14_49_56.Merge(s_14_49_56, fl_14_49_56.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 												}
-												r0_0_37_45_52 = s_37_45_52
+												r0_0_14_49_56 = s_14_49_56
 											}
-											sum_45_52 = r0_0_37_45_52
-										}
-									} else {
-										for oi_45_52 := range r_45_52.orient {
-											var (
-												r0_0_38_45_52 archsimd.Float64x4
-												r1_0_38_45_52 archsimd.Float64x4
-												r2_0_38_45_52 archsimd.Float64x4
-											)
-											{
-												o_38_45_52, qx_38_45_52, qy_38_45_52, qz_38_45_52 := &r_45_52.orient[oi_45_52], qx_45_52, qy_45_52, qz_45_52
-												h_38_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[0])[:4])).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[1])[:4])).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[2])[:4])).Mul(qz_38_45_52))
-												kk_38_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[3])[:4])).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[4])[:4])).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[5])[:4])).Mul(qz_38_45_52))
-												l_38_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[6])[:4])).Mul(qx_38_45_52).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[7])[:4])).Mul(qy_38_45_52)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_38_45_52[8])[:4])).Mul(qz_38_45_52))
-												r0_0_38_45_52, r1_0_38_45_52, r2_0_38_45_52 = h_38_45_52, kk_38_45_52, l_38_45_52
-											}
-											h_45_52, kk_45_52, l_45_52 := r0_0_38_45_52, r1_0_38_45_52, r2_0_38_45_52
-											var r0_0_39_45_52 archsimd.Float64x4
-											{
-												h_39_45_52, kk_39_45_52, l_39_45_52, n_39_45_52 := h_45_52, kk_45_52, l_45_52, n_45_52
-												magic_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												th_39_45_52, tk_39_45_52, tl_39_45_52 := h_39_45_52.Add(magic_39_45_52), kk_39_45_52.Add(magic_39_45_52), l_39_45_52.Add(magic_39_45_52)
-												var r0_0_1_39_45_52 archsimd.Float64x4
-												{
-													d_1_39_45_52 := h_39_45_52.Sub(th_39_45_52.Sub(magic_39_45_52))
-													y_1_39_45_52 := d_1_39_45_52.Mul(d_1_39_45_52)
-													y2_1_39_45_52 := y_1_39_45_52.Mul(y_1_39_45_52)
-													y4_1_39_45_52 := y2_1_39_45_52.Mul(y2_1_39_45_52)
-													p0_1_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_39_45_52)).Mul(y2_1_39_45_52))
-													p1_1_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_39_45_52)).Mul(y2_1_39_45_52)).Mul(y4_1_39_45_52)
-													p2_1_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_39_45_52.Mul(y4_1_39_45_52))
-													r0_0_1_39_45_52 = p0_1_39_45_52.Add(p1_1_39_45_52).Add(p2_1_39_45_52)
-												}
-												var r0_0_2_39_45_52 archsimd.Float64x4
-												{
-													c_2_39_45_52, t_2_39_45_52 := r0_0_1_39_45_52, th_39_45_52
-													r0_0_2_39_45_52 = c_2_39_45_52.AsUint64x4().Xor(t_2_39_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												ch_39_45_52 := r0_0_2_39_45_52
-												var r0_0_3_39_45_52 archsimd.Float64x4
-												{
-													d_3_39_45_52 := kk_39_45_52.Sub(tk_39_45_52.Sub(magic_39_45_52))
-													y_3_39_45_52 := d_3_39_45_52.Mul(d_3_39_45_52)
-													y2_3_39_45_52 := y_3_39_45_52.Mul(y_3_39_45_52)
-													y4_3_39_45_52 := y2_3_39_45_52.Mul(y2_3_39_45_52)
-													p0_3_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_39_45_52)).Mul(y2_3_39_45_52))
-													p1_3_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_39_45_52)).Mul(y2_3_39_45_52)).Mul(y4_3_39_45_52)
-													p2_3_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_39_45_52.Mul(y4_3_39_45_52))
-													r0_0_3_39_45_52 = p0_3_39_45_52.Add(p1_3_39_45_52).Add(p2_3_39_45_52)
-												}
-												var r0_0_4_39_45_52 archsimd.Float64x4
-												{
-													c_4_39_45_52, t_4_39_45_52 := r0_0_3_39_45_52, tk_39_45_52
-													r0_0_4_39_45_52 = c_4_39_45_52.AsUint64x4().Xor(t_4_39_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												ck_39_45_52 := r0_0_4_39_45_52
-												var r0_0_5_39_45_52 archsimd.Float64x4
-												{
-													d_5_39_45_52 := l_39_45_52.Sub(tl_39_45_52.Sub(magic_39_45_52))
-													y_5_39_45_52 := d_5_39_45_52.Mul(d_5_39_45_52)
-													y2_5_39_45_52 := y_5_39_45_52.Mul(y_5_39_45_52)
-													y4_5_39_45_52 := y2_5_39_45_52.Mul(y2_5_39_45_52)
-													p0_5_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_39_45_52)).Mul(y2_5_39_45_52))
-													p1_5_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_39_45_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_39_45_52)).Mul(y2_5_39_45_52)).Mul(y4_5_39_45_52)
-													p2_5_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_39_45_52.Mul(y4_5_39_45_52))
-													r0_0_5_39_45_52 = p0_5_39_45_52.Add(p1_5_39_45_52).Add(p2_5_39_45_52)
-												}
-												var r0_0_6_39_45_52 archsimd.Float64x4
-												{
-													c_6_39_45_52, t_6_39_45_52 := r0_0_5_39_45_52, tl_39_45_52
-													r0_0_6_39_45_52 = c_6_39_45_52.AsUint64x4().Xor(t_6_39_45_52.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												cl_39_45_52 := r0_0_6_39_45_52
-												two_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-												ch_39_45_52, ck_39_45_52, cl_39_45_52 = two_39_45_52.Mul(ch_39_45_52), two_39_45_52.Mul(ck_39_45_52), two_39_45_52.Mul(cl_39_45_52)
-												h0_39_45_52, k0_39_45_52, l0_39_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												h1_39_45_52, k1_39_45_52, l1_39_45_52 := ch_39_45_52, ck_39_45_52, cl_39_45_52
-												j_39_45_52 := 2
-												for ; j_39_45_52+1 < n_39_45_52; j_39_45_52 += 2 {
-													h0_39_45_52, k0_39_45_52, l0_39_45_52 = ch_39_45_52.Mul(h1_39_45_52).Sub(h0_39_45_52), ck_39_45_52.Mul(k1_39_45_52).Sub(k0_39_45_52), cl_39_45_52.Mul(l1_39_45_52).Sub(l0_39_45_52)
-													h1_39_45_52, k1_39_45_52, l1_39_45_52 = ch_39_45_52.Mul(h0_39_45_52).Sub(h1_39_45_52), ck_39_45_52.Mul(k0_39_45_52).Sub(k1_39_45_52), cl_39_45_52.Mul(l0_39_45_52).Sub(l1_39_45_52)
-												}
-												if j_39_45_52 < n_39_45_52 {
-													h1_39_45_52 = ch_39_45_52.Mul(h1_39_45_52).Sub(h0_39_45_52)
-													k1_39_45_52 = ck_39_45_52.Mul(k1_39_45_52).Sub(k0_39_45_52)
-													l1_39_45_52 = cl_39_45_52.Mul(l1_39_45_52).Sub(l0_39_45_52)
-												}
-												r0_0_39_45_52 = h1_39_45_52.Mul(k1_39_45_52).Mul(l1_39_45_52)
-											}
-											var r0_0_40_45_52 archsimd.Float64x4
-											{
-												k_40_45_52, ia_40_45_52, fa_40_45_52, h_40_45_52, kk_40_45_52, l_40_45_52, fl_40_45_52, sum_40_45_52 := k_45_52, ia_45_52, fa_45_52, h_45_52, kk_45_52, l_45_52, r0_0_39_45_52, sum_45_52
-												c_40_45_52 := k_40_45_52.c
-												fc_40_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&k_40_45_52.lr.defaultF)[:4]))
-												if c_40_45_52.HasHKL {
-													var r0_0_9_40_45_52 archsimd.Float64x4
-													{
-														r_9_40_45_52, bits_9_40_45_52, ia_9_40_45_52, fa_9_40_45_52, h_9_40_45_52, kk_9_40_45_52, l_9_40_45_52 := k_40_45_52.lr, k_40_45_52.fhklBits, ia_40_45_52, fa_40_45_52, h_40_45_52, kk_40_45_52, l_40_45_52
-														var r0_0_7_9_40_45_52 archsimd.Mask64x4
-														{
-															r_7_9_40_45_52, ia_7_9_40_45_52, h_7_9_40_45_52, kk_7_9_40_45_52, l_7_9_40_45_52 := r_9_40_45_52, ia_9_40_45_52, h_9_40_45_52, kk_9_40_45_52, l_9_40_45_52
-															half_7_9_40_45_52 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-															hc_7_9_40_45_52, kc_7_9_40_45_52, lc_7_9_40_45_52 := h_7_9_40_45_52.Sub(half_7_9_40_45_52).Ceil(), kk_7_9_40_45_52.Sub(half_7_9_40_45_52).Ceil(), l_7_9_40_45_52.Sub(half_7_9_40_45_52).Ceil()
-															hmin_7_9_40_45_52, kmin_7_9_40_45_52, lmin_7_9_40_45_52 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.lmin)[:4]))
-															in_7_9_40_45_52 := hc_7_9_40_45_52.GreaterEqual(hmin_7_9_40_45_52).And(hc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.hmax)[:4])))).And(kc_7_9_40_45_52.GreaterEqual(kmin_7_9_40_45_52)).And(kc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.kmax)[:4])))).And(lc_7_9_40_45_52.GreaterEqual(lmin_7_9_40_45_52)).And(lc_7_9_40_45_52.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.lmax)[:4]))))
-															idx_7_9_40_45_52 := hc_7_9_40_45_52.Sub(hmin_7_9_40_45_52).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.hstride)[:4]))).Add(kc_7_9_40_45_52.Sub(kmin_7_9_40_45_52).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_40_45_52.kstride)[:4])))).Add(lc_7_9_40_45_52.Sub(lmin_7_9_40_45_52))
-															idx_7_9_40_45_52.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_40_45_52).ConvertToInt32().Store(ia_7_9_40_45_52)
-															r0_0_7_9_40_45_52 = in_7_9_40_45_52
-														}
-														in_9_40_45_52 := r0_0_7_9_40_45_52
-														for i_9_40_45_52, j_9_40_45_52 := range ia_9_40_45_52 {
-															fa_9_40_45_52[i_9_40_45_52] = bits_9_40_45_52[j_9_40_45_52]
-														}
-														r0_0_9_40_45_52 = archsimd.LoadUint64x4(fa_9_40_45_52).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_40_45_52.defaultF)[:4])), in_9_40_45_52)
-													}
-													fc_40_45_52 = r0_0_9_40_45_52
-												}
-												s_40_45_52 := sum_40_45_52.Add(fc_40_45_52.Mul(fc_40_45_52).Mul(fl_40_45_52).Mul(fl_40_45_52))
-												if !c_40_45_52.Water {
-													s_40_45_52 = sum_40_45_52.Merge(s_40_45_52, fl_40_45_52.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-												}
-												r0_0_40_45_52 = s_40_45_52
-											}
-											sum_45_52 = r0_0_40_45_52
+											sum_49_56 = r0_0_14_49_56
 										}
 									}
+									r0_0_49_56, r1_0_49_56 = sum_49_56, polar_49_56
 								}
-								r0_0_45_52, r1_0_45_52 = sum_45_52, polar_45_52
+								sum_56, polar_56 = r0_0_49_56, r1_0_49_56
 							}
-							sum_52, polar_52 = r0_0_45_52, r1_0_45_52
-							r0_0_52, r1_0_52, r2_0_52 = sum_52, omega_52, polar_52
+							r0_0_56, r1_0_56, r2_0_56 = sum_56, omega_56, polar_56
 						}
-						sum, omega, polar = r0_0_52, r1_0_52, r2_0_52
+						sum, omega, polar = r0_0_56, r1_0_56, r2_0_56
 					}
 				}
 			}
@@ -2836,255 +1765,255 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) archsimd.Float64x4 {
-	var r0_0_53 archsimd.Float64x4
+	var r0_0_57 archsimd.Float64x4
 	{
-		r_53, i_53, x_53 := r, 0, h
-		s_53 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_53.nmode[i_53] == nChebyshev {
-			var r0_0_54 archsimd.Float64x4
+		r_57, i_57, x_57 := r, 0, h
+		s_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_57.nmode[i_57] == nChebyshev {
+			var r0_0_58 archsimd.Float64x4
 			{
-				x_54, n_54 := x_53, r_53.nn[i_53]
-				magic_54 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_54 := x_54.Add(magic_54)
-				var r0_0_55 archsimd.Float64x4
-				{
-					d_55 := x_54.Sub(t_54.Sub(magic_54))
-					y_55 := d_55.Mul(d_55)
-					y2_55 := y_55.Mul(y_55)
-					y4_55 := y2_55.Mul(y2_55)
-					p0_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_55)).Mul(y2_55))
-					p1_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
-					p2_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_55.Mul(y4_55))
-					r0_0_55 = p0_55.Add(p1_55).Add(p2_55)
-				}
-				var r0_0_56 archsimd.Float64x4
-				{
-					c_56, t_56 := r0_0_55, t_54
-					r0_0_56 = c_56.AsUint64x4().Xor(t_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				c2_54 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_56)
-				u0_54, u1_54 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_54
-				j_54 := 2
-				for ; j_54+1 < n_54; j_54 += 2 {
-					u0_54 = c2_54.Mul(u1_54).Sub(u0_54)
-					u1_54 = c2_54.Mul(u0_54).Sub(u1_54)
-				}
-				if j_54 < n_54 {
-					u1_54 = c2_54.Mul(u1_54).Sub(u0_54)
-				}
-				r0_0_54 = u1_54
-			}
-			s_53 = r0_0_54
-		} else if r_53.nmode[i_53] == nRatio {
-			var r0_0_57 archsimd.Float64x4
-			{
-				x_57, nv_57 := x_53, archsimd.LoadFloat64x4((*[4]float64)((&r_53.nv[i_53])[:4]))
-				magic_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_57 := x_57.Add(magic_57)
-				d_57 := x_57.Sub(t_57.Sub(magic_57))
-				y_57 := nv_57.Mul(d_57)
-				u_57 := y_57.Add(magic_57)
-				var r0_0_58 archsimd.Float64x4
-				{
-					d_58 := y_57.Sub(u_57.Sub(magic_57))
-					y_58 := d_58.Mul(d_58)
-					y2_58 := y_58.Mul(y_58)
-					y4_58 := y2_58.Mul(y2_58)
-					p0_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_58)).Mul(y2_58))
-					p1_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
-					p2_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
-					r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
-				}
+				x_58, n_58 := x_57, r_57.nn[i_57]
+				magic_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_58 := x_58.Add(magic_58)
 				var r0_0_59 archsimd.Float64x4
 				{
-					c_59, t_59 := r0_0_58, u_57
-					r0_0_59 = c_59.AsUint64x4().Xor(t_59.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_59 := x_58.Sub(t_58.Sub(magic_58))
+					y_59 := d_59.Mul(d_59)
+					y2_59 := y_59.Mul(y_59)
+					y4_59 := y2_59.Mul(y2_59)
+					p0_59 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_59)).Mul(y2_59))
+					p1_59 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
+					p2_59 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_59.Mul(y4_59))
+					r0_0_59 = p0_59.Add(p1_59).Add(p2_59)
 				}
-				sn_57 := r0_0_59
 				var r0_0_60 archsimd.Float64x4
 				{
-					d_60 := d_57
-					y_60 := d_60.Mul(d_60)
-					y2_60 := y_60.Mul(y_60)
-					y4_60 := y2_60.Mul(y2_60)
-					p0_60 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_60)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_60)).Mul(y2_60))
-					p1_60 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_60)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_60)).Mul(y2_60)).Mul(y4_60)
-					p2_60 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_60)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_60)).Mul(y4_60.Mul(y4_60))
-					r0_0_60 = d_60.Mul(p0_60.Add(p1_60).Add(p2_60))
+					c_60, t_60 := r0_0_59, t_58
+					r0_0_60 = c_60.AsUint64x4().Xor(t_60.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_57 = nv_57.Merge(sn_57.Div(r0_0_60), d_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				c2_58 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_60)
+				u0_58, u1_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_58
+				j_58 := 2
+				for ; j_58+1 < n_58; j_58 += 2 {
+					u0_58 = c2_58.Mul(u1_58).Sub(u0_58)
+					u1_58 = c2_58.Mul(u0_58).Sub(u1_58)
+				}
+				if j_58 < n_58 {
+					u1_58 = c2_58.Mul(u1_58).Sub(u0_58)
+				}
+				r0_0_58 = u1_58
 			}
-			s_53 = r0_0_57
-		}
-		r0_0_53 = s_53
-	}
-	sa := r0_0_53
-	var r0_0_61 archsimd.Float64x4
-	{
-		r_61, i_61, x_61 := r, 1, kk
-		s_61 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_61.nmode[i_61] == nChebyshev {
-			var r0_0_62 archsimd.Float64x4
+			s_57 = r0_0_58
+		} else if r_57.nmode[i_57] == nRatio {
+			var r0_0_61 archsimd.Float64x4
 			{
-				x_62, n_62 := x_61, r_61.nn[i_61]
-				magic_62 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_62 := x_62.Add(magic_62)
+				x_61, nv_61 := x_57, archsimd.LoadFloat64x4((*[4]float64)((&r_57.nv[i_57])[:4]))
+				magic_61 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_61 := x_61.Add(magic_61)
+				d_61 := x_61.Sub(t_61.Sub(magic_61))
+				y_61 := nv_61.Mul(d_61)
+				u_61 := y_61.Add(magic_61)
+				var r0_0_62 archsimd.Float64x4
+				{
+					d_62 := y_61.Sub(u_61.Sub(magic_61))
+					y_62 := d_62.Mul(d_62)
+					y2_62 := y_62.Mul(y_62)
+					y4_62 := y2_62.Mul(y2_62)
+					p0_62 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_62)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_62)).Mul(y2_62))
+					p1_62 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_62)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_62)).Mul(y2_62)).Mul(y4_62)
+					p2_62 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_62)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_62)).Mul(y4_62.Mul(y4_62))
+					r0_0_62 = d_62.Mul(p0_62.Add(p1_62).Add(p2_62))
+				}
 				var r0_0_63 archsimd.Float64x4
 				{
-					d_63 := x_62.Sub(t_62.Sub(magic_62))
-					y_63 := d_63.Mul(d_63)
-					y2_63 := y_63.Mul(y_63)
-					y4_63 := y2_63.Mul(y2_63)
-					p0_63 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_63)).Mul(y2_63))
-					p1_63 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
-					p2_63 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_63.Mul(y4_63))
-					r0_0_63 = p0_63.Add(p1_63).Add(p2_63)
+					c_63, t_63 := r0_0_62, u_61
+					r0_0_63 = c_63.AsUint64x4().Xor(t_63.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_61 := r0_0_63
 				var r0_0_64 archsimd.Float64x4
 				{
-					c_64, t_64 := r0_0_63, t_62
-					r0_0_64 = c_64.AsUint64x4().Xor(t_64.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_64 := d_61
+					y_64 := d_64.Mul(d_64)
+					y2_64 := y_64.Mul(y_64)
+					y4_64 := y2_64.Mul(y2_64)
+					p0_64 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64)).Mul(y2_64))
+					p1_64 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64)).Mul(y2_64)).Mul(y4_64)
+					p2_64 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
+					r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
 				}
-				c2_62 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_64)
-				u0_62, u1_62 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_62
-				j_62 := 2
-				for ; j_62+1 < n_62; j_62 += 2 {
-					u0_62 = c2_62.Mul(u1_62).Sub(u0_62)
-					u1_62 = c2_62.Mul(u0_62).Sub(u1_62)
-				}
-				if j_62 < n_62 {
-					u1_62 = c2_62.Mul(u1_62).Sub(u0_62)
-				}
-				r0_0_62 = u1_62
+				r0_0_61 = nv_61.Merge(sn_61.Div(r0_0_64), d_61.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_61 = r0_0_62
-		} else if r_61.nmode[i_61] == nRatio {
-			var r0_0_65 archsimd.Float64x4
+			s_57 = r0_0_61
+		}
+		r0_0_57 = s_57
+	}
+	sa := r0_0_57
+	var r0_0_65 archsimd.Float64x4
+	{
+		r_65, i_65, x_65 := r, 1, kk
+		s_65 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_65.nmode[i_65] == nChebyshev {
+			var r0_0_66 archsimd.Float64x4
 			{
-				x_65, nv_65 := x_61, archsimd.LoadFloat64x4((*[4]float64)((&r_61.nv[i_61])[:4]))
-				magic_65 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_65 := x_65.Add(magic_65)
-				d_65 := x_65.Sub(t_65.Sub(magic_65))
-				y_65 := nv_65.Mul(d_65)
-				u_65 := y_65.Add(magic_65)
-				var r0_0_66 archsimd.Float64x4
-				{
-					d_66 := y_65.Sub(u_65.Sub(magic_65))
-					y_66 := d_66.Mul(d_66)
-					y2_66 := y_66.Mul(y_66)
-					y4_66 := y2_66.Mul(y2_66)
-					p0_66 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66)).Mul(y2_66))
-					p1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
-					p2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
-					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
-				}
+				x_66, n_66 := x_65, r_65.nn[i_65]
+				magic_66 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_66 := x_66.Add(magic_66)
 				var r0_0_67 archsimd.Float64x4
 				{
-					c_67, t_67 := r0_0_66, u_65
-					r0_0_67 = c_67.AsUint64x4().Xor(t_67.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_67 := x_66.Sub(t_66.Sub(magic_66))
+					y_67 := d_67.Mul(d_67)
+					y2_67 := y_67.Mul(y_67)
+					y4_67 := y2_67.Mul(y2_67)
+					p0_67 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_67)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_67)).Mul(y2_67))
+					p1_67 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_67)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_67)).Mul(y2_67)).Mul(y4_67)
+					p2_67 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_67.Mul(y4_67))
+					r0_0_67 = p0_67.Add(p1_67).Add(p2_67)
 				}
-				sn_65 := r0_0_67
 				var r0_0_68 archsimd.Float64x4
 				{
-					d_68 := d_65
-					y_68 := d_68.Mul(d_68)
-					y2_68 := y_68.Mul(y_68)
-					y4_68 := y2_68.Mul(y2_68)
-					p0_68 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_68)).Mul(y2_68))
-					p1_68 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
-					p2_68 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_68)).Mul(y4_68.Mul(y4_68))
-					r0_0_68 = d_68.Mul(p0_68.Add(p1_68).Add(p2_68))
+					c_68, t_68 := r0_0_67, t_66
+					r0_0_68 = c_68.AsUint64x4().Xor(t_68.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_65 = nv_65.Merge(sn_65.Div(r0_0_68), d_65.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				c2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_68)
+				u0_66, u1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_66
+				j_66 := 2
+				for ; j_66+1 < n_66; j_66 += 2 {
+					u0_66 = c2_66.Mul(u1_66).Sub(u0_66)
+					u1_66 = c2_66.Mul(u0_66).Sub(u1_66)
+				}
+				if j_66 < n_66 {
+					u1_66 = c2_66.Mul(u1_66).Sub(u0_66)
+				}
+				r0_0_66 = u1_66
 			}
-			s_61 = r0_0_65
-		}
-		r0_0_61 = s_61
-	}
-	sb := r0_0_61
-	var r0_0_69 archsimd.Float64x4
-	{
-		r_69, i_69, x_69 := r, 2, l
-		s_69 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_69.nmode[i_69] == nChebyshev {
-			var r0_0_70 archsimd.Float64x4
+			s_65 = r0_0_66
+		} else if r_65.nmode[i_65] == nRatio {
+			var r0_0_69 archsimd.Float64x4
 			{
-				x_70, n_70 := x_69, r_69.nn[i_69]
-				magic_70 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_70 := x_70.Add(magic_70)
+				x_69, nv_69 := x_65, archsimd.LoadFloat64x4((*[4]float64)((&r_65.nv[i_65])[:4]))
+				magic_69 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_69 := x_69.Add(magic_69)
+				d_69 := x_69.Sub(t_69.Sub(magic_69))
+				y_69 := nv_69.Mul(d_69)
+				u_69 := y_69.Add(magic_69)
+				var r0_0_70 archsimd.Float64x4
+				{
+					d_70 := y_69.Sub(u_69.Sub(magic_69))
+					y_70 := d_70.Mul(d_70)
+					y2_70 := y_70.Mul(y_70)
+					y4_70 := y2_70.Mul(y2_70)
+					p0_70 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70)).Mul(y2_70))
+					p1_70 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70)).Mul(y2_70)).Mul(y4_70)
+					p2_70 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70)).Mul(y4_70.Mul(y4_70))
+					r0_0_70 = d_70.Mul(p0_70.Add(p1_70).Add(p2_70))
+				}
 				var r0_0_71 archsimd.Float64x4
 				{
-					d_71 := x_70.Sub(t_70.Sub(magic_70))
-					y_71 := d_71.Mul(d_71)
-					y2_71 := y_71.Mul(y_71)
-					y4_71 := y2_71.Mul(y2_71)
-					p0_71 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_71)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_71)).Mul(y2_71))
-					p1_71 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_71)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
-					p2_71 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_71.Mul(y4_71))
-					r0_0_71 = p0_71.Add(p1_71).Add(p2_71)
+					c_71, t_71 := r0_0_70, u_69
+					r0_0_71 = c_71.AsUint64x4().Xor(t_71.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_69 := r0_0_71
 				var r0_0_72 archsimd.Float64x4
 				{
-					c_72, t_72 := r0_0_71, t_70
-					r0_0_72 = c_72.AsUint64x4().Xor(t_72.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_72 := d_69
+					y_72 := d_72.Mul(d_72)
+					y2_72 := y_72.Mul(y_72)
+					y4_72 := y2_72.Mul(y2_72)
+					p0_72 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_72)).Mul(y2_72))
+					p1_72 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_72)).Mul(y2_72)).Mul(y4_72)
+					p2_72 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_72)).Mul(y4_72.Mul(y4_72))
+					r0_0_72 = d_72.Mul(p0_72.Add(p1_72).Add(p2_72))
 				}
-				c2_70 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_72)
-				u0_70, u1_70 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_70
-				j_70 := 2
-				for ; j_70+1 < n_70; j_70 += 2 {
-					u0_70 = c2_70.Mul(u1_70).Sub(u0_70)
-					u1_70 = c2_70.Mul(u0_70).Sub(u1_70)
-				}
-				if j_70 < n_70 {
-					u1_70 = c2_70.Mul(u1_70).Sub(u0_70)
-				}
-				r0_0_70 = u1_70
+				r0_0_69 = nv_69.Merge(sn_69.Div(r0_0_72), d_69.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_69 = r0_0_70
-		} else if r_69.nmode[i_69] == nRatio {
-			var r0_0_73 archsimd.Float64x4
+			s_65 = r0_0_69
+		}
+		r0_0_65 = s_65
+	}
+	sb := r0_0_65
+	var r0_0_73 archsimd.Float64x4
+	{
+		r_73, i_73, x_73 := r, 2, l
+		s_73 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_73.nmode[i_73] == nChebyshev {
+			var r0_0_74 archsimd.Float64x4
 			{
-				x_73, nv_73 := x_69, archsimd.LoadFloat64x4((*[4]float64)((&r_69.nv[i_69])[:4]))
-				magic_73 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_73 := x_73.Add(magic_73)
-				d_73 := x_73.Sub(t_73.Sub(magic_73))
-				y_73 := nv_73.Mul(d_73)
-				u_73 := y_73.Add(magic_73)
-				var r0_0_74 archsimd.Float64x4
-				{
-					d_74 := y_73.Sub(u_73.Sub(magic_73))
-					y_74 := d_74.Mul(d_74)
-					y2_74 := y_74.Mul(y_74)
-					y4_74 := y2_74.Mul(y2_74)
-					p0_74 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74)).Mul(y2_74))
-					p1_74 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
-					p2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
-					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
-				}
+				x_74, n_74 := x_73, r_73.nn[i_73]
+				magic_74 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_74 := x_74.Add(magic_74)
 				var r0_0_75 archsimd.Float64x4
 				{
-					c_75, t_75 := r0_0_74, u_73
-					r0_0_75 = c_75.AsUint64x4().Xor(t_75.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_75 := x_74.Sub(t_74.Sub(magic_74))
+					y_75 := d_75.Mul(d_75)
+					y2_75 := y_75.Mul(y_75)
+					y4_75 := y2_75.Mul(y2_75)
+					p0_75 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75)).Mul(y2_75))
+					p1_75 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75)).Mul(y2_75)).Mul(y4_75)
+					p2_75 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75.Mul(y4_75))
+					r0_0_75 = p0_75.Add(p1_75).Add(p2_75)
 				}
-				sn_73 := r0_0_75
 				var r0_0_76 archsimd.Float64x4
 				{
-					d_76 := d_73
-					y_76 := d_76.Mul(d_76)
-					y2_76 := y_76.Mul(y_76)
-					y4_76 := y2_76.Mul(y2_76)
-					p0_76 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_76)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_76)).Mul(y2_76))
-					p1_76 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_76)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_76)).Mul(y2_76)).Mul(y4_76)
-					p2_76 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_76)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_76)).Mul(y4_76.Mul(y4_76))
-					r0_0_76 = d_76.Mul(p0_76.Add(p1_76).Add(p2_76))
+					c_76, t_76 := r0_0_75, t_74
+					r0_0_76 = c_76.AsUint64x4().Xor(t_76.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_73 = nv_73.Merge(sn_73.Div(r0_0_76), d_73.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				c2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_76)
+				u0_74, u1_74 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_74
+				j_74 := 2
+				for ; j_74+1 < n_74; j_74 += 2 {
+					u0_74 = c2_74.Mul(u1_74).Sub(u0_74)
+					u1_74 = c2_74.Mul(u0_74).Sub(u1_74)
+				}
+				if j_74 < n_74 {
+					u1_74 = c2_74.Mul(u1_74).Sub(u0_74)
+				}
+				r0_0_74 = u1_74
 			}
-			s_69 = r0_0_73
+			s_73 = r0_0_74
+		} else if r_73.nmode[i_73] == nRatio {
+			var r0_0_77 archsimd.Float64x4
+			{
+				x_77, nv_77 := x_73, archsimd.LoadFloat64x4((*[4]float64)((&r_73.nv[i_73])[:4]))
+				magic_77 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_77 := x_77.Add(magic_77)
+				d_77 := x_77.Sub(t_77.Sub(magic_77))
+				y_77 := nv_77.Mul(d_77)
+				u_77 := y_77.Add(magic_77)
+				var r0_0_78 archsimd.Float64x4
+				{
+					d_78 := y_77.Sub(u_77.Sub(magic_77))
+					y_78 := d_78.Mul(d_78)
+					y2_78 := y_78.Mul(y_78)
+					y4_78 := y2_78.Mul(y2_78)
+					p0_78 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_78)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_78)).Mul(y2_78))
+					p1_78 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_78)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
+					p2_78 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_78)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_78)).Mul(y4_78.Mul(y4_78))
+					r0_0_78 = d_78.Mul(p0_78.Add(p1_78).Add(p2_78))
+				}
+				var r0_0_79 archsimd.Float64x4
+				{
+					c_79, t_79 := r0_0_78, u_77
+					r0_0_79 = c_79.AsUint64x4().Xor(t_79.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_77 := r0_0_79
+				var r0_0_80 archsimd.Float64x4
+				{
+					d_80 := d_77
+					y_80 := d_80.Mul(d_80)
+					y2_80 := y_80.Mul(y_80)
+					y4_80 := y2_80.Mul(y2_80)
+					p0_80 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_80)).Mul(y2_80))
+					p1_80 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_80)).Mul(y2_80)).Mul(y4_80)
+					p2_80 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_80)).Mul(y4_80.Mul(y4_80))
+					r0_0_80 = d_80.Mul(p0_80.Add(p1_80).Add(p2_80))
+				}
+				r0_0_77 = nv_77.Merge(sn_77.Div(r0_0_80), d_77.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			}
+			s_73 = r0_0_77
 		}
-		r0_0_69 = s_69
+		r0_0_73 = s_73
 	}
-	sc := r0_0_69
+	sc := r0_0_73
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -3093,80 +2022,80 @@ func sincgAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 ) archsimd.Float64x4 {
 	s := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_77 archsimd.Float64x4
+		var r0_0_81 archsimd.Float64x4
 		{
-			x_77, n_77 := x, r.nn[i]
-			magic_77 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_77 := x_77.Add(magic_77)
-			var r0_0_78 archsimd.Float64x4
-			{
-				d_78 := x_77.Sub(t_77.Sub(magic_77))
-				y_78 := d_78.Mul(d_78)
-				y2_78 := y_78.Mul(y_78)
-				y4_78 := y2_78.Mul(y2_78)
-				p0_78 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_78)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_78)).Mul(y2_78))
-				p1_78 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_78)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
-				p2_78 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_78.Mul(y4_78))
-				r0_0_78 = p0_78.Add(p1_78).Add(p2_78)
-			}
-			var r0_0_79 archsimd.Float64x4
-			{
-				c_79, t_79 := r0_0_78, t_77
-				r0_0_79 = c_79.AsUint64x4().Xor(t_79.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-			}
-			c2_77 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_79)
-			u0_77, u1_77 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_77
-			j_77 := 2
-			for ; j_77+1 < n_77; j_77 += 2 {
-				u0_77 = c2_77.Mul(u1_77).Sub(u0_77)
-				u1_77 = c2_77.Mul(u0_77).Sub(u1_77)
-			}
-			if j_77 < n_77 {
-				u1_77 = c2_77.Mul(u1_77).Sub(u0_77)
-			}
-			r0_0_77 = u1_77
-		}
-		s = r0_0_77
-	} else if r.nmode[i] == nRatio {
-		var r0_0_80 archsimd.Float64x4
-		{
-			x_80, nv_80 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_80 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_80 := x_80.Add(magic_80)
-			d_80 := x_80.Sub(t_80.Sub(magic_80))
-			y_80 := nv_80.Mul(d_80)
-			u_80 := y_80.Add(magic_80)
-			var r0_0_81 archsimd.Float64x4
-			{
-				d_81 := y_80.Sub(u_80.Sub(magic_80))
-				y_81 := d_81.Mul(d_81)
-				y2_81 := y_81.Mul(y_81)
-				y4_81 := y2_81.Mul(y2_81)
-				p0_81 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_81)).Mul(y2_81))
-				p1_81 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
-				p2_81 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_81)).Mul(y4_81.Mul(y4_81))
-				r0_0_81 = d_81.Mul(p0_81.Add(p1_81).Add(p2_81))
-			}
+			x_81, n_81 := x, r.nn[i]
+			magic_81 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_81 := x_81.Add(magic_81)
 			var r0_0_82 archsimd.Float64x4
 			{
-				c_82, t_82 := r0_0_81, u_80
-				r0_0_82 = c_82.AsUint64x4().Xor(t_82.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				d_82 := x_81.Sub(t_81.Sub(magic_81))
+				y_82 := d_82.Mul(d_82)
+				y2_82 := y_82.Mul(y_82)
+				y4_82 := y2_82.Mul(y2_82)
+				p0_82 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_82)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_82)).Mul(y2_82))
+				p1_82 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_82)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
+				p2_82 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_82.Mul(y4_82))
+				r0_0_82 = p0_82.Add(p1_82).Add(p2_82)
 			}
-			sn_80 := r0_0_82
 			var r0_0_83 archsimd.Float64x4
 			{
-				d_83 := d_80
-				y_83 := d_83.Mul(d_83)
-				y2_83 := y_83.Mul(y_83)
-				y4_83 := y2_83.Mul(y2_83)
-				p0_83 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83)).Mul(y2_83))
-				p1_83 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83)).Mul(y2_83)).Mul(y4_83)
-				p2_83 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83)).Mul(y4_83.Mul(y4_83))
-				r0_0_83 = d_83.Mul(p0_83.Add(p1_83).Add(p2_83))
+				c_83, t_83 := r0_0_82, t_81
+				r0_0_83 = c_83.AsUint64x4().Xor(t_83.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			r0_0_80 = nv_80.Merge(sn_80.Div(r0_0_83), d_80.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			c2_81 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_83)
+			u0_81, u1_81 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_81
+			j_81 := 2
+			for ; j_81+1 < n_81; j_81 += 2 {
+				u0_81 = c2_81.Mul(u1_81).Sub(u0_81)
+				u1_81 = c2_81.Mul(u0_81).Sub(u1_81)
+			}
+			if j_81 < n_81 {
+				u1_81 = c2_81.Mul(u1_81).Sub(u0_81)
+			}
+			r0_0_81 = u1_81
 		}
-		s = r0_0_80
+		s = r0_0_81
+	} else if r.nmode[i] == nRatio {
+		var r0_0_84 archsimd.Float64x4
+		{
+			x_84, nv_84 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_84 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_84 := x_84.Add(magic_84)
+			d_84 := x_84.Sub(t_84.Sub(magic_84))
+			y_84 := nv_84.Mul(d_84)
+			u_84 := y_84.Add(magic_84)
+			var r0_0_85 archsimd.Float64x4
+			{
+				d_85 := y_84.Sub(u_84.Sub(magic_84))
+				y_85 := d_85.Mul(d_85)
+				y2_85 := y_85.Mul(y_85)
+				y4_85 := y2_85.Mul(y2_85)
+				p0_85 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_85)).Mul(y2_85))
+				p1_85 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_85)).Mul(y2_85)).Mul(y4_85)
+				p2_85 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_85)).Mul(y4_85.Mul(y4_85))
+				r0_0_85 = d_85.Mul(p0_85.Add(p1_85).Add(p2_85))
+			}
+			var r0_0_86 archsimd.Float64x4
+			{
+				c_86, t_86 := r0_0_85, u_84
+				r0_0_86 = c_86.AsUint64x4().Xor(t_86.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			}
+			sn_84 := r0_0_86
+			var r0_0_87 archsimd.Float64x4
+			{
+				d_87 := d_84
+				y_87 := d_87.Mul(d_87)
+				y2_87 := y_87.Mul(y_87)
+				y4_87 := y2_87.Mul(y2_87)
+				p0_87 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87)).Mul(y2_87))
+				p1_87 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87)).Mul(y2_87)).Mul(y4_87)
+				p2_87 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
+				r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
+			}
+			r0_0_84 = nv_84.Merge(sn_84.Div(r0_0_87), d_84.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+		}
+		s = r0_0_84
 	}
 	return s
 }
@@ -3176,23 +2105,23 @@ func sincgLanesAVX2(x archsimd.Float64x4,
 	n int) archsimd.Float64x4 {
 	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 	t := x.Add(magic)
-	var r0_0_84 archsimd.Float64x4
+	var r0_0_88 archsimd.Float64x4
 	{
-		d_84 := x.Sub(t.Sub(magic))
-		y_84 := d_84.Mul(d_84)
-		y2_84 := y_84.Mul(y_84)
-		y4_84 := y2_84.Mul(y2_84)
-		p0_84 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84)).Mul(y2_84))
-		p1_84 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
-		p2_84 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84.Mul(y4_84))
-		r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
+		d_88 := x.Sub(t.Sub(magic))
+		y_88 := d_88.Mul(d_88)
+		y2_88 := y_88.Mul(y_88)
+		y4_88 := y2_88.Mul(y2_88)
+		p0_88 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88)).Mul(y2_88))
+		p1_88 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
+		p2_88 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88.Mul(y4_88))
+		r0_0_88 = p0_88.Add(p1_88).Add(p2_88)
 	}
-	var r0_0_85 archsimd.Float64x4
+	var r0_0_89 archsimd.Float64x4
 	{
-		c_85, t_85 := r0_0_84, t
-		r0_0_85 = c_85.AsUint64x4().Xor(t_85.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_89, t_89 := r0_0_88, t
+		r0_0_89 = c_89.AsUint64x4().Xor(t_89.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_85)
+	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_89)
 	u0, u1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -3213,35 +2142,35 @@ func sincgRatioLanesAVX2(x, nv archsimd.Float64x4,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_86 archsimd.Float64x4
+	var r0_0_90 archsimd.Float64x4
 	{
-		d_86 := y.Sub(u.Sub(magic))
-		y_86 := d_86.Mul(d_86)
-		y2_86 := y_86.Mul(y_86)
-		y4_86 := y2_86.Mul(y2_86)
-		p0_86 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_86)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_86)).Mul(y2_86))
-		p1_86 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_86)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_86)).Mul(y2_86)).Mul(y4_86)
-		p2_86 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_86)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_86)).Mul(y4_86.Mul(y4_86))
-		r0_0_86 = d_86.Mul(p0_86.Add(p1_86).Add(p2_86))
+		d_90 := y.Sub(u.Sub(magic))
+		y_90 := d_90.Mul(d_90)
+		y2_90 := y_90.Mul(y_90)
+		y4_90 := y2_90.Mul(y2_90)
+		p0_90 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_90)).Mul(y2_90))
+		p1_90 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
+		p2_90 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_90)).Mul(y4_90.Mul(y4_90))
+		r0_0_90 = d_90.Mul(p0_90.Add(p1_90).Add(p2_90))
 	}
-	var r0_0_87 archsimd.Float64x4
+	var r0_0_91 archsimd.Float64x4
 	{
-		c_87, t_87 := r0_0_86, u
-		r0_0_87 = c_87.AsUint64x4().Xor(t_87.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_91, t_91 := r0_0_90, u
+		r0_0_91 = c_91.AsUint64x4().Xor(t_91.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	sn := r0_0_87
-	var r0_0_88 archsimd.Float64x4
+	sn := r0_0_91
+	var r0_0_92 archsimd.Float64x4
 	{
-		d_88 := d
-		y_88 := d_88.Mul(d_88)
-		y2_88 := y_88.Mul(y_88)
-		y4_88 := y2_88.Mul(y2_88)
-		p0_88 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_88)).Mul(y2_88))
-		p1_88 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
-		p2_88 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_88)).Mul(y4_88.Mul(y4_88))
-		r0_0_88 = d_88.Mul(p0_88.Add(p1_88).Add(p2_88))
+		d_92 := d
+		y_92 := d_92.Mul(d_92)
+		y2_92 := y_92.Mul(y_92)
+		y4_92 := y2_92.Mul(y2_92)
+		p0_92 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92)).Mul(y2_92))
+		p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
+		p2_92 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92)).Mul(y4_92.Mul(y4_92))
+		r0_0_92 = d_92.Mul(p0_92.Add(p1_92).Add(p2_92))
 	}
-	return nv.Merge(sn.Div(r0_0_88), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+	return nv.Merge(sn.Div(r0_0_92), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 }
 
 func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
@@ -3250,139 +2179,106 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_89 archsimd.Float64x4
-		r1_0_89 archsimd.Float64x4
-		r2_0_89 archsimd.Float64x4
+		r0_0_93 archsimd.Float64x4
+		r1_0_93 archsimd.Float64x4
+		r2_0_93 archsimd.Float64x4
 	)
 	{
-		r_89, i_89, x_89 := r, 0, h
-		s_89, dx_89, dn_89 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_89.nmode[i_89] == nChebyshev {
-			var (
-				r0_0_90 archsimd.Float64x4
-				r1_0_90 archsimd.Float64x4
-				r2_0_90 archsimd.Float64x4
-			)
-			{
-				r_90, x_90, n_90, nf_90 := r_89, x_89, r_89.nn[i_89], &r_89.nv[i_89]
-				magic_90 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_90 := x_90.Add(magic_90)
-				d_90 := x_90.Sub(t_90.Sub(magic_90))
-				f_90 := t_90.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_91 archsimd.Float64x4
-				{
-					d_91 := d_90
-					y_91 := d_91.Mul(d_91)
-					y2_91 := y_91.Mul(y_91)
-					y4_91 := y2_91.Mul(y2_91)
-					p0_91 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_91)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_91)).Mul(y2_91))
-					p1_91 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_91)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_91)).Mul(y2_91)).Mul(y4_91)
-					p2_91 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_91.Mul(y4_91))
-					r0_0_91 = p0_91.Add(p1_91).Add(p2_91)
-				}
-				cr_90 := r0_0_91
-				sign_90, one_90, pi_90 := archsimd.LoadFloat64x4((*[4]float64)((&r_90.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_90 := pi_90.Div(one_90.Sub(cr_90).Mul(one_90.Add(cr_90)).Sqrt().AsUint64x4().Or(d_90.AsUint64x4().Xor(f_90).And(sign_90)).AsFloat64x4())
-				c2_90 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_90.AsUint64x4().Xor(f_90).AsFloat64x4())
-				u0_90, u1_90 := one_90, c2_90
-				j_90 := 2
-				for ; j_90+1 < n_90; j_90 += 2 {
-					u0_90 = c2_90.Mul(u1_90).Sub(u0_90)
-					u1_90 = c2_90.Mul(u0_90).Sub(u1_90)
-				}
-				if j_90 < n_90 {
-					u0_90, u1_90 = u1_90, c2_90.Mul(u1_90).Sub(u0_90)
-				}
-				cu_90 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_90).Mul(u1_90)
-				tn_90 := cu_90.Sub(u0_90)
-				dx_90 := archsimd.LoadFloat64x4((*[4]float64)(nf_90[:4])).Mul(tn_90).Sub(cu_90).Mul(rs_90)
-				dn_90 := d_90.Mul(tn_90).Mul(rs_90)
-				near_90 := d_90.Mul(d_90).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_90.ToBits() != 0 {
-					var (
-						r0_0_92 archsimd.Float64x4
-						r1_0_92 archsimd.Float64x4
-					)
-					{
-						r_92, d_92, c2_92, flip_92, tn_92, un_92, n_92 := r_90, d_90, c2_90, f_90, tn_90, u1_90, n_90
-						var r0_0_93 archsimd.Float64x4
-						{
-							d_93 := d_92
-							y_93 := d_93.Mul(d_93)
-							y2_93 := y_93.Mul(y_93)
-							y4_93 := y2_93.Mul(y2_93)
-							p0_93 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_93)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_93)).Mul(y2_93))
-							p1_93 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_93)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_93)).Mul(y2_93)).Mul(y4_93)
-							p2_93 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_93)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_93)).Mul(y4_93.Mul(y4_93))
-							r0_0_93 = d_93.Mul(p0_93.Add(p1_93).Add(p2_93))
-						}
-						s_92 := r0_0_93.AsUint64x4().Xor(flip_92).AsFloat64x4()
-						two_92 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_92, u1_92, p0_92, p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_92, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_92
-						for j_92 := 2; j_92 < n_92; j_92++ {
-							u0_92, u1_92, p0_92, p1_92 = u1_92, c2_92.Mul(u1_92).Sub(u0_92), p1_92, two_92.Mul(u1_92).Add(c2_92.Mul(p1_92)).Sub(p0_92)
-						}
-						dx_92 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_92).Mul(p1_92)
-						peak_92 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_92.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_92.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_92 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_92).Mul(tn_92).Div(s_92).Merge(peak_92, d_92.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_92, r1_0_92 = dx_92, dn_92
-					}
-					px_90, pn_90 := r0_0_92, r1_0_92
-					dx_90, dn_90 = px_90.Merge(dx_90, near_90), pn_90.Merge(dn_90, near_90)
-				}
-				r0_0_90, r1_0_90, r2_0_90 = u1_90, dx_90, dn_90
-			}
-			s_89, dx_89, dn_89 = r0_0_90, r1_0_90, r2_0_90
-		} else if r_89.nmode[i_89] == nRatio {
+		r_93, i_93, x_93 := r, 0, h
+		s_93, dx_93, dn_93 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_93.nmode[i_93] == nChebyshev {
 			var (
 				r0_0_94 archsimd.Float64x4
 				r1_0_94 archsimd.Float64x4
 				r2_0_94 archsimd.Float64x4
 			)
 			{
-				x_94, nv_94 := x_89, archsimd.LoadFloat64x4((*[4]float64)((&r_89.nv[i_89])[:4]))
+				r_94, x_94, n_94, nf_94 := r_93, x_93, r_93.nn[i_93], &r_93.nv[i_93]
 				magic_94 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_94 := x_94.Add(magic_94)
 				d_94 := x_94.Sub(t_94.Sub(magic_94))
-				y_94 := nv_94.Mul(d_94)
-				u_94 := y_94.Add(magic_94)
-				e_94 := y_94.Sub(u_94.Sub(magic_94))
+				f_94 := t_94.AsUint64x4().ShiftAllLeft(63)
 				var r0_0_95 archsimd.Float64x4
 				{
-					d_95 := e_94
+					d_95 := d_94
 					y_95 := d_95.Mul(d_95)
 					y2_95 := y_95.Mul(y_95)
 					y4_95 := y2_95.Mul(y2_95)
-					p0_95 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_95)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_95)).Mul(y2_95))
-					p1_95 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_95)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
-					p2_95 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_95)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_95)).Mul(y4_95.Mul(y4_95))
-					r0_0_95 = d_95.Mul(p0_95.Add(p1_95).Add(p2_95))
+					p0_95 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_95)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_95)).Mul(y2_95))
+					p1_95 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_95)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
+					p2_95 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_95.Mul(y4_95))
+					r0_0_95 = p0_95.Add(p1_95).Add(p2_95)
 				}
-				var r0_0_96 archsimd.Float64x4
-				{
-					c_96, t_96 := r0_0_95, u_94
-					r0_0_96 = c_96.AsUint64x4().Xor(t_96.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cr_94 := r0_0_95
+				sign_94, one_94, pi_94 := archsimd.LoadFloat64x4((*[4]float64)((&r_94.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_94 := pi_94.Div(one_94.Sub(cr_94).Mul(one_94.Add(cr_94)).Sqrt().AsUint64x4().Or(d_94.AsUint64x4().Xor(f_94).And(sign_94)).AsFloat64x4())
+				c2_94 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_94.AsUint64x4().Xor(f_94).AsFloat64x4())
+				u0_94, u1_94 := one_94, c2_94
+				j_94 := 2
+				for ; j_94+1 < n_94; j_94 += 2 {
+					u0_94 = c2_94.Mul(u1_94).Sub(u0_94)
+					u1_94 = c2_94.Mul(u0_94).Sub(u1_94)
 				}
-				var r0_0_97 archsimd.Float64x4
-				{
-					d_97 := e_94
-					y_97 := d_97.Mul(d_97)
-					y2_97 := y_97.Mul(y_97)
-					y4_97 := y2_97.Mul(y2_97)
-					p0_97 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97)).Mul(y2_97))
-					p1_97 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
-					p2_97 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97.Mul(y4_97))
-					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
+				if j_94 < n_94 {
+					u0_94, u1_94 = u1_94, c2_94.Mul(u1_94).Sub(u0_94)
 				}
-				var r0_0_98 archsimd.Float64x4
-				{
-					c_98, t_98 := r0_0_97, u_94
-					r0_0_98 = c_98.AsUint64x4().Xor(t_98.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cu_94 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_94).Mul(u1_94)
+				tn_94 := cu_94.Sub(u0_94)
+				dx_94 := archsimd.LoadFloat64x4((*[4]float64)(nf_94[:4])).Mul(tn_94).Sub(cu_94).Mul(rs_94)
+				dn_94 := d_94.Mul(tn_94).Mul(rs_94)
+				near_94 := d_94.Mul(d_94).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_94.ToBits() != 0 {
+					var (
+						r0_0_96 archsimd.Float64x4
+						r1_0_96 archsimd.Float64x4
+					)
+					{
+						r_96, d_96, c2_96, flip_96, tn_96, un_96, n_96 := r_94, d_94, c2_94, f_94, tn_94, u1_94, n_94
+						var r0_0_97 archsimd.Float64x4
+						{
+							d_97 := d_96
+							y_97 := d_97.Mul(d_97)
+							y2_97 := y_97.Mul(y_97)
+							y4_97 := y2_97.Mul(y2_97)
+							p0_97 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_97)).Mul(y2_97))
+							p1_97 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
+							p2_97 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_97)).Mul(y4_97.Mul(y4_97))
+							r0_0_97 = d_97.Mul(p0_97.Add(p1_97).Add(p2_97))
+						}
+						s_96 := r0_0_97.AsUint64x4().Xor(flip_96).AsFloat64x4()
+						two_96 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_96, u1_96, p0_96, p1_96 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_96, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_96
+						for j_96 := 2; j_96 < n_96; j_96++ {
+							u0_96, u1_96, p0_96, p1_96 = u1_96, c2_96.Mul(u1_96).Sub(u0_96), p1_96, two_96.Mul(u1_96).Add(c2_96.Mul(p1_96)).Sub(p0_96)
+						}
+						dx_96 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_96).Mul(p1_96)
+						peak_96 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_96.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_96.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_96 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_96).Mul(tn_96).Div(s_96).Merge(peak_96, d_96.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_96, r1_0_96 = dx_96, dn_96
+					}
+					px_94, pn_94 := r0_0_96, r1_0_96
+					dx_94, dn_94 = px_94.Merge(dx_94, near_94), pn_94.Merge(dn_94, near_94)
 				}
-				sn_94, cn_94 := r0_0_96, r0_0_98
+				r0_0_94, r1_0_94, r2_0_94 = u1_94, dx_94, dn_94
+			}
+			s_93, dx_93, dn_93 = r0_0_94, r1_0_94, r2_0_94
+		} else if r_93.nmode[i_93] == nRatio {
+			var (
+				r0_0_98 archsimd.Float64x4
+				r1_0_98 archsimd.Float64x4
+				r2_0_98 archsimd.Float64x4
+			)
+			{
+				x_98, nv_98 := x_93, archsimd.LoadFloat64x4((*[4]float64)((&r_93.nv[i_93])[:4]))
+				magic_98 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_98 := x_98.Add(magic_98)
+				d_98 := x_98.Sub(t_98.Sub(magic_98))
+				y_98 := nv_98.Mul(d_98)
+				u_98 := y_98.Add(magic_98)
+				e_98 := y_98.Sub(u_98.Sub(magic_98))
 				var r0_0_99 archsimd.Float64x4
 				{
-					d_99 := d_94
+					d_99 := e_98
 					y_99 := d_99.Mul(d_99)
 					y2_99 := y_99.Mul(y_99)
 					y4_99 := y2_99.Mul(y2_99)
@@ -3393,162 +2289,162 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_100 archsimd.Float64x4
 				{
-					d_100 := d_94
-					y_100 := d_100.Mul(d_100)
-					y2_100 := y_100.Mul(y_100)
-					y4_100 := y2_100.Mul(y2_100)
-					p0_100 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_100)).Mul(y2_100))
-					p1_100 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
-					p2_100 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_100.Mul(y4_100))
-					r0_0_100 = p0_100.Add(p1_100).Add(p2_100)
+					c_100, t_100 := r0_0_99, u_98
+					r0_0_100 = c_100.AsUint64x4().Xor(t_100.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				s1_94, c1_94 := r0_0_99, r0_0_100
-				pi_94 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_94 := d_94.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_94 := nv_94.Merge(sn_94.Div(s1_94), at_94)
-				dx_94 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_94.Mul(nv_94.Mul(cn_94).Mul(s1_94).Sub(sn_94.Mul(c1_94))).Div(s1_94.Mul(s1_94)), at_94)
-				dn_94 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_94.Mul(d_94).Mul(cn_94).Div(s1_94), at_94)
-				r0_0_94, r1_0_94, r2_0_94 = s_94, dx_94, dn_94
-			}
-			s_89, dx_89, dn_89 = r0_0_94, r1_0_94, r2_0_94
-		}
-		r0_0_89, r1_0_89, r2_0_89 = s_89, dx_89, dn_89
-	}
-	sa, ha, na := r0_0_89, r1_0_89, r2_0_89
-	var (
-		r0_0_101 archsimd.Float64x4
-		r1_0_101 archsimd.Float64x4
-		r2_0_101 archsimd.Float64x4
-	)
-	{
-		r_101, i_101, x_101 := r, 1, kk
-		s_101, dx_101, dn_101 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_101.nmode[i_101] == nChebyshev {
-			var (
-				r0_0_102 archsimd.Float64x4
-				r1_0_102 archsimd.Float64x4
-				r2_0_102 archsimd.Float64x4
-			)
-			{
-				r_102, x_102, n_102, nf_102 := r_101, x_101, r_101.nn[i_101], &r_101.nv[i_101]
-				magic_102 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_102 := x_102.Add(magic_102)
-				d_102 := x_102.Sub(t_102.Sub(magic_102))
-				f_102 := t_102.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_101 archsimd.Float64x4
+				{
+					d_101 := e_98
+					y_101 := d_101.Mul(d_101)
+					y2_101 := y_101.Mul(y_101)
+					y4_101 := y2_101.Mul(y2_101)
+					p0_101 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101)).Mul(y2_101))
+					p1_101 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
+					p2_101 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101.Mul(y4_101))
+					r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
+				}
+				var r0_0_102 archsimd.Float64x4
+				{
+					c_102, t_102 := r0_0_101, u_98
+					r0_0_102 = c_102.AsUint64x4().Xor(t_102.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_98, cn_98 := r0_0_100, r0_0_102
 				var r0_0_103 archsimd.Float64x4
 				{
-					d_103 := d_102
+					d_103 := d_98
 					y_103 := d_103.Mul(d_103)
 					y2_103 := y_103.Mul(y_103)
 					y4_103 := y2_103.Mul(y2_103)
-					p0_103 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103)).Mul(y2_103))
-					p1_103 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
-					p2_103 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103.Mul(y4_103))
-					r0_0_103 = p0_103.Add(p1_103).Add(p2_103)
+					p0_103 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_103)).Mul(y2_103))
+					p1_103 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
+					p2_103 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_103)).Mul(y4_103.Mul(y4_103))
+					r0_0_103 = d_103.Mul(p0_103.Add(p1_103).Add(p2_103))
 				}
-				cr_102 := r0_0_103
-				sign_102, one_102, pi_102 := archsimd.LoadFloat64x4((*[4]float64)((&r_102.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_102 := pi_102.Div(one_102.Sub(cr_102).Mul(one_102.Add(cr_102)).Sqrt().AsUint64x4().Or(d_102.AsUint64x4().Xor(f_102).And(sign_102)).AsFloat64x4())
-				c2_102 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_102.AsUint64x4().Xor(f_102).AsFloat64x4())
-				u0_102, u1_102 := one_102, c2_102
-				j_102 := 2
-				for ; j_102+1 < n_102; j_102 += 2 {
-					u0_102 = c2_102.Mul(u1_102).Sub(u0_102)
-					u1_102 = c2_102.Mul(u0_102).Sub(u1_102)
+				var r0_0_104 archsimd.Float64x4
+				{
+					d_104 := d_98
+					y_104 := d_104.Mul(d_104)
+					y2_104 := y_104.Mul(y_104)
+					y4_104 := y2_104.Mul(y2_104)
+					p0_104 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_104)).Mul(y2_104))
+					p1_104 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
+					p2_104 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_104.Mul(y4_104))
+					r0_0_104 = p0_104.Add(p1_104).Add(p2_104)
 				}
-				if j_102 < n_102 {
-					u0_102, u1_102 = u1_102, c2_102.Mul(u1_102).Sub(u0_102)
-				}
-				cu_102 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_102).Mul(u1_102)
-				tn_102 := cu_102.Sub(u0_102)
-				dx_102 := archsimd.LoadFloat64x4((*[4]float64)(nf_102[:4])).Mul(tn_102).Sub(cu_102).Mul(rs_102)
-				dn_102 := d_102.Mul(tn_102).Mul(rs_102)
-				near_102 := d_102.Mul(d_102).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_102.ToBits() != 0 {
-					var (
-						r0_0_104 archsimd.Float64x4
-						r1_0_104 archsimd.Float64x4
-					)
-					{
-						r_104, d_104, c2_104, flip_104, tn_104, un_104, n_104 := r_102, d_102, c2_102, f_102, tn_102, u1_102, n_102
-						var r0_0_105 archsimd.Float64x4
-						{
-							d_105 := d_104
-							y_105 := d_105.Mul(d_105)
-							y2_105 := y_105.Mul(y_105)
-							y4_105 := y2_105.Mul(y2_105)
-							p0_105 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105)).Mul(y2_105))
-							p1_105 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
-							p2_105 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
-							r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
-						}
-						s_104 := r0_0_105.AsUint64x4().Xor(flip_104).AsFloat64x4()
-						two_104 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_104, u1_104, p0_104, p1_104 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_104, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_104
-						for j_104 := 2; j_104 < n_104; j_104++ {
-							u0_104, u1_104, p0_104, p1_104 = u1_104, c2_104.Mul(u1_104).Sub(u0_104), p1_104, two_104.Mul(u1_104).Add(c2_104.Mul(p1_104)).Sub(p0_104)
-						}
-						dx_104 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_104).Mul(p1_104)
-						peak_104 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_104.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_104.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_104 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_104).Mul(tn_104).Div(s_104).Merge(peak_104, d_104.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_104, r1_0_104 = dx_104, dn_104
-					}
-					px_102, pn_102 := r0_0_104, r1_0_104
-					dx_102, dn_102 = px_102.Merge(dx_102, near_102), pn_102.Merge(dn_102, near_102)
-				}
-				r0_0_102, r1_0_102, r2_0_102 = u1_102, dx_102, dn_102
+				s1_98, c1_98 := r0_0_103, r0_0_104
+				pi_98 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_98 := d_98.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_98 := nv_98.Merge(sn_98.Div(s1_98), at_98)
+				dx_98 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_98.Mul(nv_98.Mul(cn_98).Mul(s1_98).Sub(sn_98.Mul(c1_98))).Div(s1_98.Mul(s1_98)), at_98)
+				dn_98 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_98.Mul(d_98).Mul(cn_98).Div(s1_98), at_98)
+				r0_0_98, r1_0_98, r2_0_98 = s_98, dx_98, dn_98
 			}
-			s_101, dx_101, dn_101 = r0_0_102, r1_0_102, r2_0_102
-		} else if r_101.nmode[i_101] == nRatio {
+			s_93, dx_93, dn_93 = r0_0_98, r1_0_98, r2_0_98
+		}
+		r0_0_93, r1_0_93, r2_0_93 = s_93, dx_93, dn_93
+	}
+	sa, ha, na := r0_0_93, r1_0_93, r2_0_93
+	var (
+		r0_0_105 archsimd.Float64x4
+		r1_0_105 archsimd.Float64x4
+		r2_0_105 archsimd.Float64x4
+	)
+	{
+		r_105, i_105, x_105 := r, 1, kk
+		s_105, dx_105, dn_105 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_105.nmode[i_105] == nChebyshev {
 			var (
 				r0_0_106 archsimd.Float64x4
 				r1_0_106 archsimd.Float64x4
 				r2_0_106 archsimd.Float64x4
 			)
 			{
-				x_106, nv_106 := x_101, archsimd.LoadFloat64x4((*[4]float64)((&r_101.nv[i_101])[:4]))
+				r_106, x_106, n_106, nf_106 := r_105, x_105, r_105.nn[i_105], &r_105.nv[i_105]
 				magic_106 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_106 := x_106.Add(magic_106)
 				d_106 := x_106.Sub(t_106.Sub(magic_106))
-				y_106 := nv_106.Mul(d_106)
-				u_106 := y_106.Add(magic_106)
-				e_106 := y_106.Sub(u_106.Sub(magic_106))
+				f_106 := t_106.AsUint64x4().ShiftAllLeft(63)
 				var r0_0_107 archsimd.Float64x4
 				{
-					d_107 := e_106
+					d_107 := d_106
 					y_107 := d_107.Mul(d_107)
 					y2_107 := y_107.Mul(y_107)
 					y4_107 := y2_107.Mul(y2_107)
-					p0_107 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_107)).Mul(y2_107))
-					p1_107 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
-					p2_107 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_107)).Mul(y4_107.Mul(y4_107))
-					r0_0_107 = d_107.Mul(p0_107.Add(p1_107).Add(p2_107))
+					p0_107 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_107)).Mul(y2_107))
+					p1_107 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
+					p2_107 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_107.Mul(y4_107))
+					r0_0_107 = p0_107.Add(p1_107).Add(p2_107)
 				}
-				var r0_0_108 archsimd.Float64x4
-				{
-					c_108, t_108 := r0_0_107, u_106
-					r0_0_108 = c_108.AsUint64x4().Xor(t_108.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cr_106 := r0_0_107
+				sign_106, one_106, pi_106 := archsimd.LoadFloat64x4((*[4]float64)((&r_106.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_106 := pi_106.Div(one_106.Sub(cr_106).Mul(one_106.Add(cr_106)).Sqrt().AsUint64x4().Or(d_106.AsUint64x4().Xor(f_106).And(sign_106)).AsFloat64x4())
+				c2_106 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_106.AsUint64x4().Xor(f_106).AsFloat64x4())
+				u0_106, u1_106 := one_106, c2_106
+				j_106 := 2
+				for ; j_106+1 < n_106; j_106 += 2 {
+					u0_106 = c2_106.Mul(u1_106).Sub(u0_106)
+					u1_106 = c2_106.Mul(u0_106).Sub(u1_106)
 				}
-				var r0_0_109 archsimd.Float64x4
-				{
-					d_109 := e_106
-					y_109 := d_109.Mul(d_109)
-					y2_109 := y_109.Mul(y_109)
-					y4_109 := y2_109.Mul(y2_109)
-					p0_109 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_109)).Mul(y2_109))
-					p1_109 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
-					p2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_109.Mul(y4_109))
-					r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
+				if j_106 < n_106 {
+					u0_106, u1_106 = u1_106, c2_106.Mul(u1_106).Sub(u0_106)
 				}
-				var r0_0_110 archsimd.Float64x4
-				{
-					c_110, t_110 := r0_0_109, u_106
-					r0_0_110 = c_110.AsUint64x4().Xor(t_110.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cu_106 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_106).Mul(u1_106)
+				tn_106 := cu_106.Sub(u0_106)
+				dx_106 := archsimd.LoadFloat64x4((*[4]float64)(nf_106[:4])).Mul(tn_106).Sub(cu_106).Mul(rs_106)
+				dn_106 := d_106.Mul(tn_106).Mul(rs_106)
+				near_106 := d_106.Mul(d_106).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_106.ToBits() != 0 {
+					var (
+						r0_0_108 archsimd.Float64x4
+						r1_0_108 archsimd.Float64x4
+					)
+					{
+						r_108, d_108, c2_108, flip_108, tn_108, un_108, n_108 := r_106, d_106, c2_106, f_106, tn_106, u1_106, n_106
+						var r0_0_109 archsimd.Float64x4
+						{
+							d_109 := d_108
+							y_109 := d_109.Mul(d_109)
+							y2_109 := y_109.Mul(y_109)
+							y4_109 := y2_109.Mul(y2_109)
+							p0_109 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_109)).Mul(y2_109))
+							p1_109 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
+							p2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_109)).Mul(y4_109.Mul(y4_109))
+							r0_0_109 = d_109.Mul(p0_109.Add(p1_109).Add(p2_109))
+						}
+						s_108 := r0_0_109.AsUint64x4().Xor(flip_108).AsFloat64x4()
+						two_108 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_108, u1_108, p0_108, p1_108 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_108, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_108
+						for j_108 := 2; j_108 < n_108; j_108++ {
+							u0_108, u1_108, p0_108, p1_108 = u1_108, c2_108.Mul(u1_108).Sub(u0_108), p1_108, two_108.Mul(u1_108).Add(c2_108.Mul(p1_108)).Sub(p0_108)
+						}
+						dx_108 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_108).Mul(p1_108)
+						peak_108 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_108.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_108.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_108 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_108).Mul(tn_108).Div(s_108).Merge(peak_108, d_108.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_108, r1_0_108 = dx_108, dn_108
+					}
+					px_106, pn_106 := r0_0_108, r1_0_108
+					dx_106, dn_106 = px_106.Merge(dx_106, near_106), pn_106.Merge(dn_106, near_106)
 				}
-				sn_106, cn_106 := r0_0_108, r0_0_110
+				r0_0_106, r1_0_106, r2_0_106 = u1_106, dx_106, dn_106
+			}
+			s_105, dx_105, dn_105 = r0_0_106, r1_0_106, r2_0_106
+		} else if r_105.nmode[i_105] == nRatio {
+			var (
+				r0_0_110 archsimd.Float64x4
+				r1_0_110 archsimd.Float64x4
+				r2_0_110 archsimd.Float64x4
+			)
+			{
+				x_110, nv_110 := x_105, archsimd.LoadFloat64x4((*[4]float64)((&r_105.nv[i_105])[:4]))
+				magic_110 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_110 := x_110.Add(magic_110)
+				d_110 := x_110.Sub(t_110.Sub(magic_110))
+				y_110 := nv_110.Mul(d_110)
+				u_110 := y_110.Add(magic_110)
+				e_110 := y_110.Sub(u_110.Sub(magic_110))
 				var r0_0_111 archsimd.Float64x4
 				{
-					d_111 := d_106
+					d_111 := e_110
 					y_111 := d_111.Mul(d_111)
 					y2_111 := y_111.Mul(y_111)
 					y4_111 := y2_111.Mul(y2_111)
@@ -3559,162 +2455,162 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_112 archsimd.Float64x4
 				{
-					d_112 := d_106
-					y_112 := d_112.Mul(d_112)
-					y2_112 := y_112.Mul(y_112)
-					y4_112 := y2_112.Mul(y2_112)
-					p0_112 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_112)).Mul(y2_112))
-					p1_112 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
-					p2_112 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_112.Mul(y4_112))
-					r0_0_112 = p0_112.Add(p1_112).Add(p2_112)
+					c_112, t_112 := r0_0_111, u_110
+					r0_0_112 = c_112.AsUint64x4().Xor(t_112.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				s1_106, c1_106 := r0_0_111, r0_0_112
-				pi_106 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_106 := d_106.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_106 := nv_106.Merge(sn_106.Div(s1_106), at_106)
-				dx_106 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_106.Mul(nv_106.Mul(cn_106).Mul(s1_106).Sub(sn_106.Mul(c1_106))).Div(s1_106.Mul(s1_106)), at_106)
-				dn_106 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_106.Mul(d_106).Mul(cn_106).Div(s1_106), at_106)
-				r0_0_106, r1_0_106, r2_0_106 = s_106, dx_106, dn_106
-			}
-			s_101, dx_101, dn_101 = r0_0_106, r1_0_106, r2_0_106
-		}
-		r0_0_101, r1_0_101, r2_0_101 = s_101, dx_101, dn_101
-	}
-	sb, hb, nb := r0_0_101, r1_0_101, r2_0_101
-	var (
-		r0_0_113 archsimd.Float64x4
-		r1_0_113 archsimd.Float64x4
-		r2_0_113 archsimd.Float64x4
-	)
-	{
-		r_113, i_113, x_113 := r, 2, l
-		s_113, dx_113, dn_113 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_113.nmode[i_113] == nChebyshev {
-			var (
-				r0_0_114 archsimd.Float64x4
-				r1_0_114 archsimd.Float64x4
-				r2_0_114 archsimd.Float64x4
-			)
-			{
-				r_114, x_114, n_114, nf_114 := r_113, x_113, r_113.nn[i_113], &r_113.nv[i_113]
-				magic_114 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_114 := x_114.Add(magic_114)
-				d_114 := x_114.Sub(t_114.Sub(magic_114))
-				f_114 := t_114.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_113 archsimd.Float64x4
+				{
+					d_113 := e_110
+					y_113 := d_113.Mul(d_113)
+					y2_113 := y_113.Mul(y_113)
+					y4_113 := y2_113.Mul(y2_113)
+					p0_113 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_113)).Mul(y2_113))
+					p1_113 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
+					p2_113 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_113.Mul(y4_113))
+					r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
+				}
+				var r0_0_114 archsimd.Float64x4
+				{
+					c_114, t_114 := r0_0_113, u_110
+					r0_0_114 = c_114.AsUint64x4().Xor(t_114.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_110, cn_110 := r0_0_112, r0_0_114
 				var r0_0_115 archsimd.Float64x4
 				{
-					d_115 := d_114
+					d_115 := d_110
 					y_115 := d_115.Mul(d_115)
 					y2_115 := y_115.Mul(y_115)
 					y4_115 := y2_115.Mul(y2_115)
-					p0_115 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_115)).Mul(y2_115))
-					p1_115 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
-					p2_115 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_115.Mul(y4_115))
-					r0_0_115 = p0_115.Add(p1_115).Add(p2_115)
+					p0_115 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_115)).Mul(y2_115))
+					p1_115 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
+					p2_115 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_115)).Mul(y4_115.Mul(y4_115))
+					r0_0_115 = d_115.Mul(p0_115.Add(p1_115).Add(p2_115))
 				}
-				cr_114 := r0_0_115
-				sign_114, one_114, pi_114 := archsimd.LoadFloat64x4((*[4]float64)((&r_114.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_114 := pi_114.Div(one_114.Sub(cr_114).Mul(one_114.Add(cr_114)).Sqrt().AsUint64x4().Or(d_114.AsUint64x4().Xor(f_114).And(sign_114)).AsFloat64x4())
-				c2_114 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_114.AsUint64x4().Xor(f_114).AsFloat64x4())
-				u0_114, u1_114 := one_114, c2_114
-				j_114 := 2
-				for ; j_114+1 < n_114; j_114 += 2 {
-					u0_114 = c2_114.Mul(u1_114).Sub(u0_114)
-					u1_114 = c2_114.Mul(u0_114).Sub(u1_114)
+				var r0_0_116 archsimd.Float64x4
+				{
+					d_116 := d_110
+					y_116 := d_116.Mul(d_116)
+					y2_116 := y_116.Mul(y_116)
+					y4_116 := y2_116.Mul(y2_116)
+					p0_116 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116)).Mul(y2_116))
+					p1_116 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
+					p2_116 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116.Mul(y4_116))
+					r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
 				}
-				if j_114 < n_114 {
-					u0_114, u1_114 = u1_114, c2_114.Mul(u1_114).Sub(u0_114)
-				}
-				cu_114 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_114).Mul(u1_114)
-				tn_114 := cu_114.Sub(u0_114)
-				dx_114 := archsimd.LoadFloat64x4((*[4]float64)(nf_114[:4])).Mul(tn_114).Sub(cu_114).Mul(rs_114)
-				dn_114 := d_114.Mul(tn_114).Mul(rs_114)
-				near_114 := d_114.Mul(d_114).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_114.ToBits() != 0 {
-					var (
-						r0_0_116 archsimd.Float64x4
-						r1_0_116 archsimd.Float64x4
-					)
-					{
-						r_116, d_116, c2_116, flip_116, tn_116, un_116, n_116 := r_114, d_114, c2_114, f_114, tn_114, u1_114, n_114
-						var r0_0_117 archsimd.Float64x4
-						{
-							d_117 := d_116
-							y_117 := d_117.Mul(d_117)
-							y2_117 := y_117.Mul(y_117)
-							y4_117 := y2_117.Mul(y2_117)
-							p0_117 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_117)).Mul(y2_117))
-							p1_117 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
-							p2_117 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_117)).Mul(y4_117.Mul(y4_117))
-							r0_0_117 = d_117.Mul(p0_117.Add(p1_117).Add(p2_117))
-						}
-						s_116 := r0_0_117.AsUint64x4().Xor(flip_116).AsFloat64x4()
-						two_116 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_116, u1_116, p0_116, p1_116 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_116, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_116
-						for j_116 := 2; j_116 < n_116; j_116++ {
-							u0_116, u1_116, p0_116, p1_116 = u1_116, c2_116.Mul(u1_116).Sub(u0_116), p1_116, two_116.Mul(u1_116).Add(c2_116.Mul(p1_116)).Sub(p0_116)
-						}
-						dx_116 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_116).Mul(p1_116)
-						peak_116 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_116.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_116.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_116 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_116).Mul(tn_116).Div(s_116).Merge(peak_116, d_116.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_116, r1_0_116 = dx_116, dn_116
-					}
-					px_114, pn_114 := r0_0_116, r1_0_116
-					dx_114, dn_114 = px_114.Merge(dx_114, near_114), pn_114.Merge(dn_114, near_114)
-				}
-				r0_0_114, r1_0_114, r2_0_114 = u1_114, dx_114, dn_114
+				s1_110, c1_110 := r0_0_115, r0_0_116
+				pi_110 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_110 := d_110.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_110 := nv_110.Merge(sn_110.Div(s1_110), at_110)
+				dx_110 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_110.Mul(nv_110.Mul(cn_110).Mul(s1_110).Sub(sn_110.Mul(c1_110))).Div(s1_110.Mul(s1_110)), at_110)
+				dn_110 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_110.Mul(d_110).Mul(cn_110).Div(s1_110), at_110)
+				r0_0_110, r1_0_110, r2_0_110 = s_110, dx_110, dn_110
 			}
-			s_113, dx_113, dn_113 = r0_0_114, r1_0_114, r2_0_114
-		} else if r_113.nmode[i_113] == nRatio {
+			s_105, dx_105, dn_105 = r0_0_110, r1_0_110, r2_0_110
+		}
+		r0_0_105, r1_0_105, r2_0_105 = s_105, dx_105, dn_105
+	}
+	sb, hb, nb := r0_0_105, r1_0_105, r2_0_105
+	var (
+		r0_0_117 archsimd.Float64x4
+		r1_0_117 archsimd.Float64x4
+		r2_0_117 archsimd.Float64x4
+	)
+	{
+		r_117, i_117, x_117 := r, 2, l
+		s_117, dx_117, dn_117 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_117.nmode[i_117] == nChebyshev {
 			var (
 				r0_0_118 archsimd.Float64x4
 				r1_0_118 archsimd.Float64x4
 				r2_0_118 archsimd.Float64x4
 			)
 			{
-				x_118, nv_118 := x_113, archsimd.LoadFloat64x4((*[4]float64)((&r_113.nv[i_113])[:4]))
+				r_118, x_118, n_118, nf_118 := r_117, x_117, r_117.nn[i_117], &r_117.nv[i_117]
 				magic_118 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_118 := x_118.Add(magic_118)
 				d_118 := x_118.Sub(t_118.Sub(magic_118))
-				y_118 := nv_118.Mul(d_118)
-				u_118 := y_118.Add(magic_118)
-				e_118 := y_118.Sub(u_118.Sub(magic_118))
+				f_118 := t_118.AsUint64x4().ShiftAllLeft(63)
 				var r0_0_119 archsimd.Float64x4
 				{
-					d_119 := e_118
+					d_119 := d_118
 					y_119 := d_119.Mul(d_119)
 					y2_119 := y_119.Mul(y_119)
 					y4_119 := y2_119.Mul(y2_119)
-					p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_119)).Mul(y2_119))
-					p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
-					p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_119)).Mul(y4_119.Mul(y4_119))
-					r0_0_119 = d_119.Mul(p0_119.Add(p1_119).Add(p2_119))
+					p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119)).Mul(y2_119))
+					p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+					p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119.Mul(y4_119))
+					r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
 				}
-				var r0_0_120 archsimd.Float64x4
-				{
-					c_120, t_120 := r0_0_119, u_118
-					r0_0_120 = c_120.AsUint64x4().Xor(t_120.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cr_118 := r0_0_119
+				sign_118, one_118, pi_118 := archsimd.LoadFloat64x4((*[4]float64)((&r_118.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_118 := pi_118.Div(one_118.Sub(cr_118).Mul(one_118.Add(cr_118)).Sqrt().AsUint64x4().Or(d_118.AsUint64x4().Xor(f_118).And(sign_118)).AsFloat64x4())
+				c2_118 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_118.AsUint64x4().Xor(f_118).AsFloat64x4())
+				u0_118, u1_118 := one_118, c2_118
+				j_118 := 2
+				for ; j_118+1 < n_118; j_118 += 2 {
+					u0_118 = c2_118.Mul(u1_118).Sub(u0_118)
+					u1_118 = c2_118.Mul(u0_118).Sub(u1_118)
 				}
-				var r0_0_121 archsimd.Float64x4
-				{
-					d_121 := e_118
-					y_121 := d_121.Mul(d_121)
-					y2_121 := y_121.Mul(y_121)
-					y4_121 := y2_121.Mul(y2_121)
-					p0_121 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_121)).Mul(y2_121))
-					p1_121 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
-					p2_121 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_121.Mul(y4_121))
-					r0_0_121 = p0_121.Add(p1_121).Add(p2_121)
+				if j_118 < n_118 {
+					u0_118, u1_118 = u1_118, c2_118.Mul(u1_118).Sub(u0_118)
 				}
-				var r0_0_122 archsimd.Float64x4
-				{
-					c_122, t_122 := r0_0_121, u_118
-					r0_0_122 = c_122.AsUint64x4().Xor(t_122.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				cu_118 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_118).Mul(u1_118)
+				tn_118 := cu_118.Sub(u0_118)
+				dx_118 := archsimd.LoadFloat64x4((*[4]float64)(nf_118[:4])).Mul(tn_118).Sub(cu_118).Mul(rs_118)
+				dn_118 := d_118.Mul(tn_118).Mul(rs_118)
+				near_118 := d_118.Mul(d_118).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_118.ToBits() != 0 {
+					var (
+						r0_0_120 archsimd.Float64x4
+						r1_0_120 archsimd.Float64x4
+					)
+					{
+						r_120, d_120, c2_120, flip_120, tn_120, un_120, n_120 := r_118, d_118, c2_118, f_118, tn_118, u1_118, n_118
+						var r0_0_121 archsimd.Float64x4
+						{
+							d_121 := d_120
+							y_121 := d_121.Mul(d_121)
+							y2_121 := y_121.Mul(y_121)
+							y4_121 := y2_121.Mul(y2_121)
+							p0_121 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_121)).Mul(y2_121))
+							p1_121 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
+							p2_121 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_121)).Mul(y4_121.Mul(y4_121))
+							r0_0_121 = d_121.Mul(p0_121.Add(p1_121).Add(p2_121))
+						}
+						s_120 := r0_0_121.AsUint64x4().Xor(flip_120).AsFloat64x4()
+						two_120 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_120, u1_120, p0_120, p1_120 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_120, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_120
+						for j_120 := 2; j_120 < n_120; j_120++ {
+							u0_120, u1_120, p0_120, p1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120), p1_120, two_120.Mul(u1_120).Add(c2_120.Mul(p1_120)).Sub(p0_120)
+						}
+						dx_120 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_120).Mul(p1_120)
+						peak_120 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_120.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_120.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_120 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_120).Mul(tn_120).Div(s_120).Merge(peak_120, d_120.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_120, r1_0_120 = dx_120, dn_120
+					}
+					px_118, pn_118 := r0_0_120, r1_0_120
+					dx_118, dn_118 = px_118.Merge(dx_118, near_118), pn_118.Merge(dn_118, near_118)
 				}
-				sn_118, cn_118 := r0_0_120, r0_0_122
+				r0_0_118, r1_0_118, r2_0_118 = u1_118, dx_118, dn_118
+			}
+			s_117, dx_117, dn_117 = r0_0_118, r1_0_118, r2_0_118
+		} else if r_117.nmode[i_117] == nRatio {
+			var (
+				r0_0_122 archsimd.Float64x4
+				r1_0_122 archsimd.Float64x4
+				r2_0_122 archsimd.Float64x4
+			)
+			{
+				x_122, nv_122 := x_117, archsimd.LoadFloat64x4((*[4]float64)((&r_117.nv[i_117])[:4]))
+				magic_122 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_122 := x_122.Add(magic_122)
+				d_122 := x_122.Sub(t_122.Sub(magic_122))
+				y_122 := nv_122.Mul(d_122)
+				u_122 := y_122.Add(magic_122)
+				e_122 := y_122.Sub(u_122.Sub(magic_122))
 				var r0_0_123 archsimd.Float64x4
 				{
-					d_123 := d_118
+					d_123 := e_122
 					y_123 := d_123.Mul(d_123)
 					y2_123 := y_123.Mul(y_123)
 					y4_123 := y2_123.Mul(y2_123)
@@ -3725,28 +2621,61 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_124 archsimd.Float64x4
 				{
-					d_124 := d_118
-					y_124 := d_124.Mul(d_124)
-					y2_124 := y_124.Mul(y_124)
-					y4_124 := y2_124.Mul(y2_124)
-					p0_124 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_124)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_124)).Mul(y2_124))
-					p1_124 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_124)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_124)).Mul(y2_124)).Mul(y4_124)
-					p2_124 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_124.Mul(y4_124))
-					r0_0_124 = p0_124.Add(p1_124).Add(p2_124)
+					c_124, t_124 := r0_0_123, u_122
+					r0_0_124 = c_124.AsUint64x4().Xor(t_124.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				s1_118, c1_118 := r0_0_123, r0_0_124
-				pi_118 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_118 := d_118.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_118 := nv_118.Merge(sn_118.Div(s1_118), at_118)
-				dx_118 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_118.Mul(nv_118.Mul(cn_118).Mul(s1_118).Sub(sn_118.Mul(c1_118))).Div(s1_118.Mul(s1_118)), at_118)
-				dn_118 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_118.Mul(d_118).Mul(cn_118).Div(s1_118), at_118)
-				r0_0_118, r1_0_118, r2_0_118 = s_118, dx_118, dn_118
+				var r0_0_125 archsimd.Float64x4
+				{
+					d_125 := e_122
+					y_125 := d_125.Mul(d_125)
+					y2_125 := y_125.Mul(y_125)
+					y4_125 := y2_125.Mul(y2_125)
+					p0_125 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_125)).Mul(y2_125))
+					p1_125 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
+					p2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_125.Mul(y4_125))
+					r0_0_125 = p0_125.Add(p1_125).Add(p2_125)
+				}
+				var r0_0_126 archsimd.Float64x4
+				{
+					c_126, t_126 := r0_0_125, u_122
+					r0_0_126 = c_126.AsUint64x4().Xor(t_126.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_122, cn_122 := r0_0_124, r0_0_126
+				var r0_0_127 archsimd.Float64x4
+				{
+					d_127 := d_122
+					y_127 := d_127.Mul(d_127)
+					y2_127 := y_127.Mul(y_127)
+					y4_127 := y2_127.Mul(y2_127)
+					p0_127 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127)).Mul(y2_127))
+					p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
+					p2_127 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127)).Mul(y4_127.Mul(y4_127))
+					r0_0_127 = d_127.Mul(p0_127.Add(p1_127).Add(p2_127))
+				}
+				var r0_0_128 archsimd.Float64x4
+				{
+					d_128 := d_122
+					y_128 := d_128.Mul(d_128)
+					y2_128 := y_128.Mul(y_128)
+					y4_128 := y2_128.Mul(y2_128)
+					p0_128 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_128)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_128)).Mul(y2_128))
+					p1_128 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_128)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
+					p2_128 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_128.Mul(y4_128))
+					r0_0_128 = p0_128.Add(p1_128).Add(p2_128)
+				}
+				s1_122, c1_122 := r0_0_127, r0_0_128
+				pi_122 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_122 := d_122.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_122 := nv_122.Merge(sn_122.Div(s1_122), at_122)
+				dx_122 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_122.Mul(nv_122.Mul(cn_122).Mul(s1_122).Sub(sn_122.Mul(c1_122))).Div(s1_122.Mul(s1_122)), at_122)
+				dn_122 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_122.Mul(d_122).Mul(cn_122).Div(s1_122), at_122)
+				r0_0_122, r1_0_122, r2_0_122 = s_122, dx_122, dn_122
 			}
-			s_113, dx_113, dn_113 = r0_0_118, r1_0_118, r2_0_118
+			s_117, dx_117, dn_117 = r0_0_122, r1_0_122, r2_0_122
 		}
-		r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
+		r0_0_117, r1_0_117, r2_0_117 = s_117, dx_117, dn_117
 	}
-	sc, hc, nc := r0_0_113, r1_0_113, r2_0_113
+	sc, hc, nc := r0_0_117, r1_0_117, r2_0_117
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -3758,130 +2687,97 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 	s, dx, dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_125 archsimd.Float64x4
-			r1_0_125 archsimd.Float64x4
-			r2_0_125 archsimd.Float64x4
-		)
-		{
-			r_125, x_125, n_125, nf_125 := r, x, r.nn[i], &r.nv[i]
-			magic_125 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_125 := x_125.Add(magic_125)
-			d_125 := x_125.Sub(t_125.Sub(magic_125))
-			f_125 := t_125.AsUint64x4().ShiftAllLeft(63)
-			var r0_0_126 archsimd.Float64x4
-			{
-				d_126 := d_125
-				y_126 := d_126.Mul(d_126)
-				y2_126 := y_126.Mul(y_126)
-				y4_126 := y2_126.Mul(y2_126)
-				p0_126 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_126)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_126)).Mul(y2_126))
-				p1_126 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_126)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_126)).Mul(y2_126)).Mul(y4_126)
-				p2_126 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_126.Mul(y4_126))
-				r0_0_126 = p0_126.Add(p1_126).Add(p2_126)
-			}
-			cr_125 := r0_0_126
-			sign_125, one_125, pi_125 := archsimd.LoadFloat64x4((*[4]float64)((&r_125.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			rs_125 := pi_125.Div(one_125.Sub(cr_125).Mul(one_125.Add(cr_125)).Sqrt().AsUint64x4().Or(d_125.AsUint64x4().Xor(f_125).And(sign_125)).AsFloat64x4())
-			c2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_125.AsUint64x4().Xor(f_125).AsFloat64x4())
-			u0_125, u1_125 := one_125, c2_125
-			j_125 := 2
-			for ; j_125+1 < n_125; j_125 += 2 {
-				u0_125 = c2_125.Mul(u1_125).Sub(u0_125)
-				u1_125 = c2_125.Mul(u0_125).Sub(u1_125)
-			}
-			if j_125 < n_125 {
-				u0_125, u1_125 = u1_125, c2_125.Mul(u1_125).Sub(u0_125)
-			}
-			cu_125 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_125).Mul(u1_125)
-			tn_125 := cu_125.Sub(u0_125)
-			dx_125 := archsimd.LoadFloat64x4((*[4]float64)(nf_125[:4])).Mul(tn_125).Sub(cu_125).Mul(rs_125)
-			dn_125 := d_125.Mul(tn_125).Mul(rs_125)
-			near_125 := d_125.Mul(d_125).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-			if near_125.ToBits() != 0 {
-				var (
-					r0_0_127 archsimd.Float64x4
-					r1_0_127 archsimd.Float64x4
-				)
-				{
-					r_127, d_127, c2_127, flip_127, tn_127, un_127, n_127 := r_125, d_125, c2_125, f_125, tn_125, u1_125, n_125
-					var r0_0_128 archsimd.Float64x4
-					{
-						d_128 := d_127
-						y_128 := d_128.Mul(d_128)
-						y2_128 := y_128.Mul(y_128)
-						y4_128 := y2_128.Mul(y2_128)
-						p0_128 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_128)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_128)).Mul(y2_128))
-						p1_128 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_128)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
-						p2_128 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_128)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_128)).Mul(y4_128.Mul(y4_128))
-						r0_0_128 = d_128.Mul(p0_128.Add(p1_128).Add(p2_128))
-					}
-					s_127 := r0_0_128.AsUint64x4().Xor(flip_127).AsFloat64x4()
-					two_127 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					u0_127, u1_127, p0_127, p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_127, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_127
-					for j_127 := 2; j_127 < n_127; j_127++ {
-						u0_127, u1_127, p0_127, p1_127 = u1_127, c2_127.Mul(u1_127).Sub(u0_127), p1_127, two_127.Mul(u1_127).Add(c2_127.Mul(p1_127)).Sub(p0_127)
-					}
-					dx_127 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_127).Mul(p1_127)
-					peak_127 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_127.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_127.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-					dn_127 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_127).Mul(tn_127).Div(s_127).Merge(peak_127, d_127.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					r0_0_127, r1_0_127 = dx_127, dn_127
-				}
-				px_125, pn_125 := r0_0_127, r1_0_127
-				dx_125, dn_125 = px_125.Merge(dx_125, near_125), pn_125.Merge(dn_125, near_125)
-			}
-			r0_0_125, r1_0_125, r2_0_125 = u1_125, dx_125, dn_125
-		}
-		s, dx, dn = r0_0_125, r1_0_125, r2_0_125
-	} else if r.nmode[i] == nRatio {
-		var (
 			r0_0_129 archsimd.Float64x4
 			r1_0_129 archsimd.Float64x4
 			r2_0_129 archsimd.Float64x4
 		)
 		{
-			x_129, nv_129 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			r_129, x_129, n_129, nf_129 := r, x, r.nn[i], &r.nv[i]
 			magic_129 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 			t_129 := x_129.Add(magic_129)
 			d_129 := x_129.Sub(t_129.Sub(magic_129))
-			y_129 := nv_129.Mul(d_129)
-			u_129 := y_129.Add(magic_129)
-			e_129 := y_129.Sub(u_129.Sub(magic_129))
+			f_129 := t_129.AsUint64x4().ShiftAllLeft(63)
 			var r0_0_130 archsimd.Float64x4
 			{
-				d_130 := e_129
+				d_130 := d_129
 				y_130 := d_130.Mul(d_130)
 				y2_130 := y_130.Mul(y_130)
 				y4_130 := y2_130.Mul(y2_130)
-				p0_130 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_130)).Mul(y2_130))
-				p1_130 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
-				p2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_130)).Mul(y4_130.Mul(y4_130))
-				r0_0_130 = d_130.Mul(p0_130.Add(p1_130).Add(p2_130))
+				p0_130 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_130)).Mul(y2_130))
+				p1_130 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
+				p2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_130.Mul(y4_130))
+				r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
 			}
-			var r0_0_131 archsimd.Float64x4
-			{
-				c_131, t_131 := r0_0_130, u_129
-				r0_0_131 = c_131.AsUint64x4().Xor(t_131.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			cr_129 := r0_0_130
+			sign_129, one_129, pi_129 := archsimd.LoadFloat64x4((*[4]float64)((&r_129.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			rs_129 := pi_129.Div(one_129.Sub(cr_129).Mul(one_129.Add(cr_129)).Sqrt().AsUint64x4().Or(d_129.AsUint64x4().Xor(f_129).And(sign_129)).AsFloat64x4())
+			c2_129 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_129.AsUint64x4().Xor(f_129).AsFloat64x4())
+			u0_129, u1_129 := one_129, c2_129
+			j_129 := 2
+			for ; j_129+1 < n_129; j_129 += 2 {
+				u0_129 = c2_129.Mul(u1_129).Sub(u0_129)
+				u1_129 = c2_129.Mul(u0_129).Sub(u1_129)
 			}
-			var r0_0_132 archsimd.Float64x4
-			{
-				d_132 := e_129
-				y_132 := d_132.Mul(d_132)
-				y2_132 := y_132.Mul(y_132)
-				y4_132 := y2_132.Mul(y2_132)
-				p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132)).Mul(y2_132))
-				p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
-				p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132.Mul(y4_132))
-				r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
+			if j_129 < n_129 {
+				u0_129, u1_129 = u1_129, c2_129.Mul(u1_129).Sub(u0_129)
 			}
-			var r0_0_133 archsimd.Float64x4
-			{
-				c_133, t_133 := r0_0_132, u_129
-				r0_0_133 = c_133.AsUint64x4().Xor(t_133.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			cu_129 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_129).Mul(u1_129)
+			tn_129 := cu_129.Sub(u0_129)
+			dx_129 := archsimd.LoadFloat64x4((*[4]float64)(nf_129[:4])).Mul(tn_129).Sub(cu_129).Mul(rs_129)
+			dn_129 := d_129.Mul(tn_129).Mul(rs_129)
+			near_129 := d_129.Mul(d_129).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			if near_129.ToBits() != 0 {
+				var (
+					r0_0_131 archsimd.Float64x4
+					r1_0_131 archsimd.Float64x4
+				)
+				{
+					r_131, d_131, c2_131, flip_131, tn_131, un_131, n_131 := r_129, d_129, c2_129, f_129, tn_129, u1_129, n_129
+					var r0_0_132 archsimd.Float64x4
+					{
+						d_132 := d_131
+						y_132 := d_132.Mul(d_132)
+						y2_132 := y_132.Mul(y_132)
+						y4_132 := y2_132.Mul(y2_132)
+						p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_132)).Mul(y2_132))
+						p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
+						p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_132)).Mul(y4_132.Mul(y4_132))
+						r0_0_132 = d_132.Mul(p0_132.Add(p1_132).Add(p2_132))
+					}
+					s_131 := r0_0_132.AsUint64x4().Xor(flip_131).AsFloat64x4()
+					two_131 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					u0_131, u1_131, p0_131, p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_131, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_131
+					for j_131 := 2; j_131 < n_131; j_131++ {
+						u0_131, u1_131, p0_131, p1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131), p1_131, two_131.Mul(u1_131).Add(c2_131.Mul(p1_131)).Sub(p0_131)
+					}
+					dx_131 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_131).Mul(p1_131)
+					peak_131 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_131.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_131.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+					dn_131 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_131).Mul(tn_131).Div(s_131).Merge(peak_131, d_131.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					r0_0_131, r1_0_131 = dx_131, dn_131
+				}
+				px_129, pn_129 := r0_0_131, r1_0_131
+				dx_129, dn_129 = px_129.Merge(dx_129, near_129), pn_129.Merge(dn_129, near_129)
 			}
-			sn_129, cn_129 := r0_0_131, r0_0_133
+			r0_0_129, r1_0_129, r2_0_129 = u1_129, dx_129, dn_129
+		}
+		s, dx, dn = r0_0_129, r1_0_129, r2_0_129
+	} else if r.nmode[i] == nRatio {
+		var (
+			r0_0_133 archsimd.Float64x4
+			r1_0_133 archsimd.Float64x4
+			r2_0_133 archsimd.Float64x4
+		)
+		{
+			x_133, nv_133 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_133 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_133 := x_133.Add(magic_133)
+			d_133 := x_133.Sub(t_133.Sub(magic_133))
+			y_133 := nv_133.Mul(d_133)
+			u_133 := y_133.Add(magic_133)
+			e_133 := y_133.Sub(u_133.Sub(magic_133))
 			var r0_0_134 archsimd.Float64x4
 			{
-				d_134 := d_129
+				d_134 := e_133
 				y_134 := d_134.Mul(d_134)
 				y2_134 := y_134.Mul(y_134)
 				y4_134 := y2_134.Mul(y2_134)
@@ -3892,24 +2788,57 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 			}
 			var r0_0_135 archsimd.Float64x4
 			{
-				d_135 := d_129
-				y_135 := d_135.Mul(d_135)
-				y2_135 := y_135.Mul(y_135)
-				y4_135 := y2_135.Mul(y2_135)
-				p0_135 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_135)).Mul(y2_135))
-				p1_135 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_135)).Mul(y2_135)).Mul(y4_135)
-				p2_135 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_135.Mul(y4_135))
-				r0_0_135 = p0_135.Add(p1_135).Add(p2_135)
+				c_135, t_135 := r0_0_134, u_133
+				r0_0_135 = c_135.AsUint64x4().Xor(t_135.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			s1_129, c1_129 := r0_0_134, r0_0_135
-			pi_129 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			at_129 := d_129.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-			s_129 := nv_129.Merge(sn_129.Div(s1_129), at_129)
-			dx_129 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_129.Mul(nv_129.Mul(cn_129).Mul(s1_129).Sub(sn_129.Mul(c1_129))).Div(s1_129.Mul(s1_129)), at_129)
-			dn_129 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_129.Mul(d_129).Mul(cn_129).Div(s1_129), at_129)
-			r0_0_129, r1_0_129, r2_0_129 = s_129, dx_129, dn_129
+			var r0_0_136 archsimd.Float64x4
+			{
+				d_136 := e_133
+				y_136 := d_136.Mul(d_136)
+				y2_136 := y_136.Mul(y_136)
+				y4_136 := y2_136.Mul(y2_136)
+				p0_136 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_136)).Mul(y2_136))
+				p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
+				p2_136 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_136.Mul(y4_136))
+				r0_0_136 = p0_136.Add(p1_136).Add(p2_136)
+			}
+			var r0_0_137 archsimd.Float64x4
+			{
+				c_137, t_137 := r0_0_136, u_133
+				r0_0_137 = c_137.AsUint64x4().Xor(t_137.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			}
+			sn_133, cn_133 := r0_0_135, r0_0_137
+			var r0_0_138 archsimd.Float64x4
+			{
+				d_138 := d_133
+				y_138 := d_138.Mul(d_138)
+				y2_138 := y_138.Mul(y_138)
+				y4_138 := y2_138.Mul(y2_138)
+				p0_138 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_138)).Mul(y2_138))
+				p1_138 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
+				p2_138 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_138)).Mul(y4_138.Mul(y4_138))
+				r0_0_138 = d_138.Mul(p0_138.Add(p1_138).Add(p2_138))
+			}
+			var r0_0_139 archsimd.Float64x4
+			{
+				d_139 := d_133
+				y_139 := d_139.Mul(d_139)
+				y2_139 := y_139.Mul(y_139)
+				y4_139 := y2_139.Mul(y2_139)
+				p0_139 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_139)).Mul(y2_139))
+				p1_139 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_139)).Mul(y2_139)).Mul(y4_139)
+				p2_139 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_139.Mul(y4_139))
+				r0_0_139 = p0_139.Add(p1_139).Add(p2_139)
+			}
+			s1_133, c1_133 := r0_0_138, r0_0_139
+			pi_133 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			at_133 := d_133.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+			s_133 := nv_133.Merge(sn_133.Div(s1_133), at_133)
+			dx_133 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_133.Mul(nv_133.Mul(cn_133).Mul(s1_133).Sub(sn_133.Mul(c1_133))).Div(s1_133.Mul(s1_133)), at_133)
+			dn_133 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_133.Mul(d_133).Mul(cn_133).Div(s1_133), at_133)
+			r0_0_133, r1_0_133, r2_0_133 = s_133, dx_133, dn_133
 		}
-		s, dx, dn = r0_0_129, r1_0_129, r2_0_129
+		s, dx, dn = r0_0_133, r1_0_133, r2_0_133
 	}
 	return s, dx, dn
 }
@@ -3925,42 +2854,9 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_136 archsimd.Float64x4
-	{
-		d_136 := e
-		y_136 := d_136.Mul(d_136)
-		y2_136 := y_136.Mul(y_136)
-		y4_136 := y2_136.Mul(y2_136)
-		p0_136 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_136)).Mul(y2_136))
-		p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
-		p2_136 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
-		r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
-	}
-	var r0_0_137 archsimd.Float64x4
-	{
-		c_137, t_137 := r0_0_136, u
-		r0_0_137 = c_137.AsUint64x4().Xor(t_137.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-	}
-	var r0_0_138 archsimd.Float64x4
-	{
-		d_138 := e
-		y_138 := d_138.Mul(d_138)
-		y2_138 := y_138.Mul(y_138)
-		y4_138 := y2_138.Mul(y2_138)
-		p0_138 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_138)).Mul(y2_138))
-		p1_138 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
-		p2_138 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_138.Mul(y4_138))
-		r0_0_138 = p0_138.Add(p1_138).Add(p2_138)
-	}
-	var r0_0_139 archsimd.Float64x4
-	{
-		c_139, t_139 := r0_0_138, u
-		r0_0_139 = c_139.AsUint64x4().Xor(t_139.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-	}
-	sn, cn := r0_0_137, r0_0_139
 	var r0_0_140 archsimd.Float64x4
 	{
-		d_140 := d
+		d_140 := e
 		y_140 := d_140.Mul(d_140)
 		y2_140 := y_140.Mul(y_140)
 		y4_140 := y2_140.Mul(y2_140)
@@ -3971,16 +2867,49 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	}
 	var r0_0_141 archsimd.Float64x4
 	{
-		d_141 := d
-		y_141 := d_141.Mul(d_141)
-		y2_141 := y_141.Mul(y_141)
-		y4_141 := y2_141.Mul(y2_141)
-		p0_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_141)).Mul(y2_141))
-		p1_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_141)).Mul(y2_141)).Mul(y4_141)
-		p2_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_141.Mul(y4_141))
-		r0_0_141 = p0_141.Add(p1_141).Add(p2_141)
+		c_141, t_141 := r0_0_140, u
+		r0_0_141 = c_141.AsUint64x4().Xor(t_141.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	s1, c1 := r0_0_140, r0_0_141
+	var r0_0_142 archsimd.Float64x4
+	{
+		d_142 := e
+		y_142 := d_142.Mul(d_142)
+		y2_142 := y_142.Mul(y_142)
+		y4_142 := y2_142.Mul(y2_142)
+		p0_142 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_142)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_142)).Mul(y2_142))
+		p1_142 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_142)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_142)).Mul(y2_142)).Mul(y4_142)
+		p2_142 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_142.Mul(y4_142))
+		r0_0_142 = p0_142.Add(p1_142).Add(p2_142)
+	}
+	var r0_0_143 archsimd.Float64x4
+	{
+		c_143, t_143 := r0_0_142, u
+		r0_0_143 = c_143.AsUint64x4().Xor(t_143.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+	}
+	sn, cn := r0_0_141, r0_0_143
+	var r0_0_144 archsimd.Float64x4
+	{
+		d_144 := d
+		y_144 := d_144.Mul(d_144)
+		y2_144 := y_144.Mul(y_144)
+		y4_144 := y2_144.Mul(y2_144)
+		p0_144 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_144)).Mul(y2_144))
+		p1_144 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
+		p2_144 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_144)).Mul(y4_144.Mul(y4_144))
+		r0_0_144 = d_144.Mul(p0_144.Add(p1_144).Add(p2_144))
+	}
+	var r0_0_145 archsimd.Float64x4
+	{
+		d_145 := d
+		y_145 := d_145.Mul(d_145)
+		y2_145 := y_145.Mul(y_145)
+		y4_145 := y2_145.Mul(y2_145)
+		p0_145 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_145)).Mul(y2_145))
+		p1_145 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_145)).Mul(y2_145)).Mul(y4_145)
+		p2_145 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_145.Mul(y4_145))
+		r0_0_145 = p0_145.Add(p1_145).Add(p2_145)
+	}
+	s1, c1 := r0_0_144, r0_0_145
 	pi := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	at := d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
 	s := nv.Merge(sn.Div(s1), at)
@@ -3995,87 +2924,12 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_142 archsimd.Float64x4
-		r1_0_142 archsimd.Float64x4
-		r2_0_142 archsimd.Float64x4
-	)
-	{
-		r_142, x_142, n_142, nf_142 := r, h, n, &r.nf
-		magic_142 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_142 := x_142.Add(magic_142)
-		d_142 := x_142.Sub(t_142.Sub(magic_142))
-		f_142 := t_142.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_143 archsimd.Float64x4
-		{
-			d_143 := d_142
-			y_143 := d_143.Mul(d_143)
-			y2_143 := y_143.Mul(y_143)
-			y4_143 := y2_143.Mul(y2_143)
-			p0_143 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_143)).Mul(y2_143))
-			p1_143 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_143)).Mul(y2_143)).Mul(y4_143)
-			p2_143 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_143.Mul(y4_143))
-			r0_0_143 = p0_143.Add(p1_143).Add(p2_143)
-		}
-		cr_142 := r0_0_143
-		sign_142, one_142, pi_142 := archsimd.LoadFloat64x4((*[4]float64)((&r_142.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_142 := pi_142.Div(one_142.Sub(cr_142).Mul(one_142.Add(cr_142)).Sqrt().AsUint64x4().Or(d_142.AsUint64x4().Xor(f_142).And(sign_142)).AsFloat64x4())
-		c2_142 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_142.AsUint64x4().Xor(f_142).AsFloat64x4())
-		u0_142, u1_142 := one_142, c2_142
-		j_142 := 2
-		for ; j_142+1 < n_142; j_142 += 2 {
-			u0_142 = c2_142.Mul(u1_142).Sub(u0_142)
-			u1_142 = c2_142.Mul(u0_142).Sub(u1_142)
-		}
-		if j_142 < n_142 {
-			u0_142, u1_142 = u1_142, c2_142.Mul(u1_142).Sub(u0_142)
-		}
-		cu_142 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_142).Mul(u1_142)
-		tn_142 := cu_142.Sub(u0_142)
-		dx_142 := archsimd.LoadFloat64x4((*[4]float64)(nf_142[:4])).Mul(tn_142).Sub(cu_142).Mul(rs_142)
-		dn_142 := d_142.Mul(tn_142).Mul(rs_142)
-		near_142 := d_142.Mul(d_142).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_142.ToBits() != 0 {
-			var (
-				r0_0_144 archsimd.Float64x4
-				r1_0_144 archsimd.Float64x4
-			)
-			{
-				r_144, d_144, c2_144, flip_144, tn_144, un_144, n_144 := r_142, d_142, c2_142, f_142, tn_142, u1_142, n_142
-				var r0_0_145 archsimd.Float64x4
-				{
-					d_145 := d_144
-					y_145 := d_145.Mul(d_145)
-					y2_145 := y_145.Mul(y_145)
-					y4_145 := y2_145.Mul(y2_145)
-					p0_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_145)).Mul(y2_145))
-					p1_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_145)).Mul(y2_145)).Mul(y4_145)
-					p2_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_145)).Mul(y4_145.Mul(y4_145))
-					r0_0_145 = d_145.Mul(p0_145.Add(p1_145).Add(p2_145))
-				}
-				s_144 := r0_0_145.AsUint64x4().Xor(flip_144).AsFloat64x4()
-				two_144 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_144, u1_144, p0_144, p1_144 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_144, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_144
-				for j_144 := 2; j_144 < n_144; j_144++ {
-					u0_144, u1_144, p0_144, p1_144 = u1_144, c2_144.Mul(u1_144).Sub(u0_144), p1_144, two_144.Mul(u1_144).Add(c2_144.Mul(p1_144)).Sub(p0_144)
-				}
-				dx_144 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_144).Mul(p1_144)
-				peak_144 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_144.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_144.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_144 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_144).Mul(tn_144).Div(s_144).Merge(peak_144, d_144.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_144, r1_0_144 = dx_144, dn_144
-			}
-			px_142, pn_142 := r0_0_144, r1_0_144
-			dx_142, dn_142 = px_142.Merge(dx_142, near_142), pn_142.Merge(dn_142, near_142)
-		}
-		r0_0_142, r1_0_142, r2_0_142 = u1_142, dx_142, dn_142
-	}
-	sa, ha, na := r0_0_142, r1_0_142, r2_0_142
-	var (
 		r0_0_146 archsimd.Float64x4
 		r1_0_146 archsimd.Float64x4
 		r2_0_146 archsimd.Float64x4
 	)
 	{
-		r_146, x_146, n_146, nf_146 := r, kk, n, &r.nf
+		r_146, x_146, n_146, nf_146 := r, h, n, &r.nf
 		magic_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 		t_146 := x_146.Add(magic_146)
 		d_146 := x_146.Sub(t_146.Sub(magic_146))
@@ -4143,14 +2997,14 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		r0_0_146, r1_0_146, r2_0_146 = u1_146, dx_146, dn_146
 	}
-	sb, hb, nb := r0_0_146, r1_0_146, r2_0_146
+	sa, ha, na := r0_0_146, r1_0_146, r2_0_146
 	var (
 		r0_0_150 archsimd.Float64x4
 		r1_0_150 archsimd.Float64x4
 		r2_0_150 archsimd.Float64x4
 	)
 	{
-		r_150, x_150, n_150, nf_150 := r, l, n, &r.nf
+		r_150, x_150, n_150, nf_150 := r, kk, n, &r.nf
 		magic_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 		t_150 := x_150.Add(magic_150)
 		d_150 := x_150.Sub(t_150.Sub(magic_150))
@@ -4218,7 +3072,82 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		r0_0_150, r1_0_150, r2_0_150 = u1_150, dx_150, dn_150
 	}
-	sc, hc, nc := r0_0_150, r1_0_150, r2_0_150
+	sb, hb, nb := r0_0_150, r1_0_150, r2_0_150
+	var (
+		r0_0_154 archsimd.Float64x4
+		r1_0_154 archsimd.Float64x4
+		r2_0_154 archsimd.Float64x4
+	)
+	{
+		r_154, x_154, n_154, nf_154 := r, l, n, &r.nf
+		magic_154 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_154 := x_154.Add(magic_154)
+		d_154 := x_154.Sub(t_154.Sub(magic_154))
+		f_154 := t_154.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_155 archsimd.Float64x4
+		{
+			d_155 := d_154
+			y_155 := d_155.Mul(d_155)
+			y2_155 := y_155.Mul(y_155)
+			y4_155 := y2_155.Mul(y2_155)
+			p0_155 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_155)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_155)).Mul(y2_155))
+			p1_155 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_155)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_155)).Mul(y2_155)).Mul(y4_155)
+			p2_155 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_155.Mul(y4_155))
+			r0_0_155 = p0_155.Add(p1_155).Add(p2_155)
+		}
+		cr_154 := r0_0_155
+		sign_154, one_154, pi_154 := archsimd.LoadFloat64x4((*[4]float64)((&r_154.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_154 := pi_154.Div(one_154.Sub(cr_154).Mul(one_154.Add(cr_154)).Sqrt().AsUint64x4().Or(d_154.AsUint64x4().Xor(f_154).And(sign_154)).AsFloat64x4())
+		c2_154 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_154.AsUint64x4().Xor(f_154).AsFloat64x4())
+		u0_154, u1_154 := one_154, c2_154
+		j_154 := 2
+		for ; j_154+1 < n_154; j_154 += 2 {
+			u0_154 = c2_154.Mul(u1_154).Sub(u0_154)
+			u1_154 = c2_154.Mul(u0_154).Sub(u1_154)
+		}
+		if j_154 < n_154 {
+			u0_154, u1_154 = u1_154, c2_154.Mul(u1_154).Sub(u0_154)
+		}
+		cu_154 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_154).Mul(u1_154)
+		tn_154 := cu_154.Sub(u0_154)
+		dx_154 := archsimd.LoadFloat64x4((*[4]float64)(nf_154[:4])).Mul(tn_154).Sub(cu_154).Mul(rs_154)
+		dn_154 := d_154.Mul(tn_154).Mul(rs_154)
+		near_154 := d_154.Mul(d_154).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_154.ToBits() != 0 {
+			var (
+				r0_0_156 archsimd.Float64x4
+				r1_0_156 archsimd.Float64x4
+			)
+			{
+				r_156, d_156, c2_156, flip_156, tn_156, un_156, n_156 := r_154, d_154, c2_154, f_154, tn_154, u1_154, n_154
+				var r0_0_157 archsimd.Float64x4
+				{
+					d_157 := d_156
+					y_157 := d_157.Mul(d_157)
+					y2_157 := y_157.Mul(y_157)
+					y4_157 := y2_157.Mul(y2_157)
+					p0_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_157)).Mul(y2_157))
+					p1_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
+					p2_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_157)).Mul(y4_157.Mul(y4_157))
+					r0_0_157 = d_157.Mul(p0_157.Add(p1_157).Add(p2_157))
+				}
+				s_156 := r0_0_157.AsUint64x4().Xor(flip_156).AsFloat64x4()
+				two_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_156, u1_156, p0_156, p1_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_156, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_156
+				for j_156 := 2; j_156 < n_156; j_156++ {
+					u0_156, u1_156, p0_156, p1_156 = u1_156, c2_156.Mul(u1_156).Sub(u0_156), p1_156, two_156.Mul(u1_156).Add(c2_156.Mul(p1_156)).Sub(p0_156)
+				}
+				dx_156 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_156).Mul(p1_156)
+				peak_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_156.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_156.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_156 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_156).Mul(tn_156).Div(s_156).Merge(peak_156, d_156.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_156, r1_0_156 = dx_156, dn_156
+			}
+			px_154, pn_154 := r0_0_156, r1_0_156
+			dx_154, dn_154 = px_154.Merge(dx_154, near_154), pn_154.Merge(dn_154, near_154)
+		}
+		r0_0_154, r1_0_154, r2_0_154 = u1_154, dx_154, dn_154
+	}
+	sc, hc, nc := r0_0_154, r1_0_154, r2_0_154
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4231,18 +3160,18 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x4().ShiftAllLeft(63)
-	var r0_0_154 archsimd.Float64x4
+	var r0_0_158 archsimd.Float64x4
 	{
-		d_154 := d
-		y_154 := d_154.Mul(d_154)
-		y2_154 := y_154.Mul(y_154)
-		y4_154 := y2_154.Mul(y2_154)
-		p0_154 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_154)).Mul(y2_154))
-		p1_154 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_154)).Mul(y2_154)).Mul(y4_154)
-		p2_154 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_154.Mul(y4_154))
-		r0_0_154 = p0_154.Add(p1_154).Add(p2_154)
+		d_158 := d
+		y_158 := d_158.Mul(d_158)
+		y2_158 := y_158.Mul(y_158)
+		y4_158 := y2_158.Mul(y2_158)
+		p0_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_158)).Mul(y2_158))
+		p1_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_158)).Mul(y2_158)).Mul(y4_158)
+		p2_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_158.Mul(y4_158))
+		r0_0_158 = p0_158.Add(p1_158).Add(p2_158)
 	}
-	cr := r0_0_154
+	cr := r0_0_158
 	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x4().Or(d.AsUint64x4().Xor(f).And(sign)).AsFloat64x4())
 	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr.AsUint64x4().Xor(f).AsFloat64x4())
@@ -4262,34 +3191,34 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	near := d.Mul(d).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_155 archsimd.Float64x4
-			r1_0_155 archsimd.Float64x4
+			r0_0_159 archsimd.Float64x4
+			r1_0_159 archsimd.Float64x4
 		)
 		{
-			r_155, d_155, c2_155, flip_155, tn_155, un_155, n_155 := r, d, c2, f, tn, u1, n
-			var r0_0_156 archsimd.Float64x4
+			r_159, d_159, c2_159, flip_159, tn_159, un_159, n_159 := r, d, c2, f, tn, u1, n
+			var r0_0_160 archsimd.Float64x4
 			{
-				d_156 := d_155
-				y_156 := d_156.Mul(d_156)
-				y2_156 := y_156.Mul(y_156)
-				y4_156 := y2_156.Mul(y2_156)
-				p0_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_156)).Mul(y2_156))
-				p1_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_156)).Mul(y2_156)).Mul(y4_156)
-				p2_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_156)).Mul(y4_156.Mul(y4_156))
-				r0_0_156 = d_156.Mul(p0_156.Add(p1_156).Add(p2_156))
+				d_160 := d_159
+				y_160 := d_160.Mul(d_160)
+				y2_160 := y_160.Mul(y_160)
+				y4_160 := y2_160.Mul(y2_160)
+				p0_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_160)).Mul(y2_160))
+				p1_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
+				p2_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_160)).Mul(y4_160.Mul(y4_160))
+				r0_0_160 = d_160.Mul(p0_160.Add(p1_160).Add(p2_160))
 			}
-			s_155 := r0_0_156.AsUint64x4().Xor(flip_155).AsFloat64x4()
-			two_155 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-			u0_155, u1_155, p0_155, p1_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_155, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_155
-			for j_155 := 2; j_155 < n_155; j_155++ {
-				u0_155, u1_155, p0_155, p1_155 = u1_155, c2_155.Mul(u1_155).Sub(u0_155), p1_155, two_155.Mul(u1_155).Add(c2_155.Mul(p1_155)).Sub(p0_155)
+			s_159 := r0_0_160.AsUint64x4().Xor(flip_159).AsFloat64x4()
+			two_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_159, u1_159, p0_159, p1_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_159, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_159
+			for j_159 := 2; j_159 < n_159; j_159++ {
+				u0_159, u1_159, p0_159, p1_159 = u1_159, c2_159.Mul(u1_159).Sub(u0_159), p1_159, two_159.Mul(u1_159).Add(c2_159.Mul(p1_159)).Sub(p0_159)
 			}
-			dx_155 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_155).Mul(p1_155)
-			peak_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_155.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_155.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_155 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_155).Mul(tn_155).Div(s_155).Merge(peak_155, d_155.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-			r0_0_155, r1_0_155 = dx_155, dn_155
+			dx_159 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_159).Mul(p1_159)
+			peak_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_159.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_159.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_159 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_159).Mul(tn_159).Div(s_159).Merge(peak_159, d_159.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			r0_0_159, r1_0_159 = dx_159, dn_159
 		}
-		px, pn := r0_0_155, r1_0_155
+		px, pn := r0_0_159, r1_0_159
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -4304,18 +3233,18 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	var r0_0_157 archsimd.Float64x4
+	var r0_0_161 archsimd.Float64x4
 	{
-		d_157 := d
-		y_157 := d_157.Mul(d_157)
-		y2_157 := y_157.Mul(y_157)
-		y4_157 := y2_157.Mul(y2_157)
-		p0_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_157)).Mul(y2_157))
-		p1_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
-		p2_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_157)).Mul(y4_157.Mul(y4_157))
-		r0_0_157 = d_157.Mul(p0_157.Add(p1_157).Add(p2_157))
+		d_161 := d
+		y_161 := d_161.Mul(d_161)
+		y2_161 := y_161.Mul(y_161)
+		y4_161 := y2_161.Mul(y2_161)
+		p0_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_161)).Mul(y2_161))
+		p1_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_161)).Mul(y2_161)).Mul(y4_161)
+		p2_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_161)).Mul(y4_161.Mul(y4_161))
+		r0_0_161 = d_161.Mul(p0_161.Add(p1_161).Add(p2_161))
 	}
-	s := r0_0_157.AsUint64x4().Xor(flip).AsFloat64x4()
+	s := r0_0_161.AsUint64x4().Xor(flip).AsFloat64x4()
 	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two
 	for j := 2; j < n; j++ {
@@ -4350,37 +3279,37 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 	fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if c.HasHKL {
 		var (
-			r0_0_158 archsimd.Float64x4
-			r1_0_158 archsimd.Float64x4
+			r0_0_162 archsimd.Float64x4
+			r1_0_162 archsimd.Float64x4
 		)
 		{
-			r_158, bits_158, miss_158, ia_158, fa_158, h_158, kk_158, l_158 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_158 archsimd.Mask64x4
+			r_162, bits_162, miss_162, ia_162, fa_162, h_162, kk_162, l_162 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_162 archsimd.Mask64x4
 			{
-				r_8_158, ia_8_158, h_8_158, kk_8_158, l_8_158 := r_158, ia_158, h_158, kk_158, l_158
-				half_8_158 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				hc_8_158, kc_8_158, lc_8_158 := h_8_158.Sub(half_8_158).Ceil(), kk_8_158.Sub(half_8_158).Ceil(), l_8_158.Sub(half_8_158).Ceil()
-				hmin_8_158, kmin_8_158, lmin_8_158 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.lmin)[:4]))
-				in_8_158 := hc_8_158.GreaterEqual(hmin_8_158).And(hc_8_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.hmax)[:4])))).And(kc_8_158.GreaterEqual(kmin_8_158)).And(kc_8_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.kmax)[:4])))).And(lc_8_158.GreaterEqual(lmin_8_158)).And(lc_8_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.lmax)[:4]))))
-				idx_8_158 := hc_8_158.Sub(hmin_8_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.hstride)[:4]))).Add(kc_8_158.Sub(kmin_8_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158.kstride)[:4])))).Add(lc_8_158.Sub(lmin_8_158))
-				idx_8_158.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_158).ConvertToInt32().Store(ia_8_158)
-				r0_0_8_158 = in_8_158
+				r_8_162, ia_8_162, h_8_162, kk_8_162, l_8_162 := r_162, ia_162, h_162, kk_162, l_162
+				half_8_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				hc_8_162, kc_8_162, lc_8_162 := h_8_162.Sub(half_8_162).Ceil(), kk_8_162.Sub(half_8_162).Ceil(), l_8_162.Sub(half_8_162).Ceil()
+				hmin_8_162, kmin_8_162, lmin_8_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.lmin)[:4]))
+				in_8_162 := hc_8_162.GreaterEqual(hmin_8_162).And(hc_8_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.hmax)[:4])))).And(kc_8_162.GreaterEqual(kmin_8_162)).And(kc_8_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.kmax)[:4])))).And(lc_8_162.GreaterEqual(lmin_8_162)).And(lc_8_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.lmax)[:4]))))
+				idx_8_162 := hc_8_162.Sub(hmin_8_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.hstride)[:4]))).Add(kc_8_162.Sub(kmin_8_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162.kstride)[:4])))).Add(lc_8_162.Sub(lmin_8_162))
+				idx_8_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_162).ConvertToInt32().Store(ia_8_162)
+				r0_0_8_162 = in_8_162
 			}
-			in_158 := r0_0_8_158
-			for i_158, j_158 := range ia_158 {
-				fa_158[i_158] = bits_158[j_158]
+			in_162 := r0_0_8_162
+			for i_162, j_162 := range ia_162 {
+				fa_162[i_162] = bits_162[j_162]
 			}
-			f_158 := archsimd.LoadUint64x4(fa_158).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_158.defaultF)[:4])), in_158)
-			fd_158 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			if miss_158 != nil {
-				for i_158, j_158 := range ia_158 {
-					fa_158[i_158] = miss_158[j_158]
+			f_162 := archsimd.LoadUint64x4(fa_162).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_162.defaultF)[:4])), in_162)
+			fd_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			if miss_162 != nil {
+				for i_162, j_162 := range ia_162 {
+					fa_162[i_162] = miss_162[j_162]
 				}
-				fd_158 = archsimd.LoadUint64x4(fa_158).AsFloat64x4()
+				fd_162 = archsimd.LoadUint64x4(fa_162).AsFloat64x4()
 			}
-			r0_0_158, r1_0_158 = f_158, fd_158.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_158)
+			r0_0_162, r1_0_162 = f_162, fd_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_162)
 		}
-		fc, fd = r0_0_158, r1_0_158
+		fc, fd = r0_0_162, r1_0_162
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -4404,950 +3333,358 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 
 func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	r := k.lr
-	n, axes := k.nn[0], r.axes
-	sr := &r.src[si]
-	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+	if r.axes {
+		k.termsGradAxesLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+		return
+	}
+	n := k.nn[0]
 	var ia [4]int32
 	var fa [4]uint64
-	ix, iy, iz := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
-	for oi := range r.orient {
-		o := &r.orient[oi]
-		e := &oinc[oi]
-		archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(iz)).Mul(il).StoreSlice(e[0][:])
-		archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(iz)).Mul(il).StoreSlice(e[1][:])
-		archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(iz)).Mul(il).StoreSlice(e[2][:])
-	}
+	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
-		x, y, z := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(ix), archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(iy), archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(iz)
-		x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
-		qx, qy, qz := x.Mul(il), y.Mul(il), z.Mul(il)
-		s, def, sig := archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:]))
-		sna, snb, snc := archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
-		if axes {
-			for oi := range r.orient {
+		var (
+			r0_0_163 archsimd.Float64x4
+			r1_0_163 archsimd.Float64x4
+			r2_0_163 archsimd.Float64x4
+			r3_0_163 archsimd.Float64x4
+			r4_0_163 archsimd.Float64x4
+			r5_0_163 archsimd.Float64x4
+			r6_0_163 archsimd.Float64x4
+			r7_0_163 archsimd.Float64x4
+			r8_0_163 archsimd.Float64x4
+		)
+		{
+			sr_163, t_163, ds_163, p0_163 := &r.src[si], t, ds, p0
+			il_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_163.il)[:4]))
+			x_163, y_163, z_163 := archsimd.LoadFloat64x4Slice((t_163.d[0][p0_163:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_163.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_163.d[1][p0_163:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_163.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_163.d[2][p0_163:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_163.inc[2])[:4])))
+			x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).StoreSlice(ds_163[p0_163:])
+			r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163 = x_163.Mul(il_163), y_163.Mul(il_163), z_163.Mul(il_163), archsimd.LoadFloat64x4Slice((t_163.s[p0_163:])), archsimd.LoadFloat64x4Slice((t_163.def[p0_163:])), archsimd.LoadFloat64x4Slice((t_163.sig[p0_163:])), archsimd.LoadFloat64x4Slice((t_163.na[p0_163:])), archsimd.LoadFloat64x4Slice((t_163.nb[p0_163:])), archsimd.LoadFloat64x4Slice((t_163.nc[p0_163:]))
+		}
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163
+		for oi := range r.orient {
+			var (
+				r0_0_164 archsimd.Float64x4
+				r1_0_164 archsimd.Float64x4
+				r2_0_164 archsimd.Float64x4
+			)
+			{
+				o_164, qx_164, qy_164, qz_164 := &r.orient[oi], qx, qy, qz
+				h_164 := archsimd.LoadFloat64x4((*[4]float64)((&o_164[0])[:4])).Mul(qx_164).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[1])[:4])).Mul(qy_164)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[2])[:4])).Mul(qz_164))
+				kk_164 := archsimd.LoadFloat64x4((*[4]float64)((&o_164[3])[:4])).Mul(qx_164).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[4])[:4])).Mul(qy_164)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[5])[:4])).Mul(qz_164))
+				l_164 := archsimd.LoadFloat64x4((*[4]float64)((&o_164[6])[:4])).Mul(qx_164).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[7])[:4])).Mul(qy_164)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_164[8])[:4])).Mul(qz_164))
+				r0_0_164, r1_0_164, r2_0_164 = h_164, kk_164, l_164
+			}
+			h, kk, l := r0_0_164, r1_0_164, r2_0_164
+			var (
+				r0_0_165 archsimd.Float64x4
+				r1_0_165 archsimd.Float64x4
+				r2_0_165 archsimd.Float64x4
+				r3_0_165 archsimd.Float64x4
+				r4_0_165 archsimd.Float64x4
+				r5_0_165 archsimd.Float64x4
+				r6_0_165 archsimd.Float64x4
+				r7_0_165 archsimd.Float64x4
+				r8_0_165 archsimd.Float64x4
+			)
+			{
+				r_165, h_165, kk_165, l_165, n_165 := r, h, kk, l, n
 				var (
-					r0_0_159 archsimd.Float64x4
-					r1_0_159 archsimd.Float64x4
-					r2_0_159 archsimd.Float64x4
+					r0_0_146_165 archsimd.Float64x4
+					r1_0_146_165 archsimd.Float64x4
+					r2_0_146_165 archsimd.Float64x4
 				)
 				{
-					o_159, qx_159, qy_159, qz_159 := &r.orient[oi], qx, qy, qz
-					h_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_159[0])[:4])).Mul(qx_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[1])[:4])).Mul(qy_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[2])[:4])).Mul(qz_159))
-					kk_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_159[3])[:4])).Mul(qx_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[4])[:4])).Mul(qy_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[5])[:4])).Mul(qz_159))
-					l_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_159[6])[:4])).Mul(qx_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[7])[:4])).Mul(qy_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_159[8])[:4])).Mul(qz_159))
-					r0_0_159, r1_0_159, r2_0_159 = h_159, kk_159, l_159
-				}
-				h, kk, l := r0_0_159, r1_0_159, r2_0_159
-				var (
-					r0_0_160 archsimd.Float64x4
-					r1_0_160 archsimd.Float64x4
-					r2_0_160 archsimd.Float64x4
-					r3_0_160 archsimd.Float64x4
-					r4_0_160 archsimd.Float64x4
-					r5_0_160 archsimd.Float64x4
-					r6_0_160 archsimd.Float64x4
-					r7_0_160 archsimd.Float64x4
-					r8_0_160 archsimd.Float64x4
-				)
-				{
-					r_160, h_160, kk_160, l_160 := r, h, kk, l
-					var (
-						r0_0_89_160 archsimd.Float64x4
-						r1_0_89_160 archsimd.Float64x4
-						r2_0_89_160 archsimd.Float64x4
-					)
+					r_146_165, x_146_165, n_146_165, nf_146_165 := r_165, h_165, n_165, &r_165.nf
+					magic_146_165 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_146_165 := x_146_165.Add(magic_146_165)
+					d_146_165 := x_146_165.Sub(t_146_165.Sub(magic_146_165))
+					f_146_165 := t_146_165.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_147_165 archsimd.Float64x4
 					{
-						r_89_160, i_89_160, x_89_160 := r_160, 0, h_160
-						s_89_160, dx_89_160, dn_89_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if r_89_160.nmode[i_89_160] == nChebyshev {
-							var (
-								r0_0_90_160 archsimd.Float64x4
-								r1_0_90_160 archsimd.Float64x4
-								r2_0_90_160 archsimd.Float64x4
-							)
-							{
-								r_90_160, x_90_160, n_90_160, nf_90_160 := r_89_160, x_89_160, r_89_160.nn[i_89_160], &r_89_160.nv[i_89_160]
-								magic_90_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_90_160 := x_90_160.Add(magic_90_160)
-								d_90_160 := x_90_160.Sub(t_90_160.Sub(magic_90_160))
-								f_90_160 := t_90_160.AsUint64x4().ShiftAllLeft(63)
-								var r0_0_91_160 archsimd.Float64x4
-								{
-									d_91_160 := d_90_160
-									y_91_160 := d_91_160.Mul(d_91_160)
-									y2_91_160 := y_91_160.Mul(y_91_160)
-									y4_91_160 := y2_91_160.Mul(y2_91_160)
-									p0_91_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_91_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_91_160)).Mul(y2_91_160))
-									p1_91_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_91_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_91_160)).Mul(y2_91_160)).Mul(y4_91_160)
-									p2_91_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_91_160.Mul(y4_91_160))
-									r0_0_91_160 = p0_91_160.Add(p1_91_160).Add(p2_91_160)
-								}
-								cr_90_160 := r0_0_91_160
-								sign_90_160, one_90_160, pi_90_160 := archsimd.LoadFloat64x4((*[4]float64)((&r_90_160.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								rs_90_160 := pi_90_160.Div(one_90_160.Sub(cr_90_160).Mul(one_90_160.Add(cr_90_160)).Sqrt().AsUint64x4().Or(d_90_160.AsUint64x4().Xor(f_90_160).And(sign_90_160)).AsFloat64x4())
-								c2_90_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_90_160.AsUint64x4().Xor(f_90_160).AsFloat64x4())
-								u0_90_160, u1_90_160 := one_90_160, c2_90_160
-								j_90_160 := 2
-								for ; j_90_160+1 < n_90_160; j_90_160 += 2 {
-									u0_90_160 = c2_90_160.Mul(u1_90_160).Sub(u0_90_160)
-									u1_90_160 = c2_90_160.Mul(u0_90_160).Sub(u1_90_160)
-								}
-								if j_90_160 < n_90_160 {
-									u0_90_160, u1_90_160 = u1_90_160, c2_90_160.Mul(u1_90_160).Sub(u0_90_160)
-								}
-								cu_90_160 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_90_160).Mul(u1_90_160)
-								tn_90_160 := cu_90_160.Sub(u0_90_160)
-								dx_90_160 := archsimd.LoadFloat64x4((*[4]float64)(nf_90_160[:4])).Mul(tn_90_160).Sub(cu_90_160).Mul(rs_90_160)
-								dn_90_160 := d_90_160.Mul(tn_90_160).Mul(rs_90_160)
-								near_90_160 := d_90_160.Mul(d_90_160).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-								if near_90_160.ToBits() != 0 {
-									var (
-										r0_0_92_160 archsimd.Float64x4
-										r1_0_92_160 archsimd.Float64x4
-									)
-									{
-										r_92_160, d_92_160, c2_92_160, flip_92_160, tn_92_160, un_92_160, n_92_160 := r_90_160, d_90_160, c2_90_160, f_90_160, tn_90_160, u1_90_160, n_90_160
-										var r0_0_93_160 archsimd.Float64x4
-										{
-											d_93_160 := d_92_160
-											y_93_160 := d_93_160.Mul(d_93_160)
-											y2_93_160 := y_93_160.Mul(y_93_160)
-											y4_93_160 := y2_93_160.Mul(y2_93_160)
-											p0_93_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_93_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_93_160)).Mul(y2_93_160))
-											p1_93_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_93_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_93_160)).Mul(y2_93_160)).Mul(y4_93_160)
-											p2_93_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_93_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_93_160)).Mul(y4_93_160.Mul(y4_93_160))
-											r0_0_93_160 = d_93_160.Mul(p0_93_160.Add(p1_93_160).Add(p2_93_160))
-										}
-										s_92_160 := r0_0_93_160.AsUint64x4().Xor(flip_92_160).AsFloat64x4()
-										two_92_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-										u0_92_160, u1_92_160, p0_92_160, p1_92_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_92_160, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_92_160
-										for j_92_160 := 2; j_92_160 < n_92_160; j_92_160++ {
-											u0_92_160, u1_92_160, p0_92_160, p1_92_160 = u1_92_160, c2_92_160.Mul(u1_92_160).Sub(u0_92_160), p1_92_160, two_92_160.Mul(u1_92_160).Add(c2_92_160.Mul(p1_92_160)).Sub(p0_92_160)
-										}
-										dx_92_160 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_92_160).Mul(p1_92_160)
-										peak_92_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_92_160.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_92_160.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-										dn_92_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_92_160).Mul(tn_92_160).Div(s_92_160).Merge(peak_92_160, d_92_160.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										r0_0_92_160, r1_0_92_160 = dx_92_160, dn_92_160
-									}
-									px_90_160, pn_90_160 := r0_0_92_160, r1_0_92_160
-									dx_90_160, dn_90_160 = px_90_160.Merge(dx_90_160, near_90_160), pn_90_160.Merge(dn_90_160, near_90_160)
-								}
-								r0_0_90_160, r1_0_90_160, r2_0_90_160 = u1_90_160, dx_90_160, dn_90_160
-							}
-							s_89_160, dx_89_160, dn_89_160 = r0_0_90_160, r1_0_90_160, r2_0_90_160
-						} else if r_89_160.nmode[i_89_160] == nRatio {
-							var (
-								r0_0_94_160 archsimd.Float64x4
-								r1_0_94_160 archsimd.Float64x4
-								r2_0_94_160 archsimd.Float64x4
-							)
-							{
-								x_94_160, nv_94_160 := x_89_160, archsimd.LoadFloat64x4((*[4]float64)((&r_89_160.nv[i_89_160])[:4]))
-								magic_94_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_94_160 := x_94_160.Add(magic_94_160)
-								d_94_160 := x_94_160.Sub(t_94_160.Sub(magic_94_160))
-								y_94_160 := nv_94_160.Mul(d_94_160)
-								u_94_160 := y_94_160.Add(magic_94_160)
-								e_94_160 := y_94_160.Sub(u_94_160.Sub(magic_94_160))
-								var r0_0_95_160 archsimd.Float64x4
-								{
-									d_95_160 := e_94_160
-									y_95_160 := d_95_160.Mul(d_95_160)
-									y2_95_160 := y_95_160.Mul(y_95_160)
-									y4_95_160 := y2_95_160.Mul(y2_95_160)
-									p0_95_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_95_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_95_160)).Mul(y2_95_160))
-									p1_95_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_95_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_95_160)).Mul(y2_95_160)).Mul(y4_95_160)
-									p2_95_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_95_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_95_160)).Mul(y4_95_160.Mul(y4_95_160))
-									r0_0_95_160 = d_95_160.Mul(p0_95_160.Add(p1_95_160).Add(p2_95_160))
-								}
-								var r0_0_96_160 archsimd.Float64x4
-								{
-									c_96_160, t_96_160 := r0_0_95_160, u_94_160
-									r0_0_96_160 = c_96_160.AsUint64x4().Xor(t_96_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								var r0_0_97_160 archsimd.Float64x4
-								{
-									d_97_160 := e_94_160
-									y_97_160 := d_97_160.Mul(d_97_160)
-									y2_97_160 := y_97_160.Mul(y_97_160)
-									y4_97_160 := y2_97_160.Mul(y2_97_160)
-									p0_97_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_160)).Mul(y2_97_160))
-									p1_97_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_160)).Mul(y2_97_160)).Mul(y4_97_160)
-									p2_97_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_160.Mul(y4_97_160))
-									r0_0_97_160 = p0_97_160.Add(p1_97_160).Add(p2_97_160)
-								}
-								var r0_0_98_160 archsimd.Float64x4
-								{
-									c_98_160, t_98_160 := r0_0_97_160, u_94_160
-									r0_0_98_160 = c_98_160.AsUint64x4().Xor(t_98_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_94_160, cn_94_160 := r0_0_96_160, r0_0_98_160
-								var r0_0_99_160 archsimd.Float64x4
-								{
-									d_99_160 := d_94_160
-									y_99_160 := d_99_160.Mul(d_99_160)
-									y2_99_160 := y_99_160.Mul(y_99_160)
-									y4_99_160 := y2_99_160.Mul(y2_99_160)
-									p0_99_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99_160)).Mul(y2_99_160))
-									p1_99_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99_160)).Mul(y2_99_160)).Mul(y4_99_160)
-									p2_99_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99_160)).Mul(y4_99_160.Mul(y4_99_160))
-									r0_0_99_160 = d_99_160.Mul(p0_99_160.Add(p1_99_160).Add(p2_99_160))
-								}
-								var r0_0_100_160 archsimd.Float64x4
-								{
-									d_100_160 := d_94_160
-									y_100_160 := d_100_160.Mul(d_100_160)
-									y2_100_160 := y_100_160.Mul(y_100_160)
-									y4_100_160 := y2_100_160.Mul(y2_100_160)
-									p0_100_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_100_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_100_160)).Mul(y2_100_160))
-									p1_100_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_100_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_100_160)).Mul(y2_100_160)).Mul(y4_100_160)
-									p2_100_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_100_160.Mul(y4_100_160))
-									r0_0_100_160 = p0_100_160.Add(p1_100_160).Add(p2_100_160)
-								}
-								s1_94_160, c1_94_160 := r0_0_99_160, r0_0_100_160
-								pi_94_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								at_94_160 := d_94_160.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-								s_94_160 := nv_94_160.Merge(sn_94_160.Div(s1_94_160), at_94_160)
-								dx_94_160 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_94_160.Mul(nv_94_160.Mul(cn_94_160).Mul(s1_94_160).Sub(sn_94_160.Mul(c1_94_160))).Div(s1_94_160.Mul(s1_94_160)), at_94_160)
-								dn_94_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_94_160.Mul(d_94_160).Mul(cn_94_160).Div(s1_94_160), at_94_160)
-								r0_0_94_160, r1_0_94_160, r2_0_94_160 = s_94_160, dx_94_160, dn_94_160
-							}
-							s_89_160, dx_89_160, dn_89_160 = r0_0_94_160, r1_0_94_160, r2_0_94_160
-						}
-						r0_0_89_160, r1_0_89_160, r2_0_89_160 = s_89_160, dx_89_160, dn_89_160
+						d_147_165 := d_146_165
+						y_147_165 := d_147_165.Mul(d_147_165)
+						y2_147_165 := y_147_165.Mul(y_147_165)
+						y4_147_165 := y2_147_165.Mul(y2_147_165)
+						p0_147_165 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_147_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_147_165)).Mul(y2_147_165))
+						p1_147_165 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_147_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_147_165)).Mul(y2_147_165)).Mul(y4_147_165)
+						p2_147_165 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_147_165.Mul(y4_147_165))
+						r0_0_147_165 = p0_147_165.Add(p1_147_165).Add(p2_147_165)
 					}
-					sa_160, ha_160, na_160 := r0_0_89_160, r1_0_89_160, r2_0_89_160
-					var (
-						r0_0_101_160 archsimd.Float64x4
-						r1_0_101_160 archsimd.Float64x4
-						r2_0_101_160 archsimd.Float64x4
-					)
-					{
-						r_101_160, i_101_160, x_101_160 := r_160, 1, kk_160
-						s_101_160, dx_101_160, dn_101_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if r_101_160.nmode[i_101_160] == nChebyshev {
-							var (
-								r0_0_102_160 archsimd.Float64x4
-								r1_0_102_160 archsimd.Float64x4
-								r2_0_102_160 archsimd.Float64x4
-							)
-							{
-								r_102_160, x_102_160, n_102_160, nf_102_160 := r_101_160, x_101_160, r_101_160.nn[i_101_160], &r_101_160.nv[i_101_160]
-								magic_102_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_102_160 := x_102_160.Add(magic_102_160)
-								d_102_160 := x_102_160.Sub(t_102_160.Sub(magic_102_160))
-								f_102_160 := t_102_160.AsUint64x4().ShiftAllLeft(63)
-								var r0_0_103_160 archsimd.Float64x4
-								{
-									d_103_160 := d_102_160
-									y_103_160 := d_103_160.Mul(d_103_160)
-									y2_103_160 := y_103_160.Mul(y_103_160)
-									y4_103_160 := y2_103_160.Mul(y2_103_160)
-									p0_103_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103_160)).Mul(y2_103_160))
-									p1_103_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103_160)).Mul(y2_103_160)).Mul(y4_103_160)
-									p2_103_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103_160.Mul(y4_103_160))
-									r0_0_103_160 = p0_103_160.Add(p1_103_160).Add(p2_103_160)
-								}
-								cr_102_160 := r0_0_103_160
-								sign_102_160, one_102_160, pi_102_160 := archsimd.LoadFloat64x4((*[4]float64)((&r_102_160.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								rs_102_160 := pi_102_160.Div(one_102_160.Sub(cr_102_160).Mul(one_102_160.Add(cr_102_160)).Sqrt().AsUint64x4().Or(d_102_160.AsUint64x4().Xor(f_102_160).And(sign_102_160)).AsFloat64x4())
-								c2_102_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_102_160.AsUint64x4().Xor(f_102_160).AsFloat64x4())
-								u0_102_160, u1_102_160 := one_102_160, c2_102_160
-								j_102_160 := 2
-								for ; j_102_160+1 < n_102_160; j_102_160 += 2 {
-									u0_102_160 = c2_102_160.Mul(u1_102_160).Sub(u0_102_160)
-									u1_102_160 = c2_102_160.Mul(u0_102_160).Sub(u1_102_160)
-								}
-								if j_102_160 < n_102_160 {
-									u0_102_160, u1_102_160 = u1_102_160, c2_102_160.Mul(u1_102_160).Sub(u0_102_160)
-								}
-								cu_102_160 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_102_160).Mul(u1_102_160)
-								tn_102_160 := cu_102_160.Sub(u0_102_160)
-								dx_102_160 := archsimd.LoadFloat64x4((*[4]float64)(nf_102_160[:4])).Mul(tn_102_160).Sub(cu_102_160).Mul(rs_102_160)
-								dn_102_160 := d_102_160.Mul(tn_102_160).Mul(rs_102_160)
-								near_102_160 := d_102_160.Mul(d_102_160).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-								if near_102_160.ToBits() != 0 {
-									var (
-										r0_0_104_160 archsimd.Float64x4
-										r1_0_104_160 archsimd.Float64x4
-									)
-									{
-										r_104_160, d_104_160, c2_104_160, flip_104_160, tn_104_160, un_104_160, n_104_160 := r_102_160, d_102_160, c2_102_160, f_102_160, tn_102_160, u1_102_160, n_102_160
-										var r0_0_105_160 archsimd.Float64x4
-										{
-											d_105_160 := d_104_160
-											y_105_160 := d_105_160.Mul(d_105_160)
-											y2_105_160 := y_105_160.Mul(y_105_160)
-											y4_105_160 := y2_105_160.Mul(y2_105_160)
-											p0_105_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105_160)).Mul(y2_105_160))
-											p1_105_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105_160)).Mul(y2_105_160)).Mul(y4_105_160)
-											p2_105_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105_160)).Mul(y4_105_160.Mul(y4_105_160))
-											r0_0_105_160 = d_105_160.Mul(p0_105_160.Add(p1_105_160).Add(p2_105_160))
-										}
-										s_104_160 := r0_0_105_160.AsUint64x4().Xor(flip_104_160).AsFloat64x4()
-										two_104_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-										u0_104_160, u1_104_160, p0_104_160, p1_104_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_104_160, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_104_160
-										for j_104_160 := 2; j_104_160 < n_104_160; j_104_160++ {
-											u0_104_160, u1_104_160, p0_104_160, p1_104_160 = u1_104_160, c2_104_160.Mul(u1_104_160).Sub(u0_104_160), p1_104_160, two_104_160.Mul(u1_104_160).Add(c2_104_160.Mul(p1_104_160)).Sub(p0_104_160)
-										}
-										dx_104_160 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_104_160).Mul(p1_104_160)
-										peak_104_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_104_160.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_104_160.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-										dn_104_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_104_160).Mul(tn_104_160).Div(s_104_160).Merge(peak_104_160, d_104_160.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										r0_0_104_160, r1_0_104_160 = dx_104_160, dn_104_160
-									}
-									px_102_160, pn_102_160 := r0_0_104_160, r1_0_104_160
-									dx_102_160, dn_102_160 = px_102_160.Merge(dx_102_160, near_102_160), pn_102_160.Merge(dn_102_160, near_102_160)
-								}
-								r0_0_102_160, r1_0_102_160, r2_0_102_160 = u1_102_160, dx_102_160, dn_102_160
-							}
-							s_101_160, dx_101_160, dn_101_160 = r0_0_102_160, r1_0_102_160, r2_0_102_160
-						} else if r_101_160.nmode[i_101_160] == nRatio {
-							var (
-								r0_0_106_160 archsimd.Float64x4
-								r1_0_106_160 archsimd.Float64x4
-								r2_0_106_160 archsimd.Float64x4
-							)
-							{
-								x_106_160, nv_106_160 := x_101_160, archsimd.LoadFloat64x4((*[4]float64)((&r_101_160.nv[i_101_160])[:4]))
-								magic_106_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_106_160 := x_106_160.Add(magic_106_160)
-								d_106_160 := x_106_160.Sub(t_106_160.Sub(magic_106_160))
-								y_106_160 := nv_106_160.Mul(d_106_160)
-								u_106_160 := y_106_160.Add(magic_106_160)
-								e_106_160 := y_106_160.Sub(u_106_160.Sub(magic_106_160))
-								var r0_0_107_160 archsimd.Float64x4
-								{
-									d_107_160 := e_106_160
-									y_107_160 := d_107_160.Mul(d_107_160)
-									y2_107_160 := y_107_160.Mul(y_107_160)
-									y4_107_160 := y2_107_160.Mul(y2_107_160)
-									p0_107_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_107_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_107_160)).Mul(y2_107_160))
-									p1_107_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_107_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_107_160)).Mul(y2_107_160)).Mul(y4_107_160)
-									p2_107_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_107_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_107_160)).Mul(y4_107_160.Mul(y4_107_160))
-									r0_0_107_160 = d_107_160.Mul(p0_107_160.Add(p1_107_160).Add(p2_107_160))
-								}
-								var r0_0_108_160 archsimd.Float64x4
-								{
-									c_108_160, t_108_160 := r0_0_107_160, u_106_160
-									r0_0_108_160 = c_108_160.AsUint64x4().Xor(t_108_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								var r0_0_109_160 archsimd.Float64x4
-								{
-									d_109_160 := e_106_160
-									y_109_160 := d_109_160.Mul(d_109_160)
-									y2_109_160 := y_109_160.Mul(y_109_160)
-									y4_109_160 := y2_109_160.Mul(y2_109_160)
-									p0_109_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_109_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_109_160)).Mul(y2_109_160))
-									p1_109_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_109_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_109_160)).Mul(y2_109_160)).Mul(y4_109_160)
-									p2_109_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_109_160.Mul(y4_109_160))
-									r0_0_109_160 = p0_109_160.Add(p1_109_160).Add(p2_109_160)
-								}
-								var r0_0_110_160 archsimd.Float64x4
-								{
-									c_110_160, t_110_160 := r0_0_109_160, u_106_160
-									r0_0_110_160 = c_110_160.AsUint64x4().Xor(t_110_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_106_160, cn_106_160 := r0_0_108_160, r0_0_110_160
-								var r0_0_111_160 archsimd.Float64x4
-								{
-									d_111_160 := d_106_160
-									y_111_160 := d_111_160.Mul(d_111_160)
-									y2_111_160 := y_111_160.Mul(y_111_160)
-									y4_111_160 := y2_111_160.Mul(y2_111_160)
-									p0_111_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_111_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_111_160)).Mul(y2_111_160))
-									p1_111_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_111_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_111_160)).Mul(y2_111_160)).Mul(y4_111_160)
-									p2_111_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_111_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_111_160)).Mul(y4_111_160.Mul(y4_111_160))
-									r0_0_111_160 = d_111_160.Mul(p0_111_160.Add(p1_111_160).Add(p2_111_160))
-								}
-								var r0_0_112_160 archsimd.Float64x4
-								{
-									d_112_160 := d_106_160
-									y_112_160 := d_112_160.Mul(d_112_160)
-									y2_112_160 := y_112_160.Mul(y_112_160)
-									y4_112_160 := y2_112_160.Mul(y2_112_160)
-									p0_112_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_112_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_112_160)).Mul(y2_112_160))
-									p1_112_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_112_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_112_160)).Mul(y2_112_160)).Mul(y4_112_160)
-									p2_112_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_112_160.Mul(y4_112_160))
-									r0_0_112_160 = p0_112_160.Add(p1_112_160).Add(p2_112_160)
-								}
-								s1_106_160, c1_106_160 := r0_0_111_160, r0_0_112_160
-								pi_106_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								at_106_160 := d_106_160.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-								s_106_160 := nv_106_160.Merge(sn_106_160.Div(s1_106_160), at_106_160)
-								dx_106_160 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_106_160.Mul(nv_106_160.Mul(cn_106_160).Mul(s1_106_160).Sub(sn_106_160.Mul(c1_106_160))).Div(s1_106_160.Mul(s1_106_160)), at_106_160)
-								dn_106_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_106_160.Mul(d_106_160).Mul(cn_106_160).Div(s1_106_160), at_106_160)
-								r0_0_106_160, r1_0_106_160, r2_0_106_160 = s_106_160, dx_106_160, dn_106_160
-							}
-							s_101_160, dx_101_160, dn_101_160 = r0_0_106_160, r1_0_106_160, r2_0_106_160
-						}
-						r0_0_101_160, r1_0_101_160, r2_0_101_160 = s_101_160, dx_101_160, dn_101_160
+					cr_146_165 := r0_0_147_165
+					sign_146_165, one_146_165, pi_146_165 := archsimd.LoadFloat64x4((*[4]float64)((&r_146_165.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_146_165 := pi_146_165.Div(one_146_165.Sub(cr_146_165).Mul(one_146_165.Add(cr_146_165)).Sqrt().AsUint64x4().Or(d_146_165.AsUint64x4().Xor(f_146_165).And(sign_146_165)).AsFloat64x4())
+					c2_146_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_146_165.AsUint64x4().Xor(f_146_165).AsFloat64x4())
+					u0_146_165, u1_146_165 := one_146_165, c2_146_165
+					j_146_165 := 2
+					for ; j_146_165+1 < n_146_165; j_146_165 += 2 {
+						u0_146_165 = c2_146_165.Mul(u1_146_165).Sub(u0_146_165)
+						u1_146_165 = c2_146_165.Mul(u0_146_165).Sub(u1_146_165)
 					}
-					sb_160, hb_160, nb_160 := r0_0_101_160, r1_0_101_160, r2_0_101_160
-					var (
-						r0_0_113_160 archsimd.Float64x4
-						r1_0_113_160 archsimd.Float64x4
-						r2_0_113_160 archsimd.Float64x4
-					)
-					{
-						r_113_160, i_113_160, x_113_160 := r_160, 2, l_160
-						s_113_160, dx_113_160, dn_113_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if r_113_160.nmode[i_113_160] == nChebyshev {
-							var (
-								r0_0_114_160 archsimd.Float64x4
-								r1_0_114_160 archsimd.Float64x4
-								r2_0_114_160 archsimd.Float64x4
-							)
-							{
-								r_114_160, x_114_160, n_114_160, nf_114_160 := r_113_160, x_113_160, r_113_160.nn[i_113_160], &r_113_160.nv[i_113_160]
-								magic_114_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_114_160 := x_114_160.Add(magic_114_160)
-								d_114_160 := x_114_160.Sub(t_114_160.Sub(magic_114_160))
-								f_114_160 := t_114_160.AsUint64x4().ShiftAllLeft(63)
-								var r0_0_115_160 archsimd.Float64x4
-								{
-									d_115_160 := d_114_160
-									y_115_160 := d_115_160.Mul(d_115_160)
-									y2_115_160 := y_115_160.Mul(y_115_160)
-									y4_115_160 := y2_115_160.Mul(y2_115_160)
-									p0_115_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_115_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_115_160)).Mul(y2_115_160))
-									p1_115_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_115_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_115_160)).Mul(y2_115_160)).Mul(y4_115_160)
-									p2_115_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_115_160.Mul(y4_115_160))
-									r0_0_115_160 = p0_115_160.Add(p1_115_160).Add(p2_115_160)
-								}
-								cr_114_160 := r0_0_115_160
-								sign_114_160, one_114_160, pi_114_160 := archsimd.LoadFloat64x4((*[4]float64)((&r_114_160.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								rs_114_160 := pi_114_160.Div(one_114_160.Sub(cr_114_160).Mul(one_114_160.Add(cr_114_160)).Sqrt().AsUint64x4().Or(d_114_160.AsUint64x4().Xor(f_114_160).And(sign_114_160)).AsFloat64x4())
-								c2_114_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_114_160.AsUint64x4().Xor(f_114_160).AsFloat64x4())
-								u0_114_160, u1_114_160 := one_114_160, c2_114_160
-								j_114_160 := 2
-								for ; j_114_160+1 < n_114_160; j_114_160 += 2 {
-									u0_114_160 = c2_114_160.Mul(u1_114_160).Sub(u0_114_160)
-									u1_114_160 = c2_114_160.Mul(u0_114_160).Sub(u1_114_160)
-								}
-								if j_114_160 < n_114_160 {
-									u0_114_160, u1_114_160 = u1_114_160, c2_114_160.Mul(u1_114_160).Sub(u0_114_160)
-								}
-								cu_114_160 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_114_160).Mul(u1_114_160)
-								tn_114_160 := cu_114_160.Sub(u0_114_160)
-								dx_114_160 := archsimd.LoadFloat64x4((*[4]float64)(nf_114_160[:4])).Mul(tn_114_160).Sub(cu_114_160).Mul(rs_114_160)
-								dn_114_160 := d_114_160.Mul(tn_114_160).Mul(rs_114_160)
-								near_114_160 := d_114_160.Mul(d_114_160).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-								if near_114_160.ToBits() != 0 {
-									var (
-										r0_0_116_160 archsimd.Float64x4
-										r1_0_116_160 archsimd.Float64x4
-									)
-									{
-										r_116_160, d_116_160, c2_116_160, flip_116_160, tn_116_160, un_116_160, n_116_160 := r_114_160, d_114_160, c2_114_160, f_114_160, tn_114_160, u1_114_160, n_114_160
-										var r0_0_117_160 archsimd.Float64x4
-										{
-											d_117_160 := d_116_160
-											y_117_160 := d_117_160.Mul(d_117_160)
-											y2_117_160 := y_117_160.Mul(y_117_160)
-											y4_117_160 := y2_117_160.Mul(y2_117_160)
-											p0_117_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_117_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_117_160)).Mul(y2_117_160))
-											p1_117_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_117_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_117_160)).Mul(y2_117_160)).Mul(y4_117_160)
-											p2_117_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_117_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_117_160)).Mul(y4_117_160.Mul(y4_117_160))
-											r0_0_117_160 = d_117_160.Mul(p0_117_160.Add(p1_117_160).Add(p2_117_160))
-										}
-										s_116_160 := r0_0_117_160.AsUint64x4().Xor(flip_116_160).AsFloat64x4()
-										two_116_160 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-										u0_116_160, u1_116_160, p0_116_160, p1_116_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_116_160, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_116_160
-										for j_116_160 := 2; j_116_160 < n_116_160; j_116_160++ {
-											u0_116_160, u1_116_160, p0_116_160, p1_116_160 = u1_116_160, c2_116_160.Mul(u1_116_160).Sub(u0_116_160), p1_116_160, two_116_160.Mul(u1_116_160).Add(c2_116_160.Mul(p1_116_160)).Sub(p0_116_160)
-										}
-										dx_116_160 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_116_160).Mul(p1_116_160)
-										peak_116_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_116_160.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_116_160.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-										dn_116_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_116_160).Mul(tn_116_160).Div(s_116_160).Merge(peak_116_160, d_116_160.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										r0_0_116_160, r1_0_116_160 = dx_116_160, dn_116_160
-									}
-									px_114_160, pn_114_160 := r0_0_116_160, r1_0_116_160
-									dx_114_160, dn_114_160 = px_114_160.Merge(dx_114_160, near_114_160), pn_114_160.Merge(dn_114_160, near_114_160)
-								}
-								r0_0_114_160, r1_0_114_160, r2_0_114_160 = u1_114_160, dx_114_160, dn_114_160
-							}
-							s_113_160, dx_113_160, dn_113_160 = r0_0_114_160, r1_0_114_160, r2_0_114_160
-						} else if r_113_160.nmode[i_113_160] == nRatio {
-							var (
-								r0_0_118_160 archsimd.Float64x4
-								r1_0_118_160 archsimd.Float64x4
-								r2_0_118_160 archsimd.Float64x4
-							)
-							{
-								x_118_160, nv_118_160 := x_113_160, archsimd.LoadFloat64x4((*[4]float64)((&r_113_160.nv[i_113_160])[:4]))
-								magic_118_160 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_118_160 := x_118_160.Add(magic_118_160)
-								d_118_160 := x_118_160.Sub(t_118_160.Sub(magic_118_160))
-								y_118_160 := nv_118_160.Mul(d_118_160)
-								u_118_160 := y_118_160.Add(magic_118_160)
-								e_118_160 := y_118_160.Sub(u_118_160.Sub(magic_118_160))
-								var r0_0_119_160 archsimd.Float64x4
-								{
-									d_119_160 := e_118_160
-									y_119_160 := d_119_160.Mul(d_119_160)
-									y2_119_160 := y_119_160.Mul(y_119_160)
-									y4_119_160 := y2_119_160.Mul(y2_119_160)
-									p0_119_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_119_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_119_160)).Mul(y2_119_160))
-									p1_119_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_119_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_119_160)).Mul(y2_119_160)).Mul(y4_119_160)
-									p2_119_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_119_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_119_160)).Mul(y4_119_160.Mul(y4_119_160))
-									r0_0_119_160 = d_119_160.Mul(p0_119_160.Add(p1_119_160).Add(p2_119_160))
-								}
-								var r0_0_120_160 archsimd.Float64x4
-								{
-									c_120_160, t_120_160 := r0_0_119_160, u_118_160
-									r0_0_120_160 = c_120_160.AsUint64x4().Xor(t_120_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								var r0_0_121_160 archsimd.Float64x4
-								{
-									d_121_160 := e_118_160
-									y_121_160 := d_121_160.Mul(d_121_160)
-									y2_121_160 := y_121_160.Mul(y_121_160)
-									y4_121_160 := y2_121_160.Mul(y2_121_160)
-									p0_121_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_121_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_121_160)).Mul(y2_121_160))
-									p1_121_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_121_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_121_160)).Mul(y2_121_160)).Mul(y4_121_160)
-									p2_121_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_121_160.Mul(y4_121_160))
-									r0_0_121_160 = p0_121_160.Add(p1_121_160).Add(p2_121_160)
-								}
-								var r0_0_122_160 archsimd.Float64x4
-								{
-									c_122_160, t_122_160 := r0_0_121_160, u_118_160
-									r0_0_122_160 = c_122_160.AsUint64x4().Xor(t_122_160.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_118_160, cn_118_160 := r0_0_120_160, r0_0_122_160
-								var r0_0_123_160 archsimd.Float64x4
-								{
-									d_123_160 := d_118_160
-									y_123_160 := d_123_160.Mul(d_123_160)
-									y2_123_160 := y_123_160.Mul(y_123_160)
-									y4_123_160 := y2_123_160.Mul(y2_123_160)
-									p0_123_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_123_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_123_160)).Mul(y2_123_160))
-									p1_123_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_123_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_123_160)).Mul(y2_123_160)).Mul(y4_123_160)
-									p2_123_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_123_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_123_160)).Mul(y4_123_160.Mul(y4_123_160))
-									r0_0_123_160 = d_123_160.Mul(p0_123_160.Add(p1_123_160).Add(p2_123_160))
-								}
-								var r0_0_124_160 archsimd.Float64x4
-								{
-									d_124_160 := d_118_160
-									y_124_160 := d_124_160.Mul(d_124_160)
-									y2_124_160 := y_124_160.Mul(y_124_160)
-									y4_124_160 := y2_124_160.Mul(y2_124_160)
-									p0_124_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_124_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_124_160)).Mul(y2_124_160))
-									p1_124_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_124_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_124_160)).Mul(y2_124_160)).Mul(y4_124_160)
-									p2_124_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_124_160.Mul(y4_124_160))
-									r0_0_124_160 = p0_124_160.Add(p1_124_160).Add(p2_124_160)
-								}
-								s1_118_160, c1_118_160 := r0_0_123_160, r0_0_124_160
-								pi_118_160 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-								at_118_160 := d_118_160.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-								s_118_160 := nv_118_160.Merge(sn_118_160.Div(s1_118_160), at_118_160)
-								dx_118_160 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_118_160.Mul(nv_118_160.Mul(cn_118_160).Mul(s1_118_160).Sub(sn_118_160.Mul(c1_118_160))).Div(s1_118_160.Mul(s1_118_160)), at_118_160)
-								dn_118_160 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_118_160.Mul(d_118_160).Mul(cn_118_160).Div(s1_118_160), at_118_160)
-								r0_0_118_160, r1_0_118_160, r2_0_118_160 = s_118_160, dx_118_160, dn_118_160
-							}
-							s_113_160, dx_113_160, dn_113_160 = r0_0_118_160, r1_0_118_160, r2_0_118_160
-						}
-						r0_0_113_160, r1_0_113_160, r2_0_113_160 = s_113_160, dx_113_160, dn_113_160
+					if j_146_165 < n_146_165 {
+						u0_146_165, u1_146_165 = u1_146_165, c2_146_165.Mul(u1_146_165).Sub(u0_146_165)
 					}
-					sc_160, hc_160, nc_160 := r0_0_113_160, r1_0_113_160, r2_0_113_160
-					r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160 = sa_160, sb_160, sc_160, ha_160, hb_160, hc_160, na_160, nb_160, nc_160
-				}
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160
-				var (
-					r0_0_161 archsimd.Float64x4
-					r1_0_161 archsimd.Float64x4
-					r2_0_161 archsimd.Float64x4
-					r3_0_161 archsimd.Float64x4
-					r4_0_161 archsimd.Float64x4
-					r5_0_161 archsimd.Float64x4
-				)
-				{
-					k_161, ia_161, fa_161, e_161, h_161, kk_161, l_161, sa_161, sb_161, sc_161, ha_161, hb_161, hc_161, nda_161, ndb_161, ndc_161, s_161, def_161, sig_161, sna_161, snb_161, snc_161, hkl_161, at_161, stride_161 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-					c_161 := k_161.c
-					r_161 := k_161.lr
-					two_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					fl_161 := sa_161.Mul(sb_161).Mul(sc_161)
-					fc_161, fd_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_161.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if c_161.HasHKL {
+					cu_146_165 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_146_165).Mul(u1_146_165)
+					tn_146_165 := cu_146_165.Sub(u0_146_165)
+					dx_146_165 := archsimd.LoadFloat64x4((*[4]float64)(nf_146_165[:4])).Mul(tn_146_165).Sub(cu_146_165).Mul(rs_146_165)
+					dn_146_165 := d_146_165.Mul(tn_146_165).Mul(rs_146_165)
+					near_146_165 := d_146_165.Mul(d_146_165).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_146_165.ToBits() != 0 {
 						var (
-							r0_0_158_161 archsimd.Float64x4
-							r1_0_158_161 archsimd.Float64x4
+							r0_0_148_165 archsimd.Float64x4
+							r1_0_148_165 archsimd.Float64x4
 						)
 						{
-							r_158_161, bits_158_161, miss_158_161, ia_158_161, fa_158_161, h_158_161, kk_158_161, l_158_161 := r_161, k_161.fhklBits, k_161.missBits, ia_161, fa_161, h_161, kk_161, l_161
-							var r0_0_8_158_161 archsimd.Mask64x4
+							r_148_165, d_148_165, c2_148_165, flip_148_165, tn_148_165, un_148_165, n_148_165 := r_146_165, d_146_165, c2_146_165, f_146_165, tn_146_165, u1_146_165, n_146_165
+							var r0_0_149_165 archsimd.Float64x4
 							{
-								r_8_158_161, ia_8_158_161, h_8_158_161, kk_8_158_161, l_8_158_161 := r_158_161, ia_158_161, h_158_161, kk_158_161, l_158_161
-								half_8_158_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_8_158_161, kc_8_158_161, lc_8_158_161 := h_8_158_161.Sub(half_8_158_161).Ceil(), kk_8_158_161.Sub(half_8_158_161).Ceil(), l_8_158_161.Sub(half_8_158_161).Ceil()
-								hmin_8_158_161, kmin_8_158_161, lmin_8_158_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.lmin)[:4]))
-								in_8_158_161 := hc_8_158_161.GreaterEqual(hmin_8_158_161).And(hc_8_158_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.hmax)[:4])))).And(kc_8_158_161.GreaterEqual(kmin_8_158_161)).And(kc_8_158_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.kmax)[:4])))).And(lc_8_158_161.GreaterEqual(lmin_8_158_161)).And(lc_8_158_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.lmax)[:4]))))
-								idx_8_158_161 := hc_8_158_161.Sub(hmin_8_158_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.hstride)[:4]))).Add(kc_8_158_161.Sub(kmin_8_158_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_161.kstride)[:4])))).Add(lc_8_158_161.Sub(lmin_8_158_161))
-								idx_8_158_161.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_158_161).ConvertToInt32().Store(ia_8_158_161)
-								r0_0_8_158_161 = in_8_158_161
+								d_149_165 := d_148_165
+								y_149_165 := d_149_165.Mul(d_149_165)
+								y2_149_165 := y_149_165.Mul(y_149_165)
+								y4_149_165 := y2_149_165.Mul(y2_149_165)
+								p0_149_165 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_149_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_149_165)).Mul(y2_149_165))
+								p1_149_165 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_149_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_149_165)).Mul(y2_149_165)).Mul(y4_149_165)
+								p2_149_165 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_149_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_149_165)).Mul(y4_149_165.Mul(y4_149_165))
+								r0_0_149_165 = d_149_165.Mul(p0_149_165.Add(p1_149_165).Add(p2_149_165))
 							}
-							in_158_161 := r0_0_8_158_161
-							for i_158_161, j_158_161 := range ia_158_161 {
-								fa_158_161[i_158_161] = bits_158_161[j_158_161]
+							s_148_165 := r0_0_149_165.AsUint64x4().Xor(flip_148_165).AsFloat64x4()
+							two_148_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_148_165, u1_148_165, p0_148_165, p1_148_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_148_165, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_148_165
+							for j_148_165 := 2; j_148_165 < n_148_165; j_148_165++ {
+								u0_148_165, u1_148_165, p0_148_165, p1_148_165 = u1_148_165, c2_148_165.Mul(u1_148_165).Sub(u0_148_165), p1_148_165, two_148_165.Mul(u1_148_165).Add(c2_148_165.Mul(p1_148_165)).Sub(p0_148_165)
 							}
-							f_158_161 := archsimd.LoadUint64x4(fa_158_161).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_158_161.defaultF)[:4])), in_158_161)
-							fd_158_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							if miss_158_161 != nil {
-								for i_158_161, j_158_161 := range ia_158_161 {
-									fa_158_161[i_158_161] = miss_158_161[j_158_161]
-								}
-								fd_158_161 = archsimd.LoadUint64x4(fa_158_161).AsFloat64x4()
-							}
-							r0_0_158_161, r1_0_158_161 = f_158_161, fd_158_161.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_158_161)
+							dx_148_165 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_148_165).Mul(p1_148_165)
+							peak_148_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_148_165.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_148_165.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_148_165 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_148_165).Mul(tn_148_165).Div(s_148_165).Merge(peak_148_165, d_148_165.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_148_165, r1_0_148_165 = dx_148_165, dn_148_165
 						}
-						fc_161, fd_161 = r0_0_158_161, r1_0_158_161
+						px_146_165, pn_146_165 := r0_0_148_165, r1_0_148_165
+						dx_146_165, dn_146_165 = px_146_165.Merge(dx_146_165, near_146_165), pn_146_165.Merge(dn_146_165, near_146_165)
 					}
-					ffl_161 := fc_161.Mul(fc_161).Mul(fl_161)
-					s1_161 := s_161.Add(ffl_161.Mul(fl_161))
-					def1_161 := def_161
-					if k_161.perDef {
-						def1_161 = def_161.Add(two_161.Mul(fc_161).Mul(fl_161).Mul(fl_161).Mul(fd_161))
-					}
-					tfl_161 := two_161.Mul(ffl_161)
-					xa_161, xb_161, xc_161 := tfl_161.Mul(sb_161.Mul(sc_161)), tfl_161.Mul(sa_161.Mul(sc_161)), tfl_161.Mul(sa_161.Mul(sb_161))
-					hbar_161, kbar_161, lbar_161 := xa_161.Mul(ha_161), xb_161.Mul(hb_161), xc_161.Mul(hc_161)
-					sig1_161 := sig_161.Add(hbar_161.Mul(h_161.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_161[0])[:4])))).Add(kbar_161.Mul(kk_161.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_161[1])[:4]))))).Add(lbar_161.Mul(l_161.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_161[2])[:4]))))))
-					na1_161, nb1_161, nc1_161 := sna_161.Add(xa_161.Mul(nda_161)), snb_161.Add(xb_161.Mul(ndb_161)), snc_161.Add(xc_161.Mul(ndc_161))
-					if !c_161.Water {
-						s1_161 = s_161.Merge(s1_161, fl_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					hbar_161.StoreSlice(hkl_161[at_161:])
-					kbar_161.StoreSlice(hkl_161[at_161+stride_161:])
-					lbar_161.StoreSlice(hkl_161[at_161+2*stride_161:])
-					r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161 = s1_161, def1_161, sig1_161, na1_161, nb1_161, nc1_161
+					r0_0_146_165, r1_0_146_165, r2_0_146_165 = u1_146_165, dx_146_165, dn_146_165
 				}
-				s, def, sig, sna, snb, snc = r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161
-			}
-		} else {
-			for oi := range r.orient {
+				sa_165, ha_165, na_165 := r0_0_146_165, r1_0_146_165, r2_0_146_165
 				var (
-					r0_0_162 archsimd.Float64x4
-					r1_0_162 archsimd.Float64x4
-					r2_0_162 archsimd.Float64x4
+					r0_0_150_165 archsimd.Float64x4
+					r1_0_150_165 archsimd.Float64x4
+					r2_0_150_165 archsimd.Float64x4
 				)
 				{
-					o_162, qx_162, qy_162, qz_162 := &r.orient[oi], qx, qy, qz
-					h_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_162[0])[:4])).Mul(qx_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[1])[:4])).Mul(qy_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[2])[:4])).Mul(qz_162))
-					kk_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_162[3])[:4])).Mul(qx_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[4])[:4])).Mul(qy_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[5])[:4])).Mul(qz_162))
-					l_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_162[6])[:4])).Mul(qx_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[7])[:4])).Mul(qy_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_162[8])[:4])).Mul(qz_162))
-					r0_0_162, r1_0_162, r2_0_162 = h_162, kk_162, l_162
-				}
-				h, kk, l := r0_0_162, r1_0_162, r2_0_162
-				var (
-					r0_0_163 archsimd.Float64x4
-					r1_0_163 archsimd.Float64x4
-					r2_0_163 archsimd.Float64x4
-					r3_0_163 archsimd.Float64x4
-					r4_0_163 archsimd.Float64x4
-					r5_0_163 archsimd.Float64x4
-					r6_0_163 archsimd.Float64x4
-					r7_0_163 archsimd.Float64x4
-					r8_0_163 archsimd.Float64x4
-				)
-				{
-					r_163, h_163, kk_163, l_163, n_163 := r, h, kk, l, n
-					var (
-						r0_0_142_163 archsimd.Float64x4
-						r1_0_142_163 archsimd.Float64x4
-						r2_0_142_163 archsimd.Float64x4
-					)
+					r_150_165, x_150_165, n_150_165, nf_150_165 := r_165, kk_165, n_165, &r_165.nf
+					magic_150_165 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_150_165 := x_150_165.Add(magic_150_165)
+					d_150_165 := x_150_165.Sub(t_150_165.Sub(magic_150_165))
+					f_150_165 := t_150_165.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_151_165 archsimd.Float64x4
 					{
-						r_142_163, x_142_163, n_142_163, nf_142_163 := r_163, h_163, n_163, &r_163.nf
-						magic_142_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-						t_142_163 := x_142_163.Add(magic_142_163)
-						d_142_163 := x_142_163.Sub(t_142_163.Sub(magic_142_163))
-						f_142_163 := t_142_163.AsUint64x4().ShiftAllLeft(63)
-						var r0_0_143_163 archsimd.Float64x4
-						{
-							d_143_163 := d_142_163
-							y_143_163 := d_143_163.Mul(d_143_163)
-							y2_143_163 := y_143_163.Mul(y_143_163)
-							y4_143_163 := y2_143_163.Mul(y2_143_163)
-							p0_143_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_143_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_143_163)).Mul(y2_143_163))
-							p1_143_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_143_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_143_163)).Mul(y2_143_163)).Mul(y4_143_163)
-							p2_143_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_143_163.Mul(y4_143_163))
-							r0_0_143_163 = p0_143_163.Add(p1_143_163).Add(p2_143_163)
-						}
-						cr_142_163 := r0_0_143_163
-						sign_142_163, one_142_163, pi_142_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_142_163.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-						rs_142_163 := pi_142_163.Div(one_142_163.Sub(cr_142_163).Mul(one_142_163.Add(cr_142_163)).Sqrt().AsUint64x4().Or(d_142_163.AsUint64x4().Xor(f_142_163).And(sign_142_163)).AsFloat64x4())
-						c2_142_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_142_163.AsUint64x4().Xor(f_142_163).AsFloat64x4())
-						u0_142_163, u1_142_163 := one_142_163, c2_142_163
-						j_142_163 := 2
-						for ; j_142_163+1 < n_142_163; j_142_163 += 2 {
-							u0_142_163 = c2_142_163.Mul(u1_142_163).Sub(u0_142_163)
-							u1_142_163 = c2_142_163.Mul(u0_142_163).Sub(u1_142_163)
-						}
-						if j_142_163 < n_142_163 {
-							u0_142_163, u1_142_163 = u1_142_163, c2_142_163.Mul(u1_142_163).Sub(u0_142_163)
-						}
-						cu_142_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_142_163).Mul(u1_142_163)
-						tn_142_163 := cu_142_163.Sub(u0_142_163)
-						dx_142_163 := archsimd.LoadFloat64x4((*[4]float64)(nf_142_163[:4])).Mul(tn_142_163).Sub(cu_142_163).Mul(rs_142_163)
-						dn_142_163 := d_142_163.Mul(tn_142_163).Mul(rs_142_163)
-						near_142_163 := d_142_163.Mul(d_142_163).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-						if near_142_163.ToBits() != 0 {
-							var (
-								r0_0_144_163 archsimd.Float64x4
-								r1_0_144_163 archsimd.Float64x4
-							)
-							{
-								r_144_163, d_144_163, c2_144_163, flip_144_163, tn_144_163, un_144_163, n_144_163 := r_142_163, d_142_163, c2_142_163, f_142_163, tn_142_163, u1_142_163, n_142_163
-								var r0_0_145_163 archsimd.Float64x4
-								{
-									d_145_163 := d_144_163
-									y_145_163 := d_145_163.Mul(d_145_163)
-									y2_145_163 := y_145_163.Mul(y_145_163)
-									y4_145_163 := y2_145_163.Mul(y2_145_163)
-									p0_145_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_145_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_145_163)).Mul(y2_145_163))
-									p1_145_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_145_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_145_163)).Mul(y2_145_163)).Mul(y4_145_163)
-									p2_145_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_145_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_145_163)).Mul(y4_145_163.Mul(y4_145_163))
-									r0_0_145_163 = d_145_163.Mul(p0_145_163.Add(p1_145_163).Add(p2_145_163))
-								}
-								s_144_163 := r0_0_145_163.AsUint64x4().Xor(flip_144_163).AsFloat64x4()
-								two_144_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-								u0_144_163, u1_144_163, p0_144_163, p1_144_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_144_163, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_144_163
-								for j_144_163 := 2; j_144_163 < n_144_163; j_144_163++ {
-									u0_144_163, u1_144_163, p0_144_163, p1_144_163 = u1_144_163, c2_144_163.Mul(u1_144_163).Sub(u0_144_163), p1_144_163, two_144_163.Mul(u1_144_163).Add(c2_144_163.Mul(p1_144_163)).Sub(p0_144_163)
-								}
-								dx_144_163 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_144_163).Mul(p1_144_163)
-								peak_144_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_144_163.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_144_163.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-								dn_144_163 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_144_163).Mul(tn_144_163).Div(s_144_163).Merge(peak_144_163, d_144_163.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								r0_0_144_163, r1_0_144_163 = dx_144_163, dn_144_163
-							}
-							px_142_163, pn_142_163 := r0_0_144_163, r1_0_144_163
-							dx_142_163, dn_142_163 = px_142_163.Merge(dx_142_163, near_142_163), pn_142_163.Merge(dn_142_163, near_142_163)
-						}
-						r0_0_142_163, r1_0_142_163, r2_0_142_163 = u1_142_163, dx_142_163, dn_142_163
+						d_151_165 := d_150_165
+						y_151_165 := d_151_165.Mul(d_151_165)
+						y2_151_165 := y_151_165.Mul(y_151_165)
+						y4_151_165 := y2_151_165.Mul(y2_151_165)
+						p0_151_165 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_151_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_151_165)).Mul(y2_151_165))
+						p1_151_165 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_151_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_151_165)).Mul(y2_151_165)).Mul(y4_151_165)
+						p2_151_165 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_151_165.Mul(y4_151_165))
+						r0_0_151_165 = p0_151_165.Add(p1_151_165).Add(p2_151_165)
 					}
-					sa_163, ha_163, na_163 := r0_0_142_163, r1_0_142_163, r2_0_142_163
-					var (
-						r0_0_146_163 archsimd.Float64x4
-						r1_0_146_163 archsimd.Float64x4
-						r2_0_146_163 archsimd.Float64x4
-					)
-					{
-						r_146_163, x_146_163, n_146_163, nf_146_163 := r_163, kk_163, n_163, &r_163.nf
-						magic_146_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-						t_146_163 := x_146_163.Add(magic_146_163)
-						d_146_163 := x_146_163.Sub(t_146_163.Sub(magic_146_163))
-						f_146_163 := t_146_163.AsUint64x4().ShiftAllLeft(63)
-						var r0_0_147_163 archsimd.Float64x4
-						{
-							d_147_163 := d_146_163
-							y_147_163 := d_147_163.Mul(d_147_163)
-							y2_147_163 := y_147_163.Mul(y_147_163)
-							y4_147_163 := y2_147_163.Mul(y2_147_163)
-							p0_147_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_147_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_147_163)).Mul(y2_147_163))
-							p1_147_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_147_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_147_163)).Mul(y2_147_163)).Mul(y4_147_163)
-							p2_147_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_147_163.Mul(y4_147_163))
-							r0_0_147_163 = p0_147_163.Add(p1_147_163).Add(p2_147_163)
-						}
-						cr_146_163 := r0_0_147_163
-						sign_146_163, one_146_163, pi_146_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_146_163.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-						rs_146_163 := pi_146_163.Div(one_146_163.Sub(cr_146_163).Mul(one_146_163.Add(cr_146_163)).Sqrt().AsUint64x4().Or(d_146_163.AsUint64x4().Xor(f_146_163).And(sign_146_163)).AsFloat64x4())
-						c2_146_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_146_163.AsUint64x4().Xor(f_146_163).AsFloat64x4())
-						u0_146_163, u1_146_163 := one_146_163, c2_146_163
-						j_146_163 := 2
-						for ; j_146_163+1 < n_146_163; j_146_163 += 2 {
-							u0_146_163 = c2_146_163.Mul(u1_146_163).Sub(u0_146_163)
-							u1_146_163 = c2_146_163.Mul(u0_146_163).Sub(u1_146_163)
-						}
-						if j_146_163 < n_146_163 {
-							u0_146_163, u1_146_163 = u1_146_163, c2_146_163.Mul(u1_146_163).Sub(u0_146_163)
-						}
-						cu_146_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_146_163).Mul(u1_146_163)
-						tn_146_163 := cu_146_163.Sub(u0_146_163)
-						dx_146_163 := archsimd.LoadFloat64x4((*[4]float64)(nf_146_163[:4])).Mul(tn_146_163).Sub(cu_146_163).Mul(rs_146_163)
-						dn_146_163 := d_146_163.Mul(tn_146_163).Mul(rs_146_163)
-						near_146_163 := d_146_163.Mul(d_146_163).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-						if near_146_163.ToBits() != 0 {
-							var (
-								r0_0_148_163 archsimd.Float64x4
-								r1_0_148_163 archsimd.Float64x4
-							)
-							{
-								r_148_163, d_148_163, c2_148_163, flip_148_163, tn_148_163, un_148_163, n_148_163 := r_146_163, d_146_163, c2_146_163, f_146_163, tn_146_163, u1_146_163, n_146_163
-								var r0_0_149_163 archsimd.Float64x4
-								{
-									d_149_163 := d_148_163
-									y_149_163 := d_149_163.Mul(d_149_163)
-									y2_149_163 := y_149_163.Mul(y_149_163)
-									y4_149_163 := y2_149_163.Mul(y2_149_163)
-									p0_149_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_149_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_149_163)).Mul(y2_149_163))
-									p1_149_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_149_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_149_163)).Mul(y2_149_163)).Mul(y4_149_163)
-									p2_149_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_149_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_149_163)).Mul(y4_149_163.Mul(y4_149_163))
-									r0_0_149_163 = d_149_163.Mul(p0_149_163.Add(p1_149_163).Add(p2_149_163))
-								}
-								s_148_163 := r0_0_149_163.AsUint64x4().Xor(flip_148_163).AsFloat64x4()
-								two_148_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-								u0_148_163, u1_148_163, p0_148_163, p1_148_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_148_163, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_148_163
-								for j_148_163 := 2; j_148_163 < n_148_163; j_148_163++ {
-									u0_148_163, u1_148_163, p0_148_163, p1_148_163 = u1_148_163, c2_148_163.Mul(u1_148_163).Sub(u0_148_163), p1_148_163, two_148_163.Mul(u1_148_163).Add(c2_148_163.Mul(p1_148_163)).Sub(p0_148_163)
-								}
-								dx_148_163 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_148_163).Mul(p1_148_163)
-								peak_148_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_148_163.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_148_163.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-								dn_148_163 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_148_163).Mul(tn_148_163).Div(s_148_163).Merge(peak_148_163, d_148_163.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								r0_0_148_163, r1_0_148_163 = dx_148_163, dn_148_163
-							}
-							px_146_163, pn_146_163 := r0_0_148_163, r1_0_148_163
-							dx_146_163, dn_146_163 = px_146_163.Merge(dx_146_163, near_146_163), pn_146_163.Merge(dn_146_163, near_146_163)
-						}
-						r0_0_146_163, r1_0_146_163, r2_0_146_163 = u1_146_163, dx_146_163, dn_146_163
+					cr_150_165 := r0_0_151_165
+					sign_150_165, one_150_165, pi_150_165 := archsimd.LoadFloat64x4((*[4]float64)((&r_150_165.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_150_165 := pi_150_165.Div(one_150_165.Sub(cr_150_165).Mul(one_150_165.Add(cr_150_165)).Sqrt().AsUint64x4().Or(d_150_165.AsUint64x4().Xor(f_150_165).And(sign_150_165)).AsFloat64x4())
+					c2_150_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_150_165.AsUint64x4().Xor(f_150_165).AsFloat64x4())
+					u0_150_165, u1_150_165 := one_150_165, c2_150_165
+					j_150_165 := 2
+					for ; j_150_165+1 < n_150_165; j_150_165 += 2 {
+						u0_150_165 = c2_150_165.Mul(u1_150_165).Sub(u0_150_165)
+						u1_150_165 = c2_150_165.Mul(u0_150_165).Sub(u1_150_165)
 					}
-					sb_163, hb_163, nb_163 := r0_0_146_163, r1_0_146_163, r2_0_146_163
-					var (
-						r0_0_150_163 archsimd.Float64x4
-						r1_0_150_163 archsimd.Float64x4
-						r2_0_150_163 archsimd.Float64x4
-					)
-					{
-						r_150_163, x_150_163, n_150_163, nf_150_163 := r_163, l_163, n_163, &r_163.nf
-						magic_150_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-						t_150_163 := x_150_163.Add(magic_150_163)
-						d_150_163 := x_150_163.Sub(t_150_163.Sub(magic_150_163))
-						f_150_163 := t_150_163.AsUint64x4().ShiftAllLeft(63)
-						var r0_0_151_163 archsimd.Float64x4
-						{
-							d_151_163 := d_150_163
-							y_151_163 := d_151_163.Mul(d_151_163)
-							y2_151_163 := y_151_163.Mul(y_151_163)
-							y4_151_163 := y2_151_163.Mul(y2_151_163)
-							p0_151_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_151_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_151_163)).Mul(y2_151_163))
-							p1_151_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_151_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_151_163)).Mul(y2_151_163)).Mul(y4_151_163)
-							p2_151_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_151_163.Mul(y4_151_163))
-							r0_0_151_163 = p0_151_163.Add(p1_151_163).Add(p2_151_163)
-						}
-						cr_150_163 := r0_0_151_163
-						sign_150_163, one_150_163, pi_150_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_150_163.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-						rs_150_163 := pi_150_163.Div(one_150_163.Sub(cr_150_163).Mul(one_150_163.Add(cr_150_163)).Sqrt().AsUint64x4().Or(d_150_163.AsUint64x4().Xor(f_150_163).And(sign_150_163)).AsFloat64x4())
-						c2_150_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_150_163.AsUint64x4().Xor(f_150_163).AsFloat64x4())
-						u0_150_163, u1_150_163 := one_150_163, c2_150_163
-						j_150_163 := 2
-						for ; j_150_163+1 < n_150_163; j_150_163 += 2 {
-							u0_150_163 = c2_150_163.Mul(u1_150_163).Sub(u0_150_163)
-							u1_150_163 = c2_150_163.Mul(u0_150_163).Sub(u1_150_163)
-						}
-						if j_150_163 < n_150_163 {
-							u0_150_163, u1_150_163 = u1_150_163, c2_150_163.Mul(u1_150_163).Sub(u0_150_163)
-						}
-						cu_150_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_150_163).Mul(u1_150_163)
-						tn_150_163 := cu_150_163.Sub(u0_150_163)
-						dx_150_163 := archsimd.LoadFloat64x4((*[4]float64)(nf_150_163[:4])).Mul(tn_150_163).Sub(cu_150_163).Mul(rs_150_163)
-						dn_150_163 := d_150_163.Mul(tn_150_163).Mul(rs_150_163)
-						near_150_163 := d_150_163.Mul(d_150_163).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-						if near_150_163.ToBits() != 0 {
-							var (
-								r0_0_152_163 archsimd.Float64x4
-								r1_0_152_163 archsimd.Float64x4
-							)
-							{
-								r_152_163, d_152_163, c2_152_163, flip_152_163, tn_152_163, un_152_163, n_152_163 := r_150_163, d_150_163, c2_150_163, f_150_163, tn_150_163, u1_150_163, n_150_163
-								var r0_0_153_163 archsimd.Float64x4
-								{
-									d_153_163 := d_152_163
-									y_153_163 := d_153_163.Mul(d_153_163)
-									y2_153_163 := y_153_163.Mul(y_153_163)
-									y4_153_163 := y2_153_163.Mul(y2_153_163)
-									p0_153_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_153_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_153_163)).Mul(y2_153_163))
-									p1_153_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_153_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_153_163)).Mul(y2_153_163)).Mul(y4_153_163)
-									p2_153_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_153_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_153_163)).Mul(y4_153_163.Mul(y4_153_163))
-									r0_0_153_163 = d_153_163.Mul(p0_153_163.Add(p1_153_163).Add(p2_153_163))
-								}
-								s_152_163 := r0_0_153_163.AsUint64x4().Xor(flip_152_163).AsFloat64x4()
-								two_152_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-								u0_152_163, u1_152_163, p0_152_163, p1_152_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_152_163, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_152_163
-								for j_152_163 := 2; j_152_163 < n_152_163; j_152_163++ {
-									u0_152_163, u1_152_163, p0_152_163, p1_152_163 = u1_152_163, c2_152_163.Mul(u1_152_163).Sub(u0_152_163), p1_152_163, two_152_163.Mul(u1_152_163).Add(c2_152_163.Mul(p1_152_163)).Sub(p0_152_163)
-								}
-								dx_152_163 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_152_163).Mul(p1_152_163)
-								peak_152_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_152_163.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_152_163.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-								dn_152_163 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_152_163).Mul(tn_152_163).Div(s_152_163).Merge(peak_152_163, d_152_163.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								r0_0_152_163, r1_0_152_163 = dx_152_163, dn_152_163
-							}
-							px_150_163, pn_150_163 := r0_0_152_163, r1_0_152_163
-							dx_150_163, dn_150_163 = px_150_163.Merge(dx_150_163, near_150_163), pn_150_163.Merge(dn_150_163, near_150_163)
-						}
-						r0_0_150_163, r1_0_150_163, r2_0_150_163 = u1_150_163, dx_150_163, dn_150_163
+					if j_150_165 < n_150_165 {
+						u0_150_165, u1_150_165 = u1_150_165, c2_150_165.Mul(u1_150_165).Sub(u0_150_165)
 					}
-					sc_163, hc_163, nc_163 := r0_0_150_163, r1_0_150_163, r2_0_150_163
-					r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163 = sa_163, sb_163, sc_163, ha_163, hb_163, hc_163, na_163, nb_163, nc_163
-				}
-				sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163
-				var (
-					r0_0_164 archsimd.Float64x4
-					r1_0_164 archsimd.Float64x4
-					r2_0_164 archsimd.Float64x4
-					r3_0_164 archsimd.Float64x4
-					r4_0_164 archsimd.Float64x4
-					r5_0_164 archsimd.Float64x4
-				)
-				{
-					k_164, ia_164, fa_164, e_164, h_164, kk_164, l_164, sa_164, sb_164, sc_164, ha_164, hb_164, hc_164, nda_164, ndb_164, ndc_164, s_164, def_164, sig_164, sna_164, snb_164, snc_164, hkl_164, at_164, stride_164 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-					c_164 := k_164.c
-					r_164 := k_164.lr
-					two_164 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					fl_164 := sa_164.Mul(sb_164).Mul(sc_164)
-					fc_164, fd_164 := archsimd.LoadFloat64x4((*[4]float64)((&r_164.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if c_164.HasHKL {
+					cu_150_165 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_150_165).Mul(u1_150_165)
+					tn_150_165 := cu_150_165.Sub(u0_150_165)
+					dx_150_165 := archsimd.LoadFloat64x4((*[4]float64)(nf_150_165[:4])).Mul(tn_150_165).Sub(cu_150_165).Mul(rs_150_165)
+					dn_150_165 := d_150_165.Mul(tn_150_165).Mul(rs_150_165)
+					near_150_165 := d_150_165.Mul(d_150_165).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_150_165.ToBits() != 0 {
 						var (
-							r0_0_158_164 archsimd.Float64x4
-							r1_0_158_164 archsimd.Float64x4
+							r0_0_152_165 archsimd.Float64x4
+							r1_0_152_165 archsimd.Float64x4
 						)
 						{
-							r_158_164, bits_158_164, miss_158_164, ia_158_164, fa_158_164, h_158_164, kk_158_164, l_158_164 := r_164, k_164.fhklBits, k_164.missBits, ia_164, fa_164, h_164, kk_164, l_164
-							var r0_0_8_158_164 archsimd.Mask64x4
+							r_152_165, d_152_165, c2_152_165, flip_152_165, tn_152_165, un_152_165, n_152_165 := r_150_165, d_150_165, c2_150_165, f_150_165, tn_150_165, u1_150_165, n_150_165
+							var r0_0_153_165 archsimd.Float64x4
 							{
-								r_8_158_164, ia_8_158_164, h_8_158_164, kk_8_158_164, l_8_158_164 := r_158_164, ia_158_164, h_158_164, kk_158_164, l_158_164
-								half_8_158_164 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_8_158_164, kc_8_158_164, lc_8_158_164 := h_8_158_164.Sub(half_8_158_164).Ceil(), kk_8_158_164.Sub(half_8_158_164).Ceil(), l_8_158_164.Sub(half_8_158_164).Ceil()
-								hmin_8_158_164, kmin_8_158_164, lmin_8_158_164 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.lmin)[:4]))
-								in_8_158_164 := hc_8_158_164.GreaterEqual(hmin_8_158_164).And(hc_8_158_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.hmax)[:4])))).And(kc_8_158_164.GreaterEqual(kmin_8_158_164)).And(kc_8_158_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.kmax)[:4])))).And(lc_8_158_164.GreaterEqual(lmin_8_158_164)).And(lc_8_158_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.lmax)[:4]))))
-								idx_8_158_164 := hc_8_158_164.Sub(hmin_8_158_164).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.hstride)[:4]))).Add(kc_8_158_164.Sub(kmin_8_158_164).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_158_164.kstride)[:4])))).Add(lc_8_158_164.Sub(lmin_8_158_164))
-								idx_8_158_164.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_158_164).ConvertToInt32().Store(ia_8_158_164)
-								r0_0_8_158_164 = in_8_158_164
+								d_153_165 := d_152_165
+								y_153_165 := d_153_165.Mul(d_153_165)
+								y2_153_165 := y_153_165.Mul(y_153_165)
+								y4_153_165 := y2_153_165.Mul(y2_153_165)
+								p0_153_165 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_153_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_153_165)).Mul(y2_153_165))
+								p1_153_165 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_153_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_153_165)).Mul(y2_153_165)).Mul(y4_153_165)
+								p2_153_165 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_153_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_153_165)).Mul(y4_153_165.Mul(y4_153_165))
+								r0_0_153_165 = d_153_165.Mul(p0_153_165.Add(p1_153_165).Add(p2_153_165))
 							}
-							in_158_164 := r0_0_8_158_164
-							for i_158_164, j_158_164 := range ia_158_164 {
-								fa_158_164[i_158_164] = bits_158_164[j_158_164]
+							s_152_165 := r0_0_153_165.AsUint64x4().Xor(flip_152_165).AsFloat64x4()
+							two_152_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_152_165, u1_152_165, p0_152_165, p1_152_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_152_165, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_152_165
+							for j_152_165 := 2; j_152_165 < n_152_165; j_152_165++ {
+								u0_152_165, u1_152_165, p0_152_165, p1_152_165 = u1_152_165, c2_152_165.Mul(u1_152_165).Sub(u0_152_165), p1_152_165, two_152_165.Mul(u1_152_165).Add(c2_152_165.Mul(p1_152_165)).Sub(p0_152_165)
 							}
-							f_158_164 := archsimd.LoadUint64x4(fa_158_164).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_158_164.defaultF)[:4])), in_158_164)
-							fd_158_164 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							if miss_158_164 != nil {
-								for i_158_164, j_158_164 := range ia_158_164 {
-									fa_158_164[i_158_164] = miss_158_164[j_158_164]
-								}
-								fd_158_164 = archsimd.LoadUint64x4(fa_158_164).AsFloat64x4()
-							}
-							r0_0_158_164, r1_0_158_164 = f_158_164, fd_158_164.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_158_164)
+							dx_152_165 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_152_165).Mul(p1_152_165)
+							peak_152_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_152_165.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_152_165.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_152_165 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_152_165).Mul(tn_152_165).Div(s_152_165).Merge(peak_152_165, d_152_165.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_152_165, r1_0_152_165 = dx_152_165, dn_152_165
 						}
-						fc_164, fd_164 = r0_0_158_164, r1_0_158_164
+						px_150_165, pn_150_165 := r0_0_152_165, r1_0_152_165
+						dx_150_165, dn_150_165 = px_150_165.Merge(dx_150_165, near_150_165), pn_150_165.Merge(dn_150_165, near_150_165)
 					}
-					ffl_164 := fc_164.Mul(fc_164).Mul(fl_164)
-					s1_164 := s_164.Add(ffl_164.Mul(fl_164))
-					def1_164 := def_164
-					if k_164.perDef {
-						def1_164 = def_164.Add(two_164.Mul(fc_164).Mul(fl_164).Mul(fl_164).Mul(fd_164))
-					}
-					tfl_164 := two_164.Mul(ffl_164)
-					xa_164, xb_164, xc_164 := tfl_164.Mul(sb_164.Mul(sc_164)), tfl_164.Mul(sa_164.Mul(sc_164)), tfl_164.Mul(sa_164.Mul(sb_164))
-					hbar_164, kbar_164, lbar_164 := xa_164.Mul(ha_164), xb_164.Mul(hb_164), xc_164.Mul(hc_164)
-					sig1_164 := sig_164.Add(hbar_164.Mul(h_164.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_164[0])[:4])))).Add(kbar_164.Mul(kk_164.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_164[1])[:4]))))).Add(lbar_164.Mul(l_164.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_164[2])[:4]))))))
-					na1_164, nb1_164, nc1_164 := sna_164.Add(xa_164.Mul(nda_164)), snb_164.Add(xb_164.Mul(ndb_164)), snc_164.Add(xc_164.Mul(ndc_164))
-					if !c_164.Water {
-						s1_164 = s_164.Merge(s1_164, fl_164.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					hbar_164.StoreSlice(hkl_164[at_164:])
-					kbar_164.StoreSlice(hkl_164[at_164+stride_164:])
-					lbar_164.StoreSlice(hkl_164[at_164+2*stride_164:])
-					r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164 = s1_164, def1_164, sig1_164, na1_164, nb1_164, nc1_164
+					r0_0_150_165, r1_0_150_165, r2_0_150_165 = u1_150_165, dx_150_165, dn_150_165
 				}
-				s, def, sig, sna, snb, snc = r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164
+				sb_165, hb_165, nb_165 := r0_0_150_165, r1_0_150_165, r2_0_150_165
+				var (
+					r0_0_154_165 archsimd.Float64x4
+					r1_0_154_165 archsimd.Float64x4
+					r2_0_154_165 archsimd.Float64x4
+				)
+				{
+					r_154_165, x_154_165, n_154_165, nf_154_165 := r_165, l_165, n_165, &r_165.nf
+					magic_154_165 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_154_165 := x_154_165.Add(magic_154_165)
+					d_154_165 := x_154_165.Sub(t_154_165.Sub(magic_154_165))
+					f_154_165 := t_154_165.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_155_165 archsimd.Float64x4
+					{
+						d_155_165 := d_154_165
+						y_155_165 := d_155_165.Mul(d_155_165)
+						y2_155_165 := y_155_165.Mul(y_155_165)
+						y4_155_165 := y2_155_165.Mul(y2_155_165)
+						p0_155_165 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_155_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_155_165)).Mul(y2_155_165))
+						p1_155_165 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_155_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_155_165)).Mul(y2_155_165)).Mul(y4_155_165)
+						p2_155_165 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_155_165.Mul(y4_155_165))
+						r0_0_155_165 = p0_155_165.Add(p1_155_165).Add(p2_155_165)
+					}
+					cr_154_165 := r0_0_155_165
+					sign_154_165, one_154_165, pi_154_165 := archsimd.LoadFloat64x4((*[4]float64)((&r_154_165.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_154_165 := pi_154_165.Div(one_154_165.Sub(cr_154_165).Mul(one_154_165.Add(cr_154_165)).Sqrt().AsUint64x4().Or(d_154_165.AsUint64x4().Xor(f_154_165).And(sign_154_165)).AsFloat64x4())
+					c2_154_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_154_165.AsUint64x4().Xor(f_154_165).AsFloat64x4())
+					u0_154_165, u1_154_165 := one_154_165, c2_154_165
+					j_154_165 := 2
+					for ; j_154_165+1 < n_154_165; j_154_165 += 2 {
+						u0_154_165 = c2_154_165.Mul(u1_154_165).Sub(u0_154_165)
+						u1_154_165 = c2_154_165.Mul(u0_154_165).Sub(u1_154_165)
+					}
+					if j_154_165 < n_154_165 {
+						u0_154_165, u1_154_165 = u1_154_165, c2_154_165.Mul(u1_154_165).Sub(u0_154_165)
+					}
+					cu_154_165 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_154_165).Mul(u1_154_165)
+					tn_154_165 := cu_154_165.Sub(u0_154_165)
+					dx_154_165 := archsimd.LoadFloat64x4((*[4]float64)(nf_154_165[:4])).Mul(tn_154_165).Sub(cu_154_165).Mul(rs_154_165)
+					dn_154_165 := d_154_165.Mul(tn_154_165).Mul(rs_154_165)
+					near_154_165 := d_154_165.Mul(d_154_165).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_154_165.ToBits() != 0 {
+						var (
+							r0_0_156_165 archsimd.Float64x4
+							r1_0_156_165 archsimd.Float64x4
+						)
+						{
+							r_156_165, d_156_165, c2_156_165, flip_156_165, tn_156_165, un_156_165, n_156_165 := r_154_165, d_154_165, c2_154_165, f_154_165, tn_154_165, u1_154_165, n_154_165
+							var r0_0_157_165 archsimd.Float64x4
+							{
+								d_157_165 := d_156_165
+								y_157_165 := d_157_165.Mul(d_157_165)
+								y2_157_165 := y_157_165.Mul(y_157_165)
+								y4_157_165 := y2_157_165.Mul(y2_157_165)
+								p0_157_165 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_157_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_157_165)).Mul(y2_157_165))
+								p1_157_165 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_157_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_157_165)).Mul(y2_157_165)).Mul(y4_157_165)
+								p2_157_165 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_157_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_157_165)).Mul(y4_157_165.Mul(y4_157_165))
+								r0_0_157_165 = d_157_165.Mul(p0_157_165.Add(p1_157_165).Add(p2_157_165))
+							}
+							s_156_165 := r0_0_157_165.AsUint64x4().Xor(flip_156_165).AsFloat64x4()
+							two_156_165 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_156_165, u1_156_165, p0_156_165, p1_156_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_156_165, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_156_165
+							for j_156_165 := 2; j_156_165 < n_156_165; j_156_165++ {
+								u0_156_165, u1_156_165, p0_156_165, p1_156_165 = u1_156_165, c2_156_165.Mul(u1_156_165).Sub(u0_156_165), p1_156_165, two_156_165.Mul(u1_156_165).Add(c2_156_165.Mul(p1_156_165)).Sub(p0_156_165)
+							}
+							dx_156_165 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_156_165).Mul(p1_156_165)
+							peak_156_165 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_156_165.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_156_165.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_156_165 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_156_165).Mul(tn_156_165).Div(s_156_165).Merge(peak_156_165, d_156_165.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_156_165, r1_0_156_165 = dx_156_165, dn_156_165
+						}
+						px_154_165, pn_154_165 := r0_0_156_165, r1_0_156_165
+						dx_154_165, dn_154_165 = px_154_165.Merge(dx_154_165, near_154_165), pn_154_165.Merge(dn_154_165, near_154_165)
+					}
+					r0_0_154_165, r1_0_154_165, r2_0_154_165 = u1_154_165, dx_154_165, dn_154_165
+				}
+				sc_165, hc_165, nc_165 := r0_0_154_165, r1_0_154_165, r2_0_154_165
+				r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165 = sa_165, sb_165, sc_165, ha_165, hb_165, hc_165, na_165, nb_165, nc_165
 			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165
+			var (
+				r0_0_166 archsimd.Float64x4
+				r1_0_166 archsimd.Float64x4
+				r2_0_166 archsimd.Float64x4
+				r3_0_166 archsimd.Float64x4
+				r4_0_166 archsimd.Float64x4
+				r5_0_166 archsimd.Float64x4
+			)
+			{
+				k_166, ia_166, fa_166, e_166, h_166, kk_166, l_166, sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, nda_166, ndb_166, ndc_166, s_166, def_166, sig_166, sna_166, snb_166, snc_166, hkl_166, at_166, stride_166 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_166 := k_166.c
+				r_166 := k_166.lr
+				two_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_166 := sa_166.Mul(sb_166).Mul(sc_166)
+				fc_166, fd_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_166.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_166.HasHKL {
+					var (
+						r0_0_162_166 archsimd.Float64x4
+						r1_0_162_166 archsimd.Float64x4
+					)
+					{
+						r_162_166, bits_162_166, miss_162_166, ia_162_166, fa_162_166, h_162_166, kk_162_166, l_162_166 := r_166, k_166.fhklBits, k_166.missBits, ia_166, fa_166, h_166, kk_166, l_166
+						var r0_0_8_162_166 archsimd.Mask64x4
+						{
+							r_8_162_166, ia_8_162_166, h_8_162_166, kk_8_162_166, l_8_162_166 := r_162_166, ia_162_166, h_162_166, kk_162_166, l_162_166
+							half_8_162_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_162_166, kc_8_162_166, lc_8_162_166 := h_8_162_166.Sub(half_8_162_166).Ceil(), kk_8_162_166.Sub(half_8_162_166).Ceil(), l_8_162_166.Sub(half_8_162_166).Ceil()
+							hmin_8_162_166, kmin_8_162_166, lmin_8_162_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.lmin)[:4]))
+							in_8_162_166 := hc_8_162_166.GreaterEqual(hmin_8_162_166).And(hc_8_162_166.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.hmax)[:4])))).And(kc_8_162_166.GreaterEqual(kmin_8_162_166)).And(kc_8_162_166.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.kmax)[:4])))).And(lc_8_162_166.GreaterEqual(lmin_8_162_166)).And(lc_8_162_166.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.lmax)[:4]))))
+							idx_8_162_166 := hc_8_162_166.Sub(hmin_8_162_166).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.hstride)[:4]))).Add(kc_8_162_166.Sub(kmin_8_162_166).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_166.kstride)[:4])))).Add(lc_8_162_166.Sub(lmin_8_162_166))
+							idx_8_162_166.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_162_166).ConvertToInt32().Store(ia_8_162_166)
+							r0_0_8_162_166 = in_8_162_166
+						}
+						in_162_166 := r0_0_8_162_166
+						for i_162_166, j_162_166 := range ia_162_166 {
+							fa_162_166[i_162_166] = bits_162_166[j_162_166]
+						}
+						f_162_166 := archsimd.LoadUint64x4(fa_162_166).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_162_166.defaultF)[:4])), in_162_166)
+						fd_162_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_162_166 != nil {
+							for i_162_166, j_162_166 := range ia_162_166 {
+								fa_162_166[i_162_166] = miss_162_166[j_162_166]
+							}
+							fd_162_166 = archsimd.LoadUint64x4(fa_162_166).AsFloat64x4()
+						}
+						r0_0_162_166, r1_0_162_166 = f_162_166, fd_162_166.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_162_166)
+					}
+					fc_166, fd_166 = r0_0_162_166, r1_0_162_166
+				}
+				ffl_166 := fc_166.Mul(fc_166).Mul(fl_166)
+				s1_166 := s_166.Add(ffl_166.Mul(fl_166))
+				def1_166 := def_166
+				if k_166.perDef {
+					def1_166 = def_166.Add(two_166.Mul(fc_166).Mul(fl_166).Mul(fl_166).Mul(fd_166))
+				}
+				tfl_166 := two_166.Mul(ffl_166)
+				xa_166, xb_166, xc_166 := tfl_166.Mul(sb_166.Mul(sc_166)), tfl_166.Mul(sa_166.Mul(sc_166)), tfl_166.Mul(sa_166.Mul(sb_166))
+				hbar_166, kbar_166, lbar_166 := xa_166.Mul(ha_166), xb_166.Mul(hb_166), xc_166.Mul(hc_166)
+				sig1_166 := sig_166.Add(hbar_166.Mul(h_166.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_166[0])[:4])))).Add(kbar_166.Mul(kk_166.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_166[1])[:4]))))).Add(lbar_166.Mul(l_166.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_166[2])[:4]))))))
+				na1_166, nb1_166, nc1_166 := sna_166.Add(xa_166.Mul(nda_166)), snb_166.Add(xb_166.Mul(ndb_166)), snc_166.Add(xc_166.Mul(ndc_166))
+				if !c_166.Water {
+					s1_166 = s_166.Merge(s1_166, fl_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				hbar_166.StoreSlice(hkl_166[at_166:])
+				kbar_166.StoreSlice(hkl_166[at_166+stride_166:])
+				lbar_166.StoreSlice(hkl_166[at_166+2*stride_166:])
+				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166 = s1_166, def1_166, sig1_166, na1_166, nb1_166, nc1_166
+			}
+			s, def, sig, sna, snb, snc = r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -5359,6 +3696,663 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 	archsimd.ClearAVXUpperBits()
 }
 
+func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	var ia [4]int32
+	var fa [4]uint64
+	k.orientIncLanesAVX2(si, oinc)
+	for p0 := 0; p0 < np; p0 += 4 {
+		var (
+			r0_0_167 archsimd.Float64x4
+			r1_0_167 archsimd.Float64x4
+			r2_0_167 archsimd.Float64x4
+			r3_0_167 archsimd.Float64x4
+			r4_0_167 archsimd.Float64x4
+			r5_0_167 archsimd.Float64x4
+			r6_0_167 archsimd.Float64x4
+			r7_0_167 archsimd.Float64x4
+			r8_0_167 archsimd.Float64x4
+		)
+		{
+			sr_167, t_167, ds_167, p0_167 := &r.src[si], t, ds, p0
+			il_167 := archsimd.LoadFloat64x4((*[4]float64)((&sr_167.il)[:4]))
+			x_167, y_167, z_167 := archsimd.LoadFloat64x4Slice((t_167.d[0][p0_167:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_167.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_167.d[1][p0_167:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_167.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_167.d[2][p0_167:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_167.inc[2])[:4])))
+			x_167.Mul(x_167).Add(y_167.Mul(y_167)).Add(z_167.Mul(z_167)).StoreSlice(ds_167[p0_167:])
+			r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167 = x_167.Mul(il_167), y_167.Mul(il_167), z_167.Mul(il_167), archsimd.LoadFloat64x4Slice((t_167.s[p0_167:])), archsimd.LoadFloat64x4Slice((t_167.def[p0_167:])), archsimd.LoadFloat64x4Slice((t_167.sig[p0_167:])), archsimd.LoadFloat64x4Slice((t_167.na[p0_167:])), archsimd.LoadFloat64x4Slice((t_167.nb[p0_167:])), archsimd.LoadFloat64x4Slice((t_167.nc[p0_167:]))
+		}
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167
+		for oi := range r.orient {
+			var (
+				r0_0_168 archsimd.Float64x4
+				r1_0_168 archsimd.Float64x4
+				r2_0_168 archsimd.Float64x4
+			)
+			{
+				o_168, qx_168, qy_168, qz_168 := &r.orient[oi], qx, qy, qz
+				h_168 := archsimd.LoadFloat64x4((*[4]float64)((&o_168[0])[:4])).Mul(qx_168).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[1])[:4])).Mul(qy_168)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[2])[:4])).Mul(qz_168))
+				kk_168 := archsimd.LoadFloat64x4((*[4]float64)((&o_168[3])[:4])).Mul(qx_168).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[4])[:4])).Mul(qy_168)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[5])[:4])).Mul(qz_168))
+				l_168 := archsimd.LoadFloat64x4((*[4]float64)((&o_168[6])[:4])).Mul(qx_168).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[7])[:4])).Mul(qy_168)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_168[8])[:4])).Mul(qz_168))
+				r0_0_168, r1_0_168, r2_0_168 = h_168, kk_168, l_168
+			}
+			h, kk, l := r0_0_168, r1_0_168, r2_0_168
+			var (
+				r0_0_169 archsimd.Float64x4
+				r1_0_169 archsimd.Float64x4
+				r2_0_169 archsimd.Float64x4
+				r3_0_169 archsimd.Float64x4
+				r4_0_169 archsimd.Float64x4
+				r5_0_169 archsimd.Float64x4
+				r6_0_169 archsimd.Float64x4
+				r7_0_169 archsimd.Float64x4
+				r8_0_169 archsimd.Float64x4
+			)
+			{
+				r_169, h_169, kk_169, l_169 := r, h, kk, l
+				var (
+					r0_0_93_169 archsimd.Float64x4
+					r1_0_93_169 archsimd.Float64x4
+					r2_0_93_169 archsimd.Float64x4
+				)
+				{
+					r_93_169, i_93_169, x_93_169 := r_169, 0, h_169
+					s_93_169, dx_93_169, dn_93_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_93_169.nmode[i_93_169] == nChebyshev {
+						var (
+							r0_0_94_169 archsimd.Float64x4
+							r1_0_94_169 archsimd.Float64x4
+							r2_0_94_169 archsimd.Float64x4
+						)
+						{
+							r_94_169, x_94_169, n_94_169, nf_94_169 := r_93_169, x_93_169, r_93_169.nn[i_93_169], &r_93_169.nv[i_93_169]
+							magic_94_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_94_169 := x_94_169.Add(magic_94_169)
+							d_94_169 := x_94_169.Sub(t_94_169.Sub(magic_94_169))
+							f_94_169 := t_94_169.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_95_169 archsimd.Float64x4
+							{
+								d_95_169 := d_94_169
+								y_95_169 := d_95_169.Mul(d_95_169)
+								y2_95_169 := y_95_169.Mul(y_95_169)
+								y4_95_169 := y2_95_169.Mul(y2_95_169)
+								p0_95_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_95_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_95_169)).Mul(y2_95_169))
+								p1_95_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_95_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_95_169)).Mul(y2_95_169)).Mul(y4_95_169)
+								p2_95_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_95_169.Mul(y4_95_169))
+								r0_0_95_169 = p0_95_169.Add(p1_95_169).Add(p2_95_169)
+							}
+							cr_94_169 := r0_0_95_169
+							sign_94_169, one_94_169, pi_94_169 := archsimd.LoadFloat64x4((*[4]float64)((&r_94_169.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_94_169 := pi_94_169.Div(one_94_169.Sub(cr_94_169).Mul(one_94_169.Add(cr_94_169)).Sqrt().AsUint64x4().Or(d_94_169.AsUint64x4().Xor(f_94_169).And(sign_94_169)).AsFloat64x4())
+							c2_94_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_94_169.AsUint64x4().Xor(f_94_169).AsFloat64x4())
+							u0_94_169, u1_94_169 := one_94_169, c2_94_169
+							j_94_169 := 2
+							for ; j_94_169+1 < n_94_169; j_94_169 += 2 {
+								u0_94_169 = c2_94_169.Mul(u1_94_169).Sub(u0_94_169)
+								u1_94_169 = c2_94_169.Mul(u0_94_169).Sub(u1_94_169)
+							}
+							if j_94_169 < n_94_169 {
+								u0_94_169, u1_94_169 = u1_94_169, c2_94_169.Mul(u1_94_169).Sub(u0_94_169)
+							}
+							cu_94_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_94_169).Mul(u1_94_169)
+							tn_94_169 := cu_94_169.Sub(u0_94_169)
+							dx_94_169 := archsimd.LoadFloat64x4((*[4]float64)(nf_94_169[:4])).Mul(tn_94_169).Sub(cu_94_169).Mul(rs_94_169)
+							dn_94_169 := d_94_169.Mul(tn_94_169).Mul(rs_94_169)
+							near_94_169 := d_94_169.Mul(d_94_169).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_94_169.ToBits() != 0 {
+								var (
+									r0_0_96_169 archsimd.Float64x4
+									r1_0_96_169 archsimd.Float64x4
+								)
+								{
+									r_96_169, d_96_169, c2_96_169, flip_96_169, tn_96_169, un_96_169, n_96_169 := r_94_169, d_94_169, c2_94_169, f_94_169, tn_94_169, u1_94_169, n_94_169
+									var r0_0_97_169 archsimd.Float64x4
+									{
+										d_97_169 := d_96_169
+										y_97_169 := d_97_169.Mul(d_97_169)
+										y2_97_169 := y_97_169.Mul(y_97_169)
+										y4_97_169 := y2_97_169.Mul(y2_97_169)
+										p0_97_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_97_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_97_169)).Mul(y2_97_169))
+										p1_97_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_97_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_97_169)).Mul(y2_97_169)).Mul(y4_97_169)
+										p2_97_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_97_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_97_169)).Mul(y4_97_169.Mul(y4_97_169))
+										r0_0_97_169 = d_97_169.Mul(p0_97_169.Add(p1_97_169).Add(p2_97_169))
+									}
+									s_96_169 := r0_0_97_169.AsUint64x4().Xor(flip_96_169).AsFloat64x4()
+									two_96_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_96_169, u1_96_169, p0_96_169, p1_96_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_96_169, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_96_169
+									for j_96_169 := 2; j_96_169 < n_96_169; j_96_169++ {
+										u0_96_169, u1_96_169, p0_96_169, p1_96_169 = u1_96_169, c2_96_169.Mul(u1_96_169).Sub(u0_96_169), p1_96_169, two_96_169.Mul(u1_96_169).Add(c2_96_169.Mul(p1_96_169)).Sub(p0_96_169)
+									}
+									dx_96_169 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_96_169).Mul(p1_96_169)
+									peak_96_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_96_169.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_96_169.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_96_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_96_169).Mul(tn_96_169).Div(s_96_169).Merge(peak_96_169, d_96_169.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_96_169, r1_0_96_169 = dx_96_169, dn_96_169
+								}
+								px_94_169, pn_94_169 := r0_0_96_169, r1_0_96_169
+								dx_94_169, dn_94_169 = px_94_169.Merge(dx_94_169, near_94_169), pn_94_169.Merge(dn_94_169, near_94_169)
+							}
+							r0_0_94_169, r1_0_94_169, r2_0_94_169 = u1_94_169, dx_94_169, dn_94_169
+						}
+						s_93_169, dx_93_169, dn_93_169 = r0_0_94_169, r1_0_94_169, r2_0_94_169
+					} else if r_93_169.nmode[i_93_169] == nRatio {
+						var (
+							r0_0_98_169 archsimd.Float64x4
+							r1_0_98_169 archsimd.Float64x4
+							r2_0_98_169 archsimd.Float64x4
+						)
+						{
+							x_98_169, nv_98_169 := x_93_169, archsimd.LoadFloat64x4((*[4]float64)((&r_93_169.nv[i_93_169])[:4]))
+							magic_98_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_98_169 := x_98_169.Add(magic_98_169)
+							d_98_169 := x_98_169.Sub(t_98_169.Sub(magic_98_169))
+							y_98_169 := nv_98_169.Mul(d_98_169)
+							u_98_169 := y_98_169.Add(magic_98_169)
+							e_98_169 := y_98_169.Sub(u_98_169.Sub(magic_98_169))
+							var r0_0_99_169 archsimd.Float64x4
+							{
+								d_99_169 := e_98_169
+								y_99_169 := d_99_169.Mul(d_99_169)
+								y2_99_169 := y_99_169.Mul(y_99_169)
+								y4_99_169 := y2_99_169.Mul(y2_99_169)
+								p0_99_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99_169)).Mul(y2_99_169))
+								p1_99_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99_169)).Mul(y2_99_169)).Mul(y4_99_169)
+								p2_99_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99_169)).Mul(y4_99_169.Mul(y4_99_169))
+								r0_0_99_169 = d_99_169.Mul(p0_99_169.Add(p1_99_169).Add(p2_99_169))
+							}
+							var r0_0_100_169 archsimd.Float64x4
+							{
+								c_100_169, t_100_169 := r0_0_99_169, u_98_169
+								r0_0_100_169 = c_100_169.AsUint64x4().Xor(t_100_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_101_169 archsimd.Float64x4
+							{
+								d_101_169 := e_98_169
+								y_101_169 := d_101_169.Mul(d_101_169)
+								y2_101_169 := y_101_169.Mul(y_101_169)
+								y4_101_169 := y2_101_169.Mul(y2_101_169)
+								p0_101_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101_169)).Mul(y2_101_169))
+								p1_101_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101_169)).Mul(y2_101_169)).Mul(y4_101_169)
+								p2_101_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101_169.Mul(y4_101_169))
+								r0_0_101_169 = p0_101_169.Add(p1_101_169).Add(p2_101_169)
+							}
+							var r0_0_102_169 archsimd.Float64x4
+							{
+								c_102_169, t_102_169 := r0_0_101_169, u_98_169
+								r0_0_102_169 = c_102_169.AsUint64x4().Xor(t_102_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_98_169, cn_98_169 := r0_0_100_169, r0_0_102_169
+							var r0_0_103_169 archsimd.Float64x4
+							{
+								d_103_169 := d_98_169
+								y_103_169 := d_103_169.Mul(d_103_169)
+								y2_103_169 := y_103_169.Mul(y_103_169)
+								y4_103_169 := y2_103_169.Mul(y2_103_169)
+								p0_103_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_103_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_103_169)).Mul(y2_103_169))
+								p1_103_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_103_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_103_169)).Mul(y2_103_169)).Mul(y4_103_169)
+								p2_103_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_103_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_103_169)).Mul(y4_103_169.Mul(y4_103_169))
+								r0_0_103_169 = d_103_169.Mul(p0_103_169.Add(p1_103_169).Add(p2_103_169))
+							}
+							var r0_0_104_169 archsimd.Float64x4
+							{
+								d_104_169 := d_98_169
+								y_104_169 := d_104_169.Mul(d_104_169)
+								y2_104_169 := y_104_169.Mul(y_104_169)
+								y4_104_169 := y2_104_169.Mul(y2_104_169)
+								p0_104_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_104_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_104_169)).Mul(y2_104_169))
+								p1_104_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_104_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_104_169)).Mul(y2_104_169)).Mul(y4_104_169)
+								p2_104_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_104_169.Mul(y4_104_169))
+								r0_0_104_169 = p0_104_169.Add(p1_104_169).Add(p2_104_169)
+							}
+							s1_98_169, c1_98_169 := r0_0_103_169, r0_0_104_169
+							pi_98_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_98_169 := d_98_169.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_98_169 := nv_98_169.Merge(sn_98_169.Div(s1_98_169), at_98_169)
+							dx_98_169 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_98_169.Mul(nv_98_169.Mul(cn_98_169).Mul(s1_98_169).Sub(sn_98_169.Mul(c1_98_169))).Div(s1_98_169.Mul(s1_98_169)), at_98_169)
+							dn_98_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_98_169.Mul(d_98_169).Mul(cn_98_169).Div(s1_98_169), at_98_169)
+							r0_0_98_169, r1_0_98_169, r2_0_98_169 = s_98_169, dx_98_169, dn_98_169
+						}
+						s_93_169, dx_93_169, dn_93_169 = r0_0_98_169, r1_0_98_169, r2_0_98_169
+					}
+					r0_0_93_169, r1_0_93_169, r2_0_93_169 = s_93_169, dx_93_169, dn_93_169
+				}
+				sa_169, ha_169, na_169 := r0_0_93_169, r1_0_93_169, r2_0_93_169
+				var (
+					r0_0_105_169 archsimd.Float64x4
+					r1_0_105_169 archsimd.Float64x4
+					r2_0_105_169 archsimd.Float64x4
+				)
+				{
+					r_105_169, i_105_169, x_105_169 := r_169, 1, kk_169
+					s_105_169, dx_105_169, dn_105_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_105_169.nmode[i_105_169] == nChebyshev {
+						var (
+							r0_0_106_169 archsimd.Float64x4
+							r1_0_106_169 archsimd.Float64x4
+							r2_0_106_169 archsimd.Float64x4
+						)
+						{
+							r_106_169, x_106_169, n_106_169, nf_106_169 := r_105_169, x_105_169, r_105_169.nn[i_105_169], &r_105_169.nv[i_105_169]
+							magic_106_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_106_169 := x_106_169.Add(magic_106_169)
+							d_106_169 := x_106_169.Sub(t_106_169.Sub(magic_106_169))
+							f_106_169 := t_106_169.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_107_169 archsimd.Float64x4
+							{
+								d_107_169 := d_106_169
+								y_107_169 := d_107_169.Mul(d_107_169)
+								y2_107_169 := y_107_169.Mul(y_107_169)
+								y4_107_169 := y2_107_169.Mul(y2_107_169)
+								p0_107_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_107_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_107_169)).Mul(y2_107_169))
+								p1_107_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_107_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_107_169)).Mul(y2_107_169)).Mul(y4_107_169)
+								p2_107_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_107_169.Mul(y4_107_169))
+								r0_0_107_169 = p0_107_169.Add(p1_107_169).Add(p2_107_169)
+							}
+							cr_106_169 := r0_0_107_169
+							sign_106_169, one_106_169, pi_106_169 := archsimd.LoadFloat64x4((*[4]float64)((&r_106_169.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_106_169 := pi_106_169.Div(one_106_169.Sub(cr_106_169).Mul(one_106_169.Add(cr_106_169)).Sqrt().AsUint64x4().Or(d_106_169.AsUint64x4().Xor(f_106_169).And(sign_106_169)).AsFloat64x4())
+							c2_106_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_106_169.AsUint64x4().Xor(f_106_169).AsFloat64x4())
+							u0_106_169, u1_106_169 := one_106_169, c2_106_169
+							j_106_169 := 2
+							for ; j_106_169+1 < n_106_169; j_106_169 += 2 {
+								u0_106_169 = c2_106_169.Mul(u1_106_169).Sub(u0_106_169)
+								u1_106_169 = c2_106_169.Mul(u0_106_169).Sub(u1_106_169)
+							}
+							if j_106_169 < n_106_169 {
+								u0_106_169, u1_106_169 = u1_106_169, c2_106_169.Mul(u1_106_169).Sub(u0_106_169)
+							}
+							cu_106_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_106_169).Mul(u1_106_169)
+							tn_106_169 := cu_106_169.Sub(u0_106_169)
+							dx_106_169 := archsimd.LoadFloat64x4((*[4]float64)(nf_106_169[:4])).Mul(tn_106_169).Sub(cu_106_169).Mul(rs_106_169)
+							dn_106_169 := d_106_169.Mul(tn_106_169).Mul(rs_106_169)
+							near_106_169 := d_106_169.Mul(d_106_169).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_106_169.ToBits() != 0 {
+								var (
+									r0_0_108_169 archsimd.Float64x4
+									r1_0_108_169 archsimd.Float64x4
+								)
+								{
+									r_108_169, d_108_169, c2_108_169, flip_108_169, tn_108_169, un_108_169, n_108_169 := r_106_169, d_106_169, c2_106_169, f_106_169, tn_106_169, u1_106_169, n_106_169
+									var r0_0_109_169 archsimd.Float64x4
+									{
+										d_109_169 := d_108_169
+										y_109_169 := d_109_169.Mul(d_109_169)
+										y2_109_169 := y_109_169.Mul(y_109_169)
+										y4_109_169 := y2_109_169.Mul(y2_109_169)
+										p0_109_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_109_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_109_169)).Mul(y2_109_169))
+										p1_109_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_109_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_109_169)).Mul(y2_109_169)).Mul(y4_109_169)
+										p2_109_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_109_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_109_169)).Mul(y4_109_169.Mul(y4_109_169))
+										r0_0_109_169 = d_109_169.Mul(p0_109_169.Add(p1_109_169).Add(p2_109_169))
+									}
+									s_108_169 := r0_0_109_169.AsUint64x4().Xor(flip_108_169).AsFloat64x4()
+									two_108_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_108_169, u1_108_169, p0_108_169, p1_108_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_108_169, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_108_169
+									for j_108_169 := 2; j_108_169 < n_108_169; j_108_169++ {
+										u0_108_169, u1_108_169, p0_108_169, p1_108_169 = u1_108_169, c2_108_169.Mul(u1_108_169).Sub(u0_108_169), p1_108_169, two_108_169.Mul(u1_108_169).Add(c2_108_169.Mul(p1_108_169)).Sub(p0_108_169)
+									}
+									dx_108_169 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_108_169).Mul(p1_108_169)
+									peak_108_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_108_169.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_108_169.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_108_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_108_169).Mul(tn_108_169).Div(s_108_169).Merge(peak_108_169, d_108_169.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_108_169, r1_0_108_169 = dx_108_169, dn_108_169
+								}
+								px_106_169, pn_106_169 := r0_0_108_169, r1_0_108_169
+								dx_106_169, dn_106_169 = px_106_169.Merge(dx_106_169, near_106_169), pn_106_169.Merge(dn_106_169, near_106_169)
+							}
+							r0_0_106_169, r1_0_106_169, r2_0_106_169 = u1_106_169, dx_106_169, dn_106_169
+						}
+						s_105_169, dx_105_169, dn_105_169 = r0_0_106_169, r1_0_106_169, r2_0_106_169
+					} else if r_105_169.nmode[i_105_169] == nRatio {
+						var (
+							r0_0_110_169 archsimd.Float64x4
+							r1_0_110_169 archsimd.Float64x4
+							r2_0_110_169 archsimd.Float64x4
+						)
+						{
+							x_110_169, nv_110_169 := x_105_169, archsimd.LoadFloat64x4((*[4]float64)((&r_105_169.nv[i_105_169])[:4]))
+							magic_110_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_110_169 := x_110_169.Add(magic_110_169)
+							d_110_169 := x_110_169.Sub(t_110_169.Sub(magic_110_169))
+							y_110_169 := nv_110_169.Mul(d_110_169)
+							u_110_169 := y_110_169.Add(magic_110_169)
+							e_110_169 := y_110_169.Sub(u_110_169.Sub(magic_110_169))
+							var r0_0_111_169 archsimd.Float64x4
+							{
+								d_111_169 := e_110_169
+								y_111_169 := d_111_169.Mul(d_111_169)
+								y2_111_169 := y_111_169.Mul(y_111_169)
+								y4_111_169 := y2_111_169.Mul(y2_111_169)
+								p0_111_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_111_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_111_169)).Mul(y2_111_169))
+								p1_111_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_111_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_111_169)).Mul(y2_111_169)).Mul(y4_111_169)
+								p2_111_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_111_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_111_169)).Mul(y4_111_169.Mul(y4_111_169))
+								r0_0_111_169 = d_111_169.Mul(p0_111_169.Add(p1_111_169).Add(p2_111_169))
+							}
+							var r0_0_112_169 archsimd.Float64x4
+							{
+								c_112_169, t_112_169 := r0_0_111_169, u_110_169
+								r0_0_112_169 = c_112_169.AsUint64x4().Xor(t_112_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_113_169 archsimd.Float64x4
+							{
+								d_113_169 := e_110_169
+								y_113_169 := d_113_169.Mul(d_113_169)
+								y2_113_169 := y_113_169.Mul(y_113_169)
+								y4_113_169 := y2_113_169.Mul(y2_113_169)
+								p0_113_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_113_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_113_169)).Mul(y2_113_169))
+								p1_113_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_113_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_113_169)).Mul(y2_113_169)).Mul(y4_113_169)
+								p2_113_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_113_169.Mul(y4_113_169))
+								r0_0_113_169 = p0_113_169.Add(p1_113_169).Add(p2_113_169)
+							}
+							var r0_0_114_169 archsimd.Float64x4
+							{
+								c_114_169, t_114_169 := r0_0_113_169, u_110_169
+								r0_0_114_169 = c_114_169.AsUint64x4().Xor(t_114_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_110_169, cn_110_169 := r0_0_112_169, r0_0_114_169
+							var r0_0_115_169 archsimd.Float64x4
+							{
+								d_115_169 := d_110_169
+								y_115_169 := d_115_169.Mul(d_115_169)
+								y2_115_169 := y_115_169.Mul(y_115_169)
+								y4_115_169 := y2_115_169.Mul(y2_115_169)
+								p0_115_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_115_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_115_169)).Mul(y2_115_169))
+								p1_115_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_115_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_115_169)).Mul(y2_115_169)).Mul(y4_115_169)
+								p2_115_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_115_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_115_169)).Mul(y4_115_169.Mul(y4_115_169))
+								r0_0_115_169 = d_115_169.Mul(p0_115_169.Add(p1_115_169).Add(p2_115_169))
+							}
+							var r0_0_116_169 archsimd.Float64x4
+							{
+								d_116_169 := d_110_169
+								y_116_169 := d_116_169.Mul(d_116_169)
+								y2_116_169 := y_116_169.Mul(y_116_169)
+								y4_116_169 := y2_116_169.Mul(y2_116_169)
+								p0_116_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116_169)).Mul(y2_116_169))
+								p1_116_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116_169)).Mul(y2_116_169)).Mul(y4_116_169)
+								p2_116_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116_169.Mul(y4_116_169))
+								r0_0_116_169 = p0_116_169.Add(p1_116_169).Add(p2_116_169)
+							}
+							s1_110_169, c1_110_169 := r0_0_115_169, r0_0_116_169
+							pi_110_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_110_169 := d_110_169.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_110_169 := nv_110_169.Merge(sn_110_169.Div(s1_110_169), at_110_169)
+							dx_110_169 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_110_169.Mul(nv_110_169.Mul(cn_110_169).Mul(s1_110_169).Sub(sn_110_169.Mul(c1_110_169))).Div(s1_110_169.Mul(s1_110_169)), at_110_169)
+							dn_110_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_110_169.Mul(d_110_169).Mul(cn_110_169).Div(s1_110_169), at_110_169)
+							r0_0_110_169, r1_0_110_169, r2_0_110_169 = s_110_169, dx_110_169, dn_110_169
+						}
+						s_105_169, dx_105_169, dn_105_169 = r0_0_110_169, r1_0_110_169, r2_0_110_169
+					}
+					r0_0_105_169, r1_0_105_169, r2_0_105_169 = s_105_169, dx_105_169, dn_105_169
+				}
+				sb_169, hb_169, nb_169 := r0_0_105_169, r1_0_105_169, r2_0_105_169
+				var (
+					r0_0_117_169 archsimd.Float64x4
+					r1_0_117_169 archsimd.Float64x4
+					r2_0_117_169 archsimd.Float64x4
+				)
+				{
+					r_117_169, i_117_169, x_117_169 := r_169, 2, l_169
+					s_117_169, dx_117_169, dn_117_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_117_169.nmode[i_117_169] == nChebyshev {
+						var (
+							r0_0_118_169 archsimd.Float64x4
+							r1_0_118_169 archsimd.Float64x4
+							r2_0_118_169 archsimd.Float64x4
+						)
+						{
+							r_118_169, x_118_169, n_118_169, nf_118_169 := r_117_169, x_117_169, r_117_169.nn[i_117_169], &r_117_169.nv[i_117_169]
+							magic_118_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_118_169 := x_118_169.Add(magic_118_169)
+							d_118_169 := x_118_169.Sub(t_118_169.Sub(magic_118_169))
+							f_118_169 := t_118_169.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_119_169 archsimd.Float64x4
+							{
+								d_119_169 := d_118_169
+								y_119_169 := d_119_169.Mul(d_119_169)
+								y2_119_169 := y_119_169.Mul(y_119_169)
+								y4_119_169 := y2_119_169.Mul(y2_119_169)
+								p0_119_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119_169)).Mul(y2_119_169))
+								p1_119_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119_169)).Mul(y2_119_169)).Mul(y4_119_169)
+								p2_119_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119_169.Mul(y4_119_169))
+								r0_0_119_169 = p0_119_169.Add(p1_119_169).Add(p2_119_169)
+							}
+							cr_118_169 := r0_0_119_169
+							sign_118_169, one_118_169, pi_118_169 := archsimd.LoadFloat64x4((*[4]float64)((&r_118_169.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_118_169 := pi_118_169.Div(one_118_169.Sub(cr_118_169).Mul(one_118_169.Add(cr_118_169)).Sqrt().AsUint64x4().Or(d_118_169.AsUint64x4().Xor(f_118_169).And(sign_118_169)).AsFloat64x4())
+							c2_118_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_118_169.AsUint64x4().Xor(f_118_169).AsFloat64x4())
+							u0_118_169, u1_118_169 := one_118_169, c2_118_169
+							j_118_169 := 2
+							for ; j_118_169+1 < n_118_169; j_118_169 += 2 {
+								u0_118_169 = c2_118_169.Mul(u1_118_169).Sub(u0_118_169)
+								u1_118_169 = c2_118_169.Mul(u0_118_169).Sub(u1_118_169)
+							}
+							if j_118_169 < n_118_169 {
+								u0_118_169, u1_118_169 = u1_118_169, c2_118_169.Mul(u1_118_169).Sub(u0_118_169)
+							}
+							cu_118_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_118_169).Mul(u1_118_169)
+							tn_118_169 := cu_118_169.Sub(u0_118_169)
+							dx_118_169 := archsimd.LoadFloat64x4((*[4]float64)(nf_118_169[:4])).Mul(tn_118_169).Sub(cu_118_169).Mul(rs_118_169)
+							dn_118_169 := d_118_169.Mul(tn_118_169).Mul(rs_118_169)
+							near_118_169 := d_118_169.Mul(d_118_169).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_118_169.ToBits() != 0 {
+								var (
+									r0_0_120_169 archsimd.Float64x4
+									r1_0_120_169 archsimd.Float64x4
+								)
+								{
+									r_120_169, d_120_169, c2_120_169, flip_120_169, tn_120_169, un_120_169, n_120_169 := r_118_169, d_118_169, c2_118_169, f_118_169, tn_118_169, u1_118_169, n_118_169
+									var r0_0_121_169 archsimd.Float64x4
+									{
+										d_121_169 := d_120_169
+										y_121_169 := d_121_169.Mul(d_121_169)
+										y2_121_169 := y_121_169.Mul(y_121_169)
+										y4_121_169 := y2_121_169.Mul(y2_121_169)
+										p0_121_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_121_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_121_169)).Mul(y2_121_169))
+										p1_121_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_121_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_121_169)).Mul(y2_121_169)).Mul(y4_121_169)
+										p2_121_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_121_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_121_169)).Mul(y4_121_169.Mul(y4_121_169))
+										r0_0_121_169 = d_121_169.Mul(p0_121_169.Add(p1_121_169).Add(p2_121_169))
+									}
+									s_120_169 := r0_0_121_169.AsUint64x4().Xor(flip_120_169).AsFloat64x4()
+									two_120_169 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_120_169, u1_120_169, p0_120_169, p1_120_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_120_169, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_120_169
+									for j_120_169 := 2; j_120_169 < n_120_169; j_120_169++ {
+										u0_120_169, u1_120_169, p0_120_169, p1_120_169 = u1_120_169, c2_120_169.Mul(u1_120_169).Sub(u0_120_169), p1_120_169, two_120_169.Mul(u1_120_169).Add(c2_120_169.Mul(p1_120_169)).Sub(p0_120_169)
+									}
+									dx_120_169 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_120_169).Mul(p1_120_169)
+									peak_120_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_120_169.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_120_169.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_120_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_120_169).Mul(tn_120_169).Div(s_120_169).Merge(peak_120_169, d_120_169.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_120_169, r1_0_120_169 = dx_120_169, dn_120_169
+								}
+								px_118_169, pn_118_169 := r0_0_120_169, r1_0_120_169
+								dx_118_169, dn_118_169 = px_118_169.Merge(dx_118_169, near_118_169), pn_118_169.Merge(dn_118_169, near_118_169)
+							}
+							r0_0_118_169, r1_0_118_169, r2_0_118_169 = u1_118_169, dx_118_169, dn_118_169
+						}
+						s_117_169, dx_117_169, dn_117_169 = r0_0_118_169, r1_0_118_169, r2_0_118_169
+					} else if r_117_169.nmode[i_117_169] == nRatio {
+						var (
+							r0_0_122_169 archsimd.Float64x4
+							r1_0_122_169 archsimd.Float64x4
+							r2_0_122_169 archsimd.Float64x4
+						)
+						{
+							x_122_169, nv_122_169 := x_117_169, archsimd.LoadFloat64x4((*[4]float64)((&r_117_169.nv[i_117_169])[:4]))
+							magic_122_169 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_122_169 := x_122_169.Add(magic_122_169)
+							d_122_169 := x_122_169.Sub(t_122_169.Sub(magic_122_169))
+							y_122_169 := nv_122_169.Mul(d_122_169)
+							u_122_169 := y_122_169.Add(magic_122_169)
+							e_122_169 := y_122_169.Sub(u_122_169.Sub(magic_122_169))
+							var r0_0_123_169 archsimd.Float64x4
+							{
+								d_123_169 := e_122_169
+								y_123_169 := d_123_169.Mul(d_123_169)
+								y2_123_169 := y_123_169.Mul(y_123_169)
+								y4_123_169 := y2_123_169.Mul(y2_123_169)
+								p0_123_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_123_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_123_169)).Mul(y2_123_169))
+								p1_123_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_123_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_123_169)).Mul(y2_123_169)).Mul(y4_123_169)
+								p2_123_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_123_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_123_169)).Mul(y4_123_169.Mul(y4_123_169))
+								r0_0_123_169 = d_123_169.Mul(p0_123_169.Add(p1_123_169).Add(p2_123_169))
+							}
+							var r0_0_124_169 archsimd.Float64x4
+							{
+								c_124_169, t_124_169 := r0_0_123_169, u_122_169
+								r0_0_124_169 = c_124_169.AsUint64x4().Xor(t_124_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_125_169 archsimd.Float64x4
+							{
+								d_125_169 := e_122_169
+								y_125_169 := d_125_169.Mul(d_125_169)
+								y2_125_169 := y_125_169.Mul(y_125_169)
+								y4_125_169 := y2_125_169.Mul(y2_125_169)
+								p0_125_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_125_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_125_169)).Mul(y2_125_169))
+								p1_125_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_125_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_125_169)).Mul(y2_125_169)).Mul(y4_125_169)
+								p2_125_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_125_169.Mul(y4_125_169))
+								r0_0_125_169 = p0_125_169.Add(p1_125_169).Add(p2_125_169)
+							}
+							var r0_0_126_169 archsimd.Float64x4
+							{
+								c_126_169, t_126_169 := r0_0_125_169, u_122_169
+								r0_0_126_169 = c_126_169.AsUint64x4().Xor(t_126_169.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_122_169, cn_122_169 := r0_0_124_169, r0_0_126_169
+							var r0_0_127_169 archsimd.Float64x4
+							{
+								d_127_169 := d_122_169
+								y_127_169 := d_127_169.Mul(d_127_169)
+								y2_127_169 := y_127_169.Mul(y_127_169)
+								y4_127_169 := y2_127_169.Mul(y2_127_169)
+								p0_127_169 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127_169)).Mul(y2_127_169))
+								p1_127_169 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127_169)).Mul(y2_127_169)).Mul(y4_127_169)
+								p2_127_169 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127_169)).Mul(y4_127_169.Mul(y4_127_169))
+								r0_0_127_169 = d_127_169.Mul(p0_127_169.Add(p1_127_169).Add(p2_127_169))
+							}
+							var r0_0_128_169 archsimd.Float64x4
+							{
+								d_128_169 := d_122_169
+								y_128_169 := d_128_169.Mul(d_128_169)
+								y2_128_169 := y_128_169.Mul(y_128_169)
+								y4_128_169 := y2_128_169.Mul(y2_128_169)
+								p0_128_169 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_128_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_128_169)).Mul(y2_128_169))
+								p1_128_169 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_128_169)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_128_169)).Mul(y2_128_169)).Mul(y4_128_169)
+								p2_128_169 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_128_169.Mul(y4_128_169))
+								r0_0_128_169 = p0_128_169.Add(p1_128_169).Add(p2_128_169)
+							}
+							s1_122_169, c1_122_169 := r0_0_127_169, r0_0_128_169
+							pi_122_169 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_122_169 := d_122_169.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_122_169 := nv_122_169.Merge(sn_122_169.Div(s1_122_169), at_122_169)
+							dx_122_169 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_122_169.Mul(nv_122_169.Mul(cn_122_169).Mul(s1_122_169).Sub(sn_122_169.Mul(c1_122_169))).Div(s1_122_169.Mul(s1_122_169)), at_122_169)
+							dn_122_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_122_169.Mul(d_122_169).Mul(cn_122_169).Div(s1_122_169), at_122_169)
+							r0_0_122_169, r1_0_122_169, r2_0_122_169 = s_122_169, dx_122_169, dn_122_169
+						}
+						s_117_169, dx_117_169, dn_117_169 = r0_0_122_169, r1_0_122_169, r2_0_122_169
+					}
+					r0_0_117_169, r1_0_117_169, r2_0_117_169 = s_117_169, dx_117_169, dn_117_169
+				}
+				sc_169, hc_169, nc_169 := r0_0_117_169, r1_0_117_169, r2_0_117_169
+				r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169 = sa_169, sb_169, sc_169, ha_169, hb_169, hc_169, na_169, nb_169, nc_169
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169
+			var (
+				r0_0_170 archsimd.Float64x4
+				r1_0_170 archsimd.Float64x4
+				r2_0_170 archsimd.Float64x4
+				r3_0_170 archsimd.Float64x4
+				r4_0_170 archsimd.Float64x4
+				r5_0_170 archsimd.Float64x4
+			)
+			{
+				k_170, ia_170, fa_170, e_170, h_170, kk_170, l_170, sa_170, sb_170, sc_170, ha_170, hb_170, hc_170, nda_170, ndb_170, ndc_170, s_170, def_170, sig_170, sna_170, snb_170, snc_170, hkl_170, at_170, stride_170 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_170 := k_170.c
+				r_170 := k_170.lr
+				two_170 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_170 := sa_170.Mul(sb_170).Mul(sc_170)
+				fc_170, fd_170 := archsimd.LoadFloat64x4((*[4]float64)((&r_170.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_170.HasHKL {
+					var (
+						r0_0_162_170 archsimd.Float64x4
+						r1_0_162_170 archsimd.Float64x4
+					)
+					{
+						r_162_170, bits_162_170, miss_162_170, ia_162_170, fa_162_170, h_162_170, kk_162_170, l_162_170 := r_170, k_170.fhklBits, k_170.missBits, ia_170, fa_170, h_170, kk_170, l_170
+						var r0_0_8_162_170 archsimd.Mask64x4
+						{
+							r_8_162_170, ia_8_162_170, h_8_162_170, kk_8_162_170, l_8_162_170 := r_162_170, ia_162_170, h_162_170, kk_162_170, l_162_170
+							half_8_162_170 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_162_170, kc_8_162_170, lc_8_162_170 := h_8_162_170.Sub(half_8_162_170).Ceil(), kk_8_162_170.Sub(half_8_162_170).Ceil(), l_8_162_170.Sub(half_8_162_170).Ceil()
+							hmin_8_162_170, kmin_8_162_170, lmin_8_162_170 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.lmin)[:4]))
+							in_8_162_170 := hc_8_162_170.GreaterEqual(hmin_8_162_170).And(hc_8_162_170.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.hmax)[:4])))).And(kc_8_162_170.GreaterEqual(kmin_8_162_170)).And(kc_8_162_170.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.kmax)[:4])))).And(lc_8_162_170.GreaterEqual(lmin_8_162_170)).And(lc_8_162_170.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.lmax)[:4]))))
+							idx_8_162_170 := hc_8_162_170.Sub(hmin_8_162_170).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.hstride)[:4]))).Add(kc_8_162_170.Sub(kmin_8_162_170).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_162_170.kstride)[:4])))).Add(lc_8_162_170.Sub(lmin_8_162_170))
+							idx_8_162_170.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_162_170).ConvertToInt32().Store(ia_8_162_170)
+							r0_0_8_162_170 = in_8_162_170
+						}
+						in_162_170 := r0_0_8_162_170
+						for i_162_170, j_162_170 := range ia_162_170 {
+							fa_162_170[i_162_170] = bits_162_170[j_162_170]
+						}
+						f_162_170 := archsimd.LoadUint64x4(fa_162_170).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_162_170.defaultF)[:4])), in_162_170)
+						fd_162_170 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_162_170 != nil {
+							for i_162_170, j_162_170 := range ia_162_170 {
+								fa_162_170[i_162_170] = miss_162_170[j_162_170]
+							}
+							fd_162_170 = archsimd.LoadUint64x4(fa_162_170).AsFloat64x4()
+						}
+						r0_0_162_170, r1_0_162_170 = f_162_170, fd_162_170.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_162_170)
+					}
+					fc_170, fd_170 = r0_0_162_170, r1_0_162_170
+				}
+				ffl_170 := fc_170.Mul(fc_170).Mul(fl_170)
+				s1_170 := s_170.Add(ffl_170.Mul(fl_170))
+				def1_170 := def_170
+				if k_170.perDef {
+					def1_170 = def_170.Add(two_170.Mul(fc_170).Mul(fl_170).Mul(fl_170).Mul(fd_170))
+				}
+				tfl_170 := two_170.Mul(ffl_170)
+				xa_170, xb_170, xc_170 := tfl_170.Mul(sb_170.Mul(sc_170)), tfl_170.Mul(sa_170.Mul(sc_170)), tfl_170.Mul(sa_170.Mul(sb_170))
+				hbar_170, kbar_170, lbar_170 := xa_170.Mul(ha_170), xb_170.Mul(hb_170), xc_170.Mul(hc_170)
+				sig1_170 := sig_170.Add(hbar_170.Mul(h_170.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_170[0])[:4])))).Add(kbar_170.Mul(kk_170.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_170[1])[:4]))))).Add(lbar_170.Mul(l_170.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_170[2])[:4]))))))
+				na1_170, nb1_170, nc1_170 := sna_170.Add(xa_170.Mul(nda_170)), snb_170.Add(xb_170.Mul(ndb_170)), snc_170.Add(xc_170.Mul(ndc_170))
+				if !c_170.Water {
+					s1_170 = s_170.Merge(s1_170, fl_170.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				hbar_170.StoreSlice(hkl_170[at_170:])
+				kbar_170.StoreSlice(hkl_170[at_170+stride_170:])
+				lbar_170.StoreSlice(hkl_170[at_170+2*stride_170:])
+				r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170 = s1_170, def1_170, sig1_170, na1_170, nb1_170, nc1_170
+			}
+			s, def, sig, sna, snb, snc = r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func (k *kernel) orientIncLanesAVX2(si int, oinc [][3]laneVal) {
+	r := k.lr
+	sr := &r.src[si]
+	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+	ix, iy, iz := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
+	for oi := range r.orient {
+		o := &r.orient[oi]
+		e := &oinc[oi]
+		archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(iz)).Mul(il).StoreSlice(e[0][:])
+		archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(iz)).Mul(il).StoreSlice(e[1][:])
+		archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(ix).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(iy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func gradStartLanesAVX2(sr *laneSrc, t *termLanes, ds []float64, p0 int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+	x, y, z := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])))
+	x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
+	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:])), archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
+}
+
 func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
@@ -5367,24 +4361,24 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_165 archsimd.Float64x4
+		var r0_0_171 archsimd.Float64x4
 		{
-			fdet_165, f_165, s_165, o_165, p_165 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_165 = fdet_165.Mul(f_165).Add(s_165).Add(o_165).Add(p_165)
+			fdet_171, f_171, s_171, o_171, p_171 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_171 = fdet_171.Mul(f_171).Add(s_171).Add(o_171).Add(p_171)
 		}
-		x := r0_0_165
-		var r0_0_166 archsimd.Float64x4
+		x := r0_0_171
+		var r0_0_172 archsimd.Float64x4
 		{
-			fdet_166, f_166, s_166, o_166, p_166 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_166 = fdet_166.Mul(f_166).Add(s_166).Add(o_166).Add(p_166)
+			fdet_172, f_172, s_172, o_172, p_172 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_172 = fdet_172.Mul(f_172).Add(s_172).Add(o_172).Add(p_172)
 		}
-		y := r0_0_166
-		var r0_0_167 archsimd.Float64x4
+		y := r0_0_172
+		var r0_0_173 archsimd.Float64x4
 		{
-			fdet_167, f_167, s_167, o_167, p_167 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_167 = fdet_167.Mul(f_167).Add(s_167).Add(o_167).Add(p_167)
+			fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_173 = fdet_173.Mul(f_173).Add(s_173).Add(o_173).Add(p_173)
 		}
-		z := r0_0_167
+		z := r0_0_173
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -5392,16 +4386,16 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_168 archsimd.Float64x4
+		var r0_0_174 archsimd.Float64x4
 		{
-			invR_168, num_168, point_168 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_168 := invR_168.Mul(invR_168)
-			if !point_168 {
-				w_168 = num_168.Mul(w_168.Mul(invR_168))
+			invR_174, num_174, point_174 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_174 := invR_174.Mul(invR_174)
+			if !point_174 {
+				w_174 = num_174.Mul(w_174.Mul(invR_174))
 			}
-			r0_0_168 = w_168
+			r0_0_174 = w_174
 		}
-		r0_0_168.StoreSlice(fr.omega[p0:])
+		r0_0_174.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -5418,38 +4412,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_169 archsimd.Float64x4
-				r1_0_169 archsimd.Float64x4
-				r2_0_169 archsimd.Float64x4
-				r3_0_169 archsimd.Float64x4
-				r4_0_169 archsimd.Float64x4
-				r5_0_169 archsimd.Float64x4
+				r0_0_175 archsimd.Float64x4
+				r1_0_175 archsimd.Float64x4
+				r2_0_175 archsimd.Float64x4
+				r3_0_175 archsimd.Float64x4
+				r4_0_175 archsimd.Float64x4
+				r5_0_175 archsimd.Float64x4
 			)
 			{
-				r_169, s_169, dx_169, dy_169, dz_169 := r, sr, dx, dy, dz
-				one_169, zero_169, kahn_169 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_169.kahn)[:4]))
-				c2_169 := archsimd.LoadFloat64x4((*[4]float64)((&s_169.inc[0])[:4])).Mul(dx_169).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_169.inc[1])[:4])).Mul(dy_169)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_169.inc[2])[:4])).Mul(dz_169))
-				c2sq_169 := c2_169.Mul(c2_169)
-				s2sq_169 := one_169.Sub(c2sq_169)
-				e_169 := dx_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.ein[0])[:4]))).Add(dy_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.ein[1])[:4])))).Add(dz_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.ein[2])[:4]))))
-				b_169 := dx_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.bin[0])[:4]))).Add(dy_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.bin[1])[:4])))).Add(dz_169.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_169.bin[2])[:4]))))
-				ee_169, bb_169 := e_169.Mul(e_169), b_169.Mul(b_169)
-				den_169 := ee_169.Add(bb_169)
-				plane_169 := den_169.Greater(zero_169)
-				inv_169 := one_169.Div(den_169)
-				cos2psi_169 := ee_169.Sub(bb_169).Mul(inv_169).Merge(one_169, plane_169)
-				de_169, db_169 := zero_169, zero_169
-				if !r_169.kahnZero {
-					de_169 = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e_169).Mul(b_169).Mul(b_169).Mul(inv_169).Mul(inv_169).Merge(zero_169, plane_169)
-					db_169 = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b_169).Mul(e_169).Mul(e_169).Mul(inv_169).Mul(inv_169).Merge(zero_169, plane_169)
+				r_175, s_175, dx_175, dy_175, dz_175 := r, sr, dx, dy, dz
+				one_175, zero_175, kahn_175 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_175.kahn)[:4]))
+				c2_175 := archsimd.LoadFloat64x4((*[4]float64)((&s_175.inc[0])[:4])).Mul(dx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_175.inc[1])[:4])).Mul(dy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_175.inc[2])[:4])).Mul(dz_175))
+				c2sq_175 := c2_175.Mul(c2_175)
+				s2sq_175 := one_175.Sub(c2sq_175)
+				e_175 := dx_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.ein[0])[:4]))).Add(dy_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.ein[1])[:4])))).Add(dz_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.ein[2])[:4]))))
+				b_175 := dx_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.bin[0])[:4]))).Add(dy_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.bin[1])[:4])))).Add(dz_175.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_175.bin[2])[:4]))))
+				ee_175, bb_175 := e_175.Mul(e_175), b_175.Mul(b_175)
+				den_175 := ee_175.Add(bb_175)
+				plane_175 := den_175.Greater(zero_175)
+				inv_175 := one_175.Div(den_175)
+				cos2psi_175 := ee_175.Sub(bb_175).Mul(inv_175).Merge(one_175, plane_175)
+				de_175, db_175 := zero_175, zero_175
+				if !r_175.kahnZero {
+					de_175 = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e_175).Mul(b_175).Mul(b_175).Mul(inv_175).Mul(inv_175).Merge(zero_175, plane_175)
+					db_175 = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b_175).Mul(e_175).Mul(e_175).Mul(inv_175).Mul(inv_175).Merge(zero_175, plane_175)
 				}
-				p_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_169.Add(c2sq_169).Sub(kahn_169.Mul(cos2psi_169).Mul(s2sq_169)))
-				dkahn_169 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi_169).Mul(s2sq_169)
-				dcos_169 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn_169).Mul(s2sq_169)
-				alpha_169, beta_169, gamma_169 := c2_169.Mul(one_169.Add(kahn_169.Mul(cos2psi_169))), dcos_169.Mul(de_169), dcos_169.Mul(db_169)
-				r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169 = p_169, dkahn_169, alpha_169, beta_169, gamma_169, alpha_169.Mul(c2_169).Add(beta_169.Mul(e_169)).Add(gamma_169.Mul(b_169))
+				p_175 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_175.Add(c2sq_175).Sub(kahn_175.Mul(cos2psi_175).Mul(s2sq_175)))
+				dkahn_175 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi_175).Mul(s2sq_175)
+				dcos_175 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn_175).Mul(s2sq_175)
+				alpha_175, beta_175, gamma_175 := c2_175.Mul(one_175.Add(kahn_175.Mul(cos2psi_175))), dcos_175.Mul(de_175), dcos_175.Mul(db_175)
+				r0_0_175, r1_0_175, r2_0_175, r3_0_175, r4_0_175, r5_0_175 = p_175, dkahn_175, alpha_175, beta_175, gamma_175, alpha_175.Mul(c2_175).Add(beta_175.Mul(e_175)).Add(gamma_175.Mul(b_175))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169
+			p, dkahn, alpha, beta, gamma, dd := r0_0_175, r1_0_175, r2_0_175, r3_0_175, r4_0_175, r5_0_175
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
