@@ -154,9 +154,10 @@ func inputJacobian(m *models.Model, name string, v float64) ([]float64, error) {
 // values lists m's graph input values in fields() order.
 func values(m *models.Model) []float64 {
 	pv := m.Params()
-	var out []float64
-	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
-		out = append(out, *f.ptr)
+	fs := fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths)
+	out := make([]float64, len(fs))
+	for i, f := range fs {
+		out[i] = *f.ptr
 	}
 	return out
 }

@@ -8,12 +8,17 @@ type field[T any] struct {
 	ptr  *T
 }
 
+// maxFields is the most fields a model has (matrix elements, cell lengths
+// and the rest): fields' capacity.
+const maxFields = 9 + 6 + 32
+
 // fields lists the graph's input parameters in a fixed order. Which ones
 // exist is structural: a matrix crystal has no cell lengths, a cell crystal
 // no matrix elements.
+
 func fields[T any](p *models.Params[T], fromMatrix, cellLengths bool) []field[T] {
 	c, d := &p.Crystal, &p.Detector
-	var fs []field[T]
+	fs := make([]field[T], 0, maxFields)
 	if fromMatrix {
 		for i := range c.Matrix {
 			fs = append(fs, field[T]{"crystal.mat" + string(rune('0'+i/3)) + string(rune('0'+i%3)), &c.Matrix[i]})
