@@ -593,7 +593,11 @@ func writeFitFiles(dir string, report *FitReport, lines []string, m *models.Mode
 		errs = append(errs, err)
 	} else {
 		errs = append(errs, formats.WriteFileAtomic(filepath.Join(dir, "fit_images.png"), func(w io.Writer) error {
-			return png.Encode(w, panels(m.Detector.FPixels, m.Detector.SPixels, loss, img))
+			// Fastest compression: the default level took ~4 % of a
+			// cell-and-orientation fit of a 256² image (16 of 470 ms) for a
+			// file 11 % smaller (165 against 186 kB).
+			e := png.Encoder{CompressionLevel: png.BestSpeed}
+			return e.Encode(w, panels(m.Detector.FPixels, m.Detector.SPixels, loss, img))
 		}))
 	}
 	errs = append(errs, lossCurve(filepath.Join(dir, "loss.png"), report))
