@@ -271,11 +271,13 @@
 //     lane kernels now take N per axis (laneReps.nmode): 1 at N ≤ 1, the
 //     Chebyshev form for whole N ≤ 32, else Sincg's continuation
 //     sin(Nπd)/sin(πd) in its operations (sincgRatioLanes; the gradient
-//     in the general walk's formulas), in functions of their own
-//     (termsAxesLanes, termsGradAxesLanes) so that the one-whole-N
-//     kernels compile as before: as loops beside the one-N loops in the
-//     same functions they left those loops' code as it was and still
-//     cost 3–5 % with 10 domains. Images keep the general
+//     in the general walk's formulas), kept apart from the one-whole-N
+//     code so that it compiles as before: the gradient's terms in a
+//     function of their own (termsGradAxesLanes; as a second loop in
+//     termsGradLanes they cost the 10-domain gradient 3–5 %), the
+//     forward's inlined beside termsLanes (termsAxesLanes; as a call,
+//     the call made the default build's single-sub-pixel row loop spill
+//     more). Images keep the general
 //     loops' bits (TestPixelSimple, TestLanesNotWholeN). gobragg fit of
 //     16 parameters (cell, orientation, detector, Na, Nb, Nc, fluence) on
 //     testdata/fitdata's moderate image: 3.67 → 0.83 s, the same fit.

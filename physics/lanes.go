@@ -245,8 +245,9 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, su
 	return sum, polar
 }
 
-// termsAxesLanes is termsLanes where N is per axis (laneReps.axes): a
-// function of its own, so that termsLanes compiles as it would alone.
+// termsAxesLanes is termsLanes where N is per axis (laneReps.axes).
+//
+//lanegen:inline
 func (k *kernel) termsAxesLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
 	for si := range r.src {
 		qx, qy, qz, p := sourceLanes(r, &r.src[si], dx, dy, dz, polar)

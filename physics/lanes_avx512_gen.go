@@ -851,183 +851,538 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, f
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	if r.axes {
-		sum, polar = k.termsAxesLanesAVX512(r, ia, fa, sum, dx, dy, dz, polar)
-	} else {
 		var (
 			r0_0_49 archsimd.Float64x8
 			r1_0_49 archsimd.Float64x8
 		)
 		{
 			k_49, r_49, ia_49, fa_49, sum_49, dx_49, dy_49, dz_49, polar_49 := k, r, ia, fa, sum, dx, dy, dz, polar
-			n_49 := k_49.nn[0]
 			for si_49 := range r_49.src {
 				var (
-					r0_0_10_49 archsimd.Float64x8
-					r1_0_10_49 archsimd.Float64x8
-					r2_0_10_49 archsimd.Float64x8
-					r3_0_10_49 archsimd.Float64x8
+					r0_0_15_49 archsimd.Float64x8
+					r1_0_15_49 archsimd.Float64x8
+					r2_0_15_49 archsimd.Float64x8
+					r3_0_15_49 archsimd.Float64x8
 				)
 				{
-					r_10_49, sr_10_49, dx_10_49, dy_10_49, dz_10_49, polar_10_49 := r_49, &r_49.src[si_49], dx_49, dy_49, dz_49, polar_49
-					zero_10_49 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					il_10_49 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.il)))
-					qx_10_49, qy_10_49, qz_10_49 := dx_10_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[0])))).Mul(il_10_49), dy_10_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[1])))).Mul(il_10_49), dz_10_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[2])))).Mul(il_10_49)
-					if m_10_49 := polar_10_49.Equal(zero_10_49); m_10_49.ToBits() != 0 {
-						var p_10_49 archsimd.Float64x8
-						if r_10_49.kahnZero {
-							c2_10_49 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[0]))).Mul(dx_10_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[1]))).Mul(dy_10_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49.inc[2]))).Mul(dz_10_49))
-							p_10_49 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_49.Mul(c2_10_49)))
+					r_15_49, sr_15_49, dx_15_49, dy_15_49, dz_15_49, polar_15_49 := r_49, &r_49.src[si_49], dx_49, dy_49, dz_49, polar_49
+					zero_15_49 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					il_15_49 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.il)))
+					qx_15_49, qy_15_49, qz_15_49 := dx_15_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[0])))).Mul(il_15_49), dy_15_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[1])))).Mul(il_15_49), dz_15_49.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[2])))).Mul(il_15_49)
+					if m_15_49 := polar_15_49.Equal(zero_15_49); m_15_49.ToBits() != 0 {
+						var p_15_49 archsimd.Float64x8
+						if r_15_49.kahnZero {
+							c2_15_49 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[0]))).Mul(dx_15_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[1]))).Mul(dy_15_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49.inc[2]))).Mul(dz_15_49))
+							p_15_49 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_15_49.Mul(c2_15_49)))
 						} else {
-							var r0_0_11_49 archsimd.Float64x8
+							var r0_0_16_49 archsimd.Float64x8
 							{
-								zero_11_49, kahn_11_49, s_11_49, dx_11_49, dy_11_49, dz_11_49 := false, &r_10_49.kahn, sr_10_49, dx_10_49, dy_10_49, dz_10_49
-								c2_11_49 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.inc[0]))).Mul(dx_11_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.inc[1]))).Mul(dy_11_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.inc[2]))).Mul(dz_11_49))
-								c2sq_11_49 := c2_11_49.Mul(c2_11_49)
-								cos2psi_11_49 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								if !zero_11_49 {
-									e_11_49 := dx_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.ein[0])))).Add(dy_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.ein[1]))))).Add(dz_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.ein[2])))))
-									b_11_49 := dx_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.bin[0])))).Add(dy_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.bin[1]))))).Add(dz_11_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49.bin[2])))))
-									ee_11_49, bb_11_49 := e_11_49.Mul(e_11_49), b_11_49.Mul(b_11_49)
-									den_11_49 := ee_11_49.Add(bb_11_49)
-									cos2psi_11_49 = ee_11_49.Sub(bb_11_49).Div(den_11_49).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_49.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								zero_16_49, kahn_16_49, s_16_49, dx_16_49, dy_16_49, dz_16_49 := false, &r_15_49.kahn, sr_15_49, dx_15_49, dy_15_49, dz_15_49
+								c2_16_49 := archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.inc[0]))).Mul(dx_16_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.inc[1]))).Mul(dy_16_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.inc[2]))).Mul(dz_16_49))
+								c2sq_16_49 := c2_16_49.Mul(c2_16_49)
+								cos2psi_16_49 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								if !zero_16_49 {
+									e_16_49 := dx_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.ein[0])))).Add(dy_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.ein[1]))))).Add(dz_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.ein[2])))))
+									b_16_49 := dx_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.bin[0])))).Add(dy_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.bin[1]))))).Add(dz_16_49.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49.bin[2])))))
+									ee_16_49, bb_16_49 := e_16_49.Mul(e_16_49), b_16_49.Mul(b_16_49)
+									den_16_49 := ee_16_49.Add(bb_16_49)
+									cos2psi_16_49 = ee_16_49.Sub(bb_16_49).Div(den_16_49).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_16_49.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 								}
-								one_11_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								r0_0_11_49 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_49.Add(c2sq_11_49).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_49)).Mul(cos2psi_11_49).Mul(one_11_49.Sub(c2sq_11_49))))
+								one_16_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								r0_0_16_49 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_16_49.Add(c2sq_16_49).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_16_49)).Mul(cos2psi_16_49).Mul(one_16_49.Sub(c2sq_16_49))))
 							}
-							p_10_49 = r0_0_11_49
+							p_15_49 = r0_0_16_49
 						}
-						polar_10_49 = p_10_49.Merge(polar_10_49, m_10_49)
+						polar_15_49 = p_15_49.Merge(polar_15_49, m_15_49)
 					}
-					r0_0_10_49, r1_0_10_49, r2_0_10_49, r3_0_10_49 = qx_10_49, qy_10_49, qz_10_49, polar_10_49
+					r0_0_15_49, r1_0_15_49, r2_0_15_49, r3_0_15_49 = qx_15_49, qy_15_49, qz_15_49, polar_15_49
 				}
-				qx_49, qy_49, qz_49, p_49 := r0_0_10_49, r1_0_10_49, r2_0_10_49, r3_0_10_49
+				qx_49, qy_49, qz_49, p_49 := r0_0_15_49, r1_0_15_49, r2_0_15_49, r3_0_15_49
 				polar_49 = p_49
 				for oi_49 := range r_49.orient {
 					var (
-						r0_0_12_49 archsimd.Float64x8
-						r1_0_12_49 archsimd.Float64x8
-						r2_0_12_49 archsimd.Float64x8
+						r0_0_17_49 archsimd.Float64x8
+						r1_0_17_49 archsimd.Float64x8
+						r2_0_17_49 archsimd.Float64x8
 					)
 					{
-						o_12_49, qx_12_49, qy_12_49, qz_12_49 := &r_49.orient[oi_49], qx_49, qy_49, qz_49
-						h_12_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[0]))).Mul(qx_12_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[1]))).Mul(qy_12_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[2]))).Mul(qz_12_49))
-						kk_12_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[3]))).Mul(qx_12_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[4]))).Mul(qy_12_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[5]))).Mul(qz_12_49))
-						l_12_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[6]))).Mul(qx_12_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[7]))).Mul(qy_12_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49[8]))).Mul(qz_12_49))
-						r0_0_12_49, r1_0_12_49, r2_0_12_49 = h_12_49, kk_12_49, l_12_49
+						o_17_49, qx_17_49, qy_17_49, qz_17_49 := &r_49.orient[oi_49], qx_49, qy_49, qz_49
+						h_17_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[0]))).Mul(qx_17_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[1]))).Mul(qy_17_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[2]))).Mul(qz_17_49))
+						kk_17_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[3]))).Mul(qx_17_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[4]))).Mul(qy_17_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[5]))).Mul(qz_17_49))
+						l_17_49 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[6]))).Mul(qx_17_49).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[7]))).Mul(qy_17_49)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49[8]))).Mul(qz_17_49))
+						r0_0_17_49, r1_0_17_49, r2_0_17_49 = h_17_49, kk_17_49, l_17_49
 					}
-					h_49, kk_49, l_49 := r0_0_12_49, r1_0_12_49, r2_0_12_49
-					var r0_0_13_49 archsimd.Float64x8
+					h_49, kk_49, l_49 := r0_0_17_49, r1_0_17_49, r2_0_17_49
+					var r0_0_18_49 archsimd.Float64x8
 					{
-						h_13_49, kk_13_49, l_13_49, n_13_49 := h_49, kk_49, l_49, n_49
-						magic_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-						th_13_49, tk_13_49, tl_13_49 := h_13_49.Add(magic_13_49), kk_13_49.Add(magic_13_49), l_13_49.Add(magic_13_49)
-						var r0_0_1_13_49 archsimd.Float64x8
+						r_18_49, h_18_49, kk_18_49, l_18_49 := r_49, h_49, kk_49, l_49
+						var r0_0_19_49 archsimd.Float64x8
 						{
-							d_1_13_49 := h_13_49.Sub(th_13_49.Sub(magic_13_49))
-							y_1_13_49 := d_1_13_49.Mul(d_1_13_49)
-							y2_1_13_49 := y_1_13_49.Mul(y_1_13_49)
-							y4_1_13_49 := y2_1_13_49.Mul(y2_1_13_49)
-							p0_1_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_49)).Mul(y2_1_13_49))
-							p1_1_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_49)).Mul(y2_1_13_49)).Mul(y4_1_13_49)
-							p2_1_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_49.Mul(y4_1_13_49))
-							r0_0_1_13_49 = p0_1_13_49.Add(p1_1_13_49).Add(p2_1_13_49)
-						}
-						var r0_0_2_13_49 archsimd.Float64x8
-						{
-							c_2_13_49, t_2_13_49 := r0_0_1_13_49, th_13_49
-							r0_0_2_13_49 = c_2_13_49.AsUint64x8().Xor(t_2_13_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-						}
-						ch_13_49 := r0_0_2_13_49
-						var r0_0_3_13_49 archsimd.Float64x8
-						{
-							d_3_13_49 := kk_13_49.Sub(tk_13_49.Sub(magic_13_49))
-							y_3_13_49 := d_3_13_49.Mul(d_3_13_49)
-							y2_3_13_49 := y_3_13_49.Mul(y_3_13_49)
-							y4_3_13_49 := y2_3_13_49.Mul(y2_3_13_49)
-							p0_3_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_49)).Mul(y2_3_13_49))
-							p1_3_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_49)).Mul(y2_3_13_49)).Mul(y4_3_13_49)
-							p2_3_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_49.Mul(y4_3_13_49))
-							r0_0_3_13_49 = p0_3_13_49.Add(p1_3_13_49).Add(p2_3_13_49)
-						}
-						var r0_0_4_13_49 archsimd.Float64x8
-						{
-							c_4_13_49, t_4_13_49 := r0_0_3_13_49, tk_13_49
-							r0_0_4_13_49 = c_4_13_49.AsUint64x8().Xor(t_4_13_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-						}
-						ck_13_49 := r0_0_4_13_49
-						var r0_0_5_13_49 archsimd.Float64x8
-						{
-							d_5_13_49 := l_13_49.Sub(tl_13_49.Sub(magic_13_49))
-							y_5_13_49 := d_5_13_49.Mul(d_5_13_49)
-							y2_5_13_49 := y_5_13_49.Mul(y_5_13_49)
-							y4_5_13_49 := y2_5_13_49.Mul(y2_5_13_49)
-							p0_5_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_49)).Mul(y2_5_13_49))
-							p1_5_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_49)).Mul(y2_5_13_49)).Mul(y4_5_13_49)
-							p2_5_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_49.Mul(y4_5_13_49))
-							r0_0_5_13_49 = p0_5_13_49.Add(p1_5_13_49).Add(p2_5_13_49)
-						}
-						var r0_0_6_13_49 archsimd.Float64x8
-						{
-							c_6_13_49, t_6_13_49 := r0_0_5_13_49, tl_13_49
-							r0_0_6_13_49 = c_6_13_49.AsUint64x8().Xor(t_6_13_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-						}
-						cl_13_49 := r0_0_6_13_49
-						two_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						ch_13_49, ck_13_49, cl_13_49 = two_13_49.Mul(ch_13_49), two_13_49.Mul(ck_13_49), two_13_49.Mul(cl_13_49)
-						h0_13_49, k0_13_49, l0_13_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						h1_13_49, k1_13_49, l1_13_49 := ch_13_49, ck_13_49, cl_13_49
-						j_13_49 := 2
-						for ; j_13_49+1 < n_13_49; j_13_49 += 2 {
-							h0_13_49, k0_13_49, l0_13_49 = ch_13_49.Mul(h1_13_49).Sub(h0_13_49), ck_13_49.Mul(k1_13_49).Sub(k0_13_49), cl_13_49.Mul(l1_13_49).Sub(l0_13_49)
-							h1_13_49, k1_13_49, l1_13_49 = ch_13_49.Mul(h0_13_49).Sub(h1_13_49), ck_13_49.Mul(k0_13_49).Sub(k1_13_49), cl_13_49.Mul(l0_13_49).Sub(l1_13_49)
-						}
-						if j_13_49 < n_13_49 {
-							h1_13_49 = ch_13_49.Mul(h1_13_49).Sub(h0_13_49)
-							k1_13_49 = ck_13_49.Mul(k1_13_49).Sub(k0_13_49)
-							l1_13_49 = cl_13_49.Mul(l1_13_49).Sub(l0_13_49)
-						}
-						r0_0_13_49 = h1_13_49.Mul(k1_13_49).Mul(l1_13_49)
-					}
-					var r0_0_14_49 archsimd.Float64x8
-					{
-						k_14_49, ia_14_49, fa_14_49, h_14_49, kk_14_49, l_14_49, fl_14_49, sum_14_49 := k_49, ia_49, fa_49, h_49, kk_49, l_49, r0_0_13_49, sum_49
-						c_14_49 := k_14_49.c
-						fc_14_49 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_49.lr.defaultF)))
-						if c_14_49.HasHKL {
-							var r0_0_9_14_49 archsimd.Float64x8
-							{
-								r_9_14_49, bits_9_14_49, ia_9_14_49, fa_9_14_49, h_9_14_49, kk_9_14_49, l_9_14_49 := k_14_49.lr, k_14_49.fhklBits, ia_14_49, fa_14_49, h_14_49, kk_14_49, l_14_49
-								var r0_0_7_9_14_49 archsimd.Mask64x8
+							r_19_49, i_19_49, x_19_49 := r_18_49, 0, h_18_49
+							s_19_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_19_49.nmode[i_19_49] == nChebyshev {
+								var r0_0_20_49 archsimd.Float64x8
 								{
-									r_7_9_14_49, ia_7_9_14_49, h_7_9_14_49, kk_7_9_14_49, l_7_9_14_49 := r_9_14_49, ia_9_14_49, h_9_14_49, kk_9_14_49, l_9_14_49
-									half_7_9_14_49 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-									hc_7_9_14_49, kc_7_9_14_49, lc_7_9_14_49 := h_7_9_14_49.Sub(half_7_9_14_49).CeilScaled(0), kk_7_9_14_49.Sub(half_7_9_14_49).CeilScaled(0), l_7_9_14_49.Sub(half_7_9_14_49).CeilScaled(0)
-									hmin_7_9_14_49, kmin_7_9_14_49, lmin_7_9_14_49 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.lmin)))
-									in_7_9_14_49 := hc_7_9_14_49.GreaterEqual(hmin_7_9_14_49).And(hc_7_9_14_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.hmax))))).And(kc_7_9_14_49.GreaterEqual(kmin_7_9_14_49)).And(kc_7_9_14_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.kmax))))).And(lc_7_9_14_49.GreaterEqual(lmin_7_9_14_49)).And(lc_7_9_14_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.lmax)))))
-									idx_7_9_14_49 := hc_7_9_14_49.Sub(hmin_7_9_14_49).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.hstride)))).Add(kc_7_9_14_49.Sub(kmin_7_9_14_49).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49.kstride))))).Add(lc_7_9_14_49.Sub(lmin_7_9_14_49))
-									idx_7_9_14_49.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_49).ConvertToInt32().Store(ia_7_9_14_49)
-									r0_0_7_9_14_49 = in_7_9_14_49
+									x_20_49, n_20_49 := x_19_49, r_19_49.nn[i_19_49]
+									magic_20_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_20_49 := x_20_49.Add(magic_20_49)
+									var r0_0_21_49 archsimd.Float64x8
+									{
+										d_21_49 := x_20_49.Sub(t_20_49.Sub(magic_20_49))
+										y_21_49 := d_21_49.Mul(d_21_49)
+										y2_21_49 := y_21_49.Mul(y_21_49)
+										y4_21_49 := y2_21_49.Mul(y2_21_49)
+										p0_21_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_21_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_21_49)).Mul(y2_21_49))
+										p1_21_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_21_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_21_49)).Mul(y2_21_49)).Mul(y4_21_49)
+										p2_21_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_21_49.Mul(y4_21_49))
+										r0_0_21_49 = p0_21_49.Add(p1_21_49).Add(p2_21_49)
+									}
+									var r0_0_22_49 archsimd.Float64x8
+									{
+										c_22_49, t_22_49 := r0_0_21_49, t_20_49
+										r0_0_22_49 = c_22_49.AsUint64x8().Xor(t_22_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_20_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_22_49)
+									u0_20_49, u1_20_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_20_49
+									j_20_49 := 2
+									for ; j_20_49+1 < n_20_49; j_20_49 += 2 {
+										u0_20_49 = c2_20_49.Mul(u1_20_49).Sub(u0_20_49)
+										u1_20_49 = c2_20_49.Mul(u0_20_49).Sub(u1_20_49)
+									}
+									if j_20_49 < n_20_49 {
+										u1_20_49 = c2_20_49.Mul(u1_20_49).Sub(u0_20_49)
+									}
+									r0_0_20_49 = u1_20_49
 								}
-								in_9_14_49 := r0_0_7_9_14_49
-								for i_9_14_49, j_9_14_49 := range ia_9_14_49 {
-									fa_9_14_49[i_9_14_49] = bits_9_14_49[j_9_14_49]
+								s_19_49 = r0_0_20_49
+							} else if r_19_49.nmode[i_19_49] == nRatio {
+								var r0_0_23_49 archsimd.Float64x8
+								{
+									x_23_49, nv_23_49 := x_19_49, archsimd.LoadFloat64x8((*[8]float64)((&r_19_49.nv[i_19_49])))
+									magic_23_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_23_49 := x_23_49.Add(magic_23_49)
+									d_23_49 := x_23_49.Sub(t_23_49.Sub(magic_23_49))
+									y_23_49 := nv_23_49.Mul(d_23_49)
+									u_23_49 := y_23_49.Add(magic_23_49)
+									var r0_0_24_49 archsimd.Float64x8
+									{
+										d_24_49 := y_23_49.Sub(u_23_49.Sub(magic_23_49))
+										y_24_49 := d_24_49.Mul(d_24_49)
+										y2_24_49 := y_24_49.Mul(y_24_49)
+										y4_24_49 := y2_24_49.Mul(y2_24_49)
+										p0_24_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_24_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_24_49)).Mul(y2_24_49))
+										p1_24_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_24_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_24_49)).Mul(y2_24_49)).Mul(y4_24_49)
+										p2_24_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_24_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_24_49)).Mul(y4_24_49.Mul(y4_24_49))
+										r0_0_24_49 = d_24_49.Mul(p0_24_49.Add(p1_24_49).Add(p2_24_49))
+									}
+									var r0_0_25_49 archsimd.Float64x8
+									{
+										c_25_49, t_25_49 := r0_0_24_49, u_23_49
+										r0_0_25_49 = c_25_49.AsUint64x8().Xor(t_25_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_23_49 := r0_0_25_49
+									var r0_0_26_49 archsimd.Float64x8
+									{
+										d_26_49 := d_23_49
+										y_26_49 := d_26_49.Mul(d_26_49)
+										y2_26_49 := y_26_49.Mul(y_26_49)
+										y4_26_49 := y2_26_49.Mul(y2_26_49)
+										p0_26_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_49)).Mul(y2_26_49))
+										p1_26_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_49)).Mul(y2_26_49)).Mul(y4_26_49)
+										p2_26_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_49)).Mul(y4_26_49.Mul(y4_26_49))
+										r0_0_26_49 = d_26_49.Mul(p0_26_49.Add(p1_26_49).Add(p2_26_49))
+									}
+									r0_0_23_49 = nv_23_49.Merge(sn_23_49.Div(r0_0_26_49), d_23_49.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 								}
-								r0_0_9_14_49 = archsimd.LoadUint64x8(fa_9_14_49).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_49.defaultF))), in_9_14_49)
+								s_19_49 = r0_0_23_49
 							}
-							fc_14_49 = r0_0_9_14_49
+							r0_0_19_49 = s_19_49
 						}
-						s_14_49 := sum_14_49.Add(fc_14_49.Mul(fc_14_49).Mul(fl_14_49).Mul(fl_14_49))
-						if !c_14_49.Water {
-							s_14_49 = sum_14_49.Merge(s_14_49, fl_14_49.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						sa_18_49 := r0_0_19_49
+						var r0_0_27_49 archsimd.Float64x8
+						{
+							r_27_49, i_27_49, x_27_49 := r_18_49, 1, kk_18_49
+							s_27_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_27_49.nmode[i_27_49] == nChebyshev {
+								var r0_0_28_49 archsimd.Float64x8
+								{
+									x_28_49, n_28_49 := x_27_49, r_27_49.nn[i_27_49]
+									magic_28_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_28_49 := x_28_49.Add(magic_28_49)
+									var r0_0_29_49 archsimd.Float64x8
+									{
+										d_29_49 := x_28_49.Sub(t_28_49.Sub(magic_28_49))
+										y_29_49 := d_29_49.Mul(d_29_49)
+										y2_29_49 := y_29_49.Mul(y_29_49)
+										y4_29_49 := y2_29_49.Mul(y2_29_49)
+										p0_29_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_49)).Mul(y2_29_49))
+										p1_29_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_49)).Mul(y2_29_49)).Mul(y4_29_49)
+										p2_29_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_49.Mul(y4_29_49))
+										r0_0_29_49 = p0_29_49.Add(p1_29_49).Add(p2_29_49)
+									}
+									var r0_0_30_49 archsimd.Float64x8
+									{
+										c_30_49, t_30_49 := r0_0_29_49, t_28_49
+										r0_0_30_49 = c_30_49.AsUint64x8().Xor(t_30_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_28_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_30_49)
+									u0_28_49, u1_28_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_28_49
+									j_28_49 := 2
+									for ; j_28_49+1 < n_28_49; j_28_49 += 2 {
+										u0_28_49 = c2_28_49.Mul(u1_28_49).Sub(u0_28_49)
+										u1_28_49 = c2_28_49.Mul(u0_28_49).Sub(u1_28_49)
+									}
+									if j_28_49 < n_28_49 {
+										u1_28_49 = c2_28_49.Mul(u1_28_49).Sub(u0_28_49)
+									}
+									r0_0_28_49 = u1_28_49
+								}
+								s_27_49 = r0_0_28_49
+							} else if r_27_49.nmode[i_27_49] == nRatio {
+								var r0_0_31_49 archsimd.Float64x8
+								{
+									x_31_49, nv_31_49 := x_27_49, archsimd.LoadFloat64x8((*[8]float64)((&r_27_49.nv[i_27_49])))
+									magic_31_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_31_49 := x_31_49.Add(magic_31_49)
+									d_31_49 := x_31_49.Sub(t_31_49.Sub(magic_31_49))
+									y_31_49 := nv_31_49.Mul(d_31_49)
+									u_31_49 := y_31_49.Add(magic_31_49)
+									var r0_0_32_49 archsimd.Float64x8
+									{
+										d_32_49 := y_31_49.Sub(u_31_49.Sub(magic_31_49))
+										y_32_49 := d_32_49.Mul(d_32_49)
+										y2_32_49 := y_32_49.Mul(y_32_49)
+										y4_32_49 := y2_32_49.Mul(y2_32_49)
+										p0_32_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_49)).Mul(y2_32_49))
+										p1_32_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_49)).Mul(y2_32_49)).Mul(y4_32_49)
+										p2_32_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_49)).Mul(y4_32_49.Mul(y4_32_49))
+										r0_0_32_49 = d_32_49.Mul(p0_32_49.Add(p1_32_49).Add(p2_32_49))
+									}
+									var r0_0_33_49 archsimd.Float64x8
+									{
+										c_33_49, t_33_49 := r0_0_32_49, u_31_49
+										r0_0_33_49 = c_33_49.AsUint64x8().Xor(t_33_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_31_49 := r0_0_33_49
+									var r0_0_34_49 archsimd.Float64x8
+									{
+										d_34_49 := d_31_49
+										y_34_49 := d_34_49.Mul(d_34_49)
+										y2_34_49 := y_34_49.Mul(y_34_49)
+										y4_34_49 := y2_34_49.Mul(y2_34_49)
+										p0_34_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_49)).Mul(y2_34_49))
+										p1_34_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_49)).Mul(y2_34_49)).Mul(y4_34_49)
+										p2_34_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_49)).Mul(y4_34_49.Mul(y4_34_49))
+										r0_0_34_49 = d_34_49.Mul(p0_34_49.Add(p1_34_49).Add(p2_34_49))
+									}
+									r0_0_31_49 = nv_31_49.Merge(sn_31_49.Div(r0_0_34_49), d_31_49.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								s_27_49 = r0_0_31_49
+							}
+							r0_0_27_49 = s_27_49
 						}
-						r0_0_14_49 = s_14_49
+						sb_18_49 := r0_0_27_49
+						var r0_0_35_49 archsimd.Float64x8
+						{
+							r_35_49, i_35_49, x_35_49 := r_18_49, 2, l_18_49
+							s_35_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+							if r_35_49.nmode[i_35_49] == nChebyshev {
+								var r0_0_36_49 archsimd.Float64x8
+								{
+									x_36_49, n_36_49 := x_35_49, r_35_49.nn[i_35_49]
+									magic_36_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_36_49 := x_36_49.Add(magic_36_49)
+									var r0_0_37_49 archsimd.Float64x8
+									{
+										d_37_49 := x_36_49.Sub(t_36_49.Sub(magic_36_49))
+										y_37_49 := d_37_49.Mul(d_37_49)
+										y2_37_49 := y_37_49.Mul(y_37_49)
+										y4_37_49 := y2_37_49.Mul(y2_37_49)
+										p0_37_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_37_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_37_49)).Mul(y2_37_49))
+										p1_37_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_37_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_37_49)).Mul(y2_37_49)).Mul(y4_37_49)
+										p2_37_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_37_49.Mul(y4_37_49))
+										r0_0_37_49 = p0_37_49.Add(p1_37_49).Add(p2_37_49)
+									}
+									var r0_0_38_49 archsimd.Float64x8
+									{
+										c_38_49, t_38_49 := r0_0_37_49, t_36_49
+										r0_0_38_49 = c_38_49.AsUint64x8().Xor(t_38_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									c2_36_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_38_49)
+									u0_36_49, u1_36_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_36_49
+									j_36_49 := 2
+									for ; j_36_49+1 < n_36_49; j_36_49 += 2 {
+										u0_36_49 = c2_36_49.Mul(u1_36_49).Sub(u0_36_49)
+										u1_36_49 = c2_36_49.Mul(u0_36_49).Sub(u1_36_49)
+									}
+									if j_36_49 < n_36_49 {
+										u1_36_49 = c2_36_49.Mul(u1_36_49).Sub(u0_36_49)
+									}
+									r0_0_36_49 = u1_36_49
+								}
+								s_35_49 = r0_0_36_49
+							} else if r_35_49.nmode[i_35_49] == nRatio {
+								var r0_0_39_49 archsimd.Float64x8
+								{
+									x_39_49, nv_39_49 := x_35_49, archsimd.LoadFloat64x8((*[8]float64)((&r_35_49.nv[i_35_49])))
+									magic_39_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									t_39_49 := x_39_49.Add(magic_39_49)
+									d_39_49 := x_39_49.Sub(t_39_49.Sub(magic_39_49))
+									y_39_49 := nv_39_49.Mul(d_39_49)
+									u_39_49 := y_39_49.Add(magic_39_49)
+									var r0_0_40_49 archsimd.Float64x8
+									{
+										d_40_49 := y_39_49.Sub(u_39_49.Sub(magic_39_49))
+										y_40_49 := d_40_49.Mul(d_40_49)
+										y2_40_49 := y_40_49.Mul(y_40_49)
+										y4_40_49 := y2_40_49.Mul(y2_40_49)
+										p0_40_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_49)).Mul(y2_40_49))
+										p1_40_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_49)).Mul(y2_40_49)).Mul(y4_40_49)
+										p2_40_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_49)).Mul(y4_40_49.Mul(y4_40_49))
+										r0_0_40_49 = d_40_49.Mul(p0_40_49.Add(p1_40_49).Add(p2_40_49))
+									}
+									var r0_0_41_49 archsimd.Float64x8
+									{
+										c_41_49, t_41_49 := r0_0_40_49, u_39_49
+										r0_0_41_49 = c_41_49.AsUint64x8().Xor(t_41_49.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									sn_39_49 := r0_0_41_49
+									var r0_0_42_49 archsimd.Float64x8
+									{
+										d_42_49 := d_39_49
+										y_42_49 := d_42_49.Mul(d_42_49)
+										y2_42_49 := y_42_49.Mul(y_42_49)
+										y4_42_49 := y2_42_49.Mul(y2_42_49)
+										p0_42_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_42_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_42_49)).Mul(y2_42_49))
+										p1_42_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_42_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_42_49)).Mul(y2_42_49)).Mul(y4_42_49)
+										p2_42_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_42_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_42_49)).Mul(y4_42_49.Mul(y4_42_49))
+										r0_0_42_49 = d_42_49.Mul(p0_42_49.Add(p1_42_49).Add(p2_42_49))
+									}
+									r0_0_39_49 = nv_39_49.Merge(sn_39_49.Div(r0_0_42_49), d_39_49.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								s_35_49 = r0_0_39_49
+							}
+							r0_0_35_49 = s_35_49
+						}
+						sc_18_49 := r0_0_35_49
+						r0_0_18_49 = sa_18_49.Mul(sb_18_49).Mul(sc_18_49)
 					}
-					sum_49 = r0_0_14_49
+					var r0_0_43_49 archsimd.Float64x8
+					{
+						k_43_49, ia_43_49, fa_43_49, h_43_49, kk_43_49, l_43_49, fl_43_49, sum_43_49 := k_49, ia_49, fa_49, h_49, kk_49, l_49, r0_0_18_49, sum_49
+						c_43_49 := k_43_49.c
+						fc_43_49 := archsimd.LoadFloat64x8((*[8]float64)((&k_43_49.lr.defaultF)))
+						if c_43_49.HasHKL {
+							var r0_0_9_43_49 archsimd.Float64x8
+							{
+								r_9_43_49, bits_9_43_49, ia_9_43_49, fa_9_43_49, h_9_43_49, kk_9_43_49, l_9_43_49 := k_43_49.lr, k_43_49.fhklBits, ia_43_49, fa_43_49, h_43_49, kk_43_49, l_43_49
+								var r0_0_7_9_43_49 archsimd.Mask64x8
+								{
+									r_7_9_43_49, ia_7_9_43_49, h_7_9_43_49, kk_7_9_43_49, l_7_9_43_49 := r_9_43_49, ia_9_43_49, h_9_43_49, kk_9_43_49, l_9_43_49
+									half_7_9_43_49 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+									hc_7_9_43_49, kc_7_9_43_49, lc_7_9_43_49 := h_7_9_43_49.Sub(half_7_9_43_49).CeilScaled(0), kk_7_9_43_49.Sub(half_7_9_43_49).CeilScaled(0), l_7_9_43_49.Sub(half_7_9_43_49).CeilScaled(0)
+									hmin_7_9_43_49, kmin_7_9_43_49, lmin_7_9_43_49 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.lmin)))
+									in_7_9_43_49 := hc_7_9_43_49.GreaterEqual(hmin_7_9_43_49).And(hc_7_9_43_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.hmax))))).And(kc_7_9_43_49.GreaterEqual(kmin_7_9_43_49)).And(kc_7_9_43_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.kmax))))).And(lc_7_9_43_49.GreaterEqual(lmin_7_9_43_49)).And(lc_7_9_43_49.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.lmax)))))
+									idx_7_9_43_49 := hc_7_9_43_49.Sub(hmin_7_9_43_49).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.hstride)))).Add(kc_7_9_43_49.Sub(kmin_7_9_43_49).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49.kstride))))).Add(lc_7_9_43_49.Sub(lmin_7_9_43_49))
+									idx_7_9_43_49.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_43_49).ConvertToInt32().Store(ia_7_9_43_49)
+									r0_0_7_9_43_49 = in_7_9_43_49
+								}
+								in_9_43_49 := r0_0_7_9_43_49
+								for i_9_43_49, j_9_43_49 := range ia_9_43_49 {
+									fa_9_43_49[i_9_43_49] = bits_9_43_49[j_9_43_49]
+								}
+								r0_0_9_43_49 = archsimd.LoadUint64x8(fa_9_43_49).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_43_49.defaultF))), in_9_43_49)
+							}
+							fc_43_49 = r0_0_9_43_49
+						}
+						s_43_49 := sum_43_49.Add(fc_43_49.Mul(fc_43_49).Mul(fl_43_49).Mul(fl_43_49))
+						if !c_43_49.Water {
+							s_43_49 = sum_43_49.Merge(s_43_49, fl_43_49.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						}
+						r0_0_43_49 = s_43_49
+					}
+					sum_49 = r0_0_43_49
 				}
 			}
 			r0_0_49, r1_0_49 = sum_49, polar_49
 		}
 		sum, polar = r0_0_49, r1_0_49
+	} else {
+		var (
+			r0_0_50 archsimd.Float64x8
+			r1_0_50 archsimd.Float64x8
+		)
+		{
+			k_50, r_50, ia_50, fa_50, sum_50, dx_50, dy_50, dz_50, polar_50 := k, r, ia, fa, sum, dx, dy, dz, polar
+			n_50 := k_50.nn[0]
+			for si_50 := range r_50.src {
+				var (
+					r0_0_10_50 archsimd.Float64x8
+					r1_0_10_50 archsimd.Float64x8
+					r2_0_10_50 archsimd.Float64x8
+					r3_0_10_50 archsimd.Float64x8
+				)
+				{
+					r_10_50, sr_10_50, dx_10_50, dy_10_50, dz_10_50, polar_10_50 := r_50, &r_50.src[si_50], dx_50, dy_50, dz_50, polar_50
+					zero_10_50 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					il_10_50 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.il)))
+					qx_10_50, qy_10_50, qz_10_50 := dx_10_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[0])))).Mul(il_10_50), dy_10_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[1])))).Mul(il_10_50), dz_10_50.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[2])))).Mul(il_10_50)
+					if m_10_50 := polar_10_50.Equal(zero_10_50); m_10_50.ToBits() != 0 {
+						var p_10_50 archsimd.Float64x8
+						if r_10_50.kahnZero {
+							c2_10_50 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[0]))).Mul(dx_10_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[1]))).Mul(dy_10_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50.inc[2]))).Mul(dz_10_50))
+							p_10_50 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_50.Mul(c2_10_50)))
+						} else {
+							var r0_0_11_50 archsimd.Float64x8
+							{
+								zero_11_50, kahn_11_50, s_11_50, dx_11_50, dy_11_50, dz_11_50 := false, &r_10_50.kahn, sr_10_50, dx_10_50, dy_10_50, dz_10_50
+								c2_11_50 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.inc[0]))).Mul(dx_11_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.inc[1]))).Mul(dy_11_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.inc[2]))).Mul(dz_11_50))
+								c2sq_11_50 := c2_11_50.Mul(c2_11_50)
+								cos2psi_11_50 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								if !zero_11_50 {
+									e_11_50 := dx_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.ein[0])))).Add(dy_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.ein[1]))))).Add(dz_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.ein[2])))))
+									b_11_50 := dx_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.bin[0])))).Add(dy_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.bin[1]))))).Add(dz_11_50.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50.bin[2])))))
+									ee_11_50, bb_11_50 := e_11_50.Mul(e_11_50), b_11_50.Mul(b_11_50)
+									den_11_50 := ee_11_50.Add(bb_11_50)
+									cos2psi_11_50 = ee_11_50.Sub(bb_11_50).Div(den_11_50).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_50.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								}
+								one_11_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								r0_0_11_50 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_50.Add(c2sq_11_50).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_50)).Mul(cos2psi_11_50).Mul(one_11_50.Sub(c2sq_11_50))))
+							}
+							p_10_50 = r0_0_11_50
+						}
+						polar_10_50 = p_10_50.Merge(polar_10_50, m_10_50)
+					}
+					r0_0_10_50, r1_0_10_50, r2_0_10_50, r3_0_10_50 = qx_10_50, qy_10_50, qz_10_50, polar_10_50
+				}
+				qx_50, qy_50, qz_50, p_50 := r0_0_10_50, r1_0_10_50, r2_0_10_50, r3_0_10_50
+				polar_50 = p_50
+				for oi_50 := range r_50.orient {
+					var (
+						r0_0_12_50 archsimd.Float64x8
+						r1_0_12_50 archsimd.Float64x8
+						r2_0_12_50 archsimd.Float64x8
+					)
+					{
+						o_12_50, qx_12_50, qy_12_50, qz_12_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
+						h_12_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[0]))).Mul(qx_12_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[1]))).Mul(qy_12_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[2]))).Mul(qz_12_50))
+						kk_12_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[3]))).Mul(qx_12_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[4]))).Mul(qy_12_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[5]))).Mul(qz_12_50))
+						l_12_50 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[6]))).Mul(qx_12_50).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[7]))).Mul(qy_12_50)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50[8]))).Mul(qz_12_50))
+						r0_0_12_50, r1_0_12_50, r2_0_12_50 = h_12_50, kk_12_50, l_12_50
+					}
+					h_50, kk_50, l_50 := r0_0_12_50, r1_0_12_50, r2_0_12_50
+					var r0_0_13_50 archsimd.Float64x8
+					{
+						h_13_50, kk_13_50, l_13_50, n_13_50 := h_50, kk_50, l_50, n_50
+						magic_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						th_13_50, tk_13_50, tl_13_50 := h_13_50.Add(magic_13_50), kk_13_50.Add(magic_13_50), l_13_50.Add(magic_13_50)
+						var r0_0_1_13_50 archsimd.Float64x8
+						{
+							d_1_13_50 := h_13_50.Sub(th_13_50.Sub(magic_13_50))
+							y_1_13_50 := d_1_13_50.Mul(d_1_13_50)
+							y2_1_13_50 := y_1_13_50.Mul(y_1_13_50)
+							y4_1_13_50 := y2_1_13_50.Mul(y2_1_13_50)
+							p0_1_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_50)).Mul(y2_1_13_50))
+							p1_1_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_50)).Mul(y2_1_13_50)).Mul(y4_1_13_50)
+							p2_1_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_50.Mul(y4_1_13_50))
+							r0_0_1_13_50 = p0_1_13_50.Add(p1_1_13_50).Add(p2_1_13_50)
+						}
+						var r0_0_2_13_50 archsimd.Float64x8
+						{
+							c_2_13_50, t_2_13_50 := r0_0_1_13_50, th_13_50
+							r0_0_2_13_50 = c_2_13_50.AsUint64x8().Xor(t_2_13_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						ch_13_50 := r0_0_2_13_50
+						var r0_0_3_13_50 archsimd.Float64x8
+						{
+							d_3_13_50 := kk_13_50.Sub(tk_13_50.Sub(magic_13_50))
+							y_3_13_50 := d_3_13_50.Mul(d_3_13_50)
+							y2_3_13_50 := y_3_13_50.Mul(y_3_13_50)
+							y4_3_13_50 := y2_3_13_50.Mul(y2_3_13_50)
+							p0_3_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_50)).Mul(y2_3_13_50))
+							p1_3_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_50)).Mul(y2_3_13_50)).Mul(y4_3_13_50)
+							p2_3_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_50.Mul(y4_3_13_50))
+							r0_0_3_13_50 = p0_3_13_50.Add(p1_3_13_50).Add(p2_3_13_50)
+						}
+						var r0_0_4_13_50 archsimd.Float64x8
+						{
+							c_4_13_50, t_4_13_50 := r0_0_3_13_50, tk_13_50
+							r0_0_4_13_50 = c_4_13_50.AsUint64x8().Xor(t_4_13_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						ck_13_50 := r0_0_4_13_50
+						var r0_0_5_13_50 archsimd.Float64x8
+						{
+							d_5_13_50 := l_13_50.Sub(tl_13_50.Sub(magic_13_50))
+							y_5_13_50 := d_5_13_50.Mul(d_5_13_50)
+							y2_5_13_50 := y_5_13_50.Mul(y_5_13_50)
+							y4_5_13_50 := y2_5_13_50.Mul(y2_5_13_50)
+							p0_5_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_50)).Mul(y2_5_13_50))
+							p1_5_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_50)).Mul(y2_5_13_50)).Mul(y4_5_13_50)
+							p2_5_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_50.Mul(y4_5_13_50))
+							r0_0_5_13_50 = p0_5_13_50.Add(p1_5_13_50).Add(p2_5_13_50)
+						}
+						var r0_0_6_13_50 archsimd.Float64x8
+						{
+							c_6_13_50, t_6_13_50 := r0_0_5_13_50, tl_13_50
+							r0_0_6_13_50 = c_6_13_50.AsUint64x8().Xor(t_6_13_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						cl_13_50 := r0_0_6_13_50
+						two_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						ch_13_50, ck_13_50, cl_13_50 = two_13_50.Mul(ch_13_50), two_13_50.Mul(ck_13_50), two_13_50.Mul(cl_13_50)
+						h0_13_50, k0_13_50, l0_13_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						h1_13_50, k1_13_50, l1_13_50 := ch_13_50, ck_13_50, cl_13_50
+						j_13_50 := 2
+						for ; j_13_50+1 < n_13_50; j_13_50 += 2 {
+							h0_13_50, k0_13_50, l0_13_50 = ch_13_50.Mul(h1_13_50).Sub(h0_13_50), ck_13_50.Mul(k1_13_50).Sub(k0_13_50), cl_13_50.Mul(l1_13_50).Sub(l0_13_50)
+							h1_13_50, k1_13_50, l1_13_50 = ch_13_50.Mul(h0_13_50).Sub(h1_13_50), ck_13_50.Mul(k0_13_50).Sub(k1_13_50), cl_13_50.Mul(l0_13_50).Sub(l1_13_50)
+						}
+						if j_13_50 < n_13_50 {
+							h1_13_50 = ch_13_50.Mul(h1_13_50).Sub(h0_13_50)
+							k1_13_50 = ck_13_50.Mul(k1_13_50).Sub(k0_13_50)
+							l1_13_50 = cl_13_50.Mul(l1_13_50).Sub(l0_13_50)
+						}
+						r0_0_13_50 = h1_13_50.Mul(k1_13_50).Mul(l1_13_50)
+					}
+					var r0_0_14_50 archsimd.Float64x8
+					{
+						k_14_50, ia_14_50, fa_14_50, h_14_50, kk_14_50, l_14_50, fl_14_50, sum_14_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_13_50, sum_50
+						c_14_50 := k_14_50.c
+						fc_14_50 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_50.lr.defaultF)))
+						if c_14_50.HasHKL {
+							var r0_0_9_14_50 archsimd.Float64x8
+							{
+								r_9_14_50, bits_9_14_50, ia_9_14_50, fa_9_14_50, h_9_14_50, kk_9_14_50, l_9_14_50 := k_14_50.lr, k_14_50.fhklBits, ia_14_50, fa_14_50, h_14_50, kk_14_50, l_14_50
+								var r0_0_7_9_14_50 archsimd.Mask64x8
+								{
+									r_7_9_14_50, ia_7_9_14_50, h_7_9_14_50, kk_7_9_14_50, l_7_9_14_50 := r_9_14_50, ia_9_14_50, h_9_14_50, kk_9_14_50, l_9_14_50
+									half_7_9_14_50 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+									hc_7_9_14_50, kc_7_9_14_50, lc_7_9_14_50 := h_7_9_14_50.Sub(half_7_9_14_50).CeilScaled(0), kk_7_9_14_50.Sub(half_7_9_14_50).CeilScaled(0), l_7_9_14_50.Sub(half_7_9_14_50).CeilScaled(0)
+									hmin_7_9_14_50, kmin_7_9_14_50, lmin_7_9_14_50 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.lmin)))
+									in_7_9_14_50 := hc_7_9_14_50.GreaterEqual(hmin_7_9_14_50).And(hc_7_9_14_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.hmax))))).And(kc_7_9_14_50.GreaterEqual(kmin_7_9_14_50)).And(kc_7_9_14_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.kmax))))).And(lc_7_9_14_50.GreaterEqual(lmin_7_9_14_50)).And(lc_7_9_14_50.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.lmax)))))
+									idx_7_9_14_50 := hc_7_9_14_50.Sub(hmin_7_9_14_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.hstride)))).Add(kc_7_9_14_50.Sub(kmin_7_9_14_50).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50.kstride))))).Add(lc_7_9_14_50.Sub(lmin_7_9_14_50))
+									idx_7_9_14_50.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_50).ConvertToInt32().Store(ia_7_9_14_50)
+									r0_0_7_9_14_50 = in_7_9_14_50
+								}
+								in_9_14_50 := r0_0_7_9_14_50
+								for i_9_14_50, j_9_14_50 := range ia_9_14_50 {
+									fa_9_14_50[i_9_14_50] = bits_9_14_50[j_9_14_50]
+								}
+								r0_0_9_14_50 = archsimd.LoadUint64x8(fa_9_14_50).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_50.defaultF))), in_9_14_50)
+							}
+							fc_14_50 = r0_0_9_14_50
+						}
+						s_14_50 := sum_14_50.Add(fc_14_50.Mul(fc_14_50).Mul(fl_14_50).Mul(fl_14_50))
+						if !c_14_50.Water {
+							s_14_50 = sum_14_50.Merge(s_14_50, fl_14_50.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						}
+						r0_0_14_50 = s_14_50
+					}
+					sum_50 = r0_0_14_50
+				}
+			}
+			r0_0_50, r1_0_50 = sum_50, polar_50
+		}
+		sum, polar = r0_0_50, r1_0_50
 	}
 	return sum, omega, polar
 }
@@ -1050,38 +1405,38 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_50 archsimd.Float64x8
-				{
-					fdet_50, f_50, s_50, o_50, p_50 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_50 = fdet_50.Mul(f_50).Add(s_50).Add(o_50).Add(p_50)
-				}
-				x := r0_0_50
 				var r0_0_51 archsimd.Float64x8
 				{
-					fdet_51, f_51, s_51, o_51, p_51 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					fdet_51, f_51, s_51, o_51, p_51 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 					r0_0_51 = fdet_51.Mul(f_51).Add(s_51).Add(o_51).Add(p_51)
 				}
-				y := r0_0_51
+				x := r0_0_51
 				var r0_0_52 archsimd.Float64x8
 				{
-					fdet_52, f_52, s_52, o_52, p_52 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					fdet_52, f_52, s_52, o_52, p_52 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 					r0_0_52 = fdet_52.Mul(f_52).Add(s_52).Add(o_52).Add(p_52)
 				}
-				z := r0_0_52
+				y := r0_0_52
+				var r0_0_53 archsimd.Float64x8
+				{
+					fdet_53, f_53, s_53, o_53, p_53 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_53 = fdet_53.Mul(f_53).Add(s_53).Add(o_53).Add(p_53)
+				}
+				z := r0_0_53
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_53 archsimd.Float64x8
+				var r0_0_54 archsimd.Float64x8
 				{
-					invR_53, num_53, point_53 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_53 := invR_53.Mul(invR_53)
-					if !point_53 {
-						w_53 = num_53.Mul(w_53.Mul(invR_53))
+					invR_54, num_54, point_54 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_54 := invR_54.Mul(invR_54)
+					if !point_54 {
+						w_54 = num_54.Mul(w_54.Mul(invR_54))
 					}
-					r0_0_53 = w_53
+					r0_0_54 = w_54
 				}
-				r0_0_53.StoreSlice(g[3][q:])
+				r0_0_54.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -1092,183 +1447,538 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				dx, dy, dz := archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:]))
 				if r.axes {
-					sum, polar = k.termsAxesLanesAVX512(r, &ia, &fa, sum, dx, dy, dz, polar)
-				} else {
 					var (
-						r0_0_54 archsimd.Float64x8
-						r1_0_54 archsimd.Float64x8
+						r0_0_55 archsimd.Float64x8
+						r1_0_55 archsimd.Float64x8
 					)
 					{
-						k_54, r_54, ia_54, fa_54, sum_54, dx_54, dy_54, dz_54, polar_54 := k, r, &ia, &fa, sum, dx, dy, dz, polar
-						n_54 := k_54.nn[0]
-						for si_54 := range r_54.src {
+						k_55, r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55 := k, r, &ia, &fa, sum, dx, dy, dz, polar
+						for si_55 := range r_55.src {
 							var (
-								r0_0_10_54 archsimd.Float64x8
-								r1_0_10_54 archsimd.Float64x8
-								r2_0_10_54 archsimd.Float64x8
-								r3_0_10_54 archsimd.Float64x8
+								r0_0_15_55 archsimd.Float64x8
+								r1_0_15_55 archsimd.Float64x8
+								r2_0_15_55 archsimd.Float64x8
+								r3_0_15_55 archsimd.Float64x8
 							)
 							{
-								r_10_54, sr_10_54, dx_10_54, dy_10_54, dz_10_54, polar_10_54 := r_54, &r_54.src[si_54], dx_54, dy_54, dz_54, polar_54
-								zero_10_54 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								il_10_54 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.il)))
-								qx_10_54, qy_10_54, qz_10_54 := dx_10_54.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[0])))).Mul(il_10_54), dy_10_54.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[1])))).Mul(il_10_54), dz_10_54.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[2])))).Mul(il_10_54)
-								if m_10_54 := polar_10_54.Equal(zero_10_54); m_10_54.ToBits() != 0 {
-									var p_10_54 archsimd.Float64x8
-									if r_10_54.kahnZero {
-										c2_10_54 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[0]))).Mul(dx_10_54).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[1]))).Mul(dy_10_54)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_54.inc[2]))).Mul(dz_10_54))
-										p_10_54 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_54.Mul(c2_10_54)))
+								r_15_55, sr_15_55, dx_15_55, dy_15_55, dz_15_55, polar_15_55 := r_55, &r_55.src[si_55], dx_55, dy_55, dz_55, polar_55
+								zero_15_55 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								il_15_55 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.il)))
+								qx_15_55, qy_15_55, qz_15_55 := dx_15_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[0])))).Mul(il_15_55), dy_15_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[1])))).Mul(il_15_55), dz_15_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[2])))).Mul(il_15_55)
+								if m_15_55 := polar_15_55.Equal(zero_15_55); m_15_55.ToBits() != 0 {
+									var p_15_55 archsimd.Float64x8
+									if r_15_55.kahnZero {
+										c2_15_55 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[0]))).Mul(dx_15_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[1]))).Mul(dy_15_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_55.inc[2]))).Mul(dz_15_55))
+										p_15_55 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_15_55.Mul(c2_15_55)))
 									} else {
-										var r0_0_11_54 archsimd.Float64x8
+										var r0_0_16_55 archsimd.Float64x8
 										{
-											zero_11_54, kahn_11_54, s_11_54, dx_11_54, dy_11_54, dz_11_54 := false, &r_10_54.kahn, sr_10_54, dx_10_54, dy_10_54, dz_10_54
-											c2_11_54 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.inc[0]))).Mul(dx_11_54).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.inc[1]))).Mul(dy_11_54)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.inc[2]))).Mul(dz_11_54))
-											c2sq_11_54 := c2_11_54.Mul(c2_11_54)
-											cos2psi_11_54 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-											if !zero_11_54 {
-												e_11_54 := dx_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.ein[0])))).Add(dy_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.ein[1]))))).Add(dz_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.ein[2])))))
-												b_11_54 := dx_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.bin[0])))).Add(dy_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.bin[1]))))).Add(dz_11_54.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_54.bin[2])))))
-												ee_11_54, bb_11_54 := e_11_54.Mul(e_11_54), b_11_54.Mul(b_11_54)
-												den_11_54 := ee_11_54.Add(bb_11_54)
-												cos2psi_11_54 = ee_11_54.Sub(bb_11_54).Div(den_11_54).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_54.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											zero_16_55, kahn_16_55, s_16_55, dx_16_55, dy_16_55, dz_16_55 := false, &r_15_55.kahn, sr_15_55, dx_15_55, dy_15_55, dz_15_55
+											c2_16_55 := archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.inc[0]))).Mul(dx_16_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.inc[1]))).Mul(dy_16_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.inc[2]))).Mul(dz_16_55))
+											c2sq_16_55 := c2_16_55.Mul(c2_16_55)
+											cos2psi_16_55 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											if !zero_16_55 {
+												e_16_55 := dx_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.ein[0])))).Add(dy_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.ein[1]))))).Add(dz_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.ein[2])))))
+												b_16_55 := dx_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.bin[0])))).Add(dy_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.bin[1]))))).Add(dz_16_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_55.bin[2])))))
+												ee_16_55, bb_16_55 := e_16_55.Mul(e_16_55), b_16_55.Mul(b_16_55)
+												den_16_55 := ee_16_55.Add(bb_16_55)
+												cos2psi_16_55 = ee_16_55.Sub(bb_16_55).Div(den_16_55).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_16_55.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 											}
-											one_11_54 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-											r0_0_11_54 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_54.Add(c2sq_11_54).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_54)).Mul(cos2psi_11_54).Mul(one_11_54.Sub(c2sq_11_54))))
+											one_16_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											r0_0_16_55 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_16_55.Add(c2sq_16_55).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_16_55)).Mul(cos2psi_16_55).Mul(one_16_55.Sub(c2sq_16_55))))
 										}
-										p_10_54 = r0_0_11_54
+										p_15_55 = r0_0_16_55
 									}
-									polar_10_54 = p_10_54.Merge(polar_10_54, m_10_54)
+									polar_15_55 = p_15_55.Merge(polar_15_55, m_15_55)
 								}
-								r0_0_10_54, r1_0_10_54, r2_0_10_54, r3_0_10_54 = qx_10_54, qy_10_54, qz_10_54, polar_10_54
+								r0_0_15_55, r1_0_15_55, r2_0_15_55, r3_0_15_55 = qx_15_55, qy_15_55, qz_15_55, polar_15_55
 							}
-							qx_54, qy_54, qz_54, p_54 := r0_0_10_54, r1_0_10_54, r2_0_10_54, r3_0_10_54
-							polar_54 = p_54
-							for oi_54 := range r_54.orient {
+							qx_55, qy_55, qz_55, p_55 := r0_0_15_55, r1_0_15_55, r2_0_15_55, r3_0_15_55
+							polar_55 = p_55
+							for oi_55 := range r_55.orient {
 								var (
-									r0_0_12_54 archsimd.Float64x8
-									r1_0_12_54 archsimd.Float64x8
-									r2_0_12_54 archsimd.Float64x8
+									r0_0_17_55 archsimd.Float64x8
+									r1_0_17_55 archsimd.Float64x8
+									r2_0_17_55 archsimd.Float64x8
 								)
 								{
-									o_12_54, qx_12_54, qy_12_54, qz_12_54 := &r_54.orient[oi_54], qx_54, qy_54, qz_54
-									h_12_54 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[0]))).Mul(qx_12_54).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[1]))).Mul(qy_12_54)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[2]))).Mul(qz_12_54))
-									kk_12_54 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[3]))).Mul(qx_12_54).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[4]))).Mul(qy_12_54)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[5]))).Mul(qz_12_54))
-									l_12_54 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[6]))).Mul(qx_12_54).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[7]))).Mul(qy_12_54)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_54[8]))).Mul(qz_12_54))
-									r0_0_12_54, r1_0_12_54, r2_0_12_54 = h_12_54, kk_12_54, l_12_54
+									o_17_55, qx_17_55, qy_17_55, qz_17_55 := &r_55.orient[oi_55], qx_55, qy_55, qz_55
+									h_17_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[0]))).Mul(qx_17_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[1]))).Mul(qy_17_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[2]))).Mul(qz_17_55))
+									kk_17_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[3]))).Mul(qx_17_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[4]))).Mul(qy_17_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[5]))).Mul(qz_17_55))
+									l_17_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[6]))).Mul(qx_17_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[7]))).Mul(qy_17_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_55[8]))).Mul(qz_17_55))
+									r0_0_17_55, r1_0_17_55, r2_0_17_55 = h_17_55, kk_17_55, l_17_55
 								}
-								h_54, kk_54, l_54 := r0_0_12_54, r1_0_12_54, r2_0_12_54
-								var r0_0_13_54 archsimd.Float64x8
+								h_55, kk_55, l_55 := r0_0_17_55, r1_0_17_55, r2_0_17_55
+								var r0_0_18_55 archsimd.Float64x8
 								{
-									h_13_54, kk_13_54, l_13_54, n_13_54 := h_54, kk_54, l_54, n_54
-									magic_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-									th_13_54, tk_13_54, tl_13_54 := h_13_54.Add(magic_13_54), kk_13_54.Add(magic_13_54), l_13_54.Add(magic_13_54)
-									var r0_0_1_13_54 archsimd.Float64x8
+									r_18_55, h_18_55, kk_18_55, l_18_55 := r_55, h_55, kk_55, l_55
+									var r0_0_19_55 archsimd.Float64x8
 									{
-										d_1_13_54 := h_13_54.Sub(th_13_54.Sub(magic_13_54))
-										y_1_13_54 := d_1_13_54.Mul(d_1_13_54)
-										y2_1_13_54 := y_1_13_54.Mul(y_1_13_54)
-										y4_1_13_54 := y2_1_13_54.Mul(y2_1_13_54)
-										p0_1_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_54)).Mul(y2_1_13_54))
-										p1_1_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_54)).Mul(y2_1_13_54)).Mul(y4_1_13_54)
-										p2_1_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_54.Mul(y4_1_13_54))
-										r0_0_1_13_54 = p0_1_13_54.Add(p1_1_13_54).Add(p2_1_13_54)
-									}
-									var r0_0_2_13_54 archsimd.Float64x8
-									{
-										c_2_13_54, t_2_13_54 := r0_0_1_13_54, th_13_54
-										r0_0_2_13_54 = c_2_13_54.AsUint64x8().Xor(t_2_13_54.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									ch_13_54 := r0_0_2_13_54
-									var r0_0_3_13_54 archsimd.Float64x8
-									{
-										d_3_13_54 := kk_13_54.Sub(tk_13_54.Sub(magic_13_54))
-										y_3_13_54 := d_3_13_54.Mul(d_3_13_54)
-										y2_3_13_54 := y_3_13_54.Mul(y_3_13_54)
-										y4_3_13_54 := y2_3_13_54.Mul(y2_3_13_54)
-										p0_3_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_54)).Mul(y2_3_13_54))
-										p1_3_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_54)).Mul(y2_3_13_54)).Mul(y4_3_13_54)
-										p2_3_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_54.Mul(y4_3_13_54))
-										r0_0_3_13_54 = p0_3_13_54.Add(p1_3_13_54).Add(p2_3_13_54)
-									}
-									var r0_0_4_13_54 archsimd.Float64x8
-									{
-										c_4_13_54, t_4_13_54 := r0_0_3_13_54, tk_13_54
-										r0_0_4_13_54 = c_4_13_54.AsUint64x8().Xor(t_4_13_54.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									ck_13_54 := r0_0_4_13_54
-									var r0_0_5_13_54 archsimd.Float64x8
-									{
-										d_5_13_54 := l_13_54.Sub(tl_13_54.Sub(magic_13_54))
-										y_5_13_54 := d_5_13_54.Mul(d_5_13_54)
-										y2_5_13_54 := y_5_13_54.Mul(y_5_13_54)
-										y4_5_13_54 := y2_5_13_54.Mul(y2_5_13_54)
-										p0_5_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_54)).Mul(y2_5_13_54))
-										p1_5_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_54)).Mul(y2_5_13_54)).Mul(y4_5_13_54)
-										p2_5_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_54.Mul(y4_5_13_54))
-										r0_0_5_13_54 = p0_5_13_54.Add(p1_5_13_54).Add(p2_5_13_54)
-									}
-									var r0_0_6_13_54 archsimd.Float64x8
-									{
-										c_6_13_54, t_6_13_54 := r0_0_5_13_54, tl_13_54
-										r0_0_6_13_54 = c_6_13_54.AsUint64x8().Xor(t_6_13_54.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									cl_13_54 := r0_0_6_13_54
-									two_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									ch_13_54, ck_13_54, cl_13_54 = two_13_54.Mul(ch_13_54), two_13_54.Mul(ck_13_54), two_13_54.Mul(cl_13_54)
-									h0_13_54, k0_13_54, l0_13_54 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									h1_13_54, k1_13_54, l1_13_54 := ch_13_54, ck_13_54, cl_13_54
-									j_13_54 := 2
-									for ; j_13_54+1 < n_13_54; j_13_54 += 2 {
-										h0_13_54, k0_13_54, l0_13_54 = ch_13_54.Mul(h1_13_54).Sub(h0_13_54), ck_13_54.Mul(k1_13_54).Sub(k0_13_54), cl_13_54.Mul(l1_13_54).Sub(l0_13_54)
-										h1_13_54, k1_13_54, l1_13_54 = ch_13_54.Mul(h0_13_54).Sub(h1_13_54), ck_13_54.Mul(k0_13_54).Sub(k1_13_54), cl_13_54.Mul(l0_13_54).Sub(l1_13_54)
-									}
-									if j_13_54 < n_13_54 {
-										h1_13_54 = ch_13_54.Mul(h1_13_54).Sub(h0_13_54)
-										k1_13_54 = ck_13_54.Mul(k1_13_54).Sub(k0_13_54)
-										l1_13_54 = cl_13_54.Mul(l1_13_54).Sub(l0_13_54)
-									}
-									r0_0_13_54 = h1_13_54.Mul(k1_13_54).Mul(l1_13_54)
-								}
-								var r0_0_14_54 archsimd.Float64x8
-								{
-									k_14_54, ia_14_54, fa_14_54, h_14_54, kk_14_54, l_14_54, fl_14_54, sum_14_54 := k_54, ia_54, fa_54, h_54, kk_54, l_54, r0_0_13_54, sum_54
-									c_14_54 := k_14_54.c
-									fc_14_54 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_54.lr.defaultF)))
-									if c_14_54.HasHKL {
-										var r0_0_9_14_54 archsimd.Float64x8
-										{
-											r_9_14_54, bits_9_14_54, ia_9_14_54, fa_9_14_54, h_9_14_54, kk_9_14_54, l_9_14_54 := k_14_54.lr, k_14_54.fhklBits, ia_14_54, fa_14_54, h_14_54, kk_14_54, l_14_54
-											var r0_0_7_9_14_54 archsimd.Mask64x8
+										r_19_55, i_19_55, x_19_55 := r_18_55, 0, h_18_55
+										s_19_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_19_55.nmode[i_19_55] == nChebyshev {
+											var r0_0_20_55 archsimd.Float64x8
 											{
-												r_7_9_14_54, ia_7_9_14_54, h_7_9_14_54, kk_7_9_14_54, l_7_9_14_54 := r_9_14_54, ia_9_14_54, h_9_14_54, kk_9_14_54, l_9_14_54
-												half_7_9_14_54 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-												hc_7_9_14_54, kc_7_9_14_54, lc_7_9_14_54 := h_7_9_14_54.Sub(half_7_9_14_54).CeilScaled(0), kk_7_9_14_54.Sub(half_7_9_14_54).CeilScaled(0), l_7_9_14_54.Sub(half_7_9_14_54).CeilScaled(0)
-												hmin_7_9_14_54, kmin_7_9_14_54, lmin_7_9_14_54 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.lmin)))
-												in_7_9_14_54 := hc_7_9_14_54.GreaterEqual(hmin_7_9_14_54).And(hc_7_9_14_54.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.hmax))))).And(kc_7_9_14_54.GreaterEqual(kmin_7_9_14_54)).And(kc_7_9_14_54.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.kmax))))).And(lc_7_9_14_54.GreaterEqual(lmin_7_9_14_54)).And(lc_7_9_14_54.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.lmax)))))
-												idx_7_9_14_54 := hc_7_9_14_54.Sub(hmin_7_9_14_54).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.hstride)))).Add(kc_7_9_14_54.Sub(kmin_7_9_14_54).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_54.kstride))))).Add(lc_7_9_14_54.Sub(lmin_7_9_14_54))
-												idx_7_9_14_54.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_54).ConvertToInt32().Store(ia_7_9_14_54)
-												r0_0_7_9_14_54 = in_7_9_14_54
+												x_20_55, n_20_55 := x_19_55, r_19_55.nn[i_19_55]
+												magic_20_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_20_55 := x_20_55.Add(magic_20_55)
+												var r0_0_21_55 archsimd.Float64x8
+												{
+													d_21_55 := x_20_55.Sub(t_20_55.Sub(magic_20_55))
+													y_21_55 := d_21_55.Mul(d_21_55)
+													y2_21_55 := y_21_55.Mul(y_21_55)
+													y4_21_55 := y2_21_55.Mul(y2_21_55)
+													p0_21_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_21_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_21_55)).Mul(y2_21_55))
+													p1_21_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_21_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_21_55)).Mul(y2_21_55)).Mul(y4_21_55)
+													p2_21_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_21_55.Mul(y4_21_55))
+													r0_0_21_55 = p0_21_55.Add(p1_21_55).Add(p2_21_55)
+												}
+												var r0_0_22_55 archsimd.Float64x8
+												{
+													c_22_55, t_22_55 := r0_0_21_55, t_20_55
+													r0_0_22_55 = c_22_55.AsUint64x8().Xor(t_22_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_20_55 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_22_55)
+												u0_20_55, u1_20_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_20_55
+												j_20_55 := 2
+												for ; j_20_55+1 < n_20_55; j_20_55 += 2 {
+													u0_20_55 = c2_20_55.Mul(u1_20_55).Sub(u0_20_55)
+													u1_20_55 = c2_20_55.Mul(u0_20_55).Sub(u1_20_55)
+												}
+												if j_20_55 < n_20_55 {
+													u1_20_55 = c2_20_55.Mul(u1_20_55).Sub(u0_20_55)
+												}
+												r0_0_20_55 = u1_20_55
 											}
-											in_9_14_54 := r0_0_7_9_14_54
-											for i_9_14_54, j_9_14_54 := range ia_9_14_54 {
-												fa_9_14_54[i_9_14_54] = bits_9_14_54[j_9_14_54]
+											s_19_55 = r0_0_20_55
+										} else if r_19_55.nmode[i_19_55] == nRatio {
+											var r0_0_23_55 archsimd.Float64x8
+											{
+												x_23_55, nv_23_55 := x_19_55, archsimd.LoadFloat64x8((*[8]float64)((&r_19_55.nv[i_19_55])))
+												magic_23_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_23_55 := x_23_55.Add(magic_23_55)
+												d_23_55 := x_23_55.Sub(t_23_55.Sub(magic_23_55))
+												y_23_55 := nv_23_55.Mul(d_23_55)
+												u_23_55 := y_23_55.Add(magic_23_55)
+												var r0_0_24_55 archsimd.Float64x8
+												{
+													d_24_55 := y_23_55.Sub(u_23_55.Sub(magic_23_55))
+													y_24_55 := d_24_55.Mul(d_24_55)
+													y2_24_55 := y_24_55.Mul(y_24_55)
+													y4_24_55 := y2_24_55.Mul(y2_24_55)
+													p0_24_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_24_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_24_55)).Mul(y2_24_55))
+													p1_24_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_24_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_24_55)).Mul(y2_24_55)).Mul(y4_24_55)
+													p2_24_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_24_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_24_55)).Mul(y4_24_55.Mul(y4_24_55))
+													r0_0_24_55 = d_24_55.Mul(p0_24_55.Add(p1_24_55).Add(p2_24_55))
+												}
+												var r0_0_25_55 archsimd.Float64x8
+												{
+													c_25_55, t_25_55 := r0_0_24_55, u_23_55
+													r0_0_25_55 = c_25_55.AsUint64x8().Xor(t_25_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_23_55 := r0_0_25_55
+												var r0_0_26_55 archsimd.Float64x8
+												{
+													d_26_55 := d_23_55
+													y_26_55 := d_26_55.Mul(d_26_55)
+													y2_26_55 := y_26_55.Mul(y_26_55)
+													y4_26_55 := y2_26_55.Mul(y2_26_55)
+													p0_26_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_55)).Mul(y2_26_55))
+													p1_26_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_55)).Mul(y2_26_55)).Mul(y4_26_55)
+													p2_26_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_55)).Mul(y4_26_55.Mul(y4_26_55))
+													r0_0_26_55 = d_26_55.Mul(p0_26_55.Add(p1_26_55).Add(p2_26_55))
+												}
+												r0_0_23_55 = nv_23_55.Merge(sn_23_55.Div(r0_0_26_55), d_23_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 											}
-											r0_0_9_14_54 = archsimd.LoadUint64x8(fa_9_14_54).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_54.defaultF))), in_9_14_54)
+											s_19_55 = r0_0_23_55
 										}
-										fc_14_54 = r0_0_9_14_54
+										r0_0_19_55 = s_19_55
 									}
-									s_14_54 := sum_14_54.Add(fc_14_54.Mul(fc_14_54).Mul(fl_14_54).Mul(fl_14_54))
-									if !c_14_54.Water {
-										s_14_54 = sum_14_54.Merge(s_14_54, fl_14_54.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									sa_18_55 := r0_0_19_55
+									var r0_0_27_55 archsimd.Float64x8
+									{
+										r_27_55, i_27_55, x_27_55 := r_18_55, 1, kk_18_55
+										s_27_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_27_55.nmode[i_27_55] == nChebyshev {
+											var r0_0_28_55 archsimd.Float64x8
+											{
+												x_28_55, n_28_55 := x_27_55, r_27_55.nn[i_27_55]
+												magic_28_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_28_55 := x_28_55.Add(magic_28_55)
+												var r0_0_29_55 archsimd.Float64x8
+												{
+													d_29_55 := x_28_55.Sub(t_28_55.Sub(magic_28_55))
+													y_29_55 := d_29_55.Mul(d_29_55)
+													y2_29_55 := y_29_55.Mul(y_29_55)
+													y4_29_55 := y2_29_55.Mul(y2_29_55)
+													p0_29_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_55)).Mul(y2_29_55))
+													p1_29_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_55)).Mul(y2_29_55)).Mul(y4_29_55)
+													p2_29_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_55.Mul(y4_29_55))
+													r0_0_29_55 = p0_29_55.Add(p1_29_55).Add(p2_29_55)
+												}
+												var r0_0_30_55 archsimd.Float64x8
+												{
+													c_30_55, t_30_55 := r0_0_29_55, t_28_55
+													r0_0_30_55 = c_30_55.AsUint64x8().Xor(t_30_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_28_55 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_30_55)
+												u0_28_55, u1_28_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_28_55
+												j_28_55 := 2
+												for ; j_28_55+1 < n_28_55; j_28_55 += 2 {
+													u0_28_55 = c2_28_55.Mul(u1_28_55).Sub(u0_28_55)
+													u1_28_55 = c2_28_55.Mul(u0_28_55).Sub(u1_28_55)
+												}
+												if j_28_55 < n_28_55 {
+													u1_28_55 = c2_28_55.Mul(u1_28_55).Sub(u0_28_55)
+												}
+												r0_0_28_55 = u1_28_55
+											}
+											s_27_55 = r0_0_28_55
+										} else if r_27_55.nmode[i_27_55] == nRatio {
+											var r0_0_31_55 archsimd.Float64x8
+											{
+												x_31_55, nv_31_55 := x_27_55, archsimd.LoadFloat64x8((*[8]float64)((&r_27_55.nv[i_27_55])))
+												magic_31_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_31_55 := x_31_55.Add(magic_31_55)
+												d_31_55 := x_31_55.Sub(t_31_55.Sub(magic_31_55))
+												y_31_55 := nv_31_55.Mul(d_31_55)
+												u_31_55 := y_31_55.Add(magic_31_55)
+												var r0_0_32_55 archsimd.Float64x8
+												{
+													d_32_55 := y_31_55.Sub(u_31_55.Sub(magic_31_55))
+													y_32_55 := d_32_55.Mul(d_32_55)
+													y2_32_55 := y_32_55.Mul(y_32_55)
+													y4_32_55 := y2_32_55.Mul(y2_32_55)
+													p0_32_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_55)).Mul(y2_32_55))
+													p1_32_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_55)).Mul(y2_32_55)).Mul(y4_32_55)
+													p2_32_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_55)).Mul(y4_32_55.Mul(y4_32_55))
+													r0_0_32_55 = d_32_55.Mul(p0_32_55.Add(p1_32_55).Add(p2_32_55))
+												}
+												var r0_0_33_55 archsimd.Float64x8
+												{
+													c_33_55, t_33_55 := r0_0_32_55, u_31_55
+													r0_0_33_55 = c_33_55.AsUint64x8().Xor(t_33_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_31_55 := r0_0_33_55
+												var r0_0_34_55 archsimd.Float64x8
+												{
+													d_34_55 := d_31_55
+													y_34_55 := d_34_55.Mul(d_34_55)
+													y2_34_55 := y_34_55.Mul(y_34_55)
+													y4_34_55 := y2_34_55.Mul(y2_34_55)
+													p0_34_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_55)).Mul(y2_34_55))
+													p1_34_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_55)).Mul(y2_34_55)).Mul(y4_34_55)
+													p2_34_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_55)).Mul(y4_34_55.Mul(y4_34_55))
+													r0_0_34_55 = d_34_55.Mul(p0_34_55.Add(p1_34_55).Add(p2_34_55))
+												}
+												r0_0_31_55 = nv_31_55.Merge(sn_31_55.Div(r0_0_34_55), d_31_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_27_55 = r0_0_31_55
+										}
+										r0_0_27_55 = s_27_55
 									}
-									r0_0_14_54 = s_14_54
+									sb_18_55 := r0_0_27_55
+									var r0_0_35_55 archsimd.Float64x8
+									{
+										r_35_55, i_35_55, x_35_55 := r_18_55, 2, l_18_55
+										s_35_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_35_55.nmode[i_35_55] == nChebyshev {
+											var r0_0_36_55 archsimd.Float64x8
+											{
+												x_36_55, n_36_55 := x_35_55, r_35_55.nn[i_35_55]
+												magic_36_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_36_55 := x_36_55.Add(magic_36_55)
+												var r0_0_37_55 archsimd.Float64x8
+												{
+													d_37_55 := x_36_55.Sub(t_36_55.Sub(magic_36_55))
+													y_37_55 := d_37_55.Mul(d_37_55)
+													y2_37_55 := y_37_55.Mul(y_37_55)
+													y4_37_55 := y2_37_55.Mul(y2_37_55)
+													p0_37_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_37_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_37_55)).Mul(y2_37_55))
+													p1_37_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_37_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_37_55)).Mul(y2_37_55)).Mul(y4_37_55)
+													p2_37_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_37_55.Mul(y4_37_55))
+													r0_0_37_55 = p0_37_55.Add(p1_37_55).Add(p2_37_55)
+												}
+												var r0_0_38_55 archsimd.Float64x8
+												{
+													c_38_55, t_38_55 := r0_0_37_55, t_36_55
+													r0_0_38_55 = c_38_55.AsUint64x8().Xor(t_38_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_36_55 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_38_55)
+												u0_36_55, u1_36_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_36_55
+												j_36_55 := 2
+												for ; j_36_55+1 < n_36_55; j_36_55 += 2 {
+													u0_36_55 = c2_36_55.Mul(u1_36_55).Sub(u0_36_55)
+													u1_36_55 = c2_36_55.Mul(u0_36_55).Sub(u1_36_55)
+												}
+												if j_36_55 < n_36_55 {
+													u1_36_55 = c2_36_55.Mul(u1_36_55).Sub(u0_36_55)
+												}
+												r0_0_36_55 = u1_36_55
+											}
+											s_35_55 = r0_0_36_55
+										} else if r_35_55.nmode[i_35_55] == nRatio {
+											var r0_0_39_55 archsimd.Float64x8
+											{
+												x_39_55, nv_39_55 := x_35_55, archsimd.LoadFloat64x8((*[8]float64)((&r_35_55.nv[i_35_55])))
+												magic_39_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_39_55 := x_39_55.Add(magic_39_55)
+												d_39_55 := x_39_55.Sub(t_39_55.Sub(magic_39_55))
+												y_39_55 := nv_39_55.Mul(d_39_55)
+												u_39_55 := y_39_55.Add(magic_39_55)
+												var r0_0_40_55 archsimd.Float64x8
+												{
+													d_40_55 := y_39_55.Sub(u_39_55.Sub(magic_39_55))
+													y_40_55 := d_40_55.Mul(d_40_55)
+													y2_40_55 := y_40_55.Mul(y_40_55)
+													y4_40_55 := y2_40_55.Mul(y2_40_55)
+													p0_40_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_55)).Mul(y2_40_55))
+													p1_40_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_55)).Mul(y2_40_55)).Mul(y4_40_55)
+													p2_40_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_55)).Mul(y4_40_55.Mul(y4_40_55))
+													r0_0_40_55 = d_40_55.Mul(p0_40_55.Add(p1_40_55).Add(p2_40_55))
+												}
+												var r0_0_41_55 archsimd.Float64x8
+												{
+													c_41_55, t_41_55 := r0_0_40_55, u_39_55
+													r0_0_41_55 = c_41_55.AsUint64x8().Xor(t_41_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_39_55 := r0_0_41_55
+												var r0_0_42_55 archsimd.Float64x8
+												{
+													d_42_55 := d_39_55
+													y_42_55 := d_42_55.Mul(d_42_55)
+													y2_42_55 := y_42_55.Mul(y_42_55)
+													y4_42_55 := y2_42_55.Mul(y2_42_55)
+													p0_42_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_42_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_42_55)).Mul(y2_42_55))
+													p1_42_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_42_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_42_55)).Mul(y2_42_55)).Mul(y4_42_55)
+													p2_42_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_42_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_42_55)).Mul(y4_42_55.Mul(y4_42_55))
+													r0_0_42_55 = d_42_55.Mul(p0_42_55.Add(p1_42_55).Add(p2_42_55))
+												}
+												r0_0_39_55 = nv_39_55.Merge(sn_39_55.Div(r0_0_42_55), d_39_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_35_55 = r0_0_39_55
+										}
+										r0_0_35_55 = s_35_55
+									}
+									sc_18_55 := r0_0_35_55
+									r0_0_18_55 = sa_18_55.Mul(sb_18_55).Mul(sc_18_55)
 								}
-								sum_54 = r0_0_14_54
+								var r0_0_43_55 archsimd.Float64x8
+								{
+									k_43_55, ia_43_55, fa_43_55, h_43_55, kk_43_55, l_43_55, fl_43_55, sum_43_55 := k_55, ia_55, fa_55, h_55, kk_55, l_55, r0_0_18_55, sum_55
+									c_43_55 := k_43_55.c
+									fc_43_55 := archsimd.LoadFloat64x8((*[8]float64)((&k_43_55.lr.defaultF)))
+									if c_43_55.HasHKL {
+										var r0_0_9_43_55 archsimd.Float64x8
+										{
+											r_9_43_55, bits_9_43_55, ia_9_43_55, fa_9_43_55, h_9_43_55, kk_9_43_55, l_9_43_55 := k_43_55.lr, k_43_55.fhklBits, ia_43_55, fa_43_55, h_43_55, kk_43_55, l_43_55
+											var r0_0_7_9_43_55 archsimd.Mask64x8
+											{
+												r_7_9_43_55, ia_7_9_43_55, h_7_9_43_55, kk_7_9_43_55, l_7_9_43_55 := r_9_43_55, ia_9_43_55, h_9_43_55, kk_9_43_55, l_9_43_55
+												half_7_9_43_55 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_43_55, kc_7_9_43_55, lc_7_9_43_55 := h_7_9_43_55.Sub(half_7_9_43_55).CeilScaled(0), kk_7_9_43_55.Sub(half_7_9_43_55).CeilScaled(0), l_7_9_43_55.Sub(half_7_9_43_55).CeilScaled(0)
+												hmin_7_9_43_55, kmin_7_9_43_55, lmin_7_9_43_55 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.lmin)))
+												in_7_9_43_55 := hc_7_9_43_55.GreaterEqual(hmin_7_9_43_55).And(hc_7_9_43_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.hmax))))).And(kc_7_9_43_55.GreaterEqual(kmin_7_9_43_55)).And(kc_7_9_43_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.kmax))))).And(lc_7_9_43_55.GreaterEqual(lmin_7_9_43_55)).And(lc_7_9_43_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.lmax)))))
+												idx_7_9_43_55 := hc_7_9_43_55.Sub(hmin_7_9_43_55).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.hstride)))).Add(kc_7_9_43_55.Sub(kmin_7_9_43_55).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_55.kstride))))).Add(lc_7_9_43_55.Sub(lmin_7_9_43_55))
+												idx_7_9_43_55.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_43_55).ConvertToInt32().Store(ia_7_9_43_55)
+												r0_0_7_9_43_55 = in_7_9_43_55
+											}
+											in_9_43_55 := r0_0_7_9_43_55
+											for i_9_43_55, j_9_43_55 := range ia_9_43_55 {
+												fa_9_43_55[i_9_43_55] = bits_9_43_55[j_9_43_55]
+											}
+											r0_0_9_43_55 = archsimd.LoadUint64x8(fa_9_43_55).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_43_55.defaultF))), in_9_43_55)
+										}
+										fc_43_55 = r0_0_9_43_55
+									}
+									s_43_55 := sum_43_55.Add(fc_43_55.Mul(fc_43_55).Mul(fl_43_55).Mul(fl_43_55))
+									if !c_43_55.Water {
+										s_43_55 = sum_43_55.Merge(s_43_55, fl_43_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_43_55 = s_43_55
+								}
+								sum_55 = r0_0_43_55
 							}
 						}
-						r0_0_54, r1_0_54 = sum_54, polar_54
+						r0_0_55, r1_0_55 = sum_55, polar_55
 					}
-					sum, polar = r0_0_54, r1_0_54
+					sum, polar = r0_0_55, r1_0_55
+				} else {
+					var (
+						r0_0_56 archsimd.Float64x8
+						r1_0_56 archsimd.Float64x8
+					)
+					{
+						k_56, r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56 := k, r, &ia, &fa, sum, dx, dy, dz, polar
+						n_56 := k_56.nn[0]
+						for si_56 := range r_56.src {
+							var (
+								r0_0_10_56 archsimd.Float64x8
+								r1_0_10_56 archsimd.Float64x8
+								r2_0_10_56 archsimd.Float64x8
+								r3_0_10_56 archsimd.Float64x8
+							)
+							{
+								r_10_56, sr_10_56, dx_10_56, dy_10_56, dz_10_56, polar_10_56 := r_56, &r_56.src[si_56], dx_56, dy_56, dz_56, polar_56
+								zero_10_56 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								il_10_56 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.il)))
+								qx_10_56, qy_10_56, qz_10_56 := dx_10_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[0])))).Mul(il_10_56), dy_10_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[1])))).Mul(il_10_56), dz_10_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[2])))).Mul(il_10_56)
+								if m_10_56 := polar_10_56.Equal(zero_10_56); m_10_56.ToBits() != 0 {
+									var p_10_56 archsimd.Float64x8
+									if r_10_56.kahnZero {
+										c2_10_56 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[0]))).Mul(dx_10_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[1]))).Mul(dy_10_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_56.inc[2]))).Mul(dz_10_56))
+										p_10_56 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_56.Mul(c2_10_56)))
+									} else {
+										var r0_0_11_56 archsimd.Float64x8
+										{
+											zero_11_56, kahn_11_56, s_11_56, dx_11_56, dy_11_56, dz_11_56 := false, &r_10_56.kahn, sr_10_56, dx_10_56, dy_10_56, dz_10_56
+											c2_11_56 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.inc[0]))).Mul(dx_11_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.inc[1]))).Mul(dy_11_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.inc[2]))).Mul(dz_11_56))
+											c2sq_11_56 := c2_11_56.Mul(c2_11_56)
+											cos2psi_11_56 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											if !zero_11_56 {
+												e_11_56 := dx_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.ein[0])))).Add(dy_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.ein[1]))))).Add(dz_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.ein[2])))))
+												b_11_56 := dx_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.bin[0])))).Add(dy_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.bin[1]))))).Add(dz_11_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_56.bin[2])))))
+												ee_11_56, bb_11_56 := e_11_56.Mul(e_11_56), b_11_56.Mul(b_11_56)
+												den_11_56 := ee_11_56.Add(bb_11_56)
+												cos2psi_11_56 = ee_11_56.Sub(bb_11_56).Div(den_11_56).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_56.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											one_11_56 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											r0_0_11_56 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_56.Add(c2sq_11_56).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_56)).Mul(cos2psi_11_56).Mul(one_11_56.Sub(c2sq_11_56))))
+										}
+										p_10_56 = r0_0_11_56
+									}
+									polar_10_56 = p_10_56.Merge(polar_10_56, m_10_56)
+								}
+								r0_0_10_56, r1_0_10_56, r2_0_10_56, r3_0_10_56 = qx_10_56, qy_10_56, qz_10_56, polar_10_56
+							}
+							qx_56, qy_56, qz_56, p_56 := r0_0_10_56, r1_0_10_56, r2_0_10_56, r3_0_10_56
+							polar_56 = p_56
+							for oi_56 := range r_56.orient {
+								var (
+									r0_0_12_56 archsimd.Float64x8
+									r1_0_12_56 archsimd.Float64x8
+									r2_0_12_56 archsimd.Float64x8
+								)
+								{
+									o_12_56, qx_12_56, qy_12_56, qz_12_56 := &r_56.orient[oi_56], qx_56, qy_56, qz_56
+									h_12_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[0]))).Mul(qx_12_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[1]))).Mul(qy_12_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[2]))).Mul(qz_12_56))
+									kk_12_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[3]))).Mul(qx_12_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[4]))).Mul(qy_12_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[5]))).Mul(qz_12_56))
+									l_12_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[6]))).Mul(qx_12_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[7]))).Mul(qy_12_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_56[8]))).Mul(qz_12_56))
+									r0_0_12_56, r1_0_12_56, r2_0_12_56 = h_12_56, kk_12_56, l_12_56
+								}
+								h_56, kk_56, l_56 := r0_0_12_56, r1_0_12_56, r2_0_12_56
+								var r0_0_13_56 archsimd.Float64x8
+								{
+									h_13_56, kk_13_56, l_13_56, n_13_56 := h_56, kk_56, l_56, n_56
+									magic_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									th_13_56, tk_13_56, tl_13_56 := h_13_56.Add(magic_13_56), kk_13_56.Add(magic_13_56), l_13_56.Add(magic_13_56)
+									var r0_0_1_13_56 archsimd.Float64x8
+									{
+										d_1_13_56 := h_13_56.Sub(th_13_56.Sub(magic_13_56))
+										y_1_13_56 := d_1_13_56.Mul(d_1_13_56)
+										y2_1_13_56 := y_1_13_56.Mul(y_1_13_56)
+										y4_1_13_56 := y2_1_13_56.Mul(y2_1_13_56)
+										p0_1_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_56)).Mul(y2_1_13_56))
+										p1_1_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_56)).Mul(y2_1_13_56)).Mul(y4_1_13_56)
+										p2_1_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_56.Mul(y4_1_13_56))
+										r0_0_1_13_56 = p0_1_13_56.Add(p1_1_13_56).Add(p2_1_13_56)
+									}
+									var r0_0_2_13_56 archsimd.Float64x8
+									{
+										c_2_13_56, t_2_13_56 := r0_0_1_13_56, th_13_56
+										r0_0_2_13_56 = c_2_13_56.AsUint64x8().Xor(t_2_13_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ch_13_56 := r0_0_2_13_56
+									var r0_0_3_13_56 archsimd.Float64x8
+									{
+										d_3_13_56 := kk_13_56.Sub(tk_13_56.Sub(magic_13_56))
+										y_3_13_56 := d_3_13_56.Mul(d_3_13_56)
+										y2_3_13_56 := y_3_13_56.Mul(y_3_13_56)
+										y4_3_13_56 := y2_3_13_56.Mul(y2_3_13_56)
+										p0_3_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_56)).Mul(y2_3_13_56))
+										p1_3_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_56)).Mul(y2_3_13_56)).Mul(y4_3_13_56)
+										p2_3_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_56.Mul(y4_3_13_56))
+										r0_0_3_13_56 = p0_3_13_56.Add(p1_3_13_56).Add(p2_3_13_56)
+									}
+									var r0_0_4_13_56 archsimd.Float64x8
+									{
+										c_4_13_56, t_4_13_56 := r0_0_3_13_56, tk_13_56
+										r0_0_4_13_56 = c_4_13_56.AsUint64x8().Xor(t_4_13_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ck_13_56 := r0_0_4_13_56
+									var r0_0_5_13_56 archsimd.Float64x8
+									{
+										d_5_13_56 := l_13_56.Sub(tl_13_56.Sub(magic_13_56))
+										y_5_13_56 := d_5_13_56.Mul(d_5_13_56)
+										y2_5_13_56 := y_5_13_56.Mul(y_5_13_56)
+										y4_5_13_56 := y2_5_13_56.Mul(y2_5_13_56)
+										p0_5_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_56)).Mul(y2_5_13_56))
+										p1_5_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_56)).Mul(y2_5_13_56)).Mul(y4_5_13_56)
+										p2_5_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_56.Mul(y4_5_13_56))
+										r0_0_5_13_56 = p0_5_13_56.Add(p1_5_13_56).Add(p2_5_13_56)
+									}
+									var r0_0_6_13_56 archsimd.Float64x8
+									{
+										c_6_13_56, t_6_13_56 := r0_0_5_13_56, tl_13_56
+										r0_0_6_13_56 = c_6_13_56.AsUint64x8().Xor(t_6_13_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									cl_13_56 := r0_0_6_13_56
+									two_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									ch_13_56, ck_13_56, cl_13_56 = two_13_56.Mul(ch_13_56), two_13_56.Mul(ck_13_56), two_13_56.Mul(cl_13_56)
+									h0_13_56, k0_13_56, l0_13_56 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									h1_13_56, k1_13_56, l1_13_56 := ch_13_56, ck_13_56, cl_13_56
+									j_13_56 := 2
+									for ; j_13_56+1 < n_13_56; j_13_56 += 2 {
+										h0_13_56, k0_13_56, l0_13_56 = ch_13_56.Mul(h1_13_56).Sub(h0_13_56), ck_13_56.Mul(k1_13_56).Sub(k0_13_56), cl_13_56.Mul(l1_13_56).Sub(l0_13_56)
+										h1_13_56, k1_13_56, l1_13_56 = ch_13_56.Mul(h0_13_56).Sub(h1_13_56), ck_13_56.Mul(k0_13_56).Sub(k1_13_56), cl_13_56.Mul(l0_13_56).Sub(l1_13_56)
+									}
+									if j_13_56 < n_13_56 {
+										h1_13_56 = ch_13_56.Mul(h1_13_56).Sub(h0_13_56)
+										k1_13_56 = ck_13_56.Mul(k1_13_56).Sub(k0_13_56)
+										l1_13_56 = cl_13_56.Mul(l1_13_56).Sub(l0_13_56)
+									}
+									r0_0_13_56 = h1_13_56.Mul(k1_13_56).Mul(l1_13_56)
+								}
+								var r0_0_14_56 archsimd.Float64x8
+								{
+									k_14_56, ia_14_56, fa_14_56, h_14_56, kk_14_56, l_14_56, fl_14_56, sum_14_56 := k_56, ia_56, fa_56, h_56, kk_56, l_56, r0_0_13_56, sum_56
+									c_14_56 := k_14_56.c
+									fc_14_56 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_56.lr.defaultF)))
+									if c_14_56.HasHKL {
+										var r0_0_9_14_56 archsimd.Float64x8
+										{
+											r_9_14_56, bits_9_14_56, ia_9_14_56, fa_9_14_56, h_9_14_56, kk_9_14_56, l_9_14_56 := k_14_56.lr, k_14_56.fhklBits, ia_14_56, fa_14_56, h_14_56, kk_14_56, l_14_56
+											var r0_0_7_9_14_56 archsimd.Mask64x8
+											{
+												r_7_9_14_56, ia_7_9_14_56, h_7_9_14_56, kk_7_9_14_56, l_7_9_14_56 := r_9_14_56, ia_9_14_56, h_9_14_56, kk_9_14_56, l_9_14_56
+												half_7_9_14_56 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_14_56, kc_7_9_14_56, lc_7_9_14_56 := h_7_9_14_56.Sub(half_7_9_14_56).CeilScaled(0), kk_7_9_14_56.Sub(half_7_9_14_56).CeilScaled(0), l_7_9_14_56.Sub(half_7_9_14_56).CeilScaled(0)
+												hmin_7_9_14_56, kmin_7_9_14_56, lmin_7_9_14_56 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.lmin)))
+												in_7_9_14_56 := hc_7_9_14_56.GreaterEqual(hmin_7_9_14_56).And(hc_7_9_14_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.hmax))))).And(kc_7_9_14_56.GreaterEqual(kmin_7_9_14_56)).And(kc_7_9_14_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.kmax))))).And(lc_7_9_14_56.GreaterEqual(lmin_7_9_14_56)).And(lc_7_9_14_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.lmax)))))
+												idx_7_9_14_56 := hc_7_9_14_56.Sub(hmin_7_9_14_56).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.hstride)))).Add(kc_7_9_14_56.Sub(kmin_7_9_14_56).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_56.kstride))))).Add(lc_7_9_14_56.Sub(lmin_7_9_14_56))
+												idx_7_9_14_56.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_56).ConvertToInt32().Store(ia_7_9_14_56)
+												r0_0_7_9_14_56 = in_7_9_14_56
+											}
+											in_9_14_56 := r0_0_7_9_14_56
+											for i_9_14_56, j_9_14_56 := range ia_9_14_56 {
+												fa_9_14_56[i_9_14_56] = bits_9_14_56[j_9_14_56]
+											}
+											r0_0_9_14_56 = archsimd.LoadUint64x8(fa_9_14_56).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_56.defaultF))), in_9_14_56)
+										}
+										fc_14_56 = r0_0_9_14_56
+									}
+									s_14_56 := sum_14_56.Add(fc_14_56.Mul(fc_14_56).Mul(fl_14_56).Mul(fl_14_56))
+									if !c_14_56.Water {
+										s_14_56 = sum_14_56.Merge(s_14_56, fl_14_56.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_14_56 = s_14_56
+								}
+								sum_56 = r0_0_14_56
+							}
+						}
+						r0_0_56, r1_0_56 = sum_56, polar_56
+					}
+					sum, polar = r0_0_56, r1_0_56
 				}
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
@@ -1291,230 +2001,585 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_55 archsimd.Float64x8
-				r1_0_55 archsimd.Float64x8
-				r2_0_55 archsimd.Float64x8
+				r0_0_57 archsimd.Float64x8
+				r1_0_57 archsimd.Float64x8
+				r2_0_57 archsimd.Float64x8
 			)
 			{
-				k_55, r_55, ia_55, fa_55, fdet_55, s_55, o_55, sum_55, omega_55, polar_55, capture_55, par_55 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_55 := k_55.c
-				var r0_0_45_55 archsimd.Float64x8
+				k_57, r_57, ia_57, fa_57, fdet_57, s_57, o_57, sum_57, omega_57, polar_57, capture_57, par_57 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_57 := k_57.c
+				var r0_0_45_57 archsimd.Float64x8
 				{
-					fdet_45_55, f_45_55, s_45_55, o_45_55, p_45_55 := fdet_55, archsimd.LoadFloat64x8((*[8]float64)((&r_55.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_55[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_55[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_55.pix0[0])))
-					r0_0_45_55 = fdet_45_55.Mul(f_45_55).Add(s_45_55).Add(o_45_55).Add(p_45_55)
+					fdet_45_57, f_45_57, s_45_57, o_45_57, p_45_57 := fdet_57, archsimd.LoadFloat64x8((*[8]float64)((&r_57.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_57[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_57[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_57.pix0[0])))
+					r0_0_45_57 = fdet_45_57.Mul(f_45_57).Add(s_45_57).Add(o_45_57).Add(p_45_57)
 				}
-				x_55 := r0_0_45_55
-				var r0_0_46_55 archsimd.Float64x8
+				x_57 := r0_0_45_57
+				var r0_0_46_57 archsimd.Float64x8
 				{
-					fdet_46_55, f_46_55, s_46_55, o_46_55, p_46_55 := fdet_55, archsimd.LoadFloat64x8((*[8]float64)((&r_55.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_55[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_55[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_55.pix0[1])))
-					r0_0_46_55 = fdet_46_55.Mul(f_46_55).Add(s_46_55).Add(o_46_55).Add(p_46_55)
+					fdet_46_57, f_46_57, s_46_57, o_46_57, p_46_57 := fdet_57, archsimd.LoadFloat64x8((*[8]float64)((&r_57.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_57[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_57[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_57.pix0[1])))
+					r0_0_46_57 = fdet_46_57.Mul(f_46_57).Add(s_46_57).Add(o_46_57).Add(p_46_57)
 				}
-				y_55 := r0_0_46_55
-				var r0_0_47_55 archsimd.Float64x8
+				y_57 := r0_0_46_57
+				var r0_0_47_57 archsimd.Float64x8
 				{
-					fdet_47_55, f_47_55, s_47_55, o_47_55, p_47_55 := fdet_55, archsimd.LoadFloat64x8((*[8]float64)((&r_55.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_55[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_55[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_55.pix0[2])))
-					r0_0_47_55 = fdet_47_55.Mul(f_47_55).Add(s_47_55).Add(o_47_55).Add(p_47_55)
+					fdet_47_57, f_47_57, s_47_57, o_47_57, p_47_57 := fdet_57, archsimd.LoadFloat64x8((*[8]float64)((&r_57.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_57[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_57[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_57.pix0[2])))
+					r0_0_47_57 = fdet_47_57.Mul(f_47_57).Add(s_47_57).Add(o_47_57).Add(p_47_57)
 				}
-				z_55 := r0_0_47_55
-				invR_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_55.Mul(x_55).Add(y_55.Mul(y_55)).Add(z_55.Mul(z_55)).Sqrt())
-				dx_55, dy_55, dz_55 := x_55.Mul(invR_55), y_55.Mul(invR_55), z_55.Mul(invR_55)
-				if m_55 := omega_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_55.ToBits() != 0 {
-					var r0_0_48_55 archsimd.Float64x8
+				z_57 := r0_0_47_57
+				invR_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_57.Mul(x_57).Add(y_57.Mul(y_57)).Add(z_57.Mul(z_57)).Sqrt())
+				dx_57, dy_57, dz_57 := x_57.Mul(invR_57), y_57.Mul(invR_57), z_57.Mul(invR_57)
+				if m_57 := omega_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_57.ToBits() != 0 {
+					var r0_0_48_57 archsimd.Float64x8
 					{
-						invR_48_55, num_48_55, point_48_55 := invR_55, archsimd.LoadFloat64x8((*[8]float64)((&r_55.omegaNum))), c_55.PointPixel
-						w_48_55 := invR_48_55.Mul(invR_48_55)
-						if !point_48_55 {
-							w_48_55 = num_48_55.Mul(w_48_55.Mul(invR_48_55))
+						invR_48_57, num_48_57, point_48_57 := invR_57, archsimd.LoadFloat64x8((*[8]float64)((&r_57.omegaNum))), c_57.PointPixel
+						w_48_57 := invR_48_57.Mul(invR_48_57)
+						if !point_48_57 {
+							w_48_57 = num_48_57.Mul(w_48_57.Mul(invR_48_57))
 						}
-						r0_0_48_55 = w_48_55
+						r0_0_48_57 = w_48_57
 					}
-					omega_55 = r0_0_48_55.Merge(omega_55, m_55)
+					omega_57 = r0_0_48_57.Merge(omega_57, m_57)
 				}
-				if capture_55 {
-					dx_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_55.od[0])))).Add(dy_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_55.od[1]))))).Add(dz_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_55.od[2]))))).StoreSlice(par_55)
+				if capture_57 {
+					dx_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_57.od[0])))).Add(dy_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_57.od[1]))))).Add(dz_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_57.od[2]))))).StoreSlice(par_57)
 				}
-				if r_55.axes {
-					sum_55, polar_55 = k_55.termsAxesLanesAVX512(r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55)
-				} else {
+				if r_57.axes {
 					var (
-						r0_0_49_55 archsimd.Float64x8
-						r1_0_49_55 archsimd.Float64x8
+						r0_0_49_57 archsimd.Float64x8
+						r1_0_49_57 archsimd.Float64x8
 					)
 					{
-						k_49_55, r_49_55, ia_49_55, fa_49_55, sum_49_55, dx_49_55, dy_49_55, dz_49_55, polar_49_55 := k_55, r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55
-						n_49_55 := k_49_55.nn[0]
-						for si_49_55 := range r_49_55.src {
+						k_49_57, r_49_57, ia_49_57, fa_49_57, sum_49_57, dx_49_57, dy_49_57, dz_49_57, polar_49_57 := k_57, r_57, ia_57, fa_57, sum_57, dx_57, dy_57, dz_57, polar_57
+						for si_49_57 := range r_49_57.src {
 							var (
-								r0_0_10_49_55 archsimd.Float64x8
-								r1_0_10_49_55 archsimd.Float64x8
-								r2_0_10_49_55 archsimd.Float64x8
-								r3_0_10_49_55 archsimd.Float64x8
+								r0_0_15_49_57 archsimd.Float64x8
+								r1_0_15_49_57 archsimd.Float64x8
+								r2_0_15_49_57 archsimd.Float64x8
+								r3_0_15_49_57 archsimd.Float64x8
 							)
 							{
-								r_10_49_55, sr_10_49_55, dx_10_49_55, dy_10_49_55, dz_10_49_55, polar_10_49_55 := r_49_55, &r_49_55.src[si_49_55], dx_49_55, dy_49_55, dz_49_55, polar_49_55
-								zero_10_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								il_10_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.il)))
-								qx_10_49_55, qy_10_49_55, qz_10_49_55 := dx_10_49_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[0])))).Mul(il_10_49_55), dy_10_49_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[1])))).Mul(il_10_49_55), dz_10_49_55.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[2])))).Mul(il_10_49_55)
-								if m_10_49_55 := polar_10_49_55.Equal(zero_10_49_55); m_10_49_55.ToBits() != 0 {
-									var p_10_49_55 archsimd.Float64x8
-									if r_10_49_55.kahnZero {
-										c2_10_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[0]))).Mul(dx_10_49_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[1]))).Mul(dy_10_49_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_55.inc[2]))).Mul(dz_10_49_55))
-										p_10_49_55 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_49_55.Mul(c2_10_49_55)))
+								r_15_49_57, sr_15_49_57, dx_15_49_57, dy_15_49_57, dz_15_49_57, polar_15_49_57 := r_49_57, &r_49_57.src[si_49_57], dx_49_57, dy_49_57, dz_49_57, polar_49_57
+								zero_15_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								il_15_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.il)))
+								qx_15_49_57, qy_15_49_57, qz_15_49_57 := dx_15_49_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[0])))).Mul(il_15_49_57), dy_15_49_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[1])))).Mul(il_15_49_57), dz_15_49_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[2])))).Mul(il_15_49_57)
+								if m_15_49_57 := polar_15_49_57.Equal(zero_15_49_57); m_15_49_57.ToBits() != 0 {
+									var p_15_49_57 archsimd.Float64x8
+									if r_15_49_57.kahnZero {
+										c2_15_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[0]))).Mul(dx_15_49_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[1]))).Mul(dy_15_49_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_57.inc[2]))).Mul(dz_15_49_57))
+										p_15_49_57 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_15_49_57.Mul(c2_15_49_57)))
 									} else {
-										var r0_0_11_49_55 archsimd.Float64x8
+										var r0_0_16_49_57 archsimd.Float64x8
 										{
-											zero_11_49_55, kahn_11_49_55, s_11_49_55, dx_11_49_55, dy_11_49_55, dz_11_49_55 := false, &r_10_49_55.kahn, sr_10_49_55, dx_10_49_55, dy_10_49_55, dz_10_49_55
-											c2_11_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.inc[0]))).Mul(dx_11_49_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.inc[1]))).Mul(dy_11_49_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.inc[2]))).Mul(dz_11_49_55))
-											c2sq_11_49_55 := c2_11_49_55.Mul(c2_11_49_55)
-											cos2psi_11_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-											if !zero_11_49_55 {
-												e_11_49_55 := dx_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.ein[0])))).Add(dy_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.ein[1]))))).Add(dz_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.ein[2])))))
-												b_11_49_55 := dx_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.bin[0])))).Add(dy_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.bin[1]))))).Add(dz_11_49_55.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_55.bin[2])))))
-												ee_11_49_55, bb_11_49_55 := e_11_49_55.Mul(e_11_49_55), b_11_49_55.Mul(b_11_49_55)
-												den_11_49_55 := ee_11_49_55.Add(bb_11_49_55)
-												cos2psi_11_49_55 = ee_11_49_55.Sub(bb_11_49_55).Div(den_11_49_55).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_49_55.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											zero_16_49_57, kahn_16_49_57, s_16_49_57, dx_16_49_57, dy_16_49_57, dz_16_49_57 := false, &r_15_49_57.kahn, sr_15_49_57, dx_15_49_57, dy_15_49_57, dz_15_49_57
+											c2_16_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.inc[0]))).Mul(dx_16_49_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.inc[1]))).Mul(dy_16_49_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.inc[2]))).Mul(dz_16_49_57))
+											c2sq_16_49_57 := c2_16_49_57.Mul(c2_16_49_57)
+											cos2psi_16_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											if !zero_16_49_57 {
+												e_16_49_57 := dx_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.ein[0])))).Add(dy_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.ein[1]))))).Add(dz_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.ein[2])))))
+												b_16_49_57 := dx_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.bin[0])))).Add(dy_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.bin[1]))))).Add(dz_16_49_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_57.bin[2])))))
+												ee_16_49_57, bb_16_49_57 := e_16_49_57.Mul(e_16_49_57), b_16_49_57.Mul(b_16_49_57)
+												den_16_49_57 := ee_16_49_57.Add(bb_16_49_57)
+												cos2psi_16_49_57 = ee_16_49_57.Sub(bb_16_49_57).Div(den_16_49_57).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_16_49_57.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 											}
-											one_11_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-											r0_0_11_49_55 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_49_55.Add(c2sq_11_49_55).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_49_55)).Mul(cos2psi_11_49_55).Mul(one_11_49_55.Sub(c2sq_11_49_55))))
+											one_16_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											r0_0_16_49_57 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_16_49_57.Add(c2sq_16_49_57).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_16_49_57)).Mul(cos2psi_16_49_57).Mul(one_16_49_57.Sub(c2sq_16_49_57))))
 										}
-										p_10_49_55 = r0_0_11_49_55
+										p_15_49_57 = r0_0_16_49_57
 									}
-									polar_10_49_55 = p_10_49_55.Merge(polar_10_49_55, m_10_49_55)
+									polar_15_49_57 = p_15_49_57.Merge(polar_15_49_57, m_15_49_57)
 								}
-								r0_0_10_49_55, r1_0_10_49_55, r2_0_10_49_55, r3_0_10_49_55 = qx_10_49_55, qy_10_49_55, qz_10_49_55, polar_10_49_55
+								r0_0_15_49_57, r1_0_15_49_57, r2_0_15_49_57, r3_0_15_49_57 = qx_15_49_57, qy_15_49_57, qz_15_49_57, polar_15_49_57
 							}
-							qx_49_55, qy_49_55, qz_49_55, p_49_55 := r0_0_10_49_55, r1_0_10_49_55, r2_0_10_49_55, r3_0_10_49_55
-							polar_49_55 = p_49_55
-							for oi_49_55 := range r_49_55.orient {
+							qx_49_57, qy_49_57, qz_49_57, p_49_57 := r0_0_15_49_57, r1_0_15_49_57, r2_0_15_49_57, r3_0_15_49_57
+							polar_49_57 = p_49_57
+							for oi_49_57 := range r_49_57.orient {
 								var (
-									r0_0_12_49_55 archsimd.Float64x8
-									r1_0_12_49_55 archsimd.Float64x8
-									r2_0_12_49_55 archsimd.Float64x8
+									r0_0_17_49_57 archsimd.Float64x8
+									r1_0_17_49_57 archsimd.Float64x8
+									r2_0_17_49_57 archsimd.Float64x8
 								)
 								{
-									o_12_49_55, qx_12_49_55, qy_12_49_55, qz_12_49_55 := &r_49_55.orient[oi_49_55], qx_49_55, qy_49_55, qz_49_55
-									h_12_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[0]))).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[1]))).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[2]))).Mul(qz_12_49_55))
-									kk_12_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[3]))).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[4]))).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[5]))).Mul(qz_12_49_55))
-									l_12_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[6]))).Mul(qx_12_49_55).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[7]))).Mul(qy_12_49_55)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_55[8]))).Mul(qz_12_49_55))
-									r0_0_12_49_55, r1_0_12_49_55, r2_0_12_49_55 = h_12_49_55, kk_12_49_55, l_12_49_55
+									o_17_49_57, qx_17_49_57, qy_17_49_57, qz_17_49_57 := &r_49_57.orient[oi_49_57], qx_49_57, qy_49_57, qz_49_57
+									h_17_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[0]))).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[1]))).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[2]))).Mul(qz_17_49_57))
+									kk_17_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[3]))).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[4]))).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[5]))).Mul(qz_17_49_57))
+									l_17_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[6]))).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[7]))).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_57[8]))).Mul(qz_17_49_57))
+									r0_0_17_49_57, r1_0_17_49_57, r2_0_17_49_57 = h_17_49_57, kk_17_49_57, l_17_49_57
 								}
-								h_49_55, kk_49_55, l_49_55 := r0_0_12_49_55, r1_0_12_49_55, r2_0_12_49_55
-								var r0_0_13_49_55 archsimd.Float64x8
+								h_49_57, kk_49_57, l_49_57 := r0_0_17_49_57, r1_0_17_49_57, r2_0_17_49_57
+								var r0_0_18_49_57 archsimd.Float64x8
 								{
-									h_13_49_55, kk_13_49_55, l_13_49_55, n_13_49_55 := h_49_55, kk_49_55, l_49_55, n_49_55
-									magic_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-									th_13_49_55, tk_13_49_55, tl_13_49_55 := h_13_49_55.Add(magic_13_49_55), kk_13_49_55.Add(magic_13_49_55), l_13_49_55.Add(magic_13_49_55)
-									var r0_0_1_13_49_55 archsimd.Float64x8
+									r_18_49_57, h_18_49_57, kk_18_49_57, l_18_49_57 := r_49_57, h_49_57, kk_49_57, l_49_57
+									var r0_0_19_49_57 archsimd.Float64x8
 									{
-										d_1_13_49_55 := h_13_49_55.Sub(th_13_49_55.Sub(magic_13_49_55))
-										y_1_13_49_55 := d_1_13_49_55.Mul(d_1_13_49_55)
-										y2_1_13_49_55 := y_1_13_49_55.Mul(y_1_13_49_55)
-										y4_1_13_49_55 := y2_1_13_49_55.Mul(y2_1_13_49_55)
-										p0_1_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_49_55)).Mul(y2_1_13_49_55))
-										p1_1_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_49_55)).Mul(y2_1_13_49_55)).Mul(y4_1_13_49_55)
-										p2_1_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_49_55.Mul(y4_1_13_49_55))
-										r0_0_1_13_49_55 = p0_1_13_49_55.Add(p1_1_13_49_55).Add(p2_1_13_49_55)
-									}
-									var r0_0_2_13_49_55 archsimd.Float64x8
-									{
-										c_2_13_49_55, t_2_13_49_55 := r0_0_1_13_49_55, th_13_49_55
-										r0_0_2_13_49_55 = c_2_13_49_55.AsUint64x8().Xor(t_2_13_49_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									ch_13_49_55 := r0_0_2_13_49_55
-									var r0_0_3_13_49_55 archsimd.Float64x8
-									{
-										d_3_13_49_55 := kk_13_49_55.Sub(tk_13_49_55.Sub(magic_13_49_55))
-										y_3_13_49_55 := d_3_13_49_55.Mul(d_3_13_49_55)
-										y2_3_13_49_55 := y_3_13_49_55.Mul(y_3_13_49_55)
-										y4_3_13_49_55 := y2_3_13_49_55.Mul(y2_3_13_49_55)
-										p0_3_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_49_55)).Mul(y2_3_13_49_55))
-										p1_3_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_49_55)).Mul(y2_3_13_49_55)).Mul(y4_3_13_49_55)
-										p2_3_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_49_55.Mul(y4_3_13_49_55))
-										r0_0_3_13_49_55 = p0_3_13_49_55.Add(p1_3_13_49_55).Add(p2_3_13_49_55)
-									}
-									var r0_0_4_13_49_55 archsimd.Float64x8
-									{
-										c_4_13_49_55, t_4_13_49_55 := r0_0_3_13_49_55, tk_13_49_55
-										r0_0_4_13_49_55 = c_4_13_49_55.AsUint64x8().Xor(t_4_13_49_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									ck_13_49_55 := r0_0_4_13_49_55
-									var r0_0_5_13_49_55 archsimd.Float64x8
-									{
-										d_5_13_49_55 := l_13_49_55.Sub(tl_13_49_55.Sub(magic_13_49_55))
-										y_5_13_49_55 := d_5_13_49_55.Mul(d_5_13_49_55)
-										y2_5_13_49_55 := y_5_13_49_55.Mul(y_5_13_49_55)
-										y4_5_13_49_55 := y2_5_13_49_55.Mul(y2_5_13_49_55)
-										p0_5_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_49_55)).Mul(y2_5_13_49_55))
-										p1_5_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_49_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_49_55)).Mul(y2_5_13_49_55)).Mul(y4_5_13_49_55)
-										p2_5_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_49_55.Mul(y4_5_13_49_55))
-										r0_0_5_13_49_55 = p0_5_13_49_55.Add(p1_5_13_49_55).Add(p2_5_13_49_55)
-									}
-									var r0_0_6_13_49_55 archsimd.Float64x8
-									{
-										c_6_13_49_55, t_6_13_49_55 := r0_0_5_13_49_55, tl_13_49_55
-										r0_0_6_13_49_55 = c_6_13_49_55.AsUint64x8().Xor(t_6_13_49_55.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-									}
-									cl_13_49_55 := r0_0_6_13_49_55
-									two_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									ch_13_49_55, ck_13_49_55, cl_13_49_55 = two_13_49_55.Mul(ch_13_49_55), two_13_49_55.Mul(ck_13_49_55), two_13_49_55.Mul(cl_13_49_55)
-									h0_13_49_55, k0_13_49_55, l0_13_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									h1_13_49_55, k1_13_49_55, l1_13_49_55 := ch_13_49_55, ck_13_49_55, cl_13_49_55
-									j_13_49_55 := 2
-									for ; j_13_49_55+1 < n_13_49_55; j_13_49_55 += 2 {
-										h0_13_49_55, k0_13_49_55, l0_13_49_55 = ch_13_49_55.Mul(h1_13_49_55).Sub(h0_13_49_55), ck_13_49_55.Mul(k1_13_49_55).Sub(k0_13_49_55), cl_13_49_55.Mul(l1_13_49_55).Sub(l0_13_49_55)
-										h1_13_49_55, k1_13_49_55, l1_13_49_55 = ch_13_49_55.Mul(h0_13_49_55).Sub(h1_13_49_55), ck_13_49_55.Mul(k0_13_49_55).Sub(k1_13_49_55), cl_13_49_55.Mul(l0_13_49_55).Sub(l1_13_49_55)
-									}
-									if j_13_49_55 < n_13_49_55 {
-										h1_13_49_55 = ch_13_49_55.Mul(h1_13_49_55).Sub(h0_13_49_55)
-										k1_13_49_55 = ck_13_49_55.Mul(k1_13_49_55).Sub(k0_13_49_55)
-										l1_13_49_55 = cl_13_49_55.Mul(l1_13_49_55).Sub(l0_13_49_55)
-									}
-									r0_0_13_49_55 = h1_13_49_55.Mul(k1_13_49_55).Mul(l1_13_49_55)
-								}
-								var r0_0_14_49_55 archsimd.Float64x8
-								{
-									k_14_49_55, ia_14_49_55, fa_14_49_55, h_14_49_55, kk_14_49_55, l_14_49_55, fl_14_49_55, sum_14_49_55 := k_49_55, ia_49_55, fa_49_55, h_49_55, kk_49_55, l_49_55, r0_0_13_49_55, sum_49_55
-									c_14_49_55 := k_14_49_55.c
-									fc_14_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_49_55.lr.defaultF)))
-									if c_14_49_55.HasHKL {
-										var r0_0_9_14_49_55 archsimd.Float64x8
-										{
-											r_9_14_49_55, bits_9_14_49_55, ia_9_14_49_55, fa_9_14_49_55, h_9_14_49_55, kk_9_14_49_55, l_9_14_49_55 := k_14_49_55.lr, k_14_49_55.fhklBits, ia_14_49_55, fa_14_49_55, h_14_49_55, kk_14_49_55, l_14_49_55
-											var r0_0_7_9_14_49_55 archsimd.Mask64x8
+										r_19_49_57, i_19_49_57, x_19_49_57 := r_18_49_57, 0, h_18_49_57
+										s_19_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_19_49_57.nmode[i_19_49_57] == nChebyshev {
+											var r0_0_20_49_57 archsimd.Float64x8
 											{
-												r_7_9_14_49_55, ia_7_9_14_49_55, h_7_9_14_49_55, kk_7_9_14_49_55, l_7_9_14_49_55 := r_9_14_49_55, ia_9_14_49_55, h_9_14_49_55, kk_9_14_49_55, l_9_14_49_55
-												half_7_9_14_49_55 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-												hc_7_9_14_49_55, kc_7_9_14_49_55, lc_7_9_14_49_55 := h_7_9_14_49_55.Sub(half_7_9_14_49_55).CeilScaled(0), kk_7_9_14_49_55.Sub(half_7_9_14_49_55).CeilScaled(0), l_7_9_14_49_55.Sub(half_7_9_14_49_55).CeilScaled(0)
-												hmin_7_9_14_49_55, kmin_7_9_14_49_55, lmin_7_9_14_49_55 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.lmin)))
-												in_7_9_14_49_55 := hc_7_9_14_49_55.GreaterEqual(hmin_7_9_14_49_55).And(hc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.hmax))))).And(kc_7_9_14_49_55.GreaterEqual(kmin_7_9_14_49_55)).And(kc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.kmax))))).And(lc_7_9_14_49_55.GreaterEqual(lmin_7_9_14_49_55)).And(lc_7_9_14_49_55.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.lmax)))))
-												idx_7_9_14_49_55 := hc_7_9_14_49_55.Sub(hmin_7_9_14_49_55).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.hstride)))).Add(kc_7_9_14_49_55.Sub(kmin_7_9_14_49_55).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_55.kstride))))).Add(lc_7_9_14_49_55.Sub(lmin_7_9_14_49_55))
-												idx_7_9_14_49_55.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_49_55).ConvertToInt32().Store(ia_7_9_14_49_55)
-												r0_0_7_9_14_49_55 = in_7_9_14_49_55
+												x_20_49_57, n_20_49_57 := x_19_49_57, r_19_49_57.nn[i_19_49_57]
+												magic_20_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_20_49_57 := x_20_49_57.Add(magic_20_49_57)
+												var r0_0_21_49_57 archsimd.Float64x8
+												{
+													d_21_49_57 := x_20_49_57.Sub(t_20_49_57.Sub(magic_20_49_57))
+													y_21_49_57 := d_21_49_57.Mul(d_21_49_57)
+													y2_21_49_57 := y_21_49_57.Mul(y_21_49_57)
+													y4_21_49_57 := y2_21_49_57.Mul(y2_21_49_57)
+													p0_21_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_21_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_21_49_57)).Mul(y2_21_49_57))
+													p1_21_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_21_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_21_49_57)).Mul(y2_21_49_57)).Mul(y4_21_49_57)
+													p2_21_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_21_49_57.Mul(y4_21_49_57))
+													r0_0_21_49_57 = p0_21_49_57.Add(p1_21_49_57).Add(p2_21_49_57)
+												}
+												var r0_0_22_49_57 archsimd.Float64x8
+												{
+													c_22_49_57, t_22_49_57 := r0_0_21_49_57, t_20_49_57
+													r0_0_22_49_57 = c_22_49_57.AsUint64x8().Xor(t_22_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_20_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_22_49_57)
+												u0_20_49_57, u1_20_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_20_49_57
+												j_20_49_57 := 2
+												for ; j_20_49_57+1 < n_20_49_57; j_20_49_57 += 2 {
+													u0_20_49_57 = c2_20_49_57.Mul(u1_20_49_57).Sub(u0_20_49_57)
+													u1_20_49_57 = c2_20_49_57.Mul(u0_20_49_57).Sub(u1_20_49_57)
+												}
+												if j_20_49_57 < n_20_49_57 {
+													u1_20_49_57 = c2_20_49_57.Mul(u1_20_49_57).Sub(u0_20_49_57)
+												}
+												r0_0_20_49_57 = u1_20_49_57
 											}
-											in_9_14_49_55 := r0_0_7_9_14_49_55
-											for i_9_14_49_55, j_9_14_49_55 := range ia_9_14_49_55 {
-												fa_9_14_49_55[i_9_14_49_55] = bits_9_14_49_55[j_9_14_49_55]
+											s_19_49_57 = r0_0_20_49_57
+										} else if r_19_49_57.nmode[i_19_49_57] == nRatio {
+											var r0_0_23_49_57 archsimd.Float64x8
+											{
+												x_23_49_57, nv_23_49_57 := x_19_49_57, archsimd.LoadFloat64x8((*[8]float64)((&r_19_49_57.nv[i_19_49_57])))
+												magic_23_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_23_49_57 := x_23_49_57.Add(magic_23_49_57)
+												d_23_49_57 := x_23_49_57.Sub(t_23_49_57.Sub(magic_23_49_57))
+												y_23_49_57 := nv_23_49_57.Mul(d_23_49_57)
+												u_23_49_57 := y_23_49_57.Add(magic_23_49_57)
+												var r0_0_24_49_57 archsimd.Float64x8
+												{
+													d_24_49_57 := y_23_49_57.Sub(u_23_49_57.Sub(magic_23_49_57))
+													y_24_49_57 := d_24_49_57.Mul(d_24_49_57)
+													y2_24_49_57 := y_24_49_57.Mul(y_24_49_57)
+													y4_24_49_57 := y2_24_49_57.Mul(y2_24_49_57)
+													p0_24_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_24_49_57)).Mul(y2_24_49_57))
+													p1_24_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_24_49_57)).Mul(y2_24_49_57)).Mul(y4_24_49_57)
+													p2_24_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_24_49_57)).Mul(y4_24_49_57.Mul(y4_24_49_57))
+													r0_0_24_49_57 = d_24_49_57.Mul(p0_24_49_57.Add(p1_24_49_57).Add(p2_24_49_57))
+												}
+												var r0_0_25_49_57 archsimd.Float64x8
+												{
+													c_25_49_57, t_25_49_57 := r0_0_24_49_57, u_23_49_57
+													r0_0_25_49_57 = c_25_49_57.AsUint64x8().Xor(t_25_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_23_49_57 := r0_0_25_49_57
+												var r0_0_26_49_57 archsimd.Float64x8
+												{
+													d_26_49_57 := d_23_49_57
+													y_26_49_57 := d_26_49_57.Mul(d_26_49_57)
+													y2_26_49_57 := y_26_49_57.Mul(y_26_49_57)
+													y4_26_49_57 := y2_26_49_57.Mul(y2_26_49_57)
+													p0_26_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_49_57)).Mul(y2_26_49_57))
+													p1_26_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_49_57)).Mul(y2_26_49_57)).Mul(y4_26_49_57)
+													p2_26_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_49_57)).Mul(y4_26_49_57.Mul(y4_26_49_57))
+													r0_0_26_49_57 = d_26_49_57.Mul(p0_26_49_57.Add(p1_26_49_57).Add(p2_26_49_57))
+												}
+												r0_0_23_49_57 = nv_23_49_57.Merge(sn_23_49_57.Div(r0_0_26_49_57), d_23_49_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 											}
-											r0_0_9_14_49_55 = archsimd.LoadUint64x8(fa_9_14_49_55).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_49_55.defaultF))), in_9_14_49_55)
+											s_19_49_57 = r0_0_23_49_57
 										}
-										fc_14_49_55 = r0_0_9_14_49_55
+										r0_0_19_49_57 = s_19_49_57
 									}
-									s_14_49_55 := sum_14_49_55.Add(fc_14_49_55.Mul(fc_14_49_55).Mul(fl_14_49_55).Mul(fl_14_49_55))
-									if !c_14_49_55.Water {
-										s_14_49_55 = sum_14_49_55.Merge(s_14_49_55, fl_14_49_55.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									sa_18_49_57 := r0_0_19_49_57
+									var r0_0_27_49_57 archsimd.Float64x8
+									{
+										r_27_49_57, i_27_49_57, x_27_49_57 := r_18_49_57, 1, kk_18_49_57
+										s_27_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_27_49_57.nmode[i_27_49_57] == nChebyshev {
+											var r0_0_28_49_57 archsimd.Float64x8
+											{
+												x_28_49_57, n_28_49_57 := x_27_49_57, r_27_49_57.nn[i_27_49_57]
+												magic_28_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_28_49_57 := x_28_49_57.Add(magic_28_49_57)
+												var r0_0_29_49_57 archsimd.Float64x8
+												{
+													d_29_49_57 := x_28_49_57.Sub(t_28_49_57.Sub(magic_28_49_57))
+													y_29_49_57 := d_29_49_57.Mul(d_29_49_57)
+													y2_29_49_57 := y_29_49_57.Mul(y_29_49_57)
+													y4_29_49_57 := y2_29_49_57.Mul(y2_29_49_57)
+													p0_29_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_49_57)).Mul(y2_29_49_57))
+													p1_29_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_49_57)).Mul(y2_29_49_57)).Mul(y4_29_49_57)
+													p2_29_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_49_57.Mul(y4_29_49_57))
+													r0_0_29_49_57 = p0_29_49_57.Add(p1_29_49_57).Add(p2_29_49_57)
+												}
+												var r0_0_30_49_57 archsimd.Float64x8
+												{
+													c_30_49_57, t_30_49_57 := r0_0_29_49_57, t_28_49_57
+													r0_0_30_49_57 = c_30_49_57.AsUint64x8().Xor(t_30_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_28_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_30_49_57)
+												u0_28_49_57, u1_28_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_28_49_57
+												j_28_49_57 := 2
+												for ; j_28_49_57+1 < n_28_49_57; j_28_49_57 += 2 {
+													u0_28_49_57 = c2_28_49_57.Mul(u1_28_49_57).Sub(u0_28_49_57)
+													u1_28_49_57 = c2_28_49_57.Mul(u0_28_49_57).Sub(u1_28_49_57)
+												}
+												if j_28_49_57 < n_28_49_57 {
+													u1_28_49_57 = c2_28_49_57.Mul(u1_28_49_57).Sub(u0_28_49_57)
+												}
+												r0_0_28_49_57 = u1_28_49_57
+											}
+											s_27_49_57 = r0_0_28_49_57
+										} else if r_27_49_57.nmode[i_27_49_57] == nRatio {
+											var r0_0_31_49_57 archsimd.Float64x8
+											{
+												x_31_49_57, nv_31_49_57 := x_27_49_57, archsimd.LoadFloat64x8((*[8]float64)((&r_27_49_57.nv[i_27_49_57])))
+												magic_31_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_31_49_57 := x_31_49_57.Add(magic_31_49_57)
+												d_31_49_57 := x_31_49_57.Sub(t_31_49_57.Sub(magic_31_49_57))
+												y_31_49_57 := nv_31_49_57.Mul(d_31_49_57)
+												u_31_49_57 := y_31_49_57.Add(magic_31_49_57)
+												var r0_0_32_49_57 archsimd.Float64x8
+												{
+													d_32_49_57 := y_31_49_57.Sub(u_31_49_57.Sub(magic_31_49_57))
+													y_32_49_57 := d_32_49_57.Mul(d_32_49_57)
+													y2_32_49_57 := y_32_49_57.Mul(y_32_49_57)
+													y4_32_49_57 := y2_32_49_57.Mul(y2_32_49_57)
+													p0_32_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_49_57)).Mul(y2_32_49_57))
+													p1_32_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_49_57)).Mul(y2_32_49_57)).Mul(y4_32_49_57)
+													p2_32_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_49_57)).Mul(y4_32_49_57.Mul(y4_32_49_57))
+													r0_0_32_49_57 = d_32_49_57.Mul(p0_32_49_57.Add(p1_32_49_57).Add(p2_32_49_57))
+												}
+												var r0_0_33_49_57 archsimd.Float64x8
+												{
+													c_33_49_57, t_33_49_57 := r0_0_32_49_57, u_31_49_57
+													r0_0_33_49_57 = c_33_49_57.AsUint64x8().Xor(t_33_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_31_49_57 := r0_0_33_49_57
+												var r0_0_34_49_57 archsimd.Float64x8
+												{
+													d_34_49_57 := d_31_49_57
+													y_34_49_57 := d_34_49_57.Mul(d_34_49_57)
+													y2_34_49_57 := y_34_49_57.Mul(y_34_49_57)
+													y4_34_49_57 := y2_34_49_57.Mul(y2_34_49_57)
+													p0_34_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_49_57)).Mul(y2_34_49_57))
+													p1_34_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_49_57)).Mul(y2_34_49_57)).Mul(y4_34_49_57)
+													p2_34_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_49_57)).Mul(y4_34_49_57.Mul(y4_34_49_57))
+													r0_0_34_49_57 = d_34_49_57.Mul(p0_34_49_57.Add(p1_34_49_57).Add(p2_34_49_57))
+												}
+												r0_0_31_49_57 = nv_31_49_57.Merge(sn_31_49_57.Div(r0_0_34_49_57), d_31_49_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_27_49_57 = r0_0_31_49_57
+										}
+										r0_0_27_49_57 = s_27_49_57
 									}
-									r0_0_14_49_55 = s_14_49_55
+									sb_18_49_57 := r0_0_27_49_57
+									var r0_0_35_49_57 archsimd.Float64x8
+									{
+										r_35_49_57, i_35_49_57, x_35_49_57 := r_18_49_57, 2, l_18_49_57
+										s_35_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+										if r_35_49_57.nmode[i_35_49_57] == nChebyshev {
+											var r0_0_36_49_57 archsimd.Float64x8
+											{
+												x_36_49_57, n_36_49_57 := x_35_49_57, r_35_49_57.nn[i_35_49_57]
+												magic_36_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_36_49_57 := x_36_49_57.Add(magic_36_49_57)
+												var r0_0_37_49_57 archsimd.Float64x8
+												{
+													d_37_49_57 := x_36_49_57.Sub(t_36_49_57.Sub(magic_36_49_57))
+													y_37_49_57 := d_37_49_57.Mul(d_37_49_57)
+													y2_37_49_57 := y_37_49_57.Mul(y_37_49_57)
+													y4_37_49_57 := y2_37_49_57.Mul(y2_37_49_57)
+													p0_37_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_37_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_37_49_57)).Mul(y2_37_49_57))
+													p1_37_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_37_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_37_49_57)).Mul(y2_37_49_57)).Mul(y4_37_49_57)
+													p2_37_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_37_49_57.Mul(y4_37_49_57))
+													r0_0_37_49_57 = p0_37_49_57.Add(p1_37_49_57).Add(p2_37_49_57)
+												}
+												var r0_0_38_49_57 archsimd.Float64x8
+												{
+													c_38_49_57, t_38_49_57 := r0_0_37_49_57, t_36_49_57
+													r0_0_38_49_57 = c_38_49_57.AsUint64x8().Xor(t_38_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												c2_36_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_38_49_57)
+												u0_36_49_57, u1_36_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_36_49_57
+												j_36_49_57 := 2
+												for ; j_36_49_57+1 < n_36_49_57; j_36_49_57 += 2 {
+													u0_36_49_57 = c2_36_49_57.Mul(u1_36_49_57).Sub(u0_36_49_57)
+													u1_36_49_57 = c2_36_49_57.Mul(u0_36_49_57).Sub(u1_36_49_57)
+												}
+												if j_36_49_57 < n_36_49_57 {
+													u1_36_49_57 = c2_36_49_57.Mul(u1_36_49_57).Sub(u0_36_49_57)
+												}
+												r0_0_36_49_57 = u1_36_49_57
+											}
+											s_35_49_57 = r0_0_36_49_57
+										} else if r_35_49_57.nmode[i_35_49_57] == nRatio {
+											var r0_0_39_49_57 archsimd.Float64x8
+											{
+												x_39_49_57, nv_39_49_57 := x_35_49_57, archsimd.LoadFloat64x8((*[8]float64)((&r_35_49_57.nv[i_35_49_57])))
+												magic_39_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												t_39_49_57 := x_39_49_57.Add(magic_39_49_57)
+												d_39_49_57 := x_39_49_57.Sub(t_39_49_57.Sub(magic_39_49_57))
+												y_39_49_57 := nv_39_49_57.Mul(d_39_49_57)
+												u_39_49_57 := y_39_49_57.Add(magic_39_49_57)
+												var r0_0_40_49_57 archsimd.Float64x8
+												{
+													d_40_49_57 := y_39_49_57.Sub(u_39_49_57.Sub(magic_39_49_57))
+													y_40_49_57 := d_40_49_57.Mul(d_40_49_57)
+													y2_40_49_57 := y_40_49_57.Mul(y_40_49_57)
+													y4_40_49_57 := y2_40_49_57.Mul(y2_40_49_57)
+													p0_40_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_49_57)).Mul(y2_40_49_57))
+													p1_40_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_49_57)).Mul(y2_40_49_57)).Mul(y4_40_49_57)
+													p2_40_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_49_57)).Mul(y4_40_49_57.Mul(y4_40_49_57))
+													r0_0_40_49_57 = d_40_49_57.Mul(p0_40_49_57.Add(p1_40_49_57).Add(p2_40_49_57))
+												}
+												var r0_0_41_49_57 archsimd.Float64x8
+												{
+													c_41_49_57, t_41_49_57 := r0_0_40_49_57, u_39_49_57
+													r0_0_41_49_57 = c_41_49_57.AsUint64x8().Xor(t_41_49_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												sn_39_49_57 := r0_0_41_49_57
+												var r0_0_42_49_57 archsimd.Float64x8
+												{
+													d_42_49_57 := d_39_49_57
+													y_42_49_57 := d_42_49_57.Mul(d_42_49_57)
+													y2_42_49_57 := y_42_49_57.Mul(y_42_49_57)
+													y4_42_49_57 := y2_42_49_57.Mul(y2_42_49_57)
+													p0_42_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_42_49_57)).Mul(y2_42_49_57))
+													p1_42_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_42_49_57)).Mul(y2_42_49_57)).Mul(y4_42_49_57)
+													p2_42_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_42_49_57)).Mul(y4_42_49_57.Mul(y4_42_49_57))
+													r0_0_42_49_57 = d_42_49_57.Mul(p0_42_49_57.Add(p1_42_49_57).Add(p2_42_49_57))
+												}
+												r0_0_39_49_57 = nv_39_49_57.Merge(sn_39_49_57.Div(r0_0_42_49_57), d_39_49_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											s_35_49_57 = r0_0_39_49_57
+										}
+										r0_0_35_49_57 = s_35_49_57
+									}
+									sc_18_49_57 := r0_0_35_49_57
+									r0_0_18_49_57 = sa_18_49_57.Mul(sb_18_49_57).Mul(sc_18_49_57)
 								}
-								sum_49_55 = r0_0_14_49_55
+								var r0_0_43_49_57 archsimd.Float64x8
+								{
+									k_43_49_57, ia_43_49_57, fa_43_49_57, h_43_49_57, kk_43_49_57, l_43_49_57, fl_43_49_57, sum_43_49_57 := k_49_57, ia_49_57, fa_49_57, h_49_57, kk_49_57, l_49_57, r0_0_18_49_57, sum_49_57
+									c_43_49_57 := k_43_49_57.c
+									fc_43_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&k_43_49_57.lr.defaultF)))
+									if c_43_49_57.HasHKL {
+										var r0_0_9_43_49_57 archsimd.Float64x8
+										{
+											r_9_43_49_57, bits_9_43_49_57, ia_9_43_49_57, fa_9_43_49_57, h_9_43_49_57, kk_9_43_49_57, l_9_43_49_57 := k_43_49_57.lr, k_43_49_57.fhklBits, ia_43_49_57, fa_43_49_57, h_43_49_57, kk_43_49_57, l_43_49_57
+											var r0_0_7_9_43_49_57 archsimd.Mask64x8
+											{
+												r_7_9_43_49_57, ia_7_9_43_49_57, h_7_9_43_49_57, kk_7_9_43_49_57, l_7_9_43_49_57 := r_9_43_49_57, ia_9_43_49_57, h_9_43_49_57, kk_9_43_49_57, l_9_43_49_57
+												half_7_9_43_49_57 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_43_49_57, kc_7_9_43_49_57, lc_7_9_43_49_57 := h_7_9_43_49_57.Sub(half_7_9_43_49_57).CeilScaled(0), kk_7_9_43_49_57.Sub(half_7_9_43_49_57).CeilScaled(0), l_7_9_43_49_57.Sub(half_7_9_43_49_57).CeilScaled(0)
+												hmin_7_9_43_49_57, kmin_7_9_43_49_57, lmin_7_9_43_49_57 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.lmin)))
+												in_7_9_43_49_57 := hc_7_9_43_49_57.GreaterEqual(hmin_7_9_43_49_57).And(hc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.hmax))))).And(kc_7_9_43_49_57.GreaterEqual(kmin_7_9_43_49_57)).And(kc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.kmax))))).And(lc_7_9_43_49_57.GreaterEqual(lmin_7_9_43_49_57)).And(lc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.lmax)))))
+												idx_7_9_43_49_57 := hc_7_9_43_49_57.Sub(hmin_7_9_43_49_57).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.hstride)))).Add(kc_7_9_43_49_57.Sub(kmin_7_9_43_49_57).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_57.kstride))))).Add(lc_7_9_43_49_57.Sub(lmin_7_9_43_49_57))
+												idx_7_9_43_49_57.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_43_49_57).ConvertToInt32().Store(ia_7_9_43_49_57)
+												r0_0_7_9_43_49_57 = in_7_9_43_49_57
+											}
+											in_9_43_49_57 := r0_0_7_9_43_49_57
+											for i_9_43_49_57, j_9_43_49_57 := range ia_9_43_49_57 {
+												fa_9_43_49_57[i_9_43_49_57] = bits_9_43_49_57[j_9_43_49_57]
+											}
+											r0_0_9_43_49_57 = archsimd.LoadUint64x8(fa_9_43_49_57).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_43_49_57.defaultF))), in_9_43_49_57)
+										}
+										fc_43_49_57 = r0_0_9_43_49_57
+									}
+									s_43_49_57 := sum_43_49_57.Add(fc_43_49_57.Mul(fc_43_49_57).Mul(fl_43_49_57).Mul(fl_43_49_57))
+									if !c_43_49_57.Water {
+										s_43_49_57 = sum_43_49_57.Merge(s_43_49_57, fl_43_49_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_43_49_57 = s_43_49_57
+								}
+								sum_49_57 = r0_0_43_49_57
 							}
 						}
-						r0_0_49_55, r1_0_49_55 = sum_49_55, polar_49_55
+						r0_0_49_57, r1_0_49_57 = sum_49_57, polar_49_57
 					}
-					sum_55, polar_55 = r0_0_49_55, r1_0_49_55
+					sum_57, polar_57 = r0_0_49_57, r1_0_49_57
+				} else {
+					var (
+						r0_0_50_57 archsimd.Float64x8
+						r1_0_50_57 archsimd.Float64x8
+					)
+					{
+						k_50_57, r_50_57, ia_50_57, fa_50_57, sum_50_57, dx_50_57, dy_50_57, dz_50_57, polar_50_57 := k_57, r_57, ia_57, fa_57, sum_57, dx_57, dy_57, dz_57, polar_57
+						n_50_57 := k_50_57.nn[0]
+						for si_50_57 := range r_50_57.src {
+							var (
+								r0_0_10_50_57 archsimd.Float64x8
+								r1_0_10_50_57 archsimd.Float64x8
+								r2_0_10_50_57 archsimd.Float64x8
+								r3_0_10_50_57 archsimd.Float64x8
+							)
+							{
+								r_10_50_57, sr_10_50_57, dx_10_50_57, dy_10_50_57, dz_10_50_57, polar_10_50_57 := r_50_57, &r_50_57.src[si_50_57], dx_50_57, dy_50_57, dz_50_57, polar_50_57
+								zero_10_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								il_10_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.il)))
+								qx_10_50_57, qy_10_50_57, qz_10_50_57 := dx_10_50_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[0])))).Mul(il_10_50_57), dy_10_50_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[1])))).Mul(il_10_50_57), dz_10_50_57.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[2])))).Mul(il_10_50_57)
+								if m_10_50_57 := polar_10_50_57.Equal(zero_10_50_57); m_10_50_57.ToBits() != 0 {
+									var p_10_50_57 archsimd.Float64x8
+									if r_10_50_57.kahnZero {
+										c2_10_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[0]))).Mul(dx_10_50_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[1]))).Mul(dy_10_50_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_57.inc[2]))).Mul(dz_10_50_57))
+										p_10_50_57 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_50_57.Mul(c2_10_50_57)))
+									} else {
+										var r0_0_11_50_57 archsimd.Float64x8
+										{
+											zero_11_50_57, kahn_11_50_57, s_11_50_57, dx_11_50_57, dy_11_50_57, dz_11_50_57 := false, &r_10_50_57.kahn, sr_10_50_57, dx_10_50_57, dy_10_50_57, dz_10_50_57
+											c2_11_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.inc[0]))).Mul(dx_11_50_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.inc[1]))).Mul(dy_11_50_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.inc[2]))).Mul(dz_11_50_57))
+											c2sq_11_50_57 := c2_11_50_57.Mul(c2_11_50_57)
+											cos2psi_11_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											if !zero_11_50_57 {
+												e_11_50_57 := dx_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.ein[0])))).Add(dy_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.ein[1]))))).Add(dz_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.ein[2])))))
+												b_11_50_57 := dx_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.bin[0])))).Add(dy_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.bin[1]))))).Add(dz_11_50_57.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_57.bin[2])))))
+												ee_11_50_57, bb_11_50_57 := e_11_50_57.Mul(e_11_50_57), b_11_50_57.Mul(b_11_50_57)
+												den_11_50_57 := ee_11_50_57.Add(bb_11_50_57)
+												cos2psi_11_50_57 = ee_11_50_57.Sub(bb_11_50_57).Div(den_11_50_57).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_50_57.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											}
+											one_11_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											r0_0_11_50_57 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_50_57.Add(c2sq_11_50_57).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_50_57)).Mul(cos2psi_11_50_57).Mul(one_11_50_57.Sub(c2sq_11_50_57))))
+										}
+										p_10_50_57 = r0_0_11_50_57
+									}
+									polar_10_50_57 = p_10_50_57.Merge(polar_10_50_57, m_10_50_57)
+								}
+								r0_0_10_50_57, r1_0_10_50_57, r2_0_10_50_57, r3_0_10_50_57 = qx_10_50_57, qy_10_50_57, qz_10_50_57, polar_10_50_57
+							}
+							qx_50_57, qy_50_57, qz_50_57, p_50_57 := r0_0_10_50_57, r1_0_10_50_57, r2_0_10_50_57, r3_0_10_50_57
+							polar_50_57 = p_50_57
+							for oi_50_57 := range r_50_57.orient {
+								var (
+									r0_0_12_50_57 archsimd.Float64x8
+									r1_0_12_50_57 archsimd.Float64x8
+									r2_0_12_50_57 archsimd.Float64x8
+								)
+								{
+									o_12_50_57, qx_12_50_57, qy_12_50_57, qz_12_50_57 := &r_50_57.orient[oi_50_57], qx_50_57, qy_50_57, qz_50_57
+									h_12_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[0]))).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[1]))).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[2]))).Mul(qz_12_50_57))
+									kk_12_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[3]))).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[4]))).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[5]))).Mul(qz_12_50_57))
+									l_12_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[6]))).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[7]))).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_57[8]))).Mul(qz_12_50_57))
+									r0_0_12_50_57, r1_0_12_50_57, r2_0_12_50_57 = h_12_50_57, kk_12_50_57, l_12_50_57
+								}
+								h_50_57, kk_50_57, l_50_57 := r0_0_12_50_57, r1_0_12_50_57, r2_0_12_50_57
+								var r0_0_13_50_57 archsimd.Float64x8
+								{
+									h_13_50_57, kk_13_50_57, l_13_50_57, n_13_50_57 := h_50_57, kk_50_57, l_50_57, n_50_57
+									magic_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+									th_13_50_57, tk_13_50_57, tl_13_50_57 := h_13_50_57.Add(magic_13_50_57), kk_13_50_57.Add(magic_13_50_57), l_13_50_57.Add(magic_13_50_57)
+									var r0_0_1_13_50_57 archsimd.Float64x8
+									{
+										d_1_13_50_57 := h_13_50_57.Sub(th_13_50_57.Sub(magic_13_50_57))
+										y_1_13_50_57 := d_1_13_50_57.Mul(d_1_13_50_57)
+										y2_1_13_50_57 := y_1_13_50_57.Mul(y_1_13_50_57)
+										y4_1_13_50_57 := y2_1_13_50_57.Mul(y2_1_13_50_57)
+										p0_1_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_50_57)).Mul(y2_1_13_50_57))
+										p1_1_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_50_57)).Mul(y2_1_13_50_57)).Mul(y4_1_13_50_57)
+										p2_1_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_50_57.Mul(y4_1_13_50_57))
+										r0_0_1_13_50_57 = p0_1_13_50_57.Add(p1_1_13_50_57).Add(p2_1_13_50_57)
+									}
+									var r0_0_2_13_50_57 archsimd.Float64x8
+									{
+										c_2_13_50_57, t_2_13_50_57 := r0_0_1_13_50_57, th_13_50_57
+										r0_0_2_13_50_57 = c_2_13_50_57.AsUint64x8().Xor(t_2_13_50_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ch_13_50_57 := r0_0_2_13_50_57
+									var r0_0_3_13_50_57 archsimd.Float64x8
+									{
+										d_3_13_50_57 := kk_13_50_57.Sub(tk_13_50_57.Sub(magic_13_50_57))
+										y_3_13_50_57 := d_3_13_50_57.Mul(d_3_13_50_57)
+										y2_3_13_50_57 := y_3_13_50_57.Mul(y_3_13_50_57)
+										y4_3_13_50_57 := y2_3_13_50_57.Mul(y2_3_13_50_57)
+										p0_3_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_50_57)).Mul(y2_3_13_50_57))
+										p1_3_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_50_57)).Mul(y2_3_13_50_57)).Mul(y4_3_13_50_57)
+										p2_3_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_50_57.Mul(y4_3_13_50_57))
+										r0_0_3_13_50_57 = p0_3_13_50_57.Add(p1_3_13_50_57).Add(p2_3_13_50_57)
+									}
+									var r0_0_4_13_50_57 archsimd.Float64x8
+									{
+										c_4_13_50_57, t_4_13_50_57 := r0_0_3_13_50_57, tk_13_50_57
+										r0_0_4_13_50_57 = c_4_13_50_57.AsUint64x8().Xor(t_4_13_50_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									ck_13_50_57 := r0_0_4_13_50_57
+									var r0_0_5_13_50_57 archsimd.Float64x8
+									{
+										d_5_13_50_57 := l_13_50_57.Sub(tl_13_50_57.Sub(magic_13_50_57))
+										y_5_13_50_57 := d_5_13_50_57.Mul(d_5_13_50_57)
+										y2_5_13_50_57 := y_5_13_50_57.Mul(y_5_13_50_57)
+										y4_5_13_50_57 := y2_5_13_50_57.Mul(y2_5_13_50_57)
+										p0_5_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_50_57)).Mul(y2_5_13_50_57))
+										p1_5_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_50_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_50_57)).Mul(y2_5_13_50_57)).Mul(y4_5_13_50_57)
+										p2_5_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_50_57.Mul(y4_5_13_50_57))
+										r0_0_5_13_50_57 = p0_5_13_50_57.Add(p1_5_13_50_57).Add(p2_5_13_50_57)
+									}
+									var r0_0_6_13_50_57 archsimd.Float64x8
+									{
+										c_6_13_50_57, t_6_13_50_57 := r0_0_5_13_50_57, tl_13_50_57
+										r0_0_6_13_50_57 = c_6_13_50_57.AsUint64x8().Xor(t_6_13_50_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									}
+									cl_13_50_57 := r0_0_6_13_50_57
+									two_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									ch_13_50_57, ck_13_50_57, cl_13_50_57 = two_13_50_57.Mul(ch_13_50_57), two_13_50_57.Mul(ck_13_50_57), two_13_50_57.Mul(cl_13_50_57)
+									h0_13_50_57, k0_13_50_57, l0_13_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									h1_13_50_57, k1_13_50_57, l1_13_50_57 := ch_13_50_57, ck_13_50_57, cl_13_50_57
+									j_13_50_57 := 2
+									for ; j_13_50_57+1 < n_13_50_57; j_13_50_57 += 2 {
+										h0_13_50_57, k0_13_50_57, l0_13_50_57 = ch_13_50_57.Mul(h1_13_50_57).Sub(h0_13_50_57), ck_13_50_57.Mul(k1_13_50_57).Sub(k0_13_50_57), cl_13_50_57.Mul(l1_13_50_57).Sub(l0_13_50_57)
+										h1_13_50_57, k1_13_50_57, l1_13_50_57 = ch_13_50_57.Mul(h0_13_50_57).Sub(h1_13_50_57), ck_13_50_57.Mul(k0_13_50_57).Sub(k1_13_50_57), cl_13_50_57.Mul(l0_13_50_57).Sub(l1_13_50_57)
+									}
+									if j_13_50_57 < n_13_50_57 {
+										h1_13_50_57 = ch_13_50_57.Mul(h1_13_50_57).Sub(h0_13_50_57)
+										k1_13_50_57 = ck_13_50_57.Mul(k1_13_50_57).Sub(k0_13_50_57)
+										l1_13_50_57 = cl_13_50_57.Mul(l1_13_50_57).Sub(l0_13_50_57)
+									}
+									r0_0_13_50_57 = h1_13_50_57.Mul(k1_13_50_57).Mul(l1_13_50_57)
+								}
+								var r0_0_14_50_57 archsimd.Float64x8
+								{
+									k_14_50_57, ia_14_50_57, fa_14_50_57, h_14_50_57, kk_14_50_57, l_14_50_57, fl_14_50_57, sum_14_50_57 := k_50_57, ia_50_57, fa_50_57, h_50_57, kk_50_57, l_50_57, r0_0_13_50_57, sum_50_57
+									c_14_50_57 := k_14_50_57.c
+									fc_14_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_50_57.lr.defaultF)))
+									if c_14_50_57.HasHKL {
+										var r0_0_9_14_50_57 archsimd.Float64x8
+										{
+											r_9_14_50_57, bits_9_14_50_57, ia_9_14_50_57, fa_9_14_50_57, h_9_14_50_57, kk_9_14_50_57, l_9_14_50_57 := k_14_50_57.lr, k_14_50_57.fhklBits, ia_14_50_57, fa_14_50_57, h_14_50_57, kk_14_50_57, l_14_50_57
+											var r0_0_7_9_14_50_57 archsimd.Mask64x8
+											{
+												r_7_9_14_50_57, ia_7_9_14_50_57, h_7_9_14_50_57, kk_7_9_14_50_57, l_7_9_14_50_57 := r_9_14_50_57, ia_9_14_50_57, h_9_14_50_57, kk_9_14_50_57, l_9_14_50_57
+												half_7_9_14_50_57 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+												hc_7_9_14_50_57, kc_7_9_14_50_57, lc_7_9_14_50_57 := h_7_9_14_50_57.Sub(half_7_9_14_50_57).CeilScaled(0), kk_7_9_14_50_57.Sub(half_7_9_14_50_57).CeilScaled(0), l_7_9_14_50_57.Sub(half_7_9_14_50_57).CeilScaled(0)
+												hmin_7_9_14_50_57, kmin_7_9_14_50_57, lmin_7_9_14_50_57 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.lmin)))
+												in_7_9_14_50_57 := hc_7_9_14_50_57.GreaterEqual(hmin_7_9_14_50_57).And(hc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.hmax))))).And(kc_7_9_14_50_57.GreaterEqual(kmin_7_9_14_50_57)).And(kc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.kmax))))).And(lc_7_9_14_50_57.GreaterEqual(lmin_7_9_14_50_57)).And(lc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.lmax)))))
+												idx_7_9_14_50_57 := hc_7_9_14_50_57.Sub(hmin_7_9_14_50_57).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.hstride)))).Add(kc_7_9_14_50_57.Sub(kmin_7_9_14_50_57).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_57.kstride))))).Add(lc_7_9_14_50_57.Sub(lmin_7_9_14_50_57))
+												idx_7_9_14_50_57.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_50_57).ConvertToInt32().Store(ia_7_9_14_50_57)
+												r0_0_7_9_14_50_57 = in_7_9_14_50_57
+											}
+											in_9_14_50_57 := r0_0_7_9_14_50_57
+											for i_9_14_50_57, j_9_14_50_57 := range ia_9_14_50_57 {
+												fa_9_14_50_57[i_9_14_50_57] = bits_9_14_50_57[j_9_14_50_57]
+											}
+											r0_0_9_14_50_57 = archsimd.LoadUint64x8(fa_9_14_50_57).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_50_57.defaultF))), in_9_14_50_57)
+										}
+										fc_14_50_57 = r0_0_9_14_50_57
+									}
+									s_14_50_57 := sum_14_50_57.Add(fc_14_50_57.Mul(fc_14_50_57).Mul(fl_14_50_57).Mul(fl_14_50_57))
+									if !c_14_50_57.Water {
+										s_14_50_57 = sum_14_50_57.Merge(s_14_50_57, fl_14_50_57.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									}
+									r0_0_14_50_57 = s_14_50_57
+								}
+								sum_50_57 = r0_0_14_50_57
+							}
+						}
+						r0_0_50_57, r1_0_50_57 = sum_50_57, polar_50_57
+					}
+					sum_57, polar_57 = r0_0_50_57, r1_0_50_57
 				}
-				r0_0_55, r1_0_55, r2_0_55 = sum_55, omega_55, polar_55
+				r0_0_57, r1_0_57, r2_0_57 = sum_57, omega_57, polar_57
 			}
-			sum, omega, polar = r0_0_55, r1_0_55, r2_0_55
+			sum, omega, polar = r0_0_57, r1_0_57, r2_0_57
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -1522,230 +2587,585 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_56 archsimd.Float64x8
-							r1_0_56 archsimd.Float64x8
-							r2_0_56 archsimd.Float64x8
+							r0_0_58 archsimd.Float64x8
+							r1_0_58 archsimd.Float64x8
+							r2_0_58 archsimd.Float64x8
 						)
 						{
-							k_56, r_56, ia_56, fa_56, fdet_56, s_56, o_56, sum_56, omega_56, polar_56, capture_56, par_56 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_56 := k_56.c
-							var r0_0_45_56 archsimd.Float64x8
+							k_58, r_58, ia_58, fa_58, fdet_58, s_58, o_58, sum_58, omega_58, polar_58, capture_58, par_58 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_58 := k_58.c
+							var r0_0_45_58 archsimd.Float64x8
 							{
-								fdet_45_56, f_45_56, s_45_56, o_45_56, p_45_56 := fdet_56, archsimd.LoadFloat64x8((*[8]float64)((&r_56.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_56[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_56[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_56.pix0[0])))
-								r0_0_45_56 = fdet_45_56.Mul(f_45_56).Add(s_45_56).Add(o_45_56).Add(p_45_56)
+								fdet_45_58, f_45_58, s_45_58, o_45_58, p_45_58 := fdet_58, archsimd.LoadFloat64x8((*[8]float64)((&r_58.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_58[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_58[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_58.pix0[0])))
+								r0_0_45_58 = fdet_45_58.Mul(f_45_58).Add(s_45_58).Add(o_45_58).Add(p_45_58)
 							}
-							x_56 := r0_0_45_56
-							var r0_0_46_56 archsimd.Float64x8
+							x_58 := r0_0_45_58
+							var r0_0_46_58 archsimd.Float64x8
 							{
-								fdet_46_56, f_46_56, s_46_56, o_46_56, p_46_56 := fdet_56, archsimd.LoadFloat64x8((*[8]float64)((&r_56.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_56[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_56[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_56.pix0[1])))
-								r0_0_46_56 = fdet_46_56.Mul(f_46_56).Add(s_46_56).Add(o_46_56).Add(p_46_56)
+								fdet_46_58, f_46_58, s_46_58, o_46_58, p_46_58 := fdet_58, archsimd.LoadFloat64x8((*[8]float64)((&r_58.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_58[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_58[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_58.pix0[1])))
+								r0_0_46_58 = fdet_46_58.Mul(f_46_58).Add(s_46_58).Add(o_46_58).Add(p_46_58)
 							}
-							y_56 := r0_0_46_56
-							var r0_0_47_56 archsimd.Float64x8
+							y_58 := r0_0_46_58
+							var r0_0_47_58 archsimd.Float64x8
 							{
-								fdet_47_56, f_47_56, s_47_56, o_47_56, p_47_56 := fdet_56, archsimd.LoadFloat64x8((*[8]float64)((&r_56.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_56[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_56[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_56.pix0[2])))
-								r0_0_47_56 = fdet_47_56.Mul(f_47_56).Add(s_47_56).Add(o_47_56).Add(p_47_56)
+								fdet_47_58, f_47_58, s_47_58, o_47_58, p_47_58 := fdet_58, archsimd.LoadFloat64x8((*[8]float64)((&r_58.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_58[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_58[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_58.pix0[2])))
+								r0_0_47_58 = fdet_47_58.Mul(f_47_58).Add(s_47_58).Add(o_47_58).Add(p_47_58)
 							}
-							z_56 := r0_0_47_56
-							invR_56 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_56.Mul(x_56).Add(y_56.Mul(y_56)).Add(z_56.Mul(z_56)).Sqrt())
-							dx_56, dy_56, dz_56 := x_56.Mul(invR_56), y_56.Mul(invR_56), z_56.Mul(invR_56)
-							if m_56 := omega_56.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_56.ToBits() != 0 {
-								var r0_0_48_56 archsimd.Float64x8
+							z_58 := r0_0_47_58
+							invR_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_58.Mul(x_58).Add(y_58.Mul(y_58)).Add(z_58.Mul(z_58)).Sqrt())
+							dx_58, dy_58, dz_58 := x_58.Mul(invR_58), y_58.Mul(invR_58), z_58.Mul(invR_58)
+							if m_58 := omega_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_58.ToBits() != 0 {
+								var r0_0_48_58 archsimd.Float64x8
 								{
-									invR_48_56, num_48_56, point_48_56 := invR_56, archsimd.LoadFloat64x8((*[8]float64)((&r_56.omegaNum))), c_56.PointPixel
-									w_48_56 := invR_48_56.Mul(invR_48_56)
-									if !point_48_56 {
-										w_48_56 = num_48_56.Mul(w_48_56.Mul(invR_48_56))
+									invR_48_58, num_48_58, point_48_58 := invR_58, archsimd.LoadFloat64x8((*[8]float64)((&r_58.omegaNum))), c_58.PointPixel
+									w_48_58 := invR_48_58.Mul(invR_48_58)
+									if !point_48_58 {
+										w_48_58 = num_48_58.Mul(w_48_58.Mul(invR_48_58))
 									}
-									r0_0_48_56 = w_48_56
+									r0_0_48_58 = w_48_58
 								}
-								omega_56 = r0_0_48_56.Merge(omega_56, m_56)
+								omega_58 = r0_0_48_58.Merge(omega_58, m_58)
 							}
-							if capture_56 {
-								dx_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_56.od[0])))).Add(dy_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_56.od[1]))))).Add(dz_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_56.od[2]))))).StoreSlice(par_56)
+							if capture_58 {
+								dx_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_58.od[0])))).Add(dy_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_58.od[1]))))).Add(dz_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_58.od[2]))))).StoreSlice(par_58)
 							}
-							if r_56.axes {
-								sum_56, polar_56 = k_56.termsAxesLanesAVX512(r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56)
-							} else {
+							if r_58.axes {
 								var (
-									r0_0_49_56 archsimd.Float64x8
-									r1_0_49_56 archsimd.Float64x8
+									r0_0_49_58 archsimd.Float64x8
+									r1_0_49_58 archsimd.Float64x8
 								)
 								{
-									k_49_56, r_49_56, ia_49_56, fa_49_56, sum_49_56, dx_49_56, dy_49_56, dz_49_56, polar_49_56 := k_56, r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56
-									n_49_56 := k_49_56.nn[0]
-									for si_49_56 := range r_49_56.src {
+									k_49_58, r_49_58, ia_49_58, fa_49_58, sum_49_58, dx_49_58, dy_49_58, dz_49_58, polar_49_58 := k_58, r_58, ia_58, fa_58, sum_58, dx_58, dy_58, dz_58, polar_58
+									for si_49_58 := range r_49_58.src {
 										var (
-											r0_0_10_49_56 archsimd.Float64x8
-											r1_0_10_49_56 archsimd.Float64x8
-											r2_0_10_49_56 archsimd.Float64x8
-											r3_0_10_49_56 archsimd.Float64x8
+											r0_0_15_49_58 archsimd.Float64x8
+											r1_0_15_49_58 archsimd.Float64x8
+											r2_0_15_49_58 archsimd.Float64x8
+											r3_0_15_49_58 archsimd.Float64x8
 										)
 										{
-											r_10_49_56, sr_10_49_56, dx_10_49_56, dy_10_49_56, dz_10_49_56, polar_10_49_56 := r_49_56, &r_49_56.src[si_49_56], dx_49_56, dy_49_56, dz_49_56, polar_49_56
-											zero_10_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-											il_10_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.il)))
-											qx_10_49_56, qy_10_49_56, qz_10_49_56 := dx_10_49_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[0])))).Mul(il_10_49_56), dy_10_49_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[1])))).Mul(il_10_49_56), dz_10_49_56.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[2])))).Mul(il_10_49_56)
-											if m_10_49_56 := polar_10_49_56.Equal(zero_10_49_56); m_10_49_56.ToBits() != 0 {
-												var p_10_49_56 archsimd.Float64x8
-												if r_10_49_56.kahnZero {
-													c2_10_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[0]))).Mul(dx_10_49_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[1]))).Mul(dy_10_49_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_49_56.inc[2]))).Mul(dz_10_49_56))
-													p_10_49_56 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_49_56.Mul(c2_10_49_56)))
+											r_15_49_58, sr_15_49_58, dx_15_49_58, dy_15_49_58, dz_15_49_58, polar_15_49_58 := r_49_58, &r_49_58.src[si_49_58], dx_49_58, dy_49_58, dz_49_58, polar_49_58
+											zero_15_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											il_15_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.il)))
+											qx_15_49_58, qy_15_49_58, qz_15_49_58 := dx_15_49_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[0])))).Mul(il_15_49_58), dy_15_49_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[1])))).Mul(il_15_49_58), dz_15_49_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[2])))).Mul(il_15_49_58)
+											if m_15_49_58 := polar_15_49_58.Equal(zero_15_49_58); m_15_49_58.ToBits() != 0 {
+												var p_15_49_58 archsimd.Float64x8
+												if r_15_49_58.kahnZero {
+													c2_15_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[0]))).Mul(dx_15_49_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[1]))).Mul(dy_15_49_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_15_49_58.inc[2]))).Mul(dz_15_49_58))
+													p_15_49_58 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_15_49_58.Mul(c2_15_49_58)))
 												} else {
-													var r0_0_11_49_56 archsimd.Float64x8
+													var r0_0_16_49_58 archsimd.Float64x8
 													{
-														zero_11_49_56, kahn_11_49_56, s_11_49_56, dx_11_49_56, dy_11_49_56, dz_11_49_56 := false, &r_10_49_56.kahn, sr_10_49_56, dx_10_49_56, dy_10_49_56, dz_10_49_56
-														c2_11_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.inc[0]))).Mul(dx_11_49_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.inc[1]))).Mul(dy_11_49_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.inc[2]))).Mul(dz_11_49_56))
-														c2sq_11_49_56 := c2_11_49_56.Mul(c2_11_49_56)
-														cos2psi_11_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-														if !zero_11_49_56 {
-															e_11_49_56 := dx_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.ein[0])))).Add(dy_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.ein[1]))))).Add(dz_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.ein[2])))))
-															b_11_49_56 := dx_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.bin[0])))).Add(dy_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.bin[1]))))).Add(dz_11_49_56.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_49_56.bin[2])))))
-															ee_11_49_56, bb_11_49_56 := e_11_49_56.Mul(e_11_49_56), b_11_49_56.Mul(b_11_49_56)
-															den_11_49_56 := ee_11_49_56.Add(bb_11_49_56)
-															cos2psi_11_49_56 = ee_11_49_56.Sub(bb_11_49_56).Div(den_11_49_56).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_49_56.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														zero_16_49_58, kahn_16_49_58, s_16_49_58, dx_16_49_58, dy_16_49_58, dz_16_49_58 := false, &r_15_49_58.kahn, sr_15_49_58, dx_15_49_58, dy_15_49_58, dz_15_49_58
+														c2_16_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.inc[0]))).Mul(dx_16_49_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.inc[1]))).Mul(dy_16_49_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.inc[2]))).Mul(dz_16_49_58))
+														c2sq_16_49_58 := c2_16_49_58.Mul(c2_16_49_58)
+														cos2psi_16_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+														if !zero_16_49_58 {
+															e_16_49_58 := dx_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.ein[0])))).Add(dy_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.ein[1]))))).Add(dz_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.ein[2])))))
+															b_16_49_58 := dx_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.bin[0])))).Add(dy_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.bin[1]))))).Add(dz_16_49_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_16_49_58.bin[2])))))
+															ee_16_49_58, bb_16_49_58 := e_16_49_58.Mul(e_16_49_58), b_16_49_58.Mul(b_16_49_58)
+															den_16_49_58 := ee_16_49_58.Add(bb_16_49_58)
+															cos2psi_16_49_58 = ee_16_49_58.Sub(bb_16_49_58).Div(den_16_49_58).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_16_49_58.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 														}
-														one_11_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-														r0_0_11_49_56 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_49_56.Add(c2sq_11_49_56).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_49_56)).Mul(cos2psi_11_49_56).Mul(one_11_49_56.Sub(c2sq_11_49_56))))
+														one_16_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+														r0_0_16_49_58 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_16_49_58.Add(c2sq_16_49_58).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_16_49_58)).Mul(cos2psi_16_49_58).Mul(one_16_49_58.Sub(c2sq_16_49_58))))
 													}
-													p_10_49_56 = r0_0_11_49_56
+													p_15_49_58 = r0_0_16_49_58
 												}
-												polar_10_49_56 = p_10_49_56.Merge(polar_10_49_56, m_10_49_56)
+												polar_15_49_58 = p_15_49_58.Merge(polar_15_49_58, m_15_49_58)
 											}
-											r0_0_10_49_56, r1_0_10_49_56, r2_0_10_49_56, r3_0_10_49_56 = qx_10_49_56, qy_10_49_56, qz_10_49_56, polar_10_49_56
+											r0_0_15_49_58, r1_0_15_49_58, r2_0_15_49_58, r3_0_15_49_58 = qx_15_49_58, qy_15_49_58, qz_15_49_58, polar_15_49_58
 										}
-										qx_49_56, qy_49_56, qz_49_56, p_49_56 := r0_0_10_49_56, r1_0_10_49_56, r2_0_10_49_56, r3_0_10_49_56
-										polar_49_56 = p_49_56
-										for oi_49_56 := range r_49_56.orient {
+										qx_49_58, qy_49_58, qz_49_58, p_49_58 := r0_0_15_49_58, r1_0_15_49_58, r2_0_15_49_58, r3_0_15_49_58
+										polar_49_58 = p_49_58
+										for oi_49_58 := range r_49_58.orient {
 											var (
-												r0_0_12_49_56 archsimd.Float64x8
-												r1_0_12_49_56 archsimd.Float64x8
-												r2_0_12_49_56 archsimd.Float64x8
+												r0_0_17_49_58 archsimd.Float64x8
+												r1_0_17_49_58 archsimd.Float64x8
+												r2_0_17_49_58 archsimd.Float64x8
 											)
 											{
-												o_12_49_56, qx_12_49_56, qy_12_49_56, qz_12_49_56 := &r_49_56.orient[oi_49_56], qx_49_56, qy_49_56, qz_49_56
-												h_12_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[0]))).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[1]))).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[2]))).Mul(qz_12_49_56))
-												kk_12_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[3]))).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[4]))).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[5]))).Mul(qz_12_49_56))
-												l_12_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[6]))).Mul(qx_12_49_56).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[7]))).Mul(qy_12_49_56)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_49_56[8]))).Mul(qz_12_49_56))
-												r0_0_12_49_56, r1_0_12_49_56, r2_0_12_49_56 = h_12_49_56, kk_12_49_56, l_12_49_56
+												o_17_49_58, qx_17_49_58, qy_17_49_58, qz_17_49_58 := &r_49_58.orient[oi_49_58], qx_49_58, qy_49_58, qz_49_58
+												h_17_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[0]))).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[1]))).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[2]))).Mul(qz_17_49_58))
+												kk_17_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[3]))).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[4]))).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[5]))).Mul(qz_17_49_58))
+												l_17_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[6]))).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[7]))).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_49_58[8]))).Mul(qz_17_49_58))
+												r0_0_17_49_58, r1_0_17_49_58, r2_0_17_49_58 = h_17_49_58, kk_17_49_58, l_17_49_58
 											}
-											h_49_56, kk_49_56, l_49_56 := r0_0_12_49_56, r1_0_12_49_56, r2_0_12_49_56
-											var r0_0_13_49_56 archsimd.Float64x8
+											h_49_58, kk_49_58, l_49_58 := r0_0_17_49_58, r1_0_17_49_58, r2_0_17_49_58
+											var r0_0_18_49_58 archsimd.Float64x8
 											{
-												h_13_49_56, kk_13_49_56, l_13_49_56, n_13_49_56 := h_49_56, kk_49_56, l_49_56, n_49_56
-												magic_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-												th_13_49_56, tk_13_49_56, tl_13_49_56 := h_13_49_56.Add(magic_13_49_56), kk_13_49_56.Add(magic_13_49_56), l_13_49_56.Add(magic_13_49_56)
-												var r0_0_1_13_49_56 archsimd.Float64x8
+												r_18_49_58, h_18_49_58, kk_18_49_58, l_18_49_58 := r_49_58, h_49_58, kk_49_58, l_49_58
+												var r0_0_19_49_58 archsimd.Float64x8
 												{
-													d_1_13_49_56 := h_13_49_56.Sub(th_13_49_56.Sub(magic_13_49_56))
-													y_1_13_49_56 := d_1_13_49_56.Mul(d_1_13_49_56)
-													y2_1_13_49_56 := y_1_13_49_56.Mul(y_1_13_49_56)
-													y4_1_13_49_56 := y2_1_13_49_56.Mul(y2_1_13_49_56)
-													p0_1_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_49_56)).Mul(y2_1_13_49_56))
-													p1_1_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_49_56)).Mul(y2_1_13_49_56)).Mul(y4_1_13_49_56)
-													p2_1_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_49_56.Mul(y4_1_13_49_56))
-													r0_0_1_13_49_56 = p0_1_13_49_56.Add(p1_1_13_49_56).Add(p2_1_13_49_56)
-												}
-												var r0_0_2_13_49_56 archsimd.Float64x8
-												{
-													c_2_13_49_56, t_2_13_49_56 := r0_0_1_13_49_56, th_13_49_56
-													r0_0_2_13_49_56 = c_2_13_49_56.AsUint64x8().Xor(t_2_13_49_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-												}
-												ch_13_49_56 := r0_0_2_13_49_56
-												var r0_0_3_13_49_56 archsimd.Float64x8
-												{
-													d_3_13_49_56 := kk_13_49_56.Sub(tk_13_49_56.Sub(magic_13_49_56))
-													y_3_13_49_56 := d_3_13_49_56.Mul(d_3_13_49_56)
-													y2_3_13_49_56 := y_3_13_49_56.Mul(y_3_13_49_56)
-													y4_3_13_49_56 := y2_3_13_49_56.Mul(y2_3_13_49_56)
-													p0_3_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_49_56)).Mul(y2_3_13_49_56))
-													p1_3_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_49_56)).Mul(y2_3_13_49_56)).Mul(y4_3_13_49_56)
-													p2_3_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_49_56.Mul(y4_3_13_49_56))
-													r0_0_3_13_49_56 = p0_3_13_49_56.Add(p1_3_13_49_56).Add(p2_3_13_49_56)
-												}
-												var r0_0_4_13_49_56 archsimd.Float64x8
-												{
-													c_4_13_49_56, t_4_13_49_56 := r0_0_3_13_49_56, tk_13_49_56
-													r0_0_4_13_49_56 = c_4_13_49_56.AsUint64x8().Xor(t_4_13_49_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-												}
-												ck_13_49_56 := r0_0_4_13_49_56
-												var r0_0_5_13_49_56 archsimd.Float64x8
-												{
-													d_5_13_49_56 := l_13_49_56.Sub(tl_13_49_56.Sub(magic_13_49_56))
-													y_5_13_49_56 := d_5_13_49_56.Mul(d_5_13_49_56)
-													y2_5_13_49_56 := y_5_13_49_56.Mul(y_5_13_49_56)
-													y4_5_13_49_56 := y2_5_13_49_56.Mul(y2_5_13_49_56)
-													p0_5_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_49_56)).Mul(y2_5_13_49_56))
-													p1_5_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_49_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_49_56)).Mul(y2_5_13_49_56)).Mul(y4_5_13_49_56)
-													p2_5_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_49_56.Mul(y4_5_13_49_56))
-													r0_0_5_13_49_56 = p0_5_13_49_56.Add(p1_5_13_49_56).Add(p2_5_13_49_56)
-												}
-												var r0_0_6_13_49_56 archsimd.Float64x8
-												{
-													c_6_13_49_56, t_6_13_49_56 := r0_0_5_13_49_56, tl_13_49_56
-													r0_0_6_13_49_56 = c_6_13_49_56.AsUint64x8().Xor(t_6_13_49_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-												}
-												cl_13_49_56 := r0_0_6_13_49_56
-												two_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-												ch_13_49_56, ck_13_49_56, cl_13_49_56 = two_13_49_56.Mul(ch_13_49_56), two_13_49_56.Mul(ck_13_49_56), two_13_49_56.Mul(cl_13_49_56)
-												h0_13_49_56, k0_13_49_56, l0_13_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												h1_13_49_56, k1_13_49_56, l1_13_49_56 := ch_13_49_56, ck_13_49_56, cl_13_49_56
-												j_13_49_56 := 2
-												for ; j_13_49_56+1 < n_13_49_56; j_13_49_56 += 2 {
-													h0_13_49_56, k0_13_49_56, l0_13_49_56 = ch_13_49_56.Mul(h1_13_49_56).Sub(h0_13_49_56), ck_13_49_56.Mul(k1_13_49_56).Sub(k0_13_49_56), cl_13_49_56.Mul(l1_13_49_56).Sub(l0_13_49_56)
-													h1_13_49_56, k1_13_49_56, l1_13_49_56 = ch_13_49_56.Mul(h0_13_49_56).Sub(h1_13_49_56), ck_13_49_56.Mul(k0_13_49_56).Sub(k1_13_49_56), cl_13_49_56.Mul(l0_13_49_56).Sub(l1_13_49_56)
-												}
-												if j_13_49_56 < n_13_49_56 {
-													h1_13_49_56 = ch_13_49_56.Mul(h1_13_49_56).Sub(h0_13_49_56)
-													k1_13_49_56 = ck_13_49_56.Mul(k1_13_49_56).Sub(k0_13_49_56)
-													l1_13_49_56 = cl_13_49_56.Mul(l1_13_49_56).Sub(l0_13_49_56)
-												}
-												r0_0_13_49_56 = h1_13_49_56.Mul(k1_13_49_56).Mul(l1_13_49_56)
-											}
-											var r0_0_14_49_56 archsimd.Float64x8
-											{
-												k_14_49_56, ia_14_49_56, fa_14_49_56, h_14_49_56, kk_14_49_56, l_14_49_56, fl_14_49_56, sum_14_49_56 := k_49_56, ia_49_56, fa_49_56, h_49_56, kk_49_56, l_49_56, r0_0_13_49_56, sum_49_56
-												c_14_49_56 := k_14_49_56.c
-												fc_14_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_49_56.lr.defaultF)))
-												if c_14_49_56.HasHKL {
-													var r0_0_9_14_49_56 archsimd.Float64x8
-													{
-														r_9_14_49_56, bits_9_14_49_56, ia_9_14_49_56, fa_9_14_49_56, h_9_14_49_56, kk_9_14_49_56, l_9_14_49_56 := k_14_49_56.lr, k_14_49_56.fhklBits, ia_14_49_56, fa_14_49_56, h_14_49_56, kk_14_49_56, l_14_49_56
-														var r0_0_7_9_14_49_56 archsimd.Mask64x8
+													r_19_49_58, i_19_49_58, x_19_49_58 := r_18_49_58, 0, h_18_49_58
+													s_19_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_19_49_58.nmode[i_19_49_58] == nChebyshev {
+														var r0_0_20_49_58 archsimd.Float64x8
 														{
-															r_7_9_14_49_56, ia_7_9_14_49_56, h_7_9_14_49_56, kk_7_9_14_49_56, l_7_9_14_49_56 := r_9_14_49_56, ia_9_14_49_56, h_9_14_49_56, kk_9_14_49_56, l_9_14_49_56
-															half_7_9_14_49_56 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-															hc_7_9_14_49_56, kc_7_9_14_49_56, lc_7_9_14_49_56 := h_7_9_14_49_56.Sub(half_7_9_14_49_56).CeilScaled(0), kk_7_9_14_49_56.Sub(half_7_9_14_49_56).CeilScaled(0), l_7_9_14_49_56.Sub(half_7_9_14_49_56).CeilScaled(0)
-															hmin_7_9_14_49_56, kmin_7_9_14_49_56, lmin_7_9_14_49_56 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.lmin)))
-															in_7_9_14_49_56 := hc_7_9_14_49_56.GreaterEqual(hmin_7_9_14_49_56).And(hc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.hmax))))).And(kc_7_9_14_49_56.GreaterEqual(kmin_7_9_14_49_56)).And(kc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.kmax))))).And(lc_7_9_14_49_56.GreaterEqual(lmin_7_9_14_49_56)).And(lc_7_9_14_49_56.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.lmax)))))
-															idx_7_9_14_49_56 := hc_7_9_14_49_56.Sub(hmin_7_9_14_49_56).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.hstride)))).Add(kc_7_9_14_49_56.Sub(kmin_7_9_14_49_56).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_49_56.kstride))))).Add(lc_7_9_14_49_56.Sub(lmin_7_9_14_49_56))
-															idx_7_9_14_49_56.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_49_56).ConvertToInt32().Store(ia_7_9_14_49_56)
-															r0_0_7_9_14_49_56 = in_7_9_14_49_56
+															x_20_49_58, n_20_49_58 := x_19_49_58, r_19_49_58.nn[i_19_49_58]
+															magic_20_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_20_49_58 := x_20_49_58.Add(magic_20_49_58)
+															var r0_0_21_49_58 archsimd.Float64x8
+															{
+																d_21_49_58 := x_20_49_58.Sub(t_20_49_58.Sub(magic_20_49_58))
+																y_21_49_58 := d_21_49_58.Mul(d_21_49_58)
+																y2_21_49_58 := y_21_49_58.Mul(y_21_49_58)
+																y4_21_49_58 := y2_21_49_58.Mul(y2_21_49_58)
+																p0_21_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_21_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_21_49_58)).Mul(y2_21_49_58))
+																p1_21_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_21_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_21_49_58)).Mul(y2_21_49_58)).Mul(y4_21_49_58)
+																p2_21_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_21_49_58.Mul(y4_21_49_58))
+																r0_0_21_49_58 = p0_21_49_58.Add(p1_21_49_58).Add(p2_21_49_58)
+															}
+															var r0_0_22_49_58 archsimd.Float64x8
+															{
+																c_22_49_58, t_22_49_58 := r0_0_21_49_58, t_20_49_58
+																r0_0_22_49_58 = c_22_49_58.AsUint64x8().Xor(t_22_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_20_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_22_49_58)
+															u0_20_49_58, u1_20_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_20_49_58
+															j_20_49_58 := 2
+															for ; j_20_49_58+1 < n_20_49_58; j_20_49_58 += 2 {
+																u0_20_49_58 = c2_20_49_58.Mul(u1_20_49_58).Sub(u0_20_49_58)
+																u1_20_49_58 = c2_20_49_58.Mul(u0_20_49_58).Sub(u1_20_49_58)
+															}
+															if j_20_49_58 < n_20_49_58 {
+																u1_20_49_58 = c2_20_49_58.Mul(u1_20_49_58).Sub(u0_20_49_58)
+															}
+															r0_0_20_49_58 = u1_20_49_58
 														}
-														in_9_14_49_56 := r0_0_7_9_14_49_56
-														for i_9_14_49_56, j_9_14_49_56 := range ia_9_14_49_56 {
-															fa_9_14_49_56[i_9_14_49_56] = bits_9_14_49_56[j_9_14_49_56]
+														s_19_49_58 = r0_0_20_49_58
+													} else if r_19_49_58.nmode[i_19_49_58] == nRatio {
+														var r0_0_23_49_58 archsimd.Float64x8
+														{
+															x_23_49_58, nv_23_49_58 := x_19_49_58, archsimd.LoadFloat64x8((*[8]float64)((&r_19_49_58.nv[i_19_49_58])))
+															magic_23_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_23_49_58 := x_23_49_58.Add(magic_23_49_58)
+															d_23_49_58 := x_23_49_58.Sub(t_23_49_58.Sub(magic_23_49_58))
+															y_23_49_58 := nv_23_49_58.Mul(d_23_49_58)
+															u_23_49_58 := y_23_49_58.Add(magic_23_49_58)
+															var r0_0_24_49_58 archsimd.Float64x8
+															{
+																d_24_49_58 := y_23_49_58.Sub(u_23_49_58.Sub(magic_23_49_58))
+																y_24_49_58 := d_24_49_58.Mul(d_24_49_58)
+																y2_24_49_58 := y_24_49_58.Mul(y_24_49_58)
+																y4_24_49_58 := y2_24_49_58.Mul(y2_24_49_58)
+																p0_24_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_24_49_58)).Mul(y2_24_49_58))
+																p1_24_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_24_49_58)).Mul(y2_24_49_58)).Mul(y4_24_49_58)
+																p2_24_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_24_49_58)).Mul(y4_24_49_58.Mul(y4_24_49_58))
+																r0_0_24_49_58 = d_24_49_58.Mul(p0_24_49_58.Add(p1_24_49_58).Add(p2_24_49_58))
+															}
+															var r0_0_25_49_58 archsimd.Float64x8
+															{
+																c_25_49_58, t_25_49_58 := r0_0_24_49_58, u_23_49_58
+																r0_0_25_49_58 = c_25_49_58.AsUint64x8().Xor(t_25_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_23_49_58 := r0_0_25_49_58
+															var r0_0_26_49_58 archsimd.Float64x8
+															{
+																d_26_49_58 := d_23_49_58
+																y_26_49_58 := d_26_49_58.Mul(d_26_49_58)
+																y2_26_49_58 := y_26_49_58.Mul(y_26_49_58)
+																y4_26_49_58 := y2_26_49_58.Mul(y2_26_49_58)
+																p0_26_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_26_49_58)).Mul(y2_26_49_58))
+																p1_26_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_26_49_58)).Mul(y2_26_49_58)).Mul(y4_26_49_58)
+																p2_26_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_26_49_58)).Mul(y4_26_49_58.Mul(y4_26_49_58))
+																r0_0_26_49_58 = d_26_49_58.Mul(p0_26_49_58.Add(p1_26_49_58).Add(p2_26_49_58))
+															}
+															r0_0_23_49_58 = nv_23_49_58.Merge(sn_23_49_58.Div(r0_0_26_49_58), d_23_49_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 														}
-														r0_0_9_14_49_56 = archsimd.LoadUint64x8(fa_9_14_49_56).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_49_56.defaultF))), in_9_14_49_56)
+														s_19_49_58 = r0_0_23_49_58
 													}
-													fc_14_49_56 = r0_0_9_14_49_56
+													r0_0_19_49_58 = s_19_49_58
 												}
-												s_14_49_56 := sum_14_49_56.Add(fc_14_49_56.Mul(fc_14_49_56).Mul(fl_14_49_56).Mul(fl_14_49_56))
-												if !c_14_49_56.Water {
-													s_14_49_56 = sum_14_49_56.Merge(s_14_49_56, fl_14_49_56.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												sa_18_49_58 := r0_0_19_49_58
+												var r0_0_27_49_58 archsimd.Float64x8
+												{
+													r_27_49_58, i_27_49_58, x_27_49_58 := r_18_49_58, 1, kk_18_49_58
+													s_27_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_27_49_58.nmode[i_27_49_58] == nChebyshev {
+														var r0_0_28_49_58 archsimd.Float64x8
+														{
+															x_28_49_58, n_28_49_58 := x_27_49_58, r_27_49_58.nn[i_27_49_58]
+															magic_28_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_28_49_58 := x_28_49_58.Add(magic_28_49_58)
+															var r0_0_29_49_58 archsimd.Float64x8
+															{
+																d_29_49_58 := x_28_49_58.Sub(t_28_49_58.Sub(magic_28_49_58))
+																y_29_49_58 := d_29_49_58.Mul(d_29_49_58)
+																y2_29_49_58 := y_29_49_58.Mul(y_29_49_58)
+																y4_29_49_58 := y2_29_49_58.Mul(y2_29_49_58)
+																p0_29_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_29_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_29_49_58)).Mul(y2_29_49_58))
+																p1_29_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_29_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_29_49_58)).Mul(y2_29_49_58)).Mul(y4_29_49_58)
+																p2_29_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_29_49_58.Mul(y4_29_49_58))
+																r0_0_29_49_58 = p0_29_49_58.Add(p1_29_49_58).Add(p2_29_49_58)
+															}
+															var r0_0_30_49_58 archsimd.Float64x8
+															{
+																c_30_49_58, t_30_49_58 := r0_0_29_49_58, t_28_49_58
+																r0_0_30_49_58 = c_30_49_58.AsUint64x8().Xor(t_30_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_28_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_30_49_58)
+															u0_28_49_58, u1_28_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_28_49_58
+															j_28_49_58 := 2
+															for ; j_28_49_58+1 < n_28_49_58; j_28_49_58 += 2 {
+																u0_28_49_58 = c2_28_49_58.Mul(u1_28_49_58).Sub(u0_28_49_58)
+																u1_28_49_58 = c2_28_49_58.Mul(u0_28_49_58).Sub(u1_28_49_58)
+															}
+															if j_28_49_58 < n_28_49_58 {
+																u1_28_49_58 = c2_28_49_58.Mul(u1_28_49_58).Sub(u0_28_49_58)
+															}
+															r0_0_28_49_58 = u1_28_49_58
+														}
+														s_27_49_58 = r0_0_28_49_58
+													} else if r_27_49_58.nmode[i_27_49_58] == nRatio {
+														var r0_0_31_49_58 archsimd.Float64x8
+														{
+															x_31_49_58, nv_31_49_58 := x_27_49_58, archsimd.LoadFloat64x8((*[8]float64)((&r_27_49_58.nv[i_27_49_58])))
+															magic_31_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_31_49_58 := x_31_49_58.Add(magic_31_49_58)
+															d_31_49_58 := x_31_49_58.Sub(t_31_49_58.Sub(magic_31_49_58))
+															y_31_49_58 := nv_31_49_58.Mul(d_31_49_58)
+															u_31_49_58 := y_31_49_58.Add(magic_31_49_58)
+															var r0_0_32_49_58 archsimd.Float64x8
+															{
+																d_32_49_58 := y_31_49_58.Sub(u_31_49_58.Sub(magic_31_49_58))
+																y_32_49_58 := d_32_49_58.Mul(d_32_49_58)
+																y2_32_49_58 := y_32_49_58.Mul(y_32_49_58)
+																y4_32_49_58 := y2_32_49_58.Mul(y2_32_49_58)
+																p0_32_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_49_58)).Mul(y2_32_49_58))
+																p1_32_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_49_58)).Mul(y2_32_49_58)).Mul(y4_32_49_58)
+																p2_32_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_49_58)).Mul(y4_32_49_58.Mul(y4_32_49_58))
+																r0_0_32_49_58 = d_32_49_58.Mul(p0_32_49_58.Add(p1_32_49_58).Add(p2_32_49_58))
+															}
+															var r0_0_33_49_58 archsimd.Float64x8
+															{
+																c_33_49_58, t_33_49_58 := r0_0_32_49_58, u_31_49_58
+																r0_0_33_49_58 = c_33_49_58.AsUint64x8().Xor(t_33_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_31_49_58 := r0_0_33_49_58
+															var r0_0_34_49_58 archsimd.Float64x8
+															{
+																d_34_49_58 := d_31_49_58
+																y_34_49_58 := d_34_49_58.Mul(d_34_49_58)
+																y2_34_49_58 := y_34_49_58.Mul(y_34_49_58)
+																y4_34_49_58 := y2_34_49_58.Mul(y2_34_49_58)
+																p0_34_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_34_49_58)).Mul(y2_34_49_58))
+																p1_34_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_34_49_58)).Mul(y2_34_49_58)).Mul(y4_34_49_58)
+																p2_34_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_34_49_58)).Mul(y4_34_49_58.Mul(y4_34_49_58))
+																r0_0_34_49_58 = d_34_49_58.Mul(p0_34_49_58.Add(p1_34_49_58).Add(p2_34_49_58))
+															}
+															r0_0_31_49_58 = nv_31_49_58.Merge(sn_31_49_58.Div(r0_0_34_49_58), d_31_49_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														s_27_49_58 = r0_0_31_49_58
+													}
+													r0_0_27_49_58 = s_27_49_58
 												}
-												r0_0_14_49_56 = s_14_49_56
+												sb_18_49_58 := r0_0_27_49_58
+												var r0_0_35_49_58 archsimd.Float64x8
+												{
+													r_35_49_58, i_35_49_58, x_35_49_58 := r_18_49_58, 2, l_18_49_58
+													s_35_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+													if r_35_49_58.nmode[i_35_49_58] == nChebyshev {
+														var r0_0_36_49_58 archsimd.Float64x8
+														{
+															x_36_49_58, n_36_49_58 := x_35_49_58, r_35_49_58.nn[i_35_49_58]
+															magic_36_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_36_49_58 := x_36_49_58.Add(magic_36_49_58)
+															var r0_0_37_49_58 archsimd.Float64x8
+															{
+																d_37_49_58 := x_36_49_58.Sub(t_36_49_58.Sub(magic_36_49_58))
+																y_37_49_58 := d_37_49_58.Mul(d_37_49_58)
+																y2_37_49_58 := y_37_49_58.Mul(y_37_49_58)
+																y4_37_49_58 := y2_37_49_58.Mul(y2_37_49_58)
+																p0_37_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_37_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_37_49_58)).Mul(y2_37_49_58))
+																p1_37_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_37_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_37_49_58)).Mul(y2_37_49_58)).Mul(y4_37_49_58)
+																p2_37_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_37_49_58.Mul(y4_37_49_58))
+																r0_0_37_49_58 = p0_37_49_58.Add(p1_37_49_58).Add(p2_37_49_58)
+															}
+															var r0_0_38_49_58 archsimd.Float64x8
+															{
+																c_38_49_58, t_38_49_58 := r0_0_37_49_58, t_36_49_58
+																r0_0_38_49_58 = c_38_49_58.AsUint64x8().Xor(t_38_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															c2_36_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_38_49_58)
+															u0_36_49_58, u1_36_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_36_49_58
+															j_36_49_58 := 2
+															for ; j_36_49_58+1 < n_36_49_58; j_36_49_58 += 2 {
+																u0_36_49_58 = c2_36_49_58.Mul(u1_36_49_58).Sub(u0_36_49_58)
+																u1_36_49_58 = c2_36_49_58.Mul(u0_36_49_58).Sub(u1_36_49_58)
+															}
+															if j_36_49_58 < n_36_49_58 {
+																u1_36_49_58 = c2_36_49_58.Mul(u1_36_49_58).Sub(u0_36_49_58)
+															}
+															r0_0_36_49_58 = u1_36_49_58
+														}
+														s_35_49_58 = r0_0_36_49_58
+													} else if r_35_49_58.nmode[i_35_49_58] == nRatio {
+														var r0_0_39_49_58 archsimd.Float64x8
+														{
+															x_39_49_58, nv_39_49_58 := x_35_49_58, archsimd.LoadFloat64x8((*[8]float64)((&r_35_49_58.nv[i_35_49_58])))
+															magic_39_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+															t_39_49_58 := x_39_49_58.Add(magic_39_49_58)
+															d_39_49_58 := x_39_49_58.Sub(t_39_49_58.Sub(magic_39_49_58))
+															y_39_49_58 := nv_39_49_58.Mul(d_39_49_58)
+															u_39_49_58 := y_39_49_58.Add(magic_39_49_58)
+															var r0_0_40_49_58 archsimd.Float64x8
+															{
+																d_40_49_58 := y_39_49_58.Sub(u_39_49_58.Sub(magic_39_49_58))
+																y_40_49_58 := d_40_49_58.Mul(d_40_49_58)
+																y2_40_49_58 := y_40_49_58.Mul(y_40_49_58)
+																y4_40_49_58 := y2_40_49_58.Mul(y2_40_49_58)
+																p0_40_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_49_58)).Mul(y2_40_49_58))
+																p1_40_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_49_58)).Mul(y2_40_49_58)).Mul(y4_40_49_58)
+																p2_40_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_49_58)).Mul(y4_40_49_58.Mul(y4_40_49_58))
+																r0_0_40_49_58 = d_40_49_58.Mul(p0_40_49_58.Add(p1_40_49_58).Add(p2_40_49_58))
+															}
+															var r0_0_41_49_58 archsimd.Float64x8
+															{
+																c_41_49_58, t_41_49_58 := r0_0_40_49_58, u_39_49_58
+																r0_0_41_49_58 = c_41_49_58.AsUint64x8().Xor(t_41_49_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															}
+															sn_39_49_58 := r0_0_41_49_58
+															var r0_0_42_49_58 archsimd.Float64x8
+															{
+																d_42_49_58 := d_39_49_58
+																y_42_49_58 := d_42_49_58.Mul(d_42_49_58)
+																y2_42_49_58 := y_42_49_58.Mul(y_42_49_58)
+																y4_42_49_58 := y2_42_49_58.Mul(y2_42_49_58)
+																p0_42_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_42_49_58)).Mul(y2_42_49_58))
+																p1_42_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_42_49_58)).Mul(y2_42_49_58)).Mul(y4_42_49_58)
+																p2_42_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_42_49_58)).Mul(y4_42_49_58.Mul(y4_42_49_58))
+																r0_0_42_49_58 = d_42_49_58.Mul(p0_42_49_58.Add(p1_42_49_58).Add(p2_42_49_58))
+															}
+															r0_0_39_49_58 = nv_39_49_58.Merge(sn_39_49_58.Div(r0_0_42_49_58), d_39_49_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														s_35_49_58 = r0_0_39_49_58
+													}
+													r0_0_35_49_58 = s_35_49_58
+												}
+												sc_18_49_58 := r0_0_35_49_58
+												r0_0_18_49_58 = sa_18_49_58.Mul(sb_18_49_58).Mul(sc_18_49_58)
 											}
-											sum_49_56 = r0_0_14_49_56
+											var r0_0_43_49_58 archsimd.Float64x8
+											{
+												k_43_49_58, ia_43_49_58, fa_43_49_58, h_43_49_58, kk_43_49_58, l_43_49_58, fl_43_49_58, sum_43_49_58 := k_49_58, ia_49_58, fa_49_58, h_49_58, kk_49_58, l_49_58, r0_0_18_49_58, sum_49_58
+												c_43_49_58 := k_43_49_58.c
+												fc_43_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&k_43_49_58.lr.defaultF)))
+												if c_43_49_58.HasHKL {
+													var r0_0_9_43_49_58 archsimd.Float64x8
+													{
+														r_9_43_49_58, bits_9_43_49_58, ia_9_43_49_58, fa_9_43_49_58, h_9_43_49_58, kk_9_43_49_58, l_9_43_49_58 := k_43_49_58.lr, k_43_49_58.fhklBits, ia_43_49_58, fa_43_49_58, h_43_49_58, kk_43_49_58, l_43_49_58
+														var r0_0_7_9_43_49_58 archsimd.Mask64x8
+														{
+															r_7_9_43_49_58, ia_7_9_43_49_58, h_7_9_43_49_58, kk_7_9_43_49_58, l_7_9_43_49_58 := r_9_43_49_58, ia_9_43_49_58, h_9_43_49_58, kk_9_43_49_58, l_9_43_49_58
+															half_7_9_43_49_58 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+															hc_7_9_43_49_58, kc_7_9_43_49_58, lc_7_9_43_49_58 := h_7_9_43_49_58.Sub(half_7_9_43_49_58).CeilScaled(0), kk_7_9_43_49_58.Sub(half_7_9_43_49_58).CeilScaled(0), l_7_9_43_49_58.Sub(half_7_9_43_49_58).CeilScaled(0)
+															hmin_7_9_43_49_58, kmin_7_9_43_49_58, lmin_7_9_43_49_58 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.lmin)))
+															in_7_9_43_49_58 := hc_7_9_43_49_58.GreaterEqual(hmin_7_9_43_49_58).And(hc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.hmax))))).And(kc_7_9_43_49_58.GreaterEqual(kmin_7_9_43_49_58)).And(kc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.kmax))))).And(lc_7_9_43_49_58.GreaterEqual(lmin_7_9_43_49_58)).And(lc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.lmax)))))
+															idx_7_9_43_49_58 := hc_7_9_43_49_58.Sub(hmin_7_9_43_49_58).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.hstride)))).Add(kc_7_9_43_49_58.Sub(kmin_7_9_43_49_58).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_43_49_58.kstride))))).Add(lc_7_9_43_49_58.Sub(lmin_7_9_43_49_58))
+															idx_7_9_43_49_58.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_43_49_58).ConvertToInt32().Store(ia_7_9_43_49_58)
+															r0_0_7_9_43_49_58 = in_7_9_43_49_58
+														}
+														in_9_43_49_58 := r0_0_7_9_43_49_58
+														for i_9_43_49_58, j_9_43_49_58 := range ia_9_43_49_58 {
+															fa_9_43_49_58[i_9_43_49_58] = bits_9_43_49_58[j_9_43_49_58]
+														}
+														r0_0_9_43_49_58 = archsimd.LoadUint64x8(fa_9_43_49_58).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_43_49_58.defaultF))), in_9_43_49_58)
+													}
+													fc_43_49_58 = r0_0_9_43_49_58
+												}
+												s_43_49_58 := sum_43_49_58.Add(fc_43_49_58.Mul(fc_43_49_58).Mul(fl_43_49_58).Mul(fl_43_49_58))
+												if !c_43_49_58.Water {
+													s_43_49_58 = sum_43_49_58.Merge(s_43_49_58, fl_43_49_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												}
+												r0_0_43_49_58 = s_43_49_58
+											}
+											sum_49_58 = r0_0_43_49_58
 										}
 									}
-									r0_0_49_56, r1_0_49_56 = sum_49_56, polar_49_56
+									r0_0_49_58, r1_0_49_58 = sum_49_58, polar_49_58
 								}
-								sum_56, polar_56 = r0_0_49_56, r1_0_49_56
+								sum_58, polar_58 = r0_0_49_58, r1_0_49_58
+							} else {
+								var (
+									r0_0_50_58 archsimd.Float64x8
+									r1_0_50_58 archsimd.Float64x8
+								)
+								{
+									k_50_58, r_50_58, ia_50_58, fa_50_58, sum_50_58, dx_50_58, dy_50_58, dz_50_58, polar_50_58 := k_58, r_58, ia_58, fa_58, sum_58, dx_58, dy_58, dz_58, polar_58
+									n_50_58 := k_50_58.nn[0]
+									for si_50_58 := range r_50_58.src {
+										var (
+											r0_0_10_50_58 archsimd.Float64x8
+											r1_0_10_50_58 archsimd.Float64x8
+											r2_0_10_50_58 archsimd.Float64x8
+											r3_0_10_50_58 archsimd.Float64x8
+										)
+										{
+											r_10_50_58, sr_10_50_58, dx_10_50_58, dy_10_50_58, dz_10_50_58, polar_10_50_58 := r_50_58, &r_50_58.src[si_50_58], dx_50_58, dy_50_58, dz_50_58, polar_50_58
+											zero_10_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+											il_10_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.il)))
+											qx_10_50_58, qy_10_50_58, qz_10_50_58 := dx_10_50_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[0])))).Mul(il_10_50_58), dy_10_50_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[1])))).Mul(il_10_50_58), dz_10_50_58.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[2])))).Mul(il_10_50_58)
+											if m_10_50_58 := polar_10_50_58.Equal(zero_10_50_58); m_10_50_58.ToBits() != 0 {
+												var p_10_50_58 archsimd.Float64x8
+												if r_10_50_58.kahnZero {
+													c2_10_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[0]))).Mul(dx_10_50_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[1]))).Mul(dy_10_50_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_10_50_58.inc[2]))).Mul(dz_10_50_58))
+													p_10_50_58 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_10_50_58.Mul(c2_10_50_58)))
+												} else {
+													var r0_0_11_50_58 archsimd.Float64x8
+													{
+														zero_11_50_58, kahn_11_50_58, s_11_50_58, dx_11_50_58, dy_11_50_58, dz_11_50_58 := false, &r_10_50_58.kahn, sr_10_50_58, dx_10_50_58, dy_10_50_58, dz_10_50_58
+														c2_11_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.inc[0]))).Mul(dx_11_50_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.inc[1]))).Mul(dy_11_50_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.inc[2]))).Mul(dz_11_50_58))
+														c2sq_11_50_58 := c2_11_50_58.Mul(c2_11_50_58)
+														cos2psi_11_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+														if !zero_11_50_58 {
+															e_11_50_58 := dx_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.ein[0])))).Add(dy_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.ein[1]))))).Add(dz_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.ein[2])))))
+															b_11_50_58 := dx_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.bin[0])))).Add(dy_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.bin[1]))))).Add(dz_11_50_58.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_11_50_58.bin[2])))))
+															ee_11_50_58, bb_11_50_58 := e_11_50_58.Mul(e_11_50_58), b_11_50_58.Mul(b_11_50_58)
+															den_11_50_58 := ee_11_50_58.Add(bb_11_50_58)
+															cos2psi_11_50_58 = ee_11_50_58.Sub(bb_11_50_58).Div(den_11_50_58).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_11_50_58.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														}
+														one_11_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+														r0_0_11_50_58 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_11_50_58.Add(c2sq_11_50_58).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_11_50_58)).Mul(cos2psi_11_50_58).Mul(one_11_50_58.Sub(c2sq_11_50_58))))
+													}
+													p_10_50_58 = r0_0_11_50_58
+												}
+												polar_10_50_58 = p_10_50_58.Merge(polar_10_50_58, m_10_50_58)
+											}
+											r0_0_10_50_58, r1_0_10_50_58, r2_0_10_50_58, r3_0_10_50_58 = qx_10_50_58, qy_10_50_58, qz_10_50_58, polar_10_50_58
+										}
+										qx_50_58, qy_50_58, qz_50_58, p_50_58 := r0_0_10_50_58, r1_0_10_50_58, r2_0_10_50_58, r3_0_10_50_58
+										polar_50_58 = p_50_58
+										for oi_50_58 := range r_50_58.orient {
+											var (
+												r0_0_12_50_58 archsimd.Float64x8
+												r1_0_12_50_58 archsimd.Float64x8
+												r2_0_12_50_58 archsimd.Float64x8
+											)
+											{
+												o_12_50_58, qx_12_50_58, qy_12_50_58, qz_12_50_58 := &r_50_58.orient[oi_50_58], qx_50_58, qy_50_58, qz_50_58
+												h_12_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[0]))).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[1]))).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[2]))).Mul(qz_12_50_58))
+												kk_12_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[3]))).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[4]))).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[5]))).Mul(qz_12_50_58))
+												l_12_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[6]))).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[7]))).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_12_50_58[8]))).Mul(qz_12_50_58))
+												r0_0_12_50_58, r1_0_12_50_58, r2_0_12_50_58 = h_12_50_58, kk_12_50_58, l_12_50_58
+											}
+											h_50_58, kk_50_58, l_50_58 := r0_0_12_50_58, r1_0_12_50_58, r2_0_12_50_58
+											var r0_0_13_50_58 archsimd.Float64x8
+											{
+												h_13_50_58, kk_13_50_58, l_13_50_58, n_13_50_58 := h_50_58, kk_50_58, l_50_58, n_50_58
+												magic_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+												th_13_50_58, tk_13_50_58, tl_13_50_58 := h_13_50_58.Add(magic_13_50_58), kk_13_50_58.Add(magic_13_50_58), l_13_50_58.Add(magic_13_50_58)
+												var r0_0_1_13_50_58 archsimd.Float64x8
+												{
+													d_1_13_50_58 := h_13_50_58.Sub(th_13_50_58.Sub(magic_13_50_58))
+													y_1_13_50_58 := d_1_13_50_58.Mul(d_1_13_50_58)
+													y2_1_13_50_58 := y_1_13_50_58.Mul(y_1_13_50_58)
+													y4_1_13_50_58 := y2_1_13_50_58.Mul(y2_1_13_50_58)
+													p0_1_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_13_50_58)).Mul(y2_1_13_50_58))
+													p1_1_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_13_50_58)).Mul(y2_1_13_50_58)).Mul(y4_1_13_50_58)
+													p2_1_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_13_50_58.Mul(y4_1_13_50_58))
+													r0_0_1_13_50_58 = p0_1_13_50_58.Add(p1_1_13_50_58).Add(p2_1_13_50_58)
+												}
+												var r0_0_2_13_50_58 archsimd.Float64x8
+												{
+													c_2_13_50_58, t_2_13_50_58 := r0_0_1_13_50_58, th_13_50_58
+													r0_0_2_13_50_58 = c_2_13_50_58.AsUint64x8().Xor(t_2_13_50_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												ch_13_50_58 := r0_0_2_13_50_58
+												var r0_0_3_13_50_58 archsimd.Float64x8
+												{
+													d_3_13_50_58 := kk_13_50_58.Sub(tk_13_50_58.Sub(magic_13_50_58))
+													y_3_13_50_58 := d_3_13_50_58.Mul(d_3_13_50_58)
+													y2_3_13_50_58 := y_3_13_50_58.Mul(y_3_13_50_58)
+													y4_3_13_50_58 := y2_3_13_50_58.Mul(y2_3_13_50_58)
+													p0_3_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_13_50_58)).Mul(y2_3_13_50_58))
+													p1_3_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_13_50_58)).Mul(y2_3_13_50_58)).Mul(y4_3_13_50_58)
+													p2_3_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_13_50_58.Mul(y4_3_13_50_58))
+													r0_0_3_13_50_58 = p0_3_13_50_58.Add(p1_3_13_50_58).Add(p2_3_13_50_58)
+												}
+												var r0_0_4_13_50_58 archsimd.Float64x8
+												{
+													c_4_13_50_58, t_4_13_50_58 := r0_0_3_13_50_58, tk_13_50_58
+													r0_0_4_13_50_58 = c_4_13_50_58.AsUint64x8().Xor(t_4_13_50_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												ck_13_50_58 := r0_0_4_13_50_58
+												var r0_0_5_13_50_58 archsimd.Float64x8
+												{
+													d_5_13_50_58 := l_13_50_58.Sub(tl_13_50_58.Sub(magic_13_50_58))
+													y_5_13_50_58 := d_5_13_50_58.Mul(d_5_13_50_58)
+													y2_5_13_50_58 := y_5_13_50_58.Mul(y_5_13_50_58)
+													y4_5_13_50_58 := y2_5_13_50_58.Mul(y2_5_13_50_58)
+													p0_5_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_13_50_58)).Mul(y2_5_13_50_58))
+													p1_5_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_13_50_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_13_50_58)).Mul(y2_5_13_50_58)).Mul(y4_5_13_50_58)
+													p2_5_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_13_50_58.Mul(y4_5_13_50_58))
+													r0_0_5_13_50_58 = p0_5_13_50_58.Add(p1_5_13_50_58).Add(p2_5_13_50_58)
+												}
+												var r0_0_6_13_50_58 archsimd.Float64x8
+												{
+													c_6_13_50_58, t_6_13_50_58 := r0_0_5_13_50_58, tl_13_50_58
+													r0_0_6_13_50_58 = c_6_13_50_58.AsUint64x8().Xor(t_6_13_50_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												}
+												cl_13_50_58 := r0_0_6_13_50_58
+												two_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+												ch_13_50_58, ck_13_50_58, cl_13_50_58 = two_13_50_58.Mul(ch_13_50_58), two_13_50_58.Mul(ck_13_50_58), two_13_50_58.Mul(cl_13_50_58)
+												h0_13_50_58, k0_13_50_58, l0_13_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												h1_13_50_58, k1_13_50_58, l1_13_50_58 := ch_13_50_58, ck_13_50_58, cl_13_50_58
+												j_13_50_58 := 2
+												for ; j_13_50_58+1 < n_13_50_58; j_13_50_58 += 2 {
+													h0_13_50_58, k0_13_50_58, l0_13_50_58 = ch_13_50_58.Mul(h1_13_50_58).Sub(h0_13_50_58), ck_13_50_58.Mul(k1_13_50_58).Sub(k0_13_50_58), cl_13_50_58.Mul(l1_13_50_58).Sub(l0_13_50_58)
+													h1_13_50_58, k1_13_50_58, l1_13_50_58 = ch_13_50_58.Mul(h0_13_50_58).Sub(h1_13_50_58), ck_13_50_58.Mul(k0_13_50_58).Sub(k1_13_50_58), cl_13_50_58.Mul(l0_13_50_58).Sub(l1_13_50_58)
+												}
+												if j_13_50_58 < n_13_50_58 {
+													h1_13_50_58 = ch_13_50_58.Mul(h1_13_50_58).Sub(h0_13_50_58)
+													k1_13_50_58 = ck_13_50_58.Mul(k1_13_50_58).Sub(k0_13_50_58)
+													l1_13_50_58 = cl_13_50_58.Mul(l1_13_50_58).Sub(l0_13_50_58)
+												}
+												r0_0_13_50_58 = h1_13_50_58.Mul(k1_13_50_58).Mul(l1_13_50_58)
+											}
+											var r0_0_14_50_58 archsimd.Float64x8
+											{
+												k_14_50_58, ia_14_50_58, fa_14_50_58, h_14_50_58, kk_14_50_58, l_14_50_58, fl_14_50_58, sum_14_50_58 := k_50_58, ia_50_58, fa_50_58, h_50_58, kk_50_58, l_50_58, r0_0_13_50_58, sum_50_58
+												c_14_50_58 := k_14_50_58.c
+												fc_14_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&k_14_50_58.lr.defaultF)))
+												if c_14_50_58.HasHKL {
+													var r0_0_9_14_50_58 archsimd.Float64x8
+													{
+														r_9_14_50_58, bits_9_14_50_58, ia_9_14_50_58, fa_9_14_50_58, h_9_14_50_58, kk_9_14_50_58, l_9_14_50_58 := k_14_50_58.lr, k_14_50_58.fhklBits, ia_14_50_58, fa_14_50_58, h_14_50_58, kk_14_50_58, l_14_50_58
+														var r0_0_7_9_14_50_58 archsimd.Mask64x8
+														{
+															r_7_9_14_50_58, ia_7_9_14_50_58, h_7_9_14_50_58, kk_7_9_14_50_58, l_7_9_14_50_58 := r_9_14_50_58, ia_9_14_50_58, h_9_14_50_58, kk_9_14_50_58, l_9_14_50_58
+															half_7_9_14_50_58 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+															hc_7_9_14_50_58, kc_7_9_14_50_58, lc_7_9_14_50_58 := h_7_9_14_50_58.Sub(half_7_9_14_50_58).CeilScaled(0), kk_7_9_14_50_58.Sub(half_7_9_14_50_58).CeilScaled(0), l_7_9_14_50_58.Sub(half_7_9_14_50_58).CeilScaled(0)
+															hmin_7_9_14_50_58, kmin_7_9_14_50_58, lmin_7_9_14_50_58 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.lmin)))
+															in_7_9_14_50_58 := hc_7_9_14_50_58.GreaterEqual(hmin_7_9_14_50_58).And(hc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.hmax))))).And(kc_7_9_14_50_58.GreaterEqual(kmin_7_9_14_50_58)).And(kc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.kmax))))).And(lc_7_9_14_50_58.GreaterEqual(lmin_7_9_14_50_58)).And(lc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.lmax)))))
+															idx_7_9_14_50_58 := hc_7_9_14_50_58.Sub(hmin_7_9_14_50_58).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.hstride)))).Add(kc_7_9_14_50_58.Sub(kmin_7_9_14_50_58).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_9_14_50_58.kstride))))).Add(lc_7_9_14_50_58.Sub(lmin_7_9_14_50_58))
+															idx_7_9_14_50_58.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_9_14_50_58).ConvertToInt32().Store(ia_7_9_14_50_58)
+															r0_0_7_9_14_50_58 = in_7_9_14_50_58
+														}
+														in_9_14_50_58 := r0_0_7_9_14_50_58
+														for i_9_14_50_58, j_9_14_50_58 := range ia_9_14_50_58 {
+															fa_9_14_50_58[i_9_14_50_58] = bits_9_14_50_58[j_9_14_50_58]
+														}
+														r0_0_9_14_50_58 = archsimd.LoadUint64x8(fa_9_14_50_58).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_9_14_50_58.defaultF))), in_9_14_50_58)
+													}
+													fc_14_50_58 = r0_0_9_14_50_58
+												}
+												s_14_50_58 := sum_14_50_58.Add(fc_14_50_58.Mul(fc_14_50_58).Mul(fl_14_50_58).Mul(fl_14_50_58))
+												if !c_14_50_58.Water {
+													s_14_50_58 = sum_14_50_58.Merge(s_14_50_58, fl_14_50_58.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												}
+												r0_0_14_50_58 = s_14_50_58
+											}
+											sum_50_58 = r0_0_14_50_58
+										}
+									}
+									r0_0_50_58, r1_0_50_58 = sum_50_58, polar_50_58
+								}
+								sum_58, polar_58 = r0_0_50_58, r1_0_50_58
 							}
-							r0_0_56, r1_0_56, r2_0_56 = sum_56, omega_56, polar_56
+							r0_0_58, r1_0_58, r2_0_58 = sum_58, omega_58, polar_58
 						}
-						sum, omega, polar = r0_0_56, r1_0_56, r2_0_56
+						sum, omega, polar = r0_0_58, r1_0_58, r2_0_58
 					}
 				}
 			}
@@ -1765,74 +3185,57 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
-	var r0_0_57 archsimd.Float64x8
+	var r0_0_59 archsimd.Float64x8
 	{
-		r_57, i_57, x_57 := r, 0, h
-		s_57 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_57.nmode[i_57] == nChebyshev {
-			var r0_0_58 archsimd.Float64x8
+		r_59, i_59, x_59 := r, 0, h
+		s_59 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_59.nmode[i_59] == nChebyshev {
+			var r0_0_60 archsimd.Float64x8
 			{
-				x_58, n_58 := x_57, r_57.nn[i_57]
-				magic_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_58 := x_58.Add(magic_58)
-				var r0_0_59 archsimd.Float64x8
+				x_60, n_60 := x_59, r_59.nn[i_59]
+				magic_60 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_60 := x_60.Add(magic_60)
+				var r0_0_61 archsimd.Float64x8
 				{
-					d_59 := x_58.Sub(t_58.Sub(magic_58))
-					y_59 := d_59.Mul(d_59)
-					y2_59 := y_59.Mul(y_59)
-					y4_59 := y2_59.Mul(y2_59)
-					p0_59 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_59)).Mul(y2_59))
-					p1_59 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
-					p2_59 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_59.Mul(y4_59))
-					r0_0_59 = p0_59.Add(p1_59).Add(p2_59)
+					d_61 := x_60.Sub(t_60.Sub(magic_60))
+					y_61 := d_61.Mul(d_61)
+					y2_61 := y_61.Mul(y_61)
+					y4_61 := y2_61.Mul(y2_61)
+					p0_61 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_61)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_61)).Mul(y2_61))
+					p1_61 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_61)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_61)).Mul(y2_61)).Mul(y4_61)
+					p2_61 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_61.Mul(y4_61))
+					r0_0_61 = p0_61.Add(p1_61).Add(p2_61)
 				}
-				var r0_0_60 archsimd.Float64x8
-				{
-					c_60, t_60 := r0_0_59, t_58
-					r0_0_60 = c_60.AsUint64x8().Xor(t_60.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				c2_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_60)
-				u0_58, u1_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_58
-				j_58 := 2
-				for ; j_58+1 < n_58; j_58 += 2 {
-					u0_58 = c2_58.Mul(u1_58).Sub(u0_58)
-					u1_58 = c2_58.Mul(u0_58).Sub(u1_58)
-				}
-				if j_58 < n_58 {
-					u1_58 = c2_58.Mul(u1_58).Sub(u0_58)
-				}
-				r0_0_58 = u1_58
-			}
-			s_57 = r0_0_58
-		} else if r_57.nmode[i_57] == nRatio {
-			var r0_0_61 archsimd.Float64x8
-			{
-				x_61, nv_61 := x_57, archsimd.LoadFloat64x8((*[8]float64)((&r_57.nv[i_57])))
-				magic_61 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_61 := x_61.Add(magic_61)
-				d_61 := x_61.Sub(t_61.Sub(magic_61))
-				y_61 := nv_61.Mul(d_61)
-				u_61 := y_61.Add(magic_61)
 				var r0_0_62 archsimd.Float64x8
 				{
-					d_62 := y_61.Sub(u_61.Sub(magic_61))
-					y_62 := d_62.Mul(d_62)
-					y2_62 := y_62.Mul(y_62)
-					y4_62 := y2_62.Mul(y2_62)
-					p0_62 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_62)).Mul(y2_62))
-					p1_62 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_62)).Mul(y2_62)).Mul(y4_62)
-					p2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_62)).Mul(y4_62.Mul(y4_62))
-					r0_0_62 = d_62.Mul(p0_62.Add(p1_62).Add(p2_62))
+					c_62, t_62 := r0_0_61, t_60
+					r0_0_62 = c_62.AsUint64x8().Xor(t_62.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				var r0_0_63 archsimd.Float64x8
-				{
-					c_63, t_63 := r0_0_62, u_61
-					r0_0_63 = c_63.AsUint64x8().Xor(t_63.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				c2_60 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_62)
+				u0_60, u1_60 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_60
+				j_60 := 2
+				for ; j_60+1 < n_60; j_60 += 2 {
+					u0_60 = c2_60.Mul(u1_60).Sub(u0_60)
+					u1_60 = c2_60.Mul(u0_60).Sub(u1_60)
 				}
-				sn_61 := r0_0_63
+				if j_60 < n_60 {
+					u1_60 = c2_60.Mul(u1_60).Sub(u0_60)
+				}
+				r0_0_60 = u1_60
+			}
+			s_59 = r0_0_60
+		} else if r_59.nmode[i_59] == nRatio {
+			var r0_0_63 archsimd.Float64x8
+			{
+				x_63, nv_63 := x_59, archsimd.LoadFloat64x8((*[8]float64)((&r_59.nv[i_59])))
+				magic_63 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_63 := x_63.Add(magic_63)
+				d_63 := x_63.Sub(t_63.Sub(magic_63))
+				y_63 := nv_63.Mul(d_63)
+				u_63 := y_63.Add(magic_63)
 				var r0_0_64 archsimd.Float64x8
 				{
-					d_64 := d_61
+					d_64 := y_63.Sub(u_63.Sub(magic_63))
 					y_64 := d_64.Mul(d_64)
 					y2_64 := y_64.Mul(y_64)
 					y4_64 := y2_64.Mul(y2_64)
@@ -1841,81 +3244,81 @@ func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_64 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
 					r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
 				}
-				r0_0_61 = nv_61.Merge(sn_61.Div(r0_0_64), d_61.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				var r0_0_65 archsimd.Float64x8
+				{
+					c_65, t_65 := r0_0_64, u_63
+					r0_0_65 = c_65.AsUint64x8().Xor(t_65.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_63 := r0_0_65
+				var r0_0_66 archsimd.Float64x8
+				{
+					d_66 := d_63
+					y_66 := d_66.Mul(d_66)
+					y2_66 := y_66.Mul(y_66)
+					y4_66 := y2_66.Mul(y2_66)
+					p0_66 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66)).Mul(y2_66))
+					p1_66 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
+					p2_66 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
+					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
+				}
+				r0_0_63 = nv_63.Merge(sn_63.Div(r0_0_66), d_63.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 			}
-			s_57 = r0_0_61
+			s_59 = r0_0_63
 		}
-		r0_0_57 = s_57
+		r0_0_59 = s_59
 	}
-	sa := r0_0_57
-	var r0_0_65 archsimd.Float64x8
+	sa := r0_0_59
+	var r0_0_67 archsimd.Float64x8
 	{
-		r_65, i_65, x_65 := r, 1, kk
-		s_65 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_65.nmode[i_65] == nChebyshev {
-			var r0_0_66 archsimd.Float64x8
+		r_67, i_67, x_67 := r, 1, kk
+		s_67 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_67.nmode[i_67] == nChebyshev {
+			var r0_0_68 archsimd.Float64x8
 			{
-				x_66, n_66 := x_65, r_65.nn[i_65]
-				magic_66 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_66 := x_66.Add(magic_66)
-				var r0_0_67 archsimd.Float64x8
+				x_68, n_68 := x_67, r_67.nn[i_67]
+				magic_68 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_68 := x_68.Add(magic_68)
+				var r0_0_69 archsimd.Float64x8
 				{
-					d_67 := x_66.Sub(t_66.Sub(magic_66))
-					y_67 := d_67.Mul(d_67)
-					y2_67 := y_67.Mul(y_67)
-					y4_67 := y2_67.Mul(y2_67)
-					p0_67 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_67)).Mul(y2_67))
-					p1_67 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_67)).Mul(y2_67)).Mul(y4_67)
-					p2_67 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_67.Mul(y4_67))
-					r0_0_67 = p0_67.Add(p1_67).Add(p2_67)
+					d_69 := x_68.Sub(t_68.Sub(magic_68))
+					y_69 := d_69.Mul(d_69)
+					y2_69 := y_69.Mul(y_69)
+					y4_69 := y2_69.Mul(y2_69)
+					p0_69 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_69)).Mul(y2_69))
+					p1_69 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_69)).Mul(y2_69)).Mul(y4_69)
+					p2_69 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_69.Mul(y4_69))
+					r0_0_69 = p0_69.Add(p1_69).Add(p2_69)
 				}
-				var r0_0_68 archsimd.Float64x8
-				{
-					c_68, t_68 := r0_0_67, t_66
-					r0_0_68 = c_68.AsUint64x8().Xor(t_68.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				c2_66 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_68)
-				u0_66, u1_66 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_66
-				j_66 := 2
-				for ; j_66+1 < n_66; j_66 += 2 {
-					u0_66 = c2_66.Mul(u1_66).Sub(u0_66)
-					u1_66 = c2_66.Mul(u0_66).Sub(u1_66)
-				}
-				if j_66 < n_66 {
-					u1_66 = c2_66.Mul(u1_66).Sub(u0_66)
-				}
-				r0_0_66 = u1_66
-			}
-			s_65 = r0_0_66
-		} else if r_65.nmode[i_65] == nRatio {
-			var r0_0_69 archsimd.Float64x8
-			{
-				x_69, nv_69 := x_65, archsimd.LoadFloat64x8((*[8]float64)((&r_65.nv[i_65])))
-				magic_69 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_69 := x_69.Add(magic_69)
-				d_69 := x_69.Sub(t_69.Sub(magic_69))
-				y_69 := nv_69.Mul(d_69)
-				u_69 := y_69.Add(magic_69)
 				var r0_0_70 archsimd.Float64x8
 				{
-					d_70 := y_69.Sub(u_69.Sub(magic_69))
-					y_70 := d_70.Mul(d_70)
-					y2_70 := y_70.Mul(y_70)
-					y4_70 := y2_70.Mul(y2_70)
-					p0_70 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_70)).Mul(y2_70))
-					p1_70 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_70)).Mul(y2_70)).Mul(y4_70)
-					p2_70 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_70)).Mul(y4_70.Mul(y4_70))
-					r0_0_70 = d_70.Mul(p0_70.Add(p1_70).Add(p2_70))
+					c_70, t_70 := r0_0_69, t_68
+					r0_0_70 = c_70.AsUint64x8().Xor(t_70.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				var r0_0_71 archsimd.Float64x8
-				{
-					c_71, t_71 := r0_0_70, u_69
-					r0_0_71 = c_71.AsUint64x8().Xor(t_71.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				c2_68 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_70)
+				u0_68, u1_68 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_68
+				j_68 := 2
+				for ; j_68+1 < n_68; j_68 += 2 {
+					u0_68 = c2_68.Mul(u1_68).Sub(u0_68)
+					u1_68 = c2_68.Mul(u0_68).Sub(u1_68)
 				}
-				sn_69 := r0_0_71
+				if j_68 < n_68 {
+					u1_68 = c2_68.Mul(u1_68).Sub(u0_68)
+				}
+				r0_0_68 = u1_68
+			}
+			s_67 = r0_0_68
+		} else if r_67.nmode[i_67] == nRatio {
+			var r0_0_71 archsimd.Float64x8
+			{
+				x_71, nv_71 := x_67, archsimd.LoadFloat64x8((*[8]float64)((&r_67.nv[i_67])))
+				magic_71 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_71 := x_71.Add(magic_71)
+				d_71 := x_71.Sub(t_71.Sub(magic_71))
+				y_71 := nv_71.Mul(d_71)
+				u_71 := y_71.Add(magic_71)
 				var r0_0_72 archsimd.Float64x8
 				{
-					d_72 := d_69
+					d_72 := y_71.Sub(u_71.Sub(magic_71))
 					y_72 := d_72.Mul(d_72)
 					y2_72 := y_72.Mul(y_72)
 					y4_72 := y2_72.Mul(y2_72)
@@ -1924,81 +3327,81 @@ func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_72 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_72)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_72)).Mul(y4_72.Mul(y4_72))
 					r0_0_72 = d_72.Mul(p0_72.Add(p1_72).Add(p2_72))
 				}
-				r0_0_69 = nv_69.Merge(sn_69.Div(r0_0_72), d_69.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				var r0_0_73 archsimd.Float64x8
+				{
+					c_73, t_73 := r0_0_72, u_71
+					r0_0_73 = c_73.AsUint64x8().Xor(t_73.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_71 := r0_0_73
+				var r0_0_74 archsimd.Float64x8
+				{
+					d_74 := d_71
+					y_74 := d_74.Mul(d_74)
+					y2_74 := y_74.Mul(y_74)
+					y4_74 := y2_74.Mul(y2_74)
+					p0_74 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_74)).Mul(y2_74))
+					p1_74 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
+					p2_74 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
+					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
+				}
+				r0_0_71 = nv_71.Merge(sn_71.Div(r0_0_74), d_71.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 			}
-			s_65 = r0_0_69
+			s_67 = r0_0_71
 		}
-		r0_0_65 = s_65
+		r0_0_67 = s_67
 	}
-	sb := r0_0_65
-	var r0_0_73 archsimd.Float64x8
+	sb := r0_0_67
+	var r0_0_75 archsimd.Float64x8
 	{
-		r_73, i_73, x_73 := r, 2, l
-		s_73 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_73.nmode[i_73] == nChebyshev {
-			var r0_0_74 archsimd.Float64x8
+		r_75, i_75, x_75 := r, 2, l
+		s_75 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_75.nmode[i_75] == nChebyshev {
+			var r0_0_76 archsimd.Float64x8
 			{
-				x_74, n_74 := x_73, r_73.nn[i_73]
-				magic_74 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_74 := x_74.Add(magic_74)
-				var r0_0_75 archsimd.Float64x8
+				x_76, n_76 := x_75, r_75.nn[i_75]
+				magic_76 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_76 := x_76.Add(magic_76)
+				var r0_0_77 archsimd.Float64x8
 				{
-					d_75 := x_74.Sub(t_74.Sub(magic_74))
-					y_75 := d_75.Mul(d_75)
-					y2_75 := y_75.Mul(y_75)
-					y4_75 := y2_75.Mul(y2_75)
-					p0_75 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_75)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_75)).Mul(y2_75))
-					p1_75 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_75)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_75)).Mul(y2_75)).Mul(y4_75)
-					p2_75 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_75.Mul(y4_75))
-					r0_0_75 = p0_75.Add(p1_75).Add(p2_75)
+					d_77 := x_76.Sub(t_76.Sub(magic_76))
+					y_77 := d_77.Mul(d_77)
+					y2_77 := y_77.Mul(y_77)
+					y4_77 := y2_77.Mul(y2_77)
+					p0_77 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_77)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_77)).Mul(y2_77))
+					p1_77 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_77)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_77)).Mul(y2_77)).Mul(y4_77)
+					p2_77 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_77.Mul(y4_77))
+					r0_0_77 = p0_77.Add(p1_77).Add(p2_77)
 				}
-				var r0_0_76 archsimd.Float64x8
-				{
-					c_76, t_76 := r0_0_75, t_74
-					r0_0_76 = c_76.AsUint64x8().Xor(t_76.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				c2_74 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_76)
-				u0_74, u1_74 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_74
-				j_74 := 2
-				for ; j_74+1 < n_74; j_74 += 2 {
-					u0_74 = c2_74.Mul(u1_74).Sub(u0_74)
-					u1_74 = c2_74.Mul(u0_74).Sub(u1_74)
-				}
-				if j_74 < n_74 {
-					u1_74 = c2_74.Mul(u1_74).Sub(u0_74)
-				}
-				r0_0_74 = u1_74
-			}
-			s_73 = r0_0_74
-		} else if r_73.nmode[i_73] == nRatio {
-			var r0_0_77 archsimd.Float64x8
-			{
-				x_77, nv_77 := x_73, archsimd.LoadFloat64x8((*[8]float64)((&r_73.nv[i_73])))
-				magic_77 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_77 := x_77.Add(magic_77)
-				d_77 := x_77.Sub(t_77.Sub(magic_77))
-				y_77 := nv_77.Mul(d_77)
-				u_77 := y_77.Add(magic_77)
 				var r0_0_78 archsimd.Float64x8
 				{
-					d_78 := y_77.Sub(u_77.Sub(magic_77))
-					y_78 := d_78.Mul(d_78)
-					y2_78 := y_78.Mul(y_78)
-					y4_78 := y2_78.Mul(y2_78)
-					p0_78 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_78)).Mul(y2_78))
-					p1_78 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
-					p2_78 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_78)).Mul(y4_78.Mul(y4_78))
-					r0_0_78 = d_78.Mul(p0_78.Add(p1_78).Add(p2_78))
+					c_78, t_78 := r0_0_77, t_76
+					r0_0_78 = c_78.AsUint64x8().Xor(t_78.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				var r0_0_79 archsimd.Float64x8
-				{
-					c_79, t_79 := r0_0_78, u_77
-					r0_0_79 = c_79.AsUint64x8().Xor(t_79.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				c2_76 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_78)
+				u0_76, u1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_76
+				j_76 := 2
+				for ; j_76+1 < n_76; j_76 += 2 {
+					u0_76 = c2_76.Mul(u1_76).Sub(u0_76)
+					u1_76 = c2_76.Mul(u0_76).Sub(u1_76)
 				}
-				sn_77 := r0_0_79
+				if j_76 < n_76 {
+					u1_76 = c2_76.Mul(u1_76).Sub(u0_76)
+				}
+				r0_0_76 = u1_76
+			}
+			s_75 = r0_0_76
+		} else if r_75.nmode[i_75] == nRatio {
+			var r0_0_79 archsimd.Float64x8
+			{
+				x_79, nv_79 := x_75, archsimd.LoadFloat64x8((*[8]float64)((&r_75.nv[i_75])))
+				magic_79 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_79 := x_79.Add(magic_79)
+				d_79 := x_79.Sub(t_79.Sub(magic_79))
+				y_79 := nv_79.Mul(d_79)
+				u_79 := y_79.Add(magic_79)
 				var r0_0_80 archsimd.Float64x8
 				{
-					d_80 := d_77
+					d_80 := y_79.Sub(u_79.Sub(magic_79))
 					y_80 := d_80.Mul(d_80)
 					y2_80 := y_80.Mul(y_80)
 					y4_80 := y2_80.Mul(y2_80)
@@ -2007,13 +3410,30 @@ func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_80 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_80)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_80)).Mul(y4_80.Mul(y4_80))
 					r0_0_80 = d_80.Mul(p0_80.Add(p1_80).Add(p2_80))
 				}
-				r0_0_77 = nv_77.Merge(sn_77.Div(r0_0_80), d_77.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				var r0_0_81 archsimd.Float64x8
+				{
+					c_81, t_81 := r0_0_80, u_79
+					r0_0_81 = c_81.AsUint64x8().Xor(t_81.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_79 := r0_0_81
+				var r0_0_82 archsimd.Float64x8
+				{
+					d_82 := d_79
+					y_82 := d_82.Mul(d_82)
+					y2_82 := y_82.Mul(y_82)
+					y4_82 := y2_82.Mul(y2_82)
+					p0_82 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_82)).Mul(y2_82))
+					p1_82 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
+					p2_82 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_82)).Mul(y4_82.Mul(y4_82))
+					r0_0_82 = d_82.Mul(p0_82.Add(p1_82).Add(p2_82))
+				}
+				r0_0_79 = nv_79.Merge(sn_79.Div(r0_0_82), d_79.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 			}
-			s_73 = r0_0_77
+			s_75 = r0_0_79
 		}
-		r0_0_73 = s_73
+		r0_0_75 = s_75
 	}
-	sc := r0_0_73
+	sc := r0_0_75
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -2022,69 +3442,52 @@ func sincgAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 ) archsimd.Float64x8 {
 	s := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_81 archsimd.Float64x8
+		var r0_0_83 archsimd.Float64x8
 		{
-			x_81, n_81 := x, r.nn[i]
-			magic_81 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_81 := x_81.Add(magic_81)
-			var r0_0_82 archsimd.Float64x8
+			x_83, n_83 := x, r.nn[i]
+			magic_83 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_83 := x_83.Add(magic_83)
+			var r0_0_84 archsimd.Float64x8
 			{
-				d_82 := x_81.Sub(t_81.Sub(magic_81))
-				y_82 := d_82.Mul(d_82)
-				y2_82 := y_82.Mul(y_82)
-				y4_82 := y2_82.Mul(y2_82)
-				p0_82 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_82)).Mul(y2_82))
-				p1_82 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
-				p2_82 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_82.Mul(y4_82))
-				r0_0_82 = p0_82.Add(p1_82).Add(p2_82)
+				d_84 := x_83.Sub(t_83.Sub(magic_83))
+				y_84 := d_84.Mul(d_84)
+				y2_84 := y_84.Mul(y_84)
+				y4_84 := y2_84.Mul(y2_84)
+				p0_84 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84)).Mul(y2_84))
+				p1_84 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
+				p2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84.Mul(y4_84))
+				r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
 			}
-			var r0_0_83 archsimd.Float64x8
-			{
-				c_83, t_83 := r0_0_82, t_81
-				r0_0_83 = c_83.AsUint64x8().Xor(t_83.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-			}
-			c2_81 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_83)
-			u0_81, u1_81 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_81
-			j_81 := 2
-			for ; j_81+1 < n_81; j_81 += 2 {
-				u0_81 = c2_81.Mul(u1_81).Sub(u0_81)
-				u1_81 = c2_81.Mul(u0_81).Sub(u1_81)
-			}
-			if j_81 < n_81 {
-				u1_81 = c2_81.Mul(u1_81).Sub(u0_81)
-			}
-			r0_0_81 = u1_81
-		}
-		s = r0_0_81
-	} else if r.nmode[i] == nRatio {
-		var r0_0_84 archsimd.Float64x8
-		{
-			x_84, nv_84 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_84 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_84 := x_84.Add(magic_84)
-			d_84 := x_84.Sub(t_84.Sub(magic_84))
-			y_84 := nv_84.Mul(d_84)
-			u_84 := y_84.Add(magic_84)
 			var r0_0_85 archsimd.Float64x8
 			{
-				d_85 := y_84.Sub(u_84.Sub(magic_84))
-				y_85 := d_85.Mul(d_85)
-				y2_85 := y_85.Mul(y_85)
-				y4_85 := y2_85.Mul(y2_85)
-				p0_85 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_85)).Mul(y2_85))
-				p1_85 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_85)).Mul(y2_85)).Mul(y4_85)
-				p2_85 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_85)).Mul(y4_85.Mul(y4_85))
-				r0_0_85 = d_85.Mul(p0_85.Add(p1_85).Add(p2_85))
+				c_85, t_85 := r0_0_84, t_83
+				r0_0_85 = c_85.AsUint64x8().Xor(t_85.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			var r0_0_86 archsimd.Float64x8
-			{
-				c_86, t_86 := r0_0_85, u_84
-				r0_0_86 = c_86.AsUint64x8().Xor(t_86.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			c2_83 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_85)
+			u0_83, u1_83 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_83
+			j_83 := 2
+			for ; j_83+1 < n_83; j_83 += 2 {
+				u0_83 = c2_83.Mul(u1_83).Sub(u0_83)
+				u1_83 = c2_83.Mul(u0_83).Sub(u1_83)
 			}
-			sn_84 := r0_0_86
+			if j_83 < n_83 {
+				u1_83 = c2_83.Mul(u1_83).Sub(u0_83)
+			}
+			r0_0_83 = u1_83
+		}
+		s = r0_0_83
+	} else if r.nmode[i] == nRatio {
+		var r0_0_86 archsimd.Float64x8
+		{
+			x_86, nv_86 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_86 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_86 := x_86.Add(magic_86)
+			d_86 := x_86.Sub(t_86.Sub(magic_86))
+			y_86 := nv_86.Mul(d_86)
+			u_86 := y_86.Add(magic_86)
 			var r0_0_87 archsimd.Float64x8
 			{
-				d_87 := d_84
+				d_87 := y_86.Sub(u_86.Sub(magic_86))
 				y_87 := d_87.Mul(d_87)
 				y2_87 := y_87.Mul(y_87)
 				y4_87 := y2_87.Mul(y2_87)
@@ -2093,9 +3496,26 @@ func sincgAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 				p2_87 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_87)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
 				r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
 			}
-			r0_0_84 = nv_84.Merge(sn_84.Div(r0_0_87), d_84.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			var r0_0_88 archsimd.Float64x8
+			{
+				c_88, t_88 := r0_0_87, u_86
+				r0_0_88 = c_88.AsUint64x8().Xor(t_88.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			sn_86 := r0_0_88
+			var r0_0_89 archsimd.Float64x8
+			{
+				d_89 := d_86
+				y_89 := d_89.Mul(d_89)
+				y2_89 := y_89.Mul(y_89)
+				y4_89 := y2_89.Mul(y2_89)
+				p0_89 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_89)).Mul(y2_89))
+				p1_89 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_89)).Mul(y2_89)).Mul(y4_89)
+				p2_89 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_89)).Mul(y4_89.Mul(y4_89))
+				r0_0_89 = d_89.Mul(p0_89.Add(p1_89).Add(p2_89))
+			}
+			r0_0_86 = nv_86.Merge(sn_86.Div(r0_0_89), d_86.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 		}
-		s = r0_0_84
+		s = r0_0_86
 	}
 	return s
 }
@@ -2105,23 +3525,23 @@ func sincgLanesAVX512(x archsimd.Float64x8,
 	n int) archsimd.Float64x8 {
 	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 	t := x.Add(magic)
-	var r0_0_88 archsimd.Float64x8
+	var r0_0_90 archsimd.Float64x8
 	{
-		d_88 := x.Sub(t.Sub(magic))
-		y_88 := d_88.Mul(d_88)
-		y2_88 := y_88.Mul(y_88)
-		y4_88 := y2_88.Mul(y2_88)
-		p0_88 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_88)).Mul(y2_88))
-		p1_88 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
-		p2_88 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_88.Mul(y4_88))
-		r0_0_88 = p0_88.Add(p1_88).Add(p2_88)
+		d_90 := x.Sub(t.Sub(magic))
+		y_90 := d_90.Mul(d_90)
+		y2_90 := y_90.Mul(y_90)
+		y4_90 := y2_90.Mul(y2_90)
+		p0_90 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_90)).Mul(y2_90))
+		p1_90 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
+		p2_90 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_90.Mul(y4_90))
+		r0_0_90 = p0_90.Add(p1_90).Add(p2_90)
 	}
-	var r0_0_89 archsimd.Float64x8
+	var r0_0_91 archsimd.Float64x8
 	{
-		c_89, t_89 := r0_0_88, t
-		r0_0_89 = c_89.AsUint64x8().Xor(t_89.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		c_91, t_91 := r0_0_90, t
+		r0_0_91 = c_91.AsUint64x8().Xor(t_91.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_89)
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_91)
 	u0, u1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -2142,26 +3562,9 @@ func sincgRatioLanesAVX512(x, nv archsimd.Float64x8,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_90 archsimd.Float64x8
-	{
-		d_90 := y.Sub(u.Sub(magic))
-		y_90 := d_90.Mul(d_90)
-		y2_90 := y_90.Mul(y_90)
-		y4_90 := y2_90.Mul(y2_90)
-		p0_90 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_90)).Mul(y2_90))
-		p1_90 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
-		p2_90 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_90)).Mul(y4_90.Mul(y4_90))
-		r0_0_90 = d_90.Mul(p0_90.Add(p1_90).Add(p2_90))
-	}
-	var r0_0_91 archsimd.Float64x8
-	{
-		c_91, t_91 := r0_0_90, u
-		r0_0_91 = c_91.AsUint64x8().Xor(t_91.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-	}
-	sn := r0_0_91
 	var r0_0_92 archsimd.Float64x8
 	{
-		d_92 := d
+		d_92 := y.Sub(u.Sub(magic))
 		y_92 := d_92.Mul(d_92)
 		y2_92 := y_92.Mul(y_92)
 		y4_92 := y2_92.Mul(y2_92)
@@ -2170,7 +3573,24 @@ func sincgRatioLanesAVX512(x, nv archsimd.Float64x8,
 		p2_92 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_92)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_92)).Mul(y4_92.Mul(y4_92))
 		r0_0_92 = d_92.Mul(p0_92.Add(p1_92).Add(p2_92))
 	}
-	return nv.Merge(sn.Div(r0_0_92), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	var r0_0_93 archsimd.Float64x8
+	{
+		c_93, t_93 := r0_0_92, u
+		r0_0_93 = c_93.AsUint64x8().Xor(t_93.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	sn := r0_0_93
+	var r0_0_94 archsimd.Float64x8
+	{
+		d_94 := d
+		y_94 := d_94.Mul(d_94)
+		y2_94 := y_94.Mul(y_94)
+		y4_94 := y2_94.Mul(y2_94)
+		p0_94 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_94)).Mul(y2_94))
+		p1_94 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
+		p2_94 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_94)).Mul(y4_94.Mul(y4_94))
+		r0_0_94 = d_94.Mul(p0_94.Add(p1_94).Add(p2_94))
+	}
+	return nv.Merge(sn.Div(r0_0_94), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 }
 
 func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
@@ -2179,503 +3599,503 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_93 archsimd.Float64x8
-		r1_0_93 archsimd.Float64x8
-		r2_0_93 archsimd.Float64x8
+		r0_0_95 archsimd.Float64x8
+		r1_0_95 archsimd.Float64x8
+		r2_0_95 archsimd.Float64x8
 	)
 	{
-		r_93, i_93, x_93 := r, 0, h
-		s_93, dx_93, dn_93 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_93.nmode[i_93] == nChebyshev {
+		r_95, i_95, x_95 := r, 0, h
+		s_95, dx_95, dn_95 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_95.nmode[i_95] == nChebyshev {
 			var (
-				r0_0_94 archsimd.Float64x8
-				r1_0_94 archsimd.Float64x8
-				r2_0_94 archsimd.Float64x8
+				r0_0_96 archsimd.Float64x8
+				r1_0_96 archsimd.Float64x8
+				r2_0_96 archsimd.Float64x8
 			)
 			{
-				r_94, x_94, n_94, nf_94 := r_93, x_93, r_93.nn[i_93], &r_93.nv[i_93]
-				magic_94 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_94 := x_94.Add(magic_94)
-				d_94 := x_94.Sub(t_94.Sub(magic_94))
-				f_94 := t_94.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_95 archsimd.Float64x8
+				r_96, x_96, n_96, nf_96 := r_95, x_95, r_95.nn[i_95], &r_95.nv[i_95]
+				magic_96 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_96 := x_96.Add(magic_96)
+				d_96 := x_96.Sub(t_96.Sub(magic_96))
+				f_96 := t_96.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_97 archsimd.Float64x8
 				{
-					d_95 := d_94
-					y_95 := d_95.Mul(d_95)
-					y2_95 := y_95.Mul(y_95)
-					y4_95 := y2_95.Mul(y2_95)
-					p0_95 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95)).Mul(y2_95))
-					p1_95 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
-					p2_95 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95.Mul(y4_95))
-					r0_0_95 = p0_95.Add(p1_95).Add(p2_95)
+					d_97 := d_96
+					y_97 := d_97.Mul(d_97)
+					y2_97 := y_97.Mul(y_97)
+					y4_97 := y2_97.Mul(y2_97)
+					p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97)).Mul(y2_97))
+					p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
+					p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97.Mul(y4_97))
+					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
 				}
-				cr_94 := r0_0_95
-				sign_94, one_94, pi_94 := archsimd.LoadFloat64x8((*[8]float64)((&r_94.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_94 := pi_94.Div(one_94.Sub(cr_94).Mul(one_94.Add(cr_94)).Sqrt().AsUint64x8().Or(d_94.AsUint64x8().Xor(f_94).And(sign_94)).AsFloat64x8())
-				c2_94 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_94.AsUint64x8().Xor(f_94).AsFloat64x8())
-				u0_94, u1_94 := one_94, c2_94
-				j_94 := 2
-				for ; j_94+1 < n_94; j_94 += 2 {
-					u0_94 = c2_94.Mul(u1_94).Sub(u0_94)
-					u1_94 = c2_94.Mul(u0_94).Sub(u1_94)
+				cr_96 := r0_0_97
+				sign_96, one_96, pi_96 := archsimd.LoadFloat64x8((*[8]float64)((&r_96.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_96 := pi_96.Div(one_96.Sub(cr_96).Mul(one_96.Add(cr_96)).Sqrt().AsUint64x8().Or(d_96.AsUint64x8().Xor(f_96).And(sign_96)).AsFloat64x8())
+				c2_96 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_96.AsUint64x8().Xor(f_96).AsFloat64x8())
+				u0_96, u1_96 := one_96, c2_96
+				j_96 := 2
+				for ; j_96+1 < n_96; j_96 += 2 {
+					u0_96 = c2_96.Mul(u1_96).Sub(u0_96)
+					u1_96 = c2_96.Mul(u0_96).Sub(u1_96)
 				}
-				if j_94 < n_94 {
-					u0_94, u1_94 = u1_94, c2_94.Mul(u1_94).Sub(u0_94)
+				if j_96 < n_96 {
+					u0_96, u1_96 = u1_96, c2_96.Mul(u1_96).Sub(u0_96)
 				}
-				cu_94 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_94).Mul(u1_94)
-				tn_94 := cu_94.Sub(u0_94)
-				dx_94 := archsimd.LoadFloat64x8((*[8]float64)(nf_94)).Mul(tn_94).Sub(cu_94).Mul(rs_94)
-				dn_94 := d_94.Mul(tn_94).Mul(rs_94)
-				near_94 := d_94.Mul(d_94).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_94.ToBits() != 0 {
+				cu_96 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_96).Mul(u1_96)
+				tn_96 := cu_96.Sub(u0_96)
+				dx_96 := archsimd.LoadFloat64x8((*[8]float64)(nf_96)).Mul(tn_96).Sub(cu_96).Mul(rs_96)
+				dn_96 := d_96.Mul(tn_96).Mul(rs_96)
+				near_96 := d_96.Mul(d_96).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_96.ToBits() != 0 {
 					var (
-						r0_0_96 archsimd.Float64x8
-						r1_0_96 archsimd.Float64x8
+						r0_0_98 archsimd.Float64x8
+						r1_0_98 archsimd.Float64x8
 					)
 					{
-						r_96, d_96, c2_96, flip_96, tn_96, un_96, n_96 := r_94, d_94, c2_94, f_94, tn_94, u1_94, n_94
-						var r0_0_97 archsimd.Float64x8
+						r_98, d_98, c2_98, flip_98, tn_98, un_98, n_98 := r_96, d_96, c2_96, f_96, tn_96, u1_96, n_96
+						var r0_0_99 archsimd.Float64x8
 						{
-							d_97 := d_96
-							y_97 := d_97.Mul(d_97)
-							y2_97 := y_97.Mul(y_97)
-							y4_97 := y2_97.Mul(y2_97)
-							p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97)).Mul(y2_97))
-							p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
-							p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97)).Mul(y4_97.Mul(y4_97))
-							r0_0_97 = d_97.Mul(p0_97.Add(p1_97).Add(p2_97))
+							d_99 := d_98
+							y_99 := d_99.Mul(d_99)
+							y2_99 := y_99.Mul(y_99)
+							y4_99 := y2_99.Mul(y2_99)
+							p0_99 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99)).Mul(y2_99))
+							p1_99 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99)).Mul(y2_99)).Mul(y4_99)
+							p2_99 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99)).Mul(y4_99.Mul(y4_99))
+							r0_0_99 = d_99.Mul(p0_99.Add(p1_99).Add(p2_99))
 						}
-						s_96 := r0_0_97.AsUint64x8().Xor(flip_96).AsFloat64x8()
-						two_96 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_96, u1_96, p0_96, p1_96 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_96, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_96
-						for j_96 := 2; j_96 < n_96; j_96++ {
-							u0_96, u1_96, p0_96, p1_96 = u1_96, c2_96.Mul(u1_96).Sub(u0_96), p1_96, two_96.Mul(u1_96).Add(c2_96.Mul(p1_96)).Sub(p0_96)
+						s_98 := r0_0_99.AsUint64x8().Xor(flip_98).AsFloat64x8()
+						two_98 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_98, u1_98, p0_98, p1_98 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_98, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_98
+						for j_98 := 2; j_98 < n_98; j_98++ {
+							u0_98, u1_98, p0_98, p1_98 = u1_98, c2_98.Mul(u1_98).Sub(u0_98), p1_98, two_98.Mul(u1_98).Add(c2_98.Mul(p1_98)).Sub(p0_98)
 						}
-						dx_96 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_96).Mul(p1_96)
-						peak_96 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_96.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_96.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_96 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_96).Mul(tn_96).Div(s_96).Merge(peak_96, d_96.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_96, r1_0_96 = dx_96, dn_96
+						dx_98 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_98).Mul(p1_98)
+						peak_98 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_98.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_98.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_98 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_98).Mul(tn_98).Div(s_98).Merge(peak_98, d_98.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_98, r1_0_98 = dx_98, dn_98
 					}
-					px_94, pn_94 := r0_0_96, r1_0_96
-					dx_94, dn_94 = px_94.Merge(dx_94, near_94), pn_94.Merge(dn_94, near_94)
+					px_96, pn_96 := r0_0_98, r1_0_98
+					dx_96, dn_96 = px_96.Merge(dx_96, near_96), pn_96.Merge(dn_96, near_96)
 				}
-				r0_0_94, r1_0_94, r2_0_94 = u1_94, dx_94, dn_94
+				r0_0_96, r1_0_96, r2_0_96 = u1_96, dx_96, dn_96
 			}
-			s_93, dx_93, dn_93 = r0_0_94, r1_0_94, r2_0_94
-		} else if r_93.nmode[i_93] == nRatio {
+			s_95, dx_95, dn_95 = r0_0_96, r1_0_96, r2_0_96
+		} else if r_95.nmode[i_95] == nRatio {
 			var (
-				r0_0_98 archsimd.Float64x8
-				r1_0_98 archsimd.Float64x8
-				r2_0_98 archsimd.Float64x8
+				r0_0_100 archsimd.Float64x8
+				r1_0_100 archsimd.Float64x8
+				r2_0_100 archsimd.Float64x8
 			)
 			{
-				x_98, nv_98 := x_93, archsimd.LoadFloat64x8((*[8]float64)((&r_93.nv[i_93])))
-				magic_98 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_98 := x_98.Add(magic_98)
-				d_98 := x_98.Sub(t_98.Sub(magic_98))
-				y_98 := nv_98.Mul(d_98)
-				u_98 := y_98.Add(magic_98)
-				e_98 := y_98.Sub(u_98.Sub(magic_98))
-				var r0_0_99 archsimd.Float64x8
-				{
-					d_99 := e_98
-					y_99 := d_99.Mul(d_99)
-					y2_99 := y_99.Mul(y_99)
-					y4_99 := y2_99.Mul(y2_99)
-					p0_99 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99)).Mul(y2_99))
-					p1_99 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99)).Mul(y2_99)).Mul(y4_99)
-					p2_99 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99)).Mul(y4_99.Mul(y4_99))
-					r0_0_99 = d_99.Mul(p0_99.Add(p1_99).Add(p2_99))
-				}
-				var r0_0_100 archsimd.Float64x8
-				{
-					c_100, t_100 := r0_0_99, u_98
-					r0_0_100 = c_100.AsUint64x8().Xor(t_100.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
+				x_100, nv_100 := x_95, archsimd.LoadFloat64x8((*[8]float64)((&r_95.nv[i_95])))
+				magic_100 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_100 := x_100.Add(magic_100)
+				d_100 := x_100.Sub(t_100.Sub(magic_100))
+				y_100 := nv_100.Mul(d_100)
+				u_100 := y_100.Add(magic_100)
+				e_100 := y_100.Sub(u_100.Sub(magic_100))
 				var r0_0_101 archsimd.Float64x8
 				{
-					d_101 := e_98
+					d_101 := e_100
 					y_101 := d_101.Mul(d_101)
 					y2_101 := y_101.Mul(y_101)
 					y4_101 := y2_101.Mul(y2_101)
-					p0_101 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_101)).Mul(y2_101))
-					p1_101 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
-					p2_101 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_101.Mul(y4_101))
-					r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
+					p0_101 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_101)).Mul(y2_101))
+					p1_101 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
+					p2_101 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_101)).Mul(y4_101.Mul(y4_101))
+					r0_0_101 = d_101.Mul(p0_101.Add(p1_101).Add(p2_101))
 				}
 				var r0_0_102 archsimd.Float64x8
 				{
-					c_102, t_102 := r0_0_101, u_98
+					c_102, t_102 := r0_0_101, u_100
 					r0_0_102 = c_102.AsUint64x8().Xor(t_102.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				sn_98, cn_98 := r0_0_100, r0_0_102
 				var r0_0_103 archsimd.Float64x8
 				{
-					d_103 := d_98
+					d_103 := e_100
 					y_103 := d_103.Mul(d_103)
 					y2_103 := y_103.Mul(y_103)
 					y4_103 := y2_103.Mul(y2_103)
-					p0_103 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_103)).Mul(y2_103))
-					p1_103 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
-					p2_103 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_103)).Mul(y4_103.Mul(y4_103))
-					r0_0_103 = d_103.Mul(p0_103.Add(p1_103).Add(p2_103))
+					p0_103 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_103)).Mul(y2_103))
+					p1_103 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
+					p2_103 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_103.Mul(y4_103))
+					r0_0_103 = p0_103.Add(p1_103).Add(p2_103)
 				}
 				var r0_0_104 archsimd.Float64x8
 				{
-					d_104 := d_98
-					y_104 := d_104.Mul(d_104)
-					y2_104 := y_104.Mul(y_104)
-					y4_104 := y2_104.Mul(y2_104)
-					p0_104 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_104)).Mul(y2_104))
-					p1_104 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
-					p2_104 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_104.Mul(y4_104))
-					r0_0_104 = p0_104.Add(p1_104).Add(p2_104)
+					c_104, t_104 := r0_0_103, u_100
+					r0_0_104 = c_104.AsUint64x8().Xor(t_104.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				s1_98, c1_98 := r0_0_103, r0_0_104
-				pi_98 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_98 := d_98.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_98 := nv_98.Merge(sn_98.Div(s1_98), at_98)
-				dx_98 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_98.Mul(nv_98.Mul(cn_98).Mul(s1_98).Sub(sn_98.Mul(c1_98))).Div(s1_98.Mul(s1_98)), at_98)
-				dn_98 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_98.Mul(d_98).Mul(cn_98).Div(s1_98), at_98)
-				r0_0_98, r1_0_98, r2_0_98 = s_98, dx_98, dn_98
+				sn_100, cn_100 := r0_0_102, r0_0_104
+				var r0_0_105 archsimd.Float64x8
+				{
+					d_105 := d_100
+					y_105 := d_105.Mul(d_105)
+					y2_105 := y_105.Mul(y_105)
+					y4_105 := y2_105.Mul(y2_105)
+					p0_105 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105)).Mul(y2_105))
+					p1_105 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
+					p2_105 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
+					r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
+				}
+				var r0_0_106 archsimd.Float64x8
+				{
+					d_106 := d_100
+					y_106 := d_106.Mul(d_106)
+					y2_106 := y_106.Mul(y_106)
+					y4_106 := y2_106.Mul(y2_106)
+					p0_106 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_106)).Mul(y2_106))
+					p1_106 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
+					p2_106 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_106.Mul(y4_106))
+					r0_0_106 = p0_106.Add(p1_106).Add(p2_106)
+				}
+				s1_100, c1_100 := r0_0_105, r0_0_106
+				pi_100 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_100 := d_100.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_100 := nv_100.Merge(sn_100.Div(s1_100), at_100)
+				dx_100 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_100.Mul(nv_100.Mul(cn_100).Mul(s1_100).Sub(sn_100.Mul(c1_100))).Div(s1_100.Mul(s1_100)), at_100)
+				dn_100 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_100.Mul(d_100).Mul(cn_100).Div(s1_100), at_100)
+				r0_0_100, r1_0_100, r2_0_100 = s_100, dx_100, dn_100
 			}
-			s_93, dx_93, dn_93 = r0_0_98, r1_0_98, r2_0_98
+			s_95, dx_95, dn_95 = r0_0_100, r1_0_100, r2_0_100
 		}
-		r0_0_93, r1_0_93, r2_0_93 = s_93, dx_93, dn_93
+		r0_0_95, r1_0_95, r2_0_95 = s_95, dx_95, dn_95
 	}
-	sa, ha, na := r0_0_93, r1_0_93, r2_0_93
+	sa, ha, na := r0_0_95, r1_0_95, r2_0_95
 	var (
-		r0_0_105 archsimd.Float64x8
-		r1_0_105 archsimd.Float64x8
-		r2_0_105 archsimd.Float64x8
+		r0_0_107 archsimd.Float64x8
+		r1_0_107 archsimd.Float64x8
+		r2_0_107 archsimd.Float64x8
 	)
 	{
-		r_105, i_105, x_105 := r, 1, kk
-		s_105, dx_105, dn_105 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_105.nmode[i_105] == nChebyshev {
+		r_107, i_107, x_107 := r, 1, kk
+		s_107, dx_107, dn_107 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_107.nmode[i_107] == nChebyshev {
 			var (
-				r0_0_106 archsimd.Float64x8
-				r1_0_106 archsimd.Float64x8
-				r2_0_106 archsimd.Float64x8
+				r0_0_108 archsimd.Float64x8
+				r1_0_108 archsimd.Float64x8
+				r2_0_108 archsimd.Float64x8
 			)
 			{
-				r_106, x_106, n_106, nf_106 := r_105, x_105, r_105.nn[i_105], &r_105.nv[i_105]
-				magic_106 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_106 := x_106.Add(magic_106)
-				d_106 := x_106.Sub(t_106.Sub(magic_106))
-				f_106 := t_106.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_107 archsimd.Float64x8
+				r_108, x_108, n_108, nf_108 := r_107, x_107, r_107.nn[i_107], &r_107.nv[i_107]
+				magic_108 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_108 := x_108.Add(magic_108)
+				d_108 := x_108.Sub(t_108.Sub(magic_108))
+				f_108 := t_108.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_109 archsimd.Float64x8
 				{
-					d_107 := d_106
-					y_107 := d_107.Mul(d_107)
-					y2_107 := y_107.Mul(y_107)
-					y4_107 := y2_107.Mul(y2_107)
-					p0_107 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107)).Mul(y2_107))
-					p1_107 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
-					p2_107 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107.Mul(y4_107))
-					r0_0_107 = p0_107.Add(p1_107).Add(p2_107)
+					d_109 := d_108
+					y_109 := d_109.Mul(d_109)
+					y2_109 := y_109.Mul(y_109)
+					y4_109 := y2_109.Mul(y2_109)
+					p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_109)).Mul(y2_109))
+					p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
+					p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_109.Mul(y4_109))
+					r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
 				}
-				cr_106 := r0_0_107
-				sign_106, one_106, pi_106 := archsimd.LoadFloat64x8((*[8]float64)((&r_106.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_106 := pi_106.Div(one_106.Sub(cr_106).Mul(one_106.Add(cr_106)).Sqrt().AsUint64x8().Or(d_106.AsUint64x8().Xor(f_106).And(sign_106)).AsFloat64x8())
-				c2_106 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_106.AsUint64x8().Xor(f_106).AsFloat64x8())
-				u0_106, u1_106 := one_106, c2_106
-				j_106 := 2
-				for ; j_106+1 < n_106; j_106 += 2 {
-					u0_106 = c2_106.Mul(u1_106).Sub(u0_106)
-					u1_106 = c2_106.Mul(u0_106).Sub(u1_106)
+				cr_108 := r0_0_109
+				sign_108, one_108, pi_108 := archsimd.LoadFloat64x8((*[8]float64)((&r_108.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_108 := pi_108.Div(one_108.Sub(cr_108).Mul(one_108.Add(cr_108)).Sqrt().AsUint64x8().Or(d_108.AsUint64x8().Xor(f_108).And(sign_108)).AsFloat64x8())
+				c2_108 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_108.AsUint64x8().Xor(f_108).AsFloat64x8())
+				u0_108, u1_108 := one_108, c2_108
+				j_108 := 2
+				for ; j_108+1 < n_108; j_108 += 2 {
+					u0_108 = c2_108.Mul(u1_108).Sub(u0_108)
+					u1_108 = c2_108.Mul(u0_108).Sub(u1_108)
 				}
-				if j_106 < n_106 {
-					u0_106, u1_106 = u1_106, c2_106.Mul(u1_106).Sub(u0_106)
+				if j_108 < n_108 {
+					u0_108, u1_108 = u1_108, c2_108.Mul(u1_108).Sub(u0_108)
 				}
-				cu_106 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_106).Mul(u1_106)
-				tn_106 := cu_106.Sub(u0_106)
-				dx_106 := archsimd.LoadFloat64x8((*[8]float64)(nf_106)).Mul(tn_106).Sub(cu_106).Mul(rs_106)
-				dn_106 := d_106.Mul(tn_106).Mul(rs_106)
-				near_106 := d_106.Mul(d_106).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_106.ToBits() != 0 {
+				cu_108 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_108).Mul(u1_108)
+				tn_108 := cu_108.Sub(u0_108)
+				dx_108 := archsimd.LoadFloat64x8((*[8]float64)(nf_108)).Mul(tn_108).Sub(cu_108).Mul(rs_108)
+				dn_108 := d_108.Mul(tn_108).Mul(rs_108)
+				near_108 := d_108.Mul(d_108).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_108.ToBits() != 0 {
 					var (
-						r0_0_108 archsimd.Float64x8
-						r1_0_108 archsimd.Float64x8
+						r0_0_110 archsimd.Float64x8
+						r1_0_110 archsimd.Float64x8
 					)
 					{
-						r_108, d_108, c2_108, flip_108, tn_108, un_108, n_108 := r_106, d_106, c2_106, f_106, tn_106, u1_106, n_106
-						var r0_0_109 archsimd.Float64x8
+						r_110, d_110, c2_110, flip_110, tn_110, un_110, n_110 := r_108, d_108, c2_108, f_108, tn_108, u1_108, n_108
+						var r0_0_111 archsimd.Float64x8
 						{
-							d_109 := d_108
-							y_109 := d_109.Mul(d_109)
-							y2_109 := y_109.Mul(y_109)
-							y4_109 := y2_109.Mul(y2_109)
-							p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_109)).Mul(y2_109))
-							p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
-							p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_109)).Mul(y4_109.Mul(y4_109))
-							r0_0_109 = d_109.Mul(p0_109.Add(p1_109).Add(p2_109))
+							d_111 := d_110
+							y_111 := d_111.Mul(d_111)
+							y2_111 := y_111.Mul(y_111)
+							y4_111 := y2_111.Mul(y2_111)
+							p0_111 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111)).Mul(y2_111))
+							p1_111 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
+							p2_111 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
+							r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
 						}
-						s_108 := r0_0_109.AsUint64x8().Xor(flip_108).AsFloat64x8()
-						two_108 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_108, u1_108, p0_108, p1_108 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_108, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_108
-						for j_108 := 2; j_108 < n_108; j_108++ {
-							u0_108, u1_108, p0_108, p1_108 = u1_108, c2_108.Mul(u1_108).Sub(u0_108), p1_108, two_108.Mul(u1_108).Add(c2_108.Mul(p1_108)).Sub(p0_108)
+						s_110 := r0_0_111.AsUint64x8().Xor(flip_110).AsFloat64x8()
+						two_110 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_110, u1_110, p0_110, p1_110 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_110, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_110
+						for j_110 := 2; j_110 < n_110; j_110++ {
+							u0_110, u1_110, p0_110, p1_110 = u1_110, c2_110.Mul(u1_110).Sub(u0_110), p1_110, two_110.Mul(u1_110).Add(c2_110.Mul(p1_110)).Sub(p0_110)
 						}
-						dx_108 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_108).Mul(p1_108)
-						peak_108 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_108.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_108.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_108 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_108).Mul(tn_108).Div(s_108).Merge(peak_108, d_108.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_108, r1_0_108 = dx_108, dn_108
+						dx_110 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_110).Mul(p1_110)
+						peak_110 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_110.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_110.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_110 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_110).Mul(tn_110).Div(s_110).Merge(peak_110, d_110.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_110, r1_0_110 = dx_110, dn_110
 					}
-					px_106, pn_106 := r0_0_108, r1_0_108
-					dx_106, dn_106 = px_106.Merge(dx_106, near_106), pn_106.Merge(dn_106, near_106)
+					px_108, pn_108 := r0_0_110, r1_0_110
+					dx_108, dn_108 = px_108.Merge(dx_108, near_108), pn_108.Merge(dn_108, near_108)
 				}
-				r0_0_106, r1_0_106, r2_0_106 = u1_106, dx_106, dn_106
+				r0_0_108, r1_0_108, r2_0_108 = u1_108, dx_108, dn_108
 			}
-			s_105, dx_105, dn_105 = r0_0_106, r1_0_106, r2_0_106
-		} else if r_105.nmode[i_105] == nRatio {
+			s_107, dx_107, dn_107 = r0_0_108, r1_0_108, r2_0_108
+		} else if r_107.nmode[i_107] == nRatio {
 			var (
-				r0_0_110 archsimd.Float64x8
-				r1_0_110 archsimd.Float64x8
-				r2_0_110 archsimd.Float64x8
+				r0_0_112 archsimd.Float64x8
+				r1_0_112 archsimd.Float64x8
+				r2_0_112 archsimd.Float64x8
 			)
 			{
-				x_110, nv_110 := x_105, archsimd.LoadFloat64x8((*[8]float64)((&r_105.nv[i_105])))
-				magic_110 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_110 := x_110.Add(magic_110)
-				d_110 := x_110.Sub(t_110.Sub(magic_110))
-				y_110 := nv_110.Mul(d_110)
-				u_110 := y_110.Add(magic_110)
-				e_110 := y_110.Sub(u_110.Sub(magic_110))
-				var r0_0_111 archsimd.Float64x8
-				{
-					d_111 := e_110
-					y_111 := d_111.Mul(d_111)
-					y2_111 := y_111.Mul(y_111)
-					y4_111 := y2_111.Mul(y2_111)
-					p0_111 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111)).Mul(y2_111))
-					p1_111 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
-					p2_111 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
-					r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
-				}
-				var r0_0_112 archsimd.Float64x8
-				{
-					c_112, t_112 := r0_0_111, u_110
-					r0_0_112 = c_112.AsUint64x8().Xor(t_112.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
+				x_112, nv_112 := x_107, archsimd.LoadFloat64x8((*[8]float64)((&r_107.nv[i_107])))
+				magic_112 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_112 := x_112.Add(magic_112)
+				d_112 := x_112.Sub(t_112.Sub(magic_112))
+				y_112 := nv_112.Mul(d_112)
+				u_112 := y_112.Add(magic_112)
+				e_112 := y_112.Sub(u_112.Sub(magic_112))
 				var r0_0_113 archsimd.Float64x8
 				{
-					d_113 := e_110
+					d_113 := e_112
 					y_113 := d_113.Mul(d_113)
 					y2_113 := y_113.Mul(y_113)
 					y4_113 := y2_113.Mul(y2_113)
-					p0_113 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_113)).Mul(y2_113))
-					p1_113 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
-					p2_113 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_113.Mul(y4_113))
-					r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
+					p0_113 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_113)).Mul(y2_113))
+					p1_113 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
+					p2_113 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_113)).Mul(y4_113.Mul(y4_113))
+					r0_0_113 = d_113.Mul(p0_113.Add(p1_113).Add(p2_113))
 				}
 				var r0_0_114 archsimd.Float64x8
 				{
-					c_114, t_114 := r0_0_113, u_110
+					c_114, t_114 := r0_0_113, u_112
 					r0_0_114 = c_114.AsUint64x8().Xor(t_114.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				sn_110, cn_110 := r0_0_112, r0_0_114
 				var r0_0_115 archsimd.Float64x8
 				{
-					d_115 := d_110
+					d_115 := e_112
 					y_115 := d_115.Mul(d_115)
 					y2_115 := y_115.Mul(y_115)
 					y4_115 := y2_115.Mul(y2_115)
-					p0_115 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_115)).Mul(y2_115))
-					p1_115 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
-					p2_115 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_115)).Mul(y4_115.Mul(y4_115))
-					r0_0_115 = d_115.Mul(p0_115.Add(p1_115).Add(p2_115))
+					p0_115 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_115)).Mul(y2_115))
+					p1_115 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
+					p2_115 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_115.Mul(y4_115))
+					r0_0_115 = p0_115.Add(p1_115).Add(p2_115)
 				}
 				var r0_0_116 archsimd.Float64x8
 				{
-					d_116 := d_110
-					y_116 := d_116.Mul(d_116)
-					y2_116 := y_116.Mul(y_116)
-					y4_116 := y2_116.Mul(y2_116)
-					p0_116 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_116)).Mul(y2_116))
-					p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
-					p2_116 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_116.Mul(y4_116))
-					r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
+					c_116, t_116 := r0_0_115, u_112
+					r0_0_116 = c_116.AsUint64x8().Xor(t_116.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				s1_110, c1_110 := r0_0_115, r0_0_116
-				pi_110 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_110 := d_110.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_110 := nv_110.Merge(sn_110.Div(s1_110), at_110)
-				dx_110 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_110.Mul(nv_110.Mul(cn_110).Mul(s1_110).Sub(sn_110.Mul(c1_110))).Div(s1_110.Mul(s1_110)), at_110)
-				dn_110 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_110.Mul(d_110).Mul(cn_110).Div(s1_110), at_110)
-				r0_0_110, r1_0_110, r2_0_110 = s_110, dx_110, dn_110
+				sn_112, cn_112 := r0_0_114, r0_0_116
+				var r0_0_117 archsimd.Float64x8
+				{
+					d_117 := d_112
+					y_117 := d_117.Mul(d_117)
+					y2_117 := y_117.Mul(y_117)
+					y4_117 := y2_117.Mul(y2_117)
+					p0_117 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_117)).Mul(y2_117))
+					p1_117 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
+					p2_117 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_117)).Mul(y4_117.Mul(y4_117))
+					r0_0_117 = d_117.Mul(p0_117.Add(p1_117).Add(p2_117))
+				}
+				var r0_0_118 archsimd.Float64x8
+				{
+					d_118 := d_112
+					y_118 := d_118.Mul(d_118)
+					y2_118 := y_118.Mul(y_118)
+					y4_118 := y2_118.Mul(y2_118)
+					p0_118 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_118)).Mul(y2_118))
+					p1_118 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_118)).Mul(y2_118)).Mul(y4_118)
+					p2_118 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_118.Mul(y4_118))
+					r0_0_118 = p0_118.Add(p1_118).Add(p2_118)
+				}
+				s1_112, c1_112 := r0_0_117, r0_0_118
+				pi_112 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_112 := d_112.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_112 := nv_112.Merge(sn_112.Div(s1_112), at_112)
+				dx_112 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_112.Mul(nv_112.Mul(cn_112).Mul(s1_112).Sub(sn_112.Mul(c1_112))).Div(s1_112.Mul(s1_112)), at_112)
+				dn_112 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_112.Mul(d_112).Mul(cn_112).Div(s1_112), at_112)
+				r0_0_112, r1_0_112, r2_0_112 = s_112, dx_112, dn_112
 			}
-			s_105, dx_105, dn_105 = r0_0_110, r1_0_110, r2_0_110
+			s_107, dx_107, dn_107 = r0_0_112, r1_0_112, r2_0_112
 		}
-		r0_0_105, r1_0_105, r2_0_105 = s_105, dx_105, dn_105
+		r0_0_107, r1_0_107, r2_0_107 = s_107, dx_107, dn_107
 	}
-	sb, hb, nb := r0_0_105, r1_0_105, r2_0_105
+	sb, hb, nb := r0_0_107, r1_0_107, r2_0_107
 	var (
-		r0_0_117 archsimd.Float64x8
-		r1_0_117 archsimd.Float64x8
-		r2_0_117 archsimd.Float64x8
+		r0_0_119 archsimd.Float64x8
+		r1_0_119 archsimd.Float64x8
+		r2_0_119 archsimd.Float64x8
 	)
 	{
-		r_117, i_117, x_117 := r, 2, l
-		s_117, dx_117, dn_117 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_117.nmode[i_117] == nChebyshev {
+		r_119, i_119, x_119 := r, 2, l
+		s_119, dx_119, dn_119 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		if r_119.nmode[i_119] == nChebyshev {
 			var (
-				r0_0_118 archsimd.Float64x8
-				r1_0_118 archsimd.Float64x8
-				r2_0_118 archsimd.Float64x8
+				r0_0_120 archsimd.Float64x8
+				r1_0_120 archsimd.Float64x8
+				r2_0_120 archsimd.Float64x8
 			)
 			{
-				r_118, x_118, n_118, nf_118 := r_117, x_117, r_117.nn[i_117], &r_117.nv[i_117]
-				magic_118 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_118 := x_118.Add(magic_118)
-				d_118 := x_118.Sub(t_118.Sub(magic_118))
-				f_118 := t_118.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_119 archsimd.Float64x8
+				r_120, x_120, n_120, nf_120 := r_119, x_119, r_119.nn[i_119], &r_119.nv[i_119]
+				magic_120 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_120 := x_120.Add(magic_120)
+				d_120 := x_120.Sub(t_120.Sub(magic_120))
+				f_120 := t_120.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_121 archsimd.Float64x8
 				{
-					d_119 := d_118
-					y_119 := d_119.Mul(d_119)
-					y2_119 := y_119.Mul(y_119)
-					y4_119 := y2_119.Mul(y2_119)
-					p0_119 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_119)).Mul(y2_119))
-					p1_119 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
-					p2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_119.Mul(y4_119))
-					r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
+					d_121 := d_120
+					y_121 := d_121.Mul(d_121)
+					y2_121 := y_121.Mul(y_121)
+					y4_121 := y2_121.Mul(y2_121)
+					p0_121 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_121)).Mul(y2_121))
+					p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
+					p2_121 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_121.Mul(y4_121))
+					r0_0_121 = p0_121.Add(p1_121).Add(p2_121)
 				}
-				cr_118 := r0_0_119
-				sign_118, one_118, pi_118 := archsimd.LoadFloat64x8((*[8]float64)((&r_118.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_118 := pi_118.Div(one_118.Sub(cr_118).Mul(one_118.Add(cr_118)).Sqrt().AsUint64x8().Or(d_118.AsUint64x8().Xor(f_118).And(sign_118)).AsFloat64x8())
-				c2_118 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_118.AsUint64x8().Xor(f_118).AsFloat64x8())
-				u0_118, u1_118 := one_118, c2_118
-				j_118 := 2
-				for ; j_118+1 < n_118; j_118 += 2 {
-					u0_118 = c2_118.Mul(u1_118).Sub(u0_118)
-					u1_118 = c2_118.Mul(u0_118).Sub(u1_118)
+				cr_120 := r0_0_121
+				sign_120, one_120, pi_120 := archsimd.LoadFloat64x8((*[8]float64)((&r_120.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				rs_120 := pi_120.Div(one_120.Sub(cr_120).Mul(one_120.Add(cr_120)).Sqrt().AsUint64x8().Or(d_120.AsUint64x8().Xor(f_120).And(sign_120)).AsFloat64x8())
+				c2_120 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_120.AsUint64x8().Xor(f_120).AsFloat64x8())
+				u0_120, u1_120 := one_120, c2_120
+				j_120 := 2
+				for ; j_120+1 < n_120; j_120 += 2 {
+					u0_120 = c2_120.Mul(u1_120).Sub(u0_120)
+					u1_120 = c2_120.Mul(u0_120).Sub(u1_120)
 				}
-				if j_118 < n_118 {
-					u0_118, u1_118 = u1_118, c2_118.Mul(u1_118).Sub(u0_118)
+				if j_120 < n_120 {
+					u0_120, u1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120)
 				}
-				cu_118 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_118).Mul(u1_118)
-				tn_118 := cu_118.Sub(u0_118)
-				dx_118 := archsimd.LoadFloat64x8((*[8]float64)(nf_118)).Mul(tn_118).Sub(cu_118).Mul(rs_118)
-				dn_118 := d_118.Mul(tn_118).Mul(rs_118)
-				near_118 := d_118.Mul(d_118).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_118.ToBits() != 0 {
+				cu_120 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_120).Mul(u1_120)
+				tn_120 := cu_120.Sub(u0_120)
+				dx_120 := archsimd.LoadFloat64x8((*[8]float64)(nf_120)).Mul(tn_120).Sub(cu_120).Mul(rs_120)
+				dn_120 := d_120.Mul(tn_120).Mul(rs_120)
+				near_120 := d_120.Mul(d_120).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				if near_120.ToBits() != 0 {
 					var (
-						r0_0_120 archsimd.Float64x8
-						r1_0_120 archsimd.Float64x8
+						r0_0_122 archsimd.Float64x8
+						r1_0_122 archsimd.Float64x8
 					)
 					{
-						r_120, d_120, c2_120, flip_120, tn_120, un_120, n_120 := r_118, d_118, c2_118, f_118, tn_118, u1_118, n_118
-						var r0_0_121 archsimd.Float64x8
+						r_122, d_122, c2_122, flip_122, tn_122, un_122, n_122 := r_120, d_120, c2_120, f_120, tn_120, u1_120, n_120
+						var r0_0_123 archsimd.Float64x8
 						{
-							d_121 := d_120
-							y_121 := d_121.Mul(d_121)
-							y2_121 := y_121.Mul(y_121)
-							y4_121 := y2_121.Mul(y2_121)
-							p0_121 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_121)).Mul(y2_121))
-							p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
-							p2_121 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_121)).Mul(y4_121.Mul(y4_121))
-							r0_0_121 = d_121.Mul(p0_121.Add(p1_121).Add(p2_121))
+							d_123 := d_122
+							y_123 := d_123.Mul(d_123)
+							y2_123 := y_123.Mul(y_123)
+							y4_123 := y2_123.Mul(y2_123)
+							p0_123 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123)).Mul(y2_123))
+							p1_123 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
+							p2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123)).Mul(y4_123.Mul(y4_123))
+							r0_0_123 = d_123.Mul(p0_123.Add(p1_123).Add(p2_123))
 						}
-						s_120 := r0_0_121.AsUint64x8().Xor(flip_120).AsFloat64x8()
-						two_120 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_120, u1_120, p0_120, p1_120 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_120, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_120
-						for j_120 := 2; j_120 < n_120; j_120++ {
-							u0_120, u1_120, p0_120, p1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120), p1_120, two_120.Mul(u1_120).Add(c2_120.Mul(p1_120)).Sub(p0_120)
+						s_122 := r0_0_123.AsUint64x8().Xor(flip_122).AsFloat64x8()
+						two_122 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_122, u1_122, p0_122, p1_122 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_122, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_122
+						for j_122 := 2; j_122 < n_122; j_122++ {
+							u0_122, u1_122, p0_122, p1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122), p1_122, two_122.Mul(u1_122).Add(c2_122.Mul(p1_122)).Sub(p0_122)
 						}
-						dx_120 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_120).Mul(p1_120)
-						peak_120 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_120.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_120.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_120 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_120).Mul(tn_120).Div(s_120).Merge(peak_120, d_120.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_120, r1_0_120 = dx_120, dn_120
+						dx_122 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_122).Mul(p1_122)
+						peak_122 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_122.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_122.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_122 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_122).Mul(tn_122).Div(s_122).Merge(peak_122, d_122.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						r0_0_122, r1_0_122 = dx_122, dn_122
 					}
-					px_118, pn_118 := r0_0_120, r1_0_120
-					dx_118, dn_118 = px_118.Merge(dx_118, near_118), pn_118.Merge(dn_118, near_118)
+					px_120, pn_120 := r0_0_122, r1_0_122
+					dx_120, dn_120 = px_120.Merge(dx_120, near_120), pn_120.Merge(dn_120, near_120)
 				}
-				r0_0_118, r1_0_118, r2_0_118 = u1_118, dx_118, dn_118
+				r0_0_120, r1_0_120, r2_0_120 = u1_120, dx_120, dn_120
 			}
-			s_117, dx_117, dn_117 = r0_0_118, r1_0_118, r2_0_118
-		} else if r_117.nmode[i_117] == nRatio {
+			s_119, dx_119, dn_119 = r0_0_120, r1_0_120, r2_0_120
+		} else if r_119.nmode[i_119] == nRatio {
 			var (
-				r0_0_122 archsimd.Float64x8
-				r1_0_122 archsimd.Float64x8
-				r2_0_122 archsimd.Float64x8
+				r0_0_124 archsimd.Float64x8
+				r1_0_124 archsimd.Float64x8
+				r2_0_124 archsimd.Float64x8
 			)
 			{
-				x_122, nv_122 := x_117, archsimd.LoadFloat64x8((*[8]float64)((&r_117.nv[i_117])))
-				magic_122 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_122 := x_122.Add(magic_122)
-				d_122 := x_122.Sub(t_122.Sub(magic_122))
-				y_122 := nv_122.Mul(d_122)
-				u_122 := y_122.Add(magic_122)
-				e_122 := y_122.Sub(u_122.Sub(magic_122))
-				var r0_0_123 archsimd.Float64x8
-				{
-					d_123 := e_122
-					y_123 := d_123.Mul(d_123)
-					y2_123 := y_123.Mul(y_123)
-					y4_123 := y2_123.Mul(y2_123)
-					p0_123 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123)).Mul(y2_123))
-					p1_123 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
-					p2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123)).Mul(y4_123.Mul(y4_123))
-					r0_0_123 = d_123.Mul(p0_123.Add(p1_123).Add(p2_123))
-				}
-				var r0_0_124 archsimd.Float64x8
-				{
-					c_124, t_124 := r0_0_123, u_122
-					r0_0_124 = c_124.AsUint64x8().Xor(t_124.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
+				x_124, nv_124 := x_119, archsimd.LoadFloat64x8((*[8]float64)((&r_119.nv[i_119])))
+				magic_124 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_124 := x_124.Add(magic_124)
+				d_124 := x_124.Sub(t_124.Sub(magic_124))
+				y_124 := nv_124.Mul(d_124)
+				u_124 := y_124.Add(magic_124)
+				e_124 := y_124.Sub(u_124.Sub(magic_124))
 				var r0_0_125 archsimd.Float64x8
 				{
-					d_125 := e_122
+					d_125 := e_124
 					y_125 := d_125.Mul(d_125)
 					y2_125 := y_125.Mul(y_125)
 					y4_125 := y2_125.Mul(y2_125)
-					p0_125 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_125)).Mul(y2_125))
-					p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
-					p2_125 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_125.Mul(y4_125))
-					r0_0_125 = p0_125.Add(p1_125).Add(p2_125)
+					p0_125 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_125)).Mul(y2_125))
+					p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
+					p2_125 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
+					r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
 				}
 				var r0_0_126 archsimd.Float64x8
 				{
-					c_126, t_126 := r0_0_125, u_122
+					c_126, t_126 := r0_0_125, u_124
 					r0_0_126 = c_126.AsUint64x8().Xor(t_126.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				sn_122, cn_122 := r0_0_124, r0_0_126
 				var r0_0_127 archsimd.Float64x8
 				{
-					d_127 := d_122
+					d_127 := e_124
 					y_127 := d_127.Mul(d_127)
 					y2_127 := y_127.Mul(y_127)
 					y4_127 := y2_127.Mul(y2_127)
-					p0_127 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_127)).Mul(y2_127))
-					p1_127 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
-					p2_127 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_127)).Mul(y4_127.Mul(y4_127))
-					r0_0_127 = d_127.Mul(p0_127.Add(p1_127).Add(p2_127))
+					p0_127 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_127)).Mul(y2_127))
+					p1_127 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
+					p2_127 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_127.Mul(y4_127))
+					r0_0_127 = p0_127.Add(p1_127).Add(p2_127)
 				}
 				var r0_0_128 archsimd.Float64x8
 				{
-					d_128 := d_122
-					y_128 := d_128.Mul(d_128)
-					y2_128 := y_128.Mul(y_128)
-					y4_128 := y2_128.Mul(y2_128)
-					p0_128 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128)).Mul(y2_128))
-					p1_128 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
-					p2_128 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128.Mul(y4_128))
-					r0_0_128 = p0_128.Add(p1_128).Add(p2_128)
+					c_128, t_128 := r0_0_127, u_124
+					r0_0_128 = c_128.AsUint64x8().Xor(t_128.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				s1_122, c1_122 := r0_0_127, r0_0_128
-				pi_122 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_122 := d_122.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_122 := nv_122.Merge(sn_122.Div(s1_122), at_122)
-				dx_122 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_122.Mul(nv_122.Mul(cn_122).Mul(s1_122).Sub(sn_122.Mul(c1_122))).Div(s1_122.Mul(s1_122)), at_122)
-				dn_122 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_122.Mul(d_122).Mul(cn_122).Div(s1_122), at_122)
-				r0_0_122, r1_0_122, r2_0_122 = s_122, dx_122, dn_122
+				sn_124, cn_124 := r0_0_126, r0_0_128
+				var r0_0_129 archsimd.Float64x8
+				{
+					d_129 := d_124
+					y_129 := d_129.Mul(d_129)
+					y2_129 := y_129.Mul(y_129)
+					y4_129 := y2_129.Mul(y2_129)
+					p0_129 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_129)).Mul(y2_129))
+					p1_129 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
+					p2_129 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_129)).Mul(y4_129.Mul(y4_129))
+					r0_0_129 = d_129.Mul(p0_129.Add(p1_129).Add(p2_129))
+				}
+				var r0_0_130 archsimd.Float64x8
+				{
+					d_130 := d_124
+					y_130 := d_130.Mul(d_130)
+					y2_130 := y_130.Mul(y_130)
+					y4_130 := y2_130.Mul(y2_130)
+					p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_130)).Mul(y2_130))
+					p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
+					p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_130.Mul(y4_130))
+					r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
+				}
+				s1_124, c1_124 := r0_0_129, r0_0_130
+				pi_124 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+				at_124 := d_124.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+				s_124 := nv_124.Merge(sn_124.Div(s1_124), at_124)
+				dx_124 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_124.Mul(nv_124.Mul(cn_124).Mul(s1_124).Sub(sn_124.Mul(c1_124))).Div(s1_124.Mul(s1_124)), at_124)
+				dn_124 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_124.Mul(d_124).Mul(cn_124).Div(s1_124), at_124)
+				r0_0_124, r1_0_124, r2_0_124 = s_124, dx_124, dn_124
 			}
-			s_117, dx_117, dn_117 = r0_0_122, r1_0_122, r2_0_122
+			s_119, dx_119, dn_119 = r0_0_124, r1_0_124, r2_0_124
 		}
-		r0_0_117, r1_0_117, r2_0_117 = s_117, dx_117, dn_117
+		r0_0_119, r1_0_119, r2_0_119 = s_119, dx_119, dn_119
 	}
-	sc, hc, nc := r0_0_117, r1_0_117, r2_0_117
+	sc, hc, nc := r0_0_119, r1_0_119, r2_0_119
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2687,158 +4107,158 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 	s, dx, dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_129 archsimd.Float64x8
-			r1_0_129 archsimd.Float64x8
-			r2_0_129 archsimd.Float64x8
+			r0_0_131 archsimd.Float64x8
+			r1_0_131 archsimd.Float64x8
+			r2_0_131 archsimd.Float64x8
 		)
 		{
-			r_129, x_129, n_129, nf_129 := r, x, r.nn[i], &r.nv[i]
-			magic_129 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_129 := x_129.Add(magic_129)
-			d_129 := x_129.Sub(t_129.Sub(magic_129))
-			f_129 := t_129.AsUint64x8().ShiftAllLeft(63)
-			var r0_0_130 archsimd.Float64x8
+			r_131, x_131, n_131, nf_131 := r, x, r.nn[i], &r.nv[i]
+			magic_131 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_131 := x_131.Add(magic_131)
+			d_131 := x_131.Sub(t_131.Sub(magic_131))
+			f_131 := t_131.AsUint64x8().ShiftAllLeft(63)
+			var r0_0_132 archsimd.Float64x8
 			{
-				d_130 := d_129
-				y_130 := d_130.Mul(d_130)
-				y2_130 := y_130.Mul(y_130)
-				y4_130 := y2_130.Mul(y2_130)
-				p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_130)).Mul(y2_130))
-				p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
-				p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_130.Mul(y4_130))
-				r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
+				d_132 := d_131
+				y_132 := d_132.Mul(d_132)
+				y2_132 := y_132.Mul(y_132)
+				y4_132 := y2_132.Mul(y2_132)
+				p0_132 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_132)).Mul(y2_132))
+				p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
+				p2_132 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_132.Mul(y4_132))
+				r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
 			}
-			cr_129 := r0_0_130
-			sign_129, one_129, pi_129 := archsimd.LoadFloat64x8((*[8]float64)((&r_129.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-			rs_129 := pi_129.Div(one_129.Sub(cr_129).Mul(one_129.Add(cr_129)).Sqrt().AsUint64x8().Or(d_129.AsUint64x8().Xor(f_129).And(sign_129)).AsFloat64x8())
-			c2_129 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_129.AsUint64x8().Xor(f_129).AsFloat64x8())
-			u0_129, u1_129 := one_129, c2_129
-			j_129 := 2
-			for ; j_129+1 < n_129; j_129 += 2 {
-				u0_129 = c2_129.Mul(u1_129).Sub(u0_129)
-				u1_129 = c2_129.Mul(u0_129).Sub(u1_129)
+			cr_131 := r0_0_132
+			sign_131, one_131, pi_131 := archsimd.LoadFloat64x8((*[8]float64)((&r_131.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+			rs_131 := pi_131.Div(one_131.Sub(cr_131).Mul(one_131.Add(cr_131)).Sqrt().AsUint64x8().Or(d_131.AsUint64x8().Xor(f_131).And(sign_131)).AsFloat64x8())
+			c2_131 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_131.AsUint64x8().Xor(f_131).AsFloat64x8())
+			u0_131, u1_131 := one_131, c2_131
+			j_131 := 2
+			for ; j_131+1 < n_131; j_131 += 2 {
+				u0_131 = c2_131.Mul(u1_131).Sub(u0_131)
+				u1_131 = c2_131.Mul(u0_131).Sub(u1_131)
 			}
-			if j_129 < n_129 {
-				u0_129, u1_129 = u1_129, c2_129.Mul(u1_129).Sub(u0_129)
+			if j_131 < n_131 {
+				u0_131, u1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131)
 			}
-			cu_129 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_129).Mul(u1_129)
-			tn_129 := cu_129.Sub(u0_129)
-			dx_129 := archsimd.LoadFloat64x8((*[8]float64)(nf_129)).Mul(tn_129).Sub(cu_129).Mul(rs_129)
-			dn_129 := d_129.Mul(tn_129).Mul(rs_129)
-			near_129 := d_129.Mul(d_129).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-			if near_129.ToBits() != 0 {
+			cu_131 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_131).Mul(u1_131)
+			tn_131 := cu_131.Sub(u0_131)
+			dx_131 := archsimd.LoadFloat64x8((*[8]float64)(nf_131)).Mul(tn_131).Sub(cu_131).Mul(rs_131)
+			dn_131 := d_131.Mul(tn_131).Mul(rs_131)
+			near_131 := d_131.Mul(d_131).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+			if near_131.ToBits() != 0 {
 				var (
-					r0_0_131 archsimd.Float64x8
-					r1_0_131 archsimd.Float64x8
+					r0_0_133 archsimd.Float64x8
+					r1_0_133 archsimd.Float64x8
 				)
 				{
-					r_131, d_131, c2_131, flip_131, tn_131, un_131, n_131 := r_129, d_129, c2_129, f_129, tn_129, u1_129, n_129
-					var r0_0_132 archsimd.Float64x8
+					r_133, d_133, c2_133, flip_133, tn_133, un_133, n_133 := r_131, d_131, c2_131, f_131, tn_131, u1_131, n_131
+					var r0_0_134 archsimd.Float64x8
 					{
-						d_132 := d_131
-						y_132 := d_132.Mul(d_132)
-						y2_132 := y_132.Mul(y_132)
-						y4_132 := y2_132.Mul(y2_132)
-						p0_132 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_132)).Mul(y2_132))
-						p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
-						p2_132 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_132)).Mul(y4_132.Mul(y4_132))
-						r0_0_132 = d_132.Mul(p0_132.Add(p1_132).Add(p2_132))
+						d_134 := d_133
+						y_134 := d_134.Mul(d_134)
+						y2_134 := y_134.Mul(y_134)
+						y4_134 := y2_134.Mul(y2_134)
+						p0_134 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_134)).Mul(y2_134))
+						p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
+						p2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
+						r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
 					}
-					s_131 := r0_0_132.AsUint64x8().Xor(flip_131).AsFloat64x8()
-					two_131 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					u0_131, u1_131, p0_131, p1_131 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_131, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_131
-					for j_131 := 2; j_131 < n_131; j_131++ {
-						u0_131, u1_131, p0_131, p1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131), p1_131, two_131.Mul(u1_131).Add(c2_131.Mul(p1_131)).Sub(p0_131)
+					s_133 := r0_0_134.AsUint64x8().Xor(flip_133).AsFloat64x8()
+					two_133 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					u0_133, u1_133, p0_133, p1_133 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_133, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_133
+					for j_133 := 2; j_133 < n_133; j_133++ {
+						u0_133, u1_133, p0_133, p1_133 = u1_133, c2_133.Mul(u1_133).Sub(u0_133), p1_133, two_133.Mul(u1_133).Add(c2_133.Mul(p1_133)).Sub(p0_133)
 					}
-					dx_131 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_131).Mul(p1_131)
-					peak_131 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_131.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_131.negZero))).AsUint64x8())).AsFloat64x8()
-					dn_131 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_131).Mul(tn_131).Div(s_131).Merge(peak_131, d_131.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-					r0_0_131, r1_0_131 = dx_131, dn_131
+					dx_133 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_133).Mul(p1_133)
+					peak_133 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_133.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_133.negZero))).AsUint64x8())).AsFloat64x8()
+					dn_133 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_133).Mul(tn_133).Div(s_133).Merge(peak_133, d_133.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					r0_0_133, r1_0_133 = dx_133, dn_133
 				}
-				px_129, pn_129 := r0_0_131, r1_0_131
-				dx_129, dn_129 = px_129.Merge(dx_129, near_129), pn_129.Merge(dn_129, near_129)
+				px_131, pn_131 := r0_0_133, r1_0_133
+				dx_131, dn_131 = px_131.Merge(dx_131, near_131), pn_131.Merge(dn_131, near_131)
 			}
-			r0_0_129, r1_0_129, r2_0_129 = u1_129, dx_129, dn_129
+			r0_0_131, r1_0_131, r2_0_131 = u1_131, dx_131, dn_131
 		}
-		s, dx, dn = r0_0_129, r1_0_129, r2_0_129
+		s, dx, dn = r0_0_131, r1_0_131, r2_0_131
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_133 archsimd.Float64x8
-			r1_0_133 archsimd.Float64x8
-			r2_0_133 archsimd.Float64x8
+			r0_0_135 archsimd.Float64x8
+			r1_0_135 archsimd.Float64x8
+			r2_0_135 archsimd.Float64x8
 		)
 		{
-			x_133, nv_133 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_133 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_133 := x_133.Add(magic_133)
-			d_133 := x_133.Sub(t_133.Sub(magic_133))
-			y_133 := nv_133.Mul(d_133)
-			u_133 := y_133.Add(magic_133)
-			e_133 := y_133.Sub(u_133.Sub(magic_133))
-			var r0_0_134 archsimd.Float64x8
-			{
-				d_134 := e_133
-				y_134 := d_134.Mul(d_134)
-				y2_134 := y_134.Mul(y_134)
-				y4_134 := y2_134.Mul(y2_134)
-				p0_134 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_134)).Mul(y2_134))
-				p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
-				p2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
-				r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
-			}
-			var r0_0_135 archsimd.Float64x8
-			{
-				c_135, t_135 := r0_0_134, u_133
-				r0_0_135 = c_135.AsUint64x8().Xor(t_135.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-			}
+			x_135, nv_135 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_135 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_135 := x_135.Add(magic_135)
+			d_135 := x_135.Sub(t_135.Sub(magic_135))
+			y_135 := nv_135.Mul(d_135)
+			u_135 := y_135.Add(magic_135)
+			e_135 := y_135.Sub(u_135.Sub(magic_135))
 			var r0_0_136 archsimd.Float64x8
 			{
-				d_136 := e_133
+				d_136 := e_135
 				y_136 := d_136.Mul(d_136)
 				y2_136 := y_136.Mul(y_136)
 				y4_136 := y2_136.Mul(y2_136)
-				p0_136 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_136)).Mul(y2_136))
-				p1_136 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
-				p2_136 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_136.Mul(y4_136))
-				r0_0_136 = p0_136.Add(p1_136).Add(p2_136)
+				p0_136 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_136)).Mul(y2_136))
+				p1_136 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
+				p2_136 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_136)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
+				r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
 			}
 			var r0_0_137 archsimd.Float64x8
 			{
-				c_137, t_137 := r0_0_136, u_133
+				c_137, t_137 := r0_0_136, u_135
 				r0_0_137 = c_137.AsUint64x8().Xor(t_137.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			sn_133, cn_133 := r0_0_135, r0_0_137
 			var r0_0_138 archsimd.Float64x8
 			{
-				d_138 := d_133
+				d_138 := e_135
 				y_138 := d_138.Mul(d_138)
 				y2_138 := y_138.Mul(y_138)
 				y4_138 := y2_138.Mul(y2_138)
-				p0_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_138)).Mul(y2_138))
-				p1_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
-				p2_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_138)).Mul(y4_138.Mul(y4_138))
-				r0_0_138 = d_138.Mul(p0_138.Add(p1_138).Add(p2_138))
+				p0_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_138)).Mul(y2_138))
+				p1_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
+				p2_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_138.Mul(y4_138))
+				r0_0_138 = p0_138.Add(p1_138).Add(p2_138)
 			}
 			var r0_0_139 archsimd.Float64x8
 			{
-				d_139 := d_133
-				y_139 := d_139.Mul(d_139)
-				y2_139 := y_139.Mul(y_139)
-				y4_139 := y2_139.Mul(y2_139)
-				p0_139 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_139)).Mul(y2_139))
-				p1_139 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_139)).Mul(y2_139)).Mul(y4_139)
-				p2_139 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_139.Mul(y4_139))
-				r0_0_139 = p0_139.Add(p1_139).Add(p2_139)
+				c_139, t_139 := r0_0_138, u_135
+				r0_0_139 = c_139.AsUint64x8().Xor(t_139.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			s1_133, c1_133 := r0_0_138, r0_0_139
-			pi_133 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-			at_133 := d_133.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-			s_133 := nv_133.Merge(sn_133.Div(s1_133), at_133)
-			dx_133 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_133.Mul(nv_133.Mul(cn_133).Mul(s1_133).Sub(sn_133.Mul(c1_133))).Div(s1_133.Mul(s1_133)), at_133)
-			dn_133 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_133.Mul(d_133).Mul(cn_133).Div(s1_133), at_133)
-			r0_0_133, r1_0_133, r2_0_133 = s_133, dx_133, dn_133
+			sn_135, cn_135 := r0_0_137, r0_0_139
+			var r0_0_140 archsimd.Float64x8
+			{
+				d_140 := d_135
+				y_140 := d_140.Mul(d_140)
+				y2_140 := y_140.Mul(y_140)
+				y4_140 := y2_140.Mul(y2_140)
+				p0_140 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_140)).Mul(y2_140))
+				p1_140 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_140)).Mul(y2_140)).Mul(y4_140)
+				p2_140 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_140)).Mul(y4_140.Mul(y4_140))
+				r0_0_140 = d_140.Mul(p0_140.Add(p1_140).Add(p2_140))
+			}
+			var r0_0_141 archsimd.Float64x8
+			{
+				d_141 := d_135
+				y_141 := d_141.Mul(d_141)
+				y2_141 := y_141.Mul(y_141)
+				y4_141 := y2_141.Mul(y2_141)
+				p0_141 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_141)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_141)).Mul(y2_141))
+				p1_141 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_141)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_141)).Mul(y2_141)).Mul(y4_141)
+				p2_141 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_141.Mul(y4_141))
+				r0_0_141 = p0_141.Add(p1_141).Add(p2_141)
+			}
+			s1_135, c1_135 := r0_0_140, r0_0_141
+			pi_135 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+			at_135 := d_135.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+			s_135 := nv_135.Merge(sn_135.Div(s1_135), at_135)
+			dx_135 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_135.Mul(nv_135.Mul(cn_135).Mul(s1_135).Sub(sn_135.Mul(c1_135))).Div(s1_135.Mul(s1_135)), at_135)
+			dn_135 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_135.Mul(d_135).Mul(cn_135).Div(s1_135), at_135)
+			r0_0_135, r1_0_135, r2_0_135 = s_135, dx_135, dn_135
 		}
-		s, dx, dn = r0_0_133, r1_0_133, r2_0_133
+		s, dx, dn = r0_0_135, r1_0_135, r2_0_135
 	}
 	return s, dx, dn
 }
@@ -2854,62 +4274,62 @@ func sincgRatioGradLanesAVX512(x, nv archsimd.Float64x8,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_140 archsimd.Float64x8
-	{
-		d_140 := e
-		y_140 := d_140.Mul(d_140)
-		y2_140 := y_140.Mul(y_140)
-		y4_140 := y2_140.Mul(y2_140)
-		p0_140 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_140)).Mul(y2_140))
-		p1_140 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_140)).Mul(y2_140)).Mul(y4_140)
-		p2_140 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_140)).Mul(y4_140.Mul(y4_140))
-		r0_0_140 = d_140.Mul(p0_140.Add(p1_140).Add(p2_140))
-	}
-	var r0_0_141 archsimd.Float64x8
-	{
-		c_141, t_141 := r0_0_140, u
-		r0_0_141 = c_141.AsUint64x8().Xor(t_141.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-	}
 	var r0_0_142 archsimd.Float64x8
 	{
 		d_142 := e
 		y_142 := d_142.Mul(d_142)
 		y2_142 := y_142.Mul(y_142)
 		y4_142 := y2_142.Mul(y2_142)
-		p0_142 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_142)).Mul(y2_142))
-		p1_142 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_142)).Mul(y2_142)).Mul(y4_142)
-		p2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_142.Mul(y4_142))
-		r0_0_142 = p0_142.Add(p1_142).Add(p2_142)
+		p0_142 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_142)).Mul(y2_142))
+		p1_142 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_142)).Mul(y2_142)).Mul(y4_142)
+		p2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_142)).Mul(y4_142.Mul(y4_142))
+		r0_0_142 = d_142.Mul(p0_142.Add(p1_142).Add(p2_142))
 	}
 	var r0_0_143 archsimd.Float64x8
 	{
 		c_143, t_143 := r0_0_142, u
 		r0_0_143 = c_143.AsUint64x8().Xor(t_143.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	sn, cn := r0_0_141, r0_0_143
 	var r0_0_144 archsimd.Float64x8
 	{
-		d_144 := d
+		d_144 := e
 		y_144 := d_144.Mul(d_144)
 		y2_144 := y_144.Mul(y_144)
 		y4_144 := y2_144.Mul(y2_144)
-		p0_144 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_144)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_144)).Mul(y2_144))
-		p1_144 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_144)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
-		p2_144 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_144)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_144)).Mul(y4_144.Mul(y4_144))
-		r0_0_144 = d_144.Mul(p0_144.Add(p1_144).Add(p2_144))
+		p0_144 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_144)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_144)).Mul(y2_144))
+		p1_144 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_144)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
+		p2_144 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_144.Mul(y4_144))
+		r0_0_144 = p0_144.Add(p1_144).Add(p2_144)
 	}
 	var r0_0_145 archsimd.Float64x8
 	{
-		d_145 := d
-		y_145 := d_145.Mul(d_145)
-		y2_145 := y_145.Mul(y_145)
-		y4_145 := y2_145.Mul(y2_145)
-		p0_145 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_145)).Mul(y2_145))
-		p1_145 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_145)).Mul(y2_145)).Mul(y4_145)
-		p2_145 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_145.Mul(y4_145))
-		r0_0_145 = p0_145.Add(p1_145).Add(p2_145)
+		c_145, t_145 := r0_0_144, u
+		r0_0_145 = c_145.AsUint64x8().Xor(t_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	s1, c1 := r0_0_144, r0_0_145
+	sn, cn := r0_0_143, r0_0_145
+	var r0_0_146 archsimd.Float64x8
+	{
+		d_146 := d
+		y_146 := d_146.Mul(d_146)
+		y2_146 := y_146.Mul(y_146)
+		y4_146 := y2_146.Mul(y2_146)
+		p0_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_146)).Mul(y2_146))
+		p1_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_146)).Mul(y2_146)).Mul(y4_146)
+		p2_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_146)).Mul(y4_146.Mul(y4_146))
+		r0_0_146 = d_146.Mul(p0_146.Add(p1_146).Add(p2_146))
+	}
+	var r0_0_147 archsimd.Float64x8
+	{
+		d_147 := d
+		y_147 := d_147.Mul(d_147)
+		y2_147 := y_147.Mul(y_147)
+		y4_147 := y2_147.Mul(y2_147)
+		p0_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_147)).Mul(y2_147))
+		p1_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_147)).Mul(y2_147)).Mul(y4_147)
+		p2_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_147.Mul(y4_147))
+		r0_0_147 = p0_147.Add(p1_147).Add(p2_147)
+	}
+	s1, c1 := r0_0_146, r0_0_147
 	pi := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
 	at := d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
 	s := nv.Merge(sn.Div(s1), at)
@@ -2924,230 +4344,230 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_146 archsimd.Float64x8
-		r1_0_146 archsimd.Float64x8
-		r2_0_146 archsimd.Float64x8
+		r0_0_148 archsimd.Float64x8
+		r1_0_148 archsimd.Float64x8
+		r2_0_148 archsimd.Float64x8
 	)
 	{
-		r_146, x_146, n_146, nf_146 := r, h, n, &r.nf
-		magic_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_146 := x_146.Add(magic_146)
-		d_146 := x_146.Sub(t_146.Sub(magic_146))
-		f_146 := t_146.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_147 archsimd.Float64x8
+		r_148, x_148, n_148, nf_148 := r, h, n, &r.nf
+		magic_148 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_148 := x_148.Add(magic_148)
+		d_148 := x_148.Sub(t_148.Sub(magic_148))
+		f_148 := t_148.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_149 archsimd.Float64x8
 		{
-			d_147 := d_146
-			y_147 := d_147.Mul(d_147)
-			y2_147 := y_147.Mul(y_147)
-			y4_147 := y2_147.Mul(y2_147)
-			p0_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_147)).Mul(y2_147))
-			p1_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_147)).Mul(y2_147)).Mul(y4_147)
-			p2_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_147.Mul(y4_147))
-			r0_0_147 = p0_147.Add(p1_147).Add(p2_147)
+			d_149 := d_148
+			y_149 := d_149.Mul(d_149)
+			y2_149 := y_149.Mul(y_149)
+			y4_149 := y2_149.Mul(y2_149)
+			p0_149 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_149)).Mul(y2_149))
+			p1_149 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_149)).Mul(y2_149)).Mul(y4_149)
+			p2_149 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_149.Mul(y4_149))
+			r0_0_149 = p0_149.Add(p1_149).Add(p2_149)
 		}
-		cr_146 := r0_0_147
-		sign_146, one_146, pi_146 := archsimd.LoadFloat64x8((*[8]float64)((&r_146.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_146 := pi_146.Div(one_146.Sub(cr_146).Mul(one_146.Add(cr_146)).Sqrt().AsUint64x8().Or(d_146.AsUint64x8().Xor(f_146).And(sign_146)).AsFloat64x8())
-		c2_146 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_146.AsUint64x8().Xor(f_146).AsFloat64x8())
-		u0_146, u1_146 := one_146, c2_146
-		j_146 := 2
-		for ; j_146+1 < n_146; j_146 += 2 {
-			u0_146 = c2_146.Mul(u1_146).Sub(u0_146)
-			u1_146 = c2_146.Mul(u0_146).Sub(u1_146)
+		cr_148 := r0_0_149
+		sign_148, one_148, pi_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_148 := pi_148.Div(one_148.Sub(cr_148).Mul(one_148.Add(cr_148)).Sqrt().AsUint64x8().Or(d_148.AsUint64x8().Xor(f_148).And(sign_148)).AsFloat64x8())
+		c2_148 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_148.AsUint64x8().Xor(f_148).AsFloat64x8())
+		u0_148, u1_148 := one_148, c2_148
+		j_148 := 2
+		for ; j_148+1 < n_148; j_148 += 2 {
+			u0_148 = c2_148.Mul(u1_148).Sub(u0_148)
+			u1_148 = c2_148.Mul(u0_148).Sub(u1_148)
 		}
-		if j_146 < n_146 {
-			u0_146, u1_146 = u1_146, c2_146.Mul(u1_146).Sub(u0_146)
+		if j_148 < n_148 {
+			u0_148, u1_148 = u1_148, c2_148.Mul(u1_148).Sub(u0_148)
 		}
-		cu_146 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_146).Mul(u1_146)
-		tn_146 := cu_146.Sub(u0_146)
-		dx_146 := archsimd.LoadFloat64x8((*[8]float64)(nf_146)).Mul(tn_146).Sub(cu_146).Mul(rs_146)
-		dn_146 := d_146.Mul(tn_146).Mul(rs_146)
-		near_146 := d_146.Mul(d_146).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_146.ToBits() != 0 {
+		cu_148 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_148).Mul(u1_148)
+		tn_148 := cu_148.Sub(u0_148)
+		dx_148 := archsimd.LoadFloat64x8((*[8]float64)(nf_148)).Mul(tn_148).Sub(cu_148).Mul(rs_148)
+		dn_148 := d_148.Mul(tn_148).Mul(rs_148)
+		near_148 := d_148.Mul(d_148).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_148.ToBits() != 0 {
 			var (
-				r0_0_148 archsimd.Float64x8
-				r1_0_148 archsimd.Float64x8
+				r0_0_150 archsimd.Float64x8
+				r1_0_150 archsimd.Float64x8
 			)
 			{
-				r_148, d_148, c2_148, flip_148, tn_148, un_148, n_148 := r_146, d_146, c2_146, f_146, tn_146, u1_146, n_146
-				var r0_0_149 archsimd.Float64x8
+				r_150, d_150, c2_150, flip_150, tn_150, un_150, n_150 := r_148, d_148, c2_148, f_148, tn_148, u1_148, n_148
+				var r0_0_151 archsimd.Float64x8
 				{
-					d_149 := d_148
-					y_149 := d_149.Mul(d_149)
-					y2_149 := y_149.Mul(y_149)
-					y4_149 := y2_149.Mul(y2_149)
-					p0_149 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_149)).Mul(y2_149))
-					p1_149 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_149)).Mul(y2_149)).Mul(y4_149)
-					p2_149 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_149)).Mul(y4_149.Mul(y4_149))
-					r0_0_149 = d_149.Mul(p0_149.Add(p1_149).Add(p2_149))
+					d_151 := d_150
+					y_151 := d_151.Mul(d_151)
+					y2_151 := y_151.Mul(y_151)
+					y4_151 := y2_151.Mul(y2_151)
+					p0_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_151)).Mul(y2_151))
+					p1_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
+					p2_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_151)).Mul(y4_151.Mul(y4_151))
+					r0_0_151 = d_151.Mul(p0_151.Add(p1_151).Add(p2_151))
 				}
-				s_148 := r0_0_149.AsUint64x8().Xor(flip_148).AsFloat64x8()
-				two_148 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_148, u1_148, p0_148, p1_148 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_148, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_148
-				for j_148 := 2; j_148 < n_148; j_148++ {
-					u0_148, u1_148, p0_148, p1_148 = u1_148, c2_148.Mul(u1_148).Sub(u0_148), p1_148, two_148.Mul(u1_148).Add(c2_148.Mul(p1_148)).Sub(p0_148)
+				s_150 := r0_0_151.AsUint64x8().Xor(flip_150).AsFloat64x8()
+				two_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_150, u1_150, p0_150, p1_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_150, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_150
+				for j_150 := 2; j_150 < n_150; j_150++ {
+					u0_150, u1_150, p0_150, p1_150 = u1_150, c2_150.Mul(u1_150).Sub(u0_150), p1_150, two_150.Mul(u1_150).Add(c2_150.Mul(p1_150)).Sub(p0_150)
 				}
-				dx_148 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_148).Mul(p1_148)
-				peak_148 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_148.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_148.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_148 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_148).Mul(tn_148).Div(s_148).Merge(peak_148, d_148.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_148, r1_0_148 = dx_148, dn_148
+				dx_150 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_150).Mul(p1_150)
+				peak_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_150.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_150.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_150 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_150).Mul(tn_150).Div(s_150).Merge(peak_150, d_150.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_150, r1_0_150 = dx_150, dn_150
 			}
-			px_146, pn_146 := r0_0_148, r1_0_148
-			dx_146, dn_146 = px_146.Merge(dx_146, near_146), pn_146.Merge(dn_146, near_146)
+			px_148, pn_148 := r0_0_150, r1_0_150
+			dx_148, dn_148 = px_148.Merge(dx_148, near_148), pn_148.Merge(dn_148, near_148)
 		}
-		r0_0_146, r1_0_146, r2_0_146 = u1_146, dx_146, dn_146
+		r0_0_148, r1_0_148, r2_0_148 = u1_148, dx_148, dn_148
 	}
-	sa, ha, na := r0_0_146, r1_0_146, r2_0_146
+	sa, ha, na := r0_0_148, r1_0_148, r2_0_148
 	var (
-		r0_0_150 archsimd.Float64x8
-		r1_0_150 archsimd.Float64x8
-		r2_0_150 archsimd.Float64x8
+		r0_0_152 archsimd.Float64x8
+		r1_0_152 archsimd.Float64x8
+		r2_0_152 archsimd.Float64x8
 	)
 	{
-		r_150, x_150, n_150, nf_150 := r, kk, n, &r.nf
-		magic_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_150 := x_150.Add(magic_150)
-		d_150 := x_150.Sub(t_150.Sub(magic_150))
-		f_150 := t_150.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_151 archsimd.Float64x8
+		r_152, x_152, n_152, nf_152 := r, kk, n, &r.nf
+		magic_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_152 := x_152.Add(magic_152)
+		d_152 := x_152.Sub(t_152.Sub(magic_152))
+		f_152 := t_152.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_153 archsimd.Float64x8
 		{
-			d_151 := d_150
-			y_151 := d_151.Mul(d_151)
-			y2_151 := y_151.Mul(y_151)
-			y4_151 := y2_151.Mul(y2_151)
-			p0_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_151)).Mul(y2_151))
-			p1_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
-			p2_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_151.Mul(y4_151))
-			r0_0_151 = p0_151.Add(p1_151).Add(p2_151)
+			d_153 := d_152
+			y_153 := d_153.Mul(d_153)
+			y2_153 := y_153.Mul(y_153)
+			y4_153 := y2_153.Mul(y2_153)
+			p0_153 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_153)).Mul(y2_153))
+			p1_153 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_153)).Mul(y2_153)).Mul(y4_153)
+			p2_153 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_153.Mul(y4_153))
+			r0_0_153 = p0_153.Add(p1_153).Add(p2_153)
 		}
-		cr_150 := r0_0_151
-		sign_150, one_150, pi_150 := archsimd.LoadFloat64x8((*[8]float64)((&r_150.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_150 := pi_150.Div(one_150.Sub(cr_150).Mul(one_150.Add(cr_150)).Sqrt().AsUint64x8().Or(d_150.AsUint64x8().Xor(f_150).And(sign_150)).AsFloat64x8())
-		c2_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_150.AsUint64x8().Xor(f_150).AsFloat64x8())
-		u0_150, u1_150 := one_150, c2_150
-		j_150 := 2
-		for ; j_150+1 < n_150; j_150 += 2 {
-			u0_150 = c2_150.Mul(u1_150).Sub(u0_150)
-			u1_150 = c2_150.Mul(u0_150).Sub(u1_150)
+		cr_152 := r0_0_153
+		sign_152, one_152, pi_152 := archsimd.LoadFloat64x8((*[8]float64)((&r_152.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_152 := pi_152.Div(one_152.Sub(cr_152).Mul(one_152.Add(cr_152)).Sqrt().AsUint64x8().Or(d_152.AsUint64x8().Xor(f_152).And(sign_152)).AsFloat64x8())
+		c2_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_152.AsUint64x8().Xor(f_152).AsFloat64x8())
+		u0_152, u1_152 := one_152, c2_152
+		j_152 := 2
+		for ; j_152+1 < n_152; j_152 += 2 {
+			u0_152 = c2_152.Mul(u1_152).Sub(u0_152)
+			u1_152 = c2_152.Mul(u0_152).Sub(u1_152)
 		}
-		if j_150 < n_150 {
-			u0_150, u1_150 = u1_150, c2_150.Mul(u1_150).Sub(u0_150)
+		if j_152 < n_152 {
+			u0_152, u1_152 = u1_152, c2_152.Mul(u1_152).Sub(u0_152)
 		}
-		cu_150 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_150).Mul(u1_150)
-		tn_150 := cu_150.Sub(u0_150)
-		dx_150 := archsimd.LoadFloat64x8((*[8]float64)(nf_150)).Mul(tn_150).Sub(cu_150).Mul(rs_150)
-		dn_150 := d_150.Mul(tn_150).Mul(rs_150)
-		near_150 := d_150.Mul(d_150).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_150.ToBits() != 0 {
+		cu_152 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_152).Mul(u1_152)
+		tn_152 := cu_152.Sub(u0_152)
+		dx_152 := archsimd.LoadFloat64x8((*[8]float64)(nf_152)).Mul(tn_152).Sub(cu_152).Mul(rs_152)
+		dn_152 := d_152.Mul(tn_152).Mul(rs_152)
+		near_152 := d_152.Mul(d_152).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_152.ToBits() != 0 {
 			var (
-				r0_0_152 archsimd.Float64x8
-				r1_0_152 archsimd.Float64x8
+				r0_0_154 archsimd.Float64x8
+				r1_0_154 archsimd.Float64x8
 			)
 			{
-				r_152, d_152, c2_152, flip_152, tn_152, un_152, n_152 := r_150, d_150, c2_150, f_150, tn_150, u1_150, n_150
-				var r0_0_153 archsimd.Float64x8
+				r_154, d_154, c2_154, flip_154, tn_154, un_154, n_154 := r_152, d_152, c2_152, f_152, tn_152, u1_152, n_152
+				var r0_0_155 archsimd.Float64x8
 				{
-					d_153 := d_152
-					y_153 := d_153.Mul(d_153)
-					y2_153 := y_153.Mul(y_153)
-					y4_153 := y2_153.Mul(y2_153)
-					p0_153 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_153)).Mul(y2_153))
-					p1_153 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_153)).Mul(y2_153)).Mul(y4_153)
-					p2_153 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_153)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_153)).Mul(y4_153.Mul(y4_153))
-					r0_0_153 = d_153.Mul(p0_153.Add(p1_153).Add(p2_153))
+					d_155 := d_154
+					y_155 := d_155.Mul(d_155)
+					y2_155 := y_155.Mul(y_155)
+					y4_155 := y2_155.Mul(y2_155)
+					p0_155 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_155)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_155)).Mul(y2_155))
+					p1_155 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_155)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_155)).Mul(y2_155)).Mul(y4_155)
+					p2_155 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_155)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_155)).Mul(y4_155.Mul(y4_155))
+					r0_0_155 = d_155.Mul(p0_155.Add(p1_155).Add(p2_155))
 				}
-				s_152 := r0_0_153.AsUint64x8().Xor(flip_152).AsFloat64x8()
-				two_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_152, u1_152, p0_152, p1_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_152, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_152
-				for j_152 := 2; j_152 < n_152; j_152++ {
-					u0_152, u1_152, p0_152, p1_152 = u1_152, c2_152.Mul(u1_152).Sub(u0_152), p1_152, two_152.Mul(u1_152).Add(c2_152.Mul(p1_152)).Sub(p0_152)
+				s_154 := r0_0_155.AsUint64x8().Xor(flip_154).AsFloat64x8()
+				two_154 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_154, u1_154, p0_154, p1_154 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_154, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_154
+				for j_154 := 2; j_154 < n_154; j_154++ {
+					u0_154, u1_154, p0_154, p1_154 = u1_154, c2_154.Mul(u1_154).Sub(u0_154), p1_154, two_154.Mul(u1_154).Add(c2_154.Mul(p1_154)).Sub(p0_154)
 				}
-				dx_152 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_152).Mul(p1_152)
-				peak_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_152.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_152.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_152 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_152).Mul(tn_152).Div(s_152).Merge(peak_152, d_152.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_152, r1_0_152 = dx_152, dn_152
+				dx_154 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_154).Mul(p1_154)
+				peak_154 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_154.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_154.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_154 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_154).Mul(tn_154).Div(s_154).Merge(peak_154, d_154.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_154, r1_0_154 = dx_154, dn_154
 			}
-			px_150, pn_150 := r0_0_152, r1_0_152
-			dx_150, dn_150 = px_150.Merge(dx_150, near_150), pn_150.Merge(dn_150, near_150)
+			px_152, pn_152 := r0_0_154, r1_0_154
+			dx_152, dn_152 = px_152.Merge(dx_152, near_152), pn_152.Merge(dn_152, near_152)
 		}
-		r0_0_150, r1_0_150, r2_0_150 = u1_150, dx_150, dn_150
+		r0_0_152, r1_0_152, r2_0_152 = u1_152, dx_152, dn_152
 	}
-	sb, hb, nb := r0_0_150, r1_0_150, r2_0_150
+	sb, hb, nb := r0_0_152, r1_0_152, r2_0_152
 	var (
-		r0_0_154 archsimd.Float64x8
-		r1_0_154 archsimd.Float64x8
-		r2_0_154 archsimd.Float64x8
+		r0_0_156 archsimd.Float64x8
+		r1_0_156 archsimd.Float64x8
+		r2_0_156 archsimd.Float64x8
 	)
 	{
-		r_154, x_154, n_154, nf_154 := r, l, n, &r.nf
-		magic_154 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_154 := x_154.Add(magic_154)
-		d_154 := x_154.Sub(t_154.Sub(magic_154))
-		f_154 := t_154.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_155 archsimd.Float64x8
+		r_156, x_156, n_156, nf_156 := r, l, n, &r.nf
+		magic_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_156 := x_156.Add(magic_156)
+		d_156 := x_156.Sub(t_156.Sub(magic_156))
+		f_156 := t_156.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_157 archsimd.Float64x8
 		{
-			d_155 := d_154
-			y_155 := d_155.Mul(d_155)
-			y2_155 := y_155.Mul(y_155)
-			y4_155 := y2_155.Mul(y2_155)
-			p0_155 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_155)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_155)).Mul(y2_155))
-			p1_155 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_155)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_155)).Mul(y2_155)).Mul(y4_155)
-			p2_155 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_155.Mul(y4_155))
-			r0_0_155 = p0_155.Add(p1_155).Add(p2_155)
+			d_157 := d_156
+			y_157 := d_157.Mul(d_157)
+			y2_157 := y_157.Mul(y_157)
+			y4_157 := y2_157.Mul(y2_157)
+			p0_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_157)).Mul(y2_157))
+			p1_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
+			p2_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_157.Mul(y4_157))
+			r0_0_157 = p0_157.Add(p1_157).Add(p2_157)
 		}
-		cr_154 := r0_0_155
-		sign_154, one_154, pi_154 := archsimd.LoadFloat64x8((*[8]float64)((&r_154.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_154 := pi_154.Div(one_154.Sub(cr_154).Mul(one_154.Add(cr_154)).Sqrt().AsUint64x8().Or(d_154.AsUint64x8().Xor(f_154).And(sign_154)).AsFloat64x8())
-		c2_154 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_154.AsUint64x8().Xor(f_154).AsFloat64x8())
-		u0_154, u1_154 := one_154, c2_154
-		j_154 := 2
-		for ; j_154+1 < n_154; j_154 += 2 {
-			u0_154 = c2_154.Mul(u1_154).Sub(u0_154)
-			u1_154 = c2_154.Mul(u0_154).Sub(u1_154)
+		cr_156 := r0_0_157
+		sign_156, one_156, pi_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_156.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+		rs_156 := pi_156.Div(one_156.Sub(cr_156).Mul(one_156.Add(cr_156)).Sqrt().AsUint64x8().Or(d_156.AsUint64x8().Xor(f_156).And(sign_156)).AsFloat64x8())
+		c2_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_156.AsUint64x8().Xor(f_156).AsFloat64x8())
+		u0_156, u1_156 := one_156, c2_156
+		j_156 := 2
+		for ; j_156+1 < n_156; j_156 += 2 {
+			u0_156 = c2_156.Mul(u1_156).Sub(u0_156)
+			u1_156 = c2_156.Mul(u0_156).Sub(u1_156)
 		}
-		if j_154 < n_154 {
-			u0_154, u1_154 = u1_154, c2_154.Mul(u1_154).Sub(u0_154)
+		if j_156 < n_156 {
+			u0_156, u1_156 = u1_156, c2_156.Mul(u1_156).Sub(u0_156)
 		}
-		cu_154 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_154).Mul(u1_154)
-		tn_154 := cu_154.Sub(u0_154)
-		dx_154 := archsimd.LoadFloat64x8((*[8]float64)(nf_154)).Mul(tn_154).Sub(cu_154).Mul(rs_154)
-		dn_154 := d_154.Mul(tn_154).Mul(rs_154)
-		near_154 := d_154.Mul(d_154).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_154.ToBits() != 0 {
+		cu_156 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_156).Mul(u1_156)
+		tn_156 := cu_156.Sub(u0_156)
+		dx_156 := archsimd.LoadFloat64x8((*[8]float64)(nf_156)).Mul(tn_156).Sub(cu_156).Mul(rs_156)
+		dn_156 := d_156.Mul(tn_156).Mul(rs_156)
+		near_156 := d_156.Mul(d_156).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+		if near_156.ToBits() != 0 {
 			var (
-				r0_0_156 archsimd.Float64x8
-				r1_0_156 archsimd.Float64x8
+				r0_0_158 archsimd.Float64x8
+				r1_0_158 archsimd.Float64x8
 			)
 			{
-				r_156, d_156, c2_156, flip_156, tn_156, un_156, n_156 := r_154, d_154, c2_154, f_154, tn_154, u1_154, n_154
-				var r0_0_157 archsimd.Float64x8
+				r_158, d_158, c2_158, flip_158, tn_158, un_158, n_158 := r_156, d_156, c2_156, f_156, tn_156, u1_156, n_156
+				var r0_0_159 archsimd.Float64x8
 				{
-					d_157 := d_156
-					y_157 := d_157.Mul(d_157)
-					y2_157 := y_157.Mul(y_157)
-					y4_157 := y2_157.Mul(y2_157)
-					p0_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_157)).Mul(y2_157))
-					p1_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
-					p2_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_157)).Mul(y4_157.Mul(y4_157))
-					r0_0_157 = d_157.Mul(p0_157.Add(p1_157).Add(p2_157))
+					d_159 := d_158
+					y_159 := d_159.Mul(d_159)
+					y2_159 := y_159.Mul(y_159)
+					y4_159 := y2_159.Mul(y2_159)
+					p0_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_159)).Mul(y2_159))
+					p1_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_159)).Mul(y2_159)).Mul(y4_159)
+					p2_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_159)).Mul(y4_159.Mul(y4_159))
+					r0_0_159 = d_159.Mul(p0_159.Add(p1_159).Add(p2_159))
 				}
-				s_156 := r0_0_157.AsUint64x8().Xor(flip_156).AsFloat64x8()
-				two_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_156, u1_156, p0_156, p1_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_156, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_156
-				for j_156 := 2; j_156 < n_156; j_156++ {
-					u0_156, u1_156, p0_156, p1_156 = u1_156, c2_156.Mul(u1_156).Sub(u0_156), p1_156, two_156.Mul(u1_156).Add(c2_156.Mul(p1_156)).Sub(p0_156)
+				s_158 := r0_0_159.AsUint64x8().Xor(flip_158).AsFloat64x8()
+				two_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_158, u1_158, p0_158, p1_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_158, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_158
+				for j_158 := 2; j_158 < n_158; j_158++ {
+					u0_158, u1_158, p0_158, p1_158 = u1_158, c2_158.Mul(u1_158).Sub(u0_158), p1_158, two_158.Mul(u1_158).Add(c2_158.Mul(p1_158)).Sub(p0_158)
 				}
-				dx_156 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_156).Mul(p1_156)
-				peak_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_156.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_156.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_156 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_156).Mul(tn_156).Div(s_156).Merge(peak_156, d_156.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_156, r1_0_156 = dx_156, dn_156
+				dx_158 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_158).Mul(p1_158)
+				peak_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_158.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_158.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_158 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_158).Mul(tn_158).Div(s_158).Merge(peak_158, d_158.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				r0_0_158, r1_0_158 = dx_158, dn_158
 			}
-			px_154, pn_154 := r0_0_156, r1_0_156
-			dx_154, dn_154 = px_154.Merge(dx_154, near_154), pn_154.Merge(dn_154, near_154)
+			px_156, pn_156 := r0_0_158, r1_0_158
+			dx_156, dn_156 = px_156.Merge(dx_156, near_156), pn_156.Merge(dn_156, near_156)
 		}
-		r0_0_154, r1_0_154, r2_0_154 = u1_154, dx_154, dn_154
+		r0_0_156, r1_0_156, r2_0_156 = u1_156, dx_156, dn_156
 	}
-	sc, hc, nc := r0_0_154, r1_0_154, r2_0_154
+	sc, hc, nc := r0_0_156, r1_0_156, r2_0_156
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -3160,18 +4580,18 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_158 archsimd.Float64x8
+	var r0_0_160 archsimd.Float64x8
 	{
-		d_158 := d
-		y_158 := d_158.Mul(d_158)
-		y2_158 := y_158.Mul(y_158)
-		y4_158 := y2_158.Mul(y2_158)
-		p0_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_158)).Mul(y2_158))
-		p1_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_158)).Mul(y2_158)).Mul(y4_158)
-		p2_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_158.Mul(y4_158))
-		r0_0_158 = p0_158.Add(p1_158).Add(p2_158)
+		d_160 := d
+		y_160 := d_160.Mul(d_160)
+		y2_160 := y_160.Mul(y_160)
+		y4_160 := y2_160.Mul(y2_160)
+		p0_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_160)).Mul(y2_160))
+		p1_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
+		p2_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_160.Mul(y4_160))
+		r0_0_160 = p0_160.Add(p1_160).Add(p2_160)
 	}
-	cr := r0_0_158
+	cr := r0_0_160
 	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
 	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
@@ -3191,34 +4611,34 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_159 archsimd.Float64x8
-			r1_0_159 archsimd.Float64x8
+			r0_0_161 archsimd.Float64x8
+			r1_0_161 archsimd.Float64x8
 		)
 		{
-			r_159, d_159, c2_159, flip_159, tn_159, un_159, n_159 := r, d, c2, f, tn, u1, n
-			var r0_0_160 archsimd.Float64x8
+			r_161, d_161, c2_161, flip_161, tn_161, un_161, n_161 := r, d, c2, f, tn, u1, n
+			var r0_0_162 archsimd.Float64x8
 			{
-				d_160 := d_159
-				y_160 := d_160.Mul(d_160)
-				y2_160 := y_160.Mul(y_160)
-				y4_160 := y2_160.Mul(y2_160)
-				p0_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_160)).Mul(y2_160))
-				p1_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
-				p2_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_160)).Mul(y4_160.Mul(y4_160))
-				r0_0_160 = d_160.Mul(p0_160.Add(p1_160).Add(p2_160))
+				d_162 := d_161
+				y_162 := d_162.Mul(d_162)
+				y2_162 := y_162.Mul(y_162)
+				y4_162 := y2_162.Mul(y2_162)
+				p0_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_162)).Mul(y2_162))
+				p1_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_162)).Mul(y2_162)).Mul(y4_162)
+				p2_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_162)).Mul(y4_162.Mul(y4_162))
+				r0_0_162 = d_162.Mul(p0_162.Add(p1_162).Add(p2_162))
 			}
-			s_159 := r0_0_160.AsUint64x8().Xor(flip_159).AsFloat64x8()
-			two_159 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_159, u1_159, p0_159, p1_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_159, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_159
-			for j_159 := 2; j_159 < n_159; j_159++ {
-				u0_159, u1_159, p0_159, p1_159 = u1_159, c2_159.Mul(u1_159).Sub(u0_159), p1_159, two_159.Mul(u1_159).Add(c2_159.Mul(p1_159)).Sub(p0_159)
+			s_161 := r0_0_162.AsUint64x8().Xor(flip_161).AsFloat64x8()
+			two_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+			u0_161, u1_161, p0_161, p1_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_161, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_161
+			for j_161 := 2; j_161 < n_161; j_161++ {
+				u0_161, u1_161, p0_161, p1_161 = u1_161, c2_161.Mul(u1_161).Sub(u0_161), p1_161, two_161.Mul(u1_161).Add(c2_161.Mul(p1_161)).Sub(p0_161)
 			}
-			dx_159 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_159).Mul(p1_159)
-			peak_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_159.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_159.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_159 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_159).Mul(tn_159).Div(s_159).Merge(peak_159, d_159.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_159, r1_0_159 = dx_159, dn_159
+			dx_161 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_161).Mul(p1_161)
+			peak_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_161.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_161.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_161).Mul(tn_161).Div(s_161).Merge(peak_161, d_161.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			r0_0_161, r1_0_161 = dx_161, dn_161
 		}
-		px, pn := r0_0_159, r1_0_159
+		px, pn := r0_0_161, r1_0_161
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -3233,18 +4653,18 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_161 archsimd.Float64x8
+	var r0_0_163 archsimd.Float64x8
 	{
-		d_161 := d
-		y_161 := d_161.Mul(d_161)
-		y2_161 := y_161.Mul(y_161)
-		y4_161 := y2_161.Mul(y2_161)
-		p0_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_161)).Mul(y2_161))
-		p1_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_161)).Mul(y2_161)).Mul(y4_161)
-		p2_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_161)).Mul(y4_161.Mul(y4_161))
-		r0_0_161 = d_161.Mul(p0_161.Add(p1_161).Add(p2_161))
+		d_163 := d
+		y_163 := d_163.Mul(d_163)
+		y2_163 := y_163.Mul(y_163)
+		y4_163 := y2_163.Mul(y2_163)
+		p0_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_163)).Mul(y2_163))
+		p1_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_163)).Mul(y2_163)).Mul(y4_163)
+		p2_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_163)).Mul(y4_163.Mul(y4_163))
+		r0_0_163 = d_163.Mul(p0_163.Add(p1_163).Add(p2_163))
 	}
-	s := r0_0_161.AsUint64x8().Xor(flip).AsFloat64x8()
+	s := r0_0_163.AsUint64x8().Xor(flip).AsFloat64x8()
 	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two
 	for j := 2; j < n; j++ {
@@ -3279,37 +4699,37 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, e *[3]laneVal, 
 	fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if c.HasHKL {
 		var (
-			r0_0_162 archsimd.Float64x8
-			r1_0_162 archsimd.Float64x8
+			r0_0_164 archsimd.Float64x8
+			r1_0_164 archsimd.Float64x8
 		)
 		{
-			r_162, bits_162, miss_162, ia_162, fa_162, h_162, kk_162, l_162 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_162 archsimd.Mask64x8
+			r_164, bits_164, miss_164, ia_164, fa_164, h_164, kk_164, l_164 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_164 archsimd.Mask64x8
 			{
-				r_8_162, ia_8_162, h_8_162, kk_8_162, l_8_162 := r_162, ia_162, h_162, kk_162, l_162
-				half_8_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-				hc_8_162, kc_8_162, lc_8_162 := h_8_162.Sub(half_8_162).CeilScaled(0), kk_8_162.Sub(half_8_162).CeilScaled(0), l_8_162.Sub(half_8_162).CeilScaled(0)
-				hmin_8_162, kmin_8_162, lmin_8_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.lmin)))
-				in_8_162 := hc_8_162.GreaterEqual(hmin_8_162).And(hc_8_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.hmax))))).And(kc_8_162.GreaterEqual(kmin_8_162)).And(kc_8_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.kmax))))).And(lc_8_162.GreaterEqual(lmin_8_162)).And(lc_8_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.lmax)))))
-				idx_8_162 := hc_8_162.Sub(hmin_8_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.hstride)))).Add(kc_8_162.Sub(kmin_8_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162.kstride))))).Add(lc_8_162.Sub(lmin_8_162))
-				idx_8_162.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_162).ConvertToInt32().Store(ia_8_162)
-				r0_0_8_162 = in_8_162
+				r_8_164, ia_8_164, h_8_164, kk_8_164, l_8_164 := r_164, ia_164, h_164, kk_164, l_164
+				half_8_164 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+				hc_8_164, kc_8_164, lc_8_164 := h_8_164.Sub(half_8_164).CeilScaled(0), kk_8_164.Sub(half_8_164).CeilScaled(0), l_8_164.Sub(half_8_164).CeilScaled(0)
+				hmin_8_164, kmin_8_164, lmin_8_164 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.lmin)))
+				in_8_164 := hc_8_164.GreaterEqual(hmin_8_164).And(hc_8_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.hmax))))).And(kc_8_164.GreaterEqual(kmin_8_164)).And(kc_8_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.kmax))))).And(lc_8_164.GreaterEqual(lmin_8_164)).And(lc_8_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.lmax)))))
+				idx_8_164 := hc_8_164.Sub(hmin_8_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.hstride)))).Add(kc_8_164.Sub(kmin_8_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164.kstride))))).Add(lc_8_164.Sub(lmin_8_164))
+				idx_8_164.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_164).ConvertToInt32().Store(ia_8_164)
+				r0_0_8_164 = in_8_164
 			}
-			in_162 := r0_0_8_162
-			for i_162, j_162 := range ia_162 {
-				fa_162[i_162] = bits_162[j_162]
+			in_164 := r0_0_8_164
+			for i_164, j_164 := range ia_164 {
+				fa_164[i_164] = bits_164[j_164]
 			}
-			f_162 := archsimd.LoadUint64x8(fa_162).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_162.defaultF))), in_162)
-			fd_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-			if miss_162 != nil {
-				for i_162, j_162 := range ia_162 {
-					fa_162[i_162] = miss_162[j_162]
+			f_164 := archsimd.LoadUint64x8(fa_164).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164.defaultF))), in_164)
+			fd_164 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+			if miss_164 != nil {
+				for i_164, j_164 := range ia_164 {
+					fa_164[i_164] = miss_164[j_164]
 				}
-				fd_162 = archsimd.LoadUint64x8(fa_162).AsFloat64x8()
+				fd_164 = archsimd.LoadUint64x8(fa_164).AsFloat64x8()
 			}
-			r0_0_162, r1_0_162 = f_162, fd_162.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_162)
+			r0_0_164, r1_0_164 = f_164, fd_164.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_164)
 		}
-		fc, fd = r0_0_162, r1_0_162
+		fc, fd = r0_0_164, r1_0_164
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -3343,348 +4763,348 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_163 archsimd.Float64x8
-			r1_0_163 archsimd.Float64x8
-			r2_0_163 archsimd.Float64x8
-			r3_0_163 archsimd.Float64x8
-			r4_0_163 archsimd.Float64x8
-			r5_0_163 archsimd.Float64x8
-			r6_0_163 archsimd.Float64x8
-			r7_0_163 archsimd.Float64x8
-			r8_0_163 archsimd.Float64x8
+			r0_0_165 archsimd.Float64x8
+			r1_0_165 archsimd.Float64x8
+			r2_0_165 archsimd.Float64x8
+			r3_0_165 archsimd.Float64x8
+			r4_0_165 archsimd.Float64x8
+			r5_0_165 archsimd.Float64x8
+			r6_0_165 archsimd.Float64x8
+			r7_0_165 archsimd.Float64x8
+			r8_0_165 archsimd.Float64x8
 		)
 		{
-			sr_163, t_163, ds_163, p0_163 := &r.src[si], t, ds, p0
-			il_163 := archsimd.LoadFloat64x8((*[8]float64)((&sr_163.il)))
-			x_163, y_163, z_163 := archsimd.LoadFloat64x8Slice((t_163.d[0][p0_163:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_163.inc[0])))), archsimd.LoadFloat64x8Slice((t_163.d[1][p0_163:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_163.inc[1])))), archsimd.LoadFloat64x8Slice((t_163.d[2][p0_163:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_163.inc[2]))))
-			x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).StoreSlice(ds_163[p0_163:])
-			r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163 = x_163.Mul(il_163), y_163.Mul(il_163), z_163.Mul(il_163), archsimd.LoadFloat64x8Slice((t_163.s[p0_163:])), archsimd.LoadFloat64x8Slice((t_163.def[p0_163:])), archsimd.LoadFloat64x8Slice((t_163.sig[p0_163:])), archsimd.LoadFloat64x8Slice((t_163.na[p0_163:])), archsimd.LoadFloat64x8Slice((t_163.nb[p0_163:])), archsimd.LoadFloat64x8Slice((t_163.nc[p0_163:]))
+			sr_165, t_165, ds_165, p0_165 := &r.src[si], t, ds, p0
+			il_165 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165.il)))
+			x_165, y_165, z_165 := archsimd.LoadFloat64x8Slice((t_165.d[0][p0_165:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[0])))), archsimd.LoadFloat64x8Slice((t_165.d[1][p0_165:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[1])))), archsimd.LoadFloat64x8Slice((t_165.d[2][p0_165:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[2]))))
+			x_165.Mul(x_165).Add(y_165.Mul(y_165)).Add(z_165.Mul(z_165)).StoreSlice(ds_165[p0_165:])
+			r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165 = x_165.Mul(il_165), y_165.Mul(il_165), z_165.Mul(il_165), archsimd.LoadFloat64x8Slice((t_165.s[p0_165:])), archsimd.LoadFloat64x8Slice((t_165.def[p0_165:])), archsimd.LoadFloat64x8Slice((t_165.sig[p0_165:])), archsimd.LoadFloat64x8Slice((t_165.na[p0_165:])), archsimd.LoadFloat64x8Slice((t_165.nb[p0_165:])), archsimd.LoadFloat64x8Slice((t_165.nc[p0_165:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163, r6_0_163, r7_0_163, r8_0_163
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165
 		for oi := range r.orient {
-			var (
-				r0_0_164 archsimd.Float64x8
-				r1_0_164 archsimd.Float64x8
-				r2_0_164 archsimd.Float64x8
-			)
-			{
-				o_164, qx_164, qy_164, qz_164 := &r.orient[oi], qx, qy, qz
-				h_164 := archsimd.LoadFloat64x8((*[8]float64)((&o_164[0]))).Mul(qx_164).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[1]))).Mul(qy_164)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[2]))).Mul(qz_164))
-				kk_164 := archsimd.LoadFloat64x8((*[8]float64)((&o_164[3]))).Mul(qx_164).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[4]))).Mul(qy_164)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[5]))).Mul(qz_164))
-				l_164 := archsimd.LoadFloat64x8((*[8]float64)((&o_164[6]))).Mul(qx_164).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[7]))).Mul(qy_164)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_164[8]))).Mul(qz_164))
-				r0_0_164, r1_0_164, r2_0_164 = h_164, kk_164, l_164
-			}
-			h, kk, l := r0_0_164, r1_0_164, r2_0_164
-			var (
-				r0_0_165 archsimd.Float64x8
-				r1_0_165 archsimd.Float64x8
-				r2_0_165 archsimd.Float64x8
-				r3_0_165 archsimd.Float64x8
-				r4_0_165 archsimd.Float64x8
-				r5_0_165 archsimd.Float64x8
-				r6_0_165 archsimd.Float64x8
-				r7_0_165 archsimd.Float64x8
-				r8_0_165 archsimd.Float64x8
-			)
-			{
-				r_165, h_165, kk_165, l_165, n_165 := r, h, kk, l, n
-				var (
-					r0_0_146_165 archsimd.Float64x8
-					r1_0_146_165 archsimd.Float64x8
-					r2_0_146_165 archsimd.Float64x8
-				)
-				{
-					r_146_165, x_146_165, n_146_165, nf_146_165 := r_165, h_165, n_165, &r_165.nf
-					magic_146_165 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_146_165 := x_146_165.Add(magic_146_165)
-					d_146_165 := x_146_165.Sub(t_146_165.Sub(magic_146_165))
-					f_146_165 := t_146_165.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_147_165 archsimd.Float64x8
-					{
-						d_147_165 := d_146_165
-						y_147_165 := d_147_165.Mul(d_147_165)
-						y2_147_165 := y_147_165.Mul(y_147_165)
-						y4_147_165 := y2_147_165.Mul(y2_147_165)
-						p0_147_165 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_147_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_147_165)).Mul(y2_147_165))
-						p1_147_165 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_147_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_147_165)).Mul(y2_147_165)).Mul(y4_147_165)
-						p2_147_165 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_147_165.Mul(y4_147_165))
-						r0_0_147_165 = p0_147_165.Add(p1_147_165).Add(p2_147_165)
-					}
-					cr_146_165 := r0_0_147_165
-					sign_146_165, one_146_165, pi_146_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_146_165.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_146_165 := pi_146_165.Div(one_146_165.Sub(cr_146_165).Mul(one_146_165.Add(cr_146_165)).Sqrt().AsUint64x8().Or(d_146_165.AsUint64x8().Xor(f_146_165).And(sign_146_165)).AsFloat64x8())
-					c2_146_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_146_165.AsUint64x8().Xor(f_146_165).AsFloat64x8())
-					u0_146_165, u1_146_165 := one_146_165, c2_146_165
-					j_146_165 := 2
-					for ; j_146_165+1 < n_146_165; j_146_165 += 2 {
-						u0_146_165 = c2_146_165.Mul(u1_146_165).Sub(u0_146_165)
-						u1_146_165 = c2_146_165.Mul(u0_146_165).Sub(u1_146_165)
-					}
-					if j_146_165 < n_146_165 {
-						u0_146_165, u1_146_165 = u1_146_165, c2_146_165.Mul(u1_146_165).Sub(u0_146_165)
-					}
-					cu_146_165 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_146_165).Mul(u1_146_165)
-					tn_146_165 := cu_146_165.Sub(u0_146_165)
-					dx_146_165 := archsimd.LoadFloat64x8((*[8]float64)(nf_146_165)).Mul(tn_146_165).Sub(cu_146_165).Mul(rs_146_165)
-					dn_146_165 := d_146_165.Mul(tn_146_165).Mul(rs_146_165)
-					near_146_165 := d_146_165.Mul(d_146_165).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_146_165.ToBits() != 0 {
-						var (
-							r0_0_148_165 archsimd.Float64x8
-							r1_0_148_165 archsimd.Float64x8
-						)
-						{
-							r_148_165, d_148_165, c2_148_165, flip_148_165, tn_148_165, un_148_165, n_148_165 := r_146_165, d_146_165, c2_146_165, f_146_165, tn_146_165, u1_146_165, n_146_165
-							var r0_0_149_165 archsimd.Float64x8
-							{
-								d_149_165 := d_148_165
-								y_149_165 := d_149_165.Mul(d_149_165)
-								y2_149_165 := y_149_165.Mul(y_149_165)
-								y4_149_165 := y2_149_165.Mul(y2_149_165)
-								p0_149_165 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_149_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_149_165)).Mul(y2_149_165))
-								p1_149_165 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_149_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_149_165)).Mul(y2_149_165)).Mul(y4_149_165)
-								p2_149_165 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_149_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_149_165)).Mul(y4_149_165.Mul(y4_149_165))
-								r0_0_149_165 = d_149_165.Mul(p0_149_165.Add(p1_149_165).Add(p2_149_165))
-							}
-							s_148_165 := r0_0_149_165.AsUint64x8().Xor(flip_148_165).AsFloat64x8()
-							two_148_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_148_165, u1_148_165, p0_148_165, p1_148_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_148_165, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_148_165
-							for j_148_165 := 2; j_148_165 < n_148_165; j_148_165++ {
-								u0_148_165, u1_148_165, p0_148_165, p1_148_165 = u1_148_165, c2_148_165.Mul(u1_148_165).Sub(u0_148_165), p1_148_165, two_148_165.Mul(u1_148_165).Add(c2_148_165.Mul(p1_148_165)).Sub(p0_148_165)
-							}
-							dx_148_165 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_148_165).Mul(p1_148_165)
-							peak_148_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_148_165.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_148_165.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_148_165 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_148_165).Mul(tn_148_165).Div(s_148_165).Merge(peak_148_165, d_148_165.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_148_165, r1_0_148_165 = dx_148_165, dn_148_165
-						}
-						px_146_165, pn_146_165 := r0_0_148_165, r1_0_148_165
-						dx_146_165, dn_146_165 = px_146_165.Merge(dx_146_165, near_146_165), pn_146_165.Merge(dn_146_165, near_146_165)
-					}
-					r0_0_146_165, r1_0_146_165, r2_0_146_165 = u1_146_165, dx_146_165, dn_146_165
-				}
-				sa_165, ha_165, na_165 := r0_0_146_165, r1_0_146_165, r2_0_146_165
-				var (
-					r0_0_150_165 archsimd.Float64x8
-					r1_0_150_165 archsimd.Float64x8
-					r2_0_150_165 archsimd.Float64x8
-				)
-				{
-					r_150_165, x_150_165, n_150_165, nf_150_165 := r_165, kk_165, n_165, &r_165.nf
-					magic_150_165 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_150_165 := x_150_165.Add(magic_150_165)
-					d_150_165 := x_150_165.Sub(t_150_165.Sub(magic_150_165))
-					f_150_165 := t_150_165.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_151_165 archsimd.Float64x8
-					{
-						d_151_165 := d_150_165
-						y_151_165 := d_151_165.Mul(d_151_165)
-						y2_151_165 := y_151_165.Mul(y_151_165)
-						y4_151_165 := y2_151_165.Mul(y2_151_165)
-						p0_151_165 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_151_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_151_165)).Mul(y2_151_165))
-						p1_151_165 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_151_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_151_165)).Mul(y2_151_165)).Mul(y4_151_165)
-						p2_151_165 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_151_165.Mul(y4_151_165))
-						r0_0_151_165 = p0_151_165.Add(p1_151_165).Add(p2_151_165)
-					}
-					cr_150_165 := r0_0_151_165
-					sign_150_165, one_150_165, pi_150_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_150_165.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_150_165 := pi_150_165.Div(one_150_165.Sub(cr_150_165).Mul(one_150_165.Add(cr_150_165)).Sqrt().AsUint64x8().Or(d_150_165.AsUint64x8().Xor(f_150_165).And(sign_150_165)).AsFloat64x8())
-					c2_150_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_150_165.AsUint64x8().Xor(f_150_165).AsFloat64x8())
-					u0_150_165, u1_150_165 := one_150_165, c2_150_165
-					j_150_165 := 2
-					for ; j_150_165+1 < n_150_165; j_150_165 += 2 {
-						u0_150_165 = c2_150_165.Mul(u1_150_165).Sub(u0_150_165)
-						u1_150_165 = c2_150_165.Mul(u0_150_165).Sub(u1_150_165)
-					}
-					if j_150_165 < n_150_165 {
-						u0_150_165, u1_150_165 = u1_150_165, c2_150_165.Mul(u1_150_165).Sub(u0_150_165)
-					}
-					cu_150_165 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_150_165).Mul(u1_150_165)
-					tn_150_165 := cu_150_165.Sub(u0_150_165)
-					dx_150_165 := archsimd.LoadFloat64x8((*[8]float64)(nf_150_165)).Mul(tn_150_165).Sub(cu_150_165).Mul(rs_150_165)
-					dn_150_165 := d_150_165.Mul(tn_150_165).Mul(rs_150_165)
-					near_150_165 := d_150_165.Mul(d_150_165).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_150_165.ToBits() != 0 {
-						var (
-							r0_0_152_165 archsimd.Float64x8
-							r1_0_152_165 archsimd.Float64x8
-						)
-						{
-							r_152_165, d_152_165, c2_152_165, flip_152_165, tn_152_165, un_152_165, n_152_165 := r_150_165, d_150_165, c2_150_165, f_150_165, tn_150_165, u1_150_165, n_150_165
-							var r0_0_153_165 archsimd.Float64x8
-							{
-								d_153_165 := d_152_165
-								y_153_165 := d_153_165.Mul(d_153_165)
-								y2_153_165 := y_153_165.Mul(y_153_165)
-								y4_153_165 := y2_153_165.Mul(y2_153_165)
-								p0_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_153_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_153_165)).Mul(y2_153_165))
-								p1_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_153_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_153_165)).Mul(y2_153_165)).Mul(y4_153_165)
-								p2_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_153_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_153_165)).Mul(y4_153_165.Mul(y4_153_165))
-								r0_0_153_165 = d_153_165.Mul(p0_153_165.Add(p1_153_165).Add(p2_153_165))
-							}
-							s_152_165 := r0_0_153_165.AsUint64x8().Xor(flip_152_165).AsFloat64x8()
-							two_152_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_152_165, u1_152_165, p0_152_165, p1_152_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_152_165, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_152_165
-							for j_152_165 := 2; j_152_165 < n_152_165; j_152_165++ {
-								u0_152_165, u1_152_165, p0_152_165, p1_152_165 = u1_152_165, c2_152_165.Mul(u1_152_165).Sub(u0_152_165), p1_152_165, two_152_165.Mul(u1_152_165).Add(c2_152_165.Mul(p1_152_165)).Sub(p0_152_165)
-							}
-							dx_152_165 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_152_165).Mul(p1_152_165)
-							peak_152_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_152_165.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_152_165.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_152_165 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_152_165).Mul(tn_152_165).Div(s_152_165).Merge(peak_152_165, d_152_165.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_152_165, r1_0_152_165 = dx_152_165, dn_152_165
-						}
-						px_150_165, pn_150_165 := r0_0_152_165, r1_0_152_165
-						dx_150_165, dn_150_165 = px_150_165.Merge(dx_150_165, near_150_165), pn_150_165.Merge(dn_150_165, near_150_165)
-					}
-					r0_0_150_165, r1_0_150_165, r2_0_150_165 = u1_150_165, dx_150_165, dn_150_165
-				}
-				sb_165, hb_165, nb_165 := r0_0_150_165, r1_0_150_165, r2_0_150_165
-				var (
-					r0_0_154_165 archsimd.Float64x8
-					r1_0_154_165 archsimd.Float64x8
-					r2_0_154_165 archsimd.Float64x8
-				)
-				{
-					r_154_165, x_154_165, n_154_165, nf_154_165 := r_165, l_165, n_165, &r_165.nf
-					magic_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_154_165 := x_154_165.Add(magic_154_165)
-					d_154_165 := x_154_165.Sub(t_154_165.Sub(magic_154_165))
-					f_154_165 := t_154_165.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_155_165 archsimd.Float64x8
-					{
-						d_155_165 := d_154_165
-						y_155_165 := d_155_165.Mul(d_155_165)
-						y2_155_165 := y_155_165.Mul(y_155_165)
-						y4_155_165 := y2_155_165.Mul(y2_155_165)
-						p0_155_165 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_155_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_155_165)).Mul(y2_155_165))
-						p1_155_165 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_155_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_155_165)).Mul(y2_155_165)).Mul(y4_155_165)
-						p2_155_165 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_155_165.Mul(y4_155_165))
-						r0_0_155_165 = p0_155_165.Add(p1_155_165).Add(p2_155_165)
-					}
-					cr_154_165 := r0_0_155_165
-					sign_154_165, one_154_165, pi_154_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_154_165 := pi_154_165.Div(one_154_165.Sub(cr_154_165).Mul(one_154_165.Add(cr_154_165)).Sqrt().AsUint64x8().Or(d_154_165.AsUint64x8().Xor(f_154_165).And(sign_154_165)).AsFloat64x8())
-					c2_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_154_165.AsUint64x8().Xor(f_154_165).AsFloat64x8())
-					u0_154_165, u1_154_165 := one_154_165, c2_154_165
-					j_154_165 := 2
-					for ; j_154_165+1 < n_154_165; j_154_165 += 2 {
-						u0_154_165 = c2_154_165.Mul(u1_154_165).Sub(u0_154_165)
-						u1_154_165 = c2_154_165.Mul(u0_154_165).Sub(u1_154_165)
-					}
-					if j_154_165 < n_154_165 {
-						u0_154_165, u1_154_165 = u1_154_165, c2_154_165.Mul(u1_154_165).Sub(u0_154_165)
-					}
-					cu_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_154_165).Mul(u1_154_165)
-					tn_154_165 := cu_154_165.Sub(u0_154_165)
-					dx_154_165 := archsimd.LoadFloat64x8((*[8]float64)(nf_154_165)).Mul(tn_154_165).Sub(cu_154_165).Mul(rs_154_165)
-					dn_154_165 := d_154_165.Mul(tn_154_165).Mul(rs_154_165)
-					near_154_165 := d_154_165.Mul(d_154_165).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_154_165.ToBits() != 0 {
-						var (
-							r0_0_156_165 archsimd.Float64x8
-							r1_0_156_165 archsimd.Float64x8
-						)
-						{
-							r_156_165, d_156_165, c2_156_165, flip_156_165, tn_156_165, un_156_165, n_156_165 := r_154_165, d_154_165, c2_154_165, f_154_165, tn_154_165, u1_154_165, n_154_165
-							var r0_0_157_165 archsimd.Float64x8
-							{
-								d_157_165 := d_156_165
-								y_157_165 := d_157_165.Mul(d_157_165)
-								y2_157_165 := y_157_165.Mul(y_157_165)
-								y4_157_165 := y2_157_165.Mul(y2_157_165)
-								p0_157_165 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_157_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_157_165)).Mul(y2_157_165))
-								p1_157_165 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_157_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_157_165)).Mul(y2_157_165)).Mul(y4_157_165)
-								p2_157_165 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_157_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_157_165)).Mul(y4_157_165.Mul(y4_157_165))
-								r0_0_157_165 = d_157_165.Mul(p0_157_165.Add(p1_157_165).Add(p2_157_165))
-							}
-							s_156_165 := r0_0_157_165.AsUint64x8().Xor(flip_156_165).AsFloat64x8()
-							two_156_165 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_156_165, u1_156_165, p0_156_165, p1_156_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_156_165, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_156_165
-							for j_156_165 := 2; j_156_165 < n_156_165; j_156_165++ {
-								u0_156_165, u1_156_165, p0_156_165, p1_156_165 = u1_156_165, c2_156_165.Mul(u1_156_165).Sub(u0_156_165), p1_156_165, two_156_165.Mul(u1_156_165).Add(c2_156_165.Mul(p1_156_165)).Sub(p0_156_165)
-							}
-							dx_156_165 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_156_165).Mul(p1_156_165)
-							peak_156_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_156_165.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_156_165.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_156_165 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_156_165).Mul(tn_156_165).Div(s_156_165).Merge(peak_156_165, d_156_165.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_156_165, r1_0_156_165 = dx_156_165, dn_156_165
-						}
-						px_154_165, pn_154_165 := r0_0_156_165, r1_0_156_165
-						dx_154_165, dn_154_165 = px_154_165.Merge(dx_154_165, near_154_165), pn_154_165.Merge(dn_154_165, near_154_165)
-					}
-					r0_0_154_165, r1_0_154_165, r2_0_154_165 = u1_154_165, dx_154_165, dn_154_165
-				}
-				sc_165, hc_165, nc_165 := r0_0_154_165, r1_0_154_165, r2_0_154_165
-				r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165 = sa_165, sb_165, sc_165, ha_165, hb_165, hc_165, na_165, nb_165, nc_165
-			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165
 			var (
 				r0_0_166 archsimd.Float64x8
 				r1_0_166 archsimd.Float64x8
 				r2_0_166 archsimd.Float64x8
-				r3_0_166 archsimd.Float64x8
-				r4_0_166 archsimd.Float64x8
-				r5_0_166 archsimd.Float64x8
 			)
 			{
-				k_166, ia_166, fa_166, e_166, h_166, kk_166, l_166, sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, nda_166, ndb_166, ndc_166, s_166, def_166, sig_166, sna_166, snb_166, snc_166, hkl_166, at_166, stride_166 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_166 := k_166.c
-				r_166 := k_166.lr
-				two_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_166 := sa_166.Mul(sb_166).Mul(sc_166)
-				fc_166, fd_166 := archsimd.LoadFloat64x8((*[8]float64)((&r_166.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_166.HasHKL {
+				o_166, qx_166, qy_166, qz_166 := &r.orient[oi], qx, qy, qz
+				h_166 := archsimd.LoadFloat64x8((*[8]float64)((&o_166[0]))).Mul(qx_166).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[1]))).Mul(qy_166)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[2]))).Mul(qz_166))
+				kk_166 := archsimd.LoadFloat64x8((*[8]float64)((&o_166[3]))).Mul(qx_166).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[4]))).Mul(qy_166)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[5]))).Mul(qz_166))
+				l_166 := archsimd.LoadFloat64x8((*[8]float64)((&o_166[6]))).Mul(qx_166).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[7]))).Mul(qy_166)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_166[8]))).Mul(qz_166))
+				r0_0_166, r1_0_166, r2_0_166 = h_166, kk_166, l_166
+			}
+			h, kk, l := r0_0_166, r1_0_166, r2_0_166
+			var (
+				r0_0_167 archsimd.Float64x8
+				r1_0_167 archsimd.Float64x8
+				r2_0_167 archsimd.Float64x8
+				r3_0_167 archsimd.Float64x8
+				r4_0_167 archsimd.Float64x8
+				r5_0_167 archsimd.Float64x8
+				r6_0_167 archsimd.Float64x8
+				r7_0_167 archsimd.Float64x8
+				r8_0_167 archsimd.Float64x8
+			)
+			{
+				r_167, h_167, kk_167, l_167, n_167 := r, h, kk, l, n
+				var (
+					r0_0_148_167 archsimd.Float64x8
+					r1_0_148_167 archsimd.Float64x8
+					r2_0_148_167 archsimd.Float64x8
+				)
+				{
+					r_148_167, x_148_167, n_148_167, nf_148_167 := r_167, h_167, n_167, &r_167.nf
+					magic_148_167 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_148_167 := x_148_167.Add(magic_148_167)
+					d_148_167 := x_148_167.Sub(t_148_167.Sub(magic_148_167))
+					f_148_167 := t_148_167.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_149_167 archsimd.Float64x8
+					{
+						d_149_167 := d_148_167
+						y_149_167 := d_149_167.Mul(d_149_167)
+						y2_149_167 := y_149_167.Mul(y_149_167)
+						y4_149_167 := y2_149_167.Mul(y2_149_167)
+						p0_149_167 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_149_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_149_167)).Mul(y2_149_167))
+						p1_149_167 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_149_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_149_167)).Mul(y2_149_167)).Mul(y4_149_167)
+						p2_149_167 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_149_167.Mul(y4_149_167))
+						r0_0_149_167 = p0_149_167.Add(p1_149_167).Add(p2_149_167)
+					}
+					cr_148_167 := r0_0_149_167
+					sign_148_167, one_148_167, pi_148_167 := archsimd.LoadFloat64x8((*[8]float64)((&r_148_167.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_148_167 := pi_148_167.Div(one_148_167.Sub(cr_148_167).Mul(one_148_167.Add(cr_148_167)).Sqrt().AsUint64x8().Or(d_148_167.AsUint64x8().Xor(f_148_167).And(sign_148_167)).AsFloat64x8())
+					c2_148_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_148_167.AsUint64x8().Xor(f_148_167).AsFloat64x8())
+					u0_148_167, u1_148_167 := one_148_167, c2_148_167
+					j_148_167 := 2
+					for ; j_148_167+1 < n_148_167; j_148_167 += 2 {
+						u0_148_167 = c2_148_167.Mul(u1_148_167).Sub(u0_148_167)
+						u1_148_167 = c2_148_167.Mul(u0_148_167).Sub(u1_148_167)
+					}
+					if j_148_167 < n_148_167 {
+						u0_148_167, u1_148_167 = u1_148_167, c2_148_167.Mul(u1_148_167).Sub(u0_148_167)
+					}
+					cu_148_167 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_148_167).Mul(u1_148_167)
+					tn_148_167 := cu_148_167.Sub(u0_148_167)
+					dx_148_167 := archsimd.LoadFloat64x8((*[8]float64)(nf_148_167)).Mul(tn_148_167).Sub(cu_148_167).Mul(rs_148_167)
+					dn_148_167 := d_148_167.Mul(tn_148_167).Mul(rs_148_167)
+					near_148_167 := d_148_167.Mul(d_148_167).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_148_167.ToBits() != 0 {
+						var (
+							r0_0_150_167 archsimd.Float64x8
+							r1_0_150_167 archsimd.Float64x8
+						)
+						{
+							r_150_167, d_150_167, c2_150_167, flip_150_167, tn_150_167, un_150_167, n_150_167 := r_148_167, d_148_167, c2_148_167, f_148_167, tn_148_167, u1_148_167, n_148_167
+							var r0_0_151_167 archsimd.Float64x8
+							{
+								d_151_167 := d_150_167
+								y_151_167 := d_151_167.Mul(d_151_167)
+								y2_151_167 := y_151_167.Mul(y_151_167)
+								y4_151_167 := y2_151_167.Mul(y2_151_167)
+								p0_151_167 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_151_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_151_167)).Mul(y2_151_167))
+								p1_151_167 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_151_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_151_167)).Mul(y2_151_167)).Mul(y4_151_167)
+								p2_151_167 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_151_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_151_167)).Mul(y4_151_167.Mul(y4_151_167))
+								r0_0_151_167 = d_151_167.Mul(p0_151_167.Add(p1_151_167).Add(p2_151_167))
+							}
+							s_150_167 := r0_0_151_167.AsUint64x8().Xor(flip_150_167).AsFloat64x8()
+							two_150_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_150_167, u1_150_167, p0_150_167, p1_150_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_150_167, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_150_167
+							for j_150_167 := 2; j_150_167 < n_150_167; j_150_167++ {
+								u0_150_167, u1_150_167, p0_150_167, p1_150_167 = u1_150_167, c2_150_167.Mul(u1_150_167).Sub(u0_150_167), p1_150_167, two_150_167.Mul(u1_150_167).Add(c2_150_167.Mul(p1_150_167)).Sub(p0_150_167)
+							}
+							dx_150_167 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_150_167).Mul(p1_150_167)
+							peak_150_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_150_167.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_150_167.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_150_167 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_150_167).Mul(tn_150_167).Div(s_150_167).Merge(peak_150_167, d_150_167.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_150_167, r1_0_150_167 = dx_150_167, dn_150_167
+						}
+						px_148_167, pn_148_167 := r0_0_150_167, r1_0_150_167
+						dx_148_167, dn_148_167 = px_148_167.Merge(dx_148_167, near_148_167), pn_148_167.Merge(dn_148_167, near_148_167)
+					}
+					r0_0_148_167, r1_0_148_167, r2_0_148_167 = u1_148_167, dx_148_167, dn_148_167
+				}
+				sa_167, ha_167, na_167 := r0_0_148_167, r1_0_148_167, r2_0_148_167
+				var (
+					r0_0_152_167 archsimd.Float64x8
+					r1_0_152_167 archsimd.Float64x8
+					r2_0_152_167 archsimd.Float64x8
+				)
+				{
+					r_152_167, x_152_167, n_152_167, nf_152_167 := r_167, kk_167, n_167, &r_167.nf
+					magic_152_167 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_152_167 := x_152_167.Add(magic_152_167)
+					d_152_167 := x_152_167.Sub(t_152_167.Sub(magic_152_167))
+					f_152_167 := t_152_167.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_153_167 archsimd.Float64x8
+					{
+						d_153_167 := d_152_167
+						y_153_167 := d_153_167.Mul(d_153_167)
+						y2_153_167 := y_153_167.Mul(y_153_167)
+						y4_153_167 := y2_153_167.Mul(y2_153_167)
+						p0_153_167 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_153_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_153_167)).Mul(y2_153_167))
+						p1_153_167 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_153_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_153_167)).Mul(y2_153_167)).Mul(y4_153_167)
+						p2_153_167 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_153_167.Mul(y4_153_167))
+						r0_0_153_167 = p0_153_167.Add(p1_153_167).Add(p2_153_167)
+					}
+					cr_152_167 := r0_0_153_167
+					sign_152_167, one_152_167, pi_152_167 := archsimd.LoadFloat64x8((*[8]float64)((&r_152_167.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_152_167 := pi_152_167.Div(one_152_167.Sub(cr_152_167).Mul(one_152_167.Add(cr_152_167)).Sqrt().AsUint64x8().Or(d_152_167.AsUint64x8().Xor(f_152_167).And(sign_152_167)).AsFloat64x8())
+					c2_152_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_152_167.AsUint64x8().Xor(f_152_167).AsFloat64x8())
+					u0_152_167, u1_152_167 := one_152_167, c2_152_167
+					j_152_167 := 2
+					for ; j_152_167+1 < n_152_167; j_152_167 += 2 {
+						u0_152_167 = c2_152_167.Mul(u1_152_167).Sub(u0_152_167)
+						u1_152_167 = c2_152_167.Mul(u0_152_167).Sub(u1_152_167)
+					}
+					if j_152_167 < n_152_167 {
+						u0_152_167, u1_152_167 = u1_152_167, c2_152_167.Mul(u1_152_167).Sub(u0_152_167)
+					}
+					cu_152_167 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_152_167).Mul(u1_152_167)
+					tn_152_167 := cu_152_167.Sub(u0_152_167)
+					dx_152_167 := archsimd.LoadFloat64x8((*[8]float64)(nf_152_167)).Mul(tn_152_167).Sub(cu_152_167).Mul(rs_152_167)
+					dn_152_167 := d_152_167.Mul(tn_152_167).Mul(rs_152_167)
+					near_152_167 := d_152_167.Mul(d_152_167).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_152_167.ToBits() != 0 {
+						var (
+							r0_0_154_167 archsimd.Float64x8
+							r1_0_154_167 archsimd.Float64x8
+						)
+						{
+							r_154_167, d_154_167, c2_154_167, flip_154_167, tn_154_167, un_154_167, n_154_167 := r_152_167, d_152_167, c2_152_167, f_152_167, tn_152_167, u1_152_167, n_152_167
+							var r0_0_155_167 archsimd.Float64x8
+							{
+								d_155_167 := d_154_167
+								y_155_167 := d_155_167.Mul(d_155_167)
+								y2_155_167 := y_155_167.Mul(y_155_167)
+								y4_155_167 := y2_155_167.Mul(y2_155_167)
+								p0_155_167 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_155_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_155_167)).Mul(y2_155_167))
+								p1_155_167 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_155_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_155_167)).Mul(y2_155_167)).Mul(y4_155_167)
+								p2_155_167 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_155_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_155_167)).Mul(y4_155_167.Mul(y4_155_167))
+								r0_0_155_167 = d_155_167.Mul(p0_155_167.Add(p1_155_167).Add(p2_155_167))
+							}
+							s_154_167 := r0_0_155_167.AsUint64x8().Xor(flip_154_167).AsFloat64x8()
+							two_154_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_154_167, u1_154_167, p0_154_167, p1_154_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_154_167, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_154_167
+							for j_154_167 := 2; j_154_167 < n_154_167; j_154_167++ {
+								u0_154_167, u1_154_167, p0_154_167, p1_154_167 = u1_154_167, c2_154_167.Mul(u1_154_167).Sub(u0_154_167), p1_154_167, two_154_167.Mul(u1_154_167).Add(c2_154_167.Mul(p1_154_167)).Sub(p0_154_167)
+							}
+							dx_154_167 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_154_167).Mul(p1_154_167)
+							peak_154_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_154_167.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_154_167.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_154_167 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_154_167).Mul(tn_154_167).Div(s_154_167).Merge(peak_154_167, d_154_167.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_154_167, r1_0_154_167 = dx_154_167, dn_154_167
+						}
+						px_152_167, pn_152_167 := r0_0_154_167, r1_0_154_167
+						dx_152_167, dn_152_167 = px_152_167.Merge(dx_152_167, near_152_167), pn_152_167.Merge(dn_152_167, near_152_167)
+					}
+					r0_0_152_167, r1_0_152_167, r2_0_152_167 = u1_152_167, dx_152_167, dn_152_167
+				}
+				sb_167, hb_167, nb_167 := r0_0_152_167, r1_0_152_167, r2_0_152_167
+				var (
+					r0_0_156_167 archsimd.Float64x8
+					r1_0_156_167 archsimd.Float64x8
+					r2_0_156_167 archsimd.Float64x8
+				)
+				{
+					r_156_167, x_156_167, n_156_167, nf_156_167 := r_167, l_167, n_167, &r_167.nf
+					magic_156_167 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_156_167 := x_156_167.Add(magic_156_167)
+					d_156_167 := x_156_167.Sub(t_156_167.Sub(magic_156_167))
+					f_156_167 := t_156_167.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_157_167 archsimd.Float64x8
+					{
+						d_157_167 := d_156_167
+						y_157_167 := d_157_167.Mul(d_157_167)
+						y2_157_167 := y_157_167.Mul(y_157_167)
+						y4_157_167 := y2_157_167.Mul(y2_157_167)
+						p0_157_167 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_157_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_157_167)).Mul(y2_157_167))
+						p1_157_167 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_157_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_157_167)).Mul(y2_157_167)).Mul(y4_157_167)
+						p2_157_167 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_157_167.Mul(y4_157_167))
+						r0_0_157_167 = p0_157_167.Add(p1_157_167).Add(p2_157_167)
+					}
+					cr_156_167 := r0_0_157_167
+					sign_156_167, one_156_167, pi_156_167 := archsimd.LoadFloat64x8((*[8]float64)((&r_156_167.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+					rs_156_167 := pi_156_167.Div(one_156_167.Sub(cr_156_167).Mul(one_156_167.Add(cr_156_167)).Sqrt().AsUint64x8().Or(d_156_167.AsUint64x8().Xor(f_156_167).And(sign_156_167)).AsFloat64x8())
+					c2_156_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_156_167.AsUint64x8().Xor(f_156_167).AsFloat64x8())
+					u0_156_167, u1_156_167 := one_156_167, c2_156_167
+					j_156_167 := 2
+					for ; j_156_167+1 < n_156_167; j_156_167 += 2 {
+						u0_156_167 = c2_156_167.Mul(u1_156_167).Sub(u0_156_167)
+						u1_156_167 = c2_156_167.Mul(u0_156_167).Sub(u1_156_167)
+					}
+					if j_156_167 < n_156_167 {
+						u0_156_167, u1_156_167 = u1_156_167, c2_156_167.Mul(u1_156_167).Sub(u0_156_167)
+					}
+					cu_156_167 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_156_167).Mul(u1_156_167)
+					tn_156_167 := cu_156_167.Sub(u0_156_167)
+					dx_156_167 := archsimd.LoadFloat64x8((*[8]float64)(nf_156_167)).Mul(tn_156_167).Sub(cu_156_167).Mul(rs_156_167)
+					dn_156_167 := d_156_167.Mul(tn_156_167).Mul(rs_156_167)
+					near_156_167 := d_156_167.Mul(d_156_167).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+					if near_156_167.ToBits() != 0 {
+						var (
+							r0_0_158_167 archsimd.Float64x8
+							r1_0_158_167 archsimd.Float64x8
+						)
+						{
+							r_158_167, d_158_167, c2_158_167, flip_158_167, tn_158_167, un_158_167, n_158_167 := r_156_167, d_156_167, c2_156_167, f_156_167, tn_156_167, u1_156_167, n_156_167
+							var r0_0_159_167 archsimd.Float64x8
+							{
+								d_159_167 := d_158_167
+								y_159_167 := d_159_167.Mul(d_159_167)
+								y2_159_167 := y_159_167.Mul(y_159_167)
+								y4_159_167 := y2_159_167.Mul(y2_159_167)
+								p0_159_167 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_159_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_159_167)).Mul(y2_159_167))
+								p1_159_167 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_159_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_159_167)).Mul(y2_159_167)).Mul(y4_159_167)
+								p2_159_167 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_159_167)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_159_167)).Mul(y4_159_167.Mul(y4_159_167))
+								r0_0_159_167 = d_159_167.Mul(p0_159_167.Add(p1_159_167).Add(p2_159_167))
+							}
+							s_158_167 := r0_0_159_167.AsUint64x8().Xor(flip_158_167).AsFloat64x8()
+							two_158_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_158_167, u1_158_167, p0_158_167, p1_158_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_158_167, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_158_167
+							for j_158_167 := 2; j_158_167 < n_158_167; j_158_167++ {
+								u0_158_167, u1_158_167, p0_158_167, p1_158_167 = u1_158_167, c2_158_167.Mul(u1_158_167).Sub(u0_158_167), p1_158_167, two_158_167.Mul(u1_158_167).Add(c2_158_167.Mul(p1_158_167)).Sub(p0_158_167)
+							}
+							dx_158_167 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_158_167).Mul(p1_158_167)
+							peak_158_167 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_158_167.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_158_167.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_158_167 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_158_167).Mul(tn_158_167).Div(s_158_167).Merge(peak_158_167, d_158_167.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_158_167, r1_0_158_167 = dx_158_167, dn_158_167
+						}
+						px_156_167, pn_156_167 := r0_0_158_167, r1_0_158_167
+						dx_156_167, dn_156_167 = px_156_167.Merge(dx_156_167, near_156_167), pn_156_167.Merge(dn_156_167, near_156_167)
+					}
+					r0_0_156_167, r1_0_156_167, r2_0_156_167 = u1_156_167, dx_156_167, dn_156_167
+				}
+				sc_167, hc_167, nc_167 := r0_0_156_167, r1_0_156_167, r2_0_156_167
+				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167 = sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, na_167, nb_167, nc_167
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167
+			var (
+				r0_0_168 archsimd.Float64x8
+				r1_0_168 archsimd.Float64x8
+				r2_0_168 archsimd.Float64x8
+				r3_0_168 archsimd.Float64x8
+				r4_0_168 archsimd.Float64x8
+				r5_0_168 archsimd.Float64x8
+			)
+			{
+				k_168, ia_168, fa_168, e_168, h_168, kk_168, l_168, sa_168, sb_168, sc_168, ha_168, hb_168, hc_168, nda_168, ndb_168, ndc_168, s_168, def_168, sig_168, sna_168, snb_168, snc_168, hkl_168, at_168, stride_168 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_168 := k_168.c
+				r_168 := k_168.lr
+				two_168 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_168 := sa_168.Mul(sb_168).Mul(sc_168)
+				fc_168, fd_168 := archsimd.LoadFloat64x8((*[8]float64)((&r_168.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_168.HasHKL {
 					var (
-						r0_0_162_166 archsimd.Float64x8
-						r1_0_162_166 archsimd.Float64x8
+						r0_0_164_168 archsimd.Float64x8
+						r1_0_164_168 archsimd.Float64x8
 					)
 					{
-						r_162_166, bits_162_166, miss_162_166, ia_162_166, fa_162_166, h_162_166, kk_162_166, l_162_166 := r_166, k_166.fhklBits, k_166.missBits, ia_166, fa_166, h_166, kk_166, l_166
-						var r0_0_8_162_166 archsimd.Mask64x8
+						r_164_168, bits_164_168, miss_164_168, ia_164_168, fa_164_168, h_164_168, kk_164_168, l_164_168 := r_168, k_168.fhklBits, k_168.missBits, ia_168, fa_168, h_168, kk_168, l_168
+						var r0_0_8_164_168 archsimd.Mask64x8
 						{
-							r_8_162_166, ia_8_162_166, h_8_162_166, kk_8_162_166, l_8_162_166 := r_162_166, ia_162_166, h_162_166, kk_162_166, l_162_166
-							half_8_162_166 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_8_162_166, kc_8_162_166, lc_8_162_166 := h_8_162_166.Sub(half_8_162_166).CeilScaled(0), kk_8_162_166.Sub(half_8_162_166).CeilScaled(0), l_8_162_166.Sub(half_8_162_166).CeilScaled(0)
-							hmin_8_162_166, kmin_8_162_166, lmin_8_162_166 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.lmin)))
-							in_8_162_166 := hc_8_162_166.GreaterEqual(hmin_8_162_166).And(hc_8_162_166.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.hmax))))).And(kc_8_162_166.GreaterEqual(kmin_8_162_166)).And(kc_8_162_166.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.kmax))))).And(lc_8_162_166.GreaterEqual(lmin_8_162_166)).And(lc_8_162_166.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.lmax)))))
-							idx_8_162_166 := hc_8_162_166.Sub(hmin_8_162_166).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.hstride)))).Add(kc_8_162_166.Sub(kmin_8_162_166).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_166.kstride))))).Add(lc_8_162_166.Sub(lmin_8_162_166))
-							idx_8_162_166.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_162_166).ConvertToInt32().Store(ia_8_162_166)
-							r0_0_8_162_166 = in_8_162_166
+							r_8_164_168, ia_8_164_168, h_8_164_168, kk_8_164_168, l_8_164_168 := r_164_168, ia_164_168, h_164_168, kk_164_168, l_164_168
+							half_8_164_168 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+							hc_8_164_168, kc_8_164_168, lc_8_164_168 := h_8_164_168.Sub(half_8_164_168).CeilScaled(0), kk_8_164_168.Sub(half_8_164_168).CeilScaled(0), l_8_164_168.Sub(half_8_164_168).CeilScaled(0)
+							hmin_8_164_168, kmin_8_164_168, lmin_8_164_168 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.lmin)))
+							in_8_164_168 := hc_8_164_168.GreaterEqual(hmin_8_164_168).And(hc_8_164_168.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.hmax))))).And(kc_8_164_168.GreaterEqual(kmin_8_164_168)).And(kc_8_164_168.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.kmax))))).And(lc_8_164_168.GreaterEqual(lmin_8_164_168)).And(lc_8_164_168.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.lmax)))))
+							idx_8_164_168 := hc_8_164_168.Sub(hmin_8_164_168).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.hstride)))).Add(kc_8_164_168.Sub(kmin_8_164_168).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_168.kstride))))).Add(lc_8_164_168.Sub(lmin_8_164_168))
+							idx_8_164_168.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_164_168).ConvertToInt32().Store(ia_8_164_168)
+							r0_0_8_164_168 = in_8_164_168
 						}
-						in_162_166 := r0_0_8_162_166
-						for i_162_166, j_162_166 := range ia_162_166 {
-							fa_162_166[i_162_166] = bits_162_166[j_162_166]
+						in_164_168 := r0_0_8_164_168
+						for i_164_168, j_164_168 := range ia_164_168 {
+							fa_164_168[i_164_168] = bits_164_168[j_164_168]
 						}
-						f_162_166 := archsimd.LoadUint64x8(fa_162_166).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_162_166.defaultF))), in_162_166)
-						fd_162_166 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if miss_162_166 != nil {
-							for i_162_166, j_162_166 := range ia_162_166 {
-								fa_162_166[i_162_166] = miss_162_166[j_162_166]
+						f_164_168 := archsimd.LoadUint64x8(fa_164_168).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_168.defaultF))), in_164_168)
+						fd_164_168 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if miss_164_168 != nil {
+							for i_164_168, j_164_168 := range ia_164_168 {
+								fa_164_168[i_164_168] = miss_164_168[j_164_168]
 							}
-							fd_162_166 = archsimd.LoadUint64x8(fa_162_166).AsFloat64x8()
+							fd_164_168 = archsimd.LoadUint64x8(fa_164_168).AsFloat64x8()
 						}
-						r0_0_162_166, r1_0_162_166 = f_162_166, fd_162_166.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_162_166)
+						r0_0_164_168, r1_0_164_168 = f_164_168, fd_164_168.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_164_168)
 					}
-					fc_166, fd_166 = r0_0_162_166, r1_0_162_166
+					fc_168, fd_168 = r0_0_164_168, r1_0_164_168
 				}
-				ffl_166 := fc_166.Mul(fc_166).Mul(fl_166)
-				s1_166 := s_166.Add(ffl_166.Mul(fl_166))
-				def1_166 := def_166
-				if k_166.perDef {
-					def1_166 = def_166.Add(two_166.Mul(fc_166).Mul(fl_166).Mul(fl_166).Mul(fd_166))
+				ffl_168 := fc_168.Mul(fc_168).Mul(fl_168)
+				s1_168 := s_168.Add(ffl_168.Mul(fl_168))
+				def1_168 := def_168
+				if k_168.perDef {
+					def1_168 = def_168.Add(two_168.Mul(fc_168).Mul(fl_168).Mul(fl_168).Mul(fd_168))
 				}
-				tfl_166 := two_166.Mul(ffl_166)
-				xa_166, xb_166, xc_166 := tfl_166.Mul(sb_166.Mul(sc_166)), tfl_166.Mul(sa_166.Mul(sc_166)), tfl_166.Mul(sa_166.Mul(sb_166))
-				hbar_166, kbar_166, lbar_166 := xa_166.Mul(ha_166), xb_166.Mul(hb_166), xc_166.Mul(hc_166)
-				sig1_166 := sig_166.Add(hbar_166.Mul(h_166.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_166[0]))))).Add(kbar_166.Mul(kk_166.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_166[1])))))).Add(lbar_166.Mul(l_166.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_166[2])))))))
-				na1_166, nb1_166, nc1_166 := sna_166.Add(xa_166.Mul(nda_166)), snb_166.Add(xb_166.Mul(ndb_166)), snc_166.Add(xc_166.Mul(ndc_166))
-				if !c_166.Water {
-					s1_166 = s_166.Merge(s1_166, fl_166.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				tfl_168 := two_168.Mul(ffl_168)
+				xa_168, xb_168, xc_168 := tfl_168.Mul(sb_168.Mul(sc_168)), tfl_168.Mul(sa_168.Mul(sc_168)), tfl_168.Mul(sa_168.Mul(sb_168))
+				hbar_168, kbar_168, lbar_168 := xa_168.Mul(ha_168), xb_168.Mul(hb_168), xc_168.Mul(hc_168)
+				sig1_168 := sig_168.Add(hbar_168.Mul(h_168.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_168[0]))))).Add(kbar_168.Mul(kk_168.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_168[1])))))).Add(lbar_168.Mul(l_168.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_168[2])))))))
+				na1_168, nb1_168, nc1_168 := sna_168.Add(xa_168.Mul(nda_168)), snb_168.Add(xb_168.Mul(ndb_168)), snc_168.Add(xc_168.Mul(ndc_168))
+				if !c_168.Water {
+					s1_168 = s_168.Merge(s1_168, fl_168.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 				}
-				hbar_166.StoreSlice(hkl_166[at_166:])
-				kbar_166.StoreSlice(hkl_166[at_166+stride_166:])
-				lbar_166.StoreSlice(hkl_166[at_166+2*stride_166:])
-				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166 = s1_166, def1_166, sig1_166, na1_166, nb1_166, nc1_166
+				hbar_168.StoreSlice(hkl_168[at_168:])
+				kbar_168.StoreSlice(hkl_168[at_168+stride_168:])
+				lbar_168.StoreSlice(hkl_168[at_168+2*stride_168:])
+				r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168 = s1_168, def1_168, sig1_168, na1_168, nb1_168, nc1_168
 			}
-			s, def, sig, sna, snb, snc = r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166
+			s, def, sig, sna, snb, snc = r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -3703,621 +5123,621 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_167 archsimd.Float64x8
-			r1_0_167 archsimd.Float64x8
-			r2_0_167 archsimd.Float64x8
-			r3_0_167 archsimd.Float64x8
-			r4_0_167 archsimd.Float64x8
-			r5_0_167 archsimd.Float64x8
-			r6_0_167 archsimd.Float64x8
-			r7_0_167 archsimd.Float64x8
-			r8_0_167 archsimd.Float64x8
+			r0_0_169 archsimd.Float64x8
+			r1_0_169 archsimd.Float64x8
+			r2_0_169 archsimd.Float64x8
+			r3_0_169 archsimd.Float64x8
+			r4_0_169 archsimd.Float64x8
+			r5_0_169 archsimd.Float64x8
+			r6_0_169 archsimd.Float64x8
+			r7_0_169 archsimd.Float64x8
+			r8_0_169 archsimd.Float64x8
 		)
 		{
-			sr_167, t_167, ds_167, p0_167 := &r.src[si], t, ds, p0
-			il_167 := archsimd.LoadFloat64x8((*[8]float64)((&sr_167.il)))
-			x_167, y_167, z_167 := archsimd.LoadFloat64x8Slice((t_167.d[0][p0_167:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_167.inc[0])))), archsimd.LoadFloat64x8Slice((t_167.d[1][p0_167:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_167.inc[1])))), archsimd.LoadFloat64x8Slice((t_167.d[2][p0_167:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_167.inc[2]))))
-			x_167.Mul(x_167).Add(y_167.Mul(y_167)).Add(z_167.Mul(z_167)).StoreSlice(ds_167[p0_167:])
-			r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167 = x_167.Mul(il_167), y_167.Mul(il_167), z_167.Mul(il_167), archsimd.LoadFloat64x8Slice((t_167.s[p0_167:])), archsimd.LoadFloat64x8Slice((t_167.def[p0_167:])), archsimd.LoadFloat64x8Slice((t_167.sig[p0_167:])), archsimd.LoadFloat64x8Slice((t_167.na[p0_167:])), archsimd.LoadFloat64x8Slice((t_167.nb[p0_167:])), archsimd.LoadFloat64x8Slice((t_167.nc[p0_167:]))
+			sr_169, t_169, ds_169, p0_169 := &r.src[si], t, ds, p0
+			il_169 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169.il)))
+			x_169, y_169, z_169 := archsimd.LoadFloat64x8Slice((t_169.d[0][p0_169:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[0])))), archsimd.LoadFloat64x8Slice((t_169.d[1][p0_169:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[1])))), archsimd.LoadFloat64x8Slice((t_169.d[2][p0_169:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[2]))))
+			x_169.Mul(x_169).Add(y_169.Mul(y_169)).Add(z_169.Mul(z_169)).StoreSlice(ds_169[p0_169:])
+			r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169 = x_169.Mul(il_169), y_169.Mul(il_169), z_169.Mul(il_169), archsimd.LoadFloat64x8Slice((t_169.s[p0_169:])), archsimd.LoadFloat64x8Slice((t_169.def[p0_169:])), archsimd.LoadFloat64x8Slice((t_169.sig[p0_169:])), archsimd.LoadFloat64x8Slice((t_169.na[p0_169:])), archsimd.LoadFloat64x8Slice((t_169.nb[p0_169:])), archsimd.LoadFloat64x8Slice((t_169.nc[p0_169:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169
 		for oi := range r.orient {
-			var (
-				r0_0_168 archsimd.Float64x8
-				r1_0_168 archsimd.Float64x8
-				r2_0_168 archsimd.Float64x8
-			)
-			{
-				o_168, qx_168, qy_168, qz_168 := &r.orient[oi], qx, qy, qz
-				h_168 := archsimd.LoadFloat64x8((*[8]float64)((&o_168[0]))).Mul(qx_168).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[1]))).Mul(qy_168)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[2]))).Mul(qz_168))
-				kk_168 := archsimd.LoadFloat64x8((*[8]float64)((&o_168[3]))).Mul(qx_168).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[4]))).Mul(qy_168)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[5]))).Mul(qz_168))
-				l_168 := archsimd.LoadFloat64x8((*[8]float64)((&o_168[6]))).Mul(qx_168).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[7]))).Mul(qy_168)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_168[8]))).Mul(qz_168))
-				r0_0_168, r1_0_168, r2_0_168 = h_168, kk_168, l_168
-			}
-			h, kk, l := r0_0_168, r1_0_168, r2_0_168
-			var (
-				r0_0_169 archsimd.Float64x8
-				r1_0_169 archsimd.Float64x8
-				r2_0_169 archsimd.Float64x8
-				r3_0_169 archsimd.Float64x8
-				r4_0_169 archsimd.Float64x8
-				r5_0_169 archsimd.Float64x8
-				r6_0_169 archsimd.Float64x8
-				r7_0_169 archsimd.Float64x8
-				r8_0_169 archsimd.Float64x8
-			)
-			{
-				r_169, h_169, kk_169, l_169 := r, h, kk, l
-				var (
-					r0_0_93_169 archsimd.Float64x8
-					r1_0_93_169 archsimd.Float64x8
-					r2_0_93_169 archsimd.Float64x8
-				)
-				{
-					r_93_169, i_93_169, x_93_169 := r_169, 0, h_169
-					s_93_169, dx_93_169, dn_93_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_93_169.nmode[i_93_169] == nChebyshev {
-						var (
-							r0_0_94_169 archsimd.Float64x8
-							r1_0_94_169 archsimd.Float64x8
-							r2_0_94_169 archsimd.Float64x8
-						)
-						{
-							r_94_169, x_94_169, n_94_169, nf_94_169 := r_93_169, x_93_169, r_93_169.nn[i_93_169], &r_93_169.nv[i_93_169]
-							magic_94_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_94_169 := x_94_169.Add(magic_94_169)
-							d_94_169 := x_94_169.Sub(t_94_169.Sub(magic_94_169))
-							f_94_169 := t_94_169.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_95_169 archsimd.Float64x8
-							{
-								d_95_169 := d_94_169
-								y_95_169 := d_95_169.Mul(d_95_169)
-								y2_95_169 := y_95_169.Mul(y_95_169)
-								y4_95_169 := y2_95_169.Mul(y2_95_169)
-								p0_95_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95_169)).Mul(y2_95_169))
-								p1_95_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95_169)).Mul(y2_95_169)).Mul(y4_95_169)
-								p2_95_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95_169.Mul(y4_95_169))
-								r0_0_95_169 = p0_95_169.Add(p1_95_169).Add(p2_95_169)
-							}
-							cr_94_169 := r0_0_95_169
-							sign_94_169, one_94_169, pi_94_169 := archsimd.LoadFloat64x8((*[8]float64)((&r_94_169.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_94_169 := pi_94_169.Div(one_94_169.Sub(cr_94_169).Mul(one_94_169.Add(cr_94_169)).Sqrt().AsUint64x8().Or(d_94_169.AsUint64x8().Xor(f_94_169).And(sign_94_169)).AsFloat64x8())
-							c2_94_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_94_169.AsUint64x8().Xor(f_94_169).AsFloat64x8())
-							u0_94_169, u1_94_169 := one_94_169, c2_94_169
-							j_94_169 := 2
-							for ; j_94_169+1 < n_94_169; j_94_169 += 2 {
-								u0_94_169 = c2_94_169.Mul(u1_94_169).Sub(u0_94_169)
-								u1_94_169 = c2_94_169.Mul(u0_94_169).Sub(u1_94_169)
-							}
-							if j_94_169 < n_94_169 {
-								u0_94_169, u1_94_169 = u1_94_169, c2_94_169.Mul(u1_94_169).Sub(u0_94_169)
-							}
-							cu_94_169 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_94_169).Mul(u1_94_169)
-							tn_94_169 := cu_94_169.Sub(u0_94_169)
-							dx_94_169 := archsimd.LoadFloat64x8((*[8]float64)(nf_94_169)).Mul(tn_94_169).Sub(cu_94_169).Mul(rs_94_169)
-							dn_94_169 := d_94_169.Mul(tn_94_169).Mul(rs_94_169)
-							near_94_169 := d_94_169.Mul(d_94_169).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_94_169.ToBits() != 0 {
-								var (
-									r0_0_96_169 archsimd.Float64x8
-									r1_0_96_169 archsimd.Float64x8
-								)
-								{
-									r_96_169, d_96_169, c2_96_169, flip_96_169, tn_96_169, un_96_169, n_96_169 := r_94_169, d_94_169, c2_94_169, f_94_169, tn_94_169, u1_94_169, n_94_169
-									var r0_0_97_169 archsimd.Float64x8
-									{
-										d_97_169 := d_96_169
-										y_97_169 := d_97_169.Mul(d_97_169)
-										y2_97_169 := y_97_169.Mul(y_97_169)
-										y4_97_169 := y2_97_169.Mul(y2_97_169)
-										p0_97_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97_169)).Mul(y2_97_169))
-										p1_97_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97_169)).Mul(y2_97_169)).Mul(y4_97_169)
-										p2_97_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97_169)).Mul(y4_97_169.Mul(y4_97_169))
-										r0_0_97_169 = d_97_169.Mul(p0_97_169.Add(p1_97_169).Add(p2_97_169))
-									}
-									s_96_169 := r0_0_97_169.AsUint64x8().Xor(flip_96_169).AsFloat64x8()
-									two_96_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_96_169, u1_96_169, p0_96_169, p1_96_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_96_169, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_96_169
-									for j_96_169 := 2; j_96_169 < n_96_169; j_96_169++ {
-										u0_96_169, u1_96_169, p0_96_169, p1_96_169 = u1_96_169, c2_96_169.Mul(u1_96_169).Sub(u0_96_169), p1_96_169, two_96_169.Mul(u1_96_169).Add(c2_96_169.Mul(p1_96_169)).Sub(p0_96_169)
-									}
-									dx_96_169 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_96_169).Mul(p1_96_169)
-									peak_96_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_96_169.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_96_169.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_96_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_96_169).Mul(tn_96_169).Div(s_96_169).Merge(peak_96_169, d_96_169.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_96_169, r1_0_96_169 = dx_96_169, dn_96_169
-								}
-								px_94_169, pn_94_169 := r0_0_96_169, r1_0_96_169
-								dx_94_169, dn_94_169 = px_94_169.Merge(dx_94_169, near_94_169), pn_94_169.Merge(dn_94_169, near_94_169)
-							}
-							r0_0_94_169, r1_0_94_169, r2_0_94_169 = u1_94_169, dx_94_169, dn_94_169
-						}
-						s_93_169, dx_93_169, dn_93_169 = r0_0_94_169, r1_0_94_169, r2_0_94_169
-					} else if r_93_169.nmode[i_93_169] == nRatio {
-						var (
-							r0_0_98_169 archsimd.Float64x8
-							r1_0_98_169 archsimd.Float64x8
-							r2_0_98_169 archsimd.Float64x8
-						)
-						{
-							x_98_169, nv_98_169 := x_93_169, archsimd.LoadFloat64x8((*[8]float64)((&r_93_169.nv[i_93_169])))
-							magic_98_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_98_169 := x_98_169.Add(magic_98_169)
-							d_98_169 := x_98_169.Sub(t_98_169.Sub(magic_98_169))
-							y_98_169 := nv_98_169.Mul(d_98_169)
-							u_98_169 := y_98_169.Add(magic_98_169)
-							e_98_169 := y_98_169.Sub(u_98_169.Sub(magic_98_169))
-							var r0_0_99_169 archsimd.Float64x8
-							{
-								d_99_169 := e_98_169
-								y_99_169 := d_99_169.Mul(d_99_169)
-								y2_99_169 := y_99_169.Mul(y_99_169)
-								y4_99_169 := y2_99_169.Mul(y2_99_169)
-								p0_99_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99_169)).Mul(y2_99_169))
-								p1_99_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99_169)).Mul(y2_99_169)).Mul(y4_99_169)
-								p2_99_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99_169)).Mul(y4_99_169.Mul(y4_99_169))
-								r0_0_99_169 = d_99_169.Mul(p0_99_169.Add(p1_99_169).Add(p2_99_169))
-							}
-							var r0_0_100_169 archsimd.Float64x8
-							{
-								c_100_169, t_100_169 := r0_0_99_169, u_98_169
-								r0_0_100_169 = c_100_169.AsUint64x8().Xor(t_100_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_101_169 archsimd.Float64x8
-							{
-								d_101_169 := e_98_169
-								y_101_169 := d_101_169.Mul(d_101_169)
-								y2_101_169 := y_101_169.Mul(y_101_169)
-								y4_101_169 := y2_101_169.Mul(y2_101_169)
-								p0_101_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_101_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_101_169)).Mul(y2_101_169))
-								p1_101_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_101_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_101_169)).Mul(y2_101_169)).Mul(y4_101_169)
-								p2_101_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_101_169.Mul(y4_101_169))
-								r0_0_101_169 = p0_101_169.Add(p1_101_169).Add(p2_101_169)
-							}
-							var r0_0_102_169 archsimd.Float64x8
-							{
-								c_102_169, t_102_169 := r0_0_101_169, u_98_169
-								r0_0_102_169 = c_102_169.AsUint64x8().Xor(t_102_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_98_169, cn_98_169 := r0_0_100_169, r0_0_102_169
-							var r0_0_103_169 archsimd.Float64x8
-							{
-								d_103_169 := d_98_169
-								y_103_169 := d_103_169.Mul(d_103_169)
-								y2_103_169 := y_103_169.Mul(y_103_169)
-								y4_103_169 := y2_103_169.Mul(y2_103_169)
-								p0_103_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_103_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_103_169)).Mul(y2_103_169))
-								p1_103_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_103_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_103_169)).Mul(y2_103_169)).Mul(y4_103_169)
-								p2_103_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_103_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_103_169)).Mul(y4_103_169.Mul(y4_103_169))
-								r0_0_103_169 = d_103_169.Mul(p0_103_169.Add(p1_103_169).Add(p2_103_169))
-							}
-							var r0_0_104_169 archsimd.Float64x8
-							{
-								d_104_169 := d_98_169
-								y_104_169 := d_104_169.Mul(d_104_169)
-								y2_104_169 := y_104_169.Mul(y_104_169)
-								y4_104_169 := y2_104_169.Mul(y2_104_169)
-								p0_104_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_104_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_104_169)).Mul(y2_104_169))
-								p1_104_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_104_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_104_169)).Mul(y2_104_169)).Mul(y4_104_169)
-								p2_104_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_104_169.Mul(y4_104_169))
-								r0_0_104_169 = p0_104_169.Add(p1_104_169).Add(p2_104_169)
-							}
-							s1_98_169, c1_98_169 := r0_0_103_169, r0_0_104_169
-							pi_98_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_98_169 := d_98_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_98_169 := nv_98_169.Merge(sn_98_169.Div(s1_98_169), at_98_169)
-							dx_98_169 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_98_169.Mul(nv_98_169.Mul(cn_98_169).Mul(s1_98_169).Sub(sn_98_169.Mul(c1_98_169))).Div(s1_98_169.Mul(s1_98_169)), at_98_169)
-							dn_98_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_98_169.Mul(d_98_169).Mul(cn_98_169).Div(s1_98_169), at_98_169)
-							r0_0_98_169, r1_0_98_169, r2_0_98_169 = s_98_169, dx_98_169, dn_98_169
-						}
-						s_93_169, dx_93_169, dn_93_169 = r0_0_98_169, r1_0_98_169, r2_0_98_169
-					}
-					r0_0_93_169, r1_0_93_169, r2_0_93_169 = s_93_169, dx_93_169, dn_93_169
-				}
-				sa_169, ha_169, na_169 := r0_0_93_169, r1_0_93_169, r2_0_93_169
-				var (
-					r0_0_105_169 archsimd.Float64x8
-					r1_0_105_169 archsimd.Float64x8
-					r2_0_105_169 archsimd.Float64x8
-				)
-				{
-					r_105_169, i_105_169, x_105_169 := r_169, 1, kk_169
-					s_105_169, dx_105_169, dn_105_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_105_169.nmode[i_105_169] == nChebyshev {
-						var (
-							r0_0_106_169 archsimd.Float64x8
-							r1_0_106_169 archsimd.Float64x8
-							r2_0_106_169 archsimd.Float64x8
-						)
-						{
-							r_106_169, x_106_169, n_106_169, nf_106_169 := r_105_169, x_105_169, r_105_169.nn[i_105_169], &r_105_169.nv[i_105_169]
-							magic_106_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_106_169 := x_106_169.Add(magic_106_169)
-							d_106_169 := x_106_169.Sub(t_106_169.Sub(magic_106_169))
-							f_106_169 := t_106_169.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_107_169 archsimd.Float64x8
-							{
-								d_107_169 := d_106_169
-								y_107_169 := d_107_169.Mul(d_107_169)
-								y2_107_169 := y_107_169.Mul(y_107_169)
-								y4_107_169 := y2_107_169.Mul(y2_107_169)
-								p0_107_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107_169)).Mul(y2_107_169))
-								p1_107_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107_169)).Mul(y2_107_169)).Mul(y4_107_169)
-								p2_107_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107_169.Mul(y4_107_169))
-								r0_0_107_169 = p0_107_169.Add(p1_107_169).Add(p2_107_169)
-							}
-							cr_106_169 := r0_0_107_169
-							sign_106_169, one_106_169, pi_106_169 := archsimd.LoadFloat64x8((*[8]float64)((&r_106_169.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_106_169 := pi_106_169.Div(one_106_169.Sub(cr_106_169).Mul(one_106_169.Add(cr_106_169)).Sqrt().AsUint64x8().Or(d_106_169.AsUint64x8().Xor(f_106_169).And(sign_106_169)).AsFloat64x8())
-							c2_106_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_106_169.AsUint64x8().Xor(f_106_169).AsFloat64x8())
-							u0_106_169, u1_106_169 := one_106_169, c2_106_169
-							j_106_169 := 2
-							for ; j_106_169+1 < n_106_169; j_106_169 += 2 {
-								u0_106_169 = c2_106_169.Mul(u1_106_169).Sub(u0_106_169)
-								u1_106_169 = c2_106_169.Mul(u0_106_169).Sub(u1_106_169)
-							}
-							if j_106_169 < n_106_169 {
-								u0_106_169, u1_106_169 = u1_106_169, c2_106_169.Mul(u1_106_169).Sub(u0_106_169)
-							}
-							cu_106_169 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_106_169).Mul(u1_106_169)
-							tn_106_169 := cu_106_169.Sub(u0_106_169)
-							dx_106_169 := archsimd.LoadFloat64x8((*[8]float64)(nf_106_169)).Mul(tn_106_169).Sub(cu_106_169).Mul(rs_106_169)
-							dn_106_169 := d_106_169.Mul(tn_106_169).Mul(rs_106_169)
-							near_106_169 := d_106_169.Mul(d_106_169).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_106_169.ToBits() != 0 {
-								var (
-									r0_0_108_169 archsimd.Float64x8
-									r1_0_108_169 archsimd.Float64x8
-								)
-								{
-									r_108_169, d_108_169, c2_108_169, flip_108_169, tn_108_169, un_108_169, n_108_169 := r_106_169, d_106_169, c2_106_169, f_106_169, tn_106_169, u1_106_169, n_106_169
-									var r0_0_109_169 archsimd.Float64x8
-									{
-										d_109_169 := d_108_169
-										y_109_169 := d_109_169.Mul(d_109_169)
-										y2_109_169 := y_109_169.Mul(y_109_169)
-										y4_109_169 := y2_109_169.Mul(y2_109_169)
-										p0_109_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_109_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_109_169)).Mul(y2_109_169))
-										p1_109_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_109_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_109_169)).Mul(y2_109_169)).Mul(y4_109_169)
-										p2_109_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_109_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_109_169)).Mul(y4_109_169.Mul(y4_109_169))
-										r0_0_109_169 = d_109_169.Mul(p0_109_169.Add(p1_109_169).Add(p2_109_169))
-									}
-									s_108_169 := r0_0_109_169.AsUint64x8().Xor(flip_108_169).AsFloat64x8()
-									two_108_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_108_169, u1_108_169, p0_108_169, p1_108_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_108_169, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_108_169
-									for j_108_169 := 2; j_108_169 < n_108_169; j_108_169++ {
-										u0_108_169, u1_108_169, p0_108_169, p1_108_169 = u1_108_169, c2_108_169.Mul(u1_108_169).Sub(u0_108_169), p1_108_169, two_108_169.Mul(u1_108_169).Add(c2_108_169.Mul(p1_108_169)).Sub(p0_108_169)
-									}
-									dx_108_169 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_108_169).Mul(p1_108_169)
-									peak_108_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_108_169.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_108_169.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_108_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_108_169).Mul(tn_108_169).Div(s_108_169).Merge(peak_108_169, d_108_169.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_108_169, r1_0_108_169 = dx_108_169, dn_108_169
-								}
-								px_106_169, pn_106_169 := r0_0_108_169, r1_0_108_169
-								dx_106_169, dn_106_169 = px_106_169.Merge(dx_106_169, near_106_169), pn_106_169.Merge(dn_106_169, near_106_169)
-							}
-							r0_0_106_169, r1_0_106_169, r2_0_106_169 = u1_106_169, dx_106_169, dn_106_169
-						}
-						s_105_169, dx_105_169, dn_105_169 = r0_0_106_169, r1_0_106_169, r2_0_106_169
-					} else if r_105_169.nmode[i_105_169] == nRatio {
-						var (
-							r0_0_110_169 archsimd.Float64x8
-							r1_0_110_169 archsimd.Float64x8
-							r2_0_110_169 archsimd.Float64x8
-						)
-						{
-							x_110_169, nv_110_169 := x_105_169, archsimd.LoadFloat64x8((*[8]float64)((&r_105_169.nv[i_105_169])))
-							magic_110_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_110_169 := x_110_169.Add(magic_110_169)
-							d_110_169 := x_110_169.Sub(t_110_169.Sub(magic_110_169))
-							y_110_169 := nv_110_169.Mul(d_110_169)
-							u_110_169 := y_110_169.Add(magic_110_169)
-							e_110_169 := y_110_169.Sub(u_110_169.Sub(magic_110_169))
-							var r0_0_111_169 archsimd.Float64x8
-							{
-								d_111_169 := e_110_169
-								y_111_169 := d_111_169.Mul(d_111_169)
-								y2_111_169 := y_111_169.Mul(y_111_169)
-								y4_111_169 := y2_111_169.Mul(y2_111_169)
-								p0_111_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111_169)).Mul(y2_111_169))
-								p1_111_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111_169)).Mul(y2_111_169)).Mul(y4_111_169)
-								p2_111_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111_169)).Mul(y4_111_169.Mul(y4_111_169))
-								r0_0_111_169 = d_111_169.Mul(p0_111_169.Add(p1_111_169).Add(p2_111_169))
-							}
-							var r0_0_112_169 archsimd.Float64x8
-							{
-								c_112_169, t_112_169 := r0_0_111_169, u_110_169
-								r0_0_112_169 = c_112_169.AsUint64x8().Xor(t_112_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_113_169 archsimd.Float64x8
-							{
-								d_113_169 := e_110_169
-								y_113_169 := d_113_169.Mul(d_113_169)
-								y2_113_169 := y_113_169.Mul(y_113_169)
-								y4_113_169 := y2_113_169.Mul(y2_113_169)
-								p0_113_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_113_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_113_169)).Mul(y2_113_169))
-								p1_113_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_113_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_113_169)).Mul(y2_113_169)).Mul(y4_113_169)
-								p2_113_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_113_169.Mul(y4_113_169))
-								r0_0_113_169 = p0_113_169.Add(p1_113_169).Add(p2_113_169)
-							}
-							var r0_0_114_169 archsimd.Float64x8
-							{
-								c_114_169, t_114_169 := r0_0_113_169, u_110_169
-								r0_0_114_169 = c_114_169.AsUint64x8().Xor(t_114_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_110_169, cn_110_169 := r0_0_112_169, r0_0_114_169
-							var r0_0_115_169 archsimd.Float64x8
-							{
-								d_115_169 := d_110_169
-								y_115_169 := d_115_169.Mul(d_115_169)
-								y2_115_169 := y_115_169.Mul(y_115_169)
-								y4_115_169 := y2_115_169.Mul(y2_115_169)
-								p0_115_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_115_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_115_169)).Mul(y2_115_169))
-								p1_115_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_115_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_115_169)).Mul(y2_115_169)).Mul(y4_115_169)
-								p2_115_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_115_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_115_169)).Mul(y4_115_169.Mul(y4_115_169))
-								r0_0_115_169 = d_115_169.Mul(p0_115_169.Add(p1_115_169).Add(p2_115_169))
-							}
-							var r0_0_116_169 archsimd.Float64x8
-							{
-								d_116_169 := d_110_169
-								y_116_169 := d_116_169.Mul(d_116_169)
-								y2_116_169 := y_116_169.Mul(y_116_169)
-								y4_116_169 := y2_116_169.Mul(y2_116_169)
-								p0_116_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_116_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_116_169)).Mul(y2_116_169))
-								p1_116_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_116_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_116_169)).Mul(y2_116_169)).Mul(y4_116_169)
-								p2_116_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_116_169.Mul(y4_116_169))
-								r0_0_116_169 = p0_116_169.Add(p1_116_169).Add(p2_116_169)
-							}
-							s1_110_169, c1_110_169 := r0_0_115_169, r0_0_116_169
-							pi_110_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_110_169 := d_110_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_110_169 := nv_110_169.Merge(sn_110_169.Div(s1_110_169), at_110_169)
-							dx_110_169 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_110_169.Mul(nv_110_169.Mul(cn_110_169).Mul(s1_110_169).Sub(sn_110_169.Mul(c1_110_169))).Div(s1_110_169.Mul(s1_110_169)), at_110_169)
-							dn_110_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_110_169.Mul(d_110_169).Mul(cn_110_169).Div(s1_110_169), at_110_169)
-							r0_0_110_169, r1_0_110_169, r2_0_110_169 = s_110_169, dx_110_169, dn_110_169
-						}
-						s_105_169, dx_105_169, dn_105_169 = r0_0_110_169, r1_0_110_169, r2_0_110_169
-					}
-					r0_0_105_169, r1_0_105_169, r2_0_105_169 = s_105_169, dx_105_169, dn_105_169
-				}
-				sb_169, hb_169, nb_169 := r0_0_105_169, r1_0_105_169, r2_0_105_169
-				var (
-					r0_0_117_169 archsimd.Float64x8
-					r1_0_117_169 archsimd.Float64x8
-					r2_0_117_169 archsimd.Float64x8
-				)
-				{
-					r_117_169, i_117_169, x_117_169 := r_169, 2, l_169
-					s_117_169, dx_117_169, dn_117_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_117_169.nmode[i_117_169] == nChebyshev {
-						var (
-							r0_0_118_169 archsimd.Float64x8
-							r1_0_118_169 archsimd.Float64x8
-							r2_0_118_169 archsimd.Float64x8
-						)
-						{
-							r_118_169, x_118_169, n_118_169, nf_118_169 := r_117_169, x_117_169, r_117_169.nn[i_117_169], &r_117_169.nv[i_117_169]
-							magic_118_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_118_169 := x_118_169.Add(magic_118_169)
-							d_118_169 := x_118_169.Sub(t_118_169.Sub(magic_118_169))
-							f_118_169 := t_118_169.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_119_169 archsimd.Float64x8
-							{
-								d_119_169 := d_118_169
-								y_119_169 := d_119_169.Mul(d_119_169)
-								y2_119_169 := y_119_169.Mul(y_119_169)
-								y4_119_169 := y2_119_169.Mul(y2_119_169)
-								p0_119_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_119_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_119_169)).Mul(y2_119_169))
-								p1_119_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_119_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_119_169)).Mul(y2_119_169)).Mul(y4_119_169)
-								p2_119_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_119_169.Mul(y4_119_169))
-								r0_0_119_169 = p0_119_169.Add(p1_119_169).Add(p2_119_169)
-							}
-							cr_118_169 := r0_0_119_169
-							sign_118_169, one_118_169, pi_118_169 := archsimd.LoadFloat64x8((*[8]float64)((&r_118_169.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_118_169 := pi_118_169.Div(one_118_169.Sub(cr_118_169).Mul(one_118_169.Add(cr_118_169)).Sqrt().AsUint64x8().Or(d_118_169.AsUint64x8().Xor(f_118_169).And(sign_118_169)).AsFloat64x8())
-							c2_118_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_118_169.AsUint64x8().Xor(f_118_169).AsFloat64x8())
-							u0_118_169, u1_118_169 := one_118_169, c2_118_169
-							j_118_169 := 2
-							for ; j_118_169+1 < n_118_169; j_118_169 += 2 {
-								u0_118_169 = c2_118_169.Mul(u1_118_169).Sub(u0_118_169)
-								u1_118_169 = c2_118_169.Mul(u0_118_169).Sub(u1_118_169)
-							}
-							if j_118_169 < n_118_169 {
-								u0_118_169, u1_118_169 = u1_118_169, c2_118_169.Mul(u1_118_169).Sub(u0_118_169)
-							}
-							cu_118_169 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_118_169).Mul(u1_118_169)
-							tn_118_169 := cu_118_169.Sub(u0_118_169)
-							dx_118_169 := archsimd.LoadFloat64x8((*[8]float64)(nf_118_169)).Mul(tn_118_169).Sub(cu_118_169).Mul(rs_118_169)
-							dn_118_169 := d_118_169.Mul(tn_118_169).Mul(rs_118_169)
-							near_118_169 := d_118_169.Mul(d_118_169).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_118_169.ToBits() != 0 {
-								var (
-									r0_0_120_169 archsimd.Float64x8
-									r1_0_120_169 archsimd.Float64x8
-								)
-								{
-									r_120_169, d_120_169, c2_120_169, flip_120_169, tn_120_169, un_120_169, n_120_169 := r_118_169, d_118_169, c2_118_169, f_118_169, tn_118_169, u1_118_169, n_118_169
-									var r0_0_121_169 archsimd.Float64x8
-									{
-										d_121_169 := d_120_169
-										y_121_169 := d_121_169.Mul(d_121_169)
-										y2_121_169 := y_121_169.Mul(y_121_169)
-										y4_121_169 := y2_121_169.Mul(y2_121_169)
-										p0_121_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_121_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_121_169)).Mul(y2_121_169))
-										p1_121_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_121_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_121_169)).Mul(y2_121_169)).Mul(y4_121_169)
-										p2_121_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_121_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_121_169)).Mul(y4_121_169.Mul(y4_121_169))
-										r0_0_121_169 = d_121_169.Mul(p0_121_169.Add(p1_121_169).Add(p2_121_169))
-									}
-									s_120_169 := r0_0_121_169.AsUint64x8().Xor(flip_120_169).AsFloat64x8()
-									two_120_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_120_169, u1_120_169, p0_120_169, p1_120_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_120_169, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_120_169
-									for j_120_169 := 2; j_120_169 < n_120_169; j_120_169++ {
-										u0_120_169, u1_120_169, p0_120_169, p1_120_169 = u1_120_169, c2_120_169.Mul(u1_120_169).Sub(u0_120_169), p1_120_169, two_120_169.Mul(u1_120_169).Add(c2_120_169.Mul(p1_120_169)).Sub(p0_120_169)
-									}
-									dx_120_169 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_120_169).Mul(p1_120_169)
-									peak_120_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_120_169.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_120_169.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_120_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_120_169).Mul(tn_120_169).Div(s_120_169).Merge(peak_120_169, d_120_169.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_120_169, r1_0_120_169 = dx_120_169, dn_120_169
-								}
-								px_118_169, pn_118_169 := r0_0_120_169, r1_0_120_169
-								dx_118_169, dn_118_169 = px_118_169.Merge(dx_118_169, near_118_169), pn_118_169.Merge(dn_118_169, near_118_169)
-							}
-							r0_0_118_169, r1_0_118_169, r2_0_118_169 = u1_118_169, dx_118_169, dn_118_169
-						}
-						s_117_169, dx_117_169, dn_117_169 = r0_0_118_169, r1_0_118_169, r2_0_118_169
-					} else if r_117_169.nmode[i_117_169] == nRatio {
-						var (
-							r0_0_122_169 archsimd.Float64x8
-							r1_0_122_169 archsimd.Float64x8
-							r2_0_122_169 archsimd.Float64x8
-						)
-						{
-							x_122_169, nv_122_169 := x_117_169, archsimd.LoadFloat64x8((*[8]float64)((&r_117_169.nv[i_117_169])))
-							magic_122_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_122_169 := x_122_169.Add(magic_122_169)
-							d_122_169 := x_122_169.Sub(t_122_169.Sub(magic_122_169))
-							y_122_169 := nv_122_169.Mul(d_122_169)
-							u_122_169 := y_122_169.Add(magic_122_169)
-							e_122_169 := y_122_169.Sub(u_122_169.Sub(magic_122_169))
-							var r0_0_123_169 archsimd.Float64x8
-							{
-								d_123_169 := e_122_169
-								y_123_169 := d_123_169.Mul(d_123_169)
-								y2_123_169 := y_123_169.Mul(y_123_169)
-								y4_123_169 := y2_123_169.Mul(y2_123_169)
-								p0_123_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123_169)).Mul(y2_123_169))
-								p1_123_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123_169)).Mul(y2_123_169)).Mul(y4_123_169)
-								p2_123_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123_169)).Mul(y4_123_169.Mul(y4_123_169))
-								r0_0_123_169 = d_123_169.Mul(p0_123_169.Add(p1_123_169).Add(p2_123_169))
-							}
-							var r0_0_124_169 archsimd.Float64x8
-							{
-								c_124_169, t_124_169 := r0_0_123_169, u_122_169
-								r0_0_124_169 = c_124_169.AsUint64x8().Xor(t_124_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_125_169 archsimd.Float64x8
-							{
-								d_125_169 := e_122_169
-								y_125_169 := d_125_169.Mul(d_125_169)
-								y2_125_169 := y_125_169.Mul(y_125_169)
-								y4_125_169 := y2_125_169.Mul(y2_125_169)
-								p0_125_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_125_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_125_169)).Mul(y2_125_169))
-								p1_125_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_125_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_125_169)).Mul(y2_125_169)).Mul(y4_125_169)
-								p2_125_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_125_169.Mul(y4_125_169))
-								r0_0_125_169 = p0_125_169.Add(p1_125_169).Add(p2_125_169)
-							}
-							var r0_0_126_169 archsimd.Float64x8
-							{
-								c_126_169, t_126_169 := r0_0_125_169, u_122_169
-								r0_0_126_169 = c_126_169.AsUint64x8().Xor(t_126_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_122_169, cn_122_169 := r0_0_124_169, r0_0_126_169
-							var r0_0_127_169 archsimd.Float64x8
-							{
-								d_127_169 := d_122_169
-								y_127_169 := d_127_169.Mul(d_127_169)
-								y2_127_169 := y_127_169.Mul(y_127_169)
-								y4_127_169 := y2_127_169.Mul(y2_127_169)
-								p0_127_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_127_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_127_169)).Mul(y2_127_169))
-								p1_127_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_127_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_127_169)).Mul(y2_127_169)).Mul(y4_127_169)
-								p2_127_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_127_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_127_169)).Mul(y4_127_169.Mul(y4_127_169))
-								r0_0_127_169 = d_127_169.Mul(p0_127_169.Add(p1_127_169).Add(p2_127_169))
-							}
-							var r0_0_128_169 archsimd.Float64x8
-							{
-								d_128_169 := d_122_169
-								y_128_169 := d_128_169.Mul(d_128_169)
-								y2_128_169 := y_128_169.Mul(y_128_169)
-								y4_128_169 := y2_128_169.Mul(y2_128_169)
-								p0_128_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128_169)).Mul(y2_128_169))
-								p1_128_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128_169)).Mul(y2_128_169)).Mul(y4_128_169)
-								p2_128_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128_169.Mul(y4_128_169))
-								r0_0_128_169 = p0_128_169.Add(p1_128_169).Add(p2_128_169)
-							}
-							s1_122_169, c1_122_169 := r0_0_127_169, r0_0_128_169
-							pi_122_169 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_122_169 := d_122_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_122_169 := nv_122_169.Merge(sn_122_169.Div(s1_122_169), at_122_169)
-							dx_122_169 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_122_169.Mul(nv_122_169.Mul(cn_122_169).Mul(s1_122_169).Sub(sn_122_169.Mul(c1_122_169))).Div(s1_122_169.Mul(s1_122_169)), at_122_169)
-							dn_122_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_122_169.Mul(d_122_169).Mul(cn_122_169).Div(s1_122_169), at_122_169)
-							r0_0_122_169, r1_0_122_169, r2_0_122_169 = s_122_169, dx_122_169, dn_122_169
-						}
-						s_117_169, dx_117_169, dn_117_169 = r0_0_122_169, r1_0_122_169, r2_0_122_169
-					}
-					r0_0_117_169, r1_0_117_169, r2_0_117_169 = s_117_169, dx_117_169, dn_117_169
-				}
-				sc_169, hc_169, nc_169 := r0_0_117_169, r1_0_117_169, r2_0_117_169
-				r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169 = sa_169, sb_169, sc_169, ha_169, hb_169, hc_169, na_169, nb_169, nc_169
-			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169
 			var (
 				r0_0_170 archsimd.Float64x8
 				r1_0_170 archsimd.Float64x8
 				r2_0_170 archsimd.Float64x8
-				r3_0_170 archsimd.Float64x8
-				r4_0_170 archsimd.Float64x8
-				r5_0_170 archsimd.Float64x8
 			)
 			{
-				k_170, ia_170, fa_170, e_170, h_170, kk_170, l_170, sa_170, sb_170, sc_170, ha_170, hb_170, hc_170, nda_170, ndb_170, ndc_170, s_170, def_170, sig_170, sna_170, snb_170, snc_170, hkl_170, at_170, stride_170 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_170 := k_170.c
-				r_170 := k_170.lr
-				two_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_170 := sa_170.Mul(sb_170).Mul(sc_170)
-				fc_170, fd_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_170.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_170.HasHKL {
+				o_170, qx_170, qy_170, qz_170 := &r.orient[oi], qx, qy, qz
+				h_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[0]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[1]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[2]))).Mul(qz_170))
+				kk_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[3]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[4]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[5]))).Mul(qz_170))
+				l_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[6]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[7]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[8]))).Mul(qz_170))
+				r0_0_170, r1_0_170, r2_0_170 = h_170, kk_170, l_170
+			}
+			h, kk, l := r0_0_170, r1_0_170, r2_0_170
+			var (
+				r0_0_171 archsimd.Float64x8
+				r1_0_171 archsimd.Float64x8
+				r2_0_171 archsimd.Float64x8
+				r3_0_171 archsimd.Float64x8
+				r4_0_171 archsimd.Float64x8
+				r5_0_171 archsimd.Float64x8
+				r6_0_171 archsimd.Float64x8
+				r7_0_171 archsimd.Float64x8
+				r8_0_171 archsimd.Float64x8
+			)
+			{
+				r_171, h_171, kk_171, l_171 := r, h, kk, l
+				var (
+					r0_0_95_171 archsimd.Float64x8
+					r1_0_95_171 archsimd.Float64x8
+					r2_0_95_171 archsimd.Float64x8
+				)
+				{
+					r_95_171, i_95_171, x_95_171 := r_171, 0, h_171
+					s_95_171, dx_95_171, dn_95_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_95_171.nmode[i_95_171] == nChebyshev {
+						var (
+							r0_0_96_171 archsimd.Float64x8
+							r1_0_96_171 archsimd.Float64x8
+							r2_0_96_171 archsimd.Float64x8
+						)
+						{
+							r_96_171, x_96_171, n_96_171, nf_96_171 := r_95_171, x_95_171, r_95_171.nn[i_95_171], &r_95_171.nv[i_95_171]
+							magic_96_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_96_171 := x_96_171.Add(magic_96_171)
+							d_96_171 := x_96_171.Sub(t_96_171.Sub(magic_96_171))
+							f_96_171 := t_96_171.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_97_171 archsimd.Float64x8
+							{
+								d_97_171 := d_96_171
+								y_97_171 := d_97_171.Mul(d_97_171)
+								y2_97_171 := y_97_171.Mul(y_97_171)
+								y4_97_171 := y2_97_171.Mul(y2_97_171)
+								p0_97_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97_171)).Mul(y2_97_171))
+								p1_97_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97_171)).Mul(y2_97_171)).Mul(y4_97_171)
+								p2_97_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97_171.Mul(y4_97_171))
+								r0_0_97_171 = p0_97_171.Add(p1_97_171).Add(p2_97_171)
+							}
+							cr_96_171 := r0_0_97_171
+							sign_96_171, one_96_171, pi_96_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_96_171.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_96_171 := pi_96_171.Div(one_96_171.Sub(cr_96_171).Mul(one_96_171.Add(cr_96_171)).Sqrt().AsUint64x8().Or(d_96_171.AsUint64x8().Xor(f_96_171).And(sign_96_171)).AsFloat64x8())
+							c2_96_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_96_171.AsUint64x8().Xor(f_96_171).AsFloat64x8())
+							u0_96_171, u1_96_171 := one_96_171, c2_96_171
+							j_96_171 := 2
+							for ; j_96_171+1 < n_96_171; j_96_171 += 2 {
+								u0_96_171 = c2_96_171.Mul(u1_96_171).Sub(u0_96_171)
+								u1_96_171 = c2_96_171.Mul(u0_96_171).Sub(u1_96_171)
+							}
+							if j_96_171 < n_96_171 {
+								u0_96_171, u1_96_171 = u1_96_171, c2_96_171.Mul(u1_96_171).Sub(u0_96_171)
+							}
+							cu_96_171 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_96_171).Mul(u1_96_171)
+							tn_96_171 := cu_96_171.Sub(u0_96_171)
+							dx_96_171 := archsimd.LoadFloat64x8((*[8]float64)(nf_96_171)).Mul(tn_96_171).Sub(cu_96_171).Mul(rs_96_171)
+							dn_96_171 := d_96_171.Mul(tn_96_171).Mul(rs_96_171)
+							near_96_171 := d_96_171.Mul(d_96_171).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_96_171.ToBits() != 0 {
+								var (
+									r0_0_98_171 archsimd.Float64x8
+									r1_0_98_171 archsimd.Float64x8
+								)
+								{
+									r_98_171, d_98_171, c2_98_171, flip_98_171, tn_98_171, un_98_171, n_98_171 := r_96_171, d_96_171, c2_96_171, f_96_171, tn_96_171, u1_96_171, n_96_171
+									var r0_0_99_171 archsimd.Float64x8
+									{
+										d_99_171 := d_98_171
+										y_99_171 := d_99_171.Mul(d_99_171)
+										y2_99_171 := y_99_171.Mul(y_99_171)
+										y4_99_171 := y2_99_171.Mul(y2_99_171)
+										p0_99_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_99_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_99_171)).Mul(y2_99_171))
+										p1_99_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_99_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_99_171)).Mul(y2_99_171)).Mul(y4_99_171)
+										p2_99_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_99_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_99_171)).Mul(y4_99_171.Mul(y4_99_171))
+										r0_0_99_171 = d_99_171.Mul(p0_99_171.Add(p1_99_171).Add(p2_99_171))
+									}
+									s_98_171 := r0_0_99_171.AsUint64x8().Xor(flip_98_171).AsFloat64x8()
+									two_98_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_98_171, u1_98_171, p0_98_171, p1_98_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_98_171, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_98_171
+									for j_98_171 := 2; j_98_171 < n_98_171; j_98_171++ {
+										u0_98_171, u1_98_171, p0_98_171, p1_98_171 = u1_98_171, c2_98_171.Mul(u1_98_171).Sub(u0_98_171), p1_98_171, two_98_171.Mul(u1_98_171).Add(c2_98_171.Mul(p1_98_171)).Sub(p0_98_171)
+									}
+									dx_98_171 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_98_171).Mul(p1_98_171)
+									peak_98_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_98_171.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_98_171.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_98_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_98_171).Mul(tn_98_171).Div(s_98_171).Merge(peak_98_171, d_98_171.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_98_171, r1_0_98_171 = dx_98_171, dn_98_171
+								}
+								px_96_171, pn_96_171 := r0_0_98_171, r1_0_98_171
+								dx_96_171, dn_96_171 = px_96_171.Merge(dx_96_171, near_96_171), pn_96_171.Merge(dn_96_171, near_96_171)
+							}
+							r0_0_96_171, r1_0_96_171, r2_0_96_171 = u1_96_171, dx_96_171, dn_96_171
+						}
+						s_95_171, dx_95_171, dn_95_171 = r0_0_96_171, r1_0_96_171, r2_0_96_171
+					} else if r_95_171.nmode[i_95_171] == nRatio {
+						var (
+							r0_0_100_171 archsimd.Float64x8
+							r1_0_100_171 archsimd.Float64x8
+							r2_0_100_171 archsimd.Float64x8
+						)
+						{
+							x_100_171, nv_100_171 := x_95_171, archsimd.LoadFloat64x8((*[8]float64)((&r_95_171.nv[i_95_171])))
+							magic_100_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_100_171 := x_100_171.Add(magic_100_171)
+							d_100_171 := x_100_171.Sub(t_100_171.Sub(magic_100_171))
+							y_100_171 := nv_100_171.Mul(d_100_171)
+							u_100_171 := y_100_171.Add(magic_100_171)
+							e_100_171 := y_100_171.Sub(u_100_171.Sub(magic_100_171))
+							var r0_0_101_171 archsimd.Float64x8
+							{
+								d_101_171 := e_100_171
+								y_101_171 := d_101_171.Mul(d_101_171)
+								y2_101_171 := y_101_171.Mul(y_101_171)
+								y4_101_171 := y2_101_171.Mul(y2_101_171)
+								p0_101_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_101_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_101_171)).Mul(y2_101_171))
+								p1_101_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_101_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_101_171)).Mul(y2_101_171)).Mul(y4_101_171)
+								p2_101_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_101_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_101_171)).Mul(y4_101_171.Mul(y4_101_171))
+								r0_0_101_171 = d_101_171.Mul(p0_101_171.Add(p1_101_171).Add(p2_101_171))
+							}
+							var r0_0_102_171 archsimd.Float64x8
+							{
+								c_102_171, t_102_171 := r0_0_101_171, u_100_171
+								r0_0_102_171 = c_102_171.AsUint64x8().Xor(t_102_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_103_171 archsimd.Float64x8
+							{
+								d_103_171 := e_100_171
+								y_103_171 := d_103_171.Mul(d_103_171)
+								y2_103_171 := y_103_171.Mul(y_103_171)
+								y4_103_171 := y2_103_171.Mul(y2_103_171)
+								p0_103_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_103_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_103_171)).Mul(y2_103_171))
+								p1_103_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_103_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_103_171)).Mul(y2_103_171)).Mul(y4_103_171)
+								p2_103_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_103_171.Mul(y4_103_171))
+								r0_0_103_171 = p0_103_171.Add(p1_103_171).Add(p2_103_171)
+							}
+							var r0_0_104_171 archsimd.Float64x8
+							{
+								c_104_171, t_104_171 := r0_0_103_171, u_100_171
+								r0_0_104_171 = c_104_171.AsUint64x8().Xor(t_104_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_100_171, cn_100_171 := r0_0_102_171, r0_0_104_171
+							var r0_0_105_171 archsimd.Float64x8
+							{
+								d_105_171 := d_100_171
+								y_105_171 := d_105_171.Mul(d_105_171)
+								y2_105_171 := y_105_171.Mul(y_105_171)
+								y4_105_171 := y2_105_171.Mul(y2_105_171)
+								p0_105_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105_171)).Mul(y2_105_171))
+								p1_105_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105_171)).Mul(y2_105_171)).Mul(y4_105_171)
+								p2_105_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105_171)).Mul(y4_105_171.Mul(y4_105_171))
+								r0_0_105_171 = d_105_171.Mul(p0_105_171.Add(p1_105_171).Add(p2_105_171))
+							}
+							var r0_0_106_171 archsimd.Float64x8
+							{
+								d_106_171 := d_100_171
+								y_106_171 := d_106_171.Mul(d_106_171)
+								y2_106_171 := y_106_171.Mul(y_106_171)
+								y4_106_171 := y2_106_171.Mul(y2_106_171)
+								p0_106_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_106_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_106_171)).Mul(y2_106_171))
+								p1_106_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_106_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_106_171)).Mul(y2_106_171)).Mul(y4_106_171)
+								p2_106_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_106_171.Mul(y4_106_171))
+								r0_0_106_171 = p0_106_171.Add(p1_106_171).Add(p2_106_171)
+							}
+							s1_100_171, c1_100_171 := r0_0_105_171, r0_0_106_171
+							pi_100_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_100_171 := d_100_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_100_171 := nv_100_171.Merge(sn_100_171.Div(s1_100_171), at_100_171)
+							dx_100_171 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_100_171.Mul(nv_100_171.Mul(cn_100_171).Mul(s1_100_171).Sub(sn_100_171.Mul(c1_100_171))).Div(s1_100_171.Mul(s1_100_171)), at_100_171)
+							dn_100_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_100_171.Mul(d_100_171).Mul(cn_100_171).Div(s1_100_171), at_100_171)
+							r0_0_100_171, r1_0_100_171, r2_0_100_171 = s_100_171, dx_100_171, dn_100_171
+						}
+						s_95_171, dx_95_171, dn_95_171 = r0_0_100_171, r1_0_100_171, r2_0_100_171
+					}
+					r0_0_95_171, r1_0_95_171, r2_0_95_171 = s_95_171, dx_95_171, dn_95_171
+				}
+				sa_171, ha_171, na_171 := r0_0_95_171, r1_0_95_171, r2_0_95_171
+				var (
+					r0_0_107_171 archsimd.Float64x8
+					r1_0_107_171 archsimd.Float64x8
+					r2_0_107_171 archsimd.Float64x8
+				)
+				{
+					r_107_171, i_107_171, x_107_171 := r_171, 1, kk_171
+					s_107_171, dx_107_171, dn_107_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_107_171.nmode[i_107_171] == nChebyshev {
+						var (
+							r0_0_108_171 archsimd.Float64x8
+							r1_0_108_171 archsimd.Float64x8
+							r2_0_108_171 archsimd.Float64x8
+						)
+						{
+							r_108_171, x_108_171, n_108_171, nf_108_171 := r_107_171, x_107_171, r_107_171.nn[i_107_171], &r_107_171.nv[i_107_171]
+							magic_108_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_108_171 := x_108_171.Add(magic_108_171)
+							d_108_171 := x_108_171.Sub(t_108_171.Sub(magic_108_171))
+							f_108_171 := t_108_171.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_109_171 archsimd.Float64x8
+							{
+								d_109_171 := d_108_171
+								y_109_171 := d_109_171.Mul(d_109_171)
+								y2_109_171 := y_109_171.Mul(y_109_171)
+								y4_109_171 := y2_109_171.Mul(y2_109_171)
+								p0_109_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_109_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_109_171)).Mul(y2_109_171))
+								p1_109_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_109_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_109_171)).Mul(y2_109_171)).Mul(y4_109_171)
+								p2_109_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_109_171.Mul(y4_109_171))
+								r0_0_109_171 = p0_109_171.Add(p1_109_171).Add(p2_109_171)
+							}
+							cr_108_171 := r0_0_109_171
+							sign_108_171, one_108_171, pi_108_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_108_171.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_108_171 := pi_108_171.Div(one_108_171.Sub(cr_108_171).Mul(one_108_171.Add(cr_108_171)).Sqrt().AsUint64x8().Or(d_108_171.AsUint64x8().Xor(f_108_171).And(sign_108_171)).AsFloat64x8())
+							c2_108_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_108_171.AsUint64x8().Xor(f_108_171).AsFloat64x8())
+							u0_108_171, u1_108_171 := one_108_171, c2_108_171
+							j_108_171 := 2
+							for ; j_108_171+1 < n_108_171; j_108_171 += 2 {
+								u0_108_171 = c2_108_171.Mul(u1_108_171).Sub(u0_108_171)
+								u1_108_171 = c2_108_171.Mul(u0_108_171).Sub(u1_108_171)
+							}
+							if j_108_171 < n_108_171 {
+								u0_108_171, u1_108_171 = u1_108_171, c2_108_171.Mul(u1_108_171).Sub(u0_108_171)
+							}
+							cu_108_171 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_108_171).Mul(u1_108_171)
+							tn_108_171 := cu_108_171.Sub(u0_108_171)
+							dx_108_171 := archsimd.LoadFloat64x8((*[8]float64)(nf_108_171)).Mul(tn_108_171).Sub(cu_108_171).Mul(rs_108_171)
+							dn_108_171 := d_108_171.Mul(tn_108_171).Mul(rs_108_171)
+							near_108_171 := d_108_171.Mul(d_108_171).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_108_171.ToBits() != 0 {
+								var (
+									r0_0_110_171 archsimd.Float64x8
+									r1_0_110_171 archsimd.Float64x8
+								)
+								{
+									r_110_171, d_110_171, c2_110_171, flip_110_171, tn_110_171, un_110_171, n_110_171 := r_108_171, d_108_171, c2_108_171, f_108_171, tn_108_171, u1_108_171, n_108_171
+									var r0_0_111_171 archsimd.Float64x8
+									{
+										d_111_171 := d_110_171
+										y_111_171 := d_111_171.Mul(d_111_171)
+										y2_111_171 := y_111_171.Mul(y_111_171)
+										y4_111_171 := y2_111_171.Mul(y2_111_171)
+										p0_111_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111_171)).Mul(y2_111_171))
+										p1_111_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111_171)).Mul(y2_111_171)).Mul(y4_111_171)
+										p2_111_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111_171)).Mul(y4_111_171.Mul(y4_111_171))
+										r0_0_111_171 = d_111_171.Mul(p0_111_171.Add(p1_111_171).Add(p2_111_171))
+									}
+									s_110_171 := r0_0_111_171.AsUint64x8().Xor(flip_110_171).AsFloat64x8()
+									two_110_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_110_171, u1_110_171, p0_110_171, p1_110_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_110_171, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_110_171
+									for j_110_171 := 2; j_110_171 < n_110_171; j_110_171++ {
+										u0_110_171, u1_110_171, p0_110_171, p1_110_171 = u1_110_171, c2_110_171.Mul(u1_110_171).Sub(u0_110_171), p1_110_171, two_110_171.Mul(u1_110_171).Add(c2_110_171.Mul(p1_110_171)).Sub(p0_110_171)
+									}
+									dx_110_171 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_110_171).Mul(p1_110_171)
+									peak_110_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_110_171.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_110_171.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_110_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_110_171).Mul(tn_110_171).Div(s_110_171).Merge(peak_110_171, d_110_171.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_110_171, r1_0_110_171 = dx_110_171, dn_110_171
+								}
+								px_108_171, pn_108_171 := r0_0_110_171, r1_0_110_171
+								dx_108_171, dn_108_171 = px_108_171.Merge(dx_108_171, near_108_171), pn_108_171.Merge(dn_108_171, near_108_171)
+							}
+							r0_0_108_171, r1_0_108_171, r2_0_108_171 = u1_108_171, dx_108_171, dn_108_171
+						}
+						s_107_171, dx_107_171, dn_107_171 = r0_0_108_171, r1_0_108_171, r2_0_108_171
+					} else if r_107_171.nmode[i_107_171] == nRatio {
+						var (
+							r0_0_112_171 archsimd.Float64x8
+							r1_0_112_171 archsimd.Float64x8
+							r2_0_112_171 archsimd.Float64x8
+						)
+						{
+							x_112_171, nv_112_171 := x_107_171, archsimd.LoadFloat64x8((*[8]float64)((&r_107_171.nv[i_107_171])))
+							magic_112_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_112_171 := x_112_171.Add(magic_112_171)
+							d_112_171 := x_112_171.Sub(t_112_171.Sub(magic_112_171))
+							y_112_171 := nv_112_171.Mul(d_112_171)
+							u_112_171 := y_112_171.Add(magic_112_171)
+							e_112_171 := y_112_171.Sub(u_112_171.Sub(magic_112_171))
+							var r0_0_113_171 archsimd.Float64x8
+							{
+								d_113_171 := e_112_171
+								y_113_171 := d_113_171.Mul(d_113_171)
+								y2_113_171 := y_113_171.Mul(y_113_171)
+								y4_113_171 := y2_113_171.Mul(y2_113_171)
+								p0_113_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_113_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_113_171)).Mul(y2_113_171))
+								p1_113_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_113_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_113_171)).Mul(y2_113_171)).Mul(y4_113_171)
+								p2_113_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_113_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_113_171)).Mul(y4_113_171.Mul(y4_113_171))
+								r0_0_113_171 = d_113_171.Mul(p0_113_171.Add(p1_113_171).Add(p2_113_171))
+							}
+							var r0_0_114_171 archsimd.Float64x8
+							{
+								c_114_171, t_114_171 := r0_0_113_171, u_112_171
+								r0_0_114_171 = c_114_171.AsUint64x8().Xor(t_114_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_115_171 archsimd.Float64x8
+							{
+								d_115_171 := e_112_171
+								y_115_171 := d_115_171.Mul(d_115_171)
+								y2_115_171 := y_115_171.Mul(y_115_171)
+								y4_115_171 := y2_115_171.Mul(y2_115_171)
+								p0_115_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_115_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_115_171)).Mul(y2_115_171))
+								p1_115_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_115_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_115_171)).Mul(y2_115_171)).Mul(y4_115_171)
+								p2_115_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_115_171.Mul(y4_115_171))
+								r0_0_115_171 = p0_115_171.Add(p1_115_171).Add(p2_115_171)
+							}
+							var r0_0_116_171 archsimd.Float64x8
+							{
+								c_116_171, t_116_171 := r0_0_115_171, u_112_171
+								r0_0_116_171 = c_116_171.AsUint64x8().Xor(t_116_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_112_171, cn_112_171 := r0_0_114_171, r0_0_116_171
+							var r0_0_117_171 archsimd.Float64x8
+							{
+								d_117_171 := d_112_171
+								y_117_171 := d_117_171.Mul(d_117_171)
+								y2_117_171 := y_117_171.Mul(y_117_171)
+								y4_117_171 := y2_117_171.Mul(y2_117_171)
+								p0_117_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_117_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_117_171)).Mul(y2_117_171))
+								p1_117_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_117_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_117_171)).Mul(y2_117_171)).Mul(y4_117_171)
+								p2_117_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_117_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_117_171)).Mul(y4_117_171.Mul(y4_117_171))
+								r0_0_117_171 = d_117_171.Mul(p0_117_171.Add(p1_117_171).Add(p2_117_171))
+							}
+							var r0_0_118_171 archsimd.Float64x8
+							{
+								d_118_171 := d_112_171
+								y_118_171 := d_118_171.Mul(d_118_171)
+								y2_118_171 := y_118_171.Mul(y_118_171)
+								y4_118_171 := y2_118_171.Mul(y2_118_171)
+								p0_118_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_118_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_118_171)).Mul(y2_118_171))
+								p1_118_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_118_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_118_171)).Mul(y2_118_171)).Mul(y4_118_171)
+								p2_118_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_118_171.Mul(y4_118_171))
+								r0_0_118_171 = p0_118_171.Add(p1_118_171).Add(p2_118_171)
+							}
+							s1_112_171, c1_112_171 := r0_0_117_171, r0_0_118_171
+							pi_112_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_112_171 := d_112_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_112_171 := nv_112_171.Merge(sn_112_171.Div(s1_112_171), at_112_171)
+							dx_112_171 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_112_171.Mul(nv_112_171.Mul(cn_112_171).Mul(s1_112_171).Sub(sn_112_171.Mul(c1_112_171))).Div(s1_112_171.Mul(s1_112_171)), at_112_171)
+							dn_112_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_112_171.Mul(d_112_171).Mul(cn_112_171).Div(s1_112_171), at_112_171)
+							r0_0_112_171, r1_0_112_171, r2_0_112_171 = s_112_171, dx_112_171, dn_112_171
+						}
+						s_107_171, dx_107_171, dn_107_171 = r0_0_112_171, r1_0_112_171, r2_0_112_171
+					}
+					r0_0_107_171, r1_0_107_171, r2_0_107_171 = s_107_171, dx_107_171, dn_107_171
+				}
+				sb_171, hb_171, nb_171 := r0_0_107_171, r1_0_107_171, r2_0_107_171
+				var (
+					r0_0_119_171 archsimd.Float64x8
+					r1_0_119_171 archsimd.Float64x8
+					r2_0_119_171 archsimd.Float64x8
+				)
+				{
+					r_119_171, i_119_171, x_119_171 := r_171, 2, l_171
+					s_119_171, dx_119_171, dn_119_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_119_171.nmode[i_119_171] == nChebyshev {
+						var (
+							r0_0_120_171 archsimd.Float64x8
+							r1_0_120_171 archsimd.Float64x8
+							r2_0_120_171 archsimd.Float64x8
+						)
+						{
+							r_120_171, x_120_171, n_120_171, nf_120_171 := r_119_171, x_119_171, r_119_171.nn[i_119_171], &r_119_171.nv[i_119_171]
+							magic_120_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_120_171 := x_120_171.Add(magic_120_171)
+							d_120_171 := x_120_171.Sub(t_120_171.Sub(magic_120_171))
+							f_120_171 := t_120_171.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_121_171 archsimd.Float64x8
+							{
+								d_121_171 := d_120_171
+								y_121_171 := d_121_171.Mul(d_121_171)
+								y2_121_171 := y_121_171.Mul(y_121_171)
+								y4_121_171 := y2_121_171.Mul(y2_121_171)
+								p0_121_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_121_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_121_171)).Mul(y2_121_171))
+								p1_121_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_121_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_121_171)).Mul(y2_121_171)).Mul(y4_121_171)
+								p2_121_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_121_171.Mul(y4_121_171))
+								r0_0_121_171 = p0_121_171.Add(p1_121_171).Add(p2_121_171)
+							}
+							cr_120_171 := r0_0_121_171
+							sign_120_171, one_120_171, pi_120_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_120_171.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_120_171 := pi_120_171.Div(one_120_171.Sub(cr_120_171).Mul(one_120_171.Add(cr_120_171)).Sqrt().AsUint64x8().Or(d_120_171.AsUint64x8().Xor(f_120_171).And(sign_120_171)).AsFloat64x8())
+							c2_120_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_120_171.AsUint64x8().Xor(f_120_171).AsFloat64x8())
+							u0_120_171, u1_120_171 := one_120_171, c2_120_171
+							j_120_171 := 2
+							for ; j_120_171+1 < n_120_171; j_120_171 += 2 {
+								u0_120_171 = c2_120_171.Mul(u1_120_171).Sub(u0_120_171)
+								u1_120_171 = c2_120_171.Mul(u0_120_171).Sub(u1_120_171)
+							}
+							if j_120_171 < n_120_171 {
+								u0_120_171, u1_120_171 = u1_120_171, c2_120_171.Mul(u1_120_171).Sub(u0_120_171)
+							}
+							cu_120_171 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_120_171).Mul(u1_120_171)
+							tn_120_171 := cu_120_171.Sub(u0_120_171)
+							dx_120_171 := archsimd.LoadFloat64x8((*[8]float64)(nf_120_171)).Mul(tn_120_171).Sub(cu_120_171).Mul(rs_120_171)
+							dn_120_171 := d_120_171.Mul(tn_120_171).Mul(rs_120_171)
+							near_120_171 := d_120_171.Mul(d_120_171).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_120_171.ToBits() != 0 {
+								var (
+									r0_0_122_171 archsimd.Float64x8
+									r1_0_122_171 archsimd.Float64x8
+								)
+								{
+									r_122_171, d_122_171, c2_122_171, flip_122_171, tn_122_171, un_122_171, n_122_171 := r_120_171, d_120_171, c2_120_171, f_120_171, tn_120_171, u1_120_171, n_120_171
+									var r0_0_123_171 archsimd.Float64x8
+									{
+										d_123_171 := d_122_171
+										y_123_171 := d_123_171.Mul(d_123_171)
+										y2_123_171 := y_123_171.Mul(y_123_171)
+										y4_123_171 := y2_123_171.Mul(y2_123_171)
+										p0_123_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_123_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_123_171)).Mul(y2_123_171))
+										p1_123_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_123_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_123_171)).Mul(y2_123_171)).Mul(y4_123_171)
+										p2_123_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_123_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_123_171)).Mul(y4_123_171.Mul(y4_123_171))
+										r0_0_123_171 = d_123_171.Mul(p0_123_171.Add(p1_123_171).Add(p2_123_171))
+									}
+									s_122_171 := r0_0_123_171.AsUint64x8().Xor(flip_122_171).AsFloat64x8()
+									two_122_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_122_171, u1_122_171, p0_122_171, p1_122_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_122_171, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_122_171
+									for j_122_171 := 2; j_122_171 < n_122_171; j_122_171++ {
+										u0_122_171, u1_122_171, p0_122_171, p1_122_171 = u1_122_171, c2_122_171.Mul(u1_122_171).Sub(u0_122_171), p1_122_171, two_122_171.Mul(u1_122_171).Add(c2_122_171.Mul(p1_122_171)).Sub(p0_122_171)
+									}
+									dx_122_171 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_122_171).Mul(p1_122_171)
+									peak_122_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_122_171.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_122_171.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_122_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_122_171).Mul(tn_122_171).Div(s_122_171).Merge(peak_122_171, d_122_171.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_122_171, r1_0_122_171 = dx_122_171, dn_122_171
+								}
+								px_120_171, pn_120_171 := r0_0_122_171, r1_0_122_171
+								dx_120_171, dn_120_171 = px_120_171.Merge(dx_120_171, near_120_171), pn_120_171.Merge(dn_120_171, near_120_171)
+							}
+							r0_0_120_171, r1_0_120_171, r2_0_120_171 = u1_120_171, dx_120_171, dn_120_171
+						}
+						s_119_171, dx_119_171, dn_119_171 = r0_0_120_171, r1_0_120_171, r2_0_120_171
+					} else if r_119_171.nmode[i_119_171] == nRatio {
+						var (
+							r0_0_124_171 archsimd.Float64x8
+							r1_0_124_171 archsimd.Float64x8
+							r2_0_124_171 archsimd.Float64x8
+						)
+						{
+							x_124_171, nv_124_171 := x_119_171, archsimd.LoadFloat64x8((*[8]float64)((&r_119_171.nv[i_119_171])))
+							magic_124_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_124_171 := x_124_171.Add(magic_124_171)
+							d_124_171 := x_124_171.Sub(t_124_171.Sub(magic_124_171))
+							y_124_171 := nv_124_171.Mul(d_124_171)
+							u_124_171 := y_124_171.Add(magic_124_171)
+							e_124_171 := y_124_171.Sub(u_124_171.Sub(magic_124_171))
+							var r0_0_125_171 archsimd.Float64x8
+							{
+								d_125_171 := e_124_171
+								y_125_171 := d_125_171.Mul(d_125_171)
+								y2_125_171 := y_125_171.Mul(y_125_171)
+								y4_125_171 := y2_125_171.Mul(y2_125_171)
+								p0_125_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_125_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_125_171)).Mul(y2_125_171))
+								p1_125_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_125_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_125_171)).Mul(y2_125_171)).Mul(y4_125_171)
+								p2_125_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_125_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_125_171)).Mul(y4_125_171.Mul(y4_125_171))
+								r0_0_125_171 = d_125_171.Mul(p0_125_171.Add(p1_125_171).Add(p2_125_171))
+							}
+							var r0_0_126_171 archsimd.Float64x8
+							{
+								c_126_171, t_126_171 := r0_0_125_171, u_124_171
+								r0_0_126_171 = c_126_171.AsUint64x8().Xor(t_126_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_127_171 archsimd.Float64x8
+							{
+								d_127_171 := e_124_171
+								y_127_171 := d_127_171.Mul(d_127_171)
+								y2_127_171 := y_127_171.Mul(y_127_171)
+								y4_127_171 := y2_127_171.Mul(y2_127_171)
+								p0_127_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_127_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_127_171)).Mul(y2_127_171))
+								p1_127_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_127_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_127_171)).Mul(y2_127_171)).Mul(y4_127_171)
+								p2_127_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_127_171.Mul(y4_127_171))
+								r0_0_127_171 = p0_127_171.Add(p1_127_171).Add(p2_127_171)
+							}
+							var r0_0_128_171 archsimd.Float64x8
+							{
+								c_128_171, t_128_171 := r0_0_127_171, u_124_171
+								r0_0_128_171 = c_128_171.AsUint64x8().Xor(t_128_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_124_171, cn_124_171 := r0_0_126_171, r0_0_128_171
+							var r0_0_129_171 archsimd.Float64x8
+							{
+								d_129_171 := d_124_171
+								y_129_171 := d_129_171.Mul(d_129_171)
+								y2_129_171 := y_129_171.Mul(y_129_171)
+								y4_129_171 := y2_129_171.Mul(y2_129_171)
+								p0_129_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_129_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_129_171)).Mul(y2_129_171))
+								p1_129_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_129_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_129_171)).Mul(y2_129_171)).Mul(y4_129_171)
+								p2_129_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_129_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_129_171)).Mul(y4_129_171.Mul(y4_129_171))
+								r0_0_129_171 = d_129_171.Mul(p0_129_171.Add(p1_129_171).Add(p2_129_171))
+							}
+							var r0_0_130_171 archsimd.Float64x8
+							{
+								d_130_171 := d_124_171
+								y_130_171 := d_130_171.Mul(d_130_171)
+								y2_130_171 := y_130_171.Mul(y_130_171)
+								y4_130_171 := y2_130_171.Mul(y2_130_171)
+								p0_130_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_130_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_130_171)).Mul(y2_130_171))
+								p1_130_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_130_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_130_171)).Mul(y2_130_171)).Mul(y4_130_171)
+								p2_130_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_130_171.Mul(y4_130_171))
+								r0_0_130_171 = p0_130_171.Add(p1_130_171).Add(p2_130_171)
+							}
+							s1_124_171, c1_124_171 := r0_0_129_171, r0_0_130_171
+							pi_124_171 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_124_171 := d_124_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_124_171 := nv_124_171.Merge(sn_124_171.Div(s1_124_171), at_124_171)
+							dx_124_171 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(pi_124_171.Mul(nv_124_171.Mul(cn_124_171).Mul(s1_124_171).Sub(sn_124_171.Mul(c1_124_171))).Div(s1_124_171.Mul(s1_124_171)), at_124_171)
+							dn_124_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pi_124_171.Mul(d_124_171).Mul(cn_124_171).Div(s1_124_171), at_124_171)
+							r0_0_124_171, r1_0_124_171, r2_0_124_171 = s_124_171, dx_124_171, dn_124_171
+						}
+						s_119_171, dx_119_171, dn_119_171 = r0_0_124_171, r1_0_124_171, r2_0_124_171
+					}
+					r0_0_119_171, r1_0_119_171, r2_0_119_171 = s_119_171, dx_119_171, dn_119_171
+				}
+				sc_171, hc_171, nc_171 := r0_0_119_171, r1_0_119_171, r2_0_119_171
+				r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171 = sa_171, sb_171, sc_171, ha_171, hb_171, hc_171, na_171, nb_171, nc_171
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171
+			var (
+				r0_0_172 archsimd.Float64x8
+				r1_0_172 archsimd.Float64x8
+				r2_0_172 archsimd.Float64x8
+				r3_0_172 archsimd.Float64x8
+				r4_0_172 archsimd.Float64x8
+				r5_0_172 archsimd.Float64x8
+			)
+			{
+				k_172, ia_172, fa_172, e_172, h_172, kk_172, l_172, sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, nda_172, ndb_172, ndc_172, s_172, def_172, sig_172, sna_172, snb_172, snc_172, hkl_172, at_172, stride_172 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_172 := k_172.c
+				r_172 := k_172.lr
+				two_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_172 := sa_172.Mul(sb_172).Mul(sc_172)
+				fc_172, fd_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_172.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_172.HasHKL {
 					var (
-						r0_0_162_170 archsimd.Float64x8
-						r1_0_162_170 archsimd.Float64x8
+						r0_0_164_172 archsimd.Float64x8
+						r1_0_164_172 archsimd.Float64x8
 					)
 					{
-						r_162_170, bits_162_170, miss_162_170, ia_162_170, fa_162_170, h_162_170, kk_162_170, l_162_170 := r_170, k_170.fhklBits, k_170.missBits, ia_170, fa_170, h_170, kk_170, l_170
-						var r0_0_8_162_170 archsimd.Mask64x8
+						r_164_172, bits_164_172, miss_164_172, ia_164_172, fa_164_172, h_164_172, kk_164_172, l_164_172 := r_172, k_172.fhklBits, k_172.missBits, ia_172, fa_172, h_172, kk_172, l_172
+						var r0_0_8_164_172 archsimd.Mask64x8
 						{
-							r_8_162_170, ia_8_162_170, h_8_162_170, kk_8_162_170, l_8_162_170 := r_162_170, ia_162_170, h_162_170, kk_162_170, l_162_170
-							half_8_162_170 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_8_162_170, kc_8_162_170, lc_8_162_170 := h_8_162_170.Sub(half_8_162_170).CeilScaled(0), kk_8_162_170.Sub(half_8_162_170).CeilScaled(0), l_8_162_170.Sub(half_8_162_170).CeilScaled(0)
-							hmin_8_162_170, kmin_8_162_170, lmin_8_162_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.lmin)))
-							in_8_162_170 := hc_8_162_170.GreaterEqual(hmin_8_162_170).And(hc_8_162_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.hmax))))).And(kc_8_162_170.GreaterEqual(kmin_8_162_170)).And(kc_8_162_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.kmax))))).And(lc_8_162_170.GreaterEqual(lmin_8_162_170)).And(lc_8_162_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.lmax)))))
-							idx_8_162_170 := hc_8_162_170.Sub(hmin_8_162_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.hstride)))).Add(kc_8_162_170.Sub(kmin_8_162_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_162_170.kstride))))).Add(lc_8_162_170.Sub(lmin_8_162_170))
-							idx_8_162_170.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_162_170).ConvertToInt32().Store(ia_8_162_170)
-							r0_0_8_162_170 = in_8_162_170
+							r_8_164_172, ia_8_164_172, h_8_164_172, kk_8_164_172, l_8_164_172 := r_164_172, ia_164_172, h_164_172, kk_164_172, l_164_172
+							half_8_164_172 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+							hc_8_164_172, kc_8_164_172, lc_8_164_172 := h_8_164_172.Sub(half_8_164_172).CeilScaled(0), kk_8_164_172.Sub(half_8_164_172).CeilScaled(0), l_8_164_172.Sub(half_8_164_172).CeilScaled(0)
+							hmin_8_164_172, kmin_8_164_172, lmin_8_164_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.lmin)))
+							in_8_164_172 := hc_8_164_172.GreaterEqual(hmin_8_164_172).And(hc_8_164_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.hmax))))).And(kc_8_164_172.GreaterEqual(kmin_8_164_172)).And(kc_8_164_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.kmax))))).And(lc_8_164_172.GreaterEqual(lmin_8_164_172)).And(lc_8_164_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.lmax)))))
+							idx_8_164_172 := hc_8_164_172.Sub(hmin_8_164_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.hstride)))).Add(kc_8_164_172.Sub(kmin_8_164_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_164_172.kstride))))).Add(lc_8_164_172.Sub(lmin_8_164_172))
+							idx_8_164_172.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_164_172).ConvertToInt32().Store(ia_8_164_172)
+							r0_0_8_164_172 = in_8_164_172
 						}
-						in_162_170 := r0_0_8_162_170
-						for i_162_170, j_162_170 := range ia_162_170 {
-							fa_162_170[i_162_170] = bits_162_170[j_162_170]
+						in_164_172 := r0_0_8_164_172
+						for i_164_172, j_164_172 := range ia_164_172 {
+							fa_164_172[i_164_172] = bits_164_172[j_164_172]
 						}
-						f_162_170 := archsimd.LoadUint64x8(fa_162_170).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_162_170.defaultF))), in_162_170)
-						fd_162_170 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if miss_162_170 != nil {
-							for i_162_170, j_162_170 := range ia_162_170 {
-								fa_162_170[i_162_170] = miss_162_170[j_162_170]
+						f_164_172 := archsimd.LoadUint64x8(fa_164_172).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_172.defaultF))), in_164_172)
+						fd_164_172 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if miss_164_172 != nil {
+							for i_164_172, j_164_172 := range ia_164_172 {
+								fa_164_172[i_164_172] = miss_164_172[j_164_172]
 							}
-							fd_162_170 = archsimd.LoadUint64x8(fa_162_170).AsFloat64x8()
+							fd_164_172 = archsimd.LoadUint64x8(fa_164_172).AsFloat64x8()
 						}
-						r0_0_162_170, r1_0_162_170 = f_162_170, fd_162_170.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_162_170)
+						r0_0_164_172, r1_0_164_172 = f_164_172, fd_164_172.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_164_172)
 					}
-					fc_170, fd_170 = r0_0_162_170, r1_0_162_170
+					fc_172, fd_172 = r0_0_164_172, r1_0_164_172
 				}
-				ffl_170 := fc_170.Mul(fc_170).Mul(fl_170)
-				s1_170 := s_170.Add(ffl_170.Mul(fl_170))
-				def1_170 := def_170
-				if k_170.perDef {
-					def1_170 = def_170.Add(two_170.Mul(fc_170).Mul(fl_170).Mul(fl_170).Mul(fd_170))
+				ffl_172 := fc_172.Mul(fc_172).Mul(fl_172)
+				s1_172 := s_172.Add(ffl_172.Mul(fl_172))
+				def1_172 := def_172
+				if k_172.perDef {
+					def1_172 = def_172.Add(two_172.Mul(fc_172).Mul(fl_172).Mul(fl_172).Mul(fd_172))
 				}
-				tfl_170 := two_170.Mul(ffl_170)
-				xa_170, xb_170, xc_170 := tfl_170.Mul(sb_170.Mul(sc_170)), tfl_170.Mul(sa_170.Mul(sc_170)), tfl_170.Mul(sa_170.Mul(sb_170))
-				hbar_170, kbar_170, lbar_170 := xa_170.Mul(ha_170), xb_170.Mul(hb_170), xc_170.Mul(hc_170)
-				sig1_170 := sig_170.Add(hbar_170.Mul(h_170.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_170[0]))))).Add(kbar_170.Mul(kk_170.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_170[1])))))).Add(lbar_170.Mul(l_170.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_170[2])))))))
-				na1_170, nb1_170, nc1_170 := sna_170.Add(xa_170.Mul(nda_170)), snb_170.Add(xb_170.Mul(ndb_170)), snc_170.Add(xc_170.Mul(ndc_170))
-				if !c_170.Water {
-					s1_170 = s_170.Merge(s1_170, fl_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				tfl_172 := two_172.Mul(ffl_172)
+				xa_172, xb_172, xc_172 := tfl_172.Mul(sb_172.Mul(sc_172)), tfl_172.Mul(sa_172.Mul(sc_172)), tfl_172.Mul(sa_172.Mul(sb_172))
+				hbar_172, kbar_172, lbar_172 := xa_172.Mul(ha_172), xb_172.Mul(hb_172), xc_172.Mul(hc_172)
+				sig1_172 := sig_172.Add(hbar_172.Mul(h_172.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_172[0]))))).Add(kbar_172.Mul(kk_172.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_172[1])))))).Add(lbar_172.Mul(l_172.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_172[2])))))))
+				na1_172, nb1_172, nc1_172 := sna_172.Add(xa_172.Mul(nda_172)), snb_172.Add(xb_172.Mul(ndb_172)), snc_172.Add(xc_172.Mul(ndc_172))
+				if !c_172.Water {
+					s1_172 = s_172.Merge(s1_172, fl_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 				}
-				hbar_170.StoreSlice(hkl_170[at_170:])
-				kbar_170.StoreSlice(hkl_170[at_170+stride_170:])
-				lbar_170.StoreSlice(hkl_170[at_170+2*stride_170:])
-				r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170 = s1_170, def1_170, sig1_170, na1_170, nb1_170, nc1_170
+				hbar_172.StoreSlice(hkl_172[at_172:])
+				kbar_172.StoreSlice(hkl_172[at_172+stride_172:])
+				lbar_172.StoreSlice(hkl_172[at_172+2*stride_172:])
+				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172 = s1_172, def1_172, sig1_172, na1_172, nb1_172, nc1_172
 			}
-			s, def, sig, sna, snb, snc = r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170
+			s, def, sig, sna, snb, snc = r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -4361,24 +5781,24 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-		var r0_0_171 archsimd.Float64x8
-		{
-			fdet_171, f_171, s_171, o_171, p_171 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-			r0_0_171 = fdet_171.Mul(f_171).Add(s_171).Add(o_171).Add(p_171)
-		}
-		x := r0_0_171
-		var r0_0_172 archsimd.Float64x8
-		{
-			fdet_172, f_172, s_172, o_172, p_172 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-			r0_0_172 = fdet_172.Mul(f_172).Add(s_172).Add(o_172).Add(p_172)
-		}
-		y := r0_0_172
 		var r0_0_173 archsimd.Float64x8
 		{
-			fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 			r0_0_173 = fdet_173.Mul(f_173).Add(s_173).Add(o_173).Add(p_173)
 		}
-		z := r0_0_173
+		x := r0_0_173
+		var r0_0_174 archsimd.Float64x8
+		{
+			fdet_174, f_174, s_174, o_174, p_174 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+			r0_0_174 = fdet_174.Mul(f_174).Add(s_174).Add(o_174).Add(p_174)
+		}
+		y := r0_0_174
+		var r0_0_175 archsimd.Float64x8
+		{
+			fdet_175, f_175, s_175, o_175, p_175 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			r0_0_175 = fdet_175.Mul(f_175).Add(s_175).Add(o_175).Add(p_175)
+		}
+		z := r0_0_175
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -4386,16 +5806,16 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_174 archsimd.Float64x8
+		var r0_0_176 archsimd.Float64x8
 		{
-			invR_174, num_174, point_174 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_174 := invR_174.Mul(invR_174)
-			if !point_174 {
-				w_174 = num_174.Mul(w_174.Mul(invR_174))
+			invR_176, num_176, point_176 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_176 := invR_176.Mul(invR_176)
+			if !point_176 {
+				w_176 = num_176.Mul(w_176.Mul(invR_176))
 			}
-			r0_0_174 = w_174
+			r0_0_176 = w_176
 		}
-		r0_0_174.StoreSlice(fr.omega[p0:])
+		r0_0_176.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -4412,38 +5832,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_175 archsimd.Float64x8
-				r1_0_175 archsimd.Float64x8
-				r2_0_175 archsimd.Float64x8
-				r3_0_175 archsimd.Float64x8
-				r4_0_175 archsimd.Float64x8
-				r5_0_175 archsimd.Float64x8
+				r0_0_177 archsimd.Float64x8
+				r1_0_177 archsimd.Float64x8
+				r2_0_177 archsimd.Float64x8
+				r3_0_177 archsimd.Float64x8
+				r4_0_177 archsimd.Float64x8
+				r5_0_177 archsimd.Float64x8
 			)
 			{
-				r_175, s_175, dx_175, dy_175, dz_175 := r, sr, dx, dy, dz
-				one_175, zero_175, kahn_175 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_175.kahn)))
-				c2_175 := archsimd.LoadFloat64x8((*[8]float64)((&s_175.inc[0]))).Mul(dx_175).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_175.inc[1]))).Mul(dy_175)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_175.inc[2]))).Mul(dz_175))
-				c2sq_175 := c2_175.Mul(c2_175)
-				s2sq_175 := one_175.Sub(c2sq_175)
-				e_175 := dx_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.ein[0])))).Add(dy_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.ein[1]))))).Add(dz_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.ein[2])))))
-				b_175 := dx_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.bin[0])))).Add(dy_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.bin[1]))))).Add(dz_175.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_175.bin[2])))))
-				ee_175, bb_175 := e_175.Mul(e_175), b_175.Mul(b_175)
-				den_175 := ee_175.Add(bb_175)
-				plane_175 := den_175.Greater(zero_175)
-				inv_175 := one_175.Div(den_175)
-				cos2psi_175 := ee_175.Sub(bb_175).Mul(inv_175).Merge(one_175, plane_175)
-				de_175, db_175 := zero_175, zero_175
-				if !r_175.kahnZero {
-					de_175 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_175).Mul(b_175).Mul(b_175).Mul(inv_175).Mul(inv_175).Merge(zero_175, plane_175)
-					db_175 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_175).Mul(e_175).Mul(e_175).Mul(inv_175).Mul(inv_175).Merge(zero_175, plane_175)
+				r_177, s_177, dx_177, dy_177, dz_177 := r, sr, dx, dy, dz
+				one_177, zero_177, kahn_177 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_177.kahn)))
+				c2_177 := archsimd.LoadFloat64x8((*[8]float64)((&s_177.inc[0]))).Mul(dx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_177.inc[1]))).Mul(dy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_177.inc[2]))).Mul(dz_177))
+				c2sq_177 := c2_177.Mul(c2_177)
+				s2sq_177 := one_177.Sub(c2sq_177)
+				e_177 := dx_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.ein[0])))).Add(dy_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.ein[1]))))).Add(dz_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.ein[2])))))
+				b_177 := dx_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.bin[0])))).Add(dy_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.bin[1]))))).Add(dz_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_177.bin[2])))))
+				ee_177, bb_177 := e_177.Mul(e_177), b_177.Mul(b_177)
+				den_177 := ee_177.Add(bb_177)
+				plane_177 := den_177.Greater(zero_177)
+				inv_177 := one_177.Div(den_177)
+				cos2psi_177 := ee_177.Sub(bb_177).Mul(inv_177).Merge(one_177, plane_177)
+				de_177, db_177 := zero_177, zero_177
+				if !r_177.kahnZero {
+					de_177 = archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(e_177).Mul(b_177).Mul(b_177).Mul(inv_177).Mul(inv_177).Merge(zero_177, plane_177)
+					db_177 = archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(b_177).Mul(e_177).Mul(e_177).Mul(inv_177).Mul(inv_177).Merge(zero_177, plane_177)
 				}
-				p_175 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_175.Add(c2sq_175).Sub(kahn_175.Mul(cos2psi_175).Mul(s2sq_175)))
-				dkahn_175 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_175).Mul(s2sq_175)
-				dcos_175 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_175).Mul(s2sq_175)
-				alpha_175, beta_175, gamma_175 := c2_175.Mul(one_175.Add(kahn_175.Mul(cos2psi_175))), dcos_175.Mul(de_175), dcos_175.Mul(db_175)
-				r0_0_175, r1_0_175, r2_0_175, r3_0_175, r4_0_175, r5_0_175 = p_175, dkahn_175, alpha_175, beta_175, gamma_175, alpha_175.Mul(c2_175).Add(beta_175.Mul(e_175)).Add(gamma_175.Mul(b_175))
+				p_177 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_177.Add(c2sq_177).Sub(kahn_177.Mul(cos2psi_177).Mul(s2sq_177)))
+				dkahn_177 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(cos2psi_177).Mul(s2sq_177)
+				dcos_177 := archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(kahn_177).Mul(s2sq_177)
+				alpha_177, beta_177, gamma_177 := c2_177.Mul(one_177.Add(kahn_177.Mul(cos2psi_177))), dcos_177.Mul(de_177), dcos_177.Mul(db_177)
+				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = p_177, dkahn_177, alpha_177, beta_177, gamma_177, alpha_177.Mul(c2_177).Add(beta_177.Mul(e_177)).Add(gamma_177.Mul(b_177))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_175, r1_0_175, r2_0_175, r3_0_175, r4_0_175, r5_0_175
+			p, dkahn, alpha, beta, gamma, dd := r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
