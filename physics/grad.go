@@ -329,8 +329,7 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 		var dx float64
 		if nx := n * x; math.Abs(nx) < 1e-3 {
 			// Series: the closed form cancels badly near the peak.
-			n2 := n * n
-			dx = n * (-(n2-1)*x/3 + (3*n2*n2-10*n2+7)*x*x*x/90)
+			dx = sincgSeriesLanes(n, x)
 		} else {
 			dx = (n*cn - sn*c1*inv) * inv
 		}
@@ -350,7 +349,12 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 	x := math.Pi * d
 	sn, cn := sinCosPi(n * d)
 	s1, c1 := sinCosPiReduced(d)
-	return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
+	dx := math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1)
+	if nx := n * x; nx*nx < seriesMax2 {
+		// Series: the closed form cancels near the peak.
+		dx = math.Pi * sincgSeriesLanes(n, x)
+	}
+	return sn / s1, dx, x * cn / s1
 }
 
 // sinc3Grad returns sinc3(π√u) and its derivative by u.

@@ -22,6 +22,7 @@ const closedFormMin = 1.0 / 64
 // Constants of the lane kernels (lanes.go), which take only named ones.
 const (
 	closedFormMin2 = closedFormMin * closedFormMin // exact
+	seriesMax2     = 1e-6                          // (Nπd)² below which sincg's ∂/∂x is a series
 	piC            = math.Pi
 	minusPi        = -math.Pi
 )
@@ -78,7 +79,8 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 
 // walkSimple is walk for the structures kernel.simple covers (no
 // -oversample_* running-sum rules, flat detector, the parallelepiped with
-// one whole N ≤ maxChebyshevN, nearest reflections, no resolution cut):
+// N in the lane kernels' forms (kernel.nmode), nearest reflections, no
+// resolution cut):
 // the same bookkeeping in w, with the terms from termsGradLanes' scalar
 // copy (one pixel).
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {

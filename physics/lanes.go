@@ -515,8 +515,9 @@ func sincgGradAxisLanes(r *laneReps, i int, x vf) (vf, vf, vf) {
 
 // sincgRatioGradLanes is sincgRatioLanes with its derivatives by x and
 // by N, in the general walk's formulas (sincgGrad for N not whole):
-// π·(N·cos Nπd·s − sin Nπd·cos πd)/s² and πd·cos Nπd/s, s = sin πd; 0 and
-// 1 where d = 0.
+// π·(N·cos Nπd·s − sin Nπd·cos πd)/s² (where |Nπd| < 1e-3, whose
+// numerator cancels, π·sincgSeriesLanes) and πd·cos Nπd/s, s = sin πd; 0
+// and 1 where d = 0.
 //
 //lanegen:inline
 func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
@@ -531,9 +532,26 @@ func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
 	pi := vk(piC)
 	at := d.Equal(vk(0))
 	s := nv.Merge(sn.Div(s1), at)
-	dx := vk(0).Merge(pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1)), at)
-	dn := vk(1).Merge(pi.Mul(d).Mul(cn).Div(s1), at)
+	// Near the peak (|Nπd| < 1e-3) the closed form cancels: the series.
+	pd := pi.Mul(d)
+	npd := nv.Mul(pd)
+	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
+	dx = pi.Mul(sincgSeriesLanes(nv, pd)).Merge(dx, npd.Mul(npd).Less(vk(seriesMax2)))
+	dx = vk(0).Merge(dx, at)
+	dn := vk(1).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
+}
+
+// sincgSeriesLanes is d/dx of sin(nx)/sin(x) near x = 0 (n > 1, |nx| <
+// 1e-3: the next term is (nx)⁴ smaller), n·(−(n²−1)·x/3 +
+// (3n⁴ − 10n² + 7)·x³/90).
+//
+//lanegen:inline
+func sincgSeriesLanes(n, x vf) vf {
+	n2 := n.Mul(n)
+	a := vk(0).Sub(n2.Sub(vk(1))).Mul(x).Div(vk(3))
+	b := vk(3).Mul(n2).Mul(n2).Sub(vk(10).Mul(n2)).Add(vk(7)).Mul(x).Mul(x).Mul(x).Div(vk(90))
+	return n.Mul(a.Add(b))
 }
 
 // sincgGrad3Lanes returns sincg(x, n) for x = h, k, l (whole 1 < n ≤

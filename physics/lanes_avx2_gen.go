@@ -3755,8 +3755,20 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				pi_100 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 				at_100 := d_100.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
 				s_100 := nv_100.Merge(sn_100.Div(s1_100), at_100)
-				dx_100 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_100.Mul(nv_100.Mul(cn_100).Mul(s1_100).Sub(sn_100.Mul(c1_100))).Div(s1_100.Mul(s1_100)), at_100)
-				dn_100 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_100.Mul(d_100).Mul(cn_100).Div(s1_100), at_100)
+				pd_100 := pi_100.Mul(d_100)
+				npd_100 := nv_100.Mul(pd_100)
+				dx_100 := pi_100.Mul(nv_100.Mul(cn_100).Mul(s1_100).Sub(sn_100.Mul(c1_100))).Div(s1_100.Mul(s1_100))
+				var r0_0_107 archsimd.Float64x4
+				{
+					n_107, x_107 := nv_100, pd_100
+					n2_107 := n_107.Mul(n_107)
+					a_107 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_107.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_107).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_107 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_107).Mul(n2_107).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_107).Mul(x_107).Mul(x_107).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_107 = n_107.Mul(a_107.Add(b_107))
+				}
+				dx_100 = pi_100.Mul(r0_0_107).Merge(dx_100, npd_100.Mul(npd_100).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_100 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_100, at_100)
+				dn_100 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_100.Mul(cn_100).Div(s1_100), at_100)
 				r0_0_100, r1_0_100, r2_0_100 = s_100, dx_100, dn_100
 			}
 			s_95, dx_95, dn_95 = r0_0_100, r1_0_100, r2_0_100
@@ -3765,337 +3777,361 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 	}
 	sa, ha, na := r0_0_95, r1_0_95, r2_0_95
 	var (
-		r0_0_107 archsimd.Float64x4
-		r1_0_107 archsimd.Float64x4
-		r2_0_107 archsimd.Float64x4
+		r0_0_108 archsimd.Float64x4
+		r1_0_108 archsimd.Float64x4
+		r2_0_108 archsimd.Float64x4
 	)
 	{
-		r_107, i_107, x_107 := r, 1, kk
-		s_107, dx_107, dn_107 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_107.nmode[i_107] == nChebyshev {
+		r_108, i_108, x_108 := r, 1, kk
+		s_108, dx_108, dn_108 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_108.nmode[i_108] == nChebyshev {
 			var (
-				r0_0_108 archsimd.Float64x4
-				r1_0_108 archsimd.Float64x4
-				r2_0_108 archsimd.Float64x4
+				r0_0_109 archsimd.Float64x4
+				r1_0_109 archsimd.Float64x4
+				r2_0_109 archsimd.Float64x4
 			)
 			{
-				r_108, x_108, n_108, nf_108 := r_107, x_107, r_107.nn[i_107], &r_107.nv[i_107]
-				magic_108 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_108 := x_108.Add(magic_108)
-				d_108 := x_108.Sub(t_108.Sub(magic_108))
-				f_108 := t_108.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_109 archsimd.Float64x4
+				r_109, x_109, n_109, nf_109 := r_108, x_108, r_108.nn[i_108], &r_108.nv[i_108]
+				magic_109 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_109 := x_109.Add(magic_109)
+				d_109 := x_109.Sub(t_109.Sub(magic_109))
+				f_109 := t_109.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_110 archsimd.Float64x4
 				{
-					d_109 := d_108
-					y_109 := d_109.Mul(d_109)
-					y2_109 := y_109.Mul(y_109)
-					y4_109 := y2_109.Mul(y2_109)
-					p0_109 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_109)).Mul(y2_109))
-					p1_109 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
-					p2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_109.Mul(y4_109))
-					r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
+					d_110 := d_109
+					y_110 := d_110.Mul(d_110)
+					y2_110 := y_110.Mul(y_110)
+					y4_110 := y2_110.Mul(y2_110)
+					p0_110 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110)).Mul(y2_110))
+					p1_110 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110)).Mul(y2_110)).Mul(y4_110)
+					p2_110 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110.Mul(y4_110))
+					r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
 				}
-				cr_108 := r0_0_109
-				sign_108, one_108, pi_108 := archsimd.LoadFloat64x4((*[4]float64)((&r_108.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_108 := pi_108.Div(one_108.Sub(cr_108).Mul(one_108.Add(cr_108)).Sqrt().AsUint64x4().Or(d_108.AsUint64x4().Xor(f_108).And(sign_108)).AsFloat64x4())
-				c2_108 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_108.AsUint64x4().Xor(f_108).AsFloat64x4())
-				u0_108, u1_108 := one_108, c2_108
-				j_108 := 2
-				for ; j_108+1 < n_108; j_108 += 2 {
-					u0_108 = c2_108.Mul(u1_108).Sub(u0_108)
-					u1_108 = c2_108.Mul(u0_108).Sub(u1_108)
+				cr_109 := r0_0_110
+				sign_109, one_109, pi_109 := archsimd.LoadFloat64x4((*[4]float64)((&r_109.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_109 := pi_109.Div(one_109.Sub(cr_109).Mul(one_109.Add(cr_109)).Sqrt().AsUint64x4().Or(d_109.AsUint64x4().Xor(f_109).And(sign_109)).AsFloat64x4())
+				c2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_109.AsUint64x4().Xor(f_109).AsFloat64x4())
+				u0_109, u1_109 := one_109, c2_109
+				j_109 := 2
+				for ; j_109+1 < n_109; j_109 += 2 {
+					u0_109 = c2_109.Mul(u1_109).Sub(u0_109)
+					u1_109 = c2_109.Mul(u0_109).Sub(u1_109)
 				}
-				if j_108 < n_108 {
-					u0_108, u1_108 = u1_108, c2_108.Mul(u1_108).Sub(u0_108)
+				if j_109 < n_109 {
+					u0_109, u1_109 = u1_109, c2_109.Mul(u1_109).Sub(u0_109)
 				}
-				cu_108 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_108).Mul(u1_108)
-				tn_108 := cu_108.Sub(u0_108)
-				dx_108 := archsimd.LoadFloat64x4((*[4]float64)(nf_108[:4])).Mul(tn_108).Sub(cu_108).Mul(rs_108)
-				dn_108 := d_108.Mul(tn_108).Mul(rs_108)
-				near_108 := d_108.Mul(d_108).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_108.ToBits() != 0 {
+				cu_109 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_109).Mul(u1_109)
+				tn_109 := cu_109.Sub(u0_109)
+				dx_109 := archsimd.LoadFloat64x4((*[4]float64)(nf_109[:4])).Mul(tn_109).Sub(cu_109).Mul(rs_109)
+				dn_109 := d_109.Mul(tn_109).Mul(rs_109)
+				near_109 := d_109.Mul(d_109).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_109.ToBits() != 0 {
 					var (
-						r0_0_110 archsimd.Float64x4
-						r1_0_110 archsimd.Float64x4
+						r0_0_111 archsimd.Float64x4
+						r1_0_111 archsimd.Float64x4
 					)
 					{
-						r_110, d_110, c2_110, flip_110, tn_110, un_110, n_110 := r_108, d_108, c2_108, f_108, tn_108, u1_108, n_108
-						var r0_0_111 archsimd.Float64x4
+						r_111, d_111, c2_111, flip_111, tn_111, un_111, n_111 := r_109, d_109, c2_109, f_109, tn_109, u1_109, n_109
+						var r0_0_112 archsimd.Float64x4
 						{
-							d_111 := d_110
-							y_111 := d_111.Mul(d_111)
-							y2_111 := y_111.Mul(y_111)
-							y4_111 := y2_111.Mul(y2_111)
-							p0_111 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_111)).Mul(y2_111))
-							p1_111 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
-							p2_111 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
-							r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
+							d_112 := d_111
+							y_112 := d_112.Mul(d_112)
+							y2_112 := y_112.Mul(y_112)
+							y4_112 := y2_112.Mul(y2_112)
+							p0_112 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112)).Mul(y2_112))
+							p1_112 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
+							p2_112 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
+							r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
 						}
-						s_110 := r0_0_111.AsUint64x4().Xor(flip_110).AsFloat64x4()
-						two_110 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_110, u1_110, p0_110, p1_110 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_110, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_110
-						for j_110 := 2; j_110 < n_110; j_110++ {
-							u0_110, u1_110, p0_110, p1_110 = u1_110, c2_110.Mul(u1_110).Sub(u0_110), p1_110, two_110.Mul(u1_110).Add(c2_110.Mul(p1_110)).Sub(p0_110)
+						s_111 := r0_0_112.AsUint64x4().Xor(flip_111).AsFloat64x4()
+						two_111 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_111, u1_111, p0_111, p1_111 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_111, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_111
+						for j_111 := 2; j_111 < n_111; j_111++ {
+							u0_111, u1_111, p0_111, p1_111 = u1_111, c2_111.Mul(u1_111).Sub(u0_111), p1_111, two_111.Mul(u1_111).Add(c2_111.Mul(p1_111)).Sub(p0_111)
 						}
-						dx_110 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_110).Mul(p1_110)
-						peak_110 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_110.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_110.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_110 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_110).Mul(tn_110).Div(s_110).Merge(peak_110, d_110.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_110, r1_0_110 = dx_110, dn_110
+						dx_111 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_111).Mul(p1_111)
+						peak_111 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_111.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_111.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_111 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_111).Mul(tn_111).Div(s_111).Merge(peak_111, d_111.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_111, r1_0_111 = dx_111, dn_111
 					}
-					px_108, pn_108 := r0_0_110, r1_0_110
-					dx_108, dn_108 = px_108.Merge(dx_108, near_108), pn_108.Merge(dn_108, near_108)
+					px_109, pn_109 := r0_0_111, r1_0_111
+					dx_109, dn_109 = px_109.Merge(dx_109, near_109), pn_109.Merge(dn_109, near_109)
 				}
-				r0_0_108, r1_0_108, r2_0_108 = u1_108, dx_108, dn_108
+				r0_0_109, r1_0_109, r2_0_109 = u1_109, dx_109, dn_109
 			}
-			s_107, dx_107, dn_107 = r0_0_108, r1_0_108, r2_0_108
-		} else if r_107.nmode[i_107] == nRatio {
+			s_108, dx_108, dn_108 = r0_0_109, r1_0_109, r2_0_109
+		} else if r_108.nmode[i_108] == nRatio {
 			var (
-				r0_0_112 archsimd.Float64x4
-				r1_0_112 archsimd.Float64x4
-				r2_0_112 archsimd.Float64x4
+				r0_0_113 archsimd.Float64x4
+				r1_0_113 archsimd.Float64x4
+				r2_0_113 archsimd.Float64x4
 			)
 			{
-				x_112, nv_112 := x_107, archsimd.LoadFloat64x4((*[4]float64)((&r_107.nv[i_107])[:4]))
-				magic_112 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_112 := x_112.Add(magic_112)
-				d_112 := x_112.Sub(t_112.Sub(magic_112))
-				y_112 := nv_112.Mul(d_112)
-				u_112 := y_112.Add(magic_112)
-				e_112 := y_112.Sub(u_112.Sub(magic_112))
-				var r0_0_113 archsimd.Float64x4
-				{
-					d_113 := e_112
-					y_113 := d_113.Mul(d_113)
-					y2_113 := y_113.Mul(y_113)
-					y4_113 := y2_113.Mul(y2_113)
-					p0_113 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_113)).Mul(y2_113))
-					p1_113 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
-					p2_113 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_113)).Mul(y4_113.Mul(y4_113))
-					r0_0_113 = d_113.Mul(p0_113.Add(p1_113).Add(p2_113))
-				}
+				x_113, nv_113 := x_108, archsimd.LoadFloat64x4((*[4]float64)((&r_108.nv[i_108])[:4]))
+				magic_113 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_113 := x_113.Add(magic_113)
+				d_113 := x_113.Sub(t_113.Sub(magic_113))
+				y_113 := nv_113.Mul(d_113)
+				u_113 := y_113.Add(magic_113)
+				e_113 := y_113.Sub(u_113.Sub(magic_113))
 				var r0_0_114 archsimd.Float64x4
 				{
-					c_114, t_114 := r0_0_113, u_112
-					r0_0_114 = c_114.AsUint64x4().Xor(t_114.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_114 := e_113
+					y_114 := d_114.Mul(d_114)
+					y2_114 := y_114.Mul(y_114)
+					y4_114 := y2_114.Mul(y2_114)
+					p0_114 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_114)).Mul(y2_114))
+					p1_114 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_114)).Mul(y2_114)).Mul(y4_114)
+					p2_114 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_114)).Mul(y4_114.Mul(y4_114))
+					r0_0_114 = d_114.Mul(p0_114.Add(p1_114).Add(p2_114))
 				}
 				var r0_0_115 archsimd.Float64x4
 				{
-					d_115 := e_112
-					y_115 := d_115.Mul(d_115)
-					y2_115 := y_115.Mul(y_115)
-					y4_115 := y2_115.Mul(y2_115)
-					p0_115 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_115)).Mul(y2_115))
-					p1_115 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
-					p2_115 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_115.Mul(y4_115))
-					r0_0_115 = p0_115.Add(p1_115).Add(p2_115)
+					c_115, t_115 := r0_0_114, u_113
+					r0_0_115 = c_115.AsUint64x4().Xor(t_115.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
 				var r0_0_116 archsimd.Float64x4
 				{
-					c_116, t_116 := r0_0_115, u_112
-					r0_0_116 = c_116.AsUint64x4().Xor(t_116.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_116 := e_113
+					y_116 := d_116.Mul(d_116)
+					y2_116 := y_116.Mul(y_116)
+					y4_116 := y2_116.Mul(y2_116)
+					p0_116 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116)).Mul(y2_116))
+					p1_116 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
+					p2_116 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116.Mul(y4_116))
+					r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
 				}
-				sn_112, cn_112 := r0_0_114, r0_0_116
 				var r0_0_117 archsimd.Float64x4
 				{
-					d_117 := d_112
-					y_117 := d_117.Mul(d_117)
-					y2_117 := y_117.Mul(y_117)
-					y4_117 := y2_117.Mul(y2_117)
-					p0_117 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_117)).Mul(y2_117))
-					p1_117 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
-					p2_117 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_117)).Mul(y4_117.Mul(y4_117))
-					r0_0_117 = d_117.Mul(p0_117.Add(p1_117).Add(p2_117))
+					c_117, t_117 := r0_0_116, u_113
+					r0_0_117 = c_117.AsUint64x4().Xor(t_117.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_113, cn_113 := r0_0_115, r0_0_117
 				var r0_0_118 archsimd.Float64x4
 				{
-					d_118 := d_112
+					d_118 := d_113
 					y_118 := d_118.Mul(d_118)
 					y2_118 := y_118.Mul(y_118)
 					y4_118 := y2_118.Mul(y2_118)
-					p0_118 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_118)).Mul(y2_118))
-					p1_118 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_118)).Mul(y2_118)).Mul(y4_118)
-					p2_118 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_118.Mul(y4_118))
-					r0_0_118 = p0_118.Add(p1_118).Add(p2_118)
+					p0_118 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_118)).Mul(y2_118))
+					p1_118 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_118)).Mul(y2_118)).Mul(y4_118)
+					p2_118 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_118)).Mul(y4_118.Mul(y4_118))
+					r0_0_118 = d_118.Mul(p0_118.Add(p1_118).Add(p2_118))
 				}
-				s1_112, c1_112 := r0_0_117, r0_0_118
-				pi_112 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_112 := d_112.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_112 := nv_112.Merge(sn_112.Div(s1_112), at_112)
-				dx_112 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_112.Mul(nv_112.Mul(cn_112).Mul(s1_112).Sub(sn_112.Mul(c1_112))).Div(s1_112.Mul(s1_112)), at_112)
-				dn_112 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_112.Mul(d_112).Mul(cn_112).Div(s1_112), at_112)
-				r0_0_112, r1_0_112, r2_0_112 = s_112, dx_112, dn_112
+				var r0_0_119 archsimd.Float64x4
+				{
+					d_119 := d_113
+					y_119 := d_119.Mul(d_119)
+					y2_119 := y_119.Mul(y_119)
+					y4_119 := y2_119.Mul(y2_119)
+					p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119)).Mul(y2_119))
+					p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+					p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119.Mul(y4_119))
+					r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
+				}
+				s1_113, c1_113 := r0_0_118, r0_0_119
+				pi_113 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_113 := d_113.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_113 := nv_113.Merge(sn_113.Div(s1_113), at_113)
+				pd_113 := pi_113.Mul(d_113)
+				npd_113 := nv_113.Mul(pd_113)
+				dx_113 := pi_113.Mul(nv_113.Mul(cn_113).Mul(s1_113).Sub(sn_113.Mul(c1_113))).Div(s1_113.Mul(s1_113))
+				var r0_0_120 archsimd.Float64x4
+				{
+					n_120, x_120 := nv_113, pd_113
+					n2_120 := n_120.Mul(n_120)
+					a_120 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_120.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_120).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_120 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_120).Mul(n2_120).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_120).Mul(x_120).Mul(x_120).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_120 = n_120.Mul(a_120.Add(b_120))
+				}
+				dx_113 = pi_113.Mul(r0_0_120).Merge(dx_113, npd_113.Mul(npd_113).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_113 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_113, at_113)
+				dn_113 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_113.Mul(cn_113).Div(s1_113), at_113)
+				r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
 			}
-			s_107, dx_107, dn_107 = r0_0_112, r1_0_112, r2_0_112
+			s_108, dx_108, dn_108 = r0_0_113, r1_0_113, r2_0_113
 		}
-		r0_0_107, r1_0_107, r2_0_107 = s_107, dx_107, dn_107
+		r0_0_108, r1_0_108, r2_0_108 = s_108, dx_108, dn_108
 	}
-	sb, hb, nb := r0_0_107, r1_0_107, r2_0_107
+	sb, hb, nb := r0_0_108, r1_0_108, r2_0_108
 	var (
-		r0_0_119 archsimd.Float64x4
-		r1_0_119 archsimd.Float64x4
-		r2_0_119 archsimd.Float64x4
+		r0_0_121 archsimd.Float64x4
+		r1_0_121 archsimd.Float64x4
+		r2_0_121 archsimd.Float64x4
 	)
 	{
-		r_119, i_119, x_119 := r, 2, l
-		s_119, dx_119, dn_119 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_119.nmode[i_119] == nChebyshev {
+		r_121, i_121, x_121 := r, 2, l
+		s_121, dx_121, dn_121 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_121.nmode[i_121] == nChebyshev {
 			var (
-				r0_0_120 archsimd.Float64x4
-				r1_0_120 archsimd.Float64x4
-				r2_0_120 archsimd.Float64x4
+				r0_0_122 archsimd.Float64x4
+				r1_0_122 archsimd.Float64x4
+				r2_0_122 archsimd.Float64x4
 			)
 			{
-				r_120, x_120, n_120, nf_120 := r_119, x_119, r_119.nn[i_119], &r_119.nv[i_119]
-				magic_120 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_120 := x_120.Add(magic_120)
-				d_120 := x_120.Sub(t_120.Sub(magic_120))
-				f_120 := t_120.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_121 archsimd.Float64x4
+				r_122, x_122, n_122, nf_122 := r_121, x_121, r_121.nn[i_121], &r_121.nv[i_121]
+				magic_122 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_122 := x_122.Add(magic_122)
+				d_122 := x_122.Sub(t_122.Sub(magic_122))
+				f_122 := t_122.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_123 archsimd.Float64x4
 				{
-					d_121 := d_120
-					y_121 := d_121.Mul(d_121)
-					y2_121 := y_121.Mul(y_121)
-					y4_121 := y2_121.Mul(y2_121)
-					p0_121 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_121)).Mul(y2_121))
-					p1_121 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
-					p2_121 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_121.Mul(y4_121))
-					r0_0_121 = p0_121.Add(p1_121).Add(p2_121)
+					d_123 := d_122
+					y_123 := d_123.Mul(d_123)
+					y2_123 := y_123.Mul(y_123)
+					y4_123 := y2_123.Mul(y2_123)
+					p0_123 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123)).Mul(y2_123))
+					p1_123 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
+					p2_123 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123.Mul(y4_123))
+					r0_0_123 = p0_123.Add(p1_123).Add(p2_123)
 				}
-				cr_120 := r0_0_121
-				sign_120, one_120, pi_120 := archsimd.LoadFloat64x4((*[4]float64)((&r_120.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_120 := pi_120.Div(one_120.Sub(cr_120).Mul(one_120.Add(cr_120)).Sqrt().AsUint64x4().Or(d_120.AsUint64x4().Xor(f_120).And(sign_120)).AsFloat64x4())
-				c2_120 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_120.AsUint64x4().Xor(f_120).AsFloat64x4())
-				u0_120, u1_120 := one_120, c2_120
-				j_120 := 2
-				for ; j_120+1 < n_120; j_120 += 2 {
-					u0_120 = c2_120.Mul(u1_120).Sub(u0_120)
-					u1_120 = c2_120.Mul(u0_120).Sub(u1_120)
+				cr_122 := r0_0_123
+				sign_122, one_122, pi_122 := archsimd.LoadFloat64x4((*[4]float64)((&r_122.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_122 := pi_122.Div(one_122.Sub(cr_122).Mul(one_122.Add(cr_122)).Sqrt().AsUint64x4().Or(d_122.AsUint64x4().Xor(f_122).And(sign_122)).AsFloat64x4())
+				c2_122 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122.AsUint64x4().Xor(f_122).AsFloat64x4())
+				u0_122, u1_122 := one_122, c2_122
+				j_122 := 2
+				for ; j_122+1 < n_122; j_122 += 2 {
+					u0_122 = c2_122.Mul(u1_122).Sub(u0_122)
+					u1_122 = c2_122.Mul(u0_122).Sub(u1_122)
 				}
-				if j_120 < n_120 {
-					u0_120, u1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120)
+				if j_122 < n_122 {
+					u0_122, u1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122)
 				}
-				cu_120 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_120).Mul(u1_120)
-				tn_120 := cu_120.Sub(u0_120)
-				dx_120 := archsimd.LoadFloat64x4((*[4]float64)(nf_120[:4])).Mul(tn_120).Sub(cu_120).Mul(rs_120)
-				dn_120 := d_120.Mul(tn_120).Mul(rs_120)
-				near_120 := d_120.Mul(d_120).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_120.ToBits() != 0 {
+				cu_122 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122).Mul(u1_122)
+				tn_122 := cu_122.Sub(u0_122)
+				dx_122 := archsimd.LoadFloat64x4((*[4]float64)(nf_122[:4])).Mul(tn_122).Sub(cu_122).Mul(rs_122)
+				dn_122 := d_122.Mul(tn_122).Mul(rs_122)
+				near_122 := d_122.Mul(d_122).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_122.ToBits() != 0 {
 					var (
-						r0_0_122 archsimd.Float64x4
-						r1_0_122 archsimd.Float64x4
+						r0_0_124 archsimd.Float64x4
+						r1_0_124 archsimd.Float64x4
 					)
 					{
-						r_122, d_122, c2_122, flip_122, tn_122, un_122, n_122 := r_120, d_120, c2_120, f_120, tn_120, u1_120, n_120
-						var r0_0_123 archsimd.Float64x4
+						r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
+						var r0_0_125 archsimd.Float64x4
 						{
-							d_123 := d_122
-							y_123 := d_123.Mul(d_123)
-							y2_123 := y_123.Mul(y_123)
-							y4_123 := y2_123.Mul(y2_123)
-							p0_123 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_123)).Mul(y2_123))
-							p1_123 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
-							p2_123 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_123)).Mul(y4_123.Mul(y4_123))
-							r0_0_123 = d_123.Mul(p0_123.Add(p1_123).Add(p2_123))
+							d_125 := d_124
+							y_125 := d_125.Mul(d_125)
+							y2_125 := y_125.Mul(y_125)
+							y4_125 := y2_125.Mul(y2_125)
+							p0_125 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125)).Mul(y2_125))
+							p1_125 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
+							p2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
+							r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
 						}
-						s_122 := r0_0_123.AsUint64x4().Xor(flip_122).AsFloat64x4()
-						two_122 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_122, u1_122, p0_122, p1_122 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_122, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_122
-						for j_122 := 2; j_122 < n_122; j_122++ {
-							u0_122, u1_122, p0_122, p1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122), p1_122, two_122.Mul(u1_122).Add(c2_122.Mul(p1_122)).Sub(p0_122)
+						s_124 := r0_0_125.AsUint64x4().Xor(flip_124).AsFloat64x4()
+						two_124 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_124, u1_124, p0_124, p1_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124
+						for j_124 := 2; j_124 < n_124; j_124++ {
+							u0_124, u1_124, p0_124, p1_124 = u1_124, c2_124.Mul(u1_124).Sub(u0_124), p1_124, two_124.Mul(u1_124).Add(c2_124.Mul(p1_124)).Sub(p0_124)
 						}
-						dx_122 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_122).Mul(p1_122)
-						peak_122 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_122.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_122.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_122 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_122).Mul(tn_122).Div(s_122).Merge(peak_122, d_122.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_122, r1_0_122 = dx_122, dn_122
+						dx_124 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124).Mul(p1_124)
+						peak_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_124 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124).Mul(tn_124).Div(s_124).Merge(peak_124, d_124.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_124, r1_0_124 = dx_124, dn_124
 					}
-					px_120, pn_120 := r0_0_122, r1_0_122
-					dx_120, dn_120 = px_120.Merge(dx_120, near_120), pn_120.Merge(dn_120, near_120)
+					px_122, pn_122 := r0_0_124, r1_0_124
+					dx_122, dn_122 = px_122.Merge(dx_122, near_122), pn_122.Merge(dn_122, near_122)
 				}
-				r0_0_120, r1_0_120, r2_0_120 = u1_120, dx_120, dn_120
+				r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
 			}
-			s_119, dx_119, dn_119 = r0_0_120, r1_0_120, r2_0_120
-		} else if r_119.nmode[i_119] == nRatio {
+			s_121, dx_121, dn_121 = r0_0_122, r1_0_122, r2_0_122
+		} else if r_121.nmode[i_121] == nRatio {
 			var (
-				r0_0_124 archsimd.Float64x4
-				r1_0_124 archsimd.Float64x4
-				r2_0_124 archsimd.Float64x4
+				r0_0_126 archsimd.Float64x4
+				r1_0_126 archsimd.Float64x4
+				r2_0_126 archsimd.Float64x4
 			)
 			{
-				x_124, nv_124 := x_119, archsimd.LoadFloat64x4((*[4]float64)((&r_119.nv[i_119])[:4]))
-				magic_124 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_124 := x_124.Add(magic_124)
-				d_124 := x_124.Sub(t_124.Sub(magic_124))
-				y_124 := nv_124.Mul(d_124)
-				u_124 := y_124.Add(magic_124)
-				e_124 := y_124.Sub(u_124.Sub(magic_124))
-				var r0_0_125 archsimd.Float64x4
-				{
-					d_125 := e_124
-					y_125 := d_125.Mul(d_125)
-					y2_125 := y_125.Mul(y_125)
-					y4_125 := y2_125.Mul(y2_125)
-					p0_125 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125)).Mul(y2_125))
-					p1_125 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
-					p2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
-					r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
-				}
-				var r0_0_126 archsimd.Float64x4
-				{
-					c_126, t_126 := r0_0_125, u_124
-					r0_0_126 = c_126.AsUint64x4().Xor(t_126.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
+				x_126, nv_126 := x_121, archsimd.LoadFloat64x4((*[4]float64)((&r_121.nv[i_121])[:4]))
+				magic_126 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_126 := x_126.Add(magic_126)
+				d_126 := x_126.Sub(t_126.Sub(magic_126))
+				y_126 := nv_126.Mul(d_126)
+				u_126 := y_126.Add(magic_126)
+				e_126 := y_126.Sub(u_126.Sub(magic_126))
 				var r0_0_127 archsimd.Float64x4
 				{
-					d_127 := e_124
+					d_127 := e_126
 					y_127 := d_127.Mul(d_127)
 					y2_127 := y_127.Mul(y_127)
 					y4_127 := y2_127.Mul(y2_127)
-					p0_127 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127)).Mul(y2_127))
-					p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
-					p2_127 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127.Mul(y4_127))
-					r0_0_127 = p0_127.Add(p1_127).Add(p2_127)
+					p0_127 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127)).Mul(y2_127))
+					p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
+					p2_127 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127)).Mul(y4_127.Mul(y4_127))
+					r0_0_127 = d_127.Mul(p0_127.Add(p1_127).Add(p2_127))
 				}
 				var r0_0_128 archsimd.Float64x4
 				{
-					c_128, t_128 := r0_0_127, u_124
+					c_128, t_128 := r0_0_127, u_126
 					r0_0_128 = c_128.AsUint64x4().Xor(t_128.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				sn_124, cn_124 := r0_0_126, r0_0_128
 				var r0_0_129 archsimd.Float64x4
 				{
-					d_129 := d_124
+					d_129 := e_126
 					y_129 := d_129.Mul(d_129)
 					y2_129 := y_129.Mul(y_129)
 					y4_129 := y2_129.Mul(y2_129)
-					p0_129 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129)).Mul(y2_129))
-					p1_129 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
-					p2_129 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129)).Mul(y4_129.Mul(y4_129))
-					r0_0_129 = d_129.Mul(p0_129.Add(p1_129).Add(p2_129))
+					p0_129 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_129)).Mul(y2_129))
+					p1_129 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
+					p2_129 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_129.Mul(y4_129))
+					r0_0_129 = p0_129.Add(p1_129).Add(p2_129)
 				}
 				var r0_0_130 archsimd.Float64x4
 				{
-					d_130 := d_124
-					y_130 := d_130.Mul(d_130)
-					y2_130 := y_130.Mul(y_130)
-					y4_130 := y2_130.Mul(y2_130)
-					p0_130 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_130)).Mul(y2_130))
-					p1_130 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
-					p2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_130.Mul(y4_130))
-					r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
+					c_130, t_130 := r0_0_129, u_126
+					r0_0_130 = c_130.AsUint64x4().Xor(t_130.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				s1_124, c1_124 := r0_0_129, r0_0_130
-				pi_124 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_124 := d_124.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_124 := nv_124.Merge(sn_124.Div(s1_124), at_124)
-				dx_124 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_124.Mul(nv_124.Mul(cn_124).Mul(s1_124).Sub(sn_124.Mul(c1_124))).Div(s1_124.Mul(s1_124)), at_124)
-				dn_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_124.Mul(d_124).Mul(cn_124).Div(s1_124), at_124)
-				r0_0_124, r1_0_124, r2_0_124 = s_124, dx_124, dn_124
+				sn_126, cn_126 := r0_0_128, r0_0_130
+				var r0_0_131 archsimd.Float64x4
+				{
+					d_131 := d_126
+					y_131 := d_131.Mul(d_131)
+					y2_131 := y_131.Mul(y_131)
+					y4_131 := y2_131.Mul(y2_131)
+					p0_131 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131)).Mul(y2_131))
+					p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
+					p2_131 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131)).Mul(y4_131.Mul(y4_131))
+					r0_0_131 = d_131.Mul(p0_131.Add(p1_131).Add(p2_131))
+				}
+				var r0_0_132 archsimd.Float64x4
+				{
+					d_132 := d_126
+					y_132 := d_132.Mul(d_132)
+					y2_132 := y_132.Mul(y_132)
+					y4_132 := y2_132.Mul(y2_132)
+					p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132)).Mul(y2_132))
+					p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
+					p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132.Mul(y4_132))
+					r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
+				}
+				s1_126, c1_126 := r0_0_131, r0_0_132
+				pi_126 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_126 := d_126.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_126 := nv_126.Merge(sn_126.Div(s1_126), at_126)
+				pd_126 := pi_126.Mul(d_126)
+				npd_126 := nv_126.Mul(pd_126)
+				dx_126 := pi_126.Mul(nv_126.Mul(cn_126).Mul(s1_126).Sub(sn_126.Mul(c1_126))).Div(s1_126.Mul(s1_126))
+				var r0_0_133 archsimd.Float64x4
+				{
+					n_133, x_133 := nv_126, pd_126
+					n2_133 := n_133.Mul(n_133)
+					a_133 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_133.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_133).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_133 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_133).Mul(n2_133).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_133).Mul(x_133).Mul(x_133).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_133 = n_133.Mul(a_133.Add(b_133))
+				}
+				dx_126 = pi_126.Mul(r0_0_133).Merge(dx_126, npd_126.Mul(npd_126).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_126 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_126, at_126)
+				dn_126 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_126.Mul(cn_126).Div(s1_126), at_126)
+				r0_0_126, r1_0_126, r2_0_126 = s_126, dx_126, dn_126
 			}
-			s_119, dx_119, dn_119 = r0_0_124, r1_0_124, r2_0_124
+			s_121, dx_121, dn_121 = r0_0_126, r1_0_126, r2_0_126
 		}
-		r0_0_119, r1_0_119, r2_0_119 = s_119, dx_119, dn_119
+		r0_0_121, r1_0_121, r2_0_121 = s_121, dx_121, dn_121
 	}
-	sc, hc, nc := r0_0_119, r1_0_119, r2_0_119
+	sc, hc, nc := r0_0_121, r1_0_121, r2_0_121
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4107,141 +4143,113 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 	s, dx, dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_131 archsimd.Float64x4
-			r1_0_131 archsimd.Float64x4
-			r2_0_131 archsimd.Float64x4
+			r0_0_134 archsimd.Float64x4
+			r1_0_134 archsimd.Float64x4
+			r2_0_134 archsimd.Float64x4
 		)
 		{
-			r_131, x_131, n_131, nf_131 := r, x, r.nn[i], &r.nv[i]
-			magic_131 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_131 := x_131.Add(magic_131)
-			d_131 := x_131.Sub(t_131.Sub(magic_131))
-			f_131 := t_131.AsUint64x4().ShiftAllLeft(63)
-			var r0_0_132 archsimd.Float64x4
+			r_134, x_134, n_134, nf_134 := r, x, r.nn[i], &r.nv[i]
+			magic_134 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_134 := x_134.Add(magic_134)
+			d_134 := x_134.Sub(t_134.Sub(magic_134))
+			f_134 := t_134.AsUint64x4().ShiftAllLeft(63)
+			var r0_0_135 archsimd.Float64x4
 			{
-				d_132 := d_131
-				y_132 := d_132.Mul(d_132)
-				y2_132 := y_132.Mul(y_132)
-				y4_132 := y2_132.Mul(y2_132)
-				p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132)).Mul(y2_132))
-				p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
-				p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132.Mul(y4_132))
-				r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
+				d_135 := d_134
+				y_135 := d_135.Mul(d_135)
+				y2_135 := y_135.Mul(y_135)
+				y4_135 := y2_135.Mul(y2_135)
+				p0_135 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_135)).Mul(y2_135))
+				p1_135 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_135)).Mul(y2_135)).Mul(y4_135)
+				p2_135 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_135.Mul(y4_135))
+				r0_0_135 = p0_135.Add(p1_135).Add(p2_135)
 			}
-			cr_131 := r0_0_132
-			sign_131, one_131, pi_131 := archsimd.LoadFloat64x4((*[4]float64)((&r_131.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			rs_131 := pi_131.Div(one_131.Sub(cr_131).Mul(one_131.Add(cr_131)).Sqrt().AsUint64x4().Or(d_131.AsUint64x4().Xor(f_131).And(sign_131)).AsFloat64x4())
-			c2_131 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_131.AsUint64x4().Xor(f_131).AsFloat64x4())
-			u0_131, u1_131 := one_131, c2_131
-			j_131 := 2
-			for ; j_131+1 < n_131; j_131 += 2 {
-				u0_131 = c2_131.Mul(u1_131).Sub(u0_131)
-				u1_131 = c2_131.Mul(u0_131).Sub(u1_131)
+			cr_134 := r0_0_135
+			sign_134, one_134, pi_134 := archsimd.LoadFloat64x4((*[4]float64)((&r_134.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			rs_134 := pi_134.Div(one_134.Sub(cr_134).Mul(one_134.Add(cr_134)).Sqrt().AsUint64x4().Or(d_134.AsUint64x4().Xor(f_134).And(sign_134)).AsFloat64x4())
+			c2_134 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_134.AsUint64x4().Xor(f_134).AsFloat64x4())
+			u0_134, u1_134 := one_134, c2_134
+			j_134 := 2
+			for ; j_134+1 < n_134; j_134 += 2 {
+				u0_134 = c2_134.Mul(u1_134).Sub(u0_134)
+				u1_134 = c2_134.Mul(u0_134).Sub(u1_134)
 			}
-			if j_131 < n_131 {
-				u0_131, u1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131)
+			if j_134 < n_134 {
+				u0_134, u1_134 = u1_134, c2_134.Mul(u1_134).Sub(u0_134)
 			}
-			cu_131 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_131).Mul(u1_131)
-			tn_131 := cu_131.Sub(u0_131)
-			dx_131 := archsimd.LoadFloat64x4((*[4]float64)(nf_131[:4])).Mul(tn_131).Sub(cu_131).Mul(rs_131)
-			dn_131 := d_131.Mul(tn_131).Mul(rs_131)
-			near_131 := d_131.Mul(d_131).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-			if near_131.ToBits() != 0 {
+			cu_134 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_134).Mul(u1_134)
+			tn_134 := cu_134.Sub(u0_134)
+			dx_134 := archsimd.LoadFloat64x4((*[4]float64)(nf_134[:4])).Mul(tn_134).Sub(cu_134).Mul(rs_134)
+			dn_134 := d_134.Mul(tn_134).Mul(rs_134)
+			near_134 := d_134.Mul(d_134).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			if near_134.ToBits() != 0 {
 				var (
-					r0_0_133 archsimd.Float64x4
-					r1_0_133 archsimd.Float64x4
+					r0_0_136 archsimd.Float64x4
+					r1_0_136 archsimd.Float64x4
 				)
 				{
-					r_133, d_133, c2_133, flip_133, tn_133, un_133, n_133 := r_131, d_131, c2_131, f_131, tn_131, u1_131, n_131
-					var r0_0_134 archsimd.Float64x4
+					r_136, d_136, c2_136, flip_136, tn_136, un_136, n_136 := r_134, d_134, c2_134, f_134, tn_134, u1_134, n_134
+					var r0_0_137 archsimd.Float64x4
 					{
-						d_134 := d_133
-						y_134 := d_134.Mul(d_134)
-						y2_134 := y_134.Mul(y_134)
-						y4_134 := y2_134.Mul(y2_134)
-						p0_134 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_134)).Mul(y2_134))
-						p1_134 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
-						p2_134 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
-						r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
+						d_137 := d_136
+						y_137 := d_137.Mul(d_137)
+						y2_137 := y_137.Mul(y_137)
+						y4_137 := y2_137.Mul(y2_137)
+						p0_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_137)).Mul(y2_137))
+						p1_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_137)).Mul(y2_137)).Mul(y4_137)
+						p2_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_137)).Mul(y4_137.Mul(y4_137))
+						r0_0_137 = d_137.Mul(p0_137.Add(p1_137).Add(p2_137))
 					}
-					s_133 := r0_0_134.AsUint64x4().Xor(flip_133).AsFloat64x4()
-					two_133 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					u0_133, u1_133, p0_133, p1_133 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_133, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_133
-					for j_133 := 2; j_133 < n_133; j_133++ {
-						u0_133, u1_133, p0_133, p1_133 = u1_133, c2_133.Mul(u1_133).Sub(u0_133), p1_133, two_133.Mul(u1_133).Add(c2_133.Mul(p1_133)).Sub(p0_133)
+					s_136 := r0_0_137.AsUint64x4().Xor(flip_136).AsFloat64x4()
+					two_136 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					u0_136, u1_136, p0_136, p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_136, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_136
+					for j_136 := 2; j_136 < n_136; j_136++ {
+						u0_136, u1_136, p0_136, p1_136 = u1_136, c2_136.Mul(u1_136).Sub(u0_136), p1_136, two_136.Mul(u1_136).Add(c2_136.Mul(p1_136)).Sub(p0_136)
 					}
-					dx_133 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_133).Mul(p1_133)
-					peak_133 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_133.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_133.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-					dn_133 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_133).Mul(tn_133).Div(s_133).Merge(peak_133, d_133.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					r0_0_133, r1_0_133 = dx_133, dn_133
+					dx_136 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_136).Mul(p1_136)
+					peak_136 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_136.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_136.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+					dn_136 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_136).Mul(tn_136).Div(s_136).Merge(peak_136, d_136.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					r0_0_136, r1_0_136 = dx_136, dn_136
 				}
-				px_131, pn_131 := r0_0_133, r1_0_133
-				dx_131, dn_131 = px_131.Merge(dx_131, near_131), pn_131.Merge(dn_131, near_131)
+				px_134, pn_134 := r0_0_136, r1_0_136
+				dx_134, dn_134 = px_134.Merge(dx_134, near_134), pn_134.Merge(dn_134, near_134)
 			}
-			r0_0_131, r1_0_131, r2_0_131 = u1_131, dx_131, dn_131
+			r0_0_134, r1_0_134, r2_0_134 = u1_134, dx_134, dn_134
 		}
-		s, dx, dn = r0_0_131, r1_0_131, r2_0_131
+		s, dx, dn = r0_0_134, r1_0_134, r2_0_134
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_135 archsimd.Float64x4
-			r1_0_135 archsimd.Float64x4
-			r2_0_135 archsimd.Float64x4
+			r0_0_138 archsimd.Float64x4
+			r1_0_138 archsimd.Float64x4
+			r2_0_138 archsimd.Float64x4
 		)
 		{
-			x_135, nv_135 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_135 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_135 := x_135.Add(magic_135)
-			d_135 := x_135.Sub(t_135.Sub(magic_135))
-			y_135 := nv_135.Mul(d_135)
-			u_135 := y_135.Add(magic_135)
-			e_135 := y_135.Sub(u_135.Sub(magic_135))
-			var r0_0_136 archsimd.Float64x4
-			{
-				d_136 := e_135
-				y_136 := d_136.Mul(d_136)
-				y2_136 := y_136.Mul(y_136)
-				y4_136 := y2_136.Mul(y2_136)
-				p0_136 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_136)).Mul(y2_136))
-				p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
-				p2_136 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
-				r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
-			}
-			var r0_0_137 archsimd.Float64x4
-			{
-				c_137, t_137 := r0_0_136, u_135
-				r0_0_137 = c_137.AsUint64x4().Xor(t_137.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-			}
-			var r0_0_138 archsimd.Float64x4
-			{
-				d_138 := e_135
-				y_138 := d_138.Mul(d_138)
-				y2_138 := y_138.Mul(y_138)
-				y4_138 := y2_138.Mul(y2_138)
-				p0_138 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_138)).Mul(y2_138))
-				p1_138 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_138)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_138)).Mul(y2_138)).Mul(y4_138)
-				p2_138 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_138.Mul(y4_138))
-				r0_0_138 = p0_138.Add(p1_138).Add(p2_138)
-			}
+			x_138, nv_138 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_138 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_138 := x_138.Add(magic_138)
+			d_138 := x_138.Sub(t_138.Sub(magic_138))
+			y_138 := nv_138.Mul(d_138)
+			u_138 := y_138.Add(magic_138)
+			e_138 := y_138.Sub(u_138.Sub(magic_138))
 			var r0_0_139 archsimd.Float64x4
 			{
-				c_139, t_139 := r0_0_138, u_135
-				r0_0_139 = c_139.AsUint64x4().Xor(t_139.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				d_139 := e_138
+				y_139 := d_139.Mul(d_139)
+				y2_139 := y_139.Mul(y_139)
+				y4_139 := y2_139.Mul(y2_139)
+				p0_139 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139)).Mul(y2_139))
+				p1_139 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139)).Mul(y2_139)).Mul(y4_139)
+				p2_139 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139)).Mul(y4_139.Mul(y4_139))
+				r0_0_139 = d_139.Mul(p0_139.Add(p1_139).Add(p2_139))
 			}
-			sn_135, cn_135 := r0_0_137, r0_0_139
 			var r0_0_140 archsimd.Float64x4
 			{
-				d_140 := d_135
-				y_140 := d_140.Mul(d_140)
-				y2_140 := y_140.Mul(y_140)
-				y4_140 := y2_140.Mul(y2_140)
-				p0_140 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_140)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_140)).Mul(y2_140))
-				p1_140 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_140)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_140)).Mul(y2_140)).Mul(y4_140)
-				p2_140 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_140)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_140)).Mul(y4_140.Mul(y4_140))
-				r0_0_140 = d_140.Mul(p0_140.Add(p1_140).Add(p2_140))
+				c_140, t_140 := r0_0_139, u_138
+				r0_0_140 = c_140.AsUint64x4().Xor(t_140.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
 			var r0_0_141 archsimd.Float64x4
 			{
-				d_141 := d_135
+				d_141 := e_138
 				y_141 := d_141.Mul(d_141)
 				y2_141 := y_141.Mul(y_141)
 				y4_141 := y2_141.Mul(y2_141)
@@ -4250,15 +4258,55 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 				p2_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_141.Mul(y4_141))
 				r0_0_141 = p0_141.Add(p1_141).Add(p2_141)
 			}
-			s1_135, c1_135 := r0_0_140, r0_0_141
-			pi_135 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			at_135 := d_135.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-			s_135 := nv_135.Merge(sn_135.Div(s1_135), at_135)
-			dx_135 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_135.Mul(nv_135.Mul(cn_135).Mul(s1_135).Sub(sn_135.Mul(c1_135))).Div(s1_135.Mul(s1_135)), at_135)
-			dn_135 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_135.Mul(d_135).Mul(cn_135).Div(s1_135), at_135)
-			r0_0_135, r1_0_135, r2_0_135 = s_135, dx_135, dn_135
+			var r0_0_142 archsimd.Float64x4
+			{
+				c_142, t_142 := r0_0_141, u_138
+				r0_0_142 = c_142.AsUint64x4().Xor(t_142.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			}
+			sn_138, cn_138 := r0_0_140, r0_0_142
+			var r0_0_143 archsimd.Float64x4
+			{
+				d_143 := d_138
+				y_143 := d_143.Mul(d_143)
+				y2_143 := y_143.Mul(y_143)
+				y4_143 := y2_143.Mul(y2_143)
+				p0_143 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_143)).Mul(y2_143))
+				p1_143 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_143)).Mul(y2_143)).Mul(y4_143)
+				p2_143 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_143)).Mul(y4_143.Mul(y4_143))
+				r0_0_143 = d_143.Mul(p0_143.Add(p1_143).Add(p2_143))
+			}
+			var r0_0_144 archsimd.Float64x4
+			{
+				d_144 := d_138
+				y_144 := d_144.Mul(d_144)
+				y2_144 := y_144.Mul(y_144)
+				y4_144 := y2_144.Mul(y2_144)
+				p0_144 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_144)).Mul(y2_144))
+				p1_144 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
+				p2_144 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_144.Mul(y4_144))
+				r0_0_144 = p0_144.Add(p1_144).Add(p2_144)
+			}
+			s1_138, c1_138 := r0_0_143, r0_0_144
+			pi_138 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			at_138 := d_138.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+			s_138 := nv_138.Merge(sn_138.Div(s1_138), at_138)
+			pd_138 := pi_138.Mul(d_138)
+			npd_138 := nv_138.Mul(pd_138)
+			dx_138 := pi_138.Mul(nv_138.Mul(cn_138).Mul(s1_138).Sub(sn_138.Mul(c1_138))).Div(s1_138.Mul(s1_138))
+			var r0_0_145 archsimd.Float64x4
+			{
+				n_145, x_145 := nv_138, pd_138
+				n2_145 := n_145.Mul(n_145)
+				a_145 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_145.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_145).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+				b_145 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_145).Mul(n2_145).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_145).Mul(x_145).Mul(x_145).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+				r0_0_145 = n_145.Mul(a_145.Add(b_145))
+			}
+			dx_138 = pi_138.Mul(r0_0_145).Merge(dx_138, npd_138.Mul(npd_138).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+			dx_138 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_138, at_138)
+			dn_138 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_138.Mul(cn_138).Div(s1_138), at_138)
+			r0_0_138, r1_0_138, r2_0_138 = s_138, dx_138, dn_138
 		}
-		s, dx, dn = r0_0_135, r1_0_135, r2_0_135
+		s, dx, dn = r0_0_138, r1_0_138, r2_0_138
 	}
 	return s, dx, dn
 }
@@ -4274,42 +4322,9 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_142 archsimd.Float64x4
-	{
-		d_142 := e
-		y_142 := d_142.Mul(d_142)
-		y2_142 := y_142.Mul(y_142)
-		y4_142 := y2_142.Mul(y2_142)
-		p0_142 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_142)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_142)).Mul(y2_142))
-		p1_142 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_142)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_142)).Mul(y2_142)).Mul(y4_142)
-		p2_142 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_142)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_142)).Mul(y4_142.Mul(y4_142))
-		r0_0_142 = d_142.Mul(p0_142.Add(p1_142).Add(p2_142))
-	}
-	var r0_0_143 archsimd.Float64x4
-	{
-		c_143, t_143 := r0_0_142, u
-		r0_0_143 = c_143.AsUint64x4().Xor(t_143.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-	}
-	var r0_0_144 archsimd.Float64x4
-	{
-		d_144 := e
-		y_144 := d_144.Mul(d_144)
-		y2_144 := y_144.Mul(y_144)
-		y4_144 := y2_144.Mul(y2_144)
-		p0_144 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_144)).Mul(y2_144))
-		p1_144 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
-		p2_144 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_144.Mul(y4_144))
-		r0_0_144 = p0_144.Add(p1_144).Add(p2_144)
-	}
-	var r0_0_145 archsimd.Float64x4
-	{
-		c_145, t_145 := r0_0_144, u
-		r0_0_145 = c_145.AsUint64x4().Xor(t_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-	}
-	sn, cn := r0_0_143, r0_0_145
 	var r0_0_146 archsimd.Float64x4
 	{
-		d_146 := d
+		d_146 := e
 		y_146 := d_146.Mul(d_146)
 		y2_146 := y_146.Mul(y_146)
 		y4_146 := y2_146.Mul(y2_146)
@@ -4320,22 +4335,76 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	}
 	var r0_0_147 archsimd.Float64x4
 	{
-		d_147 := d
-		y_147 := d_147.Mul(d_147)
-		y2_147 := y_147.Mul(y_147)
-		y4_147 := y2_147.Mul(y2_147)
-		p0_147 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_147)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_147)).Mul(y2_147))
-		p1_147 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_147)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_147)).Mul(y2_147)).Mul(y4_147)
-		p2_147 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_147.Mul(y4_147))
-		r0_0_147 = p0_147.Add(p1_147).Add(p2_147)
+		c_147, t_147 := r0_0_146, u
+		r0_0_147 = c_147.AsUint64x4().Xor(t_147.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	s1, c1 := r0_0_146, r0_0_147
+	var r0_0_148 archsimd.Float64x4
+	{
+		d_148 := e
+		y_148 := d_148.Mul(d_148)
+		y2_148 := y_148.Mul(y_148)
+		y4_148 := y2_148.Mul(y2_148)
+		p0_148 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_148)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_148)).Mul(y2_148))
+		p1_148 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_148)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_148)).Mul(y2_148)).Mul(y4_148)
+		p2_148 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_148.Mul(y4_148))
+		r0_0_148 = p0_148.Add(p1_148).Add(p2_148)
+	}
+	var r0_0_149 archsimd.Float64x4
+	{
+		c_149, t_149 := r0_0_148, u
+		r0_0_149 = c_149.AsUint64x4().Xor(t_149.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+	}
+	sn, cn := r0_0_147, r0_0_149
+	var r0_0_150 archsimd.Float64x4
+	{
+		d_150 := d
+		y_150 := d_150.Mul(d_150)
+		y2_150 := y_150.Mul(y_150)
+		y4_150 := y2_150.Mul(y2_150)
+		p0_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_150)).Mul(y2_150))
+		p1_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_150)).Mul(y2_150)).Mul(y4_150)
+		p2_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_150)).Mul(y4_150.Mul(y4_150))
+		r0_0_150 = d_150.Mul(p0_150.Add(p1_150).Add(p2_150))
+	}
+	var r0_0_151 archsimd.Float64x4
+	{
+		d_151 := d
+		y_151 := d_151.Mul(d_151)
+		y2_151 := y_151.Mul(y_151)
+		y4_151 := y2_151.Mul(y2_151)
+		p0_151 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_151)).Mul(y2_151))
+		p1_151 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
+		p2_151 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_151.Mul(y4_151))
+		r0_0_151 = p0_151.Add(p1_151).Add(p2_151)
+	}
+	s1, c1 := r0_0_150, r0_0_151
 	pi := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	at := d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
 	s := nv.Merge(sn.Div(s1), at)
-	dx := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1)), at)
-	dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi.Mul(d).Mul(cn).Div(s1), at)
+	pd := pi.Mul(d)
+	npd := nv.Mul(pd)
+	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
+	var r0_0_152 archsimd.Float64x4
+	{
+		n_152, x_152 := nv, pd
+		n2_152 := n_152.Mul(n_152)
+		a_152 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_152.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_152).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+		b_152 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_152).Mul(n2_152).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_152).Mul(x_152).Mul(x_152).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+		r0_0_152 = n_152.Mul(a_152.Add(b_152))
+	}
+	dx = pi.Mul(r0_0_152).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+	dx = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx, at)
+	dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
+}
+
+func sincgSeriesLanesAVX2(n, x archsimd.Float64x4,
+
+) archsimd.Float64x4 {
+	n2 := n.Mul(n)
+	a := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+	b := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+	return n.Mul(a.Add(b))
 }
 
 func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
@@ -4344,230 +4413,230 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_148 archsimd.Float64x4
-		r1_0_148 archsimd.Float64x4
-		r2_0_148 archsimd.Float64x4
+		r0_0_153 archsimd.Float64x4
+		r1_0_153 archsimd.Float64x4
+		r2_0_153 archsimd.Float64x4
 	)
 	{
-		r_148, x_148, n_148, nf_148 := r, h, n, &r.nf
-		magic_148 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_148 := x_148.Add(magic_148)
-		d_148 := x_148.Sub(t_148.Sub(magic_148))
-		f_148 := t_148.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_149 archsimd.Float64x4
+		r_153, x_153, n_153, nf_153 := r, h, n, &r.nf
+		magic_153 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_153 := x_153.Add(magic_153)
+		d_153 := x_153.Sub(t_153.Sub(magic_153))
+		f_153 := t_153.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_154 archsimd.Float64x4
 		{
-			d_149 := d_148
-			y_149 := d_149.Mul(d_149)
-			y2_149 := y_149.Mul(y_149)
-			y4_149 := y2_149.Mul(y2_149)
-			p0_149 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_149)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_149)).Mul(y2_149))
-			p1_149 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_149)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_149)).Mul(y2_149)).Mul(y4_149)
-			p2_149 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_149.Mul(y4_149))
-			r0_0_149 = p0_149.Add(p1_149).Add(p2_149)
+			d_154 := d_153
+			y_154 := d_154.Mul(d_154)
+			y2_154 := y_154.Mul(y_154)
+			y4_154 := y2_154.Mul(y2_154)
+			p0_154 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_154)).Mul(y2_154))
+			p1_154 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_154)).Mul(y2_154)).Mul(y4_154)
+			p2_154 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_154.Mul(y4_154))
+			r0_0_154 = p0_154.Add(p1_154).Add(p2_154)
 		}
-		cr_148 := r0_0_149
-		sign_148, one_148, pi_148 := archsimd.LoadFloat64x4((*[4]float64)((&r_148.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_148 := pi_148.Div(one_148.Sub(cr_148).Mul(one_148.Add(cr_148)).Sqrt().AsUint64x4().Or(d_148.AsUint64x4().Xor(f_148).And(sign_148)).AsFloat64x4())
-		c2_148 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_148.AsUint64x4().Xor(f_148).AsFloat64x4())
-		u0_148, u1_148 := one_148, c2_148
-		j_148 := 2
-		for ; j_148+1 < n_148; j_148 += 2 {
-			u0_148 = c2_148.Mul(u1_148).Sub(u0_148)
-			u1_148 = c2_148.Mul(u0_148).Sub(u1_148)
+		cr_153 := r0_0_154
+		sign_153, one_153, pi_153 := archsimd.LoadFloat64x4((*[4]float64)((&r_153.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_153 := pi_153.Div(one_153.Sub(cr_153).Mul(one_153.Add(cr_153)).Sqrt().AsUint64x4().Or(d_153.AsUint64x4().Xor(f_153).And(sign_153)).AsFloat64x4())
+		c2_153 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_153.AsUint64x4().Xor(f_153).AsFloat64x4())
+		u0_153, u1_153 := one_153, c2_153
+		j_153 := 2
+		for ; j_153+1 < n_153; j_153 += 2 {
+			u0_153 = c2_153.Mul(u1_153).Sub(u0_153)
+			u1_153 = c2_153.Mul(u0_153).Sub(u1_153)
 		}
-		if j_148 < n_148 {
-			u0_148, u1_148 = u1_148, c2_148.Mul(u1_148).Sub(u0_148)
+		if j_153 < n_153 {
+			u0_153, u1_153 = u1_153, c2_153.Mul(u1_153).Sub(u0_153)
 		}
-		cu_148 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_148).Mul(u1_148)
-		tn_148 := cu_148.Sub(u0_148)
-		dx_148 := archsimd.LoadFloat64x4((*[4]float64)(nf_148[:4])).Mul(tn_148).Sub(cu_148).Mul(rs_148)
-		dn_148 := d_148.Mul(tn_148).Mul(rs_148)
-		near_148 := d_148.Mul(d_148).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_148.ToBits() != 0 {
+		cu_153 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_153).Mul(u1_153)
+		tn_153 := cu_153.Sub(u0_153)
+		dx_153 := archsimd.LoadFloat64x4((*[4]float64)(nf_153[:4])).Mul(tn_153).Sub(cu_153).Mul(rs_153)
+		dn_153 := d_153.Mul(tn_153).Mul(rs_153)
+		near_153 := d_153.Mul(d_153).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_153.ToBits() != 0 {
 			var (
-				r0_0_150 archsimd.Float64x4
-				r1_0_150 archsimd.Float64x4
+				r0_0_155 archsimd.Float64x4
+				r1_0_155 archsimd.Float64x4
 			)
 			{
-				r_150, d_150, c2_150, flip_150, tn_150, un_150, n_150 := r_148, d_148, c2_148, f_148, tn_148, u1_148, n_148
-				var r0_0_151 archsimd.Float64x4
+				r_155, d_155, c2_155, flip_155, tn_155, un_155, n_155 := r_153, d_153, c2_153, f_153, tn_153, u1_153, n_153
+				var r0_0_156 archsimd.Float64x4
 				{
-					d_151 := d_150
-					y_151 := d_151.Mul(d_151)
-					y2_151 := y_151.Mul(y_151)
-					y4_151 := y2_151.Mul(y2_151)
-					p0_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_151)).Mul(y2_151))
-					p1_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
-					p2_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_151)).Mul(y4_151.Mul(y4_151))
-					r0_0_151 = d_151.Mul(p0_151.Add(p1_151).Add(p2_151))
+					d_156 := d_155
+					y_156 := d_156.Mul(d_156)
+					y2_156 := y_156.Mul(y_156)
+					y4_156 := y2_156.Mul(y2_156)
+					p0_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_156)).Mul(y2_156))
+					p1_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_156)).Mul(y2_156)).Mul(y4_156)
+					p2_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_156)).Mul(y4_156.Mul(y4_156))
+					r0_0_156 = d_156.Mul(p0_156.Add(p1_156).Add(p2_156))
 				}
-				s_150 := r0_0_151.AsUint64x4().Xor(flip_150).AsFloat64x4()
-				two_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_150, u1_150, p0_150, p1_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_150, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_150
-				for j_150 := 2; j_150 < n_150; j_150++ {
-					u0_150, u1_150, p0_150, p1_150 = u1_150, c2_150.Mul(u1_150).Sub(u0_150), p1_150, two_150.Mul(u1_150).Add(c2_150.Mul(p1_150)).Sub(p0_150)
+				s_155 := r0_0_156.AsUint64x4().Xor(flip_155).AsFloat64x4()
+				two_155 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_155, u1_155, p0_155, p1_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_155, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_155
+				for j_155 := 2; j_155 < n_155; j_155++ {
+					u0_155, u1_155, p0_155, p1_155 = u1_155, c2_155.Mul(u1_155).Sub(u0_155), p1_155, two_155.Mul(u1_155).Add(c2_155.Mul(p1_155)).Sub(p0_155)
 				}
-				dx_150 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_150).Mul(p1_150)
-				peak_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_150.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_150.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_150 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_150).Mul(tn_150).Div(s_150).Merge(peak_150, d_150.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_150, r1_0_150 = dx_150, dn_150
+				dx_155 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_155).Mul(p1_155)
+				peak_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_155.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_155.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_155 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_155).Mul(tn_155).Div(s_155).Merge(peak_155, d_155.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_155, r1_0_155 = dx_155, dn_155
 			}
-			px_148, pn_148 := r0_0_150, r1_0_150
-			dx_148, dn_148 = px_148.Merge(dx_148, near_148), pn_148.Merge(dn_148, near_148)
+			px_153, pn_153 := r0_0_155, r1_0_155
+			dx_153, dn_153 = px_153.Merge(dx_153, near_153), pn_153.Merge(dn_153, near_153)
 		}
-		r0_0_148, r1_0_148, r2_0_148 = u1_148, dx_148, dn_148
+		r0_0_153, r1_0_153, r2_0_153 = u1_153, dx_153, dn_153
 	}
-	sa, ha, na := r0_0_148, r1_0_148, r2_0_148
+	sa, ha, na := r0_0_153, r1_0_153, r2_0_153
 	var (
-		r0_0_152 archsimd.Float64x4
-		r1_0_152 archsimd.Float64x4
-		r2_0_152 archsimd.Float64x4
+		r0_0_157 archsimd.Float64x4
+		r1_0_157 archsimd.Float64x4
+		r2_0_157 archsimd.Float64x4
 	)
 	{
-		r_152, x_152, n_152, nf_152 := r, kk, n, &r.nf
-		magic_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_152 := x_152.Add(magic_152)
-		d_152 := x_152.Sub(t_152.Sub(magic_152))
-		f_152 := t_152.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_153 archsimd.Float64x4
+		r_157, x_157, n_157, nf_157 := r, kk, n, &r.nf
+		magic_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_157 := x_157.Add(magic_157)
+		d_157 := x_157.Sub(t_157.Sub(magic_157))
+		f_157 := t_157.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_158 archsimd.Float64x4
 		{
-			d_153 := d_152
-			y_153 := d_153.Mul(d_153)
-			y2_153 := y_153.Mul(y_153)
-			y4_153 := y2_153.Mul(y2_153)
-			p0_153 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_153)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_153)).Mul(y2_153))
-			p1_153 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_153)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_153)).Mul(y2_153)).Mul(y4_153)
-			p2_153 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_153.Mul(y4_153))
-			r0_0_153 = p0_153.Add(p1_153).Add(p2_153)
+			d_158 := d_157
+			y_158 := d_158.Mul(d_158)
+			y2_158 := y_158.Mul(y_158)
+			y4_158 := y2_158.Mul(y2_158)
+			p0_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_158)).Mul(y2_158))
+			p1_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_158)).Mul(y2_158)).Mul(y4_158)
+			p2_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_158.Mul(y4_158))
+			r0_0_158 = p0_158.Add(p1_158).Add(p2_158)
 		}
-		cr_152 := r0_0_153
-		sign_152, one_152, pi_152 := archsimd.LoadFloat64x4((*[4]float64)((&r_152.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_152 := pi_152.Div(one_152.Sub(cr_152).Mul(one_152.Add(cr_152)).Sqrt().AsUint64x4().Or(d_152.AsUint64x4().Xor(f_152).And(sign_152)).AsFloat64x4())
-		c2_152 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_152.AsUint64x4().Xor(f_152).AsFloat64x4())
-		u0_152, u1_152 := one_152, c2_152
-		j_152 := 2
-		for ; j_152+1 < n_152; j_152 += 2 {
-			u0_152 = c2_152.Mul(u1_152).Sub(u0_152)
-			u1_152 = c2_152.Mul(u0_152).Sub(u1_152)
+		cr_157 := r0_0_158
+		sign_157, one_157, pi_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_157.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_157 := pi_157.Div(one_157.Sub(cr_157).Mul(one_157.Add(cr_157)).Sqrt().AsUint64x4().Or(d_157.AsUint64x4().Xor(f_157).And(sign_157)).AsFloat64x4())
+		c2_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_157.AsUint64x4().Xor(f_157).AsFloat64x4())
+		u0_157, u1_157 := one_157, c2_157
+		j_157 := 2
+		for ; j_157+1 < n_157; j_157 += 2 {
+			u0_157 = c2_157.Mul(u1_157).Sub(u0_157)
+			u1_157 = c2_157.Mul(u0_157).Sub(u1_157)
 		}
-		if j_152 < n_152 {
-			u0_152, u1_152 = u1_152, c2_152.Mul(u1_152).Sub(u0_152)
+		if j_157 < n_157 {
+			u0_157, u1_157 = u1_157, c2_157.Mul(u1_157).Sub(u0_157)
 		}
-		cu_152 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_152).Mul(u1_152)
-		tn_152 := cu_152.Sub(u0_152)
-		dx_152 := archsimd.LoadFloat64x4((*[4]float64)(nf_152[:4])).Mul(tn_152).Sub(cu_152).Mul(rs_152)
-		dn_152 := d_152.Mul(tn_152).Mul(rs_152)
-		near_152 := d_152.Mul(d_152).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_152.ToBits() != 0 {
+		cu_157 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_157).Mul(u1_157)
+		tn_157 := cu_157.Sub(u0_157)
+		dx_157 := archsimd.LoadFloat64x4((*[4]float64)(nf_157[:4])).Mul(tn_157).Sub(cu_157).Mul(rs_157)
+		dn_157 := d_157.Mul(tn_157).Mul(rs_157)
+		near_157 := d_157.Mul(d_157).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_157.ToBits() != 0 {
 			var (
-				r0_0_154 archsimd.Float64x4
-				r1_0_154 archsimd.Float64x4
+				r0_0_159 archsimd.Float64x4
+				r1_0_159 archsimd.Float64x4
 			)
 			{
-				r_154, d_154, c2_154, flip_154, tn_154, un_154, n_154 := r_152, d_152, c2_152, f_152, tn_152, u1_152, n_152
-				var r0_0_155 archsimd.Float64x4
+				r_159, d_159, c2_159, flip_159, tn_159, un_159, n_159 := r_157, d_157, c2_157, f_157, tn_157, u1_157, n_157
+				var r0_0_160 archsimd.Float64x4
 				{
-					d_155 := d_154
-					y_155 := d_155.Mul(d_155)
-					y2_155 := y_155.Mul(y_155)
-					y4_155 := y2_155.Mul(y2_155)
-					p0_155 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_155)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_155)).Mul(y2_155))
-					p1_155 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_155)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_155)).Mul(y2_155)).Mul(y4_155)
-					p2_155 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_155)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_155)).Mul(y4_155.Mul(y4_155))
-					r0_0_155 = d_155.Mul(p0_155.Add(p1_155).Add(p2_155))
+					d_160 := d_159
+					y_160 := d_160.Mul(d_160)
+					y2_160 := y_160.Mul(y_160)
+					y4_160 := y2_160.Mul(y2_160)
+					p0_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_160)).Mul(y2_160))
+					p1_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
+					p2_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_160)).Mul(y4_160.Mul(y4_160))
+					r0_0_160 = d_160.Mul(p0_160.Add(p1_160).Add(p2_160))
 				}
-				s_154 := r0_0_155.AsUint64x4().Xor(flip_154).AsFloat64x4()
-				two_154 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_154, u1_154, p0_154, p1_154 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_154, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_154
-				for j_154 := 2; j_154 < n_154; j_154++ {
-					u0_154, u1_154, p0_154, p1_154 = u1_154, c2_154.Mul(u1_154).Sub(u0_154), p1_154, two_154.Mul(u1_154).Add(c2_154.Mul(p1_154)).Sub(p0_154)
+				s_159 := r0_0_160.AsUint64x4().Xor(flip_159).AsFloat64x4()
+				two_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_159, u1_159, p0_159, p1_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_159, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_159
+				for j_159 := 2; j_159 < n_159; j_159++ {
+					u0_159, u1_159, p0_159, p1_159 = u1_159, c2_159.Mul(u1_159).Sub(u0_159), p1_159, two_159.Mul(u1_159).Add(c2_159.Mul(p1_159)).Sub(p0_159)
 				}
-				dx_154 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_154).Mul(p1_154)
-				peak_154 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_154.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_154.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_154 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_154).Mul(tn_154).Div(s_154).Merge(peak_154, d_154.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_154, r1_0_154 = dx_154, dn_154
+				dx_159 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_159).Mul(p1_159)
+				peak_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_159.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_159.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_159 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_159).Mul(tn_159).Div(s_159).Merge(peak_159, d_159.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_159, r1_0_159 = dx_159, dn_159
 			}
-			px_152, pn_152 := r0_0_154, r1_0_154
-			dx_152, dn_152 = px_152.Merge(dx_152, near_152), pn_152.Merge(dn_152, near_152)
+			px_157, pn_157 := r0_0_159, r1_0_159
+			dx_157, dn_157 = px_157.Merge(dx_157, near_157), pn_157.Merge(dn_157, near_157)
 		}
-		r0_0_152, r1_0_152, r2_0_152 = u1_152, dx_152, dn_152
+		r0_0_157, r1_0_157, r2_0_157 = u1_157, dx_157, dn_157
 	}
-	sb, hb, nb := r0_0_152, r1_0_152, r2_0_152
+	sb, hb, nb := r0_0_157, r1_0_157, r2_0_157
 	var (
-		r0_0_156 archsimd.Float64x4
-		r1_0_156 archsimd.Float64x4
-		r2_0_156 archsimd.Float64x4
+		r0_0_161 archsimd.Float64x4
+		r1_0_161 archsimd.Float64x4
+		r2_0_161 archsimd.Float64x4
 	)
 	{
-		r_156, x_156, n_156, nf_156 := r, l, n, &r.nf
-		magic_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_156 := x_156.Add(magic_156)
-		d_156 := x_156.Sub(t_156.Sub(magic_156))
-		f_156 := t_156.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_157 archsimd.Float64x4
+		r_161, x_161, n_161, nf_161 := r, l, n, &r.nf
+		magic_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_161 := x_161.Add(magic_161)
+		d_161 := x_161.Sub(t_161.Sub(magic_161))
+		f_161 := t_161.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_162 archsimd.Float64x4
 		{
-			d_157 := d_156
-			y_157 := d_157.Mul(d_157)
-			y2_157 := y_157.Mul(y_157)
-			y4_157 := y2_157.Mul(y2_157)
-			p0_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_157)).Mul(y2_157))
-			p1_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_157)).Mul(y2_157)).Mul(y4_157)
-			p2_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_157.Mul(y4_157))
-			r0_0_157 = p0_157.Add(p1_157).Add(p2_157)
+			d_162 := d_161
+			y_162 := d_162.Mul(d_162)
+			y2_162 := y_162.Mul(y_162)
+			y4_162 := y2_162.Mul(y2_162)
+			p0_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_162)).Mul(y2_162))
+			p1_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_162)).Mul(y2_162)).Mul(y4_162)
+			p2_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_162.Mul(y4_162))
+			r0_0_162 = p0_162.Add(p1_162).Add(p2_162)
 		}
-		cr_156 := r0_0_157
-		sign_156, one_156, pi_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_156.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_156 := pi_156.Div(one_156.Sub(cr_156).Mul(one_156.Add(cr_156)).Sqrt().AsUint64x4().Or(d_156.AsUint64x4().Xor(f_156).And(sign_156)).AsFloat64x4())
-		c2_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_156.AsUint64x4().Xor(f_156).AsFloat64x4())
-		u0_156, u1_156 := one_156, c2_156
-		j_156 := 2
-		for ; j_156+1 < n_156; j_156 += 2 {
-			u0_156 = c2_156.Mul(u1_156).Sub(u0_156)
-			u1_156 = c2_156.Mul(u0_156).Sub(u1_156)
+		cr_161 := r0_0_162
+		sign_161, one_161, pi_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_161 := pi_161.Div(one_161.Sub(cr_161).Mul(one_161.Add(cr_161)).Sqrt().AsUint64x4().Or(d_161.AsUint64x4().Xor(f_161).And(sign_161)).AsFloat64x4())
+		c2_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_161.AsUint64x4().Xor(f_161).AsFloat64x4())
+		u0_161, u1_161 := one_161, c2_161
+		j_161 := 2
+		for ; j_161+1 < n_161; j_161 += 2 {
+			u0_161 = c2_161.Mul(u1_161).Sub(u0_161)
+			u1_161 = c2_161.Mul(u0_161).Sub(u1_161)
 		}
-		if j_156 < n_156 {
-			u0_156, u1_156 = u1_156, c2_156.Mul(u1_156).Sub(u0_156)
+		if j_161 < n_161 {
+			u0_161, u1_161 = u1_161, c2_161.Mul(u1_161).Sub(u0_161)
 		}
-		cu_156 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_156).Mul(u1_156)
-		tn_156 := cu_156.Sub(u0_156)
-		dx_156 := archsimd.LoadFloat64x4((*[4]float64)(nf_156[:4])).Mul(tn_156).Sub(cu_156).Mul(rs_156)
-		dn_156 := d_156.Mul(tn_156).Mul(rs_156)
-		near_156 := d_156.Mul(d_156).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_156.ToBits() != 0 {
+		cu_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_161).Mul(u1_161)
+		tn_161 := cu_161.Sub(u0_161)
+		dx_161 := archsimd.LoadFloat64x4((*[4]float64)(nf_161[:4])).Mul(tn_161).Sub(cu_161).Mul(rs_161)
+		dn_161 := d_161.Mul(tn_161).Mul(rs_161)
+		near_161 := d_161.Mul(d_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_161.ToBits() != 0 {
 			var (
-				r0_0_158 archsimd.Float64x4
-				r1_0_158 archsimd.Float64x4
+				r0_0_163 archsimd.Float64x4
+				r1_0_163 archsimd.Float64x4
 			)
 			{
-				r_158, d_158, c2_158, flip_158, tn_158, un_158, n_158 := r_156, d_156, c2_156, f_156, tn_156, u1_156, n_156
-				var r0_0_159 archsimd.Float64x4
+				r_163, d_163, c2_163, flip_163, tn_163, un_163, n_163 := r_161, d_161, c2_161, f_161, tn_161, u1_161, n_161
+				var r0_0_164 archsimd.Float64x4
 				{
-					d_159 := d_158
-					y_159 := d_159.Mul(d_159)
-					y2_159 := y_159.Mul(y_159)
-					y4_159 := y2_159.Mul(y2_159)
-					p0_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_159)).Mul(y2_159))
-					p1_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_159)).Mul(y2_159)).Mul(y4_159)
-					p2_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_159)).Mul(y4_159.Mul(y4_159))
-					r0_0_159 = d_159.Mul(p0_159.Add(p1_159).Add(p2_159))
+					d_164 := d_163
+					y_164 := d_164.Mul(d_164)
+					y2_164 := y_164.Mul(y_164)
+					y4_164 := y2_164.Mul(y2_164)
+					p0_164 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_164)).Mul(y2_164))
+					p1_164 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_164)).Mul(y2_164)).Mul(y4_164)
+					p2_164 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_164)).Mul(y4_164.Mul(y4_164))
+					r0_0_164 = d_164.Mul(p0_164.Add(p1_164).Add(p2_164))
 				}
-				s_158 := r0_0_159.AsUint64x4().Xor(flip_158).AsFloat64x4()
-				two_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_158, u1_158, p0_158, p1_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_158, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_158
-				for j_158 := 2; j_158 < n_158; j_158++ {
-					u0_158, u1_158, p0_158, p1_158 = u1_158, c2_158.Mul(u1_158).Sub(u0_158), p1_158, two_158.Mul(u1_158).Add(c2_158.Mul(p1_158)).Sub(p0_158)
+				s_163 := r0_0_164.AsUint64x4().Xor(flip_163).AsFloat64x4()
+				two_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_163, u1_163, p0_163, p1_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_163, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_163
+				for j_163 := 2; j_163 < n_163; j_163++ {
+					u0_163, u1_163, p0_163, p1_163 = u1_163, c2_163.Mul(u1_163).Sub(u0_163), p1_163, two_163.Mul(u1_163).Add(c2_163.Mul(p1_163)).Sub(p0_163)
 				}
-				dx_158 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_158).Mul(p1_158)
-				peak_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_158.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_158.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_158 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_158).Mul(tn_158).Div(s_158).Merge(peak_158, d_158.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_158, r1_0_158 = dx_158, dn_158
+				dx_163 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_163).Mul(p1_163)
+				peak_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_163.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_163.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_163 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_163).Mul(tn_163).Div(s_163).Merge(peak_163, d_163.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_163, r1_0_163 = dx_163, dn_163
 			}
-			px_156, pn_156 := r0_0_158, r1_0_158
-			dx_156, dn_156 = px_156.Merge(dx_156, near_156), pn_156.Merge(dn_156, near_156)
+			px_161, pn_161 := r0_0_163, r1_0_163
+			dx_161, dn_161 = px_161.Merge(dx_161, near_161), pn_161.Merge(dn_161, near_161)
 		}
-		r0_0_156, r1_0_156, r2_0_156 = u1_156, dx_156, dn_156
+		r0_0_161, r1_0_161, r2_0_161 = u1_161, dx_161, dn_161
 	}
-	sc, hc, nc := r0_0_156, r1_0_156, r2_0_156
+	sc, hc, nc := r0_0_161, r1_0_161, r2_0_161
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4580,18 +4649,18 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x4().ShiftAllLeft(63)
-	var r0_0_160 archsimd.Float64x4
+	var r0_0_165 archsimd.Float64x4
 	{
-		d_160 := d
-		y_160 := d_160.Mul(d_160)
-		y2_160 := y_160.Mul(y_160)
-		y4_160 := y2_160.Mul(y2_160)
-		p0_160 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_160)).Mul(y2_160))
-		p1_160 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
-		p2_160 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_160.Mul(y4_160))
-		r0_0_160 = p0_160.Add(p1_160).Add(p2_160)
+		d_165 := d
+		y_165 := d_165.Mul(d_165)
+		y2_165 := y_165.Mul(y_165)
+		y4_165 := y2_165.Mul(y2_165)
+		p0_165 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_165)).Mul(y2_165))
+		p1_165 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_165)).Mul(y2_165)).Mul(y4_165)
+		p2_165 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_165.Mul(y4_165))
+		r0_0_165 = p0_165.Add(p1_165).Add(p2_165)
 	}
-	cr := r0_0_160
+	cr := r0_0_165
 	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x4().Or(d.AsUint64x4().Xor(f).And(sign)).AsFloat64x4())
 	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr.AsUint64x4().Xor(f).AsFloat64x4())
@@ -4611,34 +4680,34 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	near := d.Mul(d).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_161 archsimd.Float64x4
-			r1_0_161 archsimd.Float64x4
+			r0_0_166 archsimd.Float64x4
+			r1_0_166 archsimd.Float64x4
 		)
 		{
-			r_161, d_161, c2_161, flip_161, tn_161, un_161, n_161 := r, d, c2, f, tn, u1, n
-			var r0_0_162 archsimd.Float64x4
+			r_166, d_166, c2_166, flip_166, tn_166, un_166, n_166 := r, d, c2, f, tn, u1, n
+			var r0_0_167 archsimd.Float64x4
 			{
-				d_162 := d_161
-				y_162 := d_162.Mul(d_162)
-				y2_162 := y_162.Mul(y_162)
-				y4_162 := y2_162.Mul(y2_162)
-				p0_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_162)).Mul(y2_162))
-				p1_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_162)).Mul(y2_162)).Mul(y4_162)
-				p2_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_162)).Mul(y4_162.Mul(y4_162))
-				r0_0_162 = d_162.Mul(p0_162.Add(p1_162).Add(p2_162))
+				d_167 := d_166
+				y_167 := d_167.Mul(d_167)
+				y2_167 := y_167.Mul(y_167)
+				y4_167 := y2_167.Mul(y2_167)
+				p0_167 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_167)).Mul(y2_167))
+				p1_167 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_167)).Mul(y2_167)).Mul(y4_167)
+				p2_167 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_167)).Mul(y4_167.Mul(y4_167))
+				r0_0_167 = d_167.Mul(p0_167.Add(p1_167).Add(p2_167))
 			}
-			s_161 := r0_0_162.AsUint64x4().Xor(flip_161).AsFloat64x4()
-			two_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-			u0_161, u1_161, p0_161, p1_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_161, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_161
-			for j_161 := 2; j_161 < n_161; j_161++ {
-				u0_161, u1_161, p0_161, p1_161 = u1_161, c2_161.Mul(u1_161).Sub(u0_161), p1_161, two_161.Mul(u1_161).Add(c2_161.Mul(p1_161)).Sub(p0_161)
+			s_166 := r0_0_167.AsUint64x4().Xor(flip_166).AsFloat64x4()
+			two_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_166, u1_166, p0_166, p1_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_166
+			for j_166 := 2; j_166 < n_166; j_166++ {
+				u0_166, u1_166, p0_166, p1_166 = u1_166, c2_166.Mul(u1_166).Sub(u0_166), p1_166, two_166.Mul(u1_166).Add(c2_166.Mul(p1_166)).Sub(p0_166)
 			}
-			dx_161 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_161).Mul(p1_161)
-			peak_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_161.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_161.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_161).Mul(tn_161).Div(s_161).Merge(peak_161, d_161.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-			r0_0_161, r1_0_161 = dx_161, dn_161
+			dx_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_166).Mul(p1_166)
+			peak_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_166).Mul(tn_166).Div(s_166).Merge(peak_166, d_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			r0_0_166, r1_0_166 = dx_166, dn_166
 		}
-		px, pn := r0_0_161, r1_0_161
+		px, pn := r0_0_166, r1_0_166
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -4653,18 +4722,18 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	var r0_0_163 archsimd.Float64x4
+	var r0_0_168 archsimd.Float64x4
 	{
-		d_163 := d
-		y_163 := d_163.Mul(d_163)
-		y2_163 := y_163.Mul(y_163)
-		y4_163 := y2_163.Mul(y2_163)
-		p0_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_163)).Mul(y2_163))
-		p1_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_163)).Mul(y2_163)).Mul(y4_163)
-		p2_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_163)).Mul(y4_163.Mul(y4_163))
-		r0_0_163 = d_163.Mul(p0_163.Add(p1_163).Add(p2_163))
+		d_168 := d
+		y_168 := d_168.Mul(d_168)
+		y2_168 := y_168.Mul(y_168)
+		y4_168 := y2_168.Mul(y2_168)
+		p0_168 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_168)).Mul(y2_168))
+		p1_168 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_168)).Mul(y2_168)).Mul(y4_168)
+		p2_168 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_168)).Mul(y4_168.Mul(y4_168))
+		r0_0_168 = d_168.Mul(p0_168.Add(p1_168).Add(p2_168))
 	}
-	s := r0_0_163.AsUint64x4().Xor(flip).AsFloat64x4()
+	s := r0_0_168.AsUint64x4().Xor(flip).AsFloat64x4()
 	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two
 	for j := 2; j < n; j++ {
@@ -4699,37 +4768,37 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 	fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if c.HasHKL {
 		var (
-			r0_0_164 archsimd.Float64x4
-			r1_0_164 archsimd.Float64x4
+			r0_0_169 archsimd.Float64x4
+			r1_0_169 archsimd.Float64x4
 		)
 		{
-			r_164, bits_164, miss_164, ia_164, fa_164, h_164, kk_164, l_164 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_164 archsimd.Mask64x4
+			r_169, bits_169, miss_169, ia_169, fa_169, h_169, kk_169, l_169 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_169 archsimd.Mask64x4
 			{
-				r_8_164, ia_8_164, h_8_164, kk_8_164, l_8_164 := r_164, ia_164, h_164, kk_164, l_164
-				half_8_164 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				hc_8_164, kc_8_164, lc_8_164 := h_8_164.Sub(half_8_164).Ceil(), kk_8_164.Sub(half_8_164).Ceil(), l_8_164.Sub(half_8_164).Ceil()
-				hmin_8_164, kmin_8_164, lmin_8_164 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.lmin)[:4]))
-				in_8_164 := hc_8_164.GreaterEqual(hmin_8_164).And(hc_8_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.hmax)[:4])))).And(kc_8_164.GreaterEqual(kmin_8_164)).And(kc_8_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.kmax)[:4])))).And(lc_8_164.GreaterEqual(lmin_8_164)).And(lc_8_164.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.lmax)[:4]))))
-				idx_8_164 := hc_8_164.Sub(hmin_8_164).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.hstride)[:4]))).Add(kc_8_164.Sub(kmin_8_164).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164.kstride)[:4])))).Add(lc_8_164.Sub(lmin_8_164))
-				idx_8_164.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_164).ConvertToInt32().Store(ia_8_164)
-				r0_0_8_164 = in_8_164
+				r_8_169, ia_8_169, h_8_169, kk_8_169, l_8_169 := r_169, ia_169, h_169, kk_169, l_169
+				half_8_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				hc_8_169, kc_8_169, lc_8_169 := h_8_169.Sub(half_8_169).Ceil(), kk_8_169.Sub(half_8_169).Ceil(), l_8_169.Sub(half_8_169).Ceil()
+				hmin_8_169, kmin_8_169, lmin_8_169 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.lmin)[:4]))
+				in_8_169 := hc_8_169.GreaterEqual(hmin_8_169).And(hc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hmax)[:4])))).And(kc_8_169.GreaterEqual(kmin_8_169)).And(kc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kmax)[:4])))).And(lc_8_169.GreaterEqual(lmin_8_169)).And(lc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.lmax)[:4]))))
+				idx_8_169 := hc_8_169.Sub(hmin_8_169).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hstride)[:4]))).Add(kc_8_169.Sub(kmin_8_169).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kstride)[:4])))).Add(lc_8_169.Sub(lmin_8_169))
+				idx_8_169.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169).ConvertToInt32().Store(ia_8_169)
+				r0_0_8_169 = in_8_169
 			}
-			in_164 := r0_0_8_164
-			for i_164, j_164 := range ia_164 {
-				fa_164[i_164] = bits_164[j_164]
+			in_169 := r0_0_8_169
+			for i_169, j_169 := range ia_169 {
+				fa_169[i_169] = bits_169[j_169]
 			}
-			f_164 := archsimd.LoadUint64x4(fa_164).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_164.defaultF)[:4])), in_164)
-			fd_164 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			if miss_164 != nil {
-				for i_164, j_164 := range ia_164 {
-					fa_164[i_164] = miss_164[j_164]
+			f_169 := archsimd.LoadUint64x4(fa_169).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169.defaultF)[:4])), in_169)
+			fd_169 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			if miss_169 != nil {
+				for i_169, j_169 := range ia_169 {
+					fa_169[i_169] = miss_169[j_169]
 				}
-				fd_164 = archsimd.LoadUint64x4(fa_164).AsFloat64x4()
+				fd_169 = archsimd.LoadUint64x4(fa_169).AsFloat64x4()
 			}
-			r0_0_164, r1_0_164 = f_164, fd_164.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_164)
+			r0_0_169, r1_0_169 = f_169, fd_169.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169)
 		}
-		fc, fd = r0_0_164, r1_0_164
+		fc, fd = r0_0_169, r1_0_169
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -4763,348 +4832,348 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_165 archsimd.Float64x4
-			r1_0_165 archsimd.Float64x4
-			r2_0_165 archsimd.Float64x4
-			r3_0_165 archsimd.Float64x4
-			r4_0_165 archsimd.Float64x4
-			r5_0_165 archsimd.Float64x4
-			r6_0_165 archsimd.Float64x4
-			r7_0_165 archsimd.Float64x4
-			r8_0_165 archsimd.Float64x4
+			r0_0_170 archsimd.Float64x4
+			r1_0_170 archsimd.Float64x4
+			r2_0_170 archsimd.Float64x4
+			r3_0_170 archsimd.Float64x4
+			r4_0_170 archsimd.Float64x4
+			r5_0_170 archsimd.Float64x4
+			r6_0_170 archsimd.Float64x4
+			r7_0_170 archsimd.Float64x4
+			r8_0_170 archsimd.Float64x4
 		)
 		{
-			sr_165, t_165, ds_165, p0_165 := &r.src[si], t, ds, p0
-			il_165 := archsimd.LoadFloat64x4((*[4]float64)((&sr_165.il)[:4]))
-			x_165, y_165, z_165 := archsimd.LoadFloat64x4Slice((t_165.d[0][p0_165:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_165.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_165.d[1][p0_165:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_165.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_165.d[2][p0_165:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_165.inc[2])[:4])))
-			x_165.Mul(x_165).Add(y_165.Mul(y_165)).Add(z_165.Mul(z_165)).StoreSlice(ds_165[p0_165:])
-			r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165 = x_165.Mul(il_165), y_165.Mul(il_165), z_165.Mul(il_165), archsimd.LoadFloat64x4Slice((t_165.s[p0_165:])), archsimd.LoadFloat64x4Slice((t_165.def[p0_165:])), archsimd.LoadFloat64x4Slice((t_165.sig[p0_165:])), archsimd.LoadFloat64x4Slice((t_165.na[p0_165:])), archsimd.LoadFloat64x4Slice((t_165.nb[p0_165:])), archsimd.LoadFloat64x4Slice((t_165.nc[p0_165:]))
+			sr_170, t_170, ds_170, p0_170 := &r.src[si], t, ds, p0
+			il_170 := archsimd.LoadFloat64x4((*[4]float64)((&sr_170.il)[:4]))
+			x_170, y_170, z_170 := archsimd.LoadFloat64x4Slice((t_170.d[0][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_170.d[1][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_170.d[2][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[2])[:4])))
+			x_170.Mul(x_170).Add(y_170.Mul(y_170)).Add(z_170.Mul(z_170)).StoreSlice(ds_170[p0_170:])
+			r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170 = x_170.Mul(il_170), y_170.Mul(il_170), z_170.Mul(il_170), archsimd.LoadFloat64x4Slice((t_170.s[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.def[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.sig[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.na[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.nb[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.nc[p0_170:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170
 		for oi := range r.orient {
 			var (
-				r0_0_166 archsimd.Float64x4
-				r1_0_166 archsimd.Float64x4
-				r2_0_166 archsimd.Float64x4
+				r0_0_171 archsimd.Float64x4
+				r1_0_171 archsimd.Float64x4
+				r2_0_171 archsimd.Float64x4
 			)
 			{
-				o_166, qx_166, qy_166, qz_166 := &r.orient[oi], qx, qy, qz
-				h_166 := archsimd.LoadFloat64x4((*[4]float64)((&o_166[0])[:4])).Mul(qx_166).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[1])[:4])).Mul(qy_166)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[2])[:4])).Mul(qz_166))
-				kk_166 := archsimd.LoadFloat64x4((*[4]float64)((&o_166[3])[:4])).Mul(qx_166).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[4])[:4])).Mul(qy_166)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[5])[:4])).Mul(qz_166))
-				l_166 := archsimd.LoadFloat64x4((*[4]float64)((&o_166[6])[:4])).Mul(qx_166).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[7])[:4])).Mul(qy_166)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_166[8])[:4])).Mul(qz_166))
-				r0_0_166, r1_0_166, r2_0_166 = h_166, kk_166, l_166
+				o_171, qx_171, qy_171, qz_171 := &r.orient[oi], qx, qy, qz
+				h_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[0])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[1])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[2])[:4])).Mul(qz_171))
+				kk_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[3])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[4])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[5])[:4])).Mul(qz_171))
+				l_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[6])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[7])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[8])[:4])).Mul(qz_171))
+				r0_0_171, r1_0_171, r2_0_171 = h_171, kk_171, l_171
 			}
-			h, kk, l := r0_0_166, r1_0_166, r2_0_166
+			h, kk, l := r0_0_171, r1_0_171, r2_0_171
 			var (
-				r0_0_167 archsimd.Float64x4
-				r1_0_167 archsimd.Float64x4
-				r2_0_167 archsimd.Float64x4
-				r3_0_167 archsimd.Float64x4
-				r4_0_167 archsimd.Float64x4
-				r5_0_167 archsimd.Float64x4
-				r6_0_167 archsimd.Float64x4
-				r7_0_167 archsimd.Float64x4
-				r8_0_167 archsimd.Float64x4
+				r0_0_172 archsimd.Float64x4
+				r1_0_172 archsimd.Float64x4
+				r2_0_172 archsimd.Float64x4
+				r3_0_172 archsimd.Float64x4
+				r4_0_172 archsimd.Float64x4
+				r5_0_172 archsimd.Float64x4
+				r6_0_172 archsimd.Float64x4
+				r7_0_172 archsimd.Float64x4
+				r8_0_172 archsimd.Float64x4
 			)
 			{
-				r_167, h_167, kk_167, l_167, n_167 := r, h, kk, l, n
+				r_172, h_172, kk_172, l_172, n_172 := r, h, kk, l, n
 				var (
-					r0_0_148_167 archsimd.Float64x4
-					r1_0_148_167 archsimd.Float64x4
-					r2_0_148_167 archsimd.Float64x4
+					r0_0_153_172 archsimd.Float64x4
+					r1_0_153_172 archsimd.Float64x4
+					r2_0_153_172 archsimd.Float64x4
 				)
 				{
-					r_148_167, x_148_167, n_148_167, nf_148_167 := r_167, h_167, n_167, &r_167.nf
-					magic_148_167 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_148_167 := x_148_167.Add(magic_148_167)
-					d_148_167 := x_148_167.Sub(t_148_167.Sub(magic_148_167))
-					f_148_167 := t_148_167.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_149_167 archsimd.Float64x4
+					r_153_172, x_153_172, n_153_172, nf_153_172 := r_172, h_172, n_172, &r_172.nf
+					magic_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_153_172 := x_153_172.Add(magic_153_172)
+					d_153_172 := x_153_172.Sub(t_153_172.Sub(magic_153_172))
+					f_153_172 := t_153_172.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_154_172 archsimd.Float64x4
 					{
-						d_149_167 := d_148_167
-						y_149_167 := d_149_167.Mul(d_149_167)
-						y2_149_167 := y_149_167.Mul(y_149_167)
-						y4_149_167 := y2_149_167.Mul(y2_149_167)
-						p0_149_167 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_149_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_149_167)).Mul(y2_149_167))
-						p1_149_167 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_149_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_149_167)).Mul(y2_149_167)).Mul(y4_149_167)
-						p2_149_167 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_149_167.Mul(y4_149_167))
-						r0_0_149_167 = p0_149_167.Add(p1_149_167).Add(p2_149_167)
+						d_154_172 := d_153_172
+						y_154_172 := d_154_172.Mul(d_154_172)
+						y2_154_172 := y_154_172.Mul(y_154_172)
+						y4_154_172 := y2_154_172.Mul(y2_154_172)
+						p0_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_154_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_154_172)).Mul(y2_154_172))
+						p1_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_154_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_154_172)).Mul(y2_154_172)).Mul(y4_154_172)
+						p2_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_154_172.Mul(y4_154_172))
+						r0_0_154_172 = p0_154_172.Add(p1_154_172).Add(p2_154_172)
 					}
-					cr_148_167 := r0_0_149_167
-					sign_148_167, one_148_167, pi_148_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_148_167.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_148_167 := pi_148_167.Div(one_148_167.Sub(cr_148_167).Mul(one_148_167.Add(cr_148_167)).Sqrt().AsUint64x4().Or(d_148_167.AsUint64x4().Xor(f_148_167).And(sign_148_167)).AsFloat64x4())
-					c2_148_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_148_167.AsUint64x4().Xor(f_148_167).AsFloat64x4())
-					u0_148_167, u1_148_167 := one_148_167, c2_148_167
-					j_148_167 := 2
-					for ; j_148_167+1 < n_148_167; j_148_167 += 2 {
-						u0_148_167 = c2_148_167.Mul(u1_148_167).Sub(u0_148_167)
-						u1_148_167 = c2_148_167.Mul(u0_148_167).Sub(u1_148_167)
+					cr_153_172 := r0_0_154_172
+					sign_153_172, one_153_172, pi_153_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_153_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_153_172 := pi_153_172.Div(one_153_172.Sub(cr_153_172).Mul(one_153_172.Add(cr_153_172)).Sqrt().AsUint64x4().Or(d_153_172.AsUint64x4().Xor(f_153_172).And(sign_153_172)).AsFloat64x4())
+					c2_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_153_172.AsUint64x4().Xor(f_153_172).AsFloat64x4())
+					u0_153_172, u1_153_172 := one_153_172, c2_153_172
+					j_153_172 := 2
+					for ; j_153_172+1 < n_153_172; j_153_172 += 2 {
+						u0_153_172 = c2_153_172.Mul(u1_153_172).Sub(u0_153_172)
+						u1_153_172 = c2_153_172.Mul(u0_153_172).Sub(u1_153_172)
 					}
-					if j_148_167 < n_148_167 {
-						u0_148_167, u1_148_167 = u1_148_167, c2_148_167.Mul(u1_148_167).Sub(u0_148_167)
+					if j_153_172 < n_153_172 {
+						u0_153_172, u1_153_172 = u1_153_172, c2_153_172.Mul(u1_153_172).Sub(u0_153_172)
 					}
-					cu_148_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_148_167).Mul(u1_148_167)
-					tn_148_167 := cu_148_167.Sub(u0_148_167)
-					dx_148_167 := archsimd.LoadFloat64x4((*[4]float64)(nf_148_167[:4])).Mul(tn_148_167).Sub(cu_148_167).Mul(rs_148_167)
-					dn_148_167 := d_148_167.Mul(tn_148_167).Mul(rs_148_167)
-					near_148_167 := d_148_167.Mul(d_148_167).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_148_167.ToBits() != 0 {
+					cu_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_153_172).Mul(u1_153_172)
+					tn_153_172 := cu_153_172.Sub(u0_153_172)
+					dx_153_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_153_172[:4])).Mul(tn_153_172).Sub(cu_153_172).Mul(rs_153_172)
+					dn_153_172 := d_153_172.Mul(tn_153_172).Mul(rs_153_172)
+					near_153_172 := d_153_172.Mul(d_153_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_153_172.ToBits() != 0 {
 						var (
-							r0_0_150_167 archsimd.Float64x4
-							r1_0_150_167 archsimd.Float64x4
+							r0_0_155_172 archsimd.Float64x4
+							r1_0_155_172 archsimd.Float64x4
 						)
 						{
-							r_150_167, d_150_167, c2_150_167, flip_150_167, tn_150_167, un_150_167, n_150_167 := r_148_167, d_148_167, c2_148_167, f_148_167, tn_148_167, u1_148_167, n_148_167
-							var r0_0_151_167 archsimd.Float64x4
+							r_155_172, d_155_172, c2_155_172, flip_155_172, tn_155_172, un_155_172, n_155_172 := r_153_172, d_153_172, c2_153_172, f_153_172, tn_153_172, u1_153_172, n_153_172
+							var r0_0_156_172 archsimd.Float64x4
 							{
-								d_151_167 := d_150_167
-								y_151_167 := d_151_167.Mul(d_151_167)
-								y2_151_167 := y_151_167.Mul(y_151_167)
-								y4_151_167 := y2_151_167.Mul(y2_151_167)
-								p0_151_167 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_151_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_151_167)).Mul(y2_151_167))
-								p1_151_167 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_151_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_151_167)).Mul(y2_151_167)).Mul(y4_151_167)
-								p2_151_167 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_151_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_151_167)).Mul(y4_151_167.Mul(y4_151_167))
-								r0_0_151_167 = d_151_167.Mul(p0_151_167.Add(p1_151_167).Add(p2_151_167))
+								d_156_172 := d_155_172
+								y_156_172 := d_156_172.Mul(d_156_172)
+								y2_156_172 := y_156_172.Mul(y_156_172)
+								y4_156_172 := y2_156_172.Mul(y2_156_172)
+								p0_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_156_172)).Mul(y2_156_172))
+								p1_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_156_172)).Mul(y2_156_172)).Mul(y4_156_172)
+								p2_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_156_172)).Mul(y4_156_172.Mul(y4_156_172))
+								r0_0_156_172 = d_156_172.Mul(p0_156_172.Add(p1_156_172).Add(p2_156_172))
 							}
-							s_150_167 := r0_0_151_167.AsUint64x4().Xor(flip_150_167).AsFloat64x4()
-							two_150_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_150_167, u1_150_167, p0_150_167, p1_150_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_150_167, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_150_167
-							for j_150_167 := 2; j_150_167 < n_150_167; j_150_167++ {
-								u0_150_167, u1_150_167, p0_150_167, p1_150_167 = u1_150_167, c2_150_167.Mul(u1_150_167).Sub(u0_150_167), p1_150_167, two_150_167.Mul(u1_150_167).Add(c2_150_167.Mul(p1_150_167)).Sub(p0_150_167)
+							s_155_172 := r0_0_156_172.AsUint64x4().Xor(flip_155_172).AsFloat64x4()
+							two_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_155_172, u1_155_172, p0_155_172, p1_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_155_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_155_172
+							for j_155_172 := 2; j_155_172 < n_155_172; j_155_172++ {
+								u0_155_172, u1_155_172, p0_155_172, p1_155_172 = u1_155_172, c2_155_172.Mul(u1_155_172).Sub(u0_155_172), p1_155_172, two_155_172.Mul(u1_155_172).Add(c2_155_172.Mul(p1_155_172)).Sub(p0_155_172)
 							}
-							dx_150_167 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_150_167).Mul(p1_150_167)
-							peak_150_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_150_167.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_150_167.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_150_167 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_150_167).Mul(tn_150_167).Div(s_150_167).Merge(peak_150_167, d_150_167.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_150_167, r1_0_150_167 = dx_150_167, dn_150_167
+							dx_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_155_172).Mul(p1_155_172)
+							peak_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_155_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_155_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_155_172).Mul(tn_155_172).Div(s_155_172).Merge(peak_155_172, d_155_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_155_172, r1_0_155_172 = dx_155_172, dn_155_172
 						}
-						px_148_167, pn_148_167 := r0_0_150_167, r1_0_150_167
-						dx_148_167, dn_148_167 = px_148_167.Merge(dx_148_167, near_148_167), pn_148_167.Merge(dn_148_167, near_148_167)
+						px_153_172, pn_153_172 := r0_0_155_172, r1_0_155_172
+						dx_153_172, dn_153_172 = px_153_172.Merge(dx_153_172, near_153_172), pn_153_172.Merge(dn_153_172, near_153_172)
 					}
-					r0_0_148_167, r1_0_148_167, r2_0_148_167 = u1_148_167, dx_148_167, dn_148_167
+					r0_0_153_172, r1_0_153_172, r2_0_153_172 = u1_153_172, dx_153_172, dn_153_172
 				}
-				sa_167, ha_167, na_167 := r0_0_148_167, r1_0_148_167, r2_0_148_167
+				sa_172, ha_172, na_172 := r0_0_153_172, r1_0_153_172, r2_0_153_172
 				var (
-					r0_0_152_167 archsimd.Float64x4
-					r1_0_152_167 archsimd.Float64x4
-					r2_0_152_167 archsimd.Float64x4
+					r0_0_157_172 archsimd.Float64x4
+					r1_0_157_172 archsimd.Float64x4
+					r2_0_157_172 archsimd.Float64x4
 				)
 				{
-					r_152_167, x_152_167, n_152_167, nf_152_167 := r_167, kk_167, n_167, &r_167.nf
-					magic_152_167 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_152_167 := x_152_167.Add(magic_152_167)
-					d_152_167 := x_152_167.Sub(t_152_167.Sub(magic_152_167))
-					f_152_167 := t_152_167.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_153_167 archsimd.Float64x4
+					r_157_172, x_157_172, n_157_172, nf_157_172 := r_172, kk_172, n_172, &r_172.nf
+					magic_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_157_172 := x_157_172.Add(magic_157_172)
+					d_157_172 := x_157_172.Sub(t_157_172.Sub(magic_157_172))
+					f_157_172 := t_157_172.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_158_172 archsimd.Float64x4
 					{
-						d_153_167 := d_152_167
-						y_153_167 := d_153_167.Mul(d_153_167)
-						y2_153_167 := y_153_167.Mul(y_153_167)
-						y4_153_167 := y2_153_167.Mul(y2_153_167)
-						p0_153_167 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_153_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_153_167)).Mul(y2_153_167))
-						p1_153_167 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_153_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_153_167)).Mul(y2_153_167)).Mul(y4_153_167)
-						p2_153_167 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_153_167.Mul(y4_153_167))
-						r0_0_153_167 = p0_153_167.Add(p1_153_167).Add(p2_153_167)
+						d_158_172 := d_157_172
+						y_158_172 := d_158_172.Mul(d_158_172)
+						y2_158_172 := y_158_172.Mul(y_158_172)
+						y4_158_172 := y2_158_172.Mul(y2_158_172)
+						p0_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_158_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_158_172)).Mul(y2_158_172))
+						p1_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_158_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_158_172)).Mul(y2_158_172)).Mul(y4_158_172)
+						p2_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_158_172.Mul(y4_158_172))
+						r0_0_158_172 = p0_158_172.Add(p1_158_172).Add(p2_158_172)
 					}
-					cr_152_167 := r0_0_153_167
-					sign_152_167, one_152_167, pi_152_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_152_167.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_152_167 := pi_152_167.Div(one_152_167.Sub(cr_152_167).Mul(one_152_167.Add(cr_152_167)).Sqrt().AsUint64x4().Or(d_152_167.AsUint64x4().Xor(f_152_167).And(sign_152_167)).AsFloat64x4())
-					c2_152_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_152_167.AsUint64x4().Xor(f_152_167).AsFloat64x4())
-					u0_152_167, u1_152_167 := one_152_167, c2_152_167
-					j_152_167 := 2
-					for ; j_152_167+1 < n_152_167; j_152_167 += 2 {
-						u0_152_167 = c2_152_167.Mul(u1_152_167).Sub(u0_152_167)
-						u1_152_167 = c2_152_167.Mul(u0_152_167).Sub(u1_152_167)
+					cr_157_172 := r0_0_158_172
+					sign_157_172, one_157_172, pi_157_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_157_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_157_172 := pi_157_172.Div(one_157_172.Sub(cr_157_172).Mul(one_157_172.Add(cr_157_172)).Sqrt().AsUint64x4().Or(d_157_172.AsUint64x4().Xor(f_157_172).And(sign_157_172)).AsFloat64x4())
+					c2_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_157_172.AsUint64x4().Xor(f_157_172).AsFloat64x4())
+					u0_157_172, u1_157_172 := one_157_172, c2_157_172
+					j_157_172 := 2
+					for ; j_157_172+1 < n_157_172; j_157_172 += 2 {
+						u0_157_172 = c2_157_172.Mul(u1_157_172).Sub(u0_157_172)
+						u1_157_172 = c2_157_172.Mul(u0_157_172).Sub(u1_157_172)
 					}
-					if j_152_167 < n_152_167 {
-						u0_152_167, u1_152_167 = u1_152_167, c2_152_167.Mul(u1_152_167).Sub(u0_152_167)
+					if j_157_172 < n_157_172 {
+						u0_157_172, u1_157_172 = u1_157_172, c2_157_172.Mul(u1_157_172).Sub(u0_157_172)
 					}
-					cu_152_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_152_167).Mul(u1_152_167)
-					tn_152_167 := cu_152_167.Sub(u0_152_167)
-					dx_152_167 := archsimd.LoadFloat64x4((*[4]float64)(nf_152_167[:4])).Mul(tn_152_167).Sub(cu_152_167).Mul(rs_152_167)
-					dn_152_167 := d_152_167.Mul(tn_152_167).Mul(rs_152_167)
-					near_152_167 := d_152_167.Mul(d_152_167).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_152_167.ToBits() != 0 {
+					cu_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_157_172).Mul(u1_157_172)
+					tn_157_172 := cu_157_172.Sub(u0_157_172)
+					dx_157_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_157_172[:4])).Mul(tn_157_172).Sub(cu_157_172).Mul(rs_157_172)
+					dn_157_172 := d_157_172.Mul(tn_157_172).Mul(rs_157_172)
+					near_157_172 := d_157_172.Mul(d_157_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_157_172.ToBits() != 0 {
 						var (
-							r0_0_154_167 archsimd.Float64x4
-							r1_0_154_167 archsimd.Float64x4
+							r0_0_159_172 archsimd.Float64x4
+							r1_0_159_172 archsimd.Float64x4
 						)
 						{
-							r_154_167, d_154_167, c2_154_167, flip_154_167, tn_154_167, un_154_167, n_154_167 := r_152_167, d_152_167, c2_152_167, f_152_167, tn_152_167, u1_152_167, n_152_167
-							var r0_0_155_167 archsimd.Float64x4
+							r_159_172, d_159_172, c2_159_172, flip_159_172, tn_159_172, un_159_172, n_159_172 := r_157_172, d_157_172, c2_157_172, f_157_172, tn_157_172, u1_157_172, n_157_172
+							var r0_0_160_172 archsimd.Float64x4
 							{
-								d_155_167 := d_154_167
-								y_155_167 := d_155_167.Mul(d_155_167)
-								y2_155_167 := y_155_167.Mul(y_155_167)
-								y4_155_167 := y2_155_167.Mul(y2_155_167)
-								p0_155_167 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_155_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_155_167)).Mul(y2_155_167))
-								p1_155_167 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_155_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_155_167)).Mul(y2_155_167)).Mul(y4_155_167)
-								p2_155_167 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_155_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_155_167)).Mul(y4_155_167.Mul(y4_155_167))
-								r0_0_155_167 = d_155_167.Mul(p0_155_167.Add(p1_155_167).Add(p2_155_167))
+								d_160_172 := d_159_172
+								y_160_172 := d_160_172.Mul(d_160_172)
+								y2_160_172 := y_160_172.Mul(y_160_172)
+								y4_160_172 := y2_160_172.Mul(y2_160_172)
+								p0_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_160_172)).Mul(y2_160_172))
+								p1_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_160_172)).Mul(y2_160_172)).Mul(y4_160_172)
+								p2_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_160_172)).Mul(y4_160_172.Mul(y4_160_172))
+								r0_0_160_172 = d_160_172.Mul(p0_160_172.Add(p1_160_172).Add(p2_160_172))
 							}
-							s_154_167 := r0_0_155_167.AsUint64x4().Xor(flip_154_167).AsFloat64x4()
-							two_154_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_154_167, u1_154_167, p0_154_167, p1_154_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_154_167, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_154_167
-							for j_154_167 := 2; j_154_167 < n_154_167; j_154_167++ {
-								u0_154_167, u1_154_167, p0_154_167, p1_154_167 = u1_154_167, c2_154_167.Mul(u1_154_167).Sub(u0_154_167), p1_154_167, two_154_167.Mul(u1_154_167).Add(c2_154_167.Mul(p1_154_167)).Sub(p0_154_167)
+							s_159_172 := r0_0_160_172.AsUint64x4().Xor(flip_159_172).AsFloat64x4()
+							two_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_159_172, u1_159_172, p0_159_172, p1_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_159_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_159_172
+							for j_159_172 := 2; j_159_172 < n_159_172; j_159_172++ {
+								u0_159_172, u1_159_172, p0_159_172, p1_159_172 = u1_159_172, c2_159_172.Mul(u1_159_172).Sub(u0_159_172), p1_159_172, two_159_172.Mul(u1_159_172).Add(c2_159_172.Mul(p1_159_172)).Sub(p0_159_172)
 							}
-							dx_154_167 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_154_167).Mul(p1_154_167)
-							peak_154_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_154_167.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_154_167.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_154_167 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_154_167).Mul(tn_154_167).Div(s_154_167).Merge(peak_154_167, d_154_167.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_154_167, r1_0_154_167 = dx_154_167, dn_154_167
+							dx_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_159_172).Mul(p1_159_172)
+							peak_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_159_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_159_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_159_172).Mul(tn_159_172).Div(s_159_172).Merge(peak_159_172, d_159_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_159_172, r1_0_159_172 = dx_159_172, dn_159_172
 						}
-						px_152_167, pn_152_167 := r0_0_154_167, r1_0_154_167
-						dx_152_167, dn_152_167 = px_152_167.Merge(dx_152_167, near_152_167), pn_152_167.Merge(dn_152_167, near_152_167)
+						px_157_172, pn_157_172 := r0_0_159_172, r1_0_159_172
+						dx_157_172, dn_157_172 = px_157_172.Merge(dx_157_172, near_157_172), pn_157_172.Merge(dn_157_172, near_157_172)
 					}
-					r0_0_152_167, r1_0_152_167, r2_0_152_167 = u1_152_167, dx_152_167, dn_152_167
+					r0_0_157_172, r1_0_157_172, r2_0_157_172 = u1_157_172, dx_157_172, dn_157_172
 				}
-				sb_167, hb_167, nb_167 := r0_0_152_167, r1_0_152_167, r2_0_152_167
+				sb_172, hb_172, nb_172 := r0_0_157_172, r1_0_157_172, r2_0_157_172
 				var (
-					r0_0_156_167 archsimd.Float64x4
-					r1_0_156_167 archsimd.Float64x4
-					r2_0_156_167 archsimd.Float64x4
+					r0_0_161_172 archsimd.Float64x4
+					r1_0_161_172 archsimd.Float64x4
+					r2_0_161_172 archsimd.Float64x4
 				)
 				{
-					r_156_167, x_156_167, n_156_167, nf_156_167 := r_167, l_167, n_167, &r_167.nf
-					magic_156_167 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_156_167 := x_156_167.Add(magic_156_167)
-					d_156_167 := x_156_167.Sub(t_156_167.Sub(magic_156_167))
-					f_156_167 := t_156_167.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_157_167 archsimd.Float64x4
+					r_161_172, x_161_172, n_161_172, nf_161_172 := r_172, l_172, n_172, &r_172.nf
+					magic_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_161_172 := x_161_172.Add(magic_161_172)
+					d_161_172 := x_161_172.Sub(t_161_172.Sub(magic_161_172))
+					f_161_172 := t_161_172.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_162_172 archsimd.Float64x4
 					{
-						d_157_167 := d_156_167
-						y_157_167 := d_157_167.Mul(d_157_167)
-						y2_157_167 := y_157_167.Mul(y_157_167)
-						y4_157_167 := y2_157_167.Mul(y2_157_167)
-						p0_157_167 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_157_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_157_167)).Mul(y2_157_167))
-						p1_157_167 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_157_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_157_167)).Mul(y2_157_167)).Mul(y4_157_167)
-						p2_157_167 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_157_167.Mul(y4_157_167))
-						r0_0_157_167 = p0_157_167.Add(p1_157_167).Add(p2_157_167)
+						d_162_172 := d_161_172
+						y_162_172 := d_162_172.Mul(d_162_172)
+						y2_162_172 := y_162_172.Mul(y_162_172)
+						y4_162_172 := y2_162_172.Mul(y2_162_172)
+						p0_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_162_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_162_172)).Mul(y2_162_172))
+						p1_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_162_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_162_172)).Mul(y2_162_172)).Mul(y4_162_172)
+						p2_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_162_172.Mul(y4_162_172))
+						r0_0_162_172 = p0_162_172.Add(p1_162_172).Add(p2_162_172)
 					}
-					cr_156_167 := r0_0_157_167
-					sign_156_167, one_156_167, pi_156_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_156_167.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_156_167 := pi_156_167.Div(one_156_167.Sub(cr_156_167).Mul(one_156_167.Add(cr_156_167)).Sqrt().AsUint64x4().Or(d_156_167.AsUint64x4().Xor(f_156_167).And(sign_156_167)).AsFloat64x4())
-					c2_156_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_156_167.AsUint64x4().Xor(f_156_167).AsFloat64x4())
-					u0_156_167, u1_156_167 := one_156_167, c2_156_167
-					j_156_167 := 2
-					for ; j_156_167+1 < n_156_167; j_156_167 += 2 {
-						u0_156_167 = c2_156_167.Mul(u1_156_167).Sub(u0_156_167)
-						u1_156_167 = c2_156_167.Mul(u0_156_167).Sub(u1_156_167)
+					cr_161_172 := r0_0_162_172
+					sign_161_172, one_161_172, pi_161_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_161_172 := pi_161_172.Div(one_161_172.Sub(cr_161_172).Mul(one_161_172.Add(cr_161_172)).Sqrt().AsUint64x4().Or(d_161_172.AsUint64x4().Xor(f_161_172).And(sign_161_172)).AsFloat64x4())
+					c2_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_161_172.AsUint64x4().Xor(f_161_172).AsFloat64x4())
+					u0_161_172, u1_161_172 := one_161_172, c2_161_172
+					j_161_172 := 2
+					for ; j_161_172+1 < n_161_172; j_161_172 += 2 {
+						u0_161_172 = c2_161_172.Mul(u1_161_172).Sub(u0_161_172)
+						u1_161_172 = c2_161_172.Mul(u0_161_172).Sub(u1_161_172)
 					}
-					if j_156_167 < n_156_167 {
-						u0_156_167, u1_156_167 = u1_156_167, c2_156_167.Mul(u1_156_167).Sub(u0_156_167)
+					if j_161_172 < n_161_172 {
+						u0_161_172, u1_161_172 = u1_161_172, c2_161_172.Mul(u1_161_172).Sub(u0_161_172)
 					}
-					cu_156_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_156_167).Mul(u1_156_167)
-					tn_156_167 := cu_156_167.Sub(u0_156_167)
-					dx_156_167 := archsimd.LoadFloat64x4((*[4]float64)(nf_156_167[:4])).Mul(tn_156_167).Sub(cu_156_167).Mul(rs_156_167)
-					dn_156_167 := d_156_167.Mul(tn_156_167).Mul(rs_156_167)
-					near_156_167 := d_156_167.Mul(d_156_167).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_156_167.ToBits() != 0 {
+					cu_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_161_172).Mul(u1_161_172)
+					tn_161_172 := cu_161_172.Sub(u0_161_172)
+					dx_161_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_161_172[:4])).Mul(tn_161_172).Sub(cu_161_172).Mul(rs_161_172)
+					dn_161_172 := d_161_172.Mul(tn_161_172).Mul(rs_161_172)
+					near_161_172 := d_161_172.Mul(d_161_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_161_172.ToBits() != 0 {
 						var (
-							r0_0_158_167 archsimd.Float64x4
-							r1_0_158_167 archsimd.Float64x4
+							r0_0_163_172 archsimd.Float64x4
+							r1_0_163_172 archsimd.Float64x4
 						)
 						{
-							r_158_167, d_158_167, c2_158_167, flip_158_167, tn_158_167, un_158_167, n_158_167 := r_156_167, d_156_167, c2_156_167, f_156_167, tn_156_167, u1_156_167, n_156_167
-							var r0_0_159_167 archsimd.Float64x4
+							r_163_172, d_163_172, c2_163_172, flip_163_172, tn_163_172, un_163_172, n_163_172 := r_161_172, d_161_172, c2_161_172, f_161_172, tn_161_172, u1_161_172, n_161_172
+							var r0_0_164_172 archsimd.Float64x4
 							{
-								d_159_167 := d_158_167
-								y_159_167 := d_159_167.Mul(d_159_167)
-								y2_159_167 := y_159_167.Mul(y_159_167)
-								y4_159_167 := y2_159_167.Mul(y2_159_167)
-								p0_159_167 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_159_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_159_167)).Mul(y2_159_167))
-								p1_159_167 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_159_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_159_167)).Mul(y2_159_167)).Mul(y4_159_167)
-								p2_159_167 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_159_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_159_167)).Mul(y4_159_167.Mul(y4_159_167))
-								r0_0_159_167 = d_159_167.Mul(p0_159_167.Add(p1_159_167).Add(p2_159_167))
+								d_164_172 := d_163_172
+								y_164_172 := d_164_172.Mul(d_164_172)
+								y2_164_172 := y_164_172.Mul(y_164_172)
+								y4_164_172 := y2_164_172.Mul(y2_164_172)
+								p0_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_164_172)).Mul(y2_164_172))
+								p1_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_164_172)).Mul(y2_164_172)).Mul(y4_164_172)
+								p2_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_164_172)).Mul(y4_164_172.Mul(y4_164_172))
+								r0_0_164_172 = d_164_172.Mul(p0_164_172.Add(p1_164_172).Add(p2_164_172))
 							}
-							s_158_167 := r0_0_159_167.AsUint64x4().Xor(flip_158_167).AsFloat64x4()
-							two_158_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_158_167, u1_158_167, p0_158_167, p1_158_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_158_167, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_158_167
-							for j_158_167 := 2; j_158_167 < n_158_167; j_158_167++ {
-								u0_158_167, u1_158_167, p0_158_167, p1_158_167 = u1_158_167, c2_158_167.Mul(u1_158_167).Sub(u0_158_167), p1_158_167, two_158_167.Mul(u1_158_167).Add(c2_158_167.Mul(p1_158_167)).Sub(p0_158_167)
+							s_163_172 := r0_0_164_172.AsUint64x4().Xor(flip_163_172).AsFloat64x4()
+							two_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_163_172, u1_163_172, p0_163_172, p1_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_163_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_163_172
+							for j_163_172 := 2; j_163_172 < n_163_172; j_163_172++ {
+								u0_163_172, u1_163_172, p0_163_172, p1_163_172 = u1_163_172, c2_163_172.Mul(u1_163_172).Sub(u0_163_172), p1_163_172, two_163_172.Mul(u1_163_172).Add(c2_163_172.Mul(p1_163_172)).Sub(p0_163_172)
 							}
-							dx_158_167 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_158_167).Mul(p1_158_167)
-							peak_158_167 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_158_167.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_158_167.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_158_167 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_158_167).Mul(tn_158_167).Div(s_158_167).Merge(peak_158_167, d_158_167.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_158_167, r1_0_158_167 = dx_158_167, dn_158_167
+							dx_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_163_172).Mul(p1_163_172)
+							peak_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_163_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_163_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_163_172).Mul(tn_163_172).Div(s_163_172).Merge(peak_163_172, d_163_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_163_172, r1_0_163_172 = dx_163_172, dn_163_172
 						}
-						px_156_167, pn_156_167 := r0_0_158_167, r1_0_158_167
-						dx_156_167, dn_156_167 = px_156_167.Merge(dx_156_167, near_156_167), pn_156_167.Merge(dn_156_167, near_156_167)
+						px_161_172, pn_161_172 := r0_0_163_172, r1_0_163_172
+						dx_161_172, dn_161_172 = px_161_172.Merge(dx_161_172, near_161_172), pn_161_172.Merge(dn_161_172, near_161_172)
 					}
-					r0_0_156_167, r1_0_156_167, r2_0_156_167 = u1_156_167, dx_156_167, dn_156_167
+					r0_0_161_172, r1_0_161_172, r2_0_161_172 = u1_161_172, dx_161_172, dn_161_172
 				}
-				sc_167, hc_167, nc_167 := r0_0_156_167, r1_0_156_167, r2_0_156_167
-				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167 = sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, na_167, nb_167, nc_167
+				sc_172, hc_172, nc_172 := r0_0_161_172, r1_0_161_172, r2_0_161_172
+				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172 = sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, na_172, nb_172, nc_172
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172
 			var (
-				r0_0_168 archsimd.Float64x4
-				r1_0_168 archsimd.Float64x4
-				r2_0_168 archsimd.Float64x4
-				r3_0_168 archsimd.Float64x4
-				r4_0_168 archsimd.Float64x4
-				r5_0_168 archsimd.Float64x4
+				r0_0_173 archsimd.Float64x4
+				r1_0_173 archsimd.Float64x4
+				r2_0_173 archsimd.Float64x4
+				r3_0_173 archsimd.Float64x4
+				r4_0_173 archsimd.Float64x4
+				r5_0_173 archsimd.Float64x4
 			)
 			{
-				k_168, ia_168, fa_168, e_168, h_168, kk_168, l_168, sa_168, sb_168, sc_168, ha_168, hb_168, hc_168, nda_168, ndb_168, ndc_168, s_168, def_168, sig_168, sna_168, snb_168, snc_168, hkl_168, at_168, stride_168 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_168 := k_168.c
-				r_168 := k_168.lr
-				two_168 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_168 := sa_168.Mul(sb_168).Mul(sc_168)
-				fc_168, fd_168 := archsimd.LoadFloat64x4((*[4]float64)((&r_168.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_168.HasHKL {
+				k_173, ia_173, fa_173, e_173, h_173, kk_173, l_173, sa_173, sb_173, sc_173, ha_173, hb_173, hc_173, nda_173, ndb_173, ndc_173, s_173, def_173, sig_173, sna_173, snb_173, snc_173, hkl_173, at_173, stride_173 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_173 := k_173.c
+				r_173 := k_173.lr
+				two_173 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_173 := sa_173.Mul(sb_173).Mul(sc_173)
+				fc_173, fd_173 := archsimd.LoadFloat64x4((*[4]float64)((&r_173.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_173.HasHKL {
 					var (
-						r0_0_164_168 archsimd.Float64x4
-						r1_0_164_168 archsimd.Float64x4
+						r0_0_169_173 archsimd.Float64x4
+						r1_0_169_173 archsimd.Float64x4
 					)
 					{
-						r_164_168, bits_164_168, miss_164_168, ia_164_168, fa_164_168, h_164_168, kk_164_168, l_164_168 := r_168, k_168.fhklBits, k_168.missBits, ia_168, fa_168, h_168, kk_168, l_168
-						var r0_0_8_164_168 archsimd.Mask64x4
+						r_169_173, bits_169_173, miss_169_173, ia_169_173, fa_169_173, h_169_173, kk_169_173, l_169_173 := r_173, k_173.fhklBits, k_173.missBits, ia_173, fa_173, h_173, kk_173, l_173
+						var r0_0_8_169_173 archsimd.Mask64x4
 						{
-							r_8_164_168, ia_8_164_168, h_8_164_168, kk_8_164_168, l_8_164_168 := r_164_168, ia_164_168, h_164_168, kk_164_168, l_164_168
-							half_8_164_168 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_164_168, kc_8_164_168, lc_8_164_168 := h_8_164_168.Sub(half_8_164_168).Ceil(), kk_8_164_168.Sub(half_8_164_168).Ceil(), l_8_164_168.Sub(half_8_164_168).Ceil()
-							hmin_8_164_168, kmin_8_164_168, lmin_8_164_168 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.lmin)[:4]))
-							in_8_164_168 := hc_8_164_168.GreaterEqual(hmin_8_164_168).And(hc_8_164_168.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.hmax)[:4])))).And(kc_8_164_168.GreaterEqual(kmin_8_164_168)).And(kc_8_164_168.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.kmax)[:4])))).And(lc_8_164_168.GreaterEqual(lmin_8_164_168)).And(lc_8_164_168.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.lmax)[:4]))))
-							idx_8_164_168 := hc_8_164_168.Sub(hmin_8_164_168).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.hstride)[:4]))).Add(kc_8_164_168.Sub(kmin_8_164_168).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_168.kstride)[:4])))).Add(lc_8_164_168.Sub(lmin_8_164_168))
-							idx_8_164_168.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_164_168).ConvertToInt32().Store(ia_8_164_168)
-							r0_0_8_164_168 = in_8_164_168
+							r_8_169_173, ia_8_169_173, h_8_169_173, kk_8_169_173, l_8_169_173 := r_169_173, ia_169_173, h_169_173, kk_169_173, l_169_173
+							half_8_169_173 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_169_173, kc_8_169_173, lc_8_169_173 := h_8_169_173.Sub(half_8_169_173).Ceil(), kk_8_169_173.Sub(half_8_169_173).Ceil(), l_8_169_173.Sub(half_8_169_173).Ceil()
+							hmin_8_169_173, kmin_8_169_173, lmin_8_169_173 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.lmin)[:4]))
+							in_8_169_173 := hc_8_169_173.GreaterEqual(hmin_8_169_173).And(hc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hmax)[:4])))).And(kc_8_169_173.GreaterEqual(kmin_8_169_173)).And(kc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kmax)[:4])))).And(lc_8_169_173.GreaterEqual(lmin_8_169_173)).And(lc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.lmax)[:4]))))
+							idx_8_169_173 := hc_8_169_173.Sub(hmin_8_169_173).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hstride)[:4]))).Add(kc_8_169_173.Sub(kmin_8_169_173).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kstride)[:4])))).Add(lc_8_169_173.Sub(lmin_8_169_173))
+							idx_8_169_173.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169_173).ConvertToInt32().Store(ia_8_169_173)
+							r0_0_8_169_173 = in_8_169_173
 						}
-						in_164_168 := r0_0_8_164_168
-						for i_164_168, j_164_168 := range ia_164_168 {
-							fa_164_168[i_164_168] = bits_164_168[j_164_168]
+						in_169_173 := r0_0_8_169_173
+						for i_169_173, j_169_173 := range ia_169_173 {
+							fa_169_173[i_169_173] = bits_169_173[j_169_173]
 						}
-						f_164_168 := archsimd.LoadUint64x4(fa_164_168).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_164_168.defaultF)[:4])), in_164_168)
-						fd_164_168 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_164_168 != nil {
-							for i_164_168, j_164_168 := range ia_164_168 {
-								fa_164_168[i_164_168] = miss_164_168[j_164_168]
+						f_169_173 := archsimd.LoadUint64x4(fa_169_173).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169_173.defaultF)[:4])), in_169_173)
+						fd_169_173 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_169_173 != nil {
+							for i_169_173, j_169_173 := range ia_169_173 {
+								fa_169_173[i_169_173] = miss_169_173[j_169_173]
 							}
-							fd_164_168 = archsimd.LoadUint64x4(fa_164_168).AsFloat64x4()
+							fd_169_173 = archsimd.LoadUint64x4(fa_169_173).AsFloat64x4()
 						}
-						r0_0_164_168, r1_0_164_168 = f_164_168, fd_164_168.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_164_168)
+						r0_0_169_173, r1_0_169_173 = f_169_173, fd_169_173.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169_173)
 					}
-					fc_168, fd_168 = r0_0_164_168, r1_0_164_168
+					fc_173, fd_173 = r0_0_169_173, r1_0_169_173
 				}
-				ffl_168 := fc_168.Mul(fc_168).Mul(fl_168)
-				s1_168 := s_168.Add(ffl_168.Mul(fl_168))
-				def1_168 := def_168
-				if k_168.perDef {
-					def1_168 = def_168.Add(two_168.Mul(fc_168).Mul(fl_168).Mul(fl_168).Mul(fd_168))
+				ffl_173 := fc_173.Mul(fc_173).Mul(fl_173)
+				s1_173 := s_173.Add(ffl_173.Mul(fl_173))
+				def1_173 := def_173
+				if k_173.perDef {
+					def1_173 = def_173.Add(two_173.Mul(fc_173).Mul(fl_173).Mul(fl_173).Mul(fd_173))
 				}
-				tfl_168 := two_168.Mul(ffl_168)
-				xa_168, xb_168, xc_168 := tfl_168.Mul(sb_168.Mul(sc_168)), tfl_168.Mul(sa_168.Mul(sc_168)), tfl_168.Mul(sa_168.Mul(sb_168))
-				hbar_168, kbar_168, lbar_168 := xa_168.Mul(ha_168), xb_168.Mul(hb_168), xc_168.Mul(hc_168)
-				sig1_168 := sig_168.Add(hbar_168.Mul(h_168.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_168[0])[:4])))).Add(kbar_168.Mul(kk_168.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_168[1])[:4]))))).Add(lbar_168.Mul(l_168.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_168[2])[:4]))))))
-				na1_168, nb1_168, nc1_168 := sna_168.Add(xa_168.Mul(nda_168)), snb_168.Add(xb_168.Mul(ndb_168)), snc_168.Add(xc_168.Mul(ndc_168))
-				if !c_168.Water {
-					s1_168 = s_168.Merge(s1_168, fl_168.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_173 := two_173.Mul(ffl_173)
+				xa_173, xb_173, xc_173 := tfl_173.Mul(sb_173.Mul(sc_173)), tfl_173.Mul(sa_173.Mul(sc_173)), tfl_173.Mul(sa_173.Mul(sb_173))
+				hbar_173, kbar_173, lbar_173 := xa_173.Mul(ha_173), xb_173.Mul(hb_173), xc_173.Mul(hc_173)
+				sig1_173 := sig_173.Add(hbar_173.Mul(h_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[0])[:4])))).Add(kbar_173.Mul(kk_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[1])[:4]))))).Add(lbar_173.Mul(l_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[2])[:4]))))))
+				na1_173, nb1_173, nc1_173 := sna_173.Add(xa_173.Mul(nda_173)), snb_173.Add(xb_173.Mul(ndb_173)), snc_173.Add(xc_173.Mul(ndc_173))
+				if !c_173.Water {
+					s1_173 = s_173.Merge(s1_173, fl_173.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_168.StoreSlice(hkl_168[at_168:])
-				kbar_168.StoreSlice(hkl_168[at_168+stride_168:])
-				lbar_168.StoreSlice(hkl_168[at_168+2*stride_168:])
-				r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168 = s1_168, def1_168, sig1_168, na1_168, nb1_168, nc1_168
+				hbar_173.StoreSlice(hkl_173[at_173:])
+				kbar_173.StoreSlice(hkl_173[at_173+stride_173:])
+				lbar_173.StoreSlice(hkl_173[at_173+2*stride_173:])
+				r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173 = s1_173, def1_173, sig1_173, na1_173, nb1_173, nc1_173
 			}
-			s, def, sig, sna, snb, snc = r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168
+			s, def, sig, sna, snb, snc = r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -5123,621 +5192,657 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_169 archsimd.Float64x4
-			r1_0_169 archsimd.Float64x4
-			r2_0_169 archsimd.Float64x4
-			r3_0_169 archsimd.Float64x4
-			r4_0_169 archsimd.Float64x4
-			r5_0_169 archsimd.Float64x4
-			r6_0_169 archsimd.Float64x4
-			r7_0_169 archsimd.Float64x4
-			r8_0_169 archsimd.Float64x4
+			r0_0_174 archsimd.Float64x4
+			r1_0_174 archsimd.Float64x4
+			r2_0_174 archsimd.Float64x4
+			r3_0_174 archsimd.Float64x4
+			r4_0_174 archsimd.Float64x4
+			r5_0_174 archsimd.Float64x4
+			r6_0_174 archsimd.Float64x4
+			r7_0_174 archsimd.Float64x4
+			r8_0_174 archsimd.Float64x4
 		)
 		{
-			sr_169, t_169, ds_169, p0_169 := &r.src[si], t, ds, p0
-			il_169 := archsimd.LoadFloat64x4((*[4]float64)((&sr_169.il)[:4]))
-			x_169, y_169, z_169 := archsimd.LoadFloat64x4Slice((t_169.d[0][p0_169:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_169.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_169.d[1][p0_169:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_169.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_169.d[2][p0_169:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_169.inc[2])[:4])))
-			x_169.Mul(x_169).Add(y_169.Mul(y_169)).Add(z_169.Mul(z_169)).StoreSlice(ds_169[p0_169:])
-			r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169 = x_169.Mul(il_169), y_169.Mul(il_169), z_169.Mul(il_169), archsimd.LoadFloat64x4Slice((t_169.s[p0_169:])), archsimd.LoadFloat64x4Slice((t_169.def[p0_169:])), archsimd.LoadFloat64x4Slice((t_169.sig[p0_169:])), archsimd.LoadFloat64x4Slice((t_169.na[p0_169:])), archsimd.LoadFloat64x4Slice((t_169.nb[p0_169:])), archsimd.LoadFloat64x4Slice((t_169.nc[p0_169:]))
+			sr_174, t_174, ds_174, p0_174 := &r.src[si], t, ds, p0
+			il_174 := archsimd.LoadFloat64x4((*[4]float64)((&sr_174.il)[:4]))
+			x_174, y_174, z_174 := archsimd.LoadFloat64x4Slice((t_174.d[0][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_174.d[1][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_174.d[2][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[2])[:4])))
+			x_174.Mul(x_174).Add(y_174.Mul(y_174)).Add(z_174.Mul(z_174)).StoreSlice(ds_174[p0_174:])
+			r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174 = x_174.Mul(il_174), y_174.Mul(il_174), z_174.Mul(il_174), archsimd.LoadFloat64x4Slice((t_174.s[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.def[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.sig[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.na[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.nb[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.nc[p0_174:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174
 		for oi := range r.orient {
 			var (
-				r0_0_170 archsimd.Float64x4
-				r1_0_170 archsimd.Float64x4
-				r2_0_170 archsimd.Float64x4
+				r0_0_175 archsimd.Float64x4
+				r1_0_175 archsimd.Float64x4
+				r2_0_175 archsimd.Float64x4
 			)
 			{
-				o_170, qx_170, qy_170, qz_170 := &r.orient[oi], qx, qy, qz
-				h_170 := archsimd.LoadFloat64x4((*[4]float64)((&o_170[0])[:4])).Mul(qx_170).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[1])[:4])).Mul(qy_170)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[2])[:4])).Mul(qz_170))
-				kk_170 := archsimd.LoadFloat64x4((*[4]float64)((&o_170[3])[:4])).Mul(qx_170).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[4])[:4])).Mul(qy_170)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[5])[:4])).Mul(qz_170))
-				l_170 := archsimd.LoadFloat64x4((*[4]float64)((&o_170[6])[:4])).Mul(qx_170).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[7])[:4])).Mul(qy_170)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_170[8])[:4])).Mul(qz_170))
-				r0_0_170, r1_0_170, r2_0_170 = h_170, kk_170, l_170
+				o_175, qx_175, qy_175, qz_175 := &r.orient[oi], qx, qy, qz
+				h_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[0])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[1])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[2])[:4])).Mul(qz_175))
+				kk_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[3])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[4])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[5])[:4])).Mul(qz_175))
+				l_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[6])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[7])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[8])[:4])).Mul(qz_175))
+				r0_0_175, r1_0_175, r2_0_175 = h_175, kk_175, l_175
 			}
-			h, kk, l := r0_0_170, r1_0_170, r2_0_170
+			h, kk, l := r0_0_175, r1_0_175, r2_0_175
 			var (
-				r0_0_171 archsimd.Float64x4
-				r1_0_171 archsimd.Float64x4
-				r2_0_171 archsimd.Float64x4
-				r3_0_171 archsimd.Float64x4
-				r4_0_171 archsimd.Float64x4
-				r5_0_171 archsimd.Float64x4
-				r6_0_171 archsimd.Float64x4
-				r7_0_171 archsimd.Float64x4
-				r8_0_171 archsimd.Float64x4
+				r0_0_176 archsimd.Float64x4
+				r1_0_176 archsimd.Float64x4
+				r2_0_176 archsimd.Float64x4
+				r3_0_176 archsimd.Float64x4
+				r4_0_176 archsimd.Float64x4
+				r5_0_176 archsimd.Float64x4
+				r6_0_176 archsimd.Float64x4
+				r7_0_176 archsimd.Float64x4
+				r8_0_176 archsimd.Float64x4
 			)
 			{
-				r_171, h_171, kk_171, l_171 := r, h, kk, l
+				r_176, h_176, kk_176, l_176 := r, h, kk, l
 				var (
-					r0_0_95_171 archsimd.Float64x4
-					r1_0_95_171 archsimd.Float64x4
-					r2_0_95_171 archsimd.Float64x4
+					r0_0_95_176 archsimd.Float64x4
+					r1_0_95_176 archsimd.Float64x4
+					r2_0_95_176 archsimd.Float64x4
 				)
 				{
-					r_95_171, i_95_171, x_95_171 := r_171, 0, h_171
-					s_95_171, dx_95_171, dn_95_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_95_171.nmode[i_95_171] == nChebyshev {
+					r_95_176, i_95_176, x_95_176 := r_176, 0, h_176
+					s_95_176, dx_95_176, dn_95_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_95_176.nmode[i_95_176] == nChebyshev {
 						var (
-							r0_0_96_171 archsimd.Float64x4
-							r1_0_96_171 archsimd.Float64x4
-							r2_0_96_171 archsimd.Float64x4
+							r0_0_96_176 archsimd.Float64x4
+							r1_0_96_176 archsimd.Float64x4
+							r2_0_96_176 archsimd.Float64x4
 						)
 						{
-							r_96_171, x_96_171, n_96_171, nf_96_171 := r_95_171, x_95_171, r_95_171.nn[i_95_171], &r_95_171.nv[i_95_171]
-							magic_96_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_96_171 := x_96_171.Add(magic_96_171)
-							d_96_171 := x_96_171.Sub(t_96_171.Sub(magic_96_171))
-							f_96_171 := t_96_171.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_97_171 archsimd.Float64x4
+							r_96_176, x_96_176, n_96_176, nf_96_176 := r_95_176, x_95_176, r_95_176.nn[i_95_176], &r_95_176.nv[i_95_176]
+							magic_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_96_176 := x_96_176.Add(magic_96_176)
+							d_96_176 := x_96_176.Sub(t_96_176.Sub(magic_96_176))
+							f_96_176 := t_96_176.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_97_176 archsimd.Float64x4
 							{
-								d_97_171 := d_96_171
-								y_97_171 := d_97_171.Mul(d_97_171)
-								y2_97_171 := y_97_171.Mul(y_97_171)
-								y4_97_171 := y2_97_171.Mul(y2_97_171)
-								p0_97_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_171)).Mul(y2_97_171))
-								p1_97_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_171)).Mul(y2_97_171)).Mul(y4_97_171)
-								p2_97_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_171.Mul(y4_97_171))
-								r0_0_97_171 = p0_97_171.Add(p1_97_171).Add(p2_97_171)
+								d_97_176 := d_96_176
+								y_97_176 := d_97_176.Mul(d_97_176)
+								y2_97_176 := y_97_176.Mul(y_97_176)
+								y4_97_176 := y2_97_176.Mul(y2_97_176)
+								p0_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_176)).Mul(y2_97_176))
+								p1_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_176)).Mul(y2_97_176)).Mul(y4_97_176)
+								p2_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_176.Mul(y4_97_176))
+								r0_0_97_176 = p0_97_176.Add(p1_97_176).Add(p2_97_176)
 							}
-							cr_96_171 := r0_0_97_171
-							sign_96_171, one_96_171, pi_96_171 := archsimd.LoadFloat64x4((*[4]float64)((&r_96_171.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_96_171 := pi_96_171.Div(one_96_171.Sub(cr_96_171).Mul(one_96_171.Add(cr_96_171)).Sqrt().AsUint64x4().Or(d_96_171.AsUint64x4().Xor(f_96_171).And(sign_96_171)).AsFloat64x4())
-							c2_96_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_96_171.AsUint64x4().Xor(f_96_171).AsFloat64x4())
-							u0_96_171, u1_96_171 := one_96_171, c2_96_171
-							j_96_171 := 2
-							for ; j_96_171+1 < n_96_171; j_96_171 += 2 {
-								u0_96_171 = c2_96_171.Mul(u1_96_171).Sub(u0_96_171)
-								u1_96_171 = c2_96_171.Mul(u0_96_171).Sub(u1_96_171)
+							cr_96_176 := r0_0_97_176
+							sign_96_176, one_96_176, pi_96_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_96_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_96_176 := pi_96_176.Div(one_96_176.Sub(cr_96_176).Mul(one_96_176.Add(cr_96_176)).Sqrt().AsUint64x4().Or(d_96_176.AsUint64x4().Xor(f_96_176).And(sign_96_176)).AsFloat64x4())
+							c2_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_96_176.AsUint64x4().Xor(f_96_176).AsFloat64x4())
+							u0_96_176, u1_96_176 := one_96_176, c2_96_176
+							j_96_176 := 2
+							for ; j_96_176+1 < n_96_176; j_96_176 += 2 {
+								u0_96_176 = c2_96_176.Mul(u1_96_176).Sub(u0_96_176)
+								u1_96_176 = c2_96_176.Mul(u0_96_176).Sub(u1_96_176)
 							}
-							if j_96_171 < n_96_171 {
-								u0_96_171, u1_96_171 = u1_96_171, c2_96_171.Mul(u1_96_171).Sub(u0_96_171)
+							if j_96_176 < n_96_176 {
+								u0_96_176, u1_96_176 = u1_96_176, c2_96_176.Mul(u1_96_176).Sub(u0_96_176)
 							}
-							cu_96_171 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_96_171).Mul(u1_96_171)
-							tn_96_171 := cu_96_171.Sub(u0_96_171)
-							dx_96_171 := archsimd.LoadFloat64x4((*[4]float64)(nf_96_171[:4])).Mul(tn_96_171).Sub(cu_96_171).Mul(rs_96_171)
-							dn_96_171 := d_96_171.Mul(tn_96_171).Mul(rs_96_171)
-							near_96_171 := d_96_171.Mul(d_96_171).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_96_171.ToBits() != 0 {
+							cu_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_96_176).Mul(u1_96_176)
+							tn_96_176 := cu_96_176.Sub(u0_96_176)
+							dx_96_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_96_176[:4])).Mul(tn_96_176).Sub(cu_96_176).Mul(rs_96_176)
+							dn_96_176 := d_96_176.Mul(tn_96_176).Mul(rs_96_176)
+							near_96_176 := d_96_176.Mul(d_96_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_96_176.ToBits() != 0 {
 								var (
-									r0_0_98_171 archsimd.Float64x4
-									r1_0_98_171 archsimd.Float64x4
+									r0_0_98_176 archsimd.Float64x4
+									r1_0_98_176 archsimd.Float64x4
 								)
 								{
-									r_98_171, d_98_171, c2_98_171, flip_98_171, tn_98_171, un_98_171, n_98_171 := r_96_171, d_96_171, c2_96_171, f_96_171, tn_96_171, u1_96_171, n_96_171
-									var r0_0_99_171 archsimd.Float64x4
+									r_98_176, d_98_176, c2_98_176, flip_98_176, tn_98_176, un_98_176, n_98_176 := r_96_176, d_96_176, c2_96_176, f_96_176, tn_96_176, u1_96_176, n_96_176
+									var r0_0_99_176 archsimd.Float64x4
 									{
-										d_99_171 := d_98_171
-										y_99_171 := d_99_171.Mul(d_99_171)
-										y2_99_171 := y_99_171.Mul(y_99_171)
-										y4_99_171 := y2_99_171.Mul(y2_99_171)
-										p0_99_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99_171)).Mul(y2_99_171))
-										p1_99_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99_171)).Mul(y2_99_171)).Mul(y4_99_171)
-										p2_99_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99_171)).Mul(y4_99_171.Mul(y4_99_171))
-										r0_0_99_171 = d_99_171.Mul(p0_99_171.Add(p1_99_171).Add(p2_99_171))
+										d_99_176 := d_98_176
+										y_99_176 := d_99_176.Mul(d_99_176)
+										y2_99_176 := y_99_176.Mul(y_99_176)
+										y4_99_176 := y2_99_176.Mul(y2_99_176)
+										p0_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99_176)).Mul(y2_99_176))
+										p1_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99_176)).Mul(y2_99_176)).Mul(y4_99_176)
+										p2_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99_176)).Mul(y4_99_176.Mul(y4_99_176))
+										r0_0_99_176 = d_99_176.Mul(p0_99_176.Add(p1_99_176).Add(p2_99_176))
 									}
-									s_98_171 := r0_0_99_171.AsUint64x4().Xor(flip_98_171).AsFloat64x4()
-									two_98_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_98_171, u1_98_171, p0_98_171, p1_98_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_98_171, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_98_171
-									for j_98_171 := 2; j_98_171 < n_98_171; j_98_171++ {
-										u0_98_171, u1_98_171, p0_98_171, p1_98_171 = u1_98_171, c2_98_171.Mul(u1_98_171).Sub(u0_98_171), p1_98_171, two_98_171.Mul(u1_98_171).Add(c2_98_171.Mul(p1_98_171)).Sub(p0_98_171)
+									s_98_176 := r0_0_99_176.AsUint64x4().Xor(flip_98_176).AsFloat64x4()
+									two_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_98_176, u1_98_176, p0_98_176, p1_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_98_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_98_176
+									for j_98_176 := 2; j_98_176 < n_98_176; j_98_176++ {
+										u0_98_176, u1_98_176, p0_98_176, p1_98_176 = u1_98_176, c2_98_176.Mul(u1_98_176).Sub(u0_98_176), p1_98_176, two_98_176.Mul(u1_98_176).Add(c2_98_176.Mul(p1_98_176)).Sub(p0_98_176)
 									}
-									dx_98_171 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_98_171).Mul(p1_98_171)
-									peak_98_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_98_171.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_98_171.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_98_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_98_171).Mul(tn_98_171).Div(s_98_171).Merge(peak_98_171, d_98_171.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_98_171, r1_0_98_171 = dx_98_171, dn_98_171
+									dx_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_98_176).Mul(p1_98_176)
+									peak_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_98_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_98_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_98_176).Mul(tn_98_176).Div(s_98_176).Merge(peak_98_176, d_98_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_98_176, r1_0_98_176 = dx_98_176, dn_98_176
 								}
-								px_96_171, pn_96_171 := r0_0_98_171, r1_0_98_171
-								dx_96_171, dn_96_171 = px_96_171.Merge(dx_96_171, near_96_171), pn_96_171.Merge(dn_96_171, near_96_171)
+								px_96_176, pn_96_176 := r0_0_98_176, r1_0_98_176
+								dx_96_176, dn_96_176 = px_96_176.Merge(dx_96_176, near_96_176), pn_96_176.Merge(dn_96_176, near_96_176)
 							}
-							r0_0_96_171, r1_0_96_171, r2_0_96_171 = u1_96_171, dx_96_171, dn_96_171
+							r0_0_96_176, r1_0_96_176, r2_0_96_176 = u1_96_176, dx_96_176, dn_96_176
 						}
-						s_95_171, dx_95_171, dn_95_171 = r0_0_96_171, r1_0_96_171, r2_0_96_171
-					} else if r_95_171.nmode[i_95_171] == nRatio {
+						s_95_176, dx_95_176, dn_95_176 = r0_0_96_176, r1_0_96_176, r2_0_96_176
+					} else if r_95_176.nmode[i_95_176] == nRatio {
 						var (
-							r0_0_100_171 archsimd.Float64x4
-							r1_0_100_171 archsimd.Float64x4
-							r2_0_100_171 archsimd.Float64x4
+							r0_0_100_176 archsimd.Float64x4
+							r1_0_100_176 archsimd.Float64x4
+							r2_0_100_176 archsimd.Float64x4
 						)
 						{
-							x_100_171, nv_100_171 := x_95_171, archsimd.LoadFloat64x4((*[4]float64)((&r_95_171.nv[i_95_171])[:4]))
-							magic_100_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_100_171 := x_100_171.Add(magic_100_171)
-							d_100_171 := x_100_171.Sub(t_100_171.Sub(magic_100_171))
-							y_100_171 := nv_100_171.Mul(d_100_171)
-							u_100_171 := y_100_171.Add(magic_100_171)
-							e_100_171 := y_100_171.Sub(u_100_171.Sub(magic_100_171))
-							var r0_0_101_171 archsimd.Float64x4
+							x_100_176, nv_100_176 := x_95_176, archsimd.LoadFloat64x4((*[4]float64)((&r_95_176.nv[i_95_176])[:4]))
+							magic_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_100_176 := x_100_176.Add(magic_100_176)
+							d_100_176 := x_100_176.Sub(t_100_176.Sub(magic_100_176))
+							y_100_176 := nv_100_176.Mul(d_100_176)
+							u_100_176 := y_100_176.Add(magic_100_176)
+							e_100_176 := y_100_176.Sub(u_100_176.Sub(magic_100_176))
+							var r0_0_101_176 archsimd.Float64x4
 							{
-								d_101_171 := e_100_171
-								y_101_171 := d_101_171.Mul(d_101_171)
-								y2_101_171 := y_101_171.Mul(y_101_171)
-								y4_101_171 := y2_101_171.Mul(y2_101_171)
-								p0_101_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_101_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_101_171)).Mul(y2_101_171))
-								p1_101_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_101_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_101_171)).Mul(y2_101_171)).Mul(y4_101_171)
-								p2_101_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_101_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_101_171)).Mul(y4_101_171.Mul(y4_101_171))
-								r0_0_101_171 = d_101_171.Mul(p0_101_171.Add(p1_101_171).Add(p2_101_171))
+								d_101_176 := e_100_176
+								y_101_176 := d_101_176.Mul(d_101_176)
+								y2_101_176 := y_101_176.Mul(y_101_176)
+								y4_101_176 := y2_101_176.Mul(y2_101_176)
+								p0_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_101_176)).Mul(y2_101_176))
+								p1_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_101_176)).Mul(y2_101_176)).Mul(y4_101_176)
+								p2_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_101_176)).Mul(y4_101_176.Mul(y4_101_176))
+								r0_0_101_176 = d_101_176.Mul(p0_101_176.Add(p1_101_176).Add(p2_101_176))
 							}
-							var r0_0_102_171 archsimd.Float64x4
+							var r0_0_102_176 archsimd.Float64x4
 							{
-								c_102_171, t_102_171 := r0_0_101_171, u_100_171
-								r0_0_102_171 = c_102_171.AsUint64x4().Xor(t_102_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_102_176, t_102_176 := r0_0_101_176, u_100_176
+								r0_0_102_176 = c_102_176.AsUint64x4().Xor(t_102_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_103_171 archsimd.Float64x4
+							var r0_0_103_176 archsimd.Float64x4
 							{
-								d_103_171 := e_100_171
-								y_103_171 := d_103_171.Mul(d_103_171)
-								y2_103_171 := y_103_171.Mul(y_103_171)
-								y4_103_171 := y2_103_171.Mul(y2_103_171)
-								p0_103_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103_171)).Mul(y2_103_171))
-								p1_103_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103_171)).Mul(y2_103_171)).Mul(y4_103_171)
-								p2_103_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103_171.Mul(y4_103_171))
-								r0_0_103_171 = p0_103_171.Add(p1_103_171).Add(p2_103_171)
+								d_103_176 := e_100_176
+								y_103_176 := d_103_176.Mul(d_103_176)
+								y2_103_176 := y_103_176.Mul(y_103_176)
+								y4_103_176 := y2_103_176.Mul(y2_103_176)
+								p0_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103_176)).Mul(y2_103_176))
+								p1_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103_176)).Mul(y2_103_176)).Mul(y4_103_176)
+								p2_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103_176.Mul(y4_103_176))
+								r0_0_103_176 = p0_103_176.Add(p1_103_176).Add(p2_103_176)
 							}
-							var r0_0_104_171 archsimd.Float64x4
+							var r0_0_104_176 archsimd.Float64x4
 							{
-								c_104_171, t_104_171 := r0_0_103_171, u_100_171
-								r0_0_104_171 = c_104_171.AsUint64x4().Xor(t_104_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_104_176, t_104_176 := r0_0_103_176, u_100_176
+								r0_0_104_176 = c_104_176.AsUint64x4().Xor(t_104_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_100_171, cn_100_171 := r0_0_102_171, r0_0_104_171
-							var r0_0_105_171 archsimd.Float64x4
+							sn_100_176, cn_100_176 := r0_0_102_176, r0_0_104_176
+							var r0_0_105_176 archsimd.Float64x4
 							{
-								d_105_171 := d_100_171
-								y_105_171 := d_105_171.Mul(d_105_171)
-								y2_105_171 := y_105_171.Mul(y_105_171)
-								y4_105_171 := y2_105_171.Mul(y2_105_171)
-								p0_105_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105_171)).Mul(y2_105_171))
-								p1_105_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105_171)).Mul(y2_105_171)).Mul(y4_105_171)
-								p2_105_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105_171)).Mul(y4_105_171.Mul(y4_105_171))
-								r0_0_105_171 = d_105_171.Mul(p0_105_171.Add(p1_105_171).Add(p2_105_171))
+								d_105_176 := d_100_176
+								y_105_176 := d_105_176.Mul(d_105_176)
+								y2_105_176 := y_105_176.Mul(y_105_176)
+								y4_105_176 := y2_105_176.Mul(y2_105_176)
+								p0_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105_176)).Mul(y2_105_176))
+								p1_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105_176)).Mul(y2_105_176)).Mul(y4_105_176)
+								p2_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105_176)).Mul(y4_105_176.Mul(y4_105_176))
+								r0_0_105_176 = d_105_176.Mul(p0_105_176.Add(p1_105_176).Add(p2_105_176))
 							}
-							var r0_0_106_171 archsimd.Float64x4
+							var r0_0_106_176 archsimd.Float64x4
 							{
-								d_106_171 := d_100_171
-								y_106_171 := d_106_171.Mul(d_106_171)
-								y2_106_171 := y_106_171.Mul(y_106_171)
-								y4_106_171 := y2_106_171.Mul(y2_106_171)
-								p0_106_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_106_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_106_171)).Mul(y2_106_171))
-								p1_106_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_106_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_106_171)).Mul(y2_106_171)).Mul(y4_106_171)
-								p2_106_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_106_171.Mul(y4_106_171))
-								r0_0_106_171 = p0_106_171.Add(p1_106_171).Add(p2_106_171)
+								d_106_176 := d_100_176
+								y_106_176 := d_106_176.Mul(d_106_176)
+								y2_106_176 := y_106_176.Mul(y_106_176)
+								y4_106_176 := y2_106_176.Mul(y2_106_176)
+								p0_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_106_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_106_176)).Mul(y2_106_176))
+								p1_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_106_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_106_176)).Mul(y2_106_176)).Mul(y4_106_176)
+								p2_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_106_176.Mul(y4_106_176))
+								r0_0_106_176 = p0_106_176.Add(p1_106_176).Add(p2_106_176)
 							}
-							s1_100_171, c1_100_171 := r0_0_105_171, r0_0_106_171
-							pi_100_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_100_171 := d_100_171.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_100_171 := nv_100_171.Merge(sn_100_171.Div(s1_100_171), at_100_171)
-							dx_100_171 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_100_171.Mul(nv_100_171.Mul(cn_100_171).Mul(s1_100_171).Sub(sn_100_171.Mul(c1_100_171))).Div(s1_100_171.Mul(s1_100_171)), at_100_171)
-							dn_100_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_100_171.Mul(d_100_171).Mul(cn_100_171).Div(s1_100_171), at_100_171)
-							r0_0_100_171, r1_0_100_171, r2_0_100_171 = s_100_171, dx_100_171, dn_100_171
+							s1_100_176, c1_100_176 := r0_0_105_176, r0_0_106_176
+							pi_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_100_176 := d_100_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_100_176 := nv_100_176.Merge(sn_100_176.Div(s1_100_176), at_100_176)
+							pd_100_176 := pi_100_176.Mul(d_100_176)
+							npd_100_176 := nv_100_176.Mul(pd_100_176)
+							dx_100_176 := pi_100_176.Mul(nv_100_176.Mul(cn_100_176).Mul(s1_100_176).Sub(sn_100_176.Mul(c1_100_176))).Div(s1_100_176.Mul(s1_100_176))
+							var r0_0_107_176 archsimd.Float64x4
+							{
+								n_107_176, x_107_176 := nv_100_176, pd_100_176
+								n2_107_176 := n_107_176.Mul(n_107_176)
+								a_107_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_107_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_107_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_107_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_107_176).Mul(n2_107_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_107_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_107_176).Mul(x_107_176).Mul(x_107_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_107_176 = n_107_176.Mul(a_107_176.Add(b_107_176))
+							}
+							dx_100_176 = pi_100_176.Mul(r0_0_107_176).Merge(dx_100_176, npd_100_176.Mul(npd_100_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_100_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_100_176, at_100_176)
+							dn_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_100_176.Mul(cn_100_176).Div(s1_100_176), at_100_176)
+							r0_0_100_176, r1_0_100_176, r2_0_100_176 = s_100_176, dx_100_176, dn_100_176
 						}
-						s_95_171, dx_95_171, dn_95_171 = r0_0_100_171, r1_0_100_171, r2_0_100_171
+						s_95_176, dx_95_176, dn_95_176 = r0_0_100_176, r1_0_100_176, r2_0_100_176
 					}
-					r0_0_95_171, r1_0_95_171, r2_0_95_171 = s_95_171, dx_95_171, dn_95_171
+					r0_0_95_176, r1_0_95_176, r2_0_95_176 = s_95_176, dx_95_176, dn_95_176
 				}
-				sa_171, ha_171, na_171 := r0_0_95_171, r1_0_95_171, r2_0_95_171
+				sa_176, ha_176, na_176 := r0_0_95_176, r1_0_95_176, r2_0_95_176
 				var (
-					r0_0_107_171 archsimd.Float64x4
-					r1_0_107_171 archsimd.Float64x4
-					r2_0_107_171 archsimd.Float64x4
+					r0_0_108_176 archsimd.Float64x4
+					r1_0_108_176 archsimd.Float64x4
+					r2_0_108_176 archsimd.Float64x4
 				)
 				{
-					r_107_171, i_107_171, x_107_171 := r_171, 1, kk_171
-					s_107_171, dx_107_171, dn_107_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_107_171.nmode[i_107_171] == nChebyshev {
+					r_108_176, i_108_176, x_108_176 := r_176, 1, kk_176
+					s_108_176, dx_108_176, dn_108_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_108_176.nmode[i_108_176] == nChebyshev {
 						var (
-							r0_0_108_171 archsimd.Float64x4
-							r1_0_108_171 archsimd.Float64x4
-							r2_0_108_171 archsimd.Float64x4
+							r0_0_109_176 archsimd.Float64x4
+							r1_0_109_176 archsimd.Float64x4
+							r2_0_109_176 archsimd.Float64x4
 						)
 						{
-							r_108_171, x_108_171, n_108_171, nf_108_171 := r_107_171, x_107_171, r_107_171.nn[i_107_171], &r_107_171.nv[i_107_171]
-							magic_108_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_108_171 := x_108_171.Add(magic_108_171)
-							d_108_171 := x_108_171.Sub(t_108_171.Sub(magic_108_171))
-							f_108_171 := t_108_171.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_109_171 archsimd.Float64x4
+							r_109_176, x_109_176, n_109_176, nf_109_176 := r_108_176, x_108_176, r_108_176.nn[i_108_176], &r_108_176.nv[i_108_176]
+							magic_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_109_176 := x_109_176.Add(magic_109_176)
+							d_109_176 := x_109_176.Sub(t_109_176.Sub(magic_109_176))
+							f_109_176 := t_109_176.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_110_176 archsimd.Float64x4
 							{
-								d_109_171 := d_108_171
-								y_109_171 := d_109_171.Mul(d_109_171)
-								y2_109_171 := y_109_171.Mul(y_109_171)
-								y4_109_171 := y2_109_171.Mul(y2_109_171)
-								p0_109_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_109_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_109_171)).Mul(y2_109_171))
-								p1_109_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_109_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_109_171)).Mul(y2_109_171)).Mul(y4_109_171)
-								p2_109_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_109_171.Mul(y4_109_171))
-								r0_0_109_171 = p0_109_171.Add(p1_109_171).Add(p2_109_171)
+								d_110_176 := d_109_176
+								y_110_176 := d_110_176.Mul(d_110_176)
+								y2_110_176 := y_110_176.Mul(y_110_176)
+								y4_110_176 := y2_110_176.Mul(y2_110_176)
+								p0_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110_176)).Mul(y2_110_176))
+								p1_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110_176)).Mul(y2_110_176)).Mul(y4_110_176)
+								p2_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110_176.Mul(y4_110_176))
+								r0_0_110_176 = p0_110_176.Add(p1_110_176).Add(p2_110_176)
 							}
-							cr_108_171 := r0_0_109_171
-							sign_108_171, one_108_171, pi_108_171 := archsimd.LoadFloat64x4((*[4]float64)((&r_108_171.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_108_171 := pi_108_171.Div(one_108_171.Sub(cr_108_171).Mul(one_108_171.Add(cr_108_171)).Sqrt().AsUint64x4().Or(d_108_171.AsUint64x4().Xor(f_108_171).And(sign_108_171)).AsFloat64x4())
-							c2_108_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_108_171.AsUint64x4().Xor(f_108_171).AsFloat64x4())
-							u0_108_171, u1_108_171 := one_108_171, c2_108_171
-							j_108_171 := 2
-							for ; j_108_171+1 < n_108_171; j_108_171 += 2 {
-								u0_108_171 = c2_108_171.Mul(u1_108_171).Sub(u0_108_171)
-								u1_108_171 = c2_108_171.Mul(u0_108_171).Sub(u1_108_171)
+							cr_109_176 := r0_0_110_176
+							sign_109_176, one_109_176, pi_109_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_109_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_109_176 := pi_109_176.Div(one_109_176.Sub(cr_109_176).Mul(one_109_176.Add(cr_109_176)).Sqrt().AsUint64x4().Or(d_109_176.AsUint64x4().Xor(f_109_176).And(sign_109_176)).AsFloat64x4())
+							c2_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_109_176.AsUint64x4().Xor(f_109_176).AsFloat64x4())
+							u0_109_176, u1_109_176 := one_109_176, c2_109_176
+							j_109_176 := 2
+							for ; j_109_176+1 < n_109_176; j_109_176 += 2 {
+								u0_109_176 = c2_109_176.Mul(u1_109_176).Sub(u0_109_176)
+								u1_109_176 = c2_109_176.Mul(u0_109_176).Sub(u1_109_176)
 							}
-							if j_108_171 < n_108_171 {
-								u0_108_171, u1_108_171 = u1_108_171, c2_108_171.Mul(u1_108_171).Sub(u0_108_171)
+							if j_109_176 < n_109_176 {
+								u0_109_176, u1_109_176 = u1_109_176, c2_109_176.Mul(u1_109_176).Sub(u0_109_176)
 							}
-							cu_108_171 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_108_171).Mul(u1_108_171)
-							tn_108_171 := cu_108_171.Sub(u0_108_171)
-							dx_108_171 := archsimd.LoadFloat64x4((*[4]float64)(nf_108_171[:4])).Mul(tn_108_171).Sub(cu_108_171).Mul(rs_108_171)
-							dn_108_171 := d_108_171.Mul(tn_108_171).Mul(rs_108_171)
-							near_108_171 := d_108_171.Mul(d_108_171).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_108_171.ToBits() != 0 {
+							cu_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_109_176).Mul(u1_109_176)
+							tn_109_176 := cu_109_176.Sub(u0_109_176)
+							dx_109_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_109_176[:4])).Mul(tn_109_176).Sub(cu_109_176).Mul(rs_109_176)
+							dn_109_176 := d_109_176.Mul(tn_109_176).Mul(rs_109_176)
+							near_109_176 := d_109_176.Mul(d_109_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_109_176.ToBits() != 0 {
 								var (
-									r0_0_110_171 archsimd.Float64x4
-									r1_0_110_171 archsimd.Float64x4
+									r0_0_111_176 archsimd.Float64x4
+									r1_0_111_176 archsimd.Float64x4
 								)
 								{
-									r_110_171, d_110_171, c2_110_171, flip_110_171, tn_110_171, un_110_171, n_110_171 := r_108_171, d_108_171, c2_108_171, f_108_171, tn_108_171, u1_108_171, n_108_171
-									var r0_0_111_171 archsimd.Float64x4
+									r_111_176, d_111_176, c2_111_176, flip_111_176, tn_111_176, un_111_176, n_111_176 := r_109_176, d_109_176, c2_109_176, f_109_176, tn_109_176, u1_109_176, n_109_176
+									var r0_0_112_176 archsimd.Float64x4
 									{
-										d_111_171 := d_110_171
-										y_111_171 := d_111_171.Mul(d_111_171)
-										y2_111_171 := y_111_171.Mul(y_111_171)
-										y4_111_171 := y2_111_171.Mul(y2_111_171)
-										p0_111_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_111_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_111_171)).Mul(y2_111_171))
-										p1_111_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_111_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_111_171)).Mul(y2_111_171)).Mul(y4_111_171)
-										p2_111_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_111_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_111_171)).Mul(y4_111_171.Mul(y4_111_171))
-										r0_0_111_171 = d_111_171.Mul(p0_111_171.Add(p1_111_171).Add(p2_111_171))
+										d_112_176 := d_111_176
+										y_112_176 := d_112_176.Mul(d_112_176)
+										y2_112_176 := y_112_176.Mul(y_112_176)
+										y4_112_176 := y2_112_176.Mul(y2_112_176)
+										p0_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112_176)).Mul(y2_112_176))
+										p1_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112_176)).Mul(y2_112_176)).Mul(y4_112_176)
+										p2_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112_176)).Mul(y4_112_176.Mul(y4_112_176))
+										r0_0_112_176 = d_112_176.Mul(p0_112_176.Add(p1_112_176).Add(p2_112_176))
 									}
-									s_110_171 := r0_0_111_171.AsUint64x4().Xor(flip_110_171).AsFloat64x4()
-									two_110_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_110_171, u1_110_171, p0_110_171, p1_110_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_110_171, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_110_171
-									for j_110_171 := 2; j_110_171 < n_110_171; j_110_171++ {
-										u0_110_171, u1_110_171, p0_110_171, p1_110_171 = u1_110_171, c2_110_171.Mul(u1_110_171).Sub(u0_110_171), p1_110_171, two_110_171.Mul(u1_110_171).Add(c2_110_171.Mul(p1_110_171)).Sub(p0_110_171)
+									s_111_176 := r0_0_112_176.AsUint64x4().Xor(flip_111_176).AsFloat64x4()
+									two_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_111_176, u1_111_176, p0_111_176, p1_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_111_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_111_176
+									for j_111_176 := 2; j_111_176 < n_111_176; j_111_176++ {
+										u0_111_176, u1_111_176, p0_111_176, p1_111_176 = u1_111_176, c2_111_176.Mul(u1_111_176).Sub(u0_111_176), p1_111_176, two_111_176.Mul(u1_111_176).Add(c2_111_176.Mul(p1_111_176)).Sub(p0_111_176)
 									}
-									dx_110_171 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_110_171).Mul(p1_110_171)
-									peak_110_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_110_171.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_110_171.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_110_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_110_171).Mul(tn_110_171).Div(s_110_171).Merge(peak_110_171, d_110_171.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_110_171, r1_0_110_171 = dx_110_171, dn_110_171
+									dx_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_111_176).Mul(p1_111_176)
+									peak_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_111_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_111_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_111_176).Mul(tn_111_176).Div(s_111_176).Merge(peak_111_176, d_111_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_111_176, r1_0_111_176 = dx_111_176, dn_111_176
 								}
-								px_108_171, pn_108_171 := r0_0_110_171, r1_0_110_171
-								dx_108_171, dn_108_171 = px_108_171.Merge(dx_108_171, near_108_171), pn_108_171.Merge(dn_108_171, near_108_171)
+								px_109_176, pn_109_176 := r0_0_111_176, r1_0_111_176
+								dx_109_176, dn_109_176 = px_109_176.Merge(dx_109_176, near_109_176), pn_109_176.Merge(dn_109_176, near_109_176)
 							}
-							r0_0_108_171, r1_0_108_171, r2_0_108_171 = u1_108_171, dx_108_171, dn_108_171
+							r0_0_109_176, r1_0_109_176, r2_0_109_176 = u1_109_176, dx_109_176, dn_109_176
 						}
-						s_107_171, dx_107_171, dn_107_171 = r0_0_108_171, r1_0_108_171, r2_0_108_171
-					} else if r_107_171.nmode[i_107_171] == nRatio {
+						s_108_176, dx_108_176, dn_108_176 = r0_0_109_176, r1_0_109_176, r2_0_109_176
+					} else if r_108_176.nmode[i_108_176] == nRatio {
 						var (
-							r0_0_112_171 archsimd.Float64x4
-							r1_0_112_171 archsimd.Float64x4
-							r2_0_112_171 archsimd.Float64x4
+							r0_0_113_176 archsimd.Float64x4
+							r1_0_113_176 archsimd.Float64x4
+							r2_0_113_176 archsimd.Float64x4
 						)
 						{
-							x_112_171, nv_112_171 := x_107_171, archsimd.LoadFloat64x4((*[4]float64)((&r_107_171.nv[i_107_171])[:4]))
-							magic_112_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_112_171 := x_112_171.Add(magic_112_171)
-							d_112_171 := x_112_171.Sub(t_112_171.Sub(magic_112_171))
-							y_112_171 := nv_112_171.Mul(d_112_171)
-							u_112_171 := y_112_171.Add(magic_112_171)
-							e_112_171 := y_112_171.Sub(u_112_171.Sub(magic_112_171))
-							var r0_0_113_171 archsimd.Float64x4
+							x_113_176, nv_113_176 := x_108_176, archsimd.LoadFloat64x4((*[4]float64)((&r_108_176.nv[i_108_176])[:4]))
+							magic_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_113_176 := x_113_176.Add(magic_113_176)
+							d_113_176 := x_113_176.Sub(t_113_176.Sub(magic_113_176))
+							y_113_176 := nv_113_176.Mul(d_113_176)
+							u_113_176 := y_113_176.Add(magic_113_176)
+							e_113_176 := y_113_176.Sub(u_113_176.Sub(magic_113_176))
+							var r0_0_114_176 archsimd.Float64x4
 							{
-								d_113_171 := e_112_171
-								y_113_171 := d_113_171.Mul(d_113_171)
-								y2_113_171 := y_113_171.Mul(y_113_171)
-								y4_113_171 := y2_113_171.Mul(y2_113_171)
-								p0_113_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_113_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_113_171)).Mul(y2_113_171))
-								p1_113_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_113_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_113_171)).Mul(y2_113_171)).Mul(y4_113_171)
-								p2_113_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_113_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_113_171)).Mul(y4_113_171.Mul(y4_113_171))
-								r0_0_113_171 = d_113_171.Mul(p0_113_171.Add(p1_113_171).Add(p2_113_171))
+								d_114_176 := e_113_176
+								y_114_176 := d_114_176.Mul(d_114_176)
+								y2_114_176 := y_114_176.Mul(y_114_176)
+								y4_114_176 := y2_114_176.Mul(y2_114_176)
+								p0_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_114_176)).Mul(y2_114_176))
+								p1_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_114_176)).Mul(y2_114_176)).Mul(y4_114_176)
+								p2_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_114_176)).Mul(y4_114_176.Mul(y4_114_176))
+								r0_0_114_176 = d_114_176.Mul(p0_114_176.Add(p1_114_176).Add(p2_114_176))
 							}
-							var r0_0_114_171 archsimd.Float64x4
+							var r0_0_115_176 archsimd.Float64x4
 							{
-								c_114_171, t_114_171 := r0_0_113_171, u_112_171
-								r0_0_114_171 = c_114_171.AsUint64x4().Xor(t_114_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_115_176, t_115_176 := r0_0_114_176, u_113_176
+								r0_0_115_176 = c_115_176.AsUint64x4().Xor(t_115_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_115_171 archsimd.Float64x4
+							var r0_0_116_176 archsimd.Float64x4
 							{
-								d_115_171 := e_112_171
-								y_115_171 := d_115_171.Mul(d_115_171)
-								y2_115_171 := y_115_171.Mul(y_115_171)
-								y4_115_171 := y2_115_171.Mul(y2_115_171)
-								p0_115_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_115_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_115_171)).Mul(y2_115_171))
-								p1_115_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_115_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_115_171)).Mul(y2_115_171)).Mul(y4_115_171)
-								p2_115_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_115_171.Mul(y4_115_171))
-								r0_0_115_171 = p0_115_171.Add(p1_115_171).Add(p2_115_171)
+								d_116_176 := e_113_176
+								y_116_176 := d_116_176.Mul(d_116_176)
+								y2_116_176 := y_116_176.Mul(y_116_176)
+								y4_116_176 := y2_116_176.Mul(y2_116_176)
+								p0_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116_176)).Mul(y2_116_176))
+								p1_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116_176)).Mul(y2_116_176)).Mul(y4_116_176)
+								p2_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116_176.Mul(y4_116_176))
+								r0_0_116_176 = p0_116_176.Add(p1_116_176).Add(p2_116_176)
 							}
-							var r0_0_116_171 archsimd.Float64x4
+							var r0_0_117_176 archsimd.Float64x4
 							{
-								c_116_171, t_116_171 := r0_0_115_171, u_112_171
-								r0_0_116_171 = c_116_171.AsUint64x4().Xor(t_116_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_117_176, t_117_176 := r0_0_116_176, u_113_176
+								r0_0_117_176 = c_117_176.AsUint64x4().Xor(t_117_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_112_171, cn_112_171 := r0_0_114_171, r0_0_116_171
-							var r0_0_117_171 archsimd.Float64x4
+							sn_113_176, cn_113_176 := r0_0_115_176, r0_0_117_176
+							var r0_0_118_176 archsimd.Float64x4
 							{
-								d_117_171 := d_112_171
-								y_117_171 := d_117_171.Mul(d_117_171)
-								y2_117_171 := y_117_171.Mul(y_117_171)
-								y4_117_171 := y2_117_171.Mul(y2_117_171)
-								p0_117_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_117_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_117_171)).Mul(y2_117_171))
-								p1_117_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_117_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_117_171)).Mul(y2_117_171)).Mul(y4_117_171)
-								p2_117_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_117_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_117_171)).Mul(y4_117_171.Mul(y4_117_171))
-								r0_0_117_171 = d_117_171.Mul(p0_117_171.Add(p1_117_171).Add(p2_117_171))
+								d_118_176 := d_113_176
+								y_118_176 := d_118_176.Mul(d_118_176)
+								y2_118_176 := y_118_176.Mul(y_118_176)
+								y4_118_176 := y2_118_176.Mul(y2_118_176)
+								p0_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_118_176)).Mul(y2_118_176))
+								p1_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_118_176)).Mul(y2_118_176)).Mul(y4_118_176)
+								p2_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_118_176)).Mul(y4_118_176.Mul(y4_118_176))
+								r0_0_118_176 = d_118_176.Mul(p0_118_176.Add(p1_118_176).Add(p2_118_176))
 							}
-							var r0_0_118_171 archsimd.Float64x4
+							var r0_0_119_176 archsimd.Float64x4
 							{
-								d_118_171 := d_112_171
-								y_118_171 := d_118_171.Mul(d_118_171)
-								y2_118_171 := y_118_171.Mul(y_118_171)
-								y4_118_171 := y2_118_171.Mul(y2_118_171)
-								p0_118_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_118_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_118_171)).Mul(y2_118_171))
-								p1_118_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_118_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_118_171)).Mul(y2_118_171)).Mul(y4_118_171)
-								p2_118_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_118_171.Mul(y4_118_171))
-								r0_0_118_171 = p0_118_171.Add(p1_118_171).Add(p2_118_171)
+								d_119_176 := d_113_176
+								y_119_176 := d_119_176.Mul(d_119_176)
+								y2_119_176 := y_119_176.Mul(y_119_176)
+								y4_119_176 := y2_119_176.Mul(y2_119_176)
+								p0_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119_176)).Mul(y2_119_176))
+								p1_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119_176)).Mul(y2_119_176)).Mul(y4_119_176)
+								p2_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119_176.Mul(y4_119_176))
+								r0_0_119_176 = p0_119_176.Add(p1_119_176).Add(p2_119_176)
 							}
-							s1_112_171, c1_112_171 := r0_0_117_171, r0_0_118_171
-							pi_112_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_112_171 := d_112_171.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_112_171 := nv_112_171.Merge(sn_112_171.Div(s1_112_171), at_112_171)
-							dx_112_171 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_112_171.Mul(nv_112_171.Mul(cn_112_171).Mul(s1_112_171).Sub(sn_112_171.Mul(c1_112_171))).Div(s1_112_171.Mul(s1_112_171)), at_112_171)
-							dn_112_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_112_171.Mul(d_112_171).Mul(cn_112_171).Div(s1_112_171), at_112_171)
-							r0_0_112_171, r1_0_112_171, r2_0_112_171 = s_112_171, dx_112_171, dn_112_171
+							s1_113_176, c1_113_176 := r0_0_118_176, r0_0_119_176
+							pi_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_113_176 := d_113_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_113_176 := nv_113_176.Merge(sn_113_176.Div(s1_113_176), at_113_176)
+							pd_113_176 := pi_113_176.Mul(d_113_176)
+							npd_113_176 := nv_113_176.Mul(pd_113_176)
+							dx_113_176 := pi_113_176.Mul(nv_113_176.Mul(cn_113_176).Mul(s1_113_176).Sub(sn_113_176.Mul(c1_113_176))).Div(s1_113_176.Mul(s1_113_176))
+							var r0_0_120_176 archsimd.Float64x4
+							{
+								n_120_176, x_120_176 := nv_113_176, pd_113_176
+								n2_120_176 := n_120_176.Mul(n_120_176)
+								a_120_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_120_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_120_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_120_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_120_176).Mul(n2_120_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_120_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_120_176).Mul(x_120_176).Mul(x_120_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_120_176 = n_120_176.Mul(a_120_176.Add(b_120_176))
+							}
+							dx_113_176 = pi_113_176.Mul(r0_0_120_176).Merge(dx_113_176, npd_113_176.Mul(npd_113_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_113_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_113_176, at_113_176)
+							dn_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_113_176.Mul(cn_113_176).Div(s1_113_176), at_113_176)
+							r0_0_113_176, r1_0_113_176, r2_0_113_176 = s_113_176, dx_113_176, dn_113_176
 						}
-						s_107_171, dx_107_171, dn_107_171 = r0_0_112_171, r1_0_112_171, r2_0_112_171
+						s_108_176, dx_108_176, dn_108_176 = r0_0_113_176, r1_0_113_176, r2_0_113_176
 					}
-					r0_0_107_171, r1_0_107_171, r2_0_107_171 = s_107_171, dx_107_171, dn_107_171
+					r0_0_108_176, r1_0_108_176, r2_0_108_176 = s_108_176, dx_108_176, dn_108_176
 				}
-				sb_171, hb_171, nb_171 := r0_0_107_171, r1_0_107_171, r2_0_107_171
+				sb_176, hb_176, nb_176 := r0_0_108_176, r1_0_108_176, r2_0_108_176
 				var (
-					r0_0_119_171 archsimd.Float64x4
-					r1_0_119_171 archsimd.Float64x4
-					r2_0_119_171 archsimd.Float64x4
+					r0_0_121_176 archsimd.Float64x4
+					r1_0_121_176 archsimd.Float64x4
+					r2_0_121_176 archsimd.Float64x4
 				)
 				{
-					r_119_171, i_119_171, x_119_171 := r_171, 2, l_171
-					s_119_171, dx_119_171, dn_119_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_119_171.nmode[i_119_171] == nChebyshev {
+					r_121_176, i_121_176, x_121_176 := r_176, 2, l_176
+					s_121_176, dx_121_176, dn_121_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_121_176.nmode[i_121_176] == nChebyshev {
 						var (
-							r0_0_120_171 archsimd.Float64x4
-							r1_0_120_171 archsimd.Float64x4
-							r2_0_120_171 archsimd.Float64x4
+							r0_0_122_176 archsimd.Float64x4
+							r1_0_122_176 archsimd.Float64x4
+							r2_0_122_176 archsimd.Float64x4
 						)
 						{
-							r_120_171, x_120_171, n_120_171, nf_120_171 := r_119_171, x_119_171, r_119_171.nn[i_119_171], &r_119_171.nv[i_119_171]
-							magic_120_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_120_171 := x_120_171.Add(magic_120_171)
-							d_120_171 := x_120_171.Sub(t_120_171.Sub(magic_120_171))
-							f_120_171 := t_120_171.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_121_171 archsimd.Float64x4
+							r_122_176, x_122_176, n_122_176, nf_122_176 := r_121_176, x_121_176, r_121_176.nn[i_121_176], &r_121_176.nv[i_121_176]
+							magic_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_122_176 := x_122_176.Add(magic_122_176)
+							d_122_176 := x_122_176.Sub(t_122_176.Sub(magic_122_176))
+							f_122_176 := t_122_176.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_123_176 archsimd.Float64x4
 							{
-								d_121_171 := d_120_171
-								y_121_171 := d_121_171.Mul(d_121_171)
-								y2_121_171 := y_121_171.Mul(y_121_171)
-								y4_121_171 := y2_121_171.Mul(y2_121_171)
-								p0_121_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_121_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_121_171)).Mul(y2_121_171))
-								p1_121_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_121_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_121_171)).Mul(y2_121_171)).Mul(y4_121_171)
-								p2_121_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_121_171.Mul(y4_121_171))
-								r0_0_121_171 = p0_121_171.Add(p1_121_171).Add(p2_121_171)
+								d_123_176 := d_122_176
+								y_123_176 := d_123_176.Mul(d_123_176)
+								y2_123_176 := y_123_176.Mul(y_123_176)
+								y4_123_176 := y2_123_176.Mul(y2_123_176)
+								p0_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123_176)).Mul(y2_123_176))
+								p1_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123_176)).Mul(y2_123_176)).Mul(y4_123_176)
+								p2_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123_176.Mul(y4_123_176))
+								r0_0_123_176 = p0_123_176.Add(p1_123_176).Add(p2_123_176)
 							}
-							cr_120_171 := r0_0_121_171
-							sign_120_171, one_120_171, pi_120_171 := archsimd.LoadFloat64x4((*[4]float64)((&r_120_171.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_120_171 := pi_120_171.Div(one_120_171.Sub(cr_120_171).Mul(one_120_171.Add(cr_120_171)).Sqrt().AsUint64x4().Or(d_120_171.AsUint64x4().Xor(f_120_171).And(sign_120_171)).AsFloat64x4())
-							c2_120_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_120_171.AsUint64x4().Xor(f_120_171).AsFloat64x4())
-							u0_120_171, u1_120_171 := one_120_171, c2_120_171
-							j_120_171 := 2
-							for ; j_120_171+1 < n_120_171; j_120_171 += 2 {
-								u0_120_171 = c2_120_171.Mul(u1_120_171).Sub(u0_120_171)
-								u1_120_171 = c2_120_171.Mul(u0_120_171).Sub(u1_120_171)
+							cr_122_176 := r0_0_123_176
+							sign_122_176, one_122_176, pi_122_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_122_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_122_176 := pi_122_176.Div(one_122_176.Sub(cr_122_176).Mul(one_122_176.Add(cr_122_176)).Sqrt().AsUint64x4().Or(d_122_176.AsUint64x4().Xor(f_122_176).And(sign_122_176)).AsFloat64x4())
+							c2_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122_176.AsUint64x4().Xor(f_122_176).AsFloat64x4())
+							u0_122_176, u1_122_176 := one_122_176, c2_122_176
+							j_122_176 := 2
+							for ; j_122_176+1 < n_122_176; j_122_176 += 2 {
+								u0_122_176 = c2_122_176.Mul(u1_122_176).Sub(u0_122_176)
+								u1_122_176 = c2_122_176.Mul(u0_122_176).Sub(u1_122_176)
 							}
-							if j_120_171 < n_120_171 {
-								u0_120_171, u1_120_171 = u1_120_171, c2_120_171.Mul(u1_120_171).Sub(u0_120_171)
+							if j_122_176 < n_122_176 {
+								u0_122_176, u1_122_176 = u1_122_176, c2_122_176.Mul(u1_122_176).Sub(u0_122_176)
 							}
-							cu_120_171 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_120_171).Mul(u1_120_171)
-							tn_120_171 := cu_120_171.Sub(u0_120_171)
-							dx_120_171 := archsimd.LoadFloat64x4((*[4]float64)(nf_120_171[:4])).Mul(tn_120_171).Sub(cu_120_171).Mul(rs_120_171)
-							dn_120_171 := d_120_171.Mul(tn_120_171).Mul(rs_120_171)
-							near_120_171 := d_120_171.Mul(d_120_171).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_120_171.ToBits() != 0 {
+							cu_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122_176).Mul(u1_122_176)
+							tn_122_176 := cu_122_176.Sub(u0_122_176)
+							dx_122_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_122_176[:4])).Mul(tn_122_176).Sub(cu_122_176).Mul(rs_122_176)
+							dn_122_176 := d_122_176.Mul(tn_122_176).Mul(rs_122_176)
+							near_122_176 := d_122_176.Mul(d_122_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_122_176.ToBits() != 0 {
 								var (
-									r0_0_122_171 archsimd.Float64x4
-									r1_0_122_171 archsimd.Float64x4
+									r0_0_124_176 archsimd.Float64x4
+									r1_0_124_176 archsimd.Float64x4
 								)
 								{
-									r_122_171, d_122_171, c2_122_171, flip_122_171, tn_122_171, un_122_171, n_122_171 := r_120_171, d_120_171, c2_120_171, f_120_171, tn_120_171, u1_120_171, n_120_171
-									var r0_0_123_171 archsimd.Float64x4
+									r_124_176, d_124_176, c2_124_176, flip_124_176, tn_124_176, un_124_176, n_124_176 := r_122_176, d_122_176, c2_122_176, f_122_176, tn_122_176, u1_122_176, n_122_176
+									var r0_0_125_176 archsimd.Float64x4
 									{
-										d_123_171 := d_122_171
-										y_123_171 := d_123_171.Mul(d_123_171)
-										y2_123_171 := y_123_171.Mul(y_123_171)
-										y4_123_171 := y2_123_171.Mul(y2_123_171)
-										p0_123_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_123_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_123_171)).Mul(y2_123_171))
-										p1_123_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_123_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_123_171)).Mul(y2_123_171)).Mul(y4_123_171)
-										p2_123_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_123_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_123_171)).Mul(y4_123_171.Mul(y4_123_171))
-										r0_0_123_171 = d_123_171.Mul(p0_123_171.Add(p1_123_171).Add(p2_123_171))
+										d_125_176 := d_124_176
+										y_125_176 := d_125_176.Mul(d_125_176)
+										y2_125_176 := y_125_176.Mul(y_125_176)
+										y4_125_176 := y2_125_176.Mul(y2_125_176)
+										p0_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_176)).Mul(y2_125_176))
+										p1_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_176)).Mul(y2_125_176)).Mul(y4_125_176)
+										p2_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_176)).Mul(y4_125_176.Mul(y4_125_176))
+										r0_0_125_176 = d_125_176.Mul(p0_125_176.Add(p1_125_176).Add(p2_125_176))
 									}
-									s_122_171 := r0_0_123_171.AsUint64x4().Xor(flip_122_171).AsFloat64x4()
-									two_122_171 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_122_171, u1_122_171, p0_122_171, p1_122_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_122_171, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_122_171
-									for j_122_171 := 2; j_122_171 < n_122_171; j_122_171++ {
-										u0_122_171, u1_122_171, p0_122_171, p1_122_171 = u1_122_171, c2_122_171.Mul(u1_122_171).Sub(u0_122_171), p1_122_171, two_122_171.Mul(u1_122_171).Add(c2_122_171.Mul(p1_122_171)).Sub(p0_122_171)
+									s_124_176 := r0_0_125_176.AsUint64x4().Xor(flip_124_176).AsFloat64x4()
+									two_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_124_176, u1_124_176, p0_124_176, p1_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124_176
+									for j_124_176 := 2; j_124_176 < n_124_176; j_124_176++ {
+										u0_124_176, u1_124_176, p0_124_176, p1_124_176 = u1_124_176, c2_124_176.Mul(u1_124_176).Sub(u0_124_176), p1_124_176, two_124_176.Mul(u1_124_176).Add(c2_124_176.Mul(p1_124_176)).Sub(p0_124_176)
 									}
-									dx_122_171 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_122_171).Mul(p1_122_171)
-									peak_122_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_122_171.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_122_171.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_122_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_122_171).Mul(tn_122_171).Div(s_122_171).Merge(peak_122_171, d_122_171.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_122_171, r1_0_122_171 = dx_122_171, dn_122_171
+									dx_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124_176).Mul(p1_124_176)
+									peak_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124_176).Mul(tn_124_176).Div(s_124_176).Merge(peak_124_176, d_124_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_124_176, r1_0_124_176 = dx_124_176, dn_124_176
 								}
-								px_120_171, pn_120_171 := r0_0_122_171, r1_0_122_171
-								dx_120_171, dn_120_171 = px_120_171.Merge(dx_120_171, near_120_171), pn_120_171.Merge(dn_120_171, near_120_171)
+								px_122_176, pn_122_176 := r0_0_124_176, r1_0_124_176
+								dx_122_176, dn_122_176 = px_122_176.Merge(dx_122_176, near_122_176), pn_122_176.Merge(dn_122_176, near_122_176)
 							}
-							r0_0_120_171, r1_0_120_171, r2_0_120_171 = u1_120_171, dx_120_171, dn_120_171
+							r0_0_122_176, r1_0_122_176, r2_0_122_176 = u1_122_176, dx_122_176, dn_122_176
 						}
-						s_119_171, dx_119_171, dn_119_171 = r0_0_120_171, r1_0_120_171, r2_0_120_171
-					} else if r_119_171.nmode[i_119_171] == nRatio {
+						s_121_176, dx_121_176, dn_121_176 = r0_0_122_176, r1_0_122_176, r2_0_122_176
+					} else if r_121_176.nmode[i_121_176] == nRatio {
 						var (
-							r0_0_124_171 archsimd.Float64x4
-							r1_0_124_171 archsimd.Float64x4
-							r2_0_124_171 archsimd.Float64x4
+							r0_0_126_176 archsimd.Float64x4
+							r1_0_126_176 archsimd.Float64x4
+							r2_0_126_176 archsimd.Float64x4
 						)
 						{
-							x_124_171, nv_124_171 := x_119_171, archsimd.LoadFloat64x4((*[4]float64)((&r_119_171.nv[i_119_171])[:4]))
-							magic_124_171 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_124_171 := x_124_171.Add(magic_124_171)
-							d_124_171 := x_124_171.Sub(t_124_171.Sub(magic_124_171))
-							y_124_171 := nv_124_171.Mul(d_124_171)
-							u_124_171 := y_124_171.Add(magic_124_171)
-							e_124_171 := y_124_171.Sub(u_124_171.Sub(magic_124_171))
-							var r0_0_125_171 archsimd.Float64x4
+							x_126_176, nv_126_176 := x_121_176, archsimd.LoadFloat64x4((*[4]float64)((&r_121_176.nv[i_121_176])[:4]))
+							magic_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_126_176 := x_126_176.Add(magic_126_176)
+							d_126_176 := x_126_176.Sub(t_126_176.Sub(magic_126_176))
+							y_126_176 := nv_126_176.Mul(d_126_176)
+							u_126_176 := y_126_176.Add(magic_126_176)
+							e_126_176 := y_126_176.Sub(u_126_176.Sub(magic_126_176))
+							var r0_0_127_176 archsimd.Float64x4
 							{
-								d_125_171 := e_124_171
-								y_125_171 := d_125_171.Mul(d_125_171)
-								y2_125_171 := y_125_171.Mul(y_125_171)
-								y4_125_171 := y2_125_171.Mul(y2_125_171)
-								p0_125_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_171)).Mul(y2_125_171))
-								p1_125_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_171)).Mul(y2_125_171)).Mul(y4_125_171)
-								p2_125_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_171)).Mul(y4_125_171.Mul(y4_125_171))
-								r0_0_125_171 = d_125_171.Mul(p0_125_171.Add(p1_125_171).Add(p2_125_171))
+								d_127_176 := e_126_176
+								y_127_176 := d_127_176.Mul(d_127_176)
+								y2_127_176 := y_127_176.Mul(y_127_176)
+								y4_127_176 := y2_127_176.Mul(y2_127_176)
+								p0_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127_176)).Mul(y2_127_176))
+								p1_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127_176)).Mul(y2_127_176)).Mul(y4_127_176)
+								p2_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127_176)).Mul(y4_127_176.Mul(y4_127_176))
+								r0_0_127_176 = d_127_176.Mul(p0_127_176.Add(p1_127_176).Add(p2_127_176))
 							}
-							var r0_0_126_171 archsimd.Float64x4
+							var r0_0_128_176 archsimd.Float64x4
 							{
-								c_126_171, t_126_171 := r0_0_125_171, u_124_171
-								r0_0_126_171 = c_126_171.AsUint64x4().Xor(t_126_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_128_176, t_128_176 := r0_0_127_176, u_126_176
+								r0_0_128_176 = c_128_176.AsUint64x4().Xor(t_128_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_127_171 archsimd.Float64x4
+							var r0_0_129_176 archsimd.Float64x4
 							{
-								d_127_171 := e_124_171
-								y_127_171 := d_127_171.Mul(d_127_171)
-								y2_127_171 := y_127_171.Mul(y_127_171)
-								y4_127_171 := y2_127_171.Mul(y2_127_171)
-								p0_127_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127_171)).Mul(y2_127_171))
-								p1_127_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127_171)).Mul(y2_127_171)).Mul(y4_127_171)
-								p2_127_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127_171.Mul(y4_127_171))
-								r0_0_127_171 = p0_127_171.Add(p1_127_171).Add(p2_127_171)
+								d_129_176 := e_126_176
+								y_129_176 := d_129_176.Mul(d_129_176)
+								y2_129_176 := y_129_176.Mul(y_129_176)
+								y4_129_176 := y2_129_176.Mul(y2_129_176)
+								p0_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_129_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_129_176)).Mul(y2_129_176))
+								p1_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_129_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_129_176)).Mul(y2_129_176)).Mul(y4_129_176)
+								p2_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_129_176.Mul(y4_129_176))
+								r0_0_129_176 = p0_129_176.Add(p1_129_176).Add(p2_129_176)
 							}
-							var r0_0_128_171 archsimd.Float64x4
+							var r0_0_130_176 archsimd.Float64x4
 							{
-								c_128_171, t_128_171 := r0_0_127_171, u_124_171
-								r0_0_128_171 = c_128_171.AsUint64x4().Xor(t_128_171.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_130_176, t_130_176 := r0_0_129_176, u_126_176
+								r0_0_130_176 = c_130_176.AsUint64x4().Xor(t_130_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_124_171, cn_124_171 := r0_0_126_171, r0_0_128_171
-							var r0_0_129_171 archsimd.Float64x4
+							sn_126_176, cn_126_176 := r0_0_128_176, r0_0_130_176
+							var r0_0_131_176 archsimd.Float64x4
 							{
-								d_129_171 := d_124_171
-								y_129_171 := d_129_171.Mul(d_129_171)
-								y2_129_171 := y_129_171.Mul(y_129_171)
-								y4_129_171 := y2_129_171.Mul(y2_129_171)
-								p0_129_171 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129_171)).Mul(y2_129_171))
-								p1_129_171 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129_171)).Mul(y2_129_171)).Mul(y4_129_171)
-								p2_129_171 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129_171)).Mul(y4_129_171.Mul(y4_129_171))
-								r0_0_129_171 = d_129_171.Mul(p0_129_171.Add(p1_129_171).Add(p2_129_171))
+								d_131_176 := d_126_176
+								y_131_176 := d_131_176.Mul(d_131_176)
+								y2_131_176 := y_131_176.Mul(y_131_176)
+								y4_131_176 := y2_131_176.Mul(y2_131_176)
+								p0_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_176)).Mul(y2_131_176))
+								p1_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_176)).Mul(y2_131_176)).Mul(y4_131_176)
+								p2_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_176)).Mul(y4_131_176.Mul(y4_131_176))
+								r0_0_131_176 = d_131_176.Mul(p0_131_176.Add(p1_131_176).Add(p2_131_176))
 							}
-							var r0_0_130_171 archsimd.Float64x4
+							var r0_0_132_176 archsimd.Float64x4
 							{
-								d_130_171 := d_124_171
-								y_130_171 := d_130_171.Mul(d_130_171)
-								y2_130_171 := y_130_171.Mul(y_130_171)
-								y4_130_171 := y2_130_171.Mul(y2_130_171)
-								p0_130_171 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_130_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_130_171)).Mul(y2_130_171))
-								p1_130_171 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_130_171)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_130_171)).Mul(y2_130_171)).Mul(y4_130_171)
-								p2_130_171 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_130_171.Mul(y4_130_171))
-								r0_0_130_171 = p0_130_171.Add(p1_130_171).Add(p2_130_171)
+								d_132_176 := d_126_176
+								y_132_176 := d_132_176.Mul(d_132_176)
+								y2_132_176 := y_132_176.Mul(y_132_176)
+								y4_132_176 := y2_132_176.Mul(y2_132_176)
+								p0_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132_176)).Mul(y2_132_176))
+								p1_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132_176)).Mul(y2_132_176)).Mul(y4_132_176)
+								p2_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132_176.Mul(y4_132_176))
+								r0_0_132_176 = p0_132_176.Add(p1_132_176).Add(p2_132_176)
 							}
-							s1_124_171, c1_124_171 := r0_0_129_171, r0_0_130_171
-							pi_124_171 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_124_171 := d_124_171.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_124_171 := nv_124_171.Merge(sn_124_171.Div(s1_124_171), at_124_171)
-							dx_124_171 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(pi_124_171.Mul(nv_124_171.Mul(cn_124_171).Mul(s1_124_171).Sub(sn_124_171.Mul(c1_124_171))).Div(s1_124_171.Mul(s1_124_171)), at_124_171)
-							dn_124_171 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pi_124_171.Mul(d_124_171).Mul(cn_124_171).Div(s1_124_171), at_124_171)
-							r0_0_124_171, r1_0_124_171, r2_0_124_171 = s_124_171, dx_124_171, dn_124_171
+							s1_126_176, c1_126_176 := r0_0_131_176, r0_0_132_176
+							pi_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_126_176 := d_126_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_126_176 := nv_126_176.Merge(sn_126_176.Div(s1_126_176), at_126_176)
+							pd_126_176 := pi_126_176.Mul(d_126_176)
+							npd_126_176 := nv_126_176.Mul(pd_126_176)
+							dx_126_176 := pi_126_176.Mul(nv_126_176.Mul(cn_126_176).Mul(s1_126_176).Sub(sn_126_176.Mul(c1_126_176))).Div(s1_126_176.Mul(s1_126_176))
+							var r0_0_133_176 archsimd.Float64x4
+							{
+								n_133_176, x_133_176 := nv_126_176, pd_126_176
+								n2_133_176 := n_133_176.Mul(n_133_176)
+								a_133_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_133_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_133_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_133_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_133_176).Mul(n2_133_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_133_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_133_176).Mul(x_133_176).Mul(x_133_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_133_176 = n_133_176.Mul(a_133_176.Add(b_133_176))
+							}
+							dx_126_176 = pi_126_176.Mul(r0_0_133_176).Merge(dx_126_176, npd_126_176.Mul(npd_126_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_126_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_126_176, at_126_176)
+							dn_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_126_176.Mul(cn_126_176).Div(s1_126_176), at_126_176)
+							r0_0_126_176, r1_0_126_176, r2_0_126_176 = s_126_176, dx_126_176, dn_126_176
 						}
-						s_119_171, dx_119_171, dn_119_171 = r0_0_124_171, r1_0_124_171, r2_0_124_171
+						s_121_176, dx_121_176, dn_121_176 = r0_0_126_176, r1_0_126_176, r2_0_126_176
 					}
-					r0_0_119_171, r1_0_119_171, r2_0_119_171 = s_119_171, dx_119_171, dn_119_171
+					r0_0_121_176, r1_0_121_176, r2_0_121_176 = s_121_176, dx_121_176, dn_121_176
 				}
-				sc_171, hc_171, nc_171 := r0_0_119_171, r1_0_119_171, r2_0_119_171
-				r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171 = sa_171, sb_171, sc_171, ha_171, hb_171, hc_171, na_171, nb_171, nc_171
+				sc_176, hc_176, nc_176 := r0_0_121_176, r1_0_121_176, r2_0_121_176
+				r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176 = sa_176, sb_176, sc_176, ha_176, hb_176, hc_176, na_176, nb_176, nc_176
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176
 			var (
-				r0_0_172 archsimd.Float64x4
-				r1_0_172 archsimd.Float64x4
-				r2_0_172 archsimd.Float64x4
-				r3_0_172 archsimd.Float64x4
-				r4_0_172 archsimd.Float64x4
-				r5_0_172 archsimd.Float64x4
+				r0_0_177 archsimd.Float64x4
+				r1_0_177 archsimd.Float64x4
+				r2_0_177 archsimd.Float64x4
+				r3_0_177 archsimd.Float64x4
+				r4_0_177 archsimd.Float64x4
+				r5_0_177 archsimd.Float64x4
 			)
 			{
-				k_172, ia_172, fa_172, e_172, h_172, kk_172, l_172, sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, nda_172, ndb_172, ndc_172, s_172, def_172, sig_172, sna_172, snb_172, snc_172, hkl_172, at_172, stride_172 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_172 := k_172.c
-				r_172 := k_172.lr
-				two_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_172 := sa_172.Mul(sb_172).Mul(sc_172)
-				fc_172, fd_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_172.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_172.HasHKL {
+				k_177, ia_177, fa_177, e_177, h_177, kk_177, l_177, sa_177, sb_177, sc_177, ha_177, hb_177, hc_177, nda_177, ndb_177, ndc_177, s_177, def_177, sig_177, sna_177, snb_177, snc_177, hkl_177, at_177, stride_177 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_177 := k_177.c
+				r_177 := k_177.lr
+				two_177 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_177 := sa_177.Mul(sb_177).Mul(sc_177)
+				fc_177, fd_177 := archsimd.LoadFloat64x4((*[4]float64)((&r_177.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_177.HasHKL {
 					var (
-						r0_0_164_172 archsimd.Float64x4
-						r1_0_164_172 archsimd.Float64x4
+						r0_0_169_177 archsimd.Float64x4
+						r1_0_169_177 archsimd.Float64x4
 					)
 					{
-						r_164_172, bits_164_172, miss_164_172, ia_164_172, fa_164_172, h_164_172, kk_164_172, l_164_172 := r_172, k_172.fhklBits, k_172.missBits, ia_172, fa_172, h_172, kk_172, l_172
-						var r0_0_8_164_172 archsimd.Mask64x4
+						r_169_177, bits_169_177, miss_169_177, ia_169_177, fa_169_177, h_169_177, kk_169_177, l_169_177 := r_177, k_177.fhklBits, k_177.missBits, ia_177, fa_177, h_177, kk_177, l_177
+						var r0_0_8_169_177 archsimd.Mask64x4
 						{
-							r_8_164_172, ia_8_164_172, h_8_164_172, kk_8_164_172, l_8_164_172 := r_164_172, ia_164_172, h_164_172, kk_164_172, l_164_172
-							half_8_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_164_172, kc_8_164_172, lc_8_164_172 := h_8_164_172.Sub(half_8_164_172).Ceil(), kk_8_164_172.Sub(half_8_164_172).Ceil(), l_8_164_172.Sub(half_8_164_172).Ceil()
-							hmin_8_164_172, kmin_8_164_172, lmin_8_164_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.lmin)[:4]))
-							in_8_164_172 := hc_8_164_172.GreaterEqual(hmin_8_164_172).And(hc_8_164_172.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.hmax)[:4])))).And(kc_8_164_172.GreaterEqual(kmin_8_164_172)).And(kc_8_164_172.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.kmax)[:4])))).And(lc_8_164_172.GreaterEqual(lmin_8_164_172)).And(lc_8_164_172.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.lmax)[:4]))))
-							idx_8_164_172 := hc_8_164_172.Sub(hmin_8_164_172).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.hstride)[:4]))).Add(kc_8_164_172.Sub(kmin_8_164_172).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_164_172.kstride)[:4])))).Add(lc_8_164_172.Sub(lmin_8_164_172))
-							idx_8_164_172.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_164_172).ConvertToInt32().Store(ia_8_164_172)
-							r0_0_8_164_172 = in_8_164_172
+							r_8_169_177, ia_8_169_177, h_8_169_177, kk_8_169_177, l_8_169_177 := r_169_177, ia_169_177, h_169_177, kk_169_177, l_169_177
+							half_8_169_177 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_169_177, kc_8_169_177, lc_8_169_177 := h_8_169_177.Sub(half_8_169_177).Ceil(), kk_8_169_177.Sub(half_8_169_177).Ceil(), l_8_169_177.Sub(half_8_169_177).Ceil()
+							hmin_8_169_177, kmin_8_169_177, lmin_8_169_177 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.lmin)[:4]))
+							in_8_169_177 := hc_8_169_177.GreaterEqual(hmin_8_169_177).And(hc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hmax)[:4])))).And(kc_8_169_177.GreaterEqual(kmin_8_169_177)).And(kc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kmax)[:4])))).And(lc_8_169_177.GreaterEqual(lmin_8_169_177)).And(lc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.lmax)[:4]))))
+							idx_8_169_177 := hc_8_169_177.Sub(hmin_8_169_177).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hstride)[:4]))).Add(kc_8_169_177.Sub(kmin_8_169_177).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kstride)[:4])))).Add(lc_8_169_177.Sub(lmin_8_169_177))
+							idx_8_169_177.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169_177).ConvertToInt32().Store(ia_8_169_177)
+							r0_0_8_169_177 = in_8_169_177
 						}
-						in_164_172 := r0_0_8_164_172
-						for i_164_172, j_164_172 := range ia_164_172 {
-							fa_164_172[i_164_172] = bits_164_172[j_164_172]
+						in_169_177 := r0_0_8_169_177
+						for i_169_177, j_169_177 := range ia_169_177 {
+							fa_169_177[i_169_177] = bits_169_177[j_169_177]
 						}
-						f_164_172 := archsimd.LoadUint64x4(fa_164_172).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_164_172.defaultF)[:4])), in_164_172)
-						fd_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_164_172 != nil {
-							for i_164_172, j_164_172 := range ia_164_172 {
-								fa_164_172[i_164_172] = miss_164_172[j_164_172]
+						f_169_177 := archsimd.LoadUint64x4(fa_169_177).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169_177.defaultF)[:4])), in_169_177)
+						fd_169_177 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_169_177 != nil {
+							for i_169_177, j_169_177 := range ia_169_177 {
+								fa_169_177[i_169_177] = miss_169_177[j_169_177]
 							}
-							fd_164_172 = archsimd.LoadUint64x4(fa_164_172).AsFloat64x4()
+							fd_169_177 = archsimd.LoadUint64x4(fa_169_177).AsFloat64x4()
 						}
-						r0_0_164_172, r1_0_164_172 = f_164_172, fd_164_172.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_164_172)
+						r0_0_169_177, r1_0_169_177 = f_169_177, fd_169_177.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169_177)
 					}
-					fc_172, fd_172 = r0_0_164_172, r1_0_164_172
+					fc_177, fd_177 = r0_0_169_177, r1_0_169_177
 				}
-				ffl_172 := fc_172.Mul(fc_172).Mul(fl_172)
-				s1_172 := s_172.Add(ffl_172.Mul(fl_172))
-				def1_172 := def_172
-				if k_172.perDef {
-					def1_172 = def_172.Add(two_172.Mul(fc_172).Mul(fl_172).Mul(fl_172).Mul(fd_172))
+				ffl_177 := fc_177.Mul(fc_177).Mul(fl_177)
+				s1_177 := s_177.Add(ffl_177.Mul(fl_177))
+				def1_177 := def_177
+				if k_177.perDef {
+					def1_177 = def_177.Add(two_177.Mul(fc_177).Mul(fl_177).Mul(fl_177).Mul(fd_177))
 				}
-				tfl_172 := two_172.Mul(ffl_172)
-				xa_172, xb_172, xc_172 := tfl_172.Mul(sb_172.Mul(sc_172)), tfl_172.Mul(sa_172.Mul(sc_172)), tfl_172.Mul(sa_172.Mul(sb_172))
-				hbar_172, kbar_172, lbar_172 := xa_172.Mul(ha_172), xb_172.Mul(hb_172), xc_172.Mul(hc_172)
-				sig1_172 := sig_172.Add(hbar_172.Mul(h_172.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_172[0])[:4])))).Add(kbar_172.Mul(kk_172.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_172[1])[:4]))))).Add(lbar_172.Mul(l_172.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_172[2])[:4]))))))
-				na1_172, nb1_172, nc1_172 := sna_172.Add(xa_172.Mul(nda_172)), snb_172.Add(xb_172.Mul(ndb_172)), snc_172.Add(xc_172.Mul(ndc_172))
-				if !c_172.Water {
-					s1_172 = s_172.Merge(s1_172, fl_172.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_177 := two_177.Mul(ffl_177)
+				xa_177, xb_177, xc_177 := tfl_177.Mul(sb_177.Mul(sc_177)), tfl_177.Mul(sa_177.Mul(sc_177)), tfl_177.Mul(sa_177.Mul(sb_177))
+				hbar_177, kbar_177, lbar_177 := xa_177.Mul(ha_177), xb_177.Mul(hb_177), xc_177.Mul(hc_177)
+				sig1_177 := sig_177.Add(hbar_177.Mul(h_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[0])[:4])))).Add(kbar_177.Mul(kk_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[1])[:4]))))).Add(lbar_177.Mul(l_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[2])[:4]))))))
+				na1_177, nb1_177, nc1_177 := sna_177.Add(xa_177.Mul(nda_177)), snb_177.Add(xb_177.Mul(ndb_177)), snc_177.Add(xc_177.Mul(ndc_177))
+				if !c_177.Water {
+					s1_177 = s_177.Merge(s1_177, fl_177.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_172.StoreSlice(hkl_172[at_172:])
-				kbar_172.StoreSlice(hkl_172[at_172+stride_172:])
-				lbar_172.StoreSlice(hkl_172[at_172+2*stride_172:])
-				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172 = s1_172, def1_172, sig1_172, na1_172, nb1_172, nc1_172
+				hbar_177.StoreSlice(hkl_177[at_177:])
+				kbar_177.StoreSlice(hkl_177[at_177+stride_177:])
+				lbar_177.StoreSlice(hkl_177[at_177+2*stride_177:])
+				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = s1_177, def1_177, sig1_177, na1_177, nb1_177, nc1_177
 			}
-			s, def, sig, sna, snb, snc = r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172
+			s, def, sig, sna, snb, snc = r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -5781,24 +5886,24 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_173 archsimd.Float64x4
+		var r0_0_178 archsimd.Float64x4
 		{
-			fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_173 = fdet_173.Mul(f_173).Add(s_173).Add(o_173).Add(p_173)
+			fdet_178, f_178, s_178, o_178, p_178 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_178 = fdet_178.Mul(f_178).Add(s_178).Add(o_178).Add(p_178)
 		}
-		x := r0_0_173
-		var r0_0_174 archsimd.Float64x4
+		x := r0_0_178
+		var r0_0_179 archsimd.Float64x4
 		{
-			fdet_174, f_174, s_174, o_174, p_174 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_174 = fdet_174.Mul(f_174).Add(s_174).Add(o_174).Add(p_174)
+			fdet_179, f_179, s_179, o_179, p_179 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_179 = fdet_179.Mul(f_179).Add(s_179).Add(o_179).Add(p_179)
 		}
-		y := r0_0_174
-		var r0_0_175 archsimd.Float64x4
+		y := r0_0_179
+		var r0_0_180 archsimd.Float64x4
 		{
-			fdet_175, f_175, s_175, o_175, p_175 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_175 = fdet_175.Mul(f_175).Add(s_175).Add(o_175).Add(p_175)
+			fdet_180, f_180, s_180, o_180, p_180 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_180 = fdet_180.Mul(f_180).Add(s_180).Add(o_180).Add(p_180)
 		}
-		z := r0_0_175
+		z := r0_0_180
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -5806,16 +5911,16 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_176 archsimd.Float64x4
+		var r0_0_181 archsimd.Float64x4
 		{
-			invR_176, num_176, point_176 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_176 := invR_176.Mul(invR_176)
-			if !point_176 {
-				w_176 = num_176.Mul(w_176.Mul(invR_176))
+			invR_181, num_181, point_181 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_181 := invR_181.Mul(invR_181)
+			if !point_181 {
+				w_181 = num_181.Mul(w_181.Mul(invR_181))
 			}
-			r0_0_176 = w_176
+			r0_0_181 = w_181
 		}
-		r0_0_176.StoreSlice(fr.omega[p0:])
+		r0_0_181.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -5832,38 +5937,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_177 archsimd.Float64x4
-				r1_0_177 archsimd.Float64x4
-				r2_0_177 archsimd.Float64x4
-				r3_0_177 archsimd.Float64x4
-				r4_0_177 archsimd.Float64x4
-				r5_0_177 archsimd.Float64x4
+				r0_0_182 archsimd.Float64x4
+				r1_0_182 archsimd.Float64x4
+				r2_0_182 archsimd.Float64x4
+				r3_0_182 archsimd.Float64x4
+				r4_0_182 archsimd.Float64x4
+				r5_0_182 archsimd.Float64x4
 			)
 			{
-				r_177, s_177, dx_177, dy_177, dz_177 := r, sr, dx, dy, dz
-				one_177, zero_177, kahn_177 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_177.kahn)[:4]))
-				c2_177 := archsimd.LoadFloat64x4((*[4]float64)((&s_177.inc[0])[:4])).Mul(dx_177).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_177.inc[1])[:4])).Mul(dy_177)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_177.inc[2])[:4])).Mul(dz_177))
-				c2sq_177 := c2_177.Mul(c2_177)
-				s2sq_177 := one_177.Sub(c2sq_177)
-				e_177 := dx_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.ein[0])[:4]))).Add(dy_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.ein[1])[:4])))).Add(dz_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.ein[2])[:4]))))
-				b_177 := dx_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.bin[0])[:4]))).Add(dy_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.bin[1])[:4])))).Add(dz_177.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_177.bin[2])[:4]))))
-				ee_177, bb_177 := e_177.Mul(e_177), b_177.Mul(b_177)
-				den_177 := ee_177.Add(bb_177)
-				plane_177 := den_177.Greater(zero_177)
-				inv_177 := one_177.Div(den_177)
-				cos2psi_177 := ee_177.Sub(bb_177).Mul(inv_177).Merge(one_177, plane_177)
-				de_177, db_177 := zero_177, zero_177
-				if !r_177.kahnZero {
-					de_177 = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e_177).Mul(b_177).Mul(b_177).Mul(inv_177).Mul(inv_177).Merge(zero_177, plane_177)
-					db_177 = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b_177).Mul(e_177).Mul(e_177).Mul(inv_177).Mul(inv_177).Merge(zero_177, plane_177)
+				r_182, s_182, dx_182, dy_182, dz_182 := r, sr, dx, dy, dz
+				one_182, zero_182, kahn_182 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_182.kahn)[:4]))
+				c2_182 := archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[0])[:4])).Mul(dx_182).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[1])[:4])).Mul(dy_182)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[2])[:4])).Mul(dz_182))
+				c2sq_182 := c2_182.Mul(c2_182)
+				s2sq_182 := one_182.Sub(c2sq_182)
+				e_182 := dx_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[0])[:4]))).Add(dy_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[1])[:4])))).Add(dz_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[2])[:4]))))
+				b_182 := dx_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[0])[:4]))).Add(dy_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[1])[:4])))).Add(dz_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[2])[:4]))))
+				ee_182, bb_182 := e_182.Mul(e_182), b_182.Mul(b_182)
+				den_182 := ee_182.Add(bb_182)
+				plane_182 := den_182.Greater(zero_182)
+				inv_182 := one_182.Div(den_182)
+				cos2psi_182 := ee_182.Sub(bb_182).Mul(inv_182).Merge(one_182, plane_182)
+				de_182, db_182 := zero_182, zero_182
+				if !r_182.kahnZero {
+					de_182 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_182).Mul(b_182).Mul(b_182).Mul(inv_182).Mul(inv_182).Merge(zero_182, plane_182)
+					db_182 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_182).Mul(e_182).Mul(e_182).Mul(inv_182).Mul(inv_182).Merge(zero_182, plane_182)
 				}
-				p_177 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_177.Add(c2sq_177).Sub(kahn_177.Mul(cos2psi_177).Mul(s2sq_177)))
-				dkahn_177 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi_177).Mul(s2sq_177)
-				dcos_177 := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn_177).Mul(s2sq_177)
-				alpha_177, beta_177, gamma_177 := c2_177.Mul(one_177.Add(kahn_177.Mul(cos2psi_177))), dcos_177.Mul(de_177), dcos_177.Mul(db_177)
-				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = p_177, dkahn_177, alpha_177, beta_177, gamma_177, alpha_177.Mul(c2_177).Add(beta_177.Mul(e_177)).Add(gamma_177.Mul(b_177))
+				p_182 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_182.Add(c2sq_182).Sub(kahn_182.Mul(cos2psi_182).Mul(s2sq_182)))
+				dkahn_182 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_182).Mul(s2sq_182)
+				dcos_182 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_182).Mul(s2sq_182)
+				alpha_182, beta_182, gamma_182 := c2_182.Mul(one_182.Add(kahn_182.Mul(cos2psi_182))), dcos_182.Mul(de_182), dcos_182.Mul(db_182)
+				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182 = p_182, dkahn_182, alpha_182, beta_182, gamma_182, alpha_182.Mul(c2_182).Add(beta_182.Mul(e_182)).Add(gamma_182.Mul(b_182))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
+			p, dkahn, alpha, beta, gamma, dd := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -5899,12 +6004,12 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
 	p := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
-	dkahn := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(cos2psi).Mul(s2sq)
-	dcos := archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(kahn).Mul(s2sq)
+	dkahn := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi).Mul(s2sq)
+	dcos := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn).Mul(s2sq)
 	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
@@ -6005,11 +6110,11 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 			inv3 := invR.Mul(invR).Mul(invR)
 			var rbar archsimd.Float64x4
 			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[31])).Mul(wbar).Mul(inv3)
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
 				cd[q] = cd[q].Add(cdp.Merge(zero, live))
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[32])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
@@ -6026,4 +6131,4 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2}, {-3, -3, -3, -3}}
+var vkTableAVX2 = [...][4]float64{{cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi}, {3, 3, 3, 3}, {10, 10, 10, 10}, {7, 7, 7, 7}, {90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2}, {-3, -3, -3, -3}}

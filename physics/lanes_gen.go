@@ -3753,8 +3753,20 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				pi_100 := float64(piC)
 				at_100 := (d_100 == float64(0))
 				s_100 := merge(nv_100, (sn_100 / s1_100), at_100)
-				dx_100 := merge(float64(0), ((pi_100 * (((nv_100 * cn_100) * s1_100) - (sn_100 * c1_100))) / (s1_100 * s1_100)), at_100)
-				dn_100 := merge(float64(1), (((pi_100 * d_100) * cn_100) / s1_100), at_100)
+				pd_100 := (pi_100 * d_100)
+				npd_100 := (nv_100 * pd_100)
+				dx_100 := ((pi_100 * (((nv_100 * cn_100) * s1_100) - (sn_100 * c1_100))) / (s1_100 * s1_100))
+				var r0_0_107 float64
+				{
+					n_107, x_107 := nv_100, pd_100
+					n2_107 := (n_107 * n_107)
+					a_107 := (((float64(0) - (n2_107 - float64(1))) * x_107) / float64(3))
+					b_107 := ((((((((float64(3) * n2_107) * n2_107) - (float64(10) * n2_107)) + float64(7)) * x_107) * x_107) * x_107) / float64(90))
+					r0_0_107 = (n_107 * (a_107 + b_107))
+				}
+				dx_100 = merge((pi_100 * r0_0_107), dx_100, ((npd_100 * npd_100) < float64(seriesMax2)))
+				dx_100 = merge(float64(0), dx_100, at_100)
+				dn_100 := merge(float64(1), ((pd_100 * cn_100) / s1_100), at_100)
 				r0_0_100, r1_0_100, r2_0_100 = s_100, dx_100, dn_100
 			}
 			s_95, dx_95, dn_95 = r0_0_100, r1_0_100, r2_0_100
@@ -3763,337 +3775,361 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 	}
 	sa, ha, na := r0_0_95, r1_0_95, r2_0_95
 	var (
-		r0_0_107 float64
-		r1_0_107 float64
-		r2_0_107 float64
+		r0_0_108 float64
+		r1_0_108 float64
+		r2_0_108 float64
 	)
 	{
-		r_107, i_107, x_107 := r, 1, kk
-		s_107, dx_107, dn_107 := float64(1), float64(0), float64(0)
-		if r_107.nmode[i_107] == nChebyshev {
+		r_108, i_108, x_108 := r, 1, kk
+		s_108, dx_108, dn_108 := float64(1), float64(0), float64(0)
+		if r_108.nmode[i_108] == nChebyshev {
 			var (
-				r0_0_108 float64
-				r1_0_108 float64
-				r2_0_108 float64
+				r0_0_109 float64
+				r1_0_109 float64
+				r2_0_109 float64
 			)
 			{
-				r_108, x_108, n_108, nf_108 := r_107, x_107, r_107.nn[i_107], &r_107.nv[i_107]
-				magic_108 := float64(roundMagic)
-				t_108 := (x_108 + magic_108)
-				d_108 := (x_108 - (t_108 - magic_108))
-				f_108 := (math.Float64bits(t_108) << 63)
-				var r0_0_109 float64
+				r_109, x_109, n_109, nf_109 := r_108, x_108, r_108.nn[i_108], &r_108.nv[i_108]
+				magic_109 := float64(roundMagic)
+				t_109 := (x_109 + magic_109)
+				d_109 := (x_109 - (t_109 - magic_109))
+				f_109 := (math.Float64bits(t_109) << 63)
+				var r0_0_110 float64
 				{
-					d_109 := d_108
-					y_109 := (d_109 * d_109)
-					y2_109 := (y_109 * y_109)
-					y4_109 := (y2_109 * y2_109)
-					p0_109 := ((float64(cp0) + (float64(cp2) * y_109)) + ((float64(cp4) + (float64(cp6) * y_109)) * y2_109))
-					p1_109 := (((float64(cp8) + (float64(cp10) * y_109)) + ((float64(cp12) + (float64(cp14) * y_109)) * y2_109)) * y4_109)
-					p2_109 := (float64(cp16) * (y4_109 * y4_109))
-					r0_0_109 = ((p0_109 + p1_109) + p2_109)
+					d_110 := d_109
+					y_110 := (d_110 * d_110)
+					y2_110 := (y_110 * y_110)
+					y4_110 := (y2_110 * y2_110)
+					p0_110 := ((float64(cp0) + (float64(cp2) * y_110)) + ((float64(cp4) + (float64(cp6) * y_110)) * y2_110))
+					p1_110 := (((float64(cp8) + (float64(cp10) * y_110)) + ((float64(cp12) + (float64(cp14) * y_110)) * y2_110)) * y4_110)
+					p2_110 := (float64(cp16) * (y4_110 * y4_110))
+					r0_0_110 = ((p0_110 + p1_110) + p2_110)
 				}
-				cr_108 := r0_0_109
-				sign_108, one_108, pi_108 := math.Float64bits((&r_108.negZero)[0]), float64(1), float64(piC)
-				rs_108 := (pi_108 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_108 - cr_108) * (one_108 + cr_108)))) | ((math.Float64bits(d_108) ^ f_108) & sign_108))))
-				c2_108 := (float64(2) * math.Float64frombits((math.Float64bits(cr_108) ^ f_108)))
-				u0_108, u1_108 := one_108, c2_108
-				j_108 := 2
-				for ; j_108+1 < n_108; j_108 += 2 {
-					u0_108 = ((c2_108 * u1_108) - u0_108)
-					u1_108 = ((c2_108 * u0_108) - u1_108)
+				cr_109 := r0_0_110
+				sign_109, one_109, pi_109 := math.Float64bits((&r_109.negZero)[0]), float64(1), float64(piC)
+				rs_109 := (pi_109 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_109 - cr_109) * (one_109 + cr_109)))) | ((math.Float64bits(d_109) ^ f_109) & sign_109))))
+				c2_109 := (float64(2) * math.Float64frombits((math.Float64bits(cr_109) ^ f_109)))
+				u0_109, u1_109 := one_109, c2_109
+				j_109 := 2
+				for ; j_109+1 < n_109; j_109 += 2 {
+					u0_109 = ((c2_109 * u1_109) - u0_109)
+					u1_109 = ((c2_109 * u0_109) - u1_109)
 				}
-				if j_108 < n_108 {
-					u0_108, u1_108 = u1_108, ((c2_108 * u1_108) - u0_108)
+				if j_109 < n_109 {
+					u0_109, u1_109 = u1_109, ((c2_109 * u1_109) - u0_109)
 				}
-				cu_108 := ((float64(0.5) * c2_108) * u1_108)
-				tn_108 := (cu_108 - u0_108)
-				dx_108 := (((nf_108[0] * tn_108) - cu_108) * rs_108)
-				dn_108 := ((d_108 * tn_108) * rs_108)
-				near_108 := ((d_108 * d_108) < float64(closedFormMin2))
-				if near_108 {
+				cu_109 := ((float64(0.5) * c2_109) * u1_109)
+				tn_109 := (cu_109 - u0_109)
+				dx_109 := (((nf_109[0] * tn_109) - cu_109) * rs_109)
+				dn_109 := ((d_109 * tn_109) * rs_109)
+				near_109 := ((d_109 * d_109) < float64(closedFormMin2))
+				if near_109 {
 					var (
-						r0_0_110 float64
-						r1_0_110 float64
+						r0_0_111 float64
+						r1_0_111 float64
 					)
 					{
-						r_110, d_110, c2_110, flip_110, tn_110, un_110, n_110 := r_108, d_108, c2_108, f_108, tn_108, u1_108, n_108
-						var r0_0_111 float64
+						r_111, d_111, c2_111, flip_111, tn_111, un_111, n_111 := r_109, d_109, c2_109, f_109, tn_109, u1_109, n_109
+						var r0_0_112 float64
 						{
-							d_111 := d_110
-							y_111 := (d_111 * d_111)
-							y2_111 := (y_111 * y_111)
-							y4_111 := (y2_111 * y2_111)
-							p0_111 := ((float64(sp1) + (float64(sp3) * y_111)) + ((float64(sp5) + (float64(sp7) * y_111)) * y2_111))
-							p1_111 := (((float64(sp9) + (float64(sp11) * y_111)) + ((float64(sp13) + (float64(sp15) * y_111)) * y2_111)) * y4_111)
-							p2_111 := (((float64(sp17) + (float64(sp19) * y_111)) + (float64(sp21) * y2_111)) * (y4_111 * y4_111))
-							r0_0_111 = (d_111 * ((p0_111 + p1_111) + p2_111))
+							d_112 := d_111
+							y_112 := (d_112 * d_112)
+							y2_112 := (y_112 * y_112)
+							y4_112 := (y2_112 * y2_112)
+							p0_112 := ((float64(sp1) + (float64(sp3) * y_112)) + ((float64(sp5) + (float64(sp7) * y_112)) * y2_112))
+							p1_112 := (((float64(sp9) + (float64(sp11) * y_112)) + ((float64(sp13) + (float64(sp15) * y_112)) * y2_112)) * y4_112)
+							p2_112 := (((float64(sp17) + (float64(sp19) * y_112)) + (float64(sp21) * y2_112)) * (y4_112 * y4_112))
+							r0_0_112 = (d_112 * ((p0_112 + p1_112) + p2_112))
 						}
-						s_110 := math.Float64frombits((math.Float64bits(r0_0_111) ^ flip_110))
-						two_110 := float64(2)
-						u0_110, u1_110, p0_110, p1_110 := float64(1), c2_110, float64(0), two_110
-						for j_110 := 2; j_110 < n_110; j_110++ {
-							u0_110, u1_110, p0_110, p1_110 = u1_110, ((c2_110 * u1_110) - u0_110), p1_110, (((two_110 * u1_110) + (c2_110 * p1_110)) - p0_110)
+						s_111 := math.Float64frombits((math.Float64bits(r0_0_112) ^ flip_111))
+						two_111 := float64(2)
+						u0_111, u1_111, p0_111, p1_111 := float64(1), c2_111, float64(0), two_111
+						for j_111 := 2; j_111 < n_111; j_111++ {
+							u0_111, u1_111, p0_111, p1_111 = u1_111, ((c2_111 * u1_111) - u0_111), p1_111, (((two_111 * u1_111) + (c2_111 * p1_111)) - p0_111)
 						}
-						dx_110 := ((float64(minusPi) * s_110) * p1_110)
-						peak_110 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_110) & math.Float64bits((&r_110.negZero)[0]))))
-						dn_110 := merge((((float64(piC) * d_110) * tn_110) / s_110), peak_110, (d_110 != float64(0)))
-						r0_0_110, r1_0_110 = dx_110, dn_110
+						dx_111 := ((float64(minusPi) * s_111) * p1_111)
+						peak_111 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_111) & math.Float64bits((&r_111.negZero)[0]))))
+						dn_111 := merge((((float64(piC) * d_111) * tn_111) / s_111), peak_111, (d_111 != float64(0)))
+						r0_0_111, r1_0_111 = dx_111, dn_111
 					}
-					px_108, pn_108 := r0_0_110, r1_0_110
-					dx_108, dn_108 = merge(px_108, dx_108, near_108), merge(pn_108, dn_108, near_108)
+					px_109, pn_109 := r0_0_111, r1_0_111
+					dx_109, dn_109 = merge(px_109, dx_109, near_109), merge(pn_109, dn_109, near_109)
 				}
-				r0_0_108, r1_0_108, r2_0_108 = u1_108, dx_108, dn_108
+				r0_0_109, r1_0_109, r2_0_109 = u1_109, dx_109, dn_109
 			}
-			s_107, dx_107, dn_107 = r0_0_108, r1_0_108, r2_0_108
-		} else if r_107.nmode[i_107] == nRatio {
+			s_108, dx_108, dn_108 = r0_0_109, r1_0_109, r2_0_109
+		} else if r_108.nmode[i_108] == nRatio {
 			var (
-				r0_0_112 float64
-				r1_0_112 float64
-				r2_0_112 float64
+				r0_0_113 float64
+				r1_0_113 float64
+				r2_0_113 float64
 			)
 			{
-				x_112, nv_112 := x_107, (&r_107.nv[i_107])[0]
-				magic_112 := float64(roundMagic)
-				t_112 := (x_112 + magic_112)
-				d_112 := (x_112 - (t_112 - magic_112))
-				y_112 := (nv_112 * d_112)
-				u_112 := (y_112 + magic_112)
-				e_112 := (y_112 - (u_112 - magic_112))
-				var r0_0_113 float64
-				{
-					d_113 := e_112
-					y_113 := (d_113 * d_113)
-					y2_113 := (y_113 * y_113)
-					y4_113 := (y2_113 * y2_113)
-					p0_113 := ((float64(sp1) + (float64(sp3) * y_113)) + ((float64(sp5) + (float64(sp7) * y_113)) * y2_113))
-					p1_113 := (((float64(sp9) + (float64(sp11) * y_113)) + ((float64(sp13) + (float64(sp15) * y_113)) * y2_113)) * y4_113)
-					p2_113 := (((float64(sp17) + (float64(sp19) * y_113)) + (float64(sp21) * y2_113)) * (y4_113 * y4_113))
-					r0_0_113 = (d_113 * ((p0_113 + p1_113) + p2_113))
-				}
+				x_113, nv_113 := x_108, (&r_108.nv[i_108])[0]
+				magic_113 := float64(roundMagic)
+				t_113 := (x_113 + magic_113)
+				d_113 := (x_113 - (t_113 - magic_113))
+				y_113 := (nv_113 * d_113)
+				u_113 := (y_113 + magic_113)
+				e_113 := (y_113 - (u_113 - magic_113))
 				var r0_0_114 float64
 				{
-					c_114, t_114 := r0_0_113, u_112
-					r0_0_114 = math.Float64frombits((math.Float64bits(c_114) ^ (math.Float64bits(t_114) << 63)))
+					d_114 := e_113
+					y_114 := (d_114 * d_114)
+					y2_114 := (y_114 * y_114)
+					y4_114 := (y2_114 * y2_114)
+					p0_114 := ((float64(sp1) + (float64(sp3) * y_114)) + ((float64(sp5) + (float64(sp7) * y_114)) * y2_114))
+					p1_114 := (((float64(sp9) + (float64(sp11) * y_114)) + ((float64(sp13) + (float64(sp15) * y_114)) * y2_114)) * y4_114)
+					p2_114 := (((float64(sp17) + (float64(sp19) * y_114)) + (float64(sp21) * y2_114)) * (y4_114 * y4_114))
+					r0_0_114 = (d_114 * ((p0_114 + p1_114) + p2_114))
 				}
 				var r0_0_115 float64
 				{
-					d_115 := e_112
-					y_115 := (d_115 * d_115)
-					y2_115 := (y_115 * y_115)
-					y4_115 := (y2_115 * y2_115)
-					p0_115 := ((float64(cp0) + (float64(cp2) * y_115)) + ((float64(cp4) + (float64(cp6) * y_115)) * y2_115))
-					p1_115 := (((float64(cp8) + (float64(cp10) * y_115)) + ((float64(cp12) + (float64(cp14) * y_115)) * y2_115)) * y4_115)
-					p2_115 := (float64(cp16) * (y4_115 * y4_115))
-					r0_0_115 = ((p0_115 + p1_115) + p2_115)
+					c_115, t_115 := r0_0_114, u_113
+					r0_0_115 = math.Float64frombits((math.Float64bits(c_115) ^ (math.Float64bits(t_115) << 63)))
 				}
 				var r0_0_116 float64
 				{
-					c_116, t_116 := r0_0_115, u_112
-					r0_0_116 = math.Float64frombits((math.Float64bits(c_116) ^ (math.Float64bits(t_116) << 63)))
+					d_116 := e_113
+					y_116 := (d_116 * d_116)
+					y2_116 := (y_116 * y_116)
+					y4_116 := (y2_116 * y2_116)
+					p0_116 := ((float64(cp0) + (float64(cp2) * y_116)) + ((float64(cp4) + (float64(cp6) * y_116)) * y2_116))
+					p1_116 := (((float64(cp8) + (float64(cp10) * y_116)) + ((float64(cp12) + (float64(cp14) * y_116)) * y2_116)) * y4_116)
+					p2_116 := (float64(cp16) * (y4_116 * y4_116))
+					r0_0_116 = ((p0_116 + p1_116) + p2_116)
 				}
-				sn_112, cn_112 := r0_0_114, r0_0_116
 				var r0_0_117 float64
 				{
-					d_117 := d_112
-					y_117 := (d_117 * d_117)
-					y2_117 := (y_117 * y_117)
-					y4_117 := (y2_117 * y2_117)
-					p0_117 := ((float64(sp1) + (float64(sp3) * y_117)) + ((float64(sp5) + (float64(sp7) * y_117)) * y2_117))
-					p1_117 := (((float64(sp9) + (float64(sp11) * y_117)) + ((float64(sp13) + (float64(sp15) * y_117)) * y2_117)) * y4_117)
-					p2_117 := (((float64(sp17) + (float64(sp19) * y_117)) + (float64(sp21) * y2_117)) * (y4_117 * y4_117))
-					r0_0_117 = (d_117 * ((p0_117 + p1_117) + p2_117))
+					c_117, t_117 := r0_0_116, u_113
+					r0_0_117 = math.Float64frombits((math.Float64bits(c_117) ^ (math.Float64bits(t_117) << 63)))
 				}
+				sn_113, cn_113 := r0_0_115, r0_0_117
 				var r0_0_118 float64
 				{
-					d_118 := d_112
+					d_118 := d_113
 					y_118 := (d_118 * d_118)
 					y2_118 := (y_118 * y_118)
 					y4_118 := (y2_118 * y2_118)
-					p0_118 := ((float64(cp0) + (float64(cp2) * y_118)) + ((float64(cp4) + (float64(cp6) * y_118)) * y2_118))
-					p1_118 := (((float64(cp8) + (float64(cp10) * y_118)) + ((float64(cp12) + (float64(cp14) * y_118)) * y2_118)) * y4_118)
-					p2_118 := (float64(cp16) * (y4_118 * y4_118))
-					r0_0_118 = ((p0_118 + p1_118) + p2_118)
+					p0_118 := ((float64(sp1) + (float64(sp3) * y_118)) + ((float64(sp5) + (float64(sp7) * y_118)) * y2_118))
+					p1_118 := (((float64(sp9) + (float64(sp11) * y_118)) + ((float64(sp13) + (float64(sp15) * y_118)) * y2_118)) * y4_118)
+					p2_118 := (((float64(sp17) + (float64(sp19) * y_118)) + (float64(sp21) * y2_118)) * (y4_118 * y4_118))
+					r0_0_118 = (d_118 * ((p0_118 + p1_118) + p2_118))
 				}
-				s1_112, c1_112 := r0_0_117, r0_0_118
-				pi_112 := float64(piC)
-				at_112 := (d_112 == float64(0))
-				s_112 := merge(nv_112, (sn_112 / s1_112), at_112)
-				dx_112 := merge(float64(0), ((pi_112 * (((nv_112 * cn_112) * s1_112) - (sn_112 * c1_112))) / (s1_112 * s1_112)), at_112)
-				dn_112 := merge(float64(1), (((pi_112 * d_112) * cn_112) / s1_112), at_112)
-				r0_0_112, r1_0_112, r2_0_112 = s_112, dx_112, dn_112
+				var r0_0_119 float64
+				{
+					d_119 := d_113
+					y_119 := (d_119 * d_119)
+					y2_119 := (y_119 * y_119)
+					y4_119 := (y2_119 * y2_119)
+					p0_119 := ((float64(cp0) + (float64(cp2) * y_119)) + ((float64(cp4) + (float64(cp6) * y_119)) * y2_119))
+					p1_119 := (((float64(cp8) + (float64(cp10) * y_119)) + ((float64(cp12) + (float64(cp14) * y_119)) * y2_119)) * y4_119)
+					p2_119 := (float64(cp16) * (y4_119 * y4_119))
+					r0_0_119 = ((p0_119 + p1_119) + p2_119)
+				}
+				s1_113, c1_113 := r0_0_118, r0_0_119
+				pi_113 := float64(piC)
+				at_113 := (d_113 == float64(0))
+				s_113 := merge(nv_113, (sn_113 / s1_113), at_113)
+				pd_113 := (pi_113 * d_113)
+				npd_113 := (nv_113 * pd_113)
+				dx_113 := ((pi_113 * (((nv_113 * cn_113) * s1_113) - (sn_113 * c1_113))) / (s1_113 * s1_113))
+				var r0_0_120 float64
+				{
+					n_120, x_120 := nv_113, pd_113
+					n2_120 := (n_120 * n_120)
+					a_120 := (((float64(0) - (n2_120 - float64(1))) * x_120) / float64(3))
+					b_120 := ((((((((float64(3) * n2_120) * n2_120) - (float64(10) * n2_120)) + float64(7)) * x_120) * x_120) * x_120) / float64(90))
+					r0_0_120 = (n_120 * (a_120 + b_120))
+				}
+				dx_113 = merge((pi_113 * r0_0_120), dx_113, ((npd_113 * npd_113) < float64(seriesMax2)))
+				dx_113 = merge(float64(0), dx_113, at_113)
+				dn_113 := merge(float64(1), ((pd_113 * cn_113) / s1_113), at_113)
+				r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
 			}
-			s_107, dx_107, dn_107 = r0_0_112, r1_0_112, r2_0_112
+			s_108, dx_108, dn_108 = r0_0_113, r1_0_113, r2_0_113
 		}
-		r0_0_107, r1_0_107, r2_0_107 = s_107, dx_107, dn_107
+		r0_0_108, r1_0_108, r2_0_108 = s_108, dx_108, dn_108
 	}
-	sb, hb, nb := r0_0_107, r1_0_107, r2_0_107
+	sb, hb, nb := r0_0_108, r1_0_108, r2_0_108
 	var (
-		r0_0_119 float64
-		r1_0_119 float64
-		r2_0_119 float64
+		r0_0_121 float64
+		r1_0_121 float64
+		r2_0_121 float64
 	)
 	{
-		r_119, i_119, x_119 := r, 2, l
-		s_119, dx_119, dn_119 := float64(1), float64(0), float64(0)
-		if r_119.nmode[i_119] == nChebyshev {
+		r_121, i_121, x_121 := r, 2, l
+		s_121, dx_121, dn_121 := float64(1), float64(0), float64(0)
+		if r_121.nmode[i_121] == nChebyshev {
 			var (
-				r0_0_120 float64
-				r1_0_120 float64
-				r2_0_120 float64
+				r0_0_122 float64
+				r1_0_122 float64
+				r2_0_122 float64
 			)
 			{
-				r_120, x_120, n_120, nf_120 := r_119, x_119, r_119.nn[i_119], &r_119.nv[i_119]
-				magic_120 := float64(roundMagic)
-				t_120 := (x_120 + magic_120)
-				d_120 := (x_120 - (t_120 - magic_120))
-				f_120 := (math.Float64bits(t_120) << 63)
-				var r0_0_121 float64
+				r_122, x_122, n_122, nf_122 := r_121, x_121, r_121.nn[i_121], &r_121.nv[i_121]
+				magic_122 := float64(roundMagic)
+				t_122 := (x_122 + magic_122)
+				d_122 := (x_122 - (t_122 - magic_122))
+				f_122 := (math.Float64bits(t_122) << 63)
+				var r0_0_123 float64
 				{
-					d_121 := d_120
-					y_121 := (d_121 * d_121)
-					y2_121 := (y_121 * y_121)
-					y4_121 := (y2_121 * y2_121)
-					p0_121 := ((float64(cp0) + (float64(cp2) * y_121)) + ((float64(cp4) + (float64(cp6) * y_121)) * y2_121))
-					p1_121 := (((float64(cp8) + (float64(cp10) * y_121)) + ((float64(cp12) + (float64(cp14) * y_121)) * y2_121)) * y4_121)
-					p2_121 := (float64(cp16) * (y4_121 * y4_121))
-					r0_0_121 = ((p0_121 + p1_121) + p2_121)
+					d_123 := d_122
+					y_123 := (d_123 * d_123)
+					y2_123 := (y_123 * y_123)
+					y4_123 := (y2_123 * y2_123)
+					p0_123 := ((float64(cp0) + (float64(cp2) * y_123)) + ((float64(cp4) + (float64(cp6) * y_123)) * y2_123))
+					p1_123 := (((float64(cp8) + (float64(cp10) * y_123)) + ((float64(cp12) + (float64(cp14) * y_123)) * y2_123)) * y4_123)
+					p2_123 := (float64(cp16) * (y4_123 * y4_123))
+					r0_0_123 = ((p0_123 + p1_123) + p2_123)
 				}
-				cr_120 := r0_0_121
-				sign_120, one_120, pi_120 := math.Float64bits((&r_120.negZero)[0]), float64(1), float64(piC)
-				rs_120 := (pi_120 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_120 - cr_120) * (one_120 + cr_120)))) | ((math.Float64bits(d_120) ^ f_120) & sign_120))))
-				c2_120 := (float64(2) * math.Float64frombits((math.Float64bits(cr_120) ^ f_120)))
-				u0_120, u1_120 := one_120, c2_120
-				j_120 := 2
-				for ; j_120+1 < n_120; j_120 += 2 {
-					u0_120 = ((c2_120 * u1_120) - u0_120)
-					u1_120 = ((c2_120 * u0_120) - u1_120)
+				cr_122 := r0_0_123
+				sign_122, one_122, pi_122 := math.Float64bits((&r_122.negZero)[0]), float64(1), float64(piC)
+				rs_122 := (pi_122 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_122 - cr_122) * (one_122 + cr_122)))) | ((math.Float64bits(d_122) ^ f_122) & sign_122))))
+				c2_122 := (float64(2) * math.Float64frombits((math.Float64bits(cr_122) ^ f_122)))
+				u0_122, u1_122 := one_122, c2_122
+				j_122 := 2
+				for ; j_122+1 < n_122; j_122 += 2 {
+					u0_122 = ((c2_122 * u1_122) - u0_122)
+					u1_122 = ((c2_122 * u0_122) - u1_122)
 				}
-				if j_120 < n_120 {
-					u0_120, u1_120 = u1_120, ((c2_120 * u1_120) - u0_120)
+				if j_122 < n_122 {
+					u0_122, u1_122 = u1_122, ((c2_122 * u1_122) - u0_122)
 				}
-				cu_120 := ((float64(0.5) * c2_120) * u1_120)
-				tn_120 := (cu_120 - u0_120)
-				dx_120 := (((nf_120[0] * tn_120) - cu_120) * rs_120)
-				dn_120 := ((d_120 * tn_120) * rs_120)
-				near_120 := ((d_120 * d_120) < float64(closedFormMin2))
-				if near_120 {
+				cu_122 := ((float64(0.5) * c2_122) * u1_122)
+				tn_122 := (cu_122 - u0_122)
+				dx_122 := (((nf_122[0] * tn_122) - cu_122) * rs_122)
+				dn_122 := ((d_122 * tn_122) * rs_122)
+				near_122 := ((d_122 * d_122) < float64(closedFormMin2))
+				if near_122 {
 					var (
-						r0_0_122 float64
-						r1_0_122 float64
+						r0_0_124 float64
+						r1_0_124 float64
 					)
 					{
-						r_122, d_122, c2_122, flip_122, tn_122, un_122, n_122 := r_120, d_120, c2_120, f_120, tn_120, u1_120, n_120
-						var r0_0_123 float64
+						r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
+						var r0_0_125 float64
 						{
-							d_123 := d_122
-							y_123 := (d_123 * d_123)
-							y2_123 := (y_123 * y_123)
-							y4_123 := (y2_123 * y2_123)
-							p0_123 := ((float64(sp1) + (float64(sp3) * y_123)) + ((float64(sp5) + (float64(sp7) * y_123)) * y2_123))
-							p1_123 := (((float64(sp9) + (float64(sp11) * y_123)) + ((float64(sp13) + (float64(sp15) * y_123)) * y2_123)) * y4_123)
-							p2_123 := (((float64(sp17) + (float64(sp19) * y_123)) + (float64(sp21) * y2_123)) * (y4_123 * y4_123))
-							r0_0_123 = (d_123 * ((p0_123 + p1_123) + p2_123))
+							d_125 := d_124
+							y_125 := (d_125 * d_125)
+							y2_125 := (y_125 * y_125)
+							y4_125 := (y2_125 * y2_125)
+							p0_125 := ((float64(sp1) + (float64(sp3) * y_125)) + ((float64(sp5) + (float64(sp7) * y_125)) * y2_125))
+							p1_125 := (((float64(sp9) + (float64(sp11) * y_125)) + ((float64(sp13) + (float64(sp15) * y_125)) * y2_125)) * y4_125)
+							p2_125 := (((float64(sp17) + (float64(sp19) * y_125)) + (float64(sp21) * y2_125)) * (y4_125 * y4_125))
+							r0_0_125 = (d_125 * ((p0_125 + p1_125) + p2_125))
 						}
-						s_122 := math.Float64frombits((math.Float64bits(r0_0_123) ^ flip_122))
-						two_122 := float64(2)
-						u0_122, u1_122, p0_122, p1_122 := float64(1), c2_122, float64(0), two_122
-						for j_122 := 2; j_122 < n_122; j_122++ {
-							u0_122, u1_122, p0_122, p1_122 = u1_122, ((c2_122 * u1_122) - u0_122), p1_122, (((two_122 * u1_122) + (c2_122 * p1_122)) - p0_122)
+						s_124 := math.Float64frombits((math.Float64bits(r0_0_125) ^ flip_124))
+						two_124 := float64(2)
+						u0_124, u1_124, p0_124, p1_124 := float64(1), c2_124, float64(0), two_124
+						for j_124 := 2; j_124 < n_124; j_124++ {
+							u0_124, u1_124, p0_124, p1_124 = u1_124, ((c2_124 * u1_124) - u0_124), p1_124, (((two_124 * u1_124) + (c2_124 * p1_124)) - p0_124)
 						}
-						dx_122 := ((float64(minusPi) * s_122) * p1_122)
-						peak_122 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_122) & math.Float64bits((&r_122.negZero)[0]))))
-						dn_122 := merge((((float64(piC) * d_122) * tn_122) / s_122), peak_122, (d_122 != float64(0)))
-						r0_0_122, r1_0_122 = dx_122, dn_122
+						dx_124 := ((float64(minusPi) * s_124) * p1_124)
+						peak_124 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_124) & math.Float64bits((&r_124.negZero)[0]))))
+						dn_124 := merge((((float64(piC) * d_124) * tn_124) / s_124), peak_124, (d_124 != float64(0)))
+						r0_0_124, r1_0_124 = dx_124, dn_124
 					}
-					px_120, pn_120 := r0_0_122, r1_0_122
-					dx_120, dn_120 = merge(px_120, dx_120, near_120), merge(pn_120, dn_120, near_120)
+					px_122, pn_122 := r0_0_124, r1_0_124
+					dx_122, dn_122 = merge(px_122, dx_122, near_122), merge(pn_122, dn_122, near_122)
 				}
-				r0_0_120, r1_0_120, r2_0_120 = u1_120, dx_120, dn_120
+				r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
 			}
-			s_119, dx_119, dn_119 = r0_0_120, r1_0_120, r2_0_120
-		} else if r_119.nmode[i_119] == nRatio {
+			s_121, dx_121, dn_121 = r0_0_122, r1_0_122, r2_0_122
+		} else if r_121.nmode[i_121] == nRatio {
 			var (
-				r0_0_124 float64
-				r1_0_124 float64
-				r2_0_124 float64
+				r0_0_126 float64
+				r1_0_126 float64
+				r2_0_126 float64
 			)
 			{
-				x_124, nv_124 := x_119, (&r_119.nv[i_119])[0]
-				magic_124 := float64(roundMagic)
-				t_124 := (x_124 + magic_124)
-				d_124 := (x_124 - (t_124 - magic_124))
-				y_124 := (nv_124 * d_124)
-				u_124 := (y_124 + magic_124)
-				e_124 := (y_124 - (u_124 - magic_124))
-				var r0_0_125 float64
-				{
-					d_125 := e_124
-					y_125 := (d_125 * d_125)
-					y2_125 := (y_125 * y_125)
-					y4_125 := (y2_125 * y2_125)
-					p0_125 := ((float64(sp1) + (float64(sp3) * y_125)) + ((float64(sp5) + (float64(sp7) * y_125)) * y2_125))
-					p1_125 := (((float64(sp9) + (float64(sp11) * y_125)) + ((float64(sp13) + (float64(sp15) * y_125)) * y2_125)) * y4_125)
-					p2_125 := (((float64(sp17) + (float64(sp19) * y_125)) + (float64(sp21) * y2_125)) * (y4_125 * y4_125))
-					r0_0_125 = (d_125 * ((p0_125 + p1_125) + p2_125))
-				}
-				var r0_0_126 float64
-				{
-					c_126, t_126 := r0_0_125, u_124
-					r0_0_126 = math.Float64frombits((math.Float64bits(c_126) ^ (math.Float64bits(t_126) << 63)))
-				}
+				x_126, nv_126 := x_121, (&r_121.nv[i_121])[0]
+				magic_126 := float64(roundMagic)
+				t_126 := (x_126 + magic_126)
+				d_126 := (x_126 - (t_126 - magic_126))
+				y_126 := (nv_126 * d_126)
+				u_126 := (y_126 + magic_126)
+				e_126 := (y_126 - (u_126 - magic_126))
 				var r0_0_127 float64
 				{
-					d_127 := e_124
+					d_127 := e_126
 					y_127 := (d_127 * d_127)
 					y2_127 := (y_127 * y_127)
 					y4_127 := (y2_127 * y2_127)
-					p0_127 := ((float64(cp0) + (float64(cp2) * y_127)) + ((float64(cp4) + (float64(cp6) * y_127)) * y2_127))
-					p1_127 := (((float64(cp8) + (float64(cp10) * y_127)) + ((float64(cp12) + (float64(cp14) * y_127)) * y2_127)) * y4_127)
-					p2_127 := (float64(cp16) * (y4_127 * y4_127))
-					r0_0_127 = ((p0_127 + p1_127) + p2_127)
+					p0_127 := ((float64(sp1) + (float64(sp3) * y_127)) + ((float64(sp5) + (float64(sp7) * y_127)) * y2_127))
+					p1_127 := (((float64(sp9) + (float64(sp11) * y_127)) + ((float64(sp13) + (float64(sp15) * y_127)) * y2_127)) * y4_127)
+					p2_127 := (((float64(sp17) + (float64(sp19) * y_127)) + (float64(sp21) * y2_127)) * (y4_127 * y4_127))
+					r0_0_127 = (d_127 * ((p0_127 + p1_127) + p2_127))
 				}
 				var r0_0_128 float64
 				{
-					c_128, t_128 := r0_0_127, u_124
+					c_128, t_128 := r0_0_127, u_126
 					r0_0_128 = math.Float64frombits((math.Float64bits(c_128) ^ (math.Float64bits(t_128) << 63)))
 				}
-				sn_124, cn_124 := r0_0_126, r0_0_128
 				var r0_0_129 float64
 				{
-					d_129 := d_124
+					d_129 := e_126
 					y_129 := (d_129 * d_129)
 					y2_129 := (y_129 * y_129)
 					y4_129 := (y2_129 * y2_129)
-					p0_129 := ((float64(sp1) + (float64(sp3) * y_129)) + ((float64(sp5) + (float64(sp7) * y_129)) * y2_129))
-					p1_129 := (((float64(sp9) + (float64(sp11) * y_129)) + ((float64(sp13) + (float64(sp15) * y_129)) * y2_129)) * y4_129)
-					p2_129 := (((float64(sp17) + (float64(sp19) * y_129)) + (float64(sp21) * y2_129)) * (y4_129 * y4_129))
-					r0_0_129 = (d_129 * ((p0_129 + p1_129) + p2_129))
+					p0_129 := ((float64(cp0) + (float64(cp2) * y_129)) + ((float64(cp4) + (float64(cp6) * y_129)) * y2_129))
+					p1_129 := (((float64(cp8) + (float64(cp10) * y_129)) + ((float64(cp12) + (float64(cp14) * y_129)) * y2_129)) * y4_129)
+					p2_129 := (float64(cp16) * (y4_129 * y4_129))
+					r0_0_129 = ((p0_129 + p1_129) + p2_129)
 				}
 				var r0_0_130 float64
 				{
-					d_130 := d_124
-					y_130 := (d_130 * d_130)
-					y2_130 := (y_130 * y_130)
-					y4_130 := (y2_130 * y2_130)
-					p0_130 := ((float64(cp0) + (float64(cp2) * y_130)) + ((float64(cp4) + (float64(cp6) * y_130)) * y2_130))
-					p1_130 := (((float64(cp8) + (float64(cp10) * y_130)) + ((float64(cp12) + (float64(cp14) * y_130)) * y2_130)) * y4_130)
-					p2_130 := (float64(cp16) * (y4_130 * y4_130))
-					r0_0_130 = ((p0_130 + p1_130) + p2_130)
+					c_130, t_130 := r0_0_129, u_126
+					r0_0_130 = math.Float64frombits((math.Float64bits(c_130) ^ (math.Float64bits(t_130) << 63)))
 				}
-				s1_124, c1_124 := r0_0_129, r0_0_130
-				pi_124 := float64(piC)
-				at_124 := (d_124 == float64(0))
-				s_124 := merge(nv_124, (sn_124 / s1_124), at_124)
-				dx_124 := merge(float64(0), ((pi_124 * (((nv_124 * cn_124) * s1_124) - (sn_124 * c1_124))) / (s1_124 * s1_124)), at_124)
-				dn_124 := merge(float64(1), (((pi_124 * d_124) * cn_124) / s1_124), at_124)
-				r0_0_124, r1_0_124, r2_0_124 = s_124, dx_124, dn_124
+				sn_126, cn_126 := r0_0_128, r0_0_130
+				var r0_0_131 float64
+				{
+					d_131 := d_126
+					y_131 := (d_131 * d_131)
+					y2_131 := (y_131 * y_131)
+					y4_131 := (y2_131 * y2_131)
+					p0_131 := ((float64(sp1) + (float64(sp3) * y_131)) + ((float64(sp5) + (float64(sp7) * y_131)) * y2_131))
+					p1_131 := (((float64(sp9) + (float64(sp11) * y_131)) + ((float64(sp13) + (float64(sp15) * y_131)) * y2_131)) * y4_131)
+					p2_131 := (((float64(sp17) + (float64(sp19) * y_131)) + (float64(sp21) * y2_131)) * (y4_131 * y4_131))
+					r0_0_131 = (d_131 * ((p0_131 + p1_131) + p2_131))
+				}
+				var r0_0_132 float64
+				{
+					d_132 := d_126
+					y_132 := (d_132 * d_132)
+					y2_132 := (y_132 * y_132)
+					y4_132 := (y2_132 * y2_132)
+					p0_132 := ((float64(cp0) + (float64(cp2) * y_132)) + ((float64(cp4) + (float64(cp6) * y_132)) * y2_132))
+					p1_132 := (((float64(cp8) + (float64(cp10) * y_132)) + ((float64(cp12) + (float64(cp14) * y_132)) * y2_132)) * y4_132)
+					p2_132 := (float64(cp16) * (y4_132 * y4_132))
+					r0_0_132 = ((p0_132 + p1_132) + p2_132)
+				}
+				s1_126, c1_126 := r0_0_131, r0_0_132
+				pi_126 := float64(piC)
+				at_126 := (d_126 == float64(0))
+				s_126 := merge(nv_126, (sn_126 / s1_126), at_126)
+				pd_126 := (pi_126 * d_126)
+				npd_126 := (nv_126 * pd_126)
+				dx_126 := ((pi_126 * (((nv_126 * cn_126) * s1_126) - (sn_126 * c1_126))) / (s1_126 * s1_126))
+				var r0_0_133 float64
+				{
+					n_133, x_133 := nv_126, pd_126
+					n2_133 := (n_133 * n_133)
+					a_133 := (((float64(0) - (n2_133 - float64(1))) * x_133) / float64(3))
+					b_133 := ((((((((float64(3) * n2_133) * n2_133) - (float64(10) * n2_133)) + float64(7)) * x_133) * x_133) * x_133) / float64(90))
+					r0_0_133 = (n_133 * (a_133 + b_133))
+				}
+				dx_126 = merge((pi_126 * r0_0_133), dx_126, ((npd_126 * npd_126) < float64(seriesMax2)))
+				dx_126 = merge(float64(0), dx_126, at_126)
+				dn_126 := merge(float64(1), ((pd_126 * cn_126) / s1_126), at_126)
+				r0_0_126, r1_0_126, r2_0_126 = s_126, dx_126, dn_126
 			}
-			s_119, dx_119, dn_119 = r0_0_124, r1_0_124, r2_0_124
+			s_121, dx_121, dn_121 = r0_0_126, r1_0_126, r2_0_126
 		}
-		r0_0_119, r1_0_119, r2_0_119 = s_119, dx_119, dn_119
+		r0_0_121, r1_0_121, r2_0_121 = s_121, dx_121, dn_121
 	}
-	sc, hc, nc := r0_0_119, r1_0_119, r2_0_119
+	sc, hc, nc := r0_0_121, r1_0_121, r2_0_121
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4105,141 +4141,113 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 	s, dx, dn := float64(1), float64(0), float64(0)
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_131 float64
-			r1_0_131 float64
-			r2_0_131 float64
+			r0_0_134 float64
+			r1_0_134 float64
+			r2_0_134 float64
 		)
 		{
-			r_131, x_131, n_131, nf_131 := r, x, r.nn[i], &r.nv[i]
-			magic_131 := float64(roundMagic)
-			t_131 := (x_131 + magic_131)
-			d_131 := (x_131 - (t_131 - magic_131))
-			f_131 := (math.Float64bits(t_131) << 63)
-			var r0_0_132 float64
+			r_134, x_134, n_134, nf_134 := r, x, r.nn[i], &r.nv[i]
+			magic_134 := float64(roundMagic)
+			t_134 := (x_134 + magic_134)
+			d_134 := (x_134 - (t_134 - magic_134))
+			f_134 := (math.Float64bits(t_134) << 63)
+			var r0_0_135 float64
 			{
-				d_132 := d_131
-				y_132 := (d_132 * d_132)
-				y2_132 := (y_132 * y_132)
-				y4_132 := (y2_132 * y2_132)
-				p0_132 := ((float64(cp0) + (float64(cp2) * y_132)) + ((float64(cp4) + (float64(cp6) * y_132)) * y2_132))
-				p1_132 := (((float64(cp8) + (float64(cp10) * y_132)) + ((float64(cp12) + (float64(cp14) * y_132)) * y2_132)) * y4_132)
-				p2_132 := (float64(cp16) * (y4_132 * y4_132))
-				r0_0_132 = ((p0_132 + p1_132) + p2_132)
+				d_135 := d_134
+				y_135 := (d_135 * d_135)
+				y2_135 := (y_135 * y_135)
+				y4_135 := (y2_135 * y2_135)
+				p0_135 := ((float64(cp0) + (float64(cp2) * y_135)) + ((float64(cp4) + (float64(cp6) * y_135)) * y2_135))
+				p1_135 := (((float64(cp8) + (float64(cp10) * y_135)) + ((float64(cp12) + (float64(cp14) * y_135)) * y2_135)) * y4_135)
+				p2_135 := (float64(cp16) * (y4_135 * y4_135))
+				r0_0_135 = ((p0_135 + p1_135) + p2_135)
 			}
-			cr_131 := r0_0_132
-			sign_131, one_131, pi_131 := math.Float64bits((&r_131.negZero)[0]), float64(1), float64(piC)
-			rs_131 := (pi_131 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_131 - cr_131) * (one_131 + cr_131)))) | ((math.Float64bits(d_131) ^ f_131) & sign_131))))
-			c2_131 := (float64(2) * math.Float64frombits((math.Float64bits(cr_131) ^ f_131)))
-			u0_131, u1_131 := one_131, c2_131
-			j_131 := 2
-			for ; j_131+1 < n_131; j_131 += 2 {
-				u0_131 = ((c2_131 * u1_131) - u0_131)
-				u1_131 = ((c2_131 * u0_131) - u1_131)
+			cr_134 := r0_0_135
+			sign_134, one_134, pi_134 := math.Float64bits((&r_134.negZero)[0]), float64(1), float64(piC)
+			rs_134 := (pi_134 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_134 - cr_134) * (one_134 + cr_134)))) | ((math.Float64bits(d_134) ^ f_134) & sign_134))))
+			c2_134 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134) ^ f_134)))
+			u0_134, u1_134 := one_134, c2_134
+			j_134 := 2
+			for ; j_134+1 < n_134; j_134 += 2 {
+				u0_134 = ((c2_134 * u1_134) - u0_134)
+				u1_134 = ((c2_134 * u0_134) - u1_134)
 			}
-			if j_131 < n_131 {
-				u0_131, u1_131 = u1_131, ((c2_131 * u1_131) - u0_131)
+			if j_134 < n_134 {
+				u0_134, u1_134 = u1_134, ((c2_134 * u1_134) - u0_134)
 			}
-			cu_131 := ((float64(0.5) * c2_131) * u1_131)
-			tn_131 := (cu_131 - u0_131)
-			dx_131 := (((nf_131[0] * tn_131) - cu_131) * rs_131)
-			dn_131 := ((d_131 * tn_131) * rs_131)
-			near_131 := ((d_131 * d_131) < float64(closedFormMin2))
-			if near_131 {
+			cu_134 := ((float64(0.5) * c2_134) * u1_134)
+			tn_134 := (cu_134 - u0_134)
+			dx_134 := (((nf_134[0] * tn_134) - cu_134) * rs_134)
+			dn_134 := ((d_134 * tn_134) * rs_134)
+			near_134 := ((d_134 * d_134) < float64(closedFormMin2))
+			if near_134 {
 				var (
-					r0_0_133 float64
-					r1_0_133 float64
+					r0_0_136 float64
+					r1_0_136 float64
 				)
 				{
-					r_133, d_133, c2_133, flip_133, tn_133, un_133, n_133 := r_131, d_131, c2_131, f_131, tn_131, u1_131, n_131
-					var r0_0_134 float64
+					r_136, d_136, c2_136, flip_136, tn_136, un_136, n_136 := r_134, d_134, c2_134, f_134, tn_134, u1_134, n_134
+					var r0_0_137 float64
 					{
-						d_134 := d_133
-						y_134 := (d_134 * d_134)
-						y2_134 := (y_134 * y_134)
-						y4_134 := (y2_134 * y2_134)
-						p0_134 := ((float64(sp1) + (float64(sp3) * y_134)) + ((float64(sp5) + (float64(sp7) * y_134)) * y2_134))
-						p1_134 := (((float64(sp9) + (float64(sp11) * y_134)) + ((float64(sp13) + (float64(sp15) * y_134)) * y2_134)) * y4_134)
-						p2_134 := (((float64(sp17) + (float64(sp19) * y_134)) + (float64(sp21) * y2_134)) * (y4_134 * y4_134))
-						r0_0_134 = (d_134 * ((p0_134 + p1_134) + p2_134))
+						d_137 := d_136
+						y_137 := (d_137 * d_137)
+						y2_137 := (y_137 * y_137)
+						y4_137 := (y2_137 * y2_137)
+						p0_137 := ((float64(sp1) + (float64(sp3) * y_137)) + ((float64(sp5) + (float64(sp7) * y_137)) * y2_137))
+						p1_137 := (((float64(sp9) + (float64(sp11) * y_137)) + ((float64(sp13) + (float64(sp15) * y_137)) * y2_137)) * y4_137)
+						p2_137 := (((float64(sp17) + (float64(sp19) * y_137)) + (float64(sp21) * y2_137)) * (y4_137 * y4_137))
+						r0_0_137 = (d_137 * ((p0_137 + p1_137) + p2_137))
 					}
-					s_133 := math.Float64frombits((math.Float64bits(r0_0_134) ^ flip_133))
-					two_133 := float64(2)
-					u0_133, u1_133, p0_133, p1_133 := float64(1), c2_133, float64(0), two_133
-					for j_133 := 2; j_133 < n_133; j_133++ {
-						u0_133, u1_133, p0_133, p1_133 = u1_133, ((c2_133 * u1_133) - u0_133), p1_133, (((two_133 * u1_133) + (c2_133 * p1_133)) - p0_133)
+					s_136 := math.Float64frombits((math.Float64bits(r0_0_137) ^ flip_136))
+					two_136 := float64(2)
+					u0_136, u1_136, p0_136, p1_136 := float64(1), c2_136, float64(0), two_136
+					for j_136 := 2; j_136 < n_136; j_136++ {
+						u0_136, u1_136, p0_136, p1_136 = u1_136, ((c2_136 * u1_136) - u0_136), p1_136, (((two_136 * u1_136) + (c2_136 * p1_136)) - p0_136)
 					}
-					dx_133 := ((float64(minusPi) * s_133) * p1_133)
-					peak_133 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_133) & math.Float64bits((&r_133.negZero)[0]))))
-					dn_133 := merge((((float64(piC) * d_133) * tn_133) / s_133), peak_133, (d_133 != float64(0)))
-					r0_0_133, r1_0_133 = dx_133, dn_133
+					dx_136 := ((float64(minusPi) * s_136) * p1_136)
+					peak_136 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_136) & math.Float64bits((&r_136.negZero)[0]))))
+					dn_136 := merge((((float64(piC) * d_136) * tn_136) / s_136), peak_136, (d_136 != float64(0)))
+					r0_0_136, r1_0_136 = dx_136, dn_136
 				}
-				px_131, pn_131 := r0_0_133, r1_0_133
-				dx_131, dn_131 = merge(px_131, dx_131, near_131), merge(pn_131, dn_131, near_131)
+				px_134, pn_134 := r0_0_136, r1_0_136
+				dx_134, dn_134 = merge(px_134, dx_134, near_134), merge(pn_134, dn_134, near_134)
 			}
-			r0_0_131, r1_0_131, r2_0_131 = u1_131, dx_131, dn_131
+			r0_0_134, r1_0_134, r2_0_134 = u1_134, dx_134, dn_134
 		}
-		s, dx, dn = r0_0_131, r1_0_131, r2_0_131
+		s, dx, dn = r0_0_134, r1_0_134, r2_0_134
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_135 float64
-			r1_0_135 float64
-			r2_0_135 float64
+			r0_0_138 float64
+			r1_0_138 float64
+			r2_0_138 float64
 		)
 		{
-			x_135, nv_135 := x, (&r.nv[i])[0]
-			magic_135 := float64(roundMagic)
-			t_135 := (x_135 + magic_135)
-			d_135 := (x_135 - (t_135 - magic_135))
-			y_135 := (nv_135 * d_135)
-			u_135 := (y_135 + magic_135)
-			e_135 := (y_135 - (u_135 - magic_135))
-			var r0_0_136 float64
-			{
-				d_136 := e_135
-				y_136 := (d_136 * d_136)
-				y2_136 := (y_136 * y_136)
-				y4_136 := (y2_136 * y2_136)
-				p0_136 := ((float64(sp1) + (float64(sp3) * y_136)) + ((float64(sp5) + (float64(sp7) * y_136)) * y2_136))
-				p1_136 := (((float64(sp9) + (float64(sp11) * y_136)) + ((float64(sp13) + (float64(sp15) * y_136)) * y2_136)) * y4_136)
-				p2_136 := (((float64(sp17) + (float64(sp19) * y_136)) + (float64(sp21) * y2_136)) * (y4_136 * y4_136))
-				r0_0_136 = (d_136 * ((p0_136 + p1_136) + p2_136))
-			}
-			var r0_0_137 float64
-			{
-				c_137, t_137 := r0_0_136, u_135
-				r0_0_137 = math.Float64frombits((math.Float64bits(c_137) ^ (math.Float64bits(t_137) << 63)))
-			}
-			var r0_0_138 float64
-			{
-				d_138 := e_135
-				y_138 := (d_138 * d_138)
-				y2_138 := (y_138 * y_138)
-				y4_138 := (y2_138 * y2_138)
-				p0_138 := ((float64(cp0) + (float64(cp2) * y_138)) + ((float64(cp4) + (float64(cp6) * y_138)) * y2_138))
-				p1_138 := (((float64(cp8) + (float64(cp10) * y_138)) + ((float64(cp12) + (float64(cp14) * y_138)) * y2_138)) * y4_138)
-				p2_138 := (float64(cp16) * (y4_138 * y4_138))
-				r0_0_138 = ((p0_138 + p1_138) + p2_138)
-			}
+			x_138, nv_138 := x, (&r.nv[i])[0]
+			magic_138 := float64(roundMagic)
+			t_138 := (x_138 + magic_138)
+			d_138 := (x_138 - (t_138 - magic_138))
+			y_138 := (nv_138 * d_138)
+			u_138 := (y_138 + magic_138)
+			e_138 := (y_138 - (u_138 - magic_138))
 			var r0_0_139 float64
 			{
-				c_139, t_139 := r0_0_138, u_135
-				r0_0_139 = math.Float64frombits((math.Float64bits(c_139) ^ (math.Float64bits(t_139) << 63)))
+				d_139 := e_138
+				y_139 := (d_139 * d_139)
+				y2_139 := (y_139 * y_139)
+				y4_139 := (y2_139 * y2_139)
+				p0_139 := ((float64(sp1) + (float64(sp3) * y_139)) + ((float64(sp5) + (float64(sp7) * y_139)) * y2_139))
+				p1_139 := (((float64(sp9) + (float64(sp11) * y_139)) + ((float64(sp13) + (float64(sp15) * y_139)) * y2_139)) * y4_139)
+				p2_139 := (((float64(sp17) + (float64(sp19) * y_139)) + (float64(sp21) * y2_139)) * (y4_139 * y4_139))
+				r0_0_139 = (d_139 * ((p0_139 + p1_139) + p2_139))
 			}
-			sn_135, cn_135 := r0_0_137, r0_0_139
 			var r0_0_140 float64
 			{
-				d_140 := d_135
-				y_140 := (d_140 * d_140)
-				y2_140 := (y_140 * y_140)
-				y4_140 := (y2_140 * y2_140)
-				p0_140 := ((float64(sp1) + (float64(sp3) * y_140)) + ((float64(sp5) + (float64(sp7) * y_140)) * y2_140))
-				p1_140 := (((float64(sp9) + (float64(sp11) * y_140)) + ((float64(sp13) + (float64(sp15) * y_140)) * y2_140)) * y4_140)
-				p2_140 := (((float64(sp17) + (float64(sp19) * y_140)) + (float64(sp21) * y2_140)) * (y4_140 * y4_140))
-				r0_0_140 = (d_140 * ((p0_140 + p1_140) + p2_140))
+				c_140, t_140 := r0_0_139, u_138
+				r0_0_140 = math.Float64frombits((math.Float64bits(c_140) ^ (math.Float64bits(t_140) << 63)))
 			}
 			var r0_0_141 float64
 			{
-				d_141 := d_135
+				d_141 := e_138
 				y_141 := (d_141 * d_141)
 				y2_141 := (y_141 * y_141)
 				y4_141 := (y2_141 * y2_141)
@@ -4248,15 +4256,55 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 				p2_141 := (float64(cp16) * (y4_141 * y4_141))
 				r0_0_141 = ((p0_141 + p1_141) + p2_141)
 			}
-			s1_135, c1_135 := r0_0_140, r0_0_141
-			pi_135 := float64(piC)
-			at_135 := (d_135 == float64(0))
-			s_135 := merge(nv_135, (sn_135 / s1_135), at_135)
-			dx_135 := merge(float64(0), ((pi_135 * (((nv_135 * cn_135) * s1_135) - (sn_135 * c1_135))) / (s1_135 * s1_135)), at_135)
-			dn_135 := merge(float64(1), (((pi_135 * d_135) * cn_135) / s1_135), at_135)
-			r0_0_135, r1_0_135, r2_0_135 = s_135, dx_135, dn_135
+			var r0_0_142 float64
+			{
+				c_142, t_142 := r0_0_141, u_138
+				r0_0_142 = math.Float64frombits((math.Float64bits(c_142) ^ (math.Float64bits(t_142) << 63)))
+			}
+			sn_138, cn_138 := r0_0_140, r0_0_142
+			var r0_0_143 float64
+			{
+				d_143 := d_138
+				y_143 := (d_143 * d_143)
+				y2_143 := (y_143 * y_143)
+				y4_143 := (y2_143 * y2_143)
+				p0_143 := ((float64(sp1) + (float64(sp3) * y_143)) + ((float64(sp5) + (float64(sp7) * y_143)) * y2_143))
+				p1_143 := (((float64(sp9) + (float64(sp11) * y_143)) + ((float64(sp13) + (float64(sp15) * y_143)) * y2_143)) * y4_143)
+				p2_143 := (((float64(sp17) + (float64(sp19) * y_143)) + (float64(sp21) * y2_143)) * (y4_143 * y4_143))
+				r0_0_143 = (d_143 * ((p0_143 + p1_143) + p2_143))
+			}
+			var r0_0_144 float64
+			{
+				d_144 := d_138
+				y_144 := (d_144 * d_144)
+				y2_144 := (y_144 * y_144)
+				y4_144 := (y2_144 * y2_144)
+				p0_144 := ((float64(cp0) + (float64(cp2) * y_144)) + ((float64(cp4) + (float64(cp6) * y_144)) * y2_144))
+				p1_144 := (((float64(cp8) + (float64(cp10) * y_144)) + ((float64(cp12) + (float64(cp14) * y_144)) * y2_144)) * y4_144)
+				p2_144 := (float64(cp16) * (y4_144 * y4_144))
+				r0_0_144 = ((p0_144 + p1_144) + p2_144)
+			}
+			s1_138, c1_138 := r0_0_143, r0_0_144
+			pi_138 := float64(piC)
+			at_138 := (d_138 == float64(0))
+			s_138 := merge(nv_138, (sn_138 / s1_138), at_138)
+			pd_138 := (pi_138 * d_138)
+			npd_138 := (nv_138 * pd_138)
+			dx_138 := ((pi_138 * (((nv_138 * cn_138) * s1_138) - (sn_138 * c1_138))) / (s1_138 * s1_138))
+			var r0_0_145 float64
+			{
+				n_145, x_145 := nv_138, pd_138
+				n2_145 := (n_145 * n_145)
+				a_145 := (((float64(0) - (n2_145 - float64(1))) * x_145) / float64(3))
+				b_145 := ((((((((float64(3) * n2_145) * n2_145) - (float64(10) * n2_145)) + float64(7)) * x_145) * x_145) * x_145) / float64(90))
+				r0_0_145 = (n_145 * (a_145 + b_145))
+			}
+			dx_138 = merge((pi_138 * r0_0_145), dx_138, ((npd_138 * npd_138) < float64(seriesMax2)))
+			dx_138 = merge(float64(0), dx_138, at_138)
+			dn_138 := merge(float64(1), ((pd_138 * cn_138) / s1_138), at_138)
+			r0_0_138, r1_0_138, r2_0_138 = s_138, dx_138, dn_138
 		}
-		s, dx, dn = r0_0_135, r1_0_135, r2_0_135
+		s, dx, dn = r0_0_138, r1_0_138, r2_0_138
 	}
 	return s, dx, dn
 }
@@ -4272,42 +4320,9 @@ func sincgRatioGradLanes(x, nv float64,
 	y := (nv * d)
 	u := (y + magic)
 	e := (y - (u - magic))
-	var r0_0_142 float64
-	{
-		d_142 := e
-		y_142 := (d_142 * d_142)
-		y2_142 := (y_142 * y_142)
-		y4_142 := (y2_142 * y2_142)
-		p0_142 := ((float64(sp1) + (float64(sp3) * y_142)) + ((float64(sp5) + (float64(sp7) * y_142)) * y2_142))
-		p1_142 := (((float64(sp9) + (float64(sp11) * y_142)) + ((float64(sp13) + (float64(sp15) * y_142)) * y2_142)) * y4_142)
-		p2_142 := (((float64(sp17) + (float64(sp19) * y_142)) + (float64(sp21) * y2_142)) * (y4_142 * y4_142))
-		r0_0_142 = (d_142 * ((p0_142 + p1_142) + p2_142))
-	}
-	var r0_0_143 float64
-	{
-		c_143, t_143 := r0_0_142, u
-		r0_0_143 = math.Float64frombits((math.Float64bits(c_143) ^ (math.Float64bits(t_143) << 63)))
-	}
-	var r0_0_144 float64
-	{
-		d_144 := e
-		y_144 := (d_144 * d_144)
-		y2_144 := (y_144 * y_144)
-		y4_144 := (y2_144 * y2_144)
-		p0_144 := ((float64(cp0) + (float64(cp2) * y_144)) + ((float64(cp4) + (float64(cp6) * y_144)) * y2_144))
-		p1_144 := (((float64(cp8) + (float64(cp10) * y_144)) + ((float64(cp12) + (float64(cp14) * y_144)) * y2_144)) * y4_144)
-		p2_144 := (float64(cp16) * (y4_144 * y4_144))
-		r0_0_144 = ((p0_144 + p1_144) + p2_144)
-	}
-	var r0_0_145 float64
-	{
-		c_145, t_145 := r0_0_144, u
-		r0_0_145 = math.Float64frombits((math.Float64bits(c_145) ^ (math.Float64bits(t_145) << 63)))
-	}
-	sn, cn := r0_0_143, r0_0_145
 	var r0_0_146 float64
 	{
-		d_146 := d
+		d_146 := e
 		y_146 := (d_146 * d_146)
 		y2_146 := (y_146 * y_146)
 		y4_146 := (y2_146 * y2_146)
@@ -4318,22 +4333,76 @@ func sincgRatioGradLanes(x, nv float64,
 	}
 	var r0_0_147 float64
 	{
-		d_147 := d
-		y_147 := (d_147 * d_147)
-		y2_147 := (y_147 * y_147)
-		y4_147 := (y2_147 * y2_147)
-		p0_147 := ((float64(cp0) + (float64(cp2) * y_147)) + ((float64(cp4) + (float64(cp6) * y_147)) * y2_147))
-		p1_147 := (((float64(cp8) + (float64(cp10) * y_147)) + ((float64(cp12) + (float64(cp14) * y_147)) * y2_147)) * y4_147)
-		p2_147 := (float64(cp16) * (y4_147 * y4_147))
-		r0_0_147 = ((p0_147 + p1_147) + p2_147)
+		c_147, t_147 := r0_0_146, u
+		r0_0_147 = math.Float64frombits((math.Float64bits(c_147) ^ (math.Float64bits(t_147) << 63)))
 	}
-	s1, c1 := r0_0_146, r0_0_147
+	var r0_0_148 float64
+	{
+		d_148 := e
+		y_148 := (d_148 * d_148)
+		y2_148 := (y_148 * y_148)
+		y4_148 := (y2_148 * y2_148)
+		p0_148 := ((float64(cp0) + (float64(cp2) * y_148)) + ((float64(cp4) + (float64(cp6) * y_148)) * y2_148))
+		p1_148 := (((float64(cp8) + (float64(cp10) * y_148)) + ((float64(cp12) + (float64(cp14) * y_148)) * y2_148)) * y4_148)
+		p2_148 := (float64(cp16) * (y4_148 * y4_148))
+		r0_0_148 = ((p0_148 + p1_148) + p2_148)
+	}
+	var r0_0_149 float64
+	{
+		c_149, t_149 := r0_0_148, u
+		r0_0_149 = math.Float64frombits((math.Float64bits(c_149) ^ (math.Float64bits(t_149) << 63)))
+	}
+	sn, cn := r0_0_147, r0_0_149
+	var r0_0_150 float64
+	{
+		d_150 := d
+		y_150 := (d_150 * d_150)
+		y2_150 := (y_150 * y_150)
+		y4_150 := (y2_150 * y2_150)
+		p0_150 := ((float64(sp1) + (float64(sp3) * y_150)) + ((float64(sp5) + (float64(sp7) * y_150)) * y2_150))
+		p1_150 := (((float64(sp9) + (float64(sp11) * y_150)) + ((float64(sp13) + (float64(sp15) * y_150)) * y2_150)) * y4_150)
+		p2_150 := (((float64(sp17) + (float64(sp19) * y_150)) + (float64(sp21) * y2_150)) * (y4_150 * y4_150))
+		r0_0_150 = (d_150 * ((p0_150 + p1_150) + p2_150))
+	}
+	var r0_0_151 float64
+	{
+		d_151 := d
+		y_151 := (d_151 * d_151)
+		y2_151 := (y_151 * y_151)
+		y4_151 := (y2_151 * y2_151)
+		p0_151 := ((float64(cp0) + (float64(cp2) * y_151)) + ((float64(cp4) + (float64(cp6) * y_151)) * y2_151))
+		p1_151 := (((float64(cp8) + (float64(cp10) * y_151)) + ((float64(cp12) + (float64(cp14) * y_151)) * y2_151)) * y4_151)
+		p2_151 := (float64(cp16) * (y4_151 * y4_151))
+		r0_0_151 = ((p0_151 + p1_151) + p2_151)
+	}
+	s1, c1 := r0_0_150, r0_0_151
 	pi := float64(piC)
 	at := (d == float64(0))
 	s := merge(nv, (sn / s1), at)
-	dx := merge(float64(0), ((pi * (((nv * cn) * s1) - (sn * c1))) / (s1 * s1)), at)
-	dn := merge(float64(1), (((pi * d) * cn) / s1), at)
+	pd := (pi * d)
+	npd := (nv * pd)
+	dx := ((pi * (((nv * cn) * s1) - (sn * c1))) / (s1 * s1))
+	var r0_0_152 float64
+	{
+		n_152, x_152 := nv, pd
+		n2_152 := (n_152 * n_152)
+		a_152 := (((float64(0) - (n2_152 - float64(1))) * x_152) / float64(3))
+		b_152 := ((((((((float64(3) * n2_152) * n2_152) - (float64(10) * n2_152)) + float64(7)) * x_152) * x_152) * x_152) / float64(90))
+		r0_0_152 = (n_152 * (a_152 + b_152))
+	}
+	dx = merge((pi * r0_0_152), dx, ((npd * npd) < float64(seriesMax2)))
+	dx = merge(float64(0), dx, at)
+	dn := merge(float64(1), ((pd * cn) / s1), at)
 	return s, dx, dn
+}
+
+func sincgSeriesLanes(n, x float64,
+
+) float64 {
+	n2 := (n * n)
+	a := (((float64(0) - (n2 - float64(1))) * x) / float64(3))
+	b := ((((((((float64(3) * n2) * n2) - (float64(10) * n2)) + float64(7)) * x) * x) * x) / float64(90))
+	return (n * (a + b))
 }
 
 func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
@@ -4342,230 +4411,230 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 
 ) {
 	var (
-		r0_0_148 float64
-		r1_0_148 float64
-		r2_0_148 float64
+		r0_0_153 float64
+		r1_0_153 float64
+		r2_0_153 float64
 	)
 	{
-		r_148, x_148, n_148, nf_148 := r, h, n, &r.nf
-		magic_148 := float64(roundMagic)
-		t_148 := (x_148 + magic_148)
-		d_148 := (x_148 - (t_148 - magic_148))
-		f_148 := (math.Float64bits(t_148) << 63)
-		var r0_0_149 float64
+		r_153, x_153, n_153, nf_153 := r, h, n, &r.nf
+		magic_153 := float64(roundMagic)
+		t_153 := (x_153 + magic_153)
+		d_153 := (x_153 - (t_153 - magic_153))
+		f_153 := (math.Float64bits(t_153) << 63)
+		var r0_0_154 float64
 		{
-			d_149 := d_148
-			y_149 := (d_149 * d_149)
-			y2_149 := (y_149 * y_149)
-			y4_149 := (y2_149 * y2_149)
-			p0_149 := ((float64(cp0) + (float64(cp2) * y_149)) + ((float64(cp4) + (float64(cp6) * y_149)) * y2_149))
-			p1_149 := (((float64(cp8) + (float64(cp10) * y_149)) + ((float64(cp12) + (float64(cp14) * y_149)) * y2_149)) * y4_149)
-			p2_149 := (float64(cp16) * (y4_149 * y4_149))
-			r0_0_149 = ((p0_149 + p1_149) + p2_149)
+			d_154 := d_153
+			y_154 := (d_154 * d_154)
+			y2_154 := (y_154 * y_154)
+			y4_154 := (y2_154 * y2_154)
+			p0_154 := ((float64(cp0) + (float64(cp2) * y_154)) + ((float64(cp4) + (float64(cp6) * y_154)) * y2_154))
+			p1_154 := (((float64(cp8) + (float64(cp10) * y_154)) + ((float64(cp12) + (float64(cp14) * y_154)) * y2_154)) * y4_154)
+			p2_154 := (float64(cp16) * (y4_154 * y4_154))
+			r0_0_154 = ((p0_154 + p1_154) + p2_154)
 		}
-		cr_148 := r0_0_149
-		sign_148, one_148, pi_148 := math.Float64bits((&r_148.negZero)[0]), float64(1), float64(piC)
-		rs_148 := (pi_148 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_148 - cr_148) * (one_148 + cr_148)))) | ((math.Float64bits(d_148) ^ f_148) & sign_148))))
-		c2_148 := (float64(2) * math.Float64frombits((math.Float64bits(cr_148) ^ f_148)))
-		u0_148, u1_148 := one_148, c2_148
-		j_148 := 2
-		for ; j_148+1 < n_148; j_148 += 2 {
-			u0_148 = ((c2_148 * u1_148) - u0_148)
-			u1_148 = ((c2_148 * u0_148) - u1_148)
+		cr_153 := r0_0_154
+		sign_153, one_153, pi_153 := math.Float64bits((&r_153.negZero)[0]), float64(1), float64(piC)
+		rs_153 := (pi_153 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_153 - cr_153) * (one_153 + cr_153)))) | ((math.Float64bits(d_153) ^ f_153) & sign_153))))
+		c2_153 := (float64(2) * math.Float64frombits((math.Float64bits(cr_153) ^ f_153)))
+		u0_153, u1_153 := one_153, c2_153
+		j_153 := 2
+		for ; j_153+1 < n_153; j_153 += 2 {
+			u0_153 = ((c2_153 * u1_153) - u0_153)
+			u1_153 = ((c2_153 * u0_153) - u1_153)
 		}
-		if j_148 < n_148 {
-			u0_148, u1_148 = u1_148, ((c2_148 * u1_148) - u0_148)
+		if j_153 < n_153 {
+			u0_153, u1_153 = u1_153, ((c2_153 * u1_153) - u0_153)
 		}
-		cu_148 := ((float64(0.5) * c2_148) * u1_148)
-		tn_148 := (cu_148 - u0_148)
-		dx_148 := (((nf_148[0] * tn_148) - cu_148) * rs_148)
-		dn_148 := ((d_148 * tn_148) * rs_148)
-		near_148 := ((d_148 * d_148) < float64(closedFormMin2))
-		if near_148 {
+		cu_153 := ((float64(0.5) * c2_153) * u1_153)
+		tn_153 := (cu_153 - u0_153)
+		dx_153 := (((nf_153[0] * tn_153) - cu_153) * rs_153)
+		dn_153 := ((d_153 * tn_153) * rs_153)
+		near_153 := ((d_153 * d_153) < float64(closedFormMin2))
+		if near_153 {
 			var (
-				r0_0_150 float64
-				r1_0_150 float64
+				r0_0_155 float64
+				r1_0_155 float64
 			)
 			{
-				r_150, d_150, c2_150, flip_150, tn_150, un_150, n_150 := r_148, d_148, c2_148, f_148, tn_148, u1_148, n_148
-				var r0_0_151 float64
+				r_155, d_155, c2_155, flip_155, tn_155, un_155, n_155 := r_153, d_153, c2_153, f_153, tn_153, u1_153, n_153
+				var r0_0_156 float64
 				{
-					d_151 := d_150
-					y_151 := (d_151 * d_151)
-					y2_151 := (y_151 * y_151)
-					y4_151 := (y2_151 * y2_151)
-					p0_151 := ((float64(sp1) + (float64(sp3) * y_151)) + ((float64(sp5) + (float64(sp7) * y_151)) * y2_151))
-					p1_151 := (((float64(sp9) + (float64(sp11) * y_151)) + ((float64(sp13) + (float64(sp15) * y_151)) * y2_151)) * y4_151)
-					p2_151 := (((float64(sp17) + (float64(sp19) * y_151)) + (float64(sp21) * y2_151)) * (y4_151 * y4_151))
-					r0_0_151 = (d_151 * ((p0_151 + p1_151) + p2_151))
+					d_156 := d_155
+					y_156 := (d_156 * d_156)
+					y2_156 := (y_156 * y_156)
+					y4_156 := (y2_156 * y2_156)
+					p0_156 := ((float64(sp1) + (float64(sp3) * y_156)) + ((float64(sp5) + (float64(sp7) * y_156)) * y2_156))
+					p1_156 := (((float64(sp9) + (float64(sp11) * y_156)) + ((float64(sp13) + (float64(sp15) * y_156)) * y2_156)) * y4_156)
+					p2_156 := (((float64(sp17) + (float64(sp19) * y_156)) + (float64(sp21) * y2_156)) * (y4_156 * y4_156))
+					r0_0_156 = (d_156 * ((p0_156 + p1_156) + p2_156))
 				}
-				s_150 := math.Float64frombits((math.Float64bits(r0_0_151) ^ flip_150))
-				two_150 := float64(2)
-				u0_150, u1_150, p0_150, p1_150 := float64(1), c2_150, float64(0), two_150
-				for j_150 := 2; j_150 < n_150; j_150++ {
-					u0_150, u1_150, p0_150, p1_150 = u1_150, ((c2_150 * u1_150) - u0_150), p1_150, (((two_150 * u1_150) + (c2_150 * p1_150)) - p0_150)
+				s_155 := math.Float64frombits((math.Float64bits(r0_0_156) ^ flip_155))
+				two_155 := float64(2)
+				u0_155, u1_155, p0_155, p1_155 := float64(1), c2_155, float64(0), two_155
+				for j_155 := 2; j_155 < n_155; j_155++ {
+					u0_155, u1_155, p0_155, p1_155 = u1_155, ((c2_155 * u1_155) - u0_155), p1_155, (((two_155 * u1_155) + (c2_155 * p1_155)) - p0_155)
 				}
-				dx_150 := ((float64(minusPi) * s_150) * p1_150)
-				peak_150 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_150) & math.Float64bits((&r_150.negZero)[0]))))
-				dn_150 := merge((((float64(piC) * d_150) * tn_150) / s_150), peak_150, (d_150 != float64(0)))
-				r0_0_150, r1_0_150 = dx_150, dn_150
+				dx_155 := ((float64(minusPi) * s_155) * p1_155)
+				peak_155 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_155) & math.Float64bits((&r_155.negZero)[0]))))
+				dn_155 := merge((((float64(piC) * d_155) * tn_155) / s_155), peak_155, (d_155 != float64(0)))
+				r0_0_155, r1_0_155 = dx_155, dn_155
 			}
-			px_148, pn_148 := r0_0_150, r1_0_150
-			dx_148, dn_148 = merge(px_148, dx_148, near_148), merge(pn_148, dn_148, near_148)
+			px_153, pn_153 := r0_0_155, r1_0_155
+			dx_153, dn_153 = merge(px_153, dx_153, near_153), merge(pn_153, dn_153, near_153)
 		}
-		r0_0_148, r1_0_148, r2_0_148 = u1_148, dx_148, dn_148
+		r0_0_153, r1_0_153, r2_0_153 = u1_153, dx_153, dn_153
 	}
-	sa, ha, na := r0_0_148, r1_0_148, r2_0_148
+	sa, ha, na := r0_0_153, r1_0_153, r2_0_153
 	var (
-		r0_0_152 float64
-		r1_0_152 float64
-		r2_0_152 float64
+		r0_0_157 float64
+		r1_0_157 float64
+		r2_0_157 float64
 	)
 	{
-		r_152, x_152, n_152, nf_152 := r, kk, n, &r.nf
-		magic_152 := float64(roundMagic)
-		t_152 := (x_152 + magic_152)
-		d_152 := (x_152 - (t_152 - magic_152))
-		f_152 := (math.Float64bits(t_152) << 63)
-		var r0_0_153 float64
+		r_157, x_157, n_157, nf_157 := r, kk, n, &r.nf
+		magic_157 := float64(roundMagic)
+		t_157 := (x_157 + magic_157)
+		d_157 := (x_157 - (t_157 - magic_157))
+		f_157 := (math.Float64bits(t_157) << 63)
+		var r0_0_158 float64
 		{
-			d_153 := d_152
-			y_153 := (d_153 * d_153)
-			y2_153 := (y_153 * y_153)
-			y4_153 := (y2_153 * y2_153)
-			p0_153 := ((float64(cp0) + (float64(cp2) * y_153)) + ((float64(cp4) + (float64(cp6) * y_153)) * y2_153))
-			p1_153 := (((float64(cp8) + (float64(cp10) * y_153)) + ((float64(cp12) + (float64(cp14) * y_153)) * y2_153)) * y4_153)
-			p2_153 := (float64(cp16) * (y4_153 * y4_153))
-			r0_0_153 = ((p0_153 + p1_153) + p2_153)
+			d_158 := d_157
+			y_158 := (d_158 * d_158)
+			y2_158 := (y_158 * y_158)
+			y4_158 := (y2_158 * y2_158)
+			p0_158 := ((float64(cp0) + (float64(cp2) * y_158)) + ((float64(cp4) + (float64(cp6) * y_158)) * y2_158))
+			p1_158 := (((float64(cp8) + (float64(cp10) * y_158)) + ((float64(cp12) + (float64(cp14) * y_158)) * y2_158)) * y4_158)
+			p2_158 := (float64(cp16) * (y4_158 * y4_158))
+			r0_0_158 = ((p0_158 + p1_158) + p2_158)
 		}
-		cr_152 := r0_0_153
-		sign_152, one_152, pi_152 := math.Float64bits((&r_152.negZero)[0]), float64(1), float64(piC)
-		rs_152 := (pi_152 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_152 - cr_152) * (one_152 + cr_152)))) | ((math.Float64bits(d_152) ^ f_152) & sign_152))))
-		c2_152 := (float64(2) * math.Float64frombits((math.Float64bits(cr_152) ^ f_152)))
-		u0_152, u1_152 := one_152, c2_152
-		j_152 := 2
-		for ; j_152+1 < n_152; j_152 += 2 {
-			u0_152 = ((c2_152 * u1_152) - u0_152)
-			u1_152 = ((c2_152 * u0_152) - u1_152)
+		cr_157 := r0_0_158
+		sign_157, one_157, pi_157 := math.Float64bits((&r_157.negZero)[0]), float64(1), float64(piC)
+		rs_157 := (pi_157 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_157 - cr_157) * (one_157 + cr_157)))) | ((math.Float64bits(d_157) ^ f_157) & sign_157))))
+		c2_157 := (float64(2) * math.Float64frombits((math.Float64bits(cr_157) ^ f_157)))
+		u0_157, u1_157 := one_157, c2_157
+		j_157 := 2
+		for ; j_157+1 < n_157; j_157 += 2 {
+			u0_157 = ((c2_157 * u1_157) - u0_157)
+			u1_157 = ((c2_157 * u0_157) - u1_157)
 		}
-		if j_152 < n_152 {
-			u0_152, u1_152 = u1_152, ((c2_152 * u1_152) - u0_152)
+		if j_157 < n_157 {
+			u0_157, u1_157 = u1_157, ((c2_157 * u1_157) - u0_157)
 		}
-		cu_152 := ((float64(0.5) * c2_152) * u1_152)
-		tn_152 := (cu_152 - u0_152)
-		dx_152 := (((nf_152[0] * tn_152) - cu_152) * rs_152)
-		dn_152 := ((d_152 * tn_152) * rs_152)
-		near_152 := ((d_152 * d_152) < float64(closedFormMin2))
-		if near_152 {
+		cu_157 := ((float64(0.5) * c2_157) * u1_157)
+		tn_157 := (cu_157 - u0_157)
+		dx_157 := (((nf_157[0] * tn_157) - cu_157) * rs_157)
+		dn_157 := ((d_157 * tn_157) * rs_157)
+		near_157 := ((d_157 * d_157) < float64(closedFormMin2))
+		if near_157 {
 			var (
-				r0_0_154 float64
-				r1_0_154 float64
+				r0_0_159 float64
+				r1_0_159 float64
 			)
 			{
-				r_154, d_154, c2_154, flip_154, tn_154, un_154, n_154 := r_152, d_152, c2_152, f_152, tn_152, u1_152, n_152
-				var r0_0_155 float64
+				r_159, d_159, c2_159, flip_159, tn_159, un_159, n_159 := r_157, d_157, c2_157, f_157, tn_157, u1_157, n_157
+				var r0_0_160 float64
 				{
-					d_155 := d_154
-					y_155 := (d_155 * d_155)
-					y2_155 := (y_155 * y_155)
-					y4_155 := (y2_155 * y2_155)
-					p0_155 := ((float64(sp1) + (float64(sp3) * y_155)) + ((float64(sp5) + (float64(sp7) * y_155)) * y2_155))
-					p1_155 := (((float64(sp9) + (float64(sp11) * y_155)) + ((float64(sp13) + (float64(sp15) * y_155)) * y2_155)) * y4_155)
-					p2_155 := (((float64(sp17) + (float64(sp19) * y_155)) + (float64(sp21) * y2_155)) * (y4_155 * y4_155))
-					r0_0_155 = (d_155 * ((p0_155 + p1_155) + p2_155))
+					d_160 := d_159
+					y_160 := (d_160 * d_160)
+					y2_160 := (y_160 * y_160)
+					y4_160 := (y2_160 * y2_160)
+					p0_160 := ((float64(sp1) + (float64(sp3) * y_160)) + ((float64(sp5) + (float64(sp7) * y_160)) * y2_160))
+					p1_160 := (((float64(sp9) + (float64(sp11) * y_160)) + ((float64(sp13) + (float64(sp15) * y_160)) * y2_160)) * y4_160)
+					p2_160 := (((float64(sp17) + (float64(sp19) * y_160)) + (float64(sp21) * y2_160)) * (y4_160 * y4_160))
+					r0_0_160 = (d_160 * ((p0_160 + p1_160) + p2_160))
 				}
-				s_154 := math.Float64frombits((math.Float64bits(r0_0_155) ^ flip_154))
-				two_154 := float64(2)
-				u0_154, u1_154, p0_154, p1_154 := float64(1), c2_154, float64(0), two_154
-				for j_154 := 2; j_154 < n_154; j_154++ {
-					u0_154, u1_154, p0_154, p1_154 = u1_154, ((c2_154 * u1_154) - u0_154), p1_154, (((two_154 * u1_154) + (c2_154 * p1_154)) - p0_154)
+				s_159 := math.Float64frombits((math.Float64bits(r0_0_160) ^ flip_159))
+				two_159 := float64(2)
+				u0_159, u1_159, p0_159, p1_159 := float64(1), c2_159, float64(0), two_159
+				for j_159 := 2; j_159 < n_159; j_159++ {
+					u0_159, u1_159, p0_159, p1_159 = u1_159, ((c2_159 * u1_159) - u0_159), p1_159, (((two_159 * u1_159) + (c2_159 * p1_159)) - p0_159)
 				}
-				dx_154 := ((float64(minusPi) * s_154) * p1_154)
-				peak_154 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_154) & math.Float64bits((&r_154.negZero)[0]))))
-				dn_154 := merge((((float64(piC) * d_154) * tn_154) / s_154), peak_154, (d_154 != float64(0)))
-				r0_0_154, r1_0_154 = dx_154, dn_154
+				dx_159 := ((float64(minusPi) * s_159) * p1_159)
+				peak_159 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_159) & math.Float64bits((&r_159.negZero)[0]))))
+				dn_159 := merge((((float64(piC) * d_159) * tn_159) / s_159), peak_159, (d_159 != float64(0)))
+				r0_0_159, r1_0_159 = dx_159, dn_159
 			}
-			px_152, pn_152 := r0_0_154, r1_0_154
-			dx_152, dn_152 = merge(px_152, dx_152, near_152), merge(pn_152, dn_152, near_152)
+			px_157, pn_157 := r0_0_159, r1_0_159
+			dx_157, dn_157 = merge(px_157, dx_157, near_157), merge(pn_157, dn_157, near_157)
 		}
-		r0_0_152, r1_0_152, r2_0_152 = u1_152, dx_152, dn_152
+		r0_0_157, r1_0_157, r2_0_157 = u1_157, dx_157, dn_157
 	}
-	sb, hb, nb := r0_0_152, r1_0_152, r2_0_152
+	sb, hb, nb := r0_0_157, r1_0_157, r2_0_157
 	var (
-		r0_0_156 float64
-		r1_0_156 float64
-		r2_0_156 float64
+		r0_0_161 float64
+		r1_0_161 float64
+		r2_0_161 float64
 	)
 	{
-		r_156, x_156, n_156, nf_156 := r, l, n, &r.nf
-		magic_156 := float64(roundMagic)
-		t_156 := (x_156 + magic_156)
-		d_156 := (x_156 - (t_156 - magic_156))
-		f_156 := (math.Float64bits(t_156) << 63)
-		var r0_0_157 float64
+		r_161, x_161, n_161, nf_161 := r, l, n, &r.nf
+		magic_161 := float64(roundMagic)
+		t_161 := (x_161 + magic_161)
+		d_161 := (x_161 - (t_161 - magic_161))
+		f_161 := (math.Float64bits(t_161) << 63)
+		var r0_0_162 float64
 		{
-			d_157 := d_156
-			y_157 := (d_157 * d_157)
-			y2_157 := (y_157 * y_157)
-			y4_157 := (y2_157 * y2_157)
-			p0_157 := ((float64(cp0) + (float64(cp2) * y_157)) + ((float64(cp4) + (float64(cp6) * y_157)) * y2_157))
-			p1_157 := (((float64(cp8) + (float64(cp10) * y_157)) + ((float64(cp12) + (float64(cp14) * y_157)) * y2_157)) * y4_157)
-			p2_157 := (float64(cp16) * (y4_157 * y4_157))
-			r0_0_157 = ((p0_157 + p1_157) + p2_157)
+			d_162 := d_161
+			y_162 := (d_162 * d_162)
+			y2_162 := (y_162 * y_162)
+			y4_162 := (y2_162 * y2_162)
+			p0_162 := ((float64(cp0) + (float64(cp2) * y_162)) + ((float64(cp4) + (float64(cp6) * y_162)) * y2_162))
+			p1_162 := (((float64(cp8) + (float64(cp10) * y_162)) + ((float64(cp12) + (float64(cp14) * y_162)) * y2_162)) * y4_162)
+			p2_162 := (float64(cp16) * (y4_162 * y4_162))
+			r0_0_162 = ((p0_162 + p1_162) + p2_162)
 		}
-		cr_156 := r0_0_157
-		sign_156, one_156, pi_156 := math.Float64bits((&r_156.negZero)[0]), float64(1), float64(piC)
-		rs_156 := (pi_156 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_156 - cr_156) * (one_156 + cr_156)))) | ((math.Float64bits(d_156) ^ f_156) & sign_156))))
-		c2_156 := (float64(2) * math.Float64frombits((math.Float64bits(cr_156) ^ f_156)))
-		u0_156, u1_156 := one_156, c2_156
-		j_156 := 2
-		for ; j_156+1 < n_156; j_156 += 2 {
-			u0_156 = ((c2_156 * u1_156) - u0_156)
-			u1_156 = ((c2_156 * u0_156) - u1_156)
+		cr_161 := r0_0_162
+		sign_161, one_161, pi_161 := math.Float64bits((&r_161.negZero)[0]), float64(1), float64(piC)
+		rs_161 := (pi_161 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_161 - cr_161) * (one_161 + cr_161)))) | ((math.Float64bits(d_161) ^ f_161) & sign_161))))
+		c2_161 := (float64(2) * math.Float64frombits((math.Float64bits(cr_161) ^ f_161)))
+		u0_161, u1_161 := one_161, c2_161
+		j_161 := 2
+		for ; j_161+1 < n_161; j_161 += 2 {
+			u0_161 = ((c2_161 * u1_161) - u0_161)
+			u1_161 = ((c2_161 * u0_161) - u1_161)
 		}
-		if j_156 < n_156 {
-			u0_156, u1_156 = u1_156, ((c2_156 * u1_156) - u0_156)
+		if j_161 < n_161 {
+			u0_161, u1_161 = u1_161, ((c2_161 * u1_161) - u0_161)
 		}
-		cu_156 := ((float64(0.5) * c2_156) * u1_156)
-		tn_156 := (cu_156 - u0_156)
-		dx_156 := (((nf_156[0] * tn_156) - cu_156) * rs_156)
-		dn_156 := ((d_156 * tn_156) * rs_156)
-		near_156 := ((d_156 * d_156) < float64(closedFormMin2))
-		if near_156 {
+		cu_161 := ((float64(0.5) * c2_161) * u1_161)
+		tn_161 := (cu_161 - u0_161)
+		dx_161 := (((nf_161[0] * tn_161) - cu_161) * rs_161)
+		dn_161 := ((d_161 * tn_161) * rs_161)
+		near_161 := ((d_161 * d_161) < float64(closedFormMin2))
+		if near_161 {
 			var (
-				r0_0_158 float64
-				r1_0_158 float64
+				r0_0_163 float64
+				r1_0_163 float64
 			)
 			{
-				r_158, d_158, c2_158, flip_158, tn_158, un_158, n_158 := r_156, d_156, c2_156, f_156, tn_156, u1_156, n_156
-				var r0_0_159 float64
+				r_163, d_163, c2_163, flip_163, tn_163, un_163, n_163 := r_161, d_161, c2_161, f_161, tn_161, u1_161, n_161
+				var r0_0_164 float64
 				{
-					d_159 := d_158
-					y_159 := (d_159 * d_159)
-					y2_159 := (y_159 * y_159)
-					y4_159 := (y2_159 * y2_159)
-					p0_159 := ((float64(sp1) + (float64(sp3) * y_159)) + ((float64(sp5) + (float64(sp7) * y_159)) * y2_159))
-					p1_159 := (((float64(sp9) + (float64(sp11) * y_159)) + ((float64(sp13) + (float64(sp15) * y_159)) * y2_159)) * y4_159)
-					p2_159 := (((float64(sp17) + (float64(sp19) * y_159)) + (float64(sp21) * y2_159)) * (y4_159 * y4_159))
-					r0_0_159 = (d_159 * ((p0_159 + p1_159) + p2_159))
+					d_164 := d_163
+					y_164 := (d_164 * d_164)
+					y2_164 := (y_164 * y_164)
+					y4_164 := (y2_164 * y2_164)
+					p0_164 := ((float64(sp1) + (float64(sp3) * y_164)) + ((float64(sp5) + (float64(sp7) * y_164)) * y2_164))
+					p1_164 := (((float64(sp9) + (float64(sp11) * y_164)) + ((float64(sp13) + (float64(sp15) * y_164)) * y2_164)) * y4_164)
+					p2_164 := (((float64(sp17) + (float64(sp19) * y_164)) + (float64(sp21) * y2_164)) * (y4_164 * y4_164))
+					r0_0_164 = (d_164 * ((p0_164 + p1_164) + p2_164))
 				}
-				s_158 := math.Float64frombits((math.Float64bits(r0_0_159) ^ flip_158))
-				two_158 := float64(2)
-				u0_158, u1_158, p0_158, p1_158 := float64(1), c2_158, float64(0), two_158
-				for j_158 := 2; j_158 < n_158; j_158++ {
-					u0_158, u1_158, p0_158, p1_158 = u1_158, ((c2_158 * u1_158) - u0_158), p1_158, (((two_158 * u1_158) + (c2_158 * p1_158)) - p0_158)
+				s_163 := math.Float64frombits((math.Float64bits(r0_0_164) ^ flip_163))
+				two_163 := float64(2)
+				u0_163, u1_163, p0_163, p1_163 := float64(1), c2_163, float64(0), two_163
+				for j_163 := 2; j_163 < n_163; j_163++ {
+					u0_163, u1_163, p0_163, p1_163 = u1_163, ((c2_163 * u1_163) - u0_163), p1_163, (((two_163 * u1_163) + (c2_163 * p1_163)) - p0_163)
 				}
-				dx_158 := ((float64(minusPi) * s_158) * p1_158)
-				peak_158 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_158) & math.Float64bits((&r_158.negZero)[0]))))
-				dn_158 := merge((((float64(piC) * d_158) * tn_158) / s_158), peak_158, (d_158 != float64(0)))
-				r0_0_158, r1_0_158 = dx_158, dn_158
+				dx_163 := ((float64(minusPi) * s_163) * p1_163)
+				peak_163 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_163) & math.Float64bits((&r_163.negZero)[0]))))
+				dn_163 := merge((((float64(piC) * d_163) * tn_163) / s_163), peak_163, (d_163 != float64(0)))
+				r0_0_163, r1_0_163 = dx_163, dn_163
 			}
-			px_156, pn_156 := r0_0_158, r1_0_158
-			dx_156, dn_156 = merge(px_156, dx_156, near_156), merge(pn_156, dn_156, near_156)
+			px_161, pn_161 := r0_0_163, r1_0_163
+			dx_161, dn_161 = merge(px_161, dx_161, near_161), merge(pn_161, dn_161, near_161)
 		}
-		r0_0_156, r1_0_156, r2_0_156 = u1_156, dx_156, dn_156
+		r0_0_161, r1_0_161, r2_0_161 = u1_161, dx_161, dn_161
 	}
-	sc, hc, nc := r0_0_156, r1_0_156, r2_0_156
+	sc, hc, nc := r0_0_161, r1_0_161, r2_0_161
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4578,18 +4647,18 @@ func sincgGradLanes(r *laneReps, x float64,
 	t := (x + magic)
 	d := (x - (t - magic))
 	f := (math.Float64bits(t) << 63)
-	var r0_0_160 float64
+	var r0_0_165 float64
 	{
-		d_160 := d
-		y_160 := (d_160 * d_160)
-		y2_160 := (y_160 * y_160)
-		y4_160 := (y2_160 * y2_160)
-		p0_160 := ((float64(cp0) + (float64(cp2) * y_160)) + ((float64(cp4) + (float64(cp6) * y_160)) * y2_160))
-		p1_160 := (((float64(cp8) + (float64(cp10) * y_160)) + ((float64(cp12) + (float64(cp14) * y_160)) * y2_160)) * y4_160)
-		p2_160 := (float64(cp16) * (y4_160 * y4_160))
-		r0_0_160 = ((p0_160 + p1_160) + p2_160)
+		d_165 := d
+		y_165 := (d_165 * d_165)
+		y2_165 := (y_165 * y_165)
+		y4_165 := (y2_165 * y2_165)
+		p0_165 := ((float64(cp0) + (float64(cp2) * y_165)) + ((float64(cp4) + (float64(cp6) * y_165)) * y2_165))
+		p1_165 := (((float64(cp8) + (float64(cp10) * y_165)) + ((float64(cp12) + (float64(cp14) * y_165)) * y2_165)) * y4_165)
+		p2_165 := (float64(cp16) * (y4_165 * y4_165))
+		r0_0_165 = ((p0_165 + p1_165) + p2_165)
 	}
-	cr := r0_0_160
+	cr := r0_0_165
 	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
 	rs := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - cr) * (one + cr)))) | ((math.Float64bits(d) ^ f) & sign))))
 	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
@@ -4609,34 +4678,34 @@ func sincgGradLanes(r *laneReps, x float64,
 	near := ((d * d) < float64(closedFormMin2))
 	if near {
 		var (
-			r0_0_161 float64
-			r1_0_161 float64
+			r0_0_166 float64
+			r1_0_166 float64
 		)
 		{
-			r_161, d_161, c2_161, flip_161, tn_161, un_161, n_161 := r, d, c2, f, tn, u1, n
-			var r0_0_162 float64
+			r_166, d_166, c2_166, flip_166, tn_166, un_166, n_166 := r, d, c2, f, tn, u1, n
+			var r0_0_167 float64
 			{
-				d_162 := d_161
-				y_162 := (d_162 * d_162)
-				y2_162 := (y_162 * y_162)
-				y4_162 := (y2_162 * y2_162)
-				p0_162 := ((float64(sp1) + (float64(sp3) * y_162)) + ((float64(sp5) + (float64(sp7) * y_162)) * y2_162))
-				p1_162 := (((float64(sp9) + (float64(sp11) * y_162)) + ((float64(sp13) + (float64(sp15) * y_162)) * y2_162)) * y4_162)
-				p2_162 := (((float64(sp17) + (float64(sp19) * y_162)) + (float64(sp21) * y2_162)) * (y4_162 * y4_162))
-				r0_0_162 = (d_162 * ((p0_162 + p1_162) + p2_162))
+				d_167 := d_166
+				y_167 := (d_167 * d_167)
+				y2_167 := (y_167 * y_167)
+				y4_167 := (y2_167 * y2_167)
+				p0_167 := ((float64(sp1) + (float64(sp3) * y_167)) + ((float64(sp5) + (float64(sp7) * y_167)) * y2_167))
+				p1_167 := (((float64(sp9) + (float64(sp11) * y_167)) + ((float64(sp13) + (float64(sp15) * y_167)) * y2_167)) * y4_167)
+				p2_167 := (((float64(sp17) + (float64(sp19) * y_167)) + (float64(sp21) * y2_167)) * (y4_167 * y4_167))
+				r0_0_167 = (d_167 * ((p0_167 + p1_167) + p2_167))
 			}
-			s_161 := math.Float64frombits((math.Float64bits(r0_0_162) ^ flip_161))
-			two_161 := float64(2)
-			u0_161, u1_161, p0_161, p1_161 := float64(1), c2_161, float64(0), two_161
-			for j_161 := 2; j_161 < n_161; j_161++ {
-				u0_161, u1_161, p0_161, p1_161 = u1_161, ((c2_161 * u1_161) - u0_161), p1_161, (((two_161 * u1_161) + (c2_161 * p1_161)) - p0_161)
+			s_166 := math.Float64frombits((math.Float64bits(r0_0_167) ^ flip_166))
+			two_166 := float64(2)
+			u0_166, u1_166, p0_166, p1_166 := float64(1), c2_166, float64(0), two_166
+			for j_166 := 2; j_166 < n_166; j_166++ {
+				u0_166, u1_166, p0_166, p1_166 = u1_166, ((c2_166 * u1_166) - u0_166), p1_166, (((two_166 * u1_166) + (c2_166 * p1_166)) - p0_166)
 			}
-			dx_161 := ((float64(minusPi) * s_161) * p1_161)
-			peak_161 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_161) & math.Float64bits((&r_161.negZero)[0]))))
-			dn_161 := merge((((float64(piC) * d_161) * tn_161) / s_161), peak_161, (d_161 != float64(0)))
-			r0_0_161, r1_0_161 = dx_161, dn_161
+			dx_166 := ((float64(minusPi) * s_166) * p1_166)
+			peak_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_166) & math.Float64bits((&r_166.negZero)[0]))))
+			dn_166 := merge((((float64(piC) * d_166) * tn_166) / s_166), peak_166, (d_166 != float64(0)))
+			r0_0_166, r1_0_166 = dx_166, dn_166
 		}
-		px, pn := r0_0_161, r1_0_161
+		px, pn := r0_0_166, r1_0_166
 		dx, dn = merge(px, dx, near), merge(pn, dn, near)
 	}
 	return u1, dx, dn
@@ -4651,18 +4720,18 @@ func sincgNearPeakLanes(r *laneReps, d, c2 float64,
 	n int) (float64, float64,
 
 ) {
-	var r0_0_163 float64
+	var r0_0_168 float64
 	{
-		d_163 := d
-		y_163 := (d_163 * d_163)
-		y2_163 := (y_163 * y_163)
-		y4_163 := (y2_163 * y2_163)
-		p0_163 := ((float64(sp1) + (float64(sp3) * y_163)) + ((float64(sp5) + (float64(sp7) * y_163)) * y2_163))
-		p1_163 := (((float64(sp9) + (float64(sp11) * y_163)) + ((float64(sp13) + (float64(sp15) * y_163)) * y2_163)) * y4_163)
-		p2_163 := (((float64(sp17) + (float64(sp19) * y_163)) + (float64(sp21) * y2_163)) * (y4_163 * y4_163))
-		r0_0_163 = (d_163 * ((p0_163 + p1_163) + p2_163))
+		d_168 := d
+		y_168 := (d_168 * d_168)
+		y2_168 := (y_168 * y_168)
+		y4_168 := (y2_168 * y2_168)
+		p0_168 := ((float64(sp1) + (float64(sp3) * y_168)) + ((float64(sp5) + (float64(sp7) * y_168)) * y2_168))
+		p1_168 := (((float64(sp9) + (float64(sp11) * y_168)) + ((float64(sp13) + (float64(sp15) * y_168)) * y2_168)) * y4_168)
+		p2_168 := (((float64(sp17) + (float64(sp19) * y_168)) + (float64(sp21) * y2_168)) * (y4_168 * y4_168))
+		r0_0_168 = (d_168 * ((p0_168 + p1_168) + p2_168))
 	}
-	s := math.Float64frombits((math.Float64bits(r0_0_163) ^ flip))
+	s := math.Float64frombits((math.Float64bits(r0_0_168) ^ flip))
 	two := float64(2)
 	u0, u1, p0, p1 := float64(1), c2, float64(0), two
 	for j := 2; j < n; j++ {
@@ -4697,37 +4766,37 @@ func gradTermLanes(k *kernel, ia *[1]int32, fa *[1]uint64, e *[3]laneVal, h, kk,
 	fc, fd := (&r.defaultF)[0], float64(1)
 	if c.HasHKL {
 		var (
-			r0_0_164 float64
-			r1_0_164 float64
+			r0_0_169 float64
+			r1_0_169 float64
 		)
 		{
-			r_164, bits_164, miss_164, ia_164, fa_164, h_164, kk_164, l_164 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_164 bool
+			r_169, bits_169, miss_169, ia_169, fa_169, h_169, kk_169, l_169 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_169 bool
 			{
-				r_8_164, ia_8_164, h_8_164, kk_8_164, l_8_164 := r_164, ia_164, h_164, kk_164, l_164
-				half_8_164 := float64(0.5)
-				hc_8_164, kc_8_164, lc_8_164 := math.Ceil((h_8_164 - half_8_164)), math.Ceil((kk_8_164 - half_8_164)), math.Ceil((l_8_164 - half_8_164))
-				hmin_8_164, kmin_8_164, lmin_8_164 := (&r_8_164.hmin)[0], (&r_8_164.kmin)[0], (&r_8_164.lmin)[0]
-				in_8_164 := ((((((hc_8_164 >= hmin_8_164) && (hc_8_164 <= (&r_8_164.hmax)[0])) && (kc_8_164 >= kmin_8_164)) && (kc_8_164 <= (&r_8_164.kmax)[0])) && (lc_8_164 >= lmin_8_164)) && (lc_8_164 <= (&r_8_164.lmax)[0]))
-				idx_8_164 := ((((hc_8_164 - hmin_8_164) * (&r_8_164.hstride)[0]) + ((kc_8_164 - kmin_8_164) * (&r_8_164.kstride)[0])) + (lc_8_164 - lmin_8_164))
-				storeInt32(merge(idx_8_164, float64(0), in_8_164), ia_8_164)
-				r0_0_8_164 = in_8_164
+				r_8_169, ia_8_169, h_8_169, kk_8_169, l_8_169 := r_169, ia_169, h_169, kk_169, l_169
+				half_8_169 := float64(0.5)
+				hc_8_169, kc_8_169, lc_8_169 := math.Ceil((h_8_169 - half_8_169)), math.Ceil((kk_8_169 - half_8_169)), math.Ceil((l_8_169 - half_8_169))
+				hmin_8_169, kmin_8_169, lmin_8_169 := (&r_8_169.hmin)[0], (&r_8_169.kmin)[0], (&r_8_169.lmin)[0]
+				in_8_169 := ((((((hc_8_169 >= hmin_8_169) && (hc_8_169 <= (&r_8_169.hmax)[0])) && (kc_8_169 >= kmin_8_169)) && (kc_8_169 <= (&r_8_169.kmax)[0])) && (lc_8_169 >= lmin_8_169)) && (lc_8_169 <= (&r_8_169.lmax)[0]))
+				idx_8_169 := ((((hc_8_169 - hmin_8_169) * (&r_8_169.hstride)[0]) + ((kc_8_169 - kmin_8_169) * (&r_8_169.kstride)[0])) + (lc_8_169 - lmin_8_169))
+				storeInt32(merge(idx_8_169, float64(0), in_8_169), ia_8_169)
+				r0_0_8_169 = in_8_169
 			}
-			in_164 := r0_0_8_164
-			for i_164, j_164 := range ia_164 {
-				fa_164[i_164] = bits_164[j_164]
+			in_169 := r0_0_8_169
+			for i_169, j_169 := range ia_169 {
+				fa_169[i_169] = bits_169[j_169]
 			}
-			f_164 := merge(math.Float64frombits(fa_164[0]), (&r_164.defaultF)[0], in_164)
-			fd_164 := float64(0)
-			if miss_164 != nil {
-				for i_164, j_164 := range ia_164 {
-					fa_164[i_164] = miss_164[j_164]
+			f_169 := merge(math.Float64frombits(fa_169[0]), (&r_169.defaultF)[0], in_169)
+			fd_169 := float64(0)
+			if miss_169 != nil {
+				for i_169, j_169 := range ia_169 {
+					fa_169[i_169] = miss_169[j_169]
 				}
-				fd_164 = math.Float64frombits(fa_164[0])
+				fd_169 = math.Float64frombits(fa_169[0])
 			}
-			r0_0_164, r1_0_164 = f_164, merge(fd_164, float64(1), in_164)
+			r0_0_169, r1_0_169 = f_169, merge(fd_169, float64(1), in_169)
 		}
-		fc, fd = r0_0_164, r1_0_164
+		fc, fd = r0_0_169, r1_0_169
 	}
 	ffl := ((fc * fc) * fl)
 	s1 := (s + (ffl * fl))
@@ -4761,348 +4830,348 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_165 float64
-			r1_0_165 float64
-			r2_0_165 float64
-			r3_0_165 float64
-			r4_0_165 float64
-			r5_0_165 float64
-			r6_0_165 float64
-			r7_0_165 float64
-			r8_0_165 float64
+			r0_0_170 float64
+			r1_0_170 float64
+			r2_0_170 float64
+			r3_0_170 float64
+			r4_0_170 float64
+			r5_0_170 float64
+			r6_0_170 float64
+			r7_0_170 float64
+			r8_0_170 float64
 		)
 		{
-			sr_165, t_165, ds_165, p0_165 := &r.src[si], t, ds, p0
-			il_165 := (&sr_165.il)[0]
-			x_165, y_165, z_165 := (t_165.d[0][p0_165] - (&sr_165.inc[0])[0]), (t_165.d[1][p0_165] - (&sr_165.inc[1])[0]), (t_165.d[2][p0_165] - (&sr_165.inc[2])[0])
-			ds_165[p0_165] = (((x_165 * x_165) + (y_165 * y_165)) + (z_165 * z_165))
-			r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165 = (x_165 * il_165), (y_165 * il_165), (z_165 * il_165), t_165.s[p0_165], t_165.def[p0_165], t_165.sig[p0_165], t_165.na[p0_165], t_165.nb[p0_165], t_165.nc[p0_165]
+			sr_170, t_170, ds_170, p0_170 := &r.src[si], t, ds, p0
+			il_170 := (&sr_170.il)[0]
+			x_170, y_170, z_170 := (t_170.d[0][p0_170] - (&sr_170.inc[0])[0]), (t_170.d[1][p0_170] - (&sr_170.inc[1])[0]), (t_170.d[2][p0_170] - (&sr_170.inc[2])[0])
+			ds_170[p0_170] = (((x_170 * x_170) + (y_170 * y_170)) + (z_170 * z_170))
+			r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170 = (x_170 * il_170), (y_170 * il_170), (z_170 * il_170), t_170.s[p0_170], t_170.def[p0_170], t_170.sig[p0_170], t_170.na[p0_170], t_170.nb[p0_170], t_170.nc[p0_170]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_165, r1_0_165, r2_0_165, r3_0_165, r4_0_165, r5_0_165, r6_0_165, r7_0_165, r8_0_165
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170
 		for oi := range r.orient {
 			var (
-				r0_0_166 float64
-				r1_0_166 float64
-				r2_0_166 float64
+				r0_0_171 float64
+				r1_0_171 float64
+				r2_0_171 float64
 			)
 			{
-				o_166, qx_166, qy_166, qz_166 := &r.orient[oi], qx, qy, qz
-				h_166 := ((((&o_166[0])[0] * qx_166) + ((&o_166[1])[0] * qy_166)) + ((&o_166[2])[0] * qz_166))
-				kk_166 := ((((&o_166[3])[0] * qx_166) + ((&o_166[4])[0] * qy_166)) + ((&o_166[5])[0] * qz_166))
-				l_166 := ((((&o_166[6])[0] * qx_166) + ((&o_166[7])[0] * qy_166)) + ((&o_166[8])[0] * qz_166))
-				r0_0_166, r1_0_166, r2_0_166 = h_166, kk_166, l_166
+				o_171, qx_171, qy_171, qz_171 := &r.orient[oi], qx, qy, qz
+				h_171 := ((((&o_171[0])[0] * qx_171) + ((&o_171[1])[0] * qy_171)) + ((&o_171[2])[0] * qz_171))
+				kk_171 := ((((&o_171[3])[0] * qx_171) + ((&o_171[4])[0] * qy_171)) + ((&o_171[5])[0] * qz_171))
+				l_171 := ((((&o_171[6])[0] * qx_171) + ((&o_171[7])[0] * qy_171)) + ((&o_171[8])[0] * qz_171))
+				r0_0_171, r1_0_171, r2_0_171 = h_171, kk_171, l_171
 			}
-			h, kk, l := r0_0_166, r1_0_166, r2_0_166
+			h, kk, l := r0_0_171, r1_0_171, r2_0_171
 			var (
-				r0_0_167 float64
-				r1_0_167 float64
-				r2_0_167 float64
-				r3_0_167 float64
-				r4_0_167 float64
-				r5_0_167 float64
-				r6_0_167 float64
-				r7_0_167 float64
-				r8_0_167 float64
+				r0_0_172 float64
+				r1_0_172 float64
+				r2_0_172 float64
+				r3_0_172 float64
+				r4_0_172 float64
+				r5_0_172 float64
+				r6_0_172 float64
+				r7_0_172 float64
+				r8_0_172 float64
 			)
 			{
-				r_167, h_167, kk_167, l_167, n_167 := r, h, kk, l, n
+				r_172, h_172, kk_172, l_172, n_172 := r, h, kk, l, n
 				var (
-					r0_0_148_167 float64
-					r1_0_148_167 float64
-					r2_0_148_167 float64
+					r0_0_153_172 float64
+					r1_0_153_172 float64
+					r2_0_153_172 float64
 				)
 				{
-					r_148_167, x_148_167, n_148_167, nf_148_167 := r_167, h_167, n_167, &r_167.nf
-					magic_148_167 := float64(roundMagic)
-					t_148_167 := (x_148_167 + magic_148_167)
-					d_148_167 := (x_148_167 - (t_148_167 - magic_148_167))
-					f_148_167 := (math.Float64bits(t_148_167) << 63)
-					var r0_0_149_167 float64
+					r_153_172, x_153_172, n_153_172, nf_153_172 := r_172, h_172, n_172, &r_172.nf
+					magic_153_172 := float64(roundMagic)
+					t_153_172 := (x_153_172 + magic_153_172)
+					d_153_172 := (x_153_172 - (t_153_172 - magic_153_172))
+					f_153_172 := (math.Float64bits(t_153_172) << 63)
+					var r0_0_154_172 float64
 					{
-						d_149_167 := d_148_167
-						y_149_167 := (d_149_167 * d_149_167)
-						y2_149_167 := (y_149_167 * y_149_167)
-						y4_149_167 := (y2_149_167 * y2_149_167)
-						p0_149_167 := ((float64(cp0) + (float64(cp2) * y_149_167)) + ((float64(cp4) + (float64(cp6) * y_149_167)) * y2_149_167))
-						p1_149_167 := (((float64(cp8) + (float64(cp10) * y_149_167)) + ((float64(cp12) + (float64(cp14) * y_149_167)) * y2_149_167)) * y4_149_167)
-						p2_149_167 := (float64(cp16) * (y4_149_167 * y4_149_167))
-						r0_0_149_167 = ((p0_149_167 + p1_149_167) + p2_149_167)
+						d_154_172 := d_153_172
+						y_154_172 := (d_154_172 * d_154_172)
+						y2_154_172 := (y_154_172 * y_154_172)
+						y4_154_172 := (y2_154_172 * y2_154_172)
+						p0_154_172 := ((float64(cp0) + (float64(cp2) * y_154_172)) + ((float64(cp4) + (float64(cp6) * y_154_172)) * y2_154_172))
+						p1_154_172 := (((float64(cp8) + (float64(cp10) * y_154_172)) + ((float64(cp12) + (float64(cp14) * y_154_172)) * y2_154_172)) * y4_154_172)
+						p2_154_172 := (float64(cp16) * (y4_154_172 * y4_154_172))
+						r0_0_154_172 = ((p0_154_172 + p1_154_172) + p2_154_172)
 					}
-					cr_148_167 := r0_0_149_167
-					sign_148_167, one_148_167, pi_148_167 := math.Float64bits((&r_148_167.negZero)[0]), float64(1), float64(piC)
-					rs_148_167 := (pi_148_167 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_148_167 - cr_148_167) * (one_148_167 + cr_148_167)))) | ((math.Float64bits(d_148_167) ^ f_148_167) & sign_148_167))))
-					c2_148_167 := (float64(2) * math.Float64frombits((math.Float64bits(cr_148_167) ^ f_148_167)))
-					u0_148_167, u1_148_167 := one_148_167, c2_148_167
-					j_148_167 := 2
-					for ; j_148_167+1 < n_148_167; j_148_167 += 2 {
-						u0_148_167 = ((c2_148_167 * u1_148_167) - u0_148_167)
-						u1_148_167 = ((c2_148_167 * u0_148_167) - u1_148_167)
+					cr_153_172 := r0_0_154_172
+					sign_153_172, one_153_172, pi_153_172 := math.Float64bits((&r_153_172.negZero)[0]), float64(1), float64(piC)
+					rs_153_172 := (pi_153_172 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_153_172 - cr_153_172) * (one_153_172 + cr_153_172)))) | ((math.Float64bits(d_153_172) ^ f_153_172) & sign_153_172))))
+					c2_153_172 := (float64(2) * math.Float64frombits((math.Float64bits(cr_153_172) ^ f_153_172)))
+					u0_153_172, u1_153_172 := one_153_172, c2_153_172
+					j_153_172 := 2
+					for ; j_153_172+1 < n_153_172; j_153_172 += 2 {
+						u0_153_172 = ((c2_153_172 * u1_153_172) - u0_153_172)
+						u1_153_172 = ((c2_153_172 * u0_153_172) - u1_153_172)
 					}
-					if j_148_167 < n_148_167 {
-						u0_148_167, u1_148_167 = u1_148_167, ((c2_148_167 * u1_148_167) - u0_148_167)
+					if j_153_172 < n_153_172 {
+						u0_153_172, u1_153_172 = u1_153_172, ((c2_153_172 * u1_153_172) - u0_153_172)
 					}
-					cu_148_167 := ((float64(0.5) * c2_148_167) * u1_148_167)
-					tn_148_167 := (cu_148_167 - u0_148_167)
-					dx_148_167 := (((nf_148_167[0] * tn_148_167) - cu_148_167) * rs_148_167)
-					dn_148_167 := ((d_148_167 * tn_148_167) * rs_148_167)
-					near_148_167 := ((d_148_167 * d_148_167) < float64(closedFormMin2))
-					if near_148_167 {
+					cu_153_172 := ((float64(0.5) * c2_153_172) * u1_153_172)
+					tn_153_172 := (cu_153_172 - u0_153_172)
+					dx_153_172 := (((nf_153_172[0] * tn_153_172) - cu_153_172) * rs_153_172)
+					dn_153_172 := ((d_153_172 * tn_153_172) * rs_153_172)
+					near_153_172 := ((d_153_172 * d_153_172) < float64(closedFormMin2))
+					if near_153_172 {
 						var (
-							r0_0_150_167 float64
-							r1_0_150_167 float64
+							r0_0_155_172 float64
+							r1_0_155_172 float64
 						)
 						{
-							r_150_167, d_150_167, c2_150_167, flip_150_167, tn_150_167, un_150_167, n_150_167 := r_148_167, d_148_167, c2_148_167, f_148_167, tn_148_167, u1_148_167, n_148_167
-							var r0_0_151_167 float64
+							r_155_172, d_155_172, c2_155_172, flip_155_172, tn_155_172, un_155_172, n_155_172 := r_153_172, d_153_172, c2_153_172, f_153_172, tn_153_172, u1_153_172, n_153_172
+							var r0_0_156_172 float64
 							{
-								d_151_167 := d_150_167
-								y_151_167 := (d_151_167 * d_151_167)
-								y2_151_167 := (y_151_167 * y_151_167)
-								y4_151_167 := (y2_151_167 * y2_151_167)
-								p0_151_167 := ((float64(sp1) + (float64(sp3) * y_151_167)) + ((float64(sp5) + (float64(sp7) * y_151_167)) * y2_151_167))
-								p1_151_167 := (((float64(sp9) + (float64(sp11) * y_151_167)) + ((float64(sp13) + (float64(sp15) * y_151_167)) * y2_151_167)) * y4_151_167)
-								p2_151_167 := (((float64(sp17) + (float64(sp19) * y_151_167)) + (float64(sp21) * y2_151_167)) * (y4_151_167 * y4_151_167))
-								r0_0_151_167 = (d_151_167 * ((p0_151_167 + p1_151_167) + p2_151_167))
+								d_156_172 := d_155_172
+								y_156_172 := (d_156_172 * d_156_172)
+								y2_156_172 := (y_156_172 * y_156_172)
+								y4_156_172 := (y2_156_172 * y2_156_172)
+								p0_156_172 := ((float64(sp1) + (float64(sp3) * y_156_172)) + ((float64(sp5) + (float64(sp7) * y_156_172)) * y2_156_172))
+								p1_156_172 := (((float64(sp9) + (float64(sp11) * y_156_172)) + ((float64(sp13) + (float64(sp15) * y_156_172)) * y2_156_172)) * y4_156_172)
+								p2_156_172 := (((float64(sp17) + (float64(sp19) * y_156_172)) + (float64(sp21) * y2_156_172)) * (y4_156_172 * y4_156_172))
+								r0_0_156_172 = (d_156_172 * ((p0_156_172 + p1_156_172) + p2_156_172))
 							}
-							s_150_167 := math.Float64frombits((math.Float64bits(r0_0_151_167) ^ flip_150_167))
-							two_150_167 := float64(2)
-							u0_150_167, u1_150_167, p0_150_167, p1_150_167 := float64(1), c2_150_167, float64(0), two_150_167
-							for j_150_167 := 2; j_150_167 < n_150_167; j_150_167++ {
-								u0_150_167, u1_150_167, p0_150_167, p1_150_167 = u1_150_167, ((c2_150_167 * u1_150_167) - u0_150_167), p1_150_167, (((two_150_167 * u1_150_167) + (c2_150_167 * p1_150_167)) - p0_150_167)
+							s_155_172 := math.Float64frombits((math.Float64bits(r0_0_156_172) ^ flip_155_172))
+							two_155_172 := float64(2)
+							u0_155_172, u1_155_172, p0_155_172, p1_155_172 := float64(1), c2_155_172, float64(0), two_155_172
+							for j_155_172 := 2; j_155_172 < n_155_172; j_155_172++ {
+								u0_155_172, u1_155_172, p0_155_172, p1_155_172 = u1_155_172, ((c2_155_172 * u1_155_172) - u0_155_172), p1_155_172, (((two_155_172 * u1_155_172) + (c2_155_172 * p1_155_172)) - p0_155_172)
 							}
-							dx_150_167 := ((float64(minusPi) * s_150_167) * p1_150_167)
-							peak_150_167 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_150_167) & math.Float64bits((&r_150_167.negZero)[0]))))
-							dn_150_167 := merge((((float64(piC) * d_150_167) * tn_150_167) / s_150_167), peak_150_167, (d_150_167 != float64(0)))
-							r0_0_150_167, r1_0_150_167 = dx_150_167, dn_150_167
+							dx_155_172 := ((float64(minusPi) * s_155_172) * p1_155_172)
+							peak_155_172 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_155_172) & math.Float64bits((&r_155_172.negZero)[0]))))
+							dn_155_172 := merge((((float64(piC) * d_155_172) * tn_155_172) / s_155_172), peak_155_172, (d_155_172 != float64(0)))
+							r0_0_155_172, r1_0_155_172 = dx_155_172, dn_155_172
 						}
-						px_148_167, pn_148_167 := r0_0_150_167, r1_0_150_167
-						dx_148_167, dn_148_167 = merge(px_148_167, dx_148_167, near_148_167), merge(pn_148_167, dn_148_167, near_148_167)
+						px_153_172, pn_153_172 := r0_0_155_172, r1_0_155_172
+						dx_153_172, dn_153_172 = merge(px_153_172, dx_153_172, near_153_172), merge(pn_153_172, dn_153_172, near_153_172)
 					}
-					r0_0_148_167, r1_0_148_167, r2_0_148_167 = u1_148_167, dx_148_167, dn_148_167
+					r0_0_153_172, r1_0_153_172, r2_0_153_172 = u1_153_172, dx_153_172, dn_153_172
 				}
-				sa_167, ha_167, na_167 := r0_0_148_167, r1_0_148_167, r2_0_148_167
+				sa_172, ha_172, na_172 := r0_0_153_172, r1_0_153_172, r2_0_153_172
 				var (
-					r0_0_152_167 float64
-					r1_0_152_167 float64
-					r2_0_152_167 float64
+					r0_0_157_172 float64
+					r1_0_157_172 float64
+					r2_0_157_172 float64
 				)
 				{
-					r_152_167, x_152_167, n_152_167, nf_152_167 := r_167, kk_167, n_167, &r_167.nf
-					magic_152_167 := float64(roundMagic)
-					t_152_167 := (x_152_167 + magic_152_167)
-					d_152_167 := (x_152_167 - (t_152_167 - magic_152_167))
-					f_152_167 := (math.Float64bits(t_152_167) << 63)
-					var r0_0_153_167 float64
+					r_157_172, x_157_172, n_157_172, nf_157_172 := r_172, kk_172, n_172, &r_172.nf
+					magic_157_172 := float64(roundMagic)
+					t_157_172 := (x_157_172 + magic_157_172)
+					d_157_172 := (x_157_172 - (t_157_172 - magic_157_172))
+					f_157_172 := (math.Float64bits(t_157_172) << 63)
+					var r0_0_158_172 float64
 					{
-						d_153_167 := d_152_167
-						y_153_167 := (d_153_167 * d_153_167)
-						y2_153_167 := (y_153_167 * y_153_167)
-						y4_153_167 := (y2_153_167 * y2_153_167)
-						p0_153_167 := ((float64(cp0) + (float64(cp2) * y_153_167)) + ((float64(cp4) + (float64(cp6) * y_153_167)) * y2_153_167))
-						p1_153_167 := (((float64(cp8) + (float64(cp10) * y_153_167)) + ((float64(cp12) + (float64(cp14) * y_153_167)) * y2_153_167)) * y4_153_167)
-						p2_153_167 := (float64(cp16) * (y4_153_167 * y4_153_167))
-						r0_0_153_167 = ((p0_153_167 + p1_153_167) + p2_153_167)
+						d_158_172 := d_157_172
+						y_158_172 := (d_158_172 * d_158_172)
+						y2_158_172 := (y_158_172 * y_158_172)
+						y4_158_172 := (y2_158_172 * y2_158_172)
+						p0_158_172 := ((float64(cp0) + (float64(cp2) * y_158_172)) + ((float64(cp4) + (float64(cp6) * y_158_172)) * y2_158_172))
+						p1_158_172 := (((float64(cp8) + (float64(cp10) * y_158_172)) + ((float64(cp12) + (float64(cp14) * y_158_172)) * y2_158_172)) * y4_158_172)
+						p2_158_172 := (float64(cp16) * (y4_158_172 * y4_158_172))
+						r0_0_158_172 = ((p0_158_172 + p1_158_172) + p2_158_172)
 					}
-					cr_152_167 := r0_0_153_167
-					sign_152_167, one_152_167, pi_152_167 := math.Float64bits((&r_152_167.negZero)[0]), float64(1), float64(piC)
-					rs_152_167 := (pi_152_167 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_152_167 - cr_152_167) * (one_152_167 + cr_152_167)))) | ((math.Float64bits(d_152_167) ^ f_152_167) & sign_152_167))))
-					c2_152_167 := (float64(2) * math.Float64frombits((math.Float64bits(cr_152_167) ^ f_152_167)))
-					u0_152_167, u1_152_167 := one_152_167, c2_152_167
-					j_152_167 := 2
-					for ; j_152_167+1 < n_152_167; j_152_167 += 2 {
-						u0_152_167 = ((c2_152_167 * u1_152_167) - u0_152_167)
-						u1_152_167 = ((c2_152_167 * u0_152_167) - u1_152_167)
+					cr_157_172 := r0_0_158_172
+					sign_157_172, one_157_172, pi_157_172 := math.Float64bits((&r_157_172.negZero)[0]), float64(1), float64(piC)
+					rs_157_172 := (pi_157_172 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_157_172 - cr_157_172) * (one_157_172 + cr_157_172)))) | ((math.Float64bits(d_157_172) ^ f_157_172) & sign_157_172))))
+					c2_157_172 := (float64(2) * math.Float64frombits((math.Float64bits(cr_157_172) ^ f_157_172)))
+					u0_157_172, u1_157_172 := one_157_172, c2_157_172
+					j_157_172 := 2
+					for ; j_157_172+1 < n_157_172; j_157_172 += 2 {
+						u0_157_172 = ((c2_157_172 * u1_157_172) - u0_157_172)
+						u1_157_172 = ((c2_157_172 * u0_157_172) - u1_157_172)
 					}
-					if j_152_167 < n_152_167 {
-						u0_152_167, u1_152_167 = u1_152_167, ((c2_152_167 * u1_152_167) - u0_152_167)
+					if j_157_172 < n_157_172 {
+						u0_157_172, u1_157_172 = u1_157_172, ((c2_157_172 * u1_157_172) - u0_157_172)
 					}
-					cu_152_167 := ((float64(0.5) * c2_152_167) * u1_152_167)
-					tn_152_167 := (cu_152_167 - u0_152_167)
-					dx_152_167 := (((nf_152_167[0] * tn_152_167) - cu_152_167) * rs_152_167)
-					dn_152_167 := ((d_152_167 * tn_152_167) * rs_152_167)
-					near_152_167 := ((d_152_167 * d_152_167) < float64(closedFormMin2))
-					if near_152_167 {
+					cu_157_172 := ((float64(0.5) * c2_157_172) * u1_157_172)
+					tn_157_172 := (cu_157_172 - u0_157_172)
+					dx_157_172 := (((nf_157_172[0] * tn_157_172) - cu_157_172) * rs_157_172)
+					dn_157_172 := ((d_157_172 * tn_157_172) * rs_157_172)
+					near_157_172 := ((d_157_172 * d_157_172) < float64(closedFormMin2))
+					if near_157_172 {
 						var (
-							r0_0_154_167 float64
-							r1_0_154_167 float64
+							r0_0_159_172 float64
+							r1_0_159_172 float64
 						)
 						{
-							r_154_167, d_154_167, c2_154_167, flip_154_167, tn_154_167, un_154_167, n_154_167 := r_152_167, d_152_167, c2_152_167, f_152_167, tn_152_167, u1_152_167, n_152_167
-							var r0_0_155_167 float64
+							r_159_172, d_159_172, c2_159_172, flip_159_172, tn_159_172, un_159_172, n_159_172 := r_157_172, d_157_172, c2_157_172, f_157_172, tn_157_172, u1_157_172, n_157_172
+							var r0_0_160_172 float64
 							{
-								d_155_167 := d_154_167
-								y_155_167 := (d_155_167 * d_155_167)
-								y2_155_167 := (y_155_167 * y_155_167)
-								y4_155_167 := (y2_155_167 * y2_155_167)
-								p0_155_167 := ((float64(sp1) + (float64(sp3) * y_155_167)) + ((float64(sp5) + (float64(sp7) * y_155_167)) * y2_155_167))
-								p1_155_167 := (((float64(sp9) + (float64(sp11) * y_155_167)) + ((float64(sp13) + (float64(sp15) * y_155_167)) * y2_155_167)) * y4_155_167)
-								p2_155_167 := (((float64(sp17) + (float64(sp19) * y_155_167)) + (float64(sp21) * y2_155_167)) * (y4_155_167 * y4_155_167))
-								r0_0_155_167 = (d_155_167 * ((p0_155_167 + p1_155_167) + p2_155_167))
+								d_160_172 := d_159_172
+								y_160_172 := (d_160_172 * d_160_172)
+								y2_160_172 := (y_160_172 * y_160_172)
+								y4_160_172 := (y2_160_172 * y2_160_172)
+								p0_160_172 := ((float64(sp1) + (float64(sp3) * y_160_172)) + ((float64(sp5) + (float64(sp7) * y_160_172)) * y2_160_172))
+								p1_160_172 := (((float64(sp9) + (float64(sp11) * y_160_172)) + ((float64(sp13) + (float64(sp15) * y_160_172)) * y2_160_172)) * y4_160_172)
+								p2_160_172 := (((float64(sp17) + (float64(sp19) * y_160_172)) + (float64(sp21) * y2_160_172)) * (y4_160_172 * y4_160_172))
+								r0_0_160_172 = (d_160_172 * ((p0_160_172 + p1_160_172) + p2_160_172))
 							}
-							s_154_167 := math.Float64frombits((math.Float64bits(r0_0_155_167) ^ flip_154_167))
-							two_154_167 := float64(2)
-							u0_154_167, u1_154_167, p0_154_167, p1_154_167 := float64(1), c2_154_167, float64(0), two_154_167
-							for j_154_167 := 2; j_154_167 < n_154_167; j_154_167++ {
-								u0_154_167, u1_154_167, p0_154_167, p1_154_167 = u1_154_167, ((c2_154_167 * u1_154_167) - u0_154_167), p1_154_167, (((two_154_167 * u1_154_167) + (c2_154_167 * p1_154_167)) - p0_154_167)
+							s_159_172 := math.Float64frombits((math.Float64bits(r0_0_160_172) ^ flip_159_172))
+							two_159_172 := float64(2)
+							u0_159_172, u1_159_172, p0_159_172, p1_159_172 := float64(1), c2_159_172, float64(0), two_159_172
+							for j_159_172 := 2; j_159_172 < n_159_172; j_159_172++ {
+								u0_159_172, u1_159_172, p0_159_172, p1_159_172 = u1_159_172, ((c2_159_172 * u1_159_172) - u0_159_172), p1_159_172, (((two_159_172 * u1_159_172) + (c2_159_172 * p1_159_172)) - p0_159_172)
 							}
-							dx_154_167 := ((float64(minusPi) * s_154_167) * p1_154_167)
-							peak_154_167 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_154_167) & math.Float64bits((&r_154_167.negZero)[0]))))
-							dn_154_167 := merge((((float64(piC) * d_154_167) * tn_154_167) / s_154_167), peak_154_167, (d_154_167 != float64(0)))
-							r0_0_154_167, r1_0_154_167 = dx_154_167, dn_154_167
+							dx_159_172 := ((float64(minusPi) * s_159_172) * p1_159_172)
+							peak_159_172 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_159_172) & math.Float64bits((&r_159_172.negZero)[0]))))
+							dn_159_172 := merge((((float64(piC) * d_159_172) * tn_159_172) / s_159_172), peak_159_172, (d_159_172 != float64(0)))
+							r0_0_159_172, r1_0_159_172 = dx_159_172, dn_159_172
 						}
-						px_152_167, pn_152_167 := r0_0_154_167, r1_0_154_167
-						dx_152_167, dn_152_167 = merge(px_152_167, dx_152_167, near_152_167), merge(pn_152_167, dn_152_167, near_152_167)
+						px_157_172, pn_157_172 := r0_0_159_172, r1_0_159_172
+						dx_157_172, dn_157_172 = merge(px_157_172, dx_157_172, near_157_172), merge(pn_157_172, dn_157_172, near_157_172)
 					}
-					r0_0_152_167, r1_0_152_167, r2_0_152_167 = u1_152_167, dx_152_167, dn_152_167
+					r0_0_157_172, r1_0_157_172, r2_0_157_172 = u1_157_172, dx_157_172, dn_157_172
 				}
-				sb_167, hb_167, nb_167 := r0_0_152_167, r1_0_152_167, r2_0_152_167
+				sb_172, hb_172, nb_172 := r0_0_157_172, r1_0_157_172, r2_0_157_172
 				var (
-					r0_0_156_167 float64
-					r1_0_156_167 float64
-					r2_0_156_167 float64
+					r0_0_161_172 float64
+					r1_0_161_172 float64
+					r2_0_161_172 float64
 				)
 				{
-					r_156_167, x_156_167, n_156_167, nf_156_167 := r_167, l_167, n_167, &r_167.nf
-					magic_156_167 := float64(roundMagic)
-					t_156_167 := (x_156_167 + magic_156_167)
-					d_156_167 := (x_156_167 - (t_156_167 - magic_156_167))
-					f_156_167 := (math.Float64bits(t_156_167) << 63)
-					var r0_0_157_167 float64
+					r_161_172, x_161_172, n_161_172, nf_161_172 := r_172, l_172, n_172, &r_172.nf
+					magic_161_172 := float64(roundMagic)
+					t_161_172 := (x_161_172 + magic_161_172)
+					d_161_172 := (x_161_172 - (t_161_172 - magic_161_172))
+					f_161_172 := (math.Float64bits(t_161_172) << 63)
+					var r0_0_162_172 float64
 					{
-						d_157_167 := d_156_167
-						y_157_167 := (d_157_167 * d_157_167)
-						y2_157_167 := (y_157_167 * y_157_167)
-						y4_157_167 := (y2_157_167 * y2_157_167)
-						p0_157_167 := ((float64(cp0) + (float64(cp2) * y_157_167)) + ((float64(cp4) + (float64(cp6) * y_157_167)) * y2_157_167))
-						p1_157_167 := (((float64(cp8) + (float64(cp10) * y_157_167)) + ((float64(cp12) + (float64(cp14) * y_157_167)) * y2_157_167)) * y4_157_167)
-						p2_157_167 := (float64(cp16) * (y4_157_167 * y4_157_167))
-						r0_0_157_167 = ((p0_157_167 + p1_157_167) + p2_157_167)
+						d_162_172 := d_161_172
+						y_162_172 := (d_162_172 * d_162_172)
+						y2_162_172 := (y_162_172 * y_162_172)
+						y4_162_172 := (y2_162_172 * y2_162_172)
+						p0_162_172 := ((float64(cp0) + (float64(cp2) * y_162_172)) + ((float64(cp4) + (float64(cp6) * y_162_172)) * y2_162_172))
+						p1_162_172 := (((float64(cp8) + (float64(cp10) * y_162_172)) + ((float64(cp12) + (float64(cp14) * y_162_172)) * y2_162_172)) * y4_162_172)
+						p2_162_172 := (float64(cp16) * (y4_162_172 * y4_162_172))
+						r0_0_162_172 = ((p0_162_172 + p1_162_172) + p2_162_172)
 					}
-					cr_156_167 := r0_0_157_167
-					sign_156_167, one_156_167, pi_156_167 := math.Float64bits((&r_156_167.negZero)[0]), float64(1), float64(piC)
-					rs_156_167 := (pi_156_167 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_156_167 - cr_156_167) * (one_156_167 + cr_156_167)))) | ((math.Float64bits(d_156_167) ^ f_156_167) & sign_156_167))))
-					c2_156_167 := (float64(2) * math.Float64frombits((math.Float64bits(cr_156_167) ^ f_156_167)))
-					u0_156_167, u1_156_167 := one_156_167, c2_156_167
-					j_156_167 := 2
-					for ; j_156_167+1 < n_156_167; j_156_167 += 2 {
-						u0_156_167 = ((c2_156_167 * u1_156_167) - u0_156_167)
-						u1_156_167 = ((c2_156_167 * u0_156_167) - u1_156_167)
+					cr_161_172 := r0_0_162_172
+					sign_161_172, one_161_172, pi_161_172 := math.Float64bits((&r_161_172.negZero)[0]), float64(1), float64(piC)
+					rs_161_172 := (pi_161_172 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_161_172 - cr_161_172) * (one_161_172 + cr_161_172)))) | ((math.Float64bits(d_161_172) ^ f_161_172) & sign_161_172))))
+					c2_161_172 := (float64(2) * math.Float64frombits((math.Float64bits(cr_161_172) ^ f_161_172)))
+					u0_161_172, u1_161_172 := one_161_172, c2_161_172
+					j_161_172 := 2
+					for ; j_161_172+1 < n_161_172; j_161_172 += 2 {
+						u0_161_172 = ((c2_161_172 * u1_161_172) - u0_161_172)
+						u1_161_172 = ((c2_161_172 * u0_161_172) - u1_161_172)
 					}
-					if j_156_167 < n_156_167 {
-						u0_156_167, u1_156_167 = u1_156_167, ((c2_156_167 * u1_156_167) - u0_156_167)
+					if j_161_172 < n_161_172 {
+						u0_161_172, u1_161_172 = u1_161_172, ((c2_161_172 * u1_161_172) - u0_161_172)
 					}
-					cu_156_167 := ((float64(0.5) * c2_156_167) * u1_156_167)
-					tn_156_167 := (cu_156_167 - u0_156_167)
-					dx_156_167 := (((nf_156_167[0] * tn_156_167) - cu_156_167) * rs_156_167)
-					dn_156_167 := ((d_156_167 * tn_156_167) * rs_156_167)
-					near_156_167 := ((d_156_167 * d_156_167) < float64(closedFormMin2))
-					if near_156_167 {
+					cu_161_172 := ((float64(0.5) * c2_161_172) * u1_161_172)
+					tn_161_172 := (cu_161_172 - u0_161_172)
+					dx_161_172 := (((nf_161_172[0] * tn_161_172) - cu_161_172) * rs_161_172)
+					dn_161_172 := ((d_161_172 * tn_161_172) * rs_161_172)
+					near_161_172 := ((d_161_172 * d_161_172) < float64(closedFormMin2))
+					if near_161_172 {
 						var (
-							r0_0_158_167 float64
-							r1_0_158_167 float64
+							r0_0_163_172 float64
+							r1_0_163_172 float64
 						)
 						{
-							r_158_167, d_158_167, c2_158_167, flip_158_167, tn_158_167, un_158_167, n_158_167 := r_156_167, d_156_167, c2_156_167, f_156_167, tn_156_167, u1_156_167, n_156_167
-							var r0_0_159_167 float64
+							r_163_172, d_163_172, c2_163_172, flip_163_172, tn_163_172, un_163_172, n_163_172 := r_161_172, d_161_172, c2_161_172, f_161_172, tn_161_172, u1_161_172, n_161_172
+							var r0_0_164_172 float64
 							{
-								d_159_167 := d_158_167
-								y_159_167 := (d_159_167 * d_159_167)
-								y2_159_167 := (y_159_167 * y_159_167)
-								y4_159_167 := (y2_159_167 * y2_159_167)
-								p0_159_167 := ((float64(sp1) + (float64(sp3) * y_159_167)) + ((float64(sp5) + (float64(sp7) * y_159_167)) * y2_159_167))
-								p1_159_167 := (((float64(sp9) + (float64(sp11) * y_159_167)) + ((float64(sp13) + (float64(sp15) * y_159_167)) * y2_159_167)) * y4_159_167)
-								p2_159_167 := (((float64(sp17) + (float64(sp19) * y_159_167)) + (float64(sp21) * y2_159_167)) * (y4_159_167 * y4_159_167))
-								r0_0_159_167 = (d_159_167 * ((p0_159_167 + p1_159_167) + p2_159_167))
+								d_164_172 := d_163_172
+								y_164_172 := (d_164_172 * d_164_172)
+								y2_164_172 := (y_164_172 * y_164_172)
+								y4_164_172 := (y2_164_172 * y2_164_172)
+								p0_164_172 := ((float64(sp1) + (float64(sp3) * y_164_172)) + ((float64(sp5) + (float64(sp7) * y_164_172)) * y2_164_172))
+								p1_164_172 := (((float64(sp9) + (float64(sp11) * y_164_172)) + ((float64(sp13) + (float64(sp15) * y_164_172)) * y2_164_172)) * y4_164_172)
+								p2_164_172 := (((float64(sp17) + (float64(sp19) * y_164_172)) + (float64(sp21) * y2_164_172)) * (y4_164_172 * y4_164_172))
+								r0_0_164_172 = (d_164_172 * ((p0_164_172 + p1_164_172) + p2_164_172))
 							}
-							s_158_167 := math.Float64frombits((math.Float64bits(r0_0_159_167) ^ flip_158_167))
-							two_158_167 := float64(2)
-							u0_158_167, u1_158_167, p0_158_167, p1_158_167 := float64(1), c2_158_167, float64(0), two_158_167
-							for j_158_167 := 2; j_158_167 < n_158_167; j_158_167++ {
-								u0_158_167, u1_158_167, p0_158_167, p1_158_167 = u1_158_167, ((c2_158_167 * u1_158_167) - u0_158_167), p1_158_167, (((two_158_167 * u1_158_167) + (c2_158_167 * p1_158_167)) - p0_158_167)
+							s_163_172 := math.Float64frombits((math.Float64bits(r0_0_164_172) ^ flip_163_172))
+							two_163_172 := float64(2)
+							u0_163_172, u1_163_172, p0_163_172, p1_163_172 := float64(1), c2_163_172, float64(0), two_163_172
+							for j_163_172 := 2; j_163_172 < n_163_172; j_163_172++ {
+								u0_163_172, u1_163_172, p0_163_172, p1_163_172 = u1_163_172, ((c2_163_172 * u1_163_172) - u0_163_172), p1_163_172, (((two_163_172 * u1_163_172) + (c2_163_172 * p1_163_172)) - p0_163_172)
 							}
-							dx_158_167 := ((float64(minusPi) * s_158_167) * p1_158_167)
-							peak_158_167 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_158_167) & math.Float64bits((&r_158_167.negZero)[0]))))
-							dn_158_167 := merge((((float64(piC) * d_158_167) * tn_158_167) / s_158_167), peak_158_167, (d_158_167 != float64(0)))
-							r0_0_158_167, r1_0_158_167 = dx_158_167, dn_158_167
+							dx_163_172 := ((float64(minusPi) * s_163_172) * p1_163_172)
+							peak_163_172 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_163_172) & math.Float64bits((&r_163_172.negZero)[0]))))
+							dn_163_172 := merge((((float64(piC) * d_163_172) * tn_163_172) / s_163_172), peak_163_172, (d_163_172 != float64(0)))
+							r0_0_163_172, r1_0_163_172 = dx_163_172, dn_163_172
 						}
-						px_156_167, pn_156_167 := r0_0_158_167, r1_0_158_167
-						dx_156_167, dn_156_167 = merge(px_156_167, dx_156_167, near_156_167), merge(pn_156_167, dn_156_167, near_156_167)
+						px_161_172, pn_161_172 := r0_0_163_172, r1_0_163_172
+						dx_161_172, dn_161_172 = merge(px_161_172, dx_161_172, near_161_172), merge(pn_161_172, dn_161_172, near_161_172)
 					}
-					r0_0_156_167, r1_0_156_167, r2_0_156_167 = u1_156_167, dx_156_167, dn_156_167
+					r0_0_161_172, r1_0_161_172, r2_0_161_172 = u1_161_172, dx_161_172, dn_161_172
 				}
-				sc_167, hc_167, nc_167 := r0_0_156_167, r1_0_156_167, r2_0_156_167
-				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167 = sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, na_167, nb_167, nc_167
+				sc_172, hc_172, nc_172 := r0_0_161_172, r1_0_161_172, r2_0_161_172
+				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172 = sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, na_172, nb_172, nc_172
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167, r6_0_167, r7_0_167, r8_0_167
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172
 			var (
-				r0_0_168 float64
-				r1_0_168 float64
-				r2_0_168 float64
-				r3_0_168 float64
-				r4_0_168 float64
-				r5_0_168 float64
+				r0_0_173 float64
+				r1_0_173 float64
+				r2_0_173 float64
+				r3_0_173 float64
+				r4_0_173 float64
+				r5_0_173 float64
 			)
 			{
-				k_168, ia_168, fa_168, e_168, h_168, kk_168, l_168, sa_168, sb_168, sc_168, ha_168, hb_168, hc_168, nda_168, ndb_168, ndc_168, s_168, def_168, sig_168, sna_168, snb_168, snc_168, hkl_168, at_168, stride_168 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_168 := k_168.c
-				r_168 := k_168.lr
-				two_168 := float64(2)
-				fl_168 := ((sa_168 * sb_168) * sc_168)
-				fc_168, fd_168 := (&r_168.defaultF)[0], float64(1)
-				if c_168.HasHKL {
+				k_173, ia_173, fa_173, e_173, h_173, kk_173, l_173, sa_173, sb_173, sc_173, ha_173, hb_173, hc_173, nda_173, ndb_173, ndc_173, s_173, def_173, sig_173, sna_173, snb_173, snc_173, hkl_173, at_173, stride_173 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_173 := k_173.c
+				r_173 := k_173.lr
+				two_173 := float64(2)
+				fl_173 := ((sa_173 * sb_173) * sc_173)
+				fc_173, fd_173 := (&r_173.defaultF)[0], float64(1)
+				if c_173.HasHKL {
 					var (
-						r0_0_164_168 float64
-						r1_0_164_168 float64
+						r0_0_169_173 float64
+						r1_0_169_173 float64
 					)
 					{
-						r_164_168, bits_164_168, miss_164_168, ia_164_168, fa_164_168, h_164_168, kk_164_168, l_164_168 := r_168, k_168.fhklBits, k_168.missBits, ia_168, fa_168, h_168, kk_168, l_168
-						var r0_0_8_164_168 bool
+						r_169_173, bits_169_173, miss_169_173, ia_169_173, fa_169_173, h_169_173, kk_169_173, l_169_173 := r_173, k_173.fhklBits, k_173.missBits, ia_173, fa_173, h_173, kk_173, l_173
+						var r0_0_8_169_173 bool
 						{
-							r_8_164_168, ia_8_164_168, h_8_164_168, kk_8_164_168, l_8_164_168 := r_164_168, ia_164_168, h_164_168, kk_164_168, l_164_168
-							half_8_164_168 := float64(0.5)
-							hc_8_164_168, kc_8_164_168, lc_8_164_168 := math.Ceil((h_8_164_168 - half_8_164_168)), math.Ceil((kk_8_164_168 - half_8_164_168)), math.Ceil((l_8_164_168 - half_8_164_168))
-							hmin_8_164_168, kmin_8_164_168, lmin_8_164_168 := (&r_8_164_168.hmin)[0], (&r_8_164_168.kmin)[0], (&r_8_164_168.lmin)[0]
-							in_8_164_168 := ((((((hc_8_164_168 >= hmin_8_164_168) && (hc_8_164_168 <= (&r_8_164_168.hmax)[0])) && (kc_8_164_168 >= kmin_8_164_168)) && (kc_8_164_168 <= (&r_8_164_168.kmax)[0])) && (lc_8_164_168 >= lmin_8_164_168)) && (lc_8_164_168 <= (&r_8_164_168.lmax)[0]))
-							idx_8_164_168 := ((((hc_8_164_168 - hmin_8_164_168) * (&r_8_164_168.hstride)[0]) + ((kc_8_164_168 - kmin_8_164_168) * (&r_8_164_168.kstride)[0])) + (lc_8_164_168 - lmin_8_164_168))
-							storeInt32(merge(idx_8_164_168, float64(0), in_8_164_168), ia_8_164_168)
-							r0_0_8_164_168 = in_8_164_168
+							r_8_169_173, ia_8_169_173, h_8_169_173, kk_8_169_173, l_8_169_173 := r_169_173, ia_169_173, h_169_173, kk_169_173, l_169_173
+							half_8_169_173 := float64(0.5)
+							hc_8_169_173, kc_8_169_173, lc_8_169_173 := math.Ceil((h_8_169_173 - half_8_169_173)), math.Ceil((kk_8_169_173 - half_8_169_173)), math.Ceil((l_8_169_173 - half_8_169_173))
+							hmin_8_169_173, kmin_8_169_173, lmin_8_169_173 := (&r_8_169_173.hmin)[0], (&r_8_169_173.kmin)[0], (&r_8_169_173.lmin)[0]
+							in_8_169_173 := ((((((hc_8_169_173 >= hmin_8_169_173) && (hc_8_169_173 <= (&r_8_169_173.hmax)[0])) && (kc_8_169_173 >= kmin_8_169_173)) && (kc_8_169_173 <= (&r_8_169_173.kmax)[0])) && (lc_8_169_173 >= lmin_8_169_173)) && (lc_8_169_173 <= (&r_8_169_173.lmax)[0]))
+							idx_8_169_173 := ((((hc_8_169_173 - hmin_8_169_173) * (&r_8_169_173.hstride)[0]) + ((kc_8_169_173 - kmin_8_169_173) * (&r_8_169_173.kstride)[0])) + (lc_8_169_173 - lmin_8_169_173))
+							storeInt32(merge(idx_8_169_173, float64(0), in_8_169_173), ia_8_169_173)
+							r0_0_8_169_173 = in_8_169_173
 						}
-						in_164_168 := r0_0_8_164_168
-						for i_164_168, j_164_168 := range ia_164_168 {
-							fa_164_168[i_164_168] = bits_164_168[j_164_168]
+						in_169_173 := r0_0_8_169_173
+						for i_169_173, j_169_173 := range ia_169_173 {
+							fa_169_173[i_169_173] = bits_169_173[j_169_173]
 						}
-						f_164_168 := merge(math.Float64frombits(fa_164_168[0]), (&r_164_168.defaultF)[0], in_164_168)
-						fd_164_168 := float64(0)
-						if miss_164_168 != nil {
-							for i_164_168, j_164_168 := range ia_164_168 {
-								fa_164_168[i_164_168] = miss_164_168[j_164_168]
+						f_169_173 := merge(math.Float64frombits(fa_169_173[0]), (&r_169_173.defaultF)[0], in_169_173)
+						fd_169_173 := float64(0)
+						if miss_169_173 != nil {
+							for i_169_173, j_169_173 := range ia_169_173 {
+								fa_169_173[i_169_173] = miss_169_173[j_169_173]
 							}
-							fd_164_168 = math.Float64frombits(fa_164_168[0])
+							fd_169_173 = math.Float64frombits(fa_169_173[0])
 						}
-						r0_0_164_168, r1_0_164_168 = f_164_168, merge(fd_164_168, float64(1), in_164_168)
+						r0_0_169_173, r1_0_169_173 = f_169_173, merge(fd_169_173, float64(1), in_169_173)
 					}
-					fc_168, fd_168 = r0_0_164_168, r1_0_164_168
+					fc_173, fd_173 = r0_0_169_173, r1_0_169_173
 				}
-				ffl_168 := ((fc_168 * fc_168) * fl_168)
-				s1_168 := (s_168 + (ffl_168 * fl_168))
-				def1_168 := def_168
-				if k_168.perDef {
-					def1_168 = (def_168 + ((((two_168 * fc_168) * fl_168) * fl_168) * fd_168))
+				ffl_173 := ((fc_173 * fc_173) * fl_173)
+				s1_173 := (s_173 + (ffl_173 * fl_173))
+				def1_173 := def_173
+				if k_173.perDef {
+					def1_173 = (def_173 + ((((two_173 * fc_173) * fl_173) * fl_173) * fd_173))
 				}
-				tfl_168 := (two_168 * ffl_168)
-				xa_168, xb_168, xc_168 := (tfl_168 * (sb_168 * sc_168)), (tfl_168 * (sa_168 * sc_168)), (tfl_168 * (sa_168 * sb_168))
-				hbar_168, kbar_168, lbar_168 := (xa_168 * ha_168), (xb_168 * hb_168), (xc_168 * hc_168)
-				sig1_168 := (sig_168 + (((hbar_168 * (h_168 + (&e_168[0])[0])) + (kbar_168 * (kk_168 + (&e_168[1])[0]))) + (lbar_168 * (l_168 + (&e_168[2])[0]))))
-				na1_168, nb1_168, nc1_168 := (sna_168 + (xa_168 * nda_168)), (snb_168 + (xb_168 * ndb_168)), (snc_168 + (xc_168 * ndc_168))
-				if !c_168.Water {
-					s1_168 = merge(s_168, s1_168, (fl_168 == float64(0)))
+				tfl_173 := (two_173 * ffl_173)
+				xa_173, xb_173, xc_173 := (tfl_173 * (sb_173 * sc_173)), (tfl_173 * (sa_173 * sc_173)), (tfl_173 * (sa_173 * sb_173))
+				hbar_173, kbar_173, lbar_173 := (xa_173 * ha_173), (xb_173 * hb_173), (xc_173 * hc_173)
+				sig1_173 := (sig_173 + (((hbar_173 * (h_173 + (&e_173[0])[0])) + (kbar_173 * (kk_173 + (&e_173[1])[0]))) + (lbar_173 * (l_173 + (&e_173[2])[0]))))
+				na1_173, nb1_173, nc1_173 := (sna_173 + (xa_173 * nda_173)), (snb_173 + (xb_173 * ndb_173)), (snc_173 + (xc_173 * ndc_173))
+				if !c_173.Water {
+					s1_173 = merge(s_173, s1_173, (fl_173 == float64(0)))
 				}
-				hkl_168[at_168] = hbar_168
-				hkl_168[at_168+stride_168] = kbar_168
-				hkl_168[at_168+2*stride_168] = lbar_168
-				r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168 = s1_168, def1_168, sig1_168, na1_168, nb1_168, nc1_168
+				hkl_173[at_173] = hbar_173
+				hkl_173[at_173+stride_173] = kbar_173
+				hkl_173[at_173+2*stride_173] = lbar_173
+				r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173 = s1_173, def1_173, sig1_173, na1_173, nb1_173, nc1_173
 			}
-			s, def, sig, sna, snb, snc = r0_0_168, r1_0_168, r2_0_168, r3_0_168, r4_0_168, r5_0_168
+			s, def, sig, sna, snb, snc = r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173
 		}
 		t.s[p0] = s
 		t.def[p0] = def
@@ -5121,621 +5190,657 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_169 float64
-			r1_0_169 float64
-			r2_0_169 float64
-			r3_0_169 float64
-			r4_0_169 float64
-			r5_0_169 float64
-			r6_0_169 float64
-			r7_0_169 float64
-			r8_0_169 float64
+			r0_0_174 float64
+			r1_0_174 float64
+			r2_0_174 float64
+			r3_0_174 float64
+			r4_0_174 float64
+			r5_0_174 float64
+			r6_0_174 float64
+			r7_0_174 float64
+			r8_0_174 float64
 		)
 		{
-			sr_169, t_169, ds_169, p0_169 := &r.src[si], t, ds, p0
-			il_169 := (&sr_169.il)[0]
-			x_169, y_169, z_169 := (t_169.d[0][p0_169] - (&sr_169.inc[0])[0]), (t_169.d[1][p0_169] - (&sr_169.inc[1])[0]), (t_169.d[2][p0_169] - (&sr_169.inc[2])[0])
-			ds_169[p0_169] = (((x_169 * x_169) + (y_169 * y_169)) + (z_169 * z_169))
-			r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169 = (x_169 * il_169), (y_169 * il_169), (z_169 * il_169), t_169.s[p0_169], t_169.def[p0_169], t_169.sig[p0_169], t_169.na[p0_169], t_169.nb[p0_169], t_169.nc[p0_169]
+			sr_174, t_174, ds_174, p0_174 := &r.src[si], t, ds, p0
+			il_174 := (&sr_174.il)[0]
+			x_174, y_174, z_174 := (t_174.d[0][p0_174] - (&sr_174.inc[0])[0]), (t_174.d[1][p0_174] - (&sr_174.inc[1])[0]), (t_174.d[2][p0_174] - (&sr_174.inc[2])[0])
+			ds_174[p0_174] = (((x_174 * x_174) + (y_174 * y_174)) + (z_174 * z_174))
+			r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174 = (x_174 * il_174), (y_174 * il_174), (z_174 * il_174), t_174.s[p0_174], t_174.def[p0_174], t_174.sig[p0_174], t_174.na[p0_174], t_174.nb[p0_174], t_174.nc[p0_174]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169, r7_0_169, r8_0_169
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174
 		for oi := range r.orient {
 			var (
-				r0_0_170 float64
-				r1_0_170 float64
-				r2_0_170 float64
+				r0_0_175 float64
+				r1_0_175 float64
+				r2_0_175 float64
 			)
 			{
-				o_170, qx_170, qy_170, qz_170 := &r.orient[oi], qx, qy, qz
-				h_170 := ((((&o_170[0])[0] * qx_170) + ((&o_170[1])[0] * qy_170)) + ((&o_170[2])[0] * qz_170))
-				kk_170 := ((((&o_170[3])[0] * qx_170) + ((&o_170[4])[0] * qy_170)) + ((&o_170[5])[0] * qz_170))
-				l_170 := ((((&o_170[6])[0] * qx_170) + ((&o_170[7])[0] * qy_170)) + ((&o_170[8])[0] * qz_170))
-				r0_0_170, r1_0_170, r2_0_170 = h_170, kk_170, l_170
+				o_175, qx_175, qy_175, qz_175 := &r.orient[oi], qx, qy, qz
+				h_175 := ((((&o_175[0])[0] * qx_175) + ((&o_175[1])[0] * qy_175)) + ((&o_175[2])[0] * qz_175))
+				kk_175 := ((((&o_175[3])[0] * qx_175) + ((&o_175[4])[0] * qy_175)) + ((&o_175[5])[0] * qz_175))
+				l_175 := ((((&o_175[6])[0] * qx_175) + ((&o_175[7])[0] * qy_175)) + ((&o_175[8])[0] * qz_175))
+				r0_0_175, r1_0_175, r2_0_175 = h_175, kk_175, l_175
 			}
-			h, kk, l := r0_0_170, r1_0_170, r2_0_170
+			h, kk, l := r0_0_175, r1_0_175, r2_0_175
 			var (
-				r0_0_171 float64
-				r1_0_171 float64
-				r2_0_171 float64
-				r3_0_171 float64
-				r4_0_171 float64
-				r5_0_171 float64
-				r6_0_171 float64
-				r7_0_171 float64
-				r8_0_171 float64
+				r0_0_176 float64
+				r1_0_176 float64
+				r2_0_176 float64
+				r3_0_176 float64
+				r4_0_176 float64
+				r5_0_176 float64
+				r6_0_176 float64
+				r7_0_176 float64
+				r8_0_176 float64
 			)
 			{
-				r_171, h_171, kk_171, l_171 := r, h, kk, l
+				r_176, h_176, kk_176, l_176 := r, h, kk, l
 				var (
-					r0_0_95_171 float64
-					r1_0_95_171 float64
-					r2_0_95_171 float64
+					r0_0_95_176 float64
+					r1_0_95_176 float64
+					r2_0_95_176 float64
 				)
 				{
-					r_95_171, i_95_171, x_95_171 := r_171, 0, h_171
-					s_95_171, dx_95_171, dn_95_171 := float64(1), float64(0), float64(0)
-					if r_95_171.nmode[i_95_171] == nChebyshev {
+					r_95_176, i_95_176, x_95_176 := r_176, 0, h_176
+					s_95_176, dx_95_176, dn_95_176 := float64(1), float64(0), float64(0)
+					if r_95_176.nmode[i_95_176] == nChebyshev {
 						var (
-							r0_0_96_171 float64
-							r1_0_96_171 float64
-							r2_0_96_171 float64
+							r0_0_96_176 float64
+							r1_0_96_176 float64
+							r2_0_96_176 float64
 						)
 						{
-							r_96_171, x_96_171, n_96_171, nf_96_171 := r_95_171, x_95_171, r_95_171.nn[i_95_171], &r_95_171.nv[i_95_171]
-							magic_96_171 := float64(roundMagic)
-							t_96_171 := (x_96_171 + magic_96_171)
-							d_96_171 := (x_96_171 - (t_96_171 - magic_96_171))
-							f_96_171 := (math.Float64bits(t_96_171) << 63)
-							var r0_0_97_171 float64
+							r_96_176, x_96_176, n_96_176, nf_96_176 := r_95_176, x_95_176, r_95_176.nn[i_95_176], &r_95_176.nv[i_95_176]
+							magic_96_176 := float64(roundMagic)
+							t_96_176 := (x_96_176 + magic_96_176)
+							d_96_176 := (x_96_176 - (t_96_176 - magic_96_176))
+							f_96_176 := (math.Float64bits(t_96_176) << 63)
+							var r0_0_97_176 float64
 							{
-								d_97_171 := d_96_171
-								y_97_171 := (d_97_171 * d_97_171)
-								y2_97_171 := (y_97_171 * y_97_171)
-								y4_97_171 := (y2_97_171 * y2_97_171)
-								p0_97_171 := ((float64(cp0) + (float64(cp2) * y_97_171)) + ((float64(cp4) + (float64(cp6) * y_97_171)) * y2_97_171))
-								p1_97_171 := (((float64(cp8) + (float64(cp10) * y_97_171)) + ((float64(cp12) + (float64(cp14) * y_97_171)) * y2_97_171)) * y4_97_171)
-								p2_97_171 := (float64(cp16) * (y4_97_171 * y4_97_171))
-								r0_0_97_171 = ((p0_97_171 + p1_97_171) + p2_97_171)
+								d_97_176 := d_96_176
+								y_97_176 := (d_97_176 * d_97_176)
+								y2_97_176 := (y_97_176 * y_97_176)
+								y4_97_176 := (y2_97_176 * y2_97_176)
+								p0_97_176 := ((float64(cp0) + (float64(cp2) * y_97_176)) + ((float64(cp4) + (float64(cp6) * y_97_176)) * y2_97_176))
+								p1_97_176 := (((float64(cp8) + (float64(cp10) * y_97_176)) + ((float64(cp12) + (float64(cp14) * y_97_176)) * y2_97_176)) * y4_97_176)
+								p2_97_176 := (float64(cp16) * (y4_97_176 * y4_97_176))
+								r0_0_97_176 = ((p0_97_176 + p1_97_176) + p2_97_176)
 							}
-							cr_96_171 := r0_0_97_171
-							sign_96_171, one_96_171, pi_96_171 := math.Float64bits((&r_96_171.negZero)[0]), float64(1), float64(piC)
-							rs_96_171 := (pi_96_171 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_96_171 - cr_96_171) * (one_96_171 + cr_96_171)))) | ((math.Float64bits(d_96_171) ^ f_96_171) & sign_96_171))))
-							c2_96_171 := (float64(2) * math.Float64frombits((math.Float64bits(cr_96_171) ^ f_96_171)))
-							u0_96_171, u1_96_171 := one_96_171, c2_96_171
-							j_96_171 := 2
-							for ; j_96_171+1 < n_96_171; j_96_171 += 2 {
-								u0_96_171 = ((c2_96_171 * u1_96_171) - u0_96_171)
-								u1_96_171 = ((c2_96_171 * u0_96_171) - u1_96_171)
+							cr_96_176 := r0_0_97_176
+							sign_96_176, one_96_176, pi_96_176 := math.Float64bits((&r_96_176.negZero)[0]), float64(1), float64(piC)
+							rs_96_176 := (pi_96_176 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_96_176 - cr_96_176) * (one_96_176 + cr_96_176)))) | ((math.Float64bits(d_96_176) ^ f_96_176) & sign_96_176))))
+							c2_96_176 := (float64(2) * math.Float64frombits((math.Float64bits(cr_96_176) ^ f_96_176)))
+							u0_96_176, u1_96_176 := one_96_176, c2_96_176
+							j_96_176 := 2
+							for ; j_96_176+1 < n_96_176; j_96_176 += 2 {
+								u0_96_176 = ((c2_96_176 * u1_96_176) - u0_96_176)
+								u1_96_176 = ((c2_96_176 * u0_96_176) - u1_96_176)
 							}
-							if j_96_171 < n_96_171 {
-								u0_96_171, u1_96_171 = u1_96_171, ((c2_96_171 * u1_96_171) - u0_96_171)
+							if j_96_176 < n_96_176 {
+								u0_96_176, u1_96_176 = u1_96_176, ((c2_96_176 * u1_96_176) - u0_96_176)
 							}
-							cu_96_171 := ((float64(0.5) * c2_96_171) * u1_96_171)
-							tn_96_171 := (cu_96_171 - u0_96_171)
-							dx_96_171 := (((nf_96_171[0] * tn_96_171) - cu_96_171) * rs_96_171)
-							dn_96_171 := ((d_96_171 * tn_96_171) * rs_96_171)
-							near_96_171 := ((d_96_171 * d_96_171) < float64(closedFormMin2))
-							if near_96_171 {
+							cu_96_176 := ((float64(0.5) * c2_96_176) * u1_96_176)
+							tn_96_176 := (cu_96_176 - u0_96_176)
+							dx_96_176 := (((nf_96_176[0] * tn_96_176) - cu_96_176) * rs_96_176)
+							dn_96_176 := ((d_96_176 * tn_96_176) * rs_96_176)
+							near_96_176 := ((d_96_176 * d_96_176) < float64(closedFormMin2))
+							if near_96_176 {
 								var (
-									r0_0_98_171 float64
-									r1_0_98_171 float64
+									r0_0_98_176 float64
+									r1_0_98_176 float64
 								)
 								{
-									r_98_171, d_98_171, c2_98_171, flip_98_171, tn_98_171, un_98_171, n_98_171 := r_96_171, d_96_171, c2_96_171, f_96_171, tn_96_171, u1_96_171, n_96_171
-									var r0_0_99_171 float64
+									r_98_176, d_98_176, c2_98_176, flip_98_176, tn_98_176, un_98_176, n_98_176 := r_96_176, d_96_176, c2_96_176, f_96_176, tn_96_176, u1_96_176, n_96_176
+									var r0_0_99_176 float64
 									{
-										d_99_171 := d_98_171
-										y_99_171 := (d_99_171 * d_99_171)
-										y2_99_171 := (y_99_171 * y_99_171)
-										y4_99_171 := (y2_99_171 * y2_99_171)
-										p0_99_171 := ((float64(sp1) + (float64(sp3) * y_99_171)) + ((float64(sp5) + (float64(sp7) * y_99_171)) * y2_99_171))
-										p1_99_171 := (((float64(sp9) + (float64(sp11) * y_99_171)) + ((float64(sp13) + (float64(sp15) * y_99_171)) * y2_99_171)) * y4_99_171)
-										p2_99_171 := (((float64(sp17) + (float64(sp19) * y_99_171)) + (float64(sp21) * y2_99_171)) * (y4_99_171 * y4_99_171))
-										r0_0_99_171 = (d_99_171 * ((p0_99_171 + p1_99_171) + p2_99_171))
+										d_99_176 := d_98_176
+										y_99_176 := (d_99_176 * d_99_176)
+										y2_99_176 := (y_99_176 * y_99_176)
+										y4_99_176 := (y2_99_176 * y2_99_176)
+										p0_99_176 := ((float64(sp1) + (float64(sp3) * y_99_176)) + ((float64(sp5) + (float64(sp7) * y_99_176)) * y2_99_176))
+										p1_99_176 := (((float64(sp9) + (float64(sp11) * y_99_176)) + ((float64(sp13) + (float64(sp15) * y_99_176)) * y2_99_176)) * y4_99_176)
+										p2_99_176 := (((float64(sp17) + (float64(sp19) * y_99_176)) + (float64(sp21) * y2_99_176)) * (y4_99_176 * y4_99_176))
+										r0_0_99_176 = (d_99_176 * ((p0_99_176 + p1_99_176) + p2_99_176))
 									}
-									s_98_171 := math.Float64frombits((math.Float64bits(r0_0_99_171) ^ flip_98_171))
-									two_98_171 := float64(2)
-									u0_98_171, u1_98_171, p0_98_171, p1_98_171 := float64(1), c2_98_171, float64(0), two_98_171
-									for j_98_171 := 2; j_98_171 < n_98_171; j_98_171++ {
-										u0_98_171, u1_98_171, p0_98_171, p1_98_171 = u1_98_171, ((c2_98_171 * u1_98_171) - u0_98_171), p1_98_171, (((two_98_171 * u1_98_171) + (c2_98_171 * p1_98_171)) - p0_98_171)
+									s_98_176 := math.Float64frombits((math.Float64bits(r0_0_99_176) ^ flip_98_176))
+									two_98_176 := float64(2)
+									u0_98_176, u1_98_176, p0_98_176, p1_98_176 := float64(1), c2_98_176, float64(0), two_98_176
+									for j_98_176 := 2; j_98_176 < n_98_176; j_98_176++ {
+										u0_98_176, u1_98_176, p0_98_176, p1_98_176 = u1_98_176, ((c2_98_176 * u1_98_176) - u0_98_176), p1_98_176, (((two_98_176 * u1_98_176) + (c2_98_176 * p1_98_176)) - p0_98_176)
 									}
-									dx_98_171 := ((float64(minusPi) * s_98_171) * p1_98_171)
-									peak_98_171 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_98_171) & math.Float64bits((&r_98_171.negZero)[0]))))
-									dn_98_171 := merge((((float64(piC) * d_98_171) * tn_98_171) / s_98_171), peak_98_171, (d_98_171 != float64(0)))
-									r0_0_98_171, r1_0_98_171 = dx_98_171, dn_98_171
+									dx_98_176 := ((float64(minusPi) * s_98_176) * p1_98_176)
+									peak_98_176 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_98_176) & math.Float64bits((&r_98_176.negZero)[0]))))
+									dn_98_176 := merge((((float64(piC) * d_98_176) * tn_98_176) / s_98_176), peak_98_176, (d_98_176 != float64(0)))
+									r0_0_98_176, r1_0_98_176 = dx_98_176, dn_98_176
 								}
-								px_96_171, pn_96_171 := r0_0_98_171, r1_0_98_171
-								dx_96_171, dn_96_171 = merge(px_96_171, dx_96_171, near_96_171), merge(pn_96_171, dn_96_171, near_96_171)
+								px_96_176, pn_96_176 := r0_0_98_176, r1_0_98_176
+								dx_96_176, dn_96_176 = merge(px_96_176, dx_96_176, near_96_176), merge(pn_96_176, dn_96_176, near_96_176)
 							}
-							r0_0_96_171, r1_0_96_171, r2_0_96_171 = u1_96_171, dx_96_171, dn_96_171
+							r0_0_96_176, r1_0_96_176, r2_0_96_176 = u1_96_176, dx_96_176, dn_96_176
 						}
-						s_95_171, dx_95_171, dn_95_171 = r0_0_96_171, r1_0_96_171, r2_0_96_171
-					} else if r_95_171.nmode[i_95_171] == nRatio {
+						s_95_176, dx_95_176, dn_95_176 = r0_0_96_176, r1_0_96_176, r2_0_96_176
+					} else if r_95_176.nmode[i_95_176] == nRatio {
 						var (
-							r0_0_100_171 float64
-							r1_0_100_171 float64
-							r2_0_100_171 float64
+							r0_0_100_176 float64
+							r1_0_100_176 float64
+							r2_0_100_176 float64
 						)
 						{
-							x_100_171, nv_100_171 := x_95_171, (&r_95_171.nv[i_95_171])[0]
-							magic_100_171 := float64(roundMagic)
-							t_100_171 := (x_100_171 + magic_100_171)
-							d_100_171 := (x_100_171 - (t_100_171 - magic_100_171))
-							y_100_171 := (nv_100_171 * d_100_171)
-							u_100_171 := (y_100_171 + magic_100_171)
-							e_100_171 := (y_100_171 - (u_100_171 - magic_100_171))
-							var r0_0_101_171 float64
+							x_100_176, nv_100_176 := x_95_176, (&r_95_176.nv[i_95_176])[0]
+							magic_100_176 := float64(roundMagic)
+							t_100_176 := (x_100_176 + magic_100_176)
+							d_100_176 := (x_100_176 - (t_100_176 - magic_100_176))
+							y_100_176 := (nv_100_176 * d_100_176)
+							u_100_176 := (y_100_176 + magic_100_176)
+							e_100_176 := (y_100_176 - (u_100_176 - magic_100_176))
+							var r0_0_101_176 float64
 							{
-								d_101_171 := e_100_171
-								y_101_171 := (d_101_171 * d_101_171)
-								y2_101_171 := (y_101_171 * y_101_171)
-								y4_101_171 := (y2_101_171 * y2_101_171)
-								p0_101_171 := ((float64(sp1) + (float64(sp3) * y_101_171)) + ((float64(sp5) + (float64(sp7) * y_101_171)) * y2_101_171))
-								p1_101_171 := (((float64(sp9) + (float64(sp11) * y_101_171)) + ((float64(sp13) + (float64(sp15) * y_101_171)) * y2_101_171)) * y4_101_171)
-								p2_101_171 := (((float64(sp17) + (float64(sp19) * y_101_171)) + (float64(sp21) * y2_101_171)) * (y4_101_171 * y4_101_171))
-								r0_0_101_171 = (d_101_171 * ((p0_101_171 + p1_101_171) + p2_101_171))
+								d_101_176 := e_100_176
+								y_101_176 := (d_101_176 * d_101_176)
+								y2_101_176 := (y_101_176 * y_101_176)
+								y4_101_176 := (y2_101_176 * y2_101_176)
+								p0_101_176 := ((float64(sp1) + (float64(sp3) * y_101_176)) + ((float64(sp5) + (float64(sp7) * y_101_176)) * y2_101_176))
+								p1_101_176 := (((float64(sp9) + (float64(sp11) * y_101_176)) + ((float64(sp13) + (float64(sp15) * y_101_176)) * y2_101_176)) * y4_101_176)
+								p2_101_176 := (((float64(sp17) + (float64(sp19) * y_101_176)) + (float64(sp21) * y2_101_176)) * (y4_101_176 * y4_101_176))
+								r0_0_101_176 = (d_101_176 * ((p0_101_176 + p1_101_176) + p2_101_176))
 							}
-							var r0_0_102_171 float64
+							var r0_0_102_176 float64
 							{
-								c_102_171, t_102_171 := r0_0_101_171, u_100_171
-								r0_0_102_171 = math.Float64frombits((math.Float64bits(c_102_171) ^ (math.Float64bits(t_102_171) << 63)))
+								c_102_176, t_102_176 := r0_0_101_176, u_100_176
+								r0_0_102_176 = math.Float64frombits((math.Float64bits(c_102_176) ^ (math.Float64bits(t_102_176) << 63)))
 							}
-							var r0_0_103_171 float64
+							var r0_0_103_176 float64
 							{
-								d_103_171 := e_100_171
-								y_103_171 := (d_103_171 * d_103_171)
-								y2_103_171 := (y_103_171 * y_103_171)
-								y4_103_171 := (y2_103_171 * y2_103_171)
-								p0_103_171 := ((float64(cp0) + (float64(cp2) * y_103_171)) + ((float64(cp4) + (float64(cp6) * y_103_171)) * y2_103_171))
-								p1_103_171 := (((float64(cp8) + (float64(cp10) * y_103_171)) + ((float64(cp12) + (float64(cp14) * y_103_171)) * y2_103_171)) * y4_103_171)
-								p2_103_171 := (float64(cp16) * (y4_103_171 * y4_103_171))
-								r0_0_103_171 = ((p0_103_171 + p1_103_171) + p2_103_171)
+								d_103_176 := e_100_176
+								y_103_176 := (d_103_176 * d_103_176)
+								y2_103_176 := (y_103_176 * y_103_176)
+								y4_103_176 := (y2_103_176 * y2_103_176)
+								p0_103_176 := ((float64(cp0) + (float64(cp2) * y_103_176)) + ((float64(cp4) + (float64(cp6) * y_103_176)) * y2_103_176))
+								p1_103_176 := (((float64(cp8) + (float64(cp10) * y_103_176)) + ((float64(cp12) + (float64(cp14) * y_103_176)) * y2_103_176)) * y4_103_176)
+								p2_103_176 := (float64(cp16) * (y4_103_176 * y4_103_176))
+								r0_0_103_176 = ((p0_103_176 + p1_103_176) + p2_103_176)
 							}
-							var r0_0_104_171 float64
+							var r0_0_104_176 float64
 							{
-								c_104_171, t_104_171 := r0_0_103_171, u_100_171
-								r0_0_104_171 = math.Float64frombits((math.Float64bits(c_104_171) ^ (math.Float64bits(t_104_171) << 63)))
+								c_104_176, t_104_176 := r0_0_103_176, u_100_176
+								r0_0_104_176 = math.Float64frombits((math.Float64bits(c_104_176) ^ (math.Float64bits(t_104_176) << 63)))
 							}
-							sn_100_171, cn_100_171 := r0_0_102_171, r0_0_104_171
-							var r0_0_105_171 float64
+							sn_100_176, cn_100_176 := r0_0_102_176, r0_0_104_176
+							var r0_0_105_176 float64
 							{
-								d_105_171 := d_100_171
-								y_105_171 := (d_105_171 * d_105_171)
-								y2_105_171 := (y_105_171 * y_105_171)
-								y4_105_171 := (y2_105_171 * y2_105_171)
-								p0_105_171 := ((float64(sp1) + (float64(sp3) * y_105_171)) + ((float64(sp5) + (float64(sp7) * y_105_171)) * y2_105_171))
-								p1_105_171 := (((float64(sp9) + (float64(sp11) * y_105_171)) + ((float64(sp13) + (float64(sp15) * y_105_171)) * y2_105_171)) * y4_105_171)
-								p2_105_171 := (((float64(sp17) + (float64(sp19) * y_105_171)) + (float64(sp21) * y2_105_171)) * (y4_105_171 * y4_105_171))
-								r0_0_105_171 = (d_105_171 * ((p0_105_171 + p1_105_171) + p2_105_171))
+								d_105_176 := d_100_176
+								y_105_176 := (d_105_176 * d_105_176)
+								y2_105_176 := (y_105_176 * y_105_176)
+								y4_105_176 := (y2_105_176 * y2_105_176)
+								p0_105_176 := ((float64(sp1) + (float64(sp3) * y_105_176)) + ((float64(sp5) + (float64(sp7) * y_105_176)) * y2_105_176))
+								p1_105_176 := (((float64(sp9) + (float64(sp11) * y_105_176)) + ((float64(sp13) + (float64(sp15) * y_105_176)) * y2_105_176)) * y4_105_176)
+								p2_105_176 := (((float64(sp17) + (float64(sp19) * y_105_176)) + (float64(sp21) * y2_105_176)) * (y4_105_176 * y4_105_176))
+								r0_0_105_176 = (d_105_176 * ((p0_105_176 + p1_105_176) + p2_105_176))
 							}
-							var r0_0_106_171 float64
+							var r0_0_106_176 float64
 							{
-								d_106_171 := d_100_171
-								y_106_171 := (d_106_171 * d_106_171)
-								y2_106_171 := (y_106_171 * y_106_171)
-								y4_106_171 := (y2_106_171 * y2_106_171)
-								p0_106_171 := ((float64(cp0) + (float64(cp2) * y_106_171)) + ((float64(cp4) + (float64(cp6) * y_106_171)) * y2_106_171))
-								p1_106_171 := (((float64(cp8) + (float64(cp10) * y_106_171)) + ((float64(cp12) + (float64(cp14) * y_106_171)) * y2_106_171)) * y4_106_171)
-								p2_106_171 := (float64(cp16) * (y4_106_171 * y4_106_171))
-								r0_0_106_171 = ((p0_106_171 + p1_106_171) + p2_106_171)
+								d_106_176 := d_100_176
+								y_106_176 := (d_106_176 * d_106_176)
+								y2_106_176 := (y_106_176 * y_106_176)
+								y4_106_176 := (y2_106_176 * y2_106_176)
+								p0_106_176 := ((float64(cp0) + (float64(cp2) * y_106_176)) + ((float64(cp4) + (float64(cp6) * y_106_176)) * y2_106_176))
+								p1_106_176 := (((float64(cp8) + (float64(cp10) * y_106_176)) + ((float64(cp12) + (float64(cp14) * y_106_176)) * y2_106_176)) * y4_106_176)
+								p2_106_176 := (float64(cp16) * (y4_106_176 * y4_106_176))
+								r0_0_106_176 = ((p0_106_176 + p1_106_176) + p2_106_176)
 							}
-							s1_100_171, c1_100_171 := r0_0_105_171, r0_0_106_171
-							pi_100_171 := float64(piC)
-							at_100_171 := (d_100_171 == float64(0))
-							s_100_171 := merge(nv_100_171, (sn_100_171 / s1_100_171), at_100_171)
-							dx_100_171 := merge(float64(0), ((pi_100_171 * (((nv_100_171 * cn_100_171) * s1_100_171) - (sn_100_171 * c1_100_171))) / (s1_100_171 * s1_100_171)), at_100_171)
-							dn_100_171 := merge(float64(1), (((pi_100_171 * d_100_171) * cn_100_171) / s1_100_171), at_100_171)
-							r0_0_100_171, r1_0_100_171, r2_0_100_171 = s_100_171, dx_100_171, dn_100_171
+							s1_100_176, c1_100_176 := r0_0_105_176, r0_0_106_176
+							pi_100_176 := float64(piC)
+							at_100_176 := (d_100_176 == float64(0))
+							s_100_176 := merge(nv_100_176, (sn_100_176 / s1_100_176), at_100_176)
+							pd_100_176 := (pi_100_176 * d_100_176)
+							npd_100_176 := (nv_100_176 * pd_100_176)
+							dx_100_176 := ((pi_100_176 * (((nv_100_176 * cn_100_176) * s1_100_176) - (sn_100_176 * c1_100_176))) / (s1_100_176 * s1_100_176))
+							var r0_0_107_176 float64
+							{
+								n_107_176, x_107_176 := nv_100_176, pd_100_176
+								n2_107_176 := (n_107_176 * n_107_176)
+								a_107_176 := (((float64(0) - (n2_107_176 - float64(1))) * x_107_176) / float64(3))
+								b_107_176 := ((((((((float64(3) * n2_107_176) * n2_107_176) - (float64(10) * n2_107_176)) + float64(7)) * x_107_176) * x_107_176) * x_107_176) / float64(90))
+								r0_0_107_176 = (n_107_176 * (a_107_176 + b_107_176))
+							}
+							dx_100_176 = merge((pi_100_176 * r0_0_107_176), dx_100_176, ((npd_100_176 * npd_100_176) < float64(seriesMax2)))
+							dx_100_176 = merge(float64(0), dx_100_176, at_100_176)
+							dn_100_176 := merge(float64(1), ((pd_100_176 * cn_100_176) / s1_100_176), at_100_176)
+							r0_0_100_176, r1_0_100_176, r2_0_100_176 = s_100_176, dx_100_176, dn_100_176
 						}
-						s_95_171, dx_95_171, dn_95_171 = r0_0_100_171, r1_0_100_171, r2_0_100_171
+						s_95_176, dx_95_176, dn_95_176 = r0_0_100_176, r1_0_100_176, r2_0_100_176
 					}
-					r0_0_95_171, r1_0_95_171, r2_0_95_171 = s_95_171, dx_95_171, dn_95_171
+					r0_0_95_176, r1_0_95_176, r2_0_95_176 = s_95_176, dx_95_176, dn_95_176
 				}
-				sa_171, ha_171, na_171 := r0_0_95_171, r1_0_95_171, r2_0_95_171
+				sa_176, ha_176, na_176 := r0_0_95_176, r1_0_95_176, r2_0_95_176
 				var (
-					r0_0_107_171 float64
-					r1_0_107_171 float64
-					r2_0_107_171 float64
+					r0_0_108_176 float64
+					r1_0_108_176 float64
+					r2_0_108_176 float64
 				)
 				{
-					r_107_171, i_107_171, x_107_171 := r_171, 1, kk_171
-					s_107_171, dx_107_171, dn_107_171 := float64(1), float64(0), float64(0)
-					if r_107_171.nmode[i_107_171] == nChebyshev {
+					r_108_176, i_108_176, x_108_176 := r_176, 1, kk_176
+					s_108_176, dx_108_176, dn_108_176 := float64(1), float64(0), float64(0)
+					if r_108_176.nmode[i_108_176] == nChebyshev {
 						var (
-							r0_0_108_171 float64
-							r1_0_108_171 float64
-							r2_0_108_171 float64
+							r0_0_109_176 float64
+							r1_0_109_176 float64
+							r2_0_109_176 float64
 						)
 						{
-							r_108_171, x_108_171, n_108_171, nf_108_171 := r_107_171, x_107_171, r_107_171.nn[i_107_171], &r_107_171.nv[i_107_171]
-							magic_108_171 := float64(roundMagic)
-							t_108_171 := (x_108_171 + magic_108_171)
-							d_108_171 := (x_108_171 - (t_108_171 - magic_108_171))
-							f_108_171 := (math.Float64bits(t_108_171) << 63)
-							var r0_0_109_171 float64
+							r_109_176, x_109_176, n_109_176, nf_109_176 := r_108_176, x_108_176, r_108_176.nn[i_108_176], &r_108_176.nv[i_108_176]
+							magic_109_176 := float64(roundMagic)
+							t_109_176 := (x_109_176 + magic_109_176)
+							d_109_176 := (x_109_176 - (t_109_176 - magic_109_176))
+							f_109_176 := (math.Float64bits(t_109_176) << 63)
+							var r0_0_110_176 float64
 							{
-								d_109_171 := d_108_171
-								y_109_171 := (d_109_171 * d_109_171)
-								y2_109_171 := (y_109_171 * y_109_171)
-								y4_109_171 := (y2_109_171 * y2_109_171)
-								p0_109_171 := ((float64(cp0) + (float64(cp2) * y_109_171)) + ((float64(cp4) + (float64(cp6) * y_109_171)) * y2_109_171))
-								p1_109_171 := (((float64(cp8) + (float64(cp10) * y_109_171)) + ((float64(cp12) + (float64(cp14) * y_109_171)) * y2_109_171)) * y4_109_171)
-								p2_109_171 := (float64(cp16) * (y4_109_171 * y4_109_171))
-								r0_0_109_171 = ((p0_109_171 + p1_109_171) + p2_109_171)
+								d_110_176 := d_109_176
+								y_110_176 := (d_110_176 * d_110_176)
+								y2_110_176 := (y_110_176 * y_110_176)
+								y4_110_176 := (y2_110_176 * y2_110_176)
+								p0_110_176 := ((float64(cp0) + (float64(cp2) * y_110_176)) + ((float64(cp4) + (float64(cp6) * y_110_176)) * y2_110_176))
+								p1_110_176 := (((float64(cp8) + (float64(cp10) * y_110_176)) + ((float64(cp12) + (float64(cp14) * y_110_176)) * y2_110_176)) * y4_110_176)
+								p2_110_176 := (float64(cp16) * (y4_110_176 * y4_110_176))
+								r0_0_110_176 = ((p0_110_176 + p1_110_176) + p2_110_176)
 							}
-							cr_108_171 := r0_0_109_171
-							sign_108_171, one_108_171, pi_108_171 := math.Float64bits((&r_108_171.negZero)[0]), float64(1), float64(piC)
-							rs_108_171 := (pi_108_171 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_108_171 - cr_108_171) * (one_108_171 + cr_108_171)))) | ((math.Float64bits(d_108_171) ^ f_108_171) & sign_108_171))))
-							c2_108_171 := (float64(2) * math.Float64frombits((math.Float64bits(cr_108_171) ^ f_108_171)))
-							u0_108_171, u1_108_171 := one_108_171, c2_108_171
-							j_108_171 := 2
-							for ; j_108_171+1 < n_108_171; j_108_171 += 2 {
-								u0_108_171 = ((c2_108_171 * u1_108_171) - u0_108_171)
-								u1_108_171 = ((c2_108_171 * u0_108_171) - u1_108_171)
+							cr_109_176 := r0_0_110_176
+							sign_109_176, one_109_176, pi_109_176 := math.Float64bits((&r_109_176.negZero)[0]), float64(1), float64(piC)
+							rs_109_176 := (pi_109_176 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_109_176 - cr_109_176) * (one_109_176 + cr_109_176)))) | ((math.Float64bits(d_109_176) ^ f_109_176) & sign_109_176))))
+							c2_109_176 := (float64(2) * math.Float64frombits((math.Float64bits(cr_109_176) ^ f_109_176)))
+							u0_109_176, u1_109_176 := one_109_176, c2_109_176
+							j_109_176 := 2
+							for ; j_109_176+1 < n_109_176; j_109_176 += 2 {
+								u0_109_176 = ((c2_109_176 * u1_109_176) - u0_109_176)
+								u1_109_176 = ((c2_109_176 * u0_109_176) - u1_109_176)
 							}
-							if j_108_171 < n_108_171 {
-								u0_108_171, u1_108_171 = u1_108_171, ((c2_108_171 * u1_108_171) - u0_108_171)
+							if j_109_176 < n_109_176 {
+								u0_109_176, u1_109_176 = u1_109_176, ((c2_109_176 * u1_109_176) - u0_109_176)
 							}
-							cu_108_171 := ((float64(0.5) * c2_108_171) * u1_108_171)
-							tn_108_171 := (cu_108_171 - u0_108_171)
-							dx_108_171 := (((nf_108_171[0] * tn_108_171) - cu_108_171) * rs_108_171)
-							dn_108_171 := ((d_108_171 * tn_108_171) * rs_108_171)
-							near_108_171 := ((d_108_171 * d_108_171) < float64(closedFormMin2))
-							if near_108_171 {
+							cu_109_176 := ((float64(0.5) * c2_109_176) * u1_109_176)
+							tn_109_176 := (cu_109_176 - u0_109_176)
+							dx_109_176 := (((nf_109_176[0] * tn_109_176) - cu_109_176) * rs_109_176)
+							dn_109_176 := ((d_109_176 * tn_109_176) * rs_109_176)
+							near_109_176 := ((d_109_176 * d_109_176) < float64(closedFormMin2))
+							if near_109_176 {
 								var (
-									r0_0_110_171 float64
-									r1_0_110_171 float64
+									r0_0_111_176 float64
+									r1_0_111_176 float64
 								)
 								{
-									r_110_171, d_110_171, c2_110_171, flip_110_171, tn_110_171, un_110_171, n_110_171 := r_108_171, d_108_171, c2_108_171, f_108_171, tn_108_171, u1_108_171, n_108_171
-									var r0_0_111_171 float64
+									r_111_176, d_111_176, c2_111_176, flip_111_176, tn_111_176, un_111_176, n_111_176 := r_109_176, d_109_176, c2_109_176, f_109_176, tn_109_176, u1_109_176, n_109_176
+									var r0_0_112_176 float64
 									{
-										d_111_171 := d_110_171
-										y_111_171 := (d_111_171 * d_111_171)
-										y2_111_171 := (y_111_171 * y_111_171)
-										y4_111_171 := (y2_111_171 * y2_111_171)
-										p0_111_171 := ((float64(sp1) + (float64(sp3) * y_111_171)) + ((float64(sp5) + (float64(sp7) * y_111_171)) * y2_111_171))
-										p1_111_171 := (((float64(sp9) + (float64(sp11) * y_111_171)) + ((float64(sp13) + (float64(sp15) * y_111_171)) * y2_111_171)) * y4_111_171)
-										p2_111_171 := (((float64(sp17) + (float64(sp19) * y_111_171)) + (float64(sp21) * y2_111_171)) * (y4_111_171 * y4_111_171))
-										r0_0_111_171 = (d_111_171 * ((p0_111_171 + p1_111_171) + p2_111_171))
+										d_112_176 := d_111_176
+										y_112_176 := (d_112_176 * d_112_176)
+										y2_112_176 := (y_112_176 * y_112_176)
+										y4_112_176 := (y2_112_176 * y2_112_176)
+										p0_112_176 := ((float64(sp1) + (float64(sp3) * y_112_176)) + ((float64(sp5) + (float64(sp7) * y_112_176)) * y2_112_176))
+										p1_112_176 := (((float64(sp9) + (float64(sp11) * y_112_176)) + ((float64(sp13) + (float64(sp15) * y_112_176)) * y2_112_176)) * y4_112_176)
+										p2_112_176 := (((float64(sp17) + (float64(sp19) * y_112_176)) + (float64(sp21) * y2_112_176)) * (y4_112_176 * y4_112_176))
+										r0_0_112_176 = (d_112_176 * ((p0_112_176 + p1_112_176) + p2_112_176))
 									}
-									s_110_171 := math.Float64frombits((math.Float64bits(r0_0_111_171) ^ flip_110_171))
-									two_110_171 := float64(2)
-									u0_110_171, u1_110_171, p0_110_171, p1_110_171 := float64(1), c2_110_171, float64(0), two_110_171
-									for j_110_171 := 2; j_110_171 < n_110_171; j_110_171++ {
-										u0_110_171, u1_110_171, p0_110_171, p1_110_171 = u1_110_171, ((c2_110_171 * u1_110_171) - u0_110_171), p1_110_171, (((two_110_171 * u1_110_171) + (c2_110_171 * p1_110_171)) - p0_110_171)
+									s_111_176 := math.Float64frombits((math.Float64bits(r0_0_112_176) ^ flip_111_176))
+									two_111_176 := float64(2)
+									u0_111_176, u1_111_176, p0_111_176, p1_111_176 := float64(1), c2_111_176, float64(0), two_111_176
+									for j_111_176 := 2; j_111_176 < n_111_176; j_111_176++ {
+										u0_111_176, u1_111_176, p0_111_176, p1_111_176 = u1_111_176, ((c2_111_176 * u1_111_176) - u0_111_176), p1_111_176, (((two_111_176 * u1_111_176) + (c2_111_176 * p1_111_176)) - p0_111_176)
 									}
-									dx_110_171 := ((float64(minusPi) * s_110_171) * p1_110_171)
-									peak_110_171 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_110_171) & math.Float64bits((&r_110_171.negZero)[0]))))
-									dn_110_171 := merge((((float64(piC) * d_110_171) * tn_110_171) / s_110_171), peak_110_171, (d_110_171 != float64(0)))
-									r0_0_110_171, r1_0_110_171 = dx_110_171, dn_110_171
+									dx_111_176 := ((float64(minusPi) * s_111_176) * p1_111_176)
+									peak_111_176 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_111_176) & math.Float64bits((&r_111_176.negZero)[0]))))
+									dn_111_176 := merge((((float64(piC) * d_111_176) * tn_111_176) / s_111_176), peak_111_176, (d_111_176 != float64(0)))
+									r0_0_111_176, r1_0_111_176 = dx_111_176, dn_111_176
 								}
-								px_108_171, pn_108_171 := r0_0_110_171, r1_0_110_171
-								dx_108_171, dn_108_171 = merge(px_108_171, dx_108_171, near_108_171), merge(pn_108_171, dn_108_171, near_108_171)
+								px_109_176, pn_109_176 := r0_0_111_176, r1_0_111_176
+								dx_109_176, dn_109_176 = merge(px_109_176, dx_109_176, near_109_176), merge(pn_109_176, dn_109_176, near_109_176)
 							}
-							r0_0_108_171, r1_0_108_171, r2_0_108_171 = u1_108_171, dx_108_171, dn_108_171
+							r0_0_109_176, r1_0_109_176, r2_0_109_176 = u1_109_176, dx_109_176, dn_109_176
 						}
-						s_107_171, dx_107_171, dn_107_171 = r0_0_108_171, r1_0_108_171, r2_0_108_171
-					} else if r_107_171.nmode[i_107_171] == nRatio {
+						s_108_176, dx_108_176, dn_108_176 = r0_0_109_176, r1_0_109_176, r2_0_109_176
+					} else if r_108_176.nmode[i_108_176] == nRatio {
 						var (
-							r0_0_112_171 float64
-							r1_0_112_171 float64
-							r2_0_112_171 float64
+							r0_0_113_176 float64
+							r1_0_113_176 float64
+							r2_0_113_176 float64
 						)
 						{
-							x_112_171, nv_112_171 := x_107_171, (&r_107_171.nv[i_107_171])[0]
-							magic_112_171 := float64(roundMagic)
-							t_112_171 := (x_112_171 + magic_112_171)
-							d_112_171 := (x_112_171 - (t_112_171 - magic_112_171))
-							y_112_171 := (nv_112_171 * d_112_171)
-							u_112_171 := (y_112_171 + magic_112_171)
-							e_112_171 := (y_112_171 - (u_112_171 - magic_112_171))
-							var r0_0_113_171 float64
+							x_113_176, nv_113_176 := x_108_176, (&r_108_176.nv[i_108_176])[0]
+							magic_113_176 := float64(roundMagic)
+							t_113_176 := (x_113_176 + magic_113_176)
+							d_113_176 := (x_113_176 - (t_113_176 - magic_113_176))
+							y_113_176 := (nv_113_176 * d_113_176)
+							u_113_176 := (y_113_176 + magic_113_176)
+							e_113_176 := (y_113_176 - (u_113_176 - magic_113_176))
+							var r0_0_114_176 float64
 							{
-								d_113_171 := e_112_171
-								y_113_171 := (d_113_171 * d_113_171)
-								y2_113_171 := (y_113_171 * y_113_171)
-								y4_113_171 := (y2_113_171 * y2_113_171)
-								p0_113_171 := ((float64(sp1) + (float64(sp3) * y_113_171)) + ((float64(sp5) + (float64(sp7) * y_113_171)) * y2_113_171))
-								p1_113_171 := (((float64(sp9) + (float64(sp11) * y_113_171)) + ((float64(sp13) + (float64(sp15) * y_113_171)) * y2_113_171)) * y4_113_171)
-								p2_113_171 := (((float64(sp17) + (float64(sp19) * y_113_171)) + (float64(sp21) * y2_113_171)) * (y4_113_171 * y4_113_171))
-								r0_0_113_171 = (d_113_171 * ((p0_113_171 + p1_113_171) + p2_113_171))
+								d_114_176 := e_113_176
+								y_114_176 := (d_114_176 * d_114_176)
+								y2_114_176 := (y_114_176 * y_114_176)
+								y4_114_176 := (y2_114_176 * y2_114_176)
+								p0_114_176 := ((float64(sp1) + (float64(sp3) * y_114_176)) + ((float64(sp5) + (float64(sp7) * y_114_176)) * y2_114_176))
+								p1_114_176 := (((float64(sp9) + (float64(sp11) * y_114_176)) + ((float64(sp13) + (float64(sp15) * y_114_176)) * y2_114_176)) * y4_114_176)
+								p2_114_176 := (((float64(sp17) + (float64(sp19) * y_114_176)) + (float64(sp21) * y2_114_176)) * (y4_114_176 * y4_114_176))
+								r0_0_114_176 = (d_114_176 * ((p0_114_176 + p1_114_176) + p2_114_176))
 							}
-							var r0_0_114_171 float64
+							var r0_0_115_176 float64
 							{
-								c_114_171, t_114_171 := r0_0_113_171, u_112_171
-								r0_0_114_171 = math.Float64frombits((math.Float64bits(c_114_171) ^ (math.Float64bits(t_114_171) << 63)))
+								c_115_176, t_115_176 := r0_0_114_176, u_113_176
+								r0_0_115_176 = math.Float64frombits((math.Float64bits(c_115_176) ^ (math.Float64bits(t_115_176) << 63)))
 							}
-							var r0_0_115_171 float64
+							var r0_0_116_176 float64
 							{
-								d_115_171 := e_112_171
-								y_115_171 := (d_115_171 * d_115_171)
-								y2_115_171 := (y_115_171 * y_115_171)
-								y4_115_171 := (y2_115_171 * y2_115_171)
-								p0_115_171 := ((float64(cp0) + (float64(cp2) * y_115_171)) + ((float64(cp4) + (float64(cp6) * y_115_171)) * y2_115_171))
-								p1_115_171 := (((float64(cp8) + (float64(cp10) * y_115_171)) + ((float64(cp12) + (float64(cp14) * y_115_171)) * y2_115_171)) * y4_115_171)
-								p2_115_171 := (float64(cp16) * (y4_115_171 * y4_115_171))
-								r0_0_115_171 = ((p0_115_171 + p1_115_171) + p2_115_171)
+								d_116_176 := e_113_176
+								y_116_176 := (d_116_176 * d_116_176)
+								y2_116_176 := (y_116_176 * y_116_176)
+								y4_116_176 := (y2_116_176 * y2_116_176)
+								p0_116_176 := ((float64(cp0) + (float64(cp2) * y_116_176)) + ((float64(cp4) + (float64(cp6) * y_116_176)) * y2_116_176))
+								p1_116_176 := (((float64(cp8) + (float64(cp10) * y_116_176)) + ((float64(cp12) + (float64(cp14) * y_116_176)) * y2_116_176)) * y4_116_176)
+								p2_116_176 := (float64(cp16) * (y4_116_176 * y4_116_176))
+								r0_0_116_176 = ((p0_116_176 + p1_116_176) + p2_116_176)
 							}
-							var r0_0_116_171 float64
+							var r0_0_117_176 float64
 							{
-								c_116_171, t_116_171 := r0_0_115_171, u_112_171
-								r0_0_116_171 = math.Float64frombits((math.Float64bits(c_116_171) ^ (math.Float64bits(t_116_171) << 63)))
+								c_117_176, t_117_176 := r0_0_116_176, u_113_176
+								r0_0_117_176 = math.Float64frombits((math.Float64bits(c_117_176) ^ (math.Float64bits(t_117_176) << 63)))
 							}
-							sn_112_171, cn_112_171 := r0_0_114_171, r0_0_116_171
-							var r0_0_117_171 float64
+							sn_113_176, cn_113_176 := r0_0_115_176, r0_0_117_176
+							var r0_0_118_176 float64
 							{
-								d_117_171 := d_112_171
-								y_117_171 := (d_117_171 * d_117_171)
-								y2_117_171 := (y_117_171 * y_117_171)
-								y4_117_171 := (y2_117_171 * y2_117_171)
-								p0_117_171 := ((float64(sp1) + (float64(sp3) * y_117_171)) + ((float64(sp5) + (float64(sp7) * y_117_171)) * y2_117_171))
-								p1_117_171 := (((float64(sp9) + (float64(sp11) * y_117_171)) + ((float64(sp13) + (float64(sp15) * y_117_171)) * y2_117_171)) * y4_117_171)
-								p2_117_171 := (((float64(sp17) + (float64(sp19) * y_117_171)) + (float64(sp21) * y2_117_171)) * (y4_117_171 * y4_117_171))
-								r0_0_117_171 = (d_117_171 * ((p0_117_171 + p1_117_171) + p2_117_171))
+								d_118_176 := d_113_176
+								y_118_176 := (d_118_176 * d_118_176)
+								y2_118_176 := (y_118_176 * y_118_176)
+								y4_118_176 := (y2_118_176 * y2_118_176)
+								p0_118_176 := ((float64(sp1) + (float64(sp3) * y_118_176)) + ((float64(sp5) + (float64(sp7) * y_118_176)) * y2_118_176))
+								p1_118_176 := (((float64(sp9) + (float64(sp11) * y_118_176)) + ((float64(sp13) + (float64(sp15) * y_118_176)) * y2_118_176)) * y4_118_176)
+								p2_118_176 := (((float64(sp17) + (float64(sp19) * y_118_176)) + (float64(sp21) * y2_118_176)) * (y4_118_176 * y4_118_176))
+								r0_0_118_176 = (d_118_176 * ((p0_118_176 + p1_118_176) + p2_118_176))
 							}
-							var r0_0_118_171 float64
+							var r0_0_119_176 float64
 							{
-								d_118_171 := d_112_171
-								y_118_171 := (d_118_171 * d_118_171)
-								y2_118_171 := (y_118_171 * y_118_171)
-								y4_118_171 := (y2_118_171 * y2_118_171)
-								p0_118_171 := ((float64(cp0) + (float64(cp2) * y_118_171)) + ((float64(cp4) + (float64(cp6) * y_118_171)) * y2_118_171))
-								p1_118_171 := (((float64(cp8) + (float64(cp10) * y_118_171)) + ((float64(cp12) + (float64(cp14) * y_118_171)) * y2_118_171)) * y4_118_171)
-								p2_118_171 := (float64(cp16) * (y4_118_171 * y4_118_171))
-								r0_0_118_171 = ((p0_118_171 + p1_118_171) + p2_118_171)
+								d_119_176 := d_113_176
+								y_119_176 := (d_119_176 * d_119_176)
+								y2_119_176 := (y_119_176 * y_119_176)
+								y4_119_176 := (y2_119_176 * y2_119_176)
+								p0_119_176 := ((float64(cp0) + (float64(cp2) * y_119_176)) + ((float64(cp4) + (float64(cp6) * y_119_176)) * y2_119_176))
+								p1_119_176 := (((float64(cp8) + (float64(cp10) * y_119_176)) + ((float64(cp12) + (float64(cp14) * y_119_176)) * y2_119_176)) * y4_119_176)
+								p2_119_176 := (float64(cp16) * (y4_119_176 * y4_119_176))
+								r0_0_119_176 = ((p0_119_176 + p1_119_176) + p2_119_176)
 							}
-							s1_112_171, c1_112_171 := r0_0_117_171, r0_0_118_171
-							pi_112_171 := float64(piC)
-							at_112_171 := (d_112_171 == float64(0))
-							s_112_171 := merge(nv_112_171, (sn_112_171 / s1_112_171), at_112_171)
-							dx_112_171 := merge(float64(0), ((pi_112_171 * (((nv_112_171 * cn_112_171) * s1_112_171) - (sn_112_171 * c1_112_171))) / (s1_112_171 * s1_112_171)), at_112_171)
-							dn_112_171 := merge(float64(1), (((pi_112_171 * d_112_171) * cn_112_171) / s1_112_171), at_112_171)
-							r0_0_112_171, r1_0_112_171, r2_0_112_171 = s_112_171, dx_112_171, dn_112_171
+							s1_113_176, c1_113_176 := r0_0_118_176, r0_0_119_176
+							pi_113_176 := float64(piC)
+							at_113_176 := (d_113_176 == float64(0))
+							s_113_176 := merge(nv_113_176, (sn_113_176 / s1_113_176), at_113_176)
+							pd_113_176 := (pi_113_176 * d_113_176)
+							npd_113_176 := (nv_113_176 * pd_113_176)
+							dx_113_176 := ((pi_113_176 * (((nv_113_176 * cn_113_176) * s1_113_176) - (sn_113_176 * c1_113_176))) / (s1_113_176 * s1_113_176))
+							var r0_0_120_176 float64
+							{
+								n_120_176, x_120_176 := nv_113_176, pd_113_176
+								n2_120_176 := (n_120_176 * n_120_176)
+								a_120_176 := (((float64(0) - (n2_120_176 - float64(1))) * x_120_176) / float64(3))
+								b_120_176 := ((((((((float64(3) * n2_120_176) * n2_120_176) - (float64(10) * n2_120_176)) + float64(7)) * x_120_176) * x_120_176) * x_120_176) / float64(90))
+								r0_0_120_176 = (n_120_176 * (a_120_176 + b_120_176))
+							}
+							dx_113_176 = merge((pi_113_176 * r0_0_120_176), dx_113_176, ((npd_113_176 * npd_113_176) < float64(seriesMax2)))
+							dx_113_176 = merge(float64(0), dx_113_176, at_113_176)
+							dn_113_176 := merge(float64(1), ((pd_113_176 * cn_113_176) / s1_113_176), at_113_176)
+							r0_0_113_176, r1_0_113_176, r2_0_113_176 = s_113_176, dx_113_176, dn_113_176
 						}
-						s_107_171, dx_107_171, dn_107_171 = r0_0_112_171, r1_0_112_171, r2_0_112_171
+						s_108_176, dx_108_176, dn_108_176 = r0_0_113_176, r1_0_113_176, r2_0_113_176
 					}
-					r0_0_107_171, r1_0_107_171, r2_0_107_171 = s_107_171, dx_107_171, dn_107_171
+					r0_0_108_176, r1_0_108_176, r2_0_108_176 = s_108_176, dx_108_176, dn_108_176
 				}
-				sb_171, hb_171, nb_171 := r0_0_107_171, r1_0_107_171, r2_0_107_171
+				sb_176, hb_176, nb_176 := r0_0_108_176, r1_0_108_176, r2_0_108_176
 				var (
-					r0_0_119_171 float64
-					r1_0_119_171 float64
-					r2_0_119_171 float64
+					r0_0_121_176 float64
+					r1_0_121_176 float64
+					r2_0_121_176 float64
 				)
 				{
-					r_119_171, i_119_171, x_119_171 := r_171, 2, l_171
-					s_119_171, dx_119_171, dn_119_171 := float64(1), float64(0), float64(0)
-					if r_119_171.nmode[i_119_171] == nChebyshev {
+					r_121_176, i_121_176, x_121_176 := r_176, 2, l_176
+					s_121_176, dx_121_176, dn_121_176 := float64(1), float64(0), float64(0)
+					if r_121_176.nmode[i_121_176] == nChebyshev {
 						var (
-							r0_0_120_171 float64
-							r1_0_120_171 float64
-							r2_0_120_171 float64
+							r0_0_122_176 float64
+							r1_0_122_176 float64
+							r2_0_122_176 float64
 						)
 						{
-							r_120_171, x_120_171, n_120_171, nf_120_171 := r_119_171, x_119_171, r_119_171.nn[i_119_171], &r_119_171.nv[i_119_171]
-							magic_120_171 := float64(roundMagic)
-							t_120_171 := (x_120_171 + magic_120_171)
-							d_120_171 := (x_120_171 - (t_120_171 - magic_120_171))
-							f_120_171 := (math.Float64bits(t_120_171) << 63)
-							var r0_0_121_171 float64
+							r_122_176, x_122_176, n_122_176, nf_122_176 := r_121_176, x_121_176, r_121_176.nn[i_121_176], &r_121_176.nv[i_121_176]
+							magic_122_176 := float64(roundMagic)
+							t_122_176 := (x_122_176 + magic_122_176)
+							d_122_176 := (x_122_176 - (t_122_176 - magic_122_176))
+							f_122_176 := (math.Float64bits(t_122_176) << 63)
+							var r0_0_123_176 float64
 							{
-								d_121_171 := d_120_171
-								y_121_171 := (d_121_171 * d_121_171)
-								y2_121_171 := (y_121_171 * y_121_171)
-								y4_121_171 := (y2_121_171 * y2_121_171)
-								p0_121_171 := ((float64(cp0) + (float64(cp2) * y_121_171)) + ((float64(cp4) + (float64(cp6) * y_121_171)) * y2_121_171))
-								p1_121_171 := (((float64(cp8) + (float64(cp10) * y_121_171)) + ((float64(cp12) + (float64(cp14) * y_121_171)) * y2_121_171)) * y4_121_171)
-								p2_121_171 := (float64(cp16) * (y4_121_171 * y4_121_171))
-								r0_0_121_171 = ((p0_121_171 + p1_121_171) + p2_121_171)
+								d_123_176 := d_122_176
+								y_123_176 := (d_123_176 * d_123_176)
+								y2_123_176 := (y_123_176 * y_123_176)
+								y4_123_176 := (y2_123_176 * y2_123_176)
+								p0_123_176 := ((float64(cp0) + (float64(cp2) * y_123_176)) + ((float64(cp4) + (float64(cp6) * y_123_176)) * y2_123_176))
+								p1_123_176 := (((float64(cp8) + (float64(cp10) * y_123_176)) + ((float64(cp12) + (float64(cp14) * y_123_176)) * y2_123_176)) * y4_123_176)
+								p2_123_176 := (float64(cp16) * (y4_123_176 * y4_123_176))
+								r0_0_123_176 = ((p0_123_176 + p1_123_176) + p2_123_176)
 							}
-							cr_120_171 := r0_0_121_171
-							sign_120_171, one_120_171, pi_120_171 := math.Float64bits((&r_120_171.negZero)[0]), float64(1), float64(piC)
-							rs_120_171 := (pi_120_171 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_120_171 - cr_120_171) * (one_120_171 + cr_120_171)))) | ((math.Float64bits(d_120_171) ^ f_120_171) & sign_120_171))))
-							c2_120_171 := (float64(2) * math.Float64frombits((math.Float64bits(cr_120_171) ^ f_120_171)))
-							u0_120_171, u1_120_171 := one_120_171, c2_120_171
-							j_120_171 := 2
-							for ; j_120_171+1 < n_120_171; j_120_171 += 2 {
-								u0_120_171 = ((c2_120_171 * u1_120_171) - u0_120_171)
-								u1_120_171 = ((c2_120_171 * u0_120_171) - u1_120_171)
+							cr_122_176 := r0_0_123_176
+							sign_122_176, one_122_176, pi_122_176 := math.Float64bits((&r_122_176.negZero)[0]), float64(1), float64(piC)
+							rs_122_176 := (pi_122_176 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_122_176 - cr_122_176) * (one_122_176 + cr_122_176)))) | ((math.Float64bits(d_122_176) ^ f_122_176) & sign_122_176))))
+							c2_122_176 := (float64(2) * math.Float64frombits((math.Float64bits(cr_122_176) ^ f_122_176)))
+							u0_122_176, u1_122_176 := one_122_176, c2_122_176
+							j_122_176 := 2
+							for ; j_122_176+1 < n_122_176; j_122_176 += 2 {
+								u0_122_176 = ((c2_122_176 * u1_122_176) - u0_122_176)
+								u1_122_176 = ((c2_122_176 * u0_122_176) - u1_122_176)
 							}
-							if j_120_171 < n_120_171 {
-								u0_120_171, u1_120_171 = u1_120_171, ((c2_120_171 * u1_120_171) - u0_120_171)
+							if j_122_176 < n_122_176 {
+								u0_122_176, u1_122_176 = u1_122_176, ((c2_122_176 * u1_122_176) - u0_122_176)
 							}
-							cu_120_171 := ((float64(0.5) * c2_120_171) * u1_120_171)
-							tn_120_171 := (cu_120_171 - u0_120_171)
-							dx_120_171 := (((nf_120_171[0] * tn_120_171) - cu_120_171) * rs_120_171)
-							dn_120_171 := ((d_120_171 * tn_120_171) * rs_120_171)
-							near_120_171 := ((d_120_171 * d_120_171) < float64(closedFormMin2))
-							if near_120_171 {
+							cu_122_176 := ((float64(0.5) * c2_122_176) * u1_122_176)
+							tn_122_176 := (cu_122_176 - u0_122_176)
+							dx_122_176 := (((nf_122_176[0] * tn_122_176) - cu_122_176) * rs_122_176)
+							dn_122_176 := ((d_122_176 * tn_122_176) * rs_122_176)
+							near_122_176 := ((d_122_176 * d_122_176) < float64(closedFormMin2))
+							if near_122_176 {
 								var (
-									r0_0_122_171 float64
-									r1_0_122_171 float64
+									r0_0_124_176 float64
+									r1_0_124_176 float64
 								)
 								{
-									r_122_171, d_122_171, c2_122_171, flip_122_171, tn_122_171, un_122_171, n_122_171 := r_120_171, d_120_171, c2_120_171, f_120_171, tn_120_171, u1_120_171, n_120_171
-									var r0_0_123_171 float64
+									r_124_176, d_124_176, c2_124_176, flip_124_176, tn_124_176, un_124_176, n_124_176 := r_122_176, d_122_176, c2_122_176, f_122_176, tn_122_176, u1_122_176, n_122_176
+									var r0_0_125_176 float64
 									{
-										d_123_171 := d_122_171
-										y_123_171 := (d_123_171 * d_123_171)
-										y2_123_171 := (y_123_171 * y_123_171)
-										y4_123_171 := (y2_123_171 * y2_123_171)
-										p0_123_171 := ((float64(sp1) + (float64(sp3) * y_123_171)) + ((float64(sp5) + (float64(sp7) * y_123_171)) * y2_123_171))
-										p1_123_171 := (((float64(sp9) + (float64(sp11) * y_123_171)) + ((float64(sp13) + (float64(sp15) * y_123_171)) * y2_123_171)) * y4_123_171)
-										p2_123_171 := (((float64(sp17) + (float64(sp19) * y_123_171)) + (float64(sp21) * y2_123_171)) * (y4_123_171 * y4_123_171))
-										r0_0_123_171 = (d_123_171 * ((p0_123_171 + p1_123_171) + p2_123_171))
+										d_125_176 := d_124_176
+										y_125_176 := (d_125_176 * d_125_176)
+										y2_125_176 := (y_125_176 * y_125_176)
+										y4_125_176 := (y2_125_176 * y2_125_176)
+										p0_125_176 := ((float64(sp1) + (float64(sp3) * y_125_176)) + ((float64(sp5) + (float64(sp7) * y_125_176)) * y2_125_176))
+										p1_125_176 := (((float64(sp9) + (float64(sp11) * y_125_176)) + ((float64(sp13) + (float64(sp15) * y_125_176)) * y2_125_176)) * y4_125_176)
+										p2_125_176 := (((float64(sp17) + (float64(sp19) * y_125_176)) + (float64(sp21) * y2_125_176)) * (y4_125_176 * y4_125_176))
+										r0_0_125_176 = (d_125_176 * ((p0_125_176 + p1_125_176) + p2_125_176))
 									}
-									s_122_171 := math.Float64frombits((math.Float64bits(r0_0_123_171) ^ flip_122_171))
-									two_122_171 := float64(2)
-									u0_122_171, u1_122_171, p0_122_171, p1_122_171 := float64(1), c2_122_171, float64(0), two_122_171
-									for j_122_171 := 2; j_122_171 < n_122_171; j_122_171++ {
-										u0_122_171, u1_122_171, p0_122_171, p1_122_171 = u1_122_171, ((c2_122_171 * u1_122_171) - u0_122_171), p1_122_171, (((two_122_171 * u1_122_171) + (c2_122_171 * p1_122_171)) - p0_122_171)
+									s_124_176 := math.Float64frombits((math.Float64bits(r0_0_125_176) ^ flip_124_176))
+									two_124_176 := float64(2)
+									u0_124_176, u1_124_176, p0_124_176, p1_124_176 := float64(1), c2_124_176, float64(0), two_124_176
+									for j_124_176 := 2; j_124_176 < n_124_176; j_124_176++ {
+										u0_124_176, u1_124_176, p0_124_176, p1_124_176 = u1_124_176, ((c2_124_176 * u1_124_176) - u0_124_176), p1_124_176, (((two_124_176 * u1_124_176) + (c2_124_176 * p1_124_176)) - p0_124_176)
 									}
-									dx_122_171 := ((float64(minusPi) * s_122_171) * p1_122_171)
-									peak_122_171 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_122_171) & math.Float64bits((&r_122_171.negZero)[0]))))
-									dn_122_171 := merge((((float64(piC) * d_122_171) * tn_122_171) / s_122_171), peak_122_171, (d_122_171 != float64(0)))
-									r0_0_122_171, r1_0_122_171 = dx_122_171, dn_122_171
+									dx_124_176 := ((float64(minusPi) * s_124_176) * p1_124_176)
+									peak_124_176 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_124_176) & math.Float64bits((&r_124_176.negZero)[0]))))
+									dn_124_176 := merge((((float64(piC) * d_124_176) * tn_124_176) / s_124_176), peak_124_176, (d_124_176 != float64(0)))
+									r0_0_124_176, r1_0_124_176 = dx_124_176, dn_124_176
 								}
-								px_120_171, pn_120_171 := r0_0_122_171, r1_0_122_171
-								dx_120_171, dn_120_171 = merge(px_120_171, dx_120_171, near_120_171), merge(pn_120_171, dn_120_171, near_120_171)
+								px_122_176, pn_122_176 := r0_0_124_176, r1_0_124_176
+								dx_122_176, dn_122_176 = merge(px_122_176, dx_122_176, near_122_176), merge(pn_122_176, dn_122_176, near_122_176)
 							}
-							r0_0_120_171, r1_0_120_171, r2_0_120_171 = u1_120_171, dx_120_171, dn_120_171
+							r0_0_122_176, r1_0_122_176, r2_0_122_176 = u1_122_176, dx_122_176, dn_122_176
 						}
-						s_119_171, dx_119_171, dn_119_171 = r0_0_120_171, r1_0_120_171, r2_0_120_171
-					} else if r_119_171.nmode[i_119_171] == nRatio {
+						s_121_176, dx_121_176, dn_121_176 = r0_0_122_176, r1_0_122_176, r2_0_122_176
+					} else if r_121_176.nmode[i_121_176] == nRatio {
 						var (
-							r0_0_124_171 float64
-							r1_0_124_171 float64
-							r2_0_124_171 float64
+							r0_0_126_176 float64
+							r1_0_126_176 float64
+							r2_0_126_176 float64
 						)
 						{
-							x_124_171, nv_124_171 := x_119_171, (&r_119_171.nv[i_119_171])[0]
-							magic_124_171 := float64(roundMagic)
-							t_124_171 := (x_124_171 + magic_124_171)
-							d_124_171 := (x_124_171 - (t_124_171 - magic_124_171))
-							y_124_171 := (nv_124_171 * d_124_171)
-							u_124_171 := (y_124_171 + magic_124_171)
-							e_124_171 := (y_124_171 - (u_124_171 - magic_124_171))
-							var r0_0_125_171 float64
+							x_126_176, nv_126_176 := x_121_176, (&r_121_176.nv[i_121_176])[0]
+							magic_126_176 := float64(roundMagic)
+							t_126_176 := (x_126_176 + magic_126_176)
+							d_126_176 := (x_126_176 - (t_126_176 - magic_126_176))
+							y_126_176 := (nv_126_176 * d_126_176)
+							u_126_176 := (y_126_176 + magic_126_176)
+							e_126_176 := (y_126_176 - (u_126_176 - magic_126_176))
+							var r0_0_127_176 float64
 							{
-								d_125_171 := e_124_171
-								y_125_171 := (d_125_171 * d_125_171)
-								y2_125_171 := (y_125_171 * y_125_171)
-								y4_125_171 := (y2_125_171 * y2_125_171)
-								p0_125_171 := ((float64(sp1) + (float64(sp3) * y_125_171)) + ((float64(sp5) + (float64(sp7) * y_125_171)) * y2_125_171))
-								p1_125_171 := (((float64(sp9) + (float64(sp11) * y_125_171)) + ((float64(sp13) + (float64(sp15) * y_125_171)) * y2_125_171)) * y4_125_171)
-								p2_125_171 := (((float64(sp17) + (float64(sp19) * y_125_171)) + (float64(sp21) * y2_125_171)) * (y4_125_171 * y4_125_171))
-								r0_0_125_171 = (d_125_171 * ((p0_125_171 + p1_125_171) + p2_125_171))
+								d_127_176 := e_126_176
+								y_127_176 := (d_127_176 * d_127_176)
+								y2_127_176 := (y_127_176 * y_127_176)
+								y4_127_176 := (y2_127_176 * y2_127_176)
+								p0_127_176 := ((float64(sp1) + (float64(sp3) * y_127_176)) + ((float64(sp5) + (float64(sp7) * y_127_176)) * y2_127_176))
+								p1_127_176 := (((float64(sp9) + (float64(sp11) * y_127_176)) + ((float64(sp13) + (float64(sp15) * y_127_176)) * y2_127_176)) * y4_127_176)
+								p2_127_176 := (((float64(sp17) + (float64(sp19) * y_127_176)) + (float64(sp21) * y2_127_176)) * (y4_127_176 * y4_127_176))
+								r0_0_127_176 = (d_127_176 * ((p0_127_176 + p1_127_176) + p2_127_176))
 							}
-							var r0_0_126_171 float64
+							var r0_0_128_176 float64
 							{
-								c_126_171, t_126_171 := r0_0_125_171, u_124_171
-								r0_0_126_171 = math.Float64frombits((math.Float64bits(c_126_171) ^ (math.Float64bits(t_126_171) << 63)))
+								c_128_176, t_128_176 := r0_0_127_176, u_126_176
+								r0_0_128_176 = math.Float64frombits((math.Float64bits(c_128_176) ^ (math.Float64bits(t_128_176) << 63)))
 							}
-							var r0_0_127_171 float64
+							var r0_0_129_176 float64
 							{
-								d_127_171 := e_124_171
-								y_127_171 := (d_127_171 * d_127_171)
-								y2_127_171 := (y_127_171 * y_127_171)
-								y4_127_171 := (y2_127_171 * y2_127_171)
-								p0_127_171 := ((float64(cp0) + (float64(cp2) * y_127_171)) + ((float64(cp4) + (float64(cp6) * y_127_171)) * y2_127_171))
-								p1_127_171 := (((float64(cp8) + (float64(cp10) * y_127_171)) + ((float64(cp12) + (float64(cp14) * y_127_171)) * y2_127_171)) * y4_127_171)
-								p2_127_171 := (float64(cp16) * (y4_127_171 * y4_127_171))
-								r0_0_127_171 = ((p0_127_171 + p1_127_171) + p2_127_171)
+								d_129_176 := e_126_176
+								y_129_176 := (d_129_176 * d_129_176)
+								y2_129_176 := (y_129_176 * y_129_176)
+								y4_129_176 := (y2_129_176 * y2_129_176)
+								p0_129_176 := ((float64(cp0) + (float64(cp2) * y_129_176)) + ((float64(cp4) + (float64(cp6) * y_129_176)) * y2_129_176))
+								p1_129_176 := (((float64(cp8) + (float64(cp10) * y_129_176)) + ((float64(cp12) + (float64(cp14) * y_129_176)) * y2_129_176)) * y4_129_176)
+								p2_129_176 := (float64(cp16) * (y4_129_176 * y4_129_176))
+								r0_0_129_176 = ((p0_129_176 + p1_129_176) + p2_129_176)
 							}
-							var r0_0_128_171 float64
+							var r0_0_130_176 float64
 							{
-								c_128_171, t_128_171 := r0_0_127_171, u_124_171
-								r0_0_128_171 = math.Float64frombits((math.Float64bits(c_128_171) ^ (math.Float64bits(t_128_171) << 63)))
+								c_130_176, t_130_176 := r0_0_129_176, u_126_176
+								r0_0_130_176 = math.Float64frombits((math.Float64bits(c_130_176) ^ (math.Float64bits(t_130_176) << 63)))
 							}
-							sn_124_171, cn_124_171 := r0_0_126_171, r0_0_128_171
-							var r0_0_129_171 float64
+							sn_126_176, cn_126_176 := r0_0_128_176, r0_0_130_176
+							var r0_0_131_176 float64
 							{
-								d_129_171 := d_124_171
-								y_129_171 := (d_129_171 * d_129_171)
-								y2_129_171 := (y_129_171 * y_129_171)
-								y4_129_171 := (y2_129_171 * y2_129_171)
-								p0_129_171 := ((float64(sp1) + (float64(sp3) * y_129_171)) + ((float64(sp5) + (float64(sp7) * y_129_171)) * y2_129_171))
-								p1_129_171 := (((float64(sp9) + (float64(sp11) * y_129_171)) + ((float64(sp13) + (float64(sp15) * y_129_171)) * y2_129_171)) * y4_129_171)
-								p2_129_171 := (((float64(sp17) + (float64(sp19) * y_129_171)) + (float64(sp21) * y2_129_171)) * (y4_129_171 * y4_129_171))
-								r0_0_129_171 = (d_129_171 * ((p0_129_171 + p1_129_171) + p2_129_171))
+								d_131_176 := d_126_176
+								y_131_176 := (d_131_176 * d_131_176)
+								y2_131_176 := (y_131_176 * y_131_176)
+								y4_131_176 := (y2_131_176 * y2_131_176)
+								p0_131_176 := ((float64(sp1) + (float64(sp3) * y_131_176)) + ((float64(sp5) + (float64(sp7) * y_131_176)) * y2_131_176))
+								p1_131_176 := (((float64(sp9) + (float64(sp11) * y_131_176)) + ((float64(sp13) + (float64(sp15) * y_131_176)) * y2_131_176)) * y4_131_176)
+								p2_131_176 := (((float64(sp17) + (float64(sp19) * y_131_176)) + (float64(sp21) * y2_131_176)) * (y4_131_176 * y4_131_176))
+								r0_0_131_176 = (d_131_176 * ((p0_131_176 + p1_131_176) + p2_131_176))
 							}
-							var r0_0_130_171 float64
+							var r0_0_132_176 float64
 							{
-								d_130_171 := d_124_171
-								y_130_171 := (d_130_171 * d_130_171)
-								y2_130_171 := (y_130_171 * y_130_171)
-								y4_130_171 := (y2_130_171 * y2_130_171)
-								p0_130_171 := ((float64(cp0) + (float64(cp2) * y_130_171)) + ((float64(cp4) + (float64(cp6) * y_130_171)) * y2_130_171))
-								p1_130_171 := (((float64(cp8) + (float64(cp10) * y_130_171)) + ((float64(cp12) + (float64(cp14) * y_130_171)) * y2_130_171)) * y4_130_171)
-								p2_130_171 := (float64(cp16) * (y4_130_171 * y4_130_171))
-								r0_0_130_171 = ((p0_130_171 + p1_130_171) + p2_130_171)
+								d_132_176 := d_126_176
+								y_132_176 := (d_132_176 * d_132_176)
+								y2_132_176 := (y_132_176 * y_132_176)
+								y4_132_176 := (y2_132_176 * y2_132_176)
+								p0_132_176 := ((float64(cp0) + (float64(cp2) * y_132_176)) + ((float64(cp4) + (float64(cp6) * y_132_176)) * y2_132_176))
+								p1_132_176 := (((float64(cp8) + (float64(cp10) * y_132_176)) + ((float64(cp12) + (float64(cp14) * y_132_176)) * y2_132_176)) * y4_132_176)
+								p2_132_176 := (float64(cp16) * (y4_132_176 * y4_132_176))
+								r0_0_132_176 = ((p0_132_176 + p1_132_176) + p2_132_176)
 							}
-							s1_124_171, c1_124_171 := r0_0_129_171, r0_0_130_171
-							pi_124_171 := float64(piC)
-							at_124_171 := (d_124_171 == float64(0))
-							s_124_171 := merge(nv_124_171, (sn_124_171 / s1_124_171), at_124_171)
-							dx_124_171 := merge(float64(0), ((pi_124_171 * (((nv_124_171 * cn_124_171) * s1_124_171) - (sn_124_171 * c1_124_171))) / (s1_124_171 * s1_124_171)), at_124_171)
-							dn_124_171 := merge(float64(1), (((pi_124_171 * d_124_171) * cn_124_171) / s1_124_171), at_124_171)
-							r0_0_124_171, r1_0_124_171, r2_0_124_171 = s_124_171, dx_124_171, dn_124_171
+							s1_126_176, c1_126_176 := r0_0_131_176, r0_0_132_176
+							pi_126_176 := float64(piC)
+							at_126_176 := (d_126_176 == float64(0))
+							s_126_176 := merge(nv_126_176, (sn_126_176 / s1_126_176), at_126_176)
+							pd_126_176 := (pi_126_176 * d_126_176)
+							npd_126_176 := (nv_126_176 * pd_126_176)
+							dx_126_176 := ((pi_126_176 * (((nv_126_176 * cn_126_176) * s1_126_176) - (sn_126_176 * c1_126_176))) / (s1_126_176 * s1_126_176))
+							var r0_0_133_176 float64
+							{
+								n_133_176, x_133_176 := nv_126_176, pd_126_176
+								n2_133_176 := (n_133_176 * n_133_176)
+								a_133_176 := (((float64(0) - (n2_133_176 - float64(1))) * x_133_176) / float64(3))
+								b_133_176 := ((((((((float64(3) * n2_133_176) * n2_133_176) - (float64(10) * n2_133_176)) + float64(7)) * x_133_176) * x_133_176) * x_133_176) / float64(90))
+								r0_0_133_176 = (n_133_176 * (a_133_176 + b_133_176))
+							}
+							dx_126_176 = merge((pi_126_176 * r0_0_133_176), dx_126_176, ((npd_126_176 * npd_126_176) < float64(seriesMax2)))
+							dx_126_176 = merge(float64(0), dx_126_176, at_126_176)
+							dn_126_176 := merge(float64(1), ((pd_126_176 * cn_126_176) / s1_126_176), at_126_176)
+							r0_0_126_176, r1_0_126_176, r2_0_126_176 = s_126_176, dx_126_176, dn_126_176
 						}
-						s_119_171, dx_119_171, dn_119_171 = r0_0_124_171, r1_0_124_171, r2_0_124_171
+						s_121_176, dx_121_176, dn_121_176 = r0_0_126_176, r1_0_126_176, r2_0_126_176
 					}
-					r0_0_119_171, r1_0_119_171, r2_0_119_171 = s_119_171, dx_119_171, dn_119_171
+					r0_0_121_176, r1_0_121_176, r2_0_121_176 = s_121_176, dx_121_176, dn_121_176
 				}
-				sc_171, hc_171, nc_171 := r0_0_119_171, r1_0_119_171, r2_0_119_171
-				r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171 = sa_171, sb_171, sc_171, ha_171, hb_171, hc_171, na_171, nb_171, nc_171
+				sc_176, hc_176, nc_176 := r0_0_121_176, r1_0_121_176, r2_0_121_176
+				r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176 = sa_176, sb_176, sc_176, ha_176, hb_176, hc_176, na_176, nb_176, nc_176
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_171, r1_0_171, r2_0_171, r3_0_171, r4_0_171, r5_0_171, r6_0_171, r7_0_171, r8_0_171
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176
 			var (
-				r0_0_172 float64
-				r1_0_172 float64
-				r2_0_172 float64
-				r3_0_172 float64
-				r4_0_172 float64
-				r5_0_172 float64
+				r0_0_177 float64
+				r1_0_177 float64
+				r2_0_177 float64
+				r3_0_177 float64
+				r4_0_177 float64
+				r5_0_177 float64
 			)
 			{
-				k_172, ia_172, fa_172, e_172, h_172, kk_172, l_172, sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, nda_172, ndb_172, ndc_172, s_172, def_172, sig_172, sna_172, snb_172, snc_172, hkl_172, at_172, stride_172 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_172 := k_172.c
-				r_172 := k_172.lr
-				two_172 := float64(2)
-				fl_172 := ((sa_172 * sb_172) * sc_172)
-				fc_172, fd_172 := (&r_172.defaultF)[0], float64(1)
-				if c_172.HasHKL {
+				k_177, ia_177, fa_177, e_177, h_177, kk_177, l_177, sa_177, sb_177, sc_177, ha_177, hb_177, hc_177, nda_177, ndb_177, ndc_177, s_177, def_177, sig_177, sna_177, snb_177, snc_177, hkl_177, at_177, stride_177 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_177 := k_177.c
+				r_177 := k_177.lr
+				two_177 := float64(2)
+				fl_177 := ((sa_177 * sb_177) * sc_177)
+				fc_177, fd_177 := (&r_177.defaultF)[0], float64(1)
+				if c_177.HasHKL {
 					var (
-						r0_0_164_172 float64
-						r1_0_164_172 float64
+						r0_0_169_177 float64
+						r1_0_169_177 float64
 					)
 					{
-						r_164_172, bits_164_172, miss_164_172, ia_164_172, fa_164_172, h_164_172, kk_164_172, l_164_172 := r_172, k_172.fhklBits, k_172.missBits, ia_172, fa_172, h_172, kk_172, l_172
-						var r0_0_8_164_172 bool
+						r_169_177, bits_169_177, miss_169_177, ia_169_177, fa_169_177, h_169_177, kk_169_177, l_169_177 := r_177, k_177.fhklBits, k_177.missBits, ia_177, fa_177, h_177, kk_177, l_177
+						var r0_0_8_169_177 bool
 						{
-							r_8_164_172, ia_8_164_172, h_8_164_172, kk_8_164_172, l_8_164_172 := r_164_172, ia_164_172, h_164_172, kk_164_172, l_164_172
-							half_8_164_172 := float64(0.5)
-							hc_8_164_172, kc_8_164_172, lc_8_164_172 := math.Ceil((h_8_164_172 - half_8_164_172)), math.Ceil((kk_8_164_172 - half_8_164_172)), math.Ceil((l_8_164_172 - half_8_164_172))
-							hmin_8_164_172, kmin_8_164_172, lmin_8_164_172 := (&r_8_164_172.hmin)[0], (&r_8_164_172.kmin)[0], (&r_8_164_172.lmin)[0]
-							in_8_164_172 := ((((((hc_8_164_172 >= hmin_8_164_172) && (hc_8_164_172 <= (&r_8_164_172.hmax)[0])) && (kc_8_164_172 >= kmin_8_164_172)) && (kc_8_164_172 <= (&r_8_164_172.kmax)[0])) && (lc_8_164_172 >= lmin_8_164_172)) && (lc_8_164_172 <= (&r_8_164_172.lmax)[0]))
-							idx_8_164_172 := ((((hc_8_164_172 - hmin_8_164_172) * (&r_8_164_172.hstride)[0]) + ((kc_8_164_172 - kmin_8_164_172) * (&r_8_164_172.kstride)[0])) + (lc_8_164_172 - lmin_8_164_172))
-							storeInt32(merge(idx_8_164_172, float64(0), in_8_164_172), ia_8_164_172)
-							r0_0_8_164_172 = in_8_164_172
+							r_8_169_177, ia_8_169_177, h_8_169_177, kk_8_169_177, l_8_169_177 := r_169_177, ia_169_177, h_169_177, kk_169_177, l_169_177
+							half_8_169_177 := float64(0.5)
+							hc_8_169_177, kc_8_169_177, lc_8_169_177 := math.Ceil((h_8_169_177 - half_8_169_177)), math.Ceil((kk_8_169_177 - half_8_169_177)), math.Ceil((l_8_169_177 - half_8_169_177))
+							hmin_8_169_177, kmin_8_169_177, lmin_8_169_177 := (&r_8_169_177.hmin)[0], (&r_8_169_177.kmin)[0], (&r_8_169_177.lmin)[0]
+							in_8_169_177 := ((((((hc_8_169_177 >= hmin_8_169_177) && (hc_8_169_177 <= (&r_8_169_177.hmax)[0])) && (kc_8_169_177 >= kmin_8_169_177)) && (kc_8_169_177 <= (&r_8_169_177.kmax)[0])) && (lc_8_169_177 >= lmin_8_169_177)) && (lc_8_169_177 <= (&r_8_169_177.lmax)[0]))
+							idx_8_169_177 := ((((hc_8_169_177 - hmin_8_169_177) * (&r_8_169_177.hstride)[0]) + ((kc_8_169_177 - kmin_8_169_177) * (&r_8_169_177.kstride)[0])) + (lc_8_169_177 - lmin_8_169_177))
+							storeInt32(merge(idx_8_169_177, float64(0), in_8_169_177), ia_8_169_177)
+							r0_0_8_169_177 = in_8_169_177
 						}
-						in_164_172 := r0_0_8_164_172
-						for i_164_172, j_164_172 := range ia_164_172 {
-							fa_164_172[i_164_172] = bits_164_172[j_164_172]
+						in_169_177 := r0_0_8_169_177
+						for i_169_177, j_169_177 := range ia_169_177 {
+							fa_169_177[i_169_177] = bits_169_177[j_169_177]
 						}
-						f_164_172 := merge(math.Float64frombits(fa_164_172[0]), (&r_164_172.defaultF)[0], in_164_172)
-						fd_164_172 := float64(0)
-						if miss_164_172 != nil {
-							for i_164_172, j_164_172 := range ia_164_172 {
-								fa_164_172[i_164_172] = miss_164_172[j_164_172]
+						f_169_177 := merge(math.Float64frombits(fa_169_177[0]), (&r_169_177.defaultF)[0], in_169_177)
+						fd_169_177 := float64(0)
+						if miss_169_177 != nil {
+							for i_169_177, j_169_177 := range ia_169_177 {
+								fa_169_177[i_169_177] = miss_169_177[j_169_177]
 							}
-							fd_164_172 = math.Float64frombits(fa_164_172[0])
+							fd_169_177 = math.Float64frombits(fa_169_177[0])
 						}
-						r0_0_164_172, r1_0_164_172 = f_164_172, merge(fd_164_172, float64(1), in_164_172)
+						r0_0_169_177, r1_0_169_177 = f_169_177, merge(fd_169_177, float64(1), in_169_177)
 					}
-					fc_172, fd_172 = r0_0_164_172, r1_0_164_172
+					fc_177, fd_177 = r0_0_169_177, r1_0_169_177
 				}
-				ffl_172 := ((fc_172 * fc_172) * fl_172)
-				s1_172 := (s_172 + (ffl_172 * fl_172))
-				def1_172 := def_172
-				if k_172.perDef {
-					def1_172 = (def_172 + ((((two_172 * fc_172) * fl_172) * fl_172) * fd_172))
+				ffl_177 := ((fc_177 * fc_177) * fl_177)
+				s1_177 := (s_177 + (ffl_177 * fl_177))
+				def1_177 := def_177
+				if k_177.perDef {
+					def1_177 = (def_177 + ((((two_177 * fc_177) * fl_177) * fl_177) * fd_177))
 				}
-				tfl_172 := (two_172 * ffl_172)
-				xa_172, xb_172, xc_172 := (tfl_172 * (sb_172 * sc_172)), (tfl_172 * (sa_172 * sc_172)), (tfl_172 * (sa_172 * sb_172))
-				hbar_172, kbar_172, lbar_172 := (xa_172 * ha_172), (xb_172 * hb_172), (xc_172 * hc_172)
-				sig1_172 := (sig_172 + (((hbar_172 * (h_172 + (&e_172[0])[0])) + (kbar_172 * (kk_172 + (&e_172[1])[0]))) + (lbar_172 * (l_172 + (&e_172[2])[0]))))
-				na1_172, nb1_172, nc1_172 := (sna_172 + (xa_172 * nda_172)), (snb_172 + (xb_172 * ndb_172)), (snc_172 + (xc_172 * ndc_172))
-				if !c_172.Water {
-					s1_172 = merge(s_172, s1_172, (fl_172 == float64(0)))
+				tfl_177 := (two_177 * ffl_177)
+				xa_177, xb_177, xc_177 := (tfl_177 * (sb_177 * sc_177)), (tfl_177 * (sa_177 * sc_177)), (tfl_177 * (sa_177 * sb_177))
+				hbar_177, kbar_177, lbar_177 := (xa_177 * ha_177), (xb_177 * hb_177), (xc_177 * hc_177)
+				sig1_177 := (sig_177 + (((hbar_177 * (h_177 + (&e_177[0])[0])) + (kbar_177 * (kk_177 + (&e_177[1])[0]))) + (lbar_177 * (l_177 + (&e_177[2])[0]))))
+				na1_177, nb1_177, nc1_177 := (sna_177 + (xa_177 * nda_177)), (snb_177 + (xb_177 * ndb_177)), (snc_177 + (xc_177 * ndc_177))
+				if !c_177.Water {
+					s1_177 = merge(s_177, s1_177, (fl_177 == float64(0)))
 				}
-				hkl_172[at_172] = hbar_172
-				hkl_172[at_172+stride_172] = kbar_172
-				hkl_172[at_172+2*stride_172] = lbar_172
-				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172 = s1_172, def1_172, sig1_172, na1_172, nb1_172, nc1_172
+				hkl_177[at_177] = hbar_177
+				hkl_177[at_177+stride_177] = kbar_177
+				hkl_177[at_177+2*stride_177] = lbar_177
+				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = s1_177, def1_177, sig1_177, na1_177, nb1_177, nc1_177
 			}
-			s, def, sig, sna, snb, snc = r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172
+			s, def, sig, sna, snb, snc = r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
 		}
 		t.s[p0] = s
 		t.def[p0] = def
@@ -5779,24 +5884,24 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
-		var r0_0_173 float64
+		var r0_0_178 float64
 		{
-			fdet_173, f_173, s_173, o_173, p_173 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-			r0_0_173 = ((((fdet_173 * f_173) + s_173) + o_173) + p_173)
+			fdet_178, f_178, s_178, o_178, p_178 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+			r0_0_178 = ((((fdet_178 * f_178) + s_178) + o_178) + p_178)
 		}
-		x := r0_0_173
-		var r0_0_174 float64
+		x := r0_0_178
+		var r0_0_179 float64
 		{
-			fdet_174, f_174, s_174, o_174, p_174 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-			r0_0_174 = ((((fdet_174 * f_174) + s_174) + o_174) + p_174)
+			fdet_179, f_179, s_179, o_179, p_179 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+			r0_0_179 = ((((fdet_179 * f_179) + s_179) + o_179) + p_179)
 		}
-		y := r0_0_174
-		var r0_0_175 float64
+		y := r0_0_179
+		var r0_0_180 float64
 		{
-			fdet_175, f_175, s_175, o_175, p_175 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-			r0_0_175 = ((((fdet_175 * f_175) + s_175) + o_175) + p_175)
+			fdet_180, f_180, s_180, o_180, p_180 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+			r0_0_180 = ((((fdet_180 * f_180) + s_180) + o_180) + p_180)
 		}
-		z := r0_0_175
+		z := r0_0_180
 		invR := (one / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 		dx, dy, dz := (x * invR), (y * invR), (z * invR)
 		fr.fdet[p0] = fdet
@@ -5804,16 +5909,16 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		t.d[0][p0] = dx
 		t.d[1][p0] = dy
 		t.d[2][p0] = dz
-		var r0_0_176 float64
+		var r0_0_181 float64
 		{
-			invR_176, num_176, point_176 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_176 := (invR_176 * invR_176)
-			if !point_176 {
-				w_176 = (num_176 * (w_176 * invR_176))
+			invR_181, num_181, point_181 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_181 := (invR_181 * invR_181)
+			if !point_181 {
+				w_181 = (num_181 * (w_181 * invR_181))
 			}
-			r0_0_176 = w_176
+			r0_0_181 = w_181
 		}
-		fr.omega[p0] = r0_0_176
+		fr.omega[p0] = r0_0_181
 		switch pol {
 		case 0:
 			fr.p[p0] = one
@@ -5830,38 +5935,38 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 			fr.dd[p0] = c2sq
 		default:
 			var (
-				r0_0_177 float64
-				r1_0_177 float64
-				r2_0_177 float64
-				r3_0_177 float64
-				r4_0_177 float64
-				r5_0_177 float64
+				r0_0_182 float64
+				r1_0_182 float64
+				r2_0_182 float64
+				r3_0_182 float64
+				r4_0_182 float64
+				r5_0_182 float64
 			)
 			{
-				r_177, s_177, dx_177, dy_177, dz_177 := r, sr, dx, dy, dz
-				one_177, zero_177, kahn_177 := float64(1), float64(0), (&r_177.kahn)[0]
-				c2_177 := ((((&s_177.inc[0])[0] * dx_177) + ((&s_177.inc[1])[0] * dy_177)) + ((&s_177.inc[2])[0] * dz_177))
-				c2sq_177 := (c2_177 * c2_177)
-				s2sq_177 := (one_177 - c2sq_177)
-				e_177 := (((dx_177 * (&s_177.ein[0])[0]) + (dy_177 * (&s_177.ein[1])[0])) + (dz_177 * (&s_177.ein[2])[0]))
-				b_177 := (((dx_177 * (&s_177.bin[0])[0]) + (dy_177 * (&s_177.bin[1])[0])) + (dz_177 * (&s_177.bin[2])[0]))
-				ee_177, bb_177 := (e_177 * e_177), (b_177 * b_177)
-				den_177 := (ee_177 + bb_177)
-				plane_177 := (den_177 > zero_177)
-				inv_177 := (one_177 / den_177)
-				cos2psi_177 := merge(((ee_177 - bb_177) * inv_177), one_177, plane_177)
-				de_177, db_177 := zero_177, zero_177
-				if !r_177.kahnZero {
-					de_177 = merge((((((float64(4) * e_177) * b_177) * b_177) * inv_177) * inv_177), zero_177, plane_177)
-					db_177 = merge((((((float64((-4)) * b_177) * e_177) * e_177) * inv_177) * inv_177), zero_177, plane_177)
+				r_182, s_182, dx_182, dy_182, dz_182 := r, sr, dx, dy, dz
+				one_182, zero_182, kahn_182 := float64(1), float64(0), (&r_182.kahn)[0]
+				c2_182 := ((((&s_182.inc[0])[0] * dx_182) + ((&s_182.inc[1])[0] * dy_182)) + ((&s_182.inc[2])[0] * dz_182))
+				c2sq_182 := (c2_182 * c2_182)
+				s2sq_182 := (one_182 - c2sq_182)
+				e_182 := (((dx_182 * (&s_182.ein[0])[0]) + (dy_182 * (&s_182.ein[1])[0])) + (dz_182 * (&s_182.ein[2])[0]))
+				b_182 := (((dx_182 * (&s_182.bin[0])[0]) + (dy_182 * (&s_182.bin[1])[0])) + (dz_182 * (&s_182.bin[2])[0]))
+				ee_182, bb_182 := (e_182 * e_182), (b_182 * b_182)
+				den_182 := (ee_182 + bb_182)
+				plane_182 := (den_182 > zero_182)
+				inv_182 := (one_182 / den_182)
+				cos2psi_182 := merge(((ee_182 - bb_182) * inv_182), one_182, plane_182)
+				de_182, db_182 := zero_182, zero_182
+				if !r_182.kahnZero {
+					de_182 = merge((((((float64(4) * e_182) * b_182) * b_182) * inv_182) * inv_182), zero_182, plane_182)
+					db_182 = merge((((((float64((-4)) * b_182) * e_182) * e_182) * inv_182) * inv_182), zero_182, plane_182)
 				}
-				p_177 := (float64(0.5) * ((one_177 + c2sq_177) - ((kahn_177 * cos2psi_177) * s2sq_177)))
-				dkahn_177 := ((float64((-0.5)) * cos2psi_177) * s2sq_177)
-				dcos_177 := ((float64((-0.5)) * kahn_177) * s2sq_177)
-				alpha_177, beta_177, gamma_177 := (c2_177 * (one_177 + (kahn_177 * cos2psi_177))), (dcos_177 * de_177), (dcos_177 * db_177)
-				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = p_177, dkahn_177, alpha_177, beta_177, gamma_177, (((alpha_177 * c2_177) + (beta_177 * e_177)) + (gamma_177 * b_177))
+				p_182 := (float64(0.5) * ((one_182 + c2sq_182) - ((kahn_182 * cos2psi_182) * s2sq_182)))
+				dkahn_182 := ((float64((-0.5)) * cos2psi_182) * s2sq_182)
+				dcos_182 := ((float64((-0.5)) * kahn_182) * s2sq_182)
+				alpha_182, beta_182, gamma_182 := (c2_182 * (one_182 + (kahn_182 * cos2psi_182))), (dcos_182 * de_182), (dcos_182 * db_182)
+				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182 = p_182, dkahn_182, alpha_182, beta_182, gamma_182, (((alpha_182 * c2_182) + (beta_182 * e_182)) + (gamma_182 * b_182))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
+			p, dkahn, alpha, beta, gamma, dd := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182
 			fr.p[p0] = p
 			fr.dkahn[p0] = dkahn
 			fr.alpha[p0] = alpha

@@ -122,3 +122,74 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 	r := laneReps{nf: repeat(float64(n)), negZero: repeat(math.Copysign(0, -1))}
 	return sincgGrad3Lanes(&r, h, kk, l, n)
 }
+
+// bigSincgCont is Sincg's continuation to N not whole, sin(Nπd)/sin(πd) on
+// the offset d = x − m from the nearest integer m, with its derivatives
+// by x and by N (the quotient rule, as bigSincg), in 256-bit arithmetic
+// from the Taylor series of sin and cos at Nπd and πd.
+func bigSincgCont(x, n float64) [3]float64 {
+	f := func() *big.Float { return new(big.Float).SetPrec(256) }
+	pi, _ := f().SetString(bigPi)
+	sincos := func(y *big.Float) (s, c *big.Float) {
+		y2 := f().Mul(y, y)
+		s, c = f().Set(y), f().SetInt64(1)
+		ts, tc := f().Set(y), f().SetInt64(1)
+		for j := 1; j < 200; j++ {
+			tc.Mul(tc, y2)
+			tc.Quo(tc, f().SetInt64(int64(-(2*j-1)*(2*j))))
+			c.Add(c, tc)
+			ts.Mul(ts, y2)
+			ts.Quo(ts, f().SetInt64(int64(-(2*j)*(2*j+1))))
+			s.Add(s, ts)
+		}
+		return s, c
+	}
+	d := f().SetFloat64(x - math.RoundToEven(x)) // exact
+	pd := f().Mul(pi, d)
+	s1, c1 := sincos(pd)
+	N := f().SetFloat64(n)
+	sn, cn := sincos(f().Mul(N, pd))
+	v, _ := f().Quo(sn, s1).Float64()
+	num := f().Sub(f().Mul(N, f().Mul(cn, s1)), f().Mul(sn, c1))
+	dx, _ := f().Quo(f().Mul(pi, num), f().Mul(s1, s1)).Float64()
+	dn, _ := f().Quo(f().Mul(pd, cn), s1).Float64()
+	return [3]float64{v, dx, dn}
+}
+
+// TestSincgRatioGrad: for N not whole, the general walk's sincgGrad and
+// the lane kernels' sincgRatioGradLanes (its scalar copy) against
+// bigSincgCont, from far off the peaks to 1e-12 of them, on both sides
+// of the switch to the series at |Nπd| = 1e-3, and at the peaks (N, 0,
+// 1). The tolerance is the closed form's just above the switch, where
+// its numerator has cancelled to (Nπd)² = 1e-6 of its terms: ~1e-10.
+// Without the series (the closed form alone) ∂/∂x is wrong by 5e-5 at
+// d = 1e-7 and by 120 % at d = 1e-9 for N = 5.3.
+func TestSincgRatioGrad(t *testing.T) {
+	const tol = 1e-9
+	for _, n := range []float64{1.5, 2.25, 5.3, 6.02, 31.9} {
+		sw := 1e-3 / (math.Pi * n) // the switch
+		for _, m := range []float64{-3, 0, 2, 17} {
+			for _, d := range []float64{1e-12, -1e-9, 1e-7, -3e-5, sw * 0.999, -sw * 1.001, 2e-3, 0.1, -0.37, 0.5} {
+				x := m + d
+				want := bigSincgCont(x, n)
+				s, dx, dn := sincgGrad(x, n)
+				ls, ldx, ldn := sincgRatioGradLanes(x, n)
+				for _, got := range [][3]float64{{s, dx, dn}, {ls, ldx, ldn}} {
+					for i := range got {
+						if math.Abs(got[i]-want[i]) > tol*(math.Abs(want[i])+n) {
+							t.Errorf("N=%g x=%v: %s = %.17g, want %.17g (general walk %v, lanes %v)", n, x,
+								[...]string{"sincg", "∂x", "∂N"}[i], got[i], want[i], [3]float64{s, dx, dn}, [3]float64{ls, ldx, ldn})
+						}
+					}
+				}
+			}
+		}
+		for _, m := range []float64{0, 1, -4} {
+			s, dx, dn := sincgGrad(m, n)
+			ls, ldx, ldn := sincgRatioGradLanes(m, n)
+			if s != n || dx != 0 || dn != 1 || ls != n || ldx != 0 || ldn != 1 {
+				t.Errorf("N=%g at %v: %v and %v, want %g 0 1", n, m, [3]float64{s, dx, dn}, [3]float64{ls, ldx, ldn}, n)
+			}
+		}
+	}
+}
