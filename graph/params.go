@@ -15,7 +15,6 @@ const maxFields = 9 + 6 + 32
 // fields lists the graph's input parameters in a fixed order. Which ones
 // exist is structural: a matrix crystal has no cell lengths, a cell crystal
 // no matrix elements.
-
 func fields[T any](p *models.Params[T], fromMatrix, cellLengths bool) []field[T] {
 	c, d := &p.Crystal, &p.Detector
 	fs := make([]field[T], 0, maxFields)

@@ -284,7 +284,8 @@
 //
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for
-//     all three; one division for the three π/s; separate variables for
+//     all three (in the side-by-side form of then; one index at a time,
+//     above, it came with the change); one division for the three π/s; separate variables for
 //     the four partial sums in the one-lane copy (they spill either way).
 //     Leaving out the square roots or the divisions altogether (results
 //     wrong) saved 8 % and 5 % of the 10-domain gradient: the terms are

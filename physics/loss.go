@@ -138,6 +138,21 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 			s, cs = neumaier(s, cs, r*r)
 			v[p] = 2 * r
 		}
+	case l.Kind == LossPoisson:
+		// Term's Poisson case with its slices hoisted (a fit's usual loss).
+		obs, wts, bg := l.Observed[base:], l.Weights, l.Background
+		for p, f := range fs {
+			w, x := 1.0, v[p]
+			if wts != nil {
+				w = wts[base+f]
+			}
+			if bg != nil {
+				x += bg[base+f]
+			}
+			var t float64
+			t, v[p] = poissonTerm(x, obs[f], w)
+			s, cs = neumaier(s, cs, t)
+		}
 	default:
 		for p, f := range fs {
 			var t float64
