@@ -7,9 +7,19 @@ package physics
 
 func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 
-func (k *kernel) pixels(rb *rowBuf, n int) { k.pixelsLanes(rb, n) }
+func (k *kernel) pixels(rb *rowBuf, n int) {
+	if k.lr.axes {
+		k.pixelsAxesLanes(rb, n)
+		return
+	}
+	k.pixelsLanes(rb, n)
+}
 
 func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	if k.lr.axes {
+		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
+		return
+	}
 	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 }
 

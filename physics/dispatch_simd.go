@@ -18,14 +18,22 @@ func supportedTiers() []laneTier {
 	return t
 }
 
-// termsGradRow is termsGradLanes on vector lanes where the CPU has them
-// and the chunk allows (vector; see lossRowSingle).
+// termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis) on
+// vector lanes where the CPU has them and the chunk allows (vector; see
+// lossRowSingle).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	axes := k.lr.axes
 	switch {
+	case vector && k.tier == tierAVX512 && axes:
+		k.termsGradAxesLanesAVX512(si, oinc, t, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX512:
 		k.termsGradLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+	case vector && k.tier == tierAVX2 && axes:
+		k.termsGradAxesLanesAVX2(si, oinc, t, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX2:
 		k.termsGradLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+	case axes:
+		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
 	default:
 		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 	}
@@ -56,11 +64,18 @@ func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, po
 }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
-	switch k.tier {
-	case tierAVX512:
+	axes := k.lr.axes
+	switch {
+	case k.tier == tierAVX512 && axes:
+		k.pixelsAxesLanesAVX512(rb, n)
+	case k.tier == tierAVX512:
 		k.pixelsLanesAVX512(rb, n)
-	case tierAVX2:
+	case k.tier == tierAVX2 && axes:
+		k.pixelsAxesLanesAVX2(rb, n)
+	case k.tier == tierAVX2:
 		k.pixelsLanesAVX2(rb, n)
+	case axes:
+		k.pixelsAxesLanes(rb, n)
 	default:
 		k.pixelsLanes(rb, n)
 	}

@@ -272,12 +272,12 @@
 //     Chebyshev form for whole N ≤ 32, else Sincg's continuation
 //     sin(Nπd)/sin(πd) in its operations (sincgRatioLanes; the gradient
 //     in the general walk's formulas), kept apart from the one-whole-N
-//     code so that it compiles as before: the gradient's terms in a
-//     function of their own (termsGradAxesLanes; as a second loop in
-//     termsGradLanes they cost the 10-domain gradient 3–5 %), the
-//     forward's inlined beside termsLanes (termsAxesLanes; as a call,
-//     the call made the default build's single-sub-pixel row loop spill
-//     more). Images keep the general
+//     code so that it compiles as before: lanegen writes copies of
+//     pixelsLanes and termsGradLanes (//lanegen:variant: pixelsAxesLanes,
+//     termsGradAxesLanes) with the lattice factor's function renamed,
+//     and dispatch.go picks them. As a second loop beside the one-N loop
+//     the 10-domain gradient was 3–5 % slower, and as a call inside
+//     pixelsLanes' row loop the default build's forward up to 10 %. Images keep the general
 //     loops' bits (TestPixelSimple, TestLanesNotWholeN). gobragg fit of
 //     16 parameters (cell, orientation, detector, Na, Nb, Nc, fluence) on
 //     testdata/fitdata's moderate image: 3.67 → 0.83 s, the same fit.

@@ -130,7 +130,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
 					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
-					k.termsGradLanes(si, oinc, tl, ds[:], hkl, 1, 1)
+					k.termsGradRow(false, si, oinc, tl, ds[:], hkl, 1, 1)
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64

@@ -733,7 +733,7 @@ func (k *kernel) squareWhole(h, kk, l float64) float64 {
 // sincg3 is sincg3Lanes on one lane: sincg(h, n)·sincg(k, n)·sincg(l, n)
 // for whole 1 < n ≤ maxChebyshevN and |h|, |k|, |l| < 2⁵¹.
 func sincg3(h, kk, l float64, n int) float64 {
-	return sincg3Lanes(h, kk, l, n)
+	return sincg3Lanes(nil, h, kk, l, n)
 }
 
 // rowChunk is the number of pixels whose geometry the row walks of the

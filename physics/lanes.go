@@ -82,10 +82,11 @@ func flipOdd(c, t vf) vf {
 // maxChebyshevN and |h|, |k|, |l| < 2⁵¹ (callers check: beyond, the
 // Chebyshev form is not used): U_{n−1}(cos πx) for each, cos πx from the
 // offset to the nearest integer (trig.go). The three are evaluated side by
-// side so that their chains of dependent operations overlap.
+// side so that their chains of dependent operations overlap. (r is not
+// read: sincgAxesLanes stands in its place in termsAxesLanes.)
 //
 //lanegen:inline
-func sincg3Lanes(h, kk, l vf, n int) vf {
+func sincg3Lanes(r *laneReps, h, kk, l vf, n int) vf {
 	magic := vk(roundMagic)
 	th, tk, tl := h.Add(magic), kk.Add(magic), l.Add(magic)
 	ch := flipOdd(cosPiLanes(h.Sub(th.Sub(magic))), th)
@@ -229,9 +230,11 @@ func addTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l, fl, 
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
-// one whole N on all three axes. ia and fa are cellFLanes' scratch.
+// one whole N on all three axes. ia and fa are cellFLanes' scratch. Its
+// copy termsAxesLanes takes N per axis (laneReps.axes).
 //
 //lanegen:inline
+//lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
 func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
 	n := k.nn[0]
 	for si := range r.src {
@@ -239,22 +242,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, su
 		polar = p
 		for oi := range r.orient {
 			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-			sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(h, kk, l, n), sum)
-		}
-	}
-	return sum, polar
-}
-
-// termsAxesLanes is termsLanes where N is per axis (laneReps.axes).
-//
-//lanegen:inline
-func (k *kernel) termsAxesLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
-	for si := range r.src {
-		qx, qy, qz, p := sourceLanes(r, &r.src[si], dx, dy, dz, polar)
-		polar = p
-		for oi := range r.orient {
-			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-			sum = addTermLanes(k, ia, fa, h, kk, l, sincgAxesLanes(r, h, kk, l), sum)
+			sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(r, h, kk, l, n), sum)
 		}
 	}
 	return sum, polar
@@ -289,6 +277,7 @@ func sourceLanes(r *laneReps, sr *laneSrc, dx, dy, dz, polar vf) (vf, vf, vf, vf
 // of the direction in par. It returns sum, ω and polarization.
 //
 //lanegen:inline
+//lanegen:variant subpixelAxesLanes termsLanes=termsAxesLanes
 func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
@@ -303,11 +292,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64,
 		// The cosine of the oblique path through the layer.
 		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
 	}
-	if r.axes {
-		sum, polar = k.termsAxesLanes(r, ia, fa, sum, dx, dy, dz, polar)
-	} else {
-		sum, polar = k.termsLanes(r, ia, fa, sum, dx, dy, dz, polar)
-	}
+	sum, polar = k.termsLanes(r, ia, fa, sum, dx, dy, dz, polar)
 	return sum, omega, polar
 }
 
@@ -322,7 +307,12 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64,
 // (rb.v), ω (rb.w), the polarization (rb.polar) and the obliquity of the
 // last layer's first sub-pixel, where its capture fraction is taken
 // (rb.par): the capture fraction multiplies only the pixel's value, and
-// scalar code forms it and the value afterwards (laneValue).
+// scalar code forms it and the value afterwards (laneValue). Its copy
+// pixelsAxesLanes takes N per axis (laneReps.axes): a function of its
+// own, so that this one compiles as it would alone (with both in one
+// function the AVX-512 forward at 1024² was 7–15 % slower).
+//
+//lanegen:variant pixelsAxesLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr
@@ -366,11 +356,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				}
 				omega := vloadSlice(g[3][q:])
 				dx, dy, dz := vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:])
-				if r.axes {
-					sum, polar = k.termsAxesLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
-				} else {
-					sum, polar = k.termsLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
-				}
+				sum, polar = k.termsLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
 				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -421,10 +407,11 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 // whole number up to maxChebyshevN on all three axes (laneReps.axes):
 // each axis' sincg (sincgAxisLanes) multiplied in, in the general loops'
 // order (kernel.lattice, kernel.squareWhole: an axis with N ≤ 1 is a
-// factor 1, which changes no bits).
+// factor 1, which changes no bits). (n is not read: the arguments are
+// sincg3Lanes', whose place it takes.)
 //
 //lanegen:inline
-func sincgAxesLanes(r *laneReps, h, kk, l vf) vf {
+func sincgAxesLanes(r *laneReps, h, kk, l vf, n int) vf {
 	sa := sincgAxisLanes(r, 0, h)
 	sb := sincgAxisLanes(r, 1, kk)
 	sc := sincgAxisLanes(r, 2, l)
@@ -488,10 +475,11 @@ func sincgRatioLanes(x, nv vf) vf {
 }
 
 // sincgGradAxesLanes is sincgGrad3Lanes where laneReps.axes: per axis
-// (sincgGradAxisLanes) sincg and its derivatives by x and by N.
+// (sincgGradAxisLanes) sincg and its derivatives by x and by N. (n is
+// not read: the arguments are sincgGrad3Lanes', whose place it takes.)
 //
 //lanegen:inline
-func sincgGradAxesLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+func sincgGradAxesLanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
 	sa, ha, na := sincgGradAxisLanes(r, 0, h)
 	sb, hb, nb := sincgGradAxisLanes(r, 1, kk)
 	sc, hc, nc := sincgGradAxisLanes(r, 2, l)
@@ -709,13 +697,14 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, e *[3]laneVal
 // diffracted direction, (o_i·d)/λ = h_i + (o_i·inc)/λ: the q-path's
 // ∂S/∂d·d. It stores |d − inc|² in ds. oinc is scratch space for
 // (o_i·inc)/λ (one per orientation). Each pixel's terms are added in
-// Render's order.
+// Render's order. Its copy termsGradAxesLanes takes N per axis
+// (laneReps.axes): a function of its own, so that this one compiles as
+// it would alone (as a second loop here, the 10-domain gradient was
+// 3–5 % slower).
+//
+//lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	r := k.lr
-	if r.axes {
-		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
-		return
-	}
 	n := k.nn[0]
 	var ia [lanes]int32
 	var fa [lanes]uint64
@@ -725,31 +714,6 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		for oi := range r.orient {
 			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
-			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
-		}
-		s.StoreSlice(t.s[p0:])
-		def.StoreSlice(t.def[p0:])
-		sig.StoreSlice(t.sig[p0:])
-		sna.StoreSlice(t.na[p0:])
-		snb.StoreSlice(t.nb[p0:])
-		snc.StoreSlice(t.nc[p0:])
-	}
-	vzeroupper()
-}
-
-// termsGradAxesLanes is termsGradLanes where N is per axis
-// (laneReps.axes): a function of its own, so that termsGradLanes
-// compiles as it would alone.
-func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	r := k.lr
-	var ia [lanes]int32
-	var fa [lanes]uint64
-	k.orientIncLanes(si, oinc)
-	for p0 := 0; p0 < np; p0 += lanes {
-		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
-		for oi := range r.orient {
-			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGradAxesLanes(r, h, kk, l)
 			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
 		s.StoreSlice(t.s[p0:])

@@ -36,7 +36,7 @@ func flipOddAVX2(c, t archsimd.Float64x4,
 	return c.AsUint64x4().Xor(t.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 }
 
-func sincg3LanesAVX2(h, kk, l archsimd.Float64x4,
+func sincg3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 	n int) archsimd.Float64x4 {
 	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
@@ -305,7 +305,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 			h, kk, l := r0_0_12, r1_0_12, r2_0_12
 			var r0_0_13 archsimd.Float64x4
 			{
-				h_13, kk_13, l_13, n_13 := h, kk, l, n
+				r_13, h_13, kk_13, l_13, n_13 := r, h, kk, l, n
+				_ = r_13
 				magic_13 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				th_13, tk_13, tl_13 := h_13.Add(magic_13), kk_13.Add(magic_13), l_13.Add(magic_13)
 				var r0_0_1_13 archsimd.Float64x4
@@ -415,361 +416,6 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, d
 	return sum, polar
 }
 
-func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4,
-
-) (archsimd.Float64x4, archsimd.Float64x4,
-
-) {
-	for si := range r.src {
-		var (
-			r0_0_15 archsimd.Float64x4
-			r1_0_15 archsimd.Float64x4
-			r2_0_15 archsimd.Float64x4
-			r3_0_15 archsimd.Float64x4
-		)
-		{
-			r_15, sr_15, dx_15, dy_15, dz_15, polar_15 := r, &r.src[si], dx, dy, dz, polar
-			zero_15 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			il_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15.il)[:4]))
-			qx_15, qy_15, qz_15 := dx_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[0])[:4]))).Mul(il_15), dy_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[1])[:4]))).Mul(il_15), dz_15.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[2])[:4]))).Mul(il_15)
-			if m_15 := polar_15.Equal(zero_15); m_15.ToBits() != 0 {
-				var p_15 archsimd.Float64x4
-				if r_15.kahnZero {
-					c2_15 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[0])[:4])).Mul(dx_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[1])[:4])).Mul(dy_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15.inc[2])[:4])).Mul(dz_15))
-					p_15 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15.Mul(c2_15)))
-				} else {
-					var r0_0_16 archsimd.Float64x4
-					{
-						zero_16, kahn_16, s_16, dx_16, dy_16, dz_16 := false, &r_15.kahn, sr_15, dx_15, dy_15, dz_15
-						c2_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[0])[:4])).Mul(dx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[1])[:4])).Mul(dy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16.inc[2])[:4])).Mul(dz_16))
-						c2sq_16 := c2_16.Mul(c2_16)
-						cos2psi_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if !zero_16 {
-							e_16 := dx_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[0])[:4]))).Add(dy_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[1])[:4])))).Add(dz_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.ein[2])[:4]))))
-							b_16 := dx_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[0])[:4]))).Add(dy_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[1])[:4])))).Add(dz_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16.bin[2])[:4]))))
-							ee_16, bb_16 := e_16.Mul(e_16), b_16.Mul(b_16)
-							den_16 := ee_16.Add(bb_16)
-							cos2psi_16 = ee_16.Sub(bb_16).Div(den_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						one_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						r0_0_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16.Add(c2sq_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16[:4])).Mul(cos2psi_16).Mul(one_16.Sub(c2sq_16))))
-					}
-					p_15 = r0_0_16
-				}
-				polar_15 = p_15.Merge(polar_15, m_15)
-			}
-			r0_0_15, r1_0_15, r2_0_15, r3_0_15 = qx_15, qy_15, qz_15, polar_15
-		}
-		qx, qy, qz, p := r0_0_15, r1_0_15, r2_0_15, r3_0_15
-		polar = p
-		for oi := range r.orient {
-			var (
-				r0_0_17 archsimd.Float64x4
-				r1_0_17 archsimd.Float64x4
-				r2_0_17 archsimd.Float64x4
-			)
-			{
-				o_17, qx_17, qy_17, qz_17 := &r.orient[oi], qx, qy, qz
-				h_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[0])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[1])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[2])[:4])).Mul(qz_17))
-				kk_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[3])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[4])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[5])[:4])).Mul(qz_17))
-				l_17 := archsimd.LoadFloat64x4((*[4]float64)((&o_17[6])[:4])).Mul(qx_17).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[7])[:4])).Mul(qy_17)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17[8])[:4])).Mul(qz_17))
-				r0_0_17, r1_0_17, r2_0_17 = h_17, kk_17, l_17
-			}
-			h, kk, l := r0_0_17, r1_0_17, r2_0_17
-			var r0_0_18 archsimd.Float64x4
-			{
-				r_18, h_18, kk_18, l_18 := r, h, kk, l
-				var r0_0_19 archsimd.Float64x4
-				{
-					r_19, i_19, x_19 := r_18, 0, h_18
-					s_19 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_19.nmode[i_19] == nChebyshev {
-						var r0_0_20 archsimd.Float64x4
-						{
-							x_20, n_20 := x_19, r_19.nn[i_19]
-							magic_20 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_20 := x_20.Add(magic_20)
-							var r0_0_21 archsimd.Float64x4
-							{
-								d_21 := x_20.Sub(t_20.Sub(magic_20))
-								y_21 := d_21.Mul(d_21)
-								y2_21 := y_21.Mul(y_21)
-								y4_21 := y2_21.Mul(y2_21)
-								p0_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21)).Mul(y2_21))
-								p1_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21)).Mul(y2_21)).Mul(y4_21)
-								p2_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21.Mul(y4_21))
-								r0_0_21 = p0_21.Add(p1_21).Add(p2_21)
-							}
-							var r0_0_22 archsimd.Float64x4
-							{
-								c_22, t_22 := r0_0_21, t_20
-								r0_0_22 = c_22.AsUint64x4().Xor(t_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_20 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22)
-							u0_20, u1_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20
-							j_20 := 2
-							for ; j_20+1 < n_20; j_20 += 2 {
-								u0_20 = c2_20.Mul(u1_20).Sub(u0_20)
-								u1_20 = c2_20.Mul(u0_20).Sub(u1_20)
-							}
-							if j_20 < n_20 {
-								u1_20 = c2_20.Mul(u1_20).Sub(u0_20)
-							}
-							r0_0_20 = u1_20
-						}
-						s_19 = r0_0_20
-					} else if r_19.nmode[i_19] == nRatio {
-						var r0_0_23 archsimd.Float64x4
-						{
-							x_23, nv_23 := x_19, archsimd.LoadFloat64x4((*[4]float64)((&r_19.nv[i_19])[:4]))
-							magic_23 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_23 := x_23.Add(magic_23)
-							d_23 := x_23.Sub(t_23.Sub(magic_23))
-							y_23 := nv_23.Mul(d_23)
-							u_23 := y_23.Add(magic_23)
-							var r0_0_24 archsimd.Float64x4
-							{
-								d_24 := y_23.Sub(u_23.Sub(magic_23))
-								y_24 := d_24.Mul(d_24)
-								y2_24 := y_24.Mul(y_24)
-								y4_24 := y2_24.Mul(y2_24)
-								p0_24 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24)).Mul(y2_24))
-								p1_24 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24)).Mul(y2_24)).Mul(y4_24)
-								p2_24 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24)).Mul(y4_24.Mul(y4_24))
-								r0_0_24 = d_24.Mul(p0_24.Add(p1_24).Add(p2_24))
-							}
-							var r0_0_25 archsimd.Float64x4
-							{
-								c_25, t_25 := r0_0_24, u_23
-								r0_0_25 = c_25.AsUint64x4().Xor(t_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_23 := r0_0_25
-							var r0_0_26 archsimd.Float64x4
-							{
-								d_26 := d_23
-								y_26 := d_26.Mul(d_26)
-								y2_26 := y_26.Mul(y_26)
-								y4_26 := y2_26.Mul(y2_26)
-								p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26)).Mul(y2_26))
-								p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
-								p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26)).Mul(y4_26.Mul(y4_26))
-								r0_0_26 = d_26.Mul(p0_26.Add(p1_26).Add(p2_26))
-							}
-							r0_0_23 = nv_23.Merge(sn_23.Div(r0_0_26), d_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_19 = r0_0_23
-					}
-					r0_0_19 = s_19
-				}
-				sa_18 := r0_0_19
-				var r0_0_27 archsimd.Float64x4
-				{
-					r_27, i_27, x_27 := r_18, 1, kk_18
-					s_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_27.nmode[i_27] == nChebyshev {
-						var r0_0_28 archsimd.Float64x4
-						{
-							x_28, n_28 := x_27, r_27.nn[i_27]
-							magic_28 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_28 := x_28.Add(magic_28)
-							var r0_0_29 archsimd.Float64x4
-							{
-								d_29 := x_28.Sub(t_28.Sub(magic_28))
-								y_29 := d_29.Mul(d_29)
-								y2_29 := y_29.Mul(y_29)
-								y4_29 := y2_29.Mul(y2_29)
-								p0_29 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29)).Mul(y2_29))
-								p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
-								p2_29 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29.Mul(y4_29))
-								r0_0_29 = p0_29.Add(p1_29).Add(p2_29)
-							}
-							var r0_0_30 archsimd.Float64x4
-							{
-								c_30, t_30 := r0_0_29, t_28
-								r0_0_30 = c_30.AsUint64x4().Xor(t_30.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_28 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30)
-							u0_28, u1_28 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28
-							j_28 := 2
-							for ; j_28+1 < n_28; j_28 += 2 {
-								u0_28 = c2_28.Mul(u1_28).Sub(u0_28)
-								u1_28 = c2_28.Mul(u0_28).Sub(u1_28)
-							}
-							if j_28 < n_28 {
-								u1_28 = c2_28.Mul(u1_28).Sub(u0_28)
-							}
-							r0_0_28 = u1_28
-						}
-						s_27 = r0_0_28
-					} else if r_27.nmode[i_27] == nRatio {
-						var r0_0_31 archsimd.Float64x4
-						{
-							x_31, nv_31 := x_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.nv[i_27])[:4]))
-							magic_31 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_31 := x_31.Add(magic_31)
-							d_31 := x_31.Sub(t_31.Sub(magic_31))
-							y_31 := nv_31.Mul(d_31)
-							u_31 := y_31.Add(magic_31)
-							var r0_0_32 archsimd.Float64x4
-							{
-								d_32 := y_31.Sub(u_31.Sub(magic_31))
-								y_32 := d_32.Mul(d_32)
-								y2_32 := y_32.Mul(y_32)
-								y4_32 := y2_32.Mul(y2_32)
-								p0_32 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32)).Mul(y2_32))
-								p1_32 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
-								p2_32 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
-								r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
-							}
-							var r0_0_33 archsimd.Float64x4
-							{
-								c_33, t_33 := r0_0_32, u_31
-								r0_0_33 = c_33.AsUint64x4().Xor(t_33.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_31 := r0_0_33
-							var r0_0_34 archsimd.Float64x4
-							{
-								d_34 := d_31
-								y_34 := d_34.Mul(d_34)
-								y2_34 := y_34.Mul(y_34)
-								y4_34 := y2_34.Mul(y2_34)
-								p0_34 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34)).Mul(y2_34))
-								p1_34 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
-								p2_34 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34)).Mul(y4_34.Mul(y4_34))
-								r0_0_34 = d_34.Mul(p0_34.Add(p1_34).Add(p2_34))
-							}
-							r0_0_31 = nv_31.Merge(sn_31.Div(r0_0_34), d_31.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_27 = r0_0_31
-					}
-					r0_0_27 = s_27
-				}
-				sb_18 := r0_0_27
-				var r0_0_35 archsimd.Float64x4
-				{
-					r_35, i_35, x_35 := r_18, 2, l_18
-					s_35 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_35.nmode[i_35] == nChebyshev {
-						var r0_0_36 archsimd.Float64x4
-						{
-							x_36, n_36 := x_35, r_35.nn[i_35]
-							magic_36 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_36 := x_36.Add(magic_36)
-							var r0_0_37 archsimd.Float64x4
-							{
-								d_37 := x_36.Sub(t_36.Sub(magic_36))
-								y_37 := d_37.Mul(d_37)
-								y2_37 := y_37.Mul(y_37)
-								y4_37 := y2_37.Mul(y2_37)
-								p0_37 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37)).Mul(y2_37))
-								p1_37 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37)).Mul(y2_37)).Mul(y4_37)
-								p2_37 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37.Mul(y4_37))
-								r0_0_37 = p0_37.Add(p1_37).Add(p2_37)
-							}
-							var r0_0_38 archsimd.Float64x4
-							{
-								c_38, t_38 := r0_0_37, t_36
-								r0_0_38 = c_38.AsUint64x4().Xor(t_38.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_36 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38)
-							u0_36, u1_36 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36
-							j_36 := 2
-							for ; j_36+1 < n_36; j_36 += 2 {
-								u0_36 = c2_36.Mul(u1_36).Sub(u0_36)
-								u1_36 = c2_36.Mul(u0_36).Sub(u1_36)
-							}
-							if j_36 < n_36 {
-								u1_36 = c2_36.Mul(u1_36).Sub(u0_36)
-							}
-							r0_0_36 = u1_36
-						}
-						s_35 = r0_0_36
-					} else if r_35.nmode[i_35] == nRatio {
-						var r0_0_39 archsimd.Float64x4
-						{
-							x_39, nv_39 := x_35, archsimd.LoadFloat64x4((*[4]float64)((&r_35.nv[i_35])[:4]))
-							magic_39 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_39 := x_39.Add(magic_39)
-							d_39 := x_39.Sub(t_39.Sub(magic_39))
-							y_39 := nv_39.Mul(d_39)
-							u_39 := y_39.Add(magic_39)
-							var r0_0_40 archsimd.Float64x4
-							{
-								d_40 := y_39.Sub(u_39.Sub(magic_39))
-								y_40 := d_40.Mul(d_40)
-								y2_40 := y_40.Mul(y_40)
-								y4_40 := y2_40.Mul(y2_40)
-								p0_40 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40)).Mul(y2_40))
-								p1_40 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40)).Mul(y2_40)).Mul(y4_40)
-								p2_40 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40)).Mul(y4_40.Mul(y4_40))
-								r0_0_40 = d_40.Mul(p0_40.Add(p1_40).Add(p2_40))
-							}
-							var r0_0_41 archsimd.Float64x4
-							{
-								c_41, t_41 := r0_0_40, u_39
-								r0_0_41 = c_41.AsUint64x4().Xor(t_41.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_39 := r0_0_41
-							var r0_0_42 archsimd.Float64x4
-							{
-								d_42 := d_39
-								y_42 := d_42.Mul(d_42)
-								y2_42 := y_42.Mul(y_42)
-								y4_42 := y2_42.Mul(y2_42)
-								p0_42 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42)).Mul(y2_42))
-								p1_42 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42)).Mul(y2_42)).Mul(y4_42)
-								p2_42 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42)).Mul(y4_42.Mul(y4_42))
-								r0_0_42 = d_42.Mul(p0_42.Add(p1_42).Add(p2_42))
-							}
-							r0_0_39 = nv_39.Merge(sn_39.Div(r0_0_42), d_39.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_35 = r0_0_39
-					}
-					r0_0_35 = s_35
-				}
-				sc_18 := r0_0_35
-				r0_0_18 = sa_18.Mul(sb_18).Mul(sc_18)
-			}
-			var r0_0_43 archsimd.Float64x4
-			{
-				k_43, ia_43, fa_43, h_43, kk_43, l_43, fl_43, sum_43 := k, ia, fa, h, kk, l, r0_0_18, sum
-				c_43 := k_43.c
-				fc_43 := archsimd.LoadFloat64x4((*[4]float64)((&k_43.lr.defaultF)[:4]))
-				if c_43.HasHKL {
-					var r0_0_9_43 archsimd.Float64x4
-					{
-						r_9_43, bits_9_43, ia_9_43, fa_9_43, h_9_43, kk_9_43, l_9_43 := k_43.lr, k_43.fhklBits, ia_43, fa_43, h_43, kk_43, l_43
-						var r0_0_7_9_43 archsimd.Mask64x4
-						{
-							r_7_9_43, ia_7_9_43, h_7_9_43, kk_7_9_43, l_7_9_43 := r_9_43, ia_9_43, h_9_43, kk_9_43, l_9_43
-							half_7_9_43 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_7_9_43, kc_7_9_43, lc_7_9_43 := h_7_9_43.Sub(half_7_9_43).Ceil(), kk_7_9_43.Sub(half_7_9_43).Ceil(), l_7_9_43.Sub(half_7_9_43).Ceil()
-							hmin_7_9_43, kmin_7_9_43, lmin_7_9_43 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.lmin)[:4]))
-							in_7_9_43 := hc_7_9_43.GreaterEqual(hmin_7_9_43).And(hc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hmax)[:4])))).And(kc_7_9_43.GreaterEqual(kmin_7_9_43)).And(kc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kmax)[:4])))).And(lc_7_9_43.GreaterEqual(lmin_7_9_43)).And(lc_7_9_43.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.lmax)[:4]))))
-							idx_7_9_43 := hc_7_9_43.Sub(hmin_7_9_43).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.hstride)[:4]))).Add(kc_7_9_43.Sub(kmin_7_9_43).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43.kstride)[:4])))).Add(lc_7_9_43.Sub(lmin_7_9_43))
-							idx_7_9_43.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43).ConvertToInt32().Store(ia_7_9_43)
-							r0_0_7_9_43 = in_7_9_43
-						}
-						in_9_43 := r0_0_7_9_43
-						for i_9_43, j_9_43 := range ia_9_43 {
-							fa_9_43[i_9_43] = bits_9_43[j_9_43]
-						}
-						r0_0_9_43 = archsimd.LoadUint64x4(fa_9_43).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43.defaultF)[:4])), in_9_43)
-					}
-					fc_43 = r0_0_9_43
-				}
-				s_43 := sum_43.Add(fc_43.Mul(fc_43).Mul(fl_43).Mul(fl_43))
-				if !c_43.Water {
-					s_43 = sum_43.Merge(s_43, fl_43.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				}
-				r0_0_43 = s_43
-			}
-			sum = r0_0_43
-		}
-	}
-	return sum, polar
-}
-
 func sourceLanesAVX2(r *laneReps, sr *laneSrc, dx, dy, dz, polar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
@@ -784,23 +430,23 @@ func sourceLanesAVX2(r *laneReps, sr *laneSrc, dx, dy, dz, polar archsimd.Float6
 			c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
 			p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
 		} else {
-			var r0_0_44 archsimd.Float64x4
+			var r0_0_15 archsimd.Float64x4
 			{
-				zero_44, kahn_44, s_44, dx_44, dy_44, dz_44 := false, &r.kahn, sr, dx, dy, dz
-				c2_44 := archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[0])[:4])).Mul(dx_44).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[1])[:4])).Mul(dy_44)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_44.inc[2])[:4])).Mul(dz_44))
-				c2sq_44 := c2_44.Mul(c2_44)
-				cos2psi_44 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				if !zero_44 {
-					e_44 := dx_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[0])[:4]))).Add(dy_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[1])[:4])))).Add(dz_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.ein[2])[:4]))))
-					b_44 := dx_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[0])[:4]))).Add(dy_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[1])[:4])))).Add(dz_44.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_44.bin[2])[:4]))))
-					ee_44, bb_44 := e_44.Mul(e_44), b_44.Mul(b_44)
-					den_44 := ee_44.Add(bb_44)
-					cos2psi_44 = ee_44.Sub(bb_44).Div(den_44).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_44.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				zero_15, kahn_15, s_15, dx_15, dy_15, dz_15 := false, &r.kahn, sr, dx, dy, dz
+				c2_15 := archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[0])[:4])).Mul(dx_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[1])[:4])).Mul(dy_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[2])[:4])).Mul(dz_15))
+				c2sq_15 := c2_15.Mul(c2_15)
+				cos2psi_15 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				if !zero_15 {
+					e_15 := dx_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[0])[:4]))).Add(dy_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[1])[:4])))).Add(dz_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[2])[:4]))))
+					b_15 := dx_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[0])[:4]))).Add(dy_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[1])[:4])))).Add(dz_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[2])[:4]))))
+					ee_15, bb_15 := e_15.Mul(e_15), b_15.Mul(b_15)
+					den_15 := ee_15.Add(bb_15)
+					cos2psi_15 = ee_15.Sub(bb_15).Div(den_15).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				one_44 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				r0_0_44 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_44.Add(c2sq_44).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_44[:4])).Mul(cos2psi_44).Mul(one_44.Sub(c2sq_44))))
+				one_15 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				r0_0_15 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15.Add(c2sq_15).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15[:4])).Mul(cos2psi_15).Mul(one_15.Sub(c2sq_15))))
 			}
-			p = r0_0_44
+			p = r0_0_15
 		}
 		polar = p.Merge(polar, m)
 	}
@@ -815,575 +461,217 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 
 ) {
 	c := k.c
-	var r0_0_45 archsimd.Float64x4
+	var r0_0_16 archsimd.Float64x4
 	{
-		fdet_45, f_45, s_45, o_45, p_45 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_45 = fdet_45.Mul(f_45).Add(s_45).Add(o_45).Add(p_45)
+		fdet_16, f_16, s_16, o_16, p_16 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_16 = fdet_16.Mul(f_16).Add(s_16).Add(o_16).Add(p_16)
 	}
-	x := r0_0_45
-	var r0_0_46 archsimd.Float64x4
+	x := r0_0_16
+	var r0_0_17 archsimd.Float64x4
 	{
-		fdet_46, f_46, s_46, o_46, p_46 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_46 = fdet_46.Mul(f_46).Add(s_46).Add(o_46).Add(p_46)
+		fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
 	}
-	y := r0_0_46
-	var r0_0_47 archsimd.Float64x4
+	y := r0_0_17
+	var r0_0_18 archsimd.Float64x4
 	{
-		fdet_47, f_47, s_47, o_47, p_47 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-		r0_0_47 = fdet_47.Mul(f_47).Add(s_47).Add(o_47).Add(p_47)
+		fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
 	}
-	z := r0_0_47
+	z := r0_0_18
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
-		var r0_0_48 archsimd.Float64x4
+		var r0_0_19 archsimd.Float64x4
 		{
-			invR_48, num_48, point_48 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_48 := invR_48.Mul(invR_48)
-			if !point_48 {
-				w_48 = num_48.Mul(w_48.Mul(invR_48))
+			invR_19, num_19, point_19 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_19 := invR_19.Mul(invR_19)
+			if !point_19 {
+				w_19 = num_19.Mul(w_19.Mul(invR_19))
 			}
-			r0_0_48 = w_48
+			r0_0_19 = w_19
 		}
-		omega = r0_0_48.Merge(omega, m)
+		omega = r0_0_19.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
-	if r.axes {
-		var (
-			r0_0_49 archsimd.Float64x4
-			r1_0_49 archsimd.Float64x4
-		)
-		{
-			k_49, r_49, ia_49, fa_49, sum_49, dx_49, dy_49, dz_49, polar_49 := k, r, ia, fa, sum, dx, dy, dz, polar
-			for si_49 := range r_49.src {
+	var (
+		r0_0_20 archsimd.Float64x4
+		r1_0_20 archsimd.Float64x4
+	)
+	{
+		k_20, r_20, ia_20, fa_20, sum_20, dx_20, dy_20, dz_20, polar_20 := k, r, ia, fa, sum, dx, dy, dz, polar
+		n_20 := k_20.nn[0]
+		for si_20 := range r_20.src {
+			var (
+				r0_0_10_20 archsimd.Float64x4
+				r1_0_10_20 archsimd.Float64x4
+				r2_0_10_20 archsimd.Float64x4
+				r3_0_10_20 archsimd.Float64x4
+			)
+			{
+				r_10_20, sr_10_20, dx_10_20, dy_10_20, dz_10_20, polar_10_20 := r_20, &r_20.src[si_20], dx_20, dy_20, dz_20, polar_20
+				zero_10_20 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				il_10_20 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.il)[:4]))
+				qx_10_20, qy_10_20, qz_10_20 := dx_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[0])[:4]))).Mul(il_10_20), dy_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[1])[:4]))).Mul(il_10_20), dz_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[2])[:4]))).Mul(il_10_20)
+				if m_10_20 := polar_10_20.Equal(zero_10_20); m_10_20.ToBits() != 0 {
+					var p_10_20 archsimd.Float64x4
+					if r_10_20.kahnZero {
+						c2_10_20 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[0])[:4])).Mul(dx_10_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[1])[:4])).Mul(dy_10_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[2])[:4])).Mul(dz_10_20))
+						p_10_20 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20.Mul(c2_10_20)))
+					} else {
+						var r0_0_11_20 archsimd.Float64x4
+						{
+							zero_11_20, kahn_11_20, s_11_20, dx_11_20, dy_11_20, dz_11_20 := false, &r_10_20.kahn, sr_10_20, dx_10_20, dy_10_20, dz_10_20
+							c2_11_20 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[0])[:4])).Mul(dx_11_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[1])[:4])).Mul(dy_11_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[2])[:4])).Mul(dz_11_20))
+							c2sq_11_20 := c2_11_20.Mul(c2_11_20)
+							cos2psi_11_20 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							if !zero_11_20 {
+								e_11_20 := dx_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[0])[:4]))).Add(dy_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[1])[:4])))).Add(dz_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[2])[:4]))))
+								b_11_20 := dx_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[0])[:4]))).Add(dy_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[1])[:4])))).Add(dz_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[2])[:4]))))
+								ee_11_20, bb_11_20 := e_11_20.Mul(e_11_20), b_11_20.Mul(b_11_20)
+								den_11_20 := ee_11_20.Add(bb_11_20)
+								cos2psi_11_20 = ee_11_20.Sub(bb_11_20).Div(den_11_20).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							one_11_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+							r0_0_11_20 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20.Add(c2sq_11_20).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20[:4])).Mul(cos2psi_11_20).Mul(one_11_20.Sub(c2sq_11_20))))
+						}
+						p_10_20 = r0_0_11_20
+					}
+					polar_10_20 = p_10_20.Merge(polar_10_20, m_10_20)
+				}
+				r0_0_10_20, r1_0_10_20, r2_0_10_20, r3_0_10_20 = qx_10_20, qy_10_20, qz_10_20, polar_10_20
+			}
+			qx_20, qy_20, qz_20, p_20 := r0_0_10_20, r1_0_10_20, r2_0_10_20, r3_0_10_20
+			polar_20 = p_20
+			for oi_20 := range r_20.orient {
 				var (
-					r0_0_15_49 archsimd.Float64x4
-					r1_0_15_49 archsimd.Float64x4
-					r2_0_15_49 archsimd.Float64x4
-					r3_0_15_49 archsimd.Float64x4
+					r0_0_12_20 archsimd.Float64x4
+					r1_0_12_20 archsimd.Float64x4
+					r2_0_12_20 archsimd.Float64x4
 				)
 				{
-					r_15_49, sr_15_49, dx_15_49, dy_15_49, dz_15_49, polar_15_49 := r_49, &r_49.src[si_49], dx_49, dy_49, dz_49, polar_49
-					zero_15_49 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					il_15_49 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.il)[:4]))
-					qx_15_49, qy_15_49, qz_15_49 := dx_15_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[0])[:4]))).Mul(il_15_49), dy_15_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[1])[:4]))).Mul(il_15_49), dz_15_49.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[2])[:4]))).Mul(il_15_49)
-					if m_15_49 := polar_15_49.Equal(zero_15_49); m_15_49.ToBits() != 0 {
-						var p_15_49 archsimd.Float64x4
-						if r_15_49.kahnZero {
-							c2_15_49 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[0])[:4])).Mul(dx_15_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[1])[:4])).Mul(dy_15_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49.inc[2])[:4])).Mul(dz_15_49))
-							p_15_49 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15_49.Mul(c2_15_49)))
-						} else {
-							var r0_0_16_49 archsimd.Float64x4
-							{
-								zero_16_49, kahn_16_49, s_16_49, dx_16_49, dy_16_49, dz_16_49 := false, &r_15_49.kahn, sr_15_49, dx_15_49, dy_15_49, dz_15_49
-								c2_16_49 := archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.inc[0])[:4])).Mul(dx_16_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.inc[1])[:4])).Mul(dy_16_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.inc[2])[:4])).Mul(dz_16_49))
-								c2sq_16_49 := c2_16_49.Mul(c2_16_49)
-								cos2psi_16_49 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								if !zero_16_49 {
-									e_16_49 := dx_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.ein[0])[:4]))).Add(dy_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.ein[1])[:4])))).Add(dz_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.ein[2])[:4]))))
-									b_16_49 := dx_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.bin[0])[:4]))).Add(dy_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.bin[1])[:4])))).Add(dz_16_49.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49.bin[2])[:4]))))
-									ee_16_49, bb_16_49 := e_16_49.Mul(e_16_49), b_16_49.Mul(b_16_49)
-									den_16_49 := ee_16_49.Add(bb_16_49)
-									cos2psi_16_49 = ee_16_49.Sub(bb_16_49).Div(den_16_49).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16_49.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								one_16_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								r0_0_16_49 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16_49.Add(c2sq_16_49).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16_49[:4])).Mul(cos2psi_16_49).Mul(one_16_49.Sub(c2sq_16_49))))
-							}
-							p_15_49 = r0_0_16_49
-						}
-						polar_15_49 = p_15_49.Merge(polar_15_49, m_15_49)
-					}
-					r0_0_15_49, r1_0_15_49, r2_0_15_49, r3_0_15_49 = qx_15_49, qy_15_49, qz_15_49, polar_15_49
+					o_12_20, qx_12_20, qy_12_20, qz_12_20 := &r_20.orient[oi_20], qx_20, qy_20, qz_20
+					h_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[0])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[1])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[2])[:4])).Mul(qz_12_20))
+					kk_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[3])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[4])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[5])[:4])).Mul(qz_12_20))
+					l_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[6])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[7])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[8])[:4])).Mul(qz_12_20))
+					r0_0_12_20, r1_0_12_20, r2_0_12_20 = h_12_20, kk_12_20, l_12_20
 				}
-				qx_49, qy_49, qz_49, p_49 := r0_0_15_49, r1_0_15_49, r2_0_15_49, r3_0_15_49
-				polar_49 = p_49
-				for oi_49 := range r_49.orient {
-					var (
-						r0_0_17_49 archsimd.Float64x4
-						r1_0_17_49 archsimd.Float64x4
-						r2_0_17_49 archsimd.Float64x4
-					)
-					{
-						o_17_49, qx_17_49, qy_17_49, qz_17_49 := &r_49.orient[oi_49], qx_49, qy_49, qz_49
-						h_17_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[0])[:4])).Mul(qx_17_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[1])[:4])).Mul(qy_17_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[2])[:4])).Mul(qz_17_49))
-						kk_17_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[3])[:4])).Mul(qx_17_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[4])[:4])).Mul(qy_17_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[5])[:4])).Mul(qz_17_49))
-						l_17_49 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[6])[:4])).Mul(qx_17_49).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[7])[:4])).Mul(qy_17_49)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49[8])[:4])).Mul(qz_17_49))
-						r0_0_17_49, r1_0_17_49, r2_0_17_49 = h_17_49, kk_17_49, l_17_49
-					}
-					h_49, kk_49, l_49 := r0_0_17_49, r1_0_17_49, r2_0_17_49
-					var r0_0_18_49 archsimd.Float64x4
-					{
-						r_18_49, h_18_49, kk_18_49, l_18_49 := r_49, h_49, kk_49, l_49
-						var r0_0_19_49 archsimd.Float64x4
-						{
-							r_19_49, i_19_49, x_19_49 := r_18_49, 0, h_18_49
-							s_19_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_19_49.nmode[i_19_49] == nChebyshev {
-								var r0_0_20_49 archsimd.Float64x4
-								{
-									x_20_49, n_20_49 := x_19_49, r_19_49.nn[i_19_49]
-									magic_20_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_20_49 := x_20_49.Add(magic_20_49)
-									var r0_0_21_49 archsimd.Float64x4
-									{
-										d_21_49 := x_20_49.Sub(t_20_49.Sub(magic_20_49))
-										y_21_49 := d_21_49.Mul(d_21_49)
-										y2_21_49 := y_21_49.Mul(y_21_49)
-										y4_21_49 := y2_21_49.Mul(y2_21_49)
-										p0_21_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_49)).Mul(y2_21_49))
-										p1_21_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_49)).Mul(y2_21_49)).Mul(y4_21_49)
-										p2_21_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21_49.Mul(y4_21_49))
-										r0_0_21_49 = p0_21_49.Add(p1_21_49).Add(p2_21_49)
-									}
-									var r0_0_22_49 archsimd.Float64x4
-									{
-										c_22_49, t_22_49 := r0_0_21_49, t_20_49
-										r0_0_22_49 = c_22_49.AsUint64x4().Xor(t_22_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_20_49 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22_49)
-									u0_20_49, u1_20_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20_49
-									j_20_49 := 2
-									for ; j_20_49+1 < n_20_49; j_20_49 += 2 {
-										u0_20_49 = c2_20_49.Mul(u1_20_49).Sub(u0_20_49)
-										u1_20_49 = c2_20_49.Mul(u0_20_49).Sub(u1_20_49)
-									}
-									if j_20_49 < n_20_49 {
-										u1_20_49 = c2_20_49.Mul(u1_20_49).Sub(u0_20_49)
-									}
-									r0_0_20_49 = u1_20_49
-								}
-								s_19_49 = r0_0_20_49
-							} else if r_19_49.nmode[i_19_49] == nRatio {
-								var r0_0_23_49 archsimd.Float64x4
-								{
-									x_23_49, nv_23_49 := x_19_49, archsimd.LoadFloat64x4((*[4]float64)((&r_19_49.nv[i_19_49])[:4]))
-									magic_23_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_23_49 := x_23_49.Add(magic_23_49)
-									d_23_49 := x_23_49.Sub(t_23_49.Sub(magic_23_49))
-									y_23_49 := nv_23_49.Mul(d_23_49)
-									u_23_49 := y_23_49.Add(magic_23_49)
-									var r0_0_24_49 archsimd.Float64x4
-									{
-										d_24_49 := y_23_49.Sub(u_23_49.Sub(magic_23_49))
-										y_24_49 := d_24_49.Mul(d_24_49)
-										y2_24_49 := y_24_49.Mul(y_24_49)
-										y4_24_49 := y2_24_49.Mul(y2_24_49)
-										p0_24_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24_49)).Mul(y2_24_49))
-										p1_24_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24_49)).Mul(y2_24_49)).Mul(y4_24_49)
-										p2_24_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24_49)).Mul(y4_24_49.Mul(y4_24_49))
-										r0_0_24_49 = d_24_49.Mul(p0_24_49.Add(p1_24_49).Add(p2_24_49))
-									}
-									var r0_0_25_49 archsimd.Float64x4
-									{
-										c_25_49, t_25_49 := r0_0_24_49, u_23_49
-										r0_0_25_49 = c_25_49.AsUint64x4().Xor(t_25_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_23_49 := r0_0_25_49
-									var r0_0_26_49 archsimd.Float64x4
-									{
-										d_26_49 := d_23_49
-										y_26_49 := d_26_49.Mul(d_26_49)
-										y2_26_49 := y_26_49.Mul(y_26_49)
-										y4_26_49 := y2_26_49.Mul(y2_26_49)
-										p0_26_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_49)).Mul(y2_26_49))
-										p1_26_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_49)).Mul(y2_26_49)).Mul(y4_26_49)
-										p2_26_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_49)).Mul(y4_26_49.Mul(y4_26_49))
-										r0_0_26_49 = d_26_49.Mul(p0_26_49.Add(p1_26_49).Add(p2_26_49))
-									}
-									r0_0_23_49 = nv_23_49.Merge(sn_23_49.Div(r0_0_26_49), d_23_49.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_19_49 = r0_0_23_49
-							}
-							r0_0_19_49 = s_19_49
-						}
-						sa_18_49 := r0_0_19_49
-						var r0_0_27_49 archsimd.Float64x4
-						{
-							r_27_49, i_27_49, x_27_49 := r_18_49, 1, kk_18_49
-							s_27_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_27_49.nmode[i_27_49] == nChebyshev {
-								var r0_0_28_49 archsimd.Float64x4
-								{
-									x_28_49, n_28_49 := x_27_49, r_27_49.nn[i_27_49]
-									magic_28_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_28_49 := x_28_49.Add(magic_28_49)
-									var r0_0_29_49 archsimd.Float64x4
-									{
-										d_29_49 := x_28_49.Sub(t_28_49.Sub(magic_28_49))
-										y_29_49 := d_29_49.Mul(d_29_49)
-										y2_29_49 := y_29_49.Mul(y_29_49)
-										y4_29_49 := y2_29_49.Mul(y2_29_49)
-										p0_29_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29_49)).Mul(y2_29_49))
-										p1_29_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29_49)).Mul(y2_29_49)).Mul(y4_29_49)
-										p2_29_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29_49.Mul(y4_29_49))
-										r0_0_29_49 = p0_29_49.Add(p1_29_49).Add(p2_29_49)
-									}
-									var r0_0_30_49 archsimd.Float64x4
-									{
-										c_30_49, t_30_49 := r0_0_29_49, t_28_49
-										r0_0_30_49 = c_30_49.AsUint64x4().Xor(t_30_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_28_49 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30_49)
-									u0_28_49, u1_28_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28_49
-									j_28_49 := 2
-									for ; j_28_49+1 < n_28_49; j_28_49 += 2 {
-										u0_28_49 = c2_28_49.Mul(u1_28_49).Sub(u0_28_49)
-										u1_28_49 = c2_28_49.Mul(u0_28_49).Sub(u1_28_49)
-									}
-									if j_28_49 < n_28_49 {
-										u1_28_49 = c2_28_49.Mul(u1_28_49).Sub(u0_28_49)
-									}
-									r0_0_28_49 = u1_28_49
-								}
-								s_27_49 = r0_0_28_49
-							} else if r_27_49.nmode[i_27_49] == nRatio {
-								var r0_0_31_49 archsimd.Float64x4
-								{
-									x_31_49, nv_31_49 := x_27_49, archsimd.LoadFloat64x4((*[4]float64)((&r_27_49.nv[i_27_49])[:4]))
-									magic_31_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_31_49 := x_31_49.Add(magic_31_49)
-									d_31_49 := x_31_49.Sub(t_31_49.Sub(magic_31_49))
-									y_31_49 := nv_31_49.Mul(d_31_49)
-									u_31_49 := y_31_49.Add(magic_31_49)
-									var r0_0_32_49 archsimd.Float64x4
-									{
-										d_32_49 := y_31_49.Sub(u_31_49.Sub(magic_31_49))
-										y_32_49 := d_32_49.Mul(d_32_49)
-										y2_32_49 := y_32_49.Mul(y_32_49)
-										y4_32_49 := y2_32_49.Mul(y2_32_49)
-										p0_32_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_49)).Mul(y2_32_49))
-										p1_32_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_49)).Mul(y2_32_49)).Mul(y4_32_49)
-										p2_32_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32_49)).Mul(y4_32_49.Mul(y4_32_49))
-										r0_0_32_49 = d_32_49.Mul(p0_32_49.Add(p1_32_49).Add(p2_32_49))
-									}
-									var r0_0_33_49 archsimd.Float64x4
-									{
-										c_33_49, t_33_49 := r0_0_32_49, u_31_49
-										r0_0_33_49 = c_33_49.AsUint64x4().Xor(t_33_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_31_49 := r0_0_33_49
-									var r0_0_34_49 archsimd.Float64x4
-									{
-										d_34_49 := d_31_49
-										y_34_49 := d_34_49.Mul(d_34_49)
-										y2_34_49 := y_34_49.Mul(y_34_49)
-										y4_34_49 := y2_34_49.Mul(y2_34_49)
-										p0_34_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_49)).Mul(y2_34_49))
-										p1_34_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_49)).Mul(y2_34_49)).Mul(y4_34_49)
-										p2_34_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_49)).Mul(y4_34_49.Mul(y4_34_49))
-										r0_0_34_49 = d_34_49.Mul(p0_34_49.Add(p1_34_49).Add(p2_34_49))
-									}
-									r0_0_31_49 = nv_31_49.Merge(sn_31_49.Div(r0_0_34_49), d_31_49.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_27_49 = r0_0_31_49
-							}
-							r0_0_27_49 = s_27_49
-						}
-						sb_18_49 := r0_0_27_49
-						var r0_0_35_49 archsimd.Float64x4
-						{
-							r_35_49, i_35_49, x_35_49 := r_18_49, 2, l_18_49
-							s_35_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							if r_35_49.nmode[i_35_49] == nChebyshev {
-								var r0_0_36_49 archsimd.Float64x4
-								{
-									x_36_49, n_36_49 := x_35_49, r_35_49.nn[i_35_49]
-									magic_36_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_36_49 := x_36_49.Add(magic_36_49)
-									var r0_0_37_49 archsimd.Float64x4
-									{
-										d_37_49 := x_36_49.Sub(t_36_49.Sub(magic_36_49))
-										y_37_49 := d_37_49.Mul(d_37_49)
-										y2_37_49 := y_37_49.Mul(y_37_49)
-										y4_37_49 := y2_37_49.Mul(y2_37_49)
-										p0_37_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37_49)).Mul(y2_37_49))
-										p1_37_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37_49)).Mul(y2_37_49)).Mul(y4_37_49)
-										p2_37_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37_49.Mul(y4_37_49))
-										r0_0_37_49 = p0_37_49.Add(p1_37_49).Add(p2_37_49)
-									}
-									var r0_0_38_49 archsimd.Float64x4
-									{
-										c_38_49, t_38_49 := r0_0_37_49, t_36_49
-										r0_0_38_49 = c_38_49.AsUint64x4().Xor(t_38_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									c2_36_49 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38_49)
-									u0_36_49, u1_36_49 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36_49
-									j_36_49 := 2
-									for ; j_36_49+1 < n_36_49; j_36_49 += 2 {
-										u0_36_49 = c2_36_49.Mul(u1_36_49).Sub(u0_36_49)
-										u1_36_49 = c2_36_49.Mul(u0_36_49).Sub(u1_36_49)
-									}
-									if j_36_49 < n_36_49 {
-										u1_36_49 = c2_36_49.Mul(u1_36_49).Sub(u0_36_49)
-									}
-									r0_0_36_49 = u1_36_49
-								}
-								s_35_49 = r0_0_36_49
-							} else if r_35_49.nmode[i_35_49] == nRatio {
-								var r0_0_39_49 archsimd.Float64x4
-								{
-									x_39_49, nv_39_49 := x_35_49, archsimd.LoadFloat64x4((*[4]float64)((&r_35_49.nv[i_35_49])[:4]))
-									magic_39_49 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									t_39_49 := x_39_49.Add(magic_39_49)
-									d_39_49 := x_39_49.Sub(t_39_49.Sub(magic_39_49))
-									y_39_49 := nv_39_49.Mul(d_39_49)
-									u_39_49 := y_39_49.Add(magic_39_49)
-									var r0_0_40_49 archsimd.Float64x4
-									{
-										d_40_49 := y_39_49.Sub(u_39_49.Sub(magic_39_49))
-										y_40_49 := d_40_49.Mul(d_40_49)
-										y2_40_49 := y_40_49.Mul(y_40_49)
-										y4_40_49 := y2_40_49.Mul(y2_40_49)
-										p0_40_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40_49)).Mul(y2_40_49))
-										p1_40_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40_49)).Mul(y2_40_49)).Mul(y4_40_49)
-										p2_40_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40_49)).Mul(y4_40_49.Mul(y4_40_49))
-										r0_0_40_49 = d_40_49.Mul(p0_40_49.Add(p1_40_49).Add(p2_40_49))
-									}
-									var r0_0_41_49 archsimd.Float64x4
-									{
-										c_41_49, t_41_49 := r0_0_40_49, u_39_49
-										r0_0_41_49 = c_41_49.AsUint64x4().Xor(t_41_49.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									sn_39_49 := r0_0_41_49
-									var r0_0_42_49 archsimd.Float64x4
-									{
-										d_42_49 := d_39_49
-										y_42_49 := d_42_49.Mul(d_42_49)
-										y2_42_49 := y_42_49.Mul(y_42_49)
-										y4_42_49 := y2_42_49.Mul(y2_42_49)
-										p0_42_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42_49)).Mul(y2_42_49))
-										p1_42_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42_49)).Mul(y2_42_49)).Mul(y4_42_49)
-										p2_42_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42_49)).Mul(y4_42_49.Mul(y4_42_49))
-										r0_0_42_49 = d_42_49.Mul(p0_42_49.Add(p1_42_49).Add(p2_42_49))
-									}
-									r0_0_39_49 = nv_39_49.Merge(sn_39_49.Div(r0_0_42_49), d_39_49.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								s_35_49 = r0_0_39_49
-							}
-							r0_0_35_49 = s_35_49
-						}
-						sc_18_49 := r0_0_35_49
-						r0_0_18_49 = sa_18_49.Mul(sb_18_49).Mul(sc_18_49)
-					}
-					var r0_0_43_49 archsimd.Float64x4
-					{
-						k_43_49, ia_43_49, fa_43_49, h_43_49, kk_43_49, l_43_49, fl_43_49, sum_43_49 := k_49, ia_49, fa_49, h_49, kk_49, l_49, r0_0_18_49, sum_49
-						c_43_49 := k_43_49.c
-						fc_43_49 := archsimd.LoadFloat64x4((*[4]float64)((&k_43_49.lr.defaultF)[:4]))
-						if c_43_49.HasHKL {
-							var r0_0_9_43_49 archsimd.Float64x4
-							{
-								r_9_43_49, bits_9_43_49, ia_9_43_49, fa_9_43_49, h_9_43_49, kk_9_43_49, l_9_43_49 := k_43_49.lr, k_43_49.fhklBits, ia_43_49, fa_43_49, h_43_49, kk_43_49, l_43_49
-								var r0_0_7_9_43_49 archsimd.Mask64x4
-								{
-									r_7_9_43_49, ia_7_9_43_49, h_7_9_43_49, kk_7_9_43_49, l_7_9_43_49 := r_9_43_49, ia_9_43_49, h_9_43_49, kk_9_43_49, l_9_43_49
-									half_7_9_43_49 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									hc_7_9_43_49, kc_7_9_43_49, lc_7_9_43_49 := h_7_9_43_49.Sub(half_7_9_43_49).Ceil(), kk_7_9_43_49.Sub(half_7_9_43_49).Ceil(), l_7_9_43_49.Sub(half_7_9_43_49).Ceil()
-									hmin_7_9_43_49, kmin_7_9_43_49, lmin_7_9_43_49 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.lmin)[:4]))
-									in_7_9_43_49 := hc_7_9_43_49.GreaterEqual(hmin_7_9_43_49).And(hc_7_9_43_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.hmax)[:4])))).And(kc_7_9_43_49.GreaterEqual(kmin_7_9_43_49)).And(kc_7_9_43_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.kmax)[:4])))).And(lc_7_9_43_49.GreaterEqual(lmin_7_9_43_49)).And(lc_7_9_43_49.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.lmax)[:4]))))
-									idx_7_9_43_49 := hc_7_9_43_49.Sub(hmin_7_9_43_49).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.hstride)[:4]))).Add(kc_7_9_43_49.Sub(kmin_7_9_43_49).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49.kstride)[:4])))).Add(lc_7_9_43_49.Sub(lmin_7_9_43_49))
-									idx_7_9_43_49.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43_49).ConvertToInt32().Store(ia_7_9_43_49)
-									r0_0_7_9_43_49 = in_7_9_43_49
-								}
-								in_9_43_49 := r0_0_7_9_43_49
-								for i_9_43_49, j_9_43_49 := range ia_9_43_49 {
-									fa_9_43_49[i_9_43_49] = bits_9_43_49[j_9_43_49]
-								}
-								r0_0_9_43_49 = archsimd.LoadUint64x4(fa_9_43_49).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43_49.defaultF)[:4])), in_9_43_49)
-							}
-							fc_43_49 = r0_0_9_43_49
-						}
-						s_43_49 := sum_43_49.Add(fc_43_49.Mul(fc_43_49).Mul(fl_43_49).Mul(fl_43_49))
-						if !c_43_49.Water {
-							s_43_49 = sum_43_49.Merge(s_43_49, fl_43_49.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						r0_0_43_49 = s_43_49
-					}
-					sum_49 = r0_0_43_49
-				}
-			}
-			r0_0_49, r1_0_49 = sum_49, polar_49
-		}
-		sum, polar = r0_0_49, r1_0_49
-	} else {
-		var (
-			r0_0_50 archsimd.Float64x4
-			r1_0_50 archsimd.Float64x4
-		)
-		{
-			k_50, r_50, ia_50, fa_50, sum_50, dx_50, dy_50, dz_50, polar_50 := k, r, ia, fa, sum, dx, dy, dz, polar
-			n_50 := k_50.nn[0]
-			for si_50 := range r_50.src {
-				var (
-					r0_0_10_50 archsimd.Float64x4
-					r1_0_10_50 archsimd.Float64x4
-					r2_0_10_50 archsimd.Float64x4
-					r3_0_10_50 archsimd.Float64x4
-				)
+				h_20, kk_20, l_20 := r0_0_12_20, r1_0_12_20, r2_0_12_20
+				var r0_0_13_20 archsimd.Float64x4
 				{
-					r_10_50, sr_10_50, dx_10_50, dy_10_50, dz_10_50, polar_10_50 := r_50, &r_50.src[si_50], dx_50, dy_50, dz_50, polar_50
-					zero_10_50 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					il_10_50 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.il)[:4]))
-					qx_10_50, qy_10_50, qz_10_50 := dx_10_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[0])[:4]))).Mul(il_10_50), dy_10_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[1])[:4]))).Mul(il_10_50), dz_10_50.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[2])[:4]))).Mul(il_10_50)
-					if m_10_50 := polar_10_50.Equal(zero_10_50); m_10_50.ToBits() != 0 {
-						var p_10_50 archsimd.Float64x4
-						if r_10_50.kahnZero {
-							c2_10_50 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[0])[:4])).Mul(dx_10_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[1])[:4])).Mul(dy_10_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50.inc[2])[:4])).Mul(dz_10_50))
-							p_10_50 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_50.Mul(c2_10_50)))
-						} else {
-							var r0_0_11_50 archsimd.Float64x4
-							{
-								zero_11_50, kahn_11_50, s_11_50, dx_11_50, dy_11_50, dz_11_50 := false, &r_10_50.kahn, sr_10_50, dx_10_50, dy_10_50, dz_10_50
-								c2_11_50 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.inc[0])[:4])).Mul(dx_11_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.inc[1])[:4])).Mul(dy_11_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.inc[2])[:4])).Mul(dz_11_50))
-								c2sq_11_50 := c2_11_50.Mul(c2_11_50)
-								cos2psi_11_50 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								if !zero_11_50 {
-									e_11_50 := dx_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.ein[0])[:4]))).Add(dy_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.ein[1])[:4])))).Add(dz_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.ein[2])[:4]))))
-									b_11_50 := dx_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.bin[0])[:4]))).Add(dy_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.bin[1])[:4])))).Add(dz_11_50.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50.bin[2])[:4]))))
-									ee_11_50, bb_11_50 := e_11_50.Mul(e_11_50), b_11_50.Mul(b_11_50)
-									den_11_50 := ee_11_50.Add(bb_11_50)
-									cos2psi_11_50 = ee_11_50.Sub(bb_11_50).Div(den_11_50).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_50.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								one_11_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								r0_0_11_50 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_50.Add(c2sq_11_50).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_50[:4])).Mul(cos2psi_11_50).Mul(one_11_50.Sub(c2sq_11_50))))
-							}
-							p_10_50 = r0_0_11_50
-						}
-						polar_10_50 = p_10_50.Merge(polar_10_50, m_10_50)
+					r_13_20, h_13_20, kk_13_20, l_13_20, n_13_20 := r_20, h_20, kk_20, l_20, n_20
+					_ = r_13_20
+					magic_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					th_13_20, tk_13_20, tl_13_20 := h_13_20.Add(magic_13_20), kk_13_20.Add(magic_13_20), l_13_20.Add(magic_13_20)
+					var r0_0_1_13_20 archsimd.Float64x4
+					{
+						d_1_13_20 := h_13_20.Sub(th_13_20.Sub(magic_13_20))
+						y_1_13_20 := d_1_13_20.Mul(d_1_13_20)
+						y2_1_13_20 := y_1_13_20.Mul(y_1_13_20)
+						y4_1_13_20 := y2_1_13_20.Mul(y2_1_13_20)
+						p0_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20)).Mul(y2_1_13_20))
+						p1_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20)).Mul(y2_1_13_20)).Mul(y4_1_13_20)
+						p2_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20.Mul(y4_1_13_20))
+						r0_0_1_13_20 = p0_1_13_20.Add(p1_1_13_20).Add(p2_1_13_20)
 					}
-					r0_0_10_50, r1_0_10_50, r2_0_10_50, r3_0_10_50 = qx_10_50, qy_10_50, qz_10_50, polar_10_50
+					var r0_0_2_13_20 archsimd.Float64x4
+					{
+						c_2_13_20, t_2_13_20 := r0_0_1_13_20, th_13_20
+						r0_0_2_13_20 = c_2_13_20.AsUint64x4().Xor(t_2_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					ch_13_20 := r0_0_2_13_20
+					var r0_0_3_13_20 archsimd.Float64x4
+					{
+						d_3_13_20 := kk_13_20.Sub(tk_13_20.Sub(magic_13_20))
+						y_3_13_20 := d_3_13_20.Mul(d_3_13_20)
+						y2_3_13_20 := y_3_13_20.Mul(y_3_13_20)
+						y4_3_13_20 := y2_3_13_20.Mul(y2_3_13_20)
+						p0_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20)).Mul(y2_3_13_20))
+						p1_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20)).Mul(y2_3_13_20)).Mul(y4_3_13_20)
+						p2_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20.Mul(y4_3_13_20))
+						r0_0_3_13_20 = p0_3_13_20.Add(p1_3_13_20).Add(p2_3_13_20)
+					}
+					var r0_0_4_13_20 archsimd.Float64x4
+					{
+						c_4_13_20, t_4_13_20 := r0_0_3_13_20, tk_13_20
+						r0_0_4_13_20 = c_4_13_20.AsUint64x4().Xor(t_4_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					ck_13_20 := r0_0_4_13_20
+					var r0_0_5_13_20 archsimd.Float64x4
+					{
+						d_5_13_20 := l_13_20.Sub(tl_13_20.Sub(magic_13_20))
+						y_5_13_20 := d_5_13_20.Mul(d_5_13_20)
+						y2_5_13_20 := y_5_13_20.Mul(y_5_13_20)
+						y4_5_13_20 := y2_5_13_20.Mul(y2_5_13_20)
+						p0_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20)).Mul(y2_5_13_20))
+						p1_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20)).Mul(y2_5_13_20)).Mul(y4_5_13_20)
+						p2_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20.Mul(y4_5_13_20))
+						r0_0_5_13_20 = p0_5_13_20.Add(p1_5_13_20).Add(p2_5_13_20)
+					}
+					var r0_0_6_13_20 archsimd.Float64x4
+					{
+						c_6_13_20, t_6_13_20 := r0_0_5_13_20, tl_13_20
+						r0_0_6_13_20 = c_6_13_20.AsUint64x4().Xor(t_6_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					cl_13_20 := r0_0_6_13_20
+					two_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					ch_13_20, ck_13_20, cl_13_20 = two_13_20.Mul(ch_13_20), two_13_20.Mul(ck_13_20), two_13_20.Mul(cl_13_20)
+					h0_13_20, k0_13_20, l0_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					h1_13_20, k1_13_20, l1_13_20 := ch_13_20, ck_13_20, cl_13_20
+					j_13_20 := 2
+					for ; j_13_20+1 < n_13_20; j_13_20 += 2 {
+						h0_13_20, k0_13_20, l0_13_20 = ch_13_20.Mul(h1_13_20).Sub(h0_13_20), ck_13_20.Mul(k1_13_20).Sub(k0_13_20), cl_13_20.Mul(l1_13_20).Sub(l0_13_20)
+						h1_13_20, k1_13_20, l1_13_20 = ch_13_20.Mul(h0_13_20).Sub(h1_13_20), ck_13_20.Mul(k0_13_20).Sub(k1_13_20), cl_13_20.Mul(l0_13_20).Sub(l1_13_20)
+					}
+					if j_13_20 < n_13_20 {
+						h1_13_20 = ch_13_20.Mul(h1_13_20).Sub(h0_13_20)
+						k1_13_20 = ck_13_20.Mul(k1_13_20).Sub(k0_13_20)
+						l1_13_20 = cl_13_20.Mul(l1_13_20).Sub(l0_13_20)
+					}
+					r0_0_13_20 = h1_13_20.Mul(k1_13_20).Mul(l1_13_20)
 				}
-				qx_50, qy_50, qz_50, p_50 := r0_0_10_50, r1_0_10_50, r2_0_10_50, r3_0_10_50
-				polar_50 = p_50
-				for oi_50 := range r_50.orient {
-					var (
-						r0_0_12_50 archsimd.Float64x4
-						r1_0_12_50 archsimd.Float64x4
-						r2_0_12_50 archsimd.Float64x4
-					)
-					{
-						o_12_50, qx_12_50, qy_12_50, qz_12_50 := &r_50.orient[oi_50], qx_50, qy_50, qz_50
-						h_12_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[0])[:4])).Mul(qx_12_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[1])[:4])).Mul(qy_12_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[2])[:4])).Mul(qz_12_50))
-						kk_12_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[3])[:4])).Mul(qx_12_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[4])[:4])).Mul(qy_12_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[5])[:4])).Mul(qz_12_50))
-						l_12_50 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[6])[:4])).Mul(qx_12_50).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[7])[:4])).Mul(qy_12_50)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50[8])[:4])).Mul(qz_12_50))
-						r0_0_12_50, r1_0_12_50, r2_0_12_50 = h_12_50, kk_12_50, l_12_50
-					}
-					h_50, kk_50, l_50 := r0_0_12_50, r1_0_12_50, r2_0_12_50
-					var r0_0_13_50 archsimd.Float64x4
-					{
-						h_13_50, kk_13_50, l_13_50, n_13_50 := h_50, kk_50, l_50, n_50
-						magic_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-						th_13_50, tk_13_50, tl_13_50 := h_13_50.Add(magic_13_50), kk_13_50.Add(magic_13_50), l_13_50.Add(magic_13_50)
-						var r0_0_1_13_50 archsimd.Float64x4
+				var r0_0_14_20 archsimd.Float64x4
+				{
+					k_14_20, ia_14_20, fa_14_20, h_14_20, kk_14_20, l_14_20, fl_14_20, sum_14_20 := k_20, ia_20, fa_20, h_20, kk_20, l_20, r0_0_13_20, sum_20
+					c_14_20 := k_14_20.c
+					fc_14_20 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20.lr.defaultF)[:4]))
+					if c_14_20.HasHKL {
+						var r0_0_9_14_20 archsimd.Float64x4
 						{
-							d_1_13_50 := h_13_50.Sub(th_13_50.Sub(magic_13_50))
-							y_1_13_50 := d_1_13_50.Mul(d_1_13_50)
-							y2_1_13_50 := y_1_13_50.Mul(y_1_13_50)
-							y4_1_13_50 := y2_1_13_50.Mul(y2_1_13_50)
-							p0_1_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_50)).Mul(y2_1_13_50))
-							p1_1_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_50)).Mul(y2_1_13_50)).Mul(y4_1_13_50)
-							p2_1_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_50.Mul(y4_1_13_50))
-							r0_0_1_13_50 = p0_1_13_50.Add(p1_1_13_50).Add(p2_1_13_50)
-						}
-						var r0_0_2_13_50 archsimd.Float64x4
-						{
-							c_2_13_50, t_2_13_50 := r0_0_1_13_50, th_13_50
-							r0_0_2_13_50 = c_2_13_50.AsUint64x4().Xor(t_2_13_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						ch_13_50 := r0_0_2_13_50
-						var r0_0_3_13_50 archsimd.Float64x4
-						{
-							d_3_13_50 := kk_13_50.Sub(tk_13_50.Sub(magic_13_50))
-							y_3_13_50 := d_3_13_50.Mul(d_3_13_50)
-							y2_3_13_50 := y_3_13_50.Mul(y_3_13_50)
-							y4_3_13_50 := y2_3_13_50.Mul(y2_3_13_50)
-							p0_3_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_50)).Mul(y2_3_13_50))
-							p1_3_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_50)).Mul(y2_3_13_50)).Mul(y4_3_13_50)
-							p2_3_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_50.Mul(y4_3_13_50))
-							r0_0_3_13_50 = p0_3_13_50.Add(p1_3_13_50).Add(p2_3_13_50)
-						}
-						var r0_0_4_13_50 archsimd.Float64x4
-						{
-							c_4_13_50, t_4_13_50 := r0_0_3_13_50, tk_13_50
-							r0_0_4_13_50 = c_4_13_50.AsUint64x4().Xor(t_4_13_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						ck_13_50 := r0_0_4_13_50
-						var r0_0_5_13_50 archsimd.Float64x4
-						{
-							d_5_13_50 := l_13_50.Sub(tl_13_50.Sub(magic_13_50))
-							y_5_13_50 := d_5_13_50.Mul(d_5_13_50)
-							y2_5_13_50 := y_5_13_50.Mul(y_5_13_50)
-							y4_5_13_50 := y2_5_13_50.Mul(y2_5_13_50)
-							p0_5_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_50)).Mul(y2_5_13_50))
-							p1_5_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_50)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_50)).Mul(y2_5_13_50)).Mul(y4_5_13_50)
-							p2_5_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_50.Mul(y4_5_13_50))
-							r0_0_5_13_50 = p0_5_13_50.Add(p1_5_13_50).Add(p2_5_13_50)
-						}
-						var r0_0_6_13_50 archsimd.Float64x4
-						{
-							c_6_13_50, t_6_13_50 := r0_0_5_13_50, tl_13_50
-							r0_0_6_13_50 = c_6_13_50.AsUint64x4().Xor(t_6_13_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-						}
-						cl_13_50 := r0_0_6_13_50
-						two_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						ch_13_50, ck_13_50, cl_13_50 = two_13_50.Mul(ch_13_50), two_13_50.Mul(ck_13_50), two_13_50.Mul(cl_13_50)
-						h0_13_50, k0_13_50, l0_13_50 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						h1_13_50, k1_13_50, l1_13_50 := ch_13_50, ck_13_50, cl_13_50
-						j_13_50 := 2
-						for ; j_13_50+1 < n_13_50; j_13_50 += 2 {
-							h0_13_50, k0_13_50, l0_13_50 = ch_13_50.Mul(h1_13_50).Sub(h0_13_50), ck_13_50.Mul(k1_13_50).Sub(k0_13_50), cl_13_50.Mul(l1_13_50).Sub(l0_13_50)
-							h1_13_50, k1_13_50, l1_13_50 = ch_13_50.Mul(h0_13_50).Sub(h1_13_50), ck_13_50.Mul(k0_13_50).Sub(k1_13_50), cl_13_50.Mul(l0_13_50).Sub(l1_13_50)
-						}
-						if j_13_50 < n_13_50 {
-							h1_13_50 = ch_13_50.Mul(h1_13_50).Sub(h0_13_50)
-							k1_13_50 = ck_13_50.Mul(k1_13_50).Sub(k0_13_50)
-							l1_13_50 = cl_13_50.Mul(l1_13_50).Sub(l0_13_50)
-						}
-						r0_0_13_50 = h1_13_50.Mul(k1_13_50).Mul(l1_13_50)
-					}
-					var r0_0_14_50 archsimd.Float64x4
-					{
-						k_14_50, ia_14_50, fa_14_50, h_14_50, kk_14_50, l_14_50, fl_14_50, sum_14_50 := k_50, ia_50, fa_50, h_50, kk_50, l_50, r0_0_13_50, sum_50
-						c_14_50 := k_14_50.c
-						fc_14_50 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_50.lr.defaultF)[:4]))
-						if c_14_50.HasHKL {
-							var r0_0_9_14_50 archsimd.Float64x4
+							r_9_14_20, bits_9_14_20, ia_9_14_20, fa_9_14_20, h_9_14_20, kk_9_14_20, l_9_14_20 := k_14_20.lr, k_14_20.fhklBits, ia_14_20, fa_14_20, h_14_20, kk_14_20, l_14_20
+							var r0_0_7_9_14_20 archsimd.Mask64x4
 							{
-								r_9_14_50, bits_9_14_50, ia_9_14_50, fa_9_14_50, h_9_14_50, kk_9_14_50, l_9_14_50 := k_14_50.lr, k_14_50.fhklBits, ia_14_50, fa_14_50, h_14_50, kk_14_50, l_14_50
-								var r0_0_7_9_14_50 archsimd.Mask64x4
-								{
-									r_7_9_14_50, ia_7_9_14_50, h_7_9_14_50, kk_7_9_14_50, l_7_9_14_50 := r_9_14_50, ia_9_14_50, h_9_14_50, kk_9_14_50, l_9_14_50
-									half_7_9_14_50 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-									hc_7_9_14_50, kc_7_9_14_50, lc_7_9_14_50 := h_7_9_14_50.Sub(half_7_9_14_50).Ceil(), kk_7_9_14_50.Sub(half_7_9_14_50).Ceil(), l_7_9_14_50.Sub(half_7_9_14_50).Ceil()
-									hmin_7_9_14_50, kmin_7_9_14_50, lmin_7_9_14_50 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.lmin)[:4]))
-									in_7_9_14_50 := hc_7_9_14_50.GreaterEqual(hmin_7_9_14_50).And(hc_7_9_14_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.hmax)[:4])))).And(kc_7_9_14_50.GreaterEqual(kmin_7_9_14_50)).And(kc_7_9_14_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.kmax)[:4])))).And(lc_7_9_14_50.GreaterEqual(lmin_7_9_14_50)).And(lc_7_9_14_50.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.lmax)[:4]))))
-									idx_7_9_14_50 := hc_7_9_14_50.Sub(hmin_7_9_14_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.hstride)[:4]))).Add(kc_7_9_14_50.Sub(kmin_7_9_14_50).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50.kstride)[:4])))).Add(lc_7_9_14_50.Sub(lmin_7_9_14_50))
-									idx_7_9_14_50.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_50).ConvertToInt32().Store(ia_7_9_14_50)
-									r0_0_7_9_14_50 = in_7_9_14_50
-								}
-								in_9_14_50 := r0_0_7_9_14_50
-								for i_9_14_50, j_9_14_50 := range ia_9_14_50 {
-									fa_9_14_50[i_9_14_50] = bits_9_14_50[j_9_14_50]
-								}
-								r0_0_9_14_50 = archsimd.LoadUint64x4(fa_9_14_50).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_50.defaultF)[:4])), in_9_14_50)
+								r_7_9_14_20, ia_7_9_14_20, h_7_9_14_20, kk_7_9_14_20, l_7_9_14_20 := r_9_14_20, ia_9_14_20, h_9_14_20, kk_9_14_20, l_9_14_20
+								half_7_9_14_20 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								hc_7_9_14_20, kc_7_9_14_20, lc_7_9_14_20 := h_7_9_14_20.Sub(half_7_9_14_20).Ceil(), kk_7_9_14_20.Sub(half_7_9_14_20).Ceil(), l_7_9_14_20.Sub(half_7_9_14_20).Ceil()
+								hmin_7_9_14_20, kmin_7_9_14_20, lmin_7_9_14_20 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.lmin)[:4]))
+								in_7_9_14_20 := hc_7_9_14_20.GreaterEqual(hmin_7_9_14_20).And(hc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hmax)[:4])))).And(kc_7_9_14_20.GreaterEqual(kmin_7_9_14_20)).And(kc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kmax)[:4])))).And(lc_7_9_14_20.GreaterEqual(lmin_7_9_14_20)).And(lc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.lmax)[:4]))))
+								idx_7_9_14_20 := hc_7_9_14_20.Sub(hmin_7_9_14_20).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hstride)[:4]))).Add(kc_7_9_14_20.Sub(kmin_7_9_14_20).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kstride)[:4])))).Add(lc_7_9_14_20.Sub(lmin_7_9_14_20))
+								idx_7_9_14_20.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20).ConvertToInt32().Store(ia_7_9_14_20)
+								r0_0_7_9_14_20 = in_7_9_14_20
 							}
-							fc_14_50 = r0_0_9_14_50
+							in_9_14_20 := r0_0_7_9_14_20
+							for i_9_14_20, j_9_14_20 := range ia_9_14_20 {
+								fa_9_14_20[i_9_14_20] = bits_9_14_20[j_9_14_20]
+							}
+							r0_0_9_14_20 = archsimd.LoadUint64x4(fa_9_14_20).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20.defaultF)[:4])), in_9_14_20)
 						}
-						s_14_50 := sum_14_50.Add(fc_14_50.Mul(fc_14_50).Mul(fl_14_50).Mul(fl_14_50))
-						if !c_14_50.Water {
-							s_14_50 = sum_14_50.Merge(s_14_50, fl_14_50.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						r0_0_14_50 = s_14_50
+						fc_14_20 = r0_0_9_14_20
 					}
-					sum_50 = r0_0_14_50
+					s_14_20 := sum_14_20.Add(fc_14_20.Mul(fc_14_20).Mul(fl_14_20).Mul(fl_14_20))
+					if !c_14_20.Water {
+						s_14_20 = sum_14_20.Merge(s_14_20, fl_14_20.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					}
+					r0_0_14_20 = s_14_20
 				}
+				sum_20 = r0_0_14_20
 			}
-			r0_0_50, r1_0_50 = sum_50, polar_50
 		}
-		sum, polar = r0_0_50, r1_0_50
+		r0_0_20, r1_0_20 = sum_20, polar_20
 	}
+	sum, polar = r0_0_20, r1_0_20
 	return sum, omega, polar
 }
 
@@ -1405,38 +693,38 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
-				var r0_0_51 archsimd.Float64x4
+				var r0_0_21 archsimd.Float64x4
 				{
-					fdet_51, f_51, s_51, o_51, p_51 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-					r0_0_51 = fdet_51.Mul(f_51).Add(s_51).Add(o_51).Add(p_51)
+					fdet_21, f_21, s_21, o_21, p_21 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_21 = fdet_21.Mul(f_21).Add(s_21).Add(o_21).Add(p_21)
 				}
-				x := r0_0_51
-				var r0_0_52 archsimd.Float64x4
+				x := r0_0_21
+				var r0_0_22 archsimd.Float64x4
 				{
-					fdet_52, f_52, s_52, o_52, p_52 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-					r0_0_52 = fdet_52.Mul(f_52).Add(s_52).Add(o_52).Add(p_52)
+					fdet_22, f_22, s_22, o_22, p_22 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_22 = fdet_22.Mul(f_22).Add(s_22).Add(o_22).Add(p_22)
 				}
-				y := r0_0_52
-				var r0_0_53 archsimd.Float64x4
+				y := r0_0_22
+				var r0_0_23 archsimd.Float64x4
 				{
-					fdet_53, f_53, s_53, o_53, p_53 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-					r0_0_53 = fdet_53.Mul(f_53).Add(s_53).Add(o_53).Add(p_53)
+					fdet_23, f_23, s_23, o_23, p_23 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_23 = fdet_23.Mul(f_23).Add(s_23).Add(o_23).Add(p_23)
 				}
-				z := r0_0_53
+				z := r0_0_23
 				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_54 archsimd.Float64x4
+				var r0_0_24 archsimd.Float64x4
 				{
-					invR_54, num_54, point_54 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-					w_54 := invR_54.Mul(invR_54)
-					if !point_54 {
-						w_54 = num_54.Mul(w_54.Mul(invR_54))
+					invR_24, num_24, point_24 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_24 := invR_24.Mul(invR_24)
+					if !point_24 {
+						w_24 = num_24.Mul(w_24.Mul(invR_24))
 					}
-					r0_0_54 = w_54
+					r0_0_24 = w_24
 				}
-				r0_0_54.StoreSlice(g[3][q:])
+				r0_0_24.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
@@ -1446,540 +734,182 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
 				dx, dy, dz := archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:]))
-				if r.axes {
-					var (
-						r0_0_55 archsimd.Float64x4
-						r1_0_55 archsimd.Float64x4
-					)
-					{
-						k_55, r_55, ia_55, fa_55, sum_55, dx_55, dy_55, dz_55, polar_55 := k, r, &ia, &fa, sum, dx, dy, dz, polar
-						for si_55 := range r_55.src {
+				var (
+					r0_0_25 archsimd.Float64x4
+					r1_0_25 archsimd.Float64x4
+				)
+				{
+					k_25, r_25, ia_25, fa_25, sum_25, dx_25, dy_25, dz_25, polar_25 := k, r, &ia, &fa, sum, dx, dy, dz, polar
+					n_25 := k_25.nn[0]
+					for si_25 := range r_25.src {
+						var (
+							r0_0_10_25 archsimd.Float64x4
+							r1_0_10_25 archsimd.Float64x4
+							r2_0_10_25 archsimd.Float64x4
+							r3_0_10_25 archsimd.Float64x4
+						)
+						{
+							r_10_25, sr_10_25, dx_10_25, dy_10_25, dz_10_25, polar_10_25 := r_25, &r_25.src[si_25], dx_25, dy_25, dz_25, polar_25
+							zero_10_25 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							il_10_25 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.il)[:4]))
+							qx_10_25, qy_10_25, qz_10_25 := dx_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[0])[:4]))).Mul(il_10_25), dy_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[1])[:4]))).Mul(il_10_25), dz_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[2])[:4]))).Mul(il_10_25)
+							if m_10_25 := polar_10_25.Equal(zero_10_25); m_10_25.ToBits() != 0 {
+								var p_10_25 archsimd.Float64x4
+								if r_10_25.kahnZero {
+									c2_10_25 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[0])[:4])).Mul(dx_10_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[1])[:4])).Mul(dy_10_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[2])[:4])).Mul(dz_10_25))
+									p_10_25 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_25.Mul(c2_10_25)))
+								} else {
+									var r0_0_11_25 archsimd.Float64x4
+									{
+										zero_11_25, kahn_11_25, s_11_25, dx_11_25, dy_11_25, dz_11_25 := false, &r_10_25.kahn, sr_10_25, dx_10_25, dy_10_25, dz_10_25
+										c2_11_25 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[0])[:4])).Mul(dx_11_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[1])[:4])).Mul(dy_11_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[2])[:4])).Mul(dz_11_25))
+										c2sq_11_25 := c2_11_25.Mul(c2_11_25)
+										cos2psi_11_25 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										if !zero_11_25 {
+											e_11_25 := dx_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[0])[:4]))).Add(dy_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[1])[:4])))).Add(dz_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[2])[:4]))))
+											b_11_25 := dx_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[0])[:4]))).Add(dy_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[1])[:4])))).Add(dz_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[2])[:4]))))
+											ee_11_25, bb_11_25 := e_11_25.Mul(e_11_25), b_11_25.Mul(b_11_25)
+											den_11_25 := ee_11_25.Add(bb_11_25)
+											cos2psi_11_25 = ee_11_25.Sub(bb_11_25).Div(den_11_25).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_25.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										one_11_25 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+										r0_0_11_25 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_25.Add(c2sq_11_25).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_25[:4])).Mul(cos2psi_11_25).Mul(one_11_25.Sub(c2sq_11_25))))
+									}
+									p_10_25 = r0_0_11_25
+								}
+								polar_10_25 = p_10_25.Merge(polar_10_25, m_10_25)
+							}
+							r0_0_10_25, r1_0_10_25, r2_0_10_25, r3_0_10_25 = qx_10_25, qy_10_25, qz_10_25, polar_10_25
+						}
+						qx_25, qy_25, qz_25, p_25 := r0_0_10_25, r1_0_10_25, r2_0_10_25, r3_0_10_25
+						polar_25 = p_25
+						for oi_25 := range r_25.orient {
 							var (
-								r0_0_15_55 archsimd.Float64x4
-								r1_0_15_55 archsimd.Float64x4
-								r2_0_15_55 archsimd.Float64x4
-								r3_0_15_55 archsimd.Float64x4
+								r0_0_12_25 archsimd.Float64x4
+								r1_0_12_25 archsimd.Float64x4
+								r2_0_12_25 archsimd.Float64x4
 							)
 							{
-								r_15_55, sr_15_55, dx_15_55, dy_15_55, dz_15_55, polar_15_55 := r_55, &r_55.src[si_55], dx_55, dy_55, dz_55, polar_55
-								zero_15_55 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								il_15_55 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.il)[:4]))
-								qx_15_55, qy_15_55, qz_15_55 := dx_15_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[0])[:4]))).Mul(il_15_55), dy_15_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[1])[:4]))).Mul(il_15_55), dz_15_55.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[2])[:4]))).Mul(il_15_55)
-								if m_15_55 := polar_15_55.Equal(zero_15_55); m_15_55.ToBits() != 0 {
-									var p_15_55 archsimd.Float64x4
-									if r_15_55.kahnZero {
-										c2_15_55 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[0])[:4])).Mul(dx_15_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[1])[:4])).Mul(dy_15_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_55.inc[2])[:4])).Mul(dz_15_55))
-										p_15_55 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15_55.Mul(c2_15_55)))
-									} else {
-										var r0_0_16_55 archsimd.Float64x4
-										{
-											zero_16_55, kahn_16_55, s_16_55, dx_16_55, dy_16_55, dz_16_55 := false, &r_15_55.kahn, sr_15_55, dx_15_55, dy_15_55, dz_15_55
-											c2_16_55 := archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.inc[0])[:4])).Mul(dx_16_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.inc[1])[:4])).Mul(dy_16_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.inc[2])[:4])).Mul(dz_16_55))
-											c2sq_16_55 := c2_16_55.Mul(c2_16_55)
-											cos2psi_16_55 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											if !zero_16_55 {
-												e_16_55 := dx_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.ein[0])[:4]))).Add(dy_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.ein[1])[:4])))).Add(dz_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.ein[2])[:4]))))
-												b_16_55 := dx_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.bin[0])[:4]))).Add(dy_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.bin[1])[:4])))).Add(dz_16_55.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_55.bin[2])[:4]))))
-												ee_16_55, bb_16_55 := e_16_55.Mul(e_16_55), b_16_55.Mul(b_16_55)
-												den_16_55 := ee_16_55.Add(bb_16_55)
-												cos2psi_16_55 = ee_16_55.Sub(bb_16_55).Div(den_16_55).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16_55.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											one_16_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											r0_0_16_55 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16_55.Add(c2sq_16_55).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16_55[:4])).Mul(cos2psi_16_55).Mul(one_16_55.Sub(c2sq_16_55))))
-										}
-										p_15_55 = r0_0_16_55
-									}
-									polar_15_55 = p_15_55.Merge(polar_15_55, m_15_55)
-								}
-								r0_0_15_55, r1_0_15_55, r2_0_15_55, r3_0_15_55 = qx_15_55, qy_15_55, qz_15_55, polar_15_55
+								o_12_25, qx_12_25, qy_12_25, qz_12_25 := &r_25.orient[oi_25], qx_25, qy_25, qz_25
+								h_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[0])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[1])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[2])[:4])).Mul(qz_12_25))
+								kk_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[3])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[4])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[5])[:4])).Mul(qz_12_25))
+								l_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[6])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[7])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[8])[:4])).Mul(qz_12_25))
+								r0_0_12_25, r1_0_12_25, r2_0_12_25 = h_12_25, kk_12_25, l_12_25
 							}
-							qx_55, qy_55, qz_55, p_55 := r0_0_15_55, r1_0_15_55, r2_0_15_55, r3_0_15_55
-							polar_55 = p_55
-							for oi_55 := range r_55.orient {
-								var (
-									r0_0_17_55 archsimd.Float64x4
-									r1_0_17_55 archsimd.Float64x4
-									r2_0_17_55 archsimd.Float64x4
-								)
-								{
-									o_17_55, qx_17_55, qy_17_55, qz_17_55 := &r_55.orient[oi_55], qx_55, qy_55, qz_55
-									h_17_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[0])[:4])).Mul(qx_17_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[1])[:4])).Mul(qy_17_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[2])[:4])).Mul(qz_17_55))
-									kk_17_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[3])[:4])).Mul(qx_17_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[4])[:4])).Mul(qy_17_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[5])[:4])).Mul(qz_17_55))
-									l_17_55 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[6])[:4])).Mul(qx_17_55).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[7])[:4])).Mul(qy_17_55)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_55[8])[:4])).Mul(qz_17_55))
-									r0_0_17_55, r1_0_17_55, r2_0_17_55 = h_17_55, kk_17_55, l_17_55
-								}
-								h_55, kk_55, l_55 := r0_0_17_55, r1_0_17_55, r2_0_17_55
-								var r0_0_18_55 archsimd.Float64x4
-								{
-									r_18_55, h_18_55, kk_18_55, l_18_55 := r_55, h_55, kk_55, l_55
-									var r0_0_19_55 archsimd.Float64x4
-									{
-										r_19_55, i_19_55, x_19_55 := r_18_55, 0, h_18_55
-										s_19_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_19_55.nmode[i_19_55] == nChebyshev {
-											var r0_0_20_55 archsimd.Float64x4
-											{
-												x_20_55, n_20_55 := x_19_55, r_19_55.nn[i_19_55]
-												magic_20_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_20_55 := x_20_55.Add(magic_20_55)
-												var r0_0_21_55 archsimd.Float64x4
-												{
-													d_21_55 := x_20_55.Sub(t_20_55.Sub(magic_20_55))
-													y_21_55 := d_21_55.Mul(d_21_55)
-													y2_21_55 := y_21_55.Mul(y_21_55)
-													y4_21_55 := y2_21_55.Mul(y2_21_55)
-													p0_21_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_55)).Mul(y2_21_55))
-													p1_21_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_55)).Mul(y2_21_55)).Mul(y4_21_55)
-													p2_21_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21_55.Mul(y4_21_55))
-													r0_0_21_55 = p0_21_55.Add(p1_21_55).Add(p2_21_55)
-												}
-												var r0_0_22_55 archsimd.Float64x4
-												{
-													c_22_55, t_22_55 := r0_0_21_55, t_20_55
-													r0_0_22_55 = c_22_55.AsUint64x4().Xor(t_22_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_20_55 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22_55)
-												u0_20_55, u1_20_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20_55
-												j_20_55 := 2
-												for ; j_20_55+1 < n_20_55; j_20_55 += 2 {
-													u0_20_55 = c2_20_55.Mul(u1_20_55).Sub(u0_20_55)
-													u1_20_55 = c2_20_55.Mul(u0_20_55).Sub(u1_20_55)
-												}
-												if j_20_55 < n_20_55 {
-													u1_20_55 = c2_20_55.Mul(u1_20_55).Sub(u0_20_55)
-												}
-												r0_0_20_55 = u1_20_55
-											}
-											s_19_55 = r0_0_20_55
-										} else if r_19_55.nmode[i_19_55] == nRatio {
-											var r0_0_23_55 archsimd.Float64x4
-											{
-												x_23_55, nv_23_55 := x_19_55, archsimd.LoadFloat64x4((*[4]float64)((&r_19_55.nv[i_19_55])[:4]))
-												magic_23_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_23_55 := x_23_55.Add(magic_23_55)
-												d_23_55 := x_23_55.Sub(t_23_55.Sub(magic_23_55))
-												y_23_55 := nv_23_55.Mul(d_23_55)
-												u_23_55 := y_23_55.Add(magic_23_55)
-												var r0_0_24_55 archsimd.Float64x4
-												{
-													d_24_55 := y_23_55.Sub(u_23_55.Sub(magic_23_55))
-													y_24_55 := d_24_55.Mul(d_24_55)
-													y2_24_55 := y_24_55.Mul(y_24_55)
-													y4_24_55 := y2_24_55.Mul(y2_24_55)
-													p0_24_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24_55)).Mul(y2_24_55))
-													p1_24_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24_55)).Mul(y2_24_55)).Mul(y4_24_55)
-													p2_24_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24_55)).Mul(y4_24_55.Mul(y4_24_55))
-													r0_0_24_55 = d_24_55.Mul(p0_24_55.Add(p1_24_55).Add(p2_24_55))
-												}
-												var r0_0_25_55 archsimd.Float64x4
-												{
-													c_25_55, t_25_55 := r0_0_24_55, u_23_55
-													r0_0_25_55 = c_25_55.AsUint64x4().Xor(t_25_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_23_55 := r0_0_25_55
-												var r0_0_26_55 archsimd.Float64x4
-												{
-													d_26_55 := d_23_55
-													y_26_55 := d_26_55.Mul(d_26_55)
-													y2_26_55 := y_26_55.Mul(y_26_55)
-													y4_26_55 := y2_26_55.Mul(y2_26_55)
-													p0_26_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_55)).Mul(y2_26_55))
-													p1_26_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_55)).Mul(y2_26_55)).Mul(y4_26_55)
-													p2_26_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_55)).Mul(y4_26_55.Mul(y4_26_55))
-													r0_0_26_55 = d_26_55.Mul(p0_26_55.Add(p1_26_55).Add(p2_26_55))
-												}
-												r0_0_23_55 = nv_23_55.Merge(sn_23_55.Div(r0_0_26_55), d_23_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_19_55 = r0_0_23_55
-										}
-										r0_0_19_55 = s_19_55
-									}
-									sa_18_55 := r0_0_19_55
-									var r0_0_27_55 archsimd.Float64x4
-									{
-										r_27_55, i_27_55, x_27_55 := r_18_55, 1, kk_18_55
-										s_27_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_27_55.nmode[i_27_55] == nChebyshev {
-											var r0_0_28_55 archsimd.Float64x4
-											{
-												x_28_55, n_28_55 := x_27_55, r_27_55.nn[i_27_55]
-												magic_28_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_28_55 := x_28_55.Add(magic_28_55)
-												var r0_0_29_55 archsimd.Float64x4
-												{
-													d_29_55 := x_28_55.Sub(t_28_55.Sub(magic_28_55))
-													y_29_55 := d_29_55.Mul(d_29_55)
-													y2_29_55 := y_29_55.Mul(y_29_55)
-													y4_29_55 := y2_29_55.Mul(y2_29_55)
-													p0_29_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29_55)).Mul(y2_29_55))
-													p1_29_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29_55)).Mul(y2_29_55)).Mul(y4_29_55)
-													p2_29_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29_55.Mul(y4_29_55))
-													r0_0_29_55 = p0_29_55.Add(p1_29_55).Add(p2_29_55)
-												}
-												var r0_0_30_55 archsimd.Float64x4
-												{
-													c_30_55, t_30_55 := r0_0_29_55, t_28_55
-													r0_0_30_55 = c_30_55.AsUint64x4().Xor(t_30_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_28_55 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30_55)
-												u0_28_55, u1_28_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28_55
-												j_28_55 := 2
-												for ; j_28_55+1 < n_28_55; j_28_55 += 2 {
-													u0_28_55 = c2_28_55.Mul(u1_28_55).Sub(u0_28_55)
-													u1_28_55 = c2_28_55.Mul(u0_28_55).Sub(u1_28_55)
-												}
-												if j_28_55 < n_28_55 {
-													u1_28_55 = c2_28_55.Mul(u1_28_55).Sub(u0_28_55)
-												}
-												r0_0_28_55 = u1_28_55
-											}
-											s_27_55 = r0_0_28_55
-										} else if r_27_55.nmode[i_27_55] == nRatio {
-											var r0_0_31_55 archsimd.Float64x4
-											{
-												x_31_55, nv_31_55 := x_27_55, archsimd.LoadFloat64x4((*[4]float64)((&r_27_55.nv[i_27_55])[:4]))
-												magic_31_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_31_55 := x_31_55.Add(magic_31_55)
-												d_31_55 := x_31_55.Sub(t_31_55.Sub(magic_31_55))
-												y_31_55 := nv_31_55.Mul(d_31_55)
-												u_31_55 := y_31_55.Add(magic_31_55)
-												var r0_0_32_55 archsimd.Float64x4
-												{
-													d_32_55 := y_31_55.Sub(u_31_55.Sub(magic_31_55))
-													y_32_55 := d_32_55.Mul(d_32_55)
-													y2_32_55 := y_32_55.Mul(y_32_55)
-													y4_32_55 := y2_32_55.Mul(y2_32_55)
-													p0_32_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_55)).Mul(y2_32_55))
-													p1_32_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_55)).Mul(y2_32_55)).Mul(y4_32_55)
-													p2_32_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32_55)).Mul(y4_32_55.Mul(y4_32_55))
-													r0_0_32_55 = d_32_55.Mul(p0_32_55.Add(p1_32_55).Add(p2_32_55))
-												}
-												var r0_0_33_55 archsimd.Float64x4
-												{
-													c_33_55, t_33_55 := r0_0_32_55, u_31_55
-													r0_0_33_55 = c_33_55.AsUint64x4().Xor(t_33_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_31_55 := r0_0_33_55
-												var r0_0_34_55 archsimd.Float64x4
-												{
-													d_34_55 := d_31_55
-													y_34_55 := d_34_55.Mul(d_34_55)
-													y2_34_55 := y_34_55.Mul(y_34_55)
-													y4_34_55 := y2_34_55.Mul(y2_34_55)
-													p0_34_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_55)).Mul(y2_34_55))
-													p1_34_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_55)).Mul(y2_34_55)).Mul(y4_34_55)
-													p2_34_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_55)).Mul(y4_34_55.Mul(y4_34_55))
-													r0_0_34_55 = d_34_55.Mul(p0_34_55.Add(p1_34_55).Add(p2_34_55))
-												}
-												r0_0_31_55 = nv_31_55.Merge(sn_31_55.Div(r0_0_34_55), d_31_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_27_55 = r0_0_31_55
-										}
-										r0_0_27_55 = s_27_55
-									}
-									sb_18_55 := r0_0_27_55
-									var r0_0_35_55 archsimd.Float64x4
-									{
-										r_35_55, i_35_55, x_35_55 := r_18_55, 2, l_18_55
-										s_35_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_35_55.nmode[i_35_55] == nChebyshev {
-											var r0_0_36_55 archsimd.Float64x4
-											{
-												x_36_55, n_36_55 := x_35_55, r_35_55.nn[i_35_55]
-												magic_36_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_36_55 := x_36_55.Add(magic_36_55)
-												var r0_0_37_55 archsimd.Float64x4
-												{
-													d_37_55 := x_36_55.Sub(t_36_55.Sub(magic_36_55))
-													y_37_55 := d_37_55.Mul(d_37_55)
-													y2_37_55 := y_37_55.Mul(y_37_55)
-													y4_37_55 := y2_37_55.Mul(y2_37_55)
-													p0_37_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37_55)).Mul(y2_37_55))
-													p1_37_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37_55)).Mul(y2_37_55)).Mul(y4_37_55)
-													p2_37_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37_55.Mul(y4_37_55))
-													r0_0_37_55 = p0_37_55.Add(p1_37_55).Add(p2_37_55)
-												}
-												var r0_0_38_55 archsimd.Float64x4
-												{
-													c_38_55, t_38_55 := r0_0_37_55, t_36_55
-													r0_0_38_55 = c_38_55.AsUint64x4().Xor(t_38_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_36_55 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38_55)
-												u0_36_55, u1_36_55 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36_55
-												j_36_55 := 2
-												for ; j_36_55+1 < n_36_55; j_36_55 += 2 {
-													u0_36_55 = c2_36_55.Mul(u1_36_55).Sub(u0_36_55)
-													u1_36_55 = c2_36_55.Mul(u0_36_55).Sub(u1_36_55)
-												}
-												if j_36_55 < n_36_55 {
-													u1_36_55 = c2_36_55.Mul(u1_36_55).Sub(u0_36_55)
-												}
-												r0_0_36_55 = u1_36_55
-											}
-											s_35_55 = r0_0_36_55
-										} else if r_35_55.nmode[i_35_55] == nRatio {
-											var r0_0_39_55 archsimd.Float64x4
-											{
-												x_39_55, nv_39_55 := x_35_55, archsimd.LoadFloat64x4((*[4]float64)((&r_35_55.nv[i_35_55])[:4]))
-												magic_39_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_39_55 := x_39_55.Add(magic_39_55)
-												d_39_55 := x_39_55.Sub(t_39_55.Sub(magic_39_55))
-												y_39_55 := nv_39_55.Mul(d_39_55)
-												u_39_55 := y_39_55.Add(magic_39_55)
-												var r0_0_40_55 archsimd.Float64x4
-												{
-													d_40_55 := y_39_55.Sub(u_39_55.Sub(magic_39_55))
-													y_40_55 := d_40_55.Mul(d_40_55)
-													y2_40_55 := y_40_55.Mul(y_40_55)
-													y4_40_55 := y2_40_55.Mul(y2_40_55)
-													p0_40_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40_55)).Mul(y2_40_55))
-													p1_40_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40_55)).Mul(y2_40_55)).Mul(y4_40_55)
-													p2_40_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40_55)).Mul(y4_40_55.Mul(y4_40_55))
-													r0_0_40_55 = d_40_55.Mul(p0_40_55.Add(p1_40_55).Add(p2_40_55))
-												}
-												var r0_0_41_55 archsimd.Float64x4
-												{
-													c_41_55, t_41_55 := r0_0_40_55, u_39_55
-													r0_0_41_55 = c_41_55.AsUint64x4().Xor(t_41_55.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_39_55 := r0_0_41_55
-												var r0_0_42_55 archsimd.Float64x4
-												{
-													d_42_55 := d_39_55
-													y_42_55 := d_42_55.Mul(d_42_55)
-													y2_42_55 := y_42_55.Mul(y_42_55)
-													y4_42_55 := y2_42_55.Mul(y2_42_55)
-													p0_42_55 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42_55)).Mul(y2_42_55))
-													p1_42_55 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42_55)).Mul(y2_42_55)).Mul(y4_42_55)
-													p2_42_55 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42_55)).Mul(y4_42_55.Mul(y4_42_55))
-													r0_0_42_55 = d_42_55.Mul(p0_42_55.Add(p1_42_55).Add(p2_42_55))
-												}
-												r0_0_39_55 = nv_39_55.Merge(sn_39_55.Div(r0_0_42_55), d_39_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_35_55 = r0_0_39_55
-										}
-										r0_0_35_55 = s_35_55
-									}
-									sc_18_55 := r0_0_35_55
-									r0_0_18_55 = sa_18_55.Mul(sb_18_55).Mul(sc_18_55)
-								}
-								var r0_0_43_55 archsimd.Float64x4
-								{
-									k_43_55, ia_43_55, fa_43_55, h_43_55, kk_43_55, l_43_55, fl_43_55, sum_43_55 := k_55, ia_55, fa_55, h_55, kk_55, l_55, r0_0_18_55, sum_55
-									c_43_55 := k_43_55.c
-									fc_43_55 := archsimd.LoadFloat64x4((*[4]float64)((&k_43_55.lr.defaultF)[:4]))
-									if c_43_55.HasHKL {
-										var r0_0_9_43_55 archsimd.Float64x4
-										{
-											r_9_43_55, bits_9_43_55, ia_9_43_55, fa_9_43_55, h_9_43_55, kk_9_43_55, l_9_43_55 := k_43_55.lr, k_43_55.fhklBits, ia_43_55, fa_43_55, h_43_55, kk_43_55, l_43_55
-											var r0_0_7_9_43_55 archsimd.Mask64x4
-											{
-												r_7_9_43_55, ia_7_9_43_55, h_7_9_43_55, kk_7_9_43_55, l_7_9_43_55 := r_9_43_55, ia_9_43_55, h_9_43_55, kk_9_43_55, l_9_43_55
-												half_7_9_43_55 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_43_55, kc_7_9_43_55, lc_7_9_43_55 := h_7_9_43_55.Sub(half_7_9_43_55).Ceil(), kk_7_9_43_55.Sub(half_7_9_43_55).Ceil(), l_7_9_43_55.Sub(half_7_9_43_55).Ceil()
-												hmin_7_9_43_55, kmin_7_9_43_55, lmin_7_9_43_55 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.lmin)[:4]))
-												in_7_9_43_55 := hc_7_9_43_55.GreaterEqual(hmin_7_9_43_55).And(hc_7_9_43_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.hmax)[:4])))).And(kc_7_9_43_55.GreaterEqual(kmin_7_9_43_55)).And(kc_7_9_43_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.kmax)[:4])))).And(lc_7_9_43_55.GreaterEqual(lmin_7_9_43_55)).And(lc_7_9_43_55.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.lmax)[:4]))))
-												idx_7_9_43_55 := hc_7_9_43_55.Sub(hmin_7_9_43_55).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.hstride)[:4]))).Add(kc_7_9_43_55.Sub(kmin_7_9_43_55).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_55.kstride)[:4])))).Add(lc_7_9_43_55.Sub(lmin_7_9_43_55))
-												idx_7_9_43_55.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43_55).ConvertToInt32().Store(ia_7_9_43_55)
-												r0_0_7_9_43_55 = in_7_9_43_55
-											}
-											in_9_43_55 := r0_0_7_9_43_55
-											for i_9_43_55, j_9_43_55 := range ia_9_43_55 {
-												fa_9_43_55[i_9_43_55] = bits_9_43_55[j_9_43_55]
-											}
-											r0_0_9_43_55 = archsimd.LoadUint64x4(fa_9_43_55).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43_55.defaultF)[:4])), in_9_43_55)
-										}
-										fc_43_55 = r0_0_9_43_55
-									}
-									s_43_55 := sum_43_55.Add(fc_43_55.Mul(fc_43_55).Mul(fl_43_55).Mul(fl_43_55))
-									if !c_43_55.Water {
-										s_43_55 = sum_43_55.Merge(s_43_55, fl_43_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_43_55 = s_43_55
-								}
-								sum_55 = r0_0_43_55
-							}
-						}
-						r0_0_55, r1_0_55 = sum_55, polar_55
-					}
-					sum, polar = r0_0_55, r1_0_55
-				} else {
-					var (
-						r0_0_56 archsimd.Float64x4
-						r1_0_56 archsimd.Float64x4
-					)
-					{
-						k_56, r_56, ia_56, fa_56, sum_56, dx_56, dy_56, dz_56, polar_56 := k, r, &ia, &fa, sum, dx, dy, dz, polar
-						n_56 := k_56.nn[0]
-						for si_56 := range r_56.src {
-							var (
-								r0_0_10_56 archsimd.Float64x4
-								r1_0_10_56 archsimd.Float64x4
-								r2_0_10_56 archsimd.Float64x4
-								r3_0_10_56 archsimd.Float64x4
-							)
+							h_25, kk_25, l_25 := r0_0_12_25, r1_0_12_25, r2_0_12_25
+							var r0_0_13_25 archsimd.Float64x4
 							{
-								r_10_56, sr_10_56, dx_10_56, dy_10_56, dz_10_56, polar_10_56 := r_56, &r_56.src[si_56], dx_56, dy_56, dz_56, polar_56
-								zero_10_56 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								il_10_56 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.il)[:4]))
-								qx_10_56, qy_10_56, qz_10_56 := dx_10_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[0])[:4]))).Mul(il_10_56), dy_10_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[1])[:4]))).Mul(il_10_56), dz_10_56.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[2])[:4]))).Mul(il_10_56)
-								if m_10_56 := polar_10_56.Equal(zero_10_56); m_10_56.ToBits() != 0 {
-									var p_10_56 archsimd.Float64x4
-									if r_10_56.kahnZero {
-										c2_10_56 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[0])[:4])).Mul(dx_10_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[1])[:4])).Mul(dy_10_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_56.inc[2])[:4])).Mul(dz_10_56))
-										p_10_56 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_56.Mul(c2_10_56)))
-									} else {
-										var r0_0_11_56 archsimd.Float64x4
-										{
-											zero_11_56, kahn_11_56, s_11_56, dx_11_56, dy_11_56, dz_11_56 := false, &r_10_56.kahn, sr_10_56, dx_10_56, dy_10_56, dz_10_56
-											c2_11_56 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.inc[0])[:4])).Mul(dx_11_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.inc[1])[:4])).Mul(dy_11_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.inc[2])[:4])).Mul(dz_11_56))
-											c2sq_11_56 := c2_11_56.Mul(c2_11_56)
-											cos2psi_11_56 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											if !zero_11_56 {
-												e_11_56 := dx_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.ein[0])[:4]))).Add(dy_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.ein[1])[:4])))).Add(dz_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.ein[2])[:4]))))
-												b_11_56 := dx_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.bin[0])[:4]))).Add(dy_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.bin[1])[:4])))).Add(dz_11_56.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_56.bin[2])[:4]))))
-												ee_11_56, bb_11_56 := e_11_56.Mul(e_11_56), b_11_56.Mul(b_11_56)
-												den_11_56 := ee_11_56.Add(bb_11_56)
-												cos2psi_11_56 = ee_11_56.Sub(bb_11_56).Div(den_11_56).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_56.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											one_11_56 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											r0_0_11_56 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_56.Add(c2sq_11_56).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_56[:4])).Mul(cos2psi_11_56).Mul(one_11_56.Sub(c2sq_11_56))))
-										}
-										p_10_56 = r0_0_11_56
-									}
-									polar_10_56 = p_10_56.Merge(polar_10_56, m_10_56)
+								r_13_25, h_13_25, kk_13_25, l_13_25, n_13_25 := r_25, h_25, kk_25, l_25, n_25
+								_ = r_13_25
+								magic_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								th_13_25, tk_13_25, tl_13_25 := h_13_25.Add(magic_13_25), kk_13_25.Add(magic_13_25), l_13_25.Add(magic_13_25)
+								var r0_0_1_13_25 archsimd.Float64x4
+								{
+									d_1_13_25 := h_13_25.Sub(th_13_25.Sub(magic_13_25))
+									y_1_13_25 := d_1_13_25.Mul(d_1_13_25)
+									y2_1_13_25 := y_1_13_25.Mul(y_1_13_25)
+									y4_1_13_25 := y2_1_13_25.Mul(y2_1_13_25)
+									p0_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_25)).Mul(y2_1_13_25))
+									p1_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_25)).Mul(y2_1_13_25)).Mul(y4_1_13_25)
+									p2_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_25.Mul(y4_1_13_25))
+									r0_0_1_13_25 = p0_1_13_25.Add(p1_1_13_25).Add(p2_1_13_25)
 								}
-								r0_0_10_56, r1_0_10_56, r2_0_10_56, r3_0_10_56 = qx_10_56, qy_10_56, qz_10_56, polar_10_56
+								var r0_0_2_13_25 archsimd.Float64x4
+								{
+									c_2_13_25, t_2_13_25 := r0_0_1_13_25, th_13_25
+									r0_0_2_13_25 = c_2_13_25.AsUint64x4().Xor(t_2_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ch_13_25 := r0_0_2_13_25
+								var r0_0_3_13_25 archsimd.Float64x4
+								{
+									d_3_13_25 := kk_13_25.Sub(tk_13_25.Sub(magic_13_25))
+									y_3_13_25 := d_3_13_25.Mul(d_3_13_25)
+									y2_3_13_25 := y_3_13_25.Mul(y_3_13_25)
+									y4_3_13_25 := y2_3_13_25.Mul(y2_3_13_25)
+									p0_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_25)).Mul(y2_3_13_25))
+									p1_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_25)).Mul(y2_3_13_25)).Mul(y4_3_13_25)
+									p2_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_25.Mul(y4_3_13_25))
+									r0_0_3_13_25 = p0_3_13_25.Add(p1_3_13_25).Add(p2_3_13_25)
+								}
+								var r0_0_4_13_25 archsimd.Float64x4
+								{
+									c_4_13_25, t_4_13_25 := r0_0_3_13_25, tk_13_25
+									r0_0_4_13_25 = c_4_13_25.AsUint64x4().Xor(t_4_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ck_13_25 := r0_0_4_13_25
+								var r0_0_5_13_25 archsimd.Float64x4
+								{
+									d_5_13_25 := l_13_25.Sub(tl_13_25.Sub(magic_13_25))
+									y_5_13_25 := d_5_13_25.Mul(d_5_13_25)
+									y2_5_13_25 := y_5_13_25.Mul(y_5_13_25)
+									y4_5_13_25 := y2_5_13_25.Mul(y2_5_13_25)
+									p0_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_25)).Mul(y2_5_13_25))
+									p1_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_25)).Mul(y2_5_13_25)).Mul(y4_5_13_25)
+									p2_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_25.Mul(y4_5_13_25))
+									r0_0_5_13_25 = p0_5_13_25.Add(p1_5_13_25).Add(p2_5_13_25)
+								}
+								var r0_0_6_13_25 archsimd.Float64x4
+								{
+									c_6_13_25, t_6_13_25 := r0_0_5_13_25, tl_13_25
+									r0_0_6_13_25 = c_6_13_25.AsUint64x4().Xor(t_6_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								cl_13_25 := r0_0_6_13_25
+								two_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+								ch_13_25, ck_13_25, cl_13_25 = two_13_25.Mul(ch_13_25), two_13_25.Mul(ck_13_25), two_13_25.Mul(cl_13_25)
+								h0_13_25, k0_13_25, l0_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								h1_13_25, k1_13_25, l1_13_25 := ch_13_25, ck_13_25, cl_13_25
+								j_13_25 := 2
+								for ; j_13_25+1 < n_13_25; j_13_25 += 2 {
+									h0_13_25, k0_13_25, l0_13_25 = ch_13_25.Mul(h1_13_25).Sub(h0_13_25), ck_13_25.Mul(k1_13_25).Sub(k0_13_25), cl_13_25.Mul(l1_13_25).Sub(l0_13_25)
+									h1_13_25, k1_13_25, l1_13_25 = ch_13_25.Mul(h0_13_25).Sub(h1_13_25), ck_13_25.Mul(k0_13_25).Sub(k1_13_25), cl_13_25.Mul(l0_13_25).Sub(l1_13_25)
+								}
+								if j_13_25 < n_13_25 {
+									h1_13_25 = ch_13_25.Mul(h1_13_25).Sub(h0_13_25)
+									k1_13_25 = ck_13_25.Mul(k1_13_25).Sub(k0_13_25)
+									l1_13_25 = cl_13_25.Mul(l1_13_25).Sub(l0_13_25)
+								}
+								r0_0_13_25 = h1_13_25.Mul(k1_13_25).Mul(l1_13_25)
 							}
-							qx_56, qy_56, qz_56, p_56 := r0_0_10_56, r1_0_10_56, r2_0_10_56, r3_0_10_56
-							polar_56 = p_56
-							for oi_56 := range r_56.orient {
-								var (
-									r0_0_12_56 archsimd.Float64x4
-									r1_0_12_56 archsimd.Float64x4
-									r2_0_12_56 archsimd.Float64x4
-								)
-								{
-									o_12_56, qx_12_56, qy_12_56, qz_12_56 := &r_56.orient[oi_56], qx_56, qy_56, qz_56
-									h_12_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[0])[:4])).Mul(qx_12_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[1])[:4])).Mul(qy_12_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[2])[:4])).Mul(qz_12_56))
-									kk_12_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[3])[:4])).Mul(qx_12_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[4])[:4])).Mul(qy_12_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[5])[:4])).Mul(qz_12_56))
-									l_12_56 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[6])[:4])).Mul(qx_12_56).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[7])[:4])).Mul(qy_12_56)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_56[8])[:4])).Mul(qz_12_56))
-									r0_0_12_56, r1_0_12_56, r2_0_12_56 = h_12_56, kk_12_56, l_12_56
-								}
-								h_56, kk_56, l_56 := r0_0_12_56, r1_0_12_56, r2_0_12_56
-								var r0_0_13_56 archsimd.Float64x4
-								{
-									h_13_56, kk_13_56, l_13_56, n_13_56 := h_56, kk_56, l_56, n_56
-									magic_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									th_13_56, tk_13_56, tl_13_56 := h_13_56.Add(magic_13_56), kk_13_56.Add(magic_13_56), l_13_56.Add(magic_13_56)
-									var r0_0_1_13_56 archsimd.Float64x4
+							var r0_0_14_25 archsimd.Float64x4
+							{
+								k_14_25, ia_14_25, fa_14_25, h_14_25, kk_14_25, l_14_25, fl_14_25, sum_14_25 := k_25, ia_25, fa_25, h_25, kk_25, l_25, r0_0_13_25, sum_25
+								c_14_25 := k_14_25.c
+								fc_14_25 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_25.lr.defaultF)[:4]))
+								if c_14_25.HasHKL {
+									var r0_0_9_14_25 archsimd.Float64x4
 									{
-										d_1_13_56 := h_13_56.Sub(th_13_56.Sub(magic_13_56))
-										y_1_13_56 := d_1_13_56.Mul(d_1_13_56)
-										y2_1_13_56 := y_1_13_56.Mul(y_1_13_56)
-										y4_1_13_56 := y2_1_13_56.Mul(y2_1_13_56)
-										p0_1_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_56)).Mul(y2_1_13_56))
-										p1_1_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_56)).Mul(y2_1_13_56)).Mul(y4_1_13_56)
-										p2_1_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_56.Mul(y4_1_13_56))
-										r0_0_1_13_56 = p0_1_13_56.Add(p1_1_13_56).Add(p2_1_13_56)
-									}
-									var r0_0_2_13_56 archsimd.Float64x4
-									{
-										c_2_13_56, t_2_13_56 := r0_0_1_13_56, th_13_56
-										r0_0_2_13_56 = c_2_13_56.AsUint64x4().Xor(t_2_13_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ch_13_56 := r0_0_2_13_56
-									var r0_0_3_13_56 archsimd.Float64x4
-									{
-										d_3_13_56 := kk_13_56.Sub(tk_13_56.Sub(magic_13_56))
-										y_3_13_56 := d_3_13_56.Mul(d_3_13_56)
-										y2_3_13_56 := y_3_13_56.Mul(y_3_13_56)
-										y4_3_13_56 := y2_3_13_56.Mul(y2_3_13_56)
-										p0_3_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_56)).Mul(y2_3_13_56))
-										p1_3_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_56)).Mul(y2_3_13_56)).Mul(y4_3_13_56)
-										p2_3_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_56.Mul(y4_3_13_56))
-										r0_0_3_13_56 = p0_3_13_56.Add(p1_3_13_56).Add(p2_3_13_56)
-									}
-									var r0_0_4_13_56 archsimd.Float64x4
-									{
-										c_4_13_56, t_4_13_56 := r0_0_3_13_56, tk_13_56
-										r0_0_4_13_56 = c_4_13_56.AsUint64x4().Xor(t_4_13_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ck_13_56 := r0_0_4_13_56
-									var r0_0_5_13_56 archsimd.Float64x4
-									{
-										d_5_13_56 := l_13_56.Sub(tl_13_56.Sub(magic_13_56))
-										y_5_13_56 := d_5_13_56.Mul(d_5_13_56)
-										y2_5_13_56 := y_5_13_56.Mul(y_5_13_56)
-										y4_5_13_56 := y2_5_13_56.Mul(y2_5_13_56)
-										p0_5_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_56)).Mul(y2_5_13_56))
-										p1_5_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_56)).Mul(y2_5_13_56)).Mul(y4_5_13_56)
-										p2_5_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_56.Mul(y4_5_13_56))
-										r0_0_5_13_56 = p0_5_13_56.Add(p1_5_13_56).Add(p2_5_13_56)
-									}
-									var r0_0_6_13_56 archsimd.Float64x4
-									{
-										c_6_13_56, t_6_13_56 := r0_0_5_13_56, tl_13_56
-										r0_0_6_13_56 = c_6_13_56.AsUint64x4().Xor(t_6_13_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									cl_13_56 := r0_0_6_13_56
-									two_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									ch_13_56, ck_13_56, cl_13_56 = two_13_56.Mul(ch_13_56), two_13_56.Mul(ck_13_56), two_13_56.Mul(cl_13_56)
-									h0_13_56, k0_13_56, l0_13_56 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									h1_13_56, k1_13_56, l1_13_56 := ch_13_56, ck_13_56, cl_13_56
-									j_13_56 := 2
-									for ; j_13_56+1 < n_13_56; j_13_56 += 2 {
-										h0_13_56, k0_13_56, l0_13_56 = ch_13_56.Mul(h1_13_56).Sub(h0_13_56), ck_13_56.Mul(k1_13_56).Sub(k0_13_56), cl_13_56.Mul(l1_13_56).Sub(l0_13_56)
-										h1_13_56, k1_13_56, l1_13_56 = ch_13_56.Mul(h0_13_56).Sub(h1_13_56), ck_13_56.Mul(k0_13_56).Sub(k1_13_56), cl_13_56.Mul(l0_13_56).Sub(l1_13_56)
-									}
-									if j_13_56 < n_13_56 {
-										h1_13_56 = ch_13_56.Mul(h1_13_56).Sub(h0_13_56)
-										k1_13_56 = ck_13_56.Mul(k1_13_56).Sub(k0_13_56)
-										l1_13_56 = cl_13_56.Mul(l1_13_56).Sub(l0_13_56)
-									}
-									r0_0_13_56 = h1_13_56.Mul(k1_13_56).Mul(l1_13_56)
-								}
-								var r0_0_14_56 archsimd.Float64x4
-								{
-									k_14_56, ia_14_56, fa_14_56, h_14_56, kk_14_56, l_14_56, fl_14_56, sum_14_56 := k_56, ia_56, fa_56, h_56, kk_56, l_56, r0_0_13_56, sum_56
-									c_14_56 := k_14_56.c
-									fc_14_56 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_56.lr.defaultF)[:4]))
-									if c_14_56.HasHKL {
-										var r0_0_9_14_56 archsimd.Float64x4
+										r_9_14_25, bits_9_14_25, ia_9_14_25, fa_9_14_25, h_9_14_25, kk_9_14_25, l_9_14_25 := k_14_25.lr, k_14_25.fhklBits, ia_14_25, fa_14_25, h_14_25, kk_14_25, l_14_25
+										var r0_0_7_9_14_25 archsimd.Mask64x4
 										{
-											r_9_14_56, bits_9_14_56, ia_9_14_56, fa_9_14_56, h_9_14_56, kk_9_14_56, l_9_14_56 := k_14_56.lr, k_14_56.fhklBits, ia_14_56, fa_14_56, h_14_56, kk_14_56, l_14_56
-											var r0_0_7_9_14_56 archsimd.Mask64x4
-											{
-												r_7_9_14_56, ia_7_9_14_56, h_7_9_14_56, kk_7_9_14_56, l_7_9_14_56 := r_9_14_56, ia_9_14_56, h_9_14_56, kk_9_14_56, l_9_14_56
-												half_7_9_14_56 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_14_56, kc_7_9_14_56, lc_7_9_14_56 := h_7_9_14_56.Sub(half_7_9_14_56).Ceil(), kk_7_9_14_56.Sub(half_7_9_14_56).Ceil(), l_7_9_14_56.Sub(half_7_9_14_56).Ceil()
-												hmin_7_9_14_56, kmin_7_9_14_56, lmin_7_9_14_56 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.lmin)[:4]))
-												in_7_9_14_56 := hc_7_9_14_56.GreaterEqual(hmin_7_9_14_56).And(hc_7_9_14_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.hmax)[:4])))).And(kc_7_9_14_56.GreaterEqual(kmin_7_9_14_56)).And(kc_7_9_14_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.kmax)[:4])))).And(lc_7_9_14_56.GreaterEqual(lmin_7_9_14_56)).And(lc_7_9_14_56.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.lmax)[:4]))))
-												idx_7_9_14_56 := hc_7_9_14_56.Sub(hmin_7_9_14_56).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.hstride)[:4]))).Add(kc_7_9_14_56.Sub(kmin_7_9_14_56).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_56.kstride)[:4])))).Add(lc_7_9_14_56.Sub(lmin_7_9_14_56))
-												idx_7_9_14_56.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_56).ConvertToInt32().Store(ia_7_9_14_56)
-												r0_0_7_9_14_56 = in_7_9_14_56
-											}
-											in_9_14_56 := r0_0_7_9_14_56
-											for i_9_14_56, j_9_14_56 := range ia_9_14_56 {
-												fa_9_14_56[i_9_14_56] = bits_9_14_56[j_9_14_56]
-											}
-											r0_0_9_14_56 = archsimd.LoadUint64x4(fa_9_14_56).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_56.defaultF)[:4])), in_9_14_56)
+											r_7_9_14_25, ia_7_9_14_25, h_7_9_14_25, kk_7_9_14_25, l_7_9_14_25 := r_9_14_25, ia_9_14_25, h_9_14_25, kk_9_14_25, l_9_14_25
+											half_7_9_14_25 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											hc_7_9_14_25, kc_7_9_14_25, lc_7_9_14_25 := h_7_9_14_25.Sub(half_7_9_14_25).Ceil(), kk_7_9_14_25.Sub(half_7_9_14_25).Ceil(), l_7_9_14_25.Sub(half_7_9_14_25).Ceil()
+											hmin_7_9_14_25, kmin_7_9_14_25, lmin_7_9_14_25 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.lmin)[:4]))
+											in_7_9_14_25 := hc_7_9_14_25.GreaterEqual(hmin_7_9_14_25).And(hc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hmax)[:4])))).And(kc_7_9_14_25.GreaterEqual(kmin_7_9_14_25)).And(kc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kmax)[:4])))).And(lc_7_9_14_25.GreaterEqual(lmin_7_9_14_25)).And(lc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.lmax)[:4]))))
+											idx_7_9_14_25 := hc_7_9_14_25.Sub(hmin_7_9_14_25).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hstride)[:4]))).Add(kc_7_9_14_25.Sub(kmin_7_9_14_25).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kstride)[:4])))).Add(lc_7_9_14_25.Sub(lmin_7_9_14_25))
+											idx_7_9_14_25.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_25).ConvertToInt32().Store(ia_7_9_14_25)
+											r0_0_7_9_14_25 = in_7_9_14_25
 										}
-										fc_14_56 = r0_0_9_14_56
+										in_9_14_25 := r0_0_7_9_14_25
+										for i_9_14_25, j_9_14_25 := range ia_9_14_25 {
+											fa_9_14_25[i_9_14_25] = bits_9_14_25[j_9_14_25]
+										}
+										r0_0_9_14_25 = archsimd.LoadUint64x4(fa_9_14_25).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_25.defaultF)[:4])), in_9_14_25)
 									}
-									s_14_56 := sum_14_56.Add(fc_14_56.Mul(fc_14_56).Mul(fl_14_56).Mul(fl_14_56))
-									if !c_14_56.Water {
-										s_14_56 = sum_14_56.Merge(s_14_56, fl_14_56.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_14_56 = s_14_56
+									fc_14_25 = r0_0_9_14_25
 								}
-								sum_56 = r0_0_14_56
+								s_14_25 := sum_14_25.Add(fc_14_25.Mul(fc_14_25).Mul(fl_14_25).Mul(fl_14_25))
+								if !c_14_25.Water {
+									s_14_25 = sum_14_25.Merge(s_14_25, fl_14_25.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								}
+								r0_0_14_25 = s_14_25
 							}
+							sum_25 = r0_0_14_25
 						}
-						r0_0_56, r1_0_56 = sum_56, polar_56
 					}
-					sum, polar = r0_0_56, r1_0_56
+					r0_0_25, r1_0_25 = sum_25, polar_25
 				}
+				sum, polar = r0_0_25, r1_0_25
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -2001,585 +931,227 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_57 archsimd.Float64x4
-				r1_0_57 archsimd.Float64x4
-				r2_0_57 archsimd.Float64x4
+				r0_0_26 archsimd.Float64x4
+				r1_0_26 archsimd.Float64x4
+				r2_0_26 archsimd.Float64x4
 			)
 			{
-				k_57, r_57, ia_57, fa_57, fdet_57, s_57, o_57, sum_57, omega_57, polar_57, capture_57, par_57 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_57 := k_57.c
-				var r0_0_45_57 archsimd.Float64x4
+				k_26, r_26, ia_26, fa_26, fdet_26, s_26, o_26, sum_26, omega_26, polar_26, capture_26, par_26 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_26 := k_26.c
+				var r0_0_16_26 archsimd.Float64x4
 				{
-					fdet_45_57, f_45_57, s_45_57, o_45_57, p_45_57 := fdet_57, archsimd.LoadFloat64x4((*[4]float64)((&r_57.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_57[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_57[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_57.pix0[0])[:4]))
-					r0_0_45_57 = fdet_45_57.Mul(f_45_57).Add(s_45_57).Add(o_45_57).Add(p_45_57)
+					fdet_16_26, f_16_26, s_16_26, o_16_26, p_16_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[0])[:4]))
+					r0_0_16_26 = fdet_16_26.Mul(f_16_26).Add(s_16_26).Add(o_16_26).Add(p_16_26)
 				}
-				x_57 := r0_0_45_57
-				var r0_0_46_57 archsimd.Float64x4
+				x_26 := r0_0_16_26
+				var r0_0_17_26 archsimd.Float64x4
 				{
-					fdet_46_57, f_46_57, s_46_57, o_46_57, p_46_57 := fdet_57, archsimd.LoadFloat64x4((*[4]float64)((&r_57.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_57[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_57[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_57.pix0[1])[:4]))
-					r0_0_46_57 = fdet_46_57.Mul(f_46_57).Add(s_46_57).Add(o_46_57).Add(p_46_57)
+					fdet_17_26, f_17_26, s_17_26, o_17_26, p_17_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[1])[:4]))
+					r0_0_17_26 = fdet_17_26.Mul(f_17_26).Add(s_17_26).Add(o_17_26).Add(p_17_26)
 				}
-				y_57 := r0_0_46_57
-				var r0_0_47_57 archsimd.Float64x4
+				y_26 := r0_0_17_26
+				var r0_0_18_26 archsimd.Float64x4
 				{
-					fdet_47_57, f_47_57, s_47_57, o_47_57, p_47_57 := fdet_57, archsimd.LoadFloat64x4((*[4]float64)((&r_57.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_57[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_57[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_57.pix0[2])[:4]))
-					r0_0_47_57 = fdet_47_57.Mul(f_47_57).Add(s_47_57).Add(o_47_57).Add(p_47_57)
+					fdet_18_26, f_18_26, s_18_26, o_18_26, p_18_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[2])[:4]))
+					r0_0_18_26 = fdet_18_26.Mul(f_18_26).Add(s_18_26).Add(o_18_26).Add(p_18_26)
 				}
-				z_57 := r0_0_47_57
-				invR_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_57.Mul(x_57).Add(y_57.Mul(y_57)).Add(z_57.Mul(z_57)).Sqrt())
-				dx_57, dy_57, dz_57 := x_57.Mul(invR_57), y_57.Mul(invR_57), z_57.Mul(invR_57)
-				if m_57 := omega_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_57.ToBits() != 0 {
-					var r0_0_48_57 archsimd.Float64x4
+				z_26 := r0_0_18_26
+				invR_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_26.Mul(x_26).Add(y_26.Mul(y_26)).Add(z_26.Mul(z_26)).Sqrt())
+				dx_26, dy_26, dz_26 := x_26.Mul(invR_26), y_26.Mul(invR_26), z_26.Mul(invR_26)
+				if m_26 := omega_26.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_26.ToBits() != 0 {
+					var r0_0_19_26 archsimd.Float64x4
 					{
-						invR_48_57, num_48_57, point_48_57 := invR_57, archsimd.LoadFloat64x4((*[4]float64)((&r_57.omegaNum)[:4])), c_57.PointPixel
-						w_48_57 := invR_48_57.Mul(invR_48_57)
-						if !point_48_57 {
-							w_48_57 = num_48_57.Mul(w_48_57.Mul(invR_48_57))
+						invR_19_26, num_19_26, point_19_26 := invR_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.omegaNum)[:4])), c_26.PointPixel
+						w_19_26 := invR_19_26.Mul(invR_19_26)
+						if !point_19_26 {
+							w_19_26 = num_19_26.Mul(w_19_26.Mul(invR_19_26))
 						}
-						r0_0_48_57 = w_48_57
+						r0_0_19_26 = w_19_26
 					}
-					omega_57 = r0_0_48_57.Merge(omega_57, m_57)
+					omega_26 = r0_0_19_26.Merge(omega_26, m_26)
 				}
-				if capture_57 {
-					dx_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_57.od[0])[:4]))).Add(dy_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_57.od[1])[:4])))).Add(dz_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_57.od[2])[:4])))).StoreSlice(par_57)
+				if capture_26 {
+					dx_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[0])[:4]))).Add(dy_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[1])[:4])))).Add(dz_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[2])[:4])))).StoreSlice(par_26)
 				}
-				if r_57.axes {
-					var (
-						r0_0_49_57 archsimd.Float64x4
-						r1_0_49_57 archsimd.Float64x4
-					)
-					{
-						k_49_57, r_49_57, ia_49_57, fa_49_57, sum_49_57, dx_49_57, dy_49_57, dz_49_57, polar_49_57 := k_57, r_57, ia_57, fa_57, sum_57, dx_57, dy_57, dz_57, polar_57
-						for si_49_57 := range r_49_57.src {
+				var (
+					r0_0_20_26 archsimd.Float64x4
+					r1_0_20_26 archsimd.Float64x4
+				)
+				{
+					k_20_26, r_20_26, ia_20_26, fa_20_26, sum_20_26, dx_20_26, dy_20_26, dz_20_26, polar_20_26 := k_26, r_26, ia_26, fa_26, sum_26, dx_26, dy_26, dz_26, polar_26
+					n_20_26 := k_20_26.nn[0]
+					for si_20_26 := range r_20_26.src {
+						var (
+							r0_0_10_20_26 archsimd.Float64x4
+							r1_0_10_20_26 archsimd.Float64x4
+							r2_0_10_20_26 archsimd.Float64x4
+							r3_0_10_20_26 archsimd.Float64x4
+						)
+						{
+							r_10_20_26, sr_10_20_26, dx_10_20_26, dy_10_20_26, dz_10_20_26, polar_10_20_26 := r_20_26, &r_20_26.src[si_20_26], dx_20_26, dy_20_26, dz_20_26, polar_20_26
+							zero_10_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							il_10_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.il)[:4]))
+							qx_10_20_26, qy_10_20_26, qz_10_20_26 := dx_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[0])[:4]))).Mul(il_10_20_26), dy_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[1])[:4]))).Mul(il_10_20_26), dz_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[2])[:4]))).Mul(il_10_20_26)
+							if m_10_20_26 := polar_10_20_26.Equal(zero_10_20_26); m_10_20_26.ToBits() != 0 {
+								var p_10_20_26 archsimd.Float64x4
+								if r_10_20_26.kahnZero {
+									c2_10_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[0])[:4])).Mul(dx_10_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[1])[:4])).Mul(dy_10_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[2])[:4])).Mul(dz_10_20_26))
+									p_10_20_26 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20_26.Mul(c2_10_20_26)))
+								} else {
+									var r0_0_11_20_26 archsimd.Float64x4
+									{
+										zero_11_20_26, kahn_11_20_26, s_11_20_26, dx_11_20_26, dy_11_20_26, dz_11_20_26 := false, &r_10_20_26.kahn, sr_10_20_26, dx_10_20_26, dy_10_20_26, dz_10_20_26
+										c2_11_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[0])[:4])).Mul(dx_11_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[1])[:4])).Mul(dy_11_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[2])[:4])).Mul(dz_11_20_26))
+										c2sq_11_20_26 := c2_11_20_26.Mul(c2_11_20_26)
+										cos2psi_11_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										if !zero_11_20_26 {
+											e_11_20_26 := dx_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[0])[:4]))).Add(dy_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[1])[:4])))).Add(dz_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[2])[:4]))))
+											b_11_20_26 := dx_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[0])[:4]))).Add(dy_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[1])[:4])))).Add(dz_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[2])[:4]))))
+											ee_11_20_26, bb_11_20_26 := e_11_20_26.Mul(e_11_20_26), b_11_20_26.Mul(b_11_20_26)
+											den_11_20_26 := ee_11_20_26.Add(bb_11_20_26)
+											cos2psi_11_20_26 = ee_11_20_26.Sub(bb_11_20_26).Div(den_11_20_26).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20_26.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										one_11_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+										r0_0_11_20_26 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20_26.Add(c2sq_11_20_26).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20_26[:4])).Mul(cos2psi_11_20_26).Mul(one_11_20_26.Sub(c2sq_11_20_26))))
+									}
+									p_10_20_26 = r0_0_11_20_26
+								}
+								polar_10_20_26 = p_10_20_26.Merge(polar_10_20_26, m_10_20_26)
+							}
+							r0_0_10_20_26, r1_0_10_20_26, r2_0_10_20_26, r3_0_10_20_26 = qx_10_20_26, qy_10_20_26, qz_10_20_26, polar_10_20_26
+						}
+						qx_20_26, qy_20_26, qz_20_26, p_20_26 := r0_0_10_20_26, r1_0_10_20_26, r2_0_10_20_26, r3_0_10_20_26
+						polar_20_26 = p_20_26
+						for oi_20_26 := range r_20_26.orient {
 							var (
-								r0_0_15_49_57 archsimd.Float64x4
-								r1_0_15_49_57 archsimd.Float64x4
-								r2_0_15_49_57 archsimd.Float64x4
-								r3_0_15_49_57 archsimd.Float64x4
+								r0_0_12_20_26 archsimd.Float64x4
+								r1_0_12_20_26 archsimd.Float64x4
+								r2_0_12_20_26 archsimd.Float64x4
 							)
 							{
-								r_15_49_57, sr_15_49_57, dx_15_49_57, dy_15_49_57, dz_15_49_57, polar_15_49_57 := r_49_57, &r_49_57.src[si_49_57], dx_49_57, dy_49_57, dz_49_57, polar_49_57
-								zero_15_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								il_15_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.il)[:4]))
-								qx_15_49_57, qy_15_49_57, qz_15_49_57 := dx_15_49_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[0])[:4]))).Mul(il_15_49_57), dy_15_49_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[1])[:4]))).Mul(il_15_49_57), dz_15_49_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[2])[:4]))).Mul(il_15_49_57)
-								if m_15_49_57 := polar_15_49_57.Equal(zero_15_49_57); m_15_49_57.ToBits() != 0 {
-									var p_15_49_57 archsimd.Float64x4
-									if r_15_49_57.kahnZero {
-										c2_15_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[0])[:4])).Mul(dx_15_49_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[1])[:4])).Mul(dy_15_49_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_57.inc[2])[:4])).Mul(dz_15_49_57))
-										p_15_49_57 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15_49_57.Mul(c2_15_49_57)))
-									} else {
-										var r0_0_16_49_57 archsimd.Float64x4
-										{
-											zero_16_49_57, kahn_16_49_57, s_16_49_57, dx_16_49_57, dy_16_49_57, dz_16_49_57 := false, &r_15_49_57.kahn, sr_15_49_57, dx_15_49_57, dy_15_49_57, dz_15_49_57
-											c2_16_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.inc[0])[:4])).Mul(dx_16_49_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.inc[1])[:4])).Mul(dy_16_49_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.inc[2])[:4])).Mul(dz_16_49_57))
-											c2sq_16_49_57 := c2_16_49_57.Mul(c2_16_49_57)
-											cos2psi_16_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											if !zero_16_49_57 {
-												e_16_49_57 := dx_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.ein[0])[:4]))).Add(dy_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.ein[1])[:4])))).Add(dz_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.ein[2])[:4]))))
-												b_16_49_57 := dx_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.bin[0])[:4]))).Add(dy_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.bin[1])[:4])))).Add(dz_16_49_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_57.bin[2])[:4]))))
-												ee_16_49_57, bb_16_49_57 := e_16_49_57.Mul(e_16_49_57), b_16_49_57.Mul(b_16_49_57)
-												den_16_49_57 := ee_16_49_57.Add(bb_16_49_57)
-												cos2psi_16_49_57 = ee_16_49_57.Sub(bb_16_49_57).Div(den_16_49_57).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16_49_57.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											one_16_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											r0_0_16_49_57 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16_49_57.Add(c2sq_16_49_57).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16_49_57[:4])).Mul(cos2psi_16_49_57).Mul(one_16_49_57.Sub(c2sq_16_49_57))))
-										}
-										p_15_49_57 = r0_0_16_49_57
-									}
-									polar_15_49_57 = p_15_49_57.Merge(polar_15_49_57, m_15_49_57)
-								}
-								r0_0_15_49_57, r1_0_15_49_57, r2_0_15_49_57, r3_0_15_49_57 = qx_15_49_57, qy_15_49_57, qz_15_49_57, polar_15_49_57
+								o_12_20_26, qx_12_20_26, qy_12_20_26, qz_12_20_26 := &r_20_26.orient[oi_20_26], qx_20_26, qy_20_26, qz_20_26
+								h_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[0])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[1])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[2])[:4])).Mul(qz_12_20_26))
+								kk_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[3])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[4])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[5])[:4])).Mul(qz_12_20_26))
+								l_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[6])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[7])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[8])[:4])).Mul(qz_12_20_26))
+								r0_0_12_20_26, r1_0_12_20_26, r2_0_12_20_26 = h_12_20_26, kk_12_20_26, l_12_20_26
 							}
-							qx_49_57, qy_49_57, qz_49_57, p_49_57 := r0_0_15_49_57, r1_0_15_49_57, r2_0_15_49_57, r3_0_15_49_57
-							polar_49_57 = p_49_57
-							for oi_49_57 := range r_49_57.orient {
-								var (
-									r0_0_17_49_57 archsimd.Float64x4
-									r1_0_17_49_57 archsimd.Float64x4
-									r2_0_17_49_57 archsimd.Float64x4
-								)
-								{
-									o_17_49_57, qx_17_49_57, qy_17_49_57, qz_17_49_57 := &r_49_57.orient[oi_49_57], qx_49_57, qy_49_57, qz_49_57
-									h_17_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[0])[:4])).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[1])[:4])).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[2])[:4])).Mul(qz_17_49_57))
-									kk_17_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[3])[:4])).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[4])[:4])).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[5])[:4])).Mul(qz_17_49_57))
-									l_17_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[6])[:4])).Mul(qx_17_49_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[7])[:4])).Mul(qy_17_49_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_57[8])[:4])).Mul(qz_17_49_57))
-									r0_0_17_49_57, r1_0_17_49_57, r2_0_17_49_57 = h_17_49_57, kk_17_49_57, l_17_49_57
-								}
-								h_49_57, kk_49_57, l_49_57 := r0_0_17_49_57, r1_0_17_49_57, r2_0_17_49_57
-								var r0_0_18_49_57 archsimd.Float64x4
-								{
-									r_18_49_57, h_18_49_57, kk_18_49_57, l_18_49_57 := r_49_57, h_49_57, kk_49_57, l_49_57
-									var r0_0_19_49_57 archsimd.Float64x4
-									{
-										r_19_49_57, i_19_49_57, x_19_49_57 := r_18_49_57, 0, h_18_49_57
-										s_19_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_19_49_57.nmode[i_19_49_57] == nChebyshev {
-											var r0_0_20_49_57 archsimd.Float64x4
-											{
-												x_20_49_57, n_20_49_57 := x_19_49_57, r_19_49_57.nn[i_19_49_57]
-												magic_20_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_20_49_57 := x_20_49_57.Add(magic_20_49_57)
-												var r0_0_21_49_57 archsimd.Float64x4
-												{
-													d_21_49_57 := x_20_49_57.Sub(t_20_49_57.Sub(magic_20_49_57))
-													y_21_49_57 := d_21_49_57.Mul(d_21_49_57)
-													y2_21_49_57 := y_21_49_57.Mul(y_21_49_57)
-													y4_21_49_57 := y2_21_49_57.Mul(y2_21_49_57)
-													p0_21_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_49_57)).Mul(y2_21_49_57))
-													p1_21_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_49_57)).Mul(y2_21_49_57)).Mul(y4_21_49_57)
-													p2_21_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21_49_57.Mul(y4_21_49_57))
-													r0_0_21_49_57 = p0_21_49_57.Add(p1_21_49_57).Add(p2_21_49_57)
-												}
-												var r0_0_22_49_57 archsimd.Float64x4
-												{
-													c_22_49_57, t_22_49_57 := r0_0_21_49_57, t_20_49_57
-													r0_0_22_49_57 = c_22_49_57.AsUint64x4().Xor(t_22_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_20_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22_49_57)
-												u0_20_49_57, u1_20_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20_49_57
-												j_20_49_57 := 2
-												for ; j_20_49_57+1 < n_20_49_57; j_20_49_57 += 2 {
-													u0_20_49_57 = c2_20_49_57.Mul(u1_20_49_57).Sub(u0_20_49_57)
-													u1_20_49_57 = c2_20_49_57.Mul(u0_20_49_57).Sub(u1_20_49_57)
-												}
-												if j_20_49_57 < n_20_49_57 {
-													u1_20_49_57 = c2_20_49_57.Mul(u1_20_49_57).Sub(u0_20_49_57)
-												}
-												r0_0_20_49_57 = u1_20_49_57
-											}
-											s_19_49_57 = r0_0_20_49_57
-										} else if r_19_49_57.nmode[i_19_49_57] == nRatio {
-											var r0_0_23_49_57 archsimd.Float64x4
-											{
-												x_23_49_57, nv_23_49_57 := x_19_49_57, archsimd.LoadFloat64x4((*[4]float64)((&r_19_49_57.nv[i_19_49_57])[:4]))
-												magic_23_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_23_49_57 := x_23_49_57.Add(magic_23_49_57)
-												d_23_49_57 := x_23_49_57.Sub(t_23_49_57.Sub(magic_23_49_57))
-												y_23_49_57 := nv_23_49_57.Mul(d_23_49_57)
-												u_23_49_57 := y_23_49_57.Add(magic_23_49_57)
-												var r0_0_24_49_57 archsimd.Float64x4
-												{
-													d_24_49_57 := y_23_49_57.Sub(u_23_49_57.Sub(magic_23_49_57))
-													y_24_49_57 := d_24_49_57.Mul(d_24_49_57)
-													y2_24_49_57 := y_24_49_57.Mul(y_24_49_57)
-													y4_24_49_57 := y2_24_49_57.Mul(y2_24_49_57)
-													p0_24_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24_49_57)).Mul(y2_24_49_57))
-													p1_24_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24_49_57)).Mul(y2_24_49_57)).Mul(y4_24_49_57)
-													p2_24_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24_49_57)).Mul(y4_24_49_57.Mul(y4_24_49_57))
-													r0_0_24_49_57 = d_24_49_57.Mul(p0_24_49_57.Add(p1_24_49_57).Add(p2_24_49_57))
-												}
-												var r0_0_25_49_57 archsimd.Float64x4
-												{
-													c_25_49_57, t_25_49_57 := r0_0_24_49_57, u_23_49_57
-													r0_0_25_49_57 = c_25_49_57.AsUint64x4().Xor(t_25_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_23_49_57 := r0_0_25_49_57
-												var r0_0_26_49_57 archsimd.Float64x4
-												{
-													d_26_49_57 := d_23_49_57
-													y_26_49_57 := d_26_49_57.Mul(d_26_49_57)
-													y2_26_49_57 := y_26_49_57.Mul(y_26_49_57)
-													y4_26_49_57 := y2_26_49_57.Mul(y2_26_49_57)
-													p0_26_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_49_57)).Mul(y2_26_49_57))
-													p1_26_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_49_57)).Mul(y2_26_49_57)).Mul(y4_26_49_57)
-													p2_26_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_49_57)).Mul(y4_26_49_57.Mul(y4_26_49_57))
-													r0_0_26_49_57 = d_26_49_57.Mul(p0_26_49_57.Add(p1_26_49_57).Add(p2_26_49_57))
-												}
-												r0_0_23_49_57 = nv_23_49_57.Merge(sn_23_49_57.Div(r0_0_26_49_57), d_23_49_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_19_49_57 = r0_0_23_49_57
-										}
-										r0_0_19_49_57 = s_19_49_57
-									}
-									sa_18_49_57 := r0_0_19_49_57
-									var r0_0_27_49_57 archsimd.Float64x4
-									{
-										r_27_49_57, i_27_49_57, x_27_49_57 := r_18_49_57, 1, kk_18_49_57
-										s_27_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_27_49_57.nmode[i_27_49_57] == nChebyshev {
-											var r0_0_28_49_57 archsimd.Float64x4
-											{
-												x_28_49_57, n_28_49_57 := x_27_49_57, r_27_49_57.nn[i_27_49_57]
-												magic_28_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_28_49_57 := x_28_49_57.Add(magic_28_49_57)
-												var r0_0_29_49_57 archsimd.Float64x4
-												{
-													d_29_49_57 := x_28_49_57.Sub(t_28_49_57.Sub(magic_28_49_57))
-													y_29_49_57 := d_29_49_57.Mul(d_29_49_57)
-													y2_29_49_57 := y_29_49_57.Mul(y_29_49_57)
-													y4_29_49_57 := y2_29_49_57.Mul(y2_29_49_57)
-													p0_29_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29_49_57)).Mul(y2_29_49_57))
-													p1_29_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29_49_57)).Mul(y2_29_49_57)).Mul(y4_29_49_57)
-													p2_29_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29_49_57.Mul(y4_29_49_57))
-													r0_0_29_49_57 = p0_29_49_57.Add(p1_29_49_57).Add(p2_29_49_57)
-												}
-												var r0_0_30_49_57 archsimd.Float64x4
-												{
-													c_30_49_57, t_30_49_57 := r0_0_29_49_57, t_28_49_57
-													r0_0_30_49_57 = c_30_49_57.AsUint64x4().Xor(t_30_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_28_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30_49_57)
-												u0_28_49_57, u1_28_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28_49_57
-												j_28_49_57 := 2
-												for ; j_28_49_57+1 < n_28_49_57; j_28_49_57 += 2 {
-													u0_28_49_57 = c2_28_49_57.Mul(u1_28_49_57).Sub(u0_28_49_57)
-													u1_28_49_57 = c2_28_49_57.Mul(u0_28_49_57).Sub(u1_28_49_57)
-												}
-												if j_28_49_57 < n_28_49_57 {
-													u1_28_49_57 = c2_28_49_57.Mul(u1_28_49_57).Sub(u0_28_49_57)
-												}
-												r0_0_28_49_57 = u1_28_49_57
-											}
-											s_27_49_57 = r0_0_28_49_57
-										} else if r_27_49_57.nmode[i_27_49_57] == nRatio {
-											var r0_0_31_49_57 archsimd.Float64x4
-											{
-												x_31_49_57, nv_31_49_57 := x_27_49_57, archsimd.LoadFloat64x4((*[4]float64)((&r_27_49_57.nv[i_27_49_57])[:4]))
-												magic_31_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_31_49_57 := x_31_49_57.Add(magic_31_49_57)
-												d_31_49_57 := x_31_49_57.Sub(t_31_49_57.Sub(magic_31_49_57))
-												y_31_49_57 := nv_31_49_57.Mul(d_31_49_57)
-												u_31_49_57 := y_31_49_57.Add(magic_31_49_57)
-												var r0_0_32_49_57 archsimd.Float64x4
-												{
-													d_32_49_57 := y_31_49_57.Sub(u_31_49_57.Sub(magic_31_49_57))
-													y_32_49_57 := d_32_49_57.Mul(d_32_49_57)
-													y2_32_49_57 := y_32_49_57.Mul(y_32_49_57)
-													y4_32_49_57 := y2_32_49_57.Mul(y2_32_49_57)
-													p0_32_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_49_57)).Mul(y2_32_49_57))
-													p1_32_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_49_57)).Mul(y2_32_49_57)).Mul(y4_32_49_57)
-													p2_32_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32_49_57)).Mul(y4_32_49_57.Mul(y4_32_49_57))
-													r0_0_32_49_57 = d_32_49_57.Mul(p0_32_49_57.Add(p1_32_49_57).Add(p2_32_49_57))
-												}
-												var r0_0_33_49_57 archsimd.Float64x4
-												{
-													c_33_49_57, t_33_49_57 := r0_0_32_49_57, u_31_49_57
-													r0_0_33_49_57 = c_33_49_57.AsUint64x4().Xor(t_33_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_31_49_57 := r0_0_33_49_57
-												var r0_0_34_49_57 archsimd.Float64x4
-												{
-													d_34_49_57 := d_31_49_57
-													y_34_49_57 := d_34_49_57.Mul(d_34_49_57)
-													y2_34_49_57 := y_34_49_57.Mul(y_34_49_57)
-													y4_34_49_57 := y2_34_49_57.Mul(y2_34_49_57)
-													p0_34_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_49_57)).Mul(y2_34_49_57))
-													p1_34_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_49_57)).Mul(y2_34_49_57)).Mul(y4_34_49_57)
-													p2_34_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_49_57)).Mul(y4_34_49_57.Mul(y4_34_49_57))
-													r0_0_34_49_57 = d_34_49_57.Mul(p0_34_49_57.Add(p1_34_49_57).Add(p2_34_49_57))
-												}
-												r0_0_31_49_57 = nv_31_49_57.Merge(sn_31_49_57.Div(r0_0_34_49_57), d_31_49_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_27_49_57 = r0_0_31_49_57
-										}
-										r0_0_27_49_57 = s_27_49_57
-									}
-									sb_18_49_57 := r0_0_27_49_57
-									var r0_0_35_49_57 archsimd.Float64x4
-									{
-										r_35_49_57, i_35_49_57, x_35_49_57 := r_18_49_57, 2, l_18_49_57
-										s_35_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										if r_35_49_57.nmode[i_35_49_57] == nChebyshev {
-											var r0_0_36_49_57 archsimd.Float64x4
-											{
-												x_36_49_57, n_36_49_57 := x_35_49_57, r_35_49_57.nn[i_35_49_57]
-												magic_36_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_36_49_57 := x_36_49_57.Add(magic_36_49_57)
-												var r0_0_37_49_57 archsimd.Float64x4
-												{
-													d_37_49_57 := x_36_49_57.Sub(t_36_49_57.Sub(magic_36_49_57))
-													y_37_49_57 := d_37_49_57.Mul(d_37_49_57)
-													y2_37_49_57 := y_37_49_57.Mul(y_37_49_57)
-													y4_37_49_57 := y2_37_49_57.Mul(y2_37_49_57)
-													p0_37_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37_49_57)).Mul(y2_37_49_57))
-													p1_37_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37_49_57)).Mul(y2_37_49_57)).Mul(y4_37_49_57)
-													p2_37_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37_49_57.Mul(y4_37_49_57))
-													r0_0_37_49_57 = p0_37_49_57.Add(p1_37_49_57).Add(p2_37_49_57)
-												}
-												var r0_0_38_49_57 archsimd.Float64x4
-												{
-													c_38_49_57, t_38_49_57 := r0_0_37_49_57, t_36_49_57
-													r0_0_38_49_57 = c_38_49_57.AsUint64x4().Xor(t_38_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												c2_36_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38_49_57)
-												u0_36_49_57, u1_36_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36_49_57
-												j_36_49_57 := 2
-												for ; j_36_49_57+1 < n_36_49_57; j_36_49_57 += 2 {
-													u0_36_49_57 = c2_36_49_57.Mul(u1_36_49_57).Sub(u0_36_49_57)
-													u1_36_49_57 = c2_36_49_57.Mul(u0_36_49_57).Sub(u1_36_49_57)
-												}
-												if j_36_49_57 < n_36_49_57 {
-													u1_36_49_57 = c2_36_49_57.Mul(u1_36_49_57).Sub(u0_36_49_57)
-												}
-												r0_0_36_49_57 = u1_36_49_57
-											}
-											s_35_49_57 = r0_0_36_49_57
-										} else if r_35_49_57.nmode[i_35_49_57] == nRatio {
-											var r0_0_39_49_57 archsimd.Float64x4
-											{
-												x_39_49_57, nv_39_49_57 := x_35_49_57, archsimd.LoadFloat64x4((*[4]float64)((&r_35_49_57.nv[i_35_49_57])[:4]))
-												magic_39_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												t_39_49_57 := x_39_49_57.Add(magic_39_49_57)
-												d_39_49_57 := x_39_49_57.Sub(t_39_49_57.Sub(magic_39_49_57))
-												y_39_49_57 := nv_39_49_57.Mul(d_39_49_57)
-												u_39_49_57 := y_39_49_57.Add(magic_39_49_57)
-												var r0_0_40_49_57 archsimd.Float64x4
-												{
-													d_40_49_57 := y_39_49_57.Sub(u_39_49_57.Sub(magic_39_49_57))
-													y_40_49_57 := d_40_49_57.Mul(d_40_49_57)
-													y2_40_49_57 := y_40_49_57.Mul(y_40_49_57)
-													y4_40_49_57 := y2_40_49_57.Mul(y2_40_49_57)
-													p0_40_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40_49_57)).Mul(y2_40_49_57))
-													p1_40_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40_49_57)).Mul(y2_40_49_57)).Mul(y4_40_49_57)
-													p2_40_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40_49_57)).Mul(y4_40_49_57.Mul(y4_40_49_57))
-													r0_0_40_49_57 = d_40_49_57.Mul(p0_40_49_57.Add(p1_40_49_57).Add(p2_40_49_57))
-												}
-												var r0_0_41_49_57 archsimd.Float64x4
-												{
-													c_41_49_57, t_41_49_57 := r0_0_40_49_57, u_39_49_57
-													r0_0_41_49_57 = c_41_49_57.AsUint64x4().Xor(t_41_49_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												sn_39_49_57 := r0_0_41_49_57
-												var r0_0_42_49_57 archsimd.Float64x4
-												{
-													d_42_49_57 := d_39_49_57
-													y_42_49_57 := d_42_49_57.Mul(d_42_49_57)
-													y2_42_49_57 := y_42_49_57.Mul(y_42_49_57)
-													y4_42_49_57 := y2_42_49_57.Mul(y2_42_49_57)
-													p0_42_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42_49_57)).Mul(y2_42_49_57))
-													p1_42_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42_49_57)).Mul(y2_42_49_57)).Mul(y4_42_49_57)
-													p2_42_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42_49_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42_49_57)).Mul(y4_42_49_57.Mul(y4_42_49_57))
-													r0_0_42_49_57 = d_42_49_57.Mul(p0_42_49_57.Add(p1_42_49_57).Add(p2_42_49_57))
-												}
-												r0_0_39_49_57 = nv_39_49_57.Merge(sn_39_49_57.Div(r0_0_42_49_57), d_39_49_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											s_35_49_57 = r0_0_39_49_57
-										}
-										r0_0_35_49_57 = s_35_49_57
-									}
-									sc_18_49_57 := r0_0_35_49_57
-									r0_0_18_49_57 = sa_18_49_57.Mul(sb_18_49_57).Mul(sc_18_49_57)
-								}
-								var r0_0_43_49_57 archsimd.Float64x4
-								{
-									k_43_49_57, ia_43_49_57, fa_43_49_57, h_43_49_57, kk_43_49_57, l_43_49_57, fl_43_49_57, sum_43_49_57 := k_49_57, ia_49_57, fa_49_57, h_49_57, kk_49_57, l_49_57, r0_0_18_49_57, sum_49_57
-									c_43_49_57 := k_43_49_57.c
-									fc_43_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&k_43_49_57.lr.defaultF)[:4]))
-									if c_43_49_57.HasHKL {
-										var r0_0_9_43_49_57 archsimd.Float64x4
-										{
-											r_9_43_49_57, bits_9_43_49_57, ia_9_43_49_57, fa_9_43_49_57, h_9_43_49_57, kk_9_43_49_57, l_9_43_49_57 := k_43_49_57.lr, k_43_49_57.fhklBits, ia_43_49_57, fa_43_49_57, h_43_49_57, kk_43_49_57, l_43_49_57
-											var r0_0_7_9_43_49_57 archsimd.Mask64x4
-											{
-												r_7_9_43_49_57, ia_7_9_43_49_57, h_7_9_43_49_57, kk_7_9_43_49_57, l_7_9_43_49_57 := r_9_43_49_57, ia_9_43_49_57, h_9_43_49_57, kk_9_43_49_57, l_9_43_49_57
-												half_7_9_43_49_57 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_43_49_57, kc_7_9_43_49_57, lc_7_9_43_49_57 := h_7_9_43_49_57.Sub(half_7_9_43_49_57).Ceil(), kk_7_9_43_49_57.Sub(half_7_9_43_49_57).Ceil(), l_7_9_43_49_57.Sub(half_7_9_43_49_57).Ceil()
-												hmin_7_9_43_49_57, kmin_7_9_43_49_57, lmin_7_9_43_49_57 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.lmin)[:4]))
-												in_7_9_43_49_57 := hc_7_9_43_49_57.GreaterEqual(hmin_7_9_43_49_57).And(hc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.hmax)[:4])))).And(kc_7_9_43_49_57.GreaterEqual(kmin_7_9_43_49_57)).And(kc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.kmax)[:4])))).And(lc_7_9_43_49_57.GreaterEqual(lmin_7_9_43_49_57)).And(lc_7_9_43_49_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.lmax)[:4]))))
-												idx_7_9_43_49_57 := hc_7_9_43_49_57.Sub(hmin_7_9_43_49_57).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.hstride)[:4]))).Add(kc_7_9_43_49_57.Sub(kmin_7_9_43_49_57).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_57.kstride)[:4])))).Add(lc_7_9_43_49_57.Sub(lmin_7_9_43_49_57))
-												idx_7_9_43_49_57.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43_49_57).ConvertToInt32().Store(ia_7_9_43_49_57)
-												r0_0_7_9_43_49_57 = in_7_9_43_49_57
-											}
-											in_9_43_49_57 := r0_0_7_9_43_49_57
-											for i_9_43_49_57, j_9_43_49_57 := range ia_9_43_49_57 {
-												fa_9_43_49_57[i_9_43_49_57] = bits_9_43_49_57[j_9_43_49_57]
-											}
-											r0_0_9_43_49_57 = archsimd.LoadUint64x4(fa_9_43_49_57).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43_49_57.defaultF)[:4])), in_9_43_49_57)
-										}
-										fc_43_49_57 = r0_0_9_43_49_57
-									}
-									s_43_49_57 := sum_43_49_57.Add(fc_43_49_57.Mul(fc_43_49_57).Mul(fl_43_49_57).Mul(fl_43_49_57))
-									if !c_43_49_57.Water {
-										s_43_49_57 = sum_43_49_57.Merge(s_43_49_57, fl_43_49_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_43_49_57 = s_43_49_57
-								}
-								sum_49_57 = r0_0_43_49_57
-							}
-						}
-						r0_0_49_57, r1_0_49_57 = sum_49_57, polar_49_57
-					}
-					sum_57, polar_57 = r0_0_49_57, r1_0_49_57
-				} else {
-					var (
-						r0_0_50_57 archsimd.Float64x4
-						r1_0_50_57 archsimd.Float64x4
-					)
-					{
-						k_50_57, r_50_57, ia_50_57, fa_50_57, sum_50_57, dx_50_57, dy_50_57, dz_50_57, polar_50_57 := k_57, r_57, ia_57, fa_57, sum_57, dx_57, dy_57, dz_57, polar_57
-						n_50_57 := k_50_57.nn[0]
-						for si_50_57 := range r_50_57.src {
-							var (
-								r0_0_10_50_57 archsimd.Float64x4
-								r1_0_10_50_57 archsimd.Float64x4
-								r2_0_10_50_57 archsimd.Float64x4
-								r3_0_10_50_57 archsimd.Float64x4
-							)
+							h_20_26, kk_20_26, l_20_26 := r0_0_12_20_26, r1_0_12_20_26, r2_0_12_20_26
+							var r0_0_13_20_26 archsimd.Float64x4
 							{
-								r_10_50_57, sr_10_50_57, dx_10_50_57, dy_10_50_57, dz_10_50_57, polar_10_50_57 := r_50_57, &r_50_57.src[si_50_57], dx_50_57, dy_50_57, dz_50_57, polar_50_57
-								zero_10_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								il_10_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.il)[:4]))
-								qx_10_50_57, qy_10_50_57, qz_10_50_57 := dx_10_50_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[0])[:4]))).Mul(il_10_50_57), dy_10_50_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[1])[:4]))).Mul(il_10_50_57), dz_10_50_57.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[2])[:4]))).Mul(il_10_50_57)
-								if m_10_50_57 := polar_10_50_57.Equal(zero_10_50_57); m_10_50_57.ToBits() != 0 {
-									var p_10_50_57 archsimd.Float64x4
-									if r_10_50_57.kahnZero {
-										c2_10_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[0])[:4])).Mul(dx_10_50_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[1])[:4])).Mul(dy_10_50_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_57.inc[2])[:4])).Mul(dz_10_50_57))
-										p_10_50_57 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_50_57.Mul(c2_10_50_57)))
-									} else {
-										var r0_0_11_50_57 archsimd.Float64x4
-										{
-											zero_11_50_57, kahn_11_50_57, s_11_50_57, dx_11_50_57, dy_11_50_57, dz_11_50_57 := false, &r_10_50_57.kahn, sr_10_50_57, dx_10_50_57, dy_10_50_57, dz_10_50_57
-											c2_11_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.inc[0])[:4])).Mul(dx_11_50_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.inc[1])[:4])).Mul(dy_11_50_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.inc[2])[:4])).Mul(dz_11_50_57))
-											c2sq_11_50_57 := c2_11_50_57.Mul(c2_11_50_57)
-											cos2psi_11_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											if !zero_11_50_57 {
-												e_11_50_57 := dx_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.ein[0])[:4]))).Add(dy_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.ein[1])[:4])))).Add(dz_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.ein[2])[:4]))))
-												b_11_50_57 := dx_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.bin[0])[:4]))).Add(dy_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.bin[1])[:4])))).Add(dz_11_50_57.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_57.bin[2])[:4]))))
-												ee_11_50_57, bb_11_50_57 := e_11_50_57.Mul(e_11_50_57), b_11_50_57.Mul(b_11_50_57)
-												den_11_50_57 := ee_11_50_57.Add(bb_11_50_57)
-												cos2psi_11_50_57 = ee_11_50_57.Sub(bb_11_50_57).Div(den_11_50_57).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_50_57.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											one_11_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											r0_0_11_50_57 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_50_57.Add(c2sq_11_50_57).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_50_57[:4])).Mul(cos2psi_11_50_57).Mul(one_11_50_57.Sub(c2sq_11_50_57))))
-										}
-										p_10_50_57 = r0_0_11_50_57
-									}
-									polar_10_50_57 = p_10_50_57.Merge(polar_10_50_57, m_10_50_57)
+								r_13_20_26, h_13_20_26, kk_13_20_26, l_13_20_26, n_13_20_26 := r_20_26, h_20_26, kk_20_26, l_20_26, n_20_26
+								_ = r_13_20_26
+								magic_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								th_13_20_26, tk_13_20_26, tl_13_20_26 := h_13_20_26.Add(magic_13_20_26), kk_13_20_26.Add(magic_13_20_26), l_13_20_26.Add(magic_13_20_26)
+								var r0_0_1_13_20_26 archsimd.Float64x4
+								{
+									d_1_13_20_26 := h_13_20_26.Sub(th_13_20_26.Sub(magic_13_20_26))
+									y_1_13_20_26 := d_1_13_20_26.Mul(d_1_13_20_26)
+									y2_1_13_20_26 := y_1_13_20_26.Mul(y_1_13_20_26)
+									y4_1_13_20_26 := y2_1_13_20_26.Mul(y2_1_13_20_26)
+									p0_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20_26)).Mul(y2_1_13_20_26))
+									p1_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20_26)).Mul(y2_1_13_20_26)).Mul(y4_1_13_20_26)
+									p2_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20_26.Mul(y4_1_13_20_26))
+									r0_0_1_13_20_26 = p0_1_13_20_26.Add(p1_1_13_20_26).Add(p2_1_13_20_26)
 								}
-								r0_0_10_50_57, r1_0_10_50_57, r2_0_10_50_57, r3_0_10_50_57 = qx_10_50_57, qy_10_50_57, qz_10_50_57, polar_10_50_57
+								var r0_0_2_13_20_26 archsimd.Float64x4
+								{
+									c_2_13_20_26, t_2_13_20_26 := r0_0_1_13_20_26, th_13_20_26
+									r0_0_2_13_20_26 = c_2_13_20_26.AsUint64x4().Xor(t_2_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ch_13_20_26 := r0_0_2_13_20_26
+								var r0_0_3_13_20_26 archsimd.Float64x4
+								{
+									d_3_13_20_26 := kk_13_20_26.Sub(tk_13_20_26.Sub(magic_13_20_26))
+									y_3_13_20_26 := d_3_13_20_26.Mul(d_3_13_20_26)
+									y2_3_13_20_26 := y_3_13_20_26.Mul(y_3_13_20_26)
+									y4_3_13_20_26 := y2_3_13_20_26.Mul(y2_3_13_20_26)
+									p0_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20_26)).Mul(y2_3_13_20_26))
+									p1_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20_26)).Mul(y2_3_13_20_26)).Mul(y4_3_13_20_26)
+									p2_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20_26.Mul(y4_3_13_20_26))
+									r0_0_3_13_20_26 = p0_3_13_20_26.Add(p1_3_13_20_26).Add(p2_3_13_20_26)
+								}
+								var r0_0_4_13_20_26 archsimd.Float64x4
+								{
+									c_4_13_20_26, t_4_13_20_26 := r0_0_3_13_20_26, tk_13_20_26
+									r0_0_4_13_20_26 = c_4_13_20_26.AsUint64x4().Xor(t_4_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ck_13_20_26 := r0_0_4_13_20_26
+								var r0_0_5_13_20_26 archsimd.Float64x4
+								{
+									d_5_13_20_26 := l_13_20_26.Sub(tl_13_20_26.Sub(magic_13_20_26))
+									y_5_13_20_26 := d_5_13_20_26.Mul(d_5_13_20_26)
+									y2_5_13_20_26 := y_5_13_20_26.Mul(y_5_13_20_26)
+									y4_5_13_20_26 := y2_5_13_20_26.Mul(y2_5_13_20_26)
+									p0_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20_26)).Mul(y2_5_13_20_26))
+									p1_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20_26)).Mul(y2_5_13_20_26)).Mul(y4_5_13_20_26)
+									p2_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20_26.Mul(y4_5_13_20_26))
+									r0_0_5_13_20_26 = p0_5_13_20_26.Add(p1_5_13_20_26).Add(p2_5_13_20_26)
+								}
+								var r0_0_6_13_20_26 archsimd.Float64x4
+								{
+									c_6_13_20_26, t_6_13_20_26 := r0_0_5_13_20_26, tl_13_20_26
+									r0_0_6_13_20_26 = c_6_13_20_26.AsUint64x4().Xor(t_6_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								cl_13_20_26 := r0_0_6_13_20_26
+								two_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+								ch_13_20_26, ck_13_20_26, cl_13_20_26 = two_13_20_26.Mul(ch_13_20_26), two_13_20_26.Mul(ck_13_20_26), two_13_20_26.Mul(cl_13_20_26)
+								h0_13_20_26, k0_13_20_26, l0_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								h1_13_20_26, k1_13_20_26, l1_13_20_26 := ch_13_20_26, ck_13_20_26, cl_13_20_26
+								j_13_20_26 := 2
+								for ; j_13_20_26+1 < n_13_20_26; j_13_20_26 += 2 {
+									h0_13_20_26, k0_13_20_26, l0_13_20_26 = ch_13_20_26.Mul(h1_13_20_26).Sub(h0_13_20_26), ck_13_20_26.Mul(k1_13_20_26).Sub(k0_13_20_26), cl_13_20_26.Mul(l1_13_20_26).Sub(l0_13_20_26)
+									h1_13_20_26, k1_13_20_26, l1_13_20_26 = ch_13_20_26.Mul(h0_13_20_26).Sub(h1_13_20_26), ck_13_20_26.Mul(k0_13_20_26).Sub(k1_13_20_26), cl_13_20_26.Mul(l0_13_20_26).Sub(l1_13_20_26)
+								}
+								if j_13_20_26 < n_13_20_26 {
+									h1_13_20_26 = ch_13_20_26.Mul(h1_13_20_26).Sub(h0_13_20_26)
+									k1_13_20_26 = ck_13_20_26.Mul(k1_13_20_26).Sub(k0_13_20_26)
+									l1_13_20_26 = cl_13_20_26.Mul(l1_13_20_26).Sub(l0_13_20_26)
+								}
+								r0_0_13_20_26 = h1_13_20_26.Mul(k1_13_20_26).Mul(l1_13_20_26)
 							}
-							qx_50_57, qy_50_57, qz_50_57, p_50_57 := r0_0_10_50_57, r1_0_10_50_57, r2_0_10_50_57, r3_0_10_50_57
-							polar_50_57 = p_50_57
-							for oi_50_57 := range r_50_57.orient {
-								var (
-									r0_0_12_50_57 archsimd.Float64x4
-									r1_0_12_50_57 archsimd.Float64x4
-									r2_0_12_50_57 archsimd.Float64x4
-								)
-								{
-									o_12_50_57, qx_12_50_57, qy_12_50_57, qz_12_50_57 := &r_50_57.orient[oi_50_57], qx_50_57, qy_50_57, qz_50_57
-									h_12_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[0])[:4])).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[1])[:4])).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[2])[:4])).Mul(qz_12_50_57))
-									kk_12_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[3])[:4])).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[4])[:4])).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[5])[:4])).Mul(qz_12_50_57))
-									l_12_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[6])[:4])).Mul(qx_12_50_57).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[7])[:4])).Mul(qy_12_50_57)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_57[8])[:4])).Mul(qz_12_50_57))
-									r0_0_12_50_57, r1_0_12_50_57, r2_0_12_50_57 = h_12_50_57, kk_12_50_57, l_12_50_57
-								}
-								h_50_57, kk_50_57, l_50_57 := r0_0_12_50_57, r1_0_12_50_57, r2_0_12_50_57
-								var r0_0_13_50_57 archsimd.Float64x4
-								{
-									h_13_50_57, kk_13_50_57, l_13_50_57, n_13_50_57 := h_50_57, kk_50_57, l_50_57, n_50_57
-									magic_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-									th_13_50_57, tk_13_50_57, tl_13_50_57 := h_13_50_57.Add(magic_13_50_57), kk_13_50_57.Add(magic_13_50_57), l_13_50_57.Add(magic_13_50_57)
-									var r0_0_1_13_50_57 archsimd.Float64x4
+							var r0_0_14_20_26 archsimd.Float64x4
+							{
+								k_14_20_26, ia_14_20_26, fa_14_20_26, h_14_20_26, kk_14_20_26, l_14_20_26, fl_14_20_26, sum_14_20_26 := k_20_26, ia_20_26, fa_20_26, h_20_26, kk_20_26, l_20_26, r0_0_13_20_26, sum_20_26
+								c_14_20_26 := k_14_20_26.c
+								fc_14_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20_26.lr.defaultF)[:4]))
+								if c_14_20_26.HasHKL {
+									var r0_0_9_14_20_26 archsimd.Float64x4
 									{
-										d_1_13_50_57 := h_13_50_57.Sub(th_13_50_57.Sub(magic_13_50_57))
-										y_1_13_50_57 := d_1_13_50_57.Mul(d_1_13_50_57)
-										y2_1_13_50_57 := y_1_13_50_57.Mul(y_1_13_50_57)
-										y4_1_13_50_57 := y2_1_13_50_57.Mul(y2_1_13_50_57)
-										p0_1_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_50_57)).Mul(y2_1_13_50_57))
-										p1_1_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_50_57)).Mul(y2_1_13_50_57)).Mul(y4_1_13_50_57)
-										p2_1_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_50_57.Mul(y4_1_13_50_57))
-										r0_0_1_13_50_57 = p0_1_13_50_57.Add(p1_1_13_50_57).Add(p2_1_13_50_57)
-									}
-									var r0_0_2_13_50_57 archsimd.Float64x4
-									{
-										c_2_13_50_57, t_2_13_50_57 := r0_0_1_13_50_57, th_13_50_57
-										r0_0_2_13_50_57 = c_2_13_50_57.AsUint64x4().Xor(t_2_13_50_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ch_13_50_57 := r0_0_2_13_50_57
-									var r0_0_3_13_50_57 archsimd.Float64x4
-									{
-										d_3_13_50_57 := kk_13_50_57.Sub(tk_13_50_57.Sub(magic_13_50_57))
-										y_3_13_50_57 := d_3_13_50_57.Mul(d_3_13_50_57)
-										y2_3_13_50_57 := y_3_13_50_57.Mul(y_3_13_50_57)
-										y4_3_13_50_57 := y2_3_13_50_57.Mul(y2_3_13_50_57)
-										p0_3_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_50_57)).Mul(y2_3_13_50_57))
-										p1_3_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_50_57)).Mul(y2_3_13_50_57)).Mul(y4_3_13_50_57)
-										p2_3_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_50_57.Mul(y4_3_13_50_57))
-										r0_0_3_13_50_57 = p0_3_13_50_57.Add(p1_3_13_50_57).Add(p2_3_13_50_57)
-									}
-									var r0_0_4_13_50_57 archsimd.Float64x4
-									{
-										c_4_13_50_57, t_4_13_50_57 := r0_0_3_13_50_57, tk_13_50_57
-										r0_0_4_13_50_57 = c_4_13_50_57.AsUint64x4().Xor(t_4_13_50_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									ck_13_50_57 := r0_0_4_13_50_57
-									var r0_0_5_13_50_57 archsimd.Float64x4
-									{
-										d_5_13_50_57 := l_13_50_57.Sub(tl_13_50_57.Sub(magic_13_50_57))
-										y_5_13_50_57 := d_5_13_50_57.Mul(d_5_13_50_57)
-										y2_5_13_50_57 := y_5_13_50_57.Mul(y_5_13_50_57)
-										y4_5_13_50_57 := y2_5_13_50_57.Mul(y2_5_13_50_57)
-										p0_5_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_50_57)).Mul(y2_5_13_50_57))
-										p1_5_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_50_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_50_57)).Mul(y2_5_13_50_57)).Mul(y4_5_13_50_57)
-										p2_5_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_50_57.Mul(y4_5_13_50_57))
-										r0_0_5_13_50_57 = p0_5_13_50_57.Add(p1_5_13_50_57).Add(p2_5_13_50_57)
-									}
-									var r0_0_6_13_50_57 archsimd.Float64x4
-									{
-										c_6_13_50_57, t_6_13_50_57 := r0_0_5_13_50_57, tl_13_50_57
-										r0_0_6_13_50_57 = c_6_13_50_57.AsUint64x4().Xor(t_6_13_50_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-									}
-									cl_13_50_57 := r0_0_6_13_50_57
-									two_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									ch_13_50_57, ck_13_50_57, cl_13_50_57 = two_13_50_57.Mul(ch_13_50_57), two_13_50_57.Mul(ck_13_50_57), two_13_50_57.Mul(cl_13_50_57)
-									h0_13_50_57, k0_13_50_57, l0_13_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									h1_13_50_57, k1_13_50_57, l1_13_50_57 := ch_13_50_57, ck_13_50_57, cl_13_50_57
-									j_13_50_57 := 2
-									for ; j_13_50_57+1 < n_13_50_57; j_13_50_57 += 2 {
-										h0_13_50_57, k0_13_50_57, l0_13_50_57 = ch_13_50_57.Mul(h1_13_50_57).Sub(h0_13_50_57), ck_13_50_57.Mul(k1_13_50_57).Sub(k0_13_50_57), cl_13_50_57.Mul(l1_13_50_57).Sub(l0_13_50_57)
-										h1_13_50_57, k1_13_50_57, l1_13_50_57 = ch_13_50_57.Mul(h0_13_50_57).Sub(h1_13_50_57), ck_13_50_57.Mul(k0_13_50_57).Sub(k1_13_50_57), cl_13_50_57.Mul(l0_13_50_57).Sub(l1_13_50_57)
-									}
-									if j_13_50_57 < n_13_50_57 {
-										h1_13_50_57 = ch_13_50_57.Mul(h1_13_50_57).Sub(h0_13_50_57)
-										k1_13_50_57 = ck_13_50_57.Mul(k1_13_50_57).Sub(k0_13_50_57)
-										l1_13_50_57 = cl_13_50_57.Mul(l1_13_50_57).Sub(l0_13_50_57)
-									}
-									r0_0_13_50_57 = h1_13_50_57.Mul(k1_13_50_57).Mul(l1_13_50_57)
-								}
-								var r0_0_14_50_57 archsimd.Float64x4
-								{
-									k_14_50_57, ia_14_50_57, fa_14_50_57, h_14_50_57, kk_14_50_57, l_14_50_57, fl_14_50_57, sum_14_50_57 := k_50_57, ia_50_57, fa_50_57, h_50_57, kk_50_57, l_50_57, r0_0_13_50_57, sum_50_57
-									c_14_50_57 := k_14_50_57.c
-									fc_14_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_50_57.lr.defaultF)[:4]))
-									if c_14_50_57.HasHKL {
-										var r0_0_9_14_50_57 archsimd.Float64x4
+										r_9_14_20_26, bits_9_14_20_26, ia_9_14_20_26, fa_9_14_20_26, h_9_14_20_26, kk_9_14_20_26, l_9_14_20_26 := k_14_20_26.lr, k_14_20_26.fhklBits, ia_14_20_26, fa_14_20_26, h_14_20_26, kk_14_20_26, l_14_20_26
+										var r0_0_7_9_14_20_26 archsimd.Mask64x4
 										{
-											r_9_14_50_57, bits_9_14_50_57, ia_9_14_50_57, fa_9_14_50_57, h_9_14_50_57, kk_9_14_50_57, l_9_14_50_57 := k_14_50_57.lr, k_14_50_57.fhklBits, ia_14_50_57, fa_14_50_57, h_14_50_57, kk_14_50_57, l_14_50_57
-											var r0_0_7_9_14_50_57 archsimd.Mask64x4
-											{
-												r_7_9_14_50_57, ia_7_9_14_50_57, h_7_9_14_50_57, kk_7_9_14_50_57, l_7_9_14_50_57 := r_9_14_50_57, ia_9_14_50_57, h_9_14_50_57, kk_9_14_50_57, l_9_14_50_57
-												half_7_9_14_50_57 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-												hc_7_9_14_50_57, kc_7_9_14_50_57, lc_7_9_14_50_57 := h_7_9_14_50_57.Sub(half_7_9_14_50_57).Ceil(), kk_7_9_14_50_57.Sub(half_7_9_14_50_57).Ceil(), l_7_9_14_50_57.Sub(half_7_9_14_50_57).Ceil()
-												hmin_7_9_14_50_57, kmin_7_9_14_50_57, lmin_7_9_14_50_57 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.lmin)[:4]))
-												in_7_9_14_50_57 := hc_7_9_14_50_57.GreaterEqual(hmin_7_9_14_50_57).And(hc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.hmax)[:4])))).And(kc_7_9_14_50_57.GreaterEqual(kmin_7_9_14_50_57)).And(kc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.kmax)[:4])))).And(lc_7_9_14_50_57.GreaterEqual(lmin_7_9_14_50_57)).And(lc_7_9_14_50_57.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.lmax)[:4]))))
-												idx_7_9_14_50_57 := hc_7_9_14_50_57.Sub(hmin_7_9_14_50_57).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.hstride)[:4]))).Add(kc_7_9_14_50_57.Sub(kmin_7_9_14_50_57).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_57.kstride)[:4])))).Add(lc_7_9_14_50_57.Sub(lmin_7_9_14_50_57))
-												idx_7_9_14_50_57.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_50_57).ConvertToInt32().Store(ia_7_9_14_50_57)
-												r0_0_7_9_14_50_57 = in_7_9_14_50_57
-											}
-											in_9_14_50_57 := r0_0_7_9_14_50_57
-											for i_9_14_50_57, j_9_14_50_57 := range ia_9_14_50_57 {
-												fa_9_14_50_57[i_9_14_50_57] = bits_9_14_50_57[j_9_14_50_57]
-											}
-											r0_0_9_14_50_57 = archsimd.LoadUint64x4(fa_9_14_50_57).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_50_57.defaultF)[:4])), in_9_14_50_57)
+											r_7_9_14_20_26, ia_7_9_14_20_26, h_7_9_14_20_26, kk_7_9_14_20_26, l_7_9_14_20_26 := r_9_14_20_26, ia_9_14_20_26, h_9_14_20_26, kk_9_14_20_26, l_9_14_20_26
+											half_7_9_14_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											hc_7_9_14_20_26, kc_7_9_14_20_26, lc_7_9_14_20_26 := h_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil(), kk_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil(), l_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil()
+											hmin_7_9_14_20_26, kmin_7_9_14_20_26, lmin_7_9_14_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.lmin)[:4]))
+											in_7_9_14_20_26 := hc_7_9_14_20_26.GreaterEqual(hmin_7_9_14_20_26).And(hc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hmax)[:4])))).And(kc_7_9_14_20_26.GreaterEqual(kmin_7_9_14_20_26)).And(kc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kmax)[:4])))).And(lc_7_9_14_20_26.GreaterEqual(lmin_7_9_14_20_26)).And(lc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.lmax)[:4]))))
+											idx_7_9_14_20_26 := hc_7_9_14_20_26.Sub(hmin_7_9_14_20_26).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hstride)[:4]))).Add(kc_7_9_14_20_26.Sub(kmin_7_9_14_20_26).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kstride)[:4])))).Add(lc_7_9_14_20_26.Sub(lmin_7_9_14_20_26))
+											idx_7_9_14_20_26.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20_26).ConvertToInt32().Store(ia_7_9_14_20_26)
+											r0_0_7_9_14_20_26 = in_7_9_14_20_26
 										}
-										fc_14_50_57 = r0_0_9_14_50_57
+										in_9_14_20_26 := r0_0_7_9_14_20_26
+										for i_9_14_20_26, j_9_14_20_26 := range ia_9_14_20_26 {
+											fa_9_14_20_26[i_9_14_20_26] = bits_9_14_20_26[j_9_14_20_26]
+										}
+										r0_0_9_14_20_26 = archsimd.LoadUint64x4(fa_9_14_20_26).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20_26.defaultF)[:4])), in_9_14_20_26)
 									}
-									s_14_50_57 := sum_14_50_57.Add(fc_14_50_57.Mul(fc_14_50_57).Mul(fl_14_50_57).Mul(fl_14_50_57))
-									if !c_14_50_57.Water {
-										s_14_50_57 = sum_14_50_57.Merge(s_14_50_57, fl_14_50_57.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									}
-									r0_0_14_50_57 = s_14_50_57
+									fc_14_20_26 = r0_0_9_14_20_26
 								}
-								sum_50_57 = r0_0_14_50_57
+								s_14_20_26 := sum_14_20_26.Add(fc_14_20_26.Mul(fc_14_20_26).Mul(fl_14_20_26).Mul(fl_14_20_26))
+								if !c_14_20_26.Water {
+									s_14_20_26 = sum_14_20_26.Merge(s_14_20_26, fl_14_20_26.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								}
+								r0_0_14_20_26 = s_14_20_26
 							}
+							sum_20_26 = r0_0_14_20_26
 						}
-						r0_0_50_57, r1_0_50_57 = sum_50_57, polar_50_57
 					}
-					sum_57, polar_57 = r0_0_50_57, r1_0_50_57
+					r0_0_20_26, r1_0_20_26 = sum_20_26, polar_20_26
 				}
-				r0_0_57, r1_0_57, r2_0_57 = sum_57, omega_57, polar_57
+				sum_26, polar_26 = r0_0_20_26, r1_0_20_26
+				r0_0_26, r1_0_26, r2_0_26 = sum_26, omega_26, polar_26
 			}
-			sum, omega, polar = r0_0_57, r1_0_57, r2_0_57
+			sum, omega, polar = r0_0_26, r1_0_26, r2_0_26
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -2587,585 +1159,227 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_58 archsimd.Float64x4
-							r1_0_58 archsimd.Float64x4
-							r2_0_58 archsimd.Float64x4
+							r0_0_27 archsimd.Float64x4
+							r1_0_27 archsimd.Float64x4
+							r2_0_27 archsimd.Float64x4
 						)
 						{
-							k_58, r_58, ia_58, fa_58, fdet_58, s_58, o_58, sum_58, omega_58, polar_58, capture_58, par_58 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_58 := k_58.c
-							var r0_0_45_58 archsimd.Float64x4
+							k_27, r_27, ia_27, fa_27, fdet_27, s_27, o_27, sum_27, omega_27, polar_27, capture_27, par_27 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_27 := k_27.c
+							var r0_0_16_27 archsimd.Float64x4
 							{
-								fdet_45_58, f_45_58, s_45_58, o_45_58, p_45_58 := fdet_58, archsimd.LoadFloat64x4((*[4]float64)((&r_58.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_58[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_58[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_58.pix0[0])[:4]))
-								r0_0_45_58 = fdet_45_58.Mul(f_45_58).Add(s_45_58).Add(o_45_58).Add(p_45_58)
+								fdet_16_27, f_16_27, s_16_27, o_16_27, p_16_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[0])[:4]))
+								r0_0_16_27 = fdet_16_27.Mul(f_16_27).Add(s_16_27).Add(o_16_27).Add(p_16_27)
 							}
-							x_58 := r0_0_45_58
-							var r0_0_46_58 archsimd.Float64x4
+							x_27 := r0_0_16_27
+							var r0_0_17_27 archsimd.Float64x4
 							{
-								fdet_46_58, f_46_58, s_46_58, o_46_58, p_46_58 := fdet_58, archsimd.LoadFloat64x4((*[4]float64)((&r_58.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_58[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_58[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_58.pix0[1])[:4]))
-								r0_0_46_58 = fdet_46_58.Mul(f_46_58).Add(s_46_58).Add(o_46_58).Add(p_46_58)
+								fdet_17_27, f_17_27, s_17_27, o_17_27, p_17_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[1])[:4]))
+								r0_0_17_27 = fdet_17_27.Mul(f_17_27).Add(s_17_27).Add(o_17_27).Add(p_17_27)
 							}
-							y_58 := r0_0_46_58
-							var r0_0_47_58 archsimd.Float64x4
+							y_27 := r0_0_17_27
+							var r0_0_18_27 archsimd.Float64x4
 							{
-								fdet_47_58, f_47_58, s_47_58, o_47_58, p_47_58 := fdet_58, archsimd.LoadFloat64x4((*[4]float64)((&r_58.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_58[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_58[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_58.pix0[2])[:4]))
-								r0_0_47_58 = fdet_47_58.Mul(f_47_58).Add(s_47_58).Add(o_47_58).Add(p_47_58)
+								fdet_18_27, f_18_27, s_18_27, o_18_27, p_18_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[2])[:4]))
+								r0_0_18_27 = fdet_18_27.Mul(f_18_27).Add(s_18_27).Add(o_18_27).Add(p_18_27)
 							}
-							z_58 := r0_0_47_58
-							invR_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_58.Mul(x_58).Add(y_58.Mul(y_58)).Add(z_58.Mul(z_58)).Sqrt())
-							dx_58, dy_58, dz_58 := x_58.Mul(invR_58), y_58.Mul(invR_58), z_58.Mul(invR_58)
-							if m_58 := omega_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_58.ToBits() != 0 {
-								var r0_0_48_58 archsimd.Float64x4
+							z_27 := r0_0_18_27
+							invR_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_27.Mul(x_27).Add(y_27.Mul(y_27)).Add(z_27.Mul(z_27)).Sqrt())
+							dx_27, dy_27, dz_27 := x_27.Mul(invR_27), y_27.Mul(invR_27), z_27.Mul(invR_27)
+							if m_27 := omega_27.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_27.ToBits() != 0 {
+								var r0_0_19_27 archsimd.Float64x4
 								{
-									invR_48_58, num_48_58, point_48_58 := invR_58, archsimd.LoadFloat64x4((*[4]float64)((&r_58.omegaNum)[:4])), c_58.PointPixel
-									w_48_58 := invR_48_58.Mul(invR_48_58)
-									if !point_48_58 {
-										w_48_58 = num_48_58.Mul(w_48_58.Mul(invR_48_58))
+									invR_19_27, num_19_27, point_19_27 := invR_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.omegaNum)[:4])), c_27.PointPixel
+									w_19_27 := invR_19_27.Mul(invR_19_27)
+									if !point_19_27 {
+										w_19_27 = num_19_27.Mul(w_19_27.Mul(invR_19_27))
 									}
-									r0_0_48_58 = w_48_58
+									r0_0_19_27 = w_19_27
 								}
-								omega_58 = r0_0_48_58.Merge(omega_58, m_58)
+								omega_27 = r0_0_19_27.Merge(omega_27, m_27)
 							}
-							if capture_58 {
-								dx_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_58.od[0])[:4]))).Add(dy_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_58.od[1])[:4])))).Add(dz_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_58.od[2])[:4])))).StoreSlice(par_58)
+							if capture_27 {
+								dx_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[0])[:4]))).Add(dy_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[1])[:4])))).Add(dz_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[2])[:4])))).StoreSlice(par_27)
 							}
-							if r_58.axes {
-								var (
-									r0_0_49_58 archsimd.Float64x4
-									r1_0_49_58 archsimd.Float64x4
-								)
-								{
-									k_49_58, r_49_58, ia_49_58, fa_49_58, sum_49_58, dx_49_58, dy_49_58, dz_49_58, polar_49_58 := k_58, r_58, ia_58, fa_58, sum_58, dx_58, dy_58, dz_58, polar_58
-									for si_49_58 := range r_49_58.src {
+							var (
+								r0_0_20_27 archsimd.Float64x4
+								r1_0_20_27 archsimd.Float64x4
+							)
+							{
+								k_20_27, r_20_27, ia_20_27, fa_20_27, sum_20_27, dx_20_27, dy_20_27, dz_20_27, polar_20_27 := k_27, r_27, ia_27, fa_27, sum_27, dx_27, dy_27, dz_27, polar_27
+								n_20_27 := k_20_27.nn[0]
+								for si_20_27 := range r_20_27.src {
+									var (
+										r0_0_10_20_27 archsimd.Float64x4
+										r1_0_10_20_27 archsimd.Float64x4
+										r2_0_10_20_27 archsimd.Float64x4
+										r3_0_10_20_27 archsimd.Float64x4
+									)
+									{
+										r_10_20_27, sr_10_20_27, dx_10_20_27, dy_10_20_27, dz_10_20_27, polar_10_20_27 := r_20_27, &r_20_27.src[si_20_27], dx_20_27, dy_20_27, dz_20_27, polar_20_27
+										zero_10_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										il_10_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.il)[:4]))
+										qx_10_20_27, qy_10_20_27, qz_10_20_27 := dx_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[0])[:4]))).Mul(il_10_20_27), dy_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[1])[:4]))).Mul(il_10_20_27), dz_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[2])[:4]))).Mul(il_10_20_27)
+										if m_10_20_27 := polar_10_20_27.Equal(zero_10_20_27); m_10_20_27.ToBits() != 0 {
+											var p_10_20_27 archsimd.Float64x4
+											if r_10_20_27.kahnZero {
+												c2_10_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[0])[:4])).Mul(dx_10_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[1])[:4])).Mul(dy_10_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[2])[:4])).Mul(dz_10_20_27))
+												p_10_20_27 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20_27.Mul(c2_10_20_27)))
+											} else {
+												var r0_0_11_20_27 archsimd.Float64x4
+												{
+													zero_11_20_27, kahn_11_20_27, s_11_20_27, dx_11_20_27, dy_11_20_27, dz_11_20_27 := false, &r_10_20_27.kahn, sr_10_20_27, dx_10_20_27, dy_10_20_27, dz_10_20_27
+													c2_11_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[0])[:4])).Mul(dx_11_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[1])[:4])).Mul(dy_11_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[2])[:4])).Mul(dz_11_20_27))
+													c2sq_11_20_27 := c2_11_20_27.Mul(c2_11_20_27)
+													cos2psi_11_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+													if !zero_11_20_27 {
+														e_11_20_27 := dx_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[0])[:4]))).Add(dy_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[1])[:4])))).Add(dz_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[2])[:4]))))
+														b_11_20_27 := dx_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[0])[:4]))).Add(dy_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[1])[:4])))).Add(dz_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[2])[:4]))))
+														ee_11_20_27, bb_11_20_27 := e_11_20_27.Mul(e_11_20_27), b_11_20_27.Mul(b_11_20_27)
+														den_11_20_27 := ee_11_20_27.Add(bb_11_20_27)
+														cos2psi_11_20_27 = ee_11_20_27.Sub(bb_11_20_27).Div(den_11_20_27).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20_27.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													one_11_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+													r0_0_11_20_27 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20_27.Add(c2sq_11_20_27).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20_27[:4])).Mul(cos2psi_11_20_27).Mul(one_11_20_27.Sub(c2sq_11_20_27))))
+												}
+												p_10_20_27 = r0_0_11_20_27
+											}
+											polar_10_20_27 = p_10_20_27.Merge(polar_10_20_27, m_10_20_27)
+										}
+										r0_0_10_20_27, r1_0_10_20_27, r2_0_10_20_27, r3_0_10_20_27 = qx_10_20_27, qy_10_20_27, qz_10_20_27, polar_10_20_27
+									}
+									qx_20_27, qy_20_27, qz_20_27, p_20_27 := r0_0_10_20_27, r1_0_10_20_27, r2_0_10_20_27, r3_0_10_20_27
+									polar_20_27 = p_20_27
+									for oi_20_27 := range r_20_27.orient {
 										var (
-											r0_0_15_49_58 archsimd.Float64x4
-											r1_0_15_49_58 archsimd.Float64x4
-											r2_0_15_49_58 archsimd.Float64x4
-											r3_0_15_49_58 archsimd.Float64x4
+											r0_0_12_20_27 archsimd.Float64x4
+											r1_0_12_20_27 archsimd.Float64x4
+											r2_0_12_20_27 archsimd.Float64x4
 										)
 										{
-											r_15_49_58, sr_15_49_58, dx_15_49_58, dy_15_49_58, dz_15_49_58, polar_15_49_58 := r_49_58, &r_49_58.src[si_49_58], dx_49_58, dy_49_58, dz_49_58, polar_49_58
-											zero_15_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											il_15_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.il)[:4]))
-											qx_15_49_58, qy_15_49_58, qz_15_49_58 := dx_15_49_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[0])[:4]))).Mul(il_15_49_58), dy_15_49_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[1])[:4]))).Mul(il_15_49_58), dz_15_49_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[2])[:4]))).Mul(il_15_49_58)
-											if m_15_49_58 := polar_15_49_58.Equal(zero_15_49_58); m_15_49_58.ToBits() != 0 {
-												var p_15_49_58 archsimd.Float64x4
-												if r_15_49_58.kahnZero {
-													c2_15_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[0])[:4])).Mul(dx_15_49_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[1])[:4])).Mul(dy_15_49_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_15_49_58.inc[2])[:4])).Mul(dz_15_49_58))
-													p_15_49_58 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_15_49_58.Mul(c2_15_49_58)))
-												} else {
-													var r0_0_16_49_58 archsimd.Float64x4
-													{
-														zero_16_49_58, kahn_16_49_58, s_16_49_58, dx_16_49_58, dy_16_49_58, dz_16_49_58 := false, &r_15_49_58.kahn, sr_15_49_58, dx_15_49_58, dy_15_49_58, dz_15_49_58
-														c2_16_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.inc[0])[:4])).Mul(dx_16_49_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.inc[1])[:4])).Mul(dy_16_49_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.inc[2])[:4])).Mul(dz_16_49_58))
-														c2sq_16_49_58 := c2_16_49_58.Mul(c2_16_49_58)
-														cos2psi_16_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-														if !zero_16_49_58 {
-															e_16_49_58 := dx_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.ein[0])[:4]))).Add(dy_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.ein[1])[:4])))).Add(dz_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.ein[2])[:4]))))
-															b_16_49_58 := dx_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.bin[0])[:4]))).Add(dy_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.bin[1])[:4])))).Add(dz_16_49_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_16_49_58.bin[2])[:4]))))
-															ee_16_49_58, bb_16_49_58 := e_16_49_58.Mul(e_16_49_58), b_16_49_58.Mul(b_16_49_58)
-															den_16_49_58 := ee_16_49_58.Add(bb_16_49_58)
-															cos2psi_16_49_58 = ee_16_49_58.Sub(bb_16_49_58).Div(den_16_49_58).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_16_49_58.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														one_16_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-														r0_0_16_49_58 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_16_49_58.Add(c2sq_16_49_58).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_16_49_58[:4])).Mul(cos2psi_16_49_58).Mul(one_16_49_58.Sub(c2sq_16_49_58))))
-													}
-													p_15_49_58 = r0_0_16_49_58
-												}
-												polar_15_49_58 = p_15_49_58.Merge(polar_15_49_58, m_15_49_58)
-											}
-											r0_0_15_49_58, r1_0_15_49_58, r2_0_15_49_58, r3_0_15_49_58 = qx_15_49_58, qy_15_49_58, qz_15_49_58, polar_15_49_58
+											o_12_20_27, qx_12_20_27, qy_12_20_27, qz_12_20_27 := &r_20_27.orient[oi_20_27], qx_20_27, qy_20_27, qz_20_27
+											h_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[0])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[1])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[2])[:4])).Mul(qz_12_20_27))
+											kk_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[3])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[4])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[5])[:4])).Mul(qz_12_20_27))
+											l_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[6])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[7])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[8])[:4])).Mul(qz_12_20_27))
+											r0_0_12_20_27, r1_0_12_20_27, r2_0_12_20_27 = h_12_20_27, kk_12_20_27, l_12_20_27
 										}
-										qx_49_58, qy_49_58, qz_49_58, p_49_58 := r0_0_15_49_58, r1_0_15_49_58, r2_0_15_49_58, r3_0_15_49_58
-										polar_49_58 = p_49_58
-										for oi_49_58 := range r_49_58.orient {
-											var (
-												r0_0_17_49_58 archsimd.Float64x4
-												r1_0_17_49_58 archsimd.Float64x4
-												r2_0_17_49_58 archsimd.Float64x4
-											)
-											{
-												o_17_49_58, qx_17_49_58, qy_17_49_58, qz_17_49_58 := &r_49_58.orient[oi_49_58], qx_49_58, qy_49_58, qz_49_58
-												h_17_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[0])[:4])).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[1])[:4])).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[2])[:4])).Mul(qz_17_49_58))
-												kk_17_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[3])[:4])).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[4])[:4])).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[5])[:4])).Mul(qz_17_49_58))
-												l_17_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[6])[:4])).Mul(qx_17_49_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[7])[:4])).Mul(qy_17_49_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_17_49_58[8])[:4])).Mul(qz_17_49_58))
-												r0_0_17_49_58, r1_0_17_49_58, r2_0_17_49_58 = h_17_49_58, kk_17_49_58, l_17_49_58
-											}
-											h_49_58, kk_49_58, l_49_58 := r0_0_17_49_58, r1_0_17_49_58, r2_0_17_49_58
-											var r0_0_18_49_58 archsimd.Float64x4
-											{
-												r_18_49_58, h_18_49_58, kk_18_49_58, l_18_49_58 := r_49_58, h_49_58, kk_49_58, l_49_58
-												var r0_0_19_49_58 archsimd.Float64x4
-												{
-													r_19_49_58, i_19_49_58, x_19_49_58 := r_18_49_58, 0, h_18_49_58
-													s_19_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_19_49_58.nmode[i_19_49_58] == nChebyshev {
-														var r0_0_20_49_58 archsimd.Float64x4
-														{
-															x_20_49_58, n_20_49_58 := x_19_49_58, r_19_49_58.nn[i_19_49_58]
-															magic_20_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_20_49_58 := x_20_49_58.Add(magic_20_49_58)
-															var r0_0_21_49_58 archsimd.Float64x4
-															{
-																d_21_49_58 := x_20_49_58.Sub(t_20_49_58.Sub(magic_20_49_58))
-																y_21_49_58 := d_21_49_58.Mul(d_21_49_58)
-																y2_21_49_58 := y_21_49_58.Mul(y_21_49_58)
-																y4_21_49_58 := y2_21_49_58.Mul(y2_21_49_58)
-																p0_21_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_21_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_21_49_58)).Mul(y2_21_49_58))
-																p1_21_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_21_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_21_49_58)).Mul(y2_21_49_58)).Mul(y4_21_49_58)
-																p2_21_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_21_49_58.Mul(y4_21_49_58))
-																r0_0_21_49_58 = p0_21_49_58.Add(p1_21_49_58).Add(p2_21_49_58)
-															}
-															var r0_0_22_49_58 archsimd.Float64x4
-															{
-																c_22_49_58, t_22_49_58 := r0_0_21_49_58, t_20_49_58
-																r0_0_22_49_58 = c_22_49_58.AsUint64x4().Xor(t_22_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_20_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_22_49_58)
-															u0_20_49_58, u1_20_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_20_49_58
-															j_20_49_58 := 2
-															for ; j_20_49_58+1 < n_20_49_58; j_20_49_58 += 2 {
-																u0_20_49_58 = c2_20_49_58.Mul(u1_20_49_58).Sub(u0_20_49_58)
-																u1_20_49_58 = c2_20_49_58.Mul(u0_20_49_58).Sub(u1_20_49_58)
-															}
-															if j_20_49_58 < n_20_49_58 {
-																u1_20_49_58 = c2_20_49_58.Mul(u1_20_49_58).Sub(u0_20_49_58)
-															}
-															r0_0_20_49_58 = u1_20_49_58
-														}
-														s_19_49_58 = r0_0_20_49_58
-													} else if r_19_49_58.nmode[i_19_49_58] == nRatio {
-														var r0_0_23_49_58 archsimd.Float64x4
-														{
-															x_23_49_58, nv_23_49_58 := x_19_49_58, archsimd.LoadFloat64x4((*[4]float64)((&r_19_49_58.nv[i_19_49_58])[:4]))
-															magic_23_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_23_49_58 := x_23_49_58.Add(magic_23_49_58)
-															d_23_49_58 := x_23_49_58.Sub(t_23_49_58.Sub(magic_23_49_58))
-															y_23_49_58 := nv_23_49_58.Mul(d_23_49_58)
-															u_23_49_58 := y_23_49_58.Add(magic_23_49_58)
-															var r0_0_24_49_58 archsimd.Float64x4
-															{
-																d_24_49_58 := y_23_49_58.Sub(u_23_49_58.Sub(magic_23_49_58))
-																y_24_49_58 := d_24_49_58.Mul(d_24_49_58)
-																y2_24_49_58 := y_24_49_58.Mul(y_24_49_58)
-																y4_24_49_58 := y2_24_49_58.Mul(y2_24_49_58)
-																p0_24_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_24_49_58)).Mul(y2_24_49_58))
-																p1_24_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_24_49_58)).Mul(y2_24_49_58)).Mul(y4_24_49_58)
-																p2_24_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_24_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_24_49_58)).Mul(y4_24_49_58.Mul(y4_24_49_58))
-																r0_0_24_49_58 = d_24_49_58.Mul(p0_24_49_58.Add(p1_24_49_58).Add(p2_24_49_58))
-															}
-															var r0_0_25_49_58 archsimd.Float64x4
-															{
-																c_25_49_58, t_25_49_58 := r0_0_24_49_58, u_23_49_58
-																r0_0_25_49_58 = c_25_49_58.AsUint64x4().Xor(t_25_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_23_49_58 := r0_0_25_49_58
-															var r0_0_26_49_58 archsimd.Float64x4
-															{
-																d_26_49_58 := d_23_49_58
-																y_26_49_58 := d_26_49_58.Mul(d_26_49_58)
-																y2_26_49_58 := y_26_49_58.Mul(y_26_49_58)
-																y4_26_49_58 := y2_26_49_58.Mul(y2_26_49_58)
-																p0_26_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_26_49_58)).Mul(y2_26_49_58))
-																p1_26_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_26_49_58)).Mul(y2_26_49_58)).Mul(y4_26_49_58)
-																p2_26_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_26_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_26_49_58)).Mul(y4_26_49_58.Mul(y4_26_49_58))
-																r0_0_26_49_58 = d_26_49_58.Mul(p0_26_49_58.Add(p1_26_49_58).Add(p2_26_49_58))
-															}
-															r0_0_23_49_58 = nv_23_49_58.Merge(sn_23_49_58.Div(r0_0_26_49_58), d_23_49_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_19_49_58 = r0_0_23_49_58
-													}
-													r0_0_19_49_58 = s_19_49_58
-												}
-												sa_18_49_58 := r0_0_19_49_58
-												var r0_0_27_49_58 archsimd.Float64x4
-												{
-													r_27_49_58, i_27_49_58, x_27_49_58 := r_18_49_58, 1, kk_18_49_58
-													s_27_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_27_49_58.nmode[i_27_49_58] == nChebyshev {
-														var r0_0_28_49_58 archsimd.Float64x4
-														{
-															x_28_49_58, n_28_49_58 := x_27_49_58, r_27_49_58.nn[i_27_49_58]
-															magic_28_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_28_49_58 := x_28_49_58.Add(magic_28_49_58)
-															var r0_0_29_49_58 archsimd.Float64x4
-															{
-																d_29_49_58 := x_28_49_58.Sub(t_28_49_58.Sub(magic_28_49_58))
-																y_29_49_58 := d_29_49_58.Mul(d_29_49_58)
-																y2_29_49_58 := y_29_49_58.Mul(y_29_49_58)
-																y4_29_49_58 := y2_29_49_58.Mul(y2_29_49_58)
-																p0_29_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_29_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_29_49_58)).Mul(y2_29_49_58))
-																p1_29_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_29_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_29_49_58)).Mul(y2_29_49_58)).Mul(y4_29_49_58)
-																p2_29_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_29_49_58.Mul(y4_29_49_58))
-																r0_0_29_49_58 = p0_29_49_58.Add(p1_29_49_58).Add(p2_29_49_58)
-															}
-															var r0_0_30_49_58 archsimd.Float64x4
-															{
-																c_30_49_58, t_30_49_58 := r0_0_29_49_58, t_28_49_58
-																r0_0_30_49_58 = c_30_49_58.AsUint64x4().Xor(t_30_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_28_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_30_49_58)
-															u0_28_49_58, u1_28_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_28_49_58
-															j_28_49_58 := 2
-															for ; j_28_49_58+1 < n_28_49_58; j_28_49_58 += 2 {
-																u0_28_49_58 = c2_28_49_58.Mul(u1_28_49_58).Sub(u0_28_49_58)
-																u1_28_49_58 = c2_28_49_58.Mul(u0_28_49_58).Sub(u1_28_49_58)
-															}
-															if j_28_49_58 < n_28_49_58 {
-																u1_28_49_58 = c2_28_49_58.Mul(u1_28_49_58).Sub(u0_28_49_58)
-															}
-															r0_0_28_49_58 = u1_28_49_58
-														}
-														s_27_49_58 = r0_0_28_49_58
-													} else if r_27_49_58.nmode[i_27_49_58] == nRatio {
-														var r0_0_31_49_58 archsimd.Float64x4
-														{
-															x_31_49_58, nv_31_49_58 := x_27_49_58, archsimd.LoadFloat64x4((*[4]float64)((&r_27_49_58.nv[i_27_49_58])[:4]))
-															magic_31_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_31_49_58 := x_31_49_58.Add(magic_31_49_58)
-															d_31_49_58 := x_31_49_58.Sub(t_31_49_58.Sub(magic_31_49_58))
-															y_31_49_58 := nv_31_49_58.Mul(d_31_49_58)
-															u_31_49_58 := y_31_49_58.Add(magic_31_49_58)
-															var r0_0_32_49_58 archsimd.Float64x4
-															{
-																d_32_49_58 := y_31_49_58.Sub(u_31_49_58.Sub(magic_31_49_58))
-																y_32_49_58 := d_32_49_58.Mul(d_32_49_58)
-																y2_32_49_58 := y_32_49_58.Mul(y_32_49_58)
-																y4_32_49_58 := y2_32_49_58.Mul(y2_32_49_58)
-																p0_32_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_32_49_58)).Mul(y2_32_49_58))
-																p1_32_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_32_49_58)).Mul(y2_32_49_58)).Mul(y4_32_49_58)
-																p2_32_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_32_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_32_49_58)).Mul(y4_32_49_58.Mul(y4_32_49_58))
-																r0_0_32_49_58 = d_32_49_58.Mul(p0_32_49_58.Add(p1_32_49_58).Add(p2_32_49_58))
-															}
-															var r0_0_33_49_58 archsimd.Float64x4
-															{
-																c_33_49_58, t_33_49_58 := r0_0_32_49_58, u_31_49_58
-																r0_0_33_49_58 = c_33_49_58.AsUint64x4().Xor(t_33_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_31_49_58 := r0_0_33_49_58
-															var r0_0_34_49_58 archsimd.Float64x4
-															{
-																d_34_49_58 := d_31_49_58
-																y_34_49_58 := d_34_49_58.Mul(d_34_49_58)
-																y2_34_49_58 := y_34_49_58.Mul(y_34_49_58)
-																y4_34_49_58 := y2_34_49_58.Mul(y2_34_49_58)
-																p0_34_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_34_49_58)).Mul(y2_34_49_58))
-																p1_34_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_34_49_58)).Mul(y2_34_49_58)).Mul(y4_34_49_58)
-																p2_34_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_34_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_34_49_58)).Mul(y4_34_49_58.Mul(y4_34_49_58))
-																r0_0_34_49_58 = d_34_49_58.Mul(p0_34_49_58.Add(p1_34_49_58).Add(p2_34_49_58))
-															}
-															r0_0_31_49_58 = nv_31_49_58.Merge(sn_31_49_58.Div(r0_0_34_49_58), d_31_49_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_27_49_58 = r0_0_31_49_58
-													}
-													r0_0_27_49_58 = s_27_49_58
-												}
-												sb_18_49_58 := r0_0_27_49_58
-												var r0_0_35_49_58 archsimd.Float64x4
-												{
-													r_35_49_58, i_35_49_58, x_35_49_58 := r_18_49_58, 2, l_18_49_58
-													s_35_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													if r_35_49_58.nmode[i_35_49_58] == nChebyshev {
-														var r0_0_36_49_58 archsimd.Float64x4
-														{
-															x_36_49_58, n_36_49_58 := x_35_49_58, r_35_49_58.nn[i_35_49_58]
-															magic_36_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_36_49_58 := x_36_49_58.Add(magic_36_49_58)
-															var r0_0_37_49_58 archsimd.Float64x4
-															{
-																d_37_49_58 := x_36_49_58.Sub(t_36_49_58.Sub(magic_36_49_58))
-																y_37_49_58 := d_37_49_58.Mul(d_37_49_58)
-																y2_37_49_58 := y_37_49_58.Mul(y_37_49_58)
-																y4_37_49_58 := y2_37_49_58.Mul(y2_37_49_58)
-																p0_37_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_37_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_37_49_58)).Mul(y2_37_49_58))
-																p1_37_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_37_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_37_49_58)).Mul(y2_37_49_58)).Mul(y4_37_49_58)
-																p2_37_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_37_49_58.Mul(y4_37_49_58))
-																r0_0_37_49_58 = p0_37_49_58.Add(p1_37_49_58).Add(p2_37_49_58)
-															}
-															var r0_0_38_49_58 archsimd.Float64x4
-															{
-																c_38_49_58, t_38_49_58 := r0_0_37_49_58, t_36_49_58
-																r0_0_38_49_58 = c_38_49_58.AsUint64x4().Xor(t_38_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															c2_36_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_38_49_58)
-															u0_36_49_58, u1_36_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_36_49_58
-															j_36_49_58 := 2
-															for ; j_36_49_58+1 < n_36_49_58; j_36_49_58 += 2 {
-																u0_36_49_58 = c2_36_49_58.Mul(u1_36_49_58).Sub(u0_36_49_58)
-																u1_36_49_58 = c2_36_49_58.Mul(u0_36_49_58).Sub(u1_36_49_58)
-															}
-															if j_36_49_58 < n_36_49_58 {
-																u1_36_49_58 = c2_36_49_58.Mul(u1_36_49_58).Sub(u0_36_49_58)
-															}
-															r0_0_36_49_58 = u1_36_49_58
-														}
-														s_35_49_58 = r0_0_36_49_58
-													} else if r_35_49_58.nmode[i_35_49_58] == nRatio {
-														var r0_0_39_49_58 archsimd.Float64x4
-														{
-															x_39_49_58, nv_39_49_58 := x_35_49_58, archsimd.LoadFloat64x4((*[4]float64)((&r_35_49_58.nv[i_35_49_58])[:4]))
-															magic_39_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-															t_39_49_58 := x_39_49_58.Add(magic_39_49_58)
-															d_39_49_58 := x_39_49_58.Sub(t_39_49_58.Sub(magic_39_49_58))
-															y_39_49_58 := nv_39_49_58.Mul(d_39_49_58)
-															u_39_49_58 := y_39_49_58.Add(magic_39_49_58)
-															var r0_0_40_49_58 archsimd.Float64x4
-															{
-																d_40_49_58 := y_39_49_58.Sub(u_39_49_58.Sub(magic_39_49_58))
-																y_40_49_58 := d_40_49_58.Mul(d_40_49_58)
-																y2_40_49_58 := y_40_49_58.Mul(y_40_49_58)
-																y4_40_49_58 := y2_40_49_58.Mul(y2_40_49_58)
-																p0_40_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_40_49_58)).Mul(y2_40_49_58))
-																p1_40_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_40_49_58)).Mul(y2_40_49_58)).Mul(y4_40_49_58)
-																p2_40_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_40_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_40_49_58)).Mul(y4_40_49_58.Mul(y4_40_49_58))
-																r0_0_40_49_58 = d_40_49_58.Mul(p0_40_49_58.Add(p1_40_49_58).Add(p2_40_49_58))
-															}
-															var r0_0_41_49_58 archsimd.Float64x4
-															{
-																c_41_49_58, t_41_49_58 := r0_0_40_49_58, u_39_49_58
-																r0_0_41_49_58 = c_41_49_58.AsUint64x4().Xor(t_41_49_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-															}
-															sn_39_49_58 := r0_0_41_49_58
-															var r0_0_42_49_58 archsimd.Float64x4
-															{
-																d_42_49_58 := d_39_49_58
-																y_42_49_58 := d_42_49_58.Mul(d_42_49_58)
-																y2_42_49_58 := y_42_49_58.Mul(y_42_49_58)
-																y4_42_49_58 := y2_42_49_58.Mul(y2_42_49_58)
-																p0_42_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_42_49_58)).Mul(y2_42_49_58))
-																p1_42_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_42_49_58)).Mul(y2_42_49_58)).Mul(y4_42_49_58)
-																p2_42_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_42_49_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_42_49_58)).Mul(y4_42_49_58.Mul(y4_42_49_58))
-																r0_0_42_49_58 = d_42_49_58.Mul(p0_42_49_58.Add(p1_42_49_58).Add(p2_42_49_58))
-															}
-															r0_0_39_49_58 = nv_39_49_58.Merge(sn_39_49_58.Div(r0_0_42_49_58), d_39_49_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														s_35_49_58 = r0_0_39_49_58
-													}
-													r0_0_35_49_58 = s_35_49_58
-												}
-												sc_18_49_58 := r0_0_35_49_58
-												r0_0_18_49_58 = sa_18_49_58.Mul(sb_18_49_58).Mul(sc_18_49_58)
-											}
-											var r0_0_43_49_58 archsimd.Float64x4
-											{
-												k_43_49_58, ia_43_49_58, fa_43_49_58, h_43_49_58, kk_43_49_58, l_43_49_58, fl_43_49_58, sum_43_49_58 := k_49_58, ia_49_58, fa_49_58, h_49_58, kk_49_58, l_49_58, r0_0_18_49_58, sum_49_58
-												c_43_49_58 := k_43_49_58.c
-												fc_43_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&k_43_49_58.lr.defaultF)[:4]))
-												if c_43_49_58.HasHKL {
-													var r0_0_9_43_49_58 archsimd.Float64x4
-													{
-														r_9_43_49_58, bits_9_43_49_58, ia_9_43_49_58, fa_9_43_49_58, h_9_43_49_58, kk_9_43_49_58, l_9_43_49_58 := k_43_49_58.lr, k_43_49_58.fhklBits, ia_43_49_58, fa_43_49_58, h_43_49_58, kk_43_49_58, l_43_49_58
-														var r0_0_7_9_43_49_58 archsimd.Mask64x4
-														{
-															r_7_9_43_49_58, ia_7_9_43_49_58, h_7_9_43_49_58, kk_7_9_43_49_58, l_7_9_43_49_58 := r_9_43_49_58, ia_9_43_49_58, h_9_43_49_58, kk_9_43_49_58, l_9_43_49_58
-															half_7_9_43_49_58 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-															hc_7_9_43_49_58, kc_7_9_43_49_58, lc_7_9_43_49_58 := h_7_9_43_49_58.Sub(half_7_9_43_49_58).Ceil(), kk_7_9_43_49_58.Sub(half_7_9_43_49_58).Ceil(), l_7_9_43_49_58.Sub(half_7_9_43_49_58).Ceil()
-															hmin_7_9_43_49_58, kmin_7_9_43_49_58, lmin_7_9_43_49_58 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.lmin)[:4]))
-															in_7_9_43_49_58 := hc_7_9_43_49_58.GreaterEqual(hmin_7_9_43_49_58).And(hc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.hmax)[:4])))).And(kc_7_9_43_49_58.GreaterEqual(kmin_7_9_43_49_58)).And(kc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.kmax)[:4])))).And(lc_7_9_43_49_58.GreaterEqual(lmin_7_9_43_49_58)).And(lc_7_9_43_49_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.lmax)[:4]))))
-															idx_7_9_43_49_58 := hc_7_9_43_49_58.Sub(hmin_7_9_43_49_58).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.hstride)[:4]))).Add(kc_7_9_43_49_58.Sub(kmin_7_9_43_49_58).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_43_49_58.kstride)[:4])))).Add(lc_7_9_43_49_58.Sub(lmin_7_9_43_49_58))
-															idx_7_9_43_49_58.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_43_49_58).ConvertToInt32().Store(ia_7_9_43_49_58)
-															r0_0_7_9_43_49_58 = in_7_9_43_49_58
-														}
-														in_9_43_49_58 := r0_0_7_9_43_49_58
-														for i_9_43_49_58, j_9_43_49_58 := range ia_9_43_49_58 {
-															fa_9_43_49_58[i_9_43_49_58] = bits_9_43_49_58[j_9_43_49_58]
-														}
-														r0_0_9_43_49_58 = archsimd.LoadUint64x4(fa_9_43_49_58).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_43_49_58.defaultF)[:4])), in_9_43_49_58)
-													}
-													fc_43_49_58 = r0_0_9_43_49_58
-												}
-												s_43_49_58 := sum_43_49_58.Add(fc_43_49_58.Mul(fc_43_49_58).Mul(fl_43_49_58).Mul(fl_43_49_58))
-												if !c_43_49_58.Water {
-													s_43_49_58 = sum_43_49_58.Merge(s_43_49_58, fl_43_49_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-												}
-												r0_0_43_49_58 = s_43_49_58
-											}
-											sum_49_58 = r0_0_43_49_58
-										}
-									}
-									r0_0_49_58, r1_0_49_58 = sum_49_58, polar_49_58
-								}
-								sum_58, polar_58 = r0_0_49_58, r1_0_49_58
-							} else {
-								var (
-									r0_0_50_58 archsimd.Float64x4
-									r1_0_50_58 archsimd.Float64x4
-								)
-								{
-									k_50_58, r_50_58, ia_50_58, fa_50_58, sum_50_58, dx_50_58, dy_50_58, dz_50_58, polar_50_58 := k_58, r_58, ia_58, fa_58, sum_58, dx_58, dy_58, dz_58, polar_58
-									n_50_58 := k_50_58.nn[0]
-									for si_50_58 := range r_50_58.src {
-										var (
-											r0_0_10_50_58 archsimd.Float64x4
-											r1_0_10_50_58 archsimd.Float64x4
-											r2_0_10_50_58 archsimd.Float64x4
-											r3_0_10_50_58 archsimd.Float64x4
-										)
+										h_20_27, kk_20_27, l_20_27 := r0_0_12_20_27, r1_0_12_20_27, r2_0_12_20_27
+										var r0_0_13_20_27 archsimd.Float64x4
 										{
-											r_10_50_58, sr_10_50_58, dx_10_50_58, dy_10_50_58, dz_10_50_58, polar_10_50_58 := r_50_58, &r_50_58.src[si_50_58], dx_50_58, dy_50_58, dz_50_58, polar_50_58
-											zero_10_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-											il_10_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.il)[:4]))
-											qx_10_50_58, qy_10_50_58, qz_10_50_58 := dx_10_50_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[0])[:4]))).Mul(il_10_50_58), dy_10_50_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[1])[:4]))).Mul(il_10_50_58), dz_10_50_58.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[2])[:4]))).Mul(il_10_50_58)
-											if m_10_50_58 := polar_10_50_58.Equal(zero_10_50_58); m_10_50_58.ToBits() != 0 {
-												var p_10_50_58 archsimd.Float64x4
-												if r_10_50_58.kahnZero {
-													c2_10_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[0])[:4])).Mul(dx_10_50_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[1])[:4])).Mul(dy_10_50_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_50_58.inc[2])[:4])).Mul(dz_10_50_58))
-													p_10_50_58 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_50_58.Mul(c2_10_50_58)))
-												} else {
-													var r0_0_11_50_58 archsimd.Float64x4
-													{
-														zero_11_50_58, kahn_11_50_58, s_11_50_58, dx_11_50_58, dy_11_50_58, dz_11_50_58 := false, &r_10_50_58.kahn, sr_10_50_58, dx_10_50_58, dy_10_50_58, dz_10_50_58
-														c2_11_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.inc[0])[:4])).Mul(dx_11_50_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.inc[1])[:4])).Mul(dy_11_50_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.inc[2])[:4])).Mul(dz_11_50_58))
-														c2sq_11_50_58 := c2_11_50_58.Mul(c2_11_50_58)
-														cos2psi_11_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-														if !zero_11_50_58 {
-															e_11_50_58 := dx_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.ein[0])[:4]))).Add(dy_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.ein[1])[:4])))).Add(dz_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.ein[2])[:4]))))
-															b_11_50_58 := dx_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.bin[0])[:4]))).Add(dy_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.bin[1])[:4])))).Add(dz_11_50_58.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_50_58.bin[2])[:4]))))
-															ee_11_50_58, bb_11_50_58 := e_11_50_58.Mul(e_11_50_58), b_11_50_58.Mul(b_11_50_58)
-															den_11_50_58 := ee_11_50_58.Add(bb_11_50_58)
-															cos2psi_11_50_58 = ee_11_50_58.Sub(bb_11_50_58).Div(den_11_50_58).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_50_58.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-														}
-														one_11_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-														r0_0_11_50_58 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_50_58.Add(c2sq_11_50_58).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_50_58[:4])).Mul(cos2psi_11_50_58).Mul(one_11_50_58.Sub(c2sq_11_50_58))))
-													}
-													p_10_50_58 = r0_0_11_50_58
-												}
-												polar_10_50_58 = p_10_50_58.Merge(polar_10_50_58, m_10_50_58)
+											r_13_20_27, h_13_20_27, kk_13_20_27, l_13_20_27, n_13_20_27 := r_20_27, h_20_27, kk_20_27, l_20_27, n_20_27
+											_ = r_13_20_27
+											magic_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											th_13_20_27, tk_13_20_27, tl_13_20_27 := h_13_20_27.Add(magic_13_20_27), kk_13_20_27.Add(magic_13_20_27), l_13_20_27.Add(magic_13_20_27)
+											var r0_0_1_13_20_27 archsimd.Float64x4
+											{
+												d_1_13_20_27 := h_13_20_27.Sub(th_13_20_27.Sub(magic_13_20_27))
+												y_1_13_20_27 := d_1_13_20_27.Mul(d_1_13_20_27)
+												y2_1_13_20_27 := y_1_13_20_27.Mul(y_1_13_20_27)
+												y4_1_13_20_27 := y2_1_13_20_27.Mul(y2_1_13_20_27)
+												p0_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20_27)).Mul(y2_1_13_20_27))
+												p1_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20_27)).Mul(y2_1_13_20_27)).Mul(y4_1_13_20_27)
+												p2_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20_27.Mul(y4_1_13_20_27))
+												r0_0_1_13_20_27 = p0_1_13_20_27.Add(p1_1_13_20_27).Add(p2_1_13_20_27)
 											}
-											r0_0_10_50_58, r1_0_10_50_58, r2_0_10_50_58, r3_0_10_50_58 = qx_10_50_58, qy_10_50_58, qz_10_50_58, polar_10_50_58
+											var r0_0_2_13_20_27 archsimd.Float64x4
+											{
+												c_2_13_20_27, t_2_13_20_27 := r0_0_1_13_20_27, th_13_20_27
+												r0_0_2_13_20_27 = c_2_13_20_27.AsUint64x4().Xor(t_2_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											ch_13_20_27 := r0_0_2_13_20_27
+											var r0_0_3_13_20_27 archsimd.Float64x4
+											{
+												d_3_13_20_27 := kk_13_20_27.Sub(tk_13_20_27.Sub(magic_13_20_27))
+												y_3_13_20_27 := d_3_13_20_27.Mul(d_3_13_20_27)
+												y2_3_13_20_27 := y_3_13_20_27.Mul(y_3_13_20_27)
+												y4_3_13_20_27 := y2_3_13_20_27.Mul(y2_3_13_20_27)
+												p0_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20_27)).Mul(y2_3_13_20_27))
+												p1_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20_27)).Mul(y2_3_13_20_27)).Mul(y4_3_13_20_27)
+												p2_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20_27.Mul(y4_3_13_20_27))
+												r0_0_3_13_20_27 = p0_3_13_20_27.Add(p1_3_13_20_27).Add(p2_3_13_20_27)
+											}
+											var r0_0_4_13_20_27 archsimd.Float64x4
+											{
+												c_4_13_20_27, t_4_13_20_27 := r0_0_3_13_20_27, tk_13_20_27
+												r0_0_4_13_20_27 = c_4_13_20_27.AsUint64x4().Xor(t_4_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											ck_13_20_27 := r0_0_4_13_20_27
+											var r0_0_5_13_20_27 archsimd.Float64x4
+											{
+												d_5_13_20_27 := l_13_20_27.Sub(tl_13_20_27.Sub(magic_13_20_27))
+												y_5_13_20_27 := d_5_13_20_27.Mul(d_5_13_20_27)
+												y2_5_13_20_27 := y_5_13_20_27.Mul(y_5_13_20_27)
+												y4_5_13_20_27 := y2_5_13_20_27.Mul(y2_5_13_20_27)
+												p0_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20_27)).Mul(y2_5_13_20_27))
+												p1_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20_27)).Mul(y2_5_13_20_27)).Mul(y4_5_13_20_27)
+												p2_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20_27.Mul(y4_5_13_20_27))
+												r0_0_5_13_20_27 = p0_5_13_20_27.Add(p1_5_13_20_27).Add(p2_5_13_20_27)
+											}
+											var r0_0_6_13_20_27 archsimd.Float64x4
+											{
+												c_6_13_20_27, t_6_13_20_27 := r0_0_5_13_20_27, tl_13_20_27
+												r0_0_6_13_20_27 = c_6_13_20_27.AsUint64x4().Xor(t_6_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											cl_13_20_27 := r0_0_6_13_20_27
+											two_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+											ch_13_20_27, ck_13_20_27, cl_13_20_27 = two_13_20_27.Mul(ch_13_20_27), two_13_20_27.Mul(ck_13_20_27), two_13_20_27.Mul(cl_13_20_27)
+											h0_13_20_27, k0_13_20_27, l0_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											h1_13_20_27, k1_13_20_27, l1_13_20_27 := ch_13_20_27, ck_13_20_27, cl_13_20_27
+											j_13_20_27 := 2
+											for ; j_13_20_27+1 < n_13_20_27; j_13_20_27 += 2 {
+												h0_13_20_27, k0_13_20_27, l0_13_20_27 = ch_13_20_27.Mul(h1_13_20_27).Sub(h0_13_20_27), ck_13_20_27.Mul(k1_13_20_27).Sub(k0_13_20_27), cl_13_20_27.Mul(l1_13_20_27).Sub(l0_13_20_27)
+												h1_13_20_27, k1_13_20_27, l1_13_20_27 = ch_13_20_27.Mul(h0_13_20_27).Sub(h1_13_20_27), ck_13_20_27.Mul(k0_13_20_27).Sub(k1_13_20_27), cl_13_20_27.Mul(l0_13_20_27).Sub(l1_13_20_27)
+											}
+											if j_13_20_27 < n_13_20_27 {
+												h1_13_20_27 = ch_13_20_27.Mul(h1_13_20_27).Sub(h0_13_20_27)
+												k1_13_20_27 = ck_13_20_27.Mul(k1_13_20_27).Sub(k0_13_20_27)
+												l1_13_20_27 = cl_13_20_27.Mul(l1_13_20_27).Sub(l0_13_20_27)
+											}
+											r0_0_13_20_27 = h1_13_20_27.Mul(k1_13_20_27).Mul(l1_13_20_27)
 										}
-										qx_50_58, qy_50_58, qz_50_58, p_50_58 := r0_0_10_50_58, r1_0_10_50_58, r2_0_10_50_58, r3_0_10_50_58
-										polar_50_58 = p_50_58
-										for oi_50_58 := range r_50_58.orient {
-											var (
-												r0_0_12_50_58 archsimd.Float64x4
-												r1_0_12_50_58 archsimd.Float64x4
-												r2_0_12_50_58 archsimd.Float64x4
-											)
-											{
-												o_12_50_58, qx_12_50_58, qy_12_50_58, qz_12_50_58 := &r_50_58.orient[oi_50_58], qx_50_58, qy_50_58, qz_50_58
-												h_12_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[0])[:4])).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[1])[:4])).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[2])[:4])).Mul(qz_12_50_58))
-												kk_12_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[3])[:4])).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[4])[:4])).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[5])[:4])).Mul(qz_12_50_58))
-												l_12_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[6])[:4])).Mul(qx_12_50_58).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[7])[:4])).Mul(qy_12_50_58)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_50_58[8])[:4])).Mul(qz_12_50_58))
-												r0_0_12_50_58, r1_0_12_50_58, r2_0_12_50_58 = h_12_50_58, kk_12_50_58, l_12_50_58
-											}
-											h_50_58, kk_50_58, l_50_58 := r0_0_12_50_58, r1_0_12_50_58, r2_0_12_50_58
-											var r0_0_13_50_58 archsimd.Float64x4
-											{
-												h_13_50_58, kk_13_50_58, l_13_50_58, n_13_50_58 := h_50_58, kk_50_58, l_50_58, n_50_58
-												magic_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-												th_13_50_58, tk_13_50_58, tl_13_50_58 := h_13_50_58.Add(magic_13_50_58), kk_13_50_58.Add(magic_13_50_58), l_13_50_58.Add(magic_13_50_58)
-												var r0_0_1_13_50_58 archsimd.Float64x4
+										var r0_0_14_20_27 archsimd.Float64x4
+										{
+											k_14_20_27, ia_14_20_27, fa_14_20_27, h_14_20_27, kk_14_20_27, l_14_20_27, fl_14_20_27, sum_14_20_27 := k_20_27, ia_20_27, fa_20_27, h_20_27, kk_20_27, l_20_27, r0_0_13_20_27, sum_20_27
+											c_14_20_27 := k_14_20_27.c
+											fc_14_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20_27.lr.defaultF)[:4]))
+											if c_14_20_27.HasHKL {
+												var r0_0_9_14_20_27 archsimd.Float64x4
 												{
-													d_1_13_50_58 := h_13_50_58.Sub(th_13_50_58.Sub(magic_13_50_58))
-													y_1_13_50_58 := d_1_13_50_58.Mul(d_1_13_50_58)
-													y2_1_13_50_58 := y_1_13_50_58.Mul(y_1_13_50_58)
-													y4_1_13_50_58 := y2_1_13_50_58.Mul(y2_1_13_50_58)
-													p0_1_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_50_58)).Mul(y2_1_13_50_58))
-													p1_1_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_50_58)).Mul(y2_1_13_50_58)).Mul(y4_1_13_50_58)
-													p2_1_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_50_58.Mul(y4_1_13_50_58))
-													r0_0_1_13_50_58 = p0_1_13_50_58.Add(p1_1_13_50_58).Add(p2_1_13_50_58)
-												}
-												var r0_0_2_13_50_58 archsimd.Float64x4
-												{
-													c_2_13_50_58, t_2_13_50_58 := r0_0_1_13_50_58, th_13_50_58
-													r0_0_2_13_50_58 = c_2_13_50_58.AsUint64x4().Xor(t_2_13_50_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												ch_13_50_58 := r0_0_2_13_50_58
-												var r0_0_3_13_50_58 archsimd.Float64x4
-												{
-													d_3_13_50_58 := kk_13_50_58.Sub(tk_13_50_58.Sub(magic_13_50_58))
-													y_3_13_50_58 := d_3_13_50_58.Mul(d_3_13_50_58)
-													y2_3_13_50_58 := y_3_13_50_58.Mul(y_3_13_50_58)
-													y4_3_13_50_58 := y2_3_13_50_58.Mul(y2_3_13_50_58)
-													p0_3_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_50_58)).Mul(y2_3_13_50_58))
-													p1_3_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_50_58)).Mul(y2_3_13_50_58)).Mul(y4_3_13_50_58)
-													p2_3_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_50_58.Mul(y4_3_13_50_58))
-													r0_0_3_13_50_58 = p0_3_13_50_58.Add(p1_3_13_50_58).Add(p2_3_13_50_58)
-												}
-												var r0_0_4_13_50_58 archsimd.Float64x4
-												{
-													c_4_13_50_58, t_4_13_50_58 := r0_0_3_13_50_58, tk_13_50_58
-													r0_0_4_13_50_58 = c_4_13_50_58.AsUint64x4().Xor(t_4_13_50_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												ck_13_50_58 := r0_0_4_13_50_58
-												var r0_0_5_13_50_58 archsimd.Float64x4
-												{
-													d_5_13_50_58 := l_13_50_58.Sub(tl_13_50_58.Sub(magic_13_50_58))
-													y_5_13_50_58 := d_5_13_50_58.Mul(d_5_13_50_58)
-													y2_5_13_50_58 := y_5_13_50_58.Mul(y_5_13_50_58)
-													y4_5_13_50_58 := y2_5_13_50_58.Mul(y2_5_13_50_58)
-													p0_5_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_50_58)).Mul(y2_5_13_50_58))
-													p1_5_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_50_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_50_58)).Mul(y2_5_13_50_58)).Mul(y4_5_13_50_58)
-													p2_5_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_50_58.Mul(y4_5_13_50_58))
-													r0_0_5_13_50_58 = p0_5_13_50_58.Add(p1_5_13_50_58).Add(p2_5_13_50_58)
-												}
-												var r0_0_6_13_50_58 archsimd.Float64x4
-												{
-													c_6_13_50_58, t_6_13_50_58 := r0_0_5_13_50_58, tl_13_50_58
-													r0_0_6_13_50_58 = c_6_13_50_58.AsUint64x4().Xor(t_6_13_50_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-												}
-												cl_13_50_58 := r0_0_6_13_50_58
-												two_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-												ch_13_50_58, ck_13_50_58, cl_13_50_58 = two_13_50_58.Mul(ch_13_50_58), two_13_50_58.Mul(ck_13_50_58), two_13_50_58.Mul(cl_13_50_58)
-												h0_13_50_58, k0_13_50_58, l0_13_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												h1_13_50_58, k1_13_50_58, l1_13_50_58 := ch_13_50_58, ck_13_50_58, cl_13_50_58
-												j_13_50_58 := 2
-												for ; j_13_50_58+1 < n_13_50_58; j_13_50_58 += 2 {
-													h0_13_50_58, k0_13_50_58, l0_13_50_58 = ch_13_50_58.Mul(h1_13_50_58).Sub(h0_13_50_58), ck_13_50_58.Mul(k1_13_50_58).Sub(k0_13_50_58), cl_13_50_58.Mul(l1_13_50_58).Sub(l0_13_50_58)
-													h1_13_50_58, k1_13_50_58, l1_13_50_58 = ch_13_50_58.Mul(h0_13_50_58).Sub(h1_13_50_58), ck_13_50_58.Mul(k0_13_50_58).Sub(k1_13_50_58), cl_13_50_58.Mul(l0_13_50_58).Sub(l1_13_50_58)
-												}
-												if j_13_50_58 < n_13_50_58 {
-													h1_13_50_58 = ch_13_50_58.Mul(h1_13_50_58).Sub(h0_13_50_58)
-													k1_13_50_58 = ck_13_50_58.Mul(k1_13_50_58).Sub(k0_13_50_58)
-													l1_13_50_58 = cl_13_50_58.Mul(l1_13_50_58).Sub(l0_13_50_58)
-												}
-												r0_0_13_50_58 = h1_13_50_58.Mul(k1_13_50_58).Mul(l1_13_50_58)
-											}
-											var r0_0_14_50_58 archsimd.Float64x4
-											{
-												k_14_50_58, ia_14_50_58, fa_14_50_58, h_14_50_58, kk_14_50_58, l_14_50_58, fl_14_50_58, sum_14_50_58 := k_50_58, ia_50_58, fa_50_58, h_50_58, kk_50_58, l_50_58, r0_0_13_50_58, sum_50_58
-												c_14_50_58 := k_14_50_58.c
-												fc_14_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_50_58.lr.defaultF)[:4]))
-												if c_14_50_58.HasHKL {
-													var r0_0_9_14_50_58 archsimd.Float64x4
+													r_9_14_20_27, bits_9_14_20_27, ia_9_14_20_27, fa_9_14_20_27, h_9_14_20_27, kk_9_14_20_27, l_9_14_20_27 := k_14_20_27.lr, k_14_20_27.fhklBits, ia_14_20_27, fa_14_20_27, h_14_20_27, kk_14_20_27, l_14_20_27
+													var r0_0_7_9_14_20_27 archsimd.Mask64x4
 													{
-														r_9_14_50_58, bits_9_14_50_58, ia_9_14_50_58, fa_9_14_50_58, h_9_14_50_58, kk_9_14_50_58, l_9_14_50_58 := k_14_50_58.lr, k_14_50_58.fhklBits, ia_14_50_58, fa_14_50_58, h_14_50_58, kk_14_50_58, l_14_50_58
-														var r0_0_7_9_14_50_58 archsimd.Mask64x4
-														{
-															r_7_9_14_50_58, ia_7_9_14_50_58, h_7_9_14_50_58, kk_7_9_14_50_58, l_7_9_14_50_58 := r_9_14_50_58, ia_9_14_50_58, h_9_14_50_58, kk_9_14_50_58, l_9_14_50_58
-															half_7_9_14_50_58 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-															hc_7_9_14_50_58, kc_7_9_14_50_58, lc_7_9_14_50_58 := h_7_9_14_50_58.Sub(half_7_9_14_50_58).Ceil(), kk_7_9_14_50_58.Sub(half_7_9_14_50_58).Ceil(), l_7_9_14_50_58.Sub(half_7_9_14_50_58).Ceil()
-															hmin_7_9_14_50_58, kmin_7_9_14_50_58, lmin_7_9_14_50_58 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.lmin)[:4]))
-															in_7_9_14_50_58 := hc_7_9_14_50_58.GreaterEqual(hmin_7_9_14_50_58).And(hc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.hmax)[:4])))).And(kc_7_9_14_50_58.GreaterEqual(kmin_7_9_14_50_58)).And(kc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.kmax)[:4])))).And(lc_7_9_14_50_58.GreaterEqual(lmin_7_9_14_50_58)).And(lc_7_9_14_50_58.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.lmax)[:4]))))
-															idx_7_9_14_50_58 := hc_7_9_14_50_58.Sub(hmin_7_9_14_50_58).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.hstride)[:4]))).Add(kc_7_9_14_50_58.Sub(kmin_7_9_14_50_58).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_50_58.kstride)[:4])))).Add(lc_7_9_14_50_58.Sub(lmin_7_9_14_50_58))
-															idx_7_9_14_50_58.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_50_58).ConvertToInt32().Store(ia_7_9_14_50_58)
-															r0_0_7_9_14_50_58 = in_7_9_14_50_58
-														}
-														in_9_14_50_58 := r0_0_7_9_14_50_58
-														for i_9_14_50_58, j_9_14_50_58 := range ia_9_14_50_58 {
-															fa_9_14_50_58[i_9_14_50_58] = bits_9_14_50_58[j_9_14_50_58]
-														}
-														r0_0_9_14_50_58 = archsimd.LoadUint64x4(fa_9_14_50_58).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_50_58.defaultF)[:4])), in_9_14_50_58)
+														r_7_9_14_20_27, ia_7_9_14_20_27, h_7_9_14_20_27, kk_7_9_14_20_27, l_7_9_14_20_27 := r_9_14_20_27, ia_9_14_20_27, h_9_14_20_27, kk_9_14_20_27, l_9_14_20_27
+														half_7_9_14_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+														hc_7_9_14_20_27, kc_7_9_14_20_27, lc_7_9_14_20_27 := h_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil(), kk_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil(), l_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil()
+														hmin_7_9_14_20_27, kmin_7_9_14_20_27, lmin_7_9_14_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.lmin)[:4]))
+														in_7_9_14_20_27 := hc_7_9_14_20_27.GreaterEqual(hmin_7_9_14_20_27).And(hc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hmax)[:4])))).And(kc_7_9_14_20_27.GreaterEqual(kmin_7_9_14_20_27)).And(kc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kmax)[:4])))).And(lc_7_9_14_20_27.GreaterEqual(lmin_7_9_14_20_27)).And(lc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.lmax)[:4]))))
+														idx_7_9_14_20_27 := hc_7_9_14_20_27.Sub(hmin_7_9_14_20_27).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hstride)[:4]))).Add(kc_7_9_14_20_27.Sub(kmin_7_9_14_20_27).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kstride)[:4])))).Add(lc_7_9_14_20_27.Sub(lmin_7_9_14_20_27))
+														idx_7_9_14_20_27.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20_27).ConvertToInt32().Store(ia_7_9_14_20_27)
+														r0_0_7_9_14_20_27 = in_7_9_14_20_27
 													}
-													fc_14_50_58 = r0_0_9_14_50_58
+													in_9_14_20_27 := r0_0_7_9_14_20_27
+													for i_9_14_20_27, j_9_14_20_27 := range ia_9_14_20_27 {
+														fa_9_14_20_27[i_9_14_20_27] = bits_9_14_20_27[j_9_14_20_27]
+													}
+													r0_0_9_14_20_27 = archsimd.LoadUint64x4(fa_9_14_20_27).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20_27.defaultF)[:4])), in_9_14_20_27)
 												}
-												s_14_50_58 := sum_14_50_58.Add(fc_14_50_58.Mul(fc_14_50_58).Mul(fl_14_50_58).Mul(fl_14_50_58))
-												if !c_14_50_58.Water {
-													s_14_50_58 = sum_14_50_58.Merge(s_14_50_58, fl_14_50_58.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-												}
-												r0_0_14_50_58 = s_14_50_58
+												fc_14_20_27 = r0_0_9_14_20_27
 											}
-											sum_50_58 = r0_0_14_50_58
+											s_14_20_27 := sum_14_20_27.Add(fc_14_20_27.Mul(fc_14_20_27).Mul(fl_14_20_27).Mul(fl_14_20_27))
+											if !c_14_20_27.Water {
+												s_14_20_27 = sum_14_20_27.Merge(s_14_20_27, fl_14_20_27.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											}
+											r0_0_14_20_27 = s_14_20_27
 										}
+										sum_20_27 = r0_0_14_20_27
 									}
-									r0_0_50_58, r1_0_50_58 = sum_50_58, polar_50_58
 								}
-								sum_58, polar_58 = r0_0_50_58, r1_0_50_58
+								r0_0_20_27, r1_0_20_27 = sum_20_27, polar_20_27
 							}
-							r0_0_58, r1_0_58, r2_0_58 = sum_58, omega_58, polar_58
+							sum_27, polar_27 = r0_0_20_27, r1_0_20_27
+							r0_0_27, r1_0_27, r2_0_27 = sum_27, omega_27, polar_27
 						}
-						sum, omega, polar = r0_0_58, r1_0_58, r2_0_58
+						sum, omega, polar = r0_0_27, r1_0_27, r2_0_27
 					}
 				}
 			}
@@ -3184,256 +1398,256 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 
 func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
-) archsimd.Float64x4 {
-	var r0_0_59 archsimd.Float64x4
+	n int) archsimd.Float64x4 {
+	var r0_0_28 archsimd.Float64x4
 	{
-		r_59, i_59, x_59 := r, 0, h
-		s_59 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_59.nmode[i_59] == nChebyshev {
-			var r0_0_60 archsimd.Float64x4
+		r_28, i_28, x_28 := r, 0, h
+		s_28 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_28.nmode[i_28] == nChebyshev {
+			var r0_0_29 archsimd.Float64x4
 			{
-				x_60, n_60 := x_59, r_59.nn[i_59]
-				magic_60 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_60 := x_60.Add(magic_60)
-				var r0_0_61 archsimd.Float64x4
+				x_29, n_29 := x_28, r_28.nn[i_28]
+				magic_29 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_29 := x_29.Add(magic_29)
+				var r0_0_30 archsimd.Float64x4
 				{
-					d_61 := x_60.Sub(t_60.Sub(magic_60))
-					y_61 := d_61.Mul(d_61)
-					y2_61 := y_61.Mul(y_61)
-					y4_61 := y2_61.Mul(y2_61)
-					p0_61 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_61)).Mul(y2_61))
-					p1_61 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_61)).Mul(y2_61)).Mul(y4_61)
-					p2_61 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_61.Mul(y4_61))
-					r0_0_61 = p0_61.Add(p1_61).Add(p2_61)
+					d_30 := x_29.Sub(t_29.Sub(magic_29))
+					y_30 := d_30.Mul(d_30)
+					y2_30 := y_30.Mul(y_30)
+					y4_30 := y2_30.Mul(y2_30)
+					p0_30 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30)).Mul(y2_30))
+					p1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
+					p2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30.Mul(y4_30))
+					r0_0_30 = p0_30.Add(p1_30).Add(p2_30)
 				}
-				var r0_0_62 archsimd.Float64x4
+				var r0_0_31 archsimd.Float64x4
 				{
-					c_62, t_62 := r0_0_61, t_60
-					r0_0_62 = c_62.AsUint64x4().Xor(t_62.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_31, t_31 := r0_0_30, t_29
+					r0_0_31 = c_31.AsUint64x4().Xor(t_31.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				c2_60 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_62)
-				u0_60, u1_60 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_60
-				j_60 := 2
-				for ; j_60+1 < n_60; j_60 += 2 {
-					u0_60 = c2_60.Mul(u1_60).Sub(u0_60)
-					u1_60 = c2_60.Mul(u0_60).Sub(u1_60)
+				c2_29 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31)
+				u0_29, u1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29
+				j_29 := 2
+				for ; j_29+1 < n_29; j_29 += 2 {
+					u0_29 = c2_29.Mul(u1_29).Sub(u0_29)
+					u1_29 = c2_29.Mul(u0_29).Sub(u1_29)
 				}
-				if j_60 < n_60 {
-					u1_60 = c2_60.Mul(u1_60).Sub(u0_60)
+				if j_29 < n_29 {
+					u1_29 = c2_29.Mul(u1_29).Sub(u0_29)
 				}
-				r0_0_60 = u1_60
+				r0_0_29 = u1_29
 			}
-			s_59 = r0_0_60
-		} else if r_59.nmode[i_59] == nRatio {
-			var r0_0_63 archsimd.Float64x4
+			s_28 = r0_0_29
+		} else if r_28.nmode[i_28] == nRatio {
+			var r0_0_32 archsimd.Float64x4
 			{
-				x_63, nv_63 := x_59, archsimd.LoadFloat64x4((*[4]float64)((&r_59.nv[i_59])[:4]))
-				magic_63 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_63 := x_63.Add(magic_63)
-				d_63 := x_63.Sub(t_63.Sub(magic_63))
-				y_63 := nv_63.Mul(d_63)
-				u_63 := y_63.Add(magic_63)
-				var r0_0_64 archsimd.Float64x4
+				x_32, nv_32 := x_28, archsimd.LoadFloat64x4((*[4]float64)((&r_28.nv[i_28])[:4]))
+				magic_32 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_32 := x_32.Add(magic_32)
+				d_32 := x_32.Sub(t_32.Sub(magic_32))
+				y_32 := nv_32.Mul(d_32)
+				u_32 := y_32.Add(magic_32)
+				var r0_0_33 archsimd.Float64x4
 				{
-					d_64 := y_63.Sub(u_63.Sub(magic_63))
-					y_64 := d_64.Mul(d_64)
-					y2_64 := y_64.Mul(y_64)
-					y4_64 := y2_64.Mul(y2_64)
-					p0_64 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64)).Mul(y2_64))
-					p1_64 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64)).Mul(y2_64)).Mul(y4_64)
-					p2_64 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
-					r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
+					d_33 := y_32.Sub(u_32.Sub(magic_32))
+					y_33 := d_33.Mul(d_33)
+					y2_33 := y_33.Mul(y_33)
+					y4_33 := y2_33.Mul(y2_33)
+					p0_33 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33)).Mul(y2_33))
+					p1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
+					p2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
+					r0_0_33 = d_33.Mul(p0_33.Add(p1_33).Add(p2_33))
 				}
-				var r0_0_65 archsimd.Float64x4
+				var r0_0_34 archsimd.Float64x4
 				{
-					c_65, t_65 := r0_0_64, u_63
-					r0_0_65 = c_65.AsUint64x4().Xor(t_65.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_34, t_34 := r0_0_33, u_32
+					r0_0_34 = c_34.AsUint64x4().Xor(t_34.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				sn_63 := r0_0_65
-				var r0_0_66 archsimd.Float64x4
+				sn_32 := r0_0_34
+				var r0_0_35 archsimd.Float64x4
 				{
-					d_66 := d_63
-					y_66 := d_66.Mul(d_66)
-					y2_66 := y_66.Mul(y_66)
-					y4_66 := y2_66.Mul(y2_66)
-					p0_66 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66)).Mul(y2_66))
-					p1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
-					p2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
-					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
+					d_35 := d_32
+					y_35 := d_35.Mul(d_35)
+					y2_35 := y_35.Mul(y_35)
+					y4_35 := y2_35.Mul(y2_35)
+					p0_35 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35)).Mul(y2_35))
+					p1_35 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
+					p2_35 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35)).Mul(y4_35.Mul(y4_35))
+					r0_0_35 = d_35.Mul(p0_35.Add(p1_35).Add(p2_35))
 				}
-				r0_0_63 = nv_63.Merge(sn_63.Div(r0_0_66), d_63.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_32 = nv_32.Merge(sn_32.Div(r0_0_35), d_32.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_59 = r0_0_63
+			s_28 = r0_0_32
 		}
-		r0_0_59 = s_59
+		r0_0_28 = s_28
 	}
-	sa := r0_0_59
-	var r0_0_67 archsimd.Float64x4
+	sa := r0_0_28
+	var r0_0_36 archsimd.Float64x4
 	{
-		r_67, i_67, x_67 := r, 1, kk
-		s_67 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_67.nmode[i_67] == nChebyshev {
-			var r0_0_68 archsimd.Float64x4
+		r_36, i_36, x_36 := r, 1, kk
+		s_36 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_36.nmode[i_36] == nChebyshev {
+			var r0_0_37 archsimd.Float64x4
 			{
-				x_68, n_68 := x_67, r_67.nn[i_67]
-				magic_68 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_68 := x_68.Add(magic_68)
-				var r0_0_69 archsimd.Float64x4
+				x_37, n_37 := x_36, r_36.nn[i_36]
+				magic_37 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_37 := x_37.Add(magic_37)
+				var r0_0_38 archsimd.Float64x4
 				{
-					d_69 := x_68.Sub(t_68.Sub(magic_68))
-					y_69 := d_69.Mul(d_69)
-					y2_69 := y_69.Mul(y_69)
-					y4_69 := y2_69.Mul(y2_69)
-					p0_69 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_69)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_69)).Mul(y2_69))
-					p1_69 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_69)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_69)).Mul(y2_69)).Mul(y4_69)
-					p2_69 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_69.Mul(y4_69))
-					r0_0_69 = p0_69.Add(p1_69).Add(p2_69)
+					d_38 := x_37.Sub(t_37.Sub(magic_37))
+					y_38 := d_38.Mul(d_38)
+					y2_38 := y_38.Mul(y_38)
+					y4_38 := y2_38.Mul(y2_38)
+					p0_38 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38)).Mul(y2_38))
+					p1_38 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
+					p2_38 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38.Mul(y4_38))
+					r0_0_38 = p0_38.Add(p1_38).Add(p2_38)
 				}
-				var r0_0_70 archsimd.Float64x4
+				var r0_0_39 archsimd.Float64x4
 				{
-					c_70, t_70 := r0_0_69, t_68
-					r0_0_70 = c_70.AsUint64x4().Xor(t_70.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_39, t_39 := r0_0_38, t_37
+					r0_0_39 = c_39.AsUint64x4().Xor(t_39.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				c2_68 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_70)
-				u0_68, u1_68 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_68
-				j_68 := 2
-				for ; j_68+1 < n_68; j_68 += 2 {
-					u0_68 = c2_68.Mul(u1_68).Sub(u0_68)
-					u1_68 = c2_68.Mul(u0_68).Sub(u1_68)
+				c2_37 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39)
+				u0_37, u1_37 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37
+				j_37 := 2
+				for ; j_37+1 < n_37; j_37 += 2 {
+					u0_37 = c2_37.Mul(u1_37).Sub(u0_37)
+					u1_37 = c2_37.Mul(u0_37).Sub(u1_37)
 				}
-				if j_68 < n_68 {
-					u1_68 = c2_68.Mul(u1_68).Sub(u0_68)
+				if j_37 < n_37 {
+					u1_37 = c2_37.Mul(u1_37).Sub(u0_37)
 				}
-				r0_0_68 = u1_68
+				r0_0_37 = u1_37
 			}
-			s_67 = r0_0_68
-		} else if r_67.nmode[i_67] == nRatio {
-			var r0_0_71 archsimd.Float64x4
+			s_36 = r0_0_37
+		} else if r_36.nmode[i_36] == nRatio {
+			var r0_0_40 archsimd.Float64x4
 			{
-				x_71, nv_71 := x_67, archsimd.LoadFloat64x4((*[4]float64)((&r_67.nv[i_67])[:4]))
-				magic_71 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_71 := x_71.Add(magic_71)
-				d_71 := x_71.Sub(t_71.Sub(magic_71))
-				y_71 := nv_71.Mul(d_71)
-				u_71 := y_71.Add(magic_71)
-				var r0_0_72 archsimd.Float64x4
+				x_40, nv_40 := x_36, archsimd.LoadFloat64x4((*[4]float64)((&r_36.nv[i_36])[:4]))
+				magic_40 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_40 := x_40.Add(magic_40)
+				d_40 := x_40.Sub(t_40.Sub(magic_40))
+				y_40 := nv_40.Mul(d_40)
+				u_40 := y_40.Add(magic_40)
+				var r0_0_41 archsimd.Float64x4
 				{
-					d_72 := y_71.Sub(u_71.Sub(magic_71))
-					y_72 := d_72.Mul(d_72)
-					y2_72 := y_72.Mul(y_72)
-					y4_72 := y2_72.Mul(y2_72)
-					p0_72 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_72)).Mul(y2_72))
-					p1_72 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_72)).Mul(y2_72)).Mul(y4_72)
-					p2_72 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_72)).Mul(y4_72.Mul(y4_72))
-					r0_0_72 = d_72.Mul(p0_72.Add(p1_72).Add(p2_72))
+					d_41 := y_40.Sub(u_40.Sub(magic_40))
+					y_41 := d_41.Mul(d_41)
+					y2_41 := y_41.Mul(y_41)
+					y4_41 := y2_41.Mul(y2_41)
+					p0_41 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41)).Mul(y2_41))
+					p1_41 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41)).Mul(y2_41)).Mul(y4_41)
+					p2_41 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41)).Mul(y4_41.Mul(y4_41))
+					r0_0_41 = d_41.Mul(p0_41.Add(p1_41).Add(p2_41))
 				}
-				var r0_0_73 archsimd.Float64x4
+				var r0_0_42 archsimd.Float64x4
 				{
-					c_73, t_73 := r0_0_72, u_71
-					r0_0_73 = c_73.AsUint64x4().Xor(t_73.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_42, t_42 := r0_0_41, u_40
+					r0_0_42 = c_42.AsUint64x4().Xor(t_42.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				sn_71 := r0_0_73
-				var r0_0_74 archsimd.Float64x4
+				sn_40 := r0_0_42
+				var r0_0_43 archsimd.Float64x4
 				{
-					d_74 := d_71
-					y_74 := d_74.Mul(d_74)
-					y2_74 := y_74.Mul(y_74)
-					y4_74 := y2_74.Mul(y2_74)
-					p0_74 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74)).Mul(y2_74))
-					p1_74 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
-					p2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
-					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
+					d_43 := d_40
+					y_43 := d_43.Mul(d_43)
+					y2_43 := y_43.Mul(y_43)
+					y4_43 := y2_43.Mul(y2_43)
+					p0_43 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43)).Mul(y2_43))
+					p1_43 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43)).Mul(y2_43)).Mul(y4_43)
+					p2_43 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43)).Mul(y4_43.Mul(y4_43))
+					r0_0_43 = d_43.Mul(p0_43.Add(p1_43).Add(p2_43))
 				}
-				r0_0_71 = nv_71.Merge(sn_71.Div(r0_0_74), d_71.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_40 = nv_40.Merge(sn_40.Div(r0_0_43), d_40.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_67 = r0_0_71
+			s_36 = r0_0_40
 		}
-		r0_0_67 = s_67
+		r0_0_36 = s_36
 	}
-	sb := r0_0_67
-	var r0_0_75 archsimd.Float64x4
+	sb := r0_0_36
+	var r0_0_44 archsimd.Float64x4
 	{
-		r_75, i_75, x_75 := r, 2, l
-		s_75 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_75.nmode[i_75] == nChebyshev {
-			var r0_0_76 archsimd.Float64x4
+		r_44, i_44, x_44 := r, 2, l
+		s_44 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_44.nmode[i_44] == nChebyshev {
+			var r0_0_45 archsimd.Float64x4
 			{
-				x_76, n_76 := x_75, r_75.nn[i_75]
-				magic_76 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_76 := x_76.Add(magic_76)
-				var r0_0_77 archsimd.Float64x4
+				x_45, n_45 := x_44, r_44.nn[i_44]
+				magic_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_45 := x_45.Add(magic_45)
+				var r0_0_46 archsimd.Float64x4
 				{
-					d_77 := x_76.Sub(t_76.Sub(magic_76))
-					y_77 := d_77.Mul(d_77)
-					y2_77 := y_77.Mul(y_77)
-					y4_77 := y2_77.Mul(y2_77)
-					p0_77 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_77)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_77)).Mul(y2_77))
-					p1_77 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_77)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_77)).Mul(y2_77)).Mul(y4_77)
-					p2_77 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_77.Mul(y4_77))
-					r0_0_77 = p0_77.Add(p1_77).Add(p2_77)
+					d_46 := x_45.Sub(t_45.Sub(magic_45))
+					y_46 := d_46.Mul(d_46)
+					y2_46 := y_46.Mul(y_46)
+					y4_46 := y2_46.Mul(y2_46)
+					p0_46 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46)).Mul(y2_46))
+					p1_46 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46)).Mul(y2_46)).Mul(y4_46)
+					p2_46 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46.Mul(y4_46))
+					r0_0_46 = p0_46.Add(p1_46).Add(p2_46)
 				}
-				var r0_0_78 archsimd.Float64x4
+				var r0_0_47 archsimd.Float64x4
 				{
-					c_78, t_78 := r0_0_77, t_76
-					r0_0_78 = c_78.AsUint64x4().Xor(t_78.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_47, t_47 := r0_0_46, t_45
+					r0_0_47 = c_47.AsUint64x4().Xor(t_47.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				c2_76 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_78)
-				u0_76, u1_76 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_76
-				j_76 := 2
-				for ; j_76+1 < n_76; j_76 += 2 {
-					u0_76 = c2_76.Mul(u1_76).Sub(u0_76)
-					u1_76 = c2_76.Mul(u0_76).Sub(u1_76)
+				c2_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47)
+				u0_45, u1_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45
+				j_45 := 2
+				for ; j_45+1 < n_45; j_45 += 2 {
+					u0_45 = c2_45.Mul(u1_45).Sub(u0_45)
+					u1_45 = c2_45.Mul(u0_45).Sub(u1_45)
 				}
-				if j_76 < n_76 {
-					u1_76 = c2_76.Mul(u1_76).Sub(u0_76)
+				if j_45 < n_45 {
+					u1_45 = c2_45.Mul(u1_45).Sub(u0_45)
 				}
-				r0_0_76 = u1_76
+				r0_0_45 = u1_45
 			}
-			s_75 = r0_0_76
-		} else if r_75.nmode[i_75] == nRatio {
-			var r0_0_79 archsimd.Float64x4
+			s_44 = r0_0_45
+		} else if r_44.nmode[i_44] == nRatio {
+			var r0_0_48 archsimd.Float64x4
 			{
-				x_79, nv_79 := x_75, archsimd.LoadFloat64x4((*[4]float64)((&r_75.nv[i_75])[:4]))
-				magic_79 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_79 := x_79.Add(magic_79)
-				d_79 := x_79.Sub(t_79.Sub(magic_79))
-				y_79 := nv_79.Mul(d_79)
-				u_79 := y_79.Add(magic_79)
-				var r0_0_80 archsimd.Float64x4
+				x_48, nv_48 := x_44, archsimd.LoadFloat64x4((*[4]float64)((&r_44.nv[i_44])[:4]))
+				magic_48 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_48 := x_48.Add(magic_48)
+				d_48 := x_48.Sub(t_48.Sub(magic_48))
+				y_48 := nv_48.Mul(d_48)
+				u_48 := y_48.Add(magic_48)
+				var r0_0_49 archsimd.Float64x4
 				{
-					d_80 := y_79.Sub(u_79.Sub(magic_79))
-					y_80 := d_80.Mul(d_80)
-					y2_80 := y_80.Mul(y_80)
-					y4_80 := y2_80.Mul(y2_80)
-					p0_80 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_80)).Mul(y2_80))
-					p1_80 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_80)).Mul(y2_80)).Mul(y4_80)
-					p2_80 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_80)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_80)).Mul(y4_80.Mul(y4_80))
-					r0_0_80 = d_80.Mul(p0_80.Add(p1_80).Add(p2_80))
+					d_49 := y_48.Sub(u_48.Sub(magic_48))
+					y_49 := d_49.Mul(d_49)
+					y2_49 := y_49.Mul(y_49)
+					y4_49 := y2_49.Mul(y2_49)
+					p0_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49)).Mul(y2_49))
+					p1_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49)).Mul(y2_49)).Mul(y4_49)
+					p2_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49)).Mul(y4_49.Mul(y4_49))
+					r0_0_49 = d_49.Mul(p0_49.Add(p1_49).Add(p2_49))
 				}
-				var r0_0_81 archsimd.Float64x4
+				var r0_0_50 archsimd.Float64x4
 				{
-					c_81, t_81 := r0_0_80, u_79
-					r0_0_81 = c_81.AsUint64x4().Xor(t_81.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					c_50, t_50 := r0_0_49, u_48
+					r0_0_50 = c_50.AsUint64x4().Xor(t_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				sn_79 := r0_0_81
-				var r0_0_82 archsimd.Float64x4
+				sn_48 := r0_0_50
+				var r0_0_51 archsimd.Float64x4
 				{
-					d_82 := d_79
-					y_82 := d_82.Mul(d_82)
-					y2_82 := y_82.Mul(y_82)
-					y4_82 := y2_82.Mul(y2_82)
-					p0_82 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_82)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_82)).Mul(y2_82))
-					p1_82 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_82)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
-					p2_82 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_82)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_82)).Mul(y4_82.Mul(y4_82))
-					r0_0_82 = d_82.Mul(p0_82.Add(p1_82).Add(p2_82))
+					d_51 := d_48
+					y_51 := d_51.Mul(d_51)
+					y2_51 := y_51.Mul(y_51)
+					y4_51 := y2_51.Mul(y2_51)
+					p0_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51)).Mul(y2_51))
+					p1_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51)).Mul(y2_51)).Mul(y4_51)
+					p2_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51)).Mul(y4_51.Mul(y4_51))
+					r0_0_51 = d_51.Mul(p0_51.Add(p1_51).Add(p2_51))
 				}
-				r0_0_79 = nv_79.Merge(sn_79.Div(r0_0_82), d_79.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_48 = nv_48.Merge(sn_48.Div(r0_0_51), d_48.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_75 = r0_0_79
+			s_44 = r0_0_48
 		}
-		r0_0_75 = s_75
+		r0_0_44 = s_44
 	}
-	sc := r0_0_75
+	sc := r0_0_44
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -3442,80 +1656,80 @@ func sincgAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 ) archsimd.Float64x4 {
 	s := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_83 archsimd.Float64x4
+		var r0_0_52 archsimd.Float64x4
 		{
-			x_83, n_83 := x, r.nn[i]
-			magic_83 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_83 := x_83.Add(magic_83)
-			var r0_0_84 archsimd.Float64x4
+			x_52, n_52 := x, r.nn[i]
+			magic_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_52 := x_52.Add(magic_52)
+			var r0_0_53 archsimd.Float64x4
 			{
-				d_84 := x_83.Sub(t_83.Sub(magic_83))
-				y_84 := d_84.Mul(d_84)
-				y2_84 := y_84.Mul(y_84)
-				y4_84 := y2_84.Mul(y2_84)
-				p0_84 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84)).Mul(y2_84))
-				p1_84 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
-				p2_84 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84.Mul(y4_84))
-				r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
+				d_53 := x_52.Sub(t_52.Sub(magic_52))
+				y_53 := d_53.Mul(d_53)
+				y2_53 := y_53.Mul(y_53)
+				y4_53 := y2_53.Mul(y2_53)
+				p0_53 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_53)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_53)).Mul(y2_53))
+				p1_53 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_53)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_53)).Mul(y2_53)).Mul(y4_53)
+				p2_53 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_53.Mul(y4_53))
+				r0_0_53 = p0_53.Add(p1_53).Add(p2_53)
 			}
-			var r0_0_85 archsimd.Float64x4
+			var r0_0_54 archsimd.Float64x4
 			{
-				c_85, t_85 := r0_0_84, t_83
-				r0_0_85 = c_85.AsUint64x4().Xor(t_85.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				c_54, t_54 := r0_0_53, t_52
+				r0_0_54 = c_54.AsUint64x4().Xor(t_54.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			c2_83 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_85)
-			u0_83, u1_83 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_83
-			j_83 := 2
-			for ; j_83+1 < n_83; j_83 += 2 {
-				u0_83 = c2_83.Mul(u1_83).Sub(u0_83)
-				u1_83 = c2_83.Mul(u0_83).Sub(u1_83)
+			c2_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_54)
+			u0_52, u1_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_52
+			j_52 := 2
+			for ; j_52+1 < n_52; j_52 += 2 {
+				u0_52 = c2_52.Mul(u1_52).Sub(u0_52)
+				u1_52 = c2_52.Mul(u0_52).Sub(u1_52)
 			}
-			if j_83 < n_83 {
-				u1_83 = c2_83.Mul(u1_83).Sub(u0_83)
+			if j_52 < n_52 {
+				u1_52 = c2_52.Mul(u1_52).Sub(u0_52)
 			}
-			r0_0_83 = u1_83
+			r0_0_52 = u1_52
 		}
-		s = r0_0_83
+		s = r0_0_52
 	} else if r.nmode[i] == nRatio {
-		var r0_0_86 archsimd.Float64x4
+		var r0_0_55 archsimd.Float64x4
 		{
-			x_86, nv_86 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_86 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_86 := x_86.Add(magic_86)
-			d_86 := x_86.Sub(t_86.Sub(magic_86))
-			y_86 := nv_86.Mul(d_86)
-			u_86 := y_86.Add(magic_86)
-			var r0_0_87 archsimd.Float64x4
+			x_55, nv_55 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_55 := x_55.Add(magic_55)
+			d_55 := x_55.Sub(t_55.Sub(magic_55))
+			y_55 := nv_55.Mul(d_55)
+			u_55 := y_55.Add(magic_55)
+			var r0_0_56 archsimd.Float64x4
 			{
-				d_87 := y_86.Sub(u_86.Sub(magic_86))
-				y_87 := d_87.Mul(d_87)
-				y2_87 := y_87.Mul(y_87)
-				y4_87 := y2_87.Mul(y2_87)
-				p0_87 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87)).Mul(y2_87))
-				p1_87 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87)).Mul(y2_87)).Mul(y4_87)
-				p2_87 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
-				r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
+				d_56 := y_55.Sub(u_55.Sub(magic_55))
+				y_56 := d_56.Mul(d_56)
+				y2_56 := y_56.Mul(y_56)
+				y4_56 := y2_56.Mul(y2_56)
+				p0_56 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_56)).Mul(y2_56))
+				p1_56 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_56)).Mul(y2_56)).Mul(y4_56)
+				p2_56 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_56)).Mul(y4_56.Mul(y4_56))
+				r0_0_56 = d_56.Mul(p0_56.Add(p1_56).Add(p2_56))
 			}
-			var r0_0_88 archsimd.Float64x4
+			var r0_0_57 archsimd.Float64x4
 			{
-				c_88, t_88 := r0_0_87, u_86
-				r0_0_88 = c_88.AsUint64x4().Xor(t_88.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				c_57, t_57 := r0_0_56, u_55
+				r0_0_57 = c_57.AsUint64x4().Xor(t_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			sn_86 := r0_0_88
-			var r0_0_89 archsimd.Float64x4
+			sn_55 := r0_0_57
+			var r0_0_58 archsimd.Float64x4
 			{
-				d_89 := d_86
-				y_89 := d_89.Mul(d_89)
-				y2_89 := y_89.Mul(y_89)
-				y4_89 := y2_89.Mul(y2_89)
-				p0_89 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_89)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_89)).Mul(y2_89))
-				p1_89 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_89)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_89)).Mul(y2_89)).Mul(y4_89)
-				p2_89 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_89)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_89)).Mul(y4_89.Mul(y4_89))
-				r0_0_89 = d_89.Mul(p0_89.Add(p1_89).Add(p2_89))
+				d_58 := d_55
+				y_58 := d_58.Mul(d_58)
+				y2_58 := y_58.Mul(y_58)
+				y4_58 := y2_58.Mul(y2_58)
+				p0_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_58)).Mul(y2_58))
+				p1_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
+				p2_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
+				r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
 			}
-			r0_0_86 = nv_86.Merge(sn_86.Div(r0_0_89), d_86.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			r0_0_55 = nv_55.Merge(sn_55.Div(r0_0_58), d_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 		}
-		s = r0_0_86
+		s = r0_0_55
 	}
 	return s
 }
@@ -3525,23 +1739,23 @@ func sincgLanesAVX2(x archsimd.Float64x4,
 	n int) archsimd.Float64x4 {
 	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 	t := x.Add(magic)
-	var r0_0_90 archsimd.Float64x4
+	var r0_0_59 archsimd.Float64x4
 	{
-		d_90 := x.Sub(t.Sub(magic))
-		y_90 := d_90.Mul(d_90)
-		y2_90 := y_90.Mul(y_90)
-		y4_90 := y2_90.Mul(y2_90)
-		p0_90 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_90)).Mul(y2_90))
-		p1_90 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
-		p2_90 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_90.Mul(y4_90))
-		r0_0_90 = p0_90.Add(p1_90).Add(p2_90)
+		d_59 := x.Sub(t.Sub(magic))
+		y_59 := d_59.Mul(d_59)
+		y2_59 := y_59.Mul(y_59)
+		y4_59 := y2_59.Mul(y2_59)
+		p0_59 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_59)).Mul(y2_59))
+		p1_59 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
+		p2_59 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_59.Mul(y4_59))
+		r0_0_59 = p0_59.Add(p1_59).Add(p2_59)
 	}
-	var r0_0_91 archsimd.Float64x4
+	var r0_0_60 archsimd.Float64x4
 	{
-		c_91, t_91 := r0_0_90, t
-		r0_0_91 = c_91.AsUint64x4().Xor(t_91.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_60, t_60 := r0_0_59, t
+		r0_0_60 = c_60.AsUint64x4().Xor(t_60.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_91)
+	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_60)
 	u0, u1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -3562,576 +1776,576 @@ func sincgRatioLanesAVX2(x, nv archsimd.Float64x4,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_92 archsimd.Float64x4
+	var r0_0_61 archsimd.Float64x4
 	{
-		d_92 := y.Sub(u.Sub(magic))
-		y_92 := d_92.Mul(d_92)
-		y2_92 := y_92.Mul(y_92)
-		y4_92 := y2_92.Mul(y2_92)
-		p0_92 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92)).Mul(y2_92))
-		p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
-		p2_92 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92)).Mul(y4_92.Mul(y4_92))
-		r0_0_92 = d_92.Mul(p0_92.Add(p1_92).Add(p2_92))
+		d_61 := y.Sub(u.Sub(magic))
+		y_61 := d_61.Mul(d_61)
+		y2_61 := y_61.Mul(y_61)
+		y4_61 := y2_61.Mul(y2_61)
+		p0_61 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_61)).Mul(y2_61))
+		p1_61 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_61)).Mul(y2_61)).Mul(y4_61)
+		p2_61 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_61)).Mul(y4_61.Mul(y4_61))
+		r0_0_61 = d_61.Mul(p0_61.Add(p1_61).Add(p2_61))
 	}
-	var r0_0_93 archsimd.Float64x4
+	var r0_0_62 archsimd.Float64x4
 	{
-		c_93, t_93 := r0_0_92, u
-		r0_0_93 = c_93.AsUint64x4().Xor(t_93.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_62, t_62 := r0_0_61, u
+		r0_0_62 = c_62.AsUint64x4().Xor(t_62.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	sn := r0_0_93
-	var r0_0_94 archsimd.Float64x4
+	sn := r0_0_62
+	var r0_0_63 archsimd.Float64x4
 	{
-		d_94 := d
-		y_94 := d_94.Mul(d_94)
-		y2_94 := y_94.Mul(y_94)
-		y4_94 := y2_94.Mul(y2_94)
-		p0_94 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_94)).Mul(y2_94))
-		p1_94 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
-		p2_94 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_94)).Mul(y4_94.Mul(y4_94))
-		r0_0_94 = d_94.Mul(p0_94.Add(p1_94).Add(p2_94))
+		d_63 := d
+		y_63 := d_63.Mul(d_63)
+		y2_63 := y_63.Mul(y_63)
+		y4_63 := y2_63.Mul(y2_63)
+		p0_63 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_63)).Mul(y2_63))
+		p1_63 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
+		p2_63 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_63)).Mul(y4_63.Mul(y4_63))
+		r0_0_63 = d_63.Mul(p0_63.Add(p1_63).Add(p2_63))
 	}
-	return nv.Merge(sn.Div(r0_0_94), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+	return nv.Merge(sn.Div(r0_0_63), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 }
 
 func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
-) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+	n int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_95 archsimd.Float64x4
-		r1_0_95 archsimd.Float64x4
-		r2_0_95 archsimd.Float64x4
+		r0_0_64 archsimd.Float64x4
+		r1_0_64 archsimd.Float64x4
+		r2_0_64 archsimd.Float64x4
 	)
 	{
-		r_95, i_95, x_95 := r, 0, h
-		s_95, dx_95, dn_95 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_95.nmode[i_95] == nChebyshev {
+		r_64, i_64, x_64 := r, 0, h
+		s_64, dx_64, dn_64 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_64.nmode[i_64] == nChebyshev {
 			var (
-				r0_0_96 archsimd.Float64x4
-				r1_0_96 archsimd.Float64x4
-				r2_0_96 archsimd.Float64x4
+				r0_0_65 archsimd.Float64x4
+				r1_0_65 archsimd.Float64x4
+				r2_0_65 archsimd.Float64x4
 			)
 			{
-				r_96, x_96, n_96, nf_96 := r_95, x_95, r_95.nn[i_95], &r_95.nv[i_95]
-				magic_96 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_96 := x_96.Add(magic_96)
-				d_96 := x_96.Sub(t_96.Sub(magic_96))
-				f_96 := t_96.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_97 archsimd.Float64x4
+				r_65, x_65, n_65, nf_65 := r_64, x_64, r_64.nn[i_64], &r_64.nv[i_64]
+				magic_65 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_65 := x_65.Add(magic_65)
+				d_65 := x_65.Sub(t_65.Sub(magic_65))
+				f_65 := t_65.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_66 archsimd.Float64x4
 				{
-					d_97 := d_96
-					y_97 := d_97.Mul(d_97)
-					y2_97 := y_97.Mul(y_97)
-					y4_97 := y2_97.Mul(y2_97)
-					p0_97 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97)).Mul(y2_97))
-					p1_97 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
-					p2_97 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97.Mul(y4_97))
-					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
+					d_66 := d_65
+					y_66 := d_66.Mul(d_66)
+					y2_66 := y_66.Mul(y_66)
+					y4_66 := y2_66.Mul(y2_66)
+					p0_66 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_66)).Mul(y2_66))
+					p1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
+					p2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_66.Mul(y4_66))
+					r0_0_66 = p0_66.Add(p1_66).Add(p2_66)
 				}
-				cr_96 := r0_0_97
-				sign_96, one_96, pi_96 := archsimd.LoadFloat64x4((*[4]float64)((&r_96.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_96 := pi_96.Div(one_96.Sub(cr_96).Mul(one_96.Add(cr_96)).Sqrt().AsUint64x4().Or(d_96.AsUint64x4().Xor(f_96).And(sign_96)).AsFloat64x4())
-				c2_96 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_96.AsUint64x4().Xor(f_96).AsFloat64x4())
-				u0_96, u1_96 := one_96, c2_96
-				j_96 := 2
-				for ; j_96+1 < n_96; j_96 += 2 {
-					u0_96 = c2_96.Mul(u1_96).Sub(u0_96)
-					u1_96 = c2_96.Mul(u0_96).Sub(u1_96)
+				cr_65 := r0_0_66
+				sign_65, one_65, pi_65 := archsimd.LoadFloat64x4((*[4]float64)((&r_65.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_65 := pi_65.Div(one_65.Sub(cr_65).Mul(one_65.Add(cr_65)).Sqrt().AsUint64x4().Or(d_65.AsUint64x4().Xor(f_65).And(sign_65)).AsFloat64x4())
+				c2_65 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_65.AsUint64x4().Xor(f_65).AsFloat64x4())
+				u0_65, u1_65 := one_65, c2_65
+				j_65 := 2
+				for ; j_65+1 < n_65; j_65 += 2 {
+					u0_65 = c2_65.Mul(u1_65).Sub(u0_65)
+					u1_65 = c2_65.Mul(u0_65).Sub(u1_65)
 				}
-				if j_96 < n_96 {
-					u0_96, u1_96 = u1_96, c2_96.Mul(u1_96).Sub(u0_96)
+				if j_65 < n_65 {
+					u0_65, u1_65 = u1_65, c2_65.Mul(u1_65).Sub(u0_65)
 				}
-				cu_96 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_96).Mul(u1_96)
-				tn_96 := cu_96.Sub(u0_96)
-				dx_96 := archsimd.LoadFloat64x4((*[4]float64)(nf_96[:4])).Mul(tn_96).Sub(cu_96).Mul(rs_96)
-				dn_96 := d_96.Mul(tn_96).Mul(rs_96)
-				near_96 := d_96.Mul(d_96).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_96.ToBits() != 0 {
+				cu_65 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_65).Mul(u1_65)
+				tn_65 := cu_65.Sub(u0_65)
+				dx_65 := archsimd.LoadFloat64x4((*[4]float64)(nf_65[:4])).Mul(tn_65).Sub(cu_65).Mul(rs_65)
+				dn_65 := d_65.Mul(tn_65).Mul(rs_65)
+				near_65 := d_65.Mul(d_65).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_65.ToBits() != 0 {
 					var (
-						r0_0_98 archsimd.Float64x4
-						r1_0_98 archsimd.Float64x4
+						r0_0_67 archsimd.Float64x4
+						r1_0_67 archsimd.Float64x4
 					)
 					{
-						r_98, d_98, c2_98, flip_98, tn_98, un_98, n_98 := r_96, d_96, c2_96, f_96, tn_96, u1_96, n_96
-						var r0_0_99 archsimd.Float64x4
+						r_67, d_67, c2_67, flip_67, tn_67, un_67, n_67 := r_65, d_65, c2_65, f_65, tn_65, u1_65, n_65
+						var r0_0_68 archsimd.Float64x4
 						{
-							d_99 := d_98
-							y_99 := d_99.Mul(d_99)
-							y2_99 := y_99.Mul(y_99)
-							y4_99 := y2_99.Mul(y2_99)
-							p0_99 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99)).Mul(y2_99))
-							p1_99 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99)).Mul(y2_99)).Mul(y4_99)
-							p2_99 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99)).Mul(y4_99.Mul(y4_99))
-							r0_0_99 = d_99.Mul(p0_99.Add(p1_99).Add(p2_99))
+							d_68 := d_67
+							y_68 := d_68.Mul(d_68)
+							y2_68 := y_68.Mul(y_68)
+							y4_68 := y2_68.Mul(y2_68)
+							p0_68 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_68)).Mul(y2_68))
+							p1_68 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
+							p2_68 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_68)).Mul(y4_68.Mul(y4_68))
+							r0_0_68 = d_68.Mul(p0_68.Add(p1_68).Add(p2_68))
 						}
-						s_98 := r0_0_99.AsUint64x4().Xor(flip_98).AsFloat64x4()
-						two_98 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_98, u1_98, p0_98, p1_98 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_98, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_98
-						for j_98 := 2; j_98 < n_98; j_98++ {
-							u0_98, u1_98, p0_98, p1_98 = u1_98, c2_98.Mul(u1_98).Sub(u0_98), p1_98, two_98.Mul(u1_98).Add(c2_98.Mul(p1_98)).Sub(p0_98)
+						s_67 := r0_0_68.AsUint64x4().Xor(flip_67).AsFloat64x4()
+						two_67 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_67, u1_67, p0_67, p1_67 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_67, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_67
+						for j_67 := 2; j_67 < n_67; j_67++ {
+							u0_67, u1_67, p0_67, p1_67 = u1_67, c2_67.Mul(u1_67).Sub(u0_67), p1_67, two_67.Mul(u1_67).Add(c2_67.Mul(p1_67)).Sub(p0_67)
 						}
-						dx_98 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_98).Mul(p1_98)
-						peak_98 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_98.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_98.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_98 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_98).Mul(tn_98).Div(s_98).Merge(peak_98, d_98.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_98, r1_0_98 = dx_98, dn_98
+						dx_67 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_67).Mul(p1_67)
+						peak_67 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_67.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_67.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_67 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_67).Mul(tn_67).Div(s_67).Merge(peak_67, d_67.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_67, r1_0_67 = dx_67, dn_67
 					}
-					px_96, pn_96 := r0_0_98, r1_0_98
-					dx_96, dn_96 = px_96.Merge(dx_96, near_96), pn_96.Merge(dn_96, near_96)
+					px_65, pn_65 := r0_0_67, r1_0_67
+					dx_65, dn_65 = px_65.Merge(dx_65, near_65), pn_65.Merge(dn_65, near_65)
 				}
-				r0_0_96, r1_0_96, r2_0_96 = u1_96, dx_96, dn_96
+				r0_0_65, r1_0_65, r2_0_65 = u1_65, dx_65, dn_65
 			}
-			s_95, dx_95, dn_95 = r0_0_96, r1_0_96, r2_0_96
-		} else if r_95.nmode[i_95] == nRatio {
+			s_64, dx_64, dn_64 = r0_0_65, r1_0_65, r2_0_65
+		} else if r_64.nmode[i_64] == nRatio {
 			var (
-				r0_0_100 archsimd.Float64x4
-				r1_0_100 archsimd.Float64x4
-				r2_0_100 archsimd.Float64x4
+				r0_0_69 archsimd.Float64x4
+				r1_0_69 archsimd.Float64x4
+				r2_0_69 archsimd.Float64x4
 			)
 			{
-				x_100, nv_100 := x_95, archsimd.LoadFloat64x4((*[4]float64)((&r_95.nv[i_95])[:4]))
-				magic_100 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_100 := x_100.Add(magic_100)
-				d_100 := x_100.Sub(t_100.Sub(magic_100))
-				y_100 := nv_100.Mul(d_100)
-				u_100 := y_100.Add(magic_100)
-				e_100 := y_100.Sub(u_100.Sub(magic_100))
+				x_69, nv_69 := x_64, archsimd.LoadFloat64x4((*[4]float64)((&r_64.nv[i_64])[:4]))
+				magic_69 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_69 := x_69.Add(magic_69)
+				d_69 := x_69.Sub(t_69.Sub(magic_69))
+				y_69 := nv_69.Mul(d_69)
+				u_69 := y_69.Add(magic_69)
+				e_69 := y_69.Sub(u_69.Sub(magic_69))
+				var r0_0_70 archsimd.Float64x4
+				{
+					d_70 := e_69
+					y_70 := d_70.Mul(d_70)
+					y2_70 := y_70.Mul(y_70)
+					y4_70 := y2_70.Mul(y2_70)
+					p0_70 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70)).Mul(y2_70))
+					p1_70 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70)).Mul(y2_70)).Mul(y4_70)
+					p2_70 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70)).Mul(y4_70.Mul(y4_70))
+					r0_0_70 = d_70.Mul(p0_70.Add(p1_70).Add(p2_70))
+				}
+				var r0_0_71 archsimd.Float64x4
+				{
+					c_71, t_71 := r0_0_70, u_69
+					r0_0_71 = c_71.AsUint64x4().Xor(t_71.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				var r0_0_72 archsimd.Float64x4
+				{
+					d_72 := e_69
+					y_72 := d_72.Mul(d_72)
+					y2_72 := y_72.Mul(y_72)
+					y4_72 := y2_72.Mul(y2_72)
+					p0_72 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_72)).Mul(y2_72))
+					p1_72 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_72)).Mul(y2_72)).Mul(y4_72)
+					p2_72 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_72.Mul(y4_72))
+					r0_0_72 = p0_72.Add(p1_72).Add(p2_72)
+				}
+				var r0_0_73 archsimd.Float64x4
+				{
+					c_73, t_73 := r0_0_72, u_69
+					r0_0_73 = c_73.AsUint64x4().Xor(t_73.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_69, cn_69 := r0_0_71, r0_0_73
+				var r0_0_74 archsimd.Float64x4
+				{
+					d_74 := d_69
+					y_74 := d_74.Mul(d_74)
+					y2_74 := y_74.Mul(y_74)
+					y4_74 := y2_74.Mul(y2_74)
+					p0_74 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74)).Mul(y2_74))
+					p1_74 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
+					p2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
+					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
+				}
+				var r0_0_75 archsimd.Float64x4
+				{
+					d_75 := d_69
+					y_75 := d_75.Mul(d_75)
+					y2_75 := y_75.Mul(y_75)
+					y4_75 := y2_75.Mul(y2_75)
+					p0_75 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75)).Mul(y2_75))
+					p1_75 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75)).Mul(y2_75)).Mul(y4_75)
+					p2_75 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75.Mul(y4_75))
+					r0_0_75 = p0_75.Add(p1_75).Add(p2_75)
+				}
+				s1_69, c1_69 := r0_0_74, r0_0_75
+				pi_69 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_69 := d_69.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_69 := nv_69.Merge(sn_69.Div(s1_69), at_69)
+				pd_69 := pi_69.Mul(d_69)
+				npd_69 := nv_69.Mul(pd_69)
+				dx_69 := pi_69.Mul(nv_69.Mul(cn_69).Mul(s1_69).Sub(sn_69.Mul(c1_69))).Div(s1_69.Mul(s1_69))
+				var r0_0_76 archsimd.Float64x4
+				{
+					n_76, x_76 := nv_69, pd_69
+					n2_76 := n_76.Mul(n_76)
+					a_76 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_76.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_76).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_76 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_76).Mul(n2_76).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_76)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_76).Mul(x_76).Mul(x_76).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_76 = n_76.Mul(a_76.Add(b_76))
+				}
+				dx_69 = pi_69.Mul(r0_0_76).Merge(dx_69, npd_69.Mul(npd_69).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_69 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_69, at_69)
+				dn_69 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_69.Mul(cn_69).Div(s1_69), at_69)
+				r0_0_69, r1_0_69, r2_0_69 = s_69, dx_69, dn_69
+			}
+			s_64, dx_64, dn_64 = r0_0_69, r1_0_69, r2_0_69
+		}
+		r0_0_64, r1_0_64, r2_0_64 = s_64, dx_64, dn_64
+	}
+	sa, ha, na := r0_0_64, r1_0_64, r2_0_64
+	var (
+		r0_0_77 archsimd.Float64x4
+		r1_0_77 archsimd.Float64x4
+		r2_0_77 archsimd.Float64x4
+	)
+	{
+		r_77, i_77, x_77 := r, 1, kk
+		s_77, dx_77, dn_77 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_77.nmode[i_77] == nChebyshev {
+			var (
+				r0_0_78 archsimd.Float64x4
+				r1_0_78 archsimd.Float64x4
+				r2_0_78 archsimd.Float64x4
+			)
+			{
+				r_78, x_78, n_78, nf_78 := r_77, x_77, r_77.nn[i_77], &r_77.nv[i_77]
+				magic_78 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_78 := x_78.Add(magic_78)
+				d_78 := x_78.Sub(t_78.Sub(magic_78))
+				f_78 := t_78.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_79 archsimd.Float64x4
+				{
+					d_79 := d_78
+					y_79 := d_79.Mul(d_79)
+					y2_79 := y_79.Mul(y_79)
+					y4_79 := y2_79.Mul(y2_79)
+					p0_79 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_79)).Mul(y2_79))
+					p1_79 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_79)).Mul(y2_79)).Mul(y4_79)
+					p2_79 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_79.Mul(y4_79))
+					r0_0_79 = p0_79.Add(p1_79).Add(p2_79)
+				}
+				cr_78 := r0_0_79
+				sign_78, one_78, pi_78 := archsimd.LoadFloat64x4((*[4]float64)((&r_78.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_78 := pi_78.Div(one_78.Sub(cr_78).Mul(one_78.Add(cr_78)).Sqrt().AsUint64x4().Or(d_78.AsUint64x4().Xor(f_78).And(sign_78)).AsFloat64x4())
+				c2_78 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_78.AsUint64x4().Xor(f_78).AsFloat64x4())
+				u0_78, u1_78 := one_78, c2_78
+				j_78 := 2
+				for ; j_78+1 < n_78; j_78 += 2 {
+					u0_78 = c2_78.Mul(u1_78).Sub(u0_78)
+					u1_78 = c2_78.Mul(u0_78).Sub(u1_78)
+				}
+				if j_78 < n_78 {
+					u0_78, u1_78 = u1_78, c2_78.Mul(u1_78).Sub(u0_78)
+				}
+				cu_78 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_78).Mul(u1_78)
+				tn_78 := cu_78.Sub(u0_78)
+				dx_78 := archsimd.LoadFloat64x4((*[4]float64)(nf_78[:4])).Mul(tn_78).Sub(cu_78).Mul(rs_78)
+				dn_78 := d_78.Mul(tn_78).Mul(rs_78)
+				near_78 := d_78.Mul(d_78).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_78.ToBits() != 0 {
+					var (
+						r0_0_80 archsimd.Float64x4
+						r1_0_80 archsimd.Float64x4
+					)
+					{
+						r_80, d_80, c2_80, flip_80, tn_80, un_80, n_80 := r_78, d_78, c2_78, f_78, tn_78, u1_78, n_78
+						var r0_0_81 archsimd.Float64x4
+						{
+							d_81 := d_80
+							y_81 := d_81.Mul(d_81)
+							y2_81 := y_81.Mul(y_81)
+							y4_81 := y2_81.Mul(y2_81)
+							p0_81 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_81)).Mul(y2_81))
+							p1_81 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
+							p2_81 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_81)).Mul(y4_81.Mul(y4_81))
+							r0_0_81 = d_81.Mul(p0_81.Add(p1_81).Add(p2_81))
+						}
+						s_80 := r0_0_81.AsUint64x4().Xor(flip_80).AsFloat64x4()
+						two_80 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_80, u1_80, p0_80, p1_80 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_80, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_80
+						for j_80 := 2; j_80 < n_80; j_80++ {
+							u0_80, u1_80, p0_80, p1_80 = u1_80, c2_80.Mul(u1_80).Sub(u0_80), p1_80, two_80.Mul(u1_80).Add(c2_80.Mul(p1_80)).Sub(p0_80)
+						}
+						dx_80 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_80).Mul(p1_80)
+						peak_80 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_80.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_80.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_80 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_80).Mul(tn_80).Div(s_80).Merge(peak_80, d_80.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_80, r1_0_80 = dx_80, dn_80
+					}
+					px_78, pn_78 := r0_0_80, r1_0_80
+					dx_78, dn_78 = px_78.Merge(dx_78, near_78), pn_78.Merge(dn_78, near_78)
+				}
+				r0_0_78, r1_0_78, r2_0_78 = u1_78, dx_78, dn_78
+			}
+			s_77, dx_77, dn_77 = r0_0_78, r1_0_78, r2_0_78
+		} else if r_77.nmode[i_77] == nRatio {
+			var (
+				r0_0_82 archsimd.Float64x4
+				r1_0_82 archsimd.Float64x4
+				r2_0_82 archsimd.Float64x4
+			)
+			{
+				x_82, nv_82 := x_77, archsimd.LoadFloat64x4((*[4]float64)((&r_77.nv[i_77])[:4]))
+				magic_82 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_82 := x_82.Add(magic_82)
+				d_82 := x_82.Sub(t_82.Sub(magic_82))
+				y_82 := nv_82.Mul(d_82)
+				u_82 := y_82.Add(magic_82)
+				e_82 := y_82.Sub(u_82.Sub(magic_82))
+				var r0_0_83 archsimd.Float64x4
+				{
+					d_83 := e_82
+					y_83 := d_83.Mul(d_83)
+					y2_83 := y_83.Mul(y_83)
+					y4_83 := y2_83.Mul(y2_83)
+					p0_83 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83)).Mul(y2_83))
+					p1_83 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83)).Mul(y2_83)).Mul(y4_83)
+					p2_83 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83)).Mul(y4_83.Mul(y4_83))
+					r0_0_83 = d_83.Mul(p0_83.Add(p1_83).Add(p2_83))
+				}
+				var r0_0_84 archsimd.Float64x4
+				{
+					c_84, t_84 := r0_0_83, u_82
+					r0_0_84 = c_84.AsUint64x4().Xor(t_84.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				var r0_0_85 archsimd.Float64x4
+				{
+					d_85 := e_82
+					y_85 := d_85.Mul(d_85)
+					y2_85 := y_85.Mul(y_85)
+					y4_85 := y2_85.Mul(y2_85)
+					p0_85 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_85)).Mul(y2_85))
+					p1_85 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_85)).Mul(y2_85)).Mul(y4_85)
+					p2_85 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_85.Mul(y4_85))
+					r0_0_85 = p0_85.Add(p1_85).Add(p2_85)
+				}
+				var r0_0_86 archsimd.Float64x4
+				{
+					c_86, t_86 := r0_0_85, u_82
+					r0_0_86 = c_86.AsUint64x4().Xor(t_86.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_82, cn_82 := r0_0_84, r0_0_86
+				var r0_0_87 archsimd.Float64x4
+				{
+					d_87 := d_82
+					y_87 := d_87.Mul(d_87)
+					y2_87 := y_87.Mul(y_87)
+					y4_87 := y2_87.Mul(y2_87)
+					p0_87 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87)).Mul(y2_87))
+					p1_87 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87)).Mul(y2_87)).Mul(y4_87)
+					p2_87 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
+					r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
+				}
+				var r0_0_88 archsimd.Float64x4
+				{
+					d_88 := d_82
+					y_88 := d_88.Mul(d_88)
+					y2_88 := y_88.Mul(y_88)
+					y4_88 := y2_88.Mul(y2_88)
+					p0_88 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88)).Mul(y2_88))
+					p1_88 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
+					p2_88 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88.Mul(y4_88))
+					r0_0_88 = p0_88.Add(p1_88).Add(p2_88)
+				}
+				s1_82, c1_82 := r0_0_87, r0_0_88
+				pi_82 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_82 := d_82.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_82 := nv_82.Merge(sn_82.Div(s1_82), at_82)
+				pd_82 := pi_82.Mul(d_82)
+				npd_82 := nv_82.Mul(pd_82)
+				dx_82 := pi_82.Mul(nv_82.Mul(cn_82).Mul(s1_82).Sub(sn_82.Mul(c1_82))).Div(s1_82.Mul(s1_82))
+				var r0_0_89 archsimd.Float64x4
+				{
+					n_89, x_89 := nv_82, pd_82
+					n2_89 := n_89.Mul(n_89)
+					a_89 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_89.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_89).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_89 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_89).Mul(n2_89).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_89)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_89).Mul(x_89).Mul(x_89).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_89 = n_89.Mul(a_89.Add(b_89))
+				}
+				dx_82 = pi_82.Mul(r0_0_89).Merge(dx_82, npd_82.Mul(npd_82).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_82 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_82, at_82)
+				dn_82 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_82.Mul(cn_82).Div(s1_82), at_82)
+				r0_0_82, r1_0_82, r2_0_82 = s_82, dx_82, dn_82
+			}
+			s_77, dx_77, dn_77 = r0_0_82, r1_0_82, r2_0_82
+		}
+		r0_0_77, r1_0_77, r2_0_77 = s_77, dx_77, dn_77
+	}
+	sb, hb, nb := r0_0_77, r1_0_77, r2_0_77
+	var (
+		r0_0_90 archsimd.Float64x4
+		r1_0_90 archsimd.Float64x4
+		r2_0_90 archsimd.Float64x4
+	)
+	{
+		r_90, i_90, x_90 := r, 2, l
+		s_90, dx_90, dn_90 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_90.nmode[i_90] == nChebyshev {
+			var (
+				r0_0_91 archsimd.Float64x4
+				r1_0_91 archsimd.Float64x4
+				r2_0_91 archsimd.Float64x4
+			)
+			{
+				r_91, x_91, n_91, nf_91 := r_90, x_90, r_90.nn[i_90], &r_90.nv[i_90]
+				magic_91 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_91 := x_91.Add(magic_91)
+				d_91 := x_91.Sub(t_91.Sub(magic_91))
+				f_91 := t_91.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_92 archsimd.Float64x4
+				{
+					d_92 := d_91
+					y_92 := d_92.Mul(d_92)
+					y2_92 := y_92.Mul(y_92)
+					y4_92 := y2_92.Mul(y2_92)
+					p0_92 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_92)).Mul(y2_92))
+					p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
+					p2_92 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_92.Mul(y4_92))
+					r0_0_92 = p0_92.Add(p1_92).Add(p2_92)
+				}
+				cr_91 := r0_0_92
+				sign_91, one_91, pi_91 := archsimd.LoadFloat64x4((*[4]float64)((&r_91.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_91 := pi_91.Div(one_91.Sub(cr_91).Mul(one_91.Add(cr_91)).Sqrt().AsUint64x4().Or(d_91.AsUint64x4().Xor(f_91).And(sign_91)).AsFloat64x4())
+				c2_91 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_91.AsUint64x4().Xor(f_91).AsFloat64x4())
+				u0_91, u1_91 := one_91, c2_91
+				j_91 := 2
+				for ; j_91+1 < n_91; j_91 += 2 {
+					u0_91 = c2_91.Mul(u1_91).Sub(u0_91)
+					u1_91 = c2_91.Mul(u0_91).Sub(u1_91)
+				}
+				if j_91 < n_91 {
+					u0_91, u1_91 = u1_91, c2_91.Mul(u1_91).Sub(u0_91)
+				}
+				cu_91 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_91).Mul(u1_91)
+				tn_91 := cu_91.Sub(u0_91)
+				dx_91 := archsimd.LoadFloat64x4((*[4]float64)(nf_91[:4])).Mul(tn_91).Sub(cu_91).Mul(rs_91)
+				dn_91 := d_91.Mul(tn_91).Mul(rs_91)
+				near_91 := d_91.Mul(d_91).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_91.ToBits() != 0 {
+					var (
+						r0_0_93 archsimd.Float64x4
+						r1_0_93 archsimd.Float64x4
+					)
+					{
+						r_93, d_93, c2_93, flip_93, tn_93, un_93, n_93 := r_91, d_91, c2_91, f_91, tn_91, u1_91, n_91
+						var r0_0_94 archsimd.Float64x4
+						{
+							d_94 := d_93
+							y_94 := d_94.Mul(d_94)
+							y2_94 := y_94.Mul(y_94)
+							y4_94 := y2_94.Mul(y2_94)
+							p0_94 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_94)).Mul(y2_94))
+							p1_94 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
+							p2_94 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_94)).Mul(y4_94.Mul(y4_94))
+							r0_0_94 = d_94.Mul(p0_94.Add(p1_94).Add(p2_94))
+						}
+						s_93 := r0_0_94.AsUint64x4().Xor(flip_93).AsFloat64x4()
+						two_93 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_93, u1_93, p0_93, p1_93 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_93, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_93
+						for j_93 := 2; j_93 < n_93; j_93++ {
+							u0_93, u1_93, p0_93, p1_93 = u1_93, c2_93.Mul(u1_93).Sub(u0_93), p1_93, two_93.Mul(u1_93).Add(c2_93.Mul(p1_93)).Sub(p0_93)
+						}
+						dx_93 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_93).Mul(p1_93)
+						peak_93 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_93.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_93.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_93 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_93).Mul(tn_93).Div(s_93).Merge(peak_93, d_93.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_93, r1_0_93 = dx_93, dn_93
+					}
+					px_91, pn_91 := r0_0_93, r1_0_93
+					dx_91, dn_91 = px_91.Merge(dx_91, near_91), pn_91.Merge(dn_91, near_91)
+				}
+				r0_0_91, r1_0_91, r2_0_91 = u1_91, dx_91, dn_91
+			}
+			s_90, dx_90, dn_90 = r0_0_91, r1_0_91, r2_0_91
+		} else if r_90.nmode[i_90] == nRatio {
+			var (
+				r0_0_95 archsimd.Float64x4
+				r1_0_95 archsimd.Float64x4
+				r2_0_95 archsimd.Float64x4
+			)
+			{
+				x_95, nv_95 := x_90, archsimd.LoadFloat64x4((*[4]float64)((&r_90.nv[i_90])[:4]))
+				magic_95 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_95 := x_95.Add(magic_95)
+				d_95 := x_95.Sub(t_95.Sub(magic_95))
+				y_95 := nv_95.Mul(d_95)
+				u_95 := y_95.Add(magic_95)
+				e_95 := y_95.Sub(u_95.Sub(magic_95))
+				var r0_0_96 archsimd.Float64x4
+				{
+					d_96 := e_95
+					y_96 := d_96.Mul(d_96)
+					y2_96 := y_96.Mul(y_96)
+					y4_96 := y2_96.Mul(y2_96)
+					p0_96 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96)).Mul(y2_96))
+					p1_96 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96)).Mul(y2_96)).Mul(y4_96)
+					p2_96 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96)).Mul(y4_96.Mul(y4_96))
+					r0_0_96 = d_96.Mul(p0_96.Add(p1_96).Add(p2_96))
+				}
+				var r0_0_97 archsimd.Float64x4
+				{
+					c_97, t_97 := r0_0_96, u_95
+					r0_0_97 = c_97.AsUint64x4().Xor(t_97.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				var r0_0_98 archsimd.Float64x4
+				{
+					d_98 := e_95
+					y_98 := d_98.Mul(d_98)
+					y2_98 := y_98.Mul(y_98)
+					y4_98 := y2_98.Mul(y2_98)
+					p0_98 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_98)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_98)).Mul(y2_98))
+					p1_98 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_98)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_98)).Mul(y2_98)).Mul(y4_98)
+					p2_98 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_98.Mul(y4_98))
+					r0_0_98 = p0_98.Add(p1_98).Add(p2_98)
+				}
+				var r0_0_99 archsimd.Float64x4
+				{
+					c_99, t_99 := r0_0_98, u_95
+					r0_0_99 = c_99.AsUint64x4().Xor(t_99.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				sn_95, cn_95 := r0_0_97, r0_0_99
+				var r0_0_100 archsimd.Float64x4
+				{
+					d_100 := d_95
+					y_100 := d_100.Mul(d_100)
+					y2_100 := y_100.Mul(y_100)
+					y4_100 := y2_100.Mul(y2_100)
+					p0_100 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_100)).Mul(y2_100))
+					p1_100 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
+					p2_100 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_100)).Mul(y4_100.Mul(y4_100))
+					r0_0_100 = d_100.Mul(p0_100.Add(p1_100).Add(p2_100))
+				}
 				var r0_0_101 archsimd.Float64x4
 				{
-					d_101 := e_100
+					d_101 := d_95
 					y_101 := d_101.Mul(d_101)
 					y2_101 := y_101.Mul(y_101)
 					y4_101 := y2_101.Mul(y2_101)
-					p0_101 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_101)).Mul(y2_101))
-					p1_101 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
-					p2_101 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_101)).Mul(y4_101.Mul(y4_101))
-					r0_0_101 = d_101.Mul(p0_101.Add(p1_101).Add(p2_101))
+					p0_101 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101)).Mul(y2_101))
+					p1_101 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
+					p2_101 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101.Mul(y4_101))
+					r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
 				}
+				s1_95, c1_95 := r0_0_100, r0_0_101
+				pi_95 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_95 := d_95.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_95 := nv_95.Merge(sn_95.Div(s1_95), at_95)
+				pd_95 := pi_95.Mul(d_95)
+				npd_95 := nv_95.Mul(pd_95)
+				dx_95 := pi_95.Mul(nv_95.Mul(cn_95).Mul(s1_95).Sub(sn_95.Mul(c1_95))).Div(s1_95.Mul(s1_95))
 				var r0_0_102 archsimd.Float64x4
 				{
-					c_102, t_102 := r0_0_101, u_100
-					r0_0_102 = c_102.AsUint64x4().Xor(t_102.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					n_102, x_102 := nv_95, pd_95
+					n2_102 := n_102.Mul(n_102)
+					a_102 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_102.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_102).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_102 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_102).Mul(n2_102).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_102)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_102).Mul(x_102).Mul(x_102).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_102 = n_102.Mul(a_102.Add(b_102))
 				}
-				var r0_0_103 archsimd.Float64x4
-				{
-					d_103 := e_100
-					y_103 := d_103.Mul(d_103)
-					y2_103 := y_103.Mul(y_103)
-					y4_103 := y2_103.Mul(y2_103)
-					p0_103 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103)).Mul(y2_103))
-					p1_103 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
-					p2_103 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103.Mul(y4_103))
-					r0_0_103 = p0_103.Add(p1_103).Add(p2_103)
-				}
-				var r0_0_104 archsimd.Float64x4
-				{
-					c_104, t_104 := r0_0_103, u_100
-					r0_0_104 = c_104.AsUint64x4().Xor(t_104.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_100, cn_100 := r0_0_102, r0_0_104
-				var r0_0_105 archsimd.Float64x4
-				{
-					d_105 := d_100
-					y_105 := d_105.Mul(d_105)
-					y2_105 := y_105.Mul(y_105)
-					y4_105 := y2_105.Mul(y2_105)
-					p0_105 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105)).Mul(y2_105))
-					p1_105 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
-					p2_105 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
-					r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
-				}
-				var r0_0_106 archsimd.Float64x4
-				{
-					d_106 := d_100
-					y_106 := d_106.Mul(d_106)
-					y2_106 := y_106.Mul(y_106)
-					y4_106 := y2_106.Mul(y2_106)
-					p0_106 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_106)).Mul(y2_106))
-					p1_106 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
-					p2_106 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_106.Mul(y4_106))
-					r0_0_106 = p0_106.Add(p1_106).Add(p2_106)
-				}
-				s1_100, c1_100 := r0_0_105, r0_0_106
-				pi_100 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_100 := d_100.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_100 := nv_100.Merge(sn_100.Div(s1_100), at_100)
-				pd_100 := pi_100.Mul(d_100)
-				npd_100 := nv_100.Mul(pd_100)
-				dx_100 := pi_100.Mul(nv_100.Mul(cn_100).Mul(s1_100).Sub(sn_100.Mul(c1_100))).Div(s1_100.Mul(s1_100))
-				var r0_0_107 archsimd.Float64x4
-				{
-					n_107, x_107 := nv_100, pd_100
-					n2_107 := n_107.Mul(n_107)
-					a_107 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_107.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_107).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_107 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_107).Mul(n2_107).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_107)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_107).Mul(x_107).Mul(x_107).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_107 = n_107.Mul(a_107.Add(b_107))
-				}
-				dx_100 = pi_100.Mul(r0_0_107).Merge(dx_100, npd_100.Mul(npd_100).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_100 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_100, at_100)
-				dn_100 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_100.Mul(cn_100).Div(s1_100), at_100)
-				r0_0_100, r1_0_100, r2_0_100 = s_100, dx_100, dn_100
+				dx_95 = pi_95.Mul(r0_0_102).Merge(dx_95, npd_95.Mul(npd_95).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_95 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_95, at_95)
+				dn_95 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_95.Mul(cn_95).Div(s1_95), at_95)
+				r0_0_95, r1_0_95, r2_0_95 = s_95, dx_95, dn_95
 			}
-			s_95, dx_95, dn_95 = r0_0_100, r1_0_100, r2_0_100
+			s_90, dx_90, dn_90 = r0_0_95, r1_0_95, r2_0_95
 		}
-		r0_0_95, r1_0_95, r2_0_95 = s_95, dx_95, dn_95
+		r0_0_90, r1_0_90, r2_0_90 = s_90, dx_90, dn_90
 	}
-	sa, ha, na := r0_0_95, r1_0_95, r2_0_95
-	var (
-		r0_0_108 archsimd.Float64x4
-		r1_0_108 archsimd.Float64x4
-		r2_0_108 archsimd.Float64x4
-	)
-	{
-		r_108, i_108, x_108 := r, 1, kk
-		s_108, dx_108, dn_108 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_108.nmode[i_108] == nChebyshev {
-			var (
-				r0_0_109 archsimd.Float64x4
-				r1_0_109 archsimd.Float64x4
-				r2_0_109 archsimd.Float64x4
-			)
-			{
-				r_109, x_109, n_109, nf_109 := r_108, x_108, r_108.nn[i_108], &r_108.nv[i_108]
-				magic_109 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_109 := x_109.Add(magic_109)
-				d_109 := x_109.Sub(t_109.Sub(magic_109))
-				f_109 := t_109.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_110 archsimd.Float64x4
-				{
-					d_110 := d_109
-					y_110 := d_110.Mul(d_110)
-					y2_110 := y_110.Mul(y_110)
-					y4_110 := y2_110.Mul(y2_110)
-					p0_110 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110)).Mul(y2_110))
-					p1_110 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110)).Mul(y2_110)).Mul(y4_110)
-					p2_110 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110.Mul(y4_110))
-					r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
-				}
-				cr_109 := r0_0_110
-				sign_109, one_109, pi_109 := archsimd.LoadFloat64x4((*[4]float64)((&r_109.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_109 := pi_109.Div(one_109.Sub(cr_109).Mul(one_109.Add(cr_109)).Sqrt().AsUint64x4().Or(d_109.AsUint64x4().Xor(f_109).And(sign_109)).AsFloat64x4())
-				c2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_109.AsUint64x4().Xor(f_109).AsFloat64x4())
-				u0_109, u1_109 := one_109, c2_109
-				j_109 := 2
-				for ; j_109+1 < n_109; j_109 += 2 {
-					u0_109 = c2_109.Mul(u1_109).Sub(u0_109)
-					u1_109 = c2_109.Mul(u0_109).Sub(u1_109)
-				}
-				if j_109 < n_109 {
-					u0_109, u1_109 = u1_109, c2_109.Mul(u1_109).Sub(u0_109)
-				}
-				cu_109 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_109).Mul(u1_109)
-				tn_109 := cu_109.Sub(u0_109)
-				dx_109 := archsimd.LoadFloat64x4((*[4]float64)(nf_109[:4])).Mul(tn_109).Sub(cu_109).Mul(rs_109)
-				dn_109 := d_109.Mul(tn_109).Mul(rs_109)
-				near_109 := d_109.Mul(d_109).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_109.ToBits() != 0 {
-					var (
-						r0_0_111 archsimd.Float64x4
-						r1_0_111 archsimd.Float64x4
-					)
-					{
-						r_111, d_111, c2_111, flip_111, tn_111, un_111, n_111 := r_109, d_109, c2_109, f_109, tn_109, u1_109, n_109
-						var r0_0_112 archsimd.Float64x4
-						{
-							d_112 := d_111
-							y_112 := d_112.Mul(d_112)
-							y2_112 := y_112.Mul(y_112)
-							y4_112 := y2_112.Mul(y2_112)
-							p0_112 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112)).Mul(y2_112))
-							p1_112 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
-							p2_112 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
-							r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
-						}
-						s_111 := r0_0_112.AsUint64x4().Xor(flip_111).AsFloat64x4()
-						two_111 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_111, u1_111, p0_111, p1_111 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_111, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_111
-						for j_111 := 2; j_111 < n_111; j_111++ {
-							u0_111, u1_111, p0_111, p1_111 = u1_111, c2_111.Mul(u1_111).Sub(u0_111), p1_111, two_111.Mul(u1_111).Add(c2_111.Mul(p1_111)).Sub(p0_111)
-						}
-						dx_111 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_111).Mul(p1_111)
-						peak_111 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_111.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_111.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_111 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_111).Mul(tn_111).Div(s_111).Merge(peak_111, d_111.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_111, r1_0_111 = dx_111, dn_111
-					}
-					px_109, pn_109 := r0_0_111, r1_0_111
-					dx_109, dn_109 = px_109.Merge(dx_109, near_109), pn_109.Merge(dn_109, near_109)
-				}
-				r0_0_109, r1_0_109, r2_0_109 = u1_109, dx_109, dn_109
-			}
-			s_108, dx_108, dn_108 = r0_0_109, r1_0_109, r2_0_109
-		} else if r_108.nmode[i_108] == nRatio {
-			var (
-				r0_0_113 archsimd.Float64x4
-				r1_0_113 archsimd.Float64x4
-				r2_0_113 archsimd.Float64x4
-			)
-			{
-				x_113, nv_113 := x_108, archsimd.LoadFloat64x4((*[4]float64)((&r_108.nv[i_108])[:4]))
-				magic_113 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_113 := x_113.Add(magic_113)
-				d_113 := x_113.Sub(t_113.Sub(magic_113))
-				y_113 := nv_113.Mul(d_113)
-				u_113 := y_113.Add(magic_113)
-				e_113 := y_113.Sub(u_113.Sub(magic_113))
-				var r0_0_114 archsimd.Float64x4
-				{
-					d_114 := e_113
-					y_114 := d_114.Mul(d_114)
-					y2_114 := y_114.Mul(y_114)
-					y4_114 := y2_114.Mul(y2_114)
-					p0_114 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_114)).Mul(y2_114))
-					p1_114 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_114)).Mul(y2_114)).Mul(y4_114)
-					p2_114 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_114)).Mul(y4_114.Mul(y4_114))
-					r0_0_114 = d_114.Mul(p0_114.Add(p1_114).Add(p2_114))
-				}
-				var r0_0_115 archsimd.Float64x4
-				{
-					c_115, t_115 := r0_0_114, u_113
-					r0_0_115 = c_115.AsUint64x4().Xor(t_115.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				var r0_0_116 archsimd.Float64x4
-				{
-					d_116 := e_113
-					y_116 := d_116.Mul(d_116)
-					y2_116 := y_116.Mul(y_116)
-					y4_116 := y2_116.Mul(y2_116)
-					p0_116 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116)).Mul(y2_116))
-					p1_116 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
-					p2_116 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116.Mul(y4_116))
-					r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
-				}
-				var r0_0_117 archsimd.Float64x4
-				{
-					c_117, t_117 := r0_0_116, u_113
-					r0_0_117 = c_117.AsUint64x4().Xor(t_117.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_113, cn_113 := r0_0_115, r0_0_117
-				var r0_0_118 archsimd.Float64x4
-				{
-					d_118 := d_113
-					y_118 := d_118.Mul(d_118)
-					y2_118 := y_118.Mul(y_118)
-					y4_118 := y2_118.Mul(y2_118)
-					p0_118 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_118)).Mul(y2_118))
-					p1_118 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_118)).Mul(y2_118)).Mul(y4_118)
-					p2_118 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_118)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_118)).Mul(y4_118.Mul(y4_118))
-					r0_0_118 = d_118.Mul(p0_118.Add(p1_118).Add(p2_118))
-				}
-				var r0_0_119 archsimd.Float64x4
-				{
-					d_119 := d_113
-					y_119 := d_119.Mul(d_119)
-					y2_119 := y_119.Mul(y_119)
-					y4_119 := y2_119.Mul(y2_119)
-					p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119)).Mul(y2_119))
-					p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
-					p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119.Mul(y4_119))
-					r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
-				}
-				s1_113, c1_113 := r0_0_118, r0_0_119
-				pi_113 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_113 := d_113.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_113 := nv_113.Merge(sn_113.Div(s1_113), at_113)
-				pd_113 := pi_113.Mul(d_113)
-				npd_113 := nv_113.Mul(pd_113)
-				dx_113 := pi_113.Mul(nv_113.Mul(cn_113).Mul(s1_113).Sub(sn_113.Mul(c1_113))).Div(s1_113.Mul(s1_113))
-				var r0_0_120 archsimd.Float64x4
-				{
-					n_120, x_120 := nv_113, pd_113
-					n2_120 := n_120.Mul(n_120)
-					a_120 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_120.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_120).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_120 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_120).Mul(n2_120).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_120).Mul(x_120).Mul(x_120).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_120 = n_120.Mul(a_120.Add(b_120))
-				}
-				dx_113 = pi_113.Mul(r0_0_120).Merge(dx_113, npd_113.Mul(npd_113).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_113 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_113, at_113)
-				dn_113 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_113.Mul(cn_113).Div(s1_113), at_113)
-				r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
-			}
-			s_108, dx_108, dn_108 = r0_0_113, r1_0_113, r2_0_113
-		}
-		r0_0_108, r1_0_108, r2_0_108 = s_108, dx_108, dn_108
-	}
-	sb, hb, nb := r0_0_108, r1_0_108, r2_0_108
-	var (
-		r0_0_121 archsimd.Float64x4
-		r1_0_121 archsimd.Float64x4
-		r2_0_121 archsimd.Float64x4
-	)
-	{
-		r_121, i_121, x_121 := r, 2, l
-		s_121, dx_121, dn_121 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_121.nmode[i_121] == nChebyshev {
-			var (
-				r0_0_122 archsimd.Float64x4
-				r1_0_122 archsimd.Float64x4
-				r2_0_122 archsimd.Float64x4
-			)
-			{
-				r_122, x_122, n_122, nf_122 := r_121, x_121, r_121.nn[i_121], &r_121.nv[i_121]
-				magic_122 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_122 := x_122.Add(magic_122)
-				d_122 := x_122.Sub(t_122.Sub(magic_122))
-				f_122 := t_122.AsUint64x4().ShiftAllLeft(63)
-				var r0_0_123 archsimd.Float64x4
-				{
-					d_123 := d_122
-					y_123 := d_123.Mul(d_123)
-					y2_123 := y_123.Mul(y_123)
-					y4_123 := y2_123.Mul(y2_123)
-					p0_123 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123)).Mul(y2_123))
-					p1_123 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
-					p2_123 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123.Mul(y4_123))
-					r0_0_123 = p0_123.Add(p1_123).Add(p2_123)
-				}
-				cr_122 := r0_0_123
-				sign_122, one_122, pi_122 := archsimd.LoadFloat64x4((*[4]float64)((&r_122.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_122 := pi_122.Div(one_122.Sub(cr_122).Mul(one_122.Add(cr_122)).Sqrt().AsUint64x4().Or(d_122.AsUint64x4().Xor(f_122).And(sign_122)).AsFloat64x4())
-				c2_122 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122.AsUint64x4().Xor(f_122).AsFloat64x4())
-				u0_122, u1_122 := one_122, c2_122
-				j_122 := 2
-				for ; j_122+1 < n_122; j_122 += 2 {
-					u0_122 = c2_122.Mul(u1_122).Sub(u0_122)
-					u1_122 = c2_122.Mul(u0_122).Sub(u1_122)
-				}
-				if j_122 < n_122 {
-					u0_122, u1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122)
-				}
-				cu_122 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122).Mul(u1_122)
-				tn_122 := cu_122.Sub(u0_122)
-				dx_122 := archsimd.LoadFloat64x4((*[4]float64)(nf_122[:4])).Mul(tn_122).Sub(cu_122).Mul(rs_122)
-				dn_122 := d_122.Mul(tn_122).Mul(rs_122)
-				near_122 := d_122.Mul(d_122).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_122.ToBits() != 0 {
-					var (
-						r0_0_124 archsimd.Float64x4
-						r1_0_124 archsimd.Float64x4
-					)
-					{
-						r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
-						var r0_0_125 archsimd.Float64x4
-						{
-							d_125 := d_124
-							y_125 := d_125.Mul(d_125)
-							y2_125 := y_125.Mul(y_125)
-							y4_125 := y2_125.Mul(y2_125)
-							p0_125 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125)).Mul(y2_125))
-							p1_125 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
-							p2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
-							r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
-						}
-						s_124 := r0_0_125.AsUint64x4().Xor(flip_124).AsFloat64x4()
-						two_124 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_124, u1_124, p0_124, p1_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124
-						for j_124 := 2; j_124 < n_124; j_124++ {
-							u0_124, u1_124, p0_124, p1_124 = u1_124, c2_124.Mul(u1_124).Sub(u0_124), p1_124, two_124.Mul(u1_124).Add(c2_124.Mul(p1_124)).Sub(p0_124)
-						}
-						dx_124 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124).Mul(p1_124)
-						peak_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_124 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124).Mul(tn_124).Div(s_124).Merge(peak_124, d_124.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_124, r1_0_124 = dx_124, dn_124
-					}
-					px_122, pn_122 := r0_0_124, r1_0_124
-					dx_122, dn_122 = px_122.Merge(dx_122, near_122), pn_122.Merge(dn_122, near_122)
-				}
-				r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
-			}
-			s_121, dx_121, dn_121 = r0_0_122, r1_0_122, r2_0_122
-		} else if r_121.nmode[i_121] == nRatio {
-			var (
-				r0_0_126 archsimd.Float64x4
-				r1_0_126 archsimd.Float64x4
-				r2_0_126 archsimd.Float64x4
-			)
-			{
-				x_126, nv_126 := x_121, archsimd.LoadFloat64x4((*[4]float64)((&r_121.nv[i_121])[:4]))
-				magic_126 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_126 := x_126.Add(magic_126)
-				d_126 := x_126.Sub(t_126.Sub(magic_126))
-				y_126 := nv_126.Mul(d_126)
-				u_126 := y_126.Add(magic_126)
-				e_126 := y_126.Sub(u_126.Sub(magic_126))
-				var r0_0_127 archsimd.Float64x4
-				{
-					d_127 := e_126
-					y_127 := d_127.Mul(d_127)
-					y2_127 := y_127.Mul(y_127)
-					y4_127 := y2_127.Mul(y2_127)
-					p0_127 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127)).Mul(y2_127))
-					p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
-					p2_127 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127)).Mul(y4_127.Mul(y4_127))
-					r0_0_127 = d_127.Mul(p0_127.Add(p1_127).Add(p2_127))
-				}
-				var r0_0_128 archsimd.Float64x4
-				{
-					c_128, t_128 := r0_0_127, u_126
-					r0_0_128 = c_128.AsUint64x4().Xor(t_128.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				var r0_0_129 archsimd.Float64x4
-				{
-					d_129 := e_126
-					y_129 := d_129.Mul(d_129)
-					y2_129 := y_129.Mul(y_129)
-					y4_129 := y2_129.Mul(y2_129)
-					p0_129 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_129)).Mul(y2_129))
-					p1_129 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
-					p2_129 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_129.Mul(y4_129))
-					r0_0_129 = p0_129.Add(p1_129).Add(p2_129)
-				}
-				var r0_0_130 archsimd.Float64x4
-				{
-					c_130, t_130 := r0_0_129, u_126
-					r0_0_130 = c_130.AsUint64x4().Xor(t_130.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_126, cn_126 := r0_0_128, r0_0_130
-				var r0_0_131 archsimd.Float64x4
-				{
-					d_131 := d_126
-					y_131 := d_131.Mul(d_131)
-					y2_131 := y_131.Mul(y_131)
-					y4_131 := y2_131.Mul(y2_131)
-					p0_131 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131)).Mul(y2_131))
-					p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
-					p2_131 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131)).Mul(y4_131.Mul(y4_131))
-					r0_0_131 = d_131.Mul(p0_131.Add(p1_131).Add(p2_131))
-				}
-				var r0_0_132 archsimd.Float64x4
-				{
-					d_132 := d_126
-					y_132 := d_132.Mul(d_132)
-					y2_132 := y_132.Mul(y_132)
-					y4_132 := y2_132.Mul(y2_132)
-					p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132)).Mul(y2_132))
-					p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
-					p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132.Mul(y4_132))
-					r0_0_132 = p0_132.Add(p1_132).Add(p2_132)
-				}
-				s1_126, c1_126 := r0_0_131, r0_0_132
-				pi_126 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_126 := d_126.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_126 := nv_126.Merge(sn_126.Div(s1_126), at_126)
-				pd_126 := pi_126.Mul(d_126)
-				npd_126 := nv_126.Mul(pd_126)
-				dx_126 := pi_126.Mul(nv_126.Mul(cn_126).Mul(s1_126).Sub(sn_126.Mul(c1_126))).Div(s1_126.Mul(s1_126))
-				var r0_0_133 archsimd.Float64x4
-				{
-					n_133, x_133 := nv_126, pd_126
-					n2_133 := n_133.Mul(n_133)
-					a_133 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_133.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_133).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_133 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_133).Mul(n2_133).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_133).Mul(x_133).Mul(x_133).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_133 = n_133.Mul(a_133.Add(b_133))
-				}
-				dx_126 = pi_126.Mul(r0_0_133).Merge(dx_126, npd_126.Mul(npd_126).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_126 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_126, at_126)
-				dn_126 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_126.Mul(cn_126).Div(s1_126), at_126)
-				r0_0_126, r1_0_126, r2_0_126 = s_126, dx_126, dn_126
-			}
-			s_121, dx_121, dn_121 = r0_0_126, r1_0_126, r2_0_126
-		}
-		r0_0_121, r1_0_121, r2_0_121 = s_121, dx_121, dn_121
-	}
-	sc, hc, nc := r0_0_121, r1_0_121, r2_0_121
+	sc, hc, nc := r0_0_90, r1_0_90, r2_0_90
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4143,170 +2357,170 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 	s, dx, dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_134 archsimd.Float64x4
-			r1_0_134 archsimd.Float64x4
-			r2_0_134 archsimd.Float64x4
+			r0_0_103 archsimd.Float64x4
+			r1_0_103 archsimd.Float64x4
+			r2_0_103 archsimd.Float64x4
 		)
 		{
-			r_134, x_134, n_134, nf_134 := r, x, r.nn[i], &r.nv[i]
-			magic_134 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_134 := x_134.Add(magic_134)
-			d_134 := x_134.Sub(t_134.Sub(magic_134))
-			f_134 := t_134.AsUint64x4().ShiftAllLeft(63)
-			var r0_0_135 archsimd.Float64x4
+			r_103, x_103, n_103, nf_103 := r, x, r.nn[i], &r.nv[i]
+			magic_103 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_103 := x_103.Add(magic_103)
+			d_103 := x_103.Sub(t_103.Sub(magic_103))
+			f_103 := t_103.AsUint64x4().ShiftAllLeft(63)
+			var r0_0_104 archsimd.Float64x4
 			{
-				d_135 := d_134
-				y_135 := d_135.Mul(d_135)
-				y2_135 := y_135.Mul(y_135)
-				y4_135 := y2_135.Mul(y2_135)
-				p0_135 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_135)).Mul(y2_135))
-				p1_135 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_135)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_135)).Mul(y2_135)).Mul(y4_135)
-				p2_135 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_135.Mul(y4_135))
-				r0_0_135 = p0_135.Add(p1_135).Add(p2_135)
+				d_104 := d_103
+				y_104 := d_104.Mul(d_104)
+				y2_104 := y_104.Mul(y_104)
+				y4_104 := y2_104.Mul(y2_104)
+				p0_104 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_104)).Mul(y2_104))
+				p1_104 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
+				p2_104 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_104.Mul(y4_104))
+				r0_0_104 = p0_104.Add(p1_104).Add(p2_104)
 			}
-			cr_134 := r0_0_135
-			sign_134, one_134, pi_134 := archsimd.LoadFloat64x4((*[4]float64)((&r_134.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			rs_134 := pi_134.Div(one_134.Sub(cr_134).Mul(one_134.Add(cr_134)).Sqrt().AsUint64x4().Or(d_134.AsUint64x4().Xor(f_134).And(sign_134)).AsFloat64x4())
-			c2_134 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_134.AsUint64x4().Xor(f_134).AsFloat64x4())
-			u0_134, u1_134 := one_134, c2_134
-			j_134 := 2
-			for ; j_134+1 < n_134; j_134 += 2 {
-				u0_134 = c2_134.Mul(u1_134).Sub(u0_134)
-				u1_134 = c2_134.Mul(u0_134).Sub(u1_134)
+			cr_103 := r0_0_104
+			sign_103, one_103, pi_103 := archsimd.LoadFloat64x4((*[4]float64)((&r_103.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			rs_103 := pi_103.Div(one_103.Sub(cr_103).Mul(one_103.Add(cr_103)).Sqrt().AsUint64x4().Or(d_103.AsUint64x4().Xor(f_103).And(sign_103)).AsFloat64x4())
+			c2_103 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_103.AsUint64x4().Xor(f_103).AsFloat64x4())
+			u0_103, u1_103 := one_103, c2_103
+			j_103 := 2
+			for ; j_103+1 < n_103; j_103 += 2 {
+				u0_103 = c2_103.Mul(u1_103).Sub(u0_103)
+				u1_103 = c2_103.Mul(u0_103).Sub(u1_103)
 			}
-			if j_134 < n_134 {
-				u0_134, u1_134 = u1_134, c2_134.Mul(u1_134).Sub(u0_134)
+			if j_103 < n_103 {
+				u0_103, u1_103 = u1_103, c2_103.Mul(u1_103).Sub(u0_103)
 			}
-			cu_134 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_134).Mul(u1_134)
-			tn_134 := cu_134.Sub(u0_134)
-			dx_134 := archsimd.LoadFloat64x4((*[4]float64)(nf_134[:4])).Mul(tn_134).Sub(cu_134).Mul(rs_134)
-			dn_134 := d_134.Mul(tn_134).Mul(rs_134)
-			near_134 := d_134.Mul(d_134).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-			if near_134.ToBits() != 0 {
+			cu_103 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_103).Mul(u1_103)
+			tn_103 := cu_103.Sub(u0_103)
+			dx_103 := archsimd.LoadFloat64x4((*[4]float64)(nf_103[:4])).Mul(tn_103).Sub(cu_103).Mul(rs_103)
+			dn_103 := d_103.Mul(tn_103).Mul(rs_103)
+			near_103 := d_103.Mul(d_103).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			if near_103.ToBits() != 0 {
 				var (
-					r0_0_136 archsimd.Float64x4
-					r1_0_136 archsimd.Float64x4
+					r0_0_105 archsimd.Float64x4
+					r1_0_105 archsimd.Float64x4
 				)
 				{
-					r_136, d_136, c2_136, flip_136, tn_136, un_136, n_136 := r_134, d_134, c2_134, f_134, tn_134, u1_134, n_134
-					var r0_0_137 archsimd.Float64x4
+					r_105, d_105, c2_105, flip_105, tn_105, un_105, n_105 := r_103, d_103, c2_103, f_103, tn_103, u1_103, n_103
+					var r0_0_106 archsimd.Float64x4
 					{
-						d_137 := d_136
-						y_137 := d_137.Mul(d_137)
-						y2_137 := y_137.Mul(y_137)
-						y4_137 := y2_137.Mul(y2_137)
-						p0_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_137)).Mul(y2_137))
-						p1_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_137)).Mul(y2_137)).Mul(y4_137)
-						p2_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_137)).Mul(y4_137.Mul(y4_137))
-						r0_0_137 = d_137.Mul(p0_137.Add(p1_137).Add(p2_137))
+						d_106 := d_105
+						y_106 := d_106.Mul(d_106)
+						y2_106 := y_106.Mul(y_106)
+						y4_106 := y2_106.Mul(y2_106)
+						p0_106 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_106)).Mul(y2_106))
+						p1_106 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
+						p2_106 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_106)).Mul(y4_106.Mul(y4_106))
+						r0_0_106 = d_106.Mul(p0_106.Add(p1_106).Add(p2_106))
 					}
-					s_136 := r0_0_137.AsUint64x4().Xor(flip_136).AsFloat64x4()
-					two_136 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					u0_136, u1_136, p0_136, p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_136, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_136
-					for j_136 := 2; j_136 < n_136; j_136++ {
-						u0_136, u1_136, p0_136, p1_136 = u1_136, c2_136.Mul(u1_136).Sub(u0_136), p1_136, two_136.Mul(u1_136).Add(c2_136.Mul(p1_136)).Sub(p0_136)
+					s_105 := r0_0_106.AsUint64x4().Xor(flip_105).AsFloat64x4()
+					two_105 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					u0_105, u1_105, p0_105, p1_105 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_105, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_105
+					for j_105 := 2; j_105 < n_105; j_105++ {
+						u0_105, u1_105, p0_105, p1_105 = u1_105, c2_105.Mul(u1_105).Sub(u0_105), p1_105, two_105.Mul(u1_105).Add(c2_105.Mul(p1_105)).Sub(p0_105)
 					}
-					dx_136 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_136).Mul(p1_136)
-					peak_136 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_136.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_136.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-					dn_136 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_136).Mul(tn_136).Div(s_136).Merge(peak_136, d_136.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					r0_0_136, r1_0_136 = dx_136, dn_136
+					dx_105 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_105).Mul(p1_105)
+					peak_105 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_105.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_105.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+					dn_105 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_105).Mul(tn_105).Div(s_105).Merge(peak_105, d_105.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					r0_0_105, r1_0_105 = dx_105, dn_105
 				}
-				px_134, pn_134 := r0_0_136, r1_0_136
-				dx_134, dn_134 = px_134.Merge(dx_134, near_134), pn_134.Merge(dn_134, near_134)
+				px_103, pn_103 := r0_0_105, r1_0_105
+				dx_103, dn_103 = px_103.Merge(dx_103, near_103), pn_103.Merge(dn_103, near_103)
 			}
-			r0_0_134, r1_0_134, r2_0_134 = u1_134, dx_134, dn_134
+			r0_0_103, r1_0_103, r2_0_103 = u1_103, dx_103, dn_103
 		}
-		s, dx, dn = r0_0_134, r1_0_134, r2_0_134
+		s, dx, dn = r0_0_103, r1_0_103, r2_0_103
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_138 archsimd.Float64x4
-			r1_0_138 archsimd.Float64x4
-			r2_0_138 archsimd.Float64x4
+			r0_0_107 archsimd.Float64x4
+			r1_0_107 archsimd.Float64x4
+			r2_0_107 archsimd.Float64x4
 		)
 		{
-			x_138, nv_138 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_138 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_138 := x_138.Add(magic_138)
-			d_138 := x_138.Sub(t_138.Sub(magic_138))
-			y_138 := nv_138.Mul(d_138)
-			u_138 := y_138.Add(magic_138)
-			e_138 := y_138.Sub(u_138.Sub(magic_138))
-			var r0_0_139 archsimd.Float64x4
+			x_107, nv_107 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_107 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_107 := x_107.Add(magic_107)
+			d_107 := x_107.Sub(t_107.Sub(magic_107))
+			y_107 := nv_107.Mul(d_107)
+			u_107 := y_107.Add(magic_107)
+			e_107 := y_107.Sub(u_107.Sub(magic_107))
+			var r0_0_108 archsimd.Float64x4
 			{
-				d_139 := e_138
-				y_139 := d_139.Mul(d_139)
-				y2_139 := y_139.Mul(y_139)
-				y4_139 := y2_139.Mul(y2_139)
-				p0_139 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139)).Mul(y2_139))
-				p1_139 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139)).Mul(y2_139)).Mul(y4_139)
-				p2_139 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139)).Mul(y4_139.Mul(y4_139))
-				r0_0_139 = d_139.Mul(p0_139.Add(p1_139).Add(p2_139))
+				d_108 := e_107
+				y_108 := d_108.Mul(d_108)
+				y2_108 := y_108.Mul(y_108)
+				y4_108 := y2_108.Mul(y2_108)
+				p0_108 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_108)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_108)).Mul(y2_108))
+				p1_108 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_108)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_108)).Mul(y2_108)).Mul(y4_108)
+				p2_108 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_108)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_108)).Mul(y4_108.Mul(y4_108))
+				r0_0_108 = d_108.Mul(p0_108.Add(p1_108).Add(p2_108))
 			}
-			var r0_0_140 archsimd.Float64x4
+			var r0_0_109 archsimd.Float64x4
 			{
-				c_140, t_140 := r0_0_139, u_138
-				r0_0_140 = c_140.AsUint64x4().Xor(t_140.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				c_109, t_109 := r0_0_108, u_107
+				r0_0_109 = c_109.AsUint64x4().Xor(t_109.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			var r0_0_141 archsimd.Float64x4
+			var r0_0_110 archsimd.Float64x4
 			{
-				d_141 := e_138
-				y_141 := d_141.Mul(d_141)
-				y2_141 := y_141.Mul(y_141)
-				y4_141 := y2_141.Mul(y2_141)
-				p0_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_141)).Mul(y2_141))
-				p1_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_141)).Mul(y2_141)).Mul(y4_141)
-				p2_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_141.Mul(y4_141))
-				r0_0_141 = p0_141.Add(p1_141).Add(p2_141)
+				d_110 := e_107
+				y_110 := d_110.Mul(d_110)
+				y2_110 := y_110.Mul(y_110)
+				y4_110 := y2_110.Mul(y2_110)
+				p0_110 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110)).Mul(y2_110))
+				p1_110 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110)).Mul(y2_110)).Mul(y4_110)
+				p2_110 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110.Mul(y4_110))
+				r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
 			}
-			var r0_0_142 archsimd.Float64x4
+			var r0_0_111 archsimd.Float64x4
 			{
-				c_142, t_142 := r0_0_141, u_138
-				r0_0_142 = c_142.AsUint64x4().Xor(t_142.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				c_111, t_111 := r0_0_110, u_107
+				r0_0_111 = c_111.AsUint64x4().Xor(t_111.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			sn_138, cn_138 := r0_0_140, r0_0_142
-			var r0_0_143 archsimd.Float64x4
+			sn_107, cn_107 := r0_0_109, r0_0_111
+			var r0_0_112 archsimd.Float64x4
 			{
-				d_143 := d_138
-				y_143 := d_143.Mul(d_143)
-				y2_143 := y_143.Mul(y_143)
-				y4_143 := y2_143.Mul(y2_143)
-				p0_143 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_143)).Mul(y2_143))
-				p1_143 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_143)).Mul(y2_143)).Mul(y4_143)
-				p2_143 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_143)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_143)).Mul(y4_143.Mul(y4_143))
-				r0_0_143 = d_143.Mul(p0_143.Add(p1_143).Add(p2_143))
+				d_112 := d_107
+				y_112 := d_112.Mul(d_112)
+				y2_112 := y_112.Mul(y_112)
+				y4_112 := y2_112.Mul(y2_112)
+				p0_112 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112)).Mul(y2_112))
+				p1_112 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
+				p2_112 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
+				r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
 			}
-			var r0_0_144 archsimd.Float64x4
+			var r0_0_113 archsimd.Float64x4
 			{
-				d_144 := d_138
-				y_144 := d_144.Mul(d_144)
-				y2_144 := y_144.Mul(y_144)
-				y4_144 := y2_144.Mul(y2_144)
-				p0_144 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_144)).Mul(y2_144))
-				p1_144 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_144)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
-				p2_144 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_144.Mul(y4_144))
-				r0_0_144 = p0_144.Add(p1_144).Add(p2_144)
+				d_113 := d_107
+				y_113 := d_113.Mul(d_113)
+				y2_113 := y_113.Mul(y_113)
+				y4_113 := y2_113.Mul(y2_113)
+				p0_113 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_113)).Mul(y2_113))
+				p1_113 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
+				p2_113 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_113.Mul(y4_113))
+				r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
 			}
-			s1_138, c1_138 := r0_0_143, r0_0_144
-			pi_138 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			at_138 := d_138.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-			s_138 := nv_138.Merge(sn_138.Div(s1_138), at_138)
-			pd_138 := pi_138.Mul(d_138)
-			npd_138 := nv_138.Mul(pd_138)
-			dx_138 := pi_138.Mul(nv_138.Mul(cn_138).Mul(s1_138).Sub(sn_138.Mul(c1_138))).Div(s1_138.Mul(s1_138))
-			var r0_0_145 archsimd.Float64x4
+			s1_107, c1_107 := r0_0_112, r0_0_113
+			pi_107 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			at_107 := d_107.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+			s_107 := nv_107.Merge(sn_107.Div(s1_107), at_107)
+			pd_107 := pi_107.Mul(d_107)
+			npd_107 := nv_107.Mul(pd_107)
+			dx_107 := pi_107.Mul(nv_107.Mul(cn_107).Mul(s1_107).Sub(sn_107.Mul(c1_107))).Div(s1_107.Mul(s1_107))
+			var r0_0_114 archsimd.Float64x4
 			{
-				n_145, x_145 := nv_138, pd_138
-				n2_145 := n_145.Mul(n_145)
-				a_145 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_145.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_145).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-				b_145 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_145).Mul(n2_145).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_145).Mul(x_145).Mul(x_145).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-				r0_0_145 = n_145.Mul(a_145.Add(b_145))
+				n_114, x_114 := nv_107, pd_107
+				n2_114 := n_114.Mul(n_114)
+				a_114 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_114.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_114).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+				b_114 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_114).Mul(n2_114).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_114).Mul(x_114).Mul(x_114).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+				r0_0_114 = n_114.Mul(a_114.Add(b_114))
 			}
-			dx_138 = pi_138.Mul(r0_0_145).Merge(dx_138, npd_138.Mul(npd_138).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-			dx_138 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_138, at_138)
-			dn_138 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_138.Mul(cn_138).Div(s1_138), at_138)
-			r0_0_138, r1_0_138, r2_0_138 = s_138, dx_138, dn_138
+			dx_107 = pi_107.Mul(r0_0_114).Merge(dx_107, npd_107.Mul(npd_107).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+			dx_107 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_107, at_107)
+			dn_107 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_107.Mul(cn_107).Div(s1_107), at_107)
+			r0_0_107, r1_0_107, r2_0_107 = s_107, dx_107, dn_107
 		}
-		s, dx, dn = r0_0_138, r1_0_138, r2_0_138
+		s, dx, dn = r0_0_107, r1_0_107, r2_0_107
 	}
 	return s, dx, dn
 }
@@ -4322,77 +2536,77 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_146 archsimd.Float64x4
+	var r0_0_115 archsimd.Float64x4
 	{
-		d_146 := e
-		y_146 := d_146.Mul(d_146)
-		y2_146 := y_146.Mul(y_146)
-		y4_146 := y2_146.Mul(y2_146)
-		p0_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_146)).Mul(y2_146))
-		p1_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_146)).Mul(y2_146)).Mul(y4_146)
-		p2_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_146)).Mul(y4_146.Mul(y4_146))
-		r0_0_146 = d_146.Mul(p0_146.Add(p1_146).Add(p2_146))
+		d_115 := e
+		y_115 := d_115.Mul(d_115)
+		y2_115 := y_115.Mul(y_115)
+		y4_115 := y2_115.Mul(y2_115)
+		p0_115 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_115)).Mul(y2_115))
+		p1_115 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
+		p2_115 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_115)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_115)).Mul(y4_115.Mul(y4_115))
+		r0_0_115 = d_115.Mul(p0_115.Add(p1_115).Add(p2_115))
 	}
-	var r0_0_147 archsimd.Float64x4
+	var r0_0_116 archsimd.Float64x4
 	{
-		c_147, t_147 := r0_0_146, u
-		r0_0_147 = c_147.AsUint64x4().Xor(t_147.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_116, t_116 := r0_0_115, u
+		r0_0_116 = c_116.AsUint64x4().Xor(t_116.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	var r0_0_148 archsimd.Float64x4
+	var r0_0_117 archsimd.Float64x4
 	{
-		d_148 := e
-		y_148 := d_148.Mul(d_148)
-		y2_148 := y_148.Mul(y_148)
-		y4_148 := y2_148.Mul(y2_148)
-		p0_148 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_148)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_148)).Mul(y2_148))
-		p1_148 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_148)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_148)).Mul(y2_148)).Mul(y4_148)
-		p2_148 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_148.Mul(y4_148))
-		r0_0_148 = p0_148.Add(p1_148).Add(p2_148)
+		d_117 := e
+		y_117 := d_117.Mul(d_117)
+		y2_117 := y_117.Mul(y_117)
+		y4_117 := y2_117.Mul(y2_117)
+		p0_117 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_117)).Mul(y2_117))
+		p1_117 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
+		p2_117 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_117.Mul(y4_117))
+		r0_0_117 = p0_117.Add(p1_117).Add(p2_117)
 	}
-	var r0_0_149 archsimd.Float64x4
+	var r0_0_118 archsimd.Float64x4
 	{
-		c_149, t_149 := r0_0_148, u
-		r0_0_149 = c_149.AsUint64x4().Xor(t_149.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_118, t_118 := r0_0_117, u
+		r0_0_118 = c_118.AsUint64x4().Xor(t_118.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	sn, cn := r0_0_147, r0_0_149
-	var r0_0_150 archsimd.Float64x4
+	sn, cn := r0_0_116, r0_0_118
+	var r0_0_119 archsimd.Float64x4
 	{
-		d_150 := d
-		y_150 := d_150.Mul(d_150)
-		y2_150 := y_150.Mul(y_150)
-		y4_150 := y2_150.Mul(y2_150)
-		p0_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_150)).Mul(y2_150))
-		p1_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_150)).Mul(y2_150)).Mul(y4_150)
-		p2_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_150)).Mul(y4_150.Mul(y4_150))
-		r0_0_150 = d_150.Mul(p0_150.Add(p1_150).Add(p2_150))
+		d_119 := d
+		y_119 := d_119.Mul(d_119)
+		y2_119 := y_119.Mul(y_119)
+		y4_119 := y2_119.Mul(y2_119)
+		p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_119)).Mul(y2_119))
+		p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+		p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_119)).Mul(y4_119.Mul(y4_119))
+		r0_0_119 = d_119.Mul(p0_119.Add(p1_119).Add(p2_119))
 	}
-	var r0_0_151 archsimd.Float64x4
+	var r0_0_120 archsimd.Float64x4
 	{
-		d_151 := d
-		y_151 := d_151.Mul(d_151)
-		y2_151 := y_151.Mul(y_151)
-		y4_151 := y2_151.Mul(y2_151)
-		p0_151 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_151)).Mul(y2_151))
-		p1_151 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
-		p2_151 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_151.Mul(y4_151))
-		r0_0_151 = p0_151.Add(p1_151).Add(p2_151)
+		d_120 := d
+		y_120 := d_120.Mul(d_120)
+		y2_120 := y_120.Mul(y_120)
+		y4_120 := y2_120.Mul(y2_120)
+		p0_120 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_120)).Mul(y2_120))
+		p1_120 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_120)).Mul(y2_120)).Mul(y4_120)
+		p2_120 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_120.Mul(y4_120))
+		r0_0_120 = p0_120.Add(p1_120).Add(p2_120)
 	}
-	s1, c1 := r0_0_150, r0_0_151
+	s1, c1 := r0_0_119, r0_0_120
 	pi := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	at := d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
 	s := nv.Merge(sn.Div(s1), at)
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
 	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
-	var r0_0_152 archsimd.Float64x4
+	var r0_0_121 archsimd.Float64x4
 	{
-		n_152, x_152 := nv, pd
-		n2_152 := n_152.Mul(n_152)
-		a_152 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_152.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_152).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-		b_152 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_152).Mul(n2_152).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_152).Mul(x_152).Mul(x_152).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-		r0_0_152 = n_152.Mul(a_152.Add(b_152))
+		n_121, x_121 := nv, pd
+		n2_121 := n_121.Mul(n_121)
+		a_121 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_121.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_121).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+		b_121 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_121).Mul(n2_121).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_121).Mul(x_121).Mul(x_121).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+		r0_0_121 = n_121.Mul(a_121.Add(b_121))
 	}
-	dx = pi.Mul(r0_0_152).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+	dx = pi.Mul(r0_0_121).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
 	dx = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx, at)
 	dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
@@ -4413,230 +2627,230 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_153 archsimd.Float64x4
-		r1_0_153 archsimd.Float64x4
-		r2_0_153 archsimd.Float64x4
+		r0_0_122 archsimd.Float64x4
+		r1_0_122 archsimd.Float64x4
+		r2_0_122 archsimd.Float64x4
 	)
 	{
-		r_153, x_153, n_153, nf_153 := r, h, n, &r.nf
-		magic_153 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_153 := x_153.Add(magic_153)
-		d_153 := x_153.Sub(t_153.Sub(magic_153))
-		f_153 := t_153.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_154 archsimd.Float64x4
+		r_122, x_122, n_122, nf_122 := r, h, n, &r.nf
+		magic_122 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_122 := x_122.Add(magic_122)
+		d_122 := x_122.Sub(t_122.Sub(magic_122))
+		f_122 := t_122.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_123 archsimd.Float64x4
 		{
-			d_154 := d_153
-			y_154 := d_154.Mul(d_154)
-			y2_154 := y_154.Mul(y_154)
-			y4_154 := y2_154.Mul(y2_154)
-			p0_154 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_154)).Mul(y2_154))
-			p1_154 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_154)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_154)).Mul(y2_154)).Mul(y4_154)
-			p2_154 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_154.Mul(y4_154))
-			r0_0_154 = p0_154.Add(p1_154).Add(p2_154)
+			d_123 := d_122
+			y_123 := d_123.Mul(d_123)
+			y2_123 := y_123.Mul(y_123)
+			y4_123 := y2_123.Mul(y2_123)
+			p0_123 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123)).Mul(y2_123))
+			p1_123 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
+			p2_123 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123.Mul(y4_123))
+			r0_0_123 = p0_123.Add(p1_123).Add(p2_123)
 		}
-		cr_153 := r0_0_154
-		sign_153, one_153, pi_153 := archsimd.LoadFloat64x4((*[4]float64)((&r_153.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_153 := pi_153.Div(one_153.Sub(cr_153).Mul(one_153.Add(cr_153)).Sqrt().AsUint64x4().Or(d_153.AsUint64x4().Xor(f_153).And(sign_153)).AsFloat64x4())
-		c2_153 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_153.AsUint64x4().Xor(f_153).AsFloat64x4())
-		u0_153, u1_153 := one_153, c2_153
-		j_153 := 2
-		for ; j_153+1 < n_153; j_153 += 2 {
-			u0_153 = c2_153.Mul(u1_153).Sub(u0_153)
-			u1_153 = c2_153.Mul(u0_153).Sub(u1_153)
+		cr_122 := r0_0_123
+		sign_122, one_122, pi_122 := archsimd.LoadFloat64x4((*[4]float64)((&r_122.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_122 := pi_122.Div(one_122.Sub(cr_122).Mul(one_122.Add(cr_122)).Sqrt().AsUint64x4().Or(d_122.AsUint64x4().Xor(f_122).And(sign_122)).AsFloat64x4())
+		c2_122 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122.AsUint64x4().Xor(f_122).AsFloat64x4())
+		u0_122, u1_122 := one_122, c2_122
+		j_122 := 2
+		for ; j_122+1 < n_122; j_122 += 2 {
+			u0_122 = c2_122.Mul(u1_122).Sub(u0_122)
+			u1_122 = c2_122.Mul(u0_122).Sub(u1_122)
 		}
-		if j_153 < n_153 {
-			u0_153, u1_153 = u1_153, c2_153.Mul(u1_153).Sub(u0_153)
+		if j_122 < n_122 {
+			u0_122, u1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122)
 		}
-		cu_153 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_153).Mul(u1_153)
-		tn_153 := cu_153.Sub(u0_153)
-		dx_153 := archsimd.LoadFloat64x4((*[4]float64)(nf_153[:4])).Mul(tn_153).Sub(cu_153).Mul(rs_153)
-		dn_153 := d_153.Mul(tn_153).Mul(rs_153)
-		near_153 := d_153.Mul(d_153).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_153.ToBits() != 0 {
+		cu_122 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122).Mul(u1_122)
+		tn_122 := cu_122.Sub(u0_122)
+		dx_122 := archsimd.LoadFloat64x4((*[4]float64)(nf_122[:4])).Mul(tn_122).Sub(cu_122).Mul(rs_122)
+		dn_122 := d_122.Mul(tn_122).Mul(rs_122)
+		near_122 := d_122.Mul(d_122).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_122.ToBits() != 0 {
 			var (
-				r0_0_155 archsimd.Float64x4
-				r1_0_155 archsimd.Float64x4
+				r0_0_124 archsimd.Float64x4
+				r1_0_124 archsimd.Float64x4
 			)
 			{
-				r_155, d_155, c2_155, flip_155, tn_155, un_155, n_155 := r_153, d_153, c2_153, f_153, tn_153, u1_153, n_153
-				var r0_0_156 archsimd.Float64x4
+				r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
+				var r0_0_125 archsimd.Float64x4
 				{
-					d_156 := d_155
-					y_156 := d_156.Mul(d_156)
-					y2_156 := y_156.Mul(y_156)
-					y4_156 := y2_156.Mul(y2_156)
-					p0_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_156)).Mul(y2_156))
-					p1_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_156)).Mul(y2_156)).Mul(y4_156)
-					p2_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_156)).Mul(y4_156.Mul(y4_156))
-					r0_0_156 = d_156.Mul(p0_156.Add(p1_156).Add(p2_156))
+					d_125 := d_124
+					y_125 := d_125.Mul(d_125)
+					y2_125 := y_125.Mul(y_125)
+					y4_125 := y2_125.Mul(y2_125)
+					p0_125 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125)).Mul(y2_125))
+					p1_125 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
+					p2_125 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
+					r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
 				}
-				s_155 := r0_0_156.AsUint64x4().Xor(flip_155).AsFloat64x4()
-				two_155 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_155, u1_155, p0_155, p1_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_155, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_155
-				for j_155 := 2; j_155 < n_155; j_155++ {
-					u0_155, u1_155, p0_155, p1_155 = u1_155, c2_155.Mul(u1_155).Sub(u0_155), p1_155, two_155.Mul(u1_155).Add(c2_155.Mul(p1_155)).Sub(p0_155)
+				s_124 := r0_0_125.AsUint64x4().Xor(flip_124).AsFloat64x4()
+				two_124 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_124, u1_124, p0_124, p1_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124
+				for j_124 := 2; j_124 < n_124; j_124++ {
+					u0_124, u1_124, p0_124, p1_124 = u1_124, c2_124.Mul(u1_124).Sub(u0_124), p1_124, two_124.Mul(u1_124).Add(c2_124.Mul(p1_124)).Sub(p0_124)
 				}
-				dx_155 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_155).Mul(p1_155)
-				peak_155 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_155.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_155.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_155 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_155).Mul(tn_155).Div(s_155).Merge(peak_155, d_155.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_155, r1_0_155 = dx_155, dn_155
+				dx_124 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124).Mul(p1_124)
+				peak_124 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_124 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124).Mul(tn_124).Div(s_124).Merge(peak_124, d_124.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_124, r1_0_124 = dx_124, dn_124
 			}
-			px_153, pn_153 := r0_0_155, r1_0_155
-			dx_153, dn_153 = px_153.Merge(dx_153, near_153), pn_153.Merge(dn_153, near_153)
+			px_122, pn_122 := r0_0_124, r1_0_124
+			dx_122, dn_122 = px_122.Merge(dx_122, near_122), pn_122.Merge(dn_122, near_122)
 		}
-		r0_0_153, r1_0_153, r2_0_153 = u1_153, dx_153, dn_153
+		r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
 	}
-	sa, ha, na := r0_0_153, r1_0_153, r2_0_153
+	sa, ha, na := r0_0_122, r1_0_122, r2_0_122
 	var (
-		r0_0_157 archsimd.Float64x4
-		r1_0_157 archsimd.Float64x4
-		r2_0_157 archsimd.Float64x4
+		r0_0_126 archsimd.Float64x4
+		r1_0_126 archsimd.Float64x4
+		r2_0_126 archsimd.Float64x4
 	)
 	{
-		r_157, x_157, n_157, nf_157 := r, kk, n, &r.nf
-		magic_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_157 := x_157.Add(magic_157)
-		d_157 := x_157.Sub(t_157.Sub(magic_157))
-		f_157 := t_157.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_158 archsimd.Float64x4
+		r_126, x_126, n_126, nf_126 := r, kk, n, &r.nf
+		magic_126 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_126 := x_126.Add(magic_126)
+		d_126 := x_126.Sub(t_126.Sub(magic_126))
+		f_126 := t_126.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_127 archsimd.Float64x4
 		{
-			d_158 := d_157
-			y_158 := d_158.Mul(d_158)
-			y2_158 := y_158.Mul(y_158)
-			y4_158 := y2_158.Mul(y2_158)
-			p0_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_158)).Mul(y2_158))
-			p1_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_158)).Mul(y2_158)).Mul(y4_158)
-			p2_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_158.Mul(y4_158))
-			r0_0_158 = p0_158.Add(p1_158).Add(p2_158)
+			d_127 := d_126
+			y_127 := d_127.Mul(d_127)
+			y2_127 := y_127.Mul(y_127)
+			y4_127 := y2_127.Mul(y2_127)
+			p0_127 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127)).Mul(y2_127))
+			p1_127 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
+			p2_127 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127.Mul(y4_127))
+			r0_0_127 = p0_127.Add(p1_127).Add(p2_127)
 		}
-		cr_157 := r0_0_158
-		sign_157, one_157, pi_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_157.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_157 := pi_157.Div(one_157.Sub(cr_157).Mul(one_157.Add(cr_157)).Sqrt().AsUint64x4().Or(d_157.AsUint64x4().Xor(f_157).And(sign_157)).AsFloat64x4())
-		c2_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_157.AsUint64x4().Xor(f_157).AsFloat64x4())
-		u0_157, u1_157 := one_157, c2_157
-		j_157 := 2
-		for ; j_157+1 < n_157; j_157 += 2 {
-			u0_157 = c2_157.Mul(u1_157).Sub(u0_157)
-			u1_157 = c2_157.Mul(u0_157).Sub(u1_157)
+		cr_126 := r0_0_127
+		sign_126, one_126, pi_126 := archsimd.LoadFloat64x4((*[4]float64)((&r_126.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_126 := pi_126.Div(one_126.Sub(cr_126).Mul(one_126.Add(cr_126)).Sqrt().AsUint64x4().Or(d_126.AsUint64x4().Xor(f_126).And(sign_126)).AsFloat64x4())
+		c2_126 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_126.AsUint64x4().Xor(f_126).AsFloat64x4())
+		u0_126, u1_126 := one_126, c2_126
+		j_126 := 2
+		for ; j_126+1 < n_126; j_126 += 2 {
+			u0_126 = c2_126.Mul(u1_126).Sub(u0_126)
+			u1_126 = c2_126.Mul(u0_126).Sub(u1_126)
 		}
-		if j_157 < n_157 {
-			u0_157, u1_157 = u1_157, c2_157.Mul(u1_157).Sub(u0_157)
+		if j_126 < n_126 {
+			u0_126, u1_126 = u1_126, c2_126.Mul(u1_126).Sub(u0_126)
 		}
-		cu_157 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_157).Mul(u1_157)
-		tn_157 := cu_157.Sub(u0_157)
-		dx_157 := archsimd.LoadFloat64x4((*[4]float64)(nf_157[:4])).Mul(tn_157).Sub(cu_157).Mul(rs_157)
-		dn_157 := d_157.Mul(tn_157).Mul(rs_157)
-		near_157 := d_157.Mul(d_157).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_157.ToBits() != 0 {
+		cu_126 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_126).Mul(u1_126)
+		tn_126 := cu_126.Sub(u0_126)
+		dx_126 := archsimd.LoadFloat64x4((*[4]float64)(nf_126[:4])).Mul(tn_126).Sub(cu_126).Mul(rs_126)
+		dn_126 := d_126.Mul(tn_126).Mul(rs_126)
+		near_126 := d_126.Mul(d_126).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_126.ToBits() != 0 {
 			var (
-				r0_0_159 archsimd.Float64x4
-				r1_0_159 archsimd.Float64x4
+				r0_0_128 archsimd.Float64x4
+				r1_0_128 archsimd.Float64x4
 			)
 			{
-				r_159, d_159, c2_159, flip_159, tn_159, un_159, n_159 := r_157, d_157, c2_157, f_157, tn_157, u1_157, n_157
-				var r0_0_160 archsimd.Float64x4
+				r_128, d_128, c2_128, flip_128, tn_128, un_128, n_128 := r_126, d_126, c2_126, f_126, tn_126, u1_126, n_126
+				var r0_0_129 archsimd.Float64x4
 				{
-					d_160 := d_159
-					y_160 := d_160.Mul(d_160)
-					y2_160 := y_160.Mul(y_160)
-					y4_160 := y2_160.Mul(y2_160)
-					p0_160 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_160)).Mul(y2_160))
-					p1_160 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_160)).Mul(y2_160)).Mul(y4_160)
-					p2_160 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_160)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_160)).Mul(y4_160.Mul(y4_160))
-					r0_0_160 = d_160.Mul(p0_160.Add(p1_160).Add(p2_160))
+					d_129 := d_128
+					y_129 := d_129.Mul(d_129)
+					y2_129 := y_129.Mul(y_129)
+					y4_129 := y2_129.Mul(y2_129)
+					p0_129 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129)).Mul(y2_129))
+					p1_129 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
+					p2_129 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129)).Mul(y4_129.Mul(y4_129))
+					r0_0_129 = d_129.Mul(p0_129.Add(p1_129).Add(p2_129))
 				}
-				s_159 := r0_0_160.AsUint64x4().Xor(flip_159).AsFloat64x4()
-				two_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_159, u1_159, p0_159, p1_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_159, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_159
-				for j_159 := 2; j_159 < n_159; j_159++ {
-					u0_159, u1_159, p0_159, p1_159 = u1_159, c2_159.Mul(u1_159).Sub(u0_159), p1_159, two_159.Mul(u1_159).Add(c2_159.Mul(p1_159)).Sub(p0_159)
+				s_128 := r0_0_129.AsUint64x4().Xor(flip_128).AsFloat64x4()
+				two_128 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_128, u1_128, p0_128, p1_128 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_128, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_128
+				for j_128 := 2; j_128 < n_128; j_128++ {
+					u0_128, u1_128, p0_128, p1_128 = u1_128, c2_128.Mul(u1_128).Sub(u0_128), p1_128, two_128.Mul(u1_128).Add(c2_128.Mul(p1_128)).Sub(p0_128)
 				}
-				dx_159 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_159).Mul(p1_159)
-				peak_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_159.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_159.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_159 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_159).Mul(tn_159).Div(s_159).Merge(peak_159, d_159.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_159, r1_0_159 = dx_159, dn_159
+				dx_128 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_128).Mul(p1_128)
+				peak_128 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_128.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_128.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_128 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_128).Mul(tn_128).Div(s_128).Merge(peak_128, d_128.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_128, r1_0_128 = dx_128, dn_128
 			}
-			px_157, pn_157 := r0_0_159, r1_0_159
-			dx_157, dn_157 = px_157.Merge(dx_157, near_157), pn_157.Merge(dn_157, near_157)
+			px_126, pn_126 := r0_0_128, r1_0_128
+			dx_126, dn_126 = px_126.Merge(dx_126, near_126), pn_126.Merge(dn_126, near_126)
 		}
-		r0_0_157, r1_0_157, r2_0_157 = u1_157, dx_157, dn_157
+		r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
 	}
-	sb, hb, nb := r0_0_157, r1_0_157, r2_0_157
+	sb, hb, nb := r0_0_126, r1_0_126, r2_0_126
 	var (
-		r0_0_161 archsimd.Float64x4
-		r1_0_161 archsimd.Float64x4
-		r2_0_161 archsimd.Float64x4
+		r0_0_130 archsimd.Float64x4
+		r1_0_130 archsimd.Float64x4
+		r2_0_130 archsimd.Float64x4
 	)
 	{
-		r_161, x_161, n_161, nf_161 := r, l, n, &r.nf
-		magic_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_161 := x_161.Add(magic_161)
-		d_161 := x_161.Sub(t_161.Sub(magic_161))
-		f_161 := t_161.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_162 archsimd.Float64x4
+		r_130, x_130, n_130, nf_130 := r, l, n, &r.nf
+		magic_130 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_130 := x_130.Add(magic_130)
+		d_130 := x_130.Sub(t_130.Sub(magic_130))
+		f_130 := t_130.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_131 archsimd.Float64x4
 		{
-			d_162 := d_161
-			y_162 := d_162.Mul(d_162)
-			y2_162 := y_162.Mul(y_162)
-			y4_162 := y2_162.Mul(y2_162)
-			p0_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_162)).Mul(y2_162))
-			p1_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_162)).Mul(y2_162)).Mul(y4_162)
-			p2_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_162.Mul(y4_162))
-			r0_0_162 = p0_162.Add(p1_162).Add(p2_162)
+			d_131 := d_130
+			y_131 := d_131.Mul(d_131)
+			y2_131 := y_131.Mul(y_131)
+			y4_131 := y2_131.Mul(y2_131)
+			p0_131 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_131)).Mul(y2_131))
+			p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
+			p2_131 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_131.Mul(y4_131))
+			r0_0_131 = p0_131.Add(p1_131).Add(p2_131)
 		}
-		cr_161 := r0_0_162
-		sign_161, one_161, pi_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_161 := pi_161.Div(one_161.Sub(cr_161).Mul(one_161.Add(cr_161)).Sqrt().AsUint64x4().Or(d_161.AsUint64x4().Xor(f_161).And(sign_161)).AsFloat64x4())
-		c2_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_161.AsUint64x4().Xor(f_161).AsFloat64x4())
-		u0_161, u1_161 := one_161, c2_161
-		j_161 := 2
-		for ; j_161+1 < n_161; j_161 += 2 {
-			u0_161 = c2_161.Mul(u1_161).Sub(u0_161)
-			u1_161 = c2_161.Mul(u0_161).Sub(u1_161)
+		cr_130 := r0_0_131
+		sign_130, one_130, pi_130 := archsimd.LoadFloat64x4((*[4]float64)((&r_130.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_130 := pi_130.Div(one_130.Sub(cr_130).Mul(one_130.Add(cr_130)).Sqrt().AsUint64x4().Or(d_130.AsUint64x4().Xor(f_130).And(sign_130)).AsFloat64x4())
+		c2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_130.AsUint64x4().Xor(f_130).AsFloat64x4())
+		u0_130, u1_130 := one_130, c2_130
+		j_130 := 2
+		for ; j_130+1 < n_130; j_130 += 2 {
+			u0_130 = c2_130.Mul(u1_130).Sub(u0_130)
+			u1_130 = c2_130.Mul(u0_130).Sub(u1_130)
 		}
-		if j_161 < n_161 {
-			u0_161, u1_161 = u1_161, c2_161.Mul(u1_161).Sub(u0_161)
+		if j_130 < n_130 {
+			u0_130, u1_130 = u1_130, c2_130.Mul(u1_130).Sub(u0_130)
 		}
-		cu_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_161).Mul(u1_161)
-		tn_161 := cu_161.Sub(u0_161)
-		dx_161 := archsimd.LoadFloat64x4((*[4]float64)(nf_161[:4])).Mul(tn_161).Sub(cu_161).Mul(rs_161)
-		dn_161 := d_161.Mul(tn_161).Mul(rs_161)
-		near_161 := d_161.Mul(d_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_161.ToBits() != 0 {
+		cu_130 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_130).Mul(u1_130)
+		tn_130 := cu_130.Sub(u0_130)
+		dx_130 := archsimd.LoadFloat64x4((*[4]float64)(nf_130[:4])).Mul(tn_130).Sub(cu_130).Mul(rs_130)
+		dn_130 := d_130.Mul(tn_130).Mul(rs_130)
+		near_130 := d_130.Mul(d_130).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_130.ToBits() != 0 {
 			var (
-				r0_0_163 archsimd.Float64x4
-				r1_0_163 archsimd.Float64x4
+				r0_0_132 archsimd.Float64x4
+				r1_0_132 archsimd.Float64x4
 			)
 			{
-				r_163, d_163, c2_163, flip_163, tn_163, un_163, n_163 := r_161, d_161, c2_161, f_161, tn_161, u1_161, n_161
-				var r0_0_164 archsimd.Float64x4
+				r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r_130, d_130, c2_130, f_130, tn_130, u1_130, n_130
+				var r0_0_133 archsimd.Float64x4
 				{
-					d_164 := d_163
-					y_164 := d_164.Mul(d_164)
-					y2_164 := y_164.Mul(y_164)
-					y4_164 := y2_164.Mul(y2_164)
-					p0_164 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_164)).Mul(y2_164))
-					p1_164 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_164)).Mul(y2_164)).Mul(y4_164)
-					p2_164 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_164)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_164)).Mul(y4_164.Mul(y4_164))
-					r0_0_164 = d_164.Mul(p0_164.Add(p1_164).Add(p2_164))
+					d_133 := d_132
+					y_133 := d_133.Mul(d_133)
+					y2_133 := y_133.Mul(y_133)
+					y4_133 := y2_133.Mul(y2_133)
+					p0_133 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_133)).Mul(y2_133))
+					p1_133 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
+					p2_133 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
+					r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
 				}
-				s_163 := r0_0_164.AsUint64x4().Xor(flip_163).AsFloat64x4()
-				two_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_163, u1_163, p0_163, p1_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_163, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_163
-				for j_163 := 2; j_163 < n_163; j_163++ {
-					u0_163, u1_163, p0_163, p1_163 = u1_163, c2_163.Mul(u1_163).Sub(u0_163), p1_163, two_163.Mul(u1_163).Add(c2_163.Mul(p1_163)).Sub(p0_163)
+				s_132 := r0_0_133.AsUint64x4().Xor(flip_132).AsFloat64x4()
+				two_132 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_132, u1_132, p0_132, p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_132, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_132
+				for j_132 := 2; j_132 < n_132; j_132++ {
+					u0_132, u1_132, p0_132, p1_132 = u1_132, c2_132.Mul(u1_132).Sub(u0_132), p1_132, two_132.Mul(u1_132).Add(c2_132.Mul(p1_132)).Sub(p0_132)
 				}
-				dx_163 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_163).Mul(p1_163)
-				peak_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_163.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_163.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_163 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_163).Mul(tn_163).Div(s_163).Merge(peak_163, d_163.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_163, r1_0_163 = dx_163, dn_163
+				dx_132 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_132).Mul(p1_132)
+				peak_132 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_132.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_132.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_132 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_132).Mul(tn_132).Div(s_132).Merge(peak_132, d_132.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_132, r1_0_132 = dx_132, dn_132
 			}
-			px_161, pn_161 := r0_0_163, r1_0_163
-			dx_161, dn_161 = px_161.Merge(dx_161, near_161), pn_161.Merge(dn_161, near_161)
+			px_130, pn_130 := r0_0_132, r1_0_132
+			dx_130, dn_130 = px_130.Merge(dx_130, near_130), pn_130.Merge(dn_130, near_130)
 		}
-		r0_0_161, r1_0_161, r2_0_161 = u1_161, dx_161, dn_161
+		r0_0_130, r1_0_130, r2_0_130 = u1_130, dx_130, dn_130
 	}
-	sc, hc, nc := r0_0_161, r1_0_161, r2_0_161
+	sc, hc, nc := r0_0_130, r1_0_130, r2_0_130
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -4649,18 +2863,18 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x4().ShiftAllLeft(63)
-	var r0_0_165 archsimd.Float64x4
+	var r0_0_134 archsimd.Float64x4
 	{
-		d_165 := d
-		y_165 := d_165.Mul(d_165)
-		y2_165 := y_165.Mul(y_165)
-		y4_165 := y2_165.Mul(y2_165)
-		p0_165 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_165)).Mul(y2_165))
-		p1_165 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_165)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_165)).Mul(y2_165)).Mul(y4_165)
-		p2_165 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_165.Mul(y4_165))
-		r0_0_165 = p0_165.Add(p1_165).Add(p2_165)
+		d_134 := d
+		y_134 := d_134.Mul(d_134)
+		y2_134 := y_134.Mul(y_134)
+		y4_134 := y2_134.Mul(y2_134)
+		p0_134 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_134)).Mul(y2_134))
+		p1_134 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
+		p2_134 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_134.Mul(y4_134))
+		r0_0_134 = p0_134.Add(p1_134).Add(p2_134)
 	}
-	cr := r0_0_165
+	cr := r0_0_134
 	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x4().Or(d.AsUint64x4().Xor(f).And(sign)).AsFloat64x4())
 	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr.AsUint64x4().Xor(f).AsFloat64x4())
@@ -4680,34 +2894,34 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	near := d.Mul(d).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_166 archsimd.Float64x4
-			r1_0_166 archsimd.Float64x4
+			r0_0_135 archsimd.Float64x4
+			r1_0_135 archsimd.Float64x4
 		)
 		{
-			r_166, d_166, c2_166, flip_166, tn_166, un_166, n_166 := r, d, c2, f, tn, u1, n
-			var r0_0_167 archsimd.Float64x4
+			r_135, d_135, c2_135, flip_135, tn_135, un_135, n_135 := r, d, c2, f, tn, u1, n
+			var r0_0_136 archsimd.Float64x4
 			{
-				d_167 := d_166
-				y_167 := d_167.Mul(d_167)
-				y2_167 := y_167.Mul(y_167)
-				y4_167 := y2_167.Mul(y2_167)
-				p0_167 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_167)).Mul(y2_167))
-				p1_167 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_167)).Mul(y2_167)).Mul(y4_167)
-				p2_167 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_167)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_167)).Mul(y4_167.Mul(y4_167))
-				r0_0_167 = d_167.Mul(p0_167.Add(p1_167).Add(p2_167))
+				d_136 := d_135
+				y_136 := d_136.Mul(d_136)
+				y2_136 := y_136.Mul(y_136)
+				y4_136 := y2_136.Mul(y2_136)
+				p0_136 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_136)).Mul(y2_136))
+				p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
+				p2_136 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
+				r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
 			}
-			s_166 := r0_0_167.AsUint64x4().Xor(flip_166).AsFloat64x4()
-			two_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-			u0_166, u1_166, p0_166, p1_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_166
-			for j_166 := 2; j_166 < n_166; j_166++ {
-				u0_166, u1_166, p0_166, p1_166 = u1_166, c2_166.Mul(u1_166).Sub(u0_166), p1_166, two_166.Mul(u1_166).Add(c2_166.Mul(p1_166)).Sub(p0_166)
+			s_135 := r0_0_136.AsUint64x4().Xor(flip_135).AsFloat64x4()
+			two_135 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_135, u1_135, p0_135, p1_135 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_135, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_135
+			for j_135 := 2; j_135 < n_135; j_135++ {
+				u0_135, u1_135, p0_135, p1_135 = u1_135, c2_135.Mul(u1_135).Sub(u0_135), p1_135, two_135.Mul(u1_135).Add(c2_135.Mul(p1_135)).Sub(p0_135)
 			}
-			dx_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_166).Mul(p1_166)
-			peak_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_166).Mul(tn_166).Div(s_166).Merge(peak_166, d_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-			r0_0_166, r1_0_166 = dx_166, dn_166
+			dx_135 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_135).Mul(p1_135)
+			peak_135 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_135.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_135.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_135 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_135).Mul(tn_135).Div(s_135).Merge(peak_135, d_135.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			r0_0_135, r1_0_135 = dx_135, dn_135
 		}
-		px, pn := r0_0_166, r1_0_166
+		px, pn := r0_0_135, r1_0_135
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -4722,18 +2936,18 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	var r0_0_168 archsimd.Float64x4
+	var r0_0_137 archsimd.Float64x4
 	{
-		d_168 := d
-		y_168 := d_168.Mul(d_168)
-		y2_168 := y_168.Mul(y_168)
-		y4_168 := y2_168.Mul(y2_168)
-		p0_168 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_168)).Mul(y2_168))
-		p1_168 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_168)).Mul(y2_168)).Mul(y4_168)
-		p2_168 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_168)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_168)).Mul(y4_168.Mul(y4_168))
-		r0_0_168 = d_168.Mul(p0_168.Add(p1_168).Add(p2_168))
+		d_137 := d
+		y_137 := d_137.Mul(d_137)
+		y2_137 := y_137.Mul(y_137)
+		y4_137 := y2_137.Mul(y2_137)
+		p0_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_137)).Mul(y2_137))
+		p1_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_137)).Mul(y2_137)).Mul(y4_137)
+		p2_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_137)).Mul(y4_137.Mul(y4_137))
+		r0_0_137 = d_137.Mul(p0_137.Add(p1_137).Add(p2_137))
 	}
-	s := r0_0_168.AsUint64x4().Xor(flip).AsFloat64x4()
+	s := r0_0_137.AsUint64x4().Xor(flip).AsFloat64x4()
 	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two
 	for j := 2; j < n; j++ {
@@ -4768,37 +2982,37 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 	fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if c.HasHKL {
 		var (
-			r0_0_169 archsimd.Float64x4
-			r1_0_169 archsimd.Float64x4
+			r0_0_138 archsimd.Float64x4
+			r1_0_138 archsimd.Float64x4
 		)
 		{
-			r_169, bits_169, miss_169, ia_169, fa_169, h_169, kk_169, l_169 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_169 archsimd.Mask64x4
+			r_138, bits_138, miss_138, ia_138, fa_138, h_138, kk_138, l_138 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_138 archsimd.Mask64x4
 			{
-				r_8_169, ia_8_169, h_8_169, kk_8_169, l_8_169 := r_169, ia_169, h_169, kk_169, l_169
-				half_8_169 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				hc_8_169, kc_8_169, lc_8_169 := h_8_169.Sub(half_8_169).Ceil(), kk_8_169.Sub(half_8_169).Ceil(), l_8_169.Sub(half_8_169).Ceil()
-				hmin_8_169, kmin_8_169, lmin_8_169 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.lmin)[:4]))
-				in_8_169 := hc_8_169.GreaterEqual(hmin_8_169).And(hc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hmax)[:4])))).And(kc_8_169.GreaterEqual(kmin_8_169)).And(kc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kmax)[:4])))).And(lc_8_169.GreaterEqual(lmin_8_169)).And(lc_8_169.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.lmax)[:4]))))
-				idx_8_169 := hc_8_169.Sub(hmin_8_169).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.hstride)[:4]))).Add(kc_8_169.Sub(kmin_8_169).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169.kstride)[:4])))).Add(lc_8_169.Sub(lmin_8_169))
-				idx_8_169.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169).ConvertToInt32().Store(ia_8_169)
-				r0_0_8_169 = in_8_169
+				r_8_138, ia_8_138, h_8_138, kk_8_138, l_8_138 := r_138, ia_138, h_138, kk_138, l_138
+				half_8_138 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				hc_8_138, kc_8_138, lc_8_138 := h_8_138.Sub(half_8_138).Ceil(), kk_8_138.Sub(half_8_138).Ceil(), l_8_138.Sub(half_8_138).Ceil()
+				hmin_8_138, kmin_8_138, lmin_8_138 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.lmin)[:4]))
+				in_8_138 := hc_8_138.GreaterEqual(hmin_8_138).And(hc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hmax)[:4])))).And(kc_8_138.GreaterEqual(kmin_8_138)).And(kc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kmax)[:4])))).And(lc_8_138.GreaterEqual(lmin_8_138)).And(lc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.lmax)[:4]))))
+				idx_8_138 := hc_8_138.Sub(hmin_8_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hstride)[:4]))).Add(kc_8_138.Sub(kmin_8_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kstride)[:4])))).Add(lc_8_138.Sub(lmin_8_138))
+				idx_8_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138).ConvertToInt32().Store(ia_8_138)
+				r0_0_8_138 = in_8_138
 			}
-			in_169 := r0_0_8_169
-			for i_169, j_169 := range ia_169 {
-				fa_169[i_169] = bits_169[j_169]
+			in_138 := r0_0_8_138
+			for i_138, j_138 := range ia_138 {
+				fa_138[i_138] = bits_138[j_138]
 			}
-			f_169 := archsimd.LoadUint64x4(fa_169).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169.defaultF)[:4])), in_169)
-			fd_169 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			if miss_169 != nil {
-				for i_169, j_169 := range ia_169 {
-					fa_169[i_169] = miss_169[j_169]
+			f_138 := archsimd.LoadUint64x4(fa_138).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138.defaultF)[:4])), in_138)
+			fd_138 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			if miss_138 != nil {
+				for i_138, j_138 := range ia_138 {
+					fa_138[i_138] = miss_138[j_138]
 				}
-				fd_169 = archsimd.LoadUint64x4(fa_169).AsFloat64x4()
+				fd_138 = archsimd.LoadUint64x4(fa_138).AsFloat64x4()
 			}
-			r0_0_169, r1_0_169 = f_169, fd_169.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169)
+			r0_0_138, r1_0_138 = f_138, fd_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138)
 		}
-		fc, fd = r0_0_169, r1_0_169
+		fc, fd = r0_0_138, r1_0_138
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -4822,1027 +3036,354 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 
 func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	r := k.lr
-	if r.axes {
-		k.termsGradAxesLanesAVX2(si, oinc, t, ds, hkl, stride, np)
-		return
-	}
 	n := k.nn[0]
 	var ia [4]int32
 	var fa [4]uint64
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_170 archsimd.Float64x4
-			r1_0_170 archsimd.Float64x4
-			r2_0_170 archsimd.Float64x4
-			r3_0_170 archsimd.Float64x4
-			r4_0_170 archsimd.Float64x4
-			r5_0_170 archsimd.Float64x4
-			r6_0_170 archsimd.Float64x4
-			r7_0_170 archsimd.Float64x4
-			r8_0_170 archsimd.Float64x4
+			r0_0_139 archsimd.Float64x4
+			r1_0_139 archsimd.Float64x4
+			r2_0_139 archsimd.Float64x4
+			r3_0_139 archsimd.Float64x4
+			r4_0_139 archsimd.Float64x4
+			r5_0_139 archsimd.Float64x4
+			r6_0_139 archsimd.Float64x4
+			r7_0_139 archsimd.Float64x4
+			r8_0_139 archsimd.Float64x4
 		)
 		{
-			sr_170, t_170, ds_170, p0_170 := &r.src[si], t, ds, p0
-			il_170 := archsimd.LoadFloat64x4((*[4]float64)((&sr_170.il)[:4]))
-			x_170, y_170, z_170 := archsimd.LoadFloat64x4Slice((t_170.d[0][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_170.d[1][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_170.d[2][p0_170:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_170.inc[2])[:4])))
-			x_170.Mul(x_170).Add(y_170.Mul(y_170)).Add(z_170.Mul(z_170)).StoreSlice(ds_170[p0_170:])
-			r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170 = x_170.Mul(il_170), y_170.Mul(il_170), z_170.Mul(il_170), archsimd.LoadFloat64x4Slice((t_170.s[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.def[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.sig[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.na[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.nb[p0_170:])), archsimd.LoadFloat64x4Slice((t_170.nc[p0_170:]))
+			sr_139, t_139, ds_139, p0_139 := &r.src[si], t, ds, p0
+			il_139 := archsimd.LoadFloat64x4((*[4]float64)((&sr_139.il)[:4]))
+			x_139, y_139, z_139 := archsimd.LoadFloat64x4Slice((t_139.d[0][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_139.d[1][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_139.d[2][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[2])[:4])))
+			x_139.Mul(x_139).Add(y_139.Mul(y_139)).Add(z_139.Mul(z_139)).StoreSlice(ds_139[p0_139:])
+			r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139, r6_0_139, r7_0_139, r8_0_139 = x_139.Mul(il_139), y_139.Mul(il_139), z_139.Mul(il_139), archsimd.LoadFloat64x4Slice((t_139.s[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.def[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.sig[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.na[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.nb[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.nc[p0_139:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_170, r1_0_170, r2_0_170, r3_0_170, r4_0_170, r5_0_170, r6_0_170, r7_0_170, r8_0_170
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139, r6_0_139, r7_0_139, r8_0_139
 		for oi := range r.orient {
 			var (
-				r0_0_171 archsimd.Float64x4
-				r1_0_171 archsimd.Float64x4
-				r2_0_171 archsimd.Float64x4
+				r0_0_140 archsimd.Float64x4
+				r1_0_140 archsimd.Float64x4
+				r2_0_140 archsimd.Float64x4
 			)
 			{
-				o_171, qx_171, qy_171, qz_171 := &r.orient[oi], qx, qy, qz
-				h_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[0])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[1])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[2])[:4])).Mul(qz_171))
-				kk_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[3])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[4])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[5])[:4])).Mul(qz_171))
-				l_171 := archsimd.LoadFloat64x4((*[4]float64)((&o_171[6])[:4])).Mul(qx_171).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[7])[:4])).Mul(qy_171)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_171[8])[:4])).Mul(qz_171))
-				r0_0_171, r1_0_171, r2_0_171 = h_171, kk_171, l_171
+				o_140, qx_140, qy_140, qz_140 := &r.orient[oi], qx, qy, qz
+				h_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[0])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[1])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[2])[:4])).Mul(qz_140))
+				kk_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[3])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[4])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[5])[:4])).Mul(qz_140))
+				l_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[6])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[7])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[8])[:4])).Mul(qz_140))
+				r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
 			}
-			h, kk, l := r0_0_171, r1_0_171, r2_0_171
+			h, kk, l := r0_0_140, r1_0_140, r2_0_140
 			var (
-				r0_0_172 archsimd.Float64x4
-				r1_0_172 archsimd.Float64x4
-				r2_0_172 archsimd.Float64x4
-				r3_0_172 archsimd.Float64x4
-				r4_0_172 archsimd.Float64x4
-				r5_0_172 archsimd.Float64x4
-				r6_0_172 archsimd.Float64x4
-				r7_0_172 archsimd.Float64x4
-				r8_0_172 archsimd.Float64x4
+				r0_0_141 archsimd.Float64x4
+				r1_0_141 archsimd.Float64x4
+				r2_0_141 archsimd.Float64x4
+				r3_0_141 archsimd.Float64x4
+				r4_0_141 archsimd.Float64x4
+				r5_0_141 archsimd.Float64x4
+				r6_0_141 archsimd.Float64x4
+				r7_0_141 archsimd.Float64x4
+				r8_0_141 archsimd.Float64x4
 			)
 			{
-				r_172, h_172, kk_172, l_172, n_172 := r, h, kk, l, n
+				r_141, h_141, kk_141, l_141, n_141 := r, h, kk, l, n
 				var (
-					r0_0_153_172 archsimd.Float64x4
-					r1_0_153_172 archsimd.Float64x4
-					r2_0_153_172 archsimd.Float64x4
+					r0_0_122_141 archsimd.Float64x4
+					r1_0_122_141 archsimd.Float64x4
+					r2_0_122_141 archsimd.Float64x4
 				)
 				{
-					r_153_172, x_153_172, n_153_172, nf_153_172 := r_172, h_172, n_172, &r_172.nf
-					magic_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_153_172 := x_153_172.Add(magic_153_172)
-					d_153_172 := x_153_172.Sub(t_153_172.Sub(magic_153_172))
-					f_153_172 := t_153_172.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_154_172 archsimd.Float64x4
+					r_122_141, x_122_141, n_122_141, nf_122_141 := r_141, h_141, n_141, &r_141.nf
+					magic_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_122_141 := x_122_141.Add(magic_122_141)
+					d_122_141 := x_122_141.Sub(t_122_141.Sub(magic_122_141))
+					f_122_141 := t_122_141.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_123_141 archsimd.Float64x4
 					{
-						d_154_172 := d_153_172
-						y_154_172 := d_154_172.Mul(d_154_172)
-						y2_154_172 := y_154_172.Mul(y_154_172)
-						y4_154_172 := y2_154_172.Mul(y2_154_172)
-						p0_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_154_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_154_172)).Mul(y2_154_172))
-						p1_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_154_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_154_172)).Mul(y2_154_172)).Mul(y4_154_172)
-						p2_154_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_154_172.Mul(y4_154_172))
-						r0_0_154_172 = p0_154_172.Add(p1_154_172).Add(p2_154_172)
+						d_123_141 := d_122_141
+						y_123_141 := d_123_141.Mul(d_123_141)
+						y2_123_141 := y_123_141.Mul(y_123_141)
+						y4_123_141 := y2_123_141.Mul(y2_123_141)
+						p0_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123_141)).Mul(y2_123_141))
+						p1_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123_141)).Mul(y2_123_141)).Mul(y4_123_141)
+						p2_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123_141.Mul(y4_123_141))
+						r0_0_123_141 = p0_123_141.Add(p1_123_141).Add(p2_123_141)
 					}
-					cr_153_172 := r0_0_154_172
-					sign_153_172, one_153_172, pi_153_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_153_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_153_172 := pi_153_172.Div(one_153_172.Sub(cr_153_172).Mul(one_153_172.Add(cr_153_172)).Sqrt().AsUint64x4().Or(d_153_172.AsUint64x4().Xor(f_153_172).And(sign_153_172)).AsFloat64x4())
-					c2_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_153_172.AsUint64x4().Xor(f_153_172).AsFloat64x4())
-					u0_153_172, u1_153_172 := one_153_172, c2_153_172
-					j_153_172 := 2
-					for ; j_153_172+1 < n_153_172; j_153_172 += 2 {
-						u0_153_172 = c2_153_172.Mul(u1_153_172).Sub(u0_153_172)
-						u1_153_172 = c2_153_172.Mul(u0_153_172).Sub(u1_153_172)
+					cr_122_141 := r0_0_123_141
+					sign_122_141, one_122_141, pi_122_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_122_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_122_141 := pi_122_141.Div(one_122_141.Sub(cr_122_141).Mul(one_122_141.Add(cr_122_141)).Sqrt().AsUint64x4().Or(d_122_141.AsUint64x4().Xor(f_122_141).And(sign_122_141)).AsFloat64x4())
+					c2_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122_141.AsUint64x4().Xor(f_122_141).AsFloat64x4())
+					u0_122_141, u1_122_141 := one_122_141, c2_122_141
+					j_122_141 := 2
+					for ; j_122_141+1 < n_122_141; j_122_141 += 2 {
+						u0_122_141 = c2_122_141.Mul(u1_122_141).Sub(u0_122_141)
+						u1_122_141 = c2_122_141.Mul(u0_122_141).Sub(u1_122_141)
 					}
-					if j_153_172 < n_153_172 {
-						u0_153_172, u1_153_172 = u1_153_172, c2_153_172.Mul(u1_153_172).Sub(u0_153_172)
+					if j_122_141 < n_122_141 {
+						u0_122_141, u1_122_141 = u1_122_141, c2_122_141.Mul(u1_122_141).Sub(u0_122_141)
 					}
-					cu_153_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_153_172).Mul(u1_153_172)
-					tn_153_172 := cu_153_172.Sub(u0_153_172)
-					dx_153_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_153_172[:4])).Mul(tn_153_172).Sub(cu_153_172).Mul(rs_153_172)
-					dn_153_172 := d_153_172.Mul(tn_153_172).Mul(rs_153_172)
-					near_153_172 := d_153_172.Mul(d_153_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_153_172.ToBits() != 0 {
+					cu_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122_141).Mul(u1_122_141)
+					tn_122_141 := cu_122_141.Sub(u0_122_141)
+					dx_122_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_122_141[:4])).Mul(tn_122_141).Sub(cu_122_141).Mul(rs_122_141)
+					dn_122_141 := d_122_141.Mul(tn_122_141).Mul(rs_122_141)
+					near_122_141 := d_122_141.Mul(d_122_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_122_141.ToBits() != 0 {
 						var (
-							r0_0_155_172 archsimd.Float64x4
-							r1_0_155_172 archsimd.Float64x4
+							r0_0_124_141 archsimd.Float64x4
+							r1_0_124_141 archsimd.Float64x4
 						)
 						{
-							r_155_172, d_155_172, c2_155_172, flip_155_172, tn_155_172, un_155_172, n_155_172 := r_153_172, d_153_172, c2_153_172, f_153_172, tn_153_172, u1_153_172, n_153_172
-							var r0_0_156_172 archsimd.Float64x4
+							r_124_141, d_124_141, c2_124_141, flip_124_141, tn_124_141, un_124_141, n_124_141 := r_122_141, d_122_141, c2_122_141, f_122_141, tn_122_141, u1_122_141, n_122_141
+							var r0_0_125_141 archsimd.Float64x4
 							{
-								d_156_172 := d_155_172
-								y_156_172 := d_156_172.Mul(d_156_172)
-								y2_156_172 := y_156_172.Mul(y_156_172)
-								y4_156_172 := y2_156_172.Mul(y2_156_172)
-								p0_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_156_172)).Mul(y2_156_172))
-								p1_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_156_172)).Mul(y2_156_172)).Mul(y4_156_172)
-								p2_156_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_156_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_156_172)).Mul(y4_156_172.Mul(y4_156_172))
-								r0_0_156_172 = d_156_172.Mul(p0_156_172.Add(p1_156_172).Add(p2_156_172))
+								d_125_141 := d_124_141
+								y_125_141 := d_125_141.Mul(d_125_141)
+								y2_125_141 := y_125_141.Mul(y_125_141)
+								y4_125_141 := y2_125_141.Mul(y2_125_141)
+								p0_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_141)).Mul(y2_125_141))
+								p1_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_141)).Mul(y2_125_141)).Mul(y4_125_141)
+								p2_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_141)).Mul(y4_125_141.Mul(y4_125_141))
+								r0_0_125_141 = d_125_141.Mul(p0_125_141.Add(p1_125_141).Add(p2_125_141))
 							}
-							s_155_172 := r0_0_156_172.AsUint64x4().Xor(flip_155_172).AsFloat64x4()
-							two_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_155_172, u1_155_172, p0_155_172, p1_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_155_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_155_172
-							for j_155_172 := 2; j_155_172 < n_155_172; j_155_172++ {
-								u0_155_172, u1_155_172, p0_155_172, p1_155_172 = u1_155_172, c2_155_172.Mul(u1_155_172).Sub(u0_155_172), p1_155_172, two_155_172.Mul(u1_155_172).Add(c2_155_172.Mul(p1_155_172)).Sub(p0_155_172)
+							s_124_141 := r0_0_125_141.AsUint64x4().Xor(flip_124_141).AsFloat64x4()
+							two_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_124_141, u1_124_141, p0_124_141, p1_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124_141
+							for j_124_141 := 2; j_124_141 < n_124_141; j_124_141++ {
+								u0_124_141, u1_124_141, p0_124_141, p1_124_141 = u1_124_141, c2_124_141.Mul(u1_124_141).Sub(u0_124_141), p1_124_141, two_124_141.Mul(u1_124_141).Add(c2_124_141.Mul(p1_124_141)).Sub(p0_124_141)
 							}
-							dx_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_155_172).Mul(p1_155_172)
-							peak_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_155_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_155_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_155_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_155_172).Mul(tn_155_172).Div(s_155_172).Merge(peak_155_172, d_155_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_155_172, r1_0_155_172 = dx_155_172, dn_155_172
+							dx_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124_141).Mul(p1_124_141)
+							peak_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124_141).Mul(tn_124_141).Div(s_124_141).Merge(peak_124_141, d_124_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_124_141, r1_0_124_141 = dx_124_141, dn_124_141
 						}
-						px_153_172, pn_153_172 := r0_0_155_172, r1_0_155_172
-						dx_153_172, dn_153_172 = px_153_172.Merge(dx_153_172, near_153_172), pn_153_172.Merge(dn_153_172, near_153_172)
+						px_122_141, pn_122_141 := r0_0_124_141, r1_0_124_141
+						dx_122_141, dn_122_141 = px_122_141.Merge(dx_122_141, near_122_141), pn_122_141.Merge(dn_122_141, near_122_141)
 					}
-					r0_0_153_172, r1_0_153_172, r2_0_153_172 = u1_153_172, dx_153_172, dn_153_172
+					r0_0_122_141, r1_0_122_141, r2_0_122_141 = u1_122_141, dx_122_141, dn_122_141
 				}
-				sa_172, ha_172, na_172 := r0_0_153_172, r1_0_153_172, r2_0_153_172
+				sa_141, ha_141, na_141 := r0_0_122_141, r1_0_122_141, r2_0_122_141
 				var (
-					r0_0_157_172 archsimd.Float64x4
-					r1_0_157_172 archsimd.Float64x4
-					r2_0_157_172 archsimd.Float64x4
+					r0_0_126_141 archsimd.Float64x4
+					r1_0_126_141 archsimd.Float64x4
+					r2_0_126_141 archsimd.Float64x4
 				)
 				{
-					r_157_172, x_157_172, n_157_172, nf_157_172 := r_172, kk_172, n_172, &r_172.nf
-					magic_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_157_172 := x_157_172.Add(magic_157_172)
-					d_157_172 := x_157_172.Sub(t_157_172.Sub(magic_157_172))
-					f_157_172 := t_157_172.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_158_172 archsimd.Float64x4
+					r_126_141, x_126_141, n_126_141, nf_126_141 := r_141, kk_141, n_141, &r_141.nf
+					magic_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_126_141 := x_126_141.Add(magic_126_141)
+					d_126_141 := x_126_141.Sub(t_126_141.Sub(magic_126_141))
+					f_126_141 := t_126_141.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_127_141 archsimd.Float64x4
 					{
-						d_158_172 := d_157_172
-						y_158_172 := d_158_172.Mul(d_158_172)
-						y2_158_172 := y_158_172.Mul(y_158_172)
-						y4_158_172 := y2_158_172.Mul(y2_158_172)
-						p0_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_158_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_158_172)).Mul(y2_158_172))
-						p1_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_158_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_158_172)).Mul(y2_158_172)).Mul(y4_158_172)
-						p2_158_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_158_172.Mul(y4_158_172))
-						r0_0_158_172 = p0_158_172.Add(p1_158_172).Add(p2_158_172)
+						d_127_141 := d_126_141
+						y_127_141 := d_127_141.Mul(d_127_141)
+						y2_127_141 := y_127_141.Mul(y_127_141)
+						y4_127_141 := y2_127_141.Mul(y2_127_141)
+						p0_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127_141)).Mul(y2_127_141))
+						p1_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127_141)).Mul(y2_127_141)).Mul(y4_127_141)
+						p2_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127_141.Mul(y4_127_141))
+						r0_0_127_141 = p0_127_141.Add(p1_127_141).Add(p2_127_141)
 					}
-					cr_157_172 := r0_0_158_172
-					sign_157_172, one_157_172, pi_157_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_157_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_157_172 := pi_157_172.Div(one_157_172.Sub(cr_157_172).Mul(one_157_172.Add(cr_157_172)).Sqrt().AsUint64x4().Or(d_157_172.AsUint64x4().Xor(f_157_172).And(sign_157_172)).AsFloat64x4())
-					c2_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_157_172.AsUint64x4().Xor(f_157_172).AsFloat64x4())
-					u0_157_172, u1_157_172 := one_157_172, c2_157_172
-					j_157_172 := 2
-					for ; j_157_172+1 < n_157_172; j_157_172 += 2 {
-						u0_157_172 = c2_157_172.Mul(u1_157_172).Sub(u0_157_172)
-						u1_157_172 = c2_157_172.Mul(u0_157_172).Sub(u1_157_172)
+					cr_126_141 := r0_0_127_141
+					sign_126_141, one_126_141, pi_126_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_126_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_126_141 := pi_126_141.Div(one_126_141.Sub(cr_126_141).Mul(one_126_141.Add(cr_126_141)).Sqrt().AsUint64x4().Or(d_126_141.AsUint64x4().Xor(f_126_141).And(sign_126_141)).AsFloat64x4())
+					c2_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_126_141.AsUint64x4().Xor(f_126_141).AsFloat64x4())
+					u0_126_141, u1_126_141 := one_126_141, c2_126_141
+					j_126_141 := 2
+					for ; j_126_141+1 < n_126_141; j_126_141 += 2 {
+						u0_126_141 = c2_126_141.Mul(u1_126_141).Sub(u0_126_141)
+						u1_126_141 = c2_126_141.Mul(u0_126_141).Sub(u1_126_141)
 					}
-					if j_157_172 < n_157_172 {
-						u0_157_172, u1_157_172 = u1_157_172, c2_157_172.Mul(u1_157_172).Sub(u0_157_172)
+					if j_126_141 < n_126_141 {
+						u0_126_141, u1_126_141 = u1_126_141, c2_126_141.Mul(u1_126_141).Sub(u0_126_141)
 					}
-					cu_157_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_157_172).Mul(u1_157_172)
-					tn_157_172 := cu_157_172.Sub(u0_157_172)
-					dx_157_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_157_172[:4])).Mul(tn_157_172).Sub(cu_157_172).Mul(rs_157_172)
-					dn_157_172 := d_157_172.Mul(tn_157_172).Mul(rs_157_172)
-					near_157_172 := d_157_172.Mul(d_157_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_157_172.ToBits() != 0 {
+					cu_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_126_141).Mul(u1_126_141)
+					tn_126_141 := cu_126_141.Sub(u0_126_141)
+					dx_126_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_126_141[:4])).Mul(tn_126_141).Sub(cu_126_141).Mul(rs_126_141)
+					dn_126_141 := d_126_141.Mul(tn_126_141).Mul(rs_126_141)
+					near_126_141 := d_126_141.Mul(d_126_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_126_141.ToBits() != 0 {
 						var (
-							r0_0_159_172 archsimd.Float64x4
-							r1_0_159_172 archsimd.Float64x4
+							r0_0_128_141 archsimd.Float64x4
+							r1_0_128_141 archsimd.Float64x4
 						)
 						{
-							r_159_172, d_159_172, c2_159_172, flip_159_172, tn_159_172, un_159_172, n_159_172 := r_157_172, d_157_172, c2_157_172, f_157_172, tn_157_172, u1_157_172, n_157_172
-							var r0_0_160_172 archsimd.Float64x4
+							r_128_141, d_128_141, c2_128_141, flip_128_141, tn_128_141, un_128_141, n_128_141 := r_126_141, d_126_141, c2_126_141, f_126_141, tn_126_141, u1_126_141, n_126_141
+							var r0_0_129_141 archsimd.Float64x4
 							{
-								d_160_172 := d_159_172
-								y_160_172 := d_160_172.Mul(d_160_172)
-								y2_160_172 := y_160_172.Mul(y_160_172)
-								y4_160_172 := y2_160_172.Mul(y2_160_172)
-								p0_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_160_172)).Mul(y2_160_172))
-								p1_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_160_172)).Mul(y2_160_172)).Mul(y4_160_172)
-								p2_160_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_160_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_160_172)).Mul(y4_160_172.Mul(y4_160_172))
-								r0_0_160_172 = d_160_172.Mul(p0_160_172.Add(p1_160_172).Add(p2_160_172))
+								d_129_141 := d_128_141
+								y_129_141 := d_129_141.Mul(d_129_141)
+								y2_129_141 := y_129_141.Mul(y_129_141)
+								y4_129_141 := y2_129_141.Mul(y2_129_141)
+								p0_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129_141)).Mul(y2_129_141))
+								p1_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129_141)).Mul(y2_129_141)).Mul(y4_129_141)
+								p2_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129_141)).Mul(y4_129_141.Mul(y4_129_141))
+								r0_0_129_141 = d_129_141.Mul(p0_129_141.Add(p1_129_141).Add(p2_129_141))
 							}
-							s_159_172 := r0_0_160_172.AsUint64x4().Xor(flip_159_172).AsFloat64x4()
-							two_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_159_172, u1_159_172, p0_159_172, p1_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_159_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_159_172
-							for j_159_172 := 2; j_159_172 < n_159_172; j_159_172++ {
-								u0_159_172, u1_159_172, p0_159_172, p1_159_172 = u1_159_172, c2_159_172.Mul(u1_159_172).Sub(u0_159_172), p1_159_172, two_159_172.Mul(u1_159_172).Add(c2_159_172.Mul(p1_159_172)).Sub(p0_159_172)
+							s_128_141 := r0_0_129_141.AsUint64x4().Xor(flip_128_141).AsFloat64x4()
+							two_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_128_141, u1_128_141, p0_128_141, p1_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_128_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_128_141
+							for j_128_141 := 2; j_128_141 < n_128_141; j_128_141++ {
+								u0_128_141, u1_128_141, p0_128_141, p1_128_141 = u1_128_141, c2_128_141.Mul(u1_128_141).Sub(u0_128_141), p1_128_141, two_128_141.Mul(u1_128_141).Add(c2_128_141.Mul(p1_128_141)).Sub(p0_128_141)
 							}
-							dx_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_159_172).Mul(p1_159_172)
-							peak_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_159_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_159_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_159_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_159_172).Mul(tn_159_172).Div(s_159_172).Merge(peak_159_172, d_159_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_159_172, r1_0_159_172 = dx_159_172, dn_159_172
+							dx_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_128_141).Mul(p1_128_141)
+							peak_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_128_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_128_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_128_141).Mul(tn_128_141).Div(s_128_141).Merge(peak_128_141, d_128_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_128_141, r1_0_128_141 = dx_128_141, dn_128_141
 						}
-						px_157_172, pn_157_172 := r0_0_159_172, r1_0_159_172
-						dx_157_172, dn_157_172 = px_157_172.Merge(dx_157_172, near_157_172), pn_157_172.Merge(dn_157_172, near_157_172)
+						px_126_141, pn_126_141 := r0_0_128_141, r1_0_128_141
+						dx_126_141, dn_126_141 = px_126_141.Merge(dx_126_141, near_126_141), pn_126_141.Merge(dn_126_141, near_126_141)
 					}
-					r0_0_157_172, r1_0_157_172, r2_0_157_172 = u1_157_172, dx_157_172, dn_157_172
+					r0_0_126_141, r1_0_126_141, r2_0_126_141 = u1_126_141, dx_126_141, dn_126_141
 				}
-				sb_172, hb_172, nb_172 := r0_0_157_172, r1_0_157_172, r2_0_157_172
+				sb_141, hb_141, nb_141 := r0_0_126_141, r1_0_126_141, r2_0_126_141
 				var (
-					r0_0_161_172 archsimd.Float64x4
-					r1_0_161_172 archsimd.Float64x4
-					r2_0_161_172 archsimd.Float64x4
+					r0_0_130_141 archsimd.Float64x4
+					r1_0_130_141 archsimd.Float64x4
+					r2_0_130_141 archsimd.Float64x4
 				)
 				{
-					r_161_172, x_161_172, n_161_172, nf_161_172 := r_172, l_172, n_172, &r_172.nf
-					magic_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_161_172 := x_161_172.Add(magic_161_172)
-					d_161_172 := x_161_172.Sub(t_161_172.Sub(magic_161_172))
-					f_161_172 := t_161_172.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_162_172 archsimd.Float64x4
+					r_130_141, x_130_141, n_130_141, nf_130_141 := r_141, l_141, n_141, &r_141.nf
+					magic_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_130_141 := x_130_141.Add(magic_130_141)
+					d_130_141 := x_130_141.Sub(t_130_141.Sub(magic_130_141))
+					f_130_141 := t_130_141.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_131_141 archsimd.Float64x4
 					{
-						d_162_172 := d_161_172
-						y_162_172 := d_162_172.Mul(d_162_172)
-						y2_162_172 := y_162_172.Mul(y_162_172)
-						y4_162_172 := y2_162_172.Mul(y2_162_172)
-						p0_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_162_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_162_172)).Mul(y2_162_172))
-						p1_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_162_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_162_172)).Mul(y2_162_172)).Mul(y4_162_172)
-						p2_162_172 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_162_172.Mul(y4_162_172))
-						r0_0_162_172 = p0_162_172.Add(p1_162_172).Add(p2_162_172)
+						d_131_141 := d_130_141
+						y_131_141 := d_131_141.Mul(d_131_141)
+						y2_131_141 := y_131_141.Mul(y_131_141)
+						y4_131_141 := y2_131_141.Mul(y2_131_141)
+						p0_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_131_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_131_141)).Mul(y2_131_141))
+						p1_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_131_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_131_141)).Mul(y2_131_141)).Mul(y4_131_141)
+						p2_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_131_141.Mul(y4_131_141))
+						r0_0_131_141 = p0_131_141.Add(p1_131_141).Add(p2_131_141)
 					}
-					cr_161_172 := r0_0_162_172
-					sign_161_172, one_161_172, pi_161_172 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_172.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_161_172 := pi_161_172.Div(one_161_172.Sub(cr_161_172).Mul(one_161_172.Add(cr_161_172)).Sqrt().AsUint64x4().Or(d_161_172.AsUint64x4().Xor(f_161_172).And(sign_161_172)).AsFloat64x4())
-					c2_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_161_172.AsUint64x4().Xor(f_161_172).AsFloat64x4())
-					u0_161_172, u1_161_172 := one_161_172, c2_161_172
-					j_161_172 := 2
-					for ; j_161_172+1 < n_161_172; j_161_172 += 2 {
-						u0_161_172 = c2_161_172.Mul(u1_161_172).Sub(u0_161_172)
-						u1_161_172 = c2_161_172.Mul(u0_161_172).Sub(u1_161_172)
+					cr_130_141 := r0_0_131_141
+					sign_130_141, one_130_141, pi_130_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_130_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_130_141 := pi_130_141.Div(one_130_141.Sub(cr_130_141).Mul(one_130_141.Add(cr_130_141)).Sqrt().AsUint64x4().Or(d_130_141.AsUint64x4().Xor(f_130_141).And(sign_130_141)).AsFloat64x4())
+					c2_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_130_141.AsUint64x4().Xor(f_130_141).AsFloat64x4())
+					u0_130_141, u1_130_141 := one_130_141, c2_130_141
+					j_130_141 := 2
+					for ; j_130_141+1 < n_130_141; j_130_141 += 2 {
+						u0_130_141 = c2_130_141.Mul(u1_130_141).Sub(u0_130_141)
+						u1_130_141 = c2_130_141.Mul(u0_130_141).Sub(u1_130_141)
 					}
-					if j_161_172 < n_161_172 {
-						u0_161_172, u1_161_172 = u1_161_172, c2_161_172.Mul(u1_161_172).Sub(u0_161_172)
+					if j_130_141 < n_130_141 {
+						u0_130_141, u1_130_141 = u1_130_141, c2_130_141.Mul(u1_130_141).Sub(u0_130_141)
 					}
-					cu_161_172 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_161_172).Mul(u1_161_172)
-					tn_161_172 := cu_161_172.Sub(u0_161_172)
-					dx_161_172 := archsimd.LoadFloat64x4((*[4]float64)(nf_161_172[:4])).Mul(tn_161_172).Sub(cu_161_172).Mul(rs_161_172)
-					dn_161_172 := d_161_172.Mul(tn_161_172).Mul(rs_161_172)
-					near_161_172 := d_161_172.Mul(d_161_172).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_161_172.ToBits() != 0 {
+					cu_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_130_141).Mul(u1_130_141)
+					tn_130_141 := cu_130_141.Sub(u0_130_141)
+					dx_130_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_130_141[:4])).Mul(tn_130_141).Sub(cu_130_141).Mul(rs_130_141)
+					dn_130_141 := d_130_141.Mul(tn_130_141).Mul(rs_130_141)
+					near_130_141 := d_130_141.Mul(d_130_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_130_141.ToBits() != 0 {
 						var (
-							r0_0_163_172 archsimd.Float64x4
-							r1_0_163_172 archsimd.Float64x4
+							r0_0_132_141 archsimd.Float64x4
+							r1_0_132_141 archsimd.Float64x4
 						)
 						{
-							r_163_172, d_163_172, c2_163_172, flip_163_172, tn_163_172, un_163_172, n_163_172 := r_161_172, d_161_172, c2_161_172, f_161_172, tn_161_172, u1_161_172, n_161_172
-							var r0_0_164_172 archsimd.Float64x4
+							r_132_141, d_132_141, c2_132_141, flip_132_141, tn_132_141, un_132_141, n_132_141 := r_130_141, d_130_141, c2_130_141, f_130_141, tn_130_141, u1_130_141, n_130_141
+							var r0_0_133_141 archsimd.Float64x4
 							{
-								d_164_172 := d_163_172
-								y_164_172 := d_164_172.Mul(d_164_172)
-								y2_164_172 := y_164_172.Mul(y_164_172)
-								y4_164_172 := y2_164_172.Mul(y2_164_172)
-								p0_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_164_172)).Mul(y2_164_172))
-								p1_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_164_172)).Mul(y2_164_172)).Mul(y4_164_172)
-								p2_164_172 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_164_172)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_164_172)).Mul(y4_164_172.Mul(y4_164_172))
-								r0_0_164_172 = d_164_172.Mul(p0_164_172.Add(p1_164_172).Add(p2_164_172))
+								d_133_141 := d_132_141
+								y_133_141 := d_133_141.Mul(d_133_141)
+								y2_133_141 := y_133_141.Mul(y_133_141)
+								y4_133_141 := y2_133_141.Mul(y2_133_141)
+								p0_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_133_141)).Mul(y2_133_141))
+								p1_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_133_141)).Mul(y2_133_141)).Mul(y4_133_141)
+								p2_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_133_141)).Mul(y4_133_141.Mul(y4_133_141))
+								r0_0_133_141 = d_133_141.Mul(p0_133_141.Add(p1_133_141).Add(p2_133_141))
 							}
-							s_163_172 := r0_0_164_172.AsUint64x4().Xor(flip_163_172).AsFloat64x4()
-							two_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_163_172, u1_163_172, p0_163_172, p1_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_163_172, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_163_172
-							for j_163_172 := 2; j_163_172 < n_163_172; j_163_172++ {
-								u0_163_172, u1_163_172, p0_163_172, p1_163_172 = u1_163_172, c2_163_172.Mul(u1_163_172).Sub(u0_163_172), p1_163_172, two_163_172.Mul(u1_163_172).Add(c2_163_172.Mul(p1_163_172)).Sub(p0_163_172)
+							s_132_141 := r0_0_133_141.AsUint64x4().Xor(flip_132_141).AsFloat64x4()
+							two_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_132_141, u1_132_141, p0_132_141, p1_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_132_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_132_141
+							for j_132_141 := 2; j_132_141 < n_132_141; j_132_141++ {
+								u0_132_141, u1_132_141, p0_132_141, p1_132_141 = u1_132_141, c2_132_141.Mul(u1_132_141).Sub(u0_132_141), p1_132_141, two_132_141.Mul(u1_132_141).Add(c2_132_141.Mul(p1_132_141)).Sub(p0_132_141)
 							}
-							dx_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_163_172).Mul(p1_163_172)
-							peak_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_163_172.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_163_172.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_163_172 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_163_172).Mul(tn_163_172).Div(s_163_172).Merge(peak_163_172, d_163_172.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_163_172, r1_0_163_172 = dx_163_172, dn_163_172
+							dx_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_132_141).Mul(p1_132_141)
+							peak_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_132_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_132_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_132_141).Mul(tn_132_141).Div(s_132_141).Merge(peak_132_141, d_132_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_132_141, r1_0_132_141 = dx_132_141, dn_132_141
 						}
-						px_161_172, pn_161_172 := r0_0_163_172, r1_0_163_172
-						dx_161_172, dn_161_172 = px_161_172.Merge(dx_161_172, near_161_172), pn_161_172.Merge(dn_161_172, near_161_172)
+						px_130_141, pn_130_141 := r0_0_132_141, r1_0_132_141
+						dx_130_141, dn_130_141 = px_130_141.Merge(dx_130_141, near_130_141), pn_130_141.Merge(dn_130_141, near_130_141)
 					}
-					r0_0_161_172, r1_0_161_172, r2_0_161_172 = u1_161_172, dx_161_172, dn_161_172
+					r0_0_130_141, r1_0_130_141, r2_0_130_141 = u1_130_141, dx_130_141, dn_130_141
 				}
-				sc_172, hc_172, nc_172 := r0_0_161_172, r1_0_161_172, r2_0_161_172
-				r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172 = sa_172, sb_172, sc_172, ha_172, hb_172, hc_172, na_172, nb_172, nc_172
+				sc_141, hc_141, nc_141 := r0_0_130_141, r1_0_130_141, r2_0_130_141
+				r0_0_141, r1_0_141, r2_0_141, r3_0_141, r4_0_141, r5_0_141, r6_0_141, r7_0_141, r8_0_141 = sa_141, sb_141, sc_141, ha_141, hb_141, hc_141, na_141, nb_141, nc_141
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_172, r1_0_172, r2_0_172, r3_0_172, r4_0_172, r5_0_172, r6_0_172, r7_0_172, r8_0_172
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_141, r1_0_141, r2_0_141, r3_0_141, r4_0_141, r5_0_141, r6_0_141, r7_0_141, r8_0_141
 			var (
-				r0_0_173 archsimd.Float64x4
-				r1_0_173 archsimd.Float64x4
-				r2_0_173 archsimd.Float64x4
-				r3_0_173 archsimd.Float64x4
-				r4_0_173 archsimd.Float64x4
-				r5_0_173 archsimd.Float64x4
+				r0_0_142 archsimd.Float64x4
+				r1_0_142 archsimd.Float64x4
+				r2_0_142 archsimd.Float64x4
+				r3_0_142 archsimd.Float64x4
+				r4_0_142 archsimd.Float64x4
+				r5_0_142 archsimd.Float64x4
 			)
 			{
-				k_173, ia_173, fa_173, e_173, h_173, kk_173, l_173, sa_173, sb_173, sc_173, ha_173, hb_173, hc_173, nda_173, ndb_173, ndc_173, s_173, def_173, sig_173, sna_173, snb_173, snc_173, hkl_173, at_173, stride_173 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_173 := k_173.c
-				r_173 := k_173.lr
-				two_173 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_173 := sa_173.Mul(sb_173).Mul(sc_173)
-				fc_173, fd_173 := archsimd.LoadFloat64x4((*[4]float64)((&r_173.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_173.HasHKL {
+				k_142, ia_142, fa_142, e_142, h_142, kk_142, l_142, sa_142, sb_142, sc_142, ha_142, hb_142, hc_142, nda_142, ndb_142, ndc_142, s_142, def_142, sig_142, sna_142, snb_142, snc_142, hkl_142, at_142, stride_142 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_142 := k_142.c
+				r_142 := k_142.lr
+				two_142 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_142 := sa_142.Mul(sb_142).Mul(sc_142)
+				fc_142, fd_142 := archsimd.LoadFloat64x4((*[4]float64)((&r_142.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_142.HasHKL {
 					var (
-						r0_0_169_173 archsimd.Float64x4
-						r1_0_169_173 archsimd.Float64x4
+						r0_0_138_142 archsimd.Float64x4
+						r1_0_138_142 archsimd.Float64x4
 					)
 					{
-						r_169_173, bits_169_173, miss_169_173, ia_169_173, fa_169_173, h_169_173, kk_169_173, l_169_173 := r_173, k_173.fhklBits, k_173.missBits, ia_173, fa_173, h_173, kk_173, l_173
-						var r0_0_8_169_173 archsimd.Mask64x4
+						r_138_142, bits_138_142, miss_138_142, ia_138_142, fa_138_142, h_138_142, kk_138_142, l_138_142 := r_142, k_142.fhklBits, k_142.missBits, ia_142, fa_142, h_142, kk_142, l_142
+						var r0_0_8_138_142 archsimd.Mask64x4
 						{
-							r_8_169_173, ia_8_169_173, h_8_169_173, kk_8_169_173, l_8_169_173 := r_169_173, ia_169_173, h_169_173, kk_169_173, l_169_173
-							half_8_169_173 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_169_173, kc_8_169_173, lc_8_169_173 := h_8_169_173.Sub(half_8_169_173).Ceil(), kk_8_169_173.Sub(half_8_169_173).Ceil(), l_8_169_173.Sub(half_8_169_173).Ceil()
-							hmin_8_169_173, kmin_8_169_173, lmin_8_169_173 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.lmin)[:4]))
-							in_8_169_173 := hc_8_169_173.GreaterEqual(hmin_8_169_173).And(hc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hmax)[:4])))).And(kc_8_169_173.GreaterEqual(kmin_8_169_173)).And(kc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kmax)[:4])))).And(lc_8_169_173.GreaterEqual(lmin_8_169_173)).And(lc_8_169_173.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.lmax)[:4]))))
-							idx_8_169_173 := hc_8_169_173.Sub(hmin_8_169_173).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.hstride)[:4]))).Add(kc_8_169_173.Sub(kmin_8_169_173).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_173.kstride)[:4])))).Add(lc_8_169_173.Sub(lmin_8_169_173))
-							idx_8_169_173.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169_173).ConvertToInt32().Store(ia_8_169_173)
-							r0_0_8_169_173 = in_8_169_173
+							r_8_138_142, ia_8_138_142, h_8_138_142, kk_8_138_142, l_8_138_142 := r_138_142, ia_138_142, h_138_142, kk_138_142, l_138_142
+							half_8_138_142 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_138_142, kc_8_138_142, lc_8_138_142 := h_8_138_142.Sub(half_8_138_142).Ceil(), kk_8_138_142.Sub(half_8_138_142).Ceil(), l_8_138_142.Sub(half_8_138_142).Ceil()
+							hmin_8_138_142, kmin_8_138_142, lmin_8_138_142 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.lmin)[:4]))
+							in_8_138_142 := hc_8_138_142.GreaterEqual(hmin_8_138_142).And(hc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hmax)[:4])))).And(kc_8_138_142.GreaterEqual(kmin_8_138_142)).And(kc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kmax)[:4])))).And(lc_8_138_142.GreaterEqual(lmin_8_138_142)).And(lc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.lmax)[:4]))))
+							idx_8_138_142 := hc_8_138_142.Sub(hmin_8_138_142).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hstride)[:4]))).Add(kc_8_138_142.Sub(kmin_8_138_142).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kstride)[:4])))).Add(lc_8_138_142.Sub(lmin_8_138_142))
+							idx_8_138_142.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138_142).ConvertToInt32().Store(ia_8_138_142)
+							r0_0_8_138_142 = in_8_138_142
 						}
-						in_169_173 := r0_0_8_169_173
-						for i_169_173, j_169_173 := range ia_169_173 {
-							fa_169_173[i_169_173] = bits_169_173[j_169_173]
+						in_138_142 := r0_0_8_138_142
+						for i_138_142, j_138_142 := range ia_138_142 {
+							fa_138_142[i_138_142] = bits_138_142[j_138_142]
 						}
-						f_169_173 := archsimd.LoadUint64x4(fa_169_173).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169_173.defaultF)[:4])), in_169_173)
-						fd_169_173 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_169_173 != nil {
-							for i_169_173, j_169_173 := range ia_169_173 {
-								fa_169_173[i_169_173] = miss_169_173[j_169_173]
+						f_138_142 := archsimd.LoadUint64x4(fa_138_142).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138_142.defaultF)[:4])), in_138_142)
+						fd_138_142 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_138_142 != nil {
+							for i_138_142, j_138_142 := range ia_138_142 {
+								fa_138_142[i_138_142] = miss_138_142[j_138_142]
 							}
-							fd_169_173 = archsimd.LoadUint64x4(fa_169_173).AsFloat64x4()
+							fd_138_142 = archsimd.LoadUint64x4(fa_138_142).AsFloat64x4()
 						}
-						r0_0_169_173, r1_0_169_173 = f_169_173, fd_169_173.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169_173)
+						r0_0_138_142, r1_0_138_142 = f_138_142, fd_138_142.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138_142)
 					}
-					fc_173, fd_173 = r0_0_169_173, r1_0_169_173
+					fc_142, fd_142 = r0_0_138_142, r1_0_138_142
 				}
-				ffl_173 := fc_173.Mul(fc_173).Mul(fl_173)
-				s1_173 := s_173.Add(ffl_173.Mul(fl_173))
-				def1_173 := def_173
-				if k_173.perDef {
-					def1_173 = def_173.Add(two_173.Mul(fc_173).Mul(fl_173).Mul(fl_173).Mul(fd_173))
+				ffl_142 := fc_142.Mul(fc_142).Mul(fl_142)
+				s1_142 := s_142.Add(ffl_142.Mul(fl_142))
+				def1_142 := def_142
+				if k_142.perDef {
+					def1_142 = def_142.Add(two_142.Mul(fc_142).Mul(fl_142).Mul(fl_142).Mul(fd_142))
 				}
-				tfl_173 := two_173.Mul(ffl_173)
-				xa_173, xb_173, xc_173 := tfl_173.Mul(sb_173.Mul(sc_173)), tfl_173.Mul(sa_173.Mul(sc_173)), tfl_173.Mul(sa_173.Mul(sb_173))
-				hbar_173, kbar_173, lbar_173 := xa_173.Mul(ha_173), xb_173.Mul(hb_173), xc_173.Mul(hc_173)
-				sig1_173 := sig_173.Add(hbar_173.Mul(h_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[0])[:4])))).Add(kbar_173.Mul(kk_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[1])[:4]))))).Add(lbar_173.Mul(l_173.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173[2])[:4]))))))
-				na1_173, nb1_173, nc1_173 := sna_173.Add(xa_173.Mul(nda_173)), snb_173.Add(xb_173.Mul(ndb_173)), snc_173.Add(xc_173.Mul(ndc_173))
-				if !c_173.Water {
-					s1_173 = s_173.Merge(s1_173, fl_173.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_142 := two_142.Mul(ffl_142)
+				xa_142, xb_142, xc_142 := tfl_142.Mul(sb_142.Mul(sc_142)), tfl_142.Mul(sa_142.Mul(sc_142)), tfl_142.Mul(sa_142.Mul(sb_142))
+				hbar_142, kbar_142, lbar_142 := xa_142.Mul(ha_142), xb_142.Mul(hb_142), xc_142.Mul(hc_142)
+				sig1_142 := sig_142.Add(hbar_142.Mul(h_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[0])[:4])))).Add(kbar_142.Mul(kk_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[1])[:4]))))).Add(lbar_142.Mul(l_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[2])[:4]))))))
+				na1_142, nb1_142, nc1_142 := sna_142.Add(xa_142.Mul(nda_142)), snb_142.Add(xb_142.Mul(ndb_142)), snc_142.Add(xc_142.Mul(ndc_142))
+				if !c_142.Water {
+					s1_142 = s_142.Merge(s1_142, fl_142.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_173.StoreSlice(hkl_173[at_173:])
-				kbar_173.StoreSlice(hkl_173[at_173+stride_173:])
-				lbar_173.StoreSlice(hkl_173[at_173+2*stride_173:])
-				r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173 = s1_173, def1_173, sig1_173, na1_173, nb1_173, nc1_173
+				hbar_142.StoreSlice(hkl_142[at_142:])
+				kbar_142.StoreSlice(hkl_142[at_142+stride_142:])
+				lbar_142.StoreSlice(hkl_142[at_142+2*stride_142:])
+				r0_0_142, r1_0_142, r2_0_142, r3_0_142, r4_0_142, r5_0_142 = s1_142, def1_142, sig1_142, na1_142, nb1_142, nc1_142
 			}
-			s, def, sig, sna, snb, snc = r0_0_173, r1_0_173, r2_0_173, r3_0_173, r4_0_173, r5_0_173
-		}
-		s.StoreSlice(t.s[p0:])
-		def.StoreSlice(t.def[p0:])
-		sig.StoreSlice(t.sig[p0:])
-		sna.StoreSlice(t.na[p0:])
-		snb.StoreSlice(t.nb[p0:])
-		snc.StoreSlice(t.nc[p0:])
-	}
-	archsimd.ClearAVXUpperBits()
-}
-
-func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	r := k.lr
-	var ia [4]int32
-	var fa [4]uint64
-	k.orientIncLanesAVX2(si, oinc)
-	for p0 := 0; p0 < np; p0 += 4 {
-		var (
-			r0_0_174 archsimd.Float64x4
-			r1_0_174 archsimd.Float64x4
-			r2_0_174 archsimd.Float64x4
-			r3_0_174 archsimd.Float64x4
-			r4_0_174 archsimd.Float64x4
-			r5_0_174 archsimd.Float64x4
-			r6_0_174 archsimd.Float64x4
-			r7_0_174 archsimd.Float64x4
-			r8_0_174 archsimd.Float64x4
-		)
-		{
-			sr_174, t_174, ds_174, p0_174 := &r.src[si], t, ds, p0
-			il_174 := archsimd.LoadFloat64x4((*[4]float64)((&sr_174.il)[:4]))
-			x_174, y_174, z_174 := archsimd.LoadFloat64x4Slice((t_174.d[0][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_174.d[1][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_174.d[2][p0_174:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_174.inc[2])[:4])))
-			x_174.Mul(x_174).Add(y_174.Mul(y_174)).Add(z_174.Mul(z_174)).StoreSlice(ds_174[p0_174:])
-			r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174 = x_174.Mul(il_174), y_174.Mul(il_174), z_174.Mul(il_174), archsimd.LoadFloat64x4Slice((t_174.s[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.def[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.sig[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.na[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.nb[p0_174:])), archsimd.LoadFloat64x4Slice((t_174.nc[p0_174:]))
-		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_174, r1_0_174, r2_0_174, r3_0_174, r4_0_174, r5_0_174, r6_0_174, r7_0_174, r8_0_174
-		for oi := range r.orient {
-			var (
-				r0_0_175 archsimd.Float64x4
-				r1_0_175 archsimd.Float64x4
-				r2_0_175 archsimd.Float64x4
-			)
-			{
-				o_175, qx_175, qy_175, qz_175 := &r.orient[oi], qx, qy, qz
-				h_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[0])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[1])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[2])[:4])).Mul(qz_175))
-				kk_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[3])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[4])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[5])[:4])).Mul(qz_175))
-				l_175 := archsimd.LoadFloat64x4((*[4]float64)((&o_175[6])[:4])).Mul(qx_175).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[7])[:4])).Mul(qy_175)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_175[8])[:4])).Mul(qz_175))
-				r0_0_175, r1_0_175, r2_0_175 = h_175, kk_175, l_175
-			}
-			h, kk, l := r0_0_175, r1_0_175, r2_0_175
-			var (
-				r0_0_176 archsimd.Float64x4
-				r1_0_176 archsimd.Float64x4
-				r2_0_176 archsimd.Float64x4
-				r3_0_176 archsimd.Float64x4
-				r4_0_176 archsimd.Float64x4
-				r5_0_176 archsimd.Float64x4
-				r6_0_176 archsimd.Float64x4
-				r7_0_176 archsimd.Float64x4
-				r8_0_176 archsimd.Float64x4
-			)
-			{
-				r_176, h_176, kk_176, l_176 := r, h, kk, l
-				var (
-					r0_0_95_176 archsimd.Float64x4
-					r1_0_95_176 archsimd.Float64x4
-					r2_0_95_176 archsimd.Float64x4
-				)
-				{
-					r_95_176, i_95_176, x_95_176 := r_176, 0, h_176
-					s_95_176, dx_95_176, dn_95_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_95_176.nmode[i_95_176] == nChebyshev {
-						var (
-							r0_0_96_176 archsimd.Float64x4
-							r1_0_96_176 archsimd.Float64x4
-							r2_0_96_176 archsimd.Float64x4
-						)
-						{
-							r_96_176, x_96_176, n_96_176, nf_96_176 := r_95_176, x_95_176, r_95_176.nn[i_95_176], &r_95_176.nv[i_95_176]
-							magic_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_96_176 := x_96_176.Add(magic_96_176)
-							d_96_176 := x_96_176.Sub(t_96_176.Sub(magic_96_176))
-							f_96_176 := t_96_176.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_97_176 archsimd.Float64x4
-							{
-								d_97_176 := d_96_176
-								y_97_176 := d_97_176.Mul(d_97_176)
-								y2_97_176 := y_97_176.Mul(y_97_176)
-								y4_97_176 := y2_97_176.Mul(y2_97_176)
-								p0_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_176)).Mul(y2_97_176))
-								p1_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_176)).Mul(y2_97_176)).Mul(y4_97_176)
-								p2_97_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_176.Mul(y4_97_176))
-								r0_0_97_176 = p0_97_176.Add(p1_97_176).Add(p2_97_176)
-							}
-							cr_96_176 := r0_0_97_176
-							sign_96_176, one_96_176, pi_96_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_96_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_96_176 := pi_96_176.Div(one_96_176.Sub(cr_96_176).Mul(one_96_176.Add(cr_96_176)).Sqrt().AsUint64x4().Or(d_96_176.AsUint64x4().Xor(f_96_176).And(sign_96_176)).AsFloat64x4())
-							c2_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_96_176.AsUint64x4().Xor(f_96_176).AsFloat64x4())
-							u0_96_176, u1_96_176 := one_96_176, c2_96_176
-							j_96_176 := 2
-							for ; j_96_176+1 < n_96_176; j_96_176 += 2 {
-								u0_96_176 = c2_96_176.Mul(u1_96_176).Sub(u0_96_176)
-								u1_96_176 = c2_96_176.Mul(u0_96_176).Sub(u1_96_176)
-							}
-							if j_96_176 < n_96_176 {
-								u0_96_176, u1_96_176 = u1_96_176, c2_96_176.Mul(u1_96_176).Sub(u0_96_176)
-							}
-							cu_96_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_96_176).Mul(u1_96_176)
-							tn_96_176 := cu_96_176.Sub(u0_96_176)
-							dx_96_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_96_176[:4])).Mul(tn_96_176).Sub(cu_96_176).Mul(rs_96_176)
-							dn_96_176 := d_96_176.Mul(tn_96_176).Mul(rs_96_176)
-							near_96_176 := d_96_176.Mul(d_96_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_96_176.ToBits() != 0 {
-								var (
-									r0_0_98_176 archsimd.Float64x4
-									r1_0_98_176 archsimd.Float64x4
-								)
-								{
-									r_98_176, d_98_176, c2_98_176, flip_98_176, tn_98_176, un_98_176, n_98_176 := r_96_176, d_96_176, c2_96_176, f_96_176, tn_96_176, u1_96_176, n_96_176
-									var r0_0_99_176 archsimd.Float64x4
-									{
-										d_99_176 := d_98_176
-										y_99_176 := d_99_176.Mul(d_99_176)
-										y2_99_176 := y_99_176.Mul(y_99_176)
-										y4_99_176 := y2_99_176.Mul(y2_99_176)
-										p0_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_99_176)).Mul(y2_99_176))
-										p1_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_99_176)).Mul(y2_99_176)).Mul(y4_99_176)
-										p2_99_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_99_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_99_176)).Mul(y4_99_176.Mul(y4_99_176))
-										r0_0_99_176 = d_99_176.Mul(p0_99_176.Add(p1_99_176).Add(p2_99_176))
-									}
-									s_98_176 := r0_0_99_176.AsUint64x4().Xor(flip_98_176).AsFloat64x4()
-									two_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_98_176, u1_98_176, p0_98_176, p1_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_98_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_98_176
-									for j_98_176 := 2; j_98_176 < n_98_176; j_98_176++ {
-										u0_98_176, u1_98_176, p0_98_176, p1_98_176 = u1_98_176, c2_98_176.Mul(u1_98_176).Sub(u0_98_176), p1_98_176, two_98_176.Mul(u1_98_176).Add(c2_98_176.Mul(p1_98_176)).Sub(p0_98_176)
-									}
-									dx_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_98_176).Mul(p1_98_176)
-									peak_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_98_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_98_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_98_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_98_176).Mul(tn_98_176).Div(s_98_176).Merge(peak_98_176, d_98_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_98_176, r1_0_98_176 = dx_98_176, dn_98_176
-								}
-								px_96_176, pn_96_176 := r0_0_98_176, r1_0_98_176
-								dx_96_176, dn_96_176 = px_96_176.Merge(dx_96_176, near_96_176), pn_96_176.Merge(dn_96_176, near_96_176)
-							}
-							r0_0_96_176, r1_0_96_176, r2_0_96_176 = u1_96_176, dx_96_176, dn_96_176
-						}
-						s_95_176, dx_95_176, dn_95_176 = r0_0_96_176, r1_0_96_176, r2_0_96_176
-					} else if r_95_176.nmode[i_95_176] == nRatio {
-						var (
-							r0_0_100_176 archsimd.Float64x4
-							r1_0_100_176 archsimd.Float64x4
-							r2_0_100_176 archsimd.Float64x4
-						)
-						{
-							x_100_176, nv_100_176 := x_95_176, archsimd.LoadFloat64x4((*[4]float64)((&r_95_176.nv[i_95_176])[:4]))
-							magic_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_100_176 := x_100_176.Add(magic_100_176)
-							d_100_176 := x_100_176.Sub(t_100_176.Sub(magic_100_176))
-							y_100_176 := nv_100_176.Mul(d_100_176)
-							u_100_176 := y_100_176.Add(magic_100_176)
-							e_100_176 := y_100_176.Sub(u_100_176.Sub(magic_100_176))
-							var r0_0_101_176 archsimd.Float64x4
-							{
-								d_101_176 := e_100_176
-								y_101_176 := d_101_176.Mul(d_101_176)
-								y2_101_176 := y_101_176.Mul(y_101_176)
-								y4_101_176 := y2_101_176.Mul(y2_101_176)
-								p0_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_101_176)).Mul(y2_101_176))
-								p1_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_101_176)).Mul(y2_101_176)).Mul(y4_101_176)
-								p2_101_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_101_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_101_176)).Mul(y4_101_176.Mul(y4_101_176))
-								r0_0_101_176 = d_101_176.Mul(p0_101_176.Add(p1_101_176).Add(p2_101_176))
-							}
-							var r0_0_102_176 archsimd.Float64x4
-							{
-								c_102_176, t_102_176 := r0_0_101_176, u_100_176
-								r0_0_102_176 = c_102_176.AsUint64x4().Xor(t_102_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							var r0_0_103_176 archsimd.Float64x4
-							{
-								d_103_176 := e_100_176
-								y_103_176 := d_103_176.Mul(d_103_176)
-								y2_103_176 := y_103_176.Mul(y_103_176)
-								y4_103_176 := y2_103_176.Mul(y2_103_176)
-								p0_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_103_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_103_176)).Mul(y2_103_176))
-								p1_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_103_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_103_176)).Mul(y2_103_176)).Mul(y4_103_176)
-								p2_103_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_103_176.Mul(y4_103_176))
-								r0_0_103_176 = p0_103_176.Add(p1_103_176).Add(p2_103_176)
-							}
-							var r0_0_104_176 archsimd.Float64x4
-							{
-								c_104_176, t_104_176 := r0_0_103_176, u_100_176
-								r0_0_104_176 = c_104_176.AsUint64x4().Xor(t_104_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_100_176, cn_100_176 := r0_0_102_176, r0_0_104_176
-							var r0_0_105_176 archsimd.Float64x4
-							{
-								d_105_176 := d_100_176
-								y_105_176 := d_105_176.Mul(d_105_176)
-								y2_105_176 := y_105_176.Mul(y_105_176)
-								y4_105_176 := y2_105_176.Mul(y2_105_176)
-								p0_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_105_176)).Mul(y2_105_176))
-								p1_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_105_176)).Mul(y2_105_176)).Mul(y4_105_176)
-								p2_105_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_105_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_105_176)).Mul(y4_105_176.Mul(y4_105_176))
-								r0_0_105_176 = d_105_176.Mul(p0_105_176.Add(p1_105_176).Add(p2_105_176))
-							}
-							var r0_0_106_176 archsimd.Float64x4
-							{
-								d_106_176 := d_100_176
-								y_106_176 := d_106_176.Mul(d_106_176)
-								y2_106_176 := y_106_176.Mul(y_106_176)
-								y4_106_176 := y2_106_176.Mul(y2_106_176)
-								p0_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_106_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_106_176)).Mul(y2_106_176))
-								p1_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_106_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_106_176)).Mul(y2_106_176)).Mul(y4_106_176)
-								p2_106_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_106_176.Mul(y4_106_176))
-								r0_0_106_176 = p0_106_176.Add(p1_106_176).Add(p2_106_176)
-							}
-							s1_100_176, c1_100_176 := r0_0_105_176, r0_0_106_176
-							pi_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_100_176 := d_100_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_100_176 := nv_100_176.Merge(sn_100_176.Div(s1_100_176), at_100_176)
-							pd_100_176 := pi_100_176.Mul(d_100_176)
-							npd_100_176 := nv_100_176.Mul(pd_100_176)
-							dx_100_176 := pi_100_176.Mul(nv_100_176.Mul(cn_100_176).Mul(s1_100_176).Sub(sn_100_176.Mul(c1_100_176))).Div(s1_100_176.Mul(s1_100_176))
-							var r0_0_107_176 archsimd.Float64x4
-							{
-								n_107_176, x_107_176 := nv_100_176, pd_100_176
-								n2_107_176 := n_107_176.Mul(n_107_176)
-								a_107_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_107_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_107_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_107_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_107_176).Mul(n2_107_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_107_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_107_176).Mul(x_107_176).Mul(x_107_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_107_176 = n_107_176.Mul(a_107_176.Add(b_107_176))
-							}
-							dx_100_176 = pi_100_176.Mul(r0_0_107_176).Merge(dx_100_176, npd_100_176.Mul(npd_100_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_100_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_100_176, at_100_176)
-							dn_100_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_100_176.Mul(cn_100_176).Div(s1_100_176), at_100_176)
-							r0_0_100_176, r1_0_100_176, r2_0_100_176 = s_100_176, dx_100_176, dn_100_176
-						}
-						s_95_176, dx_95_176, dn_95_176 = r0_0_100_176, r1_0_100_176, r2_0_100_176
-					}
-					r0_0_95_176, r1_0_95_176, r2_0_95_176 = s_95_176, dx_95_176, dn_95_176
-				}
-				sa_176, ha_176, na_176 := r0_0_95_176, r1_0_95_176, r2_0_95_176
-				var (
-					r0_0_108_176 archsimd.Float64x4
-					r1_0_108_176 archsimd.Float64x4
-					r2_0_108_176 archsimd.Float64x4
-				)
-				{
-					r_108_176, i_108_176, x_108_176 := r_176, 1, kk_176
-					s_108_176, dx_108_176, dn_108_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_108_176.nmode[i_108_176] == nChebyshev {
-						var (
-							r0_0_109_176 archsimd.Float64x4
-							r1_0_109_176 archsimd.Float64x4
-							r2_0_109_176 archsimd.Float64x4
-						)
-						{
-							r_109_176, x_109_176, n_109_176, nf_109_176 := r_108_176, x_108_176, r_108_176.nn[i_108_176], &r_108_176.nv[i_108_176]
-							magic_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_109_176 := x_109_176.Add(magic_109_176)
-							d_109_176 := x_109_176.Sub(t_109_176.Sub(magic_109_176))
-							f_109_176 := t_109_176.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_110_176 archsimd.Float64x4
-							{
-								d_110_176 := d_109_176
-								y_110_176 := d_110_176.Mul(d_110_176)
-								y2_110_176 := y_110_176.Mul(y_110_176)
-								y4_110_176 := y2_110_176.Mul(y2_110_176)
-								p0_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110_176)).Mul(y2_110_176))
-								p1_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110_176)).Mul(y2_110_176)).Mul(y4_110_176)
-								p2_110_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110_176.Mul(y4_110_176))
-								r0_0_110_176 = p0_110_176.Add(p1_110_176).Add(p2_110_176)
-							}
-							cr_109_176 := r0_0_110_176
-							sign_109_176, one_109_176, pi_109_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_109_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_109_176 := pi_109_176.Div(one_109_176.Sub(cr_109_176).Mul(one_109_176.Add(cr_109_176)).Sqrt().AsUint64x4().Or(d_109_176.AsUint64x4().Xor(f_109_176).And(sign_109_176)).AsFloat64x4())
-							c2_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_109_176.AsUint64x4().Xor(f_109_176).AsFloat64x4())
-							u0_109_176, u1_109_176 := one_109_176, c2_109_176
-							j_109_176 := 2
-							for ; j_109_176+1 < n_109_176; j_109_176 += 2 {
-								u0_109_176 = c2_109_176.Mul(u1_109_176).Sub(u0_109_176)
-								u1_109_176 = c2_109_176.Mul(u0_109_176).Sub(u1_109_176)
-							}
-							if j_109_176 < n_109_176 {
-								u0_109_176, u1_109_176 = u1_109_176, c2_109_176.Mul(u1_109_176).Sub(u0_109_176)
-							}
-							cu_109_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_109_176).Mul(u1_109_176)
-							tn_109_176 := cu_109_176.Sub(u0_109_176)
-							dx_109_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_109_176[:4])).Mul(tn_109_176).Sub(cu_109_176).Mul(rs_109_176)
-							dn_109_176 := d_109_176.Mul(tn_109_176).Mul(rs_109_176)
-							near_109_176 := d_109_176.Mul(d_109_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_109_176.ToBits() != 0 {
-								var (
-									r0_0_111_176 archsimd.Float64x4
-									r1_0_111_176 archsimd.Float64x4
-								)
-								{
-									r_111_176, d_111_176, c2_111_176, flip_111_176, tn_111_176, un_111_176, n_111_176 := r_109_176, d_109_176, c2_109_176, f_109_176, tn_109_176, u1_109_176, n_109_176
-									var r0_0_112_176 archsimd.Float64x4
-									{
-										d_112_176 := d_111_176
-										y_112_176 := d_112_176.Mul(d_112_176)
-										y2_112_176 := y_112_176.Mul(y_112_176)
-										y4_112_176 := y2_112_176.Mul(y2_112_176)
-										p0_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112_176)).Mul(y2_112_176))
-										p1_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112_176)).Mul(y2_112_176)).Mul(y4_112_176)
-										p2_112_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112_176)).Mul(y4_112_176.Mul(y4_112_176))
-										r0_0_112_176 = d_112_176.Mul(p0_112_176.Add(p1_112_176).Add(p2_112_176))
-									}
-									s_111_176 := r0_0_112_176.AsUint64x4().Xor(flip_111_176).AsFloat64x4()
-									two_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_111_176, u1_111_176, p0_111_176, p1_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_111_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_111_176
-									for j_111_176 := 2; j_111_176 < n_111_176; j_111_176++ {
-										u0_111_176, u1_111_176, p0_111_176, p1_111_176 = u1_111_176, c2_111_176.Mul(u1_111_176).Sub(u0_111_176), p1_111_176, two_111_176.Mul(u1_111_176).Add(c2_111_176.Mul(p1_111_176)).Sub(p0_111_176)
-									}
-									dx_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_111_176).Mul(p1_111_176)
-									peak_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_111_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_111_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_111_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_111_176).Mul(tn_111_176).Div(s_111_176).Merge(peak_111_176, d_111_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_111_176, r1_0_111_176 = dx_111_176, dn_111_176
-								}
-								px_109_176, pn_109_176 := r0_0_111_176, r1_0_111_176
-								dx_109_176, dn_109_176 = px_109_176.Merge(dx_109_176, near_109_176), pn_109_176.Merge(dn_109_176, near_109_176)
-							}
-							r0_0_109_176, r1_0_109_176, r2_0_109_176 = u1_109_176, dx_109_176, dn_109_176
-						}
-						s_108_176, dx_108_176, dn_108_176 = r0_0_109_176, r1_0_109_176, r2_0_109_176
-					} else if r_108_176.nmode[i_108_176] == nRatio {
-						var (
-							r0_0_113_176 archsimd.Float64x4
-							r1_0_113_176 archsimd.Float64x4
-							r2_0_113_176 archsimd.Float64x4
-						)
-						{
-							x_113_176, nv_113_176 := x_108_176, archsimd.LoadFloat64x4((*[4]float64)((&r_108_176.nv[i_108_176])[:4]))
-							magic_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_113_176 := x_113_176.Add(magic_113_176)
-							d_113_176 := x_113_176.Sub(t_113_176.Sub(magic_113_176))
-							y_113_176 := nv_113_176.Mul(d_113_176)
-							u_113_176 := y_113_176.Add(magic_113_176)
-							e_113_176 := y_113_176.Sub(u_113_176.Sub(magic_113_176))
-							var r0_0_114_176 archsimd.Float64x4
-							{
-								d_114_176 := e_113_176
-								y_114_176 := d_114_176.Mul(d_114_176)
-								y2_114_176 := y_114_176.Mul(y_114_176)
-								y4_114_176 := y2_114_176.Mul(y2_114_176)
-								p0_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_114_176)).Mul(y2_114_176))
-								p1_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_114_176)).Mul(y2_114_176)).Mul(y4_114_176)
-								p2_114_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_114_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_114_176)).Mul(y4_114_176.Mul(y4_114_176))
-								r0_0_114_176 = d_114_176.Mul(p0_114_176.Add(p1_114_176).Add(p2_114_176))
-							}
-							var r0_0_115_176 archsimd.Float64x4
-							{
-								c_115_176, t_115_176 := r0_0_114_176, u_113_176
-								r0_0_115_176 = c_115_176.AsUint64x4().Xor(t_115_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							var r0_0_116_176 archsimd.Float64x4
-							{
-								d_116_176 := e_113_176
-								y_116_176 := d_116_176.Mul(d_116_176)
-								y2_116_176 := y_116_176.Mul(y_116_176)
-								y4_116_176 := y2_116_176.Mul(y2_116_176)
-								p0_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116_176)).Mul(y2_116_176))
-								p1_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116_176)).Mul(y2_116_176)).Mul(y4_116_176)
-								p2_116_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116_176.Mul(y4_116_176))
-								r0_0_116_176 = p0_116_176.Add(p1_116_176).Add(p2_116_176)
-							}
-							var r0_0_117_176 archsimd.Float64x4
-							{
-								c_117_176, t_117_176 := r0_0_116_176, u_113_176
-								r0_0_117_176 = c_117_176.AsUint64x4().Xor(t_117_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_113_176, cn_113_176 := r0_0_115_176, r0_0_117_176
-							var r0_0_118_176 archsimd.Float64x4
-							{
-								d_118_176 := d_113_176
-								y_118_176 := d_118_176.Mul(d_118_176)
-								y2_118_176 := y_118_176.Mul(y_118_176)
-								y4_118_176 := y2_118_176.Mul(y2_118_176)
-								p0_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_118_176)).Mul(y2_118_176))
-								p1_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_118_176)).Mul(y2_118_176)).Mul(y4_118_176)
-								p2_118_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_118_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_118_176)).Mul(y4_118_176.Mul(y4_118_176))
-								r0_0_118_176 = d_118_176.Mul(p0_118_176.Add(p1_118_176).Add(p2_118_176))
-							}
-							var r0_0_119_176 archsimd.Float64x4
-							{
-								d_119_176 := d_113_176
-								y_119_176 := d_119_176.Mul(d_119_176)
-								y2_119_176 := y_119_176.Mul(y_119_176)
-								y4_119_176 := y2_119_176.Mul(y2_119_176)
-								p0_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119_176)).Mul(y2_119_176))
-								p1_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119_176)).Mul(y2_119_176)).Mul(y4_119_176)
-								p2_119_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119_176.Mul(y4_119_176))
-								r0_0_119_176 = p0_119_176.Add(p1_119_176).Add(p2_119_176)
-							}
-							s1_113_176, c1_113_176 := r0_0_118_176, r0_0_119_176
-							pi_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_113_176 := d_113_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_113_176 := nv_113_176.Merge(sn_113_176.Div(s1_113_176), at_113_176)
-							pd_113_176 := pi_113_176.Mul(d_113_176)
-							npd_113_176 := nv_113_176.Mul(pd_113_176)
-							dx_113_176 := pi_113_176.Mul(nv_113_176.Mul(cn_113_176).Mul(s1_113_176).Sub(sn_113_176.Mul(c1_113_176))).Div(s1_113_176.Mul(s1_113_176))
-							var r0_0_120_176 archsimd.Float64x4
-							{
-								n_120_176, x_120_176 := nv_113_176, pd_113_176
-								n2_120_176 := n_120_176.Mul(n_120_176)
-								a_120_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_120_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_120_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_120_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_120_176).Mul(n2_120_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_120_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_120_176).Mul(x_120_176).Mul(x_120_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_120_176 = n_120_176.Mul(a_120_176.Add(b_120_176))
-							}
-							dx_113_176 = pi_113_176.Mul(r0_0_120_176).Merge(dx_113_176, npd_113_176.Mul(npd_113_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_113_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_113_176, at_113_176)
-							dn_113_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_113_176.Mul(cn_113_176).Div(s1_113_176), at_113_176)
-							r0_0_113_176, r1_0_113_176, r2_0_113_176 = s_113_176, dx_113_176, dn_113_176
-						}
-						s_108_176, dx_108_176, dn_108_176 = r0_0_113_176, r1_0_113_176, r2_0_113_176
-					}
-					r0_0_108_176, r1_0_108_176, r2_0_108_176 = s_108_176, dx_108_176, dn_108_176
-				}
-				sb_176, hb_176, nb_176 := r0_0_108_176, r1_0_108_176, r2_0_108_176
-				var (
-					r0_0_121_176 archsimd.Float64x4
-					r1_0_121_176 archsimd.Float64x4
-					r2_0_121_176 archsimd.Float64x4
-				)
-				{
-					r_121_176, i_121_176, x_121_176 := r_176, 2, l_176
-					s_121_176, dx_121_176, dn_121_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_121_176.nmode[i_121_176] == nChebyshev {
-						var (
-							r0_0_122_176 archsimd.Float64x4
-							r1_0_122_176 archsimd.Float64x4
-							r2_0_122_176 archsimd.Float64x4
-						)
-						{
-							r_122_176, x_122_176, n_122_176, nf_122_176 := r_121_176, x_121_176, r_121_176.nn[i_121_176], &r_121_176.nv[i_121_176]
-							magic_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_122_176 := x_122_176.Add(magic_122_176)
-							d_122_176 := x_122_176.Sub(t_122_176.Sub(magic_122_176))
-							f_122_176 := t_122_176.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_123_176 archsimd.Float64x4
-							{
-								d_123_176 := d_122_176
-								y_123_176 := d_123_176.Mul(d_123_176)
-								y2_123_176 := y_123_176.Mul(y_123_176)
-								y4_123_176 := y2_123_176.Mul(y2_123_176)
-								p0_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123_176)).Mul(y2_123_176))
-								p1_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123_176)).Mul(y2_123_176)).Mul(y4_123_176)
-								p2_123_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123_176.Mul(y4_123_176))
-								r0_0_123_176 = p0_123_176.Add(p1_123_176).Add(p2_123_176)
-							}
-							cr_122_176 := r0_0_123_176
-							sign_122_176, one_122_176, pi_122_176 := archsimd.LoadFloat64x4((*[4]float64)((&r_122_176.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_122_176 := pi_122_176.Div(one_122_176.Sub(cr_122_176).Mul(one_122_176.Add(cr_122_176)).Sqrt().AsUint64x4().Or(d_122_176.AsUint64x4().Xor(f_122_176).And(sign_122_176)).AsFloat64x4())
-							c2_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122_176.AsUint64x4().Xor(f_122_176).AsFloat64x4())
-							u0_122_176, u1_122_176 := one_122_176, c2_122_176
-							j_122_176 := 2
-							for ; j_122_176+1 < n_122_176; j_122_176 += 2 {
-								u0_122_176 = c2_122_176.Mul(u1_122_176).Sub(u0_122_176)
-								u1_122_176 = c2_122_176.Mul(u0_122_176).Sub(u1_122_176)
-							}
-							if j_122_176 < n_122_176 {
-								u0_122_176, u1_122_176 = u1_122_176, c2_122_176.Mul(u1_122_176).Sub(u0_122_176)
-							}
-							cu_122_176 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122_176).Mul(u1_122_176)
-							tn_122_176 := cu_122_176.Sub(u0_122_176)
-							dx_122_176 := archsimd.LoadFloat64x4((*[4]float64)(nf_122_176[:4])).Mul(tn_122_176).Sub(cu_122_176).Mul(rs_122_176)
-							dn_122_176 := d_122_176.Mul(tn_122_176).Mul(rs_122_176)
-							near_122_176 := d_122_176.Mul(d_122_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_122_176.ToBits() != 0 {
-								var (
-									r0_0_124_176 archsimd.Float64x4
-									r1_0_124_176 archsimd.Float64x4
-								)
-								{
-									r_124_176, d_124_176, c2_124_176, flip_124_176, tn_124_176, un_124_176, n_124_176 := r_122_176, d_122_176, c2_122_176, f_122_176, tn_122_176, u1_122_176, n_122_176
-									var r0_0_125_176 archsimd.Float64x4
-									{
-										d_125_176 := d_124_176
-										y_125_176 := d_125_176.Mul(d_125_176)
-										y2_125_176 := y_125_176.Mul(y_125_176)
-										y4_125_176 := y2_125_176.Mul(y2_125_176)
-										p0_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_176)).Mul(y2_125_176))
-										p1_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_176)).Mul(y2_125_176)).Mul(y4_125_176)
-										p2_125_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_176)).Mul(y4_125_176.Mul(y4_125_176))
-										r0_0_125_176 = d_125_176.Mul(p0_125_176.Add(p1_125_176).Add(p2_125_176))
-									}
-									s_124_176 := r0_0_125_176.AsUint64x4().Xor(flip_124_176).AsFloat64x4()
-									two_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_124_176, u1_124_176, p0_124_176, p1_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124_176, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124_176
-									for j_124_176 := 2; j_124_176 < n_124_176; j_124_176++ {
-										u0_124_176, u1_124_176, p0_124_176, p1_124_176 = u1_124_176, c2_124_176.Mul(u1_124_176).Sub(u0_124_176), p1_124_176, two_124_176.Mul(u1_124_176).Add(c2_124_176.Mul(p1_124_176)).Sub(p0_124_176)
-									}
-									dx_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124_176).Mul(p1_124_176)
-									peak_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124_176.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124_176.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_124_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124_176).Mul(tn_124_176).Div(s_124_176).Merge(peak_124_176, d_124_176.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_124_176, r1_0_124_176 = dx_124_176, dn_124_176
-								}
-								px_122_176, pn_122_176 := r0_0_124_176, r1_0_124_176
-								dx_122_176, dn_122_176 = px_122_176.Merge(dx_122_176, near_122_176), pn_122_176.Merge(dn_122_176, near_122_176)
-							}
-							r0_0_122_176, r1_0_122_176, r2_0_122_176 = u1_122_176, dx_122_176, dn_122_176
-						}
-						s_121_176, dx_121_176, dn_121_176 = r0_0_122_176, r1_0_122_176, r2_0_122_176
-					} else if r_121_176.nmode[i_121_176] == nRatio {
-						var (
-							r0_0_126_176 archsimd.Float64x4
-							r1_0_126_176 archsimd.Float64x4
-							r2_0_126_176 archsimd.Float64x4
-						)
-						{
-							x_126_176, nv_126_176 := x_121_176, archsimd.LoadFloat64x4((*[4]float64)((&r_121_176.nv[i_121_176])[:4]))
-							magic_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_126_176 := x_126_176.Add(magic_126_176)
-							d_126_176 := x_126_176.Sub(t_126_176.Sub(magic_126_176))
-							y_126_176 := nv_126_176.Mul(d_126_176)
-							u_126_176 := y_126_176.Add(magic_126_176)
-							e_126_176 := y_126_176.Sub(u_126_176.Sub(magic_126_176))
-							var r0_0_127_176 archsimd.Float64x4
-							{
-								d_127_176 := e_126_176
-								y_127_176 := d_127_176.Mul(d_127_176)
-								y2_127_176 := y_127_176.Mul(y_127_176)
-								y4_127_176 := y2_127_176.Mul(y2_127_176)
-								p0_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_127_176)).Mul(y2_127_176))
-								p1_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_127_176)).Mul(y2_127_176)).Mul(y4_127_176)
-								p2_127_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_127_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_127_176)).Mul(y4_127_176.Mul(y4_127_176))
-								r0_0_127_176 = d_127_176.Mul(p0_127_176.Add(p1_127_176).Add(p2_127_176))
-							}
-							var r0_0_128_176 archsimd.Float64x4
-							{
-								c_128_176, t_128_176 := r0_0_127_176, u_126_176
-								r0_0_128_176 = c_128_176.AsUint64x4().Xor(t_128_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							var r0_0_129_176 archsimd.Float64x4
-							{
-								d_129_176 := e_126_176
-								y_129_176 := d_129_176.Mul(d_129_176)
-								y2_129_176 := y_129_176.Mul(y_129_176)
-								y4_129_176 := y2_129_176.Mul(y2_129_176)
-								p0_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_129_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_129_176)).Mul(y2_129_176))
-								p1_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_129_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_129_176)).Mul(y2_129_176)).Mul(y4_129_176)
-								p2_129_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_129_176.Mul(y4_129_176))
-								r0_0_129_176 = p0_129_176.Add(p1_129_176).Add(p2_129_176)
-							}
-							var r0_0_130_176 archsimd.Float64x4
-							{
-								c_130_176, t_130_176 := r0_0_129_176, u_126_176
-								r0_0_130_176 = c_130_176.AsUint64x4().Xor(t_130_176.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_126_176, cn_126_176 := r0_0_128_176, r0_0_130_176
-							var r0_0_131_176 archsimd.Float64x4
-							{
-								d_131_176 := d_126_176
-								y_131_176 := d_131_176.Mul(d_131_176)
-								y2_131_176 := y_131_176.Mul(y_131_176)
-								y4_131_176 := y2_131_176.Mul(y2_131_176)
-								p0_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_176)).Mul(y2_131_176))
-								p1_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_176)).Mul(y2_131_176)).Mul(y4_131_176)
-								p2_131_176 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_176)).Mul(y4_131_176.Mul(y4_131_176))
-								r0_0_131_176 = d_131_176.Mul(p0_131_176.Add(p1_131_176).Add(p2_131_176))
-							}
-							var r0_0_132_176 archsimd.Float64x4
-							{
-								d_132_176 := d_126_176
-								y_132_176 := d_132_176.Mul(d_132_176)
-								y2_132_176 := y_132_176.Mul(y_132_176)
-								y4_132_176 := y2_132_176.Mul(y2_132_176)
-								p0_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_132_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_132_176)).Mul(y2_132_176))
-								p1_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_132_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_132_176)).Mul(y2_132_176)).Mul(y4_132_176)
-								p2_132_176 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_132_176.Mul(y4_132_176))
-								r0_0_132_176 = p0_132_176.Add(p1_132_176).Add(p2_132_176)
-							}
-							s1_126_176, c1_126_176 := r0_0_131_176, r0_0_132_176
-							pi_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_126_176 := d_126_176.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_126_176 := nv_126_176.Merge(sn_126_176.Div(s1_126_176), at_126_176)
-							pd_126_176 := pi_126_176.Mul(d_126_176)
-							npd_126_176 := nv_126_176.Mul(pd_126_176)
-							dx_126_176 := pi_126_176.Mul(nv_126_176.Mul(cn_126_176).Mul(s1_126_176).Sub(sn_126_176.Mul(c1_126_176))).Div(s1_126_176.Mul(s1_126_176))
-							var r0_0_133_176 archsimd.Float64x4
-							{
-								n_133_176, x_133_176 := nv_126_176, pd_126_176
-								n2_133_176 := n_133_176.Mul(n_133_176)
-								a_133_176 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_133_176.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_133_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_133_176 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_133_176).Mul(n2_133_176).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_133_176)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_133_176).Mul(x_133_176).Mul(x_133_176).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_133_176 = n_133_176.Mul(a_133_176.Add(b_133_176))
-							}
-							dx_126_176 = pi_126_176.Mul(r0_0_133_176).Merge(dx_126_176, npd_126_176.Mul(npd_126_176).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_126_176 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_126_176, at_126_176)
-							dn_126_176 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_126_176.Mul(cn_126_176).Div(s1_126_176), at_126_176)
-							r0_0_126_176, r1_0_126_176, r2_0_126_176 = s_126_176, dx_126_176, dn_126_176
-						}
-						s_121_176, dx_121_176, dn_121_176 = r0_0_126_176, r1_0_126_176, r2_0_126_176
-					}
-					r0_0_121_176, r1_0_121_176, r2_0_121_176 = s_121_176, dx_121_176, dn_121_176
-				}
-				sc_176, hc_176, nc_176 := r0_0_121_176, r1_0_121_176, r2_0_121_176
-				r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176 = sa_176, sb_176, sc_176, ha_176, hb_176, hc_176, na_176, nb_176, nc_176
-			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_176, r1_0_176, r2_0_176, r3_0_176, r4_0_176, r5_0_176, r6_0_176, r7_0_176, r8_0_176
-			var (
-				r0_0_177 archsimd.Float64x4
-				r1_0_177 archsimd.Float64x4
-				r2_0_177 archsimd.Float64x4
-				r3_0_177 archsimd.Float64x4
-				r4_0_177 archsimd.Float64x4
-				r5_0_177 archsimd.Float64x4
-			)
-			{
-				k_177, ia_177, fa_177, e_177, h_177, kk_177, l_177, sa_177, sb_177, sc_177, ha_177, hb_177, hc_177, nda_177, ndb_177, ndc_177, s_177, def_177, sig_177, sna_177, snb_177, snc_177, hkl_177, at_177, stride_177 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_177 := k_177.c
-				r_177 := k_177.lr
-				two_177 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_177 := sa_177.Mul(sb_177).Mul(sc_177)
-				fc_177, fd_177 := archsimd.LoadFloat64x4((*[4]float64)((&r_177.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_177.HasHKL {
-					var (
-						r0_0_169_177 archsimd.Float64x4
-						r1_0_169_177 archsimd.Float64x4
-					)
-					{
-						r_169_177, bits_169_177, miss_169_177, ia_169_177, fa_169_177, h_169_177, kk_169_177, l_169_177 := r_177, k_177.fhklBits, k_177.missBits, ia_177, fa_177, h_177, kk_177, l_177
-						var r0_0_8_169_177 archsimd.Mask64x4
-						{
-							r_8_169_177, ia_8_169_177, h_8_169_177, kk_8_169_177, l_8_169_177 := r_169_177, ia_169_177, h_169_177, kk_169_177, l_169_177
-							half_8_169_177 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_169_177, kc_8_169_177, lc_8_169_177 := h_8_169_177.Sub(half_8_169_177).Ceil(), kk_8_169_177.Sub(half_8_169_177).Ceil(), l_8_169_177.Sub(half_8_169_177).Ceil()
-							hmin_8_169_177, kmin_8_169_177, lmin_8_169_177 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.lmin)[:4]))
-							in_8_169_177 := hc_8_169_177.GreaterEqual(hmin_8_169_177).And(hc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hmax)[:4])))).And(kc_8_169_177.GreaterEqual(kmin_8_169_177)).And(kc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kmax)[:4])))).And(lc_8_169_177.GreaterEqual(lmin_8_169_177)).And(lc_8_169_177.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.lmax)[:4]))))
-							idx_8_169_177 := hc_8_169_177.Sub(hmin_8_169_177).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.hstride)[:4]))).Add(kc_8_169_177.Sub(kmin_8_169_177).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_169_177.kstride)[:4])))).Add(lc_8_169_177.Sub(lmin_8_169_177))
-							idx_8_169_177.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_169_177).ConvertToInt32().Store(ia_8_169_177)
-							r0_0_8_169_177 = in_8_169_177
-						}
-						in_169_177 := r0_0_8_169_177
-						for i_169_177, j_169_177 := range ia_169_177 {
-							fa_169_177[i_169_177] = bits_169_177[j_169_177]
-						}
-						f_169_177 := archsimd.LoadUint64x4(fa_169_177).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_169_177.defaultF)[:4])), in_169_177)
-						fd_169_177 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_169_177 != nil {
-							for i_169_177, j_169_177 := range ia_169_177 {
-								fa_169_177[i_169_177] = miss_169_177[j_169_177]
-							}
-							fd_169_177 = archsimd.LoadUint64x4(fa_169_177).AsFloat64x4()
-						}
-						r0_0_169_177, r1_0_169_177 = f_169_177, fd_169_177.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_169_177)
-					}
-					fc_177, fd_177 = r0_0_169_177, r1_0_169_177
-				}
-				ffl_177 := fc_177.Mul(fc_177).Mul(fl_177)
-				s1_177 := s_177.Add(ffl_177.Mul(fl_177))
-				def1_177 := def_177
-				if k_177.perDef {
-					def1_177 = def_177.Add(two_177.Mul(fc_177).Mul(fl_177).Mul(fl_177).Mul(fd_177))
-				}
-				tfl_177 := two_177.Mul(ffl_177)
-				xa_177, xb_177, xc_177 := tfl_177.Mul(sb_177.Mul(sc_177)), tfl_177.Mul(sa_177.Mul(sc_177)), tfl_177.Mul(sa_177.Mul(sb_177))
-				hbar_177, kbar_177, lbar_177 := xa_177.Mul(ha_177), xb_177.Mul(hb_177), xc_177.Mul(hc_177)
-				sig1_177 := sig_177.Add(hbar_177.Mul(h_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[0])[:4])))).Add(kbar_177.Mul(kk_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[1])[:4]))))).Add(lbar_177.Mul(l_177.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_177[2])[:4]))))))
-				na1_177, nb1_177, nc1_177 := sna_177.Add(xa_177.Mul(nda_177)), snb_177.Add(xb_177.Mul(ndb_177)), snc_177.Add(xc_177.Mul(ndc_177))
-				if !c_177.Water {
-					s1_177 = s_177.Merge(s1_177, fl_177.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				}
-				hbar_177.StoreSlice(hkl_177[at_177:])
-				kbar_177.StoreSlice(hkl_177[at_177+stride_177:])
-				lbar_177.StoreSlice(hkl_177[at_177+2*stride_177:])
-				r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177 = s1_177, def1_177, sig1_177, na1_177, nb1_177, nc1_177
-			}
-			s, def, sig, sna, snb, snc = r0_0_177, r1_0_177, r2_0_177, r3_0_177, r4_0_177, r5_0_177
+			s, def, sig, sna, snb, snc = r0_0_142, r1_0_142, r2_0_142, r3_0_142, r4_0_142, r5_0_142
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -5886,24 +3427,24 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_178 archsimd.Float64x4
+		var r0_0_143 archsimd.Float64x4
 		{
-			fdet_178, f_178, s_178, o_178, p_178 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_178 = fdet_178.Mul(f_178).Add(s_178).Add(o_178).Add(p_178)
+			fdet_143, f_143, s_143, o_143, p_143 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_143 = fdet_143.Mul(f_143).Add(s_143).Add(o_143).Add(p_143)
 		}
-		x := r0_0_178
-		var r0_0_179 archsimd.Float64x4
+		x := r0_0_143
+		var r0_0_144 archsimd.Float64x4
 		{
-			fdet_179, f_179, s_179, o_179, p_179 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_179 = fdet_179.Mul(f_179).Add(s_179).Add(o_179).Add(p_179)
+			fdet_144, f_144, s_144, o_144, p_144 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_144 = fdet_144.Mul(f_144).Add(s_144).Add(o_144).Add(p_144)
 		}
-		y := r0_0_179
-		var r0_0_180 archsimd.Float64x4
+		y := r0_0_144
+		var r0_0_145 archsimd.Float64x4
 		{
-			fdet_180, f_180, s_180, o_180, p_180 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_180 = fdet_180.Mul(f_180).Add(s_180).Add(o_180).Add(p_180)
+			fdet_145, f_145, s_145, o_145, p_145 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_145 = fdet_145.Mul(f_145).Add(s_145).Add(o_145).Add(p_145)
 		}
-		z := r0_0_180
+		z := r0_0_145
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -5911,16 +3452,16 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_181 archsimd.Float64x4
+		var r0_0_146 archsimd.Float64x4
 		{
-			invR_181, num_181, point_181 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_181 := invR_181.Mul(invR_181)
-			if !point_181 {
-				w_181 = num_181.Mul(w_181.Mul(invR_181))
+			invR_146, num_146, point_146 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_146 := invR_146.Mul(invR_146)
+			if !point_146 {
+				w_146 = num_146.Mul(w_146.Mul(invR_146))
 			}
-			r0_0_181 = w_181
+			r0_0_146 = w_146
 		}
-		r0_0_181.StoreSlice(fr.omega[p0:])
+		r0_0_146.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -5937,38 +3478,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_182 archsimd.Float64x4
-				r1_0_182 archsimd.Float64x4
-				r2_0_182 archsimd.Float64x4
-				r3_0_182 archsimd.Float64x4
-				r4_0_182 archsimd.Float64x4
-				r5_0_182 archsimd.Float64x4
+				r0_0_147 archsimd.Float64x4
+				r1_0_147 archsimd.Float64x4
+				r2_0_147 archsimd.Float64x4
+				r3_0_147 archsimd.Float64x4
+				r4_0_147 archsimd.Float64x4
+				r5_0_147 archsimd.Float64x4
 			)
 			{
-				r_182, s_182, dx_182, dy_182, dz_182 := r, sr, dx, dy, dz
-				one_182, zero_182, kahn_182 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_182.kahn)[:4]))
-				c2_182 := archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[0])[:4])).Mul(dx_182).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[1])[:4])).Mul(dy_182)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_182.inc[2])[:4])).Mul(dz_182))
-				c2sq_182 := c2_182.Mul(c2_182)
-				s2sq_182 := one_182.Sub(c2sq_182)
-				e_182 := dx_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[0])[:4]))).Add(dy_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[1])[:4])))).Add(dz_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.ein[2])[:4]))))
-				b_182 := dx_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[0])[:4]))).Add(dy_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[1])[:4])))).Add(dz_182.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_182.bin[2])[:4]))))
-				ee_182, bb_182 := e_182.Mul(e_182), b_182.Mul(b_182)
-				den_182 := ee_182.Add(bb_182)
-				plane_182 := den_182.Greater(zero_182)
-				inv_182 := one_182.Div(den_182)
-				cos2psi_182 := ee_182.Sub(bb_182).Mul(inv_182).Merge(one_182, plane_182)
-				de_182, db_182 := zero_182, zero_182
-				if !r_182.kahnZero {
-					de_182 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_182).Mul(b_182).Mul(b_182).Mul(inv_182).Mul(inv_182).Merge(zero_182, plane_182)
-					db_182 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_182).Mul(e_182).Mul(e_182).Mul(inv_182).Mul(inv_182).Merge(zero_182, plane_182)
+				r_147, s_147, dx_147, dy_147, dz_147 := r, sr, dx, dy, dz
+				one_147, zero_147, kahn_147 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_147.kahn)[:4]))
+				c2_147 := archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[0])[:4])).Mul(dx_147).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[1])[:4])).Mul(dy_147)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[2])[:4])).Mul(dz_147))
+				c2sq_147 := c2_147.Mul(c2_147)
+				s2sq_147 := one_147.Sub(c2sq_147)
+				e_147 := dx_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[0])[:4]))).Add(dy_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[1])[:4])))).Add(dz_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[2])[:4]))))
+				b_147 := dx_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[0])[:4]))).Add(dy_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[1])[:4])))).Add(dz_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[2])[:4]))))
+				ee_147, bb_147 := e_147.Mul(e_147), b_147.Mul(b_147)
+				den_147 := ee_147.Add(bb_147)
+				plane_147 := den_147.Greater(zero_147)
+				inv_147 := one_147.Div(den_147)
+				cos2psi_147 := ee_147.Sub(bb_147).Mul(inv_147).Merge(one_147, plane_147)
+				de_147, db_147 := zero_147, zero_147
+				if !r_147.kahnZero {
+					de_147 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_147).Mul(b_147).Mul(b_147).Mul(inv_147).Mul(inv_147).Merge(zero_147, plane_147)
+					db_147 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_147).Mul(e_147).Mul(e_147).Mul(inv_147).Mul(inv_147).Merge(zero_147, plane_147)
 				}
-				p_182 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_182.Add(c2sq_182).Sub(kahn_182.Mul(cos2psi_182).Mul(s2sq_182)))
-				dkahn_182 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_182).Mul(s2sq_182)
-				dcos_182 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_182).Mul(s2sq_182)
-				alpha_182, beta_182, gamma_182 := c2_182.Mul(one_182.Add(kahn_182.Mul(cos2psi_182))), dcos_182.Mul(de_182), dcos_182.Mul(db_182)
-				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182 = p_182, dkahn_182, alpha_182, beta_182, gamma_182, alpha_182.Mul(c2_182).Add(beta_182.Mul(e_182)).Add(gamma_182.Mul(b_182))
+				p_147 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_147.Add(c2sq_147).Sub(kahn_147.Mul(cos2psi_147).Mul(s2sq_147)))
+				dkahn_147 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_147).Mul(s2sq_147)
+				dcos_147 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_147).Mul(s2sq_147)
+				alpha_147, beta_147, gamma_147 := c2_147.Mul(one_147.Add(kahn_147.Mul(cos2psi_147))), dcos_147.Mul(de_147), dcos_147.Mul(db_147)
+				r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147 = p_147, dkahn_147, alpha_147, beta_147, gamma_147, alpha_147.Mul(c2_147).Add(beta_147.Mul(e_147)).Add(gamma_147.Mul(b_147))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182
+			p, dkahn, alpha, beta, gamma, dd := r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -6127,6 +3668,2691 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])
 		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4) {
+	n := k.nn[0]
+	for si := range r.src {
+		var (
+			r0_0_148 archsimd.Float64x4
+			r1_0_148 archsimd.Float64x4
+			r2_0_148 archsimd.Float64x4
+			r3_0_148 archsimd.Float64x4
+		)
+		{
+			r_148, sr_148, dx_148, dy_148, dz_148, polar_148 := r, &r.src[si], dx, dy, dz, polar
+			zero_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			il_148 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148.il)[:4]))
+			qx_148, qy_148, qz_148 := dx_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[0])[:4]))).Mul(il_148), dy_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[1])[:4]))).Mul(il_148), dz_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[2])[:4]))).Mul(il_148)
+			if m_148 := polar_148.Equal(zero_148); m_148.ToBits() != 0 {
+				var p_148 archsimd.Float64x4
+				if r_148.kahnZero {
+					c2_148 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[0])[:4])).Mul(dx_148).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[1])[:4])).Mul(dy_148)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[2])[:4])).Mul(dz_148))
+					p_148 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148.Mul(c2_148)))
+				} else {
+					var r0_0_15_148 archsimd.Float64x4
+					{
+						zero_15_148, kahn_15_148, s_15_148, dx_15_148, dy_15_148, dz_15_148 := false, &r_148.kahn, sr_148, dx_148, dy_148, dz_148
+						c2_15_148 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[0])[:4])).Mul(dx_15_148).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[1])[:4])).Mul(dy_15_148)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[2])[:4])).Mul(dz_15_148))
+						c2sq_15_148 := c2_15_148.Mul(c2_15_148)
+						cos2psi_15_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_15_148 {
+							e_15_148 := dx_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[0])[:4]))).Add(dy_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[1])[:4])))).Add(dz_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[2])[:4]))))
+							b_15_148 := dx_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[0])[:4]))).Add(dy_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[1])[:4])))).Add(dz_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[2])[:4]))))
+							ee_15_148, bb_15_148 := e_15_148.Mul(e_15_148), b_15_148.Mul(b_15_148)
+							den_15_148 := ee_15_148.Add(bb_15_148)
+							cos2psi_15_148 = ee_15_148.Sub(bb_15_148).Div(den_15_148).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						one_15_148 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_15_148 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148.Add(c2sq_15_148).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148[:4])).Mul(cos2psi_15_148).Mul(one_15_148.Sub(c2sq_15_148))))
+					}
+					p_148 = r0_0_15_148
+				}
+				polar_148 = p_148.Merge(polar_148, m_148)
+			}
+			r0_0_148, r1_0_148, r2_0_148, r3_0_148 = qx_148, qy_148, qz_148, polar_148
+		}
+		qx, qy, qz, p := r0_0_148, r1_0_148, r2_0_148, r3_0_148
+		polar = p
+		for oi := range r.orient {
+			var (
+				r0_0_149 archsimd.Float64x4
+				r1_0_149 archsimd.Float64x4
+				r2_0_149 archsimd.Float64x4
+			)
+			{
+				o_149, qx_149, qy_149, qz_149 := &r.orient[oi], qx, qy, qz
+				h_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[0])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[1])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[2])[:4])).Mul(qz_149))
+				kk_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[3])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[4])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[5])[:4])).Mul(qz_149))
+				l_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[6])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[7])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[8])[:4])).Mul(qz_149))
+				r0_0_149, r1_0_149, r2_0_149 = h_149, kk_149, l_149
+			}
+			h, kk, l := r0_0_149, r1_0_149, r2_0_149
+			var r0_0_150 archsimd.Float64x4
+			{
+				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
+				_ = n_150
+				var r0_0_28_150 archsimd.Float64x4
+				{
+					r_28_150, i_28_150, x_28_150 := r_150, 0, h_150
+					s_28_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_28_150.nmode[i_28_150] == nChebyshev {
+						var r0_0_29_150 archsimd.Float64x4
+						{
+							x_29_150, n_29_150 := x_28_150, r_28_150.nn[i_28_150]
+							magic_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_29_150 := x_29_150.Add(magic_29_150)
+							var r0_0_30_150 archsimd.Float64x4
+							{
+								d_30_150 := x_29_150.Sub(t_29_150.Sub(magic_29_150))
+								y_30_150 := d_30_150.Mul(d_30_150)
+								y2_30_150 := y_30_150.Mul(y_30_150)
+								y4_30_150 := y2_30_150.Mul(y2_30_150)
+								p0_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150)).Mul(y2_30_150))
+								p1_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150)).Mul(y2_30_150)).Mul(y4_30_150)
+								p2_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150.Mul(y4_30_150))
+								r0_0_30_150 = p0_30_150.Add(p1_30_150).Add(p2_30_150)
+							}
+							var r0_0_31_150 archsimd.Float64x4
+							{
+								c_31_150, t_31_150 := r0_0_30_150, t_29_150
+								r0_0_31_150 = c_31_150.AsUint64x4().Xor(t_31_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150)
+							u0_29_150, u1_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150
+							j_29_150 := 2
+							for ; j_29_150+1 < n_29_150; j_29_150 += 2 {
+								u0_29_150 = c2_29_150.Mul(u1_29_150).Sub(u0_29_150)
+								u1_29_150 = c2_29_150.Mul(u0_29_150).Sub(u1_29_150)
+							}
+							if j_29_150 < n_29_150 {
+								u1_29_150 = c2_29_150.Mul(u1_29_150).Sub(u0_29_150)
+							}
+							r0_0_29_150 = u1_29_150
+						}
+						s_28_150 = r0_0_29_150
+					} else if r_28_150.nmode[i_28_150] == nRatio {
+						var r0_0_32_150 archsimd.Float64x4
+						{
+							x_32_150, nv_32_150 := x_28_150, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150.nv[i_28_150])[:4]))
+							magic_32_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_32_150 := x_32_150.Add(magic_32_150)
+							d_32_150 := x_32_150.Sub(t_32_150.Sub(magic_32_150))
+							y_32_150 := nv_32_150.Mul(d_32_150)
+							u_32_150 := y_32_150.Add(magic_32_150)
+							var r0_0_33_150 archsimd.Float64x4
+							{
+								d_33_150 := y_32_150.Sub(u_32_150.Sub(magic_32_150))
+								y_33_150 := d_33_150.Mul(d_33_150)
+								y2_33_150 := y_33_150.Mul(y_33_150)
+								y4_33_150 := y2_33_150.Mul(y2_33_150)
+								p0_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150)).Mul(y2_33_150))
+								p1_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150)).Mul(y2_33_150)).Mul(y4_33_150)
+								p2_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150)).Mul(y4_33_150.Mul(y4_33_150))
+								r0_0_33_150 = d_33_150.Mul(p0_33_150.Add(p1_33_150).Add(p2_33_150))
+							}
+							var r0_0_34_150 archsimd.Float64x4
+							{
+								c_34_150, t_34_150 := r0_0_33_150, u_32_150
+								r0_0_34_150 = c_34_150.AsUint64x4().Xor(t_34_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_32_150 := r0_0_34_150
+							var r0_0_35_150 archsimd.Float64x4
+							{
+								d_35_150 := d_32_150
+								y_35_150 := d_35_150.Mul(d_35_150)
+								y2_35_150 := y_35_150.Mul(y_35_150)
+								y4_35_150 := y2_35_150.Mul(y2_35_150)
+								p0_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150)).Mul(y2_35_150))
+								p1_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150)).Mul(y2_35_150)).Mul(y4_35_150)
+								p2_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150)).Mul(y4_35_150.Mul(y4_35_150))
+								r0_0_35_150 = d_35_150.Mul(p0_35_150.Add(p1_35_150).Add(p2_35_150))
+							}
+							r0_0_32_150 = nv_32_150.Merge(sn_32_150.Div(r0_0_35_150), d_32_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_28_150 = r0_0_32_150
+					}
+					r0_0_28_150 = s_28_150
+				}
+				sa_150 := r0_0_28_150
+				var r0_0_36_150 archsimd.Float64x4
+				{
+					r_36_150, i_36_150, x_36_150 := r_150, 1, kk_150
+					s_36_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_36_150.nmode[i_36_150] == nChebyshev {
+						var r0_0_37_150 archsimd.Float64x4
+						{
+							x_37_150, n_37_150 := x_36_150, r_36_150.nn[i_36_150]
+							magic_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_37_150 := x_37_150.Add(magic_37_150)
+							var r0_0_38_150 archsimd.Float64x4
+							{
+								d_38_150 := x_37_150.Sub(t_37_150.Sub(magic_37_150))
+								y_38_150 := d_38_150.Mul(d_38_150)
+								y2_38_150 := y_38_150.Mul(y_38_150)
+								y4_38_150 := y2_38_150.Mul(y2_38_150)
+								p0_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150)).Mul(y2_38_150))
+								p1_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150)).Mul(y2_38_150)).Mul(y4_38_150)
+								p2_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150.Mul(y4_38_150))
+								r0_0_38_150 = p0_38_150.Add(p1_38_150).Add(p2_38_150)
+							}
+							var r0_0_39_150 archsimd.Float64x4
+							{
+								c_39_150, t_39_150 := r0_0_38_150, t_37_150
+								r0_0_39_150 = c_39_150.AsUint64x4().Xor(t_39_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150)
+							u0_37_150, u1_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150
+							j_37_150 := 2
+							for ; j_37_150+1 < n_37_150; j_37_150 += 2 {
+								u0_37_150 = c2_37_150.Mul(u1_37_150).Sub(u0_37_150)
+								u1_37_150 = c2_37_150.Mul(u0_37_150).Sub(u1_37_150)
+							}
+							if j_37_150 < n_37_150 {
+								u1_37_150 = c2_37_150.Mul(u1_37_150).Sub(u0_37_150)
+							}
+							r0_0_37_150 = u1_37_150
+						}
+						s_36_150 = r0_0_37_150
+					} else if r_36_150.nmode[i_36_150] == nRatio {
+						var r0_0_40_150 archsimd.Float64x4
+						{
+							x_40_150, nv_40_150 := x_36_150, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150.nv[i_36_150])[:4]))
+							magic_40_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_40_150 := x_40_150.Add(magic_40_150)
+							d_40_150 := x_40_150.Sub(t_40_150.Sub(magic_40_150))
+							y_40_150 := nv_40_150.Mul(d_40_150)
+							u_40_150 := y_40_150.Add(magic_40_150)
+							var r0_0_41_150 archsimd.Float64x4
+							{
+								d_41_150 := y_40_150.Sub(u_40_150.Sub(magic_40_150))
+								y_41_150 := d_41_150.Mul(d_41_150)
+								y2_41_150 := y_41_150.Mul(y_41_150)
+								y4_41_150 := y2_41_150.Mul(y2_41_150)
+								p0_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150)).Mul(y2_41_150))
+								p1_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150)).Mul(y2_41_150)).Mul(y4_41_150)
+								p2_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150)).Mul(y4_41_150.Mul(y4_41_150))
+								r0_0_41_150 = d_41_150.Mul(p0_41_150.Add(p1_41_150).Add(p2_41_150))
+							}
+							var r0_0_42_150 archsimd.Float64x4
+							{
+								c_42_150, t_42_150 := r0_0_41_150, u_40_150
+								r0_0_42_150 = c_42_150.AsUint64x4().Xor(t_42_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_40_150 := r0_0_42_150
+							var r0_0_43_150 archsimd.Float64x4
+							{
+								d_43_150 := d_40_150
+								y_43_150 := d_43_150.Mul(d_43_150)
+								y2_43_150 := y_43_150.Mul(y_43_150)
+								y4_43_150 := y2_43_150.Mul(y2_43_150)
+								p0_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150)).Mul(y2_43_150))
+								p1_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150)).Mul(y2_43_150)).Mul(y4_43_150)
+								p2_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150)).Mul(y4_43_150.Mul(y4_43_150))
+								r0_0_43_150 = d_43_150.Mul(p0_43_150.Add(p1_43_150).Add(p2_43_150))
+							}
+							r0_0_40_150 = nv_40_150.Merge(sn_40_150.Div(r0_0_43_150), d_40_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_36_150 = r0_0_40_150
+					}
+					r0_0_36_150 = s_36_150
+				}
+				sb_150 := r0_0_36_150
+				var r0_0_44_150 archsimd.Float64x4
+				{
+					r_44_150, i_44_150, x_44_150 := r_150, 2, l_150
+					s_44_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_44_150.nmode[i_44_150] == nChebyshev {
+						var r0_0_45_150 archsimd.Float64x4
+						{
+							x_45_150, n_45_150 := x_44_150, r_44_150.nn[i_44_150]
+							magic_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_45_150 := x_45_150.Add(magic_45_150)
+							var r0_0_46_150 archsimd.Float64x4
+							{
+								d_46_150 := x_45_150.Sub(t_45_150.Sub(magic_45_150))
+								y_46_150 := d_46_150.Mul(d_46_150)
+								y2_46_150 := y_46_150.Mul(y_46_150)
+								y4_46_150 := y2_46_150.Mul(y2_46_150)
+								p0_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150)).Mul(y2_46_150))
+								p1_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150)).Mul(y2_46_150)).Mul(y4_46_150)
+								p2_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150.Mul(y4_46_150))
+								r0_0_46_150 = p0_46_150.Add(p1_46_150).Add(p2_46_150)
+							}
+							var r0_0_47_150 archsimd.Float64x4
+							{
+								c_47_150, t_47_150 := r0_0_46_150, t_45_150
+								r0_0_47_150 = c_47_150.AsUint64x4().Xor(t_47_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150)
+							u0_45_150, u1_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150
+							j_45_150 := 2
+							for ; j_45_150+1 < n_45_150; j_45_150 += 2 {
+								u0_45_150 = c2_45_150.Mul(u1_45_150).Sub(u0_45_150)
+								u1_45_150 = c2_45_150.Mul(u0_45_150).Sub(u1_45_150)
+							}
+							if j_45_150 < n_45_150 {
+								u1_45_150 = c2_45_150.Mul(u1_45_150).Sub(u0_45_150)
+							}
+							r0_0_45_150 = u1_45_150
+						}
+						s_44_150 = r0_0_45_150
+					} else if r_44_150.nmode[i_44_150] == nRatio {
+						var r0_0_48_150 archsimd.Float64x4
+						{
+							x_48_150, nv_48_150 := x_44_150, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150.nv[i_44_150])[:4]))
+							magic_48_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_48_150 := x_48_150.Add(magic_48_150)
+							d_48_150 := x_48_150.Sub(t_48_150.Sub(magic_48_150))
+							y_48_150 := nv_48_150.Mul(d_48_150)
+							u_48_150 := y_48_150.Add(magic_48_150)
+							var r0_0_49_150 archsimd.Float64x4
+							{
+								d_49_150 := y_48_150.Sub(u_48_150.Sub(magic_48_150))
+								y_49_150 := d_49_150.Mul(d_49_150)
+								y2_49_150 := y_49_150.Mul(y_49_150)
+								y4_49_150 := y2_49_150.Mul(y2_49_150)
+								p0_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150)).Mul(y2_49_150))
+								p1_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150)).Mul(y2_49_150)).Mul(y4_49_150)
+								p2_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150)).Mul(y4_49_150.Mul(y4_49_150))
+								r0_0_49_150 = d_49_150.Mul(p0_49_150.Add(p1_49_150).Add(p2_49_150))
+							}
+							var r0_0_50_150 archsimd.Float64x4
+							{
+								c_50_150, t_50_150 := r0_0_49_150, u_48_150
+								r0_0_50_150 = c_50_150.AsUint64x4().Xor(t_50_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_48_150 := r0_0_50_150
+							var r0_0_51_150 archsimd.Float64x4
+							{
+								d_51_150 := d_48_150
+								y_51_150 := d_51_150.Mul(d_51_150)
+								y2_51_150 := y_51_150.Mul(y_51_150)
+								y4_51_150 := y2_51_150.Mul(y2_51_150)
+								p0_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150)).Mul(y2_51_150))
+								p1_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150)).Mul(y2_51_150)).Mul(y4_51_150)
+								p2_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150)).Mul(y4_51_150.Mul(y4_51_150))
+								r0_0_51_150 = d_51_150.Mul(p0_51_150.Add(p1_51_150).Add(p2_51_150))
+							}
+							r0_0_48_150 = nv_48_150.Merge(sn_48_150.Div(r0_0_51_150), d_48_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_44_150 = r0_0_48_150
+					}
+					r0_0_44_150 = s_44_150
+				}
+				sc_150 := r0_0_44_150
+				r0_0_150 = sa_150.Mul(sb_150).Mul(sc_150)
+			}
+			var r0_0_151 archsimd.Float64x4
+			{
+				k_151, ia_151, fa_151, h_151, kk_151, l_151, fl_151, sum_151 := k, ia, fa, h, kk, l, r0_0_150, sum
+				c_151 := k_151.c
+				fc_151 := archsimd.LoadFloat64x4((*[4]float64)((&k_151.lr.defaultF)[:4]))
+				if c_151.HasHKL {
+					var r0_0_9_151 archsimd.Float64x4
+					{
+						r_9_151, bits_9_151, ia_9_151, fa_9_151, h_9_151, kk_9_151, l_9_151 := k_151.lr, k_151.fhklBits, ia_151, fa_151, h_151, kk_151, l_151
+						var r0_0_7_9_151 archsimd.Mask64x4
+						{
+							r_7_9_151, ia_7_9_151, h_7_9_151, kk_7_9_151, l_7_9_151 := r_9_151, ia_9_151, h_9_151, kk_9_151, l_9_151
+							half_7_9_151 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_9_151, kc_7_9_151, lc_7_9_151 := h_7_9_151.Sub(half_7_9_151).Ceil(), kk_7_9_151.Sub(half_7_9_151).Ceil(), l_7_9_151.Sub(half_7_9_151).Ceil()
+							hmin_7_9_151, kmin_7_9_151, lmin_7_9_151 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.lmin)[:4]))
+							in_7_9_151 := hc_7_9_151.GreaterEqual(hmin_7_9_151).And(hc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hmax)[:4])))).And(kc_7_9_151.GreaterEqual(kmin_7_9_151)).And(kc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kmax)[:4])))).And(lc_7_9_151.GreaterEqual(lmin_7_9_151)).And(lc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.lmax)[:4]))))
+							idx_7_9_151 := hc_7_9_151.Sub(hmin_7_9_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hstride)[:4]))).Add(kc_7_9_151.Sub(kmin_7_9_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kstride)[:4])))).Add(lc_7_9_151.Sub(lmin_7_9_151))
+							idx_7_9_151.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151).ConvertToInt32().Store(ia_7_9_151)
+							r0_0_7_9_151 = in_7_9_151
+						}
+						in_9_151 := r0_0_7_9_151
+						for i_9_151, j_9_151 := range ia_9_151 {
+							fa_9_151[i_9_151] = bits_9_151[j_9_151]
+						}
+						r0_0_9_151 = archsimd.LoadUint64x4(fa_9_151).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151.defaultF)[:4])), in_9_151)
+					}
+					fc_151 = r0_0_9_151
+				}
+				s_151 := sum_151.Add(fc_151.Mul(fc_151).Mul(fl_151).Mul(fl_151))
+				if !c_151.Water {
+					s_151 = sum_151.Merge(s_151, fl_151.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				r0_0_151 = s_151
+			}
+			sum = r0_0_151
+		}
+	}
+	return sum, polar
+}
+func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fdet archsimd.Float64x4, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x4, capture bool, par []float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
+	c := k.c
+	var r0_0_152 archsimd.Float64x4
+	{
+		fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
+	}
+	x := r0_0_152
+	var r0_0_153 archsimd.Float64x4
+	{
+		fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
+	}
+	y := r0_0_153
+	var r0_0_154 archsimd.Float64x4
+	{
+		fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
+	}
+	z := r0_0_154
+	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
+		var r0_0_155 archsimd.Float64x4
+		{
+			invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_155 := invR_155.Mul(invR_155)
+			if !point_155 {
+				w_155 = num_155.Mul(w_155.Mul(invR_155))
+			}
+			r0_0_155 = w_155
+		}
+		omega = r0_0_155.Merge(omega, m)
+	}
+	if capture {
+		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
+	}
+	var (
+		r0_0_156 archsimd.Float64x4
+		r1_0_156 archsimd.Float64x4
+	)
+	{
+		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
+		n_156 := k_156.nn[0]
+		for si_156 := range r_156.src {
+			var (
+				r0_0_148_156 archsimd.Float64x4
+				r1_0_148_156 archsimd.Float64x4
+				r2_0_148_156 archsimd.Float64x4
+				r3_0_148_156 archsimd.Float64x4
+			)
+			{
+				r_148_156, sr_148_156, dx_148_156, dy_148_156, dz_148_156, polar_148_156 := r_156, &r_156.src[si_156], dx_156, dy_156, dz_156, polar_156
+				zero_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				il_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.il)[:4]))
+				qx_148_156, qy_148_156, qz_148_156 := dx_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[0])[:4]))).Mul(il_148_156), dy_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[1])[:4]))).Mul(il_148_156), dz_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[2])[:4]))).Mul(il_148_156)
+				if m_148_156 := polar_148_156.Equal(zero_148_156); m_148_156.ToBits() != 0 {
+					var p_148_156 archsimd.Float64x4
+					if r_148_156.kahnZero {
+						c2_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[0])[:4])).Mul(dx_148_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[1])[:4])).Mul(dy_148_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[2])[:4])).Mul(dz_148_156))
+						p_148_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156.Mul(c2_148_156)))
+					} else {
+						var r0_0_15_148_156 archsimd.Float64x4
+						{
+							zero_15_148_156, kahn_15_148_156, s_15_148_156, dx_15_148_156, dy_15_148_156, dz_15_148_156 := false, &r_148_156.kahn, sr_148_156, dx_148_156, dy_148_156, dz_148_156
+							c2_15_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[0])[:4])).Mul(dx_15_148_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[1])[:4])).Mul(dy_15_148_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[2])[:4])).Mul(dz_15_148_156))
+							c2sq_15_148_156 := c2_15_148_156.Mul(c2_15_148_156)
+							cos2psi_15_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							if !zero_15_148_156 {
+								e_15_148_156 := dx_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[0])[:4]))).Add(dy_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[1])[:4])))).Add(dz_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[2])[:4]))))
+								b_15_148_156 := dx_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[0])[:4]))).Add(dy_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[1])[:4])))).Add(dz_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[2])[:4]))))
+								ee_15_148_156, bb_15_148_156 := e_15_148_156.Mul(e_15_148_156), b_15_148_156.Mul(b_15_148_156)
+								den_15_148_156 := ee_15_148_156.Add(bb_15_148_156)
+								cos2psi_15_148_156 = ee_15_148_156.Sub(bb_15_148_156).Div(den_15_148_156).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							one_15_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+							r0_0_15_148_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156.Add(c2sq_15_148_156).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156[:4])).Mul(cos2psi_15_148_156).Mul(one_15_148_156.Sub(c2sq_15_148_156))))
+						}
+						p_148_156 = r0_0_15_148_156
+					}
+					polar_148_156 = p_148_156.Merge(polar_148_156, m_148_156)
+				}
+				r0_0_148_156, r1_0_148_156, r2_0_148_156, r3_0_148_156 = qx_148_156, qy_148_156, qz_148_156, polar_148_156
+			}
+			qx_156, qy_156, qz_156, p_156 := r0_0_148_156, r1_0_148_156, r2_0_148_156, r3_0_148_156
+			polar_156 = p_156
+			for oi_156 := range r_156.orient {
+				var (
+					r0_0_149_156 archsimd.Float64x4
+					r1_0_149_156 archsimd.Float64x4
+					r2_0_149_156 archsimd.Float64x4
+				)
+				{
+					o_149_156, qx_149_156, qy_149_156, qz_149_156 := &r_156.orient[oi_156], qx_156, qy_156, qz_156
+					h_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[0])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[1])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[2])[:4])).Mul(qz_149_156))
+					kk_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[3])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[4])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[5])[:4])).Mul(qz_149_156))
+					l_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[6])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[7])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[8])[:4])).Mul(qz_149_156))
+					r0_0_149_156, r1_0_149_156, r2_0_149_156 = h_149_156, kk_149_156, l_149_156
+				}
+				h_156, kk_156, l_156 := r0_0_149_156, r1_0_149_156, r2_0_149_156
+				var r0_0_150_156 archsimd.Float64x4
+				{
+					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
+					_ = n_150_156
+					var r0_0_28_150_156 archsimd.Float64x4
+					{
+						r_28_150_156, i_28_150_156, x_28_150_156 := r_150_156, 0, h_150_156
+						s_28_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_28_150_156.nmode[i_28_150_156] == nChebyshev {
+							var r0_0_29_150_156 archsimd.Float64x4
+							{
+								x_29_150_156, n_29_150_156 := x_28_150_156, r_28_150_156.nn[i_28_150_156]
+								magic_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_29_150_156 := x_29_150_156.Add(magic_29_150_156)
+								var r0_0_30_150_156 archsimd.Float64x4
+								{
+									d_30_150_156 := x_29_150_156.Sub(t_29_150_156.Sub(magic_29_150_156))
+									y_30_150_156 := d_30_150_156.Mul(d_30_150_156)
+									y2_30_150_156 := y_30_150_156.Mul(y_30_150_156)
+									y4_30_150_156 := y2_30_150_156.Mul(y2_30_150_156)
+									p0_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156)).Mul(y2_30_150_156))
+									p1_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156)).Mul(y2_30_150_156)).Mul(y4_30_150_156)
+									p2_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156.Mul(y4_30_150_156))
+									r0_0_30_150_156 = p0_30_150_156.Add(p1_30_150_156).Add(p2_30_150_156)
+								}
+								var r0_0_31_150_156 archsimd.Float64x4
+								{
+									c_31_150_156, t_31_150_156 := r0_0_30_150_156, t_29_150_156
+									r0_0_31_150_156 = c_31_150_156.AsUint64x4().Xor(t_31_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156)
+								u0_29_150_156, u1_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156
+								j_29_150_156 := 2
+								for ; j_29_150_156+1 < n_29_150_156; j_29_150_156 += 2 {
+									u0_29_150_156 = c2_29_150_156.Mul(u1_29_150_156).Sub(u0_29_150_156)
+									u1_29_150_156 = c2_29_150_156.Mul(u0_29_150_156).Sub(u1_29_150_156)
+								}
+								if j_29_150_156 < n_29_150_156 {
+									u1_29_150_156 = c2_29_150_156.Mul(u1_29_150_156).Sub(u0_29_150_156)
+								}
+								r0_0_29_150_156 = u1_29_150_156
+							}
+							s_28_150_156 = r0_0_29_150_156
+						} else if r_28_150_156.nmode[i_28_150_156] == nRatio {
+							var r0_0_32_150_156 archsimd.Float64x4
+							{
+								x_32_150_156, nv_32_150_156 := x_28_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156.nv[i_28_150_156])[:4]))
+								magic_32_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_32_150_156 := x_32_150_156.Add(magic_32_150_156)
+								d_32_150_156 := x_32_150_156.Sub(t_32_150_156.Sub(magic_32_150_156))
+								y_32_150_156 := nv_32_150_156.Mul(d_32_150_156)
+								u_32_150_156 := y_32_150_156.Add(magic_32_150_156)
+								var r0_0_33_150_156 archsimd.Float64x4
+								{
+									d_33_150_156 := y_32_150_156.Sub(u_32_150_156.Sub(magic_32_150_156))
+									y_33_150_156 := d_33_150_156.Mul(d_33_150_156)
+									y2_33_150_156 := y_33_150_156.Mul(y_33_150_156)
+									y4_33_150_156 := y2_33_150_156.Mul(y2_33_150_156)
+									p0_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156)).Mul(y2_33_150_156))
+									p1_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156)).Mul(y2_33_150_156)).Mul(y4_33_150_156)
+									p2_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156)).Mul(y4_33_150_156.Mul(y4_33_150_156))
+									r0_0_33_150_156 = d_33_150_156.Mul(p0_33_150_156.Add(p1_33_150_156).Add(p2_33_150_156))
+								}
+								var r0_0_34_150_156 archsimd.Float64x4
+								{
+									c_34_150_156, t_34_150_156 := r0_0_33_150_156, u_32_150_156
+									r0_0_34_150_156 = c_34_150_156.AsUint64x4().Xor(t_34_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_32_150_156 := r0_0_34_150_156
+								var r0_0_35_150_156 archsimd.Float64x4
+								{
+									d_35_150_156 := d_32_150_156
+									y_35_150_156 := d_35_150_156.Mul(d_35_150_156)
+									y2_35_150_156 := y_35_150_156.Mul(y_35_150_156)
+									y4_35_150_156 := y2_35_150_156.Mul(y2_35_150_156)
+									p0_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156)).Mul(y2_35_150_156))
+									p1_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156)).Mul(y2_35_150_156)).Mul(y4_35_150_156)
+									p2_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156)).Mul(y4_35_150_156.Mul(y4_35_150_156))
+									r0_0_35_150_156 = d_35_150_156.Mul(p0_35_150_156.Add(p1_35_150_156).Add(p2_35_150_156))
+								}
+								r0_0_32_150_156 = nv_32_150_156.Merge(sn_32_150_156.Div(r0_0_35_150_156), d_32_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_28_150_156 = r0_0_32_150_156
+						}
+						r0_0_28_150_156 = s_28_150_156
+					}
+					sa_150_156 := r0_0_28_150_156
+					var r0_0_36_150_156 archsimd.Float64x4
+					{
+						r_36_150_156, i_36_150_156, x_36_150_156 := r_150_156, 1, kk_150_156
+						s_36_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_36_150_156.nmode[i_36_150_156] == nChebyshev {
+							var r0_0_37_150_156 archsimd.Float64x4
+							{
+								x_37_150_156, n_37_150_156 := x_36_150_156, r_36_150_156.nn[i_36_150_156]
+								magic_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_37_150_156 := x_37_150_156.Add(magic_37_150_156)
+								var r0_0_38_150_156 archsimd.Float64x4
+								{
+									d_38_150_156 := x_37_150_156.Sub(t_37_150_156.Sub(magic_37_150_156))
+									y_38_150_156 := d_38_150_156.Mul(d_38_150_156)
+									y2_38_150_156 := y_38_150_156.Mul(y_38_150_156)
+									y4_38_150_156 := y2_38_150_156.Mul(y2_38_150_156)
+									p0_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156)).Mul(y2_38_150_156))
+									p1_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156)).Mul(y2_38_150_156)).Mul(y4_38_150_156)
+									p2_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156.Mul(y4_38_150_156))
+									r0_0_38_150_156 = p0_38_150_156.Add(p1_38_150_156).Add(p2_38_150_156)
+								}
+								var r0_0_39_150_156 archsimd.Float64x4
+								{
+									c_39_150_156, t_39_150_156 := r0_0_38_150_156, t_37_150_156
+									r0_0_39_150_156 = c_39_150_156.AsUint64x4().Xor(t_39_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156)
+								u0_37_150_156, u1_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156
+								j_37_150_156 := 2
+								for ; j_37_150_156+1 < n_37_150_156; j_37_150_156 += 2 {
+									u0_37_150_156 = c2_37_150_156.Mul(u1_37_150_156).Sub(u0_37_150_156)
+									u1_37_150_156 = c2_37_150_156.Mul(u0_37_150_156).Sub(u1_37_150_156)
+								}
+								if j_37_150_156 < n_37_150_156 {
+									u1_37_150_156 = c2_37_150_156.Mul(u1_37_150_156).Sub(u0_37_150_156)
+								}
+								r0_0_37_150_156 = u1_37_150_156
+							}
+							s_36_150_156 = r0_0_37_150_156
+						} else if r_36_150_156.nmode[i_36_150_156] == nRatio {
+							var r0_0_40_150_156 archsimd.Float64x4
+							{
+								x_40_150_156, nv_40_150_156 := x_36_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156.nv[i_36_150_156])[:4]))
+								magic_40_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_40_150_156 := x_40_150_156.Add(magic_40_150_156)
+								d_40_150_156 := x_40_150_156.Sub(t_40_150_156.Sub(magic_40_150_156))
+								y_40_150_156 := nv_40_150_156.Mul(d_40_150_156)
+								u_40_150_156 := y_40_150_156.Add(magic_40_150_156)
+								var r0_0_41_150_156 archsimd.Float64x4
+								{
+									d_41_150_156 := y_40_150_156.Sub(u_40_150_156.Sub(magic_40_150_156))
+									y_41_150_156 := d_41_150_156.Mul(d_41_150_156)
+									y2_41_150_156 := y_41_150_156.Mul(y_41_150_156)
+									y4_41_150_156 := y2_41_150_156.Mul(y2_41_150_156)
+									p0_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156)).Mul(y2_41_150_156))
+									p1_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156)).Mul(y2_41_150_156)).Mul(y4_41_150_156)
+									p2_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156)).Mul(y4_41_150_156.Mul(y4_41_150_156))
+									r0_0_41_150_156 = d_41_150_156.Mul(p0_41_150_156.Add(p1_41_150_156).Add(p2_41_150_156))
+								}
+								var r0_0_42_150_156 archsimd.Float64x4
+								{
+									c_42_150_156, t_42_150_156 := r0_0_41_150_156, u_40_150_156
+									r0_0_42_150_156 = c_42_150_156.AsUint64x4().Xor(t_42_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_40_150_156 := r0_0_42_150_156
+								var r0_0_43_150_156 archsimd.Float64x4
+								{
+									d_43_150_156 := d_40_150_156
+									y_43_150_156 := d_43_150_156.Mul(d_43_150_156)
+									y2_43_150_156 := y_43_150_156.Mul(y_43_150_156)
+									y4_43_150_156 := y2_43_150_156.Mul(y2_43_150_156)
+									p0_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156)).Mul(y2_43_150_156))
+									p1_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156)).Mul(y2_43_150_156)).Mul(y4_43_150_156)
+									p2_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156)).Mul(y4_43_150_156.Mul(y4_43_150_156))
+									r0_0_43_150_156 = d_43_150_156.Mul(p0_43_150_156.Add(p1_43_150_156).Add(p2_43_150_156))
+								}
+								r0_0_40_150_156 = nv_40_150_156.Merge(sn_40_150_156.Div(r0_0_43_150_156), d_40_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_36_150_156 = r0_0_40_150_156
+						}
+						r0_0_36_150_156 = s_36_150_156
+					}
+					sb_150_156 := r0_0_36_150_156
+					var r0_0_44_150_156 archsimd.Float64x4
+					{
+						r_44_150_156, i_44_150_156, x_44_150_156 := r_150_156, 2, l_150_156
+						s_44_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_44_150_156.nmode[i_44_150_156] == nChebyshev {
+							var r0_0_45_150_156 archsimd.Float64x4
+							{
+								x_45_150_156, n_45_150_156 := x_44_150_156, r_44_150_156.nn[i_44_150_156]
+								magic_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_45_150_156 := x_45_150_156.Add(magic_45_150_156)
+								var r0_0_46_150_156 archsimd.Float64x4
+								{
+									d_46_150_156 := x_45_150_156.Sub(t_45_150_156.Sub(magic_45_150_156))
+									y_46_150_156 := d_46_150_156.Mul(d_46_150_156)
+									y2_46_150_156 := y_46_150_156.Mul(y_46_150_156)
+									y4_46_150_156 := y2_46_150_156.Mul(y2_46_150_156)
+									p0_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156)).Mul(y2_46_150_156))
+									p1_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156)).Mul(y2_46_150_156)).Mul(y4_46_150_156)
+									p2_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156.Mul(y4_46_150_156))
+									r0_0_46_150_156 = p0_46_150_156.Add(p1_46_150_156).Add(p2_46_150_156)
+								}
+								var r0_0_47_150_156 archsimd.Float64x4
+								{
+									c_47_150_156, t_47_150_156 := r0_0_46_150_156, t_45_150_156
+									r0_0_47_150_156 = c_47_150_156.AsUint64x4().Xor(t_47_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156)
+								u0_45_150_156, u1_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156
+								j_45_150_156 := 2
+								for ; j_45_150_156+1 < n_45_150_156; j_45_150_156 += 2 {
+									u0_45_150_156 = c2_45_150_156.Mul(u1_45_150_156).Sub(u0_45_150_156)
+									u1_45_150_156 = c2_45_150_156.Mul(u0_45_150_156).Sub(u1_45_150_156)
+								}
+								if j_45_150_156 < n_45_150_156 {
+									u1_45_150_156 = c2_45_150_156.Mul(u1_45_150_156).Sub(u0_45_150_156)
+								}
+								r0_0_45_150_156 = u1_45_150_156
+							}
+							s_44_150_156 = r0_0_45_150_156
+						} else if r_44_150_156.nmode[i_44_150_156] == nRatio {
+							var r0_0_48_150_156 archsimd.Float64x4
+							{
+								x_48_150_156, nv_48_150_156 := x_44_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156.nv[i_44_150_156])[:4]))
+								magic_48_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_48_150_156 := x_48_150_156.Add(magic_48_150_156)
+								d_48_150_156 := x_48_150_156.Sub(t_48_150_156.Sub(magic_48_150_156))
+								y_48_150_156 := nv_48_150_156.Mul(d_48_150_156)
+								u_48_150_156 := y_48_150_156.Add(magic_48_150_156)
+								var r0_0_49_150_156 archsimd.Float64x4
+								{
+									d_49_150_156 := y_48_150_156.Sub(u_48_150_156.Sub(magic_48_150_156))
+									y_49_150_156 := d_49_150_156.Mul(d_49_150_156)
+									y2_49_150_156 := y_49_150_156.Mul(y_49_150_156)
+									y4_49_150_156 := y2_49_150_156.Mul(y2_49_150_156)
+									p0_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156)).Mul(y2_49_150_156))
+									p1_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156)).Mul(y2_49_150_156)).Mul(y4_49_150_156)
+									p2_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156)).Mul(y4_49_150_156.Mul(y4_49_150_156))
+									r0_0_49_150_156 = d_49_150_156.Mul(p0_49_150_156.Add(p1_49_150_156).Add(p2_49_150_156))
+								}
+								var r0_0_50_150_156 archsimd.Float64x4
+								{
+									c_50_150_156, t_50_150_156 := r0_0_49_150_156, u_48_150_156
+									r0_0_50_150_156 = c_50_150_156.AsUint64x4().Xor(t_50_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_48_150_156 := r0_0_50_150_156
+								var r0_0_51_150_156 archsimd.Float64x4
+								{
+									d_51_150_156 := d_48_150_156
+									y_51_150_156 := d_51_150_156.Mul(d_51_150_156)
+									y2_51_150_156 := y_51_150_156.Mul(y_51_150_156)
+									y4_51_150_156 := y2_51_150_156.Mul(y2_51_150_156)
+									p0_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156)).Mul(y2_51_150_156))
+									p1_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156)).Mul(y2_51_150_156)).Mul(y4_51_150_156)
+									p2_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156)).Mul(y4_51_150_156.Mul(y4_51_150_156))
+									r0_0_51_150_156 = d_51_150_156.Mul(p0_51_150_156.Add(p1_51_150_156).Add(p2_51_150_156))
+								}
+								r0_0_48_150_156 = nv_48_150_156.Merge(sn_48_150_156.Div(r0_0_51_150_156), d_48_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_44_150_156 = r0_0_48_150_156
+						}
+						r0_0_44_150_156 = s_44_150_156
+					}
+					sc_150_156 := r0_0_44_150_156
+					r0_0_150_156 = sa_150_156.Mul(sb_150_156).Mul(sc_150_156)
+				}
+				var r0_0_151_156 archsimd.Float64x4
+				{
+					k_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156, fl_151_156, sum_151_156 := k_156, ia_156, fa_156, h_156, kk_156, l_156, r0_0_150_156, sum_156
+					c_151_156 := k_151_156.c
+					fc_151_156 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156.lr.defaultF)[:4]))
+					if c_151_156.HasHKL {
+						var r0_0_9_151_156 archsimd.Float64x4
+						{
+							r_9_151_156, bits_9_151_156, ia_9_151_156, fa_9_151_156, h_9_151_156, kk_9_151_156, l_9_151_156 := k_151_156.lr, k_151_156.fhklBits, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156
+							var r0_0_7_9_151_156 archsimd.Mask64x4
+							{
+								r_7_9_151_156, ia_7_9_151_156, h_7_9_151_156, kk_7_9_151_156, l_7_9_151_156 := r_9_151_156, ia_9_151_156, h_9_151_156, kk_9_151_156, l_9_151_156
+								half_7_9_151_156 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+								hc_7_9_151_156, kc_7_9_151_156, lc_7_9_151_156 := h_7_9_151_156.Sub(half_7_9_151_156).Ceil(), kk_7_9_151_156.Sub(half_7_9_151_156).Ceil(), l_7_9_151_156.Sub(half_7_9_151_156).Ceil()
+								hmin_7_9_151_156, kmin_7_9_151_156, lmin_7_9_151_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.lmin)[:4]))
+								in_7_9_151_156 := hc_7_9_151_156.GreaterEqual(hmin_7_9_151_156).And(hc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hmax)[:4])))).And(kc_7_9_151_156.GreaterEqual(kmin_7_9_151_156)).And(kc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kmax)[:4])))).And(lc_7_9_151_156.GreaterEqual(lmin_7_9_151_156)).And(lc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.lmax)[:4]))))
+								idx_7_9_151_156 := hc_7_9_151_156.Sub(hmin_7_9_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hstride)[:4]))).Add(kc_7_9_151_156.Sub(kmin_7_9_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kstride)[:4])))).Add(lc_7_9_151_156.Sub(lmin_7_9_151_156))
+								idx_7_9_151_156.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156).ConvertToInt32().Store(ia_7_9_151_156)
+								r0_0_7_9_151_156 = in_7_9_151_156
+							}
+							in_9_151_156 := r0_0_7_9_151_156
+							for i_9_151_156, j_9_151_156 := range ia_9_151_156 {
+								fa_9_151_156[i_9_151_156] = bits_9_151_156[j_9_151_156]
+							}
+							r0_0_9_151_156 = archsimd.LoadUint64x4(fa_9_151_156).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156.defaultF)[:4])), in_9_151_156)
+						}
+						fc_151_156 = r0_0_9_151_156
+					}
+					s_151_156 := sum_151_156.Add(fc_151_156.Mul(fc_151_156).Mul(fl_151_156).Mul(fl_151_156))
+					if !c_151_156.Water {
+						s_151_156 = sum_151_156.Merge(s_151_156, fl_151_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					}
+					r0_0_151_156 = s_151_156
+				}
+				sum_156 = r0_0_151_156
+			}
+		}
+		r0_0_156, r1_0_156 = sum_156, polar_156
+	}
+	sum, polar = r0_0_156, r1_0_156
+	return sum, omega, polar
+}
+func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
+	c := k.c
+	r := k.lr
+	os := c.Oversample
+	var ia [4]int32
+	var fa [4]uint64
+	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
+	last := c.ThickSteps - 1
+	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
+	s0, o0 := &rb.sdet[0], &r.odet[0]
+	if os == 1 && last == 0 && !c.Thick {
+		g := &rb.geo
+		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
+		for c0 := 0; c0 < n; c0 += rowChunk {
+			c1 := min(n, c0+rowChunk)
+			for p0 := c0; p0 < c1; p0 += 4 {
+				q := p0 - c0
+				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
+				var r0_0_157 archsimd.Float64x4
+				{
+					fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
+				}
+				x := r0_0_157
+				var r0_0_158 archsimd.Float64x4
+				{
+					fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
+				}
+				y := r0_0_158
+				var r0_0_159 archsimd.Float64x4
+				{
+					fdet_159, f_159, s_159, o_159, p_159 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_159 = fdet_159.Mul(f_159).Add(s_159).Add(o_159).Add(p_159)
+				}
+				z := r0_0_159
+				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+				x.Mul(invR).StoreSlice(g[0][q:])
+				y.Mul(invR).StoreSlice(g[1][q:])
+				z.Mul(invR).StoreSlice(g[2][q:])
+				var r0_0_160 archsimd.Float64x4
+				{
+					invR_160, num_160, point_160 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_160 := invR_160.Mul(invR_160)
+					if !point_160 {
+						w_160 = num_160.Mul(w_160.Mul(invR_160))
+					}
+					r0_0_160 = w_160
+				}
+				r0_0_160.StoreSlice(g[3][q:])
+			}
+			for p0 := c0; p0 < c1; p0 += 4 {
+				q := p0 - c0
+				sum, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+				if c.NoPolar {
+					polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				}
+				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
+				dx, dy, dz := archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:]))
+				var (
+					r0_0_161 archsimd.Float64x4
+					r1_0_161 archsimd.Float64x4
+				)
+				{
+					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, dx, dy, dz, polar
+					n_161 := k_161.nn[0]
+					for si_161 := range r_161.src {
+						var (
+							r0_0_148_161 archsimd.Float64x4
+							r1_0_148_161 archsimd.Float64x4
+							r2_0_148_161 archsimd.Float64x4
+							r3_0_148_161 archsimd.Float64x4
+						)
+						{
+							r_148_161, sr_148_161, dx_148_161, dy_148_161, dz_148_161, polar_148_161 := r_161, &r_161.src[si_161], dx_161, dy_161, dz_161, polar_161
+							zero_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							il_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.il)[:4]))
+							qx_148_161, qy_148_161, qz_148_161 := dx_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[0])[:4]))).Mul(il_148_161), dy_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[1])[:4]))).Mul(il_148_161), dz_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[2])[:4]))).Mul(il_148_161)
+							if m_148_161 := polar_148_161.Equal(zero_148_161); m_148_161.ToBits() != 0 {
+								var p_148_161 archsimd.Float64x4
+								if r_148_161.kahnZero {
+									c2_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[0])[:4])).Mul(dx_148_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[1])[:4])).Mul(dy_148_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[2])[:4])).Mul(dz_148_161))
+									p_148_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_161.Mul(c2_148_161)))
+								} else {
+									var r0_0_15_148_161 archsimd.Float64x4
+									{
+										zero_15_148_161, kahn_15_148_161, s_15_148_161, dx_15_148_161, dy_15_148_161, dz_15_148_161 := false, &r_148_161.kahn, sr_148_161, dx_148_161, dy_148_161, dz_148_161
+										c2_15_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[0])[:4])).Mul(dx_15_148_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[1])[:4])).Mul(dy_15_148_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[2])[:4])).Mul(dz_15_148_161))
+										c2sq_15_148_161 := c2_15_148_161.Mul(c2_15_148_161)
+										cos2psi_15_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										if !zero_15_148_161 {
+											e_15_148_161 := dx_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[0])[:4]))).Add(dy_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[1])[:4])))).Add(dz_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[2])[:4]))))
+											b_15_148_161 := dx_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[0])[:4]))).Add(dy_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[1])[:4])))).Add(dz_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[2])[:4]))))
+											ee_15_148_161, bb_15_148_161 := e_15_148_161.Mul(e_15_148_161), b_15_148_161.Mul(b_15_148_161)
+											den_15_148_161 := ee_15_148_161.Add(bb_15_148_161)
+											cos2psi_15_148_161 = ee_15_148_161.Sub(bb_15_148_161).Div(den_15_148_161).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_161.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										one_15_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+										r0_0_15_148_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_161.Add(c2sq_15_148_161).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_161[:4])).Mul(cos2psi_15_148_161).Mul(one_15_148_161.Sub(c2sq_15_148_161))))
+									}
+									p_148_161 = r0_0_15_148_161
+								}
+								polar_148_161 = p_148_161.Merge(polar_148_161, m_148_161)
+							}
+							r0_0_148_161, r1_0_148_161, r2_0_148_161, r3_0_148_161 = qx_148_161, qy_148_161, qz_148_161, polar_148_161
+						}
+						qx_161, qy_161, qz_161, p_161 := r0_0_148_161, r1_0_148_161, r2_0_148_161, r3_0_148_161
+						polar_161 = p_161
+						for oi_161 := range r_161.orient {
+							var (
+								r0_0_149_161 archsimd.Float64x4
+								r1_0_149_161 archsimd.Float64x4
+								r2_0_149_161 archsimd.Float64x4
+							)
+							{
+								o_149_161, qx_149_161, qy_149_161, qz_149_161 := &r_161.orient[oi_161], qx_161, qy_161, qz_161
+								h_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[0])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[1])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[2])[:4])).Mul(qz_149_161))
+								kk_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[3])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[4])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[5])[:4])).Mul(qz_149_161))
+								l_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[6])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[7])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[8])[:4])).Mul(qz_149_161))
+								r0_0_149_161, r1_0_149_161, r2_0_149_161 = h_149_161, kk_149_161, l_149_161
+							}
+							h_161, kk_161, l_161 := r0_0_149_161, r1_0_149_161, r2_0_149_161
+							var r0_0_150_161 archsimd.Float64x4
+							{
+								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
+								_ = n_150_161
+								var r0_0_28_150_161 archsimd.Float64x4
+								{
+									r_28_150_161, i_28_150_161, x_28_150_161 := r_150_161, 0, h_150_161
+									s_28_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_28_150_161.nmode[i_28_150_161] == nChebyshev {
+										var r0_0_29_150_161 archsimd.Float64x4
+										{
+											x_29_150_161, n_29_150_161 := x_28_150_161, r_28_150_161.nn[i_28_150_161]
+											magic_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_29_150_161 := x_29_150_161.Add(magic_29_150_161)
+											var r0_0_30_150_161 archsimd.Float64x4
+											{
+												d_30_150_161 := x_29_150_161.Sub(t_29_150_161.Sub(magic_29_150_161))
+												y_30_150_161 := d_30_150_161.Mul(d_30_150_161)
+												y2_30_150_161 := y_30_150_161.Mul(y_30_150_161)
+												y4_30_150_161 := y2_30_150_161.Mul(y2_30_150_161)
+												p0_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_161)).Mul(y2_30_150_161))
+												p1_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_161)).Mul(y2_30_150_161)).Mul(y4_30_150_161)
+												p2_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_161.Mul(y4_30_150_161))
+												r0_0_30_150_161 = p0_30_150_161.Add(p1_30_150_161).Add(p2_30_150_161)
+											}
+											var r0_0_31_150_161 archsimd.Float64x4
+											{
+												c_31_150_161, t_31_150_161 := r0_0_30_150_161, t_29_150_161
+												r0_0_31_150_161 = c_31_150_161.AsUint64x4().Xor(t_31_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_161)
+											u0_29_150_161, u1_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_161
+											j_29_150_161 := 2
+											for ; j_29_150_161+1 < n_29_150_161; j_29_150_161 += 2 {
+												u0_29_150_161 = c2_29_150_161.Mul(u1_29_150_161).Sub(u0_29_150_161)
+												u1_29_150_161 = c2_29_150_161.Mul(u0_29_150_161).Sub(u1_29_150_161)
+											}
+											if j_29_150_161 < n_29_150_161 {
+												u1_29_150_161 = c2_29_150_161.Mul(u1_29_150_161).Sub(u0_29_150_161)
+											}
+											r0_0_29_150_161 = u1_29_150_161
+										}
+										s_28_150_161 = r0_0_29_150_161
+									} else if r_28_150_161.nmode[i_28_150_161] == nRatio {
+										var r0_0_32_150_161 archsimd.Float64x4
+										{
+											x_32_150_161, nv_32_150_161 := x_28_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_161.nv[i_28_150_161])[:4]))
+											magic_32_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_32_150_161 := x_32_150_161.Add(magic_32_150_161)
+											d_32_150_161 := x_32_150_161.Sub(t_32_150_161.Sub(magic_32_150_161))
+											y_32_150_161 := nv_32_150_161.Mul(d_32_150_161)
+											u_32_150_161 := y_32_150_161.Add(magic_32_150_161)
+											var r0_0_33_150_161 archsimd.Float64x4
+											{
+												d_33_150_161 := y_32_150_161.Sub(u_32_150_161.Sub(magic_32_150_161))
+												y_33_150_161 := d_33_150_161.Mul(d_33_150_161)
+												y2_33_150_161 := y_33_150_161.Mul(y_33_150_161)
+												y4_33_150_161 := y2_33_150_161.Mul(y2_33_150_161)
+												p0_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_161)).Mul(y2_33_150_161))
+												p1_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_161)).Mul(y2_33_150_161)).Mul(y4_33_150_161)
+												p2_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_161)).Mul(y4_33_150_161.Mul(y4_33_150_161))
+												r0_0_33_150_161 = d_33_150_161.Mul(p0_33_150_161.Add(p1_33_150_161).Add(p2_33_150_161))
+											}
+											var r0_0_34_150_161 archsimd.Float64x4
+											{
+												c_34_150_161, t_34_150_161 := r0_0_33_150_161, u_32_150_161
+												r0_0_34_150_161 = c_34_150_161.AsUint64x4().Xor(t_34_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_32_150_161 := r0_0_34_150_161
+											var r0_0_35_150_161 archsimd.Float64x4
+											{
+												d_35_150_161 := d_32_150_161
+												y_35_150_161 := d_35_150_161.Mul(d_35_150_161)
+												y2_35_150_161 := y_35_150_161.Mul(y_35_150_161)
+												y4_35_150_161 := y2_35_150_161.Mul(y2_35_150_161)
+												p0_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_161)).Mul(y2_35_150_161))
+												p1_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_161)).Mul(y2_35_150_161)).Mul(y4_35_150_161)
+												p2_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_161)).Mul(y4_35_150_161.Mul(y4_35_150_161))
+												r0_0_35_150_161 = d_35_150_161.Mul(p0_35_150_161.Add(p1_35_150_161).Add(p2_35_150_161))
+											}
+											r0_0_32_150_161 = nv_32_150_161.Merge(sn_32_150_161.Div(r0_0_35_150_161), d_32_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_28_150_161 = r0_0_32_150_161
+									}
+									r0_0_28_150_161 = s_28_150_161
+								}
+								sa_150_161 := r0_0_28_150_161
+								var r0_0_36_150_161 archsimd.Float64x4
+								{
+									r_36_150_161, i_36_150_161, x_36_150_161 := r_150_161, 1, kk_150_161
+									s_36_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_36_150_161.nmode[i_36_150_161] == nChebyshev {
+										var r0_0_37_150_161 archsimd.Float64x4
+										{
+											x_37_150_161, n_37_150_161 := x_36_150_161, r_36_150_161.nn[i_36_150_161]
+											magic_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_37_150_161 := x_37_150_161.Add(magic_37_150_161)
+											var r0_0_38_150_161 archsimd.Float64x4
+											{
+												d_38_150_161 := x_37_150_161.Sub(t_37_150_161.Sub(magic_37_150_161))
+												y_38_150_161 := d_38_150_161.Mul(d_38_150_161)
+												y2_38_150_161 := y_38_150_161.Mul(y_38_150_161)
+												y4_38_150_161 := y2_38_150_161.Mul(y2_38_150_161)
+												p0_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_161)).Mul(y2_38_150_161))
+												p1_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_161)).Mul(y2_38_150_161)).Mul(y4_38_150_161)
+												p2_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_161.Mul(y4_38_150_161))
+												r0_0_38_150_161 = p0_38_150_161.Add(p1_38_150_161).Add(p2_38_150_161)
+											}
+											var r0_0_39_150_161 archsimd.Float64x4
+											{
+												c_39_150_161, t_39_150_161 := r0_0_38_150_161, t_37_150_161
+												r0_0_39_150_161 = c_39_150_161.AsUint64x4().Xor(t_39_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_161)
+											u0_37_150_161, u1_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_161
+											j_37_150_161 := 2
+											for ; j_37_150_161+1 < n_37_150_161; j_37_150_161 += 2 {
+												u0_37_150_161 = c2_37_150_161.Mul(u1_37_150_161).Sub(u0_37_150_161)
+												u1_37_150_161 = c2_37_150_161.Mul(u0_37_150_161).Sub(u1_37_150_161)
+											}
+											if j_37_150_161 < n_37_150_161 {
+												u1_37_150_161 = c2_37_150_161.Mul(u1_37_150_161).Sub(u0_37_150_161)
+											}
+											r0_0_37_150_161 = u1_37_150_161
+										}
+										s_36_150_161 = r0_0_37_150_161
+									} else if r_36_150_161.nmode[i_36_150_161] == nRatio {
+										var r0_0_40_150_161 archsimd.Float64x4
+										{
+											x_40_150_161, nv_40_150_161 := x_36_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_161.nv[i_36_150_161])[:4]))
+											magic_40_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_40_150_161 := x_40_150_161.Add(magic_40_150_161)
+											d_40_150_161 := x_40_150_161.Sub(t_40_150_161.Sub(magic_40_150_161))
+											y_40_150_161 := nv_40_150_161.Mul(d_40_150_161)
+											u_40_150_161 := y_40_150_161.Add(magic_40_150_161)
+											var r0_0_41_150_161 archsimd.Float64x4
+											{
+												d_41_150_161 := y_40_150_161.Sub(u_40_150_161.Sub(magic_40_150_161))
+												y_41_150_161 := d_41_150_161.Mul(d_41_150_161)
+												y2_41_150_161 := y_41_150_161.Mul(y_41_150_161)
+												y4_41_150_161 := y2_41_150_161.Mul(y2_41_150_161)
+												p0_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_161)).Mul(y2_41_150_161))
+												p1_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_161)).Mul(y2_41_150_161)).Mul(y4_41_150_161)
+												p2_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_161)).Mul(y4_41_150_161.Mul(y4_41_150_161))
+												r0_0_41_150_161 = d_41_150_161.Mul(p0_41_150_161.Add(p1_41_150_161).Add(p2_41_150_161))
+											}
+											var r0_0_42_150_161 archsimd.Float64x4
+											{
+												c_42_150_161, t_42_150_161 := r0_0_41_150_161, u_40_150_161
+												r0_0_42_150_161 = c_42_150_161.AsUint64x4().Xor(t_42_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_40_150_161 := r0_0_42_150_161
+											var r0_0_43_150_161 archsimd.Float64x4
+											{
+												d_43_150_161 := d_40_150_161
+												y_43_150_161 := d_43_150_161.Mul(d_43_150_161)
+												y2_43_150_161 := y_43_150_161.Mul(y_43_150_161)
+												y4_43_150_161 := y2_43_150_161.Mul(y2_43_150_161)
+												p0_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_161)).Mul(y2_43_150_161))
+												p1_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_161)).Mul(y2_43_150_161)).Mul(y4_43_150_161)
+												p2_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_161)).Mul(y4_43_150_161.Mul(y4_43_150_161))
+												r0_0_43_150_161 = d_43_150_161.Mul(p0_43_150_161.Add(p1_43_150_161).Add(p2_43_150_161))
+											}
+											r0_0_40_150_161 = nv_40_150_161.Merge(sn_40_150_161.Div(r0_0_43_150_161), d_40_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_36_150_161 = r0_0_40_150_161
+									}
+									r0_0_36_150_161 = s_36_150_161
+								}
+								sb_150_161 := r0_0_36_150_161
+								var r0_0_44_150_161 archsimd.Float64x4
+								{
+									r_44_150_161, i_44_150_161, x_44_150_161 := r_150_161, 2, l_150_161
+									s_44_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_44_150_161.nmode[i_44_150_161] == nChebyshev {
+										var r0_0_45_150_161 archsimd.Float64x4
+										{
+											x_45_150_161, n_45_150_161 := x_44_150_161, r_44_150_161.nn[i_44_150_161]
+											magic_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_45_150_161 := x_45_150_161.Add(magic_45_150_161)
+											var r0_0_46_150_161 archsimd.Float64x4
+											{
+												d_46_150_161 := x_45_150_161.Sub(t_45_150_161.Sub(magic_45_150_161))
+												y_46_150_161 := d_46_150_161.Mul(d_46_150_161)
+												y2_46_150_161 := y_46_150_161.Mul(y_46_150_161)
+												y4_46_150_161 := y2_46_150_161.Mul(y2_46_150_161)
+												p0_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_161)).Mul(y2_46_150_161))
+												p1_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_161)).Mul(y2_46_150_161)).Mul(y4_46_150_161)
+												p2_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_161.Mul(y4_46_150_161))
+												r0_0_46_150_161 = p0_46_150_161.Add(p1_46_150_161).Add(p2_46_150_161)
+											}
+											var r0_0_47_150_161 archsimd.Float64x4
+											{
+												c_47_150_161, t_47_150_161 := r0_0_46_150_161, t_45_150_161
+												r0_0_47_150_161 = c_47_150_161.AsUint64x4().Xor(t_47_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_161)
+											u0_45_150_161, u1_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_161
+											j_45_150_161 := 2
+											for ; j_45_150_161+1 < n_45_150_161; j_45_150_161 += 2 {
+												u0_45_150_161 = c2_45_150_161.Mul(u1_45_150_161).Sub(u0_45_150_161)
+												u1_45_150_161 = c2_45_150_161.Mul(u0_45_150_161).Sub(u1_45_150_161)
+											}
+											if j_45_150_161 < n_45_150_161 {
+												u1_45_150_161 = c2_45_150_161.Mul(u1_45_150_161).Sub(u0_45_150_161)
+											}
+											r0_0_45_150_161 = u1_45_150_161
+										}
+										s_44_150_161 = r0_0_45_150_161
+									} else if r_44_150_161.nmode[i_44_150_161] == nRatio {
+										var r0_0_48_150_161 archsimd.Float64x4
+										{
+											x_48_150_161, nv_48_150_161 := x_44_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_161.nv[i_44_150_161])[:4]))
+											magic_48_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_48_150_161 := x_48_150_161.Add(magic_48_150_161)
+											d_48_150_161 := x_48_150_161.Sub(t_48_150_161.Sub(magic_48_150_161))
+											y_48_150_161 := nv_48_150_161.Mul(d_48_150_161)
+											u_48_150_161 := y_48_150_161.Add(magic_48_150_161)
+											var r0_0_49_150_161 archsimd.Float64x4
+											{
+												d_49_150_161 := y_48_150_161.Sub(u_48_150_161.Sub(magic_48_150_161))
+												y_49_150_161 := d_49_150_161.Mul(d_49_150_161)
+												y2_49_150_161 := y_49_150_161.Mul(y_49_150_161)
+												y4_49_150_161 := y2_49_150_161.Mul(y2_49_150_161)
+												p0_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_161)).Mul(y2_49_150_161))
+												p1_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_161)).Mul(y2_49_150_161)).Mul(y4_49_150_161)
+												p2_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_161)).Mul(y4_49_150_161.Mul(y4_49_150_161))
+												r0_0_49_150_161 = d_49_150_161.Mul(p0_49_150_161.Add(p1_49_150_161).Add(p2_49_150_161))
+											}
+											var r0_0_50_150_161 archsimd.Float64x4
+											{
+												c_50_150_161, t_50_150_161 := r0_0_49_150_161, u_48_150_161
+												r0_0_50_150_161 = c_50_150_161.AsUint64x4().Xor(t_50_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_48_150_161 := r0_0_50_150_161
+											var r0_0_51_150_161 archsimd.Float64x4
+											{
+												d_51_150_161 := d_48_150_161
+												y_51_150_161 := d_51_150_161.Mul(d_51_150_161)
+												y2_51_150_161 := y_51_150_161.Mul(y_51_150_161)
+												y4_51_150_161 := y2_51_150_161.Mul(y2_51_150_161)
+												p0_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_161)).Mul(y2_51_150_161))
+												p1_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_161)).Mul(y2_51_150_161)).Mul(y4_51_150_161)
+												p2_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_161)).Mul(y4_51_150_161.Mul(y4_51_150_161))
+												r0_0_51_150_161 = d_51_150_161.Mul(p0_51_150_161.Add(p1_51_150_161).Add(p2_51_150_161))
+											}
+											r0_0_48_150_161 = nv_48_150_161.Merge(sn_48_150_161.Div(r0_0_51_150_161), d_48_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_44_150_161 = r0_0_48_150_161
+									}
+									r0_0_44_150_161 = s_44_150_161
+								}
+								sc_150_161 := r0_0_44_150_161
+								r0_0_150_161 = sa_150_161.Mul(sb_150_161).Mul(sc_150_161)
+							}
+							var r0_0_151_161 archsimd.Float64x4
+							{
+								k_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161, fl_151_161, sum_151_161 := k_161, ia_161, fa_161, h_161, kk_161, l_161, r0_0_150_161, sum_161
+								c_151_161 := k_151_161.c
+								fc_151_161 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_161.lr.defaultF)[:4]))
+								if c_151_161.HasHKL {
+									var r0_0_9_151_161 archsimd.Float64x4
+									{
+										r_9_151_161, bits_9_151_161, ia_9_151_161, fa_9_151_161, h_9_151_161, kk_9_151_161, l_9_151_161 := k_151_161.lr, k_151_161.fhklBits, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161
+										var r0_0_7_9_151_161 archsimd.Mask64x4
+										{
+											r_7_9_151_161, ia_7_9_151_161, h_7_9_151_161, kk_7_9_151_161, l_7_9_151_161 := r_9_151_161, ia_9_151_161, h_9_151_161, kk_9_151_161, l_9_151_161
+											half_7_9_151_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											hc_7_9_151_161, kc_7_9_151_161, lc_7_9_151_161 := h_7_9_151_161.Sub(half_7_9_151_161).Ceil(), kk_7_9_151_161.Sub(half_7_9_151_161).Ceil(), l_7_9_151_161.Sub(half_7_9_151_161).Ceil()
+											hmin_7_9_151_161, kmin_7_9_151_161, lmin_7_9_151_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.lmin)[:4]))
+											in_7_9_151_161 := hc_7_9_151_161.GreaterEqual(hmin_7_9_151_161).And(hc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hmax)[:4])))).And(kc_7_9_151_161.GreaterEqual(kmin_7_9_151_161)).And(kc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kmax)[:4])))).And(lc_7_9_151_161.GreaterEqual(lmin_7_9_151_161)).And(lc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.lmax)[:4]))))
+											idx_7_9_151_161 := hc_7_9_151_161.Sub(hmin_7_9_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hstride)[:4]))).Add(kc_7_9_151_161.Sub(kmin_7_9_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kstride)[:4])))).Add(lc_7_9_151_161.Sub(lmin_7_9_151_161))
+											idx_7_9_151_161.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_161).ConvertToInt32().Store(ia_7_9_151_161)
+											r0_0_7_9_151_161 = in_7_9_151_161
+										}
+										in_9_151_161 := r0_0_7_9_151_161
+										for i_9_151_161, j_9_151_161 := range ia_9_151_161 {
+											fa_9_151_161[i_9_151_161] = bits_9_151_161[j_9_151_161]
+										}
+										r0_0_9_151_161 = archsimd.LoadUint64x4(fa_9_151_161).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_161.defaultF)[:4])), in_9_151_161)
+									}
+									fc_151_161 = r0_0_9_151_161
+								}
+								s_151_161 := sum_151_161.Add(fc_151_161.Mul(fc_151_161).Mul(fl_151_161).Mul(fl_151_161))
+								if !c_151_161.Water {
+									s_151_161 = sum_151_161.Merge(s_151_161, fl_151_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								}
+								r0_0_151_161 = s_151_161
+							}
+							sum_161 = r0_0_151_161
+						}
+					}
+					r0_0_161, r1_0_161 = sum_161, polar_161
+				}
+				sum, polar = r0_0_161, r1_0_161
+				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+				w := count.Mul(omega)
+				w.StoreSlice(rb.w[p0:])
+				if p0+4 <= n {
+					om = vaddseqAVX2(om, w)
+					rb.omDone = p0 + 4
+				}
+			}
+		}
+		om.StoreSlice(rb.om[:])
+		archsimd.ClearAVXUpperBits()
+		return
+	}
+	for p0 := 0; p0 < n; p0 += 4 {
+		f0 := archsimd.LoadFloat64x4Slice((rb.f[p0:]))
+		sum, omega, polar := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if c.NoPolar {
+			polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		}
+		if os == 1 && last == 0 {
+			var (
+				r0_0_162 archsimd.Float64x4
+				r1_0_162 archsimd.Float64x4
+				r2_0_162 archsimd.Float64x4
+			)
+			{
+				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_162 := k_162.c
+				var r0_0_152_162 archsimd.Float64x4
+				{
+					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[0])[:4]))
+					r0_0_152_162 = fdet_152_162.Mul(f_152_162).Add(s_152_162).Add(o_152_162).Add(p_152_162)
+				}
+				x_162 := r0_0_152_162
+				var r0_0_153_162 archsimd.Float64x4
+				{
+					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[1])[:4]))
+					r0_0_153_162 = fdet_153_162.Mul(f_153_162).Add(s_153_162).Add(o_153_162).Add(p_153_162)
+				}
+				y_162 := r0_0_153_162
+				var r0_0_154_162 archsimd.Float64x4
+				{
+					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[2])[:4]))
+					r0_0_154_162 = fdet_154_162.Mul(f_154_162).Add(s_154_162).Add(o_154_162).Add(p_154_162)
+				}
+				z_162 := r0_0_154_162
+				invR_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_162.Mul(x_162).Add(y_162.Mul(y_162)).Add(z_162.Mul(z_162)).Sqrt())
+				dx_162, dy_162, dz_162 := x_162.Mul(invR_162), y_162.Mul(invR_162), z_162.Mul(invR_162)
+				if m_162 := omega_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_162.ToBits() != 0 {
+					var r0_0_155_162 archsimd.Float64x4
+					{
+						invR_155_162, num_155_162, point_155_162 := invR_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.omegaNum)[:4])), c_162.PointPixel
+						w_155_162 := invR_155_162.Mul(invR_155_162)
+						if !point_155_162 {
+							w_155_162 = num_155_162.Mul(w_155_162.Mul(invR_155_162))
+						}
+						r0_0_155_162 = w_155_162
+					}
+					omega_162 = r0_0_155_162.Merge(omega_162, m_162)
+				}
+				if capture_162 {
+					dx_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[0])[:4]))).Add(dy_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[1])[:4])))).Add(dz_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[2])[:4])))).StoreSlice(par_162)
+				}
+				var (
+					r0_0_156_162 archsimd.Float64x4
+					r1_0_156_162 archsimd.Float64x4
+				)
+				{
+					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
+					n_156_162 := k_156_162.nn[0]
+					for si_156_162 := range r_156_162.src {
+						var (
+							r0_0_148_156_162 archsimd.Float64x4
+							r1_0_148_156_162 archsimd.Float64x4
+							r2_0_148_156_162 archsimd.Float64x4
+							r3_0_148_156_162 archsimd.Float64x4
+						)
+						{
+							r_148_156_162, sr_148_156_162, dx_148_156_162, dy_148_156_162, dz_148_156_162, polar_148_156_162 := r_156_162, &r_156_162.src[si_156_162], dx_156_162, dy_156_162, dz_156_162, polar_156_162
+							zero_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+							il_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.il)[:4]))
+							qx_148_156_162, qy_148_156_162, qz_148_156_162 := dx_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[0])[:4]))).Mul(il_148_156_162), dy_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[1])[:4]))).Mul(il_148_156_162), dz_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[2])[:4]))).Mul(il_148_156_162)
+							if m_148_156_162 := polar_148_156_162.Equal(zero_148_156_162); m_148_156_162.ToBits() != 0 {
+								var p_148_156_162 archsimd.Float64x4
+								if r_148_156_162.kahnZero {
+									c2_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[0])[:4])).Mul(dx_148_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[1])[:4])).Mul(dy_148_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[2])[:4])).Mul(dz_148_156_162))
+									p_148_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156_162.Mul(c2_148_156_162)))
+								} else {
+									var r0_0_15_148_156_162 archsimd.Float64x4
+									{
+										zero_15_148_156_162, kahn_15_148_156_162, s_15_148_156_162, dx_15_148_156_162, dy_15_148_156_162, dz_15_148_156_162 := false, &r_148_156_162.kahn, sr_148_156_162, dx_148_156_162, dy_148_156_162, dz_148_156_162
+										c2_15_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[0])[:4])).Mul(dx_15_148_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[1])[:4])).Mul(dy_15_148_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[2])[:4])).Mul(dz_15_148_156_162))
+										c2sq_15_148_156_162 := c2_15_148_156_162.Mul(c2_15_148_156_162)
+										cos2psi_15_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										if !zero_15_148_156_162 {
+											e_15_148_156_162 := dx_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[0])[:4]))).Add(dy_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[1])[:4])))).Add(dz_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[2])[:4]))))
+											b_15_148_156_162 := dx_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[0])[:4]))).Add(dy_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[1])[:4])))).Add(dz_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[2])[:4]))))
+											ee_15_148_156_162, bb_15_148_156_162 := e_15_148_156_162.Mul(e_15_148_156_162), b_15_148_156_162.Mul(b_15_148_156_162)
+											den_15_148_156_162 := ee_15_148_156_162.Add(bb_15_148_156_162)
+											cos2psi_15_148_156_162 = ee_15_148_156_162.Sub(bb_15_148_156_162).Div(den_15_148_156_162).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156_162.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										one_15_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+										r0_0_15_148_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156_162.Add(c2sq_15_148_156_162).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156_162[:4])).Mul(cos2psi_15_148_156_162).Mul(one_15_148_156_162.Sub(c2sq_15_148_156_162))))
+									}
+									p_148_156_162 = r0_0_15_148_156_162
+								}
+								polar_148_156_162 = p_148_156_162.Merge(polar_148_156_162, m_148_156_162)
+							}
+							r0_0_148_156_162, r1_0_148_156_162, r2_0_148_156_162, r3_0_148_156_162 = qx_148_156_162, qy_148_156_162, qz_148_156_162, polar_148_156_162
+						}
+						qx_156_162, qy_156_162, qz_156_162, p_156_162 := r0_0_148_156_162, r1_0_148_156_162, r2_0_148_156_162, r3_0_148_156_162
+						polar_156_162 = p_156_162
+						for oi_156_162 := range r_156_162.orient {
+							var (
+								r0_0_149_156_162 archsimd.Float64x4
+								r1_0_149_156_162 archsimd.Float64x4
+								r2_0_149_156_162 archsimd.Float64x4
+							)
+							{
+								o_149_156_162, qx_149_156_162, qy_149_156_162, qz_149_156_162 := &r_156_162.orient[oi_156_162], qx_156_162, qy_156_162, qz_156_162
+								h_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[0])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[1])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[2])[:4])).Mul(qz_149_156_162))
+								kk_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[3])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[4])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[5])[:4])).Mul(qz_149_156_162))
+								l_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[6])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[7])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[8])[:4])).Mul(qz_149_156_162))
+								r0_0_149_156_162, r1_0_149_156_162, r2_0_149_156_162 = h_149_156_162, kk_149_156_162, l_149_156_162
+							}
+							h_156_162, kk_156_162, l_156_162 := r0_0_149_156_162, r1_0_149_156_162, r2_0_149_156_162
+							var r0_0_150_156_162 archsimd.Float64x4
+							{
+								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
+								_ = n_150_156_162
+								var r0_0_28_150_156_162 archsimd.Float64x4
+								{
+									r_28_150_156_162, i_28_150_156_162, x_28_150_156_162 := r_150_156_162, 0, h_150_156_162
+									s_28_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_28_150_156_162.nmode[i_28_150_156_162] == nChebyshev {
+										var r0_0_29_150_156_162 archsimd.Float64x4
+										{
+											x_29_150_156_162, n_29_150_156_162 := x_28_150_156_162, r_28_150_156_162.nn[i_28_150_156_162]
+											magic_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_29_150_156_162 := x_29_150_156_162.Add(magic_29_150_156_162)
+											var r0_0_30_150_156_162 archsimd.Float64x4
+											{
+												d_30_150_156_162 := x_29_150_156_162.Sub(t_29_150_156_162.Sub(magic_29_150_156_162))
+												y_30_150_156_162 := d_30_150_156_162.Mul(d_30_150_156_162)
+												y2_30_150_156_162 := y_30_150_156_162.Mul(y_30_150_156_162)
+												y4_30_150_156_162 := y2_30_150_156_162.Mul(y2_30_150_156_162)
+												p0_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156_162)).Mul(y2_30_150_156_162))
+												p1_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156_162)).Mul(y2_30_150_156_162)).Mul(y4_30_150_156_162)
+												p2_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156_162.Mul(y4_30_150_156_162))
+												r0_0_30_150_156_162 = p0_30_150_156_162.Add(p1_30_150_156_162).Add(p2_30_150_156_162)
+											}
+											var r0_0_31_150_156_162 archsimd.Float64x4
+											{
+												c_31_150_156_162, t_31_150_156_162 := r0_0_30_150_156_162, t_29_150_156_162
+												r0_0_31_150_156_162 = c_31_150_156_162.AsUint64x4().Xor(t_31_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156_162)
+											u0_29_150_156_162, u1_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156_162
+											j_29_150_156_162 := 2
+											for ; j_29_150_156_162+1 < n_29_150_156_162; j_29_150_156_162 += 2 {
+												u0_29_150_156_162 = c2_29_150_156_162.Mul(u1_29_150_156_162).Sub(u0_29_150_156_162)
+												u1_29_150_156_162 = c2_29_150_156_162.Mul(u0_29_150_156_162).Sub(u1_29_150_156_162)
+											}
+											if j_29_150_156_162 < n_29_150_156_162 {
+												u1_29_150_156_162 = c2_29_150_156_162.Mul(u1_29_150_156_162).Sub(u0_29_150_156_162)
+											}
+											r0_0_29_150_156_162 = u1_29_150_156_162
+										}
+										s_28_150_156_162 = r0_0_29_150_156_162
+									} else if r_28_150_156_162.nmode[i_28_150_156_162] == nRatio {
+										var r0_0_32_150_156_162 archsimd.Float64x4
+										{
+											x_32_150_156_162, nv_32_150_156_162 := x_28_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156_162.nv[i_28_150_156_162])[:4]))
+											magic_32_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_32_150_156_162 := x_32_150_156_162.Add(magic_32_150_156_162)
+											d_32_150_156_162 := x_32_150_156_162.Sub(t_32_150_156_162.Sub(magic_32_150_156_162))
+											y_32_150_156_162 := nv_32_150_156_162.Mul(d_32_150_156_162)
+											u_32_150_156_162 := y_32_150_156_162.Add(magic_32_150_156_162)
+											var r0_0_33_150_156_162 archsimd.Float64x4
+											{
+												d_33_150_156_162 := y_32_150_156_162.Sub(u_32_150_156_162.Sub(magic_32_150_156_162))
+												y_33_150_156_162 := d_33_150_156_162.Mul(d_33_150_156_162)
+												y2_33_150_156_162 := y_33_150_156_162.Mul(y_33_150_156_162)
+												y4_33_150_156_162 := y2_33_150_156_162.Mul(y2_33_150_156_162)
+												p0_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156_162)).Mul(y2_33_150_156_162))
+												p1_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156_162)).Mul(y2_33_150_156_162)).Mul(y4_33_150_156_162)
+												p2_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156_162)).Mul(y4_33_150_156_162.Mul(y4_33_150_156_162))
+												r0_0_33_150_156_162 = d_33_150_156_162.Mul(p0_33_150_156_162.Add(p1_33_150_156_162).Add(p2_33_150_156_162))
+											}
+											var r0_0_34_150_156_162 archsimd.Float64x4
+											{
+												c_34_150_156_162, t_34_150_156_162 := r0_0_33_150_156_162, u_32_150_156_162
+												r0_0_34_150_156_162 = c_34_150_156_162.AsUint64x4().Xor(t_34_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_32_150_156_162 := r0_0_34_150_156_162
+											var r0_0_35_150_156_162 archsimd.Float64x4
+											{
+												d_35_150_156_162 := d_32_150_156_162
+												y_35_150_156_162 := d_35_150_156_162.Mul(d_35_150_156_162)
+												y2_35_150_156_162 := y_35_150_156_162.Mul(y_35_150_156_162)
+												y4_35_150_156_162 := y2_35_150_156_162.Mul(y2_35_150_156_162)
+												p0_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156_162)).Mul(y2_35_150_156_162))
+												p1_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156_162)).Mul(y2_35_150_156_162)).Mul(y4_35_150_156_162)
+												p2_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156_162)).Mul(y4_35_150_156_162.Mul(y4_35_150_156_162))
+												r0_0_35_150_156_162 = d_35_150_156_162.Mul(p0_35_150_156_162.Add(p1_35_150_156_162).Add(p2_35_150_156_162))
+											}
+											r0_0_32_150_156_162 = nv_32_150_156_162.Merge(sn_32_150_156_162.Div(r0_0_35_150_156_162), d_32_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_28_150_156_162 = r0_0_32_150_156_162
+									}
+									r0_0_28_150_156_162 = s_28_150_156_162
+								}
+								sa_150_156_162 := r0_0_28_150_156_162
+								var r0_0_36_150_156_162 archsimd.Float64x4
+								{
+									r_36_150_156_162, i_36_150_156_162, x_36_150_156_162 := r_150_156_162, 1, kk_150_156_162
+									s_36_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_36_150_156_162.nmode[i_36_150_156_162] == nChebyshev {
+										var r0_0_37_150_156_162 archsimd.Float64x4
+										{
+											x_37_150_156_162, n_37_150_156_162 := x_36_150_156_162, r_36_150_156_162.nn[i_36_150_156_162]
+											magic_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_37_150_156_162 := x_37_150_156_162.Add(magic_37_150_156_162)
+											var r0_0_38_150_156_162 archsimd.Float64x4
+											{
+												d_38_150_156_162 := x_37_150_156_162.Sub(t_37_150_156_162.Sub(magic_37_150_156_162))
+												y_38_150_156_162 := d_38_150_156_162.Mul(d_38_150_156_162)
+												y2_38_150_156_162 := y_38_150_156_162.Mul(y_38_150_156_162)
+												y4_38_150_156_162 := y2_38_150_156_162.Mul(y2_38_150_156_162)
+												p0_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156_162)).Mul(y2_38_150_156_162))
+												p1_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156_162)).Mul(y2_38_150_156_162)).Mul(y4_38_150_156_162)
+												p2_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156_162.Mul(y4_38_150_156_162))
+												r0_0_38_150_156_162 = p0_38_150_156_162.Add(p1_38_150_156_162).Add(p2_38_150_156_162)
+											}
+											var r0_0_39_150_156_162 archsimd.Float64x4
+											{
+												c_39_150_156_162, t_39_150_156_162 := r0_0_38_150_156_162, t_37_150_156_162
+												r0_0_39_150_156_162 = c_39_150_156_162.AsUint64x4().Xor(t_39_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156_162)
+											u0_37_150_156_162, u1_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156_162
+											j_37_150_156_162 := 2
+											for ; j_37_150_156_162+1 < n_37_150_156_162; j_37_150_156_162 += 2 {
+												u0_37_150_156_162 = c2_37_150_156_162.Mul(u1_37_150_156_162).Sub(u0_37_150_156_162)
+												u1_37_150_156_162 = c2_37_150_156_162.Mul(u0_37_150_156_162).Sub(u1_37_150_156_162)
+											}
+											if j_37_150_156_162 < n_37_150_156_162 {
+												u1_37_150_156_162 = c2_37_150_156_162.Mul(u1_37_150_156_162).Sub(u0_37_150_156_162)
+											}
+											r0_0_37_150_156_162 = u1_37_150_156_162
+										}
+										s_36_150_156_162 = r0_0_37_150_156_162
+									} else if r_36_150_156_162.nmode[i_36_150_156_162] == nRatio {
+										var r0_0_40_150_156_162 archsimd.Float64x4
+										{
+											x_40_150_156_162, nv_40_150_156_162 := x_36_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156_162.nv[i_36_150_156_162])[:4]))
+											magic_40_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_40_150_156_162 := x_40_150_156_162.Add(magic_40_150_156_162)
+											d_40_150_156_162 := x_40_150_156_162.Sub(t_40_150_156_162.Sub(magic_40_150_156_162))
+											y_40_150_156_162 := nv_40_150_156_162.Mul(d_40_150_156_162)
+											u_40_150_156_162 := y_40_150_156_162.Add(magic_40_150_156_162)
+											var r0_0_41_150_156_162 archsimd.Float64x4
+											{
+												d_41_150_156_162 := y_40_150_156_162.Sub(u_40_150_156_162.Sub(magic_40_150_156_162))
+												y_41_150_156_162 := d_41_150_156_162.Mul(d_41_150_156_162)
+												y2_41_150_156_162 := y_41_150_156_162.Mul(y_41_150_156_162)
+												y4_41_150_156_162 := y2_41_150_156_162.Mul(y2_41_150_156_162)
+												p0_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156_162)).Mul(y2_41_150_156_162))
+												p1_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156_162)).Mul(y2_41_150_156_162)).Mul(y4_41_150_156_162)
+												p2_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156_162)).Mul(y4_41_150_156_162.Mul(y4_41_150_156_162))
+												r0_0_41_150_156_162 = d_41_150_156_162.Mul(p0_41_150_156_162.Add(p1_41_150_156_162).Add(p2_41_150_156_162))
+											}
+											var r0_0_42_150_156_162 archsimd.Float64x4
+											{
+												c_42_150_156_162, t_42_150_156_162 := r0_0_41_150_156_162, u_40_150_156_162
+												r0_0_42_150_156_162 = c_42_150_156_162.AsUint64x4().Xor(t_42_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_40_150_156_162 := r0_0_42_150_156_162
+											var r0_0_43_150_156_162 archsimd.Float64x4
+											{
+												d_43_150_156_162 := d_40_150_156_162
+												y_43_150_156_162 := d_43_150_156_162.Mul(d_43_150_156_162)
+												y2_43_150_156_162 := y_43_150_156_162.Mul(y_43_150_156_162)
+												y4_43_150_156_162 := y2_43_150_156_162.Mul(y2_43_150_156_162)
+												p0_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156_162)).Mul(y2_43_150_156_162))
+												p1_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156_162)).Mul(y2_43_150_156_162)).Mul(y4_43_150_156_162)
+												p2_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156_162)).Mul(y4_43_150_156_162.Mul(y4_43_150_156_162))
+												r0_0_43_150_156_162 = d_43_150_156_162.Mul(p0_43_150_156_162.Add(p1_43_150_156_162).Add(p2_43_150_156_162))
+											}
+											r0_0_40_150_156_162 = nv_40_150_156_162.Merge(sn_40_150_156_162.Div(r0_0_43_150_156_162), d_40_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_36_150_156_162 = r0_0_40_150_156_162
+									}
+									r0_0_36_150_156_162 = s_36_150_156_162
+								}
+								sb_150_156_162 := r0_0_36_150_156_162
+								var r0_0_44_150_156_162 archsimd.Float64x4
+								{
+									r_44_150_156_162, i_44_150_156_162, x_44_150_156_162 := r_150_156_162, 2, l_150_156_162
+									s_44_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_44_150_156_162.nmode[i_44_150_156_162] == nChebyshev {
+										var r0_0_45_150_156_162 archsimd.Float64x4
+										{
+											x_45_150_156_162, n_45_150_156_162 := x_44_150_156_162, r_44_150_156_162.nn[i_44_150_156_162]
+											magic_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_45_150_156_162 := x_45_150_156_162.Add(magic_45_150_156_162)
+											var r0_0_46_150_156_162 archsimd.Float64x4
+											{
+												d_46_150_156_162 := x_45_150_156_162.Sub(t_45_150_156_162.Sub(magic_45_150_156_162))
+												y_46_150_156_162 := d_46_150_156_162.Mul(d_46_150_156_162)
+												y2_46_150_156_162 := y_46_150_156_162.Mul(y_46_150_156_162)
+												y4_46_150_156_162 := y2_46_150_156_162.Mul(y2_46_150_156_162)
+												p0_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156_162)).Mul(y2_46_150_156_162))
+												p1_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156_162)).Mul(y2_46_150_156_162)).Mul(y4_46_150_156_162)
+												p2_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156_162.Mul(y4_46_150_156_162))
+												r0_0_46_150_156_162 = p0_46_150_156_162.Add(p1_46_150_156_162).Add(p2_46_150_156_162)
+											}
+											var r0_0_47_150_156_162 archsimd.Float64x4
+											{
+												c_47_150_156_162, t_47_150_156_162 := r0_0_46_150_156_162, t_45_150_156_162
+												r0_0_47_150_156_162 = c_47_150_156_162.AsUint64x4().Xor(t_47_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156_162)
+											u0_45_150_156_162, u1_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156_162
+											j_45_150_156_162 := 2
+											for ; j_45_150_156_162+1 < n_45_150_156_162; j_45_150_156_162 += 2 {
+												u0_45_150_156_162 = c2_45_150_156_162.Mul(u1_45_150_156_162).Sub(u0_45_150_156_162)
+												u1_45_150_156_162 = c2_45_150_156_162.Mul(u0_45_150_156_162).Sub(u1_45_150_156_162)
+											}
+											if j_45_150_156_162 < n_45_150_156_162 {
+												u1_45_150_156_162 = c2_45_150_156_162.Mul(u1_45_150_156_162).Sub(u0_45_150_156_162)
+											}
+											r0_0_45_150_156_162 = u1_45_150_156_162
+										}
+										s_44_150_156_162 = r0_0_45_150_156_162
+									} else if r_44_150_156_162.nmode[i_44_150_156_162] == nRatio {
+										var r0_0_48_150_156_162 archsimd.Float64x4
+										{
+											x_48_150_156_162, nv_48_150_156_162 := x_44_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156_162.nv[i_44_150_156_162])[:4]))
+											magic_48_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_48_150_156_162 := x_48_150_156_162.Add(magic_48_150_156_162)
+											d_48_150_156_162 := x_48_150_156_162.Sub(t_48_150_156_162.Sub(magic_48_150_156_162))
+											y_48_150_156_162 := nv_48_150_156_162.Mul(d_48_150_156_162)
+											u_48_150_156_162 := y_48_150_156_162.Add(magic_48_150_156_162)
+											var r0_0_49_150_156_162 archsimd.Float64x4
+											{
+												d_49_150_156_162 := y_48_150_156_162.Sub(u_48_150_156_162.Sub(magic_48_150_156_162))
+												y_49_150_156_162 := d_49_150_156_162.Mul(d_49_150_156_162)
+												y2_49_150_156_162 := y_49_150_156_162.Mul(y_49_150_156_162)
+												y4_49_150_156_162 := y2_49_150_156_162.Mul(y2_49_150_156_162)
+												p0_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156_162)).Mul(y2_49_150_156_162))
+												p1_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156_162)).Mul(y2_49_150_156_162)).Mul(y4_49_150_156_162)
+												p2_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156_162)).Mul(y4_49_150_156_162.Mul(y4_49_150_156_162))
+												r0_0_49_150_156_162 = d_49_150_156_162.Mul(p0_49_150_156_162.Add(p1_49_150_156_162).Add(p2_49_150_156_162))
+											}
+											var r0_0_50_150_156_162 archsimd.Float64x4
+											{
+												c_50_150_156_162, t_50_150_156_162 := r0_0_49_150_156_162, u_48_150_156_162
+												r0_0_50_150_156_162 = c_50_150_156_162.AsUint64x4().Xor(t_50_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_48_150_156_162 := r0_0_50_150_156_162
+											var r0_0_51_150_156_162 archsimd.Float64x4
+											{
+												d_51_150_156_162 := d_48_150_156_162
+												y_51_150_156_162 := d_51_150_156_162.Mul(d_51_150_156_162)
+												y2_51_150_156_162 := y_51_150_156_162.Mul(y_51_150_156_162)
+												y4_51_150_156_162 := y2_51_150_156_162.Mul(y2_51_150_156_162)
+												p0_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156_162)).Mul(y2_51_150_156_162))
+												p1_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156_162)).Mul(y2_51_150_156_162)).Mul(y4_51_150_156_162)
+												p2_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156_162)).Mul(y4_51_150_156_162.Mul(y4_51_150_156_162))
+												r0_0_51_150_156_162 = d_51_150_156_162.Mul(p0_51_150_156_162.Add(p1_51_150_156_162).Add(p2_51_150_156_162))
+											}
+											r0_0_48_150_156_162 = nv_48_150_156_162.Merge(sn_48_150_156_162.Div(r0_0_51_150_156_162), d_48_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_44_150_156_162 = r0_0_48_150_156_162
+									}
+									r0_0_44_150_156_162 = s_44_150_156_162
+								}
+								sc_150_156_162 := r0_0_44_150_156_162
+								r0_0_150_156_162 = sa_150_156_162.Mul(sb_150_156_162).Mul(sc_150_156_162)
+							}
+							var r0_0_151_156_162 archsimd.Float64x4
+							{
+								k_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162, fl_151_156_162, sum_151_156_162 := k_156_162, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162, r0_0_150_156_162, sum_156_162
+								c_151_156_162 := k_151_156_162.c
+								fc_151_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156_162.lr.defaultF)[:4]))
+								if c_151_156_162.HasHKL {
+									var r0_0_9_151_156_162 archsimd.Float64x4
+									{
+										r_9_151_156_162, bits_9_151_156_162, ia_9_151_156_162, fa_9_151_156_162, h_9_151_156_162, kk_9_151_156_162, l_9_151_156_162 := k_151_156_162.lr, k_151_156_162.fhklBits, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
+										var r0_0_7_9_151_156_162 archsimd.Mask64x4
+										{
+											r_7_9_151_156_162, ia_7_9_151_156_162, h_7_9_151_156_162, kk_7_9_151_156_162, l_7_9_151_156_162 := r_9_151_156_162, ia_9_151_156_162, h_9_151_156_162, kk_9_151_156_162, l_9_151_156_162
+											half_7_9_151_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+											hc_7_9_151_156_162, kc_7_9_151_156_162, lc_7_9_151_156_162 := h_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil(), kk_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil(), l_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil()
+											hmin_7_9_151_156_162, kmin_7_9_151_156_162, lmin_7_9_151_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.lmin)[:4]))
+											in_7_9_151_156_162 := hc_7_9_151_156_162.GreaterEqual(hmin_7_9_151_156_162).And(hc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hmax)[:4])))).And(kc_7_9_151_156_162.GreaterEqual(kmin_7_9_151_156_162)).And(kc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kmax)[:4])))).And(lc_7_9_151_156_162.GreaterEqual(lmin_7_9_151_156_162)).And(lc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.lmax)[:4]))))
+											idx_7_9_151_156_162 := hc_7_9_151_156_162.Sub(hmin_7_9_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hstride)[:4]))).Add(kc_7_9_151_156_162.Sub(kmin_7_9_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kstride)[:4])))).Add(lc_7_9_151_156_162.Sub(lmin_7_9_151_156_162))
+											idx_7_9_151_156_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156_162).ConvertToInt32().Store(ia_7_9_151_156_162)
+											r0_0_7_9_151_156_162 = in_7_9_151_156_162
+										}
+										in_9_151_156_162 := r0_0_7_9_151_156_162
+										for i_9_151_156_162, j_9_151_156_162 := range ia_9_151_156_162 {
+											fa_9_151_156_162[i_9_151_156_162] = bits_9_151_156_162[j_9_151_156_162]
+										}
+										r0_0_9_151_156_162 = archsimd.LoadUint64x4(fa_9_151_156_162).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156_162.defaultF)[:4])), in_9_151_156_162)
+									}
+									fc_151_156_162 = r0_0_9_151_156_162
+								}
+								s_151_156_162 := sum_151_156_162.Add(fc_151_156_162.Mul(fc_151_156_162).Mul(fl_151_156_162).Mul(fl_151_156_162))
+								if !c_151_156_162.Water {
+									s_151_156_162 = sum_151_156_162.Merge(s_151_156_162, fl_151_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								}
+								r0_0_151_156_162 = s_151_156_162
+							}
+							sum_156_162 = r0_0_151_156_162
+						}
+					}
+					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
+				}
+				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
+				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
+			}
+			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
+		} else {
+			for t := 0; t <= last; t++ {
+				for subS := 0; subS < os; subS++ {
+					for subF := 0; subF < os; subF++ {
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						capture := c.Thick && t == last && subS == 0 && subF == 0
+						var (
+							r0_0_163 archsimd.Float64x4
+							r1_0_163 archsimd.Float64x4
+							r2_0_163 archsimd.Float64x4
+						)
+						{
+							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_163 := k_163.c
+							var r0_0_152_163 archsimd.Float64x4
+							{
+								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[0])[:4]))
+								r0_0_152_163 = fdet_152_163.Mul(f_152_163).Add(s_152_163).Add(o_152_163).Add(p_152_163)
+							}
+							x_163 := r0_0_152_163
+							var r0_0_153_163 archsimd.Float64x4
+							{
+								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[1])[:4]))
+								r0_0_153_163 = fdet_153_163.Mul(f_153_163).Add(s_153_163).Add(o_153_163).Add(p_153_163)
+							}
+							y_163 := r0_0_153_163
+							var r0_0_154_163 archsimd.Float64x4
+							{
+								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[2])[:4]))
+								r0_0_154_163 = fdet_154_163.Mul(f_154_163).Add(s_154_163).Add(o_154_163).Add(p_154_163)
+							}
+							z_163 := r0_0_154_163
+							invR_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).Sqrt())
+							dx_163, dy_163, dz_163 := x_163.Mul(invR_163), y_163.Mul(invR_163), z_163.Mul(invR_163)
+							if m_163 := omega_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_163.ToBits() != 0 {
+								var r0_0_155_163 archsimd.Float64x4
+								{
+									invR_155_163, num_155_163, point_155_163 := invR_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.omegaNum)[:4])), c_163.PointPixel
+									w_155_163 := invR_155_163.Mul(invR_155_163)
+									if !point_155_163 {
+										w_155_163 = num_155_163.Mul(w_155_163.Mul(invR_155_163))
+									}
+									r0_0_155_163 = w_155_163
+								}
+								omega_163 = r0_0_155_163.Merge(omega_163, m_163)
+							}
+							if capture_163 {
+								dx_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[0])[:4]))).Add(dy_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[1])[:4])))).Add(dz_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[2])[:4])))).StoreSlice(par_163)
+							}
+							var (
+								r0_0_156_163 archsimd.Float64x4
+								r1_0_156_163 archsimd.Float64x4
+							)
+							{
+								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
+								n_156_163 := k_156_163.nn[0]
+								for si_156_163 := range r_156_163.src {
+									var (
+										r0_0_148_156_163 archsimd.Float64x4
+										r1_0_148_156_163 archsimd.Float64x4
+										r2_0_148_156_163 archsimd.Float64x4
+										r3_0_148_156_163 archsimd.Float64x4
+									)
+									{
+										r_148_156_163, sr_148_156_163, dx_148_156_163, dy_148_156_163, dz_148_156_163, polar_148_156_163 := r_156_163, &r_156_163.src[si_156_163], dx_156_163, dy_156_163, dz_156_163, polar_156_163
+										zero_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+										il_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.il)[:4]))
+										qx_148_156_163, qy_148_156_163, qz_148_156_163 := dx_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[0])[:4]))).Mul(il_148_156_163), dy_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[1])[:4]))).Mul(il_148_156_163), dz_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[2])[:4]))).Mul(il_148_156_163)
+										if m_148_156_163 := polar_148_156_163.Equal(zero_148_156_163); m_148_156_163.ToBits() != 0 {
+											var p_148_156_163 archsimd.Float64x4
+											if r_148_156_163.kahnZero {
+												c2_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[0])[:4])).Mul(dx_148_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[1])[:4])).Mul(dy_148_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[2])[:4])).Mul(dz_148_156_163))
+												p_148_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156_163.Mul(c2_148_156_163)))
+											} else {
+												var r0_0_15_148_156_163 archsimd.Float64x4
+												{
+													zero_15_148_156_163, kahn_15_148_156_163, s_15_148_156_163, dx_15_148_156_163, dy_15_148_156_163, dz_15_148_156_163 := false, &r_148_156_163.kahn, sr_148_156_163, dx_148_156_163, dy_148_156_163, dz_148_156_163
+													c2_15_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[0])[:4])).Mul(dx_15_148_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[1])[:4])).Mul(dy_15_148_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[2])[:4])).Mul(dz_15_148_156_163))
+													c2sq_15_148_156_163 := c2_15_148_156_163.Mul(c2_15_148_156_163)
+													cos2psi_15_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+													if !zero_15_148_156_163 {
+														e_15_148_156_163 := dx_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[0])[:4]))).Add(dy_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[1])[:4])))).Add(dz_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[2])[:4]))))
+														b_15_148_156_163 := dx_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[0])[:4]))).Add(dy_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[1])[:4])))).Add(dz_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[2])[:4]))))
+														ee_15_148_156_163, bb_15_148_156_163 := e_15_148_156_163.Mul(e_15_148_156_163), b_15_148_156_163.Mul(b_15_148_156_163)
+														den_15_148_156_163 := ee_15_148_156_163.Add(bb_15_148_156_163)
+														cos2psi_15_148_156_163 = ee_15_148_156_163.Sub(bb_15_148_156_163).Div(den_15_148_156_163).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156_163.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													one_15_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+													r0_0_15_148_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156_163.Add(c2sq_15_148_156_163).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156_163[:4])).Mul(cos2psi_15_148_156_163).Mul(one_15_148_156_163.Sub(c2sq_15_148_156_163))))
+												}
+												p_148_156_163 = r0_0_15_148_156_163
+											}
+											polar_148_156_163 = p_148_156_163.Merge(polar_148_156_163, m_148_156_163)
+										}
+										r0_0_148_156_163, r1_0_148_156_163, r2_0_148_156_163, r3_0_148_156_163 = qx_148_156_163, qy_148_156_163, qz_148_156_163, polar_148_156_163
+									}
+									qx_156_163, qy_156_163, qz_156_163, p_156_163 := r0_0_148_156_163, r1_0_148_156_163, r2_0_148_156_163, r3_0_148_156_163
+									polar_156_163 = p_156_163
+									for oi_156_163 := range r_156_163.orient {
+										var (
+											r0_0_149_156_163 archsimd.Float64x4
+											r1_0_149_156_163 archsimd.Float64x4
+											r2_0_149_156_163 archsimd.Float64x4
+										)
+										{
+											o_149_156_163, qx_149_156_163, qy_149_156_163, qz_149_156_163 := &r_156_163.orient[oi_156_163], qx_156_163, qy_156_163, qz_156_163
+											h_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[0])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[1])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[2])[:4])).Mul(qz_149_156_163))
+											kk_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[3])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[4])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[5])[:4])).Mul(qz_149_156_163))
+											l_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[6])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[7])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[8])[:4])).Mul(qz_149_156_163))
+											r0_0_149_156_163, r1_0_149_156_163, r2_0_149_156_163 = h_149_156_163, kk_149_156_163, l_149_156_163
+										}
+										h_156_163, kk_156_163, l_156_163 := r0_0_149_156_163, r1_0_149_156_163, r2_0_149_156_163
+										var r0_0_150_156_163 archsimd.Float64x4
+										{
+											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
+											_ = n_150_156_163
+											var r0_0_28_150_156_163 archsimd.Float64x4
+											{
+												r_28_150_156_163, i_28_150_156_163, x_28_150_156_163 := r_150_156_163, 0, h_150_156_163
+												s_28_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_28_150_156_163.nmode[i_28_150_156_163] == nChebyshev {
+													var r0_0_29_150_156_163 archsimd.Float64x4
+													{
+														x_29_150_156_163, n_29_150_156_163 := x_28_150_156_163, r_28_150_156_163.nn[i_28_150_156_163]
+														magic_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_29_150_156_163 := x_29_150_156_163.Add(magic_29_150_156_163)
+														var r0_0_30_150_156_163 archsimd.Float64x4
+														{
+															d_30_150_156_163 := x_29_150_156_163.Sub(t_29_150_156_163.Sub(magic_29_150_156_163))
+															y_30_150_156_163 := d_30_150_156_163.Mul(d_30_150_156_163)
+															y2_30_150_156_163 := y_30_150_156_163.Mul(y_30_150_156_163)
+															y4_30_150_156_163 := y2_30_150_156_163.Mul(y2_30_150_156_163)
+															p0_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156_163)).Mul(y2_30_150_156_163))
+															p1_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156_163)).Mul(y2_30_150_156_163)).Mul(y4_30_150_156_163)
+															p2_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156_163.Mul(y4_30_150_156_163))
+															r0_0_30_150_156_163 = p0_30_150_156_163.Add(p1_30_150_156_163).Add(p2_30_150_156_163)
+														}
+														var r0_0_31_150_156_163 archsimd.Float64x4
+														{
+															c_31_150_156_163, t_31_150_156_163 := r0_0_30_150_156_163, t_29_150_156_163
+															r0_0_31_150_156_163 = c_31_150_156_163.AsUint64x4().Xor(t_31_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156_163)
+														u0_29_150_156_163, u1_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156_163
+														j_29_150_156_163 := 2
+														for ; j_29_150_156_163+1 < n_29_150_156_163; j_29_150_156_163 += 2 {
+															u0_29_150_156_163 = c2_29_150_156_163.Mul(u1_29_150_156_163).Sub(u0_29_150_156_163)
+															u1_29_150_156_163 = c2_29_150_156_163.Mul(u0_29_150_156_163).Sub(u1_29_150_156_163)
+														}
+														if j_29_150_156_163 < n_29_150_156_163 {
+															u1_29_150_156_163 = c2_29_150_156_163.Mul(u1_29_150_156_163).Sub(u0_29_150_156_163)
+														}
+														r0_0_29_150_156_163 = u1_29_150_156_163
+													}
+													s_28_150_156_163 = r0_0_29_150_156_163
+												} else if r_28_150_156_163.nmode[i_28_150_156_163] == nRatio {
+													var r0_0_32_150_156_163 archsimd.Float64x4
+													{
+														x_32_150_156_163, nv_32_150_156_163 := x_28_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156_163.nv[i_28_150_156_163])[:4]))
+														magic_32_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_32_150_156_163 := x_32_150_156_163.Add(magic_32_150_156_163)
+														d_32_150_156_163 := x_32_150_156_163.Sub(t_32_150_156_163.Sub(magic_32_150_156_163))
+														y_32_150_156_163 := nv_32_150_156_163.Mul(d_32_150_156_163)
+														u_32_150_156_163 := y_32_150_156_163.Add(magic_32_150_156_163)
+														var r0_0_33_150_156_163 archsimd.Float64x4
+														{
+															d_33_150_156_163 := y_32_150_156_163.Sub(u_32_150_156_163.Sub(magic_32_150_156_163))
+															y_33_150_156_163 := d_33_150_156_163.Mul(d_33_150_156_163)
+															y2_33_150_156_163 := y_33_150_156_163.Mul(y_33_150_156_163)
+															y4_33_150_156_163 := y2_33_150_156_163.Mul(y2_33_150_156_163)
+															p0_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156_163)).Mul(y2_33_150_156_163))
+															p1_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156_163)).Mul(y2_33_150_156_163)).Mul(y4_33_150_156_163)
+															p2_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156_163)).Mul(y4_33_150_156_163.Mul(y4_33_150_156_163))
+															r0_0_33_150_156_163 = d_33_150_156_163.Mul(p0_33_150_156_163.Add(p1_33_150_156_163).Add(p2_33_150_156_163))
+														}
+														var r0_0_34_150_156_163 archsimd.Float64x4
+														{
+															c_34_150_156_163, t_34_150_156_163 := r0_0_33_150_156_163, u_32_150_156_163
+															r0_0_34_150_156_163 = c_34_150_156_163.AsUint64x4().Xor(t_34_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_32_150_156_163 := r0_0_34_150_156_163
+														var r0_0_35_150_156_163 archsimd.Float64x4
+														{
+															d_35_150_156_163 := d_32_150_156_163
+															y_35_150_156_163 := d_35_150_156_163.Mul(d_35_150_156_163)
+															y2_35_150_156_163 := y_35_150_156_163.Mul(y_35_150_156_163)
+															y4_35_150_156_163 := y2_35_150_156_163.Mul(y2_35_150_156_163)
+															p0_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156_163)).Mul(y2_35_150_156_163))
+															p1_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156_163)).Mul(y2_35_150_156_163)).Mul(y4_35_150_156_163)
+															p2_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156_163)).Mul(y4_35_150_156_163.Mul(y4_35_150_156_163))
+															r0_0_35_150_156_163 = d_35_150_156_163.Mul(p0_35_150_156_163.Add(p1_35_150_156_163).Add(p2_35_150_156_163))
+														}
+														r0_0_32_150_156_163 = nv_32_150_156_163.Merge(sn_32_150_156_163.Div(r0_0_35_150_156_163), d_32_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_28_150_156_163 = r0_0_32_150_156_163
+												}
+												r0_0_28_150_156_163 = s_28_150_156_163
+											}
+											sa_150_156_163 := r0_0_28_150_156_163
+											var r0_0_36_150_156_163 archsimd.Float64x4
+											{
+												r_36_150_156_163, i_36_150_156_163, x_36_150_156_163 := r_150_156_163, 1, kk_150_156_163
+												s_36_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_36_150_156_163.nmode[i_36_150_156_163] == nChebyshev {
+													var r0_0_37_150_156_163 archsimd.Float64x4
+													{
+														x_37_150_156_163, n_37_150_156_163 := x_36_150_156_163, r_36_150_156_163.nn[i_36_150_156_163]
+														magic_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_37_150_156_163 := x_37_150_156_163.Add(magic_37_150_156_163)
+														var r0_0_38_150_156_163 archsimd.Float64x4
+														{
+															d_38_150_156_163 := x_37_150_156_163.Sub(t_37_150_156_163.Sub(magic_37_150_156_163))
+															y_38_150_156_163 := d_38_150_156_163.Mul(d_38_150_156_163)
+															y2_38_150_156_163 := y_38_150_156_163.Mul(y_38_150_156_163)
+															y4_38_150_156_163 := y2_38_150_156_163.Mul(y2_38_150_156_163)
+															p0_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156_163)).Mul(y2_38_150_156_163))
+															p1_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156_163)).Mul(y2_38_150_156_163)).Mul(y4_38_150_156_163)
+															p2_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156_163.Mul(y4_38_150_156_163))
+															r0_0_38_150_156_163 = p0_38_150_156_163.Add(p1_38_150_156_163).Add(p2_38_150_156_163)
+														}
+														var r0_0_39_150_156_163 archsimd.Float64x4
+														{
+															c_39_150_156_163, t_39_150_156_163 := r0_0_38_150_156_163, t_37_150_156_163
+															r0_0_39_150_156_163 = c_39_150_156_163.AsUint64x4().Xor(t_39_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156_163)
+														u0_37_150_156_163, u1_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156_163
+														j_37_150_156_163 := 2
+														for ; j_37_150_156_163+1 < n_37_150_156_163; j_37_150_156_163 += 2 {
+															u0_37_150_156_163 = c2_37_150_156_163.Mul(u1_37_150_156_163).Sub(u0_37_150_156_163)
+															u1_37_150_156_163 = c2_37_150_156_163.Mul(u0_37_150_156_163).Sub(u1_37_150_156_163)
+														}
+														if j_37_150_156_163 < n_37_150_156_163 {
+															u1_37_150_156_163 = c2_37_150_156_163.Mul(u1_37_150_156_163).Sub(u0_37_150_156_163)
+														}
+														r0_0_37_150_156_163 = u1_37_150_156_163
+													}
+													s_36_150_156_163 = r0_0_37_150_156_163
+												} else if r_36_150_156_163.nmode[i_36_150_156_163] == nRatio {
+													var r0_0_40_150_156_163 archsimd.Float64x4
+													{
+														x_40_150_156_163, nv_40_150_156_163 := x_36_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156_163.nv[i_36_150_156_163])[:4]))
+														magic_40_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_40_150_156_163 := x_40_150_156_163.Add(magic_40_150_156_163)
+														d_40_150_156_163 := x_40_150_156_163.Sub(t_40_150_156_163.Sub(magic_40_150_156_163))
+														y_40_150_156_163 := nv_40_150_156_163.Mul(d_40_150_156_163)
+														u_40_150_156_163 := y_40_150_156_163.Add(magic_40_150_156_163)
+														var r0_0_41_150_156_163 archsimd.Float64x4
+														{
+															d_41_150_156_163 := y_40_150_156_163.Sub(u_40_150_156_163.Sub(magic_40_150_156_163))
+															y_41_150_156_163 := d_41_150_156_163.Mul(d_41_150_156_163)
+															y2_41_150_156_163 := y_41_150_156_163.Mul(y_41_150_156_163)
+															y4_41_150_156_163 := y2_41_150_156_163.Mul(y2_41_150_156_163)
+															p0_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156_163)).Mul(y2_41_150_156_163))
+															p1_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156_163)).Mul(y2_41_150_156_163)).Mul(y4_41_150_156_163)
+															p2_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156_163)).Mul(y4_41_150_156_163.Mul(y4_41_150_156_163))
+															r0_0_41_150_156_163 = d_41_150_156_163.Mul(p0_41_150_156_163.Add(p1_41_150_156_163).Add(p2_41_150_156_163))
+														}
+														var r0_0_42_150_156_163 archsimd.Float64x4
+														{
+															c_42_150_156_163, t_42_150_156_163 := r0_0_41_150_156_163, u_40_150_156_163
+															r0_0_42_150_156_163 = c_42_150_156_163.AsUint64x4().Xor(t_42_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_40_150_156_163 := r0_0_42_150_156_163
+														var r0_0_43_150_156_163 archsimd.Float64x4
+														{
+															d_43_150_156_163 := d_40_150_156_163
+															y_43_150_156_163 := d_43_150_156_163.Mul(d_43_150_156_163)
+															y2_43_150_156_163 := y_43_150_156_163.Mul(y_43_150_156_163)
+															y4_43_150_156_163 := y2_43_150_156_163.Mul(y2_43_150_156_163)
+															p0_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156_163)).Mul(y2_43_150_156_163))
+															p1_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156_163)).Mul(y2_43_150_156_163)).Mul(y4_43_150_156_163)
+															p2_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156_163)).Mul(y4_43_150_156_163.Mul(y4_43_150_156_163))
+															r0_0_43_150_156_163 = d_43_150_156_163.Mul(p0_43_150_156_163.Add(p1_43_150_156_163).Add(p2_43_150_156_163))
+														}
+														r0_0_40_150_156_163 = nv_40_150_156_163.Merge(sn_40_150_156_163.Div(r0_0_43_150_156_163), d_40_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_36_150_156_163 = r0_0_40_150_156_163
+												}
+												r0_0_36_150_156_163 = s_36_150_156_163
+											}
+											sb_150_156_163 := r0_0_36_150_156_163
+											var r0_0_44_150_156_163 archsimd.Float64x4
+											{
+												r_44_150_156_163, i_44_150_156_163, x_44_150_156_163 := r_150_156_163, 2, l_150_156_163
+												s_44_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_44_150_156_163.nmode[i_44_150_156_163] == nChebyshev {
+													var r0_0_45_150_156_163 archsimd.Float64x4
+													{
+														x_45_150_156_163, n_45_150_156_163 := x_44_150_156_163, r_44_150_156_163.nn[i_44_150_156_163]
+														magic_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_45_150_156_163 := x_45_150_156_163.Add(magic_45_150_156_163)
+														var r0_0_46_150_156_163 archsimd.Float64x4
+														{
+															d_46_150_156_163 := x_45_150_156_163.Sub(t_45_150_156_163.Sub(magic_45_150_156_163))
+															y_46_150_156_163 := d_46_150_156_163.Mul(d_46_150_156_163)
+															y2_46_150_156_163 := y_46_150_156_163.Mul(y_46_150_156_163)
+															y4_46_150_156_163 := y2_46_150_156_163.Mul(y2_46_150_156_163)
+															p0_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156_163)).Mul(y2_46_150_156_163))
+															p1_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156_163)).Mul(y2_46_150_156_163)).Mul(y4_46_150_156_163)
+															p2_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156_163.Mul(y4_46_150_156_163))
+															r0_0_46_150_156_163 = p0_46_150_156_163.Add(p1_46_150_156_163).Add(p2_46_150_156_163)
+														}
+														var r0_0_47_150_156_163 archsimd.Float64x4
+														{
+															c_47_150_156_163, t_47_150_156_163 := r0_0_46_150_156_163, t_45_150_156_163
+															r0_0_47_150_156_163 = c_47_150_156_163.AsUint64x4().Xor(t_47_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156_163)
+														u0_45_150_156_163, u1_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156_163
+														j_45_150_156_163 := 2
+														for ; j_45_150_156_163+1 < n_45_150_156_163; j_45_150_156_163 += 2 {
+															u0_45_150_156_163 = c2_45_150_156_163.Mul(u1_45_150_156_163).Sub(u0_45_150_156_163)
+															u1_45_150_156_163 = c2_45_150_156_163.Mul(u0_45_150_156_163).Sub(u1_45_150_156_163)
+														}
+														if j_45_150_156_163 < n_45_150_156_163 {
+															u1_45_150_156_163 = c2_45_150_156_163.Mul(u1_45_150_156_163).Sub(u0_45_150_156_163)
+														}
+														r0_0_45_150_156_163 = u1_45_150_156_163
+													}
+													s_44_150_156_163 = r0_0_45_150_156_163
+												} else if r_44_150_156_163.nmode[i_44_150_156_163] == nRatio {
+													var r0_0_48_150_156_163 archsimd.Float64x4
+													{
+														x_48_150_156_163, nv_48_150_156_163 := x_44_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156_163.nv[i_44_150_156_163])[:4]))
+														magic_48_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_48_150_156_163 := x_48_150_156_163.Add(magic_48_150_156_163)
+														d_48_150_156_163 := x_48_150_156_163.Sub(t_48_150_156_163.Sub(magic_48_150_156_163))
+														y_48_150_156_163 := nv_48_150_156_163.Mul(d_48_150_156_163)
+														u_48_150_156_163 := y_48_150_156_163.Add(magic_48_150_156_163)
+														var r0_0_49_150_156_163 archsimd.Float64x4
+														{
+															d_49_150_156_163 := y_48_150_156_163.Sub(u_48_150_156_163.Sub(magic_48_150_156_163))
+															y_49_150_156_163 := d_49_150_156_163.Mul(d_49_150_156_163)
+															y2_49_150_156_163 := y_49_150_156_163.Mul(y_49_150_156_163)
+															y4_49_150_156_163 := y2_49_150_156_163.Mul(y2_49_150_156_163)
+															p0_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156_163)).Mul(y2_49_150_156_163))
+															p1_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156_163)).Mul(y2_49_150_156_163)).Mul(y4_49_150_156_163)
+															p2_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156_163)).Mul(y4_49_150_156_163.Mul(y4_49_150_156_163))
+															r0_0_49_150_156_163 = d_49_150_156_163.Mul(p0_49_150_156_163.Add(p1_49_150_156_163).Add(p2_49_150_156_163))
+														}
+														var r0_0_50_150_156_163 archsimd.Float64x4
+														{
+															c_50_150_156_163, t_50_150_156_163 := r0_0_49_150_156_163, u_48_150_156_163
+															r0_0_50_150_156_163 = c_50_150_156_163.AsUint64x4().Xor(t_50_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_48_150_156_163 := r0_0_50_150_156_163
+														var r0_0_51_150_156_163 archsimd.Float64x4
+														{
+															d_51_150_156_163 := d_48_150_156_163
+															y_51_150_156_163 := d_51_150_156_163.Mul(d_51_150_156_163)
+															y2_51_150_156_163 := y_51_150_156_163.Mul(y_51_150_156_163)
+															y4_51_150_156_163 := y2_51_150_156_163.Mul(y2_51_150_156_163)
+															p0_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156_163)).Mul(y2_51_150_156_163))
+															p1_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156_163)).Mul(y2_51_150_156_163)).Mul(y4_51_150_156_163)
+															p2_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156_163)).Mul(y4_51_150_156_163.Mul(y4_51_150_156_163))
+															r0_0_51_150_156_163 = d_51_150_156_163.Mul(p0_51_150_156_163.Add(p1_51_150_156_163).Add(p2_51_150_156_163))
+														}
+														r0_0_48_150_156_163 = nv_48_150_156_163.Merge(sn_48_150_156_163.Div(r0_0_51_150_156_163), d_48_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_44_150_156_163 = r0_0_48_150_156_163
+												}
+												r0_0_44_150_156_163 = s_44_150_156_163
+											}
+											sc_150_156_163 := r0_0_44_150_156_163
+											r0_0_150_156_163 = sa_150_156_163.Mul(sb_150_156_163).Mul(sc_150_156_163)
+										}
+										var r0_0_151_156_163 archsimd.Float64x4
+										{
+											k_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163, fl_151_156_163, sum_151_156_163 := k_156_163, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163, r0_0_150_156_163, sum_156_163
+											c_151_156_163 := k_151_156_163.c
+											fc_151_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156_163.lr.defaultF)[:4]))
+											if c_151_156_163.HasHKL {
+												var r0_0_9_151_156_163 archsimd.Float64x4
+												{
+													r_9_151_156_163, bits_9_151_156_163, ia_9_151_156_163, fa_9_151_156_163, h_9_151_156_163, kk_9_151_156_163, l_9_151_156_163 := k_151_156_163.lr, k_151_156_163.fhklBits, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
+													var r0_0_7_9_151_156_163 archsimd.Mask64x4
+													{
+														r_7_9_151_156_163, ia_7_9_151_156_163, h_7_9_151_156_163, kk_7_9_151_156_163, l_7_9_151_156_163 := r_9_151_156_163, ia_9_151_156_163, h_9_151_156_163, kk_9_151_156_163, l_9_151_156_163
+														half_7_9_151_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+														hc_7_9_151_156_163, kc_7_9_151_156_163, lc_7_9_151_156_163 := h_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil(), kk_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil(), l_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil()
+														hmin_7_9_151_156_163, kmin_7_9_151_156_163, lmin_7_9_151_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.lmin)[:4]))
+														in_7_9_151_156_163 := hc_7_9_151_156_163.GreaterEqual(hmin_7_9_151_156_163).And(hc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hmax)[:4])))).And(kc_7_9_151_156_163.GreaterEqual(kmin_7_9_151_156_163)).And(kc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kmax)[:4])))).And(lc_7_9_151_156_163.GreaterEqual(lmin_7_9_151_156_163)).And(lc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.lmax)[:4]))))
+														idx_7_9_151_156_163 := hc_7_9_151_156_163.Sub(hmin_7_9_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hstride)[:4]))).Add(kc_7_9_151_156_163.Sub(kmin_7_9_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kstride)[:4])))).Add(lc_7_9_151_156_163.Sub(lmin_7_9_151_156_163))
+														idx_7_9_151_156_163.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156_163).ConvertToInt32().Store(ia_7_9_151_156_163)
+														r0_0_7_9_151_156_163 = in_7_9_151_156_163
+													}
+													in_9_151_156_163 := r0_0_7_9_151_156_163
+													for i_9_151_156_163, j_9_151_156_163 := range ia_9_151_156_163 {
+														fa_9_151_156_163[i_9_151_156_163] = bits_9_151_156_163[j_9_151_156_163]
+													}
+													r0_0_9_151_156_163 = archsimd.LoadUint64x4(fa_9_151_156_163).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156_163.defaultF)[:4])), in_9_151_156_163)
+												}
+												fc_151_156_163 = r0_0_9_151_156_163
+											}
+											s_151_156_163 := sum_151_156_163.Add(fc_151_156_163.Mul(fc_151_156_163).Mul(fl_151_156_163).Mul(fl_151_156_163))
+											if !c_151_156_163.Water {
+												s_151_156_163 = sum_151_156_163.Merge(s_151_156_163, fl_151_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											}
+											r0_0_151_156_163 = s_151_156_163
+										}
+										sum_156_163 = r0_0_151_156_163
+									}
+								}
+								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
+							}
+							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
+							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
+						}
+						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
+					}
+				}
+			}
+		}
+		if c.Thick {
+			archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).StoreSlice(rb.v[p0:])
+			omega.StoreSlice(rb.w[p0:])
+			polar.StoreSlice(rb.polar[p0:])
+		} else {
+			archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+			count.Mul(omega).StoreSlice(rb.w[p0:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	n := k.nn[0]
+	var ia [4]int32
+	var fa [4]uint64
+	k.orientIncLanesAVX2(si, oinc)
+	for p0 := 0; p0 < np; p0 += 4 {
+		var (
+			r0_0_164 archsimd.Float64x4
+			r1_0_164 archsimd.Float64x4
+			r2_0_164 archsimd.Float64x4
+			r3_0_164 archsimd.Float64x4
+			r4_0_164 archsimd.Float64x4
+			r5_0_164 archsimd.Float64x4
+			r6_0_164 archsimd.Float64x4
+			r7_0_164 archsimd.Float64x4
+			r8_0_164 archsimd.Float64x4
+		)
+		{
+			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
+			il_164 := archsimd.LoadFloat64x4((*[4]float64)((&sr_164.il)[:4]))
+			x_164, y_164, z_164 := archsimd.LoadFloat64x4Slice((t_164.d[0][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[1][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[2][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[2])[:4])))
+			x_164.Mul(x_164).Add(y_164.Mul(y_164)).Add(z_164.Mul(z_164)).StoreSlice(ds_164[p0_164:])
+			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = x_164.Mul(il_164), y_164.Mul(il_164), z_164.Mul(il_164), archsimd.LoadFloat64x4Slice((t_164.s[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.def[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.sig[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.na[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nb[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nc[p0_164:]))
+		}
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
+		for oi := range r.orient {
+			var (
+				r0_0_165 archsimd.Float64x4
+				r1_0_165 archsimd.Float64x4
+				r2_0_165 archsimd.Float64x4
+			)
+			{
+				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
+				h_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[0])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[1])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[2])[:4])).Mul(qz_165))
+				kk_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[3])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[4])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[5])[:4])).Mul(qz_165))
+				l_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[6])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[7])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[8])[:4])).Mul(qz_165))
+				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
+			}
+			h, kk, l := r0_0_165, r1_0_165, r2_0_165
+			var (
+				r0_0_166 archsimd.Float64x4
+				r1_0_166 archsimd.Float64x4
+				r2_0_166 archsimd.Float64x4
+				r3_0_166 archsimd.Float64x4
+				r4_0_166 archsimd.Float64x4
+				r5_0_166 archsimd.Float64x4
+				r6_0_166 archsimd.Float64x4
+				r7_0_166 archsimd.Float64x4
+				r8_0_166 archsimd.Float64x4
+			)
+			{
+				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
+				_ = n_166
+				var (
+					r0_0_64_166 archsimd.Float64x4
+					r1_0_64_166 archsimd.Float64x4
+					r2_0_64_166 archsimd.Float64x4
+				)
+				{
+					r_64_166, i_64_166, x_64_166 := r_166, 0, h_166
+					s_64_166, dx_64_166, dn_64_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_64_166.nmode[i_64_166] == nChebyshev {
+						var (
+							r0_0_65_166 archsimd.Float64x4
+							r1_0_65_166 archsimd.Float64x4
+							r2_0_65_166 archsimd.Float64x4
+						)
+						{
+							r_65_166, x_65_166, n_65_166, nf_65_166 := r_64_166, x_64_166, r_64_166.nn[i_64_166], &r_64_166.nv[i_64_166]
+							magic_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_65_166 := x_65_166.Add(magic_65_166)
+							d_65_166 := x_65_166.Sub(t_65_166.Sub(magic_65_166))
+							f_65_166 := t_65_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_66_166 archsimd.Float64x4
+							{
+								d_66_166 := d_65_166
+								y_66_166 := d_66_166.Mul(d_66_166)
+								y2_66_166 := y_66_166.Mul(y_66_166)
+								y4_66_166 := y2_66_166.Mul(y2_66_166)
+								p0_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_66_166)).Mul(y2_66_166))
+								p1_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_66_166)).Mul(y2_66_166)).Mul(y4_66_166)
+								p2_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_66_166.Mul(y4_66_166))
+								r0_0_66_166 = p0_66_166.Add(p1_66_166).Add(p2_66_166)
+							}
+							cr_65_166 := r0_0_66_166
+							sign_65_166, one_65_166, pi_65_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_65_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_65_166 := pi_65_166.Div(one_65_166.Sub(cr_65_166).Mul(one_65_166.Add(cr_65_166)).Sqrt().AsUint64x4().Or(d_65_166.AsUint64x4().Xor(f_65_166).And(sign_65_166)).AsFloat64x4())
+							c2_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_65_166.AsUint64x4().Xor(f_65_166).AsFloat64x4())
+							u0_65_166, u1_65_166 := one_65_166, c2_65_166
+							j_65_166 := 2
+							for ; j_65_166+1 < n_65_166; j_65_166 += 2 {
+								u0_65_166 = c2_65_166.Mul(u1_65_166).Sub(u0_65_166)
+								u1_65_166 = c2_65_166.Mul(u0_65_166).Sub(u1_65_166)
+							}
+							if j_65_166 < n_65_166 {
+								u0_65_166, u1_65_166 = u1_65_166, c2_65_166.Mul(u1_65_166).Sub(u0_65_166)
+							}
+							cu_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_65_166).Mul(u1_65_166)
+							tn_65_166 := cu_65_166.Sub(u0_65_166)
+							dx_65_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_65_166[:4])).Mul(tn_65_166).Sub(cu_65_166).Mul(rs_65_166)
+							dn_65_166 := d_65_166.Mul(tn_65_166).Mul(rs_65_166)
+							near_65_166 := d_65_166.Mul(d_65_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_65_166.ToBits() != 0 {
+								var (
+									r0_0_67_166 archsimd.Float64x4
+									r1_0_67_166 archsimd.Float64x4
+								)
+								{
+									r_67_166, d_67_166, c2_67_166, flip_67_166, tn_67_166, un_67_166, n_67_166 := r_65_166, d_65_166, c2_65_166, f_65_166, tn_65_166, u1_65_166, n_65_166
+									var r0_0_68_166 archsimd.Float64x4
+									{
+										d_68_166 := d_67_166
+										y_68_166 := d_68_166.Mul(d_68_166)
+										y2_68_166 := y_68_166.Mul(y_68_166)
+										y4_68_166 := y2_68_166.Mul(y2_68_166)
+										p0_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_68_166)).Mul(y2_68_166))
+										p1_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_68_166)).Mul(y2_68_166)).Mul(y4_68_166)
+										p2_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_68_166)).Mul(y4_68_166.Mul(y4_68_166))
+										r0_0_68_166 = d_68_166.Mul(p0_68_166.Add(p1_68_166).Add(p2_68_166))
+									}
+									s_67_166 := r0_0_68_166.AsUint64x4().Xor(flip_67_166).AsFloat64x4()
+									two_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_67_166, u1_67_166, p0_67_166, p1_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_67_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_67_166
+									for j_67_166 := 2; j_67_166 < n_67_166; j_67_166++ {
+										u0_67_166, u1_67_166, p0_67_166, p1_67_166 = u1_67_166, c2_67_166.Mul(u1_67_166).Sub(u0_67_166), p1_67_166, two_67_166.Mul(u1_67_166).Add(c2_67_166.Mul(p1_67_166)).Sub(p0_67_166)
+									}
+									dx_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_67_166).Mul(p1_67_166)
+									peak_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_67_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_67_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_67_166).Mul(tn_67_166).Div(s_67_166).Merge(peak_67_166, d_67_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_67_166, r1_0_67_166 = dx_67_166, dn_67_166
+								}
+								px_65_166, pn_65_166 := r0_0_67_166, r1_0_67_166
+								dx_65_166, dn_65_166 = px_65_166.Merge(dx_65_166, near_65_166), pn_65_166.Merge(dn_65_166, near_65_166)
+							}
+							r0_0_65_166, r1_0_65_166, r2_0_65_166 = u1_65_166, dx_65_166, dn_65_166
+						}
+						s_64_166, dx_64_166, dn_64_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
+					} else if r_64_166.nmode[i_64_166] == nRatio {
+						var (
+							r0_0_69_166 archsimd.Float64x4
+							r1_0_69_166 archsimd.Float64x4
+							r2_0_69_166 archsimd.Float64x4
+						)
+						{
+							x_69_166, nv_69_166 := x_64_166, archsimd.LoadFloat64x4((*[4]float64)((&r_64_166.nv[i_64_166])[:4]))
+							magic_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_69_166 := x_69_166.Add(magic_69_166)
+							d_69_166 := x_69_166.Sub(t_69_166.Sub(magic_69_166))
+							y_69_166 := nv_69_166.Mul(d_69_166)
+							u_69_166 := y_69_166.Add(magic_69_166)
+							e_69_166 := y_69_166.Sub(u_69_166.Sub(magic_69_166))
+							var r0_0_70_166 archsimd.Float64x4
+							{
+								d_70_166 := e_69_166
+								y_70_166 := d_70_166.Mul(d_70_166)
+								y2_70_166 := y_70_166.Mul(y_70_166)
+								y4_70_166 := y2_70_166.Mul(y2_70_166)
+								p0_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70_166)).Mul(y2_70_166))
+								p1_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70_166)).Mul(y2_70_166)).Mul(y4_70_166)
+								p2_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70_166)).Mul(y4_70_166.Mul(y4_70_166))
+								r0_0_70_166 = d_70_166.Mul(p0_70_166.Add(p1_70_166).Add(p2_70_166))
+							}
+							var r0_0_71_166 archsimd.Float64x4
+							{
+								c_71_166, t_71_166 := r0_0_70_166, u_69_166
+								r0_0_71_166 = c_71_166.AsUint64x4().Xor(t_71_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_72_166 archsimd.Float64x4
+							{
+								d_72_166 := e_69_166
+								y_72_166 := d_72_166.Mul(d_72_166)
+								y2_72_166 := y_72_166.Mul(y_72_166)
+								y4_72_166 := y2_72_166.Mul(y2_72_166)
+								p0_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_72_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_72_166)).Mul(y2_72_166))
+								p1_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_72_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_72_166)).Mul(y2_72_166)).Mul(y4_72_166)
+								p2_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_72_166.Mul(y4_72_166))
+								r0_0_72_166 = p0_72_166.Add(p1_72_166).Add(p2_72_166)
+							}
+							var r0_0_73_166 archsimd.Float64x4
+							{
+								c_73_166, t_73_166 := r0_0_72_166, u_69_166
+								r0_0_73_166 = c_73_166.AsUint64x4().Xor(t_73_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_69_166, cn_69_166 := r0_0_71_166, r0_0_73_166
+							var r0_0_74_166 archsimd.Float64x4
+							{
+								d_74_166 := d_69_166
+								y_74_166 := d_74_166.Mul(d_74_166)
+								y2_74_166 := y_74_166.Mul(y_74_166)
+								y4_74_166 := y2_74_166.Mul(y2_74_166)
+								p0_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74_166)).Mul(y2_74_166))
+								p1_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74_166)).Mul(y2_74_166)).Mul(y4_74_166)
+								p2_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74_166)).Mul(y4_74_166.Mul(y4_74_166))
+								r0_0_74_166 = d_74_166.Mul(p0_74_166.Add(p1_74_166).Add(p2_74_166))
+							}
+							var r0_0_75_166 archsimd.Float64x4
+							{
+								d_75_166 := d_69_166
+								y_75_166 := d_75_166.Mul(d_75_166)
+								y2_75_166 := y_75_166.Mul(y_75_166)
+								y4_75_166 := y2_75_166.Mul(y2_75_166)
+								p0_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75_166)).Mul(y2_75_166))
+								p1_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75_166)).Mul(y2_75_166)).Mul(y4_75_166)
+								p2_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75_166.Mul(y4_75_166))
+								r0_0_75_166 = p0_75_166.Add(p1_75_166).Add(p2_75_166)
+							}
+							s1_69_166, c1_69_166 := r0_0_74_166, r0_0_75_166
+							pi_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_69_166 := d_69_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_69_166 := nv_69_166.Merge(sn_69_166.Div(s1_69_166), at_69_166)
+							pd_69_166 := pi_69_166.Mul(d_69_166)
+							npd_69_166 := nv_69_166.Mul(pd_69_166)
+							dx_69_166 := pi_69_166.Mul(nv_69_166.Mul(cn_69_166).Mul(s1_69_166).Sub(sn_69_166.Mul(c1_69_166))).Div(s1_69_166.Mul(s1_69_166))
+							var r0_0_76_166 archsimd.Float64x4
+							{
+								n_76_166, x_76_166 := nv_69_166, pd_69_166
+								n2_76_166 := n_76_166.Mul(n_76_166)
+								a_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_76_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_76_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_76_166).Mul(n2_76_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_76_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_76_166).Mul(x_76_166).Mul(x_76_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_76_166 = n_76_166.Mul(a_76_166.Add(b_76_166))
+							}
+							dx_69_166 = pi_69_166.Mul(r0_0_76_166).Merge(dx_69_166, npd_69_166.Mul(npd_69_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_69_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_69_166, at_69_166)
+							dn_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_69_166.Mul(cn_69_166).Div(s1_69_166), at_69_166)
+							r0_0_69_166, r1_0_69_166, r2_0_69_166 = s_69_166, dx_69_166, dn_69_166
+						}
+						s_64_166, dx_64_166, dn_64_166 = r0_0_69_166, r1_0_69_166, r2_0_69_166
+					}
+					r0_0_64_166, r1_0_64_166, r2_0_64_166 = s_64_166, dx_64_166, dn_64_166
+				}
+				sa_166, ha_166, na_166 := r0_0_64_166, r1_0_64_166, r2_0_64_166
+				var (
+					r0_0_77_166 archsimd.Float64x4
+					r1_0_77_166 archsimd.Float64x4
+					r2_0_77_166 archsimd.Float64x4
+				)
+				{
+					r_77_166, i_77_166, x_77_166 := r_166, 1, kk_166
+					s_77_166, dx_77_166, dn_77_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_77_166.nmode[i_77_166] == nChebyshev {
+						var (
+							r0_0_78_166 archsimd.Float64x4
+							r1_0_78_166 archsimd.Float64x4
+							r2_0_78_166 archsimd.Float64x4
+						)
+						{
+							r_78_166, x_78_166, n_78_166, nf_78_166 := r_77_166, x_77_166, r_77_166.nn[i_77_166], &r_77_166.nv[i_77_166]
+							magic_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_78_166 := x_78_166.Add(magic_78_166)
+							d_78_166 := x_78_166.Sub(t_78_166.Sub(magic_78_166))
+							f_78_166 := t_78_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_79_166 archsimd.Float64x4
+							{
+								d_79_166 := d_78_166
+								y_79_166 := d_79_166.Mul(d_79_166)
+								y2_79_166 := y_79_166.Mul(y_79_166)
+								y4_79_166 := y2_79_166.Mul(y2_79_166)
+								p0_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_79_166)).Mul(y2_79_166))
+								p1_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_79_166)).Mul(y2_79_166)).Mul(y4_79_166)
+								p2_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_79_166.Mul(y4_79_166))
+								r0_0_79_166 = p0_79_166.Add(p1_79_166).Add(p2_79_166)
+							}
+							cr_78_166 := r0_0_79_166
+							sign_78_166, one_78_166, pi_78_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_78_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_78_166 := pi_78_166.Div(one_78_166.Sub(cr_78_166).Mul(one_78_166.Add(cr_78_166)).Sqrt().AsUint64x4().Or(d_78_166.AsUint64x4().Xor(f_78_166).And(sign_78_166)).AsFloat64x4())
+							c2_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_78_166.AsUint64x4().Xor(f_78_166).AsFloat64x4())
+							u0_78_166, u1_78_166 := one_78_166, c2_78_166
+							j_78_166 := 2
+							for ; j_78_166+1 < n_78_166; j_78_166 += 2 {
+								u0_78_166 = c2_78_166.Mul(u1_78_166).Sub(u0_78_166)
+								u1_78_166 = c2_78_166.Mul(u0_78_166).Sub(u1_78_166)
+							}
+							if j_78_166 < n_78_166 {
+								u0_78_166, u1_78_166 = u1_78_166, c2_78_166.Mul(u1_78_166).Sub(u0_78_166)
+							}
+							cu_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_78_166).Mul(u1_78_166)
+							tn_78_166 := cu_78_166.Sub(u0_78_166)
+							dx_78_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_78_166[:4])).Mul(tn_78_166).Sub(cu_78_166).Mul(rs_78_166)
+							dn_78_166 := d_78_166.Mul(tn_78_166).Mul(rs_78_166)
+							near_78_166 := d_78_166.Mul(d_78_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_78_166.ToBits() != 0 {
+								var (
+									r0_0_80_166 archsimd.Float64x4
+									r1_0_80_166 archsimd.Float64x4
+								)
+								{
+									r_80_166, d_80_166, c2_80_166, flip_80_166, tn_80_166, un_80_166, n_80_166 := r_78_166, d_78_166, c2_78_166, f_78_166, tn_78_166, u1_78_166, n_78_166
+									var r0_0_81_166 archsimd.Float64x4
+									{
+										d_81_166 := d_80_166
+										y_81_166 := d_81_166.Mul(d_81_166)
+										y2_81_166 := y_81_166.Mul(y_81_166)
+										y4_81_166 := y2_81_166.Mul(y2_81_166)
+										p0_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_81_166)).Mul(y2_81_166))
+										p1_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_81_166)).Mul(y2_81_166)).Mul(y4_81_166)
+										p2_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_81_166)).Mul(y4_81_166.Mul(y4_81_166))
+										r0_0_81_166 = d_81_166.Mul(p0_81_166.Add(p1_81_166).Add(p2_81_166))
+									}
+									s_80_166 := r0_0_81_166.AsUint64x4().Xor(flip_80_166).AsFloat64x4()
+									two_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_80_166, u1_80_166, p0_80_166, p1_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_80_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_80_166
+									for j_80_166 := 2; j_80_166 < n_80_166; j_80_166++ {
+										u0_80_166, u1_80_166, p0_80_166, p1_80_166 = u1_80_166, c2_80_166.Mul(u1_80_166).Sub(u0_80_166), p1_80_166, two_80_166.Mul(u1_80_166).Add(c2_80_166.Mul(p1_80_166)).Sub(p0_80_166)
+									}
+									dx_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_80_166).Mul(p1_80_166)
+									peak_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_80_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_80_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_80_166).Mul(tn_80_166).Div(s_80_166).Merge(peak_80_166, d_80_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_80_166, r1_0_80_166 = dx_80_166, dn_80_166
+								}
+								px_78_166, pn_78_166 := r0_0_80_166, r1_0_80_166
+								dx_78_166, dn_78_166 = px_78_166.Merge(dx_78_166, near_78_166), pn_78_166.Merge(dn_78_166, near_78_166)
+							}
+							r0_0_78_166, r1_0_78_166, r2_0_78_166 = u1_78_166, dx_78_166, dn_78_166
+						}
+						s_77_166, dx_77_166, dn_77_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
+					} else if r_77_166.nmode[i_77_166] == nRatio {
+						var (
+							r0_0_82_166 archsimd.Float64x4
+							r1_0_82_166 archsimd.Float64x4
+							r2_0_82_166 archsimd.Float64x4
+						)
+						{
+							x_82_166, nv_82_166 := x_77_166, archsimd.LoadFloat64x4((*[4]float64)((&r_77_166.nv[i_77_166])[:4]))
+							magic_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_82_166 := x_82_166.Add(magic_82_166)
+							d_82_166 := x_82_166.Sub(t_82_166.Sub(magic_82_166))
+							y_82_166 := nv_82_166.Mul(d_82_166)
+							u_82_166 := y_82_166.Add(magic_82_166)
+							e_82_166 := y_82_166.Sub(u_82_166.Sub(magic_82_166))
+							var r0_0_83_166 archsimd.Float64x4
+							{
+								d_83_166 := e_82_166
+								y_83_166 := d_83_166.Mul(d_83_166)
+								y2_83_166 := y_83_166.Mul(y_83_166)
+								y4_83_166 := y2_83_166.Mul(y2_83_166)
+								p0_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83_166)).Mul(y2_83_166))
+								p1_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83_166)).Mul(y2_83_166)).Mul(y4_83_166)
+								p2_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83_166)).Mul(y4_83_166.Mul(y4_83_166))
+								r0_0_83_166 = d_83_166.Mul(p0_83_166.Add(p1_83_166).Add(p2_83_166))
+							}
+							var r0_0_84_166 archsimd.Float64x4
+							{
+								c_84_166, t_84_166 := r0_0_83_166, u_82_166
+								r0_0_84_166 = c_84_166.AsUint64x4().Xor(t_84_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_85_166 archsimd.Float64x4
+							{
+								d_85_166 := e_82_166
+								y_85_166 := d_85_166.Mul(d_85_166)
+								y2_85_166 := y_85_166.Mul(y_85_166)
+								y4_85_166 := y2_85_166.Mul(y2_85_166)
+								p0_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_85_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_85_166)).Mul(y2_85_166))
+								p1_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_85_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_85_166)).Mul(y2_85_166)).Mul(y4_85_166)
+								p2_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_85_166.Mul(y4_85_166))
+								r0_0_85_166 = p0_85_166.Add(p1_85_166).Add(p2_85_166)
+							}
+							var r0_0_86_166 archsimd.Float64x4
+							{
+								c_86_166, t_86_166 := r0_0_85_166, u_82_166
+								r0_0_86_166 = c_86_166.AsUint64x4().Xor(t_86_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_82_166, cn_82_166 := r0_0_84_166, r0_0_86_166
+							var r0_0_87_166 archsimd.Float64x4
+							{
+								d_87_166 := d_82_166
+								y_87_166 := d_87_166.Mul(d_87_166)
+								y2_87_166 := y_87_166.Mul(y_87_166)
+								y4_87_166 := y2_87_166.Mul(y2_87_166)
+								p0_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87_166)).Mul(y2_87_166))
+								p1_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87_166)).Mul(y2_87_166)).Mul(y4_87_166)
+								p2_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87_166)).Mul(y4_87_166.Mul(y4_87_166))
+								r0_0_87_166 = d_87_166.Mul(p0_87_166.Add(p1_87_166).Add(p2_87_166))
+							}
+							var r0_0_88_166 archsimd.Float64x4
+							{
+								d_88_166 := d_82_166
+								y_88_166 := d_88_166.Mul(d_88_166)
+								y2_88_166 := y_88_166.Mul(y_88_166)
+								y4_88_166 := y2_88_166.Mul(y2_88_166)
+								p0_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88_166)).Mul(y2_88_166))
+								p1_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88_166)).Mul(y2_88_166)).Mul(y4_88_166)
+								p2_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88_166.Mul(y4_88_166))
+								r0_0_88_166 = p0_88_166.Add(p1_88_166).Add(p2_88_166)
+							}
+							s1_82_166, c1_82_166 := r0_0_87_166, r0_0_88_166
+							pi_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_82_166 := d_82_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_82_166 := nv_82_166.Merge(sn_82_166.Div(s1_82_166), at_82_166)
+							pd_82_166 := pi_82_166.Mul(d_82_166)
+							npd_82_166 := nv_82_166.Mul(pd_82_166)
+							dx_82_166 := pi_82_166.Mul(nv_82_166.Mul(cn_82_166).Mul(s1_82_166).Sub(sn_82_166.Mul(c1_82_166))).Div(s1_82_166.Mul(s1_82_166))
+							var r0_0_89_166 archsimd.Float64x4
+							{
+								n_89_166, x_89_166 := nv_82_166, pd_82_166
+								n2_89_166 := n_89_166.Mul(n_89_166)
+								a_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_89_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_89_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_89_166).Mul(n2_89_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_89_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_89_166).Mul(x_89_166).Mul(x_89_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_89_166 = n_89_166.Mul(a_89_166.Add(b_89_166))
+							}
+							dx_82_166 = pi_82_166.Mul(r0_0_89_166).Merge(dx_82_166, npd_82_166.Mul(npd_82_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_82_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_82_166, at_82_166)
+							dn_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_82_166.Mul(cn_82_166).Div(s1_82_166), at_82_166)
+							r0_0_82_166, r1_0_82_166, r2_0_82_166 = s_82_166, dx_82_166, dn_82_166
+						}
+						s_77_166, dx_77_166, dn_77_166 = r0_0_82_166, r1_0_82_166, r2_0_82_166
+					}
+					r0_0_77_166, r1_0_77_166, r2_0_77_166 = s_77_166, dx_77_166, dn_77_166
+				}
+				sb_166, hb_166, nb_166 := r0_0_77_166, r1_0_77_166, r2_0_77_166
+				var (
+					r0_0_90_166 archsimd.Float64x4
+					r1_0_90_166 archsimd.Float64x4
+					r2_0_90_166 archsimd.Float64x4
+				)
+				{
+					r_90_166, i_90_166, x_90_166 := r_166, 2, l_166
+					s_90_166, dx_90_166, dn_90_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_90_166.nmode[i_90_166] == nChebyshev {
+						var (
+							r0_0_91_166 archsimd.Float64x4
+							r1_0_91_166 archsimd.Float64x4
+							r2_0_91_166 archsimd.Float64x4
+						)
+						{
+							r_91_166, x_91_166, n_91_166, nf_91_166 := r_90_166, x_90_166, r_90_166.nn[i_90_166], &r_90_166.nv[i_90_166]
+							magic_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_91_166 := x_91_166.Add(magic_91_166)
+							d_91_166 := x_91_166.Sub(t_91_166.Sub(magic_91_166))
+							f_91_166 := t_91_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_92_166 archsimd.Float64x4
+							{
+								d_92_166 := d_91_166
+								y_92_166 := d_92_166.Mul(d_92_166)
+								y2_92_166 := y_92_166.Mul(y_92_166)
+								y4_92_166 := y2_92_166.Mul(y2_92_166)
+								p0_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_92_166)).Mul(y2_92_166))
+								p1_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_92_166)).Mul(y2_92_166)).Mul(y4_92_166)
+								p2_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_92_166.Mul(y4_92_166))
+								r0_0_92_166 = p0_92_166.Add(p1_92_166).Add(p2_92_166)
+							}
+							cr_91_166 := r0_0_92_166
+							sign_91_166, one_91_166, pi_91_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_91_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_91_166 := pi_91_166.Div(one_91_166.Sub(cr_91_166).Mul(one_91_166.Add(cr_91_166)).Sqrt().AsUint64x4().Or(d_91_166.AsUint64x4().Xor(f_91_166).And(sign_91_166)).AsFloat64x4())
+							c2_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_91_166.AsUint64x4().Xor(f_91_166).AsFloat64x4())
+							u0_91_166, u1_91_166 := one_91_166, c2_91_166
+							j_91_166 := 2
+							for ; j_91_166+1 < n_91_166; j_91_166 += 2 {
+								u0_91_166 = c2_91_166.Mul(u1_91_166).Sub(u0_91_166)
+								u1_91_166 = c2_91_166.Mul(u0_91_166).Sub(u1_91_166)
+							}
+							if j_91_166 < n_91_166 {
+								u0_91_166, u1_91_166 = u1_91_166, c2_91_166.Mul(u1_91_166).Sub(u0_91_166)
+							}
+							cu_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_91_166).Mul(u1_91_166)
+							tn_91_166 := cu_91_166.Sub(u0_91_166)
+							dx_91_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_91_166[:4])).Mul(tn_91_166).Sub(cu_91_166).Mul(rs_91_166)
+							dn_91_166 := d_91_166.Mul(tn_91_166).Mul(rs_91_166)
+							near_91_166 := d_91_166.Mul(d_91_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_91_166.ToBits() != 0 {
+								var (
+									r0_0_93_166 archsimd.Float64x4
+									r1_0_93_166 archsimd.Float64x4
+								)
+								{
+									r_93_166, d_93_166, c2_93_166, flip_93_166, tn_93_166, un_93_166, n_93_166 := r_91_166, d_91_166, c2_91_166, f_91_166, tn_91_166, u1_91_166, n_91_166
+									var r0_0_94_166 archsimd.Float64x4
+									{
+										d_94_166 := d_93_166
+										y_94_166 := d_94_166.Mul(d_94_166)
+										y2_94_166 := y_94_166.Mul(y_94_166)
+										y4_94_166 := y2_94_166.Mul(y2_94_166)
+										p0_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_94_166)).Mul(y2_94_166))
+										p1_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_94_166)).Mul(y2_94_166)).Mul(y4_94_166)
+										p2_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_94_166)).Mul(y4_94_166.Mul(y4_94_166))
+										r0_0_94_166 = d_94_166.Mul(p0_94_166.Add(p1_94_166).Add(p2_94_166))
+									}
+									s_93_166 := r0_0_94_166.AsUint64x4().Xor(flip_93_166).AsFloat64x4()
+									two_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_93_166, u1_93_166, p0_93_166, p1_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_93_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_93_166
+									for j_93_166 := 2; j_93_166 < n_93_166; j_93_166++ {
+										u0_93_166, u1_93_166, p0_93_166, p1_93_166 = u1_93_166, c2_93_166.Mul(u1_93_166).Sub(u0_93_166), p1_93_166, two_93_166.Mul(u1_93_166).Add(c2_93_166.Mul(p1_93_166)).Sub(p0_93_166)
+									}
+									dx_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_93_166).Mul(p1_93_166)
+									peak_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_93_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_93_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_93_166).Mul(tn_93_166).Div(s_93_166).Merge(peak_93_166, d_93_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_93_166, r1_0_93_166 = dx_93_166, dn_93_166
+								}
+								px_91_166, pn_91_166 := r0_0_93_166, r1_0_93_166
+								dx_91_166, dn_91_166 = px_91_166.Merge(dx_91_166, near_91_166), pn_91_166.Merge(dn_91_166, near_91_166)
+							}
+							r0_0_91_166, r1_0_91_166, r2_0_91_166 = u1_91_166, dx_91_166, dn_91_166
+						}
+						s_90_166, dx_90_166, dn_90_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
+					} else if r_90_166.nmode[i_90_166] == nRatio {
+						var (
+							r0_0_95_166 archsimd.Float64x4
+							r1_0_95_166 archsimd.Float64x4
+							r2_0_95_166 archsimd.Float64x4
+						)
+						{
+							x_95_166, nv_95_166 := x_90_166, archsimd.LoadFloat64x4((*[4]float64)((&r_90_166.nv[i_90_166])[:4]))
+							magic_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_95_166 := x_95_166.Add(magic_95_166)
+							d_95_166 := x_95_166.Sub(t_95_166.Sub(magic_95_166))
+							y_95_166 := nv_95_166.Mul(d_95_166)
+							u_95_166 := y_95_166.Add(magic_95_166)
+							e_95_166 := y_95_166.Sub(u_95_166.Sub(magic_95_166))
+							var r0_0_96_166 archsimd.Float64x4
+							{
+								d_96_166 := e_95_166
+								y_96_166 := d_96_166.Mul(d_96_166)
+								y2_96_166 := y_96_166.Mul(y_96_166)
+								y4_96_166 := y2_96_166.Mul(y2_96_166)
+								p0_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96_166)).Mul(y2_96_166))
+								p1_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96_166)).Mul(y2_96_166)).Mul(y4_96_166)
+								p2_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96_166)).Mul(y4_96_166.Mul(y4_96_166))
+								r0_0_96_166 = d_96_166.Mul(p0_96_166.Add(p1_96_166).Add(p2_96_166))
+							}
+							var r0_0_97_166 archsimd.Float64x4
+							{
+								c_97_166, t_97_166 := r0_0_96_166, u_95_166
+								r0_0_97_166 = c_97_166.AsUint64x4().Xor(t_97_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							var r0_0_98_166 archsimd.Float64x4
+							{
+								d_98_166 := e_95_166
+								y_98_166 := d_98_166.Mul(d_98_166)
+								y2_98_166 := y_98_166.Mul(y_98_166)
+								y4_98_166 := y2_98_166.Mul(y2_98_166)
+								p0_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_98_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_98_166)).Mul(y2_98_166))
+								p1_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_98_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_98_166)).Mul(y2_98_166)).Mul(y4_98_166)
+								p2_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_98_166.Mul(y4_98_166))
+								r0_0_98_166 = p0_98_166.Add(p1_98_166).Add(p2_98_166)
+							}
+							var r0_0_99_166 archsimd.Float64x4
+							{
+								c_99_166, t_99_166 := r0_0_98_166, u_95_166
+								r0_0_99_166 = c_99_166.AsUint64x4().Xor(t_99_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_95_166, cn_95_166 := r0_0_97_166, r0_0_99_166
+							var r0_0_100_166 archsimd.Float64x4
+							{
+								d_100_166 := d_95_166
+								y_100_166 := d_100_166.Mul(d_100_166)
+								y2_100_166 := y_100_166.Mul(y_100_166)
+								y4_100_166 := y2_100_166.Mul(y2_100_166)
+								p0_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_100_166)).Mul(y2_100_166))
+								p1_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_100_166)).Mul(y2_100_166)).Mul(y4_100_166)
+								p2_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_100_166)).Mul(y4_100_166.Mul(y4_100_166))
+								r0_0_100_166 = d_100_166.Mul(p0_100_166.Add(p1_100_166).Add(p2_100_166))
+							}
+							var r0_0_101_166 archsimd.Float64x4
+							{
+								d_101_166 := d_95_166
+								y_101_166 := d_101_166.Mul(d_101_166)
+								y2_101_166 := y_101_166.Mul(y_101_166)
+								y4_101_166 := y2_101_166.Mul(y2_101_166)
+								p0_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101_166)).Mul(y2_101_166))
+								p1_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101_166)).Mul(y2_101_166)).Mul(y4_101_166)
+								p2_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101_166.Mul(y4_101_166))
+								r0_0_101_166 = p0_101_166.Add(p1_101_166).Add(p2_101_166)
+							}
+							s1_95_166, c1_95_166 := r0_0_100_166, r0_0_101_166
+							pi_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_95_166 := d_95_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_95_166 := nv_95_166.Merge(sn_95_166.Div(s1_95_166), at_95_166)
+							pd_95_166 := pi_95_166.Mul(d_95_166)
+							npd_95_166 := nv_95_166.Mul(pd_95_166)
+							dx_95_166 := pi_95_166.Mul(nv_95_166.Mul(cn_95_166).Mul(s1_95_166).Sub(sn_95_166.Mul(c1_95_166))).Div(s1_95_166.Mul(s1_95_166))
+							var r0_0_102_166 archsimd.Float64x4
+							{
+								n_102_166, x_102_166 := nv_95_166, pd_95_166
+								n2_102_166 := n_102_166.Mul(n_102_166)
+								a_102_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_102_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_102_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_102_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_102_166).Mul(n2_102_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_102_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_102_166).Mul(x_102_166).Mul(x_102_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_102_166 = n_102_166.Mul(a_102_166.Add(b_102_166))
+							}
+							dx_95_166 = pi_95_166.Mul(r0_0_102_166).Merge(dx_95_166, npd_95_166.Mul(npd_95_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_95_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_95_166, at_95_166)
+							dn_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_95_166.Mul(cn_95_166).Div(s1_95_166), at_95_166)
+							r0_0_95_166, r1_0_95_166, r2_0_95_166 = s_95_166, dx_95_166, dn_95_166
+						}
+						s_90_166, dx_90_166, dn_90_166 = r0_0_95_166, r1_0_95_166, r2_0_95_166
+					}
+					r0_0_90_166, r1_0_90_166, r2_0_90_166 = s_90_166, dx_90_166, dn_90_166
+				}
+				sc_166, hc_166, nc_166 := r0_0_90_166, r1_0_90_166, r2_0_90_166
+				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
+			var (
+				r0_0_167 archsimd.Float64x4
+				r1_0_167 archsimd.Float64x4
+				r2_0_167 archsimd.Float64x4
+				r3_0_167 archsimd.Float64x4
+				r4_0_167 archsimd.Float64x4
+				r5_0_167 archsimd.Float64x4
+			)
+			{
+				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_167 := k_167.c
+				r_167 := k_167.lr
+				two_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_167 := sa_167.Mul(sb_167).Mul(sc_167)
+				fc_167, fd_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_167.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_167.HasHKL {
+					var (
+						r0_0_138_167 archsimd.Float64x4
+						r1_0_138_167 archsimd.Float64x4
+					)
+					{
+						r_138_167, bits_138_167, miss_138_167, ia_138_167, fa_138_167, h_138_167, kk_138_167, l_138_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
+						var r0_0_8_138_167 archsimd.Mask64x4
+						{
+							r_8_138_167, ia_8_138_167, h_8_138_167, kk_8_138_167, l_8_138_167 := r_138_167, ia_138_167, h_138_167, kk_138_167, l_138_167
+							half_8_138_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_138_167, kc_8_138_167, lc_8_138_167 := h_8_138_167.Sub(half_8_138_167).Ceil(), kk_8_138_167.Sub(half_8_138_167).Ceil(), l_8_138_167.Sub(half_8_138_167).Ceil()
+							hmin_8_138_167, kmin_8_138_167, lmin_8_138_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.lmin)[:4]))
+							in_8_138_167 := hc_8_138_167.GreaterEqual(hmin_8_138_167).And(hc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hmax)[:4])))).And(kc_8_138_167.GreaterEqual(kmin_8_138_167)).And(kc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kmax)[:4])))).And(lc_8_138_167.GreaterEqual(lmin_8_138_167)).And(lc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.lmax)[:4]))))
+							idx_8_138_167 := hc_8_138_167.Sub(hmin_8_138_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hstride)[:4]))).Add(kc_8_138_167.Sub(kmin_8_138_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kstride)[:4])))).Add(lc_8_138_167.Sub(lmin_8_138_167))
+							idx_8_138_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138_167).ConvertToInt32().Store(ia_8_138_167)
+							r0_0_8_138_167 = in_8_138_167
+						}
+						in_138_167 := r0_0_8_138_167
+						for i_138_167, j_138_167 := range ia_138_167 {
+							fa_138_167[i_138_167] = bits_138_167[j_138_167]
+						}
+						f_138_167 := archsimd.LoadUint64x4(fa_138_167).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138_167.defaultF)[:4])), in_138_167)
+						fd_138_167 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_138_167 != nil {
+							for i_138_167, j_138_167 := range ia_138_167 {
+								fa_138_167[i_138_167] = miss_138_167[j_138_167]
+							}
+							fd_138_167 = archsimd.LoadUint64x4(fa_138_167).AsFloat64x4()
+						}
+						r0_0_138_167, r1_0_138_167 = f_138_167, fd_138_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138_167)
+					}
+					fc_167, fd_167 = r0_0_138_167, r1_0_138_167
+				}
+				ffl_167 := fc_167.Mul(fc_167).Mul(fl_167)
+				s1_167 := s_167.Add(ffl_167.Mul(fl_167))
+				def1_167 := def_167
+				if k_167.perDef {
+					def1_167 = def_167.Add(two_167.Mul(fc_167).Mul(fl_167).Mul(fl_167).Mul(fd_167))
+				}
+				tfl_167 := two_167.Mul(ffl_167)
+				xa_167, xb_167, xc_167 := tfl_167.Mul(sb_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sb_167))
+				hbar_167, kbar_167, lbar_167 := xa_167.Mul(ha_167), xb_167.Mul(hb_167), xc_167.Mul(hc_167)
+				sig1_167 := sig_167.Add(hbar_167.Mul(h_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[0])[:4])))).Add(kbar_167.Mul(kk_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[1])[:4]))))).Add(lbar_167.Mul(l_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[2])[:4]))))))
+				na1_167, nb1_167, nc1_167 := sna_167.Add(xa_167.Mul(nda_167)), snb_167.Add(xb_167.Mul(ndb_167)), snc_167.Add(xc_167.Mul(ndc_167))
+				if !c_167.Water {
+					s1_167 = s_167.Merge(s1_167, fl_167.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				}
+				hbar_167.StoreSlice(hkl_167[at_167:])
+				kbar_167.StoreSlice(hkl_167[at_167+stride_167:])
+				lbar_167.StoreSlice(hkl_167[at_167+2*stride_167:])
+				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
+			}
+			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
 	}
 	archsimd.ClearAVXUpperBits()
 }

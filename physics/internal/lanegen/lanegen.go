@@ -174,15 +174,32 @@ func Generate(src []byte, t Target) ([]byte, error) {
 		return nil, err
 	}
 	in := &inliner{fset: fset, funcs: map[string]*ast.FuncDecl{}}
+	variants, err := variantsOf(fset, f)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
 			for _, c := range fd.Doc.List {
 				if c.Text == "//lanegen:inline" {
 					in.funcs[fd.Name.Name] = fd
+					for _, v := range variants[fd.Name.Name] {
+						in.funcs[v.Name.Name] = v
+					}
 				}
 			}
 		}
 	}
+	// The copies after the functions, in the order of the originals.
+	var copies []ast.Decl
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			for _, v := range variants[fd.Name.Name] {
+				copies = append(copies, v)
+			}
+		}
+	}
+	f.Decls = append(f.Decls, copies...)
 	// Inline into every function (each body is rewritten on a copy, so
 	// that the inlined functions' own bodies stay as written).
 	for _, d := range f.Decls {
@@ -462,6 +479,60 @@ func words(f *ast.File, w, methods map[string]string) error {
 	}
 	ast.Inspect(f, walk)
 	return err
+}
+
+// variantsOf returns, by the name of the function they copy, the copies
+// that //lanegen:variant lines in functions' doc comments ask for:
+//
+//	//lanegen:variant name old=new …
+//
+// declares name, the function with every identifier old in its body
+// renamed new (a function called in its place, say). A variant of an
+// inlined function is inlined too. The copies are made before anything
+// is inlined, so that a renamed call is inlined as the function it names.
+func variantsOf(fset *token.FileSet, f *ast.File) (map[string][]*ast.FuncDecl, error) {
+	out := map[string][]*ast.FuncDecl{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Doc == nil || fd.Body == nil {
+			continue
+		}
+		for _, c := range fd.Doc.List {
+			words := strings.Fields(c.Text)
+			if len(words) == 0 || words[0] != "//lanegen:variant" {
+				continue
+			}
+			if len(words) < 3 {
+				return nil, fmt.Errorf("%s: %q: want //lanegen:variant name old=new …", fset.Position(c.Pos()), c.Text)
+			}
+			renames := map[string]string{}
+			for _, w := range words[2:] {
+				old, new, ok := strings.Cut(w, "=")
+				if !ok || old == "" || new == "" {
+					return nil, fmt.Errorf("%s: %q: want old=new", fset.Position(c.Pos()), w)
+				}
+				renames[old] = new
+			}
+			v := clone(fset, fd).(*ast.FuncDecl)
+			v.Doc, v.Name = nil, ast.NewIdent(words[1])
+			used := map[string]bool{}
+			ast.Inspect(v.Body, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if new, ok := renames[id.Name]; ok {
+						id.Name, used[new] = new, true
+					}
+				}
+				return true
+			})
+			for old, new := range renames {
+				if !used[new] {
+					return nil, fmt.Errorf("%s: variant %s: %s does not occur in %s", fset.Position(c.Pos()), words[1], old, fd.Name.Name)
+				}
+			}
+			out[fd.Name.Name] = append(out[fd.Name.Name], v)
+		}
+	}
+	return out, nil
 }
 
 // inliner replaces calls of the marked functions by their bodies.
