@@ -209,24 +209,6 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lan
 	return f, fd.Merge(vk(1), in)
 }
 
-// addTermLanes adds the term at indices (h, k, l) with lattice factor fl
-// to the running sums in sum (termsLanes).
-//
-//lanegen:inline
-func addTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l, fl, sum vf) vf {
-	c := k.c
-	fc := vrep(&k.lr.defaultF)
-	if c.HasHKL {
-		fc = cellFLanes(k.lr, k.fhklBits, ia, fa, h, kk, l)
-	}
-	s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
-	if !c.Water {
-		// A zero lattice factor adds no term (the reference skips it).
-		s = sum.Merge(s, fl.Equal(vk(0)))
-	}
-	return s
-}
-
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
@@ -236,38 +218,42 @@ func addTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l, fl, 
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
 func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
+	c := k.c
 	n := k.nn[0]
+	zero := vk(0)
 	for si := range r.src {
-		qx, qy, qz, p := sourceLanes(r, &r.src[si], dx, dy, dz, polar)
-		polar = p
+		sr := &r.src[si]
+		il := vrep(&sr.il)
+		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
+		if m := polar.Equal(zero); vany(m) {
+			var p vf
+			if r.kahnZero {
+				c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
+				p = vk(0.5).Mul(vk(1).Add(c2.Mul(c2)))
+			} else {
+				p = polarizationLanes(false, &r.kahn, sr, dx, dy, dz)
+			}
+			polar = p.Merge(polar, m)
+		}
 		for oi := range r.orient {
-			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
-			sum = addTermLanes(k, ia, fa, h, kk, l, sincg3Lanes(r, h, kk, l, n), sum)
+			o := &r.orient[oi]
+			h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
+			kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
+			l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
+			fl := sincg3Lanes(r, h, kk, l, n)
+			fc := vrep(&r.defaultF)
+			if c.HasHKL {
+				fc = cellFLanes(r, k.fhklBits, ia, fa, h, kk, l)
+			}
+			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+			if !c.Water {
+				// A zero lattice factor adds no term (the reference skips it).
+				s = sum.Merge(s, fl.Equal(zero))
+			}
+			sum = s
 		}
 	}
 	return sum, polar
-}
-
-// sourceLanes returns the scattering vector q for source sr and
-// diffracted direction d, and the polarization: polar, with the factor
-// for sr and d where it is still 0.
-//
-//lanegen:inline
-func sourceLanes(r *laneReps, sr *laneSrc, dx, dy, dz, polar vf) (vf, vf, vf, vf) {
-	zero := vk(0)
-	il := vrep(&sr.il)
-	qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
-	if m := polar.Equal(zero); vany(m) {
-		var p vf
-		if r.kahnZero {
-			c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
-			p = vk(0.5).Mul(vk(1).Add(c2.Mul(c2)))
-		} else {
-			p = polarizationLanes(false, &r.kahn, sr, dx, dy, dz)
-		}
-		polar = p.Merge(polar, m)
-	}
-	return qx, qy, qz, polar
 }
 
 // subpixelLanes adds the terms of one sub-pixel to sum: its position from
@@ -355,8 +341,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				dx, dy, dz := vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:])
-				sum, polar = k.termsLanes(r, &ia, &fa, sum, dx, dy, dz, polar)
+				sum, polar = k.termsLanes(r, &ia, &fa, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
 				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])

@@ -206,251 +206,155 @@ func cellFGradLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, fa *[4]u
 	return f, fd.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in)
 }
 
-func addTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, h, kk, l, fl, sum archsimd.Float64x4,
-
-) archsimd.Float64x4 {
-	c := k.c
-	fc := archsimd.LoadFloat64x4((*[4]float64)((&k.lr.defaultF)[:4]))
-	if c.HasHKL {
-		var r0_0_9 archsimd.Float64x4
-		{
-			r_9, bits_9, ia_9, fa_9, h_9, kk_9, l_9 := k.lr, k.fhklBits, ia, fa, h, kk, l
-			var r0_0_7_9 archsimd.Mask64x4
-			{
-				r_7_9, ia_7_9, h_7_9, kk_7_9, l_7_9 := r_9, ia_9, h_9, kk_9, l_9
-				half_7_9 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				hc_7_9, kc_7_9, lc_7_9 := h_7_9.Sub(half_7_9).Ceil(), kk_7_9.Sub(half_7_9).Ceil(), l_7_9.Sub(half_7_9).Ceil()
-				hmin_7_9, kmin_7_9, lmin_7_9 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.lmin)[:4]))
-				in_7_9 := hc_7_9.GreaterEqual(hmin_7_9).And(hc_7_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.hmax)[:4])))).And(kc_7_9.GreaterEqual(kmin_7_9)).And(kc_7_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.kmax)[:4])))).And(lc_7_9.GreaterEqual(lmin_7_9)).And(lc_7_9.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.lmax)[:4]))))
-				idx_7_9 := hc_7_9.Sub(hmin_7_9).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.hstride)[:4]))).Add(kc_7_9.Sub(kmin_7_9).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9.kstride)[:4])))).Add(lc_7_9.Sub(lmin_7_9))
-				idx_7_9.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9).ConvertToInt32().Store(ia_7_9)
-				r0_0_7_9 = in_7_9
-			}
-			in_9 := r0_0_7_9
-			for i_9, j_9 := range ia_9 {
-				fa_9[i_9] = bits_9[j_9]
-			}
-			r0_0_9 = archsimd.LoadUint64x4(fa_9).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9.defaultF)[:4])), in_9)
-		}
-		fc = r0_0_9
-	}
-	s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
-	if !c.Water {
-		s = sum.Merge(s, fl.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-	}
-	return s
-}
-
 func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
+	c := k.c
 	n := k.nn[0]
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for si := range r.src {
-		var (
-			r0_0_10 archsimd.Float64x4
-			r1_0_10 archsimd.Float64x4
-			r2_0_10 archsimd.Float64x4
-			r3_0_10 archsimd.Float64x4
-		)
-		{
-			r_10, sr_10, dx_10, dy_10, dz_10, polar_10 := r, &r.src[si], dx, dy, dz, polar
-			zero_10 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			il_10 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10.il)[:4]))
-			qx_10, qy_10, qz_10 := dx_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[0])[:4]))).Mul(il_10), dy_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[1])[:4]))).Mul(il_10), dz_10.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[2])[:4]))).Mul(il_10)
-			if m_10 := polar_10.Equal(zero_10); m_10.ToBits() != 0 {
-				var p_10 archsimd.Float64x4
-				if r_10.kahnZero {
-					c2_10 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[0])[:4])).Mul(dx_10).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[1])[:4])).Mul(dy_10)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10.inc[2])[:4])).Mul(dz_10))
-					p_10 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10.Mul(c2_10)))
-				} else {
-					var r0_0_11 archsimd.Float64x4
-					{
-						zero_11, kahn_11, s_11, dx_11, dy_11, dz_11 := false, &r_10.kahn, sr_10, dx_10, dy_10, dz_10
-						c2_11 := archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[0])[:4])).Mul(dx_11).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[1])[:4])).Mul(dy_11)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11.inc[2])[:4])).Mul(dz_11))
-						c2sq_11 := c2_11.Mul(c2_11)
-						cos2psi_11 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if !zero_11 {
-							e_11 := dx_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[0])[:4]))).Add(dy_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[1])[:4])))).Add(dz_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.ein[2])[:4]))))
-							b_11 := dx_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[0])[:4]))).Add(dy_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[1])[:4])))).Add(dz_11.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11.bin[2])[:4]))))
-							ee_11, bb_11 := e_11.Mul(e_11), b_11.Mul(b_11)
-							den_11 := ee_11.Add(bb_11)
-							cos2psi_11 = ee_11.Sub(bb_11).Div(den_11).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						one_11 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						r0_0_11 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11.Add(c2sq_11).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11[:4])).Mul(cos2psi_11).Mul(one_11.Sub(c2sq_11))))
+		sr := &r.src[si]
+		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
+		if m := polar.Equal(zero); m.ToBits() != 0 {
+			var p archsimd.Float64x4
+			if r.kahnZero {
+				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
+				p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
+			} else {
+				var r0_0_9 archsimd.Float64x4
+				{
+					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
+					c2_9 := archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[0])[:4])).Mul(dx_9).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[1])[:4])).Mul(dy_9)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9.inc[2])[:4])).Mul(dz_9))
+					c2sq_9 := c2_9.Mul(c2_9)
+					cos2psi_9 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if !zero_9 {
+						e_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.ein[2])[:4]))))
+						b_9 := dx_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[0])[:4]))).Add(dy_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[1])[:4])))).Add(dz_9.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9.bin[2])[:4]))))
+						ee_9, bb_9 := e_9.Mul(e_9), b_9.Mul(b_9)
+						den_9 := ee_9.Add(bb_9)
+						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 					}
-					p_10 = r0_0_11
+					one_9 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					r0_0_9 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9[:4])).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
 				}
-				polar_10 = p_10.Merge(polar_10, m_10)
+				p = r0_0_9
 			}
-			r0_0_10, r1_0_10, r2_0_10, r3_0_10 = qx_10, qy_10, qz_10, polar_10
+			polar = p.Merge(polar, m)
 		}
-		qx, qy, qz, p := r0_0_10, r1_0_10, r2_0_10, r3_0_10
-		polar = p
 		for oi := range r.orient {
-			var (
-				r0_0_12 archsimd.Float64x4
-				r1_0_12 archsimd.Float64x4
-				r2_0_12 archsimd.Float64x4
-			)
+			o := &r.orient[oi]
+			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
+			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
+			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
+			var r0_0_10 archsimd.Float64x4
 			{
-				o_12, qx_12, qy_12, qz_12 := &r.orient[oi], qx, qy, qz
-				h_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[0])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[1])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[2])[:4])).Mul(qz_12))
-				kk_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[3])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[4])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[5])[:4])).Mul(qz_12))
-				l_12 := archsimd.LoadFloat64x4((*[4]float64)((&o_12[6])[:4])).Mul(qx_12).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[7])[:4])).Mul(qy_12)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12[8])[:4])).Mul(qz_12))
-				r0_0_12, r1_0_12, r2_0_12 = h_12, kk_12, l_12
+				r_10, h_10, kk_10, l_10, n_10 := r, h, kk, l, n
+				_ = r_10
+				magic_10 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				th_10, tk_10, tl_10 := h_10.Add(magic_10), kk_10.Add(magic_10), l_10.Add(magic_10)
+				var r0_0_1_10 archsimd.Float64x4
+				{
+					d_1_10 := h_10.Sub(th_10.Sub(magic_10))
+					y_1_10 := d_1_10.Mul(d_1_10)
+					y2_1_10 := y_1_10.Mul(y_1_10)
+					y4_1_10 := y2_1_10.Mul(y2_1_10)
+					p0_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10)).Mul(y2_1_10))
+					p1_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10)).Mul(y2_1_10)).Mul(y4_1_10)
+					p2_1_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10.Mul(y4_1_10))
+					r0_0_1_10 = p0_1_10.Add(p1_1_10).Add(p2_1_10)
+				}
+				var r0_0_2_10 archsimd.Float64x4
+				{
+					c_2_10, t_2_10 := r0_0_1_10, th_10
+					r0_0_2_10 = c_2_10.AsUint64x4().Xor(t_2_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				ch_10 := r0_0_2_10
+				var r0_0_3_10 archsimd.Float64x4
+				{
+					d_3_10 := kk_10.Sub(tk_10.Sub(magic_10))
+					y_3_10 := d_3_10.Mul(d_3_10)
+					y2_3_10 := y_3_10.Mul(y_3_10)
+					y4_3_10 := y2_3_10.Mul(y2_3_10)
+					p0_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10)).Mul(y2_3_10))
+					p1_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10)).Mul(y2_3_10)).Mul(y4_3_10)
+					p2_3_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10.Mul(y4_3_10))
+					r0_0_3_10 = p0_3_10.Add(p1_3_10).Add(p2_3_10)
+				}
+				var r0_0_4_10 archsimd.Float64x4
+				{
+					c_4_10, t_4_10 := r0_0_3_10, tk_10
+					r0_0_4_10 = c_4_10.AsUint64x4().Xor(t_4_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				ck_10 := r0_0_4_10
+				var r0_0_5_10 archsimd.Float64x4
+				{
+					d_5_10 := l_10.Sub(tl_10.Sub(magic_10))
+					y_5_10 := d_5_10.Mul(d_5_10)
+					y2_5_10 := y_5_10.Mul(y_5_10)
+					y4_5_10 := y2_5_10.Mul(y2_5_10)
+					p0_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10)).Mul(y2_5_10))
+					p1_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10)).Mul(y2_5_10)).Mul(y4_5_10)
+					p2_5_10 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10.Mul(y4_5_10))
+					r0_0_5_10 = p0_5_10.Add(p1_5_10).Add(p2_5_10)
+				}
+				var r0_0_6_10 archsimd.Float64x4
+				{
+					c_6_10, t_6_10 := r0_0_5_10, tl_10
+					r0_0_6_10 = c_6_10.AsUint64x4().Xor(t_6_10.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				cl_10 := r0_0_6_10
+				two_10 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				ch_10, ck_10, cl_10 = two_10.Mul(ch_10), two_10.Mul(ck_10), two_10.Mul(cl_10)
+				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
+				j_10 := 2
+				for ; j_10+1 < n_10; j_10 += 2 {
+					h0_10, k0_10, l0_10 = ch_10.Mul(h1_10).Sub(h0_10), ck_10.Mul(k1_10).Sub(k0_10), cl_10.Mul(l1_10).Sub(l0_10)
+					h1_10, k1_10, l1_10 = ch_10.Mul(h0_10).Sub(h1_10), ck_10.Mul(k0_10).Sub(k1_10), cl_10.Mul(l0_10).Sub(l1_10)
+				}
+				if j_10 < n_10 {
+					h1_10 = ch_10.Mul(h1_10).Sub(h0_10)
+					k1_10 = ck_10.Mul(k1_10).Sub(k0_10)
+					l1_10 = cl_10.Mul(l1_10).Sub(l0_10)
+				}
+				r0_0_10 = h1_10.Mul(k1_10).Mul(l1_10)
 			}
-			h, kk, l := r0_0_12, r1_0_12, r2_0_12
-			var r0_0_13 archsimd.Float64x4
-			{
-				r_13, h_13, kk_13, l_13, n_13 := r, h, kk, l, n
-				_ = r_13
-				magic_13 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				th_13, tk_13, tl_13 := h_13.Add(magic_13), kk_13.Add(magic_13), l_13.Add(magic_13)
-				var r0_0_1_13 archsimd.Float64x4
+			fl := r0_0_10
+			fc := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4]))
+			if c.HasHKL {
+				var r0_0_11 archsimd.Float64x4
 				{
-					d_1_13 := h_13.Sub(th_13.Sub(magic_13))
-					y_1_13 := d_1_13.Mul(d_1_13)
-					y2_1_13 := y_1_13.Mul(y_1_13)
-					y4_1_13 := y2_1_13.Mul(y2_1_13)
-					p0_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13)).Mul(y2_1_13))
-					p1_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13)).Mul(y2_1_13)).Mul(y4_1_13)
-					p2_1_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13.Mul(y4_1_13))
-					r0_0_1_13 = p0_1_13.Add(p1_1_13).Add(p2_1_13)
-				}
-				var r0_0_2_13 archsimd.Float64x4
-				{
-					c_2_13, t_2_13 := r0_0_1_13, th_13
-					r0_0_2_13 = c_2_13.AsUint64x4().Xor(t_2_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				ch_13 := r0_0_2_13
-				var r0_0_3_13 archsimd.Float64x4
-				{
-					d_3_13 := kk_13.Sub(tk_13.Sub(magic_13))
-					y_3_13 := d_3_13.Mul(d_3_13)
-					y2_3_13 := y_3_13.Mul(y_3_13)
-					y4_3_13 := y2_3_13.Mul(y2_3_13)
-					p0_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13)).Mul(y2_3_13))
-					p1_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13)).Mul(y2_3_13)).Mul(y4_3_13)
-					p2_3_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13.Mul(y4_3_13))
-					r0_0_3_13 = p0_3_13.Add(p1_3_13).Add(p2_3_13)
-				}
-				var r0_0_4_13 archsimd.Float64x4
-				{
-					c_4_13, t_4_13 := r0_0_3_13, tk_13
-					r0_0_4_13 = c_4_13.AsUint64x4().Xor(t_4_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				ck_13 := r0_0_4_13
-				var r0_0_5_13 archsimd.Float64x4
-				{
-					d_5_13 := l_13.Sub(tl_13.Sub(magic_13))
-					y_5_13 := d_5_13.Mul(d_5_13)
-					y2_5_13 := y_5_13.Mul(y_5_13)
-					y4_5_13 := y2_5_13.Mul(y2_5_13)
-					p0_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13)).Mul(y2_5_13))
-					p1_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13)).Mul(y2_5_13)).Mul(y4_5_13)
-					p2_5_13 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13.Mul(y4_5_13))
-					r0_0_5_13 = p0_5_13.Add(p1_5_13).Add(p2_5_13)
-				}
-				var r0_0_6_13 archsimd.Float64x4
-				{
-					c_6_13, t_6_13 := r0_0_5_13, tl_13
-					r0_0_6_13 = c_6_13.AsUint64x4().Xor(t_6_13.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				cl_13 := r0_0_6_13
-				two_13 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				ch_13, ck_13, cl_13 = two_13.Mul(ch_13), two_13.Mul(ck_13), two_13.Mul(cl_13)
-				h0_13, k0_13, l0_13 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				h1_13, k1_13, l1_13 := ch_13, ck_13, cl_13
-				j_13 := 2
-				for ; j_13+1 < n_13; j_13 += 2 {
-					h0_13, k0_13, l0_13 = ch_13.Mul(h1_13).Sub(h0_13), ck_13.Mul(k1_13).Sub(k0_13), cl_13.Mul(l1_13).Sub(l0_13)
-					h1_13, k1_13, l1_13 = ch_13.Mul(h0_13).Sub(h1_13), ck_13.Mul(k0_13).Sub(k1_13), cl_13.Mul(l0_13).Sub(l1_13)
-				}
-				if j_13 < n_13 {
-					h1_13 = ch_13.Mul(h1_13).Sub(h0_13)
-					k1_13 = ck_13.Mul(k1_13).Sub(k0_13)
-					l1_13 = cl_13.Mul(l1_13).Sub(l0_13)
-				}
-				r0_0_13 = h1_13.Mul(k1_13).Mul(l1_13)
-			}
-			var r0_0_14 archsimd.Float64x4
-			{
-				k_14, ia_14, fa_14, h_14, kk_14, l_14, fl_14, sum_14 := k, ia, fa, h, kk, l, r0_0_13, sum
-				c_14 := k_14.c
-				fc_14 := archsimd.LoadFloat64x4((*[4]float64)((&k_14.lr.defaultF)[:4]))
-				if c_14.HasHKL {
-					var r0_0_9_14 archsimd.Float64x4
+					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_11 archsimd.Mask64x4
 					{
-						r_9_14, bits_9_14, ia_9_14, fa_9_14, h_9_14, kk_9_14, l_9_14 := k_14.lr, k_14.fhklBits, ia_14, fa_14, h_14, kk_14, l_14
-						var r0_0_7_9_14 archsimd.Mask64x4
-						{
-							r_7_9_14, ia_7_9_14, h_7_9_14, kk_7_9_14, l_7_9_14 := r_9_14, ia_9_14, h_9_14, kk_9_14, l_9_14
-							half_7_9_14 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_7_9_14, kc_7_9_14, lc_7_9_14 := h_7_9_14.Sub(half_7_9_14).Ceil(), kk_7_9_14.Sub(half_7_9_14).Ceil(), l_7_9_14.Sub(half_7_9_14).Ceil()
-							hmin_7_9_14, kmin_7_9_14, lmin_7_9_14 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.lmin)[:4]))
-							in_7_9_14 := hc_7_9_14.GreaterEqual(hmin_7_9_14).And(hc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hmax)[:4])))).And(kc_7_9_14.GreaterEqual(kmin_7_9_14)).And(kc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kmax)[:4])))).And(lc_7_9_14.GreaterEqual(lmin_7_9_14)).And(lc_7_9_14.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.lmax)[:4]))))
-							idx_7_9_14 := hc_7_9_14.Sub(hmin_7_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.hstride)[:4]))).Add(kc_7_9_14.Sub(kmin_7_9_14).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14.kstride)[:4])))).Add(lc_7_9_14.Sub(lmin_7_9_14))
-							idx_7_9_14.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14).ConvertToInt32().Store(ia_7_9_14)
-							r0_0_7_9_14 = in_7_9_14
-						}
-						in_9_14 := r0_0_7_9_14
-						for i_9_14, j_9_14 := range ia_9_14 {
-							fa_9_14[i_9_14] = bits_9_14[j_9_14]
-						}
-						r0_0_9_14 = archsimd.LoadUint64x4(fa_9_14).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14.defaultF)[:4])), in_9_14)
+						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
+						half_7_11 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+						hc_7_11, kc_7_11, lc_7_11 := h_7_11.Sub(half_7_11).Ceil(), kk_7_11.Sub(half_7_11).Ceil(), l_7_11.Sub(half_7_11).Ceil()
+						hmin_7_11, kmin_7_11, lmin_7_11 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmin)[:4]))
+						in_7_11 := hc_7_11.GreaterEqual(hmin_7_11).And(hc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hmax)[:4])))).And(kc_7_11.GreaterEqual(kmin_7_11)).And(kc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kmax)[:4])))).And(lc_7_11.GreaterEqual(lmin_7_11)).And(lc_7_11.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.lmax)[:4]))))
+						idx_7_11 := hc_7_11.Sub(hmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.hstride)[:4]))).Add(kc_7_11.Sub(kmin_7_11).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11.kstride)[:4])))).Add(lc_7_11.Sub(lmin_7_11))
+						idx_7_11.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11).ConvertToInt32().Store(ia_7_11)
+						r0_0_7_11 = in_7_11
 					}
-					fc_14 = r0_0_9_14
+					in_11 := r0_0_7_11
+					for i_11, j_11 := range ia_11 {
+						fa_11[i_11] = bits_11[j_11]
+					}
+					r0_0_11 = archsimd.LoadUint64x4(fa_11).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11.defaultF)[:4])), in_11)
 				}
-				s_14 := sum_14.Add(fc_14.Mul(fc_14).Mul(fl_14).Mul(fl_14))
-				if !c_14.Water {
-					s_14 = sum_14.Merge(s_14, fl_14.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				}
-				r0_0_14 = s_14
+				fc = r0_0_11
 			}
-			sum = r0_0_14
+			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+			if !c.Water {
+				s = sum.Merge(s, fl.Equal(zero))
+			}
+			sum = s
 		}
 	}
 	return sum, polar
-}
-
-func sourceLanesAVX2(r *laneReps, sr *laneSrc, dx, dy, dz, polar archsimd.Float64x4,
-
-) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
-
-) {
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
-	qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
-	if m := polar.Equal(zero); m.ToBits() != 0 {
-		var p archsimd.Float64x4
-		if r.kahnZero {
-			c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
-			p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
-		} else {
-			var r0_0_15 archsimd.Float64x4
-			{
-				zero_15, kahn_15, s_15, dx_15, dy_15, dz_15 := false, &r.kahn, sr, dx, dy, dz
-				c2_15 := archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[0])[:4])).Mul(dx_15).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[1])[:4])).Mul(dy_15)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15.inc[2])[:4])).Mul(dz_15))
-				c2sq_15 := c2_15.Mul(c2_15)
-				cos2psi_15 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				if !zero_15 {
-					e_15 := dx_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[0])[:4]))).Add(dy_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[1])[:4])))).Add(dz_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.ein[2])[:4]))))
-					b_15 := dx_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[0])[:4]))).Add(dy_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[1])[:4])))).Add(dz_15.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15.bin[2])[:4]))))
-					ee_15, bb_15 := e_15.Mul(e_15), b_15.Mul(b_15)
-					den_15 := ee_15.Add(bb_15)
-					cos2psi_15 = ee_15.Sub(bb_15).Div(den_15).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				}
-				one_15 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				r0_0_15 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15.Add(c2sq_15).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15[:4])).Mul(cos2psi_15).Mul(one_15.Sub(c2sq_15))))
-			}
-			p = r0_0_15
-		}
-		polar = p.Merge(polar, m)
-	}
-	return qx, qy, qz, polar
 }
 
 func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fdet archsimd.Float64x4,
@@ -461,217 +365,193 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fde
 
 ) {
 	c := k.c
-	var r0_0_16 archsimd.Float64x4
+	var r0_0_12 archsimd.Float64x4
 	{
-		fdet_16, f_16, s_16, o_16, p_16 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_16 = fdet_16.Mul(f_16).Add(s_16).Add(o_16).Add(p_16)
+		fdet_12, f_12, s_12, o_12, p_12 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_12 = fdet_12.Mul(f_12).Add(s_12).Add(o_12).Add(p_12)
 	}
-	x := r0_0_16
-	var r0_0_17 archsimd.Float64x4
+	x := r0_0_12
+	var r0_0_13 archsimd.Float64x4
 	{
-		fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
+		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_13 = fdet_13.Mul(f_13).Add(s_13).Add(o_13).Add(p_13)
 	}
-	y := r0_0_17
-	var r0_0_18 archsimd.Float64x4
+	y := r0_0_13
+	var r0_0_14 archsimd.Float64x4
 	{
-		fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-		r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
+		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
 	}
-	z := r0_0_18
+	z := r0_0_14
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
-		var r0_0_19 archsimd.Float64x4
+		var r0_0_15 archsimd.Float64x4
 		{
-			invR_19, num_19, point_19 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_19 := invR_19.Mul(invR_19)
-			if !point_19 {
-				w_19 = num_19.Mul(w_19.Mul(invR_19))
+			invR_15, num_15, point_15 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_15 := invR_15.Mul(invR_15)
+			if !point_15 {
+				w_15 = num_15.Mul(w_15.Mul(invR_15))
 			}
-			r0_0_19 = w_19
+			r0_0_15 = w_15
 		}
-		omega = r0_0_19.Merge(omega, m)
+		omega = r0_0_15.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
 	var (
-		r0_0_20 archsimd.Float64x4
-		r1_0_20 archsimd.Float64x4
+		r0_0_16 archsimd.Float64x4
+		r1_0_16 archsimd.Float64x4
 	)
 	{
-		k_20, r_20, ia_20, fa_20, sum_20, dx_20, dy_20, dz_20, polar_20 := k, r, ia, fa, sum, dx, dy, dz, polar
-		n_20 := k_20.nn[0]
-		for si_20 := range r_20.src {
-			var (
-				r0_0_10_20 archsimd.Float64x4
-				r1_0_10_20 archsimd.Float64x4
-				r2_0_10_20 archsimd.Float64x4
-				r3_0_10_20 archsimd.Float64x4
-			)
-			{
-				r_10_20, sr_10_20, dx_10_20, dy_10_20, dz_10_20, polar_10_20 := r_20, &r_20.src[si_20], dx_20, dy_20, dz_20, polar_20
-				zero_10_20 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				il_10_20 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.il)[:4]))
-				qx_10_20, qy_10_20, qz_10_20 := dx_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[0])[:4]))).Mul(il_10_20), dy_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[1])[:4]))).Mul(il_10_20), dz_10_20.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[2])[:4]))).Mul(il_10_20)
-				if m_10_20 := polar_10_20.Equal(zero_10_20); m_10_20.ToBits() != 0 {
-					var p_10_20 archsimd.Float64x4
-					if r_10_20.kahnZero {
-						c2_10_20 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[0])[:4])).Mul(dx_10_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[1])[:4])).Mul(dy_10_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20.inc[2])[:4])).Mul(dz_10_20))
-						p_10_20 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20.Mul(c2_10_20)))
-					} else {
-						var r0_0_11_20 archsimd.Float64x4
-						{
-							zero_11_20, kahn_11_20, s_11_20, dx_11_20, dy_11_20, dz_11_20 := false, &r_10_20.kahn, sr_10_20, dx_10_20, dy_10_20, dz_10_20
-							c2_11_20 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[0])[:4])).Mul(dx_11_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[1])[:4])).Mul(dy_11_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.inc[2])[:4])).Mul(dz_11_20))
-							c2sq_11_20 := c2_11_20.Mul(c2_11_20)
-							cos2psi_11_20 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							if !zero_11_20 {
-								e_11_20 := dx_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[0])[:4]))).Add(dy_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[1])[:4])))).Add(dz_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.ein[2])[:4]))))
-								b_11_20 := dx_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[0])[:4]))).Add(dy_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[1])[:4])))).Add(dz_11_20.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20.bin[2])[:4]))))
-								ee_11_20, bb_11_20 := e_11_20.Mul(e_11_20), b_11_20.Mul(b_11_20)
-								den_11_20 := ee_11_20.Add(bb_11_20)
-								cos2psi_11_20 = ee_11_20.Sub(bb_11_20).Div(den_11_20).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							one_11_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							r0_0_11_20 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20.Add(c2sq_11_20).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20[:4])).Mul(cos2psi_11_20).Mul(one_11_20.Sub(c2sq_11_20))))
+		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_16 := k_16.c
+		n_16 := k_16.nn[0]
+		zero_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		for si_16 := range r_16.src {
+			sr_16 := &r_16.src[si_16]
+			il_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.il)[:4]))
+			qx_16, qy_16, qz_16 := dx_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[0])[:4]))).Mul(il_16), dy_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[1])[:4]))).Mul(il_16), dz_16.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[2])[:4]))).Mul(il_16)
+			if m_16 := polar_16.Equal(zero_16); m_16.ToBits() != 0 {
+				var p_16 archsimd.Float64x4
+				if r_16.kahnZero {
+					c2_16 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[0])[:4])).Mul(dx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[1])[:4])).Mul(dy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16.inc[2])[:4])).Mul(dz_16))
+					p_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16.Mul(c2_16)))
+				} else {
+					var r0_0_9_16 archsimd.Float64x4
+					{
+						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
+						c2_9_16 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[0])[:4])).Mul(dx_9_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[1])[:4])).Mul(dy_9_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.inc[2])[:4])).Mul(dz_9_16))
+						c2sq_9_16 := c2_9_16.Mul(c2_9_16)
+						cos2psi_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_9_16 {
+							e_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.ein[2])[:4]))))
+							b_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[0])[:4]))).Add(dy_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[1])[:4])))).Add(dz_9_16.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16.bin[2])[:4]))))
+							ee_9_16, bb_9_16 := e_9_16.Mul(e_9_16), b_9_16.Mul(b_9_16)
+							den_9_16 := ee_9_16.Add(bb_9_16)
+							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						p_10_20 = r0_0_11_20
+						one_9_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_9_16 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16[:4])).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
 					}
-					polar_10_20 = p_10_20.Merge(polar_10_20, m_10_20)
+					p_16 = r0_0_9_16
 				}
-				r0_0_10_20, r1_0_10_20, r2_0_10_20, r3_0_10_20 = qx_10_20, qy_10_20, qz_10_20, polar_10_20
+				polar_16 = p_16.Merge(polar_16, m_16)
 			}
-			qx_20, qy_20, qz_20, p_20 := r0_0_10_20, r1_0_10_20, r2_0_10_20, r3_0_10_20
-			polar_20 = p_20
-			for oi_20 := range r_20.orient {
-				var (
-					r0_0_12_20 archsimd.Float64x4
-					r1_0_12_20 archsimd.Float64x4
-					r2_0_12_20 archsimd.Float64x4
-				)
+			for oi_16 := range r_16.orient {
+				o_16 := &r_16.orient[oi_16]
+				h_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[0])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[1])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[2])[:4])).Mul(qz_16))
+				kk_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[3])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[4])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[5])[:4])).Mul(qz_16))
+				l_16 := archsimd.LoadFloat64x4((*[4]float64)((&o_16[6])[:4])).Mul(qx_16).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[7])[:4])).Mul(qy_16)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16[8])[:4])).Mul(qz_16))
+				var r0_0_10_16 archsimd.Float64x4
 				{
-					o_12_20, qx_12_20, qy_12_20, qz_12_20 := &r_20.orient[oi_20], qx_20, qy_20, qz_20
-					h_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[0])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[1])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[2])[:4])).Mul(qz_12_20))
-					kk_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[3])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[4])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[5])[:4])).Mul(qz_12_20))
-					l_12_20 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[6])[:4])).Mul(qx_12_20).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[7])[:4])).Mul(qy_12_20)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20[8])[:4])).Mul(qz_12_20))
-					r0_0_12_20, r1_0_12_20, r2_0_12_20 = h_12_20, kk_12_20, l_12_20
+					r_10_16, h_10_16, kk_10_16, l_10_16, n_10_16 := r_16, h_16, kk_16, l_16, n_16
+					_ = r_10_16
+					magic_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					th_10_16, tk_10_16, tl_10_16 := h_10_16.Add(magic_10_16), kk_10_16.Add(magic_10_16), l_10_16.Add(magic_10_16)
+					var r0_0_1_10_16 archsimd.Float64x4
+					{
+						d_1_10_16 := h_10_16.Sub(th_10_16.Sub(magic_10_16))
+						y_1_10_16 := d_1_10_16.Mul(d_1_10_16)
+						y2_1_10_16 := y_1_10_16.Mul(y_1_10_16)
+						y4_1_10_16 := y2_1_10_16.Mul(y2_1_10_16)
+						p0_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16)).Mul(y2_1_10_16))
+						p1_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16)).Mul(y2_1_10_16)).Mul(y4_1_10_16)
+						p2_1_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16.Mul(y4_1_10_16))
+						r0_0_1_10_16 = p0_1_10_16.Add(p1_1_10_16).Add(p2_1_10_16)
+					}
+					var r0_0_2_10_16 archsimd.Float64x4
+					{
+						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
+						r0_0_2_10_16 = c_2_10_16.AsUint64x4().Xor(t_2_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					ch_10_16 := r0_0_2_10_16
+					var r0_0_3_10_16 archsimd.Float64x4
+					{
+						d_3_10_16 := kk_10_16.Sub(tk_10_16.Sub(magic_10_16))
+						y_3_10_16 := d_3_10_16.Mul(d_3_10_16)
+						y2_3_10_16 := y_3_10_16.Mul(y_3_10_16)
+						y4_3_10_16 := y2_3_10_16.Mul(y2_3_10_16)
+						p0_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16)).Mul(y2_3_10_16))
+						p1_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16)).Mul(y2_3_10_16)).Mul(y4_3_10_16)
+						p2_3_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16.Mul(y4_3_10_16))
+						r0_0_3_10_16 = p0_3_10_16.Add(p1_3_10_16).Add(p2_3_10_16)
+					}
+					var r0_0_4_10_16 archsimd.Float64x4
+					{
+						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
+						r0_0_4_10_16 = c_4_10_16.AsUint64x4().Xor(t_4_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					ck_10_16 := r0_0_4_10_16
+					var r0_0_5_10_16 archsimd.Float64x4
+					{
+						d_5_10_16 := l_10_16.Sub(tl_10_16.Sub(magic_10_16))
+						y_5_10_16 := d_5_10_16.Mul(d_5_10_16)
+						y2_5_10_16 := y_5_10_16.Mul(y_5_10_16)
+						y4_5_10_16 := y2_5_10_16.Mul(y2_5_10_16)
+						p0_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16)).Mul(y2_5_10_16))
+						p1_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16)).Mul(y2_5_10_16)).Mul(y4_5_10_16)
+						p2_5_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16.Mul(y4_5_10_16))
+						r0_0_5_10_16 = p0_5_10_16.Add(p1_5_10_16).Add(p2_5_10_16)
+					}
+					var r0_0_6_10_16 archsimd.Float64x4
+					{
+						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
+						r0_0_6_10_16 = c_6_10_16.AsUint64x4().Xor(t_6_10_16.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					}
+					cl_10_16 := r0_0_6_10_16
+					two_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					ch_10_16, ck_10_16, cl_10_16 = two_10_16.Mul(ch_10_16), two_10_16.Mul(ck_10_16), two_10_16.Mul(cl_10_16)
+					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
+					j_10_16 := 2
+					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
+						h0_10_16, k0_10_16, l0_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16), ck_10_16.Mul(k1_10_16).Sub(k0_10_16), cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
+						h1_10_16, k1_10_16, l1_10_16 = ch_10_16.Mul(h0_10_16).Sub(h1_10_16), ck_10_16.Mul(k0_10_16).Sub(k1_10_16), cl_10_16.Mul(l0_10_16).Sub(l1_10_16)
+					}
+					if j_10_16 < n_10_16 {
+						h1_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16)
+						k1_10_16 = ck_10_16.Mul(k1_10_16).Sub(k0_10_16)
+						l1_10_16 = cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
+					}
+					r0_0_10_16 = h1_10_16.Mul(k1_10_16).Mul(l1_10_16)
 				}
-				h_20, kk_20, l_20 := r0_0_12_20, r1_0_12_20, r2_0_12_20
-				var r0_0_13_20 archsimd.Float64x4
-				{
-					r_13_20, h_13_20, kk_13_20, l_13_20, n_13_20 := r_20, h_20, kk_20, l_20, n_20
-					_ = r_13_20
-					magic_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					th_13_20, tk_13_20, tl_13_20 := h_13_20.Add(magic_13_20), kk_13_20.Add(magic_13_20), l_13_20.Add(magic_13_20)
-					var r0_0_1_13_20 archsimd.Float64x4
+				fl_16 := r0_0_10_16
+				fc_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_16.defaultF)[:4]))
+				if c_16.HasHKL {
+					var r0_0_11_16 archsimd.Float64x4
 					{
-						d_1_13_20 := h_13_20.Sub(th_13_20.Sub(magic_13_20))
-						y_1_13_20 := d_1_13_20.Mul(d_1_13_20)
-						y2_1_13_20 := y_1_13_20.Mul(y_1_13_20)
-						y4_1_13_20 := y2_1_13_20.Mul(y2_1_13_20)
-						p0_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20)).Mul(y2_1_13_20))
-						p1_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20)).Mul(y2_1_13_20)).Mul(y4_1_13_20)
-						p2_1_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20.Mul(y4_1_13_20))
-						r0_0_1_13_20 = p0_1_13_20.Add(p1_1_13_20).Add(p2_1_13_20)
-					}
-					var r0_0_2_13_20 archsimd.Float64x4
-					{
-						c_2_13_20, t_2_13_20 := r0_0_1_13_20, th_13_20
-						r0_0_2_13_20 = c_2_13_20.AsUint64x4().Xor(t_2_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					ch_13_20 := r0_0_2_13_20
-					var r0_0_3_13_20 archsimd.Float64x4
-					{
-						d_3_13_20 := kk_13_20.Sub(tk_13_20.Sub(magic_13_20))
-						y_3_13_20 := d_3_13_20.Mul(d_3_13_20)
-						y2_3_13_20 := y_3_13_20.Mul(y_3_13_20)
-						y4_3_13_20 := y2_3_13_20.Mul(y2_3_13_20)
-						p0_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20)).Mul(y2_3_13_20))
-						p1_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20)).Mul(y2_3_13_20)).Mul(y4_3_13_20)
-						p2_3_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20.Mul(y4_3_13_20))
-						r0_0_3_13_20 = p0_3_13_20.Add(p1_3_13_20).Add(p2_3_13_20)
-					}
-					var r0_0_4_13_20 archsimd.Float64x4
-					{
-						c_4_13_20, t_4_13_20 := r0_0_3_13_20, tk_13_20
-						r0_0_4_13_20 = c_4_13_20.AsUint64x4().Xor(t_4_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					ck_13_20 := r0_0_4_13_20
-					var r0_0_5_13_20 archsimd.Float64x4
-					{
-						d_5_13_20 := l_13_20.Sub(tl_13_20.Sub(magic_13_20))
-						y_5_13_20 := d_5_13_20.Mul(d_5_13_20)
-						y2_5_13_20 := y_5_13_20.Mul(y_5_13_20)
-						y4_5_13_20 := y2_5_13_20.Mul(y2_5_13_20)
-						p0_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20)).Mul(y2_5_13_20))
-						p1_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20)).Mul(y2_5_13_20)).Mul(y4_5_13_20)
-						p2_5_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20.Mul(y4_5_13_20))
-						r0_0_5_13_20 = p0_5_13_20.Add(p1_5_13_20).Add(p2_5_13_20)
-					}
-					var r0_0_6_13_20 archsimd.Float64x4
-					{
-						c_6_13_20, t_6_13_20 := r0_0_5_13_20, tl_13_20
-						r0_0_6_13_20 = c_6_13_20.AsUint64x4().Xor(t_6_13_20.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-					}
-					cl_13_20 := r0_0_6_13_20
-					two_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					ch_13_20, ck_13_20, cl_13_20 = two_13_20.Mul(ch_13_20), two_13_20.Mul(ck_13_20), two_13_20.Mul(cl_13_20)
-					h0_13_20, k0_13_20, l0_13_20 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					h1_13_20, k1_13_20, l1_13_20 := ch_13_20, ck_13_20, cl_13_20
-					j_13_20 := 2
-					for ; j_13_20+1 < n_13_20; j_13_20 += 2 {
-						h0_13_20, k0_13_20, l0_13_20 = ch_13_20.Mul(h1_13_20).Sub(h0_13_20), ck_13_20.Mul(k1_13_20).Sub(k0_13_20), cl_13_20.Mul(l1_13_20).Sub(l0_13_20)
-						h1_13_20, k1_13_20, l1_13_20 = ch_13_20.Mul(h0_13_20).Sub(h1_13_20), ck_13_20.Mul(k0_13_20).Sub(k1_13_20), cl_13_20.Mul(l0_13_20).Sub(l1_13_20)
-					}
-					if j_13_20 < n_13_20 {
-						h1_13_20 = ch_13_20.Mul(h1_13_20).Sub(h0_13_20)
-						k1_13_20 = ck_13_20.Mul(k1_13_20).Sub(k0_13_20)
-						l1_13_20 = cl_13_20.Mul(l1_13_20).Sub(l0_13_20)
-					}
-					r0_0_13_20 = h1_13_20.Mul(k1_13_20).Mul(l1_13_20)
-				}
-				var r0_0_14_20 archsimd.Float64x4
-				{
-					k_14_20, ia_14_20, fa_14_20, h_14_20, kk_14_20, l_14_20, fl_14_20, sum_14_20 := k_20, ia_20, fa_20, h_20, kk_20, l_20, r0_0_13_20, sum_20
-					c_14_20 := k_14_20.c
-					fc_14_20 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20.lr.defaultF)[:4]))
-					if c_14_20.HasHKL {
-						var r0_0_9_14_20 archsimd.Float64x4
+						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
+						var r0_0_7_11_16 archsimd.Mask64x4
 						{
-							r_9_14_20, bits_9_14_20, ia_9_14_20, fa_9_14_20, h_9_14_20, kk_9_14_20, l_9_14_20 := k_14_20.lr, k_14_20.fhklBits, ia_14_20, fa_14_20, h_14_20, kk_14_20, l_14_20
-							var r0_0_7_9_14_20 archsimd.Mask64x4
-							{
-								r_7_9_14_20, ia_7_9_14_20, h_7_9_14_20, kk_7_9_14_20, l_7_9_14_20 := r_9_14_20, ia_9_14_20, h_9_14_20, kk_9_14_20, l_9_14_20
-								half_7_9_14_20 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_7_9_14_20, kc_7_9_14_20, lc_7_9_14_20 := h_7_9_14_20.Sub(half_7_9_14_20).Ceil(), kk_7_9_14_20.Sub(half_7_9_14_20).Ceil(), l_7_9_14_20.Sub(half_7_9_14_20).Ceil()
-								hmin_7_9_14_20, kmin_7_9_14_20, lmin_7_9_14_20 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.lmin)[:4]))
-								in_7_9_14_20 := hc_7_9_14_20.GreaterEqual(hmin_7_9_14_20).And(hc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hmax)[:4])))).And(kc_7_9_14_20.GreaterEqual(kmin_7_9_14_20)).And(kc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kmax)[:4])))).And(lc_7_9_14_20.GreaterEqual(lmin_7_9_14_20)).And(lc_7_9_14_20.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.lmax)[:4]))))
-								idx_7_9_14_20 := hc_7_9_14_20.Sub(hmin_7_9_14_20).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.hstride)[:4]))).Add(kc_7_9_14_20.Sub(kmin_7_9_14_20).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20.kstride)[:4])))).Add(lc_7_9_14_20.Sub(lmin_7_9_14_20))
-								idx_7_9_14_20.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20).ConvertToInt32().Store(ia_7_9_14_20)
-								r0_0_7_9_14_20 = in_7_9_14_20
-							}
-							in_9_14_20 := r0_0_7_9_14_20
-							for i_9_14_20, j_9_14_20 := range ia_9_14_20 {
-								fa_9_14_20[i_9_14_20] = bits_9_14_20[j_9_14_20]
-							}
-							r0_0_9_14_20 = archsimd.LoadUint64x4(fa_9_14_20).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20.defaultF)[:4])), in_9_14_20)
+							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
+							half_7_11_16 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_11_16, kc_7_11_16, lc_7_11_16 := h_7_11_16.Sub(half_7_11_16).Ceil(), kk_7_11_16.Sub(half_7_11_16).Ceil(), l_7_11_16.Sub(half_7_11_16).Ceil()
+							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmin)[:4]))
+							in_7_11_16 := hc_7_11_16.GreaterEqual(hmin_7_11_16).And(hc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hmax)[:4])))).And(kc_7_11_16.GreaterEqual(kmin_7_11_16)).And(kc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kmax)[:4])))).And(lc_7_11_16.GreaterEqual(lmin_7_11_16)).And(lc_7_11_16.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.lmax)[:4]))))
+							idx_7_11_16 := hc_7_11_16.Sub(hmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.hstride)[:4]))).Add(kc_7_11_16.Sub(kmin_7_11_16).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16.kstride)[:4])))).Add(lc_7_11_16.Sub(lmin_7_11_16))
+							idx_7_11_16.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
+							r0_0_7_11_16 = in_7_11_16
 						}
-						fc_14_20 = r0_0_9_14_20
+						in_11_16 := r0_0_7_11_16
+						for i_11_16, j_11_16 := range ia_11_16 {
+							fa_11_16[i_11_16] = bits_11_16[j_11_16]
+						}
+						r0_0_11_16 = archsimd.LoadUint64x4(fa_11_16).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16.defaultF)[:4])), in_11_16)
 					}
-					s_14_20 := sum_14_20.Add(fc_14_20.Mul(fc_14_20).Mul(fl_14_20).Mul(fl_14_20))
-					if !c_14_20.Water {
-						s_14_20 = sum_14_20.Merge(s_14_20, fl_14_20.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					r0_0_14_20 = s_14_20
+					fc_16 = r0_0_11_16
 				}
-				sum_20 = r0_0_14_20
+				s_16 := sum_16.Add(fc_16.Mul(fc_16).Mul(fl_16).Mul(fl_16))
+				if !c_16.Water {
+					s_16 = sum_16.Merge(s_16, fl_16.Equal(zero_16))
+				}
+				sum_16 = s_16
 			}
 		}
-		r0_0_20, r1_0_20 = sum_20, polar_20
+		r0_0_16, r1_0_16 = sum_16, polar_16
 	}
-	sum, polar = r0_0_20, r1_0_20
+	sum, polar = r0_0_16, r1_0_16
 	return sum, omega, polar
 }
 
@@ -693,38 +573,38 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
-				var r0_0_21 archsimd.Float64x4
+				var r0_0_17 archsimd.Float64x4
 				{
-					fdet_21, f_21, s_21, o_21, p_21 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-					r0_0_21 = fdet_21.Mul(f_21).Add(s_21).Add(o_21).Add(p_21)
+					fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
 				}
-				x := r0_0_21
-				var r0_0_22 archsimd.Float64x4
+				x := r0_0_17
+				var r0_0_18 archsimd.Float64x4
 				{
-					fdet_22, f_22, s_22, o_22, p_22 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-					r0_0_22 = fdet_22.Mul(f_22).Add(s_22).Add(o_22).Add(p_22)
+					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
 				}
-				y := r0_0_22
-				var r0_0_23 archsimd.Float64x4
+				y := r0_0_18
+				var r0_0_19 archsimd.Float64x4
 				{
-					fdet_23, f_23, s_23, o_23, p_23 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-					r0_0_23 = fdet_23.Mul(f_23).Add(s_23).Add(o_23).Add(p_23)
+					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
 				}
-				z := r0_0_23
+				z := r0_0_19
 				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_24 archsimd.Float64x4
+				var r0_0_20 archsimd.Float64x4
 				{
-					invR_24, num_24, point_24 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-					w_24 := invR_24.Mul(invR_24)
-					if !point_24 {
-						w_24 = num_24.Mul(w_24.Mul(invR_24))
+					invR_20, num_20, point_20 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_20 := invR_20.Mul(invR_20)
+					if !point_20 {
+						w_20 = num_20.Mul(w_20.Mul(invR_20))
 					}
-					r0_0_24 = w_24
+					r0_0_20 = w_20
 				}
-				r0_0_24.StoreSlice(g[3][q:])
+				r0_0_20.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
@@ -733,183 +613,158 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
-				dx, dy, dz := archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:]))
 				var (
-					r0_0_25 archsimd.Float64x4
-					r1_0_25 archsimd.Float64x4
+					r0_0_21 archsimd.Float64x4
+					r1_0_21 archsimd.Float64x4
 				)
 				{
-					k_25, r_25, ia_25, fa_25, sum_25, dx_25, dy_25, dz_25, polar_25 := k, r, &ia, &fa, sum, dx, dy, dz, polar
-					n_25 := k_25.nn[0]
-					for si_25 := range r_25.src {
-						var (
-							r0_0_10_25 archsimd.Float64x4
-							r1_0_10_25 archsimd.Float64x4
-							r2_0_10_25 archsimd.Float64x4
-							r3_0_10_25 archsimd.Float64x4
-						)
-						{
-							r_10_25, sr_10_25, dx_10_25, dy_10_25, dz_10_25, polar_10_25 := r_25, &r_25.src[si_25], dx_25, dy_25, dz_25, polar_25
-							zero_10_25 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							il_10_25 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.il)[:4]))
-							qx_10_25, qy_10_25, qz_10_25 := dx_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[0])[:4]))).Mul(il_10_25), dy_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[1])[:4]))).Mul(il_10_25), dz_10_25.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[2])[:4]))).Mul(il_10_25)
-							if m_10_25 := polar_10_25.Equal(zero_10_25); m_10_25.ToBits() != 0 {
-								var p_10_25 archsimd.Float64x4
-								if r_10_25.kahnZero {
-									c2_10_25 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[0])[:4])).Mul(dx_10_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[1])[:4])).Mul(dy_10_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_25.inc[2])[:4])).Mul(dz_10_25))
-									p_10_25 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_25.Mul(c2_10_25)))
-								} else {
-									var r0_0_11_25 archsimd.Float64x4
-									{
-										zero_11_25, kahn_11_25, s_11_25, dx_11_25, dy_11_25, dz_11_25 := false, &r_10_25.kahn, sr_10_25, dx_10_25, dy_10_25, dz_10_25
-										c2_11_25 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[0])[:4])).Mul(dx_11_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[1])[:4])).Mul(dy_11_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.inc[2])[:4])).Mul(dz_11_25))
-										c2sq_11_25 := c2_11_25.Mul(c2_11_25)
-										cos2psi_11_25 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										if !zero_11_25 {
-											e_11_25 := dx_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[0])[:4]))).Add(dy_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[1])[:4])))).Add(dz_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.ein[2])[:4]))))
-											b_11_25 := dx_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[0])[:4]))).Add(dy_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[1])[:4])))).Add(dz_11_25.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_25.bin[2])[:4]))))
-											ee_11_25, bb_11_25 := e_11_25.Mul(e_11_25), b_11_25.Mul(b_11_25)
-											den_11_25 := ee_11_25.Add(bb_11_25)
-											cos2psi_11_25 = ee_11_25.Sub(bb_11_25).Div(den_11_25).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_25.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										one_11_25 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										r0_0_11_25 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_25.Add(c2sq_11_25).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_25[:4])).Mul(cos2psi_11_25).Mul(one_11_25.Sub(c2sq_11_25))))
+					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
+					c_21 := k_21.c
+					n_21 := k_21.nn[0]
+					zero_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_21 := range r_21.src {
+						sr_21 := &r_21.src[si_21]
+						il_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.il)[:4]))
+						qx_21, qy_21, qz_21 := dx_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[0])[:4]))).Mul(il_21), dy_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[1])[:4]))).Mul(il_21), dz_21.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[2])[:4]))).Mul(il_21)
+						if m_21 := polar_21.Equal(zero_21); m_21.ToBits() != 0 {
+							var p_21 archsimd.Float64x4
+							if r_21.kahnZero {
+								c2_21 := archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[0])[:4])).Mul(dx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[1])[:4])).Mul(dy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_21.inc[2])[:4])).Mul(dz_21))
+								p_21 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_21.Mul(c2_21)))
+							} else {
+								var r0_0_9_21 archsimd.Float64x4
+								{
+									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
+									c2_9_21 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[0])[:4])).Mul(dx_9_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[1])[:4])).Mul(dy_9_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.inc[2])[:4])).Mul(dz_9_21))
+									c2sq_9_21 := c2_9_21.Mul(c2_9_21)
+									cos2psi_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_9_21 {
+										e_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.ein[2])[:4]))))
+										b_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[0])[:4]))).Add(dy_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[1])[:4])))).Add(dz_9_21.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_21.bin[2])[:4]))))
+										ee_9_21, bb_9_21 := e_9_21.Mul(e_9_21), b_9_21.Mul(b_9_21)
+										den_9_21 := ee_9_21.Add(bb_9_21)
+										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_21.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									p_10_25 = r0_0_11_25
+									one_9_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_9_21 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_21[:4])).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
 								}
-								polar_10_25 = p_10_25.Merge(polar_10_25, m_10_25)
+								p_21 = r0_0_9_21
 							}
-							r0_0_10_25, r1_0_10_25, r2_0_10_25, r3_0_10_25 = qx_10_25, qy_10_25, qz_10_25, polar_10_25
+							polar_21 = p_21.Merge(polar_21, m_21)
 						}
-						qx_25, qy_25, qz_25, p_25 := r0_0_10_25, r1_0_10_25, r2_0_10_25, r3_0_10_25
-						polar_25 = p_25
-						for oi_25 := range r_25.orient {
-							var (
-								r0_0_12_25 archsimd.Float64x4
-								r1_0_12_25 archsimd.Float64x4
-								r2_0_12_25 archsimd.Float64x4
-							)
+						for oi_21 := range r_21.orient {
+							o_21 := &r_21.orient[oi_21]
+							h_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[0])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[1])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[2])[:4])).Mul(qz_21))
+							kk_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[3])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[4])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[5])[:4])).Mul(qz_21))
+							l_21 := archsimd.LoadFloat64x4((*[4]float64)((&o_21[6])[:4])).Mul(qx_21).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[7])[:4])).Mul(qy_21)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_21[8])[:4])).Mul(qz_21))
+							var r0_0_10_21 archsimd.Float64x4
 							{
-								o_12_25, qx_12_25, qy_12_25, qz_12_25 := &r_25.orient[oi_25], qx_25, qy_25, qz_25
-								h_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[0])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[1])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[2])[:4])).Mul(qz_12_25))
-								kk_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[3])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[4])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[5])[:4])).Mul(qz_12_25))
-								l_12_25 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[6])[:4])).Mul(qx_12_25).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[7])[:4])).Mul(qy_12_25)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_25[8])[:4])).Mul(qz_12_25))
-								r0_0_12_25, r1_0_12_25, r2_0_12_25 = h_12_25, kk_12_25, l_12_25
+								r_10_21, h_10_21, kk_10_21, l_10_21, n_10_21 := r_21, h_21, kk_21, l_21, n_21
+								_ = r_10_21
+								magic_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								th_10_21, tk_10_21, tl_10_21 := h_10_21.Add(magic_10_21), kk_10_21.Add(magic_10_21), l_10_21.Add(magic_10_21)
+								var r0_0_1_10_21 archsimd.Float64x4
+								{
+									d_1_10_21 := h_10_21.Sub(th_10_21.Sub(magic_10_21))
+									y_1_10_21 := d_1_10_21.Mul(d_1_10_21)
+									y2_1_10_21 := y_1_10_21.Mul(y_1_10_21)
+									y4_1_10_21 := y2_1_10_21.Mul(y2_1_10_21)
+									p0_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_21)).Mul(y2_1_10_21))
+									p1_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_21)).Mul(y2_1_10_21)).Mul(y4_1_10_21)
+									p2_1_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_21.Mul(y4_1_10_21))
+									r0_0_1_10_21 = p0_1_10_21.Add(p1_1_10_21).Add(p2_1_10_21)
+								}
+								var r0_0_2_10_21 archsimd.Float64x4
+								{
+									c_2_10_21, t_2_10_21 := r0_0_1_10_21, th_10_21
+									r0_0_2_10_21 = c_2_10_21.AsUint64x4().Xor(t_2_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ch_10_21 := r0_0_2_10_21
+								var r0_0_3_10_21 archsimd.Float64x4
+								{
+									d_3_10_21 := kk_10_21.Sub(tk_10_21.Sub(magic_10_21))
+									y_3_10_21 := d_3_10_21.Mul(d_3_10_21)
+									y2_3_10_21 := y_3_10_21.Mul(y_3_10_21)
+									y4_3_10_21 := y2_3_10_21.Mul(y2_3_10_21)
+									p0_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_21)).Mul(y2_3_10_21))
+									p1_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_21)).Mul(y2_3_10_21)).Mul(y4_3_10_21)
+									p2_3_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_21.Mul(y4_3_10_21))
+									r0_0_3_10_21 = p0_3_10_21.Add(p1_3_10_21).Add(p2_3_10_21)
+								}
+								var r0_0_4_10_21 archsimd.Float64x4
+								{
+									c_4_10_21, t_4_10_21 := r0_0_3_10_21, tk_10_21
+									r0_0_4_10_21 = c_4_10_21.AsUint64x4().Xor(t_4_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ck_10_21 := r0_0_4_10_21
+								var r0_0_5_10_21 archsimd.Float64x4
+								{
+									d_5_10_21 := l_10_21.Sub(tl_10_21.Sub(magic_10_21))
+									y_5_10_21 := d_5_10_21.Mul(d_5_10_21)
+									y2_5_10_21 := y_5_10_21.Mul(y_5_10_21)
+									y4_5_10_21 := y2_5_10_21.Mul(y2_5_10_21)
+									p0_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_21)).Mul(y2_5_10_21))
+									p1_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_21)).Mul(y2_5_10_21)).Mul(y4_5_10_21)
+									p2_5_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_21.Mul(y4_5_10_21))
+									r0_0_5_10_21 = p0_5_10_21.Add(p1_5_10_21).Add(p2_5_10_21)
+								}
+								var r0_0_6_10_21 archsimd.Float64x4
+								{
+									c_6_10_21, t_6_10_21 := r0_0_5_10_21, tl_10_21
+									r0_0_6_10_21 = c_6_10_21.AsUint64x4().Xor(t_6_10_21.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								cl_10_21 := r0_0_6_10_21
+								two_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+								ch_10_21, ck_10_21, cl_10_21 = two_10_21.Mul(ch_10_21), two_10_21.Mul(ck_10_21), two_10_21.Mul(cl_10_21)
+								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
+								j_10_21 := 2
+								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
+									h0_10_21, k0_10_21, l0_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21), ck_10_21.Mul(k1_10_21).Sub(k0_10_21), cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
+									h1_10_21, k1_10_21, l1_10_21 = ch_10_21.Mul(h0_10_21).Sub(h1_10_21), ck_10_21.Mul(k0_10_21).Sub(k1_10_21), cl_10_21.Mul(l0_10_21).Sub(l1_10_21)
+								}
+								if j_10_21 < n_10_21 {
+									h1_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21)
+									k1_10_21 = ck_10_21.Mul(k1_10_21).Sub(k0_10_21)
+									l1_10_21 = cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
+								}
+								r0_0_10_21 = h1_10_21.Mul(k1_10_21).Mul(l1_10_21)
 							}
-							h_25, kk_25, l_25 := r0_0_12_25, r1_0_12_25, r2_0_12_25
-							var r0_0_13_25 archsimd.Float64x4
-							{
-								r_13_25, h_13_25, kk_13_25, l_13_25, n_13_25 := r_25, h_25, kk_25, l_25, n_25
-								_ = r_13_25
-								magic_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								th_13_25, tk_13_25, tl_13_25 := h_13_25.Add(magic_13_25), kk_13_25.Add(magic_13_25), l_13_25.Add(magic_13_25)
-								var r0_0_1_13_25 archsimd.Float64x4
+							fl_21 := r0_0_10_21
+							fc_21 := archsimd.LoadFloat64x4((*[4]float64)((&r_21.defaultF)[:4]))
+							if c_21.HasHKL {
+								var r0_0_11_21 archsimd.Float64x4
 								{
-									d_1_13_25 := h_13_25.Sub(th_13_25.Sub(magic_13_25))
-									y_1_13_25 := d_1_13_25.Mul(d_1_13_25)
-									y2_1_13_25 := y_1_13_25.Mul(y_1_13_25)
-									y4_1_13_25 := y2_1_13_25.Mul(y2_1_13_25)
-									p0_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_25)).Mul(y2_1_13_25))
-									p1_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_25)).Mul(y2_1_13_25)).Mul(y4_1_13_25)
-									p2_1_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_25.Mul(y4_1_13_25))
-									r0_0_1_13_25 = p0_1_13_25.Add(p1_1_13_25).Add(p2_1_13_25)
-								}
-								var r0_0_2_13_25 archsimd.Float64x4
-								{
-									c_2_13_25, t_2_13_25 := r0_0_1_13_25, th_13_25
-									r0_0_2_13_25 = c_2_13_25.AsUint64x4().Xor(t_2_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								ch_13_25 := r0_0_2_13_25
-								var r0_0_3_13_25 archsimd.Float64x4
-								{
-									d_3_13_25 := kk_13_25.Sub(tk_13_25.Sub(magic_13_25))
-									y_3_13_25 := d_3_13_25.Mul(d_3_13_25)
-									y2_3_13_25 := y_3_13_25.Mul(y_3_13_25)
-									y4_3_13_25 := y2_3_13_25.Mul(y2_3_13_25)
-									p0_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_25)).Mul(y2_3_13_25))
-									p1_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_25)).Mul(y2_3_13_25)).Mul(y4_3_13_25)
-									p2_3_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_25.Mul(y4_3_13_25))
-									r0_0_3_13_25 = p0_3_13_25.Add(p1_3_13_25).Add(p2_3_13_25)
-								}
-								var r0_0_4_13_25 archsimd.Float64x4
-								{
-									c_4_13_25, t_4_13_25 := r0_0_3_13_25, tk_13_25
-									r0_0_4_13_25 = c_4_13_25.AsUint64x4().Xor(t_4_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								ck_13_25 := r0_0_4_13_25
-								var r0_0_5_13_25 archsimd.Float64x4
-								{
-									d_5_13_25 := l_13_25.Sub(tl_13_25.Sub(magic_13_25))
-									y_5_13_25 := d_5_13_25.Mul(d_5_13_25)
-									y2_5_13_25 := y_5_13_25.Mul(y_5_13_25)
-									y4_5_13_25 := y2_5_13_25.Mul(y2_5_13_25)
-									p0_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_25)).Mul(y2_5_13_25))
-									p1_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_25)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_25)).Mul(y2_5_13_25)).Mul(y4_5_13_25)
-									p2_5_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_25.Mul(y4_5_13_25))
-									r0_0_5_13_25 = p0_5_13_25.Add(p1_5_13_25).Add(p2_5_13_25)
-								}
-								var r0_0_6_13_25 archsimd.Float64x4
-								{
-									c_6_13_25, t_6_13_25 := r0_0_5_13_25, tl_13_25
-									r0_0_6_13_25 = c_6_13_25.AsUint64x4().Xor(t_6_13_25.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								cl_13_25 := r0_0_6_13_25
-								two_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-								ch_13_25, ck_13_25, cl_13_25 = two_13_25.Mul(ch_13_25), two_13_25.Mul(ck_13_25), two_13_25.Mul(cl_13_25)
-								h0_13_25, k0_13_25, l0_13_25 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								h1_13_25, k1_13_25, l1_13_25 := ch_13_25, ck_13_25, cl_13_25
-								j_13_25 := 2
-								for ; j_13_25+1 < n_13_25; j_13_25 += 2 {
-									h0_13_25, k0_13_25, l0_13_25 = ch_13_25.Mul(h1_13_25).Sub(h0_13_25), ck_13_25.Mul(k1_13_25).Sub(k0_13_25), cl_13_25.Mul(l1_13_25).Sub(l0_13_25)
-									h1_13_25, k1_13_25, l1_13_25 = ch_13_25.Mul(h0_13_25).Sub(h1_13_25), ck_13_25.Mul(k0_13_25).Sub(k1_13_25), cl_13_25.Mul(l0_13_25).Sub(l1_13_25)
-								}
-								if j_13_25 < n_13_25 {
-									h1_13_25 = ch_13_25.Mul(h1_13_25).Sub(h0_13_25)
-									k1_13_25 = ck_13_25.Mul(k1_13_25).Sub(k0_13_25)
-									l1_13_25 = cl_13_25.Mul(l1_13_25).Sub(l0_13_25)
-								}
-								r0_0_13_25 = h1_13_25.Mul(k1_13_25).Mul(l1_13_25)
-							}
-							var r0_0_14_25 archsimd.Float64x4
-							{
-								k_14_25, ia_14_25, fa_14_25, h_14_25, kk_14_25, l_14_25, fl_14_25, sum_14_25 := k_25, ia_25, fa_25, h_25, kk_25, l_25, r0_0_13_25, sum_25
-								c_14_25 := k_14_25.c
-								fc_14_25 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_25.lr.defaultF)[:4]))
-								if c_14_25.HasHKL {
-									var r0_0_9_14_25 archsimd.Float64x4
+									r_11_21, bits_11_21, ia_11_21, fa_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, fa_21, h_21, kk_21, l_21
+									var r0_0_7_11_21 archsimd.Mask64x4
 									{
-										r_9_14_25, bits_9_14_25, ia_9_14_25, fa_9_14_25, h_9_14_25, kk_9_14_25, l_9_14_25 := k_14_25.lr, k_14_25.fhklBits, ia_14_25, fa_14_25, h_14_25, kk_14_25, l_14_25
-										var r0_0_7_9_14_25 archsimd.Mask64x4
-										{
-											r_7_9_14_25, ia_7_9_14_25, h_7_9_14_25, kk_7_9_14_25, l_7_9_14_25 := r_9_14_25, ia_9_14_25, h_9_14_25, kk_9_14_25, l_9_14_25
-											half_7_9_14_25 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											hc_7_9_14_25, kc_7_9_14_25, lc_7_9_14_25 := h_7_9_14_25.Sub(half_7_9_14_25).Ceil(), kk_7_9_14_25.Sub(half_7_9_14_25).Ceil(), l_7_9_14_25.Sub(half_7_9_14_25).Ceil()
-											hmin_7_9_14_25, kmin_7_9_14_25, lmin_7_9_14_25 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.lmin)[:4]))
-											in_7_9_14_25 := hc_7_9_14_25.GreaterEqual(hmin_7_9_14_25).And(hc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hmax)[:4])))).And(kc_7_9_14_25.GreaterEqual(kmin_7_9_14_25)).And(kc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kmax)[:4])))).And(lc_7_9_14_25.GreaterEqual(lmin_7_9_14_25)).And(lc_7_9_14_25.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.lmax)[:4]))))
-											idx_7_9_14_25 := hc_7_9_14_25.Sub(hmin_7_9_14_25).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.hstride)[:4]))).Add(kc_7_9_14_25.Sub(kmin_7_9_14_25).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_25.kstride)[:4])))).Add(lc_7_9_14_25.Sub(lmin_7_9_14_25))
-											idx_7_9_14_25.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_25).ConvertToInt32().Store(ia_7_9_14_25)
-											r0_0_7_9_14_25 = in_7_9_14_25
-										}
-										in_9_14_25 := r0_0_7_9_14_25
-										for i_9_14_25, j_9_14_25 := range ia_9_14_25 {
-											fa_9_14_25[i_9_14_25] = bits_9_14_25[j_9_14_25]
-										}
-										r0_0_9_14_25 = archsimd.LoadUint64x4(fa_9_14_25).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_25.defaultF)[:4])), in_9_14_25)
+										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
+										half_7_11_21 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_11_21, kc_7_11_21, lc_7_11_21 := h_7_11_21.Sub(half_7_11_21).Ceil(), kk_7_11_21.Sub(half_7_11_21).Ceil(), l_7_11_21.Sub(half_7_11_21).Ceil()
+										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmin)[:4]))
+										in_7_11_21 := hc_7_11_21.GreaterEqual(hmin_7_11_21).And(hc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hmax)[:4])))).And(kc_7_11_21.GreaterEqual(kmin_7_11_21)).And(kc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kmax)[:4])))).And(lc_7_11_21.GreaterEqual(lmin_7_11_21)).And(lc_7_11_21.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.lmax)[:4]))))
+										idx_7_11_21 := hc_7_11_21.Sub(hmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.hstride)[:4]))).Add(kc_7_11_21.Sub(kmin_7_11_21).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_21.kstride)[:4])))).Add(lc_7_11_21.Sub(lmin_7_11_21))
+										idx_7_11_21.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
+										r0_0_7_11_21 = in_7_11_21
 									}
-									fc_14_25 = r0_0_9_14_25
+									in_11_21 := r0_0_7_11_21
+									for i_11_21, j_11_21 := range ia_11_21 {
+										fa_11_21[i_11_21] = bits_11_21[j_11_21]
+									}
+									r0_0_11_21 = archsimd.LoadUint64x4(fa_11_21).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_21.defaultF)[:4])), in_11_21)
 								}
-								s_14_25 := sum_14_25.Add(fc_14_25.Mul(fc_14_25).Mul(fl_14_25).Mul(fl_14_25))
-								if !c_14_25.Water {
-									s_14_25 = sum_14_25.Merge(s_14_25, fl_14_25.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								r0_0_14_25 = s_14_25
+								fc_21 = r0_0_11_21
 							}
-							sum_25 = r0_0_14_25
+							s_21 := sum_21.Add(fc_21.Mul(fc_21).Mul(fl_21).Mul(fl_21))
+							if !c_21.Water {
+								s_21 = sum_21.Merge(s_21, fl_21.Equal(zero_21))
+							}
+							sum_21 = s_21
 						}
 					}
-					r0_0_25, r1_0_25 = sum_25, polar_25
+					r0_0_21, r1_0_21 = sum_21, polar_21
 				}
-				sum, polar = r0_0_25, r1_0_25
+				sum, polar = r0_0_21, r1_0_21
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -931,227 +786,203 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_26 archsimd.Float64x4
-				r1_0_26 archsimd.Float64x4
-				r2_0_26 archsimd.Float64x4
+				r0_0_22 archsimd.Float64x4
+				r1_0_22 archsimd.Float64x4
+				r2_0_22 archsimd.Float64x4
 			)
 			{
-				k_26, r_26, ia_26, fa_26, fdet_26, s_26, o_26, sum_26, omega_26, polar_26, capture_26, par_26 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_26 := k_26.c
-				var r0_0_16_26 archsimd.Float64x4
+				k_22, r_22, ia_22, fa_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_22 := k_22.c
+				var r0_0_12_22 archsimd.Float64x4
 				{
-					fdet_16_26, f_16_26, s_16_26, o_16_26, p_16_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[0])[:4]))
-					r0_0_16_26 = fdet_16_26.Mul(f_16_26).Add(s_16_26).Add(o_16_26).Add(p_16_26)
+					fdet_12_22, f_12_22, s_12_22, o_12_22, p_12_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[0])[:4]))
+					r0_0_12_22 = fdet_12_22.Mul(f_12_22).Add(s_12_22).Add(o_12_22).Add(p_12_22)
 				}
-				x_26 := r0_0_16_26
-				var r0_0_17_26 archsimd.Float64x4
+				x_22 := r0_0_12_22
+				var r0_0_13_22 archsimd.Float64x4
 				{
-					fdet_17_26, f_17_26, s_17_26, o_17_26, p_17_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[1])[:4]))
-					r0_0_17_26 = fdet_17_26.Mul(f_17_26).Add(s_17_26).Add(o_17_26).Add(p_17_26)
+					fdet_13_22, f_13_22, s_13_22, o_13_22, p_13_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[1])[:4]))
+					r0_0_13_22 = fdet_13_22.Mul(f_13_22).Add(s_13_22).Add(o_13_22).Add(p_13_22)
 				}
-				y_26 := r0_0_17_26
-				var r0_0_18_26 archsimd.Float64x4
+				y_22 := r0_0_13_22
+				var r0_0_14_22 archsimd.Float64x4
 				{
-					fdet_18_26, f_18_26, s_18_26, o_18_26, p_18_26 := fdet_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_26[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_26[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_26.pix0[2])[:4]))
-					r0_0_18_26 = fdet_18_26.Mul(f_18_26).Add(s_18_26).Add(o_18_26).Add(p_18_26)
+					fdet_14_22, f_14_22, s_14_22, o_14_22, p_14_22 := fdet_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_22[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_22[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_22.pix0[2])[:4]))
+					r0_0_14_22 = fdet_14_22.Mul(f_14_22).Add(s_14_22).Add(o_14_22).Add(p_14_22)
 				}
-				z_26 := r0_0_18_26
-				invR_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_26.Mul(x_26).Add(y_26.Mul(y_26)).Add(z_26.Mul(z_26)).Sqrt())
-				dx_26, dy_26, dz_26 := x_26.Mul(invR_26), y_26.Mul(invR_26), z_26.Mul(invR_26)
-				if m_26 := omega_26.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_26.ToBits() != 0 {
-					var r0_0_19_26 archsimd.Float64x4
+				z_22 := r0_0_14_22
+				invR_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
+				dx_22, dy_22, dz_22 := x_22.Mul(invR_22), y_22.Mul(invR_22), z_22.Mul(invR_22)
+				if m_22 := omega_22.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_22.ToBits() != 0 {
+					var r0_0_15_22 archsimd.Float64x4
 					{
-						invR_19_26, num_19_26, point_19_26 := invR_26, archsimd.LoadFloat64x4((*[4]float64)((&r_26.omegaNum)[:4])), c_26.PointPixel
-						w_19_26 := invR_19_26.Mul(invR_19_26)
-						if !point_19_26 {
-							w_19_26 = num_19_26.Mul(w_19_26.Mul(invR_19_26))
+						invR_15_22, num_15_22, point_15_22 := invR_22, archsimd.LoadFloat64x4((*[4]float64)((&r_22.omegaNum)[:4])), c_22.PointPixel
+						w_15_22 := invR_15_22.Mul(invR_15_22)
+						if !point_15_22 {
+							w_15_22 = num_15_22.Mul(w_15_22.Mul(invR_15_22))
 						}
-						r0_0_19_26 = w_19_26
+						r0_0_15_22 = w_15_22
 					}
-					omega_26 = r0_0_19_26.Merge(omega_26, m_26)
+					omega_22 = r0_0_15_22.Merge(omega_22, m_22)
 				}
-				if capture_26 {
-					dx_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[0])[:4]))).Add(dy_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[1])[:4])))).Add(dz_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_26.od[2])[:4])))).StoreSlice(par_26)
+				if capture_22 {
+					dx_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[0])[:4]))).Add(dy_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[1])[:4])))).Add(dz_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_22.od[2])[:4])))).StoreSlice(par_22)
 				}
 				var (
-					r0_0_20_26 archsimd.Float64x4
-					r1_0_20_26 archsimd.Float64x4
+					r0_0_16_22 archsimd.Float64x4
+					r1_0_16_22 archsimd.Float64x4
 				)
 				{
-					k_20_26, r_20_26, ia_20_26, fa_20_26, sum_20_26, dx_20_26, dy_20_26, dz_20_26, polar_20_26 := k_26, r_26, ia_26, fa_26, sum_26, dx_26, dy_26, dz_26, polar_26
-					n_20_26 := k_20_26.nn[0]
-					for si_20_26 := range r_20_26.src {
-						var (
-							r0_0_10_20_26 archsimd.Float64x4
-							r1_0_10_20_26 archsimd.Float64x4
-							r2_0_10_20_26 archsimd.Float64x4
-							r3_0_10_20_26 archsimd.Float64x4
-						)
-						{
-							r_10_20_26, sr_10_20_26, dx_10_20_26, dy_10_20_26, dz_10_20_26, polar_10_20_26 := r_20_26, &r_20_26.src[si_20_26], dx_20_26, dy_20_26, dz_20_26, polar_20_26
-							zero_10_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							il_10_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.il)[:4]))
-							qx_10_20_26, qy_10_20_26, qz_10_20_26 := dx_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[0])[:4]))).Mul(il_10_20_26), dy_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[1])[:4]))).Mul(il_10_20_26), dz_10_20_26.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[2])[:4]))).Mul(il_10_20_26)
-							if m_10_20_26 := polar_10_20_26.Equal(zero_10_20_26); m_10_20_26.ToBits() != 0 {
-								var p_10_20_26 archsimd.Float64x4
-								if r_10_20_26.kahnZero {
-									c2_10_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[0])[:4])).Mul(dx_10_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[1])[:4])).Mul(dy_10_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_26.inc[2])[:4])).Mul(dz_10_20_26))
-									p_10_20_26 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20_26.Mul(c2_10_20_26)))
-								} else {
-									var r0_0_11_20_26 archsimd.Float64x4
-									{
-										zero_11_20_26, kahn_11_20_26, s_11_20_26, dx_11_20_26, dy_11_20_26, dz_11_20_26 := false, &r_10_20_26.kahn, sr_10_20_26, dx_10_20_26, dy_10_20_26, dz_10_20_26
-										c2_11_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[0])[:4])).Mul(dx_11_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[1])[:4])).Mul(dy_11_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.inc[2])[:4])).Mul(dz_11_20_26))
-										c2sq_11_20_26 := c2_11_20_26.Mul(c2_11_20_26)
-										cos2psi_11_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										if !zero_11_20_26 {
-											e_11_20_26 := dx_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[0])[:4]))).Add(dy_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[1])[:4])))).Add(dz_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.ein[2])[:4]))))
-											b_11_20_26 := dx_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[0])[:4]))).Add(dy_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[1])[:4])))).Add(dz_11_20_26.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_26.bin[2])[:4]))))
-											ee_11_20_26, bb_11_20_26 := e_11_20_26.Mul(e_11_20_26), b_11_20_26.Mul(b_11_20_26)
-											den_11_20_26 := ee_11_20_26.Add(bb_11_20_26)
-											cos2psi_11_20_26 = ee_11_20_26.Sub(bb_11_20_26).Div(den_11_20_26).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20_26.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										one_11_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										r0_0_11_20_26 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20_26.Add(c2sq_11_20_26).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20_26[:4])).Mul(cos2psi_11_20_26).Mul(one_11_20_26.Sub(c2sq_11_20_26))))
+					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
+					c_16_22 := k_16_22.c
+					n_16_22 := k_16_22.nn[0]
+					zero_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_16_22 := range r_16_22.src {
+						sr_16_22 := &r_16_22.src[si_16_22]
+						il_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.il)[:4]))
+						qx_16_22, qy_16_22, qz_16_22 := dx_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[0])[:4]))).Mul(il_16_22), dy_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[1])[:4]))).Mul(il_16_22), dz_16_22.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[2])[:4]))).Mul(il_16_22)
+						if m_16_22 := polar_16_22.Equal(zero_16_22); m_16_22.ToBits() != 0 {
+							var p_16_22 archsimd.Float64x4
+							if r_16_22.kahnZero {
+								c2_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[0])[:4])).Mul(dx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[1])[:4])).Mul(dy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_22.inc[2])[:4])).Mul(dz_16_22))
+								p_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16_22.Mul(c2_16_22)))
+							} else {
+								var r0_0_9_16_22 archsimd.Float64x4
+								{
+									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
+									c2_9_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[0])[:4])).Mul(dx_9_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[1])[:4])).Mul(dy_9_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.inc[2])[:4])).Mul(dz_9_16_22))
+									c2sq_9_16_22 := c2_9_16_22.Mul(c2_9_16_22)
+									cos2psi_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_9_16_22 {
+										e_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.ein[2])[:4]))))
+										b_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[0])[:4]))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[1])[:4])))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_22.bin[2])[:4]))))
+										ee_9_16_22, bb_9_16_22 := e_9_16_22.Mul(e_9_16_22), b_9_16_22.Mul(b_9_16_22)
+										den_9_16_22 := ee_9_16_22.Add(bb_9_16_22)
+										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16_22.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									p_10_20_26 = r0_0_11_20_26
+									one_9_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_9_16_22 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_22[:4])).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
 								}
-								polar_10_20_26 = p_10_20_26.Merge(polar_10_20_26, m_10_20_26)
+								p_16_22 = r0_0_9_16_22
 							}
-							r0_0_10_20_26, r1_0_10_20_26, r2_0_10_20_26, r3_0_10_20_26 = qx_10_20_26, qy_10_20_26, qz_10_20_26, polar_10_20_26
+							polar_16_22 = p_16_22.Merge(polar_16_22, m_16_22)
 						}
-						qx_20_26, qy_20_26, qz_20_26, p_20_26 := r0_0_10_20_26, r1_0_10_20_26, r2_0_10_20_26, r3_0_10_20_26
-						polar_20_26 = p_20_26
-						for oi_20_26 := range r_20_26.orient {
-							var (
-								r0_0_12_20_26 archsimd.Float64x4
-								r1_0_12_20_26 archsimd.Float64x4
-								r2_0_12_20_26 archsimd.Float64x4
-							)
+						for oi_16_22 := range r_16_22.orient {
+							o_16_22 := &r_16_22.orient[oi_16_22]
+							h_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[0])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[1])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[2])[:4])).Mul(qz_16_22))
+							kk_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[3])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[4])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[5])[:4])).Mul(qz_16_22))
+							l_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[6])[:4])).Mul(qx_16_22).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[7])[:4])).Mul(qy_16_22)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_22[8])[:4])).Mul(qz_16_22))
+							var r0_0_10_16_22 archsimd.Float64x4
 							{
-								o_12_20_26, qx_12_20_26, qy_12_20_26, qz_12_20_26 := &r_20_26.orient[oi_20_26], qx_20_26, qy_20_26, qz_20_26
-								h_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[0])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[1])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[2])[:4])).Mul(qz_12_20_26))
-								kk_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[3])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[4])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[5])[:4])).Mul(qz_12_20_26))
-								l_12_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[6])[:4])).Mul(qx_12_20_26).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[7])[:4])).Mul(qy_12_20_26)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_26[8])[:4])).Mul(qz_12_20_26))
-								r0_0_12_20_26, r1_0_12_20_26, r2_0_12_20_26 = h_12_20_26, kk_12_20_26, l_12_20_26
+								r_10_16_22, h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := r_16_22, h_16_22, kk_16_22, l_16_22, n_16_22
+								_ = r_10_16_22
+								magic_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								th_10_16_22, tk_10_16_22, tl_10_16_22 := h_10_16_22.Add(magic_10_16_22), kk_10_16_22.Add(magic_10_16_22), l_10_16_22.Add(magic_10_16_22)
+								var r0_0_1_10_16_22 archsimd.Float64x4
+								{
+									d_1_10_16_22 := h_10_16_22.Sub(th_10_16_22.Sub(magic_10_16_22))
+									y_1_10_16_22 := d_1_10_16_22.Mul(d_1_10_16_22)
+									y2_1_10_16_22 := y_1_10_16_22.Mul(y_1_10_16_22)
+									y4_1_10_16_22 := y2_1_10_16_22.Mul(y2_1_10_16_22)
+									p0_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22))
+									p1_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22)
+									p2_1_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
+									r0_0_1_10_16_22 = p0_1_10_16_22.Add(p1_1_10_16_22).Add(p2_1_10_16_22)
+								}
+								var r0_0_2_10_16_22 archsimd.Float64x4
+								{
+									c_2_10_16_22, t_2_10_16_22 := r0_0_1_10_16_22, th_10_16_22
+									r0_0_2_10_16_22 = c_2_10_16_22.AsUint64x4().Xor(t_2_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ch_10_16_22 := r0_0_2_10_16_22
+								var r0_0_3_10_16_22 archsimd.Float64x4
+								{
+									d_3_10_16_22 := kk_10_16_22.Sub(tk_10_16_22.Sub(magic_10_16_22))
+									y_3_10_16_22 := d_3_10_16_22.Mul(d_3_10_16_22)
+									y2_3_10_16_22 := y_3_10_16_22.Mul(y_3_10_16_22)
+									y4_3_10_16_22 := y2_3_10_16_22.Mul(y2_3_10_16_22)
+									p0_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22))
+									p1_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22)
+									p2_3_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
+									r0_0_3_10_16_22 = p0_3_10_16_22.Add(p1_3_10_16_22).Add(p2_3_10_16_22)
+								}
+								var r0_0_4_10_16_22 archsimd.Float64x4
+								{
+									c_4_10_16_22, t_4_10_16_22 := r0_0_3_10_16_22, tk_10_16_22
+									r0_0_4_10_16_22 = c_4_10_16_22.AsUint64x4().Xor(t_4_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								ck_10_16_22 := r0_0_4_10_16_22
+								var r0_0_5_10_16_22 archsimd.Float64x4
+								{
+									d_5_10_16_22 := l_10_16_22.Sub(tl_10_16_22.Sub(magic_10_16_22))
+									y_5_10_16_22 := d_5_10_16_22.Mul(d_5_10_16_22)
+									y2_5_10_16_22 := y_5_10_16_22.Mul(y_5_10_16_22)
+									y4_5_10_16_22 := y2_5_10_16_22.Mul(y2_5_10_16_22)
+									p0_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22))
+									p1_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22)
+									p2_5_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
+									r0_0_5_10_16_22 = p0_5_10_16_22.Add(p1_5_10_16_22).Add(p2_5_10_16_22)
+								}
+								var r0_0_6_10_16_22 archsimd.Float64x4
+								{
+									c_6_10_16_22, t_6_10_16_22 := r0_0_5_10_16_22, tl_10_16_22
+									r0_0_6_10_16_22 = c_6_10_16_22.AsUint64x4().Xor(t_6_10_16_22.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								cl_10_16_22 := r0_0_6_10_16_22
+								two_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+								ch_10_16_22, ck_10_16_22, cl_10_16_22 = two_10_16_22.Mul(ch_10_16_22), two_10_16_22.Mul(ck_10_16_22), two_10_16_22.Mul(cl_10_16_22)
+								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
+								j_10_16_22 := 2
+								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
+									h0_10_16_22, k0_10_16_22, l0_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22), ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22), cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
+									h1_10_16_22, k1_10_16_22, l1_10_16_22 = ch_10_16_22.Mul(h0_10_16_22).Sub(h1_10_16_22), ck_10_16_22.Mul(k0_10_16_22).Sub(k1_10_16_22), cl_10_16_22.Mul(l0_10_16_22).Sub(l1_10_16_22)
+								}
+								if j_10_16_22 < n_10_16_22 {
+									h1_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22)
+									k1_10_16_22 = ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22)
+									l1_10_16_22 = cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
+								}
+								r0_0_10_16_22 = h1_10_16_22.Mul(k1_10_16_22).Mul(l1_10_16_22)
 							}
-							h_20_26, kk_20_26, l_20_26 := r0_0_12_20_26, r1_0_12_20_26, r2_0_12_20_26
-							var r0_0_13_20_26 archsimd.Float64x4
-							{
-								r_13_20_26, h_13_20_26, kk_13_20_26, l_13_20_26, n_13_20_26 := r_20_26, h_20_26, kk_20_26, l_20_26, n_20_26
-								_ = r_13_20_26
-								magic_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								th_13_20_26, tk_13_20_26, tl_13_20_26 := h_13_20_26.Add(magic_13_20_26), kk_13_20_26.Add(magic_13_20_26), l_13_20_26.Add(magic_13_20_26)
-								var r0_0_1_13_20_26 archsimd.Float64x4
+							fl_16_22 := r0_0_10_16_22
+							fc_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_22.defaultF)[:4]))
+							if c_16_22.HasHKL {
+								var r0_0_11_16_22 archsimd.Float64x4
 								{
-									d_1_13_20_26 := h_13_20_26.Sub(th_13_20_26.Sub(magic_13_20_26))
-									y_1_13_20_26 := d_1_13_20_26.Mul(d_1_13_20_26)
-									y2_1_13_20_26 := y_1_13_20_26.Mul(y_1_13_20_26)
-									y4_1_13_20_26 := y2_1_13_20_26.Mul(y2_1_13_20_26)
-									p0_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20_26)).Mul(y2_1_13_20_26))
-									p1_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20_26)).Mul(y2_1_13_20_26)).Mul(y4_1_13_20_26)
-									p2_1_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20_26.Mul(y4_1_13_20_26))
-									r0_0_1_13_20_26 = p0_1_13_20_26.Add(p1_1_13_20_26).Add(p2_1_13_20_26)
-								}
-								var r0_0_2_13_20_26 archsimd.Float64x4
-								{
-									c_2_13_20_26, t_2_13_20_26 := r0_0_1_13_20_26, th_13_20_26
-									r0_0_2_13_20_26 = c_2_13_20_26.AsUint64x4().Xor(t_2_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								ch_13_20_26 := r0_0_2_13_20_26
-								var r0_0_3_13_20_26 archsimd.Float64x4
-								{
-									d_3_13_20_26 := kk_13_20_26.Sub(tk_13_20_26.Sub(magic_13_20_26))
-									y_3_13_20_26 := d_3_13_20_26.Mul(d_3_13_20_26)
-									y2_3_13_20_26 := y_3_13_20_26.Mul(y_3_13_20_26)
-									y4_3_13_20_26 := y2_3_13_20_26.Mul(y2_3_13_20_26)
-									p0_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20_26)).Mul(y2_3_13_20_26))
-									p1_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20_26)).Mul(y2_3_13_20_26)).Mul(y4_3_13_20_26)
-									p2_3_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20_26.Mul(y4_3_13_20_26))
-									r0_0_3_13_20_26 = p0_3_13_20_26.Add(p1_3_13_20_26).Add(p2_3_13_20_26)
-								}
-								var r0_0_4_13_20_26 archsimd.Float64x4
-								{
-									c_4_13_20_26, t_4_13_20_26 := r0_0_3_13_20_26, tk_13_20_26
-									r0_0_4_13_20_26 = c_4_13_20_26.AsUint64x4().Xor(t_4_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								ck_13_20_26 := r0_0_4_13_20_26
-								var r0_0_5_13_20_26 archsimd.Float64x4
-								{
-									d_5_13_20_26 := l_13_20_26.Sub(tl_13_20_26.Sub(magic_13_20_26))
-									y_5_13_20_26 := d_5_13_20_26.Mul(d_5_13_20_26)
-									y2_5_13_20_26 := y_5_13_20_26.Mul(y_5_13_20_26)
-									y4_5_13_20_26 := y2_5_13_20_26.Mul(y2_5_13_20_26)
-									p0_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20_26)).Mul(y2_5_13_20_26))
-									p1_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20_26)).Mul(y2_5_13_20_26)).Mul(y4_5_13_20_26)
-									p2_5_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20_26.Mul(y4_5_13_20_26))
-									r0_0_5_13_20_26 = p0_5_13_20_26.Add(p1_5_13_20_26).Add(p2_5_13_20_26)
-								}
-								var r0_0_6_13_20_26 archsimd.Float64x4
-								{
-									c_6_13_20_26, t_6_13_20_26 := r0_0_5_13_20_26, tl_13_20_26
-									r0_0_6_13_20_26 = c_6_13_20_26.AsUint64x4().Xor(t_6_13_20_26.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								cl_13_20_26 := r0_0_6_13_20_26
-								two_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-								ch_13_20_26, ck_13_20_26, cl_13_20_26 = two_13_20_26.Mul(ch_13_20_26), two_13_20_26.Mul(ck_13_20_26), two_13_20_26.Mul(cl_13_20_26)
-								h0_13_20_26, k0_13_20_26, l0_13_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-								h1_13_20_26, k1_13_20_26, l1_13_20_26 := ch_13_20_26, ck_13_20_26, cl_13_20_26
-								j_13_20_26 := 2
-								for ; j_13_20_26+1 < n_13_20_26; j_13_20_26 += 2 {
-									h0_13_20_26, k0_13_20_26, l0_13_20_26 = ch_13_20_26.Mul(h1_13_20_26).Sub(h0_13_20_26), ck_13_20_26.Mul(k1_13_20_26).Sub(k0_13_20_26), cl_13_20_26.Mul(l1_13_20_26).Sub(l0_13_20_26)
-									h1_13_20_26, k1_13_20_26, l1_13_20_26 = ch_13_20_26.Mul(h0_13_20_26).Sub(h1_13_20_26), ck_13_20_26.Mul(k0_13_20_26).Sub(k1_13_20_26), cl_13_20_26.Mul(l0_13_20_26).Sub(l1_13_20_26)
-								}
-								if j_13_20_26 < n_13_20_26 {
-									h1_13_20_26 = ch_13_20_26.Mul(h1_13_20_26).Sub(h0_13_20_26)
-									k1_13_20_26 = ck_13_20_26.Mul(k1_13_20_26).Sub(k0_13_20_26)
-									l1_13_20_26 = cl_13_20_26.Mul(l1_13_20_26).Sub(l0_13_20_26)
-								}
-								r0_0_13_20_26 = h1_13_20_26.Mul(k1_13_20_26).Mul(l1_13_20_26)
-							}
-							var r0_0_14_20_26 archsimd.Float64x4
-							{
-								k_14_20_26, ia_14_20_26, fa_14_20_26, h_14_20_26, kk_14_20_26, l_14_20_26, fl_14_20_26, sum_14_20_26 := k_20_26, ia_20_26, fa_20_26, h_20_26, kk_20_26, l_20_26, r0_0_13_20_26, sum_20_26
-								c_14_20_26 := k_14_20_26.c
-								fc_14_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20_26.lr.defaultF)[:4]))
-								if c_14_20_26.HasHKL {
-									var r0_0_9_14_20_26 archsimd.Float64x4
+									r_11_16_22, bits_11_16_22, ia_11_16_22, fa_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, fa_16_22, h_16_22, kk_16_22, l_16_22
+									var r0_0_7_11_16_22 archsimd.Mask64x4
 									{
-										r_9_14_20_26, bits_9_14_20_26, ia_9_14_20_26, fa_9_14_20_26, h_9_14_20_26, kk_9_14_20_26, l_9_14_20_26 := k_14_20_26.lr, k_14_20_26.fhklBits, ia_14_20_26, fa_14_20_26, h_14_20_26, kk_14_20_26, l_14_20_26
-										var r0_0_7_9_14_20_26 archsimd.Mask64x4
-										{
-											r_7_9_14_20_26, ia_7_9_14_20_26, h_7_9_14_20_26, kk_7_9_14_20_26, l_7_9_14_20_26 := r_9_14_20_26, ia_9_14_20_26, h_9_14_20_26, kk_9_14_20_26, l_9_14_20_26
-											half_7_9_14_20_26 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											hc_7_9_14_20_26, kc_7_9_14_20_26, lc_7_9_14_20_26 := h_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil(), kk_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil(), l_7_9_14_20_26.Sub(half_7_9_14_20_26).Ceil()
-											hmin_7_9_14_20_26, kmin_7_9_14_20_26, lmin_7_9_14_20_26 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.lmin)[:4]))
-											in_7_9_14_20_26 := hc_7_9_14_20_26.GreaterEqual(hmin_7_9_14_20_26).And(hc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hmax)[:4])))).And(kc_7_9_14_20_26.GreaterEqual(kmin_7_9_14_20_26)).And(kc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kmax)[:4])))).And(lc_7_9_14_20_26.GreaterEqual(lmin_7_9_14_20_26)).And(lc_7_9_14_20_26.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.lmax)[:4]))))
-											idx_7_9_14_20_26 := hc_7_9_14_20_26.Sub(hmin_7_9_14_20_26).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.hstride)[:4]))).Add(kc_7_9_14_20_26.Sub(kmin_7_9_14_20_26).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_26.kstride)[:4])))).Add(lc_7_9_14_20_26.Sub(lmin_7_9_14_20_26))
-											idx_7_9_14_20_26.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20_26).ConvertToInt32().Store(ia_7_9_14_20_26)
-											r0_0_7_9_14_20_26 = in_7_9_14_20_26
-										}
-										in_9_14_20_26 := r0_0_7_9_14_20_26
-										for i_9_14_20_26, j_9_14_20_26 := range ia_9_14_20_26 {
-											fa_9_14_20_26[i_9_14_20_26] = bits_9_14_20_26[j_9_14_20_26]
-										}
-										r0_0_9_14_20_26 = archsimd.LoadUint64x4(fa_9_14_20_26).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20_26.defaultF)[:4])), in_9_14_20_26)
+										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
+										half_7_11_16_22 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := h_7_11_16_22.Sub(half_7_11_16_22).Ceil(), kk_7_11_16_22.Sub(half_7_11_16_22).Ceil(), l_7_11_16_22.Sub(half_7_11_16_22).Ceil()
+										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmin)[:4]))
+										in_7_11_16_22 := hc_7_11_16_22.GreaterEqual(hmin_7_11_16_22).And(hc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hmax)[:4])))).And(kc_7_11_16_22.GreaterEqual(kmin_7_11_16_22)).And(kc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kmax)[:4])))).And(lc_7_11_16_22.GreaterEqual(lmin_7_11_16_22)).And(lc_7_11_16_22.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.lmax)[:4]))))
+										idx_7_11_16_22 := hc_7_11_16_22.Sub(hmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.hstride)[:4]))).Add(kc_7_11_16_22.Sub(kmin_7_11_16_22).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_22.kstride)[:4])))).Add(lc_7_11_16_22.Sub(lmin_7_11_16_22))
+										idx_7_11_16_22.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
+										r0_0_7_11_16_22 = in_7_11_16_22
 									}
-									fc_14_20_26 = r0_0_9_14_20_26
+									in_11_16_22 := r0_0_7_11_16_22
+									for i_11_16_22, j_11_16_22 := range ia_11_16_22 {
+										fa_11_16_22[i_11_16_22] = bits_11_16_22[j_11_16_22]
+									}
+									r0_0_11_16_22 = archsimd.LoadUint64x4(fa_11_16_22).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_22.defaultF)[:4])), in_11_16_22)
 								}
-								s_14_20_26 := sum_14_20_26.Add(fc_14_20_26.Mul(fc_14_20_26).Mul(fl_14_20_26).Mul(fl_14_20_26))
-								if !c_14_20_26.Water {
-									s_14_20_26 = sum_14_20_26.Merge(s_14_20_26, fl_14_20_26.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								r0_0_14_20_26 = s_14_20_26
+								fc_16_22 = r0_0_11_16_22
 							}
-							sum_20_26 = r0_0_14_20_26
+							s_16_22 := sum_16_22.Add(fc_16_22.Mul(fc_16_22).Mul(fl_16_22).Mul(fl_16_22))
+							if !c_16_22.Water {
+								s_16_22 = sum_16_22.Merge(s_16_22, fl_16_22.Equal(zero_16_22))
+							}
+							sum_16_22 = s_16_22
 						}
 					}
-					r0_0_20_26, r1_0_20_26 = sum_20_26, polar_20_26
+					r0_0_16_22, r1_0_16_22 = sum_16_22, polar_16_22
 				}
-				sum_26, polar_26 = r0_0_20_26, r1_0_20_26
-				r0_0_26, r1_0_26, r2_0_26 = sum_26, omega_26, polar_26
+				sum_22, polar_22 = r0_0_16_22, r1_0_16_22
+				r0_0_22, r1_0_22, r2_0_22 = sum_22, omega_22, polar_22
 			}
-			sum, omega, polar = r0_0_26, r1_0_26, r2_0_26
+			sum, omega, polar = r0_0_22, r1_0_22, r2_0_22
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -1159,227 +990,203 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_27 archsimd.Float64x4
-							r1_0_27 archsimd.Float64x4
-							r2_0_27 archsimd.Float64x4
+							r0_0_23 archsimd.Float64x4
+							r1_0_23 archsimd.Float64x4
+							r2_0_23 archsimd.Float64x4
 						)
 						{
-							k_27, r_27, ia_27, fa_27, fdet_27, s_27, o_27, sum_27, omega_27, polar_27, capture_27, par_27 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_27 := k_27.c
-							var r0_0_16_27 archsimd.Float64x4
+							k_23, r_23, ia_23, fa_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_23 := k_23.c
+							var r0_0_12_23 archsimd.Float64x4
 							{
-								fdet_16_27, f_16_27, s_16_27, o_16_27, p_16_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[0])[:4]))
-								r0_0_16_27 = fdet_16_27.Mul(f_16_27).Add(s_16_27).Add(o_16_27).Add(p_16_27)
+								fdet_12_23, f_12_23, s_12_23, o_12_23, p_12_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[0])[:4]))
+								r0_0_12_23 = fdet_12_23.Mul(f_12_23).Add(s_12_23).Add(o_12_23).Add(p_12_23)
 							}
-							x_27 := r0_0_16_27
-							var r0_0_17_27 archsimd.Float64x4
+							x_23 := r0_0_12_23
+							var r0_0_13_23 archsimd.Float64x4
 							{
-								fdet_17_27, f_17_27, s_17_27, o_17_27, p_17_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[1])[:4]))
-								r0_0_17_27 = fdet_17_27.Mul(f_17_27).Add(s_17_27).Add(o_17_27).Add(p_17_27)
+								fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[1])[:4]))
+								r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
 							}
-							y_27 := r0_0_17_27
-							var r0_0_18_27 archsimd.Float64x4
+							y_23 := r0_0_13_23
+							var r0_0_14_23 archsimd.Float64x4
 							{
-								fdet_18_27, f_18_27, s_18_27, o_18_27, p_18_27 := fdet_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_27[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_27[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_27.pix0[2])[:4]))
-								r0_0_18_27 = fdet_18_27.Mul(f_18_27).Add(s_18_27).Add(o_18_27).Add(p_18_27)
+								fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_23[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_23[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_23.pix0[2])[:4]))
+								r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
 							}
-							z_27 := r0_0_18_27
-							invR_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_27.Mul(x_27).Add(y_27.Mul(y_27)).Add(z_27.Mul(z_27)).Sqrt())
-							dx_27, dy_27, dz_27 := x_27.Mul(invR_27), y_27.Mul(invR_27), z_27.Mul(invR_27)
-							if m_27 := omega_27.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_27.ToBits() != 0 {
-								var r0_0_19_27 archsimd.Float64x4
+							z_23 := r0_0_14_23
+							invR_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
+							dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
+							if m_23 := omega_23.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_23.ToBits() != 0 {
+								var r0_0_15_23 archsimd.Float64x4
 								{
-									invR_19_27, num_19_27, point_19_27 := invR_27, archsimd.LoadFloat64x4((*[4]float64)((&r_27.omegaNum)[:4])), c_27.PointPixel
-									w_19_27 := invR_19_27.Mul(invR_19_27)
-									if !point_19_27 {
-										w_19_27 = num_19_27.Mul(w_19_27.Mul(invR_19_27))
+									invR_15_23, num_15_23, point_15_23 := invR_23, archsimd.LoadFloat64x4((*[4]float64)((&r_23.omegaNum)[:4])), c_23.PointPixel
+									w_15_23 := invR_15_23.Mul(invR_15_23)
+									if !point_15_23 {
+										w_15_23 = num_15_23.Mul(w_15_23.Mul(invR_15_23))
 									}
-									r0_0_19_27 = w_19_27
+									r0_0_15_23 = w_15_23
 								}
-								omega_27 = r0_0_19_27.Merge(omega_27, m_27)
+								omega_23 = r0_0_15_23.Merge(omega_23, m_23)
 							}
-							if capture_27 {
-								dx_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[0])[:4]))).Add(dy_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[1])[:4])))).Add(dz_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_27.od[2])[:4])))).StoreSlice(par_27)
+							if capture_23 {
+								dx_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[0])[:4]))).Add(dy_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[1])[:4])))).Add(dz_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_23.od[2])[:4])))).StoreSlice(par_23)
 							}
 							var (
-								r0_0_20_27 archsimd.Float64x4
-								r1_0_20_27 archsimd.Float64x4
+								r0_0_16_23 archsimd.Float64x4
+								r1_0_16_23 archsimd.Float64x4
 							)
 							{
-								k_20_27, r_20_27, ia_20_27, fa_20_27, sum_20_27, dx_20_27, dy_20_27, dz_20_27, polar_20_27 := k_27, r_27, ia_27, fa_27, sum_27, dx_27, dy_27, dz_27, polar_27
-								n_20_27 := k_20_27.nn[0]
-								for si_20_27 := range r_20_27.src {
-									var (
-										r0_0_10_20_27 archsimd.Float64x4
-										r1_0_10_20_27 archsimd.Float64x4
-										r2_0_10_20_27 archsimd.Float64x4
-										r3_0_10_20_27 archsimd.Float64x4
-									)
-									{
-										r_10_20_27, sr_10_20_27, dx_10_20_27, dy_10_20_27, dz_10_20_27, polar_10_20_27 := r_20_27, &r_20_27.src[si_20_27], dx_20_27, dy_20_27, dz_20_27, polar_20_27
-										zero_10_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										il_10_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.il)[:4]))
-										qx_10_20_27, qy_10_20_27, qz_10_20_27 := dx_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[0])[:4]))).Mul(il_10_20_27), dy_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[1])[:4]))).Mul(il_10_20_27), dz_10_20_27.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[2])[:4]))).Mul(il_10_20_27)
-										if m_10_20_27 := polar_10_20_27.Equal(zero_10_20_27); m_10_20_27.ToBits() != 0 {
-											var p_10_20_27 archsimd.Float64x4
-											if r_10_20_27.kahnZero {
-												c2_10_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[0])[:4])).Mul(dx_10_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[1])[:4])).Mul(dy_10_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_10_20_27.inc[2])[:4])).Mul(dz_10_20_27))
-												p_10_20_27 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_10_20_27.Mul(c2_10_20_27)))
-											} else {
-												var r0_0_11_20_27 archsimd.Float64x4
-												{
-													zero_11_20_27, kahn_11_20_27, s_11_20_27, dx_11_20_27, dy_11_20_27, dz_11_20_27 := false, &r_10_20_27.kahn, sr_10_20_27, dx_10_20_27, dy_10_20_27, dz_10_20_27
-													c2_11_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[0])[:4])).Mul(dx_11_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[1])[:4])).Mul(dy_11_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.inc[2])[:4])).Mul(dz_11_20_27))
-													c2sq_11_20_27 := c2_11_20_27.Mul(c2_11_20_27)
-													cos2psi_11_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-													if !zero_11_20_27 {
-														e_11_20_27 := dx_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[0])[:4]))).Add(dy_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[1])[:4])))).Add(dz_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.ein[2])[:4]))))
-														b_11_20_27 := dx_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[0])[:4]))).Add(dy_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[1])[:4])))).Add(dz_11_20_27.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_11_20_27.bin[2])[:4]))))
-														ee_11_20_27, bb_11_20_27 := e_11_20_27.Mul(e_11_20_27), b_11_20_27.Mul(b_11_20_27)
-														den_11_20_27 := ee_11_20_27.Add(bb_11_20_27)
-														cos2psi_11_20_27 = ee_11_20_27.Sub(bb_11_20_27).Div(den_11_20_27).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_11_20_27.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-													}
-													one_11_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													r0_0_11_20_27 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_11_20_27.Add(c2sq_11_20_27).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_11_20_27[:4])).Mul(cos2psi_11_20_27).Mul(one_11_20_27.Sub(c2sq_11_20_27))))
+								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
+								c_16_23 := k_16_23.c
+								n_16_23 := k_16_23.nn[0]
+								zero_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								for si_16_23 := range r_16_23.src {
+									sr_16_23 := &r_16_23.src[si_16_23]
+									il_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.il)[:4]))
+									qx_16_23, qy_16_23, qz_16_23 := dx_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[0])[:4]))).Mul(il_16_23), dy_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[1])[:4]))).Mul(il_16_23), dz_16_23.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[2])[:4]))).Mul(il_16_23)
+									if m_16_23 := polar_16_23.Equal(zero_16_23); m_16_23.ToBits() != 0 {
+										var p_16_23 archsimd.Float64x4
+										if r_16_23.kahnZero {
+											c2_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[0])[:4])).Mul(dx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[1])[:4])).Mul(dy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_16_23.inc[2])[:4])).Mul(dz_16_23))
+											p_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_16_23.Mul(c2_16_23)))
+										} else {
+											var r0_0_9_16_23 archsimd.Float64x4
+											{
+												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
+												c2_9_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[0])[:4])).Mul(dx_9_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[1])[:4])).Mul(dy_9_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.inc[2])[:4])).Mul(dz_9_16_23))
+												c2sq_9_16_23 := c2_9_16_23.Mul(c2_9_16_23)
+												cos2psi_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+												if !zero_9_16_23 {
+													e_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.ein[2])[:4]))))
+													b_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[0])[:4]))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[1])[:4])))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_9_16_23.bin[2])[:4]))))
+													ee_9_16_23, bb_9_16_23 := e_9_16_23.Mul(e_9_16_23), b_9_16_23.Mul(b_9_16_23)
+													den_9_16_23 := ee_9_16_23.Add(bb_9_16_23)
+													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_9_16_23.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 												}
-												p_10_20_27 = r0_0_11_20_27
+												one_9_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												r0_0_9_16_23 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_9_16_23[:4])).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
 											}
-											polar_10_20_27 = p_10_20_27.Merge(polar_10_20_27, m_10_20_27)
+											p_16_23 = r0_0_9_16_23
 										}
-										r0_0_10_20_27, r1_0_10_20_27, r2_0_10_20_27, r3_0_10_20_27 = qx_10_20_27, qy_10_20_27, qz_10_20_27, polar_10_20_27
+										polar_16_23 = p_16_23.Merge(polar_16_23, m_16_23)
 									}
-									qx_20_27, qy_20_27, qz_20_27, p_20_27 := r0_0_10_20_27, r1_0_10_20_27, r2_0_10_20_27, r3_0_10_20_27
-									polar_20_27 = p_20_27
-									for oi_20_27 := range r_20_27.orient {
-										var (
-											r0_0_12_20_27 archsimd.Float64x4
-											r1_0_12_20_27 archsimd.Float64x4
-											r2_0_12_20_27 archsimd.Float64x4
-										)
+									for oi_16_23 := range r_16_23.orient {
+										o_16_23 := &r_16_23.orient[oi_16_23]
+										h_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[0])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[1])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[2])[:4])).Mul(qz_16_23))
+										kk_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[3])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[4])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[5])[:4])).Mul(qz_16_23))
+										l_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[6])[:4])).Mul(qx_16_23).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[7])[:4])).Mul(qy_16_23)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_16_23[8])[:4])).Mul(qz_16_23))
+										var r0_0_10_16_23 archsimd.Float64x4
 										{
-											o_12_20_27, qx_12_20_27, qy_12_20_27, qz_12_20_27 := &r_20_27.orient[oi_20_27], qx_20_27, qy_20_27, qz_20_27
-											h_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[0])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[1])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[2])[:4])).Mul(qz_12_20_27))
-											kk_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[3])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[4])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[5])[:4])).Mul(qz_12_20_27))
-											l_12_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[6])[:4])).Mul(qx_12_20_27).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[7])[:4])).Mul(qy_12_20_27)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_12_20_27[8])[:4])).Mul(qz_12_20_27))
-											r0_0_12_20_27, r1_0_12_20_27, r2_0_12_20_27 = h_12_20_27, kk_12_20_27, l_12_20_27
+											r_10_16_23, h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := r_16_23, h_16_23, kk_16_23, l_16_23, n_16_23
+											_ = r_10_16_23
+											magic_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											th_10_16_23, tk_10_16_23, tl_10_16_23 := h_10_16_23.Add(magic_10_16_23), kk_10_16_23.Add(magic_10_16_23), l_10_16_23.Add(magic_10_16_23)
+											var r0_0_1_10_16_23 archsimd.Float64x4
+											{
+												d_1_10_16_23 := h_10_16_23.Sub(th_10_16_23.Sub(magic_10_16_23))
+												y_1_10_16_23 := d_1_10_16_23.Mul(d_1_10_16_23)
+												y2_1_10_16_23 := y_1_10_16_23.Mul(y_1_10_16_23)
+												y4_1_10_16_23 := y2_1_10_16_23.Mul(y2_1_10_16_23)
+												p0_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23))
+												p1_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23)
+												p2_1_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
+												r0_0_1_10_16_23 = p0_1_10_16_23.Add(p1_1_10_16_23).Add(p2_1_10_16_23)
+											}
+											var r0_0_2_10_16_23 archsimd.Float64x4
+											{
+												c_2_10_16_23, t_2_10_16_23 := r0_0_1_10_16_23, th_10_16_23
+												r0_0_2_10_16_23 = c_2_10_16_23.AsUint64x4().Xor(t_2_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											ch_10_16_23 := r0_0_2_10_16_23
+											var r0_0_3_10_16_23 archsimd.Float64x4
+											{
+												d_3_10_16_23 := kk_10_16_23.Sub(tk_10_16_23.Sub(magic_10_16_23))
+												y_3_10_16_23 := d_3_10_16_23.Mul(d_3_10_16_23)
+												y2_3_10_16_23 := y_3_10_16_23.Mul(y_3_10_16_23)
+												y4_3_10_16_23 := y2_3_10_16_23.Mul(y2_3_10_16_23)
+												p0_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23))
+												p1_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23)
+												p2_3_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
+												r0_0_3_10_16_23 = p0_3_10_16_23.Add(p1_3_10_16_23).Add(p2_3_10_16_23)
+											}
+											var r0_0_4_10_16_23 archsimd.Float64x4
+											{
+												c_4_10_16_23, t_4_10_16_23 := r0_0_3_10_16_23, tk_10_16_23
+												r0_0_4_10_16_23 = c_4_10_16_23.AsUint64x4().Xor(t_4_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											ck_10_16_23 := r0_0_4_10_16_23
+											var r0_0_5_10_16_23 archsimd.Float64x4
+											{
+												d_5_10_16_23 := l_10_16_23.Sub(tl_10_16_23.Sub(magic_10_16_23))
+												y_5_10_16_23 := d_5_10_16_23.Mul(d_5_10_16_23)
+												y2_5_10_16_23 := y_5_10_16_23.Mul(y_5_10_16_23)
+												y4_5_10_16_23 := y2_5_10_16_23.Mul(y2_5_10_16_23)
+												p0_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23))
+												p1_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23)
+												p2_5_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
+												r0_0_5_10_16_23 = p0_5_10_16_23.Add(p1_5_10_16_23).Add(p2_5_10_16_23)
+											}
+											var r0_0_6_10_16_23 archsimd.Float64x4
+											{
+												c_6_10_16_23, t_6_10_16_23 := r0_0_5_10_16_23, tl_10_16_23
+												r0_0_6_10_16_23 = c_6_10_16_23.AsUint64x4().Xor(t_6_10_16_23.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											cl_10_16_23 := r0_0_6_10_16_23
+											two_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+											ch_10_16_23, ck_10_16_23, cl_10_16_23 = two_10_16_23.Mul(ch_10_16_23), two_10_16_23.Mul(ck_10_16_23), two_10_16_23.Mul(cl_10_16_23)
+											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
+											j_10_16_23 := 2
+											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
+												h0_10_16_23, k0_10_16_23, l0_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23), ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23), cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
+												h1_10_16_23, k1_10_16_23, l1_10_16_23 = ch_10_16_23.Mul(h0_10_16_23).Sub(h1_10_16_23), ck_10_16_23.Mul(k0_10_16_23).Sub(k1_10_16_23), cl_10_16_23.Mul(l0_10_16_23).Sub(l1_10_16_23)
+											}
+											if j_10_16_23 < n_10_16_23 {
+												h1_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23)
+												k1_10_16_23 = ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23)
+												l1_10_16_23 = cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
+											}
+											r0_0_10_16_23 = h1_10_16_23.Mul(k1_10_16_23).Mul(l1_10_16_23)
 										}
-										h_20_27, kk_20_27, l_20_27 := r0_0_12_20_27, r1_0_12_20_27, r2_0_12_20_27
-										var r0_0_13_20_27 archsimd.Float64x4
-										{
-											r_13_20_27, h_13_20_27, kk_13_20_27, l_13_20_27, n_13_20_27 := r_20_27, h_20_27, kk_20_27, l_20_27, n_20_27
-											_ = r_13_20_27
-											magic_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											th_13_20_27, tk_13_20_27, tl_13_20_27 := h_13_20_27.Add(magic_13_20_27), kk_13_20_27.Add(magic_13_20_27), l_13_20_27.Add(magic_13_20_27)
-											var r0_0_1_13_20_27 archsimd.Float64x4
+										fl_16_23 := r0_0_10_16_23
+										fc_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&r_16_23.defaultF)[:4]))
+										if c_16_23.HasHKL {
+											var r0_0_11_16_23 archsimd.Float64x4
 											{
-												d_1_13_20_27 := h_13_20_27.Sub(th_13_20_27.Sub(magic_13_20_27))
-												y_1_13_20_27 := d_1_13_20_27.Mul(d_1_13_20_27)
-												y2_1_13_20_27 := y_1_13_20_27.Mul(y_1_13_20_27)
-												y4_1_13_20_27 := y2_1_13_20_27.Mul(y2_1_13_20_27)
-												p0_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_1_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_1_13_20_27)).Mul(y2_1_13_20_27))
-												p1_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_1_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_1_13_20_27)).Mul(y2_1_13_20_27)).Mul(y4_1_13_20_27)
-												p2_1_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_1_13_20_27.Mul(y4_1_13_20_27))
-												r0_0_1_13_20_27 = p0_1_13_20_27.Add(p1_1_13_20_27).Add(p2_1_13_20_27)
-											}
-											var r0_0_2_13_20_27 archsimd.Float64x4
-											{
-												c_2_13_20_27, t_2_13_20_27 := r0_0_1_13_20_27, th_13_20_27
-												r0_0_2_13_20_27 = c_2_13_20_27.AsUint64x4().Xor(t_2_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											ch_13_20_27 := r0_0_2_13_20_27
-											var r0_0_3_13_20_27 archsimd.Float64x4
-											{
-												d_3_13_20_27 := kk_13_20_27.Sub(tk_13_20_27.Sub(magic_13_20_27))
-												y_3_13_20_27 := d_3_13_20_27.Mul(d_3_13_20_27)
-												y2_3_13_20_27 := y_3_13_20_27.Mul(y_3_13_20_27)
-												y4_3_13_20_27 := y2_3_13_20_27.Mul(y2_3_13_20_27)
-												p0_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_3_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_3_13_20_27)).Mul(y2_3_13_20_27))
-												p1_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_3_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_3_13_20_27)).Mul(y2_3_13_20_27)).Mul(y4_3_13_20_27)
-												p2_3_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_3_13_20_27.Mul(y4_3_13_20_27))
-												r0_0_3_13_20_27 = p0_3_13_20_27.Add(p1_3_13_20_27).Add(p2_3_13_20_27)
-											}
-											var r0_0_4_13_20_27 archsimd.Float64x4
-											{
-												c_4_13_20_27, t_4_13_20_27 := r0_0_3_13_20_27, tk_13_20_27
-												r0_0_4_13_20_27 = c_4_13_20_27.AsUint64x4().Xor(t_4_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											ck_13_20_27 := r0_0_4_13_20_27
-											var r0_0_5_13_20_27 archsimd.Float64x4
-											{
-												d_5_13_20_27 := l_13_20_27.Sub(tl_13_20_27.Sub(magic_13_20_27))
-												y_5_13_20_27 := d_5_13_20_27.Mul(d_5_13_20_27)
-												y2_5_13_20_27 := y_5_13_20_27.Mul(y_5_13_20_27)
-												y4_5_13_20_27 := y2_5_13_20_27.Mul(y2_5_13_20_27)
-												p0_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_5_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_5_13_20_27)).Mul(y2_5_13_20_27))
-												p1_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_5_13_20_27)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_5_13_20_27)).Mul(y2_5_13_20_27)).Mul(y4_5_13_20_27)
-												p2_5_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_5_13_20_27.Mul(y4_5_13_20_27))
-												r0_0_5_13_20_27 = p0_5_13_20_27.Add(p1_5_13_20_27).Add(p2_5_13_20_27)
-											}
-											var r0_0_6_13_20_27 archsimd.Float64x4
-											{
-												c_6_13_20_27, t_6_13_20_27 := r0_0_5_13_20_27, tl_13_20_27
-												r0_0_6_13_20_27 = c_6_13_20_27.AsUint64x4().Xor(t_6_13_20_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											cl_13_20_27 := r0_0_6_13_20_27
-											two_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-											ch_13_20_27, ck_13_20_27, cl_13_20_27 = two_13_20_27.Mul(ch_13_20_27), two_13_20_27.Mul(ck_13_20_27), two_13_20_27.Mul(cl_13_20_27)
-											h0_13_20_27, k0_13_20_27, l0_13_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-											h1_13_20_27, k1_13_20_27, l1_13_20_27 := ch_13_20_27, ck_13_20_27, cl_13_20_27
-											j_13_20_27 := 2
-											for ; j_13_20_27+1 < n_13_20_27; j_13_20_27 += 2 {
-												h0_13_20_27, k0_13_20_27, l0_13_20_27 = ch_13_20_27.Mul(h1_13_20_27).Sub(h0_13_20_27), ck_13_20_27.Mul(k1_13_20_27).Sub(k0_13_20_27), cl_13_20_27.Mul(l1_13_20_27).Sub(l0_13_20_27)
-												h1_13_20_27, k1_13_20_27, l1_13_20_27 = ch_13_20_27.Mul(h0_13_20_27).Sub(h1_13_20_27), ck_13_20_27.Mul(k0_13_20_27).Sub(k1_13_20_27), cl_13_20_27.Mul(l0_13_20_27).Sub(l1_13_20_27)
-											}
-											if j_13_20_27 < n_13_20_27 {
-												h1_13_20_27 = ch_13_20_27.Mul(h1_13_20_27).Sub(h0_13_20_27)
-												k1_13_20_27 = ck_13_20_27.Mul(k1_13_20_27).Sub(k0_13_20_27)
-												l1_13_20_27 = cl_13_20_27.Mul(l1_13_20_27).Sub(l0_13_20_27)
-											}
-											r0_0_13_20_27 = h1_13_20_27.Mul(k1_13_20_27).Mul(l1_13_20_27)
-										}
-										var r0_0_14_20_27 archsimd.Float64x4
-										{
-											k_14_20_27, ia_14_20_27, fa_14_20_27, h_14_20_27, kk_14_20_27, l_14_20_27, fl_14_20_27, sum_14_20_27 := k_20_27, ia_20_27, fa_20_27, h_20_27, kk_20_27, l_20_27, r0_0_13_20_27, sum_20_27
-											c_14_20_27 := k_14_20_27.c
-											fc_14_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&k_14_20_27.lr.defaultF)[:4]))
-											if c_14_20_27.HasHKL {
-												var r0_0_9_14_20_27 archsimd.Float64x4
+												r_11_16_23, bits_11_16_23, ia_11_16_23, fa_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, fa_16_23, h_16_23, kk_16_23, l_16_23
+												var r0_0_7_11_16_23 archsimd.Mask64x4
 												{
-													r_9_14_20_27, bits_9_14_20_27, ia_9_14_20_27, fa_9_14_20_27, h_9_14_20_27, kk_9_14_20_27, l_9_14_20_27 := k_14_20_27.lr, k_14_20_27.fhklBits, ia_14_20_27, fa_14_20_27, h_14_20_27, kk_14_20_27, l_14_20_27
-													var r0_0_7_9_14_20_27 archsimd.Mask64x4
-													{
-														r_7_9_14_20_27, ia_7_9_14_20_27, h_7_9_14_20_27, kk_7_9_14_20_27, l_7_9_14_20_27 := r_9_14_20_27, ia_9_14_20_27, h_9_14_20_27, kk_9_14_20_27, l_9_14_20_27
-														half_7_9_14_20_27 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-														hc_7_9_14_20_27, kc_7_9_14_20_27, lc_7_9_14_20_27 := h_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil(), kk_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil(), l_7_9_14_20_27.Sub(half_7_9_14_20_27).Ceil()
-														hmin_7_9_14_20_27, kmin_7_9_14_20_27, lmin_7_9_14_20_27 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.lmin)[:4]))
-														in_7_9_14_20_27 := hc_7_9_14_20_27.GreaterEqual(hmin_7_9_14_20_27).And(hc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hmax)[:4])))).And(kc_7_9_14_20_27.GreaterEqual(kmin_7_9_14_20_27)).And(kc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kmax)[:4])))).And(lc_7_9_14_20_27.GreaterEqual(lmin_7_9_14_20_27)).And(lc_7_9_14_20_27.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.lmax)[:4]))))
-														idx_7_9_14_20_27 := hc_7_9_14_20_27.Sub(hmin_7_9_14_20_27).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.hstride)[:4]))).Add(kc_7_9_14_20_27.Sub(kmin_7_9_14_20_27).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_14_20_27.kstride)[:4])))).Add(lc_7_9_14_20_27.Sub(lmin_7_9_14_20_27))
-														idx_7_9_14_20_27.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_14_20_27).ConvertToInt32().Store(ia_7_9_14_20_27)
-														r0_0_7_9_14_20_27 = in_7_9_14_20_27
-													}
-													in_9_14_20_27 := r0_0_7_9_14_20_27
-													for i_9_14_20_27, j_9_14_20_27 := range ia_9_14_20_27 {
-														fa_9_14_20_27[i_9_14_20_27] = bits_9_14_20_27[j_9_14_20_27]
-													}
-													r0_0_9_14_20_27 = archsimd.LoadUint64x4(fa_9_14_20_27).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_14_20_27.defaultF)[:4])), in_9_14_20_27)
+													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
+													half_7_11_16_23 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := h_7_11_16_23.Sub(half_7_11_16_23).Ceil(), kk_7_11_16_23.Sub(half_7_11_16_23).Ceil(), l_7_11_16_23.Sub(half_7_11_16_23).Ceil()
+													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmin)[:4]))
+													in_7_11_16_23 := hc_7_11_16_23.GreaterEqual(hmin_7_11_16_23).And(hc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hmax)[:4])))).And(kc_7_11_16_23.GreaterEqual(kmin_7_11_16_23)).And(kc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kmax)[:4])))).And(lc_7_11_16_23.GreaterEqual(lmin_7_11_16_23)).And(lc_7_11_16_23.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.lmax)[:4]))))
+													idx_7_11_16_23 := hc_7_11_16_23.Sub(hmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.hstride)[:4]))).Add(kc_7_11_16_23.Sub(kmin_7_11_16_23).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_11_16_23.kstride)[:4])))).Add(lc_7_11_16_23.Sub(lmin_7_11_16_23))
+													idx_7_11_16_23.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
+													r0_0_7_11_16_23 = in_7_11_16_23
 												}
-												fc_14_20_27 = r0_0_9_14_20_27
+												in_11_16_23 := r0_0_7_11_16_23
+												for i_11_16_23, j_11_16_23 := range ia_11_16_23 {
+													fa_11_16_23[i_11_16_23] = bits_11_16_23[j_11_16_23]
+												}
+												r0_0_11_16_23 = archsimd.LoadUint64x4(fa_11_16_23).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_11_16_23.defaultF)[:4])), in_11_16_23)
 											}
-											s_14_20_27 := sum_14_20_27.Add(fc_14_20_27.Mul(fc_14_20_27).Mul(fl_14_20_27).Mul(fl_14_20_27))
-											if !c_14_20_27.Water {
-												s_14_20_27 = sum_14_20_27.Merge(s_14_20_27, fl_14_20_27.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											r0_0_14_20_27 = s_14_20_27
+											fc_16_23 = r0_0_11_16_23
 										}
-										sum_20_27 = r0_0_14_20_27
+										s_16_23 := sum_16_23.Add(fc_16_23.Mul(fc_16_23).Mul(fl_16_23).Mul(fl_16_23))
+										if !c_16_23.Water {
+											s_16_23 = sum_16_23.Merge(s_16_23, fl_16_23.Equal(zero_16_23))
+										}
+										sum_16_23 = s_16_23
 									}
 								}
-								r0_0_20_27, r1_0_20_27 = sum_20_27, polar_20_27
+								r0_0_16_23, r1_0_16_23 = sum_16_23, polar_16_23
 							}
-							sum_27, polar_27 = r0_0_20_27, r1_0_20_27
-							r0_0_27, r1_0_27, r2_0_27 = sum_27, omega_27, polar_27
+							sum_23, polar_23 = r0_0_16_23, r1_0_16_23
+							r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
 						}
-						sum, omega, polar = r0_0_27, r1_0_27, r2_0_27
+						sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
 					}
 				}
 			}
@@ -1399,255 +1206,255 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 	n int) archsimd.Float64x4 {
-	var r0_0_28 archsimd.Float64x4
+	var r0_0_24 archsimd.Float64x4
 	{
-		r_28, i_28, x_28 := r, 0, h
-		s_28 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_28.nmode[i_28] == nChebyshev {
-			var r0_0_29 archsimd.Float64x4
+		r_24, i_24, x_24 := r, 0, h
+		s_24 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_24.nmode[i_24] == nChebyshev {
+			var r0_0_25 archsimd.Float64x4
 			{
-				x_29, n_29 := x_28, r_28.nn[i_28]
-				magic_29 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_29 := x_29.Add(magic_29)
+				x_25, n_25 := x_24, r_24.nn[i_24]
+				magic_25 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_25 := x_25.Add(magic_25)
+				var r0_0_26 archsimd.Float64x4
+				{
+					d_26 := x_25.Sub(t_25.Sub(magic_25))
+					y_26 := d_26.Mul(d_26)
+					y2_26 := y_26.Mul(y_26)
+					y4_26 := y2_26.Mul(y2_26)
+					p0_26 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26)).Mul(y2_26))
+					p1_26 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
+					p2_26 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26.Mul(y4_26))
+					r0_0_26 = p0_26.Add(p1_26).Add(p2_26)
+				}
+				var r0_0_27 archsimd.Float64x4
+				{
+					c_27, t_27 := r0_0_26, t_25
+					r0_0_27 = c_27.AsUint64x4().Xor(t_27.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				}
+				c2_25 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27)
+				u0_25, u1_25 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25
+				j_25 := 2
+				for ; j_25+1 < n_25; j_25 += 2 {
+					u0_25 = c2_25.Mul(u1_25).Sub(u0_25)
+					u1_25 = c2_25.Mul(u0_25).Sub(u1_25)
+				}
+				if j_25 < n_25 {
+					u1_25 = c2_25.Mul(u1_25).Sub(u0_25)
+				}
+				r0_0_25 = u1_25
+			}
+			s_24 = r0_0_25
+		} else if r_24.nmode[i_24] == nRatio {
+			var r0_0_28 archsimd.Float64x4
+			{
+				x_28, nv_28 := x_24, archsimd.LoadFloat64x4((*[4]float64)((&r_24.nv[i_24])[:4]))
+				magic_28 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_28 := x_28.Add(magic_28)
+				d_28 := x_28.Sub(t_28.Sub(magic_28))
+				y_28 := nv_28.Mul(d_28)
+				u_28 := y_28.Add(magic_28)
+				var r0_0_29 archsimd.Float64x4
+				{
+					d_29 := y_28.Sub(u_28.Sub(magic_28))
+					y_29 := d_29.Mul(d_29)
+					y2_29 := y_29.Mul(y_29)
+					y4_29 := y2_29.Mul(y2_29)
+					p0_29 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29)).Mul(y2_29))
+					p1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
+					p2_29 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29)).Mul(y4_29.Mul(y4_29))
+					r0_0_29 = d_29.Mul(p0_29.Add(p1_29).Add(p2_29))
+				}
 				var r0_0_30 archsimd.Float64x4
 				{
-					d_30 := x_29.Sub(t_29.Sub(magic_29))
-					y_30 := d_30.Mul(d_30)
-					y2_30 := y_30.Mul(y_30)
-					y4_30 := y2_30.Mul(y2_30)
-					p0_30 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30)).Mul(y2_30))
-					p1_30 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
-					p2_30 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30.Mul(y4_30))
-					r0_0_30 = p0_30.Add(p1_30).Add(p2_30)
+					c_30, t_30 := r0_0_29, u_28
+					r0_0_30 = c_30.AsUint64x4().Xor(t_30.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_28 := r0_0_30
 				var r0_0_31 archsimd.Float64x4
 				{
-					c_31, t_31 := r0_0_30, t_29
-					r0_0_31 = c_31.AsUint64x4().Xor(t_31.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_31 := d_28
+					y_31 := d_31.Mul(d_31)
+					y2_31 := y_31.Mul(y_31)
+					y4_31 := y2_31.Mul(y2_31)
+					p0_31 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31)).Mul(y2_31))
+					p1_31 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
+					p2_31 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31)).Mul(y4_31.Mul(y4_31))
+					r0_0_31 = d_31.Mul(p0_31.Add(p1_31).Add(p2_31))
 				}
-				c2_29 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31)
-				u0_29, u1_29 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29
-				j_29 := 2
-				for ; j_29+1 < n_29; j_29 += 2 {
-					u0_29 = c2_29.Mul(u1_29).Sub(u0_29)
-					u1_29 = c2_29.Mul(u0_29).Sub(u1_29)
-				}
-				if j_29 < n_29 {
-					u1_29 = c2_29.Mul(u1_29).Sub(u0_29)
-				}
-				r0_0_29 = u1_29
+				r0_0_28 = nv_28.Merge(sn_28.Div(r0_0_31), d_28.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_28 = r0_0_29
-		} else if r_28.nmode[i_28] == nRatio {
-			var r0_0_32 archsimd.Float64x4
+			s_24 = r0_0_28
+		}
+		r0_0_24 = s_24
+	}
+	sa := r0_0_24
+	var r0_0_32 archsimd.Float64x4
+	{
+		r_32, i_32, x_32 := r, 1, kk
+		s_32 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_32.nmode[i_32] == nChebyshev {
+			var r0_0_33 archsimd.Float64x4
 			{
-				x_32, nv_32 := x_28, archsimd.LoadFloat64x4((*[4]float64)((&r_28.nv[i_28])[:4]))
-				magic_32 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_32 := x_32.Add(magic_32)
-				d_32 := x_32.Sub(t_32.Sub(magic_32))
-				y_32 := nv_32.Mul(d_32)
-				u_32 := y_32.Add(magic_32)
-				var r0_0_33 archsimd.Float64x4
-				{
-					d_33 := y_32.Sub(u_32.Sub(magic_32))
-					y_33 := d_33.Mul(d_33)
-					y2_33 := y_33.Mul(y_33)
-					y4_33 := y2_33.Mul(y2_33)
-					p0_33 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33)).Mul(y2_33))
-					p1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33)).Mul(y2_33)).Mul(y4_33)
-					p2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33)).Mul(y4_33.Mul(y4_33))
-					r0_0_33 = d_33.Mul(p0_33.Add(p1_33).Add(p2_33))
-				}
+				x_33, n_33 := x_32, r_32.nn[i_32]
+				magic_33 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_33 := x_33.Add(magic_33)
 				var r0_0_34 archsimd.Float64x4
 				{
-					c_34, t_34 := r0_0_33, u_32
-					r0_0_34 = c_34.AsUint64x4().Xor(t_34.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_34 := x_33.Sub(t_33.Sub(magic_33))
+					y_34 := d_34.Mul(d_34)
+					y2_34 := y_34.Mul(y_34)
+					y4_34 := y2_34.Mul(y2_34)
+					p0_34 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34)).Mul(y2_34))
+					p1_34 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
+					p2_34 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34.Mul(y4_34))
+					r0_0_34 = p0_34.Add(p1_34).Add(p2_34)
 				}
-				sn_32 := r0_0_34
 				var r0_0_35 archsimd.Float64x4
 				{
-					d_35 := d_32
-					y_35 := d_35.Mul(d_35)
-					y2_35 := y_35.Mul(y_35)
-					y4_35 := y2_35.Mul(y2_35)
-					p0_35 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35)).Mul(y2_35))
-					p1_35 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
-					p2_35 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35)).Mul(y4_35.Mul(y4_35))
-					r0_0_35 = d_35.Mul(p0_35.Add(p1_35).Add(p2_35))
+					c_35, t_35 := r0_0_34, t_33
+					r0_0_35 = c_35.AsUint64x4().Xor(t_35.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_32 = nv_32.Merge(sn_32.Div(r0_0_35), d_32.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				c2_33 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35)
+				u0_33, u1_33 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33
+				j_33 := 2
+				for ; j_33+1 < n_33; j_33 += 2 {
+					u0_33 = c2_33.Mul(u1_33).Sub(u0_33)
+					u1_33 = c2_33.Mul(u0_33).Sub(u1_33)
+				}
+				if j_33 < n_33 {
+					u1_33 = c2_33.Mul(u1_33).Sub(u0_33)
+				}
+				r0_0_33 = u1_33
 			}
-			s_28 = r0_0_32
-		}
-		r0_0_28 = s_28
-	}
-	sa := r0_0_28
-	var r0_0_36 archsimd.Float64x4
-	{
-		r_36, i_36, x_36 := r, 1, kk
-		s_36 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_36.nmode[i_36] == nChebyshev {
-			var r0_0_37 archsimd.Float64x4
+			s_32 = r0_0_33
+		} else if r_32.nmode[i_32] == nRatio {
+			var r0_0_36 archsimd.Float64x4
 			{
-				x_37, n_37 := x_36, r_36.nn[i_36]
-				magic_37 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_37 := x_37.Add(magic_37)
+				x_36, nv_36 := x_32, archsimd.LoadFloat64x4((*[4]float64)((&r_32.nv[i_32])[:4]))
+				magic_36 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_36 := x_36.Add(magic_36)
+				d_36 := x_36.Sub(t_36.Sub(magic_36))
+				y_36 := nv_36.Mul(d_36)
+				u_36 := y_36.Add(magic_36)
+				var r0_0_37 archsimd.Float64x4
+				{
+					d_37 := y_36.Sub(u_36.Sub(magic_36))
+					y_37 := d_37.Mul(d_37)
+					y2_37 := y_37.Mul(y_37)
+					y4_37 := y2_37.Mul(y2_37)
+					p0_37 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37)).Mul(y2_37))
+					p1_37 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37)).Mul(y2_37)).Mul(y4_37)
+					p2_37 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37)).Mul(y4_37.Mul(y4_37))
+					r0_0_37 = d_37.Mul(p0_37.Add(p1_37).Add(p2_37))
+				}
 				var r0_0_38 archsimd.Float64x4
 				{
-					d_38 := x_37.Sub(t_37.Sub(magic_37))
-					y_38 := d_38.Mul(d_38)
-					y2_38 := y_38.Mul(y_38)
-					y4_38 := y2_38.Mul(y2_38)
-					p0_38 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38)).Mul(y2_38))
-					p1_38 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
-					p2_38 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38.Mul(y4_38))
-					r0_0_38 = p0_38.Add(p1_38).Add(p2_38)
+					c_38, t_38 := r0_0_37, u_36
+					r0_0_38 = c_38.AsUint64x4().Xor(t_38.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_36 := r0_0_38
 				var r0_0_39 archsimd.Float64x4
 				{
-					c_39, t_39 := r0_0_38, t_37
-					r0_0_39 = c_39.AsUint64x4().Xor(t_39.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_39 := d_36
+					y_39 := d_39.Mul(d_39)
+					y2_39 := y_39.Mul(y_39)
+					y4_39 := y2_39.Mul(y2_39)
+					p0_39 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39)).Mul(y2_39))
+					p1_39 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39)).Mul(y2_39)).Mul(y4_39)
+					p2_39 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39)).Mul(y4_39.Mul(y4_39))
+					r0_0_39 = d_39.Mul(p0_39.Add(p1_39).Add(p2_39))
 				}
-				c2_37 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39)
-				u0_37, u1_37 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37
-				j_37 := 2
-				for ; j_37+1 < n_37; j_37 += 2 {
-					u0_37 = c2_37.Mul(u1_37).Sub(u0_37)
-					u1_37 = c2_37.Mul(u0_37).Sub(u1_37)
-				}
-				if j_37 < n_37 {
-					u1_37 = c2_37.Mul(u1_37).Sub(u0_37)
-				}
-				r0_0_37 = u1_37
+				r0_0_36 = nv_36.Merge(sn_36.Div(r0_0_39), d_36.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_36 = r0_0_37
-		} else if r_36.nmode[i_36] == nRatio {
-			var r0_0_40 archsimd.Float64x4
+			s_32 = r0_0_36
+		}
+		r0_0_32 = s_32
+	}
+	sb := r0_0_32
+	var r0_0_40 archsimd.Float64x4
+	{
+		r_40, i_40, x_40 := r, 2, l
+		s_40 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+		if r_40.nmode[i_40] == nChebyshev {
+			var r0_0_41 archsimd.Float64x4
 			{
-				x_40, nv_40 := x_36, archsimd.LoadFloat64x4((*[4]float64)((&r_36.nv[i_36])[:4]))
-				magic_40 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_40 := x_40.Add(magic_40)
-				d_40 := x_40.Sub(t_40.Sub(magic_40))
-				y_40 := nv_40.Mul(d_40)
-				u_40 := y_40.Add(magic_40)
-				var r0_0_41 archsimd.Float64x4
-				{
-					d_41 := y_40.Sub(u_40.Sub(magic_40))
-					y_41 := d_41.Mul(d_41)
-					y2_41 := y_41.Mul(y_41)
-					y4_41 := y2_41.Mul(y2_41)
-					p0_41 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41)).Mul(y2_41))
-					p1_41 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41)).Mul(y2_41)).Mul(y4_41)
-					p2_41 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41)).Mul(y4_41.Mul(y4_41))
-					r0_0_41 = d_41.Mul(p0_41.Add(p1_41).Add(p2_41))
-				}
+				x_41, n_41 := x_40, r_40.nn[i_40]
+				magic_41 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_41 := x_41.Add(magic_41)
 				var r0_0_42 archsimd.Float64x4
 				{
-					c_42, t_42 := r0_0_41, u_40
-					r0_0_42 = c_42.AsUint64x4().Xor(t_42.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_42 := x_41.Sub(t_41.Sub(magic_41))
+					y_42 := d_42.Mul(d_42)
+					y2_42 := y_42.Mul(y_42)
+					y4_42 := y2_42.Mul(y2_42)
+					p0_42 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42)).Mul(y2_42))
+					p1_42 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42)).Mul(y2_42)).Mul(y4_42)
+					p2_42 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42.Mul(y4_42))
+					r0_0_42 = p0_42.Add(p1_42).Add(p2_42)
 				}
-				sn_40 := r0_0_42
 				var r0_0_43 archsimd.Float64x4
 				{
-					d_43 := d_40
-					y_43 := d_43.Mul(d_43)
-					y2_43 := y_43.Mul(y_43)
-					y4_43 := y2_43.Mul(y2_43)
-					p0_43 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43)).Mul(y2_43))
-					p1_43 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43)).Mul(y2_43)).Mul(y4_43)
-					p2_43 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43)).Mul(y4_43.Mul(y4_43))
-					r0_0_43 = d_43.Mul(p0_43.Add(p1_43).Add(p2_43))
+					c_43, t_43 := r0_0_42, t_41
+					r0_0_43 = c_43.AsUint64x4().Xor(t_43.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_40 = nv_40.Merge(sn_40.Div(r0_0_43), d_40.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				c2_41 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43)
+				u0_41, u1_41 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41
+				j_41 := 2
+				for ; j_41+1 < n_41; j_41 += 2 {
+					u0_41 = c2_41.Mul(u1_41).Sub(u0_41)
+					u1_41 = c2_41.Mul(u0_41).Sub(u1_41)
+				}
+				if j_41 < n_41 {
+					u1_41 = c2_41.Mul(u1_41).Sub(u0_41)
+				}
+				r0_0_41 = u1_41
 			}
-			s_36 = r0_0_40
-		}
-		r0_0_36 = s_36
-	}
-	sb := r0_0_36
-	var r0_0_44 archsimd.Float64x4
-	{
-		r_44, i_44, x_44 := r, 2, l
-		s_44 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-		if r_44.nmode[i_44] == nChebyshev {
-			var r0_0_45 archsimd.Float64x4
+			s_40 = r0_0_41
+		} else if r_40.nmode[i_40] == nRatio {
+			var r0_0_44 archsimd.Float64x4
 			{
-				x_45, n_45 := x_44, r_44.nn[i_44]
-				magic_45 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_45 := x_45.Add(magic_45)
+				x_44, nv_44 := x_40, archsimd.LoadFloat64x4((*[4]float64)((&r_40.nv[i_40])[:4]))
+				magic_44 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_44 := x_44.Add(magic_44)
+				d_44 := x_44.Sub(t_44.Sub(magic_44))
+				y_44 := nv_44.Mul(d_44)
+				u_44 := y_44.Add(magic_44)
+				var r0_0_45 archsimd.Float64x4
+				{
+					d_45 := y_44.Sub(u_44.Sub(magic_44))
+					y_45 := d_45.Mul(d_45)
+					y2_45 := y_45.Mul(y_45)
+					y4_45 := y2_45.Mul(y2_45)
+					p0_45 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45)).Mul(y2_45))
+					p1_45 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45)).Mul(y2_45)).Mul(y4_45)
+					p2_45 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45)).Mul(y4_45.Mul(y4_45))
+					r0_0_45 = d_45.Mul(p0_45.Add(p1_45).Add(p2_45))
+				}
 				var r0_0_46 archsimd.Float64x4
 				{
-					d_46 := x_45.Sub(t_45.Sub(magic_45))
-					y_46 := d_46.Mul(d_46)
-					y2_46 := y_46.Mul(y_46)
-					y4_46 := y2_46.Mul(y2_46)
-					p0_46 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46)).Mul(y2_46))
-					p1_46 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46)).Mul(y2_46)).Mul(y4_46)
-					p2_46 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46.Mul(y4_46))
-					r0_0_46 = p0_46.Add(p1_46).Add(p2_46)
+					c_46, t_46 := r0_0_45, u_44
+					r0_0_46 = c_46.AsUint64x4().Xor(t_46.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
+				sn_44 := r0_0_46
 				var r0_0_47 archsimd.Float64x4
 				{
-					c_47, t_47 := r0_0_46, t_45
-					r0_0_47 = c_47.AsUint64x4().Xor(t_47.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_47 := d_44
+					y_47 := d_47.Mul(d_47)
+					y2_47 := y_47.Mul(y_47)
+					y4_47 := y2_47.Mul(y2_47)
+					p0_47 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47)).Mul(y2_47))
+					p1_47 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47)).Mul(y2_47)).Mul(y4_47)
+					p2_47 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47)).Mul(y4_47.Mul(y4_47))
+					r0_0_47 = d_47.Mul(p0_47.Add(p1_47).Add(p2_47))
 				}
-				c2_45 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47)
-				u0_45, u1_45 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45
-				j_45 := 2
-				for ; j_45+1 < n_45; j_45 += 2 {
-					u0_45 = c2_45.Mul(u1_45).Sub(u0_45)
-					u1_45 = c2_45.Mul(u0_45).Sub(u1_45)
-				}
-				if j_45 < n_45 {
-					u1_45 = c2_45.Mul(u1_45).Sub(u0_45)
-				}
-				r0_0_45 = u1_45
+				r0_0_44 = nv_44.Merge(sn_44.Div(r0_0_47), d_44.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 			}
-			s_44 = r0_0_45
-		} else if r_44.nmode[i_44] == nRatio {
-			var r0_0_48 archsimd.Float64x4
-			{
-				x_48, nv_48 := x_44, archsimd.LoadFloat64x4((*[4]float64)((&r_44.nv[i_44])[:4]))
-				magic_48 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_48 := x_48.Add(magic_48)
-				d_48 := x_48.Sub(t_48.Sub(magic_48))
-				y_48 := nv_48.Mul(d_48)
-				u_48 := y_48.Add(magic_48)
-				var r0_0_49 archsimd.Float64x4
-				{
-					d_49 := y_48.Sub(u_48.Sub(magic_48))
-					y_49 := d_49.Mul(d_49)
-					y2_49 := y_49.Mul(y_49)
-					y4_49 := y2_49.Mul(y2_49)
-					p0_49 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49)).Mul(y2_49))
-					p1_49 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49)).Mul(y2_49)).Mul(y4_49)
-					p2_49 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49)).Mul(y4_49.Mul(y4_49))
-					r0_0_49 = d_49.Mul(p0_49.Add(p1_49).Add(p2_49))
-				}
-				var r0_0_50 archsimd.Float64x4
-				{
-					c_50, t_50 := r0_0_49, u_48
-					r0_0_50 = c_50.AsUint64x4().Xor(t_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_48 := r0_0_50
-				var r0_0_51 archsimd.Float64x4
-				{
-					d_51 := d_48
-					y_51 := d_51.Mul(d_51)
-					y2_51 := y_51.Mul(y_51)
-					y4_51 := y2_51.Mul(y2_51)
-					p0_51 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51)).Mul(y2_51))
-					p1_51 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51)).Mul(y2_51)).Mul(y4_51)
-					p2_51 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51)).Mul(y4_51.Mul(y4_51))
-					r0_0_51 = d_51.Mul(p0_51.Add(p1_51).Add(p2_51))
-				}
-				r0_0_48 = nv_48.Merge(sn_48.Div(r0_0_51), d_48.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-			}
-			s_44 = r0_0_48
+			s_40 = r0_0_44
 		}
-		r0_0_44 = s_44
+		r0_0_40 = s_40
 	}
-	sc := r0_0_44
+	sc := r0_0_40
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -1656,80 +1463,80 @@ func sincgAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 ) archsimd.Float64x4 {
 	s := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_52 archsimd.Float64x4
+		var r0_0_48 archsimd.Float64x4
 		{
-			x_52, n_52 := x, r.nn[i]
-			magic_52 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_52 := x_52.Add(magic_52)
+			x_48, n_48 := x, r.nn[i]
+			magic_48 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_48 := x_48.Add(magic_48)
+			var r0_0_49 archsimd.Float64x4
+			{
+				d_49 := x_48.Sub(t_48.Sub(magic_48))
+				y_49 := d_49.Mul(d_49)
+				y2_49 := y_49.Mul(y_49)
+				y4_49 := y2_49.Mul(y2_49)
+				p0_49 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_49)).Mul(y2_49))
+				p1_49 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_49)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_49)).Mul(y2_49)).Mul(y4_49)
+				p2_49 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_49.Mul(y4_49))
+				r0_0_49 = p0_49.Add(p1_49).Add(p2_49)
+			}
+			var r0_0_50 archsimd.Float64x4
+			{
+				c_50, t_50 := r0_0_49, t_48
+				r0_0_50 = c_50.AsUint64x4().Xor(t_50.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+			}
+			c2_48 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_50)
+			u0_48, u1_48 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_48
+			j_48 := 2
+			for ; j_48+1 < n_48; j_48 += 2 {
+				u0_48 = c2_48.Mul(u1_48).Sub(u0_48)
+				u1_48 = c2_48.Mul(u0_48).Sub(u1_48)
+			}
+			if j_48 < n_48 {
+				u1_48 = c2_48.Mul(u1_48).Sub(u0_48)
+			}
+			r0_0_48 = u1_48
+		}
+		s = r0_0_48
+	} else if r.nmode[i] == nRatio {
+		var r0_0_51 archsimd.Float64x4
+		{
+			x_51, nv_51 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
+			magic_51 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_51 := x_51.Add(magic_51)
+			d_51 := x_51.Sub(t_51.Sub(magic_51))
+			y_51 := nv_51.Mul(d_51)
+			u_51 := y_51.Add(magic_51)
+			var r0_0_52 archsimd.Float64x4
+			{
+				d_52 := y_51.Sub(u_51.Sub(magic_51))
+				y_52 := d_52.Mul(d_52)
+				y2_52 := y_52.Mul(y_52)
+				y4_52 := y2_52.Mul(y2_52)
+				p0_52 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_52)).Mul(y2_52))
+				p1_52 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_52)).Mul(y2_52)).Mul(y4_52)
+				p2_52 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_52)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_52)).Mul(y4_52.Mul(y4_52))
+				r0_0_52 = d_52.Mul(p0_52.Add(p1_52).Add(p2_52))
+			}
 			var r0_0_53 archsimd.Float64x4
 			{
-				d_53 := x_52.Sub(t_52.Sub(magic_52))
-				y_53 := d_53.Mul(d_53)
-				y2_53 := y_53.Mul(y_53)
-				y4_53 := y2_53.Mul(y2_53)
-				p0_53 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_53)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_53)).Mul(y2_53))
-				p1_53 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_53)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_53)).Mul(y2_53)).Mul(y4_53)
-				p2_53 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_53.Mul(y4_53))
-				r0_0_53 = p0_53.Add(p1_53).Add(p2_53)
+				c_53, t_53 := r0_0_52, u_51
+				r0_0_53 = c_53.AsUint64x4().Xor(t_53.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
+			sn_51 := r0_0_53
 			var r0_0_54 archsimd.Float64x4
 			{
-				c_54, t_54 := r0_0_53, t_52
-				r0_0_54 = c_54.AsUint64x4().Xor(t_54.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				d_54 := d_51
+				y_54 := d_54.Mul(d_54)
+				y2_54 := y_54.Mul(y_54)
+				y4_54 := y2_54.Mul(y2_54)
+				p0_54 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_54)).Mul(y2_54))
+				p1_54 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_54)).Mul(y2_54)).Mul(y4_54)
+				p2_54 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_54)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_54)).Mul(y4_54.Mul(y4_54))
+				r0_0_54 = d_54.Mul(p0_54.Add(p1_54).Add(p2_54))
 			}
-			c2_52 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_54)
-			u0_52, u1_52 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_52
-			j_52 := 2
-			for ; j_52+1 < n_52; j_52 += 2 {
-				u0_52 = c2_52.Mul(u1_52).Sub(u0_52)
-				u1_52 = c2_52.Mul(u0_52).Sub(u1_52)
-			}
-			if j_52 < n_52 {
-				u1_52 = c2_52.Mul(u1_52).Sub(u0_52)
-			}
-			r0_0_52 = u1_52
+			r0_0_51 = nv_51.Merge(sn_51.Div(r0_0_54), d_51.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 		}
-		s = r0_0_52
-	} else if r.nmode[i] == nRatio {
-		var r0_0_55 archsimd.Float64x4
-		{
-			x_55, nv_55 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_55 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_55 := x_55.Add(magic_55)
-			d_55 := x_55.Sub(t_55.Sub(magic_55))
-			y_55 := nv_55.Mul(d_55)
-			u_55 := y_55.Add(magic_55)
-			var r0_0_56 archsimd.Float64x4
-			{
-				d_56 := y_55.Sub(u_55.Sub(magic_55))
-				y_56 := d_56.Mul(d_56)
-				y2_56 := y_56.Mul(y_56)
-				y4_56 := y2_56.Mul(y2_56)
-				p0_56 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_56)).Mul(y2_56))
-				p1_56 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_56)).Mul(y2_56)).Mul(y4_56)
-				p2_56 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_56)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_56)).Mul(y4_56.Mul(y4_56))
-				r0_0_56 = d_56.Mul(p0_56.Add(p1_56).Add(p2_56))
-			}
-			var r0_0_57 archsimd.Float64x4
-			{
-				c_57, t_57 := r0_0_56, u_55
-				r0_0_57 = c_57.AsUint64x4().Xor(t_57.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-			}
-			sn_55 := r0_0_57
-			var r0_0_58 archsimd.Float64x4
-			{
-				d_58 := d_55
-				y_58 := d_58.Mul(d_58)
-				y2_58 := y_58.Mul(y_58)
-				y4_58 := y2_58.Mul(y2_58)
-				p0_58 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_58)).Mul(y2_58))
-				p1_58 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
-				p2_58 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_58)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
-				r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
-			}
-			r0_0_55 = nv_55.Merge(sn_55.Div(r0_0_58), d_55.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-		}
-		s = r0_0_55
+		s = r0_0_51
 	}
 	return s
 }
@@ -1739,23 +1546,23 @@ func sincgLanesAVX2(x archsimd.Float64x4,
 	n int) archsimd.Float64x4 {
 	magic := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 	t := x.Add(magic)
-	var r0_0_59 archsimd.Float64x4
+	var r0_0_55 archsimd.Float64x4
 	{
-		d_59 := x.Sub(t.Sub(magic))
-		y_59 := d_59.Mul(d_59)
-		y2_59 := y_59.Mul(y_59)
-		y4_59 := y2_59.Mul(y2_59)
-		p0_59 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_59)).Mul(y2_59))
-		p1_59 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
-		p2_59 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_59.Mul(y4_59))
-		r0_0_59 = p0_59.Add(p1_59).Add(p2_59)
+		d_55 := x.Sub(t.Sub(magic))
+		y_55 := d_55.Mul(d_55)
+		y2_55 := y_55.Mul(y_55)
+		y4_55 := y2_55.Mul(y2_55)
+		p0_55 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_55)).Mul(y2_55))
+		p1_55 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_55)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
+		p2_55 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_55.Mul(y4_55))
+		r0_0_55 = p0_55.Add(p1_55).Add(p2_55)
 	}
-	var r0_0_60 archsimd.Float64x4
+	var r0_0_56 archsimd.Float64x4
 	{
-		c_60, t_60 := r0_0_59, t
-		r0_0_60 = c_60.AsUint64x4().Xor(t_60.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_56, t_56 := r0_0_55, t
+		r0_0_56 = c_56.AsUint64x4().Xor(t_56.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_60)
+	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_56)
 	u0, u1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -1776,35 +1583,35 @@ func sincgRatioLanesAVX2(x, nv archsimd.Float64x4,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_61 archsimd.Float64x4
+	var r0_0_57 archsimd.Float64x4
 	{
-		d_61 := y.Sub(u.Sub(magic))
-		y_61 := d_61.Mul(d_61)
-		y2_61 := y_61.Mul(y_61)
-		y4_61 := y2_61.Mul(y2_61)
-		p0_61 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_61)).Mul(y2_61))
-		p1_61 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_61)).Mul(y2_61)).Mul(y4_61)
-		p2_61 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_61)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_61)).Mul(y4_61.Mul(y4_61))
-		r0_0_61 = d_61.Mul(p0_61.Add(p1_61).Add(p2_61))
+		d_57 := y.Sub(u.Sub(magic))
+		y_57 := d_57.Mul(d_57)
+		y2_57 := y_57.Mul(y_57)
+		y4_57 := y2_57.Mul(y2_57)
+		p0_57 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_57)).Mul(y2_57))
+		p1_57 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_57)).Mul(y2_57)).Mul(y4_57)
+		p2_57 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_57)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_57)).Mul(y4_57.Mul(y4_57))
+		r0_0_57 = d_57.Mul(p0_57.Add(p1_57).Add(p2_57))
 	}
-	var r0_0_62 archsimd.Float64x4
+	var r0_0_58 archsimd.Float64x4
 	{
-		c_62, t_62 := r0_0_61, u
-		r0_0_62 = c_62.AsUint64x4().Xor(t_62.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		c_58, t_58 := r0_0_57, u
+		r0_0_58 = c_58.AsUint64x4().Xor(t_58.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 	}
-	sn := r0_0_62
-	var r0_0_63 archsimd.Float64x4
+	sn := r0_0_58
+	var r0_0_59 archsimd.Float64x4
 	{
-		d_63 := d
-		y_63 := d_63.Mul(d_63)
-		y2_63 := y_63.Mul(y_63)
-		y4_63 := y2_63.Mul(y2_63)
-		p0_63 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_63)).Mul(y2_63))
-		p1_63 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
-		p2_63 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_63)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_63)).Mul(y4_63.Mul(y4_63))
-		r0_0_63 = d_63.Mul(p0_63.Add(p1_63).Add(p2_63))
+		d_59 := d
+		y_59 := d_59.Mul(d_59)
+		y2_59 := y_59.Mul(y_59)
+		y4_59 := y2_59.Mul(y2_59)
+		p0_59 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_59)).Mul(y2_59))
+		p1_59 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
+		p2_59 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_59)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_59)).Mul(y4_59.Mul(y4_59))
+		r0_0_59 = d_59.Mul(p0_59.Add(p1_59).Add(p2_59))
 	}
-	return nv.Merge(sn.Div(r0_0_63), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+	return nv.Merge(sn.Div(r0_0_59), d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 }
 
 func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
@@ -1813,106 +1620,139 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
-		r0_0_64 archsimd.Float64x4
-		r1_0_64 archsimd.Float64x4
-		r2_0_64 archsimd.Float64x4
+		r0_0_60 archsimd.Float64x4
+		r1_0_60 archsimd.Float64x4
+		r2_0_60 archsimd.Float64x4
 	)
 	{
-		r_64, i_64, x_64 := r, 0, h
-		s_64, dx_64, dn_64 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_64.nmode[i_64] == nChebyshev {
+		r_60, i_60, x_60 := r, 0, h
+		s_60, dx_60, dn_60 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_60.nmode[i_60] == nChebyshev {
+			var (
+				r0_0_61 archsimd.Float64x4
+				r1_0_61 archsimd.Float64x4
+				r2_0_61 archsimd.Float64x4
+			)
+			{
+				r_61, x_61, n_61, nf_61 := r_60, x_60, r_60.nn[i_60], &r_60.nv[i_60]
+				magic_61 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_61 := x_61.Add(magic_61)
+				d_61 := x_61.Sub(t_61.Sub(magic_61))
+				f_61 := t_61.AsUint64x4().ShiftAllLeft(63)
+				var r0_0_62 archsimd.Float64x4
+				{
+					d_62 := d_61
+					y_62 := d_62.Mul(d_62)
+					y2_62 := y_62.Mul(y_62)
+					y4_62 := y2_62.Mul(y2_62)
+					p0_62 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_62)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_62)).Mul(y2_62))
+					p1_62 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_62)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_62)).Mul(y2_62)).Mul(y4_62)
+					p2_62 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_62.Mul(y4_62))
+					r0_0_62 = p0_62.Add(p1_62).Add(p2_62)
+				}
+				cr_61 := r0_0_62
+				sign_61, one_61, pi_61 := archsimd.LoadFloat64x4((*[4]float64)((&r_61.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_61 := pi_61.Div(one_61.Sub(cr_61).Mul(one_61.Add(cr_61)).Sqrt().AsUint64x4().Or(d_61.AsUint64x4().Xor(f_61).And(sign_61)).AsFloat64x4())
+				c2_61 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_61.AsUint64x4().Xor(f_61).AsFloat64x4())
+				u0_61, u1_61 := one_61, c2_61
+				j_61 := 2
+				for ; j_61+1 < n_61; j_61 += 2 {
+					u0_61 = c2_61.Mul(u1_61).Sub(u0_61)
+					u1_61 = c2_61.Mul(u0_61).Sub(u1_61)
+				}
+				if j_61 < n_61 {
+					u0_61, u1_61 = u1_61, c2_61.Mul(u1_61).Sub(u0_61)
+				}
+				cu_61 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_61).Mul(u1_61)
+				tn_61 := cu_61.Sub(u0_61)
+				dx_61 := archsimd.LoadFloat64x4((*[4]float64)(nf_61[:4])).Mul(tn_61).Sub(cu_61).Mul(rs_61)
+				dn_61 := d_61.Mul(tn_61).Mul(rs_61)
+				near_61 := d_61.Mul(d_61).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_61.ToBits() != 0 {
+					var (
+						r0_0_63 archsimd.Float64x4
+						r1_0_63 archsimd.Float64x4
+					)
+					{
+						r_63, d_63, c2_63, flip_63, tn_63, un_63, n_63 := r_61, d_61, c2_61, f_61, tn_61, u1_61, n_61
+						var r0_0_64 archsimd.Float64x4
+						{
+							d_64 := d_63
+							y_64 := d_64.Mul(d_64)
+							y2_64 := y_64.Mul(y_64)
+							y4_64 := y2_64.Mul(y2_64)
+							p0_64 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64)).Mul(y2_64))
+							p1_64 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64)).Mul(y2_64)).Mul(y4_64)
+							p2_64 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
+							r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
+						}
+						s_63 := r0_0_64.AsUint64x4().Xor(flip_63).AsFloat64x4()
+						two_63 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_63, u1_63, p0_63, p1_63 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_63, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_63
+						for j_63 := 2; j_63 < n_63; j_63++ {
+							u0_63, u1_63, p0_63, p1_63 = u1_63, c2_63.Mul(u1_63).Sub(u0_63), p1_63, two_63.Mul(u1_63).Add(c2_63.Mul(p1_63)).Sub(p0_63)
+						}
+						dx_63 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_63).Mul(p1_63)
+						peak_63 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_63.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_63.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_63 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_63).Mul(tn_63).Div(s_63).Merge(peak_63, d_63.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_63, r1_0_63 = dx_63, dn_63
+					}
+					px_61, pn_61 := r0_0_63, r1_0_63
+					dx_61, dn_61 = px_61.Merge(dx_61, near_61), pn_61.Merge(dn_61, near_61)
+				}
+				r0_0_61, r1_0_61, r2_0_61 = u1_61, dx_61, dn_61
+			}
+			s_60, dx_60, dn_60 = r0_0_61, r1_0_61, r2_0_61
+		} else if r_60.nmode[i_60] == nRatio {
 			var (
 				r0_0_65 archsimd.Float64x4
 				r1_0_65 archsimd.Float64x4
 				r2_0_65 archsimd.Float64x4
 			)
 			{
-				r_65, x_65, n_65, nf_65 := r_64, x_64, r_64.nn[i_64], &r_64.nv[i_64]
+				x_65, nv_65 := x_60, archsimd.LoadFloat64x4((*[4]float64)((&r_60.nv[i_60])[:4]))
 				magic_65 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_65 := x_65.Add(magic_65)
 				d_65 := x_65.Sub(t_65.Sub(magic_65))
-				f_65 := t_65.AsUint64x4().ShiftAllLeft(63)
+				y_65 := nv_65.Mul(d_65)
+				u_65 := y_65.Add(magic_65)
+				e_65 := y_65.Sub(u_65.Sub(magic_65))
 				var r0_0_66 archsimd.Float64x4
 				{
-					d_66 := d_65
+					d_66 := e_65
 					y_66 := d_66.Mul(d_66)
 					y2_66 := y_66.Mul(y_66)
 					y4_66 := y2_66.Mul(y2_66)
-					p0_66 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_66)).Mul(y2_66))
-					p1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
-					p2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_66.Mul(y4_66))
-					r0_0_66 = p0_66.Add(p1_66).Add(p2_66)
+					p0_66 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66)).Mul(y2_66))
+					p1_66 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
+					p2_66 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
+					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
 				}
-				cr_65 := r0_0_66
-				sign_65, one_65, pi_65 := archsimd.LoadFloat64x4((*[4]float64)((&r_65.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_65 := pi_65.Div(one_65.Sub(cr_65).Mul(one_65.Add(cr_65)).Sqrt().AsUint64x4().Or(d_65.AsUint64x4().Xor(f_65).And(sign_65)).AsFloat64x4())
-				c2_65 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_65.AsUint64x4().Xor(f_65).AsFloat64x4())
-				u0_65, u1_65 := one_65, c2_65
-				j_65 := 2
-				for ; j_65+1 < n_65; j_65 += 2 {
-					u0_65 = c2_65.Mul(u1_65).Sub(u0_65)
-					u1_65 = c2_65.Mul(u0_65).Sub(u1_65)
+				var r0_0_67 archsimd.Float64x4
+				{
+					c_67, t_67 := r0_0_66, u_65
+					r0_0_67 = c_67.AsUint64x4().Xor(t_67.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				if j_65 < n_65 {
-					u0_65, u1_65 = u1_65, c2_65.Mul(u1_65).Sub(u0_65)
+				var r0_0_68 archsimd.Float64x4
+				{
+					d_68 := e_65
+					y_68 := d_68.Mul(d_68)
+					y2_68 := y_68.Mul(y_68)
+					y4_68 := y2_68.Mul(y2_68)
+					p0_68 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_68)).Mul(y2_68))
+					p1_68 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
+					p2_68 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_68.Mul(y4_68))
+					r0_0_68 = p0_68.Add(p1_68).Add(p2_68)
 				}
-				cu_65 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_65).Mul(u1_65)
-				tn_65 := cu_65.Sub(u0_65)
-				dx_65 := archsimd.LoadFloat64x4((*[4]float64)(nf_65[:4])).Mul(tn_65).Sub(cu_65).Mul(rs_65)
-				dn_65 := d_65.Mul(tn_65).Mul(rs_65)
-				near_65 := d_65.Mul(d_65).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_65.ToBits() != 0 {
-					var (
-						r0_0_67 archsimd.Float64x4
-						r1_0_67 archsimd.Float64x4
-					)
-					{
-						r_67, d_67, c2_67, flip_67, tn_67, un_67, n_67 := r_65, d_65, c2_65, f_65, tn_65, u1_65, n_65
-						var r0_0_68 archsimd.Float64x4
-						{
-							d_68 := d_67
-							y_68 := d_68.Mul(d_68)
-							y2_68 := y_68.Mul(y_68)
-							y4_68 := y2_68.Mul(y2_68)
-							p0_68 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_68)).Mul(y2_68))
-							p1_68 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
-							p2_68 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_68)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_68)).Mul(y4_68.Mul(y4_68))
-							r0_0_68 = d_68.Mul(p0_68.Add(p1_68).Add(p2_68))
-						}
-						s_67 := r0_0_68.AsUint64x4().Xor(flip_67).AsFloat64x4()
-						two_67 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_67, u1_67, p0_67, p1_67 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_67, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_67
-						for j_67 := 2; j_67 < n_67; j_67++ {
-							u0_67, u1_67, p0_67, p1_67 = u1_67, c2_67.Mul(u1_67).Sub(u0_67), p1_67, two_67.Mul(u1_67).Add(c2_67.Mul(p1_67)).Sub(p0_67)
-						}
-						dx_67 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_67).Mul(p1_67)
-						peak_67 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_67.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_67.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_67 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_67).Mul(tn_67).Div(s_67).Merge(peak_67, d_67.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_67, r1_0_67 = dx_67, dn_67
-					}
-					px_65, pn_65 := r0_0_67, r1_0_67
-					dx_65, dn_65 = px_65.Merge(dx_65, near_65), pn_65.Merge(dn_65, near_65)
+				var r0_0_69 archsimd.Float64x4
+				{
+					c_69, t_69 := r0_0_68, u_65
+					r0_0_69 = c_69.AsUint64x4().Xor(t_69.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_65, r1_0_65, r2_0_65 = u1_65, dx_65, dn_65
-			}
-			s_64, dx_64, dn_64 = r0_0_65, r1_0_65, r2_0_65
-		} else if r_64.nmode[i_64] == nRatio {
-			var (
-				r0_0_69 archsimd.Float64x4
-				r1_0_69 archsimd.Float64x4
-				r2_0_69 archsimd.Float64x4
-			)
-			{
-				x_69, nv_69 := x_64, archsimd.LoadFloat64x4((*[4]float64)((&r_64.nv[i_64])[:4]))
-				magic_69 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_69 := x_69.Add(magic_69)
-				d_69 := x_69.Sub(t_69.Sub(magic_69))
-				y_69 := nv_69.Mul(d_69)
-				u_69 := y_69.Add(magic_69)
-				e_69 := y_69.Sub(u_69.Sub(magic_69))
+				sn_65, cn_65 := r0_0_67, r0_0_69
 				var r0_0_70 archsimd.Float64x4
 				{
-					d_70 := e_69
+					d_70 := d_65
 					y_70 := d_70.Mul(d_70)
 					y2_70 := y_70.Mul(y_70)
 					y4_70 := y2_70.Mul(y2_70)
@@ -1923,40 +1763,63 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_71 archsimd.Float64x4
 				{
-					c_71, t_71 := r0_0_70, u_69
-					r0_0_71 = c_71.AsUint64x4().Xor(t_71.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_71 := d_65
+					y_71 := d_71.Mul(d_71)
+					y2_71 := y_71.Mul(y_71)
+					y4_71 := y2_71.Mul(y2_71)
+					p0_71 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_71)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_71)).Mul(y2_71))
+					p1_71 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_71)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
+					p2_71 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_71.Mul(y4_71))
+					r0_0_71 = p0_71.Add(p1_71).Add(p2_71)
 				}
+				s1_65, c1_65 := r0_0_70, r0_0_71
+				pi_65 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_65 := d_65.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_65 := nv_65.Merge(sn_65.Div(s1_65), at_65)
+				pd_65 := pi_65.Mul(d_65)
+				npd_65 := nv_65.Mul(pd_65)
+				dx_65 := pi_65.Mul(nv_65.Mul(cn_65).Mul(s1_65).Sub(sn_65.Mul(c1_65))).Div(s1_65.Mul(s1_65))
 				var r0_0_72 archsimd.Float64x4
 				{
-					d_72 := e_69
-					y_72 := d_72.Mul(d_72)
-					y2_72 := y_72.Mul(y_72)
-					y4_72 := y2_72.Mul(y2_72)
-					p0_72 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_72)).Mul(y2_72))
-					p1_72 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_72)).Mul(y2_72)).Mul(y4_72)
-					p2_72 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_72.Mul(y4_72))
-					r0_0_72 = p0_72.Add(p1_72).Add(p2_72)
+					n_72, x_72 := nv_65, pd_65
+					n2_72 := n_72.Mul(n_72)
+					a_72 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_72.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_72).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_72 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_72).Mul(n2_72).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_72)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_72).Mul(x_72).Mul(x_72).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_72 = n_72.Mul(a_72.Add(b_72))
 				}
-				var r0_0_73 archsimd.Float64x4
-				{
-					c_73, t_73 := r0_0_72, u_69
-					r0_0_73 = c_73.AsUint64x4().Xor(t_73.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_69, cn_69 := r0_0_71, r0_0_73
-				var r0_0_74 archsimd.Float64x4
-				{
-					d_74 := d_69
-					y_74 := d_74.Mul(d_74)
-					y2_74 := y_74.Mul(y_74)
-					y4_74 := y2_74.Mul(y2_74)
-					p0_74 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74)).Mul(y2_74))
-					p1_74 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
-					p2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
-					r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
-				}
+				dx_65 = pi_65.Mul(r0_0_72).Merge(dx_65, npd_65.Mul(npd_65).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_65 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_65, at_65)
+				dn_65 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_65.Mul(cn_65).Div(s1_65), at_65)
+				r0_0_65, r1_0_65, r2_0_65 = s_65, dx_65, dn_65
+			}
+			s_60, dx_60, dn_60 = r0_0_65, r1_0_65, r2_0_65
+		}
+		r0_0_60, r1_0_60, r2_0_60 = s_60, dx_60, dn_60
+	}
+	sa, ha, na := r0_0_60, r1_0_60, r2_0_60
+	var (
+		r0_0_73 archsimd.Float64x4
+		r1_0_73 archsimd.Float64x4
+		r2_0_73 archsimd.Float64x4
+	)
+	{
+		r_73, i_73, x_73 := r, 1, kk
+		s_73, dx_73, dn_73 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_73.nmode[i_73] == nChebyshev {
+			var (
+				r0_0_74 archsimd.Float64x4
+				r1_0_74 archsimd.Float64x4
+				r2_0_74 archsimd.Float64x4
+			)
+			{
+				r_74, x_74, n_74, nf_74 := r_73, x_73, r_73.nn[i_73], &r_73.nv[i_73]
+				magic_74 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_74 := x_74.Add(magic_74)
+				d_74 := x_74.Sub(t_74.Sub(magic_74))
+				f_74 := t_74.AsUint64x4().ShiftAllLeft(63)
 				var r0_0_75 archsimd.Float64x4
 				{
-					d_75 := d_69
+					d_75 := d_74
 					y_75 := d_75.Mul(d_75)
 					y2_75 := y_75.Mul(y_75)
 					y4_75 := y2_75.Mul(y2_75)
@@ -1965,132 +1828,109 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 					p2_75 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75.Mul(y4_75))
 					r0_0_75 = p0_75.Add(p1_75).Add(p2_75)
 				}
-				s1_69, c1_69 := r0_0_74, r0_0_75
-				pi_69 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_69 := d_69.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_69 := nv_69.Merge(sn_69.Div(s1_69), at_69)
-				pd_69 := pi_69.Mul(d_69)
-				npd_69 := nv_69.Mul(pd_69)
-				dx_69 := pi_69.Mul(nv_69.Mul(cn_69).Mul(s1_69).Sub(sn_69.Mul(c1_69))).Div(s1_69.Mul(s1_69))
-				var r0_0_76 archsimd.Float64x4
-				{
-					n_76, x_76 := nv_69, pd_69
-					n2_76 := n_76.Mul(n_76)
-					a_76 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_76.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_76).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_76 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_76).Mul(n2_76).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_76)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_76).Mul(x_76).Mul(x_76).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_76 = n_76.Mul(a_76.Add(b_76))
+				cr_74 := r0_0_75
+				sign_74, one_74, pi_74 := archsimd.LoadFloat64x4((*[4]float64)((&r_74.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_74 := pi_74.Div(one_74.Sub(cr_74).Mul(one_74.Add(cr_74)).Sqrt().AsUint64x4().Or(d_74.AsUint64x4().Xor(f_74).And(sign_74)).AsFloat64x4())
+				c2_74 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_74.AsUint64x4().Xor(f_74).AsFloat64x4())
+				u0_74, u1_74 := one_74, c2_74
+				j_74 := 2
+				for ; j_74+1 < n_74; j_74 += 2 {
+					u0_74 = c2_74.Mul(u1_74).Sub(u0_74)
+					u1_74 = c2_74.Mul(u0_74).Sub(u1_74)
 				}
-				dx_69 = pi_69.Mul(r0_0_76).Merge(dx_69, npd_69.Mul(npd_69).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_69 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_69, at_69)
-				dn_69 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_69.Mul(cn_69).Div(s1_69), at_69)
-				r0_0_69, r1_0_69, r2_0_69 = s_69, dx_69, dn_69
+				if j_74 < n_74 {
+					u0_74, u1_74 = u1_74, c2_74.Mul(u1_74).Sub(u0_74)
+				}
+				cu_74 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_74).Mul(u1_74)
+				tn_74 := cu_74.Sub(u0_74)
+				dx_74 := archsimd.LoadFloat64x4((*[4]float64)(nf_74[:4])).Mul(tn_74).Sub(cu_74).Mul(rs_74)
+				dn_74 := d_74.Mul(tn_74).Mul(rs_74)
+				near_74 := d_74.Mul(d_74).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_74.ToBits() != 0 {
+					var (
+						r0_0_76 archsimd.Float64x4
+						r1_0_76 archsimd.Float64x4
+					)
+					{
+						r_76, d_76, c2_76, flip_76, tn_76, un_76, n_76 := r_74, d_74, c2_74, f_74, tn_74, u1_74, n_74
+						var r0_0_77 archsimd.Float64x4
+						{
+							d_77 := d_76
+							y_77 := d_77.Mul(d_77)
+							y2_77 := y_77.Mul(y_77)
+							y4_77 := y2_77.Mul(y2_77)
+							p0_77 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_77)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_77)).Mul(y2_77))
+							p1_77 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_77)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_77)).Mul(y2_77)).Mul(y4_77)
+							p2_77 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_77)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_77)).Mul(y4_77.Mul(y4_77))
+							r0_0_77 = d_77.Mul(p0_77.Add(p1_77).Add(p2_77))
+						}
+						s_76 := r0_0_77.AsUint64x4().Xor(flip_76).AsFloat64x4()
+						two_76 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_76, u1_76, p0_76, p1_76 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_76, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_76
+						for j_76 := 2; j_76 < n_76; j_76++ {
+							u0_76, u1_76, p0_76, p1_76 = u1_76, c2_76.Mul(u1_76).Sub(u0_76), p1_76, two_76.Mul(u1_76).Add(c2_76.Mul(p1_76)).Sub(p0_76)
+						}
+						dx_76 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_76).Mul(p1_76)
+						peak_76 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_76.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_76.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_76 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_76).Mul(tn_76).Div(s_76).Merge(peak_76, d_76.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_76, r1_0_76 = dx_76, dn_76
+					}
+					px_74, pn_74 := r0_0_76, r1_0_76
+					dx_74, dn_74 = px_74.Merge(dx_74, near_74), pn_74.Merge(dn_74, near_74)
+				}
+				r0_0_74, r1_0_74, r2_0_74 = u1_74, dx_74, dn_74
 			}
-			s_64, dx_64, dn_64 = r0_0_69, r1_0_69, r2_0_69
-		}
-		r0_0_64, r1_0_64, r2_0_64 = s_64, dx_64, dn_64
-	}
-	sa, ha, na := r0_0_64, r1_0_64, r2_0_64
-	var (
-		r0_0_77 archsimd.Float64x4
-		r1_0_77 archsimd.Float64x4
-		r2_0_77 archsimd.Float64x4
-	)
-	{
-		r_77, i_77, x_77 := r, 1, kk
-		s_77, dx_77, dn_77 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_77.nmode[i_77] == nChebyshev {
+			s_73, dx_73, dn_73 = r0_0_74, r1_0_74, r2_0_74
+		} else if r_73.nmode[i_73] == nRatio {
 			var (
 				r0_0_78 archsimd.Float64x4
 				r1_0_78 archsimd.Float64x4
 				r2_0_78 archsimd.Float64x4
 			)
 			{
-				r_78, x_78, n_78, nf_78 := r_77, x_77, r_77.nn[i_77], &r_77.nv[i_77]
+				x_78, nv_78 := x_73, archsimd.LoadFloat64x4((*[4]float64)((&r_73.nv[i_73])[:4]))
 				magic_78 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_78 := x_78.Add(magic_78)
 				d_78 := x_78.Sub(t_78.Sub(magic_78))
-				f_78 := t_78.AsUint64x4().ShiftAllLeft(63)
+				y_78 := nv_78.Mul(d_78)
+				u_78 := y_78.Add(magic_78)
+				e_78 := y_78.Sub(u_78.Sub(magic_78))
 				var r0_0_79 archsimd.Float64x4
 				{
-					d_79 := d_78
+					d_79 := e_78
 					y_79 := d_79.Mul(d_79)
 					y2_79 := y_79.Mul(y_79)
 					y4_79 := y2_79.Mul(y2_79)
-					p0_79 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_79)).Mul(y2_79))
-					p1_79 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_79)).Mul(y2_79)).Mul(y4_79)
-					p2_79 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_79.Mul(y4_79))
-					r0_0_79 = p0_79.Add(p1_79).Add(p2_79)
+					p0_79 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_79)).Mul(y2_79))
+					p1_79 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_79)).Mul(y2_79)).Mul(y4_79)
+					p2_79 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_79)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_79)).Mul(y4_79.Mul(y4_79))
+					r0_0_79 = d_79.Mul(p0_79.Add(p1_79).Add(p2_79))
 				}
-				cr_78 := r0_0_79
-				sign_78, one_78, pi_78 := archsimd.LoadFloat64x4((*[4]float64)((&r_78.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_78 := pi_78.Div(one_78.Sub(cr_78).Mul(one_78.Add(cr_78)).Sqrt().AsUint64x4().Or(d_78.AsUint64x4().Xor(f_78).And(sign_78)).AsFloat64x4())
-				c2_78 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_78.AsUint64x4().Xor(f_78).AsFloat64x4())
-				u0_78, u1_78 := one_78, c2_78
-				j_78 := 2
-				for ; j_78+1 < n_78; j_78 += 2 {
-					u0_78 = c2_78.Mul(u1_78).Sub(u0_78)
-					u1_78 = c2_78.Mul(u0_78).Sub(u1_78)
+				var r0_0_80 archsimd.Float64x4
+				{
+					c_80, t_80 := r0_0_79, u_78
+					r0_0_80 = c_80.AsUint64x4().Xor(t_80.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				if j_78 < n_78 {
-					u0_78, u1_78 = u1_78, c2_78.Mul(u1_78).Sub(u0_78)
+				var r0_0_81 archsimd.Float64x4
+				{
+					d_81 := e_78
+					y_81 := d_81.Mul(d_81)
+					y2_81 := y_81.Mul(y_81)
+					y4_81 := y2_81.Mul(y2_81)
+					p0_81 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_81)).Mul(y2_81))
+					p1_81 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
+					p2_81 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_81.Mul(y4_81))
+					r0_0_81 = p0_81.Add(p1_81).Add(p2_81)
 				}
-				cu_78 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_78).Mul(u1_78)
-				tn_78 := cu_78.Sub(u0_78)
-				dx_78 := archsimd.LoadFloat64x4((*[4]float64)(nf_78[:4])).Mul(tn_78).Sub(cu_78).Mul(rs_78)
-				dn_78 := d_78.Mul(tn_78).Mul(rs_78)
-				near_78 := d_78.Mul(d_78).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_78.ToBits() != 0 {
-					var (
-						r0_0_80 archsimd.Float64x4
-						r1_0_80 archsimd.Float64x4
-					)
-					{
-						r_80, d_80, c2_80, flip_80, tn_80, un_80, n_80 := r_78, d_78, c2_78, f_78, tn_78, u1_78, n_78
-						var r0_0_81 archsimd.Float64x4
-						{
-							d_81 := d_80
-							y_81 := d_81.Mul(d_81)
-							y2_81 := y_81.Mul(y_81)
-							y4_81 := y2_81.Mul(y2_81)
-							p0_81 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_81)).Mul(y2_81))
-							p1_81 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
-							p2_81 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_81)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_81)).Mul(y4_81.Mul(y4_81))
-							r0_0_81 = d_81.Mul(p0_81.Add(p1_81).Add(p2_81))
-						}
-						s_80 := r0_0_81.AsUint64x4().Xor(flip_80).AsFloat64x4()
-						two_80 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_80, u1_80, p0_80, p1_80 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_80, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_80
-						for j_80 := 2; j_80 < n_80; j_80++ {
-							u0_80, u1_80, p0_80, p1_80 = u1_80, c2_80.Mul(u1_80).Sub(u0_80), p1_80, two_80.Mul(u1_80).Add(c2_80.Mul(p1_80)).Sub(p0_80)
-						}
-						dx_80 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_80).Mul(p1_80)
-						peak_80 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_80.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_80.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_80 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_80).Mul(tn_80).Div(s_80).Merge(peak_80, d_80.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_80, r1_0_80 = dx_80, dn_80
-					}
-					px_78, pn_78 := r0_0_80, r1_0_80
-					dx_78, dn_78 = px_78.Merge(dx_78, near_78), pn_78.Merge(dn_78, near_78)
+				var r0_0_82 archsimd.Float64x4
+				{
+					c_82, t_82 := r0_0_81, u_78
+					r0_0_82 = c_82.AsUint64x4().Xor(t_82.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_78, r1_0_78, r2_0_78 = u1_78, dx_78, dn_78
-			}
-			s_77, dx_77, dn_77 = r0_0_78, r1_0_78, r2_0_78
-		} else if r_77.nmode[i_77] == nRatio {
-			var (
-				r0_0_82 archsimd.Float64x4
-				r1_0_82 archsimd.Float64x4
-				r2_0_82 archsimd.Float64x4
-			)
-			{
-				x_82, nv_82 := x_77, archsimd.LoadFloat64x4((*[4]float64)((&r_77.nv[i_77])[:4]))
-				magic_82 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_82 := x_82.Add(magic_82)
-				d_82 := x_82.Sub(t_82.Sub(magic_82))
-				y_82 := nv_82.Mul(d_82)
-				u_82 := y_82.Add(magic_82)
-				e_82 := y_82.Sub(u_82.Sub(magic_82))
+				sn_78, cn_78 := r0_0_80, r0_0_82
 				var r0_0_83 archsimd.Float64x4
 				{
-					d_83 := e_82
+					d_83 := d_78
 					y_83 := d_83.Mul(d_83)
 					y2_83 := y_83.Mul(y_83)
 					y4_83 := y2_83.Mul(y2_83)
@@ -2101,40 +1941,63 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_84 archsimd.Float64x4
 				{
-					c_84, t_84 := r0_0_83, u_82
-					r0_0_84 = c_84.AsUint64x4().Xor(t_84.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_84 := d_78
+					y_84 := d_84.Mul(d_84)
+					y2_84 := y_84.Mul(y_84)
+					y4_84 := y2_84.Mul(y2_84)
+					p0_84 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84)).Mul(y2_84))
+					p1_84 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
+					p2_84 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84.Mul(y4_84))
+					r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
 				}
+				s1_78, c1_78 := r0_0_83, r0_0_84
+				pi_78 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_78 := d_78.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_78 := nv_78.Merge(sn_78.Div(s1_78), at_78)
+				pd_78 := pi_78.Mul(d_78)
+				npd_78 := nv_78.Mul(pd_78)
+				dx_78 := pi_78.Mul(nv_78.Mul(cn_78).Mul(s1_78).Sub(sn_78.Mul(c1_78))).Div(s1_78.Mul(s1_78))
 				var r0_0_85 archsimd.Float64x4
 				{
-					d_85 := e_82
-					y_85 := d_85.Mul(d_85)
-					y2_85 := y_85.Mul(y_85)
-					y4_85 := y2_85.Mul(y2_85)
-					p0_85 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_85)).Mul(y2_85))
-					p1_85 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_85)).Mul(y2_85)).Mul(y4_85)
-					p2_85 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_85.Mul(y4_85))
-					r0_0_85 = p0_85.Add(p1_85).Add(p2_85)
+					n_85, x_85 := nv_78, pd_78
+					n2_85 := n_85.Mul(n_85)
+					a_85 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_85.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_85).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_85 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_85).Mul(n2_85).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_85)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_85).Mul(x_85).Mul(x_85).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_85 = n_85.Mul(a_85.Add(b_85))
 				}
-				var r0_0_86 archsimd.Float64x4
-				{
-					c_86, t_86 := r0_0_85, u_82
-					r0_0_86 = c_86.AsUint64x4().Xor(t_86.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_82, cn_82 := r0_0_84, r0_0_86
-				var r0_0_87 archsimd.Float64x4
-				{
-					d_87 := d_82
-					y_87 := d_87.Mul(d_87)
-					y2_87 := y_87.Mul(y_87)
-					y4_87 := y2_87.Mul(y2_87)
-					p0_87 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87)).Mul(y2_87))
-					p1_87 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87)).Mul(y2_87)).Mul(y4_87)
-					p2_87 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
-					r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
-				}
+				dx_78 = pi_78.Mul(r0_0_85).Merge(dx_78, npd_78.Mul(npd_78).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_78 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_78, at_78)
+				dn_78 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_78.Mul(cn_78).Div(s1_78), at_78)
+				r0_0_78, r1_0_78, r2_0_78 = s_78, dx_78, dn_78
+			}
+			s_73, dx_73, dn_73 = r0_0_78, r1_0_78, r2_0_78
+		}
+		r0_0_73, r1_0_73, r2_0_73 = s_73, dx_73, dn_73
+	}
+	sb, hb, nb := r0_0_73, r1_0_73, r2_0_73
+	var (
+		r0_0_86 archsimd.Float64x4
+		r1_0_86 archsimd.Float64x4
+		r2_0_86 archsimd.Float64x4
+	)
+	{
+		r_86, i_86, x_86 := r, 2, l
+		s_86, dx_86, dn_86 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		if r_86.nmode[i_86] == nChebyshev {
+			var (
+				r0_0_87 archsimd.Float64x4
+				r1_0_87 archsimd.Float64x4
+				r2_0_87 archsimd.Float64x4
+			)
+			{
+				r_87, x_87, n_87, nf_87 := r_86, x_86, r_86.nn[i_86], &r_86.nv[i_86]
+				magic_87 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+				t_87 := x_87.Add(magic_87)
+				d_87 := x_87.Sub(t_87.Sub(magic_87))
+				f_87 := t_87.AsUint64x4().ShiftAllLeft(63)
 				var r0_0_88 archsimd.Float64x4
 				{
-					d_88 := d_82
+					d_88 := d_87
 					y_88 := d_88.Mul(d_88)
 					y2_88 := y_88.Mul(y_88)
 					y4_88 := y2_88.Mul(y2_88)
@@ -2143,132 +2006,109 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 					p2_88 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88.Mul(y4_88))
 					r0_0_88 = p0_88.Add(p1_88).Add(p2_88)
 				}
-				s1_82, c1_82 := r0_0_87, r0_0_88
-				pi_82 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_82 := d_82.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_82 := nv_82.Merge(sn_82.Div(s1_82), at_82)
-				pd_82 := pi_82.Mul(d_82)
-				npd_82 := nv_82.Mul(pd_82)
-				dx_82 := pi_82.Mul(nv_82.Mul(cn_82).Mul(s1_82).Sub(sn_82.Mul(c1_82))).Div(s1_82.Mul(s1_82))
-				var r0_0_89 archsimd.Float64x4
-				{
-					n_89, x_89 := nv_82, pd_82
-					n2_89 := n_89.Mul(n_89)
-					a_89 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_89.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_89).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_89 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_89).Mul(n2_89).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_89)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_89).Mul(x_89).Mul(x_89).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_89 = n_89.Mul(a_89.Add(b_89))
+				cr_87 := r0_0_88
+				sign_87, one_87, pi_87 := archsimd.LoadFloat64x4((*[4]float64)((&r_87.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				rs_87 := pi_87.Div(one_87.Sub(cr_87).Mul(one_87.Add(cr_87)).Sqrt().AsUint64x4().Or(d_87.AsUint64x4().Xor(f_87).And(sign_87)).AsFloat64x4())
+				c2_87 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_87.AsUint64x4().Xor(f_87).AsFloat64x4())
+				u0_87, u1_87 := one_87, c2_87
+				j_87 := 2
+				for ; j_87+1 < n_87; j_87 += 2 {
+					u0_87 = c2_87.Mul(u1_87).Sub(u0_87)
+					u1_87 = c2_87.Mul(u0_87).Sub(u1_87)
 				}
-				dx_82 = pi_82.Mul(r0_0_89).Merge(dx_82, npd_82.Mul(npd_82).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_82 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_82, at_82)
-				dn_82 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_82.Mul(cn_82).Div(s1_82), at_82)
-				r0_0_82, r1_0_82, r2_0_82 = s_82, dx_82, dn_82
+				if j_87 < n_87 {
+					u0_87, u1_87 = u1_87, c2_87.Mul(u1_87).Sub(u0_87)
+				}
+				cu_87 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_87).Mul(u1_87)
+				tn_87 := cu_87.Sub(u0_87)
+				dx_87 := archsimd.LoadFloat64x4((*[4]float64)(nf_87[:4])).Mul(tn_87).Sub(cu_87).Mul(rs_87)
+				dn_87 := d_87.Mul(tn_87).Mul(rs_87)
+				near_87 := d_87.Mul(d_87).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+				if near_87.ToBits() != 0 {
+					var (
+						r0_0_89 archsimd.Float64x4
+						r1_0_89 archsimd.Float64x4
+					)
+					{
+						r_89, d_89, c2_89, flip_89, tn_89, un_89, n_89 := r_87, d_87, c2_87, f_87, tn_87, u1_87, n_87
+						var r0_0_90 archsimd.Float64x4
+						{
+							d_90 := d_89
+							y_90 := d_90.Mul(d_90)
+							y2_90 := y_90.Mul(y_90)
+							y4_90 := y2_90.Mul(y2_90)
+							p0_90 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_90)).Mul(y2_90))
+							p1_90 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
+							p2_90 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_90)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_90)).Mul(y4_90.Mul(y4_90))
+							r0_0_90 = d_90.Mul(p0_90.Add(p1_90).Add(p2_90))
+						}
+						s_89 := r0_0_90.AsUint64x4().Xor(flip_89).AsFloat64x4()
+						two_89 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						u0_89, u1_89, p0_89, p1_89 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_89, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_89
+						for j_89 := 2; j_89 < n_89; j_89++ {
+							u0_89, u1_89, p0_89, p1_89 = u1_89, c2_89.Mul(u1_89).Sub(u0_89), p1_89, two_89.Mul(u1_89).Add(c2_89.Mul(p1_89)).Sub(p0_89)
+						}
+						dx_89 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_89).Mul(p1_89)
+						peak_89 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_89.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_89.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+						dn_89 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_89).Mul(tn_89).Div(s_89).Merge(peak_89, d_89.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						r0_0_89, r1_0_89 = dx_89, dn_89
+					}
+					px_87, pn_87 := r0_0_89, r1_0_89
+					dx_87, dn_87 = px_87.Merge(dx_87, near_87), pn_87.Merge(dn_87, near_87)
+				}
+				r0_0_87, r1_0_87, r2_0_87 = u1_87, dx_87, dn_87
 			}
-			s_77, dx_77, dn_77 = r0_0_82, r1_0_82, r2_0_82
-		}
-		r0_0_77, r1_0_77, r2_0_77 = s_77, dx_77, dn_77
-	}
-	sb, hb, nb := r0_0_77, r1_0_77, r2_0_77
-	var (
-		r0_0_90 archsimd.Float64x4
-		r1_0_90 archsimd.Float64x4
-		r2_0_90 archsimd.Float64x4
-	)
-	{
-		r_90, i_90, x_90 := r, 2, l
-		s_90, dx_90, dn_90 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		if r_90.nmode[i_90] == nChebyshev {
+			s_86, dx_86, dn_86 = r0_0_87, r1_0_87, r2_0_87
+		} else if r_86.nmode[i_86] == nRatio {
 			var (
 				r0_0_91 archsimd.Float64x4
 				r1_0_91 archsimd.Float64x4
 				r2_0_91 archsimd.Float64x4
 			)
 			{
-				r_91, x_91, n_91, nf_91 := r_90, x_90, r_90.nn[i_90], &r_90.nv[i_90]
+				x_91, nv_91 := x_86, archsimd.LoadFloat64x4((*[4]float64)((&r_86.nv[i_86])[:4]))
 				magic_91 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 				t_91 := x_91.Add(magic_91)
 				d_91 := x_91.Sub(t_91.Sub(magic_91))
-				f_91 := t_91.AsUint64x4().ShiftAllLeft(63)
+				y_91 := nv_91.Mul(d_91)
+				u_91 := y_91.Add(magic_91)
+				e_91 := y_91.Sub(u_91.Sub(magic_91))
 				var r0_0_92 archsimd.Float64x4
 				{
-					d_92 := d_91
+					d_92 := e_91
 					y_92 := d_92.Mul(d_92)
 					y2_92 := y_92.Mul(y_92)
 					y4_92 := y2_92.Mul(y2_92)
-					p0_92 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_92)).Mul(y2_92))
-					p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
-					p2_92 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_92.Mul(y4_92))
-					r0_0_92 = p0_92.Add(p1_92).Add(p2_92)
+					p0_92 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92)).Mul(y2_92))
+					p1_92 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
+					p2_92 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92)).Mul(y4_92.Mul(y4_92))
+					r0_0_92 = d_92.Mul(p0_92.Add(p1_92).Add(p2_92))
 				}
-				cr_91 := r0_0_92
-				sign_91, one_91, pi_91 := archsimd.LoadFloat64x4((*[4]float64)((&r_91.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				rs_91 := pi_91.Div(one_91.Sub(cr_91).Mul(one_91.Add(cr_91)).Sqrt().AsUint64x4().Or(d_91.AsUint64x4().Xor(f_91).And(sign_91)).AsFloat64x4())
-				c2_91 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_91.AsUint64x4().Xor(f_91).AsFloat64x4())
-				u0_91, u1_91 := one_91, c2_91
-				j_91 := 2
-				for ; j_91+1 < n_91; j_91 += 2 {
-					u0_91 = c2_91.Mul(u1_91).Sub(u0_91)
-					u1_91 = c2_91.Mul(u0_91).Sub(u1_91)
+				var r0_0_93 archsimd.Float64x4
+				{
+					c_93, t_93 := r0_0_92, u_91
+					r0_0_93 = c_93.AsUint64x4().Xor(t_93.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				if j_91 < n_91 {
-					u0_91, u1_91 = u1_91, c2_91.Mul(u1_91).Sub(u0_91)
+				var r0_0_94 archsimd.Float64x4
+				{
+					d_94 := e_91
+					y_94 := d_94.Mul(d_94)
+					y2_94 := y_94.Mul(y_94)
+					y4_94 := y2_94.Mul(y2_94)
+					p0_94 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_94)).Mul(y2_94))
+					p1_94 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
+					p2_94 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_94.Mul(y4_94))
+					r0_0_94 = p0_94.Add(p1_94).Add(p2_94)
 				}
-				cu_91 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_91).Mul(u1_91)
-				tn_91 := cu_91.Sub(u0_91)
-				dx_91 := archsimd.LoadFloat64x4((*[4]float64)(nf_91[:4])).Mul(tn_91).Sub(cu_91).Mul(rs_91)
-				dn_91 := d_91.Mul(tn_91).Mul(rs_91)
-				near_91 := d_91.Mul(d_91).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-				if near_91.ToBits() != 0 {
-					var (
-						r0_0_93 archsimd.Float64x4
-						r1_0_93 archsimd.Float64x4
-					)
-					{
-						r_93, d_93, c2_93, flip_93, tn_93, un_93, n_93 := r_91, d_91, c2_91, f_91, tn_91, u1_91, n_91
-						var r0_0_94 archsimd.Float64x4
-						{
-							d_94 := d_93
-							y_94 := d_94.Mul(d_94)
-							y2_94 := y_94.Mul(y_94)
-							y4_94 := y2_94.Mul(y2_94)
-							p0_94 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_94)).Mul(y2_94))
-							p1_94 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
-							p2_94 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_94)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_94)).Mul(y4_94.Mul(y4_94))
-							r0_0_94 = d_94.Mul(p0_94.Add(p1_94).Add(p2_94))
-						}
-						s_93 := r0_0_94.AsUint64x4().Xor(flip_93).AsFloat64x4()
-						two_93 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-						u0_93, u1_93, p0_93, p1_93 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_93, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_93
-						for j_93 := 2; j_93 < n_93; j_93++ {
-							u0_93, u1_93, p0_93, p1_93 = u1_93, c2_93.Mul(u1_93).Sub(u0_93), p1_93, two_93.Mul(u1_93).Add(c2_93.Mul(p1_93)).Sub(p0_93)
-						}
-						dx_93 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_93).Mul(p1_93)
-						peak_93 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_93.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_93.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-						dn_93 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_93).Mul(tn_93).Div(s_93).Merge(peak_93, d_93.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						r0_0_93, r1_0_93 = dx_93, dn_93
-					}
-					px_91, pn_91 := r0_0_93, r1_0_93
-					dx_91, dn_91 = px_91.Merge(dx_91, near_91), pn_91.Merge(dn_91, near_91)
+				var r0_0_95 archsimd.Float64x4
+				{
+					c_95, t_95 := r0_0_94, u_91
+					r0_0_95 = c_95.AsUint64x4().Xor(t_95.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 				}
-				r0_0_91, r1_0_91, r2_0_91 = u1_91, dx_91, dn_91
-			}
-			s_90, dx_90, dn_90 = r0_0_91, r1_0_91, r2_0_91
-		} else if r_90.nmode[i_90] == nRatio {
-			var (
-				r0_0_95 archsimd.Float64x4
-				r1_0_95 archsimd.Float64x4
-				r2_0_95 archsimd.Float64x4
-			)
-			{
-				x_95, nv_95 := x_90, archsimd.LoadFloat64x4((*[4]float64)((&r_90.nv[i_90])[:4]))
-				magic_95 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-				t_95 := x_95.Add(magic_95)
-				d_95 := x_95.Sub(t_95.Sub(magic_95))
-				y_95 := nv_95.Mul(d_95)
-				u_95 := y_95.Add(magic_95)
-				e_95 := y_95.Sub(u_95.Sub(magic_95))
+				sn_91, cn_91 := r0_0_93, r0_0_95
 				var r0_0_96 archsimd.Float64x4
 				{
-					d_96 := e_95
+					d_96 := d_91
 					y_96 := d_96.Mul(d_96)
 					y2_96 := y_96.Mul(y_96)
 					y4_96 := y2_96.Mul(y2_96)
@@ -2279,73 +2119,40 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				var r0_0_97 archsimd.Float64x4
 				{
-					c_97, t_97 := r0_0_96, u_95
-					r0_0_97 = c_97.AsUint64x4().Xor(t_97.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+					d_97 := d_91
+					y_97 := d_97.Mul(d_97)
+					y2_97 := y_97.Mul(y_97)
+					y4_97 := y2_97.Mul(y2_97)
+					p0_97 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97)).Mul(y2_97))
+					p1_97 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
+					p2_97 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97.Mul(y4_97))
+					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
 				}
+				s1_91, c1_91 := r0_0_96, r0_0_97
+				pi_91 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+				at_91 := d_91.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+				s_91 := nv_91.Merge(sn_91.Div(s1_91), at_91)
+				pd_91 := pi_91.Mul(d_91)
+				npd_91 := nv_91.Mul(pd_91)
+				dx_91 := pi_91.Mul(nv_91.Mul(cn_91).Mul(s1_91).Sub(sn_91.Mul(c1_91))).Div(s1_91.Mul(s1_91))
 				var r0_0_98 archsimd.Float64x4
 				{
-					d_98 := e_95
-					y_98 := d_98.Mul(d_98)
-					y2_98 := y_98.Mul(y_98)
-					y4_98 := y2_98.Mul(y2_98)
-					p0_98 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_98)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_98)).Mul(y2_98))
-					p1_98 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_98)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_98)).Mul(y2_98)).Mul(y4_98)
-					p2_98 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_98.Mul(y4_98))
-					r0_0_98 = p0_98.Add(p1_98).Add(p2_98)
+					n_98, x_98 := nv_91, pd_91
+					n2_98 := n_98.Mul(n_98)
+					a_98 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_98.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_98).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+					b_98 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_98).Mul(n2_98).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_98)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_98).Mul(x_98).Mul(x_98).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+					r0_0_98 = n_98.Mul(a_98.Add(b_98))
 				}
-				var r0_0_99 archsimd.Float64x4
-				{
-					c_99, t_99 := r0_0_98, u_95
-					r0_0_99 = c_99.AsUint64x4().Xor(t_99.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-				}
-				sn_95, cn_95 := r0_0_97, r0_0_99
-				var r0_0_100 archsimd.Float64x4
-				{
-					d_100 := d_95
-					y_100 := d_100.Mul(d_100)
-					y2_100 := y_100.Mul(y_100)
-					y4_100 := y2_100.Mul(y2_100)
-					p0_100 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_100)).Mul(y2_100))
-					p1_100 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
-					p2_100 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_100)).Mul(y4_100.Mul(y4_100))
-					r0_0_100 = d_100.Mul(p0_100.Add(p1_100).Add(p2_100))
-				}
-				var r0_0_101 archsimd.Float64x4
-				{
-					d_101 := d_95
-					y_101 := d_101.Mul(d_101)
-					y2_101 := y_101.Mul(y_101)
-					y4_101 := y2_101.Mul(y2_101)
-					p0_101 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101)).Mul(y2_101))
-					p1_101 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
-					p2_101 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101.Mul(y4_101))
-					r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
-				}
-				s1_95, c1_95 := r0_0_100, r0_0_101
-				pi_95 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-				at_95 := d_95.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-				s_95 := nv_95.Merge(sn_95.Div(s1_95), at_95)
-				pd_95 := pi_95.Mul(d_95)
-				npd_95 := nv_95.Mul(pd_95)
-				dx_95 := pi_95.Mul(nv_95.Mul(cn_95).Mul(s1_95).Sub(sn_95.Mul(c1_95))).Div(s1_95.Mul(s1_95))
-				var r0_0_102 archsimd.Float64x4
-				{
-					n_102, x_102 := nv_95, pd_95
-					n2_102 := n_102.Mul(n_102)
-					a_102 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_102.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_102).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-					b_102 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_102).Mul(n2_102).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_102)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_102).Mul(x_102).Mul(x_102).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-					r0_0_102 = n_102.Mul(a_102.Add(b_102))
-				}
-				dx_95 = pi_95.Mul(r0_0_102).Merge(dx_95, npd_95.Mul(npd_95).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-				dx_95 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_95, at_95)
-				dn_95 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_95.Mul(cn_95).Div(s1_95), at_95)
-				r0_0_95, r1_0_95, r2_0_95 = s_95, dx_95, dn_95
+				dx_91 = pi_91.Mul(r0_0_98).Merge(dx_91, npd_91.Mul(npd_91).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+				dx_91 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_91, at_91)
+				dn_91 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_91.Mul(cn_91).Div(s1_91), at_91)
+				r0_0_91, r1_0_91, r2_0_91 = s_91, dx_91, dn_91
 			}
-			s_90, dx_90, dn_90 = r0_0_95, r1_0_95, r2_0_95
+			s_86, dx_86, dn_86 = r0_0_91, r1_0_91, r2_0_91
 		}
-		r0_0_90, r1_0_90, r2_0_90 = s_90, dx_90, dn_90
+		r0_0_86, r1_0_86, r2_0_86 = s_86, dx_86, dn_86
 	}
-	sc, hc, nc := r0_0_90, r1_0_90, r2_0_90
+	sc, hc, nc := r0_0_86, r1_0_86, r2_0_86
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2357,97 +2164,130 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 	s, dx, dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	if r.nmode[i] == nChebyshev {
 		var (
+			r0_0_99 archsimd.Float64x4
+			r1_0_99 archsimd.Float64x4
+			r2_0_99 archsimd.Float64x4
+		)
+		{
+			r_99, x_99, n_99, nf_99 := r, x, r.nn[i], &r.nv[i]
+			magic_99 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+			t_99 := x_99.Add(magic_99)
+			d_99 := x_99.Sub(t_99.Sub(magic_99))
+			f_99 := t_99.AsUint64x4().ShiftAllLeft(63)
+			var r0_0_100 archsimd.Float64x4
+			{
+				d_100 := d_99
+				y_100 := d_100.Mul(d_100)
+				y2_100 := y_100.Mul(y_100)
+				y4_100 := y2_100.Mul(y2_100)
+				p0_100 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_100)).Mul(y2_100))
+				p1_100 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_100)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
+				p2_100 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_100.Mul(y4_100))
+				r0_0_100 = p0_100.Add(p1_100).Add(p2_100)
+			}
+			cr_99 := r0_0_100
+			sign_99, one_99, pi_99 := archsimd.LoadFloat64x4((*[4]float64)((&r_99.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			rs_99 := pi_99.Div(one_99.Sub(cr_99).Mul(one_99.Add(cr_99)).Sqrt().AsUint64x4().Or(d_99.AsUint64x4().Xor(f_99).And(sign_99)).AsFloat64x4())
+			c2_99 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_99.AsUint64x4().Xor(f_99).AsFloat64x4())
+			u0_99, u1_99 := one_99, c2_99
+			j_99 := 2
+			for ; j_99+1 < n_99; j_99 += 2 {
+				u0_99 = c2_99.Mul(u1_99).Sub(u0_99)
+				u1_99 = c2_99.Mul(u0_99).Sub(u1_99)
+			}
+			if j_99 < n_99 {
+				u0_99, u1_99 = u1_99, c2_99.Mul(u1_99).Sub(u0_99)
+			}
+			cu_99 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_99).Mul(u1_99)
+			tn_99 := cu_99.Sub(u0_99)
+			dx_99 := archsimd.LoadFloat64x4((*[4]float64)(nf_99[:4])).Mul(tn_99).Sub(cu_99).Mul(rs_99)
+			dn_99 := d_99.Mul(tn_99).Mul(rs_99)
+			near_99 := d_99.Mul(d_99).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			if near_99.ToBits() != 0 {
+				var (
+					r0_0_101 archsimd.Float64x4
+					r1_0_101 archsimd.Float64x4
+				)
+				{
+					r_101, d_101, c2_101, flip_101, tn_101, un_101, n_101 := r_99, d_99, c2_99, f_99, tn_99, u1_99, n_99
+					var r0_0_102 archsimd.Float64x4
+					{
+						d_102 := d_101
+						y_102 := d_102.Mul(d_102)
+						y2_102 := y_102.Mul(y_102)
+						y4_102 := y2_102.Mul(y2_102)
+						p0_102 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_102)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_102)).Mul(y2_102))
+						p1_102 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_102)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_102)).Mul(y2_102)).Mul(y4_102)
+						p2_102 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_102)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_102)).Mul(y4_102.Mul(y4_102))
+						r0_0_102 = d_102.Mul(p0_102.Add(p1_102).Add(p2_102))
+					}
+					s_101 := r0_0_102.AsUint64x4().Xor(flip_101).AsFloat64x4()
+					two_101 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+					u0_101, u1_101, p0_101, p1_101 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_101, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_101
+					for j_101 := 2; j_101 < n_101; j_101++ {
+						u0_101, u1_101, p0_101, p1_101 = u1_101, c2_101.Mul(u1_101).Sub(u0_101), p1_101, two_101.Mul(u1_101).Add(c2_101.Mul(p1_101)).Sub(p0_101)
+					}
+					dx_101 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_101).Mul(p1_101)
+					peak_101 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_101.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_101.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+					dn_101 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_101).Mul(tn_101).Div(s_101).Merge(peak_101, d_101.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					r0_0_101, r1_0_101 = dx_101, dn_101
+				}
+				px_99, pn_99 := r0_0_101, r1_0_101
+				dx_99, dn_99 = px_99.Merge(dx_99, near_99), pn_99.Merge(dn_99, near_99)
+			}
+			r0_0_99, r1_0_99, r2_0_99 = u1_99, dx_99, dn_99
+		}
+		s, dx, dn = r0_0_99, r1_0_99, r2_0_99
+	} else if r.nmode[i] == nRatio {
+		var (
 			r0_0_103 archsimd.Float64x4
 			r1_0_103 archsimd.Float64x4
 			r2_0_103 archsimd.Float64x4
 		)
 		{
-			r_103, x_103, n_103, nf_103 := r, x, r.nn[i], &r.nv[i]
+			x_103, nv_103 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
 			magic_103 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 			t_103 := x_103.Add(magic_103)
 			d_103 := x_103.Sub(t_103.Sub(magic_103))
-			f_103 := t_103.AsUint64x4().ShiftAllLeft(63)
+			y_103 := nv_103.Mul(d_103)
+			u_103 := y_103.Add(magic_103)
+			e_103 := y_103.Sub(u_103.Sub(magic_103))
 			var r0_0_104 archsimd.Float64x4
 			{
-				d_104 := d_103
+				d_104 := e_103
 				y_104 := d_104.Mul(d_104)
 				y2_104 := y_104.Mul(y_104)
 				y4_104 := y2_104.Mul(y2_104)
-				p0_104 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_104)).Mul(y2_104))
-				p1_104 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
-				p2_104 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_104.Mul(y4_104))
-				r0_0_104 = p0_104.Add(p1_104).Add(p2_104)
+				p0_104 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_104)).Mul(y2_104))
+				p1_104 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
+				p2_104 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_104)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_104)).Mul(y4_104.Mul(y4_104))
+				r0_0_104 = d_104.Mul(p0_104.Add(p1_104).Add(p2_104))
 			}
-			cr_103 := r0_0_104
-			sign_103, one_103, pi_103 := archsimd.LoadFloat64x4((*[4]float64)((&r_103.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			rs_103 := pi_103.Div(one_103.Sub(cr_103).Mul(one_103.Add(cr_103)).Sqrt().AsUint64x4().Or(d_103.AsUint64x4().Xor(f_103).And(sign_103)).AsFloat64x4())
-			c2_103 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_103.AsUint64x4().Xor(f_103).AsFloat64x4())
-			u0_103, u1_103 := one_103, c2_103
-			j_103 := 2
-			for ; j_103+1 < n_103; j_103 += 2 {
-				u0_103 = c2_103.Mul(u1_103).Sub(u0_103)
-				u1_103 = c2_103.Mul(u0_103).Sub(u1_103)
+			var r0_0_105 archsimd.Float64x4
+			{
+				c_105, t_105 := r0_0_104, u_103
+				r0_0_105 = c_105.AsUint64x4().Xor(t_105.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			if j_103 < n_103 {
-				u0_103, u1_103 = u1_103, c2_103.Mul(u1_103).Sub(u0_103)
+			var r0_0_106 archsimd.Float64x4
+			{
+				d_106 := e_103
+				y_106 := d_106.Mul(d_106)
+				y2_106 := y_106.Mul(y_106)
+				y4_106 := y2_106.Mul(y2_106)
+				p0_106 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_106)).Mul(y2_106))
+				p1_106 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
+				p2_106 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_106.Mul(y4_106))
+				r0_0_106 = p0_106.Add(p1_106).Add(p2_106)
 			}
-			cu_103 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_103).Mul(u1_103)
-			tn_103 := cu_103.Sub(u0_103)
-			dx_103 := archsimd.LoadFloat64x4((*[4]float64)(nf_103[:4])).Mul(tn_103).Sub(cu_103).Mul(rs_103)
-			dn_103 := d_103.Mul(tn_103).Mul(rs_103)
-			near_103 := d_103.Mul(d_103).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-			if near_103.ToBits() != 0 {
-				var (
-					r0_0_105 archsimd.Float64x4
-					r1_0_105 archsimd.Float64x4
-				)
-				{
-					r_105, d_105, c2_105, flip_105, tn_105, un_105, n_105 := r_103, d_103, c2_103, f_103, tn_103, u1_103, n_103
-					var r0_0_106 archsimd.Float64x4
-					{
-						d_106 := d_105
-						y_106 := d_106.Mul(d_106)
-						y2_106 := y_106.Mul(y_106)
-						y4_106 := y2_106.Mul(y2_106)
-						p0_106 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_106)).Mul(y2_106))
-						p1_106 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
-						p2_106 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_106)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_106)).Mul(y4_106.Mul(y4_106))
-						r0_0_106 = d_106.Mul(p0_106.Add(p1_106).Add(p2_106))
-					}
-					s_105 := r0_0_106.AsUint64x4().Xor(flip_105).AsFloat64x4()
-					two_105 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-					u0_105, u1_105, p0_105, p1_105 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_105, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_105
-					for j_105 := 2; j_105 < n_105; j_105++ {
-						u0_105, u1_105, p0_105, p1_105 = u1_105, c2_105.Mul(u1_105).Sub(u0_105), p1_105, two_105.Mul(u1_105).Add(c2_105.Mul(p1_105)).Sub(p0_105)
-					}
-					dx_105 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_105).Mul(p1_105)
-					peak_105 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_105.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_105.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-					dn_105 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_105).Mul(tn_105).Div(s_105).Merge(peak_105, d_105.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					r0_0_105, r1_0_105 = dx_105, dn_105
-				}
-				px_103, pn_103 := r0_0_105, r1_0_105
-				dx_103, dn_103 = px_103.Merge(dx_103, near_103), pn_103.Merge(dn_103, near_103)
+			var r0_0_107 archsimd.Float64x4
+			{
+				c_107, t_107 := r0_0_106, u_103
+				r0_0_107 = c_107.AsUint64x4().Xor(t_107.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 			}
-			r0_0_103, r1_0_103, r2_0_103 = u1_103, dx_103, dn_103
-		}
-		s, dx, dn = r0_0_103, r1_0_103, r2_0_103
-	} else if r.nmode[i] == nRatio {
-		var (
-			r0_0_107 archsimd.Float64x4
-			r1_0_107 archsimd.Float64x4
-			r2_0_107 archsimd.Float64x4
-		)
-		{
-			x_107, nv_107 := x, archsimd.LoadFloat64x4((*[4]float64)((&r.nv[i])[:4]))
-			magic_107 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-			t_107 := x_107.Add(magic_107)
-			d_107 := x_107.Sub(t_107.Sub(magic_107))
-			y_107 := nv_107.Mul(d_107)
-			u_107 := y_107.Add(magic_107)
-			e_107 := y_107.Sub(u_107.Sub(magic_107))
+			sn_103, cn_103 := r0_0_105, r0_0_107
 			var r0_0_108 archsimd.Float64x4
 			{
-				d_108 := e_107
+				d_108 := d_103
 				y_108 := d_108.Mul(d_108)
 				y2_108 := y_108.Mul(y_108)
 				y4_108 := y2_108.Mul(y2_108)
@@ -2458,69 +2298,36 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 			}
 			var r0_0_109 archsimd.Float64x4
 			{
-				c_109, t_109 := r0_0_108, u_107
-				r0_0_109 = c_109.AsUint64x4().Xor(t_109.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+				d_109 := d_103
+				y_109 := d_109.Mul(d_109)
+				y2_109 := y_109.Mul(y_109)
+				y4_109 := y2_109.Mul(y2_109)
+				p0_109 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_109)).Mul(y2_109))
+				p1_109 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_109)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
+				p2_109 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_109.Mul(y4_109))
+				r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
 			}
+			s1_103, c1_103 := r0_0_108, r0_0_109
+			pi_103 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+			at_103 := d_103.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+			s_103 := nv_103.Merge(sn_103.Div(s1_103), at_103)
+			pd_103 := pi_103.Mul(d_103)
+			npd_103 := nv_103.Mul(pd_103)
+			dx_103 := pi_103.Mul(nv_103.Mul(cn_103).Mul(s1_103).Sub(sn_103.Mul(c1_103))).Div(s1_103.Mul(s1_103))
 			var r0_0_110 archsimd.Float64x4
 			{
-				d_110 := e_107
-				y_110 := d_110.Mul(d_110)
-				y2_110 := y_110.Mul(y_110)
-				y4_110 := y2_110.Mul(y2_110)
-				p0_110 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_110)).Mul(y2_110))
-				p1_110 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_110)).Mul(y2_110)).Mul(y4_110)
-				p2_110 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_110.Mul(y4_110))
-				r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
+				n_110, x_110 := nv_103, pd_103
+				n2_110 := n_110.Mul(n_110)
+				a_110 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_110.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_110).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+				b_110 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_110).Mul(n2_110).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_110)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_110).Mul(x_110).Mul(x_110).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+				r0_0_110 = n_110.Mul(a_110.Add(b_110))
 			}
-			var r0_0_111 archsimd.Float64x4
-			{
-				c_111, t_111 := r0_0_110, u_107
-				r0_0_111 = c_111.AsUint64x4().Xor(t_111.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-			}
-			sn_107, cn_107 := r0_0_109, r0_0_111
-			var r0_0_112 archsimd.Float64x4
-			{
-				d_112 := d_107
-				y_112 := d_112.Mul(d_112)
-				y2_112 := y_112.Mul(y_112)
-				y4_112 := y2_112.Mul(y2_112)
-				p0_112 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_112)).Mul(y2_112))
-				p1_112 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
-				p2_112 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_112)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
-				r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
-			}
-			var r0_0_113 archsimd.Float64x4
-			{
-				d_113 := d_107
-				y_113 := d_113.Mul(d_113)
-				y2_113 := y_113.Mul(y_113)
-				y4_113 := y2_113.Mul(y2_113)
-				p0_113 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_113)).Mul(y2_113))
-				p1_113 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
-				p2_113 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_113.Mul(y4_113))
-				r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
-			}
-			s1_107, c1_107 := r0_0_112, r0_0_113
-			pi_107 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-			at_107 := d_107.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-			s_107 := nv_107.Merge(sn_107.Div(s1_107), at_107)
-			pd_107 := pi_107.Mul(d_107)
-			npd_107 := nv_107.Mul(pd_107)
-			dx_107 := pi_107.Mul(nv_107.Mul(cn_107).Mul(s1_107).Sub(sn_107.Mul(c1_107))).Div(s1_107.Mul(s1_107))
-			var r0_0_114 archsimd.Float64x4
-			{
-				n_114, x_114 := nv_107, pd_107
-				n2_114 := n_114.Mul(n_114)
-				a_114 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_114.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_114).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-				b_114 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_114).Mul(n2_114).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_114)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_114).Mul(x_114).Mul(x_114).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-				r0_0_114 = n_114.Mul(a_114.Add(b_114))
-			}
-			dx_107 = pi_107.Mul(r0_0_114).Merge(dx_107, npd_107.Mul(npd_107).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-			dx_107 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_107, at_107)
-			dn_107 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_107.Mul(cn_107).Div(s1_107), at_107)
-			r0_0_107, r1_0_107, r2_0_107 = s_107, dx_107, dn_107
+			dx_103 = pi_103.Mul(r0_0_110).Merge(dx_103, npd_103.Mul(npd_103).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+			dx_103 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_103, at_103)
+			dn_103 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_103.Mul(cn_103).Div(s1_103), at_103)
+			r0_0_103, r1_0_103, r2_0_103 = s_103, dx_103, dn_103
 		}
-		s, dx, dn = r0_0_107, r1_0_107, r2_0_107
+		s, dx, dn = r0_0_103, r1_0_103, r2_0_103
 	}
 	return s, dx, dn
 }
@@ -2536,9 +2343,42 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
+	var r0_0_111 archsimd.Float64x4
+	{
+		d_111 := e
+		y_111 := d_111.Mul(d_111)
+		y2_111 := y_111.Mul(y_111)
+		y4_111 := y2_111.Mul(y2_111)
+		p0_111 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_111)).Mul(y2_111))
+		p1_111 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
+		p2_111 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_111)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
+		r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
+	}
+	var r0_0_112 archsimd.Float64x4
+	{
+		c_112, t_112 := r0_0_111, u
+		r0_0_112 = c_112.AsUint64x4().Xor(t_112.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+	}
+	var r0_0_113 archsimd.Float64x4
+	{
+		d_113 := e
+		y_113 := d_113.Mul(d_113)
+		y2_113 := y_113.Mul(y_113)
+		y4_113 := y2_113.Mul(y2_113)
+		p0_113 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_113)).Mul(y2_113))
+		p1_113 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_113)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
+		p2_113 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_113.Mul(y4_113))
+		r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
+	}
+	var r0_0_114 archsimd.Float64x4
+	{
+		c_114, t_114 := r0_0_113, u
+		r0_0_114 = c_114.AsUint64x4().Xor(t_114.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+	}
+	sn, cn := r0_0_112, r0_0_114
 	var r0_0_115 archsimd.Float64x4
 	{
-		d_115 := e
+		d_115 := d
 		y_115 := d_115.Mul(d_115)
 		y2_115 := y_115.Mul(y_115)
 		y4_115 := y2_115.Mul(y2_115)
@@ -2549,64 +2389,31 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	}
 	var r0_0_116 archsimd.Float64x4
 	{
-		c_116, t_116 := r0_0_115, u
-		r0_0_116 = c_116.AsUint64x4().Xor(t_116.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+		d_116 := d
+		y_116 := d_116.Mul(d_116)
+		y2_116 := y_116.Mul(y_116)
+		y4_116 := y2_116.Mul(y2_116)
+		p0_116 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_116)).Mul(y2_116))
+		p1_116 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_116)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
+		p2_116 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_116.Mul(y4_116))
+		r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
 	}
-	var r0_0_117 archsimd.Float64x4
-	{
-		d_117 := e
-		y_117 := d_117.Mul(d_117)
-		y2_117 := y_117.Mul(y_117)
-		y4_117 := y2_117.Mul(y2_117)
-		p0_117 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_117)).Mul(y2_117))
-		p1_117 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
-		p2_117 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_117.Mul(y4_117))
-		r0_0_117 = p0_117.Add(p1_117).Add(p2_117)
-	}
-	var r0_0_118 archsimd.Float64x4
-	{
-		c_118, t_118 := r0_0_117, u
-		r0_0_118 = c_118.AsUint64x4().Xor(t_118.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-	}
-	sn, cn := r0_0_116, r0_0_118
-	var r0_0_119 archsimd.Float64x4
-	{
-		d_119 := d
-		y_119 := d_119.Mul(d_119)
-		y2_119 := y_119.Mul(y_119)
-		y4_119 := y2_119.Mul(y2_119)
-		p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_119)).Mul(y2_119))
-		p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
-		p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_119)).Mul(y4_119.Mul(y4_119))
-		r0_0_119 = d_119.Mul(p0_119.Add(p1_119).Add(p2_119))
-	}
-	var r0_0_120 archsimd.Float64x4
-	{
-		d_120 := d
-		y_120 := d_120.Mul(d_120)
-		y2_120 := y_120.Mul(y_120)
-		y4_120 := y2_120.Mul(y2_120)
-		p0_120 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_120)).Mul(y2_120))
-		p1_120 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_120)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_120)).Mul(y2_120)).Mul(y4_120)
-		p2_120 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_120.Mul(y4_120))
-		r0_0_120 = p0_120.Add(p1_120).Add(p2_120)
-	}
-	s1, c1 := r0_0_119, r0_0_120
+	s1, c1 := r0_0_115, r0_0_116
 	pi := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	at := d.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
 	s := nv.Merge(sn.Div(s1), at)
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
 	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
-	var r0_0_121 archsimd.Float64x4
+	var r0_0_117 archsimd.Float64x4
 	{
-		n_121, x_121 := nv, pd
-		n2_121 := n_121.Mul(n_121)
-		a_121 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_121.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_121).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-		b_121 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_121).Mul(n2_121).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_121).Mul(x_121).Mul(x_121).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-		r0_0_121 = n_121.Mul(a_121.Add(b_121))
+		n_117, x_117 := nv, pd
+		n2_117 := n_117.Mul(n_117)
+		a_117 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_117.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_117).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+		b_117 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_117).Mul(n2_117).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_117)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_117).Mul(x_117).Mul(x_117).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+		r0_0_117 = n_117.Mul(a_117.Add(b_117))
 	}
-	dx = pi.Mul(r0_0_121).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+	dx = pi.Mul(r0_0_117).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
 	dx = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx, at)
 	dn := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
@@ -2627,12 +2434,87 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 
 ) {
 	var (
+		r0_0_118 archsimd.Float64x4
+		r1_0_118 archsimd.Float64x4
+		r2_0_118 archsimd.Float64x4
+	)
+	{
+		r_118, x_118, n_118, nf_118 := r, h, n, &r.nf
+		magic_118 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+		t_118 := x_118.Add(magic_118)
+		d_118 := x_118.Sub(t_118.Sub(magic_118))
+		f_118 := t_118.AsUint64x4().ShiftAllLeft(63)
+		var r0_0_119 archsimd.Float64x4
+		{
+			d_119 := d_118
+			y_119 := d_119.Mul(d_119)
+			y2_119 := y_119.Mul(y_119)
+			y4_119 := y2_119.Mul(y2_119)
+			p0_119 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119)).Mul(y2_119))
+			p1_119 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+			p2_119 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119.Mul(y4_119))
+			r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
+		}
+		cr_118 := r0_0_119
+		sign_118, one_118, pi_118 := archsimd.LoadFloat64x4((*[4]float64)((&r_118.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+		rs_118 := pi_118.Div(one_118.Sub(cr_118).Mul(one_118.Add(cr_118)).Sqrt().AsUint64x4().Or(d_118.AsUint64x4().Xor(f_118).And(sign_118)).AsFloat64x4())
+		c2_118 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_118.AsUint64x4().Xor(f_118).AsFloat64x4())
+		u0_118, u1_118 := one_118, c2_118
+		j_118 := 2
+		for ; j_118+1 < n_118; j_118 += 2 {
+			u0_118 = c2_118.Mul(u1_118).Sub(u0_118)
+			u1_118 = c2_118.Mul(u0_118).Sub(u1_118)
+		}
+		if j_118 < n_118 {
+			u0_118, u1_118 = u1_118, c2_118.Mul(u1_118).Sub(u0_118)
+		}
+		cu_118 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_118).Mul(u1_118)
+		tn_118 := cu_118.Sub(u0_118)
+		dx_118 := archsimd.LoadFloat64x4((*[4]float64)(nf_118[:4])).Mul(tn_118).Sub(cu_118).Mul(rs_118)
+		dn_118 := d_118.Mul(tn_118).Mul(rs_118)
+		near_118 := d_118.Mul(d_118).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		if near_118.ToBits() != 0 {
+			var (
+				r0_0_120 archsimd.Float64x4
+				r1_0_120 archsimd.Float64x4
+			)
+			{
+				r_120, d_120, c2_120, flip_120, tn_120, un_120, n_120 := r_118, d_118, c2_118, f_118, tn_118, u1_118, n_118
+				var r0_0_121 archsimd.Float64x4
+				{
+					d_121 := d_120
+					y_121 := d_121.Mul(d_121)
+					y2_121 := y_121.Mul(y_121)
+					y4_121 := y2_121.Mul(y2_121)
+					p0_121 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_121)).Mul(y2_121))
+					p1_121 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
+					p2_121 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_121)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_121)).Mul(y4_121.Mul(y4_121))
+					r0_0_121 = d_121.Mul(p0_121.Add(p1_121).Add(p2_121))
+				}
+				s_120 := r0_0_121.AsUint64x4().Xor(flip_120).AsFloat64x4()
+				two_120 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				u0_120, u1_120, p0_120, p1_120 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_120, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_120
+				for j_120 := 2; j_120 < n_120; j_120++ {
+					u0_120, u1_120, p0_120, p1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120), p1_120, two_120.Mul(u1_120).Add(c2_120.Mul(p1_120)).Sub(p0_120)
+				}
+				dx_120 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_120).Mul(p1_120)
+				peak_120 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_120.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_120.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+				dn_120 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_120).Mul(tn_120).Div(s_120).Merge(peak_120, d_120.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				r0_0_120, r1_0_120 = dx_120, dn_120
+			}
+			px_118, pn_118 := r0_0_120, r1_0_120
+			dx_118, dn_118 = px_118.Merge(dx_118, near_118), pn_118.Merge(dn_118, near_118)
+		}
+		r0_0_118, r1_0_118, r2_0_118 = u1_118, dx_118, dn_118
+	}
+	sa, ha, na := r0_0_118, r1_0_118, r2_0_118
+	var (
 		r0_0_122 archsimd.Float64x4
 		r1_0_122 archsimd.Float64x4
 		r2_0_122 archsimd.Float64x4
 	)
 	{
-		r_122, x_122, n_122, nf_122 := r, h, n, &r.nf
+		r_122, x_122, n_122, nf_122 := r, kk, n, &r.nf
 		magic_122 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 		t_122 := x_122.Add(magic_122)
 		d_122 := x_122.Sub(t_122.Sub(magic_122))
@@ -2700,14 +2582,14 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
 	}
-	sa, ha, na := r0_0_122, r1_0_122, r2_0_122
+	sb, hb, nb := r0_0_122, r1_0_122, r2_0_122
 	var (
 		r0_0_126 archsimd.Float64x4
 		r1_0_126 archsimd.Float64x4
 		r2_0_126 archsimd.Float64x4
 	)
 	{
-		r_126, x_126, n_126, nf_126 := r, kk, n, &r.nf
+		r_126, x_126, n_126, nf_126 := r, l, n, &r.nf
 		magic_126 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
 		t_126 := x_126.Add(magic_126)
 		d_126 := x_126.Sub(t_126.Sub(magic_126))
@@ -2775,82 +2657,7 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
 	}
-	sb, hb, nb := r0_0_126, r1_0_126, r2_0_126
-	var (
-		r0_0_130 archsimd.Float64x4
-		r1_0_130 archsimd.Float64x4
-		r2_0_130 archsimd.Float64x4
-	)
-	{
-		r_130, x_130, n_130, nf_130 := r, l, n, &r.nf
-		magic_130 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-		t_130 := x_130.Add(magic_130)
-		d_130 := x_130.Sub(t_130.Sub(magic_130))
-		f_130 := t_130.AsUint64x4().ShiftAllLeft(63)
-		var r0_0_131 archsimd.Float64x4
-		{
-			d_131 := d_130
-			y_131 := d_131.Mul(d_131)
-			y2_131 := y_131.Mul(y_131)
-			y4_131 := y2_131.Mul(y2_131)
-			p0_131 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_131)).Mul(y2_131))
-			p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_131)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
-			p2_131 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_131.Mul(y4_131))
-			r0_0_131 = p0_131.Add(p1_131).Add(p2_131)
-		}
-		cr_130 := r0_0_131
-		sign_130, one_130, pi_130 := archsimd.LoadFloat64x4((*[4]float64)((&r_130.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-		rs_130 := pi_130.Div(one_130.Sub(cr_130).Mul(one_130.Add(cr_130)).Sqrt().AsUint64x4().Or(d_130.AsUint64x4().Xor(f_130).And(sign_130)).AsFloat64x4())
-		c2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_130.AsUint64x4().Xor(f_130).AsFloat64x4())
-		u0_130, u1_130 := one_130, c2_130
-		j_130 := 2
-		for ; j_130+1 < n_130; j_130 += 2 {
-			u0_130 = c2_130.Mul(u1_130).Sub(u0_130)
-			u1_130 = c2_130.Mul(u0_130).Sub(u1_130)
-		}
-		if j_130 < n_130 {
-			u0_130, u1_130 = u1_130, c2_130.Mul(u1_130).Sub(u0_130)
-		}
-		cu_130 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_130).Mul(u1_130)
-		tn_130 := cu_130.Sub(u0_130)
-		dx_130 := archsimd.LoadFloat64x4((*[4]float64)(nf_130[:4])).Mul(tn_130).Sub(cu_130).Mul(rs_130)
-		dn_130 := d_130.Mul(tn_130).Mul(rs_130)
-		near_130 := d_130.Mul(d_130).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-		if near_130.ToBits() != 0 {
-			var (
-				r0_0_132 archsimd.Float64x4
-				r1_0_132 archsimd.Float64x4
-			)
-			{
-				r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r_130, d_130, c2_130, f_130, tn_130, u1_130, n_130
-				var r0_0_133 archsimd.Float64x4
-				{
-					d_133 := d_132
-					y_133 := d_133.Mul(d_133)
-					y2_133 := y_133.Mul(y_133)
-					y4_133 := y2_133.Mul(y2_133)
-					p0_133 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_133)).Mul(y2_133))
-					p1_133 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
-					p2_133 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
-					r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
-				}
-				s_132 := r0_0_133.AsUint64x4().Xor(flip_132).AsFloat64x4()
-				two_132 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				u0_132, u1_132, p0_132, p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_132, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_132
-				for j_132 := 2; j_132 < n_132; j_132++ {
-					u0_132, u1_132, p0_132, p1_132 = u1_132, c2_132.Mul(u1_132).Sub(u0_132), p1_132, two_132.Mul(u1_132).Add(c2_132.Mul(p1_132)).Sub(p0_132)
-				}
-				dx_132 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_132).Mul(p1_132)
-				peak_132 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_132.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_132.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-				dn_132 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_132).Mul(tn_132).Div(s_132).Merge(peak_132, d_132.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				r0_0_132, r1_0_132 = dx_132, dn_132
-			}
-			px_130, pn_130 := r0_0_132, r1_0_132
-			dx_130, dn_130 = px_130.Merge(dx_130, near_130), pn_130.Merge(dn_130, near_130)
-		}
-		r0_0_130, r1_0_130, r2_0_130 = u1_130, dx_130, dn_130
-	}
-	sc, hc, nc := r0_0_130, r1_0_130, r2_0_130
+	sc, hc, nc := r0_0_126, r1_0_126, r2_0_126
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2863,18 +2670,18 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x4().ShiftAllLeft(63)
-	var r0_0_134 archsimd.Float64x4
+	var r0_0_130 archsimd.Float64x4
 	{
-		d_134 := d
-		y_134 := d_134.Mul(d_134)
-		y2_134 := y_134.Mul(y_134)
-		y4_134 := y2_134.Mul(y2_134)
-		p0_134 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_134)).Mul(y2_134))
-		p1_134 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_134)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
-		p2_134 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_134.Mul(y4_134))
-		r0_0_134 = p0_134.Add(p1_134).Add(p2_134)
+		d_130 := d
+		y_130 := d_130.Mul(d_130)
+		y2_130 := y_130.Mul(y_130)
+		y4_130 := y2_130.Mul(y2_130)
+		p0_130 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_130)).Mul(y2_130))
+		p1_130 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_130)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
+		p2_130 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_130.Mul(y4_130))
+		r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
 	}
-	cr := r0_0_134
+	cr := r0_0_130
 	sign, one, pi := archsimd.LoadFloat64x4((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x4().Or(d.AsUint64x4().Xor(f).And(sign)).AsFloat64x4())
 	c2 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr.AsUint64x4().Xor(f).AsFloat64x4())
@@ -2894,34 +2701,34 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	near := d.Mul(d).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_135 archsimd.Float64x4
-			r1_0_135 archsimd.Float64x4
+			r0_0_131 archsimd.Float64x4
+			r1_0_131 archsimd.Float64x4
 		)
 		{
-			r_135, d_135, c2_135, flip_135, tn_135, un_135, n_135 := r, d, c2, f, tn, u1, n
-			var r0_0_136 archsimd.Float64x4
+			r_131, d_131, c2_131, flip_131, tn_131, un_131, n_131 := r, d, c2, f, tn, u1, n
+			var r0_0_132 archsimd.Float64x4
 			{
-				d_136 := d_135
-				y_136 := d_136.Mul(d_136)
-				y2_136 := y_136.Mul(y_136)
-				y4_136 := y2_136.Mul(y2_136)
-				p0_136 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_136)).Mul(y2_136))
-				p1_136 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
-				p2_136 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_136)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_136)).Mul(y4_136.Mul(y4_136))
-				r0_0_136 = d_136.Mul(p0_136.Add(p1_136).Add(p2_136))
+				d_132 := d_131
+				y_132 := d_132.Mul(d_132)
+				y2_132 := y_132.Mul(y_132)
+				y4_132 := y2_132.Mul(y2_132)
+				p0_132 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_132)).Mul(y2_132))
+				p1_132 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
+				p2_132 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_132)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_132)).Mul(y4_132.Mul(y4_132))
+				r0_0_132 = d_132.Mul(p0_132.Add(p1_132).Add(p2_132))
 			}
-			s_135 := r0_0_136.AsUint64x4().Xor(flip_135).AsFloat64x4()
-			two_135 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-			u0_135, u1_135, p0_135, p1_135 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_135, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_135
-			for j_135 := 2; j_135 < n_135; j_135++ {
-				u0_135, u1_135, p0_135, p1_135 = u1_135, c2_135.Mul(u1_135).Sub(u0_135), p1_135, two_135.Mul(u1_135).Add(c2_135.Mul(p1_135)).Sub(p0_135)
+			s_131 := r0_0_132.AsUint64x4().Xor(flip_131).AsFloat64x4()
+			two_131 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+			u0_131, u1_131, p0_131, p1_131 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_131, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_131
+			for j_131 := 2; j_131 < n_131; j_131++ {
+				u0_131, u1_131, p0_131, p1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131), p1_131, two_131.Mul(u1_131).Add(c2_131.Mul(p1_131)).Sub(p0_131)
 			}
-			dx_135 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_135).Mul(p1_135)
-			peak_135 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_135.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_135.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-			dn_135 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_135).Mul(tn_135).Div(s_135).Merge(peak_135, d_135.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-			r0_0_135, r1_0_135 = dx_135, dn_135
+			dx_131 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_131).Mul(p1_131)
+			peak_131 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_131.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_131.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+			dn_131 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_131).Mul(tn_131).Div(s_131).Merge(peak_131, d_131.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+			r0_0_131, r1_0_131 = dx_131, dn_131
 		}
-		px, pn := r0_0_135, r1_0_135
+		px, pn := r0_0_131, r1_0_131
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -2936,18 +2743,18 @@ func sincgNearPeakLanesAVX2(r *laneReps, d, c2 archsimd.Float64x4,
 	n int) (archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	var r0_0_137 archsimd.Float64x4
+	var r0_0_133 archsimd.Float64x4
 	{
-		d_137 := d
-		y_137 := d_137.Mul(d_137)
-		y2_137 := y_137.Mul(y_137)
-		y4_137 := y2_137.Mul(y2_137)
-		p0_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_137)).Mul(y2_137))
-		p1_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_137)).Mul(y2_137)).Mul(y4_137)
-		p2_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_137)).Mul(y4_137.Mul(y4_137))
-		r0_0_137 = d_137.Mul(p0_137.Add(p1_137).Add(p2_137))
+		d_133 := d
+		y_133 := d_133.Mul(d_133)
+		y2_133 := y_133.Mul(y_133)
+		y4_133 := y2_133.Mul(y2_133)
+		p0_133 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_133)).Mul(y2_133))
+		p1_133 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
+		p2_133 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_133)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
+		r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
 	}
-	s := r0_0_137.AsUint64x4().Xor(flip).AsFloat64x4()
+	s := r0_0_133.AsUint64x4().Xor(flip).AsFloat64x4()
 	two := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two
 	for j := 2; j < n; j++ {
@@ -2982,37 +2789,37 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, fa *[4]uint64, e *[3]laneVal, h,
 	fc, fd := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 	if c.HasHKL {
 		var (
-			r0_0_138 archsimd.Float64x4
-			r1_0_138 archsimd.Float64x4
+			r0_0_134 archsimd.Float64x4
+			r1_0_134 archsimd.Float64x4
 		)
 		{
-			r_138, bits_138, miss_138, ia_138, fa_138, h_138, kk_138, l_138 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
-			var r0_0_8_138 archsimd.Mask64x4
+			r_134, bits_134, miss_134, ia_134, fa_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			var r0_0_8_134 archsimd.Mask64x4
 			{
-				r_8_138, ia_8_138, h_8_138, kk_8_138, l_8_138 := r_138, ia_138, h_138, kk_138, l_138
-				half_8_138 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-				hc_8_138, kc_8_138, lc_8_138 := h_8_138.Sub(half_8_138).Ceil(), kk_8_138.Sub(half_8_138).Ceil(), l_8_138.Sub(half_8_138).Ceil()
-				hmin_8_138, kmin_8_138, lmin_8_138 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.lmin)[:4]))
-				in_8_138 := hc_8_138.GreaterEqual(hmin_8_138).And(hc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hmax)[:4])))).And(kc_8_138.GreaterEqual(kmin_8_138)).And(kc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kmax)[:4])))).And(lc_8_138.GreaterEqual(lmin_8_138)).And(lc_8_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.lmax)[:4]))))
-				idx_8_138 := hc_8_138.Sub(hmin_8_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.hstride)[:4]))).Add(kc_8_138.Sub(kmin_8_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138.kstride)[:4])))).Add(lc_8_138.Sub(lmin_8_138))
-				idx_8_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138).ConvertToInt32().Store(ia_8_138)
-				r0_0_8_138 = in_8_138
+				r_8_134, ia_8_134, h_8_134, kk_8_134, l_8_134 := r_134, ia_134, h_134, kk_134, l_134
+				half_8_134 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+				hc_8_134, kc_8_134, lc_8_134 := h_8_134.Sub(half_8_134).Ceil(), kk_8_134.Sub(half_8_134).Ceil(), l_8_134.Sub(half_8_134).Ceil()
+				hmin_8_134, kmin_8_134, lmin_8_134 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.lmin)[:4]))
+				in_8_134 := hc_8_134.GreaterEqual(hmin_8_134).And(hc_8_134.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.hmax)[:4])))).And(kc_8_134.GreaterEqual(kmin_8_134)).And(kc_8_134.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.kmax)[:4])))).And(lc_8_134.GreaterEqual(lmin_8_134)).And(lc_8_134.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.lmax)[:4]))))
+				idx_8_134 := hc_8_134.Sub(hmin_8_134).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.hstride)[:4]))).Add(kc_8_134.Sub(kmin_8_134).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134.kstride)[:4])))).Add(lc_8_134.Sub(lmin_8_134))
+				idx_8_134.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_134).ConvertToInt32().Store(ia_8_134)
+				r0_0_8_134 = in_8_134
 			}
-			in_138 := r0_0_8_138
-			for i_138, j_138 := range ia_138 {
-				fa_138[i_138] = bits_138[j_138]
+			in_134 := r0_0_8_134
+			for i_134, j_134 := range ia_134 {
+				fa_134[i_134] = bits_134[j_134]
 			}
-			f_138 := archsimd.LoadUint64x4(fa_138).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138.defaultF)[:4])), in_138)
-			fd_138 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			if miss_138 != nil {
-				for i_138, j_138 := range ia_138 {
-					fa_138[i_138] = miss_138[j_138]
+			f_134 := archsimd.LoadUint64x4(fa_134).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_134.defaultF)[:4])), in_134)
+			fd_134 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+			if miss_134 != nil {
+				for i_134, j_134 := range ia_134 {
+					fa_134[i_134] = miss_134[j_134]
 				}
-				fd_138 = archsimd.LoadUint64x4(fa_138).AsFloat64x4()
+				fd_134 = archsimd.LoadUint64x4(fa_134).AsFloat64x4()
 			}
-			r0_0_138, r1_0_138 = f_138, fd_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138)
+			r0_0_134, r1_0_134 = f_134, fd_134.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_134)
 		}
-		fc, fd = r0_0_138, r1_0_138
+		fc, fd = r0_0_134, r1_0_134
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -3042,348 +2849,348 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_139 archsimd.Float64x4
-			r1_0_139 archsimd.Float64x4
-			r2_0_139 archsimd.Float64x4
-			r3_0_139 archsimd.Float64x4
-			r4_0_139 archsimd.Float64x4
-			r5_0_139 archsimd.Float64x4
-			r6_0_139 archsimd.Float64x4
-			r7_0_139 archsimd.Float64x4
-			r8_0_139 archsimd.Float64x4
+			r0_0_135 archsimd.Float64x4
+			r1_0_135 archsimd.Float64x4
+			r2_0_135 archsimd.Float64x4
+			r3_0_135 archsimd.Float64x4
+			r4_0_135 archsimd.Float64x4
+			r5_0_135 archsimd.Float64x4
+			r6_0_135 archsimd.Float64x4
+			r7_0_135 archsimd.Float64x4
+			r8_0_135 archsimd.Float64x4
 		)
 		{
-			sr_139, t_139, ds_139, p0_139 := &r.src[si], t, ds, p0
-			il_139 := archsimd.LoadFloat64x4((*[4]float64)((&sr_139.il)[:4]))
-			x_139, y_139, z_139 := archsimd.LoadFloat64x4Slice((t_139.d[0][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_139.d[1][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_139.d[2][p0_139:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_139.inc[2])[:4])))
-			x_139.Mul(x_139).Add(y_139.Mul(y_139)).Add(z_139.Mul(z_139)).StoreSlice(ds_139[p0_139:])
-			r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139, r6_0_139, r7_0_139, r8_0_139 = x_139.Mul(il_139), y_139.Mul(il_139), z_139.Mul(il_139), archsimd.LoadFloat64x4Slice((t_139.s[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.def[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.sig[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.na[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.nb[p0_139:])), archsimd.LoadFloat64x4Slice((t_139.nc[p0_139:]))
+			sr_135, t_135, ds_135, p0_135 := &r.src[si], t, ds, p0
+			il_135 := archsimd.LoadFloat64x4((*[4]float64)((&sr_135.il)[:4]))
+			x_135, y_135, z_135 := archsimd.LoadFloat64x4Slice((t_135.d[0][p0_135:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_135.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_135.d[1][p0_135:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_135.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_135.d[2][p0_135:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_135.inc[2])[:4])))
+			x_135.Mul(x_135).Add(y_135.Mul(y_135)).Add(z_135.Mul(z_135)).StoreSlice(ds_135[p0_135:])
+			r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135 = x_135.Mul(il_135), y_135.Mul(il_135), z_135.Mul(il_135), archsimd.LoadFloat64x4Slice((t_135.s[p0_135:])), archsimd.LoadFloat64x4Slice((t_135.def[p0_135:])), archsimd.LoadFloat64x4Slice((t_135.sig[p0_135:])), archsimd.LoadFloat64x4Slice((t_135.na[p0_135:])), archsimd.LoadFloat64x4Slice((t_135.nb[p0_135:])), archsimd.LoadFloat64x4Slice((t_135.nc[p0_135:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139, r6_0_139, r7_0_139, r8_0_139
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135
 		for oi := range r.orient {
 			var (
-				r0_0_140 archsimd.Float64x4
-				r1_0_140 archsimd.Float64x4
-				r2_0_140 archsimd.Float64x4
+				r0_0_136 archsimd.Float64x4
+				r1_0_136 archsimd.Float64x4
+				r2_0_136 archsimd.Float64x4
 			)
 			{
-				o_140, qx_140, qy_140, qz_140 := &r.orient[oi], qx, qy, qz
-				h_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[0])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[1])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[2])[:4])).Mul(qz_140))
-				kk_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[3])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[4])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[5])[:4])).Mul(qz_140))
-				l_140 := archsimd.LoadFloat64x4((*[4]float64)((&o_140[6])[:4])).Mul(qx_140).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[7])[:4])).Mul(qy_140)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_140[8])[:4])).Mul(qz_140))
-				r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
+				o_136, qx_136, qy_136, qz_136 := &r.orient[oi], qx, qy, qz
+				h_136 := archsimd.LoadFloat64x4((*[4]float64)((&o_136[0])[:4])).Mul(qx_136).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[1])[:4])).Mul(qy_136)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[2])[:4])).Mul(qz_136))
+				kk_136 := archsimd.LoadFloat64x4((*[4]float64)((&o_136[3])[:4])).Mul(qx_136).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[4])[:4])).Mul(qy_136)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[5])[:4])).Mul(qz_136))
+				l_136 := archsimd.LoadFloat64x4((*[4]float64)((&o_136[6])[:4])).Mul(qx_136).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[7])[:4])).Mul(qy_136)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_136[8])[:4])).Mul(qz_136))
+				r0_0_136, r1_0_136, r2_0_136 = h_136, kk_136, l_136
 			}
-			h, kk, l := r0_0_140, r1_0_140, r2_0_140
+			h, kk, l := r0_0_136, r1_0_136, r2_0_136
 			var (
-				r0_0_141 archsimd.Float64x4
-				r1_0_141 archsimd.Float64x4
-				r2_0_141 archsimd.Float64x4
-				r3_0_141 archsimd.Float64x4
-				r4_0_141 archsimd.Float64x4
-				r5_0_141 archsimd.Float64x4
-				r6_0_141 archsimd.Float64x4
-				r7_0_141 archsimd.Float64x4
-				r8_0_141 archsimd.Float64x4
+				r0_0_137 archsimd.Float64x4
+				r1_0_137 archsimd.Float64x4
+				r2_0_137 archsimd.Float64x4
+				r3_0_137 archsimd.Float64x4
+				r4_0_137 archsimd.Float64x4
+				r5_0_137 archsimd.Float64x4
+				r6_0_137 archsimd.Float64x4
+				r7_0_137 archsimd.Float64x4
+				r8_0_137 archsimd.Float64x4
 			)
 			{
-				r_141, h_141, kk_141, l_141, n_141 := r, h, kk, l, n
+				r_137, h_137, kk_137, l_137, n_137 := r, h, kk, l, n
 				var (
-					r0_0_122_141 archsimd.Float64x4
-					r1_0_122_141 archsimd.Float64x4
-					r2_0_122_141 archsimd.Float64x4
+					r0_0_118_137 archsimd.Float64x4
+					r1_0_118_137 archsimd.Float64x4
+					r2_0_118_137 archsimd.Float64x4
 				)
 				{
-					r_122_141, x_122_141, n_122_141, nf_122_141 := r_141, h_141, n_141, &r_141.nf
-					magic_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_122_141 := x_122_141.Add(magic_122_141)
-					d_122_141 := x_122_141.Sub(t_122_141.Sub(magic_122_141))
-					f_122_141 := t_122_141.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_123_141 archsimd.Float64x4
+					r_118_137, x_118_137, n_118_137, nf_118_137 := r_137, h_137, n_137, &r_137.nf
+					magic_118_137 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_118_137 := x_118_137.Add(magic_118_137)
+					d_118_137 := x_118_137.Sub(t_118_137.Sub(magic_118_137))
+					f_118_137 := t_118_137.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_119_137 archsimd.Float64x4
 					{
-						d_123_141 := d_122_141
-						y_123_141 := d_123_141.Mul(d_123_141)
-						y2_123_141 := y_123_141.Mul(y_123_141)
-						y4_123_141 := y2_123_141.Mul(y2_123_141)
-						p0_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123_141)).Mul(y2_123_141))
-						p1_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123_141)).Mul(y2_123_141)).Mul(y4_123_141)
-						p2_123_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123_141.Mul(y4_123_141))
-						r0_0_123_141 = p0_123_141.Add(p1_123_141).Add(p2_123_141)
+						d_119_137 := d_118_137
+						y_119_137 := d_119_137.Mul(d_119_137)
+						y2_119_137 := y_119_137.Mul(y_119_137)
+						y4_119_137 := y2_119_137.Mul(y2_119_137)
+						p0_119_137 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_119_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_119_137)).Mul(y2_119_137))
+						p1_119_137 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_119_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_119_137)).Mul(y2_119_137)).Mul(y4_119_137)
+						p2_119_137 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_119_137.Mul(y4_119_137))
+						r0_0_119_137 = p0_119_137.Add(p1_119_137).Add(p2_119_137)
 					}
-					cr_122_141 := r0_0_123_141
-					sign_122_141, one_122_141, pi_122_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_122_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_122_141 := pi_122_141.Div(one_122_141.Sub(cr_122_141).Mul(one_122_141.Add(cr_122_141)).Sqrt().AsUint64x4().Or(d_122_141.AsUint64x4().Xor(f_122_141).And(sign_122_141)).AsFloat64x4())
-					c2_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122_141.AsUint64x4().Xor(f_122_141).AsFloat64x4())
-					u0_122_141, u1_122_141 := one_122_141, c2_122_141
-					j_122_141 := 2
-					for ; j_122_141+1 < n_122_141; j_122_141 += 2 {
-						u0_122_141 = c2_122_141.Mul(u1_122_141).Sub(u0_122_141)
-						u1_122_141 = c2_122_141.Mul(u0_122_141).Sub(u1_122_141)
+					cr_118_137 := r0_0_119_137
+					sign_118_137, one_118_137, pi_118_137 := archsimd.LoadFloat64x4((*[4]float64)((&r_118_137.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_118_137 := pi_118_137.Div(one_118_137.Sub(cr_118_137).Mul(one_118_137.Add(cr_118_137)).Sqrt().AsUint64x4().Or(d_118_137.AsUint64x4().Xor(f_118_137).And(sign_118_137)).AsFloat64x4())
+					c2_118_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_118_137.AsUint64x4().Xor(f_118_137).AsFloat64x4())
+					u0_118_137, u1_118_137 := one_118_137, c2_118_137
+					j_118_137 := 2
+					for ; j_118_137+1 < n_118_137; j_118_137 += 2 {
+						u0_118_137 = c2_118_137.Mul(u1_118_137).Sub(u0_118_137)
+						u1_118_137 = c2_118_137.Mul(u0_118_137).Sub(u1_118_137)
 					}
-					if j_122_141 < n_122_141 {
-						u0_122_141, u1_122_141 = u1_122_141, c2_122_141.Mul(u1_122_141).Sub(u0_122_141)
+					if j_118_137 < n_118_137 {
+						u0_118_137, u1_118_137 = u1_118_137, c2_118_137.Mul(u1_118_137).Sub(u0_118_137)
 					}
-					cu_122_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122_141).Mul(u1_122_141)
-					tn_122_141 := cu_122_141.Sub(u0_122_141)
-					dx_122_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_122_141[:4])).Mul(tn_122_141).Sub(cu_122_141).Mul(rs_122_141)
-					dn_122_141 := d_122_141.Mul(tn_122_141).Mul(rs_122_141)
-					near_122_141 := d_122_141.Mul(d_122_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_122_141.ToBits() != 0 {
+					cu_118_137 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_118_137).Mul(u1_118_137)
+					tn_118_137 := cu_118_137.Sub(u0_118_137)
+					dx_118_137 := archsimd.LoadFloat64x4((*[4]float64)(nf_118_137[:4])).Mul(tn_118_137).Sub(cu_118_137).Mul(rs_118_137)
+					dn_118_137 := d_118_137.Mul(tn_118_137).Mul(rs_118_137)
+					near_118_137 := d_118_137.Mul(d_118_137).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_118_137.ToBits() != 0 {
 						var (
-							r0_0_124_141 archsimd.Float64x4
-							r1_0_124_141 archsimd.Float64x4
+							r0_0_120_137 archsimd.Float64x4
+							r1_0_120_137 archsimd.Float64x4
 						)
 						{
-							r_124_141, d_124_141, c2_124_141, flip_124_141, tn_124_141, un_124_141, n_124_141 := r_122_141, d_122_141, c2_122_141, f_122_141, tn_122_141, u1_122_141, n_122_141
-							var r0_0_125_141 archsimd.Float64x4
+							r_120_137, d_120_137, c2_120_137, flip_120_137, tn_120_137, un_120_137, n_120_137 := r_118_137, d_118_137, c2_118_137, f_118_137, tn_118_137, u1_118_137, n_118_137
+							var r0_0_121_137 archsimd.Float64x4
 							{
-								d_125_141 := d_124_141
-								y_125_141 := d_125_141.Mul(d_125_141)
-								y2_125_141 := y_125_141.Mul(y_125_141)
-								y4_125_141 := y2_125_141.Mul(y2_125_141)
-								p0_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_141)).Mul(y2_125_141))
-								p1_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_141)).Mul(y2_125_141)).Mul(y4_125_141)
-								p2_125_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_141)).Mul(y4_125_141.Mul(y4_125_141))
-								r0_0_125_141 = d_125_141.Mul(p0_125_141.Add(p1_125_141).Add(p2_125_141))
+								d_121_137 := d_120_137
+								y_121_137 := d_121_137.Mul(d_121_137)
+								y2_121_137 := y_121_137.Mul(y_121_137)
+								y4_121_137 := y2_121_137.Mul(y2_121_137)
+								p0_121_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_121_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_121_137)).Mul(y2_121_137))
+								p1_121_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_121_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_121_137)).Mul(y2_121_137)).Mul(y4_121_137)
+								p2_121_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_121_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_121_137)).Mul(y4_121_137.Mul(y4_121_137))
+								r0_0_121_137 = d_121_137.Mul(p0_121_137.Add(p1_121_137).Add(p2_121_137))
 							}
-							s_124_141 := r0_0_125_141.AsUint64x4().Xor(flip_124_141).AsFloat64x4()
-							two_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_124_141, u1_124_141, p0_124_141, p1_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124_141
-							for j_124_141 := 2; j_124_141 < n_124_141; j_124_141++ {
-								u0_124_141, u1_124_141, p0_124_141, p1_124_141 = u1_124_141, c2_124_141.Mul(u1_124_141).Sub(u0_124_141), p1_124_141, two_124_141.Mul(u1_124_141).Add(c2_124_141.Mul(p1_124_141)).Sub(p0_124_141)
+							s_120_137 := r0_0_121_137.AsUint64x4().Xor(flip_120_137).AsFloat64x4()
+							two_120_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_120_137, u1_120_137, p0_120_137, p1_120_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_120_137, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_120_137
+							for j_120_137 := 2; j_120_137 < n_120_137; j_120_137++ {
+								u0_120_137, u1_120_137, p0_120_137, p1_120_137 = u1_120_137, c2_120_137.Mul(u1_120_137).Sub(u0_120_137), p1_120_137, two_120_137.Mul(u1_120_137).Add(c2_120_137.Mul(p1_120_137)).Sub(p0_120_137)
 							}
-							dx_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124_141).Mul(p1_124_141)
-							peak_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_124_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124_141).Mul(tn_124_141).Div(s_124_141).Merge(peak_124_141, d_124_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_124_141, r1_0_124_141 = dx_124_141, dn_124_141
+							dx_120_137 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_120_137).Mul(p1_120_137)
+							peak_120_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_120_137.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_120_137.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_120_137 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_120_137).Mul(tn_120_137).Div(s_120_137).Merge(peak_120_137, d_120_137.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_120_137, r1_0_120_137 = dx_120_137, dn_120_137
 						}
-						px_122_141, pn_122_141 := r0_0_124_141, r1_0_124_141
-						dx_122_141, dn_122_141 = px_122_141.Merge(dx_122_141, near_122_141), pn_122_141.Merge(dn_122_141, near_122_141)
+						px_118_137, pn_118_137 := r0_0_120_137, r1_0_120_137
+						dx_118_137, dn_118_137 = px_118_137.Merge(dx_118_137, near_118_137), pn_118_137.Merge(dn_118_137, near_118_137)
 					}
-					r0_0_122_141, r1_0_122_141, r2_0_122_141 = u1_122_141, dx_122_141, dn_122_141
+					r0_0_118_137, r1_0_118_137, r2_0_118_137 = u1_118_137, dx_118_137, dn_118_137
 				}
-				sa_141, ha_141, na_141 := r0_0_122_141, r1_0_122_141, r2_0_122_141
+				sa_137, ha_137, na_137 := r0_0_118_137, r1_0_118_137, r2_0_118_137
 				var (
-					r0_0_126_141 archsimd.Float64x4
-					r1_0_126_141 archsimd.Float64x4
-					r2_0_126_141 archsimd.Float64x4
+					r0_0_122_137 archsimd.Float64x4
+					r1_0_122_137 archsimd.Float64x4
+					r2_0_122_137 archsimd.Float64x4
 				)
 				{
-					r_126_141, x_126_141, n_126_141, nf_126_141 := r_141, kk_141, n_141, &r_141.nf
-					magic_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_126_141 := x_126_141.Add(magic_126_141)
-					d_126_141 := x_126_141.Sub(t_126_141.Sub(magic_126_141))
-					f_126_141 := t_126_141.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_127_141 archsimd.Float64x4
+					r_122_137, x_122_137, n_122_137, nf_122_137 := r_137, kk_137, n_137, &r_137.nf
+					magic_122_137 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_122_137 := x_122_137.Add(magic_122_137)
+					d_122_137 := x_122_137.Sub(t_122_137.Sub(magic_122_137))
+					f_122_137 := t_122_137.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_123_137 archsimd.Float64x4
 					{
-						d_127_141 := d_126_141
-						y_127_141 := d_127_141.Mul(d_127_141)
-						y2_127_141 := y_127_141.Mul(y_127_141)
-						y4_127_141 := y2_127_141.Mul(y2_127_141)
-						p0_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127_141)).Mul(y2_127_141))
-						p1_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127_141)).Mul(y2_127_141)).Mul(y4_127_141)
-						p2_127_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127_141.Mul(y4_127_141))
-						r0_0_127_141 = p0_127_141.Add(p1_127_141).Add(p2_127_141)
+						d_123_137 := d_122_137
+						y_123_137 := d_123_137.Mul(d_123_137)
+						y2_123_137 := y_123_137.Mul(y_123_137)
+						y4_123_137 := y2_123_137.Mul(y2_123_137)
+						p0_123_137 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_123_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_123_137)).Mul(y2_123_137))
+						p1_123_137 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_123_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_123_137)).Mul(y2_123_137)).Mul(y4_123_137)
+						p2_123_137 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_123_137.Mul(y4_123_137))
+						r0_0_123_137 = p0_123_137.Add(p1_123_137).Add(p2_123_137)
 					}
-					cr_126_141 := r0_0_127_141
-					sign_126_141, one_126_141, pi_126_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_126_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_126_141 := pi_126_141.Div(one_126_141.Sub(cr_126_141).Mul(one_126_141.Add(cr_126_141)).Sqrt().AsUint64x4().Or(d_126_141.AsUint64x4().Xor(f_126_141).And(sign_126_141)).AsFloat64x4())
-					c2_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_126_141.AsUint64x4().Xor(f_126_141).AsFloat64x4())
-					u0_126_141, u1_126_141 := one_126_141, c2_126_141
-					j_126_141 := 2
-					for ; j_126_141+1 < n_126_141; j_126_141 += 2 {
-						u0_126_141 = c2_126_141.Mul(u1_126_141).Sub(u0_126_141)
-						u1_126_141 = c2_126_141.Mul(u0_126_141).Sub(u1_126_141)
+					cr_122_137 := r0_0_123_137
+					sign_122_137, one_122_137, pi_122_137 := archsimd.LoadFloat64x4((*[4]float64)((&r_122_137.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_122_137 := pi_122_137.Div(one_122_137.Sub(cr_122_137).Mul(one_122_137.Add(cr_122_137)).Sqrt().AsUint64x4().Or(d_122_137.AsUint64x4().Xor(f_122_137).And(sign_122_137)).AsFloat64x4())
+					c2_122_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_122_137.AsUint64x4().Xor(f_122_137).AsFloat64x4())
+					u0_122_137, u1_122_137 := one_122_137, c2_122_137
+					j_122_137 := 2
+					for ; j_122_137+1 < n_122_137; j_122_137 += 2 {
+						u0_122_137 = c2_122_137.Mul(u1_122_137).Sub(u0_122_137)
+						u1_122_137 = c2_122_137.Mul(u0_122_137).Sub(u1_122_137)
 					}
-					if j_126_141 < n_126_141 {
-						u0_126_141, u1_126_141 = u1_126_141, c2_126_141.Mul(u1_126_141).Sub(u0_126_141)
+					if j_122_137 < n_122_137 {
+						u0_122_137, u1_122_137 = u1_122_137, c2_122_137.Mul(u1_122_137).Sub(u0_122_137)
 					}
-					cu_126_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_126_141).Mul(u1_126_141)
-					tn_126_141 := cu_126_141.Sub(u0_126_141)
-					dx_126_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_126_141[:4])).Mul(tn_126_141).Sub(cu_126_141).Mul(rs_126_141)
-					dn_126_141 := d_126_141.Mul(tn_126_141).Mul(rs_126_141)
-					near_126_141 := d_126_141.Mul(d_126_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_126_141.ToBits() != 0 {
+					cu_122_137 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_122_137).Mul(u1_122_137)
+					tn_122_137 := cu_122_137.Sub(u0_122_137)
+					dx_122_137 := archsimd.LoadFloat64x4((*[4]float64)(nf_122_137[:4])).Mul(tn_122_137).Sub(cu_122_137).Mul(rs_122_137)
+					dn_122_137 := d_122_137.Mul(tn_122_137).Mul(rs_122_137)
+					near_122_137 := d_122_137.Mul(d_122_137).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_122_137.ToBits() != 0 {
 						var (
-							r0_0_128_141 archsimd.Float64x4
-							r1_0_128_141 archsimd.Float64x4
+							r0_0_124_137 archsimd.Float64x4
+							r1_0_124_137 archsimd.Float64x4
 						)
 						{
-							r_128_141, d_128_141, c2_128_141, flip_128_141, tn_128_141, un_128_141, n_128_141 := r_126_141, d_126_141, c2_126_141, f_126_141, tn_126_141, u1_126_141, n_126_141
-							var r0_0_129_141 archsimd.Float64x4
+							r_124_137, d_124_137, c2_124_137, flip_124_137, tn_124_137, un_124_137, n_124_137 := r_122_137, d_122_137, c2_122_137, f_122_137, tn_122_137, u1_122_137, n_122_137
+							var r0_0_125_137 archsimd.Float64x4
 							{
-								d_129_141 := d_128_141
-								y_129_141 := d_129_141.Mul(d_129_141)
-								y2_129_141 := y_129_141.Mul(y_129_141)
-								y4_129_141 := y2_129_141.Mul(y2_129_141)
-								p0_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129_141)).Mul(y2_129_141))
-								p1_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129_141)).Mul(y2_129_141)).Mul(y4_129_141)
-								p2_129_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129_141)).Mul(y4_129_141.Mul(y4_129_141))
-								r0_0_129_141 = d_129_141.Mul(p0_129_141.Add(p1_129_141).Add(p2_129_141))
+								d_125_137 := d_124_137
+								y_125_137 := d_125_137.Mul(d_125_137)
+								y2_125_137 := y_125_137.Mul(y_125_137)
+								y4_125_137 := y2_125_137.Mul(y2_125_137)
+								p0_125_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_125_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_125_137)).Mul(y2_125_137))
+								p1_125_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_125_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_125_137)).Mul(y2_125_137)).Mul(y4_125_137)
+								p2_125_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_125_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_125_137)).Mul(y4_125_137.Mul(y4_125_137))
+								r0_0_125_137 = d_125_137.Mul(p0_125_137.Add(p1_125_137).Add(p2_125_137))
 							}
-							s_128_141 := r0_0_129_141.AsUint64x4().Xor(flip_128_141).AsFloat64x4()
-							two_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_128_141, u1_128_141, p0_128_141, p1_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_128_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_128_141
-							for j_128_141 := 2; j_128_141 < n_128_141; j_128_141++ {
-								u0_128_141, u1_128_141, p0_128_141, p1_128_141 = u1_128_141, c2_128_141.Mul(u1_128_141).Sub(u0_128_141), p1_128_141, two_128_141.Mul(u1_128_141).Add(c2_128_141.Mul(p1_128_141)).Sub(p0_128_141)
+							s_124_137 := r0_0_125_137.AsUint64x4().Xor(flip_124_137).AsFloat64x4()
+							two_124_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_124_137, u1_124_137, p0_124_137, p1_124_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_124_137, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_124_137
+							for j_124_137 := 2; j_124_137 < n_124_137; j_124_137++ {
+								u0_124_137, u1_124_137, p0_124_137, p1_124_137 = u1_124_137, c2_124_137.Mul(u1_124_137).Sub(u0_124_137), p1_124_137, two_124_137.Mul(u1_124_137).Add(c2_124_137.Mul(p1_124_137)).Sub(p0_124_137)
 							}
-							dx_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_128_141).Mul(p1_128_141)
-							peak_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_128_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_128_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_128_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_128_141).Mul(tn_128_141).Div(s_128_141).Merge(peak_128_141, d_128_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_128_141, r1_0_128_141 = dx_128_141, dn_128_141
+							dx_124_137 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_124_137).Mul(p1_124_137)
+							peak_124_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_124_137.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_124_137.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_124_137 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_124_137).Mul(tn_124_137).Div(s_124_137).Merge(peak_124_137, d_124_137.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_124_137, r1_0_124_137 = dx_124_137, dn_124_137
 						}
-						px_126_141, pn_126_141 := r0_0_128_141, r1_0_128_141
-						dx_126_141, dn_126_141 = px_126_141.Merge(dx_126_141, near_126_141), pn_126_141.Merge(dn_126_141, near_126_141)
+						px_122_137, pn_122_137 := r0_0_124_137, r1_0_124_137
+						dx_122_137, dn_122_137 = px_122_137.Merge(dx_122_137, near_122_137), pn_122_137.Merge(dn_122_137, near_122_137)
 					}
-					r0_0_126_141, r1_0_126_141, r2_0_126_141 = u1_126_141, dx_126_141, dn_126_141
+					r0_0_122_137, r1_0_122_137, r2_0_122_137 = u1_122_137, dx_122_137, dn_122_137
 				}
-				sb_141, hb_141, nb_141 := r0_0_126_141, r1_0_126_141, r2_0_126_141
+				sb_137, hb_137, nb_137 := r0_0_122_137, r1_0_122_137, r2_0_122_137
 				var (
-					r0_0_130_141 archsimd.Float64x4
-					r1_0_130_141 archsimd.Float64x4
-					r2_0_130_141 archsimd.Float64x4
+					r0_0_126_137 archsimd.Float64x4
+					r1_0_126_137 archsimd.Float64x4
+					r2_0_126_137 archsimd.Float64x4
 				)
 				{
-					r_130_141, x_130_141, n_130_141, nf_130_141 := r_141, l_141, n_141, &r_141.nf
-					magic_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-					t_130_141 := x_130_141.Add(magic_130_141)
-					d_130_141 := x_130_141.Sub(t_130_141.Sub(magic_130_141))
-					f_130_141 := t_130_141.AsUint64x4().ShiftAllLeft(63)
-					var r0_0_131_141 archsimd.Float64x4
+					r_126_137, x_126_137, n_126_137, nf_126_137 := r_137, l_137, n_137, &r_137.nf
+					magic_126_137 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+					t_126_137 := x_126_137.Add(magic_126_137)
+					d_126_137 := x_126_137.Sub(t_126_137.Sub(magic_126_137))
+					f_126_137 := t_126_137.AsUint64x4().ShiftAllLeft(63)
+					var r0_0_127_137 archsimd.Float64x4
 					{
-						d_131_141 := d_130_141
-						y_131_141 := d_131_141.Mul(d_131_141)
-						y2_131_141 := y_131_141.Mul(y_131_141)
-						y4_131_141 := y2_131_141.Mul(y2_131_141)
-						p0_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_131_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_131_141)).Mul(y2_131_141))
-						p1_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_131_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_131_141)).Mul(y2_131_141)).Mul(y4_131_141)
-						p2_131_141 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_131_141.Mul(y4_131_141))
-						r0_0_131_141 = p0_131_141.Add(p1_131_141).Add(p2_131_141)
+						d_127_137 := d_126_137
+						y_127_137 := d_127_137.Mul(d_127_137)
+						y2_127_137 := y_127_137.Mul(y_127_137)
+						y4_127_137 := y2_127_137.Mul(y2_127_137)
+						p0_127_137 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_127_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_127_137)).Mul(y2_127_137))
+						p1_127_137 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_127_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_127_137)).Mul(y2_127_137)).Mul(y4_127_137)
+						p2_127_137 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_127_137.Mul(y4_127_137))
+						r0_0_127_137 = p0_127_137.Add(p1_127_137).Add(p2_127_137)
 					}
-					cr_130_141 := r0_0_131_141
-					sign_130_141, one_130_141, pi_130_141 := archsimd.LoadFloat64x4((*[4]float64)((&r_130_141.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-					rs_130_141 := pi_130_141.Div(one_130_141.Sub(cr_130_141).Mul(one_130_141.Add(cr_130_141)).Sqrt().AsUint64x4().Or(d_130_141.AsUint64x4().Xor(f_130_141).And(sign_130_141)).AsFloat64x4())
-					c2_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_130_141.AsUint64x4().Xor(f_130_141).AsFloat64x4())
-					u0_130_141, u1_130_141 := one_130_141, c2_130_141
-					j_130_141 := 2
-					for ; j_130_141+1 < n_130_141; j_130_141 += 2 {
-						u0_130_141 = c2_130_141.Mul(u1_130_141).Sub(u0_130_141)
-						u1_130_141 = c2_130_141.Mul(u0_130_141).Sub(u1_130_141)
+					cr_126_137 := r0_0_127_137
+					sign_126_137, one_126_137, pi_126_137 := archsimd.LoadFloat64x4((*[4]float64)((&r_126_137.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+					rs_126_137 := pi_126_137.Div(one_126_137.Sub(cr_126_137).Mul(one_126_137.Add(cr_126_137)).Sqrt().AsUint64x4().Or(d_126_137.AsUint64x4().Xor(f_126_137).And(sign_126_137)).AsFloat64x4())
+					c2_126_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_126_137.AsUint64x4().Xor(f_126_137).AsFloat64x4())
+					u0_126_137, u1_126_137 := one_126_137, c2_126_137
+					j_126_137 := 2
+					for ; j_126_137+1 < n_126_137; j_126_137 += 2 {
+						u0_126_137 = c2_126_137.Mul(u1_126_137).Sub(u0_126_137)
+						u1_126_137 = c2_126_137.Mul(u0_126_137).Sub(u1_126_137)
 					}
-					if j_130_141 < n_130_141 {
-						u0_130_141, u1_130_141 = u1_130_141, c2_130_141.Mul(u1_130_141).Sub(u0_130_141)
+					if j_126_137 < n_126_137 {
+						u0_126_137, u1_126_137 = u1_126_137, c2_126_137.Mul(u1_126_137).Sub(u0_126_137)
 					}
-					cu_130_141 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_130_141).Mul(u1_130_141)
-					tn_130_141 := cu_130_141.Sub(u0_130_141)
-					dx_130_141 := archsimd.LoadFloat64x4((*[4]float64)(nf_130_141[:4])).Mul(tn_130_141).Sub(cu_130_141).Mul(rs_130_141)
-					dn_130_141 := d_130_141.Mul(tn_130_141).Mul(rs_130_141)
-					near_130_141 := d_130_141.Mul(d_130_141).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-					if near_130_141.ToBits() != 0 {
+					cu_126_137 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_126_137).Mul(u1_126_137)
+					tn_126_137 := cu_126_137.Sub(u0_126_137)
+					dx_126_137 := archsimd.LoadFloat64x4((*[4]float64)(nf_126_137[:4])).Mul(tn_126_137).Sub(cu_126_137).Mul(rs_126_137)
+					dn_126_137 := d_126_137.Mul(tn_126_137).Mul(rs_126_137)
+					near_126_137 := d_126_137.Mul(d_126_137).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+					if near_126_137.ToBits() != 0 {
 						var (
-							r0_0_132_141 archsimd.Float64x4
-							r1_0_132_141 archsimd.Float64x4
+							r0_0_128_137 archsimd.Float64x4
+							r1_0_128_137 archsimd.Float64x4
 						)
 						{
-							r_132_141, d_132_141, c2_132_141, flip_132_141, tn_132_141, un_132_141, n_132_141 := r_130_141, d_130_141, c2_130_141, f_130_141, tn_130_141, u1_130_141, n_130_141
-							var r0_0_133_141 archsimd.Float64x4
+							r_128_137, d_128_137, c2_128_137, flip_128_137, tn_128_137, un_128_137, n_128_137 := r_126_137, d_126_137, c2_126_137, f_126_137, tn_126_137, u1_126_137, n_126_137
+							var r0_0_129_137 archsimd.Float64x4
 							{
-								d_133_141 := d_132_141
-								y_133_141 := d_133_141.Mul(d_133_141)
-								y2_133_141 := y_133_141.Mul(y_133_141)
-								y4_133_141 := y2_133_141.Mul(y2_133_141)
-								p0_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_133_141)).Mul(y2_133_141))
-								p1_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_133_141)).Mul(y2_133_141)).Mul(y4_133_141)
-								p2_133_141 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_133_141)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_133_141)).Mul(y4_133_141.Mul(y4_133_141))
-								r0_0_133_141 = d_133_141.Mul(p0_133_141.Add(p1_133_141).Add(p2_133_141))
+								d_129_137 := d_128_137
+								y_129_137 := d_129_137.Mul(d_129_137)
+								y2_129_137 := y_129_137.Mul(y_129_137)
+								y4_129_137 := y2_129_137.Mul(y2_129_137)
+								p0_129_137 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_129_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_129_137)).Mul(y2_129_137))
+								p1_129_137 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_129_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_129_137)).Mul(y2_129_137)).Mul(y4_129_137)
+								p2_129_137 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_129_137)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_129_137)).Mul(y4_129_137.Mul(y4_129_137))
+								r0_0_129_137 = d_129_137.Mul(p0_129_137.Add(p1_129_137).Add(p2_129_137))
 							}
-							s_132_141 := r0_0_133_141.AsUint64x4().Xor(flip_132_141).AsFloat64x4()
-							two_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-							u0_132_141, u1_132_141, p0_132_141, p1_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_132_141, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_132_141
-							for j_132_141 := 2; j_132_141 < n_132_141; j_132_141++ {
-								u0_132_141, u1_132_141, p0_132_141, p1_132_141 = u1_132_141, c2_132_141.Mul(u1_132_141).Sub(u0_132_141), p1_132_141, two_132_141.Mul(u1_132_141).Add(c2_132_141.Mul(p1_132_141)).Sub(p0_132_141)
+							s_128_137 := r0_0_129_137.AsUint64x4().Xor(flip_128_137).AsFloat64x4()
+							two_128_137 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+							u0_128_137, u1_128_137, p0_128_137, p1_128_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_128_137, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_128_137
+							for j_128_137 := 2; j_128_137 < n_128_137; j_128_137++ {
+								u0_128_137, u1_128_137, p0_128_137, p1_128_137 = u1_128_137, c2_128_137.Mul(u1_128_137).Sub(u0_128_137), p1_128_137, two_128_137.Mul(u1_128_137).Add(c2_128_137.Mul(p1_128_137)).Sub(p0_128_137)
 							}
-							dx_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_132_141).Mul(p1_132_141)
-							peak_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_132_141.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_132_141.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-							dn_132_141 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_132_141).Mul(tn_132_141).Div(s_132_141).Merge(peak_132_141, d_132_141.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							r0_0_132_141, r1_0_132_141 = dx_132_141, dn_132_141
+							dx_128_137 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_128_137).Mul(p1_128_137)
+							peak_128_137 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_128_137.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_128_137.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+							dn_128_137 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_128_137).Mul(tn_128_137).Div(s_128_137).Merge(peak_128_137, d_128_137.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_128_137, r1_0_128_137 = dx_128_137, dn_128_137
 						}
-						px_130_141, pn_130_141 := r0_0_132_141, r1_0_132_141
-						dx_130_141, dn_130_141 = px_130_141.Merge(dx_130_141, near_130_141), pn_130_141.Merge(dn_130_141, near_130_141)
+						px_126_137, pn_126_137 := r0_0_128_137, r1_0_128_137
+						dx_126_137, dn_126_137 = px_126_137.Merge(dx_126_137, near_126_137), pn_126_137.Merge(dn_126_137, near_126_137)
 					}
-					r0_0_130_141, r1_0_130_141, r2_0_130_141 = u1_130_141, dx_130_141, dn_130_141
+					r0_0_126_137, r1_0_126_137, r2_0_126_137 = u1_126_137, dx_126_137, dn_126_137
 				}
-				sc_141, hc_141, nc_141 := r0_0_130_141, r1_0_130_141, r2_0_130_141
-				r0_0_141, r1_0_141, r2_0_141, r3_0_141, r4_0_141, r5_0_141, r6_0_141, r7_0_141, r8_0_141 = sa_141, sb_141, sc_141, ha_141, hb_141, hc_141, na_141, nb_141, nc_141
+				sc_137, hc_137, nc_137 := r0_0_126_137, r1_0_126_137, r2_0_126_137
+				r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137 = sa_137, sb_137, sc_137, ha_137, hb_137, hc_137, na_137, nb_137, nc_137
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_141, r1_0_141, r2_0_141, r3_0_141, r4_0_141, r5_0_141, r6_0_141, r7_0_141, r8_0_141
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137
 			var (
-				r0_0_142 archsimd.Float64x4
-				r1_0_142 archsimd.Float64x4
-				r2_0_142 archsimd.Float64x4
-				r3_0_142 archsimd.Float64x4
-				r4_0_142 archsimd.Float64x4
-				r5_0_142 archsimd.Float64x4
+				r0_0_138 archsimd.Float64x4
+				r1_0_138 archsimd.Float64x4
+				r2_0_138 archsimd.Float64x4
+				r3_0_138 archsimd.Float64x4
+				r4_0_138 archsimd.Float64x4
+				r5_0_138 archsimd.Float64x4
 			)
 			{
-				k_142, ia_142, fa_142, e_142, h_142, kk_142, l_142, sa_142, sb_142, sc_142, ha_142, hb_142, hc_142, nda_142, ndb_142, ndc_142, s_142, def_142, sig_142, sna_142, snb_142, snc_142, hkl_142, at_142, stride_142 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_142 := k_142.c
-				r_142 := k_142.lr
-				two_142 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_142 := sa_142.Mul(sb_142).Mul(sc_142)
-				fc_142, fd_142 := archsimd.LoadFloat64x4((*[4]float64)((&r_142.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_142.HasHKL {
+				k_138, ia_138, fa_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_138 := k_138.c
+				r_138 := k_138.lr
+				two_138 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_138 := sa_138.Mul(sb_138).Mul(sc_138)
+				fc_138, fd_138 := archsimd.LoadFloat64x4((*[4]float64)((&r_138.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_138.HasHKL {
 					var (
-						r0_0_138_142 archsimd.Float64x4
-						r1_0_138_142 archsimd.Float64x4
+						r0_0_134_138 archsimd.Float64x4
+						r1_0_134_138 archsimd.Float64x4
 					)
 					{
-						r_138_142, bits_138_142, miss_138_142, ia_138_142, fa_138_142, h_138_142, kk_138_142, l_138_142 := r_142, k_142.fhklBits, k_142.missBits, ia_142, fa_142, h_142, kk_142, l_142
-						var r0_0_8_138_142 archsimd.Mask64x4
+						r_134_138, bits_134_138, miss_134_138, ia_134_138, fa_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, fa_138, h_138, kk_138, l_138
+						var r0_0_8_134_138 archsimd.Mask64x4
 						{
-							r_8_138_142, ia_8_138_142, h_8_138_142, kk_8_138_142, l_8_138_142 := r_138_142, ia_138_142, h_138_142, kk_138_142, l_138_142
-							half_8_138_142 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_138_142, kc_8_138_142, lc_8_138_142 := h_8_138_142.Sub(half_8_138_142).Ceil(), kk_8_138_142.Sub(half_8_138_142).Ceil(), l_8_138_142.Sub(half_8_138_142).Ceil()
-							hmin_8_138_142, kmin_8_138_142, lmin_8_138_142 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.lmin)[:4]))
-							in_8_138_142 := hc_8_138_142.GreaterEqual(hmin_8_138_142).And(hc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hmax)[:4])))).And(kc_8_138_142.GreaterEqual(kmin_8_138_142)).And(kc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kmax)[:4])))).And(lc_8_138_142.GreaterEqual(lmin_8_138_142)).And(lc_8_138_142.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.lmax)[:4]))))
-							idx_8_138_142 := hc_8_138_142.Sub(hmin_8_138_142).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.hstride)[:4]))).Add(kc_8_138_142.Sub(kmin_8_138_142).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_142.kstride)[:4])))).Add(lc_8_138_142.Sub(lmin_8_138_142))
-							idx_8_138_142.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138_142).ConvertToInt32().Store(ia_8_138_142)
-							r0_0_8_138_142 = in_8_138_142
+							r_8_134_138, ia_8_134_138, h_8_134_138, kk_8_134_138, l_8_134_138 := r_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138
+							half_8_134_138 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_134_138, kc_8_134_138, lc_8_134_138 := h_8_134_138.Sub(half_8_134_138).Ceil(), kk_8_134_138.Sub(half_8_134_138).Ceil(), l_8_134_138.Sub(half_8_134_138).Ceil()
+							hmin_8_134_138, kmin_8_134_138, lmin_8_134_138 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.lmin)[:4]))
+							in_8_134_138 := hc_8_134_138.GreaterEqual(hmin_8_134_138).And(hc_8_134_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.hmax)[:4])))).And(kc_8_134_138.GreaterEqual(kmin_8_134_138)).And(kc_8_134_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.kmax)[:4])))).And(lc_8_134_138.GreaterEqual(lmin_8_134_138)).And(lc_8_134_138.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.lmax)[:4]))))
+							idx_8_134_138 := hc_8_134_138.Sub(hmin_8_134_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.hstride)[:4]))).Add(kc_8_134_138.Sub(kmin_8_134_138).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_138.kstride)[:4])))).Add(lc_8_134_138.Sub(lmin_8_134_138))
+							idx_8_134_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_134_138).ConvertToInt32().Store(ia_8_134_138)
+							r0_0_8_134_138 = in_8_134_138
 						}
-						in_138_142 := r0_0_8_138_142
-						for i_138_142, j_138_142 := range ia_138_142 {
-							fa_138_142[i_138_142] = bits_138_142[j_138_142]
+						in_134_138 := r0_0_8_134_138
+						for i_134_138, j_134_138 := range ia_134_138 {
+							fa_134_138[i_134_138] = bits_134_138[j_134_138]
 						}
-						f_138_142 := archsimd.LoadUint64x4(fa_138_142).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138_142.defaultF)[:4])), in_138_142)
-						fd_138_142 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_138_142 != nil {
-							for i_138_142, j_138_142 := range ia_138_142 {
-								fa_138_142[i_138_142] = miss_138_142[j_138_142]
+						f_134_138 := archsimd.LoadUint64x4(fa_134_138).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_134_138.defaultF)[:4])), in_134_138)
+						fd_134_138 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_134_138 != nil {
+							for i_134_138, j_134_138 := range ia_134_138 {
+								fa_134_138[i_134_138] = miss_134_138[j_134_138]
 							}
-							fd_138_142 = archsimd.LoadUint64x4(fa_138_142).AsFloat64x4()
+							fd_134_138 = archsimd.LoadUint64x4(fa_134_138).AsFloat64x4()
 						}
-						r0_0_138_142, r1_0_138_142 = f_138_142, fd_138_142.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138_142)
+						r0_0_134_138, r1_0_134_138 = f_134_138, fd_134_138.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_134_138)
 					}
-					fc_142, fd_142 = r0_0_138_142, r1_0_138_142
+					fc_138, fd_138 = r0_0_134_138, r1_0_134_138
 				}
-				ffl_142 := fc_142.Mul(fc_142).Mul(fl_142)
-				s1_142 := s_142.Add(ffl_142.Mul(fl_142))
-				def1_142 := def_142
-				if k_142.perDef {
-					def1_142 = def_142.Add(two_142.Mul(fc_142).Mul(fl_142).Mul(fl_142).Mul(fd_142))
+				ffl_138 := fc_138.Mul(fc_138).Mul(fl_138)
+				s1_138 := s_138.Add(ffl_138.Mul(fl_138))
+				def1_138 := def_138
+				if k_138.perDef {
+					def1_138 = def_138.Add(two_138.Mul(fc_138).Mul(fl_138).Mul(fl_138).Mul(fd_138))
 				}
-				tfl_142 := two_142.Mul(ffl_142)
-				xa_142, xb_142, xc_142 := tfl_142.Mul(sb_142.Mul(sc_142)), tfl_142.Mul(sa_142.Mul(sc_142)), tfl_142.Mul(sa_142.Mul(sb_142))
-				hbar_142, kbar_142, lbar_142 := xa_142.Mul(ha_142), xb_142.Mul(hb_142), xc_142.Mul(hc_142)
-				sig1_142 := sig_142.Add(hbar_142.Mul(h_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[0])[:4])))).Add(kbar_142.Mul(kk_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[1])[:4]))))).Add(lbar_142.Mul(l_142.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_142[2])[:4]))))))
-				na1_142, nb1_142, nc1_142 := sna_142.Add(xa_142.Mul(nda_142)), snb_142.Add(xb_142.Mul(ndb_142)), snc_142.Add(xc_142.Mul(ndc_142))
-				if !c_142.Water {
-					s1_142 = s_142.Merge(s1_142, fl_142.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_138 := two_138.Mul(ffl_138)
+				xa_138, xb_138, xc_138 := tfl_138.Mul(sb_138.Mul(sc_138)), tfl_138.Mul(sa_138.Mul(sc_138)), tfl_138.Mul(sa_138.Mul(sb_138))
+				hbar_138, kbar_138, lbar_138 := xa_138.Mul(ha_138), xb_138.Mul(hb_138), xc_138.Mul(hc_138)
+				sig1_138 := sig_138.Add(hbar_138.Mul(h_138.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_138[0])[:4])))).Add(kbar_138.Mul(kk_138.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_138[1])[:4]))))).Add(lbar_138.Mul(l_138.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_138[2])[:4]))))))
+				na1_138, nb1_138, nc1_138 := sna_138.Add(xa_138.Mul(nda_138)), snb_138.Add(xb_138.Mul(ndb_138)), snc_138.Add(xc_138.Mul(ndc_138))
+				if !c_138.Water {
+					s1_138 = s_138.Merge(s1_138, fl_138.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_142.StoreSlice(hkl_142[at_142:])
-				kbar_142.StoreSlice(hkl_142[at_142+stride_142:])
-				lbar_142.StoreSlice(hkl_142[at_142+2*stride_142:])
-				r0_0_142, r1_0_142, r2_0_142, r3_0_142, r4_0_142, r5_0_142 = s1_142, def1_142, sig1_142, na1_142, nb1_142, nc1_142
+				hbar_138.StoreSlice(hkl_138[at_138:])
+				kbar_138.StoreSlice(hkl_138[at_138+stride_138:])
+				lbar_138.StoreSlice(hkl_138[at_138+2*stride_138:])
+				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138 = s1_138, def1_138, sig1_138, na1_138, nb1_138, nc1_138
 			}
-			s, def, sig, sna, snb, snc = r0_0_142, r1_0_142, r2_0_142, r3_0_142, r4_0_142, r5_0_142
+			s, def, sig, sna, snb, snc = r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -3427,24 +3234,24 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_143 archsimd.Float64x4
+		var r0_0_139 archsimd.Float64x4
 		{
-			fdet_143, f_143, s_143, o_143, p_143 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_143 = fdet_143.Mul(f_143).Add(s_143).Add(o_143).Add(p_143)
+			fdet_139, f_139, s_139, o_139, p_139 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+			r0_0_139 = fdet_139.Mul(f_139).Add(s_139).Add(o_139).Add(p_139)
 		}
-		x := r0_0_143
-		var r0_0_144 archsimd.Float64x4
+		x := r0_0_139
+		var r0_0_140 archsimd.Float64x4
 		{
-			fdet_144, f_144, s_144, o_144, p_144 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_144 = fdet_144.Mul(f_144).Add(s_144).Add(o_144).Add(p_144)
+			fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+			r0_0_140 = fdet_140.Mul(f_140).Add(s_140).Add(o_140).Add(p_140)
 		}
-		y := r0_0_144
-		var r0_0_145 archsimd.Float64x4
+		y := r0_0_140
+		var r0_0_141 archsimd.Float64x4
 		{
-			fdet_145, f_145, s_145, o_145, p_145 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_145 = fdet_145.Mul(f_145).Add(s_145).Add(o_145).Add(p_145)
+			fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+			r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
 		}
-		z := r0_0_145
+		z := r0_0_141
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -3452,16 +3259,16 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_146 archsimd.Float64x4
+		var r0_0_142 archsimd.Float64x4
 		{
-			invR_146, num_146, point_146 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_146 := invR_146.Mul(invR_146)
-			if !point_146 {
-				w_146 = num_146.Mul(w_146.Mul(invR_146))
+			invR_142, num_142, point_142 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_142 := invR_142.Mul(invR_142)
+			if !point_142 {
+				w_142 = num_142.Mul(w_142.Mul(invR_142))
 			}
-			r0_0_146 = w_146
+			r0_0_142 = w_142
 		}
-		r0_0_146.StoreSlice(fr.omega[p0:])
+		r0_0_142.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -3478,38 +3285,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_147 archsimd.Float64x4
-				r1_0_147 archsimd.Float64x4
-				r2_0_147 archsimd.Float64x4
-				r3_0_147 archsimd.Float64x4
-				r4_0_147 archsimd.Float64x4
-				r5_0_147 archsimd.Float64x4
+				r0_0_143 archsimd.Float64x4
+				r1_0_143 archsimd.Float64x4
+				r2_0_143 archsimd.Float64x4
+				r3_0_143 archsimd.Float64x4
+				r4_0_143 archsimd.Float64x4
+				r5_0_143 archsimd.Float64x4
 			)
 			{
-				r_147, s_147, dx_147, dy_147, dz_147 := r, sr, dx, dy, dz
-				one_147, zero_147, kahn_147 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_147.kahn)[:4]))
-				c2_147 := archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[0])[:4])).Mul(dx_147).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[1])[:4])).Mul(dy_147)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_147.inc[2])[:4])).Mul(dz_147))
-				c2sq_147 := c2_147.Mul(c2_147)
-				s2sq_147 := one_147.Sub(c2sq_147)
-				e_147 := dx_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[0])[:4]))).Add(dy_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[1])[:4])))).Add(dz_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.ein[2])[:4]))))
-				b_147 := dx_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[0])[:4]))).Add(dy_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[1])[:4])))).Add(dz_147.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_147.bin[2])[:4]))))
-				ee_147, bb_147 := e_147.Mul(e_147), b_147.Mul(b_147)
-				den_147 := ee_147.Add(bb_147)
-				plane_147 := den_147.Greater(zero_147)
-				inv_147 := one_147.Div(den_147)
-				cos2psi_147 := ee_147.Sub(bb_147).Mul(inv_147).Merge(one_147, plane_147)
-				de_147, db_147 := zero_147, zero_147
-				if !r_147.kahnZero {
-					de_147 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_147).Mul(b_147).Mul(b_147).Mul(inv_147).Mul(inv_147).Merge(zero_147, plane_147)
-					db_147 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_147).Mul(e_147).Mul(e_147).Mul(inv_147).Mul(inv_147).Merge(zero_147, plane_147)
+				r_143, s_143, dx_143, dy_143, dz_143 := r, sr, dx, dy, dz
+				one_143, zero_143, kahn_143 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_143.kahn)[:4]))
+				c2_143 := archsimd.LoadFloat64x4((*[4]float64)((&s_143.inc[0])[:4])).Mul(dx_143).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_143.inc[1])[:4])).Mul(dy_143)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_143.inc[2])[:4])).Mul(dz_143))
+				c2sq_143 := c2_143.Mul(c2_143)
+				s2sq_143 := one_143.Sub(c2sq_143)
+				e_143 := dx_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.ein[0])[:4]))).Add(dy_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.ein[1])[:4])))).Add(dz_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.ein[2])[:4]))))
+				b_143 := dx_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.bin[0])[:4]))).Add(dy_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.bin[1])[:4])))).Add(dz_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_143.bin[2])[:4]))))
+				ee_143, bb_143 := e_143.Mul(e_143), b_143.Mul(b_143)
+				den_143 := ee_143.Add(bb_143)
+				plane_143 := den_143.Greater(zero_143)
+				inv_143 := one_143.Div(den_143)
+				cos2psi_143 := ee_143.Sub(bb_143).Mul(inv_143).Merge(one_143, plane_143)
+				de_143, db_143 := zero_143, zero_143
+				if !r_143.kahnZero {
+					de_143 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_143).Mul(b_143).Mul(b_143).Mul(inv_143).Mul(inv_143).Merge(zero_143, plane_143)
+					db_143 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_143).Mul(e_143).Mul(e_143).Mul(inv_143).Mul(inv_143).Merge(zero_143, plane_143)
 				}
-				p_147 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_147.Add(c2sq_147).Sub(kahn_147.Mul(cos2psi_147).Mul(s2sq_147)))
-				dkahn_147 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_147).Mul(s2sq_147)
-				dcos_147 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_147).Mul(s2sq_147)
-				alpha_147, beta_147, gamma_147 := c2_147.Mul(one_147.Add(kahn_147.Mul(cos2psi_147))), dcos_147.Mul(de_147), dcos_147.Mul(db_147)
-				r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147 = p_147, dkahn_147, alpha_147, beta_147, gamma_147, alpha_147.Mul(c2_147).Add(beta_147.Mul(e_147)).Add(gamma_147.Mul(b_147))
+				p_143 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_143.Add(c2sq_143).Sub(kahn_143.Mul(cos2psi_143).Mul(s2sq_143)))
+				dkahn_143 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_143).Mul(s2sq_143)
+				dcos_143 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_143).Mul(s2sq_143)
+				alpha_143, beta_143, gamma_143 := c2_143.Mul(one_143.Add(kahn_143.Mul(cos2psi_143))), dcos_143.Mul(de_143), dcos_143.Mul(db_143)
+				r0_0_143, r1_0_143, r2_0_143, r3_0_143, r4_0_143, r5_0_143 = p_143, dkahn_143, alpha_143, beta_143, gamma_143, alpha_143.Mul(c2_143).Add(beta_143.Mul(e_143)).Add(gamma_143.Mul(b_143))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147
+			p, dkahn, alpha, beta, gamma, dd := r0_0_143, r1_0_143, r2_0_143, r3_0_143, r4_0_143, r5_0_143
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -3672,752 +3479,704 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	archsimd.ClearAVXUpperBits()
 }
 func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4) {
+	c := k.c
 	n := k.nn[0]
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for si := range r.src {
-		var (
-			r0_0_148 archsimd.Float64x4
-			r1_0_148 archsimd.Float64x4
-			r2_0_148 archsimd.Float64x4
-			r3_0_148 archsimd.Float64x4
-		)
-		{
-			r_148, sr_148, dx_148, dy_148, dz_148, polar_148 := r, &r.src[si], dx, dy, dz, polar
-			zero_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-			il_148 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148.il)[:4]))
-			qx_148, qy_148, qz_148 := dx_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[0])[:4]))).Mul(il_148), dy_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[1])[:4]))).Mul(il_148), dz_148.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[2])[:4]))).Mul(il_148)
-			if m_148 := polar_148.Equal(zero_148); m_148.ToBits() != 0 {
-				var p_148 archsimd.Float64x4
-				if r_148.kahnZero {
-					c2_148 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[0])[:4])).Mul(dx_148).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[1])[:4])).Mul(dy_148)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148.inc[2])[:4])).Mul(dz_148))
-					p_148 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148.Mul(c2_148)))
-				} else {
-					var r0_0_15_148 archsimd.Float64x4
-					{
-						zero_15_148, kahn_15_148, s_15_148, dx_15_148, dy_15_148, dz_15_148 := false, &r_148.kahn, sr_148, dx_148, dy_148, dz_148
-						c2_15_148 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[0])[:4])).Mul(dx_15_148).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[1])[:4])).Mul(dy_15_148)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.inc[2])[:4])).Mul(dz_15_148))
-						c2sq_15_148 := c2_15_148.Mul(c2_15_148)
-						cos2psi_15_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if !zero_15_148 {
-							e_15_148 := dx_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[0])[:4]))).Add(dy_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[1])[:4])))).Add(dz_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.ein[2])[:4]))))
-							b_15_148 := dx_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[0])[:4]))).Add(dy_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[1])[:4])))).Add(dz_15_148.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148.bin[2])[:4]))))
-							ee_15_148, bb_15_148 := e_15_148.Mul(e_15_148), b_15_148.Mul(b_15_148)
-							den_15_148 := ee_15_148.Add(bb_15_148)
-							cos2psi_15_148 = ee_15_148.Sub(bb_15_148).Div(den_15_148).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						one_15_148 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						r0_0_15_148 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148.Add(c2sq_15_148).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148[:4])).Mul(cos2psi_15_148).Mul(one_15_148.Sub(c2sq_15_148))))
+		sr := &r.src[si]
+		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
+		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
+		if m := polar.Equal(zero); m.ToBits() != 0 {
+			var p archsimd.Float64x4
+			if r.kahnZero {
+				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
+				p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
+			} else {
+				var r0_0_144 archsimd.Float64x4
+				{
+					zero_144, kahn_144, s_144, dx_144, dy_144, dz_144 := false, &r.kahn, sr, dx, dy, dz
+					c2_144 := archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[0])[:4])).Mul(dx_144).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[1])[:4])).Mul(dy_144)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[2])[:4])).Mul(dz_144))
+					c2sq_144 := c2_144.Mul(c2_144)
+					cos2psi_144 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if !zero_144 {
+						e_144 := dx_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[0])[:4]))).Add(dy_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[1])[:4])))).Add(dz_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[2])[:4]))))
+						b_144 := dx_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[0])[:4]))).Add(dy_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[1])[:4])))).Add(dz_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[2])[:4]))))
+						ee_144, bb_144 := e_144.Mul(e_144), b_144.Mul(b_144)
+						den_144 := ee_144.Add(bb_144)
+						cos2psi_144 = ee_144.Sub(bb_144).Div(den_144).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_144.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 					}
-					p_148 = r0_0_15_148
+					one_144 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					r0_0_144 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144.Add(c2sq_144).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_144[:4])).Mul(cos2psi_144).Mul(one_144.Sub(c2sq_144))))
 				}
-				polar_148 = p_148.Merge(polar_148, m_148)
+				p = r0_0_144
 			}
-			r0_0_148, r1_0_148, r2_0_148, r3_0_148 = qx_148, qy_148, qz_148, polar_148
+			polar = p.Merge(polar, m)
 		}
-		qx, qy, qz, p := r0_0_148, r1_0_148, r2_0_148, r3_0_148
-		polar = p
 		for oi := range r.orient {
-			var (
-				r0_0_149 archsimd.Float64x4
-				r1_0_149 archsimd.Float64x4
-				r2_0_149 archsimd.Float64x4
-			)
+			o := &r.orient[oi]
+			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
+			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
+			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
+			var r0_0_145 archsimd.Float64x4
 			{
-				o_149, qx_149, qy_149, qz_149 := &r.orient[oi], qx, qy, qz
-				h_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[0])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[1])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[2])[:4])).Mul(qz_149))
-				kk_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[3])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[4])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[5])[:4])).Mul(qz_149))
-				l_149 := archsimd.LoadFloat64x4((*[4]float64)((&o_149[6])[:4])).Mul(qx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[7])[:4])).Mul(qy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149[8])[:4])).Mul(qz_149))
-				r0_0_149, r1_0_149, r2_0_149 = h_149, kk_149, l_149
+				r_145, h_145, kk_145, l_145, n_145 := r, h, kk, l, n
+				_ = n_145
+				var r0_0_24_145 archsimd.Float64x4
+				{
+					r_24_145, i_24_145, x_24_145 := r_145, 0, h_145
+					s_24_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_24_145.nmode[i_24_145] == nChebyshev {
+						var r0_0_25_145 archsimd.Float64x4
+						{
+							x_25_145, n_25_145 := x_24_145, r_24_145.nn[i_24_145]
+							magic_25_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_25_145 := x_25_145.Add(magic_25_145)
+							var r0_0_26_145 archsimd.Float64x4
+							{
+								d_26_145 := x_25_145.Sub(t_25_145.Sub(magic_25_145))
+								y_26_145 := d_26_145.Mul(d_26_145)
+								y2_26_145 := y_26_145.Mul(y_26_145)
+								y4_26_145 := y2_26_145.Mul(y2_26_145)
+								p0_26_145 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_145)).Mul(y2_26_145))
+								p1_26_145 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_145)).Mul(y2_26_145)).Mul(y4_26_145)
+								p2_26_145 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_145.Mul(y4_26_145))
+								r0_0_26_145 = p0_26_145.Add(p1_26_145).Add(p2_26_145)
+							}
+							var r0_0_27_145 archsimd.Float64x4
+							{
+								c_27_145, t_27_145 := r0_0_26_145, t_25_145
+								r0_0_27_145 = c_27_145.AsUint64x4().Xor(t_27_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_25_145 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_145)
+							u0_25_145, u1_25_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_145
+							j_25_145 := 2
+							for ; j_25_145+1 < n_25_145; j_25_145 += 2 {
+								u0_25_145 = c2_25_145.Mul(u1_25_145).Sub(u0_25_145)
+								u1_25_145 = c2_25_145.Mul(u0_25_145).Sub(u1_25_145)
+							}
+							if j_25_145 < n_25_145 {
+								u1_25_145 = c2_25_145.Mul(u1_25_145).Sub(u0_25_145)
+							}
+							r0_0_25_145 = u1_25_145
+						}
+						s_24_145 = r0_0_25_145
+					} else if r_24_145.nmode[i_24_145] == nRatio {
+						var r0_0_28_145 archsimd.Float64x4
+						{
+							x_28_145, nv_28_145 := x_24_145, archsimd.LoadFloat64x4((*[4]float64)((&r_24_145.nv[i_24_145])[:4]))
+							magic_28_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_28_145 := x_28_145.Add(magic_28_145)
+							d_28_145 := x_28_145.Sub(t_28_145.Sub(magic_28_145))
+							y_28_145 := nv_28_145.Mul(d_28_145)
+							u_28_145 := y_28_145.Add(magic_28_145)
+							var r0_0_29_145 archsimd.Float64x4
+							{
+								d_29_145 := y_28_145.Sub(u_28_145.Sub(magic_28_145))
+								y_29_145 := d_29_145.Mul(d_29_145)
+								y2_29_145 := y_29_145.Mul(y_29_145)
+								y4_29_145 := y2_29_145.Mul(y2_29_145)
+								p0_29_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_145)).Mul(y2_29_145))
+								p1_29_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_145)).Mul(y2_29_145)).Mul(y4_29_145)
+								p2_29_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_145)).Mul(y4_29_145.Mul(y4_29_145))
+								r0_0_29_145 = d_29_145.Mul(p0_29_145.Add(p1_29_145).Add(p2_29_145))
+							}
+							var r0_0_30_145 archsimd.Float64x4
+							{
+								c_30_145, t_30_145 := r0_0_29_145, u_28_145
+								r0_0_30_145 = c_30_145.AsUint64x4().Xor(t_30_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_28_145 := r0_0_30_145
+							var r0_0_31_145 archsimd.Float64x4
+							{
+								d_31_145 := d_28_145
+								y_31_145 := d_31_145.Mul(d_31_145)
+								y2_31_145 := y_31_145.Mul(y_31_145)
+								y4_31_145 := y2_31_145.Mul(y2_31_145)
+								p0_31_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_145)).Mul(y2_31_145))
+								p1_31_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_145)).Mul(y2_31_145)).Mul(y4_31_145)
+								p2_31_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_145)).Mul(y4_31_145.Mul(y4_31_145))
+								r0_0_31_145 = d_31_145.Mul(p0_31_145.Add(p1_31_145).Add(p2_31_145))
+							}
+							r0_0_28_145 = nv_28_145.Merge(sn_28_145.Div(r0_0_31_145), d_28_145.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_24_145 = r0_0_28_145
+					}
+					r0_0_24_145 = s_24_145
+				}
+				sa_145 := r0_0_24_145
+				var r0_0_32_145 archsimd.Float64x4
+				{
+					r_32_145, i_32_145, x_32_145 := r_145, 1, kk_145
+					s_32_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_32_145.nmode[i_32_145] == nChebyshev {
+						var r0_0_33_145 archsimd.Float64x4
+						{
+							x_33_145, n_33_145 := x_32_145, r_32_145.nn[i_32_145]
+							magic_33_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_33_145 := x_33_145.Add(magic_33_145)
+							var r0_0_34_145 archsimd.Float64x4
+							{
+								d_34_145 := x_33_145.Sub(t_33_145.Sub(magic_33_145))
+								y_34_145 := d_34_145.Mul(d_34_145)
+								y2_34_145 := y_34_145.Mul(y_34_145)
+								y4_34_145 := y2_34_145.Mul(y2_34_145)
+								p0_34_145 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_145)).Mul(y2_34_145))
+								p1_34_145 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_145)).Mul(y2_34_145)).Mul(y4_34_145)
+								p2_34_145 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_145.Mul(y4_34_145))
+								r0_0_34_145 = p0_34_145.Add(p1_34_145).Add(p2_34_145)
+							}
+							var r0_0_35_145 archsimd.Float64x4
+							{
+								c_35_145, t_35_145 := r0_0_34_145, t_33_145
+								r0_0_35_145 = c_35_145.AsUint64x4().Xor(t_35_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_33_145 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_145)
+							u0_33_145, u1_33_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_145
+							j_33_145 := 2
+							for ; j_33_145+1 < n_33_145; j_33_145 += 2 {
+								u0_33_145 = c2_33_145.Mul(u1_33_145).Sub(u0_33_145)
+								u1_33_145 = c2_33_145.Mul(u0_33_145).Sub(u1_33_145)
+							}
+							if j_33_145 < n_33_145 {
+								u1_33_145 = c2_33_145.Mul(u1_33_145).Sub(u0_33_145)
+							}
+							r0_0_33_145 = u1_33_145
+						}
+						s_32_145 = r0_0_33_145
+					} else if r_32_145.nmode[i_32_145] == nRatio {
+						var r0_0_36_145 archsimd.Float64x4
+						{
+							x_36_145, nv_36_145 := x_32_145, archsimd.LoadFloat64x4((*[4]float64)((&r_32_145.nv[i_32_145])[:4]))
+							magic_36_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_36_145 := x_36_145.Add(magic_36_145)
+							d_36_145 := x_36_145.Sub(t_36_145.Sub(magic_36_145))
+							y_36_145 := nv_36_145.Mul(d_36_145)
+							u_36_145 := y_36_145.Add(magic_36_145)
+							var r0_0_37_145 archsimd.Float64x4
+							{
+								d_37_145 := y_36_145.Sub(u_36_145.Sub(magic_36_145))
+								y_37_145 := d_37_145.Mul(d_37_145)
+								y2_37_145 := y_37_145.Mul(y_37_145)
+								y4_37_145 := y2_37_145.Mul(y2_37_145)
+								p0_37_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_145)).Mul(y2_37_145))
+								p1_37_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_145)).Mul(y2_37_145)).Mul(y4_37_145)
+								p2_37_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_145)).Mul(y4_37_145.Mul(y4_37_145))
+								r0_0_37_145 = d_37_145.Mul(p0_37_145.Add(p1_37_145).Add(p2_37_145))
+							}
+							var r0_0_38_145 archsimd.Float64x4
+							{
+								c_38_145, t_38_145 := r0_0_37_145, u_36_145
+								r0_0_38_145 = c_38_145.AsUint64x4().Xor(t_38_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_36_145 := r0_0_38_145
+							var r0_0_39_145 archsimd.Float64x4
+							{
+								d_39_145 := d_36_145
+								y_39_145 := d_39_145.Mul(d_39_145)
+								y2_39_145 := y_39_145.Mul(y_39_145)
+								y4_39_145 := y2_39_145.Mul(y2_39_145)
+								p0_39_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_145)).Mul(y2_39_145))
+								p1_39_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_145)).Mul(y2_39_145)).Mul(y4_39_145)
+								p2_39_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_145)).Mul(y4_39_145.Mul(y4_39_145))
+								r0_0_39_145 = d_39_145.Mul(p0_39_145.Add(p1_39_145).Add(p2_39_145))
+							}
+							r0_0_36_145 = nv_36_145.Merge(sn_36_145.Div(r0_0_39_145), d_36_145.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_32_145 = r0_0_36_145
+					}
+					r0_0_32_145 = s_32_145
+				}
+				sb_145 := r0_0_32_145
+				var r0_0_40_145 archsimd.Float64x4
+				{
+					r_40_145, i_40_145, x_40_145 := r_145, 2, l_145
+					s_40_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_40_145.nmode[i_40_145] == nChebyshev {
+						var r0_0_41_145 archsimd.Float64x4
+						{
+							x_41_145, n_41_145 := x_40_145, r_40_145.nn[i_40_145]
+							magic_41_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_41_145 := x_41_145.Add(magic_41_145)
+							var r0_0_42_145 archsimd.Float64x4
+							{
+								d_42_145 := x_41_145.Sub(t_41_145.Sub(magic_41_145))
+								y_42_145 := d_42_145.Mul(d_42_145)
+								y2_42_145 := y_42_145.Mul(y_42_145)
+								y4_42_145 := y2_42_145.Mul(y2_42_145)
+								p0_42_145 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_145)).Mul(y2_42_145))
+								p1_42_145 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_145)).Mul(y2_42_145)).Mul(y4_42_145)
+								p2_42_145 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_145.Mul(y4_42_145))
+								r0_0_42_145 = p0_42_145.Add(p1_42_145).Add(p2_42_145)
+							}
+							var r0_0_43_145 archsimd.Float64x4
+							{
+								c_43_145, t_43_145 := r0_0_42_145, t_41_145
+								r0_0_43_145 = c_43_145.AsUint64x4().Xor(t_43_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							c2_41_145 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_145)
+							u0_41_145, u1_41_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_145
+							j_41_145 := 2
+							for ; j_41_145+1 < n_41_145; j_41_145 += 2 {
+								u0_41_145 = c2_41_145.Mul(u1_41_145).Sub(u0_41_145)
+								u1_41_145 = c2_41_145.Mul(u0_41_145).Sub(u1_41_145)
+							}
+							if j_41_145 < n_41_145 {
+								u1_41_145 = c2_41_145.Mul(u1_41_145).Sub(u0_41_145)
+							}
+							r0_0_41_145 = u1_41_145
+						}
+						s_40_145 = r0_0_41_145
+					} else if r_40_145.nmode[i_40_145] == nRatio {
+						var r0_0_44_145 archsimd.Float64x4
+						{
+							x_44_145, nv_44_145 := x_40_145, archsimd.LoadFloat64x4((*[4]float64)((&r_40_145.nv[i_40_145])[:4]))
+							magic_44_145 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_44_145 := x_44_145.Add(magic_44_145)
+							d_44_145 := x_44_145.Sub(t_44_145.Sub(magic_44_145))
+							y_44_145 := nv_44_145.Mul(d_44_145)
+							u_44_145 := y_44_145.Add(magic_44_145)
+							var r0_0_45_145 archsimd.Float64x4
+							{
+								d_45_145 := y_44_145.Sub(u_44_145.Sub(magic_44_145))
+								y_45_145 := d_45_145.Mul(d_45_145)
+								y2_45_145 := y_45_145.Mul(y_45_145)
+								y4_45_145 := y2_45_145.Mul(y2_45_145)
+								p0_45_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_145)).Mul(y2_45_145))
+								p1_45_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_145)).Mul(y2_45_145)).Mul(y4_45_145)
+								p2_45_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_145)).Mul(y4_45_145.Mul(y4_45_145))
+								r0_0_45_145 = d_45_145.Mul(p0_45_145.Add(p1_45_145).Add(p2_45_145))
+							}
+							var r0_0_46_145 archsimd.Float64x4
+							{
+								c_46_145, t_46_145 := r0_0_45_145, u_44_145
+								r0_0_46_145 = c_46_145.AsUint64x4().Xor(t_46_145.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+							}
+							sn_44_145 := r0_0_46_145
+							var r0_0_47_145 archsimd.Float64x4
+							{
+								d_47_145 := d_44_145
+								y_47_145 := d_47_145.Mul(d_47_145)
+								y2_47_145 := y_47_145.Mul(y_47_145)
+								y4_47_145 := y2_47_145.Mul(y2_47_145)
+								p0_47_145 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_145)).Mul(y2_47_145))
+								p1_47_145 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_145)).Mul(y2_47_145)).Mul(y4_47_145)
+								p2_47_145 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_145)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_145)).Mul(y4_47_145.Mul(y4_47_145))
+								r0_0_47_145 = d_47_145.Mul(p0_47_145.Add(p1_47_145).Add(p2_47_145))
+							}
+							r0_0_44_145 = nv_44_145.Merge(sn_44_145.Div(r0_0_47_145), d_44_145.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						}
+						s_40_145 = r0_0_44_145
+					}
+					r0_0_40_145 = s_40_145
+				}
+				sc_145 := r0_0_40_145
+				r0_0_145 = sa_145.Mul(sb_145).Mul(sc_145)
 			}
-			h, kk, l := r0_0_149, r1_0_149, r2_0_149
-			var r0_0_150 archsimd.Float64x4
-			{
-				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
-				_ = n_150
-				var r0_0_28_150 archsimd.Float64x4
+			fl := r0_0_145
+			fc := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4]))
+			if c.HasHKL {
+				var r0_0_146 archsimd.Float64x4
 				{
-					r_28_150, i_28_150, x_28_150 := r_150, 0, h_150
-					s_28_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_28_150.nmode[i_28_150] == nChebyshev {
-						var r0_0_29_150 archsimd.Float64x4
-						{
-							x_29_150, n_29_150 := x_28_150, r_28_150.nn[i_28_150]
-							magic_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_29_150 := x_29_150.Add(magic_29_150)
-							var r0_0_30_150 archsimd.Float64x4
-							{
-								d_30_150 := x_29_150.Sub(t_29_150.Sub(magic_29_150))
-								y_30_150 := d_30_150.Mul(d_30_150)
-								y2_30_150 := y_30_150.Mul(y_30_150)
-								y4_30_150 := y2_30_150.Mul(y2_30_150)
-								p0_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150)).Mul(y2_30_150))
-								p1_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150)).Mul(y2_30_150)).Mul(y4_30_150)
-								p2_30_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150.Mul(y4_30_150))
-								r0_0_30_150 = p0_30_150.Add(p1_30_150).Add(p2_30_150)
-							}
-							var r0_0_31_150 archsimd.Float64x4
-							{
-								c_31_150, t_31_150 := r0_0_30_150, t_29_150
-								r0_0_31_150 = c_31_150.AsUint64x4().Xor(t_31_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150)
-							u0_29_150, u1_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150
-							j_29_150 := 2
-							for ; j_29_150+1 < n_29_150; j_29_150 += 2 {
-								u0_29_150 = c2_29_150.Mul(u1_29_150).Sub(u0_29_150)
-								u1_29_150 = c2_29_150.Mul(u0_29_150).Sub(u1_29_150)
-							}
-							if j_29_150 < n_29_150 {
-								u1_29_150 = c2_29_150.Mul(u1_29_150).Sub(u0_29_150)
-							}
-							r0_0_29_150 = u1_29_150
-						}
-						s_28_150 = r0_0_29_150
-					} else if r_28_150.nmode[i_28_150] == nRatio {
-						var r0_0_32_150 archsimd.Float64x4
-						{
-							x_32_150, nv_32_150 := x_28_150, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150.nv[i_28_150])[:4]))
-							magic_32_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_32_150 := x_32_150.Add(magic_32_150)
-							d_32_150 := x_32_150.Sub(t_32_150.Sub(magic_32_150))
-							y_32_150 := nv_32_150.Mul(d_32_150)
-							u_32_150 := y_32_150.Add(magic_32_150)
-							var r0_0_33_150 archsimd.Float64x4
-							{
-								d_33_150 := y_32_150.Sub(u_32_150.Sub(magic_32_150))
-								y_33_150 := d_33_150.Mul(d_33_150)
-								y2_33_150 := y_33_150.Mul(y_33_150)
-								y4_33_150 := y2_33_150.Mul(y2_33_150)
-								p0_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150)).Mul(y2_33_150))
-								p1_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150)).Mul(y2_33_150)).Mul(y4_33_150)
-								p2_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150)).Mul(y4_33_150.Mul(y4_33_150))
-								r0_0_33_150 = d_33_150.Mul(p0_33_150.Add(p1_33_150).Add(p2_33_150))
-							}
-							var r0_0_34_150 archsimd.Float64x4
-							{
-								c_34_150, t_34_150 := r0_0_33_150, u_32_150
-								r0_0_34_150 = c_34_150.AsUint64x4().Xor(t_34_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_32_150 := r0_0_34_150
-							var r0_0_35_150 archsimd.Float64x4
-							{
-								d_35_150 := d_32_150
-								y_35_150 := d_35_150.Mul(d_35_150)
-								y2_35_150 := y_35_150.Mul(y_35_150)
-								y4_35_150 := y2_35_150.Mul(y2_35_150)
-								p0_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150)).Mul(y2_35_150))
-								p1_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150)).Mul(y2_35_150)).Mul(y4_35_150)
-								p2_35_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150)).Mul(y4_35_150.Mul(y4_35_150))
-								r0_0_35_150 = d_35_150.Mul(p0_35_150.Add(p1_35_150).Add(p2_35_150))
-							}
-							r0_0_32_150 = nv_32_150.Merge(sn_32_150.Div(r0_0_35_150), d_32_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_28_150 = r0_0_32_150
-					}
-					r0_0_28_150 = s_28_150
-				}
-				sa_150 := r0_0_28_150
-				var r0_0_36_150 archsimd.Float64x4
-				{
-					r_36_150, i_36_150, x_36_150 := r_150, 1, kk_150
-					s_36_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_36_150.nmode[i_36_150] == nChebyshev {
-						var r0_0_37_150 archsimd.Float64x4
-						{
-							x_37_150, n_37_150 := x_36_150, r_36_150.nn[i_36_150]
-							magic_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_37_150 := x_37_150.Add(magic_37_150)
-							var r0_0_38_150 archsimd.Float64x4
-							{
-								d_38_150 := x_37_150.Sub(t_37_150.Sub(magic_37_150))
-								y_38_150 := d_38_150.Mul(d_38_150)
-								y2_38_150 := y_38_150.Mul(y_38_150)
-								y4_38_150 := y2_38_150.Mul(y2_38_150)
-								p0_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150)).Mul(y2_38_150))
-								p1_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150)).Mul(y2_38_150)).Mul(y4_38_150)
-								p2_38_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150.Mul(y4_38_150))
-								r0_0_38_150 = p0_38_150.Add(p1_38_150).Add(p2_38_150)
-							}
-							var r0_0_39_150 archsimd.Float64x4
-							{
-								c_39_150, t_39_150 := r0_0_38_150, t_37_150
-								r0_0_39_150 = c_39_150.AsUint64x4().Xor(t_39_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150)
-							u0_37_150, u1_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150
-							j_37_150 := 2
-							for ; j_37_150+1 < n_37_150; j_37_150 += 2 {
-								u0_37_150 = c2_37_150.Mul(u1_37_150).Sub(u0_37_150)
-								u1_37_150 = c2_37_150.Mul(u0_37_150).Sub(u1_37_150)
-							}
-							if j_37_150 < n_37_150 {
-								u1_37_150 = c2_37_150.Mul(u1_37_150).Sub(u0_37_150)
-							}
-							r0_0_37_150 = u1_37_150
-						}
-						s_36_150 = r0_0_37_150
-					} else if r_36_150.nmode[i_36_150] == nRatio {
-						var r0_0_40_150 archsimd.Float64x4
-						{
-							x_40_150, nv_40_150 := x_36_150, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150.nv[i_36_150])[:4]))
-							magic_40_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_40_150 := x_40_150.Add(magic_40_150)
-							d_40_150 := x_40_150.Sub(t_40_150.Sub(magic_40_150))
-							y_40_150 := nv_40_150.Mul(d_40_150)
-							u_40_150 := y_40_150.Add(magic_40_150)
-							var r0_0_41_150 archsimd.Float64x4
-							{
-								d_41_150 := y_40_150.Sub(u_40_150.Sub(magic_40_150))
-								y_41_150 := d_41_150.Mul(d_41_150)
-								y2_41_150 := y_41_150.Mul(y_41_150)
-								y4_41_150 := y2_41_150.Mul(y2_41_150)
-								p0_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150)).Mul(y2_41_150))
-								p1_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150)).Mul(y2_41_150)).Mul(y4_41_150)
-								p2_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150)).Mul(y4_41_150.Mul(y4_41_150))
-								r0_0_41_150 = d_41_150.Mul(p0_41_150.Add(p1_41_150).Add(p2_41_150))
-							}
-							var r0_0_42_150 archsimd.Float64x4
-							{
-								c_42_150, t_42_150 := r0_0_41_150, u_40_150
-								r0_0_42_150 = c_42_150.AsUint64x4().Xor(t_42_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_40_150 := r0_0_42_150
-							var r0_0_43_150 archsimd.Float64x4
-							{
-								d_43_150 := d_40_150
-								y_43_150 := d_43_150.Mul(d_43_150)
-								y2_43_150 := y_43_150.Mul(y_43_150)
-								y4_43_150 := y2_43_150.Mul(y2_43_150)
-								p0_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150)).Mul(y2_43_150))
-								p1_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150)).Mul(y2_43_150)).Mul(y4_43_150)
-								p2_43_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150)).Mul(y4_43_150.Mul(y4_43_150))
-								r0_0_43_150 = d_43_150.Mul(p0_43_150.Add(p1_43_150).Add(p2_43_150))
-							}
-							r0_0_40_150 = nv_40_150.Merge(sn_40_150.Div(r0_0_43_150), d_40_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_36_150 = r0_0_40_150
-					}
-					r0_0_36_150 = s_36_150
-				}
-				sb_150 := r0_0_36_150
-				var r0_0_44_150 archsimd.Float64x4
-				{
-					r_44_150, i_44_150, x_44_150 := r_150, 2, l_150
-					s_44_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_44_150.nmode[i_44_150] == nChebyshev {
-						var r0_0_45_150 archsimd.Float64x4
-						{
-							x_45_150, n_45_150 := x_44_150, r_44_150.nn[i_44_150]
-							magic_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_45_150 := x_45_150.Add(magic_45_150)
-							var r0_0_46_150 archsimd.Float64x4
-							{
-								d_46_150 := x_45_150.Sub(t_45_150.Sub(magic_45_150))
-								y_46_150 := d_46_150.Mul(d_46_150)
-								y2_46_150 := y_46_150.Mul(y_46_150)
-								y4_46_150 := y2_46_150.Mul(y2_46_150)
-								p0_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150)).Mul(y2_46_150))
-								p1_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150)).Mul(y2_46_150)).Mul(y4_46_150)
-								p2_46_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150.Mul(y4_46_150))
-								r0_0_46_150 = p0_46_150.Add(p1_46_150).Add(p2_46_150)
-							}
-							var r0_0_47_150 archsimd.Float64x4
-							{
-								c_47_150, t_47_150 := r0_0_46_150, t_45_150
-								r0_0_47_150 = c_47_150.AsUint64x4().Xor(t_47_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							c2_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150)
-							u0_45_150, u1_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150
-							j_45_150 := 2
-							for ; j_45_150+1 < n_45_150; j_45_150 += 2 {
-								u0_45_150 = c2_45_150.Mul(u1_45_150).Sub(u0_45_150)
-								u1_45_150 = c2_45_150.Mul(u0_45_150).Sub(u1_45_150)
-							}
-							if j_45_150 < n_45_150 {
-								u1_45_150 = c2_45_150.Mul(u1_45_150).Sub(u0_45_150)
-							}
-							r0_0_45_150 = u1_45_150
-						}
-						s_44_150 = r0_0_45_150
-					} else if r_44_150.nmode[i_44_150] == nRatio {
-						var r0_0_48_150 archsimd.Float64x4
-						{
-							x_48_150, nv_48_150 := x_44_150, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150.nv[i_44_150])[:4]))
-							magic_48_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_48_150 := x_48_150.Add(magic_48_150)
-							d_48_150 := x_48_150.Sub(t_48_150.Sub(magic_48_150))
-							y_48_150 := nv_48_150.Mul(d_48_150)
-							u_48_150 := y_48_150.Add(magic_48_150)
-							var r0_0_49_150 archsimd.Float64x4
-							{
-								d_49_150 := y_48_150.Sub(u_48_150.Sub(magic_48_150))
-								y_49_150 := d_49_150.Mul(d_49_150)
-								y2_49_150 := y_49_150.Mul(y_49_150)
-								y4_49_150 := y2_49_150.Mul(y2_49_150)
-								p0_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150)).Mul(y2_49_150))
-								p1_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150)).Mul(y2_49_150)).Mul(y4_49_150)
-								p2_49_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150)).Mul(y4_49_150.Mul(y4_49_150))
-								r0_0_49_150 = d_49_150.Mul(p0_49_150.Add(p1_49_150).Add(p2_49_150))
-							}
-							var r0_0_50_150 archsimd.Float64x4
-							{
-								c_50_150, t_50_150 := r0_0_49_150, u_48_150
-								r0_0_50_150 = c_50_150.AsUint64x4().Xor(t_50_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-							}
-							sn_48_150 := r0_0_50_150
-							var r0_0_51_150 archsimd.Float64x4
-							{
-								d_51_150 := d_48_150
-								y_51_150 := d_51_150.Mul(d_51_150)
-								y2_51_150 := y_51_150.Mul(y_51_150)
-								y4_51_150 := y2_51_150.Mul(y2_51_150)
-								p0_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150)).Mul(y2_51_150))
-								p1_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150)).Mul(y2_51_150)).Mul(y4_51_150)
-								p2_51_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150)).Mul(y4_51_150.Mul(y4_51_150))
-								r0_0_51_150 = d_51_150.Mul(p0_51_150.Add(p1_51_150).Add(p2_51_150))
-							}
-							r0_0_48_150 = nv_48_150.Merge(sn_48_150.Div(r0_0_51_150), d_48_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-						}
-						s_44_150 = r0_0_48_150
-					}
-					r0_0_44_150 = s_44_150
-				}
-				sc_150 := r0_0_44_150
-				r0_0_150 = sa_150.Mul(sb_150).Mul(sc_150)
-			}
-			var r0_0_151 archsimd.Float64x4
-			{
-				k_151, ia_151, fa_151, h_151, kk_151, l_151, fl_151, sum_151 := k, ia, fa, h, kk, l, r0_0_150, sum
-				c_151 := k_151.c
-				fc_151 := archsimd.LoadFloat64x4((*[4]float64)((&k_151.lr.defaultF)[:4]))
-				if c_151.HasHKL {
-					var r0_0_9_151 archsimd.Float64x4
+					r_146, bits_146, ia_146, fa_146, h_146, kk_146, l_146 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_146 archsimd.Mask64x4
 					{
-						r_9_151, bits_9_151, ia_9_151, fa_9_151, h_9_151, kk_9_151, l_9_151 := k_151.lr, k_151.fhklBits, ia_151, fa_151, h_151, kk_151, l_151
-						var r0_0_7_9_151 archsimd.Mask64x4
-						{
-							r_7_9_151, ia_7_9_151, h_7_9_151, kk_7_9_151, l_7_9_151 := r_9_151, ia_9_151, h_9_151, kk_9_151, l_9_151
-							half_7_9_151 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_7_9_151, kc_7_9_151, lc_7_9_151 := h_7_9_151.Sub(half_7_9_151).Ceil(), kk_7_9_151.Sub(half_7_9_151).Ceil(), l_7_9_151.Sub(half_7_9_151).Ceil()
-							hmin_7_9_151, kmin_7_9_151, lmin_7_9_151 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.lmin)[:4]))
-							in_7_9_151 := hc_7_9_151.GreaterEqual(hmin_7_9_151).And(hc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hmax)[:4])))).And(kc_7_9_151.GreaterEqual(kmin_7_9_151)).And(kc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kmax)[:4])))).And(lc_7_9_151.GreaterEqual(lmin_7_9_151)).And(lc_7_9_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.lmax)[:4]))))
-							idx_7_9_151 := hc_7_9_151.Sub(hmin_7_9_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.hstride)[:4]))).Add(kc_7_9_151.Sub(kmin_7_9_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151.kstride)[:4])))).Add(lc_7_9_151.Sub(lmin_7_9_151))
-							idx_7_9_151.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151).ConvertToInt32().Store(ia_7_9_151)
-							r0_0_7_9_151 = in_7_9_151
-						}
-						in_9_151 := r0_0_7_9_151
-						for i_9_151, j_9_151 := range ia_9_151 {
-							fa_9_151[i_9_151] = bits_9_151[j_9_151]
-						}
-						r0_0_9_151 = archsimd.LoadUint64x4(fa_9_151).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151.defaultF)[:4])), in_9_151)
+						r_7_146, ia_7_146, h_7_146, kk_7_146, l_7_146 := r_146, ia_146, h_146, kk_146, l_146
+						half_7_146 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+						hc_7_146, kc_7_146, lc_7_146 := h_7_146.Sub(half_7_146).Ceil(), kk_7_146.Sub(half_7_146).Ceil(), l_7_146.Sub(half_7_146).Ceil()
+						hmin_7_146, kmin_7_146, lmin_7_146 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.lmin)[:4]))
+						in_7_146 := hc_7_146.GreaterEqual(hmin_7_146).And(hc_7_146.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.hmax)[:4])))).And(kc_7_146.GreaterEqual(kmin_7_146)).And(kc_7_146.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.kmax)[:4])))).And(lc_7_146.GreaterEqual(lmin_7_146)).And(lc_7_146.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.lmax)[:4]))))
+						idx_7_146 := hc_7_146.Sub(hmin_7_146).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.hstride)[:4]))).Add(kc_7_146.Sub(kmin_7_146).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146.kstride)[:4])))).Add(lc_7_146.Sub(lmin_7_146))
+						idx_7_146.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_146).ConvertToInt32().Store(ia_7_146)
+						r0_0_7_146 = in_7_146
 					}
-					fc_151 = r0_0_9_151
+					in_146 := r0_0_7_146
+					for i_146, j_146 := range ia_146 {
+						fa_146[i_146] = bits_146[j_146]
+					}
+					r0_0_146 = archsimd.LoadUint64x4(fa_146).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_146.defaultF)[:4])), in_146)
 				}
-				s_151 := sum_151.Add(fc_151.Mul(fc_151).Mul(fl_151).Mul(fl_151))
-				if !c_151.Water {
-					s_151 = sum_151.Merge(s_151, fl_151.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-				}
-				r0_0_151 = s_151
+				fc = r0_0_146
 			}
-			sum = r0_0_151
+			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+			if !c.Water {
+				s = sum.Merge(s, fl.Equal(zero))
+			}
+			sum = s
 		}
 	}
 	return sum, polar
 }
 func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fdet archsimd.Float64x4, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x4, capture bool, par []float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
 	c := k.c
-	var r0_0_152 archsimd.Float64x4
+	var r0_0_147 archsimd.Float64x4
 	{
-		fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
+		fdet_147, f_147, s_147, o_147, p_147 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_147 = fdet_147.Mul(f_147).Add(s_147).Add(o_147).Add(p_147)
 	}
-	x := r0_0_152
-	var r0_0_153 archsimd.Float64x4
+	x := r0_0_147
+	var r0_0_148 archsimd.Float64x4
 	{
-		fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
+		fdet_148, f_148, s_148, o_148, p_148 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_148 = fdet_148.Mul(f_148).Add(s_148).Add(o_148).Add(p_148)
 	}
-	y := r0_0_153
-	var r0_0_154 archsimd.Float64x4
+	y := r0_0_148
+	var r0_0_149 archsimd.Float64x4
 	{
-		fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-		r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
+		fdet_149, f_149, s_149, o_149, p_149 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_149 = fdet_149.Mul(f_149).Add(s_149).Add(o_149).Add(p_149)
 	}
-	z := r0_0_154
+	z := r0_0_149
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
-		var r0_0_155 archsimd.Float64x4
+		var r0_0_150 archsimd.Float64x4
 		{
-			invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_155 := invR_155.Mul(invR_155)
-			if !point_155 {
-				w_155 = num_155.Mul(w_155.Mul(invR_155))
+			invR_150, num_150, point_150 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_150 := invR_150.Mul(invR_150)
+			if !point_150 {
+				w_150 = num_150.Mul(w_150.Mul(invR_150))
 			}
-			r0_0_155 = w_155
+			r0_0_150 = w_150
 		}
-		omega = r0_0_155.Merge(omega, m)
+		omega = r0_0_150.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
 	var (
-		r0_0_156 archsimd.Float64x4
-		r1_0_156 archsimd.Float64x4
+		r0_0_151 archsimd.Float64x4
+		r1_0_151 archsimd.Float64x4
 	)
 	{
-		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
-		n_156 := k_156.nn[0]
-		for si_156 := range r_156.src {
-			var (
-				r0_0_148_156 archsimd.Float64x4
-				r1_0_148_156 archsimd.Float64x4
-				r2_0_148_156 archsimd.Float64x4
-				r3_0_148_156 archsimd.Float64x4
-			)
-			{
-				r_148_156, sr_148_156, dx_148_156, dy_148_156, dz_148_156, polar_148_156 := r_156, &r_156.src[si_156], dx_156, dy_156, dz_156, polar_156
-				zero_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-				il_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.il)[:4]))
-				qx_148_156, qy_148_156, qz_148_156 := dx_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[0])[:4]))).Mul(il_148_156), dy_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[1])[:4]))).Mul(il_148_156), dz_148_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[2])[:4]))).Mul(il_148_156)
-				if m_148_156 := polar_148_156.Equal(zero_148_156); m_148_156.ToBits() != 0 {
-					var p_148_156 archsimd.Float64x4
-					if r_148_156.kahnZero {
-						c2_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[0])[:4])).Mul(dx_148_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[1])[:4])).Mul(dy_148_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156.inc[2])[:4])).Mul(dz_148_156))
-						p_148_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156.Mul(c2_148_156)))
-					} else {
-						var r0_0_15_148_156 archsimd.Float64x4
-						{
-							zero_15_148_156, kahn_15_148_156, s_15_148_156, dx_15_148_156, dy_15_148_156, dz_15_148_156 := false, &r_148_156.kahn, sr_148_156, dx_148_156, dy_148_156, dz_148_156
-							c2_15_148_156 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[0])[:4])).Mul(dx_15_148_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[1])[:4])).Mul(dy_15_148_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.inc[2])[:4])).Mul(dz_15_148_156))
-							c2sq_15_148_156 := c2_15_148_156.Mul(c2_15_148_156)
-							cos2psi_15_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							if !zero_15_148_156 {
-								e_15_148_156 := dx_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[0])[:4]))).Add(dy_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[1])[:4])))).Add(dz_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.ein[2])[:4]))))
-								b_15_148_156 := dx_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[0])[:4]))).Add(dy_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[1])[:4])))).Add(dz_15_148_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156.bin[2])[:4]))))
-								ee_15_148_156, bb_15_148_156 := e_15_148_156.Mul(e_15_148_156), b_15_148_156.Mul(b_15_148_156)
-								den_15_148_156 := ee_15_148_156.Add(bb_15_148_156)
-								cos2psi_15_148_156 = ee_15_148_156.Sub(bb_15_148_156).Div(den_15_148_156).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							one_15_148_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-							r0_0_15_148_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156.Add(c2sq_15_148_156).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156[:4])).Mul(cos2psi_15_148_156).Mul(one_15_148_156.Sub(c2sq_15_148_156))))
+		k_151, r_151, ia_151, fa_151, sum_151, dx_151, dy_151, dz_151, polar_151 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_151 := k_151.c
+		n_151 := k_151.nn[0]
+		zero_151 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		for si_151 := range r_151.src {
+			sr_151 := &r_151.src[si_151]
+			il_151 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151.il)[:4]))
+			qx_151, qy_151, qz_151 := dx_151.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[0])[:4]))).Mul(il_151), dy_151.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[1])[:4]))).Mul(il_151), dz_151.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[2])[:4]))).Mul(il_151)
+			if m_151 := polar_151.Equal(zero_151); m_151.ToBits() != 0 {
+				var p_151 archsimd.Float64x4
+				if r_151.kahnZero {
+					c2_151 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[0])[:4])).Mul(dx_151).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[1])[:4])).Mul(dy_151)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151.inc[2])[:4])).Mul(dz_151))
+					p_151 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_151.Mul(c2_151)))
+				} else {
+					var r0_0_144_151 archsimd.Float64x4
+					{
+						zero_144_151, kahn_144_151, s_144_151, dx_144_151, dy_144_151, dz_144_151 := false, &r_151.kahn, sr_151, dx_151, dy_151, dz_151
+						c2_144_151 := archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.inc[0])[:4])).Mul(dx_144_151).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.inc[1])[:4])).Mul(dy_144_151)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.inc[2])[:4])).Mul(dz_144_151))
+						c2sq_144_151 := c2_144_151.Mul(c2_144_151)
+						cos2psi_144_151 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_144_151 {
+							e_144_151 := dx_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.ein[0])[:4]))).Add(dy_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.ein[1])[:4])))).Add(dz_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.ein[2])[:4]))))
+							b_144_151 := dx_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.bin[0])[:4]))).Add(dy_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.bin[1])[:4])))).Add(dz_144_151.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151.bin[2])[:4]))))
+							ee_144_151, bb_144_151 := e_144_151.Mul(e_144_151), b_144_151.Mul(b_144_151)
+							den_144_151 := ee_144_151.Add(bb_144_151)
+							cos2psi_144_151 = ee_144_151.Sub(bb_144_151).Div(den_144_151).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_144_151.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						p_148_156 = r0_0_15_148_156
+						one_144_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_144_151 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144_151.Add(c2sq_144_151).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_144_151[:4])).Mul(cos2psi_144_151).Mul(one_144_151.Sub(c2sq_144_151))))
 					}
-					polar_148_156 = p_148_156.Merge(polar_148_156, m_148_156)
+					p_151 = r0_0_144_151
 				}
-				r0_0_148_156, r1_0_148_156, r2_0_148_156, r3_0_148_156 = qx_148_156, qy_148_156, qz_148_156, polar_148_156
+				polar_151 = p_151.Merge(polar_151, m_151)
 			}
-			qx_156, qy_156, qz_156, p_156 := r0_0_148_156, r1_0_148_156, r2_0_148_156, r3_0_148_156
-			polar_156 = p_156
-			for oi_156 := range r_156.orient {
-				var (
-					r0_0_149_156 archsimd.Float64x4
-					r1_0_149_156 archsimd.Float64x4
-					r2_0_149_156 archsimd.Float64x4
-				)
+			for oi_151 := range r_151.orient {
+				o_151 := &r_151.orient[oi_151]
+				h_151 := archsimd.LoadFloat64x4((*[4]float64)((&o_151[0])[:4])).Mul(qx_151).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[1])[:4])).Mul(qy_151)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[2])[:4])).Mul(qz_151))
+				kk_151 := archsimd.LoadFloat64x4((*[4]float64)((&o_151[3])[:4])).Mul(qx_151).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[4])[:4])).Mul(qy_151)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[5])[:4])).Mul(qz_151))
+				l_151 := archsimd.LoadFloat64x4((*[4]float64)((&o_151[6])[:4])).Mul(qx_151).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[7])[:4])).Mul(qy_151)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151[8])[:4])).Mul(qz_151))
+				var r0_0_145_151 archsimd.Float64x4
 				{
-					o_149_156, qx_149_156, qy_149_156, qz_149_156 := &r_156.orient[oi_156], qx_156, qy_156, qz_156
-					h_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[0])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[1])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[2])[:4])).Mul(qz_149_156))
-					kk_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[3])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[4])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[5])[:4])).Mul(qz_149_156))
-					l_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[6])[:4])).Mul(qx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[7])[:4])).Mul(qy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156[8])[:4])).Mul(qz_149_156))
-					r0_0_149_156, r1_0_149_156, r2_0_149_156 = h_149_156, kk_149_156, l_149_156
+					r_145_151, h_145_151, kk_145_151, l_145_151, n_145_151 := r_151, h_151, kk_151, l_151, n_151
+					_ = n_145_151
+					var r0_0_24_145_151 archsimd.Float64x4
+					{
+						r_24_145_151, i_24_145_151, x_24_145_151 := r_145_151, 0, h_145_151
+						s_24_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_24_145_151.nmode[i_24_145_151] == nChebyshev {
+							var r0_0_25_145_151 archsimd.Float64x4
+							{
+								x_25_145_151, n_25_145_151 := x_24_145_151, r_24_145_151.nn[i_24_145_151]
+								magic_25_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_25_145_151 := x_25_145_151.Add(magic_25_145_151)
+								var r0_0_26_145_151 archsimd.Float64x4
+								{
+									d_26_145_151 := x_25_145_151.Sub(t_25_145_151.Sub(magic_25_145_151))
+									y_26_145_151 := d_26_145_151.Mul(d_26_145_151)
+									y2_26_145_151 := y_26_145_151.Mul(y_26_145_151)
+									y4_26_145_151 := y2_26_145_151.Mul(y2_26_145_151)
+									p0_26_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_145_151)).Mul(y2_26_145_151))
+									p1_26_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_145_151)).Mul(y2_26_145_151)).Mul(y4_26_145_151)
+									p2_26_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_145_151.Mul(y4_26_145_151))
+									r0_0_26_145_151 = p0_26_145_151.Add(p1_26_145_151).Add(p2_26_145_151)
+								}
+								var r0_0_27_145_151 archsimd.Float64x4
+								{
+									c_27_145_151, t_27_145_151 := r0_0_26_145_151, t_25_145_151
+									r0_0_27_145_151 = c_27_145_151.AsUint64x4().Xor(t_27_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_25_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_145_151)
+								u0_25_145_151, u1_25_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_145_151
+								j_25_145_151 := 2
+								for ; j_25_145_151+1 < n_25_145_151; j_25_145_151 += 2 {
+									u0_25_145_151 = c2_25_145_151.Mul(u1_25_145_151).Sub(u0_25_145_151)
+									u1_25_145_151 = c2_25_145_151.Mul(u0_25_145_151).Sub(u1_25_145_151)
+								}
+								if j_25_145_151 < n_25_145_151 {
+									u1_25_145_151 = c2_25_145_151.Mul(u1_25_145_151).Sub(u0_25_145_151)
+								}
+								r0_0_25_145_151 = u1_25_145_151
+							}
+							s_24_145_151 = r0_0_25_145_151
+						} else if r_24_145_151.nmode[i_24_145_151] == nRatio {
+							var r0_0_28_145_151 archsimd.Float64x4
+							{
+								x_28_145_151, nv_28_145_151 := x_24_145_151, archsimd.LoadFloat64x4((*[4]float64)((&r_24_145_151.nv[i_24_145_151])[:4]))
+								magic_28_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_28_145_151 := x_28_145_151.Add(magic_28_145_151)
+								d_28_145_151 := x_28_145_151.Sub(t_28_145_151.Sub(magic_28_145_151))
+								y_28_145_151 := nv_28_145_151.Mul(d_28_145_151)
+								u_28_145_151 := y_28_145_151.Add(magic_28_145_151)
+								var r0_0_29_145_151 archsimd.Float64x4
+								{
+									d_29_145_151 := y_28_145_151.Sub(u_28_145_151.Sub(magic_28_145_151))
+									y_29_145_151 := d_29_145_151.Mul(d_29_145_151)
+									y2_29_145_151 := y_29_145_151.Mul(y_29_145_151)
+									y4_29_145_151 := y2_29_145_151.Mul(y2_29_145_151)
+									p0_29_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_145_151)).Mul(y2_29_145_151))
+									p1_29_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_145_151)).Mul(y2_29_145_151)).Mul(y4_29_145_151)
+									p2_29_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_145_151)).Mul(y4_29_145_151.Mul(y4_29_145_151))
+									r0_0_29_145_151 = d_29_145_151.Mul(p0_29_145_151.Add(p1_29_145_151).Add(p2_29_145_151))
+								}
+								var r0_0_30_145_151 archsimd.Float64x4
+								{
+									c_30_145_151, t_30_145_151 := r0_0_29_145_151, u_28_145_151
+									r0_0_30_145_151 = c_30_145_151.AsUint64x4().Xor(t_30_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_28_145_151 := r0_0_30_145_151
+								var r0_0_31_145_151 archsimd.Float64x4
+								{
+									d_31_145_151 := d_28_145_151
+									y_31_145_151 := d_31_145_151.Mul(d_31_145_151)
+									y2_31_145_151 := y_31_145_151.Mul(y_31_145_151)
+									y4_31_145_151 := y2_31_145_151.Mul(y2_31_145_151)
+									p0_31_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_145_151)).Mul(y2_31_145_151))
+									p1_31_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_145_151)).Mul(y2_31_145_151)).Mul(y4_31_145_151)
+									p2_31_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_145_151)).Mul(y4_31_145_151.Mul(y4_31_145_151))
+									r0_0_31_145_151 = d_31_145_151.Mul(p0_31_145_151.Add(p1_31_145_151).Add(p2_31_145_151))
+								}
+								r0_0_28_145_151 = nv_28_145_151.Merge(sn_28_145_151.Div(r0_0_31_145_151), d_28_145_151.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_24_145_151 = r0_0_28_145_151
+						}
+						r0_0_24_145_151 = s_24_145_151
+					}
+					sa_145_151 := r0_0_24_145_151
+					var r0_0_32_145_151 archsimd.Float64x4
+					{
+						r_32_145_151, i_32_145_151, x_32_145_151 := r_145_151, 1, kk_145_151
+						s_32_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_32_145_151.nmode[i_32_145_151] == nChebyshev {
+							var r0_0_33_145_151 archsimd.Float64x4
+							{
+								x_33_145_151, n_33_145_151 := x_32_145_151, r_32_145_151.nn[i_32_145_151]
+								magic_33_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_33_145_151 := x_33_145_151.Add(magic_33_145_151)
+								var r0_0_34_145_151 archsimd.Float64x4
+								{
+									d_34_145_151 := x_33_145_151.Sub(t_33_145_151.Sub(magic_33_145_151))
+									y_34_145_151 := d_34_145_151.Mul(d_34_145_151)
+									y2_34_145_151 := y_34_145_151.Mul(y_34_145_151)
+									y4_34_145_151 := y2_34_145_151.Mul(y2_34_145_151)
+									p0_34_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_145_151)).Mul(y2_34_145_151))
+									p1_34_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_145_151)).Mul(y2_34_145_151)).Mul(y4_34_145_151)
+									p2_34_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_145_151.Mul(y4_34_145_151))
+									r0_0_34_145_151 = p0_34_145_151.Add(p1_34_145_151).Add(p2_34_145_151)
+								}
+								var r0_0_35_145_151 archsimd.Float64x4
+								{
+									c_35_145_151, t_35_145_151 := r0_0_34_145_151, t_33_145_151
+									r0_0_35_145_151 = c_35_145_151.AsUint64x4().Xor(t_35_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_33_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_145_151)
+								u0_33_145_151, u1_33_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_145_151
+								j_33_145_151 := 2
+								for ; j_33_145_151+1 < n_33_145_151; j_33_145_151 += 2 {
+									u0_33_145_151 = c2_33_145_151.Mul(u1_33_145_151).Sub(u0_33_145_151)
+									u1_33_145_151 = c2_33_145_151.Mul(u0_33_145_151).Sub(u1_33_145_151)
+								}
+								if j_33_145_151 < n_33_145_151 {
+									u1_33_145_151 = c2_33_145_151.Mul(u1_33_145_151).Sub(u0_33_145_151)
+								}
+								r0_0_33_145_151 = u1_33_145_151
+							}
+							s_32_145_151 = r0_0_33_145_151
+						} else if r_32_145_151.nmode[i_32_145_151] == nRatio {
+							var r0_0_36_145_151 archsimd.Float64x4
+							{
+								x_36_145_151, nv_36_145_151 := x_32_145_151, archsimd.LoadFloat64x4((*[4]float64)((&r_32_145_151.nv[i_32_145_151])[:4]))
+								magic_36_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_36_145_151 := x_36_145_151.Add(magic_36_145_151)
+								d_36_145_151 := x_36_145_151.Sub(t_36_145_151.Sub(magic_36_145_151))
+								y_36_145_151 := nv_36_145_151.Mul(d_36_145_151)
+								u_36_145_151 := y_36_145_151.Add(magic_36_145_151)
+								var r0_0_37_145_151 archsimd.Float64x4
+								{
+									d_37_145_151 := y_36_145_151.Sub(u_36_145_151.Sub(magic_36_145_151))
+									y_37_145_151 := d_37_145_151.Mul(d_37_145_151)
+									y2_37_145_151 := y_37_145_151.Mul(y_37_145_151)
+									y4_37_145_151 := y2_37_145_151.Mul(y2_37_145_151)
+									p0_37_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_145_151)).Mul(y2_37_145_151))
+									p1_37_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_145_151)).Mul(y2_37_145_151)).Mul(y4_37_145_151)
+									p2_37_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_145_151)).Mul(y4_37_145_151.Mul(y4_37_145_151))
+									r0_0_37_145_151 = d_37_145_151.Mul(p0_37_145_151.Add(p1_37_145_151).Add(p2_37_145_151))
+								}
+								var r0_0_38_145_151 archsimd.Float64x4
+								{
+									c_38_145_151, t_38_145_151 := r0_0_37_145_151, u_36_145_151
+									r0_0_38_145_151 = c_38_145_151.AsUint64x4().Xor(t_38_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_36_145_151 := r0_0_38_145_151
+								var r0_0_39_145_151 archsimd.Float64x4
+								{
+									d_39_145_151 := d_36_145_151
+									y_39_145_151 := d_39_145_151.Mul(d_39_145_151)
+									y2_39_145_151 := y_39_145_151.Mul(y_39_145_151)
+									y4_39_145_151 := y2_39_145_151.Mul(y2_39_145_151)
+									p0_39_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_145_151)).Mul(y2_39_145_151))
+									p1_39_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_145_151)).Mul(y2_39_145_151)).Mul(y4_39_145_151)
+									p2_39_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_145_151)).Mul(y4_39_145_151.Mul(y4_39_145_151))
+									r0_0_39_145_151 = d_39_145_151.Mul(p0_39_145_151.Add(p1_39_145_151).Add(p2_39_145_151))
+								}
+								r0_0_36_145_151 = nv_36_145_151.Merge(sn_36_145_151.Div(r0_0_39_145_151), d_36_145_151.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_32_145_151 = r0_0_36_145_151
+						}
+						r0_0_32_145_151 = s_32_145_151
+					}
+					sb_145_151 := r0_0_32_145_151
+					var r0_0_40_145_151 archsimd.Float64x4
+					{
+						r_40_145_151, i_40_145_151, x_40_145_151 := r_145_151, 2, l_145_151
+						s_40_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_40_145_151.nmode[i_40_145_151] == nChebyshev {
+							var r0_0_41_145_151 archsimd.Float64x4
+							{
+								x_41_145_151, n_41_145_151 := x_40_145_151, r_40_145_151.nn[i_40_145_151]
+								magic_41_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_41_145_151 := x_41_145_151.Add(magic_41_145_151)
+								var r0_0_42_145_151 archsimd.Float64x4
+								{
+									d_42_145_151 := x_41_145_151.Sub(t_41_145_151.Sub(magic_41_145_151))
+									y_42_145_151 := d_42_145_151.Mul(d_42_145_151)
+									y2_42_145_151 := y_42_145_151.Mul(y_42_145_151)
+									y4_42_145_151 := y2_42_145_151.Mul(y2_42_145_151)
+									p0_42_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_145_151)).Mul(y2_42_145_151))
+									p1_42_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_145_151)).Mul(y2_42_145_151)).Mul(y4_42_145_151)
+									p2_42_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_145_151.Mul(y4_42_145_151))
+									r0_0_42_145_151 = p0_42_145_151.Add(p1_42_145_151).Add(p2_42_145_151)
+								}
+								var r0_0_43_145_151 archsimd.Float64x4
+								{
+									c_43_145_151, t_43_145_151 := r0_0_42_145_151, t_41_145_151
+									r0_0_43_145_151 = c_43_145_151.AsUint64x4().Xor(t_43_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								c2_41_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_145_151)
+								u0_41_145_151, u1_41_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_145_151
+								j_41_145_151 := 2
+								for ; j_41_145_151+1 < n_41_145_151; j_41_145_151 += 2 {
+									u0_41_145_151 = c2_41_145_151.Mul(u1_41_145_151).Sub(u0_41_145_151)
+									u1_41_145_151 = c2_41_145_151.Mul(u0_41_145_151).Sub(u1_41_145_151)
+								}
+								if j_41_145_151 < n_41_145_151 {
+									u1_41_145_151 = c2_41_145_151.Mul(u1_41_145_151).Sub(u0_41_145_151)
+								}
+								r0_0_41_145_151 = u1_41_145_151
+							}
+							s_40_145_151 = r0_0_41_145_151
+						} else if r_40_145_151.nmode[i_40_145_151] == nRatio {
+							var r0_0_44_145_151 archsimd.Float64x4
+							{
+								x_44_145_151, nv_44_145_151 := x_40_145_151, archsimd.LoadFloat64x4((*[4]float64)((&r_40_145_151.nv[i_40_145_151])[:4]))
+								magic_44_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_44_145_151 := x_44_145_151.Add(magic_44_145_151)
+								d_44_145_151 := x_44_145_151.Sub(t_44_145_151.Sub(magic_44_145_151))
+								y_44_145_151 := nv_44_145_151.Mul(d_44_145_151)
+								u_44_145_151 := y_44_145_151.Add(magic_44_145_151)
+								var r0_0_45_145_151 archsimd.Float64x4
+								{
+									d_45_145_151 := y_44_145_151.Sub(u_44_145_151.Sub(magic_44_145_151))
+									y_45_145_151 := d_45_145_151.Mul(d_45_145_151)
+									y2_45_145_151 := y_45_145_151.Mul(y_45_145_151)
+									y4_45_145_151 := y2_45_145_151.Mul(y2_45_145_151)
+									p0_45_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_145_151)).Mul(y2_45_145_151))
+									p1_45_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_145_151)).Mul(y2_45_145_151)).Mul(y4_45_145_151)
+									p2_45_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_145_151)).Mul(y4_45_145_151.Mul(y4_45_145_151))
+									r0_0_45_145_151 = d_45_145_151.Mul(p0_45_145_151.Add(p1_45_145_151).Add(p2_45_145_151))
+								}
+								var r0_0_46_145_151 archsimd.Float64x4
+								{
+									c_46_145_151, t_46_145_151 := r0_0_45_145_151, u_44_145_151
+									r0_0_46_145_151 = c_46_145_151.AsUint64x4().Xor(t_46_145_151.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								sn_44_145_151 := r0_0_46_145_151
+								var r0_0_47_145_151 archsimd.Float64x4
+								{
+									d_47_145_151 := d_44_145_151
+									y_47_145_151 := d_47_145_151.Mul(d_47_145_151)
+									y2_47_145_151 := y_47_145_151.Mul(y_47_145_151)
+									y4_47_145_151 := y2_47_145_151.Mul(y2_47_145_151)
+									p0_47_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_145_151)).Mul(y2_47_145_151))
+									p1_47_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_145_151)).Mul(y2_47_145_151)).Mul(y4_47_145_151)
+									p2_47_145_151 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_145_151)).Mul(y4_47_145_151.Mul(y4_47_145_151))
+									r0_0_47_145_151 = d_47_145_151.Mul(p0_47_145_151.Add(p1_47_145_151).Add(p2_47_145_151))
+								}
+								r0_0_44_145_151 = nv_44_145_151.Merge(sn_44_145_151.Div(r0_0_47_145_151), d_44_145_151.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							}
+							s_40_145_151 = r0_0_44_145_151
+						}
+						r0_0_40_145_151 = s_40_145_151
+					}
+					sc_145_151 := r0_0_40_145_151
+					r0_0_145_151 = sa_145_151.Mul(sb_145_151).Mul(sc_145_151)
 				}
-				h_156, kk_156, l_156 := r0_0_149_156, r1_0_149_156, r2_0_149_156
-				var r0_0_150_156 archsimd.Float64x4
-				{
-					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
-					_ = n_150_156
-					var r0_0_28_150_156 archsimd.Float64x4
+				fl_151 := r0_0_145_151
+				fc_151 := archsimd.LoadFloat64x4((*[4]float64)((&r_151.defaultF)[:4]))
+				if c_151.HasHKL {
+					var r0_0_146_151 archsimd.Float64x4
 					{
-						r_28_150_156, i_28_150_156, x_28_150_156 := r_150_156, 0, h_150_156
-						s_28_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_28_150_156.nmode[i_28_150_156] == nChebyshev {
-							var r0_0_29_150_156 archsimd.Float64x4
-							{
-								x_29_150_156, n_29_150_156 := x_28_150_156, r_28_150_156.nn[i_28_150_156]
-								magic_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_29_150_156 := x_29_150_156.Add(magic_29_150_156)
-								var r0_0_30_150_156 archsimd.Float64x4
-								{
-									d_30_150_156 := x_29_150_156.Sub(t_29_150_156.Sub(magic_29_150_156))
-									y_30_150_156 := d_30_150_156.Mul(d_30_150_156)
-									y2_30_150_156 := y_30_150_156.Mul(y_30_150_156)
-									y4_30_150_156 := y2_30_150_156.Mul(y2_30_150_156)
-									p0_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156)).Mul(y2_30_150_156))
-									p1_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156)).Mul(y2_30_150_156)).Mul(y4_30_150_156)
-									p2_30_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156.Mul(y4_30_150_156))
-									r0_0_30_150_156 = p0_30_150_156.Add(p1_30_150_156).Add(p2_30_150_156)
-								}
-								var r0_0_31_150_156 archsimd.Float64x4
-								{
-									c_31_150_156, t_31_150_156 := r0_0_30_150_156, t_29_150_156
-									r0_0_31_150_156 = c_31_150_156.AsUint64x4().Xor(t_31_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156)
-								u0_29_150_156, u1_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156
-								j_29_150_156 := 2
-								for ; j_29_150_156+1 < n_29_150_156; j_29_150_156 += 2 {
-									u0_29_150_156 = c2_29_150_156.Mul(u1_29_150_156).Sub(u0_29_150_156)
-									u1_29_150_156 = c2_29_150_156.Mul(u0_29_150_156).Sub(u1_29_150_156)
-								}
-								if j_29_150_156 < n_29_150_156 {
-									u1_29_150_156 = c2_29_150_156.Mul(u1_29_150_156).Sub(u0_29_150_156)
-								}
-								r0_0_29_150_156 = u1_29_150_156
-							}
-							s_28_150_156 = r0_0_29_150_156
-						} else if r_28_150_156.nmode[i_28_150_156] == nRatio {
-							var r0_0_32_150_156 archsimd.Float64x4
-							{
-								x_32_150_156, nv_32_150_156 := x_28_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156.nv[i_28_150_156])[:4]))
-								magic_32_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_32_150_156 := x_32_150_156.Add(magic_32_150_156)
-								d_32_150_156 := x_32_150_156.Sub(t_32_150_156.Sub(magic_32_150_156))
-								y_32_150_156 := nv_32_150_156.Mul(d_32_150_156)
-								u_32_150_156 := y_32_150_156.Add(magic_32_150_156)
-								var r0_0_33_150_156 archsimd.Float64x4
-								{
-									d_33_150_156 := y_32_150_156.Sub(u_32_150_156.Sub(magic_32_150_156))
-									y_33_150_156 := d_33_150_156.Mul(d_33_150_156)
-									y2_33_150_156 := y_33_150_156.Mul(y_33_150_156)
-									y4_33_150_156 := y2_33_150_156.Mul(y2_33_150_156)
-									p0_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156)).Mul(y2_33_150_156))
-									p1_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156)).Mul(y2_33_150_156)).Mul(y4_33_150_156)
-									p2_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156)).Mul(y4_33_150_156.Mul(y4_33_150_156))
-									r0_0_33_150_156 = d_33_150_156.Mul(p0_33_150_156.Add(p1_33_150_156).Add(p2_33_150_156))
-								}
-								var r0_0_34_150_156 archsimd.Float64x4
-								{
-									c_34_150_156, t_34_150_156 := r0_0_33_150_156, u_32_150_156
-									r0_0_34_150_156 = c_34_150_156.AsUint64x4().Xor(t_34_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_32_150_156 := r0_0_34_150_156
-								var r0_0_35_150_156 archsimd.Float64x4
-								{
-									d_35_150_156 := d_32_150_156
-									y_35_150_156 := d_35_150_156.Mul(d_35_150_156)
-									y2_35_150_156 := y_35_150_156.Mul(y_35_150_156)
-									y4_35_150_156 := y2_35_150_156.Mul(y2_35_150_156)
-									p0_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156)).Mul(y2_35_150_156))
-									p1_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156)).Mul(y2_35_150_156)).Mul(y4_35_150_156)
-									p2_35_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156)).Mul(y4_35_150_156.Mul(y4_35_150_156))
-									r0_0_35_150_156 = d_35_150_156.Mul(p0_35_150_156.Add(p1_35_150_156).Add(p2_35_150_156))
-								}
-								r0_0_32_150_156 = nv_32_150_156.Merge(sn_32_150_156.Div(r0_0_35_150_156), d_32_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_28_150_156 = r0_0_32_150_156
-						}
-						r0_0_28_150_156 = s_28_150_156
-					}
-					sa_150_156 := r0_0_28_150_156
-					var r0_0_36_150_156 archsimd.Float64x4
-					{
-						r_36_150_156, i_36_150_156, x_36_150_156 := r_150_156, 1, kk_150_156
-						s_36_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_36_150_156.nmode[i_36_150_156] == nChebyshev {
-							var r0_0_37_150_156 archsimd.Float64x4
-							{
-								x_37_150_156, n_37_150_156 := x_36_150_156, r_36_150_156.nn[i_36_150_156]
-								magic_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_37_150_156 := x_37_150_156.Add(magic_37_150_156)
-								var r0_0_38_150_156 archsimd.Float64x4
-								{
-									d_38_150_156 := x_37_150_156.Sub(t_37_150_156.Sub(magic_37_150_156))
-									y_38_150_156 := d_38_150_156.Mul(d_38_150_156)
-									y2_38_150_156 := y_38_150_156.Mul(y_38_150_156)
-									y4_38_150_156 := y2_38_150_156.Mul(y2_38_150_156)
-									p0_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156)).Mul(y2_38_150_156))
-									p1_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156)).Mul(y2_38_150_156)).Mul(y4_38_150_156)
-									p2_38_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156.Mul(y4_38_150_156))
-									r0_0_38_150_156 = p0_38_150_156.Add(p1_38_150_156).Add(p2_38_150_156)
-								}
-								var r0_0_39_150_156 archsimd.Float64x4
-								{
-									c_39_150_156, t_39_150_156 := r0_0_38_150_156, t_37_150_156
-									r0_0_39_150_156 = c_39_150_156.AsUint64x4().Xor(t_39_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156)
-								u0_37_150_156, u1_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156
-								j_37_150_156 := 2
-								for ; j_37_150_156+1 < n_37_150_156; j_37_150_156 += 2 {
-									u0_37_150_156 = c2_37_150_156.Mul(u1_37_150_156).Sub(u0_37_150_156)
-									u1_37_150_156 = c2_37_150_156.Mul(u0_37_150_156).Sub(u1_37_150_156)
-								}
-								if j_37_150_156 < n_37_150_156 {
-									u1_37_150_156 = c2_37_150_156.Mul(u1_37_150_156).Sub(u0_37_150_156)
-								}
-								r0_0_37_150_156 = u1_37_150_156
-							}
-							s_36_150_156 = r0_0_37_150_156
-						} else if r_36_150_156.nmode[i_36_150_156] == nRatio {
-							var r0_0_40_150_156 archsimd.Float64x4
-							{
-								x_40_150_156, nv_40_150_156 := x_36_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156.nv[i_36_150_156])[:4]))
-								magic_40_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_40_150_156 := x_40_150_156.Add(magic_40_150_156)
-								d_40_150_156 := x_40_150_156.Sub(t_40_150_156.Sub(magic_40_150_156))
-								y_40_150_156 := nv_40_150_156.Mul(d_40_150_156)
-								u_40_150_156 := y_40_150_156.Add(magic_40_150_156)
-								var r0_0_41_150_156 archsimd.Float64x4
-								{
-									d_41_150_156 := y_40_150_156.Sub(u_40_150_156.Sub(magic_40_150_156))
-									y_41_150_156 := d_41_150_156.Mul(d_41_150_156)
-									y2_41_150_156 := y_41_150_156.Mul(y_41_150_156)
-									y4_41_150_156 := y2_41_150_156.Mul(y2_41_150_156)
-									p0_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156)).Mul(y2_41_150_156))
-									p1_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156)).Mul(y2_41_150_156)).Mul(y4_41_150_156)
-									p2_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156)).Mul(y4_41_150_156.Mul(y4_41_150_156))
-									r0_0_41_150_156 = d_41_150_156.Mul(p0_41_150_156.Add(p1_41_150_156).Add(p2_41_150_156))
-								}
-								var r0_0_42_150_156 archsimd.Float64x4
-								{
-									c_42_150_156, t_42_150_156 := r0_0_41_150_156, u_40_150_156
-									r0_0_42_150_156 = c_42_150_156.AsUint64x4().Xor(t_42_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_40_150_156 := r0_0_42_150_156
-								var r0_0_43_150_156 archsimd.Float64x4
-								{
-									d_43_150_156 := d_40_150_156
-									y_43_150_156 := d_43_150_156.Mul(d_43_150_156)
-									y2_43_150_156 := y_43_150_156.Mul(y_43_150_156)
-									y4_43_150_156 := y2_43_150_156.Mul(y2_43_150_156)
-									p0_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156)).Mul(y2_43_150_156))
-									p1_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156)).Mul(y2_43_150_156)).Mul(y4_43_150_156)
-									p2_43_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156)).Mul(y4_43_150_156.Mul(y4_43_150_156))
-									r0_0_43_150_156 = d_43_150_156.Mul(p0_43_150_156.Add(p1_43_150_156).Add(p2_43_150_156))
-								}
-								r0_0_40_150_156 = nv_40_150_156.Merge(sn_40_150_156.Div(r0_0_43_150_156), d_40_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_36_150_156 = r0_0_40_150_156
-						}
-						r0_0_36_150_156 = s_36_150_156
-					}
-					sb_150_156 := r0_0_36_150_156
-					var r0_0_44_150_156 archsimd.Float64x4
-					{
-						r_44_150_156, i_44_150_156, x_44_150_156 := r_150_156, 2, l_150_156
-						s_44_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_44_150_156.nmode[i_44_150_156] == nChebyshev {
-							var r0_0_45_150_156 archsimd.Float64x4
-							{
-								x_45_150_156, n_45_150_156 := x_44_150_156, r_44_150_156.nn[i_44_150_156]
-								magic_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_45_150_156 := x_45_150_156.Add(magic_45_150_156)
-								var r0_0_46_150_156 archsimd.Float64x4
-								{
-									d_46_150_156 := x_45_150_156.Sub(t_45_150_156.Sub(magic_45_150_156))
-									y_46_150_156 := d_46_150_156.Mul(d_46_150_156)
-									y2_46_150_156 := y_46_150_156.Mul(y_46_150_156)
-									y4_46_150_156 := y2_46_150_156.Mul(y2_46_150_156)
-									p0_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156)).Mul(y2_46_150_156))
-									p1_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156)).Mul(y2_46_150_156)).Mul(y4_46_150_156)
-									p2_46_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156.Mul(y4_46_150_156))
-									r0_0_46_150_156 = p0_46_150_156.Add(p1_46_150_156).Add(p2_46_150_156)
-								}
-								var r0_0_47_150_156 archsimd.Float64x4
-								{
-									c_47_150_156, t_47_150_156 := r0_0_46_150_156, t_45_150_156
-									r0_0_47_150_156 = c_47_150_156.AsUint64x4().Xor(t_47_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								c2_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156)
-								u0_45_150_156, u1_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156
-								j_45_150_156 := 2
-								for ; j_45_150_156+1 < n_45_150_156; j_45_150_156 += 2 {
-									u0_45_150_156 = c2_45_150_156.Mul(u1_45_150_156).Sub(u0_45_150_156)
-									u1_45_150_156 = c2_45_150_156.Mul(u0_45_150_156).Sub(u1_45_150_156)
-								}
-								if j_45_150_156 < n_45_150_156 {
-									u1_45_150_156 = c2_45_150_156.Mul(u1_45_150_156).Sub(u0_45_150_156)
-								}
-								r0_0_45_150_156 = u1_45_150_156
-							}
-							s_44_150_156 = r0_0_45_150_156
-						} else if r_44_150_156.nmode[i_44_150_156] == nRatio {
-							var r0_0_48_150_156 archsimd.Float64x4
-							{
-								x_48_150_156, nv_48_150_156 := x_44_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156.nv[i_44_150_156])[:4]))
-								magic_48_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_48_150_156 := x_48_150_156.Add(magic_48_150_156)
-								d_48_150_156 := x_48_150_156.Sub(t_48_150_156.Sub(magic_48_150_156))
-								y_48_150_156 := nv_48_150_156.Mul(d_48_150_156)
-								u_48_150_156 := y_48_150_156.Add(magic_48_150_156)
-								var r0_0_49_150_156 archsimd.Float64x4
-								{
-									d_49_150_156 := y_48_150_156.Sub(u_48_150_156.Sub(magic_48_150_156))
-									y_49_150_156 := d_49_150_156.Mul(d_49_150_156)
-									y2_49_150_156 := y_49_150_156.Mul(y_49_150_156)
-									y4_49_150_156 := y2_49_150_156.Mul(y2_49_150_156)
-									p0_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156)).Mul(y2_49_150_156))
-									p1_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156)).Mul(y2_49_150_156)).Mul(y4_49_150_156)
-									p2_49_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156)).Mul(y4_49_150_156.Mul(y4_49_150_156))
-									r0_0_49_150_156 = d_49_150_156.Mul(p0_49_150_156.Add(p1_49_150_156).Add(p2_49_150_156))
-								}
-								var r0_0_50_150_156 archsimd.Float64x4
-								{
-									c_50_150_156, t_50_150_156 := r0_0_49_150_156, u_48_150_156
-									r0_0_50_150_156 = c_50_150_156.AsUint64x4().Xor(t_50_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-								}
-								sn_48_150_156 := r0_0_50_150_156
-								var r0_0_51_150_156 archsimd.Float64x4
-								{
-									d_51_150_156 := d_48_150_156
-									y_51_150_156 := d_51_150_156.Mul(d_51_150_156)
-									y2_51_150_156 := y_51_150_156.Mul(y_51_150_156)
-									y4_51_150_156 := y2_51_150_156.Mul(y2_51_150_156)
-									p0_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156)).Mul(y2_51_150_156))
-									p1_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156)).Mul(y2_51_150_156)).Mul(y4_51_150_156)
-									p2_51_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156)).Mul(y4_51_150_156.Mul(y4_51_150_156))
-									r0_0_51_150_156 = d_51_150_156.Mul(p0_51_150_156.Add(p1_51_150_156).Add(p2_51_150_156))
-								}
-								r0_0_48_150_156 = nv_48_150_156.Merge(sn_48_150_156.Div(r0_0_51_150_156), d_48_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-							}
-							s_44_150_156 = r0_0_48_150_156
-						}
-						r0_0_44_150_156 = s_44_150_156
-					}
-					sc_150_156 := r0_0_44_150_156
-					r0_0_150_156 = sa_150_156.Mul(sb_150_156).Mul(sc_150_156)
-				}
-				var r0_0_151_156 archsimd.Float64x4
-				{
-					k_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156, fl_151_156, sum_151_156 := k_156, ia_156, fa_156, h_156, kk_156, l_156, r0_0_150_156, sum_156
-					c_151_156 := k_151_156.c
-					fc_151_156 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156.lr.defaultF)[:4]))
-					if c_151_156.HasHKL {
-						var r0_0_9_151_156 archsimd.Float64x4
+						r_146_151, bits_146_151, ia_146_151, fa_146_151, h_146_151, kk_146_151, l_146_151 := r_151, k_151.fhklBits, ia_151, fa_151, h_151, kk_151, l_151
+						var r0_0_7_146_151 archsimd.Mask64x4
 						{
-							r_9_151_156, bits_9_151_156, ia_9_151_156, fa_9_151_156, h_9_151_156, kk_9_151_156, l_9_151_156 := k_151_156.lr, k_151_156.fhklBits, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156
-							var r0_0_7_9_151_156 archsimd.Mask64x4
-							{
-								r_7_9_151_156, ia_7_9_151_156, h_7_9_151_156, kk_7_9_151_156, l_7_9_151_156 := r_9_151_156, ia_9_151_156, h_9_151_156, kk_9_151_156, l_9_151_156
-								half_7_9_151_156 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-								hc_7_9_151_156, kc_7_9_151_156, lc_7_9_151_156 := h_7_9_151_156.Sub(half_7_9_151_156).Ceil(), kk_7_9_151_156.Sub(half_7_9_151_156).Ceil(), l_7_9_151_156.Sub(half_7_9_151_156).Ceil()
-								hmin_7_9_151_156, kmin_7_9_151_156, lmin_7_9_151_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.lmin)[:4]))
-								in_7_9_151_156 := hc_7_9_151_156.GreaterEqual(hmin_7_9_151_156).And(hc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hmax)[:4])))).And(kc_7_9_151_156.GreaterEqual(kmin_7_9_151_156)).And(kc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kmax)[:4])))).And(lc_7_9_151_156.GreaterEqual(lmin_7_9_151_156)).And(lc_7_9_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.lmax)[:4]))))
-								idx_7_9_151_156 := hc_7_9_151_156.Sub(hmin_7_9_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.hstride)[:4]))).Add(kc_7_9_151_156.Sub(kmin_7_9_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156.kstride)[:4])))).Add(lc_7_9_151_156.Sub(lmin_7_9_151_156))
-								idx_7_9_151_156.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156).ConvertToInt32().Store(ia_7_9_151_156)
-								r0_0_7_9_151_156 = in_7_9_151_156
-							}
-							in_9_151_156 := r0_0_7_9_151_156
-							for i_9_151_156, j_9_151_156 := range ia_9_151_156 {
-								fa_9_151_156[i_9_151_156] = bits_9_151_156[j_9_151_156]
-							}
-							r0_0_9_151_156 = archsimd.LoadUint64x4(fa_9_151_156).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156.defaultF)[:4])), in_9_151_156)
+							r_7_146_151, ia_7_146_151, h_7_146_151, kk_7_146_151, l_7_146_151 := r_146_151, ia_146_151, h_146_151, kk_146_151, l_146_151
+							half_7_146_151 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_146_151, kc_7_146_151, lc_7_146_151 := h_7_146_151.Sub(half_7_146_151).Ceil(), kk_7_146_151.Sub(half_7_146_151).Ceil(), l_7_146_151.Sub(half_7_146_151).Ceil()
+							hmin_7_146_151, kmin_7_146_151, lmin_7_146_151 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.lmin)[:4]))
+							in_7_146_151 := hc_7_146_151.GreaterEqual(hmin_7_146_151).And(hc_7_146_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.hmax)[:4])))).And(kc_7_146_151.GreaterEqual(kmin_7_146_151)).And(kc_7_146_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.kmax)[:4])))).And(lc_7_146_151.GreaterEqual(lmin_7_146_151)).And(lc_7_146_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.lmax)[:4]))))
+							idx_7_146_151 := hc_7_146_151.Sub(hmin_7_146_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.hstride)[:4]))).Add(kc_7_146_151.Sub(kmin_7_146_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151.kstride)[:4])))).Add(lc_7_146_151.Sub(lmin_7_146_151))
+							idx_7_146_151.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_146_151).ConvertToInt32().Store(ia_7_146_151)
+							r0_0_7_146_151 = in_7_146_151
 						}
-						fc_151_156 = r0_0_9_151_156
+						in_146_151 := r0_0_7_146_151
+						for i_146_151, j_146_151 := range ia_146_151 {
+							fa_146_151[i_146_151] = bits_146_151[j_146_151]
+						}
+						r0_0_146_151 = archsimd.LoadUint64x4(fa_146_151).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_146_151.defaultF)[:4])), in_146_151)
 					}
-					s_151_156 := sum_151_156.Add(fc_151_156.Mul(fc_151_156).Mul(fl_151_156).Mul(fl_151_156))
-					if !c_151_156.Water {
-						s_151_156 = sum_151_156.Merge(s_151_156, fl_151_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-					}
-					r0_0_151_156 = s_151_156
+					fc_151 = r0_0_146_151
 				}
-				sum_156 = r0_0_151_156
+				s_151 := sum_151.Add(fc_151.Mul(fc_151).Mul(fl_151).Mul(fl_151))
+				if !c_151.Water {
+					s_151 = sum_151.Merge(s_151, fl_151.Equal(zero_151))
+				}
+				sum_151 = s_151
 			}
 		}
-		r0_0_156, r1_0_156 = sum_156, polar_156
+		r0_0_151, r1_0_151 = sum_151, polar_151
 	}
-	sum, polar = r0_0_156, r1_0_156
+	sum, polar = r0_0_151, r1_0_151
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
@@ -4438,38 +4197,38 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
-				var r0_0_157 archsimd.Float64x4
+				var r0_0_152 archsimd.Float64x4
 				{
-					fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-					r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
+					fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
 				}
-				x := r0_0_157
-				var r0_0_158 archsimd.Float64x4
+				x := r0_0_152
+				var r0_0_153 archsimd.Float64x4
 				{
-					fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-					r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
+					fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
 				}
-				y := r0_0_158
-				var r0_0_159 archsimd.Float64x4
+				y := r0_0_153
+				var r0_0_154 archsimd.Float64x4
 				{
-					fdet_159, f_159, s_159, o_159, p_159 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-					r0_0_159 = fdet_159.Mul(f_159).Add(s_159).Add(o_159).Add(p_159)
+					fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
 				}
-				z := r0_0_159
+				z := r0_0_154
 				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_160 archsimd.Float64x4
+				var r0_0_155 archsimd.Float64x4
 				{
-					invR_160, num_160, point_160 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-					w_160 := invR_160.Mul(invR_160)
-					if !point_160 {
-						w_160 = num_160.Mul(w_160.Mul(invR_160))
+					invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_155 := invR_155.Mul(invR_155)
+					if !point_155 {
+						w_155 = num_155.Mul(w_155.Mul(invR_155))
 					}
-					r0_0_160 = w_160
+					r0_0_155 = w_155
 				}
-				r0_0_160.StoreSlice(g[3][q:])
+				r0_0_155.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
@@ -4478,365 +4237,340 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 					polar = archsimd.LoadFloat64x4((&vkTableAVX2[22]))
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
-				dx, dy, dz := archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:]))
 				var (
-					r0_0_161 archsimd.Float64x4
-					r1_0_161 archsimd.Float64x4
+					r0_0_156 archsimd.Float64x4
+					r1_0_156 archsimd.Float64x4
 				)
 				{
-					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, dx, dy, dz, polar
-					n_161 := k_161.nn[0]
-					for si_161 := range r_161.src {
-						var (
-							r0_0_148_161 archsimd.Float64x4
-							r1_0_148_161 archsimd.Float64x4
-							r2_0_148_161 archsimd.Float64x4
-							r3_0_148_161 archsimd.Float64x4
-						)
-						{
-							r_148_161, sr_148_161, dx_148_161, dy_148_161, dz_148_161, polar_148_161 := r_161, &r_161.src[si_161], dx_161, dy_161, dz_161, polar_161
-							zero_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							il_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.il)[:4]))
-							qx_148_161, qy_148_161, qz_148_161 := dx_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[0])[:4]))).Mul(il_148_161), dy_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[1])[:4]))).Mul(il_148_161), dz_148_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[2])[:4]))).Mul(il_148_161)
-							if m_148_161 := polar_148_161.Equal(zero_148_161); m_148_161.ToBits() != 0 {
-								var p_148_161 archsimd.Float64x4
-								if r_148_161.kahnZero {
-									c2_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[0])[:4])).Mul(dx_148_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[1])[:4])).Mul(dy_148_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_161.inc[2])[:4])).Mul(dz_148_161))
-									p_148_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_161.Mul(c2_148_161)))
-								} else {
-									var r0_0_15_148_161 archsimd.Float64x4
-									{
-										zero_15_148_161, kahn_15_148_161, s_15_148_161, dx_15_148_161, dy_15_148_161, dz_15_148_161 := false, &r_148_161.kahn, sr_148_161, dx_148_161, dy_148_161, dz_148_161
-										c2_15_148_161 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[0])[:4])).Mul(dx_15_148_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[1])[:4])).Mul(dy_15_148_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.inc[2])[:4])).Mul(dz_15_148_161))
-										c2sq_15_148_161 := c2_15_148_161.Mul(c2_15_148_161)
-										cos2psi_15_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										if !zero_15_148_161 {
-											e_15_148_161 := dx_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[0])[:4]))).Add(dy_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[1])[:4])))).Add(dz_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.ein[2])[:4]))))
-											b_15_148_161 := dx_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[0])[:4]))).Add(dy_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[1])[:4])))).Add(dz_15_148_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_161.bin[2])[:4]))))
-											ee_15_148_161, bb_15_148_161 := e_15_148_161.Mul(e_15_148_161), b_15_148_161.Mul(b_15_148_161)
-											den_15_148_161 := ee_15_148_161.Add(bb_15_148_161)
-											cos2psi_15_148_161 = ee_15_148_161.Sub(bb_15_148_161).Div(den_15_148_161).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_161.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										one_15_148_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										r0_0_15_148_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_161.Add(c2sq_15_148_161).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_161[:4])).Mul(cos2psi_15_148_161).Mul(one_15_148_161.Sub(c2sq_15_148_161))))
+					k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
+					c_156 := k_156.c
+					n_156 := k_156.nn[0]
+					zero_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_156 := range r_156.src {
+						sr_156 := &r_156.src[si_156]
+						il_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156.il)[:4]))
+						qx_156, qy_156, qz_156 := dx_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[0])[:4]))).Mul(il_156), dy_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[1])[:4]))).Mul(il_156), dz_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[2])[:4]))).Mul(il_156)
+						if m_156 := polar_156.Equal(zero_156); m_156.ToBits() != 0 {
+							var p_156 archsimd.Float64x4
+							if r_156.kahnZero {
+								c2_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[0])[:4])).Mul(dx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[1])[:4])).Mul(dy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[2])[:4])).Mul(dz_156))
+								p_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_156.Mul(c2_156)))
+							} else {
+								var r0_0_144_156 archsimd.Float64x4
+								{
+									zero_144_156, kahn_144_156, s_144_156, dx_144_156, dy_144_156, dz_144_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
+									c2_144_156 := archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.inc[0])[:4])).Mul(dx_144_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.inc[1])[:4])).Mul(dy_144_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.inc[2])[:4])).Mul(dz_144_156))
+									c2sq_144_156 := c2_144_156.Mul(c2_144_156)
+									cos2psi_144_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_144_156 {
+										e_144_156 := dx_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.ein[0])[:4]))).Add(dy_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.ein[1])[:4])))).Add(dz_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.ein[2])[:4]))))
+										b_144_156 := dx_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.bin[0])[:4]))).Add(dy_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.bin[1])[:4])))).Add(dz_144_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_156.bin[2])[:4]))))
+										ee_144_156, bb_144_156 := e_144_156.Mul(e_144_156), b_144_156.Mul(b_144_156)
+										den_144_156 := ee_144_156.Add(bb_144_156)
+										cos2psi_144_156 = ee_144_156.Sub(bb_144_156).Div(den_144_156).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_144_156.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									p_148_161 = r0_0_15_148_161
+									one_144_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_144_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144_156.Add(c2sq_144_156).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_144_156[:4])).Mul(cos2psi_144_156).Mul(one_144_156.Sub(c2sq_144_156))))
 								}
-								polar_148_161 = p_148_161.Merge(polar_148_161, m_148_161)
+								p_156 = r0_0_144_156
 							}
-							r0_0_148_161, r1_0_148_161, r2_0_148_161, r3_0_148_161 = qx_148_161, qy_148_161, qz_148_161, polar_148_161
+							polar_156 = p_156.Merge(polar_156, m_156)
 						}
-						qx_161, qy_161, qz_161, p_161 := r0_0_148_161, r1_0_148_161, r2_0_148_161, r3_0_148_161
-						polar_161 = p_161
-						for oi_161 := range r_161.orient {
-							var (
-								r0_0_149_161 archsimd.Float64x4
-								r1_0_149_161 archsimd.Float64x4
-								r2_0_149_161 archsimd.Float64x4
-							)
+						for oi_156 := range r_156.orient {
+							o_156 := &r_156.orient[oi_156]
+							h_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[0])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[1])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[2])[:4])).Mul(qz_156))
+							kk_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[3])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[4])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[5])[:4])).Mul(qz_156))
+							l_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[6])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[7])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[8])[:4])).Mul(qz_156))
+							var r0_0_145_156 archsimd.Float64x4
 							{
-								o_149_161, qx_149_161, qy_149_161, qz_149_161 := &r_161.orient[oi_161], qx_161, qy_161, qz_161
-								h_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[0])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[1])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[2])[:4])).Mul(qz_149_161))
-								kk_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[3])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[4])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[5])[:4])).Mul(qz_149_161))
-								l_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[6])[:4])).Mul(qx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[7])[:4])).Mul(qy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_161[8])[:4])).Mul(qz_149_161))
-								r0_0_149_161, r1_0_149_161, r2_0_149_161 = h_149_161, kk_149_161, l_149_161
+								r_145_156, h_145_156, kk_145_156, l_145_156, n_145_156 := r_156, h_156, kk_156, l_156, n_156
+								_ = n_145_156
+								var r0_0_24_145_156 archsimd.Float64x4
+								{
+									r_24_145_156, i_24_145_156, x_24_145_156 := r_145_156, 0, h_145_156
+									s_24_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_24_145_156.nmode[i_24_145_156] == nChebyshev {
+										var r0_0_25_145_156 archsimd.Float64x4
+										{
+											x_25_145_156, n_25_145_156 := x_24_145_156, r_24_145_156.nn[i_24_145_156]
+											magic_25_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_25_145_156 := x_25_145_156.Add(magic_25_145_156)
+											var r0_0_26_145_156 archsimd.Float64x4
+											{
+												d_26_145_156 := x_25_145_156.Sub(t_25_145_156.Sub(magic_25_145_156))
+												y_26_145_156 := d_26_145_156.Mul(d_26_145_156)
+												y2_26_145_156 := y_26_145_156.Mul(y_26_145_156)
+												y4_26_145_156 := y2_26_145_156.Mul(y2_26_145_156)
+												p0_26_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_145_156)).Mul(y2_26_145_156))
+												p1_26_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_145_156)).Mul(y2_26_145_156)).Mul(y4_26_145_156)
+												p2_26_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_145_156.Mul(y4_26_145_156))
+												r0_0_26_145_156 = p0_26_145_156.Add(p1_26_145_156).Add(p2_26_145_156)
+											}
+											var r0_0_27_145_156 archsimd.Float64x4
+											{
+												c_27_145_156, t_27_145_156 := r0_0_26_145_156, t_25_145_156
+												r0_0_27_145_156 = c_27_145_156.AsUint64x4().Xor(t_27_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_25_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_145_156)
+											u0_25_145_156, u1_25_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_145_156
+											j_25_145_156 := 2
+											for ; j_25_145_156+1 < n_25_145_156; j_25_145_156 += 2 {
+												u0_25_145_156 = c2_25_145_156.Mul(u1_25_145_156).Sub(u0_25_145_156)
+												u1_25_145_156 = c2_25_145_156.Mul(u0_25_145_156).Sub(u1_25_145_156)
+											}
+											if j_25_145_156 < n_25_145_156 {
+												u1_25_145_156 = c2_25_145_156.Mul(u1_25_145_156).Sub(u0_25_145_156)
+											}
+											r0_0_25_145_156 = u1_25_145_156
+										}
+										s_24_145_156 = r0_0_25_145_156
+									} else if r_24_145_156.nmode[i_24_145_156] == nRatio {
+										var r0_0_28_145_156 archsimd.Float64x4
+										{
+											x_28_145_156, nv_28_145_156 := x_24_145_156, archsimd.LoadFloat64x4((*[4]float64)((&r_24_145_156.nv[i_24_145_156])[:4]))
+											magic_28_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_28_145_156 := x_28_145_156.Add(magic_28_145_156)
+											d_28_145_156 := x_28_145_156.Sub(t_28_145_156.Sub(magic_28_145_156))
+											y_28_145_156 := nv_28_145_156.Mul(d_28_145_156)
+											u_28_145_156 := y_28_145_156.Add(magic_28_145_156)
+											var r0_0_29_145_156 archsimd.Float64x4
+											{
+												d_29_145_156 := y_28_145_156.Sub(u_28_145_156.Sub(magic_28_145_156))
+												y_29_145_156 := d_29_145_156.Mul(d_29_145_156)
+												y2_29_145_156 := y_29_145_156.Mul(y_29_145_156)
+												y4_29_145_156 := y2_29_145_156.Mul(y2_29_145_156)
+												p0_29_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_145_156)).Mul(y2_29_145_156))
+												p1_29_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_145_156)).Mul(y2_29_145_156)).Mul(y4_29_145_156)
+												p2_29_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_145_156)).Mul(y4_29_145_156.Mul(y4_29_145_156))
+												r0_0_29_145_156 = d_29_145_156.Mul(p0_29_145_156.Add(p1_29_145_156).Add(p2_29_145_156))
+											}
+											var r0_0_30_145_156 archsimd.Float64x4
+											{
+												c_30_145_156, t_30_145_156 := r0_0_29_145_156, u_28_145_156
+												r0_0_30_145_156 = c_30_145_156.AsUint64x4().Xor(t_30_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_28_145_156 := r0_0_30_145_156
+											var r0_0_31_145_156 archsimd.Float64x4
+											{
+												d_31_145_156 := d_28_145_156
+												y_31_145_156 := d_31_145_156.Mul(d_31_145_156)
+												y2_31_145_156 := y_31_145_156.Mul(y_31_145_156)
+												y4_31_145_156 := y2_31_145_156.Mul(y2_31_145_156)
+												p0_31_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_145_156)).Mul(y2_31_145_156))
+												p1_31_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_145_156)).Mul(y2_31_145_156)).Mul(y4_31_145_156)
+												p2_31_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_145_156)).Mul(y4_31_145_156.Mul(y4_31_145_156))
+												r0_0_31_145_156 = d_31_145_156.Mul(p0_31_145_156.Add(p1_31_145_156).Add(p2_31_145_156))
+											}
+											r0_0_28_145_156 = nv_28_145_156.Merge(sn_28_145_156.Div(r0_0_31_145_156), d_28_145_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_24_145_156 = r0_0_28_145_156
+									}
+									r0_0_24_145_156 = s_24_145_156
+								}
+								sa_145_156 := r0_0_24_145_156
+								var r0_0_32_145_156 archsimd.Float64x4
+								{
+									r_32_145_156, i_32_145_156, x_32_145_156 := r_145_156, 1, kk_145_156
+									s_32_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_32_145_156.nmode[i_32_145_156] == nChebyshev {
+										var r0_0_33_145_156 archsimd.Float64x4
+										{
+											x_33_145_156, n_33_145_156 := x_32_145_156, r_32_145_156.nn[i_32_145_156]
+											magic_33_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_33_145_156 := x_33_145_156.Add(magic_33_145_156)
+											var r0_0_34_145_156 archsimd.Float64x4
+											{
+												d_34_145_156 := x_33_145_156.Sub(t_33_145_156.Sub(magic_33_145_156))
+												y_34_145_156 := d_34_145_156.Mul(d_34_145_156)
+												y2_34_145_156 := y_34_145_156.Mul(y_34_145_156)
+												y4_34_145_156 := y2_34_145_156.Mul(y2_34_145_156)
+												p0_34_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_145_156)).Mul(y2_34_145_156))
+												p1_34_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_145_156)).Mul(y2_34_145_156)).Mul(y4_34_145_156)
+												p2_34_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_145_156.Mul(y4_34_145_156))
+												r0_0_34_145_156 = p0_34_145_156.Add(p1_34_145_156).Add(p2_34_145_156)
+											}
+											var r0_0_35_145_156 archsimd.Float64x4
+											{
+												c_35_145_156, t_35_145_156 := r0_0_34_145_156, t_33_145_156
+												r0_0_35_145_156 = c_35_145_156.AsUint64x4().Xor(t_35_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_33_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_145_156)
+											u0_33_145_156, u1_33_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_145_156
+											j_33_145_156 := 2
+											for ; j_33_145_156+1 < n_33_145_156; j_33_145_156 += 2 {
+												u0_33_145_156 = c2_33_145_156.Mul(u1_33_145_156).Sub(u0_33_145_156)
+												u1_33_145_156 = c2_33_145_156.Mul(u0_33_145_156).Sub(u1_33_145_156)
+											}
+											if j_33_145_156 < n_33_145_156 {
+												u1_33_145_156 = c2_33_145_156.Mul(u1_33_145_156).Sub(u0_33_145_156)
+											}
+											r0_0_33_145_156 = u1_33_145_156
+										}
+										s_32_145_156 = r0_0_33_145_156
+									} else if r_32_145_156.nmode[i_32_145_156] == nRatio {
+										var r0_0_36_145_156 archsimd.Float64x4
+										{
+											x_36_145_156, nv_36_145_156 := x_32_145_156, archsimd.LoadFloat64x4((*[4]float64)((&r_32_145_156.nv[i_32_145_156])[:4]))
+											magic_36_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_36_145_156 := x_36_145_156.Add(magic_36_145_156)
+											d_36_145_156 := x_36_145_156.Sub(t_36_145_156.Sub(magic_36_145_156))
+											y_36_145_156 := nv_36_145_156.Mul(d_36_145_156)
+											u_36_145_156 := y_36_145_156.Add(magic_36_145_156)
+											var r0_0_37_145_156 archsimd.Float64x4
+											{
+												d_37_145_156 := y_36_145_156.Sub(u_36_145_156.Sub(magic_36_145_156))
+												y_37_145_156 := d_37_145_156.Mul(d_37_145_156)
+												y2_37_145_156 := y_37_145_156.Mul(y_37_145_156)
+												y4_37_145_156 := y2_37_145_156.Mul(y2_37_145_156)
+												p0_37_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_145_156)).Mul(y2_37_145_156))
+												p1_37_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_145_156)).Mul(y2_37_145_156)).Mul(y4_37_145_156)
+												p2_37_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_145_156)).Mul(y4_37_145_156.Mul(y4_37_145_156))
+												r0_0_37_145_156 = d_37_145_156.Mul(p0_37_145_156.Add(p1_37_145_156).Add(p2_37_145_156))
+											}
+											var r0_0_38_145_156 archsimd.Float64x4
+											{
+												c_38_145_156, t_38_145_156 := r0_0_37_145_156, u_36_145_156
+												r0_0_38_145_156 = c_38_145_156.AsUint64x4().Xor(t_38_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_36_145_156 := r0_0_38_145_156
+											var r0_0_39_145_156 archsimd.Float64x4
+											{
+												d_39_145_156 := d_36_145_156
+												y_39_145_156 := d_39_145_156.Mul(d_39_145_156)
+												y2_39_145_156 := y_39_145_156.Mul(y_39_145_156)
+												y4_39_145_156 := y2_39_145_156.Mul(y2_39_145_156)
+												p0_39_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_145_156)).Mul(y2_39_145_156))
+												p1_39_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_145_156)).Mul(y2_39_145_156)).Mul(y4_39_145_156)
+												p2_39_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_145_156)).Mul(y4_39_145_156.Mul(y4_39_145_156))
+												r0_0_39_145_156 = d_39_145_156.Mul(p0_39_145_156.Add(p1_39_145_156).Add(p2_39_145_156))
+											}
+											r0_0_36_145_156 = nv_36_145_156.Merge(sn_36_145_156.Div(r0_0_39_145_156), d_36_145_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_32_145_156 = r0_0_36_145_156
+									}
+									r0_0_32_145_156 = s_32_145_156
+								}
+								sb_145_156 := r0_0_32_145_156
+								var r0_0_40_145_156 archsimd.Float64x4
+								{
+									r_40_145_156, i_40_145_156, x_40_145_156 := r_145_156, 2, l_145_156
+									s_40_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_40_145_156.nmode[i_40_145_156] == nChebyshev {
+										var r0_0_41_145_156 archsimd.Float64x4
+										{
+											x_41_145_156, n_41_145_156 := x_40_145_156, r_40_145_156.nn[i_40_145_156]
+											magic_41_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_41_145_156 := x_41_145_156.Add(magic_41_145_156)
+											var r0_0_42_145_156 archsimd.Float64x4
+											{
+												d_42_145_156 := x_41_145_156.Sub(t_41_145_156.Sub(magic_41_145_156))
+												y_42_145_156 := d_42_145_156.Mul(d_42_145_156)
+												y2_42_145_156 := y_42_145_156.Mul(y_42_145_156)
+												y4_42_145_156 := y2_42_145_156.Mul(y2_42_145_156)
+												p0_42_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_145_156)).Mul(y2_42_145_156))
+												p1_42_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_145_156)).Mul(y2_42_145_156)).Mul(y4_42_145_156)
+												p2_42_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_145_156.Mul(y4_42_145_156))
+												r0_0_42_145_156 = p0_42_145_156.Add(p1_42_145_156).Add(p2_42_145_156)
+											}
+											var r0_0_43_145_156 archsimd.Float64x4
+											{
+												c_43_145_156, t_43_145_156 := r0_0_42_145_156, t_41_145_156
+												r0_0_43_145_156 = c_43_145_156.AsUint64x4().Xor(t_43_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_41_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_145_156)
+											u0_41_145_156, u1_41_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_145_156
+											j_41_145_156 := 2
+											for ; j_41_145_156+1 < n_41_145_156; j_41_145_156 += 2 {
+												u0_41_145_156 = c2_41_145_156.Mul(u1_41_145_156).Sub(u0_41_145_156)
+												u1_41_145_156 = c2_41_145_156.Mul(u0_41_145_156).Sub(u1_41_145_156)
+											}
+											if j_41_145_156 < n_41_145_156 {
+												u1_41_145_156 = c2_41_145_156.Mul(u1_41_145_156).Sub(u0_41_145_156)
+											}
+											r0_0_41_145_156 = u1_41_145_156
+										}
+										s_40_145_156 = r0_0_41_145_156
+									} else if r_40_145_156.nmode[i_40_145_156] == nRatio {
+										var r0_0_44_145_156 archsimd.Float64x4
+										{
+											x_44_145_156, nv_44_145_156 := x_40_145_156, archsimd.LoadFloat64x4((*[4]float64)((&r_40_145_156.nv[i_40_145_156])[:4]))
+											magic_44_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_44_145_156 := x_44_145_156.Add(magic_44_145_156)
+											d_44_145_156 := x_44_145_156.Sub(t_44_145_156.Sub(magic_44_145_156))
+											y_44_145_156 := nv_44_145_156.Mul(d_44_145_156)
+											u_44_145_156 := y_44_145_156.Add(magic_44_145_156)
+											var r0_0_45_145_156 archsimd.Float64x4
+											{
+												d_45_145_156 := y_44_145_156.Sub(u_44_145_156.Sub(magic_44_145_156))
+												y_45_145_156 := d_45_145_156.Mul(d_45_145_156)
+												y2_45_145_156 := y_45_145_156.Mul(y_45_145_156)
+												y4_45_145_156 := y2_45_145_156.Mul(y2_45_145_156)
+												p0_45_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_145_156)).Mul(y2_45_145_156))
+												p1_45_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_145_156)).Mul(y2_45_145_156)).Mul(y4_45_145_156)
+												p2_45_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_145_156)).Mul(y4_45_145_156.Mul(y4_45_145_156))
+												r0_0_45_145_156 = d_45_145_156.Mul(p0_45_145_156.Add(p1_45_145_156).Add(p2_45_145_156))
+											}
+											var r0_0_46_145_156 archsimd.Float64x4
+											{
+												c_46_145_156, t_46_145_156 := r0_0_45_145_156, u_44_145_156
+												r0_0_46_145_156 = c_46_145_156.AsUint64x4().Xor(t_46_145_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_44_145_156 := r0_0_46_145_156
+											var r0_0_47_145_156 archsimd.Float64x4
+											{
+												d_47_145_156 := d_44_145_156
+												y_47_145_156 := d_47_145_156.Mul(d_47_145_156)
+												y2_47_145_156 := y_47_145_156.Mul(y_47_145_156)
+												y4_47_145_156 := y2_47_145_156.Mul(y2_47_145_156)
+												p0_47_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_145_156)).Mul(y2_47_145_156))
+												p1_47_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_145_156)).Mul(y2_47_145_156)).Mul(y4_47_145_156)
+												p2_47_145_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_145_156)).Mul(y4_47_145_156.Mul(y4_47_145_156))
+												r0_0_47_145_156 = d_47_145_156.Mul(p0_47_145_156.Add(p1_47_145_156).Add(p2_47_145_156))
+											}
+											r0_0_44_145_156 = nv_44_145_156.Merge(sn_44_145_156.Div(r0_0_47_145_156), d_44_145_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_40_145_156 = r0_0_44_145_156
+									}
+									r0_0_40_145_156 = s_40_145_156
+								}
+								sc_145_156 := r0_0_40_145_156
+								r0_0_145_156 = sa_145_156.Mul(sb_145_156).Mul(sc_145_156)
 							}
-							h_161, kk_161, l_161 := r0_0_149_161, r1_0_149_161, r2_0_149_161
-							var r0_0_150_161 archsimd.Float64x4
-							{
-								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
-								_ = n_150_161
-								var r0_0_28_150_161 archsimd.Float64x4
+							fl_156 := r0_0_145_156
+							fc_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_156.defaultF)[:4]))
+							if c_156.HasHKL {
+								var r0_0_146_156 archsimd.Float64x4
 								{
-									r_28_150_161, i_28_150_161, x_28_150_161 := r_150_161, 0, h_150_161
-									s_28_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_28_150_161.nmode[i_28_150_161] == nChebyshev {
-										var r0_0_29_150_161 archsimd.Float64x4
-										{
-											x_29_150_161, n_29_150_161 := x_28_150_161, r_28_150_161.nn[i_28_150_161]
-											magic_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_29_150_161 := x_29_150_161.Add(magic_29_150_161)
-											var r0_0_30_150_161 archsimd.Float64x4
-											{
-												d_30_150_161 := x_29_150_161.Sub(t_29_150_161.Sub(magic_29_150_161))
-												y_30_150_161 := d_30_150_161.Mul(d_30_150_161)
-												y2_30_150_161 := y_30_150_161.Mul(y_30_150_161)
-												y4_30_150_161 := y2_30_150_161.Mul(y2_30_150_161)
-												p0_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_161)).Mul(y2_30_150_161))
-												p1_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_161)).Mul(y2_30_150_161)).Mul(y4_30_150_161)
-												p2_30_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_161.Mul(y4_30_150_161))
-												r0_0_30_150_161 = p0_30_150_161.Add(p1_30_150_161).Add(p2_30_150_161)
-											}
-											var r0_0_31_150_161 archsimd.Float64x4
-											{
-												c_31_150_161, t_31_150_161 := r0_0_30_150_161, t_29_150_161
-												r0_0_31_150_161 = c_31_150_161.AsUint64x4().Xor(t_31_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_161)
-											u0_29_150_161, u1_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_161
-											j_29_150_161 := 2
-											for ; j_29_150_161+1 < n_29_150_161; j_29_150_161 += 2 {
-												u0_29_150_161 = c2_29_150_161.Mul(u1_29_150_161).Sub(u0_29_150_161)
-												u1_29_150_161 = c2_29_150_161.Mul(u0_29_150_161).Sub(u1_29_150_161)
-											}
-											if j_29_150_161 < n_29_150_161 {
-												u1_29_150_161 = c2_29_150_161.Mul(u1_29_150_161).Sub(u0_29_150_161)
-											}
-											r0_0_29_150_161 = u1_29_150_161
-										}
-										s_28_150_161 = r0_0_29_150_161
-									} else if r_28_150_161.nmode[i_28_150_161] == nRatio {
-										var r0_0_32_150_161 archsimd.Float64x4
-										{
-											x_32_150_161, nv_32_150_161 := x_28_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_161.nv[i_28_150_161])[:4]))
-											magic_32_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_32_150_161 := x_32_150_161.Add(magic_32_150_161)
-											d_32_150_161 := x_32_150_161.Sub(t_32_150_161.Sub(magic_32_150_161))
-											y_32_150_161 := nv_32_150_161.Mul(d_32_150_161)
-											u_32_150_161 := y_32_150_161.Add(magic_32_150_161)
-											var r0_0_33_150_161 archsimd.Float64x4
-											{
-												d_33_150_161 := y_32_150_161.Sub(u_32_150_161.Sub(magic_32_150_161))
-												y_33_150_161 := d_33_150_161.Mul(d_33_150_161)
-												y2_33_150_161 := y_33_150_161.Mul(y_33_150_161)
-												y4_33_150_161 := y2_33_150_161.Mul(y2_33_150_161)
-												p0_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_161)).Mul(y2_33_150_161))
-												p1_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_161)).Mul(y2_33_150_161)).Mul(y4_33_150_161)
-												p2_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_161)).Mul(y4_33_150_161.Mul(y4_33_150_161))
-												r0_0_33_150_161 = d_33_150_161.Mul(p0_33_150_161.Add(p1_33_150_161).Add(p2_33_150_161))
-											}
-											var r0_0_34_150_161 archsimd.Float64x4
-											{
-												c_34_150_161, t_34_150_161 := r0_0_33_150_161, u_32_150_161
-												r0_0_34_150_161 = c_34_150_161.AsUint64x4().Xor(t_34_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_32_150_161 := r0_0_34_150_161
-											var r0_0_35_150_161 archsimd.Float64x4
-											{
-												d_35_150_161 := d_32_150_161
-												y_35_150_161 := d_35_150_161.Mul(d_35_150_161)
-												y2_35_150_161 := y_35_150_161.Mul(y_35_150_161)
-												y4_35_150_161 := y2_35_150_161.Mul(y2_35_150_161)
-												p0_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_161)).Mul(y2_35_150_161))
-												p1_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_161)).Mul(y2_35_150_161)).Mul(y4_35_150_161)
-												p2_35_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_161)).Mul(y4_35_150_161.Mul(y4_35_150_161))
-												r0_0_35_150_161 = d_35_150_161.Mul(p0_35_150_161.Add(p1_35_150_161).Add(p2_35_150_161))
-											}
-											r0_0_32_150_161 = nv_32_150_161.Merge(sn_32_150_161.Div(r0_0_35_150_161), d_32_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_28_150_161 = r0_0_32_150_161
-									}
-									r0_0_28_150_161 = s_28_150_161
-								}
-								sa_150_161 := r0_0_28_150_161
-								var r0_0_36_150_161 archsimd.Float64x4
-								{
-									r_36_150_161, i_36_150_161, x_36_150_161 := r_150_161, 1, kk_150_161
-									s_36_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_36_150_161.nmode[i_36_150_161] == nChebyshev {
-										var r0_0_37_150_161 archsimd.Float64x4
-										{
-											x_37_150_161, n_37_150_161 := x_36_150_161, r_36_150_161.nn[i_36_150_161]
-											magic_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_37_150_161 := x_37_150_161.Add(magic_37_150_161)
-											var r0_0_38_150_161 archsimd.Float64x4
-											{
-												d_38_150_161 := x_37_150_161.Sub(t_37_150_161.Sub(magic_37_150_161))
-												y_38_150_161 := d_38_150_161.Mul(d_38_150_161)
-												y2_38_150_161 := y_38_150_161.Mul(y_38_150_161)
-												y4_38_150_161 := y2_38_150_161.Mul(y2_38_150_161)
-												p0_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_161)).Mul(y2_38_150_161))
-												p1_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_161)).Mul(y2_38_150_161)).Mul(y4_38_150_161)
-												p2_38_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_161.Mul(y4_38_150_161))
-												r0_0_38_150_161 = p0_38_150_161.Add(p1_38_150_161).Add(p2_38_150_161)
-											}
-											var r0_0_39_150_161 archsimd.Float64x4
-											{
-												c_39_150_161, t_39_150_161 := r0_0_38_150_161, t_37_150_161
-												r0_0_39_150_161 = c_39_150_161.AsUint64x4().Xor(t_39_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_161)
-											u0_37_150_161, u1_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_161
-											j_37_150_161 := 2
-											for ; j_37_150_161+1 < n_37_150_161; j_37_150_161 += 2 {
-												u0_37_150_161 = c2_37_150_161.Mul(u1_37_150_161).Sub(u0_37_150_161)
-												u1_37_150_161 = c2_37_150_161.Mul(u0_37_150_161).Sub(u1_37_150_161)
-											}
-											if j_37_150_161 < n_37_150_161 {
-												u1_37_150_161 = c2_37_150_161.Mul(u1_37_150_161).Sub(u0_37_150_161)
-											}
-											r0_0_37_150_161 = u1_37_150_161
-										}
-										s_36_150_161 = r0_0_37_150_161
-									} else if r_36_150_161.nmode[i_36_150_161] == nRatio {
-										var r0_0_40_150_161 archsimd.Float64x4
-										{
-											x_40_150_161, nv_40_150_161 := x_36_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_161.nv[i_36_150_161])[:4]))
-											magic_40_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_40_150_161 := x_40_150_161.Add(magic_40_150_161)
-											d_40_150_161 := x_40_150_161.Sub(t_40_150_161.Sub(magic_40_150_161))
-											y_40_150_161 := nv_40_150_161.Mul(d_40_150_161)
-											u_40_150_161 := y_40_150_161.Add(magic_40_150_161)
-											var r0_0_41_150_161 archsimd.Float64x4
-											{
-												d_41_150_161 := y_40_150_161.Sub(u_40_150_161.Sub(magic_40_150_161))
-												y_41_150_161 := d_41_150_161.Mul(d_41_150_161)
-												y2_41_150_161 := y_41_150_161.Mul(y_41_150_161)
-												y4_41_150_161 := y2_41_150_161.Mul(y2_41_150_161)
-												p0_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_161)).Mul(y2_41_150_161))
-												p1_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_161)).Mul(y2_41_150_161)).Mul(y4_41_150_161)
-												p2_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_161)).Mul(y4_41_150_161.Mul(y4_41_150_161))
-												r0_0_41_150_161 = d_41_150_161.Mul(p0_41_150_161.Add(p1_41_150_161).Add(p2_41_150_161))
-											}
-											var r0_0_42_150_161 archsimd.Float64x4
-											{
-												c_42_150_161, t_42_150_161 := r0_0_41_150_161, u_40_150_161
-												r0_0_42_150_161 = c_42_150_161.AsUint64x4().Xor(t_42_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_40_150_161 := r0_0_42_150_161
-											var r0_0_43_150_161 archsimd.Float64x4
-											{
-												d_43_150_161 := d_40_150_161
-												y_43_150_161 := d_43_150_161.Mul(d_43_150_161)
-												y2_43_150_161 := y_43_150_161.Mul(y_43_150_161)
-												y4_43_150_161 := y2_43_150_161.Mul(y2_43_150_161)
-												p0_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_161)).Mul(y2_43_150_161))
-												p1_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_161)).Mul(y2_43_150_161)).Mul(y4_43_150_161)
-												p2_43_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_161)).Mul(y4_43_150_161.Mul(y4_43_150_161))
-												r0_0_43_150_161 = d_43_150_161.Mul(p0_43_150_161.Add(p1_43_150_161).Add(p2_43_150_161))
-											}
-											r0_0_40_150_161 = nv_40_150_161.Merge(sn_40_150_161.Div(r0_0_43_150_161), d_40_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_36_150_161 = r0_0_40_150_161
-									}
-									r0_0_36_150_161 = s_36_150_161
-								}
-								sb_150_161 := r0_0_36_150_161
-								var r0_0_44_150_161 archsimd.Float64x4
-								{
-									r_44_150_161, i_44_150_161, x_44_150_161 := r_150_161, 2, l_150_161
-									s_44_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_44_150_161.nmode[i_44_150_161] == nChebyshev {
-										var r0_0_45_150_161 archsimd.Float64x4
-										{
-											x_45_150_161, n_45_150_161 := x_44_150_161, r_44_150_161.nn[i_44_150_161]
-											magic_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_45_150_161 := x_45_150_161.Add(magic_45_150_161)
-											var r0_0_46_150_161 archsimd.Float64x4
-											{
-												d_46_150_161 := x_45_150_161.Sub(t_45_150_161.Sub(magic_45_150_161))
-												y_46_150_161 := d_46_150_161.Mul(d_46_150_161)
-												y2_46_150_161 := y_46_150_161.Mul(y_46_150_161)
-												y4_46_150_161 := y2_46_150_161.Mul(y2_46_150_161)
-												p0_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_161)).Mul(y2_46_150_161))
-												p1_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_161)).Mul(y2_46_150_161)).Mul(y4_46_150_161)
-												p2_46_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_161.Mul(y4_46_150_161))
-												r0_0_46_150_161 = p0_46_150_161.Add(p1_46_150_161).Add(p2_46_150_161)
-											}
-											var r0_0_47_150_161 archsimd.Float64x4
-											{
-												c_47_150_161, t_47_150_161 := r0_0_46_150_161, t_45_150_161
-												r0_0_47_150_161 = c_47_150_161.AsUint64x4().Xor(t_47_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_161)
-											u0_45_150_161, u1_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_161
-											j_45_150_161 := 2
-											for ; j_45_150_161+1 < n_45_150_161; j_45_150_161 += 2 {
-												u0_45_150_161 = c2_45_150_161.Mul(u1_45_150_161).Sub(u0_45_150_161)
-												u1_45_150_161 = c2_45_150_161.Mul(u0_45_150_161).Sub(u1_45_150_161)
-											}
-											if j_45_150_161 < n_45_150_161 {
-												u1_45_150_161 = c2_45_150_161.Mul(u1_45_150_161).Sub(u0_45_150_161)
-											}
-											r0_0_45_150_161 = u1_45_150_161
-										}
-										s_44_150_161 = r0_0_45_150_161
-									} else if r_44_150_161.nmode[i_44_150_161] == nRatio {
-										var r0_0_48_150_161 archsimd.Float64x4
-										{
-											x_48_150_161, nv_48_150_161 := x_44_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_161.nv[i_44_150_161])[:4]))
-											magic_48_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_48_150_161 := x_48_150_161.Add(magic_48_150_161)
-											d_48_150_161 := x_48_150_161.Sub(t_48_150_161.Sub(magic_48_150_161))
-											y_48_150_161 := nv_48_150_161.Mul(d_48_150_161)
-											u_48_150_161 := y_48_150_161.Add(magic_48_150_161)
-											var r0_0_49_150_161 archsimd.Float64x4
-											{
-												d_49_150_161 := y_48_150_161.Sub(u_48_150_161.Sub(magic_48_150_161))
-												y_49_150_161 := d_49_150_161.Mul(d_49_150_161)
-												y2_49_150_161 := y_49_150_161.Mul(y_49_150_161)
-												y4_49_150_161 := y2_49_150_161.Mul(y2_49_150_161)
-												p0_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_161)).Mul(y2_49_150_161))
-												p1_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_161)).Mul(y2_49_150_161)).Mul(y4_49_150_161)
-												p2_49_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_161)).Mul(y4_49_150_161.Mul(y4_49_150_161))
-												r0_0_49_150_161 = d_49_150_161.Mul(p0_49_150_161.Add(p1_49_150_161).Add(p2_49_150_161))
-											}
-											var r0_0_50_150_161 archsimd.Float64x4
-											{
-												c_50_150_161, t_50_150_161 := r0_0_49_150_161, u_48_150_161
-												r0_0_50_150_161 = c_50_150_161.AsUint64x4().Xor(t_50_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_48_150_161 := r0_0_50_150_161
-											var r0_0_51_150_161 archsimd.Float64x4
-											{
-												d_51_150_161 := d_48_150_161
-												y_51_150_161 := d_51_150_161.Mul(d_51_150_161)
-												y2_51_150_161 := y_51_150_161.Mul(y_51_150_161)
-												y4_51_150_161 := y2_51_150_161.Mul(y2_51_150_161)
-												p0_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_161)).Mul(y2_51_150_161))
-												p1_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_161)).Mul(y2_51_150_161)).Mul(y4_51_150_161)
-												p2_51_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_161)).Mul(y4_51_150_161.Mul(y4_51_150_161))
-												r0_0_51_150_161 = d_51_150_161.Mul(p0_51_150_161.Add(p1_51_150_161).Add(p2_51_150_161))
-											}
-											r0_0_48_150_161 = nv_48_150_161.Merge(sn_48_150_161.Div(r0_0_51_150_161), d_48_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_44_150_161 = r0_0_48_150_161
-									}
-									r0_0_44_150_161 = s_44_150_161
-								}
-								sc_150_161 := r0_0_44_150_161
-								r0_0_150_161 = sa_150_161.Mul(sb_150_161).Mul(sc_150_161)
-							}
-							var r0_0_151_161 archsimd.Float64x4
-							{
-								k_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161, fl_151_161, sum_151_161 := k_161, ia_161, fa_161, h_161, kk_161, l_161, r0_0_150_161, sum_161
-								c_151_161 := k_151_161.c
-								fc_151_161 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_161.lr.defaultF)[:4]))
-								if c_151_161.HasHKL {
-									var r0_0_9_151_161 archsimd.Float64x4
+									r_146_156, bits_146_156, ia_146_156, fa_146_156, h_146_156, kk_146_156, l_146_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
+									var r0_0_7_146_156 archsimd.Mask64x4
 									{
-										r_9_151_161, bits_9_151_161, ia_9_151_161, fa_9_151_161, h_9_151_161, kk_9_151_161, l_9_151_161 := k_151_161.lr, k_151_161.fhklBits, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161
-										var r0_0_7_9_151_161 archsimd.Mask64x4
-										{
-											r_7_9_151_161, ia_7_9_151_161, h_7_9_151_161, kk_7_9_151_161, l_7_9_151_161 := r_9_151_161, ia_9_151_161, h_9_151_161, kk_9_151_161, l_9_151_161
-											half_7_9_151_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											hc_7_9_151_161, kc_7_9_151_161, lc_7_9_151_161 := h_7_9_151_161.Sub(half_7_9_151_161).Ceil(), kk_7_9_151_161.Sub(half_7_9_151_161).Ceil(), l_7_9_151_161.Sub(half_7_9_151_161).Ceil()
-											hmin_7_9_151_161, kmin_7_9_151_161, lmin_7_9_151_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.lmin)[:4]))
-											in_7_9_151_161 := hc_7_9_151_161.GreaterEqual(hmin_7_9_151_161).And(hc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hmax)[:4])))).And(kc_7_9_151_161.GreaterEqual(kmin_7_9_151_161)).And(kc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kmax)[:4])))).And(lc_7_9_151_161.GreaterEqual(lmin_7_9_151_161)).And(lc_7_9_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.lmax)[:4]))))
-											idx_7_9_151_161 := hc_7_9_151_161.Sub(hmin_7_9_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.hstride)[:4]))).Add(kc_7_9_151_161.Sub(kmin_7_9_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_161.kstride)[:4])))).Add(lc_7_9_151_161.Sub(lmin_7_9_151_161))
-											idx_7_9_151_161.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_161).ConvertToInt32().Store(ia_7_9_151_161)
-											r0_0_7_9_151_161 = in_7_9_151_161
-										}
-										in_9_151_161 := r0_0_7_9_151_161
-										for i_9_151_161, j_9_151_161 := range ia_9_151_161 {
-											fa_9_151_161[i_9_151_161] = bits_9_151_161[j_9_151_161]
-										}
-										r0_0_9_151_161 = archsimd.LoadUint64x4(fa_9_151_161).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_161.defaultF)[:4])), in_9_151_161)
+										r_7_146_156, ia_7_146_156, h_7_146_156, kk_7_146_156, l_7_146_156 := r_146_156, ia_146_156, h_146_156, kk_146_156, l_146_156
+										half_7_146_156 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_146_156, kc_7_146_156, lc_7_146_156 := h_7_146_156.Sub(half_7_146_156).Ceil(), kk_7_146_156.Sub(half_7_146_156).Ceil(), l_7_146_156.Sub(half_7_146_156).Ceil()
+										hmin_7_146_156, kmin_7_146_156, lmin_7_146_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.lmin)[:4]))
+										in_7_146_156 := hc_7_146_156.GreaterEqual(hmin_7_146_156).And(hc_7_146_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.hmax)[:4])))).And(kc_7_146_156.GreaterEqual(kmin_7_146_156)).And(kc_7_146_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.kmax)[:4])))).And(lc_7_146_156.GreaterEqual(lmin_7_146_156)).And(lc_7_146_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.lmax)[:4]))))
+										idx_7_146_156 := hc_7_146_156.Sub(hmin_7_146_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.hstride)[:4]))).Add(kc_7_146_156.Sub(kmin_7_146_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_156.kstride)[:4])))).Add(lc_7_146_156.Sub(lmin_7_146_156))
+										idx_7_146_156.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_146_156).ConvertToInt32().Store(ia_7_146_156)
+										r0_0_7_146_156 = in_7_146_156
 									}
-									fc_151_161 = r0_0_9_151_161
+									in_146_156 := r0_0_7_146_156
+									for i_146_156, j_146_156 := range ia_146_156 {
+										fa_146_156[i_146_156] = bits_146_156[j_146_156]
+									}
+									r0_0_146_156 = archsimd.LoadUint64x4(fa_146_156).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_146_156.defaultF)[:4])), in_146_156)
 								}
-								s_151_161 := sum_151_161.Add(fc_151_161.Mul(fc_151_161).Mul(fl_151_161).Mul(fl_151_161))
-								if !c_151_161.Water {
-									s_151_161 = sum_151_161.Merge(s_151_161, fl_151_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								r0_0_151_161 = s_151_161
+								fc_156 = r0_0_146_156
 							}
-							sum_161 = r0_0_151_161
+							s_156 := sum_156.Add(fc_156.Mul(fc_156).Mul(fl_156).Mul(fl_156))
+							if !c_156.Water {
+								s_156 = sum_156.Merge(s_156, fl_156.Equal(zero_156))
+							}
+							sum_156 = s_156
 						}
 					}
-					r0_0_161, r1_0_161 = sum_161, polar_161
+					r0_0_156, r1_0_156 = sum_156, polar_156
 				}
-				sum, polar = r0_0_161, r1_0_161
+				sum, polar = r0_0_156, r1_0_156
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -4858,409 +4592,385 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_162 archsimd.Float64x4
-				r1_0_162 archsimd.Float64x4
-				r2_0_162 archsimd.Float64x4
+				r0_0_157 archsimd.Float64x4
+				r1_0_157 archsimd.Float64x4
+				r2_0_157 archsimd.Float64x4
 			)
 			{
-				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_162 := k_162.c
-				var r0_0_152_162 archsimd.Float64x4
+				k_157, r_157, ia_157, fa_157, fdet_157, s_157, o_157, sum_157, omega_157, polar_157, capture_157, par_157 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_157 := k_157.c
+				var r0_0_147_157 archsimd.Float64x4
 				{
-					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[0])[:4]))
-					r0_0_152_162 = fdet_152_162.Mul(f_152_162).Add(s_152_162).Add(o_152_162).Add(p_152_162)
+					fdet_147_157, f_147_157, s_147_157, o_147_157, p_147_157 := fdet_157, archsimd.LoadFloat64x4((*[4]float64)((&r_157.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_157[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_157[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_157.pix0[0])[:4]))
+					r0_0_147_157 = fdet_147_157.Mul(f_147_157).Add(s_147_157).Add(o_147_157).Add(p_147_157)
 				}
-				x_162 := r0_0_152_162
-				var r0_0_153_162 archsimd.Float64x4
+				x_157 := r0_0_147_157
+				var r0_0_148_157 archsimd.Float64x4
 				{
-					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[1])[:4]))
-					r0_0_153_162 = fdet_153_162.Mul(f_153_162).Add(s_153_162).Add(o_153_162).Add(p_153_162)
+					fdet_148_157, f_148_157, s_148_157, o_148_157, p_148_157 := fdet_157, archsimd.LoadFloat64x4((*[4]float64)((&r_157.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_157[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_157[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_157.pix0[1])[:4]))
+					r0_0_148_157 = fdet_148_157.Mul(f_148_157).Add(s_148_157).Add(o_148_157).Add(p_148_157)
 				}
-				y_162 := r0_0_153_162
-				var r0_0_154_162 archsimd.Float64x4
+				y_157 := r0_0_148_157
+				var r0_0_149_157 archsimd.Float64x4
 				{
-					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[2])[:4]))
-					r0_0_154_162 = fdet_154_162.Mul(f_154_162).Add(s_154_162).Add(o_154_162).Add(p_154_162)
+					fdet_149_157, f_149_157, s_149_157, o_149_157, p_149_157 := fdet_157, archsimd.LoadFloat64x4((*[4]float64)((&r_157.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_157[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_157[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_157.pix0[2])[:4]))
+					r0_0_149_157 = fdet_149_157.Mul(f_149_157).Add(s_149_157).Add(o_149_157).Add(p_149_157)
 				}
-				z_162 := r0_0_154_162
-				invR_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_162.Mul(x_162).Add(y_162.Mul(y_162)).Add(z_162.Mul(z_162)).Sqrt())
-				dx_162, dy_162, dz_162 := x_162.Mul(invR_162), y_162.Mul(invR_162), z_162.Mul(invR_162)
-				if m_162 := omega_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_162.ToBits() != 0 {
-					var r0_0_155_162 archsimd.Float64x4
+				z_157 := r0_0_149_157
+				invR_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_157.Mul(x_157).Add(y_157.Mul(y_157)).Add(z_157.Mul(z_157)).Sqrt())
+				dx_157, dy_157, dz_157 := x_157.Mul(invR_157), y_157.Mul(invR_157), z_157.Mul(invR_157)
+				if m_157 := omega_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_157.ToBits() != 0 {
+					var r0_0_150_157 archsimd.Float64x4
 					{
-						invR_155_162, num_155_162, point_155_162 := invR_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.omegaNum)[:4])), c_162.PointPixel
-						w_155_162 := invR_155_162.Mul(invR_155_162)
-						if !point_155_162 {
-							w_155_162 = num_155_162.Mul(w_155_162.Mul(invR_155_162))
+						invR_150_157, num_150_157, point_150_157 := invR_157, archsimd.LoadFloat64x4((*[4]float64)((&r_157.omegaNum)[:4])), c_157.PointPixel
+						w_150_157 := invR_150_157.Mul(invR_150_157)
+						if !point_150_157 {
+							w_150_157 = num_150_157.Mul(w_150_157.Mul(invR_150_157))
 						}
-						r0_0_155_162 = w_155_162
+						r0_0_150_157 = w_150_157
 					}
-					omega_162 = r0_0_155_162.Merge(omega_162, m_162)
+					omega_157 = r0_0_150_157.Merge(omega_157, m_157)
 				}
-				if capture_162 {
-					dx_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[0])[:4]))).Add(dy_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[1])[:4])))).Add(dz_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[2])[:4])))).StoreSlice(par_162)
+				if capture_157 {
+					dx_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_157.od[0])[:4]))).Add(dy_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_157.od[1])[:4])))).Add(dz_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_157.od[2])[:4])))).StoreSlice(par_157)
 				}
 				var (
-					r0_0_156_162 archsimd.Float64x4
-					r1_0_156_162 archsimd.Float64x4
+					r0_0_151_157 archsimd.Float64x4
+					r1_0_151_157 archsimd.Float64x4
 				)
 				{
-					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
-					n_156_162 := k_156_162.nn[0]
-					for si_156_162 := range r_156_162.src {
-						var (
-							r0_0_148_156_162 archsimd.Float64x4
-							r1_0_148_156_162 archsimd.Float64x4
-							r2_0_148_156_162 archsimd.Float64x4
-							r3_0_148_156_162 archsimd.Float64x4
-						)
-						{
-							r_148_156_162, sr_148_156_162, dx_148_156_162, dy_148_156_162, dz_148_156_162, polar_148_156_162 := r_156_162, &r_156_162.src[si_156_162], dx_156_162, dy_156_162, dz_156_162, polar_156_162
-							zero_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-							il_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.il)[:4]))
-							qx_148_156_162, qy_148_156_162, qz_148_156_162 := dx_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[0])[:4]))).Mul(il_148_156_162), dy_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[1])[:4]))).Mul(il_148_156_162), dz_148_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[2])[:4]))).Mul(il_148_156_162)
-							if m_148_156_162 := polar_148_156_162.Equal(zero_148_156_162); m_148_156_162.ToBits() != 0 {
-								var p_148_156_162 archsimd.Float64x4
-								if r_148_156_162.kahnZero {
-									c2_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[0])[:4])).Mul(dx_148_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[1])[:4])).Mul(dy_148_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_162.inc[2])[:4])).Mul(dz_148_156_162))
-									p_148_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156_162.Mul(c2_148_156_162)))
-								} else {
-									var r0_0_15_148_156_162 archsimd.Float64x4
-									{
-										zero_15_148_156_162, kahn_15_148_156_162, s_15_148_156_162, dx_15_148_156_162, dy_15_148_156_162, dz_15_148_156_162 := false, &r_148_156_162.kahn, sr_148_156_162, dx_148_156_162, dy_148_156_162, dz_148_156_162
-										c2_15_148_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[0])[:4])).Mul(dx_15_148_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[1])[:4])).Mul(dy_15_148_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.inc[2])[:4])).Mul(dz_15_148_156_162))
-										c2sq_15_148_156_162 := c2_15_148_156_162.Mul(c2_15_148_156_162)
-										cos2psi_15_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										if !zero_15_148_156_162 {
-											e_15_148_156_162 := dx_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[0])[:4]))).Add(dy_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[1])[:4])))).Add(dz_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.ein[2])[:4]))))
-											b_15_148_156_162 := dx_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[0])[:4]))).Add(dy_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[1])[:4])))).Add(dz_15_148_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_162.bin[2])[:4]))))
-											ee_15_148_156_162, bb_15_148_156_162 := e_15_148_156_162.Mul(e_15_148_156_162), b_15_148_156_162.Mul(b_15_148_156_162)
-											den_15_148_156_162 := ee_15_148_156_162.Add(bb_15_148_156_162)
-											cos2psi_15_148_156_162 = ee_15_148_156_162.Sub(bb_15_148_156_162).Div(den_15_148_156_162).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156_162.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										one_15_148_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-										r0_0_15_148_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156_162.Add(c2sq_15_148_156_162).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156_162[:4])).Mul(cos2psi_15_148_156_162).Mul(one_15_148_156_162.Sub(c2sq_15_148_156_162))))
+					k_151_157, r_151_157, ia_151_157, fa_151_157, sum_151_157, dx_151_157, dy_151_157, dz_151_157, polar_151_157 := k_157, r_157, ia_157, fa_157, sum_157, dx_157, dy_157, dz_157, polar_157
+					c_151_157 := k_151_157.c
+					n_151_157 := k_151_157.nn[0]
+					zero_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_151_157 := range r_151_157.src {
+						sr_151_157 := &r_151_157.src[si_151_157]
+						il_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.il)[:4]))
+						qx_151_157, qy_151_157, qz_151_157 := dx_151_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[0])[:4]))).Mul(il_151_157), dy_151_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[1])[:4]))).Mul(il_151_157), dz_151_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[2])[:4]))).Mul(il_151_157)
+						if m_151_157 := polar_151_157.Equal(zero_151_157); m_151_157.ToBits() != 0 {
+							var p_151_157 archsimd.Float64x4
+							if r_151_157.kahnZero {
+								c2_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[0])[:4])).Mul(dx_151_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[1])[:4])).Mul(dy_151_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_157.inc[2])[:4])).Mul(dz_151_157))
+								p_151_157 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_151_157.Mul(c2_151_157)))
+							} else {
+								var r0_0_144_151_157 archsimd.Float64x4
+								{
+									zero_144_151_157, kahn_144_151_157, s_144_151_157, dx_144_151_157, dy_144_151_157, dz_144_151_157 := false, &r_151_157.kahn, sr_151_157, dx_151_157, dy_151_157, dz_151_157
+									c2_144_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.inc[0])[:4])).Mul(dx_144_151_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.inc[1])[:4])).Mul(dy_144_151_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.inc[2])[:4])).Mul(dz_144_151_157))
+									c2sq_144_151_157 := c2_144_151_157.Mul(c2_144_151_157)
+									cos2psi_144_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_144_151_157 {
+										e_144_151_157 := dx_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.ein[0])[:4]))).Add(dy_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.ein[1])[:4])))).Add(dz_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.ein[2])[:4]))))
+										b_144_151_157 := dx_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.bin[0])[:4]))).Add(dy_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.bin[1])[:4])))).Add(dz_144_151_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_157.bin[2])[:4]))))
+										ee_144_151_157, bb_144_151_157 := e_144_151_157.Mul(e_144_151_157), b_144_151_157.Mul(b_144_151_157)
+										den_144_151_157 := ee_144_151_157.Add(bb_144_151_157)
+										cos2psi_144_151_157 = ee_144_151_157.Sub(bb_144_151_157).Div(den_144_151_157).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_144_151_157.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									p_148_156_162 = r0_0_15_148_156_162
+									one_144_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_144_151_157 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144_151_157.Add(c2sq_144_151_157).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_144_151_157[:4])).Mul(cos2psi_144_151_157).Mul(one_144_151_157.Sub(c2sq_144_151_157))))
 								}
-								polar_148_156_162 = p_148_156_162.Merge(polar_148_156_162, m_148_156_162)
+								p_151_157 = r0_0_144_151_157
 							}
-							r0_0_148_156_162, r1_0_148_156_162, r2_0_148_156_162, r3_0_148_156_162 = qx_148_156_162, qy_148_156_162, qz_148_156_162, polar_148_156_162
+							polar_151_157 = p_151_157.Merge(polar_151_157, m_151_157)
 						}
-						qx_156_162, qy_156_162, qz_156_162, p_156_162 := r0_0_148_156_162, r1_0_148_156_162, r2_0_148_156_162, r3_0_148_156_162
-						polar_156_162 = p_156_162
-						for oi_156_162 := range r_156_162.orient {
-							var (
-								r0_0_149_156_162 archsimd.Float64x4
-								r1_0_149_156_162 archsimd.Float64x4
-								r2_0_149_156_162 archsimd.Float64x4
-							)
+						for oi_151_157 := range r_151_157.orient {
+							o_151_157 := &r_151_157.orient[oi_151_157]
+							h_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[0])[:4])).Mul(qx_151_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[1])[:4])).Mul(qy_151_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[2])[:4])).Mul(qz_151_157))
+							kk_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[3])[:4])).Mul(qx_151_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[4])[:4])).Mul(qy_151_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[5])[:4])).Mul(qz_151_157))
+							l_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[6])[:4])).Mul(qx_151_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[7])[:4])).Mul(qy_151_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_157[8])[:4])).Mul(qz_151_157))
+							var r0_0_145_151_157 archsimd.Float64x4
 							{
-								o_149_156_162, qx_149_156_162, qy_149_156_162, qz_149_156_162 := &r_156_162.orient[oi_156_162], qx_156_162, qy_156_162, qz_156_162
-								h_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[0])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[1])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[2])[:4])).Mul(qz_149_156_162))
-								kk_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[3])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[4])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[5])[:4])).Mul(qz_149_156_162))
-								l_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[6])[:4])).Mul(qx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[7])[:4])).Mul(qy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_162[8])[:4])).Mul(qz_149_156_162))
-								r0_0_149_156_162, r1_0_149_156_162, r2_0_149_156_162 = h_149_156_162, kk_149_156_162, l_149_156_162
+								r_145_151_157, h_145_151_157, kk_145_151_157, l_145_151_157, n_145_151_157 := r_151_157, h_151_157, kk_151_157, l_151_157, n_151_157
+								_ = n_145_151_157
+								var r0_0_24_145_151_157 archsimd.Float64x4
+								{
+									r_24_145_151_157, i_24_145_151_157, x_24_145_151_157 := r_145_151_157, 0, h_145_151_157
+									s_24_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_24_145_151_157.nmode[i_24_145_151_157] == nChebyshev {
+										var r0_0_25_145_151_157 archsimd.Float64x4
+										{
+											x_25_145_151_157, n_25_145_151_157 := x_24_145_151_157, r_24_145_151_157.nn[i_24_145_151_157]
+											magic_25_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_25_145_151_157 := x_25_145_151_157.Add(magic_25_145_151_157)
+											var r0_0_26_145_151_157 archsimd.Float64x4
+											{
+												d_26_145_151_157 := x_25_145_151_157.Sub(t_25_145_151_157.Sub(magic_25_145_151_157))
+												y_26_145_151_157 := d_26_145_151_157.Mul(d_26_145_151_157)
+												y2_26_145_151_157 := y_26_145_151_157.Mul(y_26_145_151_157)
+												y4_26_145_151_157 := y2_26_145_151_157.Mul(y2_26_145_151_157)
+												p0_26_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_145_151_157)).Mul(y2_26_145_151_157))
+												p1_26_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_145_151_157)).Mul(y2_26_145_151_157)).Mul(y4_26_145_151_157)
+												p2_26_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_145_151_157.Mul(y4_26_145_151_157))
+												r0_0_26_145_151_157 = p0_26_145_151_157.Add(p1_26_145_151_157).Add(p2_26_145_151_157)
+											}
+											var r0_0_27_145_151_157 archsimd.Float64x4
+											{
+												c_27_145_151_157, t_27_145_151_157 := r0_0_26_145_151_157, t_25_145_151_157
+												r0_0_27_145_151_157 = c_27_145_151_157.AsUint64x4().Xor(t_27_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_25_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_145_151_157)
+											u0_25_145_151_157, u1_25_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_145_151_157
+											j_25_145_151_157 := 2
+											for ; j_25_145_151_157+1 < n_25_145_151_157; j_25_145_151_157 += 2 {
+												u0_25_145_151_157 = c2_25_145_151_157.Mul(u1_25_145_151_157).Sub(u0_25_145_151_157)
+												u1_25_145_151_157 = c2_25_145_151_157.Mul(u0_25_145_151_157).Sub(u1_25_145_151_157)
+											}
+											if j_25_145_151_157 < n_25_145_151_157 {
+												u1_25_145_151_157 = c2_25_145_151_157.Mul(u1_25_145_151_157).Sub(u0_25_145_151_157)
+											}
+											r0_0_25_145_151_157 = u1_25_145_151_157
+										}
+										s_24_145_151_157 = r0_0_25_145_151_157
+									} else if r_24_145_151_157.nmode[i_24_145_151_157] == nRatio {
+										var r0_0_28_145_151_157 archsimd.Float64x4
+										{
+											x_28_145_151_157, nv_28_145_151_157 := x_24_145_151_157, archsimd.LoadFloat64x4((*[4]float64)((&r_24_145_151_157.nv[i_24_145_151_157])[:4]))
+											magic_28_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_28_145_151_157 := x_28_145_151_157.Add(magic_28_145_151_157)
+											d_28_145_151_157 := x_28_145_151_157.Sub(t_28_145_151_157.Sub(magic_28_145_151_157))
+											y_28_145_151_157 := nv_28_145_151_157.Mul(d_28_145_151_157)
+											u_28_145_151_157 := y_28_145_151_157.Add(magic_28_145_151_157)
+											var r0_0_29_145_151_157 archsimd.Float64x4
+											{
+												d_29_145_151_157 := y_28_145_151_157.Sub(u_28_145_151_157.Sub(magic_28_145_151_157))
+												y_29_145_151_157 := d_29_145_151_157.Mul(d_29_145_151_157)
+												y2_29_145_151_157 := y_29_145_151_157.Mul(y_29_145_151_157)
+												y4_29_145_151_157 := y2_29_145_151_157.Mul(y2_29_145_151_157)
+												p0_29_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_145_151_157)).Mul(y2_29_145_151_157))
+												p1_29_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_145_151_157)).Mul(y2_29_145_151_157)).Mul(y4_29_145_151_157)
+												p2_29_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_145_151_157)).Mul(y4_29_145_151_157.Mul(y4_29_145_151_157))
+												r0_0_29_145_151_157 = d_29_145_151_157.Mul(p0_29_145_151_157.Add(p1_29_145_151_157).Add(p2_29_145_151_157))
+											}
+											var r0_0_30_145_151_157 archsimd.Float64x4
+											{
+												c_30_145_151_157, t_30_145_151_157 := r0_0_29_145_151_157, u_28_145_151_157
+												r0_0_30_145_151_157 = c_30_145_151_157.AsUint64x4().Xor(t_30_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_28_145_151_157 := r0_0_30_145_151_157
+											var r0_0_31_145_151_157 archsimd.Float64x4
+											{
+												d_31_145_151_157 := d_28_145_151_157
+												y_31_145_151_157 := d_31_145_151_157.Mul(d_31_145_151_157)
+												y2_31_145_151_157 := y_31_145_151_157.Mul(y_31_145_151_157)
+												y4_31_145_151_157 := y2_31_145_151_157.Mul(y2_31_145_151_157)
+												p0_31_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_145_151_157)).Mul(y2_31_145_151_157))
+												p1_31_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_145_151_157)).Mul(y2_31_145_151_157)).Mul(y4_31_145_151_157)
+												p2_31_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_145_151_157)).Mul(y4_31_145_151_157.Mul(y4_31_145_151_157))
+												r0_0_31_145_151_157 = d_31_145_151_157.Mul(p0_31_145_151_157.Add(p1_31_145_151_157).Add(p2_31_145_151_157))
+											}
+											r0_0_28_145_151_157 = nv_28_145_151_157.Merge(sn_28_145_151_157.Div(r0_0_31_145_151_157), d_28_145_151_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_24_145_151_157 = r0_0_28_145_151_157
+									}
+									r0_0_24_145_151_157 = s_24_145_151_157
+								}
+								sa_145_151_157 := r0_0_24_145_151_157
+								var r0_0_32_145_151_157 archsimd.Float64x4
+								{
+									r_32_145_151_157, i_32_145_151_157, x_32_145_151_157 := r_145_151_157, 1, kk_145_151_157
+									s_32_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_32_145_151_157.nmode[i_32_145_151_157] == nChebyshev {
+										var r0_0_33_145_151_157 archsimd.Float64x4
+										{
+											x_33_145_151_157, n_33_145_151_157 := x_32_145_151_157, r_32_145_151_157.nn[i_32_145_151_157]
+											magic_33_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_33_145_151_157 := x_33_145_151_157.Add(magic_33_145_151_157)
+											var r0_0_34_145_151_157 archsimd.Float64x4
+											{
+												d_34_145_151_157 := x_33_145_151_157.Sub(t_33_145_151_157.Sub(magic_33_145_151_157))
+												y_34_145_151_157 := d_34_145_151_157.Mul(d_34_145_151_157)
+												y2_34_145_151_157 := y_34_145_151_157.Mul(y_34_145_151_157)
+												y4_34_145_151_157 := y2_34_145_151_157.Mul(y2_34_145_151_157)
+												p0_34_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_145_151_157)).Mul(y2_34_145_151_157))
+												p1_34_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_145_151_157)).Mul(y2_34_145_151_157)).Mul(y4_34_145_151_157)
+												p2_34_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_145_151_157.Mul(y4_34_145_151_157))
+												r0_0_34_145_151_157 = p0_34_145_151_157.Add(p1_34_145_151_157).Add(p2_34_145_151_157)
+											}
+											var r0_0_35_145_151_157 archsimd.Float64x4
+											{
+												c_35_145_151_157, t_35_145_151_157 := r0_0_34_145_151_157, t_33_145_151_157
+												r0_0_35_145_151_157 = c_35_145_151_157.AsUint64x4().Xor(t_35_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_33_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_145_151_157)
+											u0_33_145_151_157, u1_33_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_145_151_157
+											j_33_145_151_157 := 2
+											for ; j_33_145_151_157+1 < n_33_145_151_157; j_33_145_151_157 += 2 {
+												u0_33_145_151_157 = c2_33_145_151_157.Mul(u1_33_145_151_157).Sub(u0_33_145_151_157)
+												u1_33_145_151_157 = c2_33_145_151_157.Mul(u0_33_145_151_157).Sub(u1_33_145_151_157)
+											}
+											if j_33_145_151_157 < n_33_145_151_157 {
+												u1_33_145_151_157 = c2_33_145_151_157.Mul(u1_33_145_151_157).Sub(u0_33_145_151_157)
+											}
+											r0_0_33_145_151_157 = u1_33_145_151_157
+										}
+										s_32_145_151_157 = r0_0_33_145_151_157
+									} else if r_32_145_151_157.nmode[i_32_145_151_157] == nRatio {
+										var r0_0_36_145_151_157 archsimd.Float64x4
+										{
+											x_36_145_151_157, nv_36_145_151_157 := x_32_145_151_157, archsimd.LoadFloat64x4((*[4]float64)((&r_32_145_151_157.nv[i_32_145_151_157])[:4]))
+											magic_36_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_36_145_151_157 := x_36_145_151_157.Add(magic_36_145_151_157)
+											d_36_145_151_157 := x_36_145_151_157.Sub(t_36_145_151_157.Sub(magic_36_145_151_157))
+											y_36_145_151_157 := nv_36_145_151_157.Mul(d_36_145_151_157)
+											u_36_145_151_157 := y_36_145_151_157.Add(magic_36_145_151_157)
+											var r0_0_37_145_151_157 archsimd.Float64x4
+											{
+												d_37_145_151_157 := y_36_145_151_157.Sub(u_36_145_151_157.Sub(magic_36_145_151_157))
+												y_37_145_151_157 := d_37_145_151_157.Mul(d_37_145_151_157)
+												y2_37_145_151_157 := y_37_145_151_157.Mul(y_37_145_151_157)
+												y4_37_145_151_157 := y2_37_145_151_157.Mul(y2_37_145_151_157)
+												p0_37_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_145_151_157)).Mul(y2_37_145_151_157))
+												p1_37_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_145_151_157)).Mul(y2_37_145_151_157)).Mul(y4_37_145_151_157)
+												p2_37_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_145_151_157)).Mul(y4_37_145_151_157.Mul(y4_37_145_151_157))
+												r0_0_37_145_151_157 = d_37_145_151_157.Mul(p0_37_145_151_157.Add(p1_37_145_151_157).Add(p2_37_145_151_157))
+											}
+											var r0_0_38_145_151_157 archsimd.Float64x4
+											{
+												c_38_145_151_157, t_38_145_151_157 := r0_0_37_145_151_157, u_36_145_151_157
+												r0_0_38_145_151_157 = c_38_145_151_157.AsUint64x4().Xor(t_38_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_36_145_151_157 := r0_0_38_145_151_157
+											var r0_0_39_145_151_157 archsimd.Float64x4
+											{
+												d_39_145_151_157 := d_36_145_151_157
+												y_39_145_151_157 := d_39_145_151_157.Mul(d_39_145_151_157)
+												y2_39_145_151_157 := y_39_145_151_157.Mul(y_39_145_151_157)
+												y4_39_145_151_157 := y2_39_145_151_157.Mul(y2_39_145_151_157)
+												p0_39_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_145_151_157)).Mul(y2_39_145_151_157))
+												p1_39_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_145_151_157)).Mul(y2_39_145_151_157)).Mul(y4_39_145_151_157)
+												p2_39_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_145_151_157)).Mul(y4_39_145_151_157.Mul(y4_39_145_151_157))
+												r0_0_39_145_151_157 = d_39_145_151_157.Mul(p0_39_145_151_157.Add(p1_39_145_151_157).Add(p2_39_145_151_157))
+											}
+											r0_0_36_145_151_157 = nv_36_145_151_157.Merge(sn_36_145_151_157.Div(r0_0_39_145_151_157), d_36_145_151_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_32_145_151_157 = r0_0_36_145_151_157
+									}
+									r0_0_32_145_151_157 = s_32_145_151_157
+								}
+								sb_145_151_157 := r0_0_32_145_151_157
+								var r0_0_40_145_151_157 archsimd.Float64x4
+								{
+									r_40_145_151_157, i_40_145_151_157, x_40_145_151_157 := r_145_151_157, 2, l_145_151_157
+									s_40_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_40_145_151_157.nmode[i_40_145_151_157] == nChebyshev {
+										var r0_0_41_145_151_157 archsimd.Float64x4
+										{
+											x_41_145_151_157, n_41_145_151_157 := x_40_145_151_157, r_40_145_151_157.nn[i_40_145_151_157]
+											magic_41_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_41_145_151_157 := x_41_145_151_157.Add(magic_41_145_151_157)
+											var r0_0_42_145_151_157 archsimd.Float64x4
+											{
+												d_42_145_151_157 := x_41_145_151_157.Sub(t_41_145_151_157.Sub(magic_41_145_151_157))
+												y_42_145_151_157 := d_42_145_151_157.Mul(d_42_145_151_157)
+												y2_42_145_151_157 := y_42_145_151_157.Mul(y_42_145_151_157)
+												y4_42_145_151_157 := y2_42_145_151_157.Mul(y2_42_145_151_157)
+												p0_42_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_145_151_157)).Mul(y2_42_145_151_157))
+												p1_42_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_145_151_157)).Mul(y2_42_145_151_157)).Mul(y4_42_145_151_157)
+												p2_42_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_145_151_157.Mul(y4_42_145_151_157))
+												r0_0_42_145_151_157 = p0_42_145_151_157.Add(p1_42_145_151_157).Add(p2_42_145_151_157)
+											}
+											var r0_0_43_145_151_157 archsimd.Float64x4
+											{
+												c_43_145_151_157, t_43_145_151_157 := r0_0_42_145_151_157, t_41_145_151_157
+												r0_0_43_145_151_157 = c_43_145_151_157.AsUint64x4().Xor(t_43_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											c2_41_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_145_151_157)
+											u0_41_145_151_157, u1_41_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_145_151_157
+											j_41_145_151_157 := 2
+											for ; j_41_145_151_157+1 < n_41_145_151_157; j_41_145_151_157 += 2 {
+												u0_41_145_151_157 = c2_41_145_151_157.Mul(u1_41_145_151_157).Sub(u0_41_145_151_157)
+												u1_41_145_151_157 = c2_41_145_151_157.Mul(u0_41_145_151_157).Sub(u1_41_145_151_157)
+											}
+											if j_41_145_151_157 < n_41_145_151_157 {
+												u1_41_145_151_157 = c2_41_145_151_157.Mul(u1_41_145_151_157).Sub(u0_41_145_151_157)
+											}
+											r0_0_41_145_151_157 = u1_41_145_151_157
+										}
+										s_40_145_151_157 = r0_0_41_145_151_157
+									} else if r_40_145_151_157.nmode[i_40_145_151_157] == nRatio {
+										var r0_0_44_145_151_157 archsimd.Float64x4
+										{
+											x_44_145_151_157, nv_44_145_151_157 := x_40_145_151_157, archsimd.LoadFloat64x4((*[4]float64)((&r_40_145_151_157.nv[i_40_145_151_157])[:4]))
+											magic_44_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_44_145_151_157 := x_44_145_151_157.Add(magic_44_145_151_157)
+											d_44_145_151_157 := x_44_145_151_157.Sub(t_44_145_151_157.Sub(magic_44_145_151_157))
+											y_44_145_151_157 := nv_44_145_151_157.Mul(d_44_145_151_157)
+											u_44_145_151_157 := y_44_145_151_157.Add(magic_44_145_151_157)
+											var r0_0_45_145_151_157 archsimd.Float64x4
+											{
+												d_45_145_151_157 := y_44_145_151_157.Sub(u_44_145_151_157.Sub(magic_44_145_151_157))
+												y_45_145_151_157 := d_45_145_151_157.Mul(d_45_145_151_157)
+												y2_45_145_151_157 := y_45_145_151_157.Mul(y_45_145_151_157)
+												y4_45_145_151_157 := y2_45_145_151_157.Mul(y2_45_145_151_157)
+												p0_45_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_145_151_157)).Mul(y2_45_145_151_157))
+												p1_45_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_145_151_157)).Mul(y2_45_145_151_157)).Mul(y4_45_145_151_157)
+												p2_45_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_145_151_157)).Mul(y4_45_145_151_157.Mul(y4_45_145_151_157))
+												r0_0_45_145_151_157 = d_45_145_151_157.Mul(p0_45_145_151_157.Add(p1_45_145_151_157).Add(p2_45_145_151_157))
+											}
+											var r0_0_46_145_151_157 archsimd.Float64x4
+											{
+												c_46_145_151_157, t_46_145_151_157 := r0_0_45_145_151_157, u_44_145_151_157
+												r0_0_46_145_151_157 = c_46_145_151_157.AsUint64x4().Xor(t_46_145_151_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+											}
+											sn_44_145_151_157 := r0_0_46_145_151_157
+											var r0_0_47_145_151_157 archsimd.Float64x4
+											{
+												d_47_145_151_157 := d_44_145_151_157
+												y_47_145_151_157 := d_47_145_151_157.Mul(d_47_145_151_157)
+												y2_47_145_151_157 := y_47_145_151_157.Mul(y_47_145_151_157)
+												y4_47_145_151_157 := y2_47_145_151_157.Mul(y2_47_145_151_157)
+												p0_47_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_145_151_157)).Mul(y2_47_145_151_157))
+												p1_47_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_145_151_157)).Mul(y2_47_145_151_157)).Mul(y4_47_145_151_157)
+												p2_47_145_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_145_151_157)).Mul(y4_47_145_151_157.Mul(y4_47_145_151_157))
+												r0_0_47_145_151_157 = d_47_145_151_157.Mul(p0_47_145_151_157.Add(p1_47_145_151_157).Add(p2_47_145_151_157))
+											}
+											r0_0_44_145_151_157 = nv_44_145_151_157.Merge(sn_44_145_151_157.Div(r0_0_47_145_151_157), d_44_145_151_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+										}
+										s_40_145_151_157 = r0_0_44_145_151_157
+									}
+									r0_0_40_145_151_157 = s_40_145_151_157
+								}
+								sc_145_151_157 := r0_0_40_145_151_157
+								r0_0_145_151_157 = sa_145_151_157.Mul(sb_145_151_157).Mul(sc_145_151_157)
 							}
-							h_156_162, kk_156_162, l_156_162 := r0_0_149_156_162, r1_0_149_156_162, r2_0_149_156_162
-							var r0_0_150_156_162 archsimd.Float64x4
-							{
-								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
-								_ = n_150_156_162
-								var r0_0_28_150_156_162 archsimd.Float64x4
+							fl_151_157 := r0_0_145_151_157
+							fc_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_151_157.defaultF)[:4]))
+							if c_151_157.HasHKL {
+								var r0_0_146_151_157 archsimd.Float64x4
 								{
-									r_28_150_156_162, i_28_150_156_162, x_28_150_156_162 := r_150_156_162, 0, h_150_156_162
-									s_28_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_28_150_156_162.nmode[i_28_150_156_162] == nChebyshev {
-										var r0_0_29_150_156_162 archsimd.Float64x4
-										{
-											x_29_150_156_162, n_29_150_156_162 := x_28_150_156_162, r_28_150_156_162.nn[i_28_150_156_162]
-											magic_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_29_150_156_162 := x_29_150_156_162.Add(magic_29_150_156_162)
-											var r0_0_30_150_156_162 archsimd.Float64x4
-											{
-												d_30_150_156_162 := x_29_150_156_162.Sub(t_29_150_156_162.Sub(magic_29_150_156_162))
-												y_30_150_156_162 := d_30_150_156_162.Mul(d_30_150_156_162)
-												y2_30_150_156_162 := y_30_150_156_162.Mul(y_30_150_156_162)
-												y4_30_150_156_162 := y2_30_150_156_162.Mul(y2_30_150_156_162)
-												p0_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156_162)).Mul(y2_30_150_156_162))
-												p1_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156_162)).Mul(y2_30_150_156_162)).Mul(y4_30_150_156_162)
-												p2_30_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156_162.Mul(y4_30_150_156_162))
-												r0_0_30_150_156_162 = p0_30_150_156_162.Add(p1_30_150_156_162).Add(p2_30_150_156_162)
-											}
-											var r0_0_31_150_156_162 archsimd.Float64x4
-											{
-												c_31_150_156_162, t_31_150_156_162 := r0_0_30_150_156_162, t_29_150_156_162
-												r0_0_31_150_156_162 = c_31_150_156_162.AsUint64x4().Xor(t_31_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156_162)
-											u0_29_150_156_162, u1_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156_162
-											j_29_150_156_162 := 2
-											for ; j_29_150_156_162+1 < n_29_150_156_162; j_29_150_156_162 += 2 {
-												u0_29_150_156_162 = c2_29_150_156_162.Mul(u1_29_150_156_162).Sub(u0_29_150_156_162)
-												u1_29_150_156_162 = c2_29_150_156_162.Mul(u0_29_150_156_162).Sub(u1_29_150_156_162)
-											}
-											if j_29_150_156_162 < n_29_150_156_162 {
-												u1_29_150_156_162 = c2_29_150_156_162.Mul(u1_29_150_156_162).Sub(u0_29_150_156_162)
-											}
-											r0_0_29_150_156_162 = u1_29_150_156_162
-										}
-										s_28_150_156_162 = r0_0_29_150_156_162
-									} else if r_28_150_156_162.nmode[i_28_150_156_162] == nRatio {
-										var r0_0_32_150_156_162 archsimd.Float64x4
-										{
-											x_32_150_156_162, nv_32_150_156_162 := x_28_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156_162.nv[i_28_150_156_162])[:4]))
-											magic_32_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_32_150_156_162 := x_32_150_156_162.Add(magic_32_150_156_162)
-											d_32_150_156_162 := x_32_150_156_162.Sub(t_32_150_156_162.Sub(magic_32_150_156_162))
-											y_32_150_156_162 := nv_32_150_156_162.Mul(d_32_150_156_162)
-											u_32_150_156_162 := y_32_150_156_162.Add(magic_32_150_156_162)
-											var r0_0_33_150_156_162 archsimd.Float64x4
-											{
-												d_33_150_156_162 := y_32_150_156_162.Sub(u_32_150_156_162.Sub(magic_32_150_156_162))
-												y_33_150_156_162 := d_33_150_156_162.Mul(d_33_150_156_162)
-												y2_33_150_156_162 := y_33_150_156_162.Mul(y_33_150_156_162)
-												y4_33_150_156_162 := y2_33_150_156_162.Mul(y2_33_150_156_162)
-												p0_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156_162)).Mul(y2_33_150_156_162))
-												p1_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156_162)).Mul(y2_33_150_156_162)).Mul(y4_33_150_156_162)
-												p2_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156_162)).Mul(y4_33_150_156_162.Mul(y4_33_150_156_162))
-												r0_0_33_150_156_162 = d_33_150_156_162.Mul(p0_33_150_156_162.Add(p1_33_150_156_162).Add(p2_33_150_156_162))
-											}
-											var r0_0_34_150_156_162 archsimd.Float64x4
-											{
-												c_34_150_156_162, t_34_150_156_162 := r0_0_33_150_156_162, u_32_150_156_162
-												r0_0_34_150_156_162 = c_34_150_156_162.AsUint64x4().Xor(t_34_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_32_150_156_162 := r0_0_34_150_156_162
-											var r0_0_35_150_156_162 archsimd.Float64x4
-											{
-												d_35_150_156_162 := d_32_150_156_162
-												y_35_150_156_162 := d_35_150_156_162.Mul(d_35_150_156_162)
-												y2_35_150_156_162 := y_35_150_156_162.Mul(y_35_150_156_162)
-												y4_35_150_156_162 := y2_35_150_156_162.Mul(y2_35_150_156_162)
-												p0_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156_162)).Mul(y2_35_150_156_162))
-												p1_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156_162)).Mul(y2_35_150_156_162)).Mul(y4_35_150_156_162)
-												p2_35_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156_162)).Mul(y4_35_150_156_162.Mul(y4_35_150_156_162))
-												r0_0_35_150_156_162 = d_35_150_156_162.Mul(p0_35_150_156_162.Add(p1_35_150_156_162).Add(p2_35_150_156_162))
-											}
-											r0_0_32_150_156_162 = nv_32_150_156_162.Merge(sn_32_150_156_162.Div(r0_0_35_150_156_162), d_32_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_28_150_156_162 = r0_0_32_150_156_162
-									}
-									r0_0_28_150_156_162 = s_28_150_156_162
-								}
-								sa_150_156_162 := r0_0_28_150_156_162
-								var r0_0_36_150_156_162 archsimd.Float64x4
-								{
-									r_36_150_156_162, i_36_150_156_162, x_36_150_156_162 := r_150_156_162, 1, kk_150_156_162
-									s_36_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_36_150_156_162.nmode[i_36_150_156_162] == nChebyshev {
-										var r0_0_37_150_156_162 archsimd.Float64x4
-										{
-											x_37_150_156_162, n_37_150_156_162 := x_36_150_156_162, r_36_150_156_162.nn[i_36_150_156_162]
-											magic_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_37_150_156_162 := x_37_150_156_162.Add(magic_37_150_156_162)
-											var r0_0_38_150_156_162 archsimd.Float64x4
-											{
-												d_38_150_156_162 := x_37_150_156_162.Sub(t_37_150_156_162.Sub(magic_37_150_156_162))
-												y_38_150_156_162 := d_38_150_156_162.Mul(d_38_150_156_162)
-												y2_38_150_156_162 := y_38_150_156_162.Mul(y_38_150_156_162)
-												y4_38_150_156_162 := y2_38_150_156_162.Mul(y2_38_150_156_162)
-												p0_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156_162)).Mul(y2_38_150_156_162))
-												p1_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156_162)).Mul(y2_38_150_156_162)).Mul(y4_38_150_156_162)
-												p2_38_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156_162.Mul(y4_38_150_156_162))
-												r0_0_38_150_156_162 = p0_38_150_156_162.Add(p1_38_150_156_162).Add(p2_38_150_156_162)
-											}
-											var r0_0_39_150_156_162 archsimd.Float64x4
-											{
-												c_39_150_156_162, t_39_150_156_162 := r0_0_38_150_156_162, t_37_150_156_162
-												r0_0_39_150_156_162 = c_39_150_156_162.AsUint64x4().Xor(t_39_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156_162)
-											u0_37_150_156_162, u1_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156_162
-											j_37_150_156_162 := 2
-											for ; j_37_150_156_162+1 < n_37_150_156_162; j_37_150_156_162 += 2 {
-												u0_37_150_156_162 = c2_37_150_156_162.Mul(u1_37_150_156_162).Sub(u0_37_150_156_162)
-												u1_37_150_156_162 = c2_37_150_156_162.Mul(u0_37_150_156_162).Sub(u1_37_150_156_162)
-											}
-											if j_37_150_156_162 < n_37_150_156_162 {
-												u1_37_150_156_162 = c2_37_150_156_162.Mul(u1_37_150_156_162).Sub(u0_37_150_156_162)
-											}
-											r0_0_37_150_156_162 = u1_37_150_156_162
-										}
-										s_36_150_156_162 = r0_0_37_150_156_162
-									} else if r_36_150_156_162.nmode[i_36_150_156_162] == nRatio {
-										var r0_0_40_150_156_162 archsimd.Float64x4
-										{
-											x_40_150_156_162, nv_40_150_156_162 := x_36_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156_162.nv[i_36_150_156_162])[:4]))
-											magic_40_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_40_150_156_162 := x_40_150_156_162.Add(magic_40_150_156_162)
-											d_40_150_156_162 := x_40_150_156_162.Sub(t_40_150_156_162.Sub(magic_40_150_156_162))
-											y_40_150_156_162 := nv_40_150_156_162.Mul(d_40_150_156_162)
-											u_40_150_156_162 := y_40_150_156_162.Add(magic_40_150_156_162)
-											var r0_0_41_150_156_162 archsimd.Float64x4
-											{
-												d_41_150_156_162 := y_40_150_156_162.Sub(u_40_150_156_162.Sub(magic_40_150_156_162))
-												y_41_150_156_162 := d_41_150_156_162.Mul(d_41_150_156_162)
-												y2_41_150_156_162 := y_41_150_156_162.Mul(y_41_150_156_162)
-												y4_41_150_156_162 := y2_41_150_156_162.Mul(y2_41_150_156_162)
-												p0_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156_162)).Mul(y2_41_150_156_162))
-												p1_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156_162)).Mul(y2_41_150_156_162)).Mul(y4_41_150_156_162)
-												p2_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156_162)).Mul(y4_41_150_156_162.Mul(y4_41_150_156_162))
-												r0_0_41_150_156_162 = d_41_150_156_162.Mul(p0_41_150_156_162.Add(p1_41_150_156_162).Add(p2_41_150_156_162))
-											}
-											var r0_0_42_150_156_162 archsimd.Float64x4
-											{
-												c_42_150_156_162, t_42_150_156_162 := r0_0_41_150_156_162, u_40_150_156_162
-												r0_0_42_150_156_162 = c_42_150_156_162.AsUint64x4().Xor(t_42_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_40_150_156_162 := r0_0_42_150_156_162
-											var r0_0_43_150_156_162 archsimd.Float64x4
-											{
-												d_43_150_156_162 := d_40_150_156_162
-												y_43_150_156_162 := d_43_150_156_162.Mul(d_43_150_156_162)
-												y2_43_150_156_162 := y_43_150_156_162.Mul(y_43_150_156_162)
-												y4_43_150_156_162 := y2_43_150_156_162.Mul(y2_43_150_156_162)
-												p0_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156_162)).Mul(y2_43_150_156_162))
-												p1_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156_162)).Mul(y2_43_150_156_162)).Mul(y4_43_150_156_162)
-												p2_43_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156_162)).Mul(y4_43_150_156_162.Mul(y4_43_150_156_162))
-												r0_0_43_150_156_162 = d_43_150_156_162.Mul(p0_43_150_156_162.Add(p1_43_150_156_162).Add(p2_43_150_156_162))
-											}
-											r0_0_40_150_156_162 = nv_40_150_156_162.Merge(sn_40_150_156_162.Div(r0_0_43_150_156_162), d_40_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_36_150_156_162 = r0_0_40_150_156_162
-									}
-									r0_0_36_150_156_162 = s_36_150_156_162
-								}
-								sb_150_156_162 := r0_0_36_150_156_162
-								var r0_0_44_150_156_162 archsimd.Float64x4
-								{
-									r_44_150_156_162, i_44_150_156_162, x_44_150_156_162 := r_150_156_162, 2, l_150_156_162
-									s_44_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_44_150_156_162.nmode[i_44_150_156_162] == nChebyshev {
-										var r0_0_45_150_156_162 archsimd.Float64x4
-										{
-											x_45_150_156_162, n_45_150_156_162 := x_44_150_156_162, r_44_150_156_162.nn[i_44_150_156_162]
-											magic_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_45_150_156_162 := x_45_150_156_162.Add(magic_45_150_156_162)
-											var r0_0_46_150_156_162 archsimd.Float64x4
-											{
-												d_46_150_156_162 := x_45_150_156_162.Sub(t_45_150_156_162.Sub(magic_45_150_156_162))
-												y_46_150_156_162 := d_46_150_156_162.Mul(d_46_150_156_162)
-												y2_46_150_156_162 := y_46_150_156_162.Mul(y_46_150_156_162)
-												y4_46_150_156_162 := y2_46_150_156_162.Mul(y2_46_150_156_162)
-												p0_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156_162)).Mul(y2_46_150_156_162))
-												p1_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156_162)).Mul(y2_46_150_156_162)).Mul(y4_46_150_156_162)
-												p2_46_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156_162.Mul(y4_46_150_156_162))
-												r0_0_46_150_156_162 = p0_46_150_156_162.Add(p1_46_150_156_162).Add(p2_46_150_156_162)
-											}
-											var r0_0_47_150_156_162 archsimd.Float64x4
-											{
-												c_47_150_156_162, t_47_150_156_162 := r0_0_46_150_156_162, t_45_150_156_162
-												r0_0_47_150_156_162 = c_47_150_156_162.AsUint64x4().Xor(t_47_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											c2_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156_162)
-											u0_45_150_156_162, u1_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156_162
-											j_45_150_156_162 := 2
-											for ; j_45_150_156_162+1 < n_45_150_156_162; j_45_150_156_162 += 2 {
-												u0_45_150_156_162 = c2_45_150_156_162.Mul(u1_45_150_156_162).Sub(u0_45_150_156_162)
-												u1_45_150_156_162 = c2_45_150_156_162.Mul(u0_45_150_156_162).Sub(u1_45_150_156_162)
-											}
-											if j_45_150_156_162 < n_45_150_156_162 {
-												u1_45_150_156_162 = c2_45_150_156_162.Mul(u1_45_150_156_162).Sub(u0_45_150_156_162)
-											}
-											r0_0_45_150_156_162 = u1_45_150_156_162
-										}
-										s_44_150_156_162 = r0_0_45_150_156_162
-									} else if r_44_150_156_162.nmode[i_44_150_156_162] == nRatio {
-										var r0_0_48_150_156_162 archsimd.Float64x4
-										{
-											x_48_150_156_162, nv_48_150_156_162 := x_44_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156_162.nv[i_44_150_156_162])[:4]))
-											magic_48_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_48_150_156_162 := x_48_150_156_162.Add(magic_48_150_156_162)
-											d_48_150_156_162 := x_48_150_156_162.Sub(t_48_150_156_162.Sub(magic_48_150_156_162))
-											y_48_150_156_162 := nv_48_150_156_162.Mul(d_48_150_156_162)
-											u_48_150_156_162 := y_48_150_156_162.Add(magic_48_150_156_162)
-											var r0_0_49_150_156_162 archsimd.Float64x4
-											{
-												d_49_150_156_162 := y_48_150_156_162.Sub(u_48_150_156_162.Sub(magic_48_150_156_162))
-												y_49_150_156_162 := d_49_150_156_162.Mul(d_49_150_156_162)
-												y2_49_150_156_162 := y_49_150_156_162.Mul(y_49_150_156_162)
-												y4_49_150_156_162 := y2_49_150_156_162.Mul(y2_49_150_156_162)
-												p0_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156_162)).Mul(y2_49_150_156_162))
-												p1_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156_162)).Mul(y2_49_150_156_162)).Mul(y4_49_150_156_162)
-												p2_49_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156_162)).Mul(y4_49_150_156_162.Mul(y4_49_150_156_162))
-												r0_0_49_150_156_162 = d_49_150_156_162.Mul(p0_49_150_156_162.Add(p1_49_150_156_162).Add(p2_49_150_156_162))
-											}
-											var r0_0_50_150_156_162 archsimd.Float64x4
-											{
-												c_50_150_156_162, t_50_150_156_162 := r0_0_49_150_156_162, u_48_150_156_162
-												r0_0_50_150_156_162 = c_50_150_156_162.AsUint64x4().Xor(t_50_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-											}
-											sn_48_150_156_162 := r0_0_50_150_156_162
-											var r0_0_51_150_156_162 archsimd.Float64x4
-											{
-												d_51_150_156_162 := d_48_150_156_162
-												y_51_150_156_162 := d_51_150_156_162.Mul(d_51_150_156_162)
-												y2_51_150_156_162 := y_51_150_156_162.Mul(y_51_150_156_162)
-												y4_51_150_156_162 := y2_51_150_156_162.Mul(y2_51_150_156_162)
-												p0_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156_162)).Mul(y2_51_150_156_162))
-												p1_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156_162)).Mul(y2_51_150_156_162)).Mul(y4_51_150_156_162)
-												p2_51_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156_162)).Mul(y4_51_150_156_162.Mul(y4_51_150_156_162))
-												r0_0_51_150_156_162 = d_51_150_156_162.Mul(p0_51_150_156_162.Add(p1_51_150_156_162).Add(p2_51_150_156_162))
-											}
-											r0_0_48_150_156_162 = nv_48_150_156_162.Merge(sn_48_150_156_162.Div(r0_0_51_150_156_162), d_48_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-										}
-										s_44_150_156_162 = r0_0_48_150_156_162
-									}
-									r0_0_44_150_156_162 = s_44_150_156_162
-								}
-								sc_150_156_162 := r0_0_44_150_156_162
-								r0_0_150_156_162 = sa_150_156_162.Mul(sb_150_156_162).Mul(sc_150_156_162)
-							}
-							var r0_0_151_156_162 archsimd.Float64x4
-							{
-								k_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162, fl_151_156_162, sum_151_156_162 := k_156_162, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162, r0_0_150_156_162, sum_156_162
-								c_151_156_162 := k_151_156_162.c
-								fc_151_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156_162.lr.defaultF)[:4]))
-								if c_151_156_162.HasHKL {
-									var r0_0_9_151_156_162 archsimd.Float64x4
+									r_146_151_157, bits_146_151_157, ia_146_151_157, fa_146_151_157, h_146_151_157, kk_146_151_157, l_146_151_157 := r_151_157, k_151_157.fhklBits, ia_151_157, fa_151_157, h_151_157, kk_151_157, l_151_157
+									var r0_0_7_146_151_157 archsimd.Mask64x4
 									{
-										r_9_151_156_162, bits_9_151_156_162, ia_9_151_156_162, fa_9_151_156_162, h_9_151_156_162, kk_9_151_156_162, l_9_151_156_162 := k_151_156_162.lr, k_151_156_162.fhklBits, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
-										var r0_0_7_9_151_156_162 archsimd.Mask64x4
-										{
-											r_7_9_151_156_162, ia_7_9_151_156_162, h_7_9_151_156_162, kk_7_9_151_156_162, l_7_9_151_156_162 := r_9_151_156_162, ia_9_151_156_162, h_9_151_156_162, kk_9_151_156_162, l_9_151_156_162
-											half_7_9_151_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-											hc_7_9_151_156_162, kc_7_9_151_156_162, lc_7_9_151_156_162 := h_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil(), kk_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil(), l_7_9_151_156_162.Sub(half_7_9_151_156_162).Ceil()
-											hmin_7_9_151_156_162, kmin_7_9_151_156_162, lmin_7_9_151_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.lmin)[:4]))
-											in_7_9_151_156_162 := hc_7_9_151_156_162.GreaterEqual(hmin_7_9_151_156_162).And(hc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hmax)[:4])))).And(kc_7_9_151_156_162.GreaterEqual(kmin_7_9_151_156_162)).And(kc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kmax)[:4])))).And(lc_7_9_151_156_162.GreaterEqual(lmin_7_9_151_156_162)).And(lc_7_9_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.lmax)[:4]))))
-											idx_7_9_151_156_162 := hc_7_9_151_156_162.Sub(hmin_7_9_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.hstride)[:4]))).Add(kc_7_9_151_156_162.Sub(kmin_7_9_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_162.kstride)[:4])))).Add(lc_7_9_151_156_162.Sub(lmin_7_9_151_156_162))
-											idx_7_9_151_156_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156_162).ConvertToInt32().Store(ia_7_9_151_156_162)
-											r0_0_7_9_151_156_162 = in_7_9_151_156_162
-										}
-										in_9_151_156_162 := r0_0_7_9_151_156_162
-										for i_9_151_156_162, j_9_151_156_162 := range ia_9_151_156_162 {
-											fa_9_151_156_162[i_9_151_156_162] = bits_9_151_156_162[j_9_151_156_162]
-										}
-										r0_0_9_151_156_162 = archsimd.LoadUint64x4(fa_9_151_156_162).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156_162.defaultF)[:4])), in_9_151_156_162)
+										r_7_146_151_157, ia_7_146_151_157, h_7_146_151_157, kk_7_146_151_157, l_7_146_151_157 := r_146_151_157, ia_146_151_157, h_146_151_157, kk_146_151_157, l_146_151_157
+										half_7_146_151_157 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_146_151_157, kc_7_146_151_157, lc_7_146_151_157 := h_7_146_151_157.Sub(half_7_146_151_157).Ceil(), kk_7_146_151_157.Sub(half_7_146_151_157).Ceil(), l_7_146_151_157.Sub(half_7_146_151_157).Ceil()
+										hmin_7_146_151_157, kmin_7_146_151_157, lmin_7_146_151_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.lmin)[:4]))
+										in_7_146_151_157 := hc_7_146_151_157.GreaterEqual(hmin_7_146_151_157).And(hc_7_146_151_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.hmax)[:4])))).And(kc_7_146_151_157.GreaterEqual(kmin_7_146_151_157)).And(kc_7_146_151_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.kmax)[:4])))).And(lc_7_146_151_157.GreaterEqual(lmin_7_146_151_157)).And(lc_7_146_151_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.lmax)[:4]))))
+										idx_7_146_151_157 := hc_7_146_151_157.Sub(hmin_7_146_151_157).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.hstride)[:4]))).Add(kc_7_146_151_157.Sub(kmin_7_146_151_157).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_157.kstride)[:4])))).Add(lc_7_146_151_157.Sub(lmin_7_146_151_157))
+										idx_7_146_151_157.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_146_151_157).ConvertToInt32().Store(ia_7_146_151_157)
+										r0_0_7_146_151_157 = in_7_146_151_157
 									}
-									fc_151_156_162 = r0_0_9_151_156_162
+									in_146_151_157 := r0_0_7_146_151_157
+									for i_146_151_157, j_146_151_157 := range ia_146_151_157 {
+										fa_146_151_157[i_146_151_157] = bits_146_151_157[j_146_151_157]
+									}
+									r0_0_146_151_157 = archsimd.LoadUint64x4(fa_146_151_157).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_146_151_157.defaultF)[:4])), in_146_151_157)
 								}
-								s_151_156_162 := sum_151_156_162.Add(fc_151_156_162.Mul(fc_151_156_162).Mul(fl_151_156_162).Mul(fl_151_156_162))
-								if !c_151_156_162.Water {
-									s_151_156_162 = sum_151_156_162.Merge(s_151_156_162, fl_151_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-								}
-								r0_0_151_156_162 = s_151_156_162
+								fc_151_157 = r0_0_146_151_157
 							}
-							sum_156_162 = r0_0_151_156_162
+							s_151_157 := sum_151_157.Add(fc_151_157.Mul(fc_151_157).Mul(fl_151_157).Mul(fl_151_157))
+							if !c_151_157.Water {
+								s_151_157 = sum_151_157.Merge(s_151_157, fl_151_157.Equal(zero_151_157))
+							}
+							sum_151_157 = s_151_157
 						}
 					}
-					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
+					r0_0_151_157, r1_0_151_157 = sum_151_157, polar_151_157
 				}
-				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
-				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
+				sum_157, polar_157 = r0_0_151_157, r1_0_151_157
+				r0_0_157, r1_0_157, r2_0_157 = sum_157, omega_157, polar_157
 			}
-			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
+			sum, omega, polar = r0_0_157, r1_0_157, r2_0_157
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -5268,409 +4978,385 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_163 archsimd.Float64x4
-							r1_0_163 archsimd.Float64x4
-							r2_0_163 archsimd.Float64x4
+							r0_0_158 archsimd.Float64x4
+							r1_0_158 archsimd.Float64x4
+							r2_0_158 archsimd.Float64x4
 						)
 						{
-							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_163 := k_163.c
-							var r0_0_152_163 archsimd.Float64x4
+							k_158, r_158, ia_158, fa_158, fdet_158, s_158, o_158, sum_158, omega_158, polar_158, capture_158, par_158 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_158 := k_158.c
+							var r0_0_147_158 archsimd.Float64x4
 							{
-								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[0])[:4]))
-								r0_0_152_163 = fdet_152_163.Mul(f_152_163).Add(s_152_163).Add(o_152_163).Add(p_152_163)
+								fdet_147_158, f_147_158, s_147_158, o_147_158, p_147_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[0])[:4]))
+								r0_0_147_158 = fdet_147_158.Mul(f_147_158).Add(s_147_158).Add(o_147_158).Add(p_147_158)
 							}
-							x_163 := r0_0_152_163
-							var r0_0_153_163 archsimd.Float64x4
+							x_158 := r0_0_147_158
+							var r0_0_148_158 archsimd.Float64x4
 							{
-								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[1])[:4]))
-								r0_0_153_163 = fdet_153_163.Mul(f_153_163).Add(s_153_163).Add(o_153_163).Add(p_153_163)
+								fdet_148_158, f_148_158, s_148_158, o_148_158, p_148_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[1])[:4]))
+								r0_0_148_158 = fdet_148_158.Mul(f_148_158).Add(s_148_158).Add(o_148_158).Add(p_148_158)
 							}
-							y_163 := r0_0_153_163
-							var r0_0_154_163 archsimd.Float64x4
+							y_158 := r0_0_148_158
+							var r0_0_149_158 archsimd.Float64x4
 							{
-								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[2])[:4]))
-								r0_0_154_163 = fdet_154_163.Mul(f_154_163).Add(s_154_163).Add(o_154_163).Add(p_154_163)
+								fdet_149_158, f_149_158, s_149_158, o_149_158, p_149_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[2])[:4]))
+								r0_0_149_158 = fdet_149_158.Mul(f_149_158).Add(s_149_158).Add(o_149_158).Add(p_149_158)
 							}
-							z_163 := r0_0_154_163
-							invR_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).Sqrt())
-							dx_163, dy_163, dz_163 := x_163.Mul(invR_163), y_163.Mul(invR_163), z_163.Mul(invR_163)
-							if m_163 := omega_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_163.ToBits() != 0 {
-								var r0_0_155_163 archsimd.Float64x4
+							z_158 := r0_0_149_158
+							invR_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_158.Mul(x_158).Add(y_158.Mul(y_158)).Add(z_158.Mul(z_158)).Sqrt())
+							dx_158, dy_158, dz_158 := x_158.Mul(invR_158), y_158.Mul(invR_158), z_158.Mul(invR_158)
+							if m_158 := omega_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_158.ToBits() != 0 {
+								var r0_0_150_158 archsimd.Float64x4
 								{
-									invR_155_163, num_155_163, point_155_163 := invR_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.omegaNum)[:4])), c_163.PointPixel
-									w_155_163 := invR_155_163.Mul(invR_155_163)
-									if !point_155_163 {
-										w_155_163 = num_155_163.Mul(w_155_163.Mul(invR_155_163))
+									invR_150_158, num_150_158, point_150_158 := invR_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.omegaNum)[:4])), c_158.PointPixel
+									w_150_158 := invR_150_158.Mul(invR_150_158)
+									if !point_150_158 {
+										w_150_158 = num_150_158.Mul(w_150_158.Mul(invR_150_158))
 									}
-									r0_0_155_163 = w_155_163
+									r0_0_150_158 = w_150_158
 								}
-								omega_163 = r0_0_155_163.Merge(omega_163, m_163)
+								omega_158 = r0_0_150_158.Merge(omega_158, m_158)
 							}
-							if capture_163 {
-								dx_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[0])[:4]))).Add(dy_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[1])[:4])))).Add(dz_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[2])[:4])))).StoreSlice(par_163)
+							if capture_158 {
+								dx_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[0])[:4]))).Add(dy_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[1])[:4])))).Add(dz_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[2])[:4])))).StoreSlice(par_158)
 							}
 							var (
-								r0_0_156_163 archsimd.Float64x4
-								r1_0_156_163 archsimd.Float64x4
+								r0_0_151_158 archsimd.Float64x4
+								r1_0_151_158 archsimd.Float64x4
 							)
 							{
-								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
-								n_156_163 := k_156_163.nn[0]
-								for si_156_163 := range r_156_163.src {
-									var (
-										r0_0_148_156_163 archsimd.Float64x4
-										r1_0_148_156_163 archsimd.Float64x4
-										r2_0_148_156_163 archsimd.Float64x4
-										r3_0_148_156_163 archsimd.Float64x4
-									)
-									{
-										r_148_156_163, sr_148_156_163, dx_148_156_163, dy_148_156_163, dz_148_156_163, polar_148_156_163 := r_156_163, &r_156_163.src[si_156_163], dx_156_163, dy_156_163, dz_156_163, polar_156_163
-										zero_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-										il_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.il)[:4]))
-										qx_148_156_163, qy_148_156_163, qz_148_156_163 := dx_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[0])[:4]))).Mul(il_148_156_163), dy_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[1])[:4]))).Mul(il_148_156_163), dz_148_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[2])[:4]))).Mul(il_148_156_163)
-										if m_148_156_163 := polar_148_156_163.Equal(zero_148_156_163); m_148_156_163.ToBits() != 0 {
-											var p_148_156_163 archsimd.Float64x4
-											if r_148_156_163.kahnZero {
-												c2_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[0])[:4])).Mul(dx_148_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[1])[:4])).Mul(dy_148_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_148_156_163.inc[2])[:4])).Mul(dz_148_156_163))
-												p_148_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_148_156_163.Mul(c2_148_156_163)))
-											} else {
-												var r0_0_15_148_156_163 archsimd.Float64x4
-												{
-													zero_15_148_156_163, kahn_15_148_156_163, s_15_148_156_163, dx_15_148_156_163, dy_15_148_156_163, dz_15_148_156_163 := false, &r_148_156_163.kahn, sr_148_156_163, dx_148_156_163, dy_148_156_163, dz_148_156_163
-													c2_15_148_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[0])[:4])).Mul(dx_15_148_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[1])[:4])).Mul(dy_15_148_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.inc[2])[:4])).Mul(dz_15_148_156_163))
-													c2sq_15_148_156_163 := c2_15_148_156_163.Mul(c2_15_148_156_163)
-													cos2psi_15_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-													if !zero_15_148_156_163 {
-														e_15_148_156_163 := dx_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[0])[:4]))).Add(dy_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[1])[:4])))).Add(dz_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.ein[2])[:4]))))
-														b_15_148_156_163 := dx_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[0])[:4]))).Add(dy_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[1])[:4])))).Add(dz_15_148_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_15_148_156_163.bin[2])[:4]))))
-														ee_15_148_156_163, bb_15_148_156_163 := e_15_148_156_163.Mul(e_15_148_156_163), b_15_148_156_163.Mul(b_15_148_156_163)
-														den_15_148_156_163 := ee_15_148_156_163.Add(bb_15_148_156_163)
-														cos2psi_15_148_156_163 = ee_15_148_156_163.Sub(bb_15_148_156_163).Div(den_15_148_156_163).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_15_148_156_163.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-													}
-													one_15_148_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-													r0_0_15_148_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_15_148_156_163.Add(c2sq_15_148_156_163).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_15_148_156_163[:4])).Mul(cos2psi_15_148_156_163).Mul(one_15_148_156_163.Sub(c2sq_15_148_156_163))))
+								k_151_158, r_151_158, ia_151_158, fa_151_158, sum_151_158, dx_151_158, dy_151_158, dz_151_158, polar_151_158 := k_158, r_158, ia_158, fa_158, sum_158, dx_158, dy_158, dz_158, polar_158
+								c_151_158 := k_151_158.c
+								n_151_158 := k_151_158.nn[0]
+								zero_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								for si_151_158 := range r_151_158.src {
+									sr_151_158 := &r_151_158.src[si_151_158]
+									il_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.il)[:4]))
+									qx_151_158, qy_151_158, qz_151_158 := dx_151_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[0])[:4]))).Mul(il_151_158), dy_151_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[1])[:4]))).Mul(il_151_158), dz_151_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[2])[:4]))).Mul(il_151_158)
+									if m_151_158 := polar_151_158.Equal(zero_151_158); m_151_158.ToBits() != 0 {
+										var p_151_158 archsimd.Float64x4
+										if r_151_158.kahnZero {
+											c2_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[0])[:4])).Mul(dx_151_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[1])[:4])).Mul(dy_151_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_151_158.inc[2])[:4])).Mul(dz_151_158))
+											p_151_158 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_151_158.Mul(c2_151_158)))
+										} else {
+											var r0_0_144_151_158 archsimd.Float64x4
+											{
+												zero_144_151_158, kahn_144_151_158, s_144_151_158, dx_144_151_158, dy_144_151_158, dz_144_151_158 := false, &r_151_158.kahn, sr_151_158, dx_151_158, dy_151_158, dz_151_158
+												c2_144_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.inc[0])[:4])).Mul(dx_144_151_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.inc[1])[:4])).Mul(dy_144_151_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.inc[2])[:4])).Mul(dz_144_151_158))
+												c2sq_144_151_158 := c2_144_151_158.Mul(c2_144_151_158)
+												cos2psi_144_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+												if !zero_144_151_158 {
+													e_144_151_158 := dx_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.ein[0])[:4]))).Add(dy_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.ein[1])[:4])))).Add(dz_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.ein[2])[:4]))))
+													b_144_151_158 := dx_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.bin[0])[:4]))).Add(dy_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.bin[1])[:4])))).Add(dz_144_151_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144_151_158.bin[2])[:4]))))
+													ee_144_151_158, bb_144_151_158 := e_144_151_158.Mul(e_144_151_158), b_144_151_158.Mul(b_144_151_158)
+													den_144_151_158 := ee_144_151_158.Add(bb_144_151_158)
+													cos2psi_144_151_158 = ee_144_151_158.Sub(bb_144_151_158).Div(den_144_151_158).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_144_151_158.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 												}
-												p_148_156_163 = r0_0_15_148_156_163
+												one_144_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												r0_0_144_151_158 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144_151_158.Add(c2sq_144_151_158).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_144_151_158[:4])).Mul(cos2psi_144_151_158).Mul(one_144_151_158.Sub(c2sq_144_151_158))))
 											}
-											polar_148_156_163 = p_148_156_163.Merge(polar_148_156_163, m_148_156_163)
+											p_151_158 = r0_0_144_151_158
 										}
-										r0_0_148_156_163, r1_0_148_156_163, r2_0_148_156_163, r3_0_148_156_163 = qx_148_156_163, qy_148_156_163, qz_148_156_163, polar_148_156_163
+										polar_151_158 = p_151_158.Merge(polar_151_158, m_151_158)
 									}
-									qx_156_163, qy_156_163, qz_156_163, p_156_163 := r0_0_148_156_163, r1_0_148_156_163, r2_0_148_156_163, r3_0_148_156_163
-									polar_156_163 = p_156_163
-									for oi_156_163 := range r_156_163.orient {
-										var (
-											r0_0_149_156_163 archsimd.Float64x4
-											r1_0_149_156_163 archsimd.Float64x4
-											r2_0_149_156_163 archsimd.Float64x4
-										)
+									for oi_151_158 := range r_151_158.orient {
+										o_151_158 := &r_151_158.orient[oi_151_158]
+										h_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[0])[:4])).Mul(qx_151_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[1])[:4])).Mul(qy_151_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[2])[:4])).Mul(qz_151_158))
+										kk_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[3])[:4])).Mul(qx_151_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[4])[:4])).Mul(qy_151_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[5])[:4])).Mul(qz_151_158))
+										l_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[6])[:4])).Mul(qx_151_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[7])[:4])).Mul(qy_151_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_151_158[8])[:4])).Mul(qz_151_158))
+										var r0_0_145_151_158 archsimd.Float64x4
 										{
-											o_149_156_163, qx_149_156_163, qy_149_156_163, qz_149_156_163 := &r_156_163.orient[oi_156_163], qx_156_163, qy_156_163, qz_156_163
-											h_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[0])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[1])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[2])[:4])).Mul(qz_149_156_163))
-											kk_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[3])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[4])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[5])[:4])).Mul(qz_149_156_163))
-											l_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[6])[:4])).Mul(qx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[7])[:4])).Mul(qy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_149_156_163[8])[:4])).Mul(qz_149_156_163))
-											r0_0_149_156_163, r1_0_149_156_163, r2_0_149_156_163 = h_149_156_163, kk_149_156_163, l_149_156_163
+											r_145_151_158, h_145_151_158, kk_145_151_158, l_145_151_158, n_145_151_158 := r_151_158, h_151_158, kk_151_158, l_151_158, n_151_158
+											_ = n_145_151_158
+											var r0_0_24_145_151_158 archsimd.Float64x4
+											{
+												r_24_145_151_158, i_24_145_151_158, x_24_145_151_158 := r_145_151_158, 0, h_145_151_158
+												s_24_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_24_145_151_158.nmode[i_24_145_151_158] == nChebyshev {
+													var r0_0_25_145_151_158 archsimd.Float64x4
+													{
+														x_25_145_151_158, n_25_145_151_158 := x_24_145_151_158, r_24_145_151_158.nn[i_24_145_151_158]
+														magic_25_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_25_145_151_158 := x_25_145_151_158.Add(magic_25_145_151_158)
+														var r0_0_26_145_151_158 archsimd.Float64x4
+														{
+															d_26_145_151_158 := x_25_145_151_158.Sub(t_25_145_151_158.Sub(magic_25_145_151_158))
+															y_26_145_151_158 := d_26_145_151_158.Mul(d_26_145_151_158)
+															y2_26_145_151_158 := y_26_145_151_158.Mul(y_26_145_151_158)
+															y4_26_145_151_158 := y2_26_145_151_158.Mul(y2_26_145_151_158)
+															p0_26_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_145_151_158)).Mul(y2_26_145_151_158))
+															p1_26_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_145_151_158)).Mul(y2_26_145_151_158)).Mul(y4_26_145_151_158)
+															p2_26_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_145_151_158.Mul(y4_26_145_151_158))
+															r0_0_26_145_151_158 = p0_26_145_151_158.Add(p1_26_145_151_158).Add(p2_26_145_151_158)
+														}
+														var r0_0_27_145_151_158 archsimd.Float64x4
+														{
+															c_27_145_151_158, t_27_145_151_158 := r0_0_26_145_151_158, t_25_145_151_158
+															r0_0_27_145_151_158 = c_27_145_151_158.AsUint64x4().Xor(t_27_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_25_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_145_151_158)
+														u0_25_145_151_158, u1_25_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_145_151_158
+														j_25_145_151_158 := 2
+														for ; j_25_145_151_158+1 < n_25_145_151_158; j_25_145_151_158 += 2 {
+															u0_25_145_151_158 = c2_25_145_151_158.Mul(u1_25_145_151_158).Sub(u0_25_145_151_158)
+															u1_25_145_151_158 = c2_25_145_151_158.Mul(u0_25_145_151_158).Sub(u1_25_145_151_158)
+														}
+														if j_25_145_151_158 < n_25_145_151_158 {
+															u1_25_145_151_158 = c2_25_145_151_158.Mul(u1_25_145_151_158).Sub(u0_25_145_151_158)
+														}
+														r0_0_25_145_151_158 = u1_25_145_151_158
+													}
+													s_24_145_151_158 = r0_0_25_145_151_158
+												} else if r_24_145_151_158.nmode[i_24_145_151_158] == nRatio {
+													var r0_0_28_145_151_158 archsimd.Float64x4
+													{
+														x_28_145_151_158, nv_28_145_151_158 := x_24_145_151_158, archsimd.LoadFloat64x4((*[4]float64)((&r_24_145_151_158.nv[i_24_145_151_158])[:4]))
+														magic_28_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_28_145_151_158 := x_28_145_151_158.Add(magic_28_145_151_158)
+														d_28_145_151_158 := x_28_145_151_158.Sub(t_28_145_151_158.Sub(magic_28_145_151_158))
+														y_28_145_151_158 := nv_28_145_151_158.Mul(d_28_145_151_158)
+														u_28_145_151_158 := y_28_145_151_158.Add(magic_28_145_151_158)
+														var r0_0_29_145_151_158 archsimd.Float64x4
+														{
+															d_29_145_151_158 := y_28_145_151_158.Sub(u_28_145_151_158.Sub(magic_28_145_151_158))
+															y_29_145_151_158 := d_29_145_151_158.Mul(d_29_145_151_158)
+															y2_29_145_151_158 := y_29_145_151_158.Mul(y_29_145_151_158)
+															y4_29_145_151_158 := y2_29_145_151_158.Mul(y2_29_145_151_158)
+															p0_29_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_145_151_158)).Mul(y2_29_145_151_158))
+															p1_29_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_145_151_158)).Mul(y2_29_145_151_158)).Mul(y4_29_145_151_158)
+															p2_29_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_145_151_158)).Mul(y4_29_145_151_158.Mul(y4_29_145_151_158))
+															r0_0_29_145_151_158 = d_29_145_151_158.Mul(p0_29_145_151_158.Add(p1_29_145_151_158).Add(p2_29_145_151_158))
+														}
+														var r0_0_30_145_151_158 archsimd.Float64x4
+														{
+															c_30_145_151_158, t_30_145_151_158 := r0_0_29_145_151_158, u_28_145_151_158
+															r0_0_30_145_151_158 = c_30_145_151_158.AsUint64x4().Xor(t_30_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_28_145_151_158 := r0_0_30_145_151_158
+														var r0_0_31_145_151_158 archsimd.Float64x4
+														{
+															d_31_145_151_158 := d_28_145_151_158
+															y_31_145_151_158 := d_31_145_151_158.Mul(d_31_145_151_158)
+															y2_31_145_151_158 := y_31_145_151_158.Mul(y_31_145_151_158)
+															y4_31_145_151_158 := y2_31_145_151_158.Mul(y2_31_145_151_158)
+															p0_31_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_145_151_158)).Mul(y2_31_145_151_158))
+															p1_31_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_145_151_158)).Mul(y2_31_145_151_158)).Mul(y4_31_145_151_158)
+															p2_31_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_145_151_158)).Mul(y4_31_145_151_158.Mul(y4_31_145_151_158))
+															r0_0_31_145_151_158 = d_31_145_151_158.Mul(p0_31_145_151_158.Add(p1_31_145_151_158).Add(p2_31_145_151_158))
+														}
+														r0_0_28_145_151_158 = nv_28_145_151_158.Merge(sn_28_145_151_158.Div(r0_0_31_145_151_158), d_28_145_151_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_24_145_151_158 = r0_0_28_145_151_158
+												}
+												r0_0_24_145_151_158 = s_24_145_151_158
+											}
+											sa_145_151_158 := r0_0_24_145_151_158
+											var r0_0_32_145_151_158 archsimd.Float64x4
+											{
+												r_32_145_151_158, i_32_145_151_158, x_32_145_151_158 := r_145_151_158, 1, kk_145_151_158
+												s_32_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_32_145_151_158.nmode[i_32_145_151_158] == nChebyshev {
+													var r0_0_33_145_151_158 archsimd.Float64x4
+													{
+														x_33_145_151_158, n_33_145_151_158 := x_32_145_151_158, r_32_145_151_158.nn[i_32_145_151_158]
+														magic_33_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_33_145_151_158 := x_33_145_151_158.Add(magic_33_145_151_158)
+														var r0_0_34_145_151_158 archsimd.Float64x4
+														{
+															d_34_145_151_158 := x_33_145_151_158.Sub(t_33_145_151_158.Sub(magic_33_145_151_158))
+															y_34_145_151_158 := d_34_145_151_158.Mul(d_34_145_151_158)
+															y2_34_145_151_158 := y_34_145_151_158.Mul(y_34_145_151_158)
+															y4_34_145_151_158 := y2_34_145_151_158.Mul(y2_34_145_151_158)
+															p0_34_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_145_151_158)).Mul(y2_34_145_151_158))
+															p1_34_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_145_151_158)).Mul(y2_34_145_151_158)).Mul(y4_34_145_151_158)
+															p2_34_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_145_151_158.Mul(y4_34_145_151_158))
+															r0_0_34_145_151_158 = p0_34_145_151_158.Add(p1_34_145_151_158).Add(p2_34_145_151_158)
+														}
+														var r0_0_35_145_151_158 archsimd.Float64x4
+														{
+															c_35_145_151_158, t_35_145_151_158 := r0_0_34_145_151_158, t_33_145_151_158
+															r0_0_35_145_151_158 = c_35_145_151_158.AsUint64x4().Xor(t_35_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_33_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_145_151_158)
+														u0_33_145_151_158, u1_33_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_145_151_158
+														j_33_145_151_158 := 2
+														for ; j_33_145_151_158+1 < n_33_145_151_158; j_33_145_151_158 += 2 {
+															u0_33_145_151_158 = c2_33_145_151_158.Mul(u1_33_145_151_158).Sub(u0_33_145_151_158)
+															u1_33_145_151_158 = c2_33_145_151_158.Mul(u0_33_145_151_158).Sub(u1_33_145_151_158)
+														}
+														if j_33_145_151_158 < n_33_145_151_158 {
+															u1_33_145_151_158 = c2_33_145_151_158.Mul(u1_33_145_151_158).Sub(u0_33_145_151_158)
+														}
+														r0_0_33_145_151_158 = u1_33_145_151_158
+													}
+													s_32_145_151_158 = r0_0_33_145_151_158
+												} else if r_32_145_151_158.nmode[i_32_145_151_158] == nRatio {
+													var r0_0_36_145_151_158 archsimd.Float64x4
+													{
+														x_36_145_151_158, nv_36_145_151_158 := x_32_145_151_158, archsimd.LoadFloat64x4((*[4]float64)((&r_32_145_151_158.nv[i_32_145_151_158])[:4]))
+														magic_36_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_36_145_151_158 := x_36_145_151_158.Add(magic_36_145_151_158)
+														d_36_145_151_158 := x_36_145_151_158.Sub(t_36_145_151_158.Sub(magic_36_145_151_158))
+														y_36_145_151_158 := nv_36_145_151_158.Mul(d_36_145_151_158)
+														u_36_145_151_158 := y_36_145_151_158.Add(magic_36_145_151_158)
+														var r0_0_37_145_151_158 archsimd.Float64x4
+														{
+															d_37_145_151_158 := y_36_145_151_158.Sub(u_36_145_151_158.Sub(magic_36_145_151_158))
+															y_37_145_151_158 := d_37_145_151_158.Mul(d_37_145_151_158)
+															y2_37_145_151_158 := y_37_145_151_158.Mul(y_37_145_151_158)
+															y4_37_145_151_158 := y2_37_145_151_158.Mul(y2_37_145_151_158)
+															p0_37_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_145_151_158)).Mul(y2_37_145_151_158))
+															p1_37_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_145_151_158)).Mul(y2_37_145_151_158)).Mul(y4_37_145_151_158)
+															p2_37_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_145_151_158)).Mul(y4_37_145_151_158.Mul(y4_37_145_151_158))
+															r0_0_37_145_151_158 = d_37_145_151_158.Mul(p0_37_145_151_158.Add(p1_37_145_151_158).Add(p2_37_145_151_158))
+														}
+														var r0_0_38_145_151_158 archsimd.Float64x4
+														{
+															c_38_145_151_158, t_38_145_151_158 := r0_0_37_145_151_158, u_36_145_151_158
+															r0_0_38_145_151_158 = c_38_145_151_158.AsUint64x4().Xor(t_38_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_36_145_151_158 := r0_0_38_145_151_158
+														var r0_0_39_145_151_158 archsimd.Float64x4
+														{
+															d_39_145_151_158 := d_36_145_151_158
+															y_39_145_151_158 := d_39_145_151_158.Mul(d_39_145_151_158)
+															y2_39_145_151_158 := y_39_145_151_158.Mul(y_39_145_151_158)
+															y4_39_145_151_158 := y2_39_145_151_158.Mul(y2_39_145_151_158)
+															p0_39_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_145_151_158)).Mul(y2_39_145_151_158))
+															p1_39_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_145_151_158)).Mul(y2_39_145_151_158)).Mul(y4_39_145_151_158)
+															p2_39_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_145_151_158)).Mul(y4_39_145_151_158.Mul(y4_39_145_151_158))
+															r0_0_39_145_151_158 = d_39_145_151_158.Mul(p0_39_145_151_158.Add(p1_39_145_151_158).Add(p2_39_145_151_158))
+														}
+														r0_0_36_145_151_158 = nv_36_145_151_158.Merge(sn_36_145_151_158.Div(r0_0_39_145_151_158), d_36_145_151_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_32_145_151_158 = r0_0_36_145_151_158
+												}
+												r0_0_32_145_151_158 = s_32_145_151_158
+											}
+											sb_145_151_158 := r0_0_32_145_151_158
+											var r0_0_40_145_151_158 archsimd.Float64x4
+											{
+												r_40_145_151_158, i_40_145_151_158, x_40_145_151_158 := r_145_151_158, 2, l_145_151_158
+												s_40_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_40_145_151_158.nmode[i_40_145_151_158] == nChebyshev {
+													var r0_0_41_145_151_158 archsimd.Float64x4
+													{
+														x_41_145_151_158, n_41_145_151_158 := x_40_145_151_158, r_40_145_151_158.nn[i_40_145_151_158]
+														magic_41_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_41_145_151_158 := x_41_145_151_158.Add(magic_41_145_151_158)
+														var r0_0_42_145_151_158 archsimd.Float64x4
+														{
+															d_42_145_151_158 := x_41_145_151_158.Sub(t_41_145_151_158.Sub(magic_41_145_151_158))
+															y_42_145_151_158 := d_42_145_151_158.Mul(d_42_145_151_158)
+															y2_42_145_151_158 := y_42_145_151_158.Mul(y_42_145_151_158)
+															y4_42_145_151_158 := y2_42_145_151_158.Mul(y2_42_145_151_158)
+															p0_42_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_145_151_158)).Mul(y2_42_145_151_158))
+															p1_42_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_145_151_158)).Mul(y2_42_145_151_158)).Mul(y4_42_145_151_158)
+															p2_42_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_145_151_158.Mul(y4_42_145_151_158))
+															r0_0_42_145_151_158 = p0_42_145_151_158.Add(p1_42_145_151_158).Add(p2_42_145_151_158)
+														}
+														var r0_0_43_145_151_158 archsimd.Float64x4
+														{
+															c_43_145_151_158, t_43_145_151_158 := r0_0_42_145_151_158, t_41_145_151_158
+															r0_0_43_145_151_158 = c_43_145_151_158.AsUint64x4().Xor(t_43_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														c2_41_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_145_151_158)
+														u0_41_145_151_158, u1_41_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_145_151_158
+														j_41_145_151_158 := 2
+														for ; j_41_145_151_158+1 < n_41_145_151_158; j_41_145_151_158 += 2 {
+															u0_41_145_151_158 = c2_41_145_151_158.Mul(u1_41_145_151_158).Sub(u0_41_145_151_158)
+															u1_41_145_151_158 = c2_41_145_151_158.Mul(u0_41_145_151_158).Sub(u1_41_145_151_158)
+														}
+														if j_41_145_151_158 < n_41_145_151_158 {
+															u1_41_145_151_158 = c2_41_145_151_158.Mul(u1_41_145_151_158).Sub(u0_41_145_151_158)
+														}
+														r0_0_41_145_151_158 = u1_41_145_151_158
+													}
+													s_40_145_151_158 = r0_0_41_145_151_158
+												} else if r_40_145_151_158.nmode[i_40_145_151_158] == nRatio {
+													var r0_0_44_145_151_158 archsimd.Float64x4
+													{
+														x_44_145_151_158, nv_44_145_151_158 := x_40_145_151_158, archsimd.LoadFloat64x4((*[4]float64)((&r_40_145_151_158.nv[i_40_145_151_158])[:4]))
+														magic_44_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_44_145_151_158 := x_44_145_151_158.Add(magic_44_145_151_158)
+														d_44_145_151_158 := x_44_145_151_158.Sub(t_44_145_151_158.Sub(magic_44_145_151_158))
+														y_44_145_151_158 := nv_44_145_151_158.Mul(d_44_145_151_158)
+														u_44_145_151_158 := y_44_145_151_158.Add(magic_44_145_151_158)
+														var r0_0_45_145_151_158 archsimd.Float64x4
+														{
+															d_45_145_151_158 := y_44_145_151_158.Sub(u_44_145_151_158.Sub(magic_44_145_151_158))
+															y_45_145_151_158 := d_45_145_151_158.Mul(d_45_145_151_158)
+															y2_45_145_151_158 := y_45_145_151_158.Mul(y_45_145_151_158)
+															y4_45_145_151_158 := y2_45_145_151_158.Mul(y2_45_145_151_158)
+															p0_45_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_145_151_158)).Mul(y2_45_145_151_158))
+															p1_45_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_145_151_158)).Mul(y2_45_145_151_158)).Mul(y4_45_145_151_158)
+															p2_45_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_145_151_158)).Mul(y4_45_145_151_158.Mul(y4_45_145_151_158))
+															r0_0_45_145_151_158 = d_45_145_151_158.Mul(p0_45_145_151_158.Add(p1_45_145_151_158).Add(p2_45_145_151_158))
+														}
+														var r0_0_46_145_151_158 archsimd.Float64x4
+														{
+															c_46_145_151_158, t_46_145_151_158 := r0_0_45_145_151_158, u_44_145_151_158
+															r0_0_46_145_151_158 = c_46_145_151_158.AsUint64x4().Xor(t_46_145_151_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+														}
+														sn_44_145_151_158 := r0_0_46_145_151_158
+														var r0_0_47_145_151_158 archsimd.Float64x4
+														{
+															d_47_145_151_158 := d_44_145_151_158
+															y_47_145_151_158 := d_47_145_151_158.Mul(d_47_145_151_158)
+															y2_47_145_151_158 := y_47_145_151_158.Mul(y_47_145_151_158)
+															y4_47_145_151_158 := y2_47_145_151_158.Mul(y2_47_145_151_158)
+															p0_47_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_145_151_158)).Mul(y2_47_145_151_158))
+															p1_47_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_145_151_158)).Mul(y2_47_145_151_158)).Mul(y4_47_145_151_158)
+															p2_47_145_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_145_151_158)).Mul(y4_47_145_151_158.Mul(y4_47_145_151_158))
+															r0_0_47_145_151_158 = d_47_145_151_158.Mul(p0_47_145_151_158.Add(p1_47_145_151_158).Add(p2_47_145_151_158))
+														}
+														r0_0_44_145_151_158 = nv_44_145_151_158.Merge(sn_44_145_151_158.Div(r0_0_47_145_151_158), d_44_145_151_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+													}
+													s_40_145_151_158 = r0_0_44_145_151_158
+												}
+												r0_0_40_145_151_158 = s_40_145_151_158
+											}
+											sc_145_151_158 := r0_0_40_145_151_158
+											r0_0_145_151_158 = sa_145_151_158.Mul(sb_145_151_158).Mul(sc_145_151_158)
 										}
-										h_156_163, kk_156_163, l_156_163 := r0_0_149_156_163, r1_0_149_156_163, r2_0_149_156_163
-										var r0_0_150_156_163 archsimd.Float64x4
-										{
-											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
-											_ = n_150_156_163
-											var r0_0_28_150_156_163 archsimd.Float64x4
+										fl_151_158 := r0_0_145_151_158
+										fc_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&r_151_158.defaultF)[:4]))
+										if c_151_158.HasHKL {
+											var r0_0_146_151_158 archsimd.Float64x4
 											{
-												r_28_150_156_163, i_28_150_156_163, x_28_150_156_163 := r_150_156_163, 0, h_150_156_163
-												s_28_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_28_150_156_163.nmode[i_28_150_156_163] == nChebyshev {
-													var r0_0_29_150_156_163 archsimd.Float64x4
-													{
-														x_29_150_156_163, n_29_150_156_163 := x_28_150_156_163, r_28_150_156_163.nn[i_28_150_156_163]
-														magic_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_29_150_156_163 := x_29_150_156_163.Add(magic_29_150_156_163)
-														var r0_0_30_150_156_163 archsimd.Float64x4
-														{
-															d_30_150_156_163 := x_29_150_156_163.Sub(t_29_150_156_163.Sub(magic_29_150_156_163))
-															y_30_150_156_163 := d_30_150_156_163.Mul(d_30_150_156_163)
-															y2_30_150_156_163 := y_30_150_156_163.Mul(y_30_150_156_163)
-															y4_30_150_156_163 := y2_30_150_156_163.Mul(y2_30_150_156_163)
-															p0_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_30_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_30_150_156_163)).Mul(y2_30_150_156_163))
-															p1_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_30_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_30_150_156_163)).Mul(y2_30_150_156_163)).Mul(y4_30_150_156_163)
-															p2_30_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_30_150_156_163.Mul(y4_30_150_156_163))
-															r0_0_30_150_156_163 = p0_30_150_156_163.Add(p1_30_150_156_163).Add(p2_30_150_156_163)
-														}
-														var r0_0_31_150_156_163 archsimd.Float64x4
-														{
-															c_31_150_156_163, t_31_150_156_163 := r0_0_30_150_156_163, t_29_150_156_163
-															r0_0_31_150_156_163 = c_31_150_156_163.AsUint64x4().Xor(t_31_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														c2_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_31_150_156_163)
-														u0_29_150_156_163, u1_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_29_150_156_163
-														j_29_150_156_163 := 2
-														for ; j_29_150_156_163+1 < n_29_150_156_163; j_29_150_156_163 += 2 {
-															u0_29_150_156_163 = c2_29_150_156_163.Mul(u1_29_150_156_163).Sub(u0_29_150_156_163)
-															u1_29_150_156_163 = c2_29_150_156_163.Mul(u0_29_150_156_163).Sub(u1_29_150_156_163)
-														}
-														if j_29_150_156_163 < n_29_150_156_163 {
-															u1_29_150_156_163 = c2_29_150_156_163.Mul(u1_29_150_156_163).Sub(u0_29_150_156_163)
-														}
-														r0_0_29_150_156_163 = u1_29_150_156_163
-													}
-													s_28_150_156_163 = r0_0_29_150_156_163
-												} else if r_28_150_156_163.nmode[i_28_150_156_163] == nRatio {
-													var r0_0_32_150_156_163 archsimd.Float64x4
-													{
-														x_32_150_156_163, nv_32_150_156_163 := x_28_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_28_150_156_163.nv[i_28_150_156_163])[:4]))
-														magic_32_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_32_150_156_163 := x_32_150_156_163.Add(magic_32_150_156_163)
-														d_32_150_156_163 := x_32_150_156_163.Sub(t_32_150_156_163.Sub(magic_32_150_156_163))
-														y_32_150_156_163 := nv_32_150_156_163.Mul(d_32_150_156_163)
-														u_32_150_156_163 := y_32_150_156_163.Add(magic_32_150_156_163)
-														var r0_0_33_150_156_163 archsimd.Float64x4
-														{
-															d_33_150_156_163 := y_32_150_156_163.Sub(u_32_150_156_163.Sub(magic_32_150_156_163))
-															y_33_150_156_163 := d_33_150_156_163.Mul(d_33_150_156_163)
-															y2_33_150_156_163 := y_33_150_156_163.Mul(y_33_150_156_163)
-															y4_33_150_156_163 := y2_33_150_156_163.Mul(y2_33_150_156_163)
-															p0_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_33_150_156_163)).Mul(y2_33_150_156_163))
-															p1_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_33_150_156_163)).Mul(y2_33_150_156_163)).Mul(y4_33_150_156_163)
-															p2_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_33_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_33_150_156_163)).Mul(y4_33_150_156_163.Mul(y4_33_150_156_163))
-															r0_0_33_150_156_163 = d_33_150_156_163.Mul(p0_33_150_156_163.Add(p1_33_150_156_163).Add(p2_33_150_156_163))
-														}
-														var r0_0_34_150_156_163 archsimd.Float64x4
-														{
-															c_34_150_156_163, t_34_150_156_163 := r0_0_33_150_156_163, u_32_150_156_163
-															r0_0_34_150_156_163 = c_34_150_156_163.AsUint64x4().Xor(t_34_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														sn_32_150_156_163 := r0_0_34_150_156_163
-														var r0_0_35_150_156_163 archsimd.Float64x4
-														{
-															d_35_150_156_163 := d_32_150_156_163
-															y_35_150_156_163 := d_35_150_156_163.Mul(d_35_150_156_163)
-															y2_35_150_156_163 := y_35_150_156_163.Mul(y_35_150_156_163)
-															y4_35_150_156_163 := y2_35_150_156_163.Mul(y2_35_150_156_163)
-															p0_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_35_150_156_163)).Mul(y2_35_150_156_163))
-															p1_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_35_150_156_163)).Mul(y2_35_150_156_163)).Mul(y4_35_150_156_163)
-															p2_35_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_35_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_35_150_156_163)).Mul(y4_35_150_156_163.Mul(y4_35_150_156_163))
-															r0_0_35_150_156_163 = d_35_150_156_163.Mul(p0_35_150_156_163.Add(p1_35_150_156_163).Add(p2_35_150_156_163))
-														}
-														r0_0_32_150_156_163 = nv_32_150_156_163.Merge(sn_32_150_156_163.Div(r0_0_35_150_156_163), d_32_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-													}
-													s_28_150_156_163 = r0_0_32_150_156_163
-												}
-												r0_0_28_150_156_163 = s_28_150_156_163
-											}
-											sa_150_156_163 := r0_0_28_150_156_163
-											var r0_0_36_150_156_163 archsimd.Float64x4
-											{
-												r_36_150_156_163, i_36_150_156_163, x_36_150_156_163 := r_150_156_163, 1, kk_150_156_163
-												s_36_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_36_150_156_163.nmode[i_36_150_156_163] == nChebyshev {
-													var r0_0_37_150_156_163 archsimd.Float64x4
-													{
-														x_37_150_156_163, n_37_150_156_163 := x_36_150_156_163, r_36_150_156_163.nn[i_36_150_156_163]
-														magic_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_37_150_156_163 := x_37_150_156_163.Add(magic_37_150_156_163)
-														var r0_0_38_150_156_163 archsimd.Float64x4
-														{
-															d_38_150_156_163 := x_37_150_156_163.Sub(t_37_150_156_163.Sub(magic_37_150_156_163))
-															y_38_150_156_163 := d_38_150_156_163.Mul(d_38_150_156_163)
-															y2_38_150_156_163 := y_38_150_156_163.Mul(y_38_150_156_163)
-															y4_38_150_156_163 := y2_38_150_156_163.Mul(y2_38_150_156_163)
-															p0_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_38_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_38_150_156_163)).Mul(y2_38_150_156_163))
-															p1_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_38_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_38_150_156_163)).Mul(y2_38_150_156_163)).Mul(y4_38_150_156_163)
-															p2_38_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_38_150_156_163.Mul(y4_38_150_156_163))
-															r0_0_38_150_156_163 = p0_38_150_156_163.Add(p1_38_150_156_163).Add(p2_38_150_156_163)
-														}
-														var r0_0_39_150_156_163 archsimd.Float64x4
-														{
-															c_39_150_156_163, t_39_150_156_163 := r0_0_38_150_156_163, t_37_150_156_163
-															r0_0_39_150_156_163 = c_39_150_156_163.AsUint64x4().Xor(t_39_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														c2_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_39_150_156_163)
-														u0_37_150_156_163, u1_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_37_150_156_163
-														j_37_150_156_163 := 2
-														for ; j_37_150_156_163+1 < n_37_150_156_163; j_37_150_156_163 += 2 {
-															u0_37_150_156_163 = c2_37_150_156_163.Mul(u1_37_150_156_163).Sub(u0_37_150_156_163)
-															u1_37_150_156_163 = c2_37_150_156_163.Mul(u0_37_150_156_163).Sub(u1_37_150_156_163)
-														}
-														if j_37_150_156_163 < n_37_150_156_163 {
-															u1_37_150_156_163 = c2_37_150_156_163.Mul(u1_37_150_156_163).Sub(u0_37_150_156_163)
-														}
-														r0_0_37_150_156_163 = u1_37_150_156_163
-													}
-													s_36_150_156_163 = r0_0_37_150_156_163
-												} else if r_36_150_156_163.nmode[i_36_150_156_163] == nRatio {
-													var r0_0_40_150_156_163 archsimd.Float64x4
-													{
-														x_40_150_156_163, nv_40_150_156_163 := x_36_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_36_150_156_163.nv[i_36_150_156_163])[:4]))
-														magic_40_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_40_150_156_163 := x_40_150_156_163.Add(magic_40_150_156_163)
-														d_40_150_156_163 := x_40_150_156_163.Sub(t_40_150_156_163.Sub(magic_40_150_156_163))
-														y_40_150_156_163 := nv_40_150_156_163.Mul(d_40_150_156_163)
-														u_40_150_156_163 := y_40_150_156_163.Add(magic_40_150_156_163)
-														var r0_0_41_150_156_163 archsimd.Float64x4
-														{
-															d_41_150_156_163 := y_40_150_156_163.Sub(u_40_150_156_163.Sub(magic_40_150_156_163))
-															y_41_150_156_163 := d_41_150_156_163.Mul(d_41_150_156_163)
-															y2_41_150_156_163 := y_41_150_156_163.Mul(y_41_150_156_163)
-															y4_41_150_156_163 := y2_41_150_156_163.Mul(y2_41_150_156_163)
-															p0_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_41_150_156_163)).Mul(y2_41_150_156_163))
-															p1_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_41_150_156_163)).Mul(y2_41_150_156_163)).Mul(y4_41_150_156_163)
-															p2_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_41_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_41_150_156_163)).Mul(y4_41_150_156_163.Mul(y4_41_150_156_163))
-															r0_0_41_150_156_163 = d_41_150_156_163.Mul(p0_41_150_156_163.Add(p1_41_150_156_163).Add(p2_41_150_156_163))
-														}
-														var r0_0_42_150_156_163 archsimd.Float64x4
-														{
-															c_42_150_156_163, t_42_150_156_163 := r0_0_41_150_156_163, u_40_150_156_163
-															r0_0_42_150_156_163 = c_42_150_156_163.AsUint64x4().Xor(t_42_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														sn_40_150_156_163 := r0_0_42_150_156_163
-														var r0_0_43_150_156_163 archsimd.Float64x4
-														{
-															d_43_150_156_163 := d_40_150_156_163
-															y_43_150_156_163 := d_43_150_156_163.Mul(d_43_150_156_163)
-															y2_43_150_156_163 := y_43_150_156_163.Mul(y_43_150_156_163)
-															y4_43_150_156_163 := y2_43_150_156_163.Mul(y2_43_150_156_163)
-															p0_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_43_150_156_163)).Mul(y2_43_150_156_163))
-															p1_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_43_150_156_163)).Mul(y2_43_150_156_163)).Mul(y4_43_150_156_163)
-															p2_43_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_43_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_43_150_156_163)).Mul(y4_43_150_156_163.Mul(y4_43_150_156_163))
-															r0_0_43_150_156_163 = d_43_150_156_163.Mul(p0_43_150_156_163.Add(p1_43_150_156_163).Add(p2_43_150_156_163))
-														}
-														r0_0_40_150_156_163 = nv_40_150_156_163.Merge(sn_40_150_156_163.Div(r0_0_43_150_156_163), d_40_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-													}
-													s_36_150_156_163 = r0_0_40_150_156_163
-												}
-												r0_0_36_150_156_163 = s_36_150_156_163
-											}
-											sb_150_156_163 := r0_0_36_150_156_163
-											var r0_0_44_150_156_163 archsimd.Float64x4
-											{
-												r_44_150_156_163, i_44_150_156_163, x_44_150_156_163 := r_150_156_163, 2, l_150_156_163
-												s_44_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_44_150_156_163.nmode[i_44_150_156_163] == nChebyshev {
-													var r0_0_45_150_156_163 archsimd.Float64x4
-													{
-														x_45_150_156_163, n_45_150_156_163 := x_44_150_156_163, r_44_150_156_163.nn[i_44_150_156_163]
-														magic_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_45_150_156_163 := x_45_150_156_163.Add(magic_45_150_156_163)
-														var r0_0_46_150_156_163 archsimd.Float64x4
-														{
-															d_46_150_156_163 := x_45_150_156_163.Sub(t_45_150_156_163.Sub(magic_45_150_156_163))
-															y_46_150_156_163 := d_46_150_156_163.Mul(d_46_150_156_163)
-															y2_46_150_156_163 := y_46_150_156_163.Mul(y_46_150_156_163)
-															y4_46_150_156_163 := y2_46_150_156_163.Mul(y2_46_150_156_163)
-															p0_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_46_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_46_150_156_163)).Mul(y2_46_150_156_163))
-															p1_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_46_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_46_150_156_163)).Mul(y2_46_150_156_163)).Mul(y4_46_150_156_163)
-															p2_46_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_46_150_156_163.Mul(y4_46_150_156_163))
-															r0_0_46_150_156_163 = p0_46_150_156_163.Add(p1_46_150_156_163).Add(p2_46_150_156_163)
-														}
-														var r0_0_47_150_156_163 archsimd.Float64x4
-														{
-															c_47_150_156_163, t_47_150_156_163 := r0_0_46_150_156_163, t_45_150_156_163
-															r0_0_47_150_156_163 = c_47_150_156_163.AsUint64x4().Xor(t_47_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														c2_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_47_150_156_163)
-														u0_45_150_156_163, u1_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_45_150_156_163
-														j_45_150_156_163 := 2
-														for ; j_45_150_156_163+1 < n_45_150_156_163; j_45_150_156_163 += 2 {
-															u0_45_150_156_163 = c2_45_150_156_163.Mul(u1_45_150_156_163).Sub(u0_45_150_156_163)
-															u1_45_150_156_163 = c2_45_150_156_163.Mul(u0_45_150_156_163).Sub(u1_45_150_156_163)
-														}
-														if j_45_150_156_163 < n_45_150_156_163 {
-															u1_45_150_156_163 = c2_45_150_156_163.Mul(u1_45_150_156_163).Sub(u0_45_150_156_163)
-														}
-														r0_0_45_150_156_163 = u1_45_150_156_163
-													}
-													s_44_150_156_163 = r0_0_45_150_156_163
-												} else if r_44_150_156_163.nmode[i_44_150_156_163] == nRatio {
-													var r0_0_48_150_156_163 archsimd.Float64x4
-													{
-														x_48_150_156_163, nv_48_150_156_163 := x_44_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_44_150_156_163.nv[i_44_150_156_163])[:4]))
-														magic_48_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_48_150_156_163 := x_48_150_156_163.Add(magic_48_150_156_163)
-														d_48_150_156_163 := x_48_150_156_163.Sub(t_48_150_156_163.Sub(magic_48_150_156_163))
-														y_48_150_156_163 := nv_48_150_156_163.Mul(d_48_150_156_163)
-														u_48_150_156_163 := y_48_150_156_163.Add(magic_48_150_156_163)
-														var r0_0_49_150_156_163 archsimd.Float64x4
-														{
-															d_49_150_156_163 := y_48_150_156_163.Sub(u_48_150_156_163.Sub(magic_48_150_156_163))
-															y_49_150_156_163 := d_49_150_156_163.Mul(d_49_150_156_163)
-															y2_49_150_156_163 := y_49_150_156_163.Mul(y_49_150_156_163)
-															y4_49_150_156_163 := y2_49_150_156_163.Mul(y2_49_150_156_163)
-															p0_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_49_150_156_163)).Mul(y2_49_150_156_163))
-															p1_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_49_150_156_163)).Mul(y2_49_150_156_163)).Mul(y4_49_150_156_163)
-															p2_49_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_49_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_49_150_156_163)).Mul(y4_49_150_156_163.Mul(y4_49_150_156_163))
-															r0_0_49_150_156_163 = d_49_150_156_163.Mul(p0_49_150_156_163.Add(p1_49_150_156_163).Add(p2_49_150_156_163))
-														}
-														var r0_0_50_150_156_163 archsimd.Float64x4
-														{
-															c_50_150_156_163, t_50_150_156_163 := r0_0_49_150_156_163, u_48_150_156_163
-															r0_0_50_150_156_163 = c_50_150_156_163.AsUint64x4().Xor(t_50_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
-														}
-														sn_48_150_156_163 := r0_0_50_150_156_163
-														var r0_0_51_150_156_163 archsimd.Float64x4
-														{
-															d_51_150_156_163 := d_48_150_156_163
-															y_51_150_156_163 := d_51_150_156_163.Mul(d_51_150_156_163)
-															y2_51_150_156_163 := y_51_150_156_163.Mul(y_51_150_156_163)
-															y4_51_150_156_163 := y2_51_150_156_163.Mul(y2_51_150_156_163)
-															p0_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_51_150_156_163)).Mul(y2_51_150_156_163))
-															p1_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_51_150_156_163)).Mul(y2_51_150_156_163)).Mul(y4_51_150_156_163)
-															p2_51_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_51_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_51_150_156_163)).Mul(y4_51_150_156_163.Mul(y4_51_150_156_163))
-															r0_0_51_150_156_163 = d_51_150_156_163.Mul(p0_51_150_156_163.Add(p1_51_150_156_163).Add(p2_51_150_156_163))
-														}
-														r0_0_48_150_156_163 = nv_48_150_156_163.Merge(sn_48_150_156_163.Div(r0_0_51_150_156_163), d_48_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-													}
-													s_44_150_156_163 = r0_0_48_150_156_163
-												}
-												r0_0_44_150_156_163 = s_44_150_156_163
-											}
-											sc_150_156_163 := r0_0_44_150_156_163
-											r0_0_150_156_163 = sa_150_156_163.Mul(sb_150_156_163).Mul(sc_150_156_163)
-										}
-										var r0_0_151_156_163 archsimd.Float64x4
-										{
-											k_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163, fl_151_156_163, sum_151_156_163 := k_156_163, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163, r0_0_150_156_163, sum_156_163
-											c_151_156_163 := k_151_156_163.c
-											fc_151_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&k_151_156_163.lr.defaultF)[:4]))
-											if c_151_156_163.HasHKL {
-												var r0_0_9_151_156_163 archsimd.Float64x4
+												r_146_151_158, bits_146_151_158, ia_146_151_158, fa_146_151_158, h_146_151_158, kk_146_151_158, l_146_151_158 := r_151_158, k_151_158.fhklBits, ia_151_158, fa_151_158, h_151_158, kk_151_158, l_151_158
+												var r0_0_7_146_151_158 archsimd.Mask64x4
 												{
-													r_9_151_156_163, bits_9_151_156_163, ia_9_151_156_163, fa_9_151_156_163, h_9_151_156_163, kk_9_151_156_163, l_9_151_156_163 := k_151_156_163.lr, k_151_156_163.fhklBits, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
-													var r0_0_7_9_151_156_163 archsimd.Mask64x4
-													{
-														r_7_9_151_156_163, ia_7_9_151_156_163, h_7_9_151_156_163, kk_7_9_151_156_163, l_7_9_151_156_163 := r_9_151_156_163, ia_9_151_156_163, h_9_151_156_163, kk_9_151_156_163, l_9_151_156_163
-														half_7_9_151_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-														hc_7_9_151_156_163, kc_7_9_151_156_163, lc_7_9_151_156_163 := h_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil(), kk_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil(), l_7_9_151_156_163.Sub(half_7_9_151_156_163).Ceil()
-														hmin_7_9_151_156_163, kmin_7_9_151_156_163, lmin_7_9_151_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.lmin)[:4]))
-														in_7_9_151_156_163 := hc_7_9_151_156_163.GreaterEqual(hmin_7_9_151_156_163).And(hc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hmax)[:4])))).And(kc_7_9_151_156_163.GreaterEqual(kmin_7_9_151_156_163)).And(kc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kmax)[:4])))).And(lc_7_9_151_156_163.GreaterEqual(lmin_7_9_151_156_163)).And(lc_7_9_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.lmax)[:4]))))
-														idx_7_9_151_156_163 := hc_7_9_151_156_163.Sub(hmin_7_9_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.hstride)[:4]))).Add(kc_7_9_151_156_163.Sub(kmin_7_9_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_9_151_156_163.kstride)[:4])))).Add(lc_7_9_151_156_163.Sub(lmin_7_9_151_156_163))
-														idx_7_9_151_156_163.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_9_151_156_163).ConvertToInt32().Store(ia_7_9_151_156_163)
-														r0_0_7_9_151_156_163 = in_7_9_151_156_163
-													}
-													in_9_151_156_163 := r0_0_7_9_151_156_163
-													for i_9_151_156_163, j_9_151_156_163 := range ia_9_151_156_163 {
-														fa_9_151_156_163[i_9_151_156_163] = bits_9_151_156_163[j_9_151_156_163]
-													}
-													r0_0_9_151_156_163 = archsimd.LoadUint64x4(fa_9_151_156_163).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_9_151_156_163.defaultF)[:4])), in_9_151_156_163)
+													r_7_146_151_158, ia_7_146_151_158, h_7_146_151_158, kk_7_146_151_158, l_7_146_151_158 := r_146_151_158, ia_146_151_158, h_146_151_158, kk_146_151_158, l_146_151_158
+													half_7_146_151_158 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+													hc_7_146_151_158, kc_7_146_151_158, lc_7_146_151_158 := h_7_146_151_158.Sub(half_7_146_151_158).Ceil(), kk_7_146_151_158.Sub(half_7_146_151_158).Ceil(), l_7_146_151_158.Sub(half_7_146_151_158).Ceil()
+													hmin_7_146_151_158, kmin_7_146_151_158, lmin_7_146_151_158 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.lmin)[:4]))
+													in_7_146_151_158 := hc_7_146_151_158.GreaterEqual(hmin_7_146_151_158).And(hc_7_146_151_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.hmax)[:4])))).And(kc_7_146_151_158.GreaterEqual(kmin_7_146_151_158)).And(kc_7_146_151_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.kmax)[:4])))).And(lc_7_146_151_158.GreaterEqual(lmin_7_146_151_158)).And(lc_7_146_151_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.lmax)[:4]))))
+													idx_7_146_151_158 := hc_7_146_151_158.Sub(hmin_7_146_151_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.hstride)[:4]))).Add(kc_7_146_151_158.Sub(kmin_7_146_151_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_146_151_158.kstride)[:4])))).Add(lc_7_146_151_158.Sub(lmin_7_146_151_158))
+													idx_7_146_151_158.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_146_151_158).ConvertToInt32().Store(ia_7_146_151_158)
+													r0_0_7_146_151_158 = in_7_146_151_158
 												}
-												fc_151_156_163 = r0_0_9_151_156_163
+												in_146_151_158 := r0_0_7_146_151_158
+												for i_146_151_158, j_146_151_158 := range ia_146_151_158 {
+													fa_146_151_158[i_146_151_158] = bits_146_151_158[j_146_151_158]
+												}
+												r0_0_146_151_158 = archsimd.LoadUint64x4(fa_146_151_158).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_146_151_158.defaultF)[:4])), in_146_151_158)
 											}
-											s_151_156_163 := sum_151_156_163.Add(fc_151_156_163.Mul(fc_151_156_163).Mul(fl_151_156_163).Mul(fl_151_156_163))
-											if !c_151_156_163.Water {
-												s_151_156_163 = sum_151_156_163.Merge(s_151_156_163, fl_151_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-											}
-											r0_0_151_156_163 = s_151_156_163
+											fc_151_158 = r0_0_146_151_158
 										}
-										sum_156_163 = r0_0_151_156_163
+										s_151_158 := sum_151_158.Add(fc_151_158.Mul(fc_151_158).Mul(fl_151_158).Mul(fl_151_158))
+										if !c_151_158.Water {
+											s_151_158 = sum_151_158.Merge(s_151_158, fl_151_158.Equal(zero_151_158))
+										}
+										sum_151_158 = s_151_158
 									}
 								}
-								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
+								r0_0_151_158, r1_0_151_158 = sum_151_158, polar_151_158
 							}
-							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
-							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
+							sum_158, polar_158 = r0_0_151_158, r1_0_151_158
+							r0_0_158, r1_0_158, r2_0_158 = sum_158, omega_158, polar_158
 						}
-						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
+						sum, omega, polar = r0_0_158, r1_0_158, r2_0_158
 					}
 				}
 			}
@@ -5694,658 +5380,658 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_164 archsimd.Float64x4
-			r1_0_164 archsimd.Float64x4
-			r2_0_164 archsimd.Float64x4
-			r3_0_164 archsimd.Float64x4
-			r4_0_164 archsimd.Float64x4
-			r5_0_164 archsimd.Float64x4
-			r6_0_164 archsimd.Float64x4
-			r7_0_164 archsimd.Float64x4
-			r8_0_164 archsimd.Float64x4
+			r0_0_159 archsimd.Float64x4
+			r1_0_159 archsimd.Float64x4
+			r2_0_159 archsimd.Float64x4
+			r3_0_159 archsimd.Float64x4
+			r4_0_159 archsimd.Float64x4
+			r5_0_159 archsimd.Float64x4
+			r6_0_159 archsimd.Float64x4
+			r7_0_159 archsimd.Float64x4
+			r8_0_159 archsimd.Float64x4
 		)
 		{
-			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
-			il_164 := archsimd.LoadFloat64x4((*[4]float64)((&sr_164.il)[:4]))
-			x_164, y_164, z_164 := archsimd.LoadFloat64x4Slice((t_164.d[0][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[1][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[2][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[2])[:4])))
-			x_164.Mul(x_164).Add(y_164.Mul(y_164)).Add(z_164.Mul(z_164)).StoreSlice(ds_164[p0_164:])
-			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = x_164.Mul(il_164), y_164.Mul(il_164), z_164.Mul(il_164), archsimd.LoadFloat64x4Slice((t_164.s[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.def[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.sig[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.na[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nb[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nc[p0_164:]))
+			sr_159, t_159, ds_159, p0_159 := &r.src[si], t, ds, p0
+			il_159 := archsimd.LoadFloat64x4((*[4]float64)((&sr_159.il)[:4]))
+			x_159, y_159, z_159 := archsimd.LoadFloat64x4Slice((t_159.d[0][p0_159:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_159.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_159.d[1][p0_159:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_159.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_159.d[2][p0_159:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_159.inc[2])[:4])))
+			x_159.Mul(x_159).Add(y_159.Mul(y_159)).Add(z_159.Mul(z_159)).StoreSlice(ds_159[p0_159:])
+			r0_0_159, r1_0_159, r2_0_159, r3_0_159, r4_0_159, r5_0_159, r6_0_159, r7_0_159, r8_0_159 = x_159.Mul(il_159), y_159.Mul(il_159), z_159.Mul(il_159), archsimd.LoadFloat64x4Slice((t_159.s[p0_159:])), archsimd.LoadFloat64x4Slice((t_159.def[p0_159:])), archsimd.LoadFloat64x4Slice((t_159.sig[p0_159:])), archsimd.LoadFloat64x4Slice((t_159.na[p0_159:])), archsimd.LoadFloat64x4Slice((t_159.nb[p0_159:])), archsimd.LoadFloat64x4Slice((t_159.nc[p0_159:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_159, r1_0_159, r2_0_159, r3_0_159, r4_0_159, r5_0_159, r6_0_159, r7_0_159, r8_0_159
 		for oi := range r.orient {
 			var (
-				r0_0_165 archsimd.Float64x4
-				r1_0_165 archsimd.Float64x4
-				r2_0_165 archsimd.Float64x4
+				r0_0_160 archsimd.Float64x4
+				r1_0_160 archsimd.Float64x4
+				r2_0_160 archsimd.Float64x4
 			)
 			{
-				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
-				h_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[0])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[1])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[2])[:4])).Mul(qz_165))
-				kk_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[3])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[4])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[5])[:4])).Mul(qz_165))
-				l_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[6])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[7])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[8])[:4])).Mul(qz_165))
-				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
+				o_160, qx_160, qy_160, qz_160 := &r.orient[oi], qx, qy, qz
+				h_160 := archsimd.LoadFloat64x4((*[4]float64)((&o_160[0])[:4])).Mul(qx_160).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[1])[:4])).Mul(qy_160)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[2])[:4])).Mul(qz_160))
+				kk_160 := archsimd.LoadFloat64x4((*[4]float64)((&o_160[3])[:4])).Mul(qx_160).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[4])[:4])).Mul(qy_160)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[5])[:4])).Mul(qz_160))
+				l_160 := archsimd.LoadFloat64x4((*[4]float64)((&o_160[6])[:4])).Mul(qx_160).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[7])[:4])).Mul(qy_160)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_160[8])[:4])).Mul(qz_160))
+				r0_0_160, r1_0_160, r2_0_160 = h_160, kk_160, l_160
 			}
-			h, kk, l := r0_0_165, r1_0_165, r2_0_165
+			h, kk, l := r0_0_160, r1_0_160, r2_0_160
 			var (
-				r0_0_166 archsimd.Float64x4
-				r1_0_166 archsimd.Float64x4
-				r2_0_166 archsimd.Float64x4
-				r3_0_166 archsimd.Float64x4
-				r4_0_166 archsimd.Float64x4
-				r5_0_166 archsimd.Float64x4
-				r6_0_166 archsimd.Float64x4
-				r7_0_166 archsimd.Float64x4
-				r8_0_166 archsimd.Float64x4
+				r0_0_161 archsimd.Float64x4
+				r1_0_161 archsimd.Float64x4
+				r2_0_161 archsimd.Float64x4
+				r3_0_161 archsimd.Float64x4
+				r4_0_161 archsimd.Float64x4
+				r5_0_161 archsimd.Float64x4
+				r6_0_161 archsimd.Float64x4
+				r7_0_161 archsimd.Float64x4
+				r8_0_161 archsimd.Float64x4
 			)
 			{
-				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
-				_ = n_166
+				r_161, h_161, kk_161, l_161, n_161 := r, h, kk, l, n
+				_ = n_161
 				var (
-					r0_0_64_166 archsimd.Float64x4
-					r1_0_64_166 archsimd.Float64x4
-					r2_0_64_166 archsimd.Float64x4
+					r0_0_60_161 archsimd.Float64x4
+					r1_0_60_161 archsimd.Float64x4
+					r2_0_60_161 archsimd.Float64x4
 				)
 				{
-					r_64_166, i_64_166, x_64_166 := r_166, 0, h_166
-					s_64_166, dx_64_166, dn_64_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_64_166.nmode[i_64_166] == nChebyshev {
+					r_60_161, i_60_161, x_60_161 := r_161, 0, h_161
+					s_60_161, dx_60_161, dn_60_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_60_161.nmode[i_60_161] == nChebyshev {
 						var (
-							r0_0_65_166 archsimd.Float64x4
-							r1_0_65_166 archsimd.Float64x4
-							r2_0_65_166 archsimd.Float64x4
+							r0_0_61_161 archsimd.Float64x4
+							r1_0_61_161 archsimd.Float64x4
+							r2_0_61_161 archsimd.Float64x4
 						)
 						{
-							r_65_166, x_65_166, n_65_166, nf_65_166 := r_64_166, x_64_166, r_64_166.nn[i_64_166], &r_64_166.nv[i_64_166]
-							magic_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_65_166 := x_65_166.Add(magic_65_166)
-							d_65_166 := x_65_166.Sub(t_65_166.Sub(magic_65_166))
-							f_65_166 := t_65_166.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_66_166 archsimd.Float64x4
+							r_61_161, x_61_161, n_61_161, nf_61_161 := r_60_161, x_60_161, r_60_161.nn[i_60_161], &r_60_161.nv[i_60_161]
+							magic_61_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_61_161 := x_61_161.Add(magic_61_161)
+							d_61_161 := x_61_161.Sub(t_61_161.Sub(magic_61_161))
+							f_61_161 := t_61_161.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_62_161 archsimd.Float64x4
 							{
-								d_66_166 := d_65_166
-								y_66_166 := d_66_166.Mul(d_66_166)
-								y2_66_166 := y_66_166.Mul(y_66_166)
-								y4_66_166 := y2_66_166.Mul(y2_66_166)
-								p0_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_66_166)).Mul(y2_66_166))
-								p1_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_66_166)).Mul(y2_66_166)).Mul(y4_66_166)
-								p2_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_66_166.Mul(y4_66_166))
-								r0_0_66_166 = p0_66_166.Add(p1_66_166).Add(p2_66_166)
+								d_62_161 := d_61_161
+								y_62_161 := d_62_161.Mul(d_62_161)
+								y2_62_161 := y_62_161.Mul(y_62_161)
+								y4_62_161 := y2_62_161.Mul(y2_62_161)
+								p0_62_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_62_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_62_161)).Mul(y2_62_161))
+								p1_62_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_62_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_62_161)).Mul(y2_62_161)).Mul(y4_62_161)
+								p2_62_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_62_161.Mul(y4_62_161))
+								r0_0_62_161 = p0_62_161.Add(p1_62_161).Add(p2_62_161)
 							}
-							cr_65_166 := r0_0_66_166
-							sign_65_166, one_65_166, pi_65_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_65_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_65_166 := pi_65_166.Div(one_65_166.Sub(cr_65_166).Mul(one_65_166.Add(cr_65_166)).Sqrt().AsUint64x4().Or(d_65_166.AsUint64x4().Xor(f_65_166).And(sign_65_166)).AsFloat64x4())
-							c2_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_65_166.AsUint64x4().Xor(f_65_166).AsFloat64x4())
-							u0_65_166, u1_65_166 := one_65_166, c2_65_166
-							j_65_166 := 2
-							for ; j_65_166+1 < n_65_166; j_65_166 += 2 {
-								u0_65_166 = c2_65_166.Mul(u1_65_166).Sub(u0_65_166)
-								u1_65_166 = c2_65_166.Mul(u0_65_166).Sub(u1_65_166)
+							cr_61_161 := r0_0_62_161
+							sign_61_161, one_61_161, pi_61_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_61_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_61_161 := pi_61_161.Div(one_61_161.Sub(cr_61_161).Mul(one_61_161.Add(cr_61_161)).Sqrt().AsUint64x4().Or(d_61_161.AsUint64x4().Xor(f_61_161).And(sign_61_161)).AsFloat64x4())
+							c2_61_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_61_161.AsUint64x4().Xor(f_61_161).AsFloat64x4())
+							u0_61_161, u1_61_161 := one_61_161, c2_61_161
+							j_61_161 := 2
+							for ; j_61_161+1 < n_61_161; j_61_161 += 2 {
+								u0_61_161 = c2_61_161.Mul(u1_61_161).Sub(u0_61_161)
+								u1_61_161 = c2_61_161.Mul(u0_61_161).Sub(u1_61_161)
 							}
-							if j_65_166 < n_65_166 {
-								u0_65_166, u1_65_166 = u1_65_166, c2_65_166.Mul(u1_65_166).Sub(u0_65_166)
+							if j_61_161 < n_61_161 {
+								u0_61_161, u1_61_161 = u1_61_161, c2_61_161.Mul(u1_61_161).Sub(u0_61_161)
 							}
-							cu_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_65_166).Mul(u1_65_166)
-							tn_65_166 := cu_65_166.Sub(u0_65_166)
-							dx_65_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_65_166[:4])).Mul(tn_65_166).Sub(cu_65_166).Mul(rs_65_166)
-							dn_65_166 := d_65_166.Mul(tn_65_166).Mul(rs_65_166)
-							near_65_166 := d_65_166.Mul(d_65_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_65_166.ToBits() != 0 {
+							cu_61_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_61_161).Mul(u1_61_161)
+							tn_61_161 := cu_61_161.Sub(u0_61_161)
+							dx_61_161 := archsimd.LoadFloat64x4((*[4]float64)(nf_61_161[:4])).Mul(tn_61_161).Sub(cu_61_161).Mul(rs_61_161)
+							dn_61_161 := d_61_161.Mul(tn_61_161).Mul(rs_61_161)
+							near_61_161 := d_61_161.Mul(d_61_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_61_161.ToBits() != 0 {
 								var (
-									r0_0_67_166 archsimd.Float64x4
-									r1_0_67_166 archsimd.Float64x4
+									r0_0_63_161 archsimd.Float64x4
+									r1_0_63_161 archsimd.Float64x4
 								)
 								{
-									r_67_166, d_67_166, c2_67_166, flip_67_166, tn_67_166, un_67_166, n_67_166 := r_65_166, d_65_166, c2_65_166, f_65_166, tn_65_166, u1_65_166, n_65_166
-									var r0_0_68_166 archsimd.Float64x4
+									r_63_161, d_63_161, c2_63_161, flip_63_161, tn_63_161, un_63_161, n_63_161 := r_61_161, d_61_161, c2_61_161, f_61_161, tn_61_161, u1_61_161, n_61_161
+									var r0_0_64_161 archsimd.Float64x4
 									{
-										d_68_166 := d_67_166
-										y_68_166 := d_68_166.Mul(d_68_166)
-										y2_68_166 := y_68_166.Mul(y_68_166)
-										y4_68_166 := y2_68_166.Mul(y2_68_166)
-										p0_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_68_166)).Mul(y2_68_166))
-										p1_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_68_166)).Mul(y2_68_166)).Mul(y4_68_166)
-										p2_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_68_166)).Mul(y4_68_166.Mul(y4_68_166))
-										r0_0_68_166 = d_68_166.Mul(p0_68_166.Add(p1_68_166).Add(p2_68_166))
+										d_64_161 := d_63_161
+										y_64_161 := d_64_161.Mul(d_64_161)
+										y2_64_161 := y_64_161.Mul(y_64_161)
+										y4_64_161 := y2_64_161.Mul(y2_64_161)
+										p0_64_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64_161)).Mul(y2_64_161))
+										p1_64_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64_161)).Mul(y2_64_161)).Mul(y4_64_161)
+										p2_64_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64_161)).Mul(y4_64_161.Mul(y4_64_161))
+										r0_0_64_161 = d_64_161.Mul(p0_64_161.Add(p1_64_161).Add(p2_64_161))
 									}
-									s_67_166 := r0_0_68_166.AsUint64x4().Xor(flip_67_166).AsFloat64x4()
-									two_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_67_166, u1_67_166, p0_67_166, p1_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_67_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_67_166
-									for j_67_166 := 2; j_67_166 < n_67_166; j_67_166++ {
-										u0_67_166, u1_67_166, p0_67_166, p1_67_166 = u1_67_166, c2_67_166.Mul(u1_67_166).Sub(u0_67_166), p1_67_166, two_67_166.Mul(u1_67_166).Add(c2_67_166.Mul(p1_67_166)).Sub(p0_67_166)
+									s_63_161 := r0_0_64_161.AsUint64x4().Xor(flip_63_161).AsFloat64x4()
+									two_63_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_63_161, u1_63_161, p0_63_161, p1_63_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_63_161, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_63_161
+									for j_63_161 := 2; j_63_161 < n_63_161; j_63_161++ {
+										u0_63_161, u1_63_161, p0_63_161, p1_63_161 = u1_63_161, c2_63_161.Mul(u1_63_161).Sub(u0_63_161), p1_63_161, two_63_161.Mul(u1_63_161).Add(c2_63_161.Mul(p1_63_161)).Sub(p0_63_161)
 									}
-									dx_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_67_166).Mul(p1_67_166)
-									peak_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_67_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_67_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_67_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_67_166).Mul(tn_67_166).Div(s_67_166).Merge(peak_67_166, d_67_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_67_166, r1_0_67_166 = dx_67_166, dn_67_166
+									dx_63_161 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_63_161).Mul(p1_63_161)
+									peak_63_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_63_161.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_63_161.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_63_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_63_161).Mul(tn_63_161).Div(s_63_161).Merge(peak_63_161, d_63_161.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_63_161, r1_0_63_161 = dx_63_161, dn_63_161
 								}
-								px_65_166, pn_65_166 := r0_0_67_166, r1_0_67_166
-								dx_65_166, dn_65_166 = px_65_166.Merge(dx_65_166, near_65_166), pn_65_166.Merge(dn_65_166, near_65_166)
+								px_61_161, pn_61_161 := r0_0_63_161, r1_0_63_161
+								dx_61_161, dn_61_161 = px_61_161.Merge(dx_61_161, near_61_161), pn_61_161.Merge(dn_61_161, near_61_161)
 							}
-							r0_0_65_166, r1_0_65_166, r2_0_65_166 = u1_65_166, dx_65_166, dn_65_166
+							r0_0_61_161, r1_0_61_161, r2_0_61_161 = u1_61_161, dx_61_161, dn_61_161
 						}
-						s_64_166, dx_64_166, dn_64_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
-					} else if r_64_166.nmode[i_64_166] == nRatio {
+						s_60_161, dx_60_161, dn_60_161 = r0_0_61_161, r1_0_61_161, r2_0_61_161
+					} else if r_60_161.nmode[i_60_161] == nRatio {
 						var (
-							r0_0_69_166 archsimd.Float64x4
-							r1_0_69_166 archsimd.Float64x4
-							r2_0_69_166 archsimd.Float64x4
+							r0_0_65_161 archsimd.Float64x4
+							r1_0_65_161 archsimd.Float64x4
+							r2_0_65_161 archsimd.Float64x4
 						)
 						{
-							x_69_166, nv_69_166 := x_64_166, archsimd.LoadFloat64x4((*[4]float64)((&r_64_166.nv[i_64_166])[:4]))
-							magic_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_69_166 := x_69_166.Add(magic_69_166)
-							d_69_166 := x_69_166.Sub(t_69_166.Sub(magic_69_166))
-							y_69_166 := nv_69_166.Mul(d_69_166)
-							u_69_166 := y_69_166.Add(magic_69_166)
-							e_69_166 := y_69_166.Sub(u_69_166.Sub(magic_69_166))
-							var r0_0_70_166 archsimd.Float64x4
+							x_65_161, nv_65_161 := x_60_161, archsimd.LoadFloat64x4((*[4]float64)((&r_60_161.nv[i_60_161])[:4]))
+							magic_65_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_65_161 := x_65_161.Add(magic_65_161)
+							d_65_161 := x_65_161.Sub(t_65_161.Sub(magic_65_161))
+							y_65_161 := nv_65_161.Mul(d_65_161)
+							u_65_161 := y_65_161.Add(magic_65_161)
+							e_65_161 := y_65_161.Sub(u_65_161.Sub(magic_65_161))
+							var r0_0_66_161 archsimd.Float64x4
 							{
-								d_70_166 := e_69_166
-								y_70_166 := d_70_166.Mul(d_70_166)
-								y2_70_166 := y_70_166.Mul(y_70_166)
-								y4_70_166 := y2_70_166.Mul(y2_70_166)
-								p0_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70_166)).Mul(y2_70_166))
-								p1_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70_166)).Mul(y2_70_166)).Mul(y4_70_166)
-								p2_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70_166)).Mul(y4_70_166.Mul(y4_70_166))
-								r0_0_70_166 = d_70_166.Mul(p0_70_166.Add(p1_70_166).Add(p2_70_166))
+								d_66_161 := e_65_161
+								y_66_161 := d_66_161.Mul(d_66_161)
+								y2_66_161 := y_66_161.Mul(y_66_161)
+								y4_66_161 := y2_66_161.Mul(y2_66_161)
+								p0_66_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66_161)).Mul(y2_66_161))
+								p1_66_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66_161)).Mul(y2_66_161)).Mul(y4_66_161)
+								p2_66_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66_161)).Mul(y4_66_161.Mul(y4_66_161))
+								r0_0_66_161 = d_66_161.Mul(p0_66_161.Add(p1_66_161).Add(p2_66_161))
 							}
-							var r0_0_71_166 archsimd.Float64x4
+							var r0_0_67_161 archsimd.Float64x4
 							{
-								c_71_166, t_71_166 := r0_0_70_166, u_69_166
-								r0_0_71_166 = c_71_166.AsUint64x4().Xor(t_71_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_67_161, t_67_161 := r0_0_66_161, u_65_161
+								r0_0_67_161 = c_67_161.AsUint64x4().Xor(t_67_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_72_166 archsimd.Float64x4
+							var r0_0_68_161 archsimd.Float64x4
 							{
-								d_72_166 := e_69_166
-								y_72_166 := d_72_166.Mul(d_72_166)
-								y2_72_166 := y_72_166.Mul(y_72_166)
-								y4_72_166 := y2_72_166.Mul(y2_72_166)
-								p0_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_72_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_72_166)).Mul(y2_72_166))
-								p1_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_72_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_72_166)).Mul(y2_72_166)).Mul(y4_72_166)
-								p2_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_72_166.Mul(y4_72_166))
-								r0_0_72_166 = p0_72_166.Add(p1_72_166).Add(p2_72_166)
+								d_68_161 := e_65_161
+								y_68_161 := d_68_161.Mul(d_68_161)
+								y2_68_161 := y_68_161.Mul(y_68_161)
+								y4_68_161 := y2_68_161.Mul(y2_68_161)
+								p0_68_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_68_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_68_161)).Mul(y2_68_161))
+								p1_68_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_68_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_68_161)).Mul(y2_68_161)).Mul(y4_68_161)
+								p2_68_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_68_161.Mul(y4_68_161))
+								r0_0_68_161 = p0_68_161.Add(p1_68_161).Add(p2_68_161)
 							}
-							var r0_0_73_166 archsimd.Float64x4
+							var r0_0_69_161 archsimd.Float64x4
 							{
-								c_73_166, t_73_166 := r0_0_72_166, u_69_166
-								r0_0_73_166 = c_73_166.AsUint64x4().Xor(t_73_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_69_161, t_69_161 := r0_0_68_161, u_65_161
+								r0_0_69_161 = c_69_161.AsUint64x4().Xor(t_69_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_69_166, cn_69_166 := r0_0_71_166, r0_0_73_166
-							var r0_0_74_166 archsimd.Float64x4
+							sn_65_161, cn_65_161 := r0_0_67_161, r0_0_69_161
+							var r0_0_70_161 archsimd.Float64x4
 							{
-								d_74_166 := d_69_166
-								y_74_166 := d_74_166.Mul(d_74_166)
-								y2_74_166 := y_74_166.Mul(y_74_166)
-								y4_74_166 := y2_74_166.Mul(y2_74_166)
-								p0_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_74_166)).Mul(y2_74_166))
-								p1_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_74_166)).Mul(y2_74_166)).Mul(y4_74_166)
-								p2_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_74_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_74_166)).Mul(y4_74_166.Mul(y4_74_166))
-								r0_0_74_166 = d_74_166.Mul(p0_74_166.Add(p1_74_166).Add(p2_74_166))
+								d_70_161 := d_65_161
+								y_70_161 := d_70_161.Mul(d_70_161)
+								y2_70_161 := y_70_161.Mul(y_70_161)
+								y4_70_161 := y2_70_161.Mul(y2_70_161)
+								p0_70_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70_161)).Mul(y2_70_161))
+								p1_70_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70_161)).Mul(y2_70_161)).Mul(y4_70_161)
+								p2_70_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70_161)).Mul(y4_70_161.Mul(y4_70_161))
+								r0_0_70_161 = d_70_161.Mul(p0_70_161.Add(p1_70_161).Add(p2_70_161))
 							}
-							var r0_0_75_166 archsimd.Float64x4
+							var r0_0_71_161 archsimd.Float64x4
 							{
-								d_75_166 := d_69_166
-								y_75_166 := d_75_166.Mul(d_75_166)
-								y2_75_166 := y_75_166.Mul(y_75_166)
-								y4_75_166 := y2_75_166.Mul(y2_75_166)
-								p0_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75_166)).Mul(y2_75_166))
-								p1_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75_166)).Mul(y2_75_166)).Mul(y4_75_166)
-								p2_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75_166.Mul(y4_75_166))
-								r0_0_75_166 = p0_75_166.Add(p1_75_166).Add(p2_75_166)
+								d_71_161 := d_65_161
+								y_71_161 := d_71_161.Mul(d_71_161)
+								y2_71_161 := y_71_161.Mul(y_71_161)
+								y4_71_161 := y2_71_161.Mul(y2_71_161)
+								p0_71_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_71_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_71_161)).Mul(y2_71_161))
+								p1_71_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_71_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_71_161)).Mul(y2_71_161)).Mul(y4_71_161)
+								p2_71_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_71_161.Mul(y4_71_161))
+								r0_0_71_161 = p0_71_161.Add(p1_71_161).Add(p2_71_161)
 							}
-							s1_69_166, c1_69_166 := r0_0_74_166, r0_0_75_166
-							pi_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_69_166 := d_69_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_69_166 := nv_69_166.Merge(sn_69_166.Div(s1_69_166), at_69_166)
-							pd_69_166 := pi_69_166.Mul(d_69_166)
-							npd_69_166 := nv_69_166.Mul(pd_69_166)
-							dx_69_166 := pi_69_166.Mul(nv_69_166.Mul(cn_69_166).Mul(s1_69_166).Sub(sn_69_166.Mul(c1_69_166))).Div(s1_69_166.Mul(s1_69_166))
-							var r0_0_76_166 archsimd.Float64x4
+							s1_65_161, c1_65_161 := r0_0_70_161, r0_0_71_161
+							pi_65_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_65_161 := d_65_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_65_161 := nv_65_161.Merge(sn_65_161.Div(s1_65_161), at_65_161)
+							pd_65_161 := pi_65_161.Mul(d_65_161)
+							npd_65_161 := nv_65_161.Mul(pd_65_161)
+							dx_65_161 := pi_65_161.Mul(nv_65_161.Mul(cn_65_161).Mul(s1_65_161).Sub(sn_65_161.Mul(c1_65_161))).Div(s1_65_161.Mul(s1_65_161))
+							var r0_0_72_161 archsimd.Float64x4
 							{
-								n_76_166, x_76_166 := nv_69_166, pd_69_166
-								n2_76_166 := n_76_166.Mul(n_76_166)
-								a_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_76_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_76_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_76_166).Mul(n2_76_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_76_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_76_166).Mul(x_76_166).Mul(x_76_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_76_166 = n_76_166.Mul(a_76_166.Add(b_76_166))
+								n_72_161, x_72_161 := nv_65_161, pd_65_161
+								n2_72_161 := n_72_161.Mul(n_72_161)
+								a_72_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_72_161.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_72_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_72_161 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_72_161).Mul(n2_72_161).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_72_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_72_161).Mul(x_72_161).Mul(x_72_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_72_161 = n_72_161.Mul(a_72_161.Add(b_72_161))
 							}
-							dx_69_166 = pi_69_166.Mul(r0_0_76_166).Merge(dx_69_166, npd_69_166.Mul(npd_69_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_69_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_69_166, at_69_166)
-							dn_69_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_69_166.Mul(cn_69_166).Div(s1_69_166), at_69_166)
-							r0_0_69_166, r1_0_69_166, r2_0_69_166 = s_69_166, dx_69_166, dn_69_166
+							dx_65_161 = pi_65_161.Mul(r0_0_72_161).Merge(dx_65_161, npd_65_161.Mul(npd_65_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_65_161 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_65_161, at_65_161)
+							dn_65_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_65_161.Mul(cn_65_161).Div(s1_65_161), at_65_161)
+							r0_0_65_161, r1_0_65_161, r2_0_65_161 = s_65_161, dx_65_161, dn_65_161
 						}
-						s_64_166, dx_64_166, dn_64_166 = r0_0_69_166, r1_0_69_166, r2_0_69_166
+						s_60_161, dx_60_161, dn_60_161 = r0_0_65_161, r1_0_65_161, r2_0_65_161
 					}
-					r0_0_64_166, r1_0_64_166, r2_0_64_166 = s_64_166, dx_64_166, dn_64_166
+					r0_0_60_161, r1_0_60_161, r2_0_60_161 = s_60_161, dx_60_161, dn_60_161
 				}
-				sa_166, ha_166, na_166 := r0_0_64_166, r1_0_64_166, r2_0_64_166
+				sa_161, ha_161, na_161 := r0_0_60_161, r1_0_60_161, r2_0_60_161
 				var (
-					r0_0_77_166 archsimd.Float64x4
-					r1_0_77_166 archsimd.Float64x4
-					r2_0_77_166 archsimd.Float64x4
+					r0_0_73_161 archsimd.Float64x4
+					r1_0_73_161 archsimd.Float64x4
+					r2_0_73_161 archsimd.Float64x4
 				)
 				{
-					r_77_166, i_77_166, x_77_166 := r_166, 1, kk_166
-					s_77_166, dx_77_166, dn_77_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_77_166.nmode[i_77_166] == nChebyshev {
+					r_73_161, i_73_161, x_73_161 := r_161, 1, kk_161
+					s_73_161, dx_73_161, dn_73_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_73_161.nmode[i_73_161] == nChebyshev {
 						var (
-							r0_0_78_166 archsimd.Float64x4
-							r1_0_78_166 archsimd.Float64x4
-							r2_0_78_166 archsimd.Float64x4
+							r0_0_74_161 archsimd.Float64x4
+							r1_0_74_161 archsimd.Float64x4
+							r2_0_74_161 archsimd.Float64x4
 						)
 						{
-							r_78_166, x_78_166, n_78_166, nf_78_166 := r_77_166, x_77_166, r_77_166.nn[i_77_166], &r_77_166.nv[i_77_166]
-							magic_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_78_166 := x_78_166.Add(magic_78_166)
-							d_78_166 := x_78_166.Sub(t_78_166.Sub(magic_78_166))
-							f_78_166 := t_78_166.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_79_166 archsimd.Float64x4
+							r_74_161, x_74_161, n_74_161, nf_74_161 := r_73_161, x_73_161, r_73_161.nn[i_73_161], &r_73_161.nv[i_73_161]
+							magic_74_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_74_161 := x_74_161.Add(magic_74_161)
+							d_74_161 := x_74_161.Sub(t_74_161.Sub(magic_74_161))
+							f_74_161 := t_74_161.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_75_161 archsimd.Float64x4
 							{
-								d_79_166 := d_78_166
-								y_79_166 := d_79_166.Mul(d_79_166)
-								y2_79_166 := y_79_166.Mul(y_79_166)
-								y4_79_166 := y2_79_166.Mul(y2_79_166)
-								p0_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_79_166)).Mul(y2_79_166))
-								p1_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_79_166)).Mul(y2_79_166)).Mul(y4_79_166)
-								p2_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_79_166.Mul(y4_79_166))
-								r0_0_79_166 = p0_79_166.Add(p1_79_166).Add(p2_79_166)
+								d_75_161 := d_74_161
+								y_75_161 := d_75_161.Mul(d_75_161)
+								y2_75_161 := y_75_161.Mul(y_75_161)
+								y4_75_161 := y2_75_161.Mul(y2_75_161)
+								p0_75_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75_161)).Mul(y2_75_161))
+								p1_75_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75_161)).Mul(y2_75_161)).Mul(y4_75_161)
+								p2_75_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75_161.Mul(y4_75_161))
+								r0_0_75_161 = p0_75_161.Add(p1_75_161).Add(p2_75_161)
 							}
-							cr_78_166 := r0_0_79_166
-							sign_78_166, one_78_166, pi_78_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_78_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_78_166 := pi_78_166.Div(one_78_166.Sub(cr_78_166).Mul(one_78_166.Add(cr_78_166)).Sqrt().AsUint64x4().Or(d_78_166.AsUint64x4().Xor(f_78_166).And(sign_78_166)).AsFloat64x4())
-							c2_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_78_166.AsUint64x4().Xor(f_78_166).AsFloat64x4())
-							u0_78_166, u1_78_166 := one_78_166, c2_78_166
-							j_78_166 := 2
-							for ; j_78_166+1 < n_78_166; j_78_166 += 2 {
-								u0_78_166 = c2_78_166.Mul(u1_78_166).Sub(u0_78_166)
-								u1_78_166 = c2_78_166.Mul(u0_78_166).Sub(u1_78_166)
+							cr_74_161 := r0_0_75_161
+							sign_74_161, one_74_161, pi_74_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_74_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_74_161 := pi_74_161.Div(one_74_161.Sub(cr_74_161).Mul(one_74_161.Add(cr_74_161)).Sqrt().AsUint64x4().Or(d_74_161.AsUint64x4().Xor(f_74_161).And(sign_74_161)).AsFloat64x4())
+							c2_74_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_74_161.AsUint64x4().Xor(f_74_161).AsFloat64x4())
+							u0_74_161, u1_74_161 := one_74_161, c2_74_161
+							j_74_161 := 2
+							for ; j_74_161+1 < n_74_161; j_74_161 += 2 {
+								u0_74_161 = c2_74_161.Mul(u1_74_161).Sub(u0_74_161)
+								u1_74_161 = c2_74_161.Mul(u0_74_161).Sub(u1_74_161)
 							}
-							if j_78_166 < n_78_166 {
-								u0_78_166, u1_78_166 = u1_78_166, c2_78_166.Mul(u1_78_166).Sub(u0_78_166)
+							if j_74_161 < n_74_161 {
+								u0_74_161, u1_74_161 = u1_74_161, c2_74_161.Mul(u1_74_161).Sub(u0_74_161)
 							}
-							cu_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_78_166).Mul(u1_78_166)
-							tn_78_166 := cu_78_166.Sub(u0_78_166)
-							dx_78_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_78_166[:4])).Mul(tn_78_166).Sub(cu_78_166).Mul(rs_78_166)
-							dn_78_166 := d_78_166.Mul(tn_78_166).Mul(rs_78_166)
-							near_78_166 := d_78_166.Mul(d_78_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_78_166.ToBits() != 0 {
+							cu_74_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_74_161).Mul(u1_74_161)
+							tn_74_161 := cu_74_161.Sub(u0_74_161)
+							dx_74_161 := archsimd.LoadFloat64x4((*[4]float64)(nf_74_161[:4])).Mul(tn_74_161).Sub(cu_74_161).Mul(rs_74_161)
+							dn_74_161 := d_74_161.Mul(tn_74_161).Mul(rs_74_161)
+							near_74_161 := d_74_161.Mul(d_74_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_74_161.ToBits() != 0 {
 								var (
-									r0_0_80_166 archsimd.Float64x4
-									r1_0_80_166 archsimd.Float64x4
+									r0_0_76_161 archsimd.Float64x4
+									r1_0_76_161 archsimd.Float64x4
 								)
 								{
-									r_80_166, d_80_166, c2_80_166, flip_80_166, tn_80_166, un_80_166, n_80_166 := r_78_166, d_78_166, c2_78_166, f_78_166, tn_78_166, u1_78_166, n_78_166
-									var r0_0_81_166 archsimd.Float64x4
+									r_76_161, d_76_161, c2_76_161, flip_76_161, tn_76_161, un_76_161, n_76_161 := r_74_161, d_74_161, c2_74_161, f_74_161, tn_74_161, u1_74_161, n_74_161
+									var r0_0_77_161 archsimd.Float64x4
 									{
-										d_81_166 := d_80_166
-										y_81_166 := d_81_166.Mul(d_81_166)
-										y2_81_166 := y_81_166.Mul(y_81_166)
-										y4_81_166 := y2_81_166.Mul(y2_81_166)
-										p0_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_81_166)).Mul(y2_81_166))
-										p1_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_81_166)).Mul(y2_81_166)).Mul(y4_81_166)
-										p2_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_81_166)).Mul(y4_81_166.Mul(y4_81_166))
-										r0_0_81_166 = d_81_166.Mul(p0_81_166.Add(p1_81_166).Add(p2_81_166))
+										d_77_161 := d_76_161
+										y_77_161 := d_77_161.Mul(d_77_161)
+										y2_77_161 := y_77_161.Mul(y_77_161)
+										y4_77_161 := y2_77_161.Mul(y2_77_161)
+										p0_77_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_77_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_77_161)).Mul(y2_77_161))
+										p1_77_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_77_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_77_161)).Mul(y2_77_161)).Mul(y4_77_161)
+										p2_77_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_77_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_77_161)).Mul(y4_77_161.Mul(y4_77_161))
+										r0_0_77_161 = d_77_161.Mul(p0_77_161.Add(p1_77_161).Add(p2_77_161))
 									}
-									s_80_166 := r0_0_81_166.AsUint64x4().Xor(flip_80_166).AsFloat64x4()
-									two_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_80_166, u1_80_166, p0_80_166, p1_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_80_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_80_166
-									for j_80_166 := 2; j_80_166 < n_80_166; j_80_166++ {
-										u0_80_166, u1_80_166, p0_80_166, p1_80_166 = u1_80_166, c2_80_166.Mul(u1_80_166).Sub(u0_80_166), p1_80_166, two_80_166.Mul(u1_80_166).Add(c2_80_166.Mul(p1_80_166)).Sub(p0_80_166)
+									s_76_161 := r0_0_77_161.AsUint64x4().Xor(flip_76_161).AsFloat64x4()
+									two_76_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_76_161, u1_76_161, p0_76_161, p1_76_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_76_161, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_76_161
+									for j_76_161 := 2; j_76_161 < n_76_161; j_76_161++ {
+										u0_76_161, u1_76_161, p0_76_161, p1_76_161 = u1_76_161, c2_76_161.Mul(u1_76_161).Sub(u0_76_161), p1_76_161, two_76_161.Mul(u1_76_161).Add(c2_76_161.Mul(p1_76_161)).Sub(p0_76_161)
 									}
-									dx_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_80_166).Mul(p1_80_166)
-									peak_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_80_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_80_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_80_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_80_166).Mul(tn_80_166).Div(s_80_166).Merge(peak_80_166, d_80_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_80_166, r1_0_80_166 = dx_80_166, dn_80_166
+									dx_76_161 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_76_161).Mul(p1_76_161)
+									peak_76_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_76_161.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_76_161.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_76_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_76_161).Mul(tn_76_161).Div(s_76_161).Merge(peak_76_161, d_76_161.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_76_161, r1_0_76_161 = dx_76_161, dn_76_161
 								}
-								px_78_166, pn_78_166 := r0_0_80_166, r1_0_80_166
-								dx_78_166, dn_78_166 = px_78_166.Merge(dx_78_166, near_78_166), pn_78_166.Merge(dn_78_166, near_78_166)
+								px_74_161, pn_74_161 := r0_0_76_161, r1_0_76_161
+								dx_74_161, dn_74_161 = px_74_161.Merge(dx_74_161, near_74_161), pn_74_161.Merge(dn_74_161, near_74_161)
 							}
-							r0_0_78_166, r1_0_78_166, r2_0_78_166 = u1_78_166, dx_78_166, dn_78_166
+							r0_0_74_161, r1_0_74_161, r2_0_74_161 = u1_74_161, dx_74_161, dn_74_161
 						}
-						s_77_166, dx_77_166, dn_77_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
-					} else if r_77_166.nmode[i_77_166] == nRatio {
+						s_73_161, dx_73_161, dn_73_161 = r0_0_74_161, r1_0_74_161, r2_0_74_161
+					} else if r_73_161.nmode[i_73_161] == nRatio {
 						var (
-							r0_0_82_166 archsimd.Float64x4
-							r1_0_82_166 archsimd.Float64x4
-							r2_0_82_166 archsimd.Float64x4
+							r0_0_78_161 archsimd.Float64x4
+							r1_0_78_161 archsimd.Float64x4
+							r2_0_78_161 archsimd.Float64x4
 						)
 						{
-							x_82_166, nv_82_166 := x_77_166, archsimd.LoadFloat64x4((*[4]float64)((&r_77_166.nv[i_77_166])[:4]))
-							magic_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_82_166 := x_82_166.Add(magic_82_166)
-							d_82_166 := x_82_166.Sub(t_82_166.Sub(magic_82_166))
-							y_82_166 := nv_82_166.Mul(d_82_166)
-							u_82_166 := y_82_166.Add(magic_82_166)
-							e_82_166 := y_82_166.Sub(u_82_166.Sub(magic_82_166))
-							var r0_0_83_166 archsimd.Float64x4
+							x_78_161, nv_78_161 := x_73_161, archsimd.LoadFloat64x4((*[4]float64)((&r_73_161.nv[i_73_161])[:4]))
+							magic_78_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_78_161 := x_78_161.Add(magic_78_161)
+							d_78_161 := x_78_161.Sub(t_78_161.Sub(magic_78_161))
+							y_78_161 := nv_78_161.Mul(d_78_161)
+							u_78_161 := y_78_161.Add(magic_78_161)
+							e_78_161 := y_78_161.Sub(u_78_161.Sub(magic_78_161))
+							var r0_0_79_161 archsimd.Float64x4
 							{
-								d_83_166 := e_82_166
-								y_83_166 := d_83_166.Mul(d_83_166)
-								y2_83_166 := y_83_166.Mul(y_83_166)
-								y4_83_166 := y2_83_166.Mul(y2_83_166)
-								p0_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83_166)).Mul(y2_83_166))
-								p1_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83_166)).Mul(y2_83_166)).Mul(y4_83_166)
-								p2_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83_166)).Mul(y4_83_166.Mul(y4_83_166))
-								r0_0_83_166 = d_83_166.Mul(p0_83_166.Add(p1_83_166).Add(p2_83_166))
+								d_79_161 := e_78_161
+								y_79_161 := d_79_161.Mul(d_79_161)
+								y2_79_161 := y_79_161.Mul(y_79_161)
+								y4_79_161 := y2_79_161.Mul(y2_79_161)
+								p0_79_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_79_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_79_161)).Mul(y2_79_161))
+								p1_79_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_79_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_79_161)).Mul(y2_79_161)).Mul(y4_79_161)
+								p2_79_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_79_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_79_161)).Mul(y4_79_161.Mul(y4_79_161))
+								r0_0_79_161 = d_79_161.Mul(p0_79_161.Add(p1_79_161).Add(p2_79_161))
 							}
-							var r0_0_84_166 archsimd.Float64x4
+							var r0_0_80_161 archsimd.Float64x4
 							{
-								c_84_166, t_84_166 := r0_0_83_166, u_82_166
-								r0_0_84_166 = c_84_166.AsUint64x4().Xor(t_84_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_80_161, t_80_161 := r0_0_79_161, u_78_161
+								r0_0_80_161 = c_80_161.AsUint64x4().Xor(t_80_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_85_166 archsimd.Float64x4
+							var r0_0_81_161 archsimd.Float64x4
 							{
-								d_85_166 := e_82_166
-								y_85_166 := d_85_166.Mul(d_85_166)
-								y2_85_166 := y_85_166.Mul(y_85_166)
-								y4_85_166 := y2_85_166.Mul(y2_85_166)
-								p0_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_85_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_85_166)).Mul(y2_85_166))
-								p1_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_85_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_85_166)).Mul(y2_85_166)).Mul(y4_85_166)
-								p2_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_85_166.Mul(y4_85_166))
-								r0_0_85_166 = p0_85_166.Add(p1_85_166).Add(p2_85_166)
+								d_81_161 := e_78_161
+								y_81_161 := d_81_161.Mul(d_81_161)
+								y2_81_161 := y_81_161.Mul(y_81_161)
+								y4_81_161 := y2_81_161.Mul(y2_81_161)
+								p0_81_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_81_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_81_161)).Mul(y2_81_161))
+								p1_81_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_81_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_81_161)).Mul(y2_81_161)).Mul(y4_81_161)
+								p2_81_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_81_161.Mul(y4_81_161))
+								r0_0_81_161 = p0_81_161.Add(p1_81_161).Add(p2_81_161)
 							}
-							var r0_0_86_166 archsimd.Float64x4
+							var r0_0_82_161 archsimd.Float64x4
 							{
-								c_86_166, t_86_166 := r0_0_85_166, u_82_166
-								r0_0_86_166 = c_86_166.AsUint64x4().Xor(t_86_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_82_161, t_82_161 := r0_0_81_161, u_78_161
+								r0_0_82_161 = c_82_161.AsUint64x4().Xor(t_82_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_82_166, cn_82_166 := r0_0_84_166, r0_0_86_166
-							var r0_0_87_166 archsimd.Float64x4
+							sn_78_161, cn_78_161 := r0_0_80_161, r0_0_82_161
+							var r0_0_83_161 archsimd.Float64x4
 							{
-								d_87_166 := d_82_166
-								y_87_166 := d_87_166.Mul(d_87_166)
-								y2_87_166 := y_87_166.Mul(y_87_166)
-								y4_87_166 := y2_87_166.Mul(y2_87_166)
-								p0_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_87_166)).Mul(y2_87_166))
-								p1_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_87_166)).Mul(y2_87_166)).Mul(y4_87_166)
-								p2_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_87_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_87_166)).Mul(y4_87_166.Mul(y4_87_166))
-								r0_0_87_166 = d_87_166.Mul(p0_87_166.Add(p1_87_166).Add(p2_87_166))
+								d_83_161 := d_78_161
+								y_83_161 := d_83_161.Mul(d_83_161)
+								y2_83_161 := y_83_161.Mul(y_83_161)
+								y4_83_161 := y2_83_161.Mul(y2_83_161)
+								p0_83_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83_161)).Mul(y2_83_161))
+								p1_83_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83_161)).Mul(y2_83_161)).Mul(y4_83_161)
+								p2_83_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83_161)).Mul(y4_83_161.Mul(y4_83_161))
+								r0_0_83_161 = d_83_161.Mul(p0_83_161.Add(p1_83_161).Add(p2_83_161))
 							}
-							var r0_0_88_166 archsimd.Float64x4
+							var r0_0_84_161 archsimd.Float64x4
 							{
-								d_88_166 := d_82_166
-								y_88_166 := d_88_166.Mul(d_88_166)
-								y2_88_166 := y_88_166.Mul(y_88_166)
-								y4_88_166 := y2_88_166.Mul(y2_88_166)
-								p0_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88_166)).Mul(y2_88_166))
-								p1_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88_166)).Mul(y2_88_166)).Mul(y4_88_166)
-								p2_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88_166.Mul(y4_88_166))
-								r0_0_88_166 = p0_88_166.Add(p1_88_166).Add(p2_88_166)
+								d_84_161 := d_78_161
+								y_84_161 := d_84_161.Mul(d_84_161)
+								y2_84_161 := y_84_161.Mul(y_84_161)
+								y4_84_161 := y2_84_161.Mul(y2_84_161)
+								p0_84_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84_161)).Mul(y2_84_161))
+								p1_84_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84_161)).Mul(y2_84_161)).Mul(y4_84_161)
+								p2_84_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84_161.Mul(y4_84_161))
+								r0_0_84_161 = p0_84_161.Add(p1_84_161).Add(p2_84_161)
 							}
-							s1_82_166, c1_82_166 := r0_0_87_166, r0_0_88_166
-							pi_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_82_166 := d_82_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_82_166 := nv_82_166.Merge(sn_82_166.Div(s1_82_166), at_82_166)
-							pd_82_166 := pi_82_166.Mul(d_82_166)
-							npd_82_166 := nv_82_166.Mul(pd_82_166)
-							dx_82_166 := pi_82_166.Mul(nv_82_166.Mul(cn_82_166).Mul(s1_82_166).Sub(sn_82_166.Mul(c1_82_166))).Div(s1_82_166.Mul(s1_82_166))
-							var r0_0_89_166 archsimd.Float64x4
+							s1_78_161, c1_78_161 := r0_0_83_161, r0_0_84_161
+							pi_78_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_78_161 := d_78_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_78_161 := nv_78_161.Merge(sn_78_161.Div(s1_78_161), at_78_161)
+							pd_78_161 := pi_78_161.Mul(d_78_161)
+							npd_78_161 := nv_78_161.Mul(pd_78_161)
+							dx_78_161 := pi_78_161.Mul(nv_78_161.Mul(cn_78_161).Mul(s1_78_161).Sub(sn_78_161.Mul(c1_78_161))).Div(s1_78_161.Mul(s1_78_161))
+							var r0_0_85_161 archsimd.Float64x4
 							{
-								n_89_166, x_89_166 := nv_82_166, pd_82_166
-								n2_89_166 := n_89_166.Mul(n_89_166)
-								a_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_89_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_89_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_89_166).Mul(n2_89_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_89_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_89_166).Mul(x_89_166).Mul(x_89_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_89_166 = n_89_166.Mul(a_89_166.Add(b_89_166))
+								n_85_161, x_85_161 := nv_78_161, pd_78_161
+								n2_85_161 := n_85_161.Mul(n_85_161)
+								a_85_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_85_161.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_85_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_85_161 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_85_161).Mul(n2_85_161).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_85_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_85_161).Mul(x_85_161).Mul(x_85_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_85_161 = n_85_161.Mul(a_85_161.Add(b_85_161))
 							}
-							dx_82_166 = pi_82_166.Mul(r0_0_89_166).Merge(dx_82_166, npd_82_166.Mul(npd_82_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_82_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_82_166, at_82_166)
-							dn_82_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_82_166.Mul(cn_82_166).Div(s1_82_166), at_82_166)
-							r0_0_82_166, r1_0_82_166, r2_0_82_166 = s_82_166, dx_82_166, dn_82_166
+							dx_78_161 = pi_78_161.Mul(r0_0_85_161).Merge(dx_78_161, npd_78_161.Mul(npd_78_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_78_161 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_78_161, at_78_161)
+							dn_78_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_78_161.Mul(cn_78_161).Div(s1_78_161), at_78_161)
+							r0_0_78_161, r1_0_78_161, r2_0_78_161 = s_78_161, dx_78_161, dn_78_161
 						}
-						s_77_166, dx_77_166, dn_77_166 = r0_0_82_166, r1_0_82_166, r2_0_82_166
+						s_73_161, dx_73_161, dn_73_161 = r0_0_78_161, r1_0_78_161, r2_0_78_161
 					}
-					r0_0_77_166, r1_0_77_166, r2_0_77_166 = s_77_166, dx_77_166, dn_77_166
+					r0_0_73_161, r1_0_73_161, r2_0_73_161 = s_73_161, dx_73_161, dn_73_161
 				}
-				sb_166, hb_166, nb_166 := r0_0_77_166, r1_0_77_166, r2_0_77_166
+				sb_161, hb_161, nb_161 := r0_0_73_161, r1_0_73_161, r2_0_73_161
 				var (
-					r0_0_90_166 archsimd.Float64x4
-					r1_0_90_166 archsimd.Float64x4
-					r2_0_90_166 archsimd.Float64x4
+					r0_0_86_161 archsimd.Float64x4
+					r1_0_86_161 archsimd.Float64x4
+					r2_0_86_161 archsimd.Float64x4
 				)
 				{
-					r_90_166, i_90_166, x_90_166 := r_166, 2, l_166
-					s_90_166, dx_90_166, dn_90_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_90_166.nmode[i_90_166] == nChebyshev {
+					r_86_161, i_86_161, x_86_161 := r_161, 2, l_161
+					s_86_161, dx_86_161, dn_86_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_86_161.nmode[i_86_161] == nChebyshev {
 						var (
-							r0_0_91_166 archsimd.Float64x4
-							r1_0_91_166 archsimd.Float64x4
-							r2_0_91_166 archsimd.Float64x4
+							r0_0_87_161 archsimd.Float64x4
+							r1_0_87_161 archsimd.Float64x4
+							r2_0_87_161 archsimd.Float64x4
 						)
 						{
-							r_91_166, x_91_166, n_91_166, nf_91_166 := r_90_166, x_90_166, r_90_166.nn[i_90_166], &r_90_166.nv[i_90_166]
-							magic_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_91_166 := x_91_166.Add(magic_91_166)
-							d_91_166 := x_91_166.Sub(t_91_166.Sub(magic_91_166))
-							f_91_166 := t_91_166.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_92_166 archsimd.Float64x4
+							r_87_161, x_87_161, n_87_161, nf_87_161 := r_86_161, x_86_161, r_86_161.nn[i_86_161], &r_86_161.nv[i_86_161]
+							magic_87_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_87_161 := x_87_161.Add(magic_87_161)
+							d_87_161 := x_87_161.Sub(t_87_161.Sub(magic_87_161))
+							f_87_161 := t_87_161.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_88_161 archsimd.Float64x4
 							{
-								d_92_166 := d_91_166
-								y_92_166 := d_92_166.Mul(d_92_166)
-								y2_92_166 := y_92_166.Mul(y_92_166)
-								y4_92_166 := y2_92_166.Mul(y2_92_166)
-								p0_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_92_166)).Mul(y2_92_166))
-								p1_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_92_166)).Mul(y2_92_166)).Mul(y4_92_166)
-								p2_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_92_166.Mul(y4_92_166))
-								r0_0_92_166 = p0_92_166.Add(p1_92_166).Add(p2_92_166)
+								d_88_161 := d_87_161
+								y_88_161 := d_88_161.Mul(d_88_161)
+								y2_88_161 := y_88_161.Mul(y_88_161)
+								y4_88_161 := y2_88_161.Mul(y2_88_161)
+								p0_88_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88_161)).Mul(y2_88_161))
+								p1_88_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88_161)).Mul(y2_88_161)).Mul(y4_88_161)
+								p2_88_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88_161.Mul(y4_88_161))
+								r0_0_88_161 = p0_88_161.Add(p1_88_161).Add(p2_88_161)
 							}
-							cr_91_166 := r0_0_92_166
-							sign_91_166, one_91_166, pi_91_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_91_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_91_166 := pi_91_166.Div(one_91_166.Sub(cr_91_166).Mul(one_91_166.Add(cr_91_166)).Sqrt().AsUint64x4().Or(d_91_166.AsUint64x4().Xor(f_91_166).And(sign_91_166)).AsFloat64x4())
-							c2_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_91_166.AsUint64x4().Xor(f_91_166).AsFloat64x4())
-							u0_91_166, u1_91_166 := one_91_166, c2_91_166
-							j_91_166 := 2
-							for ; j_91_166+1 < n_91_166; j_91_166 += 2 {
-								u0_91_166 = c2_91_166.Mul(u1_91_166).Sub(u0_91_166)
-								u1_91_166 = c2_91_166.Mul(u0_91_166).Sub(u1_91_166)
+							cr_87_161 := r0_0_88_161
+							sign_87_161, one_87_161, pi_87_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_87_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_87_161 := pi_87_161.Div(one_87_161.Sub(cr_87_161).Mul(one_87_161.Add(cr_87_161)).Sqrt().AsUint64x4().Or(d_87_161.AsUint64x4().Xor(f_87_161).And(sign_87_161)).AsFloat64x4())
+							c2_87_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_87_161.AsUint64x4().Xor(f_87_161).AsFloat64x4())
+							u0_87_161, u1_87_161 := one_87_161, c2_87_161
+							j_87_161 := 2
+							for ; j_87_161+1 < n_87_161; j_87_161 += 2 {
+								u0_87_161 = c2_87_161.Mul(u1_87_161).Sub(u0_87_161)
+								u1_87_161 = c2_87_161.Mul(u0_87_161).Sub(u1_87_161)
 							}
-							if j_91_166 < n_91_166 {
-								u0_91_166, u1_91_166 = u1_91_166, c2_91_166.Mul(u1_91_166).Sub(u0_91_166)
+							if j_87_161 < n_87_161 {
+								u0_87_161, u1_87_161 = u1_87_161, c2_87_161.Mul(u1_87_161).Sub(u0_87_161)
 							}
-							cu_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_91_166).Mul(u1_91_166)
-							tn_91_166 := cu_91_166.Sub(u0_91_166)
-							dx_91_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_91_166[:4])).Mul(tn_91_166).Sub(cu_91_166).Mul(rs_91_166)
-							dn_91_166 := d_91_166.Mul(tn_91_166).Mul(rs_91_166)
-							near_91_166 := d_91_166.Mul(d_91_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_91_166.ToBits() != 0 {
+							cu_87_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_87_161).Mul(u1_87_161)
+							tn_87_161 := cu_87_161.Sub(u0_87_161)
+							dx_87_161 := archsimd.LoadFloat64x4((*[4]float64)(nf_87_161[:4])).Mul(tn_87_161).Sub(cu_87_161).Mul(rs_87_161)
+							dn_87_161 := d_87_161.Mul(tn_87_161).Mul(rs_87_161)
+							near_87_161 := d_87_161.Mul(d_87_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_87_161.ToBits() != 0 {
 								var (
-									r0_0_93_166 archsimd.Float64x4
-									r1_0_93_166 archsimd.Float64x4
+									r0_0_89_161 archsimd.Float64x4
+									r1_0_89_161 archsimd.Float64x4
 								)
 								{
-									r_93_166, d_93_166, c2_93_166, flip_93_166, tn_93_166, un_93_166, n_93_166 := r_91_166, d_91_166, c2_91_166, f_91_166, tn_91_166, u1_91_166, n_91_166
-									var r0_0_94_166 archsimd.Float64x4
+									r_89_161, d_89_161, c2_89_161, flip_89_161, tn_89_161, un_89_161, n_89_161 := r_87_161, d_87_161, c2_87_161, f_87_161, tn_87_161, u1_87_161, n_87_161
+									var r0_0_90_161 archsimd.Float64x4
 									{
-										d_94_166 := d_93_166
-										y_94_166 := d_94_166.Mul(d_94_166)
-										y2_94_166 := y_94_166.Mul(y_94_166)
-										y4_94_166 := y2_94_166.Mul(y2_94_166)
-										p0_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_94_166)).Mul(y2_94_166))
-										p1_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_94_166)).Mul(y2_94_166)).Mul(y4_94_166)
-										p2_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_94_166)).Mul(y4_94_166.Mul(y4_94_166))
-										r0_0_94_166 = d_94_166.Mul(p0_94_166.Add(p1_94_166).Add(p2_94_166))
+										d_90_161 := d_89_161
+										y_90_161 := d_90_161.Mul(d_90_161)
+										y2_90_161 := y_90_161.Mul(y_90_161)
+										y4_90_161 := y2_90_161.Mul(y2_90_161)
+										p0_90_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_90_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_90_161)).Mul(y2_90_161))
+										p1_90_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_90_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_90_161)).Mul(y2_90_161)).Mul(y4_90_161)
+										p2_90_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_90_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_90_161)).Mul(y4_90_161.Mul(y4_90_161))
+										r0_0_90_161 = d_90_161.Mul(p0_90_161.Add(p1_90_161).Add(p2_90_161))
 									}
-									s_93_166 := r0_0_94_166.AsUint64x4().Xor(flip_93_166).AsFloat64x4()
-									two_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_93_166, u1_93_166, p0_93_166, p1_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_93_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_93_166
-									for j_93_166 := 2; j_93_166 < n_93_166; j_93_166++ {
-										u0_93_166, u1_93_166, p0_93_166, p1_93_166 = u1_93_166, c2_93_166.Mul(u1_93_166).Sub(u0_93_166), p1_93_166, two_93_166.Mul(u1_93_166).Add(c2_93_166.Mul(p1_93_166)).Sub(p0_93_166)
+									s_89_161 := r0_0_90_161.AsUint64x4().Xor(flip_89_161).AsFloat64x4()
+									two_89_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_89_161, u1_89_161, p0_89_161, p1_89_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_89_161, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_89_161
+									for j_89_161 := 2; j_89_161 < n_89_161; j_89_161++ {
+										u0_89_161, u1_89_161, p0_89_161, p1_89_161 = u1_89_161, c2_89_161.Mul(u1_89_161).Sub(u0_89_161), p1_89_161, two_89_161.Mul(u1_89_161).Add(c2_89_161.Mul(p1_89_161)).Sub(p0_89_161)
 									}
-									dx_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_93_166).Mul(p1_93_166)
-									peak_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_93_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_93_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_93_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_93_166).Mul(tn_93_166).Div(s_93_166).Merge(peak_93_166, d_93_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_93_166, r1_0_93_166 = dx_93_166, dn_93_166
+									dx_89_161 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_89_161).Mul(p1_89_161)
+									peak_89_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_89_161.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_89_161.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_89_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_89_161).Mul(tn_89_161).Div(s_89_161).Merge(peak_89_161, d_89_161.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_89_161, r1_0_89_161 = dx_89_161, dn_89_161
 								}
-								px_91_166, pn_91_166 := r0_0_93_166, r1_0_93_166
-								dx_91_166, dn_91_166 = px_91_166.Merge(dx_91_166, near_91_166), pn_91_166.Merge(dn_91_166, near_91_166)
+								px_87_161, pn_87_161 := r0_0_89_161, r1_0_89_161
+								dx_87_161, dn_87_161 = px_87_161.Merge(dx_87_161, near_87_161), pn_87_161.Merge(dn_87_161, near_87_161)
 							}
-							r0_0_91_166, r1_0_91_166, r2_0_91_166 = u1_91_166, dx_91_166, dn_91_166
+							r0_0_87_161, r1_0_87_161, r2_0_87_161 = u1_87_161, dx_87_161, dn_87_161
 						}
-						s_90_166, dx_90_166, dn_90_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
-					} else if r_90_166.nmode[i_90_166] == nRatio {
+						s_86_161, dx_86_161, dn_86_161 = r0_0_87_161, r1_0_87_161, r2_0_87_161
+					} else if r_86_161.nmode[i_86_161] == nRatio {
 						var (
-							r0_0_95_166 archsimd.Float64x4
-							r1_0_95_166 archsimd.Float64x4
-							r2_0_95_166 archsimd.Float64x4
+							r0_0_91_161 archsimd.Float64x4
+							r1_0_91_161 archsimd.Float64x4
+							r2_0_91_161 archsimd.Float64x4
 						)
 						{
-							x_95_166, nv_95_166 := x_90_166, archsimd.LoadFloat64x4((*[4]float64)((&r_90_166.nv[i_90_166])[:4]))
-							magic_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_95_166 := x_95_166.Add(magic_95_166)
-							d_95_166 := x_95_166.Sub(t_95_166.Sub(magic_95_166))
-							y_95_166 := nv_95_166.Mul(d_95_166)
-							u_95_166 := y_95_166.Add(magic_95_166)
-							e_95_166 := y_95_166.Sub(u_95_166.Sub(magic_95_166))
-							var r0_0_96_166 archsimd.Float64x4
+							x_91_161, nv_91_161 := x_86_161, archsimd.LoadFloat64x4((*[4]float64)((&r_86_161.nv[i_86_161])[:4]))
+							magic_91_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_91_161 := x_91_161.Add(magic_91_161)
+							d_91_161 := x_91_161.Sub(t_91_161.Sub(magic_91_161))
+							y_91_161 := nv_91_161.Mul(d_91_161)
+							u_91_161 := y_91_161.Add(magic_91_161)
+							e_91_161 := y_91_161.Sub(u_91_161.Sub(magic_91_161))
+							var r0_0_92_161 archsimd.Float64x4
 							{
-								d_96_166 := e_95_166
-								y_96_166 := d_96_166.Mul(d_96_166)
-								y2_96_166 := y_96_166.Mul(y_96_166)
-								y4_96_166 := y2_96_166.Mul(y2_96_166)
-								p0_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96_166)).Mul(y2_96_166))
-								p1_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96_166)).Mul(y2_96_166)).Mul(y4_96_166)
-								p2_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96_166)).Mul(y4_96_166.Mul(y4_96_166))
-								r0_0_96_166 = d_96_166.Mul(p0_96_166.Add(p1_96_166).Add(p2_96_166))
+								d_92_161 := e_91_161
+								y_92_161 := d_92_161.Mul(d_92_161)
+								y2_92_161 := y_92_161.Mul(y_92_161)
+								y4_92_161 := y2_92_161.Mul(y2_92_161)
+								p0_92_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92_161)).Mul(y2_92_161))
+								p1_92_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92_161)).Mul(y2_92_161)).Mul(y4_92_161)
+								p2_92_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92_161)).Mul(y4_92_161.Mul(y4_92_161))
+								r0_0_92_161 = d_92_161.Mul(p0_92_161.Add(p1_92_161).Add(p2_92_161))
 							}
-							var r0_0_97_166 archsimd.Float64x4
+							var r0_0_93_161 archsimd.Float64x4
 							{
-								c_97_166, t_97_166 := r0_0_96_166, u_95_166
-								r0_0_97_166 = c_97_166.AsUint64x4().Xor(t_97_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_93_161, t_93_161 := r0_0_92_161, u_91_161
+								r0_0_93_161 = c_93_161.AsUint64x4().Xor(t_93_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_98_166 archsimd.Float64x4
+							var r0_0_94_161 archsimd.Float64x4
 							{
-								d_98_166 := e_95_166
-								y_98_166 := d_98_166.Mul(d_98_166)
-								y2_98_166 := y_98_166.Mul(y_98_166)
-								y4_98_166 := y2_98_166.Mul(y2_98_166)
-								p0_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_98_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_98_166)).Mul(y2_98_166))
-								p1_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_98_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_98_166)).Mul(y2_98_166)).Mul(y4_98_166)
-								p2_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_98_166.Mul(y4_98_166))
-								r0_0_98_166 = p0_98_166.Add(p1_98_166).Add(p2_98_166)
+								d_94_161 := e_91_161
+								y_94_161 := d_94_161.Mul(d_94_161)
+								y2_94_161 := y_94_161.Mul(y_94_161)
+								y4_94_161 := y2_94_161.Mul(y2_94_161)
+								p0_94_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_94_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_94_161)).Mul(y2_94_161))
+								p1_94_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_94_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_94_161)).Mul(y2_94_161)).Mul(y4_94_161)
+								p2_94_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_94_161.Mul(y4_94_161))
+								r0_0_94_161 = p0_94_161.Add(p1_94_161).Add(p2_94_161)
 							}
-							var r0_0_99_166 archsimd.Float64x4
+							var r0_0_95_161 archsimd.Float64x4
 							{
-								c_99_166, t_99_166 := r0_0_98_166, u_95_166
-								r0_0_99_166 = c_99_166.AsUint64x4().Xor(t_99_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_95_161, t_95_161 := r0_0_94_161, u_91_161
+								r0_0_95_161 = c_95_161.AsUint64x4().Xor(t_95_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_95_166, cn_95_166 := r0_0_97_166, r0_0_99_166
-							var r0_0_100_166 archsimd.Float64x4
+							sn_91_161, cn_91_161 := r0_0_93_161, r0_0_95_161
+							var r0_0_96_161 archsimd.Float64x4
 							{
-								d_100_166 := d_95_166
-								y_100_166 := d_100_166.Mul(d_100_166)
-								y2_100_166 := y_100_166.Mul(y_100_166)
-								y4_100_166 := y2_100_166.Mul(y2_100_166)
-								p0_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_100_166)).Mul(y2_100_166))
-								p1_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_100_166)).Mul(y2_100_166)).Mul(y4_100_166)
-								p2_100_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_100_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_100_166)).Mul(y4_100_166.Mul(y4_100_166))
-								r0_0_100_166 = d_100_166.Mul(p0_100_166.Add(p1_100_166).Add(p2_100_166))
+								d_96_161 := d_91_161
+								y_96_161 := d_96_161.Mul(d_96_161)
+								y2_96_161 := y_96_161.Mul(y_96_161)
+								y4_96_161 := y2_96_161.Mul(y2_96_161)
+								p0_96_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96_161)).Mul(y2_96_161))
+								p1_96_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96_161)).Mul(y2_96_161)).Mul(y4_96_161)
+								p2_96_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96_161)).Mul(y4_96_161.Mul(y4_96_161))
+								r0_0_96_161 = d_96_161.Mul(p0_96_161.Add(p1_96_161).Add(p2_96_161))
 							}
-							var r0_0_101_166 archsimd.Float64x4
+							var r0_0_97_161 archsimd.Float64x4
 							{
-								d_101_166 := d_95_166
-								y_101_166 := d_101_166.Mul(d_101_166)
-								y2_101_166 := y_101_166.Mul(y_101_166)
-								y4_101_166 := y2_101_166.Mul(y2_101_166)
-								p0_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_101_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_101_166)).Mul(y2_101_166))
-								p1_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_101_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_101_166)).Mul(y2_101_166)).Mul(y4_101_166)
-								p2_101_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_101_166.Mul(y4_101_166))
-								r0_0_101_166 = p0_101_166.Add(p1_101_166).Add(p2_101_166)
+								d_97_161 := d_91_161
+								y_97_161 := d_97_161.Mul(d_97_161)
+								y2_97_161 := y_97_161.Mul(y_97_161)
+								y4_97_161 := y2_97_161.Mul(y2_97_161)
+								p0_97_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_161)).Mul(y2_97_161))
+								p1_97_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_161)).Mul(y2_97_161)).Mul(y4_97_161)
+								p2_97_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_161.Mul(y4_97_161))
+								r0_0_97_161 = p0_97_161.Add(p1_97_161).Add(p2_97_161)
 							}
-							s1_95_166, c1_95_166 := r0_0_100_166, r0_0_101_166
-							pi_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_95_166 := d_95_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_95_166 := nv_95_166.Merge(sn_95_166.Div(s1_95_166), at_95_166)
-							pd_95_166 := pi_95_166.Mul(d_95_166)
-							npd_95_166 := nv_95_166.Mul(pd_95_166)
-							dx_95_166 := pi_95_166.Mul(nv_95_166.Mul(cn_95_166).Mul(s1_95_166).Sub(sn_95_166.Mul(c1_95_166))).Div(s1_95_166.Mul(s1_95_166))
-							var r0_0_102_166 archsimd.Float64x4
+							s1_91_161, c1_91_161 := r0_0_96_161, r0_0_97_161
+							pi_91_161 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_91_161 := d_91_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_91_161 := nv_91_161.Merge(sn_91_161.Div(s1_91_161), at_91_161)
+							pd_91_161 := pi_91_161.Mul(d_91_161)
+							npd_91_161 := nv_91_161.Mul(pd_91_161)
+							dx_91_161 := pi_91_161.Mul(nv_91_161.Mul(cn_91_161).Mul(s1_91_161).Sub(sn_91_161.Mul(c1_91_161))).Div(s1_91_161.Mul(s1_91_161))
+							var r0_0_98_161 archsimd.Float64x4
 							{
-								n_102_166, x_102_166 := nv_95_166, pd_95_166
-								n2_102_166 := n_102_166.Mul(n_102_166)
-								a_102_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_102_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_102_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_102_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_102_166).Mul(n2_102_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_102_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_102_166).Mul(x_102_166).Mul(x_102_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_102_166 = n_102_166.Mul(a_102_166.Add(b_102_166))
+								n_98_161, x_98_161 := nv_91_161, pd_91_161
+								n2_98_161 := n_98_161.Mul(n_98_161)
+								a_98_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_98_161.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_98_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_98_161 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_98_161).Mul(n2_98_161).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_98_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_98_161).Mul(x_98_161).Mul(x_98_161).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_98_161 = n_98_161.Mul(a_98_161.Add(b_98_161))
 							}
-							dx_95_166 = pi_95_166.Mul(r0_0_102_166).Merge(dx_95_166, npd_95_166.Mul(npd_95_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_95_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_95_166, at_95_166)
-							dn_95_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_95_166.Mul(cn_95_166).Div(s1_95_166), at_95_166)
-							r0_0_95_166, r1_0_95_166, r2_0_95_166 = s_95_166, dx_95_166, dn_95_166
+							dx_91_161 = pi_91_161.Mul(r0_0_98_161).Merge(dx_91_161, npd_91_161.Mul(npd_91_161).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_91_161 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_91_161, at_91_161)
+							dn_91_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_91_161.Mul(cn_91_161).Div(s1_91_161), at_91_161)
+							r0_0_91_161, r1_0_91_161, r2_0_91_161 = s_91_161, dx_91_161, dn_91_161
 						}
-						s_90_166, dx_90_166, dn_90_166 = r0_0_95_166, r1_0_95_166, r2_0_95_166
+						s_86_161, dx_86_161, dn_86_161 = r0_0_91_161, r1_0_91_161, r2_0_91_161
 					}
-					r0_0_90_166, r1_0_90_166, r2_0_90_166 = s_90_166, dx_90_166, dn_90_166
+					r0_0_86_161, r1_0_86_161, r2_0_86_161 = s_86_161, dx_86_161, dn_86_161
 				}
-				sc_166, hc_166, nc_166 := r0_0_90_166, r1_0_90_166, r2_0_90_166
-				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
+				sc_161, hc_161, nc_161 := r0_0_86_161, r1_0_86_161, r2_0_86_161
+				r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161, r6_0_161, r7_0_161, r8_0_161 = sa_161, sb_161, sc_161, ha_161, hb_161, hc_161, na_161, nb_161, nc_161
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161, r6_0_161, r7_0_161, r8_0_161
 			var (
-				r0_0_167 archsimd.Float64x4
-				r1_0_167 archsimd.Float64x4
-				r2_0_167 archsimd.Float64x4
-				r3_0_167 archsimd.Float64x4
-				r4_0_167 archsimd.Float64x4
-				r5_0_167 archsimd.Float64x4
+				r0_0_162 archsimd.Float64x4
+				r1_0_162 archsimd.Float64x4
+				r2_0_162 archsimd.Float64x4
+				r3_0_162 archsimd.Float64x4
+				r4_0_162 archsimd.Float64x4
+				r5_0_162 archsimd.Float64x4
 			)
 			{
-				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_167 := k_167.c
-				r_167 := k_167.lr
-				two_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_167 := sa_167.Mul(sb_167).Mul(sc_167)
-				fc_167, fd_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_167.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_167.HasHKL {
+				k_162, ia_162, fa_162, e_162, h_162, kk_162, l_162, sa_162, sb_162, sc_162, ha_162, hb_162, hc_162, nda_162, ndb_162, ndc_162, s_162, def_162, sig_162, sna_162, snb_162, snc_162, hkl_162, at_162, stride_162 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_162 := k_162.c
+				r_162 := k_162.lr
+				two_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_162 := sa_162.Mul(sb_162).Mul(sc_162)
+				fc_162, fd_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_162.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_162.HasHKL {
 					var (
-						r0_0_138_167 archsimd.Float64x4
-						r1_0_138_167 archsimd.Float64x4
+						r0_0_134_162 archsimd.Float64x4
+						r1_0_134_162 archsimd.Float64x4
 					)
 					{
-						r_138_167, bits_138_167, miss_138_167, ia_138_167, fa_138_167, h_138_167, kk_138_167, l_138_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
-						var r0_0_8_138_167 archsimd.Mask64x4
+						r_134_162, bits_134_162, miss_134_162, ia_134_162, fa_134_162, h_134_162, kk_134_162, l_134_162 := r_162, k_162.fhklBits, k_162.missBits, ia_162, fa_162, h_162, kk_162, l_162
+						var r0_0_8_134_162 archsimd.Mask64x4
 						{
-							r_8_138_167, ia_8_138_167, h_8_138_167, kk_8_138_167, l_8_138_167 := r_138_167, ia_138_167, h_138_167, kk_138_167, l_138_167
-							half_8_138_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_138_167, kc_8_138_167, lc_8_138_167 := h_8_138_167.Sub(half_8_138_167).Ceil(), kk_8_138_167.Sub(half_8_138_167).Ceil(), l_8_138_167.Sub(half_8_138_167).Ceil()
-							hmin_8_138_167, kmin_8_138_167, lmin_8_138_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.lmin)[:4]))
-							in_8_138_167 := hc_8_138_167.GreaterEqual(hmin_8_138_167).And(hc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hmax)[:4])))).And(kc_8_138_167.GreaterEqual(kmin_8_138_167)).And(kc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kmax)[:4])))).And(lc_8_138_167.GreaterEqual(lmin_8_138_167)).And(lc_8_138_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.lmax)[:4]))))
-							idx_8_138_167 := hc_8_138_167.Sub(hmin_8_138_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.hstride)[:4]))).Add(kc_8_138_167.Sub(kmin_8_138_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_138_167.kstride)[:4])))).Add(lc_8_138_167.Sub(lmin_8_138_167))
-							idx_8_138_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_138_167).ConvertToInt32().Store(ia_8_138_167)
-							r0_0_8_138_167 = in_8_138_167
+							r_8_134_162, ia_8_134_162, h_8_134_162, kk_8_134_162, l_8_134_162 := r_134_162, ia_134_162, h_134_162, kk_134_162, l_134_162
+							half_8_134_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_134_162, kc_8_134_162, lc_8_134_162 := h_8_134_162.Sub(half_8_134_162).Ceil(), kk_8_134_162.Sub(half_8_134_162).Ceil(), l_8_134_162.Sub(half_8_134_162).Ceil()
+							hmin_8_134_162, kmin_8_134_162, lmin_8_134_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.lmin)[:4]))
+							in_8_134_162 := hc_8_134_162.GreaterEqual(hmin_8_134_162).And(hc_8_134_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.hmax)[:4])))).And(kc_8_134_162.GreaterEqual(kmin_8_134_162)).And(kc_8_134_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.kmax)[:4])))).And(lc_8_134_162.GreaterEqual(lmin_8_134_162)).And(lc_8_134_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.lmax)[:4]))))
+							idx_8_134_162 := hc_8_134_162.Sub(hmin_8_134_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.hstride)[:4]))).Add(kc_8_134_162.Sub(kmin_8_134_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_162.kstride)[:4])))).Add(lc_8_134_162.Sub(lmin_8_134_162))
+							idx_8_134_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_134_162).ConvertToInt32().Store(ia_8_134_162)
+							r0_0_8_134_162 = in_8_134_162
 						}
-						in_138_167 := r0_0_8_138_167
-						for i_138_167, j_138_167 := range ia_138_167 {
-							fa_138_167[i_138_167] = bits_138_167[j_138_167]
+						in_134_162 := r0_0_8_134_162
+						for i_134_162, j_134_162 := range ia_134_162 {
+							fa_134_162[i_134_162] = bits_134_162[j_134_162]
 						}
-						f_138_167 := archsimd.LoadUint64x4(fa_138_167).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_138_167.defaultF)[:4])), in_138_167)
-						fd_138_167 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_138_167 != nil {
-							for i_138_167, j_138_167 := range ia_138_167 {
-								fa_138_167[i_138_167] = miss_138_167[j_138_167]
+						f_134_162 := archsimd.LoadUint64x4(fa_134_162).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_134_162.defaultF)[:4])), in_134_162)
+						fd_134_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_134_162 != nil {
+							for i_134_162, j_134_162 := range ia_134_162 {
+								fa_134_162[i_134_162] = miss_134_162[j_134_162]
 							}
-							fd_138_167 = archsimd.LoadUint64x4(fa_138_167).AsFloat64x4()
+							fd_134_162 = archsimd.LoadUint64x4(fa_134_162).AsFloat64x4()
 						}
-						r0_0_138_167, r1_0_138_167 = f_138_167, fd_138_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_138_167)
+						r0_0_134_162, r1_0_134_162 = f_134_162, fd_134_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_134_162)
 					}
-					fc_167, fd_167 = r0_0_138_167, r1_0_138_167
+					fc_162, fd_162 = r0_0_134_162, r1_0_134_162
 				}
-				ffl_167 := fc_167.Mul(fc_167).Mul(fl_167)
-				s1_167 := s_167.Add(ffl_167.Mul(fl_167))
-				def1_167 := def_167
-				if k_167.perDef {
-					def1_167 = def_167.Add(two_167.Mul(fc_167).Mul(fl_167).Mul(fl_167).Mul(fd_167))
+				ffl_162 := fc_162.Mul(fc_162).Mul(fl_162)
+				s1_162 := s_162.Add(ffl_162.Mul(fl_162))
+				def1_162 := def_162
+				if k_162.perDef {
+					def1_162 = def_162.Add(two_162.Mul(fc_162).Mul(fl_162).Mul(fl_162).Mul(fd_162))
 				}
-				tfl_167 := two_167.Mul(ffl_167)
-				xa_167, xb_167, xc_167 := tfl_167.Mul(sb_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sb_167))
-				hbar_167, kbar_167, lbar_167 := xa_167.Mul(ha_167), xb_167.Mul(hb_167), xc_167.Mul(hc_167)
-				sig1_167 := sig_167.Add(hbar_167.Mul(h_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[0])[:4])))).Add(kbar_167.Mul(kk_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[1])[:4]))))).Add(lbar_167.Mul(l_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[2])[:4]))))))
-				na1_167, nb1_167, nc1_167 := sna_167.Add(xa_167.Mul(nda_167)), snb_167.Add(xb_167.Mul(ndb_167)), snc_167.Add(xc_167.Mul(ndc_167))
-				if !c_167.Water {
-					s1_167 = s_167.Merge(s1_167, fl_167.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_162 := two_162.Mul(ffl_162)
+				xa_162, xb_162, xc_162 := tfl_162.Mul(sb_162.Mul(sc_162)), tfl_162.Mul(sa_162.Mul(sc_162)), tfl_162.Mul(sa_162.Mul(sb_162))
+				hbar_162, kbar_162, lbar_162 := xa_162.Mul(ha_162), xb_162.Mul(hb_162), xc_162.Mul(hc_162)
+				sig1_162 := sig_162.Add(hbar_162.Mul(h_162.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_162[0])[:4])))).Add(kbar_162.Mul(kk_162.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_162[1])[:4]))))).Add(lbar_162.Mul(l_162.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_162[2])[:4]))))))
+				na1_162, nb1_162, nc1_162 := sna_162.Add(xa_162.Mul(nda_162)), snb_162.Add(xb_162.Mul(ndb_162)), snc_162.Add(xc_162.Mul(ndc_162))
+				if !c_162.Water {
+					s1_162 = s_162.Merge(s1_162, fl_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_167.StoreSlice(hkl_167[at_167:])
-				kbar_167.StoreSlice(hkl_167[at_167+stride_167:])
-				lbar_167.StoreSlice(hkl_167[at_167+2*stride_167:])
-				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
+				hbar_162.StoreSlice(hkl_162[at_162:])
+				kbar_162.StoreSlice(hkl_162[at_162+stride_162:])
+				lbar_162.StoreSlice(hkl_162[at_162+2*stride_162:])
+				r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162 = s1_162, def1_162, sig1_162, na1_162, nb1_162, nc1_162
 			}
-			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
+			s, def, sig, sna, snb, snc = r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
