@@ -19,20 +19,28 @@ func bigSinCos(x float64, n int) (s, c *big.Float) {
 	r := math.Round(x)
 	y := f().Mul(pi, f().Sub(f().SetFloat64(x), f().SetFloat64(r)))
 	y.Mul(y, f().SetInt64(int64(n)))
+	s, c = bigSeries(y, 400)
+	if int64(r)*int64(n)%2 != 0 {
+		s.Neg(s)
+		c.Neg(c)
+	}
+	return s, c
+}
+
+// bigSeries returns sin y and cos y from terms Taylor terms each, to
+// y's precision.
+func bigSeries(y *big.Float, terms int) (s, c *big.Float) {
+	f := func() *big.Float { return new(big.Float).SetPrec(y.Prec()) }
 	y2 := f().Mul(y, y)
 	s, c = f().Set(y), f().SetInt64(1)
 	ts, tc := f().Set(y), f().SetInt64(1)
-	for j := 1; j < 400; j++ {
+	for j := 1; j < terms; j++ {
 		tc.Mul(tc, y2)
 		tc.Quo(tc, f().SetInt64(int64(-(2*j-1)*(2*j))))
 		c.Add(c, tc)
 		ts.Mul(ts, y2)
 		ts.Quo(ts, f().SetInt64(int64(-(2*j)*(2*j+1))))
 		s.Add(s, ts)
-	}
-	if int64(r)*int64(n)%2 != 0 {
-		s.Neg(s)
-		c.Neg(c)
 	}
 	return s, c
 }
@@ -130,25 +138,11 @@ func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc flo
 func bigSincgCont(x, n float64) [3]float64 {
 	f := func() *big.Float { return new(big.Float).SetPrec(256) }
 	pi, _ := f().SetString(bigPi)
-	sincos := func(y *big.Float) (s, c *big.Float) {
-		y2 := f().Mul(y, y)
-		s, c = f().Set(y), f().SetInt64(1)
-		ts, tc := f().Set(y), f().SetInt64(1)
-		for j := 1; j < 200; j++ {
-			tc.Mul(tc, y2)
-			tc.Quo(tc, f().SetInt64(int64(-(2*j-1)*(2*j))))
-			c.Add(c, tc)
-			ts.Mul(ts, y2)
-			ts.Quo(ts, f().SetInt64(int64(-(2*j)*(2*j+1))))
-			s.Add(s, ts)
-		}
-		return s, c
-	}
 	d := f().SetFloat64(x - math.RoundToEven(x)) // exact
 	pd := f().Mul(pi, d)
-	s1, c1 := sincos(pd)
+	s1, c1 := bigSeries(pd, 200)
 	N := f().SetFloat64(n)
-	sn, cn := sincos(f().Mul(N, pd))
+	sn, cn := bigSeries(f().Mul(N, pd), 200)
 	v, _ := f().Quo(sn, s1).Float64()
 	num := f().Sub(f().Mul(N, f().Mul(cn, s1)), f().Mul(sn, c1))
 	dx, _ := f().Quo(f().Mul(pi, num), f().Mul(s1, s1)).Float64()
