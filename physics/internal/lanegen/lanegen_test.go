@@ -1,0 +1,73 @@
+package lanegen
+
+import (
+	"strings"
+	"testing"
+)
+
+// variantSrc is a small template: an inlined helper with a variant, and
+// a function with a variant that calls it.
+const variantSrc = `//go:build lanegen
+
+package physics
+
+// one is 1.
+//
+//lanegen:inline
+//lanegen:variant two once=twice
+func one(x vf) vf {
+	return once(x)
+}
+
+func once(x vf) vf  { return x }
+func twice(x vf) vf { return x.Add(x) }
+
+//lanegen:variant runTwo one=two
+func run(x vf) vf {
+	y := one(x)
+	return y
+}
+`
+
+// TestVariants: //lanegen:variant declares the renamed copies (in the
+// originals' order), inlines the variant of an inlined function where
+// its copy calls it, and leaves the originals as they were.
+func TestVariants(t *testing.T) {
+	out, err := Generate([]byte(variantSrc), Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{"func two(x float64) float64", "func runTwo(x float64) float64", "twice(x)", "once(x)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("generated copy lacks %q:\n%s", want, s)
+		}
+	}
+	if i, j := strings.Index(s, "func two("), strings.Index(s, "func runTwo("); i < 0 || j < i {
+		t.Errorf("variants not in the originals' order:\n%s", s)
+	}
+	// run inlines one (calls once), runTwo inlines two (calls twice).
+	run := s[strings.Index(s, "func run("):]
+	run = run[:strings.Index(run, "\n}\n")]
+	two := s[strings.Index(s, "func runTwo("):]
+	two = two[:strings.Index(two, "\n}\n")]
+	if !strings.Contains(run, "once(") || strings.Contains(run, "twice(") || strings.Contains(run, "one(") {
+		t.Errorf("run:\n%s", run)
+	}
+	if !strings.Contains(two, "twice(") || strings.Contains(two, "once(") || strings.Contains(two, "two(") {
+		t.Errorf("runTwo:\n%s", two)
+	}
+}
+
+// TestVariantErrors: a variant line without renames, a rename without
+// "=", and a rename of a name the function does not use are errors.
+func TestVariantErrors(t *testing.T) {
+	for _, line := range []string{"//lanegen:variant runTwo", "//lanegen:variant runTwo one", "//lanegen:variant runTwo nothere=two"} {
+		src := strings.Replace(variantSrc, "//lanegen:variant runTwo one=two", line, 1)
+		if _, err := Generate([]byte(src), Targets[0]); err == nil {
+			t.Errorf("%q: no error", line)
+		} else {
+			t.Logf("%q: %v", line, err)
+		}
+	}
+}
