@@ -341,20 +341,9 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 		s1, c1 := math.Sincos(x)
 		return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
 	}
-	// Not whole: Sincg's continuation on the offset d (σ = 1).
-	d := h - math.RoundToEven(h)
-	if d == 0 {
-		return n, 0, 1
-	}
-	x := math.Pi * d
-	sn, cn := sinCosPi(n * d)
-	s1, c1 := sinCosPiReduced(d)
-	dx := math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1)
-	if nx := n * x; nx*nx < seriesMax2 {
-		// Series: the closed form cancels near the peak.
-		dx = math.Pi * sincgSeriesLanes(n, x)
-	}
-	return sn / s1, dx, x * cn / s1
+	// Not whole: Sincg's continuation on the offset d (σ = 1), as the
+	// lane kernels have it (Sincg).
+	return sincgRatioGradLanes(h-math.RoundToEven(h), n)
 }
 
 // sinc3Grad returns sinc3(π√u) and its derivative by u.

@@ -2,16 +2,6 @@ package physics
 
 import "math"
 
-// chebyshevU2 returns U_{n−2}(c) and U_{n−1}(c) (n ≥ 2) from c2 = 2c by
-// U_{j+1} = 2c·U_j − U_{j−1}.
-func chebyshevU2(c2 float64, n int) (u0, u1 float64) {
-	u0, u1 = 1, c2
-	for j := 2; j < n; j++ {
-		u0, u1 = u1, c2*u1-u0
-	}
-	return u0, u1
-}
-
 // closedFormMin is the distance from the nearest integer below which
 // sincgGrad3Lanes leaves the closed form of ∂sincg/∂x: its numerator
 // n·T_n − c·U_{n−1} vanishes like d² at the peaks, and its relative

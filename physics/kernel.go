@@ -990,12 +990,10 @@ func Sincg(h, n float64) float64 {
 	if !(math.Abs(h) < 1<<52) {
 		return math.Sin(n*math.Pi*h) / math.Sin(math.Pi*h)
 	}
-	d := h - math.RoundToEven(h)
-	if d == 0 {
-		return n
-	}
-	sn, _ := sinCosPi(n * d)
-	return sn / sinPiReduced(d)
+	// On the offset from the nearest integer, which sincgRatioLanes finds
+	// again unchanged (N not whole is below 2⁵¹: N·d stays inside its
+	// rounding).
+	return sincgRatioLanes(h-math.RoundToEven(h), n)
 }
 
 // sincgWhole is Sincg for whole n ≥ 1. Up to maxChebyshevN it is the
@@ -1005,11 +1003,10 @@ func sincgWhole(h float64, n int) float64 {
 	if n > maxChebyshevN || !(math.Abs(h) < 1<<51) {
 		return sincgRatio(h, n)
 	}
-	// cos πh: reduced by the nearest integer m, the sign bit flipped for odd m.
-	t := h + roundMagic
-	c := cosPiReduced(h - (t - roundMagic))
-	c = math.Float64frombits(math.Float64bits(c) ^ math.Float64bits(t)<<63)
-	return chebyshevU(c, n)
+	if n == 1 {
+		return 1 // U_0
+	}
+	return sincgLanes(h, n)
 }
 
 // sincgRatio is sincg for whole n as the ratio of sines, taken on the

@@ -420,7 +420,8 @@ func sincgAxisLanes(r *laneReps, i int, x vf) vf {
 }
 
 // sincgLanes is U_{n−1}(cos πx) for one index x and whole 1 < n ≤
-// maxChebyshevN: sincg3Lanes' factor, in sincgWhole's operations.
+// maxChebyshevN: sincg3Lanes' factor. The general loops' sincgWhole is
+// its one-lane copy.
 //
 //lanegen:inline
 func sincgLanes(x vf, n int) vf {
@@ -445,8 +446,10 @@ func sincgLanes(x vf, n int) vf {
 // sincgRatioLanes is Sincg's continuation to N not whole (1 < N < 2²⁰,
 // |x| < 2⁵¹): sin(Nπd)/sin(πd) on the offset d of x from its nearest
 // integer, N where d = 0. sin(Nπd) is reduced by the integer nearest to
-// Nd, its sign flipped where that is odd (sinCosPi, whose rounding of
-// ties away from zero gives the same bits: sin is odd).
+// Nd, its sign flipped where that is odd (as sinCosPi does; its rounding
+// of ties away from zero would give the same bits: sin is odd). The
+// general loops' Sincg is its one-lane copy, and sincgGrad's for N not
+// whole that of sincgRatioGradLanes.
 //
 //lanegen:inline
 func sincgRatioLanes(x, nv vf) vf {

@@ -87,14 +87,3 @@ func sinCosPi(x float64) (s, c float64) {
 // maxChebyshevN is the largest whole N whose sincg is evaluated by the
 // Chebyshev recurrence; beyond it the ratio of sines is cheaper.
 const maxChebyshevN = 32
-
-// chebyshevU returns U_{n−1}(c) for whole n ≥ 1: with c = cos πh that is
-// sin(nπh)/sin(πh), the lattice factor sincg, without a division and with
-// its limit ±n at integer h exact.
-func chebyshevU(c float64, n int) float64 {
-	if n == 1 {
-		return 1 // U_0
-	}
-	_, u1 := chebyshevU2(2*c, n)
-	return u1
-}
