@@ -546,13 +546,13 @@ func sincgSeriesLanes(n, x vf) vf {
 // another (sincgGradLanes): side by side, their live values outnumbered
 // the 15 vector registers Go allocates, and the AVX-512 kernel spilled
 // twice as many of them to the stack; the processor overlaps the three
-// chains by itself. r.nf is float64(n).
+// chains by itself. r.nv[0] is float64(n) (the one N: Na's).
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
-	sa, ha, na := sincgGradLanes(r, h, n, &r.nf)
-	sb, hb, nb := sincgGradLanes(r, kk, n, &r.nf)
-	sc, hc, nc := sincgGradLanes(r, l, n, &r.nf)
+	sa, ha, na := sincgGradLanes(r, h, n, &r.nv[0])
+	sb, hb, nb := sincgGradLanes(r, kk, n, &r.nv[0])
+	sc, hc, nc := sincgGradLanes(r, l, n, &r.nv[0])
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -720,13 +720,12 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 	r := k.lr
 	sr := &r.src[si]
 	il := vrep(&sr.il)
-	ix, iy, iz := vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2])
 	for oi := range r.orient {
-		o := &r.orient[oi]
 		e := &oinc[oi]
-		vrep(&o[0]).Mul(ix).Add(vrep(&o[1]).Mul(iy)).Add(vrep(&o[2]).Mul(iz)).Mul(il).StoreSlice(e[0][:])
-		vrep(&o[3]).Mul(ix).Add(vrep(&o[4]).Mul(iy)).Add(vrep(&o[5]).Mul(iz)).Mul(il).StoreSlice(e[1][:])
-		vrep(&o[6]).Mul(ix).Add(vrep(&o[7]).Mul(iy)).Add(vrep(&o[8]).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+		a, b, c := hklLanes(&r.orient[oi], vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2]))
+		a.Mul(il).StoreSlice(e[0][:])
+		b.Mul(il).StoreSlice(e[1][:])
+		c.Mul(il).StoreSlice(e[2][:])
 	}
 	vzeroupper()
 }

@@ -2439,7 +2439,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		r2_0_118 archsimd.Float64x8
 	)
 	{
-		r_118, x_118, n_118, nf_118 := r, h, n, &r.nf
+		r_118, x_118, n_118, nf_118 := r, h, n, &r.nv[0]
 		magic_118 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 		t_118 := x_118.Add(magic_118)
 		d_118 := x_118.Sub(t_118.Sub(magic_118))
@@ -2514,7 +2514,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		r2_0_122 archsimd.Float64x8
 	)
 	{
-		r_122, x_122, n_122, nf_122 := r, kk, n, &r.nf
+		r_122, x_122, n_122, nf_122 := r, kk, n, &r.nv[0]
 		magic_122 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 		t_122 := x_122.Add(magic_122)
 		d_122 := x_122.Sub(t_122.Sub(magic_122))
@@ -2589,7 +2589,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		r2_0_126 archsimd.Float64x8
 	)
 	{
-		r_126, x_126, n_126, nf_126 := r, l, n, &r.nf
+		r_126, x_126, n_126, nf_126 := r, l, n, &r.nv[0]
 		magic_126 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 		t_126 := x_126.Add(magic_126)
 		d_126 := x_126.Sub(t_126.Sub(magic_126))
@@ -2900,7 +2900,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 					r2_0_118_137 archsimd.Float64x8
 				)
 				{
-					r_118_137, x_118_137, n_118_137, nf_118_137 := r_137, h_137, n_137, &r_137.nf
+					r_118_137, x_118_137, n_118_137, nf_118_137 := r_137, h_137, n_137, &r_137.nv[0]
 					magic_118_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 					t_118_137 := x_118_137.Add(magic_118_137)
 					d_118_137 := x_118_137.Sub(t_118_137.Sub(magic_118_137))
@@ -2975,7 +2975,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 					r2_0_122_137 archsimd.Float64x8
 				)
 				{
-					r_122_137, x_122_137, n_122_137, nf_122_137 := r_137, kk_137, n_137, &r_137.nf
+					r_122_137, x_122_137, n_122_137, nf_122_137 := r_137, kk_137, n_137, &r_137.nv[0]
 					magic_122_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 					t_122_137 := x_122_137.Add(magic_122_137)
 					d_122_137 := x_122_137.Sub(t_122_137.Sub(magic_122_137))
@@ -3050,7 +3050,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 					r2_0_126_137 archsimd.Float64x8
 				)
 				{
-					r_126_137, x_126_137, n_126_137, nf_126_137 := r_137, l_137, n_137, &r_137.nf
+					r_126_137, x_126_137, n_126_137, nf_126_137 := r_137, l_137, n_137, &r_137.nv[0]
 					magic_126_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 					t_126_137 := x_126_137.Add(magic_126_137)
 					d_126_137 := x_126_137.Sub(t_126_137.Sub(magic_126_137))
@@ -3206,13 +3206,24 @@ func (k *kernel) orientIncLanesAVX512(si int, oinc [][3]laneVal) {
 	r := k.lr
 	sr := &r.src[si]
 	il := archsimd.LoadFloat64x8((*[8]float64)((&sr.il)))
-	ix, iy, iz := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
 	for oi := range r.orient {
-		o := &r.orient[oi]
 		e := &oinc[oi]
-		archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(ix).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(iy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(iz)).Mul(il).StoreSlice(e[0][:])
-		archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(ix).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(iy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(iz)).Mul(il).StoreSlice(e[1][:])
-		archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(ix).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(iy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(iz)).Mul(il).StoreSlice(e[2][:])
+		var (
+			r0_0_139 archsimd.Float64x8
+			r1_0_139 archsimd.Float64x8
+			r2_0_139 archsimd.Float64x8
+		)
+		{
+			o_139, qx_139, qy_139, qz_139 := &r.orient[oi], archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
+			h_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[0]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[1]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[2]))).Mul(qz_139))
+			kk_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[3]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[4]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[5]))).Mul(qz_139))
+			l_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[6]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[7]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[8]))).Mul(qz_139))
+			r0_0_139, r1_0_139, r2_0_139 = h_139, kk_139, l_139
+		}
+		a, b, c := r0_0_139, r1_0_139, r2_0_139
+		a.Mul(il).StoreSlice(e[0][:])
+		b.Mul(il).StoreSlice(e[1][:])
+		c.Mul(il).StoreSlice(e[2][:])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -3234,24 +3245,24 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-		var r0_0_139 archsimd.Float64x8
-		{
-			fdet_139, f_139, s_139, o_139, p_139 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-			r0_0_139 = fdet_139.Mul(f_139).Add(s_139).Add(o_139).Add(p_139)
-		}
-		x := r0_0_139
 		var r0_0_140 archsimd.Float64x8
 		{
-			fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+			fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 			r0_0_140 = fdet_140.Mul(f_140).Add(s_140).Add(o_140).Add(p_140)
 		}
-		y := r0_0_140
+		x := r0_0_140
 		var r0_0_141 archsimd.Float64x8
 		{
-			fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 			r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
 		}
-		z := r0_0_141
+		y := r0_0_141
+		var r0_0_142 archsimd.Float64x8
+		{
+			fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+			r0_0_142 = fdet_142.Mul(f_142).Add(s_142).Add(o_142).Add(p_142)
+		}
+		z := r0_0_142
 		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 		fdet.StoreSlice(fr.fdet[p0:])
@@ -3259,16 +3270,16 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
-		var r0_0_142 archsimd.Float64x8
+		var r0_0_143 archsimd.Float64x8
 		{
-			invR_142, num_142, point_142 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_142 := invR_142.Mul(invR_142)
-			if !point_142 {
-				w_142 = num_142.Mul(w_142.Mul(invR_142))
+			invR_143, num_143, point_143 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_143 := invR_143.Mul(invR_143)
+			if !point_143 {
+				w_143 = num_143.Mul(w_143.Mul(invR_143))
 			}
-			r0_0_142 = w_142
+			r0_0_143 = w_143
 		}
-		r0_0_142.StoreSlice(fr.omega[p0:])
+		r0_0_143.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -3285,38 +3296,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_143 archsimd.Float64x8
-				r1_0_143 archsimd.Float64x8
-				r2_0_143 archsimd.Float64x8
-				r3_0_143 archsimd.Float64x8
-				r4_0_143 archsimd.Float64x8
-				r5_0_143 archsimd.Float64x8
+				r0_0_144 archsimd.Float64x8
+				r1_0_144 archsimd.Float64x8
+				r2_0_144 archsimd.Float64x8
+				r3_0_144 archsimd.Float64x8
+				r4_0_144 archsimd.Float64x8
+				r5_0_144 archsimd.Float64x8
 			)
 			{
-				r_143, s_143, dx_143, dy_143, dz_143 := r, sr, dx, dy, dz
-				one_143, zero_143, kahn_143 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_143.kahn)))
-				c2_143 := archsimd.LoadFloat64x8((*[8]float64)((&s_143.inc[0]))).Mul(dx_143).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_143.inc[1]))).Mul(dy_143)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_143.inc[2]))).Mul(dz_143))
-				c2sq_143 := c2_143.Mul(c2_143)
-				s2sq_143 := one_143.Sub(c2sq_143)
-				e_143 := dx_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.ein[0])))).Add(dy_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.ein[1]))))).Add(dz_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.ein[2])))))
-				b_143 := dx_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.bin[0])))).Add(dy_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.bin[1]))))).Add(dz_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_143.bin[2])))))
-				ee_143, bb_143 := e_143.Mul(e_143), b_143.Mul(b_143)
-				den_143 := ee_143.Add(bb_143)
-				plane_143 := den_143.Greater(zero_143)
-				inv_143 := one_143.Div(den_143)
-				cos2psi_143 := ee_143.Sub(bb_143).Mul(inv_143).Merge(one_143, plane_143)
-				de_143, db_143 := zero_143, zero_143
-				if !r_143.kahnZero {
-					de_143 = archsimd.LoadFloat64x8((&vkTableAVX512[33])).Mul(e_143).Mul(b_143).Mul(b_143).Mul(inv_143).Mul(inv_143).Merge(zero_143, plane_143)
-					db_143 = archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(b_143).Mul(e_143).Mul(e_143).Mul(inv_143).Mul(inv_143).Merge(zero_143, plane_143)
+				r_144, s_144, dx_144, dy_144, dz_144 := r, sr, dx, dy, dz
+				one_144, zero_144, kahn_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_144.kahn)))
+				c2_144 := archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[0]))).Mul(dx_144).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[1]))).Mul(dy_144)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[2]))).Mul(dz_144))
+				c2sq_144 := c2_144.Mul(c2_144)
+				s2sq_144 := one_144.Sub(c2sq_144)
+				e_144 := dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[2])))))
+				b_144 := dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[2])))))
+				ee_144, bb_144 := e_144.Mul(e_144), b_144.Mul(b_144)
+				den_144 := ee_144.Add(bb_144)
+				plane_144 := den_144.Greater(zero_144)
+				inv_144 := one_144.Div(den_144)
+				cos2psi_144 := ee_144.Sub(bb_144).Mul(inv_144).Merge(one_144, plane_144)
+				de_144, db_144 := zero_144, zero_144
+				if !r_144.kahnZero {
+					de_144 = archsimd.LoadFloat64x8((&vkTableAVX512[33])).Mul(e_144).Mul(b_144).Mul(b_144).Mul(inv_144).Mul(inv_144).Merge(zero_144, plane_144)
+					db_144 = archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(b_144).Mul(e_144).Mul(e_144).Mul(inv_144).Mul(inv_144).Merge(zero_144, plane_144)
 				}
-				p_143 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_143.Add(c2sq_143).Sub(kahn_143.Mul(cos2psi_143).Mul(s2sq_143)))
-				dkahn_143 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(cos2psi_143).Mul(s2sq_143)
-				dcos_143 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(kahn_143).Mul(s2sq_143)
-				alpha_143, beta_143, gamma_143 := c2_143.Mul(one_143.Add(kahn_143.Mul(cos2psi_143))), dcos_143.Mul(de_143), dcos_143.Mul(db_143)
-				r0_0_143, r1_0_143, r2_0_143, r3_0_143, r4_0_143, r5_0_143 = p_143, dkahn_143, alpha_143, beta_143, gamma_143, alpha_143.Mul(c2_143).Add(beta_143.Mul(e_143)).Add(gamma_143.Mul(b_143))
+				p_144 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144.Add(c2sq_144).Sub(kahn_144.Mul(cos2psi_144).Mul(s2sq_144)))
+				dkahn_144 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(cos2psi_144).Mul(s2sq_144)
+				dcos_144 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(kahn_144).Mul(s2sq_144)
+				alpha_144, beta_144, gamma_144 := c2_144.Mul(one_144.Add(kahn_144.Mul(cos2psi_144))), dcos_144.Mul(de_144), dcos_144.Mul(db_144)
+				r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144 = p_144, dkahn_144, alpha_144, beta_144, gamma_144, alpha_144.Mul(c2_144).Add(beta_144.Mul(e_144)).Add(gamma_144.Mul(b_144))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_143, r1_0_143, r2_0_143, r3_0_143, r4_0_143, r5_0_143
+			p, dkahn, alpha, beta, gamma, dd := r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -3492,23 +3503,23 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
 				p = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_144 archsimd.Float64x8
+				var r0_0_145 archsimd.Float64x8
 				{
-					zero_144, kahn_144, s_144, dx_144, dy_144, dz_144 := false, &r.kahn, sr, dx, dy, dz
-					c2_144 := archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[0]))).Mul(dx_144).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[1]))).Mul(dy_144)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144.inc[2]))).Mul(dz_144))
-					c2sq_144 := c2_144.Mul(c2_144)
-					cos2psi_144 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if !zero_144 {
-						e_144 := dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.ein[2])))))
-						b_144 := dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144.bin[2])))))
-						ee_144, bb_144 := e_144.Mul(e_144), b_144.Mul(b_144)
-						den_144 := ee_144.Add(bb_144)
-						cos2psi_144 = ee_144.Sub(bb_144).Div(den_144).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_144.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					zero_145, kahn_145, s_145, dx_145, dy_145, dz_145 := false, &r.kahn, sr, dx, dy, dz
+					c2_145 := archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[0]))).Mul(dx_145).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[1]))).Mul(dy_145)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[2]))).Mul(dz_145))
+					c2sq_145 := c2_145.Mul(c2_145)
+					cos2psi_145 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if !zero_145 {
+						e_145 := dx_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[0])))).Add(dy_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[1]))))).Add(dz_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[2])))))
+						b_145 := dx_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[0])))).Add(dy_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[1]))))).Add(dz_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[2])))))
+						ee_145, bb_145 := e_145.Mul(e_145), b_145.Mul(b_145)
+						den_145 := ee_145.Add(bb_145)
+						cos2psi_145 = ee_145.Sub(bb_145).Div(den_145).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_145.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 					}
-					one_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_144 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144.Add(c2sq_144).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_144)).Mul(cos2psi_144).Mul(one_144.Sub(c2sq_144))))
+					one_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_145 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145.Add(c2sq_145).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_145)).Mul(cos2psi_145).Mul(one_145.Sub(c2sq_145))))
 				}
-				p = r0_0_144
+				p = r0_0_145
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -3517,285 +3528,285 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_145 archsimd.Float64x8
+			var r0_0_146 archsimd.Float64x8
 			{
-				r_145, h_145, kk_145, l_145, n_145 := r, h, kk, l, n
-				_ = n_145
-				var r0_0_24_145 archsimd.Float64x8
+				r_146, h_146, kk_146, l_146, n_146 := r, h, kk, l, n
+				_ = n_146
+				var r0_0_24_146 archsimd.Float64x8
 				{
-					r_24_145, i_24_145, x_24_145 := r_145, 0, h_145
-					s_24_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_24_145.nmode[i_24_145] == nChebyshev {
-						var r0_0_25_145 archsimd.Float64x8
+					r_24_146, i_24_146, x_24_146 := r_146, 0, h_146
+					s_24_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_24_146.nmode[i_24_146] == nChebyshev {
+						var r0_0_25_146 archsimd.Float64x8
 						{
-							x_25_145, n_25_145 := x_24_145, r_24_145.nn[i_24_145]
-							magic_25_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_25_145 := x_25_145.Add(magic_25_145)
-							var r0_0_26_145 archsimd.Float64x8
+							x_25_146, n_25_146 := x_24_146, r_24_146.nn[i_24_146]
+							magic_25_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_25_146 := x_25_146.Add(magic_25_146)
+							var r0_0_26_146 archsimd.Float64x8
 							{
-								d_26_145 := x_25_145.Sub(t_25_145.Sub(magic_25_145))
-								y_26_145 := d_26_145.Mul(d_26_145)
-								y2_26_145 := y_26_145.Mul(y_26_145)
-								y4_26_145 := y2_26_145.Mul(y2_26_145)
-								p0_26_145 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_145)).Mul(y2_26_145))
-								p1_26_145 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_145)).Mul(y2_26_145)).Mul(y4_26_145)
-								p2_26_145 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_145.Mul(y4_26_145))
-								r0_0_26_145 = p0_26_145.Add(p1_26_145).Add(p2_26_145)
+								d_26_146 := x_25_146.Sub(t_25_146.Sub(magic_25_146))
+								y_26_146 := d_26_146.Mul(d_26_146)
+								y2_26_146 := y_26_146.Mul(y_26_146)
+								y4_26_146 := y2_26_146.Mul(y2_26_146)
+								p0_26_146 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_146)).Mul(y2_26_146))
+								p1_26_146 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_146)).Mul(y2_26_146)).Mul(y4_26_146)
+								p2_26_146 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_146.Mul(y4_26_146))
+								r0_0_26_146 = p0_26_146.Add(p1_26_146).Add(p2_26_146)
 							}
-							var r0_0_27_145 archsimd.Float64x8
+							var r0_0_27_146 archsimd.Float64x8
 							{
-								c_27_145, t_27_145 := r0_0_26_145, t_25_145
-								r0_0_27_145 = c_27_145.AsUint64x8().Xor(t_27_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_27_146, t_27_146 := r0_0_26_146, t_25_146
+								r0_0_27_146 = c_27_146.AsUint64x8().Xor(t_27_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_25_145 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_145)
-							u0_25_145, u1_25_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_145
-							j_25_145 := 2
-							for ; j_25_145+1 < n_25_145; j_25_145 += 2 {
-								u0_25_145 = c2_25_145.Mul(u1_25_145).Sub(u0_25_145)
-								u1_25_145 = c2_25_145.Mul(u0_25_145).Sub(u1_25_145)
+							c2_25_146 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_146)
+							u0_25_146, u1_25_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_146
+							j_25_146 := 2
+							for ; j_25_146+1 < n_25_146; j_25_146 += 2 {
+								u0_25_146 = c2_25_146.Mul(u1_25_146).Sub(u0_25_146)
+								u1_25_146 = c2_25_146.Mul(u0_25_146).Sub(u1_25_146)
 							}
-							if j_25_145 < n_25_145 {
-								u1_25_145 = c2_25_145.Mul(u1_25_145).Sub(u0_25_145)
+							if j_25_146 < n_25_146 {
+								u1_25_146 = c2_25_146.Mul(u1_25_146).Sub(u0_25_146)
 							}
-							r0_0_25_145 = u1_25_145
+							r0_0_25_146 = u1_25_146
 						}
-						s_24_145 = r0_0_25_145
-					} else if r_24_145.nmode[i_24_145] == nRatio {
-						var r0_0_28_145 archsimd.Float64x8
+						s_24_146 = r0_0_25_146
+					} else if r_24_146.nmode[i_24_146] == nRatio {
+						var r0_0_28_146 archsimd.Float64x8
 						{
-							x_28_145, nv_28_145 := x_24_145, archsimd.LoadFloat64x8((*[8]float64)((&r_24_145.nv[i_24_145])))
-							magic_28_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_28_145 := x_28_145.Add(magic_28_145)
-							d_28_145 := x_28_145.Sub(t_28_145.Sub(magic_28_145))
-							y_28_145 := nv_28_145.Mul(d_28_145)
-							u_28_145 := y_28_145.Add(magic_28_145)
-							var r0_0_29_145 archsimd.Float64x8
+							x_28_146, nv_28_146 := x_24_146, archsimd.LoadFloat64x8((*[8]float64)((&r_24_146.nv[i_24_146])))
+							magic_28_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_28_146 := x_28_146.Add(magic_28_146)
+							d_28_146 := x_28_146.Sub(t_28_146.Sub(magic_28_146))
+							y_28_146 := nv_28_146.Mul(d_28_146)
+							u_28_146 := y_28_146.Add(magic_28_146)
+							var r0_0_29_146 archsimd.Float64x8
 							{
-								d_29_145 := y_28_145.Sub(u_28_145.Sub(magic_28_145))
-								y_29_145 := d_29_145.Mul(d_29_145)
-								y2_29_145 := y_29_145.Mul(y_29_145)
-								y4_29_145 := y2_29_145.Mul(y2_29_145)
-								p0_29_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_145)).Mul(y2_29_145))
-								p1_29_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_145)).Mul(y2_29_145)).Mul(y4_29_145)
-								p2_29_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_145)).Mul(y4_29_145.Mul(y4_29_145))
-								r0_0_29_145 = d_29_145.Mul(p0_29_145.Add(p1_29_145).Add(p2_29_145))
+								d_29_146 := y_28_146.Sub(u_28_146.Sub(magic_28_146))
+								y_29_146 := d_29_146.Mul(d_29_146)
+								y2_29_146 := y_29_146.Mul(y_29_146)
+								y4_29_146 := y2_29_146.Mul(y2_29_146)
+								p0_29_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_146)).Mul(y2_29_146))
+								p1_29_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_146)).Mul(y2_29_146)).Mul(y4_29_146)
+								p2_29_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_146)).Mul(y4_29_146.Mul(y4_29_146))
+								r0_0_29_146 = d_29_146.Mul(p0_29_146.Add(p1_29_146).Add(p2_29_146))
 							}
-							var r0_0_30_145 archsimd.Float64x8
+							var r0_0_30_146 archsimd.Float64x8
 							{
-								c_30_145, t_30_145 := r0_0_29_145, u_28_145
-								r0_0_30_145 = c_30_145.AsUint64x8().Xor(t_30_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_30_146, t_30_146 := r0_0_29_146, u_28_146
+								r0_0_30_146 = c_30_146.AsUint64x8().Xor(t_30_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_28_145 := r0_0_30_145
-							var r0_0_31_145 archsimd.Float64x8
+							sn_28_146 := r0_0_30_146
+							var r0_0_31_146 archsimd.Float64x8
 							{
-								d_31_145 := d_28_145
-								y_31_145 := d_31_145.Mul(d_31_145)
-								y2_31_145 := y_31_145.Mul(y_31_145)
-								y4_31_145 := y2_31_145.Mul(y2_31_145)
-								p0_31_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_145)).Mul(y2_31_145))
-								p1_31_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_145)).Mul(y2_31_145)).Mul(y4_31_145)
-								p2_31_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_145)).Mul(y4_31_145.Mul(y4_31_145))
-								r0_0_31_145 = d_31_145.Mul(p0_31_145.Add(p1_31_145).Add(p2_31_145))
+								d_31_146 := d_28_146
+								y_31_146 := d_31_146.Mul(d_31_146)
+								y2_31_146 := y_31_146.Mul(y_31_146)
+								y4_31_146 := y2_31_146.Mul(y2_31_146)
+								p0_31_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_146)).Mul(y2_31_146))
+								p1_31_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_146)).Mul(y2_31_146)).Mul(y4_31_146)
+								p2_31_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_146)).Mul(y4_31_146.Mul(y4_31_146))
+								r0_0_31_146 = d_31_146.Mul(p0_31_146.Add(p1_31_146).Add(p2_31_146))
 							}
-							r0_0_28_145 = nv_28_145.Merge(sn_28_145.Div(r0_0_31_145), d_28_145.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_28_146 = nv_28_146.Merge(sn_28_146.Div(r0_0_31_146), d_28_146.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 						}
-						s_24_145 = r0_0_28_145
+						s_24_146 = r0_0_28_146
 					}
-					r0_0_24_145 = s_24_145
+					r0_0_24_146 = s_24_146
 				}
-				sa_145 := r0_0_24_145
-				var r0_0_32_145 archsimd.Float64x8
+				sa_146 := r0_0_24_146
+				var r0_0_32_146 archsimd.Float64x8
 				{
-					r_32_145, i_32_145, x_32_145 := r_145, 1, kk_145
-					s_32_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_32_145.nmode[i_32_145] == nChebyshev {
-						var r0_0_33_145 archsimd.Float64x8
+					r_32_146, i_32_146, x_32_146 := r_146, 1, kk_146
+					s_32_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_32_146.nmode[i_32_146] == nChebyshev {
+						var r0_0_33_146 archsimd.Float64x8
 						{
-							x_33_145, n_33_145 := x_32_145, r_32_145.nn[i_32_145]
-							magic_33_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_33_145 := x_33_145.Add(magic_33_145)
-							var r0_0_34_145 archsimd.Float64x8
+							x_33_146, n_33_146 := x_32_146, r_32_146.nn[i_32_146]
+							magic_33_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_33_146 := x_33_146.Add(magic_33_146)
+							var r0_0_34_146 archsimd.Float64x8
 							{
-								d_34_145 := x_33_145.Sub(t_33_145.Sub(magic_33_145))
-								y_34_145 := d_34_145.Mul(d_34_145)
-								y2_34_145 := y_34_145.Mul(y_34_145)
-								y4_34_145 := y2_34_145.Mul(y2_34_145)
-								p0_34_145 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_145)).Mul(y2_34_145))
-								p1_34_145 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_145)).Mul(y2_34_145)).Mul(y4_34_145)
-								p2_34_145 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_145.Mul(y4_34_145))
-								r0_0_34_145 = p0_34_145.Add(p1_34_145).Add(p2_34_145)
+								d_34_146 := x_33_146.Sub(t_33_146.Sub(magic_33_146))
+								y_34_146 := d_34_146.Mul(d_34_146)
+								y2_34_146 := y_34_146.Mul(y_34_146)
+								y4_34_146 := y2_34_146.Mul(y2_34_146)
+								p0_34_146 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_146)).Mul(y2_34_146))
+								p1_34_146 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_146)).Mul(y2_34_146)).Mul(y4_34_146)
+								p2_34_146 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_146.Mul(y4_34_146))
+								r0_0_34_146 = p0_34_146.Add(p1_34_146).Add(p2_34_146)
 							}
-							var r0_0_35_145 archsimd.Float64x8
+							var r0_0_35_146 archsimd.Float64x8
 							{
-								c_35_145, t_35_145 := r0_0_34_145, t_33_145
-								r0_0_35_145 = c_35_145.AsUint64x8().Xor(t_35_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_35_146, t_35_146 := r0_0_34_146, t_33_146
+								r0_0_35_146 = c_35_146.AsUint64x8().Xor(t_35_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_33_145 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_145)
-							u0_33_145, u1_33_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_145
-							j_33_145 := 2
-							for ; j_33_145+1 < n_33_145; j_33_145 += 2 {
-								u0_33_145 = c2_33_145.Mul(u1_33_145).Sub(u0_33_145)
-								u1_33_145 = c2_33_145.Mul(u0_33_145).Sub(u1_33_145)
+							c2_33_146 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_146)
+							u0_33_146, u1_33_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_146
+							j_33_146 := 2
+							for ; j_33_146+1 < n_33_146; j_33_146 += 2 {
+								u0_33_146 = c2_33_146.Mul(u1_33_146).Sub(u0_33_146)
+								u1_33_146 = c2_33_146.Mul(u0_33_146).Sub(u1_33_146)
 							}
-							if j_33_145 < n_33_145 {
-								u1_33_145 = c2_33_145.Mul(u1_33_145).Sub(u0_33_145)
+							if j_33_146 < n_33_146 {
+								u1_33_146 = c2_33_146.Mul(u1_33_146).Sub(u0_33_146)
 							}
-							r0_0_33_145 = u1_33_145
+							r0_0_33_146 = u1_33_146
 						}
-						s_32_145 = r0_0_33_145
-					} else if r_32_145.nmode[i_32_145] == nRatio {
-						var r0_0_36_145 archsimd.Float64x8
+						s_32_146 = r0_0_33_146
+					} else if r_32_146.nmode[i_32_146] == nRatio {
+						var r0_0_36_146 archsimd.Float64x8
 						{
-							x_36_145, nv_36_145 := x_32_145, archsimd.LoadFloat64x8((*[8]float64)((&r_32_145.nv[i_32_145])))
-							magic_36_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_36_145 := x_36_145.Add(magic_36_145)
-							d_36_145 := x_36_145.Sub(t_36_145.Sub(magic_36_145))
-							y_36_145 := nv_36_145.Mul(d_36_145)
-							u_36_145 := y_36_145.Add(magic_36_145)
-							var r0_0_37_145 archsimd.Float64x8
+							x_36_146, nv_36_146 := x_32_146, archsimd.LoadFloat64x8((*[8]float64)((&r_32_146.nv[i_32_146])))
+							magic_36_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_36_146 := x_36_146.Add(magic_36_146)
+							d_36_146 := x_36_146.Sub(t_36_146.Sub(magic_36_146))
+							y_36_146 := nv_36_146.Mul(d_36_146)
+							u_36_146 := y_36_146.Add(magic_36_146)
+							var r0_0_37_146 archsimd.Float64x8
 							{
-								d_37_145 := y_36_145.Sub(u_36_145.Sub(magic_36_145))
-								y_37_145 := d_37_145.Mul(d_37_145)
-								y2_37_145 := y_37_145.Mul(y_37_145)
-								y4_37_145 := y2_37_145.Mul(y2_37_145)
-								p0_37_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_145)).Mul(y2_37_145))
-								p1_37_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_145)).Mul(y2_37_145)).Mul(y4_37_145)
-								p2_37_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_145)).Mul(y4_37_145.Mul(y4_37_145))
-								r0_0_37_145 = d_37_145.Mul(p0_37_145.Add(p1_37_145).Add(p2_37_145))
+								d_37_146 := y_36_146.Sub(u_36_146.Sub(magic_36_146))
+								y_37_146 := d_37_146.Mul(d_37_146)
+								y2_37_146 := y_37_146.Mul(y_37_146)
+								y4_37_146 := y2_37_146.Mul(y2_37_146)
+								p0_37_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_146)).Mul(y2_37_146))
+								p1_37_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_146)).Mul(y2_37_146)).Mul(y4_37_146)
+								p2_37_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_146)).Mul(y4_37_146.Mul(y4_37_146))
+								r0_0_37_146 = d_37_146.Mul(p0_37_146.Add(p1_37_146).Add(p2_37_146))
 							}
-							var r0_0_38_145 archsimd.Float64x8
+							var r0_0_38_146 archsimd.Float64x8
 							{
-								c_38_145, t_38_145 := r0_0_37_145, u_36_145
-								r0_0_38_145 = c_38_145.AsUint64x8().Xor(t_38_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_38_146, t_38_146 := r0_0_37_146, u_36_146
+								r0_0_38_146 = c_38_146.AsUint64x8().Xor(t_38_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_36_145 := r0_0_38_145
-							var r0_0_39_145 archsimd.Float64x8
+							sn_36_146 := r0_0_38_146
+							var r0_0_39_146 archsimd.Float64x8
 							{
-								d_39_145 := d_36_145
-								y_39_145 := d_39_145.Mul(d_39_145)
-								y2_39_145 := y_39_145.Mul(y_39_145)
-								y4_39_145 := y2_39_145.Mul(y2_39_145)
-								p0_39_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_145)).Mul(y2_39_145))
-								p1_39_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_145)).Mul(y2_39_145)).Mul(y4_39_145)
-								p2_39_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_145)).Mul(y4_39_145.Mul(y4_39_145))
-								r0_0_39_145 = d_39_145.Mul(p0_39_145.Add(p1_39_145).Add(p2_39_145))
+								d_39_146 := d_36_146
+								y_39_146 := d_39_146.Mul(d_39_146)
+								y2_39_146 := y_39_146.Mul(y_39_146)
+								y4_39_146 := y2_39_146.Mul(y2_39_146)
+								p0_39_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_146)).Mul(y2_39_146))
+								p1_39_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_146)).Mul(y2_39_146)).Mul(y4_39_146)
+								p2_39_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_146)).Mul(y4_39_146.Mul(y4_39_146))
+								r0_0_39_146 = d_39_146.Mul(p0_39_146.Add(p1_39_146).Add(p2_39_146))
 							}
-							r0_0_36_145 = nv_36_145.Merge(sn_36_145.Div(r0_0_39_145), d_36_145.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_36_146 = nv_36_146.Merge(sn_36_146.Div(r0_0_39_146), d_36_146.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 						}
-						s_32_145 = r0_0_36_145
+						s_32_146 = r0_0_36_146
 					}
-					r0_0_32_145 = s_32_145
+					r0_0_32_146 = s_32_146
 				}
-				sb_145 := r0_0_32_145
-				var r0_0_40_145 archsimd.Float64x8
+				sb_146 := r0_0_32_146
+				var r0_0_40_146 archsimd.Float64x8
 				{
-					r_40_145, i_40_145, x_40_145 := r_145, 2, l_145
-					s_40_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_40_145.nmode[i_40_145] == nChebyshev {
-						var r0_0_41_145 archsimd.Float64x8
+					r_40_146, i_40_146, x_40_146 := r_146, 2, l_146
+					s_40_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_40_146.nmode[i_40_146] == nChebyshev {
+						var r0_0_41_146 archsimd.Float64x8
 						{
-							x_41_145, n_41_145 := x_40_145, r_40_145.nn[i_40_145]
-							magic_41_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_41_145 := x_41_145.Add(magic_41_145)
-							var r0_0_42_145 archsimd.Float64x8
+							x_41_146, n_41_146 := x_40_146, r_40_146.nn[i_40_146]
+							magic_41_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_41_146 := x_41_146.Add(magic_41_146)
+							var r0_0_42_146 archsimd.Float64x8
 							{
-								d_42_145 := x_41_145.Sub(t_41_145.Sub(magic_41_145))
-								y_42_145 := d_42_145.Mul(d_42_145)
-								y2_42_145 := y_42_145.Mul(y_42_145)
-								y4_42_145 := y2_42_145.Mul(y2_42_145)
-								p0_42_145 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_145)).Mul(y2_42_145))
-								p1_42_145 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_145)).Mul(y2_42_145)).Mul(y4_42_145)
-								p2_42_145 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_145.Mul(y4_42_145))
-								r0_0_42_145 = p0_42_145.Add(p1_42_145).Add(p2_42_145)
+								d_42_146 := x_41_146.Sub(t_41_146.Sub(magic_41_146))
+								y_42_146 := d_42_146.Mul(d_42_146)
+								y2_42_146 := y_42_146.Mul(y_42_146)
+								y4_42_146 := y2_42_146.Mul(y2_42_146)
+								p0_42_146 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_146)).Mul(y2_42_146))
+								p1_42_146 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_146)).Mul(y2_42_146)).Mul(y4_42_146)
+								p2_42_146 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_146.Mul(y4_42_146))
+								r0_0_42_146 = p0_42_146.Add(p1_42_146).Add(p2_42_146)
 							}
-							var r0_0_43_145 archsimd.Float64x8
+							var r0_0_43_146 archsimd.Float64x8
 							{
-								c_43_145, t_43_145 := r0_0_42_145, t_41_145
-								r0_0_43_145 = c_43_145.AsUint64x8().Xor(t_43_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_43_146, t_43_146 := r0_0_42_146, t_41_146
+								r0_0_43_146 = c_43_146.AsUint64x8().Xor(t_43_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_41_145 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_145)
-							u0_41_145, u1_41_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_145
-							j_41_145 := 2
-							for ; j_41_145+1 < n_41_145; j_41_145 += 2 {
-								u0_41_145 = c2_41_145.Mul(u1_41_145).Sub(u0_41_145)
-								u1_41_145 = c2_41_145.Mul(u0_41_145).Sub(u1_41_145)
+							c2_41_146 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_146)
+							u0_41_146, u1_41_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_146
+							j_41_146 := 2
+							for ; j_41_146+1 < n_41_146; j_41_146 += 2 {
+								u0_41_146 = c2_41_146.Mul(u1_41_146).Sub(u0_41_146)
+								u1_41_146 = c2_41_146.Mul(u0_41_146).Sub(u1_41_146)
 							}
-							if j_41_145 < n_41_145 {
-								u1_41_145 = c2_41_145.Mul(u1_41_145).Sub(u0_41_145)
+							if j_41_146 < n_41_146 {
+								u1_41_146 = c2_41_146.Mul(u1_41_146).Sub(u0_41_146)
 							}
-							r0_0_41_145 = u1_41_145
+							r0_0_41_146 = u1_41_146
 						}
-						s_40_145 = r0_0_41_145
-					} else if r_40_145.nmode[i_40_145] == nRatio {
-						var r0_0_44_145 archsimd.Float64x8
+						s_40_146 = r0_0_41_146
+					} else if r_40_146.nmode[i_40_146] == nRatio {
+						var r0_0_44_146 archsimd.Float64x8
 						{
-							x_44_145, nv_44_145 := x_40_145, archsimd.LoadFloat64x8((*[8]float64)((&r_40_145.nv[i_40_145])))
-							magic_44_145 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_44_145 := x_44_145.Add(magic_44_145)
-							d_44_145 := x_44_145.Sub(t_44_145.Sub(magic_44_145))
-							y_44_145 := nv_44_145.Mul(d_44_145)
-							u_44_145 := y_44_145.Add(magic_44_145)
-							var r0_0_45_145 archsimd.Float64x8
+							x_44_146, nv_44_146 := x_40_146, archsimd.LoadFloat64x8((*[8]float64)((&r_40_146.nv[i_40_146])))
+							magic_44_146 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_44_146 := x_44_146.Add(magic_44_146)
+							d_44_146 := x_44_146.Sub(t_44_146.Sub(magic_44_146))
+							y_44_146 := nv_44_146.Mul(d_44_146)
+							u_44_146 := y_44_146.Add(magic_44_146)
+							var r0_0_45_146 archsimd.Float64x8
 							{
-								d_45_145 := y_44_145.Sub(u_44_145.Sub(magic_44_145))
-								y_45_145 := d_45_145.Mul(d_45_145)
-								y2_45_145 := y_45_145.Mul(y_45_145)
-								y4_45_145 := y2_45_145.Mul(y2_45_145)
-								p0_45_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_145)).Mul(y2_45_145))
-								p1_45_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_145)).Mul(y2_45_145)).Mul(y4_45_145)
-								p2_45_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_145)).Mul(y4_45_145.Mul(y4_45_145))
-								r0_0_45_145 = d_45_145.Mul(p0_45_145.Add(p1_45_145).Add(p2_45_145))
+								d_45_146 := y_44_146.Sub(u_44_146.Sub(magic_44_146))
+								y_45_146 := d_45_146.Mul(d_45_146)
+								y2_45_146 := y_45_146.Mul(y_45_146)
+								y4_45_146 := y2_45_146.Mul(y2_45_146)
+								p0_45_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_146)).Mul(y2_45_146))
+								p1_45_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_146)).Mul(y2_45_146)).Mul(y4_45_146)
+								p2_45_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_146)).Mul(y4_45_146.Mul(y4_45_146))
+								r0_0_45_146 = d_45_146.Mul(p0_45_146.Add(p1_45_146).Add(p2_45_146))
 							}
-							var r0_0_46_145 archsimd.Float64x8
+							var r0_0_46_146 archsimd.Float64x8
 							{
-								c_46_145, t_46_145 := r0_0_45_145, u_44_145
-								r0_0_46_145 = c_46_145.AsUint64x8().Xor(t_46_145.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_46_146, t_46_146 := r0_0_45_146, u_44_146
+								r0_0_46_146 = c_46_146.AsUint64x8().Xor(t_46_146.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_44_145 := r0_0_46_145
-							var r0_0_47_145 archsimd.Float64x8
+							sn_44_146 := r0_0_46_146
+							var r0_0_47_146 archsimd.Float64x8
 							{
-								d_47_145 := d_44_145
-								y_47_145 := d_47_145.Mul(d_47_145)
-								y2_47_145 := y_47_145.Mul(y_47_145)
-								y4_47_145 := y2_47_145.Mul(y2_47_145)
-								p0_47_145 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_145)).Mul(y2_47_145))
-								p1_47_145 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_145)).Mul(y2_47_145)).Mul(y4_47_145)
-								p2_47_145 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_145)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_145)).Mul(y4_47_145.Mul(y4_47_145))
-								r0_0_47_145 = d_47_145.Mul(p0_47_145.Add(p1_47_145).Add(p2_47_145))
+								d_47_146 := d_44_146
+								y_47_146 := d_47_146.Mul(d_47_146)
+								y2_47_146 := y_47_146.Mul(y_47_146)
+								y4_47_146 := y2_47_146.Mul(y2_47_146)
+								p0_47_146 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_146)).Mul(y2_47_146))
+								p1_47_146 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_146)).Mul(y2_47_146)).Mul(y4_47_146)
+								p2_47_146 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_146)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_146)).Mul(y4_47_146.Mul(y4_47_146))
+								r0_0_47_146 = d_47_146.Mul(p0_47_146.Add(p1_47_146).Add(p2_47_146))
 							}
-							r0_0_44_145 = nv_44_145.Merge(sn_44_145.Div(r0_0_47_145), d_44_145.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_44_146 = nv_44_146.Merge(sn_44_146.Div(r0_0_47_146), d_44_146.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 						}
-						s_40_145 = r0_0_44_145
+						s_40_146 = r0_0_44_146
 					}
-					r0_0_40_145 = s_40_145
+					r0_0_40_146 = s_40_146
 				}
-				sc_145 := r0_0_40_145
-				r0_0_145 = sa_145.Mul(sb_145).Mul(sc_145)
+				sc_146 := r0_0_40_146
+				r0_0_146 = sa_146.Mul(sb_146).Mul(sc_146)
 			}
-			fl := r0_0_145
+			fl := r0_0_146
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_146 archsimd.Float64x8
+				var r0_0_147 archsimd.Float64x8
 				{
-					r_146, bits_146, ia_146, fa_146, h_146, kk_146, l_146 := r, k.fhklBits, ia, fa, h, kk, l
-					var r0_0_7_146 archsimd.Mask64x8
+					r_147, bits_147, ia_147, fa_147, h_147, kk_147, l_147 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_147 archsimd.Mask64x8
 					{
-						r_7_146, ia_7_146, h_7_146, kk_7_146, l_7_146 := r_146, ia_146, h_146, kk_146, l_146
-						half_7_146 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_7_146, kc_7_146, lc_7_146 := h_7_146.Sub(half_7_146).CeilScaled(0), kk_7_146.Sub(half_7_146).CeilScaled(0), l_7_146.Sub(half_7_146).CeilScaled(0)
-						hmin_7_146, kmin_7_146, lmin_7_146 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.lmin)))
-						in_7_146 := hc_7_146.GreaterEqual(hmin_7_146).And(hc_7_146.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.hmax))))).And(kc_7_146.GreaterEqual(kmin_7_146)).And(kc_7_146.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.kmax))))).And(lc_7_146.GreaterEqual(lmin_7_146)).And(lc_7_146.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.lmax)))))
-						idx_7_146 := hc_7_146.Sub(hmin_7_146).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.hstride)))).Add(kc_7_146.Sub(kmin_7_146).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146.kstride))))).Add(lc_7_146.Sub(lmin_7_146))
-						idx_7_146.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_146).ConvertToInt32().Store(ia_7_146)
-						r0_0_7_146 = in_7_146
+						r_7_147, ia_7_147, h_7_147, kk_7_147, l_7_147 := r_147, ia_147, h_147, kk_147, l_147
+						half_7_147 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+						hc_7_147, kc_7_147, lc_7_147 := h_7_147.Sub(half_7_147).CeilScaled(0), kk_7_147.Sub(half_7_147).CeilScaled(0), l_7_147.Sub(half_7_147).CeilScaled(0)
+						hmin_7_147, kmin_7_147, lmin_7_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.lmin)))
+						in_7_147 := hc_7_147.GreaterEqual(hmin_7_147).And(hc_7_147.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.hmax))))).And(kc_7_147.GreaterEqual(kmin_7_147)).And(kc_7_147.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.kmax))))).And(lc_7_147.GreaterEqual(lmin_7_147)).And(lc_7_147.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.lmax)))))
+						idx_7_147 := hc_7_147.Sub(hmin_7_147).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.hstride)))).Add(kc_7_147.Sub(kmin_7_147).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147.kstride))))).Add(lc_7_147.Sub(lmin_7_147))
+						idx_7_147.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_147).ConvertToInt32().Store(ia_7_147)
+						r0_0_7_147 = in_7_147
 					}
-					in_146 := r0_0_7_146
-					for i_146, j_146 := range ia_146 {
-						fa_146[i_146] = bits_146[j_146]
+					in_147 := r0_0_7_147
+					for i_147, j_147 := range ia_147 {
+						fa_147[i_147] = bits_147[j_147]
 					}
-					r0_0_146 = archsimd.LoadUint64x8(fa_146).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_146.defaultF))), in_146)
+					r0_0_147 = archsimd.LoadUint64x8(fa_147).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_147.defaultF))), in_147)
 				}
-				fc = r0_0_146
+				fc = r0_0_147
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -3808,375 +3819,375 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 }
 func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
-	var r0_0_147 archsimd.Float64x8
-	{
-		fdet_147, f_147, s_147, o_147, p_147 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_147 = fdet_147.Mul(f_147).Add(s_147).Add(o_147).Add(p_147)
-	}
-	x := r0_0_147
 	var r0_0_148 archsimd.Float64x8
 	{
-		fdet_148, f_148, s_148, o_148, p_148 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		fdet_148, f_148, s_148, o_148, p_148 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 		r0_0_148 = fdet_148.Mul(f_148).Add(s_148).Add(o_148).Add(p_148)
 	}
-	y := r0_0_148
+	x := r0_0_148
 	var r0_0_149 archsimd.Float64x8
 	{
-		fdet_149, f_149, s_149, o_149, p_149 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		fdet_149, f_149, s_149, o_149, p_149 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 		r0_0_149 = fdet_149.Mul(f_149).Add(s_149).Add(o_149).Add(p_149)
 	}
-	z := r0_0_149
+	y := r0_0_149
+	var r0_0_150 archsimd.Float64x8
+	{
+		fdet_150, f_150, s_150, o_150, p_150 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_150 = fdet_150.Mul(f_150).Add(s_150).Add(o_150).Add(p_150)
+	}
+	z := r0_0_150
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m.ToBits() != 0 {
-		var r0_0_150 archsimd.Float64x8
+		var r0_0_151 archsimd.Float64x8
 		{
-			invR_150, num_150, point_150 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_150 := invR_150.Mul(invR_150)
-			if !point_150 {
-				w_150 = num_150.Mul(w_150.Mul(invR_150))
+			invR_151, num_151, point_151 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_151 := invR_151.Mul(invR_151)
+			if !point_151 {
+				w_151 = num_151.Mul(w_151.Mul(invR_151))
 			}
-			r0_0_150 = w_150
+			r0_0_151 = w_151
 		}
-		omega = r0_0_150.Merge(omega, m)
+		omega = r0_0_151.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_151 archsimd.Float64x8
-		r1_0_151 archsimd.Float64x8
+		r0_0_152 archsimd.Float64x8
+		r1_0_152 archsimd.Float64x8
 	)
 	{
-		k_151, r_151, ia_151, fa_151, sum_151, dx_151, dy_151, dz_151, polar_151 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_151 := k_151.c
-		n_151 := k_151.nn[0]
-		zero_151 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		for si_151 := range r_151.src {
-			sr_151 := &r_151.src[si_151]
-			il_151 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151.il)))
-			qx_151, qy_151, qz_151 := dx_151.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[0])))).Mul(il_151), dy_151.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[1])))).Mul(il_151), dz_151.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[2])))).Mul(il_151)
-			if m_151 := polar_151.Equal(zero_151); m_151.ToBits() != 0 {
-				var p_151 archsimd.Float64x8
-				if r_151.kahnZero {
-					c2_151 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[0]))).Mul(dx_151).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[1]))).Mul(dy_151)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151.inc[2]))).Mul(dz_151))
-					p_151 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_151.Mul(c2_151)))
+		k_152, r_152, ia_152, fa_152, sum_152, dx_152, dy_152, dz_152, polar_152 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_152 := k_152.c
+		n_152 := k_152.nn[0]
+		zero_152 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		for si_152 := range r_152.src {
+			sr_152 := &r_152.src[si_152]
+			il_152 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152.il)))
+			qx_152, qy_152, qz_152 := dx_152.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[0])))).Mul(il_152), dy_152.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[1])))).Mul(il_152), dz_152.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[2])))).Mul(il_152)
+			if m_152 := polar_152.Equal(zero_152); m_152.ToBits() != 0 {
+				var p_152 archsimd.Float64x8
+				if r_152.kahnZero {
+					c2_152 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[0]))).Mul(dx_152).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[1]))).Mul(dy_152)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152.inc[2]))).Mul(dz_152))
+					p_152 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_152.Mul(c2_152)))
 				} else {
-					var r0_0_144_151 archsimd.Float64x8
+					var r0_0_145_152 archsimd.Float64x8
 					{
-						zero_144_151, kahn_144_151, s_144_151, dx_144_151, dy_144_151, dz_144_151 := false, &r_151.kahn, sr_151, dx_151, dy_151, dz_151
-						c2_144_151 := archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.inc[0]))).Mul(dx_144_151).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.inc[1]))).Mul(dy_144_151)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.inc[2]))).Mul(dz_144_151))
-						c2sq_144_151 := c2_144_151.Mul(c2_144_151)
-						cos2psi_144_151 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if !zero_144_151 {
-							e_144_151 := dx_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.ein[0])))).Add(dy_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.ein[1]))))).Add(dz_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.ein[2])))))
-							b_144_151 := dx_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.bin[0])))).Add(dy_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.bin[1]))))).Add(dz_144_151.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151.bin[2])))))
-							ee_144_151, bb_144_151 := e_144_151.Mul(e_144_151), b_144_151.Mul(b_144_151)
-							den_144_151 := ee_144_151.Add(bb_144_151)
-							cos2psi_144_151 = ee_144_151.Sub(bb_144_151).Div(den_144_151).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_144_151.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						zero_145_152, kahn_145_152, s_145_152, dx_145_152, dy_145_152, dz_145_152 := false, &r_152.kahn, sr_152, dx_152, dy_152, dz_152
+						c2_145_152 := archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.inc[0]))).Mul(dx_145_152).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.inc[1]))).Mul(dy_145_152)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.inc[2]))).Mul(dz_145_152))
+						c2sq_145_152 := c2_145_152.Mul(c2_145_152)
+						cos2psi_145_152 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if !zero_145_152 {
+							e_145_152 := dx_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.ein[0])))).Add(dy_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.ein[1]))))).Add(dz_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.ein[2])))))
+							b_145_152 := dx_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.bin[0])))).Add(dy_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.bin[1]))))).Add(dz_145_152.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152.bin[2])))))
+							ee_145_152, bb_145_152 := e_145_152.Mul(e_145_152), b_145_152.Mul(b_145_152)
+							den_145_152 := ee_145_152.Add(bb_145_152)
+							cos2psi_145_152 = ee_145_152.Sub(bb_145_152).Div(den_145_152).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_145_152.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 						}
-						one_144_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_144_151 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144_151.Add(c2sq_144_151).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_144_151)).Mul(cos2psi_144_151).Mul(one_144_151.Sub(c2sq_144_151))))
+						one_145_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_145_152 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145_152.Add(c2sq_145_152).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_145_152)).Mul(cos2psi_145_152).Mul(one_145_152.Sub(c2sq_145_152))))
 					}
-					p_151 = r0_0_144_151
+					p_152 = r0_0_145_152
 				}
-				polar_151 = p_151.Merge(polar_151, m_151)
+				polar_152 = p_152.Merge(polar_152, m_152)
 			}
-			for oi_151 := range r_151.orient {
-				o_151 := &r_151.orient[oi_151]
-				h_151 := archsimd.LoadFloat64x8((*[8]float64)((&o_151[0]))).Mul(qx_151).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[1]))).Mul(qy_151)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[2]))).Mul(qz_151))
-				kk_151 := archsimd.LoadFloat64x8((*[8]float64)((&o_151[3]))).Mul(qx_151).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[4]))).Mul(qy_151)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[5]))).Mul(qz_151))
-				l_151 := archsimd.LoadFloat64x8((*[8]float64)((&o_151[6]))).Mul(qx_151).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[7]))).Mul(qy_151)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151[8]))).Mul(qz_151))
-				var r0_0_145_151 archsimd.Float64x8
+			for oi_152 := range r_152.orient {
+				o_152 := &r_152.orient[oi_152]
+				h_152 := archsimd.LoadFloat64x8((*[8]float64)((&o_152[0]))).Mul(qx_152).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[1]))).Mul(qy_152)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[2]))).Mul(qz_152))
+				kk_152 := archsimd.LoadFloat64x8((*[8]float64)((&o_152[3]))).Mul(qx_152).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[4]))).Mul(qy_152)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[5]))).Mul(qz_152))
+				l_152 := archsimd.LoadFloat64x8((*[8]float64)((&o_152[6]))).Mul(qx_152).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[7]))).Mul(qy_152)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152[8]))).Mul(qz_152))
+				var r0_0_146_152 archsimd.Float64x8
 				{
-					r_145_151, h_145_151, kk_145_151, l_145_151, n_145_151 := r_151, h_151, kk_151, l_151, n_151
-					_ = n_145_151
-					var r0_0_24_145_151 archsimd.Float64x8
+					r_146_152, h_146_152, kk_146_152, l_146_152, n_146_152 := r_152, h_152, kk_152, l_152, n_152
+					_ = n_146_152
+					var r0_0_24_146_152 archsimd.Float64x8
 					{
-						r_24_145_151, i_24_145_151, x_24_145_151 := r_145_151, 0, h_145_151
-						s_24_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_24_145_151.nmode[i_24_145_151] == nChebyshev {
-							var r0_0_25_145_151 archsimd.Float64x8
+						r_24_146_152, i_24_146_152, x_24_146_152 := r_146_152, 0, h_146_152
+						s_24_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_24_146_152.nmode[i_24_146_152] == nChebyshev {
+							var r0_0_25_146_152 archsimd.Float64x8
 							{
-								x_25_145_151, n_25_145_151 := x_24_145_151, r_24_145_151.nn[i_24_145_151]
-								magic_25_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_25_145_151 := x_25_145_151.Add(magic_25_145_151)
-								var r0_0_26_145_151 archsimd.Float64x8
+								x_25_146_152, n_25_146_152 := x_24_146_152, r_24_146_152.nn[i_24_146_152]
+								magic_25_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_25_146_152 := x_25_146_152.Add(magic_25_146_152)
+								var r0_0_26_146_152 archsimd.Float64x8
 								{
-									d_26_145_151 := x_25_145_151.Sub(t_25_145_151.Sub(magic_25_145_151))
-									y_26_145_151 := d_26_145_151.Mul(d_26_145_151)
-									y2_26_145_151 := y_26_145_151.Mul(y_26_145_151)
-									y4_26_145_151 := y2_26_145_151.Mul(y2_26_145_151)
-									p0_26_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_145_151)).Mul(y2_26_145_151))
-									p1_26_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_145_151)).Mul(y2_26_145_151)).Mul(y4_26_145_151)
-									p2_26_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_145_151.Mul(y4_26_145_151))
-									r0_0_26_145_151 = p0_26_145_151.Add(p1_26_145_151).Add(p2_26_145_151)
+									d_26_146_152 := x_25_146_152.Sub(t_25_146_152.Sub(magic_25_146_152))
+									y_26_146_152 := d_26_146_152.Mul(d_26_146_152)
+									y2_26_146_152 := y_26_146_152.Mul(y_26_146_152)
+									y4_26_146_152 := y2_26_146_152.Mul(y2_26_146_152)
+									p0_26_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_146_152)).Mul(y2_26_146_152))
+									p1_26_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_146_152)).Mul(y2_26_146_152)).Mul(y4_26_146_152)
+									p2_26_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_146_152.Mul(y4_26_146_152))
+									r0_0_26_146_152 = p0_26_146_152.Add(p1_26_146_152).Add(p2_26_146_152)
 								}
-								var r0_0_27_145_151 archsimd.Float64x8
+								var r0_0_27_146_152 archsimd.Float64x8
 								{
-									c_27_145_151, t_27_145_151 := r0_0_26_145_151, t_25_145_151
-									r0_0_27_145_151 = c_27_145_151.AsUint64x8().Xor(t_27_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_27_146_152, t_27_146_152 := r0_0_26_146_152, t_25_146_152
+									r0_0_27_146_152 = c_27_146_152.AsUint64x8().Xor(t_27_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_25_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_145_151)
-								u0_25_145_151, u1_25_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_145_151
-								j_25_145_151 := 2
-								for ; j_25_145_151+1 < n_25_145_151; j_25_145_151 += 2 {
-									u0_25_145_151 = c2_25_145_151.Mul(u1_25_145_151).Sub(u0_25_145_151)
-									u1_25_145_151 = c2_25_145_151.Mul(u0_25_145_151).Sub(u1_25_145_151)
+								c2_25_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_146_152)
+								u0_25_146_152, u1_25_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_146_152
+								j_25_146_152 := 2
+								for ; j_25_146_152+1 < n_25_146_152; j_25_146_152 += 2 {
+									u0_25_146_152 = c2_25_146_152.Mul(u1_25_146_152).Sub(u0_25_146_152)
+									u1_25_146_152 = c2_25_146_152.Mul(u0_25_146_152).Sub(u1_25_146_152)
 								}
-								if j_25_145_151 < n_25_145_151 {
-									u1_25_145_151 = c2_25_145_151.Mul(u1_25_145_151).Sub(u0_25_145_151)
+								if j_25_146_152 < n_25_146_152 {
+									u1_25_146_152 = c2_25_146_152.Mul(u1_25_146_152).Sub(u0_25_146_152)
 								}
-								r0_0_25_145_151 = u1_25_145_151
+								r0_0_25_146_152 = u1_25_146_152
 							}
-							s_24_145_151 = r0_0_25_145_151
-						} else if r_24_145_151.nmode[i_24_145_151] == nRatio {
-							var r0_0_28_145_151 archsimd.Float64x8
+							s_24_146_152 = r0_0_25_146_152
+						} else if r_24_146_152.nmode[i_24_146_152] == nRatio {
+							var r0_0_28_146_152 archsimd.Float64x8
 							{
-								x_28_145_151, nv_28_145_151 := x_24_145_151, archsimd.LoadFloat64x8((*[8]float64)((&r_24_145_151.nv[i_24_145_151])))
-								magic_28_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_28_145_151 := x_28_145_151.Add(magic_28_145_151)
-								d_28_145_151 := x_28_145_151.Sub(t_28_145_151.Sub(magic_28_145_151))
-								y_28_145_151 := nv_28_145_151.Mul(d_28_145_151)
-								u_28_145_151 := y_28_145_151.Add(magic_28_145_151)
-								var r0_0_29_145_151 archsimd.Float64x8
+								x_28_146_152, nv_28_146_152 := x_24_146_152, archsimd.LoadFloat64x8((*[8]float64)((&r_24_146_152.nv[i_24_146_152])))
+								magic_28_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_28_146_152 := x_28_146_152.Add(magic_28_146_152)
+								d_28_146_152 := x_28_146_152.Sub(t_28_146_152.Sub(magic_28_146_152))
+								y_28_146_152 := nv_28_146_152.Mul(d_28_146_152)
+								u_28_146_152 := y_28_146_152.Add(magic_28_146_152)
+								var r0_0_29_146_152 archsimd.Float64x8
 								{
-									d_29_145_151 := y_28_145_151.Sub(u_28_145_151.Sub(magic_28_145_151))
-									y_29_145_151 := d_29_145_151.Mul(d_29_145_151)
-									y2_29_145_151 := y_29_145_151.Mul(y_29_145_151)
-									y4_29_145_151 := y2_29_145_151.Mul(y2_29_145_151)
-									p0_29_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_145_151)).Mul(y2_29_145_151))
-									p1_29_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_145_151)).Mul(y2_29_145_151)).Mul(y4_29_145_151)
-									p2_29_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_145_151)).Mul(y4_29_145_151.Mul(y4_29_145_151))
-									r0_0_29_145_151 = d_29_145_151.Mul(p0_29_145_151.Add(p1_29_145_151).Add(p2_29_145_151))
+									d_29_146_152 := y_28_146_152.Sub(u_28_146_152.Sub(magic_28_146_152))
+									y_29_146_152 := d_29_146_152.Mul(d_29_146_152)
+									y2_29_146_152 := y_29_146_152.Mul(y_29_146_152)
+									y4_29_146_152 := y2_29_146_152.Mul(y2_29_146_152)
+									p0_29_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_146_152)).Mul(y2_29_146_152))
+									p1_29_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_146_152)).Mul(y2_29_146_152)).Mul(y4_29_146_152)
+									p2_29_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_146_152)).Mul(y4_29_146_152.Mul(y4_29_146_152))
+									r0_0_29_146_152 = d_29_146_152.Mul(p0_29_146_152.Add(p1_29_146_152).Add(p2_29_146_152))
 								}
-								var r0_0_30_145_151 archsimd.Float64x8
+								var r0_0_30_146_152 archsimd.Float64x8
 								{
-									c_30_145_151, t_30_145_151 := r0_0_29_145_151, u_28_145_151
-									r0_0_30_145_151 = c_30_145_151.AsUint64x8().Xor(t_30_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_30_146_152, t_30_146_152 := r0_0_29_146_152, u_28_146_152
+									r0_0_30_146_152 = c_30_146_152.AsUint64x8().Xor(t_30_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_28_145_151 := r0_0_30_145_151
-								var r0_0_31_145_151 archsimd.Float64x8
+								sn_28_146_152 := r0_0_30_146_152
+								var r0_0_31_146_152 archsimd.Float64x8
 								{
-									d_31_145_151 := d_28_145_151
-									y_31_145_151 := d_31_145_151.Mul(d_31_145_151)
-									y2_31_145_151 := y_31_145_151.Mul(y_31_145_151)
-									y4_31_145_151 := y2_31_145_151.Mul(y2_31_145_151)
-									p0_31_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_145_151)).Mul(y2_31_145_151))
-									p1_31_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_145_151)).Mul(y2_31_145_151)).Mul(y4_31_145_151)
-									p2_31_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_145_151)).Mul(y4_31_145_151.Mul(y4_31_145_151))
-									r0_0_31_145_151 = d_31_145_151.Mul(p0_31_145_151.Add(p1_31_145_151).Add(p2_31_145_151))
+									d_31_146_152 := d_28_146_152
+									y_31_146_152 := d_31_146_152.Mul(d_31_146_152)
+									y2_31_146_152 := y_31_146_152.Mul(y_31_146_152)
+									y4_31_146_152 := y2_31_146_152.Mul(y2_31_146_152)
+									p0_31_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_146_152)).Mul(y2_31_146_152))
+									p1_31_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_146_152)).Mul(y2_31_146_152)).Mul(y4_31_146_152)
+									p2_31_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_146_152)).Mul(y4_31_146_152.Mul(y4_31_146_152))
+									r0_0_31_146_152 = d_31_146_152.Mul(p0_31_146_152.Add(p1_31_146_152).Add(p2_31_146_152))
 								}
-								r0_0_28_145_151 = nv_28_145_151.Merge(sn_28_145_151.Div(r0_0_31_145_151), d_28_145_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_28_146_152 = nv_28_146_152.Merge(sn_28_146_152.Div(r0_0_31_146_152), d_28_146_152.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 							}
-							s_24_145_151 = r0_0_28_145_151
+							s_24_146_152 = r0_0_28_146_152
 						}
-						r0_0_24_145_151 = s_24_145_151
+						r0_0_24_146_152 = s_24_146_152
 					}
-					sa_145_151 := r0_0_24_145_151
-					var r0_0_32_145_151 archsimd.Float64x8
+					sa_146_152 := r0_0_24_146_152
+					var r0_0_32_146_152 archsimd.Float64x8
 					{
-						r_32_145_151, i_32_145_151, x_32_145_151 := r_145_151, 1, kk_145_151
-						s_32_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_32_145_151.nmode[i_32_145_151] == nChebyshev {
-							var r0_0_33_145_151 archsimd.Float64x8
+						r_32_146_152, i_32_146_152, x_32_146_152 := r_146_152, 1, kk_146_152
+						s_32_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_32_146_152.nmode[i_32_146_152] == nChebyshev {
+							var r0_0_33_146_152 archsimd.Float64x8
 							{
-								x_33_145_151, n_33_145_151 := x_32_145_151, r_32_145_151.nn[i_32_145_151]
-								magic_33_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_33_145_151 := x_33_145_151.Add(magic_33_145_151)
-								var r0_0_34_145_151 archsimd.Float64x8
+								x_33_146_152, n_33_146_152 := x_32_146_152, r_32_146_152.nn[i_32_146_152]
+								magic_33_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_33_146_152 := x_33_146_152.Add(magic_33_146_152)
+								var r0_0_34_146_152 archsimd.Float64x8
 								{
-									d_34_145_151 := x_33_145_151.Sub(t_33_145_151.Sub(magic_33_145_151))
-									y_34_145_151 := d_34_145_151.Mul(d_34_145_151)
-									y2_34_145_151 := y_34_145_151.Mul(y_34_145_151)
-									y4_34_145_151 := y2_34_145_151.Mul(y2_34_145_151)
-									p0_34_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_145_151)).Mul(y2_34_145_151))
-									p1_34_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_145_151)).Mul(y2_34_145_151)).Mul(y4_34_145_151)
-									p2_34_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_145_151.Mul(y4_34_145_151))
-									r0_0_34_145_151 = p0_34_145_151.Add(p1_34_145_151).Add(p2_34_145_151)
+									d_34_146_152 := x_33_146_152.Sub(t_33_146_152.Sub(magic_33_146_152))
+									y_34_146_152 := d_34_146_152.Mul(d_34_146_152)
+									y2_34_146_152 := y_34_146_152.Mul(y_34_146_152)
+									y4_34_146_152 := y2_34_146_152.Mul(y2_34_146_152)
+									p0_34_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_146_152)).Mul(y2_34_146_152))
+									p1_34_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_146_152)).Mul(y2_34_146_152)).Mul(y4_34_146_152)
+									p2_34_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_146_152.Mul(y4_34_146_152))
+									r0_0_34_146_152 = p0_34_146_152.Add(p1_34_146_152).Add(p2_34_146_152)
 								}
-								var r0_0_35_145_151 archsimd.Float64x8
+								var r0_0_35_146_152 archsimd.Float64x8
 								{
-									c_35_145_151, t_35_145_151 := r0_0_34_145_151, t_33_145_151
-									r0_0_35_145_151 = c_35_145_151.AsUint64x8().Xor(t_35_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_35_146_152, t_35_146_152 := r0_0_34_146_152, t_33_146_152
+									r0_0_35_146_152 = c_35_146_152.AsUint64x8().Xor(t_35_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_33_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_145_151)
-								u0_33_145_151, u1_33_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_145_151
-								j_33_145_151 := 2
-								for ; j_33_145_151+1 < n_33_145_151; j_33_145_151 += 2 {
-									u0_33_145_151 = c2_33_145_151.Mul(u1_33_145_151).Sub(u0_33_145_151)
-									u1_33_145_151 = c2_33_145_151.Mul(u0_33_145_151).Sub(u1_33_145_151)
+								c2_33_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_146_152)
+								u0_33_146_152, u1_33_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_146_152
+								j_33_146_152 := 2
+								for ; j_33_146_152+1 < n_33_146_152; j_33_146_152 += 2 {
+									u0_33_146_152 = c2_33_146_152.Mul(u1_33_146_152).Sub(u0_33_146_152)
+									u1_33_146_152 = c2_33_146_152.Mul(u0_33_146_152).Sub(u1_33_146_152)
 								}
-								if j_33_145_151 < n_33_145_151 {
-									u1_33_145_151 = c2_33_145_151.Mul(u1_33_145_151).Sub(u0_33_145_151)
+								if j_33_146_152 < n_33_146_152 {
+									u1_33_146_152 = c2_33_146_152.Mul(u1_33_146_152).Sub(u0_33_146_152)
 								}
-								r0_0_33_145_151 = u1_33_145_151
+								r0_0_33_146_152 = u1_33_146_152
 							}
-							s_32_145_151 = r0_0_33_145_151
-						} else if r_32_145_151.nmode[i_32_145_151] == nRatio {
-							var r0_0_36_145_151 archsimd.Float64x8
+							s_32_146_152 = r0_0_33_146_152
+						} else if r_32_146_152.nmode[i_32_146_152] == nRatio {
+							var r0_0_36_146_152 archsimd.Float64x8
 							{
-								x_36_145_151, nv_36_145_151 := x_32_145_151, archsimd.LoadFloat64x8((*[8]float64)((&r_32_145_151.nv[i_32_145_151])))
-								magic_36_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_36_145_151 := x_36_145_151.Add(magic_36_145_151)
-								d_36_145_151 := x_36_145_151.Sub(t_36_145_151.Sub(magic_36_145_151))
-								y_36_145_151 := nv_36_145_151.Mul(d_36_145_151)
-								u_36_145_151 := y_36_145_151.Add(magic_36_145_151)
-								var r0_0_37_145_151 archsimd.Float64x8
+								x_36_146_152, nv_36_146_152 := x_32_146_152, archsimd.LoadFloat64x8((*[8]float64)((&r_32_146_152.nv[i_32_146_152])))
+								magic_36_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_36_146_152 := x_36_146_152.Add(magic_36_146_152)
+								d_36_146_152 := x_36_146_152.Sub(t_36_146_152.Sub(magic_36_146_152))
+								y_36_146_152 := nv_36_146_152.Mul(d_36_146_152)
+								u_36_146_152 := y_36_146_152.Add(magic_36_146_152)
+								var r0_0_37_146_152 archsimd.Float64x8
 								{
-									d_37_145_151 := y_36_145_151.Sub(u_36_145_151.Sub(magic_36_145_151))
-									y_37_145_151 := d_37_145_151.Mul(d_37_145_151)
-									y2_37_145_151 := y_37_145_151.Mul(y_37_145_151)
-									y4_37_145_151 := y2_37_145_151.Mul(y2_37_145_151)
-									p0_37_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_145_151)).Mul(y2_37_145_151))
-									p1_37_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_145_151)).Mul(y2_37_145_151)).Mul(y4_37_145_151)
-									p2_37_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_145_151)).Mul(y4_37_145_151.Mul(y4_37_145_151))
-									r0_0_37_145_151 = d_37_145_151.Mul(p0_37_145_151.Add(p1_37_145_151).Add(p2_37_145_151))
+									d_37_146_152 := y_36_146_152.Sub(u_36_146_152.Sub(magic_36_146_152))
+									y_37_146_152 := d_37_146_152.Mul(d_37_146_152)
+									y2_37_146_152 := y_37_146_152.Mul(y_37_146_152)
+									y4_37_146_152 := y2_37_146_152.Mul(y2_37_146_152)
+									p0_37_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_146_152)).Mul(y2_37_146_152))
+									p1_37_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_146_152)).Mul(y2_37_146_152)).Mul(y4_37_146_152)
+									p2_37_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_146_152)).Mul(y4_37_146_152.Mul(y4_37_146_152))
+									r0_0_37_146_152 = d_37_146_152.Mul(p0_37_146_152.Add(p1_37_146_152).Add(p2_37_146_152))
 								}
-								var r0_0_38_145_151 archsimd.Float64x8
+								var r0_0_38_146_152 archsimd.Float64x8
 								{
-									c_38_145_151, t_38_145_151 := r0_0_37_145_151, u_36_145_151
-									r0_0_38_145_151 = c_38_145_151.AsUint64x8().Xor(t_38_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_38_146_152, t_38_146_152 := r0_0_37_146_152, u_36_146_152
+									r0_0_38_146_152 = c_38_146_152.AsUint64x8().Xor(t_38_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_36_145_151 := r0_0_38_145_151
-								var r0_0_39_145_151 archsimd.Float64x8
+								sn_36_146_152 := r0_0_38_146_152
+								var r0_0_39_146_152 archsimd.Float64x8
 								{
-									d_39_145_151 := d_36_145_151
-									y_39_145_151 := d_39_145_151.Mul(d_39_145_151)
-									y2_39_145_151 := y_39_145_151.Mul(y_39_145_151)
-									y4_39_145_151 := y2_39_145_151.Mul(y2_39_145_151)
-									p0_39_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_145_151)).Mul(y2_39_145_151))
-									p1_39_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_145_151)).Mul(y2_39_145_151)).Mul(y4_39_145_151)
-									p2_39_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_145_151)).Mul(y4_39_145_151.Mul(y4_39_145_151))
-									r0_0_39_145_151 = d_39_145_151.Mul(p0_39_145_151.Add(p1_39_145_151).Add(p2_39_145_151))
+									d_39_146_152 := d_36_146_152
+									y_39_146_152 := d_39_146_152.Mul(d_39_146_152)
+									y2_39_146_152 := y_39_146_152.Mul(y_39_146_152)
+									y4_39_146_152 := y2_39_146_152.Mul(y2_39_146_152)
+									p0_39_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_146_152)).Mul(y2_39_146_152))
+									p1_39_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_146_152)).Mul(y2_39_146_152)).Mul(y4_39_146_152)
+									p2_39_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_146_152)).Mul(y4_39_146_152.Mul(y4_39_146_152))
+									r0_0_39_146_152 = d_39_146_152.Mul(p0_39_146_152.Add(p1_39_146_152).Add(p2_39_146_152))
 								}
-								r0_0_36_145_151 = nv_36_145_151.Merge(sn_36_145_151.Div(r0_0_39_145_151), d_36_145_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_36_146_152 = nv_36_146_152.Merge(sn_36_146_152.Div(r0_0_39_146_152), d_36_146_152.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 							}
-							s_32_145_151 = r0_0_36_145_151
+							s_32_146_152 = r0_0_36_146_152
 						}
-						r0_0_32_145_151 = s_32_145_151
+						r0_0_32_146_152 = s_32_146_152
 					}
-					sb_145_151 := r0_0_32_145_151
-					var r0_0_40_145_151 archsimd.Float64x8
+					sb_146_152 := r0_0_32_146_152
+					var r0_0_40_146_152 archsimd.Float64x8
 					{
-						r_40_145_151, i_40_145_151, x_40_145_151 := r_145_151, 2, l_145_151
-						s_40_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_40_145_151.nmode[i_40_145_151] == nChebyshev {
-							var r0_0_41_145_151 archsimd.Float64x8
+						r_40_146_152, i_40_146_152, x_40_146_152 := r_146_152, 2, l_146_152
+						s_40_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_40_146_152.nmode[i_40_146_152] == nChebyshev {
+							var r0_0_41_146_152 archsimd.Float64x8
 							{
-								x_41_145_151, n_41_145_151 := x_40_145_151, r_40_145_151.nn[i_40_145_151]
-								magic_41_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_41_145_151 := x_41_145_151.Add(magic_41_145_151)
-								var r0_0_42_145_151 archsimd.Float64x8
+								x_41_146_152, n_41_146_152 := x_40_146_152, r_40_146_152.nn[i_40_146_152]
+								magic_41_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_41_146_152 := x_41_146_152.Add(magic_41_146_152)
+								var r0_0_42_146_152 archsimd.Float64x8
 								{
-									d_42_145_151 := x_41_145_151.Sub(t_41_145_151.Sub(magic_41_145_151))
-									y_42_145_151 := d_42_145_151.Mul(d_42_145_151)
-									y2_42_145_151 := y_42_145_151.Mul(y_42_145_151)
-									y4_42_145_151 := y2_42_145_151.Mul(y2_42_145_151)
-									p0_42_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_145_151)).Mul(y2_42_145_151))
-									p1_42_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_145_151)).Mul(y2_42_145_151)).Mul(y4_42_145_151)
-									p2_42_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_145_151.Mul(y4_42_145_151))
-									r0_0_42_145_151 = p0_42_145_151.Add(p1_42_145_151).Add(p2_42_145_151)
+									d_42_146_152 := x_41_146_152.Sub(t_41_146_152.Sub(magic_41_146_152))
+									y_42_146_152 := d_42_146_152.Mul(d_42_146_152)
+									y2_42_146_152 := y_42_146_152.Mul(y_42_146_152)
+									y4_42_146_152 := y2_42_146_152.Mul(y2_42_146_152)
+									p0_42_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_146_152)).Mul(y2_42_146_152))
+									p1_42_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_146_152)).Mul(y2_42_146_152)).Mul(y4_42_146_152)
+									p2_42_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_146_152.Mul(y4_42_146_152))
+									r0_0_42_146_152 = p0_42_146_152.Add(p1_42_146_152).Add(p2_42_146_152)
 								}
-								var r0_0_43_145_151 archsimd.Float64x8
+								var r0_0_43_146_152 archsimd.Float64x8
 								{
-									c_43_145_151, t_43_145_151 := r0_0_42_145_151, t_41_145_151
-									r0_0_43_145_151 = c_43_145_151.AsUint64x8().Xor(t_43_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_43_146_152, t_43_146_152 := r0_0_42_146_152, t_41_146_152
+									r0_0_43_146_152 = c_43_146_152.AsUint64x8().Xor(t_43_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_41_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_145_151)
-								u0_41_145_151, u1_41_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_145_151
-								j_41_145_151 := 2
-								for ; j_41_145_151+1 < n_41_145_151; j_41_145_151 += 2 {
-									u0_41_145_151 = c2_41_145_151.Mul(u1_41_145_151).Sub(u0_41_145_151)
-									u1_41_145_151 = c2_41_145_151.Mul(u0_41_145_151).Sub(u1_41_145_151)
+								c2_41_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_146_152)
+								u0_41_146_152, u1_41_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_146_152
+								j_41_146_152 := 2
+								for ; j_41_146_152+1 < n_41_146_152; j_41_146_152 += 2 {
+									u0_41_146_152 = c2_41_146_152.Mul(u1_41_146_152).Sub(u0_41_146_152)
+									u1_41_146_152 = c2_41_146_152.Mul(u0_41_146_152).Sub(u1_41_146_152)
 								}
-								if j_41_145_151 < n_41_145_151 {
-									u1_41_145_151 = c2_41_145_151.Mul(u1_41_145_151).Sub(u0_41_145_151)
+								if j_41_146_152 < n_41_146_152 {
+									u1_41_146_152 = c2_41_146_152.Mul(u1_41_146_152).Sub(u0_41_146_152)
 								}
-								r0_0_41_145_151 = u1_41_145_151
+								r0_0_41_146_152 = u1_41_146_152
 							}
-							s_40_145_151 = r0_0_41_145_151
-						} else if r_40_145_151.nmode[i_40_145_151] == nRatio {
-							var r0_0_44_145_151 archsimd.Float64x8
+							s_40_146_152 = r0_0_41_146_152
+						} else if r_40_146_152.nmode[i_40_146_152] == nRatio {
+							var r0_0_44_146_152 archsimd.Float64x8
 							{
-								x_44_145_151, nv_44_145_151 := x_40_145_151, archsimd.LoadFloat64x8((*[8]float64)((&r_40_145_151.nv[i_40_145_151])))
-								magic_44_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_44_145_151 := x_44_145_151.Add(magic_44_145_151)
-								d_44_145_151 := x_44_145_151.Sub(t_44_145_151.Sub(magic_44_145_151))
-								y_44_145_151 := nv_44_145_151.Mul(d_44_145_151)
-								u_44_145_151 := y_44_145_151.Add(magic_44_145_151)
-								var r0_0_45_145_151 archsimd.Float64x8
+								x_44_146_152, nv_44_146_152 := x_40_146_152, archsimd.LoadFloat64x8((*[8]float64)((&r_40_146_152.nv[i_40_146_152])))
+								magic_44_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_44_146_152 := x_44_146_152.Add(magic_44_146_152)
+								d_44_146_152 := x_44_146_152.Sub(t_44_146_152.Sub(magic_44_146_152))
+								y_44_146_152 := nv_44_146_152.Mul(d_44_146_152)
+								u_44_146_152 := y_44_146_152.Add(magic_44_146_152)
+								var r0_0_45_146_152 archsimd.Float64x8
 								{
-									d_45_145_151 := y_44_145_151.Sub(u_44_145_151.Sub(magic_44_145_151))
-									y_45_145_151 := d_45_145_151.Mul(d_45_145_151)
-									y2_45_145_151 := y_45_145_151.Mul(y_45_145_151)
-									y4_45_145_151 := y2_45_145_151.Mul(y2_45_145_151)
-									p0_45_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_145_151)).Mul(y2_45_145_151))
-									p1_45_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_145_151)).Mul(y2_45_145_151)).Mul(y4_45_145_151)
-									p2_45_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_145_151)).Mul(y4_45_145_151.Mul(y4_45_145_151))
-									r0_0_45_145_151 = d_45_145_151.Mul(p0_45_145_151.Add(p1_45_145_151).Add(p2_45_145_151))
+									d_45_146_152 := y_44_146_152.Sub(u_44_146_152.Sub(magic_44_146_152))
+									y_45_146_152 := d_45_146_152.Mul(d_45_146_152)
+									y2_45_146_152 := y_45_146_152.Mul(y_45_146_152)
+									y4_45_146_152 := y2_45_146_152.Mul(y2_45_146_152)
+									p0_45_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_146_152)).Mul(y2_45_146_152))
+									p1_45_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_146_152)).Mul(y2_45_146_152)).Mul(y4_45_146_152)
+									p2_45_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_146_152)).Mul(y4_45_146_152.Mul(y4_45_146_152))
+									r0_0_45_146_152 = d_45_146_152.Mul(p0_45_146_152.Add(p1_45_146_152).Add(p2_45_146_152))
 								}
-								var r0_0_46_145_151 archsimd.Float64x8
+								var r0_0_46_146_152 archsimd.Float64x8
 								{
-									c_46_145_151, t_46_145_151 := r0_0_45_145_151, u_44_145_151
-									r0_0_46_145_151 = c_46_145_151.AsUint64x8().Xor(t_46_145_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_46_146_152, t_46_146_152 := r0_0_45_146_152, u_44_146_152
+									r0_0_46_146_152 = c_46_146_152.AsUint64x8().Xor(t_46_146_152.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_44_145_151 := r0_0_46_145_151
-								var r0_0_47_145_151 archsimd.Float64x8
+								sn_44_146_152 := r0_0_46_146_152
+								var r0_0_47_146_152 archsimd.Float64x8
 								{
-									d_47_145_151 := d_44_145_151
-									y_47_145_151 := d_47_145_151.Mul(d_47_145_151)
-									y2_47_145_151 := y_47_145_151.Mul(y_47_145_151)
-									y4_47_145_151 := y2_47_145_151.Mul(y2_47_145_151)
-									p0_47_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_145_151)).Mul(y2_47_145_151))
-									p1_47_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_145_151)).Mul(y2_47_145_151)).Mul(y4_47_145_151)
-									p2_47_145_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_145_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_145_151)).Mul(y4_47_145_151.Mul(y4_47_145_151))
-									r0_0_47_145_151 = d_47_145_151.Mul(p0_47_145_151.Add(p1_47_145_151).Add(p2_47_145_151))
+									d_47_146_152 := d_44_146_152
+									y_47_146_152 := d_47_146_152.Mul(d_47_146_152)
+									y2_47_146_152 := y_47_146_152.Mul(y_47_146_152)
+									y4_47_146_152 := y2_47_146_152.Mul(y2_47_146_152)
+									p0_47_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_146_152)).Mul(y2_47_146_152))
+									p1_47_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_146_152)).Mul(y2_47_146_152)).Mul(y4_47_146_152)
+									p2_47_146_152 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_146_152)).Mul(y4_47_146_152.Mul(y4_47_146_152))
+									r0_0_47_146_152 = d_47_146_152.Mul(p0_47_146_152.Add(p1_47_146_152).Add(p2_47_146_152))
 								}
-								r0_0_44_145_151 = nv_44_145_151.Merge(sn_44_145_151.Div(r0_0_47_145_151), d_44_145_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_44_146_152 = nv_44_146_152.Merge(sn_44_146_152.Div(r0_0_47_146_152), d_44_146_152.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 							}
-							s_40_145_151 = r0_0_44_145_151
+							s_40_146_152 = r0_0_44_146_152
 						}
-						r0_0_40_145_151 = s_40_145_151
+						r0_0_40_146_152 = s_40_146_152
 					}
-					sc_145_151 := r0_0_40_145_151
-					r0_0_145_151 = sa_145_151.Mul(sb_145_151).Mul(sc_145_151)
+					sc_146_152 := r0_0_40_146_152
+					r0_0_146_152 = sa_146_152.Mul(sb_146_152).Mul(sc_146_152)
 				}
-				fl_151 := r0_0_145_151
-				fc_151 := archsimd.LoadFloat64x8((*[8]float64)((&r_151.defaultF)))
-				if c_151.HasHKL {
-					var r0_0_146_151 archsimd.Float64x8
+				fl_152 := r0_0_146_152
+				fc_152 := archsimd.LoadFloat64x8((*[8]float64)((&r_152.defaultF)))
+				if c_152.HasHKL {
+					var r0_0_147_152 archsimd.Float64x8
 					{
-						r_146_151, bits_146_151, ia_146_151, fa_146_151, h_146_151, kk_146_151, l_146_151 := r_151, k_151.fhklBits, ia_151, fa_151, h_151, kk_151, l_151
-						var r0_0_7_146_151 archsimd.Mask64x8
+						r_147_152, bits_147_152, ia_147_152, fa_147_152, h_147_152, kk_147_152, l_147_152 := r_152, k_152.fhklBits, ia_152, fa_152, h_152, kk_152, l_152
+						var r0_0_7_147_152 archsimd.Mask64x8
 						{
-							r_7_146_151, ia_7_146_151, h_7_146_151, kk_7_146_151, l_7_146_151 := r_146_151, ia_146_151, h_146_151, kk_146_151, l_146_151
-							half_7_146_151 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_7_146_151, kc_7_146_151, lc_7_146_151 := h_7_146_151.Sub(half_7_146_151).CeilScaled(0), kk_7_146_151.Sub(half_7_146_151).CeilScaled(0), l_7_146_151.Sub(half_7_146_151).CeilScaled(0)
-							hmin_7_146_151, kmin_7_146_151, lmin_7_146_151 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.lmin)))
-							in_7_146_151 := hc_7_146_151.GreaterEqual(hmin_7_146_151).And(hc_7_146_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.hmax))))).And(kc_7_146_151.GreaterEqual(kmin_7_146_151)).And(kc_7_146_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.kmax))))).And(lc_7_146_151.GreaterEqual(lmin_7_146_151)).And(lc_7_146_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.lmax)))))
-							idx_7_146_151 := hc_7_146_151.Sub(hmin_7_146_151).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.hstride)))).Add(kc_7_146_151.Sub(kmin_7_146_151).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151.kstride))))).Add(lc_7_146_151.Sub(lmin_7_146_151))
-							idx_7_146_151.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_146_151).ConvertToInt32().Store(ia_7_146_151)
-							r0_0_7_146_151 = in_7_146_151
+							r_7_147_152, ia_7_147_152, h_7_147_152, kk_7_147_152, l_7_147_152 := r_147_152, ia_147_152, h_147_152, kk_147_152, l_147_152
+							half_7_147_152 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+							hc_7_147_152, kc_7_147_152, lc_7_147_152 := h_7_147_152.Sub(half_7_147_152).CeilScaled(0), kk_7_147_152.Sub(half_7_147_152).CeilScaled(0), l_7_147_152.Sub(half_7_147_152).CeilScaled(0)
+							hmin_7_147_152, kmin_7_147_152, lmin_7_147_152 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.lmin)))
+							in_7_147_152 := hc_7_147_152.GreaterEqual(hmin_7_147_152).And(hc_7_147_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.hmax))))).And(kc_7_147_152.GreaterEqual(kmin_7_147_152)).And(kc_7_147_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.kmax))))).And(lc_7_147_152.GreaterEqual(lmin_7_147_152)).And(lc_7_147_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.lmax)))))
+							idx_7_147_152 := hc_7_147_152.Sub(hmin_7_147_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.hstride)))).Add(kc_7_147_152.Sub(kmin_7_147_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152.kstride))))).Add(lc_7_147_152.Sub(lmin_7_147_152))
+							idx_7_147_152.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_147_152).ConvertToInt32().Store(ia_7_147_152)
+							r0_0_7_147_152 = in_7_147_152
 						}
-						in_146_151 := r0_0_7_146_151
-						for i_146_151, j_146_151 := range ia_146_151 {
-							fa_146_151[i_146_151] = bits_146_151[j_146_151]
+						in_147_152 := r0_0_7_147_152
+						for i_147_152, j_147_152 := range ia_147_152 {
+							fa_147_152[i_147_152] = bits_147_152[j_147_152]
 						}
-						r0_0_146_151 = archsimd.LoadUint64x8(fa_146_151).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_146_151.defaultF))), in_146_151)
+						r0_0_147_152 = archsimd.LoadUint64x8(fa_147_152).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_147_152.defaultF))), in_147_152)
 					}
-					fc_151 = r0_0_146_151
+					fc_152 = r0_0_147_152
 				}
-				s_151 := sum_151.Add(fc_151.Mul(fc_151).Mul(fl_151).Mul(fl_151))
-				if !c_151.Water {
-					s_151 = sum_151.Merge(s_151, fl_151.Equal(zero_151))
+				s_152 := sum_152.Add(fc_152.Mul(fc_152).Mul(fl_152).Mul(fl_152))
+				if !c_152.Water {
+					s_152 = sum_152.Merge(s_152, fl_152.Equal(zero_152))
 				}
-				sum_151 = s_151
+				sum_152 = s_152
 			}
 		}
-		r0_0_151, r1_0_151 = sum_151, polar_151
+		r0_0_152, r1_0_152 = sum_152, polar_152
 	}
-	sum, polar = r0_0_151, r1_0_151
+	sum, polar = r0_0_152, r1_0_152
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
@@ -4197,38 +4208,38 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_152 archsimd.Float64x8
-				{
-					fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
-				}
-				x := r0_0_152
 				var r0_0_153 archsimd.Float64x8
 				{
-					fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 					r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
 				}
-				y := r0_0_153
+				x := r0_0_153
 				var r0_0_154 archsimd.Float64x8
 				{
-					fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 					r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
 				}
-				z := r0_0_154
+				y := r0_0_154
+				var r0_0_155 archsimd.Float64x8
+				{
+					fdet_155, f_155, s_155, o_155, p_155 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_155 = fdet_155.Mul(f_155).Add(s_155).Add(o_155).Add(p_155)
+				}
+				z := r0_0_155
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_155 archsimd.Float64x8
+				var r0_0_156 archsimd.Float64x8
 				{
-					invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_155 := invR_155.Mul(invR_155)
-					if !point_155 {
-						w_155 = num_155.Mul(w_155.Mul(invR_155))
+					invR_156, num_156, point_156 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_156 := invR_156.Mul(invR_156)
+					if !point_156 {
+						w_156 = num_156.Mul(w_156.Mul(invR_156))
 					}
-					r0_0_155 = w_155
+					r0_0_156 = w_156
 				}
-				r0_0_155.StoreSlice(g[3][q:])
+				r0_0_156.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -4238,339 +4249,339 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_156 archsimd.Float64x8
-					r1_0_156 archsimd.Float64x8
+					r0_0_157 archsimd.Float64x8
+					r1_0_157 archsimd.Float64x8
 				)
 				{
-					k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_156 := k_156.c
-					n_156 := k_156.nn[0]
-					zero_156 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_156 := range r_156.src {
-						sr_156 := &r_156.src[si_156]
-						il_156 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156.il)))
-						qx_156, qy_156, qz_156 := dx_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[0])))).Mul(il_156), dy_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[1])))).Mul(il_156), dz_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[2])))).Mul(il_156)
-						if m_156 := polar_156.Equal(zero_156); m_156.ToBits() != 0 {
-							var p_156 archsimd.Float64x8
-							if r_156.kahnZero {
-								c2_156 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[0]))).Mul(dx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[1]))).Mul(dy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[2]))).Mul(dz_156))
-								p_156 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_156.Mul(c2_156)))
+					k_157, r_157, ia_157, fa_157, sum_157, dx_157, dy_157, dz_157, polar_157 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_157 := k_157.c
+					n_157 := k_157.nn[0]
+					zero_157 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					for si_157 := range r_157.src {
+						sr_157 := &r_157.src[si_157]
+						il_157 := archsimd.LoadFloat64x8((*[8]float64)((&sr_157.il)))
+						qx_157, qy_157, qz_157 := dx_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[0])))).Mul(il_157), dy_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[1])))).Mul(il_157), dz_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[2])))).Mul(il_157)
+						if m_157 := polar_157.Equal(zero_157); m_157.ToBits() != 0 {
+							var p_157 archsimd.Float64x8
+							if r_157.kahnZero {
+								c2_157 := archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[0]))).Mul(dx_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[1]))).Mul(dy_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_157.inc[2]))).Mul(dz_157))
+								p_157 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_157.Mul(c2_157)))
 							} else {
-								var r0_0_144_156 archsimd.Float64x8
+								var r0_0_145_157 archsimd.Float64x8
 								{
-									zero_144_156, kahn_144_156, s_144_156, dx_144_156, dy_144_156, dz_144_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
-									c2_144_156 := archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.inc[0]))).Mul(dx_144_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.inc[1]))).Mul(dy_144_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.inc[2]))).Mul(dz_144_156))
-									c2sq_144_156 := c2_144_156.Mul(c2_144_156)
-									cos2psi_144_156 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_144_156 {
-										e_144_156 := dx_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.ein[0])))).Add(dy_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.ein[1]))))).Add(dz_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.ein[2])))))
-										b_144_156 := dx_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.bin[0])))).Add(dy_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.bin[1]))))).Add(dz_144_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_156.bin[2])))))
-										ee_144_156, bb_144_156 := e_144_156.Mul(e_144_156), b_144_156.Mul(b_144_156)
-										den_144_156 := ee_144_156.Add(bb_144_156)
-										cos2psi_144_156 = ee_144_156.Sub(bb_144_156).Div(den_144_156).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_144_156.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_145_157, kahn_145_157, s_145_157, dx_145_157, dy_145_157, dz_145_157 := false, &r_157.kahn, sr_157, dx_157, dy_157, dz_157
+									c2_145_157 := archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.inc[0]))).Mul(dx_145_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.inc[1]))).Mul(dy_145_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.inc[2]))).Mul(dz_145_157))
+									c2sq_145_157 := c2_145_157.Mul(c2_145_157)
+									cos2psi_145_157 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+									if !zero_145_157 {
+										e_145_157 := dx_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.ein[0])))).Add(dy_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.ein[1]))))).Add(dz_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.ein[2])))))
+										b_145_157 := dx_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.bin[0])))).Add(dy_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.bin[1]))))).Add(dz_145_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_157.bin[2])))))
+										ee_145_157, bb_145_157 := e_145_157.Mul(e_145_157), b_145_157.Mul(b_145_157)
+										den_145_157 := ee_145_157.Add(bb_145_157)
+										cos2psi_145_157 = ee_145_157.Sub(bb_145_157).Div(den_145_157).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_145_157.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 									}
-									one_144_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_144_156 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144_156.Add(c2sq_144_156).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_144_156)).Mul(cos2psi_144_156).Mul(one_144_156.Sub(c2sq_144_156))))
+									one_145_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_145_157 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145_157.Add(c2sq_145_157).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_145_157)).Mul(cos2psi_145_157).Mul(one_145_157.Sub(c2sq_145_157))))
 								}
-								p_156 = r0_0_144_156
+								p_157 = r0_0_145_157
 							}
-							polar_156 = p_156.Merge(polar_156, m_156)
+							polar_157 = p_157.Merge(polar_157, m_157)
 						}
-						for oi_156 := range r_156.orient {
-							o_156 := &r_156.orient[oi_156]
-							h_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[0]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[1]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[2]))).Mul(qz_156))
-							kk_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[3]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[4]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[5]))).Mul(qz_156))
-							l_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[6]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[7]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[8]))).Mul(qz_156))
-							var r0_0_145_156 archsimd.Float64x8
+						for oi_157 := range r_157.orient {
+							o_157 := &r_157.orient[oi_157]
+							h_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_157[0]))).Mul(qx_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[1]))).Mul(qy_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[2]))).Mul(qz_157))
+							kk_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_157[3]))).Mul(qx_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[4]))).Mul(qy_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[5]))).Mul(qz_157))
+							l_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_157[6]))).Mul(qx_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[7]))).Mul(qy_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_157[8]))).Mul(qz_157))
+							var r0_0_146_157 archsimd.Float64x8
 							{
-								r_145_156, h_145_156, kk_145_156, l_145_156, n_145_156 := r_156, h_156, kk_156, l_156, n_156
-								_ = n_145_156
-								var r0_0_24_145_156 archsimd.Float64x8
+								r_146_157, h_146_157, kk_146_157, l_146_157, n_146_157 := r_157, h_157, kk_157, l_157, n_157
+								_ = n_146_157
+								var r0_0_24_146_157 archsimd.Float64x8
 								{
-									r_24_145_156, i_24_145_156, x_24_145_156 := r_145_156, 0, h_145_156
-									s_24_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_24_145_156.nmode[i_24_145_156] == nChebyshev {
-										var r0_0_25_145_156 archsimd.Float64x8
+									r_24_146_157, i_24_146_157, x_24_146_157 := r_146_157, 0, h_146_157
+									s_24_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_24_146_157.nmode[i_24_146_157] == nChebyshev {
+										var r0_0_25_146_157 archsimd.Float64x8
 										{
-											x_25_145_156, n_25_145_156 := x_24_145_156, r_24_145_156.nn[i_24_145_156]
-											magic_25_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_25_145_156 := x_25_145_156.Add(magic_25_145_156)
-											var r0_0_26_145_156 archsimd.Float64x8
+											x_25_146_157, n_25_146_157 := x_24_146_157, r_24_146_157.nn[i_24_146_157]
+											magic_25_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_25_146_157 := x_25_146_157.Add(magic_25_146_157)
+											var r0_0_26_146_157 archsimd.Float64x8
 											{
-												d_26_145_156 := x_25_145_156.Sub(t_25_145_156.Sub(magic_25_145_156))
-												y_26_145_156 := d_26_145_156.Mul(d_26_145_156)
-												y2_26_145_156 := y_26_145_156.Mul(y_26_145_156)
-												y4_26_145_156 := y2_26_145_156.Mul(y2_26_145_156)
-												p0_26_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_145_156)).Mul(y2_26_145_156))
-												p1_26_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_145_156)).Mul(y2_26_145_156)).Mul(y4_26_145_156)
-												p2_26_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_145_156.Mul(y4_26_145_156))
-												r0_0_26_145_156 = p0_26_145_156.Add(p1_26_145_156).Add(p2_26_145_156)
+												d_26_146_157 := x_25_146_157.Sub(t_25_146_157.Sub(magic_25_146_157))
+												y_26_146_157 := d_26_146_157.Mul(d_26_146_157)
+												y2_26_146_157 := y_26_146_157.Mul(y_26_146_157)
+												y4_26_146_157 := y2_26_146_157.Mul(y2_26_146_157)
+												p0_26_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_146_157)).Mul(y2_26_146_157))
+												p1_26_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_146_157)).Mul(y2_26_146_157)).Mul(y4_26_146_157)
+												p2_26_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_146_157.Mul(y4_26_146_157))
+												r0_0_26_146_157 = p0_26_146_157.Add(p1_26_146_157).Add(p2_26_146_157)
 											}
-											var r0_0_27_145_156 archsimd.Float64x8
+											var r0_0_27_146_157 archsimd.Float64x8
 											{
-												c_27_145_156, t_27_145_156 := r0_0_26_145_156, t_25_145_156
-												r0_0_27_145_156 = c_27_145_156.AsUint64x8().Xor(t_27_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_27_146_157, t_27_146_157 := r0_0_26_146_157, t_25_146_157
+												r0_0_27_146_157 = c_27_146_157.AsUint64x8().Xor(t_27_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_25_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_145_156)
-											u0_25_145_156, u1_25_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_145_156
-											j_25_145_156 := 2
-											for ; j_25_145_156+1 < n_25_145_156; j_25_145_156 += 2 {
-												u0_25_145_156 = c2_25_145_156.Mul(u1_25_145_156).Sub(u0_25_145_156)
-												u1_25_145_156 = c2_25_145_156.Mul(u0_25_145_156).Sub(u1_25_145_156)
+											c2_25_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_146_157)
+											u0_25_146_157, u1_25_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_146_157
+											j_25_146_157 := 2
+											for ; j_25_146_157+1 < n_25_146_157; j_25_146_157 += 2 {
+												u0_25_146_157 = c2_25_146_157.Mul(u1_25_146_157).Sub(u0_25_146_157)
+												u1_25_146_157 = c2_25_146_157.Mul(u0_25_146_157).Sub(u1_25_146_157)
 											}
-											if j_25_145_156 < n_25_145_156 {
-												u1_25_145_156 = c2_25_145_156.Mul(u1_25_145_156).Sub(u0_25_145_156)
+											if j_25_146_157 < n_25_146_157 {
+												u1_25_146_157 = c2_25_146_157.Mul(u1_25_146_157).Sub(u0_25_146_157)
 											}
-											r0_0_25_145_156 = u1_25_145_156
+											r0_0_25_146_157 = u1_25_146_157
 										}
-										s_24_145_156 = r0_0_25_145_156
-									} else if r_24_145_156.nmode[i_24_145_156] == nRatio {
-										var r0_0_28_145_156 archsimd.Float64x8
+										s_24_146_157 = r0_0_25_146_157
+									} else if r_24_146_157.nmode[i_24_146_157] == nRatio {
+										var r0_0_28_146_157 archsimd.Float64x8
 										{
-											x_28_145_156, nv_28_145_156 := x_24_145_156, archsimd.LoadFloat64x8((*[8]float64)((&r_24_145_156.nv[i_24_145_156])))
-											magic_28_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_28_145_156 := x_28_145_156.Add(magic_28_145_156)
-											d_28_145_156 := x_28_145_156.Sub(t_28_145_156.Sub(magic_28_145_156))
-											y_28_145_156 := nv_28_145_156.Mul(d_28_145_156)
-											u_28_145_156 := y_28_145_156.Add(magic_28_145_156)
-											var r0_0_29_145_156 archsimd.Float64x8
+											x_28_146_157, nv_28_146_157 := x_24_146_157, archsimd.LoadFloat64x8((*[8]float64)((&r_24_146_157.nv[i_24_146_157])))
+											magic_28_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_28_146_157 := x_28_146_157.Add(magic_28_146_157)
+											d_28_146_157 := x_28_146_157.Sub(t_28_146_157.Sub(magic_28_146_157))
+											y_28_146_157 := nv_28_146_157.Mul(d_28_146_157)
+											u_28_146_157 := y_28_146_157.Add(magic_28_146_157)
+											var r0_0_29_146_157 archsimd.Float64x8
 											{
-												d_29_145_156 := y_28_145_156.Sub(u_28_145_156.Sub(magic_28_145_156))
-												y_29_145_156 := d_29_145_156.Mul(d_29_145_156)
-												y2_29_145_156 := y_29_145_156.Mul(y_29_145_156)
-												y4_29_145_156 := y2_29_145_156.Mul(y2_29_145_156)
-												p0_29_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_145_156)).Mul(y2_29_145_156))
-												p1_29_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_145_156)).Mul(y2_29_145_156)).Mul(y4_29_145_156)
-												p2_29_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_145_156)).Mul(y4_29_145_156.Mul(y4_29_145_156))
-												r0_0_29_145_156 = d_29_145_156.Mul(p0_29_145_156.Add(p1_29_145_156).Add(p2_29_145_156))
+												d_29_146_157 := y_28_146_157.Sub(u_28_146_157.Sub(magic_28_146_157))
+												y_29_146_157 := d_29_146_157.Mul(d_29_146_157)
+												y2_29_146_157 := y_29_146_157.Mul(y_29_146_157)
+												y4_29_146_157 := y2_29_146_157.Mul(y2_29_146_157)
+												p0_29_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_146_157)).Mul(y2_29_146_157))
+												p1_29_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_146_157)).Mul(y2_29_146_157)).Mul(y4_29_146_157)
+												p2_29_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_146_157)).Mul(y4_29_146_157.Mul(y4_29_146_157))
+												r0_0_29_146_157 = d_29_146_157.Mul(p0_29_146_157.Add(p1_29_146_157).Add(p2_29_146_157))
 											}
-											var r0_0_30_145_156 archsimd.Float64x8
+											var r0_0_30_146_157 archsimd.Float64x8
 											{
-												c_30_145_156, t_30_145_156 := r0_0_29_145_156, u_28_145_156
-												r0_0_30_145_156 = c_30_145_156.AsUint64x8().Xor(t_30_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_30_146_157, t_30_146_157 := r0_0_29_146_157, u_28_146_157
+												r0_0_30_146_157 = c_30_146_157.AsUint64x8().Xor(t_30_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_28_145_156 := r0_0_30_145_156
-											var r0_0_31_145_156 archsimd.Float64x8
+											sn_28_146_157 := r0_0_30_146_157
+											var r0_0_31_146_157 archsimd.Float64x8
 											{
-												d_31_145_156 := d_28_145_156
-												y_31_145_156 := d_31_145_156.Mul(d_31_145_156)
-												y2_31_145_156 := y_31_145_156.Mul(y_31_145_156)
-												y4_31_145_156 := y2_31_145_156.Mul(y2_31_145_156)
-												p0_31_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_145_156)).Mul(y2_31_145_156))
-												p1_31_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_145_156)).Mul(y2_31_145_156)).Mul(y4_31_145_156)
-												p2_31_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_145_156)).Mul(y4_31_145_156.Mul(y4_31_145_156))
-												r0_0_31_145_156 = d_31_145_156.Mul(p0_31_145_156.Add(p1_31_145_156).Add(p2_31_145_156))
+												d_31_146_157 := d_28_146_157
+												y_31_146_157 := d_31_146_157.Mul(d_31_146_157)
+												y2_31_146_157 := y_31_146_157.Mul(y_31_146_157)
+												y4_31_146_157 := y2_31_146_157.Mul(y2_31_146_157)
+												p0_31_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_146_157)).Mul(y2_31_146_157))
+												p1_31_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_146_157)).Mul(y2_31_146_157)).Mul(y4_31_146_157)
+												p2_31_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_146_157)).Mul(y4_31_146_157.Mul(y4_31_146_157))
+												r0_0_31_146_157 = d_31_146_157.Mul(p0_31_146_157.Add(p1_31_146_157).Add(p2_31_146_157))
 											}
-											r0_0_28_145_156 = nv_28_145_156.Merge(sn_28_145_156.Div(r0_0_31_145_156), d_28_145_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_28_146_157 = nv_28_146_157.Merge(sn_28_146_157.Div(r0_0_31_146_157), d_28_146_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_24_145_156 = r0_0_28_145_156
+										s_24_146_157 = r0_0_28_146_157
 									}
-									r0_0_24_145_156 = s_24_145_156
+									r0_0_24_146_157 = s_24_146_157
 								}
-								sa_145_156 := r0_0_24_145_156
-								var r0_0_32_145_156 archsimd.Float64x8
+								sa_146_157 := r0_0_24_146_157
+								var r0_0_32_146_157 archsimd.Float64x8
 								{
-									r_32_145_156, i_32_145_156, x_32_145_156 := r_145_156, 1, kk_145_156
-									s_32_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_32_145_156.nmode[i_32_145_156] == nChebyshev {
-										var r0_0_33_145_156 archsimd.Float64x8
+									r_32_146_157, i_32_146_157, x_32_146_157 := r_146_157, 1, kk_146_157
+									s_32_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_32_146_157.nmode[i_32_146_157] == nChebyshev {
+										var r0_0_33_146_157 archsimd.Float64x8
 										{
-											x_33_145_156, n_33_145_156 := x_32_145_156, r_32_145_156.nn[i_32_145_156]
-											magic_33_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_33_145_156 := x_33_145_156.Add(magic_33_145_156)
-											var r0_0_34_145_156 archsimd.Float64x8
+											x_33_146_157, n_33_146_157 := x_32_146_157, r_32_146_157.nn[i_32_146_157]
+											magic_33_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_33_146_157 := x_33_146_157.Add(magic_33_146_157)
+											var r0_0_34_146_157 archsimd.Float64x8
 											{
-												d_34_145_156 := x_33_145_156.Sub(t_33_145_156.Sub(magic_33_145_156))
-												y_34_145_156 := d_34_145_156.Mul(d_34_145_156)
-												y2_34_145_156 := y_34_145_156.Mul(y_34_145_156)
-												y4_34_145_156 := y2_34_145_156.Mul(y2_34_145_156)
-												p0_34_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_145_156)).Mul(y2_34_145_156))
-												p1_34_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_145_156)).Mul(y2_34_145_156)).Mul(y4_34_145_156)
-												p2_34_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_145_156.Mul(y4_34_145_156))
-												r0_0_34_145_156 = p0_34_145_156.Add(p1_34_145_156).Add(p2_34_145_156)
+												d_34_146_157 := x_33_146_157.Sub(t_33_146_157.Sub(magic_33_146_157))
+												y_34_146_157 := d_34_146_157.Mul(d_34_146_157)
+												y2_34_146_157 := y_34_146_157.Mul(y_34_146_157)
+												y4_34_146_157 := y2_34_146_157.Mul(y2_34_146_157)
+												p0_34_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_146_157)).Mul(y2_34_146_157))
+												p1_34_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_146_157)).Mul(y2_34_146_157)).Mul(y4_34_146_157)
+												p2_34_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_146_157.Mul(y4_34_146_157))
+												r0_0_34_146_157 = p0_34_146_157.Add(p1_34_146_157).Add(p2_34_146_157)
 											}
-											var r0_0_35_145_156 archsimd.Float64x8
+											var r0_0_35_146_157 archsimd.Float64x8
 											{
-												c_35_145_156, t_35_145_156 := r0_0_34_145_156, t_33_145_156
-												r0_0_35_145_156 = c_35_145_156.AsUint64x8().Xor(t_35_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_35_146_157, t_35_146_157 := r0_0_34_146_157, t_33_146_157
+												r0_0_35_146_157 = c_35_146_157.AsUint64x8().Xor(t_35_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_33_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_145_156)
-											u0_33_145_156, u1_33_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_145_156
-											j_33_145_156 := 2
-											for ; j_33_145_156+1 < n_33_145_156; j_33_145_156 += 2 {
-												u0_33_145_156 = c2_33_145_156.Mul(u1_33_145_156).Sub(u0_33_145_156)
-												u1_33_145_156 = c2_33_145_156.Mul(u0_33_145_156).Sub(u1_33_145_156)
+											c2_33_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_146_157)
+											u0_33_146_157, u1_33_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_146_157
+											j_33_146_157 := 2
+											for ; j_33_146_157+1 < n_33_146_157; j_33_146_157 += 2 {
+												u0_33_146_157 = c2_33_146_157.Mul(u1_33_146_157).Sub(u0_33_146_157)
+												u1_33_146_157 = c2_33_146_157.Mul(u0_33_146_157).Sub(u1_33_146_157)
 											}
-											if j_33_145_156 < n_33_145_156 {
-												u1_33_145_156 = c2_33_145_156.Mul(u1_33_145_156).Sub(u0_33_145_156)
+											if j_33_146_157 < n_33_146_157 {
+												u1_33_146_157 = c2_33_146_157.Mul(u1_33_146_157).Sub(u0_33_146_157)
 											}
-											r0_0_33_145_156 = u1_33_145_156
+											r0_0_33_146_157 = u1_33_146_157
 										}
-										s_32_145_156 = r0_0_33_145_156
-									} else if r_32_145_156.nmode[i_32_145_156] == nRatio {
-										var r0_0_36_145_156 archsimd.Float64x8
+										s_32_146_157 = r0_0_33_146_157
+									} else if r_32_146_157.nmode[i_32_146_157] == nRatio {
+										var r0_0_36_146_157 archsimd.Float64x8
 										{
-											x_36_145_156, nv_36_145_156 := x_32_145_156, archsimd.LoadFloat64x8((*[8]float64)((&r_32_145_156.nv[i_32_145_156])))
-											magic_36_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_36_145_156 := x_36_145_156.Add(magic_36_145_156)
-											d_36_145_156 := x_36_145_156.Sub(t_36_145_156.Sub(magic_36_145_156))
-											y_36_145_156 := nv_36_145_156.Mul(d_36_145_156)
-											u_36_145_156 := y_36_145_156.Add(magic_36_145_156)
-											var r0_0_37_145_156 archsimd.Float64x8
+											x_36_146_157, nv_36_146_157 := x_32_146_157, archsimd.LoadFloat64x8((*[8]float64)((&r_32_146_157.nv[i_32_146_157])))
+											magic_36_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_36_146_157 := x_36_146_157.Add(magic_36_146_157)
+											d_36_146_157 := x_36_146_157.Sub(t_36_146_157.Sub(magic_36_146_157))
+											y_36_146_157 := nv_36_146_157.Mul(d_36_146_157)
+											u_36_146_157 := y_36_146_157.Add(magic_36_146_157)
+											var r0_0_37_146_157 archsimd.Float64x8
 											{
-												d_37_145_156 := y_36_145_156.Sub(u_36_145_156.Sub(magic_36_145_156))
-												y_37_145_156 := d_37_145_156.Mul(d_37_145_156)
-												y2_37_145_156 := y_37_145_156.Mul(y_37_145_156)
-												y4_37_145_156 := y2_37_145_156.Mul(y2_37_145_156)
-												p0_37_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_145_156)).Mul(y2_37_145_156))
-												p1_37_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_145_156)).Mul(y2_37_145_156)).Mul(y4_37_145_156)
-												p2_37_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_145_156)).Mul(y4_37_145_156.Mul(y4_37_145_156))
-												r0_0_37_145_156 = d_37_145_156.Mul(p0_37_145_156.Add(p1_37_145_156).Add(p2_37_145_156))
+												d_37_146_157 := y_36_146_157.Sub(u_36_146_157.Sub(magic_36_146_157))
+												y_37_146_157 := d_37_146_157.Mul(d_37_146_157)
+												y2_37_146_157 := y_37_146_157.Mul(y_37_146_157)
+												y4_37_146_157 := y2_37_146_157.Mul(y2_37_146_157)
+												p0_37_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_146_157)).Mul(y2_37_146_157))
+												p1_37_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_146_157)).Mul(y2_37_146_157)).Mul(y4_37_146_157)
+												p2_37_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_146_157)).Mul(y4_37_146_157.Mul(y4_37_146_157))
+												r0_0_37_146_157 = d_37_146_157.Mul(p0_37_146_157.Add(p1_37_146_157).Add(p2_37_146_157))
 											}
-											var r0_0_38_145_156 archsimd.Float64x8
+											var r0_0_38_146_157 archsimd.Float64x8
 											{
-												c_38_145_156, t_38_145_156 := r0_0_37_145_156, u_36_145_156
-												r0_0_38_145_156 = c_38_145_156.AsUint64x8().Xor(t_38_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_38_146_157, t_38_146_157 := r0_0_37_146_157, u_36_146_157
+												r0_0_38_146_157 = c_38_146_157.AsUint64x8().Xor(t_38_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_36_145_156 := r0_0_38_145_156
-											var r0_0_39_145_156 archsimd.Float64x8
+											sn_36_146_157 := r0_0_38_146_157
+											var r0_0_39_146_157 archsimd.Float64x8
 											{
-												d_39_145_156 := d_36_145_156
-												y_39_145_156 := d_39_145_156.Mul(d_39_145_156)
-												y2_39_145_156 := y_39_145_156.Mul(y_39_145_156)
-												y4_39_145_156 := y2_39_145_156.Mul(y2_39_145_156)
-												p0_39_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_145_156)).Mul(y2_39_145_156))
-												p1_39_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_145_156)).Mul(y2_39_145_156)).Mul(y4_39_145_156)
-												p2_39_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_145_156)).Mul(y4_39_145_156.Mul(y4_39_145_156))
-												r0_0_39_145_156 = d_39_145_156.Mul(p0_39_145_156.Add(p1_39_145_156).Add(p2_39_145_156))
+												d_39_146_157 := d_36_146_157
+												y_39_146_157 := d_39_146_157.Mul(d_39_146_157)
+												y2_39_146_157 := y_39_146_157.Mul(y_39_146_157)
+												y4_39_146_157 := y2_39_146_157.Mul(y2_39_146_157)
+												p0_39_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_146_157)).Mul(y2_39_146_157))
+												p1_39_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_146_157)).Mul(y2_39_146_157)).Mul(y4_39_146_157)
+												p2_39_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_146_157)).Mul(y4_39_146_157.Mul(y4_39_146_157))
+												r0_0_39_146_157 = d_39_146_157.Mul(p0_39_146_157.Add(p1_39_146_157).Add(p2_39_146_157))
 											}
-											r0_0_36_145_156 = nv_36_145_156.Merge(sn_36_145_156.Div(r0_0_39_145_156), d_36_145_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_36_146_157 = nv_36_146_157.Merge(sn_36_146_157.Div(r0_0_39_146_157), d_36_146_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_32_145_156 = r0_0_36_145_156
+										s_32_146_157 = r0_0_36_146_157
 									}
-									r0_0_32_145_156 = s_32_145_156
+									r0_0_32_146_157 = s_32_146_157
 								}
-								sb_145_156 := r0_0_32_145_156
-								var r0_0_40_145_156 archsimd.Float64x8
+								sb_146_157 := r0_0_32_146_157
+								var r0_0_40_146_157 archsimd.Float64x8
 								{
-									r_40_145_156, i_40_145_156, x_40_145_156 := r_145_156, 2, l_145_156
-									s_40_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_40_145_156.nmode[i_40_145_156] == nChebyshev {
-										var r0_0_41_145_156 archsimd.Float64x8
+									r_40_146_157, i_40_146_157, x_40_146_157 := r_146_157, 2, l_146_157
+									s_40_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_40_146_157.nmode[i_40_146_157] == nChebyshev {
+										var r0_0_41_146_157 archsimd.Float64x8
 										{
-											x_41_145_156, n_41_145_156 := x_40_145_156, r_40_145_156.nn[i_40_145_156]
-											magic_41_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_41_145_156 := x_41_145_156.Add(magic_41_145_156)
-											var r0_0_42_145_156 archsimd.Float64x8
+											x_41_146_157, n_41_146_157 := x_40_146_157, r_40_146_157.nn[i_40_146_157]
+											magic_41_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_41_146_157 := x_41_146_157.Add(magic_41_146_157)
+											var r0_0_42_146_157 archsimd.Float64x8
 											{
-												d_42_145_156 := x_41_145_156.Sub(t_41_145_156.Sub(magic_41_145_156))
-												y_42_145_156 := d_42_145_156.Mul(d_42_145_156)
-												y2_42_145_156 := y_42_145_156.Mul(y_42_145_156)
-												y4_42_145_156 := y2_42_145_156.Mul(y2_42_145_156)
-												p0_42_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_145_156)).Mul(y2_42_145_156))
-												p1_42_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_145_156)).Mul(y2_42_145_156)).Mul(y4_42_145_156)
-												p2_42_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_145_156.Mul(y4_42_145_156))
-												r0_0_42_145_156 = p0_42_145_156.Add(p1_42_145_156).Add(p2_42_145_156)
+												d_42_146_157 := x_41_146_157.Sub(t_41_146_157.Sub(magic_41_146_157))
+												y_42_146_157 := d_42_146_157.Mul(d_42_146_157)
+												y2_42_146_157 := y_42_146_157.Mul(y_42_146_157)
+												y4_42_146_157 := y2_42_146_157.Mul(y2_42_146_157)
+												p0_42_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_146_157)).Mul(y2_42_146_157))
+												p1_42_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_146_157)).Mul(y2_42_146_157)).Mul(y4_42_146_157)
+												p2_42_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_146_157.Mul(y4_42_146_157))
+												r0_0_42_146_157 = p0_42_146_157.Add(p1_42_146_157).Add(p2_42_146_157)
 											}
-											var r0_0_43_145_156 archsimd.Float64x8
+											var r0_0_43_146_157 archsimd.Float64x8
 											{
-												c_43_145_156, t_43_145_156 := r0_0_42_145_156, t_41_145_156
-												r0_0_43_145_156 = c_43_145_156.AsUint64x8().Xor(t_43_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_43_146_157, t_43_146_157 := r0_0_42_146_157, t_41_146_157
+												r0_0_43_146_157 = c_43_146_157.AsUint64x8().Xor(t_43_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_41_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_145_156)
-											u0_41_145_156, u1_41_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_145_156
-											j_41_145_156 := 2
-											for ; j_41_145_156+1 < n_41_145_156; j_41_145_156 += 2 {
-												u0_41_145_156 = c2_41_145_156.Mul(u1_41_145_156).Sub(u0_41_145_156)
-												u1_41_145_156 = c2_41_145_156.Mul(u0_41_145_156).Sub(u1_41_145_156)
+											c2_41_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_146_157)
+											u0_41_146_157, u1_41_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_146_157
+											j_41_146_157 := 2
+											for ; j_41_146_157+1 < n_41_146_157; j_41_146_157 += 2 {
+												u0_41_146_157 = c2_41_146_157.Mul(u1_41_146_157).Sub(u0_41_146_157)
+												u1_41_146_157 = c2_41_146_157.Mul(u0_41_146_157).Sub(u1_41_146_157)
 											}
-											if j_41_145_156 < n_41_145_156 {
-												u1_41_145_156 = c2_41_145_156.Mul(u1_41_145_156).Sub(u0_41_145_156)
+											if j_41_146_157 < n_41_146_157 {
+												u1_41_146_157 = c2_41_146_157.Mul(u1_41_146_157).Sub(u0_41_146_157)
 											}
-											r0_0_41_145_156 = u1_41_145_156
+											r0_0_41_146_157 = u1_41_146_157
 										}
-										s_40_145_156 = r0_0_41_145_156
-									} else if r_40_145_156.nmode[i_40_145_156] == nRatio {
-										var r0_0_44_145_156 archsimd.Float64x8
+										s_40_146_157 = r0_0_41_146_157
+									} else if r_40_146_157.nmode[i_40_146_157] == nRatio {
+										var r0_0_44_146_157 archsimd.Float64x8
 										{
-											x_44_145_156, nv_44_145_156 := x_40_145_156, archsimd.LoadFloat64x8((*[8]float64)((&r_40_145_156.nv[i_40_145_156])))
-											magic_44_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_44_145_156 := x_44_145_156.Add(magic_44_145_156)
-											d_44_145_156 := x_44_145_156.Sub(t_44_145_156.Sub(magic_44_145_156))
-											y_44_145_156 := nv_44_145_156.Mul(d_44_145_156)
-											u_44_145_156 := y_44_145_156.Add(magic_44_145_156)
-											var r0_0_45_145_156 archsimd.Float64x8
+											x_44_146_157, nv_44_146_157 := x_40_146_157, archsimd.LoadFloat64x8((*[8]float64)((&r_40_146_157.nv[i_40_146_157])))
+											magic_44_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_44_146_157 := x_44_146_157.Add(magic_44_146_157)
+											d_44_146_157 := x_44_146_157.Sub(t_44_146_157.Sub(magic_44_146_157))
+											y_44_146_157 := nv_44_146_157.Mul(d_44_146_157)
+											u_44_146_157 := y_44_146_157.Add(magic_44_146_157)
+											var r0_0_45_146_157 archsimd.Float64x8
 											{
-												d_45_145_156 := y_44_145_156.Sub(u_44_145_156.Sub(magic_44_145_156))
-												y_45_145_156 := d_45_145_156.Mul(d_45_145_156)
-												y2_45_145_156 := y_45_145_156.Mul(y_45_145_156)
-												y4_45_145_156 := y2_45_145_156.Mul(y2_45_145_156)
-												p0_45_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_145_156)).Mul(y2_45_145_156))
-												p1_45_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_145_156)).Mul(y2_45_145_156)).Mul(y4_45_145_156)
-												p2_45_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_145_156)).Mul(y4_45_145_156.Mul(y4_45_145_156))
-												r0_0_45_145_156 = d_45_145_156.Mul(p0_45_145_156.Add(p1_45_145_156).Add(p2_45_145_156))
+												d_45_146_157 := y_44_146_157.Sub(u_44_146_157.Sub(magic_44_146_157))
+												y_45_146_157 := d_45_146_157.Mul(d_45_146_157)
+												y2_45_146_157 := y_45_146_157.Mul(y_45_146_157)
+												y4_45_146_157 := y2_45_146_157.Mul(y2_45_146_157)
+												p0_45_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_146_157)).Mul(y2_45_146_157))
+												p1_45_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_146_157)).Mul(y2_45_146_157)).Mul(y4_45_146_157)
+												p2_45_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_146_157)).Mul(y4_45_146_157.Mul(y4_45_146_157))
+												r0_0_45_146_157 = d_45_146_157.Mul(p0_45_146_157.Add(p1_45_146_157).Add(p2_45_146_157))
 											}
-											var r0_0_46_145_156 archsimd.Float64x8
+											var r0_0_46_146_157 archsimd.Float64x8
 											{
-												c_46_145_156, t_46_145_156 := r0_0_45_145_156, u_44_145_156
-												r0_0_46_145_156 = c_46_145_156.AsUint64x8().Xor(t_46_145_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_46_146_157, t_46_146_157 := r0_0_45_146_157, u_44_146_157
+												r0_0_46_146_157 = c_46_146_157.AsUint64x8().Xor(t_46_146_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_44_145_156 := r0_0_46_145_156
-											var r0_0_47_145_156 archsimd.Float64x8
+											sn_44_146_157 := r0_0_46_146_157
+											var r0_0_47_146_157 archsimd.Float64x8
 											{
-												d_47_145_156 := d_44_145_156
-												y_47_145_156 := d_47_145_156.Mul(d_47_145_156)
-												y2_47_145_156 := y_47_145_156.Mul(y_47_145_156)
-												y4_47_145_156 := y2_47_145_156.Mul(y2_47_145_156)
-												p0_47_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_145_156)).Mul(y2_47_145_156))
-												p1_47_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_145_156)).Mul(y2_47_145_156)).Mul(y4_47_145_156)
-												p2_47_145_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_145_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_145_156)).Mul(y4_47_145_156.Mul(y4_47_145_156))
-												r0_0_47_145_156 = d_47_145_156.Mul(p0_47_145_156.Add(p1_47_145_156).Add(p2_47_145_156))
+												d_47_146_157 := d_44_146_157
+												y_47_146_157 := d_47_146_157.Mul(d_47_146_157)
+												y2_47_146_157 := y_47_146_157.Mul(y_47_146_157)
+												y4_47_146_157 := y2_47_146_157.Mul(y2_47_146_157)
+												p0_47_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_146_157)).Mul(y2_47_146_157))
+												p1_47_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_146_157)).Mul(y2_47_146_157)).Mul(y4_47_146_157)
+												p2_47_146_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_146_157)).Mul(y4_47_146_157.Mul(y4_47_146_157))
+												r0_0_47_146_157 = d_47_146_157.Mul(p0_47_146_157.Add(p1_47_146_157).Add(p2_47_146_157))
 											}
-											r0_0_44_145_156 = nv_44_145_156.Merge(sn_44_145_156.Div(r0_0_47_145_156), d_44_145_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_44_146_157 = nv_44_146_157.Merge(sn_44_146_157.Div(r0_0_47_146_157), d_44_146_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_40_145_156 = r0_0_44_145_156
+										s_40_146_157 = r0_0_44_146_157
 									}
-									r0_0_40_145_156 = s_40_145_156
+									r0_0_40_146_157 = s_40_146_157
 								}
-								sc_145_156 := r0_0_40_145_156
-								r0_0_145_156 = sa_145_156.Mul(sb_145_156).Mul(sc_145_156)
+								sc_146_157 := r0_0_40_146_157
+								r0_0_146_157 = sa_146_157.Mul(sb_146_157).Mul(sc_146_157)
 							}
-							fl_156 := r0_0_145_156
-							fc_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_156.defaultF)))
-							if c_156.HasHKL {
-								var r0_0_146_156 archsimd.Float64x8
+							fl_157 := r0_0_146_157
+							fc_157 := archsimd.LoadFloat64x8((*[8]float64)((&r_157.defaultF)))
+							if c_157.HasHKL {
+								var r0_0_147_157 archsimd.Float64x8
 								{
-									r_146_156, bits_146_156, ia_146_156, fa_146_156, h_146_156, kk_146_156, l_146_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
-									var r0_0_7_146_156 archsimd.Mask64x8
+									r_147_157, bits_147_157, ia_147_157, fa_147_157, h_147_157, kk_147_157, l_147_157 := r_157, k_157.fhklBits, ia_157, fa_157, h_157, kk_157, l_157
+									var r0_0_7_147_157 archsimd.Mask64x8
 									{
-										r_7_146_156, ia_7_146_156, h_7_146_156, kk_7_146_156, l_7_146_156 := r_146_156, ia_146_156, h_146_156, kk_146_156, l_146_156
-										half_7_146_156 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_146_156, kc_7_146_156, lc_7_146_156 := h_7_146_156.Sub(half_7_146_156).CeilScaled(0), kk_7_146_156.Sub(half_7_146_156).CeilScaled(0), l_7_146_156.Sub(half_7_146_156).CeilScaled(0)
-										hmin_7_146_156, kmin_7_146_156, lmin_7_146_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.lmin)))
-										in_7_146_156 := hc_7_146_156.GreaterEqual(hmin_7_146_156).And(hc_7_146_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.hmax))))).And(kc_7_146_156.GreaterEqual(kmin_7_146_156)).And(kc_7_146_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.kmax))))).And(lc_7_146_156.GreaterEqual(lmin_7_146_156)).And(lc_7_146_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.lmax)))))
-										idx_7_146_156 := hc_7_146_156.Sub(hmin_7_146_156).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.hstride)))).Add(kc_7_146_156.Sub(kmin_7_146_156).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_156.kstride))))).Add(lc_7_146_156.Sub(lmin_7_146_156))
-										idx_7_146_156.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_146_156).ConvertToInt32().Store(ia_7_146_156)
-										r0_0_7_146_156 = in_7_146_156
+										r_7_147_157, ia_7_147_157, h_7_147_157, kk_7_147_157, l_7_147_157 := r_147_157, ia_147_157, h_147_157, kk_147_157, l_147_157
+										half_7_147_157 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+										hc_7_147_157, kc_7_147_157, lc_7_147_157 := h_7_147_157.Sub(half_7_147_157).CeilScaled(0), kk_7_147_157.Sub(half_7_147_157).CeilScaled(0), l_7_147_157.Sub(half_7_147_157).CeilScaled(0)
+										hmin_7_147_157, kmin_7_147_157, lmin_7_147_157 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.lmin)))
+										in_7_147_157 := hc_7_147_157.GreaterEqual(hmin_7_147_157).And(hc_7_147_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.hmax))))).And(kc_7_147_157.GreaterEqual(kmin_7_147_157)).And(kc_7_147_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.kmax))))).And(lc_7_147_157.GreaterEqual(lmin_7_147_157)).And(lc_7_147_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.lmax)))))
+										idx_7_147_157 := hc_7_147_157.Sub(hmin_7_147_157).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.hstride)))).Add(kc_7_147_157.Sub(kmin_7_147_157).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_157.kstride))))).Add(lc_7_147_157.Sub(lmin_7_147_157))
+										idx_7_147_157.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_147_157).ConvertToInt32().Store(ia_7_147_157)
+										r0_0_7_147_157 = in_7_147_157
 									}
-									in_146_156 := r0_0_7_146_156
-									for i_146_156, j_146_156 := range ia_146_156 {
-										fa_146_156[i_146_156] = bits_146_156[j_146_156]
+									in_147_157 := r0_0_7_147_157
+									for i_147_157, j_147_157 := range ia_147_157 {
+										fa_147_157[i_147_157] = bits_147_157[j_147_157]
 									}
-									r0_0_146_156 = archsimd.LoadUint64x8(fa_146_156).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_146_156.defaultF))), in_146_156)
+									r0_0_147_157 = archsimd.LoadUint64x8(fa_147_157).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_147_157.defaultF))), in_147_157)
 								}
-								fc_156 = r0_0_146_156
+								fc_157 = r0_0_147_157
 							}
-							s_156 := sum_156.Add(fc_156.Mul(fc_156).Mul(fl_156).Mul(fl_156))
-							if !c_156.Water {
-								s_156 = sum_156.Merge(s_156, fl_156.Equal(zero_156))
+							s_157 := sum_157.Add(fc_157.Mul(fc_157).Mul(fl_157).Mul(fl_157))
+							if !c_157.Water {
+								s_157 = sum_157.Merge(s_157, fl_157.Equal(zero_157))
 							}
-							sum_156 = s_156
+							sum_157 = s_157
 						}
 					}
-					r0_0_156, r1_0_156 = sum_156, polar_156
+					r0_0_157, r1_0_157 = sum_157, polar_157
 				}
-				sum, polar = r0_0_156, r1_0_156
+				sum, polar = r0_0_157, r1_0_157
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -4592,385 +4603,385 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_157 archsimd.Float64x8
-				r1_0_157 archsimd.Float64x8
-				r2_0_157 archsimd.Float64x8
+				r0_0_158 archsimd.Float64x8
+				r1_0_158 archsimd.Float64x8
+				r2_0_158 archsimd.Float64x8
 			)
 			{
-				k_157, r_157, ia_157, fa_157, fdet_157, s_157, o_157, sum_157, omega_157, polar_157, capture_157, par_157 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_157 := k_157.c
-				var r0_0_147_157 archsimd.Float64x8
+				k_158, r_158, ia_158, fa_158, fdet_158, s_158, o_158, sum_158, omega_158, polar_158, capture_158, par_158 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_158 := k_158.c
+				var r0_0_148_158 archsimd.Float64x8
 				{
-					fdet_147_157, f_147_157, s_147_157, o_147_157, p_147_157 := fdet_157, archsimd.LoadFloat64x8((*[8]float64)((&r_157.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_157[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_157[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_157.pix0[0])))
-					r0_0_147_157 = fdet_147_157.Mul(f_147_157).Add(s_147_157).Add(o_147_157).Add(p_147_157)
+					fdet_148_158, f_148_158, s_148_158, o_148_158, p_148_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[0])))
+					r0_0_148_158 = fdet_148_158.Mul(f_148_158).Add(s_148_158).Add(o_148_158).Add(p_148_158)
 				}
-				x_157 := r0_0_147_157
-				var r0_0_148_157 archsimd.Float64x8
+				x_158 := r0_0_148_158
+				var r0_0_149_158 archsimd.Float64x8
 				{
-					fdet_148_157, f_148_157, s_148_157, o_148_157, p_148_157 := fdet_157, archsimd.LoadFloat64x8((*[8]float64)((&r_157.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_157[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_157[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_157.pix0[1])))
-					r0_0_148_157 = fdet_148_157.Mul(f_148_157).Add(s_148_157).Add(o_148_157).Add(p_148_157)
+					fdet_149_158, f_149_158, s_149_158, o_149_158, p_149_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[1])))
+					r0_0_149_158 = fdet_149_158.Mul(f_149_158).Add(s_149_158).Add(o_149_158).Add(p_149_158)
 				}
-				y_157 := r0_0_148_157
-				var r0_0_149_157 archsimd.Float64x8
+				y_158 := r0_0_149_158
+				var r0_0_150_158 archsimd.Float64x8
 				{
-					fdet_149_157, f_149_157, s_149_157, o_149_157, p_149_157 := fdet_157, archsimd.LoadFloat64x8((*[8]float64)((&r_157.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_157[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_157[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_157.pix0[2])))
-					r0_0_149_157 = fdet_149_157.Mul(f_149_157).Add(s_149_157).Add(o_149_157).Add(p_149_157)
+					fdet_150_158, f_150_158, s_150_158, o_150_158, p_150_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[2])))
+					r0_0_150_158 = fdet_150_158.Mul(f_150_158).Add(s_150_158).Add(o_150_158).Add(p_150_158)
 				}
-				z_157 := r0_0_149_157
-				invR_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_157.Mul(x_157).Add(y_157.Mul(y_157)).Add(z_157.Mul(z_157)).Sqrt())
-				dx_157, dy_157, dz_157 := x_157.Mul(invR_157), y_157.Mul(invR_157), z_157.Mul(invR_157)
-				if m_157 := omega_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_157.ToBits() != 0 {
-					var r0_0_150_157 archsimd.Float64x8
+				z_158 := r0_0_150_158
+				invR_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_158.Mul(x_158).Add(y_158.Mul(y_158)).Add(z_158.Mul(z_158)).Sqrt())
+				dx_158, dy_158, dz_158 := x_158.Mul(invR_158), y_158.Mul(invR_158), z_158.Mul(invR_158)
+				if m_158 := omega_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_158.ToBits() != 0 {
+					var r0_0_151_158 archsimd.Float64x8
 					{
-						invR_150_157, num_150_157, point_150_157 := invR_157, archsimd.LoadFloat64x8((*[8]float64)((&r_157.omegaNum))), c_157.PointPixel
-						w_150_157 := invR_150_157.Mul(invR_150_157)
-						if !point_150_157 {
-							w_150_157 = num_150_157.Mul(w_150_157.Mul(invR_150_157))
+						invR_151_158, num_151_158, point_151_158 := invR_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.omegaNum))), c_158.PointPixel
+						w_151_158 := invR_151_158.Mul(invR_151_158)
+						if !point_151_158 {
+							w_151_158 = num_151_158.Mul(w_151_158.Mul(invR_151_158))
 						}
-						r0_0_150_157 = w_150_157
+						r0_0_151_158 = w_151_158
 					}
-					omega_157 = r0_0_150_157.Merge(omega_157, m_157)
+					omega_158 = r0_0_151_158.Merge(omega_158, m_158)
 				}
-				if capture_157 {
-					dx_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_157.od[0])))).Add(dy_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_157.od[1]))))).Add(dz_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_157.od[2]))))).StoreSlice(par_157)
+				if capture_158 {
+					dx_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[0])))).Add(dy_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[1]))))).Add(dz_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[2]))))).StoreSlice(par_158)
 				}
 				var (
-					r0_0_151_157 archsimd.Float64x8
-					r1_0_151_157 archsimd.Float64x8
+					r0_0_152_158 archsimd.Float64x8
+					r1_0_152_158 archsimd.Float64x8
 				)
 				{
-					k_151_157, r_151_157, ia_151_157, fa_151_157, sum_151_157, dx_151_157, dy_151_157, dz_151_157, polar_151_157 := k_157, r_157, ia_157, fa_157, sum_157, dx_157, dy_157, dz_157, polar_157
-					c_151_157 := k_151_157.c
-					n_151_157 := k_151_157.nn[0]
-					zero_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_151_157 := range r_151_157.src {
-						sr_151_157 := &r_151_157.src[si_151_157]
-						il_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.il)))
-						qx_151_157, qy_151_157, qz_151_157 := dx_151_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[0])))).Mul(il_151_157), dy_151_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[1])))).Mul(il_151_157), dz_151_157.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[2])))).Mul(il_151_157)
-						if m_151_157 := polar_151_157.Equal(zero_151_157); m_151_157.ToBits() != 0 {
-							var p_151_157 archsimd.Float64x8
-							if r_151_157.kahnZero {
-								c2_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[0]))).Mul(dx_151_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[1]))).Mul(dy_151_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_157.inc[2]))).Mul(dz_151_157))
-								p_151_157 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_151_157.Mul(c2_151_157)))
+					k_152_158, r_152_158, ia_152_158, fa_152_158, sum_152_158, dx_152_158, dy_152_158, dz_152_158, polar_152_158 := k_158, r_158, ia_158, fa_158, sum_158, dx_158, dy_158, dz_158, polar_158
+					c_152_158 := k_152_158.c
+					n_152_158 := k_152_158.nn[0]
+					zero_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					for si_152_158 := range r_152_158.src {
+						sr_152_158 := &r_152_158.src[si_152_158]
+						il_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.il)))
+						qx_152_158, qy_152_158, qz_152_158 := dx_152_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[0])))).Mul(il_152_158), dy_152_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[1])))).Mul(il_152_158), dz_152_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[2])))).Mul(il_152_158)
+						if m_152_158 := polar_152_158.Equal(zero_152_158); m_152_158.ToBits() != 0 {
+							var p_152_158 archsimd.Float64x8
+							if r_152_158.kahnZero {
+								c2_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[0]))).Mul(dx_152_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[1]))).Mul(dy_152_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_158.inc[2]))).Mul(dz_152_158))
+								p_152_158 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_152_158.Mul(c2_152_158)))
 							} else {
-								var r0_0_144_151_157 archsimd.Float64x8
+								var r0_0_145_152_158 archsimd.Float64x8
 								{
-									zero_144_151_157, kahn_144_151_157, s_144_151_157, dx_144_151_157, dy_144_151_157, dz_144_151_157 := false, &r_151_157.kahn, sr_151_157, dx_151_157, dy_151_157, dz_151_157
-									c2_144_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.inc[0]))).Mul(dx_144_151_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.inc[1]))).Mul(dy_144_151_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.inc[2]))).Mul(dz_144_151_157))
-									c2sq_144_151_157 := c2_144_151_157.Mul(c2_144_151_157)
-									cos2psi_144_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_144_151_157 {
-										e_144_151_157 := dx_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.ein[0])))).Add(dy_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.ein[1]))))).Add(dz_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.ein[2])))))
-										b_144_151_157 := dx_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.bin[0])))).Add(dy_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.bin[1]))))).Add(dz_144_151_157.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_157.bin[2])))))
-										ee_144_151_157, bb_144_151_157 := e_144_151_157.Mul(e_144_151_157), b_144_151_157.Mul(b_144_151_157)
-										den_144_151_157 := ee_144_151_157.Add(bb_144_151_157)
-										cos2psi_144_151_157 = ee_144_151_157.Sub(bb_144_151_157).Div(den_144_151_157).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_144_151_157.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_145_152_158, kahn_145_152_158, s_145_152_158, dx_145_152_158, dy_145_152_158, dz_145_152_158 := false, &r_152_158.kahn, sr_152_158, dx_152_158, dy_152_158, dz_152_158
+									c2_145_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.inc[0]))).Mul(dx_145_152_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.inc[1]))).Mul(dy_145_152_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.inc[2]))).Mul(dz_145_152_158))
+									c2sq_145_152_158 := c2_145_152_158.Mul(c2_145_152_158)
+									cos2psi_145_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+									if !zero_145_152_158 {
+										e_145_152_158 := dx_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.ein[0])))).Add(dy_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.ein[1]))))).Add(dz_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.ein[2])))))
+										b_145_152_158 := dx_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.bin[0])))).Add(dy_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.bin[1]))))).Add(dz_145_152_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_158.bin[2])))))
+										ee_145_152_158, bb_145_152_158 := e_145_152_158.Mul(e_145_152_158), b_145_152_158.Mul(b_145_152_158)
+										den_145_152_158 := ee_145_152_158.Add(bb_145_152_158)
+										cos2psi_145_152_158 = ee_145_152_158.Sub(bb_145_152_158).Div(den_145_152_158).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_145_152_158.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 									}
-									one_144_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_144_151_157 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144_151_157.Add(c2sq_144_151_157).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_144_151_157)).Mul(cos2psi_144_151_157).Mul(one_144_151_157.Sub(c2sq_144_151_157))))
+									one_145_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_145_152_158 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145_152_158.Add(c2sq_145_152_158).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_145_152_158)).Mul(cos2psi_145_152_158).Mul(one_145_152_158.Sub(c2sq_145_152_158))))
 								}
-								p_151_157 = r0_0_144_151_157
+								p_152_158 = r0_0_145_152_158
 							}
-							polar_151_157 = p_151_157.Merge(polar_151_157, m_151_157)
+							polar_152_158 = p_152_158.Merge(polar_152_158, m_152_158)
 						}
-						for oi_151_157 := range r_151_157.orient {
-							o_151_157 := &r_151_157.orient[oi_151_157]
-							h_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[0]))).Mul(qx_151_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[1]))).Mul(qy_151_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[2]))).Mul(qz_151_157))
-							kk_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[3]))).Mul(qx_151_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[4]))).Mul(qy_151_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[5]))).Mul(qz_151_157))
-							l_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[6]))).Mul(qx_151_157).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[7]))).Mul(qy_151_157)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_157[8]))).Mul(qz_151_157))
-							var r0_0_145_151_157 archsimd.Float64x8
+						for oi_152_158 := range r_152_158.orient {
+							o_152_158 := &r_152_158.orient[oi_152_158]
+							h_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[0]))).Mul(qx_152_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[1]))).Mul(qy_152_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[2]))).Mul(qz_152_158))
+							kk_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[3]))).Mul(qx_152_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[4]))).Mul(qy_152_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[5]))).Mul(qz_152_158))
+							l_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[6]))).Mul(qx_152_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[7]))).Mul(qy_152_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_158[8]))).Mul(qz_152_158))
+							var r0_0_146_152_158 archsimd.Float64x8
 							{
-								r_145_151_157, h_145_151_157, kk_145_151_157, l_145_151_157, n_145_151_157 := r_151_157, h_151_157, kk_151_157, l_151_157, n_151_157
-								_ = n_145_151_157
-								var r0_0_24_145_151_157 archsimd.Float64x8
+								r_146_152_158, h_146_152_158, kk_146_152_158, l_146_152_158, n_146_152_158 := r_152_158, h_152_158, kk_152_158, l_152_158, n_152_158
+								_ = n_146_152_158
+								var r0_0_24_146_152_158 archsimd.Float64x8
 								{
-									r_24_145_151_157, i_24_145_151_157, x_24_145_151_157 := r_145_151_157, 0, h_145_151_157
-									s_24_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_24_145_151_157.nmode[i_24_145_151_157] == nChebyshev {
-										var r0_0_25_145_151_157 archsimd.Float64x8
+									r_24_146_152_158, i_24_146_152_158, x_24_146_152_158 := r_146_152_158, 0, h_146_152_158
+									s_24_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_24_146_152_158.nmode[i_24_146_152_158] == nChebyshev {
+										var r0_0_25_146_152_158 archsimd.Float64x8
 										{
-											x_25_145_151_157, n_25_145_151_157 := x_24_145_151_157, r_24_145_151_157.nn[i_24_145_151_157]
-											magic_25_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_25_145_151_157 := x_25_145_151_157.Add(magic_25_145_151_157)
-											var r0_0_26_145_151_157 archsimd.Float64x8
+											x_25_146_152_158, n_25_146_152_158 := x_24_146_152_158, r_24_146_152_158.nn[i_24_146_152_158]
+											magic_25_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_25_146_152_158 := x_25_146_152_158.Add(magic_25_146_152_158)
+											var r0_0_26_146_152_158 archsimd.Float64x8
 											{
-												d_26_145_151_157 := x_25_145_151_157.Sub(t_25_145_151_157.Sub(magic_25_145_151_157))
-												y_26_145_151_157 := d_26_145_151_157.Mul(d_26_145_151_157)
-												y2_26_145_151_157 := y_26_145_151_157.Mul(y_26_145_151_157)
-												y4_26_145_151_157 := y2_26_145_151_157.Mul(y2_26_145_151_157)
-												p0_26_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_145_151_157)).Mul(y2_26_145_151_157))
-												p1_26_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_145_151_157)).Mul(y2_26_145_151_157)).Mul(y4_26_145_151_157)
-												p2_26_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_145_151_157.Mul(y4_26_145_151_157))
-												r0_0_26_145_151_157 = p0_26_145_151_157.Add(p1_26_145_151_157).Add(p2_26_145_151_157)
+												d_26_146_152_158 := x_25_146_152_158.Sub(t_25_146_152_158.Sub(magic_25_146_152_158))
+												y_26_146_152_158 := d_26_146_152_158.Mul(d_26_146_152_158)
+												y2_26_146_152_158 := y_26_146_152_158.Mul(y_26_146_152_158)
+												y4_26_146_152_158 := y2_26_146_152_158.Mul(y2_26_146_152_158)
+												p0_26_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_146_152_158)).Mul(y2_26_146_152_158))
+												p1_26_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_146_152_158)).Mul(y2_26_146_152_158)).Mul(y4_26_146_152_158)
+												p2_26_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_146_152_158.Mul(y4_26_146_152_158))
+												r0_0_26_146_152_158 = p0_26_146_152_158.Add(p1_26_146_152_158).Add(p2_26_146_152_158)
 											}
-											var r0_0_27_145_151_157 archsimd.Float64x8
+											var r0_0_27_146_152_158 archsimd.Float64x8
 											{
-												c_27_145_151_157, t_27_145_151_157 := r0_0_26_145_151_157, t_25_145_151_157
-												r0_0_27_145_151_157 = c_27_145_151_157.AsUint64x8().Xor(t_27_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_27_146_152_158, t_27_146_152_158 := r0_0_26_146_152_158, t_25_146_152_158
+												r0_0_27_146_152_158 = c_27_146_152_158.AsUint64x8().Xor(t_27_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_25_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_145_151_157)
-											u0_25_145_151_157, u1_25_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_145_151_157
-											j_25_145_151_157 := 2
-											for ; j_25_145_151_157+1 < n_25_145_151_157; j_25_145_151_157 += 2 {
-												u0_25_145_151_157 = c2_25_145_151_157.Mul(u1_25_145_151_157).Sub(u0_25_145_151_157)
-												u1_25_145_151_157 = c2_25_145_151_157.Mul(u0_25_145_151_157).Sub(u1_25_145_151_157)
+											c2_25_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_146_152_158)
+											u0_25_146_152_158, u1_25_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_146_152_158
+											j_25_146_152_158 := 2
+											for ; j_25_146_152_158+1 < n_25_146_152_158; j_25_146_152_158 += 2 {
+												u0_25_146_152_158 = c2_25_146_152_158.Mul(u1_25_146_152_158).Sub(u0_25_146_152_158)
+												u1_25_146_152_158 = c2_25_146_152_158.Mul(u0_25_146_152_158).Sub(u1_25_146_152_158)
 											}
-											if j_25_145_151_157 < n_25_145_151_157 {
-												u1_25_145_151_157 = c2_25_145_151_157.Mul(u1_25_145_151_157).Sub(u0_25_145_151_157)
+											if j_25_146_152_158 < n_25_146_152_158 {
+												u1_25_146_152_158 = c2_25_146_152_158.Mul(u1_25_146_152_158).Sub(u0_25_146_152_158)
 											}
-											r0_0_25_145_151_157 = u1_25_145_151_157
+											r0_0_25_146_152_158 = u1_25_146_152_158
 										}
-										s_24_145_151_157 = r0_0_25_145_151_157
-									} else if r_24_145_151_157.nmode[i_24_145_151_157] == nRatio {
-										var r0_0_28_145_151_157 archsimd.Float64x8
+										s_24_146_152_158 = r0_0_25_146_152_158
+									} else if r_24_146_152_158.nmode[i_24_146_152_158] == nRatio {
+										var r0_0_28_146_152_158 archsimd.Float64x8
 										{
-											x_28_145_151_157, nv_28_145_151_157 := x_24_145_151_157, archsimd.LoadFloat64x8((*[8]float64)((&r_24_145_151_157.nv[i_24_145_151_157])))
-											magic_28_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_28_145_151_157 := x_28_145_151_157.Add(magic_28_145_151_157)
-											d_28_145_151_157 := x_28_145_151_157.Sub(t_28_145_151_157.Sub(magic_28_145_151_157))
-											y_28_145_151_157 := nv_28_145_151_157.Mul(d_28_145_151_157)
-											u_28_145_151_157 := y_28_145_151_157.Add(magic_28_145_151_157)
-											var r0_0_29_145_151_157 archsimd.Float64x8
+											x_28_146_152_158, nv_28_146_152_158 := x_24_146_152_158, archsimd.LoadFloat64x8((*[8]float64)((&r_24_146_152_158.nv[i_24_146_152_158])))
+											magic_28_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_28_146_152_158 := x_28_146_152_158.Add(magic_28_146_152_158)
+											d_28_146_152_158 := x_28_146_152_158.Sub(t_28_146_152_158.Sub(magic_28_146_152_158))
+											y_28_146_152_158 := nv_28_146_152_158.Mul(d_28_146_152_158)
+											u_28_146_152_158 := y_28_146_152_158.Add(magic_28_146_152_158)
+											var r0_0_29_146_152_158 archsimd.Float64x8
 											{
-												d_29_145_151_157 := y_28_145_151_157.Sub(u_28_145_151_157.Sub(magic_28_145_151_157))
-												y_29_145_151_157 := d_29_145_151_157.Mul(d_29_145_151_157)
-												y2_29_145_151_157 := y_29_145_151_157.Mul(y_29_145_151_157)
-												y4_29_145_151_157 := y2_29_145_151_157.Mul(y2_29_145_151_157)
-												p0_29_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_145_151_157)).Mul(y2_29_145_151_157))
-												p1_29_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_145_151_157)).Mul(y2_29_145_151_157)).Mul(y4_29_145_151_157)
-												p2_29_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_145_151_157)).Mul(y4_29_145_151_157.Mul(y4_29_145_151_157))
-												r0_0_29_145_151_157 = d_29_145_151_157.Mul(p0_29_145_151_157.Add(p1_29_145_151_157).Add(p2_29_145_151_157))
+												d_29_146_152_158 := y_28_146_152_158.Sub(u_28_146_152_158.Sub(magic_28_146_152_158))
+												y_29_146_152_158 := d_29_146_152_158.Mul(d_29_146_152_158)
+												y2_29_146_152_158 := y_29_146_152_158.Mul(y_29_146_152_158)
+												y4_29_146_152_158 := y2_29_146_152_158.Mul(y2_29_146_152_158)
+												p0_29_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_146_152_158)).Mul(y2_29_146_152_158))
+												p1_29_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_146_152_158)).Mul(y2_29_146_152_158)).Mul(y4_29_146_152_158)
+												p2_29_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_146_152_158)).Mul(y4_29_146_152_158.Mul(y4_29_146_152_158))
+												r0_0_29_146_152_158 = d_29_146_152_158.Mul(p0_29_146_152_158.Add(p1_29_146_152_158).Add(p2_29_146_152_158))
 											}
-											var r0_0_30_145_151_157 archsimd.Float64x8
+											var r0_0_30_146_152_158 archsimd.Float64x8
 											{
-												c_30_145_151_157, t_30_145_151_157 := r0_0_29_145_151_157, u_28_145_151_157
-												r0_0_30_145_151_157 = c_30_145_151_157.AsUint64x8().Xor(t_30_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_30_146_152_158, t_30_146_152_158 := r0_0_29_146_152_158, u_28_146_152_158
+												r0_0_30_146_152_158 = c_30_146_152_158.AsUint64x8().Xor(t_30_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_28_145_151_157 := r0_0_30_145_151_157
-											var r0_0_31_145_151_157 archsimd.Float64x8
+											sn_28_146_152_158 := r0_0_30_146_152_158
+											var r0_0_31_146_152_158 archsimd.Float64x8
 											{
-												d_31_145_151_157 := d_28_145_151_157
-												y_31_145_151_157 := d_31_145_151_157.Mul(d_31_145_151_157)
-												y2_31_145_151_157 := y_31_145_151_157.Mul(y_31_145_151_157)
-												y4_31_145_151_157 := y2_31_145_151_157.Mul(y2_31_145_151_157)
-												p0_31_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_145_151_157)).Mul(y2_31_145_151_157))
-												p1_31_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_145_151_157)).Mul(y2_31_145_151_157)).Mul(y4_31_145_151_157)
-												p2_31_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_145_151_157)).Mul(y4_31_145_151_157.Mul(y4_31_145_151_157))
-												r0_0_31_145_151_157 = d_31_145_151_157.Mul(p0_31_145_151_157.Add(p1_31_145_151_157).Add(p2_31_145_151_157))
+												d_31_146_152_158 := d_28_146_152_158
+												y_31_146_152_158 := d_31_146_152_158.Mul(d_31_146_152_158)
+												y2_31_146_152_158 := y_31_146_152_158.Mul(y_31_146_152_158)
+												y4_31_146_152_158 := y2_31_146_152_158.Mul(y2_31_146_152_158)
+												p0_31_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_146_152_158)).Mul(y2_31_146_152_158))
+												p1_31_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_146_152_158)).Mul(y2_31_146_152_158)).Mul(y4_31_146_152_158)
+												p2_31_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_146_152_158)).Mul(y4_31_146_152_158.Mul(y4_31_146_152_158))
+												r0_0_31_146_152_158 = d_31_146_152_158.Mul(p0_31_146_152_158.Add(p1_31_146_152_158).Add(p2_31_146_152_158))
 											}
-											r0_0_28_145_151_157 = nv_28_145_151_157.Merge(sn_28_145_151_157.Div(r0_0_31_145_151_157), d_28_145_151_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_28_146_152_158 = nv_28_146_152_158.Merge(sn_28_146_152_158.Div(r0_0_31_146_152_158), d_28_146_152_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_24_145_151_157 = r0_0_28_145_151_157
+										s_24_146_152_158 = r0_0_28_146_152_158
 									}
-									r0_0_24_145_151_157 = s_24_145_151_157
+									r0_0_24_146_152_158 = s_24_146_152_158
 								}
-								sa_145_151_157 := r0_0_24_145_151_157
-								var r0_0_32_145_151_157 archsimd.Float64x8
+								sa_146_152_158 := r0_0_24_146_152_158
+								var r0_0_32_146_152_158 archsimd.Float64x8
 								{
-									r_32_145_151_157, i_32_145_151_157, x_32_145_151_157 := r_145_151_157, 1, kk_145_151_157
-									s_32_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_32_145_151_157.nmode[i_32_145_151_157] == nChebyshev {
-										var r0_0_33_145_151_157 archsimd.Float64x8
+									r_32_146_152_158, i_32_146_152_158, x_32_146_152_158 := r_146_152_158, 1, kk_146_152_158
+									s_32_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_32_146_152_158.nmode[i_32_146_152_158] == nChebyshev {
+										var r0_0_33_146_152_158 archsimd.Float64x8
 										{
-											x_33_145_151_157, n_33_145_151_157 := x_32_145_151_157, r_32_145_151_157.nn[i_32_145_151_157]
-											magic_33_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_33_145_151_157 := x_33_145_151_157.Add(magic_33_145_151_157)
-											var r0_0_34_145_151_157 archsimd.Float64x8
+											x_33_146_152_158, n_33_146_152_158 := x_32_146_152_158, r_32_146_152_158.nn[i_32_146_152_158]
+											magic_33_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_33_146_152_158 := x_33_146_152_158.Add(magic_33_146_152_158)
+											var r0_0_34_146_152_158 archsimd.Float64x8
 											{
-												d_34_145_151_157 := x_33_145_151_157.Sub(t_33_145_151_157.Sub(magic_33_145_151_157))
-												y_34_145_151_157 := d_34_145_151_157.Mul(d_34_145_151_157)
-												y2_34_145_151_157 := y_34_145_151_157.Mul(y_34_145_151_157)
-												y4_34_145_151_157 := y2_34_145_151_157.Mul(y2_34_145_151_157)
-												p0_34_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_145_151_157)).Mul(y2_34_145_151_157))
-												p1_34_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_145_151_157)).Mul(y2_34_145_151_157)).Mul(y4_34_145_151_157)
-												p2_34_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_145_151_157.Mul(y4_34_145_151_157))
-												r0_0_34_145_151_157 = p0_34_145_151_157.Add(p1_34_145_151_157).Add(p2_34_145_151_157)
+												d_34_146_152_158 := x_33_146_152_158.Sub(t_33_146_152_158.Sub(magic_33_146_152_158))
+												y_34_146_152_158 := d_34_146_152_158.Mul(d_34_146_152_158)
+												y2_34_146_152_158 := y_34_146_152_158.Mul(y_34_146_152_158)
+												y4_34_146_152_158 := y2_34_146_152_158.Mul(y2_34_146_152_158)
+												p0_34_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_146_152_158)).Mul(y2_34_146_152_158))
+												p1_34_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_146_152_158)).Mul(y2_34_146_152_158)).Mul(y4_34_146_152_158)
+												p2_34_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_146_152_158.Mul(y4_34_146_152_158))
+												r0_0_34_146_152_158 = p0_34_146_152_158.Add(p1_34_146_152_158).Add(p2_34_146_152_158)
 											}
-											var r0_0_35_145_151_157 archsimd.Float64x8
+											var r0_0_35_146_152_158 archsimd.Float64x8
 											{
-												c_35_145_151_157, t_35_145_151_157 := r0_0_34_145_151_157, t_33_145_151_157
-												r0_0_35_145_151_157 = c_35_145_151_157.AsUint64x8().Xor(t_35_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_35_146_152_158, t_35_146_152_158 := r0_0_34_146_152_158, t_33_146_152_158
+												r0_0_35_146_152_158 = c_35_146_152_158.AsUint64x8().Xor(t_35_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_33_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_145_151_157)
-											u0_33_145_151_157, u1_33_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_145_151_157
-											j_33_145_151_157 := 2
-											for ; j_33_145_151_157+1 < n_33_145_151_157; j_33_145_151_157 += 2 {
-												u0_33_145_151_157 = c2_33_145_151_157.Mul(u1_33_145_151_157).Sub(u0_33_145_151_157)
-												u1_33_145_151_157 = c2_33_145_151_157.Mul(u0_33_145_151_157).Sub(u1_33_145_151_157)
+											c2_33_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_146_152_158)
+											u0_33_146_152_158, u1_33_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_146_152_158
+											j_33_146_152_158 := 2
+											for ; j_33_146_152_158+1 < n_33_146_152_158; j_33_146_152_158 += 2 {
+												u0_33_146_152_158 = c2_33_146_152_158.Mul(u1_33_146_152_158).Sub(u0_33_146_152_158)
+												u1_33_146_152_158 = c2_33_146_152_158.Mul(u0_33_146_152_158).Sub(u1_33_146_152_158)
 											}
-											if j_33_145_151_157 < n_33_145_151_157 {
-												u1_33_145_151_157 = c2_33_145_151_157.Mul(u1_33_145_151_157).Sub(u0_33_145_151_157)
+											if j_33_146_152_158 < n_33_146_152_158 {
+												u1_33_146_152_158 = c2_33_146_152_158.Mul(u1_33_146_152_158).Sub(u0_33_146_152_158)
 											}
-											r0_0_33_145_151_157 = u1_33_145_151_157
+											r0_0_33_146_152_158 = u1_33_146_152_158
 										}
-										s_32_145_151_157 = r0_0_33_145_151_157
-									} else if r_32_145_151_157.nmode[i_32_145_151_157] == nRatio {
-										var r0_0_36_145_151_157 archsimd.Float64x8
+										s_32_146_152_158 = r0_0_33_146_152_158
+									} else if r_32_146_152_158.nmode[i_32_146_152_158] == nRatio {
+										var r0_0_36_146_152_158 archsimd.Float64x8
 										{
-											x_36_145_151_157, nv_36_145_151_157 := x_32_145_151_157, archsimd.LoadFloat64x8((*[8]float64)((&r_32_145_151_157.nv[i_32_145_151_157])))
-											magic_36_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_36_145_151_157 := x_36_145_151_157.Add(magic_36_145_151_157)
-											d_36_145_151_157 := x_36_145_151_157.Sub(t_36_145_151_157.Sub(magic_36_145_151_157))
-											y_36_145_151_157 := nv_36_145_151_157.Mul(d_36_145_151_157)
-											u_36_145_151_157 := y_36_145_151_157.Add(magic_36_145_151_157)
-											var r0_0_37_145_151_157 archsimd.Float64x8
+											x_36_146_152_158, nv_36_146_152_158 := x_32_146_152_158, archsimd.LoadFloat64x8((*[8]float64)((&r_32_146_152_158.nv[i_32_146_152_158])))
+											magic_36_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_36_146_152_158 := x_36_146_152_158.Add(magic_36_146_152_158)
+											d_36_146_152_158 := x_36_146_152_158.Sub(t_36_146_152_158.Sub(magic_36_146_152_158))
+											y_36_146_152_158 := nv_36_146_152_158.Mul(d_36_146_152_158)
+											u_36_146_152_158 := y_36_146_152_158.Add(magic_36_146_152_158)
+											var r0_0_37_146_152_158 archsimd.Float64x8
 											{
-												d_37_145_151_157 := y_36_145_151_157.Sub(u_36_145_151_157.Sub(magic_36_145_151_157))
-												y_37_145_151_157 := d_37_145_151_157.Mul(d_37_145_151_157)
-												y2_37_145_151_157 := y_37_145_151_157.Mul(y_37_145_151_157)
-												y4_37_145_151_157 := y2_37_145_151_157.Mul(y2_37_145_151_157)
-												p0_37_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_145_151_157)).Mul(y2_37_145_151_157))
-												p1_37_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_145_151_157)).Mul(y2_37_145_151_157)).Mul(y4_37_145_151_157)
-												p2_37_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_145_151_157)).Mul(y4_37_145_151_157.Mul(y4_37_145_151_157))
-												r0_0_37_145_151_157 = d_37_145_151_157.Mul(p0_37_145_151_157.Add(p1_37_145_151_157).Add(p2_37_145_151_157))
+												d_37_146_152_158 := y_36_146_152_158.Sub(u_36_146_152_158.Sub(magic_36_146_152_158))
+												y_37_146_152_158 := d_37_146_152_158.Mul(d_37_146_152_158)
+												y2_37_146_152_158 := y_37_146_152_158.Mul(y_37_146_152_158)
+												y4_37_146_152_158 := y2_37_146_152_158.Mul(y2_37_146_152_158)
+												p0_37_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_146_152_158)).Mul(y2_37_146_152_158))
+												p1_37_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_146_152_158)).Mul(y2_37_146_152_158)).Mul(y4_37_146_152_158)
+												p2_37_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_146_152_158)).Mul(y4_37_146_152_158.Mul(y4_37_146_152_158))
+												r0_0_37_146_152_158 = d_37_146_152_158.Mul(p0_37_146_152_158.Add(p1_37_146_152_158).Add(p2_37_146_152_158))
 											}
-											var r0_0_38_145_151_157 archsimd.Float64x8
+											var r0_0_38_146_152_158 archsimd.Float64x8
 											{
-												c_38_145_151_157, t_38_145_151_157 := r0_0_37_145_151_157, u_36_145_151_157
-												r0_0_38_145_151_157 = c_38_145_151_157.AsUint64x8().Xor(t_38_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_38_146_152_158, t_38_146_152_158 := r0_0_37_146_152_158, u_36_146_152_158
+												r0_0_38_146_152_158 = c_38_146_152_158.AsUint64x8().Xor(t_38_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_36_145_151_157 := r0_0_38_145_151_157
-											var r0_0_39_145_151_157 archsimd.Float64x8
+											sn_36_146_152_158 := r0_0_38_146_152_158
+											var r0_0_39_146_152_158 archsimd.Float64x8
 											{
-												d_39_145_151_157 := d_36_145_151_157
-												y_39_145_151_157 := d_39_145_151_157.Mul(d_39_145_151_157)
-												y2_39_145_151_157 := y_39_145_151_157.Mul(y_39_145_151_157)
-												y4_39_145_151_157 := y2_39_145_151_157.Mul(y2_39_145_151_157)
-												p0_39_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_145_151_157)).Mul(y2_39_145_151_157))
-												p1_39_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_145_151_157)).Mul(y2_39_145_151_157)).Mul(y4_39_145_151_157)
-												p2_39_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_145_151_157)).Mul(y4_39_145_151_157.Mul(y4_39_145_151_157))
-												r0_0_39_145_151_157 = d_39_145_151_157.Mul(p0_39_145_151_157.Add(p1_39_145_151_157).Add(p2_39_145_151_157))
+												d_39_146_152_158 := d_36_146_152_158
+												y_39_146_152_158 := d_39_146_152_158.Mul(d_39_146_152_158)
+												y2_39_146_152_158 := y_39_146_152_158.Mul(y_39_146_152_158)
+												y4_39_146_152_158 := y2_39_146_152_158.Mul(y2_39_146_152_158)
+												p0_39_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_146_152_158)).Mul(y2_39_146_152_158))
+												p1_39_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_146_152_158)).Mul(y2_39_146_152_158)).Mul(y4_39_146_152_158)
+												p2_39_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_146_152_158)).Mul(y4_39_146_152_158.Mul(y4_39_146_152_158))
+												r0_0_39_146_152_158 = d_39_146_152_158.Mul(p0_39_146_152_158.Add(p1_39_146_152_158).Add(p2_39_146_152_158))
 											}
-											r0_0_36_145_151_157 = nv_36_145_151_157.Merge(sn_36_145_151_157.Div(r0_0_39_145_151_157), d_36_145_151_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_36_146_152_158 = nv_36_146_152_158.Merge(sn_36_146_152_158.Div(r0_0_39_146_152_158), d_36_146_152_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_32_145_151_157 = r0_0_36_145_151_157
+										s_32_146_152_158 = r0_0_36_146_152_158
 									}
-									r0_0_32_145_151_157 = s_32_145_151_157
+									r0_0_32_146_152_158 = s_32_146_152_158
 								}
-								sb_145_151_157 := r0_0_32_145_151_157
-								var r0_0_40_145_151_157 archsimd.Float64x8
+								sb_146_152_158 := r0_0_32_146_152_158
+								var r0_0_40_146_152_158 archsimd.Float64x8
 								{
-									r_40_145_151_157, i_40_145_151_157, x_40_145_151_157 := r_145_151_157, 2, l_145_151_157
-									s_40_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_40_145_151_157.nmode[i_40_145_151_157] == nChebyshev {
-										var r0_0_41_145_151_157 archsimd.Float64x8
+									r_40_146_152_158, i_40_146_152_158, x_40_146_152_158 := r_146_152_158, 2, l_146_152_158
+									s_40_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_40_146_152_158.nmode[i_40_146_152_158] == nChebyshev {
+										var r0_0_41_146_152_158 archsimd.Float64x8
 										{
-											x_41_145_151_157, n_41_145_151_157 := x_40_145_151_157, r_40_145_151_157.nn[i_40_145_151_157]
-											magic_41_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_41_145_151_157 := x_41_145_151_157.Add(magic_41_145_151_157)
-											var r0_0_42_145_151_157 archsimd.Float64x8
+											x_41_146_152_158, n_41_146_152_158 := x_40_146_152_158, r_40_146_152_158.nn[i_40_146_152_158]
+											magic_41_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_41_146_152_158 := x_41_146_152_158.Add(magic_41_146_152_158)
+											var r0_0_42_146_152_158 archsimd.Float64x8
 											{
-												d_42_145_151_157 := x_41_145_151_157.Sub(t_41_145_151_157.Sub(magic_41_145_151_157))
-												y_42_145_151_157 := d_42_145_151_157.Mul(d_42_145_151_157)
-												y2_42_145_151_157 := y_42_145_151_157.Mul(y_42_145_151_157)
-												y4_42_145_151_157 := y2_42_145_151_157.Mul(y2_42_145_151_157)
-												p0_42_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_145_151_157)).Mul(y2_42_145_151_157))
-												p1_42_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_145_151_157)).Mul(y2_42_145_151_157)).Mul(y4_42_145_151_157)
-												p2_42_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_145_151_157.Mul(y4_42_145_151_157))
-												r0_0_42_145_151_157 = p0_42_145_151_157.Add(p1_42_145_151_157).Add(p2_42_145_151_157)
+												d_42_146_152_158 := x_41_146_152_158.Sub(t_41_146_152_158.Sub(magic_41_146_152_158))
+												y_42_146_152_158 := d_42_146_152_158.Mul(d_42_146_152_158)
+												y2_42_146_152_158 := y_42_146_152_158.Mul(y_42_146_152_158)
+												y4_42_146_152_158 := y2_42_146_152_158.Mul(y2_42_146_152_158)
+												p0_42_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_146_152_158)).Mul(y2_42_146_152_158))
+												p1_42_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_146_152_158)).Mul(y2_42_146_152_158)).Mul(y4_42_146_152_158)
+												p2_42_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_146_152_158.Mul(y4_42_146_152_158))
+												r0_0_42_146_152_158 = p0_42_146_152_158.Add(p1_42_146_152_158).Add(p2_42_146_152_158)
 											}
-											var r0_0_43_145_151_157 archsimd.Float64x8
+											var r0_0_43_146_152_158 archsimd.Float64x8
 											{
-												c_43_145_151_157, t_43_145_151_157 := r0_0_42_145_151_157, t_41_145_151_157
-												r0_0_43_145_151_157 = c_43_145_151_157.AsUint64x8().Xor(t_43_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_43_146_152_158, t_43_146_152_158 := r0_0_42_146_152_158, t_41_146_152_158
+												r0_0_43_146_152_158 = c_43_146_152_158.AsUint64x8().Xor(t_43_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_41_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_145_151_157)
-											u0_41_145_151_157, u1_41_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_145_151_157
-											j_41_145_151_157 := 2
-											for ; j_41_145_151_157+1 < n_41_145_151_157; j_41_145_151_157 += 2 {
-												u0_41_145_151_157 = c2_41_145_151_157.Mul(u1_41_145_151_157).Sub(u0_41_145_151_157)
-												u1_41_145_151_157 = c2_41_145_151_157.Mul(u0_41_145_151_157).Sub(u1_41_145_151_157)
+											c2_41_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_146_152_158)
+											u0_41_146_152_158, u1_41_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_146_152_158
+											j_41_146_152_158 := 2
+											for ; j_41_146_152_158+1 < n_41_146_152_158; j_41_146_152_158 += 2 {
+												u0_41_146_152_158 = c2_41_146_152_158.Mul(u1_41_146_152_158).Sub(u0_41_146_152_158)
+												u1_41_146_152_158 = c2_41_146_152_158.Mul(u0_41_146_152_158).Sub(u1_41_146_152_158)
 											}
-											if j_41_145_151_157 < n_41_145_151_157 {
-												u1_41_145_151_157 = c2_41_145_151_157.Mul(u1_41_145_151_157).Sub(u0_41_145_151_157)
+											if j_41_146_152_158 < n_41_146_152_158 {
+												u1_41_146_152_158 = c2_41_146_152_158.Mul(u1_41_146_152_158).Sub(u0_41_146_152_158)
 											}
-											r0_0_41_145_151_157 = u1_41_145_151_157
+											r0_0_41_146_152_158 = u1_41_146_152_158
 										}
-										s_40_145_151_157 = r0_0_41_145_151_157
-									} else if r_40_145_151_157.nmode[i_40_145_151_157] == nRatio {
-										var r0_0_44_145_151_157 archsimd.Float64x8
+										s_40_146_152_158 = r0_0_41_146_152_158
+									} else if r_40_146_152_158.nmode[i_40_146_152_158] == nRatio {
+										var r0_0_44_146_152_158 archsimd.Float64x8
 										{
-											x_44_145_151_157, nv_44_145_151_157 := x_40_145_151_157, archsimd.LoadFloat64x8((*[8]float64)((&r_40_145_151_157.nv[i_40_145_151_157])))
-											magic_44_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_44_145_151_157 := x_44_145_151_157.Add(magic_44_145_151_157)
-											d_44_145_151_157 := x_44_145_151_157.Sub(t_44_145_151_157.Sub(magic_44_145_151_157))
-											y_44_145_151_157 := nv_44_145_151_157.Mul(d_44_145_151_157)
-											u_44_145_151_157 := y_44_145_151_157.Add(magic_44_145_151_157)
-											var r0_0_45_145_151_157 archsimd.Float64x8
+											x_44_146_152_158, nv_44_146_152_158 := x_40_146_152_158, archsimd.LoadFloat64x8((*[8]float64)((&r_40_146_152_158.nv[i_40_146_152_158])))
+											magic_44_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_44_146_152_158 := x_44_146_152_158.Add(magic_44_146_152_158)
+											d_44_146_152_158 := x_44_146_152_158.Sub(t_44_146_152_158.Sub(magic_44_146_152_158))
+											y_44_146_152_158 := nv_44_146_152_158.Mul(d_44_146_152_158)
+											u_44_146_152_158 := y_44_146_152_158.Add(magic_44_146_152_158)
+											var r0_0_45_146_152_158 archsimd.Float64x8
 											{
-												d_45_145_151_157 := y_44_145_151_157.Sub(u_44_145_151_157.Sub(magic_44_145_151_157))
-												y_45_145_151_157 := d_45_145_151_157.Mul(d_45_145_151_157)
-												y2_45_145_151_157 := y_45_145_151_157.Mul(y_45_145_151_157)
-												y4_45_145_151_157 := y2_45_145_151_157.Mul(y2_45_145_151_157)
-												p0_45_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_145_151_157)).Mul(y2_45_145_151_157))
-												p1_45_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_145_151_157)).Mul(y2_45_145_151_157)).Mul(y4_45_145_151_157)
-												p2_45_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_145_151_157)).Mul(y4_45_145_151_157.Mul(y4_45_145_151_157))
-												r0_0_45_145_151_157 = d_45_145_151_157.Mul(p0_45_145_151_157.Add(p1_45_145_151_157).Add(p2_45_145_151_157))
+												d_45_146_152_158 := y_44_146_152_158.Sub(u_44_146_152_158.Sub(magic_44_146_152_158))
+												y_45_146_152_158 := d_45_146_152_158.Mul(d_45_146_152_158)
+												y2_45_146_152_158 := y_45_146_152_158.Mul(y_45_146_152_158)
+												y4_45_146_152_158 := y2_45_146_152_158.Mul(y2_45_146_152_158)
+												p0_45_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_146_152_158)).Mul(y2_45_146_152_158))
+												p1_45_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_146_152_158)).Mul(y2_45_146_152_158)).Mul(y4_45_146_152_158)
+												p2_45_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_146_152_158)).Mul(y4_45_146_152_158.Mul(y4_45_146_152_158))
+												r0_0_45_146_152_158 = d_45_146_152_158.Mul(p0_45_146_152_158.Add(p1_45_146_152_158).Add(p2_45_146_152_158))
 											}
-											var r0_0_46_145_151_157 archsimd.Float64x8
+											var r0_0_46_146_152_158 archsimd.Float64x8
 											{
-												c_46_145_151_157, t_46_145_151_157 := r0_0_45_145_151_157, u_44_145_151_157
-												r0_0_46_145_151_157 = c_46_145_151_157.AsUint64x8().Xor(t_46_145_151_157.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_46_146_152_158, t_46_146_152_158 := r0_0_45_146_152_158, u_44_146_152_158
+												r0_0_46_146_152_158 = c_46_146_152_158.AsUint64x8().Xor(t_46_146_152_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_44_145_151_157 := r0_0_46_145_151_157
-											var r0_0_47_145_151_157 archsimd.Float64x8
+											sn_44_146_152_158 := r0_0_46_146_152_158
+											var r0_0_47_146_152_158 archsimd.Float64x8
 											{
-												d_47_145_151_157 := d_44_145_151_157
-												y_47_145_151_157 := d_47_145_151_157.Mul(d_47_145_151_157)
-												y2_47_145_151_157 := y_47_145_151_157.Mul(y_47_145_151_157)
-												y4_47_145_151_157 := y2_47_145_151_157.Mul(y2_47_145_151_157)
-												p0_47_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_145_151_157)).Mul(y2_47_145_151_157))
-												p1_47_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_145_151_157)).Mul(y2_47_145_151_157)).Mul(y4_47_145_151_157)
-												p2_47_145_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_145_151_157)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_145_151_157)).Mul(y4_47_145_151_157.Mul(y4_47_145_151_157))
-												r0_0_47_145_151_157 = d_47_145_151_157.Mul(p0_47_145_151_157.Add(p1_47_145_151_157).Add(p2_47_145_151_157))
+												d_47_146_152_158 := d_44_146_152_158
+												y_47_146_152_158 := d_47_146_152_158.Mul(d_47_146_152_158)
+												y2_47_146_152_158 := y_47_146_152_158.Mul(y_47_146_152_158)
+												y4_47_146_152_158 := y2_47_146_152_158.Mul(y2_47_146_152_158)
+												p0_47_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_146_152_158)).Mul(y2_47_146_152_158))
+												p1_47_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_146_152_158)).Mul(y2_47_146_152_158)).Mul(y4_47_146_152_158)
+												p2_47_146_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_146_152_158)).Mul(y4_47_146_152_158.Mul(y4_47_146_152_158))
+												r0_0_47_146_152_158 = d_47_146_152_158.Mul(p0_47_146_152_158.Add(p1_47_146_152_158).Add(p2_47_146_152_158))
 											}
-											r0_0_44_145_151_157 = nv_44_145_151_157.Merge(sn_44_145_151_157.Div(r0_0_47_145_151_157), d_44_145_151_157.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_44_146_152_158 = nv_44_146_152_158.Merge(sn_44_146_152_158.Div(r0_0_47_146_152_158), d_44_146_152_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 										}
-										s_40_145_151_157 = r0_0_44_145_151_157
+										s_40_146_152_158 = r0_0_44_146_152_158
 									}
-									r0_0_40_145_151_157 = s_40_145_151_157
+									r0_0_40_146_152_158 = s_40_146_152_158
 								}
-								sc_145_151_157 := r0_0_40_145_151_157
-								r0_0_145_151_157 = sa_145_151_157.Mul(sb_145_151_157).Mul(sc_145_151_157)
+								sc_146_152_158 := r0_0_40_146_152_158
+								r0_0_146_152_158 = sa_146_152_158.Mul(sb_146_152_158).Mul(sc_146_152_158)
 							}
-							fl_151_157 := r0_0_145_151_157
-							fc_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&r_151_157.defaultF)))
-							if c_151_157.HasHKL {
-								var r0_0_146_151_157 archsimd.Float64x8
+							fl_152_158 := r0_0_146_152_158
+							fc_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_152_158.defaultF)))
+							if c_152_158.HasHKL {
+								var r0_0_147_152_158 archsimd.Float64x8
 								{
-									r_146_151_157, bits_146_151_157, ia_146_151_157, fa_146_151_157, h_146_151_157, kk_146_151_157, l_146_151_157 := r_151_157, k_151_157.fhklBits, ia_151_157, fa_151_157, h_151_157, kk_151_157, l_151_157
-									var r0_0_7_146_151_157 archsimd.Mask64x8
+									r_147_152_158, bits_147_152_158, ia_147_152_158, fa_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158 := r_152_158, k_152_158.fhklBits, ia_152_158, fa_152_158, h_152_158, kk_152_158, l_152_158
+									var r0_0_7_147_152_158 archsimd.Mask64x8
 									{
-										r_7_146_151_157, ia_7_146_151_157, h_7_146_151_157, kk_7_146_151_157, l_7_146_151_157 := r_146_151_157, ia_146_151_157, h_146_151_157, kk_146_151_157, l_146_151_157
-										half_7_146_151_157 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_146_151_157, kc_7_146_151_157, lc_7_146_151_157 := h_7_146_151_157.Sub(half_7_146_151_157).CeilScaled(0), kk_7_146_151_157.Sub(half_7_146_151_157).CeilScaled(0), l_7_146_151_157.Sub(half_7_146_151_157).CeilScaled(0)
-										hmin_7_146_151_157, kmin_7_146_151_157, lmin_7_146_151_157 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.lmin)))
-										in_7_146_151_157 := hc_7_146_151_157.GreaterEqual(hmin_7_146_151_157).And(hc_7_146_151_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.hmax))))).And(kc_7_146_151_157.GreaterEqual(kmin_7_146_151_157)).And(kc_7_146_151_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.kmax))))).And(lc_7_146_151_157.GreaterEqual(lmin_7_146_151_157)).And(lc_7_146_151_157.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.lmax)))))
-										idx_7_146_151_157 := hc_7_146_151_157.Sub(hmin_7_146_151_157).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.hstride)))).Add(kc_7_146_151_157.Sub(kmin_7_146_151_157).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_157.kstride))))).Add(lc_7_146_151_157.Sub(lmin_7_146_151_157))
-										idx_7_146_151_157.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_146_151_157).ConvertToInt32().Store(ia_7_146_151_157)
-										r0_0_7_146_151_157 = in_7_146_151_157
+										r_7_147_152_158, ia_7_147_152_158, h_7_147_152_158, kk_7_147_152_158, l_7_147_152_158 := r_147_152_158, ia_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158
+										half_7_147_152_158 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+										hc_7_147_152_158, kc_7_147_152_158, lc_7_147_152_158 := h_7_147_152_158.Sub(half_7_147_152_158).CeilScaled(0), kk_7_147_152_158.Sub(half_7_147_152_158).CeilScaled(0), l_7_147_152_158.Sub(half_7_147_152_158).CeilScaled(0)
+										hmin_7_147_152_158, kmin_7_147_152_158, lmin_7_147_152_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.lmin)))
+										in_7_147_152_158 := hc_7_147_152_158.GreaterEqual(hmin_7_147_152_158).And(hc_7_147_152_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.hmax))))).And(kc_7_147_152_158.GreaterEqual(kmin_7_147_152_158)).And(kc_7_147_152_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.kmax))))).And(lc_7_147_152_158.GreaterEqual(lmin_7_147_152_158)).And(lc_7_147_152_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.lmax)))))
+										idx_7_147_152_158 := hc_7_147_152_158.Sub(hmin_7_147_152_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.hstride)))).Add(kc_7_147_152_158.Sub(kmin_7_147_152_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_158.kstride))))).Add(lc_7_147_152_158.Sub(lmin_7_147_152_158))
+										idx_7_147_152_158.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_147_152_158).ConvertToInt32().Store(ia_7_147_152_158)
+										r0_0_7_147_152_158 = in_7_147_152_158
 									}
-									in_146_151_157 := r0_0_7_146_151_157
-									for i_146_151_157, j_146_151_157 := range ia_146_151_157 {
-										fa_146_151_157[i_146_151_157] = bits_146_151_157[j_146_151_157]
+									in_147_152_158 := r0_0_7_147_152_158
+									for i_147_152_158, j_147_152_158 := range ia_147_152_158 {
+										fa_147_152_158[i_147_152_158] = bits_147_152_158[j_147_152_158]
 									}
-									r0_0_146_151_157 = archsimd.LoadUint64x8(fa_146_151_157).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_146_151_157.defaultF))), in_146_151_157)
+									r0_0_147_152_158 = archsimd.LoadUint64x8(fa_147_152_158).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_147_152_158.defaultF))), in_147_152_158)
 								}
-								fc_151_157 = r0_0_146_151_157
+								fc_152_158 = r0_0_147_152_158
 							}
-							s_151_157 := sum_151_157.Add(fc_151_157.Mul(fc_151_157).Mul(fl_151_157).Mul(fl_151_157))
-							if !c_151_157.Water {
-								s_151_157 = sum_151_157.Merge(s_151_157, fl_151_157.Equal(zero_151_157))
+							s_152_158 := sum_152_158.Add(fc_152_158.Mul(fc_152_158).Mul(fl_152_158).Mul(fl_152_158))
+							if !c_152_158.Water {
+								s_152_158 = sum_152_158.Merge(s_152_158, fl_152_158.Equal(zero_152_158))
 							}
-							sum_151_157 = s_151_157
+							sum_152_158 = s_152_158
 						}
 					}
-					r0_0_151_157, r1_0_151_157 = sum_151_157, polar_151_157
+					r0_0_152_158, r1_0_152_158 = sum_152_158, polar_152_158
 				}
-				sum_157, polar_157 = r0_0_151_157, r1_0_151_157
-				r0_0_157, r1_0_157, r2_0_157 = sum_157, omega_157, polar_157
+				sum_158, polar_158 = r0_0_152_158, r1_0_152_158
+				r0_0_158, r1_0_158, r2_0_158 = sum_158, omega_158, polar_158
 			}
-			sum, omega, polar = r0_0_157, r1_0_157, r2_0_157
+			sum, omega, polar = r0_0_158, r1_0_158, r2_0_158
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -4978,385 +4989,385 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_158 archsimd.Float64x8
-							r1_0_158 archsimd.Float64x8
-							r2_0_158 archsimd.Float64x8
+							r0_0_159 archsimd.Float64x8
+							r1_0_159 archsimd.Float64x8
+							r2_0_159 archsimd.Float64x8
 						)
 						{
-							k_158, r_158, ia_158, fa_158, fdet_158, s_158, o_158, sum_158, omega_158, polar_158, capture_158, par_158 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_158 := k_158.c
-							var r0_0_147_158 archsimd.Float64x8
+							k_159, r_159, ia_159, fa_159, fdet_159, s_159, o_159, sum_159, omega_159, polar_159, capture_159, par_159 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_159 := k_159.c
+							var r0_0_148_159 archsimd.Float64x8
 							{
-								fdet_147_158, f_147_158, s_147_158, o_147_158, p_147_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[0])))
-								r0_0_147_158 = fdet_147_158.Mul(f_147_158).Add(s_147_158).Add(o_147_158).Add(p_147_158)
+								fdet_148_159, f_148_159, s_148_159, o_148_159, p_148_159 := fdet_159, archsimd.LoadFloat64x8((*[8]float64)((&r_159.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_159[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_159[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_159.pix0[0])))
+								r0_0_148_159 = fdet_148_159.Mul(f_148_159).Add(s_148_159).Add(o_148_159).Add(p_148_159)
 							}
-							x_158 := r0_0_147_158
-							var r0_0_148_158 archsimd.Float64x8
+							x_159 := r0_0_148_159
+							var r0_0_149_159 archsimd.Float64x8
 							{
-								fdet_148_158, f_148_158, s_148_158, o_148_158, p_148_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[1])))
-								r0_0_148_158 = fdet_148_158.Mul(f_148_158).Add(s_148_158).Add(o_148_158).Add(p_148_158)
+								fdet_149_159, f_149_159, s_149_159, o_149_159, p_149_159 := fdet_159, archsimd.LoadFloat64x8((*[8]float64)((&r_159.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_159[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_159[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_159.pix0[1])))
+								r0_0_149_159 = fdet_149_159.Mul(f_149_159).Add(s_149_159).Add(o_149_159).Add(p_149_159)
 							}
-							y_158 := r0_0_148_158
-							var r0_0_149_158 archsimd.Float64x8
+							y_159 := r0_0_149_159
+							var r0_0_150_159 archsimd.Float64x8
 							{
-								fdet_149_158, f_149_158, s_149_158, o_149_158, p_149_158 := fdet_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_158[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_158[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_158.pix0[2])))
-								r0_0_149_158 = fdet_149_158.Mul(f_149_158).Add(s_149_158).Add(o_149_158).Add(p_149_158)
+								fdet_150_159, f_150_159, s_150_159, o_150_159, p_150_159 := fdet_159, archsimd.LoadFloat64x8((*[8]float64)((&r_159.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_159[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_159[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_159.pix0[2])))
+								r0_0_150_159 = fdet_150_159.Mul(f_150_159).Add(s_150_159).Add(o_150_159).Add(p_150_159)
 							}
-							z_158 := r0_0_149_158
-							invR_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_158.Mul(x_158).Add(y_158.Mul(y_158)).Add(z_158.Mul(z_158)).Sqrt())
-							dx_158, dy_158, dz_158 := x_158.Mul(invR_158), y_158.Mul(invR_158), z_158.Mul(invR_158)
-							if m_158 := omega_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_158.ToBits() != 0 {
-								var r0_0_150_158 archsimd.Float64x8
+							z_159 := r0_0_150_159
+							invR_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_159.Mul(x_159).Add(y_159.Mul(y_159)).Add(z_159.Mul(z_159)).Sqrt())
+							dx_159, dy_159, dz_159 := x_159.Mul(invR_159), y_159.Mul(invR_159), z_159.Mul(invR_159)
+							if m_159 := omega_159.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_159.ToBits() != 0 {
+								var r0_0_151_159 archsimd.Float64x8
 								{
-									invR_150_158, num_150_158, point_150_158 := invR_158, archsimd.LoadFloat64x8((*[8]float64)((&r_158.omegaNum))), c_158.PointPixel
-									w_150_158 := invR_150_158.Mul(invR_150_158)
-									if !point_150_158 {
-										w_150_158 = num_150_158.Mul(w_150_158.Mul(invR_150_158))
+									invR_151_159, num_151_159, point_151_159 := invR_159, archsimd.LoadFloat64x8((*[8]float64)((&r_159.omegaNum))), c_159.PointPixel
+									w_151_159 := invR_151_159.Mul(invR_151_159)
+									if !point_151_159 {
+										w_151_159 = num_151_159.Mul(w_151_159.Mul(invR_151_159))
 									}
-									r0_0_150_158 = w_150_158
+									r0_0_151_159 = w_151_159
 								}
-								omega_158 = r0_0_150_158.Merge(omega_158, m_158)
+								omega_159 = r0_0_151_159.Merge(omega_159, m_159)
 							}
-							if capture_158 {
-								dx_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[0])))).Add(dy_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[1]))))).Add(dz_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_158.od[2]))))).StoreSlice(par_158)
+							if capture_159 {
+								dx_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_159.od[0])))).Add(dy_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_159.od[1]))))).Add(dz_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_159.od[2]))))).StoreSlice(par_159)
 							}
 							var (
-								r0_0_151_158 archsimd.Float64x8
-								r1_0_151_158 archsimd.Float64x8
+								r0_0_152_159 archsimd.Float64x8
+								r1_0_152_159 archsimd.Float64x8
 							)
 							{
-								k_151_158, r_151_158, ia_151_158, fa_151_158, sum_151_158, dx_151_158, dy_151_158, dz_151_158, polar_151_158 := k_158, r_158, ia_158, fa_158, sum_158, dx_158, dy_158, dz_158, polar_158
-								c_151_158 := k_151_158.c
-								n_151_158 := k_151_158.nn[0]
-								zero_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								for si_151_158 := range r_151_158.src {
-									sr_151_158 := &r_151_158.src[si_151_158]
-									il_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.il)))
-									qx_151_158, qy_151_158, qz_151_158 := dx_151_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[0])))).Mul(il_151_158), dy_151_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[1])))).Mul(il_151_158), dz_151_158.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[2])))).Mul(il_151_158)
-									if m_151_158 := polar_151_158.Equal(zero_151_158); m_151_158.ToBits() != 0 {
-										var p_151_158 archsimd.Float64x8
-										if r_151_158.kahnZero {
-											c2_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[0]))).Mul(dx_151_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[1]))).Mul(dy_151_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_151_158.inc[2]))).Mul(dz_151_158))
-											p_151_158 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_151_158.Mul(c2_151_158)))
+								k_152_159, r_152_159, ia_152_159, fa_152_159, sum_152_159, dx_152_159, dy_152_159, dz_152_159, polar_152_159 := k_159, r_159, ia_159, fa_159, sum_159, dx_159, dy_159, dz_159, polar_159
+								c_152_159 := k_152_159.c
+								n_152_159 := k_152_159.nn[0]
+								zero_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+								for si_152_159 := range r_152_159.src {
+									sr_152_159 := &r_152_159.src[si_152_159]
+									il_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.il)))
+									qx_152_159, qy_152_159, qz_152_159 := dx_152_159.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[0])))).Mul(il_152_159), dy_152_159.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[1])))).Mul(il_152_159), dz_152_159.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[2])))).Mul(il_152_159)
+									if m_152_159 := polar_152_159.Equal(zero_152_159); m_152_159.ToBits() != 0 {
+										var p_152_159 archsimd.Float64x8
+										if r_152_159.kahnZero {
+											c2_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[0]))).Mul(dx_152_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[1]))).Mul(dy_152_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_152_159.inc[2]))).Mul(dz_152_159))
+											p_152_159 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_152_159.Mul(c2_152_159)))
 										} else {
-											var r0_0_144_151_158 archsimd.Float64x8
+											var r0_0_145_152_159 archsimd.Float64x8
 											{
-												zero_144_151_158, kahn_144_151_158, s_144_151_158, dx_144_151_158, dy_144_151_158, dz_144_151_158 := false, &r_151_158.kahn, sr_151_158, dx_151_158, dy_151_158, dz_151_158
-												c2_144_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.inc[0]))).Mul(dx_144_151_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.inc[1]))).Mul(dy_144_151_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.inc[2]))).Mul(dz_144_151_158))
-												c2sq_144_151_158 := c2_144_151_158.Mul(c2_144_151_158)
-												cos2psi_144_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-												if !zero_144_151_158 {
-													e_144_151_158 := dx_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.ein[0])))).Add(dy_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.ein[1]))))).Add(dz_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.ein[2])))))
-													b_144_151_158 := dx_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.bin[0])))).Add(dy_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.bin[1]))))).Add(dz_144_151_158.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_144_151_158.bin[2])))))
-													ee_144_151_158, bb_144_151_158 := e_144_151_158.Mul(e_144_151_158), b_144_151_158.Mul(b_144_151_158)
-													den_144_151_158 := ee_144_151_158.Add(bb_144_151_158)
-													cos2psi_144_151_158 = ee_144_151_158.Sub(bb_144_151_158).Div(den_144_151_158).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_144_151_158.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												zero_145_152_159, kahn_145_152_159, s_145_152_159, dx_145_152_159, dy_145_152_159, dz_145_152_159 := false, &r_152_159.kahn, sr_152_159, dx_152_159, dy_152_159, dz_152_159
+												c2_145_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.inc[0]))).Mul(dx_145_152_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.inc[1]))).Mul(dy_145_152_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.inc[2]))).Mul(dz_145_152_159))
+												c2sq_145_152_159 := c2_145_152_159.Mul(c2_145_152_159)
+												cos2psi_145_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+												if !zero_145_152_159 {
+													e_145_152_159 := dx_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.ein[0])))).Add(dy_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.ein[1]))))).Add(dz_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.ein[2])))))
+													b_145_152_159 := dx_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.bin[0])))).Add(dy_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.bin[1]))))).Add(dz_145_152_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145_152_159.bin[2])))))
+													ee_145_152_159, bb_145_152_159 := e_145_152_159.Mul(e_145_152_159), b_145_152_159.Mul(b_145_152_159)
+													den_145_152_159 := ee_145_152_159.Add(bb_145_152_159)
+													cos2psi_145_152_159 = ee_145_152_159.Sub(bb_145_152_159).Div(den_145_152_159).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_145_152_159.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 												}
-												one_144_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_144_151_158 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_144_151_158.Add(c2sq_144_151_158).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_144_151_158)).Mul(cos2psi_144_151_158).Mul(one_144_151_158.Sub(c2sq_144_151_158))))
+												one_145_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_145_152_159 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145_152_159.Add(c2sq_145_152_159).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_145_152_159)).Mul(cos2psi_145_152_159).Mul(one_145_152_159.Sub(c2sq_145_152_159))))
 											}
-											p_151_158 = r0_0_144_151_158
+											p_152_159 = r0_0_145_152_159
 										}
-										polar_151_158 = p_151_158.Merge(polar_151_158, m_151_158)
+										polar_152_159 = p_152_159.Merge(polar_152_159, m_152_159)
 									}
-									for oi_151_158 := range r_151_158.orient {
-										o_151_158 := &r_151_158.orient[oi_151_158]
-										h_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[0]))).Mul(qx_151_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[1]))).Mul(qy_151_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[2]))).Mul(qz_151_158))
-										kk_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[3]))).Mul(qx_151_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[4]))).Mul(qy_151_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[5]))).Mul(qz_151_158))
-										l_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[6]))).Mul(qx_151_158).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[7]))).Mul(qy_151_158)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_151_158[8]))).Mul(qz_151_158))
-										var r0_0_145_151_158 archsimd.Float64x8
+									for oi_152_159 := range r_152_159.orient {
+										o_152_159 := &r_152_159.orient[oi_152_159]
+										h_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[0]))).Mul(qx_152_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[1]))).Mul(qy_152_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[2]))).Mul(qz_152_159))
+										kk_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[3]))).Mul(qx_152_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[4]))).Mul(qy_152_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[5]))).Mul(qz_152_159))
+										l_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[6]))).Mul(qx_152_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[7]))).Mul(qy_152_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_152_159[8]))).Mul(qz_152_159))
+										var r0_0_146_152_159 archsimd.Float64x8
 										{
-											r_145_151_158, h_145_151_158, kk_145_151_158, l_145_151_158, n_145_151_158 := r_151_158, h_151_158, kk_151_158, l_151_158, n_151_158
-											_ = n_145_151_158
-											var r0_0_24_145_151_158 archsimd.Float64x8
+											r_146_152_159, h_146_152_159, kk_146_152_159, l_146_152_159, n_146_152_159 := r_152_159, h_152_159, kk_152_159, l_152_159, n_152_159
+											_ = n_146_152_159
+											var r0_0_24_146_152_159 archsimd.Float64x8
 											{
-												r_24_145_151_158, i_24_145_151_158, x_24_145_151_158 := r_145_151_158, 0, h_145_151_158
-												s_24_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_24_145_151_158.nmode[i_24_145_151_158] == nChebyshev {
-													var r0_0_25_145_151_158 archsimd.Float64x8
+												r_24_146_152_159, i_24_146_152_159, x_24_146_152_159 := r_146_152_159, 0, h_146_152_159
+												s_24_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_24_146_152_159.nmode[i_24_146_152_159] == nChebyshev {
+													var r0_0_25_146_152_159 archsimd.Float64x8
 													{
-														x_25_145_151_158, n_25_145_151_158 := x_24_145_151_158, r_24_145_151_158.nn[i_24_145_151_158]
-														magic_25_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_25_145_151_158 := x_25_145_151_158.Add(magic_25_145_151_158)
-														var r0_0_26_145_151_158 archsimd.Float64x8
+														x_25_146_152_159, n_25_146_152_159 := x_24_146_152_159, r_24_146_152_159.nn[i_24_146_152_159]
+														magic_25_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_25_146_152_159 := x_25_146_152_159.Add(magic_25_146_152_159)
+														var r0_0_26_146_152_159 archsimd.Float64x8
 														{
-															d_26_145_151_158 := x_25_145_151_158.Sub(t_25_145_151_158.Sub(magic_25_145_151_158))
-															y_26_145_151_158 := d_26_145_151_158.Mul(d_26_145_151_158)
-															y2_26_145_151_158 := y_26_145_151_158.Mul(y_26_145_151_158)
-															y4_26_145_151_158 := y2_26_145_151_158.Mul(y2_26_145_151_158)
-															p0_26_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_145_151_158)).Mul(y2_26_145_151_158))
-															p1_26_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_145_151_158)).Mul(y2_26_145_151_158)).Mul(y4_26_145_151_158)
-															p2_26_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_145_151_158.Mul(y4_26_145_151_158))
-															r0_0_26_145_151_158 = p0_26_145_151_158.Add(p1_26_145_151_158).Add(p2_26_145_151_158)
+															d_26_146_152_159 := x_25_146_152_159.Sub(t_25_146_152_159.Sub(magic_25_146_152_159))
+															y_26_146_152_159 := d_26_146_152_159.Mul(d_26_146_152_159)
+															y2_26_146_152_159 := y_26_146_152_159.Mul(y_26_146_152_159)
+															y4_26_146_152_159 := y2_26_146_152_159.Mul(y2_26_146_152_159)
+															p0_26_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_146_152_159)).Mul(y2_26_146_152_159))
+															p1_26_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_146_152_159)).Mul(y2_26_146_152_159)).Mul(y4_26_146_152_159)
+															p2_26_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_146_152_159.Mul(y4_26_146_152_159))
+															r0_0_26_146_152_159 = p0_26_146_152_159.Add(p1_26_146_152_159).Add(p2_26_146_152_159)
 														}
-														var r0_0_27_145_151_158 archsimd.Float64x8
+														var r0_0_27_146_152_159 archsimd.Float64x8
 														{
-															c_27_145_151_158, t_27_145_151_158 := r0_0_26_145_151_158, t_25_145_151_158
-															r0_0_27_145_151_158 = c_27_145_151_158.AsUint64x8().Xor(t_27_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_27_146_152_159, t_27_146_152_159 := r0_0_26_146_152_159, t_25_146_152_159
+															r0_0_27_146_152_159 = c_27_146_152_159.AsUint64x8().Xor(t_27_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_25_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_145_151_158)
-														u0_25_145_151_158, u1_25_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_145_151_158
-														j_25_145_151_158 := 2
-														for ; j_25_145_151_158+1 < n_25_145_151_158; j_25_145_151_158 += 2 {
-															u0_25_145_151_158 = c2_25_145_151_158.Mul(u1_25_145_151_158).Sub(u0_25_145_151_158)
-															u1_25_145_151_158 = c2_25_145_151_158.Mul(u0_25_145_151_158).Sub(u1_25_145_151_158)
+														c2_25_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_146_152_159)
+														u0_25_146_152_159, u1_25_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_146_152_159
+														j_25_146_152_159 := 2
+														for ; j_25_146_152_159+1 < n_25_146_152_159; j_25_146_152_159 += 2 {
+															u0_25_146_152_159 = c2_25_146_152_159.Mul(u1_25_146_152_159).Sub(u0_25_146_152_159)
+															u1_25_146_152_159 = c2_25_146_152_159.Mul(u0_25_146_152_159).Sub(u1_25_146_152_159)
 														}
-														if j_25_145_151_158 < n_25_145_151_158 {
-															u1_25_145_151_158 = c2_25_145_151_158.Mul(u1_25_145_151_158).Sub(u0_25_145_151_158)
+														if j_25_146_152_159 < n_25_146_152_159 {
+															u1_25_146_152_159 = c2_25_146_152_159.Mul(u1_25_146_152_159).Sub(u0_25_146_152_159)
 														}
-														r0_0_25_145_151_158 = u1_25_145_151_158
+														r0_0_25_146_152_159 = u1_25_146_152_159
 													}
-													s_24_145_151_158 = r0_0_25_145_151_158
-												} else if r_24_145_151_158.nmode[i_24_145_151_158] == nRatio {
-													var r0_0_28_145_151_158 archsimd.Float64x8
+													s_24_146_152_159 = r0_0_25_146_152_159
+												} else if r_24_146_152_159.nmode[i_24_146_152_159] == nRatio {
+													var r0_0_28_146_152_159 archsimd.Float64x8
 													{
-														x_28_145_151_158, nv_28_145_151_158 := x_24_145_151_158, archsimd.LoadFloat64x8((*[8]float64)((&r_24_145_151_158.nv[i_24_145_151_158])))
-														magic_28_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_28_145_151_158 := x_28_145_151_158.Add(magic_28_145_151_158)
-														d_28_145_151_158 := x_28_145_151_158.Sub(t_28_145_151_158.Sub(magic_28_145_151_158))
-														y_28_145_151_158 := nv_28_145_151_158.Mul(d_28_145_151_158)
-														u_28_145_151_158 := y_28_145_151_158.Add(magic_28_145_151_158)
-														var r0_0_29_145_151_158 archsimd.Float64x8
+														x_28_146_152_159, nv_28_146_152_159 := x_24_146_152_159, archsimd.LoadFloat64x8((*[8]float64)((&r_24_146_152_159.nv[i_24_146_152_159])))
+														magic_28_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_28_146_152_159 := x_28_146_152_159.Add(magic_28_146_152_159)
+														d_28_146_152_159 := x_28_146_152_159.Sub(t_28_146_152_159.Sub(magic_28_146_152_159))
+														y_28_146_152_159 := nv_28_146_152_159.Mul(d_28_146_152_159)
+														u_28_146_152_159 := y_28_146_152_159.Add(magic_28_146_152_159)
+														var r0_0_29_146_152_159 archsimd.Float64x8
 														{
-															d_29_145_151_158 := y_28_145_151_158.Sub(u_28_145_151_158.Sub(magic_28_145_151_158))
-															y_29_145_151_158 := d_29_145_151_158.Mul(d_29_145_151_158)
-															y2_29_145_151_158 := y_29_145_151_158.Mul(y_29_145_151_158)
-															y4_29_145_151_158 := y2_29_145_151_158.Mul(y2_29_145_151_158)
-															p0_29_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_145_151_158)).Mul(y2_29_145_151_158))
-															p1_29_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_145_151_158)).Mul(y2_29_145_151_158)).Mul(y4_29_145_151_158)
-															p2_29_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_145_151_158)).Mul(y4_29_145_151_158.Mul(y4_29_145_151_158))
-															r0_0_29_145_151_158 = d_29_145_151_158.Mul(p0_29_145_151_158.Add(p1_29_145_151_158).Add(p2_29_145_151_158))
+															d_29_146_152_159 := y_28_146_152_159.Sub(u_28_146_152_159.Sub(magic_28_146_152_159))
+															y_29_146_152_159 := d_29_146_152_159.Mul(d_29_146_152_159)
+															y2_29_146_152_159 := y_29_146_152_159.Mul(y_29_146_152_159)
+															y4_29_146_152_159 := y2_29_146_152_159.Mul(y2_29_146_152_159)
+															p0_29_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_146_152_159)).Mul(y2_29_146_152_159))
+															p1_29_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_146_152_159)).Mul(y2_29_146_152_159)).Mul(y4_29_146_152_159)
+															p2_29_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_146_152_159)).Mul(y4_29_146_152_159.Mul(y4_29_146_152_159))
+															r0_0_29_146_152_159 = d_29_146_152_159.Mul(p0_29_146_152_159.Add(p1_29_146_152_159).Add(p2_29_146_152_159))
 														}
-														var r0_0_30_145_151_158 archsimd.Float64x8
+														var r0_0_30_146_152_159 archsimd.Float64x8
 														{
-															c_30_145_151_158, t_30_145_151_158 := r0_0_29_145_151_158, u_28_145_151_158
-															r0_0_30_145_151_158 = c_30_145_151_158.AsUint64x8().Xor(t_30_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_30_146_152_159, t_30_146_152_159 := r0_0_29_146_152_159, u_28_146_152_159
+															r0_0_30_146_152_159 = c_30_146_152_159.AsUint64x8().Xor(t_30_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_28_145_151_158 := r0_0_30_145_151_158
-														var r0_0_31_145_151_158 archsimd.Float64x8
+														sn_28_146_152_159 := r0_0_30_146_152_159
+														var r0_0_31_146_152_159 archsimd.Float64x8
 														{
-															d_31_145_151_158 := d_28_145_151_158
-															y_31_145_151_158 := d_31_145_151_158.Mul(d_31_145_151_158)
-															y2_31_145_151_158 := y_31_145_151_158.Mul(y_31_145_151_158)
-															y4_31_145_151_158 := y2_31_145_151_158.Mul(y2_31_145_151_158)
-															p0_31_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_145_151_158)).Mul(y2_31_145_151_158))
-															p1_31_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_145_151_158)).Mul(y2_31_145_151_158)).Mul(y4_31_145_151_158)
-															p2_31_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_145_151_158)).Mul(y4_31_145_151_158.Mul(y4_31_145_151_158))
-															r0_0_31_145_151_158 = d_31_145_151_158.Mul(p0_31_145_151_158.Add(p1_31_145_151_158).Add(p2_31_145_151_158))
+															d_31_146_152_159 := d_28_146_152_159
+															y_31_146_152_159 := d_31_146_152_159.Mul(d_31_146_152_159)
+															y2_31_146_152_159 := y_31_146_152_159.Mul(y_31_146_152_159)
+															y4_31_146_152_159 := y2_31_146_152_159.Mul(y2_31_146_152_159)
+															p0_31_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_146_152_159)).Mul(y2_31_146_152_159))
+															p1_31_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_146_152_159)).Mul(y2_31_146_152_159)).Mul(y4_31_146_152_159)
+															p2_31_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_146_152_159)).Mul(y4_31_146_152_159.Mul(y4_31_146_152_159))
+															r0_0_31_146_152_159 = d_31_146_152_159.Mul(p0_31_146_152_159.Add(p1_31_146_152_159).Add(p2_31_146_152_159))
 														}
-														r0_0_28_145_151_158 = nv_28_145_151_158.Merge(sn_28_145_151_158.Div(r0_0_31_145_151_158), d_28_145_151_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_28_146_152_159 = nv_28_146_152_159.Merge(sn_28_146_152_159.Div(r0_0_31_146_152_159), d_28_146_152_159.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 													}
-													s_24_145_151_158 = r0_0_28_145_151_158
+													s_24_146_152_159 = r0_0_28_146_152_159
 												}
-												r0_0_24_145_151_158 = s_24_145_151_158
+												r0_0_24_146_152_159 = s_24_146_152_159
 											}
-											sa_145_151_158 := r0_0_24_145_151_158
-											var r0_0_32_145_151_158 archsimd.Float64x8
+											sa_146_152_159 := r0_0_24_146_152_159
+											var r0_0_32_146_152_159 archsimd.Float64x8
 											{
-												r_32_145_151_158, i_32_145_151_158, x_32_145_151_158 := r_145_151_158, 1, kk_145_151_158
-												s_32_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_32_145_151_158.nmode[i_32_145_151_158] == nChebyshev {
-													var r0_0_33_145_151_158 archsimd.Float64x8
+												r_32_146_152_159, i_32_146_152_159, x_32_146_152_159 := r_146_152_159, 1, kk_146_152_159
+												s_32_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_32_146_152_159.nmode[i_32_146_152_159] == nChebyshev {
+													var r0_0_33_146_152_159 archsimd.Float64x8
 													{
-														x_33_145_151_158, n_33_145_151_158 := x_32_145_151_158, r_32_145_151_158.nn[i_32_145_151_158]
-														magic_33_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_33_145_151_158 := x_33_145_151_158.Add(magic_33_145_151_158)
-														var r0_0_34_145_151_158 archsimd.Float64x8
+														x_33_146_152_159, n_33_146_152_159 := x_32_146_152_159, r_32_146_152_159.nn[i_32_146_152_159]
+														magic_33_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_33_146_152_159 := x_33_146_152_159.Add(magic_33_146_152_159)
+														var r0_0_34_146_152_159 archsimd.Float64x8
 														{
-															d_34_145_151_158 := x_33_145_151_158.Sub(t_33_145_151_158.Sub(magic_33_145_151_158))
-															y_34_145_151_158 := d_34_145_151_158.Mul(d_34_145_151_158)
-															y2_34_145_151_158 := y_34_145_151_158.Mul(y_34_145_151_158)
-															y4_34_145_151_158 := y2_34_145_151_158.Mul(y2_34_145_151_158)
-															p0_34_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_145_151_158)).Mul(y2_34_145_151_158))
-															p1_34_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_145_151_158)).Mul(y2_34_145_151_158)).Mul(y4_34_145_151_158)
-															p2_34_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_145_151_158.Mul(y4_34_145_151_158))
-															r0_0_34_145_151_158 = p0_34_145_151_158.Add(p1_34_145_151_158).Add(p2_34_145_151_158)
+															d_34_146_152_159 := x_33_146_152_159.Sub(t_33_146_152_159.Sub(magic_33_146_152_159))
+															y_34_146_152_159 := d_34_146_152_159.Mul(d_34_146_152_159)
+															y2_34_146_152_159 := y_34_146_152_159.Mul(y_34_146_152_159)
+															y4_34_146_152_159 := y2_34_146_152_159.Mul(y2_34_146_152_159)
+															p0_34_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_146_152_159)).Mul(y2_34_146_152_159))
+															p1_34_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_146_152_159)).Mul(y2_34_146_152_159)).Mul(y4_34_146_152_159)
+															p2_34_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_146_152_159.Mul(y4_34_146_152_159))
+															r0_0_34_146_152_159 = p0_34_146_152_159.Add(p1_34_146_152_159).Add(p2_34_146_152_159)
 														}
-														var r0_0_35_145_151_158 archsimd.Float64x8
+														var r0_0_35_146_152_159 archsimd.Float64x8
 														{
-															c_35_145_151_158, t_35_145_151_158 := r0_0_34_145_151_158, t_33_145_151_158
-															r0_0_35_145_151_158 = c_35_145_151_158.AsUint64x8().Xor(t_35_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_35_146_152_159, t_35_146_152_159 := r0_0_34_146_152_159, t_33_146_152_159
+															r0_0_35_146_152_159 = c_35_146_152_159.AsUint64x8().Xor(t_35_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_33_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_145_151_158)
-														u0_33_145_151_158, u1_33_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_145_151_158
-														j_33_145_151_158 := 2
-														for ; j_33_145_151_158+1 < n_33_145_151_158; j_33_145_151_158 += 2 {
-															u0_33_145_151_158 = c2_33_145_151_158.Mul(u1_33_145_151_158).Sub(u0_33_145_151_158)
-															u1_33_145_151_158 = c2_33_145_151_158.Mul(u0_33_145_151_158).Sub(u1_33_145_151_158)
+														c2_33_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_146_152_159)
+														u0_33_146_152_159, u1_33_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_146_152_159
+														j_33_146_152_159 := 2
+														for ; j_33_146_152_159+1 < n_33_146_152_159; j_33_146_152_159 += 2 {
+															u0_33_146_152_159 = c2_33_146_152_159.Mul(u1_33_146_152_159).Sub(u0_33_146_152_159)
+															u1_33_146_152_159 = c2_33_146_152_159.Mul(u0_33_146_152_159).Sub(u1_33_146_152_159)
 														}
-														if j_33_145_151_158 < n_33_145_151_158 {
-															u1_33_145_151_158 = c2_33_145_151_158.Mul(u1_33_145_151_158).Sub(u0_33_145_151_158)
+														if j_33_146_152_159 < n_33_146_152_159 {
+															u1_33_146_152_159 = c2_33_146_152_159.Mul(u1_33_146_152_159).Sub(u0_33_146_152_159)
 														}
-														r0_0_33_145_151_158 = u1_33_145_151_158
+														r0_0_33_146_152_159 = u1_33_146_152_159
 													}
-													s_32_145_151_158 = r0_0_33_145_151_158
-												} else if r_32_145_151_158.nmode[i_32_145_151_158] == nRatio {
-													var r0_0_36_145_151_158 archsimd.Float64x8
+													s_32_146_152_159 = r0_0_33_146_152_159
+												} else if r_32_146_152_159.nmode[i_32_146_152_159] == nRatio {
+													var r0_0_36_146_152_159 archsimd.Float64x8
 													{
-														x_36_145_151_158, nv_36_145_151_158 := x_32_145_151_158, archsimd.LoadFloat64x8((*[8]float64)((&r_32_145_151_158.nv[i_32_145_151_158])))
-														magic_36_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_36_145_151_158 := x_36_145_151_158.Add(magic_36_145_151_158)
-														d_36_145_151_158 := x_36_145_151_158.Sub(t_36_145_151_158.Sub(magic_36_145_151_158))
-														y_36_145_151_158 := nv_36_145_151_158.Mul(d_36_145_151_158)
-														u_36_145_151_158 := y_36_145_151_158.Add(magic_36_145_151_158)
-														var r0_0_37_145_151_158 archsimd.Float64x8
+														x_36_146_152_159, nv_36_146_152_159 := x_32_146_152_159, archsimd.LoadFloat64x8((*[8]float64)((&r_32_146_152_159.nv[i_32_146_152_159])))
+														magic_36_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_36_146_152_159 := x_36_146_152_159.Add(magic_36_146_152_159)
+														d_36_146_152_159 := x_36_146_152_159.Sub(t_36_146_152_159.Sub(magic_36_146_152_159))
+														y_36_146_152_159 := nv_36_146_152_159.Mul(d_36_146_152_159)
+														u_36_146_152_159 := y_36_146_152_159.Add(magic_36_146_152_159)
+														var r0_0_37_146_152_159 archsimd.Float64x8
 														{
-															d_37_145_151_158 := y_36_145_151_158.Sub(u_36_145_151_158.Sub(magic_36_145_151_158))
-															y_37_145_151_158 := d_37_145_151_158.Mul(d_37_145_151_158)
-															y2_37_145_151_158 := y_37_145_151_158.Mul(y_37_145_151_158)
-															y4_37_145_151_158 := y2_37_145_151_158.Mul(y2_37_145_151_158)
-															p0_37_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_145_151_158)).Mul(y2_37_145_151_158))
-															p1_37_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_145_151_158)).Mul(y2_37_145_151_158)).Mul(y4_37_145_151_158)
-															p2_37_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_145_151_158)).Mul(y4_37_145_151_158.Mul(y4_37_145_151_158))
-															r0_0_37_145_151_158 = d_37_145_151_158.Mul(p0_37_145_151_158.Add(p1_37_145_151_158).Add(p2_37_145_151_158))
+															d_37_146_152_159 := y_36_146_152_159.Sub(u_36_146_152_159.Sub(magic_36_146_152_159))
+															y_37_146_152_159 := d_37_146_152_159.Mul(d_37_146_152_159)
+															y2_37_146_152_159 := y_37_146_152_159.Mul(y_37_146_152_159)
+															y4_37_146_152_159 := y2_37_146_152_159.Mul(y2_37_146_152_159)
+															p0_37_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_146_152_159)).Mul(y2_37_146_152_159))
+															p1_37_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_146_152_159)).Mul(y2_37_146_152_159)).Mul(y4_37_146_152_159)
+															p2_37_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_146_152_159)).Mul(y4_37_146_152_159.Mul(y4_37_146_152_159))
+															r0_0_37_146_152_159 = d_37_146_152_159.Mul(p0_37_146_152_159.Add(p1_37_146_152_159).Add(p2_37_146_152_159))
 														}
-														var r0_0_38_145_151_158 archsimd.Float64x8
+														var r0_0_38_146_152_159 archsimd.Float64x8
 														{
-															c_38_145_151_158, t_38_145_151_158 := r0_0_37_145_151_158, u_36_145_151_158
-															r0_0_38_145_151_158 = c_38_145_151_158.AsUint64x8().Xor(t_38_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_38_146_152_159, t_38_146_152_159 := r0_0_37_146_152_159, u_36_146_152_159
+															r0_0_38_146_152_159 = c_38_146_152_159.AsUint64x8().Xor(t_38_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_36_145_151_158 := r0_0_38_145_151_158
-														var r0_0_39_145_151_158 archsimd.Float64x8
+														sn_36_146_152_159 := r0_0_38_146_152_159
+														var r0_0_39_146_152_159 archsimd.Float64x8
 														{
-															d_39_145_151_158 := d_36_145_151_158
-															y_39_145_151_158 := d_39_145_151_158.Mul(d_39_145_151_158)
-															y2_39_145_151_158 := y_39_145_151_158.Mul(y_39_145_151_158)
-															y4_39_145_151_158 := y2_39_145_151_158.Mul(y2_39_145_151_158)
-															p0_39_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_145_151_158)).Mul(y2_39_145_151_158))
-															p1_39_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_145_151_158)).Mul(y2_39_145_151_158)).Mul(y4_39_145_151_158)
-															p2_39_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_145_151_158)).Mul(y4_39_145_151_158.Mul(y4_39_145_151_158))
-															r0_0_39_145_151_158 = d_39_145_151_158.Mul(p0_39_145_151_158.Add(p1_39_145_151_158).Add(p2_39_145_151_158))
+															d_39_146_152_159 := d_36_146_152_159
+															y_39_146_152_159 := d_39_146_152_159.Mul(d_39_146_152_159)
+															y2_39_146_152_159 := y_39_146_152_159.Mul(y_39_146_152_159)
+															y4_39_146_152_159 := y2_39_146_152_159.Mul(y2_39_146_152_159)
+															p0_39_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_146_152_159)).Mul(y2_39_146_152_159))
+															p1_39_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_146_152_159)).Mul(y2_39_146_152_159)).Mul(y4_39_146_152_159)
+															p2_39_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_146_152_159)).Mul(y4_39_146_152_159.Mul(y4_39_146_152_159))
+															r0_0_39_146_152_159 = d_39_146_152_159.Mul(p0_39_146_152_159.Add(p1_39_146_152_159).Add(p2_39_146_152_159))
 														}
-														r0_0_36_145_151_158 = nv_36_145_151_158.Merge(sn_36_145_151_158.Div(r0_0_39_145_151_158), d_36_145_151_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_36_146_152_159 = nv_36_146_152_159.Merge(sn_36_146_152_159.Div(r0_0_39_146_152_159), d_36_146_152_159.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 													}
-													s_32_145_151_158 = r0_0_36_145_151_158
+													s_32_146_152_159 = r0_0_36_146_152_159
 												}
-												r0_0_32_145_151_158 = s_32_145_151_158
+												r0_0_32_146_152_159 = s_32_146_152_159
 											}
-											sb_145_151_158 := r0_0_32_145_151_158
-											var r0_0_40_145_151_158 archsimd.Float64x8
+											sb_146_152_159 := r0_0_32_146_152_159
+											var r0_0_40_146_152_159 archsimd.Float64x8
 											{
-												r_40_145_151_158, i_40_145_151_158, x_40_145_151_158 := r_145_151_158, 2, l_145_151_158
-												s_40_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_40_145_151_158.nmode[i_40_145_151_158] == nChebyshev {
-													var r0_0_41_145_151_158 archsimd.Float64x8
+												r_40_146_152_159, i_40_146_152_159, x_40_146_152_159 := r_146_152_159, 2, l_146_152_159
+												s_40_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_40_146_152_159.nmode[i_40_146_152_159] == nChebyshev {
+													var r0_0_41_146_152_159 archsimd.Float64x8
 													{
-														x_41_145_151_158, n_41_145_151_158 := x_40_145_151_158, r_40_145_151_158.nn[i_40_145_151_158]
-														magic_41_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_41_145_151_158 := x_41_145_151_158.Add(magic_41_145_151_158)
-														var r0_0_42_145_151_158 archsimd.Float64x8
+														x_41_146_152_159, n_41_146_152_159 := x_40_146_152_159, r_40_146_152_159.nn[i_40_146_152_159]
+														magic_41_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_41_146_152_159 := x_41_146_152_159.Add(magic_41_146_152_159)
+														var r0_0_42_146_152_159 archsimd.Float64x8
 														{
-															d_42_145_151_158 := x_41_145_151_158.Sub(t_41_145_151_158.Sub(magic_41_145_151_158))
-															y_42_145_151_158 := d_42_145_151_158.Mul(d_42_145_151_158)
-															y2_42_145_151_158 := y_42_145_151_158.Mul(y_42_145_151_158)
-															y4_42_145_151_158 := y2_42_145_151_158.Mul(y2_42_145_151_158)
-															p0_42_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_145_151_158)).Mul(y2_42_145_151_158))
-															p1_42_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_145_151_158)).Mul(y2_42_145_151_158)).Mul(y4_42_145_151_158)
-															p2_42_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_145_151_158.Mul(y4_42_145_151_158))
-															r0_0_42_145_151_158 = p0_42_145_151_158.Add(p1_42_145_151_158).Add(p2_42_145_151_158)
+															d_42_146_152_159 := x_41_146_152_159.Sub(t_41_146_152_159.Sub(magic_41_146_152_159))
+															y_42_146_152_159 := d_42_146_152_159.Mul(d_42_146_152_159)
+															y2_42_146_152_159 := y_42_146_152_159.Mul(y_42_146_152_159)
+															y4_42_146_152_159 := y2_42_146_152_159.Mul(y2_42_146_152_159)
+															p0_42_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_146_152_159)).Mul(y2_42_146_152_159))
+															p1_42_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_146_152_159)).Mul(y2_42_146_152_159)).Mul(y4_42_146_152_159)
+															p2_42_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_146_152_159.Mul(y4_42_146_152_159))
+															r0_0_42_146_152_159 = p0_42_146_152_159.Add(p1_42_146_152_159).Add(p2_42_146_152_159)
 														}
-														var r0_0_43_145_151_158 archsimd.Float64x8
+														var r0_0_43_146_152_159 archsimd.Float64x8
 														{
-															c_43_145_151_158, t_43_145_151_158 := r0_0_42_145_151_158, t_41_145_151_158
-															r0_0_43_145_151_158 = c_43_145_151_158.AsUint64x8().Xor(t_43_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_43_146_152_159, t_43_146_152_159 := r0_0_42_146_152_159, t_41_146_152_159
+															r0_0_43_146_152_159 = c_43_146_152_159.AsUint64x8().Xor(t_43_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_41_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_145_151_158)
-														u0_41_145_151_158, u1_41_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_145_151_158
-														j_41_145_151_158 := 2
-														for ; j_41_145_151_158+1 < n_41_145_151_158; j_41_145_151_158 += 2 {
-															u0_41_145_151_158 = c2_41_145_151_158.Mul(u1_41_145_151_158).Sub(u0_41_145_151_158)
-															u1_41_145_151_158 = c2_41_145_151_158.Mul(u0_41_145_151_158).Sub(u1_41_145_151_158)
+														c2_41_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_146_152_159)
+														u0_41_146_152_159, u1_41_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_146_152_159
+														j_41_146_152_159 := 2
+														for ; j_41_146_152_159+1 < n_41_146_152_159; j_41_146_152_159 += 2 {
+															u0_41_146_152_159 = c2_41_146_152_159.Mul(u1_41_146_152_159).Sub(u0_41_146_152_159)
+															u1_41_146_152_159 = c2_41_146_152_159.Mul(u0_41_146_152_159).Sub(u1_41_146_152_159)
 														}
-														if j_41_145_151_158 < n_41_145_151_158 {
-															u1_41_145_151_158 = c2_41_145_151_158.Mul(u1_41_145_151_158).Sub(u0_41_145_151_158)
+														if j_41_146_152_159 < n_41_146_152_159 {
+															u1_41_146_152_159 = c2_41_146_152_159.Mul(u1_41_146_152_159).Sub(u0_41_146_152_159)
 														}
-														r0_0_41_145_151_158 = u1_41_145_151_158
+														r0_0_41_146_152_159 = u1_41_146_152_159
 													}
-													s_40_145_151_158 = r0_0_41_145_151_158
-												} else if r_40_145_151_158.nmode[i_40_145_151_158] == nRatio {
-													var r0_0_44_145_151_158 archsimd.Float64x8
+													s_40_146_152_159 = r0_0_41_146_152_159
+												} else if r_40_146_152_159.nmode[i_40_146_152_159] == nRatio {
+													var r0_0_44_146_152_159 archsimd.Float64x8
 													{
-														x_44_145_151_158, nv_44_145_151_158 := x_40_145_151_158, archsimd.LoadFloat64x8((*[8]float64)((&r_40_145_151_158.nv[i_40_145_151_158])))
-														magic_44_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_44_145_151_158 := x_44_145_151_158.Add(magic_44_145_151_158)
-														d_44_145_151_158 := x_44_145_151_158.Sub(t_44_145_151_158.Sub(magic_44_145_151_158))
-														y_44_145_151_158 := nv_44_145_151_158.Mul(d_44_145_151_158)
-														u_44_145_151_158 := y_44_145_151_158.Add(magic_44_145_151_158)
-														var r0_0_45_145_151_158 archsimd.Float64x8
+														x_44_146_152_159, nv_44_146_152_159 := x_40_146_152_159, archsimd.LoadFloat64x8((*[8]float64)((&r_40_146_152_159.nv[i_40_146_152_159])))
+														magic_44_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_44_146_152_159 := x_44_146_152_159.Add(magic_44_146_152_159)
+														d_44_146_152_159 := x_44_146_152_159.Sub(t_44_146_152_159.Sub(magic_44_146_152_159))
+														y_44_146_152_159 := nv_44_146_152_159.Mul(d_44_146_152_159)
+														u_44_146_152_159 := y_44_146_152_159.Add(magic_44_146_152_159)
+														var r0_0_45_146_152_159 archsimd.Float64x8
 														{
-															d_45_145_151_158 := y_44_145_151_158.Sub(u_44_145_151_158.Sub(magic_44_145_151_158))
-															y_45_145_151_158 := d_45_145_151_158.Mul(d_45_145_151_158)
-															y2_45_145_151_158 := y_45_145_151_158.Mul(y_45_145_151_158)
-															y4_45_145_151_158 := y2_45_145_151_158.Mul(y2_45_145_151_158)
-															p0_45_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_145_151_158)).Mul(y2_45_145_151_158))
-															p1_45_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_145_151_158)).Mul(y2_45_145_151_158)).Mul(y4_45_145_151_158)
-															p2_45_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_145_151_158)).Mul(y4_45_145_151_158.Mul(y4_45_145_151_158))
-															r0_0_45_145_151_158 = d_45_145_151_158.Mul(p0_45_145_151_158.Add(p1_45_145_151_158).Add(p2_45_145_151_158))
+															d_45_146_152_159 := y_44_146_152_159.Sub(u_44_146_152_159.Sub(magic_44_146_152_159))
+															y_45_146_152_159 := d_45_146_152_159.Mul(d_45_146_152_159)
+															y2_45_146_152_159 := y_45_146_152_159.Mul(y_45_146_152_159)
+															y4_45_146_152_159 := y2_45_146_152_159.Mul(y2_45_146_152_159)
+															p0_45_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_146_152_159)).Mul(y2_45_146_152_159))
+															p1_45_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_146_152_159)).Mul(y2_45_146_152_159)).Mul(y4_45_146_152_159)
+															p2_45_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_146_152_159)).Mul(y4_45_146_152_159.Mul(y4_45_146_152_159))
+															r0_0_45_146_152_159 = d_45_146_152_159.Mul(p0_45_146_152_159.Add(p1_45_146_152_159).Add(p2_45_146_152_159))
 														}
-														var r0_0_46_145_151_158 archsimd.Float64x8
+														var r0_0_46_146_152_159 archsimd.Float64x8
 														{
-															c_46_145_151_158, t_46_145_151_158 := r0_0_45_145_151_158, u_44_145_151_158
-															r0_0_46_145_151_158 = c_46_145_151_158.AsUint64x8().Xor(t_46_145_151_158.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_46_146_152_159, t_46_146_152_159 := r0_0_45_146_152_159, u_44_146_152_159
+															r0_0_46_146_152_159 = c_46_146_152_159.AsUint64x8().Xor(t_46_146_152_159.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_44_145_151_158 := r0_0_46_145_151_158
-														var r0_0_47_145_151_158 archsimd.Float64x8
+														sn_44_146_152_159 := r0_0_46_146_152_159
+														var r0_0_47_146_152_159 archsimd.Float64x8
 														{
-															d_47_145_151_158 := d_44_145_151_158
-															y_47_145_151_158 := d_47_145_151_158.Mul(d_47_145_151_158)
-															y2_47_145_151_158 := y_47_145_151_158.Mul(y_47_145_151_158)
-															y4_47_145_151_158 := y2_47_145_151_158.Mul(y2_47_145_151_158)
-															p0_47_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_145_151_158)).Mul(y2_47_145_151_158))
-															p1_47_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_145_151_158)).Mul(y2_47_145_151_158)).Mul(y4_47_145_151_158)
-															p2_47_145_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_145_151_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_145_151_158)).Mul(y4_47_145_151_158.Mul(y4_47_145_151_158))
-															r0_0_47_145_151_158 = d_47_145_151_158.Mul(p0_47_145_151_158.Add(p1_47_145_151_158).Add(p2_47_145_151_158))
+															d_47_146_152_159 := d_44_146_152_159
+															y_47_146_152_159 := d_47_146_152_159.Mul(d_47_146_152_159)
+															y2_47_146_152_159 := y_47_146_152_159.Mul(y_47_146_152_159)
+															y4_47_146_152_159 := y2_47_146_152_159.Mul(y2_47_146_152_159)
+															p0_47_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_146_152_159)).Mul(y2_47_146_152_159))
+															p1_47_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_146_152_159)).Mul(y2_47_146_152_159)).Mul(y4_47_146_152_159)
+															p2_47_146_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_146_152_159)).Mul(y4_47_146_152_159.Mul(y4_47_146_152_159))
+															r0_0_47_146_152_159 = d_47_146_152_159.Mul(p0_47_146_152_159.Add(p1_47_146_152_159).Add(p2_47_146_152_159))
 														}
-														r0_0_44_145_151_158 = nv_44_145_151_158.Merge(sn_44_145_151_158.Div(r0_0_47_145_151_158), d_44_145_151_158.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_44_146_152_159 = nv_44_146_152_159.Merge(sn_44_146_152_159.Div(r0_0_47_146_152_159), d_44_146_152_159.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 													}
-													s_40_145_151_158 = r0_0_44_145_151_158
+													s_40_146_152_159 = r0_0_44_146_152_159
 												}
-												r0_0_40_145_151_158 = s_40_145_151_158
+												r0_0_40_146_152_159 = s_40_146_152_159
 											}
-											sc_145_151_158 := r0_0_40_145_151_158
-											r0_0_145_151_158 = sa_145_151_158.Mul(sb_145_151_158).Mul(sc_145_151_158)
+											sc_146_152_159 := r0_0_40_146_152_159
+											r0_0_146_152_159 = sa_146_152_159.Mul(sb_146_152_159).Mul(sc_146_152_159)
 										}
-										fl_151_158 := r0_0_145_151_158
-										fc_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_151_158.defaultF)))
-										if c_151_158.HasHKL {
-											var r0_0_146_151_158 archsimd.Float64x8
+										fl_152_159 := r0_0_146_152_159
+										fc_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&r_152_159.defaultF)))
+										if c_152_159.HasHKL {
+											var r0_0_147_152_159 archsimd.Float64x8
 											{
-												r_146_151_158, bits_146_151_158, ia_146_151_158, fa_146_151_158, h_146_151_158, kk_146_151_158, l_146_151_158 := r_151_158, k_151_158.fhklBits, ia_151_158, fa_151_158, h_151_158, kk_151_158, l_151_158
-												var r0_0_7_146_151_158 archsimd.Mask64x8
+												r_147_152_159, bits_147_152_159, ia_147_152_159, fa_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159 := r_152_159, k_152_159.fhklBits, ia_152_159, fa_152_159, h_152_159, kk_152_159, l_152_159
+												var r0_0_7_147_152_159 archsimd.Mask64x8
 												{
-													r_7_146_151_158, ia_7_146_151_158, h_7_146_151_158, kk_7_146_151_158, l_7_146_151_158 := r_146_151_158, ia_146_151_158, h_146_151_158, kk_146_151_158, l_146_151_158
-													half_7_146_151_158 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-													hc_7_146_151_158, kc_7_146_151_158, lc_7_146_151_158 := h_7_146_151_158.Sub(half_7_146_151_158).CeilScaled(0), kk_7_146_151_158.Sub(half_7_146_151_158).CeilScaled(0), l_7_146_151_158.Sub(half_7_146_151_158).CeilScaled(0)
-													hmin_7_146_151_158, kmin_7_146_151_158, lmin_7_146_151_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.lmin)))
-													in_7_146_151_158 := hc_7_146_151_158.GreaterEqual(hmin_7_146_151_158).And(hc_7_146_151_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.hmax))))).And(kc_7_146_151_158.GreaterEqual(kmin_7_146_151_158)).And(kc_7_146_151_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.kmax))))).And(lc_7_146_151_158.GreaterEqual(lmin_7_146_151_158)).And(lc_7_146_151_158.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.lmax)))))
-													idx_7_146_151_158 := hc_7_146_151_158.Sub(hmin_7_146_151_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.hstride)))).Add(kc_7_146_151_158.Sub(kmin_7_146_151_158).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_146_151_158.kstride))))).Add(lc_7_146_151_158.Sub(lmin_7_146_151_158))
-													idx_7_146_151_158.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_146_151_158).ConvertToInt32().Store(ia_7_146_151_158)
-													r0_0_7_146_151_158 = in_7_146_151_158
+													r_7_147_152_159, ia_7_147_152_159, h_7_147_152_159, kk_7_147_152_159, l_7_147_152_159 := r_147_152_159, ia_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159
+													half_7_147_152_159 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+													hc_7_147_152_159, kc_7_147_152_159, lc_7_147_152_159 := h_7_147_152_159.Sub(half_7_147_152_159).CeilScaled(0), kk_7_147_152_159.Sub(half_7_147_152_159).CeilScaled(0), l_7_147_152_159.Sub(half_7_147_152_159).CeilScaled(0)
+													hmin_7_147_152_159, kmin_7_147_152_159, lmin_7_147_152_159 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.lmin)))
+													in_7_147_152_159 := hc_7_147_152_159.GreaterEqual(hmin_7_147_152_159).And(hc_7_147_152_159.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.hmax))))).And(kc_7_147_152_159.GreaterEqual(kmin_7_147_152_159)).And(kc_7_147_152_159.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.kmax))))).And(lc_7_147_152_159.GreaterEqual(lmin_7_147_152_159)).And(lc_7_147_152_159.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.lmax)))))
+													idx_7_147_152_159 := hc_7_147_152_159.Sub(hmin_7_147_152_159).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.hstride)))).Add(kc_7_147_152_159.Sub(kmin_7_147_152_159).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_147_152_159.kstride))))).Add(lc_7_147_152_159.Sub(lmin_7_147_152_159))
+													idx_7_147_152_159.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_147_152_159).ConvertToInt32().Store(ia_7_147_152_159)
+													r0_0_7_147_152_159 = in_7_147_152_159
 												}
-												in_146_151_158 := r0_0_7_146_151_158
-												for i_146_151_158, j_146_151_158 := range ia_146_151_158 {
-													fa_146_151_158[i_146_151_158] = bits_146_151_158[j_146_151_158]
+												in_147_152_159 := r0_0_7_147_152_159
+												for i_147_152_159, j_147_152_159 := range ia_147_152_159 {
+													fa_147_152_159[i_147_152_159] = bits_147_152_159[j_147_152_159]
 												}
-												r0_0_146_151_158 = archsimd.LoadUint64x8(fa_146_151_158).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_146_151_158.defaultF))), in_146_151_158)
+												r0_0_147_152_159 = archsimd.LoadUint64x8(fa_147_152_159).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_147_152_159.defaultF))), in_147_152_159)
 											}
-											fc_151_158 = r0_0_146_151_158
+											fc_152_159 = r0_0_147_152_159
 										}
-										s_151_158 := sum_151_158.Add(fc_151_158.Mul(fc_151_158).Mul(fl_151_158).Mul(fl_151_158))
-										if !c_151_158.Water {
-											s_151_158 = sum_151_158.Merge(s_151_158, fl_151_158.Equal(zero_151_158))
+										s_152_159 := sum_152_159.Add(fc_152_159.Mul(fc_152_159).Mul(fl_152_159).Mul(fl_152_159))
+										if !c_152_159.Water {
+											s_152_159 = sum_152_159.Merge(s_152_159, fl_152_159.Equal(zero_152_159))
 										}
-										sum_151_158 = s_151_158
+										sum_152_159 = s_152_159
 									}
 								}
-								r0_0_151_158, r1_0_151_158 = sum_151_158, polar_151_158
+								r0_0_152_159, r1_0_152_159 = sum_152_159, polar_152_159
 							}
-							sum_158, polar_158 = r0_0_151_158, r1_0_151_158
-							r0_0_158, r1_0_158, r2_0_158 = sum_158, omega_158, polar_158
+							sum_159, polar_159 = r0_0_152_159, r1_0_152_159
+							r0_0_159, r1_0_159, r2_0_159 = sum_159, omega_159, polar_159
 						}
-						sum, omega, polar = r0_0_158, r1_0_158, r2_0_158
+						sum, omega, polar = r0_0_159, r1_0_159, r2_0_159
 					}
 				}
 			}
@@ -5380,589 +5391,38 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_159 archsimd.Float64x8
-			r1_0_159 archsimd.Float64x8
-			r2_0_159 archsimd.Float64x8
-			r3_0_159 archsimd.Float64x8
-			r4_0_159 archsimd.Float64x8
-			r5_0_159 archsimd.Float64x8
-			r6_0_159 archsimd.Float64x8
-			r7_0_159 archsimd.Float64x8
-			r8_0_159 archsimd.Float64x8
+			r0_0_160 archsimd.Float64x8
+			r1_0_160 archsimd.Float64x8
+			r2_0_160 archsimd.Float64x8
+			r3_0_160 archsimd.Float64x8
+			r4_0_160 archsimd.Float64x8
+			r5_0_160 archsimd.Float64x8
+			r6_0_160 archsimd.Float64x8
+			r7_0_160 archsimd.Float64x8
+			r8_0_160 archsimd.Float64x8
 		)
 		{
-			sr_159, t_159, ds_159, p0_159 := &r.src[si], t, ds, p0
-			il_159 := archsimd.LoadFloat64x8((*[8]float64)((&sr_159.il)))
-			x_159, y_159, z_159 := archsimd.LoadFloat64x8Slice((t_159.d[0][p0_159:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_159.inc[0])))), archsimd.LoadFloat64x8Slice((t_159.d[1][p0_159:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_159.inc[1])))), archsimd.LoadFloat64x8Slice((t_159.d[2][p0_159:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_159.inc[2]))))
-			x_159.Mul(x_159).Add(y_159.Mul(y_159)).Add(z_159.Mul(z_159)).StoreSlice(ds_159[p0_159:])
-			r0_0_159, r1_0_159, r2_0_159, r3_0_159, r4_0_159, r5_0_159, r6_0_159, r7_0_159, r8_0_159 = x_159.Mul(il_159), y_159.Mul(il_159), z_159.Mul(il_159), archsimd.LoadFloat64x8Slice((t_159.s[p0_159:])), archsimd.LoadFloat64x8Slice((t_159.def[p0_159:])), archsimd.LoadFloat64x8Slice((t_159.sig[p0_159:])), archsimd.LoadFloat64x8Slice((t_159.na[p0_159:])), archsimd.LoadFloat64x8Slice((t_159.nb[p0_159:])), archsimd.LoadFloat64x8Slice((t_159.nc[p0_159:]))
+			sr_160, t_160, ds_160, p0_160 := &r.src[si], t, ds, p0
+			il_160 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160.il)))
+			x_160, y_160, z_160 := archsimd.LoadFloat64x8Slice((t_160.d[0][p0_160:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[0])))), archsimd.LoadFloat64x8Slice((t_160.d[1][p0_160:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[1])))), archsimd.LoadFloat64x8Slice((t_160.d[2][p0_160:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[2]))))
+			x_160.Mul(x_160).Add(y_160.Mul(y_160)).Add(z_160.Mul(z_160)).StoreSlice(ds_160[p0_160:])
+			r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160 = x_160.Mul(il_160), y_160.Mul(il_160), z_160.Mul(il_160), archsimd.LoadFloat64x8Slice((t_160.s[p0_160:])), archsimd.LoadFloat64x8Slice((t_160.def[p0_160:])), archsimd.LoadFloat64x8Slice((t_160.sig[p0_160:])), archsimd.LoadFloat64x8Slice((t_160.na[p0_160:])), archsimd.LoadFloat64x8Slice((t_160.nb[p0_160:])), archsimd.LoadFloat64x8Slice((t_160.nc[p0_160:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_159, r1_0_159, r2_0_159, r3_0_159, r4_0_159, r5_0_159, r6_0_159, r7_0_159, r8_0_159
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160
 		for oi := range r.orient {
-			var (
-				r0_0_160 archsimd.Float64x8
-				r1_0_160 archsimd.Float64x8
-				r2_0_160 archsimd.Float64x8
-			)
-			{
-				o_160, qx_160, qy_160, qz_160 := &r.orient[oi], qx, qy, qz
-				h_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[0]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[1]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[2]))).Mul(qz_160))
-				kk_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[3]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[4]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[5]))).Mul(qz_160))
-				l_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[6]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[7]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[8]))).Mul(qz_160))
-				r0_0_160, r1_0_160, r2_0_160 = h_160, kk_160, l_160
-			}
-			h, kk, l := r0_0_160, r1_0_160, r2_0_160
 			var (
 				r0_0_161 archsimd.Float64x8
 				r1_0_161 archsimd.Float64x8
 				r2_0_161 archsimd.Float64x8
-				r3_0_161 archsimd.Float64x8
-				r4_0_161 archsimd.Float64x8
-				r5_0_161 archsimd.Float64x8
-				r6_0_161 archsimd.Float64x8
-				r7_0_161 archsimd.Float64x8
-				r8_0_161 archsimd.Float64x8
 			)
 			{
-				r_161, h_161, kk_161, l_161, n_161 := r, h, kk, l, n
-				_ = n_161
-				var (
-					r0_0_60_161 archsimd.Float64x8
-					r1_0_60_161 archsimd.Float64x8
-					r2_0_60_161 archsimd.Float64x8
-				)
-				{
-					r_60_161, i_60_161, x_60_161 := r_161, 0, h_161
-					s_60_161, dx_60_161, dn_60_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_60_161.nmode[i_60_161] == nChebyshev {
-						var (
-							r0_0_61_161 archsimd.Float64x8
-							r1_0_61_161 archsimd.Float64x8
-							r2_0_61_161 archsimd.Float64x8
-						)
-						{
-							r_61_161, x_61_161, n_61_161, nf_61_161 := r_60_161, x_60_161, r_60_161.nn[i_60_161], &r_60_161.nv[i_60_161]
-							magic_61_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_61_161 := x_61_161.Add(magic_61_161)
-							d_61_161 := x_61_161.Sub(t_61_161.Sub(magic_61_161))
-							f_61_161 := t_61_161.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_62_161 archsimd.Float64x8
-							{
-								d_62_161 := d_61_161
-								y_62_161 := d_62_161.Mul(d_62_161)
-								y2_62_161 := y_62_161.Mul(y_62_161)
-								y4_62_161 := y2_62_161.Mul(y2_62_161)
-								p0_62_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_62_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_62_161)).Mul(y2_62_161))
-								p1_62_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_62_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_62_161)).Mul(y2_62_161)).Mul(y4_62_161)
-								p2_62_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_62_161.Mul(y4_62_161))
-								r0_0_62_161 = p0_62_161.Add(p1_62_161).Add(p2_62_161)
-							}
-							cr_61_161 := r0_0_62_161
-							sign_61_161, one_61_161, pi_61_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_61_161.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_61_161 := pi_61_161.Div(one_61_161.Sub(cr_61_161).Mul(one_61_161.Add(cr_61_161)).Sqrt().AsUint64x8().Or(d_61_161.AsUint64x8().Xor(f_61_161).And(sign_61_161)).AsFloat64x8())
-							c2_61_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_61_161.AsUint64x8().Xor(f_61_161).AsFloat64x8())
-							u0_61_161, u1_61_161 := one_61_161, c2_61_161
-							j_61_161 := 2
-							for ; j_61_161+1 < n_61_161; j_61_161 += 2 {
-								u0_61_161 = c2_61_161.Mul(u1_61_161).Sub(u0_61_161)
-								u1_61_161 = c2_61_161.Mul(u0_61_161).Sub(u1_61_161)
-							}
-							if j_61_161 < n_61_161 {
-								u0_61_161, u1_61_161 = u1_61_161, c2_61_161.Mul(u1_61_161).Sub(u0_61_161)
-							}
-							cu_61_161 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_61_161).Mul(u1_61_161)
-							tn_61_161 := cu_61_161.Sub(u0_61_161)
-							dx_61_161 := archsimd.LoadFloat64x8((*[8]float64)(nf_61_161)).Mul(tn_61_161).Sub(cu_61_161).Mul(rs_61_161)
-							dn_61_161 := d_61_161.Mul(tn_61_161).Mul(rs_61_161)
-							near_61_161 := d_61_161.Mul(d_61_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_61_161.ToBits() != 0 {
-								var (
-									r0_0_63_161 archsimd.Float64x8
-									r1_0_63_161 archsimd.Float64x8
-								)
-								{
-									r_63_161, d_63_161, c2_63_161, flip_63_161, tn_63_161, un_63_161, n_63_161 := r_61_161, d_61_161, c2_61_161, f_61_161, tn_61_161, u1_61_161, n_61_161
-									var r0_0_64_161 archsimd.Float64x8
-									{
-										d_64_161 := d_63_161
-										y_64_161 := d_64_161.Mul(d_64_161)
-										y2_64_161 := y_64_161.Mul(y_64_161)
-										y4_64_161 := y2_64_161.Mul(y2_64_161)
-										p0_64_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_64_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_64_161)).Mul(y2_64_161))
-										p1_64_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_64_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_64_161)).Mul(y2_64_161)).Mul(y4_64_161)
-										p2_64_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64_161)).Mul(y4_64_161.Mul(y4_64_161))
-										r0_0_64_161 = d_64_161.Mul(p0_64_161.Add(p1_64_161).Add(p2_64_161))
-									}
-									s_63_161 := r0_0_64_161.AsUint64x8().Xor(flip_63_161).AsFloat64x8()
-									two_63_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_63_161, u1_63_161, p0_63_161, p1_63_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_63_161, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_63_161
-									for j_63_161 := 2; j_63_161 < n_63_161; j_63_161++ {
-										u0_63_161, u1_63_161, p0_63_161, p1_63_161 = u1_63_161, c2_63_161.Mul(u1_63_161).Sub(u0_63_161), p1_63_161, two_63_161.Mul(u1_63_161).Add(c2_63_161.Mul(p1_63_161)).Sub(p0_63_161)
-									}
-									dx_63_161 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_63_161).Mul(p1_63_161)
-									peak_63_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_63_161.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_63_161.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_63_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_63_161).Mul(tn_63_161).Div(s_63_161).Merge(peak_63_161, d_63_161.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_63_161, r1_0_63_161 = dx_63_161, dn_63_161
-								}
-								px_61_161, pn_61_161 := r0_0_63_161, r1_0_63_161
-								dx_61_161, dn_61_161 = px_61_161.Merge(dx_61_161, near_61_161), pn_61_161.Merge(dn_61_161, near_61_161)
-							}
-							r0_0_61_161, r1_0_61_161, r2_0_61_161 = u1_61_161, dx_61_161, dn_61_161
-						}
-						s_60_161, dx_60_161, dn_60_161 = r0_0_61_161, r1_0_61_161, r2_0_61_161
-					} else if r_60_161.nmode[i_60_161] == nRatio {
-						var (
-							r0_0_65_161 archsimd.Float64x8
-							r1_0_65_161 archsimd.Float64x8
-							r2_0_65_161 archsimd.Float64x8
-						)
-						{
-							x_65_161, nv_65_161 := x_60_161, archsimd.LoadFloat64x8((*[8]float64)((&r_60_161.nv[i_60_161])))
-							magic_65_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_65_161 := x_65_161.Add(magic_65_161)
-							d_65_161 := x_65_161.Sub(t_65_161.Sub(magic_65_161))
-							y_65_161 := nv_65_161.Mul(d_65_161)
-							u_65_161 := y_65_161.Add(magic_65_161)
-							e_65_161 := y_65_161.Sub(u_65_161.Sub(magic_65_161))
-							var r0_0_66_161 archsimd.Float64x8
-							{
-								d_66_161 := e_65_161
-								y_66_161 := d_66_161.Mul(d_66_161)
-								y2_66_161 := y_66_161.Mul(y_66_161)
-								y4_66_161 := y2_66_161.Mul(y2_66_161)
-								p0_66_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66_161)).Mul(y2_66_161))
-								p1_66_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66_161)).Mul(y2_66_161)).Mul(y4_66_161)
-								p2_66_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66_161)).Mul(y4_66_161.Mul(y4_66_161))
-								r0_0_66_161 = d_66_161.Mul(p0_66_161.Add(p1_66_161).Add(p2_66_161))
-							}
-							var r0_0_67_161 archsimd.Float64x8
-							{
-								c_67_161, t_67_161 := r0_0_66_161, u_65_161
-								r0_0_67_161 = c_67_161.AsUint64x8().Xor(t_67_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_68_161 archsimd.Float64x8
-							{
-								d_68_161 := e_65_161
-								y_68_161 := d_68_161.Mul(d_68_161)
-								y2_68_161 := y_68_161.Mul(y_68_161)
-								y4_68_161 := y2_68_161.Mul(y2_68_161)
-								p0_68_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_68_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_68_161)).Mul(y2_68_161))
-								p1_68_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_68_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_68_161)).Mul(y2_68_161)).Mul(y4_68_161)
-								p2_68_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_68_161.Mul(y4_68_161))
-								r0_0_68_161 = p0_68_161.Add(p1_68_161).Add(p2_68_161)
-							}
-							var r0_0_69_161 archsimd.Float64x8
-							{
-								c_69_161, t_69_161 := r0_0_68_161, u_65_161
-								r0_0_69_161 = c_69_161.AsUint64x8().Xor(t_69_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_65_161, cn_65_161 := r0_0_67_161, r0_0_69_161
-							var r0_0_70_161 archsimd.Float64x8
-							{
-								d_70_161 := d_65_161
-								y_70_161 := d_70_161.Mul(d_70_161)
-								y2_70_161 := y_70_161.Mul(y_70_161)
-								y4_70_161 := y2_70_161.Mul(y2_70_161)
-								p0_70_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_70_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_70_161)).Mul(y2_70_161))
-								p1_70_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_70_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_70_161)).Mul(y2_70_161)).Mul(y4_70_161)
-								p2_70_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_70_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_70_161)).Mul(y4_70_161.Mul(y4_70_161))
-								r0_0_70_161 = d_70_161.Mul(p0_70_161.Add(p1_70_161).Add(p2_70_161))
-							}
-							var r0_0_71_161 archsimd.Float64x8
-							{
-								d_71_161 := d_65_161
-								y_71_161 := d_71_161.Mul(d_71_161)
-								y2_71_161 := y_71_161.Mul(y_71_161)
-								y4_71_161 := y2_71_161.Mul(y2_71_161)
-								p0_71_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_71_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_71_161)).Mul(y2_71_161))
-								p1_71_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_71_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_71_161)).Mul(y2_71_161)).Mul(y4_71_161)
-								p2_71_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_71_161.Mul(y4_71_161))
-								r0_0_71_161 = p0_71_161.Add(p1_71_161).Add(p2_71_161)
-							}
-							s1_65_161, c1_65_161 := r0_0_70_161, r0_0_71_161
-							pi_65_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_65_161 := d_65_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_65_161 := nv_65_161.Merge(sn_65_161.Div(s1_65_161), at_65_161)
-							pd_65_161 := pi_65_161.Mul(d_65_161)
-							npd_65_161 := nv_65_161.Mul(pd_65_161)
-							dx_65_161 := pi_65_161.Mul(nv_65_161.Mul(cn_65_161).Mul(s1_65_161).Sub(sn_65_161.Mul(c1_65_161))).Div(s1_65_161.Mul(s1_65_161))
-							var r0_0_72_161 archsimd.Float64x8
-							{
-								n_72_161, x_72_161 := nv_65_161, pd_65_161
-								n2_72_161 := n_72_161.Mul(n_72_161)
-								a_72_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_72_161.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_72_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_72_161 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_72_161).Mul(n2_72_161).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_72_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_72_161).Mul(x_72_161).Mul(x_72_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_72_161 = n_72_161.Mul(a_72_161.Add(b_72_161))
-							}
-							dx_65_161 = pi_65_161.Mul(r0_0_72_161).Merge(dx_65_161, npd_65_161.Mul(npd_65_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_65_161 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_65_161, at_65_161)
-							dn_65_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_65_161.Mul(cn_65_161).Div(s1_65_161), at_65_161)
-							r0_0_65_161, r1_0_65_161, r2_0_65_161 = s_65_161, dx_65_161, dn_65_161
-						}
-						s_60_161, dx_60_161, dn_60_161 = r0_0_65_161, r1_0_65_161, r2_0_65_161
-					}
-					r0_0_60_161, r1_0_60_161, r2_0_60_161 = s_60_161, dx_60_161, dn_60_161
-				}
-				sa_161, ha_161, na_161 := r0_0_60_161, r1_0_60_161, r2_0_60_161
-				var (
-					r0_0_73_161 archsimd.Float64x8
-					r1_0_73_161 archsimd.Float64x8
-					r2_0_73_161 archsimd.Float64x8
-				)
-				{
-					r_73_161, i_73_161, x_73_161 := r_161, 1, kk_161
-					s_73_161, dx_73_161, dn_73_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_73_161.nmode[i_73_161] == nChebyshev {
-						var (
-							r0_0_74_161 archsimd.Float64x8
-							r1_0_74_161 archsimd.Float64x8
-							r2_0_74_161 archsimd.Float64x8
-						)
-						{
-							r_74_161, x_74_161, n_74_161, nf_74_161 := r_73_161, x_73_161, r_73_161.nn[i_73_161], &r_73_161.nv[i_73_161]
-							magic_74_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_74_161 := x_74_161.Add(magic_74_161)
-							d_74_161 := x_74_161.Sub(t_74_161.Sub(magic_74_161))
-							f_74_161 := t_74_161.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_75_161 archsimd.Float64x8
-							{
-								d_75_161 := d_74_161
-								y_75_161 := d_75_161.Mul(d_75_161)
-								y2_75_161 := y_75_161.Mul(y_75_161)
-								y4_75_161 := y2_75_161.Mul(y2_75_161)
-								p0_75_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_75_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_75_161)).Mul(y2_75_161))
-								p1_75_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_75_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_75_161)).Mul(y2_75_161)).Mul(y4_75_161)
-								p2_75_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_75_161.Mul(y4_75_161))
-								r0_0_75_161 = p0_75_161.Add(p1_75_161).Add(p2_75_161)
-							}
-							cr_74_161 := r0_0_75_161
-							sign_74_161, one_74_161, pi_74_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_74_161.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_74_161 := pi_74_161.Div(one_74_161.Sub(cr_74_161).Mul(one_74_161.Add(cr_74_161)).Sqrt().AsUint64x8().Or(d_74_161.AsUint64x8().Xor(f_74_161).And(sign_74_161)).AsFloat64x8())
-							c2_74_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_74_161.AsUint64x8().Xor(f_74_161).AsFloat64x8())
-							u0_74_161, u1_74_161 := one_74_161, c2_74_161
-							j_74_161 := 2
-							for ; j_74_161+1 < n_74_161; j_74_161 += 2 {
-								u0_74_161 = c2_74_161.Mul(u1_74_161).Sub(u0_74_161)
-								u1_74_161 = c2_74_161.Mul(u0_74_161).Sub(u1_74_161)
-							}
-							if j_74_161 < n_74_161 {
-								u0_74_161, u1_74_161 = u1_74_161, c2_74_161.Mul(u1_74_161).Sub(u0_74_161)
-							}
-							cu_74_161 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_74_161).Mul(u1_74_161)
-							tn_74_161 := cu_74_161.Sub(u0_74_161)
-							dx_74_161 := archsimd.LoadFloat64x8((*[8]float64)(nf_74_161)).Mul(tn_74_161).Sub(cu_74_161).Mul(rs_74_161)
-							dn_74_161 := d_74_161.Mul(tn_74_161).Mul(rs_74_161)
-							near_74_161 := d_74_161.Mul(d_74_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_74_161.ToBits() != 0 {
-								var (
-									r0_0_76_161 archsimd.Float64x8
-									r1_0_76_161 archsimd.Float64x8
-								)
-								{
-									r_76_161, d_76_161, c2_76_161, flip_76_161, tn_76_161, un_76_161, n_76_161 := r_74_161, d_74_161, c2_74_161, f_74_161, tn_74_161, u1_74_161, n_74_161
-									var r0_0_77_161 archsimd.Float64x8
-									{
-										d_77_161 := d_76_161
-										y_77_161 := d_77_161.Mul(d_77_161)
-										y2_77_161 := y_77_161.Mul(y_77_161)
-										y4_77_161 := y2_77_161.Mul(y2_77_161)
-										p0_77_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_77_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_77_161)).Mul(y2_77_161))
-										p1_77_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_77_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_77_161)).Mul(y2_77_161)).Mul(y4_77_161)
-										p2_77_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_77_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_77_161)).Mul(y4_77_161.Mul(y4_77_161))
-										r0_0_77_161 = d_77_161.Mul(p0_77_161.Add(p1_77_161).Add(p2_77_161))
-									}
-									s_76_161 := r0_0_77_161.AsUint64x8().Xor(flip_76_161).AsFloat64x8()
-									two_76_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_76_161, u1_76_161, p0_76_161, p1_76_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_76_161, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_76_161
-									for j_76_161 := 2; j_76_161 < n_76_161; j_76_161++ {
-										u0_76_161, u1_76_161, p0_76_161, p1_76_161 = u1_76_161, c2_76_161.Mul(u1_76_161).Sub(u0_76_161), p1_76_161, two_76_161.Mul(u1_76_161).Add(c2_76_161.Mul(p1_76_161)).Sub(p0_76_161)
-									}
-									dx_76_161 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_76_161).Mul(p1_76_161)
-									peak_76_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_76_161.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_76_161.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_76_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_76_161).Mul(tn_76_161).Div(s_76_161).Merge(peak_76_161, d_76_161.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_76_161, r1_0_76_161 = dx_76_161, dn_76_161
-								}
-								px_74_161, pn_74_161 := r0_0_76_161, r1_0_76_161
-								dx_74_161, dn_74_161 = px_74_161.Merge(dx_74_161, near_74_161), pn_74_161.Merge(dn_74_161, near_74_161)
-							}
-							r0_0_74_161, r1_0_74_161, r2_0_74_161 = u1_74_161, dx_74_161, dn_74_161
-						}
-						s_73_161, dx_73_161, dn_73_161 = r0_0_74_161, r1_0_74_161, r2_0_74_161
-					} else if r_73_161.nmode[i_73_161] == nRatio {
-						var (
-							r0_0_78_161 archsimd.Float64x8
-							r1_0_78_161 archsimd.Float64x8
-							r2_0_78_161 archsimd.Float64x8
-						)
-						{
-							x_78_161, nv_78_161 := x_73_161, archsimd.LoadFloat64x8((*[8]float64)((&r_73_161.nv[i_73_161])))
-							magic_78_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_78_161 := x_78_161.Add(magic_78_161)
-							d_78_161 := x_78_161.Sub(t_78_161.Sub(magic_78_161))
-							y_78_161 := nv_78_161.Mul(d_78_161)
-							u_78_161 := y_78_161.Add(magic_78_161)
-							e_78_161 := y_78_161.Sub(u_78_161.Sub(magic_78_161))
-							var r0_0_79_161 archsimd.Float64x8
-							{
-								d_79_161 := e_78_161
-								y_79_161 := d_79_161.Mul(d_79_161)
-								y2_79_161 := y_79_161.Mul(y_79_161)
-								y4_79_161 := y2_79_161.Mul(y2_79_161)
-								p0_79_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_79_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_79_161)).Mul(y2_79_161))
-								p1_79_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_79_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_79_161)).Mul(y2_79_161)).Mul(y4_79_161)
-								p2_79_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_79_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_79_161)).Mul(y4_79_161.Mul(y4_79_161))
-								r0_0_79_161 = d_79_161.Mul(p0_79_161.Add(p1_79_161).Add(p2_79_161))
-							}
-							var r0_0_80_161 archsimd.Float64x8
-							{
-								c_80_161, t_80_161 := r0_0_79_161, u_78_161
-								r0_0_80_161 = c_80_161.AsUint64x8().Xor(t_80_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_81_161 archsimd.Float64x8
-							{
-								d_81_161 := e_78_161
-								y_81_161 := d_81_161.Mul(d_81_161)
-								y2_81_161 := y_81_161.Mul(y_81_161)
-								y4_81_161 := y2_81_161.Mul(y2_81_161)
-								p0_81_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81_161)).Mul(y2_81_161))
-								p1_81_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81_161)).Mul(y2_81_161)).Mul(y4_81_161)
-								p2_81_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81_161.Mul(y4_81_161))
-								r0_0_81_161 = p0_81_161.Add(p1_81_161).Add(p2_81_161)
-							}
-							var r0_0_82_161 archsimd.Float64x8
-							{
-								c_82_161, t_82_161 := r0_0_81_161, u_78_161
-								r0_0_82_161 = c_82_161.AsUint64x8().Xor(t_82_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_78_161, cn_78_161 := r0_0_80_161, r0_0_82_161
-							var r0_0_83_161 archsimd.Float64x8
-							{
-								d_83_161 := d_78_161
-								y_83_161 := d_83_161.Mul(d_83_161)
-								y2_83_161 := y_83_161.Mul(y_83_161)
-								y4_83_161 := y2_83_161.Mul(y2_83_161)
-								p0_83_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_83_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_83_161)).Mul(y2_83_161))
-								p1_83_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_83_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_83_161)).Mul(y2_83_161)).Mul(y4_83_161)
-								p2_83_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_83_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_83_161)).Mul(y4_83_161.Mul(y4_83_161))
-								r0_0_83_161 = d_83_161.Mul(p0_83_161.Add(p1_83_161).Add(p2_83_161))
-							}
-							var r0_0_84_161 archsimd.Float64x8
-							{
-								d_84_161 := d_78_161
-								y_84_161 := d_84_161.Mul(d_84_161)
-								y2_84_161 := y_84_161.Mul(y_84_161)
-								y4_84_161 := y2_84_161.Mul(y2_84_161)
-								p0_84_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84_161)).Mul(y2_84_161))
-								p1_84_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84_161)).Mul(y2_84_161)).Mul(y4_84_161)
-								p2_84_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84_161.Mul(y4_84_161))
-								r0_0_84_161 = p0_84_161.Add(p1_84_161).Add(p2_84_161)
-							}
-							s1_78_161, c1_78_161 := r0_0_83_161, r0_0_84_161
-							pi_78_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_78_161 := d_78_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_78_161 := nv_78_161.Merge(sn_78_161.Div(s1_78_161), at_78_161)
-							pd_78_161 := pi_78_161.Mul(d_78_161)
-							npd_78_161 := nv_78_161.Mul(pd_78_161)
-							dx_78_161 := pi_78_161.Mul(nv_78_161.Mul(cn_78_161).Mul(s1_78_161).Sub(sn_78_161.Mul(c1_78_161))).Div(s1_78_161.Mul(s1_78_161))
-							var r0_0_85_161 archsimd.Float64x8
-							{
-								n_85_161, x_85_161 := nv_78_161, pd_78_161
-								n2_85_161 := n_85_161.Mul(n_85_161)
-								a_85_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_85_161.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_85_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_85_161 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_85_161).Mul(n2_85_161).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_85_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_85_161).Mul(x_85_161).Mul(x_85_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_85_161 = n_85_161.Mul(a_85_161.Add(b_85_161))
-							}
-							dx_78_161 = pi_78_161.Mul(r0_0_85_161).Merge(dx_78_161, npd_78_161.Mul(npd_78_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_78_161 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_78_161, at_78_161)
-							dn_78_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_78_161.Mul(cn_78_161).Div(s1_78_161), at_78_161)
-							r0_0_78_161, r1_0_78_161, r2_0_78_161 = s_78_161, dx_78_161, dn_78_161
-						}
-						s_73_161, dx_73_161, dn_73_161 = r0_0_78_161, r1_0_78_161, r2_0_78_161
-					}
-					r0_0_73_161, r1_0_73_161, r2_0_73_161 = s_73_161, dx_73_161, dn_73_161
-				}
-				sb_161, hb_161, nb_161 := r0_0_73_161, r1_0_73_161, r2_0_73_161
-				var (
-					r0_0_86_161 archsimd.Float64x8
-					r1_0_86_161 archsimd.Float64x8
-					r2_0_86_161 archsimd.Float64x8
-				)
-				{
-					r_86_161, i_86_161, x_86_161 := r_161, 2, l_161
-					s_86_161, dx_86_161, dn_86_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_86_161.nmode[i_86_161] == nChebyshev {
-						var (
-							r0_0_87_161 archsimd.Float64x8
-							r1_0_87_161 archsimd.Float64x8
-							r2_0_87_161 archsimd.Float64x8
-						)
-						{
-							r_87_161, x_87_161, n_87_161, nf_87_161 := r_86_161, x_86_161, r_86_161.nn[i_86_161], &r_86_161.nv[i_86_161]
-							magic_87_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_87_161 := x_87_161.Add(magic_87_161)
-							d_87_161 := x_87_161.Sub(t_87_161.Sub(magic_87_161))
-							f_87_161 := t_87_161.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_88_161 archsimd.Float64x8
-							{
-								d_88_161 := d_87_161
-								y_88_161 := d_88_161.Mul(d_88_161)
-								y2_88_161 := y_88_161.Mul(y_88_161)
-								y4_88_161 := y2_88_161.Mul(y2_88_161)
-								p0_88_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_88_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_88_161)).Mul(y2_88_161))
-								p1_88_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_88_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_88_161)).Mul(y2_88_161)).Mul(y4_88_161)
-								p2_88_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_88_161.Mul(y4_88_161))
-								r0_0_88_161 = p0_88_161.Add(p1_88_161).Add(p2_88_161)
-							}
-							cr_87_161 := r0_0_88_161
-							sign_87_161, one_87_161, pi_87_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_87_161.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_87_161 := pi_87_161.Div(one_87_161.Sub(cr_87_161).Mul(one_87_161.Add(cr_87_161)).Sqrt().AsUint64x8().Or(d_87_161.AsUint64x8().Xor(f_87_161).And(sign_87_161)).AsFloat64x8())
-							c2_87_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_87_161.AsUint64x8().Xor(f_87_161).AsFloat64x8())
-							u0_87_161, u1_87_161 := one_87_161, c2_87_161
-							j_87_161 := 2
-							for ; j_87_161+1 < n_87_161; j_87_161 += 2 {
-								u0_87_161 = c2_87_161.Mul(u1_87_161).Sub(u0_87_161)
-								u1_87_161 = c2_87_161.Mul(u0_87_161).Sub(u1_87_161)
-							}
-							if j_87_161 < n_87_161 {
-								u0_87_161, u1_87_161 = u1_87_161, c2_87_161.Mul(u1_87_161).Sub(u0_87_161)
-							}
-							cu_87_161 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_87_161).Mul(u1_87_161)
-							tn_87_161 := cu_87_161.Sub(u0_87_161)
-							dx_87_161 := archsimd.LoadFloat64x8((*[8]float64)(nf_87_161)).Mul(tn_87_161).Sub(cu_87_161).Mul(rs_87_161)
-							dn_87_161 := d_87_161.Mul(tn_87_161).Mul(rs_87_161)
-							near_87_161 := d_87_161.Mul(d_87_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_87_161.ToBits() != 0 {
-								var (
-									r0_0_89_161 archsimd.Float64x8
-									r1_0_89_161 archsimd.Float64x8
-								)
-								{
-									r_89_161, d_89_161, c2_89_161, flip_89_161, tn_89_161, un_89_161, n_89_161 := r_87_161, d_87_161, c2_87_161, f_87_161, tn_87_161, u1_87_161, n_87_161
-									var r0_0_90_161 archsimd.Float64x8
-									{
-										d_90_161 := d_89_161
-										y_90_161 := d_90_161.Mul(d_90_161)
-										y2_90_161 := y_90_161.Mul(y_90_161)
-										y4_90_161 := y2_90_161.Mul(y2_90_161)
-										p0_90_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_90_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_90_161)).Mul(y2_90_161))
-										p1_90_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_90_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_90_161)).Mul(y2_90_161)).Mul(y4_90_161)
-										p2_90_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_90_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_90_161)).Mul(y4_90_161.Mul(y4_90_161))
-										r0_0_90_161 = d_90_161.Mul(p0_90_161.Add(p1_90_161).Add(p2_90_161))
-									}
-									s_89_161 := r0_0_90_161.AsUint64x8().Xor(flip_89_161).AsFloat64x8()
-									two_89_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_89_161, u1_89_161, p0_89_161, p1_89_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_89_161, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_89_161
-									for j_89_161 := 2; j_89_161 < n_89_161; j_89_161++ {
-										u0_89_161, u1_89_161, p0_89_161, p1_89_161 = u1_89_161, c2_89_161.Mul(u1_89_161).Sub(u0_89_161), p1_89_161, two_89_161.Mul(u1_89_161).Add(c2_89_161.Mul(p1_89_161)).Sub(p0_89_161)
-									}
-									dx_89_161 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_89_161).Mul(p1_89_161)
-									peak_89_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_89_161.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_89_161.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_89_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_89_161).Mul(tn_89_161).Div(s_89_161).Merge(peak_89_161, d_89_161.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_89_161, r1_0_89_161 = dx_89_161, dn_89_161
-								}
-								px_87_161, pn_87_161 := r0_0_89_161, r1_0_89_161
-								dx_87_161, dn_87_161 = px_87_161.Merge(dx_87_161, near_87_161), pn_87_161.Merge(dn_87_161, near_87_161)
-							}
-							r0_0_87_161, r1_0_87_161, r2_0_87_161 = u1_87_161, dx_87_161, dn_87_161
-						}
-						s_86_161, dx_86_161, dn_86_161 = r0_0_87_161, r1_0_87_161, r2_0_87_161
-					} else if r_86_161.nmode[i_86_161] == nRatio {
-						var (
-							r0_0_91_161 archsimd.Float64x8
-							r1_0_91_161 archsimd.Float64x8
-							r2_0_91_161 archsimd.Float64x8
-						)
-						{
-							x_91_161, nv_91_161 := x_86_161, archsimd.LoadFloat64x8((*[8]float64)((&r_86_161.nv[i_86_161])))
-							magic_91_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_91_161 := x_91_161.Add(magic_91_161)
-							d_91_161 := x_91_161.Sub(t_91_161.Sub(magic_91_161))
-							y_91_161 := nv_91_161.Mul(d_91_161)
-							u_91_161 := y_91_161.Add(magic_91_161)
-							e_91_161 := y_91_161.Sub(u_91_161.Sub(magic_91_161))
-							var r0_0_92_161 archsimd.Float64x8
-							{
-								d_92_161 := e_91_161
-								y_92_161 := d_92_161.Mul(d_92_161)
-								y2_92_161 := y_92_161.Mul(y_92_161)
-								y4_92_161 := y2_92_161.Mul(y2_92_161)
-								p0_92_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_92_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_92_161)).Mul(y2_92_161))
-								p1_92_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_92_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_92_161)).Mul(y2_92_161)).Mul(y4_92_161)
-								p2_92_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_92_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_92_161)).Mul(y4_92_161.Mul(y4_92_161))
-								r0_0_92_161 = d_92_161.Mul(p0_92_161.Add(p1_92_161).Add(p2_92_161))
-							}
-							var r0_0_93_161 archsimd.Float64x8
-							{
-								c_93_161, t_93_161 := r0_0_92_161, u_91_161
-								r0_0_93_161 = c_93_161.AsUint64x8().Xor(t_93_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							var r0_0_94_161 archsimd.Float64x8
-							{
-								d_94_161 := e_91_161
-								y_94_161 := d_94_161.Mul(d_94_161)
-								y2_94_161 := y_94_161.Mul(y_94_161)
-								y4_94_161 := y2_94_161.Mul(y2_94_161)
-								p0_94_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94_161)).Mul(y2_94_161))
-								p1_94_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94_161)).Mul(y2_94_161)).Mul(y4_94_161)
-								p2_94_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94_161.Mul(y4_94_161))
-								r0_0_94_161 = p0_94_161.Add(p1_94_161).Add(p2_94_161)
-							}
-							var r0_0_95_161 archsimd.Float64x8
-							{
-								c_95_161, t_95_161 := r0_0_94_161, u_91_161
-								r0_0_95_161 = c_95_161.AsUint64x8().Xor(t_95_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-							}
-							sn_91_161, cn_91_161 := r0_0_93_161, r0_0_95_161
-							var r0_0_96_161 archsimd.Float64x8
-							{
-								d_96_161 := d_91_161
-								y_96_161 := d_96_161.Mul(d_96_161)
-								y2_96_161 := y_96_161.Mul(y_96_161)
-								y4_96_161 := y2_96_161.Mul(y2_96_161)
-								p0_96_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_96_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_96_161)).Mul(y2_96_161))
-								p1_96_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_96_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_96_161)).Mul(y2_96_161)).Mul(y4_96_161)
-								p2_96_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_96_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_96_161)).Mul(y4_96_161.Mul(y4_96_161))
-								r0_0_96_161 = d_96_161.Mul(p0_96_161.Add(p1_96_161).Add(p2_96_161))
-							}
-							var r0_0_97_161 archsimd.Float64x8
-							{
-								d_97_161 := d_91_161
-								y_97_161 := d_97_161.Mul(d_97_161)
-								y2_97_161 := y_97_161.Mul(y_97_161)
-								y4_97_161 := y2_97_161.Mul(y2_97_161)
-								p0_97_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97_161)).Mul(y2_97_161))
-								p1_97_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97_161)).Mul(y2_97_161)).Mul(y4_97_161)
-								p2_97_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97_161.Mul(y4_97_161))
-								r0_0_97_161 = p0_97_161.Add(p1_97_161).Add(p2_97_161)
-							}
-							s1_91_161, c1_91_161 := r0_0_96_161, r0_0_97_161
-							pi_91_161 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_91_161 := d_91_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_91_161 := nv_91_161.Merge(sn_91_161.Div(s1_91_161), at_91_161)
-							pd_91_161 := pi_91_161.Mul(d_91_161)
-							npd_91_161 := nv_91_161.Mul(pd_91_161)
-							dx_91_161 := pi_91_161.Mul(nv_91_161.Mul(cn_91_161).Mul(s1_91_161).Sub(sn_91_161.Mul(c1_91_161))).Div(s1_91_161.Mul(s1_91_161))
-							var r0_0_98_161 archsimd.Float64x8
-							{
-								n_98_161, x_98_161 := nv_91_161, pd_91_161
-								n2_98_161 := n_98_161.Mul(n_98_161)
-								a_98_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_98_161.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_98_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_98_161 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_98_161).Mul(n2_98_161).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_98_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_98_161).Mul(x_98_161).Mul(x_98_161).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_98_161 = n_98_161.Mul(a_98_161.Add(b_98_161))
-							}
-							dx_91_161 = pi_91_161.Mul(r0_0_98_161).Merge(dx_91_161, npd_91_161.Mul(npd_91_161).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_91_161 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_91_161, at_91_161)
-							dn_91_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_91_161.Mul(cn_91_161).Div(s1_91_161), at_91_161)
-							r0_0_91_161, r1_0_91_161, r2_0_91_161 = s_91_161, dx_91_161, dn_91_161
-						}
-						s_86_161, dx_86_161, dn_86_161 = r0_0_91_161, r1_0_91_161, r2_0_91_161
-					}
-					r0_0_86_161, r1_0_86_161, r2_0_86_161 = s_86_161, dx_86_161, dn_86_161
-				}
-				sc_161, hc_161, nc_161 := r0_0_86_161, r1_0_86_161, r2_0_86_161
-				r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161, r6_0_161, r7_0_161, r8_0_161 = sa_161, sb_161, sc_161, ha_161, hb_161, hc_161, na_161, nb_161, nc_161
+				o_161, qx_161, qy_161, qz_161 := &r.orient[oi], qx, qy, qz
+				h_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[0]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[1]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[2]))).Mul(qz_161))
+				kk_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[3]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[4]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[5]))).Mul(qz_161))
+				l_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[6]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[7]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[8]))).Mul(qz_161))
+				r0_0_161, r1_0_161, r2_0_161 = h_161, kk_161, l_161
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_161, r1_0_161, r2_0_161, r3_0_161, r4_0_161, r5_0_161, r6_0_161, r7_0_161, r8_0_161
+			h, kk, l := r0_0_161, r1_0_161, r2_0_161
 			var (
 				r0_0_162 archsimd.Float64x8
 				r1_0_162 archsimd.Float64x8
@@ -5970,68 +5430,619 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 				r3_0_162 archsimd.Float64x8
 				r4_0_162 archsimd.Float64x8
 				r5_0_162 archsimd.Float64x8
+				r6_0_162 archsimd.Float64x8
+				r7_0_162 archsimd.Float64x8
+				r8_0_162 archsimd.Float64x8
 			)
 			{
-				k_162, ia_162, fa_162, e_162, h_162, kk_162, l_162, sa_162, sb_162, sc_162, ha_162, hb_162, hc_162, nda_162, ndb_162, ndc_162, s_162, def_162, sig_162, sna_162, snb_162, snc_162, hkl_162, at_162, stride_162 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_162 := k_162.c
-				r_162 := k_162.lr
-				two_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_162 := sa_162.Mul(sb_162).Mul(sc_162)
-				fc_162, fd_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_162.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_162.HasHKL {
+				r_162, h_162, kk_162, l_162, n_162 := r, h, kk, l, n
+				_ = n_162
+				var (
+					r0_0_60_162 archsimd.Float64x8
+					r1_0_60_162 archsimd.Float64x8
+					r2_0_60_162 archsimd.Float64x8
+				)
+				{
+					r_60_162, i_60_162, x_60_162 := r_162, 0, h_162
+					s_60_162, dx_60_162, dn_60_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_60_162.nmode[i_60_162] == nChebyshev {
+						var (
+							r0_0_61_162 archsimd.Float64x8
+							r1_0_61_162 archsimd.Float64x8
+							r2_0_61_162 archsimd.Float64x8
+						)
+						{
+							r_61_162, x_61_162, n_61_162, nf_61_162 := r_60_162, x_60_162, r_60_162.nn[i_60_162], &r_60_162.nv[i_60_162]
+							magic_61_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_61_162 := x_61_162.Add(magic_61_162)
+							d_61_162 := x_61_162.Sub(t_61_162.Sub(magic_61_162))
+							f_61_162 := t_61_162.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_62_162 archsimd.Float64x8
+							{
+								d_62_162 := d_61_162
+								y_62_162 := d_62_162.Mul(d_62_162)
+								y2_62_162 := y_62_162.Mul(y_62_162)
+								y4_62_162 := y2_62_162.Mul(y2_62_162)
+								p0_62_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_62_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_62_162)).Mul(y2_62_162))
+								p1_62_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_62_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_62_162)).Mul(y2_62_162)).Mul(y4_62_162)
+								p2_62_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_62_162.Mul(y4_62_162))
+								r0_0_62_162 = p0_62_162.Add(p1_62_162).Add(p2_62_162)
+							}
+							cr_61_162 := r0_0_62_162
+							sign_61_162, one_61_162, pi_61_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_61_162.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_61_162 := pi_61_162.Div(one_61_162.Sub(cr_61_162).Mul(one_61_162.Add(cr_61_162)).Sqrt().AsUint64x8().Or(d_61_162.AsUint64x8().Xor(f_61_162).And(sign_61_162)).AsFloat64x8())
+							c2_61_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_61_162.AsUint64x8().Xor(f_61_162).AsFloat64x8())
+							u0_61_162, u1_61_162 := one_61_162, c2_61_162
+							j_61_162 := 2
+							for ; j_61_162+1 < n_61_162; j_61_162 += 2 {
+								u0_61_162 = c2_61_162.Mul(u1_61_162).Sub(u0_61_162)
+								u1_61_162 = c2_61_162.Mul(u0_61_162).Sub(u1_61_162)
+							}
+							if j_61_162 < n_61_162 {
+								u0_61_162, u1_61_162 = u1_61_162, c2_61_162.Mul(u1_61_162).Sub(u0_61_162)
+							}
+							cu_61_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_61_162).Mul(u1_61_162)
+							tn_61_162 := cu_61_162.Sub(u0_61_162)
+							dx_61_162 := archsimd.LoadFloat64x8((*[8]float64)(nf_61_162)).Mul(tn_61_162).Sub(cu_61_162).Mul(rs_61_162)
+							dn_61_162 := d_61_162.Mul(tn_61_162).Mul(rs_61_162)
+							near_61_162 := d_61_162.Mul(d_61_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_61_162.ToBits() != 0 {
+								var (
+									r0_0_63_162 archsimd.Float64x8
+									r1_0_63_162 archsimd.Float64x8
+								)
+								{
+									r_63_162, d_63_162, c2_63_162, flip_63_162, tn_63_162, un_63_162, n_63_162 := r_61_162, d_61_162, c2_61_162, f_61_162, tn_61_162, u1_61_162, n_61_162
+									var r0_0_64_162 archsimd.Float64x8
+									{
+										d_64_162 := d_63_162
+										y_64_162 := d_64_162.Mul(d_64_162)
+										y2_64_162 := y_64_162.Mul(y_64_162)
+										y4_64_162 := y2_64_162.Mul(y2_64_162)
+										p0_64_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_64_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_64_162)).Mul(y2_64_162))
+										p1_64_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_64_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_64_162)).Mul(y2_64_162)).Mul(y4_64_162)
+										p2_64_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64_162)).Mul(y4_64_162.Mul(y4_64_162))
+										r0_0_64_162 = d_64_162.Mul(p0_64_162.Add(p1_64_162).Add(p2_64_162))
+									}
+									s_63_162 := r0_0_64_162.AsUint64x8().Xor(flip_63_162).AsFloat64x8()
+									two_63_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_63_162, u1_63_162, p0_63_162, p1_63_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_63_162, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_63_162
+									for j_63_162 := 2; j_63_162 < n_63_162; j_63_162++ {
+										u0_63_162, u1_63_162, p0_63_162, p1_63_162 = u1_63_162, c2_63_162.Mul(u1_63_162).Sub(u0_63_162), p1_63_162, two_63_162.Mul(u1_63_162).Add(c2_63_162.Mul(p1_63_162)).Sub(p0_63_162)
+									}
+									dx_63_162 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_63_162).Mul(p1_63_162)
+									peak_63_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_63_162.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_63_162.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_63_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_63_162).Mul(tn_63_162).Div(s_63_162).Merge(peak_63_162, d_63_162.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_63_162, r1_0_63_162 = dx_63_162, dn_63_162
+								}
+								px_61_162, pn_61_162 := r0_0_63_162, r1_0_63_162
+								dx_61_162, dn_61_162 = px_61_162.Merge(dx_61_162, near_61_162), pn_61_162.Merge(dn_61_162, near_61_162)
+							}
+							r0_0_61_162, r1_0_61_162, r2_0_61_162 = u1_61_162, dx_61_162, dn_61_162
+						}
+						s_60_162, dx_60_162, dn_60_162 = r0_0_61_162, r1_0_61_162, r2_0_61_162
+					} else if r_60_162.nmode[i_60_162] == nRatio {
+						var (
+							r0_0_65_162 archsimd.Float64x8
+							r1_0_65_162 archsimd.Float64x8
+							r2_0_65_162 archsimd.Float64x8
+						)
+						{
+							x_65_162, nv_65_162 := x_60_162, archsimd.LoadFloat64x8((*[8]float64)((&r_60_162.nv[i_60_162])))
+							magic_65_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_65_162 := x_65_162.Add(magic_65_162)
+							d_65_162 := x_65_162.Sub(t_65_162.Sub(magic_65_162))
+							y_65_162 := nv_65_162.Mul(d_65_162)
+							u_65_162 := y_65_162.Add(magic_65_162)
+							e_65_162 := y_65_162.Sub(u_65_162.Sub(magic_65_162))
+							var r0_0_66_162 archsimd.Float64x8
+							{
+								d_66_162 := e_65_162
+								y_66_162 := d_66_162.Mul(d_66_162)
+								y2_66_162 := y_66_162.Mul(y_66_162)
+								y4_66_162 := y2_66_162.Mul(y2_66_162)
+								p0_66_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66_162)).Mul(y2_66_162))
+								p1_66_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66_162)).Mul(y2_66_162)).Mul(y4_66_162)
+								p2_66_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66_162)).Mul(y4_66_162.Mul(y4_66_162))
+								r0_0_66_162 = d_66_162.Mul(p0_66_162.Add(p1_66_162).Add(p2_66_162))
+							}
+							var r0_0_67_162 archsimd.Float64x8
+							{
+								c_67_162, t_67_162 := r0_0_66_162, u_65_162
+								r0_0_67_162 = c_67_162.AsUint64x8().Xor(t_67_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_68_162 archsimd.Float64x8
+							{
+								d_68_162 := e_65_162
+								y_68_162 := d_68_162.Mul(d_68_162)
+								y2_68_162 := y_68_162.Mul(y_68_162)
+								y4_68_162 := y2_68_162.Mul(y2_68_162)
+								p0_68_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_68_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_68_162)).Mul(y2_68_162))
+								p1_68_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_68_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_68_162)).Mul(y2_68_162)).Mul(y4_68_162)
+								p2_68_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_68_162.Mul(y4_68_162))
+								r0_0_68_162 = p0_68_162.Add(p1_68_162).Add(p2_68_162)
+							}
+							var r0_0_69_162 archsimd.Float64x8
+							{
+								c_69_162, t_69_162 := r0_0_68_162, u_65_162
+								r0_0_69_162 = c_69_162.AsUint64x8().Xor(t_69_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_65_162, cn_65_162 := r0_0_67_162, r0_0_69_162
+							var r0_0_70_162 archsimd.Float64x8
+							{
+								d_70_162 := d_65_162
+								y_70_162 := d_70_162.Mul(d_70_162)
+								y2_70_162 := y_70_162.Mul(y_70_162)
+								y4_70_162 := y2_70_162.Mul(y2_70_162)
+								p0_70_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_70_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_70_162)).Mul(y2_70_162))
+								p1_70_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_70_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_70_162)).Mul(y2_70_162)).Mul(y4_70_162)
+								p2_70_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_70_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_70_162)).Mul(y4_70_162.Mul(y4_70_162))
+								r0_0_70_162 = d_70_162.Mul(p0_70_162.Add(p1_70_162).Add(p2_70_162))
+							}
+							var r0_0_71_162 archsimd.Float64x8
+							{
+								d_71_162 := d_65_162
+								y_71_162 := d_71_162.Mul(d_71_162)
+								y2_71_162 := y_71_162.Mul(y_71_162)
+								y4_71_162 := y2_71_162.Mul(y2_71_162)
+								p0_71_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_71_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_71_162)).Mul(y2_71_162))
+								p1_71_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_71_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_71_162)).Mul(y2_71_162)).Mul(y4_71_162)
+								p2_71_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_71_162.Mul(y4_71_162))
+								r0_0_71_162 = p0_71_162.Add(p1_71_162).Add(p2_71_162)
+							}
+							s1_65_162, c1_65_162 := r0_0_70_162, r0_0_71_162
+							pi_65_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_65_162 := d_65_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_65_162 := nv_65_162.Merge(sn_65_162.Div(s1_65_162), at_65_162)
+							pd_65_162 := pi_65_162.Mul(d_65_162)
+							npd_65_162 := nv_65_162.Mul(pd_65_162)
+							dx_65_162 := pi_65_162.Mul(nv_65_162.Mul(cn_65_162).Mul(s1_65_162).Sub(sn_65_162.Mul(c1_65_162))).Div(s1_65_162.Mul(s1_65_162))
+							var r0_0_72_162 archsimd.Float64x8
+							{
+								n_72_162, x_72_162 := nv_65_162, pd_65_162
+								n2_72_162 := n_72_162.Mul(n_72_162)
+								a_72_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_72_162.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_72_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
+								b_72_162 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_72_162).Mul(n2_72_162).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_72_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_72_162).Mul(x_72_162).Mul(x_72_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
+								r0_0_72_162 = n_72_162.Mul(a_72_162.Add(b_72_162))
+							}
+							dx_65_162 = pi_65_162.Mul(r0_0_72_162).Merge(dx_65_162, npd_65_162.Mul(npd_65_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
+							dx_65_162 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_65_162, at_65_162)
+							dn_65_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_65_162.Mul(cn_65_162).Div(s1_65_162), at_65_162)
+							r0_0_65_162, r1_0_65_162, r2_0_65_162 = s_65_162, dx_65_162, dn_65_162
+						}
+						s_60_162, dx_60_162, dn_60_162 = r0_0_65_162, r1_0_65_162, r2_0_65_162
+					}
+					r0_0_60_162, r1_0_60_162, r2_0_60_162 = s_60_162, dx_60_162, dn_60_162
+				}
+				sa_162, ha_162, na_162 := r0_0_60_162, r1_0_60_162, r2_0_60_162
+				var (
+					r0_0_73_162 archsimd.Float64x8
+					r1_0_73_162 archsimd.Float64x8
+					r2_0_73_162 archsimd.Float64x8
+				)
+				{
+					r_73_162, i_73_162, x_73_162 := r_162, 1, kk_162
+					s_73_162, dx_73_162, dn_73_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_73_162.nmode[i_73_162] == nChebyshev {
+						var (
+							r0_0_74_162 archsimd.Float64x8
+							r1_0_74_162 archsimd.Float64x8
+							r2_0_74_162 archsimd.Float64x8
+						)
+						{
+							r_74_162, x_74_162, n_74_162, nf_74_162 := r_73_162, x_73_162, r_73_162.nn[i_73_162], &r_73_162.nv[i_73_162]
+							magic_74_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_74_162 := x_74_162.Add(magic_74_162)
+							d_74_162 := x_74_162.Sub(t_74_162.Sub(magic_74_162))
+							f_74_162 := t_74_162.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_75_162 archsimd.Float64x8
+							{
+								d_75_162 := d_74_162
+								y_75_162 := d_75_162.Mul(d_75_162)
+								y2_75_162 := y_75_162.Mul(y_75_162)
+								y4_75_162 := y2_75_162.Mul(y2_75_162)
+								p0_75_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_75_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_75_162)).Mul(y2_75_162))
+								p1_75_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_75_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_75_162)).Mul(y2_75_162)).Mul(y4_75_162)
+								p2_75_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_75_162.Mul(y4_75_162))
+								r0_0_75_162 = p0_75_162.Add(p1_75_162).Add(p2_75_162)
+							}
+							cr_74_162 := r0_0_75_162
+							sign_74_162, one_74_162, pi_74_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_74_162.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_74_162 := pi_74_162.Div(one_74_162.Sub(cr_74_162).Mul(one_74_162.Add(cr_74_162)).Sqrt().AsUint64x8().Or(d_74_162.AsUint64x8().Xor(f_74_162).And(sign_74_162)).AsFloat64x8())
+							c2_74_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_74_162.AsUint64x8().Xor(f_74_162).AsFloat64x8())
+							u0_74_162, u1_74_162 := one_74_162, c2_74_162
+							j_74_162 := 2
+							for ; j_74_162+1 < n_74_162; j_74_162 += 2 {
+								u0_74_162 = c2_74_162.Mul(u1_74_162).Sub(u0_74_162)
+								u1_74_162 = c2_74_162.Mul(u0_74_162).Sub(u1_74_162)
+							}
+							if j_74_162 < n_74_162 {
+								u0_74_162, u1_74_162 = u1_74_162, c2_74_162.Mul(u1_74_162).Sub(u0_74_162)
+							}
+							cu_74_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_74_162).Mul(u1_74_162)
+							tn_74_162 := cu_74_162.Sub(u0_74_162)
+							dx_74_162 := archsimd.LoadFloat64x8((*[8]float64)(nf_74_162)).Mul(tn_74_162).Sub(cu_74_162).Mul(rs_74_162)
+							dn_74_162 := d_74_162.Mul(tn_74_162).Mul(rs_74_162)
+							near_74_162 := d_74_162.Mul(d_74_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_74_162.ToBits() != 0 {
+								var (
+									r0_0_76_162 archsimd.Float64x8
+									r1_0_76_162 archsimd.Float64x8
+								)
+								{
+									r_76_162, d_76_162, c2_76_162, flip_76_162, tn_76_162, un_76_162, n_76_162 := r_74_162, d_74_162, c2_74_162, f_74_162, tn_74_162, u1_74_162, n_74_162
+									var r0_0_77_162 archsimd.Float64x8
+									{
+										d_77_162 := d_76_162
+										y_77_162 := d_77_162.Mul(d_77_162)
+										y2_77_162 := y_77_162.Mul(y_77_162)
+										y4_77_162 := y2_77_162.Mul(y2_77_162)
+										p0_77_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_77_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_77_162)).Mul(y2_77_162))
+										p1_77_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_77_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_77_162)).Mul(y2_77_162)).Mul(y4_77_162)
+										p2_77_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_77_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_77_162)).Mul(y4_77_162.Mul(y4_77_162))
+										r0_0_77_162 = d_77_162.Mul(p0_77_162.Add(p1_77_162).Add(p2_77_162))
+									}
+									s_76_162 := r0_0_77_162.AsUint64x8().Xor(flip_76_162).AsFloat64x8()
+									two_76_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_76_162, u1_76_162, p0_76_162, p1_76_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_76_162, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_76_162
+									for j_76_162 := 2; j_76_162 < n_76_162; j_76_162++ {
+										u0_76_162, u1_76_162, p0_76_162, p1_76_162 = u1_76_162, c2_76_162.Mul(u1_76_162).Sub(u0_76_162), p1_76_162, two_76_162.Mul(u1_76_162).Add(c2_76_162.Mul(p1_76_162)).Sub(p0_76_162)
+									}
+									dx_76_162 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_76_162).Mul(p1_76_162)
+									peak_76_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_76_162.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_76_162.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_76_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_76_162).Mul(tn_76_162).Div(s_76_162).Merge(peak_76_162, d_76_162.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_76_162, r1_0_76_162 = dx_76_162, dn_76_162
+								}
+								px_74_162, pn_74_162 := r0_0_76_162, r1_0_76_162
+								dx_74_162, dn_74_162 = px_74_162.Merge(dx_74_162, near_74_162), pn_74_162.Merge(dn_74_162, near_74_162)
+							}
+							r0_0_74_162, r1_0_74_162, r2_0_74_162 = u1_74_162, dx_74_162, dn_74_162
+						}
+						s_73_162, dx_73_162, dn_73_162 = r0_0_74_162, r1_0_74_162, r2_0_74_162
+					} else if r_73_162.nmode[i_73_162] == nRatio {
+						var (
+							r0_0_78_162 archsimd.Float64x8
+							r1_0_78_162 archsimd.Float64x8
+							r2_0_78_162 archsimd.Float64x8
+						)
+						{
+							x_78_162, nv_78_162 := x_73_162, archsimd.LoadFloat64x8((*[8]float64)((&r_73_162.nv[i_73_162])))
+							magic_78_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_78_162 := x_78_162.Add(magic_78_162)
+							d_78_162 := x_78_162.Sub(t_78_162.Sub(magic_78_162))
+							y_78_162 := nv_78_162.Mul(d_78_162)
+							u_78_162 := y_78_162.Add(magic_78_162)
+							e_78_162 := y_78_162.Sub(u_78_162.Sub(magic_78_162))
+							var r0_0_79_162 archsimd.Float64x8
+							{
+								d_79_162 := e_78_162
+								y_79_162 := d_79_162.Mul(d_79_162)
+								y2_79_162 := y_79_162.Mul(y_79_162)
+								y4_79_162 := y2_79_162.Mul(y2_79_162)
+								p0_79_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_79_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_79_162)).Mul(y2_79_162))
+								p1_79_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_79_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_79_162)).Mul(y2_79_162)).Mul(y4_79_162)
+								p2_79_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_79_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_79_162)).Mul(y4_79_162.Mul(y4_79_162))
+								r0_0_79_162 = d_79_162.Mul(p0_79_162.Add(p1_79_162).Add(p2_79_162))
+							}
+							var r0_0_80_162 archsimd.Float64x8
+							{
+								c_80_162, t_80_162 := r0_0_79_162, u_78_162
+								r0_0_80_162 = c_80_162.AsUint64x8().Xor(t_80_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_81_162 archsimd.Float64x8
+							{
+								d_81_162 := e_78_162
+								y_81_162 := d_81_162.Mul(d_81_162)
+								y2_81_162 := y_81_162.Mul(y_81_162)
+								y4_81_162 := y2_81_162.Mul(y2_81_162)
+								p0_81_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81_162)).Mul(y2_81_162))
+								p1_81_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81_162)).Mul(y2_81_162)).Mul(y4_81_162)
+								p2_81_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81_162.Mul(y4_81_162))
+								r0_0_81_162 = p0_81_162.Add(p1_81_162).Add(p2_81_162)
+							}
+							var r0_0_82_162 archsimd.Float64x8
+							{
+								c_82_162, t_82_162 := r0_0_81_162, u_78_162
+								r0_0_82_162 = c_82_162.AsUint64x8().Xor(t_82_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_78_162, cn_78_162 := r0_0_80_162, r0_0_82_162
+							var r0_0_83_162 archsimd.Float64x8
+							{
+								d_83_162 := d_78_162
+								y_83_162 := d_83_162.Mul(d_83_162)
+								y2_83_162 := y_83_162.Mul(y_83_162)
+								y4_83_162 := y2_83_162.Mul(y2_83_162)
+								p0_83_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_83_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_83_162)).Mul(y2_83_162))
+								p1_83_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_83_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_83_162)).Mul(y2_83_162)).Mul(y4_83_162)
+								p2_83_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_83_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_83_162)).Mul(y4_83_162.Mul(y4_83_162))
+								r0_0_83_162 = d_83_162.Mul(p0_83_162.Add(p1_83_162).Add(p2_83_162))
+							}
+							var r0_0_84_162 archsimd.Float64x8
+							{
+								d_84_162 := d_78_162
+								y_84_162 := d_84_162.Mul(d_84_162)
+								y2_84_162 := y_84_162.Mul(y_84_162)
+								y4_84_162 := y2_84_162.Mul(y2_84_162)
+								p0_84_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84_162)).Mul(y2_84_162))
+								p1_84_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84_162)).Mul(y2_84_162)).Mul(y4_84_162)
+								p2_84_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84_162.Mul(y4_84_162))
+								r0_0_84_162 = p0_84_162.Add(p1_84_162).Add(p2_84_162)
+							}
+							s1_78_162, c1_78_162 := r0_0_83_162, r0_0_84_162
+							pi_78_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_78_162 := d_78_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_78_162 := nv_78_162.Merge(sn_78_162.Div(s1_78_162), at_78_162)
+							pd_78_162 := pi_78_162.Mul(d_78_162)
+							npd_78_162 := nv_78_162.Mul(pd_78_162)
+							dx_78_162 := pi_78_162.Mul(nv_78_162.Mul(cn_78_162).Mul(s1_78_162).Sub(sn_78_162.Mul(c1_78_162))).Div(s1_78_162.Mul(s1_78_162))
+							var r0_0_85_162 archsimd.Float64x8
+							{
+								n_85_162, x_85_162 := nv_78_162, pd_78_162
+								n2_85_162 := n_85_162.Mul(n_85_162)
+								a_85_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_85_162.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_85_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
+								b_85_162 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_85_162).Mul(n2_85_162).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_85_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_85_162).Mul(x_85_162).Mul(x_85_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
+								r0_0_85_162 = n_85_162.Mul(a_85_162.Add(b_85_162))
+							}
+							dx_78_162 = pi_78_162.Mul(r0_0_85_162).Merge(dx_78_162, npd_78_162.Mul(npd_78_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
+							dx_78_162 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_78_162, at_78_162)
+							dn_78_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_78_162.Mul(cn_78_162).Div(s1_78_162), at_78_162)
+							r0_0_78_162, r1_0_78_162, r2_0_78_162 = s_78_162, dx_78_162, dn_78_162
+						}
+						s_73_162, dx_73_162, dn_73_162 = r0_0_78_162, r1_0_78_162, r2_0_78_162
+					}
+					r0_0_73_162, r1_0_73_162, r2_0_73_162 = s_73_162, dx_73_162, dn_73_162
+				}
+				sb_162, hb_162, nb_162 := r0_0_73_162, r1_0_73_162, r2_0_73_162
+				var (
+					r0_0_86_162 archsimd.Float64x8
+					r1_0_86_162 archsimd.Float64x8
+					r2_0_86_162 archsimd.Float64x8
+				)
+				{
+					r_86_162, i_86_162, x_86_162 := r_162, 2, l_162
+					s_86_162, dx_86_162, dn_86_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+					if r_86_162.nmode[i_86_162] == nChebyshev {
+						var (
+							r0_0_87_162 archsimd.Float64x8
+							r1_0_87_162 archsimd.Float64x8
+							r2_0_87_162 archsimd.Float64x8
+						)
+						{
+							r_87_162, x_87_162, n_87_162, nf_87_162 := r_86_162, x_86_162, r_86_162.nn[i_86_162], &r_86_162.nv[i_86_162]
+							magic_87_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_87_162 := x_87_162.Add(magic_87_162)
+							d_87_162 := x_87_162.Sub(t_87_162.Sub(magic_87_162))
+							f_87_162 := t_87_162.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_88_162 archsimd.Float64x8
+							{
+								d_88_162 := d_87_162
+								y_88_162 := d_88_162.Mul(d_88_162)
+								y2_88_162 := y_88_162.Mul(y_88_162)
+								y4_88_162 := y2_88_162.Mul(y2_88_162)
+								p0_88_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_88_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_88_162)).Mul(y2_88_162))
+								p1_88_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_88_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_88_162)).Mul(y2_88_162)).Mul(y4_88_162)
+								p2_88_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_88_162.Mul(y4_88_162))
+								r0_0_88_162 = p0_88_162.Add(p1_88_162).Add(p2_88_162)
+							}
+							cr_87_162 := r0_0_88_162
+							sign_87_162, one_87_162, pi_87_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_87_162.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							rs_87_162 := pi_87_162.Div(one_87_162.Sub(cr_87_162).Mul(one_87_162.Add(cr_87_162)).Sqrt().AsUint64x8().Or(d_87_162.AsUint64x8().Xor(f_87_162).And(sign_87_162)).AsFloat64x8())
+							c2_87_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_87_162.AsUint64x8().Xor(f_87_162).AsFloat64x8())
+							u0_87_162, u1_87_162 := one_87_162, c2_87_162
+							j_87_162 := 2
+							for ; j_87_162+1 < n_87_162; j_87_162 += 2 {
+								u0_87_162 = c2_87_162.Mul(u1_87_162).Sub(u0_87_162)
+								u1_87_162 = c2_87_162.Mul(u0_87_162).Sub(u1_87_162)
+							}
+							if j_87_162 < n_87_162 {
+								u0_87_162, u1_87_162 = u1_87_162, c2_87_162.Mul(u1_87_162).Sub(u0_87_162)
+							}
+							cu_87_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_87_162).Mul(u1_87_162)
+							tn_87_162 := cu_87_162.Sub(u0_87_162)
+							dx_87_162 := archsimd.LoadFloat64x8((*[8]float64)(nf_87_162)).Mul(tn_87_162).Sub(cu_87_162).Mul(rs_87_162)
+							dn_87_162 := d_87_162.Mul(tn_87_162).Mul(rs_87_162)
+							near_87_162 := d_87_162.Mul(d_87_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							if near_87_162.ToBits() != 0 {
+								var (
+									r0_0_89_162 archsimd.Float64x8
+									r1_0_89_162 archsimd.Float64x8
+								)
+								{
+									r_89_162, d_89_162, c2_89_162, flip_89_162, tn_89_162, un_89_162, n_89_162 := r_87_162, d_87_162, c2_87_162, f_87_162, tn_87_162, u1_87_162, n_87_162
+									var r0_0_90_162 archsimd.Float64x8
+									{
+										d_90_162 := d_89_162
+										y_90_162 := d_90_162.Mul(d_90_162)
+										y2_90_162 := y_90_162.Mul(y_90_162)
+										y4_90_162 := y2_90_162.Mul(y2_90_162)
+										p0_90_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_90_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_90_162)).Mul(y2_90_162))
+										p1_90_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_90_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_90_162)).Mul(y2_90_162)).Mul(y4_90_162)
+										p2_90_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_90_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_90_162)).Mul(y4_90_162.Mul(y4_90_162))
+										r0_0_90_162 = d_90_162.Mul(p0_90_162.Add(p1_90_162).Add(p2_90_162))
+									}
+									s_89_162 := r0_0_90_162.AsUint64x8().Xor(flip_89_162).AsFloat64x8()
+									two_89_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_89_162, u1_89_162, p0_89_162, p1_89_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_89_162, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_89_162
+									for j_89_162 := 2; j_89_162 < n_89_162; j_89_162++ {
+										u0_89_162, u1_89_162, p0_89_162, p1_89_162 = u1_89_162, c2_89_162.Mul(u1_89_162).Sub(u0_89_162), p1_89_162, two_89_162.Mul(u1_89_162).Add(c2_89_162.Mul(p1_89_162)).Sub(p0_89_162)
+									}
+									dx_89_162 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_89_162).Mul(p1_89_162)
+									peak_89_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_89_162.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_89_162.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_89_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_89_162).Mul(tn_89_162).Div(s_89_162).Merge(peak_89_162, d_89_162.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									r0_0_89_162, r1_0_89_162 = dx_89_162, dn_89_162
+								}
+								px_87_162, pn_87_162 := r0_0_89_162, r1_0_89_162
+								dx_87_162, dn_87_162 = px_87_162.Merge(dx_87_162, near_87_162), pn_87_162.Merge(dn_87_162, near_87_162)
+							}
+							r0_0_87_162, r1_0_87_162, r2_0_87_162 = u1_87_162, dx_87_162, dn_87_162
+						}
+						s_86_162, dx_86_162, dn_86_162 = r0_0_87_162, r1_0_87_162, r2_0_87_162
+					} else if r_86_162.nmode[i_86_162] == nRatio {
+						var (
+							r0_0_91_162 archsimd.Float64x8
+							r1_0_91_162 archsimd.Float64x8
+							r2_0_91_162 archsimd.Float64x8
+						)
+						{
+							x_91_162, nv_91_162 := x_86_162, archsimd.LoadFloat64x8((*[8]float64)((&r_86_162.nv[i_86_162])))
+							magic_91_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_91_162 := x_91_162.Add(magic_91_162)
+							d_91_162 := x_91_162.Sub(t_91_162.Sub(magic_91_162))
+							y_91_162 := nv_91_162.Mul(d_91_162)
+							u_91_162 := y_91_162.Add(magic_91_162)
+							e_91_162 := y_91_162.Sub(u_91_162.Sub(magic_91_162))
+							var r0_0_92_162 archsimd.Float64x8
+							{
+								d_92_162 := e_91_162
+								y_92_162 := d_92_162.Mul(d_92_162)
+								y2_92_162 := y_92_162.Mul(y_92_162)
+								y4_92_162 := y2_92_162.Mul(y2_92_162)
+								p0_92_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_92_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_92_162)).Mul(y2_92_162))
+								p1_92_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_92_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_92_162)).Mul(y2_92_162)).Mul(y4_92_162)
+								p2_92_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_92_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_92_162)).Mul(y4_92_162.Mul(y4_92_162))
+								r0_0_92_162 = d_92_162.Mul(p0_92_162.Add(p1_92_162).Add(p2_92_162))
+							}
+							var r0_0_93_162 archsimd.Float64x8
+							{
+								c_93_162, t_93_162 := r0_0_92_162, u_91_162
+								r0_0_93_162 = c_93_162.AsUint64x8().Xor(t_93_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_94_162 archsimd.Float64x8
+							{
+								d_94_162 := e_91_162
+								y_94_162 := d_94_162.Mul(d_94_162)
+								y2_94_162 := y_94_162.Mul(y_94_162)
+								y4_94_162 := y2_94_162.Mul(y2_94_162)
+								p0_94_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94_162)).Mul(y2_94_162))
+								p1_94_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94_162)).Mul(y2_94_162)).Mul(y4_94_162)
+								p2_94_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94_162.Mul(y4_94_162))
+								r0_0_94_162 = p0_94_162.Add(p1_94_162).Add(p2_94_162)
+							}
+							var r0_0_95_162 archsimd.Float64x8
+							{
+								c_95_162, t_95_162 := r0_0_94_162, u_91_162
+								r0_0_95_162 = c_95_162.AsUint64x8().Xor(t_95_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							sn_91_162, cn_91_162 := r0_0_93_162, r0_0_95_162
+							var r0_0_96_162 archsimd.Float64x8
+							{
+								d_96_162 := d_91_162
+								y_96_162 := d_96_162.Mul(d_96_162)
+								y2_96_162 := y_96_162.Mul(y_96_162)
+								y4_96_162 := y2_96_162.Mul(y2_96_162)
+								p0_96_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_96_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_96_162)).Mul(y2_96_162))
+								p1_96_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_96_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_96_162)).Mul(y2_96_162)).Mul(y4_96_162)
+								p2_96_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_96_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_96_162)).Mul(y4_96_162.Mul(y4_96_162))
+								r0_0_96_162 = d_96_162.Mul(p0_96_162.Add(p1_96_162).Add(p2_96_162))
+							}
+							var r0_0_97_162 archsimd.Float64x8
+							{
+								d_97_162 := d_91_162
+								y_97_162 := d_97_162.Mul(d_97_162)
+								y2_97_162 := y_97_162.Mul(y_97_162)
+								y4_97_162 := y2_97_162.Mul(y2_97_162)
+								p0_97_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97_162)).Mul(y2_97_162))
+								p1_97_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97_162)).Mul(y2_97_162)).Mul(y4_97_162)
+								p2_97_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97_162.Mul(y4_97_162))
+								r0_0_97_162 = p0_97_162.Add(p1_97_162).Add(p2_97_162)
+							}
+							s1_91_162, c1_91_162 := r0_0_96_162, r0_0_97_162
+							pi_91_162 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+							at_91_162 := d_91_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+							s_91_162 := nv_91_162.Merge(sn_91_162.Div(s1_91_162), at_91_162)
+							pd_91_162 := pi_91_162.Mul(d_91_162)
+							npd_91_162 := nv_91_162.Mul(pd_91_162)
+							dx_91_162 := pi_91_162.Mul(nv_91_162.Mul(cn_91_162).Mul(s1_91_162).Sub(sn_91_162.Mul(c1_91_162))).Div(s1_91_162.Mul(s1_91_162))
+							var r0_0_98_162 archsimd.Float64x8
+							{
+								n_98_162, x_98_162 := nv_91_162, pd_91_162
+								n2_98_162 := n_98_162.Mul(n_98_162)
+								a_98_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_98_162.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_98_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
+								b_98_162 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_98_162).Mul(n2_98_162).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_98_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_98_162).Mul(x_98_162).Mul(x_98_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
+								r0_0_98_162 = n_98_162.Mul(a_98_162.Add(b_98_162))
+							}
+							dx_91_162 = pi_91_162.Mul(r0_0_98_162).Merge(dx_91_162, npd_91_162.Mul(npd_91_162).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
+							dx_91_162 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_91_162, at_91_162)
+							dn_91_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_91_162.Mul(cn_91_162).Div(s1_91_162), at_91_162)
+							r0_0_91_162, r1_0_91_162, r2_0_91_162 = s_91_162, dx_91_162, dn_91_162
+						}
+						s_86_162, dx_86_162, dn_86_162 = r0_0_91_162, r1_0_91_162, r2_0_91_162
+					}
+					r0_0_86_162, r1_0_86_162, r2_0_86_162 = s_86_162, dx_86_162, dn_86_162
+				}
+				sc_162, hc_162, nc_162 := r0_0_86_162, r1_0_86_162, r2_0_86_162
+				r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162 = sa_162, sb_162, sc_162, ha_162, hb_162, hc_162, na_162, nb_162, nc_162
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162
+			var (
+				r0_0_163 archsimd.Float64x8
+				r1_0_163 archsimd.Float64x8
+				r2_0_163 archsimd.Float64x8
+				r3_0_163 archsimd.Float64x8
+				r4_0_163 archsimd.Float64x8
+				r5_0_163 archsimd.Float64x8
+			)
+			{
+				k_163, ia_163, fa_163, e_163, h_163, kk_163, l_163, sa_163, sb_163, sc_163, ha_163, hb_163, hc_163, nda_163, ndb_163, ndc_163, s_163, def_163, sig_163, sna_163, snb_163, snc_163, hkl_163, at_163, stride_163 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_163 := k_163.c
+				r_163 := k_163.lr
+				two_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_163 := sa_163.Mul(sb_163).Mul(sc_163)
+				fc_163, fd_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_163.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_163.HasHKL {
 					var (
-						r0_0_134_162 archsimd.Float64x8
-						r1_0_134_162 archsimd.Float64x8
+						r0_0_134_163 archsimd.Float64x8
+						r1_0_134_163 archsimd.Float64x8
 					)
 					{
-						r_134_162, bits_134_162, miss_134_162, ia_134_162, fa_134_162, h_134_162, kk_134_162, l_134_162 := r_162, k_162.fhklBits, k_162.missBits, ia_162, fa_162, h_162, kk_162, l_162
-						var r0_0_8_134_162 archsimd.Mask64x8
+						r_134_163, bits_134_163, miss_134_163, ia_134_163, fa_134_163, h_134_163, kk_134_163, l_134_163 := r_163, k_163.fhklBits, k_163.missBits, ia_163, fa_163, h_163, kk_163, l_163
+						var r0_0_8_134_163 archsimd.Mask64x8
 						{
-							r_8_134_162, ia_8_134_162, h_8_134_162, kk_8_134_162, l_8_134_162 := r_134_162, ia_134_162, h_134_162, kk_134_162, l_134_162
-							half_8_134_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_8_134_162, kc_8_134_162, lc_8_134_162 := h_8_134_162.Sub(half_8_134_162).CeilScaled(0), kk_8_134_162.Sub(half_8_134_162).CeilScaled(0), l_8_134_162.Sub(half_8_134_162).CeilScaled(0)
-							hmin_8_134_162, kmin_8_134_162, lmin_8_134_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.lmin)))
-							in_8_134_162 := hc_8_134_162.GreaterEqual(hmin_8_134_162).And(hc_8_134_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.hmax))))).And(kc_8_134_162.GreaterEqual(kmin_8_134_162)).And(kc_8_134_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.kmax))))).And(lc_8_134_162.GreaterEqual(lmin_8_134_162)).And(lc_8_134_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.lmax)))))
-							idx_8_134_162 := hc_8_134_162.Sub(hmin_8_134_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.hstride)))).Add(kc_8_134_162.Sub(kmin_8_134_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_162.kstride))))).Add(lc_8_134_162.Sub(lmin_8_134_162))
-							idx_8_134_162.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_134_162).ConvertToInt32().Store(ia_8_134_162)
-							r0_0_8_134_162 = in_8_134_162
+							r_8_134_163, ia_8_134_163, h_8_134_163, kk_8_134_163, l_8_134_163 := r_134_163, ia_134_163, h_134_163, kk_134_163, l_134_163
+							half_8_134_163 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+							hc_8_134_163, kc_8_134_163, lc_8_134_163 := h_8_134_163.Sub(half_8_134_163).CeilScaled(0), kk_8_134_163.Sub(half_8_134_163).CeilScaled(0), l_8_134_163.Sub(half_8_134_163).CeilScaled(0)
+							hmin_8_134_163, kmin_8_134_163, lmin_8_134_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.lmin)))
+							in_8_134_163 := hc_8_134_163.GreaterEqual(hmin_8_134_163).And(hc_8_134_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.hmax))))).And(kc_8_134_163.GreaterEqual(kmin_8_134_163)).And(kc_8_134_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.kmax))))).And(lc_8_134_163.GreaterEqual(lmin_8_134_163)).And(lc_8_134_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.lmax)))))
+							idx_8_134_163 := hc_8_134_163.Sub(hmin_8_134_163).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.hstride)))).Add(kc_8_134_163.Sub(kmin_8_134_163).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_163.kstride))))).Add(lc_8_134_163.Sub(lmin_8_134_163))
+							idx_8_134_163.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_134_163).ConvertToInt32().Store(ia_8_134_163)
+							r0_0_8_134_163 = in_8_134_163
 						}
-						in_134_162 := r0_0_8_134_162
-						for i_134_162, j_134_162 := range ia_134_162 {
-							fa_134_162[i_134_162] = bits_134_162[j_134_162]
+						in_134_163 := r0_0_8_134_163
+						for i_134_163, j_134_163 := range ia_134_163 {
+							fa_134_163[i_134_163] = bits_134_163[j_134_163]
 						}
-						f_134_162 := archsimd.LoadUint64x8(fa_134_162).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_162.defaultF))), in_134_162)
-						fd_134_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if miss_134_162 != nil {
-							for i_134_162, j_134_162 := range ia_134_162 {
-								fa_134_162[i_134_162] = miss_134_162[j_134_162]
+						f_134_163 := archsimd.LoadUint64x8(fa_134_163).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_163.defaultF))), in_134_163)
+						fd_134_163 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+						if miss_134_163 != nil {
+							for i_134_163, j_134_163 := range ia_134_163 {
+								fa_134_163[i_134_163] = miss_134_163[j_134_163]
 							}
-							fd_134_162 = archsimd.LoadUint64x8(fa_134_162).AsFloat64x8()
+							fd_134_163 = archsimd.LoadUint64x8(fa_134_163).AsFloat64x8()
 						}
-						r0_0_134_162, r1_0_134_162 = f_134_162, fd_134_162.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_162)
+						r0_0_134_163, r1_0_134_163 = f_134_163, fd_134_163.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_163)
 					}
-					fc_162, fd_162 = r0_0_134_162, r1_0_134_162
+					fc_163, fd_163 = r0_0_134_163, r1_0_134_163
 				}
-				ffl_162 := fc_162.Mul(fc_162).Mul(fl_162)
-				s1_162 := s_162.Add(ffl_162.Mul(fl_162))
-				def1_162 := def_162
-				if k_162.perDef {
-					def1_162 = def_162.Add(two_162.Mul(fc_162).Mul(fl_162).Mul(fl_162).Mul(fd_162))
+				ffl_163 := fc_163.Mul(fc_163).Mul(fl_163)
+				s1_163 := s_163.Add(ffl_163.Mul(fl_163))
+				def1_163 := def_163
+				if k_163.perDef {
+					def1_163 = def_163.Add(two_163.Mul(fc_163).Mul(fl_163).Mul(fl_163).Mul(fd_163))
 				}
-				tfl_162 := two_162.Mul(ffl_162)
-				xa_162, xb_162, xc_162 := tfl_162.Mul(sb_162.Mul(sc_162)), tfl_162.Mul(sa_162.Mul(sc_162)), tfl_162.Mul(sa_162.Mul(sb_162))
-				hbar_162, kbar_162, lbar_162 := xa_162.Mul(ha_162), xb_162.Mul(hb_162), xc_162.Mul(hc_162)
-				sig1_162 := sig_162.Add(hbar_162.Mul(h_162.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_162[0]))))).Add(kbar_162.Mul(kk_162.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_162[1])))))).Add(lbar_162.Mul(l_162.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_162[2])))))))
-				na1_162, nb1_162, nc1_162 := sna_162.Add(xa_162.Mul(nda_162)), snb_162.Add(xb_162.Mul(ndb_162)), snc_162.Add(xc_162.Mul(ndc_162))
-				if !c_162.Water {
-					s1_162 = s_162.Merge(s1_162, fl_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				tfl_163 := two_163.Mul(ffl_163)
+				xa_163, xb_163, xc_163 := tfl_163.Mul(sb_163.Mul(sc_163)), tfl_163.Mul(sa_163.Mul(sc_163)), tfl_163.Mul(sa_163.Mul(sb_163))
+				hbar_163, kbar_163, lbar_163 := xa_163.Mul(ha_163), xb_163.Mul(hb_163), xc_163.Mul(hc_163)
+				sig1_163 := sig_163.Add(hbar_163.Mul(h_163.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_163[0]))))).Add(kbar_163.Mul(kk_163.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_163[1])))))).Add(lbar_163.Mul(l_163.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_163[2])))))))
+				na1_163, nb1_163, nc1_163 := sna_163.Add(xa_163.Mul(nda_163)), snb_163.Add(xb_163.Mul(ndb_163)), snc_163.Add(xc_163.Mul(ndc_163))
+				if !c_163.Water {
+					s1_163 = s_163.Merge(s1_163, fl_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
 				}
-				hbar_162.StoreSlice(hkl_162[at_162:])
-				kbar_162.StoreSlice(hkl_162[at_162+stride_162:])
-				lbar_162.StoreSlice(hkl_162[at_162+2*stride_162:])
-				r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162 = s1_162, def1_162, sig1_162, na1_162, nb1_162, nc1_162
+				hbar_163.StoreSlice(hkl_163[at_163:])
+				kbar_163.StoreSlice(hkl_163[at_163+stride_163:])
+				lbar_163.StoreSlice(hkl_163[at_163+2*stride_163:])
+				r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163 = s1_163, def1_163, sig1_163, na1_163, nb1_163, nc1_163
 			}
-			s, def, sig, sna, snb, snc = r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162
+			s, def, sig, sna, snb, snc = r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])

@@ -46,12 +46,11 @@ type laneReps struct {
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
 	pitch2, closeD                                       laneVal
-	nf                                                   laneVal // float64(N) (the lane kernels' one whole N)
-	axes                                                 bool    // N per axis (sincgAxesLanes) instead of nf
-	nmode                                                [3]int8 // per axis: nOne, nChebyshev or nRatio
-	nn                                                   [3]int  // per axis: whole N (nChebyshev)
-	nv                                                   [3]laneVal
-	negZero                                              laneVal // −0: its bits are the sign bit
+	axes                                                 bool       // N per axis (sincgAxesLanes), not one whole N for all three
+	nmode                                                [3]int8    // per axis: nOne, nChebyshev or nRatio
+	nn                                                   [3]int     // per axis: whole N (nChebyshev)
+	nv                                                   [3]laneVal // per axis: N
+	negZero                                              laneVal    // −0: its bits are the sign bit
 	kahnZero                                             bool
 	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
 	odet                                                 [][3]laneVal // odet·(detector normal) for each layer
@@ -86,9 +85,9 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		hmin: repeat(float64(c.HMin)), hmax: repeat(float64(c.HMax)), kmin: repeat(float64(c.KMin)),
 		kmax: repeat(float64(c.KMax)), lmin: repeat(float64(c.LMin)), lmax: repeat(float64(c.LMax)),
 		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
-		count: repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
-		nf:    repeat(float64(k.nn[0])), negZero: repeat(math.Copysign(0, -1)),
-		pitch2: repeat(k.pitch * k.pitch), closeD: repeat(k.closeD)}
+		count:   repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
+		negZero: repeat(math.Copysign(0, -1)),
+		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD)}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)
