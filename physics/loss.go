@@ -97,13 +97,7 @@ func (l *PixelLoss) skips(i int) bool {
 // Term returns pixel i's term of the loss at image intensity v and its
 // derivative by v (for a pixel the loss leaves out, 0 and 0).
 func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
-	w := 1.0
-	if l.Weights != nil {
-		w = l.Weights[i]
-	}
-	if l.Background != nil {
-		v += l.Background[i]
-	}
+	w, v := l.at(i, v)
 	switch l.Kind {
 	case LossSum:
 		return w * v, w
@@ -117,6 +111,18 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 		return gaussTerm(v, l.Observed[i], l.ReadNoise*l.ReadNoise, w)
 	}
 	return poissonTerm(v, l.Observed[i], w)
+}
+
+// at returns pixel i's weight and the intensity v with its background.
+func (l *PixelLoss) at(i int, v float64) (w, x float64) {
+	w, x = 1, v
+	if l.Weights != nil {
+		w = l.Weights[i]
+	}
+	if l.Background != nil {
+		x += l.Background[i]
+	}
+	return w, x
 }
 
 // terms replaces the intensities v of pixels base+fs[p] (none of them
@@ -139,18 +145,11 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 			v[p] = 2 * r
 		}
 	case l.Kind == LossPoisson:
-		// Term's Poisson case with its slices hoisted (a fit's usual loss).
-		obs, wts, bg := l.Observed[base:], l.Weights, l.Background
+		// Term's Poisson case without its switch (a fit's usual loss).
 		for p, f := range fs {
-			w, x := 1.0, v[p]
-			if wts != nil {
-				w = wts[base+f]
-			}
-			if bg != nil {
-				x += bg[base+f]
-			}
+			w, x := l.at(base+f, v[p])
 			var t float64
-			t, v[p] = poissonTerm(x, obs[f], w)
+			t, v[p] = poissonTerm(x, l.Observed[base+f], w)
 			s, cs = neumaier(s, cs, t)
 		}
 	default:
