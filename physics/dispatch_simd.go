@@ -20,7 +20,7 @@ func supportedTiers() []laneTier {
 
 // termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis) on
 // vector lanes where the CPU has them and the chunk allows (vector; see
-// lossRowSingle).
+// lossRow).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
 	switch {
@@ -40,26 +40,26 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 }
 
 // lossBack is lossBackLanes on vector lanes where the CPU has them.
-func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
 	switch k.tier {
 	case tierAVX512:
-		k.lossBackLanesAVX512(fr, t, g, dsq, hkl, stride, np, pol, out)
+		k.lossBackLanesAVX512(fr, t, g, dsq, hkl, stride, np, pol, first, out)
 	case tierAVX2:
-		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, out)
+		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, first, out)
 	default:
-		k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
+		k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, first, out)
 	}
 }
 
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.
-func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	switch k.tier {
 	case tierAVX512:
-		k.lossFrontLanesAVX512(sdet, fr, t, np, pol)
+		k.lossFrontLanesAVX512(sdet, fr, t, np, pol, first)
 	case tierAVX2:
-		k.lossFrontLanesAVX2(sdet, fr, t, np, pol)
+		k.lossFrontLanesAVX2(sdet, fr, t, np, pol, first)
 	default:
-		k.lossFrontLanes(sdet, fr, t, np, pol)
+		k.lossFrontLanes(sdet, fr, t, np, pol, first)
 	}
 }
 

@@ -31,9 +31,9 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 		k.gradSetup()
 	}
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
-	if k.single && !(c.Interpolate && c.HasHKL) {
+	if k.lossRows && !(c.Interpolate && c.HasHKL) {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
-			k.lossRowSingle(s, in.Mask, l, a, w, sum, comp)
+			k.lossRow(s, in.Mask, l, a, w, sum, comp)
 		}
 	}
 	return k.reduce(in, out, row, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
@@ -506,8 +506,8 @@ type gradWork struct {
 	pow     []float64
 	tmp     []float64 // the pixel's ∂S/∂P (S: the running sum)
 	hkl     []float64 // ∂S/∂(h, k, l), 3 per orientation (and source and pixel in loss rows)
-	rowSums []float64 // loss rows: 9 per source and orientation (lossRowSingle)
-	dsq     []float64 // loss rows: |d − inc|² per source and pixel (rowChunk each)
+	rowSums []float64 // loss rows: 9 per row of sub-pixels, source and orientation (lossRow)
+	dsq     []float64 // loss rows: |d − inc|² per sub-pixel, source and pixel (rowChunk each)
 	lr      *lossRecs // loss rows: the chunk's records
 	oinc    [][3]laneVal
 	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)

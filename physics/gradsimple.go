@@ -163,20 +163,22 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 	return tl.s[0]
 }
 
-// lossRowSingle is the fused loss-and-gradient walk of the rendered
-// pixels of row spix for the structures kernel.simple covers with one
-// sub-pixel and one sensor layer without thickness. It adds g·∂I/∂P to
-// acc (orientation adjoints after NParams; g: the pixel's loss
-// derivative) and each pixel's loss term to the compensated sum (sum,
-// comp).
+// lossRow is the fused loss-and-gradient walk of the rendered pixels of
+// row spix for the structures kernel.simple covers in one sensor layer
+// without thickness (kernel.lossRows), with any number of sub-pixels. It
+// adds g·∂I/∂P to acc (orientation adjoints after NParams; g: the
+// pixel's loss derivative) and each pixel's loss term to the compensated
+// sum (sum, comp).
 //
 // The pixels are taken in chunks (chunkPixels), each in three passes:
-// the terms (termsGradLanes, on vector lanes where the CPU has them: S,
-// ∂S/∂N, ∂S/∂(h, k, l) per source and orientation, and σ, their
-// contraction with d), the loss terms, then the backward pass
-// (lossBackLanes, in loops without calls, so that its running sums stay
-// in registers). The backward pass sums over the row only what the adjoints
-// are linear in: along a row the lab position is p = P₀ + fdet·f, so
+// the terms, sub-pixel by sub-pixel (lossFrontLanes, then
+// termsGradLanes, on vector lanes where the CPU has them: S, ∂S/∂N,
+// ∂S/∂(h, k, l) per sub-pixel, source and orientation, and σ, their
+// contraction with d), the loss terms, then the backward pass, once per
+// sub-pixel (lossBackLanes, in loops without calls, so that its running
+// sums stay in registers). The backward pass sums over the row only what
+// the adjoints are linear in: along a row of sub-pixels the lab position
+// is p = P₀ + fdet·f, so
 //
 //	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀⊥_j + Σ fdet·u_i/R·f⊥_j − ½·Σ u_i·|d − inc|²·inc_j)
 //
@@ -186,35 +188,38 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // ∂L/∂p that comes through q, (I − d⊗d)·λ⁻¹·Σ_i u_i·o_i/R, is
 // λ⁻¹·Σ_i o_i·Σ u_i/R less a multiple of d per pixel (σ). Per pixel
 // that is three row sums of 3-vectors per source and orientation instead
-// of two 3×3 products.
-func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64) {
+// of two 3×3 products. P₀ differs between the rows of sub-pixels (their
+// sdet), so the row sums are kept per row of sub-pixels.
+func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64) {
 	c := k.c
-	r := w.recs()
+	os := c.Oversample
+	J := os * os // sub-pixels per pixel, subS·os + subF
+	r := w.recs(os)
 	S, M := len(k.src), len(k.orient)
 	SM := S * M
-	n := min(rowChunk, max(1, hklBudget/(3*SM)))
+	n := min(rowChunk, max(1, hklBudget/(3*SM*J)))
 	// The vector lanes take whole vectors of pixels (padded chunks of up
 	// to rowChunk, a multiple of maxLanes) and so want chunks of at least
-	// maxLanes pixels, which ∂S/∂(h, k, l) of up to 682 sources and
-	// orientations leave room for; with more the scalar copy runs.
+	// maxLanes pixels, which ∂S/∂(h, k, l) of up to 682 sub-pixels, sources
+	// and orientations leave room for; with more the scalar copy runs.
 	vector := n >= maxLanes
 	if vector {
 		n = n / maxLanes * maxLanes
 	}
-	if len(w.hkl) < n*3*SM+rowChunk {
-		w.hkl = make([]float64, n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
+	if len(w.hkl) < J*n*3*SM+rowChunk {
+		w.hkl = make([]float64, J*n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
 	}
-	if len(w.rowSums) < 9*SM {
-		w.rowSums = make([]float64, 9*SM)
+	if len(w.rowSums) < os*9*SM {
+		w.rowSums = make([]float64, os*9*SM)
 	}
-	if len(w.dsq) < rowChunk*S {
-		w.dsq = make([]float64, rowChunk*S)
+	if len(w.dsq) < J*rowChunk*S {
+		w.dsq = make([]float64, J*rowChunk*S)
 	}
 	if len(w.back) < slots*(lossBackSums+9*SM) {
 		w.back = make([]float64, slots*(lossBackSums+9*SM))
 	}
-	hkl, rs, dsq, back := w.hkl, w.rowSums[:9*SM], w.dsq, w.back
-	tl, oinc := w.terms(), w.orientScratch(M)
+	hkl, rs, dsq, back := w.hkl, w.rowSums[:os*9*SM], w.dsq, w.back
+	oinc := w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
 	// The K = 0 shortcut needs an E-B plane: with the polarization axis
@@ -227,14 +232,19 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	case kahn0:
 		pol = 1
 	}
-	fr := &r.front
-	sdet := k.sub*float64(spix) + k.sub/2
-	sdetRep := repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
-	// Row sums: of u·|d − inc|², u/R, fdet·u/R per source and orientation
-	// (in rs), and the rest (lossTotals; in memory: kept in registers they
-	// would be spilled around every call of every chunk).
-	t := &r.tot
-	*t = lossTotals{}
+	// The rows of sub-pixels: sdet, as the forward rows have it.
+	for subS := range os {
+		sdet := k.sub*float64(spix*os+subS) + k.sub/2
+		r.sdet[subS] = sdet
+		r.sdetRep[subS] = repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
+	}
+	// Row sums: of u·|d − inc|², u/R, fdet·u/R per row of sub-pixels,
+	// source and orientation (in rs), and the rest (lossTotals, per row of
+	// sub-pixels; in memory: kept in registers they would be spilled
+	// around every call of every chunk).
+	tots := r.tot[:os]
+	clear(tots)
+	fr0, t0 := &r.subs[0].front, &r.subs[0].tl
 	last := min(c.ROIFMax, c.FPixels-1)
 	if spix < c.ROISMin || spix > c.ROISMax {
 		last = -1
@@ -242,78 +252,115 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
-		np := len(fr.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
-		// The terms: the geometry and factors, then source by source the
-		// terms.
-		for p, f := range fs {
-			fr.f[p] = float64(f)
+		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
+		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
+		// The terms, sub-pixel by sub-pixel in the forward rows' order:
+		// the geometry and factors, then source by source the terms, added
+		// to the sums the previous sub-pixel left.
+		for j := range J {
+			sp := &r.subs[j]
+			subF := float64(j % os)
+			for p, f := range fs {
+				sp.front.f[p] = float64(f*os) + subF // (whole numbers: exact)
+			}
+			for p := np; p < pad; p++ {
+				sp.front.f[p] = sp.front.f[np-1] // (lanes past the chunk's end)
+			}
+			k.lossFront(&r.sdetRep[j/os], &sp.front, &sp.tl, np, pol, j == 0)
+			if j > 0 {
+				sp.tl.carry(&r.subs[j-1].tl, pad)
+			}
+			for si := range k.src {
+				at := j*S + si
+				k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+			}
 		}
-		for p := np; np > 0 && p < min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes); p++ {
-			fr.f[p] = fr.f[np-1] // (lanes past the chunk's end)
-		}
-		k.lossFront(&sdetRep, fr, tl, np, pol)
-		for si := range k.src {
-			k.termsGradRow(vector, si, oinc, tl, dsq[si*rowChunk:][:rowChunk], hkl[3*M*si*n:], n, np)
+		if J > 1 {
+			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		for p := 0; p < np; p++ {
-			r.g[p] = k.scale * tl.s[p] * fr.p[p] * fr.omega[p] // Render's grouping: the same bits
+			r.g[p] = k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
 		}
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
-		// The backward pass: its sums in slots partial sums (lossBackLanes),
-		// added here in a fixed order.
-		for p := np; p < min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes); p++ {
+		// The backward pass, sub-pixel by sub-pixel: its sums in slots
+		// partial sums (lossBackLanes), added here in a fixed order.
+		for p := np; p < pad; p++ {
 			r.g[p] = 0 // (lanes past the chunk's end)
 		}
-		k.lossBack(fr, tl, r.g[:], dsq, hkl, n, np, pol, back)
-		t.add(back)
-		for i := range rs {
-			rs[i] += slotSum(back[slots*(lossBackSums+i):])
+		for j := range J {
+			sp := &r.subs[j]
+			if j > 0 {
+				// ω and the polarization are the first sub-pixel's.
+				copy(sp.front.p[:pad], fr0.p[:pad])
+				copy(sp.front.omega[:pad], fr0.omega[:pad])
+			}
+			k.lossBack(&sp.front, &sp.tl, r.g[:], dsq[j*S*rowChunk:], hkl[3*SM*j*n:], n, np, pol, j == 0, back)
+			tots[j/os].add(back)
+			x := rs[9*SM*(j/os):][:9*SM]
+			for i := range x {
+				x[i] += slotSum(back[slots*(lossBackSums+i):])
+			}
 		}
-	}
-	// ∂L/∂p summed over the row, plain and times fdet: a·d, the
-	// polarization's d̄/R, then (below) the part through q.
-	var pSum, fpSum [3]float64
-	for j := 0; j < 3; j++ {
-		pSum[j] = t.pa*sr0.inc[j] + t.pb*sr0.ein[j] + t.pc*sr0.bin[j] + t.ad[j]
-		fpSum[j] = t.fpa*sr0.inc[j] + t.fpb*sr0.ein[j] + t.fpc*sr0.bin[j] + t.fad[j]
-	}
-	// The orientation adjoints Σ u_i·q_j, their contraction with the
-	// orientations (Σ u·(h, k, l), for λ0), and the part of ∂L/∂p through q.
-	var p0 [3]float64
-	for j := range p0 {
-		p0[j] = k.pix0[j] + sdet*k.sd[j]
 	}
 	lamDot := 0.0
-	for si := range k.src {
-		sr := &k.src[si]
-		// q = (d⊥ + (d·inc − 1)·inc)/λ with d⊥ = (P₀⊥ + fdet·f⊥)/R (⊥: the
-		// part across inc) and d·inc − 1 = −|d − inc|²/2: the part along
-		// the beam from its own row sum, free of the cancellation between
-		// d·inc and 1 at small angles.
-		p0i, fi := dot(p0, sr.inc), dot(k.fd, sr.inc)
-		var p0p, fp [3]float64
-		for j := range p0p {
-			p0p[j], fp[j] = p0[j]-p0i*sr.inc[j], k.fd[j]-fi*sr.inc[j]
+	for subS := range os {
+		t, sdet := &tots[subS], r.sdet[subS]
+		// ∂L/∂p summed over the row of sub-pixels, plain and times fdet:
+		// a·d, the polarization's d̄/R, then (below) the part through q.
+		var pSum, fpSum [3]float64
+		for j := 0; j < 3; j++ {
+			pSum[j] = t.pa*sr0.inc[j] + t.pb*sr0.ein[j] + t.pc*sr0.bin[j] + t.ad[j]
+			fpSum[j] = t.fpa*sr0.inc[j] + t.fpb*sr0.ein[j] + t.fpc*sr0.bin[j] + t.fad[j]
 		}
-		for oi := range k.orient {
-			o := &k.orient[oi]
-			x := rs[9*(si*M+oi) : 9*(si*M+oi)+9]
-			at := acc[NParams+9*oi : NParams+9*oi+9]
-			for i := 0; i < 3; i++ {
-				sw, sv, sfv := x[i], x[3+i], x[6+i]
+		// The orientation adjoints Σ u_i·q_j, their contraction with the
+		// orientations (Σ u·(h, k, l), for λ0), and the part of ∂L/∂p
+		// through q.
+		var p0 [3]float64
+		for j := range p0 {
+			p0[j] = k.pix0[j] + sdet*k.sd[j]
+		}
+		for si := range k.src {
+			sr := &k.src[si]
+			// q = (d⊥ + (d·inc − 1)·inc)/λ with d⊥ = (P₀⊥ + fdet·f⊥)/R (⊥:
+			// the part across inc) and d·inc − 1 = −|d − inc|²/2: the part
+			// along the beam from its own row sum, free of the
+			// cancellation between d·inc and 1 at small angles.
+			p0i, fi := dot(p0, sr.inc), dot(k.fd, sr.inc)
+			var p0p, fp [3]float64
+			for j := range p0p {
+				p0p[j], fp[j] = p0[j]-p0i*sr.inc[j], k.fd[j]-fi*sr.inc[j]
+			}
+			for oi := range k.orient {
+				o := &k.orient[oi]
+				at0 := 9 * (SM*subS + si*M + oi)
+				x := rs[at0 : at0+9]
+				at := acc[NParams+9*oi : NParams+9*oi+9]
+				for i := 0; i < 3; i++ {
+					sw, sv, sfv := x[i], x[3+i], x[6+i]
+					for j := 0; j < 3; j++ {
+						da := sr.invLambda * (sv*p0p[j] + sfv*fp[j] - 0.5*sw*sr.inc[j])
+						at[3*i+j] += da
+						lamDot += o[i][j] * da
+					}
+				}
 				for j := 0; j < 3; j++ {
-					da := sr.invLambda * (sv*p0p[j] + sfv*fp[j] - 0.5*sw*sr.inc[j])
-					at[3*i+j] += da
-					lamDot += o[i][j] * da
+					pSum[j] += sr.invLambda * (o[0][j]*x[3] + o[1][j]*x[4] + o[2][j]*x[5])
+					fpSum[j] += sr.invLambda * (o[0][j]*x[6] + o[1][j]*x[7] + o[2][j]*x[8])
 				}
 			}
-			for j := 0; j < 3; j++ {
-				pSum[j] += sr.invLambda * (o[0][j]*x[3] + o[1][j]*x[4] + o[2][j]*x[5])
-				fpSum[j] += sr.invLambda * (o[0][j]*x[6] + o[1][j]*x[7] + o[2][j]*x[8])
-			}
 		}
+		for j := 0; j < 3; j++ {
+			acc[PPix0+j] += pSum[j]
+			acc[PFdet+j] += fpSum[j]
+			acc[PSdet+j] += sdet * pSum[j]
+		}
+		// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
+		acc[PPixel] += (dot(fpSum, k.fd) + dot(pSum, k.sd)*sdet) * k.invPitch
 	}
+	// The sums of the factors and of the pixels' sums: the first row of
+	// sub-pixels' (lossBackLanes).
+	t := &tots[0]
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F, and
 		// Σ ∂L/∂S·S = scale·flu.
@@ -331,13 +378,6 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 	acc[PIbg] += t.ibg
 	acc[PFluence] += t.flu * k.perFluence
 	acc[PKahn] += t.kahn
-	for j := 0; j < 3; j++ {
-		acc[PPix0+j] += pSum[j]
-		acc[PFdet+j] += fpSum[j]
-		acc[PSdet+j] += sdet * pSum[j]
-	}
-	// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
-	acc[PPixel] += (dot(fpSum, k.fd) + dot(pSum, k.sd)*sdet) * k.invPitch
 	if !c.PointPixel {
 		acc[PPixel] += t.cd * 2 * k.closeD / k.pitch
 		for j := 0; j < 3; j++ {
@@ -351,13 +391,23 @@ func (k *kernel) lossRowSingle(spix int, mask []float64, loss *PixelLoss, acc []
 // pixel, source and orientation): chunks shrink when there are many.
 const hklBudget = 1 << 14
 
-// lossRecs are one chunk's per-pixel records in lossRowSingle.
+// lossRecs are one chunk's per-pixel records in lossRow, and its
+// row's per row of sub-pixels.
 type lossRecs struct {
-	idx   [rowChunk]int
+	idx     [rowChunk]int
+	subs    []lossSub         // per sub-pixel (subS·Oversample + subF)
+	g       [rowChunk]float64 // I, then ∂L/∂I
+	tot     []lossTotals      // per row of sub-pixels
+	sdet    []float64         // per row of sub-pixels
+	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
+}
+
+// lossSub are a loss-row chunk's records of one sub-pixel: its front and
+// terms. The first sub-pixel's hold the pixels' ω and polarization, and
+// (after the terms) their sums S, ∂S/∂N and ∂S/∂F.
+type lossSub struct {
 	front lossFront
 	tl    termLanes
-	g     [rowChunk]float64 // I, then ∂L/∂I
-	tot   lossTotals
 }
 
 // lossFront are a loss-row chunk's per-pixel values before the terms
@@ -405,7 +455,18 @@ func slotSum(s []float64) float64 {
 
 // terms returns w's termLanes, allocating them on first use.
 func (w *gradWork) terms() *termLanes {
-	return &w.recs().tl
+	return &w.recs(1).subs[0].tl
+}
+
+// carry copies to t the sums of the first n pixels that the terms of a
+// pixel's sub-pixels add to, one after another: S and its derivatives by
+// Na, Nb, Nc and the default F, from u (σ is each sub-pixel's own).
+func (t *termLanes) carry(u *termLanes, n int) {
+	copy(t.s[:n], u.s[:n])
+	copy(t.na[:n], u.na[:n])
+	copy(t.nb[:n], u.nb[:n])
+	copy(t.nc[:n], u.nc[:n])
+	copy(t.def[:n], u.def[:n])
 }
 
 // orientScratch returns w's scratch space for termsGradLanes' (o_i·inc)/λ
@@ -417,10 +478,15 @@ func (w *gradWork) orientScratch(m int) [][3]laneVal {
 	return w.oinc[:m]
 }
 
-// recs returns w's loss-row records, allocating them on first use.
-func (w *gradWork) recs() *lossRecs {
+// recs returns w's loss-row records, with room for os² sub-pixels in os
+// rows.
+func (w *gradWork) recs(os int) *lossRecs {
 	if w.lr == nil {
 		w.lr = new(lossRecs)
+	}
+	if r := w.lr; len(r.sdet) < os {
+		r.subs = make([]lossSub, os*os)
+		r.tot, r.sdet, r.sdetRep = make([]lossTotals, os), make([]float64, os), make([][3]laneVal, os)
 	}
 	return w.lr
 }

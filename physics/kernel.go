@@ -358,7 +358,7 @@ type kernel struct {
 	whole                bool    // Na, Nb, Nc are all whole numbers
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
-	single               bool    // and one sub-pixel, one layer, no thickness: lossSingle
+	lossRows             bool    // and one sensor layer without thickness: the loss rows (lossRow)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
 	perFluence           float64 // scale/fluence
@@ -427,9 +427,9 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
 		c.Shape == Square && axes && !(k.dmin > 0)
-	k.single = k.simple && c.Oversample == 1 && c.ThickSteps == 1 && !c.Thick
+	k.lossRows = k.simple && c.ThickSteps == 1 && !c.Thick
 	if generalOnly {
-		k.simple, k.single = false, false
+		k.simple, k.lossRows = false, false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -501,7 +501,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.single = false, false
+		k.simple, k.lossRows = false, false
 	}
 	k.lr = k.newLaneReps(k.simple)
 	k.fhklBits = bitsOf(k.fhkl)
@@ -736,9 +736,9 @@ func sincg3(h, kk, l float64, n int) float64 {
 	return sincg3Lanes(nil, h, kk, l, n)
 }
 
-// rowChunk is the number of pixels whose geometry the row walks of the
-// one-sub-pixel structures (pixelsLanes, lossRowSingle) compute ahead of
-// their terms.
+// rowChunk is the number of pixels whose geometry the row walks compute
+// ahead of their terms (pixelsLanes for one sub-pixel, lossRow per
+// sub-pixel).
 const rowChunk = 64
 
 // rowChunk is a power of two: the loss rows mask indices with it.

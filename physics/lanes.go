@@ -745,13 +745,16 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf
 }
 
 // lossFrontLanes computes what a loss-row chunk needs of its first np
-// pixels before their terms (a whole number of lanes is computed): from
-// float64(f) in fr.f and the slow-axis parts sdet of the row, fdet, 1/R,
-// the diffracted direction (t.d), ω, and the polarization with what its
-// derivatives need (polarizationCoef's values, in pol: 0 none (-nopolar),
-// 1 the K = 0 shortcut with an E-B plane, 2 in general), and it starts the
-// pixels' sums in t (S at the water background).
-func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+// pixels' sub-pixel before their terms (a whole number of lanes is
+// computed): from float64(f·Oversample + subF) in fr.f and the slow-axis
+// parts sdet of the sub-pixel row, fdet, 1/R and the diffracted direction
+// (t.d), and it starts σ (t.sig) at 0. For the first sub-pixel (first) it
+// also computes ω and the polarization with what its derivatives need
+// (polarizationCoef's values, in pol: 0 none (-nopolar), 1 the K = 0
+// shortcut with an E-B plane, 2 in general), and starts the pixels' other
+// sums in t (S at the water background); the later sub-pixels' terms add
+// to those.
+func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
@@ -769,6 +772,10 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
+		zero.StoreSlice(t.sig[p0:])
+		if !first {
+			continue
+		}
 		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
@@ -800,7 +807,6 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		zero.StoreSlice(t.nb[p0:])
 		zero.StoreSlice(t.nc[p0:])
 		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
 	vzeroupper()
 }
@@ -838,7 +844,7 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 }
 
 // lossBackLanes is the backward pass of a loss-row chunk (see
-// lossRowSingle) over its first np pixels, whose ∂L/∂I is in g (0 for the
+// lossRow) over its first np pixels, whose ∂L/∂I is in g (0 for the
 // pixels the loss leaves out; g is read, and must be 0, up to a whole
 // number of maxLanes): it sums what the adjoints need over the pixels with
 // g ≠ 0 (each sum in slots partial sums, pixel p in slot p mod slots, in
@@ -849,7 +855,17 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
 // writes it) and |d − inc|² in dsq (rowChunk per source). The pixels with
 // g = 0 add exactly +0 to every sum.
-func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+//
+// With several sub-pixels it runs once for each, with that sub-pixel's
+// geometry in fr (fdet, 1/R) and t (d, σ) and its dsq and hkl; ω and the
+// polarization are the first sub-pixel's (the pixel's: fr.p and fr.omega
+// hold them in every call), and so are the pixel's sums in t (S and its
+// derivatives by N and F, read in the first call only). Only the first
+// sub-pixel's call (first) adds the factors' adjoints and the sums by N,
+// F, the water background, the fluence and K; a later one adds the row
+// sums and ∂L/∂p through its own direction (a = −(d̄·d)/R), and zeros for
+// the rest.
+func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := vk(0)
@@ -897,7 +913,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
-	for p0 := 0; p0 < np; p0 += step {
+	for p0 := 0; first && p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
@@ -919,7 +935,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 	}
 	var pb, fpb, pc, fpc [m]vs
-	if pol == 2 { // (β, γ from polarizationCoefLanes)
+	if first && pol == 2 { // (β, γ from polarizationCoefLanes)
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*lanes
@@ -944,20 +960,22 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
 			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
 			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
-			gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
 			ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
-			if !c.NoPolar {
-				ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
-			}
-			wbar := gs.Mul(vloadSlice(fr.p[p:]))
-			inv3 := invR.Mul(invR).Mul(invR)
-			var rbar vf
-			if c.PointPixel {
-				rbar = vk(-2).Mul(wbar).Mul(inv3)
-			} else {
-				cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
-				cd[q] = vslotadd(cd[q], cdp.Merge(zero, live))
-				rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
+			rbar := zero                          // ∂L/∂R through ω (first sub-pixel)
+			if first {
+				gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
+				if !c.NoPolar {
+					ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
+				}
+				wbar := gs.Mul(vloadSlice(fr.p[p:]))
+				inv3 := invR.Mul(invR).Mul(invR)
+				if c.PointPixel {
+					rbar = vk(-2).Mul(wbar).Mul(inv3)
+				} else {
+					cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
+					cd[q] = vslotadd(cd[q], cdp.Merge(zero, live))
+					rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
+				}
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx).Merge(zero, live)), vslotadd(adY[q], a.Mul(dy).Merge(zero, live)), vslotadd(adZ[q], a.Mul(dz).Merge(zero, live))

@@ -3237,7 +3237,7 @@ func gradStartLanesAVX2(sr *laneSrc, t *termLanes, ds []float64, p0 int) (archsi
 	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:])), archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
 }
 
-func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
@@ -3270,6 +3270,10 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
+		zero.StoreSlice(t.sig[p0:])
+		if !first {
+			continue
+		}
 		var r0_0_143 archsimd.Float64x4
 		{
 			invR_143, num_143, point_143 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
@@ -3340,7 +3344,6 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		zero.StoreSlice(t.nb[p0:])
 		zero.StoreSlice(t.nc[p0:])
 		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -3373,7 +3376,7 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
 
-func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
@@ -3415,7 +3418,7 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += step {
+	for p0 := 0; first && p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
@@ -3437,7 +3440,7 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		}
 	}
 	var pb, fpb, pc, fpc [m]archsimd.Float64x4
-	if pol == 2 {
+	if first && pol == 2 {
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*4
@@ -3460,20 +3463,22 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
 			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
-			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
 			ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
-			if !c.NoPolar {
-				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
-			}
-			wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
-			inv3 := invR.Mul(invR).Mul(invR)
-			var rbar archsimd.Float64x4
-			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
-			} else {
-				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
-				cd[q] = cd[q].Add(cdp.Merge(zero, live))
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+			rbar := zero
+			if first {
+				gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
+				if !c.NoPolar {
+					ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
+				}
+				wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
+				inv3 := invR.Mul(invR).Mul(invR)
+				if c.PointPixel {
+					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
+				} else {
+					cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
+					cd[q] = cd[q].Add(cdp.Merge(zero, live))
+					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+				}
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))

@@ -3237,7 +3237,7 @@ func gradStartLanesAVX512(sr *laneSrc, t *termLanes, ds []float64, p0 int) (arch
 	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x8Slice((t.s[p0:])), archsimd.LoadFloat64x8Slice((t.def[p0:])), archsimd.LoadFloat64x8Slice((t.sig[p0:])), archsimd.LoadFloat64x8Slice((t.na[p0:])), archsimd.LoadFloat64x8Slice((t.nb[p0:])), archsimd.LoadFloat64x8Slice((t.nc[p0:]))
 }
 
-func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
@@ -3270,6 +3270,10 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dx.StoreSlice(t.d[0][p0:])
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
+		zero.StoreSlice(t.sig[p0:])
+		if !first {
+			continue
+		}
 		var r0_0_143 archsimd.Float64x8
 		{
 			invR_143, num_143, point_143 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
@@ -3340,7 +3344,6 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		zero.StoreSlice(t.nb[p0:])
 		zero.StoreSlice(t.nc[p0:])
 		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -3373,7 +3376,7 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
 
-func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -3415,7 +3418,7 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += step {
+	for p0 := 0; first && p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
 			gp := archsimd.LoadFloat64x8Slice((g[p:]))
@@ -3437,7 +3440,7 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		}
 	}
 	var pb, fpb, pc, fpc [m]archsimd.Float64x4
-	if pol == 2 {
+	if first && pol == 2 {
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*8
@@ -3460,20 +3463,22 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 			invR, om := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
 			dx, dy, dz := archsimd.LoadFloat64x8Slice((t.d[0][p:])), archsimd.LoadFloat64x8Slice((t.d[1][p:])), archsimd.LoadFloat64x8Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(om)
-			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:])))
 			ddot := sb.Mul(archsimd.LoadFloat64x8Slice((t.sig[p:])))
-			if !c.NoPolar {
-				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x8Slice((fr.dd[p:]))))
-			}
-			wbar := gs.Mul(archsimd.LoadFloat64x8Slice((fr.p[p:])))
-			inv3 := invR.Mul(invR).Mul(invR)
-			var rbar archsimd.Float64x8
-			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(wbar).Mul(inv3)
-			} else {
-				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
-				cd[q] = vslotaddAVX512(cd[q], cdp.Merge(zero, live))
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[37])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+			rbar := zero
+			if first {
+				gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:])))
+				if !c.NoPolar {
+					ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x8Slice((fr.dd[p:]))))
+				}
+				wbar := gs.Mul(archsimd.LoadFloat64x8Slice((fr.p[p:])))
+				inv3 := invR.Mul(invR).Mul(invR)
+				if c.PointPixel {
+					rbar = archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(wbar).Mul(inv3)
+				} else {
+					cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
+					cd[q] = vslotaddAVX512(cd[q], cdp.Merge(zero, live))
+					rbar = archsimd.LoadFloat64x8((&vkTableAVX512[37])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+				}
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx).Merge(zero, live)), vslotaddAVX512(adY[q], a.Mul(dy).Merge(zero, live)), vslotaddAVX512(adZ[q], a.Mul(dz).Merge(zero, live))

@@ -3235,7 +3235,7 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (float64, f
 	return (x * il), (y * il), (z * il), t.s[p0], t.def[p0], t.sig[p0], t.na[p0], t.nb[p0], t.nc[p0]
 }
 
-func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
@@ -3268,6 +3268,10 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		t.d[0][p0] = dx
 		t.d[1][p0] = dy
 		t.d[2][p0] = dz
+		t.sig[p0] = zero
+		if !first {
+			continue
+		}
 		var r0_0_143 float64
 		{
 			invR_143, num_143, point_143 := invR, (&r.omegaNum)[0], c.PointPixel
@@ -3338,7 +3342,6 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		t.nb[p0] = zero
 		t.nc[p0] = zero
 		t.def[p0] = zero
-		t.sig[p0] = zero
 	}
 	nop()
 }
@@ -3371,7 +3374,7 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz float64,
 	return p, dkahn, alpha, beta, gamma, (((alpha * c2) + (beta * e)) + (gamma * b))
 }
 
-func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := float64(0)
@@ -3413,7 +3416,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
-	for p0 := 0; p0 < np; p0 += step {
+	for p0 := 0; first && p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
@@ -3435,7 +3438,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		}
 	}
 	var pb, fpb, pc, fpc [m]float64
-	if pol == 2 {
+	if first && pol == 2 {
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
@@ -3458,20 +3461,22 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			invR, om := fr.invR[p], fr.omega[p]
 			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
 			sb := (((gp * scale) * fr.p[p]) * om)
-			gs := ((gp * scale) * t.s[p])
 			ddot := (sb * t.sig[p])
-			if !c.NoPolar {
-				ddot = (ddot + ((gs * om) * fr.dd[p]))
-			}
-			wbar := (gs * fr.p[p])
-			inv3 := ((invR * invR) * invR)
-			var rbar float64
-			if c.PointPixel {
-				rbar = ((float64((-2)) * wbar) * inv3)
-			} else {
-				cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-				cd[q] = (cd[q] + merge(cdp, zero, live))
-				rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
+			rbar := zero
+			if first {
+				gs := ((gp * scale) * t.s[p])
+				if !c.NoPolar {
+					ddot = (ddot + ((gs * om) * fr.dd[p]))
+				}
+				wbar := (gs * fr.p[p])
+				inv3 := ((invR * invR) * invR)
+				if c.PointPixel {
+					rbar = ((float64((-2)) * wbar) * inv3)
+				} else {
+					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
+					cd[q] = (cd[q] + merge(cdp, zero, live))
+					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
+				}
 			}
 			a := (rbar - (ddot * invR))
 			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))

@@ -150,10 +150,12 @@ func TestLanesGradientBits(t *testing.T) {
 		base + " -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",     // sources, water
 		base + " -hkl " + inputs + "/P1.hkl -nopolar -point_pixel -roi 3 35 2 30",
 		base + " -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -polar 0.5",
-		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2", // chunks of 16 pixels, then 14
-		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",  // chunks of 7: terms on one lane
-		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                         // no E-B plane
-		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",            // walkSimple (one lane)
+		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2",              // chunks of 16 pixels, then 14
+		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",               // chunks of 7: terms on one lane
+		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                                      // no E-B plane
+		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",                         // sub-pixels
+		base + " -oversample 3 -mosaic 0.5 -mosaic_domains 40 -detpixels_x 12 -detpixels_y 2", // chunks of 8 pixels
+		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",           // walkSimple (one lane)
 	}
 	for _, gc := range golden {
 		args := strings.Join(gc.Args, " ")

@@ -115,7 +115,7 @@ func TestRenderSolidAngle(t *testing.T) {
 }
 
 // TestShortcutGradients: the loss-and-gradient shortcuts (walkSimple,
-// lossRowSingle) against the general walk, which the finite-difference tests
+// lossRow) against the general walk, which the finite-difference tests
 // cover on every structure: same loss and gradient to rounding (1e-9 of
 // each value, or of its vector's length: gradientScales).
 func TestShortcutGradients(t *testing.T) {
@@ -138,13 +138,21 @@ func TestShortcutGradients(t *testing.T) {
 		"-beam_vector 1 0 0 -polar_vector 1 0 0", // no E-B plane: cos2ψ = 1
 		"-beam_vector 1 0 0 -polar_vector 0 0 1", // 2θ ≤ 1.6°
 		"-water 40 -mosaic 0.5 -mosaic_domains 3 -polar 0.6 -divergence 1 -divsteps 2 -roi 2 17 0 19",
+		// Sub-pixels in the loss rows.
+		"-oversample 2",
+		"-oversample 3 -mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40 -roi 2 17 0 19",
+		"-oversample 2 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -point_pixel -nopolar",
+		"-oversample 2 -hkl " + inputs + "/P1.hkl -detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3",
+		// 200 orientations of 4 sub-pixels: chunks of 6 pixels, on one lane.
+		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
 	} {
 		cases = append(cases, structure{extra: extra})
 	}
 	// N as a fit moves it (not whole; one axis at N ≤ 1; mixed).
 	cases = append(cases, structure{"", [3]float64{5.3, 4.71, 6.02}},
 		structure{"-mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40", [3]float64{5, 4.5, 0.8}},
-		structure{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", [3]float64{2.5, 3, 7.25}})
+		structure{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", [3]float64{2.5, 3, 7.25}},
+		structure{"-oversample 2 -polar 0.8", [3]float64{5.3, 1, 6}})
 	for _, sc := range cases {
 		extra := sc.extra
 		cfg, in := freshInputs(t, base+" "+extra)
@@ -156,7 +164,7 @@ func TestShortcutGradients(t *testing.T) {
 		// Every loss kind, against an "observation" with zeros, leaving
 		// some pixels out by weight.
 		obs, wts, bg := lossData(n)
-		if cfg.Oversample == 1 && cfg.ThickSteps == 1 && !cfg.Thick {
+		if cfg.ThickSteps == 1 && !cfg.Thick {
 			// The loss rows' intensities are Render's bits: against
 			// Render's image the squared residuals and their gradient are
 			// exactly zero.
