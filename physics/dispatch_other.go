@@ -27,6 +27,6 @@ func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, st
 	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, first, out)
 }
 
-func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
-	k.lossFrontLanes(sdet, fr, t, np, pol, first)
+func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+	k.lossFrontLanes(sdet, o, fr, t, np, pol, first)
 }

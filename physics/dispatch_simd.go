@@ -52,14 +52,14 @@ func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, st
 }
 
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.
-func (k *kernel) lossFront(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	switch k.tier {
 	case tierAVX512:
-		k.lossFrontLanesAVX512(sdet, fr, t, np, pol, first)
+		k.lossFrontLanesAVX512(sdet, o, fr, t, np, pol, first)
 	case tierAVX2:
-		k.lossFrontLanesAVX2(sdet, fr, t, np, pol, first)
+		k.lossFrontLanesAVX2(sdet, o, fr, t, np, pol, first)
 	default:
-		k.lossFrontLanes(sdet, fr, t, np, pol, first)
+		k.lossFrontLanes(sdet, o, fr, t, np, pol, first)
 	}
 }
 

@@ -30,13 +30,7 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	if k.simple {
 		k.gradSetup()
 	}
-	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
-	if k.lossRows && !(c.Interpolate && c.HasHKL) {
-		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
-			k.lossRow(s, in.Mask, l, a, w, sum, comp)
-		}
-	}
-	return k.reduce(in, out, row, func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
+	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
 		if l.skips(i) {
 			return 0
 		}
@@ -47,7 +41,14 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 			clear(w.tmp)
 		}
 		return t
-	})
+	}
+	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
+	if k.simple && !(c.Interpolate && c.HasHKL) {
+		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
+			k.lossRow(s, in.Mask, l, a, w, sum, comp, pixel)
+		}
+	}
+	return k.reduce(in, out, row, pixel)
 }
 
 // neumaier adds v to the compensated sum (sum, comp).

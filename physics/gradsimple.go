@@ -72,7 +72,9 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 // N in the lane kernels' forms (kernel.nmode), nearest reflections, no
 // resolution cut):
 // the same bookkeeping in w, with the terms from termsGradLanes' scalar
-// copy (one pixel).
+// copy (one pixel). The loss rows (lossRow) take these structures row by
+// row; this walk is left the pixels after the interpolation's switch-off
+// and the chunks lossRow hands back (perPixel).
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
 	tl, oinc := w.terms(), w.orientScratch(len(k.orient))
@@ -164,21 +166,23 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 }
 
 // lossRow is the fused loss-and-gradient walk of the rendered pixels of
-// row spix for the structures kernel.simple covers in one sensor layer
-// without thickness (kernel.lossRows), with any number of sub-pixels. It
-// adds g·∂I/∂P to acc (orientation adjoints after NParams; g: the
-// pixel's loss derivative) and each pixel's loss term to the compensated
-// sum (sum, comp).
+// row spix for the structures kernel.simple covers, with
+// any number of sub-pixels and sensor layers. It adds g·∂I/∂P to acc
+// (orientation adjoints after NParams; g: the pixel's loss derivative) and
+// each pixel's loss term to the compensated sum (sum, comp). A chunk with
+// a pixel whose capture fraction is 0 (the reference then takes the next
+// sub-pixel's) goes pixel by pixel through pixel instead (LossGradient's
+// per-pixel walk).
 //
 // The pixels are taken in chunks (chunkPixels), each in three passes:
-// the terms, sub-pixel by sub-pixel (lossFrontLanes, then
-// termsGradLanes, on vector lanes where the CPU has them: S, ∂S/∂N,
-// ∂S/∂(h, k, l) per sub-pixel, source and orientation, and σ, their
-// contraction with d), the loss terms, then the backward pass, once per
-// sub-pixel (lossBackLanes, in loops without calls, so that its running
-// sums stay in registers). The backward pass sums over the row only what
-// the adjoints are linear in: along a row of sub-pixels the lab position
-// is p = P₀ + fdet·f, so
+// the terms, sub-pixel by sub-pixel (layers, then sub-pixels, as the
+// forward rows: lossFrontLanes, then termsGradLanes, on vector lanes
+// where the CPU has them: S, ∂S/∂N, ∂S/∂(h, k, l) per sub-pixel, source
+// and orientation, and σ, their contraction with d), the loss terms, then
+// the backward pass, once per sub-pixel (lossBackLanes, in loops without
+// calls, so that its running sums stay in registers). The backward pass
+// sums over the row only what the adjoints are linear in: along a row of
+// sub-pixels the lab position is p = P₀ + fdet·f, so
 //
 //	Σ u_i·q_j = λ⁻¹·(Σ u_i/R·P₀⊥_j + Σ fdet·u_i/R·f⊥_j − ½·Σ u_i·|d − inc|²·inc_j)
 //
@@ -189,12 +193,21 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // λ⁻¹·Σ_i o_i·Σ u_i/R less a multiple of d per pixel (σ). Per pixel
 // that is three row sums of 3-vectors per source and orientation instead
 // of two 3×3 products. P₀ differs between the rows of sub-pixels (their
-// sdet), so the row sums are kept per row of sub-pixels.
-func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64) {
+// sdet and layer depth), so the row sums are kept per row of sub-pixels.
+//
+// With a sensor thickness the pixel is scale·S·C·P·ω, C the capture
+// fraction of the last layer's first sub-pixel (as the forward rows and
+// the reference take it): the backward pass takes g·C for g, which gives
+// every adjoint but C's own, and C's (through μ, the layer step, the
+// detector normal and that sub-pixel's direction) is added here, per
+// pixel.
+func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64,
+	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) {
 	c := k.c
-	os := c.Oversample
-	J := os * os // sub-pixels per pixel, subS·os + subF
-	r := w.recs(os)
+	os, T := c.Oversample, c.ThickSteps
+	R := T * os // rows of sub-pixels, t·os + subS
+	J := R * os // sub-pixels per pixel, (t·os + subS)·os + subF
+	r := w.recs(os, T)
 	S, M := len(k.src), len(k.orient)
 	SM := S * M
 	n := min(rowChunk, max(1, hklBudget/(3*SM*J)))
@@ -209,8 +222,8 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	if len(w.hkl) < J*n*3*SM+rowChunk {
 		w.hkl = make([]float64, J*n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
 	}
-	if len(w.rowSums) < os*9*SM {
-		w.rowSums = make([]float64, os*9*SM)
+	if len(w.rowSums) < R*9*SM {
+		w.rowSums = make([]float64, R*9*SM)
 	}
 	if len(w.dsq) < J*rowChunk*S {
 		w.dsq = make([]float64, J*rowChunk*S)
@@ -218,7 +231,7 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	if len(w.back) < slots*(lossBackSums+9*SM) {
 		w.back = make([]float64, slots*(lossBackSums+9*SM))
 	}
-	hkl, rs, dsq, back := w.hkl, w.rowSums[:os*9*SM], w.dsq, w.back
+	hkl, rs, dsq, back := w.hkl, w.rowSums[:R*9*SM], w.dsq, w.back
 	oinc := w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
@@ -242,13 +255,20 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	// source and orientation (in rs), and the rest (lossTotals, per row of
 	// sub-pixels; in memory: kept in registers they would be spilled
 	// around every call of every chunk).
-	tots := r.tot[:os]
+	tots := r.tot[:R]
 	clear(tots)
 	fr0, t0 := &r.subs[0].front, &r.subs[0].tl
+	jc := (T - 1) * os * os // the capture fraction's sub-pixel
+	frc := &r.subs[jc].front
+	// The capture fraction's adjoints: by the layer step, μ and the
+	// detector normal, and ∂L/∂p at its sub-pixel, plain and times fdet.
+	var capStep, capMu float64
+	var capObs, capP, capFP [3]float64
 	last := min(c.ROIFMax, c.FPixels-1)
 	if spix < c.ROISMin || spix > c.ROISMax {
 		last = -1
 	}
+chunks:
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
@@ -266,7 +286,8 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 			for p := np; p < pad; p++ {
 				sp.front.f[p] = sp.front.f[np-1] // (lanes past the chunk's end)
 			}
-			k.lossFront(&r.sdetRep[j/os], &sp.front, &sp.tl, np, pol, j == 0)
+			row := j / os
+			k.lossFront(&r.sdetRep[row%os], &k.lr.odet[row/os], &sp.front, &sp.tl, np, pol, j == 0)
 			if j > 0 {
 				sp.tl.carry(&r.subs[j-1].tl, pad)
 			}
@@ -279,10 +300,64 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
-		for p := 0; p < np; p++ {
-			r.g[p] = k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
+		if c.Thick {
+			for p := 0; p < np; p++ {
+				r.capture[p] = k.captureFrac(T-1, frc.par[p])
+				if r.capture[p] == 0 {
+					// The reference takes a later sub-pixel's: the
+					// per-pixel walk does.
+					k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+					continue chunks
+				}
+			}
+			for p := 0; p < np; p++ {
+				r.g[p] = k.scale * t0.s[p] * r.capture[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
+			}
+		} else {
+			for p := 0; p < np; p++ {
+				r.g[p] = k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
+			}
 		}
+		sum0, comp0 := *sum, *comp
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
+		if c.Thick {
+			// The backward pass takes g·C for g: where that is not a
+			// normal number (C tiny, g·C lost to underflow, or g not
+			// finite), the per-pixel walk instead.
+			for p := 0; p < np; p++ {
+				if g := r.g[p]; g != 0 && !(math.Abs(g*r.capture[p]) >= 0x1p-1022) {
+					*sum, *comp = sum0, comp0
+					k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+					continue chunks
+				}
+			}
+			// ∂L/∂C = g·scale·S·P·ω, back through C (captureBack) to the
+			// layer step, μ, the normal and the direction d; then g·C.
+			tc, ts := float64(T-1), float64(T)
+			for p := 0; p < np; p++ {
+				g := r.g[p]
+				if g == 0 {
+					continue
+				}
+				cbar := g * k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p]
+				par := frc.par[p]
+				a := k.thickStep * k.mu / par
+				abar := cbar * (-tc*math.Exp(-tc*a) + ts*math.Exp(-ts*a))
+				capStep += abar * k.mu / par
+				capMu += abar * k.thickStep / par
+				pbar := -abar * a / par
+				sub := &r.subs[jc].tl
+				d := [3]float64{sub.d[0][p], sub.d[1][p], sub.d[2][p]}
+				fdet, invR := frc.fdet[p], frc.invR[p]
+				for i := range 3 {
+					capObs[i] += pbar * d[i]
+					pb := pbar * (k.od[i] - par*d[i]) * invR // (dbar − (dbar·d)·d)/R, dbar = pbar·od
+					capP[i] += pb
+					capFP[i] += fdet * pb
+				}
+				r.g[p] = g * r.capture[p]
+			}
+		}
 		// The backward pass, sub-pixel by sub-pixel: its sums in slots
 		// partial sums (lossBackLanes), added here in a fixed order.
 		for p := np; p < pad; p++ {
@@ -304,8 +379,10 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 		}
 	}
 	lamDot := 0.0
-	for subS := range os {
-		t, sdet := &tots[subS], r.sdet[subS]
+	for row := range R {
+		t, sdet := &tots[row], r.sdet[row%os]
+		layer := row / os
+		odet := float64(layer) * k.thickStep
 		// ∂L/∂p summed over the row of sub-pixels, plain and times fdet:
 		// a·d, the polarization's d̄/R, then (below) the part through q.
 		var pSum, fpSum [3]float64
@@ -313,12 +390,18 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 			pSum[j] = t.pa*sr0.inc[j] + t.pb*sr0.ein[j] + t.pc*sr0.bin[j] + t.ad[j]
 			fpSum[j] = t.fpa*sr0.inc[j] + t.fpb*sr0.ein[j] + t.fpc*sr0.bin[j] + t.fad[j]
 		}
+		if c.Thick && row == jc/os {
+			for j := range 3 {
+				pSum[j] += capP[j]
+				fpSum[j] += capFP[j]
+			}
+		}
 		// The orientation adjoints Σ u_i·q_j, their contraction with the
 		// orientations (Σ u·(h, k, l), for λ0), and the part of ∂L/∂p
 		// through q.
 		var p0 [3]float64
 		for j := range p0 {
-			p0[j] = k.pix0[j] + sdet*k.sd[j]
+			p0[j] = k.pix0[j] + sdet*k.sd[j] + odet*k.od[j]
 		}
 		for si := range k.src {
 			sr := &k.src[si]
@@ -333,7 +416,7 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 			}
 			for oi := range k.orient {
 				o := &k.orient[oi]
-				at0 := 9 * (SM*subS + si*M + oi)
+				at0 := 9 * (SM*row + si*M + oi)
 				x := rs[at0 : at0+9]
 				at := acc[NParams+9*oi : NParams+9*oi+9]
 				for i := 0; i < 3; i++ {
@@ -357,6 +440,12 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 		}
 		// Σ (p̄·f)·fdet = f·Σ fdet·p̄, and the same for s.
 		acc[PPixel] += (dot(fpSum, k.fd) + dot(pSum, k.sd)*sdet) * k.invPitch
+		if layer != 0 {
+			for j := range 3 {
+				acc[PObs+j] += odet * pSum[j]
+			}
+			acc[PThickStep] += dot(pSum, k.od) * float64(layer)
+		}
 	}
 	// The sums of the factors and of the pixels' sums: the first row of
 	// sub-pixels' (lossBackLanes).
@@ -385,6 +474,23 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 			acc[PObs+j] += t.cd * k.pix0[j]
 		}
 	}
+	if c.Thick {
+		acc[PThickStep] += capStep
+		acc[PMu] += capMu
+		for j := range 3 {
+			acc[PObs+j] += capObs[j]
+		}
+	}
+}
+
+// perPixel adds the loss terms of row spix's pixels fs, in order, to
+// (sum, comp) and their gradients to acc through pixel (LossGradient's
+// per-pixel walk): lossRow's way out for a chunk it does not take.
+func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, comp *float64,
+	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) {
+	for _, f := range fs {
+		*sum, *comp = neumaier(*sum, *comp, pixel(spix*k.c.FPixels+f, f, spix, interpNone, 0, acc, w))
+	}
 }
 
 // hklBudget bounds the ∂S/∂(h, k, l) a loss row keeps per chunk (3 per
@@ -395,10 +501,11 @@ const hklBudget = 1 << 14
 // row's per row of sub-pixels.
 type lossRecs struct {
 	idx     [rowChunk]int
-	subs    []lossSub         // per sub-pixel (subS·Oversample + subF)
+	subs    []lossSub         // per sub-pixel ((t·Oversample + subS)·Oversample + subF)
 	g       [rowChunk]float64 // I, then ∂L/∂I
-	tot     []lossTotals      // per row of sub-pixels
-	sdet    []float64         // per row of sub-pixels
+	capture [rowChunk]float64 // the capture fraction (with a sensor thickness)
+	tot     []lossTotals      // per row of sub-pixels (t·Oversample + subS)
+	sdet    []float64         // per subS
 	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
 }
 
@@ -415,7 +522,7 @@ type lossSub struct {
 // ∂P/∂K, α, β, γ (∂P/∂d = α·inc + β·ein + γ·bin; β and γ only from
 // polarizationCoefLanes, not at K = 0 with an E-B plane) and (∂P/∂d)·d.
 type lossFront struct {
-	f, fdet, invR, omega             [rowChunk]float64
+	f, fdet, invR, omega, par        [rowChunk]float64
 	p, dkahn, alpha, beta, gamma, dd [rowChunk]float64
 }
 
@@ -455,7 +562,7 @@ func slotSum(s []float64) float64 {
 
 // terms returns w's termLanes, allocating them on first use.
 func (w *gradWork) terms() *termLanes {
-	return &w.recs(1).subs[0].tl
+	return &w.recs(1, 1).subs[0].tl
 }
 
 // carry copies to t the sums of the first n pixels that the terms of a
@@ -478,15 +585,21 @@ func (w *gradWork) orientScratch(m int) [][3]laneVal {
 	return w.oinc[:m]
 }
 
-// recs returns w's loss-row records, with room for os² sub-pixels in os
-// rows.
-func (w *gradWork) recs(os int) *lossRecs {
+// recs returns w's loss-row records, with room for os² sub-pixels in each
+// of layers sensor layers.
+func (w *gradWork) recs(os, layers int) *lossRecs {
 	if w.lr == nil {
 		w.lr = new(lossRecs)
 	}
-	if r := w.lr; len(r.sdet) < os {
-		r.subs = make([]lossSub, os*os)
-		r.tot, r.sdet, r.sdetRep = make([]lossTotals, os), make([]float64, os), make([][3]laneVal, os)
+	r := w.lr
+	if len(r.sdet) < os {
+		r.sdet, r.sdetRep = make([]float64, os), make([][3]laneVal, os)
 	}
-	return w.lr
+	if len(r.tot) < layers*os {
+		r.tot = make([]lossTotals, layers*os)
+	}
+	if len(r.subs) < layers*os*os {
+		r.subs = make([]lossSub, layers*os*os)
+	}
+	return r
 }

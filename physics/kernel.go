@@ -358,7 +358,6 @@ type kernel struct {
 	whole                bool    // Na, Nb, Nc are all whole numbers
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
-	lossRows             bool    // and one sensor layer without thickness: the loss rows (lossRow)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
 	perFluence           float64 // scale/fluence
@@ -427,9 +426,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
 		c.Shape == Square && axes && !(k.dmin > 0)
-	k.lossRows = k.simple && c.ThickSteps == 1 && !c.Thick
 	if generalOnly {
-		k.simple, k.lossRows = false, false
+		k.simple = false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -501,7 +499,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.lossRows = false, false
+		k.simple = false
 	}
 	k.lr = k.newLaneReps(k.simple)
 	k.fhklBits = bitsOf(k.fhkl)

@@ -747,18 +747,19 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf
 // lossFrontLanes computes what a loss-row chunk needs of its first np
 // pixels' sub-pixel before their terms (a whole number of lanes is
 // computed): from float64(f·Oversample + subF) in fr.f and the slow-axis
-// parts sdet of the sub-pixel row, fdet, 1/R and the diffracted direction
-// (t.d), and it starts σ (t.sig) at 0. For the first sub-pixel (first) it
+// and depth parts sdet and o of the sub-pixel row, fdet, 1/R, the
+// diffracted direction (t.d) and, with a sensor thickness, its obliquity
+// d·(detector normal) (fr.par), and it starts σ (t.sig) at 0. For the
+// first sub-pixel (first) it
 // also computes ω and the polarization with what its derivatives need
 // (polarizationCoef's values, in pol: 0 none (-nopolar), 1 the K = 0
 // shortcut with an E-B plane, 2 in general), and starts the pixels' other
 // sums in t (S at the water background); the later sub-pixels' terms add
 // to those.
-func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
-	o := &r.odet[0]
 	one, half, zero := vk(1), vk(0.5), vk(0)
 	for p0 := 0; p0 < np; p0 += lanes {
 		fdet := vrep(&r.sub).Mul(vloadSlice(fr.f[p0:])).Add(vrep(&r.half))
@@ -773,6 +774,9 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
 		zero.StoreSlice(t.sig[p0:])
+		if c.Thick {
+			dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(fr.par[p0:])
+		}
 		if !first {
 			continue
 		}

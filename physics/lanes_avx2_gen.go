@@ -3237,11 +3237,10 @@ func gradStartLanesAVX2(sr *laneSrc, t *termLanes, ds []float64, p0 int) (archsi
 	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:])), archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
 }
 
-func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
-	o := &r.odet[0]
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
@@ -3271,6 +3270,9 @@ func (k *kernel) lossFrontLanesAVX2(sdet *[3]laneVal, fr *lossFront, t *termLane
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
 		zero.StoreSlice(t.sig[p0:])
+		if c.Thick {
+			dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(fr.par[p0:])
+		}
 		if !first {
 			continue
 		}

@@ -3237,11 +3237,10 @@ func gradStartLanesAVX512(sr *laneSrc, t *termLanes, ds []float64, p0 int) (arch
 	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x8Slice((t.s[p0:])), archsimd.LoadFloat64x8Slice((t.def[p0:])), archsimd.LoadFloat64x8Slice((t.sig[p0:])), archsimd.LoadFloat64x8Slice((t.na[p0:])), archsimd.LoadFloat64x8Slice((t.nb[p0:])), archsimd.LoadFloat64x8Slice((t.nc[p0:]))
 }
 
-func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
-	o := &r.odet[0]
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
@@ -3271,6 +3270,9 @@ func (k *kernel) lossFrontLanesAVX512(sdet *[3]laneVal, fr *lossFront, t *termLa
 		dy.StoreSlice(t.d[1][p0:])
 		dz.StoreSlice(t.d[2][p0:])
 		zero.StoreSlice(t.sig[p0:])
+		if c.Thick {
+			dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(fr.par[p0:])
+		}
 		if !first {
 			continue
 		}

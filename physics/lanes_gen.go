@@ -3235,11 +3235,10 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (float64, f
 	return (x * il), (y * il), (z * il), t.s[p0], t.def[p0], t.sig[p0], t.na[p0], t.nb[p0], t.nc[p0]
 }
 
-func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
-	o := &r.odet[0]
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
@@ -3269,6 +3268,9 @@ func (k *kernel) lossFrontLanes(sdet *[3]laneVal, fr *lossFront, t *termLanes, n
 		t.d[1][p0] = dy
 		t.d[2][p0] = dz
 		t.sig[p0] = zero
+		if c.Thick {
+			fr.par[p0] = (((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0]))
+		}
 		if !first {
 			continue
 		}

@@ -155,7 +155,7 @@ func TestLanesGradientBits(t *testing.T) {
 		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                                      // no E-B plane
 		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",                         // sub-pixels
 		base + " -oversample 3 -mosaic 0.5 -mosaic_domains 40 -detpixels_x 12 -detpixels_y 2", // chunks of 8 pixels
-		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",           // walkSimple (one lane)
+		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",           // sensor layers
 	}
 	for _, gc := range golden {
 		args := strings.Join(gc.Args, " ")

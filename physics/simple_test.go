@@ -143,6 +143,11 @@ func TestShortcutGradients(t *testing.T) {
 		"-oversample 3 -mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40 -roi 2 17 0 19",
 		"-oversample 2 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -point_pixel -nopolar",
 		"-oversample 2 -hkl " + inputs + "/P1.hkl -detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3",
+		// Sensor thickness: the capture fraction of the last layer's first
+		// sub-pixel.
+		"-detector_thick 100 -detector_abs 500 -thicksteps 1",
+		"-oversample 2 -detector_thick 200 -detector_abs 300 -thicksteps 3 -polar 0.7 -mosaic 0.5 -mosaic_domains 2",
+		"-detector_thick 150 -detector_abs 400 -thicksteps 2 -point_pixel -nopolar -twotheta 20 -detector_rotx 5",
 		// 200 orientations of 4 sub-pixels: chunks of 6 pixels, on one lane.
 		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
 	} {
@@ -164,20 +169,18 @@ func TestShortcutGradients(t *testing.T) {
 		// Every loss kind, against an "observation" with zeros, leaving
 		// some pixels out by weight.
 		obs, wts, bg := lossData(n)
-		if cfg.ThickSteps == 1 && !cfg.Thick {
-			// The loss rows' intensities are Render's bits: against
-			// Render's image the squared residuals and their gradient are
-			// exactly zero.
-			img := make([]float64, n)
-			physics.Render(&cfg, in, img)
-			zero := make([]float64, physics.NParams)
-			if v := physics.LossGradient(&cfg, in, &physics.PixelLoss{Kind: physics.LossSSE, Observed: img}, zero); v != 0 {
-				t.Errorf("%q: squared residuals against Render's image %g", extra, v)
-			}
-			for j, v := range zero {
-				if v != 0 {
-					t.Errorf("%q: ∂/∂P[%d] of the squared residuals against Render's image %g", extra, j, v)
-				}
+		// The loss rows' intensities are Render's bits: against
+		// Render's image the squared residuals and their gradient are
+		// exactly zero.
+		img := make([]float64, n)
+		physics.Render(&cfg, in, img)
+		zero := make([]float64, physics.NParams)
+		if v := physics.LossGradient(&cfg, in, &physics.PixelLoss{Kind: physics.LossSSE, Observed: img}, zero); v != 0 {
+			t.Errorf("%q: squared residuals against Render's image %g", extra, v)
+		}
+		for j, v := range zero {
+			if v != 0 {
+				t.Errorf("%q: ∂/∂P[%d] of the squared residuals against Render's image %g", extra, j, v)
 			}
 		}
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts},
@@ -206,6 +209,57 @@ func TestShortcutGradients(t *testing.T) {
 				if math.Abs(fast[j]-general[j]) > 1e-9*scale[j] {
 					t.Errorf("%q, %s: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", extra, l.Kind, j, fast[j], general[j])
 				}
+			}
+		}
+	}
+}
+
+// TestLossRowCaptureZero: where the last layer's capture fraction at a
+// pixel's first sub-pixel is 0 (the reference then takes a later
+// sub-pixel's), the loss rows leave that chunk to the per-pixel walk. At
+// a 1 mm distance the obliquity d·n of the pixels falls from 1 to ~0.84
+// at the corners; two layers 1.2 mm apart (the reference's step,
+// thickness/(layers − 1)) and an attenuation length of 1.7 µm make the
+// second layer's fraction e^(−a) − e^(−2a), a = 706/(d·n), 0 (below the
+// smallest float64, e^(−745)) where d·n < 0.95: the middle of the image
+// keeps tiny intensities (lifted by the fluence), the rest is 0. Where
+// the capture is not 0 but g·C underflows (the linear loss), the chunk
+// goes pixel by pixel too.
+func TestLossRowCaptureZero(t *testing.T) {
+	argv := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 1 -pixel 0.1 -detpixels 20 -oversample 1 " +
+		"-detector_thick 1200 -detector_abs 1.7 -thicksteps 2"
+	cfg, in := freshInputs(t, argv)
+	in.P[physics.PFluence] = 1e280 // (beyond what the command line takes)
+	n := cfg.FPixels * cfg.SPixels
+	img := make([]float64, n)
+	physics.Render(&cfg, in, img)
+	zeros := 0
+	for _, v := range img {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 || zeros == n {
+		t.Fatalf("%d of %d pixels are 0: the case does not mix captured and uncaptured pixels", zeros, n)
+	}
+	// Against the general walk, on an image scaled to the intensities
+	// (not against Render's bits: the per-pixel walk groups the factors
+	// scale·S·(C·P·ω), the rows ((scale·S)·C)·P·ω).
+	obs := make([]float64, n)
+	for i := range obs {
+		obs[i] = img[i] * (1 + 0.1*float64(i%5))
+	}
+	for _, l := range []physics.PixelLoss{{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossLinear, Observed: obs}} {
+		fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
+		lf := physics.LossGradient(&cfg, in, &l, fast)
+		lg := physics.LossGradientGeneral(&cfg, in, &l, general)
+		if math.Abs(lf-lg) > 1e-12*math.Abs(lg) || !(lg != 0) {
+			t.Errorf("%s: loss %.17g by the shortcut, %.17g by the general walk", l.Kind, lf, lg)
+		}
+		scale := gradientScales(general)
+		for j := range fast {
+			if math.Abs(fast[j]-general[j]) > 1e-9*scale[j] {
+				t.Errorf("%s: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", l.Kind, j, fast[j], general[j])
 			}
 		}
 	}
