@@ -23,10 +23,18 @@ func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, d
 	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 }
 
-func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
-	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, first, out)
+func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
+	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 }
 
-func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
-	k.lossFrontLanes(sdet, o, fr, t, np, pol, first)
+func (k *kernel) lossBackSub(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
+	k.lossBackSubLanes(fr, t, g, dsq, hkl, stride, np, out)
+}
+
+func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
+	k.lossFrontLanes(sdet, o, fr, t, np, pol)
+}
+
+func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
+	k.lossFrontSubLanes(sdet, o, fr, t, np)
 }

@@ -40,26 +40,50 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 }
 
 // lossBack is lossBackLanes on vector lanes where the CPU has them.
-func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
+func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	switch k.tier {
 	case tierAVX512:
-		k.lossBackLanesAVX512(fr, t, g, dsq, hkl, stride, np, pol, first, out)
+		k.lossBackLanesAVX512(fr, t, g, dsq, hkl, stride, np, pol, out)
 	case tierAVX2:
-		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, first, out)
+		k.lossBackLanesAVX2(fr, t, g, dsq, hkl, stride, np, pol, out)
 	default:
-		k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, first, out)
+		k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
+	}
+}
+
+// lossBackSub is lossBackSubLanes on vector lanes where the CPU has them.
+func (k *kernel) lossBackSub(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
+	switch k.tier {
+	case tierAVX512:
+		k.lossBackSubLanesAVX512(fr, t, g, dsq, hkl, stride, np, out)
+	case tierAVX2:
+		k.lossBackSubLanesAVX2(fr, t, g, dsq, hkl, stride, np, out)
+	default:
+		k.lossBackSubLanes(fr, t, g, dsq, hkl, stride, np, out)
 	}
 }
 
 // lossFront is lossFrontLanes on vector lanes where the CPU has them.
-func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	switch k.tier {
 	case tierAVX512:
-		k.lossFrontLanesAVX512(sdet, o, fr, t, np, pol, first)
+		k.lossFrontLanesAVX512(sdet, o, fr, t, np, pol)
 	case tierAVX2:
-		k.lossFrontLanesAVX2(sdet, o, fr, t, np, pol, first)
+		k.lossFrontLanesAVX2(sdet, o, fr, t, np, pol)
 	default:
-		k.lossFrontLanes(sdet, o, fr, t, np, pol, first)
+		k.lossFrontLanes(sdet, o, fr, t, np, pol)
+	}
+}
+
+// lossFrontSub is lossFrontSubLanes on vector lanes where the CPU has them.
+func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
+	switch k.tier {
+	case tierAVX512:
+		k.lossFrontSubLanesAVX512(sdet, o, fr, t, np)
+	case tierAVX2:
+		k.lossFrontSubLanesAVX2(sdet, o, fr, t, np)
+	default:
+		k.lossFrontSubLanes(sdet, o, fr, t, np)
 	}
 }
 

@@ -176,11 +176,12 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 //
 // The pixels are taken in chunks (chunkPixels), each in three passes:
 // the terms, sub-pixel by sub-pixel (layers, then sub-pixels, as the
-// forward rows: lossFrontLanes, then termsGradLanes, on vector lanes
-// where the CPU has them: S, ∂S/∂N, ∂S/∂(h, k, l) per sub-pixel, source
-// and orientation, and σ, their contraction with d), the loss terms, then
-// the backward pass, once per sub-pixel (lossBackLanes, in loops without
-// calls, so that its running sums stay in registers). The backward pass
+// forward rows: lossFrontLanes, for the later sub-pixels
+// lossFrontSubLanes, then termsGradLanes, on vector lanes where the CPU
+// has them: S, ∂S/∂N, ∂S/∂(h, k, l) per sub-pixel, source and
+// orientation, and σ, their contraction with d), the loss terms, then the
+// backward pass, once per sub-pixel (lossBackLanes, lossBackSubLanes, in
+// loops without calls, so that their running sums stay in registers). The backward pass
 // sums over the row only what the adjoints are linear in: along a row of
 // sub-pixels the lab position is p = P₀ + fdet·f, so
 //
@@ -257,9 +258,9 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	// around every call of every chunk).
 	tots := r.tot[:R]
 	clear(tots)
-	fr0, t0 := &r.subs[0].front, &r.subs[0].tl
+	fr0, t0 := &r.sub(0).front, &r.sub(0).tl
 	jc := (T - 1) * os * os // the capture fraction's sub-pixel
-	frc := &r.subs[jc].front
+	frc := &r.sub(jc).front
 	// The capture fraction's adjoints: by the layer step, μ and the
 	// detector normal, and ∂L/∂p at its sub-pixel, plain and times fdet.
 	var capStep, capMu float64
@@ -277,27 +278,28 @@ chunks:
 		// The terms, sub-pixel by sub-pixel in the forward rows' order:
 		// the geometry and factors, then source by source the terms, added
 		// to the sums the previous sub-pixel left.
-		for j := range J {
-			sp := &r.subs[j]
-			subF := float64(j % os)
-			for p, f := range fs {
-				sp.front.f[p] = float64(f*os) + subF // (whole numbers: exact)
-			}
-			for p := np; p < pad; p++ {
-				sp.front.f[p] = sp.front.f[np-1] // (lanes past the chunk's end)
-			}
-			row := j / os
-			k.lossFront(&r.sdetRep[row%os], &k.lr.odet[row/os], &sp.front, &sp.tl, np, pol, j == 0)
-			if j > 0 {
-				sp.tl.carry(&r.subs[j-1].tl, pad)
-			}
-			for si := range k.src {
-				at := j*S + si
-				k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+		j := 0
+		for layer := range T {
+			for subS := range os {
+				for subF := range os {
+					sp := r.sub(j)
+					sp.front.setF(fs, os, subF, pad)
+					if j == 0 {
+						k.lossFront(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np, pol)
+					} else {
+						k.lossFrontSub(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np)
+						sp.tl.carry(&r.sub(j-1).tl, pad)
+					}
+					for si := range k.src {
+						at := j*S + si
+						k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+					}
+					j++
+				}
 			}
 		}
 		if J > 1 {
-			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
+			t0.carry(&r.sub(J-1).tl, pad) // the pixels' sums, for the backward pass
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		if c.Thick {
@@ -346,7 +348,7 @@ chunks:
 				capStep += abar * k.mu / par
 				capMu += abar * k.thickStep / par
 				pbar := -abar * a / par
-				sub := &r.subs[jc].tl
+				sub := &r.sub(jc).tl
 				d := [3]float64{sub.d[0][p], sub.d[1][p], sub.d[2][p]}
 				fdet, invR := frc.fdet[p], frc.invR[p]
 				for i := range 3 {
@@ -363,18 +365,23 @@ chunks:
 		for p := np; p < pad; p++ {
 			r.g[p] = 0 // (lanes past the chunk's end)
 		}
-		for j := range J {
-			sp := &r.subs[j]
-			if j > 0 {
-				// ω and the polarization are the first sub-pixel's.
-				copy(sp.front.p[:pad], fr0.p[:pad])
-				copy(sp.front.omega[:pad], fr0.omega[:pad])
-			}
-			k.lossBack(&sp.front, &sp.tl, r.g[:], dsq[j*S*rowChunk:], hkl[3*SM*j*n:], n, np, pol, j == 0, back)
-			tots[j/os].add(back)
-			x := rs[9*SM*(j/os):][:9*SM]
-			for i := range x {
-				x[i] += slotSum(back[slots*(lossBackSums+i):])
+		for row := range R {
+			x := rs[9*SM*row:][:9*SM]
+			for j := row * os; j < (row+1)*os; j++ {
+				sp := r.sub(j)
+				if j == 0 {
+					k.lossBack(&sp.front, &sp.tl, r.g[:], dsq, hkl, n, np, pol, back)
+					tots[row].add(back)
+				} else {
+					// ω and the polarization are the first sub-pixel's.
+					copy(sp.front.p[:pad], fr0.p[:pad])
+					copy(sp.front.omega[:pad], fr0.omega[:pad])
+					k.lossBackSub(&sp.front, &sp.tl, r.g[:], dsq[j*S*rowChunk:], hkl[3*SM*j*n:], n, np, back)
+					tots[row].addDirection(back)
+				}
+				for i := range x {
+					x[i] += slotSum(back[slots*(lossBackSums+i):])
+				}
 			}
 		}
 	}
@@ -501,13 +508,17 @@ const hklBudget = 1 << 14
 // row's per row of sub-pixels.
 type lossRecs struct {
 	idx     [rowChunk]int
-	subs    []lossSub         // per sub-pixel ((t·Oversample + subS)·Oversample + subF)
 	g       [rowChunk]float64 // I, then ∂L/∂I
 	capture [rowChunk]float64 // the capture fraction (with a sensor thickness)
+	subs    []lossSub         // per sub-pixel (sub)
 	tot     []lossTotals      // per row of sub-pixels (t·Oversample + subS)
 	sdet    []float64         // per subS
 	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
 }
+
+// sub returns sub-pixel j's records ((t·Oversample + subS)·Oversample +
+// subF).
+func (r *lossRecs) sub(j int) *lossSub { return &r.subs[j] }
 
 // lossSub are a loss-row chunk's records of one sub-pixel: its front and
 // terms. The first sub-pixel's hold the pixels' ω and polarization, and
@@ -517,13 +528,30 @@ type lossSub struct {
 	tl    termLanes
 }
 
+// setF sets f of the pixels fs (f·os + subF, whole numbers: exact, as
+// the forward rows have them) and repeats the last up to pad (the lanes
+// past the chunk's end). (Not inlined: in lossRow's loop, with lossRow's
+// many live values, its index lived on the stack.)
+//
+//go:noinline
+func (fr *lossFront) setF(fs []int, os, subF, pad int) {
+	for p, f := range fs {
+		fr.f[p] = float64(f*os + subF)
+	}
+	for p := len(fs); p < pad; p++ {
+		fr.f[p] = fr.f[len(fs)-1]
+	}
+}
+
 // lossFront are a loss-row chunk's per-pixel values before the terms
-// (lossFrontLanes): float64(f), fdet, 1/R, ω, and the polarization P with
+// (lossFrontLanes): float64(f·Oversample + subF), fdet, 1/R, ω, and the
+// polarization P with
 // ∂P/∂K, α, β, γ (∂P/∂d = α·inc + β·ein + γ·bin; β and γ only from
 // polarizationCoefLanes, not at K = 0 with an E-B plane) and (∂P/∂d)·d.
 type lossFront struct {
-	f, fdet, invR, omega, par        [rowChunk]float64
+	f, fdet, invR, omega             [rowChunk]float64
 	p, dkahn, alpha, beta, gamma, dd [rowChunk]float64
+	par                              [rowChunk]float64
 }
 
 // lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),
@@ -537,8 +565,20 @@ type lossTotals struct {
 	pa, pb, pc, fpa, fpb, fpc            float64
 }
 
-// lossBackSums is the number of lossTotals' sums.
-const lossBackSums = 20
+// lossBackSums is the number of lossTotals' sums, lossBackAd the index of
+// ad's first (then ad's others and fad's, lossBackSubLanes' six).
+const (
+	lossBackSums = 20
+	lossBackAd   = 8
+)
+
+// addDirection adds to t the sums of a·d and fdet·a·d whose slots
+// lossBackSubLanes stored in b.
+func (t *lossTotals) addDirection(b []float64) {
+	for i, v := range [6]*float64{&t.ad[0], &t.ad[1], &t.ad[2], &t.fad[0], &t.fad[1], &t.fad[2]} {
+		*v += slotSum(b[slots*(lossBackAd+i):])
+	}
+}
 
 // add adds to t the sums whose slots lossBackLanes stored in b, in
 // lossTotals' order.

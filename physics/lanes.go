@@ -744,42 +744,48 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf
 		vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
 }
 
+// lossGeomLanes computes the geometry of lanes pixels from p0 of a
+// loss-row chunk's sub-pixel (lossFrontLanes, lossFrontSubLanes): from
+// float64(f·Oversample + subF) in fr.f and the slow-axis and depth parts
+// sdet and o of the sub-pixel row it stores fdet, 1/R, the diffracted
+// direction (t.d) and, with a sensor thickness, its obliquity
+// d·(detector normal) (fr.par), and returns d and 1/R.
+//
+//lanegen:inline
+func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, p0 int) (vf, vf, vf, vf) {
+	r := k.lr
+	fdet := vrep(&r.sub).Mul(vloadSlice(fr.f[p0:])).Add(vrep(&r.half))
+	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&sdet[0]), vrep(&o[0]), vrep(&r.pix0[0]))
+	y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&sdet[1]), vrep(&o[1]), vrep(&r.pix0[1]))
+	z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&sdet[2]), vrep(&o[2]), vrep(&r.pix0[2]))
+	invR := vk(1).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+	fdet.StoreSlice(fr.fdet[p0:])
+	invR.StoreSlice(fr.invR[p0:])
+	dx.StoreSlice(t.d[0][p0:])
+	dy.StoreSlice(t.d[1][p0:])
+	dz.StoreSlice(t.d[2][p0:])
+	if k.c.Thick {
+		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(fr.par[p0:])
+	}
+	return dx, dy, dz, invR
+}
+
 // lossFrontLanes computes what a loss-row chunk needs of its first np
-// pixels' sub-pixel before their terms (a whole number of lanes is
-// computed): from float64(f·Oversample + subF) in fr.f and the slow-axis
-// and depth parts sdet and o of the sub-pixel row, fdet, 1/R, the
-// diffracted direction (t.d) and, with a sensor thickness, its obliquity
-// d·(detector normal) (fr.par), and it starts σ (t.sig) at 0. For the
-// first sub-pixel (first) it
-// also computes ω and the polarization with what its derivatives need
-// (polarizationCoef's values, in pol: 0 none (-nopolar), 1 the K = 0
-// shortcut with an E-B plane, 2 in general), and starts the pixels' other
-// sums in t (S at the water background); the later sub-pixels' terms add
-// to those.
-func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+// pixels' first sub-pixel before their terms (a whole number of lanes is
+// computed): the geometry (lossGeomLanes), ω, and the polarization with
+// what its derivatives need (polarizationCoef's values, in pol: 0 none
+// (-nopolar), 1 the K = 0 shortcut with an E-B plane, 2 in general), and
+// it starts the pixels' sums in t (S at the water background). Those of
+// ω and the polarization are the pixels' (the first sub-pixel's, as the
+// forward rows take them); lossFrontSubLanes is the later sub-pixels'.
+func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
 	one, half, zero := vk(1), vk(0.5), vk(0)
 	for p0 := 0; p0 < np; p0 += lanes {
-		fdet := vrep(&r.sub).Mul(vloadSlice(fr.f[p0:])).Add(vrep(&r.half))
-		x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&sdet[0]), vrep(&o[0]), vrep(&r.pix0[0]))
-		y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&sdet[1]), vrep(&o[1]), vrep(&r.pix0[1]))
-		z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&sdet[2]), vrep(&o[2]), vrep(&r.pix0[2]))
-		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
-		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-		fdet.StoreSlice(fr.fdet[p0:])
-		invR.StoreSlice(fr.invR[p0:])
-		dx.StoreSlice(t.d[0][p0:])
-		dy.StoreSlice(t.d[1][p0:])
-		dz.StoreSlice(t.d[2][p0:])
-		zero.StoreSlice(t.sig[p0:])
-		if c.Thick {
-			dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(fr.par[p0:])
-		}
-		if !first {
-			continue
-		}
+		dx, dy, dz, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
 		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
@@ -811,6 +817,20 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 		zero.StoreSlice(t.nb[p0:])
 		zero.StoreSlice(t.nc[p0:])
 		zero.StoreSlice(t.def[p0:])
+		zero.StoreSlice(t.sig[p0:])
+	}
+	vzeroupper()
+}
+
+// lossFrontSubLanes is lossFrontLanes for a sub-pixel after a pixel's
+// first: its geometry (lossGeomLanes), and σ (t.sig) started at 0; its
+// terms add to the sums the previous sub-pixel's left.
+func (k *kernel) lossFrontSubLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
+	zero := vk(0)
+	for p0 := 0; p0 < np; p0 += lanes {
+		dx, dy, dz, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
+		_, _, _, _ = dx, dy, dz, invR
+		zero.StoreSlice(t.sig[p0:])
 	}
 	vzeroupper()
 }
@@ -858,18 +878,11 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // orientation j, the row sums of u·|d − inc|², u/R and fdet·u/R (u its
 // ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
 // writes it) and |d − inc|² in dsq (rowChunk per source). The pixels with
-// g = 0 add exactly +0 to every sum.
-//
-// With several sub-pixels it runs once for each, with that sub-pixel's
-// geometry in fr (fdet, 1/R) and t (d, σ) and its dsq and hkl; ω and the
-// polarization are the first sub-pixel's (the pixel's: fr.p and fr.omega
-// hold them in every call), and so are the pixel's sums in t (S and its
-// derivatives by N and F, read in the first call only). Only the first
-// sub-pixel's call (first) adds the factors' adjoints and the sums by N,
-// F, the water background, the fluence and K; a later one adds the row
-// sums and ∂L/∂p through its own direction (a = −(d̄·d)/R), and zeros for
-// the rest.
-func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
+// g = 0 add exactly +0 to every sum. With several sub-pixels it is the
+// first sub-pixel's, whose ω and polarization are the pixel's (and its t
+// holds the pixel's sums S, ∂S/∂N and ∂S/∂F); lossBackSubLanes is the
+// later sub-pixels'.
+func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
 	zero := vk(0)
@@ -879,10 +892,102 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
+	lossRowSumsLanes(r, fr, g, dsq, hkl, stride, np, out)
+	// The rest, in three loops whose running sums fit in registers. The
+	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*lanes
+			gp := vloadSlice(g[p:])
+			live := gp.NotEqual(zero)
+			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:])).Merge(zero, live)), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:])).Merge(zero, live)), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])).Merge(zero, live))
+			if k.perDef {
+				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])).Merge(zero, live))
+			}
+			ibg[q] = vslotadd(ibg[q], sb.Merge(zero, live))
+			flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			if !c.NoPolar {
+				pbar := gp.Mul(scale).Mul(s).Mul(om)
+				kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])).Merge(zero, live))
+				x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
+				pa[q], fpa[q] = vslotadd(pa[q], x.Merge(zero, live)), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x).Merge(zero, live))
+			}
+		}
+	}
+	var pb, fpb, pc, fpc [m]vs
+	if pol == 2 { // (β, γ from polarizationCoefLanes)
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*lanes
+				gp := vloadSlice(g[p:])
+				live := gp.NotEqual(zero)
+				pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
+				fdet := vloadSlice(fr.fdet[p:])
+				y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
+				pb[q], fpb[q] = vslotadd(pb[q], y.Merge(zero, live)), vslotadd(fpb[q], fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = vslotadd(pc[q], z.Merge(zero, live)), vslotadd(fpc[q], fdet.Mul(z).Merge(zero, live))
+			}
+		}
+	}
+	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
+	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*lanes
+			gp := vloadSlice(g[p:])
+			live := gp.NotEqual(zero)
+			invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
+			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
+			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
+			gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
+			ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
+			if !c.NoPolar {
+				ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
+			}
+			wbar := gs.Mul(vloadSlice(fr.p[p:]))
+			inv3 := invR.Mul(invR).Mul(invR)
+			var rbar vf
+			if c.PointPixel {
+				rbar = vk(-2).Mul(wbar).Mul(inv3)
+			} else {
+				cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
+				cd[q] = vslotadd(cd[q], cdp.Merge(zero, live))
+				rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
+			}
+			a := rbar.Sub(ddot.Mul(invR))
+			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx).Merge(zero, live)), vslotadd(adY[q], a.Mul(dy).Merge(zero, live)), vslotadd(adZ[q], a.Mul(dz).Merge(zero, live))
+			fa := vloadSlice(fr.fdet[p:]).Mul(a)
+			fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotadd(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotadd(fadZ[q], fa.Mul(dz).Merge(zero, live))
+		}
+	}
+	for q := 0; q < m; q++ {
+		i := q * sl
+		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[n*slots+i:])
+		}
+	}
+	vzeroupper()
+}
+
+// lossRowSumsLanes stores the row sums of lossBackLanes (and
+// lossBackSubLanes) in out: for each source and orientation j, after the
+// lossBackSums sums' slots, those of u·|d − inc|², u/R and fdet·u/R (u its
+// ∂L/∂(h, k, l)), summed source and orientation at a time, the sums in
+// registers.
+//
+//lanegen:inline
+func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
+	zero := vk(0)
+	scale := vrep(&r.scale)
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
 	M := len(r.orient)
 	SM := len(r.src) * M
-	// ∂L/∂(h, k, l) into the orientation row sums, source and
-	// orientation at a time (the sums in registers).
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
@@ -914,74 +1019,32 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			fv2[q].StoreSlice(o[8*slots+q*sl:])
 		}
 	}
-	// The rest, in three loops whose running sums fit in registers. The
-	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
-	for p0 := 0; first && p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*lanes
-			gp := vloadSlice(g[p:])
-			live := gp.NotEqual(zero)
-			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:])).Merge(zero, live)), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:])).Merge(zero, live)), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])).Merge(zero, live))
-			if k.perDef {
-				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])).Merge(zero, live))
-			}
-			ibg[q] = vslotadd(ibg[q], sb.Merge(zero, live))
-			flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
-			if !c.NoPolar {
-				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])).Merge(zero, live))
-				x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
-				pa[q], fpa[q] = vslotadd(pa[q], x.Merge(zero, live)), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x).Merge(zero, live))
-			}
-		}
-	}
-	var pb, fpb, pc, fpc [m]vs
-	if first && pol == 2 { // (β, γ from polarizationCoefLanes)
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*lanes
-				gp := vloadSlice(g[p:])
-				live := gp.NotEqual(zero)
-				pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
-				fdet := vloadSlice(fr.fdet[p:])
-				y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
-				pb[q], fpb[q] = vslotadd(pb[q], y.Merge(zero, live)), vslotadd(fpb[q], fdet.Mul(y).Merge(zero, live))
-				pc[q], fpc[q] = vslotadd(pc[q], z.Merge(zero, live)), vslotadd(fpc[q], fdet.Mul(z).Merge(zero, live))
-			}
-		}
-	}
-	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
-	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
+}
+
+// lossBackSubLanes is lossBackLanes for a sub-pixel after a pixel's first
+// (lossRow): with that sub-pixel's geometry in fr (fdet, 1/R; ω and the
+// polarization, fr.p and fr.omega, are the first sub-pixel's) and t (d,
+// σ), and its dsq and hkl, it stores the row sums and the sums of ∂L/∂p
+// through its own direction, a·d and fdet·a·d with a = −(d̄·d)/R (in
+// lossTotals' slots ad, fad; the others are the first sub-pixel's and
+// are not written).
+func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
+	r := k.lr
+	zero := vk(0)
+	scale := vrep(&r.scale)
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
+	lossRowSumsLanes(r, fr, g, dsq, hkl, stride, np, out)
+	var adX, adY, adZ, fadX, fadY, fadZ [m]vs
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
 			live := gp.NotEqual(zero)
-			invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
 			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
-			ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
-			rbar := zero                          // ∂L/∂R through ω (first sub-pixel)
-			if first {
-				gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
-				if !c.NoPolar {
-					ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
-				}
-				wbar := gs.Mul(vloadSlice(fr.p[p:]))
-				inv3 := invR.Mul(invR).Mul(invR)
-				if c.PointPixel {
-					rbar = vk(-2).Mul(wbar).Mul(inv3)
-				} else {
-					cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
-					cd[q] = vslotadd(cd[q], cdp.Merge(zero, live))
-					rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
-				}
-			}
-			a := rbar.Sub(ddot.Mul(invR))
+			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+			a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
 			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx).Merge(zero, live)), vslotadd(adY[q], a.Mul(dy).Merge(zero, live)), vslotadd(adZ[q], a.Mul(dz).Merge(zero, live))
 			fa := vloadSlice(fr.fdet[p:]).Mul(a)
 			fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotadd(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotadd(fadZ[q], fa.Mul(dz).Merge(zero, live))
@@ -989,8 +1052,8 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
-			v.StoreSlice(out[n*slots+i:])
+		for n, v := range [...]vs{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
+			v.StoreSlice(out[(lossBackAd+n)*slots+i:])
 		}
 	}
 	vzeroupper()

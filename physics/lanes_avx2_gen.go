@@ -3237,55 +3237,99 @@ func gradStartLanesAVX2(sr *laneSrc, t *termLanes, ds []float64, p0 int) (archsi
 	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:])), archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
 }
 
-func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func lossGeomLanesAVX2(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, p0 int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	r := k.lr
+	fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
+	var r0_0_140 archsimd.Float64x4
+	{
+		fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_140 = fdet_140.Mul(f_140).Add(s_140).Add(o_140).Add(p_140)
+	}
+	x := r0_0_140
+	var r0_0_141 archsimd.Float64x4
+	{
+		fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
+	}
+	y := r0_0_141
+	var r0_0_142 archsimd.Float64x4
+	{
+		fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_142 = fdet_142.Mul(f_142).Add(s_142).Add(o_142).Add(p_142)
+	}
+	z := r0_0_142
+	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+	fdet.StoreSlice(fr.fdet[p0:])
+	invR.StoreSlice(fr.invR[p0:])
+	dx.StoreSlice(t.d[0][p0:])
+	dy.StoreSlice(t.d[1][p0:])
+	dz.StoreSlice(t.d[2][p0:])
+	if k.c.Thick {
+		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(fr.par[p0:])
+	}
+	return dx, dy, dz, invR
+}
+
+func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[24])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	for p0 := 0; p0 < np; p0 += 4 {
-		fdet := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4])))
-		var r0_0_140 archsimd.Float64x4
+		var (
+			r0_0_143 archsimd.Float64x4
+			r1_0_143 archsimd.Float64x4
+			r2_0_143 archsimd.Float64x4
+			r3_0_143 archsimd.Float64x4
+		)
 		{
-			fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-			r0_0_140 = fdet_140.Mul(f_140).Add(s_140).Add(o_140).Add(p_140)
-		}
-		x := r0_0_140
-		var r0_0_141 archsimd.Float64x4
-		{
-			fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-			r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
-		}
-		y := r0_0_141
-		var r0_0_142 archsimd.Float64x4
-		{
-			fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-			r0_0_142 = fdet_142.Mul(f_142).Add(s_142).Add(o_142).Add(p_142)
-		}
-		z := r0_0_142
-		invR := one.Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
-		dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-		fdet.StoreSlice(fr.fdet[p0:])
-		invR.StoreSlice(fr.invR[p0:])
-		dx.StoreSlice(t.d[0][p0:])
-		dy.StoreSlice(t.d[1][p0:])
-		dz.StoreSlice(t.d[2][p0:])
-		zero.StoreSlice(t.sig[p0:])
-		if c.Thick {
-			dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(fr.par[p0:])
-		}
-		if !first {
-			continue
-		}
-		var r0_0_143 archsimd.Float64x4
-		{
-			invR_143, num_143, point_143 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_143 := invR_143.Mul(invR_143)
-			if !point_143 {
-				w_143 = num_143.Mul(w_143.Mul(invR_143))
+			k_143, sdet_143, o_143, fr_143, t_143, p0_143 := k, sdet, o, fr, t, p0
+			r_143 := k_143.lr
+			fdet_143 := archsimd.LoadFloat64x4((*[4]float64)((&r_143.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr_143.f[p0_143:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143.half)[:4])))
+			var r0_0_140_143 archsimd.Float64x4
+			{
+				fdet_140_143, f_140_143, s_140_143, o_140_143, p_140_143 := fdet_143, archsimd.LoadFloat64x4((*[4]float64)((&r_143.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_143[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_143[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_143.pix0[0])[:4]))
+				r0_0_140_143 = fdet_140_143.Mul(f_140_143).Add(s_140_143).Add(o_140_143).Add(p_140_143)
 			}
-			r0_0_143 = w_143
+			x_143 := r0_0_140_143
+			var r0_0_141_143 archsimd.Float64x4
+			{
+				fdet_141_143, f_141_143, s_141_143, o_141_143, p_141_143 := fdet_143, archsimd.LoadFloat64x4((*[4]float64)((&r_143.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_143[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_143[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_143.pix0[1])[:4]))
+				r0_0_141_143 = fdet_141_143.Mul(f_141_143).Add(s_141_143).Add(o_141_143).Add(p_141_143)
+			}
+			y_143 := r0_0_141_143
+			var r0_0_142_143 archsimd.Float64x4
+			{
+				fdet_142_143, f_142_143, s_142_143, o_142_143, p_142_143 := fdet_143, archsimd.LoadFloat64x4((*[4]float64)((&r_143.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_143[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_143[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_143.pix0[2])[:4]))
+				r0_0_142_143 = fdet_142_143.Mul(f_142_143).Add(s_142_143).Add(o_142_143).Add(p_142_143)
+			}
+			z_143 := r0_0_142_143
+			invR_143 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_143.Mul(x_143).Add(y_143.Mul(y_143)).Add(z_143.Mul(z_143)).Sqrt())
+			dx_143, dy_143, dz_143 := x_143.Mul(invR_143), y_143.Mul(invR_143), z_143.Mul(invR_143)
+			fdet_143.StoreSlice(fr_143.fdet[p0_143:])
+			invR_143.StoreSlice(fr_143.invR[p0_143:])
+			dx_143.StoreSlice(t_143.d[0][p0_143:])
+			dy_143.StoreSlice(t_143.d[1][p0_143:])
+			dz_143.StoreSlice(t_143.d[2][p0_143:])
+			if k_143.c.Thick {
+				dx_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_143.od[0])[:4]))).Add(dy_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_143.od[1])[:4])))).Add(dz_143.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_143.od[2])[:4])))).StoreSlice(fr_143.par[p0_143:])
+			}
+			r0_0_143, r1_0_143, r2_0_143, r3_0_143 = dx_143, dy_143, dz_143, invR_143
 		}
-		r0_0_143.StoreSlice(fr.omega[p0:])
+		dx, dy, dz, invR := r0_0_143, r1_0_143, r2_0_143, r3_0_143
+		var r0_0_144 archsimd.Float64x4
+		{
+			invR_144, num_144, point_144 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_144 := invR_144.Mul(invR_144)
+			if !point_144 {
+				w_144 = num_144.Mul(w_144.Mul(invR_144))
+			}
+			r0_0_144 = w_144
+		}
+		r0_0_144.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -3302,38 +3346,38 @@ func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termL
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_144 archsimd.Float64x4
-				r1_0_144 archsimd.Float64x4
-				r2_0_144 archsimd.Float64x4
-				r3_0_144 archsimd.Float64x4
-				r4_0_144 archsimd.Float64x4
-				r5_0_144 archsimd.Float64x4
+				r0_0_145 archsimd.Float64x4
+				r1_0_145 archsimd.Float64x4
+				r2_0_145 archsimd.Float64x4
+				r3_0_145 archsimd.Float64x4
+				r4_0_145 archsimd.Float64x4
+				r5_0_145 archsimd.Float64x4
 			)
 			{
-				r_144, s_144, dx_144, dy_144, dz_144 := r, sr, dx, dy, dz
-				one_144, zero_144, kahn_144 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_144.kahn)[:4]))
-				c2_144 := archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[0])[:4])).Mul(dx_144).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[1])[:4])).Mul(dy_144)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_144.inc[2])[:4])).Mul(dz_144))
-				c2sq_144 := c2_144.Mul(c2_144)
-				s2sq_144 := one_144.Sub(c2sq_144)
-				e_144 := dx_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[0])[:4]))).Add(dy_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[1])[:4])))).Add(dz_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.ein[2])[:4]))))
-				b_144 := dx_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[0])[:4]))).Add(dy_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[1])[:4])))).Add(dz_144.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_144.bin[2])[:4]))))
-				ee_144, bb_144 := e_144.Mul(e_144), b_144.Mul(b_144)
-				den_144 := ee_144.Add(bb_144)
-				plane_144 := den_144.Greater(zero_144)
-				inv_144 := one_144.Div(den_144)
-				cos2psi_144 := ee_144.Sub(bb_144).Mul(inv_144).Merge(one_144, plane_144)
-				de_144, db_144 := zero_144, zero_144
-				if !r_144.kahnZero {
-					de_144 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_144).Mul(b_144).Mul(b_144).Mul(inv_144).Mul(inv_144).Merge(zero_144, plane_144)
-					db_144 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_144).Mul(e_144).Mul(e_144).Mul(inv_144).Mul(inv_144).Merge(zero_144, plane_144)
+				r_145, s_145, dx_145, dy_145, dz_145 := r, sr, dx, dy, dz
+				one_145, zero_145, kahn_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((*[4]float64)((&r_145.kahn)[:4]))
+				c2_145 := archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[0])[:4])).Mul(dx_145).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[1])[:4])).Mul(dy_145)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[2])[:4])).Mul(dz_145))
+				c2sq_145 := c2_145.Mul(c2_145)
+				s2sq_145 := one_145.Sub(c2sq_145)
+				e_145 := dx_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[0])[:4]))).Add(dy_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[1])[:4])))).Add(dz_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[2])[:4]))))
+				b_145 := dx_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[0])[:4]))).Add(dy_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[1])[:4])))).Add(dz_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[2])[:4]))))
+				ee_145, bb_145 := e_145.Mul(e_145), b_145.Mul(b_145)
+				den_145 := ee_145.Add(bb_145)
+				plane_145 := den_145.Greater(zero_145)
+				inv_145 := one_145.Div(den_145)
+				cos2psi_145 := ee_145.Sub(bb_145).Mul(inv_145).Merge(one_145, plane_145)
+				de_145, db_145 := zero_145, zero_145
+				if !r_145.kahnZero {
+					de_145 = archsimd.LoadFloat64x4((&vkTableAVX2[33])).Mul(e_145).Mul(b_145).Mul(b_145).Mul(inv_145).Mul(inv_145).Merge(zero_145, plane_145)
+					db_145 = archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(b_145).Mul(e_145).Mul(e_145).Mul(inv_145).Mul(inv_145).Merge(zero_145, plane_145)
 				}
-				p_144 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_144.Add(c2sq_144).Sub(kahn_144.Mul(cos2psi_144).Mul(s2sq_144)))
-				dkahn_144 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_144).Mul(s2sq_144)
-				dcos_144 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_144).Mul(s2sq_144)
-				alpha_144, beta_144, gamma_144 := c2_144.Mul(one_144.Add(kahn_144.Mul(cos2psi_144))), dcos_144.Mul(de_144), dcos_144.Mul(db_144)
-				r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144 = p_144, dkahn_144, alpha_144, beta_144, gamma_144, alpha_144.Mul(c2_144).Add(beta_144.Mul(e_144)).Add(gamma_144.Mul(b_144))
+				p_145 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145.Add(c2sq_145).Sub(kahn_145.Mul(cos2psi_145).Mul(s2sq_145)))
+				dkahn_145 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(cos2psi_145).Mul(s2sq_145)
+				dcos_145 := archsimd.LoadFloat64x4((&vkTableAVX2[35])).Mul(kahn_145).Mul(s2sq_145)
+				alpha_145, beta_145, gamma_145 := c2_145.Mul(one_145.Add(kahn_145.Mul(cos2psi_145))), dcos_145.Mul(de_145), dcos_145.Mul(db_145)
+				r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145 = p_145, dkahn_145, alpha_145, beta_145, gamma_145, alpha_145.Mul(c2_145).Add(beta_145.Mul(e_145)).Add(gamma_145.Mul(b_145))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144
+			p, dkahn, alpha, beta, gamma, dd := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -3346,6 +3390,57 @@ func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termL
 		zero.StoreSlice(t.nb[p0:])
 		zero.StoreSlice(t.nc[p0:])
 		zero.StoreSlice(t.def[p0:])
+		zero.StoreSlice(t.sig[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func (k *kernel) lossFrontSubLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	for p0 := 0; p0 < np; p0 += 4 {
+		var (
+			r0_0_146 archsimd.Float64x4
+			r1_0_146 archsimd.Float64x4
+			r2_0_146 archsimd.Float64x4
+			r3_0_146 archsimd.Float64x4
+		)
+		{
+			k_146, sdet_146, o_146, fr_146, t_146, p0_146 := k, sdet, o, fr, t, p0
+			r_146 := k_146.lr
+			fdet_146 := archsimd.LoadFloat64x4((*[4]float64)((&r_146.sub)[:4])).Mul(archsimd.LoadFloat64x4Slice((fr_146.f[p0_146:]))).Add(archsimd.LoadFloat64x4((*[4]float64)((&r_146.half)[:4])))
+			var r0_0_140_146 archsimd.Float64x4
+			{
+				fdet_140_146, f_140_146, s_140_146, o_140_146, p_140_146 := fdet_146, archsimd.LoadFloat64x4((*[4]float64)((&r_146.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_146[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_146[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_146.pix0[0])[:4]))
+				r0_0_140_146 = fdet_140_146.Mul(f_140_146).Add(s_140_146).Add(o_140_146).Add(p_140_146)
+			}
+			x_146 := r0_0_140_146
+			var r0_0_141_146 archsimd.Float64x4
+			{
+				fdet_141_146, f_141_146, s_141_146, o_141_146, p_141_146 := fdet_146, archsimd.LoadFloat64x4((*[4]float64)((&r_146.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_146[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_146[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_146.pix0[1])[:4]))
+				r0_0_141_146 = fdet_141_146.Mul(f_141_146).Add(s_141_146).Add(o_141_146).Add(p_141_146)
+			}
+			y_146 := r0_0_141_146
+			var r0_0_142_146 archsimd.Float64x4
+			{
+				fdet_142_146, f_142_146, s_142_146, o_142_146, p_142_146 := fdet_146, archsimd.LoadFloat64x4((*[4]float64)((&r_146.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sdet_146[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_146[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_146.pix0[2])[:4]))
+				r0_0_142_146 = fdet_142_146.Mul(f_142_146).Add(s_142_146).Add(o_142_146).Add(p_142_146)
+			}
+			z_146 := r0_0_142_146
+			invR_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_146.Mul(x_146).Add(y_146.Mul(y_146)).Add(z_146.Mul(z_146)).Sqrt())
+			dx_146, dy_146, dz_146 := x_146.Mul(invR_146), y_146.Mul(invR_146), z_146.Mul(invR_146)
+			fdet_146.StoreSlice(fr_146.fdet[p0_146:])
+			invR_146.StoreSlice(fr_146.invR[p0_146:])
+			dx_146.StoreSlice(t_146.d[0][p0_146:])
+			dy_146.StoreSlice(t_146.d[1][p0_146:])
+			dz_146.StoreSlice(t_146.d[2][p0_146:])
+			if k_146.c.Thick {
+				dx_146.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_146.od[0])[:4]))).Add(dy_146.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_146.od[1])[:4])))).Add(dz_146.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_146.od[2])[:4])))).StoreSlice(fr_146.par[p0_146:])
+			}
+			r0_0_146, r1_0_146, r2_0_146, r3_0_146 = dx_146, dy_146, dz_146, invR_146
+		}
+		dx, dy, dz, invR := r0_0_146, r1_0_146, r2_0_146, r3_0_146
+		_, _, _, _ = dx, dy, dz, invR
+		zero.StoreSlice(t.sig[p0:])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -3378,9 +3473,132 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
 
-func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
+func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
+	const sl = min(4, slots)
+	const m = slots / sl
+	const step = max(4, slots)
+	{
+		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
+		zero_147 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		scale_147 := archsimd.LoadFloat64x4((*[4]float64)((&r_147.scale)[:4]))
+		const sl_147 = min(4, slots)
+		const m_147 = slots / sl_147
+		const step_147 = max(4, slots)
+		M_147 := len(r_147.orient)
+		SM_147 := len(r_147.src) * M_147
+		for j_147 := 0; j_147 < SM_147; j_147++ {
+			ds_147 := dsq_147[j_147/M_147*rowChunk:]
+			hj_147, kj_147, lj_147 := hkl_147[3*j_147*stride_147:], hkl_147[(3*j_147+1)*stride_147:], hkl_147[(3*j_147+2)*stride_147:]
+			var w0_147, w1_147, w2_147, v0_147, v1_147, v2_147, fv0_147, fv1_147, fv2_147 [m_147]archsimd.Float64x4
+			for p0_147 := 0; p0_147 < np_147; p0_147 += step_147 {
+				for q_147 := 0; q_147 < m_147; q_147++ {
+					p_147 := p0_147 + q_147*4
+					gp_147 := archsimd.LoadFloat64x4Slice((g_147[p_147:]))
+					live_147 := gp_147.NotEqual(zero_147)
+					sb_147 := gp_147.Mul(scale_147).Mul(archsimd.LoadFloat64x4Slice((fr_147.p[p_147:]))).Mul(archsimd.LoadFloat64x4Slice((fr_147.omega[p_147:])))
+					invR_147, fdet_147, dsp_147 := archsimd.LoadFloat64x4Slice((fr_147.invR[p_147:])), archsimd.LoadFloat64x4Slice((fr_147.fdet[p_147:])), archsimd.LoadFloat64x4Slice((ds_147[p_147:]))
+					x0_147, x1_147, x2_147 := sb_147.Mul(archsimd.LoadFloat64x4Slice((hj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x4Slice((kj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x4Slice((lj_147[p_147:])))
+					w0_147[q_147], w1_147[q_147], w2_147[q_147] = w0_147[q_147].Add(dsp_147.Mul(x0_147).Merge(zero_147, live_147)), w1_147[q_147].Add(dsp_147.Mul(x1_147).Merge(zero_147, live_147)), w2_147[q_147].Add(dsp_147.Mul(x2_147).Merge(zero_147, live_147))
+					x0_147, x1_147, x2_147 = x0_147.Mul(invR_147), x1_147.Mul(invR_147), x2_147.Mul(invR_147)
+					v0_147[q_147], v1_147[q_147], v2_147[q_147] = v0_147[q_147].Add(x0_147.Merge(zero_147, live_147)), v1_147[q_147].Add(x1_147.Merge(zero_147, live_147)), v2_147[q_147].Add(x2_147.Merge(zero_147, live_147))
+					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = fv0_147[q_147].Add(fdet_147.Mul(x0_147).Merge(zero_147, live_147)), fv1_147[q_147].Add(fdet_147.Mul(x1_147).Merge(zero_147, live_147)), fv2_147[q_147].Add(fdet_147.Mul(x2_147).Merge(zero_147, live_147))
+				}
+			}
+			o_147 := out_147[slots*(lossBackSums+9*j_147):]
+			for q_147 := 0; q_147 < m_147; q_147++ {
+				w0_147[q_147].StoreSlice(o_147[q_147*sl_147:])
+				w1_147[q_147].StoreSlice(o_147[slots+q_147*sl_147:])
+				w2_147[q_147].StoreSlice(o_147[2*slots+q_147*sl_147:])
+				v0_147[q_147].StoreSlice(o_147[3*slots+q_147*sl_147:])
+				v1_147[q_147].StoreSlice(o_147[4*slots+q_147*sl_147:])
+				v2_147[q_147].StoreSlice(o_147[5*slots+q_147*sl_147:])
+				fv0_147[q_147].StoreSlice(o_147[6*slots+q_147*sl_147:])
+				fv1_147[q_147].StoreSlice(o_147[7*slots+q_147*sl_147:])
+				fv2_147[q_147].StoreSlice(o_147[8*slots+q_147*sl_147:])
+			}
+		}
+	}
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*4
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:]))).Merge(zero, live)), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:]))).Merge(zero, live)), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))).Merge(zero, live))
+			if k.perDef {
+				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))).Merge(zero, live))
+			}
+			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
+			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			if !c.NoPolar {
+				pbar := gp.Mul(scale).Mul(s).Mul(om)
+				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))).Merge(zero, live))
+				x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
+				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
+			}
+		}
+	}
+	var pb, fpb, pc, fpc [m]archsimd.Float64x4
+	if pol == 2 {
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*4
+				gp := archsimd.LoadFloat64x4Slice((g[p:]))
+				live := gp.NotEqual(zero)
+				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
+				fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
+				y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
+				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
+				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
+			}
+		}
+	}
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*4
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			live := gp.NotEqual(zero)
+			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
+			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
+			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
+			ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
+			if !c.NoPolar {
+				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
+			}
+			wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
+			inv3 := invR.Mul(invR).Mul(invR)
+			var rbar archsimd.Float64x4
+			if c.PointPixel {
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
+			} else {
+				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
+				cd[q] = cd[q].Add(cdp.Merge(zero, live))
+				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+			}
+			a := rbar.Sub(ddot.Mul(invR))
+			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
+			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+		}
+	}
+	for q := 0; q < m; q++ {
+		i := q * sl
+		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[n*slots+i:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func lossRowSumsLanesAVX2(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
@@ -3419,70 +3637,65 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 			fv2[q].StoreSlice(o[8*slots+q*sl:])
 		}
 	}
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
-	for p0 := 0; first && p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*4
-			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			live := gp.NotEqual(zero)
-			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:]))).Merge(zero, live)), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:]))).Merge(zero, live)), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))).Merge(zero, live))
-			if k.perDef {
-				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))).Merge(zero, live))
+}
+
+func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
+	r := k.lr
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
+	const sl = min(4, slots)
+	const m = slots / sl
+	const step = max(4, slots)
+	{
+		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
+		zero_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		scale_148 := archsimd.LoadFloat64x4((*[4]float64)((&r_148.scale)[:4]))
+		const sl_148 = min(4, slots)
+		const m_148 = slots / sl_148
+		const step_148 = max(4, slots)
+		M_148 := len(r_148.orient)
+		SM_148 := len(r_148.src) * M_148
+		for j_148 := 0; j_148 < SM_148; j_148++ {
+			ds_148 := dsq_148[j_148/M_148*rowChunk:]
+			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
+			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]archsimd.Float64x4
+			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
+				for q_148 := 0; q_148 < m_148; q_148++ {
+					p_148 := p0_148 + q_148*4
+					gp_148 := archsimd.LoadFloat64x4Slice((g_148[p_148:]))
+					live_148 := gp_148.NotEqual(zero_148)
+					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x4Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x4Slice((fr_148.omega[p_148:])))
+					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x4Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x4Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x4Slice((ds_148[p_148:]))
+					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x4Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x4Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x4Slice((lj_148[p_148:])))
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = w0_148[q_148].Add(dsp_148.Mul(x0_148).Merge(zero_148, live_148)), w1_148[q_148].Add(dsp_148.Mul(x1_148).Merge(zero_148, live_148)), w2_148[q_148].Add(dsp_148.Mul(x2_148).Merge(zero_148, live_148))
+					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = v0_148[q_148].Add(x0_148.Merge(zero_148, live_148)), v1_148[q_148].Add(x1_148.Merge(zero_148, live_148)), v2_148[q_148].Add(x2_148.Merge(zero_148, live_148))
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = fv0_148[q_148].Add(fdet_148.Mul(x0_148).Merge(zero_148, live_148)), fv1_148[q_148].Add(fdet_148.Mul(x1_148).Merge(zero_148, live_148)), fv2_148[q_148].Add(fdet_148.Mul(x2_148).Merge(zero_148, live_148))
+				}
 			}
-			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
-			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
-			if !c.NoPolar {
-				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))).Merge(zero, live))
-				x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
-				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
+			o_148 := out_148[slots*(lossBackSums+9*j_148):]
+			for q_148 := 0; q_148 < m_148; q_148++ {
+				w0_148[q_148].StoreSlice(o_148[q_148*sl_148:])
+				w1_148[q_148].StoreSlice(o_148[slots+q_148*sl_148:])
+				w2_148[q_148].StoreSlice(o_148[2*slots+q_148*sl_148:])
+				v0_148[q_148].StoreSlice(o_148[3*slots+q_148*sl_148:])
+				v1_148[q_148].StoreSlice(o_148[4*slots+q_148*sl_148:])
+				v2_148[q_148].StoreSlice(o_148[5*slots+q_148*sl_148:])
+				fv0_148[q_148].StoreSlice(o_148[6*slots+q_148*sl_148:])
+				fv1_148[q_148].StoreSlice(o_148[7*slots+q_148*sl_148:])
+				fv2_148[q_148].StoreSlice(o_148[8*slots+q_148*sl_148:])
 			}
 		}
 	}
-	var pb, fpb, pc, fpc [m]archsimd.Float64x4
-	if first && pol == 2 {
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*4
-				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				live := gp.NotEqual(zero)
-				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
-				fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
-				y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
-				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
-				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
-			}
-		}
-	}
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
+	var adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
 			live := gp.NotEqual(zero)
-			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
 			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
-			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
-			ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
-			rbar := zero
-			if first {
-				gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
-				if !c.NoPolar {
-					ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
-				}
-				wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
-				inv3 := invR.Mul(invR).Mul(invR)
-				if c.PointPixel {
-					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
-				} else {
-					cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
-					cd[q] = cd[q].Add(cdp.Merge(zero, live))
-					rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
-				}
-			}
-			a := rbar.Sub(ddot.Mul(invR))
+			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
+			a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))))
 			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
 			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
 			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
@@ -3490,8 +3703,8 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
-			v.StoreSlice(out[n*slots+i:])
+		for n, v := range [...]archsimd.Float64x4{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
+			v.StoreSlice(out[(lossBackAd+n)*slots+i:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -3510,23 +3723,23 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, su
 				c2 := archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])).Mul(dx).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])).Mul(dy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])).Mul(dz))
 				p = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_145 archsimd.Float64x4
+				var r0_0_149 archsimd.Float64x4
 				{
-					zero_145, kahn_145, s_145, dx_145, dy_145, dz_145 := false, &r.kahn, sr, dx, dy, dz
-					c2_145 := archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[0])[:4])).Mul(dx_145).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[1])[:4])).Mul(dy_145)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145.inc[2])[:4])).Mul(dz_145))
-					c2sq_145 := c2_145.Mul(c2_145)
-					cos2psi_145 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if !zero_145 {
-						e_145 := dx_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[0])[:4]))).Add(dy_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[1])[:4])))).Add(dz_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.ein[2])[:4]))))
-						b_145 := dx_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[0])[:4]))).Add(dy_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[1])[:4])))).Add(dz_145.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145.bin[2])[:4]))))
-						ee_145, bb_145 := e_145.Mul(e_145), b_145.Mul(b_145)
-						den_145 := ee_145.Add(bb_145)
-						cos2psi_145 = ee_145.Sub(bb_145).Div(den_145).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_145.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+					zero_149, kahn_149, s_149, dx_149, dy_149, dz_149 := false, &r.kahn, sr, dx, dy, dz
+					c2_149 := archsimd.LoadFloat64x4((*[4]float64)((&s_149.inc[0])[:4])).Mul(dx_149).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149.inc[1])[:4])).Mul(dy_149)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149.inc[2])[:4])).Mul(dz_149))
+					c2sq_149 := c2_149.Mul(c2_149)
+					cos2psi_149 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if !zero_149 {
+						e_149 := dx_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.ein[0])[:4]))).Add(dy_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.ein[1])[:4])))).Add(dz_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.ein[2])[:4]))))
+						b_149 := dx_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.bin[0])[:4]))).Add(dy_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.bin[1])[:4])))).Add(dz_149.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149.bin[2])[:4]))))
+						ee_149, bb_149 := e_149.Mul(e_149), b_149.Mul(b_149)
+						den_149 := ee_149.Add(bb_149)
+						cos2psi_149 = ee_149.Sub(bb_149).Div(den_149).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_149.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 					}
-					one_145 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					r0_0_145 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145.Add(c2sq_145).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_145[:4])).Mul(cos2psi_145).Mul(one_145.Sub(c2sq_145))))
+					one_149 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					r0_0_149 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_149.Add(c2sq_149).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_149[:4])).Mul(cos2psi_149).Mul(one_149.Sub(c2sq_149))))
 				}
-				p = r0_0_145
+				p = r0_0_149
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -3535,285 +3748,285 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, su
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
-			var r0_0_146 archsimd.Float64x4
+			var r0_0_150 archsimd.Float64x4
 			{
-				r_146, h_146, kk_146, l_146, n_146 := r, h, kk, l, n
-				_ = n_146
-				var r0_0_24_146 archsimd.Float64x4
+				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
+				_ = n_150
+				var r0_0_24_150 archsimd.Float64x4
 				{
-					r_24_146, i_24_146, x_24_146 := r_146, 0, h_146
-					s_24_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_24_146.nmode[i_24_146] == nChebyshev {
-						var r0_0_25_146 archsimd.Float64x4
+					r_24_150, i_24_150, x_24_150 := r_150, 0, h_150
+					s_24_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_24_150.nmode[i_24_150] == nChebyshev {
+						var r0_0_25_150 archsimd.Float64x4
 						{
-							x_25_146, n_25_146 := x_24_146, r_24_146.nn[i_24_146]
-							magic_25_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_25_146 := x_25_146.Add(magic_25_146)
-							var r0_0_26_146 archsimd.Float64x4
+							x_25_150, n_25_150 := x_24_150, r_24_150.nn[i_24_150]
+							magic_25_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_25_150 := x_25_150.Add(magic_25_150)
+							var r0_0_26_150 archsimd.Float64x4
 							{
-								d_26_146 := x_25_146.Sub(t_25_146.Sub(magic_25_146))
-								y_26_146 := d_26_146.Mul(d_26_146)
-								y2_26_146 := y_26_146.Mul(y_26_146)
-								y4_26_146 := y2_26_146.Mul(y2_26_146)
-								p0_26_146 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_146)).Mul(y2_26_146))
-								p1_26_146 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_146)).Mul(y2_26_146)).Mul(y4_26_146)
-								p2_26_146 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_146.Mul(y4_26_146))
-								r0_0_26_146 = p0_26_146.Add(p1_26_146).Add(p2_26_146)
+								d_26_150 := x_25_150.Sub(t_25_150.Sub(magic_25_150))
+								y_26_150 := d_26_150.Mul(d_26_150)
+								y2_26_150 := y_26_150.Mul(y_26_150)
+								y4_26_150 := y2_26_150.Mul(y2_26_150)
+								p0_26_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_150)).Mul(y2_26_150))
+								p1_26_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_150)).Mul(y2_26_150)).Mul(y4_26_150)
+								p2_26_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_150.Mul(y4_26_150))
+								r0_0_26_150 = p0_26_150.Add(p1_26_150).Add(p2_26_150)
 							}
-							var r0_0_27_146 archsimd.Float64x4
+							var r0_0_27_150 archsimd.Float64x4
 							{
-								c_27_146, t_27_146 := r0_0_26_146, t_25_146
-								r0_0_27_146 = c_27_146.AsUint64x4().Xor(t_27_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_27_150, t_27_150 := r0_0_26_150, t_25_150
+								r0_0_27_150 = c_27_150.AsUint64x4().Xor(t_27_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							c2_25_146 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_146)
-							u0_25_146, u1_25_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_146
-							j_25_146 := 2
-							for ; j_25_146+1 < n_25_146; j_25_146 += 2 {
-								u0_25_146 = c2_25_146.Mul(u1_25_146).Sub(u0_25_146)
-								u1_25_146 = c2_25_146.Mul(u0_25_146).Sub(u1_25_146)
+							c2_25_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_150)
+							u0_25_150, u1_25_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_150
+							j_25_150 := 2
+							for ; j_25_150+1 < n_25_150; j_25_150 += 2 {
+								u0_25_150 = c2_25_150.Mul(u1_25_150).Sub(u0_25_150)
+								u1_25_150 = c2_25_150.Mul(u0_25_150).Sub(u1_25_150)
 							}
-							if j_25_146 < n_25_146 {
-								u1_25_146 = c2_25_146.Mul(u1_25_146).Sub(u0_25_146)
+							if j_25_150 < n_25_150 {
+								u1_25_150 = c2_25_150.Mul(u1_25_150).Sub(u0_25_150)
 							}
-							r0_0_25_146 = u1_25_146
+							r0_0_25_150 = u1_25_150
 						}
-						s_24_146 = r0_0_25_146
-					} else if r_24_146.nmode[i_24_146] == nRatio {
-						var r0_0_28_146 archsimd.Float64x4
+						s_24_150 = r0_0_25_150
+					} else if r_24_150.nmode[i_24_150] == nRatio {
+						var r0_0_28_150 archsimd.Float64x4
 						{
-							x_28_146, nv_28_146 := x_24_146, archsimd.LoadFloat64x4((*[4]float64)((&r_24_146.nv[i_24_146])[:4]))
-							magic_28_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_28_146 := x_28_146.Add(magic_28_146)
-							d_28_146 := x_28_146.Sub(t_28_146.Sub(magic_28_146))
-							y_28_146 := nv_28_146.Mul(d_28_146)
-							u_28_146 := y_28_146.Add(magic_28_146)
-							var r0_0_29_146 archsimd.Float64x4
+							x_28_150, nv_28_150 := x_24_150, archsimd.LoadFloat64x4((*[4]float64)((&r_24_150.nv[i_24_150])[:4]))
+							magic_28_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_28_150 := x_28_150.Add(magic_28_150)
+							d_28_150 := x_28_150.Sub(t_28_150.Sub(magic_28_150))
+							y_28_150 := nv_28_150.Mul(d_28_150)
+							u_28_150 := y_28_150.Add(magic_28_150)
+							var r0_0_29_150 archsimd.Float64x4
 							{
-								d_29_146 := y_28_146.Sub(u_28_146.Sub(magic_28_146))
-								y_29_146 := d_29_146.Mul(d_29_146)
-								y2_29_146 := y_29_146.Mul(y_29_146)
-								y4_29_146 := y2_29_146.Mul(y2_29_146)
-								p0_29_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_146)).Mul(y2_29_146))
-								p1_29_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_146)).Mul(y2_29_146)).Mul(y4_29_146)
-								p2_29_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_146)).Mul(y4_29_146.Mul(y4_29_146))
-								r0_0_29_146 = d_29_146.Mul(p0_29_146.Add(p1_29_146).Add(p2_29_146))
+								d_29_150 := y_28_150.Sub(u_28_150.Sub(magic_28_150))
+								y_29_150 := d_29_150.Mul(d_29_150)
+								y2_29_150 := y_29_150.Mul(y_29_150)
+								y4_29_150 := y2_29_150.Mul(y2_29_150)
+								p0_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_150)).Mul(y2_29_150))
+								p1_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_150)).Mul(y2_29_150)).Mul(y4_29_150)
+								p2_29_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_150)).Mul(y4_29_150.Mul(y4_29_150))
+								r0_0_29_150 = d_29_150.Mul(p0_29_150.Add(p1_29_150).Add(p2_29_150))
 							}
-							var r0_0_30_146 archsimd.Float64x4
+							var r0_0_30_150 archsimd.Float64x4
 							{
-								c_30_146, t_30_146 := r0_0_29_146, u_28_146
-								r0_0_30_146 = c_30_146.AsUint64x4().Xor(t_30_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_30_150, t_30_150 := r0_0_29_150, u_28_150
+								r0_0_30_150 = c_30_150.AsUint64x4().Xor(t_30_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_28_146 := r0_0_30_146
-							var r0_0_31_146 archsimd.Float64x4
+							sn_28_150 := r0_0_30_150
+							var r0_0_31_150 archsimd.Float64x4
 							{
-								d_31_146 := d_28_146
-								y_31_146 := d_31_146.Mul(d_31_146)
-								y2_31_146 := y_31_146.Mul(y_31_146)
-								y4_31_146 := y2_31_146.Mul(y2_31_146)
-								p0_31_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_146)).Mul(y2_31_146))
-								p1_31_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_146)).Mul(y2_31_146)).Mul(y4_31_146)
-								p2_31_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_146)).Mul(y4_31_146.Mul(y4_31_146))
-								r0_0_31_146 = d_31_146.Mul(p0_31_146.Add(p1_31_146).Add(p2_31_146))
+								d_31_150 := d_28_150
+								y_31_150 := d_31_150.Mul(d_31_150)
+								y2_31_150 := y_31_150.Mul(y_31_150)
+								y4_31_150 := y2_31_150.Mul(y2_31_150)
+								p0_31_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_150)).Mul(y2_31_150))
+								p1_31_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_150)).Mul(y2_31_150)).Mul(y4_31_150)
+								p2_31_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_150)).Mul(y4_31_150.Mul(y4_31_150))
+								r0_0_31_150 = d_31_150.Mul(p0_31_150.Add(p1_31_150).Add(p2_31_150))
 							}
-							r0_0_28_146 = nv_28_146.Merge(sn_28_146.Div(r0_0_31_146), d_28_146.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_28_150 = nv_28_150.Merge(sn_28_150.Div(r0_0_31_150), d_28_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						s_24_146 = r0_0_28_146
+						s_24_150 = r0_0_28_150
 					}
-					r0_0_24_146 = s_24_146
+					r0_0_24_150 = s_24_150
 				}
-				sa_146 := r0_0_24_146
-				var r0_0_32_146 archsimd.Float64x4
+				sa_150 := r0_0_24_150
+				var r0_0_32_150 archsimd.Float64x4
 				{
-					r_32_146, i_32_146, x_32_146 := r_146, 1, kk_146
-					s_32_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_32_146.nmode[i_32_146] == nChebyshev {
-						var r0_0_33_146 archsimd.Float64x4
+					r_32_150, i_32_150, x_32_150 := r_150, 1, kk_150
+					s_32_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_32_150.nmode[i_32_150] == nChebyshev {
+						var r0_0_33_150 archsimd.Float64x4
 						{
-							x_33_146, n_33_146 := x_32_146, r_32_146.nn[i_32_146]
-							magic_33_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_33_146 := x_33_146.Add(magic_33_146)
-							var r0_0_34_146 archsimd.Float64x4
+							x_33_150, n_33_150 := x_32_150, r_32_150.nn[i_32_150]
+							magic_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_33_150 := x_33_150.Add(magic_33_150)
+							var r0_0_34_150 archsimd.Float64x4
 							{
-								d_34_146 := x_33_146.Sub(t_33_146.Sub(magic_33_146))
-								y_34_146 := d_34_146.Mul(d_34_146)
-								y2_34_146 := y_34_146.Mul(y_34_146)
-								y4_34_146 := y2_34_146.Mul(y2_34_146)
-								p0_34_146 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_146)).Mul(y2_34_146))
-								p1_34_146 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_146)).Mul(y2_34_146)).Mul(y4_34_146)
-								p2_34_146 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_146.Mul(y4_34_146))
-								r0_0_34_146 = p0_34_146.Add(p1_34_146).Add(p2_34_146)
+								d_34_150 := x_33_150.Sub(t_33_150.Sub(magic_33_150))
+								y_34_150 := d_34_150.Mul(d_34_150)
+								y2_34_150 := y_34_150.Mul(y_34_150)
+								y4_34_150 := y2_34_150.Mul(y2_34_150)
+								p0_34_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_150)).Mul(y2_34_150))
+								p1_34_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_150)).Mul(y2_34_150)).Mul(y4_34_150)
+								p2_34_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_150.Mul(y4_34_150))
+								r0_0_34_150 = p0_34_150.Add(p1_34_150).Add(p2_34_150)
 							}
-							var r0_0_35_146 archsimd.Float64x4
+							var r0_0_35_150 archsimd.Float64x4
 							{
-								c_35_146, t_35_146 := r0_0_34_146, t_33_146
-								r0_0_35_146 = c_35_146.AsUint64x4().Xor(t_35_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_35_150, t_35_150 := r0_0_34_150, t_33_150
+								r0_0_35_150 = c_35_150.AsUint64x4().Xor(t_35_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							c2_33_146 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_146)
-							u0_33_146, u1_33_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_146
-							j_33_146 := 2
-							for ; j_33_146+1 < n_33_146; j_33_146 += 2 {
-								u0_33_146 = c2_33_146.Mul(u1_33_146).Sub(u0_33_146)
-								u1_33_146 = c2_33_146.Mul(u0_33_146).Sub(u1_33_146)
+							c2_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_150)
+							u0_33_150, u1_33_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_150
+							j_33_150 := 2
+							for ; j_33_150+1 < n_33_150; j_33_150 += 2 {
+								u0_33_150 = c2_33_150.Mul(u1_33_150).Sub(u0_33_150)
+								u1_33_150 = c2_33_150.Mul(u0_33_150).Sub(u1_33_150)
 							}
-							if j_33_146 < n_33_146 {
-								u1_33_146 = c2_33_146.Mul(u1_33_146).Sub(u0_33_146)
+							if j_33_150 < n_33_150 {
+								u1_33_150 = c2_33_150.Mul(u1_33_150).Sub(u0_33_150)
 							}
-							r0_0_33_146 = u1_33_146
+							r0_0_33_150 = u1_33_150
 						}
-						s_32_146 = r0_0_33_146
-					} else if r_32_146.nmode[i_32_146] == nRatio {
-						var r0_0_36_146 archsimd.Float64x4
+						s_32_150 = r0_0_33_150
+					} else if r_32_150.nmode[i_32_150] == nRatio {
+						var r0_0_36_150 archsimd.Float64x4
 						{
-							x_36_146, nv_36_146 := x_32_146, archsimd.LoadFloat64x4((*[4]float64)((&r_32_146.nv[i_32_146])[:4]))
-							magic_36_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_36_146 := x_36_146.Add(magic_36_146)
-							d_36_146 := x_36_146.Sub(t_36_146.Sub(magic_36_146))
-							y_36_146 := nv_36_146.Mul(d_36_146)
-							u_36_146 := y_36_146.Add(magic_36_146)
-							var r0_0_37_146 archsimd.Float64x4
+							x_36_150, nv_36_150 := x_32_150, archsimd.LoadFloat64x4((*[4]float64)((&r_32_150.nv[i_32_150])[:4]))
+							magic_36_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_36_150 := x_36_150.Add(magic_36_150)
+							d_36_150 := x_36_150.Sub(t_36_150.Sub(magic_36_150))
+							y_36_150 := nv_36_150.Mul(d_36_150)
+							u_36_150 := y_36_150.Add(magic_36_150)
+							var r0_0_37_150 archsimd.Float64x4
 							{
-								d_37_146 := y_36_146.Sub(u_36_146.Sub(magic_36_146))
-								y_37_146 := d_37_146.Mul(d_37_146)
-								y2_37_146 := y_37_146.Mul(y_37_146)
-								y4_37_146 := y2_37_146.Mul(y2_37_146)
-								p0_37_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_146)).Mul(y2_37_146))
-								p1_37_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_146)).Mul(y2_37_146)).Mul(y4_37_146)
-								p2_37_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_146)).Mul(y4_37_146.Mul(y4_37_146))
-								r0_0_37_146 = d_37_146.Mul(p0_37_146.Add(p1_37_146).Add(p2_37_146))
+								d_37_150 := y_36_150.Sub(u_36_150.Sub(magic_36_150))
+								y_37_150 := d_37_150.Mul(d_37_150)
+								y2_37_150 := y_37_150.Mul(y_37_150)
+								y4_37_150 := y2_37_150.Mul(y2_37_150)
+								p0_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_150)).Mul(y2_37_150))
+								p1_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_150)).Mul(y2_37_150)).Mul(y4_37_150)
+								p2_37_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_150)).Mul(y4_37_150.Mul(y4_37_150))
+								r0_0_37_150 = d_37_150.Mul(p0_37_150.Add(p1_37_150).Add(p2_37_150))
 							}
-							var r0_0_38_146 archsimd.Float64x4
+							var r0_0_38_150 archsimd.Float64x4
 							{
-								c_38_146, t_38_146 := r0_0_37_146, u_36_146
-								r0_0_38_146 = c_38_146.AsUint64x4().Xor(t_38_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_38_150, t_38_150 := r0_0_37_150, u_36_150
+								r0_0_38_150 = c_38_150.AsUint64x4().Xor(t_38_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_36_146 := r0_0_38_146
-							var r0_0_39_146 archsimd.Float64x4
+							sn_36_150 := r0_0_38_150
+							var r0_0_39_150 archsimd.Float64x4
 							{
-								d_39_146 := d_36_146
-								y_39_146 := d_39_146.Mul(d_39_146)
-								y2_39_146 := y_39_146.Mul(y_39_146)
-								y4_39_146 := y2_39_146.Mul(y2_39_146)
-								p0_39_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_146)).Mul(y2_39_146))
-								p1_39_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_146)).Mul(y2_39_146)).Mul(y4_39_146)
-								p2_39_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_146)).Mul(y4_39_146.Mul(y4_39_146))
-								r0_0_39_146 = d_39_146.Mul(p0_39_146.Add(p1_39_146).Add(p2_39_146))
+								d_39_150 := d_36_150
+								y_39_150 := d_39_150.Mul(d_39_150)
+								y2_39_150 := y_39_150.Mul(y_39_150)
+								y4_39_150 := y2_39_150.Mul(y2_39_150)
+								p0_39_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_150)).Mul(y2_39_150))
+								p1_39_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_150)).Mul(y2_39_150)).Mul(y4_39_150)
+								p2_39_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_150)).Mul(y4_39_150.Mul(y4_39_150))
+								r0_0_39_150 = d_39_150.Mul(p0_39_150.Add(p1_39_150).Add(p2_39_150))
 							}
-							r0_0_36_146 = nv_36_146.Merge(sn_36_146.Div(r0_0_39_146), d_36_146.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_36_150 = nv_36_150.Merge(sn_36_150.Div(r0_0_39_150), d_36_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						s_32_146 = r0_0_36_146
+						s_32_150 = r0_0_36_150
 					}
-					r0_0_32_146 = s_32_146
+					r0_0_32_150 = s_32_150
 				}
-				sb_146 := r0_0_32_146
-				var r0_0_40_146 archsimd.Float64x4
+				sb_150 := r0_0_32_150
+				var r0_0_40_150 archsimd.Float64x4
 				{
-					r_40_146, i_40_146, x_40_146 := r_146, 2, l_146
-					s_40_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-					if r_40_146.nmode[i_40_146] == nChebyshev {
-						var r0_0_41_146 archsimd.Float64x4
+					r_40_150, i_40_150, x_40_150 := r_150, 2, l_150
+					s_40_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+					if r_40_150.nmode[i_40_150] == nChebyshev {
+						var r0_0_41_150 archsimd.Float64x4
 						{
-							x_41_146, n_41_146 := x_40_146, r_40_146.nn[i_40_146]
-							magic_41_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_41_146 := x_41_146.Add(magic_41_146)
-							var r0_0_42_146 archsimd.Float64x4
+							x_41_150, n_41_150 := x_40_150, r_40_150.nn[i_40_150]
+							magic_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_41_150 := x_41_150.Add(magic_41_150)
+							var r0_0_42_150 archsimd.Float64x4
 							{
-								d_42_146 := x_41_146.Sub(t_41_146.Sub(magic_41_146))
-								y_42_146 := d_42_146.Mul(d_42_146)
-								y2_42_146 := y_42_146.Mul(y_42_146)
-								y4_42_146 := y2_42_146.Mul(y2_42_146)
-								p0_42_146 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_146)).Mul(y2_42_146))
-								p1_42_146 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_146)).Mul(y2_42_146)).Mul(y4_42_146)
-								p2_42_146 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_146.Mul(y4_42_146))
-								r0_0_42_146 = p0_42_146.Add(p1_42_146).Add(p2_42_146)
+								d_42_150 := x_41_150.Sub(t_41_150.Sub(magic_41_150))
+								y_42_150 := d_42_150.Mul(d_42_150)
+								y2_42_150 := y_42_150.Mul(y_42_150)
+								y4_42_150 := y2_42_150.Mul(y2_42_150)
+								p0_42_150 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_150)).Mul(y2_42_150))
+								p1_42_150 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_150)).Mul(y2_42_150)).Mul(y4_42_150)
+								p2_42_150 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_150.Mul(y4_42_150))
+								r0_0_42_150 = p0_42_150.Add(p1_42_150).Add(p2_42_150)
 							}
-							var r0_0_43_146 archsimd.Float64x4
+							var r0_0_43_150 archsimd.Float64x4
 							{
-								c_43_146, t_43_146 := r0_0_42_146, t_41_146
-								r0_0_43_146 = c_43_146.AsUint64x4().Xor(t_43_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_43_150, t_43_150 := r0_0_42_150, t_41_150
+								r0_0_43_150 = c_43_150.AsUint64x4().Xor(t_43_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							c2_41_146 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_146)
-							u0_41_146, u1_41_146 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_146
-							j_41_146 := 2
-							for ; j_41_146+1 < n_41_146; j_41_146 += 2 {
-								u0_41_146 = c2_41_146.Mul(u1_41_146).Sub(u0_41_146)
-								u1_41_146 = c2_41_146.Mul(u0_41_146).Sub(u1_41_146)
+							c2_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_150)
+							u0_41_150, u1_41_150 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_150
+							j_41_150 := 2
+							for ; j_41_150+1 < n_41_150; j_41_150 += 2 {
+								u0_41_150 = c2_41_150.Mul(u1_41_150).Sub(u0_41_150)
+								u1_41_150 = c2_41_150.Mul(u0_41_150).Sub(u1_41_150)
 							}
-							if j_41_146 < n_41_146 {
-								u1_41_146 = c2_41_146.Mul(u1_41_146).Sub(u0_41_146)
+							if j_41_150 < n_41_150 {
+								u1_41_150 = c2_41_150.Mul(u1_41_150).Sub(u0_41_150)
 							}
-							r0_0_41_146 = u1_41_146
+							r0_0_41_150 = u1_41_150
 						}
-						s_40_146 = r0_0_41_146
-					} else if r_40_146.nmode[i_40_146] == nRatio {
-						var r0_0_44_146 archsimd.Float64x4
+						s_40_150 = r0_0_41_150
+					} else if r_40_150.nmode[i_40_150] == nRatio {
+						var r0_0_44_150 archsimd.Float64x4
 						{
-							x_44_146, nv_44_146 := x_40_146, archsimd.LoadFloat64x4((*[4]float64)((&r_40_146.nv[i_40_146])[:4]))
-							magic_44_146 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_44_146 := x_44_146.Add(magic_44_146)
-							d_44_146 := x_44_146.Sub(t_44_146.Sub(magic_44_146))
-							y_44_146 := nv_44_146.Mul(d_44_146)
-							u_44_146 := y_44_146.Add(magic_44_146)
-							var r0_0_45_146 archsimd.Float64x4
+							x_44_150, nv_44_150 := x_40_150, archsimd.LoadFloat64x4((*[4]float64)((&r_40_150.nv[i_40_150])[:4]))
+							magic_44_150 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_44_150 := x_44_150.Add(magic_44_150)
+							d_44_150 := x_44_150.Sub(t_44_150.Sub(magic_44_150))
+							y_44_150 := nv_44_150.Mul(d_44_150)
+							u_44_150 := y_44_150.Add(magic_44_150)
+							var r0_0_45_150 archsimd.Float64x4
 							{
-								d_45_146 := y_44_146.Sub(u_44_146.Sub(magic_44_146))
-								y_45_146 := d_45_146.Mul(d_45_146)
-								y2_45_146 := y_45_146.Mul(y_45_146)
-								y4_45_146 := y2_45_146.Mul(y2_45_146)
-								p0_45_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_146)).Mul(y2_45_146))
-								p1_45_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_146)).Mul(y2_45_146)).Mul(y4_45_146)
-								p2_45_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_146)).Mul(y4_45_146.Mul(y4_45_146))
-								r0_0_45_146 = d_45_146.Mul(p0_45_146.Add(p1_45_146).Add(p2_45_146))
+								d_45_150 := y_44_150.Sub(u_44_150.Sub(magic_44_150))
+								y_45_150 := d_45_150.Mul(d_45_150)
+								y2_45_150 := y_45_150.Mul(y_45_150)
+								y4_45_150 := y2_45_150.Mul(y2_45_150)
+								p0_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_150)).Mul(y2_45_150))
+								p1_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_150)).Mul(y2_45_150)).Mul(y4_45_150)
+								p2_45_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_150)).Mul(y4_45_150.Mul(y4_45_150))
+								r0_0_45_150 = d_45_150.Mul(p0_45_150.Add(p1_45_150).Add(p2_45_150))
 							}
-							var r0_0_46_146 archsimd.Float64x4
+							var r0_0_46_150 archsimd.Float64x4
 							{
-								c_46_146, t_46_146 := r0_0_45_146, u_44_146
-								r0_0_46_146 = c_46_146.AsUint64x4().Xor(t_46_146.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_46_150, t_46_150 := r0_0_45_150, u_44_150
+								r0_0_46_150 = c_46_150.AsUint64x4().Xor(t_46_150.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_44_146 := r0_0_46_146
-							var r0_0_47_146 archsimd.Float64x4
+							sn_44_150 := r0_0_46_150
+							var r0_0_47_150 archsimd.Float64x4
 							{
-								d_47_146 := d_44_146
-								y_47_146 := d_47_146.Mul(d_47_146)
-								y2_47_146 := y_47_146.Mul(y_47_146)
-								y4_47_146 := y2_47_146.Mul(y2_47_146)
-								p0_47_146 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_146)).Mul(y2_47_146))
-								p1_47_146 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_146)).Mul(y2_47_146)).Mul(y4_47_146)
-								p2_47_146 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_146)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_146)).Mul(y4_47_146.Mul(y4_47_146))
-								r0_0_47_146 = d_47_146.Mul(p0_47_146.Add(p1_47_146).Add(p2_47_146))
+								d_47_150 := d_44_150
+								y_47_150 := d_47_150.Mul(d_47_150)
+								y2_47_150 := y_47_150.Mul(y_47_150)
+								y4_47_150 := y2_47_150.Mul(y2_47_150)
+								p0_47_150 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_150)).Mul(y2_47_150))
+								p1_47_150 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_150)).Mul(y2_47_150)).Mul(y4_47_150)
+								p2_47_150 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_150)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_150)).Mul(y4_47_150.Mul(y4_47_150))
+								r0_0_47_150 = d_47_150.Mul(p0_47_150.Add(p1_47_150).Add(p2_47_150))
 							}
-							r0_0_44_146 = nv_44_146.Merge(sn_44_146.Div(r0_0_47_146), d_44_146.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+							r0_0_44_150 = nv_44_150.Merge(sn_44_150.Div(r0_0_47_150), d_44_150.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						s_40_146 = r0_0_44_146
+						s_40_150 = r0_0_44_150
 					}
-					r0_0_40_146 = s_40_146
+					r0_0_40_150 = s_40_150
 				}
-				sc_146 := r0_0_40_146
-				r0_0_146 = sa_146.Mul(sb_146).Mul(sc_146)
+				sc_150 := r0_0_40_150
+				r0_0_150 = sa_150.Mul(sb_150).Mul(sc_150)
 			}
-			fl := r0_0_146
+			fl := r0_0_150
 			fc := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4]))
 			if c.HasHKL {
-				var r0_0_147 archsimd.Float64x4
+				var r0_0_151 archsimd.Float64x4
 				{
-					r_147, bits_147, ia_147, fa_147, h_147, kk_147, l_147 := r, k.fhklBits, ia, fa, h, kk, l
-					var r0_0_7_147 archsimd.Mask64x4
+					r_151, bits_151, ia_151, fa_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_151 archsimd.Mask64x4
 					{
-						r_7_147, ia_7_147, h_7_147, kk_7_147, l_7_147 := r_147, ia_147, h_147, kk_147, l_147
-						half_7_147 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-						hc_7_147, kc_7_147, lc_7_147 := h_7_147.Sub(half_7_147).Ceil(), kk_7_147.Sub(half_7_147).Ceil(), l_7_147.Sub(half_7_147).Ceil()
-						hmin_7_147, kmin_7_147, lmin_7_147 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.lmin)[:4]))
-						in_7_147 := hc_7_147.GreaterEqual(hmin_7_147).And(hc_7_147.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.hmax)[:4])))).And(kc_7_147.GreaterEqual(kmin_7_147)).And(kc_7_147.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.kmax)[:4])))).And(lc_7_147.GreaterEqual(lmin_7_147)).And(lc_7_147.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.lmax)[:4]))))
-						idx_7_147 := hc_7_147.Sub(hmin_7_147).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.hstride)[:4]))).Add(kc_7_147.Sub(kmin_7_147).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147.kstride)[:4])))).Add(lc_7_147.Sub(lmin_7_147))
-						idx_7_147.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_147).ConvertToInt32().Store(ia_7_147)
-						r0_0_7_147 = in_7_147
+						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
+						half_7_151 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+						hc_7_151, kc_7_151, lc_7_151 := h_7_151.Sub(half_7_151).Ceil(), kk_7_151.Sub(half_7_151).Ceil(), l_7_151.Sub(half_7_151).Ceil()
+						hmin_7_151, kmin_7_151, lmin_7_151 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.lmin)[:4]))
+						in_7_151 := hc_7_151.GreaterEqual(hmin_7_151).And(hc_7_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.hmax)[:4])))).And(kc_7_151.GreaterEqual(kmin_7_151)).And(kc_7_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.kmax)[:4])))).And(lc_7_151.GreaterEqual(lmin_7_151)).And(lc_7_151.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.lmax)[:4]))))
+						idx_7_151 := hc_7_151.Sub(hmin_7_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.hstride)[:4]))).Add(kc_7_151.Sub(kmin_7_151).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151.kstride)[:4])))).Add(lc_7_151.Sub(lmin_7_151))
+						idx_7_151.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_151).ConvertToInt32().Store(ia_7_151)
+						r0_0_7_151 = in_7_151
 					}
-					in_147 := r0_0_7_147
-					for i_147, j_147 := range ia_147 {
-						fa_147[i_147] = bits_147[j_147]
+					in_151 := r0_0_7_151
+					for i_151, j_151 := range ia_151 {
+						fa_151[i_151] = bits_151[j_151]
 					}
-					r0_0_147 = archsimd.LoadUint64x4(fa_147).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_147.defaultF)[:4])), in_147)
+					r0_0_151 = archsimd.LoadUint64x4(fa_151).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_151.defaultF)[:4])), in_151)
 				}
-				fc = r0_0_147
+				fc = r0_0_151
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -3826,375 +4039,375 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, su
 }
 func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, fdet archsimd.Float64x4, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x4, capture bool, par []float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
 	c := k.c
-	var r0_0_148 archsimd.Float64x4
+	var r0_0_152 archsimd.Float64x4
 	{
-		fdet_148, f_148, s_148, o_148, p_148 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-		r0_0_148 = fdet_148.Mul(f_148).Add(s_148).Add(o_148).Add(p_148)
+		fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+		r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
 	}
-	x := r0_0_148
-	var r0_0_149 archsimd.Float64x4
+	x := r0_0_152
+	var r0_0_153 archsimd.Float64x4
 	{
-		fdet_149, f_149, s_149, o_149, p_149 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-		r0_0_149 = fdet_149.Mul(f_149).Add(s_149).Add(o_149).Add(p_149)
+		fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+		r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
 	}
-	y := r0_0_149
-	var r0_0_150 archsimd.Float64x4
+	y := r0_0_153
+	var r0_0_154 archsimd.Float64x4
 	{
-		fdet_150, f_150, s_150, o_150, p_150 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-		r0_0_150 = fdet_150.Mul(f_150).Add(s_150).Add(o_150).Add(p_150)
+		fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+		r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
 	}
-	z := r0_0_150
+	z := r0_0_154
 	invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m.ToBits() != 0 {
-		var r0_0_151 archsimd.Float64x4
+		var r0_0_155 archsimd.Float64x4
 		{
-			invR_151, num_151, point_151 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-			w_151 := invR_151.Mul(invR_151)
-			if !point_151 {
-				w_151 = num_151.Mul(w_151.Mul(invR_151))
+			invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+			w_155 := invR_155.Mul(invR_155)
+			if !point_155 {
+				w_155 = num_155.Mul(w_155.Mul(invR_155))
 			}
-			r0_0_151 = w_151
+			r0_0_155 = w_155
 		}
-		omega = r0_0_151.Merge(omega, m)
+		omega = r0_0_155.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[0])[:4]))).Add(dy.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[1])[:4])))).Add(dz.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.od[2])[:4])))).StoreSlice(par)
 	}
 	var (
-		r0_0_152 archsimd.Float64x4
-		r1_0_152 archsimd.Float64x4
+		r0_0_156 archsimd.Float64x4
+		r1_0_156 archsimd.Float64x4
 	)
 	{
-		k_152, r_152, ia_152, fa_152, sum_152, dx_152, dy_152, dz_152, polar_152 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_152 := k_152.c
-		n_152 := k_152.nn[0]
-		zero_152 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-		for si_152 := range r_152.src {
-			sr_152 := &r_152.src[si_152]
-			il_152 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152.il)[:4]))
-			qx_152, qy_152, qz_152 := dx_152.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[0])[:4]))).Mul(il_152), dy_152.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[1])[:4]))).Mul(il_152), dz_152.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[2])[:4]))).Mul(il_152)
-			if m_152 := polar_152.Equal(zero_152); m_152.ToBits() != 0 {
-				var p_152 archsimd.Float64x4
-				if r_152.kahnZero {
-					c2_152 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[0])[:4])).Mul(dx_152).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[1])[:4])).Mul(dy_152)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152.inc[2])[:4])).Mul(dz_152))
-					p_152 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_152.Mul(c2_152)))
+		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_156 := k_156.c
+		n_156 := k_156.nn[0]
+		zero_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+		for si_156 := range r_156.src {
+			sr_156 := &r_156.src[si_156]
+			il_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156.il)[:4]))
+			qx_156, qy_156, qz_156 := dx_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[0])[:4]))).Mul(il_156), dy_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[1])[:4]))).Mul(il_156), dz_156.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[2])[:4]))).Mul(il_156)
+			if m_156 := polar_156.Equal(zero_156); m_156.ToBits() != 0 {
+				var p_156 archsimd.Float64x4
+				if r_156.kahnZero {
+					c2_156 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[0])[:4])).Mul(dx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[1])[:4])).Mul(dy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156.inc[2])[:4])).Mul(dz_156))
+					p_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_156.Mul(c2_156)))
 				} else {
-					var r0_0_145_152 archsimd.Float64x4
+					var r0_0_149_156 archsimd.Float64x4
 					{
-						zero_145_152, kahn_145_152, s_145_152, dx_145_152, dy_145_152, dz_145_152 := false, &r_152.kahn, sr_152, dx_152, dy_152, dz_152
-						c2_145_152 := archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.inc[0])[:4])).Mul(dx_145_152).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.inc[1])[:4])).Mul(dy_145_152)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.inc[2])[:4])).Mul(dz_145_152))
-						c2sq_145_152 := c2_145_152.Mul(c2_145_152)
-						cos2psi_145_152 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if !zero_145_152 {
-							e_145_152 := dx_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.ein[0])[:4]))).Add(dy_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.ein[1])[:4])))).Add(dz_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.ein[2])[:4]))))
-							b_145_152 := dx_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.bin[0])[:4]))).Add(dy_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.bin[1])[:4])))).Add(dz_145_152.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152.bin[2])[:4]))))
-							ee_145_152, bb_145_152 := e_145_152.Mul(e_145_152), b_145_152.Mul(b_145_152)
-							den_145_152 := ee_145_152.Add(bb_145_152)
-							cos2psi_145_152 = ee_145_152.Sub(bb_145_152).Div(den_145_152).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_145_152.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+						zero_149_156, kahn_149_156, s_149_156, dx_149_156, dy_149_156, dz_149_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
+						c2_149_156 := archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.inc[0])[:4])).Mul(dx_149_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.inc[1])[:4])).Mul(dy_149_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.inc[2])[:4])).Mul(dz_149_156))
+						c2sq_149_156 := c2_149_156.Mul(c2_149_156)
+						cos2psi_149_156 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if !zero_149_156 {
+							e_149_156 := dx_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.ein[0])[:4]))).Add(dy_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.ein[1])[:4])))).Add(dz_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.ein[2])[:4]))))
+							b_149_156 := dx_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.bin[0])[:4]))).Add(dy_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.bin[1])[:4])))).Add(dz_149_156.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156.bin[2])[:4]))))
+							ee_149_156, bb_149_156 := e_149_156.Mul(e_149_156), b_149_156.Mul(b_149_156)
+							den_149_156 := ee_149_156.Add(bb_149_156)
+							cos2psi_149_156 = ee_149_156.Sub(bb_149_156).Div(den_149_156).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_149_156.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 						}
-						one_145_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						r0_0_145_152 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145_152.Add(c2sq_145_152).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_145_152[:4])).Mul(cos2psi_145_152).Mul(one_145_152.Sub(c2sq_145_152))))
+						one_149_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						r0_0_149_156 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_149_156.Add(c2sq_149_156).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_149_156[:4])).Mul(cos2psi_149_156).Mul(one_149_156.Sub(c2sq_149_156))))
 					}
-					p_152 = r0_0_145_152
+					p_156 = r0_0_149_156
 				}
-				polar_152 = p_152.Merge(polar_152, m_152)
+				polar_156 = p_156.Merge(polar_156, m_156)
 			}
-			for oi_152 := range r_152.orient {
-				o_152 := &r_152.orient[oi_152]
-				h_152 := archsimd.LoadFloat64x4((*[4]float64)((&o_152[0])[:4])).Mul(qx_152).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[1])[:4])).Mul(qy_152)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[2])[:4])).Mul(qz_152))
-				kk_152 := archsimd.LoadFloat64x4((*[4]float64)((&o_152[3])[:4])).Mul(qx_152).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[4])[:4])).Mul(qy_152)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[5])[:4])).Mul(qz_152))
-				l_152 := archsimd.LoadFloat64x4((*[4]float64)((&o_152[6])[:4])).Mul(qx_152).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[7])[:4])).Mul(qy_152)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152[8])[:4])).Mul(qz_152))
-				var r0_0_146_152 archsimd.Float64x4
+			for oi_156 := range r_156.orient {
+				o_156 := &r_156.orient[oi_156]
+				h_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[0])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[1])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[2])[:4])).Mul(qz_156))
+				kk_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[3])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[4])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[5])[:4])).Mul(qz_156))
+				l_156 := archsimd.LoadFloat64x4((*[4]float64)((&o_156[6])[:4])).Mul(qx_156).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[7])[:4])).Mul(qy_156)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156[8])[:4])).Mul(qz_156))
+				var r0_0_150_156 archsimd.Float64x4
 				{
-					r_146_152, h_146_152, kk_146_152, l_146_152, n_146_152 := r_152, h_152, kk_152, l_152, n_152
-					_ = n_146_152
-					var r0_0_24_146_152 archsimd.Float64x4
+					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
+					_ = n_150_156
+					var r0_0_24_150_156 archsimd.Float64x4
 					{
-						r_24_146_152, i_24_146_152, x_24_146_152 := r_146_152, 0, h_146_152
-						s_24_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_24_146_152.nmode[i_24_146_152] == nChebyshev {
-							var r0_0_25_146_152 archsimd.Float64x4
+						r_24_150_156, i_24_150_156, x_24_150_156 := r_150_156, 0, h_150_156
+						s_24_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_24_150_156.nmode[i_24_150_156] == nChebyshev {
+							var r0_0_25_150_156 archsimd.Float64x4
 							{
-								x_25_146_152, n_25_146_152 := x_24_146_152, r_24_146_152.nn[i_24_146_152]
-								magic_25_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_25_146_152 := x_25_146_152.Add(magic_25_146_152)
-								var r0_0_26_146_152 archsimd.Float64x4
+								x_25_150_156, n_25_150_156 := x_24_150_156, r_24_150_156.nn[i_24_150_156]
+								magic_25_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_25_150_156 := x_25_150_156.Add(magic_25_150_156)
+								var r0_0_26_150_156 archsimd.Float64x4
 								{
-									d_26_146_152 := x_25_146_152.Sub(t_25_146_152.Sub(magic_25_146_152))
-									y_26_146_152 := d_26_146_152.Mul(d_26_146_152)
-									y2_26_146_152 := y_26_146_152.Mul(y_26_146_152)
-									y4_26_146_152 := y2_26_146_152.Mul(y2_26_146_152)
-									p0_26_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_146_152)).Mul(y2_26_146_152))
-									p1_26_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_146_152)).Mul(y2_26_146_152)).Mul(y4_26_146_152)
-									p2_26_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_146_152.Mul(y4_26_146_152))
-									r0_0_26_146_152 = p0_26_146_152.Add(p1_26_146_152).Add(p2_26_146_152)
+									d_26_150_156 := x_25_150_156.Sub(t_25_150_156.Sub(magic_25_150_156))
+									y_26_150_156 := d_26_150_156.Mul(d_26_150_156)
+									y2_26_150_156 := y_26_150_156.Mul(y_26_150_156)
+									y4_26_150_156 := y2_26_150_156.Mul(y2_26_150_156)
+									p0_26_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_150_156)).Mul(y2_26_150_156))
+									p1_26_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_150_156)).Mul(y2_26_150_156)).Mul(y4_26_150_156)
+									p2_26_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_150_156.Mul(y4_26_150_156))
+									r0_0_26_150_156 = p0_26_150_156.Add(p1_26_150_156).Add(p2_26_150_156)
 								}
-								var r0_0_27_146_152 archsimd.Float64x4
+								var r0_0_27_150_156 archsimd.Float64x4
 								{
-									c_27_146_152, t_27_146_152 := r0_0_26_146_152, t_25_146_152
-									r0_0_27_146_152 = c_27_146_152.AsUint64x4().Xor(t_27_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_27_150_156, t_27_150_156 := r0_0_26_150_156, t_25_150_156
+									r0_0_27_150_156 = c_27_150_156.AsUint64x4().Xor(t_27_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								c2_25_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_146_152)
-								u0_25_146_152, u1_25_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_146_152
-								j_25_146_152 := 2
-								for ; j_25_146_152+1 < n_25_146_152; j_25_146_152 += 2 {
-									u0_25_146_152 = c2_25_146_152.Mul(u1_25_146_152).Sub(u0_25_146_152)
-									u1_25_146_152 = c2_25_146_152.Mul(u0_25_146_152).Sub(u1_25_146_152)
+								c2_25_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_150_156)
+								u0_25_150_156, u1_25_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_150_156
+								j_25_150_156 := 2
+								for ; j_25_150_156+1 < n_25_150_156; j_25_150_156 += 2 {
+									u0_25_150_156 = c2_25_150_156.Mul(u1_25_150_156).Sub(u0_25_150_156)
+									u1_25_150_156 = c2_25_150_156.Mul(u0_25_150_156).Sub(u1_25_150_156)
 								}
-								if j_25_146_152 < n_25_146_152 {
-									u1_25_146_152 = c2_25_146_152.Mul(u1_25_146_152).Sub(u0_25_146_152)
+								if j_25_150_156 < n_25_150_156 {
+									u1_25_150_156 = c2_25_150_156.Mul(u1_25_150_156).Sub(u0_25_150_156)
 								}
-								r0_0_25_146_152 = u1_25_146_152
+								r0_0_25_150_156 = u1_25_150_156
 							}
-							s_24_146_152 = r0_0_25_146_152
-						} else if r_24_146_152.nmode[i_24_146_152] == nRatio {
-							var r0_0_28_146_152 archsimd.Float64x4
+							s_24_150_156 = r0_0_25_150_156
+						} else if r_24_150_156.nmode[i_24_150_156] == nRatio {
+							var r0_0_28_150_156 archsimd.Float64x4
 							{
-								x_28_146_152, nv_28_146_152 := x_24_146_152, archsimd.LoadFloat64x4((*[4]float64)((&r_24_146_152.nv[i_24_146_152])[:4]))
-								magic_28_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_28_146_152 := x_28_146_152.Add(magic_28_146_152)
-								d_28_146_152 := x_28_146_152.Sub(t_28_146_152.Sub(magic_28_146_152))
-								y_28_146_152 := nv_28_146_152.Mul(d_28_146_152)
-								u_28_146_152 := y_28_146_152.Add(magic_28_146_152)
-								var r0_0_29_146_152 archsimd.Float64x4
+								x_28_150_156, nv_28_150_156 := x_24_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_24_150_156.nv[i_24_150_156])[:4]))
+								magic_28_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_28_150_156 := x_28_150_156.Add(magic_28_150_156)
+								d_28_150_156 := x_28_150_156.Sub(t_28_150_156.Sub(magic_28_150_156))
+								y_28_150_156 := nv_28_150_156.Mul(d_28_150_156)
+								u_28_150_156 := y_28_150_156.Add(magic_28_150_156)
+								var r0_0_29_150_156 archsimd.Float64x4
 								{
-									d_29_146_152 := y_28_146_152.Sub(u_28_146_152.Sub(magic_28_146_152))
-									y_29_146_152 := d_29_146_152.Mul(d_29_146_152)
-									y2_29_146_152 := y_29_146_152.Mul(y_29_146_152)
-									y4_29_146_152 := y2_29_146_152.Mul(y2_29_146_152)
-									p0_29_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_146_152)).Mul(y2_29_146_152))
-									p1_29_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_146_152)).Mul(y2_29_146_152)).Mul(y4_29_146_152)
-									p2_29_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_146_152)).Mul(y4_29_146_152.Mul(y4_29_146_152))
-									r0_0_29_146_152 = d_29_146_152.Mul(p0_29_146_152.Add(p1_29_146_152).Add(p2_29_146_152))
+									d_29_150_156 := y_28_150_156.Sub(u_28_150_156.Sub(magic_28_150_156))
+									y_29_150_156 := d_29_150_156.Mul(d_29_150_156)
+									y2_29_150_156 := y_29_150_156.Mul(y_29_150_156)
+									y4_29_150_156 := y2_29_150_156.Mul(y2_29_150_156)
+									p0_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_150_156)).Mul(y2_29_150_156))
+									p1_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_150_156)).Mul(y2_29_150_156)).Mul(y4_29_150_156)
+									p2_29_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_150_156)).Mul(y4_29_150_156.Mul(y4_29_150_156))
+									r0_0_29_150_156 = d_29_150_156.Mul(p0_29_150_156.Add(p1_29_150_156).Add(p2_29_150_156))
 								}
-								var r0_0_30_146_152 archsimd.Float64x4
+								var r0_0_30_150_156 archsimd.Float64x4
 								{
-									c_30_146_152, t_30_146_152 := r0_0_29_146_152, u_28_146_152
-									r0_0_30_146_152 = c_30_146_152.AsUint64x4().Xor(t_30_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_30_150_156, t_30_150_156 := r0_0_29_150_156, u_28_150_156
+									r0_0_30_150_156 = c_30_150_156.AsUint64x4().Xor(t_30_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								sn_28_146_152 := r0_0_30_146_152
-								var r0_0_31_146_152 archsimd.Float64x4
+								sn_28_150_156 := r0_0_30_150_156
+								var r0_0_31_150_156 archsimd.Float64x4
 								{
-									d_31_146_152 := d_28_146_152
-									y_31_146_152 := d_31_146_152.Mul(d_31_146_152)
-									y2_31_146_152 := y_31_146_152.Mul(y_31_146_152)
-									y4_31_146_152 := y2_31_146_152.Mul(y2_31_146_152)
-									p0_31_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_146_152)).Mul(y2_31_146_152))
-									p1_31_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_146_152)).Mul(y2_31_146_152)).Mul(y4_31_146_152)
-									p2_31_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_146_152)).Mul(y4_31_146_152.Mul(y4_31_146_152))
-									r0_0_31_146_152 = d_31_146_152.Mul(p0_31_146_152.Add(p1_31_146_152).Add(p2_31_146_152))
+									d_31_150_156 := d_28_150_156
+									y_31_150_156 := d_31_150_156.Mul(d_31_150_156)
+									y2_31_150_156 := y_31_150_156.Mul(y_31_150_156)
+									y4_31_150_156 := y2_31_150_156.Mul(y2_31_150_156)
+									p0_31_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_150_156)).Mul(y2_31_150_156))
+									p1_31_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_150_156)).Mul(y2_31_150_156)).Mul(y4_31_150_156)
+									p2_31_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_150_156)).Mul(y4_31_150_156.Mul(y4_31_150_156))
+									r0_0_31_150_156 = d_31_150_156.Mul(p0_31_150_156.Add(p1_31_150_156).Add(p2_31_150_156))
 								}
-								r0_0_28_146_152 = nv_28_146_152.Merge(sn_28_146_152.Div(r0_0_31_146_152), d_28_146_152.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								r0_0_28_150_156 = nv_28_150_156.Merge(sn_28_150_156.Div(r0_0_31_150_156), d_28_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 							}
-							s_24_146_152 = r0_0_28_146_152
+							s_24_150_156 = r0_0_28_150_156
 						}
-						r0_0_24_146_152 = s_24_146_152
+						r0_0_24_150_156 = s_24_150_156
 					}
-					sa_146_152 := r0_0_24_146_152
-					var r0_0_32_146_152 archsimd.Float64x4
+					sa_150_156 := r0_0_24_150_156
+					var r0_0_32_150_156 archsimd.Float64x4
 					{
-						r_32_146_152, i_32_146_152, x_32_146_152 := r_146_152, 1, kk_146_152
-						s_32_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_32_146_152.nmode[i_32_146_152] == nChebyshev {
-							var r0_0_33_146_152 archsimd.Float64x4
+						r_32_150_156, i_32_150_156, x_32_150_156 := r_150_156, 1, kk_150_156
+						s_32_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_32_150_156.nmode[i_32_150_156] == nChebyshev {
+							var r0_0_33_150_156 archsimd.Float64x4
 							{
-								x_33_146_152, n_33_146_152 := x_32_146_152, r_32_146_152.nn[i_32_146_152]
-								magic_33_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_33_146_152 := x_33_146_152.Add(magic_33_146_152)
-								var r0_0_34_146_152 archsimd.Float64x4
+								x_33_150_156, n_33_150_156 := x_32_150_156, r_32_150_156.nn[i_32_150_156]
+								magic_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_33_150_156 := x_33_150_156.Add(magic_33_150_156)
+								var r0_0_34_150_156 archsimd.Float64x4
 								{
-									d_34_146_152 := x_33_146_152.Sub(t_33_146_152.Sub(magic_33_146_152))
-									y_34_146_152 := d_34_146_152.Mul(d_34_146_152)
-									y2_34_146_152 := y_34_146_152.Mul(y_34_146_152)
-									y4_34_146_152 := y2_34_146_152.Mul(y2_34_146_152)
-									p0_34_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_146_152)).Mul(y2_34_146_152))
-									p1_34_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_146_152)).Mul(y2_34_146_152)).Mul(y4_34_146_152)
-									p2_34_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_146_152.Mul(y4_34_146_152))
-									r0_0_34_146_152 = p0_34_146_152.Add(p1_34_146_152).Add(p2_34_146_152)
+									d_34_150_156 := x_33_150_156.Sub(t_33_150_156.Sub(magic_33_150_156))
+									y_34_150_156 := d_34_150_156.Mul(d_34_150_156)
+									y2_34_150_156 := y_34_150_156.Mul(y_34_150_156)
+									y4_34_150_156 := y2_34_150_156.Mul(y2_34_150_156)
+									p0_34_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_150_156)).Mul(y2_34_150_156))
+									p1_34_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_150_156)).Mul(y2_34_150_156)).Mul(y4_34_150_156)
+									p2_34_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_150_156.Mul(y4_34_150_156))
+									r0_0_34_150_156 = p0_34_150_156.Add(p1_34_150_156).Add(p2_34_150_156)
 								}
-								var r0_0_35_146_152 archsimd.Float64x4
+								var r0_0_35_150_156 archsimd.Float64x4
 								{
-									c_35_146_152, t_35_146_152 := r0_0_34_146_152, t_33_146_152
-									r0_0_35_146_152 = c_35_146_152.AsUint64x4().Xor(t_35_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_35_150_156, t_35_150_156 := r0_0_34_150_156, t_33_150_156
+									r0_0_35_150_156 = c_35_150_156.AsUint64x4().Xor(t_35_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								c2_33_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_146_152)
-								u0_33_146_152, u1_33_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_146_152
-								j_33_146_152 := 2
-								for ; j_33_146_152+1 < n_33_146_152; j_33_146_152 += 2 {
-									u0_33_146_152 = c2_33_146_152.Mul(u1_33_146_152).Sub(u0_33_146_152)
-									u1_33_146_152 = c2_33_146_152.Mul(u0_33_146_152).Sub(u1_33_146_152)
+								c2_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_150_156)
+								u0_33_150_156, u1_33_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_150_156
+								j_33_150_156 := 2
+								for ; j_33_150_156+1 < n_33_150_156; j_33_150_156 += 2 {
+									u0_33_150_156 = c2_33_150_156.Mul(u1_33_150_156).Sub(u0_33_150_156)
+									u1_33_150_156 = c2_33_150_156.Mul(u0_33_150_156).Sub(u1_33_150_156)
 								}
-								if j_33_146_152 < n_33_146_152 {
-									u1_33_146_152 = c2_33_146_152.Mul(u1_33_146_152).Sub(u0_33_146_152)
+								if j_33_150_156 < n_33_150_156 {
+									u1_33_150_156 = c2_33_150_156.Mul(u1_33_150_156).Sub(u0_33_150_156)
 								}
-								r0_0_33_146_152 = u1_33_146_152
+								r0_0_33_150_156 = u1_33_150_156
 							}
-							s_32_146_152 = r0_0_33_146_152
-						} else if r_32_146_152.nmode[i_32_146_152] == nRatio {
-							var r0_0_36_146_152 archsimd.Float64x4
+							s_32_150_156 = r0_0_33_150_156
+						} else if r_32_150_156.nmode[i_32_150_156] == nRatio {
+							var r0_0_36_150_156 archsimd.Float64x4
 							{
-								x_36_146_152, nv_36_146_152 := x_32_146_152, archsimd.LoadFloat64x4((*[4]float64)((&r_32_146_152.nv[i_32_146_152])[:4]))
-								magic_36_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_36_146_152 := x_36_146_152.Add(magic_36_146_152)
-								d_36_146_152 := x_36_146_152.Sub(t_36_146_152.Sub(magic_36_146_152))
-								y_36_146_152 := nv_36_146_152.Mul(d_36_146_152)
-								u_36_146_152 := y_36_146_152.Add(magic_36_146_152)
-								var r0_0_37_146_152 archsimd.Float64x4
+								x_36_150_156, nv_36_150_156 := x_32_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_32_150_156.nv[i_32_150_156])[:4]))
+								magic_36_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_36_150_156 := x_36_150_156.Add(magic_36_150_156)
+								d_36_150_156 := x_36_150_156.Sub(t_36_150_156.Sub(magic_36_150_156))
+								y_36_150_156 := nv_36_150_156.Mul(d_36_150_156)
+								u_36_150_156 := y_36_150_156.Add(magic_36_150_156)
+								var r0_0_37_150_156 archsimd.Float64x4
 								{
-									d_37_146_152 := y_36_146_152.Sub(u_36_146_152.Sub(magic_36_146_152))
-									y_37_146_152 := d_37_146_152.Mul(d_37_146_152)
-									y2_37_146_152 := y_37_146_152.Mul(y_37_146_152)
-									y4_37_146_152 := y2_37_146_152.Mul(y2_37_146_152)
-									p0_37_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_146_152)).Mul(y2_37_146_152))
-									p1_37_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_146_152)).Mul(y2_37_146_152)).Mul(y4_37_146_152)
-									p2_37_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_146_152)).Mul(y4_37_146_152.Mul(y4_37_146_152))
-									r0_0_37_146_152 = d_37_146_152.Mul(p0_37_146_152.Add(p1_37_146_152).Add(p2_37_146_152))
+									d_37_150_156 := y_36_150_156.Sub(u_36_150_156.Sub(magic_36_150_156))
+									y_37_150_156 := d_37_150_156.Mul(d_37_150_156)
+									y2_37_150_156 := y_37_150_156.Mul(y_37_150_156)
+									y4_37_150_156 := y2_37_150_156.Mul(y2_37_150_156)
+									p0_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_150_156)).Mul(y2_37_150_156))
+									p1_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_150_156)).Mul(y2_37_150_156)).Mul(y4_37_150_156)
+									p2_37_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_150_156)).Mul(y4_37_150_156.Mul(y4_37_150_156))
+									r0_0_37_150_156 = d_37_150_156.Mul(p0_37_150_156.Add(p1_37_150_156).Add(p2_37_150_156))
 								}
-								var r0_0_38_146_152 archsimd.Float64x4
+								var r0_0_38_150_156 archsimd.Float64x4
 								{
-									c_38_146_152, t_38_146_152 := r0_0_37_146_152, u_36_146_152
-									r0_0_38_146_152 = c_38_146_152.AsUint64x4().Xor(t_38_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_38_150_156, t_38_150_156 := r0_0_37_150_156, u_36_150_156
+									r0_0_38_150_156 = c_38_150_156.AsUint64x4().Xor(t_38_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								sn_36_146_152 := r0_0_38_146_152
-								var r0_0_39_146_152 archsimd.Float64x4
+								sn_36_150_156 := r0_0_38_150_156
+								var r0_0_39_150_156 archsimd.Float64x4
 								{
-									d_39_146_152 := d_36_146_152
-									y_39_146_152 := d_39_146_152.Mul(d_39_146_152)
-									y2_39_146_152 := y_39_146_152.Mul(y_39_146_152)
-									y4_39_146_152 := y2_39_146_152.Mul(y2_39_146_152)
-									p0_39_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_146_152)).Mul(y2_39_146_152))
-									p1_39_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_146_152)).Mul(y2_39_146_152)).Mul(y4_39_146_152)
-									p2_39_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_146_152)).Mul(y4_39_146_152.Mul(y4_39_146_152))
-									r0_0_39_146_152 = d_39_146_152.Mul(p0_39_146_152.Add(p1_39_146_152).Add(p2_39_146_152))
+									d_39_150_156 := d_36_150_156
+									y_39_150_156 := d_39_150_156.Mul(d_39_150_156)
+									y2_39_150_156 := y_39_150_156.Mul(y_39_150_156)
+									y4_39_150_156 := y2_39_150_156.Mul(y2_39_150_156)
+									p0_39_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_150_156)).Mul(y2_39_150_156))
+									p1_39_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_150_156)).Mul(y2_39_150_156)).Mul(y4_39_150_156)
+									p2_39_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_150_156)).Mul(y4_39_150_156.Mul(y4_39_150_156))
+									r0_0_39_150_156 = d_39_150_156.Mul(p0_39_150_156.Add(p1_39_150_156).Add(p2_39_150_156))
 								}
-								r0_0_36_146_152 = nv_36_146_152.Merge(sn_36_146_152.Div(r0_0_39_146_152), d_36_146_152.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								r0_0_36_150_156 = nv_36_150_156.Merge(sn_36_150_156.Div(r0_0_39_150_156), d_36_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 							}
-							s_32_146_152 = r0_0_36_146_152
+							s_32_150_156 = r0_0_36_150_156
 						}
-						r0_0_32_146_152 = s_32_146_152
+						r0_0_32_150_156 = s_32_150_156
 					}
-					sb_146_152 := r0_0_32_146_152
-					var r0_0_40_146_152 archsimd.Float64x4
+					sb_150_156 := r0_0_32_150_156
+					var r0_0_40_150_156 archsimd.Float64x4
 					{
-						r_40_146_152, i_40_146_152, x_40_146_152 := r_146_152, 2, l_146_152
-						s_40_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-						if r_40_146_152.nmode[i_40_146_152] == nChebyshev {
-							var r0_0_41_146_152 archsimd.Float64x4
+						r_40_150_156, i_40_150_156, x_40_150_156 := r_150_156, 2, l_150_156
+						s_40_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+						if r_40_150_156.nmode[i_40_150_156] == nChebyshev {
+							var r0_0_41_150_156 archsimd.Float64x4
 							{
-								x_41_146_152, n_41_146_152 := x_40_146_152, r_40_146_152.nn[i_40_146_152]
-								magic_41_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_41_146_152 := x_41_146_152.Add(magic_41_146_152)
-								var r0_0_42_146_152 archsimd.Float64x4
+								x_41_150_156, n_41_150_156 := x_40_150_156, r_40_150_156.nn[i_40_150_156]
+								magic_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_41_150_156 := x_41_150_156.Add(magic_41_150_156)
+								var r0_0_42_150_156 archsimd.Float64x4
 								{
-									d_42_146_152 := x_41_146_152.Sub(t_41_146_152.Sub(magic_41_146_152))
-									y_42_146_152 := d_42_146_152.Mul(d_42_146_152)
-									y2_42_146_152 := y_42_146_152.Mul(y_42_146_152)
-									y4_42_146_152 := y2_42_146_152.Mul(y2_42_146_152)
-									p0_42_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_146_152)).Mul(y2_42_146_152))
-									p1_42_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_146_152)).Mul(y2_42_146_152)).Mul(y4_42_146_152)
-									p2_42_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_146_152.Mul(y4_42_146_152))
-									r0_0_42_146_152 = p0_42_146_152.Add(p1_42_146_152).Add(p2_42_146_152)
+									d_42_150_156 := x_41_150_156.Sub(t_41_150_156.Sub(magic_41_150_156))
+									y_42_150_156 := d_42_150_156.Mul(d_42_150_156)
+									y2_42_150_156 := y_42_150_156.Mul(y_42_150_156)
+									y4_42_150_156 := y2_42_150_156.Mul(y2_42_150_156)
+									p0_42_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_150_156)).Mul(y2_42_150_156))
+									p1_42_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_150_156)).Mul(y2_42_150_156)).Mul(y4_42_150_156)
+									p2_42_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_150_156.Mul(y4_42_150_156))
+									r0_0_42_150_156 = p0_42_150_156.Add(p1_42_150_156).Add(p2_42_150_156)
 								}
-								var r0_0_43_146_152 archsimd.Float64x4
+								var r0_0_43_150_156 archsimd.Float64x4
 								{
-									c_43_146_152, t_43_146_152 := r0_0_42_146_152, t_41_146_152
-									r0_0_43_146_152 = c_43_146_152.AsUint64x4().Xor(t_43_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_43_150_156, t_43_150_156 := r0_0_42_150_156, t_41_150_156
+									r0_0_43_150_156 = c_43_150_156.AsUint64x4().Xor(t_43_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								c2_41_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_146_152)
-								u0_41_146_152, u1_41_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_146_152
-								j_41_146_152 := 2
-								for ; j_41_146_152+1 < n_41_146_152; j_41_146_152 += 2 {
-									u0_41_146_152 = c2_41_146_152.Mul(u1_41_146_152).Sub(u0_41_146_152)
-									u1_41_146_152 = c2_41_146_152.Mul(u0_41_146_152).Sub(u1_41_146_152)
+								c2_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_150_156)
+								u0_41_150_156, u1_41_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_150_156
+								j_41_150_156 := 2
+								for ; j_41_150_156+1 < n_41_150_156; j_41_150_156 += 2 {
+									u0_41_150_156 = c2_41_150_156.Mul(u1_41_150_156).Sub(u0_41_150_156)
+									u1_41_150_156 = c2_41_150_156.Mul(u0_41_150_156).Sub(u1_41_150_156)
 								}
-								if j_41_146_152 < n_41_146_152 {
-									u1_41_146_152 = c2_41_146_152.Mul(u1_41_146_152).Sub(u0_41_146_152)
+								if j_41_150_156 < n_41_150_156 {
+									u1_41_150_156 = c2_41_150_156.Mul(u1_41_150_156).Sub(u0_41_150_156)
 								}
-								r0_0_41_146_152 = u1_41_146_152
+								r0_0_41_150_156 = u1_41_150_156
 							}
-							s_40_146_152 = r0_0_41_146_152
-						} else if r_40_146_152.nmode[i_40_146_152] == nRatio {
-							var r0_0_44_146_152 archsimd.Float64x4
+							s_40_150_156 = r0_0_41_150_156
+						} else if r_40_150_156.nmode[i_40_150_156] == nRatio {
+							var r0_0_44_150_156 archsimd.Float64x4
 							{
-								x_44_146_152, nv_44_146_152 := x_40_146_152, archsimd.LoadFloat64x4((*[4]float64)((&r_40_146_152.nv[i_40_146_152])[:4]))
-								magic_44_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-								t_44_146_152 := x_44_146_152.Add(magic_44_146_152)
-								d_44_146_152 := x_44_146_152.Sub(t_44_146_152.Sub(magic_44_146_152))
-								y_44_146_152 := nv_44_146_152.Mul(d_44_146_152)
-								u_44_146_152 := y_44_146_152.Add(magic_44_146_152)
-								var r0_0_45_146_152 archsimd.Float64x4
+								x_44_150_156, nv_44_150_156 := x_40_150_156, archsimd.LoadFloat64x4((*[4]float64)((&r_40_150_156.nv[i_40_150_156])[:4]))
+								magic_44_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+								t_44_150_156 := x_44_150_156.Add(magic_44_150_156)
+								d_44_150_156 := x_44_150_156.Sub(t_44_150_156.Sub(magic_44_150_156))
+								y_44_150_156 := nv_44_150_156.Mul(d_44_150_156)
+								u_44_150_156 := y_44_150_156.Add(magic_44_150_156)
+								var r0_0_45_150_156 archsimd.Float64x4
 								{
-									d_45_146_152 := y_44_146_152.Sub(u_44_146_152.Sub(magic_44_146_152))
-									y_45_146_152 := d_45_146_152.Mul(d_45_146_152)
-									y2_45_146_152 := y_45_146_152.Mul(y_45_146_152)
-									y4_45_146_152 := y2_45_146_152.Mul(y2_45_146_152)
-									p0_45_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_146_152)).Mul(y2_45_146_152))
-									p1_45_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_146_152)).Mul(y2_45_146_152)).Mul(y4_45_146_152)
-									p2_45_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_146_152)).Mul(y4_45_146_152.Mul(y4_45_146_152))
-									r0_0_45_146_152 = d_45_146_152.Mul(p0_45_146_152.Add(p1_45_146_152).Add(p2_45_146_152))
+									d_45_150_156 := y_44_150_156.Sub(u_44_150_156.Sub(magic_44_150_156))
+									y_45_150_156 := d_45_150_156.Mul(d_45_150_156)
+									y2_45_150_156 := y_45_150_156.Mul(y_45_150_156)
+									y4_45_150_156 := y2_45_150_156.Mul(y2_45_150_156)
+									p0_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_150_156)).Mul(y2_45_150_156))
+									p1_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_150_156)).Mul(y2_45_150_156)).Mul(y4_45_150_156)
+									p2_45_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_150_156)).Mul(y4_45_150_156.Mul(y4_45_150_156))
+									r0_0_45_150_156 = d_45_150_156.Mul(p0_45_150_156.Add(p1_45_150_156).Add(p2_45_150_156))
 								}
-								var r0_0_46_146_152 archsimd.Float64x4
+								var r0_0_46_150_156 archsimd.Float64x4
 								{
-									c_46_146_152, t_46_146_152 := r0_0_45_146_152, u_44_146_152
-									r0_0_46_146_152 = c_46_146_152.AsUint64x4().Xor(t_46_146_152.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_46_150_156, t_46_150_156 := r0_0_45_150_156, u_44_150_156
+									r0_0_46_150_156 = c_46_150_156.AsUint64x4().Xor(t_46_150_156.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								sn_44_146_152 := r0_0_46_146_152
-								var r0_0_47_146_152 archsimd.Float64x4
+								sn_44_150_156 := r0_0_46_150_156
+								var r0_0_47_150_156 archsimd.Float64x4
 								{
-									d_47_146_152 := d_44_146_152
-									y_47_146_152 := d_47_146_152.Mul(d_47_146_152)
-									y2_47_146_152 := y_47_146_152.Mul(y_47_146_152)
-									y4_47_146_152 := y2_47_146_152.Mul(y2_47_146_152)
-									p0_47_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_146_152)).Mul(y2_47_146_152))
-									p1_47_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_146_152)).Mul(y2_47_146_152)).Mul(y4_47_146_152)
-									p2_47_146_152 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_146_152)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_146_152)).Mul(y4_47_146_152.Mul(y4_47_146_152))
-									r0_0_47_146_152 = d_47_146_152.Mul(p0_47_146_152.Add(p1_47_146_152).Add(p2_47_146_152))
+									d_47_150_156 := d_44_150_156
+									y_47_150_156 := d_47_150_156.Mul(d_47_150_156)
+									y2_47_150_156 := y_47_150_156.Mul(y_47_150_156)
+									y4_47_150_156 := y2_47_150_156.Mul(y2_47_150_156)
+									p0_47_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_150_156)).Mul(y2_47_150_156))
+									p1_47_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_150_156)).Mul(y2_47_150_156)).Mul(y4_47_150_156)
+									p2_47_150_156 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_150_156)).Mul(y4_47_150_156.Mul(y4_47_150_156))
+									r0_0_47_150_156 = d_47_150_156.Mul(p0_47_150_156.Add(p1_47_150_156).Add(p2_47_150_156))
 								}
-								r0_0_44_146_152 = nv_44_146_152.Merge(sn_44_146_152.Div(r0_0_47_146_152), d_44_146_152.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+								r0_0_44_150_156 = nv_44_150_156.Merge(sn_44_150_156.Div(r0_0_47_150_156), d_44_150_156.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 							}
-							s_40_146_152 = r0_0_44_146_152
+							s_40_150_156 = r0_0_44_150_156
 						}
-						r0_0_40_146_152 = s_40_146_152
+						r0_0_40_150_156 = s_40_150_156
 					}
-					sc_146_152 := r0_0_40_146_152
-					r0_0_146_152 = sa_146_152.Mul(sb_146_152).Mul(sc_146_152)
+					sc_150_156 := r0_0_40_150_156
+					r0_0_150_156 = sa_150_156.Mul(sb_150_156).Mul(sc_150_156)
 				}
-				fl_152 := r0_0_146_152
-				fc_152 := archsimd.LoadFloat64x4((*[4]float64)((&r_152.defaultF)[:4]))
-				if c_152.HasHKL {
-					var r0_0_147_152 archsimd.Float64x4
+				fl_156 := r0_0_150_156
+				fc_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_156.defaultF)[:4]))
+				if c_156.HasHKL {
+					var r0_0_151_156 archsimd.Float64x4
 					{
-						r_147_152, bits_147_152, ia_147_152, fa_147_152, h_147_152, kk_147_152, l_147_152 := r_152, k_152.fhklBits, ia_152, fa_152, h_152, kk_152, l_152
-						var r0_0_7_147_152 archsimd.Mask64x4
+						r_151_156, bits_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
+						var r0_0_7_151_156 archsimd.Mask64x4
 						{
-							r_7_147_152, ia_7_147_152, h_7_147_152, kk_7_147_152, l_7_147_152 := r_147_152, ia_147_152, h_147_152, kk_147_152, l_147_152
-							half_7_147_152 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_7_147_152, kc_7_147_152, lc_7_147_152 := h_7_147_152.Sub(half_7_147_152).Ceil(), kk_7_147_152.Sub(half_7_147_152).Ceil(), l_7_147_152.Sub(half_7_147_152).Ceil()
-							hmin_7_147_152, kmin_7_147_152, lmin_7_147_152 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.lmin)[:4]))
-							in_7_147_152 := hc_7_147_152.GreaterEqual(hmin_7_147_152).And(hc_7_147_152.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.hmax)[:4])))).And(kc_7_147_152.GreaterEqual(kmin_7_147_152)).And(kc_7_147_152.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.kmax)[:4])))).And(lc_7_147_152.GreaterEqual(lmin_7_147_152)).And(lc_7_147_152.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.lmax)[:4]))))
-							idx_7_147_152 := hc_7_147_152.Sub(hmin_7_147_152).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.hstride)[:4]))).Add(kc_7_147_152.Sub(kmin_7_147_152).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152.kstride)[:4])))).Add(lc_7_147_152.Sub(lmin_7_147_152))
-							idx_7_147_152.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_147_152).ConvertToInt32().Store(ia_7_147_152)
-							r0_0_7_147_152 = in_7_147_152
+							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
+							half_7_151_156 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_7_151_156, kc_7_151_156, lc_7_151_156 := h_7_151_156.Sub(half_7_151_156).Ceil(), kk_7_151_156.Sub(half_7_151_156).Ceil(), l_7_151_156.Sub(half_7_151_156).Ceil()
+							hmin_7_151_156, kmin_7_151_156, lmin_7_151_156 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.lmin)[:4]))
+							in_7_151_156 := hc_7_151_156.GreaterEqual(hmin_7_151_156).And(hc_7_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.hmax)[:4])))).And(kc_7_151_156.GreaterEqual(kmin_7_151_156)).And(kc_7_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.kmax)[:4])))).And(lc_7_151_156.GreaterEqual(lmin_7_151_156)).And(lc_7_151_156.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.lmax)[:4]))))
+							idx_7_151_156 := hc_7_151_156.Sub(hmin_7_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.hstride)[:4]))).Add(kc_7_151_156.Sub(kmin_7_151_156).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156.kstride)[:4])))).Add(lc_7_151_156.Sub(lmin_7_151_156))
+							idx_7_151_156.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_151_156).ConvertToInt32().Store(ia_7_151_156)
+							r0_0_7_151_156 = in_7_151_156
 						}
-						in_147_152 := r0_0_7_147_152
-						for i_147_152, j_147_152 := range ia_147_152 {
-							fa_147_152[i_147_152] = bits_147_152[j_147_152]
+						in_151_156 := r0_0_7_151_156
+						for i_151_156, j_151_156 := range ia_151_156 {
+							fa_151_156[i_151_156] = bits_151_156[j_151_156]
 						}
-						r0_0_147_152 = archsimd.LoadUint64x4(fa_147_152).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_147_152.defaultF)[:4])), in_147_152)
+						r0_0_151_156 = archsimd.LoadUint64x4(fa_151_156).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_151_156.defaultF)[:4])), in_151_156)
 					}
-					fc_152 = r0_0_147_152
+					fc_156 = r0_0_151_156
 				}
-				s_152 := sum_152.Add(fc_152.Mul(fc_152).Mul(fl_152).Mul(fl_152))
-				if !c_152.Water {
-					s_152 = sum_152.Merge(s_152, fl_152.Equal(zero_152))
+				s_156 := sum_156.Add(fc_156.Mul(fc_156).Mul(fl_156).Mul(fl_156))
+				if !c_156.Water {
+					s_156 = sum_156.Merge(s_156, fl_156.Equal(zero_156))
 				}
-				sum_152 = s_152
+				sum_156 = s_156
 			}
 		}
-		r0_0_152, r1_0_152 = sum_152, polar_152
+		r0_0_156, r1_0_156 = sum_156, polar_156
 	}
-	sum, polar = r0_0_152, r1_0_152
+	sum, polar = r0_0_156, r1_0_156
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
@@ -4215,38 +4428,38 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
-				var r0_0_153 archsimd.Float64x4
+				var r0_0_157 archsimd.Float64x4
 				{
-					fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
-					r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
+					fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[0])[:4]))
+					r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
 				}
-				x := r0_0_153
-				var r0_0_154 archsimd.Float64x4
+				x := r0_0_157
+				var r0_0_158 archsimd.Float64x4
 				{
-					fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
-					r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
+					fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[1])[:4]))
+					r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
 				}
-				y := r0_0_154
-				var r0_0_155 archsimd.Float64x4
+				y := r0_0_158
+				var r0_0_159 archsimd.Float64x4
 				{
-					fdet_155, f_155, s_155, o_155, p_155 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
-					r0_0_155 = fdet_155.Mul(f_155).Add(s_155).Add(o_155).Add(p_155)
+					fdet_159, f_159, s_159, o_159, p_159 := fdet, archsimd.LoadFloat64x4((*[4]float64)((&r.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o0[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.pix0[2])[:4]))
+					r0_0_159 = fdet_159.Mul(f_159).Add(s_159).Add(o_159).Add(p_159)
 				}
-				z := r0_0_155
+				z := r0_0_159
 				invR := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_156 archsimd.Float64x4
+				var r0_0_160 archsimd.Float64x4
 				{
-					invR_156, num_156, point_156 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
-					w_156 := invR_156.Mul(invR_156)
-					if !point_156 {
-						w_156 = num_156.Mul(w_156.Mul(invR_156))
+					invR_160, num_160, point_160 := invR, archsimd.LoadFloat64x4((*[4]float64)((&r.omegaNum)[:4])), c.PointPixel
+					w_160 := invR_160.Mul(invR_160)
+					if !point_160 {
+						w_160 = num_160.Mul(w_160.Mul(invR_160))
 					}
-					r0_0_156 = w_156
+					r0_0_160 = w_160
 				}
-				r0_0_156.StoreSlice(g[3][q:])
+				r0_0_160.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
@@ -4256,339 +4469,339 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x4Slice((g[3][q:]))
 				var (
-					r0_0_157 archsimd.Float64x4
-					r1_0_157 archsimd.Float64x4
+					r0_0_161 archsimd.Float64x4
+					r1_0_161 archsimd.Float64x4
 				)
 				{
-					k_157, r_157, ia_157, fa_157, sum_157, dx_157, dy_157, dz_157, polar_157 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
-					c_157 := k_157.c
-					n_157 := k_157.nn[0]
-					zero_157 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					for si_157 := range r_157.src {
-						sr_157 := &r_157.src[si_157]
-						il_157 := archsimd.LoadFloat64x4((*[4]float64)((&sr_157.il)[:4]))
-						qx_157, qy_157, qz_157 := dx_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[0])[:4]))).Mul(il_157), dy_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[1])[:4]))).Mul(il_157), dz_157.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[2])[:4]))).Mul(il_157)
-						if m_157 := polar_157.Equal(zero_157); m_157.ToBits() != 0 {
-							var p_157 archsimd.Float64x4
-							if r_157.kahnZero {
-								c2_157 := archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[0])[:4])).Mul(dx_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[1])[:4])).Mul(dy_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_157.inc[2])[:4])).Mul(dz_157))
-								p_157 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_157.Mul(c2_157)))
+					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x4Slice((g[0][q:])), archsimd.LoadFloat64x4Slice((g[1][q:])), archsimd.LoadFloat64x4Slice((g[2][q:])), polar
+					c_161 := k_161.c
+					n_161 := k_161.nn[0]
+					zero_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_161 := range r_161.src {
+						sr_161 := &r_161.src[si_161]
+						il_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_161.il)[:4]))
+						qx_161, qy_161, qz_161 := dx_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[0])[:4]))).Mul(il_161), dy_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[1])[:4]))).Mul(il_161), dz_161.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[2])[:4]))).Mul(il_161)
+						if m_161 := polar_161.Equal(zero_161); m_161.ToBits() != 0 {
+							var p_161 archsimd.Float64x4
+							if r_161.kahnZero {
+								c2_161 := archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[0])[:4])).Mul(dx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[1])[:4])).Mul(dy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_161.inc[2])[:4])).Mul(dz_161))
+								p_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_161.Mul(c2_161)))
 							} else {
-								var r0_0_145_157 archsimd.Float64x4
+								var r0_0_149_161 archsimd.Float64x4
 								{
-									zero_145_157, kahn_145_157, s_145_157, dx_145_157, dy_145_157, dz_145_157 := false, &r_157.kahn, sr_157, dx_157, dy_157, dz_157
-									c2_145_157 := archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.inc[0])[:4])).Mul(dx_145_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.inc[1])[:4])).Mul(dy_145_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.inc[2])[:4])).Mul(dz_145_157))
-									c2sq_145_157 := c2_145_157.Mul(c2_145_157)
-									cos2psi_145_157 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-									if !zero_145_157 {
-										e_145_157 := dx_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.ein[0])[:4]))).Add(dy_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.ein[1])[:4])))).Add(dz_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.ein[2])[:4]))))
-										b_145_157 := dx_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.bin[0])[:4]))).Add(dy_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.bin[1])[:4])))).Add(dz_145_157.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_157.bin[2])[:4]))))
-										ee_145_157, bb_145_157 := e_145_157.Mul(e_145_157), b_145_157.Mul(b_145_157)
-										den_145_157 := ee_145_157.Add(bb_145_157)
-										cos2psi_145_157 = ee_145_157.Sub(bb_145_157).Div(den_145_157).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_145_157.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									zero_149_161, kahn_149_161, s_149_161, dx_149_161, dy_149_161, dz_149_161 := false, &r_161.kahn, sr_161, dx_161, dy_161, dz_161
+									c2_149_161 := archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.inc[0])[:4])).Mul(dx_149_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.inc[1])[:4])).Mul(dy_149_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.inc[2])[:4])).Mul(dz_149_161))
+									c2sq_149_161 := c2_149_161.Mul(c2_149_161)
+									cos2psi_149_161 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_149_161 {
+										e_149_161 := dx_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.ein[0])[:4]))).Add(dy_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.ein[1])[:4])))).Add(dz_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.ein[2])[:4]))))
+										b_149_161 := dx_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.bin[0])[:4]))).Add(dy_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.bin[1])[:4])))).Add(dz_149_161.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_161.bin[2])[:4]))))
+										ee_149_161, bb_149_161 := e_149_161.Mul(e_149_161), b_149_161.Mul(b_149_161)
+										den_149_161 := ee_149_161.Add(bb_149_161)
+										cos2psi_149_161 = ee_149_161.Sub(bb_149_161).Div(den_149_161).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_149_161.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									one_145_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									r0_0_145_157 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145_157.Add(c2sq_145_157).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_145_157[:4])).Mul(cos2psi_145_157).Mul(one_145_157.Sub(c2sq_145_157))))
+									one_149_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_149_161 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_149_161.Add(c2sq_149_161).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_149_161[:4])).Mul(cos2psi_149_161).Mul(one_149_161.Sub(c2sq_149_161))))
 								}
-								p_157 = r0_0_145_157
+								p_161 = r0_0_149_161
 							}
-							polar_157 = p_157.Merge(polar_157, m_157)
+							polar_161 = p_161.Merge(polar_161, m_161)
 						}
-						for oi_157 := range r_157.orient {
-							o_157 := &r_157.orient[oi_157]
-							h_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_157[0])[:4])).Mul(qx_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[1])[:4])).Mul(qy_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[2])[:4])).Mul(qz_157))
-							kk_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_157[3])[:4])).Mul(qx_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[4])[:4])).Mul(qy_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[5])[:4])).Mul(qz_157))
-							l_157 := archsimd.LoadFloat64x4((*[4]float64)((&o_157[6])[:4])).Mul(qx_157).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[7])[:4])).Mul(qy_157)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_157[8])[:4])).Mul(qz_157))
-							var r0_0_146_157 archsimd.Float64x4
+						for oi_161 := range r_161.orient {
+							o_161 := &r_161.orient[oi_161]
+							h_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[0])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[1])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[2])[:4])).Mul(qz_161))
+							kk_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[3])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[4])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[5])[:4])).Mul(qz_161))
+							l_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[6])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[7])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[8])[:4])).Mul(qz_161))
+							var r0_0_150_161 archsimd.Float64x4
 							{
-								r_146_157, h_146_157, kk_146_157, l_146_157, n_146_157 := r_157, h_157, kk_157, l_157, n_157
-								_ = n_146_157
-								var r0_0_24_146_157 archsimd.Float64x4
+								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
+								_ = n_150_161
+								var r0_0_24_150_161 archsimd.Float64x4
 								{
-									r_24_146_157, i_24_146_157, x_24_146_157 := r_146_157, 0, h_146_157
-									s_24_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_24_146_157.nmode[i_24_146_157] == nChebyshev {
-										var r0_0_25_146_157 archsimd.Float64x4
+									r_24_150_161, i_24_150_161, x_24_150_161 := r_150_161, 0, h_150_161
+									s_24_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_24_150_161.nmode[i_24_150_161] == nChebyshev {
+										var r0_0_25_150_161 archsimd.Float64x4
 										{
-											x_25_146_157, n_25_146_157 := x_24_146_157, r_24_146_157.nn[i_24_146_157]
-											magic_25_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_25_146_157 := x_25_146_157.Add(magic_25_146_157)
-											var r0_0_26_146_157 archsimd.Float64x4
+											x_25_150_161, n_25_150_161 := x_24_150_161, r_24_150_161.nn[i_24_150_161]
+											magic_25_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_25_150_161 := x_25_150_161.Add(magic_25_150_161)
+											var r0_0_26_150_161 archsimd.Float64x4
 											{
-												d_26_146_157 := x_25_146_157.Sub(t_25_146_157.Sub(magic_25_146_157))
-												y_26_146_157 := d_26_146_157.Mul(d_26_146_157)
-												y2_26_146_157 := y_26_146_157.Mul(y_26_146_157)
-												y4_26_146_157 := y2_26_146_157.Mul(y2_26_146_157)
-												p0_26_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_146_157)).Mul(y2_26_146_157))
-												p1_26_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_146_157)).Mul(y2_26_146_157)).Mul(y4_26_146_157)
-												p2_26_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_146_157.Mul(y4_26_146_157))
-												r0_0_26_146_157 = p0_26_146_157.Add(p1_26_146_157).Add(p2_26_146_157)
+												d_26_150_161 := x_25_150_161.Sub(t_25_150_161.Sub(magic_25_150_161))
+												y_26_150_161 := d_26_150_161.Mul(d_26_150_161)
+												y2_26_150_161 := y_26_150_161.Mul(y_26_150_161)
+												y4_26_150_161 := y2_26_150_161.Mul(y2_26_150_161)
+												p0_26_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_150_161)).Mul(y2_26_150_161))
+												p1_26_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_150_161)).Mul(y2_26_150_161)).Mul(y4_26_150_161)
+												p2_26_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_150_161.Mul(y4_26_150_161))
+												r0_0_26_150_161 = p0_26_150_161.Add(p1_26_150_161).Add(p2_26_150_161)
 											}
-											var r0_0_27_146_157 archsimd.Float64x4
+											var r0_0_27_150_161 archsimd.Float64x4
 											{
-												c_27_146_157, t_27_146_157 := r0_0_26_146_157, t_25_146_157
-												r0_0_27_146_157 = c_27_146_157.AsUint64x4().Xor(t_27_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_27_150_161, t_27_150_161 := r0_0_26_150_161, t_25_150_161
+												r0_0_27_150_161 = c_27_150_161.AsUint64x4().Xor(t_27_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_25_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_146_157)
-											u0_25_146_157, u1_25_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_146_157
-											j_25_146_157 := 2
-											for ; j_25_146_157+1 < n_25_146_157; j_25_146_157 += 2 {
-												u0_25_146_157 = c2_25_146_157.Mul(u1_25_146_157).Sub(u0_25_146_157)
-												u1_25_146_157 = c2_25_146_157.Mul(u0_25_146_157).Sub(u1_25_146_157)
+											c2_25_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_150_161)
+											u0_25_150_161, u1_25_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_150_161
+											j_25_150_161 := 2
+											for ; j_25_150_161+1 < n_25_150_161; j_25_150_161 += 2 {
+												u0_25_150_161 = c2_25_150_161.Mul(u1_25_150_161).Sub(u0_25_150_161)
+												u1_25_150_161 = c2_25_150_161.Mul(u0_25_150_161).Sub(u1_25_150_161)
 											}
-											if j_25_146_157 < n_25_146_157 {
-												u1_25_146_157 = c2_25_146_157.Mul(u1_25_146_157).Sub(u0_25_146_157)
+											if j_25_150_161 < n_25_150_161 {
+												u1_25_150_161 = c2_25_150_161.Mul(u1_25_150_161).Sub(u0_25_150_161)
 											}
-											r0_0_25_146_157 = u1_25_146_157
+											r0_0_25_150_161 = u1_25_150_161
 										}
-										s_24_146_157 = r0_0_25_146_157
-									} else if r_24_146_157.nmode[i_24_146_157] == nRatio {
-										var r0_0_28_146_157 archsimd.Float64x4
+										s_24_150_161 = r0_0_25_150_161
+									} else if r_24_150_161.nmode[i_24_150_161] == nRatio {
+										var r0_0_28_150_161 archsimd.Float64x4
 										{
-											x_28_146_157, nv_28_146_157 := x_24_146_157, archsimd.LoadFloat64x4((*[4]float64)((&r_24_146_157.nv[i_24_146_157])[:4]))
-											magic_28_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_28_146_157 := x_28_146_157.Add(magic_28_146_157)
-											d_28_146_157 := x_28_146_157.Sub(t_28_146_157.Sub(magic_28_146_157))
-											y_28_146_157 := nv_28_146_157.Mul(d_28_146_157)
-											u_28_146_157 := y_28_146_157.Add(magic_28_146_157)
-											var r0_0_29_146_157 archsimd.Float64x4
+											x_28_150_161, nv_28_150_161 := x_24_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_24_150_161.nv[i_24_150_161])[:4]))
+											magic_28_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_28_150_161 := x_28_150_161.Add(magic_28_150_161)
+											d_28_150_161 := x_28_150_161.Sub(t_28_150_161.Sub(magic_28_150_161))
+											y_28_150_161 := nv_28_150_161.Mul(d_28_150_161)
+											u_28_150_161 := y_28_150_161.Add(magic_28_150_161)
+											var r0_0_29_150_161 archsimd.Float64x4
 											{
-												d_29_146_157 := y_28_146_157.Sub(u_28_146_157.Sub(magic_28_146_157))
-												y_29_146_157 := d_29_146_157.Mul(d_29_146_157)
-												y2_29_146_157 := y_29_146_157.Mul(y_29_146_157)
-												y4_29_146_157 := y2_29_146_157.Mul(y2_29_146_157)
-												p0_29_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_146_157)).Mul(y2_29_146_157))
-												p1_29_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_146_157)).Mul(y2_29_146_157)).Mul(y4_29_146_157)
-												p2_29_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_146_157)).Mul(y4_29_146_157.Mul(y4_29_146_157))
-												r0_0_29_146_157 = d_29_146_157.Mul(p0_29_146_157.Add(p1_29_146_157).Add(p2_29_146_157))
+												d_29_150_161 := y_28_150_161.Sub(u_28_150_161.Sub(magic_28_150_161))
+												y_29_150_161 := d_29_150_161.Mul(d_29_150_161)
+												y2_29_150_161 := y_29_150_161.Mul(y_29_150_161)
+												y4_29_150_161 := y2_29_150_161.Mul(y2_29_150_161)
+												p0_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_150_161)).Mul(y2_29_150_161))
+												p1_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_150_161)).Mul(y2_29_150_161)).Mul(y4_29_150_161)
+												p2_29_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_150_161)).Mul(y4_29_150_161.Mul(y4_29_150_161))
+												r0_0_29_150_161 = d_29_150_161.Mul(p0_29_150_161.Add(p1_29_150_161).Add(p2_29_150_161))
 											}
-											var r0_0_30_146_157 archsimd.Float64x4
+											var r0_0_30_150_161 archsimd.Float64x4
 											{
-												c_30_146_157, t_30_146_157 := r0_0_29_146_157, u_28_146_157
-												r0_0_30_146_157 = c_30_146_157.AsUint64x4().Xor(t_30_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_30_150_161, t_30_150_161 := r0_0_29_150_161, u_28_150_161
+												r0_0_30_150_161 = c_30_150_161.AsUint64x4().Xor(t_30_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_28_146_157 := r0_0_30_146_157
-											var r0_0_31_146_157 archsimd.Float64x4
+											sn_28_150_161 := r0_0_30_150_161
+											var r0_0_31_150_161 archsimd.Float64x4
 											{
-												d_31_146_157 := d_28_146_157
-												y_31_146_157 := d_31_146_157.Mul(d_31_146_157)
-												y2_31_146_157 := y_31_146_157.Mul(y_31_146_157)
-												y4_31_146_157 := y2_31_146_157.Mul(y2_31_146_157)
-												p0_31_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_146_157)).Mul(y2_31_146_157))
-												p1_31_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_146_157)).Mul(y2_31_146_157)).Mul(y4_31_146_157)
-												p2_31_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_146_157)).Mul(y4_31_146_157.Mul(y4_31_146_157))
-												r0_0_31_146_157 = d_31_146_157.Mul(p0_31_146_157.Add(p1_31_146_157).Add(p2_31_146_157))
+												d_31_150_161 := d_28_150_161
+												y_31_150_161 := d_31_150_161.Mul(d_31_150_161)
+												y2_31_150_161 := y_31_150_161.Mul(y_31_150_161)
+												y4_31_150_161 := y2_31_150_161.Mul(y2_31_150_161)
+												p0_31_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_150_161)).Mul(y2_31_150_161))
+												p1_31_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_150_161)).Mul(y2_31_150_161)).Mul(y4_31_150_161)
+												p2_31_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_150_161)).Mul(y4_31_150_161.Mul(y4_31_150_161))
+												r0_0_31_150_161 = d_31_150_161.Mul(p0_31_150_161.Add(p1_31_150_161).Add(p2_31_150_161))
 											}
-											r0_0_28_146_157 = nv_28_146_157.Merge(sn_28_146_157.Div(r0_0_31_146_157), d_28_146_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_28_150_161 = nv_28_150_161.Merge(sn_28_150_161.Div(r0_0_31_150_161), d_28_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_24_146_157 = r0_0_28_146_157
+										s_24_150_161 = r0_0_28_150_161
 									}
-									r0_0_24_146_157 = s_24_146_157
+									r0_0_24_150_161 = s_24_150_161
 								}
-								sa_146_157 := r0_0_24_146_157
-								var r0_0_32_146_157 archsimd.Float64x4
+								sa_150_161 := r0_0_24_150_161
+								var r0_0_32_150_161 archsimd.Float64x4
 								{
-									r_32_146_157, i_32_146_157, x_32_146_157 := r_146_157, 1, kk_146_157
-									s_32_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_32_146_157.nmode[i_32_146_157] == nChebyshev {
-										var r0_0_33_146_157 archsimd.Float64x4
+									r_32_150_161, i_32_150_161, x_32_150_161 := r_150_161, 1, kk_150_161
+									s_32_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_32_150_161.nmode[i_32_150_161] == nChebyshev {
+										var r0_0_33_150_161 archsimd.Float64x4
 										{
-											x_33_146_157, n_33_146_157 := x_32_146_157, r_32_146_157.nn[i_32_146_157]
-											magic_33_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_33_146_157 := x_33_146_157.Add(magic_33_146_157)
-											var r0_0_34_146_157 archsimd.Float64x4
+											x_33_150_161, n_33_150_161 := x_32_150_161, r_32_150_161.nn[i_32_150_161]
+											magic_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_33_150_161 := x_33_150_161.Add(magic_33_150_161)
+											var r0_0_34_150_161 archsimd.Float64x4
 											{
-												d_34_146_157 := x_33_146_157.Sub(t_33_146_157.Sub(magic_33_146_157))
-												y_34_146_157 := d_34_146_157.Mul(d_34_146_157)
-												y2_34_146_157 := y_34_146_157.Mul(y_34_146_157)
-												y4_34_146_157 := y2_34_146_157.Mul(y2_34_146_157)
-												p0_34_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_146_157)).Mul(y2_34_146_157))
-												p1_34_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_146_157)).Mul(y2_34_146_157)).Mul(y4_34_146_157)
-												p2_34_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_146_157.Mul(y4_34_146_157))
-												r0_0_34_146_157 = p0_34_146_157.Add(p1_34_146_157).Add(p2_34_146_157)
+												d_34_150_161 := x_33_150_161.Sub(t_33_150_161.Sub(magic_33_150_161))
+												y_34_150_161 := d_34_150_161.Mul(d_34_150_161)
+												y2_34_150_161 := y_34_150_161.Mul(y_34_150_161)
+												y4_34_150_161 := y2_34_150_161.Mul(y2_34_150_161)
+												p0_34_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_150_161)).Mul(y2_34_150_161))
+												p1_34_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_150_161)).Mul(y2_34_150_161)).Mul(y4_34_150_161)
+												p2_34_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_150_161.Mul(y4_34_150_161))
+												r0_0_34_150_161 = p0_34_150_161.Add(p1_34_150_161).Add(p2_34_150_161)
 											}
-											var r0_0_35_146_157 archsimd.Float64x4
+											var r0_0_35_150_161 archsimd.Float64x4
 											{
-												c_35_146_157, t_35_146_157 := r0_0_34_146_157, t_33_146_157
-												r0_0_35_146_157 = c_35_146_157.AsUint64x4().Xor(t_35_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_35_150_161, t_35_150_161 := r0_0_34_150_161, t_33_150_161
+												r0_0_35_150_161 = c_35_150_161.AsUint64x4().Xor(t_35_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_33_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_146_157)
-											u0_33_146_157, u1_33_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_146_157
-											j_33_146_157 := 2
-											for ; j_33_146_157+1 < n_33_146_157; j_33_146_157 += 2 {
-												u0_33_146_157 = c2_33_146_157.Mul(u1_33_146_157).Sub(u0_33_146_157)
-												u1_33_146_157 = c2_33_146_157.Mul(u0_33_146_157).Sub(u1_33_146_157)
+											c2_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_150_161)
+											u0_33_150_161, u1_33_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_150_161
+											j_33_150_161 := 2
+											for ; j_33_150_161+1 < n_33_150_161; j_33_150_161 += 2 {
+												u0_33_150_161 = c2_33_150_161.Mul(u1_33_150_161).Sub(u0_33_150_161)
+												u1_33_150_161 = c2_33_150_161.Mul(u0_33_150_161).Sub(u1_33_150_161)
 											}
-											if j_33_146_157 < n_33_146_157 {
-												u1_33_146_157 = c2_33_146_157.Mul(u1_33_146_157).Sub(u0_33_146_157)
+											if j_33_150_161 < n_33_150_161 {
+												u1_33_150_161 = c2_33_150_161.Mul(u1_33_150_161).Sub(u0_33_150_161)
 											}
-											r0_0_33_146_157 = u1_33_146_157
+											r0_0_33_150_161 = u1_33_150_161
 										}
-										s_32_146_157 = r0_0_33_146_157
-									} else if r_32_146_157.nmode[i_32_146_157] == nRatio {
-										var r0_0_36_146_157 archsimd.Float64x4
+										s_32_150_161 = r0_0_33_150_161
+									} else if r_32_150_161.nmode[i_32_150_161] == nRatio {
+										var r0_0_36_150_161 archsimd.Float64x4
 										{
-											x_36_146_157, nv_36_146_157 := x_32_146_157, archsimd.LoadFloat64x4((*[4]float64)((&r_32_146_157.nv[i_32_146_157])[:4]))
-											magic_36_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_36_146_157 := x_36_146_157.Add(magic_36_146_157)
-											d_36_146_157 := x_36_146_157.Sub(t_36_146_157.Sub(magic_36_146_157))
-											y_36_146_157 := nv_36_146_157.Mul(d_36_146_157)
-											u_36_146_157 := y_36_146_157.Add(magic_36_146_157)
-											var r0_0_37_146_157 archsimd.Float64x4
+											x_36_150_161, nv_36_150_161 := x_32_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_32_150_161.nv[i_32_150_161])[:4]))
+											magic_36_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_36_150_161 := x_36_150_161.Add(magic_36_150_161)
+											d_36_150_161 := x_36_150_161.Sub(t_36_150_161.Sub(magic_36_150_161))
+											y_36_150_161 := nv_36_150_161.Mul(d_36_150_161)
+											u_36_150_161 := y_36_150_161.Add(magic_36_150_161)
+											var r0_0_37_150_161 archsimd.Float64x4
 											{
-												d_37_146_157 := y_36_146_157.Sub(u_36_146_157.Sub(magic_36_146_157))
-												y_37_146_157 := d_37_146_157.Mul(d_37_146_157)
-												y2_37_146_157 := y_37_146_157.Mul(y_37_146_157)
-												y4_37_146_157 := y2_37_146_157.Mul(y2_37_146_157)
-												p0_37_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_146_157)).Mul(y2_37_146_157))
-												p1_37_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_146_157)).Mul(y2_37_146_157)).Mul(y4_37_146_157)
-												p2_37_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_146_157)).Mul(y4_37_146_157.Mul(y4_37_146_157))
-												r0_0_37_146_157 = d_37_146_157.Mul(p0_37_146_157.Add(p1_37_146_157).Add(p2_37_146_157))
+												d_37_150_161 := y_36_150_161.Sub(u_36_150_161.Sub(magic_36_150_161))
+												y_37_150_161 := d_37_150_161.Mul(d_37_150_161)
+												y2_37_150_161 := y_37_150_161.Mul(y_37_150_161)
+												y4_37_150_161 := y2_37_150_161.Mul(y2_37_150_161)
+												p0_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_150_161)).Mul(y2_37_150_161))
+												p1_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_150_161)).Mul(y2_37_150_161)).Mul(y4_37_150_161)
+												p2_37_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_150_161)).Mul(y4_37_150_161.Mul(y4_37_150_161))
+												r0_0_37_150_161 = d_37_150_161.Mul(p0_37_150_161.Add(p1_37_150_161).Add(p2_37_150_161))
 											}
-											var r0_0_38_146_157 archsimd.Float64x4
+											var r0_0_38_150_161 archsimd.Float64x4
 											{
-												c_38_146_157, t_38_146_157 := r0_0_37_146_157, u_36_146_157
-												r0_0_38_146_157 = c_38_146_157.AsUint64x4().Xor(t_38_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_38_150_161, t_38_150_161 := r0_0_37_150_161, u_36_150_161
+												r0_0_38_150_161 = c_38_150_161.AsUint64x4().Xor(t_38_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_36_146_157 := r0_0_38_146_157
-											var r0_0_39_146_157 archsimd.Float64x4
+											sn_36_150_161 := r0_0_38_150_161
+											var r0_0_39_150_161 archsimd.Float64x4
 											{
-												d_39_146_157 := d_36_146_157
-												y_39_146_157 := d_39_146_157.Mul(d_39_146_157)
-												y2_39_146_157 := y_39_146_157.Mul(y_39_146_157)
-												y4_39_146_157 := y2_39_146_157.Mul(y2_39_146_157)
-												p0_39_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_146_157)).Mul(y2_39_146_157))
-												p1_39_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_146_157)).Mul(y2_39_146_157)).Mul(y4_39_146_157)
-												p2_39_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_146_157)).Mul(y4_39_146_157.Mul(y4_39_146_157))
-												r0_0_39_146_157 = d_39_146_157.Mul(p0_39_146_157.Add(p1_39_146_157).Add(p2_39_146_157))
+												d_39_150_161 := d_36_150_161
+												y_39_150_161 := d_39_150_161.Mul(d_39_150_161)
+												y2_39_150_161 := y_39_150_161.Mul(y_39_150_161)
+												y4_39_150_161 := y2_39_150_161.Mul(y2_39_150_161)
+												p0_39_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_150_161)).Mul(y2_39_150_161))
+												p1_39_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_150_161)).Mul(y2_39_150_161)).Mul(y4_39_150_161)
+												p2_39_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_150_161)).Mul(y4_39_150_161.Mul(y4_39_150_161))
+												r0_0_39_150_161 = d_39_150_161.Mul(p0_39_150_161.Add(p1_39_150_161).Add(p2_39_150_161))
 											}
-											r0_0_36_146_157 = nv_36_146_157.Merge(sn_36_146_157.Div(r0_0_39_146_157), d_36_146_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_36_150_161 = nv_36_150_161.Merge(sn_36_150_161.Div(r0_0_39_150_161), d_36_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_32_146_157 = r0_0_36_146_157
+										s_32_150_161 = r0_0_36_150_161
 									}
-									r0_0_32_146_157 = s_32_146_157
+									r0_0_32_150_161 = s_32_150_161
 								}
-								sb_146_157 := r0_0_32_146_157
-								var r0_0_40_146_157 archsimd.Float64x4
+								sb_150_161 := r0_0_32_150_161
+								var r0_0_40_150_161 archsimd.Float64x4
 								{
-									r_40_146_157, i_40_146_157, x_40_146_157 := r_146_157, 2, l_146_157
-									s_40_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_40_146_157.nmode[i_40_146_157] == nChebyshev {
-										var r0_0_41_146_157 archsimd.Float64x4
+									r_40_150_161, i_40_150_161, x_40_150_161 := r_150_161, 2, l_150_161
+									s_40_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_40_150_161.nmode[i_40_150_161] == nChebyshev {
+										var r0_0_41_150_161 archsimd.Float64x4
 										{
-											x_41_146_157, n_41_146_157 := x_40_146_157, r_40_146_157.nn[i_40_146_157]
-											magic_41_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_41_146_157 := x_41_146_157.Add(magic_41_146_157)
-											var r0_0_42_146_157 archsimd.Float64x4
+											x_41_150_161, n_41_150_161 := x_40_150_161, r_40_150_161.nn[i_40_150_161]
+											magic_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_41_150_161 := x_41_150_161.Add(magic_41_150_161)
+											var r0_0_42_150_161 archsimd.Float64x4
 											{
-												d_42_146_157 := x_41_146_157.Sub(t_41_146_157.Sub(magic_41_146_157))
-												y_42_146_157 := d_42_146_157.Mul(d_42_146_157)
-												y2_42_146_157 := y_42_146_157.Mul(y_42_146_157)
-												y4_42_146_157 := y2_42_146_157.Mul(y2_42_146_157)
-												p0_42_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_146_157)).Mul(y2_42_146_157))
-												p1_42_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_146_157)).Mul(y2_42_146_157)).Mul(y4_42_146_157)
-												p2_42_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_146_157.Mul(y4_42_146_157))
-												r0_0_42_146_157 = p0_42_146_157.Add(p1_42_146_157).Add(p2_42_146_157)
+												d_42_150_161 := x_41_150_161.Sub(t_41_150_161.Sub(magic_41_150_161))
+												y_42_150_161 := d_42_150_161.Mul(d_42_150_161)
+												y2_42_150_161 := y_42_150_161.Mul(y_42_150_161)
+												y4_42_150_161 := y2_42_150_161.Mul(y2_42_150_161)
+												p0_42_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_150_161)).Mul(y2_42_150_161))
+												p1_42_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_150_161)).Mul(y2_42_150_161)).Mul(y4_42_150_161)
+												p2_42_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_150_161.Mul(y4_42_150_161))
+												r0_0_42_150_161 = p0_42_150_161.Add(p1_42_150_161).Add(p2_42_150_161)
 											}
-											var r0_0_43_146_157 archsimd.Float64x4
+											var r0_0_43_150_161 archsimd.Float64x4
 											{
-												c_43_146_157, t_43_146_157 := r0_0_42_146_157, t_41_146_157
-												r0_0_43_146_157 = c_43_146_157.AsUint64x4().Xor(t_43_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_43_150_161, t_43_150_161 := r0_0_42_150_161, t_41_150_161
+												r0_0_43_150_161 = c_43_150_161.AsUint64x4().Xor(t_43_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_41_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_146_157)
-											u0_41_146_157, u1_41_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_146_157
-											j_41_146_157 := 2
-											for ; j_41_146_157+1 < n_41_146_157; j_41_146_157 += 2 {
-												u0_41_146_157 = c2_41_146_157.Mul(u1_41_146_157).Sub(u0_41_146_157)
-												u1_41_146_157 = c2_41_146_157.Mul(u0_41_146_157).Sub(u1_41_146_157)
+											c2_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_150_161)
+											u0_41_150_161, u1_41_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_150_161
+											j_41_150_161 := 2
+											for ; j_41_150_161+1 < n_41_150_161; j_41_150_161 += 2 {
+												u0_41_150_161 = c2_41_150_161.Mul(u1_41_150_161).Sub(u0_41_150_161)
+												u1_41_150_161 = c2_41_150_161.Mul(u0_41_150_161).Sub(u1_41_150_161)
 											}
-											if j_41_146_157 < n_41_146_157 {
-												u1_41_146_157 = c2_41_146_157.Mul(u1_41_146_157).Sub(u0_41_146_157)
+											if j_41_150_161 < n_41_150_161 {
+												u1_41_150_161 = c2_41_150_161.Mul(u1_41_150_161).Sub(u0_41_150_161)
 											}
-											r0_0_41_146_157 = u1_41_146_157
+											r0_0_41_150_161 = u1_41_150_161
 										}
-										s_40_146_157 = r0_0_41_146_157
-									} else if r_40_146_157.nmode[i_40_146_157] == nRatio {
-										var r0_0_44_146_157 archsimd.Float64x4
+										s_40_150_161 = r0_0_41_150_161
+									} else if r_40_150_161.nmode[i_40_150_161] == nRatio {
+										var r0_0_44_150_161 archsimd.Float64x4
 										{
-											x_44_146_157, nv_44_146_157 := x_40_146_157, archsimd.LoadFloat64x4((*[4]float64)((&r_40_146_157.nv[i_40_146_157])[:4]))
-											magic_44_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_44_146_157 := x_44_146_157.Add(magic_44_146_157)
-											d_44_146_157 := x_44_146_157.Sub(t_44_146_157.Sub(magic_44_146_157))
-											y_44_146_157 := nv_44_146_157.Mul(d_44_146_157)
-											u_44_146_157 := y_44_146_157.Add(magic_44_146_157)
-											var r0_0_45_146_157 archsimd.Float64x4
+											x_44_150_161, nv_44_150_161 := x_40_150_161, archsimd.LoadFloat64x4((*[4]float64)((&r_40_150_161.nv[i_40_150_161])[:4]))
+											magic_44_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_44_150_161 := x_44_150_161.Add(magic_44_150_161)
+											d_44_150_161 := x_44_150_161.Sub(t_44_150_161.Sub(magic_44_150_161))
+											y_44_150_161 := nv_44_150_161.Mul(d_44_150_161)
+											u_44_150_161 := y_44_150_161.Add(magic_44_150_161)
+											var r0_0_45_150_161 archsimd.Float64x4
 											{
-												d_45_146_157 := y_44_146_157.Sub(u_44_146_157.Sub(magic_44_146_157))
-												y_45_146_157 := d_45_146_157.Mul(d_45_146_157)
-												y2_45_146_157 := y_45_146_157.Mul(y_45_146_157)
-												y4_45_146_157 := y2_45_146_157.Mul(y2_45_146_157)
-												p0_45_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_146_157)).Mul(y2_45_146_157))
-												p1_45_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_146_157)).Mul(y2_45_146_157)).Mul(y4_45_146_157)
-												p2_45_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_146_157)).Mul(y4_45_146_157.Mul(y4_45_146_157))
-												r0_0_45_146_157 = d_45_146_157.Mul(p0_45_146_157.Add(p1_45_146_157).Add(p2_45_146_157))
+												d_45_150_161 := y_44_150_161.Sub(u_44_150_161.Sub(magic_44_150_161))
+												y_45_150_161 := d_45_150_161.Mul(d_45_150_161)
+												y2_45_150_161 := y_45_150_161.Mul(y_45_150_161)
+												y4_45_150_161 := y2_45_150_161.Mul(y2_45_150_161)
+												p0_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_150_161)).Mul(y2_45_150_161))
+												p1_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_150_161)).Mul(y2_45_150_161)).Mul(y4_45_150_161)
+												p2_45_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_150_161)).Mul(y4_45_150_161.Mul(y4_45_150_161))
+												r0_0_45_150_161 = d_45_150_161.Mul(p0_45_150_161.Add(p1_45_150_161).Add(p2_45_150_161))
 											}
-											var r0_0_46_146_157 archsimd.Float64x4
+											var r0_0_46_150_161 archsimd.Float64x4
 											{
-												c_46_146_157, t_46_146_157 := r0_0_45_146_157, u_44_146_157
-												r0_0_46_146_157 = c_46_146_157.AsUint64x4().Xor(t_46_146_157.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_46_150_161, t_46_150_161 := r0_0_45_150_161, u_44_150_161
+												r0_0_46_150_161 = c_46_150_161.AsUint64x4().Xor(t_46_150_161.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_44_146_157 := r0_0_46_146_157
-											var r0_0_47_146_157 archsimd.Float64x4
+											sn_44_150_161 := r0_0_46_150_161
+											var r0_0_47_150_161 archsimd.Float64x4
 											{
-												d_47_146_157 := d_44_146_157
-												y_47_146_157 := d_47_146_157.Mul(d_47_146_157)
-												y2_47_146_157 := y_47_146_157.Mul(y_47_146_157)
-												y4_47_146_157 := y2_47_146_157.Mul(y2_47_146_157)
-												p0_47_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_146_157)).Mul(y2_47_146_157))
-												p1_47_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_146_157)).Mul(y2_47_146_157)).Mul(y4_47_146_157)
-												p2_47_146_157 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_146_157)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_146_157)).Mul(y4_47_146_157.Mul(y4_47_146_157))
-												r0_0_47_146_157 = d_47_146_157.Mul(p0_47_146_157.Add(p1_47_146_157).Add(p2_47_146_157))
+												d_47_150_161 := d_44_150_161
+												y_47_150_161 := d_47_150_161.Mul(d_47_150_161)
+												y2_47_150_161 := y_47_150_161.Mul(y_47_150_161)
+												y4_47_150_161 := y2_47_150_161.Mul(y2_47_150_161)
+												p0_47_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_150_161)).Mul(y2_47_150_161))
+												p1_47_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_150_161)).Mul(y2_47_150_161)).Mul(y4_47_150_161)
+												p2_47_150_161 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_150_161)).Mul(y4_47_150_161.Mul(y4_47_150_161))
+												r0_0_47_150_161 = d_47_150_161.Mul(p0_47_150_161.Add(p1_47_150_161).Add(p2_47_150_161))
 											}
-											r0_0_44_146_157 = nv_44_146_157.Merge(sn_44_146_157.Div(r0_0_47_146_157), d_44_146_157.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_44_150_161 = nv_44_150_161.Merge(sn_44_150_161.Div(r0_0_47_150_161), d_44_150_161.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_40_146_157 = r0_0_44_146_157
+										s_40_150_161 = r0_0_44_150_161
 									}
-									r0_0_40_146_157 = s_40_146_157
+									r0_0_40_150_161 = s_40_150_161
 								}
-								sc_146_157 := r0_0_40_146_157
-								r0_0_146_157 = sa_146_157.Mul(sb_146_157).Mul(sc_146_157)
+								sc_150_161 := r0_0_40_150_161
+								r0_0_150_161 = sa_150_161.Mul(sb_150_161).Mul(sc_150_161)
 							}
-							fl_157 := r0_0_146_157
-							fc_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_157.defaultF)[:4]))
-							if c_157.HasHKL {
-								var r0_0_147_157 archsimd.Float64x4
+							fl_161 := r0_0_150_161
+							fc_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_161.defaultF)[:4]))
+							if c_161.HasHKL {
+								var r0_0_151_161 archsimd.Float64x4
 								{
-									r_147_157, bits_147_157, ia_147_157, fa_147_157, h_147_157, kk_147_157, l_147_157 := r_157, k_157.fhklBits, ia_157, fa_157, h_157, kk_157, l_157
-									var r0_0_7_147_157 archsimd.Mask64x4
+									r_151_161, bits_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, fa_161, h_161, kk_161, l_161
+									var r0_0_7_151_161 archsimd.Mask64x4
 									{
-										r_7_147_157, ia_7_147_157, h_7_147_157, kk_7_147_157, l_7_147_157 := r_147_157, ia_147_157, h_147_157, kk_147_157, l_147_157
-										half_7_147_157 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-										hc_7_147_157, kc_7_147_157, lc_7_147_157 := h_7_147_157.Sub(half_7_147_157).Ceil(), kk_7_147_157.Sub(half_7_147_157).Ceil(), l_7_147_157.Sub(half_7_147_157).Ceil()
-										hmin_7_147_157, kmin_7_147_157, lmin_7_147_157 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.lmin)[:4]))
-										in_7_147_157 := hc_7_147_157.GreaterEqual(hmin_7_147_157).And(hc_7_147_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.hmax)[:4])))).And(kc_7_147_157.GreaterEqual(kmin_7_147_157)).And(kc_7_147_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.kmax)[:4])))).And(lc_7_147_157.GreaterEqual(lmin_7_147_157)).And(lc_7_147_157.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.lmax)[:4]))))
-										idx_7_147_157 := hc_7_147_157.Sub(hmin_7_147_157).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.hstride)[:4]))).Add(kc_7_147_157.Sub(kmin_7_147_157).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_157.kstride)[:4])))).Add(lc_7_147_157.Sub(lmin_7_147_157))
-										idx_7_147_157.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_147_157).ConvertToInt32().Store(ia_7_147_157)
-										r0_0_7_147_157 = in_7_147_157
+										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
+										half_7_151_161 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_151_161, kc_7_151_161, lc_7_151_161 := h_7_151_161.Sub(half_7_151_161).Ceil(), kk_7_151_161.Sub(half_7_151_161).Ceil(), l_7_151_161.Sub(half_7_151_161).Ceil()
+										hmin_7_151_161, kmin_7_151_161, lmin_7_151_161 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.lmin)[:4]))
+										in_7_151_161 := hc_7_151_161.GreaterEqual(hmin_7_151_161).And(hc_7_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.hmax)[:4])))).And(kc_7_151_161.GreaterEqual(kmin_7_151_161)).And(kc_7_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.kmax)[:4])))).And(lc_7_151_161.GreaterEqual(lmin_7_151_161)).And(lc_7_151_161.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.lmax)[:4]))))
+										idx_7_151_161 := hc_7_151_161.Sub(hmin_7_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.hstride)[:4]))).Add(kc_7_151_161.Sub(kmin_7_151_161).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_161.kstride)[:4])))).Add(lc_7_151_161.Sub(lmin_7_151_161))
+										idx_7_151_161.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_151_161).ConvertToInt32().Store(ia_7_151_161)
+										r0_0_7_151_161 = in_7_151_161
 									}
-									in_147_157 := r0_0_7_147_157
-									for i_147_157, j_147_157 := range ia_147_157 {
-										fa_147_157[i_147_157] = bits_147_157[j_147_157]
+									in_151_161 := r0_0_7_151_161
+									for i_151_161, j_151_161 := range ia_151_161 {
+										fa_151_161[i_151_161] = bits_151_161[j_151_161]
 									}
-									r0_0_147_157 = archsimd.LoadUint64x4(fa_147_157).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_147_157.defaultF)[:4])), in_147_157)
+									r0_0_151_161 = archsimd.LoadUint64x4(fa_151_161).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_151_161.defaultF)[:4])), in_151_161)
 								}
-								fc_157 = r0_0_147_157
+								fc_161 = r0_0_151_161
 							}
-							s_157 := sum_157.Add(fc_157.Mul(fc_157).Mul(fl_157).Mul(fl_157))
-							if !c_157.Water {
-								s_157 = sum_157.Merge(s_157, fl_157.Equal(zero_157))
+							s_161 := sum_161.Add(fc_161.Mul(fc_161).Mul(fl_161).Mul(fl_161))
+							if !c_161.Water {
+								s_161 = sum_161.Merge(s_161, fl_161.Equal(zero_161))
 							}
-							sum_157 = s_157
+							sum_161 = s_161
 						}
 					}
-					r0_0_157, r1_0_157 = sum_157, polar_157
+					r0_0_161, r1_0_161 = sum_161, polar_161
 				}
-				sum, polar = r0_0_157, r1_0_157
+				sum, polar = r0_0_161, r1_0_161
 				archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4])).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -4610,385 +4823,385 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_158 archsimd.Float64x4
-				r1_0_158 archsimd.Float64x4
-				r2_0_158 archsimd.Float64x4
+				r0_0_162 archsimd.Float64x4
+				r1_0_162 archsimd.Float64x4
+				r2_0_162 archsimd.Float64x4
 			)
 			{
-				k_158, r_158, ia_158, fa_158, fdet_158, s_158, o_158, sum_158, omega_158, polar_158, capture_158, par_158 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_158 := k_158.c
-				var r0_0_148_158 archsimd.Float64x4
+				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_162 := k_162.c
+				var r0_0_152_162 archsimd.Float64x4
 				{
-					fdet_148_158, f_148_158, s_148_158, o_148_158, p_148_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[0])[:4]))
-					r0_0_148_158 = fdet_148_158.Mul(f_148_158).Add(s_148_158).Add(o_148_158).Add(p_148_158)
+					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[0])[:4]))
+					r0_0_152_162 = fdet_152_162.Mul(f_152_162).Add(s_152_162).Add(o_152_162).Add(p_152_162)
 				}
-				x_158 := r0_0_148_158
-				var r0_0_149_158 archsimd.Float64x4
+				x_162 := r0_0_152_162
+				var r0_0_153_162 archsimd.Float64x4
 				{
-					fdet_149_158, f_149_158, s_149_158, o_149_158, p_149_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[1])[:4]))
-					r0_0_149_158 = fdet_149_158.Mul(f_149_158).Add(s_149_158).Add(o_149_158).Add(p_149_158)
+					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[1])[:4]))
+					r0_0_153_162 = fdet_153_162.Mul(f_153_162).Add(s_153_162).Add(o_153_162).Add(p_153_162)
 				}
-				y_158 := r0_0_149_158
-				var r0_0_150_158 archsimd.Float64x4
+				y_162 := r0_0_153_162
+				var r0_0_154_162 archsimd.Float64x4
 				{
-					fdet_150_158, f_150_158, s_150_158, o_150_158, p_150_158 := fdet_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_158[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_158[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_158.pix0[2])[:4]))
-					r0_0_150_158 = fdet_150_158.Mul(f_150_158).Add(s_150_158).Add(o_150_158).Add(p_150_158)
+					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_162[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_162.pix0[2])[:4]))
+					r0_0_154_162 = fdet_154_162.Mul(f_154_162).Add(s_154_162).Add(o_154_162).Add(p_154_162)
 				}
-				z_158 := r0_0_150_158
-				invR_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_158.Mul(x_158).Add(y_158.Mul(y_158)).Add(z_158.Mul(z_158)).Sqrt())
-				dx_158, dy_158, dz_158 := x_158.Mul(invR_158), y_158.Mul(invR_158), z_158.Mul(invR_158)
-				if m_158 := omega_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_158.ToBits() != 0 {
-					var r0_0_151_158 archsimd.Float64x4
+				z_162 := r0_0_154_162
+				invR_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_162.Mul(x_162).Add(y_162.Mul(y_162)).Add(z_162.Mul(z_162)).Sqrt())
+				dx_162, dy_162, dz_162 := x_162.Mul(invR_162), y_162.Mul(invR_162), z_162.Mul(invR_162)
+				if m_162 := omega_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_162.ToBits() != 0 {
+					var r0_0_155_162 archsimd.Float64x4
 					{
-						invR_151_158, num_151_158, point_151_158 := invR_158, archsimd.LoadFloat64x4((*[4]float64)((&r_158.omegaNum)[:4])), c_158.PointPixel
-						w_151_158 := invR_151_158.Mul(invR_151_158)
-						if !point_151_158 {
-							w_151_158 = num_151_158.Mul(w_151_158.Mul(invR_151_158))
+						invR_155_162, num_155_162, point_155_162 := invR_162, archsimd.LoadFloat64x4((*[4]float64)((&r_162.omegaNum)[:4])), c_162.PointPixel
+						w_155_162 := invR_155_162.Mul(invR_155_162)
+						if !point_155_162 {
+							w_155_162 = num_155_162.Mul(w_155_162.Mul(invR_155_162))
 						}
-						r0_0_151_158 = w_151_158
+						r0_0_155_162 = w_155_162
 					}
-					omega_158 = r0_0_151_158.Merge(omega_158, m_158)
+					omega_162 = r0_0_155_162.Merge(omega_162, m_162)
 				}
-				if capture_158 {
-					dx_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[0])[:4]))).Add(dy_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[1])[:4])))).Add(dz_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_158.od[2])[:4])))).StoreSlice(par_158)
+				if capture_162 {
+					dx_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[0])[:4]))).Add(dy_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[1])[:4])))).Add(dz_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_162.od[2])[:4])))).StoreSlice(par_162)
 				}
 				var (
-					r0_0_152_158 archsimd.Float64x4
-					r1_0_152_158 archsimd.Float64x4
+					r0_0_156_162 archsimd.Float64x4
+					r1_0_156_162 archsimd.Float64x4
 				)
 				{
-					k_152_158, r_152_158, ia_152_158, fa_152_158, sum_152_158, dx_152_158, dy_152_158, dz_152_158, polar_152_158 := k_158, r_158, ia_158, fa_158, sum_158, dx_158, dy_158, dz_158, polar_158
-					c_152_158 := k_152_158.c
-					n_152_158 := k_152_158.nn[0]
-					zero_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					for si_152_158 := range r_152_158.src {
-						sr_152_158 := &r_152_158.src[si_152_158]
-						il_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.il)[:4]))
-						qx_152_158, qy_152_158, qz_152_158 := dx_152_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[0])[:4]))).Mul(il_152_158), dy_152_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[1])[:4]))).Mul(il_152_158), dz_152_158.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[2])[:4]))).Mul(il_152_158)
-						if m_152_158 := polar_152_158.Equal(zero_152_158); m_152_158.ToBits() != 0 {
-							var p_152_158 archsimd.Float64x4
-							if r_152_158.kahnZero {
-								c2_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[0])[:4])).Mul(dx_152_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[1])[:4])).Mul(dy_152_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_158.inc[2])[:4])).Mul(dz_152_158))
-								p_152_158 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_152_158.Mul(c2_152_158)))
+					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
+					c_156_162 := k_156_162.c
+					n_156_162 := k_156_162.nn[0]
+					zero_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					for si_156_162 := range r_156_162.src {
+						sr_156_162 := &r_156_162.src[si_156_162]
+						il_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.il)[:4]))
+						qx_156_162, qy_156_162, qz_156_162 := dx_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[0])[:4]))).Mul(il_156_162), dy_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[1])[:4]))).Mul(il_156_162), dz_156_162.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[2])[:4]))).Mul(il_156_162)
+						if m_156_162 := polar_156_162.Equal(zero_156_162); m_156_162.ToBits() != 0 {
+							var p_156_162 archsimd.Float64x4
+							if r_156_162.kahnZero {
+								c2_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[0])[:4])).Mul(dx_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[1])[:4])).Mul(dy_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_162.inc[2])[:4])).Mul(dz_156_162))
+								p_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_156_162.Mul(c2_156_162)))
 							} else {
-								var r0_0_145_152_158 archsimd.Float64x4
+								var r0_0_149_156_162 archsimd.Float64x4
 								{
-									zero_145_152_158, kahn_145_152_158, s_145_152_158, dx_145_152_158, dy_145_152_158, dz_145_152_158 := false, &r_152_158.kahn, sr_152_158, dx_152_158, dy_152_158, dz_152_158
-									c2_145_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.inc[0])[:4])).Mul(dx_145_152_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.inc[1])[:4])).Mul(dy_145_152_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.inc[2])[:4])).Mul(dz_145_152_158))
-									c2sq_145_152_158 := c2_145_152_158.Mul(c2_145_152_158)
-									cos2psi_145_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-									if !zero_145_152_158 {
-										e_145_152_158 := dx_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.ein[0])[:4]))).Add(dy_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.ein[1])[:4])))).Add(dz_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.ein[2])[:4]))))
-										b_145_152_158 := dx_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.bin[0])[:4]))).Add(dy_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.bin[1])[:4])))).Add(dz_145_152_158.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_158.bin[2])[:4]))))
-										ee_145_152_158, bb_145_152_158 := e_145_152_158.Mul(e_145_152_158), b_145_152_158.Mul(b_145_152_158)
-										den_145_152_158 := ee_145_152_158.Add(bb_145_152_158)
-										cos2psi_145_152_158 = ee_145_152_158.Sub(bb_145_152_158).Div(den_145_152_158).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_145_152_158.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									zero_149_156_162, kahn_149_156_162, s_149_156_162, dx_149_156_162, dy_149_156_162, dz_149_156_162 := false, &r_156_162.kahn, sr_156_162, dx_156_162, dy_156_162, dz_156_162
+									c2_149_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.inc[0])[:4])).Mul(dx_149_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.inc[1])[:4])).Mul(dy_149_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.inc[2])[:4])).Mul(dz_149_156_162))
+									c2sq_149_156_162 := c2_149_156_162.Mul(c2_149_156_162)
+									cos2psi_149_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+									if !zero_149_156_162 {
+										e_149_156_162 := dx_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.ein[0])[:4]))).Add(dy_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.ein[1])[:4])))).Add(dz_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.ein[2])[:4]))))
+										b_149_156_162 := dx_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.bin[0])[:4]))).Add(dy_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.bin[1])[:4])))).Add(dz_149_156_162.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_162.bin[2])[:4]))))
+										ee_149_156_162, bb_149_156_162 := e_149_156_162.Mul(e_149_156_162), b_149_156_162.Mul(b_149_156_162)
+										den_149_156_162 := ee_149_156_162.Add(bb_149_156_162)
+										cos2psi_149_156_162 = ee_149_156_162.Sub(bb_149_156_162).Div(den_149_156_162).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_149_156_162.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 									}
-									one_145_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									r0_0_145_152_158 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145_152_158.Add(c2sq_145_152_158).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_145_152_158[:4])).Mul(cos2psi_145_152_158).Mul(one_145_152_158.Sub(c2sq_145_152_158))))
+									one_149_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									r0_0_149_156_162 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_149_156_162.Add(c2sq_149_156_162).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_149_156_162[:4])).Mul(cos2psi_149_156_162).Mul(one_149_156_162.Sub(c2sq_149_156_162))))
 								}
-								p_152_158 = r0_0_145_152_158
+								p_156_162 = r0_0_149_156_162
 							}
-							polar_152_158 = p_152_158.Merge(polar_152_158, m_152_158)
+							polar_156_162 = p_156_162.Merge(polar_156_162, m_156_162)
 						}
-						for oi_152_158 := range r_152_158.orient {
-							o_152_158 := &r_152_158.orient[oi_152_158]
-							h_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[0])[:4])).Mul(qx_152_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[1])[:4])).Mul(qy_152_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[2])[:4])).Mul(qz_152_158))
-							kk_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[3])[:4])).Mul(qx_152_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[4])[:4])).Mul(qy_152_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[5])[:4])).Mul(qz_152_158))
-							l_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[6])[:4])).Mul(qx_152_158).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[7])[:4])).Mul(qy_152_158)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_158[8])[:4])).Mul(qz_152_158))
-							var r0_0_146_152_158 archsimd.Float64x4
+						for oi_156_162 := range r_156_162.orient {
+							o_156_162 := &r_156_162.orient[oi_156_162]
+							h_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[0])[:4])).Mul(qx_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[1])[:4])).Mul(qy_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[2])[:4])).Mul(qz_156_162))
+							kk_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[3])[:4])).Mul(qx_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[4])[:4])).Mul(qy_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[5])[:4])).Mul(qz_156_162))
+							l_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[6])[:4])).Mul(qx_156_162).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[7])[:4])).Mul(qy_156_162)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_162[8])[:4])).Mul(qz_156_162))
+							var r0_0_150_156_162 archsimd.Float64x4
 							{
-								r_146_152_158, h_146_152_158, kk_146_152_158, l_146_152_158, n_146_152_158 := r_152_158, h_152_158, kk_152_158, l_152_158, n_152_158
-								_ = n_146_152_158
-								var r0_0_24_146_152_158 archsimd.Float64x4
+								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
+								_ = n_150_156_162
+								var r0_0_24_150_156_162 archsimd.Float64x4
 								{
-									r_24_146_152_158, i_24_146_152_158, x_24_146_152_158 := r_146_152_158, 0, h_146_152_158
-									s_24_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_24_146_152_158.nmode[i_24_146_152_158] == nChebyshev {
-										var r0_0_25_146_152_158 archsimd.Float64x4
+									r_24_150_156_162, i_24_150_156_162, x_24_150_156_162 := r_150_156_162, 0, h_150_156_162
+									s_24_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_24_150_156_162.nmode[i_24_150_156_162] == nChebyshev {
+										var r0_0_25_150_156_162 archsimd.Float64x4
 										{
-											x_25_146_152_158, n_25_146_152_158 := x_24_146_152_158, r_24_146_152_158.nn[i_24_146_152_158]
-											magic_25_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_25_146_152_158 := x_25_146_152_158.Add(magic_25_146_152_158)
-											var r0_0_26_146_152_158 archsimd.Float64x4
+											x_25_150_156_162, n_25_150_156_162 := x_24_150_156_162, r_24_150_156_162.nn[i_24_150_156_162]
+											magic_25_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_25_150_156_162 := x_25_150_156_162.Add(magic_25_150_156_162)
+											var r0_0_26_150_156_162 archsimd.Float64x4
 											{
-												d_26_146_152_158 := x_25_146_152_158.Sub(t_25_146_152_158.Sub(magic_25_146_152_158))
-												y_26_146_152_158 := d_26_146_152_158.Mul(d_26_146_152_158)
-												y2_26_146_152_158 := y_26_146_152_158.Mul(y_26_146_152_158)
-												y4_26_146_152_158 := y2_26_146_152_158.Mul(y2_26_146_152_158)
-												p0_26_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_146_152_158)).Mul(y2_26_146_152_158))
-												p1_26_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_146_152_158)).Mul(y2_26_146_152_158)).Mul(y4_26_146_152_158)
-												p2_26_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_146_152_158.Mul(y4_26_146_152_158))
-												r0_0_26_146_152_158 = p0_26_146_152_158.Add(p1_26_146_152_158).Add(p2_26_146_152_158)
+												d_26_150_156_162 := x_25_150_156_162.Sub(t_25_150_156_162.Sub(magic_25_150_156_162))
+												y_26_150_156_162 := d_26_150_156_162.Mul(d_26_150_156_162)
+												y2_26_150_156_162 := y_26_150_156_162.Mul(y_26_150_156_162)
+												y4_26_150_156_162 := y2_26_150_156_162.Mul(y2_26_150_156_162)
+												p0_26_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_150_156_162)).Mul(y2_26_150_156_162))
+												p1_26_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_150_156_162)).Mul(y2_26_150_156_162)).Mul(y4_26_150_156_162)
+												p2_26_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_150_156_162.Mul(y4_26_150_156_162))
+												r0_0_26_150_156_162 = p0_26_150_156_162.Add(p1_26_150_156_162).Add(p2_26_150_156_162)
 											}
-											var r0_0_27_146_152_158 archsimd.Float64x4
+											var r0_0_27_150_156_162 archsimd.Float64x4
 											{
-												c_27_146_152_158, t_27_146_152_158 := r0_0_26_146_152_158, t_25_146_152_158
-												r0_0_27_146_152_158 = c_27_146_152_158.AsUint64x4().Xor(t_27_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_27_150_156_162, t_27_150_156_162 := r0_0_26_150_156_162, t_25_150_156_162
+												r0_0_27_150_156_162 = c_27_150_156_162.AsUint64x4().Xor(t_27_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_25_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_146_152_158)
-											u0_25_146_152_158, u1_25_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_146_152_158
-											j_25_146_152_158 := 2
-											for ; j_25_146_152_158+1 < n_25_146_152_158; j_25_146_152_158 += 2 {
-												u0_25_146_152_158 = c2_25_146_152_158.Mul(u1_25_146_152_158).Sub(u0_25_146_152_158)
-												u1_25_146_152_158 = c2_25_146_152_158.Mul(u0_25_146_152_158).Sub(u1_25_146_152_158)
+											c2_25_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_150_156_162)
+											u0_25_150_156_162, u1_25_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_150_156_162
+											j_25_150_156_162 := 2
+											for ; j_25_150_156_162+1 < n_25_150_156_162; j_25_150_156_162 += 2 {
+												u0_25_150_156_162 = c2_25_150_156_162.Mul(u1_25_150_156_162).Sub(u0_25_150_156_162)
+												u1_25_150_156_162 = c2_25_150_156_162.Mul(u0_25_150_156_162).Sub(u1_25_150_156_162)
 											}
-											if j_25_146_152_158 < n_25_146_152_158 {
-												u1_25_146_152_158 = c2_25_146_152_158.Mul(u1_25_146_152_158).Sub(u0_25_146_152_158)
+											if j_25_150_156_162 < n_25_150_156_162 {
+												u1_25_150_156_162 = c2_25_150_156_162.Mul(u1_25_150_156_162).Sub(u0_25_150_156_162)
 											}
-											r0_0_25_146_152_158 = u1_25_146_152_158
+											r0_0_25_150_156_162 = u1_25_150_156_162
 										}
-										s_24_146_152_158 = r0_0_25_146_152_158
-									} else if r_24_146_152_158.nmode[i_24_146_152_158] == nRatio {
-										var r0_0_28_146_152_158 archsimd.Float64x4
+										s_24_150_156_162 = r0_0_25_150_156_162
+									} else if r_24_150_156_162.nmode[i_24_150_156_162] == nRatio {
+										var r0_0_28_150_156_162 archsimd.Float64x4
 										{
-											x_28_146_152_158, nv_28_146_152_158 := x_24_146_152_158, archsimd.LoadFloat64x4((*[4]float64)((&r_24_146_152_158.nv[i_24_146_152_158])[:4]))
-											magic_28_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_28_146_152_158 := x_28_146_152_158.Add(magic_28_146_152_158)
-											d_28_146_152_158 := x_28_146_152_158.Sub(t_28_146_152_158.Sub(magic_28_146_152_158))
-											y_28_146_152_158 := nv_28_146_152_158.Mul(d_28_146_152_158)
-											u_28_146_152_158 := y_28_146_152_158.Add(magic_28_146_152_158)
-											var r0_0_29_146_152_158 archsimd.Float64x4
+											x_28_150_156_162, nv_28_150_156_162 := x_24_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_24_150_156_162.nv[i_24_150_156_162])[:4]))
+											magic_28_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_28_150_156_162 := x_28_150_156_162.Add(magic_28_150_156_162)
+											d_28_150_156_162 := x_28_150_156_162.Sub(t_28_150_156_162.Sub(magic_28_150_156_162))
+											y_28_150_156_162 := nv_28_150_156_162.Mul(d_28_150_156_162)
+											u_28_150_156_162 := y_28_150_156_162.Add(magic_28_150_156_162)
+											var r0_0_29_150_156_162 archsimd.Float64x4
 											{
-												d_29_146_152_158 := y_28_146_152_158.Sub(u_28_146_152_158.Sub(magic_28_146_152_158))
-												y_29_146_152_158 := d_29_146_152_158.Mul(d_29_146_152_158)
-												y2_29_146_152_158 := y_29_146_152_158.Mul(y_29_146_152_158)
-												y4_29_146_152_158 := y2_29_146_152_158.Mul(y2_29_146_152_158)
-												p0_29_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_146_152_158)).Mul(y2_29_146_152_158))
-												p1_29_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_146_152_158)).Mul(y2_29_146_152_158)).Mul(y4_29_146_152_158)
-												p2_29_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_146_152_158)).Mul(y4_29_146_152_158.Mul(y4_29_146_152_158))
-												r0_0_29_146_152_158 = d_29_146_152_158.Mul(p0_29_146_152_158.Add(p1_29_146_152_158).Add(p2_29_146_152_158))
+												d_29_150_156_162 := y_28_150_156_162.Sub(u_28_150_156_162.Sub(magic_28_150_156_162))
+												y_29_150_156_162 := d_29_150_156_162.Mul(d_29_150_156_162)
+												y2_29_150_156_162 := y_29_150_156_162.Mul(y_29_150_156_162)
+												y4_29_150_156_162 := y2_29_150_156_162.Mul(y2_29_150_156_162)
+												p0_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_150_156_162)).Mul(y2_29_150_156_162))
+												p1_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_150_156_162)).Mul(y2_29_150_156_162)).Mul(y4_29_150_156_162)
+												p2_29_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_150_156_162)).Mul(y4_29_150_156_162.Mul(y4_29_150_156_162))
+												r0_0_29_150_156_162 = d_29_150_156_162.Mul(p0_29_150_156_162.Add(p1_29_150_156_162).Add(p2_29_150_156_162))
 											}
-											var r0_0_30_146_152_158 archsimd.Float64x4
+											var r0_0_30_150_156_162 archsimd.Float64x4
 											{
-												c_30_146_152_158, t_30_146_152_158 := r0_0_29_146_152_158, u_28_146_152_158
-												r0_0_30_146_152_158 = c_30_146_152_158.AsUint64x4().Xor(t_30_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_30_150_156_162, t_30_150_156_162 := r0_0_29_150_156_162, u_28_150_156_162
+												r0_0_30_150_156_162 = c_30_150_156_162.AsUint64x4().Xor(t_30_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_28_146_152_158 := r0_0_30_146_152_158
-											var r0_0_31_146_152_158 archsimd.Float64x4
+											sn_28_150_156_162 := r0_0_30_150_156_162
+											var r0_0_31_150_156_162 archsimd.Float64x4
 											{
-												d_31_146_152_158 := d_28_146_152_158
-												y_31_146_152_158 := d_31_146_152_158.Mul(d_31_146_152_158)
-												y2_31_146_152_158 := y_31_146_152_158.Mul(y_31_146_152_158)
-												y4_31_146_152_158 := y2_31_146_152_158.Mul(y2_31_146_152_158)
-												p0_31_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_146_152_158)).Mul(y2_31_146_152_158))
-												p1_31_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_146_152_158)).Mul(y2_31_146_152_158)).Mul(y4_31_146_152_158)
-												p2_31_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_146_152_158)).Mul(y4_31_146_152_158.Mul(y4_31_146_152_158))
-												r0_0_31_146_152_158 = d_31_146_152_158.Mul(p0_31_146_152_158.Add(p1_31_146_152_158).Add(p2_31_146_152_158))
+												d_31_150_156_162 := d_28_150_156_162
+												y_31_150_156_162 := d_31_150_156_162.Mul(d_31_150_156_162)
+												y2_31_150_156_162 := y_31_150_156_162.Mul(y_31_150_156_162)
+												y4_31_150_156_162 := y2_31_150_156_162.Mul(y2_31_150_156_162)
+												p0_31_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_150_156_162)).Mul(y2_31_150_156_162))
+												p1_31_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_150_156_162)).Mul(y2_31_150_156_162)).Mul(y4_31_150_156_162)
+												p2_31_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_150_156_162)).Mul(y4_31_150_156_162.Mul(y4_31_150_156_162))
+												r0_0_31_150_156_162 = d_31_150_156_162.Mul(p0_31_150_156_162.Add(p1_31_150_156_162).Add(p2_31_150_156_162))
 											}
-											r0_0_28_146_152_158 = nv_28_146_152_158.Merge(sn_28_146_152_158.Div(r0_0_31_146_152_158), d_28_146_152_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_28_150_156_162 = nv_28_150_156_162.Merge(sn_28_150_156_162.Div(r0_0_31_150_156_162), d_28_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_24_146_152_158 = r0_0_28_146_152_158
+										s_24_150_156_162 = r0_0_28_150_156_162
 									}
-									r0_0_24_146_152_158 = s_24_146_152_158
+									r0_0_24_150_156_162 = s_24_150_156_162
 								}
-								sa_146_152_158 := r0_0_24_146_152_158
-								var r0_0_32_146_152_158 archsimd.Float64x4
+								sa_150_156_162 := r0_0_24_150_156_162
+								var r0_0_32_150_156_162 archsimd.Float64x4
 								{
-									r_32_146_152_158, i_32_146_152_158, x_32_146_152_158 := r_146_152_158, 1, kk_146_152_158
-									s_32_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_32_146_152_158.nmode[i_32_146_152_158] == nChebyshev {
-										var r0_0_33_146_152_158 archsimd.Float64x4
+									r_32_150_156_162, i_32_150_156_162, x_32_150_156_162 := r_150_156_162, 1, kk_150_156_162
+									s_32_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_32_150_156_162.nmode[i_32_150_156_162] == nChebyshev {
+										var r0_0_33_150_156_162 archsimd.Float64x4
 										{
-											x_33_146_152_158, n_33_146_152_158 := x_32_146_152_158, r_32_146_152_158.nn[i_32_146_152_158]
-											magic_33_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_33_146_152_158 := x_33_146_152_158.Add(magic_33_146_152_158)
-											var r0_0_34_146_152_158 archsimd.Float64x4
+											x_33_150_156_162, n_33_150_156_162 := x_32_150_156_162, r_32_150_156_162.nn[i_32_150_156_162]
+											magic_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_33_150_156_162 := x_33_150_156_162.Add(magic_33_150_156_162)
+											var r0_0_34_150_156_162 archsimd.Float64x4
 											{
-												d_34_146_152_158 := x_33_146_152_158.Sub(t_33_146_152_158.Sub(magic_33_146_152_158))
-												y_34_146_152_158 := d_34_146_152_158.Mul(d_34_146_152_158)
-												y2_34_146_152_158 := y_34_146_152_158.Mul(y_34_146_152_158)
-												y4_34_146_152_158 := y2_34_146_152_158.Mul(y2_34_146_152_158)
-												p0_34_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_146_152_158)).Mul(y2_34_146_152_158))
-												p1_34_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_146_152_158)).Mul(y2_34_146_152_158)).Mul(y4_34_146_152_158)
-												p2_34_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_146_152_158.Mul(y4_34_146_152_158))
-												r0_0_34_146_152_158 = p0_34_146_152_158.Add(p1_34_146_152_158).Add(p2_34_146_152_158)
+												d_34_150_156_162 := x_33_150_156_162.Sub(t_33_150_156_162.Sub(magic_33_150_156_162))
+												y_34_150_156_162 := d_34_150_156_162.Mul(d_34_150_156_162)
+												y2_34_150_156_162 := y_34_150_156_162.Mul(y_34_150_156_162)
+												y4_34_150_156_162 := y2_34_150_156_162.Mul(y2_34_150_156_162)
+												p0_34_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_150_156_162)).Mul(y2_34_150_156_162))
+												p1_34_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_150_156_162)).Mul(y2_34_150_156_162)).Mul(y4_34_150_156_162)
+												p2_34_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_150_156_162.Mul(y4_34_150_156_162))
+												r0_0_34_150_156_162 = p0_34_150_156_162.Add(p1_34_150_156_162).Add(p2_34_150_156_162)
 											}
-											var r0_0_35_146_152_158 archsimd.Float64x4
+											var r0_0_35_150_156_162 archsimd.Float64x4
 											{
-												c_35_146_152_158, t_35_146_152_158 := r0_0_34_146_152_158, t_33_146_152_158
-												r0_0_35_146_152_158 = c_35_146_152_158.AsUint64x4().Xor(t_35_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_35_150_156_162, t_35_150_156_162 := r0_0_34_150_156_162, t_33_150_156_162
+												r0_0_35_150_156_162 = c_35_150_156_162.AsUint64x4().Xor(t_35_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_33_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_146_152_158)
-											u0_33_146_152_158, u1_33_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_146_152_158
-											j_33_146_152_158 := 2
-											for ; j_33_146_152_158+1 < n_33_146_152_158; j_33_146_152_158 += 2 {
-												u0_33_146_152_158 = c2_33_146_152_158.Mul(u1_33_146_152_158).Sub(u0_33_146_152_158)
-												u1_33_146_152_158 = c2_33_146_152_158.Mul(u0_33_146_152_158).Sub(u1_33_146_152_158)
+											c2_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_150_156_162)
+											u0_33_150_156_162, u1_33_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_150_156_162
+											j_33_150_156_162 := 2
+											for ; j_33_150_156_162+1 < n_33_150_156_162; j_33_150_156_162 += 2 {
+												u0_33_150_156_162 = c2_33_150_156_162.Mul(u1_33_150_156_162).Sub(u0_33_150_156_162)
+												u1_33_150_156_162 = c2_33_150_156_162.Mul(u0_33_150_156_162).Sub(u1_33_150_156_162)
 											}
-											if j_33_146_152_158 < n_33_146_152_158 {
-												u1_33_146_152_158 = c2_33_146_152_158.Mul(u1_33_146_152_158).Sub(u0_33_146_152_158)
+											if j_33_150_156_162 < n_33_150_156_162 {
+												u1_33_150_156_162 = c2_33_150_156_162.Mul(u1_33_150_156_162).Sub(u0_33_150_156_162)
 											}
-											r0_0_33_146_152_158 = u1_33_146_152_158
+											r0_0_33_150_156_162 = u1_33_150_156_162
 										}
-										s_32_146_152_158 = r0_0_33_146_152_158
-									} else if r_32_146_152_158.nmode[i_32_146_152_158] == nRatio {
-										var r0_0_36_146_152_158 archsimd.Float64x4
+										s_32_150_156_162 = r0_0_33_150_156_162
+									} else if r_32_150_156_162.nmode[i_32_150_156_162] == nRatio {
+										var r0_0_36_150_156_162 archsimd.Float64x4
 										{
-											x_36_146_152_158, nv_36_146_152_158 := x_32_146_152_158, archsimd.LoadFloat64x4((*[4]float64)((&r_32_146_152_158.nv[i_32_146_152_158])[:4]))
-											magic_36_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_36_146_152_158 := x_36_146_152_158.Add(magic_36_146_152_158)
-											d_36_146_152_158 := x_36_146_152_158.Sub(t_36_146_152_158.Sub(magic_36_146_152_158))
-											y_36_146_152_158 := nv_36_146_152_158.Mul(d_36_146_152_158)
-											u_36_146_152_158 := y_36_146_152_158.Add(magic_36_146_152_158)
-											var r0_0_37_146_152_158 archsimd.Float64x4
+											x_36_150_156_162, nv_36_150_156_162 := x_32_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_32_150_156_162.nv[i_32_150_156_162])[:4]))
+											magic_36_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_36_150_156_162 := x_36_150_156_162.Add(magic_36_150_156_162)
+											d_36_150_156_162 := x_36_150_156_162.Sub(t_36_150_156_162.Sub(magic_36_150_156_162))
+											y_36_150_156_162 := nv_36_150_156_162.Mul(d_36_150_156_162)
+											u_36_150_156_162 := y_36_150_156_162.Add(magic_36_150_156_162)
+											var r0_0_37_150_156_162 archsimd.Float64x4
 											{
-												d_37_146_152_158 := y_36_146_152_158.Sub(u_36_146_152_158.Sub(magic_36_146_152_158))
-												y_37_146_152_158 := d_37_146_152_158.Mul(d_37_146_152_158)
-												y2_37_146_152_158 := y_37_146_152_158.Mul(y_37_146_152_158)
-												y4_37_146_152_158 := y2_37_146_152_158.Mul(y2_37_146_152_158)
-												p0_37_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_146_152_158)).Mul(y2_37_146_152_158))
-												p1_37_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_146_152_158)).Mul(y2_37_146_152_158)).Mul(y4_37_146_152_158)
-												p2_37_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_146_152_158)).Mul(y4_37_146_152_158.Mul(y4_37_146_152_158))
-												r0_0_37_146_152_158 = d_37_146_152_158.Mul(p0_37_146_152_158.Add(p1_37_146_152_158).Add(p2_37_146_152_158))
+												d_37_150_156_162 := y_36_150_156_162.Sub(u_36_150_156_162.Sub(magic_36_150_156_162))
+												y_37_150_156_162 := d_37_150_156_162.Mul(d_37_150_156_162)
+												y2_37_150_156_162 := y_37_150_156_162.Mul(y_37_150_156_162)
+												y4_37_150_156_162 := y2_37_150_156_162.Mul(y2_37_150_156_162)
+												p0_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_150_156_162)).Mul(y2_37_150_156_162))
+												p1_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_150_156_162)).Mul(y2_37_150_156_162)).Mul(y4_37_150_156_162)
+												p2_37_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_150_156_162)).Mul(y4_37_150_156_162.Mul(y4_37_150_156_162))
+												r0_0_37_150_156_162 = d_37_150_156_162.Mul(p0_37_150_156_162.Add(p1_37_150_156_162).Add(p2_37_150_156_162))
 											}
-											var r0_0_38_146_152_158 archsimd.Float64x4
+											var r0_0_38_150_156_162 archsimd.Float64x4
 											{
-												c_38_146_152_158, t_38_146_152_158 := r0_0_37_146_152_158, u_36_146_152_158
-												r0_0_38_146_152_158 = c_38_146_152_158.AsUint64x4().Xor(t_38_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_38_150_156_162, t_38_150_156_162 := r0_0_37_150_156_162, u_36_150_156_162
+												r0_0_38_150_156_162 = c_38_150_156_162.AsUint64x4().Xor(t_38_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_36_146_152_158 := r0_0_38_146_152_158
-											var r0_0_39_146_152_158 archsimd.Float64x4
+											sn_36_150_156_162 := r0_0_38_150_156_162
+											var r0_0_39_150_156_162 archsimd.Float64x4
 											{
-												d_39_146_152_158 := d_36_146_152_158
-												y_39_146_152_158 := d_39_146_152_158.Mul(d_39_146_152_158)
-												y2_39_146_152_158 := y_39_146_152_158.Mul(y_39_146_152_158)
-												y4_39_146_152_158 := y2_39_146_152_158.Mul(y2_39_146_152_158)
-												p0_39_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_146_152_158)).Mul(y2_39_146_152_158))
-												p1_39_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_146_152_158)).Mul(y2_39_146_152_158)).Mul(y4_39_146_152_158)
-												p2_39_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_146_152_158)).Mul(y4_39_146_152_158.Mul(y4_39_146_152_158))
-												r0_0_39_146_152_158 = d_39_146_152_158.Mul(p0_39_146_152_158.Add(p1_39_146_152_158).Add(p2_39_146_152_158))
+												d_39_150_156_162 := d_36_150_156_162
+												y_39_150_156_162 := d_39_150_156_162.Mul(d_39_150_156_162)
+												y2_39_150_156_162 := y_39_150_156_162.Mul(y_39_150_156_162)
+												y4_39_150_156_162 := y2_39_150_156_162.Mul(y2_39_150_156_162)
+												p0_39_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_150_156_162)).Mul(y2_39_150_156_162))
+												p1_39_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_150_156_162)).Mul(y2_39_150_156_162)).Mul(y4_39_150_156_162)
+												p2_39_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_150_156_162)).Mul(y4_39_150_156_162.Mul(y4_39_150_156_162))
+												r0_0_39_150_156_162 = d_39_150_156_162.Mul(p0_39_150_156_162.Add(p1_39_150_156_162).Add(p2_39_150_156_162))
 											}
-											r0_0_36_146_152_158 = nv_36_146_152_158.Merge(sn_36_146_152_158.Div(r0_0_39_146_152_158), d_36_146_152_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_36_150_156_162 = nv_36_150_156_162.Merge(sn_36_150_156_162.Div(r0_0_39_150_156_162), d_36_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_32_146_152_158 = r0_0_36_146_152_158
+										s_32_150_156_162 = r0_0_36_150_156_162
 									}
-									r0_0_32_146_152_158 = s_32_146_152_158
+									r0_0_32_150_156_162 = s_32_150_156_162
 								}
-								sb_146_152_158 := r0_0_32_146_152_158
-								var r0_0_40_146_152_158 archsimd.Float64x4
+								sb_150_156_162 := r0_0_32_150_156_162
+								var r0_0_40_150_156_162 archsimd.Float64x4
 								{
-									r_40_146_152_158, i_40_146_152_158, x_40_146_152_158 := r_146_152_158, 2, l_146_152_158
-									s_40_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-									if r_40_146_152_158.nmode[i_40_146_152_158] == nChebyshev {
-										var r0_0_41_146_152_158 archsimd.Float64x4
+									r_40_150_156_162, i_40_150_156_162, x_40_150_156_162 := r_150_156_162, 2, l_150_156_162
+									s_40_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+									if r_40_150_156_162.nmode[i_40_150_156_162] == nChebyshev {
+										var r0_0_41_150_156_162 archsimd.Float64x4
 										{
-											x_41_146_152_158, n_41_146_152_158 := x_40_146_152_158, r_40_146_152_158.nn[i_40_146_152_158]
-											magic_41_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_41_146_152_158 := x_41_146_152_158.Add(magic_41_146_152_158)
-											var r0_0_42_146_152_158 archsimd.Float64x4
+											x_41_150_156_162, n_41_150_156_162 := x_40_150_156_162, r_40_150_156_162.nn[i_40_150_156_162]
+											magic_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_41_150_156_162 := x_41_150_156_162.Add(magic_41_150_156_162)
+											var r0_0_42_150_156_162 archsimd.Float64x4
 											{
-												d_42_146_152_158 := x_41_146_152_158.Sub(t_41_146_152_158.Sub(magic_41_146_152_158))
-												y_42_146_152_158 := d_42_146_152_158.Mul(d_42_146_152_158)
-												y2_42_146_152_158 := y_42_146_152_158.Mul(y_42_146_152_158)
-												y4_42_146_152_158 := y2_42_146_152_158.Mul(y2_42_146_152_158)
-												p0_42_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_146_152_158)).Mul(y2_42_146_152_158))
-												p1_42_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_146_152_158)).Mul(y2_42_146_152_158)).Mul(y4_42_146_152_158)
-												p2_42_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_146_152_158.Mul(y4_42_146_152_158))
-												r0_0_42_146_152_158 = p0_42_146_152_158.Add(p1_42_146_152_158).Add(p2_42_146_152_158)
+												d_42_150_156_162 := x_41_150_156_162.Sub(t_41_150_156_162.Sub(magic_41_150_156_162))
+												y_42_150_156_162 := d_42_150_156_162.Mul(d_42_150_156_162)
+												y2_42_150_156_162 := y_42_150_156_162.Mul(y_42_150_156_162)
+												y4_42_150_156_162 := y2_42_150_156_162.Mul(y2_42_150_156_162)
+												p0_42_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_150_156_162)).Mul(y2_42_150_156_162))
+												p1_42_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_150_156_162)).Mul(y2_42_150_156_162)).Mul(y4_42_150_156_162)
+												p2_42_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_150_156_162.Mul(y4_42_150_156_162))
+												r0_0_42_150_156_162 = p0_42_150_156_162.Add(p1_42_150_156_162).Add(p2_42_150_156_162)
 											}
-											var r0_0_43_146_152_158 archsimd.Float64x4
+											var r0_0_43_150_156_162 archsimd.Float64x4
 											{
-												c_43_146_152_158, t_43_146_152_158 := r0_0_42_146_152_158, t_41_146_152_158
-												r0_0_43_146_152_158 = c_43_146_152_158.AsUint64x4().Xor(t_43_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_43_150_156_162, t_43_150_156_162 := r0_0_42_150_156_162, t_41_150_156_162
+												r0_0_43_150_156_162 = c_43_150_156_162.AsUint64x4().Xor(t_43_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											c2_41_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_146_152_158)
-											u0_41_146_152_158, u1_41_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_146_152_158
-											j_41_146_152_158 := 2
-											for ; j_41_146_152_158+1 < n_41_146_152_158; j_41_146_152_158 += 2 {
-												u0_41_146_152_158 = c2_41_146_152_158.Mul(u1_41_146_152_158).Sub(u0_41_146_152_158)
-												u1_41_146_152_158 = c2_41_146_152_158.Mul(u0_41_146_152_158).Sub(u1_41_146_152_158)
+											c2_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_150_156_162)
+											u0_41_150_156_162, u1_41_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_150_156_162
+											j_41_150_156_162 := 2
+											for ; j_41_150_156_162+1 < n_41_150_156_162; j_41_150_156_162 += 2 {
+												u0_41_150_156_162 = c2_41_150_156_162.Mul(u1_41_150_156_162).Sub(u0_41_150_156_162)
+												u1_41_150_156_162 = c2_41_150_156_162.Mul(u0_41_150_156_162).Sub(u1_41_150_156_162)
 											}
-											if j_41_146_152_158 < n_41_146_152_158 {
-												u1_41_146_152_158 = c2_41_146_152_158.Mul(u1_41_146_152_158).Sub(u0_41_146_152_158)
+											if j_41_150_156_162 < n_41_150_156_162 {
+												u1_41_150_156_162 = c2_41_150_156_162.Mul(u1_41_150_156_162).Sub(u0_41_150_156_162)
 											}
-											r0_0_41_146_152_158 = u1_41_146_152_158
+											r0_0_41_150_156_162 = u1_41_150_156_162
 										}
-										s_40_146_152_158 = r0_0_41_146_152_158
-									} else if r_40_146_152_158.nmode[i_40_146_152_158] == nRatio {
-										var r0_0_44_146_152_158 archsimd.Float64x4
+										s_40_150_156_162 = r0_0_41_150_156_162
+									} else if r_40_150_156_162.nmode[i_40_150_156_162] == nRatio {
+										var r0_0_44_150_156_162 archsimd.Float64x4
 										{
-											x_44_146_152_158, nv_44_146_152_158 := x_40_146_152_158, archsimd.LoadFloat64x4((*[4]float64)((&r_40_146_152_158.nv[i_40_146_152_158])[:4]))
-											magic_44_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-											t_44_146_152_158 := x_44_146_152_158.Add(magic_44_146_152_158)
-											d_44_146_152_158 := x_44_146_152_158.Sub(t_44_146_152_158.Sub(magic_44_146_152_158))
-											y_44_146_152_158 := nv_44_146_152_158.Mul(d_44_146_152_158)
-											u_44_146_152_158 := y_44_146_152_158.Add(magic_44_146_152_158)
-											var r0_0_45_146_152_158 archsimd.Float64x4
+											x_44_150_156_162, nv_44_150_156_162 := x_40_150_156_162, archsimd.LoadFloat64x4((*[4]float64)((&r_40_150_156_162.nv[i_40_150_156_162])[:4]))
+											magic_44_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+											t_44_150_156_162 := x_44_150_156_162.Add(magic_44_150_156_162)
+											d_44_150_156_162 := x_44_150_156_162.Sub(t_44_150_156_162.Sub(magic_44_150_156_162))
+											y_44_150_156_162 := nv_44_150_156_162.Mul(d_44_150_156_162)
+											u_44_150_156_162 := y_44_150_156_162.Add(magic_44_150_156_162)
+											var r0_0_45_150_156_162 archsimd.Float64x4
 											{
-												d_45_146_152_158 := y_44_146_152_158.Sub(u_44_146_152_158.Sub(magic_44_146_152_158))
-												y_45_146_152_158 := d_45_146_152_158.Mul(d_45_146_152_158)
-												y2_45_146_152_158 := y_45_146_152_158.Mul(y_45_146_152_158)
-												y4_45_146_152_158 := y2_45_146_152_158.Mul(y2_45_146_152_158)
-												p0_45_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_146_152_158)).Mul(y2_45_146_152_158))
-												p1_45_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_146_152_158)).Mul(y2_45_146_152_158)).Mul(y4_45_146_152_158)
-												p2_45_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_146_152_158)).Mul(y4_45_146_152_158.Mul(y4_45_146_152_158))
-												r0_0_45_146_152_158 = d_45_146_152_158.Mul(p0_45_146_152_158.Add(p1_45_146_152_158).Add(p2_45_146_152_158))
+												d_45_150_156_162 := y_44_150_156_162.Sub(u_44_150_156_162.Sub(magic_44_150_156_162))
+												y_45_150_156_162 := d_45_150_156_162.Mul(d_45_150_156_162)
+												y2_45_150_156_162 := y_45_150_156_162.Mul(y_45_150_156_162)
+												y4_45_150_156_162 := y2_45_150_156_162.Mul(y2_45_150_156_162)
+												p0_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_150_156_162)).Mul(y2_45_150_156_162))
+												p1_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_150_156_162)).Mul(y2_45_150_156_162)).Mul(y4_45_150_156_162)
+												p2_45_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_150_156_162)).Mul(y4_45_150_156_162.Mul(y4_45_150_156_162))
+												r0_0_45_150_156_162 = d_45_150_156_162.Mul(p0_45_150_156_162.Add(p1_45_150_156_162).Add(p2_45_150_156_162))
 											}
-											var r0_0_46_146_152_158 archsimd.Float64x4
+											var r0_0_46_150_156_162 archsimd.Float64x4
 											{
-												c_46_146_152_158, t_46_146_152_158 := r0_0_45_146_152_158, u_44_146_152_158
-												r0_0_46_146_152_158 = c_46_146_152_158.AsUint64x4().Xor(t_46_146_152_158.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+												c_46_150_156_162, t_46_150_156_162 := r0_0_45_150_156_162, u_44_150_156_162
+												r0_0_46_150_156_162 = c_46_150_156_162.AsUint64x4().Xor(t_46_150_156_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 											}
-											sn_44_146_152_158 := r0_0_46_146_152_158
-											var r0_0_47_146_152_158 archsimd.Float64x4
+											sn_44_150_156_162 := r0_0_46_150_156_162
+											var r0_0_47_150_156_162 archsimd.Float64x4
 											{
-												d_47_146_152_158 := d_44_146_152_158
-												y_47_146_152_158 := d_47_146_152_158.Mul(d_47_146_152_158)
-												y2_47_146_152_158 := y_47_146_152_158.Mul(y_47_146_152_158)
-												y4_47_146_152_158 := y2_47_146_152_158.Mul(y2_47_146_152_158)
-												p0_47_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_146_152_158)).Mul(y2_47_146_152_158))
-												p1_47_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_146_152_158)).Mul(y2_47_146_152_158)).Mul(y4_47_146_152_158)
-												p2_47_146_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_146_152_158)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_146_152_158)).Mul(y4_47_146_152_158.Mul(y4_47_146_152_158))
-												r0_0_47_146_152_158 = d_47_146_152_158.Mul(p0_47_146_152_158.Add(p1_47_146_152_158).Add(p2_47_146_152_158))
+												d_47_150_156_162 := d_44_150_156_162
+												y_47_150_156_162 := d_47_150_156_162.Mul(d_47_150_156_162)
+												y2_47_150_156_162 := y_47_150_156_162.Mul(y_47_150_156_162)
+												y4_47_150_156_162 := y2_47_150_156_162.Mul(y2_47_150_156_162)
+												p0_47_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_150_156_162)).Mul(y2_47_150_156_162))
+												p1_47_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_150_156_162)).Mul(y2_47_150_156_162)).Mul(y4_47_150_156_162)
+												p2_47_150_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_150_156_162)).Mul(y4_47_150_156_162.Mul(y4_47_150_156_162))
+												r0_0_47_150_156_162 = d_47_150_156_162.Mul(p0_47_150_156_162.Add(p1_47_150_156_162).Add(p2_47_150_156_162))
 											}
-											r0_0_44_146_152_158 = nv_44_146_152_158.Merge(sn_44_146_152_158.Div(r0_0_47_146_152_158), d_44_146_152_158.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+											r0_0_44_150_156_162 = nv_44_150_156_162.Merge(sn_44_150_156_162.Div(r0_0_47_150_156_162), d_44_150_156_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 										}
-										s_40_146_152_158 = r0_0_44_146_152_158
+										s_40_150_156_162 = r0_0_44_150_156_162
 									}
-									r0_0_40_146_152_158 = s_40_146_152_158
+									r0_0_40_150_156_162 = s_40_150_156_162
 								}
-								sc_146_152_158 := r0_0_40_146_152_158
-								r0_0_146_152_158 = sa_146_152_158.Mul(sb_146_152_158).Mul(sc_146_152_158)
+								sc_150_156_162 := r0_0_40_150_156_162
+								r0_0_150_156_162 = sa_150_156_162.Mul(sb_150_156_162).Mul(sc_150_156_162)
 							}
-							fl_152_158 := r0_0_146_152_158
-							fc_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&r_152_158.defaultF)[:4]))
-							if c_152_158.HasHKL {
-								var r0_0_147_152_158 archsimd.Float64x4
+							fl_156_162 := r0_0_150_156_162
+							fc_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_156_162.defaultF)[:4]))
+							if c_156_162.HasHKL {
+								var r0_0_151_156_162 archsimd.Float64x4
 								{
-									r_147_152_158, bits_147_152_158, ia_147_152_158, fa_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158 := r_152_158, k_152_158.fhklBits, ia_152_158, fa_152_158, h_152_158, kk_152_158, l_152_158
-									var r0_0_7_147_152_158 archsimd.Mask64x4
+									r_151_156_162, bits_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162
+									var r0_0_7_151_156_162 archsimd.Mask64x4
 									{
-										r_7_147_152_158, ia_7_147_152_158, h_7_147_152_158, kk_7_147_152_158, l_7_147_152_158 := r_147_152_158, ia_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158
-										half_7_147_152_158 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-										hc_7_147_152_158, kc_7_147_152_158, lc_7_147_152_158 := h_7_147_152_158.Sub(half_7_147_152_158).Ceil(), kk_7_147_152_158.Sub(half_7_147_152_158).Ceil(), l_7_147_152_158.Sub(half_7_147_152_158).Ceil()
-										hmin_7_147_152_158, kmin_7_147_152_158, lmin_7_147_152_158 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.lmin)[:4]))
-										in_7_147_152_158 := hc_7_147_152_158.GreaterEqual(hmin_7_147_152_158).And(hc_7_147_152_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.hmax)[:4])))).And(kc_7_147_152_158.GreaterEqual(kmin_7_147_152_158)).And(kc_7_147_152_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.kmax)[:4])))).And(lc_7_147_152_158.GreaterEqual(lmin_7_147_152_158)).And(lc_7_147_152_158.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.lmax)[:4]))))
-										idx_7_147_152_158 := hc_7_147_152_158.Sub(hmin_7_147_152_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.hstride)[:4]))).Add(kc_7_147_152_158.Sub(kmin_7_147_152_158).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_158.kstride)[:4])))).Add(lc_7_147_152_158.Sub(lmin_7_147_152_158))
-										idx_7_147_152_158.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_147_152_158).ConvertToInt32().Store(ia_7_147_152_158)
-										r0_0_7_147_152_158 = in_7_147_152_158
+										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
+										half_7_151_156_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+										hc_7_151_156_162, kc_7_151_156_162, lc_7_151_156_162 := h_7_151_156_162.Sub(half_7_151_156_162).Ceil(), kk_7_151_156_162.Sub(half_7_151_156_162).Ceil(), l_7_151_156_162.Sub(half_7_151_156_162).Ceil()
+										hmin_7_151_156_162, kmin_7_151_156_162, lmin_7_151_156_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.lmin)[:4]))
+										in_7_151_156_162 := hc_7_151_156_162.GreaterEqual(hmin_7_151_156_162).And(hc_7_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.hmax)[:4])))).And(kc_7_151_156_162.GreaterEqual(kmin_7_151_156_162)).And(kc_7_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.kmax)[:4])))).And(lc_7_151_156_162.GreaterEqual(lmin_7_151_156_162)).And(lc_7_151_156_162.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.lmax)[:4]))))
+										idx_7_151_156_162 := hc_7_151_156_162.Sub(hmin_7_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.hstride)[:4]))).Add(kc_7_151_156_162.Sub(kmin_7_151_156_162).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_162.kstride)[:4])))).Add(lc_7_151_156_162.Sub(lmin_7_151_156_162))
+										idx_7_151_156_162.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_151_156_162).ConvertToInt32().Store(ia_7_151_156_162)
+										r0_0_7_151_156_162 = in_7_151_156_162
 									}
-									in_147_152_158 := r0_0_7_147_152_158
-									for i_147_152_158, j_147_152_158 := range ia_147_152_158 {
-										fa_147_152_158[i_147_152_158] = bits_147_152_158[j_147_152_158]
+									in_151_156_162 := r0_0_7_151_156_162
+									for i_151_156_162, j_151_156_162 := range ia_151_156_162 {
+										fa_151_156_162[i_151_156_162] = bits_151_156_162[j_151_156_162]
 									}
-									r0_0_147_152_158 = archsimd.LoadUint64x4(fa_147_152_158).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_147_152_158.defaultF)[:4])), in_147_152_158)
+									r0_0_151_156_162 = archsimd.LoadUint64x4(fa_151_156_162).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_151_156_162.defaultF)[:4])), in_151_156_162)
 								}
-								fc_152_158 = r0_0_147_152_158
+								fc_156_162 = r0_0_151_156_162
 							}
-							s_152_158 := sum_152_158.Add(fc_152_158.Mul(fc_152_158).Mul(fl_152_158).Mul(fl_152_158))
-							if !c_152_158.Water {
-								s_152_158 = sum_152_158.Merge(s_152_158, fl_152_158.Equal(zero_152_158))
+							s_156_162 := sum_156_162.Add(fc_156_162.Mul(fc_156_162).Mul(fl_156_162).Mul(fl_156_162))
+							if !c_156_162.Water {
+								s_156_162 = sum_156_162.Merge(s_156_162, fl_156_162.Equal(zero_156_162))
 							}
-							sum_152_158 = s_152_158
+							sum_156_162 = s_156_162
 						}
 					}
-					r0_0_152_158, r1_0_152_158 = sum_152_158, polar_152_158
+					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
 				}
-				sum_158, polar_158 = r0_0_152_158, r1_0_152_158
-				r0_0_158, r1_0_158, r2_0_158 = sum_158, omega_158, polar_158
+				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
+				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
 			}
-			sum, omega, polar = r0_0_158, r1_0_158, r2_0_158
+			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -4996,385 +5209,385 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_159 archsimd.Float64x4
-							r1_0_159 archsimd.Float64x4
-							r2_0_159 archsimd.Float64x4
+							r0_0_163 archsimd.Float64x4
+							r1_0_163 archsimd.Float64x4
+							r2_0_163 archsimd.Float64x4
 						)
 						{
-							k_159, r_159, ia_159, fa_159, fdet_159, s_159, o_159, sum_159, omega_159, polar_159, capture_159, par_159 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_159 := k_159.c
-							var r0_0_148_159 archsimd.Float64x4
+							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_163 := k_163.c
+							var r0_0_152_163 archsimd.Float64x4
 							{
-								fdet_148_159, f_148_159, s_148_159, o_148_159, p_148_159 := fdet_159, archsimd.LoadFloat64x4((*[4]float64)((&r_159.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_159[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_159[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_159.pix0[0])[:4]))
-								r0_0_148_159 = fdet_148_159.Mul(f_148_159).Add(s_148_159).Add(o_148_159).Add(p_148_159)
+								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[0])[:4]))
+								r0_0_152_163 = fdet_152_163.Mul(f_152_163).Add(s_152_163).Add(o_152_163).Add(p_152_163)
 							}
-							x_159 := r0_0_148_159
-							var r0_0_149_159 archsimd.Float64x4
+							x_163 := r0_0_152_163
+							var r0_0_153_163 archsimd.Float64x4
 							{
-								fdet_149_159, f_149_159, s_149_159, o_149_159, p_149_159 := fdet_159, archsimd.LoadFloat64x4((*[4]float64)((&r_159.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_159[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_159[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_159.pix0[1])[:4]))
-								r0_0_149_159 = fdet_149_159.Mul(f_149_159).Add(s_149_159).Add(o_149_159).Add(p_149_159)
+								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[1])[:4]))
+								r0_0_153_163 = fdet_153_163.Mul(f_153_163).Add(s_153_163).Add(o_153_163).Add(p_153_163)
 							}
-							y_159 := r0_0_149_159
-							var r0_0_150_159 archsimd.Float64x4
+							y_163 := r0_0_153_163
+							var r0_0_154_163 archsimd.Float64x4
 							{
-								fdet_150_159, f_150_159, s_150_159, o_150_159, p_150_159 := fdet_159, archsimd.LoadFloat64x4((*[4]float64)((&r_159.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_159[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_159[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_159.pix0[2])[:4]))
-								r0_0_150_159 = fdet_150_159.Mul(f_150_159).Add(s_150_159).Add(o_150_159).Add(p_150_159)
+								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.fd[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&s_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&o_163[2])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_163.pix0[2])[:4]))
+								r0_0_154_163 = fdet_154_163.Mul(f_154_163).Add(s_154_163).Add(o_154_163).Add(p_154_163)
 							}
-							z_159 := r0_0_150_159
-							invR_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_159.Mul(x_159).Add(y_159.Mul(y_159)).Add(z_159.Mul(z_159)).Sqrt())
-							dx_159, dy_159, dz_159 := x_159.Mul(invR_159), y_159.Mul(invR_159), z_159.Mul(invR_159)
-							if m_159 := omega_159.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_159.ToBits() != 0 {
-								var r0_0_151_159 archsimd.Float64x4
+							z_163 := r0_0_154_163
+							invR_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Div(x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).Sqrt())
+							dx_163, dy_163, dz_163 := x_163.Mul(invR_163), y_163.Mul(invR_163), z_163.Mul(invR_163)
+							if m_163 := omega_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))); m_163.ToBits() != 0 {
+								var r0_0_155_163 archsimd.Float64x4
 								{
-									invR_151_159, num_151_159, point_151_159 := invR_159, archsimd.LoadFloat64x4((*[4]float64)((&r_159.omegaNum)[:4])), c_159.PointPixel
-									w_151_159 := invR_151_159.Mul(invR_151_159)
-									if !point_151_159 {
-										w_151_159 = num_151_159.Mul(w_151_159.Mul(invR_151_159))
+									invR_155_163, num_155_163, point_155_163 := invR_163, archsimd.LoadFloat64x4((*[4]float64)((&r_163.omegaNum)[:4])), c_163.PointPixel
+									w_155_163 := invR_155_163.Mul(invR_155_163)
+									if !point_155_163 {
+										w_155_163 = num_155_163.Mul(w_155_163.Mul(invR_155_163))
 									}
-									r0_0_151_159 = w_151_159
+									r0_0_155_163 = w_155_163
 								}
-								omega_159 = r0_0_151_159.Merge(omega_159, m_159)
+								omega_163 = r0_0_155_163.Merge(omega_163, m_163)
 							}
-							if capture_159 {
-								dx_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_159.od[0])[:4]))).Add(dy_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_159.od[1])[:4])))).Add(dz_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_159.od[2])[:4])))).StoreSlice(par_159)
+							if capture_163 {
+								dx_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[0])[:4]))).Add(dy_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[1])[:4])))).Add(dz_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_163.od[2])[:4])))).StoreSlice(par_163)
 							}
 							var (
-								r0_0_152_159 archsimd.Float64x4
-								r1_0_152_159 archsimd.Float64x4
+								r0_0_156_163 archsimd.Float64x4
+								r1_0_156_163 archsimd.Float64x4
 							)
 							{
-								k_152_159, r_152_159, ia_152_159, fa_152_159, sum_152_159, dx_152_159, dy_152_159, dz_152_159, polar_152_159 := k_159, r_159, ia_159, fa_159, sum_159, dx_159, dy_159, dz_159, polar_159
-								c_152_159 := k_152_159.c
-								n_152_159 := k_152_159.nn[0]
-								zero_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-								for si_152_159 := range r_152_159.src {
-									sr_152_159 := &r_152_159.src[si_152_159]
-									il_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.il)[:4]))
-									qx_152_159, qy_152_159, qz_152_159 := dx_152_159.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[0])[:4]))).Mul(il_152_159), dy_152_159.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[1])[:4]))).Mul(il_152_159), dz_152_159.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[2])[:4]))).Mul(il_152_159)
-									if m_152_159 := polar_152_159.Equal(zero_152_159); m_152_159.ToBits() != 0 {
-										var p_152_159 archsimd.Float64x4
-										if r_152_159.kahnZero {
-											c2_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[0])[:4])).Mul(dx_152_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[1])[:4])).Mul(dy_152_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_152_159.inc[2])[:4])).Mul(dz_152_159))
-											p_152_159 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_152_159.Mul(c2_152_159)))
+								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
+								c_156_163 := k_156_163.c
+								n_156_163 := k_156_163.nn[0]
+								zero_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+								for si_156_163 := range r_156_163.src {
+									sr_156_163 := &r_156_163.src[si_156_163]
+									il_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.il)[:4]))
+									qx_156_163, qy_156_163, qz_156_163 := dx_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[0])[:4]))).Mul(il_156_163), dy_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[1])[:4]))).Mul(il_156_163), dz_156_163.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[2])[:4]))).Mul(il_156_163)
+									if m_156_163 := polar_156_163.Equal(zero_156_163); m_156_163.ToBits() != 0 {
+										var p_156_163 archsimd.Float64x4
+										if r_156_163.kahnZero {
+											c2_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[0])[:4])).Mul(dx_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[1])[:4])).Mul(dy_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&sr_156_163.inc[2])[:4])).Mul(dz_156_163))
+											p_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[22])).Add(c2_156_163.Mul(c2_156_163)))
 										} else {
-											var r0_0_145_152_159 archsimd.Float64x4
+											var r0_0_149_156_163 archsimd.Float64x4
 											{
-												zero_145_152_159, kahn_145_152_159, s_145_152_159, dx_145_152_159, dy_145_152_159, dz_145_152_159 := false, &r_152_159.kahn, sr_152_159, dx_152_159, dy_152_159, dz_152_159
-												c2_145_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.inc[0])[:4])).Mul(dx_145_152_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.inc[1])[:4])).Mul(dy_145_152_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.inc[2])[:4])).Mul(dz_145_152_159))
-												c2sq_145_152_159 := c2_145_152_159.Mul(c2_145_152_159)
-												cos2psi_145_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-												if !zero_145_152_159 {
-													e_145_152_159 := dx_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.ein[0])[:4]))).Add(dy_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.ein[1])[:4])))).Add(dz_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.ein[2])[:4]))))
-													b_145_152_159 := dx_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.bin[0])[:4]))).Add(dy_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.bin[1])[:4])))).Add(dz_145_152_159.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_145_152_159.bin[2])[:4]))))
-													ee_145_152_159, bb_145_152_159 := e_145_152_159.Mul(e_145_152_159), b_145_152_159.Mul(b_145_152_159)
-													den_145_152_159 := ee_145_152_159.Add(bb_145_152_159)
-													cos2psi_145_152_159 = ee_145_152_159.Sub(bb_145_152_159).Div(den_145_152_159).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_145_152_159.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+												zero_149_156_163, kahn_149_156_163, s_149_156_163, dx_149_156_163, dy_149_156_163, dz_149_156_163 := false, &r_156_163.kahn, sr_156_163, dx_156_163, dy_156_163, dz_156_163
+												c2_149_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.inc[0])[:4])).Mul(dx_149_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.inc[1])[:4])).Mul(dy_149_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.inc[2])[:4])).Mul(dz_149_156_163))
+												c2sq_149_156_163 := c2_149_156_163.Mul(c2_149_156_163)
+												cos2psi_149_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+												if !zero_149_156_163 {
+													e_149_156_163 := dx_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.ein[0])[:4]))).Add(dy_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.ein[1])[:4])))).Add(dz_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.ein[2])[:4]))))
+													b_149_156_163 := dx_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.bin[0])[:4]))).Add(dy_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.bin[1])[:4])))).Add(dz_149_156_163.Mul(archsimd.LoadFloat64x4((*[4]float64)((&s_149_156_163.bin[2])[:4]))))
+													ee_149_156_163, bb_149_156_163 := e_149_156_163.Mul(e_149_156_163), b_149_156_163.Mul(b_149_156_163)
+													den_149_156_163 := ee_149_156_163.Add(bb_149_156_163)
+													cos2psi_149_156_163 = ee_149_156_163.Sub(bb_149_156_163).Div(den_149_156_163).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), den_149_156_163.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 												}
-												one_145_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												r0_0_145_152_159 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_145_152_159.Add(c2sq_145_152_159).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_145_152_159[:4])).Mul(cos2psi_145_152_159).Mul(one_145_152_159.Sub(c2sq_145_152_159))))
+												one_149_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												r0_0_149_156_163 = archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(one_149_156_163.Add(c2sq_149_156_163).Sub(archsimd.LoadFloat64x4((*[4]float64)(kahn_149_156_163[:4])).Mul(cos2psi_149_156_163).Mul(one_149_156_163.Sub(c2sq_149_156_163))))
 											}
-											p_152_159 = r0_0_145_152_159
+											p_156_163 = r0_0_149_156_163
 										}
-										polar_152_159 = p_152_159.Merge(polar_152_159, m_152_159)
+										polar_156_163 = p_156_163.Merge(polar_156_163, m_156_163)
 									}
-									for oi_152_159 := range r_152_159.orient {
-										o_152_159 := &r_152_159.orient[oi_152_159]
-										h_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[0])[:4])).Mul(qx_152_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[1])[:4])).Mul(qy_152_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[2])[:4])).Mul(qz_152_159))
-										kk_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[3])[:4])).Mul(qx_152_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[4])[:4])).Mul(qy_152_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[5])[:4])).Mul(qz_152_159))
-										l_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[6])[:4])).Mul(qx_152_159).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[7])[:4])).Mul(qy_152_159)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_152_159[8])[:4])).Mul(qz_152_159))
-										var r0_0_146_152_159 archsimd.Float64x4
+									for oi_156_163 := range r_156_163.orient {
+										o_156_163 := &r_156_163.orient[oi_156_163]
+										h_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[0])[:4])).Mul(qx_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[1])[:4])).Mul(qy_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[2])[:4])).Mul(qz_156_163))
+										kk_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[3])[:4])).Mul(qx_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[4])[:4])).Mul(qy_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[5])[:4])).Mul(qz_156_163))
+										l_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[6])[:4])).Mul(qx_156_163).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[7])[:4])).Mul(qy_156_163)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_156_163[8])[:4])).Mul(qz_156_163))
+										var r0_0_150_156_163 archsimd.Float64x4
 										{
-											r_146_152_159, h_146_152_159, kk_146_152_159, l_146_152_159, n_146_152_159 := r_152_159, h_152_159, kk_152_159, l_152_159, n_152_159
-											_ = n_146_152_159
-											var r0_0_24_146_152_159 archsimd.Float64x4
+											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
+											_ = n_150_156_163
+											var r0_0_24_150_156_163 archsimd.Float64x4
 											{
-												r_24_146_152_159, i_24_146_152_159, x_24_146_152_159 := r_146_152_159, 0, h_146_152_159
-												s_24_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_24_146_152_159.nmode[i_24_146_152_159] == nChebyshev {
-													var r0_0_25_146_152_159 archsimd.Float64x4
+												r_24_150_156_163, i_24_150_156_163, x_24_150_156_163 := r_150_156_163, 0, h_150_156_163
+												s_24_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_24_150_156_163.nmode[i_24_150_156_163] == nChebyshev {
+													var r0_0_25_150_156_163 archsimd.Float64x4
 													{
-														x_25_146_152_159, n_25_146_152_159 := x_24_146_152_159, r_24_146_152_159.nn[i_24_146_152_159]
-														magic_25_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_25_146_152_159 := x_25_146_152_159.Add(magic_25_146_152_159)
-														var r0_0_26_146_152_159 archsimd.Float64x4
+														x_25_150_156_163, n_25_150_156_163 := x_24_150_156_163, r_24_150_156_163.nn[i_24_150_156_163]
+														magic_25_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_25_150_156_163 := x_25_150_156_163.Add(magic_25_150_156_163)
+														var r0_0_26_150_156_163 archsimd.Float64x4
 														{
-															d_26_146_152_159 := x_25_146_152_159.Sub(t_25_146_152_159.Sub(magic_25_146_152_159))
-															y_26_146_152_159 := d_26_146_152_159.Mul(d_26_146_152_159)
-															y2_26_146_152_159 := y_26_146_152_159.Mul(y_26_146_152_159)
-															y4_26_146_152_159 := y2_26_146_152_159.Mul(y2_26_146_152_159)
-															p0_26_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_146_152_159)).Mul(y2_26_146_152_159))
-															p1_26_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_146_152_159)).Mul(y2_26_146_152_159)).Mul(y4_26_146_152_159)
-															p2_26_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_146_152_159.Mul(y4_26_146_152_159))
-															r0_0_26_146_152_159 = p0_26_146_152_159.Add(p1_26_146_152_159).Add(p2_26_146_152_159)
+															d_26_150_156_163 := x_25_150_156_163.Sub(t_25_150_156_163.Sub(magic_25_150_156_163))
+															y_26_150_156_163 := d_26_150_156_163.Mul(d_26_150_156_163)
+															y2_26_150_156_163 := y_26_150_156_163.Mul(y_26_150_156_163)
+															y4_26_150_156_163 := y2_26_150_156_163.Mul(y2_26_150_156_163)
+															p0_26_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_26_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_26_150_156_163)).Mul(y2_26_150_156_163))
+															p1_26_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_26_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_26_150_156_163)).Mul(y2_26_150_156_163)).Mul(y4_26_150_156_163)
+															p2_26_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_26_150_156_163.Mul(y4_26_150_156_163))
+															r0_0_26_150_156_163 = p0_26_150_156_163.Add(p1_26_150_156_163).Add(p2_26_150_156_163)
 														}
-														var r0_0_27_146_152_159 archsimd.Float64x4
+														var r0_0_27_150_156_163 archsimd.Float64x4
 														{
-															c_27_146_152_159, t_27_146_152_159 := r0_0_26_146_152_159, t_25_146_152_159
-															r0_0_27_146_152_159 = c_27_146_152_159.AsUint64x4().Xor(t_27_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_27_150_156_163, t_27_150_156_163 := r0_0_26_150_156_163, t_25_150_156_163
+															r0_0_27_150_156_163 = c_27_150_156_163.AsUint64x4().Xor(t_27_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														c2_25_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_146_152_159)
-														u0_25_146_152_159, u1_25_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_146_152_159
-														j_25_146_152_159 := 2
-														for ; j_25_146_152_159+1 < n_25_146_152_159; j_25_146_152_159 += 2 {
-															u0_25_146_152_159 = c2_25_146_152_159.Mul(u1_25_146_152_159).Sub(u0_25_146_152_159)
-															u1_25_146_152_159 = c2_25_146_152_159.Mul(u0_25_146_152_159).Sub(u1_25_146_152_159)
+														c2_25_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_27_150_156_163)
+														u0_25_150_156_163, u1_25_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_25_150_156_163
+														j_25_150_156_163 := 2
+														for ; j_25_150_156_163+1 < n_25_150_156_163; j_25_150_156_163 += 2 {
+															u0_25_150_156_163 = c2_25_150_156_163.Mul(u1_25_150_156_163).Sub(u0_25_150_156_163)
+															u1_25_150_156_163 = c2_25_150_156_163.Mul(u0_25_150_156_163).Sub(u1_25_150_156_163)
 														}
-														if j_25_146_152_159 < n_25_146_152_159 {
-															u1_25_146_152_159 = c2_25_146_152_159.Mul(u1_25_146_152_159).Sub(u0_25_146_152_159)
+														if j_25_150_156_163 < n_25_150_156_163 {
+															u1_25_150_156_163 = c2_25_150_156_163.Mul(u1_25_150_156_163).Sub(u0_25_150_156_163)
 														}
-														r0_0_25_146_152_159 = u1_25_146_152_159
+														r0_0_25_150_156_163 = u1_25_150_156_163
 													}
-													s_24_146_152_159 = r0_0_25_146_152_159
-												} else if r_24_146_152_159.nmode[i_24_146_152_159] == nRatio {
-													var r0_0_28_146_152_159 archsimd.Float64x4
+													s_24_150_156_163 = r0_0_25_150_156_163
+												} else if r_24_150_156_163.nmode[i_24_150_156_163] == nRatio {
+													var r0_0_28_150_156_163 archsimd.Float64x4
 													{
-														x_28_146_152_159, nv_28_146_152_159 := x_24_146_152_159, archsimd.LoadFloat64x4((*[4]float64)((&r_24_146_152_159.nv[i_24_146_152_159])[:4]))
-														magic_28_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_28_146_152_159 := x_28_146_152_159.Add(magic_28_146_152_159)
-														d_28_146_152_159 := x_28_146_152_159.Sub(t_28_146_152_159.Sub(magic_28_146_152_159))
-														y_28_146_152_159 := nv_28_146_152_159.Mul(d_28_146_152_159)
-														u_28_146_152_159 := y_28_146_152_159.Add(magic_28_146_152_159)
-														var r0_0_29_146_152_159 archsimd.Float64x4
+														x_28_150_156_163, nv_28_150_156_163 := x_24_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_24_150_156_163.nv[i_24_150_156_163])[:4]))
+														magic_28_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_28_150_156_163 := x_28_150_156_163.Add(magic_28_150_156_163)
+														d_28_150_156_163 := x_28_150_156_163.Sub(t_28_150_156_163.Sub(magic_28_150_156_163))
+														y_28_150_156_163 := nv_28_150_156_163.Mul(d_28_150_156_163)
+														u_28_150_156_163 := y_28_150_156_163.Add(magic_28_150_156_163)
+														var r0_0_29_150_156_163 archsimd.Float64x4
 														{
-															d_29_146_152_159 := y_28_146_152_159.Sub(u_28_146_152_159.Sub(magic_28_146_152_159))
-															y_29_146_152_159 := d_29_146_152_159.Mul(d_29_146_152_159)
-															y2_29_146_152_159 := y_29_146_152_159.Mul(y_29_146_152_159)
-															y4_29_146_152_159 := y2_29_146_152_159.Mul(y2_29_146_152_159)
-															p0_29_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_146_152_159)).Mul(y2_29_146_152_159))
-															p1_29_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_146_152_159)).Mul(y2_29_146_152_159)).Mul(y4_29_146_152_159)
-															p2_29_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_146_152_159)).Mul(y4_29_146_152_159.Mul(y4_29_146_152_159))
-															r0_0_29_146_152_159 = d_29_146_152_159.Mul(p0_29_146_152_159.Add(p1_29_146_152_159).Add(p2_29_146_152_159))
+															d_29_150_156_163 := y_28_150_156_163.Sub(u_28_150_156_163.Sub(magic_28_150_156_163))
+															y_29_150_156_163 := d_29_150_156_163.Mul(d_29_150_156_163)
+															y2_29_150_156_163 := y_29_150_156_163.Mul(y_29_150_156_163)
+															y4_29_150_156_163 := y2_29_150_156_163.Mul(y2_29_150_156_163)
+															p0_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_29_150_156_163)).Mul(y2_29_150_156_163))
+															p1_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_29_150_156_163)).Mul(y2_29_150_156_163)).Mul(y4_29_150_156_163)
+															p2_29_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_29_150_156_163)).Mul(y4_29_150_156_163.Mul(y4_29_150_156_163))
+															r0_0_29_150_156_163 = d_29_150_156_163.Mul(p0_29_150_156_163.Add(p1_29_150_156_163).Add(p2_29_150_156_163))
 														}
-														var r0_0_30_146_152_159 archsimd.Float64x4
+														var r0_0_30_150_156_163 archsimd.Float64x4
 														{
-															c_30_146_152_159, t_30_146_152_159 := r0_0_29_146_152_159, u_28_146_152_159
-															r0_0_30_146_152_159 = c_30_146_152_159.AsUint64x4().Xor(t_30_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_30_150_156_163, t_30_150_156_163 := r0_0_29_150_156_163, u_28_150_156_163
+															r0_0_30_150_156_163 = c_30_150_156_163.AsUint64x4().Xor(t_30_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														sn_28_146_152_159 := r0_0_30_146_152_159
-														var r0_0_31_146_152_159 archsimd.Float64x4
+														sn_28_150_156_163 := r0_0_30_150_156_163
+														var r0_0_31_150_156_163 archsimd.Float64x4
 														{
-															d_31_146_152_159 := d_28_146_152_159
-															y_31_146_152_159 := d_31_146_152_159.Mul(d_31_146_152_159)
-															y2_31_146_152_159 := y_31_146_152_159.Mul(y_31_146_152_159)
-															y4_31_146_152_159 := y2_31_146_152_159.Mul(y2_31_146_152_159)
-															p0_31_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_146_152_159)).Mul(y2_31_146_152_159))
-															p1_31_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_146_152_159)).Mul(y2_31_146_152_159)).Mul(y4_31_146_152_159)
-															p2_31_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_146_152_159)).Mul(y4_31_146_152_159.Mul(y4_31_146_152_159))
-															r0_0_31_146_152_159 = d_31_146_152_159.Mul(p0_31_146_152_159.Add(p1_31_146_152_159).Add(p2_31_146_152_159))
+															d_31_150_156_163 := d_28_150_156_163
+															y_31_150_156_163 := d_31_150_156_163.Mul(d_31_150_156_163)
+															y2_31_150_156_163 := y_31_150_156_163.Mul(y_31_150_156_163)
+															y4_31_150_156_163 := y2_31_150_156_163.Mul(y2_31_150_156_163)
+															p0_31_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_31_150_156_163)).Mul(y2_31_150_156_163))
+															p1_31_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_31_150_156_163)).Mul(y2_31_150_156_163)).Mul(y4_31_150_156_163)
+															p2_31_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_31_150_156_163)).Mul(y4_31_150_156_163.Mul(y4_31_150_156_163))
+															r0_0_31_150_156_163 = d_31_150_156_163.Mul(p0_31_150_156_163.Add(p1_31_150_156_163).Add(p2_31_150_156_163))
 														}
-														r0_0_28_146_152_159 = nv_28_146_152_159.Merge(sn_28_146_152_159.Div(r0_0_31_146_152_159), d_28_146_152_159.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+														r0_0_28_150_156_163 = nv_28_150_156_163.Merge(sn_28_150_156_163.Div(r0_0_31_150_156_163), d_28_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 													}
-													s_24_146_152_159 = r0_0_28_146_152_159
+													s_24_150_156_163 = r0_0_28_150_156_163
 												}
-												r0_0_24_146_152_159 = s_24_146_152_159
+												r0_0_24_150_156_163 = s_24_150_156_163
 											}
-											sa_146_152_159 := r0_0_24_146_152_159
-											var r0_0_32_146_152_159 archsimd.Float64x4
+											sa_150_156_163 := r0_0_24_150_156_163
+											var r0_0_32_150_156_163 archsimd.Float64x4
 											{
-												r_32_146_152_159, i_32_146_152_159, x_32_146_152_159 := r_146_152_159, 1, kk_146_152_159
-												s_32_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_32_146_152_159.nmode[i_32_146_152_159] == nChebyshev {
-													var r0_0_33_146_152_159 archsimd.Float64x4
+												r_32_150_156_163, i_32_150_156_163, x_32_150_156_163 := r_150_156_163, 1, kk_150_156_163
+												s_32_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_32_150_156_163.nmode[i_32_150_156_163] == nChebyshev {
+													var r0_0_33_150_156_163 archsimd.Float64x4
 													{
-														x_33_146_152_159, n_33_146_152_159 := x_32_146_152_159, r_32_146_152_159.nn[i_32_146_152_159]
-														magic_33_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_33_146_152_159 := x_33_146_152_159.Add(magic_33_146_152_159)
-														var r0_0_34_146_152_159 archsimd.Float64x4
+														x_33_150_156_163, n_33_150_156_163 := x_32_150_156_163, r_32_150_156_163.nn[i_32_150_156_163]
+														magic_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_33_150_156_163 := x_33_150_156_163.Add(magic_33_150_156_163)
+														var r0_0_34_150_156_163 archsimd.Float64x4
 														{
-															d_34_146_152_159 := x_33_146_152_159.Sub(t_33_146_152_159.Sub(magic_33_146_152_159))
-															y_34_146_152_159 := d_34_146_152_159.Mul(d_34_146_152_159)
-															y2_34_146_152_159 := y_34_146_152_159.Mul(y_34_146_152_159)
-															y4_34_146_152_159 := y2_34_146_152_159.Mul(y2_34_146_152_159)
-															p0_34_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_146_152_159)).Mul(y2_34_146_152_159))
-															p1_34_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_146_152_159)).Mul(y2_34_146_152_159)).Mul(y4_34_146_152_159)
-															p2_34_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_146_152_159.Mul(y4_34_146_152_159))
-															r0_0_34_146_152_159 = p0_34_146_152_159.Add(p1_34_146_152_159).Add(p2_34_146_152_159)
+															d_34_150_156_163 := x_33_150_156_163.Sub(t_33_150_156_163.Sub(magic_33_150_156_163))
+															y_34_150_156_163 := d_34_150_156_163.Mul(d_34_150_156_163)
+															y2_34_150_156_163 := y_34_150_156_163.Mul(y_34_150_156_163)
+															y4_34_150_156_163 := y2_34_150_156_163.Mul(y2_34_150_156_163)
+															p0_34_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_34_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_34_150_156_163)).Mul(y2_34_150_156_163))
+															p1_34_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_34_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_34_150_156_163)).Mul(y2_34_150_156_163)).Mul(y4_34_150_156_163)
+															p2_34_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_34_150_156_163.Mul(y4_34_150_156_163))
+															r0_0_34_150_156_163 = p0_34_150_156_163.Add(p1_34_150_156_163).Add(p2_34_150_156_163)
 														}
-														var r0_0_35_146_152_159 archsimd.Float64x4
+														var r0_0_35_150_156_163 archsimd.Float64x4
 														{
-															c_35_146_152_159, t_35_146_152_159 := r0_0_34_146_152_159, t_33_146_152_159
-															r0_0_35_146_152_159 = c_35_146_152_159.AsUint64x4().Xor(t_35_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_35_150_156_163, t_35_150_156_163 := r0_0_34_150_156_163, t_33_150_156_163
+															r0_0_35_150_156_163 = c_35_150_156_163.AsUint64x4().Xor(t_35_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														c2_33_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_146_152_159)
-														u0_33_146_152_159, u1_33_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_146_152_159
-														j_33_146_152_159 := 2
-														for ; j_33_146_152_159+1 < n_33_146_152_159; j_33_146_152_159 += 2 {
-															u0_33_146_152_159 = c2_33_146_152_159.Mul(u1_33_146_152_159).Sub(u0_33_146_152_159)
-															u1_33_146_152_159 = c2_33_146_152_159.Mul(u0_33_146_152_159).Sub(u1_33_146_152_159)
+														c2_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_35_150_156_163)
+														u0_33_150_156_163, u1_33_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_33_150_156_163
+														j_33_150_156_163 := 2
+														for ; j_33_150_156_163+1 < n_33_150_156_163; j_33_150_156_163 += 2 {
+															u0_33_150_156_163 = c2_33_150_156_163.Mul(u1_33_150_156_163).Sub(u0_33_150_156_163)
+															u1_33_150_156_163 = c2_33_150_156_163.Mul(u0_33_150_156_163).Sub(u1_33_150_156_163)
 														}
-														if j_33_146_152_159 < n_33_146_152_159 {
-															u1_33_146_152_159 = c2_33_146_152_159.Mul(u1_33_146_152_159).Sub(u0_33_146_152_159)
+														if j_33_150_156_163 < n_33_150_156_163 {
+															u1_33_150_156_163 = c2_33_150_156_163.Mul(u1_33_150_156_163).Sub(u0_33_150_156_163)
 														}
-														r0_0_33_146_152_159 = u1_33_146_152_159
+														r0_0_33_150_156_163 = u1_33_150_156_163
 													}
-													s_32_146_152_159 = r0_0_33_146_152_159
-												} else if r_32_146_152_159.nmode[i_32_146_152_159] == nRatio {
-													var r0_0_36_146_152_159 archsimd.Float64x4
+													s_32_150_156_163 = r0_0_33_150_156_163
+												} else if r_32_150_156_163.nmode[i_32_150_156_163] == nRatio {
+													var r0_0_36_150_156_163 archsimd.Float64x4
 													{
-														x_36_146_152_159, nv_36_146_152_159 := x_32_146_152_159, archsimd.LoadFloat64x4((*[4]float64)((&r_32_146_152_159.nv[i_32_146_152_159])[:4]))
-														magic_36_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_36_146_152_159 := x_36_146_152_159.Add(magic_36_146_152_159)
-														d_36_146_152_159 := x_36_146_152_159.Sub(t_36_146_152_159.Sub(magic_36_146_152_159))
-														y_36_146_152_159 := nv_36_146_152_159.Mul(d_36_146_152_159)
-														u_36_146_152_159 := y_36_146_152_159.Add(magic_36_146_152_159)
-														var r0_0_37_146_152_159 archsimd.Float64x4
+														x_36_150_156_163, nv_36_150_156_163 := x_32_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_32_150_156_163.nv[i_32_150_156_163])[:4]))
+														magic_36_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_36_150_156_163 := x_36_150_156_163.Add(magic_36_150_156_163)
+														d_36_150_156_163 := x_36_150_156_163.Sub(t_36_150_156_163.Sub(magic_36_150_156_163))
+														y_36_150_156_163 := nv_36_150_156_163.Mul(d_36_150_156_163)
+														u_36_150_156_163 := y_36_150_156_163.Add(magic_36_150_156_163)
+														var r0_0_37_150_156_163 archsimd.Float64x4
 														{
-															d_37_146_152_159 := y_36_146_152_159.Sub(u_36_146_152_159.Sub(magic_36_146_152_159))
-															y_37_146_152_159 := d_37_146_152_159.Mul(d_37_146_152_159)
-															y2_37_146_152_159 := y_37_146_152_159.Mul(y_37_146_152_159)
-															y4_37_146_152_159 := y2_37_146_152_159.Mul(y2_37_146_152_159)
-															p0_37_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_146_152_159)).Mul(y2_37_146_152_159))
-															p1_37_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_146_152_159)).Mul(y2_37_146_152_159)).Mul(y4_37_146_152_159)
-															p2_37_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_146_152_159)).Mul(y4_37_146_152_159.Mul(y4_37_146_152_159))
-															r0_0_37_146_152_159 = d_37_146_152_159.Mul(p0_37_146_152_159.Add(p1_37_146_152_159).Add(p2_37_146_152_159))
+															d_37_150_156_163 := y_36_150_156_163.Sub(u_36_150_156_163.Sub(magic_36_150_156_163))
+															y_37_150_156_163 := d_37_150_156_163.Mul(d_37_150_156_163)
+															y2_37_150_156_163 := y_37_150_156_163.Mul(y_37_150_156_163)
+															y4_37_150_156_163 := y2_37_150_156_163.Mul(y2_37_150_156_163)
+															p0_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_37_150_156_163)).Mul(y2_37_150_156_163))
+															p1_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_37_150_156_163)).Mul(y2_37_150_156_163)).Mul(y4_37_150_156_163)
+															p2_37_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_37_150_156_163)).Mul(y4_37_150_156_163.Mul(y4_37_150_156_163))
+															r0_0_37_150_156_163 = d_37_150_156_163.Mul(p0_37_150_156_163.Add(p1_37_150_156_163).Add(p2_37_150_156_163))
 														}
-														var r0_0_38_146_152_159 archsimd.Float64x4
+														var r0_0_38_150_156_163 archsimd.Float64x4
 														{
-															c_38_146_152_159, t_38_146_152_159 := r0_0_37_146_152_159, u_36_146_152_159
-															r0_0_38_146_152_159 = c_38_146_152_159.AsUint64x4().Xor(t_38_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_38_150_156_163, t_38_150_156_163 := r0_0_37_150_156_163, u_36_150_156_163
+															r0_0_38_150_156_163 = c_38_150_156_163.AsUint64x4().Xor(t_38_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														sn_36_146_152_159 := r0_0_38_146_152_159
-														var r0_0_39_146_152_159 archsimd.Float64x4
+														sn_36_150_156_163 := r0_0_38_150_156_163
+														var r0_0_39_150_156_163 archsimd.Float64x4
 														{
-															d_39_146_152_159 := d_36_146_152_159
-															y_39_146_152_159 := d_39_146_152_159.Mul(d_39_146_152_159)
-															y2_39_146_152_159 := y_39_146_152_159.Mul(y_39_146_152_159)
-															y4_39_146_152_159 := y2_39_146_152_159.Mul(y2_39_146_152_159)
-															p0_39_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_146_152_159)).Mul(y2_39_146_152_159))
-															p1_39_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_146_152_159)).Mul(y2_39_146_152_159)).Mul(y4_39_146_152_159)
-															p2_39_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_146_152_159)).Mul(y4_39_146_152_159.Mul(y4_39_146_152_159))
-															r0_0_39_146_152_159 = d_39_146_152_159.Mul(p0_39_146_152_159.Add(p1_39_146_152_159).Add(p2_39_146_152_159))
+															d_39_150_156_163 := d_36_150_156_163
+															y_39_150_156_163 := d_39_150_156_163.Mul(d_39_150_156_163)
+															y2_39_150_156_163 := y_39_150_156_163.Mul(y_39_150_156_163)
+															y4_39_150_156_163 := y2_39_150_156_163.Mul(y2_39_150_156_163)
+															p0_39_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_39_150_156_163)).Mul(y2_39_150_156_163))
+															p1_39_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_39_150_156_163)).Mul(y2_39_150_156_163)).Mul(y4_39_150_156_163)
+															p2_39_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_39_150_156_163)).Mul(y4_39_150_156_163.Mul(y4_39_150_156_163))
+															r0_0_39_150_156_163 = d_39_150_156_163.Mul(p0_39_150_156_163.Add(p1_39_150_156_163).Add(p2_39_150_156_163))
 														}
-														r0_0_36_146_152_159 = nv_36_146_152_159.Merge(sn_36_146_152_159.Div(r0_0_39_146_152_159), d_36_146_152_159.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+														r0_0_36_150_156_163 = nv_36_150_156_163.Merge(sn_36_150_156_163.Div(r0_0_39_150_156_163), d_36_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 													}
-													s_32_146_152_159 = r0_0_36_146_152_159
+													s_32_150_156_163 = r0_0_36_150_156_163
 												}
-												r0_0_32_146_152_159 = s_32_146_152_159
+												r0_0_32_150_156_163 = s_32_150_156_163
 											}
-											sb_146_152_159 := r0_0_32_146_152_159
-											var r0_0_40_146_152_159 archsimd.Float64x4
+											sb_150_156_163 := r0_0_32_150_156_163
+											var r0_0_40_150_156_163 archsimd.Float64x4
 											{
-												r_40_146_152_159, i_40_146_152_159, x_40_146_152_159 := r_146_152_159, 2, l_146_152_159
-												s_40_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-												if r_40_146_152_159.nmode[i_40_146_152_159] == nChebyshev {
-													var r0_0_41_146_152_159 archsimd.Float64x4
+												r_40_150_156_163, i_40_150_156_163, x_40_150_156_163 := r_150_156_163, 2, l_150_156_163
+												s_40_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+												if r_40_150_156_163.nmode[i_40_150_156_163] == nChebyshev {
+													var r0_0_41_150_156_163 archsimd.Float64x4
 													{
-														x_41_146_152_159, n_41_146_152_159 := x_40_146_152_159, r_40_146_152_159.nn[i_40_146_152_159]
-														magic_41_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_41_146_152_159 := x_41_146_152_159.Add(magic_41_146_152_159)
-														var r0_0_42_146_152_159 archsimd.Float64x4
+														x_41_150_156_163, n_41_150_156_163 := x_40_150_156_163, r_40_150_156_163.nn[i_40_150_156_163]
+														magic_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_41_150_156_163 := x_41_150_156_163.Add(magic_41_150_156_163)
+														var r0_0_42_150_156_163 archsimd.Float64x4
 														{
-															d_42_146_152_159 := x_41_146_152_159.Sub(t_41_146_152_159.Sub(magic_41_146_152_159))
-															y_42_146_152_159 := d_42_146_152_159.Mul(d_42_146_152_159)
-															y2_42_146_152_159 := y_42_146_152_159.Mul(y_42_146_152_159)
-															y4_42_146_152_159 := y2_42_146_152_159.Mul(y2_42_146_152_159)
-															p0_42_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_146_152_159)).Mul(y2_42_146_152_159))
-															p1_42_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_146_152_159)).Mul(y2_42_146_152_159)).Mul(y4_42_146_152_159)
-															p2_42_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_146_152_159.Mul(y4_42_146_152_159))
-															r0_0_42_146_152_159 = p0_42_146_152_159.Add(p1_42_146_152_159).Add(p2_42_146_152_159)
+															d_42_150_156_163 := x_41_150_156_163.Sub(t_41_150_156_163.Sub(magic_41_150_156_163))
+															y_42_150_156_163 := d_42_150_156_163.Mul(d_42_150_156_163)
+															y2_42_150_156_163 := y_42_150_156_163.Mul(y_42_150_156_163)
+															y4_42_150_156_163 := y2_42_150_156_163.Mul(y2_42_150_156_163)
+															p0_42_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_42_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_42_150_156_163)).Mul(y2_42_150_156_163))
+															p1_42_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_42_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_42_150_156_163)).Mul(y2_42_150_156_163)).Mul(y4_42_150_156_163)
+															p2_42_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_42_150_156_163.Mul(y4_42_150_156_163))
+															r0_0_42_150_156_163 = p0_42_150_156_163.Add(p1_42_150_156_163).Add(p2_42_150_156_163)
 														}
-														var r0_0_43_146_152_159 archsimd.Float64x4
+														var r0_0_43_150_156_163 archsimd.Float64x4
 														{
-															c_43_146_152_159, t_43_146_152_159 := r0_0_42_146_152_159, t_41_146_152_159
-															r0_0_43_146_152_159 = c_43_146_152_159.AsUint64x4().Xor(t_43_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_43_150_156_163, t_43_150_156_163 := r0_0_42_150_156_163, t_41_150_156_163
+															r0_0_43_150_156_163 = c_43_150_156_163.AsUint64x4().Xor(t_43_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														c2_41_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_146_152_159)
-														u0_41_146_152_159, u1_41_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_146_152_159
-														j_41_146_152_159 := 2
-														for ; j_41_146_152_159+1 < n_41_146_152_159; j_41_146_152_159 += 2 {
-															u0_41_146_152_159 = c2_41_146_152_159.Mul(u1_41_146_152_159).Sub(u0_41_146_152_159)
-															u1_41_146_152_159 = c2_41_146_152_159.Mul(u0_41_146_152_159).Sub(u1_41_146_152_159)
+														c2_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(r0_0_43_150_156_163)
+														u0_41_150_156_163, u1_41_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_41_150_156_163
+														j_41_150_156_163 := 2
+														for ; j_41_150_156_163+1 < n_41_150_156_163; j_41_150_156_163 += 2 {
+															u0_41_150_156_163 = c2_41_150_156_163.Mul(u1_41_150_156_163).Sub(u0_41_150_156_163)
+															u1_41_150_156_163 = c2_41_150_156_163.Mul(u0_41_150_156_163).Sub(u1_41_150_156_163)
 														}
-														if j_41_146_152_159 < n_41_146_152_159 {
-															u1_41_146_152_159 = c2_41_146_152_159.Mul(u1_41_146_152_159).Sub(u0_41_146_152_159)
+														if j_41_150_156_163 < n_41_150_156_163 {
+															u1_41_150_156_163 = c2_41_150_156_163.Mul(u1_41_150_156_163).Sub(u0_41_150_156_163)
 														}
-														r0_0_41_146_152_159 = u1_41_146_152_159
+														r0_0_41_150_156_163 = u1_41_150_156_163
 													}
-													s_40_146_152_159 = r0_0_41_146_152_159
-												} else if r_40_146_152_159.nmode[i_40_146_152_159] == nRatio {
-													var r0_0_44_146_152_159 archsimd.Float64x4
+													s_40_150_156_163 = r0_0_41_150_156_163
+												} else if r_40_150_156_163.nmode[i_40_150_156_163] == nRatio {
+													var r0_0_44_150_156_163 archsimd.Float64x4
 													{
-														x_44_146_152_159, nv_44_146_152_159 := x_40_146_152_159, archsimd.LoadFloat64x4((*[4]float64)((&r_40_146_152_159.nv[i_40_146_152_159])[:4]))
-														magic_44_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-														t_44_146_152_159 := x_44_146_152_159.Add(magic_44_146_152_159)
-														d_44_146_152_159 := x_44_146_152_159.Sub(t_44_146_152_159.Sub(magic_44_146_152_159))
-														y_44_146_152_159 := nv_44_146_152_159.Mul(d_44_146_152_159)
-														u_44_146_152_159 := y_44_146_152_159.Add(magic_44_146_152_159)
-														var r0_0_45_146_152_159 archsimd.Float64x4
+														x_44_150_156_163, nv_44_150_156_163 := x_40_150_156_163, archsimd.LoadFloat64x4((*[4]float64)((&r_40_150_156_163.nv[i_40_150_156_163])[:4]))
+														magic_44_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+														t_44_150_156_163 := x_44_150_156_163.Add(magic_44_150_156_163)
+														d_44_150_156_163 := x_44_150_156_163.Sub(t_44_150_156_163.Sub(magic_44_150_156_163))
+														y_44_150_156_163 := nv_44_150_156_163.Mul(d_44_150_156_163)
+														u_44_150_156_163 := y_44_150_156_163.Add(magic_44_150_156_163)
+														var r0_0_45_150_156_163 archsimd.Float64x4
 														{
-															d_45_146_152_159 := y_44_146_152_159.Sub(u_44_146_152_159.Sub(magic_44_146_152_159))
-															y_45_146_152_159 := d_45_146_152_159.Mul(d_45_146_152_159)
-															y2_45_146_152_159 := y_45_146_152_159.Mul(y_45_146_152_159)
-															y4_45_146_152_159 := y2_45_146_152_159.Mul(y2_45_146_152_159)
-															p0_45_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_146_152_159)).Mul(y2_45_146_152_159))
-															p1_45_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_146_152_159)).Mul(y2_45_146_152_159)).Mul(y4_45_146_152_159)
-															p2_45_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_146_152_159)).Mul(y4_45_146_152_159.Mul(y4_45_146_152_159))
-															r0_0_45_146_152_159 = d_45_146_152_159.Mul(p0_45_146_152_159.Add(p1_45_146_152_159).Add(p2_45_146_152_159))
+															d_45_150_156_163 := y_44_150_156_163.Sub(u_44_150_156_163.Sub(magic_44_150_156_163))
+															y_45_150_156_163 := d_45_150_156_163.Mul(d_45_150_156_163)
+															y2_45_150_156_163 := y_45_150_156_163.Mul(y_45_150_156_163)
+															y4_45_150_156_163 := y2_45_150_156_163.Mul(y2_45_150_156_163)
+															p0_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_45_150_156_163)).Mul(y2_45_150_156_163))
+															p1_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_45_150_156_163)).Mul(y2_45_150_156_163)).Mul(y4_45_150_156_163)
+															p2_45_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_45_150_156_163)).Mul(y4_45_150_156_163.Mul(y4_45_150_156_163))
+															r0_0_45_150_156_163 = d_45_150_156_163.Mul(p0_45_150_156_163.Add(p1_45_150_156_163).Add(p2_45_150_156_163))
 														}
-														var r0_0_46_146_152_159 archsimd.Float64x4
+														var r0_0_46_150_156_163 archsimd.Float64x4
 														{
-															c_46_146_152_159, t_46_146_152_159 := r0_0_45_146_152_159, u_44_146_152_159
-															r0_0_46_146_152_159 = c_46_146_152_159.AsUint64x4().Xor(t_46_146_152_159.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+															c_46_150_156_163, t_46_150_156_163 := r0_0_45_150_156_163, u_44_150_156_163
+															r0_0_46_150_156_163 = c_46_150_156_163.AsUint64x4().Xor(t_46_150_156_163.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 														}
-														sn_44_146_152_159 := r0_0_46_146_152_159
-														var r0_0_47_146_152_159 archsimd.Float64x4
+														sn_44_150_156_163 := r0_0_46_150_156_163
+														var r0_0_47_150_156_163 archsimd.Float64x4
 														{
-															d_47_146_152_159 := d_44_146_152_159
-															y_47_146_152_159 := d_47_146_152_159.Mul(d_47_146_152_159)
-															y2_47_146_152_159 := y_47_146_152_159.Mul(y_47_146_152_159)
-															y4_47_146_152_159 := y2_47_146_152_159.Mul(y2_47_146_152_159)
-															p0_47_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_146_152_159)).Mul(y2_47_146_152_159))
-															p1_47_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_146_152_159)).Mul(y2_47_146_152_159)).Mul(y4_47_146_152_159)
-															p2_47_146_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_146_152_159)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_146_152_159)).Mul(y4_47_146_152_159.Mul(y4_47_146_152_159))
-															r0_0_47_146_152_159 = d_47_146_152_159.Mul(p0_47_146_152_159.Add(p1_47_146_152_159).Add(p2_47_146_152_159))
+															d_47_150_156_163 := d_44_150_156_163
+															y_47_150_156_163 := d_47_150_156_163.Mul(d_47_150_156_163)
+															y2_47_150_156_163 := y_47_150_156_163.Mul(y_47_150_156_163)
+															y4_47_150_156_163 := y2_47_150_156_163.Mul(y2_47_150_156_163)
+															p0_47_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_47_150_156_163)).Mul(y2_47_150_156_163))
+															p1_47_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_47_150_156_163)).Mul(y2_47_150_156_163)).Mul(y4_47_150_156_163)
+															p2_47_150_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_47_150_156_163)).Mul(y4_47_150_156_163.Mul(y4_47_150_156_163))
+															r0_0_47_150_156_163 = d_47_150_156_163.Mul(p0_47_150_156_163.Add(p1_47_150_156_163).Add(p2_47_150_156_163))
 														}
-														r0_0_44_146_152_159 = nv_44_146_152_159.Merge(sn_44_146_152_159.Div(r0_0_47_146_152_159), d_44_146_152_159.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+														r0_0_44_150_156_163 = nv_44_150_156_163.Merge(sn_44_150_156_163.Div(r0_0_47_150_156_163), d_44_150_156_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 													}
-													s_40_146_152_159 = r0_0_44_146_152_159
+													s_40_150_156_163 = r0_0_44_150_156_163
 												}
-												r0_0_40_146_152_159 = s_40_146_152_159
+												r0_0_40_150_156_163 = s_40_150_156_163
 											}
-											sc_146_152_159 := r0_0_40_146_152_159
-											r0_0_146_152_159 = sa_146_152_159.Mul(sb_146_152_159).Mul(sc_146_152_159)
+											sc_150_156_163 := r0_0_40_150_156_163
+											r0_0_150_156_163 = sa_150_156_163.Mul(sb_150_156_163).Mul(sc_150_156_163)
 										}
-										fl_152_159 := r0_0_146_152_159
-										fc_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&r_152_159.defaultF)[:4]))
-										if c_152_159.HasHKL {
-											var r0_0_147_152_159 archsimd.Float64x4
+										fl_156_163 := r0_0_150_156_163
+										fc_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_156_163.defaultF)[:4]))
+										if c_156_163.HasHKL {
+											var r0_0_151_156_163 archsimd.Float64x4
 											{
-												r_147_152_159, bits_147_152_159, ia_147_152_159, fa_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159 := r_152_159, k_152_159.fhklBits, ia_152_159, fa_152_159, h_152_159, kk_152_159, l_152_159
-												var r0_0_7_147_152_159 archsimd.Mask64x4
+												r_151_156_163, bits_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163
+												var r0_0_7_151_156_163 archsimd.Mask64x4
 												{
-													r_7_147_152_159, ia_7_147_152_159, h_7_147_152_159, kk_7_147_152_159, l_7_147_152_159 := r_147_152_159, ia_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159
-													half_7_147_152_159 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-													hc_7_147_152_159, kc_7_147_152_159, lc_7_147_152_159 := h_7_147_152_159.Sub(half_7_147_152_159).Ceil(), kk_7_147_152_159.Sub(half_7_147_152_159).Ceil(), l_7_147_152_159.Sub(half_7_147_152_159).Ceil()
-													hmin_7_147_152_159, kmin_7_147_152_159, lmin_7_147_152_159 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.lmin)[:4]))
-													in_7_147_152_159 := hc_7_147_152_159.GreaterEqual(hmin_7_147_152_159).And(hc_7_147_152_159.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.hmax)[:4])))).And(kc_7_147_152_159.GreaterEqual(kmin_7_147_152_159)).And(kc_7_147_152_159.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.kmax)[:4])))).And(lc_7_147_152_159.GreaterEqual(lmin_7_147_152_159)).And(lc_7_147_152_159.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.lmax)[:4]))))
-													idx_7_147_152_159 := hc_7_147_152_159.Sub(hmin_7_147_152_159).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.hstride)[:4]))).Add(kc_7_147_152_159.Sub(kmin_7_147_152_159).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_147_152_159.kstride)[:4])))).Add(lc_7_147_152_159.Sub(lmin_7_147_152_159))
-													idx_7_147_152_159.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_147_152_159).ConvertToInt32().Store(ia_7_147_152_159)
-													r0_0_7_147_152_159 = in_7_147_152_159
+													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
+													half_7_151_156_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+													hc_7_151_156_163, kc_7_151_156_163, lc_7_151_156_163 := h_7_151_156_163.Sub(half_7_151_156_163).Ceil(), kk_7_151_156_163.Sub(half_7_151_156_163).Ceil(), l_7_151_156_163.Sub(half_7_151_156_163).Ceil()
+													hmin_7_151_156_163, kmin_7_151_156_163, lmin_7_151_156_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.lmin)[:4]))
+													in_7_151_156_163 := hc_7_151_156_163.GreaterEqual(hmin_7_151_156_163).And(hc_7_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.hmax)[:4])))).And(kc_7_151_156_163.GreaterEqual(kmin_7_151_156_163)).And(kc_7_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.kmax)[:4])))).And(lc_7_151_156_163.GreaterEqual(lmin_7_151_156_163)).And(lc_7_151_156_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.lmax)[:4]))))
+													idx_7_151_156_163 := hc_7_151_156_163.Sub(hmin_7_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.hstride)[:4]))).Add(kc_7_151_156_163.Sub(kmin_7_151_156_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_7_151_156_163.kstride)[:4])))).Add(lc_7_151_156_163.Sub(lmin_7_151_156_163))
+													idx_7_151_156_163.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_7_151_156_163).ConvertToInt32().Store(ia_7_151_156_163)
+													r0_0_7_151_156_163 = in_7_151_156_163
 												}
-												in_147_152_159 := r0_0_7_147_152_159
-												for i_147_152_159, j_147_152_159 := range ia_147_152_159 {
-													fa_147_152_159[i_147_152_159] = bits_147_152_159[j_147_152_159]
+												in_151_156_163 := r0_0_7_151_156_163
+												for i_151_156_163, j_151_156_163 := range ia_151_156_163 {
+													fa_151_156_163[i_151_156_163] = bits_151_156_163[j_151_156_163]
 												}
-												r0_0_147_152_159 = archsimd.LoadUint64x4(fa_147_152_159).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_147_152_159.defaultF)[:4])), in_147_152_159)
+												r0_0_151_156_163 = archsimd.LoadUint64x4(fa_151_156_163).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_151_156_163.defaultF)[:4])), in_151_156_163)
 											}
-											fc_152_159 = r0_0_147_152_159
+											fc_156_163 = r0_0_151_156_163
 										}
-										s_152_159 := sum_152_159.Add(fc_152_159.Mul(fc_152_159).Mul(fl_152_159).Mul(fl_152_159))
-										if !c_152_159.Water {
-											s_152_159 = sum_152_159.Merge(s_152_159, fl_152_159.Equal(zero_152_159))
+										s_156_163 := sum_156_163.Add(fc_156_163.Mul(fc_156_163).Mul(fl_156_163).Mul(fl_156_163))
+										if !c_156_163.Water {
+											s_156_163 = sum_156_163.Merge(s_156_163, fl_156_163.Equal(zero_156_163))
 										}
-										sum_152_159 = s_152_159
+										sum_156_163 = s_156_163
 									}
 								}
-								r0_0_152_159, r1_0_152_159 = sum_152_159, polar_152_159
+								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
 							}
-							sum_159, polar_159 = r0_0_152_159, r1_0_152_159
-							r0_0_159, r1_0_159, r2_0_159 = sum_159, omega_159, polar_159
+							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
+							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
 						}
-						sum, omega, polar = r0_0_159, r1_0_159, r2_0_159
+						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
 					}
 				}
 			}
@@ -5398,658 +5611,658 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 	k.orientIncLanesAVX2(si, oinc)
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_160 archsimd.Float64x4
-			r1_0_160 archsimd.Float64x4
-			r2_0_160 archsimd.Float64x4
-			r3_0_160 archsimd.Float64x4
-			r4_0_160 archsimd.Float64x4
-			r5_0_160 archsimd.Float64x4
-			r6_0_160 archsimd.Float64x4
-			r7_0_160 archsimd.Float64x4
-			r8_0_160 archsimd.Float64x4
+			r0_0_164 archsimd.Float64x4
+			r1_0_164 archsimd.Float64x4
+			r2_0_164 archsimd.Float64x4
+			r3_0_164 archsimd.Float64x4
+			r4_0_164 archsimd.Float64x4
+			r5_0_164 archsimd.Float64x4
+			r6_0_164 archsimd.Float64x4
+			r7_0_164 archsimd.Float64x4
+			r8_0_164 archsimd.Float64x4
 		)
 		{
-			sr_160, t_160, ds_160, p0_160 := &r.src[si], t, ds, p0
-			il_160 := archsimd.LoadFloat64x4((*[4]float64)((&sr_160.il)[:4]))
-			x_160, y_160, z_160 := archsimd.LoadFloat64x4Slice((t_160.d[0][p0_160:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_160.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_160.d[1][p0_160:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_160.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_160.d[2][p0_160:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_160.inc[2])[:4])))
-			x_160.Mul(x_160).Add(y_160.Mul(y_160)).Add(z_160.Mul(z_160)).StoreSlice(ds_160[p0_160:])
-			r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160 = x_160.Mul(il_160), y_160.Mul(il_160), z_160.Mul(il_160), archsimd.LoadFloat64x4Slice((t_160.s[p0_160:])), archsimd.LoadFloat64x4Slice((t_160.def[p0_160:])), archsimd.LoadFloat64x4Slice((t_160.sig[p0_160:])), archsimd.LoadFloat64x4Slice((t_160.na[p0_160:])), archsimd.LoadFloat64x4Slice((t_160.nb[p0_160:])), archsimd.LoadFloat64x4Slice((t_160.nc[p0_160:]))
+			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
+			il_164 := archsimd.LoadFloat64x4((*[4]float64)((&sr_164.il)[:4]))
+			x_164, y_164, z_164 := archsimd.LoadFloat64x4Slice((t_164.d[0][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[1][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_164.d[2][p0_164:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_164.inc[2])[:4])))
+			x_164.Mul(x_164).Add(y_164.Mul(y_164)).Add(z_164.Mul(z_164)).StoreSlice(ds_164[p0_164:])
+			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = x_164.Mul(il_164), y_164.Mul(il_164), z_164.Mul(il_164), archsimd.LoadFloat64x4Slice((t_164.s[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.def[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.sig[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.na[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nb[p0_164:])), archsimd.LoadFloat64x4Slice((t_164.nc[p0_164:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
 		for oi := range r.orient {
 			var (
-				r0_0_161 archsimd.Float64x4
-				r1_0_161 archsimd.Float64x4
-				r2_0_161 archsimd.Float64x4
+				r0_0_165 archsimd.Float64x4
+				r1_0_165 archsimd.Float64x4
+				r2_0_165 archsimd.Float64x4
 			)
 			{
-				o_161, qx_161, qy_161, qz_161 := &r.orient[oi], qx, qy, qz
-				h_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[0])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[1])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[2])[:4])).Mul(qz_161))
-				kk_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[3])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[4])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[5])[:4])).Mul(qz_161))
-				l_161 := archsimd.LoadFloat64x4((*[4]float64)((&o_161[6])[:4])).Mul(qx_161).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[7])[:4])).Mul(qy_161)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_161[8])[:4])).Mul(qz_161))
-				r0_0_161, r1_0_161, r2_0_161 = h_161, kk_161, l_161
+				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
+				h_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[0])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[1])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[2])[:4])).Mul(qz_165))
+				kk_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[3])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[4])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[5])[:4])).Mul(qz_165))
+				l_165 := archsimd.LoadFloat64x4((*[4]float64)((&o_165[6])[:4])).Mul(qx_165).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[7])[:4])).Mul(qy_165)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_165[8])[:4])).Mul(qz_165))
+				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
 			}
-			h, kk, l := r0_0_161, r1_0_161, r2_0_161
+			h, kk, l := r0_0_165, r1_0_165, r2_0_165
 			var (
-				r0_0_162 archsimd.Float64x4
-				r1_0_162 archsimd.Float64x4
-				r2_0_162 archsimd.Float64x4
-				r3_0_162 archsimd.Float64x4
-				r4_0_162 archsimd.Float64x4
-				r5_0_162 archsimd.Float64x4
-				r6_0_162 archsimd.Float64x4
-				r7_0_162 archsimd.Float64x4
-				r8_0_162 archsimd.Float64x4
+				r0_0_166 archsimd.Float64x4
+				r1_0_166 archsimd.Float64x4
+				r2_0_166 archsimd.Float64x4
+				r3_0_166 archsimd.Float64x4
+				r4_0_166 archsimd.Float64x4
+				r5_0_166 archsimd.Float64x4
+				r6_0_166 archsimd.Float64x4
+				r7_0_166 archsimd.Float64x4
+				r8_0_166 archsimd.Float64x4
 			)
 			{
-				r_162, h_162, kk_162, l_162, n_162 := r, h, kk, l, n
-				_ = n_162
+				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
+				_ = n_166
 				var (
-					r0_0_60_162 archsimd.Float64x4
-					r1_0_60_162 archsimd.Float64x4
-					r2_0_60_162 archsimd.Float64x4
+					r0_0_60_166 archsimd.Float64x4
+					r1_0_60_166 archsimd.Float64x4
+					r2_0_60_166 archsimd.Float64x4
 				)
 				{
-					r_60_162, i_60_162, x_60_162 := r_162, 0, h_162
-					s_60_162, dx_60_162, dn_60_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_60_162.nmode[i_60_162] == nChebyshev {
+					r_60_166, i_60_166, x_60_166 := r_166, 0, h_166
+					s_60_166, dx_60_166, dn_60_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_60_166.nmode[i_60_166] == nChebyshev {
 						var (
-							r0_0_61_162 archsimd.Float64x4
-							r1_0_61_162 archsimd.Float64x4
-							r2_0_61_162 archsimd.Float64x4
+							r0_0_61_166 archsimd.Float64x4
+							r1_0_61_166 archsimd.Float64x4
+							r2_0_61_166 archsimd.Float64x4
 						)
 						{
-							r_61_162, x_61_162, n_61_162, nf_61_162 := r_60_162, x_60_162, r_60_162.nn[i_60_162], &r_60_162.nv[i_60_162]
-							magic_61_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_61_162 := x_61_162.Add(magic_61_162)
-							d_61_162 := x_61_162.Sub(t_61_162.Sub(magic_61_162))
-							f_61_162 := t_61_162.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_62_162 archsimd.Float64x4
+							r_61_166, x_61_166, n_61_166, nf_61_166 := r_60_166, x_60_166, r_60_166.nn[i_60_166], &r_60_166.nv[i_60_166]
+							magic_61_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_61_166 := x_61_166.Add(magic_61_166)
+							d_61_166 := x_61_166.Sub(t_61_166.Sub(magic_61_166))
+							f_61_166 := t_61_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_62_166 archsimd.Float64x4
 							{
-								d_62_162 := d_61_162
-								y_62_162 := d_62_162.Mul(d_62_162)
-								y2_62_162 := y_62_162.Mul(y_62_162)
-								y4_62_162 := y2_62_162.Mul(y2_62_162)
-								p0_62_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_62_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_62_162)).Mul(y2_62_162))
-								p1_62_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_62_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_62_162)).Mul(y2_62_162)).Mul(y4_62_162)
-								p2_62_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_62_162.Mul(y4_62_162))
-								r0_0_62_162 = p0_62_162.Add(p1_62_162).Add(p2_62_162)
+								d_62_166 := d_61_166
+								y_62_166 := d_62_166.Mul(d_62_166)
+								y2_62_166 := y_62_166.Mul(y_62_166)
+								y4_62_166 := y2_62_166.Mul(y2_62_166)
+								p0_62_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_62_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_62_166)).Mul(y2_62_166))
+								p1_62_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_62_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_62_166)).Mul(y2_62_166)).Mul(y4_62_166)
+								p2_62_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_62_166.Mul(y4_62_166))
+								r0_0_62_166 = p0_62_166.Add(p1_62_166).Add(p2_62_166)
 							}
-							cr_61_162 := r0_0_62_162
-							sign_61_162, one_61_162, pi_61_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_61_162.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_61_162 := pi_61_162.Div(one_61_162.Sub(cr_61_162).Mul(one_61_162.Add(cr_61_162)).Sqrt().AsUint64x4().Or(d_61_162.AsUint64x4().Xor(f_61_162).And(sign_61_162)).AsFloat64x4())
-							c2_61_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_61_162.AsUint64x4().Xor(f_61_162).AsFloat64x4())
-							u0_61_162, u1_61_162 := one_61_162, c2_61_162
-							j_61_162 := 2
-							for ; j_61_162+1 < n_61_162; j_61_162 += 2 {
-								u0_61_162 = c2_61_162.Mul(u1_61_162).Sub(u0_61_162)
-								u1_61_162 = c2_61_162.Mul(u0_61_162).Sub(u1_61_162)
+							cr_61_166 := r0_0_62_166
+							sign_61_166, one_61_166, pi_61_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_61_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_61_166 := pi_61_166.Div(one_61_166.Sub(cr_61_166).Mul(one_61_166.Add(cr_61_166)).Sqrt().AsUint64x4().Or(d_61_166.AsUint64x4().Xor(f_61_166).And(sign_61_166)).AsFloat64x4())
+							c2_61_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_61_166.AsUint64x4().Xor(f_61_166).AsFloat64x4())
+							u0_61_166, u1_61_166 := one_61_166, c2_61_166
+							j_61_166 := 2
+							for ; j_61_166+1 < n_61_166; j_61_166 += 2 {
+								u0_61_166 = c2_61_166.Mul(u1_61_166).Sub(u0_61_166)
+								u1_61_166 = c2_61_166.Mul(u0_61_166).Sub(u1_61_166)
 							}
-							if j_61_162 < n_61_162 {
-								u0_61_162, u1_61_162 = u1_61_162, c2_61_162.Mul(u1_61_162).Sub(u0_61_162)
+							if j_61_166 < n_61_166 {
+								u0_61_166, u1_61_166 = u1_61_166, c2_61_166.Mul(u1_61_166).Sub(u0_61_166)
 							}
-							cu_61_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_61_162).Mul(u1_61_162)
-							tn_61_162 := cu_61_162.Sub(u0_61_162)
-							dx_61_162 := archsimd.LoadFloat64x4((*[4]float64)(nf_61_162[:4])).Mul(tn_61_162).Sub(cu_61_162).Mul(rs_61_162)
-							dn_61_162 := d_61_162.Mul(tn_61_162).Mul(rs_61_162)
-							near_61_162 := d_61_162.Mul(d_61_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_61_162.ToBits() != 0 {
+							cu_61_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_61_166).Mul(u1_61_166)
+							tn_61_166 := cu_61_166.Sub(u0_61_166)
+							dx_61_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_61_166[:4])).Mul(tn_61_166).Sub(cu_61_166).Mul(rs_61_166)
+							dn_61_166 := d_61_166.Mul(tn_61_166).Mul(rs_61_166)
+							near_61_166 := d_61_166.Mul(d_61_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_61_166.ToBits() != 0 {
 								var (
-									r0_0_63_162 archsimd.Float64x4
-									r1_0_63_162 archsimd.Float64x4
+									r0_0_63_166 archsimd.Float64x4
+									r1_0_63_166 archsimd.Float64x4
 								)
 								{
-									r_63_162, d_63_162, c2_63_162, flip_63_162, tn_63_162, un_63_162, n_63_162 := r_61_162, d_61_162, c2_61_162, f_61_162, tn_61_162, u1_61_162, n_61_162
-									var r0_0_64_162 archsimd.Float64x4
+									r_63_166, d_63_166, c2_63_166, flip_63_166, tn_63_166, un_63_166, n_63_166 := r_61_166, d_61_166, c2_61_166, f_61_166, tn_61_166, u1_61_166, n_61_166
+									var r0_0_64_166 archsimd.Float64x4
 									{
-										d_64_162 := d_63_162
-										y_64_162 := d_64_162.Mul(d_64_162)
-										y2_64_162 := y_64_162.Mul(y_64_162)
-										y4_64_162 := y2_64_162.Mul(y2_64_162)
-										p0_64_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64_162)).Mul(y2_64_162))
-										p1_64_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64_162)).Mul(y2_64_162)).Mul(y4_64_162)
-										p2_64_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64_162)).Mul(y4_64_162.Mul(y4_64_162))
-										r0_0_64_162 = d_64_162.Mul(p0_64_162.Add(p1_64_162).Add(p2_64_162))
+										d_64_166 := d_63_166
+										y_64_166 := d_64_166.Mul(d_64_166)
+										y2_64_166 := y_64_166.Mul(y_64_166)
+										y4_64_166 := y2_64_166.Mul(y2_64_166)
+										p0_64_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_64_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_64_166)).Mul(y2_64_166))
+										p1_64_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_64_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_64_166)).Mul(y2_64_166)).Mul(y4_64_166)
+										p2_64_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_64_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_64_166)).Mul(y4_64_166.Mul(y4_64_166))
+										r0_0_64_166 = d_64_166.Mul(p0_64_166.Add(p1_64_166).Add(p2_64_166))
 									}
-									s_63_162 := r0_0_64_162.AsUint64x4().Xor(flip_63_162).AsFloat64x4()
-									two_63_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_63_162, u1_63_162, p0_63_162, p1_63_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_63_162, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_63_162
-									for j_63_162 := 2; j_63_162 < n_63_162; j_63_162++ {
-										u0_63_162, u1_63_162, p0_63_162, p1_63_162 = u1_63_162, c2_63_162.Mul(u1_63_162).Sub(u0_63_162), p1_63_162, two_63_162.Mul(u1_63_162).Add(c2_63_162.Mul(p1_63_162)).Sub(p0_63_162)
+									s_63_166 := r0_0_64_166.AsUint64x4().Xor(flip_63_166).AsFloat64x4()
+									two_63_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_63_166, u1_63_166, p0_63_166, p1_63_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_63_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_63_166
+									for j_63_166 := 2; j_63_166 < n_63_166; j_63_166++ {
+										u0_63_166, u1_63_166, p0_63_166, p1_63_166 = u1_63_166, c2_63_166.Mul(u1_63_166).Sub(u0_63_166), p1_63_166, two_63_166.Mul(u1_63_166).Add(c2_63_166.Mul(p1_63_166)).Sub(p0_63_166)
 									}
-									dx_63_162 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_63_162).Mul(p1_63_162)
-									peak_63_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_63_162.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_63_162.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_63_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_63_162).Mul(tn_63_162).Div(s_63_162).Merge(peak_63_162, d_63_162.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_63_162, r1_0_63_162 = dx_63_162, dn_63_162
+									dx_63_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_63_166).Mul(p1_63_166)
+									peak_63_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_63_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_63_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_63_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_63_166).Mul(tn_63_166).Div(s_63_166).Merge(peak_63_166, d_63_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_63_166, r1_0_63_166 = dx_63_166, dn_63_166
 								}
-								px_61_162, pn_61_162 := r0_0_63_162, r1_0_63_162
-								dx_61_162, dn_61_162 = px_61_162.Merge(dx_61_162, near_61_162), pn_61_162.Merge(dn_61_162, near_61_162)
+								px_61_166, pn_61_166 := r0_0_63_166, r1_0_63_166
+								dx_61_166, dn_61_166 = px_61_166.Merge(dx_61_166, near_61_166), pn_61_166.Merge(dn_61_166, near_61_166)
 							}
-							r0_0_61_162, r1_0_61_162, r2_0_61_162 = u1_61_162, dx_61_162, dn_61_162
+							r0_0_61_166, r1_0_61_166, r2_0_61_166 = u1_61_166, dx_61_166, dn_61_166
 						}
-						s_60_162, dx_60_162, dn_60_162 = r0_0_61_162, r1_0_61_162, r2_0_61_162
-					} else if r_60_162.nmode[i_60_162] == nRatio {
+						s_60_166, dx_60_166, dn_60_166 = r0_0_61_166, r1_0_61_166, r2_0_61_166
+					} else if r_60_166.nmode[i_60_166] == nRatio {
 						var (
-							r0_0_65_162 archsimd.Float64x4
-							r1_0_65_162 archsimd.Float64x4
-							r2_0_65_162 archsimd.Float64x4
+							r0_0_65_166 archsimd.Float64x4
+							r1_0_65_166 archsimd.Float64x4
+							r2_0_65_166 archsimd.Float64x4
 						)
 						{
-							x_65_162, nv_65_162 := x_60_162, archsimd.LoadFloat64x4((*[4]float64)((&r_60_162.nv[i_60_162])[:4]))
-							magic_65_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_65_162 := x_65_162.Add(magic_65_162)
-							d_65_162 := x_65_162.Sub(t_65_162.Sub(magic_65_162))
-							y_65_162 := nv_65_162.Mul(d_65_162)
-							u_65_162 := y_65_162.Add(magic_65_162)
-							e_65_162 := y_65_162.Sub(u_65_162.Sub(magic_65_162))
-							var r0_0_66_162 archsimd.Float64x4
+							x_65_166, nv_65_166 := x_60_166, archsimd.LoadFloat64x4((*[4]float64)((&r_60_166.nv[i_60_166])[:4]))
+							magic_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_65_166 := x_65_166.Add(magic_65_166)
+							d_65_166 := x_65_166.Sub(t_65_166.Sub(magic_65_166))
+							y_65_166 := nv_65_166.Mul(d_65_166)
+							u_65_166 := y_65_166.Add(magic_65_166)
+							e_65_166 := y_65_166.Sub(u_65_166.Sub(magic_65_166))
+							var r0_0_66_166 archsimd.Float64x4
 							{
-								d_66_162 := e_65_162
-								y_66_162 := d_66_162.Mul(d_66_162)
-								y2_66_162 := y_66_162.Mul(y_66_162)
-								y4_66_162 := y2_66_162.Mul(y2_66_162)
-								p0_66_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66_162)).Mul(y2_66_162))
-								p1_66_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66_162)).Mul(y2_66_162)).Mul(y4_66_162)
-								p2_66_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66_162)).Mul(y4_66_162.Mul(y4_66_162))
-								r0_0_66_162 = d_66_162.Mul(p0_66_162.Add(p1_66_162).Add(p2_66_162))
+								d_66_166 := e_65_166
+								y_66_166 := d_66_166.Mul(d_66_166)
+								y2_66_166 := y_66_166.Mul(y_66_166)
+								y4_66_166 := y2_66_166.Mul(y2_66_166)
+								p0_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_66_166)).Mul(y2_66_166))
+								p1_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_66_166)).Mul(y2_66_166)).Mul(y4_66_166)
+								p2_66_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_66_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_66_166)).Mul(y4_66_166.Mul(y4_66_166))
+								r0_0_66_166 = d_66_166.Mul(p0_66_166.Add(p1_66_166).Add(p2_66_166))
 							}
-							var r0_0_67_162 archsimd.Float64x4
+							var r0_0_67_166 archsimd.Float64x4
 							{
-								c_67_162, t_67_162 := r0_0_66_162, u_65_162
-								r0_0_67_162 = c_67_162.AsUint64x4().Xor(t_67_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_67_166, t_67_166 := r0_0_66_166, u_65_166
+								r0_0_67_166 = c_67_166.AsUint64x4().Xor(t_67_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_68_162 archsimd.Float64x4
+							var r0_0_68_166 archsimd.Float64x4
 							{
-								d_68_162 := e_65_162
-								y_68_162 := d_68_162.Mul(d_68_162)
-								y2_68_162 := y_68_162.Mul(y_68_162)
-								y4_68_162 := y2_68_162.Mul(y2_68_162)
-								p0_68_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_68_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_68_162)).Mul(y2_68_162))
-								p1_68_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_68_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_68_162)).Mul(y2_68_162)).Mul(y4_68_162)
-								p2_68_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_68_162.Mul(y4_68_162))
-								r0_0_68_162 = p0_68_162.Add(p1_68_162).Add(p2_68_162)
+								d_68_166 := e_65_166
+								y_68_166 := d_68_166.Mul(d_68_166)
+								y2_68_166 := y_68_166.Mul(y_68_166)
+								y4_68_166 := y2_68_166.Mul(y2_68_166)
+								p0_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_68_166)).Mul(y2_68_166))
+								p1_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_68_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_68_166)).Mul(y2_68_166)).Mul(y4_68_166)
+								p2_68_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_68_166.Mul(y4_68_166))
+								r0_0_68_166 = p0_68_166.Add(p1_68_166).Add(p2_68_166)
 							}
-							var r0_0_69_162 archsimd.Float64x4
+							var r0_0_69_166 archsimd.Float64x4
 							{
-								c_69_162, t_69_162 := r0_0_68_162, u_65_162
-								r0_0_69_162 = c_69_162.AsUint64x4().Xor(t_69_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_69_166, t_69_166 := r0_0_68_166, u_65_166
+								r0_0_69_166 = c_69_166.AsUint64x4().Xor(t_69_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_65_162, cn_65_162 := r0_0_67_162, r0_0_69_162
-							var r0_0_70_162 archsimd.Float64x4
+							sn_65_166, cn_65_166 := r0_0_67_166, r0_0_69_166
+							var r0_0_70_166 archsimd.Float64x4
 							{
-								d_70_162 := d_65_162
-								y_70_162 := d_70_162.Mul(d_70_162)
-								y2_70_162 := y_70_162.Mul(y_70_162)
-								y4_70_162 := y2_70_162.Mul(y2_70_162)
-								p0_70_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70_162)).Mul(y2_70_162))
-								p1_70_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70_162)).Mul(y2_70_162)).Mul(y4_70_162)
-								p2_70_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70_162)).Mul(y4_70_162.Mul(y4_70_162))
-								r0_0_70_162 = d_70_162.Mul(p0_70_162.Add(p1_70_162).Add(p2_70_162))
+								d_70_166 := d_65_166
+								y_70_166 := d_70_166.Mul(d_70_166)
+								y2_70_166 := y_70_166.Mul(y_70_166)
+								y4_70_166 := y2_70_166.Mul(y2_70_166)
+								p0_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_70_166)).Mul(y2_70_166))
+								p1_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_70_166)).Mul(y2_70_166)).Mul(y4_70_166)
+								p2_70_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_70_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_70_166)).Mul(y4_70_166.Mul(y4_70_166))
+								r0_0_70_166 = d_70_166.Mul(p0_70_166.Add(p1_70_166).Add(p2_70_166))
 							}
-							var r0_0_71_162 archsimd.Float64x4
+							var r0_0_71_166 archsimd.Float64x4
 							{
-								d_71_162 := d_65_162
-								y_71_162 := d_71_162.Mul(d_71_162)
-								y2_71_162 := y_71_162.Mul(y_71_162)
-								y4_71_162 := y2_71_162.Mul(y2_71_162)
-								p0_71_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_71_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_71_162)).Mul(y2_71_162))
-								p1_71_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_71_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_71_162)).Mul(y2_71_162)).Mul(y4_71_162)
-								p2_71_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_71_162.Mul(y4_71_162))
-								r0_0_71_162 = p0_71_162.Add(p1_71_162).Add(p2_71_162)
+								d_71_166 := d_65_166
+								y_71_166 := d_71_166.Mul(d_71_166)
+								y2_71_166 := y_71_166.Mul(y_71_166)
+								y4_71_166 := y2_71_166.Mul(y2_71_166)
+								p0_71_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_71_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_71_166)).Mul(y2_71_166))
+								p1_71_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_71_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_71_166)).Mul(y2_71_166)).Mul(y4_71_166)
+								p2_71_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_71_166.Mul(y4_71_166))
+								r0_0_71_166 = p0_71_166.Add(p1_71_166).Add(p2_71_166)
 							}
-							s1_65_162, c1_65_162 := r0_0_70_162, r0_0_71_162
-							pi_65_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_65_162 := d_65_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_65_162 := nv_65_162.Merge(sn_65_162.Div(s1_65_162), at_65_162)
-							pd_65_162 := pi_65_162.Mul(d_65_162)
-							npd_65_162 := nv_65_162.Mul(pd_65_162)
-							dx_65_162 := pi_65_162.Mul(nv_65_162.Mul(cn_65_162).Mul(s1_65_162).Sub(sn_65_162.Mul(c1_65_162))).Div(s1_65_162.Mul(s1_65_162))
-							var r0_0_72_162 archsimd.Float64x4
+							s1_65_166, c1_65_166 := r0_0_70_166, r0_0_71_166
+							pi_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_65_166 := d_65_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_65_166 := nv_65_166.Merge(sn_65_166.Div(s1_65_166), at_65_166)
+							pd_65_166 := pi_65_166.Mul(d_65_166)
+							npd_65_166 := nv_65_166.Mul(pd_65_166)
+							dx_65_166 := pi_65_166.Mul(nv_65_166.Mul(cn_65_166).Mul(s1_65_166).Sub(sn_65_166.Mul(c1_65_166))).Div(s1_65_166.Mul(s1_65_166))
+							var r0_0_72_166 archsimd.Float64x4
 							{
-								n_72_162, x_72_162 := nv_65_162, pd_65_162
-								n2_72_162 := n_72_162.Mul(n_72_162)
-								a_72_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_72_162.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_72_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_72_162 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_72_162).Mul(n2_72_162).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_72_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_72_162).Mul(x_72_162).Mul(x_72_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_72_162 = n_72_162.Mul(a_72_162.Add(b_72_162))
+								n_72_166, x_72_166 := nv_65_166, pd_65_166
+								n2_72_166 := n_72_166.Mul(n_72_166)
+								a_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_72_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_72_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_72_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_72_166).Mul(n2_72_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_72_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_72_166).Mul(x_72_166).Mul(x_72_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_72_166 = n_72_166.Mul(a_72_166.Add(b_72_166))
 							}
-							dx_65_162 = pi_65_162.Mul(r0_0_72_162).Merge(dx_65_162, npd_65_162.Mul(npd_65_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_65_162 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_65_162, at_65_162)
-							dn_65_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_65_162.Mul(cn_65_162).Div(s1_65_162), at_65_162)
-							r0_0_65_162, r1_0_65_162, r2_0_65_162 = s_65_162, dx_65_162, dn_65_162
+							dx_65_166 = pi_65_166.Mul(r0_0_72_166).Merge(dx_65_166, npd_65_166.Mul(npd_65_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_65_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_65_166, at_65_166)
+							dn_65_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_65_166.Mul(cn_65_166).Div(s1_65_166), at_65_166)
+							r0_0_65_166, r1_0_65_166, r2_0_65_166 = s_65_166, dx_65_166, dn_65_166
 						}
-						s_60_162, dx_60_162, dn_60_162 = r0_0_65_162, r1_0_65_162, r2_0_65_162
+						s_60_166, dx_60_166, dn_60_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
 					}
-					r0_0_60_162, r1_0_60_162, r2_0_60_162 = s_60_162, dx_60_162, dn_60_162
+					r0_0_60_166, r1_0_60_166, r2_0_60_166 = s_60_166, dx_60_166, dn_60_166
 				}
-				sa_162, ha_162, na_162 := r0_0_60_162, r1_0_60_162, r2_0_60_162
+				sa_166, ha_166, na_166 := r0_0_60_166, r1_0_60_166, r2_0_60_166
 				var (
-					r0_0_73_162 archsimd.Float64x4
-					r1_0_73_162 archsimd.Float64x4
-					r2_0_73_162 archsimd.Float64x4
+					r0_0_73_166 archsimd.Float64x4
+					r1_0_73_166 archsimd.Float64x4
+					r2_0_73_166 archsimd.Float64x4
 				)
 				{
-					r_73_162, i_73_162, x_73_162 := r_162, 1, kk_162
-					s_73_162, dx_73_162, dn_73_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_73_162.nmode[i_73_162] == nChebyshev {
+					r_73_166, i_73_166, x_73_166 := r_166, 1, kk_166
+					s_73_166, dx_73_166, dn_73_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_73_166.nmode[i_73_166] == nChebyshev {
 						var (
-							r0_0_74_162 archsimd.Float64x4
-							r1_0_74_162 archsimd.Float64x4
-							r2_0_74_162 archsimd.Float64x4
+							r0_0_74_166 archsimd.Float64x4
+							r1_0_74_166 archsimd.Float64x4
+							r2_0_74_166 archsimd.Float64x4
 						)
 						{
-							r_74_162, x_74_162, n_74_162, nf_74_162 := r_73_162, x_73_162, r_73_162.nn[i_73_162], &r_73_162.nv[i_73_162]
-							magic_74_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_74_162 := x_74_162.Add(magic_74_162)
-							d_74_162 := x_74_162.Sub(t_74_162.Sub(magic_74_162))
-							f_74_162 := t_74_162.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_75_162 archsimd.Float64x4
+							r_74_166, x_74_166, n_74_166, nf_74_166 := r_73_166, x_73_166, r_73_166.nn[i_73_166], &r_73_166.nv[i_73_166]
+							magic_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_74_166 := x_74_166.Add(magic_74_166)
+							d_74_166 := x_74_166.Sub(t_74_166.Sub(magic_74_166))
+							f_74_166 := t_74_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_75_166 archsimd.Float64x4
 							{
-								d_75_162 := d_74_162
-								y_75_162 := d_75_162.Mul(d_75_162)
-								y2_75_162 := y_75_162.Mul(y_75_162)
-								y4_75_162 := y2_75_162.Mul(y2_75_162)
-								p0_75_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75_162)).Mul(y2_75_162))
-								p1_75_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75_162)).Mul(y2_75_162)).Mul(y4_75_162)
-								p2_75_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75_162.Mul(y4_75_162))
-								r0_0_75_162 = p0_75_162.Add(p1_75_162).Add(p2_75_162)
+								d_75_166 := d_74_166
+								y_75_166 := d_75_166.Mul(d_75_166)
+								y2_75_166 := y_75_166.Mul(y_75_166)
+								y4_75_166 := y2_75_166.Mul(y2_75_166)
+								p0_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_75_166)).Mul(y2_75_166))
+								p1_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_75_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_75_166)).Mul(y2_75_166)).Mul(y4_75_166)
+								p2_75_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_75_166.Mul(y4_75_166))
+								r0_0_75_166 = p0_75_166.Add(p1_75_166).Add(p2_75_166)
 							}
-							cr_74_162 := r0_0_75_162
-							sign_74_162, one_74_162, pi_74_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_74_162.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_74_162 := pi_74_162.Div(one_74_162.Sub(cr_74_162).Mul(one_74_162.Add(cr_74_162)).Sqrt().AsUint64x4().Or(d_74_162.AsUint64x4().Xor(f_74_162).And(sign_74_162)).AsFloat64x4())
-							c2_74_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_74_162.AsUint64x4().Xor(f_74_162).AsFloat64x4())
-							u0_74_162, u1_74_162 := one_74_162, c2_74_162
-							j_74_162 := 2
-							for ; j_74_162+1 < n_74_162; j_74_162 += 2 {
-								u0_74_162 = c2_74_162.Mul(u1_74_162).Sub(u0_74_162)
-								u1_74_162 = c2_74_162.Mul(u0_74_162).Sub(u1_74_162)
+							cr_74_166 := r0_0_75_166
+							sign_74_166, one_74_166, pi_74_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_74_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_74_166 := pi_74_166.Div(one_74_166.Sub(cr_74_166).Mul(one_74_166.Add(cr_74_166)).Sqrt().AsUint64x4().Or(d_74_166.AsUint64x4().Xor(f_74_166).And(sign_74_166)).AsFloat64x4())
+							c2_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_74_166.AsUint64x4().Xor(f_74_166).AsFloat64x4())
+							u0_74_166, u1_74_166 := one_74_166, c2_74_166
+							j_74_166 := 2
+							for ; j_74_166+1 < n_74_166; j_74_166 += 2 {
+								u0_74_166 = c2_74_166.Mul(u1_74_166).Sub(u0_74_166)
+								u1_74_166 = c2_74_166.Mul(u0_74_166).Sub(u1_74_166)
 							}
-							if j_74_162 < n_74_162 {
-								u0_74_162, u1_74_162 = u1_74_162, c2_74_162.Mul(u1_74_162).Sub(u0_74_162)
+							if j_74_166 < n_74_166 {
+								u0_74_166, u1_74_166 = u1_74_166, c2_74_166.Mul(u1_74_166).Sub(u0_74_166)
 							}
-							cu_74_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_74_162).Mul(u1_74_162)
-							tn_74_162 := cu_74_162.Sub(u0_74_162)
-							dx_74_162 := archsimd.LoadFloat64x4((*[4]float64)(nf_74_162[:4])).Mul(tn_74_162).Sub(cu_74_162).Mul(rs_74_162)
-							dn_74_162 := d_74_162.Mul(tn_74_162).Mul(rs_74_162)
-							near_74_162 := d_74_162.Mul(d_74_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_74_162.ToBits() != 0 {
+							cu_74_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_74_166).Mul(u1_74_166)
+							tn_74_166 := cu_74_166.Sub(u0_74_166)
+							dx_74_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_74_166[:4])).Mul(tn_74_166).Sub(cu_74_166).Mul(rs_74_166)
+							dn_74_166 := d_74_166.Mul(tn_74_166).Mul(rs_74_166)
+							near_74_166 := d_74_166.Mul(d_74_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_74_166.ToBits() != 0 {
 								var (
-									r0_0_76_162 archsimd.Float64x4
-									r1_0_76_162 archsimd.Float64x4
+									r0_0_76_166 archsimd.Float64x4
+									r1_0_76_166 archsimd.Float64x4
 								)
 								{
-									r_76_162, d_76_162, c2_76_162, flip_76_162, tn_76_162, un_76_162, n_76_162 := r_74_162, d_74_162, c2_74_162, f_74_162, tn_74_162, u1_74_162, n_74_162
-									var r0_0_77_162 archsimd.Float64x4
+									r_76_166, d_76_166, c2_76_166, flip_76_166, tn_76_166, un_76_166, n_76_166 := r_74_166, d_74_166, c2_74_166, f_74_166, tn_74_166, u1_74_166, n_74_166
+									var r0_0_77_166 archsimd.Float64x4
 									{
-										d_77_162 := d_76_162
-										y_77_162 := d_77_162.Mul(d_77_162)
-										y2_77_162 := y_77_162.Mul(y_77_162)
-										y4_77_162 := y2_77_162.Mul(y2_77_162)
-										p0_77_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_77_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_77_162)).Mul(y2_77_162))
-										p1_77_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_77_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_77_162)).Mul(y2_77_162)).Mul(y4_77_162)
-										p2_77_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_77_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_77_162)).Mul(y4_77_162.Mul(y4_77_162))
-										r0_0_77_162 = d_77_162.Mul(p0_77_162.Add(p1_77_162).Add(p2_77_162))
+										d_77_166 := d_76_166
+										y_77_166 := d_77_166.Mul(d_77_166)
+										y2_77_166 := y_77_166.Mul(y_77_166)
+										y4_77_166 := y2_77_166.Mul(y2_77_166)
+										p0_77_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_77_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_77_166)).Mul(y2_77_166))
+										p1_77_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_77_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_77_166)).Mul(y2_77_166)).Mul(y4_77_166)
+										p2_77_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_77_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_77_166)).Mul(y4_77_166.Mul(y4_77_166))
+										r0_0_77_166 = d_77_166.Mul(p0_77_166.Add(p1_77_166).Add(p2_77_166))
 									}
-									s_76_162 := r0_0_77_162.AsUint64x4().Xor(flip_76_162).AsFloat64x4()
-									two_76_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_76_162, u1_76_162, p0_76_162, p1_76_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_76_162, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_76_162
-									for j_76_162 := 2; j_76_162 < n_76_162; j_76_162++ {
-										u0_76_162, u1_76_162, p0_76_162, p1_76_162 = u1_76_162, c2_76_162.Mul(u1_76_162).Sub(u0_76_162), p1_76_162, two_76_162.Mul(u1_76_162).Add(c2_76_162.Mul(p1_76_162)).Sub(p0_76_162)
+									s_76_166 := r0_0_77_166.AsUint64x4().Xor(flip_76_166).AsFloat64x4()
+									two_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_76_166, u1_76_166, p0_76_166, p1_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_76_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_76_166
+									for j_76_166 := 2; j_76_166 < n_76_166; j_76_166++ {
+										u0_76_166, u1_76_166, p0_76_166, p1_76_166 = u1_76_166, c2_76_166.Mul(u1_76_166).Sub(u0_76_166), p1_76_166, two_76_166.Mul(u1_76_166).Add(c2_76_166.Mul(p1_76_166)).Sub(p0_76_166)
 									}
-									dx_76_162 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_76_162).Mul(p1_76_162)
-									peak_76_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_76_162.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_76_162.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_76_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_76_162).Mul(tn_76_162).Div(s_76_162).Merge(peak_76_162, d_76_162.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_76_162, r1_0_76_162 = dx_76_162, dn_76_162
+									dx_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_76_166).Mul(p1_76_166)
+									peak_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_76_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_76_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_76_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_76_166).Mul(tn_76_166).Div(s_76_166).Merge(peak_76_166, d_76_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_76_166, r1_0_76_166 = dx_76_166, dn_76_166
 								}
-								px_74_162, pn_74_162 := r0_0_76_162, r1_0_76_162
-								dx_74_162, dn_74_162 = px_74_162.Merge(dx_74_162, near_74_162), pn_74_162.Merge(dn_74_162, near_74_162)
+								px_74_166, pn_74_166 := r0_0_76_166, r1_0_76_166
+								dx_74_166, dn_74_166 = px_74_166.Merge(dx_74_166, near_74_166), pn_74_166.Merge(dn_74_166, near_74_166)
 							}
-							r0_0_74_162, r1_0_74_162, r2_0_74_162 = u1_74_162, dx_74_162, dn_74_162
+							r0_0_74_166, r1_0_74_166, r2_0_74_166 = u1_74_166, dx_74_166, dn_74_166
 						}
-						s_73_162, dx_73_162, dn_73_162 = r0_0_74_162, r1_0_74_162, r2_0_74_162
-					} else if r_73_162.nmode[i_73_162] == nRatio {
+						s_73_166, dx_73_166, dn_73_166 = r0_0_74_166, r1_0_74_166, r2_0_74_166
+					} else if r_73_166.nmode[i_73_166] == nRatio {
 						var (
-							r0_0_78_162 archsimd.Float64x4
-							r1_0_78_162 archsimd.Float64x4
-							r2_0_78_162 archsimd.Float64x4
+							r0_0_78_166 archsimd.Float64x4
+							r1_0_78_166 archsimd.Float64x4
+							r2_0_78_166 archsimd.Float64x4
 						)
 						{
-							x_78_162, nv_78_162 := x_73_162, archsimd.LoadFloat64x4((*[4]float64)((&r_73_162.nv[i_73_162])[:4]))
-							magic_78_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_78_162 := x_78_162.Add(magic_78_162)
-							d_78_162 := x_78_162.Sub(t_78_162.Sub(magic_78_162))
-							y_78_162 := nv_78_162.Mul(d_78_162)
-							u_78_162 := y_78_162.Add(magic_78_162)
-							e_78_162 := y_78_162.Sub(u_78_162.Sub(magic_78_162))
-							var r0_0_79_162 archsimd.Float64x4
+							x_78_166, nv_78_166 := x_73_166, archsimd.LoadFloat64x4((*[4]float64)((&r_73_166.nv[i_73_166])[:4]))
+							magic_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_78_166 := x_78_166.Add(magic_78_166)
+							d_78_166 := x_78_166.Sub(t_78_166.Sub(magic_78_166))
+							y_78_166 := nv_78_166.Mul(d_78_166)
+							u_78_166 := y_78_166.Add(magic_78_166)
+							e_78_166 := y_78_166.Sub(u_78_166.Sub(magic_78_166))
+							var r0_0_79_166 archsimd.Float64x4
 							{
-								d_79_162 := e_78_162
-								y_79_162 := d_79_162.Mul(d_79_162)
-								y2_79_162 := y_79_162.Mul(y_79_162)
-								y4_79_162 := y2_79_162.Mul(y2_79_162)
-								p0_79_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_79_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_79_162)).Mul(y2_79_162))
-								p1_79_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_79_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_79_162)).Mul(y2_79_162)).Mul(y4_79_162)
-								p2_79_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_79_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_79_162)).Mul(y4_79_162.Mul(y4_79_162))
-								r0_0_79_162 = d_79_162.Mul(p0_79_162.Add(p1_79_162).Add(p2_79_162))
+								d_79_166 := e_78_166
+								y_79_166 := d_79_166.Mul(d_79_166)
+								y2_79_166 := y_79_166.Mul(y_79_166)
+								y4_79_166 := y2_79_166.Mul(y2_79_166)
+								p0_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_79_166)).Mul(y2_79_166))
+								p1_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_79_166)).Mul(y2_79_166)).Mul(y4_79_166)
+								p2_79_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_79_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_79_166)).Mul(y4_79_166.Mul(y4_79_166))
+								r0_0_79_166 = d_79_166.Mul(p0_79_166.Add(p1_79_166).Add(p2_79_166))
 							}
-							var r0_0_80_162 archsimd.Float64x4
+							var r0_0_80_166 archsimd.Float64x4
 							{
-								c_80_162, t_80_162 := r0_0_79_162, u_78_162
-								r0_0_80_162 = c_80_162.AsUint64x4().Xor(t_80_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_80_166, t_80_166 := r0_0_79_166, u_78_166
+								r0_0_80_166 = c_80_166.AsUint64x4().Xor(t_80_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_81_162 archsimd.Float64x4
+							var r0_0_81_166 archsimd.Float64x4
 							{
-								d_81_162 := e_78_162
-								y_81_162 := d_81_162.Mul(d_81_162)
-								y2_81_162 := y_81_162.Mul(y_81_162)
-								y4_81_162 := y2_81_162.Mul(y2_81_162)
-								p0_81_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_81_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_81_162)).Mul(y2_81_162))
-								p1_81_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_81_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_81_162)).Mul(y2_81_162)).Mul(y4_81_162)
-								p2_81_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_81_162.Mul(y4_81_162))
-								r0_0_81_162 = p0_81_162.Add(p1_81_162).Add(p2_81_162)
+								d_81_166 := e_78_166
+								y_81_166 := d_81_166.Mul(d_81_166)
+								y2_81_166 := y_81_166.Mul(y_81_166)
+								y4_81_166 := y2_81_166.Mul(y2_81_166)
+								p0_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_81_166)).Mul(y2_81_166))
+								p1_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_81_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_81_166)).Mul(y2_81_166)).Mul(y4_81_166)
+								p2_81_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_81_166.Mul(y4_81_166))
+								r0_0_81_166 = p0_81_166.Add(p1_81_166).Add(p2_81_166)
 							}
-							var r0_0_82_162 archsimd.Float64x4
+							var r0_0_82_166 archsimd.Float64x4
 							{
-								c_82_162, t_82_162 := r0_0_81_162, u_78_162
-								r0_0_82_162 = c_82_162.AsUint64x4().Xor(t_82_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_82_166, t_82_166 := r0_0_81_166, u_78_166
+								r0_0_82_166 = c_82_166.AsUint64x4().Xor(t_82_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_78_162, cn_78_162 := r0_0_80_162, r0_0_82_162
-							var r0_0_83_162 archsimd.Float64x4
+							sn_78_166, cn_78_166 := r0_0_80_166, r0_0_82_166
+							var r0_0_83_166 archsimd.Float64x4
 							{
-								d_83_162 := d_78_162
-								y_83_162 := d_83_162.Mul(d_83_162)
-								y2_83_162 := y_83_162.Mul(y_83_162)
-								y4_83_162 := y2_83_162.Mul(y2_83_162)
-								p0_83_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83_162)).Mul(y2_83_162))
-								p1_83_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83_162)).Mul(y2_83_162)).Mul(y4_83_162)
-								p2_83_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83_162)).Mul(y4_83_162.Mul(y4_83_162))
-								r0_0_83_162 = d_83_162.Mul(p0_83_162.Add(p1_83_162).Add(p2_83_162))
+								d_83_166 := d_78_166
+								y_83_166 := d_83_166.Mul(d_83_166)
+								y2_83_166 := y_83_166.Mul(y_83_166)
+								y4_83_166 := y2_83_166.Mul(y2_83_166)
+								p0_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_83_166)).Mul(y2_83_166))
+								p1_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_83_166)).Mul(y2_83_166)).Mul(y4_83_166)
+								p2_83_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_83_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_83_166)).Mul(y4_83_166.Mul(y4_83_166))
+								r0_0_83_166 = d_83_166.Mul(p0_83_166.Add(p1_83_166).Add(p2_83_166))
 							}
-							var r0_0_84_162 archsimd.Float64x4
+							var r0_0_84_166 archsimd.Float64x4
 							{
-								d_84_162 := d_78_162
-								y_84_162 := d_84_162.Mul(d_84_162)
-								y2_84_162 := y_84_162.Mul(y_84_162)
-								y4_84_162 := y2_84_162.Mul(y2_84_162)
-								p0_84_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84_162)).Mul(y2_84_162))
-								p1_84_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84_162)).Mul(y2_84_162)).Mul(y4_84_162)
-								p2_84_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84_162.Mul(y4_84_162))
-								r0_0_84_162 = p0_84_162.Add(p1_84_162).Add(p2_84_162)
+								d_84_166 := d_78_166
+								y_84_166 := d_84_166.Mul(d_84_166)
+								y2_84_166 := y_84_166.Mul(y_84_166)
+								y4_84_166 := y2_84_166.Mul(y2_84_166)
+								p0_84_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_84_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_84_166)).Mul(y2_84_166))
+								p1_84_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_84_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_84_166)).Mul(y2_84_166)).Mul(y4_84_166)
+								p2_84_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_84_166.Mul(y4_84_166))
+								r0_0_84_166 = p0_84_166.Add(p1_84_166).Add(p2_84_166)
 							}
-							s1_78_162, c1_78_162 := r0_0_83_162, r0_0_84_162
-							pi_78_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_78_162 := d_78_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_78_162 := nv_78_162.Merge(sn_78_162.Div(s1_78_162), at_78_162)
-							pd_78_162 := pi_78_162.Mul(d_78_162)
-							npd_78_162 := nv_78_162.Mul(pd_78_162)
-							dx_78_162 := pi_78_162.Mul(nv_78_162.Mul(cn_78_162).Mul(s1_78_162).Sub(sn_78_162.Mul(c1_78_162))).Div(s1_78_162.Mul(s1_78_162))
-							var r0_0_85_162 archsimd.Float64x4
+							s1_78_166, c1_78_166 := r0_0_83_166, r0_0_84_166
+							pi_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_78_166 := d_78_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_78_166 := nv_78_166.Merge(sn_78_166.Div(s1_78_166), at_78_166)
+							pd_78_166 := pi_78_166.Mul(d_78_166)
+							npd_78_166 := nv_78_166.Mul(pd_78_166)
+							dx_78_166 := pi_78_166.Mul(nv_78_166.Mul(cn_78_166).Mul(s1_78_166).Sub(sn_78_166.Mul(c1_78_166))).Div(s1_78_166.Mul(s1_78_166))
+							var r0_0_85_166 archsimd.Float64x4
 							{
-								n_85_162, x_85_162 := nv_78_162, pd_78_162
-								n2_85_162 := n_85_162.Mul(n_85_162)
-								a_85_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_85_162.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_85_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_85_162 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_85_162).Mul(n2_85_162).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_85_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_85_162).Mul(x_85_162).Mul(x_85_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_85_162 = n_85_162.Mul(a_85_162.Add(b_85_162))
+								n_85_166, x_85_166 := nv_78_166, pd_78_166
+								n2_85_166 := n_85_166.Mul(n_85_166)
+								a_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_85_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_85_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_85_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_85_166).Mul(n2_85_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_85_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_85_166).Mul(x_85_166).Mul(x_85_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_85_166 = n_85_166.Mul(a_85_166.Add(b_85_166))
 							}
-							dx_78_162 = pi_78_162.Mul(r0_0_85_162).Merge(dx_78_162, npd_78_162.Mul(npd_78_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_78_162 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_78_162, at_78_162)
-							dn_78_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_78_162.Mul(cn_78_162).Div(s1_78_162), at_78_162)
-							r0_0_78_162, r1_0_78_162, r2_0_78_162 = s_78_162, dx_78_162, dn_78_162
+							dx_78_166 = pi_78_166.Mul(r0_0_85_166).Merge(dx_78_166, npd_78_166.Mul(npd_78_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_78_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_78_166, at_78_166)
+							dn_78_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_78_166.Mul(cn_78_166).Div(s1_78_166), at_78_166)
+							r0_0_78_166, r1_0_78_166, r2_0_78_166 = s_78_166, dx_78_166, dn_78_166
 						}
-						s_73_162, dx_73_162, dn_73_162 = r0_0_78_162, r1_0_78_162, r2_0_78_162
+						s_73_166, dx_73_166, dn_73_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
 					}
-					r0_0_73_162, r1_0_73_162, r2_0_73_162 = s_73_162, dx_73_162, dn_73_162
+					r0_0_73_166, r1_0_73_166, r2_0_73_166 = s_73_166, dx_73_166, dn_73_166
 				}
-				sb_162, hb_162, nb_162 := r0_0_73_162, r1_0_73_162, r2_0_73_162
+				sb_166, hb_166, nb_166 := r0_0_73_166, r1_0_73_166, r2_0_73_166
 				var (
-					r0_0_86_162 archsimd.Float64x4
-					r1_0_86_162 archsimd.Float64x4
-					r2_0_86_162 archsimd.Float64x4
+					r0_0_86_166 archsimd.Float64x4
+					r1_0_86_166 archsimd.Float64x4
+					r2_0_86_166 archsimd.Float64x4
 				)
 				{
-					r_86_162, i_86_162, x_86_162 := r_162, 2, l_162
-					s_86_162, dx_86_162, dn_86_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-					if r_86_162.nmode[i_86_162] == nChebyshev {
+					r_86_166, i_86_166, x_86_166 := r_166, 2, l_166
+					s_86_166, dx_86_166, dn_86_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[23])), archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+					if r_86_166.nmode[i_86_166] == nChebyshev {
 						var (
-							r0_0_87_162 archsimd.Float64x4
-							r1_0_87_162 archsimd.Float64x4
-							r2_0_87_162 archsimd.Float64x4
+							r0_0_87_166 archsimd.Float64x4
+							r1_0_87_166 archsimd.Float64x4
+							r2_0_87_166 archsimd.Float64x4
 						)
 						{
-							r_87_162, x_87_162, n_87_162, nf_87_162 := r_86_162, x_86_162, r_86_162.nn[i_86_162], &r_86_162.nv[i_86_162]
-							magic_87_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_87_162 := x_87_162.Add(magic_87_162)
-							d_87_162 := x_87_162.Sub(t_87_162.Sub(magic_87_162))
-							f_87_162 := t_87_162.AsUint64x4().ShiftAllLeft(63)
-							var r0_0_88_162 archsimd.Float64x4
+							r_87_166, x_87_166, n_87_166, nf_87_166 := r_86_166, x_86_166, r_86_166.nn[i_86_166], &r_86_166.nv[i_86_166]
+							magic_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_87_166 := x_87_166.Add(magic_87_166)
+							d_87_166 := x_87_166.Sub(t_87_166.Sub(magic_87_166))
+							f_87_166 := t_87_166.AsUint64x4().ShiftAllLeft(63)
+							var r0_0_88_166 archsimd.Float64x4
 							{
-								d_88_162 := d_87_162
-								y_88_162 := d_88_162.Mul(d_88_162)
-								y2_88_162 := y_88_162.Mul(y_88_162)
-								y4_88_162 := y2_88_162.Mul(y2_88_162)
-								p0_88_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88_162)).Mul(y2_88_162))
-								p1_88_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88_162)).Mul(y2_88_162)).Mul(y4_88_162)
-								p2_88_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88_162.Mul(y4_88_162))
-								r0_0_88_162 = p0_88_162.Add(p1_88_162).Add(p2_88_162)
+								d_88_166 := d_87_166
+								y_88_166 := d_88_166.Mul(d_88_166)
+								y2_88_166 := y_88_166.Mul(y_88_166)
+								y4_88_166 := y2_88_166.Mul(y2_88_166)
+								p0_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_88_166)).Mul(y2_88_166))
+								p1_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_88_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_88_166)).Mul(y2_88_166)).Mul(y4_88_166)
+								p2_88_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_88_166.Mul(y4_88_166))
+								r0_0_88_166 = p0_88_166.Add(p1_88_166).Add(p2_88_166)
 							}
-							cr_87_162 := r0_0_88_162
-							sign_87_162, one_87_162, pi_87_162 := archsimd.LoadFloat64x4((*[4]float64)((&r_87_162.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							rs_87_162 := pi_87_162.Div(one_87_162.Sub(cr_87_162).Mul(one_87_162.Add(cr_87_162)).Sqrt().AsUint64x4().Or(d_87_162.AsUint64x4().Xor(f_87_162).And(sign_87_162)).AsFloat64x4())
-							c2_87_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_87_162.AsUint64x4().Xor(f_87_162).AsFloat64x4())
-							u0_87_162, u1_87_162 := one_87_162, c2_87_162
-							j_87_162 := 2
-							for ; j_87_162+1 < n_87_162; j_87_162 += 2 {
-								u0_87_162 = c2_87_162.Mul(u1_87_162).Sub(u0_87_162)
-								u1_87_162 = c2_87_162.Mul(u0_87_162).Sub(u1_87_162)
+							cr_87_166 := r0_0_88_166
+							sign_87_166, one_87_166, pi_87_166 := archsimd.LoadFloat64x4((*[4]float64)((&r_87_166.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							rs_87_166 := pi_87_166.Div(one_87_166.Sub(cr_87_166).Mul(one_87_166.Add(cr_87_166)).Sqrt().AsUint64x4().Or(d_87_166.AsUint64x4().Xor(f_87_166).And(sign_87_166)).AsFloat64x4())
+							c2_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(cr_87_166.AsUint64x4().Xor(f_87_166).AsFloat64x4())
+							u0_87_166, u1_87_166 := one_87_166, c2_87_166
+							j_87_166 := 2
+							for ; j_87_166+1 < n_87_166; j_87_166 += 2 {
+								u0_87_166 = c2_87_166.Mul(u1_87_166).Sub(u0_87_166)
+								u1_87_166 = c2_87_166.Mul(u0_87_166).Sub(u1_87_166)
 							}
-							if j_87_162 < n_87_162 {
-								u0_87_162, u1_87_162 = u1_87_162, c2_87_162.Mul(u1_87_162).Sub(u0_87_162)
+							if j_87_166 < n_87_166 {
+								u0_87_166, u1_87_166 = u1_87_166, c2_87_166.Mul(u1_87_166).Sub(u0_87_166)
 							}
-							cu_87_162 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_87_162).Mul(u1_87_162)
-							tn_87_162 := cu_87_162.Sub(u0_87_162)
-							dx_87_162 := archsimd.LoadFloat64x4((*[4]float64)(nf_87_162[:4])).Mul(tn_87_162).Sub(cu_87_162).Mul(rs_87_162)
-							dn_87_162 := d_87_162.Mul(tn_87_162).Mul(rs_87_162)
-							near_87_162 := d_87_162.Mul(d_87_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							if near_87_162.ToBits() != 0 {
+							cu_87_166 := archsimd.LoadFloat64x4((&vkTableAVX2[24])).Mul(c2_87_166).Mul(u1_87_166)
+							tn_87_166 := cu_87_166.Sub(u0_87_166)
+							dx_87_166 := archsimd.LoadFloat64x4((*[4]float64)(nf_87_166[:4])).Mul(tn_87_166).Sub(cu_87_166).Mul(rs_87_166)
+							dn_87_166 := d_87_166.Mul(tn_87_166).Mul(rs_87_166)
+							near_87_166 := d_87_166.Mul(d_87_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							if near_87_166.ToBits() != 0 {
 								var (
-									r0_0_89_162 archsimd.Float64x4
-									r1_0_89_162 archsimd.Float64x4
+									r0_0_89_166 archsimd.Float64x4
+									r1_0_89_166 archsimd.Float64x4
 								)
 								{
-									r_89_162, d_89_162, c2_89_162, flip_89_162, tn_89_162, un_89_162, n_89_162 := r_87_162, d_87_162, c2_87_162, f_87_162, tn_87_162, u1_87_162, n_87_162
-									var r0_0_90_162 archsimd.Float64x4
+									r_89_166, d_89_166, c2_89_166, flip_89_166, tn_89_166, un_89_166, n_89_166 := r_87_166, d_87_166, c2_87_166, f_87_166, tn_87_166, u1_87_166, n_87_166
+									var r0_0_90_166 archsimd.Float64x4
 									{
-										d_90_162 := d_89_162
-										y_90_162 := d_90_162.Mul(d_90_162)
-										y2_90_162 := y_90_162.Mul(y_90_162)
-										y4_90_162 := y2_90_162.Mul(y2_90_162)
-										p0_90_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_90_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_90_162)).Mul(y2_90_162))
-										p1_90_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_90_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_90_162)).Mul(y2_90_162)).Mul(y4_90_162)
-										p2_90_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_90_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_90_162)).Mul(y4_90_162.Mul(y4_90_162))
-										r0_0_90_162 = d_90_162.Mul(p0_90_162.Add(p1_90_162).Add(p2_90_162))
+										d_90_166 := d_89_166
+										y_90_166 := d_90_166.Mul(d_90_166)
+										y2_90_166 := y_90_166.Mul(y_90_166)
+										y4_90_166 := y2_90_166.Mul(y2_90_166)
+										p0_90_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_90_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_90_166)).Mul(y2_90_166))
+										p1_90_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_90_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_90_166)).Mul(y2_90_166)).Mul(y4_90_166)
+										p2_90_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_90_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_90_166)).Mul(y4_90_166.Mul(y4_90_166))
+										r0_0_90_166 = d_90_166.Mul(p0_90_166.Add(p1_90_166).Add(p2_90_166))
 									}
-									s_89_162 := r0_0_90_162.AsUint64x4().Xor(flip_89_162).AsFloat64x4()
-									two_89_162 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									u0_89_162, u1_89_162, p0_89_162, p1_89_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_89_162, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_89_162
-									for j_89_162 := 2; j_89_162 < n_89_162; j_89_162++ {
-										u0_89_162, u1_89_162, p0_89_162, p1_89_162 = u1_89_162, c2_89_162.Mul(u1_89_162).Sub(u0_89_162), p1_89_162, two_89_162.Mul(u1_89_162).Add(c2_89_162.Mul(p1_89_162)).Sub(p0_89_162)
+									s_89_166 := r0_0_90_166.AsUint64x4().Xor(flip_89_166).AsFloat64x4()
+									two_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									u0_89_166, u1_89_166, p0_89_166, p1_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])), c2_89_166, archsimd.LoadFloat64x4((&vkTableAVX2[23])), two_89_166
+									for j_89_166 := 2; j_89_166 < n_89_166; j_89_166++ {
+										u0_89_166, u1_89_166, p0_89_166, p1_89_166 = u1_89_166, c2_89_166.Mul(u1_89_166).Sub(u0_89_166), p1_89_166, two_89_166.Mul(u1_89_166).Add(c2_89_166.Mul(p1_89_166)).Sub(p0_89_166)
 									}
-									dx_89_162 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_89_162).Mul(p1_89_162)
-									peak_89_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_89_162.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_89_162.negZero)[:4])).AsUint64x4())).AsFloat64x4()
-									dn_89_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_89_162).Mul(tn_89_162).Div(s_89_162).Merge(peak_89_162, d_89_162.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
-									r0_0_89_162, r1_0_89_162 = dx_89_162, dn_89_162
+									dx_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Mul(s_89_166).Mul(p1_89_166)
+									peak_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4().Or(un_89_166.AsUint64x4().And(archsimd.LoadFloat64x4((*[4]float64)((&r_89_166.negZero)[:4])).AsUint64x4())).AsFloat64x4()
+									dn_89_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25])).Mul(d_89_166).Mul(tn_89_166).Div(s_89_166).Merge(peak_89_166, d_89_166.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+									r0_0_89_166, r1_0_89_166 = dx_89_166, dn_89_166
 								}
-								px_87_162, pn_87_162 := r0_0_89_162, r1_0_89_162
-								dx_87_162, dn_87_162 = px_87_162.Merge(dx_87_162, near_87_162), pn_87_162.Merge(dn_87_162, near_87_162)
+								px_87_166, pn_87_166 := r0_0_89_166, r1_0_89_166
+								dx_87_166, dn_87_166 = px_87_166.Merge(dx_87_166, near_87_166), pn_87_166.Merge(dn_87_166, near_87_166)
 							}
-							r0_0_87_162, r1_0_87_162, r2_0_87_162 = u1_87_162, dx_87_162, dn_87_162
+							r0_0_87_166, r1_0_87_166, r2_0_87_166 = u1_87_166, dx_87_166, dn_87_166
 						}
-						s_86_162, dx_86_162, dn_86_162 = r0_0_87_162, r1_0_87_162, r2_0_87_162
-					} else if r_86_162.nmode[i_86_162] == nRatio {
+						s_86_166, dx_86_166, dn_86_166 = r0_0_87_166, r1_0_87_166, r2_0_87_166
+					} else if r_86_166.nmode[i_86_166] == nRatio {
 						var (
-							r0_0_91_162 archsimd.Float64x4
-							r1_0_91_162 archsimd.Float64x4
-							r2_0_91_162 archsimd.Float64x4
+							r0_0_91_166 archsimd.Float64x4
+							r1_0_91_166 archsimd.Float64x4
+							r2_0_91_166 archsimd.Float64x4
 						)
 						{
-							x_91_162, nv_91_162 := x_86_162, archsimd.LoadFloat64x4((*[4]float64)((&r_86_162.nv[i_86_162])[:4]))
-							magic_91_162 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
-							t_91_162 := x_91_162.Add(magic_91_162)
-							d_91_162 := x_91_162.Sub(t_91_162.Sub(magic_91_162))
-							y_91_162 := nv_91_162.Mul(d_91_162)
-							u_91_162 := y_91_162.Add(magic_91_162)
-							e_91_162 := y_91_162.Sub(u_91_162.Sub(magic_91_162))
-							var r0_0_92_162 archsimd.Float64x4
+							x_91_166, nv_91_166 := x_86_166, archsimd.LoadFloat64x4((*[4]float64)((&r_86_166.nv[i_86_166])[:4]))
+							magic_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[20]))
+							t_91_166 := x_91_166.Add(magic_91_166)
+							d_91_166 := x_91_166.Sub(t_91_166.Sub(magic_91_166))
+							y_91_166 := nv_91_166.Mul(d_91_166)
+							u_91_166 := y_91_166.Add(magic_91_166)
+							e_91_166 := y_91_166.Sub(u_91_166.Sub(magic_91_166))
+							var r0_0_92_166 archsimd.Float64x4
 							{
-								d_92_162 := e_91_162
-								y_92_162 := d_92_162.Mul(d_92_162)
-								y2_92_162 := y_92_162.Mul(y_92_162)
-								y4_92_162 := y2_92_162.Mul(y2_92_162)
-								p0_92_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92_162)).Mul(y2_92_162))
-								p1_92_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92_162)).Mul(y2_92_162)).Mul(y4_92_162)
-								p2_92_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92_162)).Mul(y4_92_162.Mul(y4_92_162))
-								r0_0_92_162 = d_92_162.Mul(p0_92_162.Add(p1_92_162).Add(p2_92_162))
+								d_92_166 := e_91_166
+								y_92_166 := d_92_166.Mul(d_92_166)
+								y2_92_166 := y_92_166.Mul(y_92_166)
+								y4_92_166 := y2_92_166.Mul(y2_92_166)
+								p0_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_92_166)).Mul(y2_92_166))
+								p1_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_92_166)).Mul(y2_92_166)).Mul(y4_92_166)
+								p2_92_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_92_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_92_166)).Mul(y4_92_166.Mul(y4_92_166))
+								r0_0_92_166 = d_92_166.Mul(p0_92_166.Add(p1_92_166).Add(p2_92_166))
 							}
-							var r0_0_93_162 archsimd.Float64x4
+							var r0_0_93_166 archsimd.Float64x4
 							{
-								c_93_162, t_93_162 := r0_0_92_162, u_91_162
-								r0_0_93_162 = c_93_162.AsUint64x4().Xor(t_93_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_93_166, t_93_166 := r0_0_92_166, u_91_166
+								r0_0_93_166 = c_93_166.AsUint64x4().Xor(t_93_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							var r0_0_94_162 archsimd.Float64x4
+							var r0_0_94_166 archsimd.Float64x4
 							{
-								d_94_162 := e_91_162
-								y_94_162 := d_94_162.Mul(d_94_162)
-								y2_94_162 := y_94_162.Mul(y_94_162)
-								y4_94_162 := y2_94_162.Mul(y2_94_162)
-								p0_94_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_94_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_94_162)).Mul(y2_94_162))
-								p1_94_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_94_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_94_162)).Mul(y2_94_162)).Mul(y4_94_162)
-								p2_94_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_94_162.Mul(y4_94_162))
-								r0_0_94_162 = p0_94_162.Add(p1_94_162).Add(p2_94_162)
+								d_94_166 := e_91_166
+								y_94_166 := d_94_166.Mul(d_94_166)
+								y2_94_166 := y_94_166.Mul(y_94_166)
+								y4_94_166 := y2_94_166.Mul(y2_94_166)
+								p0_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_94_166)).Mul(y2_94_166))
+								p1_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_94_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_94_166)).Mul(y2_94_166)).Mul(y4_94_166)
+								p2_94_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_94_166.Mul(y4_94_166))
+								r0_0_94_166 = p0_94_166.Add(p1_94_166).Add(p2_94_166)
 							}
-							var r0_0_95_162 archsimd.Float64x4
+							var r0_0_95_166 archsimd.Float64x4
 							{
-								c_95_162, t_95_162 := r0_0_94_162, u_91_162
-								r0_0_95_162 = c_95_162.AsUint64x4().Xor(t_95_162.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								c_95_166, t_95_166 := r0_0_94_166, u_91_166
+								r0_0_95_166 = c_95_166.AsUint64x4().Xor(t_95_166.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 							}
-							sn_91_162, cn_91_162 := r0_0_93_162, r0_0_95_162
-							var r0_0_96_162 archsimd.Float64x4
+							sn_91_166, cn_91_166 := r0_0_93_166, r0_0_95_166
+							var r0_0_96_166 archsimd.Float64x4
 							{
-								d_96_162 := d_91_162
-								y_96_162 := d_96_162.Mul(d_96_162)
-								y2_96_162 := y_96_162.Mul(y_96_162)
-								y4_96_162 := y2_96_162.Mul(y2_96_162)
-								p0_96_162 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96_162)).Mul(y2_96_162))
-								p1_96_162 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96_162)).Mul(y2_96_162)).Mul(y4_96_162)
-								p2_96_162 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96_162)).Mul(y4_96_162.Mul(y4_96_162))
-								r0_0_96_162 = d_96_162.Mul(p0_96_162.Add(p1_96_162).Add(p2_96_162))
+								d_96_166 := d_91_166
+								y_96_166 := d_96_166.Mul(d_96_166)
+								y2_96_166 := y_96_166.Mul(y_96_166)
+								y4_96_166 := y2_96_166.Mul(y2_96_166)
+								p0_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_96_166)).Mul(y2_96_166))
+								p1_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_96_166)).Mul(y2_96_166)).Mul(y4_96_166)
+								p2_96_166 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_96_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_96_166)).Mul(y4_96_166.Mul(y4_96_166))
+								r0_0_96_166 = d_96_166.Mul(p0_96_166.Add(p1_96_166).Add(p2_96_166))
 							}
-							var r0_0_97_162 archsimd.Float64x4
+							var r0_0_97_166 archsimd.Float64x4
 							{
-								d_97_162 := d_91_162
-								y_97_162 := d_97_162.Mul(d_97_162)
-								y2_97_162 := y_97_162.Mul(y_97_162)
-								y4_97_162 := y2_97_162.Mul(y2_97_162)
-								p0_97_162 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_162)).Mul(y2_97_162))
-								p1_97_162 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_162)).Mul(y2_97_162)).Mul(y4_97_162)
-								p2_97_162 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_162.Mul(y4_97_162))
-								r0_0_97_162 = p0_97_162.Add(p1_97_162).Add(p2_97_162)
+								d_97_166 := d_91_166
+								y_97_166 := d_97_166.Mul(d_97_166)
+								y2_97_166 := y_97_166.Mul(y_97_166)
+								y4_97_166 := y2_97_166.Mul(y2_97_166)
+								p0_97_166 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[1])).Mul(y_97_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[3])).Mul(y_97_166)).Mul(y2_97_166))
+								p1_97_166 := archsimd.LoadFloat64x4((&vkTableAVX2[4])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Mul(y_97_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y_97_166)).Mul(y2_97_166)).Mul(y4_97_166)
+								p2_97_166 := archsimd.LoadFloat64x4((&vkTableAVX2[8])).Mul(y4_97_166.Mul(y4_97_166))
+								r0_0_97_166 = p0_97_166.Add(p1_97_166).Add(p2_97_166)
 							}
-							s1_91_162, c1_91_162 := r0_0_96_162, r0_0_97_162
-							pi_91_162 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
-							at_91_162 := d_91_162.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
-							s_91_162 := nv_91_162.Merge(sn_91_162.Div(s1_91_162), at_91_162)
-							pd_91_162 := pi_91_162.Mul(d_91_162)
-							npd_91_162 := nv_91_162.Mul(pd_91_162)
-							dx_91_162 := pi_91_162.Mul(nv_91_162.Mul(cn_91_162).Mul(s1_91_162).Sub(sn_91_162.Mul(c1_91_162))).Div(s1_91_162.Mul(s1_91_162))
-							var r0_0_98_162 archsimd.Float64x4
+							s1_91_166, c1_91_166 := r0_0_96_166, r0_0_97_166
+							pi_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[25]))
+							at_91_166 := d_91_166.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23])))
+							s_91_166 := nv_91_166.Merge(sn_91_166.Div(s1_91_166), at_91_166)
+							pd_91_166 := pi_91_166.Mul(d_91_166)
+							npd_91_166 := nv_91_166.Mul(pd_91_166)
+							dx_91_166 := pi_91_166.Mul(nv_91_166.Mul(cn_91_166).Mul(s1_91_166).Sub(sn_91_166.Mul(c1_91_166))).Div(s1_91_166.Mul(s1_91_166))
+							var r0_0_98_166 archsimd.Float64x4
 							{
-								n_98_162, x_98_162 := nv_91_162, pd_91_162
-								n2_98_162 := n_98_162.Mul(n_98_162)
-								a_98_162 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_98_162.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_98_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
-								b_98_162 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_98_162).Mul(n2_98_162).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_98_162)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_98_162).Mul(x_98_162).Mul(x_98_162).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
-								r0_0_98_162 = n_98_162.Mul(a_98_162.Add(b_98_162))
+								n_98_166, x_98_166 := nv_91_166, pd_91_166
+								n2_98_166 := n_98_166.Mul(n_98_166)
+								a_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[23])).Sub(n2_98_166.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[22])))).Mul(x_98_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[28])))
+								b_98_166 := archsimd.LoadFloat64x4((&vkTableAVX2[28])).Mul(n2_98_166).Mul(n2_98_166).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(n2_98_166)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[30]))).Mul(x_98_166).Mul(x_98_166).Mul(x_98_166).Div(archsimd.LoadFloat64x4((&vkTableAVX2[31])))
+								r0_0_98_166 = n_98_166.Mul(a_98_166.Add(b_98_166))
 							}
-							dx_91_162 = pi_91_162.Mul(r0_0_98_162).Merge(dx_91_162, npd_91_162.Mul(npd_91_162).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
-							dx_91_162 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_91_162, at_91_162)
-							dn_91_162 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_91_162.Mul(cn_91_162).Div(s1_91_162), at_91_162)
-							r0_0_91_162, r1_0_91_162, r2_0_91_162 = s_91_162, dx_91_162, dn_91_162
+							dx_91_166 = pi_91_166.Mul(r0_0_98_166).Merge(dx_91_166, npd_91_166.Mul(npd_91_166).Less(archsimd.LoadFloat64x4((&vkTableAVX2[32]))))
+							dx_91_166 = archsimd.LoadFloat64x4((&vkTableAVX2[23])).Merge(dx_91_166, at_91_166)
+							dn_91_166 := archsimd.LoadFloat64x4((&vkTableAVX2[22])).Merge(pd_91_166.Mul(cn_91_166).Div(s1_91_166), at_91_166)
+							r0_0_91_166, r1_0_91_166, r2_0_91_166 = s_91_166, dx_91_166, dn_91_166
 						}
-						s_86_162, dx_86_162, dn_86_162 = r0_0_91_162, r1_0_91_162, r2_0_91_162
+						s_86_166, dx_86_166, dn_86_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
 					}
-					r0_0_86_162, r1_0_86_162, r2_0_86_162 = s_86_162, dx_86_162, dn_86_162
+					r0_0_86_166, r1_0_86_166, r2_0_86_166 = s_86_166, dx_86_166, dn_86_166
 				}
-				sc_162, hc_162, nc_162 := r0_0_86_162, r1_0_86_162, r2_0_86_162
-				r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162 = sa_162, sb_162, sc_162, ha_162, hb_162, hc_162, na_162, nb_162, nc_162
+				sc_166, hc_166, nc_166 := r0_0_86_166, r1_0_86_166, r2_0_86_166
+				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
 			var (
-				r0_0_163 archsimd.Float64x4
-				r1_0_163 archsimd.Float64x4
-				r2_0_163 archsimd.Float64x4
-				r3_0_163 archsimd.Float64x4
-				r4_0_163 archsimd.Float64x4
-				r5_0_163 archsimd.Float64x4
+				r0_0_167 archsimd.Float64x4
+				r1_0_167 archsimd.Float64x4
+				r2_0_167 archsimd.Float64x4
+				r3_0_167 archsimd.Float64x4
+				r4_0_167 archsimd.Float64x4
+				r5_0_167 archsimd.Float64x4
 			)
 			{
-				k_163, ia_163, fa_163, e_163, h_163, kk_163, l_163, sa_163, sb_163, sc_163, ha_163, hb_163, hc_163, nda_163, ndb_163, ndc_163, s_163, def_163, sig_163, sna_163, snb_163, snc_163, hkl_163, at_163, stride_163 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_163 := k_163.c
-				r_163 := k_163.lr
-				two_163 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-				fl_163 := sa_163.Mul(sb_163).Mul(sc_163)
-				fc_163, fd_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_163.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
-				if c_163.HasHKL {
+				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_167 := k_167.c
+				r_167 := k_167.lr
+				two_167 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+				fl_167 := sa_167.Mul(sb_167).Mul(sc_167)
+				fc_167, fd_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_167.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[22]))
+				if c_167.HasHKL {
 					var (
-						r0_0_134_163 archsimd.Float64x4
-						r1_0_134_163 archsimd.Float64x4
+						r0_0_134_167 archsimd.Float64x4
+						r1_0_134_167 archsimd.Float64x4
 					)
 					{
-						r_134_163, bits_134_163, miss_134_163, ia_134_163, fa_134_163, h_134_163, kk_134_163, l_134_163 := r_163, k_163.fhklBits, k_163.missBits, ia_163, fa_163, h_163, kk_163, l_163
-						var r0_0_8_134_163 archsimd.Mask64x4
+						r_134_167, bits_134_167, miss_134_167, ia_134_167, fa_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
+						var r0_0_8_134_167 archsimd.Mask64x4
 						{
-							r_8_134_163, ia_8_134_163, h_8_134_163, kk_8_134_163, l_8_134_163 := r_134_163, ia_134_163, h_134_163, kk_134_163, l_134_163
-							half_8_134_163 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
-							hc_8_134_163, kc_8_134_163, lc_8_134_163 := h_8_134_163.Sub(half_8_134_163).Ceil(), kk_8_134_163.Sub(half_8_134_163).Ceil(), l_8_134_163.Sub(half_8_134_163).Ceil()
-							hmin_8_134_163, kmin_8_134_163, lmin_8_134_163 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.lmin)[:4]))
-							in_8_134_163 := hc_8_134_163.GreaterEqual(hmin_8_134_163).And(hc_8_134_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.hmax)[:4])))).And(kc_8_134_163.GreaterEqual(kmin_8_134_163)).And(kc_8_134_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.kmax)[:4])))).And(lc_8_134_163.GreaterEqual(lmin_8_134_163)).And(lc_8_134_163.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.lmax)[:4]))))
-							idx_8_134_163 := hc_8_134_163.Sub(hmin_8_134_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.hstride)[:4]))).Add(kc_8_134_163.Sub(kmin_8_134_163).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_163.kstride)[:4])))).Add(lc_8_134_163.Sub(lmin_8_134_163))
-							idx_8_134_163.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_134_163).ConvertToInt32().Store(ia_8_134_163)
-							r0_0_8_134_163 = in_8_134_163
+							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
+							half_8_134_167 := archsimd.LoadFloat64x4((&vkTableAVX2[24]))
+							hc_8_134_167, kc_8_134_167, lc_8_134_167 := h_8_134_167.Sub(half_8_134_167).Ceil(), kk_8_134_167.Sub(half_8_134_167).Ceil(), l_8_134_167.Sub(half_8_134_167).Ceil()
+							hmin_8_134_167, kmin_8_134_167, lmin_8_134_167 := archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.lmin)[:4]))
+							in_8_134_167 := hc_8_134_167.GreaterEqual(hmin_8_134_167).And(hc_8_134_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.hmax)[:4])))).And(kc_8_134_167.GreaterEqual(kmin_8_134_167)).And(kc_8_134_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.kmax)[:4])))).And(lc_8_134_167.GreaterEqual(lmin_8_134_167)).And(lc_8_134_167.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.lmax)[:4]))))
+							idx_8_134_167 := hc_8_134_167.Sub(hmin_8_134_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.hstride)[:4]))).Add(kc_8_134_167.Sub(kmin_8_134_167).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_8_134_167.kstride)[:4])))).Add(lc_8_134_167.Sub(lmin_8_134_167))
+							idx_8_134_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[23])), in_8_134_167).ConvertToInt32().Store(ia_8_134_167)
+							r0_0_8_134_167 = in_8_134_167
 						}
-						in_134_163 := r0_0_8_134_163
-						for i_134_163, j_134_163 := range ia_134_163 {
-							fa_134_163[i_134_163] = bits_134_163[j_134_163]
+						in_134_167 := r0_0_8_134_167
+						for i_134_167, j_134_167 := range ia_134_167 {
+							fa_134_167[i_134_167] = bits_134_167[j_134_167]
 						}
-						f_134_163 := archsimd.LoadUint64x4(fa_134_163).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_134_163.defaultF)[:4])), in_134_163)
-						fd_134_163 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
-						if miss_134_163 != nil {
-							for i_134_163, j_134_163 := range ia_134_163 {
-								fa_134_163[i_134_163] = miss_134_163[j_134_163]
+						f_134_167 := archsimd.LoadUint64x4(fa_134_167).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_134_167.defaultF)[:4])), in_134_167)
+						fd_134_167 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
+						if miss_134_167 != nil {
+							for i_134_167, j_134_167 := range ia_134_167 {
+								fa_134_167[i_134_167] = miss_134_167[j_134_167]
 							}
-							fd_134_163 = archsimd.LoadUint64x4(fa_134_163).AsFloat64x4()
+							fd_134_167 = archsimd.LoadUint64x4(fa_134_167).AsFloat64x4()
 						}
-						r0_0_134_163, r1_0_134_163 = f_134_163, fd_134_163.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_134_163)
+						r0_0_134_167, r1_0_134_167 = f_134_167, fd_134_167.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[22])), in_134_167)
 					}
-					fc_163, fd_163 = r0_0_134_163, r1_0_134_163
+					fc_167, fd_167 = r0_0_134_167, r1_0_134_167
 				}
-				ffl_163 := fc_163.Mul(fc_163).Mul(fl_163)
-				s1_163 := s_163.Add(ffl_163.Mul(fl_163))
-				def1_163 := def_163
-				if k_163.perDef {
-					def1_163 = def_163.Add(two_163.Mul(fc_163).Mul(fl_163).Mul(fl_163).Mul(fd_163))
+				ffl_167 := fc_167.Mul(fc_167).Mul(fl_167)
+				s1_167 := s_167.Add(ffl_167.Mul(fl_167))
+				def1_167 := def_167
+				if k_167.perDef {
+					def1_167 = def_167.Add(two_167.Mul(fc_167).Mul(fl_167).Mul(fl_167).Mul(fd_167))
 				}
-				tfl_163 := two_163.Mul(ffl_163)
-				xa_163, xb_163, xc_163 := tfl_163.Mul(sb_163.Mul(sc_163)), tfl_163.Mul(sa_163.Mul(sc_163)), tfl_163.Mul(sa_163.Mul(sb_163))
-				hbar_163, kbar_163, lbar_163 := xa_163.Mul(ha_163), xb_163.Mul(hb_163), xc_163.Mul(hc_163)
-				sig1_163 := sig_163.Add(hbar_163.Mul(h_163.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_163[0])[:4])))).Add(kbar_163.Mul(kk_163.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_163[1])[:4]))))).Add(lbar_163.Mul(l_163.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_163[2])[:4]))))))
-				na1_163, nb1_163, nc1_163 := sna_163.Add(xa_163.Mul(nda_163)), snb_163.Add(xb_163.Mul(ndb_163)), snc_163.Add(xc_163.Mul(ndc_163))
-				if !c_163.Water {
-					s1_163 = s_163.Merge(s1_163, fl_163.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
+				tfl_167 := two_167.Mul(ffl_167)
+				xa_167, xb_167, xc_167 := tfl_167.Mul(sb_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sb_167))
+				hbar_167, kbar_167, lbar_167 := xa_167.Mul(ha_167), xb_167.Mul(hb_167), xc_167.Mul(hc_167)
+				sig1_167 := sig_167.Add(hbar_167.Mul(h_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[0])[:4])))).Add(kbar_167.Mul(kk_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[1])[:4]))))).Add(lbar_167.Mul(l_167.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_167[2])[:4]))))))
+				na1_167, nb1_167, nc1_167 := sna_167.Add(xa_167.Mul(nda_167)), snb_167.Add(xb_167.Mul(ndb_167)), snc_167.Add(xc_167.Mul(ndc_167))
+				if !c_167.Water {
+					s1_167 = s_167.Merge(s1_167, fl_167.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[23]))))
 				}
-				hbar_163.StoreSlice(hkl_163[at_163:])
-				kbar_163.StoreSlice(hkl_163[at_163+stride_163:])
-				lbar_163.StoreSlice(hkl_163[at_163+2*stride_163:])
-				r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163 = s1_163, def1_163, sig1_163, na1_163, nb1_163, nc1_163
+				hbar_167.StoreSlice(hkl_167[at_167:])
+				kbar_167.StoreSlice(hkl_167[at_167+stride_167:])
+				lbar_167.StoreSlice(hkl_167[at_167+2*stride_167:])
+				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
 			}
-			s, def, sig, sna, snb, snc = r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163
+			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])

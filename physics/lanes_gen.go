@@ -3235,55 +3235,99 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (float64, f
 	return (x * il), (y * il), (z * il), t.s[p0], t.def[p0], t.sig[p0], t.na[p0], t.nb[p0], t.nc[p0]
 }
 
-func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int, first bool) {
+func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, p0 int) (float64, float64, float64, float64,
+
+) {
+	r := k.lr
+	fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
+	var r0_0_140 float64
+	{
+		fdet_140, f_140, s_140, o_140, p_140 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_140 = ((((fdet_140 * f_140) + s_140) + o_140) + p_140)
+	}
+	x := r0_0_140
+	var r0_0_141 float64
+	{
+		fdet_141, f_141, s_141, o_141, p_141 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_141 = ((((fdet_141 * f_141) + s_141) + o_141) + p_141)
+	}
+	y := r0_0_141
+	var r0_0_142 float64
+	{
+		fdet_142, f_142, s_142, o_142, p_142 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_142 = ((((fdet_142 * f_142) + s_142) + o_142) + p_142)
+	}
+	z := r0_0_142
+	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
+	dx, dy, dz := (x * invR), (y * invR), (z * invR)
+	fr.fdet[p0] = fdet
+	fr.invR[p0] = invR
+	t.d[0][p0] = dx
+	t.d[1][p0] = dy
+	t.d[2][p0] = dz
+	if k.c.Thick {
+		fr.par[p0] = (((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0]))
+	}
+	return dx, dy, dz, invR
+}
+
+func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
-		fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
-		var r0_0_140 float64
+		var (
+			r0_0_143 float64
+			r1_0_143 float64
+			r2_0_143 float64
+			r3_0_143 float64
+		)
 		{
-			fdet_140, f_140, s_140, o_140, p_140 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-			r0_0_140 = ((((fdet_140 * f_140) + s_140) + o_140) + p_140)
-		}
-		x := r0_0_140
-		var r0_0_141 float64
-		{
-			fdet_141, f_141, s_141, o_141, p_141 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-			r0_0_141 = ((((fdet_141 * f_141) + s_141) + o_141) + p_141)
-		}
-		y := r0_0_141
-		var r0_0_142 float64
-		{
-			fdet_142, f_142, s_142, o_142, p_142 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-			r0_0_142 = ((((fdet_142 * f_142) + s_142) + o_142) + p_142)
-		}
-		z := r0_0_142
-		invR := (one / math.Sqrt((((x * x) + (y * y)) + (z * z))))
-		dx, dy, dz := (x * invR), (y * invR), (z * invR)
-		fr.fdet[p0] = fdet
-		fr.invR[p0] = invR
-		t.d[0][p0] = dx
-		t.d[1][p0] = dy
-		t.d[2][p0] = dz
-		t.sig[p0] = zero
-		if c.Thick {
-			fr.par[p0] = (((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0]))
-		}
-		if !first {
-			continue
-		}
-		var r0_0_143 float64
-		{
-			invR_143, num_143, point_143 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_143 := (invR_143 * invR_143)
-			if !point_143 {
-				w_143 = (num_143 * (w_143 * invR_143))
+			k_143, sdet_143, o_143, fr_143, t_143, p0_143 := k, sdet, o, fr, t, p0
+			r_143 := k_143.lr
+			fdet_143 := (((&r_143.sub)[0] * fr_143.f[p0_143]) + (&r_143.half)[0])
+			var r0_0_140_143 float64
+			{
+				fdet_140_143, f_140_143, s_140_143, o_140_143, p_140_143 := fdet_143, (&r_143.fd[0])[0], (&sdet_143[0])[0], (&o_143[0])[0], (&r_143.pix0[0])[0]
+				r0_0_140_143 = ((((fdet_140_143 * f_140_143) + s_140_143) + o_140_143) + p_140_143)
 			}
-			r0_0_143 = w_143
+			x_143 := r0_0_140_143
+			var r0_0_141_143 float64
+			{
+				fdet_141_143, f_141_143, s_141_143, o_141_143, p_141_143 := fdet_143, (&r_143.fd[1])[0], (&sdet_143[1])[0], (&o_143[1])[0], (&r_143.pix0[1])[0]
+				r0_0_141_143 = ((((fdet_141_143 * f_141_143) + s_141_143) + o_141_143) + p_141_143)
+			}
+			y_143 := r0_0_141_143
+			var r0_0_142_143 float64
+			{
+				fdet_142_143, f_142_143, s_142_143, o_142_143, p_142_143 := fdet_143, (&r_143.fd[2])[0], (&sdet_143[2])[0], (&o_143[2])[0], (&r_143.pix0[2])[0]
+				r0_0_142_143 = ((((fdet_142_143 * f_142_143) + s_142_143) + o_142_143) + p_142_143)
+			}
+			z_143 := r0_0_142_143
+			invR_143 := (float64(1) / math.Sqrt((((x_143 * x_143) + (y_143 * y_143)) + (z_143 * z_143))))
+			dx_143, dy_143, dz_143 := (x_143 * invR_143), (y_143 * invR_143), (z_143 * invR_143)
+			fr_143.fdet[p0_143] = fdet_143
+			fr_143.invR[p0_143] = invR_143
+			t_143.d[0][p0_143] = dx_143
+			t_143.d[1][p0_143] = dy_143
+			t_143.d[2][p0_143] = dz_143
+			if k_143.c.Thick {
+				fr_143.par[p0_143] = (((dx_143 * (&r_143.od[0])[0]) + (dy_143 * (&r_143.od[1])[0])) + (dz_143 * (&r_143.od[2])[0]))
+			}
+			r0_0_143, r1_0_143, r2_0_143, r3_0_143 = dx_143, dy_143, dz_143, invR_143
 		}
-		fr.omega[p0] = r0_0_143
+		dx, dy, dz, invR := r0_0_143, r1_0_143, r2_0_143, r3_0_143
+		var r0_0_144 float64
+		{
+			invR_144, num_144, point_144 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_144 := (invR_144 * invR_144)
+			if !point_144 {
+				w_144 = (num_144 * (w_144 * invR_144))
+			}
+			r0_0_144 = w_144
+		}
+		fr.omega[p0] = r0_0_144
 		switch pol {
 		case 0:
 			fr.p[p0] = one
@@ -3300,38 +3344,38 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			fr.dd[p0] = c2sq
 		default:
 			var (
-				r0_0_144 float64
-				r1_0_144 float64
-				r2_0_144 float64
-				r3_0_144 float64
-				r4_0_144 float64
-				r5_0_144 float64
+				r0_0_145 float64
+				r1_0_145 float64
+				r2_0_145 float64
+				r3_0_145 float64
+				r4_0_145 float64
+				r5_0_145 float64
 			)
 			{
-				r_144, s_144, dx_144, dy_144, dz_144 := r, sr, dx, dy, dz
-				one_144, zero_144, kahn_144 := float64(1), float64(0), (&r_144.kahn)[0]
-				c2_144 := ((((&s_144.inc[0])[0] * dx_144) + ((&s_144.inc[1])[0] * dy_144)) + ((&s_144.inc[2])[0] * dz_144))
-				c2sq_144 := (c2_144 * c2_144)
-				s2sq_144 := (one_144 - c2sq_144)
-				e_144 := (((dx_144 * (&s_144.ein[0])[0]) + (dy_144 * (&s_144.ein[1])[0])) + (dz_144 * (&s_144.ein[2])[0]))
-				b_144 := (((dx_144 * (&s_144.bin[0])[0]) + (dy_144 * (&s_144.bin[1])[0])) + (dz_144 * (&s_144.bin[2])[0]))
-				ee_144, bb_144 := (e_144 * e_144), (b_144 * b_144)
-				den_144 := (ee_144 + bb_144)
-				plane_144 := (den_144 > zero_144)
-				inv_144 := (one_144 / den_144)
-				cos2psi_144 := merge(((ee_144 - bb_144) * inv_144), one_144, plane_144)
-				de_144, db_144 := zero_144, zero_144
-				if !r_144.kahnZero {
-					de_144 = merge((((((float64(4) * e_144) * b_144) * b_144) * inv_144) * inv_144), zero_144, plane_144)
-					db_144 = merge((((((float64((-4)) * b_144) * e_144) * e_144) * inv_144) * inv_144), zero_144, plane_144)
+				r_145, s_145, dx_145, dy_145, dz_145 := r, sr, dx, dy, dz
+				one_145, zero_145, kahn_145 := float64(1), float64(0), (&r_145.kahn)[0]
+				c2_145 := ((((&s_145.inc[0])[0] * dx_145) + ((&s_145.inc[1])[0] * dy_145)) + ((&s_145.inc[2])[0] * dz_145))
+				c2sq_145 := (c2_145 * c2_145)
+				s2sq_145 := (one_145 - c2sq_145)
+				e_145 := (((dx_145 * (&s_145.ein[0])[0]) + (dy_145 * (&s_145.ein[1])[0])) + (dz_145 * (&s_145.ein[2])[0]))
+				b_145 := (((dx_145 * (&s_145.bin[0])[0]) + (dy_145 * (&s_145.bin[1])[0])) + (dz_145 * (&s_145.bin[2])[0]))
+				ee_145, bb_145 := (e_145 * e_145), (b_145 * b_145)
+				den_145 := (ee_145 + bb_145)
+				plane_145 := (den_145 > zero_145)
+				inv_145 := (one_145 / den_145)
+				cos2psi_145 := merge(((ee_145 - bb_145) * inv_145), one_145, plane_145)
+				de_145, db_145 := zero_145, zero_145
+				if !r_145.kahnZero {
+					de_145 = merge((((((float64(4) * e_145) * b_145) * b_145) * inv_145) * inv_145), zero_145, plane_145)
+					db_145 = merge((((((float64((-4)) * b_145) * e_145) * e_145) * inv_145) * inv_145), zero_145, plane_145)
 				}
-				p_144 := (float64(0.5) * ((one_144 + c2sq_144) - ((kahn_144 * cos2psi_144) * s2sq_144)))
-				dkahn_144 := ((float64((-0.5)) * cos2psi_144) * s2sq_144)
-				dcos_144 := ((float64((-0.5)) * kahn_144) * s2sq_144)
-				alpha_144, beta_144, gamma_144 := (c2_144 * (one_144 + (kahn_144 * cos2psi_144))), (dcos_144 * de_144), (dcos_144 * db_144)
-				r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144 = p_144, dkahn_144, alpha_144, beta_144, gamma_144, (((alpha_144 * c2_144) + (beta_144 * e_144)) + (gamma_144 * b_144))
+				p_145 := (float64(0.5) * ((one_145 + c2sq_145) - ((kahn_145 * cos2psi_145) * s2sq_145)))
+				dkahn_145 := ((float64((-0.5)) * cos2psi_145) * s2sq_145)
+				dcos_145 := ((float64((-0.5)) * kahn_145) * s2sq_145)
+				alpha_145, beta_145, gamma_145 := (c2_145 * (one_145 + (kahn_145 * cos2psi_145))), (dcos_145 * de_145), (dcos_145 * db_145)
+				r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145 = p_145, dkahn_145, alpha_145, beta_145, gamma_145, (((alpha_145 * c2_145) + (beta_145 * e_145)) + (gamma_145 * b_145))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_144, r1_0_144, r2_0_144, r3_0_144, r4_0_144, r5_0_144
+			p, dkahn, alpha, beta, gamma, dd := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145
 			fr.p[p0] = p
 			fr.dkahn[p0] = dkahn
 			fr.alpha[p0] = alpha
@@ -3344,6 +3388,57 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 		t.nb[p0] = zero
 		t.nc[p0] = zero
 		t.def[p0] = zero
+		t.sig[p0] = zero
+	}
+	nop()
+}
+
+func (k *kernel) lossFrontSubLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
+	zero := float64(0)
+	for p0 := 0; p0 < np; p0 += 1 {
+		var (
+			r0_0_146 float64
+			r1_0_146 float64
+			r2_0_146 float64
+			r3_0_146 float64
+		)
+		{
+			k_146, sdet_146, o_146, fr_146, t_146, p0_146 := k, sdet, o, fr, t, p0
+			r_146 := k_146.lr
+			fdet_146 := (((&r_146.sub)[0] * fr_146.f[p0_146]) + (&r_146.half)[0])
+			var r0_0_140_146 float64
+			{
+				fdet_140_146, f_140_146, s_140_146, o_140_146, p_140_146 := fdet_146, (&r_146.fd[0])[0], (&sdet_146[0])[0], (&o_146[0])[0], (&r_146.pix0[0])[0]
+				r0_0_140_146 = ((((fdet_140_146 * f_140_146) + s_140_146) + o_140_146) + p_140_146)
+			}
+			x_146 := r0_0_140_146
+			var r0_0_141_146 float64
+			{
+				fdet_141_146, f_141_146, s_141_146, o_141_146, p_141_146 := fdet_146, (&r_146.fd[1])[0], (&sdet_146[1])[0], (&o_146[1])[0], (&r_146.pix0[1])[0]
+				r0_0_141_146 = ((((fdet_141_146 * f_141_146) + s_141_146) + o_141_146) + p_141_146)
+			}
+			y_146 := r0_0_141_146
+			var r0_0_142_146 float64
+			{
+				fdet_142_146, f_142_146, s_142_146, o_142_146, p_142_146 := fdet_146, (&r_146.fd[2])[0], (&sdet_146[2])[0], (&o_146[2])[0], (&r_146.pix0[2])[0]
+				r0_0_142_146 = ((((fdet_142_146 * f_142_146) + s_142_146) + o_142_146) + p_142_146)
+			}
+			z_146 := r0_0_142_146
+			invR_146 := (float64(1) / math.Sqrt((((x_146 * x_146) + (y_146 * y_146)) + (z_146 * z_146))))
+			dx_146, dy_146, dz_146 := (x_146 * invR_146), (y_146 * invR_146), (z_146 * invR_146)
+			fr_146.fdet[p0_146] = fdet_146
+			fr_146.invR[p0_146] = invR_146
+			t_146.d[0][p0_146] = dx_146
+			t_146.d[1][p0_146] = dy_146
+			t_146.d[2][p0_146] = dz_146
+			if k_146.c.Thick {
+				fr_146.par[p0_146] = (((dx_146 * (&r_146.od[0])[0]) + (dy_146 * (&r_146.od[1])[0])) + (dz_146 * (&r_146.od[2])[0]))
+			}
+			r0_0_146, r1_0_146, r2_0_146, r3_0_146 = dx_146, dy_146, dz_146, invR_146
+		}
+		dx, dy, dz, invR := r0_0_146, r1_0_146, r2_0_146, r3_0_146
+		_, _, _, _ = dx, dy, dz, invR
+		t.sig[p0] = zero
 	}
 	nop()
 }
@@ -3376,9 +3471,132 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz float64,
 	return p, dkahn, alpha, beta, gamma, (((alpha * c2) + (beta * e)) + (gamma * b))
 }
 
-func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, first bool, out []float64) {
+func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
+	zero := float64(0)
+	scale := (&r.scale)[0]
+	const sl = min(1, slots)
+	const m = slots / sl
+	const step = max(1, slots)
+	{
+		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
+		zero_147 := float64(0)
+		scale_147 := (&r_147.scale)[0]
+		const sl_147 = min(1, slots)
+		const m_147 = slots / sl_147
+		const step_147 = max(1, slots)
+		M_147 := len(r_147.orient)
+		SM_147 := len(r_147.src) * M_147
+		for j_147 := 0; j_147 < SM_147; j_147++ {
+			ds_147 := dsq_147[j_147/M_147*rowChunk:]
+			hj_147, kj_147, lj_147 := hkl_147[3*j_147*stride_147:], hkl_147[(3*j_147+1)*stride_147:], hkl_147[(3*j_147+2)*stride_147:]
+			var w0_147, w1_147, w2_147, v0_147, v1_147, v2_147, fv0_147, fv1_147, fv2_147 [m_147]float64
+			for p0_147 := 0; p0_147 < np_147; p0_147 += step_147 {
+				for q_147 := 0; q_147 < m_147; q_147++ {
+					p_147 := p0_147 + q_147*1
+					gp_147 := g_147[p_147]
+					live_147 := (gp_147 != zero_147)
+					sb_147 := (((gp_147 * scale_147) * fr_147.p[p_147]) * fr_147.omega[p_147])
+					invR_147, fdet_147, dsp_147 := fr_147.invR[p_147], fr_147.fdet[p_147], ds_147[p_147]
+					x0_147, x1_147, x2_147 := (sb_147 * hj_147[p_147]), (sb_147 * kj_147[p_147]), (sb_147 * lj_147[p_147])
+					w0_147[q_147], w1_147[q_147], w2_147[q_147] = (w0_147[q_147] + merge((dsp_147*x0_147), zero_147, live_147)), (w1_147[q_147] + merge((dsp_147*x1_147), zero_147, live_147)), (w2_147[q_147] + merge((dsp_147*x2_147), zero_147, live_147))
+					x0_147, x1_147, x2_147 = (x0_147 * invR_147), (x1_147 * invR_147), (x2_147 * invR_147)
+					v0_147[q_147], v1_147[q_147], v2_147[q_147] = (v0_147[q_147] + merge(x0_147, zero_147, live_147)), (v1_147[q_147] + merge(x1_147, zero_147, live_147)), (v2_147[q_147] + merge(x2_147, zero_147, live_147))
+					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = (fv0_147[q_147] + merge((fdet_147*x0_147), zero_147, live_147)), (fv1_147[q_147] + merge((fdet_147*x1_147), zero_147, live_147)), (fv2_147[q_147] + merge((fdet_147*x2_147), zero_147, live_147))
+				}
+			}
+			o_147 := out_147[slots*(lossBackSums+9*j_147):]
+			for q_147 := 0; q_147 < m_147; q_147++ {
+				o_147[q_147*sl_147] = w0_147[q_147]
+				o_147[slots+q_147*sl_147] = w1_147[q_147]
+				o_147[2*slots+q_147*sl_147] = w2_147[q_147]
+				o_147[3*slots+q_147*sl_147] = v0_147[q_147]
+				o_147[4*slots+q_147*sl_147] = v1_147[q_147]
+				o_147[5*slots+q_147*sl_147] = v2_147[q_147]
+				o_147[6*slots+q_147*sl_147] = fv0_147[q_147]
+				o_147[7*slots+q_147*sl_147] = fv1_147[q_147]
+				o_147[8*slots+q_147*sl_147] = fv2_147[q_147]
+			}
+		}
+	}
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*1
+			gp := g[p]
+			live := (gp != zero)
+			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
+			sb := (((gp * scale) * pp) * om)
+			na[q], nb[q], nc[q] = (na[q] + merge((sb*t.na[p]), zero, live)), (nb[q] + merge((sb*t.nb[p]), zero, live)), (nc[q] + merge((sb*t.nc[p]), zero, live))
+			if k.perDef {
+				def[q] = (def[q] + merge((sb*t.def[p]), zero, live))
+			}
+			ibg[q] = (ibg[q] + merge(sb, zero, live))
+			flu[q] = (flu[q] + merge((((gp*pp)*om)*s), zero, live))
+			if !c.NoPolar {
+				pbar := (((gp * scale) * s) * om)
+				kahn[q] = (kahn[q] + merge((pbar*fr.dkahn[p]), zero, live))
+				x := ((pbar * fr.invR[p]) * fr.alpha[p])
+				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge((fr.fdet[p]*x), zero, live))
+			}
+		}
+	}
+	var pb, fpb, pc, fpc [m]float64
+	if pol == 2 {
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*1
+				gp := g[p]
+				live := (gp != zero)
+				pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
+				fdet := fr.fdet[p]
+				y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
+				pb[q], fpb[q] = (pb[q] + merge(y, zero, live)), (fpb[q] + merge((fdet*y), zero, live))
+				pc[q], fpc[q] = (pc[q] + merge(z, zero, live)), (fpc[q] + merge((fdet*z), zero, live))
+			}
+		}
+	}
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]float64
+	for p0 := 0; p0 < np; p0 += step {
+		for q := 0; q < m; q++ {
+			p := p0 + q*1
+			gp := g[p]
+			live := (gp != zero)
+			invR, om := fr.invR[p], fr.omega[p]
+			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
+			sb := (((gp * scale) * fr.p[p]) * om)
+			gs := ((gp * scale) * t.s[p])
+			ddot := (sb * t.sig[p])
+			if !c.NoPolar {
+				ddot = (ddot + ((gs * om) * fr.dd[p]))
+			}
+			wbar := (gs * fr.p[p])
+			inv3 := ((invR * invR) * invR)
+			var rbar float64
+			if c.PointPixel {
+				rbar = ((float64((-2)) * wbar) * inv3)
+			} else {
+				cdp := ((wbar * (&r.pitch2)[0]) * inv3)
+				cd[q] = (cd[q] + merge(cdp, zero, live))
+				rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
+			}
+			a := (rbar - (ddot * invR))
+			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
+			fa := (fr.fdet[p] * a)
+			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
+		}
+	}
+	for q := 0; q < m; q++ {
+		i := q * sl
+		for n, v := range [...]float64{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			out[n*slots+i] = v
+		}
+	}
+	nop()
+}
+
+func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
 	zero := float64(0)
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
@@ -3417,70 +3635,65 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			o[8*slots+q*sl] = fv2[q]
 		}
 	}
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
-	for p0 := 0; first && p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*1
-			gp := g[p]
-			live := (gp != zero)
-			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
-			sb := (((gp * scale) * pp) * om)
-			na[q], nb[q], nc[q] = (na[q] + merge((sb*t.na[p]), zero, live)), (nb[q] + merge((sb*t.nb[p]), zero, live)), (nc[q] + merge((sb*t.nc[p]), zero, live))
-			if k.perDef {
-				def[q] = (def[q] + merge((sb*t.def[p]), zero, live))
+}
+
+func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
+	r := k.lr
+	zero := float64(0)
+	scale := (&r.scale)[0]
+	const sl = min(1, slots)
+	const m = slots / sl
+	const step = max(1, slots)
+	{
+		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
+		zero_148 := float64(0)
+		scale_148 := (&r_148.scale)[0]
+		const sl_148 = min(1, slots)
+		const m_148 = slots / sl_148
+		const step_148 = max(1, slots)
+		M_148 := len(r_148.orient)
+		SM_148 := len(r_148.src) * M_148
+		for j_148 := 0; j_148 < SM_148; j_148++ {
+			ds_148 := dsq_148[j_148/M_148*rowChunk:]
+			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
+			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]float64
+			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
+				for q_148 := 0; q_148 < m_148; q_148++ {
+					p_148 := p0_148 + q_148*1
+					gp_148 := g_148[p_148]
+					live_148 := (gp_148 != zero_148)
+					sb_148 := (((gp_148 * scale_148) * fr_148.p[p_148]) * fr_148.omega[p_148])
+					invR_148, fdet_148, dsp_148 := fr_148.invR[p_148], fr_148.fdet[p_148], ds_148[p_148]
+					x0_148, x1_148, x2_148 := (sb_148 * hj_148[p_148]), (sb_148 * kj_148[p_148]), (sb_148 * lj_148[p_148])
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + merge((dsp_148*x0_148), zero_148, live_148)), (w1_148[q_148] + merge((dsp_148*x1_148), zero_148, live_148)), (w2_148[q_148] + merge((dsp_148*x2_148), zero_148, live_148))
+					x0_148, x1_148, x2_148 = (x0_148 * invR_148), (x1_148 * invR_148), (x2_148 * invR_148)
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + merge(x0_148, zero_148, live_148)), (v1_148[q_148] + merge(x1_148, zero_148, live_148)), (v2_148[q_148] + merge(x2_148, zero_148, live_148))
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + merge((fdet_148*x0_148), zero_148, live_148)), (fv1_148[q_148] + merge((fdet_148*x1_148), zero_148, live_148)), (fv2_148[q_148] + merge((fdet_148*x2_148), zero_148, live_148))
+				}
 			}
-			ibg[q] = (ibg[q] + merge(sb, zero, live))
-			flu[q] = (flu[q] + merge((((gp*pp)*om)*s), zero, live))
-			if !c.NoPolar {
-				pbar := (((gp * scale) * s) * om)
-				kahn[q] = (kahn[q] + merge((pbar*fr.dkahn[p]), zero, live))
-				x := ((pbar * fr.invR[p]) * fr.alpha[p])
-				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge((fr.fdet[p]*x), zero, live))
+			o_148 := out_148[slots*(lossBackSums+9*j_148):]
+			for q_148 := 0; q_148 < m_148; q_148++ {
+				o_148[q_148*sl_148] = w0_148[q_148]
+				o_148[slots+q_148*sl_148] = w1_148[q_148]
+				o_148[2*slots+q_148*sl_148] = w2_148[q_148]
+				o_148[3*slots+q_148*sl_148] = v0_148[q_148]
+				o_148[4*slots+q_148*sl_148] = v1_148[q_148]
+				o_148[5*slots+q_148*sl_148] = v2_148[q_148]
+				o_148[6*slots+q_148*sl_148] = fv0_148[q_148]
+				o_148[7*slots+q_148*sl_148] = fv1_148[q_148]
+				o_148[8*slots+q_148*sl_148] = fv2_148[q_148]
 			}
 		}
 	}
-	var pb, fpb, pc, fpc [m]float64
-	if first && pol == 2 {
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*1
-				gp := g[p]
-				live := (gp != zero)
-				pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
-				fdet := fr.fdet[p]
-				y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
-				pb[q], fpb[q] = (pb[q] + merge(y, zero, live)), (fpb[q] + merge((fdet*y), zero, live))
-				pc[q], fpc[q] = (pc[q] + merge(z, zero, live)), (fpc[q] + merge((fdet*z), zero, live))
-			}
-		}
-	}
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]float64
+	var adX, adY, adZ, fadX, fadY, fadZ [m]float64
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
 			live := (gp != zero)
-			invR, om := fr.invR[p], fr.omega[p]
 			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
-			sb := (((gp * scale) * fr.p[p]) * om)
-			ddot := (sb * t.sig[p])
-			rbar := zero
-			if first {
-				gs := ((gp * scale) * t.s[p])
-				if !c.NoPolar {
-					ddot = (ddot + ((gs * om) * fr.dd[p]))
-				}
-				wbar := (gs * fr.p[p])
-				inv3 := ((invR * invR) * invR)
-				if c.PointPixel {
-					rbar = ((float64((-2)) * wbar) * inv3)
-				} else {
-					cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-					cd[q] = (cd[q] + merge(cdp, zero, live))
-					rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-				}
-			}
-			a := (rbar - (ddot * invR))
+			sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
+			a := (zero - ((sb * t.sig[p]) * fr.invR[p]))
 			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
 			fa := (fr.fdet[p] * a)
 			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
@@ -3488,8 +3701,8 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		for n, v := range [...]float64{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
-			out[n*slots+i] = v
+		for n, v := range [...]float64{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
+			out[(lossBackAd+n)*slots+i] = v
 		}
 	}
 	nop()
@@ -3508,23 +3721,23 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_145 float64
+				var r0_0_149 float64
 				{
-					zero_145, kahn_145, s_145, dx_145, dy_145, dz_145 := false, &r.kahn, sr, dx, dy, dz
-					c2_145 := ((((&s_145.inc[0])[0] * dx_145) + ((&s_145.inc[1])[0] * dy_145)) + ((&s_145.inc[2])[0] * dz_145))
-					c2sq_145 := (c2_145 * c2_145)
-					cos2psi_145 := float64(0)
-					if !zero_145 {
-						e_145 := (((dx_145 * (&s_145.ein[0])[0]) + (dy_145 * (&s_145.ein[1])[0])) + (dz_145 * (&s_145.ein[2])[0]))
-						b_145 := (((dx_145 * (&s_145.bin[0])[0]) + (dy_145 * (&s_145.bin[1])[0])) + (dz_145 * (&s_145.bin[2])[0]))
-						ee_145, bb_145 := (e_145 * e_145), (b_145 * b_145)
-						den_145 := (ee_145 + bb_145)
-						cos2psi_145 = merge(((ee_145 - bb_145) / den_145), float64(1), (den_145 > float64(0)))
+					zero_149, kahn_149, s_149, dx_149, dy_149, dz_149 := false, &r.kahn, sr, dx, dy, dz
+					c2_149 := ((((&s_149.inc[0])[0] * dx_149) + ((&s_149.inc[1])[0] * dy_149)) + ((&s_149.inc[2])[0] * dz_149))
+					c2sq_149 := (c2_149 * c2_149)
+					cos2psi_149 := float64(0)
+					if !zero_149 {
+						e_149 := (((dx_149 * (&s_149.ein[0])[0]) + (dy_149 * (&s_149.ein[1])[0])) + (dz_149 * (&s_149.ein[2])[0]))
+						b_149 := (((dx_149 * (&s_149.bin[0])[0]) + (dy_149 * (&s_149.bin[1])[0])) + (dz_149 * (&s_149.bin[2])[0]))
+						ee_149, bb_149 := (e_149 * e_149), (b_149 * b_149)
+						den_149 := (ee_149 + bb_149)
+						cos2psi_149 = merge(((ee_149 - bb_149) / den_149), float64(1), (den_149 > float64(0)))
 					}
-					one_145 := float64(1)
-					r0_0_145 = (float64(0.5) * ((one_145 + c2sq_145) - ((kahn_145[0] * cos2psi_145) * (one_145 - c2sq_145))))
+					one_149 := float64(1)
+					r0_0_149 = (float64(0.5) * ((one_149 + c2sq_149) - ((kahn_149[0] * cos2psi_149) * (one_149 - c2sq_149))))
 				}
-				p = r0_0_145
+				p = r0_0_149
 			}
 			polar = merge(p, polar, m)
 		}
@@ -3533,285 +3746,285 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_146 float64
+			var r0_0_150 float64
 			{
-				r_146, h_146, kk_146, l_146, n_146 := r, h, kk, l, n
-				_ = n_146
-				var r0_0_24_146 float64
+				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
+				_ = n_150
+				var r0_0_24_150 float64
 				{
-					r_24_146, i_24_146, x_24_146 := r_146, 0, h_146
-					s_24_146 := float64(1)
-					if r_24_146.nmode[i_24_146] == nChebyshev {
-						var r0_0_25_146 float64
+					r_24_150, i_24_150, x_24_150 := r_150, 0, h_150
+					s_24_150 := float64(1)
+					if r_24_150.nmode[i_24_150] == nChebyshev {
+						var r0_0_25_150 float64
 						{
-							x_25_146, n_25_146 := x_24_146, r_24_146.nn[i_24_146]
-							magic_25_146 := float64(roundMagic)
-							t_25_146 := (x_25_146 + magic_25_146)
-							var r0_0_26_146 float64
+							x_25_150, n_25_150 := x_24_150, r_24_150.nn[i_24_150]
+							magic_25_150 := float64(roundMagic)
+							t_25_150 := (x_25_150 + magic_25_150)
+							var r0_0_26_150 float64
 							{
-								d_26_146 := (x_25_146 - (t_25_146 - magic_25_146))
-								y_26_146 := (d_26_146 * d_26_146)
-								y2_26_146 := (y_26_146 * y_26_146)
-								y4_26_146 := (y2_26_146 * y2_26_146)
-								p0_26_146 := ((float64(cp0) + (float64(cp2) * y_26_146)) + ((float64(cp4) + (float64(cp6) * y_26_146)) * y2_26_146))
-								p1_26_146 := (((float64(cp8) + (float64(cp10) * y_26_146)) + ((float64(cp12) + (float64(cp14) * y_26_146)) * y2_26_146)) * y4_26_146)
-								p2_26_146 := (float64(cp16) * (y4_26_146 * y4_26_146))
-								r0_0_26_146 = ((p0_26_146 + p1_26_146) + p2_26_146)
+								d_26_150 := (x_25_150 - (t_25_150 - magic_25_150))
+								y_26_150 := (d_26_150 * d_26_150)
+								y2_26_150 := (y_26_150 * y_26_150)
+								y4_26_150 := (y2_26_150 * y2_26_150)
+								p0_26_150 := ((float64(cp0) + (float64(cp2) * y_26_150)) + ((float64(cp4) + (float64(cp6) * y_26_150)) * y2_26_150))
+								p1_26_150 := (((float64(cp8) + (float64(cp10) * y_26_150)) + ((float64(cp12) + (float64(cp14) * y_26_150)) * y2_26_150)) * y4_26_150)
+								p2_26_150 := (float64(cp16) * (y4_26_150 * y4_26_150))
+								r0_0_26_150 = ((p0_26_150 + p1_26_150) + p2_26_150)
 							}
-							var r0_0_27_146 float64
+							var r0_0_27_150 float64
 							{
-								c_27_146, t_27_146 := r0_0_26_146, t_25_146
-								r0_0_27_146 = math.Float64frombits((math.Float64bits(c_27_146) ^ (math.Float64bits(t_27_146) << 63)))
+								c_27_150, t_27_150 := r0_0_26_150, t_25_150
+								r0_0_27_150 = math.Float64frombits((math.Float64bits(c_27_150) ^ (math.Float64bits(t_27_150) << 63)))
 							}
-							c2_25_146 := (float64(2) * r0_0_27_146)
-							u0_25_146, u1_25_146 := float64(1), c2_25_146
-							j_25_146 := 2
-							for ; j_25_146+1 < n_25_146; j_25_146 += 2 {
-								u0_25_146 = ((c2_25_146 * u1_25_146) - u0_25_146)
-								u1_25_146 = ((c2_25_146 * u0_25_146) - u1_25_146)
+							c2_25_150 := (float64(2) * r0_0_27_150)
+							u0_25_150, u1_25_150 := float64(1), c2_25_150
+							j_25_150 := 2
+							for ; j_25_150+1 < n_25_150; j_25_150 += 2 {
+								u0_25_150 = ((c2_25_150 * u1_25_150) - u0_25_150)
+								u1_25_150 = ((c2_25_150 * u0_25_150) - u1_25_150)
 							}
-							if j_25_146 < n_25_146 {
-								u1_25_146 = ((c2_25_146 * u1_25_146) - u0_25_146)
+							if j_25_150 < n_25_150 {
+								u1_25_150 = ((c2_25_150 * u1_25_150) - u0_25_150)
 							}
-							r0_0_25_146 = u1_25_146
+							r0_0_25_150 = u1_25_150
 						}
-						s_24_146 = r0_0_25_146
-					} else if r_24_146.nmode[i_24_146] == nRatio {
-						var r0_0_28_146 float64
+						s_24_150 = r0_0_25_150
+					} else if r_24_150.nmode[i_24_150] == nRatio {
+						var r0_0_28_150 float64
 						{
-							x_28_146, nv_28_146 := x_24_146, (&r_24_146.nv[i_24_146])[0]
-							magic_28_146 := float64(roundMagic)
-							t_28_146 := (x_28_146 + magic_28_146)
-							d_28_146 := (x_28_146 - (t_28_146 - magic_28_146))
-							y_28_146 := (nv_28_146 * d_28_146)
-							u_28_146 := (y_28_146 + magic_28_146)
-							var r0_0_29_146 float64
+							x_28_150, nv_28_150 := x_24_150, (&r_24_150.nv[i_24_150])[0]
+							magic_28_150 := float64(roundMagic)
+							t_28_150 := (x_28_150 + magic_28_150)
+							d_28_150 := (x_28_150 - (t_28_150 - magic_28_150))
+							y_28_150 := (nv_28_150 * d_28_150)
+							u_28_150 := (y_28_150 + magic_28_150)
+							var r0_0_29_150 float64
 							{
-								d_29_146 := (y_28_146 - (u_28_146 - magic_28_146))
-								y_29_146 := (d_29_146 * d_29_146)
-								y2_29_146 := (y_29_146 * y_29_146)
-								y4_29_146 := (y2_29_146 * y2_29_146)
-								p0_29_146 := ((float64(sp1) + (float64(sp3) * y_29_146)) + ((float64(sp5) + (float64(sp7) * y_29_146)) * y2_29_146))
-								p1_29_146 := (((float64(sp9) + (float64(sp11) * y_29_146)) + ((float64(sp13) + (float64(sp15) * y_29_146)) * y2_29_146)) * y4_29_146)
-								p2_29_146 := (((float64(sp17) + (float64(sp19) * y_29_146)) + (float64(sp21) * y2_29_146)) * (y4_29_146 * y4_29_146))
-								r0_0_29_146 = (d_29_146 * ((p0_29_146 + p1_29_146) + p2_29_146))
+								d_29_150 := (y_28_150 - (u_28_150 - magic_28_150))
+								y_29_150 := (d_29_150 * d_29_150)
+								y2_29_150 := (y_29_150 * y_29_150)
+								y4_29_150 := (y2_29_150 * y2_29_150)
+								p0_29_150 := ((float64(sp1) + (float64(sp3) * y_29_150)) + ((float64(sp5) + (float64(sp7) * y_29_150)) * y2_29_150))
+								p1_29_150 := (((float64(sp9) + (float64(sp11) * y_29_150)) + ((float64(sp13) + (float64(sp15) * y_29_150)) * y2_29_150)) * y4_29_150)
+								p2_29_150 := (((float64(sp17) + (float64(sp19) * y_29_150)) + (float64(sp21) * y2_29_150)) * (y4_29_150 * y4_29_150))
+								r0_0_29_150 = (d_29_150 * ((p0_29_150 + p1_29_150) + p2_29_150))
 							}
-							var r0_0_30_146 float64
+							var r0_0_30_150 float64
 							{
-								c_30_146, t_30_146 := r0_0_29_146, u_28_146
-								r0_0_30_146 = math.Float64frombits((math.Float64bits(c_30_146) ^ (math.Float64bits(t_30_146) << 63)))
+								c_30_150, t_30_150 := r0_0_29_150, u_28_150
+								r0_0_30_150 = math.Float64frombits((math.Float64bits(c_30_150) ^ (math.Float64bits(t_30_150) << 63)))
 							}
-							sn_28_146 := r0_0_30_146
-							var r0_0_31_146 float64
+							sn_28_150 := r0_0_30_150
+							var r0_0_31_150 float64
 							{
-								d_31_146 := d_28_146
-								y_31_146 := (d_31_146 * d_31_146)
-								y2_31_146 := (y_31_146 * y_31_146)
-								y4_31_146 := (y2_31_146 * y2_31_146)
-								p0_31_146 := ((float64(sp1) + (float64(sp3) * y_31_146)) + ((float64(sp5) + (float64(sp7) * y_31_146)) * y2_31_146))
-								p1_31_146 := (((float64(sp9) + (float64(sp11) * y_31_146)) + ((float64(sp13) + (float64(sp15) * y_31_146)) * y2_31_146)) * y4_31_146)
-								p2_31_146 := (((float64(sp17) + (float64(sp19) * y_31_146)) + (float64(sp21) * y2_31_146)) * (y4_31_146 * y4_31_146))
-								r0_0_31_146 = (d_31_146 * ((p0_31_146 + p1_31_146) + p2_31_146))
+								d_31_150 := d_28_150
+								y_31_150 := (d_31_150 * d_31_150)
+								y2_31_150 := (y_31_150 * y_31_150)
+								y4_31_150 := (y2_31_150 * y2_31_150)
+								p0_31_150 := ((float64(sp1) + (float64(sp3) * y_31_150)) + ((float64(sp5) + (float64(sp7) * y_31_150)) * y2_31_150))
+								p1_31_150 := (((float64(sp9) + (float64(sp11) * y_31_150)) + ((float64(sp13) + (float64(sp15) * y_31_150)) * y2_31_150)) * y4_31_150)
+								p2_31_150 := (((float64(sp17) + (float64(sp19) * y_31_150)) + (float64(sp21) * y2_31_150)) * (y4_31_150 * y4_31_150))
+								r0_0_31_150 = (d_31_150 * ((p0_31_150 + p1_31_150) + p2_31_150))
 							}
-							r0_0_28_146 = merge(nv_28_146, (sn_28_146 / r0_0_31_146), (d_28_146 == float64(0)))
+							r0_0_28_150 = merge(nv_28_150, (sn_28_150 / r0_0_31_150), (d_28_150 == float64(0)))
 						}
-						s_24_146 = r0_0_28_146
+						s_24_150 = r0_0_28_150
 					}
-					r0_0_24_146 = s_24_146
+					r0_0_24_150 = s_24_150
 				}
-				sa_146 := r0_0_24_146
-				var r0_0_32_146 float64
+				sa_150 := r0_0_24_150
+				var r0_0_32_150 float64
 				{
-					r_32_146, i_32_146, x_32_146 := r_146, 1, kk_146
-					s_32_146 := float64(1)
-					if r_32_146.nmode[i_32_146] == nChebyshev {
-						var r0_0_33_146 float64
+					r_32_150, i_32_150, x_32_150 := r_150, 1, kk_150
+					s_32_150 := float64(1)
+					if r_32_150.nmode[i_32_150] == nChebyshev {
+						var r0_0_33_150 float64
 						{
-							x_33_146, n_33_146 := x_32_146, r_32_146.nn[i_32_146]
-							magic_33_146 := float64(roundMagic)
-							t_33_146 := (x_33_146 + magic_33_146)
-							var r0_0_34_146 float64
+							x_33_150, n_33_150 := x_32_150, r_32_150.nn[i_32_150]
+							magic_33_150 := float64(roundMagic)
+							t_33_150 := (x_33_150 + magic_33_150)
+							var r0_0_34_150 float64
 							{
-								d_34_146 := (x_33_146 - (t_33_146 - magic_33_146))
-								y_34_146 := (d_34_146 * d_34_146)
-								y2_34_146 := (y_34_146 * y_34_146)
-								y4_34_146 := (y2_34_146 * y2_34_146)
-								p0_34_146 := ((float64(cp0) + (float64(cp2) * y_34_146)) + ((float64(cp4) + (float64(cp6) * y_34_146)) * y2_34_146))
-								p1_34_146 := (((float64(cp8) + (float64(cp10) * y_34_146)) + ((float64(cp12) + (float64(cp14) * y_34_146)) * y2_34_146)) * y4_34_146)
-								p2_34_146 := (float64(cp16) * (y4_34_146 * y4_34_146))
-								r0_0_34_146 = ((p0_34_146 + p1_34_146) + p2_34_146)
+								d_34_150 := (x_33_150 - (t_33_150 - magic_33_150))
+								y_34_150 := (d_34_150 * d_34_150)
+								y2_34_150 := (y_34_150 * y_34_150)
+								y4_34_150 := (y2_34_150 * y2_34_150)
+								p0_34_150 := ((float64(cp0) + (float64(cp2) * y_34_150)) + ((float64(cp4) + (float64(cp6) * y_34_150)) * y2_34_150))
+								p1_34_150 := (((float64(cp8) + (float64(cp10) * y_34_150)) + ((float64(cp12) + (float64(cp14) * y_34_150)) * y2_34_150)) * y4_34_150)
+								p2_34_150 := (float64(cp16) * (y4_34_150 * y4_34_150))
+								r0_0_34_150 = ((p0_34_150 + p1_34_150) + p2_34_150)
 							}
-							var r0_0_35_146 float64
+							var r0_0_35_150 float64
 							{
-								c_35_146, t_35_146 := r0_0_34_146, t_33_146
-								r0_0_35_146 = math.Float64frombits((math.Float64bits(c_35_146) ^ (math.Float64bits(t_35_146) << 63)))
+								c_35_150, t_35_150 := r0_0_34_150, t_33_150
+								r0_0_35_150 = math.Float64frombits((math.Float64bits(c_35_150) ^ (math.Float64bits(t_35_150) << 63)))
 							}
-							c2_33_146 := (float64(2) * r0_0_35_146)
-							u0_33_146, u1_33_146 := float64(1), c2_33_146
-							j_33_146 := 2
-							for ; j_33_146+1 < n_33_146; j_33_146 += 2 {
-								u0_33_146 = ((c2_33_146 * u1_33_146) - u0_33_146)
-								u1_33_146 = ((c2_33_146 * u0_33_146) - u1_33_146)
+							c2_33_150 := (float64(2) * r0_0_35_150)
+							u0_33_150, u1_33_150 := float64(1), c2_33_150
+							j_33_150 := 2
+							for ; j_33_150+1 < n_33_150; j_33_150 += 2 {
+								u0_33_150 = ((c2_33_150 * u1_33_150) - u0_33_150)
+								u1_33_150 = ((c2_33_150 * u0_33_150) - u1_33_150)
 							}
-							if j_33_146 < n_33_146 {
-								u1_33_146 = ((c2_33_146 * u1_33_146) - u0_33_146)
+							if j_33_150 < n_33_150 {
+								u1_33_150 = ((c2_33_150 * u1_33_150) - u0_33_150)
 							}
-							r0_0_33_146 = u1_33_146
+							r0_0_33_150 = u1_33_150
 						}
-						s_32_146 = r0_0_33_146
-					} else if r_32_146.nmode[i_32_146] == nRatio {
-						var r0_0_36_146 float64
+						s_32_150 = r0_0_33_150
+					} else if r_32_150.nmode[i_32_150] == nRatio {
+						var r0_0_36_150 float64
 						{
-							x_36_146, nv_36_146 := x_32_146, (&r_32_146.nv[i_32_146])[0]
-							magic_36_146 := float64(roundMagic)
-							t_36_146 := (x_36_146 + magic_36_146)
-							d_36_146 := (x_36_146 - (t_36_146 - magic_36_146))
-							y_36_146 := (nv_36_146 * d_36_146)
-							u_36_146 := (y_36_146 + magic_36_146)
-							var r0_0_37_146 float64
+							x_36_150, nv_36_150 := x_32_150, (&r_32_150.nv[i_32_150])[0]
+							magic_36_150 := float64(roundMagic)
+							t_36_150 := (x_36_150 + magic_36_150)
+							d_36_150 := (x_36_150 - (t_36_150 - magic_36_150))
+							y_36_150 := (nv_36_150 * d_36_150)
+							u_36_150 := (y_36_150 + magic_36_150)
+							var r0_0_37_150 float64
 							{
-								d_37_146 := (y_36_146 - (u_36_146 - magic_36_146))
-								y_37_146 := (d_37_146 * d_37_146)
-								y2_37_146 := (y_37_146 * y_37_146)
-								y4_37_146 := (y2_37_146 * y2_37_146)
-								p0_37_146 := ((float64(sp1) + (float64(sp3) * y_37_146)) + ((float64(sp5) + (float64(sp7) * y_37_146)) * y2_37_146))
-								p1_37_146 := (((float64(sp9) + (float64(sp11) * y_37_146)) + ((float64(sp13) + (float64(sp15) * y_37_146)) * y2_37_146)) * y4_37_146)
-								p2_37_146 := (((float64(sp17) + (float64(sp19) * y_37_146)) + (float64(sp21) * y2_37_146)) * (y4_37_146 * y4_37_146))
-								r0_0_37_146 = (d_37_146 * ((p0_37_146 + p1_37_146) + p2_37_146))
+								d_37_150 := (y_36_150 - (u_36_150 - magic_36_150))
+								y_37_150 := (d_37_150 * d_37_150)
+								y2_37_150 := (y_37_150 * y_37_150)
+								y4_37_150 := (y2_37_150 * y2_37_150)
+								p0_37_150 := ((float64(sp1) + (float64(sp3) * y_37_150)) + ((float64(sp5) + (float64(sp7) * y_37_150)) * y2_37_150))
+								p1_37_150 := (((float64(sp9) + (float64(sp11) * y_37_150)) + ((float64(sp13) + (float64(sp15) * y_37_150)) * y2_37_150)) * y4_37_150)
+								p2_37_150 := (((float64(sp17) + (float64(sp19) * y_37_150)) + (float64(sp21) * y2_37_150)) * (y4_37_150 * y4_37_150))
+								r0_0_37_150 = (d_37_150 * ((p0_37_150 + p1_37_150) + p2_37_150))
 							}
-							var r0_0_38_146 float64
+							var r0_0_38_150 float64
 							{
-								c_38_146, t_38_146 := r0_0_37_146, u_36_146
-								r0_0_38_146 = math.Float64frombits((math.Float64bits(c_38_146) ^ (math.Float64bits(t_38_146) << 63)))
+								c_38_150, t_38_150 := r0_0_37_150, u_36_150
+								r0_0_38_150 = math.Float64frombits((math.Float64bits(c_38_150) ^ (math.Float64bits(t_38_150) << 63)))
 							}
-							sn_36_146 := r0_0_38_146
-							var r0_0_39_146 float64
+							sn_36_150 := r0_0_38_150
+							var r0_0_39_150 float64
 							{
-								d_39_146 := d_36_146
-								y_39_146 := (d_39_146 * d_39_146)
-								y2_39_146 := (y_39_146 * y_39_146)
-								y4_39_146 := (y2_39_146 * y2_39_146)
-								p0_39_146 := ((float64(sp1) + (float64(sp3) * y_39_146)) + ((float64(sp5) + (float64(sp7) * y_39_146)) * y2_39_146))
-								p1_39_146 := (((float64(sp9) + (float64(sp11) * y_39_146)) + ((float64(sp13) + (float64(sp15) * y_39_146)) * y2_39_146)) * y4_39_146)
-								p2_39_146 := (((float64(sp17) + (float64(sp19) * y_39_146)) + (float64(sp21) * y2_39_146)) * (y4_39_146 * y4_39_146))
-								r0_0_39_146 = (d_39_146 * ((p0_39_146 + p1_39_146) + p2_39_146))
+								d_39_150 := d_36_150
+								y_39_150 := (d_39_150 * d_39_150)
+								y2_39_150 := (y_39_150 * y_39_150)
+								y4_39_150 := (y2_39_150 * y2_39_150)
+								p0_39_150 := ((float64(sp1) + (float64(sp3) * y_39_150)) + ((float64(sp5) + (float64(sp7) * y_39_150)) * y2_39_150))
+								p1_39_150 := (((float64(sp9) + (float64(sp11) * y_39_150)) + ((float64(sp13) + (float64(sp15) * y_39_150)) * y2_39_150)) * y4_39_150)
+								p2_39_150 := (((float64(sp17) + (float64(sp19) * y_39_150)) + (float64(sp21) * y2_39_150)) * (y4_39_150 * y4_39_150))
+								r0_0_39_150 = (d_39_150 * ((p0_39_150 + p1_39_150) + p2_39_150))
 							}
-							r0_0_36_146 = merge(nv_36_146, (sn_36_146 / r0_0_39_146), (d_36_146 == float64(0)))
+							r0_0_36_150 = merge(nv_36_150, (sn_36_150 / r0_0_39_150), (d_36_150 == float64(0)))
 						}
-						s_32_146 = r0_0_36_146
+						s_32_150 = r0_0_36_150
 					}
-					r0_0_32_146 = s_32_146
+					r0_0_32_150 = s_32_150
 				}
-				sb_146 := r0_0_32_146
-				var r0_0_40_146 float64
+				sb_150 := r0_0_32_150
+				var r0_0_40_150 float64
 				{
-					r_40_146, i_40_146, x_40_146 := r_146, 2, l_146
-					s_40_146 := float64(1)
-					if r_40_146.nmode[i_40_146] == nChebyshev {
-						var r0_0_41_146 float64
+					r_40_150, i_40_150, x_40_150 := r_150, 2, l_150
+					s_40_150 := float64(1)
+					if r_40_150.nmode[i_40_150] == nChebyshev {
+						var r0_0_41_150 float64
 						{
-							x_41_146, n_41_146 := x_40_146, r_40_146.nn[i_40_146]
-							magic_41_146 := float64(roundMagic)
-							t_41_146 := (x_41_146 + magic_41_146)
-							var r0_0_42_146 float64
+							x_41_150, n_41_150 := x_40_150, r_40_150.nn[i_40_150]
+							magic_41_150 := float64(roundMagic)
+							t_41_150 := (x_41_150 + magic_41_150)
+							var r0_0_42_150 float64
 							{
-								d_42_146 := (x_41_146 - (t_41_146 - magic_41_146))
-								y_42_146 := (d_42_146 * d_42_146)
-								y2_42_146 := (y_42_146 * y_42_146)
-								y4_42_146 := (y2_42_146 * y2_42_146)
-								p0_42_146 := ((float64(cp0) + (float64(cp2) * y_42_146)) + ((float64(cp4) + (float64(cp6) * y_42_146)) * y2_42_146))
-								p1_42_146 := (((float64(cp8) + (float64(cp10) * y_42_146)) + ((float64(cp12) + (float64(cp14) * y_42_146)) * y2_42_146)) * y4_42_146)
-								p2_42_146 := (float64(cp16) * (y4_42_146 * y4_42_146))
-								r0_0_42_146 = ((p0_42_146 + p1_42_146) + p2_42_146)
+								d_42_150 := (x_41_150 - (t_41_150 - magic_41_150))
+								y_42_150 := (d_42_150 * d_42_150)
+								y2_42_150 := (y_42_150 * y_42_150)
+								y4_42_150 := (y2_42_150 * y2_42_150)
+								p0_42_150 := ((float64(cp0) + (float64(cp2) * y_42_150)) + ((float64(cp4) + (float64(cp6) * y_42_150)) * y2_42_150))
+								p1_42_150 := (((float64(cp8) + (float64(cp10) * y_42_150)) + ((float64(cp12) + (float64(cp14) * y_42_150)) * y2_42_150)) * y4_42_150)
+								p2_42_150 := (float64(cp16) * (y4_42_150 * y4_42_150))
+								r0_0_42_150 = ((p0_42_150 + p1_42_150) + p2_42_150)
 							}
-							var r0_0_43_146 float64
+							var r0_0_43_150 float64
 							{
-								c_43_146, t_43_146 := r0_0_42_146, t_41_146
-								r0_0_43_146 = math.Float64frombits((math.Float64bits(c_43_146) ^ (math.Float64bits(t_43_146) << 63)))
+								c_43_150, t_43_150 := r0_0_42_150, t_41_150
+								r0_0_43_150 = math.Float64frombits((math.Float64bits(c_43_150) ^ (math.Float64bits(t_43_150) << 63)))
 							}
-							c2_41_146 := (float64(2) * r0_0_43_146)
-							u0_41_146, u1_41_146 := float64(1), c2_41_146
-							j_41_146 := 2
-							for ; j_41_146+1 < n_41_146; j_41_146 += 2 {
-								u0_41_146 = ((c2_41_146 * u1_41_146) - u0_41_146)
-								u1_41_146 = ((c2_41_146 * u0_41_146) - u1_41_146)
+							c2_41_150 := (float64(2) * r0_0_43_150)
+							u0_41_150, u1_41_150 := float64(1), c2_41_150
+							j_41_150 := 2
+							for ; j_41_150+1 < n_41_150; j_41_150 += 2 {
+								u0_41_150 = ((c2_41_150 * u1_41_150) - u0_41_150)
+								u1_41_150 = ((c2_41_150 * u0_41_150) - u1_41_150)
 							}
-							if j_41_146 < n_41_146 {
-								u1_41_146 = ((c2_41_146 * u1_41_146) - u0_41_146)
+							if j_41_150 < n_41_150 {
+								u1_41_150 = ((c2_41_150 * u1_41_150) - u0_41_150)
 							}
-							r0_0_41_146 = u1_41_146
+							r0_0_41_150 = u1_41_150
 						}
-						s_40_146 = r0_0_41_146
-					} else if r_40_146.nmode[i_40_146] == nRatio {
-						var r0_0_44_146 float64
+						s_40_150 = r0_0_41_150
+					} else if r_40_150.nmode[i_40_150] == nRatio {
+						var r0_0_44_150 float64
 						{
-							x_44_146, nv_44_146 := x_40_146, (&r_40_146.nv[i_40_146])[0]
-							magic_44_146 := float64(roundMagic)
-							t_44_146 := (x_44_146 + magic_44_146)
-							d_44_146 := (x_44_146 - (t_44_146 - magic_44_146))
-							y_44_146 := (nv_44_146 * d_44_146)
-							u_44_146 := (y_44_146 + magic_44_146)
-							var r0_0_45_146 float64
+							x_44_150, nv_44_150 := x_40_150, (&r_40_150.nv[i_40_150])[0]
+							magic_44_150 := float64(roundMagic)
+							t_44_150 := (x_44_150 + magic_44_150)
+							d_44_150 := (x_44_150 - (t_44_150 - magic_44_150))
+							y_44_150 := (nv_44_150 * d_44_150)
+							u_44_150 := (y_44_150 + magic_44_150)
+							var r0_0_45_150 float64
 							{
-								d_45_146 := (y_44_146 - (u_44_146 - magic_44_146))
-								y_45_146 := (d_45_146 * d_45_146)
-								y2_45_146 := (y_45_146 * y_45_146)
-								y4_45_146 := (y2_45_146 * y2_45_146)
-								p0_45_146 := ((float64(sp1) + (float64(sp3) * y_45_146)) + ((float64(sp5) + (float64(sp7) * y_45_146)) * y2_45_146))
-								p1_45_146 := (((float64(sp9) + (float64(sp11) * y_45_146)) + ((float64(sp13) + (float64(sp15) * y_45_146)) * y2_45_146)) * y4_45_146)
-								p2_45_146 := (((float64(sp17) + (float64(sp19) * y_45_146)) + (float64(sp21) * y2_45_146)) * (y4_45_146 * y4_45_146))
-								r0_0_45_146 = (d_45_146 * ((p0_45_146 + p1_45_146) + p2_45_146))
+								d_45_150 := (y_44_150 - (u_44_150 - magic_44_150))
+								y_45_150 := (d_45_150 * d_45_150)
+								y2_45_150 := (y_45_150 * y_45_150)
+								y4_45_150 := (y2_45_150 * y2_45_150)
+								p0_45_150 := ((float64(sp1) + (float64(sp3) * y_45_150)) + ((float64(sp5) + (float64(sp7) * y_45_150)) * y2_45_150))
+								p1_45_150 := (((float64(sp9) + (float64(sp11) * y_45_150)) + ((float64(sp13) + (float64(sp15) * y_45_150)) * y2_45_150)) * y4_45_150)
+								p2_45_150 := (((float64(sp17) + (float64(sp19) * y_45_150)) + (float64(sp21) * y2_45_150)) * (y4_45_150 * y4_45_150))
+								r0_0_45_150 = (d_45_150 * ((p0_45_150 + p1_45_150) + p2_45_150))
 							}
-							var r0_0_46_146 float64
+							var r0_0_46_150 float64
 							{
-								c_46_146, t_46_146 := r0_0_45_146, u_44_146
-								r0_0_46_146 = math.Float64frombits((math.Float64bits(c_46_146) ^ (math.Float64bits(t_46_146) << 63)))
+								c_46_150, t_46_150 := r0_0_45_150, u_44_150
+								r0_0_46_150 = math.Float64frombits((math.Float64bits(c_46_150) ^ (math.Float64bits(t_46_150) << 63)))
 							}
-							sn_44_146 := r0_0_46_146
-							var r0_0_47_146 float64
+							sn_44_150 := r0_0_46_150
+							var r0_0_47_150 float64
 							{
-								d_47_146 := d_44_146
-								y_47_146 := (d_47_146 * d_47_146)
-								y2_47_146 := (y_47_146 * y_47_146)
-								y4_47_146 := (y2_47_146 * y2_47_146)
-								p0_47_146 := ((float64(sp1) + (float64(sp3) * y_47_146)) + ((float64(sp5) + (float64(sp7) * y_47_146)) * y2_47_146))
-								p1_47_146 := (((float64(sp9) + (float64(sp11) * y_47_146)) + ((float64(sp13) + (float64(sp15) * y_47_146)) * y2_47_146)) * y4_47_146)
-								p2_47_146 := (((float64(sp17) + (float64(sp19) * y_47_146)) + (float64(sp21) * y2_47_146)) * (y4_47_146 * y4_47_146))
-								r0_0_47_146 = (d_47_146 * ((p0_47_146 + p1_47_146) + p2_47_146))
+								d_47_150 := d_44_150
+								y_47_150 := (d_47_150 * d_47_150)
+								y2_47_150 := (y_47_150 * y_47_150)
+								y4_47_150 := (y2_47_150 * y2_47_150)
+								p0_47_150 := ((float64(sp1) + (float64(sp3) * y_47_150)) + ((float64(sp5) + (float64(sp7) * y_47_150)) * y2_47_150))
+								p1_47_150 := (((float64(sp9) + (float64(sp11) * y_47_150)) + ((float64(sp13) + (float64(sp15) * y_47_150)) * y2_47_150)) * y4_47_150)
+								p2_47_150 := (((float64(sp17) + (float64(sp19) * y_47_150)) + (float64(sp21) * y2_47_150)) * (y4_47_150 * y4_47_150))
+								r0_0_47_150 = (d_47_150 * ((p0_47_150 + p1_47_150) + p2_47_150))
 							}
-							r0_0_44_146 = merge(nv_44_146, (sn_44_146 / r0_0_47_146), (d_44_146 == float64(0)))
+							r0_0_44_150 = merge(nv_44_150, (sn_44_150 / r0_0_47_150), (d_44_150 == float64(0)))
 						}
-						s_40_146 = r0_0_44_146
+						s_40_150 = r0_0_44_150
 					}
-					r0_0_40_146 = s_40_146
+					r0_0_40_150 = s_40_150
 				}
-				sc_146 := r0_0_40_146
-				r0_0_146 = ((sa_146 * sb_146) * sc_146)
+				sc_150 := r0_0_40_150
+				r0_0_150 = ((sa_150 * sb_150) * sc_150)
 			}
-			fl := r0_0_146
+			fl := r0_0_150
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_147 float64
+				var r0_0_151 float64
 				{
-					r_147, bits_147, ia_147, fa_147, h_147, kk_147, l_147 := r, k.fhklBits, ia, fa, h, kk, l
-					var r0_0_7_147 bool
+					r_151, bits_151, ia_151, fa_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, fa, h, kk, l
+					var r0_0_7_151 bool
 					{
-						r_7_147, ia_7_147, h_7_147, kk_7_147, l_7_147 := r_147, ia_147, h_147, kk_147, l_147
-						half_7_147 := float64(0.5)
-						hc_7_147, kc_7_147, lc_7_147 := math.Ceil((h_7_147 - half_7_147)), math.Ceil((kk_7_147 - half_7_147)), math.Ceil((l_7_147 - half_7_147))
-						hmin_7_147, kmin_7_147, lmin_7_147 := (&r_7_147.hmin)[0], (&r_7_147.kmin)[0], (&r_7_147.lmin)[0]
-						in_7_147 := ((((((hc_7_147 >= hmin_7_147) && (hc_7_147 <= (&r_7_147.hmax)[0])) && (kc_7_147 >= kmin_7_147)) && (kc_7_147 <= (&r_7_147.kmax)[0])) && (lc_7_147 >= lmin_7_147)) && (lc_7_147 <= (&r_7_147.lmax)[0]))
-						idx_7_147 := ((((hc_7_147 - hmin_7_147) * (&r_7_147.hstride)[0]) + ((kc_7_147 - kmin_7_147) * (&r_7_147.kstride)[0])) + (lc_7_147 - lmin_7_147))
-						storeInt32(merge(idx_7_147, float64(0), in_7_147), ia_7_147)
-						r0_0_7_147 = in_7_147
+						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
+						half_7_151 := float64(0.5)
+						hc_7_151, kc_7_151, lc_7_151 := math.Ceil((h_7_151 - half_7_151)), math.Ceil((kk_7_151 - half_7_151)), math.Ceil((l_7_151 - half_7_151))
+						hmin_7_151, kmin_7_151, lmin_7_151 := (&r_7_151.hmin)[0], (&r_7_151.kmin)[0], (&r_7_151.lmin)[0]
+						in_7_151 := ((((((hc_7_151 >= hmin_7_151) && (hc_7_151 <= (&r_7_151.hmax)[0])) && (kc_7_151 >= kmin_7_151)) && (kc_7_151 <= (&r_7_151.kmax)[0])) && (lc_7_151 >= lmin_7_151)) && (lc_7_151 <= (&r_7_151.lmax)[0]))
+						idx_7_151 := ((((hc_7_151 - hmin_7_151) * (&r_7_151.hstride)[0]) + ((kc_7_151 - kmin_7_151) * (&r_7_151.kstride)[0])) + (lc_7_151 - lmin_7_151))
+						storeInt32(merge(idx_7_151, float64(0), in_7_151), ia_7_151)
+						r0_0_7_151 = in_7_151
 					}
-					in_147 := r0_0_7_147
-					for i_147, j_147 := range ia_147 {
-						fa_147[i_147] = bits_147[j_147]
+					in_151 := r0_0_7_151
+					for i_151, j_151 := range ia_151 {
+						fa_151[i_151] = bits_151[j_151]
 					}
-					r0_0_147 = merge(math.Float64frombits(fa_147[0]), (&r_147.defaultF)[0], in_147)
+					r0_0_151 = merge(math.Float64frombits(fa_151[0]), (&r_151.defaultF)[0], in_151)
 				}
-				fc = r0_0_147
+				fc = r0_0_151
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -3824,375 +4037,375 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 }
 func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
 	c := k.c
-	var r0_0_148 float64
+	var r0_0_152 float64
 	{
-		fdet_148, f_148, s_148, o_148, p_148 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_148 = ((((fdet_148 * f_148) + s_148) + o_148) + p_148)
+		fdet_152, f_152, s_152, o_152, p_152 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_152 = ((((fdet_152 * f_152) + s_152) + o_152) + p_152)
 	}
-	x := r0_0_148
-	var r0_0_149 float64
+	x := r0_0_152
+	var r0_0_153 float64
 	{
-		fdet_149, f_149, s_149, o_149, p_149 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_149 = ((((fdet_149 * f_149) + s_149) + o_149) + p_149)
+		fdet_153, f_153, s_153, o_153, p_153 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_153 = ((((fdet_153 * f_153) + s_153) + o_153) + p_153)
 	}
-	y := r0_0_149
-	var r0_0_150 float64
+	y := r0_0_153
+	var r0_0_154 float64
 	{
-		fdet_150, f_150, s_150, o_150, p_150 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_150 = ((((fdet_150 * f_150) + s_150) + o_150) + p_150)
+		fdet_154, f_154, s_154, o_154, p_154 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_154 = ((((fdet_154 * f_154) + s_154) + o_154) + p_154)
 	}
-	z := r0_0_150
+	z := r0_0_154
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_151 float64
+		var r0_0_155 float64
 		{
-			invR_151, num_151, point_151 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_151 := (invR_151 * invR_151)
-			if !point_151 {
-				w_151 = (num_151 * (w_151 * invR_151))
+			invR_155, num_155, point_155 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_155 := (invR_155 * invR_155)
+			if !point_155 {
+				w_155 = (num_155 * (w_155 * invR_155))
 			}
-			r0_0_151 = w_151
+			r0_0_155 = w_155
 		}
-		omega = merge(r0_0_151, omega, m)
+		omega = merge(r0_0_155, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_152 float64
-		r1_0_152 float64
+		r0_0_156 float64
+		r1_0_156 float64
 	)
 	{
-		k_152, r_152, ia_152, fa_152, sum_152, dx_152, dy_152, dz_152, polar_152 := k, r, ia, fa, sum, dx, dy, dz, polar
-		c_152 := k_152.c
-		n_152 := k_152.nn[0]
-		zero_152 := float64(0)
-		for si_152 := range r_152.src {
-			sr_152 := &r_152.src[si_152]
-			il_152 := (&sr_152.il)[0]
-			qx_152, qy_152, qz_152 := ((dx_152 - (&sr_152.inc[0])[0]) * il_152), ((dy_152 - (&sr_152.inc[1])[0]) * il_152), ((dz_152 - (&sr_152.inc[2])[0]) * il_152)
-			if m_152 := (polar_152 == zero_152); m_152 {
-				var p_152 float64
-				if r_152.kahnZero {
-					c2_152 := ((((&sr_152.inc[0])[0] * dx_152) + ((&sr_152.inc[1])[0] * dy_152)) + ((&sr_152.inc[2])[0] * dz_152))
-					p_152 = (float64(0.5) * (float64(1) + (c2_152 * c2_152)))
+		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
+		c_156 := k_156.c
+		n_156 := k_156.nn[0]
+		zero_156 := float64(0)
+		for si_156 := range r_156.src {
+			sr_156 := &r_156.src[si_156]
+			il_156 := (&sr_156.il)[0]
+			qx_156, qy_156, qz_156 := ((dx_156 - (&sr_156.inc[0])[0]) * il_156), ((dy_156 - (&sr_156.inc[1])[0]) * il_156), ((dz_156 - (&sr_156.inc[2])[0]) * il_156)
+			if m_156 := (polar_156 == zero_156); m_156 {
+				var p_156 float64
+				if r_156.kahnZero {
+					c2_156 := ((((&sr_156.inc[0])[0] * dx_156) + ((&sr_156.inc[1])[0] * dy_156)) + ((&sr_156.inc[2])[0] * dz_156))
+					p_156 = (float64(0.5) * (float64(1) + (c2_156 * c2_156)))
 				} else {
-					var r0_0_145_152 float64
+					var r0_0_149_156 float64
 					{
-						zero_145_152, kahn_145_152, s_145_152, dx_145_152, dy_145_152, dz_145_152 := false, &r_152.kahn, sr_152, dx_152, dy_152, dz_152
-						c2_145_152 := ((((&s_145_152.inc[0])[0] * dx_145_152) + ((&s_145_152.inc[1])[0] * dy_145_152)) + ((&s_145_152.inc[2])[0] * dz_145_152))
-						c2sq_145_152 := (c2_145_152 * c2_145_152)
-						cos2psi_145_152 := float64(0)
-						if !zero_145_152 {
-							e_145_152 := (((dx_145_152 * (&s_145_152.ein[0])[0]) + (dy_145_152 * (&s_145_152.ein[1])[0])) + (dz_145_152 * (&s_145_152.ein[2])[0]))
-							b_145_152 := (((dx_145_152 * (&s_145_152.bin[0])[0]) + (dy_145_152 * (&s_145_152.bin[1])[0])) + (dz_145_152 * (&s_145_152.bin[2])[0]))
-							ee_145_152, bb_145_152 := (e_145_152 * e_145_152), (b_145_152 * b_145_152)
-							den_145_152 := (ee_145_152 + bb_145_152)
-							cos2psi_145_152 = merge(((ee_145_152 - bb_145_152) / den_145_152), float64(1), (den_145_152 > float64(0)))
+						zero_149_156, kahn_149_156, s_149_156, dx_149_156, dy_149_156, dz_149_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
+						c2_149_156 := ((((&s_149_156.inc[0])[0] * dx_149_156) + ((&s_149_156.inc[1])[0] * dy_149_156)) + ((&s_149_156.inc[2])[0] * dz_149_156))
+						c2sq_149_156 := (c2_149_156 * c2_149_156)
+						cos2psi_149_156 := float64(0)
+						if !zero_149_156 {
+							e_149_156 := (((dx_149_156 * (&s_149_156.ein[0])[0]) + (dy_149_156 * (&s_149_156.ein[1])[0])) + (dz_149_156 * (&s_149_156.ein[2])[0]))
+							b_149_156 := (((dx_149_156 * (&s_149_156.bin[0])[0]) + (dy_149_156 * (&s_149_156.bin[1])[0])) + (dz_149_156 * (&s_149_156.bin[2])[0]))
+							ee_149_156, bb_149_156 := (e_149_156 * e_149_156), (b_149_156 * b_149_156)
+							den_149_156 := (ee_149_156 + bb_149_156)
+							cos2psi_149_156 = merge(((ee_149_156 - bb_149_156) / den_149_156), float64(1), (den_149_156 > float64(0)))
 						}
-						one_145_152 := float64(1)
-						r0_0_145_152 = (float64(0.5) * ((one_145_152 + c2sq_145_152) - ((kahn_145_152[0] * cos2psi_145_152) * (one_145_152 - c2sq_145_152))))
+						one_149_156 := float64(1)
+						r0_0_149_156 = (float64(0.5) * ((one_149_156 + c2sq_149_156) - ((kahn_149_156[0] * cos2psi_149_156) * (one_149_156 - c2sq_149_156))))
 					}
-					p_152 = r0_0_145_152
+					p_156 = r0_0_149_156
 				}
-				polar_152 = merge(p_152, polar_152, m_152)
+				polar_156 = merge(p_156, polar_156, m_156)
 			}
-			for oi_152 := range r_152.orient {
-				o_152 := &r_152.orient[oi_152]
-				h_152 := ((((&o_152[0])[0] * qx_152) + ((&o_152[1])[0] * qy_152)) + ((&o_152[2])[0] * qz_152))
-				kk_152 := ((((&o_152[3])[0] * qx_152) + ((&o_152[4])[0] * qy_152)) + ((&o_152[5])[0] * qz_152))
-				l_152 := ((((&o_152[6])[0] * qx_152) + ((&o_152[7])[0] * qy_152)) + ((&o_152[8])[0] * qz_152))
-				var r0_0_146_152 float64
+			for oi_156 := range r_156.orient {
+				o_156 := &r_156.orient[oi_156]
+				h_156 := ((((&o_156[0])[0] * qx_156) + ((&o_156[1])[0] * qy_156)) + ((&o_156[2])[0] * qz_156))
+				kk_156 := ((((&o_156[3])[0] * qx_156) + ((&o_156[4])[0] * qy_156)) + ((&o_156[5])[0] * qz_156))
+				l_156 := ((((&o_156[6])[0] * qx_156) + ((&o_156[7])[0] * qy_156)) + ((&o_156[8])[0] * qz_156))
+				var r0_0_150_156 float64
 				{
-					r_146_152, h_146_152, kk_146_152, l_146_152, n_146_152 := r_152, h_152, kk_152, l_152, n_152
-					_ = n_146_152
-					var r0_0_24_146_152 float64
+					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
+					_ = n_150_156
+					var r0_0_24_150_156 float64
 					{
-						r_24_146_152, i_24_146_152, x_24_146_152 := r_146_152, 0, h_146_152
-						s_24_146_152 := float64(1)
-						if r_24_146_152.nmode[i_24_146_152] == nChebyshev {
-							var r0_0_25_146_152 float64
+						r_24_150_156, i_24_150_156, x_24_150_156 := r_150_156, 0, h_150_156
+						s_24_150_156 := float64(1)
+						if r_24_150_156.nmode[i_24_150_156] == nChebyshev {
+							var r0_0_25_150_156 float64
 							{
-								x_25_146_152, n_25_146_152 := x_24_146_152, r_24_146_152.nn[i_24_146_152]
-								magic_25_146_152 := float64(roundMagic)
-								t_25_146_152 := (x_25_146_152 + magic_25_146_152)
-								var r0_0_26_146_152 float64
+								x_25_150_156, n_25_150_156 := x_24_150_156, r_24_150_156.nn[i_24_150_156]
+								magic_25_150_156 := float64(roundMagic)
+								t_25_150_156 := (x_25_150_156 + magic_25_150_156)
+								var r0_0_26_150_156 float64
 								{
-									d_26_146_152 := (x_25_146_152 - (t_25_146_152 - magic_25_146_152))
-									y_26_146_152 := (d_26_146_152 * d_26_146_152)
-									y2_26_146_152 := (y_26_146_152 * y_26_146_152)
-									y4_26_146_152 := (y2_26_146_152 * y2_26_146_152)
-									p0_26_146_152 := ((float64(cp0) + (float64(cp2) * y_26_146_152)) + ((float64(cp4) + (float64(cp6) * y_26_146_152)) * y2_26_146_152))
-									p1_26_146_152 := (((float64(cp8) + (float64(cp10) * y_26_146_152)) + ((float64(cp12) + (float64(cp14) * y_26_146_152)) * y2_26_146_152)) * y4_26_146_152)
-									p2_26_146_152 := (float64(cp16) * (y4_26_146_152 * y4_26_146_152))
-									r0_0_26_146_152 = ((p0_26_146_152 + p1_26_146_152) + p2_26_146_152)
+									d_26_150_156 := (x_25_150_156 - (t_25_150_156 - magic_25_150_156))
+									y_26_150_156 := (d_26_150_156 * d_26_150_156)
+									y2_26_150_156 := (y_26_150_156 * y_26_150_156)
+									y4_26_150_156 := (y2_26_150_156 * y2_26_150_156)
+									p0_26_150_156 := ((float64(cp0) + (float64(cp2) * y_26_150_156)) + ((float64(cp4) + (float64(cp6) * y_26_150_156)) * y2_26_150_156))
+									p1_26_150_156 := (((float64(cp8) + (float64(cp10) * y_26_150_156)) + ((float64(cp12) + (float64(cp14) * y_26_150_156)) * y2_26_150_156)) * y4_26_150_156)
+									p2_26_150_156 := (float64(cp16) * (y4_26_150_156 * y4_26_150_156))
+									r0_0_26_150_156 = ((p0_26_150_156 + p1_26_150_156) + p2_26_150_156)
 								}
-								var r0_0_27_146_152 float64
+								var r0_0_27_150_156 float64
 								{
-									c_27_146_152, t_27_146_152 := r0_0_26_146_152, t_25_146_152
-									r0_0_27_146_152 = math.Float64frombits((math.Float64bits(c_27_146_152) ^ (math.Float64bits(t_27_146_152) << 63)))
+									c_27_150_156, t_27_150_156 := r0_0_26_150_156, t_25_150_156
+									r0_0_27_150_156 = math.Float64frombits((math.Float64bits(c_27_150_156) ^ (math.Float64bits(t_27_150_156) << 63)))
 								}
-								c2_25_146_152 := (float64(2) * r0_0_27_146_152)
-								u0_25_146_152, u1_25_146_152 := float64(1), c2_25_146_152
-								j_25_146_152 := 2
-								for ; j_25_146_152+1 < n_25_146_152; j_25_146_152 += 2 {
-									u0_25_146_152 = ((c2_25_146_152 * u1_25_146_152) - u0_25_146_152)
-									u1_25_146_152 = ((c2_25_146_152 * u0_25_146_152) - u1_25_146_152)
+								c2_25_150_156 := (float64(2) * r0_0_27_150_156)
+								u0_25_150_156, u1_25_150_156 := float64(1), c2_25_150_156
+								j_25_150_156 := 2
+								for ; j_25_150_156+1 < n_25_150_156; j_25_150_156 += 2 {
+									u0_25_150_156 = ((c2_25_150_156 * u1_25_150_156) - u0_25_150_156)
+									u1_25_150_156 = ((c2_25_150_156 * u0_25_150_156) - u1_25_150_156)
 								}
-								if j_25_146_152 < n_25_146_152 {
-									u1_25_146_152 = ((c2_25_146_152 * u1_25_146_152) - u0_25_146_152)
+								if j_25_150_156 < n_25_150_156 {
+									u1_25_150_156 = ((c2_25_150_156 * u1_25_150_156) - u0_25_150_156)
 								}
-								r0_0_25_146_152 = u1_25_146_152
+								r0_0_25_150_156 = u1_25_150_156
 							}
-							s_24_146_152 = r0_0_25_146_152
-						} else if r_24_146_152.nmode[i_24_146_152] == nRatio {
-							var r0_0_28_146_152 float64
+							s_24_150_156 = r0_0_25_150_156
+						} else if r_24_150_156.nmode[i_24_150_156] == nRatio {
+							var r0_0_28_150_156 float64
 							{
-								x_28_146_152, nv_28_146_152 := x_24_146_152, (&r_24_146_152.nv[i_24_146_152])[0]
-								magic_28_146_152 := float64(roundMagic)
-								t_28_146_152 := (x_28_146_152 + magic_28_146_152)
-								d_28_146_152 := (x_28_146_152 - (t_28_146_152 - magic_28_146_152))
-								y_28_146_152 := (nv_28_146_152 * d_28_146_152)
-								u_28_146_152 := (y_28_146_152 + magic_28_146_152)
-								var r0_0_29_146_152 float64
+								x_28_150_156, nv_28_150_156 := x_24_150_156, (&r_24_150_156.nv[i_24_150_156])[0]
+								magic_28_150_156 := float64(roundMagic)
+								t_28_150_156 := (x_28_150_156 + magic_28_150_156)
+								d_28_150_156 := (x_28_150_156 - (t_28_150_156 - magic_28_150_156))
+								y_28_150_156 := (nv_28_150_156 * d_28_150_156)
+								u_28_150_156 := (y_28_150_156 + magic_28_150_156)
+								var r0_0_29_150_156 float64
 								{
-									d_29_146_152 := (y_28_146_152 - (u_28_146_152 - magic_28_146_152))
-									y_29_146_152 := (d_29_146_152 * d_29_146_152)
-									y2_29_146_152 := (y_29_146_152 * y_29_146_152)
-									y4_29_146_152 := (y2_29_146_152 * y2_29_146_152)
-									p0_29_146_152 := ((float64(sp1) + (float64(sp3) * y_29_146_152)) + ((float64(sp5) + (float64(sp7) * y_29_146_152)) * y2_29_146_152))
-									p1_29_146_152 := (((float64(sp9) + (float64(sp11) * y_29_146_152)) + ((float64(sp13) + (float64(sp15) * y_29_146_152)) * y2_29_146_152)) * y4_29_146_152)
-									p2_29_146_152 := (((float64(sp17) + (float64(sp19) * y_29_146_152)) + (float64(sp21) * y2_29_146_152)) * (y4_29_146_152 * y4_29_146_152))
-									r0_0_29_146_152 = (d_29_146_152 * ((p0_29_146_152 + p1_29_146_152) + p2_29_146_152))
+									d_29_150_156 := (y_28_150_156 - (u_28_150_156 - magic_28_150_156))
+									y_29_150_156 := (d_29_150_156 * d_29_150_156)
+									y2_29_150_156 := (y_29_150_156 * y_29_150_156)
+									y4_29_150_156 := (y2_29_150_156 * y2_29_150_156)
+									p0_29_150_156 := ((float64(sp1) + (float64(sp3) * y_29_150_156)) + ((float64(sp5) + (float64(sp7) * y_29_150_156)) * y2_29_150_156))
+									p1_29_150_156 := (((float64(sp9) + (float64(sp11) * y_29_150_156)) + ((float64(sp13) + (float64(sp15) * y_29_150_156)) * y2_29_150_156)) * y4_29_150_156)
+									p2_29_150_156 := (((float64(sp17) + (float64(sp19) * y_29_150_156)) + (float64(sp21) * y2_29_150_156)) * (y4_29_150_156 * y4_29_150_156))
+									r0_0_29_150_156 = (d_29_150_156 * ((p0_29_150_156 + p1_29_150_156) + p2_29_150_156))
 								}
-								var r0_0_30_146_152 float64
+								var r0_0_30_150_156 float64
 								{
-									c_30_146_152, t_30_146_152 := r0_0_29_146_152, u_28_146_152
-									r0_0_30_146_152 = math.Float64frombits((math.Float64bits(c_30_146_152) ^ (math.Float64bits(t_30_146_152) << 63)))
+									c_30_150_156, t_30_150_156 := r0_0_29_150_156, u_28_150_156
+									r0_0_30_150_156 = math.Float64frombits((math.Float64bits(c_30_150_156) ^ (math.Float64bits(t_30_150_156) << 63)))
 								}
-								sn_28_146_152 := r0_0_30_146_152
-								var r0_0_31_146_152 float64
+								sn_28_150_156 := r0_0_30_150_156
+								var r0_0_31_150_156 float64
 								{
-									d_31_146_152 := d_28_146_152
-									y_31_146_152 := (d_31_146_152 * d_31_146_152)
-									y2_31_146_152 := (y_31_146_152 * y_31_146_152)
-									y4_31_146_152 := (y2_31_146_152 * y2_31_146_152)
-									p0_31_146_152 := ((float64(sp1) + (float64(sp3) * y_31_146_152)) + ((float64(sp5) + (float64(sp7) * y_31_146_152)) * y2_31_146_152))
-									p1_31_146_152 := (((float64(sp9) + (float64(sp11) * y_31_146_152)) + ((float64(sp13) + (float64(sp15) * y_31_146_152)) * y2_31_146_152)) * y4_31_146_152)
-									p2_31_146_152 := (((float64(sp17) + (float64(sp19) * y_31_146_152)) + (float64(sp21) * y2_31_146_152)) * (y4_31_146_152 * y4_31_146_152))
-									r0_0_31_146_152 = (d_31_146_152 * ((p0_31_146_152 + p1_31_146_152) + p2_31_146_152))
+									d_31_150_156 := d_28_150_156
+									y_31_150_156 := (d_31_150_156 * d_31_150_156)
+									y2_31_150_156 := (y_31_150_156 * y_31_150_156)
+									y4_31_150_156 := (y2_31_150_156 * y2_31_150_156)
+									p0_31_150_156 := ((float64(sp1) + (float64(sp3) * y_31_150_156)) + ((float64(sp5) + (float64(sp7) * y_31_150_156)) * y2_31_150_156))
+									p1_31_150_156 := (((float64(sp9) + (float64(sp11) * y_31_150_156)) + ((float64(sp13) + (float64(sp15) * y_31_150_156)) * y2_31_150_156)) * y4_31_150_156)
+									p2_31_150_156 := (((float64(sp17) + (float64(sp19) * y_31_150_156)) + (float64(sp21) * y2_31_150_156)) * (y4_31_150_156 * y4_31_150_156))
+									r0_0_31_150_156 = (d_31_150_156 * ((p0_31_150_156 + p1_31_150_156) + p2_31_150_156))
 								}
-								r0_0_28_146_152 = merge(nv_28_146_152, (sn_28_146_152 / r0_0_31_146_152), (d_28_146_152 == float64(0)))
+								r0_0_28_150_156 = merge(nv_28_150_156, (sn_28_150_156 / r0_0_31_150_156), (d_28_150_156 == float64(0)))
 							}
-							s_24_146_152 = r0_0_28_146_152
+							s_24_150_156 = r0_0_28_150_156
 						}
-						r0_0_24_146_152 = s_24_146_152
+						r0_0_24_150_156 = s_24_150_156
 					}
-					sa_146_152 := r0_0_24_146_152
-					var r0_0_32_146_152 float64
+					sa_150_156 := r0_0_24_150_156
+					var r0_0_32_150_156 float64
 					{
-						r_32_146_152, i_32_146_152, x_32_146_152 := r_146_152, 1, kk_146_152
-						s_32_146_152 := float64(1)
-						if r_32_146_152.nmode[i_32_146_152] == nChebyshev {
-							var r0_0_33_146_152 float64
+						r_32_150_156, i_32_150_156, x_32_150_156 := r_150_156, 1, kk_150_156
+						s_32_150_156 := float64(1)
+						if r_32_150_156.nmode[i_32_150_156] == nChebyshev {
+							var r0_0_33_150_156 float64
 							{
-								x_33_146_152, n_33_146_152 := x_32_146_152, r_32_146_152.nn[i_32_146_152]
-								magic_33_146_152 := float64(roundMagic)
-								t_33_146_152 := (x_33_146_152 + magic_33_146_152)
-								var r0_0_34_146_152 float64
+								x_33_150_156, n_33_150_156 := x_32_150_156, r_32_150_156.nn[i_32_150_156]
+								magic_33_150_156 := float64(roundMagic)
+								t_33_150_156 := (x_33_150_156 + magic_33_150_156)
+								var r0_0_34_150_156 float64
 								{
-									d_34_146_152 := (x_33_146_152 - (t_33_146_152 - magic_33_146_152))
-									y_34_146_152 := (d_34_146_152 * d_34_146_152)
-									y2_34_146_152 := (y_34_146_152 * y_34_146_152)
-									y4_34_146_152 := (y2_34_146_152 * y2_34_146_152)
-									p0_34_146_152 := ((float64(cp0) + (float64(cp2) * y_34_146_152)) + ((float64(cp4) + (float64(cp6) * y_34_146_152)) * y2_34_146_152))
-									p1_34_146_152 := (((float64(cp8) + (float64(cp10) * y_34_146_152)) + ((float64(cp12) + (float64(cp14) * y_34_146_152)) * y2_34_146_152)) * y4_34_146_152)
-									p2_34_146_152 := (float64(cp16) * (y4_34_146_152 * y4_34_146_152))
-									r0_0_34_146_152 = ((p0_34_146_152 + p1_34_146_152) + p2_34_146_152)
+									d_34_150_156 := (x_33_150_156 - (t_33_150_156 - magic_33_150_156))
+									y_34_150_156 := (d_34_150_156 * d_34_150_156)
+									y2_34_150_156 := (y_34_150_156 * y_34_150_156)
+									y4_34_150_156 := (y2_34_150_156 * y2_34_150_156)
+									p0_34_150_156 := ((float64(cp0) + (float64(cp2) * y_34_150_156)) + ((float64(cp4) + (float64(cp6) * y_34_150_156)) * y2_34_150_156))
+									p1_34_150_156 := (((float64(cp8) + (float64(cp10) * y_34_150_156)) + ((float64(cp12) + (float64(cp14) * y_34_150_156)) * y2_34_150_156)) * y4_34_150_156)
+									p2_34_150_156 := (float64(cp16) * (y4_34_150_156 * y4_34_150_156))
+									r0_0_34_150_156 = ((p0_34_150_156 + p1_34_150_156) + p2_34_150_156)
 								}
-								var r0_0_35_146_152 float64
+								var r0_0_35_150_156 float64
 								{
-									c_35_146_152, t_35_146_152 := r0_0_34_146_152, t_33_146_152
-									r0_0_35_146_152 = math.Float64frombits((math.Float64bits(c_35_146_152) ^ (math.Float64bits(t_35_146_152) << 63)))
+									c_35_150_156, t_35_150_156 := r0_0_34_150_156, t_33_150_156
+									r0_0_35_150_156 = math.Float64frombits((math.Float64bits(c_35_150_156) ^ (math.Float64bits(t_35_150_156) << 63)))
 								}
-								c2_33_146_152 := (float64(2) * r0_0_35_146_152)
-								u0_33_146_152, u1_33_146_152 := float64(1), c2_33_146_152
-								j_33_146_152 := 2
-								for ; j_33_146_152+1 < n_33_146_152; j_33_146_152 += 2 {
-									u0_33_146_152 = ((c2_33_146_152 * u1_33_146_152) - u0_33_146_152)
-									u1_33_146_152 = ((c2_33_146_152 * u0_33_146_152) - u1_33_146_152)
+								c2_33_150_156 := (float64(2) * r0_0_35_150_156)
+								u0_33_150_156, u1_33_150_156 := float64(1), c2_33_150_156
+								j_33_150_156 := 2
+								for ; j_33_150_156+1 < n_33_150_156; j_33_150_156 += 2 {
+									u0_33_150_156 = ((c2_33_150_156 * u1_33_150_156) - u0_33_150_156)
+									u1_33_150_156 = ((c2_33_150_156 * u0_33_150_156) - u1_33_150_156)
 								}
-								if j_33_146_152 < n_33_146_152 {
-									u1_33_146_152 = ((c2_33_146_152 * u1_33_146_152) - u0_33_146_152)
+								if j_33_150_156 < n_33_150_156 {
+									u1_33_150_156 = ((c2_33_150_156 * u1_33_150_156) - u0_33_150_156)
 								}
-								r0_0_33_146_152 = u1_33_146_152
+								r0_0_33_150_156 = u1_33_150_156
 							}
-							s_32_146_152 = r0_0_33_146_152
-						} else if r_32_146_152.nmode[i_32_146_152] == nRatio {
-							var r0_0_36_146_152 float64
+							s_32_150_156 = r0_0_33_150_156
+						} else if r_32_150_156.nmode[i_32_150_156] == nRatio {
+							var r0_0_36_150_156 float64
 							{
-								x_36_146_152, nv_36_146_152 := x_32_146_152, (&r_32_146_152.nv[i_32_146_152])[0]
-								magic_36_146_152 := float64(roundMagic)
-								t_36_146_152 := (x_36_146_152 + magic_36_146_152)
-								d_36_146_152 := (x_36_146_152 - (t_36_146_152 - magic_36_146_152))
-								y_36_146_152 := (nv_36_146_152 * d_36_146_152)
-								u_36_146_152 := (y_36_146_152 + magic_36_146_152)
-								var r0_0_37_146_152 float64
+								x_36_150_156, nv_36_150_156 := x_32_150_156, (&r_32_150_156.nv[i_32_150_156])[0]
+								magic_36_150_156 := float64(roundMagic)
+								t_36_150_156 := (x_36_150_156 + magic_36_150_156)
+								d_36_150_156 := (x_36_150_156 - (t_36_150_156 - magic_36_150_156))
+								y_36_150_156 := (nv_36_150_156 * d_36_150_156)
+								u_36_150_156 := (y_36_150_156 + magic_36_150_156)
+								var r0_0_37_150_156 float64
 								{
-									d_37_146_152 := (y_36_146_152 - (u_36_146_152 - magic_36_146_152))
-									y_37_146_152 := (d_37_146_152 * d_37_146_152)
-									y2_37_146_152 := (y_37_146_152 * y_37_146_152)
-									y4_37_146_152 := (y2_37_146_152 * y2_37_146_152)
-									p0_37_146_152 := ((float64(sp1) + (float64(sp3) * y_37_146_152)) + ((float64(sp5) + (float64(sp7) * y_37_146_152)) * y2_37_146_152))
-									p1_37_146_152 := (((float64(sp9) + (float64(sp11) * y_37_146_152)) + ((float64(sp13) + (float64(sp15) * y_37_146_152)) * y2_37_146_152)) * y4_37_146_152)
-									p2_37_146_152 := (((float64(sp17) + (float64(sp19) * y_37_146_152)) + (float64(sp21) * y2_37_146_152)) * (y4_37_146_152 * y4_37_146_152))
-									r0_0_37_146_152 = (d_37_146_152 * ((p0_37_146_152 + p1_37_146_152) + p2_37_146_152))
+									d_37_150_156 := (y_36_150_156 - (u_36_150_156 - magic_36_150_156))
+									y_37_150_156 := (d_37_150_156 * d_37_150_156)
+									y2_37_150_156 := (y_37_150_156 * y_37_150_156)
+									y4_37_150_156 := (y2_37_150_156 * y2_37_150_156)
+									p0_37_150_156 := ((float64(sp1) + (float64(sp3) * y_37_150_156)) + ((float64(sp5) + (float64(sp7) * y_37_150_156)) * y2_37_150_156))
+									p1_37_150_156 := (((float64(sp9) + (float64(sp11) * y_37_150_156)) + ((float64(sp13) + (float64(sp15) * y_37_150_156)) * y2_37_150_156)) * y4_37_150_156)
+									p2_37_150_156 := (((float64(sp17) + (float64(sp19) * y_37_150_156)) + (float64(sp21) * y2_37_150_156)) * (y4_37_150_156 * y4_37_150_156))
+									r0_0_37_150_156 = (d_37_150_156 * ((p0_37_150_156 + p1_37_150_156) + p2_37_150_156))
 								}
-								var r0_0_38_146_152 float64
+								var r0_0_38_150_156 float64
 								{
-									c_38_146_152, t_38_146_152 := r0_0_37_146_152, u_36_146_152
-									r0_0_38_146_152 = math.Float64frombits((math.Float64bits(c_38_146_152) ^ (math.Float64bits(t_38_146_152) << 63)))
+									c_38_150_156, t_38_150_156 := r0_0_37_150_156, u_36_150_156
+									r0_0_38_150_156 = math.Float64frombits((math.Float64bits(c_38_150_156) ^ (math.Float64bits(t_38_150_156) << 63)))
 								}
-								sn_36_146_152 := r0_0_38_146_152
-								var r0_0_39_146_152 float64
+								sn_36_150_156 := r0_0_38_150_156
+								var r0_0_39_150_156 float64
 								{
-									d_39_146_152 := d_36_146_152
-									y_39_146_152 := (d_39_146_152 * d_39_146_152)
-									y2_39_146_152 := (y_39_146_152 * y_39_146_152)
-									y4_39_146_152 := (y2_39_146_152 * y2_39_146_152)
-									p0_39_146_152 := ((float64(sp1) + (float64(sp3) * y_39_146_152)) + ((float64(sp5) + (float64(sp7) * y_39_146_152)) * y2_39_146_152))
-									p1_39_146_152 := (((float64(sp9) + (float64(sp11) * y_39_146_152)) + ((float64(sp13) + (float64(sp15) * y_39_146_152)) * y2_39_146_152)) * y4_39_146_152)
-									p2_39_146_152 := (((float64(sp17) + (float64(sp19) * y_39_146_152)) + (float64(sp21) * y2_39_146_152)) * (y4_39_146_152 * y4_39_146_152))
-									r0_0_39_146_152 = (d_39_146_152 * ((p0_39_146_152 + p1_39_146_152) + p2_39_146_152))
+									d_39_150_156 := d_36_150_156
+									y_39_150_156 := (d_39_150_156 * d_39_150_156)
+									y2_39_150_156 := (y_39_150_156 * y_39_150_156)
+									y4_39_150_156 := (y2_39_150_156 * y2_39_150_156)
+									p0_39_150_156 := ((float64(sp1) + (float64(sp3) * y_39_150_156)) + ((float64(sp5) + (float64(sp7) * y_39_150_156)) * y2_39_150_156))
+									p1_39_150_156 := (((float64(sp9) + (float64(sp11) * y_39_150_156)) + ((float64(sp13) + (float64(sp15) * y_39_150_156)) * y2_39_150_156)) * y4_39_150_156)
+									p2_39_150_156 := (((float64(sp17) + (float64(sp19) * y_39_150_156)) + (float64(sp21) * y2_39_150_156)) * (y4_39_150_156 * y4_39_150_156))
+									r0_0_39_150_156 = (d_39_150_156 * ((p0_39_150_156 + p1_39_150_156) + p2_39_150_156))
 								}
-								r0_0_36_146_152 = merge(nv_36_146_152, (sn_36_146_152 / r0_0_39_146_152), (d_36_146_152 == float64(0)))
+								r0_0_36_150_156 = merge(nv_36_150_156, (sn_36_150_156 / r0_0_39_150_156), (d_36_150_156 == float64(0)))
 							}
-							s_32_146_152 = r0_0_36_146_152
+							s_32_150_156 = r0_0_36_150_156
 						}
-						r0_0_32_146_152 = s_32_146_152
+						r0_0_32_150_156 = s_32_150_156
 					}
-					sb_146_152 := r0_0_32_146_152
-					var r0_0_40_146_152 float64
+					sb_150_156 := r0_0_32_150_156
+					var r0_0_40_150_156 float64
 					{
-						r_40_146_152, i_40_146_152, x_40_146_152 := r_146_152, 2, l_146_152
-						s_40_146_152 := float64(1)
-						if r_40_146_152.nmode[i_40_146_152] == nChebyshev {
-							var r0_0_41_146_152 float64
+						r_40_150_156, i_40_150_156, x_40_150_156 := r_150_156, 2, l_150_156
+						s_40_150_156 := float64(1)
+						if r_40_150_156.nmode[i_40_150_156] == nChebyshev {
+							var r0_0_41_150_156 float64
 							{
-								x_41_146_152, n_41_146_152 := x_40_146_152, r_40_146_152.nn[i_40_146_152]
-								magic_41_146_152 := float64(roundMagic)
-								t_41_146_152 := (x_41_146_152 + magic_41_146_152)
-								var r0_0_42_146_152 float64
+								x_41_150_156, n_41_150_156 := x_40_150_156, r_40_150_156.nn[i_40_150_156]
+								magic_41_150_156 := float64(roundMagic)
+								t_41_150_156 := (x_41_150_156 + magic_41_150_156)
+								var r0_0_42_150_156 float64
 								{
-									d_42_146_152 := (x_41_146_152 - (t_41_146_152 - magic_41_146_152))
-									y_42_146_152 := (d_42_146_152 * d_42_146_152)
-									y2_42_146_152 := (y_42_146_152 * y_42_146_152)
-									y4_42_146_152 := (y2_42_146_152 * y2_42_146_152)
-									p0_42_146_152 := ((float64(cp0) + (float64(cp2) * y_42_146_152)) + ((float64(cp4) + (float64(cp6) * y_42_146_152)) * y2_42_146_152))
-									p1_42_146_152 := (((float64(cp8) + (float64(cp10) * y_42_146_152)) + ((float64(cp12) + (float64(cp14) * y_42_146_152)) * y2_42_146_152)) * y4_42_146_152)
-									p2_42_146_152 := (float64(cp16) * (y4_42_146_152 * y4_42_146_152))
-									r0_0_42_146_152 = ((p0_42_146_152 + p1_42_146_152) + p2_42_146_152)
+									d_42_150_156 := (x_41_150_156 - (t_41_150_156 - magic_41_150_156))
+									y_42_150_156 := (d_42_150_156 * d_42_150_156)
+									y2_42_150_156 := (y_42_150_156 * y_42_150_156)
+									y4_42_150_156 := (y2_42_150_156 * y2_42_150_156)
+									p0_42_150_156 := ((float64(cp0) + (float64(cp2) * y_42_150_156)) + ((float64(cp4) + (float64(cp6) * y_42_150_156)) * y2_42_150_156))
+									p1_42_150_156 := (((float64(cp8) + (float64(cp10) * y_42_150_156)) + ((float64(cp12) + (float64(cp14) * y_42_150_156)) * y2_42_150_156)) * y4_42_150_156)
+									p2_42_150_156 := (float64(cp16) * (y4_42_150_156 * y4_42_150_156))
+									r0_0_42_150_156 = ((p0_42_150_156 + p1_42_150_156) + p2_42_150_156)
 								}
-								var r0_0_43_146_152 float64
+								var r0_0_43_150_156 float64
 								{
-									c_43_146_152, t_43_146_152 := r0_0_42_146_152, t_41_146_152
-									r0_0_43_146_152 = math.Float64frombits((math.Float64bits(c_43_146_152) ^ (math.Float64bits(t_43_146_152) << 63)))
+									c_43_150_156, t_43_150_156 := r0_0_42_150_156, t_41_150_156
+									r0_0_43_150_156 = math.Float64frombits((math.Float64bits(c_43_150_156) ^ (math.Float64bits(t_43_150_156) << 63)))
 								}
-								c2_41_146_152 := (float64(2) * r0_0_43_146_152)
-								u0_41_146_152, u1_41_146_152 := float64(1), c2_41_146_152
-								j_41_146_152 := 2
-								for ; j_41_146_152+1 < n_41_146_152; j_41_146_152 += 2 {
-									u0_41_146_152 = ((c2_41_146_152 * u1_41_146_152) - u0_41_146_152)
-									u1_41_146_152 = ((c2_41_146_152 * u0_41_146_152) - u1_41_146_152)
+								c2_41_150_156 := (float64(2) * r0_0_43_150_156)
+								u0_41_150_156, u1_41_150_156 := float64(1), c2_41_150_156
+								j_41_150_156 := 2
+								for ; j_41_150_156+1 < n_41_150_156; j_41_150_156 += 2 {
+									u0_41_150_156 = ((c2_41_150_156 * u1_41_150_156) - u0_41_150_156)
+									u1_41_150_156 = ((c2_41_150_156 * u0_41_150_156) - u1_41_150_156)
 								}
-								if j_41_146_152 < n_41_146_152 {
-									u1_41_146_152 = ((c2_41_146_152 * u1_41_146_152) - u0_41_146_152)
+								if j_41_150_156 < n_41_150_156 {
+									u1_41_150_156 = ((c2_41_150_156 * u1_41_150_156) - u0_41_150_156)
 								}
-								r0_0_41_146_152 = u1_41_146_152
+								r0_0_41_150_156 = u1_41_150_156
 							}
-							s_40_146_152 = r0_0_41_146_152
-						} else if r_40_146_152.nmode[i_40_146_152] == nRatio {
-							var r0_0_44_146_152 float64
+							s_40_150_156 = r0_0_41_150_156
+						} else if r_40_150_156.nmode[i_40_150_156] == nRatio {
+							var r0_0_44_150_156 float64
 							{
-								x_44_146_152, nv_44_146_152 := x_40_146_152, (&r_40_146_152.nv[i_40_146_152])[0]
-								magic_44_146_152 := float64(roundMagic)
-								t_44_146_152 := (x_44_146_152 + magic_44_146_152)
-								d_44_146_152 := (x_44_146_152 - (t_44_146_152 - magic_44_146_152))
-								y_44_146_152 := (nv_44_146_152 * d_44_146_152)
-								u_44_146_152 := (y_44_146_152 + magic_44_146_152)
-								var r0_0_45_146_152 float64
+								x_44_150_156, nv_44_150_156 := x_40_150_156, (&r_40_150_156.nv[i_40_150_156])[0]
+								magic_44_150_156 := float64(roundMagic)
+								t_44_150_156 := (x_44_150_156 + magic_44_150_156)
+								d_44_150_156 := (x_44_150_156 - (t_44_150_156 - magic_44_150_156))
+								y_44_150_156 := (nv_44_150_156 * d_44_150_156)
+								u_44_150_156 := (y_44_150_156 + magic_44_150_156)
+								var r0_0_45_150_156 float64
 								{
-									d_45_146_152 := (y_44_146_152 - (u_44_146_152 - magic_44_146_152))
-									y_45_146_152 := (d_45_146_152 * d_45_146_152)
-									y2_45_146_152 := (y_45_146_152 * y_45_146_152)
-									y4_45_146_152 := (y2_45_146_152 * y2_45_146_152)
-									p0_45_146_152 := ((float64(sp1) + (float64(sp3) * y_45_146_152)) + ((float64(sp5) + (float64(sp7) * y_45_146_152)) * y2_45_146_152))
-									p1_45_146_152 := (((float64(sp9) + (float64(sp11) * y_45_146_152)) + ((float64(sp13) + (float64(sp15) * y_45_146_152)) * y2_45_146_152)) * y4_45_146_152)
-									p2_45_146_152 := (((float64(sp17) + (float64(sp19) * y_45_146_152)) + (float64(sp21) * y2_45_146_152)) * (y4_45_146_152 * y4_45_146_152))
-									r0_0_45_146_152 = (d_45_146_152 * ((p0_45_146_152 + p1_45_146_152) + p2_45_146_152))
+									d_45_150_156 := (y_44_150_156 - (u_44_150_156 - magic_44_150_156))
+									y_45_150_156 := (d_45_150_156 * d_45_150_156)
+									y2_45_150_156 := (y_45_150_156 * y_45_150_156)
+									y4_45_150_156 := (y2_45_150_156 * y2_45_150_156)
+									p0_45_150_156 := ((float64(sp1) + (float64(sp3) * y_45_150_156)) + ((float64(sp5) + (float64(sp7) * y_45_150_156)) * y2_45_150_156))
+									p1_45_150_156 := (((float64(sp9) + (float64(sp11) * y_45_150_156)) + ((float64(sp13) + (float64(sp15) * y_45_150_156)) * y2_45_150_156)) * y4_45_150_156)
+									p2_45_150_156 := (((float64(sp17) + (float64(sp19) * y_45_150_156)) + (float64(sp21) * y2_45_150_156)) * (y4_45_150_156 * y4_45_150_156))
+									r0_0_45_150_156 = (d_45_150_156 * ((p0_45_150_156 + p1_45_150_156) + p2_45_150_156))
 								}
-								var r0_0_46_146_152 float64
+								var r0_0_46_150_156 float64
 								{
-									c_46_146_152, t_46_146_152 := r0_0_45_146_152, u_44_146_152
-									r0_0_46_146_152 = math.Float64frombits((math.Float64bits(c_46_146_152) ^ (math.Float64bits(t_46_146_152) << 63)))
+									c_46_150_156, t_46_150_156 := r0_0_45_150_156, u_44_150_156
+									r0_0_46_150_156 = math.Float64frombits((math.Float64bits(c_46_150_156) ^ (math.Float64bits(t_46_150_156) << 63)))
 								}
-								sn_44_146_152 := r0_0_46_146_152
-								var r0_0_47_146_152 float64
+								sn_44_150_156 := r0_0_46_150_156
+								var r0_0_47_150_156 float64
 								{
-									d_47_146_152 := d_44_146_152
-									y_47_146_152 := (d_47_146_152 * d_47_146_152)
-									y2_47_146_152 := (y_47_146_152 * y_47_146_152)
-									y4_47_146_152 := (y2_47_146_152 * y2_47_146_152)
-									p0_47_146_152 := ((float64(sp1) + (float64(sp3) * y_47_146_152)) + ((float64(sp5) + (float64(sp7) * y_47_146_152)) * y2_47_146_152))
-									p1_47_146_152 := (((float64(sp9) + (float64(sp11) * y_47_146_152)) + ((float64(sp13) + (float64(sp15) * y_47_146_152)) * y2_47_146_152)) * y4_47_146_152)
-									p2_47_146_152 := (((float64(sp17) + (float64(sp19) * y_47_146_152)) + (float64(sp21) * y2_47_146_152)) * (y4_47_146_152 * y4_47_146_152))
-									r0_0_47_146_152 = (d_47_146_152 * ((p0_47_146_152 + p1_47_146_152) + p2_47_146_152))
+									d_47_150_156 := d_44_150_156
+									y_47_150_156 := (d_47_150_156 * d_47_150_156)
+									y2_47_150_156 := (y_47_150_156 * y_47_150_156)
+									y4_47_150_156 := (y2_47_150_156 * y2_47_150_156)
+									p0_47_150_156 := ((float64(sp1) + (float64(sp3) * y_47_150_156)) + ((float64(sp5) + (float64(sp7) * y_47_150_156)) * y2_47_150_156))
+									p1_47_150_156 := (((float64(sp9) + (float64(sp11) * y_47_150_156)) + ((float64(sp13) + (float64(sp15) * y_47_150_156)) * y2_47_150_156)) * y4_47_150_156)
+									p2_47_150_156 := (((float64(sp17) + (float64(sp19) * y_47_150_156)) + (float64(sp21) * y2_47_150_156)) * (y4_47_150_156 * y4_47_150_156))
+									r0_0_47_150_156 = (d_47_150_156 * ((p0_47_150_156 + p1_47_150_156) + p2_47_150_156))
 								}
-								r0_0_44_146_152 = merge(nv_44_146_152, (sn_44_146_152 / r0_0_47_146_152), (d_44_146_152 == float64(0)))
+								r0_0_44_150_156 = merge(nv_44_150_156, (sn_44_150_156 / r0_0_47_150_156), (d_44_150_156 == float64(0)))
 							}
-							s_40_146_152 = r0_0_44_146_152
+							s_40_150_156 = r0_0_44_150_156
 						}
-						r0_0_40_146_152 = s_40_146_152
+						r0_0_40_150_156 = s_40_150_156
 					}
-					sc_146_152 := r0_0_40_146_152
-					r0_0_146_152 = ((sa_146_152 * sb_146_152) * sc_146_152)
+					sc_150_156 := r0_0_40_150_156
+					r0_0_150_156 = ((sa_150_156 * sb_150_156) * sc_150_156)
 				}
-				fl_152 := r0_0_146_152
-				fc_152 := (&r_152.defaultF)[0]
-				if c_152.HasHKL {
-					var r0_0_147_152 float64
+				fl_156 := r0_0_150_156
+				fc_156 := (&r_156.defaultF)[0]
+				if c_156.HasHKL {
+					var r0_0_151_156 float64
 					{
-						r_147_152, bits_147_152, ia_147_152, fa_147_152, h_147_152, kk_147_152, l_147_152 := r_152, k_152.fhklBits, ia_152, fa_152, h_152, kk_152, l_152
-						var r0_0_7_147_152 bool
+						r_151_156, bits_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
+						var r0_0_7_151_156 bool
 						{
-							r_7_147_152, ia_7_147_152, h_7_147_152, kk_7_147_152, l_7_147_152 := r_147_152, ia_147_152, h_147_152, kk_147_152, l_147_152
-							half_7_147_152 := float64(0.5)
-							hc_7_147_152, kc_7_147_152, lc_7_147_152 := math.Ceil((h_7_147_152 - half_7_147_152)), math.Ceil((kk_7_147_152 - half_7_147_152)), math.Ceil((l_7_147_152 - half_7_147_152))
-							hmin_7_147_152, kmin_7_147_152, lmin_7_147_152 := (&r_7_147_152.hmin)[0], (&r_7_147_152.kmin)[0], (&r_7_147_152.lmin)[0]
-							in_7_147_152 := ((((((hc_7_147_152 >= hmin_7_147_152) && (hc_7_147_152 <= (&r_7_147_152.hmax)[0])) && (kc_7_147_152 >= kmin_7_147_152)) && (kc_7_147_152 <= (&r_7_147_152.kmax)[0])) && (lc_7_147_152 >= lmin_7_147_152)) && (lc_7_147_152 <= (&r_7_147_152.lmax)[0]))
-							idx_7_147_152 := ((((hc_7_147_152 - hmin_7_147_152) * (&r_7_147_152.hstride)[0]) + ((kc_7_147_152 - kmin_7_147_152) * (&r_7_147_152.kstride)[0])) + (lc_7_147_152 - lmin_7_147_152))
-							storeInt32(merge(idx_7_147_152, float64(0), in_7_147_152), ia_7_147_152)
-							r0_0_7_147_152 = in_7_147_152
+							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
+							half_7_151_156 := float64(0.5)
+							hc_7_151_156, kc_7_151_156, lc_7_151_156 := math.Ceil((h_7_151_156 - half_7_151_156)), math.Ceil((kk_7_151_156 - half_7_151_156)), math.Ceil((l_7_151_156 - half_7_151_156))
+							hmin_7_151_156, kmin_7_151_156, lmin_7_151_156 := (&r_7_151_156.hmin)[0], (&r_7_151_156.kmin)[0], (&r_7_151_156.lmin)[0]
+							in_7_151_156 := ((((((hc_7_151_156 >= hmin_7_151_156) && (hc_7_151_156 <= (&r_7_151_156.hmax)[0])) && (kc_7_151_156 >= kmin_7_151_156)) && (kc_7_151_156 <= (&r_7_151_156.kmax)[0])) && (lc_7_151_156 >= lmin_7_151_156)) && (lc_7_151_156 <= (&r_7_151_156.lmax)[0]))
+							idx_7_151_156 := ((((hc_7_151_156 - hmin_7_151_156) * (&r_7_151_156.hstride)[0]) + ((kc_7_151_156 - kmin_7_151_156) * (&r_7_151_156.kstride)[0])) + (lc_7_151_156 - lmin_7_151_156))
+							storeInt32(merge(idx_7_151_156, float64(0), in_7_151_156), ia_7_151_156)
+							r0_0_7_151_156 = in_7_151_156
 						}
-						in_147_152 := r0_0_7_147_152
-						for i_147_152, j_147_152 := range ia_147_152 {
-							fa_147_152[i_147_152] = bits_147_152[j_147_152]
+						in_151_156 := r0_0_7_151_156
+						for i_151_156, j_151_156 := range ia_151_156 {
+							fa_151_156[i_151_156] = bits_151_156[j_151_156]
 						}
-						r0_0_147_152 = merge(math.Float64frombits(fa_147_152[0]), (&r_147_152.defaultF)[0], in_147_152)
+						r0_0_151_156 = merge(math.Float64frombits(fa_151_156[0]), (&r_151_156.defaultF)[0], in_151_156)
 					}
-					fc_152 = r0_0_147_152
+					fc_156 = r0_0_151_156
 				}
-				s_152 := (sum_152 + (((fc_152 * fc_152) * fl_152) * fl_152))
-				if !c_152.Water {
-					s_152 = merge(sum_152, s_152, (fl_152 == zero_152))
+				s_156 := (sum_156 + (((fc_156 * fc_156) * fl_156) * fl_156))
+				if !c_156.Water {
+					s_156 = merge(sum_156, s_156, (fl_156 == zero_156))
 				}
-				sum_152 = s_152
+				sum_156 = s_156
 			}
 		}
-		r0_0_152, r1_0_152 = sum_152, polar_152
+		r0_0_156, r1_0_156 = sum_156, polar_156
 	}
-	sum, polar = r0_0_152, r1_0_152
+	sum, polar = r0_0_156, r1_0_156
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
@@ -4213,38 +4426,38 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_153 float64
+				var r0_0_157 float64
 				{
-					fdet_153, f_153, s_153, o_153, p_153 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_153 = ((((fdet_153 * f_153) + s_153) + o_153) + p_153)
+					fdet_157, f_157, s_157, o_157, p_157 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_157 = ((((fdet_157 * f_157) + s_157) + o_157) + p_157)
 				}
-				x := r0_0_153
-				var r0_0_154 float64
+				x := r0_0_157
+				var r0_0_158 float64
 				{
-					fdet_154, f_154, s_154, o_154, p_154 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
-					r0_0_154 = ((((fdet_154 * f_154) + s_154) + o_154) + p_154)
+					fdet_158, f_158, s_158, o_158, p_158 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_158 = ((((fdet_158 * f_158) + s_158) + o_158) + p_158)
 				}
-				y := r0_0_154
-				var r0_0_155 float64
+				y := r0_0_158
+				var r0_0_159 float64
 				{
-					fdet_155, f_155, s_155, o_155, p_155 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
-					r0_0_155 = ((((fdet_155 * f_155) + s_155) + o_155) + p_155)
+					fdet_159, f_159, s_159, o_159, p_159 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_159 = ((((fdet_159 * f_159) + s_159) + o_159) + p_159)
 				}
-				z := r0_0_155
+				z := r0_0_159
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_156 float64
+				var r0_0_160 float64
 				{
-					invR_156, num_156, point_156 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_156 := (invR_156 * invR_156)
-					if !point_156 {
-						w_156 = (num_156 * (w_156 * invR_156))
+					invR_160, num_160, point_160 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_160 := (invR_160 * invR_160)
+					if !point_160 {
+						w_160 = (num_160 * (w_160 * invR_160))
 					}
-					r0_0_156 = w_156
+					r0_0_160 = w_160
 				}
-				g[3][q] = r0_0_156
+				g[3][q] = r0_0_160
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -4254,339 +4467,339 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_157 float64
-					r1_0_157 float64
+					r0_0_161 float64
+					r1_0_161 float64
 				)
 				{
-					k_157, r_157, ia_157, fa_157, sum_157, dx_157, dy_157, dz_157, polar_157 := k, r, &ia, &fa, sum, g[0][q], g[1][q], g[2][q], polar
-					c_157 := k_157.c
-					n_157 := k_157.nn[0]
-					zero_157 := float64(0)
-					for si_157 := range r_157.src {
-						sr_157 := &r_157.src[si_157]
-						il_157 := (&sr_157.il)[0]
-						qx_157, qy_157, qz_157 := ((dx_157 - (&sr_157.inc[0])[0]) * il_157), ((dy_157 - (&sr_157.inc[1])[0]) * il_157), ((dz_157 - (&sr_157.inc[2])[0]) * il_157)
-						if m_157 := (polar_157 == zero_157); m_157 {
-							var p_157 float64
-							if r_157.kahnZero {
-								c2_157 := ((((&sr_157.inc[0])[0] * dx_157) + ((&sr_157.inc[1])[0] * dy_157)) + ((&sr_157.inc[2])[0] * dz_157))
-								p_157 = (float64(0.5) * (float64(1) + (c2_157 * c2_157)))
+					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, g[0][q], g[1][q], g[2][q], polar
+					c_161 := k_161.c
+					n_161 := k_161.nn[0]
+					zero_161 := float64(0)
+					for si_161 := range r_161.src {
+						sr_161 := &r_161.src[si_161]
+						il_161 := (&sr_161.il)[0]
+						qx_161, qy_161, qz_161 := ((dx_161 - (&sr_161.inc[0])[0]) * il_161), ((dy_161 - (&sr_161.inc[1])[0]) * il_161), ((dz_161 - (&sr_161.inc[2])[0]) * il_161)
+						if m_161 := (polar_161 == zero_161); m_161 {
+							var p_161 float64
+							if r_161.kahnZero {
+								c2_161 := ((((&sr_161.inc[0])[0] * dx_161) + ((&sr_161.inc[1])[0] * dy_161)) + ((&sr_161.inc[2])[0] * dz_161))
+								p_161 = (float64(0.5) * (float64(1) + (c2_161 * c2_161)))
 							} else {
-								var r0_0_145_157 float64
+								var r0_0_149_161 float64
 								{
-									zero_145_157, kahn_145_157, s_145_157, dx_145_157, dy_145_157, dz_145_157 := false, &r_157.kahn, sr_157, dx_157, dy_157, dz_157
-									c2_145_157 := ((((&s_145_157.inc[0])[0] * dx_145_157) + ((&s_145_157.inc[1])[0] * dy_145_157)) + ((&s_145_157.inc[2])[0] * dz_145_157))
-									c2sq_145_157 := (c2_145_157 * c2_145_157)
-									cos2psi_145_157 := float64(0)
-									if !zero_145_157 {
-										e_145_157 := (((dx_145_157 * (&s_145_157.ein[0])[0]) + (dy_145_157 * (&s_145_157.ein[1])[0])) + (dz_145_157 * (&s_145_157.ein[2])[0]))
-										b_145_157 := (((dx_145_157 * (&s_145_157.bin[0])[0]) + (dy_145_157 * (&s_145_157.bin[1])[0])) + (dz_145_157 * (&s_145_157.bin[2])[0]))
-										ee_145_157, bb_145_157 := (e_145_157 * e_145_157), (b_145_157 * b_145_157)
-										den_145_157 := (ee_145_157 + bb_145_157)
-										cos2psi_145_157 = merge(((ee_145_157 - bb_145_157) / den_145_157), float64(1), (den_145_157 > float64(0)))
+									zero_149_161, kahn_149_161, s_149_161, dx_149_161, dy_149_161, dz_149_161 := false, &r_161.kahn, sr_161, dx_161, dy_161, dz_161
+									c2_149_161 := ((((&s_149_161.inc[0])[0] * dx_149_161) + ((&s_149_161.inc[1])[0] * dy_149_161)) + ((&s_149_161.inc[2])[0] * dz_149_161))
+									c2sq_149_161 := (c2_149_161 * c2_149_161)
+									cos2psi_149_161 := float64(0)
+									if !zero_149_161 {
+										e_149_161 := (((dx_149_161 * (&s_149_161.ein[0])[0]) + (dy_149_161 * (&s_149_161.ein[1])[0])) + (dz_149_161 * (&s_149_161.ein[2])[0]))
+										b_149_161 := (((dx_149_161 * (&s_149_161.bin[0])[0]) + (dy_149_161 * (&s_149_161.bin[1])[0])) + (dz_149_161 * (&s_149_161.bin[2])[0]))
+										ee_149_161, bb_149_161 := (e_149_161 * e_149_161), (b_149_161 * b_149_161)
+										den_149_161 := (ee_149_161 + bb_149_161)
+										cos2psi_149_161 = merge(((ee_149_161 - bb_149_161) / den_149_161), float64(1), (den_149_161 > float64(0)))
 									}
-									one_145_157 := float64(1)
-									r0_0_145_157 = (float64(0.5) * ((one_145_157 + c2sq_145_157) - ((kahn_145_157[0] * cos2psi_145_157) * (one_145_157 - c2sq_145_157))))
+									one_149_161 := float64(1)
+									r0_0_149_161 = (float64(0.5) * ((one_149_161 + c2sq_149_161) - ((kahn_149_161[0] * cos2psi_149_161) * (one_149_161 - c2sq_149_161))))
 								}
-								p_157 = r0_0_145_157
+								p_161 = r0_0_149_161
 							}
-							polar_157 = merge(p_157, polar_157, m_157)
+							polar_161 = merge(p_161, polar_161, m_161)
 						}
-						for oi_157 := range r_157.orient {
-							o_157 := &r_157.orient[oi_157]
-							h_157 := ((((&o_157[0])[0] * qx_157) + ((&o_157[1])[0] * qy_157)) + ((&o_157[2])[0] * qz_157))
-							kk_157 := ((((&o_157[3])[0] * qx_157) + ((&o_157[4])[0] * qy_157)) + ((&o_157[5])[0] * qz_157))
-							l_157 := ((((&o_157[6])[0] * qx_157) + ((&o_157[7])[0] * qy_157)) + ((&o_157[8])[0] * qz_157))
-							var r0_0_146_157 float64
+						for oi_161 := range r_161.orient {
+							o_161 := &r_161.orient[oi_161]
+							h_161 := ((((&o_161[0])[0] * qx_161) + ((&o_161[1])[0] * qy_161)) + ((&o_161[2])[0] * qz_161))
+							kk_161 := ((((&o_161[3])[0] * qx_161) + ((&o_161[4])[0] * qy_161)) + ((&o_161[5])[0] * qz_161))
+							l_161 := ((((&o_161[6])[0] * qx_161) + ((&o_161[7])[0] * qy_161)) + ((&o_161[8])[0] * qz_161))
+							var r0_0_150_161 float64
 							{
-								r_146_157, h_146_157, kk_146_157, l_146_157, n_146_157 := r_157, h_157, kk_157, l_157, n_157
-								_ = n_146_157
-								var r0_0_24_146_157 float64
+								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
+								_ = n_150_161
+								var r0_0_24_150_161 float64
 								{
-									r_24_146_157, i_24_146_157, x_24_146_157 := r_146_157, 0, h_146_157
-									s_24_146_157 := float64(1)
-									if r_24_146_157.nmode[i_24_146_157] == nChebyshev {
-										var r0_0_25_146_157 float64
+									r_24_150_161, i_24_150_161, x_24_150_161 := r_150_161, 0, h_150_161
+									s_24_150_161 := float64(1)
+									if r_24_150_161.nmode[i_24_150_161] == nChebyshev {
+										var r0_0_25_150_161 float64
 										{
-											x_25_146_157, n_25_146_157 := x_24_146_157, r_24_146_157.nn[i_24_146_157]
-											magic_25_146_157 := float64(roundMagic)
-											t_25_146_157 := (x_25_146_157 + magic_25_146_157)
-											var r0_0_26_146_157 float64
+											x_25_150_161, n_25_150_161 := x_24_150_161, r_24_150_161.nn[i_24_150_161]
+											magic_25_150_161 := float64(roundMagic)
+											t_25_150_161 := (x_25_150_161 + magic_25_150_161)
+											var r0_0_26_150_161 float64
 											{
-												d_26_146_157 := (x_25_146_157 - (t_25_146_157 - magic_25_146_157))
-												y_26_146_157 := (d_26_146_157 * d_26_146_157)
-												y2_26_146_157 := (y_26_146_157 * y_26_146_157)
-												y4_26_146_157 := (y2_26_146_157 * y2_26_146_157)
-												p0_26_146_157 := ((float64(cp0) + (float64(cp2) * y_26_146_157)) + ((float64(cp4) + (float64(cp6) * y_26_146_157)) * y2_26_146_157))
-												p1_26_146_157 := (((float64(cp8) + (float64(cp10) * y_26_146_157)) + ((float64(cp12) + (float64(cp14) * y_26_146_157)) * y2_26_146_157)) * y4_26_146_157)
-												p2_26_146_157 := (float64(cp16) * (y4_26_146_157 * y4_26_146_157))
-												r0_0_26_146_157 = ((p0_26_146_157 + p1_26_146_157) + p2_26_146_157)
+												d_26_150_161 := (x_25_150_161 - (t_25_150_161 - magic_25_150_161))
+												y_26_150_161 := (d_26_150_161 * d_26_150_161)
+												y2_26_150_161 := (y_26_150_161 * y_26_150_161)
+												y4_26_150_161 := (y2_26_150_161 * y2_26_150_161)
+												p0_26_150_161 := ((float64(cp0) + (float64(cp2) * y_26_150_161)) + ((float64(cp4) + (float64(cp6) * y_26_150_161)) * y2_26_150_161))
+												p1_26_150_161 := (((float64(cp8) + (float64(cp10) * y_26_150_161)) + ((float64(cp12) + (float64(cp14) * y_26_150_161)) * y2_26_150_161)) * y4_26_150_161)
+												p2_26_150_161 := (float64(cp16) * (y4_26_150_161 * y4_26_150_161))
+												r0_0_26_150_161 = ((p0_26_150_161 + p1_26_150_161) + p2_26_150_161)
 											}
-											var r0_0_27_146_157 float64
+											var r0_0_27_150_161 float64
 											{
-												c_27_146_157, t_27_146_157 := r0_0_26_146_157, t_25_146_157
-												r0_0_27_146_157 = math.Float64frombits((math.Float64bits(c_27_146_157) ^ (math.Float64bits(t_27_146_157) << 63)))
+												c_27_150_161, t_27_150_161 := r0_0_26_150_161, t_25_150_161
+												r0_0_27_150_161 = math.Float64frombits((math.Float64bits(c_27_150_161) ^ (math.Float64bits(t_27_150_161) << 63)))
 											}
-											c2_25_146_157 := (float64(2) * r0_0_27_146_157)
-											u0_25_146_157, u1_25_146_157 := float64(1), c2_25_146_157
-											j_25_146_157 := 2
-											for ; j_25_146_157+1 < n_25_146_157; j_25_146_157 += 2 {
-												u0_25_146_157 = ((c2_25_146_157 * u1_25_146_157) - u0_25_146_157)
-												u1_25_146_157 = ((c2_25_146_157 * u0_25_146_157) - u1_25_146_157)
+											c2_25_150_161 := (float64(2) * r0_0_27_150_161)
+											u0_25_150_161, u1_25_150_161 := float64(1), c2_25_150_161
+											j_25_150_161 := 2
+											for ; j_25_150_161+1 < n_25_150_161; j_25_150_161 += 2 {
+												u0_25_150_161 = ((c2_25_150_161 * u1_25_150_161) - u0_25_150_161)
+												u1_25_150_161 = ((c2_25_150_161 * u0_25_150_161) - u1_25_150_161)
 											}
-											if j_25_146_157 < n_25_146_157 {
-												u1_25_146_157 = ((c2_25_146_157 * u1_25_146_157) - u0_25_146_157)
+											if j_25_150_161 < n_25_150_161 {
+												u1_25_150_161 = ((c2_25_150_161 * u1_25_150_161) - u0_25_150_161)
 											}
-											r0_0_25_146_157 = u1_25_146_157
+											r0_0_25_150_161 = u1_25_150_161
 										}
-										s_24_146_157 = r0_0_25_146_157
-									} else if r_24_146_157.nmode[i_24_146_157] == nRatio {
-										var r0_0_28_146_157 float64
+										s_24_150_161 = r0_0_25_150_161
+									} else if r_24_150_161.nmode[i_24_150_161] == nRatio {
+										var r0_0_28_150_161 float64
 										{
-											x_28_146_157, nv_28_146_157 := x_24_146_157, (&r_24_146_157.nv[i_24_146_157])[0]
-											magic_28_146_157 := float64(roundMagic)
-											t_28_146_157 := (x_28_146_157 + magic_28_146_157)
-											d_28_146_157 := (x_28_146_157 - (t_28_146_157 - magic_28_146_157))
-											y_28_146_157 := (nv_28_146_157 * d_28_146_157)
-											u_28_146_157 := (y_28_146_157 + magic_28_146_157)
-											var r0_0_29_146_157 float64
+											x_28_150_161, nv_28_150_161 := x_24_150_161, (&r_24_150_161.nv[i_24_150_161])[0]
+											magic_28_150_161 := float64(roundMagic)
+											t_28_150_161 := (x_28_150_161 + magic_28_150_161)
+											d_28_150_161 := (x_28_150_161 - (t_28_150_161 - magic_28_150_161))
+											y_28_150_161 := (nv_28_150_161 * d_28_150_161)
+											u_28_150_161 := (y_28_150_161 + magic_28_150_161)
+											var r0_0_29_150_161 float64
 											{
-												d_29_146_157 := (y_28_146_157 - (u_28_146_157 - magic_28_146_157))
-												y_29_146_157 := (d_29_146_157 * d_29_146_157)
-												y2_29_146_157 := (y_29_146_157 * y_29_146_157)
-												y4_29_146_157 := (y2_29_146_157 * y2_29_146_157)
-												p0_29_146_157 := ((float64(sp1) + (float64(sp3) * y_29_146_157)) + ((float64(sp5) + (float64(sp7) * y_29_146_157)) * y2_29_146_157))
-												p1_29_146_157 := (((float64(sp9) + (float64(sp11) * y_29_146_157)) + ((float64(sp13) + (float64(sp15) * y_29_146_157)) * y2_29_146_157)) * y4_29_146_157)
-												p2_29_146_157 := (((float64(sp17) + (float64(sp19) * y_29_146_157)) + (float64(sp21) * y2_29_146_157)) * (y4_29_146_157 * y4_29_146_157))
-												r0_0_29_146_157 = (d_29_146_157 * ((p0_29_146_157 + p1_29_146_157) + p2_29_146_157))
+												d_29_150_161 := (y_28_150_161 - (u_28_150_161 - magic_28_150_161))
+												y_29_150_161 := (d_29_150_161 * d_29_150_161)
+												y2_29_150_161 := (y_29_150_161 * y_29_150_161)
+												y4_29_150_161 := (y2_29_150_161 * y2_29_150_161)
+												p0_29_150_161 := ((float64(sp1) + (float64(sp3) * y_29_150_161)) + ((float64(sp5) + (float64(sp7) * y_29_150_161)) * y2_29_150_161))
+												p1_29_150_161 := (((float64(sp9) + (float64(sp11) * y_29_150_161)) + ((float64(sp13) + (float64(sp15) * y_29_150_161)) * y2_29_150_161)) * y4_29_150_161)
+												p2_29_150_161 := (((float64(sp17) + (float64(sp19) * y_29_150_161)) + (float64(sp21) * y2_29_150_161)) * (y4_29_150_161 * y4_29_150_161))
+												r0_0_29_150_161 = (d_29_150_161 * ((p0_29_150_161 + p1_29_150_161) + p2_29_150_161))
 											}
-											var r0_0_30_146_157 float64
+											var r0_0_30_150_161 float64
 											{
-												c_30_146_157, t_30_146_157 := r0_0_29_146_157, u_28_146_157
-												r0_0_30_146_157 = math.Float64frombits((math.Float64bits(c_30_146_157) ^ (math.Float64bits(t_30_146_157) << 63)))
+												c_30_150_161, t_30_150_161 := r0_0_29_150_161, u_28_150_161
+												r0_0_30_150_161 = math.Float64frombits((math.Float64bits(c_30_150_161) ^ (math.Float64bits(t_30_150_161) << 63)))
 											}
-											sn_28_146_157 := r0_0_30_146_157
-											var r0_0_31_146_157 float64
+											sn_28_150_161 := r0_0_30_150_161
+											var r0_0_31_150_161 float64
 											{
-												d_31_146_157 := d_28_146_157
-												y_31_146_157 := (d_31_146_157 * d_31_146_157)
-												y2_31_146_157 := (y_31_146_157 * y_31_146_157)
-												y4_31_146_157 := (y2_31_146_157 * y2_31_146_157)
-												p0_31_146_157 := ((float64(sp1) + (float64(sp3) * y_31_146_157)) + ((float64(sp5) + (float64(sp7) * y_31_146_157)) * y2_31_146_157))
-												p1_31_146_157 := (((float64(sp9) + (float64(sp11) * y_31_146_157)) + ((float64(sp13) + (float64(sp15) * y_31_146_157)) * y2_31_146_157)) * y4_31_146_157)
-												p2_31_146_157 := (((float64(sp17) + (float64(sp19) * y_31_146_157)) + (float64(sp21) * y2_31_146_157)) * (y4_31_146_157 * y4_31_146_157))
-												r0_0_31_146_157 = (d_31_146_157 * ((p0_31_146_157 + p1_31_146_157) + p2_31_146_157))
+												d_31_150_161 := d_28_150_161
+												y_31_150_161 := (d_31_150_161 * d_31_150_161)
+												y2_31_150_161 := (y_31_150_161 * y_31_150_161)
+												y4_31_150_161 := (y2_31_150_161 * y2_31_150_161)
+												p0_31_150_161 := ((float64(sp1) + (float64(sp3) * y_31_150_161)) + ((float64(sp5) + (float64(sp7) * y_31_150_161)) * y2_31_150_161))
+												p1_31_150_161 := (((float64(sp9) + (float64(sp11) * y_31_150_161)) + ((float64(sp13) + (float64(sp15) * y_31_150_161)) * y2_31_150_161)) * y4_31_150_161)
+												p2_31_150_161 := (((float64(sp17) + (float64(sp19) * y_31_150_161)) + (float64(sp21) * y2_31_150_161)) * (y4_31_150_161 * y4_31_150_161))
+												r0_0_31_150_161 = (d_31_150_161 * ((p0_31_150_161 + p1_31_150_161) + p2_31_150_161))
 											}
-											r0_0_28_146_157 = merge(nv_28_146_157, (sn_28_146_157 / r0_0_31_146_157), (d_28_146_157 == float64(0)))
+											r0_0_28_150_161 = merge(nv_28_150_161, (sn_28_150_161 / r0_0_31_150_161), (d_28_150_161 == float64(0)))
 										}
-										s_24_146_157 = r0_0_28_146_157
+										s_24_150_161 = r0_0_28_150_161
 									}
-									r0_0_24_146_157 = s_24_146_157
+									r0_0_24_150_161 = s_24_150_161
 								}
-								sa_146_157 := r0_0_24_146_157
-								var r0_0_32_146_157 float64
+								sa_150_161 := r0_0_24_150_161
+								var r0_0_32_150_161 float64
 								{
-									r_32_146_157, i_32_146_157, x_32_146_157 := r_146_157, 1, kk_146_157
-									s_32_146_157 := float64(1)
-									if r_32_146_157.nmode[i_32_146_157] == nChebyshev {
-										var r0_0_33_146_157 float64
+									r_32_150_161, i_32_150_161, x_32_150_161 := r_150_161, 1, kk_150_161
+									s_32_150_161 := float64(1)
+									if r_32_150_161.nmode[i_32_150_161] == nChebyshev {
+										var r0_0_33_150_161 float64
 										{
-											x_33_146_157, n_33_146_157 := x_32_146_157, r_32_146_157.nn[i_32_146_157]
-											magic_33_146_157 := float64(roundMagic)
-											t_33_146_157 := (x_33_146_157 + magic_33_146_157)
-											var r0_0_34_146_157 float64
+											x_33_150_161, n_33_150_161 := x_32_150_161, r_32_150_161.nn[i_32_150_161]
+											magic_33_150_161 := float64(roundMagic)
+											t_33_150_161 := (x_33_150_161 + magic_33_150_161)
+											var r0_0_34_150_161 float64
 											{
-												d_34_146_157 := (x_33_146_157 - (t_33_146_157 - magic_33_146_157))
-												y_34_146_157 := (d_34_146_157 * d_34_146_157)
-												y2_34_146_157 := (y_34_146_157 * y_34_146_157)
-												y4_34_146_157 := (y2_34_146_157 * y2_34_146_157)
-												p0_34_146_157 := ((float64(cp0) + (float64(cp2) * y_34_146_157)) + ((float64(cp4) + (float64(cp6) * y_34_146_157)) * y2_34_146_157))
-												p1_34_146_157 := (((float64(cp8) + (float64(cp10) * y_34_146_157)) + ((float64(cp12) + (float64(cp14) * y_34_146_157)) * y2_34_146_157)) * y4_34_146_157)
-												p2_34_146_157 := (float64(cp16) * (y4_34_146_157 * y4_34_146_157))
-												r0_0_34_146_157 = ((p0_34_146_157 + p1_34_146_157) + p2_34_146_157)
+												d_34_150_161 := (x_33_150_161 - (t_33_150_161 - magic_33_150_161))
+												y_34_150_161 := (d_34_150_161 * d_34_150_161)
+												y2_34_150_161 := (y_34_150_161 * y_34_150_161)
+												y4_34_150_161 := (y2_34_150_161 * y2_34_150_161)
+												p0_34_150_161 := ((float64(cp0) + (float64(cp2) * y_34_150_161)) + ((float64(cp4) + (float64(cp6) * y_34_150_161)) * y2_34_150_161))
+												p1_34_150_161 := (((float64(cp8) + (float64(cp10) * y_34_150_161)) + ((float64(cp12) + (float64(cp14) * y_34_150_161)) * y2_34_150_161)) * y4_34_150_161)
+												p2_34_150_161 := (float64(cp16) * (y4_34_150_161 * y4_34_150_161))
+												r0_0_34_150_161 = ((p0_34_150_161 + p1_34_150_161) + p2_34_150_161)
 											}
-											var r0_0_35_146_157 float64
+											var r0_0_35_150_161 float64
 											{
-												c_35_146_157, t_35_146_157 := r0_0_34_146_157, t_33_146_157
-												r0_0_35_146_157 = math.Float64frombits((math.Float64bits(c_35_146_157) ^ (math.Float64bits(t_35_146_157) << 63)))
+												c_35_150_161, t_35_150_161 := r0_0_34_150_161, t_33_150_161
+												r0_0_35_150_161 = math.Float64frombits((math.Float64bits(c_35_150_161) ^ (math.Float64bits(t_35_150_161) << 63)))
 											}
-											c2_33_146_157 := (float64(2) * r0_0_35_146_157)
-											u0_33_146_157, u1_33_146_157 := float64(1), c2_33_146_157
-											j_33_146_157 := 2
-											for ; j_33_146_157+1 < n_33_146_157; j_33_146_157 += 2 {
-												u0_33_146_157 = ((c2_33_146_157 * u1_33_146_157) - u0_33_146_157)
-												u1_33_146_157 = ((c2_33_146_157 * u0_33_146_157) - u1_33_146_157)
+											c2_33_150_161 := (float64(2) * r0_0_35_150_161)
+											u0_33_150_161, u1_33_150_161 := float64(1), c2_33_150_161
+											j_33_150_161 := 2
+											for ; j_33_150_161+1 < n_33_150_161; j_33_150_161 += 2 {
+												u0_33_150_161 = ((c2_33_150_161 * u1_33_150_161) - u0_33_150_161)
+												u1_33_150_161 = ((c2_33_150_161 * u0_33_150_161) - u1_33_150_161)
 											}
-											if j_33_146_157 < n_33_146_157 {
-												u1_33_146_157 = ((c2_33_146_157 * u1_33_146_157) - u0_33_146_157)
+											if j_33_150_161 < n_33_150_161 {
+												u1_33_150_161 = ((c2_33_150_161 * u1_33_150_161) - u0_33_150_161)
 											}
-											r0_0_33_146_157 = u1_33_146_157
+											r0_0_33_150_161 = u1_33_150_161
 										}
-										s_32_146_157 = r0_0_33_146_157
-									} else if r_32_146_157.nmode[i_32_146_157] == nRatio {
-										var r0_0_36_146_157 float64
+										s_32_150_161 = r0_0_33_150_161
+									} else if r_32_150_161.nmode[i_32_150_161] == nRatio {
+										var r0_0_36_150_161 float64
 										{
-											x_36_146_157, nv_36_146_157 := x_32_146_157, (&r_32_146_157.nv[i_32_146_157])[0]
-											magic_36_146_157 := float64(roundMagic)
-											t_36_146_157 := (x_36_146_157 + magic_36_146_157)
-											d_36_146_157 := (x_36_146_157 - (t_36_146_157 - magic_36_146_157))
-											y_36_146_157 := (nv_36_146_157 * d_36_146_157)
-											u_36_146_157 := (y_36_146_157 + magic_36_146_157)
-											var r0_0_37_146_157 float64
+											x_36_150_161, nv_36_150_161 := x_32_150_161, (&r_32_150_161.nv[i_32_150_161])[0]
+											magic_36_150_161 := float64(roundMagic)
+											t_36_150_161 := (x_36_150_161 + magic_36_150_161)
+											d_36_150_161 := (x_36_150_161 - (t_36_150_161 - magic_36_150_161))
+											y_36_150_161 := (nv_36_150_161 * d_36_150_161)
+											u_36_150_161 := (y_36_150_161 + magic_36_150_161)
+											var r0_0_37_150_161 float64
 											{
-												d_37_146_157 := (y_36_146_157 - (u_36_146_157 - magic_36_146_157))
-												y_37_146_157 := (d_37_146_157 * d_37_146_157)
-												y2_37_146_157 := (y_37_146_157 * y_37_146_157)
-												y4_37_146_157 := (y2_37_146_157 * y2_37_146_157)
-												p0_37_146_157 := ((float64(sp1) + (float64(sp3) * y_37_146_157)) + ((float64(sp5) + (float64(sp7) * y_37_146_157)) * y2_37_146_157))
-												p1_37_146_157 := (((float64(sp9) + (float64(sp11) * y_37_146_157)) + ((float64(sp13) + (float64(sp15) * y_37_146_157)) * y2_37_146_157)) * y4_37_146_157)
-												p2_37_146_157 := (((float64(sp17) + (float64(sp19) * y_37_146_157)) + (float64(sp21) * y2_37_146_157)) * (y4_37_146_157 * y4_37_146_157))
-												r0_0_37_146_157 = (d_37_146_157 * ((p0_37_146_157 + p1_37_146_157) + p2_37_146_157))
+												d_37_150_161 := (y_36_150_161 - (u_36_150_161 - magic_36_150_161))
+												y_37_150_161 := (d_37_150_161 * d_37_150_161)
+												y2_37_150_161 := (y_37_150_161 * y_37_150_161)
+												y4_37_150_161 := (y2_37_150_161 * y2_37_150_161)
+												p0_37_150_161 := ((float64(sp1) + (float64(sp3) * y_37_150_161)) + ((float64(sp5) + (float64(sp7) * y_37_150_161)) * y2_37_150_161))
+												p1_37_150_161 := (((float64(sp9) + (float64(sp11) * y_37_150_161)) + ((float64(sp13) + (float64(sp15) * y_37_150_161)) * y2_37_150_161)) * y4_37_150_161)
+												p2_37_150_161 := (((float64(sp17) + (float64(sp19) * y_37_150_161)) + (float64(sp21) * y2_37_150_161)) * (y4_37_150_161 * y4_37_150_161))
+												r0_0_37_150_161 = (d_37_150_161 * ((p0_37_150_161 + p1_37_150_161) + p2_37_150_161))
 											}
-											var r0_0_38_146_157 float64
+											var r0_0_38_150_161 float64
 											{
-												c_38_146_157, t_38_146_157 := r0_0_37_146_157, u_36_146_157
-												r0_0_38_146_157 = math.Float64frombits((math.Float64bits(c_38_146_157) ^ (math.Float64bits(t_38_146_157) << 63)))
+												c_38_150_161, t_38_150_161 := r0_0_37_150_161, u_36_150_161
+												r0_0_38_150_161 = math.Float64frombits((math.Float64bits(c_38_150_161) ^ (math.Float64bits(t_38_150_161) << 63)))
 											}
-											sn_36_146_157 := r0_0_38_146_157
-											var r0_0_39_146_157 float64
+											sn_36_150_161 := r0_0_38_150_161
+											var r0_0_39_150_161 float64
 											{
-												d_39_146_157 := d_36_146_157
-												y_39_146_157 := (d_39_146_157 * d_39_146_157)
-												y2_39_146_157 := (y_39_146_157 * y_39_146_157)
-												y4_39_146_157 := (y2_39_146_157 * y2_39_146_157)
-												p0_39_146_157 := ((float64(sp1) + (float64(sp3) * y_39_146_157)) + ((float64(sp5) + (float64(sp7) * y_39_146_157)) * y2_39_146_157))
-												p1_39_146_157 := (((float64(sp9) + (float64(sp11) * y_39_146_157)) + ((float64(sp13) + (float64(sp15) * y_39_146_157)) * y2_39_146_157)) * y4_39_146_157)
-												p2_39_146_157 := (((float64(sp17) + (float64(sp19) * y_39_146_157)) + (float64(sp21) * y2_39_146_157)) * (y4_39_146_157 * y4_39_146_157))
-												r0_0_39_146_157 = (d_39_146_157 * ((p0_39_146_157 + p1_39_146_157) + p2_39_146_157))
+												d_39_150_161 := d_36_150_161
+												y_39_150_161 := (d_39_150_161 * d_39_150_161)
+												y2_39_150_161 := (y_39_150_161 * y_39_150_161)
+												y4_39_150_161 := (y2_39_150_161 * y2_39_150_161)
+												p0_39_150_161 := ((float64(sp1) + (float64(sp3) * y_39_150_161)) + ((float64(sp5) + (float64(sp7) * y_39_150_161)) * y2_39_150_161))
+												p1_39_150_161 := (((float64(sp9) + (float64(sp11) * y_39_150_161)) + ((float64(sp13) + (float64(sp15) * y_39_150_161)) * y2_39_150_161)) * y4_39_150_161)
+												p2_39_150_161 := (((float64(sp17) + (float64(sp19) * y_39_150_161)) + (float64(sp21) * y2_39_150_161)) * (y4_39_150_161 * y4_39_150_161))
+												r0_0_39_150_161 = (d_39_150_161 * ((p0_39_150_161 + p1_39_150_161) + p2_39_150_161))
 											}
-											r0_0_36_146_157 = merge(nv_36_146_157, (sn_36_146_157 / r0_0_39_146_157), (d_36_146_157 == float64(0)))
+											r0_0_36_150_161 = merge(nv_36_150_161, (sn_36_150_161 / r0_0_39_150_161), (d_36_150_161 == float64(0)))
 										}
-										s_32_146_157 = r0_0_36_146_157
+										s_32_150_161 = r0_0_36_150_161
 									}
-									r0_0_32_146_157 = s_32_146_157
+									r0_0_32_150_161 = s_32_150_161
 								}
-								sb_146_157 := r0_0_32_146_157
-								var r0_0_40_146_157 float64
+								sb_150_161 := r0_0_32_150_161
+								var r0_0_40_150_161 float64
 								{
-									r_40_146_157, i_40_146_157, x_40_146_157 := r_146_157, 2, l_146_157
-									s_40_146_157 := float64(1)
-									if r_40_146_157.nmode[i_40_146_157] == nChebyshev {
-										var r0_0_41_146_157 float64
+									r_40_150_161, i_40_150_161, x_40_150_161 := r_150_161, 2, l_150_161
+									s_40_150_161 := float64(1)
+									if r_40_150_161.nmode[i_40_150_161] == nChebyshev {
+										var r0_0_41_150_161 float64
 										{
-											x_41_146_157, n_41_146_157 := x_40_146_157, r_40_146_157.nn[i_40_146_157]
-											magic_41_146_157 := float64(roundMagic)
-											t_41_146_157 := (x_41_146_157 + magic_41_146_157)
-											var r0_0_42_146_157 float64
+											x_41_150_161, n_41_150_161 := x_40_150_161, r_40_150_161.nn[i_40_150_161]
+											magic_41_150_161 := float64(roundMagic)
+											t_41_150_161 := (x_41_150_161 + magic_41_150_161)
+											var r0_0_42_150_161 float64
 											{
-												d_42_146_157 := (x_41_146_157 - (t_41_146_157 - magic_41_146_157))
-												y_42_146_157 := (d_42_146_157 * d_42_146_157)
-												y2_42_146_157 := (y_42_146_157 * y_42_146_157)
-												y4_42_146_157 := (y2_42_146_157 * y2_42_146_157)
-												p0_42_146_157 := ((float64(cp0) + (float64(cp2) * y_42_146_157)) + ((float64(cp4) + (float64(cp6) * y_42_146_157)) * y2_42_146_157))
-												p1_42_146_157 := (((float64(cp8) + (float64(cp10) * y_42_146_157)) + ((float64(cp12) + (float64(cp14) * y_42_146_157)) * y2_42_146_157)) * y4_42_146_157)
-												p2_42_146_157 := (float64(cp16) * (y4_42_146_157 * y4_42_146_157))
-												r0_0_42_146_157 = ((p0_42_146_157 + p1_42_146_157) + p2_42_146_157)
+												d_42_150_161 := (x_41_150_161 - (t_41_150_161 - magic_41_150_161))
+												y_42_150_161 := (d_42_150_161 * d_42_150_161)
+												y2_42_150_161 := (y_42_150_161 * y_42_150_161)
+												y4_42_150_161 := (y2_42_150_161 * y2_42_150_161)
+												p0_42_150_161 := ((float64(cp0) + (float64(cp2) * y_42_150_161)) + ((float64(cp4) + (float64(cp6) * y_42_150_161)) * y2_42_150_161))
+												p1_42_150_161 := (((float64(cp8) + (float64(cp10) * y_42_150_161)) + ((float64(cp12) + (float64(cp14) * y_42_150_161)) * y2_42_150_161)) * y4_42_150_161)
+												p2_42_150_161 := (float64(cp16) * (y4_42_150_161 * y4_42_150_161))
+												r0_0_42_150_161 = ((p0_42_150_161 + p1_42_150_161) + p2_42_150_161)
 											}
-											var r0_0_43_146_157 float64
+											var r0_0_43_150_161 float64
 											{
-												c_43_146_157, t_43_146_157 := r0_0_42_146_157, t_41_146_157
-												r0_0_43_146_157 = math.Float64frombits((math.Float64bits(c_43_146_157) ^ (math.Float64bits(t_43_146_157) << 63)))
+												c_43_150_161, t_43_150_161 := r0_0_42_150_161, t_41_150_161
+												r0_0_43_150_161 = math.Float64frombits((math.Float64bits(c_43_150_161) ^ (math.Float64bits(t_43_150_161) << 63)))
 											}
-											c2_41_146_157 := (float64(2) * r0_0_43_146_157)
-											u0_41_146_157, u1_41_146_157 := float64(1), c2_41_146_157
-											j_41_146_157 := 2
-											for ; j_41_146_157+1 < n_41_146_157; j_41_146_157 += 2 {
-												u0_41_146_157 = ((c2_41_146_157 * u1_41_146_157) - u0_41_146_157)
-												u1_41_146_157 = ((c2_41_146_157 * u0_41_146_157) - u1_41_146_157)
+											c2_41_150_161 := (float64(2) * r0_0_43_150_161)
+											u0_41_150_161, u1_41_150_161 := float64(1), c2_41_150_161
+											j_41_150_161 := 2
+											for ; j_41_150_161+1 < n_41_150_161; j_41_150_161 += 2 {
+												u0_41_150_161 = ((c2_41_150_161 * u1_41_150_161) - u0_41_150_161)
+												u1_41_150_161 = ((c2_41_150_161 * u0_41_150_161) - u1_41_150_161)
 											}
-											if j_41_146_157 < n_41_146_157 {
-												u1_41_146_157 = ((c2_41_146_157 * u1_41_146_157) - u0_41_146_157)
+											if j_41_150_161 < n_41_150_161 {
+												u1_41_150_161 = ((c2_41_150_161 * u1_41_150_161) - u0_41_150_161)
 											}
-											r0_0_41_146_157 = u1_41_146_157
+											r0_0_41_150_161 = u1_41_150_161
 										}
-										s_40_146_157 = r0_0_41_146_157
-									} else if r_40_146_157.nmode[i_40_146_157] == nRatio {
-										var r0_0_44_146_157 float64
+										s_40_150_161 = r0_0_41_150_161
+									} else if r_40_150_161.nmode[i_40_150_161] == nRatio {
+										var r0_0_44_150_161 float64
 										{
-											x_44_146_157, nv_44_146_157 := x_40_146_157, (&r_40_146_157.nv[i_40_146_157])[0]
-											magic_44_146_157 := float64(roundMagic)
-											t_44_146_157 := (x_44_146_157 + magic_44_146_157)
-											d_44_146_157 := (x_44_146_157 - (t_44_146_157 - magic_44_146_157))
-											y_44_146_157 := (nv_44_146_157 * d_44_146_157)
-											u_44_146_157 := (y_44_146_157 + magic_44_146_157)
-											var r0_0_45_146_157 float64
+											x_44_150_161, nv_44_150_161 := x_40_150_161, (&r_40_150_161.nv[i_40_150_161])[0]
+											magic_44_150_161 := float64(roundMagic)
+											t_44_150_161 := (x_44_150_161 + magic_44_150_161)
+											d_44_150_161 := (x_44_150_161 - (t_44_150_161 - magic_44_150_161))
+											y_44_150_161 := (nv_44_150_161 * d_44_150_161)
+											u_44_150_161 := (y_44_150_161 + magic_44_150_161)
+											var r0_0_45_150_161 float64
 											{
-												d_45_146_157 := (y_44_146_157 - (u_44_146_157 - magic_44_146_157))
-												y_45_146_157 := (d_45_146_157 * d_45_146_157)
-												y2_45_146_157 := (y_45_146_157 * y_45_146_157)
-												y4_45_146_157 := (y2_45_146_157 * y2_45_146_157)
-												p0_45_146_157 := ((float64(sp1) + (float64(sp3) * y_45_146_157)) + ((float64(sp5) + (float64(sp7) * y_45_146_157)) * y2_45_146_157))
-												p1_45_146_157 := (((float64(sp9) + (float64(sp11) * y_45_146_157)) + ((float64(sp13) + (float64(sp15) * y_45_146_157)) * y2_45_146_157)) * y4_45_146_157)
-												p2_45_146_157 := (((float64(sp17) + (float64(sp19) * y_45_146_157)) + (float64(sp21) * y2_45_146_157)) * (y4_45_146_157 * y4_45_146_157))
-												r0_0_45_146_157 = (d_45_146_157 * ((p0_45_146_157 + p1_45_146_157) + p2_45_146_157))
+												d_45_150_161 := (y_44_150_161 - (u_44_150_161 - magic_44_150_161))
+												y_45_150_161 := (d_45_150_161 * d_45_150_161)
+												y2_45_150_161 := (y_45_150_161 * y_45_150_161)
+												y4_45_150_161 := (y2_45_150_161 * y2_45_150_161)
+												p0_45_150_161 := ((float64(sp1) + (float64(sp3) * y_45_150_161)) + ((float64(sp5) + (float64(sp7) * y_45_150_161)) * y2_45_150_161))
+												p1_45_150_161 := (((float64(sp9) + (float64(sp11) * y_45_150_161)) + ((float64(sp13) + (float64(sp15) * y_45_150_161)) * y2_45_150_161)) * y4_45_150_161)
+												p2_45_150_161 := (((float64(sp17) + (float64(sp19) * y_45_150_161)) + (float64(sp21) * y2_45_150_161)) * (y4_45_150_161 * y4_45_150_161))
+												r0_0_45_150_161 = (d_45_150_161 * ((p0_45_150_161 + p1_45_150_161) + p2_45_150_161))
 											}
-											var r0_0_46_146_157 float64
+											var r0_0_46_150_161 float64
 											{
-												c_46_146_157, t_46_146_157 := r0_0_45_146_157, u_44_146_157
-												r0_0_46_146_157 = math.Float64frombits((math.Float64bits(c_46_146_157) ^ (math.Float64bits(t_46_146_157) << 63)))
+												c_46_150_161, t_46_150_161 := r0_0_45_150_161, u_44_150_161
+												r0_0_46_150_161 = math.Float64frombits((math.Float64bits(c_46_150_161) ^ (math.Float64bits(t_46_150_161) << 63)))
 											}
-											sn_44_146_157 := r0_0_46_146_157
-											var r0_0_47_146_157 float64
+											sn_44_150_161 := r0_0_46_150_161
+											var r0_0_47_150_161 float64
 											{
-												d_47_146_157 := d_44_146_157
-												y_47_146_157 := (d_47_146_157 * d_47_146_157)
-												y2_47_146_157 := (y_47_146_157 * y_47_146_157)
-												y4_47_146_157 := (y2_47_146_157 * y2_47_146_157)
-												p0_47_146_157 := ((float64(sp1) + (float64(sp3) * y_47_146_157)) + ((float64(sp5) + (float64(sp7) * y_47_146_157)) * y2_47_146_157))
-												p1_47_146_157 := (((float64(sp9) + (float64(sp11) * y_47_146_157)) + ((float64(sp13) + (float64(sp15) * y_47_146_157)) * y2_47_146_157)) * y4_47_146_157)
-												p2_47_146_157 := (((float64(sp17) + (float64(sp19) * y_47_146_157)) + (float64(sp21) * y2_47_146_157)) * (y4_47_146_157 * y4_47_146_157))
-												r0_0_47_146_157 = (d_47_146_157 * ((p0_47_146_157 + p1_47_146_157) + p2_47_146_157))
+												d_47_150_161 := d_44_150_161
+												y_47_150_161 := (d_47_150_161 * d_47_150_161)
+												y2_47_150_161 := (y_47_150_161 * y_47_150_161)
+												y4_47_150_161 := (y2_47_150_161 * y2_47_150_161)
+												p0_47_150_161 := ((float64(sp1) + (float64(sp3) * y_47_150_161)) + ((float64(sp5) + (float64(sp7) * y_47_150_161)) * y2_47_150_161))
+												p1_47_150_161 := (((float64(sp9) + (float64(sp11) * y_47_150_161)) + ((float64(sp13) + (float64(sp15) * y_47_150_161)) * y2_47_150_161)) * y4_47_150_161)
+												p2_47_150_161 := (((float64(sp17) + (float64(sp19) * y_47_150_161)) + (float64(sp21) * y2_47_150_161)) * (y4_47_150_161 * y4_47_150_161))
+												r0_0_47_150_161 = (d_47_150_161 * ((p0_47_150_161 + p1_47_150_161) + p2_47_150_161))
 											}
-											r0_0_44_146_157 = merge(nv_44_146_157, (sn_44_146_157 / r0_0_47_146_157), (d_44_146_157 == float64(0)))
+											r0_0_44_150_161 = merge(nv_44_150_161, (sn_44_150_161 / r0_0_47_150_161), (d_44_150_161 == float64(0)))
 										}
-										s_40_146_157 = r0_0_44_146_157
+										s_40_150_161 = r0_0_44_150_161
 									}
-									r0_0_40_146_157 = s_40_146_157
+									r0_0_40_150_161 = s_40_150_161
 								}
-								sc_146_157 := r0_0_40_146_157
-								r0_0_146_157 = ((sa_146_157 * sb_146_157) * sc_146_157)
+								sc_150_161 := r0_0_40_150_161
+								r0_0_150_161 = ((sa_150_161 * sb_150_161) * sc_150_161)
 							}
-							fl_157 := r0_0_146_157
-							fc_157 := (&r_157.defaultF)[0]
-							if c_157.HasHKL {
-								var r0_0_147_157 float64
+							fl_161 := r0_0_150_161
+							fc_161 := (&r_161.defaultF)[0]
+							if c_161.HasHKL {
+								var r0_0_151_161 float64
 								{
-									r_147_157, bits_147_157, ia_147_157, fa_147_157, h_147_157, kk_147_157, l_147_157 := r_157, k_157.fhklBits, ia_157, fa_157, h_157, kk_157, l_157
-									var r0_0_7_147_157 bool
+									r_151_161, bits_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, fa_161, h_161, kk_161, l_161
+									var r0_0_7_151_161 bool
 									{
-										r_7_147_157, ia_7_147_157, h_7_147_157, kk_7_147_157, l_7_147_157 := r_147_157, ia_147_157, h_147_157, kk_147_157, l_147_157
-										half_7_147_157 := float64(0.5)
-										hc_7_147_157, kc_7_147_157, lc_7_147_157 := math.Ceil((h_7_147_157 - half_7_147_157)), math.Ceil((kk_7_147_157 - half_7_147_157)), math.Ceil((l_7_147_157 - half_7_147_157))
-										hmin_7_147_157, kmin_7_147_157, lmin_7_147_157 := (&r_7_147_157.hmin)[0], (&r_7_147_157.kmin)[0], (&r_7_147_157.lmin)[0]
-										in_7_147_157 := ((((((hc_7_147_157 >= hmin_7_147_157) && (hc_7_147_157 <= (&r_7_147_157.hmax)[0])) && (kc_7_147_157 >= kmin_7_147_157)) && (kc_7_147_157 <= (&r_7_147_157.kmax)[0])) && (lc_7_147_157 >= lmin_7_147_157)) && (lc_7_147_157 <= (&r_7_147_157.lmax)[0]))
-										idx_7_147_157 := ((((hc_7_147_157 - hmin_7_147_157) * (&r_7_147_157.hstride)[0]) + ((kc_7_147_157 - kmin_7_147_157) * (&r_7_147_157.kstride)[0])) + (lc_7_147_157 - lmin_7_147_157))
-										storeInt32(merge(idx_7_147_157, float64(0), in_7_147_157), ia_7_147_157)
-										r0_0_7_147_157 = in_7_147_157
+										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
+										half_7_151_161 := float64(0.5)
+										hc_7_151_161, kc_7_151_161, lc_7_151_161 := math.Ceil((h_7_151_161 - half_7_151_161)), math.Ceil((kk_7_151_161 - half_7_151_161)), math.Ceil((l_7_151_161 - half_7_151_161))
+										hmin_7_151_161, kmin_7_151_161, lmin_7_151_161 := (&r_7_151_161.hmin)[0], (&r_7_151_161.kmin)[0], (&r_7_151_161.lmin)[0]
+										in_7_151_161 := ((((((hc_7_151_161 >= hmin_7_151_161) && (hc_7_151_161 <= (&r_7_151_161.hmax)[0])) && (kc_7_151_161 >= kmin_7_151_161)) && (kc_7_151_161 <= (&r_7_151_161.kmax)[0])) && (lc_7_151_161 >= lmin_7_151_161)) && (lc_7_151_161 <= (&r_7_151_161.lmax)[0]))
+										idx_7_151_161 := ((((hc_7_151_161 - hmin_7_151_161) * (&r_7_151_161.hstride)[0]) + ((kc_7_151_161 - kmin_7_151_161) * (&r_7_151_161.kstride)[0])) + (lc_7_151_161 - lmin_7_151_161))
+										storeInt32(merge(idx_7_151_161, float64(0), in_7_151_161), ia_7_151_161)
+										r0_0_7_151_161 = in_7_151_161
 									}
-									in_147_157 := r0_0_7_147_157
-									for i_147_157, j_147_157 := range ia_147_157 {
-										fa_147_157[i_147_157] = bits_147_157[j_147_157]
+									in_151_161 := r0_0_7_151_161
+									for i_151_161, j_151_161 := range ia_151_161 {
+										fa_151_161[i_151_161] = bits_151_161[j_151_161]
 									}
-									r0_0_147_157 = merge(math.Float64frombits(fa_147_157[0]), (&r_147_157.defaultF)[0], in_147_157)
+									r0_0_151_161 = merge(math.Float64frombits(fa_151_161[0]), (&r_151_161.defaultF)[0], in_151_161)
 								}
-								fc_157 = r0_0_147_157
+								fc_161 = r0_0_151_161
 							}
-							s_157 := (sum_157 + (((fc_157 * fc_157) * fl_157) * fl_157))
-							if !c_157.Water {
-								s_157 = merge(sum_157, s_157, (fl_157 == zero_157))
+							s_161 := (sum_161 + (((fc_161 * fc_161) * fl_161) * fl_161))
+							if !c_161.Water {
+								s_161 = merge(sum_161, s_161, (fl_161 == zero_161))
 							}
-							sum_157 = s_157
+							sum_161 = s_161
 						}
 					}
-					r0_0_157, r1_0_157 = sum_157, polar_157
+					r0_0_161, r1_0_161 = sum_161, polar_161
 				}
-				sum, polar = r0_0_157, r1_0_157
+				sum, polar = r0_0_161, r1_0_161
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -4608,385 +4821,385 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_158 float64
-				r1_0_158 float64
-				r2_0_158 float64
+				r0_0_162 float64
+				r1_0_162 float64
+				r2_0_162 float64
 			)
 			{
-				k_158, r_158, ia_158, fa_158, fdet_158, s_158, o_158, sum_158, omega_158, polar_158, capture_158, par_158 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_158 := k_158.c
-				var r0_0_148_158 float64
+				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_162 := k_162.c
+				var r0_0_152_162 float64
 				{
-					fdet_148_158, f_148_158, s_148_158, o_148_158, p_148_158 := fdet_158, (&r_158.fd[0])[0], (&s_158[0])[0], (&o_158[0])[0], (&r_158.pix0[0])[0]
-					r0_0_148_158 = ((((fdet_148_158 * f_148_158) + s_148_158) + o_148_158) + p_148_158)
+					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, (&r_162.fd[0])[0], (&s_162[0])[0], (&o_162[0])[0], (&r_162.pix0[0])[0]
+					r0_0_152_162 = ((((fdet_152_162 * f_152_162) + s_152_162) + o_152_162) + p_152_162)
 				}
-				x_158 := r0_0_148_158
-				var r0_0_149_158 float64
+				x_162 := r0_0_152_162
+				var r0_0_153_162 float64
 				{
-					fdet_149_158, f_149_158, s_149_158, o_149_158, p_149_158 := fdet_158, (&r_158.fd[1])[0], (&s_158[1])[0], (&o_158[1])[0], (&r_158.pix0[1])[0]
-					r0_0_149_158 = ((((fdet_149_158 * f_149_158) + s_149_158) + o_149_158) + p_149_158)
+					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, (&r_162.fd[1])[0], (&s_162[1])[0], (&o_162[1])[0], (&r_162.pix0[1])[0]
+					r0_0_153_162 = ((((fdet_153_162 * f_153_162) + s_153_162) + o_153_162) + p_153_162)
 				}
-				y_158 := r0_0_149_158
-				var r0_0_150_158 float64
+				y_162 := r0_0_153_162
+				var r0_0_154_162 float64
 				{
-					fdet_150_158, f_150_158, s_150_158, o_150_158, p_150_158 := fdet_158, (&r_158.fd[2])[0], (&s_158[2])[0], (&o_158[2])[0], (&r_158.pix0[2])[0]
-					r0_0_150_158 = ((((fdet_150_158 * f_150_158) + s_150_158) + o_150_158) + p_150_158)
+					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, (&r_162.fd[2])[0], (&s_162[2])[0], (&o_162[2])[0], (&r_162.pix0[2])[0]
+					r0_0_154_162 = ((((fdet_154_162 * f_154_162) + s_154_162) + o_154_162) + p_154_162)
 				}
-				z_158 := r0_0_150_158
-				invR_158 := (float64(1) / math.Sqrt((((x_158 * x_158) + (y_158 * y_158)) + (z_158 * z_158))))
-				dx_158, dy_158, dz_158 := (x_158 * invR_158), (y_158 * invR_158), (z_158 * invR_158)
-				if m_158 := (omega_158 == float64(0)); m_158 {
-					var r0_0_151_158 float64
+				z_162 := r0_0_154_162
+				invR_162 := (float64(1) / math.Sqrt((((x_162 * x_162) + (y_162 * y_162)) + (z_162 * z_162))))
+				dx_162, dy_162, dz_162 := (x_162 * invR_162), (y_162 * invR_162), (z_162 * invR_162)
+				if m_162 := (omega_162 == float64(0)); m_162 {
+					var r0_0_155_162 float64
 					{
-						invR_151_158, num_151_158, point_151_158 := invR_158, (&r_158.omegaNum)[0], c_158.PointPixel
-						w_151_158 := (invR_151_158 * invR_151_158)
-						if !point_151_158 {
-							w_151_158 = (num_151_158 * (w_151_158 * invR_151_158))
+						invR_155_162, num_155_162, point_155_162 := invR_162, (&r_162.omegaNum)[0], c_162.PointPixel
+						w_155_162 := (invR_155_162 * invR_155_162)
+						if !point_155_162 {
+							w_155_162 = (num_155_162 * (w_155_162 * invR_155_162))
 						}
-						r0_0_151_158 = w_151_158
+						r0_0_155_162 = w_155_162
 					}
-					omega_158 = merge(r0_0_151_158, omega_158, m_158)
+					omega_162 = merge(r0_0_155_162, omega_162, m_162)
 				}
-				if capture_158 {
-					store((((dx_158 * (&r_158.od[0])[0]) + (dy_158 * (&r_158.od[1])[0])) + (dz_158 * (&r_158.od[2])[0])), par_158)
+				if capture_162 {
+					store((((dx_162 * (&r_162.od[0])[0]) + (dy_162 * (&r_162.od[1])[0])) + (dz_162 * (&r_162.od[2])[0])), par_162)
 				}
 				var (
-					r0_0_152_158 float64
-					r1_0_152_158 float64
+					r0_0_156_162 float64
+					r1_0_156_162 float64
 				)
 				{
-					k_152_158, r_152_158, ia_152_158, fa_152_158, sum_152_158, dx_152_158, dy_152_158, dz_152_158, polar_152_158 := k_158, r_158, ia_158, fa_158, sum_158, dx_158, dy_158, dz_158, polar_158
-					c_152_158 := k_152_158.c
-					n_152_158 := k_152_158.nn[0]
-					zero_152_158 := float64(0)
-					for si_152_158 := range r_152_158.src {
-						sr_152_158 := &r_152_158.src[si_152_158]
-						il_152_158 := (&sr_152_158.il)[0]
-						qx_152_158, qy_152_158, qz_152_158 := ((dx_152_158 - (&sr_152_158.inc[0])[0]) * il_152_158), ((dy_152_158 - (&sr_152_158.inc[1])[0]) * il_152_158), ((dz_152_158 - (&sr_152_158.inc[2])[0]) * il_152_158)
-						if m_152_158 := (polar_152_158 == zero_152_158); m_152_158 {
-							var p_152_158 float64
-							if r_152_158.kahnZero {
-								c2_152_158 := ((((&sr_152_158.inc[0])[0] * dx_152_158) + ((&sr_152_158.inc[1])[0] * dy_152_158)) + ((&sr_152_158.inc[2])[0] * dz_152_158))
-								p_152_158 = (float64(0.5) * (float64(1) + (c2_152_158 * c2_152_158)))
+					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
+					c_156_162 := k_156_162.c
+					n_156_162 := k_156_162.nn[0]
+					zero_156_162 := float64(0)
+					for si_156_162 := range r_156_162.src {
+						sr_156_162 := &r_156_162.src[si_156_162]
+						il_156_162 := (&sr_156_162.il)[0]
+						qx_156_162, qy_156_162, qz_156_162 := ((dx_156_162 - (&sr_156_162.inc[0])[0]) * il_156_162), ((dy_156_162 - (&sr_156_162.inc[1])[0]) * il_156_162), ((dz_156_162 - (&sr_156_162.inc[2])[0]) * il_156_162)
+						if m_156_162 := (polar_156_162 == zero_156_162); m_156_162 {
+							var p_156_162 float64
+							if r_156_162.kahnZero {
+								c2_156_162 := ((((&sr_156_162.inc[0])[0] * dx_156_162) + ((&sr_156_162.inc[1])[0] * dy_156_162)) + ((&sr_156_162.inc[2])[0] * dz_156_162))
+								p_156_162 = (float64(0.5) * (float64(1) + (c2_156_162 * c2_156_162)))
 							} else {
-								var r0_0_145_152_158 float64
+								var r0_0_149_156_162 float64
 								{
-									zero_145_152_158, kahn_145_152_158, s_145_152_158, dx_145_152_158, dy_145_152_158, dz_145_152_158 := false, &r_152_158.kahn, sr_152_158, dx_152_158, dy_152_158, dz_152_158
-									c2_145_152_158 := ((((&s_145_152_158.inc[0])[0] * dx_145_152_158) + ((&s_145_152_158.inc[1])[0] * dy_145_152_158)) + ((&s_145_152_158.inc[2])[0] * dz_145_152_158))
-									c2sq_145_152_158 := (c2_145_152_158 * c2_145_152_158)
-									cos2psi_145_152_158 := float64(0)
-									if !zero_145_152_158 {
-										e_145_152_158 := (((dx_145_152_158 * (&s_145_152_158.ein[0])[0]) + (dy_145_152_158 * (&s_145_152_158.ein[1])[0])) + (dz_145_152_158 * (&s_145_152_158.ein[2])[0]))
-										b_145_152_158 := (((dx_145_152_158 * (&s_145_152_158.bin[0])[0]) + (dy_145_152_158 * (&s_145_152_158.bin[1])[0])) + (dz_145_152_158 * (&s_145_152_158.bin[2])[0]))
-										ee_145_152_158, bb_145_152_158 := (e_145_152_158 * e_145_152_158), (b_145_152_158 * b_145_152_158)
-										den_145_152_158 := (ee_145_152_158 + bb_145_152_158)
-										cos2psi_145_152_158 = merge(((ee_145_152_158 - bb_145_152_158) / den_145_152_158), float64(1), (den_145_152_158 > float64(0)))
+									zero_149_156_162, kahn_149_156_162, s_149_156_162, dx_149_156_162, dy_149_156_162, dz_149_156_162 := false, &r_156_162.kahn, sr_156_162, dx_156_162, dy_156_162, dz_156_162
+									c2_149_156_162 := ((((&s_149_156_162.inc[0])[0] * dx_149_156_162) + ((&s_149_156_162.inc[1])[0] * dy_149_156_162)) + ((&s_149_156_162.inc[2])[0] * dz_149_156_162))
+									c2sq_149_156_162 := (c2_149_156_162 * c2_149_156_162)
+									cos2psi_149_156_162 := float64(0)
+									if !zero_149_156_162 {
+										e_149_156_162 := (((dx_149_156_162 * (&s_149_156_162.ein[0])[0]) + (dy_149_156_162 * (&s_149_156_162.ein[1])[0])) + (dz_149_156_162 * (&s_149_156_162.ein[2])[0]))
+										b_149_156_162 := (((dx_149_156_162 * (&s_149_156_162.bin[0])[0]) + (dy_149_156_162 * (&s_149_156_162.bin[1])[0])) + (dz_149_156_162 * (&s_149_156_162.bin[2])[0]))
+										ee_149_156_162, bb_149_156_162 := (e_149_156_162 * e_149_156_162), (b_149_156_162 * b_149_156_162)
+										den_149_156_162 := (ee_149_156_162 + bb_149_156_162)
+										cos2psi_149_156_162 = merge(((ee_149_156_162 - bb_149_156_162) / den_149_156_162), float64(1), (den_149_156_162 > float64(0)))
 									}
-									one_145_152_158 := float64(1)
-									r0_0_145_152_158 = (float64(0.5) * ((one_145_152_158 + c2sq_145_152_158) - ((kahn_145_152_158[0] * cos2psi_145_152_158) * (one_145_152_158 - c2sq_145_152_158))))
+									one_149_156_162 := float64(1)
+									r0_0_149_156_162 = (float64(0.5) * ((one_149_156_162 + c2sq_149_156_162) - ((kahn_149_156_162[0] * cos2psi_149_156_162) * (one_149_156_162 - c2sq_149_156_162))))
 								}
-								p_152_158 = r0_0_145_152_158
+								p_156_162 = r0_0_149_156_162
 							}
-							polar_152_158 = merge(p_152_158, polar_152_158, m_152_158)
+							polar_156_162 = merge(p_156_162, polar_156_162, m_156_162)
 						}
-						for oi_152_158 := range r_152_158.orient {
-							o_152_158 := &r_152_158.orient[oi_152_158]
-							h_152_158 := ((((&o_152_158[0])[0] * qx_152_158) + ((&o_152_158[1])[0] * qy_152_158)) + ((&o_152_158[2])[0] * qz_152_158))
-							kk_152_158 := ((((&o_152_158[3])[0] * qx_152_158) + ((&o_152_158[4])[0] * qy_152_158)) + ((&o_152_158[5])[0] * qz_152_158))
-							l_152_158 := ((((&o_152_158[6])[0] * qx_152_158) + ((&o_152_158[7])[0] * qy_152_158)) + ((&o_152_158[8])[0] * qz_152_158))
-							var r0_0_146_152_158 float64
+						for oi_156_162 := range r_156_162.orient {
+							o_156_162 := &r_156_162.orient[oi_156_162]
+							h_156_162 := ((((&o_156_162[0])[0] * qx_156_162) + ((&o_156_162[1])[0] * qy_156_162)) + ((&o_156_162[2])[0] * qz_156_162))
+							kk_156_162 := ((((&o_156_162[3])[0] * qx_156_162) + ((&o_156_162[4])[0] * qy_156_162)) + ((&o_156_162[5])[0] * qz_156_162))
+							l_156_162 := ((((&o_156_162[6])[0] * qx_156_162) + ((&o_156_162[7])[0] * qy_156_162)) + ((&o_156_162[8])[0] * qz_156_162))
+							var r0_0_150_156_162 float64
 							{
-								r_146_152_158, h_146_152_158, kk_146_152_158, l_146_152_158, n_146_152_158 := r_152_158, h_152_158, kk_152_158, l_152_158, n_152_158
-								_ = n_146_152_158
-								var r0_0_24_146_152_158 float64
+								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
+								_ = n_150_156_162
+								var r0_0_24_150_156_162 float64
 								{
-									r_24_146_152_158, i_24_146_152_158, x_24_146_152_158 := r_146_152_158, 0, h_146_152_158
-									s_24_146_152_158 := float64(1)
-									if r_24_146_152_158.nmode[i_24_146_152_158] == nChebyshev {
-										var r0_0_25_146_152_158 float64
+									r_24_150_156_162, i_24_150_156_162, x_24_150_156_162 := r_150_156_162, 0, h_150_156_162
+									s_24_150_156_162 := float64(1)
+									if r_24_150_156_162.nmode[i_24_150_156_162] == nChebyshev {
+										var r0_0_25_150_156_162 float64
 										{
-											x_25_146_152_158, n_25_146_152_158 := x_24_146_152_158, r_24_146_152_158.nn[i_24_146_152_158]
-											magic_25_146_152_158 := float64(roundMagic)
-											t_25_146_152_158 := (x_25_146_152_158 + magic_25_146_152_158)
-											var r0_0_26_146_152_158 float64
+											x_25_150_156_162, n_25_150_156_162 := x_24_150_156_162, r_24_150_156_162.nn[i_24_150_156_162]
+											magic_25_150_156_162 := float64(roundMagic)
+											t_25_150_156_162 := (x_25_150_156_162 + magic_25_150_156_162)
+											var r0_0_26_150_156_162 float64
 											{
-												d_26_146_152_158 := (x_25_146_152_158 - (t_25_146_152_158 - magic_25_146_152_158))
-												y_26_146_152_158 := (d_26_146_152_158 * d_26_146_152_158)
-												y2_26_146_152_158 := (y_26_146_152_158 * y_26_146_152_158)
-												y4_26_146_152_158 := (y2_26_146_152_158 * y2_26_146_152_158)
-												p0_26_146_152_158 := ((float64(cp0) + (float64(cp2) * y_26_146_152_158)) + ((float64(cp4) + (float64(cp6) * y_26_146_152_158)) * y2_26_146_152_158))
-												p1_26_146_152_158 := (((float64(cp8) + (float64(cp10) * y_26_146_152_158)) + ((float64(cp12) + (float64(cp14) * y_26_146_152_158)) * y2_26_146_152_158)) * y4_26_146_152_158)
-												p2_26_146_152_158 := (float64(cp16) * (y4_26_146_152_158 * y4_26_146_152_158))
-												r0_0_26_146_152_158 = ((p0_26_146_152_158 + p1_26_146_152_158) + p2_26_146_152_158)
+												d_26_150_156_162 := (x_25_150_156_162 - (t_25_150_156_162 - magic_25_150_156_162))
+												y_26_150_156_162 := (d_26_150_156_162 * d_26_150_156_162)
+												y2_26_150_156_162 := (y_26_150_156_162 * y_26_150_156_162)
+												y4_26_150_156_162 := (y2_26_150_156_162 * y2_26_150_156_162)
+												p0_26_150_156_162 := ((float64(cp0) + (float64(cp2) * y_26_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_26_150_156_162)) * y2_26_150_156_162))
+												p1_26_150_156_162 := (((float64(cp8) + (float64(cp10) * y_26_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_26_150_156_162)) * y2_26_150_156_162)) * y4_26_150_156_162)
+												p2_26_150_156_162 := (float64(cp16) * (y4_26_150_156_162 * y4_26_150_156_162))
+												r0_0_26_150_156_162 = ((p0_26_150_156_162 + p1_26_150_156_162) + p2_26_150_156_162)
 											}
-											var r0_0_27_146_152_158 float64
+											var r0_0_27_150_156_162 float64
 											{
-												c_27_146_152_158, t_27_146_152_158 := r0_0_26_146_152_158, t_25_146_152_158
-												r0_0_27_146_152_158 = math.Float64frombits((math.Float64bits(c_27_146_152_158) ^ (math.Float64bits(t_27_146_152_158) << 63)))
+												c_27_150_156_162, t_27_150_156_162 := r0_0_26_150_156_162, t_25_150_156_162
+												r0_0_27_150_156_162 = math.Float64frombits((math.Float64bits(c_27_150_156_162) ^ (math.Float64bits(t_27_150_156_162) << 63)))
 											}
-											c2_25_146_152_158 := (float64(2) * r0_0_27_146_152_158)
-											u0_25_146_152_158, u1_25_146_152_158 := float64(1), c2_25_146_152_158
-											j_25_146_152_158 := 2
-											for ; j_25_146_152_158+1 < n_25_146_152_158; j_25_146_152_158 += 2 {
-												u0_25_146_152_158 = ((c2_25_146_152_158 * u1_25_146_152_158) - u0_25_146_152_158)
-												u1_25_146_152_158 = ((c2_25_146_152_158 * u0_25_146_152_158) - u1_25_146_152_158)
+											c2_25_150_156_162 := (float64(2) * r0_0_27_150_156_162)
+											u0_25_150_156_162, u1_25_150_156_162 := float64(1), c2_25_150_156_162
+											j_25_150_156_162 := 2
+											for ; j_25_150_156_162+1 < n_25_150_156_162; j_25_150_156_162 += 2 {
+												u0_25_150_156_162 = ((c2_25_150_156_162 * u1_25_150_156_162) - u0_25_150_156_162)
+												u1_25_150_156_162 = ((c2_25_150_156_162 * u0_25_150_156_162) - u1_25_150_156_162)
 											}
-											if j_25_146_152_158 < n_25_146_152_158 {
-												u1_25_146_152_158 = ((c2_25_146_152_158 * u1_25_146_152_158) - u0_25_146_152_158)
+											if j_25_150_156_162 < n_25_150_156_162 {
+												u1_25_150_156_162 = ((c2_25_150_156_162 * u1_25_150_156_162) - u0_25_150_156_162)
 											}
-											r0_0_25_146_152_158 = u1_25_146_152_158
+											r0_0_25_150_156_162 = u1_25_150_156_162
 										}
-										s_24_146_152_158 = r0_0_25_146_152_158
-									} else if r_24_146_152_158.nmode[i_24_146_152_158] == nRatio {
-										var r0_0_28_146_152_158 float64
+										s_24_150_156_162 = r0_0_25_150_156_162
+									} else if r_24_150_156_162.nmode[i_24_150_156_162] == nRatio {
+										var r0_0_28_150_156_162 float64
 										{
-											x_28_146_152_158, nv_28_146_152_158 := x_24_146_152_158, (&r_24_146_152_158.nv[i_24_146_152_158])[0]
-											magic_28_146_152_158 := float64(roundMagic)
-											t_28_146_152_158 := (x_28_146_152_158 + magic_28_146_152_158)
-											d_28_146_152_158 := (x_28_146_152_158 - (t_28_146_152_158 - magic_28_146_152_158))
-											y_28_146_152_158 := (nv_28_146_152_158 * d_28_146_152_158)
-											u_28_146_152_158 := (y_28_146_152_158 + magic_28_146_152_158)
-											var r0_0_29_146_152_158 float64
+											x_28_150_156_162, nv_28_150_156_162 := x_24_150_156_162, (&r_24_150_156_162.nv[i_24_150_156_162])[0]
+											magic_28_150_156_162 := float64(roundMagic)
+											t_28_150_156_162 := (x_28_150_156_162 + magic_28_150_156_162)
+											d_28_150_156_162 := (x_28_150_156_162 - (t_28_150_156_162 - magic_28_150_156_162))
+											y_28_150_156_162 := (nv_28_150_156_162 * d_28_150_156_162)
+											u_28_150_156_162 := (y_28_150_156_162 + magic_28_150_156_162)
+											var r0_0_29_150_156_162 float64
 											{
-												d_29_146_152_158 := (y_28_146_152_158 - (u_28_146_152_158 - magic_28_146_152_158))
-												y_29_146_152_158 := (d_29_146_152_158 * d_29_146_152_158)
-												y2_29_146_152_158 := (y_29_146_152_158 * y_29_146_152_158)
-												y4_29_146_152_158 := (y2_29_146_152_158 * y2_29_146_152_158)
-												p0_29_146_152_158 := ((float64(sp1) + (float64(sp3) * y_29_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_29_146_152_158)) * y2_29_146_152_158))
-												p1_29_146_152_158 := (((float64(sp9) + (float64(sp11) * y_29_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_29_146_152_158)) * y2_29_146_152_158)) * y4_29_146_152_158)
-												p2_29_146_152_158 := (((float64(sp17) + (float64(sp19) * y_29_146_152_158)) + (float64(sp21) * y2_29_146_152_158)) * (y4_29_146_152_158 * y4_29_146_152_158))
-												r0_0_29_146_152_158 = (d_29_146_152_158 * ((p0_29_146_152_158 + p1_29_146_152_158) + p2_29_146_152_158))
+												d_29_150_156_162 := (y_28_150_156_162 - (u_28_150_156_162 - magic_28_150_156_162))
+												y_29_150_156_162 := (d_29_150_156_162 * d_29_150_156_162)
+												y2_29_150_156_162 := (y_29_150_156_162 * y_29_150_156_162)
+												y4_29_150_156_162 := (y2_29_150_156_162 * y2_29_150_156_162)
+												p0_29_150_156_162 := ((float64(sp1) + (float64(sp3) * y_29_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_29_150_156_162)) * y2_29_150_156_162))
+												p1_29_150_156_162 := (((float64(sp9) + (float64(sp11) * y_29_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_29_150_156_162)) * y2_29_150_156_162)) * y4_29_150_156_162)
+												p2_29_150_156_162 := (((float64(sp17) + (float64(sp19) * y_29_150_156_162)) + (float64(sp21) * y2_29_150_156_162)) * (y4_29_150_156_162 * y4_29_150_156_162))
+												r0_0_29_150_156_162 = (d_29_150_156_162 * ((p0_29_150_156_162 + p1_29_150_156_162) + p2_29_150_156_162))
 											}
-											var r0_0_30_146_152_158 float64
+											var r0_0_30_150_156_162 float64
 											{
-												c_30_146_152_158, t_30_146_152_158 := r0_0_29_146_152_158, u_28_146_152_158
-												r0_0_30_146_152_158 = math.Float64frombits((math.Float64bits(c_30_146_152_158) ^ (math.Float64bits(t_30_146_152_158) << 63)))
+												c_30_150_156_162, t_30_150_156_162 := r0_0_29_150_156_162, u_28_150_156_162
+												r0_0_30_150_156_162 = math.Float64frombits((math.Float64bits(c_30_150_156_162) ^ (math.Float64bits(t_30_150_156_162) << 63)))
 											}
-											sn_28_146_152_158 := r0_0_30_146_152_158
-											var r0_0_31_146_152_158 float64
+											sn_28_150_156_162 := r0_0_30_150_156_162
+											var r0_0_31_150_156_162 float64
 											{
-												d_31_146_152_158 := d_28_146_152_158
-												y_31_146_152_158 := (d_31_146_152_158 * d_31_146_152_158)
-												y2_31_146_152_158 := (y_31_146_152_158 * y_31_146_152_158)
-												y4_31_146_152_158 := (y2_31_146_152_158 * y2_31_146_152_158)
-												p0_31_146_152_158 := ((float64(sp1) + (float64(sp3) * y_31_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_31_146_152_158)) * y2_31_146_152_158))
-												p1_31_146_152_158 := (((float64(sp9) + (float64(sp11) * y_31_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_31_146_152_158)) * y2_31_146_152_158)) * y4_31_146_152_158)
-												p2_31_146_152_158 := (((float64(sp17) + (float64(sp19) * y_31_146_152_158)) + (float64(sp21) * y2_31_146_152_158)) * (y4_31_146_152_158 * y4_31_146_152_158))
-												r0_0_31_146_152_158 = (d_31_146_152_158 * ((p0_31_146_152_158 + p1_31_146_152_158) + p2_31_146_152_158))
+												d_31_150_156_162 := d_28_150_156_162
+												y_31_150_156_162 := (d_31_150_156_162 * d_31_150_156_162)
+												y2_31_150_156_162 := (y_31_150_156_162 * y_31_150_156_162)
+												y4_31_150_156_162 := (y2_31_150_156_162 * y2_31_150_156_162)
+												p0_31_150_156_162 := ((float64(sp1) + (float64(sp3) * y_31_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_31_150_156_162)) * y2_31_150_156_162))
+												p1_31_150_156_162 := (((float64(sp9) + (float64(sp11) * y_31_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_31_150_156_162)) * y2_31_150_156_162)) * y4_31_150_156_162)
+												p2_31_150_156_162 := (((float64(sp17) + (float64(sp19) * y_31_150_156_162)) + (float64(sp21) * y2_31_150_156_162)) * (y4_31_150_156_162 * y4_31_150_156_162))
+												r0_0_31_150_156_162 = (d_31_150_156_162 * ((p0_31_150_156_162 + p1_31_150_156_162) + p2_31_150_156_162))
 											}
-											r0_0_28_146_152_158 = merge(nv_28_146_152_158, (sn_28_146_152_158 / r0_0_31_146_152_158), (d_28_146_152_158 == float64(0)))
+											r0_0_28_150_156_162 = merge(nv_28_150_156_162, (sn_28_150_156_162 / r0_0_31_150_156_162), (d_28_150_156_162 == float64(0)))
 										}
-										s_24_146_152_158 = r0_0_28_146_152_158
+										s_24_150_156_162 = r0_0_28_150_156_162
 									}
-									r0_0_24_146_152_158 = s_24_146_152_158
+									r0_0_24_150_156_162 = s_24_150_156_162
 								}
-								sa_146_152_158 := r0_0_24_146_152_158
-								var r0_0_32_146_152_158 float64
+								sa_150_156_162 := r0_0_24_150_156_162
+								var r0_0_32_150_156_162 float64
 								{
-									r_32_146_152_158, i_32_146_152_158, x_32_146_152_158 := r_146_152_158, 1, kk_146_152_158
-									s_32_146_152_158 := float64(1)
-									if r_32_146_152_158.nmode[i_32_146_152_158] == nChebyshev {
-										var r0_0_33_146_152_158 float64
+									r_32_150_156_162, i_32_150_156_162, x_32_150_156_162 := r_150_156_162, 1, kk_150_156_162
+									s_32_150_156_162 := float64(1)
+									if r_32_150_156_162.nmode[i_32_150_156_162] == nChebyshev {
+										var r0_0_33_150_156_162 float64
 										{
-											x_33_146_152_158, n_33_146_152_158 := x_32_146_152_158, r_32_146_152_158.nn[i_32_146_152_158]
-											magic_33_146_152_158 := float64(roundMagic)
-											t_33_146_152_158 := (x_33_146_152_158 + magic_33_146_152_158)
-											var r0_0_34_146_152_158 float64
+											x_33_150_156_162, n_33_150_156_162 := x_32_150_156_162, r_32_150_156_162.nn[i_32_150_156_162]
+											magic_33_150_156_162 := float64(roundMagic)
+											t_33_150_156_162 := (x_33_150_156_162 + magic_33_150_156_162)
+											var r0_0_34_150_156_162 float64
 											{
-												d_34_146_152_158 := (x_33_146_152_158 - (t_33_146_152_158 - magic_33_146_152_158))
-												y_34_146_152_158 := (d_34_146_152_158 * d_34_146_152_158)
-												y2_34_146_152_158 := (y_34_146_152_158 * y_34_146_152_158)
-												y4_34_146_152_158 := (y2_34_146_152_158 * y2_34_146_152_158)
-												p0_34_146_152_158 := ((float64(cp0) + (float64(cp2) * y_34_146_152_158)) + ((float64(cp4) + (float64(cp6) * y_34_146_152_158)) * y2_34_146_152_158))
-												p1_34_146_152_158 := (((float64(cp8) + (float64(cp10) * y_34_146_152_158)) + ((float64(cp12) + (float64(cp14) * y_34_146_152_158)) * y2_34_146_152_158)) * y4_34_146_152_158)
-												p2_34_146_152_158 := (float64(cp16) * (y4_34_146_152_158 * y4_34_146_152_158))
-												r0_0_34_146_152_158 = ((p0_34_146_152_158 + p1_34_146_152_158) + p2_34_146_152_158)
+												d_34_150_156_162 := (x_33_150_156_162 - (t_33_150_156_162 - magic_33_150_156_162))
+												y_34_150_156_162 := (d_34_150_156_162 * d_34_150_156_162)
+												y2_34_150_156_162 := (y_34_150_156_162 * y_34_150_156_162)
+												y4_34_150_156_162 := (y2_34_150_156_162 * y2_34_150_156_162)
+												p0_34_150_156_162 := ((float64(cp0) + (float64(cp2) * y_34_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_34_150_156_162)) * y2_34_150_156_162))
+												p1_34_150_156_162 := (((float64(cp8) + (float64(cp10) * y_34_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_34_150_156_162)) * y2_34_150_156_162)) * y4_34_150_156_162)
+												p2_34_150_156_162 := (float64(cp16) * (y4_34_150_156_162 * y4_34_150_156_162))
+												r0_0_34_150_156_162 = ((p0_34_150_156_162 + p1_34_150_156_162) + p2_34_150_156_162)
 											}
-											var r0_0_35_146_152_158 float64
+											var r0_0_35_150_156_162 float64
 											{
-												c_35_146_152_158, t_35_146_152_158 := r0_0_34_146_152_158, t_33_146_152_158
-												r0_0_35_146_152_158 = math.Float64frombits((math.Float64bits(c_35_146_152_158) ^ (math.Float64bits(t_35_146_152_158) << 63)))
+												c_35_150_156_162, t_35_150_156_162 := r0_0_34_150_156_162, t_33_150_156_162
+												r0_0_35_150_156_162 = math.Float64frombits((math.Float64bits(c_35_150_156_162) ^ (math.Float64bits(t_35_150_156_162) << 63)))
 											}
-											c2_33_146_152_158 := (float64(2) * r0_0_35_146_152_158)
-											u0_33_146_152_158, u1_33_146_152_158 := float64(1), c2_33_146_152_158
-											j_33_146_152_158 := 2
-											for ; j_33_146_152_158+1 < n_33_146_152_158; j_33_146_152_158 += 2 {
-												u0_33_146_152_158 = ((c2_33_146_152_158 * u1_33_146_152_158) - u0_33_146_152_158)
-												u1_33_146_152_158 = ((c2_33_146_152_158 * u0_33_146_152_158) - u1_33_146_152_158)
+											c2_33_150_156_162 := (float64(2) * r0_0_35_150_156_162)
+											u0_33_150_156_162, u1_33_150_156_162 := float64(1), c2_33_150_156_162
+											j_33_150_156_162 := 2
+											for ; j_33_150_156_162+1 < n_33_150_156_162; j_33_150_156_162 += 2 {
+												u0_33_150_156_162 = ((c2_33_150_156_162 * u1_33_150_156_162) - u0_33_150_156_162)
+												u1_33_150_156_162 = ((c2_33_150_156_162 * u0_33_150_156_162) - u1_33_150_156_162)
 											}
-											if j_33_146_152_158 < n_33_146_152_158 {
-												u1_33_146_152_158 = ((c2_33_146_152_158 * u1_33_146_152_158) - u0_33_146_152_158)
+											if j_33_150_156_162 < n_33_150_156_162 {
+												u1_33_150_156_162 = ((c2_33_150_156_162 * u1_33_150_156_162) - u0_33_150_156_162)
 											}
-											r0_0_33_146_152_158 = u1_33_146_152_158
+											r0_0_33_150_156_162 = u1_33_150_156_162
 										}
-										s_32_146_152_158 = r0_0_33_146_152_158
-									} else if r_32_146_152_158.nmode[i_32_146_152_158] == nRatio {
-										var r0_0_36_146_152_158 float64
+										s_32_150_156_162 = r0_0_33_150_156_162
+									} else if r_32_150_156_162.nmode[i_32_150_156_162] == nRatio {
+										var r0_0_36_150_156_162 float64
 										{
-											x_36_146_152_158, nv_36_146_152_158 := x_32_146_152_158, (&r_32_146_152_158.nv[i_32_146_152_158])[0]
-											magic_36_146_152_158 := float64(roundMagic)
-											t_36_146_152_158 := (x_36_146_152_158 + magic_36_146_152_158)
-											d_36_146_152_158 := (x_36_146_152_158 - (t_36_146_152_158 - magic_36_146_152_158))
-											y_36_146_152_158 := (nv_36_146_152_158 * d_36_146_152_158)
-											u_36_146_152_158 := (y_36_146_152_158 + magic_36_146_152_158)
-											var r0_0_37_146_152_158 float64
+											x_36_150_156_162, nv_36_150_156_162 := x_32_150_156_162, (&r_32_150_156_162.nv[i_32_150_156_162])[0]
+											magic_36_150_156_162 := float64(roundMagic)
+											t_36_150_156_162 := (x_36_150_156_162 + magic_36_150_156_162)
+											d_36_150_156_162 := (x_36_150_156_162 - (t_36_150_156_162 - magic_36_150_156_162))
+											y_36_150_156_162 := (nv_36_150_156_162 * d_36_150_156_162)
+											u_36_150_156_162 := (y_36_150_156_162 + magic_36_150_156_162)
+											var r0_0_37_150_156_162 float64
 											{
-												d_37_146_152_158 := (y_36_146_152_158 - (u_36_146_152_158 - magic_36_146_152_158))
-												y_37_146_152_158 := (d_37_146_152_158 * d_37_146_152_158)
-												y2_37_146_152_158 := (y_37_146_152_158 * y_37_146_152_158)
-												y4_37_146_152_158 := (y2_37_146_152_158 * y2_37_146_152_158)
-												p0_37_146_152_158 := ((float64(sp1) + (float64(sp3) * y_37_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_37_146_152_158)) * y2_37_146_152_158))
-												p1_37_146_152_158 := (((float64(sp9) + (float64(sp11) * y_37_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_37_146_152_158)) * y2_37_146_152_158)) * y4_37_146_152_158)
-												p2_37_146_152_158 := (((float64(sp17) + (float64(sp19) * y_37_146_152_158)) + (float64(sp21) * y2_37_146_152_158)) * (y4_37_146_152_158 * y4_37_146_152_158))
-												r0_0_37_146_152_158 = (d_37_146_152_158 * ((p0_37_146_152_158 + p1_37_146_152_158) + p2_37_146_152_158))
+												d_37_150_156_162 := (y_36_150_156_162 - (u_36_150_156_162 - magic_36_150_156_162))
+												y_37_150_156_162 := (d_37_150_156_162 * d_37_150_156_162)
+												y2_37_150_156_162 := (y_37_150_156_162 * y_37_150_156_162)
+												y4_37_150_156_162 := (y2_37_150_156_162 * y2_37_150_156_162)
+												p0_37_150_156_162 := ((float64(sp1) + (float64(sp3) * y_37_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_37_150_156_162)) * y2_37_150_156_162))
+												p1_37_150_156_162 := (((float64(sp9) + (float64(sp11) * y_37_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_37_150_156_162)) * y2_37_150_156_162)) * y4_37_150_156_162)
+												p2_37_150_156_162 := (((float64(sp17) + (float64(sp19) * y_37_150_156_162)) + (float64(sp21) * y2_37_150_156_162)) * (y4_37_150_156_162 * y4_37_150_156_162))
+												r0_0_37_150_156_162 = (d_37_150_156_162 * ((p0_37_150_156_162 + p1_37_150_156_162) + p2_37_150_156_162))
 											}
-											var r0_0_38_146_152_158 float64
+											var r0_0_38_150_156_162 float64
 											{
-												c_38_146_152_158, t_38_146_152_158 := r0_0_37_146_152_158, u_36_146_152_158
-												r0_0_38_146_152_158 = math.Float64frombits((math.Float64bits(c_38_146_152_158) ^ (math.Float64bits(t_38_146_152_158) << 63)))
+												c_38_150_156_162, t_38_150_156_162 := r0_0_37_150_156_162, u_36_150_156_162
+												r0_0_38_150_156_162 = math.Float64frombits((math.Float64bits(c_38_150_156_162) ^ (math.Float64bits(t_38_150_156_162) << 63)))
 											}
-											sn_36_146_152_158 := r0_0_38_146_152_158
-											var r0_0_39_146_152_158 float64
+											sn_36_150_156_162 := r0_0_38_150_156_162
+											var r0_0_39_150_156_162 float64
 											{
-												d_39_146_152_158 := d_36_146_152_158
-												y_39_146_152_158 := (d_39_146_152_158 * d_39_146_152_158)
-												y2_39_146_152_158 := (y_39_146_152_158 * y_39_146_152_158)
-												y4_39_146_152_158 := (y2_39_146_152_158 * y2_39_146_152_158)
-												p0_39_146_152_158 := ((float64(sp1) + (float64(sp3) * y_39_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_39_146_152_158)) * y2_39_146_152_158))
-												p1_39_146_152_158 := (((float64(sp9) + (float64(sp11) * y_39_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_39_146_152_158)) * y2_39_146_152_158)) * y4_39_146_152_158)
-												p2_39_146_152_158 := (((float64(sp17) + (float64(sp19) * y_39_146_152_158)) + (float64(sp21) * y2_39_146_152_158)) * (y4_39_146_152_158 * y4_39_146_152_158))
-												r0_0_39_146_152_158 = (d_39_146_152_158 * ((p0_39_146_152_158 + p1_39_146_152_158) + p2_39_146_152_158))
+												d_39_150_156_162 := d_36_150_156_162
+												y_39_150_156_162 := (d_39_150_156_162 * d_39_150_156_162)
+												y2_39_150_156_162 := (y_39_150_156_162 * y_39_150_156_162)
+												y4_39_150_156_162 := (y2_39_150_156_162 * y2_39_150_156_162)
+												p0_39_150_156_162 := ((float64(sp1) + (float64(sp3) * y_39_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_39_150_156_162)) * y2_39_150_156_162))
+												p1_39_150_156_162 := (((float64(sp9) + (float64(sp11) * y_39_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_39_150_156_162)) * y2_39_150_156_162)) * y4_39_150_156_162)
+												p2_39_150_156_162 := (((float64(sp17) + (float64(sp19) * y_39_150_156_162)) + (float64(sp21) * y2_39_150_156_162)) * (y4_39_150_156_162 * y4_39_150_156_162))
+												r0_0_39_150_156_162 = (d_39_150_156_162 * ((p0_39_150_156_162 + p1_39_150_156_162) + p2_39_150_156_162))
 											}
-											r0_0_36_146_152_158 = merge(nv_36_146_152_158, (sn_36_146_152_158 / r0_0_39_146_152_158), (d_36_146_152_158 == float64(0)))
+											r0_0_36_150_156_162 = merge(nv_36_150_156_162, (sn_36_150_156_162 / r0_0_39_150_156_162), (d_36_150_156_162 == float64(0)))
 										}
-										s_32_146_152_158 = r0_0_36_146_152_158
+										s_32_150_156_162 = r0_0_36_150_156_162
 									}
-									r0_0_32_146_152_158 = s_32_146_152_158
+									r0_0_32_150_156_162 = s_32_150_156_162
 								}
-								sb_146_152_158 := r0_0_32_146_152_158
-								var r0_0_40_146_152_158 float64
+								sb_150_156_162 := r0_0_32_150_156_162
+								var r0_0_40_150_156_162 float64
 								{
-									r_40_146_152_158, i_40_146_152_158, x_40_146_152_158 := r_146_152_158, 2, l_146_152_158
-									s_40_146_152_158 := float64(1)
-									if r_40_146_152_158.nmode[i_40_146_152_158] == nChebyshev {
-										var r0_0_41_146_152_158 float64
+									r_40_150_156_162, i_40_150_156_162, x_40_150_156_162 := r_150_156_162, 2, l_150_156_162
+									s_40_150_156_162 := float64(1)
+									if r_40_150_156_162.nmode[i_40_150_156_162] == nChebyshev {
+										var r0_0_41_150_156_162 float64
 										{
-											x_41_146_152_158, n_41_146_152_158 := x_40_146_152_158, r_40_146_152_158.nn[i_40_146_152_158]
-											magic_41_146_152_158 := float64(roundMagic)
-											t_41_146_152_158 := (x_41_146_152_158 + magic_41_146_152_158)
-											var r0_0_42_146_152_158 float64
+											x_41_150_156_162, n_41_150_156_162 := x_40_150_156_162, r_40_150_156_162.nn[i_40_150_156_162]
+											magic_41_150_156_162 := float64(roundMagic)
+											t_41_150_156_162 := (x_41_150_156_162 + magic_41_150_156_162)
+											var r0_0_42_150_156_162 float64
 											{
-												d_42_146_152_158 := (x_41_146_152_158 - (t_41_146_152_158 - magic_41_146_152_158))
-												y_42_146_152_158 := (d_42_146_152_158 * d_42_146_152_158)
-												y2_42_146_152_158 := (y_42_146_152_158 * y_42_146_152_158)
-												y4_42_146_152_158 := (y2_42_146_152_158 * y2_42_146_152_158)
-												p0_42_146_152_158 := ((float64(cp0) + (float64(cp2) * y_42_146_152_158)) + ((float64(cp4) + (float64(cp6) * y_42_146_152_158)) * y2_42_146_152_158))
-												p1_42_146_152_158 := (((float64(cp8) + (float64(cp10) * y_42_146_152_158)) + ((float64(cp12) + (float64(cp14) * y_42_146_152_158)) * y2_42_146_152_158)) * y4_42_146_152_158)
-												p2_42_146_152_158 := (float64(cp16) * (y4_42_146_152_158 * y4_42_146_152_158))
-												r0_0_42_146_152_158 = ((p0_42_146_152_158 + p1_42_146_152_158) + p2_42_146_152_158)
+												d_42_150_156_162 := (x_41_150_156_162 - (t_41_150_156_162 - magic_41_150_156_162))
+												y_42_150_156_162 := (d_42_150_156_162 * d_42_150_156_162)
+												y2_42_150_156_162 := (y_42_150_156_162 * y_42_150_156_162)
+												y4_42_150_156_162 := (y2_42_150_156_162 * y2_42_150_156_162)
+												p0_42_150_156_162 := ((float64(cp0) + (float64(cp2) * y_42_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_42_150_156_162)) * y2_42_150_156_162))
+												p1_42_150_156_162 := (((float64(cp8) + (float64(cp10) * y_42_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_42_150_156_162)) * y2_42_150_156_162)) * y4_42_150_156_162)
+												p2_42_150_156_162 := (float64(cp16) * (y4_42_150_156_162 * y4_42_150_156_162))
+												r0_0_42_150_156_162 = ((p0_42_150_156_162 + p1_42_150_156_162) + p2_42_150_156_162)
 											}
-											var r0_0_43_146_152_158 float64
+											var r0_0_43_150_156_162 float64
 											{
-												c_43_146_152_158, t_43_146_152_158 := r0_0_42_146_152_158, t_41_146_152_158
-												r0_0_43_146_152_158 = math.Float64frombits((math.Float64bits(c_43_146_152_158) ^ (math.Float64bits(t_43_146_152_158) << 63)))
+												c_43_150_156_162, t_43_150_156_162 := r0_0_42_150_156_162, t_41_150_156_162
+												r0_0_43_150_156_162 = math.Float64frombits((math.Float64bits(c_43_150_156_162) ^ (math.Float64bits(t_43_150_156_162) << 63)))
 											}
-											c2_41_146_152_158 := (float64(2) * r0_0_43_146_152_158)
-											u0_41_146_152_158, u1_41_146_152_158 := float64(1), c2_41_146_152_158
-											j_41_146_152_158 := 2
-											for ; j_41_146_152_158+1 < n_41_146_152_158; j_41_146_152_158 += 2 {
-												u0_41_146_152_158 = ((c2_41_146_152_158 * u1_41_146_152_158) - u0_41_146_152_158)
-												u1_41_146_152_158 = ((c2_41_146_152_158 * u0_41_146_152_158) - u1_41_146_152_158)
+											c2_41_150_156_162 := (float64(2) * r0_0_43_150_156_162)
+											u0_41_150_156_162, u1_41_150_156_162 := float64(1), c2_41_150_156_162
+											j_41_150_156_162 := 2
+											for ; j_41_150_156_162+1 < n_41_150_156_162; j_41_150_156_162 += 2 {
+												u0_41_150_156_162 = ((c2_41_150_156_162 * u1_41_150_156_162) - u0_41_150_156_162)
+												u1_41_150_156_162 = ((c2_41_150_156_162 * u0_41_150_156_162) - u1_41_150_156_162)
 											}
-											if j_41_146_152_158 < n_41_146_152_158 {
-												u1_41_146_152_158 = ((c2_41_146_152_158 * u1_41_146_152_158) - u0_41_146_152_158)
+											if j_41_150_156_162 < n_41_150_156_162 {
+												u1_41_150_156_162 = ((c2_41_150_156_162 * u1_41_150_156_162) - u0_41_150_156_162)
 											}
-											r0_0_41_146_152_158 = u1_41_146_152_158
+											r0_0_41_150_156_162 = u1_41_150_156_162
 										}
-										s_40_146_152_158 = r0_0_41_146_152_158
-									} else if r_40_146_152_158.nmode[i_40_146_152_158] == nRatio {
-										var r0_0_44_146_152_158 float64
+										s_40_150_156_162 = r0_0_41_150_156_162
+									} else if r_40_150_156_162.nmode[i_40_150_156_162] == nRatio {
+										var r0_0_44_150_156_162 float64
 										{
-											x_44_146_152_158, nv_44_146_152_158 := x_40_146_152_158, (&r_40_146_152_158.nv[i_40_146_152_158])[0]
-											magic_44_146_152_158 := float64(roundMagic)
-											t_44_146_152_158 := (x_44_146_152_158 + magic_44_146_152_158)
-											d_44_146_152_158 := (x_44_146_152_158 - (t_44_146_152_158 - magic_44_146_152_158))
-											y_44_146_152_158 := (nv_44_146_152_158 * d_44_146_152_158)
-											u_44_146_152_158 := (y_44_146_152_158 + magic_44_146_152_158)
-											var r0_0_45_146_152_158 float64
+											x_44_150_156_162, nv_44_150_156_162 := x_40_150_156_162, (&r_40_150_156_162.nv[i_40_150_156_162])[0]
+											magic_44_150_156_162 := float64(roundMagic)
+											t_44_150_156_162 := (x_44_150_156_162 + magic_44_150_156_162)
+											d_44_150_156_162 := (x_44_150_156_162 - (t_44_150_156_162 - magic_44_150_156_162))
+											y_44_150_156_162 := (nv_44_150_156_162 * d_44_150_156_162)
+											u_44_150_156_162 := (y_44_150_156_162 + magic_44_150_156_162)
+											var r0_0_45_150_156_162 float64
 											{
-												d_45_146_152_158 := (y_44_146_152_158 - (u_44_146_152_158 - magic_44_146_152_158))
-												y_45_146_152_158 := (d_45_146_152_158 * d_45_146_152_158)
-												y2_45_146_152_158 := (y_45_146_152_158 * y_45_146_152_158)
-												y4_45_146_152_158 := (y2_45_146_152_158 * y2_45_146_152_158)
-												p0_45_146_152_158 := ((float64(sp1) + (float64(sp3) * y_45_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_45_146_152_158)) * y2_45_146_152_158))
-												p1_45_146_152_158 := (((float64(sp9) + (float64(sp11) * y_45_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_45_146_152_158)) * y2_45_146_152_158)) * y4_45_146_152_158)
-												p2_45_146_152_158 := (((float64(sp17) + (float64(sp19) * y_45_146_152_158)) + (float64(sp21) * y2_45_146_152_158)) * (y4_45_146_152_158 * y4_45_146_152_158))
-												r0_0_45_146_152_158 = (d_45_146_152_158 * ((p0_45_146_152_158 + p1_45_146_152_158) + p2_45_146_152_158))
+												d_45_150_156_162 := (y_44_150_156_162 - (u_44_150_156_162 - magic_44_150_156_162))
+												y_45_150_156_162 := (d_45_150_156_162 * d_45_150_156_162)
+												y2_45_150_156_162 := (y_45_150_156_162 * y_45_150_156_162)
+												y4_45_150_156_162 := (y2_45_150_156_162 * y2_45_150_156_162)
+												p0_45_150_156_162 := ((float64(sp1) + (float64(sp3) * y_45_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_45_150_156_162)) * y2_45_150_156_162))
+												p1_45_150_156_162 := (((float64(sp9) + (float64(sp11) * y_45_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_45_150_156_162)) * y2_45_150_156_162)) * y4_45_150_156_162)
+												p2_45_150_156_162 := (((float64(sp17) + (float64(sp19) * y_45_150_156_162)) + (float64(sp21) * y2_45_150_156_162)) * (y4_45_150_156_162 * y4_45_150_156_162))
+												r0_0_45_150_156_162 = (d_45_150_156_162 * ((p0_45_150_156_162 + p1_45_150_156_162) + p2_45_150_156_162))
 											}
-											var r0_0_46_146_152_158 float64
+											var r0_0_46_150_156_162 float64
 											{
-												c_46_146_152_158, t_46_146_152_158 := r0_0_45_146_152_158, u_44_146_152_158
-												r0_0_46_146_152_158 = math.Float64frombits((math.Float64bits(c_46_146_152_158) ^ (math.Float64bits(t_46_146_152_158) << 63)))
+												c_46_150_156_162, t_46_150_156_162 := r0_0_45_150_156_162, u_44_150_156_162
+												r0_0_46_150_156_162 = math.Float64frombits((math.Float64bits(c_46_150_156_162) ^ (math.Float64bits(t_46_150_156_162) << 63)))
 											}
-											sn_44_146_152_158 := r0_0_46_146_152_158
-											var r0_0_47_146_152_158 float64
+											sn_44_150_156_162 := r0_0_46_150_156_162
+											var r0_0_47_150_156_162 float64
 											{
-												d_47_146_152_158 := d_44_146_152_158
-												y_47_146_152_158 := (d_47_146_152_158 * d_47_146_152_158)
-												y2_47_146_152_158 := (y_47_146_152_158 * y_47_146_152_158)
-												y4_47_146_152_158 := (y2_47_146_152_158 * y2_47_146_152_158)
-												p0_47_146_152_158 := ((float64(sp1) + (float64(sp3) * y_47_146_152_158)) + ((float64(sp5) + (float64(sp7) * y_47_146_152_158)) * y2_47_146_152_158))
-												p1_47_146_152_158 := (((float64(sp9) + (float64(sp11) * y_47_146_152_158)) + ((float64(sp13) + (float64(sp15) * y_47_146_152_158)) * y2_47_146_152_158)) * y4_47_146_152_158)
-												p2_47_146_152_158 := (((float64(sp17) + (float64(sp19) * y_47_146_152_158)) + (float64(sp21) * y2_47_146_152_158)) * (y4_47_146_152_158 * y4_47_146_152_158))
-												r0_0_47_146_152_158 = (d_47_146_152_158 * ((p0_47_146_152_158 + p1_47_146_152_158) + p2_47_146_152_158))
+												d_47_150_156_162 := d_44_150_156_162
+												y_47_150_156_162 := (d_47_150_156_162 * d_47_150_156_162)
+												y2_47_150_156_162 := (y_47_150_156_162 * y_47_150_156_162)
+												y4_47_150_156_162 := (y2_47_150_156_162 * y2_47_150_156_162)
+												p0_47_150_156_162 := ((float64(sp1) + (float64(sp3) * y_47_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_47_150_156_162)) * y2_47_150_156_162))
+												p1_47_150_156_162 := (((float64(sp9) + (float64(sp11) * y_47_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_47_150_156_162)) * y2_47_150_156_162)) * y4_47_150_156_162)
+												p2_47_150_156_162 := (((float64(sp17) + (float64(sp19) * y_47_150_156_162)) + (float64(sp21) * y2_47_150_156_162)) * (y4_47_150_156_162 * y4_47_150_156_162))
+												r0_0_47_150_156_162 = (d_47_150_156_162 * ((p0_47_150_156_162 + p1_47_150_156_162) + p2_47_150_156_162))
 											}
-											r0_0_44_146_152_158 = merge(nv_44_146_152_158, (sn_44_146_152_158 / r0_0_47_146_152_158), (d_44_146_152_158 == float64(0)))
+											r0_0_44_150_156_162 = merge(nv_44_150_156_162, (sn_44_150_156_162 / r0_0_47_150_156_162), (d_44_150_156_162 == float64(0)))
 										}
-										s_40_146_152_158 = r0_0_44_146_152_158
+										s_40_150_156_162 = r0_0_44_150_156_162
 									}
-									r0_0_40_146_152_158 = s_40_146_152_158
+									r0_0_40_150_156_162 = s_40_150_156_162
 								}
-								sc_146_152_158 := r0_0_40_146_152_158
-								r0_0_146_152_158 = ((sa_146_152_158 * sb_146_152_158) * sc_146_152_158)
+								sc_150_156_162 := r0_0_40_150_156_162
+								r0_0_150_156_162 = ((sa_150_156_162 * sb_150_156_162) * sc_150_156_162)
 							}
-							fl_152_158 := r0_0_146_152_158
-							fc_152_158 := (&r_152_158.defaultF)[0]
-							if c_152_158.HasHKL {
-								var r0_0_147_152_158 float64
+							fl_156_162 := r0_0_150_156_162
+							fc_156_162 := (&r_156_162.defaultF)[0]
+							if c_156_162.HasHKL {
+								var r0_0_151_156_162 float64
 								{
-									r_147_152_158, bits_147_152_158, ia_147_152_158, fa_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158 := r_152_158, k_152_158.fhklBits, ia_152_158, fa_152_158, h_152_158, kk_152_158, l_152_158
-									var r0_0_7_147_152_158 bool
+									r_151_156_162, bits_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162
+									var r0_0_7_151_156_162 bool
 									{
-										r_7_147_152_158, ia_7_147_152_158, h_7_147_152_158, kk_7_147_152_158, l_7_147_152_158 := r_147_152_158, ia_147_152_158, h_147_152_158, kk_147_152_158, l_147_152_158
-										half_7_147_152_158 := float64(0.5)
-										hc_7_147_152_158, kc_7_147_152_158, lc_7_147_152_158 := math.Ceil((h_7_147_152_158 - half_7_147_152_158)), math.Ceil((kk_7_147_152_158 - half_7_147_152_158)), math.Ceil((l_7_147_152_158 - half_7_147_152_158))
-										hmin_7_147_152_158, kmin_7_147_152_158, lmin_7_147_152_158 := (&r_7_147_152_158.hmin)[0], (&r_7_147_152_158.kmin)[0], (&r_7_147_152_158.lmin)[0]
-										in_7_147_152_158 := ((((((hc_7_147_152_158 >= hmin_7_147_152_158) && (hc_7_147_152_158 <= (&r_7_147_152_158.hmax)[0])) && (kc_7_147_152_158 >= kmin_7_147_152_158)) && (kc_7_147_152_158 <= (&r_7_147_152_158.kmax)[0])) && (lc_7_147_152_158 >= lmin_7_147_152_158)) && (lc_7_147_152_158 <= (&r_7_147_152_158.lmax)[0]))
-										idx_7_147_152_158 := ((((hc_7_147_152_158 - hmin_7_147_152_158) * (&r_7_147_152_158.hstride)[0]) + ((kc_7_147_152_158 - kmin_7_147_152_158) * (&r_7_147_152_158.kstride)[0])) + (lc_7_147_152_158 - lmin_7_147_152_158))
-										storeInt32(merge(idx_7_147_152_158, float64(0), in_7_147_152_158), ia_7_147_152_158)
-										r0_0_7_147_152_158 = in_7_147_152_158
+										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
+										half_7_151_156_162 := float64(0.5)
+										hc_7_151_156_162, kc_7_151_156_162, lc_7_151_156_162 := math.Ceil((h_7_151_156_162 - half_7_151_156_162)), math.Ceil((kk_7_151_156_162 - half_7_151_156_162)), math.Ceil((l_7_151_156_162 - half_7_151_156_162))
+										hmin_7_151_156_162, kmin_7_151_156_162, lmin_7_151_156_162 := (&r_7_151_156_162.hmin)[0], (&r_7_151_156_162.kmin)[0], (&r_7_151_156_162.lmin)[0]
+										in_7_151_156_162 := ((((((hc_7_151_156_162 >= hmin_7_151_156_162) && (hc_7_151_156_162 <= (&r_7_151_156_162.hmax)[0])) && (kc_7_151_156_162 >= kmin_7_151_156_162)) && (kc_7_151_156_162 <= (&r_7_151_156_162.kmax)[0])) && (lc_7_151_156_162 >= lmin_7_151_156_162)) && (lc_7_151_156_162 <= (&r_7_151_156_162.lmax)[0]))
+										idx_7_151_156_162 := ((((hc_7_151_156_162 - hmin_7_151_156_162) * (&r_7_151_156_162.hstride)[0]) + ((kc_7_151_156_162 - kmin_7_151_156_162) * (&r_7_151_156_162.kstride)[0])) + (lc_7_151_156_162 - lmin_7_151_156_162))
+										storeInt32(merge(idx_7_151_156_162, float64(0), in_7_151_156_162), ia_7_151_156_162)
+										r0_0_7_151_156_162 = in_7_151_156_162
 									}
-									in_147_152_158 := r0_0_7_147_152_158
-									for i_147_152_158, j_147_152_158 := range ia_147_152_158 {
-										fa_147_152_158[i_147_152_158] = bits_147_152_158[j_147_152_158]
+									in_151_156_162 := r0_0_7_151_156_162
+									for i_151_156_162, j_151_156_162 := range ia_151_156_162 {
+										fa_151_156_162[i_151_156_162] = bits_151_156_162[j_151_156_162]
 									}
-									r0_0_147_152_158 = merge(math.Float64frombits(fa_147_152_158[0]), (&r_147_152_158.defaultF)[0], in_147_152_158)
+									r0_0_151_156_162 = merge(math.Float64frombits(fa_151_156_162[0]), (&r_151_156_162.defaultF)[0], in_151_156_162)
 								}
-								fc_152_158 = r0_0_147_152_158
+								fc_156_162 = r0_0_151_156_162
 							}
-							s_152_158 := (sum_152_158 + (((fc_152_158 * fc_152_158) * fl_152_158) * fl_152_158))
-							if !c_152_158.Water {
-								s_152_158 = merge(sum_152_158, s_152_158, (fl_152_158 == zero_152_158))
+							s_156_162 := (sum_156_162 + (((fc_156_162 * fc_156_162) * fl_156_162) * fl_156_162))
+							if !c_156_162.Water {
+								s_156_162 = merge(sum_156_162, s_156_162, (fl_156_162 == zero_156_162))
 							}
-							sum_152_158 = s_152_158
+							sum_156_162 = s_156_162
 						}
 					}
-					r0_0_152_158, r1_0_152_158 = sum_152_158, polar_152_158
+					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
 				}
-				sum_158, polar_158 = r0_0_152_158, r1_0_152_158
-				r0_0_158, r1_0_158, r2_0_158 = sum_158, omega_158, polar_158
+				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
+				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
 			}
-			sum, omega, polar = r0_0_158, r1_0_158, r2_0_158
+			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -4994,385 +5207,385 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_159 float64
-							r1_0_159 float64
-							r2_0_159 float64
+							r0_0_163 float64
+							r1_0_163 float64
+							r2_0_163 float64
 						)
 						{
-							k_159, r_159, ia_159, fa_159, fdet_159, s_159, o_159, sum_159, omega_159, polar_159, capture_159, par_159 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_159 := k_159.c
-							var r0_0_148_159 float64
+							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_163 := k_163.c
+							var r0_0_152_163 float64
 							{
-								fdet_148_159, f_148_159, s_148_159, o_148_159, p_148_159 := fdet_159, (&r_159.fd[0])[0], (&s_159[0])[0], (&o_159[0])[0], (&r_159.pix0[0])[0]
-								r0_0_148_159 = ((((fdet_148_159 * f_148_159) + s_148_159) + o_148_159) + p_148_159)
+								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, (&r_163.fd[0])[0], (&s_163[0])[0], (&o_163[0])[0], (&r_163.pix0[0])[0]
+								r0_0_152_163 = ((((fdet_152_163 * f_152_163) + s_152_163) + o_152_163) + p_152_163)
 							}
-							x_159 := r0_0_148_159
-							var r0_0_149_159 float64
+							x_163 := r0_0_152_163
+							var r0_0_153_163 float64
 							{
-								fdet_149_159, f_149_159, s_149_159, o_149_159, p_149_159 := fdet_159, (&r_159.fd[1])[0], (&s_159[1])[0], (&o_159[1])[0], (&r_159.pix0[1])[0]
-								r0_0_149_159 = ((((fdet_149_159 * f_149_159) + s_149_159) + o_149_159) + p_149_159)
+								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, (&r_163.fd[1])[0], (&s_163[1])[0], (&o_163[1])[0], (&r_163.pix0[1])[0]
+								r0_0_153_163 = ((((fdet_153_163 * f_153_163) + s_153_163) + o_153_163) + p_153_163)
 							}
-							y_159 := r0_0_149_159
-							var r0_0_150_159 float64
+							y_163 := r0_0_153_163
+							var r0_0_154_163 float64
 							{
-								fdet_150_159, f_150_159, s_150_159, o_150_159, p_150_159 := fdet_159, (&r_159.fd[2])[0], (&s_159[2])[0], (&o_159[2])[0], (&r_159.pix0[2])[0]
-								r0_0_150_159 = ((((fdet_150_159 * f_150_159) + s_150_159) + o_150_159) + p_150_159)
+								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, (&r_163.fd[2])[0], (&s_163[2])[0], (&o_163[2])[0], (&r_163.pix0[2])[0]
+								r0_0_154_163 = ((((fdet_154_163 * f_154_163) + s_154_163) + o_154_163) + p_154_163)
 							}
-							z_159 := r0_0_150_159
-							invR_159 := (float64(1) / math.Sqrt((((x_159 * x_159) + (y_159 * y_159)) + (z_159 * z_159))))
-							dx_159, dy_159, dz_159 := (x_159 * invR_159), (y_159 * invR_159), (z_159 * invR_159)
-							if m_159 := (omega_159 == float64(0)); m_159 {
-								var r0_0_151_159 float64
+							z_163 := r0_0_154_163
+							invR_163 := (float64(1) / math.Sqrt((((x_163 * x_163) + (y_163 * y_163)) + (z_163 * z_163))))
+							dx_163, dy_163, dz_163 := (x_163 * invR_163), (y_163 * invR_163), (z_163 * invR_163)
+							if m_163 := (omega_163 == float64(0)); m_163 {
+								var r0_0_155_163 float64
 								{
-									invR_151_159, num_151_159, point_151_159 := invR_159, (&r_159.omegaNum)[0], c_159.PointPixel
-									w_151_159 := (invR_151_159 * invR_151_159)
-									if !point_151_159 {
-										w_151_159 = (num_151_159 * (w_151_159 * invR_151_159))
+									invR_155_163, num_155_163, point_155_163 := invR_163, (&r_163.omegaNum)[0], c_163.PointPixel
+									w_155_163 := (invR_155_163 * invR_155_163)
+									if !point_155_163 {
+										w_155_163 = (num_155_163 * (w_155_163 * invR_155_163))
 									}
-									r0_0_151_159 = w_151_159
+									r0_0_155_163 = w_155_163
 								}
-								omega_159 = merge(r0_0_151_159, omega_159, m_159)
+								omega_163 = merge(r0_0_155_163, omega_163, m_163)
 							}
-							if capture_159 {
-								store((((dx_159 * (&r_159.od[0])[0]) + (dy_159 * (&r_159.od[1])[0])) + (dz_159 * (&r_159.od[2])[0])), par_159)
+							if capture_163 {
+								store((((dx_163 * (&r_163.od[0])[0]) + (dy_163 * (&r_163.od[1])[0])) + (dz_163 * (&r_163.od[2])[0])), par_163)
 							}
 							var (
-								r0_0_152_159 float64
-								r1_0_152_159 float64
+								r0_0_156_163 float64
+								r1_0_156_163 float64
 							)
 							{
-								k_152_159, r_152_159, ia_152_159, fa_152_159, sum_152_159, dx_152_159, dy_152_159, dz_152_159, polar_152_159 := k_159, r_159, ia_159, fa_159, sum_159, dx_159, dy_159, dz_159, polar_159
-								c_152_159 := k_152_159.c
-								n_152_159 := k_152_159.nn[0]
-								zero_152_159 := float64(0)
-								for si_152_159 := range r_152_159.src {
-									sr_152_159 := &r_152_159.src[si_152_159]
-									il_152_159 := (&sr_152_159.il)[0]
-									qx_152_159, qy_152_159, qz_152_159 := ((dx_152_159 - (&sr_152_159.inc[0])[0]) * il_152_159), ((dy_152_159 - (&sr_152_159.inc[1])[0]) * il_152_159), ((dz_152_159 - (&sr_152_159.inc[2])[0]) * il_152_159)
-									if m_152_159 := (polar_152_159 == zero_152_159); m_152_159 {
-										var p_152_159 float64
-										if r_152_159.kahnZero {
-											c2_152_159 := ((((&sr_152_159.inc[0])[0] * dx_152_159) + ((&sr_152_159.inc[1])[0] * dy_152_159)) + ((&sr_152_159.inc[2])[0] * dz_152_159))
-											p_152_159 = (float64(0.5) * (float64(1) + (c2_152_159 * c2_152_159)))
+								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
+								c_156_163 := k_156_163.c
+								n_156_163 := k_156_163.nn[0]
+								zero_156_163 := float64(0)
+								for si_156_163 := range r_156_163.src {
+									sr_156_163 := &r_156_163.src[si_156_163]
+									il_156_163 := (&sr_156_163.il)[0]
+									qx_156_163, qy_156_163, qz_156_163 := ((dx_156_163 - (&sr_156_163.inc[0])[0]) * il_156_163), ((dy_156_163 - (&sr_156_163.inc[1])[0]) * il_156_163), ((dz_156_163 - (&sr_156_163.inc[2])[0]) * il_156_163)
+									if m_156_163 := (polar_156_163 == zero_156_163); m_156_163 {
+										var p_156_163 float64
+										if r_156_163.kahnZero {
+											c2_156_163 := ((((&sr_156_163.inc[0])[0] * dx_156_163) + ((&sr_156_163.inc[1])[0] * dy_156_163)) + ((&sr_156_163.inc[2])[0] * dz_156_163))
+											p_156_163 = (float64(0.5) * (float64(1) + (c2_156_163 * c2_156_163)))
 										} else {
-											var r0_0_145_152_159 float64
+											var r0_0_149_156_163 float64
 											{
-												zero_145_152_159, kahn_145_152_159, s_145_152_159, dx_145_152_159, dy_145_152_159, dz_145_152_159 := false, &r_152_159.kahn, sr_152_159, dx_152_159, dy_152_159, dz_152_159
-												c2_145_152_159 := ((((&s_145_152_159.inc[0])[0] * dx_145_152_159) + ((&s_145_152_159.inc[1])[0] * dy_145_152_159)) + ((&s_145_152_159.inc[2])[0] * dz_145_152_159))
-												c2sq_145_152_159 := (c2_145_152_159 * c2_145_152_159)
-												cos2psi_145_152_159 := float64(0)
-												if !zero_145_152_159 {
-													e_145_152_159 := (((dx_145_152_159 * (&s_145_152_159.ein[0])[0]) + (dy_145_152_159 * (&s_145_152_159.ein[1])[0])) + (dz_145_152_159 * (&s_145_152_159.ein[2])[0]))
-													b_145_152_159 := (((dx_145_152_159 * (&s_145_152_159.bin[0])[0]) + (dy_145_152_159 * (&s_145_152_159.bin[1])[0])) + (dz_145_152_159 * (&s_145_152_159.bin[2])[0]))
-													ee_145_152_159, bb_145_152_159 := (e_145_152_159 * e_145_152_159), (b_145_152_159 * b_145_152_159)
-													den_145_152_159 := (ee_145_152_159 + bb_145_152_159)
-													cos2psi_145_152_159 = merge(((ee_145_152_159 - bb_145_152_159) / den_145_152_159), float64(1), (den_145_152_159 > float64(0)))
+												zero_149_156_163, kahn_149_156_163, s_149_156_163, dx_149_156_163, dy_149_156_163, dz_149_156_163 := false, &r_156_163.kahn, sr_156_163, dx_156_163, dy_156_163, dz_156_163
+												c2_149_156_163 := ((((&s_149_156_163.inc[0])[0] * dx_149_156_163) + ((&s_149_156_163.inc[1])[0] * dy_149_156_163)) + ((&s_149_156_163.inc[2])[0] * dz_149_156_163))
+												c2sq_149_156_163 := (c2_149_156_163 * c2_149_156_163)
+												cos2psi_149_156_163 := float64(0)
+												if !zero_149_156_163 {
+													e_149_156_163 := (((dx_149_156_163 * (&s_149_156_163.ein[0])[0]) + (dy_149_156_163 * (&s_149_156_163.ein[1])[0])) + (dz_149_156_163 * (&s_149_156_163.ein[2])[0]))
+													b_149_156_163 := (((dx_149_156_163 * (&s_149_156_163.bin[0])[0]) + (dy_149_156_163 * (&s_149_156_163.bin[1])[0])) + (dz_149_156_163 * (&s_149_156_163.bin[2])[0]))
+													ee_149_156_163, bb_149_156_163 := (e_149_156_163 * e_149_156_163), (b_149_156_163 * b_149_156_163)
+													den_149_156_163 := (ee_149_156_163 + bb_149_156_163)
+													cos2psi_149_156_163 = merge(((ee_149_156_163 - bb_149_156_163) / den_149_156_163), float64(1), (den_149_156_163 > float64(0)))
 												}
-												one_145_152_159 := float64(1)
-												r0_0_145_152_159 = (float64(0.5) * ((one_145_152_159 + c2sq_145_152_159) - ((kahn_145_152_159[0] * cos2psi_145_152_159) * (one_145_152_159 - c2sq_145_152_159))))
+												one_149_156_163 := float64(1)
+												r0_0_149_156_163 = (float64(0.5) * ((one_149_156_163 + c2sq_149_156_163) - ((kahn_149_156_163[0] * cos2psi_149_156_163) * (one_149_156_163 - c2sq_149_156_163))))
 											}
-											p_152_159 = r0_0_145_152_159
+											p_156_163 = r0_0_149_156_163
 										}
-										polar_152_159 = merge(p_152_159, polar_152_159, m_152_159)
+										polar_156_163 = merge(p_156_163, polar_156_163, m_156_163)
 									}
-									for oi_152_159 := range r_152_159.orient {
-										o_152_159 := &r_152_159.orient[oi_152_159]
-										h_152_159 := ((((&o_152_159[0])[0] * qx_152_159) + ((&o_152_159[1])[0] * qy_152_159)) + ((&o_152_159[2])[0] * qz_152_159))
-										kk_152_159 := ((((&o_152_159[3])[0] * qx_152_159) + ((&o_152_159[4])[0] * qy_152_159)) + ((&o_152_159[5])[0] * qz_152_159))
-										l_152_159 := ((((&o_152_159[6])[0] * qx_152_159) + ((&o_152_159[7])[0] * qy_152_159)) + ((&o_152_159[8])[0] * qz_152_159))
-										var r0_0_146_152_159 float64
+									for oi_156_163 := range r_156_163.orient {
+										o_156_163 := &r_156_163.orient[oi_156_163]
+										h_156_163 := ((((&o_156_163[0])[0] * qx_156_163) + ((&o_156_163[1])[0] * qy_156_163)) + ((&o_156_163[2])[0] * qz_156_163))
+										kk_156_163 := ((((&o_156_163[3])[0] * qx_156_163) + ((&o_156_163[4])[0] * qy_156_163)) + ((&o_156_163[5])[0] * qz_156_163))
+										l_156_163 := ((((&o_156_163[6])[0] * qx_156_163) + ((&o_156_163[7])[0] * qy_156_163)) + ((&o_156_163[8])[0] * qz_156_163))
+										var r0_0_150_156_163 float64
 										{
-											r_146_152_159, h_146_152_159, kk_146_152_159, l_146_152_159, n_146_152_159 := r_152_159, h_152_159, kk_152_159, l_152_159, n_152_159
-											_ = n_146_152_159
-											var r0_0_24_146_152_159 float64
+											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
+											_ = n_150_156_163
+											var r0_0_24_150_156_163 float64
 											{
-												r_24_146_152_159, i_24_146_152_159, x_24_146_152_159 := r_146_152_159, 0, h_146_152_159
-												s_24_146_152_159 := float64(1)
-												if r_24_146_152_159.nmode[i_24_146_152_159] == nChebyshev {
-													var r0_0_25_146_152_159 float64
+												r_24_150_156_163, i_24_150_156_163, x_24_150_156_163 := r_150_156_163, 0, h_150_156_163
+												s_24_150_156_163 := float64(1)
+												if r_24_150_156_163.nmode[i_24_150_156_163] == nChebyshev {
+													var r0_0_25_150_156_163 float64
 													{
-														x_25_146_152_159, n_25_146_152_159 := x_24_146_152_159, r_24_146_152_159.nn[i_24_146_152_159]
-														magic_25_146_152_159 := float64(roundMagic)
-														t_25_146_152_159 := (x_25_146_152_159 + magic_25_146_152_159)
-														var r0_0_26_146_152_159 float64
+														x_25_150_156_163, n_25_150_156_163 := x_24_150_156_163, r_24_150_156_163.nn[i_24_150_156_163]
+														magic_25_150_156_163 := float64(roundMagic)
+														t_25_150_156_163 := (x_25_150_156_163 + magic_25_150_156_163)
+														var r0_0_26_150_156_163 float64
 														{
-															d_26_146_152_159 := (x_25_146_152_159 - (t_25_146_152_159 - magic_25_146_152_159))
-															y_26_146_152_159 := (d_26_146_152_159 * d_26_146_152_159)
-															y2_26_146_152_159 := (y_26_146_152_159 * y_26_146_152_159)
-															y4_26_146_152_159 := (y2_26_146_152_159 * y2_26_146_152_159)
-															p0_26_146_152_159 := ((float64(cp0) + (float64(cp2) * y_26_146_152_159)) + ((float64(cp4) + (float64(cp6) * y_26_146_152_159)) * y2_26_146_152_159))
-															p1_26_146_152_159 := (((float64(cp8) + (float64(cp10) * y_26_146_152_159)) + ((float64(cp12) + (float64(cp14) * y_26_146_152_159)) * y2_26_146_152_159)) * y4_26_146_152_159)
-															p2_26_146_152_159 := (float64(cp16) * (y4_26_146_152_159 * y4_26_146_152_159))
-															r0_0_26_146_152_159 = ((p0_26_146_152_159 + p1_26_146_152_159) + p2_26_146_152_159)
+															d_26_150_156_163 := (x_25_150_156_163 - (t_25_150_156_163 - magic_25_150_156_163))
+															y_26_150_156_163 := (d_26_150_156_163 * d_26_150_156_163)
+															y2_26_150_156_163 := (y_26_150_156_163 * y_26_150_156_163)
+															y4_26_150_156_163 := (y2_26_150_156_163 * y2_26_150_156_163)
+															p0_26_150_156_163 := ((float64(cp0) + (float64(cp2) * y_26_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_26_150_156_163)) * y2_26_150_156_163))
+															p1_26_150_156_163 := (((float64(cp8) + (float64(cp10) * y_26_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_26_150_156_163)) * y2_26_150_156_163)) * y4_26_150_156_163)
+															p2_26_150_156_163 := (float64(cp16) * (y4_26_150_156_163 * y4_26_150_156_163))
+															r0_0_26_150_156_163 = ((p0_26_150_156_163 + p1_26_150_156_163) + p2_26_150_156_163)
 														}
-														var r0_0_27_146_152_159 float64
+														var r0_0_27_150_156_163 float64
 														{
-															c_27_146_152_159, t_27_146_152_159 := r0_0_26_146_152_159, t_25_146_152_159
-															r0_0_27_146_152_159 = math.Float64frombits((math.Float64bits(c_27_146_152_159) ^ (math.Float64bits(t_27_146_152_159) << 63)))
+															c_27_150_156_163, t_27_150_156_163 := r0_0_26_150_156_163, t_25_150_156_163
+															r0_0_27_150_156_163 = math.Float64frombits((math.Float64bits(c_27_150_156_163) ^ (math.Float64bits(t_27_150_156_163) << 63)))
 														}
-														c2_25_146_152_159 := (float64(2) * r0_0_27_146_152_159)
-														u0_25_146_152_159, u1_25_146_152_159 := float64(1), c2_25_146_152_159
-														j_25_146_152_159 := 2
-														for ; j_25_146_152_159+1 < n_25_146_152_159; j_25_146_152_159 += 2 {
-															u0_25_146_152_159 = ((c2_25_146_152_159 * u1_25_146_152_159) - u0_25_146_152_159)
-															u1_25_146_152_159 = ((c2_25_146_152_159 * u0_25_146_152_159) - u1_25_146_152_159)
+														c2_25_150_156_163 := (float64(2) * r0_0_27_150_156_163)
+														u0_25_150_156_163, u1_25_150_156_163 := float64(1), c2_25_150_156_163
+														j_25_150_156_163 := 2
+														for ; j_25_150_156_163+1 < n_25_150_156_163; j_25_150_156_163 += 2 {
+															u0_25_150_156_163 = ((c2_25_150_156_163 * u1_25_150_156_163) - u0_25_150_156_163)
+															u1_25_150_156_163 = ((c2_25_150_156_163 * u0_25_150_156_163) - u1_25_150_156_163)
 														}
-														if j_25_146_152_159 < n_25_146_152_159 {
-															u1_25_146_152_159 = ((c2_25_146_152_159 * u1_25_146_152_159) - u0_25_146_152_159)
+														if j_25_150_156_163 < n_25_150_156_163 {
+															u1_25_150_156_163 = ((c2_25_150_156_163 * u1_25_150_156_163) - u0_25_150_156_163)
 														}
-														r0_0_25_146_152_159 = u1_25_146_152_159
+														r0_0_25_150_156_163 = u1_25_150_156_163
 													}
-													s_24_146_152_159 = r0_0_25_146_152_159
-												} else if r_24_146_152_159.nmode[i_24_146_152_159] == nRatio {
-													var r0_0_28_146_152_159 float64
+													s_24_150_156_163 = r0_0_25_150_156_163
+												} else if r_24_150_156_163.nmode[i_24_150_156_163] == nRatio {
+													var r0_0_28_150_156_163 float64
 													{
-														x_28_146_152_159, nv_28_146_152_159 := x_24_146_152_159, (&r_24_146_152_159.nv[i_24_146_152_159])[0]
-														magic_28_146_152_159 := float64(roundMagic)
-														t_28_146_152_159 := (x_28_146_152_159 + magic_28_146_152_159)
-														d_28_146_152_159 := (x_28_146_152_159 - (t_28_146_152_159 - magic_28_146_152_159))
-														y_28_146_152_159 := (nv_28_146_152_159 * d_28_146_152_159)
-														u_28_146_152_159 := (y_28_146_152_159 + magic_28_146_152_159)
-														var r0_0_29_146_152_159 float64
+														x_28_150_156_163, nv_28_150_156_163 := x_24_150_156_163, (&r_24_150_156_163.nv[i_24_150_156_163])[0]
+														magic_28_150_156_163 := float64(roundMagic)
+														t_28_150_156_163 := (x_28_150_156_163 + magic_28_150_156_163)
+														d_28_150_156_163 := (x_28_150_156_163 - (t_28_150_156_163 - magic_28_150_156_163))
+														y_28_150_156_163 := (nv_28_150_156_163 * d_28_150_156_163)
+														u_28_150_156_163 := (y_28_150_156_163 + magic_28_150_156_163)
+														var r0_0_29_150_156_163 float64
 														{
-															d_29_146_152_159 := (y_28_146_152_159 - (u_28_146_152_159 - magic_28_146_152_159))
-															y_29_146_152_159 := (d_29_146_152_159 * d_29_146_152_159)
-															y2_29_146_152_159 := (y_29_146_152_159 * y_29_146_152_159)
-															y4_29_146_152_159 := (y2_29_146_152_159 * y2_29_146_152_159)
-															p0_29_146_152_159 := ((float64(sp1) + (float64(sp3) * y_29_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_29_146_152_159)) * y2_29_146_152_159))
-															p1_29_146_152_159 := (((float64(sp9) + (float64(sp11) * y_29_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_29_146_152_159)) * y2_29_146_152_159)) * y4_29_146_152_159)
-															p2_29_146_152_159 := (((float64(sp17) + (float64(sp19) * y_29_146_152_159)) + (float64(sp21) * y2_29_146_152_159)) * (y4_29_146_152_159 * y4_29_146_152_159))
-															r0_0_29_146_152_159 = (d_29_146_152_159 * ((p0_29_146_152_159 + p1_29_146_152_159) + p2_29_146_152_159))
+															d_29_150_156_163 := (y_28_150_156_163 - (u_28_150_156_163 - magic_28_150_156_163))
+															y_29_150_156_163 := (d_29_150_156_163 * d_29_150_156_163)
+															y2_29_150_156_163 := (y_29_150_156_163 * y_29_150_156_163)
+															y4_29_150_156_163 := (y2_29_150_156_163 * y2_29_150_156_163)
+															p0_29_150_156_163 := ((float64(sp1) + (float64(sp3) * y_29_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_29_150_156_163)) * y2_29_150_156_163))
+															p1_29_150_156_163 := (((float64(sp9) + (float64(sp11) * y_29_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_29_150_156_163)) * y2_29_150_156_163)) * y4_29_150_156_163)
+															p2_29_150_156_163 := (((float64(sp17) + (float64(sp19) * y_29_150_156_163)) + (float64(sp21) * y2_29_150_156_163)) * (y4_29_150_156_163 * y4_29_150_156_163))
+															r0_0_29_150_156_163 = (d_29_150_156_163 * ((p0_29_150_156_163 + p1_29_150_156_163) + p2_29_150_156_163))
 														}
-														var r0_0_30_146_152_159 float64
+														var r0_0_30_150_156_163 float64
 														{
-															c_30_146_152_159, t_30_146_152_159 := r0_0_29_146_152_159, u_28_146_152_159
-															r0_0_30_146_152_159 = math.Float64frombits((math.Float64bits(c_30_146_152_159) ^ (math.Float64bits(t_30_146_152_159) << 63)))
+															c_30_150_156_163, t_30_150_156_163 := r0_0_29_150_156_163, u_28_150_156_163
+															r0_0_30_150_156_163 = math.Float64frombits((math.Float64bits(c_30_150_156_163) ^ (math.Float64bits(t_30_150_156_163) << 63)))
 														}
-														sn_28_146_152_159 := r0_0_30_146_152_159
-														var r0_0_31_146_152_159 float64
+														sn_28_150_156_163 := r0_0_30_150_156_163
+														var r0_0_31_150_156_163 float64
 														{
-															d_31_146_152_159 := d_28_146_152_159
-															y_31_146_152_159 := (d_31_146_152_159 * d_31_146_152_159)
-															y2_31_146_152_159 := (y_31_146_152_159 * y_31_146_152_159)
-															y4_31_146_152_159 := (y2_31_146_152_159 * y2_31_146_152_159)
-															p0_31_146_152_159 := ((float64(sp1) + (float64(sp3) * y_31_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_31_146_152_159)) * y2_31_146_152_159))
-															p1_31_146_152_159 := (((float64(sp9) + (float64(sp11) * y_31_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_31_146_152_159)) * y2_31_146_152_159)) * y4_31_146_152_159)
-															p2_31_146_152_159 := (((float64(sp17) + (float64(sp19) * y_31_146_152_159)) + (float64(sp21) * y2_31_146_152_159)) * (y4_31_146_152_159 * y4_31_146_152_159))
-															r0_0_31_146_152_159 = (d_31_146_152_159 * ((p0_31_146_152_159 + p1_31_146_152_159) + p2_31_146_152_159))
+															d_31_150_156_163 := d_28_150_156_163
+															y_31_150_156_163 := (d_31_150_156_163 * d_31_150_156_163)
+															y2_31_150_156_163 := (y_31_150_156_163 * y_31_150_156_163)
+															y4_31_150_156_163 := (y2_31_150_156_163 * y2_31_150_156_163)
+															p0_31_150_156_163 := ((float64(sp1) + (float64(sp3) * y_31_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_31_150_156_163)) * y2_31_150_156_163))
+															p1_31_150_156_163 := (((float64(sp9) + (float64(sp11) * y_31_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_31_150_156_163)) * y2_31_150_156_163)) * y4_31_150_156_163)
+															p2_31_150_156_163 := (((float64(sp17) + (float64(sp19) * y_31_150_156_163)) + (float64(sp21) * y2_31_150_156_163)) * (y4_31_150_156_163 * y4_31_150_156_163))
+															r0_0_31_150_156_163 = (d_31_150_156_163 * ((p0_31_150_156_163 + p1_31_150_156_163) + p2_31_150_156_163))
 														}
-														r0_0_28_146_152_159 = merge(nv_28_146_152_159, (sn_28_146_152_159 / r0_0_31_146_152_159), (d_28_146_152_159 == float64(0)))
+														r0_0_28_150_156_163 = merge(nv_28_150_156_163, (sn_28_150_156_163 / r0_0_31_150_156_163), (d_28_150_156_163 == float64(0)))
 													}
-													s_24_146_152_159 = r0_0_28_146_152_159
+													s_24_150_156_163 = r0_0_28_150_156_163
 												}
-												r0_0_24_146_152_159 = s_24_146_152_159
+												r0_0_24_150_156_163 = s_24_150_156_163
 											}
-											sa_146_152_159 := r0_0_24_146_152_159
-											var r0_0_32_146_152_159 float64
+											sa_150_156_163 := r0_0_24_150_156_163
+											var r0_0_32_150_156_163 float64
 											{
-												r_32_146_152_159, i_32_146_152_159, x_32_146_152_159 := r_146_152_159, 1, kk_146_152_159
-												s_32_146_152_159 := float64(1)
-												if r_32_146_152_159.nmode[i_32_146_152_159] == nChebyshev {
-													var r0_0_33_146_152_159 float64
+												r_32_150_156_163, i_32_150_156_163, x_32_150_156_163 := r_150_156_163, 1, kk_150_156_163
+												s_32_150_156_163 := float64(1)
+												if r_32_150_156_163.nmode[i_32_150_156_163] == nChebyshev {
+													var r0_0_33_150_156_163 float64
 													{
-														x_33_146_152_159, n_33_146_152_159 := x_32_146_152_159, r_32_146_152_159.nn[i_32_146_152_159]
-														magic_33_146_152_159 := float64(roundMagic)
-														t_33_146_152_159 := (x_33_146_152_159 + magic_33_146_152_159)
-														var r0_0_34_146_152_159 float64
+														x_33_150_156_163, n_33_150_156_163 := x_32_150_156_163, r_32_150_156_163.nn[i_32_150_156_163]
+														magic_33_150_156_163 := float64(roundMagic)
+														t_33_150_156_163 := (x_33_150_156_163 + magic_33_150_156_163)
+														var r0_0_34_150_156_163 float64
 														{
-															d_34_146_152_159 := (x_33_146_152_159 - (t_33_146_152_159 - magic_33_146_152_159))
-															y_34_146_152_159 := (d_34_146_152_159 * d_34_146_152_159)
-															y2_34_146_152_159 := (y_34_146_152_159 * y_34_146_152_159)
-															y4_34_146_152_159 := (y2_34_146_152_159 * y2_34_146_152_159)
-															p0_34_146_152_159 := ((float64(cp0) + (float64(cp2) * y_34_146_152_159)) + ((float64(cp4) + (float64(cp6) * y_34_146_152_159)) * y2_34_146_152_159))
-															p1_34_146_152_159 := (((float64(cp8) + (float64(cp10) * y_34_146_152_159)) + ((float64(cp12) + (float64(cp14) * y_34_146_152_159)) * y2_34_146_152_159)) * y4_34_146_152_159)
-															p2_34_146_152_159 := (float64(cp16) * (y4_34_146_152_159 * y4_34_146_152_159))
-															r0_0_34_146_152_159 = ((p0_34_146_152_159 + p1_34_146_152_159) + p2_34_146_152_159)
+															d_34_150_156_163 := (x_33_150_156_163 - (t_33_150_156_163 - magic_33_150_156_163))
+															y_34_150_156_163 := (d_34_150_156_163 * d_34_150_156_163)
+															y2_34_150_156_163 := (y_34_150_156_163 * y_34_150_156_163)
+															y4_34_150_156_163 := (y2_34_150_156_163 * y2_34_150_156_163)
+															p0_34_150_156_163 := ((float64(cp0) + (float64(cp2) * y_34_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_34_150_156_163)) * y2_34_150_156_163))
+															p1_34_150_156_163 := (((float64(cp8) + (float64(cp10) * y_34_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_34_150_156_163)) * y2_34_150_156_163)) * y4_34_150_156_163)
+															p2_34_150_156_163 := (float64(cp16) * (y4_34_150_156_163 * y4_34_150_156_163))
+															r0_0_34_150_156_163 = ((p0_34_150_156_163 + p1_34_150_156_163) + p2_34_150_156_163)
 														}
-														var r0_0_35_146_152_159 float64
+														var r0_0_35_150_156_163 float64
 														{
-															c_35_146_152_159, t_35_146_152_159 := r0_0_34_146_152_159, t_33_146_152_159
-															r0_0_35_146_152_159 = math.Float64frombits((math.Float64bits(c_35_146_152_159) ^ (math.Float64bits(t_35_146_152_159) << 63)))
+															c_35_150_156_163, t_35_150_156_163 := r0_0_34_150_156_163, t_33_150_156_163
+															r0_0_35_150_156_163 = math.Float64frombits((math.Float64bits(c_35_150_156_163) ^ (math.Float64bits(t_35_150_156_163) << 63)))
 														}
-														c2_33_146_152_159 := (float64(2) * r0_0_35_146_152_159)
-														u0_33_146_152_159, u1_33_146_152_159 := float64(1), c2_33_146_152_159
-														j_33_146_152_159 := 2
-														for ; j_33_146_152_159+1 < n_33_146_152_159; j_33_146_152_159 += 2 {
-															u0_33_146_152_159 = ((c2_33_146_152_159 * u1_33_146_152_159) - u0_33_146_152_159)
-															u1_33_146_152_159 = ((c2_33_146_152_159 * u0_33_146_152_159) - u1_33_146_152_159)
+														c2_33_150_156_163 := (float64(2) * r0_0_35_150_156_163)
+														u0_33_150_156_163, u1_33_150_156_163 := float64(1), c2_33_150_156_163
+														j_33_150_156_163 := 2
+														for ; j_33_150_156_163+1 < n_33_150_156_163; j_33_150_156_163 += 2 {
+															u0_33_150_156_163 = ((c2_33_150_156_163 * u1_33_150_156_163) - u0_33_150_156_163)
+															u1_33_150_156_163 = ((c2_33_150_156_163 * u0_33_150_156_163) - u1_33_150_156_163)
 														}
-														if j_33_146_152_159 < n_33_146_152_159 {
-															u1_33_146_152_159 = ((c2_33_146_152_159 * u1_33_146_152_159) - u0_33_146_152_159)
+														if j_33_150_156_163 < n_33_150_156_163 {
+															u1_33_150_156_163 = ((c2_33_150_156_163 * u1_33_150_156_163) - u0_33_150_156_163)
 														}
-														r0_0_33_146_152_159 = u1_33_146_152_159
+														r0_0_33_150_156_163 = u1_33_150_156_163
 													}
-													s_32_146_152_159 = r0_0_33_146_152_159
-												} else if r_32_146_152_159.nmode[i_32_146_152_159] == nRatio {
-													var r0_0_36_146_152_159 float64
+													s_32_150_156_163 = r0_0_33_150_156_163
+												} else if r_32_150_156_163.nmode[i_32_150_156_163] == nRatio {
+													var r0_0_36_150_156_163 float64
 													{
-														x_36_146_152_159, nv_36_146_152_159 := x_32_146_152_159, (&r_32_146_152_159.nv[i_32_146_152_159])[0]
-														magic_36_146_152_159 := float64(roundMagic)
-														t_36_146_152_159 := (x_36_146_152_159 + magic_36_146_152_159)
-														d_36_146_152_159 := (x_36_146_152_159 - (t_36_146_152_159 - magic_36_146_152_159))
-														y_36_146_152_159 := (nv_36_146_152_159 * d_36_146_152_159)
-														u_36_146_152_159 := (y_36_146_152_159 + magic_36_146_152_159)
-														var r0_0_37_146_152_159 float64
+														x_36_150_156_163, nv_36_150_156_163 := x_32_150_156_163, (&r_32_150_156_163.nv[i_32_150_156_163])[0]
+														magic_36_150_156_163 := float64(roundMagic)
+														t_36_150_156_163 := (x_36_150_156_163 + magic_36_150_156_163)
+														d_36_150_156_163 := (x_36_150_156_163 - (t_36_150_156_163 - magic_36_150_156_163))
+														y_36_150_156_163 := (nv_36_150_156_163 * d_36_150_156_163)
+														u_36_150_156_163 := (y_36_150_156_163 + magic_36_150_156_163)
+														var r0_0_37_150_156_163 float64
 														{
-															d_37_146_152_159 := (y_36_146_152_159 - (u_36_146_152_159 - magic_36_146_152_159))
-															y_37_146_152_159 := (d_37_146_152_159 * d_37_146_152_159)
-															y2_37_146_152_159 := (y_37_146_152_159 * y_37_146_152_159)
-															y4_37_146_152_159 := (y2_37_146_152_159 * y2_37_146_152_159)
-															p0_37_146_152_159 := ((float64(sp1) + (float64(sp3) * y_37_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_37_146_152_159)) * y2_37_146_152_159))
-															p1_37_146_152_159 := (((float64(sp9) + (float64(sp11) * y_37_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_37_146_152_159)) * y2_37_146_152_159)) * y4_37_146_152_159)
-															p2_37_146_152_159 := (((float64(sp17) + (float64(sp19) * y_37_146_152_159)) + (float64(sp21) * y2_37_146_152_159)) * (y4_37_146_152_159 * y4_37_146_152_159))
-															r0_0_37_146_152_159 = (d_37_146_152_159 * ((p0_37_146_152_159 + p1_37_146_152_159) + p2_37_146_152_159))
+															d_37_150_156_163 := (y_36_150_156_163 - (u_36_150_156_163 - magic_36_150_156_163))
+															y_37_150_156_163 := (d_37_150_156_163 * d_37_150_156_163)
+															y2_37_150_156_163 := (y_37_150_156_163 * y_37_150_156_163)
+															y4_37_150_156_163 := (y2_37_150_156_163 * y2_37_150_156_163)
+															p0_37_150_156_163 := ((float64(sp1) + (float64(sp3) * y_37_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_37_150_156_163)) * y2_37_150_156_163))
+															p1_37_150_156_163 := (((float64(sp9) + (float64(sp11) * y_37_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_37_150_156_163)) * y2_37_150_156_163)) * y4_37_150_156_163)
+															p2_37_150_156_163 := (((float64(sp17) + (float64(sp19) * y_37_150_156_163)) + (float64(sp21) * y2_37_150_156_163)) * (y4_37_150_156_163 * y4_37_150_156_163))
+															r0_0_37_150_156_163 = (d_37_150_156_163 * ((p0_37_150_156_163 + p1_37_150_156_163) + p2_37_150_156_163))
 														}
-														var r0_0_38_146_152_159 float64
+														var r0_0_38_150_156_163 float64
 														{
-															c_38_146_152_159, t_38_146_152_159 := r0_0_37_146_152_159, u_36_146_152_159
-															r0_0_38_146_152_159 = math.Float64frombits((math.Float64bits(c_38_146_152_159) ^ (math.Float64bits(t_38_146_152_159) << 63)))
+															c_38_150_156_163, t_38_150_156_163 := r0_0_37_150_156_163, u_36_150_156_163
+															r0_0_38_150_156_163 = math.Float64frombits((math.Float64bits(c_38_150_156_163) ^ (math.Float64bits(t_38_150_156_163) << 63)))
 														}
-														sn_36_146_152_159 := r0_0_38_146_152_159
-														var r0_0_39_146_152_159 float64
+														sn_36_150_156_163 := r0_0_38_150_156_163
+														var r0_0_39_150_156_163 float64
 														{
-															d_39_146_152_159 := d_36_146_152_159
-															y_39_146_152_159 := (d_39_146_152_159 * d_39_146_152_159)
-															y2_39_146_152_159 := (y_39_146_152_159 * y_39_146_152_159)
-															y4_39_146_152_159 := (y2_39_146_152_159 * y2_39_146_152_159)
-															p0_39_146_152_159 := ((float64(sp1) + (float64(sp3) * y_39_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_39_146_152_159)) * y2_39_146_152_159))
-															p1_39_146_152_159 := (((float64(sp9) + (float64(sp11) * y_39_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_39_146_152_159)) * y2_39_146_152_159)) * y4_39_146_152_159)
-															p2_39_146_152_159 := (((float64(sp17) + (float64(sp19) * y_39_146_152_159)) + (float64(sp21) * y2_39_146_152_159)) * (y4_39_146_152_159 * y4_39_146_152_159))
-															r0_0_39_146_152_159 = (d_39_146_152_159 * ((p0_39_146_152_159 + p1_39_146_152_159) + p2_39_146_152_159))
+															d_39_150_156_163 := d_36_150_156_163
+															y_39_150_156_163 := (d_39_150_156_163 * d_39_150_156_163)
+															y2_39_150_156_163 := (y_39_150_156_163 * y_39_150_156_163)
+															y4_39_150_156_163 := (y2_39_150_156_163 * y2_39_150_156_163)
+															p0_39_150_156_163 := ((float64(sp1) + (float64(sp3) * y_39_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_39_150_156_163)) * y2_39_150_156_163))
+															p1_39_150_156_163 := (((float64(sp9) + (float64(sp11) * y_39_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_39_150_156_163)) * y2_39_150_156_163)) * y4_39_150_156_163)
+															p2_39_150_156_163 := (((float64(sp17) + (float64(sp19) * y_39_150_156_163)) + (float64(sp21) * y2_39_150_156_163)) * (y4_39_150_156_163 * y4_39_150_156_163))
+															r0_0_39_150_156_163 = (d_39_150_156_163 * ((p0_39_150_156_163 + p1_39_150_156_163) + p2_39_150_156_163))
 														}
-														r0_0_36_146_152_159 = merge(nv_36_146_152_159, (sn_36_146_152_159 / r0_0_39_146_152_159), (d_36_146_152_159 == float64(0)))
+														r0_0_36_150_156_163 = merge(nv_36_150_156_163, (sn_36_150_156_163 / r0_0_39_150_156_163), (d_36_150_156_163 == float64(0)))
 													}
-													s_32_146_152_159 = r0_0_36_146_152_159
+													s_32_150_156_163 = r0_0_36_150_156_163
 												}
-												r0_0_32_146_152_159 = s_32_146_152_159
+												r0_0_32_150_156_163 = s_32_150_156_163
 											}
-											sb_146_152_159 := r0_0_32_146_152_159
-											var r0_0_40_146_152_159 float64
+											sb_150_156_163 := r0_0_32_150_156_163
+											var r0_0_40_150_156_163 float64
 											{
-												r_40_146_152_159, i_40_146_152_159, x_40_146_152_159 := r_146_152_159, 2, l_146_152_159
-												s_40_146_152_159 := float64(1)
-												if r_40_146_152_159.nmode[i_40_146_152_159] == nChebyshev {
-													var r0_0_41_146_152_159 float64
+												r_40_150_156_163, i_40_150_156_163, x_40_150_156_163 := r_150_156_163, 2, l_150_156_163
+												s_40_150_156_163 := float64(1)
+												if r_40_150_156_163.nmode[i_40_150_156_163] == nChebyshev {
+													var r0_0_41_150_156_163 float64
 													{
-														x_41_146_152_159, n_41_146_152_159 := x_40_146_152_159, r_40_146_152_159.nn[i_40_146_152_159]
-														magic_41_146_152_159 := float64(roundMagic)
-														t_41_146_152_159 := (x_41_146_152_159 + magic_41_146_152_159)
-														var r0_0_42_146_152_159 float64
+														x_41_150_156_163, n_41_150_156_163 := x_40_150_156_163, r_40_150_156_163.nn[i_40_150_156_163]
+														magic_41_150_156_163 := float64(roundMagic)
+														t_41_150_156_163 := (x_41_150_156_163 + magic_41_150_156_163)
+														var r0_0_42_150_156_163 float64
 														{
-															d_42_146_152_159 := (x_41_146_152_159 - (t_41_146_152_159 - magic_41_146_152_159))
-															y_42_146_152_159 := (d_42_146_152_159 * d_42_146_152_159)
-															y2_42_146_152_159 := (y_42_146_152_159 * y_42_146_152_159)
-															y4_42_146_152_159 := (y2_42_146_152_159 * y2_42_146_152_159)
-															p0_42_146_152_159 := ((float64(cp0) + (float64(cp2) * y_42_146_152_159)) + ((float64(cp4) + (float64(cp6) * y_42_146_152_159)) * y2_42_146_152_159))
-															p1_42_146_152_159 := (((float64(cp8) + (float64(cp10) * y_42_146_152_159)) + ((float64(cp12) + (float64(cp14) * y_42_146_152_159)) * y2_42_146_152_159)) * y4_42_146_152_159)
-															p2_42_146_152_159 := (float64(cp16) * (y4_42_146_152_159 * y4_42_146_152_159))
-															r0_0_42_146_152_159 = ((p0_42_146_152_159 + p1_42_146_152_159) + p2_42_146_152_159)
+															d_42_150_156_163 := (x_41_150_156_163 - (t_41_150_156_163 - magic_41_150_156_163))
+															y_42_150_156_163 := (d_42_150_156_163 * d_42_150_156_163)
+															y2_42_150_156_163 := (y_42_150_156_163 * y_42_150_156_163)
+															y4_42_150_156_163 := (y2_42_150_156_163 * y2_42_150_156_163)
+															p0_42_150_156_163 := ((float64(cp0) + (float64(cp2) * y_42_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_42_150_156_163)) * y2_42_150_156_163))
+															p1_42_150_156_163 := (((float64(cp8) + (float64(cp10) * y_42_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_42_150_156_163)) * y2_42_150_156_163)) * y4_42_150_156_163)
+															p2_42_150_156_163 := (float64(cp16) * (y4_42_150_156_163 * y4_42_150_156_163))
+															r0_0_42_150_156_163 = ((p0_42_150_156_163 + p1_42_150_156_163) + p2_42_150_156_163)
 														}
-														var r0_0_43_146_152_159 float64
+														var r0_0_43_150_156_163 float64
 														{
-															c_43_146_152_159, t_43_146_152_159 := r0_0_42_146_152_159, t_41_146_152_159
-															r0_0_43_146_152_159 = math.Float64frombits((math.Float64bits(c_43_146_152_159) ^ (math.Float64bits(t_43_146_152_159) << 63)))
+															c_43_150_156_163, t_43_150_156_163 := r0_0_42_150_156_163, t_41_150_156_163
+															r0_0_43_150_156_163 = math.Float64frombits((math.Float64bits(c_43_150_156_163) ^ (math.Float64bits(t_43_150_156_163) << 63)))
 														}
-														c2_41_146_152_159 := (float64(2) * r0_0_43_146_152_159)
-														u0_41_146_152_159, u1_41_146_152_159 := float64(1), c2_41_146_152_159
-														j_41_146_152_159 := 2
-														for ; j_41_146_152_159+1 < n_41_146_152_159; j_41_146_152_159 += 2 {
-															u0_41_146_152_159 = ((c2_41_146_152_159 * u1_41_146_152_159) - u0_41_146_152_159)
-															u1_41_146_152_159 = ((c2_41_146_152_159 * u0_41_146_152_159) - u1_41_146_152_159)
+														c2_41_150_156_163 := (float64(2) * r0_0_43_150_156_163)
+														u0_41_150_156_163, u1_41_150_156_163 := float64(1), c2_41_150_156_163
+														j_41_150_156_163 := 2
+														for ; j_41_150_156_163+1 < n_41_150_156_163; j_41_150_156_163 += 2 {
+															u0_41_150_156_163 = ((c2_41_150_156_163 * u1_41_150_156_163) - u0_41_150_156_163)
+															u1_41_150_156_163 = ((c2_41_150_156_163 * u0_41_150_156_163) - u1_41_150_156_163)
 														}
-														if j_41_146_152_159 < n_41_146_152_159 {
-															u1_41_146_152_159 = ((c2_41_146_152_159 * u1_41_146_152_159) - u0_41_146_152_159)
+														if j_41_150_156_163 < n_41_150_156_163 {
+															u1_41_150_156_163 = ((c2_41_150_156_163 * u1_41_150_156_163) - u0_41_150_156_163)
 														}
-														r0_0_41_146_152_159 = u1_41_146_152_159
+														r0_0_41_150_156_163 = u1_41_150_156_163
 													}
-													s_40_146_152_159 = r0_0_41_146_152_159
-												} else if r_40_146_152_159.nmode[i_40_146_152_159] == nRatio {
-													var r0_0_44_146_152_159 float64
+													s_40_150_156_163 = r0_0_41_150_156_163
+												} else if r_40_150_156_163.nmode[i_40_150_156_163] == nRatio {
+													var r0_0_44_150_156_163 float64
 													{
-														x_44_146_152_159, nv_44_146_152_159 := x_40_146_152_159, (&r_40_146_152_159.nv[i_40_146_152_159])[0]
-														magic_44_146_152_159 := float64(roundMagic)
-														t_44_146_152_159 := (x_44_146_152_159 + magic_44_146_152_159)
-														d_44_146_152_159 := (x_44_146_152_159 - (t_44_146_152_159 - magic_44_146_152_159))
-														y_44_146_152_159 := (nv_44_146_152_159 * d_44_146_152_159)
-														u_44_146_152_159 := (y_44_146_152_159 + magic_44_146_152_159)
-														var r0_0_45_146_152_159 float64
+														x_44_150_156_163, nv_44_150_156_163 := x_40_150_156_163, (&r_40_150_156_163.nv[i_40_150_156_163])[0]
+														magic_44_150_156_163 := float64(roundMagic)
+														t_44_150_156_163 := (x_44_150_156_163 + magic_44_150_156_163)
+														d_44_150_156_163 := (x_44_150_156_163 - (t_44_150_156_163 - magic_44_150_156_163))
+														y_44_150_156_163 := (nv_44_150_156_163 * d_44_150_156_163)
+														u_44_150_156_163 := (y_44_150_156_163 + magic_44_150_156_163)
+														var r0_0_45_150_156_163 float64
 														{
-															d_45_146_152_159 := (y_44_146_152_159 - (u_44_146_152_159 - magic_44_146_152_159))
-															y_45_146_152_159 := (d_45_146_152_159 * d_45_146_152_159)
-															y2_45_146_152_159 := (y_45_146_152_159 * y_45_146_152_159)
-															y4_45_146_152_159 := (y2_45_146_152_159 * y2_45_146_152_159)
-															p0_45_146_152_159 := ((float64(sp1) + (float64(sp3) * y_45_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_45_146_152_159)) * y2_45_146_152_159))
-															p1_45_146_152_159 := (((float64(sp9) + (float64(sp11) * y_45_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_45_146_152_159)) * y2_45_146_152_159)) * y4_45_146_152_159)
-															p2_45_146_152_159 := (((float64(sp17) + (float64(sp19) * y_45_146_152_159)) + (float64(sp21) * y2_45_146_152_159)) * (y4_45_146_152_159 * y4_45_146_152_159))
-															r0_0_45_146_152_159 = (d_45_146_152_159 * ((p0_45_146_152_159 + p1_45_146_152_159) + p2_45_146_152_159))
+															d_45_150_156_163 := (y_44_150_156_163 - (u_44_150_156_163 - magic_44_150_156_163))
+															y_45_150_156_163 := (d_45_150_156_163 * d_45_150_156_163)
+															y2_45_150_156_163 := (y_45_150_156_163 * y_45_150_156_163)
+															y4_45_150_156_163 := (y2_45_150_156_163 * y2_45_150_156_163)
+															p0_45_150_156_163 := ((float64(sp1) + (float64(sp3) * y_45_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_45_150_156_163)) * y2_45_150_156_163))
+															p1_45_150_156_163 := (((float64(sp9) + (float64(sp11) * y_45_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_45_150_156_163)) * y2_45_150_156_163)) * y4_45_150_156_163)
+															p2_45_150_156_163 := (((float64(sp17) + (float64(sp19) * y_45_150_156_163)) + (float64(sp21) * y2_45_150_156_163)) * (y4_45_150_156_163 * y4_45_150_156_163))
+															r0_0_45_150_156_163 = (d_45_150_156_163 * ((p0_45_150_156_163 + p1_45_150_156_163) + p2_45_150_156_163))
 														}
-														var r0_0_46_146_152_159 float64
+														var r0_0_46_150_156_163 float64
 														{
-															c_46_146_152_159, t_46_146_152_159 := r0_0_45_146_152_159, u_44_146_152_159
-															r0_0_46_146_152_159 = math.Float64frombits((math.Float64bits(c_46_146_152_159) ^ (math.Float64bits(t_46_146_152_159) << 63)))
+															c_46_150_156_163, t_46_150_156_163 := r0_0_45_150_156_163, u_44_150_156_163
+															r0_0_46_150_156_163 = math.Float64frombits((math.Float64bits(c_46_150_156_163) ^ (math.Float64bits(t_46_150_156_163) << 63)))
 														}
-														sn_44_146_152_159 := r0_0_46_146_152_159
-														var r0_0_47_146_152_159 float64
+														sn_44_150_156_163 := r0_0_46_150_156_163
+														var r0_0_47_150_156_163 float64
 														{
-															d_47_146_152_159 := d_44_146_152_159
-															y_47_146_152_159 := (d_47_146_152_159 * d_47_146_152_159)
-															y2_47_146_152_159 := (y_47_146_152_159 * y_47_146_152_159)
-															y4_47_146_152_159 := (y2_47_146_152_159 * y2_47_146_152_159)
-															p0_47_146_152_159 := ((float64(sp1) + (float64(sp3) * y_47_146_152_159)) + ((float64(sp5) + (float64(sp7) * y_47_146_152_159)) * y2_47_146_152_159))
-															p1_47_146_152_159 := (((float64(sp9) + (float64(sp11) * y_47_146_152_159)) + ((float64(sp13) + (float64(sp15) * y_47_146_152_159)) * y2_47_146_152_159)) * y4_47_146_152_159)
-															p2_47_146_152_159 := (((float64(sp17) + (float64(sp19) * y_47_146_152_159)) + (float64(sp21) * y2_47_146_152_159)) * (y4_47_146_152_159 * y4_47_146_152_159))
-															r0_0_47_146_152_159 = (d_47_146_152_159 * ((p0_47_146_152_159 + p1_47_146_152_159) + p2_47_146_152_159))
+															d_47_150_156_163 := d_44_150_156_163
+															y_47_150_156_163 := (d_47_150_156_163 * d_47_150_156_163)
+															y2_47_150_156_163 := (y_47_150_156_163 * y_47_150_156_163)
+															y4_47_150_156_163 := (y2_47_150_156_163 * y2_47_150_156_163)
+															p0_47_150_156_163 := ((float64(sp1) + (float64(sp3) * y_47_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_47_150_156_163)) * y2_47_150_156_163))
+															p1_47_150_156_163 := (((float64(sp9) + (float64(sp11) * y_47_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_47_150_156_163)) * y2_47_150_156_163)) * y4_47_150_156_163)
+															p2_47_150_156_163 := (((float64(sp17) + (float64(sp19) * y_47_150_156_163)) + (float64(sp21) * y2_47_150_156_163)) * (y4_47_150_156_163 * y4_47_150_156_163))
+															r0_0_47_150_156_163 = (d_47_150_156_163 * ((p0_47_150_156_163 + p1_47_150_156_163) + p2_47_150_156_163))
 														}
-														r0_0_44_146_152_159 = merge(nv_44_146_152_159, (sn_44_146_152_159 / r0_0_47_146_152_159), (d_44_146_152_159 == float64(0)))
+														r0_0_44_150_156_163 = merge(nv_44_150_156_163, (sn_44_150_156_163 / r0_0_47_150_156_163), (d_44_150_156_163 == float64(0)))
 													}
-													s_40_146_152_159 = r0_0_44_146_152_159
+													s_40_150_156_163 = r0_0_44_150_156_163
 												}
-												r0_0_40_146_152_159 = s_40_146_152_159
+												r0_0_40_150_156_163 = s_40_150_156_163
 											}
-											sc_146_152_159 := r0_0_40_146_152_159
-											r0_0_146_152_159 = ((sa_146_152_159 * sb_146_152_159) * sc_146_152_159)
+											sc_150_156_163 := r0_0_40_150_156_163
+											r0_0_150_156_163 = ((sa_150_156_163 * sb_150_156_163) * sc_150_156_163)
 										}
-										fl_152_159 := r0_0_146_152_159
-										fc_152_159 := (&r_152_159.defaultF)[0]
-										if c_152_159.HasHKL {
-											var r0_0_147_152_159 float64
+										fl_156_163 := r0_0_150_156_163
+										fc_156_163 := (&r_156_163.defaultF)[0]
+										if c_156_163.HasHKL {
+											var r0_0_151_156_163 float64
 											{
-												r_147_152_159, bits_147_152_159, ia_147_152_159, fa_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159 := r_152_159, k_152_159.fhklBits, ia_152_159, fa_152_159, h_152_159, kk_152_159, l_152_159
-												var r0_0_7_147_152_159 bool
+												r_151_156_163, bits_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163
+												var r0_0_7_151_156_163 bool
 												{
-													r_7_147_152_159, ia_7_147_152_159, h_7_147_152_159, kk_7_147_152_159, l_7_147_152_159 := r_147_152_159, ia_147_152_159, h_147_152_159, kk_147_152_159, l_147_152_159
-													half_7_147_152_159 := float64(0.5)
-													hc_7_147_152_159, kc_7_147_152_159, lc_7_147_152_159 := math.Ceil((h_7_147_152_159 - half_7_147_152_159)), math.Ceil((kk_7_147_152_159 - half_7_147_152_159)), math.Ceil((l_7_147_152_159 - half_7_147_152_159))
-													hmin_7_147_152_159, kmin_7_147_152_159, lmin_7_147_152_159 := (&r_7_147_152_159.hmin)[0], (&r_7_147_152_159.kmin)[0], (&r_7_147_152_159.lmin)[0]
-													in_7_147_152_159 := ((((((hc_7_147_152_159 >= hmin_7_147_152_159) && (hc_7_147_152_159 <= (&r_7_147_152_159.hmax)[0])) && (kc_7_147_152_159 >= kmin_7_147_152_159)) && (kc_7_147_152_159 <= (&r_7_147_152_159.kmax)[0])) && (lc_7_147_152_159 >= lmin_7_147_152_159)) && (lc_7_147_152_159 <= (&r_7_147_152_159.lmax)[0]))
-													idx_7_147_152_159 := ((((hc_7_147_152_159 - hmin_7_147_152_159) * (&r_7_147_152_159.hstride)[0]) + ((kc_7_147_152_159 - kmin_7_147_152_159) * (&r_7_147_152_159.kstride)[0])) + (lc_7_147_152_159 - lmin_7_147_152_159))
-													storeInt32(merge(idx_7_147_152_159, float64(0), in_7_147_152_159), ia_7_147_152_159)
-													r0_0_7_147_152_159 = in_7_147_152_159
+													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
+													half_7_151_156_163 := float64(0.5)
+													hc_7_151_156_163, kc_7_151_156_163, lc_7_151_156_163 := math.Ceil((h_7_151_156_163 - half_7_151_156_163)), math.Ceil((kk_7_151_156_163 - half_7_151_156_163)), math.Ceil((l_7_151_156_163 - half_7_151_156_163))
+													hmin_7_151_156_163, kmin_7_151_156_163, lmin_7_151_156_163 := (&r_7_151_156_163.hmin)[0], (&r_7_151_156_163.kmin)[0], (&r_7_151_156_163.lmin)[0]
+													in_7_151_156_163 := ((((((hc_7_151_156_163 >= hmin_7_151_156_163) && (hc_7_151_156_163 <= (&r_7_151_156_163.hmax)[0])) && (kc_7_151_156_163 >= kmin_7_151_156_163)) && (kc_7_151_156_163 <= (&r_7_151_156_163.kmax)[0])) && (lc_7_151_156_163 >= lmin_7_151_156_163)) && (lc_7_151_156_163 <= (&r_7_151_156_163.lmax)[0]))
+													idx_7_151_156_163 := ((((hc_7_151_156_163 - hmin_7_151_156_163) * (&r_7_151_156_163.hstride)[0]) + ((kc_7_151_156_163 - kmin_7_151_156_163) * (&r_7_151_156_163.kstride)[0])) + (lc_7_151_156_163 - lmin_7_151_156_163))
+													storeInt32(merge(idx_7_151_156_163, float64(0), in_7_151_156_163), ia_7_151_156_163)
+													r0_0_7_151_156_163 = in_7_151_156_163
 												}
-												in_147_152_159 := r0_0_7_147_152_159
-												for i_147_152_159, j_147_152_159 := range ia_147_152_159 {
-													fa_147_152_159[i_147_152_159] = bits_147_152_159[j_147_152_159]
+												in_151_156_163 := r0_0_7_151_156_163
+												for i_151_156_163, j_151_156_163 := range ia_151_156_163 {
+													fa_151_156_163[i_151_156_163] = bits_151_156_163[j_151_156_163]
 												}
-												r0_0_147_152_159 = merge(math.Float64frombits(fa_147_152_159[0]), (&r_147_152_159.defaultF)[0], in_147_152_159)
+												r0_0_151_156_163 = merge(math.Float64frombits(fa_151_156_163[0]), (&r_151_156_163.defaultF)[0], in_151_156_163)
 											}
-											fc_152_159 = r0_0_147_152_159
+											fc_156_163 = r0_0_151_156_163
 										}
-										s_152_159 := (sum_152_159 + (((fc_152_159 * fc_152_159) * fl_152_159) * fl_152_159))
-										if !c_152_159.Water {
-											s_152_159 = merge(sum_152_159, s_152_159, (fl_152_159 == zero_152_159))
+										s_156_163 := (sum_156_163 + (((fc_156_163 * fc_156_163) * fl_156_163) * fl_156_163))
+										if !c_156_163.Water {
+											s_156_163 = merge(sum_156_163, s_156_163, (fl_156_163 == zero_156_163))
 										}
-										sum_152_159 = s_152_159
+										sum_156_163 = s_156_163
 									}
 								}
-								r0_0_152_159, r1_0_152_159 = sum_152_159, polar_152_159
+								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
 							}
-							sum_159, polar_159 = r0_0_152_159, r1_0_152_159
-							r0_0_159, r1_0_159, r2_0_159 = sum_159, omega_159, polar_159
+							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
+							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
 						}
-						sum, omega, polar = r0_0_159, r1_0_159, r2_0_159
+						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
 					}
 				}
 			}
@@ -5396,658 +5609,658 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_160 float64
-			r1_0_160 float64
-			r2_0_160 float64
-			r3_0_160 float64
-			r4_0_160 float64
-			r5_0_160 float64
-			r6_0_160 float64
-			r7_0_160 float64
-			r8_0_160 float64
+			r0_0_164 float64
+			r1_0_164 float64
+			r2_0_164 float64
+			r3_0_164 float64
+			r4_0_164 float64
+			r5_0_164 float64
+			r6_0_164 float64
+			r7_0_164 float64
+			r8_0_164 float64
 		)
 		{
-			sr_160, t_160, ds_160, p0_160 := &r.src[si], t, ds, p0
-			il_160 := (&sr_160.il)[0]
-			x_160, y_160, z_160 := (t_160.d[0][p0_160] - (&sr_160.inc[0])[0]), (t_160.d[1][p0_160] - (&sr_160.inc[1])[0]), (t_160.d[2][p0_160] - (&sr_160.inc[2])[0])
-			ds_160[p0_160] = (((x_160 * x_160) + (y_160 * y_160)) + (z_160 * z_160))
-			r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160 = (x_160 * il_160), (y_160 * il_160), (z_160 * il_160), t_160.s[p0_160], t_160.def[p0_160], t_160.sig[p0_160], t_160.na[p0_160], t_160.nb[p0_160], t_160.nc[p0_160]
+			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
+			il_164 := (&sr_164.il)[0]
+			x_164, y_164, z_164 := (t_164.d[0][p0_164] - (&sr_164.inc[0])[0]), (t_164.d[1][p0_164] - (&sr_164.inc[1])[0]), (t_164.d[2][p0_164] - (&sr_164.inc[2])[0])
+			ds_164[p0_164] = (((x_164 * x_164) + (y_164 * y_164)) + (z_164 * z_164))
+			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = (x_164 * il_164), (y_164 * il_164), (z_164 * il_164), t_164.s[p0_164], t_164.def[p0_164], t_164.sig[p0_164], t_164.na[p0_164], t_164.nb[p0_164], t_164.nc[p0_164]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_160, r1_0_160, r2_0_160, r3_0_160, r4_0_160, r5_0_160, r6_0_160, r7_0_160, r8_0_160
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
 		for oi := range r.orient {
 			var (
-				r0_0_161 float64
-				r1_0_161 float64
-				r2_0_161 float64
+				r0_0_165 float64
+				r1_0_165 float64
+				r2_0_165 float64
 			)
 			{
-				o_161, qx_161, qy_161, qz_161 := &r.orient[oi], qx, qy, qz
-				h_161 := ((((&o_161[0])[0] * qx_161) + ((&o_161[1])[0] * qy_161)) + ((&o_161[2])[0] * qz_161))
-				kk_161 := ((((&o_161[3])[0] * qx_161) + ((&o_161[4])[0] * qy_161)) + ((&o_161[5])[0] * qz_161))
-				l_161 := ((((&o_161[6])[0] * qx_161) + ((&o_161[7])[0] * qy_161)) + ((&o_161[8])[0] * qz_161))
-				r0_0_161, r1_0_161, r2_0_161 = h_161, kk_161, l_161
+				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
+				h_165 := ((((&o_165[0])[0] * qx_165) + ((&o_165[1])[0] * qy_165)) + ((&o_165[2])[0] * qz_165))
+				kk_165 := ((((&o_165[3])[0] * qx_165) + ((&o_165[4])[0] * qy_165)) + ((&o_165[5])[0] * qz_165))
+				l_165 := ((((&o_165[6])[0] * qx_165) + ((&o_165[7])[0] * qy_165)) + ((&o_165[8])[0] * qz_165))
+				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
 			}
-			h, kk, l := r0_0_161, r1_0_161, r2_0_161
+			h, kk, l := r0_0_165, r1_0_165, r2_0_165
 			var (
-				r0_0_162 float64
-				r1_0_162 float64
-				r2_0_162 float64
-				r3_0_162 float64
-				r4_0_162 float64
-				r5_0_162 float64
-				r6_0_162 float64
-				r7_0_162 float64
-				r8_0_162 float64
+				r0_0_166 float64
+				r1_0_166 float64
+				r2_0_166 float64
+				r3_0_166 float64
+				r4_0_166 float64
+				r5_0_166 float64
+				r6_0_166 float64
+				r7_0_166 float64
+				r8_0_166 float64
 			)
 			{
-				r_162, h_162, kk_162, l_162, n_162 := r, h, kk, l, n
-				_ = n_162
+				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
+				_ = n_166
 				var (
-					r0_0_60_162 float64
-					r1_0_60_162 float64
-					r2_0_60_162 float64
+					r0_0_60_166 float64
+					r1_0_60_166 float64
+					r2_0_60_166 float64
 				)
 				{
-					r_60_162, i_60_162, x_60_162 := r_162, 0, h_162
-					s_60_162, dx_60_162, dn_60_162 := float64(1), float64(0), float64(0)
-					if r_60_162.nmode[i_60_162] == nChebyshev {
+					r_60_166, i_60_166, x_60_166 := r_166, 0, h_166
+					s_60_166, dx_60_166, dn_60_166 := float64(1), float64(0), float64(0)
+					if r_60_166.nmode[i_60_166] == nChebyshev {
 						var (
-							r0_0_61_162 float64
-							r1_0_61_162 float64
-							r2_0_61_162 float64
+							r0_0_61_166 float64
+							r1_0_61_166 float64
+							r2_0_61_166 float64
 						)
 						{
-							r_61_162, x_61_162, n_61_162, nf_61_162 := r_60_162, x_60_162, r_60_162.nn[i_60_162], &r_60_162.nv[i_60_162]
-							magic_61_162 := float64(roundMagic)
-							t_61_162 := (x_61_162 + magic_61_162)
-							d_61_162 := (x_61_162 - (t_61_162 - magic_61_162))
-							f_61_162 := (math.Float64bits(t_61_162) << 63)
-							var r0_0_62_162 float64
+							r_61_166, x_61_166, n_61_166, nf_61_166 := r_60_166, x_60_166, r_60_166.nn[i_60_166], &r_60_166.nv[i_60_166]
+							magic_61_166 := float64(roundMagic)
+							t_61_166 := (x_61_166 + magic_61_166)
+							d_61_166 := (x_61_166 - (t_61_166 - magic_61_166))
+							f_61_166 := (math.Float64bits(t_61_166) << 63)
+							var r0_0_62_166 float64
 							{
-								d_62_162 := d_61_162
-								y_62_162 := (d_62_162 * d_62_162)
-								y2_62_162 := (y_62_162 * y_62_162)
-								y4_62_162 := (y2_62_162 * y2_62_162)
-								p0_62_162 := ((float64(cp0) + (float64(cp2) * y_62_162)) + ((float64(cp4) + (float64(cp6) * y_62_162)) * y2_62_162))
-								p1_62_162 := (((float64(cp8) + (float64(cp10) * y_62_162)) + ((float64(cp12) + (float64(cp14) * y_62_162)) * y2_62_162)) * y4_62_162)
-								p2_62_162 := (float64(cp16) * (y4_62_162 * y4_62_162))
-								r0_0_62_162 = ((p0_62_162 + p1_62_162) + p2_62_162)
+								d_62_166 := d_61_166
+								y_62_166 := (d_62_166 * d_62_166)
+								y2_62_166 := (y_62_166 * y_62_166)
+								y4_62_166 := (y2_62_166 * y2_62_166)
+								p0_62_166 := ((float64(cp0) + (float64(cp2) * y_62_166)) + ((float64(cp4) + (float64(cp6) * y_62_166)) * y2_62_166))
+								p1_62_166 := (((float64(cp8) + (float64(cp10) * y_62_166)) + ((float64(cp12) + (float64(cp14) * y_62_166)) * y2_62_166)) * y4_62_166)
+								p2_62_166 := (float64(cp16) * (y4_62_166 * y4_62_166))
+								r0_0_62_166 = ((p0_62_166 + p1_62_166) + p2_62_166)
 							}
-							cr_61_162 := r0_0_62_162
-							sign_61_162, one_61_162, pi_61_162 := math.Float64bits((&r_61_162.negZero)[0]), float64(1), float64(piC)
-							rs_61_162 := (pi_61_162 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_61_162 - cr_61_162) * (one_61_162 + cr_61_162)))) | ((math.Float64bits(d_61_162) ^ f_61_162) & sign_61_162))))
-							c2_61_162 := (float64(2) * math.Float64frombits((math.Float64bits(cr_61_162) ^ f_61_162)))
-							u0_61_162, u1_61_162 := one_61_162, c2_61_162
-							j_61_162 := 2
-							for ; j_61_162+1 < n_61_162; j_61_162 += 2 {
-								u0_61_162 = ((c2_61_162 * u1_61_162) - u0_61_162)
-								u1_61_162 = ((c2_61_162 * u0_61_162) - u1_61_162)
+							cr_61_166 := r0_0_62_166
+							sign_61_166, one_61_166, pi_61_166 := math.Float64bits((&r_61_166.negZero)[0]), float64(1), float64(piC)
+							rs_61_166 := (pi_61_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_61_166 - cr_61_166) * (one_61_166 + cr_61_166)))) | ((math.Float64bits(d_61_166) ^ f_61_166) & sign_61_166))))
+							c2_61_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_61_166) ^ f_61_166)))
+							u0_61_166, u1_61_166 := one_61_166, c2_61_166
+							j_61_166 := 2
+							for ; j_61_166+1 < n_61_166; j_61_166 += 2 {
+								u0_61_166 = ((c2_61_166 * u1_61_166) - u0_61_166)
+								u1_61_166 = ((c2_61_166 * u0_61_166) - u1_61_166)
 							}
-							if j_61_162 < n_61_162 {
-								u0_61_162, u1_61_162 = u1_61_162, ((c2_61_162 * u1_61_162) - u0_61_162)
+							if j_61_166 < n_61_166 {
+								u0_61_166, u1_61_166 = u1_61_166, ((c2_61_166 * u1_61_166) - u0_61_166)
 							}
-							cu_61_162 := ((float64(0.5) * c2_61_162) * u1_61_162)
-							tn_61_162 := (cu_61_162 - u0_61_162)
-							dx_61_162 := (((nf_61_162[0] * tn_61_162) - cu_61_162) * rs_61_162)
-							dn_61_162 := ((d_61_162 * tn_61_162) * rs_61_162)
-							near_61_162 := ((d_61_162 * d_61_162) < float64(closedFormMin2))
-							if near_61_162 {
+							cu_61_166 := ((float64(0.5) * c2_61_166) * u1_61_166)
+							tn_61_166 := (cu_61_166 - u0_61_166)
+							dx_61_166 := (((nf_61_166[0] * tn_61_166) - cu_61_166) * rs_61_166)
+							dn_61_166 := ((d_61_166 * tn_61_166) * rs_61_166)
+							near_61_166 := ((d_61_166 * d_61_166) < float64(closedFormMin2))
+							if near_61_166 {
 								var (
-									r0_0_63_162 float64
-									r1_0_63_162 float64
+									r0_0_63_166 float64
+									r1_0_63_166 float64
 								)
 								{
-									r_63_162, d_63_162, c2_63_162, flip_63_162, tn_63_162, un_63_162, n_63_162 := r_61_162, d_61_162, c2_61_162, f_61_162, tn_61_162, u1_61_162, n_61_162
-									var r0_0_64_162 float64
+									r_63_166, d_63_166, c2_63_166, flip_63_166, tn_63_166, un_63_166, n_63_166 := r_61_166, d_61_166, c2_61_166, f_61_166, tn_61_166, u1_61_166, n_61_166
+									var r0_0_64_166 float64
 									{
-										d_64_162 := d_63_162
-										y_64_162 := (d_64_162 * d_64_162)
-										y2_64_162 := (y_64_162 * y_64_162)
-										y4_64_162 := (y2_64_162 * y2_64_162)
-										p0_64_162 := ((float64(sp1) + (float64(sp3) * y_64_162)) + ((float64(sp5) + (float64(sp7) * y_64_162)) * y2_64_162))
-										p1_64_162 := (((float64(sp9) + (float64(sp11) * y_64_162)) + ((float64(sp13) + (float64(sp15) * y_64_162)) * y2_64_162)) * y4_64_162)
-										p2_64_162 := (((float64(sp17) + (float64(sp19) * y_64_162)) + (float64(sp21) * y2_64_162)) * (y4_64_162 * y4_64_162))
-										r0_0_64_162 = (d_64_162 * ((p0_64_162 + p1_64_162) + p2_64_162))
+										d_64_166 := d_63_166
+										y_64_166 := (d_64_166 * d_64_166)
+										y2_64_166 := (y_64_166 * y_64_166)
+										y4_64_166 := (y2_64_166 * y2_64_166)
+										p0_64_166 := ((float64(sp1) + (float64(sp3) * y_64_166)) + ((float64(sp5) + (float64(sp7) * y_64_166)) * y2_64_166))
+										p1_64_166 := (((float64(sp9) + (float64(sp11) * y_64_166)) + ((float64(sp13) + (float64(sp15) * y_64_166)) * y2_64_166)) * y4_64_166)
+										p2_64_166 := (((float64(sp17) + (float64(sp19) * y_64_166)) + (float64(sp21) * y2_64_166)) * (y4_64_166 * y4_64_166))
+										r0_0_64_166 = (d_64_166 * ((p0_64_166 + p1_64_166) + p2_64_166))
 									}
-									s_63_162 := math.Float64frombits((math.Float64bits(r0_0_64_162) ^ flip_63_162))
-									two_63_162 := float64(2)
-									u0_63_162, u1_63_162, p0_63_162, p1_63_162 := float64(1), c2_63_162, float64(0), two_63_162
-									for j_63_162 := 2; j_63_162 < n_63_162; j_63_162++ {
-										u0_63_162, u1_63_162, p0_63_162, p1_63_162 = u1_63_162, ((c2_63_162 * u1_63_162) - u0_63_162), p1_63_162, (((two_63_162 * u1_63_162) + (c2_63_162 * p1_63_162)) - p0_63_162)
+									s_63_166 := math.Float64frombits((math.Float64bits(r0_0_64_166) ^ flip_63_166))
+									two_63_166 := float64(2)
+									u0_63_166, u1_63_166, p0_63_166, p1_63_166 := float64(1), c2_63_166, float64(0), two_63_166
+									for j_63_166 := 2; j_63_166 < n_63_166; j_63_166++ {
+										u0_63_166, u1_63_166, p0_63_166, p1_63_166 = u1_63_166, ((c2_63_166 * u1_63_166) - u0_63_166), p1_63_166, (((two_63_166 * u1_63_166) + (c2_63_166 * p1_63_166)) - p0_63_166)
 									}
-									dx_63_162 := ((float64(minusPi) * s_63_162) * p1_63_162)
-									peak_63_162 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_63_162) & math.Float64bits((&r_63_162.negZero)[0]))))
-									dn_63_162 := merge((((float64(piC) * d_63_162) * tn_63_162) / s_63_162), peak_63_162, (d_63_162 != float64(0)))
-									r0_0_63_162, r1_0_63_162 = dx_63_162, dn_63_162
+									dx_63_166 := ((float64(minusPi) * s_63_166) * p1_63_166)
+									peak_63_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_63_166) & math.Float64bits((&r_63_166.negZero)[0]))))
+									dn_63_166 := merge((((float64(piC) * d_63_166) * tn_63_166) / s_63_166), peak_63_166, (d_63_166 != float64(0)))
+									r0_0_63_166, r1_0_63_166 = dx_63_166, dn_63_166
 								}
-								px_61_162, pn_61_162 := r0_0_63_162, r1_0_63_162
-								dx_61_162, dn_61_162 = merge(px_61_162, dx_61_162, near_61_162), merge(pn_61_162, dn_61_162, near_61_162)
+								px_61_166, pn_61_166 := r0_0_63_166, r1_0_63_166
+								dx_61_166, dn_61_166 = merge(px_61_166, dx_61_166, near_61_166), merge(pn_61_166, dn_61_166, near_61_166)
 							}
-							r0_0_61_162, r1_0_61_162, r2_0_61_162 = u1_61_162, dx_61_162, dn_61_162
+							r0_0_61_166, r1_0_61_166, r2_0_61_166 = u1_61_166, dx_61_166, dn_61_166
 						}
-						s_60_162, dx_60_162, dn_60_162 = r0_0_61_162, r1_0_61_162, r2_0_61_162
-					} else if r_60_162.nmode[i_60_162] == nRatio {
+						s_60_166, dx_60_166, dn_60_166 = r0_0_61_166, r1_0_61_166, r2_0_61_166
+					} else if r_60_166.nmode[i_60_166] == nRatio {
 						var (
-							r0_0_65_162 float64
-							r1_0_65_162 float64
-							r2_0_65_162 float64
+							r0_0_65_166 float64
+							r1_0_65_166 float64
+							r2_0_65_166 float64
 						)
 						{
-							x_65_162, nv_65_162 := x_60_162, (&r_60_162.nv[i_60_162])[0]
-							magic_65_162 := float64(roundMagic)
-							t_65_162 := (x_65_162 + magic_65_162)
-							d_65_162 := (x_65_162 - (t_65_162 - magic_65_162))
-							y_65_162 := (nv_65_162 * d_65_162)
-							u_65_162 := (y_65_162 + magic_65_162)
-							e_65_162 := (y_65_162 - (u_65_162 - magic_65_162))
-							var r0_0_66_162 float64
+							x_65_166, nv_65_166 := x_60_166, (&r_60_166.nv[i_60_166])[0]
+							magic_65_166 := float64(roundMagic)
+							t_65_166 := (x_65_166 + magic_65_166)
+							d_65_166 := (x_65_166 - (t_65_166 - magic_65_166))
+							y_65_166 := (nv_65_166 * d_65_166)
+							u_65_166 := (y_65_166 + magic_65_166)
+							e_65_166 := (y_65_166 - (u_65_166 - magic_65_166))
+							var r0_0_66_166 float64
 							{
-								d_66_162 := e_65_162
-								y_66_162 := (d_66_162 * d_66_162)
-								y2_66_162 := (y_66_162 * y_66_162)
-								y4_66_162 := (y2_66_162 * y2_66_162)
-								p0_66_162 := ((float64(sp1) + (float64(sp3) * y_66_162)) + ((float64(sp5) + (float64(sp7) * y_66_162)) * y2_66_162))
-								p1_66_162 := (((float64(sp9) + (float64(sp11) * y_66_162)) + ((float64(sp13) + (float64(sp15) * y_66_162)) * y2_66_162)) * y4_66_162)
-								p2_66_162 := (((float64(sp17) + (float64(sp19) * y_66_162)) + (float64(sp21) * y2_66_162)) * (y4_66_162 * y4_66_162))
-								r0_0_66_162 = (d_66_162 * ((p0_66_162 + p1_66_162) + p2_66_162))
+								d_66_166 := e_65_166
+								y_66_166 := (d_66_166 * d_66_166)
+								y2_66_166 := (y_66_166 * y_66_166)
+								y4_66_166 := (y2_66_166 * y2_66_166)
+								p0_66_166 := ((float64(sp1) + (float64(sp3) * y_66_166)) + ((float64(sp5) + (float64(sp7) * y_66_166)) * y2_66_166))
+								p1_66_166 := (((float64(sp9) + (float64(sp11) * y_66_166)) + ((float64(sp13) + (float64(sp15) * y_66_166)) * y2_66_166)) * y4_66_166)
+								p2_66_166 := (((float64(sp17) + (float64(sp19) * y_66_166)) + (float64(sp21) * y2_66_166)) * (y4_66_166 * y4_66_166))
+								r0_0_66_166 = (d_66_166 * ((p0_66_166 + p1_66_166) + p2_66_166))
 							}
-							var r0_0_67_162 float64
+							var r0_0_67_166 float64
 							{
-								c_67_162, t_67_162 := r0_0_66_162, u_65_162
-								r0_0_67_162 = math.Float64frombits((math.Float64bits(c_67_162) ^ (math.Float64bits(t_67_162) << 63)))
+								c_67_166, t_67_166 := r0_0_66_166, u_65_166
+								r0_0_67_166 = math.Float64frombits((math.Float64bits(c_67_166) ^ (math.Float64bits(t_67_166) << 63)))
 							}
-							var r0_0_68_162 float64
+							var r0_0_68_166 float64
 							{
-								d_68_162 := e_65_162
-								y_68_162 := (d_68_162 * d_68_162)
-								y2_68_162 := (y_68_162 * y_68_162)
-								y4_68_162 := (y2_68_162 * y2_68_162)
-								p0_68_162 := ((float64(cp0) + (float64(cp2) * y_68_162)) + ((float64(cp4) + (float64(cp6) * y_68_162)) * y2_68_162))
-								p1_68_162 := (((float64(cp8) + (float64(cp10) * y_68_162)) + ((float64(cp12) + (float64(cp14) * y_68_162)) * y2_68_162)) * y4_68_162)
-								p2_68_162 := (float64(cp16) * (y4_68_162 * y4_68_162))
-								r0_0_68_162 = ((p0_68_162 + p1_68_162) + p2_68_162)
+								d_68_166 := e_65_166
+								y_68_166 := (d_68_166 * d_68_166)
+								y2_68_166 := (y_68_166 * y_68_166)
+								y4_68_166 := (y2_68_166 * y2_68_166)
+								p0_68_166 := ((float64(cp0) + (float64(cp2) * y_68_166)) + ((float64(cp4) + (float64(cp6) * y_68_166)) * y2_68_166))
+								p1_68_166 := (((float64(cp8) + (float64(cp10) * y_68_166)) + ((float64(cp12) + (float64(cp14) * y_68_166)) * y2_68_166)) * y4_68_166)
+								p2_68_166 := (float64(cp16) * (y4_68_166 * y4_68_166))
+								r0_0_68_166 = ((p0_68_166 + p1_68_166) + p2_68_166)
 							}
-							var r0_0_69_162 float64
+							var r0_0_69_166 float64
 							{
-								c_69_162, t_69_162 := r0_0_68_162, u_65_162
-								r0_0_69_162 = math.Float64frombits((math.Float64bits(c_69_162) ^ (math.Float64bits(t_69_162) << 63)))
+								c_69_166, t_69_166 := r0_0_68_166, u_65_166
+								r0_0_69_166 = math.Float64frombits((math.Float64bits(c_69_166) ^ (math.Float64bits(t_69_166) << 63)))
 							}
-							sn_65_162, cn_65_162 := r0_0_67_162, r0_0_69_162
-							var r0_0_70_162 float64
+							sn_65_166, cn_65_166 := r0_0_67_166, r0_0_69_166
+							var r0_0_70_166 float64
 							{
-								d_70_162 := d_65_162
-								y_70_162 := (d_70_162 * d_70_162)
-								y2_70_162 := (y_70_162 * y_70_162)
-								y4_70_162 := (y2_70_162 * y2_70_162)
-								p0_70_162 := ((float64(sp1) + (float64(sp3) * y_70_162)) + ((float64(sp5) + (float64(sp7) * y_70_162)) * y2_70_162))
-								p1_70_162 := (((float64(sp9) + (float64(sp11) * y_70_162)) + ((float64(sp13) + (float64(sp15) * y_70_162)) * y2_70_162)) * y4_70_162)
-								p2_70_162 := (((float64(sp17) + (float64(sp19) * y_70_162)) + (float64(sp21) * y2_70_162)) * (y4_70_162 * y4_70_162))
-								r0_0_70_162 = (d_70_162 * ((p0_70_162 + p1_70_162) + p2_70_162))
+								d_70_166 := d_65_166
+								y_70_166 := (d_70_166 * d_70_166)
+								y2_70_166 := (y_70_166 * y_70_166)
+								y4_70_166 := (y2_70_166 * y2_70_166)
+								p0_70_166 := ((float64(sp1) + (float64(sp3) * y_70_166)) + ((float64(sp5) + (float64(sp7) * y_70_166)) * y2_70_166))
+								p1_70_166 := (((float64(sp9) + (float64(sp11) * y_70_166)) + ((float64(sp13) + (float64(sp15) * y_70_166)) * y2_70_166)) * y4_70_166)
+								p2_70_166 := (((float64(sp17) + (float64(sp19) * y_70_166)) + (float64(sp21) * y2_70_166)) * (y4_70_166 * y4_70_166))
+								r0_0_70_166 = (d_70_166 * ((p0_70_166 + p1_70_166) + p2_70_166))
 							}
-							var r0_0_71_162 float64
+							var r0_0_71_166 float64
 							{
-								d_71_162 := d_65_162
-								y_71_162 := (d_71_162 * d_71_162)
-								y2_71_162 := (y_71_162 * y_71_162)
-								y4_71_162 := (y2_71_162 * y2_71_162)
-								p0_71_162 := ((float64(cp0) + (float64(cp2) * y_71_162)) + ((float64(cp4) + (float64(cp6) * y_71_162)) * y2_71_162))
-								p1_71_162 := (((float64(cp8) + (float64(cp10) * y_71_162)) + ((float64(cp12) + (float64(cp14) * y_71_162)) * y2_71_162)) * y4_71_162)
-								p2_71_162 := (float64(cp16) * (y4_71_162 * y4_71_162))
-								r0_0_71_162 = ((p0_71_162 + p1_71_162) + p2_71_162)
+								d_71_166 := d_65_166
+								y_71_166 := (d_71_166 * d_71_166)
+								y2_71_166 := (y_71_166 * y_71_166)
+								y4_71_166 := (y2_71_166 * y2_71_166)
+								p0_71_166 := ((float64(cp0) + (float64(cp2) * y_71_166)) + ((float64(cp4) + (float64(cp6) * y_71_166)) * y2_71_166))
+								p1_71_166 := (((float64(cp8) + (float64(cp10) * y_71_166)) + ((float64(cp12) + (float64(cp14) * y_71_166)) * y2_71_166)) * y4_71_166)
+								p2_71_166 := (float64(cp16) * (y4_71_166 * y4_71_166))
+								r0_0_71_166 = ((p0_71_166 + p1_71_166) + p2_71_166)
 							}
-							s1_65_162, c1_65_162 := r0_0_70_162, r0_0_71_162
-							pi_65_162 := float64(piC)
-							at_65_162 := (d_65_162 == float64(0))
-							s_65_162 := merge(nv_65_162, (sn_65_162 / s1_65_162), at_65_162)
-							pd_65_162 := (pi_65_162 * d_65_162)
-							npd_65_162 := (nv_65_162 * pd_65_162)
-							dx_65_162 := ((pi_65_162 * (((nv_65_162 * cn_65_162) * s1_65_162) - (sn_65_162 * c1_65_162))) / (s1_65_162 * s1_65_162))
-							var r0_0_72_162 float64
+							s1_65_166, c1_65_166 := r0_0_70_166, r0_0_71_166
+							pi_65_166 := float64(piC)
+							at_65_166 := (d_65_166 == float64(0))
+							s_65_166 := merge(nv_65_166, (sn_65_166 / s1_65_166), at_65_166)
+							pd_65_166 := (pi_65_166 * d_65_166)
+							npd_65_166 := (nv_65_166 * pd_65_166)
+							dx_65_166 := ((pi_65_166 * (((nv_65_166 * cn_65_166) * s1_65_166) - (sn_65_166 * c1_65_166))) / (s1_65_166 * s1_65_166))
+							var r0_0_72_166 float64
 							{
-								n_72_162, x_72_162 := nv_65_162, pd_65_162
-								n2_72_162 := (n_72_162 * n_72_162)
-								a_72_162 := (((float64(0) - (n2_72_162 - float64(1))) * x_72_162) / float64(3))
-								b_72_162 := ((((((((float64(3) * n2_72_162) * n2_72_162) - (float64(10) * n2_72_162)) + float64(7)) * x_72_162) * x_72_162) * x_72_162) / float64(90))
-								r0_0_72_162 = (n_72_162 * (a_72_162 + b_72_162))
+								n_72_166, x_72_166 := nv_65_166, pd_65_166
+								n2_72_166 := (n_72_166 * n_72_166)
+								a_72_166 := (((float64(0) - (n2_72_166 - float64(1))) * x_72_166) / float64(3))
+								b_72_166 := ((((((((float64(3) * n2_72_166) * n2_72_166) - (float64(10) * n2_72_166)) + float64(7)) * x_72_166) * x_72_166) * x_72_166) / float64(90))
+								r0_0_72_166 = (n_72_166 * (a_72_166 + b_72_166))
 							}
-							dx_65_162 = merge((pi_65_162 * r0_0_72_162), dx_65_162, ((npd_65_162 * npd_65_162) < float64(seriesMax2)))
-							dx_65_162 = merge(float64(0), dx_65_162, at_65_162)
-							dn_65_162 := merge(float64(1), ((pd_65_162 * cn_65_162) / s1_65_162), at_65_162)
-							r0_0_65_162, r1_0_65_162, r2_0_65_162 = s_65_162, dx_65_162, dn_65_162
+							dx_65_166 = merge((pi_65_166 * r0_0_72_166), dx_65_166, ((npd_65_166 * npd_65_166) < float64(seriesMax2)))
+							dx_65_166 = merge(float64(0), dx_65_166, at_65_166)
+							dn_65_166 := merge(float64(1), ((pd_65_166 * cn_65_166) / s1_65_166), at_65_166)
+							r0_0_65_166, r1_0_65_166, r2_0_65_166 = s_65_166, dx_65_166, dn_65_166
 						}
-						s_60_162, dx_60_162, dn_60_162 = r0_0_65_162, r1_0_65_162, r2_0_65_162
+						s_60_166, dx_60_166, dn_60_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
 					}
-					r0_0_60_162, r1_0_60_162, r2_0_60_162 = s_60_162, dx_60_162, dn_60_162
+					r0_0_60_166, r1_0_60_166, r2_0_60_166 = s_60_166, dx_60_166, dn_60_166
 				}
-				sa_162, ha_162, na_162 := r0_0_60_162, r1_0_60_162, r2_0_60_162
+				sa_166, ha_166, na_166 := r0_0_60_166, r1_0_60_166, r2_0_60_166
 				var (
-					r0_0_73_162 float64
-					r1_0_73_162 float64
-					r2_0_73_162 float64
+					r0_0_73_166 float64
+					r1_0_73_166 float64
+					r2_0_73_166 float64
 				)
 				{
-					r_73_162, i_73_162, x_73_162 := r_162, 1, kk_162
-					s_73_162, dx_73_162, dn_73_162 := float64(1), float64(0), float64(0)
-					if r_73_162.nmode[i_73_162] == nChebyshev {
+					r_73_166, i_73_166, x_73_166 := r_166, 1, kk_166
+					s_73_166, dx_73_166, dn_73_166 := float64(1), float64(0), float64(0)
+					if r_73_166.nmode[i_73_166] == nChebyshev {
 						var (
-							r0_0_74_162 float64
-							r1_0_74_162 float64
-							r2_0_74_162 float64
+							r0_0_74_166 float64
+							r1_0_74_166 float64
+							r2_0_74_166 float64
 						)
 						{
-							r_74_162, x_74_162, n_74_162, nf_74_162 := r_73_162, x_73_162, r_73_162.nn[i_73_162], &r_73_162.nv[i_73_162]
-							magic_74_162 := float64(roundMagic)
-							t_74_162 := (x_74_162 + magic_74_162)
-							d_74_162 := (x_74_162 - (t_74_162 - magic_74_162))
-							f_74_162 := (math.Float64bits(t_74_162) << 63)
-							var r0_0_75_162 float64
+							r_74_166, x_74_166, n_74_166, nf_74_166 := r_73_166, x_73_166, r_73_166.nn[i_73_166], &r_73_166.nv[i_73_166]
+							magic_74_166 := float64(roundMagic)
+							t_74_166 := (x_74_166 + magic_74_166)
+							d_74_166 := (x_74_166 - (t_74_166 - magic_74_166))
+							f_74_166 := (math.Float64bits(t_74_166) << 63)
+							var r0_0_75_166 float64
 							{
-								d_75_162 := d_74_162
-								y_75_162 := (d_75_162 * d_75_162)
-								y2_75_162 := (y_75_162 * y_75_162)
-								y4_75_162 := (y2_75_162 * y2_75_162)
-								p0_75_162 := ((float64(cp0) + (float64(cp2) * y_75_162)) + ((float64(cp4) + (float64(cp6) * y_75_162)) * y2_75_162))
-								p1_75_162 := (((float64(cp8) + (float64(cp10) * y_75_162)) + ((float64(cp12) + (float64(cp14) * y_75_162)) * y2_75_162)) * y4_75_162)
-								p2_75_162 := (float64(cp16) * (y4_75_162 * y4_75_162))
-								r0_0_75_162 = ((p0_75_162 + p1_75_162) + p2_75_162)
+								d_75_166 := d_74_166
+								y_75_166 := (d_75_166 * d_75_166)
+								y2_75_166 := (y_75_166 * y_75_166)
+								y4_75_166 := (y2_75_166 * y2_75_166)
+								p0_75_166 := ((float64(cp0) + (float64(cp2) * y_75_166)) + ((float64(cp4) + (float64(cp6) * y_75_166)) * y2_75_166))
+								p1_75_166 := (((float64(cp8) + (float64(cp10) * y_75_166)) + ((float64(cp12) + (float64(cp14) * y_75_166)) * y2_75_166)) * y4_75_166)
+								p2_75_166 := (float64(cp16) * (y4_75_166 * y4_75_166))
+								r0_0_75_166 = ((p0_75_166 + p1_75_166) + p2_75_166)
 							}
-							cr_74_162 := r0_0_75_162
-							sign_74_162, one_74_162, pi_74_162 := math.Float64bits((&r_74_162.negZero)[0]), float64(1), float64(piC)
-							rs_74_162 := (pi_74_162 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_74_162 - cr_74_162) * (one_74_162 + cr_74_162)))) | ((math.Float64bits(d_74_162) ^ f_74_162) & sign_74_162))))
-							c2_74_162 := (float64(2) * math.Float64frombits((math.Float64bits(cr_74_162) ^ f_74_162)))
-							u0_74_162, u1_74_162 := one_74_162, c2_74_162
-							j_74_162 := 2
-							for ; j_74_162+1 < n_74_162; j_74_162 += 2 {
-								u0_74_162 = ((c2_74_162 * u1_74_162) - u0_74_162)
-								u1_74_162 = ((c2_74_162 * u0_74_162) - u1_74_162)
+							cr_74_166 := r0_0_75_166
+							sign_74_166, one_74_166, pi_74_166 := math.Float64bits((&r_74_166.negZero)[0]), float64(1), float64(piC)
+							rs_74_166 := (pi_74_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_74_166 - cr_74_166) * (one_74_166 + cr_74_166)))) | ((math.Float64bits(d_74_166) ^ f_74_166) & sign_74_166))))
+							c2_74_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_74_166) ^ f_74_166)))
+							u0_74_166, u1_74_166 := one_74_166, c2_74_166
+							j_74_166 := 2
+							for ; j_74_166+1 < n_74_166; j_74_166 += 2 {
+								u0_74_166 = ((c2_74_166 * u1_74_166) - u0_74_166)
+								u1_74_166 = ((c2_74_166 * u0_74_166) - u1_74_166)
 							}
-							if j_74_162 < n_74_162 {
-								u0_74_162, u1_74_162 = u1_74_162, ((c2_74_162 * u1_74_162) - u0_74_162)
+							if j_74_166 < n_74_166 {
+								u0_74_166, u1_74_166 = u1_74_166, ((c2_74_166 * u1_74_166) - u0_74_166)
 							}
-							cu_74_162 := ((float64(0.5) * c2_74_162) * u1_74_162)
-							tn_74_162 := (cu_74_162 - u0_74_162)
-							dx_74_162 := (((nf_74_162[0] * tn_74_162) - cu_74_162) * rs_74_162)
-							dn_74_162 := ((d_74_162 * tn_74_162) * rs_74_162)
-							near_74_162 := ((d_74_162 * d_74_162) < float64(closedFormMin2))
-							if near_74_162 {
+							cu_74_166 := ((float64(0.5) * c2_74_166) * u1_74_166)
+							tn_74_166 := (cu_74_166 - u0_74_166)
+							dx_74_166 := (((nf_74_166[0] * tn_74_166) - cu_74_166) * rs_74_166)
+							dn_74_166 := ((d_74_166 * tn_74_166) * rs_74_166)
+							near_74_166 := ((d_74_166 * d_74_166) < float64(closedFormMin2))
+							if near_74_166 {
 								var (
-									r0_0_76_162 float64
-									r1_0_76_162 float64
+									r0_0_76_166 float64
+									r1_0_76_166 float64
 								)
 								{
-									r_76_162, d_76_162, c2_76_162, flip_76_162, tn_76_162, un_76_162, n_76_162 := r_74_162, d_74_162, c2_74_162, f_74_162, tn_74_162, u1_74_162, n_74_162
-									var r0_0_77_162 float64
+									r_76_166, d_76_166, c2_76_166, flip_76_166, tn_76_166, un_76_166, n_76_166 := r_74_166, d_74_166, c2_74_166, f_74_166, tn_74_166, u1_74_166, n_74_166
+									var r0_0_77_166 float64
 									{
-										d_77_162 := d_76_162
-										y_77_162 := (d_77_162 * d_77_162)
-										y2_77_162 := (y_77_162 * y_77_162)
-										y4_77_162 := (y2_77_162 * y2_77_162)
-										p0_77_162 := ((float64(sp1) + (float64(sp3) * y_77_162)) + ((float64(sp5) + (float64(sp7) * y_77_162)) * y2_77_162))
-										p1_77_162 := (((float64(sp9) + (float64(sp11) * y_77_162)) + ((float64(sp13) + (float64(sp15) * y_77_162)) * y2_77_162)) * y4_77_162)
-										p2_77_162 := (((float64(sp17) + (float64(sp19) * y_77_162)) + (float64(sp21) * y2_77_162)) * (y4_77_162 * y4_77_162))
-										r0_0_77_162 = (d_77_162 * ((p0_77_162 + p1_77_162) + p2_77_162))
+										d_77_166 := d_76_166
+										y_77_166 := (d_77_166 * d_77_166)
+										y2_77_166 := (y_77_166 * y_77_166)
+										y4_77_166 := (y2_77_166 * y2_77_166)
+										p0_77_166 := ((float64(sp1) + (float64(sp3) * y_77_166)) + ((float64(sp5) + (float64(sp7) * y_77_166)) * y2_77_166))
+										p1_77_166 := (((float64(sp9) + (float64(sp11) * y_77_166)) + ((float64(sp13) + (float64(sp15) * y_77_166)) * y2_77_166)) * y4_77_166)
+										p2_77_166 := (((float64(sp17) + (float64(sp19) * y_77_166)) + (float64(sp21) * y2_77_166)) * (y4_77_166 * y4_77_166))
+										r0_0_77_166 = (d_77_166 * ((p0_77_166 + p1_77_166) + p2_77_166))
 									}
-									s_76_162 := math.Float64frombits((math.Float64bits(r0_0_77_162) ^ flip_76_162))
-									two_76_162 := float64(2)
-									u0_76_162, u1_76_162, p0_76_162, p1_76_162 := float64(1), c2_76_162, float64(0), two_76_162
-									for j_76_162 := 2; j_76_162 < n_76_162; j_76_162++ {
-										u0_76_162, u1_76_162, p0_76_162, p1_76_162 = u1_76_162, ((c2_76_162 * u1_76_162) - u0_76_162), p1_76_162, (((two_76_162 * u1_76_162) + (c2_76_162 * p1_76_162)) - p0_76_162)
+									s_76_166 := math.Float64frombits((math.Float64bits(r0_0_77_166) ^ flip_76_166))
+									two_76_166 := float64(2)
+									u0_76_166, u1_76_166, p0_76_166, p1_76_166 := float64(1), c2_76_166, float64(0), two_76_166
+									for j_76_166 := 2; j_76_166 < n_76_166; j_76_166++ {
+										u0_76_166, u1_76_166, p0_76_166, p1_76_166 = u1_76_166, ((c2_76_166 * u1_76_166) - u0_76_166), p1_76_166, (((two_76_166 * u1_76_166) + (c2_76_166 * p1_76_166)) - p0_76_166)
 									}
-									dx_76_162 := ((float64(minusPi) * s_76_162) * p1_76_162)
-									peak_76_162 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_76_162) & math.Float64bits((&r_76_162.negZero)[0]))))
-									dn_76_162 := merge((((float64(piC) * d_76_162) * tn_76_162) / s_76_162), peak_76_162, (d_76_162 != float64(0)))
-									r0_0_76_162, r1_0_76_162 = dx_76_162, dn_76_162
+									dx_76_166 := ((float64(minusPi) * s_76_166) * p1_76_166)
+									peak_76_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_76_166) & math.Float64bits((&r_76_166.negZero)[0]))))
+									dn_76_166 := merge((((float64(piC) * d_76_166) * tn_76_166) / s_76_166), peak_76_166, (d_76_166 != float64(0)))
+									r0_0_76_166, r1_0_76_166 = dx_76_166, dn_76_166
 								}
-								px_74_162, pn_74_162 := r0_0_76_162, r1_0_76_162
-								dx_74_162, dn_74_162 = merge(px_74_162, dx_74_162, near_74_162), merge(pn_74_162, dn_74_162, near_74_162)
+								px_74_166, pn_74_166 := r0_0_76_166, r1_0_76_166
+								dx_74_166, dn_74_166 = merge(px_74_166, dx_74_166, near_74_166), merge(pn_74_166, dn_74_166, near_74_166)
 							}
-							r0_0_74_162, r1_0_74_162, r2_0_74_162 = u1_74_162, dx_74_162, dn_74_162
+							r0_0_74_166, r1_0_74_166, r2_0_74_166 = u1_74_166, dx_74_166, dn_74_166
 						}
-						s_73_162, dx_73_162, dn_73_162 = r0_0_74_162, r1_0_74_162, r2_0_74_162
-					} else if r_73_162.nmode[i_73_162] == nRatio {
+						s_73_166, dx_73_166, dn_73_166 = r0_0_74_166, r1_0_74_166, r2_0_74_166
+					} else if r_73_166.nmode[i_73_166] == nRatio {
 						var (
-							r0_0_78_162 float64
-							r1_0_78_162 float64
-							r2_0_78_162 float64
+							r0_0_78_166 float64
+							r1_0_78_166 float64
+							r2_0_78_166 float64
 						)
 						{
-							x_78_162, nv_78_162 := x_73_162, (&r_73_162.nv[i_73_162])[0]
-							magic_78_162 := float64(roundMagic)
-							t_78_162 := (x_78_162 + magic_78_162)
-							d_78_162 := (x_78_162 - (t_78_162 - magic_78_162))
-							y_78_162 := (nv_78_162 * d_78_162)
-							u_78_162 := (y_78_162 + magic_78_162)
-							e_78_162 := (y_78_162 - (u_78_162 - magic_78_162))
-							var r0_0_79_162 float64
+							x_78_166, nv_78_166 := x_73_166, (&r_73_166.nv[i_73_166])[0]
+							magic_78_166 := float64(roundMagic)
+							t_78_166 := (x_78_166 + magic_78_166)
+							d_78_166 := (x_78_166 - (t_78_166 - magic_78_166))
+							y_78_166 := (nv_78_166 * d_78_166)
+							u_78_166 := (y_78_166 + magic_78_166)
+							e_78_166 := (y_78_166 - (u_78_166 - magic_78_166))
+							var r0_0_79_166 float64
 							{
-								d_79_162 := e_78_162
-								y_79_162 := (d_79_162 * d_79_162)
-								y2_79_162 := (y_79_162 * y_79_162)
-								y4_79_162 := (y2_79_162 * y2_79_162)
-								p0_79_162 := ((float64(sp1) + (float64(sp3) * y_79_162)) + ((float64(sp5) + (float64(sp7) * y_79_162)) * y2_79_162))
-								p1_79_162 := (((float64(sp9) + (float64(sp11) * y_79_162)) + ((float64(sp13) + (float64(sp15) * y_79_162)) * y2_79_162)) * y4_79_162)
-								p2_79_162 := (((float64(sp17) + (float64(sp19) * y_79_162)) + (float64(sp21) * y2_79_162)) * (y4_79_162 * y4_79_162))
-								r0_0_79_162 = (d_79_162 * ((p0_79_162 + p1_79_162) + p2_79_162))
+								d_79_166 := e_78_166
+								y_79_166 := (d_79_166 * d_79_166)
+								y2_79_166 := (y_79_166 * y_79_166)
+								y4_79_166 := (y2_79_166 * y2_79_166)
+								p0_79_166 := ((float64(sp1) + (float64(sp3) * y_79_166)) + ((float64(sp5) + (float64(sp7) * y_79_166)) * y2_79_166))
+								p1_79_166 := (((float64(sp9) + (float64(sp11) * y_79_166)) + ((float64(sp13) + (float64(sp15) * y_79_166)) * y2_79_166)) * y4_79_166)
+								p2_79_166 := (((float64(sp17) + (float64(sp19) * y_79_166)) + (float64(sp21) * y2_79_166)) * (y4_79_166 * y4_79_166))
+								r0_0_79_166 = (d_79_166 * ((p0_79_166 + p1_79_166) + p2_79_166))
 							}
-							var r0_0_80_162 float64
+							var r0_0_80_166 float64
 							{
-								c_80_162, t_80_162 := r0_0_79_162, u_78_162
-								r0_0_80_162 = math.Float64frombits((math.Float64bits(c_80_162) ^ (math.Float64bits(t_80_162) << 63)))
+								c_80_166, t_80_166 := r0_0_79_166, u_78_166
+								r0_0_80_166 = math.Float64frombits((math.Float64bits(c_80_166) ^ (math.Float64bits(t_80_166) << 63)))
 							}
-							var r0_0_81_162 float64
+							var r0_0_81_166 float64
 							{
-								d_81_162 := e_78_162
-								y_81_162 := (d_81_162 * d_81_162)
-								y2_81_162 := (y_81_162 * y_81_162)
-								y4_81_162 := (y2_81_162 * y2_81_162)
-								p0_81_162 := ((float64(cp0) + (float64(cp2) * y_81_162)) + ((float64(cp4) + (float64(cp6) * y_81_162)) * y2_81_162))
-								p1_81_162 := (((float64(cp8) + (float64(cp10) * y_81_162)) + ((float64(cp12) + (float64(cp14) * y_81_162)) * y2_81_162)) * y4_81_162)
-								p2_81_162 := (float64(cp16) * (y4_81_162 * y4_81_162))
-								r0_0_81_162 = ((p0_81_162 + p1_81_162) + p2_81_162)
+								d_81_166 := e_78_166
+								y_81_166 := (d_81_166 * d_81_166)
+								y2_81_166 := (y_81_166 * y_81_166)
+								y4_81_166 := (y2_81_166 * y2_81_166)
+								p0_81_166 := ((float64(cp0) + (float64(cp2) * y_81_166)) + ((float64(cp4) + (float64(cp6) * y_81_166)) * y2_81_166))
+								p1_81_166 := (((float64(cp8) + (float64(cp10) * y_81_166)) + ((float64(cp12) + (float64(cp14) * y_81_166)) * y2_81_166)) * y4_81_166)
+								p2_81_166 := (float64(cp16) * (y4_81_166 * y4_81_166))
+								r0_0_81_166 = ((p0_81_166 + p1_81_166) + p2_81_166)
 							}
-							var r0_0_82_162 float64
+							var r0_0_82_166 float64
 							{
-								c_82_162, t_82_162 := r0_0_81_162, u_78_162
-								r0_0_82_162 = math.Float64frombits((math.Float64bits(c_82_162) ^ (math.Float64bits(t_82_162) << 63)))
+								c_82_166, t_82_166 := r0_0_81_166, u_78_166
+								r0_0_82_166 = math.Float64frombits((math.Float64bits(c_82_166) ^ (math.Float64bits(t_82_166) << 63)))
 							}
-							sn_78_162, cn_78_162 := r0_0_80_162, r0_0_82_162
-							var r0_0_83_162 float64
+							sn_78_166, cn_78_166 := r0_0_80_166, r0_0_82_166
+							var r0_0_83_166 float64
 							{
-								d_83_162 := d_78_162
-								y_83_162 := (d_83_162 * d_83_162)
-								y2_83_162 := (y_83_162 * y_83_162)
-								y4_83_162 := (y2_83_162 * y2_83_162)
-								p0_83_162 := ((float64(sp1) + (float64(sp3) * y_83_162)) + ((float64(sp5) + (float64(sp7) * y_83_162)) * y2_83_162))
-								p1_83_162 := (((float64(sp9) + (float64(sp11) * y_83_162)) + ((float64(sp13) + (float64(sp15) * y_83_162)) * y2_83_162)) * y4_83_162)
-								p2_83_162 := (((float64(sp17) + (float64(sp19) * y_83_162)) + (float64(sp21) * y2_83_162)) * (y4_83_162 * y4_83_162))
-								r0_0_83_162 = (d_83_162 * ((p0_83_162 + p1_83_162) + p2_83_162))
+								d_83_166 := d_78_166
+								y_83_166 := (d_83_166 * d_83_166)
+								y2_83_166 := (y_83_166 * y_83_166)
+								y4_83_166 := (y2_83_166 * y2_83_166)
+								p0_83_166 := ((float64(sp1) + (float64(sp3) * y_83_166)) + ((float64(sp5) + (float64(sp7) * y_83_166)) * y2_83_166))
+								p1_83_166 := (((float64(sp9) + (float64(sp11) * y_83_166)) + ((float64(sp13) + (float64(sp15) * y_83_166)) * y2_83_166)) * y4_83_166)
+								p2_83_166 := (((float64(sp17) + (float64(sp19) * y_83_166)) + (float64(sp21) * y2_83_166)) * (y4_83_166 * y4_83_166))
+								r0_0_83_166 = (d_83_166 * ((p0_83_166 + p1_83_166) + p2_83_166))
 							}
-							var r0_0_84_162 float64
+							var r0_0_84_166 float64
 							{
-								d_84_162 := d_78_162
-								y_84_162 := (d_84_162 * d_84_162)
-								y2_84_162 := (y_84_162 * y_84_162)
-								y4_84_162 := (y2_84_162 * y2_84_162)
-								p0_84_162 := ((float64(cp0) + (float64(cp2) * y_84_162)) + ((float64(cp4) + (float64(cp6) * y_84_162)) * y2_84_162))
-								p1_84_162 := (((float64(cp8) + (float64(cp10) * y_84_162)) + ((float64(cp12) + (float64(cp14) * y_84_162)) * y2_84_162)) * y4_84_162)
-								p2_84_162 := (float64(cp16) * (y4_84_162 * y4_84_162))
-								r0_0_84_162 = ((p0_84_162 + p1_84_162) + p2_84_162)
+								d_84_166 := d_78_166
+								y_84_166 := (d_84_166 * d_84_166)
+								y2_84_166 := (y_84_166 * y_84_166)
+								y4_84_166 := (y2_84_166 * y2_84_166)
+								p0_84_166 := ((float64(cp0) + (float64(cp2) * y_84_166)) + ((float64(cp4) + (float64(cp6) * y_84_166)) * y2_84_166))
+								p1_84_166 := (((float64(cp8) + (float64(cp10) * y_84_166)) + ((float64(cp12) + (float64(cp14) * y_84_166)) * y2_84_166)) * y4_84_166)
+								p2_84_166 := (float64(cp16) * (y4_84_166 * y4_84_166))
+								r0_0_84_166 = ((p0_84_166 + p1_84_166) + p2_84_166)
 							}
-							s1_78_162, c1_78_162 := r0_0_83_162, r0_0_84_162
-							pi_78_162 := float64(piC)
-							at_78_162 := (d_78_162 == float64(0))
-							s_78_162 := merge(nv_78_162, (sn_78_162 / s1_78_162), at_78_162)
-							pd_78_162 := (pi_78_162 * d_78_162)
-							npd_78_162 := (nv_78_162 * pd_78_162)
-							dx_78_162 := ((pi_78_162 * (((nv_78_162 * cn_78_162) * s1_78_162) - (sn_78_162 * c1_78_162))) / (s1_78_162 * s1_78_162))
-							var r0_0_85_162 float64
+							s1_78_166, c1_78_166 := r0_0_83_166, r0_0_84_166
+							pi_78_166 := float64(piC)
+							at_78_166 := (d_78_166 == float64(0))
+							s_78_166 := merge(nv_78_166, (sn_78_166 / s1_78_166), at_78_166)
+							pd_78_166 := (pi_78_166 * d_78_166)
+							npd_78_166 := (nv_78_166 * pd_78_166)
+							dx_78_166 := ((pi_78_166 * (((nv_78_166 * cn_78_166) * s1_78_166) - (sn_78_166 * c1_78_166))) / (s1_78_166 * s1_78_166))
+							var r0_0_85_166 float64
 							{
-								n_85_162, x_85_162 := nv_78_162, pd_78_162
-								n2_85_162 := (n_85_162 * n_85_162)
-								a_85_162 := (((float64(0) - (n2_85_162 - float64(1))) * x_85_162) / float64(3))
-								b_85_162 := ((((((((float64(3) * n2_85_162) * n2_85_162) - (float64(10) * n2_85_162)) + float64(7)) * x_85_162) * x_85_162) * x_85_162) / float64(90))
-								r0_0_85_162 = (n_85_162 * (a_85_162 + b_85_162))
+								n_85_166, x_85_166 := nv_78_166, pd_78_166
+								n2_85_166 := (n_85_166 * n_85_166)
+								a_85_166 := (((float64(0) - (n2_85_166 - float64(1))) * x_85_166) / float64(3))
+								b_85_166 := ((((((((float64(3) * n2_85_166) * n2_85_166) - (float64(10) * n2_85_166)) + float64(7)) * x_85_166) * x_85_166) * x_85_166) / float64(90))
+								r0_0_85_166 = (n_85_166 * (a_85_166 + b_85_166))
 							}
-							dx_78_162 = merge((pi_78_162 * r0_0_85_162), dx_78_162, ((npd_78_162 * npd_78_162) < float64(seriesMax2)))
-							dx_78_162 = merge(float64(0), dx_78_162, at_78_162)
-							dn_78_162 := merge(float64(1), ((pd_78_162 * cn_78_162) / s1_78_162), at_78_162)
-							r0_0_78_162, r1_0_78_162, r2_0_78_162 = s_78_162, dx_78_162, dn_78_162
+							dx_78_166 = merge((pi_78_166 * r0_0_85_166), dx_78_166, ((npd_78_166 * npd_78_166) < float64(seriesMax2)))
+							dx_78_166 = merge(float64(0), dx_78_166, at_78_166)
+							dn_78_166 := merge(float64(1), ((pd_78_166 * cn_78_166) / s1_78_166), at_78_166)
+							r0_0_78_166, r1_0_78_166, r2_0_78_166 = s_78_166, dx_78_166, dn_78_166
 						}
-						s_73_162, dx_73_162, dn_73_162 = r0_0_78_162, r1_0_78_162, r2_0_78_162
+						s_73_166, dx_73_166, dn_73_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
 					}
-					r0_0_73_162, r1_0_73_162, r2_0_73_162 = s_73_162, dx_73_162, dn_73_162
+					r0_0_73_166, r1_0_73_166, r2_0_73_166 = s_73_166, dx_73_166, dn_73_166
 				}
-				sb_162, hb_162, nb_162 := r0_0_73_162, r1_0_73_162, r2_0_73_162
+				sb_166, hb_166, nb_166 := r0_0_73_166, r1_0_73_166, r2_0_73_166
 				var (
-					r0_0_86_162 float64
-					r1_0_86_162 float64
-					r2_0_86_162 float64
+					r0_0_86_166 float64
+					r1_0_86_166 float64
+					r2_0_86_166 float64
 				)
 				{
-					r_86_162, i_86_162, x_86_162 := r_162, 2, l_162
-					s_86_162, dx_86_162, dn_86_162 := float64(1), float64(0), float64(0)
-					if r_86_162.nmode[i_86_162] == nChebyshev {
+					r_86_166, i_86_166, x_86_166 := r_166, 2, l_166
+					s_86_166, dx_86_166, dn_86_166 := float64(1), float64(0), float64(0)
+					if r_86_166.nmode[i_86_166] == nChebyshev {
 						var (
-							r0_0_87_162 float64
-							r1_0_87_162 float64
-							r2_0_87_162 float64
+							r0_0_87_166 float64
+							r1_0_87_166 float64
+							r2_0_87_166 float64
 						)
 						{
-							r_87_162, x_87_162, n_87_162, nf_87_162 := r_86_162, x_86_162, r_86_162.nn[i_86_162], &r_86_162.nv[i_86_162]
-							magic_87_162 := float64(roundMagic)
-							t_87_162 := (x_87_162 + magic_87_162)
-							d_87_162 := (x_87_162 - (t_87_162 - magic_87_162))
-							f_87_162 := (math.Float64bits(t_87_162) << 63)
-							var r0_0_88_162 float64
+							r_87_166, x_87_166, n_87_166, nf_87_166 := r_86_166, x_86_166, r_86_166.nn[i_86_166], &r_86_166.nv[i_86_166]
+							magic_87_166 := float64(roundMagic)
+							t_87_166 := (x_87_166 + magic_87_166)
+							d_87_166 := (x_87_166 - (t_87_166 - magic_87_166))
+							f_87_166 := (math.Float64bits(t_87_166) << 63)
+							var r0_0_88_166 float64
 							{
-								d_88_162 := d_87_162
-								y_88_162 := (d_88_162 * d_88_162)
-								y2_88_162 := (y_88_162 * y_88_162)
-								y4_88_162 := (y2_88_162 * y2_88_162)
-								p0_88_162 := ((float64(cp0) + (float64(cp2) * y_88_162)) + ((float64(cp4) + (float64(cp6) * y_88_162)) * y2_88_162))
-								p1_88_162 := (((float64(cp8) + (float64(cp10) * y_88_162)) + ((float64(cp12) + (float64(cp14) * y_88_162)) * y2_88_162)) * y4_88_162)
-								p2_88_162 := (float64(cp16) * (y4_88_162 * y4_88_162))
-								r0_0_88_162 = ((p0_88_162 + p1_88_162) + p2_88_162)
+								d_88_166 := d_87_166
+								y_88_166 := (d_88_166 * d_88_166)
+								y2_88_166 := (y_88_166 * y_88_166)
+								y4_88_166 := (y2_88_166 * y2_88_166)
+								p0_88_166 := ((float64(cp0) + (float64(cp2) * y_88_166)) + ((float64(cp4) + (float64(cp6) * y_88_166)) * y2_88_166))
+								p1_88_166 := (((float64(cp8) + (float64(cp10) * y_88_166)) + ((float64(cp12) + (float64(cp14) * y_88_166)) * y2_88_166)) * y4_88_166)
+								p2_88_166 := (float64(cp16) * (y4_88_166 * y4_88_166))
+								r0_0_88_166 = ((p0_88_166 + p1_88_166) + p2_88_166)
 							}
-							cr_87_162 := r0_0_88_162
-							sign_87_162, one_87_162, pi_87_162 := math.Float64bits((&r_87_162.negZero)[0]), float64(1), float64(piC)
-							rs_87_162 := (pi_87_162 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_87_162 - cr_87_162) * (one_87_162 + cr_87_162)))) | ((math.Float64bits(d_87_162) ^ f_87_162) & sign_87_162))))
-							c2_87_162 := (float64(2) * math.Float64frombits((math.Float64bits(cr_87_162) ^ f_87_162)))
-							u0_87_162, u1_87_162 := one_87_162, c2_87_162
-							j_87_162 := 2
-							for ; j_87_162+1 < n_87_162; j_87_162 += 2 {
-								u0_87_162 = ((c2_87_162 * u1_87_162) - u0_87_162)
-								u1_87_162 = ((c2_87_162 * u0_87_162) - u1_87_162)
+							cr_87_166 := r0_0_88_166
+							sign_87_166, one_87_166, pi_87_166 := math.Float64bits((&r_87_166.negZero)[0]), float64(1), float64(piC)
+							rs_87_166 := (pi_87_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_87_166 - cr_87_166) * (one_87_166 + cr_87_166)))) | ((math.Float64bits(d_87_166) ^ f_87_166) & sign_87_166))))
+							c2_87_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_87_166) ^ f_87_166)))
+							u0_87_166, u1_87_166 := one_87_166, c2_87_166
+							j_87_166 := 2
+							for ; j_87_166+1 < n_87_166; j_87_166 += 2 {
+								u0_87_166 = ((c2_87_166 * u1_87_166) - u0_87_166)
+								u1_87_166 = ((c2_87_166 * u0_87_166) - u1_87_166)
 							}
-							if j_87_162 < n_87_162 {
-								u0_87_162, u1_87_162 = u1_87_162, ((c2_87_162 * u1_87_162) - u0_87_162)
+							if j_87_166 < n_87_166 {
+								u0_87_166, u1_87_166 = u1_87_166, ((c2_87_166 * u1_87_166) - u0_87_166)
 							}
-							cu_87_162 := ((float64(0.5) * c2_87_162) * u1_87_162)
-							tn_87_162 := (cu_87_162 - u0_87_162)
-							dx_87_162 := (((nf_87_162[0] * tn_87_162) - cu_87_162) * rs_87_162)
-							dn_87_162 := ((d_87_162 * tn_87_162) * rs_87_162)
-							near_87_162 := ((d_87_162 * d_87_162) < float64(closedFormMin2))
-							if near_87_162 {
+							cu_87_166 := ((float64(0.5) * c2_87_166) * u1_87_166)
+							tn_87_166 := (cu_87_166 - u0_87_166)
+							dx_87_166 := (((nf_87_166[0] * tn_87_166) - cu_87_166) * rs_87_166)
+							dn_87_166 := ((d_87_166 * tn_87_166) * rs_87_166)
+							near_87_166 := ((d_87_166 * d_87_166) < float64(closedFormMin2))
+							if near_87_166 {
 								var (
-									r0_0_89_162 float64
-									r1_0_89_162 float64
+									r0_0_89_166 float64
+									r1_0_89_166 float64
 								)
 								{
-									r_89_162, d_89_162, c2_89_162, flip_89_162, tn_89_162, un_89_162, n_89_162 := r_87_162, d_87_162, c2_87_162, f_87_162, tn_87_162, u1_87_162, n_87_162
-									var r0_0_90_162 float64
+									r_89_166, d_89_166, c2_89_166, flip_89_166, tn_89_166, un_89_166, n_89_166 := r_87_166, d_87_166, c2_87_166, f_87_166, tn_87_166, u1_87_166, n_87_166
+									var r0_0_90_166 float64
 									{
-										d_90_162 := d_89_162
-										y_90_162 := (d_90_162 * d_90_162)
-										y2_90_162 := (y_90_162 * y_90_162)
-										y4_90_162 := (y2_90_162 * y2_90_162)
-										p0_90_162 := ((float64(sp1) + (float64(sp3) * y_90_162)) + ((float64(sp5) + (float64(sp7) * y_90_162)) * y2_90_162))
-										p1_90_162 := (((float64(sp9) + (float64(sp11) * y_90_162)) + ((float64(sp13) + (float64(sp15) * y_90_162)) * y2_90_162)) * y4_90_162)
-										p2_90_162 := (((float64(sp17) + (float64(sp19) * y_90_162)) + (float64(sp21) * y2_90_162)) * (y4_90_162 * y4_90_162))
-										r0_0_90_162 = (d_90_162 * ((p0_90_162 + p1_90_162) + p2_90_162))
+										d_90_166 := d_89_166
+										y_90_166 := (d_90_166 * d_90_166)
+										y2_90_166 := (y_90_166 * y_90_166)
+										y4_90_166 := (y2_90_166 * y2_90_166)
+										p0_90_166 := ((float64(sp1) + (float64(sp3) * y_90_166)) + ((float64(sp5) + (float64(sp7) * y_90_166)) * y2_90_166))
+										p1_90_166 := (((float64(sp9) + (float64(sp11) * y_90_166)) + ((float64(sp13) + (float64(sp15) * y_90_166)) * y2_90_166)) * y4_90_166)
+										p2_90_166 := (((float64(sp17) + (float64(sp19) * y_90_166)) + (float64(sp21) * y2_90_166)) * (y4_90_166 * y4_90_166))
+										r0_0_90_166 = (d_90_166 * ((p0_90_166 + p1_90_166) + p2_90_166))
 									}
-									s_89_162 := math.Float64frombits((math.Float64bits(r0_0_90_162) ^ flip_89_162))
-									two_89_162 := float64(2)
-									u0_89_162, u1_89_162, p0_89_162, p1_89_162 := float64(1), c2_89_162, float64(0), two_89_162
-									for j_89_162 := 2; j_89_162 < n_89_162; j_89_162++ {
-										u0_89_162, u1_89_162, p0_89_162, p1_89_162 = u1_89_162, ((c2_89_162 * u1_89_162) - u0_89_162), p1_89_162, (((two_89_162 * u1_89_162) + (c2_89_162 * p1_89_162)) - p0_89_162)
+									s_89_166 := math.Float64frombits((math.Float64bits(r0_0_90_166) ^ flip_89_166))
+									two_89_166 := float64(2)
+									u0_89_166, u1_89_166, p0_89_166, p1_89_166 := float64(1), c2_89_166, float64(0), two_89_166
+									for j_89_166 := 2; j_89_166 < n_89_166; j_89_166++ {
+										u0_89_166, u1_89_166, p0_89_166, p1_89_166 = u1_89_166, ((c2_89_166 * u1_89_166) - u0_89_166), p1_89_166, (((two_89_166 * u1_89_166) + (c2_89_166 * p1_89_166)) - p0_89_166)
 									}
-									dx_89_162 := ((float64(minusPi) * s_89_162) * p1_89_162)
-									peak_89_162 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_89_162) & math.Float64bits((&r_89_162.negZero)[0]))))
-									dn_89_162 := merge((((float64(piC) * d_89_162) * tn_89_162) / s_89_162), peak_89_162, (d_89_162 != float64(0)))
-									r0_0_89_162, r1_0_89_162 = dx_89_162, dn_89_162
+									dx_89_166 := ((float64(minusPi) * s_89_166) * p1_89_166)
+									peak_89_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_89_166) & math.Float64bits((&r_89_166.negZero)[0]))))
+									dn_89_166 := merge((((float64(piC) * d_89_166) * tn_89_166) / s_89_166), peak_89_166, (d_89_166 != float64(0)))
+									r0_0_89_166, r1_0_89_166 = dx_89_166, dn_89_166
 								}
-								px_87_162, pn_87_162 := r0_0_89_162, r1_0_89_162
-								dx_87_162, dn_87_162 = merge(px_87_162, dx_87_162, near_87_162), merge(pn_87_162, dn_87_162, near_87_162)
+								px_87_166, pn_87_166 := r0_0_89_166, r1_0_89_166
+								dx_87_166, dn_87_166 = merge(px_87_166, dx_87_166, near_87_166), merge(pn_87_166, dn_87_166, near_87_166)
 							}
-							r0_0_87_162, r1_0_87_162, r2_0_87_162 = u1_87_162, dx_87_162, dn_87_162
+							r0_0_87_166, r1_0_87_166, r2_0_87_166 = u1_87_166, dx_87_166, dn_87_166
 						}
-						s_86_162, dx_86_162, dn_86_162 = r0_0_87_162, r1_0_87_162, r2_0_87_162
-					} else if r_86_162.nmode[i_86_162] == nRatio {
+						s_86_166, dx_86_166, dn_86_166 = r0_0_87_166, r1_0_87_166, r2_0_87_166
+					} else if r_86_166.nmode[i_86_166] == nRatio {
 						var (
-							r0_0_91_162 float64
-							r1_0_91_162 float64
-							r2_0_91_162 float64
+							r0_0_91_166 float64
+							r1_0_91_166 float64
+							r2_0_91_166 float64
 						)
 						{
-							x_91_162, nv_91_162 := x_86_162, (&r_86_162.nv[i_86_162])[0]
-							magic_91_162 := float64(roundMagic)
-							t_91_162 := (x_91_162 + magic_91_162)
-							d_91_162 := (x_91_162 - (t_91_162 - magic_91_162))
-							y_91_162 := (nv_91_162 * d_91_162)
-							u_91_162 := (y_91_162 + magic_91_162)
-							e_91_162 := (y_91_162 - (u_91_162 - magic_91_162))
-							var r0_0_92_162 float64
+							x_91_166, nv_91_166 := x_86_166, (&r_86_166.nv[i_86_166])[0]
+							magic_91_166 := float64(roundMagic)
+							t_91_166 := (x_91_166 + magic_91_166)
+							d_91_166 := (x_91_166 - (t_91_166 - magic_91_166))
+							y_91_166 := (nv_91_166 * d_91_166)
+							u_91_166 := (y_91_166 + magic_91_166)
+							e_91_166 := (y_91_166 - (u_91_166 - magic_91_166))
+							var r0_0_92_166 float64
 							{
-								d_92_162 := e_91_162
-								y_92_162 := (d_92_162 * d_92_162)
-								y2_92_162 := (y_92_162 * y_92_162)
-								y4_92_162 := (y2_92_162 * y2_92_162)
-								p0_92_162 := ((float64(sp1) + (float64(sp3) * y_92_162)) + ((float64(sp5) + (float64(sp7) * y_92_162)) * y2_92_162))
-								p1_92_162 := (((float64(sp9) + (float64(sp11) * y_92_162)) + ((float64(sp13) + (float64(sp15) * y_92_162)) * y2_92_162)) * y4_92_162)
-								p2_92_162 := (((float64(sp17) + (float64(sp19) * y_92_162)) + (float64(sp21) * y2_92_162)) * (y4_92_162 * y4_92_162))
-								r0_0_92_162 = (d_92_162 * ((p0_92_162 + p1_92_162) + p2_92_162))
+								d_92_166 := e_91_166
+								y_92_166 := (d_92_166 * d_92_166)
+								y2_92_166 := (y_92_166 * y_92_166)
+								y4_92_166 := (y2_92_166 * y2_92_166)
+								p0_92_166 := ((float64(sp1) + (float64(sp3) * y_92_166)) + ((float64(sp5) + (float64(sp7) * y_92_166)) * y2_92_166))
+								p1_92_166 := (((float64(sp9) + (float64(sp11) * y_92_166)) + ((float64(sp13) + (float64(sp15) * y_92_166)) * y2_92_166)) * y4_92_166)
+								p2_92_166 := (((float64(sp17) + (float64(sp19) * y_92_166)) + (float64(sp21) * y2_92_166)) * (y4_92_166 * y4_92_166))
+								r0_0_92_166 = (d_92_166 * ((p0_92_166 + p1_92_166) + p2_92_166))
 							}
-							var r0_0_93_162 float64
+							var r0_0_93_166 float64
 							{
-								c_93_162, t_93_162 := r0_0_92_162, u_91_162
-								r0_0_93_162 = math.Float64frombits((math.Float64bits(c_93_162) ^ (math.Float64bits(t_93_162) << 63)))
+								c_93_166, t_93_166 := r0_0_92_166, u_91_166
+								r0_0_93_166 = math.Float64frombits((math.Float64bits(c_93_166) ^ (math.Float64bits(t_93_166) << 63)))
 							}
-							var r0_0_94_162 float64
+							var r0_0_94_166 float64
 							{
-								d_94_162 := e_91_162
-								y_94_162 := (d_94_162 * d_94_162)
-								y2_94_162 := (y_94_162 * y_94_162)
-								y4_94_162 := (y2_94_162 * y2_94_162)
-								p0_94_162 := ((float64(cp0) + (float64(cp2) * y_94_162)) + ((float64(cp4) + (float64(cp6) * y_94_162)) * y2_94_162))
-								p1_94_162 := (((float64(cp8) + (float64(cp10) * y_94_162)) + ((float64(cp12) + (float64(cp14) * y_94_162)) * y2_94_162)) * y4_94_162)
-								p2_94_162 := (float64(cp16) * (y4_94_162 * y4_94_162))
-								r0_0_94_162 = ((p0_94_162 + p1_94_162) + p2_94_162)
+								d_94_166 := e_91_166
+								y_94_166 := (d_94_166 * d_94_166)
+								y2_94_166 := (y_94_166 * y_94_166)
+								y4_94_166 := (y2_94_166 * y2_94_166)
+								p0_94_166 := ((float64(cp0) + (float64(cp2) * y_94_166)) + ((float64(cp4) + (float64(cp6) * y_94_166)) * y2_94_166))
+								p1_94_166 := (((float64(cp8) + (float64(cp10) * y_94_166)) + ((float64(cp12) + (float64(cp14) * y_94_166)) * y2_94_166)) * y4_94_166)
+								p2_94_166 := (float64(cp16) * (y4_94_166 * y4_94_166))
+								r0_0_94_166 = ((p0_94_166 + p1_94_166) + p2_94_166)
 							}
-							var r0_0_95_162 float64
+							var r0_0_95_166 float64
 							{
-								c_95_162, t_95_162 := r0_0_94_162, u_91_162
-								r0_0_95_162 = math.Float64frombits((math.Float64bits(c_95_162) ^ (math.Float64bits(t_95_162) << 63)))
+								c_95_166, t_95_166 := r0_0_94_166, u_91_166
+								r0_0_95_166 = math.Float64frombits((math.Float64bits(c_95_166) ^ (math.Float64bits(t_95_166) << 63)))
 							}
-							sn_91_162, cn_91_162 := r0_0_93_162, r0_0_95_162
-							var r0_0_96_162 float64
+							sn_91_166, cn_91_166 := r0_0_93_166, r0_0_95_166
+							var r0_0_96_166 float64
 							{
-								d_96_162 := d_91_162
-								y_96_162 := (d_96_162 * d_96_162)
-								y2_96_162 := (y_96_162 * y_96_162)
-								y4_96_162 := (y2_96_162 * y2_96_162)
-								p0_96_162 := ((float64(sp1) + (float64(sp3) * y_96_162)) + ((float64(sp5) + (float64(sp7) * y_96_162)) * y2_96_162))
-								p1_96_162 := (((float64(sp9) + (float64(sp11) * y_96_162)) + ((float64(sp13) + (float64(sp15) * y_96_162)) * y2_96_162)) * y4_96_162)
-								p2_96_162 := (((float64(sp17) + (float64(sp19) * y_96_162)) + (float64(sp21) * y2_96_162)) * (y4_96_162 * y4_96_162))
-								r0_0_96_162 = (d_96_162 * ((p0_96_162 + p1_96_162) + p2_96_162))
+								d_96_166 := d_91_166
+								y_96_166 := (d_96_166 * d_96_166)
+								y2_96_166 := (y_96_166 * y_96_166)
+								y4_96_166 := (y2_96_166 * y2_96_166)
+								p0_96_166 := ((float64(sp1) + (float64(sp3) * y_96_166)) + ((float64(sp5) + (float64(sp7) * y_96_166)) * y2_96_166))
+								p1_96_166 := (((float64(sp9) + (float64(sp11) * y_96_166)) + ((float64(sp13) + (float64(sp15) * y_96_166)) * y2_96_166)) * y4_96_166)
+								p2_96_166 := (((float64(sp17) + (float64(sp19) * y_96_166)) + (float64(sp21) * y2_96_166)) * (y4_96_166 * y4_96_166))
+								r0_0_96_166 = (d_96_166 * ((p0_96_166 + p1_96_166) + p2_96_166))
 							}
-							var r0_0_97_162 float64
+							var r0_0_97_166 float64
 							{
-								d_97_162 := d_91_162
-								y_97_162 := (d_97_162 * d_97_162)
-								y2_97_162 := (y_97_162 * y_97_162)
-								y4_97_162 := (y2_97_162 * y2_97_162)
-								p0_97_162 := ((float64(cp0) + (float64(cp2) * y_97_162)) + ((float64(cp4) + (float64(cp6) * y_97_162)) * y2_97_162))
-								p1_97_162 := (((float64(cp8) + (float64(cp10) * y_97_162)) + ((float64(cp12) + (float64(cp14) * y_97_162)) * y2_97_162)) * y4_97_162)
-								p2_97_162 := (float64(cp16) * (y4_97_162 * y4_97_162))
-								r0_0_97_162 = ((p0_97_162 + p1_97_162) + p2_97_162)
+								d_97_166 := d_91_166
+								y_97_166 := (d_97_166 * d_97_166)
+								y2_97_166 := (y_97_166 * y_97_166)
+								y4_97_166 := (y2_97_166 * y2_97_166)
+								p0_97_166 := ((float64(cp0) + (float64(cp2) * y_97_166)) + ((float64(cp4) + (float64(cp6) * y_97_166)) * y2_97_166))
+								p1_97_166 := (((float64(cp8) + (float64(cp10) * y_97_166)) + ((float64(cp12) + (float64(cp14) * y_97_166)) * y2_97_166)) * y4_97_166)
+								p2_97_166 := (float64(cp16) * (y4_97_166 * y4_97_166))
+								r0_0_97_166 = ((p0_97_166 + p1_97_166) + p2_97_166)
 							}
-							s1_91_162, c1_91_162 := r0_0_96_162, r0_0_97_162
-							pi_91_162 := float64(piC)
-							at_91_162 := (d_91_162 == float64(0))
-							s_91_162 := merge(nv_91_162, (sn_91_162 / s1_91_162), at_91_162)
-							pd_91_162 := (pi_91_162 * d_91_162)
-							npd_91_162 := (nv_91_162 * pd_91_162)
-							dx_91_162 := ((pi_91_162 * (((nv_91_162 * cn_91_162) * s1_91_162) - (sn_91_162 * c1_91_162))) / (s1_91_162 * s1_91_162))
-							var r0_0_98_162 float64
+							s1_91_166, c1_91_166 := r0_0_96_166, r0_0_97_166
+							pi_91_166 := float64(piC)
+							at_91_166 := (d_91_166 == float64(0))
+							s_91_166 := merge(nv_91_166, (sn_91_166 / s1_91_166), at_91_166)
+							pd_91_166 := (pi_91_166 * d_91_166)
+							npd_91_166 := (nv_91_166 * pd_91_166)
+							dx_91_166 := ((pi_91_166 * (((nv_91_166 * cn_91_166) * s1_91_166) - (sn_91_166 * c1_91_166))) / (s1_91_166 * s1_91_166))
+							var r0_0_98_166 float64
 							{
-								n_98_162, x_98_162 := nv_91_162, pd_91_162
-								n2_98_162 := (n_98_162 * n_98_162)
-								a_98_162 := (((float64(0) - (n2_98_162 - float64(1))) * x_98_162) / float64(3))
-								b_98_162 := ((((((((float64(3) * n2_98_162) * n2_98_162) - (float64(10) * n2_98_162)) + float64(7)) * x_98_162) * x_98_162) * x_98_162) / float64(90))
-								r0_0_98_162 = (n_98_162 * (a_98_162 + b_98_162))
+								n_98_166, x_98_166 := nv_91_166, pd_91_166
+								n2_98_166 := (n_98_166 * n_98_166)
+								a_98_166 := (((float64(0) - (n2_98_166 - float64(1))) * x_98_166) / float64(3))
+								b_98_166 := ((((((((float64(3) * n2_98_166) * n2_98_166) - (float64(10) * n2_98_166)) + float64(7)) * x_98_166) * x_98_166) * x_98_166) / float64(90))
+								r0_0_98_166 = (n_98_166 * (a_98_166 + b_98_166))
 							}
-							dx_91_162 = merge((pi_91_162 * r0_0_98_162), dx_91_162, ((npd_91_162 * npd_91_162) < float64(seriesMax2)))
-							dx_91_162 = merge(float64(0), dx_91_162, at_91_162)
-							dn_91_162 := merge(float64(1), ((pd_91_162 * cn_91_162) / s1_91_162), at_91_162)
-							r0_0_91_162, r1_0_91_162, r2_0_91_162 = s_91_162, dx_91_162, dn_91_162
+							dx_91_166 = merge((pi_91_166 * r0_0_98_166), dx_91_166, ((npd_91_166 * npd_91_166) < float64(seriesMax2)))
+							dx_91_166 = merge(float64(0), dx_91_166, at_91_166)
+							dn_91_166 := merge(float64(1), ((pd_91_166 * cn_91_166) / s1_91_166), at_91_166)
+							r0_0_91_166, r1_0_91_166, r2_0_91_166 = s_91_166, dx_91_166, dn_91_166
 						}
-						s_86_162, dx_86_162, dn_86_162 = r0_0_91_162, r1_0_91_162, r2_0_91_162
+						s_86_166, dx_86_166, dn_86_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
 					}
-					r0_0_86_162, r1_0_86_162, r2_0_86_162 = s_86_162, dx_86_162, dn_86_162
+					r0_0_86_166, r1_0_86_166, r2_0_86_166 = s_86_166, dx_86_166, dn_86_166
 				}
-				sc_162, hc_162, nc_162 := r0_0_86_162, r1_0_86_162, r2_0_86_162
-				r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162 = sa_162, sb_162, sc_162, ha_162, hb_162, hc_162, na_162, nb_162, nc_162
+				sc_166, hc_166, nc_166 := r0_0_86_166, r1_0_86_166, r2_0_86_166
+				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_162, r1_0_162, r2_0_162, r3_0_162, r4_0_162, r5_0_162, r6_0_162, r7_0_162, r8_0_162
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
 			var (
-				r0_0_163 float64
-				r1_0_163 float64
-				r2_0_163 float64
-				r3_0_163 float64
-				r4_0_163 float64
-				r5_0_163 float64
+				r0_0_167 float64
+				r1_0_167 float64
+				r2_0_167 float64
+				r3_0_167 float64
+				r4_0_167 float64
+				r5_0_167 float64
 			)
 			{
-				k_163, ia_163, fa_163, e_163, h_163, kk_163, l_163, sa_163, sb_163, sc_163, ha_163, hb_163, hc_163, nda_163, ndb_163, ndc_163, s_163, def_163, sig_163, sna_163, snb_163, snc_163, hkl_163, at_163, stride_163 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_163 := k_163.c
-				r_163 := k_163.lr
-				two_163 := float64(2)
-				fl_163 := ((sa_163 * sb_163) * sc_163)
-				fc_163, fd_163 := (&r_163.defaultF)[0], float64(1)
-				if c_163.HasHKL {
+				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_167 := k_167.c
+				r_167 := k_167.lr
+				two_167 := float64(2)
+				fl_167 := ((sa_167 * sb_167) * sc_167)
+				fc_167, fd_167 := (&r_167.defaultF)[0], float64(1)
+				if c_167.HasHKL {
 					var (
-						r0_0_134_163 float64
-						r1_0_134_163 float64
+						r0_0_134_167 float64
+						r1_0_134_167 float64
 					)
 					{
-						r_134_163, bits_134_163, miss_134_163, ia_134_163, fa_134_163, h_134_163, kk_134_163, l_134_163 := r_163, k_163.fhklBits, k_163.missBits, ia_163, fa_163, h_163, kk_163, l_163
-						var r0_0_8_134_163 bool
+						r_134_167, bits_134_167, miss_134_167, ia_134_167, fa_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
+						var r0_0_8_134_167 bool
 						{
-							r_8_134_163, ia_8_134_163, h_8_134_163, kk_8_134_163, l_8_134_163 := r_134_163, ia_134_163, h_134_163, kk_134_163, l_134_163
-							half_8_134_163 := float64(0.5)
-							hc_8_134_163, kc_8_134_163, lc_8_134_163 := math.Ceil((h_8_134_163 - half_8_134_163)), math.Ceil((kk_8_134_163 - half_8_134_163)), math.Ceil((l_8_134_163 - half_8_134_163))
-							hmin_8_134_163, kmin_8_134_163, lmin_8_134_163 := (&r_8_134_163.hmin)[0], (&r_8_134_163.kmin)[0], (&r_8_134_163.lmin)[0]
-							in_8_134_163 := ((((((hc_8_134_163 >= hmin_8_134_163) && (hc_8_134_163 <= (&r_8_134_163.hmax)[0])) && (kc_8_134_163 >= kmin_8_134_163)) && (kc_8_134_163 <= (&r_8_134_163.kmax)[0])) && (lc_8_134_163 >= lmin_8_134_163)) && (lc_8_134_163 <= (&r_8_134_163.lmax)[0]))
-							idx_8_134_163 := ((((hc_8_134_163 - hmin_8_134_163) * (&r_8_134_163.hstride)[0]) + ((kc_8_134_163 - kmin_8_134_163) * (&r_8_134_163.kstride)[0])) + (lc_8_134_163 - lmin_8_134_163))
-							storeInt32(merge(idx_8_134_163, float64(0), in_8_134_163), ia_8_134_163)
-							r0_0_8_134_163 = in_8_134_163
+							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
+							half_8_134_167 := float64(0.5)
+							hc_8_134_167, kc_8_134_167, lc_8_134_167 := math.Ceil((h_8_134_167 - half_8_134_167)), math.Ceil((kk_8_134_167 - half_8_134_167)), math.Ceil((l_8_134_167 - half_8_134_167))
+							hmin_8_134_167, kmin_8_134_167, lmin_8_134_167 := (&r_8_134_167.hmin)[0], (&r_8_134_167.kmin)[0], (&r_8_134_167.lmin)[0]
+							in_8_134_167 := ((((((hc_8_134_167 >= hmin_8_134_167) && (hc_8_134_167 <= (&r_8_134_167.hmax)[0])) && (kc_8_134_167 >= kmin_8_134_167)) && (kc_8_134_167 <= (&r_8_134_167.kmax)[0])) && (lc_8_134_167 >= lmin_8_134_167)) && (lc_8_134_167 <= (&r_8_134_167.lmax)[0]))
+							idx_8_134_167 := ((((hc_8_134_167 - hmin_8_134_167) * (&r_8_134_167.hstride)[0]) + ((kc_8_134_167 - kmin_8_134_167) * (&r_8_134_167.kstride)[0])) + (lc_8_134_167 - lmin_8_134_167))
+							storeInt32(merge(idx_8_134_167, float64(0), in_8_134_167), ia_8_134_167)
+							r0_0_8_134_167 = in_8_134_167
 						}
-						in_134_163 := r0_0_8_134_163
-						for i_134_163, j_134_163 := range ia_134_163 {
-							fa_134_163[i_134_163] = bits_134_163[j_134_163]
+						in_134_167 := r0_0_8_134_167
+						for i_134_167, j_134_167 := range ia_134_167 {
+							fa_134_167[i_134_167] = bits_134_167[j_134_167]
 						}
-						f_134_163 := merge(math.Float64frombits(fa_134_163[0]), (&r_134_163.defaultF)[0], in_134_163)
-						fd_134_163 := float64(0)
-						if miss_134_163 != nil {
-							for i_134_163, j_134_163 := range ia_134_163 {
-								fa_134_163[i_134_163] = miss_134_163[j_134_163]
+						f_134_167 := merge(math.Float64frombits(fa_134_167[0]), (&r_134_167.defaultF)[0], in_134_167)
+						fd_134_167 := float64(0)
+						if miss_134_167 != nil {
+							for i_134_167, j_134_167 := range ia_134_167 {
+								fa_134_167[i_134_167] = miss_134_167[j_134_167]
 							}
-							fd_134_163 = math.Float64frombits(fa_134_163[0])
+							fd_134_167 = math.Float64frombits(fa_134_167[0])
 						}
-						r0_0_134_163, r1_0_134_163 = f_134_163, merge(fd_134_163, float64(1), in_134_163)
+						r0_0_134_167, r1_0_134_167 = f_134_167, merge(fd_134_167, float64(1), in_134_167)
 					}
-					fc_163, fd_163 = r0_0_134_163, r1_0_134_163
+					fc_167, fd_167 = r0_0_134_167, r1_0_134_167
 				}
-				ffl_163 := ((fc_163 * fc_163) * fl_163)
-				s1_163 := (s_163 + (ffl_163 * fl_163))
-				def1_163 := def_163
-				if k_163.perDef {
-					def1_163 = (def_163 + ((((two_163 * fc_163) * fl_163) * fl_163) * fd_163))
+				ffl_167 := ((fc_167 * fc_167) * fl_167)
+				s1_167 := (s_167 + (ffl_167 * fl_167))
+				def1_167 := def_167
+				if k_167.perDef {
+					def1_167 = (def_167 + ((((two_167 * fc_167) * fl_167) * fl_167) * fd_167))
 				}
-				tfl_163 := (two_163 * ffl_163)
-				xa_163, xb_163, xc_163 := (tfl_163 * (sb_163 * sc_163)), (tfl_163 * (sa_163 * sc_163)), (tfl_163 * (sa_163 * sb_163))
-				hbar_163, kbar_163, lbar_163 := (xa_163 * ha_163), (xb_163 * hb_163), (xc_163 * hc_163)
-				sig1_163 := (sig_163 + (((hbar_163 * (h_163 + (&e_163[0])[0])) + (kbar_163 * (kk_163 + (&e_163[1])[0]))) + (lbar_163 * (l_163 + (&e_163[2])[0]))))
-				na1_163, nb1_163, nc1_163 := (sna_163 + (xa_163 * nda_163)), (snb_163 + (xb_163 * ndb_163)), (snc_163 + (xc_163 * ndc_163))
-				if !c_163.Water {
-					s1_163 = merge(s_163, s1_163, (fl_163 == float64(0)))
+				tfl_167 := (two_167 * ffl_167)
+				xa_167, xb_167, xc_167 := (tfl_167 * (sb_167 * sc_167)), (tfl_167 * (sa_167 * sc_167)), (tfl_167 * (sa_167 * sb_167))
+				hbar_167, kbar_167, lbar_167 := (xa_167 * ha_167), (xb_167 * hb_167), (xc_167 * hc_167)
+				sig1_167 := (sig_167 + (((hbar_167 * (h_167 + (&e_167[0])[0])) + (kbar_167 * (kk_167 + (&e_167[1])[0]))) + (lbar_167 * (l_167 + (&e_167[2])[0]))))
+				na1_167, nb1_167, nc1_167 := (sna_167 + (xa_167 * nda_167)), (snb_167 + (xb_167 * ndb_167)), (snc_167 + (xc_167 * ndc_167))
+				if !c_167.Water {
+					s1_167 = merge(s_167, s1_167, (fl_167 == float64(0)))
 				}
-				hkl_163[at_163] = hbar_163
-				hkl_163[at_163+stride_163] = kbar_163
-				hkl_163[at_163+2*stride_163] = lbar_163
-				r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163 = s1_163, def1_163, sig1_163, na1_163, nb1_163, nc1_163
+				hkl_167[at_167] = hbar_167
+				hkl_167[at_167+stride_167] = kbar_167
+				hkl_167[at_167+2*stride_167] = lbar_167
+				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
 			}
-			s, def, sig, sna, snb, snc = r0_0_163, r1_0_163, r2_0_163, r3_0_163, r4_0_163, r5_0_163
+			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
 		}
 		t.s[p0] = s
 		t.def[p0] = def

@@ -594,6 +594,16 @@ func (in *inliner) stmt(s ast.Stmt, depth int) ([]ast.Stmt, error) {
 			s.Lhs[i] = r
 		}
 	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if fd := in.target(call); fd != nil && fd.Type.Results == nil {
+				// A function without results, called as a statement:
+				// its body in a block.
+				if _, err := in.inline(call, fd, &pre, depth); err != nil {
+					return nil, err
+				}
+				return pre, nil
+			}
+		}
 		r, err := expr(s.X)
 		if err != nil {
 			return nil, err
@@ -809,7 +819,8 @@ func (in *inliner) expr(e ast.Expr, pre *[]ast.Stmt, depth int) (ast.Expr, error
 }
 
 // inline appends to pre the statements that compute the call c of fd
-// into fresh variables and returns those variables.
+// into fresh variables and returns those variables (none for a function
+// without results, whose body is then all it appends).
 func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, depth int) ([]ast.Expr, error) {
 	if depth >= maxDepth {
 		return nil, fmt.Errorf("%s: inlining nested deeper than %d", in.fset.Position(c.Pos()), maxDepth)
@@ -864,14 +875,21 @@ func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, de
 	delete(locals, "_")
 	suffix := fmt.Sprintf("_%d", id)
 	renameLocals(fn, locals, suffix)
-	// The body must end in its only return.
+	// The body must end in its only return (a function without results:
+	// have none).
 	list := fn.Body.List
-	ret, ok := list[len(list)-1].(*ast.ReturnStmt)
-	if !ok {
-		return nil, fmt.Errorf("%s: %s does not end in a return statement", in.fset.Position(fd.Pos()), fd.Name.Name)
+	noResults := fd.Type.Results == nil
+	var ret *ast.ReturnStmt
+	if !noResults {
+		var ok bool
+		ret, ok = list[len(list)-1].(*ast.ReturnStmt)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s does not end in a return statement", in.fset.Position(fd.Pos()), fd.Name.Name)
+		}
+		list = list[:len(list)-1]
 	}
 	bad := false
-	ast.Inspect(&ast.BlockStmt{List: list[:len(list)-1]}, func(n ast.Node) bool {
+	ast.Inspect(&ast.BlockStmt{List: list}, func(n ast.Node) bool {
 		if _, ok := n.(*ast.ReturnStmt); ok {
 			bad = true
 		}
@@ -884,18 +902,20 @@ func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, de
 	// Results: named or fresh, declared before the block.
 	var results []ast.Expr
 	var resDecl []ast.Spec
-	for i, f := range fd.Type.Results.List {
-		names := f.Names
-		if len(names) == 0 {
-			names = []*ast.Ident{nil}
+	if !noResults {
+		for i, f := range fd.Type.Results.List {
+			names := f.Names
+			if len(names) == 0 {
+				names = []*ast.Ident{nil}
+			}
+			for j := range names {
+				n := fmt.Sprintf("r%d_%d_%d", i, j, id)
+				results = append(results, ast.NewIdent(n))
+				resDecl = append(resDecl, &ast.ValueSpec{Names: []*ast.Ident{ast.NewIdent(n)}, Type: clone(in.fset, f.Type).(ast.Expr)})
+			}
 		}
-		for j := range names {
-			n := fmt.Sprintf("r%d_%d_%d", i, j, id)
-			results = append(results, ast.NewIdent(n))
-			resDecl = append(resDecl, &ast.ValueSpec{Names: []*ast.Ident{ast.NewIdent(n)}, Type: clone(in.fset, f.Type).(ast.Expr)})
-		}
+		*pre = append(*pre, &ast.DeclStmt{Decl: &ast.GenDecl{Tok: token.VAR, Specs: resDecl}})
 	}
-	*pre = append(*pre, &ast.DeclStmt{Decl: &ast.GenDecl{Tok: token.VAR, Specs: resDecl}})
 	var body []ast.Stmt
 	// Bind the receiver and the parameters.
 	var lhs []ast.Expr
@@ -934,27 +954,29 @@ func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, de
 			}
 		}
 	}
-	if fn.Type.Results.List[0].Names != nil {
+	if !noResults && fn.Type.Results.List[0].Names != nil {
 		var named []ast.Spec
 		for _, f := range fn.Type.Results.List {
 			named = append(named, &ast.ValueSpec{Names: f.Names, Type: f.Type})
 		}
 		body = append(body, &ast.DeclStmt{Decl: &ast.GenDecl{Tok: token.VAR, Specs: named}})
 	}
-	body = append(body, list[:len(list)-1]...)
-	vals := ret.Results
-	if len(vals) == 0 { // a bare return of named results
-		for _, f := range fn.Type.Results.List {
-			for _, n := range f.Names {
-				vals = append(vals, ast.NewIdent(n.Name))
+	body = append(body, list...)
+	if !noResults {
+		vals := ret.Results
+		if len(vals) == 0 { // a bare return of named results
+			for _, f := range fn.Type.Results.List {
+				for _, n := range f.Names {
+					vals = append(vals, ast.NewIdent(n.Name))
+				}
 			}
 		}
+		var assignTo []ast.Expr
+		for _, r := range results {
+			assignTo = append(assignTo, ast.NewIdent(r.(*ast.Ident).Name))
+		}
+		body = append(body, &ast.AssignStmt{Lhs: assignTo, Tok: token.ASSIGN, Rhs: vals})
 	}
-	var assignTo []ast.Expr
-	for _, r := range results {
-		assignTo = append(assignTo, ast.NewIdent(r.(*ast.Ident).Name))
-	}
-	body = append(body, &ast.AssignStmt{Lhs: assignTo, Tok: token.ASSIGN, Rhs: vals})
 	blk, err := in.block(&ast.BlockStmt{List: body}, depth+1)
 	if err != nil {
 		return nil, err

@@ -71,3 +71,43 @@ func TestVariantErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineStatement: a function without results marked //lanegen:inline
+// and called as a statement is inlined as a block of its body (its
+// locals renamed apart); a return in it is an error.
+func TestInlineStatement(t *testing.T) {
+	src := `//go:build lanegen
+
+package physics
+
+// twiceInto stores 2x in out.
+//
+//lanegen:inline
+func twiceInto(x vf, out []float64) {
+	y := x.Add(x)
+	y.StoreSlice(out)
+}
+
+func run(x vf, out []float64) {
+	y := x
+	twiceInto(y, out)
+	twiceInto(y.Mul(y), out)
+}
+`
+	out, err := Generate([]byte(src), Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	run := s[strings.Index(s, "func run("):]
+	run = run[:strings.Index(run, "\n}\n")]
+	if strings.Contains(run, "twiceInto(") || strings.Count(run, "{") < 3 {
+		t.Errorf("run does not inline twiceInto twice as blocks:\n%s", run)
+	}
+	bad := strings.Replace(src, "y.StoreSlice(out)\n", "y.StoreSlice(out)\n\treturn\n", 1)
+	if _, err := Generate([]byte(bad), Targets[0]); err == nil {
+		t.Errorf("a return in an inlined function without results: no error")
+	} else {
+		t.Logf("%v", err)
+	}
+}
