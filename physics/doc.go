@@ -300,7 +300,15 @@
 //     capture fraction, the backward pass takes g·C for g and C's own
 //     adjoint is added per pixel; a chunk where C is 0 (the reference then
 //     takes a later sub-pixel's) or g·C underflows goes pixel by pixel.
-//     A fit with a 100 µm sensor in two layers: 5.1 → 1.1 s.
+//     A fit with a 100 µm sensor in two layers: 5.1 → 1.1 s. The later
+//     sub-pixels have kernels of their own (lossFrontSubLanes,
+//     lossBackSubLanes; the shared parts inline helpers): as a flag in the
+//     first sub-pixel's loops they cost the one-sub-pixel gradient 5–10 %
+//     (the compiler spilled the running sums at each loop head). The
+//     one-sub-pixel loss and gradient keep their bits (a 16-parameter fit
+//     writes the same fit.json); the AVX-512 gradient measured 0–5 % slower
+//     than before with the same kernel code instruction for instruction
+//     (layouts of that same code spread 17.3–18.4 ms at 1024²).
 //
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for
