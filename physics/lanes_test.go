@@ -143,7 +143,7 @@ func TestLanesGradientBits(t *testing.T) {
 	if err := os.WriteFile("holes.hkl", []byte(hkl.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// One sub-pixel (the loss rows; these sizes would get two by default).
+	// One sub-pixel unless said (these sizes would get two by default).
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40 -oversample 1"
 	lines := []string{base,
 		base + " -mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8", // K ≠ 0

@@ -120,6 +120,10 @@ func TestRenderSolidAngle(t *testing.T) {
 // each value, or of its vector's length: gradientScales).
 func TestShortcutGradients(t *testing.T) {
 	inputs := inScratch(t)
+	// Of 9 sub-pixels: chunks of 3 pixels would be slower than the
+	// per-pixel walk, which takes them (lossRowsTake); every other
+	// structure here is on the loss rows.
+	const perPixel = "-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2"
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
 	type structure struct {
 		extra string
@@ -150,6 +154,7 @@ func TestShortcutGradients(t *testing.T) {
 		"-detector_thick 150 -detector_abs 400 -thicksteps 2 -point_pixel -nopolar -twotheta 20 -detector_rotx 5",
 		// 200 orientations of 4 sub-pixels: chunks of 6 pixels, on one lane.
 		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
+		perPixel,
 	} {
 		cases = append(cases, structure{extra: extra})
 	}
@@ -172,15 +177,19 @@ func TestShortcutGradients(t *testing.T) {
 		// The loss rows' intensities are Render's bits: against
 		// Render's image the squared residuals and their gradient are
 		// exactly zero.
-		img := make([]float64, n)
-		physics.Render(&cfg, in, img)
-		zero := make([]float64, physics.NParams)
-		if v := physics.LossGradient(&cfg, in, &physics.PixelLoss{Kind: physics.LossSSE, Observed: img}, zero); v != 0 {
-			t.Errorf("%q: squared residuals against Render's image %g", extra, v)
-		}
-		for j, v := range zero {
-			if v != 0 {
-				t.Errorf("%q: ∂/∂P[%d] of the squared residuals against Render's image %g", extra, j, v)
+		if rows := physics.LossRows(&cfg, in); rows != (sc.extra != perPixel) {
+			t.Errorf("%q: on the loss rows %v", extra, rows)
+		} else if rows {
+			img := make([]float64, n)
+			physics.Render(&cfg, in, img)
+			zero := make([]float64, physics.NParams)
+			if v := physics.LossGradient(&cfg, in, &physics.PixelLoss{Kind: physics.LossSSE, Observed: img}, zero); v != 0 {
+				t.Errorf("%q: squared residuals against Render's image %g", extra, v)
+			}
+			for j, v := range zero {
+				if v != 0 {
+					t.Errorf("%q: ∂/∂P[%d] of the squared residuals against Render's image %g", extra, j, v)
+				}
 			}
 		}
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts},
@@ -214,52 +223,96 @@ func TestShortcutGradients(t *testing.T) {
 	}
 }
 
-// TestLossRowCaptureZero: where the last layer's capture fraction at a
+// TestLossRowCaptureZero: where the last layer's capture fraction C at a
 // pixel's first sub-pixel is 0 (the reference then takes a later
-// sub-pixel's), the loss rows leave that chunk to the per-pixel walk. At
-// a 1 mm distance the obliquity d·n of the pixels falls from 1 to ~0.84
-// at the corners; two layers 1.2 mm apart (the reference's step,
-// thickness/(layers − 1)) and an attenuation length of 1.7 µm make the
-// second layer's fraction e^(−a) − e^(−2a), a = 706/(d·n), 0 (below the
-// smallest float64, e^(−745)) where d·n < 0.95: the middle of the image
-// keeps tiny intensities (lifted by the fluence), the rest is 0. Where
-// the capture is not 0 but g·C underflows (the linear loss), the chunk
-// goes pixel by pixel too.
+// sub-pixel's), or where g·C underflows, the loss rows leave that chunk to
+// the per-pixel walk; masks with sub-pixels and layers too.
+//
+// The first structure makes C round to exactly 0: a 1 µm sensor in two
+// layers with an attenuation length of 3.85e16 µm gives C = e^(−a) −
+// e^(−2a) with a ≈ 2.6e-17/(d·n) (d·n the obliquity, 1 to ~0.84 at 1 mm
+// from a 2 mm detector), and e^(−2a) rounds to 1 where 2a < 2^(−54): C is
+// 0 at the first sub-pixel of the middle pixels and not at all their
+// later ones. Against zero counts (squared residuals) those pixels' g is
+// 0 at C = 0, so only the capture test hands them on.
+//
+// The second makes g·C underflow: two layers 1.2 mm apart (the
+// reference's step, thickness/(layers − 1)) and an attenuation length of
+// 1.7 µm make a ≈ 706/(d·n), C below the smallest float64 (e^(−745))
+// where d·n < 0.95 and tiny elsewhere (intensities lifted by the
+// fluence); the linear loss takes only the pixels with counts.
 func TestLossRowCaptureZero(t *testing.T) {
-	argv := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 1 -pixel 0.1 -detpixels 20 -oversample 1 " +
-		"-detector_thick 1200 -detector_abs 1.7 -thicksteps 2"
-	cfg, in := freshInputs(t, argv)
-	in.P[physics.PFluence] = 1e280 // (beyond what the command line takes)
-	n := cfg.FPixels * cfg.SPixels
-	img := make([]float64, n)
-	physics.Render(&cfg, in, img)
-	zeros := 0
-	for _, v := range img {
-		if v == 0 {
-			zeros++
-		}
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 1 -pixel 0.1 -detpixels 20 "
+	type structure struct {
+		extra   string
+		fluence float64 // set in the parameters when not 0
+		counts  bool    // observed counts: the image ×(1 + 0.1·(i mod 5)); else zeros
 	}
-	if zeros == 0 || zeros == n {
-		t.Fatalf("%d of %d pixels are 0: the case does not mix captured and uncaptured pixels", zeros, n)
-	}
-	// Against the general walk, on an image scaled to the intensities
-	// (not against Render's bits: the per-pixel walk groups the factors
-	// scale·S·(C·P·ω), the rows ((scale·S)·C)·P·ω).
-	obs := make([]float64, n)
-	for i := range obs {
-		obs[i] = img[i] * (1 + 0.1*float64(i%5))
-	}
-	for _, l := range []physics.PixelLoss{{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossLinear, Observed: obs}} {
-		fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
-		lf := physics.LossGradient(&cfg, in, &l, fast)
-		lg := physics.LossGradientGeneral(&cfg, in, &l, general)
-		if math.Abs(lf-lg) > 1e-12*math.Abs(lg) || !(lg != 0) {
-			t.Errorf("%s: loss %.17g by the shortcut, %.17g by the general walk", l.Kind, lf, lg)
-		}
-		scale := gradientScales(general)
-		for j := range fast {
-			if math.Abs(fast[j]-general[j]) > 1e-9*scale[j] {
-				t.Errorf("%s: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", l.Kind, j, fast[j], general[j])
+	for _, sc := range []structure{
+		{extra: "-oversample 2 -detector_thick 1 -detector_abs 3.85e16 -thicksteps 2"},
+		{extra: "-oversample 3 -detector_thick 1 -detector_abs 3.85e16 -thicksteps 2 -polar 0.6"},
+		{extra: "-oversample 1 -detector_thick 1200 -detector_abs 1.7 -thicksteps 2", fluence: 1e280, counts: true},
+		{extra: "-oversample 2 -detector_thick 1200 -detector_abs 1.7 -thicksteps 2", fluence: 1e280, counts: true},
+	} {
+		for _, masked := range []bool{false, true} {
+			cfg, in := freshInputs(t, base+sc.extra)
+			if sc.fluence != 0 {
+				in.P[physics.PFluence] = sc.fluence // (beyond what the command line takes)
+			}
+			n := cfg.FPixels * cfg.SPixels
+			img := make([]float64, n)
+			physics.Render(&cfg, in, img)
+			zeros := 0
+			for _, v := range img {
+				if v == 0 {
+					zeros++
+				}
+			}
+			if sc.counts && (zeros == 0 || zeros == n) {
+				t.Fatalf("%q: %d of %d pixels are 0: the case does not mix captured and uncaptured pixels", sc.extra, zeros, n)
+			}
+			if masked {
+				// Every third row and the middle column out.
+				in.Mask = make([]float64, n)
+				for i := range in.Mask {
+					if (i/cfg.FPixels)%3 != 1 && i%cfg.FPixels != cfg.FPixels/2 {
+						in.Mask[i] = 1
+					}
+				}
+				cfg.HasMask = true
+			}
+			obs := make([]float64, n)
+			losses := []physics.PixelLoss{{Kind: physics.LossSSE, Observed: obs}}
+			if sc.counts {
+				for i := range obs {
+					obs[i] = img[i] * (1 + 0.1*float64(i%5))
+				}
+				losses = append(losses, physics.PixelLoss{Kind: physics.LossLinear, Observed: obs})
+			}
+			for _, l := range losses {
+				what := fmt.Sprintf("%q mask %v, %s", sc.extra, masked, l.Kind)
+				fast, general := make([]float64, physics.NParams), make([]float64, physics.NParams)
+				lf := physics.LossGradient(&cfg, in, &l, fast)
+				lg := physics.LossGradientGeneral(&cfg, in, &l, general)
+				if math.Abs(lf-lg) > 1e-12*math.Abs(lg) || !(lg != 0) {
+					t.Errorf("%s: loss %.17g by the shortcut, %.17g by the general walk", what, lf, lg)
+				}
+				scale := gradientScales(general)
+				var termScale []float64
+				for j := range fast {
+					d := math.Abs(fast[j] - general[j])
+					if d > 1e-9*scale[j] && j >= physics.PLambda {
+						if termScale == nil {
+							termScale = termMagnitudes(&cfg, in, &l)
+						}
+						if d <= 1e-9*termScale[j] {
+							continue
+						}
+					}
+					if d > 1e-9*scale[j] {
+						t.Errorf("%s: ∂L/∂P[%d] %.12g by the shortcut, %.12g by the general walk", what, j, fast[j], general[j])
+					}
+				}
 			}
 		}
 	}

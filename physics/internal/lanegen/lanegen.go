@@ -595,7 +595,10 @@ func (in *inliner) stmt(s ast.Stmt, depth int) ([]ast.Stmt, error) {
 		}
 	case *ast.ExprStmt:
 		if call, ok := s.X.(*ast.CallExpr); ok {
-			if fd := in.target(call); fd != nil && fd.Type.Results == nil {
+			if fd := in.target(call); fd != nil {
+				if fd.Type.Results.NumFields() != 0 {
+					return nil, fmt.Errorf("%s: %s's results are not used", in.fset.Position(call.Pos()), fd.Name.Name)
+				}
 				// A function without results, called as a statement:
 				// its body in a block.
 				if _, err := in.inline(call, fd, &pre, depth); err != nil {
@@ -771,7 +774,11 @@ func (in *inliner) expr(e ast.Expr, pre *[]ast.Stmt, depth int) (ast.Expr, error
 			return nil, err
 		}
 		if fd := in.target(x); fd != nil {
-			if fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+			switch fd.Type.Results.NumFields() {
+			case 1:
+			case 0:
+				return nil, fmt.Errorf("%s: %s has no result: call it as a statement", in.fset.Position(x.Pos()), fd.Name.Name)
+			default:
 				return nil, fmt.Errorf("%s: %s has not one result: call it as the right-hand side of an assignment",
 					in.fset.Position(x.Pos()), fd.Name.Name)
 			}
@@ -878,9 +885,13 @@ func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, de
 	// The body must end in its only return (a function without results:
 	// have none).
 	list := fn.Body.List
-	noResults := fd.Type.Results == nil
+	noResults := fd.Type.Results.NumFields() == 0
 	var ret *ast.ReturnStmt
-	if !noResults {
+	if noResults && len(list) > 0 {
+		if r, ok := list[len(list)-1].(*ast.ReturnStmt); ok && len(r.Results) == 0 {
+			list = list[:len(list)-1] // (a bare return at the end)
+		}
+	} else if !noResults {
 		var ok bool
 		ret, ok = list[len(list)-1].(*ast.ReturnStmt)
 		if !ok {

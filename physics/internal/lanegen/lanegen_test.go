@@ -73,8 +73,10 @@ func TestVariantErrors(t *testing.T) {
 }
 
 // TestInlineStatement: a function without results marked //lanegen:inline
-// and called as a statement is inlined as a block of its body (its
-// locals renamed apart); a return in it is an error.
+// and called as a statement is inlined as a block of its body, its
+// locals renamed apart per call (a bare return at its end is dropped); a
+// return before its end, a call of it inside an expression, and a
+// function with results called as a statement are errors.
 func TestInlineStatement(t *testing.T) {
 	src := `//go:build lanegen
 
@@ -86,6 +88,14 @@ package physics
 func twiceInto(x vf, out []float64) {
 	y := x.Add(x)
 	y.StoreSlice(out)
+	return
+}
+
+// double is 2x.
+//
+//lanegen:inline
+func double(x vf) vf {
+	return x.Add(x)
 }
 
 func run(x vf, out []float64) {
@@ -101,13 +111,23 @@ func run(x vf, out []float64) {
 	s := string(out)
 	run := s[strings.Index(s, "func run("):]
 	run = run[:strings.Index(run, "\n}\n")]
-	if strings.Contains(run, "twiceInto(") || strings.Count(run, "{") < 3 {
-		t.Errorf("run does not inline twiceInto twice as blocks:\n%s", run)
+	for _, want := range []string{"x_1, out_1 := y, out", "y_1 := (x_1 + x_1)", "x_2, out_2 := (y * y), out", "y_2 := (x_2 + x_2)"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("run lacks %q:\n%s", want, run)
+		}
 	}
-	bad := strings.Replace(src, "y.StoreSlice(out)\n", "y.StoreSlice(out)\n\treturn\n", 1)
-	if _, err := Generate([]byte(bad), Targets[0]); err == nil {
-		t.Errorf("a return in an inlined function without results: no error")
-	} else {
-		t.Logf("%v", err)
+	if strings.Contains(run, "twiceInto(") || strings.Contains(run, "return") {
+		t.Errorf("run does not inline twiceInto:\n%s", run)
+	}
+	for _, bad := range []string{
+		strings.Replace(src, "\ty.StoreSlice(out)\n", "\treturn\n\ty.StoreSlice(out)\n", 1), // a return before the end
+		strings.Replace(src, "\ty := x\n", "\ty := x.Add(twiceInto(x, out))\n", 1),          // inside an expression
+		strings.Replace(src, "\ty := x\n", "\ty := x\n\tdouble(y)\n", 1),                    // results not used
+	} {
+		if _, err := Generate([]byte(bad), Targets[0]); err == nil {
+			t.Errorf("no error for:\n%s", bad)
+		} else {
+			t.Logf("%v", err)
+		}
 	}
 }
