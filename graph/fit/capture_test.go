@@ -43,6 +43,7 @@ type captureScenario struct {
 	fluence string
 	bg      bool   // add the reference's background image before the noise
 	ref     string // a reference-made image instead (one for every start)
+	extra   string // more arguments of the truth (and so of every start)
 }
 
 var captureScenarios = []captureScenario{
@@ -52,6 +53,10 @@ var captureScenarios = []captureScenario{
 	{name: "sparse (reference image)", fluence: "1e27", ref: "sparse_001.img"},
 	{name: "moderate (reference image)", fluence: "1e29", ref: "moderate_001.img"},
 	{name: "background (reference image)", fluence: "1e29", ref: "background_001.img"},
+	// The loss rows' other structures: sub-pixels (the reference's
+	// automatic oversampling for this crystal), and a sensor in layers.
+	{name: "moderate, -oversample 2", fluence: "1e29", extra: "-oversample 2"},
+	{name: "moderate, 100 µm sensor in 2 layers", fluence: "1e29", extra: "-detector_thick 100 -detector_abs 500 -thicksteps 2"},
 }
 
 // startFor draws a start: each parameter off by a random sign times a
@@ -120,7 +125,7 @@ func BenchmarkCapture(b *testing.B) {
 }
 
 func captureRun(b *testing.B, sc captureScenario, lv captureLevel) (captured, right int, line string) {
-	truth := model(b, refArgs(sc.fluence)...)
+	truth := model(b, append(refArgs(sc.fluence), strings.Fields(sc.extra)...)...)
 	var bg []float64
 	if sc.bg {
 		bg = referenceBackground(b)
