@@ -756,6 +756,18 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 		}
 		return fs[:n], f0 + n
 	}
+	if !c.HasMask && l.Weights != nil && l.Kind != LossLinear && f <= last {
+		// Weights alone (a fit's spot boxes): the row's weights in one
+		// loop without the other tests.
+		w := l.Weights[spix*c.FPixels:][:last+1]
+		for ; f <= last && n < most; f++ {
+			if w[f] != 0 {
+				fs[n] = f
+				n++
+			}
+		}
+		return fs[:n], f
+	}
 	for ; f <= last && n < most; f++ {
 		i := spix*c.FPixels + f
 		if c.HasMask && mask[i] == 0 {
