@@ -45,6 +45,5 @@ func RenderGeneral[T float32 | float64](c *Config, in *Inputs, out []T) float64 
 // LossRows reports whether LossGradient runs the loss rows (lossRow) for
 // this structure: then its intensities are Render's bits.
 func LossRows(c *Config, in *Inputs) bool {
-	k := newKernel(c, in)
-	return k.simple && !(c.Interpolate && c.HasHKL) && k.lossRowsTake()
+	return newKernel(c, in).lossRows()
 }

@@ -43,7 +43,7 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 		return t
 	}
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
-	if k.simple && !(c.Interpolate && c.HasHKL) && k.lossRowsTake() {
+	if k.lossRows() {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
 			k.lossRow(s, in.Mask, l, a, w, sum, comp, pixel)
 		}

@@ -505,14 +505,14 @@ func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, c
 
 // hklBudget bounds the ∂S/∂(h, k, l) a loss row keeps per chunk (3 per
 // pixel, sub-pixel, source and orientation): chunks shrink when there are
-// many (down to one pixel with one sub-pixel; with several, lossRowsTake
+// many (down to one pixel with one sub-pixel; with several, lossRows
 // leaves structures whose chunks would fall below minLossChunk to the
 // per-pixel walk).
 const hklBudget = 1 << 14
 
 // maxLossSubs and minLossChunk bound the structures with several
 // sub-pixels (layers × Oversample²) that the loss rows take
-// (lossRowsTake): their records take ~10 kB per sub-pixel and gradient
+// (lossRows): their records take ~10 kB per sub-pixel and gradient
 // worker, and with chunks of fewer pixels the per-pixel walk was faster
 // (measured by an independent review: 1 and 2 pixels 1.3–1.8× slower than
 // walkSimple, 3 about even, 6 1.5× faster).
@@ -521,11 +521,15 @@ const (
 	minLossChunk = 4
 )
 
-// lossRowsTake reports whether LossGradient runs the loss rows (lossRow)
-// for the structures kernel.simple covers: always with one sub-pixel in
-// one layer; with more, within maxLossSubs and minLossChunk.
-func (k *kernel) lossRowsTake() bool {
+// lossRows reports whether LossGradient runs the loss rows (lossRow):
+// for the structures kernel.simple covers without interpolation, always
+// with one sub-pixel in one layer, with more within maxLossSubs and
+// minLossChunk.
+func (k *kernel) lossRows() bool {
 	c := k.c
+	if !k.simple || c.Interpolate && c.HasHKL {
+		return false
+	}
 	J := c.ThickSteps * c.Oversample * c.Oversample
 	if J == 1 {
 		return true

@@ -743,9 +743,10 @@ const rowChunk = 64
 var _ [0]struct{} = [rowChunk & (rowChunk - 1)]struct{}{}
 
 // chunkPixels lists in fs the rendered pixels of row spix (inside the
-// ROI's rows) from f0 on, up to rowChunk of them, leaving out those the
-// loss term skips when there is one, and returns them with the pixel to
-// start the next chunk at.
+// ROI's rows) from f0 ≥ 0 on, up to most (≤ rowChunk) of them, leaving
+// out those the loss term skips when there is one (a loss Check
+// accepted: its images have the detector's pixels), and returns them
+// with the pixel to start the next chunk at.
 func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[rowChunk]int, most int) ([]int, int) {
 	n, f, last := 0, f0, min(c.ROIFMax, c.FPixels-1)
 	if !c.HasMask && (l == nil || !l.skipsAny()) {

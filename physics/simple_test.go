@@ -120,10 +120,14 @@ func TestRenderSolidAngle(t *testing.T) {
 // each value, or of its vector's length: gradientScales).
 func TestShortcutGradients(t *testing.T) {
 	inputs := inScratch(t)
-	// Of 9 sub-pixels: chunks of 3 pixels would be slower than the
-	// per-pixel walk, which takes them (lossRowsTake); every other
-	// structure here is on the loss rows.
-	const perPixel = "-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2"
+	// The per-pixel walk takes these (lossRows); every other structure
+	// here is on the loss rows. Of 9 sub-pixels and 200 orientations,
+	// chunks of 3 pixels would be slower than the per-pixel walk; 289
+	// sub-pixels are more than maxLossSubs.
+	perPixel := map[string]bool{
+		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2": true,
+		"-oversample 17 -detpixels 4": true,
+	}
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
 	type structure struct {
 		extra string
@@ -154,7 +158,8 @@ func TestShortcutGradients(t *testing.T) {
 		"-detector_thick 150 -detector_abs 400 -thicksteps 2 -point_pixel -nopolar -twotheta 20 -detector_rotx 5",
 		// 200 orientations of 4 sub-pixels: chunks of 6 pixels, on one lane.
 		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
-		perPixel,
+		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2",
+		"-oversample 17 -detpixels 4",
 	} {
 		cases = append(cases, structure{extra: extra})
 	}
@@ -177,7 +182,7 @@ func TestShortcutGradients(t *testing.T) {
 		// The loss rows' intensities are Render's bits: against
 		// Render's image the squared residuals and their gradient are
 		// exactly zero.
-		if rows := physics.LossRows(&cfg, in); rows != (sc.extra != perPixel) {
+		if rows := physics.LossRows(&cfg, in); rows == perPixel[sc.extra] {
 			t.Errorf("%q: on the loss rows %v", extra, rows)
 		} else if rows {
 			img := make([]float64, n)
@@ -258,6 +263,9 @@ func TestLossRowCaptureZero(t *testing.T) {
 			cfg, in := freshInputs(t, base+sc.extra)
 			if sc.fluence != 0 {
 				in.P[physics.PFluence] = sc.fluence // (beyond what the command line takes)
+			}
+			if !physics.LossRows(&cfg, in) {
+				t.Fatalf("%q: not on the loss rows", sc.extra)
 			}
 			n := cfg.FPixels * cfg.SPixels
 			img := make([]float64, n)
