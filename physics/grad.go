@@ -268,17 +268,24 @@ func (k *kernel) capture(g *geo) float64 {
 // returns the adjoint it passes to the direction.
 func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float64) {
 	par := dot(g.d, k.od)
-	t := float64(g.t)
-	a := k.thickStep * k.mu / par
-	abar := cbar * (-t*math.Exp(-t*a) + (t+1)*math.Exp(-(t+1)*a))
-	acc[PThickStep] += abar * k.mu / par
-	acc[PMu] += abar * k.thickStep / par
-	pbar := -abar * a / par
+	step, mu, pbar := k.captureAdjoint(g.t, par, cbar)
+	acc[PThickStep] += step
+	acc[PMu] += mu
 	for i := 0; i < 3; i++ {
 		dbar[i] = pbar * k.od[i]
 		acc[PObs+i] += pbar * g.d[i]
 	}
 	return dbar
+}
+
+// captureAdjoint returns the gradient of captureFrac(t, par) (adjoint
+// cbar) by the layer step and by μ, and the adjoint it passes to the
+// obliquity par.
+func (k *kernel) captureAdjoint(t int, par, cbar float64) (step, mu, pbar float64) {
+	tf := float64(t)
+	a := k.thickStep * k.mu / par
+	abar := cbar * (-tf*math.Exp(-tf*a) + (tf+1)*math.Exp(-(tf+1)*a))
+	return abar * k.mu / par, abar * k.thickStep / par, -abar * a / par
 }
 
 // polarizationGrad is Polarization for source si with its derivatives by

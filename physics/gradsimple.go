@@ -258,9 +258,9 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	// around every call of every chunk).
 	tots := r.tot[:R]
 	clear(tots)
-	fr0, t0 := &r.sub(0).front, &r.sub(0).tl
+	fr0, t0 := &r.subs[0].front, &r.subs[0].tl
 	jc := (T - 1) * os * os // the capture fraction's sub-pixel
-	frc := &r.sub(jc).front
+	frc, tc := &r.subs[jc].front, &r.subs[jc].tl
 	// The capture fraction's adjoints: by the layer step, μ and the
 	// detector normal, and ∂L/∂p at its sub-pixel, plain and times fdet.
 	var capStep, capMu float64
@@ -282,13 +282,13 @@ chunks:
 		for layer := range T {
 			for subS := range os {
 				for subF := range os {
-					sp := r.sub(j)
+					sp := &r.subs[j]
 					sp.front.setF(fs, os, subF, pad)
 					if j == 0 {
 						k.lossFront(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np, pol)
 					} else {
 						k.lossFrontSub(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np)
-						sp.tl.carry(&r.sub(j-1).tl, pad)
+						sp.tl.carry(&r.subs[j-1].tl, pad)
 					}
 					for si := range k.src {
 						at := j*S + si
@@ -299,7 +299,7 @@ chunks:
 			}
 		}
 		if J > 1 {
-			t0.carry(&r.sub(J-1).tl, pad) // the pixels' sums, for the backward pass
+			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
 		}
 		// The loss terms; the backward pass takes the pixels with g ≠ 0.
 		if c.Thick {
@@ -335,7 +335,6 @@ chunks:
 			}
 			// ∂L/∂C = g·scale·S·P·ω, back through C (captureBack) to the
 			// layer step, μ, the normal and the direction d; then g·C.
-			tc, ts := float64(T-1), float64(T)
 			for p := 0; p < np; p++ {
 				g := r.g[p]
 				if g == 0 {
@@ -343,13 +342,10 @@ chunks:
 				}
 				cbar := g * k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p]
 				par := frc.par[p]
-				a := k.thickStep * k.mu / par
-				abar := cbar * (-tc*math.Exp(-tc*a) + ts*math.Exp(-ts*a))
-				capStep += abar * k.mu / par
-				capMu += abar * k.thickStep / par
-				pbar := -abar * a / par
-				sub := &r.sub(jc).tl
-				d := [3]float64{sub.d[0][p], sub.d[1][p], sub.d[2][p]}
+				step, mu, pbar := k.captureAdjoint(T-1, par, cbar)
+				capStep += step
+				capMu += mu
+				d := [3]float64{tc.d[0][p], tc.d[1][p], tc.d[2][p]}
 				fdet, invR := frc.fdet[p], frc.invR[p]
 				for i := range 3 {
 					capObs[i] += pbar * d[i]
@@ -368,7 +364,7 @@ chunks:
 		for row := range R {
 			x := rs[9*SM*row:][:9*SM]
 			for j := row * os; j < (row+1)*os; j++ {
-				sp := r.sub(j)
+				sp := &r.subs[j]
 				if j == 0 {
 					k.lossBack(&sp.front, &sp.tl, r.g[:], dsq, hkl, n, np, pol, back)
 					tots[row].add(back)
@@ -543,15 +539,11 @@ type lossRecs struct {
 	idx     [rowChunk]int
 	g       [rowChunk]float64 // I, then ∂L/∂I
 	capture [rowChunk]float64 // the capture fraction (with a sensor thickness)
-	subs    []lossSub         // per sub-pixel (sub)
+	subs    []lossSub         // per sub-pixel, (t·Oversample + subS)·Oversample + subF
 	tot     []lossTotals      // per row of sub-pixels (t·Oversample + subS)
 	sdet    []float64         // per subS
 	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
 }
-
-// sub returns sub-pixel j's records ((t·Oversample + subS)·Oversample +
-// subF).
-func (r *lossRecs) sub(j int) *lossSub { return &r.subs[j] }
 
 // lossSub are a loss-row chunk's records of one sub-pixel: its front and
 // terms. The first sub-pixel's hold the pixels' ω and polarization, and
