@@ -597,7 +597,7 @@ func (in *inliner) stmt(s ast.Stmt, depth int) ([]ast.Stmt, error) {
 		if call, ok := s.X.(*ast.CallExpr); ok {
 			if fd := in.target(call); fd != nil {
 				if fd.Type.Results.NumFields() != 0 {
-					return nil, fmt.Errorf("%s: %s's results are not used", in.fset.Position(call.Pos()), fd.Name.Name)
+					return nil, fmt.Errorf("%s: %s's results are not used", in.where(call, fd), fd.Name.Name)
 				}
 				// A function without results, called as a statement:
 				// its body in a block.
@@ -777,7 +777,7 @@ func (in *inliner) expr(e ast.Expr, pre *[]ast.Stmt, depth int) (ast.Expr, error
 			switch fd.Type.Results.NumFields() {
 			case 1:
 			case 0:
-				return nil, fmt.Errorf("%s: %s has no result: call it as a statement", in.fset.Position(x.Pos()), fd.Name.Name)
+				return nil, fmt.Errorf("%s: %s has no result: call it as a statement", in.where(x, fd), fd.Name.Name)
 			default:
 				return nil, fmt.Errorf("%s: %s has not one result: call it as the right-hand side of an assignment",
 					in.fset.Position(x.Pos()), fd.Name.Name)
@@ -823,6 +823,16 @@ func (in *inliner) expr(e ast.Expr, pre *[]ast.Stmt, depth int) (ast.Expr, error
 		}
 	}
 	return e, err
+}
+
+// where is the position of call c of fd for an error: c's own, or, for
+// a call inside a function body copied for inlining (whose positions are
+// gone), fd's.
+func (in *inliner) where(c ast.Node, fd *ast.FuncDecl) string {
+	if p := in.fset.Position(c.Pos()); p.IsValid() {
+		return p.String()
+	}
+	return in.fset.Position(fd.Pos()).String() + " (a call of it)"
 }
 
 // inline appends to pre the statements that compute the call c of fd
