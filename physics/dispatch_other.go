@@ -38,3 +38,11 @@ func (k *kernel) lossFront(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np,
 func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
 	k.lossFrontSubLanes(sdet, o, fr, t, np)
 }
+
+func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	imageSumsLanes(row, n, s, lo, hi)
+}
+
+func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	imageDevLanes(row, n, mean, s)
+}

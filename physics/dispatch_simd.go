@@ -104,3 +104,27 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsLanes(rb, n)
 	}
 }
+
+// imageSums is imageSumsLanes on vector lanes where the CPU has them.
+func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	switch currentTier() {
+	case tierAVX512:
+		imageSumsLanesAVX512(row, n, s, lo, hi)
+	case tierAVX2:
+		imageSumsLanesAVX2(row, n, s, lo, hi)
+	default:
+		imageSumsLanes(row, n, s, lo, hi)
+	}
+}
+
+// imageDev is imageDevLanes on vector lanes where the CPU has them.
+func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	switch currentTier() {
+	case tierAVX512:
+		imageDevLanesAVX512(row, n, mean, s)
+	case tierAVX2:
+		imageDevLanesAVX2(row, n, mean, s)
+	default:
+		imageDevLanes(row, n, mean, s)
+	}
+}

@@ -23,7 +23,8 @@ package physics
 // The kernels: the forward rows (pixelsLanes), and the loss rows' front
 // (lossFrontLanes: geometry, ω, polarization coefficients), terms
 // (termsGradLanes: S and its derivatives by N, F and h, k, l) and
-// backward pass (lossBackLanes). Sums across pixels are either left to
+// backward pass (lossBackLanes); and the sums of simulate's image
+// statistics (imageSumsLanes, imageDevLanes). Sums across pixels are either left to
 // scalar code that takes the lanes' results in pixel order (the image's
 // solid angle, the loss terms) or, in the backward pass, kept as four
 // partial sums, pixel p in sum p mod 4 (slots), in a slot vector (vs:
@@ -1055,6 +1056,61 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		for n, v := range [...]vs{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
 			v.StoreSlice(out[(lossBackAd+n)*slots+i:])
 		}
+	}
+	vzeroupper()
+}
+
+// imageSumsLanes adds the first n values of row (n a multiple of
+// max(lanes, slots)) and their squares to the slot sums of the image
+// statistics (ImageRowSums): value p to slot p mod slots, the sums of
+// the values in s[:slots] and of their squares in s[slots:], each slot's
+// additions in order, as lossBackLanes' sums. It keeps the smallest and
+// the largest value in lo and hi, per lane of each of its vectors (the
+// first max(lanes, slots) values of lo and hi; a NaN leaves them as they
+// were).
+func imageSumsLanes(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
+	var a, q [m]vs
+	var lv, hv [m]vf
+	for k := 0; k < m; k++ {
+		lv[k], hv[k] = vloadSlice(lo[k*lanes:]), vloadSlice(hi[k*lanes:])
+	}
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			x := vloadF32Slice(row[p0+k*lanes:])
+			a[k] = vslotadd(a[k], x)
+			q[k] = vslotadd(q[k], x.Mul(x))
+			lv[k] = x.Merge(lv[k], x.Less(lv[k]))
+			hv[k] = x.Merge(hv[k], x.Greater(hv[k]))
+		}
+	}
+	for k := 0; k < m; k++ {
+		a[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
+		lv[k].StoreSlice(lo[k*lanes:])
+		hv[k].StoreSlice(hi[k*lanes:])
+	}
+	vzeroupper()
+}
+
+// imageDevLanes stores in s the slot sums (as imageSumsLanes) of the
+// squared deviations (x − mean)² of the first n values x of row.
+func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
+	var e [m]vs
+	mv := vrep(mean)
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			t := vloadF32Slice(row[p0+k*lanes:]).Sub(mv)
+			e[k] = vslotadd(e[k], t.Mul(t))
+		}
+	}
+	for k := 0; k < m; k++ {
+		e[k].StoreSlice(s[k*sl:])
 	}
 	vzeroupper()
 }

@@ -3709,6 +3709,51 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+func imageSumsLanesAVX2(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	const sl = min(4, slots)
+	const m = slots / sl
+	const step = max(4, slots)
+	var a, q [m]archsimd.Float64x4
+	var lv, hv [m]archsimd.Float64x4
+	for k := 0; k < m; k++ {
+		lv[k], hv[k] = archsimd.LoadFloat64x4Slice((lo[k*4:])), archsimd.LoadFloat64x4Slice((hi[k*4:]))
+	}
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			x := archsimd.LoadFloat32x4Slice((row[p0+k*4:])).ConvertToFloat64()
+			a[k] = a[k].Add(x)
+			q[k] = q[k].Add(x.Mul(x))
+			lv[k] = x.Merge(lv[k], x.Less(lv[k]))
+			hv[k] = x.Merge(hv[k], x.Greater(hv[k]))
+		}
+	}
+	for k := 0; k < m; k++ {
+		a[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
+		lv[k].StoreSlice(lo[k*4:])
+		hv[k].StoreSlice(hi[k*4:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func imageDevLanesAVX2(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	const sl = min(4, slots)
+	const m = slots / sl
+	const step = max(4, slots)
+	var e [m]archsimd.Float64x4
+	mv := archsimd.LoadFloat64x4((*[4]float64)(mean[:4]))
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			t := archsimd.LoadFloat32x4Slice((row[p0+k*4:])).ConvertToFloat64().Sub(mv)
+			e[k] = e[k].Add(t.Mul(t))
+		}
+	}
+	for k := 0; k < m; k++ {
+		e[k].StoreSlice(s[k*sl:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
 func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4) {
 	c := k.c
 	n := k.nn[0]

@@ -3709,6 +3709,51 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+func imageSumsLanesAVX512(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	const sl = min(8, slots)
+	const m = slots / sl
+	const step = max(8, slots)
+	var a, q [m]archsimd.Float64x4
+	var lv, hv [m]archsimd.Float64x8
+	for k := 0; k < m; k++ {
+		lv[k], hv[k] = archsimd.LoadFloat64x8Slice((lo[k*8:])), archsimd.LoadFloat64x8Slice((hi[k*8:]))
+	}
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			x := archsimd.LoadFloat32x8Slice((row[p0+k*8:])).ConvertToFloat64()
+			a[k] = vslotaddAVX512(a[k], x)
+			q[k] = vslotaddAVX512(q[k], x.Mul(x))
+			lv[k] = x.Merge(lv[k], x.Less(lv[k]))
+			hv[k] = x.Merge(hv[k], x.Greater(hv[k]))
+		}
+	}
+	for k := 0; k < m; k++ {
+		a[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
+		lv[k].StoreSlice(lo[k*8:])
+		hv[k].StoreSlice(hi[k*8:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func imageDevLanesAVX512(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	const sl = min(8, slots)
+	const m = slots / sl
+	const step = max(8, slots)
+	var e [m]archsimd.Float64x4
+	mv := archsimd.LoadFloat64x8((*[8]float64)(mean))
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			t := archsimd.LoadFloat32x8Slice((row[p0+k*8:])).ConvertToFloat64().Sub(mv)
+			e[k] = vslotaddAVX512(e[k], t.Mul(t))
+		}
+	}
+	for k := 0; k < m; k++ {
+		e[k].StoreSlice(s[k*sl:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
 func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
 	n := k.nn[0]

@@ -3707,6 +3707,51 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	}
 	nop()
 }
+
+func imageSumsLanes(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
+	const sl = min(1, slots)
+	const m = slots / sl
+	const step = max(1, slots)
+	var a, q [m]float64
+	var lv, hv [m]float64
+	for k := 0; k < m; k++ {
+		lv[k], hv[k] = lo[k*1], hi[k*1]
+	}
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			x := float64(row[p0+k*1])
+			a[k] = (a[k] + x)
+			q[k] = (q[k] + (x * x))
+			lv[k] = merge(x, lv[k], (x < lv[k]))
+			hv[k] = merge(x, hv[k], (x > hv[k]))
+		}
+	}
+	for k := 0; k < m; k++ {
+		s[k*sl] = a[k]
+		s[slots+k*sl] = q[k]
+		lo[k*1] = lv[k]
+		hi[k*1] = hv[k]
+	}
+	nop()
+}
+
+func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
+	const sl = min(1, slots)
+	const m = slots / sl
+	const step = max(1, slots)
+	var e [m]float64
+	mv := mean[0]
+	for p0 := 0; p0 < n; p0 += step {
+		for k := 0; k < m; k++ {
+			t := (float64(row[p0+k*1]) - mv)
+			e[k] = (e[k] + (t * t))
+		}
+	}
+	for k := 0; k < m; k++ {
+		s[k*sl] = e[k]
+	}
+	nop()
+}
 func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, dy, dz, polar float64) (float64, float64) {
 	c := k.c
 	n := k.nn[0]

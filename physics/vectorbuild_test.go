@@ -11,7 +11,7 @@ import (
 	"github.com/gobragg/gobragg/physics"
 )
 
-// TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGradientBits, TestLanesNotWholeN, TestLanesGenerated)
+// TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGradientBits, TestLanesNotWholeN, TestLanesGenerated, TestLanesImageSums)
 // in the GOEXPERIMENT=simd build too, from the default one, so that the
 // README's one test command checks both builds: the AVX2 (and, where the
 // CPU has it, AVX-512) kernels must give the general loops' bits on every
@@ -30,7 +30,7 @@ func TestVectorBuild(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the vector kernels are amd64's")
 	}
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated)$", ".")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated|TestLanesImageSums)$", ".")
 	cmd.Env = append(os.Environ(), "GOEXPERIMENT=simd")
 	out, err := cmd.CombinedOutput()
 	s := string(out)
@@ -44,7 +44,7 @@ func TestVectorBuild(t *testing.T) {
 		t.Skipf("the vector build runs no vector kernels on this CPU:\n%s", firstLine(s))
 	}
 	t.Logf("vector build: %s", firstLine(s[strings.Index(s, "lane kernels:"):]))
-	if !strings.Contains(s, "--- PASS: TestLanesBits") || !strings.Contains(s, "--- PASS: TestLanesGenerated") {
+	if !strings.Contains(s, "--- PASS: TestLanesBits") || !strings.Contains(s, "--- PASS: TestLanesGenerated") || !strings.Contains(s, "--- PASS: TestLanesImageSums") {
 		t.Fatalf("the vector build's lane tests did not pass:\n%s", s)
 	}
 }

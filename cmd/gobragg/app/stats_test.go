@@ -1,0 +1,123 @@
+package app
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/physics"
+)
+
+// TestStats: stats' maximum (the first in scan order), mean, rms and
+// rmsd over a region of interest with a mask, against the definitions
+// (mean and rms over the rendered pixels, rmsd about that mean over every
+// ROI pixel) summed exactly in math/big: within 4 ulp, for row lengths
+// that are and are not a multiple of stats' four partial sums; and the
+// refusal of an impossible pixel, named by its position.
+func TestStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, roi := range [][4]int{{0, 63, 0, 40}, {3, 60, 5, 33}, {10, 10, 7, 7}, {2, 4, 1, 40}, {0, 62, 40, 40}} {
+		for _, masked := range []bool{false, true} {
+			const fp, sp = 64, 41
+			img := make([]float32, fp*sp)
+			mask := make([]float64, fp*sp)
+			for i := range img {
+				img[i] = float32(rng.ExpFloat64() * 100)
+				if !masked || rng.IntN(5) != 0 {
+					mask[i] = 1
+				}
+			}
+			// A tie for the maximum: the first in scan order is reported.
+			img[roi[2]*fp+roi[1]] = 1e6
+			img[roi[3]*fp+roi[0]] = 1e6
+			cfg := physics.Config{ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], HasMask: masked}
+			m := &models.Model{Detector: &models.Detector{FPixels: fp, SPixels: sp, Pixel: 1e-4, Oversample: 1}}
+			in := &physics.Inputs{Mask: mask}
+			if masked {
+				mask[roi[2]*fp+roi[1]], mask[roi[3]*fp+roi[0]] = 1, 1
+			}
+			st, err := stats(&cfg, m, img, in, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The definitions, exactly.
+			sum, sumsq, all := new(big.Float), new(big.Float), 0
+			var rendered []float64
+			var maxI float64
+			maxF, maxS := -1, -1
+			for s := roi[2]; s <= roi[3]; s++ {
+				for f := roi[0]; f <= roi[1]; f++ {
+					x := float64(img[s*fp+f])
+					all++
+					if masked && mask[s*fp+f] == 0 {
+						continue
+					}
+					rendered = append(rendered, x)
+					sum.Add(sum, big.NewFloat(x))
+					sumsq.Add(sumsq, new(big.Float).Mul(big.NewFloat(x), big.NewFloat(x)))
+					if x > maxI {
+						maxI, maxF, maxS = x, f, s
+					}
+				}
+			}
+			n := len(rendered)
+			meanExact := new(big.Float).Quo(sum, big.NewFloat(float64(n)))
+			mean, _ := meanExact.Float64()
+			ms, _ := new(big.Float).Quo(sumsq, big.NewFloat(float64(max(n, 2)-1))).Float64()
+			dev := new(big.Float)
+			for s := roi[2]; s <= roi[3]; s++ {
+				for f := roi[0]; f <= roi[1]; f++ {
+					d := new(big.Float).Sub(big.NewFloat(float64(img[s*fp+f])), big.NewFloat(mean))
+					dev.Add(dev, d.Mul(d, d))
+				}
+			}
+			md, _ := dev.Quo(dev, big.NewFloat(float64(max(all, 2)-1))).Float64()
+			for _, c := range []struct {
+				name      string
+				got, want float64
+			}{{"mean", st.Mean, mean}, {"rms", st.RMS, math.Sqrt(ms)}, {"rmsd", st.RMSD, math.Sqrt(md)}} {
+				if math.Abs(c.got-c.want) > 4*0x1p-52*c.want {
+					t.Errorf("roi %v masked %v: %s %.17g, want %.17g", roi, masked, c.name, c.got, c.want)
+				}
+			}
+			if st.MaxI != maxI || st.MaxF != maxF || st.MaxS != maxS {
+				t.Errorf("roi %v masked %v: max %g at %d %d, want %g at %d %d", roi, masked, st.MaxI, st.MaxF, st.MaxS, maxI, maxF, maxS)
+			}
+			// An impossible pixel inside the ROI (and rendered) is refused,
+			// by its position.
+			for _, bad := range []float32{-1, float32(math.NaN()), float32(math.Inf(1))} {
+				at := roi[3]*fp + roi[1]
+				old := img[at]
+				img[at] = bad
+				_, err := stats(&cfg, m, img, in, 0)
+				img[at] = old
+				if err == nil || !strings.Contains(err.Error(), "impossible pixel ("+itoa(roi[1])+" "+itoa(roi[3])+" ") {
+					t.Errorf("roi %v masked %v: pixel %g: %v", roi, masked, bad, err)
+				}
+			}
+		}
+	}
+}
+
+func itoa(i int) string { return big.NewInt(int64(i)).String() }
+
+// BenchmarkStats4096 times stats over a 4096² image without a mask.
+func BenchmarkStats4096(b *testing.B) {
+	const n = 4096
+	img := make([]float32, n*n)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img {
+		img[i] = float32(rng.ExpFloat64())
+	}
+	cfg := physics.Config{ROIFMin: 0, ROIFMax: n - 1, ROISMin: 0, ROISMax: n - 1}
+	m := &models.Model{Detector: &models.Detector{FPixels: n, SPixels: n, Pixel: 1e-4, Oversample: 1}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := stats(&cfg, m, img, &physics.Inputs{}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
