@@ -2,18 +2,25 @@ package physics
 
 import "math"
 
-// ImageRowSums adds one row of a float32 image to the sums of an image's
-// statistics (what the reference prints: mean and rms): sums[:4] are four
-// partial sums of the values, sums[4:] of their squares. Each row's
-// values are summed from 0 in four slots, value j to slot j mod 4 in
-// order, and each slot then added to its total: the sums have the same
-// bits on every lane kernel (imageSumsLanes) and machine, and no chain of
-// additions one value long (the reference's one running sum; these differ
-// from it in their last bits, far below the six digits it prints). With a
-// mask (not nil) the values where it is 0 are left out (they add 0). It
-// returns the smallest and the largest of the values taken (NaN is in
-// neither; with none taken +Inf and −Inf) and how many were taken.
-func ImageRowSums(row []float32, mask []float64, sums *[2 * slots]float64) (lo, hi float64, n int) {
+// ImageSums are the sums of an image's statistics (what the reference
+// prints: mean, rms and rmsd), added row by row. Each row's values are
+// summed from 0 in slots partial sums, value j to slot j mod slots in
+// order, and each slot then added to its total; the totals are added
+// pairwise at the end (slotSum). The sums have the same bits on every
+// lane kernel (imageSumsLanes, imageDevLanes) and machine, and no chain
+// of additions one value long (the reference's one running sum, from
+// which they differ in their last bits, far below the six digits it
+// prints).
+type ImageSums struct {
+	s   [2 * slots]float64 // of the values, then of their squares
+	dev [slots]float64     // of the squared deviations
+}
+
+// AddRow adds a row's values and their squares. With a mask (not nil)
+// the values where it is 0 are left out (they add 0). It returns the
+// smallest and the largest of the values taken (NaN is in neither; with
+// none taken +Inf and −Inf) and how many were taken.
+func (m *ImageSums) AddRow(row []float32, mask []float64) (lo, hi float64, n int) {
 	var rs [2 * slots]float64
 	lv, hv := repeat(math.Inf(1)), repeat(math.Inf(-1))
 	j := 0
@@ -44,14 +51,14 @@ func ImageRowSums(row []float32, mask []float64, sums *[2 * slots]float64) (lo, 
 		}
 	}
 	for i := range rs {
-		sums[i] += rs[i]
+		m.s[i] += rs[i]
 	}
 	return lo, hi, n
 }
 
-// ImageRowDev adds one row's squared deviations from mean, (x − mean)²,
-// to the four partial sums dev, as ImageRowSums adds the values.
-func ImageRowDev(row []float32, mean float64, dev *[slots]float64) {
+// AddDevRow adds a row's squared deviations from mean, (x − mean)², as
+// AddRow adds the values.
+func (m *ImageSums) AddDevRow(row []float32, mean float64) {
 	var rs [slots]float64
 	j := len(row) / maxLanes * maxLanes
 	mv := repeat(mean)
@@ -61,6 +68,12 @@ func ImageRowDev(row []float32, mean float64, dev *[slots]float64) {
 		rs[j%slots] += t * t
 	}
 	for i := range rs {
-		dev[i] += rs[i]
+		m.dev[i] += rs[i]
 	}
 }
+
+// Sum, SumSq and Dev are the sums of the values, of their squares and of
+// the squared deviations.
+func (m *ImageSums) Sum() float64   { return slotSum(m.s[:slots]) }
+func (m *ImageSums) SumSq() float64 { return slotSum(m.s[slots:]) }
+func (m *ImageSums) Dev() float64   { return slotSum(m.dev[:]) }

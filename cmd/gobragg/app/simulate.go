@@ -128,9 +128,9 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // ones included, as the reference's second loop does), and the position of
 // the first maximum in scan order.
 //
-// The sums are physics.ImageRowSums' and ImageRowDev's: per row, in four
-// partial sums (column j from the ROI's first in sum j mod 4), on vector
-// lanes in the vector build. The reference's one running sum is a chain
+// The sums are physics.ImageSums': per row, in partial sums (column j
+// from the ROI's first in sum j mod 4), on vector lanes in the vector
+// build. The reference's one running sum is a chain
 // of dependent additions, one pixel per addition's latency, which made
 // these two passes 17 % of a whole 4096² run (perf, vector build); they
 // now take 21 ms instead of 54 there (in-process, BenchmarkStats4096;
@@ -157,7 +157,7 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 	if f0 > f1 {
 		s1 = s0 - 1
 	}
-	var sums [8]float64 // of I, then of I² (physics.ImageRowSums)
+	var sums physics.ImageSums
 	n := 0
 	for s := s0; s <= s1; s++ {
 		row := img[s*d.FPixels:][f0 : f1+1]
@@ -165,7 +165,7 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 		if cfg.HasMask {
 			mask = in.Mask[s*d.FPixels:][f0 : f1+1]
 		}
-		lo, hi, k := physics.ImageRowSums(row, mask, &sums)
+		lo, hi, k := sums.AddRow(row, mask)
 		n += k
 		if lo < 0 || hi > st.MaxI {
 			// A negative pixel or a new maximum: the row in scan order
@@ -187,7 +187,7 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 			}
 		}
 	}
-	sum, sumsq := (sums[0]+sums[1])+(sums[2]+sums[3]), (sums[4]+sums[5])+(sums[6]+sums[7])
+	sum, sumsq := sums.Sum(), sums.SumSq()
 	if !(sum <= math.MaxFloat64) {
 		// A NaN or +Inf pixel (the sums of finite float32 pixels cannot
 		// leave float64's range): the first in scan order.
@@ -201,14 +201,13 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 	}
 	st.Mean = sum / float64(max(n, 1))
 	st.RMS = math.Sqrt(sumsq / float64(max(n, 2)-1))
-	var dev [4]float64
 	n = 0
 	for s := s0; s <= s1; s++ {
 		row := img[s*d.FPixels:][f0 : f1+1]
-		physics.ImageRowDev(row, st.Mean, &dev)
+		sums.AddDevRow(row, st.Mean)
 		n += len(row)
 	}
-	st.RMSD = math.Sqrt(((dev[0] + dev[1]) + (dev[2] + dev[3])) / float64(max(n, 2)-1))
+	st.RMSD = math.Sqrt(sums.Dev() / float64(max(n, 2)-1))
 	st.IntScale = scale
 	if st.IntScale <= 0 {
 		st.IntScale = 1
