@@ -831,8 +831,9 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 				row[f] = T(rb.v[p])
 			}
 		} else {
+			dst := row[f0 : f0+n]
 			for p, v := range rb.v[:n] {
-				row[f0+p] = T(v)
+				dst[p] = T(v)
 			}
 		}
 	}
@@ -847,17 +848,31 @@ func (k *kernel) lanesRow(spix int, idx []int, f0, n int, rb *rowBuf) {
 	}
 	c := k.c
 	os := c.Oversample
+	fs := rb.f
 	if idx != nil {
 		for p, f := range idx[:n] {
-			rb.f[p] = float64(f * os)
+			fs[p] = float64(f * os)
 		}
 	} else {
-		for p := range rb.f[:n] {
-			rb.f[p] = float64((f0 + p) * os)
+		// (f0 + p)·os by additions of whole numbers (exact), eight
+		// independent ones at a time: converting each pixel's index took
+		// a seventh of a forward run (pprof, cubic 1024², vector build),
+		// one running sum a chain of additions.
+		v, d := float64(f0*os), float64(os)
+		d2, d3, d4, d5, d6, d7, d8 := 2*d, 3*d, 4*d, 5*d, 6*d, 7*d, 8*d
+		p := 0
+		for ; p+8 <= n; p += 8 {
+			g := fs[p : p+8 : p+8]
+			g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7] = v, v+d, v+d2, v+d3, v+d4, v+d5, v+d6, v+d7
+			v += d8
+		}
+		for ; p < n; p++ {
+			fs[p] = v
+			v += d
 		}
 	}
 	for p := n; p%maxLanes != 0; p++ {
-		rb.f[p] = rb.f[p-1]
+		fs[p] = fs[p-1]
 	}
 	for subS := range rb.sdet {
 		sdet := k.sub*float64(spix*os+subS) + k.sub/2
