@@ -310,6 +310,34 @@
 //     than before with the same kernel code instruction for instruction
 //     (layouts of that same code spread 17.3–18.4 ms at 1024²).
 //
+//   - Row set-up and the image statistics. On an Intel Xeon (Emerald
+//     Rapids kind, AVX-512) lanesRow's conversion of each pixel's index
+//     to its float64 f was a seventh of a cubic 1024² forward run's
+//     samples (pprof): f is now formed by additions of whole numbers,
+//     eight independent ones at a time (the same bits), and the loss
+//     rows' chunks do the same where their pixels are a run (4 % of a
+//     gradient run, perf). In-process forward 0.91–0.93× at 1024², 0.95×
+//     with 10 domains. simulate's statistics (mean, rms, rmsd over the
+//     float32 image) were two passes of one running sum, 17 % of a whole
+//     4096² run; ImageSums sums each row in four slots on the lanes
+//     (imageSumsLanes, imageDevLanes, through lanegen's float32 load):
+//     54 → 21 ms in-process at 4096² (vector build; the default build's
+//     scalar slots about even), the whole 4096² process 0.286 → 0.256 s.
+//
+//   - Tried and left out on that Intel machine (medians of 3–4
+//     alternated runs): the derivative by x as −π·s·U′_{n−1}(c) at
+//     every x (U′ by its recurrence beside U's, s from the sine
+//     polynomial: no square root, no near-peak branch; 1024² gradient
+//     even, 10-domain gradient 14 % slower: more live values and
+//     operations than the branch saved); each vector's geometry computed
+//     while the one before takes its terms (forward 10–20 % slower);
+//     loss-row chunks of 256 pixels instead of 64, and eight partial sums
+//     instead of four (full-width slot vectors on AVX-512): within noise.
+//     There the square roots and divisions of the terms are a larger
+//     share than on the AMD machine of the entry below: leaving them out
+//     (results wrong) saved 9 % and 10 % of the 10-domain gradient, the
+//     near-peak branch as well 22 %.
+//
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for
 //     all three (in the side-by-side form of then; one index at a time,
