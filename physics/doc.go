@@ -316,8 +316,10 @@
 //     samples (pprof): f is now formed by additions of whole numbers,
 //     eight independent ones at a time (the same bits), and the loss
 //     rows' chunks do the same where their pixels are a run (4 % of a
-//     gradient run, perf). In-process forward 0.91–0.93× at 1024², 0.95×
-//     with 10 domains. simulate's statistics (mean, rms, rmsd over the
+//     gradient run, perf). In-process forward and gradient at 1024² and
+//     the forward with 10 domains 0.97× (medians of 10 pairwise ratios
+//     of alternated runs, which spread 0.65–1.23: the machine drifted;
+//     single alternations had shown 0.91–0.95×). simulate's statistics (mean, rms, rmsd over the
 //     float32 image) were two passes of one running sum, 17 % of a whole
 //     4096² run; ImageSums sums each row in four slots on the lanes
 //     (imageSumsLanes, imageDevLanes, through lanegen's float32 load):
