@@ -324,7 +324,8 @@
 //     4096² run; ImageSums sums each row in four slots on the lanes
 //     (imageSumsLanes, imageDevLanes, through lanegen's float32 load):
 //     54 → 21 ms in-process at 4096² (vector build; the default build's
-//     scalar slots about even), the whole 4096² process 0.286 → 0.256 s.
+//     scalar slots ~60 against 55 ms, slightly slower), the whole 4096²
+//     process 0.286 → 0.256 s.
 //
 //   - Tried and left out on that Intel machine (medians of 3–4
 //     alternated runs): the derivative by x as −π·s·U′_{n−1}(c) at

@@ -17,10 +17,12 @@ type ImageSums struct {
 }
 
 // AddRow adds a row's values and their squares. With a mask (not nil)
-// the values where it is 0 are left out (they add 0). It returns the
-// smallest and the largest of the values taken (NaN is in neither; with
-// none taken +Inf and −Inf) and how many were taken.
-func (m *ImageSums) AddRow(row []float32, mask []float64) (lo, hi float64, n int) {
+// the values where it is 0 are left out (scalar code: the lane kernels
+// take rows without one). It returns the smallest and the largest of the
+// values taken (NaN is in neither; with none taken +Inf and −Inf), how
+// many were taken, and whether their sum is finite (false when one is
+// NaN or infinite: finite float32 values cannot overflow it).
+func (m *ImageSums) AddRow(row []float32, mask []float64) (lo, hi float64, n int, finite bool) {
 	var rs [2 * slots]float64
 	lv, hv := repeat(math.Inf(1)), repeat(math.Inf(-1))
 	j := 0
@@ -53,7 +55,7 @@ func (m *ImageSums) AddRow(row []float32, mask []float64) (lo, hi float64, n int
 	for i := range rs {
 		m.s[i] += rs[i]
 	}
-	return lo, hi, n
+	return lo, hi, n, math.Abs(slotSum(rs[:slots])) <= math.MaxFloat64
 }
 
 // AddDevRow adds a row's squared deviations from mean, (x − mean)², as

@@ -12,23 +12,26 @@ import (
 // TestLanesImageSums: ImageSums against its definition (per row, value j
 // added in order to slot j mod 4 from 0, each slot then to its total, the
 // totals added pairwise), bit for bit, with every lane kernel this binary
-// runs, for rows of lengths on both sides of the vectors' 4 and 8 values,
-// with and without a mask, two rows a time; the smallest and largest
-// value with a NaN among them (left out) and with none taken.
+// runs (the same bits on each, so also on one another), for rows of
+// lengths on both sides of the vectors' 4 and 8 values (the kernels take
+// whole multiples of 8, the rest is scalar), with and without a mask,
+// two rows a time; then the smallest and largest value and the finite
+// flag with a NaN, +Inf or −Inf among the values, in the kernels' part of
+// the row and in its tail.
 func TestLanesImageSums(t *testing.T) {
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
 	t.Logf("lane kernels: %s", strings.Join(physics.AvailableVectorLanes(), ", "))
 	pairwise := func(s [4]float64) float64 { return (s[0] + s[1]) + (s[2] + s[3]) }
-	rng := rand.New(rand.NewPCG(3, 4))
+	const mean = 417.25
 	for _, tier := range physics.AvailableVectorLanes() {
 		if err := physics.UseVectorLanes(tier); err != nil {
 			t.Fatal(err)
 		}
+		rng := rand.New(rand.NewPCG(3, 4)) // the same rows for every tier
 		for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 64, 1027} {
 			for _, masked := range []bool{false, true} {
 				var sums physics.ImageSums
 				var tot, totSq, totDev [4]float64
-				const mean = 417.25
 				for range 2 {
 					row := make([]float32, n)
 					var mask []float64
@@ -41,17 +44,11 @@ func TestLanesImageSums(t *testing.T) {
 							mask[j] = 1
 						}
 					}
-					nan := -1
-					if n > 5 {
-						nan = n / 2
-						row[nan] = float32(math.NaN())
-						if masked {
-							mask[nan] = 0
-						}
-					}
 					var rs, rq, rd [4]float64
 					lo, hi, cnt := math.Inf(1), math.Inf(-1), 0
 					for j, v := range row {
+						d := float64(v) - mean
+						rd[j%4] += d * d
 						if masked && mask[j] == 0 {
 							continue
 						}
@@ -59,22 +56,16 @@ func TestLanesImageSums(t *testing.T) {
 						x := float64(v)
 						rs[j%4] += x
 						rq[j%4] += x * x
-						if j != nan {
-							lo, hi = math.Min(lo, x), math.Max(hi, x)
-						}
-					}
-					for j, v := range row {
-						d := float64(v) - mean
-						rd[j%4] += d * d
+						lo, hi = math.Min(lo, x), math.Max(hi, x)
 					}
 					for i := range tot {
 						tot[i] += rs[i]
 						totSq[i] += rq[i]
 						totDev[i] += rd[i]
 					}
-					glo, ghi, gn := sums.AddRow(row, mask)
-					if glo != lo || ghi != hi || gn != cnt {
-						t.Errorf("%s n=%d masked=%v: lo, hi, n = %v %v %d, want %v %v %d", tier, n, masked, glo, ghi, gn, lo, hi, cnt)
+					glo, ghi, gn, finite := sums.AddRow(row, mask)
+					if glo != lo || ghi != hi || gn != cnt || !finite {
+						t.Errorf("%s n=%d masked=%v: lo, hi, n, finite = %v %v %d %v, want %v %v %d true", tier, n, masked, glo, ghi, gn, finite, lo, hi, cnt)
 					}
 					sums.AddDevRow(row, mean)
 				}
@@ -82,9 +73,31 @@ func TestLanesImageSums(t *testing.T) {
 					name      string
 					got, want float64
 				}{{"sum", sums.Sum(), pairwise(tot)}, {"sum of squares", sums.SumSq(), pairwise(totSq)}, {"deviations", sums.Dev(), pairwise(totDev)}} {
-					if math.Float64bits(c.got) != math.Float64bits(c.want) && !(math.IsNaN(c.got) && math.IsNaN(c.want)) {
+					if math.Float64bits(c.got) != math.Float64bits(c.want) {
 						t.Errorf("%s n=%d masked=%v: %s %v, want %v", tier, n, masked, c.name, c.got, c.want)
 					}
+				}
+			}
+		}
+		// One value not finite, in the kernels' part (at 3) or the tail
+		// (at 17) of a row of 19: NaN is in neither lo nor hi, ±Inf is.
+		for _, at := range []int{3, 17} {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				row := make([]float32, 19)
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for j := range row {
+					row[j] = float32(j + 1)
+					if j == at {
+						row[j] = float32(bad)
+					}
+					if x := float64(row[j]); !math.IsNaN(x) {
+						lo, hi = math.Min(lo, x), math.Max(hi, x)
+					}
+				}
+				var sums physics.ImageSums
+				glo, ghi, gn, finite := sums.AddRow(row, nil)
+				if glo != lo || ghi != hi || gn != 19 || finite {
+					t.Errorf("%s %v at %d: lo, hi, n, finite = %v %v %d %v, want %v %v 19 false", tier, bad, at, glo, ghi, gn, finite, lo, hi)
 				}
 			}
 		}

@@ -1062,7 +1062,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 
 // imageSumsLanes adds the first n values of row (n a multiple of
 // max(lanes, slots)) and their squares to the slot sums of the image
-// statistics (ImageRowSums): value p to slot p mod slots, the sums of
+// statistics (ImageSums.AddRow): value p to slot p mod slots, the sums of
 // the values in s[:slots] and of their squares in s[slots:], each slot's
 // additions in order, as lossBackLanes' sums. It keeps the smallest and
 // the largest value in lo and hi, per lane of each of its vectors (the

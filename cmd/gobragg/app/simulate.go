@@ -130,28 +130,28 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 //
 // The sums are physics.ImageSums': per row, in partial sums (column j
 // from the ROI's first in sum j mod 4), on vector lanes in the vector
-// build. The reference's one running sum is a chain
-// of dependent additions, one pixel per addition's latency, which made
-// these two passes 17 % of a whole 4096² run (perf, vector build); they
-// now take 21 ms instead of 54 there (in-process, BenchmarkStats4096;
-// the default build's scalar sums ~60 against 55). The sums differ from
-// the reference's in their last bits (their rounding errors are, if
-// anything, smaller), far below the 6 digits it prints, and are the same
-// on every machine and lane kernel.
+// build (rows with a mask in scalar code). The reference's one running
+// sum is a chain of dependent additions, one pixel per addition's
+// latency, which made these two passes 17 % of a whole 4096² run (perf,
+// vector build); they now take 21 ms instead of 54 there (in-process,
+// BenchmarkStats4096; the default build's scalar sums ~60 against 55,
+// slightly slower). The sums differ from the reference's in their last
+// bits (their rounding errors are, if anything, smaller), far below the 6
+// digits it prints, and are the same on every machine and lane kernel.
 //
 // Its first pass also refuses an image with a pixel that is not a finite
 // non-negative number: intensities cannot be negative, and an overflow
 // (inputs each in range whose product is not) must not pass for a result.
-// It looks at the rendered pixels only; the others are 0 (the renderer
-// writes only rendered pixels of a zeroed image). The check rides on the
+// It names the first such pixel in scan order, and looks at the rendered
+// pixels only; the others are 0 (the renderer writes only rendered pixels
+// of a zeroed image). The check rides on the
 // pass the sums need anyway (a pass of its own was ~4 % of the in-process
 // 4096² profile).
 func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inputs, scale float64) (Stats, error) {
 	var st Stats
 	d := m.Detector
 	// The rendered pixels (cfg.Rendered) in scan order: the ROI's rows and
-	// columns, less the masked pixels (which add 0 to the sums: the same
-	// bits as leaving them out, the sums being ≥ +0).
+	// columns, less the masked pixels.
 	f0, f1 := max(cfg.ROIFMin, 0), min(cfg.ROIFMax, d.FPixels-1)
 	s0, s1 := max(cfg.ROISMin, 0), min(cfg.ROISMax, d.SPixels-1)
 	if f0 > f1 {
@@ -165,17 +165,19 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 		if cfg.HasMask {
 			mask = in.Mask[s*d.FPixels:][f0 : f1+1]
 		}
-		lo, hi, k := sums.AddRow(row, mask)
+		lo, hi, k, finite := sums.AddRow(row, mask)
 		n += k
-		if lo < 0 || hi > st.MaxI {
-			// A negative pixel or a new maximum: the row in scan order
-			// (NaN passes these tests and is caught below).
+		if lo < 0 || hi > st.MaxI || !finite {
+			// An impossible pixel (negative, NaN or +Inf: a NaN is in
+			// neither lo nor hi, but makes the row's sum not finite) or a
+			// new maximum: the row in scan order, rows in order, so the
+			// pixel refused is the first.
 			for j, v := range row {
 				if mask != nil && mask[j] == 0 {
 					continue
 				}
 				x, f := float64(v), f0+j
-				if x < 0 {
+				if !(x >= 0 && x <= math.MaxFloat32) {
 					return st, impossiblePixel(f, s, x)
 				}
 				if x > st.MaxI {
@@ -188,17 +190,6 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 		}
 	}
 	sum, sumsq := sums.Sum(), sums.SumSq()
-	if !(sum <= math.MaxFloat64) {
-		// A NaN or +Inf pixel (the sums of finite float32 pixels cannot
-		// leave float64's range): the first in scan order.
-		for s := s0; s <= s1; s++ {
-			for f := f0; f <= f1; f++ {
-				if x := float64(img[s*d.FPixels+f]); !(x <= math.MaxFloat32) && (!cfg.HasMask || in.Mask[s*d.FPixels+f] != 0) {
-					return st, impossiblePixel(f, s, x)
-				}
-			}
-		}
-	}
 	st.Mean = sum / float64(max(n, 1))
 	st.RMS = math.Sqrt(sumsq / float64(max(n, 2)-1))
 	n = 0

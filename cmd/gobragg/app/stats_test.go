@@ -90,15 +90,54 @@ func TestStats(t *testing.T) {
 				t.Errorf("roi %v masked %v: max %g at %d %d, want %g at %d %d", roi, masked, st.MaxI, st.MaxF, st.MaxS, maxI, maxF, maxS)
 			}
 			// An impossible pixel inside the ROI (and rendered) is refused,
-			// by its position.
-			for _, bad := range []float32{-1, float32(math.NaN()), float32(math.Inf(1))} {
-				at := roi[3]*fp + roi[1]
-				old := img[at]
-				img[at] = bad
-				_, err := stats(&cfg, m, img, in, 0)
-				img[at] = old
-				if err == nil || !strings.Contains(err.Error(), "impossible pixel ("+itoa(roi[1])+" "+itoa(roi[3])+" ") {
-					t.Errorf("roi %v masked %v: pixel %g: %v", roi, masked, bad, err)
+			// by its position; the first in scan order where there are
+			// two (a negative one after a NaN or +Inf, in the same row or
+			// the next); a masked one is not (it is not rendered).
+			at := func(f, s int) int { return s*fp + f }
+			last := at(roi[1], roi[3])
+			for _, bad := range []float32{-1, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+				cases := []struct {
+					px   []int
+					name [2]int
+				}{{[]int{last}, [2]int{roi[1], roi[3]}}}
+				if roi[1] > roi[0] {
+					// bad at the row's first column, −2 at its last.
+					cases = append(cases, struct {
+						px   []int
+						name [2]int
+					}{[]int{at(roi[0], roi[3]), last}, [2]int{roi[0], roi[3]}})
+				}
+				if roi[3] > roi[2] {
+					// bad at the row before's last column, −2 at this row's last.
+					cases = append(cases, struct {
+						px   []int
+						name [2]int
+					}{[]int{at(roi[1], roi[3]-1), last}, [2]int{roi[1], roi[3] - 1}})
+				}
+				for _, c := range cases {
+					old := make([]float32, len(c.px))
+					oldMask := make([]float64, len(c.px))
+					for i, p := range c.px {
+						old[i], oldMask[i] = img[p], mask[p]
+						img[p], mask[p] = -2, 1
+					}
+					img[c.px[0]] = bad
+					_, err := stats(&cfg, m, img, in, 0)
+					if err == nil || !strings.Contains(err.Error(), "impossible pixel ("+itoa(c.name[0])+" "+itoa(c.name[1])+" ") {
+						t.Errorf("roi %v masked %v: %g at pixels %v: %v", roi, masked, bad, c.px, err)
+					}
+					if masked {
+						// Masked out, the pixels are not rendered: no refusal.
+						for _, p := range c.px {
+							mask[p] = 0
+						}
+						if _, err := stats(&cfg, m, img, in, 0); err != nil {
+							t.Errorf("roi %v: masked pixels %v: %v", roi, c.px, err)
+						}
+					}
+					for i, p := range c.px {
+						img[p], mask[p] = old[i], oldMask[i]
+					}
 				}
 			}
 		}
