@@ -46,3 +46,5 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
 	imageDevLanes(row, n, mean, s)
 }
+
+func rowF32(v []float64, row []float32, n int) { rowF32Lanes(v, row, n) }

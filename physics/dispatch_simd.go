@@ -128,3 +128,16 @@ func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
 		imageDevLanes(row, n, mean, s)
 	}
 }
+
+// rowF32 is rowF32Lanes on vector lanes where the CPU has them (n a
+// multiple of maxLanes).
+func rowF32(v []float64, row []float32, n int) {
+	switch currentTier() {
+	case tierAVX512:
+		rowF32LanesAVX512(v, row, n)
+	case tierAVX2:
+		rowF32LanesAVX2(v, row, n)
+	default:
+		rowF32Lanes(v, row, n)
+	}
+}

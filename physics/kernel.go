@@ -789,11 +789,13 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 // ω terms to omegaSum in pixel order.
 func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64, rb *rowBuf) {
 	c := k.c
-	clear(row)
+	f0, f1 := max(c.ROIFMin, 0), min(c.ROIFMax, c.FPixels-1)
+	if c.HasMask || f0 > 0 || f1 < c.FPixels-1 || spix < c.ROISMin || spix > c.ROISMax {
+		clear(row) // (else every pixel of the row is written below)
+	}
 	if spix < c.ROISMin || spix > c.ROISMax {
 		return
 	}
-	f0, f1 := max(c.ROIFMin, 0), min(c.ROIFMax, c.FPixels-1)
 	var n int
 	rb.om, rb.omDone = laneVal{*omegaSum}, 0
 	if c.HasMask {
@@ -832,8 +834,14 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 			}
 		} else {
 			dst := row[f0 : f0+n]
-			for p, v := range rb.v[:n] {
-				dst[p] = T(v)
+			p := 0
+			if r32, ok := any(dst).([]float32); ok {
+				// Whole vectors on the lanes.
+				p = n / maxLanes * maxLanes
+				rowF32(rb.v[:], r32, p)
+			}
+			for ; p < n; p++ {
+				dst[p] = T(rb.v[p])
 			}
 		}
 	}

@@ -23,8 +23,9 @@ package physics
 // The kernels: the forward rows (pixelsLanes), and the loss rows' front
 // (lossFrontLanes: geometry, ω, polarization coefficients), terms
 // (termsGradLanes: S and its derivatives by N, F and h, k, l) and
-// backward pass (lossBackLanes); and the sums of simulate's image
-// statistics (imageSumsLanes, imageDevLanes). Sums across pixels are either left to
+// backward pass (lossBackLanes); the sums of simulate's image
+// statistics (imageSumsLanes, imageDevLanes); and the float32 store of a
+// row (rowF32Lanes). Sums across pixels are either left to
 // scalar code that takes the lanes' results in pixel order (the image's
 // solid angle, the loss terms) or, in the backward pass, kept as four
 // partial sums, pixel p in sum p mod 4 (slots), in a slot vector (vs:
@@ -1111,6 +1112,16 @@ func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
 	}
 	for k := 0; k < m; k++ {
 		e[k].StoreSlice(s[k*sl:])
+	}
+	vzeroupper()
+}
+
+// rowF32Lanes stores the first n values of v (n a multiple of lanes)
+// rounded to float32 in row (rowLanes' float32 rows: Go's conversion,
+// rounding to nearest, as VCVTPD2PS does).
+func rowF32Lanes(v []float64, row []float32, n int) {
+	for p := 0; p < n; p += lanes {
+		vstoreF32Slice(vloadSlice(v[p:]), row[p:])
 	}
 	vzeroupper()
 }

@@ -3754,6 +3754,13 @@ func imageDevLanesAVX2(row []float32, n int, mean *laneVal, s *[slots]float64) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+func rowF32LanesAVX2(v []float64, row []float32, n int) {
+	for p := 0; p < n; p += 4 {
+		archsimd.LoadFloat64x4Slice((v[p:])).ConvertToFloat32().StoreSlice((row[p:]))
+	}
+	archsimd.ClearAVXUpperBits()
+}
 func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, fa *[4]uint64, sum, dx, dy, dz, polar archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4) {
 	c := k.c
 	n := k.nn[0]

@@ -3754,6 +3754,13 @@ func imageDevLanesAVX512(row []float32, n int, mean *laneVal, s *[slots]float64)
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+func rowF32LanesAVX512(v []float64, row []float32, n int) {
+	for p := 0; p < n; p += 8 {
+		archsimd.LoadFloat64x8Slice((v[p:])).ConvertToFloat32().StoreSlice((row[p:]))
+	}
+	archsimd.ClearAVXUpperBits()
+}
 func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
 	n := k.nn[0]

@@ -3752,6 +3752,13 @@ func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
 	}
 	nop()
 }
+
+func rowF32Lanes(v []float64, row []float32, n int) {
+	for p := 0; p < n; p += 1 {
+		storeF32(v[p], (row[p:]))
+	}
+	nop()
+}
 func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, dy, dz, polar float64) (float64, float64) {
 	c := k.c
 	n := k.nn[0]

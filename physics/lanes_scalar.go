@@ -17,6 +17,9 @@ func merge(x, y float64, m bool) float64 {
 // store is the vectors' StoreSlice: s[0] = x.
 func store(x float64, s []float64) { s[0] = x }
 
+// storeF32 is vstoreF32Slice: s[0] = x rounded to float32.
+func storeF32(x float64, s []float32) { s[0] = float32(x) }
+
 // storeInt32 stores x truncated to an integer.
 func storeInt32(x float64, a *[1]int32) { a[0] = int32(x) }
 
