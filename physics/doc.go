@@ -329,8 +329,9 @@
 //     lanes (rowF32Lanes: VCVTPD2PS rounds as Go's conversion does), and
 //     a row the ROI and mask leave whole is no longer cleared before it
 //     is written: in-process 4096² float32 0.95× (median of 8 pairwise
-//     ratios, 0.85–0.97), the whole process ~0.97×; the default build
-//     even.
+//     ratios, 0.85–0.97), the float64 image at 1024² (whose buffer Go
+//     had just cleared) 0.85×, the whole 4096² process ~0.97×; the
+//     default build even.
 //
 //   - Tried and left out on that Intel machine (medians of 3–4
 //     alternated runs): the derivative by x as −π·s·U′_{n−1}(c) at
