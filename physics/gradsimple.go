@@ -301,7 +301,7 @@ chunks:
 		if J > 1 {
 			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
 		}
-		// The loss terms; the backward pass takes the pixels with g ≠ 0.
+		// The loss terms; the backward pass weighs every term by g.
 		if c.Thick {
 			for p := 0; p < np; p++ {
 				r.capture[p] = k.captureFrac(T-1, frc.par[p])

@@ -3476,14 +3476,12 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
 	const step = max(4, slots)
 	{
 		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
-		zero_147 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 		scale_147 := archsimd.LoadFloat64x4((*[4]float64)((&r_147.scale)[:4]))
 		const sl_147 = min(4, slots)
 		const m_147 = slots / sl_147
@@ -3498,14 +3496,13 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 				for q_147 := 0; q_147 < m_147; q_147++ {
 					p_147 := p0_147 + q_147*4
 					gp_147 := archsimd.LoadFloat64x4Slice((g_147[p_147:]))
-					live_147 := gp_147.NotEqual(zero_147)
 					sb_147 := gp_147.Mul(scale_147).Mul(archsimd.LoadFloat64x4Slice((fr_147.p[p_147:]))).Mul(archsimd.LoadFloat64x4Slice((fr_147.omega[p_147:])))
 					invR_147, fdet_147, dsp_147 := archsimd.LoadFloat64x4Slice((fr_147.invR[p_147:])), archsimd.LoadFloat64x4Slice((fr_147.fdet[p_147:])), archsimd.LoadFloat64x4Slice((ds_147[p_147:]))
 					x0_147, x1_147, x2_147 := sb_147.Mul(archsimd.LoadFloat64x4Slice((hj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x4Slice((kj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x4Slice((lj_147[p_147:])))
-					w0_147[q_147], w1_147[q_147], w2_147[q_147] = w0_147[q_147].Add(dsp_147.Mul(x0_147).Merge(zero_147, live_147)), w1_147[q_147].Add(dsp_147.Mul(x1_147).Merge(zero_147, live_147)), w2_147[q_147].Add(dsp_147.Mul(x2_147).Merge(zero_147, live_147))
+					w0_147[q_147], w1_147[q_147], w2_147[q_147] = w0_147[q_147].Add(dsp_147.Mul(x0_147)), w1_147[q_147].Add(dsp_147.Mul(x1_147)), w2_147[q_147].Add(dsp_147.Mul(x2_147))
 					x0_147, x1_147, x2_147 = x0_147.Mul(invR_147), x1_147.Mul(invR_147), x2_147.Mul(invR_147)
-					v0_147[q_147], v1_147[q_147], v2_147[q_147] = v0_147[q_147].Add(x0_147.Merge(zero_147, live_147)), v1_147[q_147].Add(x1_147.Merge(zero_147, live_147)), v2_147[q_147].Add(x2_147.Merge(zero_147, live_147))
-					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = fv0_147[q_147].Add(fdet_147.Mul(x0_147).Merge(zero_147, live_147)), fv1_147[q_147].Add(fdet_147.Mul(x1_147).Merge(zero_147, live_147)), fv2_147[q_147].Add(fdet_147.Mul(x2_147).Merge(zero_147, live_147))
+					v0_147[q_147], v1_147[q_147], v2_147[q_147] = v0_147[q_147].Add(x0_147), v1_147[q_147].Add(x1_147), v2_147[q_147].Add(x2_147)
+					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = fv0_147[q_147].Add(fdet_147.Mul(x0_147)), fv1_147[q_147].Add(fdet_147.Mul(x1_147)), fv2_147[q_147].Add(fdet_147.Mul(x2_147))
 				}
 			}
 			o_147 := out_147[slots*(lossBackSums+9*j_147):]
@@ -3527,20 +3524,19 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
 			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:]))).Merge(zero, live)), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:]))).Merge(zero, live)), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))).Merge(zero, live))
+			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:])))), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:])))), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))))
 			if k.perDef {
-				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))).Merge(zero, live))
+				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))))
 			}
-			ibg[q] = ibg[q].Add(sb.Merge(zero, live))
-			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			ibg[q] = ibg[q].Add(sb)
+			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s))
 			if !c.NoPolar {
 				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))).Merge(zero, live))
+				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))))
 				x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
-				pa[q], fpa[q] = pa[q].Add(x.Merge(zero, live)), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
+				pa[q], fpa[q] = pa[q].Add(x), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x))
 			}
 		}
 	}
@@ -3550,12 +3546,11 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 			for q := 0; q < m; q++ {
 				p := p0 + q*4
 				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				live := gp.NotEqual(zero)
 				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
 				fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
 				y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
-				pb[q], fpb[q] = pb[q].Add(y.Merge(zero, live)), fpb[q].Add(fdet.Mul(y).Merge(zero, live))
-				pc[q], fpc[q] = pc[q].Add(z.Merge(zero, live)), fpc[q].Add(fdet.Mul(z).Merge(zero, live))
+				pb[q], fpb[q] = pb[q].Add(y), fpb[q].Add(fdet.Mul(y))
+				pc[q], fpc[q] = pc[q].Add(z), fpc[q].Add(fdet.Mul(z))
 			}
 		}
 	}
@@ -3564,7 +3559,6 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
 			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
@@ -3580,13 +3574,13 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[36])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
-				cd[q] = cd[q].Add(cdp.Merge(zero, live))
+				cd[q] = cd[q].Add(cdp)
 				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[37])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
 			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {
@@ -3599,7 +3593,6 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 }
 
 func lossRowSumsLanesAVX2(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	zero := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
@@ -3614,14 +3607,13 @@ func lossRowSumsLanesAVX2(r *laneReps, fr *lossFront, g, dsq, hkl []float64, str
 			for q := 0; q < m; q++ {
 				p := p0 + q*4
 				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				live := gp.NotEqual(zero)
 				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
 				invR, fdet, dsp := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.fdet[p:])), archsimd.LoadFloat64x4Slice((ds[p:]))
 				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x4Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((lj[p:])))
-				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0).Merge(zero, live)), w1[q].Add(dsp.Mul(x1).Merge(zero, live)), w2[q].Add(dsp.Mul(x2).Merge(zero, live))
+				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0)), w1[q].Add(dsp.Mul(x1)), w2[q].Add(dsp.Mul(x2))
 				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = v0[q].Add(x0.Merge(zero, live)), v1[q].Add(x1.Merge(zero, live)), v2[q].Add(x2.Merge(zero, live))
-				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0).Merge(zero, live)), fv1[q].Add(fdet.Mul(x1).Merge(zero, live)), fv2[q].Add(fdet.Mul(x2).Merge(zero, live))
+				v0[q], v1[q], v2[q] = v0[q].Add(x0), v1[q].Add(x1), v2[q].Add(x2)
+				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0)), fv1[q].Add(fdet.Mul(x1)), fv2[q].Add(fdet.Mul(x2))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
@@ -3648,7 +3640,6 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 	const step = max(4, slots)
 	{
 		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		zero_148 := archsimd.LoadFloat64x4((&vkTableAVX2[23]))
 		scale_148 := archsimd.LoadFloat64x4((*[4]float64)((&r_148.scale)[:4]))
 		const sl_148 = min(4, slots)
 		const m_148 = slots / sl_148
@@ -3663,14 +3654,13 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 				for q_148 := 0; q_148 < m_148; q_148++ {
 					p_148 := p0_148 + q_148*4
 					gp_148 := archsimd.LoadFloat64x4Slice((g_148[p_148:]))
-					live_148 := gp_148.NotEqual(zero_148)
 					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x4Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x4Slice((fr_148.omega[p_148:])))
 					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x4Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x4Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x4Slice((ds_148[p_148:]))
 					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x4Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x4Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x4Slice((lj_148[p_148:])))
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = w0_148[q_148].Add(dsp_148.Mul(x0_148).Merge(zero_148, live_148)), w1_148[q_148].Add(dsp_148.Mul(x1_148).Merge(zero_148, live_148)), w2_148[q_148].Add(dsp_148.Mul(x2_148).Merge(zero_148, live_148))
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = w0_148[q_148].Add(dsp_148.Mul(x0_148)), w1_148[q_148].Add(dsp_148.Mul(x1_148)), w2_148[q_148].Add(dsp_148.Mul(x2_148))
 					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = v0_148[q_148].Add(x0_148.Merge(zero_148, live_148)), v1_148[q_148].Add(x1_148.Merge(zero_148, live_148)), v2_148[q_148].Add(x2_148.Merge(zero_148, live_148))
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = fv0_148[q_148].Add(fdet_148.Mul(x0_148).Merge(zero_148, live_148)), fv1_148[q_148].Add(fdet_148.Mul(x1_148).Merge(zero_148, live_148)), fv2_148[q_148].Add(fdet_148.Mul(x2_148).Merge(zero_148, live_148))
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = v0_148[q_148].Add(x0_148), v1_148[q_148].Add(x1_148), v2_148[q_148].Add(x2_148)
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = fv0_148[q_148].Add(fdet_148.Mul(x0_148)), fv1_148[q_148].Add(fdet_148.Mul(x1_148)), fv2_148[q_148].Add(fdet_148.Mul(x2_148))
 				}
 			}
 			o_148 := out_148[slots*(lossBackSums+9*j_148):]
@@ -3692,13 +3682,12 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 		for q := 0; q < m; q++ {
 			p := p0 + q*4
 			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
 			a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx).Merge(zero, live)), adY[q].Add(a.Mul(dy).Merge(zero, live)), adZ[q].Add(a.Mul(dz).Merge(zero, live))
+			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
 			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx).Merge(zero, live)), fadY[q].Add(fa.Mul(dy).Merge(zero, live)), fadZ[q].Add(fa.Mul(dz).Merge(zero, live))
+			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {

@@ -3476,14 +3476,12 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	scale := archsimd.LoadFloat64x8((*[8]float64)((&r.scale)))
 	const sl = min(8, slots)
 	const m = slots / sl
 	const step = max(8, slots)
 	{
 		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
-		zero_147 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 		scale_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_147.scale)))
 		const sl_147 = min(8, slots)
 		const m_147 = slots / sl_147
@@ -3498,14 +3496,13 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 				for q_147 := 0; q_147 < m_147; q_147++ {
 					p_147 := p0_147 + q_147*8
 					gp_147 := archsimd.LoadFloat64x8Slice((g_147[p_147:]))
-					live_147 := gp_147.NotEqual(zero_147)
 					sb_147 := gp_147.Mul(scale_147).Mul(archsimd.LoadFloat64x8Slice((fr_147.p[p_147:]))).Mul(archsimd.LoadFloat64x8Slice((fr_147.omega[p_147:])))
 					invR_147, fdet_147, dsp_147 := archsimd.LoadFloat64x8Slice((fr_147.invR[p_147:])), archsimd.LoadFloat64x8Slice((fr_147.fdet[p_147:])), archsimd.LoadFloat64x8Slice((ds_147[p_147:]))
 					x0_147, x1_147, x2_147 := sb_147.Mul(archsimd.LoadFloat64x8Slice((hj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x8Slice((kj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x8Slice((lj_147[p_147:])))
-					w0_147[q_147], w1_147[q_147], w2_147[q_147] = vslotaddAVX512(w0_147[q_147], dsp_147.Mul(x0_147).Merge(zero_147, live_147)), vslotaddAVX512(w1_147[q_147], dsp_147.Mul(x1_147).Merge(zero_147, live_147)), vslotaddAVX512(w2_147[q_147], dsp_147.Mul(x2_147).Merge(zero_147, live_147))
+					w0_147[q_147], w1_147[q_147], w2_147[q_147] = vslotaddAVX512(w0_147[q_147], dsp_147.Mul(x0_147)), vslotaddAVX512(w1_147[q_147], dsp_147.Mul(x1_147)), vslotaddAVX512(w2_147[q_147], dsp_147.Mul(x2_147))
 					x0_147, x1_147, x2_147 = x0_147.Mul(invR_147), x1_147.Mul(invR_147), x2_147.Mul(invR_147)
-					v0_147[q_147], v1_147[q_147], v2_147[q_147] = vslotaddAVX512(v0_147[q_147], x0_147.Merge(zero_147, live_147)), vslotaddAVX512(v1_147[q_147], x1_147.Merge(zero_147, live_147)), vslotaddAVX512(v2_147[q_147], x2_147.Merge(zero_147, live_147))
-					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = vslotaddAVX512(fv0_147[q_147], fdet_147.Mul(x0_147).Merge(zero_147, live_147)), vslotaddAVX512(fv1_147[q_147], fdet_147.Mul(x1_147).Merge(zero_147, live_147)), vslotaddAVX512(fv2_147[q_147], fdet_147.Mul(x2_147).Merge(zero_147, live_147))
+					v0_147[q_147], v1_147[q_147], v2_147[q_147] = vslotaddAVX512(v0_147[q_147], x0_147), vslotaddAVX512(v1_147[q_147], x1_147), vslotaddAVX512(v2_147[q_147], x2_147)
+					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = vslotaddAVX512(fv0_147[q_147], fdet_147.Mul(x0_147)), vslotaddAVX512(fv1_147[q_147], fdet_147.Mul(x1_147)), vslotaddAVX512(fv2_147[q_147], fdet_147.Mul(x2_147))
 				}
 			}
 			o_147 := out_147[slots*(lossBackSums+9*j_147):]
@@ -3527,20 +3524,19 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
 			gp := archsimd.LoadFloat64x8Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			s, pp, om := archsimd.LoadFloat64x8Slice((t.s[p:])), archsimd.LoadFloat64x8Slice((fr.p[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
 			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = vslotaddAVX512(na[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.na[p:]))).Merge(zero, live)), vslotaddAVX512(nb[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nb[p:]))).Merge(zero, live)), vslotaddAVX512(nc[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nc[p:]))).Merge(zero, live))
+			na[q], nb[q], nc[q] = vslotaddAVX512(na[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.na[p:])))), vslotaddAVX512(nb[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nb[p:])))), vslotaddAVX512(nc[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nc[p:]))))
 			if k.perDef {
-				def[q] = vslotaddAVX512(def[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.def[p:]))).Merge(zero, live))
+				def[q] = vslotaddAVX512(def[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.def[p:]))))
 			}
-			ibg[q] = vslotaddAVX512(ibg[q], sb.Merge(zero, live))
-			flu[q] = vslotaddAVX512(flu[q], gp.Mul(pp).Mul(om).Mul(s).Merge(zero, live))
+			ibg[q] = vslotaddAVX512(ibg[q], sb)
+			flu[q] = vslotaddAVX512(flu[q], gp.Mul(pp).Mul(om).Mul(s))
 			if !c.NoPolar {
 				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = vslotaddAVX512(kahn[q], pbar.Mul(archsimd.LoadFloat64x8Slice((fr.dkahn[p:]))).Merge(zero, live))
+				kahn[q] = vslotaddAVX512(kahn[q], pbar.Mul(archsimd.LoadFloat64x8Slice((fr.dkahn[p:]))))
 				x := pbar.Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.alpha[p:])))
-				pa[q], fpa[q] = vslotaddAVX512(pa[q], x.Merge(zero, live)), vslotaddAVX512(fpa[q], archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(x).Merge(zero, live))
+				pa[q], fpa[q] = vslotaddAVX512(pa[q], x), vslotaddAVX512(fpa[q], archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(x))
 			}
 		}
 	}
@@ -3550,12 +3546,11 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 			for q := 0; q < m; q++ {
 				p := p0 + q*8
 				gp := archsimd.LoadFloat64x8Slice((g[p:]))
-				live := gp.NotEqual(zero)
 				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:])))
 				fdet := archsimd.LoadFloat64x8Slice((fr.fdet[p:]))
 				y, z := pr.Mul(archsimd.LoadFloat64x8Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x8Slice((fr.gamma[p:])))
-				pb[q], fpb[q] = vslotaddAVX512(pb[q], y.Merge(zero, live)), vslotaddAVX512(fpb[q], fdet.Mul(y).Merge(zero, live))
-				pc[q], fpc[q] = vslotaddAVX512(pc[q], z.Merge(zero, live)), vslotaddAVX512(fpc[q], fdet.Mul(z).Merge(zero, live))
+				pb[q], fpb[q] = vslotaddAVX512(pb[q], y), vslotaddAVX512(fpb[q], fdet.Mul(y))
+				pc[q], fpc[q] = vslotaddAVX512(pc[q], z), vslotaddAVX512(fpc[q], fdet.Mul(z))
 			}
 		}
 	}
@@ -3564,7 +3559,6 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
 			gp := archsimd.LoadFloat64x8Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			invR, om := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
 			dx, dy, dz := archsimd.LoadFloat64x8Slice((t.d[0][p:])), archsimd.LoadFloat64x8Slice((t.d[1][p:])), archsimd.LoadFloat64x8Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(om)
@@ -3580,13 +3574,13 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
-				cd[q] = vslotaddAVX512(cd[q], cdp.Merge(zero, live))
+				cd[q] = vslotaddAVX512(cd[q], cdp)
 				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[37])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx).Merge(zero, live)), vslotaddAVX512(adY[q], a.Mul(dy).Merge(zero, live)), vslotaddAVX512(adZ[q], a.Mul(dz).Merge(zero, live))
+			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
 			fa := archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotaddAVX512(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotaddAVX512(fadZ[q], fa.Mul(dz).Merge(zero, live))
+			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx)), vslotaddAVX512(fadY[q], fa.Mul(dy)), vslotaddAVX512(fadZ[q], fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {
@@ -3599,7 +3593,6 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 }
 
 func lossRowSumsLanesAVX512(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	scale := archsimd.LoadFloat64x8((*[8]float64)((&r.scale)))
 	const sl = min(8, slots)
 	const m = slots / sl
@@ -3614,14 +3607,13 @@ func lossRowSumsLanesAVX512(r *laneReps, fr *lossFront, g, dsq, hkl []float64, s
 			for q := 0; q < m; q++ {
 				p := p0 + q*8
 				gp := archsimd.LoadFloat64x8Slice((g[p:]))
-				live := gp.NotEqual(zero)
 				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
 				invR, fdet, dsp := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.fdet[p:])), archsimd.LoadFloat64x8Slice((ds[p:]))
 				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x8Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((lj[p:])))
-				w0[q], w1[q], w2[q] = vslotaddAVX512(w0[q], dsp.Mul(x0).Merge(zero, live)), vslotaddAVX512(w1[q], dsp.Mul(x1).Merge(zero, live)), vslotaddAVX512(w2[q], dsp.Mul(x2).Merge(zero, live))
+				w0[q], w1[q], w2[q] = vslotaddAVX512(w0[q], dsp.Mul(x0)), vslotaddAVX512(w1[q], dsp.Mul(x1)), vslotaddAVX512(w2[q], dsp.Mul(x2))
 				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = vslotaddAVX512(v0[q], x0.Merge(zero, live)), vslotaddAVX512(v1[q], x1.Merge(zero, live)), vslotaddAVX512(v2[q], x2.Merge(zero, live))
-				fv0[q], fv1[q], fv2[q] = vslotaddAVX512(fv0[q], fdet.Mul(x0).Merge(zero, live)), vslotaddAVX512(fv1[q], fdet.Mul(x1).Merge(zero, live)), vslotaddAVX512(fv2[q], fdet.Mul(x2).Merge(zero, live))
+				v0[q], v1[q], v2[q] = vslotaddAVX512(v0[q], x0), vslotaddAVX512(v1[q], x1), vslotaddAVX512(v2[q], x2)
+				fv0[q], fv1[q], fv2[q] = vslotaddAVX512(fv0[q], fdet.Mul(x0)), vslotaddAVX512(fv1[q], fdet.Mul(x1)), vslotaddAVX512(fv2[q], fdet.Mul(x2))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
@@ -3648,7 +3640,6 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 	const step = max(8, slots)
 	{
 		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		zero_148 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 		scale_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.scale)))
 		const sl_148 = min(8, slots)
 		const m_148 = slots / sl_148
@@ -3663,14 +3654,13 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 				for q_148 := 0; q_148 < m_148; q_148++ {
 					p_148 := p0_148 + q_148*8
 					gp_148 := archsimd.LoadFloat64x8Slice((g_148[p_148:]))
-					live_148 := gp_148.NotEqual(zero_148)
 					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x8Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x8Slice((fr_148.omega[p_148:])))
 					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x8Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x8Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x8Slice((ds_148[p_148:]))
 					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x8Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((lj_148[p_148:])))
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = vslotaddAVX512(w0_148[q_148], dsp_148.Mul(x0_148).Merge(zero_148, live_148)), vslotaddAVX512(w1_148[q_148], dsp_148.Mul(x1_148).Merge(zero_148, live_148)), vslotaddAVX512(w2_148[q_148], dsp_148.Mul(x2_148).Merge(zero_148, live_148))
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = vslotaddAVX512(w0_148[q_148], dsp_148.Mul(x0_148)), vslotaddAVX512(w1_148[q_148], dsp_148.Mul(x1_148)), vslotaddAVX512(w2_148[q_148], dsp_148.Mul(x2_148))
 					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = vslotaddAVX512(v0_148[q_148], x0_148.Merge(zero_148, live_148)), vslotaddAVX512(v1_148[q_148], x1_148.Merge(zero_148, live_148)), vslotaddAVX512(v2_148[q_148], x2_148.Merge(zero_148, live_148))
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = vslotaddAVX512(fv0_148[q_148], fdet_148.Mul(x0_148).Merge(zero_148, live_148)), vslotaddAVX512(fv1_148[q_148], fdet_148.Mul(x1_148).Merge(zero_148, live_148)), vslotaddAVX512(fv2_148[q_148], fdet_148.Mul(x2_148).Merge(zero_148, live_148))
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = vslotaddAVX512(v0_148[q_148], x0_148), vslotaddAVX512(v1_148[q_148], x1_148), vslotaddAVX512(v2_148[q_148], x2_148)
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = vslotaddAVX512(fv0_148[q_148], fdet_148.Mul(x0_148)), vslotaddAVX512(fv1_148[q_148], fdet_148.Mul(x1_148)), vslotaddAVX512(fv2_148[q_148], fdet_148.Mul(x2_148))
 				}
 			}
 			o_148 := out_148[slots*(lossBackSums+9*j_148):]
@@ -3692,13 +3682,12 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
 			gp := archsimd.LoadFloat64x8Slice((g[p:]))
-			live := gp.NotEqual(zero)
 			dx, dy, dz := archsimd.LoadFloat64x8Slice((t.d[0][p:])), archsimd.LoadFloat64x8Slice((t.d[1][p:])), archsimd.LoadFloat64x8Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
 			a := zero.Sub(sb.Mul(archsimd.LoadFloat64x8Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:]))))
-			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx).Merge(zero, live)), vslotaddAVX512(adY[q], a.Mul(dy).Merge(zero, live)), vslotaddAVX512(adZ[q], a.Mul(dz).Merge(zero, live))
+			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
 			fa := archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx).Merge(zero, live)), vslotaddAVX512(fadY[q], fa.Mul(dy).Merge(zero, live)), vslotaddAVX512(fadZ[q], fa.Mul(dz).Merge(zero, live))
+			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx)), vslotaddAVX512(fadY[q], fa.Mul(dy)), vslotaddAVX512(fadZ[q], fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {

@@ -3474,14 +3474,12 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz float64,
 func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr
-	zero := float64(0)
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
 	const step = max(1, slots)
 	{
 		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
-		zero_147 := float64(0)
 		scale_147 := (&r_147.scale)[0]
 		const sl_147 = min(1, slots)
 		const m_147 = slots / sl_147
@@ -3496,14 +3494,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				for q_147 := 0; q_147 < m_147; q_147++ {
 					p_147 := p0_147 + q_147*1
 					gp_147 := g_147[p_147]
-					live_147 := (gp_147 != zero_147)
 					sb_147 := (((gp_147 * scale_147) * fr_147.p[p_147]) * fr_147.omega[p_147])
 					invR_147, fdet_147, dsp_147 := fr_147.invR[p_147], fr_147.fdet[p_147], ds_147[p_147]
 					x0_147, x1_147, x2_147 := (sb_147 * hj_147[p_147]), (sb_147 * kj_147[p_147]), (sb_147 * lj_147[p_147])
-					w0_147[q_147], w1_147[q_147], w2_147[q_147] = (w0_147[q_147] + merge((dsp_147*x0_147), zero_147, live_147)), (w1_147[q_147] + merge((dsp_147*x1_147), zero_147, live_147)), (w2_147[q_147] + merge((dsp_147*x2_147), zero_147, live_147))
+					w0_147[q_147], w1_147[q_147], w2_147[q_147] = (w0_147[q_147] + (dsp_147 * x0_147)), (w1_147[q_147] + (dsp_147 * x1_147)), (w2_147[q_147] + (dsp_147 * x2_147))
 					x0_147, x1_147, x2_147 = (x0_147 * invR_147), (x1_147 * invR_147), (x2_147 * invR_147)
-					v0_147[q_147], v1_147[q_147], v2_147[q_147] = (v0_147[q_147] + merge(x0_147, zero_147, live_147)), (v1_147[q_147] + merge(x1_147, zero_147, live_147)), (v2_147[q_147] + merge(x2_147, zero_147, live_147))
-					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = (fv0_147[q_147] + merge((fdet_147*x0_147), zero_147, live_147)), (fv1_147[q_147] + merge((fdet_147*x1_147), zero_147, live_147)), (fv2_147[q_147] + merge((fdet_147*x2_147), zero_147, live_147))
+					v0_147[q_147], v1_147[q_147], v2_147[q_147] = (v0_147[q_147] + x0_147), (v1_147[q_147] + x1_147), (v2_147[q_147] + x2_147)
+					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = (fv0_147[q_147] + (fdet_147 * x0_147)), (fv1_147[q_147] + (fdet_147 * x1_147)), (fv2_147[q_147] + (fdet_147 * x2_147))
 				}
 			}
 			o_147 := out_147[slots*(lossBackSums+9*j_147):]
@@ -3525,20 +3522,19 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
-			live := (gp != zero)
 			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
 			sb := (((gp * scale) * pp) * om)
-			na[q], nb[q], nc[q] = (na[q] + merge((sb*t.na[p]), zero, live)), (nb[q] + merge((sb*t.nb[p]), zero, live)), (nc[q] + merge((sb*t.nc[p]), zero, live))
+			na[q], nb[q], nc[q] = (na[q] + (sb * t.na[p])), (nb[q] + (sb * t.nb[p])), (nc[q] + (sb * t.nc[p]))
 			if k.perDef {
-				def[q] = (def[q] + merge((sb*t.def[p]), zero, live))
+				def[q] = (def[q] + (sb * t.def[p]))
 			}
-			ibg[q] = (ibg[q] + merge(sb, zero, live))
-			flu[q] = (flu[q] + merge((((gp*pp)*om)*s), zero, live))
+			ibg[q] = (ibg[q] + sb)
+			flu[q] = (flu[q] + (((gp * pp) * om) * s))
 			if !c.NoPolar {
 				pbar := (((gp * scale) * s) * om)
-				kahn[q] = (kahn[q] + merge((pbar*fr.dkahn[p]), zero, live))
+				kahn[q] = (kahn[q] + (pbar * fr.dkahn[p]))
 				x := ((pbar * fr.invR[p]) * fr.alpha[p])
-				pa[q], fpa[q] = (pa[q] + merge(x, zero, live)), (fpa[q] + merge((fr.fdet[p]*x), zero, live))
+				pa[q], fpa[q] = (pa[q] + x), (fpa[q] + (fr.fdet[p] * x))
 			}
 		}
 	}
@@ -3548,12 +3544,11 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
 				gp := g[p]
-				live := (gp != zero)
 				pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
 				fdet := fr.fdet[p]
 				y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
-				pb[q], fpb[q] = (pb[q] + merge(y, zero, live)), (fpb[q] + merge((fdet*y), zero, live))
-				pc[q], fpc[q] = (pc[q] + merge(z, zero, live)), (fpc[q] + merge((fdet*z), zero, live))
+				pb[q], fpb[q] = (pb[q] + y), (fpb[q] + (fdet * y))
+				pc[q], fpc[q] = (pc[q] + z), (fpc[q] + (fdet * z))
 			}
 		}
 	}
@@ -3562,7 +3557,6 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
-			live := (gp != zero)
 			invR, om := fr.invR[p], fr.omega[p]
 			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
 			sb := (((gp * scale) * fr.p[p]) * om)
@@ -3578,13 +3572,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				rbar = ((float64((-2)) * wbar) * inv3)
 			} else {
 				cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-				cd[q] = (cd[q] + merge(cdp, zero, live))
+				cd[q] = (cd[q] + cdp)
 				rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
 			}
 			a := (rbar - (ddot * invR))
-			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
+			adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
 			fa := (fr.fdet[p] * a)
-			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
+			fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
 		}
 	}
 	for q := 0; q < m; q++ {
@@ -3597,7 +3591,6 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 }
 
 func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	zero := float64(0)
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
@@ -3612,14 +3605,13 @@ func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride,
 			for q := 0; q < m; q++ {
 				p := p0 + q*1
 				gp := g[p]
-				live := (gp != zero)
 				sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
 				invR, fdet, dsp := fr.invR[p], fr.fdet[p], ds[p]
 				x0, x1, x2 := (sb * hj[p]), (sb * kj[p]), (sb * lj[p])
-				w0[q], w1[q], w2[q] = (w0[q] + merge((dsp*x0), zero, live)), (w1[q] + merge((dsp*x1), zero, live)), (w2[q] + merge((dsp*x2), zero, live))
+				w0[q], w1[q], w2[q] = (w0[q] + (dsp * x0)), (w1[q] + (dsp * x1)), (w2[q] + (dsp * x2))
 				x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-				v0[q], v1[q], v2[q] = (v0[q] + merge(x0, zero, live)), (v1[q] + merge(x1, zero, live)), (v2[q] + merge(x2, zero, live))
-				fv0[q], fv1[q], fv2[q] = (fv0[q] + merge((fdet*x0), zero, live)), (fv1[q] + merge((fdet*x1), zero, live)), (fv2[q] + merge((fdet*x2), zero, live))
+				v0[q], v1[q], v2[q] = (v0[q] + x0), (v1[q] + x1), (v2[q] + x2)
+				fv0[q], fv1[q], fv2[q] = (fv0[q] + (fdet * x0)), (fv1[q] + (fdet * x1)), (fv2[q] + (fdet * x2))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
@@ -3646,7 +3638,6 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const step = max(1, slots)
 	{
 		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		zero_148 := float64(0)
 		scale_148 := (&r_148.scale)[0]
 		const sl_148 = min(1, slots)
 		const m_148 = slots / sl_148
@@ -3661,14 +3652,13 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 				for q_148 := 0; q_148 < m_148; q_148++ {
 					p_148 := p0_148 + q_148*1
 					gp_148 := g_148[p_148]
-					live_148 := (gp_148 != zero_148)
 					sb_148 := (((gp_148 * scale_148) * fr_148.p[p_148]) * fr_148.omega[p_148])
 					invR_148, fdet_148, dsp_148 := fr_148.invR[p_148], fr_148.fdet[p_148], ds_148[p_148]
 					x0_148, x1_148, x2_148 := (sb_148 * hj_148[p_148]), (sb_148 * kj_148[p_148]), (sb_148 * lj_148[p_148])
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + merge((dsp_148*x0_148), zero_148, live_148)), (w1_148[q_148] + merge((dsp_148*x1_148), zero_148, live_148)), (w2_148[q_148] + merge((dsp_148*x2_148), zero_148, live_148))
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + (dsp_148 * x0_148)), (w1_148[q_148] + (dsp_148 * x1_148)), (w2_148[q_148] + (dsp_148 * x2_148))
 					x0_148, x1_148, x2_148 = (x0_148 * invR_148), (x1_148 * invR_148), (x2_148 * invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + merge(x0_148, zero_148, live_148)), (v1_148[q_148] + merge(x1_148, zero_148, live_148)), (v2_148[q_148] + merge(x2_148, zero_148, live_148))
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + merge((fdet_148*x0_148), zero_148, live_148)), (fv1_148[q_148] + merge((fdet_148*x1_148), zero_148, live_148)), (fv2_148[q_148] + merge((fdet_148*x2_148), zero_148, live_148))
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + x0_148), (v1_148[q_148] + x1_148), (v2_148[q_148] + x2_148)
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + (fdet_148 * x0_148)), (fv1_148[q_148] + (fdet_148 * x1_148)), (fv2_148[q_148] + (fdet_148 * x2_148))
 				}
 			}
 			o_148 := out_148[slots*(lossBackSums+9*j_148):]
@@ -3690,13 +3680,12 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		for q := 0; q < m; q++ {
 			p := p0 + q*1
 			gp := g[p]
-			live := (gp != zero)
 			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
 			sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
 			a := (zero - ((sb * t.sig[p]) * fr.invR[p]))
-			adX[q], adY[q], adZ[q] = (adX[q] + merge((a*dx), zero, live)), (adY[q] + merge((a*dy), zero, live)), (adZ[q] + merge((a*dz), zero, live))
+			adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
 			fa := (fr.fdet[p] * a)
-			fadX[q], fadY[q], fadZ[q] = (fadX[q] + merge((fa*dx), zero, live)), (fadY[q] + merge((fa*dy), zero, live)), (fadZ[q] + merge((fa*dz), zero, live))
+			fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
 		}
 	}
 	for q := 0; q < m; q++ {
