@@ -47,4 +47,4 @@ func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
 	imageDevLanes(row, n, mean, s)
 }
 
-func rowF32(v []float64, row []float32, n int) { rowF32Lanes(v, row, n) }
+func (k *kernel) rowF32(v []float64, row []float32, n int) { rowF32Lanes(v, row, n) }

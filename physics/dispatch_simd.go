@@ -130,9 +130,9 @@ func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
 }
 
 // rowF32 is rowF32Lanes on vector lanes where the CPU has them (n a
-// multiple of maxLanes).
-func rowF32(v []float64, row []float32, n int) {
-	switch currentTier() {
+// multiple of maxLanes), the kernel's.
+func (k *kernel) rowF32(v []float64, row []float32, n int) {
+	switch k.tier {
 	case tierAVX512:
 		rowF32LanesAVX512(v, row, n)
 	case tierAVX2:

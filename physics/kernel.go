@@ -838,7 +838,7 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 			if r32, ok := any(dst).([]float32); ok {
 				// Whole vectors on the lanes.
 				p = n / maxLanes * maxLanes
-				rowF32(rb.v[:], r32, p)
+				k.rowF32(rb.v[:], r32, p)
 			}
 			for ; p < n; p++ {
 				dst[p] = T(rb.v[p])

@@ -881,12 +881,16 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
 // writes it) and |d − inc|² in dsq (rowChunk per source). Every term
 // has g for a factor, so a pixel with g = 0 adds ±0 to every sum, which
-// leaves it as it was (the sums start at +0), as long as its other
-// factors are finite: they are, for finite inputs (S, F, the lattice
-// factors and their derivatives, 1/R, the polarization's), and a pixel
-// where one is not has a loss derivative that is not 0 (a NaN or an
-// infinite intensity gives one), which makes the gradient not finite
-// anyway. (Selecting the pixels with g ≠ 0 instead, a blend per term,
+// leaves it as it was (the sums start at +0, and a sum of them is never
+// −0), as long as its other factors are finite: they are for finite
+// inputs of ordinary range (S, F, the lattice factors and their
+// derivatives, 1/R, the polarization's), and a pixel where one is not
+// has a loss derivative that is not 0 (a NaN or an infinite intensity
+// gives one), which makes the gradient not finite anyway. The lanes past
+// np that are read (up to a whole vector, or a group of slots pixels in
+// the one-lane copy, whose front and terms stop at np) hold the values
+// of an earlier pixel of the same gradient run or zeros (the records
+// are each run's own: reduce's gradWork), so the same holds for them. (Selecting the pixels with g ≠ 0 instead, a blend per term,
 // cost the gradient ~5 % at cubic 256² and 1024² and 1–3 % with 10
 // mosaic domains in the AVX-512 build, 8–11 % in the default one.) With
 // several sub-pixels it is the

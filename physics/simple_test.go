@@ -81,6 +81,27 @@ func TestPixelSimple(t *testing.T) {
 		if nonzero == 0 {
 			t.Fatalf("%q: blank image", c.extra)
 		}
+		// The float32 image (simulate's), with every lane kernel: each
+		// pixel the float64 one rounded once; on the row walk into a
+		// buffer of NaN, which every row must overwrite (the ROI's cut
+		// rows cleared, whole rows written in full, past the last whole
+		// vector too: 150 and 24 pixels a row).
+		for _, tier := range physics.AvailableVectorLanes() {
+			restore := physics.SetVectorLanes(t, tier)
+			img32 := make([]float32, len(img))
+			if c.simple {
+				for i := range img32 {
+					img32[i] = float32(math.NaN())
+				}
+			}
+			physics.Render(&cfg, in, img32)
+			restore()
+			for i, v := range img32 {
+				if math.Float32bits(v) != math.Float32bits(float32(img[i])) {
+					t.Fatalf("%q %v %s pixel %d: float32 %v, want %v", c.extra, c.n, tier, i, v, float32(img[i]))
+				}
+			}
+		}
 	}
 }
 
