@@ -562,20 +562,8 @@ type lossSub struct {
 func (fr *lossFront) setF(fs []int, os, subF, pad int) {
 	g := fr.f[:]
 	if n := len(fs); n > 0 && fs[n-1]-fs[0] == n-1 {
-		// A run of pixels (fs rises): by additions of whole numbers,
-		// exact, as lanesRow.
-		v, d := float64(fs[0]*os+subF), float64(os)
-		d2, d3, d4 := 2*d, 3*d, 4*d
-		p := 0
-		for ; p+4 <= n; p += 4 {
-			h := g[p : p+4 : p+4]
-			h[0], h[1], h[2], h[3] = v, v+d, v+d2, v+d3
-			v += d4
-		}
-		for ; p < n; p++ {
-			g[p] = v
-			v += d
-		}
+		// A run of pixels (fs rises).
+		fillRun(g[:n], float64(fs[0]*os+subF), float64(os))
 	} else {
 		for p, f := range fs {
 			g[p] = float64(f*os + subF)
