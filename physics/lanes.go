@@ -25,8 +25,8 @@ package physics
 // (termsGradLanes: S and its derivatives by N, F and h, k, l) and
 // backward pass (lossBackLanes); the sums of simulate's image
 // statistics (imageSumsLanes, imageDevLanes); and the float32 store of a
-// row (rowF32Lanes). Sums across pixels are either left to
-// scalar code that takes the lanes' results in pixel order (the image's
+// row (rowF32Lanes). Sums across pixels are either left to scalar code
+// that takes the lanes' results in pixel order (the image's
 // solid angle, the loss terms) or, in the backward pass, kept as four
 // partial sums, pixel p in sum p mod 4 (slots), in a slot vector (vs:
 // the partial sums on lanes, min(lanes, 4) of them) that vslotadd adds a
@@ -890,13 +890,13 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // np that are read (up to a whole vector, or a group of slots pixels in
 // the one-lane copy, whose front and terms stop at np) hold the values
 // of an earlier pixel of the same gradient run or zeros (the records
-// are each run's own: reduce's gradWork), so the same holds for them. (Selecting the pixels with g ≠ 0 instead, a blend per term,
-// cost the gradient ~5 % at cubic 256² and 1024² and 1–3 % with 10
-// mosaic domains in the AVX-512 build, 8–11 % in the default one.) With
-// several sub-pixels it is the
-// first sub-pixel's, whose ω and polarization are the pixel's (and its t
-// holds the pixel's sums S, ∂S/∂N and ∂S/∂F); lossBackSubLanes is the
-// later sub-pixels'.
+// are each run's own: reduce's gradWork), so the same holds for them.
+// (Selecting the pixels with g ≠ 0 instead, a blend per term, cost the
+// gradient ~5 % at cubic 256² and 1024² and 1–3 % with 10 mosaic domains
+// in the AVX-512 build, 8–11 % in the default one.) With several
+// sub-pixels it is the first sub-pixel's, whose ω and polarization are
+// the pixel's (and its t holds the pixel's sums S, ∂S/∂N and ∂S/∂F);
+// lossBackSubLanes is the later sub-pixels'.
 func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	c := k.c
 	r := k.lr

@@ -144,9 +144,8 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // (inputs each in range whose product is not) must not pass for a result.
 // It names the first such pixel in scan order, and looks at the rendered
 // pixels only; the others are 0 (the renderer writes only rendered pixels
-// of a zeroed image). The check rides on the
-// pass the sums need anyway (a pass of its own was ~4 % of the in-process
-// 4096² profile).
+// of a zeroed image). The check rides on the pass the sums need anyway (a
+// pass of its own was ~4 % of the in-process 4096² profile).
 func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inputs, scale float64) (Stats, error) {
 	var st Stats
 	d := m.Detector
@@ -178,7 +177,8 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 				}
 				x, f := float64(v), f0+j
 				if !(x >= 0 && x <= math.MaxFloat32) {
-					return st, impossiblePixel(f, s, x)
+					return st, fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
+						f, s, x)
 				}
 				if x > st.MaxI {
 					st.MaxI, st.MaxF, st.MaxS = x, f, s
@@ -207,12 +207,6 @@ func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inpu
 		}
 	}
 	return st, nil
-}
-
-// impossiblePixel is stats' refusal of pixel (f, s) of value x.
-func impossiblePixel(f, s int, x float64) error {
-	return fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
-		f, s, x)
 }
 
 // Simulate runs `gobragg simulate ARGS`: render, write the requested
