@@ -348,13 +348,35 @@
 //     polynomial: no square root, no near-peak branch; 1024² gradient
 //     even, 10-domain gradient 14 % slower: more live values and
 //     operations than the branch saved); each vector's geometry computed
-//     while the one before takes its terms (forward 10–20 % slower);
-//     loss-row chunks of 256 pixels instead of 64, and eight partial sums
-//     instead of four (full-width slot vectors on AVX-512): within noise.
+//     while the one before takes its terms (forward 10–20 % slower).
 //     There the square roots and divisions of the terms are a larger
 //     share than on the AMD machine of the entry below: leaving them out
 //     (results wrong) saved 9 % and 10 % of the 10-domain gradient, the
 //     near-peak branch as well 22 %.
+//
+//   - Loss rows in chunks of 256 pixels instead of 64 (rowChunk; the
+//     forward rows keep 64, geoChunk: 256 was even to 3 % slower there).
+//     Measured by two processes, the old build and the new, pinned to one
+//     CPU and taking turns run by run (40–60 pairs; the median of the
+//     pairwise ratios, which two identical builds put at 0.98–0.99):
+//     gradient 0.94× at cubic 1024², 0.96× with 10 domains, 0.94× with
+//     2×2 sub-pixels in 3 layers. Alternated whole benchmark runs had put
+//     this within noise: the machine's speed drifts by up to 2× within a
+//     minute. Measured the same way and left out: eight partial sums
+//     instead of four (full-width slot vectors on AVX-512; 1.00× at 1024²,
+//     1.07× with 10 domains); one division for the three π/s of the terms
+//     (π/(s_a·s_b·s_c) times the other two: 1.01–1.03×, 1.01–1.05×); sin πd from its
+//     polynomial instead of √((1 − c)(1 + c)) (1.02–1.05×, 1.02–1.07×); the
+//     loss terms' compensated sum in four interleaved chains (1.02–1.08×
+//     at 1024²; a plain sum in place of the compensated one gained 3 %,
+//     within noise). The terms' loop is bound by its vector operations:
+//     per orientation and vector of pixels the AVX-512 loop issues 293
+//     (252 floating-point, 41 logical and blends) against the forward's
+//     149, which two 512-bit ports take in at least 147 and 75 cycles; it
+//     runs in ~207 and ~124 (mosaic case: the profile's share of the run
+//     at the 2.7 GHz a dependent multiply chain measured), 1.7× the
+//     forward's on the terms alone, before the loss rows' geometry and
+//     backward pass.
 //
 //   - Tried and left out (no gain within the machine's noise, min of 3–4
 //     interleaved runs): the near-peak recurrence per index instead of for

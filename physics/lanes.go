@@ -313,7 +313,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	s0, o0 := &rb.sdet[0], &r.odet[0]
 	if os == 1 && last == 0 && !c.Thick {
 		// One sub-pixel in one layer without a capture fraction (the
-		// standard cases): the geometry of rowChunk pixels ahead of their
+		// standard cases): the geometry of geoChunk pixels ahead of their
 		// terms, so that each pixel's square root and division do not
 		// hold up the next pixel's start (chiefly for the one-lane copy).
 		// The row's ω terms are added to the running solid-angle sum here,
@@ -322,8 +322,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		// partial vector are left to the caller (rb.omDone).
 		g := &rb.geo
 		om := vloadSlice(rb.om[:])
-		for c0 := 0; c0 < n; c0 += rowChunk {
-			c1 := min(n, c0+rowChunk)
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
 			for p0 := c0; p0 < c1; p0 += lanes {
 				q := p0 - c0
 				fdet := sub.Mul(vloadSlice(rb.f[p0:])).Add(half) // (f + 0: the same bits)

@@ -568,8 +568,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
-		for c0 := 0; c0 < n; c0 += rowChunk {
-			c1 := min(n, c0+rowChunk)
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)
@@ -4464,8 +4464,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
-		for c0 := 0; c0 < n; c0 += rowChunk {
-			c1 := min(n, c0+rowChunk)
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
 			for p0 := c0; p0 < c1; p0 += 4 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x4Slice((rb.f[p0:]))).Add(half)

@@ -566,8 +566,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
 		om := (rb.om[:])[0]
-		for c0 := 0; c0 < n; c0 += rowChunk {
-			c1 := min(n, c0+rowChunk)
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
@@ -4462,8 +4462,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 	if os == 1 && last == 0 && !c.Thick {
 		g := &rb.geo
 		om := (rb.om[:])[0]
-		for c0 := 0; c0 < n; c0 += rowChunk {
-			c1 := min(n, c0+rowChunk)
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)

@@ -14,8 +14,9 @@ import (
 // maxLanes is the widest lane kernel's lanes.
 const maxLanes = 8
 
-// rowChunk is a multiple of maxLanes (the loss rows' chunks).
-var _ [0]struct{} = [rowChunk % maxLanes]struct{}{}
+// rowChunk (the loss rows' chunks) and geoChunk (the forward rows') are
+// multiples of maxLanes.
+var _ [0]struct{} = [rowChunk%maxLanes + geoChunk%maxLanes]struct{}{}
 
 // laneVal is a value repeated for the widest lane kernel.
 type laneVal [maxLanes]float64
@@ -136,7 +137,7 @@ type rowBuf struct {
 	f0                  int
 	f, v, w, polar, par []float64
 	sdet                [][3]laneVal
-	geo                 [4][rowChunk]float64 // pixelsLanes: d and ω of a chunk
+	geo                 [4][geoChunk]float64 // pixelsLanes: d and ω of a chunk
 	om                  laneVal              // the running solid-angle sum (first lane)
 	omDone              int                  // the pixels whose ω terms pixelsLanes added to om
 }
