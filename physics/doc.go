@@ -357,8 +357,9 @@
 //   - Loss rows in chunks of 256 pixels instead of 64 (rowChunk; the
 //     forward rows keep 64, geoChunk: 256 was even to 3 % slower there).
 //     Measured by two processes, the old build and the new, pinned to one
-//     CPU and taking turns run by run (40–60 pairs; the median of the
-//     pairwise ratios, which two identical builds put at 0.98–0.99):
+//     CPU and taking turns run by run (40–60 pairs, the median of the
+//     pairwise ratios, which two identical builds put at 0.98–0.99; the
+//     harness is graph/internal/turns):
 //     gradient 0.94× at cubic 1024², 0.96× with 10 domains, 0.94× with
 //     2×2 sub-pixels in 3 layers. Alternated whole benchmark runs had put
 //     this within noise: the machine's speed drifts by up to 2× within a

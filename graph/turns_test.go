@@ -1,0 +1,104 @@
+package graph
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gobragg/gobragg/models"
+)
+
+// turnCases are the runs a turns server can time: the benchmarks'
+// standard cases.
+var turnCases = map[string][]string{
+	"cubic256":  cubic(256, 100),
+	"cubic1024": cubic(1024, 100),
+	"cubic4096": append(cubic(4096, 100), "-max_memory", "2000"),
+	"mosaic10":  mosaic10(512),
+	// 2×2 sub-pixels in a sensor of 3 layers: the loss rows' records per
+	// sub-pixel.
+	"layers": append(cubic(256, 100), "-oversample", "2", "-detector_thick", "200", "-detector_abs", "300", "-thicksteps", "3"),
+}
+
+// With GOBRAGG_TURNS set, the test binary serves turns instead of testing.
+// (An init function, so that this file alone, copied into an older
+// commit's tree, makes its binary a server too.)
+func init() {
+	if spec := os.Getenv("GOBRAGG_TURNS"); spec != "" {
+		if err := serveTurns(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "turns:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// serveTurns is one side of the timing harness graph/internal/turns runs
+// (see there): with GOBRAGG_TURNS="in,out,case,mode" set, the test binary
+// does not test but builds the case's simulator, runs it twice,
+// then, for every byte it reads from the named pipe in, runs it once more
+// (mode "forward": the image; "gradient": the gradient of the summed-image
+// loss), writes the run's time in ms to stdout as a line and the byte to
+// the pipe out; "q" ends it. Two builds taking turns this way, pinned to
+// one CPU, see the same drift of the machine's speed run by run.
+func serveTurns(spec string) error {
+	p := strings.Split(spec, ",")
+	if len(p) != 4 {
+		return fmt.Errorf("GOBRAGG_TURNS: want in,out,case,mode, have %q", spec)
+	}
+	argv, ok := turnCases[p[2]]
+	if !ok {
+		return fmt.Errorf("GOBRAGG_TURNS: no case %q", p[2])
+	}
+	a, err := models.ParseArgs(argv)
+	if err != nil {
+		return err
+	}
+	m, err := a.Model(io.Discard) // (no -hkl: no Fdump.bin written)
+	if err != nil {
+		return err
+	}
+	s, err := New(m)
+	if err != nil {
+		return err
+	}
+	l := &Loss{Kind: LossSum}
+	var run func() error
+	switch p[3] {
+	case "forward":
+		run = func() error { _, err := s.Image(); return err }
+	case "gradient":
+		run = func() error { _, _, err := s.Gradient(l); return err }
+	default:
+		return fmt.Errorf("GOBRAGG_TURNS: mode %q is neither forward nor gradient", p[3])
+	}
+	for range 2 {
+		if err := run(); err != nil {
+			return err
+		}
+	}
+	in, err := os.Open(p[0])
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(p[1], os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 1)
+	for {
+		if n, _ := in.Read(b); n == 0 || b[0] == 'q' {
+			return nil
+		}
+		t0 := time.Now()
+		if err := run(); err != nil {
+			return err
+		}
+		fmt.Printf("%.4f\n", 1e3*time.Since(t0).Seconds())
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+	}
+}
