@@ -107,7 +107,8 @@
 //
 //   - Rows of one sub-pixel and one layer (the standard cases) compute 1/R
 //     and d for 64 pixels ahead of their terms (then chunkGeometry; now
-//     lossFrontLanes and pixelsLanes). Each
+//     lossFrontLanes and pixelsLanes; the loss rows take 256 since, see
+//     below). Each
 //     pixel's square root and division headed the chain through d and q to
 //     the lattice factors, which kept the next pixel from starting early
 //     enough: forward rows 7.9 → 5.0 ms, loss rows 14.2 → 12.7 ms. Only
@@ -359,9 +360,9 @@
 //     Measured by two processes, the old build and the new, pinned to one
 //     CPU and taking turns run by run (40–60 pairs, the median of the
 //     pairwise ratios, which two identical builds put at 0.98–0.99; the
-//     harness is graph/internal/turns):
-//     gradient 0.94× at cubic 1024², 0.96× with 10 domains, 0.94× with
-//     2×2 sub-pixels in 3 layers. Alternated whole benchmark runs had put
+//     harness is graph/internal/turns): gradient 0.91–0.94× at cubic
+//     1024², 0.96× with 10 domains, 0.94–0.97× with 2×2 sub-pixels in 3
+//     layers, 0.99× at 256². Alternated whole benchmark runs had put
 //     this within noise: the machine's speed drifts by up to 2× within a
 //     minute. Measured the same way and left out: eight partial sums
 //     instead of four (full-width slot vectors on AVX-512; 1.00× at 1024²,

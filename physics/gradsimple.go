@@ -508,8 +508,9 @@ const hklBudget = 1 << 14
 
 // maxLossSubs and minLossChunk bound the structures with several
 // sub-pixels (layers × Oversample²) that the loss rows take
-// (lossRows): their records take ~10 kB per sub-pixel and gradient
-// worker, and with chunks of fewer pixels the per-pixel walk was faster
+// (lossRows): their records take ~40 kB per sub-pixel and gradient
+// worker (20 arrays of rowChunk values; 10 MB at maxLossSubs), and with
+// chunks of fewer pixels the per-pixel walk was faster
 // (measured by an independent review: 1 and 2 pixels 1.3–1.8× slower than
 // walkSimple, 3 about even, 6 1.5× faster).
 const (

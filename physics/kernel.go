@@ -737,18 +737,16 @@ func sincg3(h, kk, l float64, n int) float64 {
 // rowChunk is the number of pixels a loss row takes at a time (lossRow:
 // per sub-pixel their geometry, then their terms, then the backward
 // pass). Chunks of 256 pixels rather than 64 made the gradient run
-// 0.94× (cubic 1024²; 0.96× with 10 mosaic domains at 512², 0.94× with
-// 2×2 sub-pixels in 3 layers): the per-chunk work (the kernels' set-up,
-// the partial sums' stores and additions) is spread over more pixels.
+// 0.91–0.94× at cubic 1024² (0.96× with 10 mosaic domains at 512²,
+// 0.94–0.97× with 2×2 sub-pixels in 3 layers, 0.99× at 256²): the
+// per-chunk work (the kernels' set-up, the partial sums' stores and
+// additions) is spread over more pixels.
 const rowChunk = 256
 
 // geoChunk is the number of pixels whose geometry the forward rows of one
 // sub-pixel compute ahead of their terms (pixelsLanes); 256 was no faster
 // there.
 const geoChunk = 64
-
-// rowChunk is a power of two: the loss rows mask indices with it.
-var _ [0]struct{} = [rowChunk & (rowChunk - 1)]struct{}{}
 
 // chunkPixels lists in fs the rendered pixels of row spix (inside the
 // ROI's rows) from f0 ≥ 0 on, up to most (≤ rowChunk) of them, leaving

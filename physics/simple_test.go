@@ -161,8 +161,9 @@ func TestShortcutGradients(t *testing.T) {
 		"-divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",
 		"-hkl " + inputs + "/P1.hkl -nopolar -point_pixel",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 1 -mosaic_domains 2",
-		"-detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3", // rows of several chunks
-		// 200 orientations: chunks of 27 pixels (hklBudget).
+		"-detpixels_x 600 -detpixels_y 3 -roi 2 590 1 1", // rows of several chunks (589 pixels: 256, 256, 77)
+		// 200 orientations: chunks of 24 pixels (hklBudget: 27, rounded
+		// down to whole vectors).
 		"-mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
 		"-beam_vector 1 0 0 -polar_vector 1 0 0", // no E-B plane: cos2ψ = 1
 		"-beam_vector 1 0 0 -polar_vector 0 0 1", // 2θ ≤ 1.6°
@@ -171,7 +172,7 @@ func TestShortcutGradients(t *testing.T) {
 		"-oversample 2",
 		"-oversample 3 -mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40 -roi 2 17 0 19",
 		"-oversample 2 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -point_pixel -nopolar",
-		"-oversample 2 -hkl " + inputs + "/P1.hkl -detpixels_x 150 -detpixels_y 5 -roi 2 145 1 3",
+		"-oversample 2 -hkl " + inputs + "/P1.hkl -detpixels_x 600 -detpixels_y 3 -roi 2 590 1 1",
 		// Sensor thickness: the capture fraction of the last layer's first
 		// sub-pixel.
 		"-detector_thick 100 -detector_abs 500 -thicksteps 1",
