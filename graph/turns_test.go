@@ -36,21 +36,24 @@ func init() {
 }
 
 // serveTurns is one side of the timing harness graph/internal/turns runs
-// (see there): with GOBRAGG_TURNS="in,out,case,mode" set, the test binary
-// does not test but builds the case's simulator, runs it twice,
-// then, for every byte it reads from the named pipe in, runs it once more
-// (mode "forward": the image; "gradient": the gradient of the summed-image
-// loss), writes the run's time in ms to stdout as a line and the byte to
-// the pipe out; "q" ends it. Two builds taking turns this way, pinned to
+// (see there): with GOBRAGG_TURNS="case,mode" set, the test binary does
+// not test but builds the case's simulator, runs it twice, writes "ready"
+// as a line to stdout, then, for every byte it reads from stdin, runs it
+// once more (mode "forward": the image; "gradient": the gradient of the
+// summed-image loss) and writes the run's time in ms as a line; "q" or
+// the end of stdin ends it. Two builds taking turns this way, pinned to
 // one CPU, see the same drift of the machine's speed run by run.
 func serveTurns(spec string) error {
-	p := strings.Split(spec, ",")
-	if len(p) != 4 {
-		return fmt.Errorf("GOBRAGG_TURNS: want in,out,case,mode, have %q", spec)
-	}
-	argv, ok := turnCases[p[2]]
+	cs, mode, ok := strings.Cut(spec, ",")
 	if !ok {
-		return fmt.Errorf("GOBRAGG_TURNS: no case %q", p[2])
+		return fmt.Errorf("GOBRAGG_TURNS: want case,mode, have %q", spec)
+	}
+	argv, ok := turnCases[cs]
+	if !ok {
+		return fmt.Errorf("GOBRAGG_TURNS: no case %q", cs)
+	}
+	if mode != "forward" && mode != "gradient" {
+		return fmt.Errorf("GOBRAGG_TURNS: mode %q is neither forward nor gradient", mode)
 	}
 	a, err := models.ParseArgs(argv)
 	if err != nil {
@@ -65,31 +68,19 @@ func serveTurns(spec string) error {
 		return err
 	}
 	l := &Loss{Kind: LossSum}
-	var run func() error
-	switch p[3] {
-	case "forward":
-		run = func() error { _, err := s.Image(); return err }
-	case "gradient":
+	run := func() error { _, err := s.Image(); return err }
+	if mode == "gradient" {
 		run = func() error { _, _, err := s.Gradient(l); return err }
-	default:
-		return fmt.Errorf("GOBRAGG_TURNS: mode %q is neither forward nor gradient", p[3])
 	}
 	for range 2 {
 		if err := run(); err != nil {
 			return err
 		}
 	}
-	in, err := os.Open(p[0])
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(p[1], os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
+	fmt.Println("ready")
 	b := make([]byte, 1)
 	for {
-		if n, _ := in.Read(b); n == 0 || b[0] == 'q' {
+		if n, _ := os.Stdin.Read(b); n == 0 || b[0] == 'q' {
 			return nil
 		}
 		t0 := time.Now()
@@ -97,8 +88,5 @@ func serveTurns(spec string) error {
 			return err
 		}
 		fmt.Printf("%.4f\n", 1e3*time.Since(t0).Seconds())
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
 	}
 }

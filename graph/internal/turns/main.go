@@ -1,12 +1,13 @@
+//go:build linux
+
 // Command turns times builds of the graph package against each other, run
 // by run: the timing harness for performance changes on a machine whose
 // speed drifts by up to 2× within a minute (the 2-vCPU machines this
 // project is measured on), where benchmarks run one after another, or
 // whole processes alternated, cannot tell a few per cent.
 //
-// Linux only (named pipes, taskset). Build the graph test binary of each
-// commit to compare, then give them, the first the baseline (from the
-// repository's root):
+// Linux only (taskset). Build the graph test binary of each commit to
+// compare, then give them, the first the baseline:
 //
 //	go test -c -o /tmp/old.test ./graph   # (at the old commit)
 //	go test -c -o /tmp/new.test ./graph
@@ -14,16 +15,15 @@
 //
 // (For a commit older than the harness, copy graph/turns_test.go into its
 // tree before building.) Each binary runs as a server (GOBRAGG_TURNS, see
-// graph/turns_test.go): it
-// builds the case's simulator once and runs it when handed the turn
-// through a named pipe. All are pinned to one CPU (taskset) and take
-// turns, in alternating order from round to round, so that each round's
-// runs see the same machine. It prints each binary's median time and the
-// median and quartiles of the per-round ratios of each to each one before
-// it. Two
-// copies of one build give 0.98–1.00 with 40–80 rounds here. A binary
-// may be given as path:mode to run the other mode (forward against
-// gradient: the gradient/forward ratio).
+// graph/turns_test.go): it builds the case's simulator once and runs it
+// each time it is handed the turn on its stdin. All are pinned to one CPU
+// and take turns, in alternating order from round to round, so that each
+// round's runs see the same machine. It prints each binary's median time
+// and the median and quartiles of the per-round ratios of each to each
+// one before it. Two copies of one build give 0.98–0.99 with 40–80 rounds
+// here. A binary may be given as path:forward or path:gradient to run that
+// mode instead of -mode (forward against gradient: the gradient/forward
+// ratio).
 package main
 
 import (
@@ -31,13 +31,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+	"time"
 )
 
 func main() {
@@ -45,8 +47,9 @@ func main() {
 	cs := flag.String("case", "cubic1024", "cubic256, cubic1024, cubic4096, mosaic10 or layers")
 	mode := flag.String("mode", "gradient", "forward or gradient")
 	cpu := flag.String("cpu", "1", "the CPU the binaries are pinned to (taskset -c)")
+	wait := flag.Duration("timeout", 5*time.Minute, "the longest a server may take to get ready or to run once")
 	flag.Parse()
-	if err := run(*n, *cs, *mode, *cpu, flag.Args()); err != nil {
+	if err := run(*n, *cs, *mode, *cpu, *wait, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "turns:", err)
 		os.Exit(1)
 	}
@@ -54,63 +57,69 @@ func main() {
 
 // server is one binary taking turns.
 type server struct {
-	name     string
-	cmd      *exec.Cmd
-	in, out  *os.File // the pipes: the turn to it, back from it
-	times    *bufio.Scanner
-	runs     []float64
-	finished bool
+	name  string
+	cmd   *exec.Cmd
+	in    io.WriteCloser // its stdin: the turns
+	lines chan string    // its stdout's lines; closed at its end
+	runs  []float64      // the times of its runs, ms
 }
 
-func run(rounds int, cs, mode, cpu string, bins []string) error {
+func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) error {
 	if len(bins) < 2 || rounds < 1 {
 		return errors.New("give at least two test binaries and one round or more")
 	}
-	dir, err := os.MkdirTemp("", "turns")
-	if err != nil {
-		return err
+	if mode != "forward" && mode != "gradient" {
+		return fmt.Errorf("-mode %q is neither forward nor gradient", mode)
 	}
-	defer os.RemoveAll(dir)
 	var ss []*server
 	defer func() {
 		for _, s := range ss {
-			if !s.finished {
+			if s.cmd.ProcessState == nil {
 				s.cmd.Process.Kill()
 				s.cmd.Wait()
 			}
 		}
 	}()
-	for i, b := range bins {
-		path, m, ok := strings.Cut(b, ":")
-		if !ok {
-			m = mode
+	for _, b := range bins {
+		path, m := b, mode
+		if i := strings.LastIndexByte(b, ':'); i >= 0 && (b[i+1:] == "forward" || b[i+1:] == "gradient") {
+			path, m = b[:i], b[i+1:]
 		}
-		s, err := start(dir, i, path, cs, m, cpu)
+		s, err := start(path, cs, m, cpu)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %v", b, err)
 		}
 		s.name = b
 		ss = append(ss, s)
+	}
+	for _, s := range ss {
+		line, err := s.line(wait)
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.name, err)
+		}
+		if line != "ready" {
+			return fmt.Errorf("%s: not a turns server (it said %q; built without graph/turns_test.go?)", s.name, line)
+		}
 	}
 	for r := 0; r < rounds; r++ {
 		for j := range ss {
 			if r%2 == 1 {
 				j = len(ss) - 1 - j
 			}
-			if err := ss[j].turn(); err != nil {
+			if err := ss[j].turn(wait); err != nil {
 				return fmt.Errorf("%s: %v", ss[j].name, err)
 			}
 		}
 	}
 	for _, s := range ss {
 		s.in.Write([]byte{'q'})
-		s.finished = true
+		s.in.Close()
 		if err := s.cmd.Wait(); err != nil {
 			return fmt.Errorf("%s: %v", s.name, err)
 		}
 	}
 	for _, s := range ss {
-		fmt.Printf("%s: median %.3f ms\n", s.name, median(s.runs))
+		fmt.Printf("%s: median %.3f ms\n", s.name, quantile(s.runs, 0.5))
 	}
 	for j, s := range ss {
 		for _, b := range ss[:j] {
@@ -118,71 +127,87 @@ func run(rounds int, cs, mode, cpu string, bins []string) error {
 			for i := range r {
 				r[i] = s.runs[i] / b.runs[i]
 			}
-			sort.Float64s(r)
 			fmt.Printf("%s / %s: median %.3f (quartiles %.3f, %.3f; %d rounds)\n", s.name, b.name,
-				median(r), r[rounds/4], r[(3*rounds)/4], rounds)
+				quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75), rounds)
 		}
 	}
 	return nil
 }
 
-// start starts binary path as the i'th server.
-func start(dir string, i int, path, cs, mode, cpu string) (*server, error) {
+// start starts the test binary at path as a server of case cs in mode m,
+// pinned to cpu.
+func start(path, cs, m, cpu string) (*server, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	fin, fout := filepath.Join(dir, fmt.Sprint("in", i)), filepath.Join(dir, fmt.Sprint("out", i))
-	for _, f := range []string{fin, fout} {
-		if err := syscall.Mkfifo(f, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	cmd := exec.Command("taskset", "-c", cpu, abs)
-	cmd.Env = append(os.Environ(), "GOBRAGG_TURNS="+strings.Join([]string{fin, fout, cs, mode}, ","))
+	// -test.run and -test.bench matching nothing: a binary that is not a
+	// server says so at once instead of running its tests.
+	cmd := exec.Command("taskset", "-c", cpu, abs, "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), "GOBRAGG_TURNS="+cs+","+m)
 	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, times: bufio.NewScanner(stdout)}
-	// Opened for reading and writing, a pipe's end does not wait for the
-	// other's (Linux): a server that fails before it opens its ends is
-	// seen at its first turn, whose time line does not come.
-	if s.in, err = os.OpenFile(fin, os.O_RDWR, 0); err != nil {
-		return nil, err
-	}
-	if s.out, err = os.OpenFile(fout, os.O_RDWR, 0); err != nil {
-		return nil, err
-	}
+	s := &server{cmd: cmd, in: in, lines: make(chan string)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
 	return s, nil
 }
 
-// turn hands the server the turn and waits for its run's time.
-func (s *server) turn() error {
+// line returns the server's next line, waiting at most wait.
+func (s *server) line(wait time.Duration) (string, error) {
+	select {
+	case l, ok := <-s.lines:
+		if !ok {
+			return "", errors.New("ended (see its message above)")
+		}
+		return l, nil
+	case <-time.After(wait):
+		return "", fmt.Errorf("no answer within %v", wait)
+	}
+}
+
+// turn hands the server the turn and records its run's time.
+func (s *server) turn(wait time.Duration) error {
 	if _, err := s.in.Write([]byte{'t'}); err != nil {
 		return err
 	}
-	if !s.times.Scan() {
-		return errors.New("ended before its turn was done")
-	}
-	t, err := strconv.ParseFloat(s.times.Text(), 64)
+	l, err := s.line(wait)
 	if err != nil {
 		return err
 	}
-	b := make([]byte, 1)
-	if _, err := s.out.Read(b); err != nil {
-		return err
+	t, err := strconv.ParseFloat(l, 64)
+	if err != nil {
+		return fmt.Errorf("not a time: %q", l)
 	}
 	s.runs = append(s.runs, t)
 	return nil
 }
 
-func median(x []float64) float64 {
+// quantile is the q-quantile of x, interpolated linearly between the
+// sorted values (the median of an even count: the mean of the middle
+// two).
+func quantile(x []float64, q float64) float64 {
 	y := append([]float64(nil), x...)
 	sort.Float64s(y)
-	return y[len(y)/2]
+	h := q * float64(len(y)-1)
+	i := int(math.Floor(h))
+	if i+1 >= len(y) {
+		return y[len(y)-1]
+	}
+	return y[i] + (h-float64(i))*(y[i+1]-y[i])
 }
