@@ -26,15 +26,21 @@ func model(t testing.TB, argv ...string) *models.Model {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	a, err := models.ParseArgs(argv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := a.Model(io.Discard)
+	m, err := parseModel(argv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// parseModel is the validated model of a nanoBragg command line, read in
+// the working directory (model's, or, without -hkl, any).
+func parseModel(argv []string) (*models.Model, error) {
+	a, err := models.ParseArgs(argv)
+	if err != nil {
+		return nil, err
+	}
+	return a.Model(io.Discard)
 }
 
 func cubic(pixels int, distance float64) []string {

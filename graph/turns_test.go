@@ -2,12 +2,9 @@ package graph
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/gobragg/gobragg/models"
 )
 
 // turnCases are the runs a turns server can time: the benchmarks'
@@ -55,11 +52,7 @@ func serveTurns(spec string) error {
 	if mode != "forward" && mode != "gradient" {
 		return fmt.Errorf("GOBRAGG_TURNS: mode %q is neither forward nor gradient", mode)
 	}
-	a, err := models.ParseArgs(argv)
-	if err != nil {
-		return err
-	}
-	m, err := a.Model(io.Discard) // (no -hkl: no Fdump.bin written)
+	m, err := parseModel(argv) // (no -hkl: no Fdump.bin written)
 	if err != nil {
 		return err
 	}
