@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -17,6 +19,22 @@ var turnCases = map[string][]string{
 	// 2×2 sub-pixels in a sensor of 3 layers: the loss rows' records per
 	// sub-pixel.
 	"layers": append(cubic(256, 100), "-oversample", "2", "-detector_thick", "200", "-detector_abs", "300", "-thicksteps", "3"),
+	// The performance issue's mosaic case (gobragg bench's): structure
+	// factors from P1.hkl, the orientation from A.mat, 1000² pixels, 10
+	// domains. Its inputs are found beside this source file.
+	"mosaic": mosaicHKL(),
+}
+
+// mosaicHKL is gobragg bench's mosaic case with its inputs' paths made
+// absolute from this file's directory (a turns server runs wherever the
+// harness is started). The model is only parsed, so no Fdump.bin is
+// written.
+func mosaicHKL() []string {
+	_, file, _, _ := runtime.Caller(0)
+	in := filepath.Join(filepath.Dir(file), "..", "testdata", "inputs")
+	return []string{"-hkl", filepath.Join(in, "P1.hkl"), "-matrix", filepath.Join(in, "A.mat"),
+		"-lambda", "6.2", "-N", "5", "-default_F", "100", "-distance", "100", "-detsize", "100", "-pixel", "0.1",
+		"-mosaic_spread", "1.0", "-mosaic_domains", "10"}
 }
 
 // With GOBRAGG_TURNS set, the test binary serves turns instead of testing.
