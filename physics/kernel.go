@@ -972,8 +972,7 @@ func (k *kernel) cellF(h, kk, l float64) float64 {
 		return k.defaultF
 	}
 	var ia [1]int32
-	var fa [1]uint64
-	return cellFLanes(k.lr, k.fhklBits, &ia, &fa, h, kk, l)
+	return cellFLanes(k.lr, k.fhklBits, &ia, h, kk, l)
 }
 
 // inInterpRange is the reference's test that the 4×4×4 neighbourhood of

@@ -178,15 +178,12 @@ func cellIndexLanes(r *laneReps, ia *[lanes]int32, h, kk, l vf) vm {
 
 // cellFLanes is the nearest-reflection structure factor of a table
 // (c.HasHKL; bits its values' bit patterns), the default F outside it.
-// ia and fa are scratch space.
+// ia is scratch space for the cells' indices, which vgather reads.
 //
 //lanegen:inline
-func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l vf) vf {
+func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, h, kk, l vf) vf {
 	in := cellIndexLanes(r, ia, h, kk, l)
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	return vfloat(vloadBits(fa)).Merge(vrep(&r.defaultF), in)
+	return vfloat(vgather(bits, ia)).Merge(vrep(&r.defaultF), in)
 }
 
 // cellFGradLanes is cellFLanes with its derivative by the default F: 1
@@ -195,18 +192,12 @@ func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, fa *[lanes]uint64,
 // in the others.
 //
 //lanegen:inline
-func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lanes]uint64, h, kk, l vf) (vf, vf) {
+func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l vf) (vf, vf) {
 	in := cellIndexLanes(r, ia, h, kk, l)
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	f := vfloat(vloadBits(fa)).Merge(vrep(&r.defaultF), in)
+	f := vfloat(vgather(bits, ia)).Merge(vrep(&r.defaultF), in)
 	fd := vk(0)
 	if miss != nil {
-		for i, j := range ia {
-			fa[i] = miss[j]
-		}
-		fd = vfloat(vloadBits(fa))
+		fd = vfloat(vgather(miss, ia))
 	}
 	return f, fd.Merge(vk(1), in)
 }
@@ -214,12 +205,12 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, fa *[lan
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
-// one whole N on all three axes. ia and fa are cellFLanes' scratch. Its
+// one whole N on all three axes. ia is cellFLanes' scratch. Its
 // copy termsAxesLanes takes N per axis (laneReps.axes).
 //
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
-func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, sum, dx, dy, dz, polar vf) (vf, vf) {
+func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar vf) (vf, vf) {
 	c := k.c
 	n := k.nn[0]
 	zero := vk(0)
@@ -245,7 +236,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, su
 			fl := sincg3Lanes(r, h, kk, l, n)
 			fc := vrep(&r.defaultF)
 			if c.HasHKL {
-				fc = cellFLanes(r, k.fhklBits, ia, fa, h, kk, l)
+				fc = cellFLanes(r, k.fhklBits, ia, h, kk, l)
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -266,7 +257,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, su
 //
 //lanegen:inline
 //lanegen:variant subpixelAxesLanes termsLanes=termsAxesLanes
-func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
+func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
 	y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s[1]), vrep(&o[1]), vrep(&r.pix0[1]))
@@ -280,7 +271,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fa *[lanes]uint64,
 		// The cosine of the oblique path through the layer.
 		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
 	}
-	sum, polar = k.termsLanes(r, ia, fa, sum, dx, dy, dz, polar)
+	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar)
 	return sum, omega, polar
 }
 
@@ -306,7 +297,6 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	r := k.lr
 	os := c.Oversample
 	var ia [lanes]int32
-	var fa [lanes]uint64
 	sub, half := vrep(&r.sub), vrep(&r.half)
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
@@ -343,7 +333,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				sum, polar = k.termsLanes(r, &ia, &fa, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
+				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
 				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -365,14 +355,14 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			// One sub-pixel (f + 0: the same bits) in one layer.
-			sum, omega, polar = k.subpixelLanes(r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:])
+			sum, omega, polar = k.subpixelLanes(r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:])
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
 						fdet := sub.Mul(f0.Add(vrep(&r.subF[subF]))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
-						sum, omega, polar = k.subpixelLanes(r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:])
+						sum, omega, polar = k.subpixelLanes(r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:])
 					}
 				}
 			}
@@ -637,14 +627,14 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 // hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
 //lanegen:inline
-func gradTermLanes(k *kernel, ia *[lanes]int32, fa *[lanes]uint64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
+func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	c := k.c
 	r := k.lr
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
 	fc, fd := vrep(&r.defaultF), vk(1)
 	if c.HasHKL {
-		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, fa, h, kk, l)
+		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, h, kk, l)
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
@@ -697,14 +687,13 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	r := k.lr
 	n := k.nn[0]
 	var ia [lanes]int32
-	var fa [lanes]uint64
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += lanes {
 		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
 		for oi := range r.orient {
 			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
-			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
+			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])

@@ -15,3 +15,13 @@ func vaddseqAVX2(acc, v archsimd.Float64x4) archsimd.Float64x4 {
 	acc = acc.Add(v).Add(v.SelectFromPairGrouped(1, 1, v))
 	return acc.Add(hi).Add(hi.SelectFromPairGrouped(1, 1, hi))
 }
+
+// vgatherAVX2 is the AVX2 kernels' vgather: the four values bits[ia[i]]
+// as a vector, built in registers (two pairs, inserted): the vector load
+// of the four values stored one by one waited for the stores (the
+// forward of the mosaic case with structure factors was 5 % slower).
+func vgatherAVX2(bits []uint64, ia *[4]int32) archsimd.Uint64x4 {
+	a := archsimd.BroadcastUint64x2(bits[ia[0]]).SetElem(1, bits[ia[1]])
+	b := archsimd.BroadcastUint64x2(bits[ia[2]]).SetElem(1, bits[ia[3]])
+	return archsimd.Uint64x4{}.SetLo(a).SetHi(b)
+}

@@ -20,3 +20,9 @@ func vaddseqAVX512(acc, v archsimd.Float64x8) archsimd.Float64x8 {
 func vslotaddAVX512(acc archsimd.Float64x4, x archsimd.Float64x8) archsimd.Float64x4 {
 	return acc.Add(x.GetLo()).Add(x.GetHi())
 }
+
+// vgatherAVX512 is the AVX-512 kernels' vgather: the eight values
+// bits[ia[i]] as a vector, built as vgatherAVX2 builds four, twice.
+func vgatherAVX512(bits []uint64, ia *[8]int32) archsimd.Uint64x8 {
+	return archsimd.Uint64x8{}.SetLo(vgatherAVX2(bits, (*[4]int32)(ia[:4]))).SetHi(vgatherAVX2(bits, (*[4]int32)(ia[4:])))
+}

@@ -154,7 +154,7 @@ func cellIndexLanesAVX512(r *laneReps, ia *[8]int32, h, kk, l archsimd.Float64x8
 	return in
 }
 
-func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, fa *[8]uint64, h, kk, l archsimd.Float64x8,
+func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
 	var r0_0_7 archsimd.Mask64x8
@@ -169,13 +169,10 @@ func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, fa *[8]uint64, h
 		r0_0_7 = in_7
 	}
 	in := r0_0_7
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	return archsimd.LoadUint64x8(fa).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
+	return vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 }
 
-func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, fa *[8]uint64, h, kk, l archsimd.Float64x8,
+func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
 
 ) (archsimd.Float64x8, archsimd.Float64x8,
 
@@ -192,21 +189,15 @@ func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, fa *[8
 		r0_0_8 = in_8
 	}
 	in := r0_0_8
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	f := archsimd.LoadUint64x8(fa).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
+	f := vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 	fd := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 	if miss != nil {
-		for i, j := range ia {
-			fa[i] = miss[j]
-		}
-		fd = archsimd.LoadUint64x8(fa).AsFloat64x8()
+		fd = vgatherAVX512(miss, ia).AsFloat64x8()
 	}
 	return f, fd.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in)
 }
 
-func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum, dx, dy, dz, polar archsimd.Float64x8,
+func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, polar archsimd.Float64x8,
 
 ) (archsimd.Float64x8, archsimd.Float64x8,
 
@@ -327,7 +318,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum,
 			if c.HasHKL {
 				var r0_0_11 archsimd.Float64x8
 				{
-					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
+					r_11, bits_11, ia_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, h, kk, l
 					var r0_0_7_11 archsimd.Mask64x8
 					{
 						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
@@ -340,10 +331,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum,
 						r0_0_7_11 = in_7_11
 					}
 					in_11 := r0_0_7_11
-					for i_11, j_11 := range ia_11 {
-						fa_11[i_11] = bits_11[j_11]
-					}
-					r0_0_11 = archsimd.LoadUint64x8(fa_11).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11.defaultF))), in_11)
+					r0_0_11 = vgatherAVX512(bits_11, ia_11).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11.defaultF))), in_11)
 				}
 				fc = r0_0_11
 			}
@@ -357,7 +345,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum,
 	return sum, polar
 }
 
-func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, fdet archsimd.Float64x8,
+func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8,
 
 	s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8,
 
@@ -405,7 +393,7 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, f
 		r1_0_16 archsimd.Float64x8
 	)
 	{
-		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
+		k_16, r_16, ia_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, sum, dx, dy, dz, polar
 		c_16 := k_16.c
 		n_16 := k_16.nn[0]
 		zero_16 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -522,7 +510,7 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, f
 				if c_16.HasHKL {
 					var r0_0_11_16 archsimd.Float64x8
 					{
-						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
+						r_11_16, bits_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, h_16, kk_16, l_16
 						var r0_0_7_11_16 archsimd.Mask64x8
 						{
 							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
@@ -535,10 +523,7 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, f
 							r0_0_7_11_16 = in_7_11_16
 						}
 						in_11_16 := r0_0_7_11_16
-						for i_11_16, j_11_16 := range ia_11_16 {
-							fa_11_16[i_11_16] = bits_11_16[j_11_16]
-						}
-						r0_0_11_16 = archsimd.LoadUint64x8(fa_11_16).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16.defaultF))), in_11_16)
+						r0_0_11_16 = vgatherAVX512(bits_11_16, ia_11_16).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16.defaultF))), in_11_16)
 					}
 					fc_16 = r0_0_11_16
 				}
@@ -560,7 +545,6 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 	r := k.lr
 	os := c.Oversample
 	var ia [8]int32
-	var fa [8]uint64
 	sub, half := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))), archsimd.LoadFloat64x8((*[8]float64)((&r.half)))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x8((*[8]float64)((&r.count)))
@@ -618,7 +602,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 					r1_0_21 archsimd.Float64x8
 				)
 				{
-					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					k_21, r_21, ia_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
 					c_21 := k_21.c
 					n_21 := k_21.nn[0]
 					zero_21 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -735,7 +719,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 							if c_21.HasHKL {
 								var r0_0_11_21 archsimd.Float64x8
 								{
-									r_11_21, bits_11_21, ia_11_21, fa_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, fa_21, h_21, kk_21, l_21
+									r_11_21, bits_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, h_21, kk_21, l_21
 									var r0_0_7_11_21 archsimd.Mask64x8
 									{
 										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
@@ -748,10 +732,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 										r0_0_7_11_21 = in_7_11_21
 									}
 									in_11_21 := r0_0_7_11_21
-									for i_11_21, j_11_21 := range ia_11_21 {
-										fa_11_21[i_11_21] = bits_11_21[j_11_21]
-									}
-									r0_0_11_21 = archsimd.LoadUint64x8(fa_11_21).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_21.defaultF))), in_11_21)
+									r0_0_11_21 = vgatherAVX512(bits_11_21, ia_11_21).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_21.defaultF))), in_11_21)
 								}
 								fc_21 = r0_0_11_21
 							}
@@ -791,7 +772,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 				r2_0_22 archsimd.Float64x8
 			)
 			{
-				k_22, r_22, ia_22, fa_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				k_22, r_22, ia_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
 				c_22 := k_22.c
 				var r0_0_12_22 archsimd.Float64x8
 				{
@@ -833,7 +814,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 					r1_0_16_22 archsimd.Float64x8
 				)
 				{
-					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
+					k_16_22, r_16_22, ia_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22
 					c_16_22 := k_16_22.c
 					n_16_22 := k_16_22.nn[0]
 					zero_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -950,7 +931,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 							if c_16_22.HasHKL {
 								var r0_0_11_16_22 archsimd.Float64x8
 								{
-									r_11_16_22, bits_11_16_22, ia_11_16_22, fa_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, fa_16_22, h_16_22, kk_16_22, l_16_22
+									r_11_16_22, bits_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, h_16_22, kk_16_22, l_16_22
 									var r0_0_7_11_16_22 archsimd.Mask64x8
 									{
 										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
@@ -963,10 +944,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 										r0_0_7_11_16_22 = in_7_11_16_22
 									}
 									in_11_16_22 := r0_0_7_11_16_22
-									for i_11_16_22, j_11_16_22 := range ia_11_16_22 {
-										fa_11_16_22[i_11_16_22] = bits_11_16_22[j_11_16_22]
-									}
-									r0_0_11_16_22 = archsimd.LoadUint64x8(fa_11_16_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_22.defaultF))), in_11_16_22)
+									r0_0_11_16_22 = vgatherAVX512(bits_11_16_22, ia_11_16_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_22.defaultF))), in_11_16_22)
 								}
 								fc_16_22 = r0_0_11_16_22
 							}
@@ -995,7 +973,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 							r2_0_23 archsimd.Float64x8
 						)
 						{
-							k_23, r_23, ia_23, fa_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
 							c_23 := k_23.c
 							var r0_0_12_23 archsimd.Float64x8
 							{
@@ -1037,7 +1015,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 								r1_0_16_23 archsimd.Float64x8
 							)
 							{
-								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
+								k_16_23, r_16_23, ia_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
 								c_16_23 := k_16_23.c
 								n_16_23 := k_16_23.nn[0]
 								zero_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -1154,7 +1132,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 										if c_16_23.HasHKL {
 											var r0_0_11_16_23 archsimd.Float64x8
 											{
-												r_11_16_23, bits_11_16_23, ia_11_16_23, fa_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, fa_16_23, h_16_23, kk_16_23, l_16_23
+												r_11_16_23, bits_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, h_16_23, kk_16_23, l_16_23
 												var r0_0_7_11_16_23 archsimd.Mask64x8
 												{
 													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
@@ -1167,10 +1145,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 													r0_0_7_11_16_23 = in_7_11_16_23
 												}
 												in_11_16_23 := r0_0_7_11_16_23
-												for i_11_16_23, j_11_16_23 := range ia_11_16_23 {
-													fa_11_16_23[i_11_16_23] = bits_11_16_23[j_11_16_23]
-												}
-												r0_0_11_16_23 = archsimd.LoadUint64x8(fa_11_16_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_23.defaultF))), in_11_16_23)
+												r0_0_11_16_23 = vgatherAVX512(bits_11_16_23, ia_11_16_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_23.defaultF))), in_11_16_23)
 											}
 											fc_16_23 = r0_0_11_16_23
 										}
@@ -2777,7 +2752,7 @@ func hklLanesAVX512(o *[9]laneVal, qx, qy, qz archsimd.Float64x8,
 	return h, kk, l
 }
 
-func gradTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x8,
+func gradTermLanesAVX512(k *kernel, ia *[8]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x8,
 
 	hkl []float64, at, stride int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
@@ -2793,7 +2768,7 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, e *[3]laneVal, 
 			r1_0_134 archsimd.Float64x8
 		)
 		{
-			r_134, bits_134, miss_134, ia_134, fa_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			r_134, bits_134, miss_134, ia_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, h, kk, l
 			var r0_0_8_134 archsimd.Mask64x8
 			{
 				r_8_134, ia_8_134, h_8_134, kk_8_134, l_8_134 := r_134, ia_134, h_134, kk_134, l_134
@@ -2806,16 +2781,10 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, fa *[8]uint64, e *[3]laneVal, 
 				r0_0_8_134 = in_8_134
 			}
 			in_134 := r0_0_8_134
-			for i_134, j_134 := range ia_134 {
-				fa_134[i_134] = bits_134[j_134]
-			}
-			f_134 := archsimd.LoadUint64x8(fa_134).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134.defaultF))), in_134)
+			f_134 := vgatherAVX512(bits_134, ia_134).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134.defaultF))), in_134)
 			fd_134 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 			if miss_134 != nil {
-				for i_134, j_134 := range ia_134 {
-					fa_134[i_134] = miss_134[j_134]
-				}
-				fd_134 = archsimd.LoadUint64x8(fa_134).AsFloat64x8()
+				fd_134 = vgatherAVX512(miss_134, ia_134).AsFloat64x8()
 			}
 			r0_0_134, r1_0_134 = f_134, fd_134.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134)
 		}
@@ -2845,7 +2814,6 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 	r := k.lr
 	n := k.nn[0]
 	var ia [8]int32
-	var fa [8]uint64
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
@@ -3131,7 +3099,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 				r5_0_138 archsimd.Float64x8
 			)
 			{
-				k_138, ia_138, fa_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				k_138, ia_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
 				c_138 := k_138.c
 				r_138 := k_138.lr
 				two_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
@@ -3143,7 +3111,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 						r1_0_134_138 archsimd.Float64x8
 					)
 					{
-						r_134_138, bits_134_138, miss_134_138, ia_134_138, fa_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, fa_138, h_138, kk_138, l_138
+						r_134_138, bits_134_138, miss_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, h_138, kk_138, l_138
 						var r0_0_8_134_138 archsimd.Mask64x8
 						{
 							r_8_134_138, ia_8_134_138, h_8_134_138, kk_8_134_138, l_8_134_138 := r_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138
@@ -3156,16 +3124,10 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 							r0_0_8_134_138 = in_8_134_138
 						}
 						in_134_138 := r0_0_8_134_138
-						for i_134_138, j_134_138 := range ia_134_138 {
-							fa_134_138[i_134_138] = bits_134_138[j_134_138]
-						}
-						f_134_138 := archsimd.LoadUint64x8(fa_134_138).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_138.defaultF))), in_134_138)
+						f_134_138 := vgatherAVX512(bits_134_138, ia_134_138).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_138.defaultF))), in_134_138)
 						fd_134_138 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 						if miss_134_138 != nil {
-							for i_134_138, j_134_138 := range ia_134_138 {
-								fa_134_138[i_134_138] = miss_134_138[j_134_138]
-							}
-							fd_134_138 = archsimd.LoadUint64x8(fa_134_138).AsFloat64x8()
+							fd_134_138 = vgatherAVX512(miss_134_138, ia_134_138).AsFloat64x8()
 						}
 						r0_0_134_138, r1_0_134_138 = f_134_138, fd_134_138.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_138)
 					}
@@ -3750,7 +3712,7 @@ func rowF32LanesAVX512(v []float64, row []float32, n int) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
-func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
+func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -4049,7 +4011,7 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 			if c.HasHKL {
 				var r0_0_151 archsimd.Float64x8
 				{
-					r_151, bits_151, ia_151, fa_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, fa, h, kk, l
+					r_151, bits_151, ia_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, h, kk, l
 					var r0_0_7_151 archsimd.Mask64x8
 					{
 						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
@@ -4062,10 +4024,7 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 						r0_0_7_151 = in_7_151
 					}
 					in_151 := r0_0_7_151
-					for i_151, j_151 := range ia_151 {
-						fa_151[i_151] = bits_151[j_151]
-					}
-					r0_0_151 = archsimd.LoadUint64x8(fa_151).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151.defaultF))), in_151)
+					r0_0_151 = vgatherAVX512(bits_151, ia_151).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151.defaultF))), in_151)
 				}
 				fc = r0_0_151
 			}
@@ -4078,7 +4037,7 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, 
 	}
 	return sum, polar
 }
-func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint64, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
+func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
 	var r0_0_152 archsimd.Float64x8
 	{
@@ -4120,7 +4079,7 @@ func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint6
 		r1_0_156 archsimd.Float64x8
 	)
 	{
-		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
+		k_156, r_156, ia_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, sum, dx, dy, dz, polar
 		c_156 := k_156.c
 		n_156 := k_156.nn[0]
 		zero_156 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -4419,7 +4378,7 @@ func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint6
 				if c_156.HasHKL {
 					var r0_0_151_156 archsimd.Float64x8
 					{
-						r_151_156, bits_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
+						r_151_156, bits_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, h_156, kk_156, l_156
 						var r0_0_7_151_156 archsimd.Mask64x8
 						{
 							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
@@ -4432,10 +4391,7 @@ func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fa *[8]uint6
 							r0_0_7_151_156 = in_7_151_156
 						}
 						in_151_156 := r0_0_7_151_156
-						for i_151_156, j_151_156 := range ia_151_156 {
-							fa_151_156[i_151_156] = bits_151_156[j_151_156]
-						}
-						r0_0_151_156 = archsimd.LoadUint64x8(fa_151_156).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156.defaultF))), in_151_156)
+						r0_0_151_156 = vgatherAVX512(bits_151_156, ia_151_156).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156.defaultF))), in_151_156)
 					}
 					fc_156 = r0_0_151_156
 				}
@@ -4456,7 +4412,6 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 	r := k.lr
 	os := c.Oversample
 	var ia [8]int32
-	var fa [8]uint64
 	sub, half := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))), archsimd.LoadFloat64x8((*[8]float64)((&r.half)))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x8((*[8]float64)((&r.count)))
@@ -4514,7 +4469,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 					r1_0_161 archsimd.Float64x8
 				)
 				{
-					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					k_161, r_161, ia_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
 					c_161 := k_161.c
 					n_161 := k_161.nn[0]
 					zero_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -4813,7 +4768,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 							if c_161.HasHKL {
 								var r0_0_151_161 archsimd.Float64x8
 								{
-									r_151_161, bits_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, fa_161, h_161, kk_161, l_161
+									r_151_161, bits_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, h_161, kk_161, l_161
 									var r0_0_7_151_161 archsimd.Mask64x8
 									{
 										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
@@ -4826,10 +4781,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 										r0_0_7_151_161 = in_7_151_161
 									}
 									in_151_161 := r0_0_7_151_161
-									for i_151_161, j_151_161 := range ia_151_161 {
-										fa_151_161[i_151_161] = bits_151_161[j_151_161]
-									}
-									r0_0_151_161 = archsimd.LoadUint64x8(fa_151_161).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_161.defaultF))), in_151_161)
+									r0_0_151_161 = vgatherAVX512(bits_151_161, ia_151_161).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_161.defaultF))), in_151_161)
 								}
 								fc_161 = r0_0_151_161
 							}
@@ -4869,7 +4821,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 				r2_0_162 archsimd.Float64x8
 			)
 			{
-				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				k_162, r_162, ia_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
 				c_162 := k_162.c
 				var r0_0_152_162 archsimd.Float64x8
 				{
@@ -4911,7 +4863,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 					r1_0_156_162 archsimd.Float64x8
 				)
 				{
-					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
+					k_156_162, r_156_162, ia_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, sum_162, dx_162, dy_162, dz_162, polar_162
 					c_156_162 := k_156_162.c
 					n_156_162 := k_156_162.nn[0]
 					zero_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -5210,7 +5162,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 							if c_156_162.HasHKL {
 								var r0_0_151_156_162 archsimd.Float64x8
 								{
-									r_151_156_162, bits_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162
+									r_151_156_162, bits_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, h_156_162, kk_156_162, l_156_162
 									var r0_0_7_151_156_162 archsimd.Mask64x8
 									{
 										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
@@ -5223,10 +5175,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 										r0_0_7_151_156_162 = in_7_151_156_162
 									}
 									in_151_156_162 := r0_0_7_151_156_162
-									for i_151_156_162, j_151_156_162 := range ia_151_156_162 {
-										fa_151_156_162[i_151_156_162] = bits_151_156_162[j_151_156_162]
-									}
-									r0_0_151_156_162 = archsimd.LoadUint64x8(fa_151_156_162).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_162.defaultF))), in_151_156_162)
+									r0_0_151_156_162 = vgatherAVX512(bits_151_156_162, ia_151_156_162).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_162.defaultF))), in_151_156_162)
 								}
 								fc_156_162 = r0_0_151_156_162
 							}
@@ -5255,7 +5204,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 							r2_0_163 archsimd.Float64x8
 						)
 						{
-							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							k_163, r_163, ia_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
 							c_163 := k_163.c
 							var r0_0_152_163 archsimd.Float64x8
 							{
@@ -5297,7 +5246,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 								r1_0_156_163 archsimd.Float64x8
 							)
 							{
-								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
+								k_156_163, r_156_163, ia_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, sum_163, dx_163, dy_163, dz_163, polar_163
 								c_156_163 := k_156_163.c
 								n_156_163 := k_156_163.nn[0]
 								zero_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
@@ -5596,7 +5545,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 										if c_156_163.HasHKL {
 											var r0_0_151_156_163 archsimd.Float64x8
 											{
-												r_151_156_163, bits_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163
+												r_151_156_163, bits_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, h_156_163, kk_156_163, l_156_163
 												var r0_0_7_151_156_163 archsimd.Mask64x8
 												{
 													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
@@ -5609,10 +5558,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 													r0_0_7_151_156_163 = in_7_151_156_163
 												}
 												in_151_156_163 := r0_0_7_151_156_163
-												for i_151_156_163, j_151_156_163 := range ia_151_156_163 {
-													fa_151_156_163[i_151_156_163] = bits_151_156_163[j_151_156_163]
-												}
-												r0_0_151_156_163 = archsimd.LoadUint64x8(fa_151_156_163).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_163.defaultF))), in_151_156_163)
+												r0_0_151_156_163 = vgatherAVX512(bits_151_156_163, ia_151_156_163).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_163.defaultF))), in_151_156_163)
 											}
 											fc_156_163 = r0_0_151_156_163
 										}
@@ -5648,7 +5594,6 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	r := k.lr
 	n := k.nn[0]
 	var ia [8]int32
-	var fa [8]uint64
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
@@ -6244,7 +6189,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 				r5_0_167 archsimd.Float64x8
 			)
 			{
-				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				k_167, ia_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
 				c_167 := k_167.c
 				r_167 := k_167.lr
 				two_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
@@ -6256,7 +6201,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 						r1_0_134_167 archsimd.Float64x8
 					)
 					{
-						r_134_167, bits_134_167, miss_134_167, ia_134_167, fa_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
+						r_134_167, bits_134_167, miss_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, h_167, kk_167, l_167
 						var r0_0_8_134_167 archsimd.Mask64x8
 						{
 							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
@@ -6269,16 +6214,10 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							r0_0_8_134_167 = in_8_134_167
 						}
 						in_134_167 := r0_0_8_134_167
-						for i_134_167, j_134_167 := range ia_134_167 {
-							fa_134_167[i_134_167] = bits_134_167[j_134_167]
-						}
-						f_134_167 := archsimd.LoadUint64x8(fa_134_167).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_167.defaultF))), in_134_167)
+						f_134_167 := vgatherAVX512(bits_134_167, ia_134_167).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_167.defaultF))), in_134_167)
 						fd_134_167 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
 						if miss_134_167 != nil {
-							for i_134_167, j_134_167 := range ia_134_167 {
-								fa_134_167[i_134_167] = miss_134_167[j_134_167]
-							}
-							fd_134_167 = archsimd.LoadUint64x8(fa_134_167).AsFloat64x8()
+							fd_134_167 = vgatherAVX512(miss_134_167, ia_134_167).AsFloat64x8()
 						}
 						r0_0_134_167, r1_0_134_167 = f_134_167, fd_134_167.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_167)
 					}

@@ -152,7 +152,7 @@ func cellIndexLanes(r *laneReps, ia *[1]int32, h, kk, l float64,
 	return in
 }
 
-func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, fa *[1]uint64, h, kk, l float64,
+func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, h, kk, l float64,
 
 ) float64 {
 	var r0_0_7 bool
@@ -167,13 +167,10 @@ func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, fa *[1]uint64, h, kk, 
 		r0_0_7 = in_7
 	}
 	in := r0_0_7
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	return merge(math.Float64frombits(fa[0]), (&r.defaultF)[0], in)
+	return merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
 }
 
-func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, fa *[1]uint64, h, kk, l float64,
+func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, h, kk, l float64,
 
 ) (float64, float64,
 
@@ -190,21 +187,15 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, fa *[1]uint6
 		r0_0_8 = in_8
 	}
 	in := r0_0_8
-	for i, j := range ia {
-		fa[i] = bits[j]
-	}
-	f := merge(math.Float64frombits(fa[0]), (&r.defaultF)[0], in)
+	f := merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
 	fd := float64(0)
 	if miss != nil {
-		for i, j := range ia {
-			fa[i] = miss[j]
-		}
-		fd = math.Float64frombits(fa[0])
+		fd = math.Float64frombits(miss[ia[0]])
 	}
 	return f, merge(fd, float64(1), in)
 }
 
-func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, dy, dz, polar float64,
+func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar float64,
 
 ) (float64, float64,
 
@@ -325,7 +316,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, d
 			if c.HasHKL {
 				var r0_0_11 float64
 				{
-					r_11, bits_11, ia_11, fa_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, fa, h, kk, l
+					r_11, bits_11, ia_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, h, kk, l
 					var r0_0_7_11 bool
 					{
 						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
@@ -338,10 +329,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, d
 						r0_0_7_11 = in_7_11
 					}
 					in_11 := r0_0_7_11
-					for i_11, j_11 := range ia_11 {
-						fa_11[i_11] = bits_11[j_11]
-					}
-					r0_0_11 = merge(math.Float64frombits(fa_11[0]), (&r_11.defaultF)[0], in_11)
+					r0_0_11 = merge(math.Float64frombits(bits_11[ia_11[0]]), (&r_11.defaultF)[0], in_11)
 				}
 				fc = r0_0_11
 			}
@@ -355,7 +343,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, d
 	return sum, polar
 }
 
-func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet float64,
+func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fdet float64,
 
 	s, o *[3]laneVal, sum, omega, polar float64,
 
@@ -403,7 +391,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet fl
 		r1_0_16 float64
 	)
 	{
-		k_16, r_16, ia_16, fa_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, fa, sum, dx, dy, dz, polar
+		k_16, r_16, ia_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, sum, dx, dy, dz, polar
 		c_16 := k_16.c
 		n_16 := k_16.nn[0]
 		zero_16 := float64(0)
@@ -520,7 +508,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet fl
 				if c_16.HasHKL {
 					var r0_0_11_16 float64
 					{
-						r_11_16, bits_11_16, ia_11_16, fa_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, fa_16, h_16, kk_16, l_16
+						r_11_16, bits_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, h_16, kk_16, l_16
 						var r0_0_7_11_16 bool
 						{
 							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
@@ -533,10 +521,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet fl
 							r0_0_7_11_16 = in_7_11_16
 						}
 						in_11_16 := r0_0_7_11_16
-						for i_11_16, j_11_16 := range ia_11_16 {
-							fa_11_16[i_11_16] = bits_11_16[j_11_16]
-						}
-						r0_0_11_16 = merge(math.Float64frombits(fa_11_16[0]), (&r_11_16.defaultF)[0], in_11_16)
+						r0_0_11_16 = merge(math.Float64frombits(bits_11_16[ia_11_16[0]]), (&r_11_16.defaultF)[0], in_11_16)
 					}
 					fc_16 = r0_0_11_16
 				}
@@ -558,7 +543,6 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	r := k.lr
 	os := c.Oversample
 	var ia [1]int32
-	var fa [1]uint64
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
@@ -616,7 +600,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					r1_0_21 float64
 				)
 				{
-					k_21, r_21, ia_21, fa_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, &fa, sum, g[0][q], g[1][q], g[2][q], polar
+					k_21, r_21, ia_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
 					c_21 := k_21.c
 					n_21 := k_21.nn[0]
 					zero_21 := float64(0)
@@ -733,7 +717,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							if c_21.HasHKL {
 								var r0_0_11_21 float64
 								{
-									r_11_21, bits_11_21, ia_11_21, fa_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, fa_21, h_21, kk_21, l_21
+									r_11_21, bits_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, h_21, kk_21, l_21
 									var r0_0_7_11_21 bool
 									{
 										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
@@ -746,10 +730,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 										r0_0_7_11_21 = in_7_11_21
 									}
 									in_11_21 := r0_0_7_11_21
-									for i_11_21, j_11_21 := range ia_11_21 {
-										fa_11_21[i_11_21] = bits_11_21[j_11_21]
-									}
-									r0_0_11_21 = merge(math.Float64frombits(fa_11_21[0]), (&r_11_21.defaultF)[0], in_11_21)
+									r0_0_11_21 = merge(math.Float64frombits(bits_11_21[ia_11_21[0]]), (&r_11_21.defaultF)[0], in_11_21)
 								}
 								fc_21 = r0_0_11_21
 							}
@@ -789,7 +770,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				r2_0_22 float64
 			)
 			{
-				k_22, r_22, ia_22, fa_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				k_22, r_22, ia_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
 				c_22 := k_22.c
 				var r0_0_12_22 float64
 				{
@@ -831,7 +812,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					r1_0_16_22 float64
 				)
 				{
-					k_16_22, r_16_22, ia_16_22, fa_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, fa_22, sum_22, dx_22, dy_22, dz_22, polar_22
+					k_16_22, r_16_22, ia_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22
 					c_16_22 := k_16_22.c
 					n_16_22 := k_16_22.nn[0]
 					zero_16_22 := float64(0)
@@ -948,7 +929,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							if c_16_22.HasHKL {
 								var r0_0_11_16_22 float64
 								{
-									r_11_16_22, bits_11_16_22, ia_11_16_22, fa_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, fa_16_22, h_16_22, kk_16_22, l_16_22
+									r_11_16_22, bits_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, h_16_22, kk_16_22, l_16_22
 									var r0_0_7_11_16_22 bool
 									{
 										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
@@ -961,10 +942,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 										r0_0_7_11_16_22 = in_7_11_16_22
 									}
 									in_11_16_22 := r0_0_7_11_16_22
-									for i_11_16_22, j_11_16_22 := range ia_11_16_22 {
-										fa_11_16_22[i_11_16_22] = bits_11_16_22[j_11_16_22]
-									}
-									r0_0_11_16_22 = merge(math.Float64frombits(fa_11_16_22[0]), (&r_11_16_22.defaultF)[0], in_11_16_22)
+									r0_0_11_16_22 = merge(math.Float64frombits(bits_11_16_22[ia_11_16_22[0]]), (&r_11_16_22.defaultF)[0], in_11_16_22)
 								}
 								fc_16_22 = r0_0_11_16_22
 							}
@@ -993,7 +971,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							r2_0_23 float64
 						)
 						{
-							k_23, r_23, ia_23, fa_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
 							c_23 := k_23.c
 							var r0_0_12_23 float64
 							{
@@ -1035,7 +1013,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 								r1_0_16_23 float64
 							)
 							{
-								k_16_23, r_16_23, ia_16_23, fa_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, fa_23, sum_23, dx_23, dy_23, dz_23, polar_23
+								k_16_23, r_16_23, ia_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
 								c_16_23 := k_16_23.c
 								n_16_23 := k_16_23.nn[0]
 								zero_16_23 := float64(0)
@@ -1152,7 +1130,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 										if c_16_23.HasHKL {
 											var r0_0_11_16_23 float64
 											{
-												r_11_16_23, bits_11_16_23, ia_11_16_23, fa_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, fa_16_23, h_16_23, kk_16_23, l_16_23
+												r_11_16_23, bits_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, h_16_23, kk_16_23, l_16_23
 												var r0_0_7_11_16_23 bool
 												{
 													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
@@ -1165,10 +1143,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 													r0_0_7_11_16_23 = in_7_11_16_23
 												}
 												in_11_16_23 := r0_0_7_11_16_23
-												for i_11_16_23, j_11_16_23 := range ia_11_16_23 {
-													fa_11_16_23[i_11_16_23] = bits_11_16_23[j_11_16_23]
-												}
-												r0_0_11_16_23 = merge(math.Float64frombits(fa_11_16_23[0]), (&r_11_16_23.defaultF)[0], in_11_16_23)
+												r0_0_11_16_23 = merge(math.Float64frombits(bits_11_16_23[ia_11_16_23[0]]), (&r_11_16_23.defaultF)[0], in_11_16_23)
 											}
 											fc_16_23 = r0_0_11_16_23
 										}
@@ -2775,7 +2750,7 @@ func hklLanes(o *[9]laneVal, qx, qy, qz float64,
 	return h, kk, l
 }
 
-func gradTermLanes(k *kernel, ia *[1]int32, fa *[1]uint64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64,
+func gradTermLanes(k *kernel, ia *[1]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64,
 
 	hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64,
 
@@ -2791,7 +2766,7 @@ func gradTermLanes(k *kernel, ia *[1]int32, fa *[1]uint64, e *[3]laneVal, h, kk,
 			r1_0_134 float64
 		)
 		{
-			r_134, bits_134, miss_134, ia_134, fa_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, fa, h, kk, l
+			r_134, bits_134, miss_134, ia_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, h, kk, l
 			var r0_0_8_134 bool
 			{
 				r_8_134, ia_8_134, h_8_134, kk_8_134, l_8_134 := r_134, ia_134, h_134, kk_134, l_134
@@ -2804,16 +2779,10 @@ func gradTermLanes(k *kernel, ia *[1]int32, fa *[1]uint64, e *[3]laneVal, h, kk,
 				r0_0_8_134 = in_8_134
 			}
 			in_134 := r0_0_8_134
-			for i_134, j_134 := range ia_134 {
-				fa_134[i_134] = bits_134[j_134]
-			}
-			f_134 := merge(math.Float64frombits(fa_134[0]), (&r_134.defaultF)[0], in_134)
+			f_134 := merge(math.Float64frombits(bits_134[ia_134[0]]), (&r_134.defaultF)[0], in_134)
 			fd_134 := float64(0)
 			if miss_134 != nil {
-				for i_134, j_134 := range ia_134 {
-					fa_134[i_134] = miss_134[j_134]
-				}
-				fd_134 = math.Float64frombits(fa_134[0])
+				fd_134 = math.Float64frombits(miss_134[ia_134[0]])
 			}
 			r0_0_134, r1_0_134 = f_134, merge(fd_134, float64(1), in_134)
 		}
@@ -2843,7 +2812,6 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	r := k.lr
 	n := k.nn[0]
 	var ia [1]int32
-	var fa [1]uint64
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
@@ -3129,7 +3097,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 				r5_0_138 float64
 			)
 			{
-				k_138, ia_138, fa_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				k_138, ia_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
 				c_138 := k_138.c
 				r_138 := k_138.lr
 				two_138 := float64(2)
@@ -3141,7 +3109,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 						r1_0_134_138 float64
 					)
 					{
-						r_134_138, bits_134_138, miss_134_138, ia_134_138, fa_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, fa_138, h_138, kk_138, l_138
+						r_134_138, bits_134_138, miss_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, h_138, kk_138, l_138
 						var r0_0_8_134_138 bool
 						{
 							r_8_134_138, ia_8_134_138, h_8_134_138, kk_8_134_138, l_8_134_138 := r_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138
@@ -3154,16 +3122,10 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 							r0_0_8_134_138 = in_8_134_138
 						}
 						in_134_138 := r0_0_8_134_138
-						for i_134_138, j_134_138 := range ia_134_138 {
-							fa_134_138[i_134_138] = bits_134_138[j_134_138]
-						}
-						f_134_138 := merge(math.Float64frombits(fa_134_138[0]), (&r_134_138.defaultF)[0], in_134_138)
+						f_134_138 := merge(math.Float64frombits(bits_134_138[ia_134_138[0]]), (&r_134_138.defaultF)[0], in_134_138)
 						fd_134_138 := float64(0)
 						if miss_134_138 != nil {
-							for i_134_138, j_134_138 := range ia_134_138 {
-								fa_134_138[i_134_138] = miss_134_138[j_134_138]
-							}
-							fd_134_138 = math.Float64frombits(fa_134_138[0])
+							fd_134_138 = math.Float64frombits(miss_134_138[ia_134_138[0]])
 						}
 						r0_0_134_138, r1_0_134_138 = f_134_138, merge(fd_134_138, float64(1), in_134_138)
 					}
@@ -3748,7 +3710,7 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 	}
 	nop()
 }
-func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, dx, dy, dz, polar float64) (float64, float64) {
+func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar float64) (float64, float64) {
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
@@ -4047,7 +4009,7 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 			if c.HasHKL {
 				var r0_0_151 float64
 				{
-					r_151, bits_151, ia_151, fa_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, fa, h, kk, l
+					r_151, bits_151, ia_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, h, kk, l
 					var r0_0_7_151 bool
 					{
 						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
@@ -4060,10 +4022,7 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 						r0_0_7_151 = in_7_151
 					}
 					in_151 := r0_0_7_151
-					for i_151, j_151 := range ia_151 {
-						fa_151[i_151] = bits_151[j_151]
-					}
-					r0_0_151 = merge(math.Float64frombits(fa_151[0]), (&r_151.defaultF)[0], in_151)
+					r0_0_151 = merge(math.Float64frombits(bits_151[ia_151[0]]), (&r_151.defaultF)[0], in_151)
 				}
 				fc = r0_0_151
 			}
@@ -4076,7 +4035,7 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, sum, d
 	}
 	return sum, polar
 }
-func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
+func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
 	c := k.c
 	var r0_0_152 float64
 	{
@@ -4118,7 +4077,7 @@ func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fde
 		r1_0_156 float64
 	)
 	{
-		k_156, r_156, ia_156, fa_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, fa, sum, dx, dy, dz, polar
+		k_156, r_156, ia_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, sum, dx, dy, dz, polar
 		c_156 := k_156.c
 		n_156 := k_156.nn[0]
 		zero_156 := float64(0)
@@ -4417,7 +4376,7 @@ func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fde
 				if c_156.HasHKL {
 					var r0_0_151_156 float64
 					{
-						r_151_156, bits_151_156, ia_151_156, fa_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, fa_156, h_156, kk_156, l_156
+						r_151_156, bits_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, h_156, kk_156, l_156
 						var r0_0_7_151_156 bool
 						{
 							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
@@ -4430,10 +4389,7 @@ func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fa *[1]uint64, fde
 							r0_0_7_151_156 = in_7_151_156
 						}
 						in_151_156 := r0_0_7_151_156
-						for i_151_156, j_151_156 := range ia_151_156 {
-							fa_151_156[i_151_156] = bits_151_156[j_151_156]
-						}
-						r0_0_151_156 = merge(math.Float64frombits(fa_151_156[0]), (&r_151_156.defaultF)[0], in_151_156)
+						r0_0_151_156 = merge(math.Float64frombits(bits_151_156[ia_151_156[0]]), (&r_151_156.defaultF)[0], in_151_156)
 					}
 					fc_156 = r0_0_151_156
 				}
@@ -4454,7 +4410,6 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 	r := k.lr
 	os := c.Oversample
 	var ia [1]int32
-	var fa [1]uint64
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
@@ -4512,7 +4467,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 					r1_0_161 float64
 				)
 				{
-					k_161, r_161, ia_161, fa_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, &fa, sum, g[0][q], g[1][q], g[2][q], polar
+					k_161, r_161, ia_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
 					c_161 := k_161.c
 					n_161 := k_161.nn[0]
 					zero_161 := float64(0)
@@ -4811,7 +4766,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							if c_161.HasHKL {
 								var r0_0_151_161 float64
 								{
-									r_151_161, bits_151_161, ia_151_161, fa_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, fa_161, h_161, kk_161, l_161
+									r_151_161, bits_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, h_161, kk_161, l_161
 									var r0_0_7_151_161 bool
 									{
 										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
@@ -4824,10 +4779,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 										r0_0_7_151_161 = in_7_151_161
 									}
 									in_151_161 := r0_0_7_151_161
-									for i_151_161, j_151_161 := range ia_151_161 {
-										fa_151_161[i_151_161] = bits_151_161[j_151_161]
-									}
-									r0_0_151_161 = merge(math.Float64frombits(fa_151_161[0]), (&r_151_161.defaultF)[0], in_151_161)
+									r0_0_151_161 = merge(math.Float64frombits(bits_151_161[ia_151_161[0]]), (&r_151_161.defaultF)[0], in_151_161)
 								}
 								fc_161 = r0_0_151_161
 							}
@@ -4867,7 +4819,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 				r2_0_162 float64
 			)
 			{
-				k_162, r_162, ia_162, fa_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, &fa, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				k_162, r_162, ia_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
 				c_162 := k_162.c
 				var r0_0_152_162 float64
 				{
@@ -4909,7 +4861,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 					r1_0_156_162 float64
 				)
 				{
-					k_156_162, r_156_162, ia_156_162, fa_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, fa_162, sum_162, dx_162, dy_162, dz_162, polar_162
+					k_156_162, r_156_162, ia_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, sum_162, dx_162, dy_162, dz_162, polar_162
 					c_156_162 := k_156_162.c
 					n_156_162 := k_156_162.nn[0]
 					zero_156_162 := float64(0)
@@ -5208,7 +5160,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							if c_156_162.HasHKL {
 								var r0_0_151_156_162 float64
 								{
-									r_151_156_162, bits_151_156_162, ia_151_156_162, fa_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, fa_156_162, h_156_162, kk_156_162, l_156_162
+									r_151_156_162, bits_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, h_156_162, kk_156_162, l_156_162
 									var r0_0_7_151_156_162 bool
 									{
 										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
@@ -5221,10 +5173,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 										r0_0_7_151_156_162 = in_7_151_156_162
 									}
 									in_151_156_162 := r0_0_7_151_156_162
-									for i_151_156_162, j_151_156_162 := range ia_151_156_162 {
-										fa_151_156_162[i_151_156_162] = bits_151_156_162[j_151_156_162]
-									}
-									r0_0_151_156_162 = merge(math.Float64frombits(fa_151_156_162[0]), (&r_151_156_162.defaultF)[0], in_151_156_162)
+									r0_0_151_156_162 = merge(math.Float64frombits(bits_151_156_162[ia_151_156_162[0]]), (&r_151_156_162.defaultF)[0], in_151_156_162)
 								}
 								fc_156_162 = r0_0_151_156_162
 							}
@@ -5253,7 +5202,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							r2_0_163 float64
 						)
 						{
-							k_163, r_163, ia_163, fa_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, &fa, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							k_163, r_163, ia_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
 							c_163 := k_163.c
 							var r0_0_152_163 float64
 							{
@@ -5295,7 +5244,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 								r1_0_156_163 float64
 							)
 							{
-								k_156_163, r_156_163, ia_156_163, fa_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, fa_163, sum_163, dx_163, dy_163, dz_163, polar_163
+								k_156_163, r_156_163, ia_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, sum_163, dx_163, dy_163, dz_163, polar_163
 								c_156_163 := k_156_163.c
 								n_156_163 := k_156_163.nn[0]
 								zero_156_163 := float64(0)
@@ -5594,7 +5543,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 										if c_156_163.HasHKL {
 											var r0_0_151_156_163 float64
 											{
-												r_151_156_163, bits_151_156_163, ia_151_156_163, fa_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, fa_156_163, h_156_163, kk_156_163, l_156_163
+												r_151_156_163, bits_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, h_156_163, kk_156_163, l_156_163
 												var r0_0_7_151_156_163 bool
 												{
 													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
@@ -5607,10 +5556,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 													r0_0_7_151_156_163 = in_7_151_156_163
 												}
 												in_151_156_163 := r0_0_7_151_156_163
-												for i_151_156_163, j_151_156_163 := range ia_151_156_163 {
-													fa_151_156_163[i_151_156_163] = bits_151_156_163[j_151_156_163]
-												}
-												r0_0_151_156_163 = merge(math.Float64frombits(fa_151_156_163[0]), (&r_151_156_163.defaultF)[0], in_151_156_163)
+												r0_0_151_156_163 = merge(math.Float64frombits(bits_151_156_163[ia_151_156_163[0]]), (&r_151_156_163.defaultF)[0], in_151_156_163)
 											}
 											fc_156_163 = r0_0_151_156_163
 										}
@@ -5646,7 +5592,6 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 	r := k.lr
 	n := k.nn[0]
 	var ia [1]int32
-	var fa [1]uint64
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
@@ -6242,7 +6187,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 				r5_0_167 float64
 			)
 			{
-				k_167, ia_167, fa_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &fa, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				k_167, ia_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
 				c_167 := k_167.c
 				r_167 := k_167.lr
 				two_167 := float64(2)
@@ -6254,7 +6199,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 						r1_0_134_167 float64
 					)
 					{
-						r_134_167, bits_134_167, miss_134_167, ia_134_167, fa_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, fa_167, h_167, kk_167, l_167
+						r_134_167, bits_134_167, miss_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, h_167, kk_167, l_167
 						var r0_0_8_134_167 bool
 						{
 							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
@@ -6267,16 +6212,10 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 							r0_0_8_134_167 = in_8_134_167
 						}
 						in_134_167 := r0_0_8_134_167
-						for i_134_167, j_134_167 := range ia_134_167 {
-							fa_134_167[i_134_167] = bits_134_167[j_134_167]
-						}
-						f_134_167 := merge(math.Float64frombits(fa_134_167[0]), (&r_134_167.defaultF)[0], in_134_167)
+						f_134_167 := merge(math.Float64frombits(bits_134_167[ia_134_167[0]]), (&r_134_167.defaultF)[0], in_134_167)
 						fd_134_167 := float64(0)
 						if miss_134_167 != nil {
-							for i_134_167, j_134_167 := range ia_134_167 {
-								fa_134_167[i_134_167] = miss_134_167[j_134_167]
-							}
-							fd_134_167 = math.Float64frombits(fa_134_167[0])
+							fd_134_167 = math.Float64frombits(miss_134_167[ia_134_167[0]])
 						}
 						r0_0_134_167, r1_0_134_167 = f_134_167, merge(fd_134_167, float64(1), in_134_167)
 					}

@@ -45,8 +45,9 @@ import (
 // Vocabulary lists the names of the lane vocabulary (lanes_scalar.go),
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
-	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vloadBits", "vbits", "vfloat", "vint32",
+	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
 	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
+	"vgather",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -66,7 +67,6 @@ var Targets = []Target{
 		"vloadF32Slice": "float64($1[0])",
 		// vstoreF32Slice: values rounded to float32 (as Go converts).
 		"vstoreF32Slice": "storeF32($1, $2)",
-		"vloadBits":      "$1[0]",
 		"vbits":          "math.Float64bits($1)",
 		"vfloat":         "math.Float64frombits($1)",
 		"vint32":         "storeInt32($1, $2)",
@@ -79,6 +79,9 @@ var Targets = []Target{
 		"vaddseq":        "($1 + $2)",
 		"vs":             "float64",
 		"vslotadd":       "($1 + $2)",
+		// vgather(table, ia): table[ia[i]] in lane i (vector targets:
+		// a hand-written function each; simd/archsimd has no gather).
+		"vgather": "$1[$2[0]]",
 	}, Methods: map[string]string{
 		"Add":          "($0 + $1)",
 		"Sub":          "($0 - $1)",
@@ -123,7 +126,6 @@ func archsimdWords(n int, more map[string]string) map[string]string {
 		"vloadF32Slice":  "archsimd.LoadFloat32xNSlice($1).ConvertToFloat64()",
 		"vstoreF32Slice": "$1.ConvertToFloat32().StoreSlice($2)",
 		"vrep":           "archsimd.LoadFloat64xN((*[N]float64)($1[:N]))",
-		"vloadBits":      "archsimd.LoadUint64xN($1)",
 		"vbits":          "$1.AsUint64xN()",
 		"vfloat":         "$1.AsFloat64xN()",
 		"vint32":         "$1.ConvertToInt32().Store($2)",
