@@ -2,10 +2,15 @@
 
 package physics
 
+import "math"
+
 // Without GOEXPERIMENT=simd (or off amd64) only the scalar lane kernels
 // exist.
 
 func supportedTiers() []laneTier { return []laneTier{tierScalar} }
+
+// exp is math.Exp (dispatch_simd.go says why that build differs).
+func exp(x float64) float64 { return math.Exp(x) }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	if k.lr.axes {

@@ -2,10 +2,33 @@
 
 package physics
 
-import "simd/archsimd"
+import (
+	"math"
+	"simd/archsimd"
+)
 
 // With GOEXPERIMENT=simd on amd64: the AVX2 copies of the lane kernels
 // where the CPU has AVX2, and the AVX-512 ones where it has AVX-512.
+
+// hasAVX: the CPU runs VZEROUPPER (exp).
+var hasAVX = archsimd.X86.AVX()
+
+// exp is math.Exp after VZEROUPPER. On amd64 math.Exp mixes VEX-encoded
+// fused multiply-adds with legacy SSE instructions, and each switch
+// between the two costs an AVX–SSE transition while the upper halves of
+// the vector registers are in use. In a GOEXPERIMENT=simd build they
+// are after every asynchronous preemption (the runtime restores the
+// 512-bit registers), and stay so until the next VZEROUPPER: a loop of
+// math.Exp calls ran 50× slower here (Intel Xeon, AVX-512), the
+// Gaussian spot shape's image 8× slower than the default build's, the
+// Poisson noise 2.7×. Clearing them before each call costs a cycle or
+// two.
+func exp(x float64) float64 {
+	if hasAVX {
+		archsimd.ClearAVXUpperBits()
+	}
+	return math.Exp(x)
+}
 
 func supportedTiers() []laneTier {
 	t := []laneTier{tierScalar}

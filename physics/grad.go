@@ -284,7 +284,7 @@ func (k *kernel) captureBack(g *geo, cbar float64, acc []float64) (dbar [3]float
 func (k *kernel) captureAdjoint(t int, par, cbar float64) (step, mu, pbar float64) {
 	tf := float64(t)
 	a := k.thickStep * k.mu / par
-	abar := cbar * (-tf*math.Exp(-tf*a) + (tf+1)*math.Exp(-(tf+1)*a))
+	abar := cbar * (-tf*exp(-tf*a) + (tf+1)*exp(-(tf+1)*a))
 	return abar * k.mu / par, abar * k.thickStep / par, -abar * a / par
 }
 
@@ -409,7 +409,7 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 		}
 		vv := dot(v, v)
 		r2 := vv * k.nabc * k.nabc
-		e := math.Exp(-(r2 / 0.63 * k.fudge))
+		e := exp(-(r2 / 0.63 * k.fudge))
 		g.fl = k.nabc * e
 		fr := -g.fl * k.fudge / 0.63 // ∂fl/∂r2
 		for i := range dh {

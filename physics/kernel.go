@@ -549,7 +549,7 @@ func (k *kernel) omega(invR float64) float64 {
 // captureFrac is the fraction of the photons along a direction whose
 // cosine with the detector normal is par absorbed in sensor layer t.
 func (k *kernel) captureFrac(t int, par float64) float64 {
-	return math.Exp(-float64(t)*k.thickStep*k.mu/par) - math.Exp(-float64(t+1)*k.thickStep*k.mu/par)
+	return exp(-float64(t)*k.thickStep*k.mu/par) - exp(-float64(t+1)*k.thickStep*k.mu/par)
 }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
@@ -949,7 +949,7 @@ func (k *kernel) lattice(h, kk, l float64) float64 {
 		}
 		r2 := dot(v, v) * k.nabc * k.nabc
 		if c.Shape == Gauss {
-			return k.nabc * math.Exp(-(r2 / 0.63 * k.fudge))
+			return k.nabc * exp(-(r2 / 0.63 * k.fudge))
 		}
 		if r2*k.fudge < 0.3969 {
 			return k.nabc

@@ -66,7 +66,7 @@ func (n *Noise) Poisson(xm float32) float32 {
 		return float32(float64(xm) + math.Sqrt(float64(xm))*float64(n.gauss()))
 	}
 	if xm < 12 {
-		g := float32(math.Exp(-float64(xm)))
+		g := float32(exp(-float64(xm)))
 		em := float32(-1)
 		t := float32(1)
 		for {
@@ -91,7 +91,7 @@ func (n *Noise) Poisson(xm float32) float32 {
 		}
 		em = float32(math.Floor(float64(em)))
 		e := float32(em*alxm) - gammln(float32(float64(em)+1)) - g
-		t := float32(0.9 * (1 + float64(y*y)) * math.Exp(float64(e)))
+		t := float32(0.9 * (1 + float64(y*y)) * exp(float64(e)))
 		if !(n.rng.Float() > t) {
 			return em
 		}
