@@ -23,6 +23,15 @@ var turnCases = map[string][]string{
 	// factors from P1.hkl, the orientation from A.mat, 1000² pixels, 10
 	// domains. Its inputs are found beside this source file.
 	"mosaic": mosaicHKL(),
+	// Tricubic interpolation of P1.hkl's structure factors (the general
+	// walk), cubic 512², inside the table's range everywhere.
+	"interpolate": append(cubic(512, 100), "-hkl", filepath.Join(inputsDir(), "P1.hkl"), "-interpolate"),
+}
+
+// inputsDir is testdata/inputs, found from this file's directory.
+func inputsDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "inputs")
 }
 
 // mosaicHKL is gobragg bench's mosaic case with its inputs' paths made
@@ -30,8 +39,7 @@ var turnCases = map[string][]string{
 // harness is started). The model is only parsed, so no Fdump.bin is
 // written.
 func mosaicHKL() []string {
-	_, file, _, _ := runtime.Caller(0)
-	in := filepath.Join(filepath.Dir(file), "..", "testdata", "inputs")
+	in := inputsDir()
 	return []string{"-hkl", filepath.Join(in, "P1.hkl"), "-matrix", filepath.Join(in, "A.mat"),
 		"-lambda", "6.2", "-N", "5", "-default_F", "100", "-distance", "100", "-detsize", "100", "-pixel", "0.1",
 		"-mosaic_spread", "1.0", "-mosaic_domains", "10"}

@@ -2,6 +2,7 @@ package physics
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -141,14 +142,41 @@ func TestInterpolationSwitchOff(t *testing.T) {
 	}
 }
 
-// TestPolint: the 4-point Lagrange polynomial reproduces a cubic exactly.
+// TestPolint: the 4-point Lagrange polynomial reproduces a cubic exactly,
+// and gives the bits of the reference's formula (nanoBragg's polint, its
+// denominators computed from the points) on consecutive integer points.
 func TestPolint(t *testing.T) {
 	cubic := func(x float64) float64 { return 2*x*x*x - 3*x*x + 0.5*x - 4 }
 	xa := [4]float64{-1, 0, 1, 2}
-	ya := []float64{cubic(-1), cubic(0), cubic(1), cubic(2)}
+	ya := [4]float64{cubic(-1), cubic(0), cubic(1), cubic(2)}
 	for _, x := range []float64{-0.7, 0.25, 1.5, 1.99} {
-		if got, want := polint(&xa, ya, x), cubic(x); math.Abs(got-want) > 1e-12 {
+		p := lagrangeNum(x, &xa)
+		if got, want := polint(&p, &ya), cubic(x); math.Abs(got-want) > 1e-12 {
 			t.Errorf("polint(%g) = %g, cubic gives %g", x, got, want)
+		}
+	}
+	reference := func(xa *[4]float64, ya *[4]float64, x float64) float64 {
+		x0 := (x - xa[1]) * (x - xa[2]) * (x - xa[3]) * ya[0] / ((xa[0] - xa[1]) * (xa[0] - xa[2]) * (xa[0] - xa[3]))
+		x1 := (x - xa[0]) * (x - xa[2]) * (x - xa[3]) * ya[1] / ((xa[1] - xa[0]) * (xa[1] - xa[2]) * (xa[1] - xa[3]))
+		x2 := (x - xa[0]) * (x - xa[1]) * (x - xa[3]) * ya[2] / ((xa[2] - xa[0]) * (xa[2] - xa[1]) * (xa[2] - xa[3]))
+		x3 := (x - xa[0]) * (x - xa[1]) * (x - xa[2]) * ya[3] / ((xa[3] - xa[0]) * (xa[3] - xa[1]) * (xa[3] - xa[2]))
+		return x0 + x1 + x2 + x3
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 100000; i++ {
+		m := math.Floor(rng.NormFloat64() * 30)
+		x := m + rng.Float64()
+		xa := [4]float64{m - 1, m, m + 1, m + 2}
+		var ya [4]float64
+		for j := range ya {
+			ya[j] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))
+			if rng.IntN(8) == 0 {
+				ya[j] = 0
+			}
+		}
+		p := lagrangeNum(x, &xa)
+		if got, want := polint(&p, &ya), reference(&xa, &ya, x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("polint(%v, %v, %v) = %v, the reference's formula %v", xa, ya, x, got, want)
 		}
 	}
 }
