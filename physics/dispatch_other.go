@@ -13,6 +13,10 @@ func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 func exp(x float64) float64 { return math.Exp(x) }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
+	if k.shapeLanes {
+		k.pixelsShapeLanes(rb, n)
+		return
+	}
 	if k.lr.axes {
 		k.pixelsAxesLanes(rb, n)
 		return

@@ -112,7 +112,14 @@ func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	axes := k.lr.axes
+	shape := k.shapeLanes
 	switch {
+	case k.tier == tierAVX512 && shape:
+		k.pixelsShapeLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && shape:
+		k.pixelsShapeLanesAVX2(rb, n)
+	case shape:
+		k.pixelsShapeLanes(rb, n)
 	case k.tier == tierAVX512 && axes:
 		k.pixelsAxesLanesAVX512(rb, n)
 	case k.tier == tierAVX512:

@@ -5,7 +5,7 @@ package physics
 func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general float64) {
 	k := newKernel(c, in)
 	general, _ = k.pixel(f, s, interpNone, 0, nil, nil)
-	if !k.simple {
+	if !k.forwardLanes() {
 		return false, 0, general
 	}
 	rb := k.newRowBuf()

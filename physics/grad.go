@@ -409,7 +409,7 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 		}
 		vv := dot(v, v)
 		r2 := vv * k.nabc * k.nabc
-		e := exp(-(r2 / 0.63 * k.fudge))
+		e := expLanes(-(r2 / gaussWidth * k.fudge)) // (kernel.lattice's e^x)
 		g.fl = k.nabc * e
 		fr := -g.fl * k.fudge / 0.63 // ∂fl/∂r2
 		for i := range dh {

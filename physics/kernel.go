@@ -176,7 +176,7 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 	}
 	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
 	firstEval := make([]int, c.SPixels)
-	lanes := k.simple && mode == interpNone
+	lanes := k.forwardLanes() && mode == interpNone
 	var done atomic.Int64 // rows, for progress
 	parallelWorkers(c.SPixels, func() func(int) {
 		var rb *rowBuf
@@ -357,6 +357,7 @@ type kernel struct {
 	nn                   [3]int  // Na, Nb, Nc when whole
 	whole                bool    // Na, Nb, Nc are all whole numbers
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
+	shapeLanes           bool    // the forward lane kernels apply to the Gaussian or top-hat shape (simple's other conditions)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -424,10 +425,11 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i], axes = nGeneral, false
 		}
 	}
-	k.simple = !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick &&
-		c.Shape == Square && axes && !(k.dmin > 0)
+	flat := !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick && !(k.dmin > 0)
+	k.simple = flat && c.Shape == Square && axes
+	k.shapeLanes = flat && (c.Shape == Gauss || c.Shape == Tophat)
 	if generalOnly {
-		k.simple = false
+		k.simple, k.shapeLanes = false, false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -499,9 +501,9 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple = false
+		k.simple, k.shapeLanes = false, false
 	}
-	k.lr = k.newLaneReps(k.simple)
+	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
 	k.tier = currentTier()
 	return k
@@ -561,6 +563,10 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 // second result is the index of the first evaluation whose interpolation
 // neighbourhood left the table (interpOn only), or −1. tr, when not nil,
 // records what -printout prints (Tracer).
+// forwardLanes reports whether the forward rows run on the lane kernels
+// (pixelsLanes and its variants).
+func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes }
+
 func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *float64, tr *Trace) (float64, int) {
 	c := k.c
 	sum := k.ibg
@@ -933,28 +939,19 @@ func (k *kernel) lattice(h, kk, l float64) float64 {
 		}
 		return fl
 	}
-	dh, dk, dl := h-math.Ceil(h-0.5), kk-math.Ceil(kk-0.5), l-math.Ceil(l-0.5)
 	switch c.Shape {
 	case Round:
+		dh, dk, dl := h-math.Ceil(h-0.5), kk-math.Ceil(kk-0.5), l-math.Ceil(l-0.5)
 		// sinc3 of the radius in hkl space, scaled by √(volume ratio)
 		// cube/sphere as the reference does.
 		hr := dh*dh*k.na*k.na + dk*dk*k.nb*k.nb + dl*dl*k.nc*k.nc
 		return k.nabc * 0.723601254558268 * sinc3(math.Pi*math.Sqrt(hr*k.fudge))
 	default:
-		// Distance from the nearest reciprocal lattice point, measured with
-		// the unrotated reciprocal vectors (Å⁻¹) as the reference does.
-		var v [3]float64
-		for i := 0; i < 3; i++ {
-			v[i] = dh*k.astar[i] + dk*k.bstar[i] + dl*k.cstar[i]
-		}
-		r2 := dot(v, v) * k.nabc * k.nabc
-		if c.Shape == Gauss {
-			return k.nabc * exp(-(r2 / 0.63 * k.fudge))
-		}
-		if r2*k.fudge < 0.3969 {
-			return k.nabc
-		}
-		return 0
+		// Gaussian and top-hat: the lane kernels' formula on one lane
+		// (the distance from the nearest reciprocal lattice point,
+		// measured with the unrotated reciprocal vectors as the reference
+		// does; e^x by expLanes).
+		return shapeLatticeLanes(k.lr, h, kk, l, 0)
 	}
 }
 

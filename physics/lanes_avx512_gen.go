@@ -109,6 +109,69 @@ func sincg3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 	return h1.Mul(k1).Mul(l1)
 }
 
+func expLanesAVX512(x archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	x = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x, x.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	x = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x, x.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+	t := x.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+	kf := t.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+	r := x.Sub(kf.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+	r2 := r.Mul(r)
+	r4 := r2.Mul(r2)
+	q0 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r)).Mul(r2))
+	q1 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r)).Mul(r2)).Mul(r4)
+	q2 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r)).Mul(r2)).Mul(r4.Mul(r4))
+	p := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r.Add(r2.Mul(q0.Add(q1).Add(q2))))
+	small, big := kf.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+	off := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small)
+	off = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off, big)
+	c := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small)
+	c = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c, big)
+	return p.Mul(t.Add(off).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c)
+}
+
+func shapeLatticeLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
+
+	n int) archsimd.Float64x8 {
+	half := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+	dh, dk, dl := h.Sub(h.Sub(half).CeilScaled(0)), kk.Sub(kk.Sub(half).CeilScaled(0)), l.Sub(l.Sub(half).CeilScaled(0))
+	v0 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[0])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[0]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[0])))))
+	v1 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[1])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[1]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[1])))))
+	v2 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[2])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[2]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[2])))))
+	nabc := archsimd.LoadFloat64x8((*[8]float64)((&r.nabc)))
+	r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
+	var fl archsimd.Float64x8
+	if r.shape == Gauss {
+		e := r2.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8()).AsFloat64x8()
+		var r0_0_7 archsimd.Float64x8
+		{
+			x_7 := e
+			x_7 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7, x_7.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			x_7 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7, x_7.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+			t_7 := x_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+			kf_7 := t_7.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+			r_7 := x_7.Sub(kf_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+			r2_7 := r_7.Mul(r_7)
+			r4_7 := r2_7.Mul(r2_7)
+			q0_7 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7)).Mul(r2_7))
+			q1_7 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7)).Mul(r2_7)).Mul(r4_7)
+			q2_7 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7)).Mul(r2_7)).Mul(r4_7.Mul(r4_7))
+			p_7 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7.Add(r2_7.Mul(q0_7.Add(q1_7).Add(q2_7))))
+			small_7, big_7 := kf_7.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+			off_7 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7)
+			off_7 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7, big_7)
+			c_7 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7)
+			c_7 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7, big_7)
+			r0_0_7 = p_7.Mul(t_7.Add(off_7).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7)
+		}
+		fl = nabc.Mul(r0_0_7)
+	} else {
+		fl = nabc.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+	}
+	return fl
+}
+
 func flatAxisAVX512(fdet, f, s, o, p archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
@@ -130,45 +193,45 @@ func polarizationLanesAVX512(zero bool, kahn *laneVal, s *laneSrc, dx, dy, dz ar
 ) archsimd.Float64x8 {
 	c2 := archsimd.LoadFloat64x8((*[8]float64)((&s.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&s.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s.inc[2]))).Mul(dz))
 	c2sq := c2.Mul(c2)
-	cos2psi := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	cos2psi := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	if !zero {
 		e := dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.ein[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.ein[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.ein[2])))))
 		b := dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.bin[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.bin[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s.bin[2])))))
 		ee, bb := e.Mul(e), b.Mul(b)
 		den := ee.Add(bb)
-		cos2psi = ee.Sub(bb).Div(den).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+		cos2psi = ee.Sub(bb).Div(den).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 	}
 	one := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-	return archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one.Add(c2sq).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn)).Mul(cos2psi).Mul(one.Sub(c2sq))))
+	return archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one.Add(c2sq).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn)).Mul(cos2psi).Mul(one.Sub(c2sq))))
 }
 
 func cellIndexLanesAVX512(r *laneReps, ia *[8]int32, h, kk, l archsimd.Float64x8,
 
 ) archsimd.Mask64x8 {
-	half := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
+	half := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
 	hc, kc, lc := h.Sub(half).CeilScaled(0), kk.Sub(half).CeilScaled(0), l.Sub(half).CeilScaled(0)
 	hmin, kmin, lmin := archsimd.LoadFloat64x8((*[8]float64)((&r.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r.lmin)))
 	in := hc.GreaterEqual(hmin).And(hc.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r.hmax))))).And(kc.GreaterEqual(kmin)).And(kc.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r.kmax))))).And(lc.GreaterEqual(lmin)).And(lc.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r.lmax)))))
 	idx := hc.Sub(hmin).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.hstride)))).Add(kc.Sub(kmin).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.kstride))))).Add(lc.Sub(lmin))
-	idx.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in).ConvertToInt32().Store(ia)
+	idx.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in).ConvertToInt32().Store(ia)
 	return in
 }
 
 func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
-	var r0_0_7 archsimd.Mask64x8
+	var r0_0_8 archsimd.Mask64x8
 	{
-		r_7, ia_7, h_7, kk_7, l_7 := r, ia, h, kk, l
-		half_7 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-		hc_7, kc_7, lc_7 := h_7.Sub(half_7).CeilScaled(0), kk_7.Sub(half_7).CeilScaled(0), l_7.Sub(half_7).CeilScaled(0)
-		hmin_7, kmin_7, lmin_7 := archsimd.LoadFloat64x8((*[8]float64)((&r_7.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7.lmin)))
-		in_7 := hc_7.GreaterEqual(hmin_7).And(hc_7.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7.hmax))))).And(kc_7.GreaterEqual(kmin_7)).And(kc_7.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7.kmax))))).And(lc_7.GreaterEqual(lmin_7)).And(lc_7.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7.lmax)))))
-		idx_7 := hc_7.Sub(hmin_7).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7.hstride)))).Add(kc_7.Sub(kmin_7).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7.kstride))))).Add(lc_7.Sub(lmin_7))
-		idx_7.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7).ConvertToInt32().Store(ia_7)
-		r0_0_7 = in_7
+		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
+		half_8 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+		hc_8, kc_8, lc_8 := h_8.Sub(half_8).CeilScaled(0), kk_8.Sub(half_8).CeilScaled(0), l_8.Sub(half_8).CeilScaled(0)
+		hmin_8, kmin_8, lmin_8 := archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmin)))
+		in_8 := hc_8.GreaterEqual(hmin_8).And(hc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmax))))).And(kc_8.GreaterEqual(kmin_8)).And(kc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmax))))).And(lc_8.GreaterEqual(lmin_8)).And(lc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmax)))))
+		idx_8 := hc_8.Sub(hmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hstride)))).Add(kc_8.Sub(kmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kstride))))).Add(lc_8.Sub(lmin_8))
+		idx_8.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8).ConvertToInt32().Store(ia_8)
+		r0_0_8 = in_8
 	}
-	in := r0_0_7
+	in := r0_0_8
 	return vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 }
 
@@ -177,20 +240,20 @@ func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk,
 ) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_8 archsimd.Mask64x8
+	var r0_0_9 archsimd.Mask64x8
 	{
-		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
-		half_8 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-		hc_8, kc_8, lc_8 := h_8.Sub(half_8).CeilScaled(0), kk_8.Sub(half_8).CeilScaled(0), l_8.Sub(half_8).CeilScaled(0)
-		hmin_8, kmin_8, lmin_8 := archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmin)))
-		in_8 := hc_8.GreaterEqual(hmin_8).And(hc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmax))))).And(kc_8.GreaterEqual(kmin_8)).And(kc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmax))))).And(lc_8.GreaterEqual(lmin_8)).And(lc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmax)))))
-		idx_8 := hc_8.Sub(hmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hstride)))).Add(kc_8.Sub(kmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kstride))))).Add(lc_8.Sub(lmin_8))
-		idx_8.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8).ConvertToInt32().Store(ia_8)
-		r0_0_8 = in_8
+		r_9, ia_9, h_9, kk_9, l_9 := r, ia, h, kk, l
+		half_9 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+		hc_9, kc_9, lc_9 := h_9.Sub(half_9).CeilScaled(0), kk_9.Sub(half_9).CeilScaled(0), l_9.Sub(half_9).CeilScaled(0)
+		hmin_9, kmin_9, lmin_9 := archsimd.LoadFloat64x8((*[8]float64)((&r_9.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9.lmin)))
+		in_9 := hc_9.GreaterEqual(hmin_9).And(hc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.hmax))))).And(kc_9.GreaterEqual(kmin_9)).And(kc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.kmax))))).And(lc_9.GreaterEqual(lmin_9)).And(lc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.lmax)))))
+		idx_9 := hc_9.Sub(hmin_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9.hstride)))).Add(kc_9.Sub(kmin_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9.kstride))))).Add(lc_9.Sub(lmin_9))
+		idx_9.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9).ConvertToInt32().Store(ia_9)
+		r0_0_9 = in_9
 	}
-	in := r0_0_8
+	in := r0_0_9
 	f := vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
-	fd := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	fd := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	if miss != nil {
 		fd = vgatherAVX512(miss, ia).AsFloat64x8()
 	}
@@ -204,7 +267,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, po
 ) {
 	c := k.c
 	n := k.nn[0]
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for si := range r.src {
 		sr := &r.src[si]
 		il := archsimd.LoadFloat64x8((*[8]float64)((&sr.il)))
@@ -213,25 +276,25 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, po
 			var p archsimd.Float64x8
 			if r.kahnZero {
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
-				p = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
+				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_9 archsimd.Float64x8
+				var r0_0_10 archsimd.Float64x8
 				{
-					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
-					c2_9 := archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[0]))).Mul(dx_9).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[1]))).Mul(dy_9)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9.inc[2]))).Mul(dz_9))
-					c2sq_9 := c2_9.Mul(c2_9)
-					cos2psi_9 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if !zero_9 {
-						e_9 := dx_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[0])))).Add(dy_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[1]))))).Add(dz_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.ein[2])))))
-						b_9 := dx_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[0])))).Add(dy_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[1]))))).Add(dz_9.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9.bin[2])))))
-						ee_9, bb_9 := e_9.Mul(e_9), b_9.Mul(b_9)
-						den_9 := ee_9.Add(bb_9)
-						cos2psi_9 = ee_9.Sub(bb_9).Div(den_9).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
+					c2_10 := archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[0]))).Mul(dx_10).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[1]))).Mul(dy_10)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[2]))).Mul(dz_10))
+					c2sq_10 := c2_10.Mul(c2_10)
+					cos2psi_10 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_10 {
+						e_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[2])))))
+						b_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[2])))))
+						ee_10, bb_10 := e_10.Mul(e_10), b_10.Mul(b_10)
+						den_10 := ee_10.Add(bb_10)
+						cos2psi_10 = ee_10.Sub(bb_10).Div(den_10).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					one_9 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_9 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9.Add(c2sq_9).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9)).Mul(cos2psi_9).Mul(one_9.Sub(c2sq_9))))
+					one_10 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_10 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10.Add(c2sq_10).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10)).Mul(cos2psi_10).Mul(one_10.Sub(c2sq_10))))
 				}
-				p = r0_0_9
+				p = r0_0_10
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -240,100 +303,100 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, po
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_10 archsimd.Float64x8
+			var r0_0_11 archsimd.Float64x8
 			{
-				r_10, h_10, kk_10, l_10, n_10 := r, h, kk, l, n
-				_ = r_10
-				magic_10 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				th_10, tk_10, tl_10 := h_10.Add(magic_10), kk_10.Add(magic_10), l_10.Add(magic_10)
-				var r0_0_1_10 archsimd.Float64x8
+				r_11, h_11, kk_11, l_11, n_11 := r, h, kk, l, n
+				_ = r_11
+				magic_11 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				th_11, tk_11, tl_11 := h_11.Add(magic_11), kk_11.Add(magic_11), l_11.Add(magic_11)
+				var r0_0_1_11 archsimd.Float64x8
 				{
-					d_1_10 := h_10.Sub(th_10.Sub(magic_10))
-					y_1_10 := d_1_10.Mul(d_1_10)
-					y2_1_10 := y_1_10.Mul(y_1_10)
-					y4_1_10 := y2_1_10.Mul(y2_1_10)
-					p0_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10)).Mul(y2_1_10))
-					p1_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10)).Mul(y2_1_10)).Mul(y4_1_10)
-					p2_1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10.Mul(y4_1_10))
-					r0_0_1_10 = p0_1_10.Add(p1_1_10).Add(p2_1_10)
+					d_1_11 := h_11.Sub(th_11.Sub(magic_11))
+					y_1_11 := d_1_11.Mul(d_1_11)
+					y2_1_11 := y_1_11.Mul(y_1_11)
+					y4_1_11 := y2_1_11.Mul(y2_1_11)
+					p0_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11)).Mul(y2_1_11))
+					p1_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11)).Mul(y2_1_11)).Mul(y4_1_11)
+					p2_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11.Mul(y4_1_11))
+					r0_0_1_11 = p0_1_11.Add(p1_1_11).Add(p2_1_11)
 				}
-				var r0_0_2_10 archsimd.Float64x8
+				var r0_0_2_11 archsimd.Float64x8
 				{
-					c_2_10, t_2_10 := r0_0_1_10, th_10
-					r0_0_2_10 = c_2_10.AsUint64x8().Xor(t_2_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_2_11, t_2_11 := r0_0_1_11, th_11
+					r0_0_2_11 = c_2_11.AsUint64x8().Xor(t_2_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				ch_10 := r0_0_2_10
-				var r0_0_3_10 archsimd.Float64x8
+				ch_11 := r0_0_2_11
+				var r0_0_3_11 archsimd.Float64x8
 				{
-					d_3_10 := kk_10.Sub(tk_10.Sub(magic_10))
-					y_3_10 := d_3_10.Mul(d_3_10)
-					y2_3_10 := y_3_10.Mul(y_3_10)
-					y4_3_10 := y2_3_10.Mul(y2_3_10)
-					p0_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10)).Mul(y2_3_10))
-					p1_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10)).Mul(y2_3_10)).Mul(y4_3_10)
-					p2_3_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10.Mul(y4_3_10))
-					r0_0_3_10 = p0_3_10.Add(p1_3_10).Add(p2_3_10)
+					d_3_11 := kk_11.Sub(tk_11.Sub(magic_11))
+					y_3_11 := d_3_11.Mul(d_3_11)
+					y2_3_11 := y_3_11.Mul(y_3_11)
+					y4_3_11 := y2_3_11.Mul(y2_3_11)
+					p0_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11)).Mul(y2_3_11))
+					p1_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11)).Mul(y2_3_11)).Mul(y4_3_11)
+					p2_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11.Mul(y4_3_11))
+					r0_0_3_11 = p0_3_11.Add(p1_3_11).Add(p2_3_11)
 				}
-				var r0_0_4_10 archsimd.Float64x8
+				var r0_0_4_11 archsimd.Float64x8
 				{
-					c_4_10, t_4_10 := r0_0_3_10, tk_10
-					r0_0_4_10 = c_4_10.AsUint64x8().Xor(t_4_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_4_11, t_4_11 := r0_0_3_11, tk_11
+					r0_0_4_11 = c_4_11.AsUint64x8().Xor(t_4_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				ck_10 := r0_0_4_10
-				var r0_0_5_10 archsimd.Float64x8
+				ck_11 := r0_0_4_11
+				var r0_0_5_11 archsimd.Float64x8
 				{
-					d_5_10 := l_10.Sub(tl_10.Sub(magic_10))
-					y_5_10 := d_5_10.Mul(d_5_10)
-					y2_5_10 := y_5_10.Mul(y_5_10)
-					y4_5_10 := y2_5_10.Mul(y2_5_10)
-					p0_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10)).Mul(y2_5_10))
-					p1_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10)).Mul(y2_5_10)).Mul(y4_5_10)
-					p2_5_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10.Mul(y4_5_10))
-					r0_0_5_10 = p0_5_10.Add(p1_5_10).Add(p2_5_10)
+					d_5_11 := l_11.Sub(tl_11.Sub(magic_11))
+					y_5_11 := d_5_11.Mul(d_5_11)
+					y2_5_11 := y_5_11.Mul(y_5_11)
+					y4_5_11 := y2_5_11.Mul(y2_5_11)
+					p0_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11)).Mul(y2_5_11))
+					p1_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11)).Mul(y2_5_11)).Mul(y4_5_11)
+					p2_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11.Mul(y4_5_11))
+					r0_0_5_11 = p0_5_11.Add(p1_5_11).Add(p2_5_11)
 				}
-				var r0_0_6_10 archsimd.Float64x8
+				var r0_0_6_11 archsimd.Float64x8
 				{
-					c_6_10, t_6_10 := r0_0_5_10, tl_10
-					r0_0_6_10 = c_6_10.AsUint64x8().Xor(t_6_10.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_6_11, t_6_11 := r0_0_5_11, tl_11
+					r0_0_6_11 = c_6_11.AsUint64x8().Xor(t_6_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				cl_10 := r0_0_6_10
-				two_10 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				ch_10, ck_10, cl_10 = two_10.Mul(ch_10), two_10.Mul(ck_10), two_10.Mul(cl_10)
-				h0_10, k0_10, l0_10 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
-				j_10 := 2
-				for ; j_10+1 < n_10; j_10 += 2 {
-					h0_10, k0_10, l0_10 = ch_10.Mul(h1_10).Sub(h0_10), ck_10.Mul(k1_10).Sub(k0_10), cl_10.Mul(l1_10).Sub(l0_10)
-					h1_10, k1_10, l1_10 = ch_10.Mul(h0_10).Sub(h1_10), ck_10.Mul(k0_10).Sub(k1_10), cl_10.Mul(l0_10).Sub(l1_10)
+				cl_11 := r0_0_6_11
+				two_11 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				ch_11, ck_11, cl_11 = two_11.Mul(ch_11), two_11.Mul(ck_11), two_11.Mul(cl_11)
+				h0_11, k0_11, l0_11 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				h1_11, k1_11, l1_11 := ch_11, ck_11, cl_11
+				j_11 := 2
+				for ; j_11+1 < n_11; j_11 += 2 {
+					h0_11, k0_11, l0_11 = ch_11.Mul(h1_11).Sub(h0_11), ck_11.Mul(k1_11).Sub(k0_11), cl_11.Mul(l1_11).Sub(l0_11)
+					h1_11, k1_11, l1_11 = ch_11.Mul(h0_11).Sub(h1_11), ck_11.Mul(k0_11).Sub(k1_11), cl_11.Mul(l0_11).Sub(l1_11)
 				}
-				if j_10 < n_10 {
-					h1_10 = ch_10.Mul(h1_10).Sub(h0_10)
-					k1_10 = ck_10.Mul(k1_10).Sub(k0_10)
-					l1_10 = cl_10.Mul(l1_10).Sub(l0_10)
+				if j_11 < n_11 {
+					h1_11 = ch_11.Mul(h1_11).Sub(h0_11)
+					k1_11 = ck_11.Mul(k1_11).Sub(k0_11)
+					l1_11 = cl_11.Mul(l1_11).Sub(l0_11)
 				}
-				r0_0_10 = h1_10.Mul(k1_10).Mul(l1_10)
+				r0_0_11 = h1_11.Mul(k1_11).Mul(l1_11)
 			}
-			fl := r0_0_10
+			fl := r0_0_11
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_11 archsimd.Float64x8
+				var r0_0_12 archsimd.Float64x8
 				{
-					r_11, bits_11, ia_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_7_11 archsimd.Mask64x8
+					r_12, bits_12, ia_12, h_12, kk_12, l_12 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_12 archsimd.Mask64x8
 					{
-						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
-						half_7_11 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_7_11, kc_7_11, lc_7_11 := h_7_11.Sub(half_7_11).CeilScaled(0), kk_7_11.Sub(half_7_11).CeilScaled(0), l_7_11.Sub(half_7_11).CeilScaled(0)
-						hmin_7_11, kmin_7_11, lmin_7_11 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.lmin)))
-						in_7_11 := hc_7_11.GreaterEqual(hmin_7_11).And(hc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hmax))))).And(kc_7_11.GreaterEqual(kmin_7_11)).And(kc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kmax))))).And(lc_7_11.GreaterEqual(lmin_7_11)).And(lc_7_11.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.lmax)))))
-						idx_7_11 := hc_7_11.Sub(hmin_7_11).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.hstride)))).Add(kc_7_11.Sub(kmin_7_11).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11.kstride))))).Add(lc_7_11.Sub(lmin_7_11))
-						idx_7_11.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11).ConvertToInt32().Store(ia_7_11)
-						r0_0_7_11 = in_7_11
+						r_8_12, ia_8_12, h_8_12, kk_8_12, l_8_12 := r_12, ia_12, h_12, kk_12, l_12
+						half_8_12 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_8_12, kc_8_12, lc_8_12 := h_8_12.Sub(half_8_12).CeilScaled(0), kk_8_12.Sub(half_8_12).CeilScaled(0), l_8_12.Sub(half_8_12).CeilScaled(0)
+						hmin_8_12, kmin_8_12, lmin_8_12 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.lmin)))
+						in_8_12 := hc_8_12.GreaterEqual(hmin_8_12).And(hc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hmax))))).And(kc_8_12.GreaterEqual(kmin_8_12)).And(kc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kmax))))).And(lc_8_12.GreaterEqual(lmin_8_12)).And(lc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.lmax)))))
+						idx_8_12 := hc_8_12.Sub(hmin_8_12).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hstride)))).Add(kc_8_12.Sub(kmin_8_12).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kstride))))).Add(lc_8_12.Sub(lmin_8_12))
+						idx_8_12.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12).ConvertToInt32().Store(ia_8_12)
+						r0_0_8_12 = in_8_12
 					}
-					in_11 := r0_0_7_11
-					r0_0_11 = vgatherAVX512(bits_11, ia_11).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11.defaultF))), in_11)
+					in_12 := r0_0_8_12
+					r0_0_12 = vgatherAVX512(bits_12, ia_12).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12.defaultF))), in_12)
 				}
-				fc = r0_0_11
+				fc = r0_0_12
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -353,190 +416,190 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Fl
 
 ) {
 	c := k.c
-	var r0_0_12 archsimd.Float64x8
-	{
-		fdet_12, f_12, s_12, o_12, p_12 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_12 = fdet_12.Mul(f_12).Add(s_12).Add(o_12).Add(p_12)
-	}
-	x := r0_0_12
 	var r0_0_13 archsimd.Float64x8
 	{
-		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 		r0_0_13 = fdet_13.Mul(f_13).Add(s_13).Add(o_13).Add(p_13)
 	}
-	y := r0_0_13
+	x := r0_0_13
 	var r0_0_14 archsimd.Float64x8
 	{
-		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
 	}
-	z := r0_0_14
+	y := r0_0_14
+	var r0_0_15 archsimd.Float64x8
+	{
+		fdet_15, f_15, s_15, o_15, p_15 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_15 = fdet_15.Mul(f_15).Add(s_15).Add(o_15).Add(p_15)
+	}
+	z := r0_0_15
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m.ToBits() != 0 {
-		var r0_0_15 archsimd.Float64x8
+	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
+		var r0_0_16 archsimd.Float64x8
 		{
-			invR_15, num_15, point_15 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_15 := invR_15.Mul(invR_15)
-			if !point_15 {
-				w_15 = num_15.Mul(w_15.Mul(invR_15))
+			invR_16, num_16, point_16 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_16 := invR_16.Mul(invR_16)
+			if !point_16 {
+				w_16 = num_16.Mul(w_16.Mul(invR_16))
 			}
-			r0_0_15 = w_15
+			r0_0_16 = w_16
 		}
-		omega = r0_0_15.Merge(omega, m)
+		omega = r0_0_16.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_16 archsimd.Float64x8
-		r1_0_16 archsimd.Float64x8
+		r0_0_17 archsimd.Float64x8
+		r1_0_17 archsimd.Float64x8
 	)
 	{
-		k_16, r_16, ia_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, sum, dx, dy, dz, polar
-		c_16 := k_16.c
-		n_16 := k_16.nn[0]
-		zero_16 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		for si_16 := range r_16.src {
-			sr_16 := &r_16.src[si_16]
-			il_16 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16.il)))
-			qx_16, qy_16, qz_16 := dx_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[0])))).Mul(il_16), dy_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[1])))).Mul(il_16), dz_16.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[2])))).Mul(il_16)
-			if m_16 := polar_16.Equal(zero_16); m_16.ToBits() != 0 {
-				var p_16 archsimd.Float64x8
-				if r_16.kahnZero {
-					c2_16 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[0]))).Mul(dx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[1]))).Mul(dy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16.inc[2]))).Mul(dz_16))
-					p_16 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16.Mul(c2_16)))
+		k_17, r_17, ia_17, sum_17, dx_17, dy_17, dz_17, polar_17 := k, r, ia, sum, dx, dy, dz, polar
+		c_17 := k_17.c
+		n_17 := k_17.nn[0]
+		zero_17 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_17 := range r_17.src {
+			sr_17 := &r_17.src[si_17]
+			il_17 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17.il)))
+			qx_17, qy_17, qz_17 := dx_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[0])))).Mul(il_17), dy_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[1])))).Mul(il_17), dz_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[2])))).Mul(il_17)
+			if m_17 := polar_17.Equal(zero_17); m_17.ToBits() != 0 {
+				var p_17 archsimd.Float64x8
+				if r_17.kahnZero {
+					c2_17 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[0]))).Mul(dx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[1]))).Mul(dy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[2]))).Mul(dz_17))
+					p_17 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17.Mul(c2_17)))
 				} else {
-					var r0_0_9_16 archsimd.Float64x8
+					var r0_0_10_17 archsimd.Float64x8
 					{
-						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
-						c2_9_16 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[0]))).Mul(dx_9_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[1]))).Mul(dy_9_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.inc[2]))).Mul(dz_9_16))
-						c2sq_9_16 := c2_9_16.Mul(c2_9_16)
-						cos2psi_9_16 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if !zero_9_16 {
-							e_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[0])))).Add(dy_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[1]))))).Add(dz_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.ein[2])))))
-							b_9_16 := dx_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[0])))).Add(dy_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[1]))))).Add(dz_9_16.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16.bin[2])))))
-							ee_9_16, bb_9_16 := e_9_16.Mul(e_9_16), b_9_16.Mul(b_9_16)
-							den_9_16 := ee_9_16.Add(bb_9_16)
-							cos2psi_9_16 = ee_9_16.Sub(bb_9_16).Div(den_9_16).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						zero_10_17, kahn_10_17, s_10_17, dx_10_17, dy_10_17, dz_10_17 := false, &r_17.kahn, sr_17, dx_17, dy_17, dz_17
+						c2_10_17 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[0]))).Mul(dx_10_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[1]))).Mul(dy_10_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[2]))).Mul(dz_10_17))
+						c2sq_10_17 := c2_10_17.Mul(c2_10_17)
+						cos2psi_10_17 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_10_17 {
+							e_10_17 := dx_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[0])))).Add(dy_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[1]))))).Add(dz_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[2])))))
+							b_10_17 := dx_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[0])))).Add(dy_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[1]))))).Add(dz_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[2])))))
+							ee_10_17, bb_10_17 := e_10_17.Mul(e_10_17), b_10_17.Mul(b_10_17)
+							den_10_17 := ee_10_17.Add(bb_10_17)
+							cos2psi_10_17 = ee_10_17.Sub(bb_10_17).Div(den_10_17).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						one_9_16 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_9_16 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16.Add(c2sq_9_16).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16)).Mul(cos2psi_9_16).Mul(one_9_16.Sub(c2sq_9_16))))
+						one_10_17 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_10_17 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17.Add(c2sq_10_17).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17)).Mul(cos2psi_10_17).Mul(one_10_17.Sub(c2sq_10_17))))
 					}
-					p_16 = r0_0_9_16
+					p_17 = r0_0_10_17
 				}
-				polar_16 = p_16.Merge(polar_16, m_16)
+				polar_17 = p_17.Merge(polar_17, m_17)
 			}
-			for oi_16 := range r_16.orient {
-				o_16 := &r_16.orient[oi_16]
-				h_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[0]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[1]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[2]))).Mul(qz_16))
-				kk_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[3]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[4]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[5]))).Mul(qz_16))
-				l_16 := archsimd.LoadFloat64x8((*[8]float64)((&o_16[6]))).Mul(qx_16).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[7]))).Mul(qy_16)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16[8]))).Mul(qz_16))
-				var r0_0_10_16 archsimd.Float64x8
+			for oi_17 := range r_17.orient {
+				o_17 := &r_17.orient[oi_17]
+				h_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[0]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[1]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[2]))).Mul(qz_17))
+				kk_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[3]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[4]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[5]))).Mul(qz_17))
+				l_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[6]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[7]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[8]))).Mul(qz_17))
+				var r0_0_11_17 archsimd.Float64x8
 				{
-					r_10_16, h_10_16, kk_10_16, l_10_16, n_10_16 := r_16, h_16, kk_16, l_16, n_16
-					_ = r_10_16
-					magic_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					th_10_16, tk_10_16, tl_10_16 := h_10_16.Add(magic_10_16), kk_10_16.Add(magic_10_16), l_10_16.Add(magic_10_16)
-					var r0_0_1_10_16 archsimd.Float64x8
+					r_11_17, h_11_17, kk_11_17, l_11_17, n_11_17 := r_17, h_17, kk_17, l_17, n_17
+					_ = r_11_17
+					magic_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					th_11_17, tk_11_17, tl_11_17 := h_11_17.Add(magic_11_17), kk_11_17.Add(magic_11_17), l_11_17.Add(magic_11_17)
+					var r0_0_1_11_17 archsimd.Float64x8
 					{
-						d_1_10_16 := h_10_16.Sub(th_10_16.Sub(magic_10_16))
-						y_1_10_16 := d_1_10_16.Mul(d_1_10_16)
-						y2_1_10_16 := y_1_10_16.Mul(y_1_10_16)
-						y4_1_10_16 := y2_1_10_16.Mul(y2_1_10_16)
-						p0_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16)).Mul(y2_1_10_16))
-						p1_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16)).Mul(y2_1_10_16)).Mul(y4_1_10_16)
-						p2_1_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16.Mul(y4_1_10_16))
-						r0_0_1_10_16 = p0_1_10_16.Add(p1_1_10_16).Add(p2_1_10_16)
+						d_1_11_17 := h_11_17.Sub(th_11_17.Sub(magic_11_17))
+						y_1_11_17 := d_1_11_17.Mul(d_1_11_17)
+						y2_1_11_17 := y_1_11_17.Mul(y_1_11_17)
+						y4_1_11_17 := y2_1_11_17.Mul(y2_1_11_17)
+						p0_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17)).Mul(y2_1_11_17))
+						p1_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17)).Mul(y2_1_11_17)).Mul(y4_1_11_17)
+						p2_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17.Mul(y4_1_11_17))
+						r0_0_1_11_17 = p0_1_11_17.Add(p1_1_11_17).Add(p2_1_11_17)
 					}
-					var r0_0_2_10_16 archsimd.Float64x8
+					var r0_0_2_11_17 archsimd.Float64x8
 					{
-						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
-						r0_0_2_10_16 = c_2_10_16.AsUint64x8().Xor(t_2_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_2_11_17, t_2_11_17 := r0_0_1_11_17, th_11_17
+						r0_0_2_11_17 = c_2_11_17.AsUint64x8().Xor(t_2_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					ch_10_16 := r0_0_2_10_16
-					var r0_0_3_10_16 archsimd.Float64x8
+					ch_11_17 := r0_0_2_11_17
+					var r0_0_3_11_17 archsimd.Float64x8
 					{
-						d_3_10_16 := kk_10_16.Sub(tk_10_16.Sub(magic_10_16))
-						y_3_10_16 := d_3_10_16.Mul(d_3_10_16)
-						y2_3_10_16 := y_3_10_16.Mul(y_3_10_16)
-						y4_3_10_16 := y2_3_10_16.Mul(y2_3_10_16)
-						p0_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16)).Mul(y2_3_10_16))
-						p1_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16)).Mul(y2_3_10_16)).Mul(y4_3_10_16)
-						p2_3_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16.Mul(y4_3_10_16))
-						r0_0_3_10_16 = p0_3_10_16.Add(p1_3_10_16).Add(p2_3_10_16)
+						d_3_11_17 := kk_11_17.Sub(tk_11_17.Sub(magic_11_17))
+						y_3_11_17 := d_3_11_17.Mul(d_3_11_17)
+						y2_3_11_17 := y_3_11_17.Mul(y_3_11_17)
+						y4_3_11_17 := y2_3_11_17.Mul(y2_3_11_17)
+						p0_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17)).Mul(y2_3_11_17))
+						p1_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17)).Mul(y2_3_11_17)).Mul(y4_3_11_17)
+						p2_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17.Mul(y4_3_11_17))
+						r0_0_3_11_17 = p0_3_11_17.Add(p1_3_11_17).Add(p2_3_11_17)
 					}
-					var r0_0_4_10_16 archsimd.Float64x8
+					var r0_0_4_11_17 archsimd.Float64x8
 					{
-						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
-						r0_0_4_10_16 = c_4_10_16.AsUint64x8().Xor(t_4_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_4_11_17, t_4_11_17 := r0_0_3_11_17, tk_11_17
+						r0_0_4_11_17 = c_4_11_17.AsUint64x8().Xor(t_4_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					ck_10_16 := r0_0_4_10_16
-					var r0_0_5_10_16 archsimd.Float64x8
+					ck_11_17 := r0_0_4_11_17
+					var r0_0_5_11_17 archsimd.Float64x8
 					{
-						d_5_10_16 := l_10_16.Sub(tl_10_16.Sub(magic_10_16))
-						y_5_10_16 := d_5_10_16.Mul(d_5_10_16)
-						y2_5_10_16 := y_5_10_16.Mul(y_5_10_16)
-						y4_5_10_16 := y2_5_10_16.Mul(y2_5_10_16)
-						p0_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16)).Mul(y2_5_10_16))
-						p1_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16)).Mul(y2_5_10_16)).Mul(y4_5_10_16)
-						p2_5_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16.Mul(y4_5_10_16))
-						r0_0_5_10_16 = p0_5_10_16.Add(p1_5_10_16).Add(p2_5_10_16)
+						d_5_11_17 := l_11_17.Sub(tl_11_17.Sub(magic_11_17))
+						y_5_11_17 := d_5_11_17.Mul(d_5_11_17)
+						y2_5_11_17 := y_5_11_17.Mul(y_5_11_17)
+						y4_5_11_17 := y2_5_11_17.Mul(y2_5_11_17)
+						p0_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17)).Mul(y2_5_11_17))
+						p1_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17)).Mul(y2_5_11_17)).Mul(y4_5_11_17)
+						p2_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17.Mul(y4_5_11_17))
+						r0_0_5_11_17 = p0_5_11_17.Add(p1_5_11_17).Add(p2_5_11_17)
 					}
-					var r0_0_6_10_16 archsimd.Float64x8
+					var r0_0_6_11_17 archsimd.Float64x8
 					{
-						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
-						r0_0_6_10_16 = c_6_10_16.AsUint64x8().Xor(t_6_10_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_6_11_17, t_6_11_17 := r0_0_5_11_17, tl_11_17
+						r0_0_6_11_17 = c_6_11_17.AsUint64x8().Xor(t_6_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					cl_10_16 := r0_0_6_10_16
-					two_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					ch_10_16, ck_10_16, cl_10_16 = two_10_16.Mul(ch_10_16), two_10_16.Mul(ck_10_16), two_10_16.Mul(cl_10_16)
-					h0_10_16, k0_10_16, l0_10_16 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
-					j_10_16 := 2
-					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
-						h0_10_16, k0_10_16, l0_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16), ck_10_16.Mul(k1_10_16).Sub(k0_10_16), cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
-						h1_10_16, k1_10_16, l1_10_16 = ch_10_16.Mul(h0_10_16).Sub(h1_10_16), ck_10_16.Mul(k0_10_16).Sub(k1_10_16), cl_10_16.Mul(l0_10_16).Sub(l1_10_16)
+					cl_11_17 := r0_0_6_11_17
+					two_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					ch_11_17, ck_11_17, cl_11_17 = two_11_17.Mul(ch_11_17), two_11_17.Mul(ck_11_17), two_11_17.Mul(cl_11_17)
+					h0_11_17, k0_11_17, l0_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					h1_11_17, k1_11_17, l1_11_17 := ch_11_17, ck_11_17, cl_11_17
+					j_11_17 := 2
+					for ; j_11_17+1 < n_11_17; j_11_17 += 2 {
+						h0_11_17, k0_11_17, l0_11_17 = ch_11_17.Mul(h1_11_17).Sub(h0_11_17), ck_11_17.Mul(k1_11_17).Sub(k0_11_17), cl_11_17.Mul(l1_11_17).Sub(l0_11_17)
+						h1_11_17, k1_11_17, l1_11_17 = ch_11_17.Mul(h0_11_17).Sub(h1_11_17), ck_11_17.Mul(k0_11_17).Sub(k1_11_17), cl_11_17.Mul(l0_11_17).Sub(l1_11_17)
 					}
-					if j_10_16 < n_10_16 {
-						h1_10_16 = ch_10_16.Mul(h1_10_16).Sub(h0_10_16)
-						k1_10_16 = ck_10_16.Mul(k1_10_16).Sub(k0_10_16)
-						l1_10_16 = cl_10_16.Mul(l1_10_16).Sub(l0_10_16)
+					if j_11_17 < n_11_17 {
+						h1_11_17 = ch_11_17.Mul(h1_11_17).Sub(h0_11_17)
+						k1_11_17 = ck_11_17.Mul(k1_11_17).Sub(k0_11_17)
+						l1_11_17 = cl_11_17.Mul(l1_11_17).Sub(l0_11_17)
 					}
-					r0_0_10_16 = h1_10_16.Mul(k1_10_16).Mul(l1_10_16)
+					r0_0_11_17 = h1_11_17.Mul(k1_11_17).Mul(l1_11_17)
 				}
-				fl_16 := r0_0_10_16
-				fc_16 := archsimd.LoadFloat64x8((*[8]float64)((&r_16.defaultF)))
-				if c_16.HasHKL {
-					var r0_0_11_16 archsimd.Float64x8
+				fl_17 := r0_0_11_17
+				fc_17 := archsimd.LoadFloat64x8((*[8]float64)((&r_17.defaultF)))
+				if c_17.HasHKL {
+					var r0_0_12_17 archsimd.Float64x8
 					{
-						r_11_16, bits_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, h_16, kk_16, l_16
-						var r0_0_7_11_16 archsimd.Mask64x8
+						r_12_17, bits_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17 := r_17, k_17.fhklBits, ia_17, h_17, kk_17, l_17
+						var r0_0_8_12_17 archsimd.Mask64x8
 						{
-							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
-							half_7_11_16 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_7_11_16, kc_7_11_16, lc_7_11_16 := h_7_11_16.Sub(half_7_11_16).CeilScaled(0), kk_7_11_16.Sub(half_7_11_16).CeilScaled(0), l_7_11_16.Sub(half_7_11_16).CeilScaled(0)
-							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.lmin)))
-							in_7_11_16 := hc_7_11_16.GreaterEqual(hmin_7_11_16).And(hc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hmax))))).And(kc_7_11_16.GreaterEqual(kmin_7_11_16)).And(kc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kmax))))).And(lc_7_11_16.GreaterEqual(lmin_7_11_16)).And(lc_7_11_16.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.lmax)))))
-							idx_7_11_16 := hc_7_11_16.Sub(hmin_7_11_16).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.hstride)))).Add(kc_7_11_16.Sub(kmin_7_11_16).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16.kstride))))).Add(lc_7_11_16.Sub(lmin_7_11_16))
-							idx_7_11_16.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16).ConvertToInt32().Store(ia_7_11_16)
-							r0_0_7_11_16 = in_7_11_16
+							r_8_12_17, ia_8_12_17, h_8_12_17, kk_8_12_17, l_8_12_17 := r_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17
+							half_8_12_17 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_8_12_17, kc_8_12_17, lc_8_12_17 := h_8_12_17.Sub(half_8_12_17).CeilScaled(0), kk_8_12_17.Sub(half_8_12_17).CeilScaled(0), l_8_12_17.Sub(half_8_12_17).CeilScaled(0)
+							hmin_8_12_17, kmin_8_12_17, lmin_8_12_17 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.lmin)))
+							in_8_12_17 := hc_8_12_17.GreaterEqual(hmin_8_12_17).And(hc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hmax))))).And(kc_8_12_17.GreaterEqual(kmin_8_12_17)).And(kc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kmax))))).And(lc_8_12_17.GreaterEqual(lmin_8_12_17)).And(lc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.lmax)))))
+							idx_8_12_17 := hc_8_12_17.Sub(hmin_8_12_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hstride)))).Add(kc_8_12_17.Sub(kmin_8_12_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kstride))))).Add(lc_8_12_17.Sub(lmin_8_12_17))
+							idx_8_12_17.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17).ConvertToInt32().Store(ia_8_12_17)
+							r0_0_8_12_17 = in_8_12_17
 						}
-						in_11_16 := r0_0_7_11_16
-						r0_0_11_16 = vgatherAVX512(bits_11_16, ia_11_16).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16.defaultF))), in_11_16)
+						in_12_17 := r0_0_8_12_17
+						r0_0_12_17 = vgatherAVX512(bits_12_17, ia_12_17).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17.defaultF))), in_12_17)
 					}
-					fc_16 = r0_0_11_16
+					fc_17 = r0_0_12_17
 				}
-				s_16 := sum_16.Add(fc_16.Mul(fc_16).Mul(fl_16).Mul(fl_16))
-				if !c_16.Water {
-					s_16 = sum_16.Merge(s_16, fl_16.Equal(zero_16))
+				s_17 := sum_17.Add(fc_17.Mul(fc_17).Mul(fl_17).Mul(fl_17))
+				if !c_17.Water {
+					s_17 = sum_17.Merge(s_17, fl_17.Equal(zero_17))
 				}
-				sum_16 = s_16
+				sum_17 = s_17
 			}
 		}
-		r0_0_16, r1_0_16 = sum_16, polar_16
+		r0_0_17, r1_0_17 = sum_17, polar_17
 	}
-	sum, polar = r0_0_16, r1_0_16
+	sum, polar = r0_0_17, r1_0_17
 	return sum, omega, polar
 }
 
@@ -557,195 +620,195 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_17 archsimd.Float64x8
-				{
-					fdet_17, f_17, s_17, o_17, p_17 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_17 = fdet_17.Mul(f_17).Add(s_17).Add(o_17).Add(p_17)
-				}
-				x := r0_0_17
 				var r0_0_18 archsimd.Float64x8
 				{
-					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 					r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
 				}
-				y := r0_0_18
+				x := r0_0_18
 				var r0_0_19 archsimd.Float64x8
 				{
-					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
 				}
-				z := r0_0_19
+				y := r0_0_19
+				var r0_0_20 archsimd.Float64x8
+				{
+					fdet_20, f_20, s_20, o_20, p_20 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_20 = fdet_20.Mul(f_20).Add(s_20).Add(o_20).Add(p_20)
+				}
+				z := r0_0_20
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_20 archsimd.Float64x8
+				var r0_0_21 archsimd.Float64x8
 				{
-					invR_20, num_20, point_20 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_20 := invR_20.Mul(invR_20)
-					if !point_20 {
-						w_20 = num_20.Mul(w_20.Mul(invR_20))
+					invR_21, num_21, point_21 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_21 := invR_21.Mul(invR_21)
+					if !point_21 {
+						w_21 = num_21.Mul(w_21.Mul(invR_21))
 					}
-					r0_0_20 = w_20
+					r0_0_21 = w_21
 				}
-				r0_0_20.StoreSlice(g[3][q:])
+				r0_0_21.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
-				sum, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+				sum, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 				if c.NoPolar {
 					polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_21 archsimd.Float64x8
-					r1_0_21 archsimd.Float64x8
+					r0_0_22 archsimd.Float64x8
+					r1_0_22 archsimd.Float64x8
 				)
 				{
-					k_21, r_21, ia_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_21 := k_21.c
-					n_21 := k_21.nn[0]
-					zero_21 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_21 := range r_21.src {
-						sr_21 := &r_21.src[si_21]
-						il_21 := archsimd.LoadFloat64x8((*[8]float64)((&sr_21.il)))
-						qx_21, qy_21, qz_21 := dx_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[0])))).Mul(il_21), dy_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[1])))).Mul(il_21), dz_21.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[2])))).Mul(il_21)
-						if m_21 := polar_21.Equal(zero_21); m_21.ToBits() != 0 {
-							var p_21 archsimd.Float64x8
-							if r_21.kahnZero {
-								c2_21 := archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[0]))).Mul(dx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[1]))).Mul(dy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_21.inc[2]))).Mul(dz_21))
-								p_21 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_21.Mul(c2_21)))
+					k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_22 := k_22.c
+					n_22 := k_22.nn[0]
+					zero_22 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_22 := range r_22.src {
+						sr_22 := &r_22.src[si_22]
+						il_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_22.il)))
+						qx_22, qy_22, qz_22 := dx_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[0])))).Mul(il_22), dy_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[1])))).Mul(il_22), dz_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[2])))).Mul(il_22)
+						if m_22 := polar_22.Equal(zero_22); m_22.ToBits() != 0 {
+							var p_22 archsimd.Float64x8
+							if r_22.kahnZero {
+								c2_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[0]))).Mul(dx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[1]))).Mul(dy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[2]))).Mul(dz_22))
+								p_22 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_22.Mul(c2_22)))
 							} else {
-								var r0_0_9_21 archsimd.Float64x8
+								var r0_0_10_22 archsimd.Float64x8
 								{
-									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
-									c2_9_21 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[0]))).Mul(dx_9_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[1]))).Mul(dy_9_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.inc[2]))).Mul(dz_9_21))
-									c2sq_9_21 := c2_9_21.Mul(c2_9_21)
-									cos2psi_9_21 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_9_21 {
-										e_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[0])))).Add(dy_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[1]))))).Add(dz_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.ein[2])))))
-										b_9_21 := dx_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[0])))).Add(dy_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[1]))))).Add(dz_9_21.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_21.bin[2])))))
-										ee_9_21, bb_9_21 := e_9_21.Mul(e_9_21), b_9_21.Mul(b_9_21)
-										den_9_21 := ee_9_21.Add(bb_9_21)
-										cos2psi_9_21 = ee_9_21.Sub(bb_9_21).Div(den_9_21).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_21.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_10_22, kahn_10_22, s_10_22, dx_10_22, dy_10_22, dz_10_22 := false, &r_22.kahn, sr_22, dx_22, dy_22, dz_22
+									c2_10_22 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[0]))).Mul(dx_10_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[1]))).Mul(dy_10_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[2]))).Mul(dz_10_22))
+									c2sq_10_22 := c2_10_22.Mul(c2_10_22)
+									cos2psi_10_22 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_10_22 {
+										e_10_22 := dx_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[0])))).Add(dy_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[1]))))).Add(dz_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[2])))))
+										b_10_22 := dx_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[0])))).Add(dy_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[1]))))).Add(dz_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[2])))))
+										ee_10_22, bb_10_22 := e_10_22.Mul(e_10_22), b_10_22.Mul(b_10_22)
+										den_10_22 := ee_10_22.Add(bb_10_22)
+										cos2psi_10_22 = ee_10_22.Sub(bb_10_22).Div(den_10_22).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_22.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_9_21 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_9_21 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_21.Add(c2sq_9_21).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_21)).Mul(cos2psi_9_21).Mul(one_9_21.Sub(c2sq_9_21))))
+									one_10_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_10_22 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_22.Add(c2sq_10_22).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_22)).Mul(cos2psi_10_22).Mul(one_10_22.Sub(c2sq_10_22))))
 								}
-								p_21 = r0_0_9_21
+								p_22 = r0_0_10_22
 							}
-							polar_21 = p_21.Merge(polar_21, m_21)
+							polar_22 = p_22.Merge(polar_22, m_22)
 						}
-						for oi_21 := range r_21.orient {
-							o_21 := &r_21.orient[oi_21]
-							h_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[0]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[1]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[2]))).Mul(qz_21))
-							kk_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[3]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[4]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[5]))).Mul(qz_21))
-							l_21 := archsimd.LoadFloat64x8((*[8]float64)((&o_21[6]))).Mul(qx_21).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[7]))).Mul(qy_21)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_21[8]))).Mul(qz_21))
-							var r0_0_10_21 archsimd.Float64x8
+						for oi_22 := range r_22.orient {
+							o_22 := &r_22.orient[oi_22]
+							h_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[0]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[1]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[2]))).Mul(qz_22))
+							kk_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[3]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[4]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[5]))).Mul(qz_22))
+							l_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[6]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[7]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[8]))).Mul(qz_22))
+							var r0_0_11_22 archsimd.Float64x8
 							{
-								r_10_21, h_10_21, kk_10_21, l_10_21, n_10_21 := r_21, h_21, kk_21, l_21, n_21
-								_ = r_10_21
-								magic_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_10_21, tk_10_21, tl_10_21 := h_10_21.Add(magic_10_21), kk_10_21.Add(magic_10_21), l_10_21.Add(magic_10_21)
-								var r0_0_1_10_21 archsimd.Float64x8
+								r_11_22, h_11_22, kk_11_22, l_11_22, n_11_22 := r_22, h_22, kk_22, l_22, n_22
+								_ = r_11_22
+								magic_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								th_11_22, tk_11_22, tl_11_22 := h_11_22.Add(magic_11_22), kk_11_22.Add(magic_11_22), l_11_22.Add(magic_11_22)
+								var r0_0_1_11_22 archsimd.Float64x8
 								{
-									d_1_10_21 := h_10_21.Sub(th_10_21.Sub(magic_10_21))
-									y_1_10_21 := d_1_10_21.Mul(d_1_10_21)
-									y2_1_10_21 := y_1_10_21.Mul(y_1_10_21)
-									y4_1_10_21 := y2_1_10_21.Mul(y2_1_10_21)
-									p0_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_21)).Mul(y2_1_10_21))
-									p1_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_21)).Mul(y2_1_10_21)).Mul(y4_1_10_21)
-									p2_1_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_21.Mul(y4_1_10_21))
-									r0_0_1_10_21 = p0_1_10_21.Add(p1_1_10_21).Add(p2_1_10_21)
+									d_1_11_22 := h_11_22.Sub(th_11_22.Sub(magic_11_22))
+									y_1_11_22 := d_1_11_22.Mul(d_1_11_22)
+									y2_1_11_22 := y_1_11_22.Mul(y_1_11_22)
+									y4_1_11_22 := y2_1_11_22.Mul(y2_1_11_22)
+									p0_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_22)).Mul(y2_1_11_22))
+									p1_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_22)).Mul(y2_1_11_22)).Mul(y4_1_11_22)
+									p2_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_22.Mul(y4_1_11_22))
+									r0_0_1_11_22 = p0_1_11_22.Add(p1_1_11_22).Add(p2_1_11_22)
 								}
-								var r0_0_2_10_21 archsimd.Float64x8
+								var r0_0_2_11_22 archsimd.Float64x8
 								{
-									c_2_10_21, t_2_10_21 := r0_0_1_10_21, th_10_21
-									r0_0_2_10_21 = c_2_10_21.AsUint64x8().Xor(t_2_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_2_11_22, t_2_11_22 := r0_0_1_11_22, th_11_22
+									r0_0_2_11_22 = c_2_11_22.AsUint64x8().Xor(t_2_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ch_10_21 := r0_0_2_10_21
-								var r0_0_3_10_21 archsimd.Float64x8
+								ch_11_22 := r0_0_2_11_22
+								var r0_0_3_11_22 archsimd.Float64x8
 								{
-									d_3_10_21 := kk_10_21.Sub(tk_10_21.Sub(magic_10_21))
-									y_3_10_21 := d_3_10_21.Mul(d_3_10_21)
-									y2_3_10_21 := y_3_10_21.Mul(y_3_10_21)
-									y4_3_10_21 := y2_3_10_21.Mul(y2_3_10_21)
-									p0_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_21)).Mul(y2_3_10_21))
-									p1_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_21)).Mul(y2_3_10_21)).Mul(y4_3_10_21)
-									p2_3_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_21.Mul(y4_3_10_21))
-									r0_0_3_10_21 = p0_3_10_21.Add(p1_3_10_21).Add(p2_3_10_21)
+									d_3_11_22 := kk_11_22.Sub(tk_11_22.Sub(magic_11_22))
+									y_3_11_22 := d_3_11_22.Mul(d_3_11_22)
+									y2_3_11_22 := y_3_11_22.Mul(y_3_11_22)
+									y4_3_11_22 := y2_3_11_22.Mul(y2_3_11_22)
+									p0_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_22)).Mul(y2_3_11_22))
+									p1_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_22)).Mul(y2_3_11_22)).Mul(y4_3_11_22)
+									p2_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_22.Mul(y4_3_11_22))
+									r0_0_3_11_22 = p0_3_11_22.Add(p1_3_11_22).Add(p2_3_11_22)
 								}
-								var r0_0_4_10_21 archsimd.Float64x8
+								var r0_0_4_11_22 archsimd.Float64x8
 								{
-									c_4_10_21, t_4_10_21 := r0_0_3_10_21, tk_10_21
-									r0_0_4_10_21 = c_4_10_21.AsUint64x8().Xor(t_4_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_4_11_22, t_4_11_22 := r0_0_3_11_22, tk_11_22
+									r0_0_4_11_22 = c_4_11_22.AsUint64x8().Xor(t_4_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ck_10_21 := r0_0_4_10_21
-								var r0_0_5_10_21 archsimd.Float64x8
+								ck_11_22 := r0_0_4_11_22
+								var r0_0_5_11_22 archsimd.Float64x8
 								{
-									d_5_10_21 := l_10_21.Sub(tl_10_21.Sub(magic_10_21))
-									y_5_10_21 := d_5_10_21.Mul(d_5_10_21)
-									y2_5_10_21 := y_5_10_21.Mul(y_5_10_21)
-									y4_5_10_21 := y2_5_10_21.Mul(y2_5_10_21)
-									p0_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_21)).Mul(y2_5_10_21))
-									p1_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_21)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_21)).Mul(y2_5_10_21)).Mul(y4_5_10_21)
-									p2_5_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_21.Mul(y4_5_10_21))
-									r0_0_5_10_21 = p0_5_10_21.Add(p1_5_10_21).Add(p2_5_10_21)
+									d_5_11_22 := l_11_22.Sub(tl_11_22.Sub(magic_11_22))
+									y_5_11_22 := d_5_11_22.Mul(d_5_11_22)
+									y2_5_11_22 := y_5_11_22.Mul(y_5_11_22)
+									y4_5_11_22 := y2_5_11_22.Mul(y2_5_11_22)
+									p0_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_22)).Mul(y2_5_11_22))
+									p1_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_22)).Mul(y2_5_11_22)).Mul(y4_5_11_22)
+									p2_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_22.Mul(y4_5_11_22))
+									r0_0_5_11_22 = p0_5_11_22.Add(p1_5_11_22).Add(p2_5_11_22)
 								}
-								var r0_0_6_10_21 archsimd.Float64x8
+								var r0_0_6_11_22 archsimd.Float64x8
 								{
-									c_6_10_21, t_6_10_21 := r0_0_5_10_21, tl_10_21
-									r0_0_6_10_21 = c_6_10_21.AsUint64x8().Xor(t_6_10_21.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_6_11_22, t_6_11_22 := r0_0_5_11_22, tl_11_22
+									r0_0_6_11_22 = c_6_11_22.AsUint64x8().Xor(t_6_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								cl_10_21 := r0_0_6_10_21
-								two_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_10_21, ck_10_21, cl_10_21 = two_10_21.Mul(ch_10_21), two_10_21.Mul(ck_10_21), two_10_21.Mul(cl_10_21)
-								h0_10_21, k0_10_21, l0_10_21 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
-								j_10_21 := 2
-								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
-									h0_10_21, k0_10_21, l0_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21), ck_10_21.Mul(k1_10_21).Sub(k0_10_21), cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
-									h1_10_21, k1_10_21, l1_10_21 = ch_10_21.Mul(h0_10_21).Sub(h1_10_21), ck_10_21.Mul(k0_10_21).Sub(k1_10_21), cl_10_21.Mul(l0_10_21).Sub(l1_10_21)
+								cl_11_22 := r0_0_6_11_22
+								two_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								ch_11_22, ck_11_22, cl_11_22 = two_11_22.Mul(ch_11_22), two_11_22.Mul(ck_11_22), two_11_22.Mul(cl_11_22)
+								h0_11_22, k0_11_22, l0_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								h1_11_22, k1_11_22, l1_11_22 := ch_11_22, ck_11_22, cl_11_22
+								j_11_22 := 2
+								for ; j_11_22+1 < n_11_22; j_11_22 += 2 {
+									h0_11_22, k0_11_22, l0_11_22 = ch_11_22.Mul(h1_11_22).Sub(h0_11_22), ck_11_22.Mul(k1_11_22).Sub(k0_11_22), cl_11_22.Mul(l1_11_22).Sub(l0_11_22)
+									h1_11_22, k1_11_22, l1_11_22 = ch_11_22.Mul(h0_11_22).Sub(h1_11_22), ck_11_22.Mul(k0_11_22).Sub(k1_11_22), cl_11_22.Mul(l0_11_22).Sub(l1_11_22)
 								}
-								if j_10_21 < n_10_21 {
-									h1_10_21 = ch_10_21.Mul(h1_10_21).Sub(h0_10_21)
-									k1_10_21 = ck_10_21.Mul(k1_10_21).Sub(k0_10_21)
-									l1_10_21 = cl_10_21.Mul(l1_10_21).Sub(l0_10_21)
+								if j_11_22 < n_11_22 {
+									h1_11_22 = ch_11_22.Mul(h1_11_22).Sub(h0_11_22)
+									k1_11_22 = ck_11_22.Mul(k1_11_22).Sub(k0_11_22)
+									l1_11_22 = cl_11_22.Mul(l1_11_22).Sub(l0_11_22)
 								}
-								r0_0_10_21 = h1_10_21.Mul(k1_10_21).Mul(l1_10_21)
+								r0_0_11_22 = h1_11_22.Mul(k1_11_22).Mul(l1_11_22)
 							}
-							fl_21 := r0_0_10_21
-							fc_21 := archsimd.LoadFloat64x8((*[8]float64)((&r_21.defaultF)))
-							if c_21.HasHKL {
-								var r0_0_11_21 archsimd.Float64x8
+							fl_22 := r0_0_11_22
+							fc_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_22.defaultF)))
+							if c_22.HasHKL {
+								var r0_0_12_22 archsimd.Float64x8
 								{
-									r_11_21, bits_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, h_21, kk_21, l_21
-									var r0_0_7_11_21 archsimd.Mask64x8
+									r_12_22, bits_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22 := r_22, k_22.fhklBits, ia_22, h_22, kk_22, l_22
+									var r0_0_8_12_22 archsimd.Mask64x8
 									{
-										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
-										half_7_11_21 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_11_21, kc_7_11_21, lc_7_11_21 := h_7_11_21.Sub(half_7_11_21).CeilScaled(0), kk_7_11_21.Sub(half_7_11_21).CeilScaled(0), l_7_11_21.Sub(half_7_11_21).CeilScaled(0)
-										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.lmin)))
-										in_7_11_21 := hc_7_11_21.GreaterEqual(hmin_7_11_21).And(hc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hmax))))).And(kc_7_11_21.GreaterEqual(kmin_7_11_21)).And(kc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kmax))))).And(lc_7_11_21.GreaterEqual(lmin_7_11_21)).And(lc_7_11_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.lmax)))))
-										idx_7_11_21 := hc_7_11_21.Sub(hmin_7_11_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.hstride)))).Add(kc_7_11_21.Sub(kmin_7_11_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_21.kstride))))).Add(lc_7_11_21.Sub(lmin_7_11_21))
-										idx_7_11_21.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_21).ConvertToInt32().Store(ia_7_11_21)
-										r0_0_7_11_21 = in_7_11_21
+										r_8_12_22, ia_8_12_22, h_8_12_22, kk_8_12_22, l_8_12_22 := r_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22
+										half_8_12_22 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_12_22, kc_8_12_22, lc_8_12_22 := h_8_12_22.Sub(half_8_12_22).CeilScaled(0), kk_8_12_22.Sub(half_8_12_22).CeilScaled(0), l_8_12_22.Sub(half_8_12_22).CeilScaled(0)
+										hmin_8_12_22, kmin_8_12_22, lmin_8_12_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.lmin)))
+										in_8_12_22 := hc_8_12_22.GreaterEqual(hmin_8_12_22).And(hc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hmax))))).And(kc_8_12_22.GreaterEqual(kmin_8_12_22)).And(kc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kmax))))).And(lc_8_12_22.GreaterEqual(lmin_8_12_22)).And(lc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.lmax)))))
+										idx_8_12_22 := hc_8_12_22.Sub(hmin_8_12_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hstride)))).Add(kc_8_12_22.Sub(kmin_8_12_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kstride))))).Add(lc_8_12_22.Sub(lmin_8_12_22))
+										idx_8_12_22.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_22).ConvertToInt32().Store(ia_8_12_22)
+										r0_0_8_12_22 = in_8_12_22
 									}
-									in_11_21 := r0_0_7_11_21
-									r0_0_11_21 = vgatherAVX512(bits_11_21, ia_11_21).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_21.defaultF))), in_11_21)
+									in_12_22 := r0_0_8_12_22
+									r0_0_12_22 = vgatherAVX512(bits_12_22, ia_12_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_22.defaultF))), in_12_22)
 								}
-								fc_21 = r0_0_11_21
+								fc_22 = r0_0_12_22
 							}
-							s_21 := sum_21.Add(fc_21.Mul(fc_21).Mul(fl_21).Mul(fl_21))
-							if !c_21.Water {
-								s_21 = sum_21.Merge(s_21, fl_21.Equal(zero_21))
+							s_22 := sum_22.Add(fc_22.Mul(fc_22).Mul(fl_22).Mul(fl_22))
+							if !c_22.Water {
+								s_22 = sum_22.Merge(s_22, fl_22.Equal(zero_22))
 							}
-							sum_21 = s_21
+							sum_22 = s_22
 						}
 					}
-					r0_0_21, r1_0_21 = sum_21, polar_21
+					r0_0_22, r1_0_22 = sum_22, polar_22
 				}
-				sum, polar = r0_0_21, r1_0_21
+				sum, polar = r0_0_22, r1_0_22
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -761,206 +824,206 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 	}
 	for p0 := 0; p0 < n; p0 += 8 {
 		f0 := archsimd.LoadFloat64x8Slice((rb.f[p0:]))
-		sum, omega, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		sum, omega, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 		if c.NoPolar {
 			polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_22 archsimd.Float64x8
-				r1_0_22 archsimd.Float64x8
-				r2_0_22 archsimd.Float64x8
+				r0_0_23 archsimd.Float64x8
+				r1_0_23 archsimd.Float64x8
+				r2_0_23 archsimd.Float64x8
 			)
 			{
-				k_22, r_22, ia_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_22 := k_22.c
-				var r0_0_12_22 archsimd.Float64x8
+				k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_23 := k_23.c
+				var r0_0_13_23 archsimd.Float64x8
 				{
-					fdet_12_22, f_12_22, s_12_22, o_12_22, p_12_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[0])))
-					r0_0_12_22 = fdet_12_22.Mul(f_12_22).Add(s_12_22).Add(o_12_22).Add(p_12_22)
+					fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[0])))
+					r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
 				}
-				x_22 := r0_0_12_22
-				var r0_0_13_22 archsimd.Float64x8
+				x_23 := r0_0_13_23
+				var r0_0_14_23 archsimd.Float64x8
 				{
-					fdet_13_22, f_13_22, s_13_22, o_13_22, p_13_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[1])))
-					r0_0_13_22 = fdet_13_22.Mul(f_13_22).Add(s_13_22).Add(o_13_22).Add(p_13_22)
+					fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[1])))
+					r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
 				}
-				y_22 := r0_0_13_22
-				var r0_0_14_22 archsimd.Float64x8
+				y_23 := r0_0_14_23
+				var r0_0_15_23 archsimd.Float64x8
 				{
-					fdet_14_22, f_14_22, s_14_22, o_14_22, p_14_22 := fdet_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_22[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_22[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_22.pix0[2])))
-					r0_0_14_22 = fdet_14_22.Mul(f_14_22).Add(s_14_22).Add(o_14_22).Add(p_14_22)
+					fdet_15_23, f_15_23, s_15_23, o_15_23, p_15_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[2])))
+					r0_0_15_23 = fdet_15_23.Mul(f_15_23).Add(s_15_23).Add(o_15_23).Add(p_15_23)
 				}
-				z_22 := r0_0_14_22
-				invR_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_22.Mul(x_22).Add(y_22.Mul(y_22)).Add(z_22.Mul(z_22)).Sqrt())
-				dx_22, dy_22, dz_22 := x_22.Mul(invR_22), y_22.Mul(invR_22), z_22.Mul(invR_22)
-				if m_22 := omega_22.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_22.ToBits() != 0 {
-					var r0_0_15_22 archsimd.Float64x8
+				z_23 := r0_0_15_23
+				invR_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
+				dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
+				if m_23 := omega_23.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_23.ToBits() != 0 {
+					var r0_0_16_23 archsimd.Float64x8
 					{
-						invR_15_22, num_15_22, point_15_22 := invR_22, archsimd.LoadFloat64x8((*[8]float64)((&r_22.omegaNum))), c_22.PointPixel
-						w_15_22 := invR_15_22.Mul(invR_15_22)
-						if !point_15_22 {
-							w_15_22 = num_15_22.Mul(w_15_22.Mul(invR_15_22))
+						invR_16_23, num_16_23, point_16_23 := invR_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.omegaNum))), c_23.PointPixel
+						w_16_23 := invR_16_23.Mul(invR_16_23)
+						if !point_16_23 {
+							w_16_23 = num_16_23.Mul(w_16_23.Mul(invR_16_23))
 						}
-						r0_0_15_22 = w_15_22
+						r0_0_16_23 = w_16_23
 					}
-					omega_22 = r0_0_15_22.Merge(omega_22, m_22)
+					omega_23 = r0_0_16_23.Merge(omega_23, m_23)
 				}
-				if capture_22 {
-					dx_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[0])))).Add(dy_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[1]))))).Add(dz_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_22.od[2]))))).StoreSlice(par_22)
+				if capture_23 {
+					dx_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[0])))).Add(dy_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[1]))))).Add(dz_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[2]))))).StoreSlice(par_23)
 				}
 				var (
-					r0_0_16_22 archsimd.Float64x8
-					r1_0_16_22 archsimd.Float64x8
+					r0_0_17_23 archsimd.Float64x8
+					r1_0_17_23 archsimd.Float64x8
 				)
 				{
-					k_16_22, r_16_22, ia_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22
-					c_16_22 := k_16_22.c
-					n_16_22 := k_16_22.nn[0]
-					zero_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_16_22 := range r_16_22.src {
-						sr_16_22 := &r_16_22.src[si_16_22]
-						il_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.il)))
-						qx_16_22, qy_16_22, qz_16_22 := dx_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[0])))).Mul(il_16_22), dy_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[1])))).Mul(il_16_22), dz_16_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[2])))).Mul(il_16_22)
-						if m_16_22 := polar_16_22.Equal(zero_16_22); m_16_22.ToBits() != 0 {
-							var p_16_22 archsimd.Float64x8
-							if r_16_22.kahnZero {
-								c2_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[0]))).Mul(dx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[1]))).Mul(dy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_22.inc[2]))).Mul(dz_16_22))
-								p_16_22 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16_22.Mul(c2_16_22)))
+					k_17_23, r_17_23, ia_17_23, sum_17_23, dx_17_23, dy_17_23, dz_17_23, polar_17_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
+					c_17_23 := k_17_23.c
+					n_17_23 := k_17_23.nn[0]
+					zero_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_17_23 := range r_17_23.src {
+						sr_17_23 := &r_17_23.src[si_17_23]
+						il_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.il)))
+						qx_17_23, qy_17_23, qz_17_23 := dx_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[0])))).Mul(il_17_23), dy_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[1])))).Mul(il_17_23), dz_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[2])))).Mul(il_17_23)
+						if m_17_23 := polar_17_23.Equal(zero_17_23); m_17_23.ToBits() != 0 {
+							var p_17_23 archsimd.Float64x8
+							if r_17_23.kahnZero {
+								c2_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[0]))).Mul(dx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[1]))).Mul(dy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[2]))).Mul(dz_17_23))
+								p_17_23 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17_23.Mul(c2_17_23)))
 							} else {
-								var r0_0_9_16_22 archsimd.Float64x8
+								var r0_0_10_17_23 archsimd.Float64x8
 								{
-									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
-									c2_9_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[0]))).Mul(dx_9_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[1]))).Mul(dy_9_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.inc[2]))).Mul(dz_9_16_22))
-									c2sq_9_16_22 := c2_9_16_22.Mul(c2_9_16_22)
-									cos2psi_9_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_9_16_22 {
-										e_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[0])))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[1]))))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.ein[2])))))
-										b_9_16_22 := dx_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[0])))).Add(dy_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[1]))))).Add(dz_9_16_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_22.bin[2])))))
-										ee_9_16_22, bb_9_16_22 := e_9_16_22.Mul(e_9_16_22), b_9_16_22.Mul(b_9_16_22)
-										den_9_16_22 := ee_9_16_22.Add(bb_9_16_22)
-										cos2psi_9_16_22 = ee_9_16_22.Sub(bb_9_16_22).Div(den_9_16_22).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16_22.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_10_17_23, kahn_10_17_23, s_10_17_23, dx_10_17_23, dy_10_17_23, dz_10_17_23 := false, &r_17_23.kahn, sr_17_23, dx_17_23, dy_17_23, dz_17_23
+									c2_10_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[0]))).Mul(dx_10_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[1]))).Mul(dy_10_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[2]))).Mul(dz_10_17_23))
+									c2sq_10_17_23 := c2_10_17_23.Mul(c2_10_17_23)
+									cos2psi_10_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_10_17_23 {
+										e_10_17_23 := dx_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[0])))).Add(dy_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[1]))))).Add(dz_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[2])))))
+										b_10_17_23 := dx_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[0])))).Add(dy_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[1]))))).Add(dz_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[2])))))
+										ee_10_17_23, bb_10_17_23 := e_10_17_23.Mul(e_10_17_23), b_10_17_23.Mul(b_10_17_23)
+										den_10_17_23 := ee_10_17_23.Add(bb_10_17_23)
+										cos2psi_10_17_23 = ee_10_17_23.Sub(bb_10_17_23).Div(den_10_17_23).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17_23.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_9_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_9_16_22 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16_22.Add(c2sq_9_16_22).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16_22)).Mul(cos2psi_9_16_22).Mul(one_9_16_22.Sub(c2sq_9_16_22))))
+									one_10_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_10_17_23 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17_23.Add(c2sq_10_17_23).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17_23)).Mul(cos2psi_10_17_23).Mul(one_10_17_23.Sub(c2sq_10_17_23))))
 								}
-								p_16_22 = r0_0_9_16_22
+								p_17_23 = r0_0_10_17_23
 							}
-							polar_16_22 = p_16_22.Merge(polar_16_22, m_16_22)
+							polar_17_23 = p_17_23.Merge(polar_17_23, m_17_23)
 						}
-						for oi_16_22 := range r_16_22.orient {
-							o_16_22 := &r_16_22.orient[oi_16_22]
-							h_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[0]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[1]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[2]))).Mul(qz_16_22))
-							kk_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[3]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[4]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[5]))).Mul(qz_16_22))
-							l_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[6]))).Mul(qx_16_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[7]))).Mul(qy_16_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_22[8]))).Mul(qz_16_22))
-							var r0_0_10_16_22 archsimd.Float64x8
+						for oi_17_23 := range r_17_23.orient {
+							o_17_23 := &r_17_23.orient[oi_17_23]
+							h_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[0]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[1]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[2]))).Mul(qz_17_23))
+							kk_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[3]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[4]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[5]))).Mul(qz_17_23))
+							l_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[6]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[7]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[8]))).Mul(qz_17_23))
+							var r0_0_11_17_23 archsimd.Float64x8
 							{
-								r_10_16_22, h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := r_16_22, h_16_22, kk_16_22, l_16_22, n_16_22
-								_ = r_10_16_22
-								magic_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_10_16_22, tk_10_16_22, tl_10_16_22 := h_10_16_22.Add(magic_10_16_22), kk_10_16_22.Add(magic_10_16_22), l_10_16_22.Add(magic_10_16_22)
-								var r0_0_1_10_16_22 archsimd.Float64x8
+								r_11_17_23, h_11_17_23, kk_11_17_23, l_11_17_23, n_11_17_23 := r_17_23, h_17_23, kk_17_23, l_17_23, n_17_23
+								_ = r_11_17_23
+								magic_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								th_11_17_23, tk_11_17_23, tl_11_17_23 := h_11_17_23.Add(magic_11_17_23), kk_11_17_23.Add(magic_11_17_23), l_11_17_23.Add(magic_11_17_23)
+								var r0_0_1_11_17_23 archsimd.Float64x8
 								{
-									d_1_10_16_22 := h_10_16_22.Sub(th_10_16_22.Sub(magic_10_16_22))
-									y_1_10_16_22 := d_1_10_16_22.Mul(d_1_10_16_22)
-									y2_1_10_16_22 := y_1_10_16_22.Mul(y_1_10_16_22)
-									y4_1_10_16_22 := y2_1_10_16_22.Mul(y2_1_10_16_22)
-									p0_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22))
-									p1_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16_22)).Mul(y2_1_10_16_22)).Mul(y4_1_10_16_22)
-									p2_1_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16_22.Mul(y4_1_10_16_22))
-									r0_0_1_10_16_22 = p0_1_10_16_22.Add(p1_1_10_16_22).Add(p2_1_10_16_22)
+									d_1_11_17_23 := h_11_17_23.Sub(th_11_17_23.Sub(magic_11_17_23))
+									y_1_11_17_23 := d_1_11_17_23.Mul(d_1_11_17_23)
+									y2_1_11_17_23 := y_1_11_17_23.Mul(y_1_11_17_23)
+									y4_1_11_17_23 := y2_1_11_17_23.Mul(y2_1_11_17_23)
+									p0_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17_23)).Mul(y2_1_11_17_23))
+									p1_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17_23)).Mul(y2_1_11_17_23)).Mul(y4_1_11_17_23)
+									p2_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17_23.Mul(y4_1_11_17_23))
+									r0_0_1_11_17_23 = p0_1_11_17_23.Add(p1_1_11_17_23).Add(p2_1_11_17_23)
 								}
-								var r0_0_2_10_16_22 archsimd.Float64x8
+								var r0_0_2_11_17_23 archsimd.Float64x8
 								{
-									c_2_10_16_22, t_2_10_16_22 := r0_0_1_10_16_22, th_10_16_22
-									r0_0_2_10_16_22 = c_2_10_16_22.AsUint64x8().Xor(t_2_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_2_11_17_23, t_2_11_17_23 := r0_0_1_11_17_23, th_11_17_23
+									r0_0_2_11_17_23 = c_2_11_17_23.AsUint64x8().Xor(t_2_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ch_10_16_22 := r0_0_2_10_16_22
-								var r0_0_3_10_16_22 archsimd.Float64x8
+								ch_11_17_23 := r0_0_2_11_17_23
+								var r0_0_3_11_17_23 archsimd.Float64x8
 								{
-									d_3_10_16_22 := kk_10_16_22.Sub(tk_10_16_22.Sub(magic_10_16_22))
-									y_3_10_16_22 := d_3_10_16_22.Mul(d_3_10_16_22)
-									y2_3_10_16_22 := y_3_10_16_22.Mul(y_3_10_16_22)
-									y4_3_10_16_22 := y2_3_10_16_22.Mul(y2_3_10_16_22)
-									p0_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22))
-									p1_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16_22)).Mul(y2_3_10_16_22)).Mul(y4_3_10_16_22)
-									p2_3_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16_22.Mul(y4_3_10_16_22))
-									r0_0_3_10_16_22 = p0_3_10_16_22.Add(p1_3_10_16_22).Add(p2_3_10_16_22)
+									d_3_11_17_23 := kk_11_17_23.Sub(tk_11_17_23.Sub(magic_11_17_23))
+									y_3_11_17_23 := d_3_11_17_23.Mul(d_3_11_17_23)
+									y2_3_11_17_23 := y_3_11_17_23.Mul(y_3_11_17_23)
+									y4_3_11_17_23 := y2_3_11_17_23.Mul(y2_3_11_17_23)
+									p0_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17_23)).Mul(y2_3_11_17_23))
+									p1_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17_23)).Mul(y2_3_11_17_23)).Mul(y4_3_11_17_23)
+									p2_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17_23.Mul(y4_3_11_17_23))
+									r0_0_3_11_17_23 = p0_3_11_17_23.Add(p1_3_11_17_23).Add(p2_3_11_17_23)
 								}
-								var r0_0_4_10_16_22 archsimd.Float64x8
+								var r0_0_4_11_17_23 archsimd.Float64x8
 								{
-									c_4_10_16_22, t_4_10_16_22 := r0_0_3_10_16_22, tk_10_16_22
-									r0_0_4_10_16_22 = c_4_10_16_22.AsUint64x8().Xor(t_4_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_4_11_17_23, t_4_11_17_23 := r0_0_3_11_17_23, tk_11_17_23
+									r0_0_4_11_17_23 = c_4_11_17_23.AsUint64x8().Xor(t_4_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ck_10_16_22 := r0_0_4_10_16_22
-								var r0_0_5_10_16_22 archsimd.Float64x8
+								ck_11_17_23 := r0_0_4_11_17_23
+								var r0_0_5_11_17_23 archsimd.Float64x8
 								{
-									d_5_10_16_22 := l_10_16_22.Sub(tl_10_16_22.Sub(magic_10_16_22))
-									y_5_10_16_22 := d_5_10_16_22.Mul(d_5_10_16_22)
-									y2_5_10_16_22 := y_5_10_16_22.Mul(y_5_10_16_22)
-									y4_5_10_16_22 := y2_5_10_16_22.Mul(y2_5_10_16_22)
-									p0_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22))
-									p1_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16_22)).Mul(y2_5_10_16_22)).Mul(y4_5_10_16_22)
-									p2_5_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16_22.Mul(y4_5_10_16_22))
-									r0_0_5_10_16_22 = p0_5_10_16_22.Add(p1_5_10_16_22).Add(p2_5_10_16_22)
+									d_5_11_17_23 := l_11_17_23.Sub(tl_11_17_23.Sub(magic_11_17_23))
+									y_5_11_17_23 := d_5_11_17_23.Mul(d_5_11_17_23)
+									y2_5_11_17_23 := y_5_11_17_23.Mul(y_5_11_17_23)
+									y4_5_11_17_23 := y2_5_11_17_23.Mul(y2_5_11_17_23)
+									p0_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17_23)).Mul(y2_5_11_17_23))
+									p1_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17_23)).Mul(y2_5_11_17_23)).Mul(y4_5_11_17_23)
+									p2_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17_23.Mul(y4_5_11_17_23))
+									r0_0_5_11_17_23 = p0_5_11_17_23.Add(p1_5_11_17_23).Add(p2_5_11_17_23)
 								}
-								var r0_0_6_10_16_22 archsimd.Float64x8
+								var r0_0_6_11_17_23 archsimd.Float64x8
 								{
-									c_6_10_16_22, t_6_10_16_22 := r0_0_5_10_16_22, tl_10_16_22
-									r0_0_6_10_16_22 = c_6_10_16_22.AsUint64x8().Xor(t_6_10_16_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_6_11_17_23, t_6_11_17_23 := r0_0_5_11_17_23, tl_11_17_23
+									r0_0_6_11_17_23 = c_6_11_17_23.AsUint64x8().Xor(t_6_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								cl_10_16_22 := r0_0_6_10_16_22
-								two_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_10_16_22, ck_10_16_22, cl_10_16_22 = two_10_16_22.Mul(ch_10_16_22), two_10_16_22.Mul(ck_10_16_22), two_10_16_22.Mul(cl_10_16_22)
-								h0_10_16_22, k0_10_16_22, l0_10_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
-								j_10_16_22 := 2
-								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
-									h0_10_16_22, k0_10_16_22, l0_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22), ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22), cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
-									h1_10_16_22, k1_10_16_22, l1_10_16_22 = ch_10_16_22.Mul(h0_10_16_22).Sub(h1_10_16_22), ck_10_16_22.Mul(k0_10_16_22).Sub(k1_10_16_22), cl_10_16_22.Mul(l0_10_16_22).Sub(l1_10_16_22)
+								cl_11_17_23 := r0_0_6_11_17_23
+								two_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								ch_11_17_23, ck_11_17_23, cl_11_17_23 = two_11_17_23.Mul(ch_11_17_23), two_11_17_23.Mul(ck_11_17_23), two_11_17_23.Mul(cl_11_17_23)
+								h0_11_17_23, k0_11_17_23, l0_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								h1_11_17_23, k1_11_17_23, l1_11_17_23 := ch_11_17_23, ck_11_17_23, cl_11_17_23
+								j_11_17_23 := 2
+								for ; j_11_17_23+1 < n_11_17_23; j_11_17_23 += 2 {
+									h0_11_17_23, k0_11_17_23, l0_11_17_23 = ch_11_17_23.Mul(h1_11_17_23).Sub(h0_11_17_23), ck_11_17_23.Mul(k1_11_17_23).Sub(k0_11_17_23), cl_11_17_23.Mul(l1_11_17_23).Sub(l0_11_17_23)
+									h1_11_17_23, k1_11_17_23, l1_11_17_23 = ch_11_17_23.Mul(h0_11_17_23).Sub(h1_11_17_23), ck_11_17_23.Mul(k0_11_17_23).Sub(k1_11_17_23), cl_11_17_23.Mul(l0_11_17_23).Sub(l1_11_17_23)
 								}
-								if j_10_16_22 < n_10_16_22 {
-									h1_10_16_22 = ch_10_16_22.Mul(h1_10_16_22).Sub(h0_10_16_22)
-									k1_10_16_22 = ck_10_16_22.Mul(k1_10_16_22).Sub(k0_10_16_22)
-									l1_10_16_22 = cl_10_16_22.Mul(l1_10_16_22).Sub(l0_10_16_22)
+								if j_11_17_23 < n_11_17_23 {
+									h1_11_17_23 = ch_11_17_23.Mul(h1_11_17_23).Sub(h0_11_17_23)
+									k1_11_17_23 = ck_11_17_23.Mul(k1_11_17_23).Sub(k0_11_17_23)
+									l1_11_17_23 = cl_11_17_23.Mul(l1_11_17_23).Sub(l0_11_17_23)
 								}
-								r0_0_10_16_22 = h1_10_16_22.Mul(k1_10_16_22).Mul(l1_10_16_22)
+								r0_0_11_17_23 = h1_11_17_23.Mul(k1_11_17_23).Mul(l1_11_17_23)
 							}
-							fl_16_22 := r0_0_10_16_22
-							fc_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_16_22.defaultF)))
-							if c_16_22.HasHKL {
-								var r0_0_11_16_22 archsimd.Float64x8
+							fl_17_23 := r0_0_11_17_23
+							fc_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_23.defaultF)))
+							if c_17_23.HasHKL {
+								var r0_0_12_17_23 archsimd.Float64x8
 								{
-									r_11_16_22, bits_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, h_16_22, kk_16_22, l_16_22
-									var r0_0_7_11_16_22 archsimd.Mask64x8
+									r_12_17_23, bits_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23 := r_17_23, k_17_23.fhklBits, ia_17_23, h_17_23, kk_17_23, l_17_23
+									var r0_0_8_12_17_23 archsimd.Mask64x8
 									{
-										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
-										half_7_11_16_22 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := h_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0), kk_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0), l_7_11_16_22.Sub(half_7_11_16_22).CeilScaled(0)
-										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.lmin)))
-										in_7_11_16_22 := hc_7_11_16_22.GreaterEqual(hmin_7_11_16_22).And(hc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hmax))))).And(kc_7_11_16_22.GreaterEqual(kmin_7_11_16_22)).And(kc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kmax))))).And(lc_7_11_16_22.GreaterEqual(lmin_7_11_16_22)).And(lc_7_11_16_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.lmax)))))
-										idx_7_11_16_22 := hc_7_11_16_22.Sub(hmin_7_11_16_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.hstride)))).Add(kc_7_11_16_22.Sub(kmin_7_11_16_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_22.kstride))))).Add(lc_7_11_16_22.Sub(lmin_7_11_16_22))
-										idx_7_11_16_22.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16_22).ConvertToInt32().Store(ia_7_11_16_22)
-										r0_0_7_11_16_22 = in_7_11_16_22
+										r_8_12_17_23, ia_8_12_17_23, h_8_12_17_23, kk_8_12_17_23, l_8_12_17_23 := r_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23
+										half_8_12_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_12_17_23, kc_8_12_17_23, lc_8_12_17_23 := h_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0), kk_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0), l_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0)
+										hmin_8_12_17_23, kmin_8_12_17_23, lmin_8_12_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.lmin)))
+										in_8_12_17_23 := hc_8_12_17_23.GreaterEqual(hmin_8_12_17_23).And(hc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hmax))))).And(kc_8_12_17_23.GreaterEqual(kmin_8_12_17_23)).And(kc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kmax))))).And(lc_8_12_17_23.GreaterEqual(lmin_8_12_17_23)).And(lc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.lmax)))))
+										idx_8_12_17_23 := hc_8_12_17_23.Sub(hmin_8_12_17_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hstride)))).Add(kc_8_12_17_23.Sub(kmin_8_12_17_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kstride))))).Add(lc_8_12_17_23.Sub(lmin_8_12_17_23))
+										idx_8_12_17_23.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17_23).ConvertToInt32().Store(ia_8_12_17_23)
+										r0_0_8_12_17_23 = in_8_12_17_23
 									}
-									in_11_16_22 := r0_0_7_11_16_22
-									r0_0_11_16_22 = vgatherAVX512(bits_11_16_22, ia_11_16_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_22.defaultF))), in_11_16_22)
+									in_12_17_23 := r0_0_8_12_17_23
+									r0_0_12_17_23 = vgatherAVX512(bits_12_17_23, ia_12_17_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17_23.defaultF))), in_12_17_23)
 								}
-								fc_16_22 = r0_0_11_16_22
+								fc_17_23 = r0_0_12_17_23
 							}
-							s_16_22 := sum_16_22.Add(fc_16_22.Mul(fc_16_22).Mul(fl_16_22).Mul(fl_16_22))
-							if !c_16_22.Water {
-								s_16_22 = sum_16_22.Merge(s_16_22, fl_16_22.Equal(zero_16_22))
+							s_17_23 := sum_17_23.Add(fc_17_23.Mul(fc_17_23).Mul(fl_17_23).Mul(fl_17_23))
+							if !c_17_23.Water {
+								s_17_23 = sum_17_23.Merge(s_17_23, fl_17_23.Equal(zero_17_23))
 							}
-							sum_16_22 = s_16_22
+							sum_17_23 = s_17_23
 						}
 					}
-					r0_0_16_22, r1_0_16_22 = sum_16_22, polar_16_22
+					r0_0_17_23, r1_0_17_23 = sum_17_23, polar_17_23
 				}
-				sum_22, polar_22 = r0_0_16_22, r1_0_16_22
-				r0_0_22, r1_0_22, r2_0_22 = sum_22, omega_22, polar_22
+				sum_23, polar_23 = r0_0_17_23, r1_0_17_23
+				r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
 			}
-			sum, omega, polar = r0_0_22, r1_0_22, r2_0_22
+			sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -968,200 +1031,200 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_23 archsimd.Float64x8
-							r1_0_23 archsimd.Float64x8
-							r2_0_23 archsimd.Float64x8
+							r0_0_24 archsimd.Float64x8
+							r1_0_24 archsimd.Float64x8
+							r2_0_24 archsimd.Float64x8
 						)
 						{
-							k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_23 := k_23.c
-							var r0_0_12_23 archsimd.Float64x8
+							k_24, r_24, ia_24, fdet_24, s_24, o_24, sum_24, omega_24, polar_24, capture_24, par_24 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_24 := k_24.c
+							var r0_0_13_24 archsimd.Float64x8
 							{
-								fdet_12_23, f_12_23, s_12_23, o_12_23, p_12_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[0])))
-								r0_0_12_23 = fdet_12_23.Mul(f_12_23).Add(s_12_23).Add(o_12_23).Add(p_12_23)
+								fdet_13_24, f_13_24, s_13_24, o_13_24, p_13_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[0])))
+								r0_0_13_24 = fdet_13_24.Mul(f_13_24).Add(s_13_24).Add(o_13_24).Add(p_13_24)
 							}
-							x_23 := r0_0_12_23
-							var r0_0_13_23 archsimd.Float64x8
+							x_24 := r0_0_13_24
+							var r0_0_14_24 archsimd.Float64x8
 							{
-								fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[1])))
-								r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
+								fdet_14_24, f_14_24, s_14_24, o_14_24, p_14_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[1])))
+								r0_0_14_24 = fdet_14_24.Mul(f_14_24).Add(s_14_24).Add(o_14_24).Add(p_14_24)
 							}
-							y_23 := r0_0_13_23
-							var r0_0_14_23 archsimd.Float64x8
+							y_24 := r0_0_14_24
+							var r0_0_15_24 archsimd.Float64x8
 							{
-								fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[2])))
-								r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
+								fdet_15_24, f_15_24, s_15_24, o_15_24, p_15_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[2])))
+								r0_0_15_24 = fdet_15_24.Mul(f_15_24).Add(s_15_24).Add(o_15_24).Add(p_15_24)
 							}
-							z_23 := r0_0_14_23
-							invR_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
-							dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
-							if m_23 := omega_23.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_23.ToBits() != 0 {
-								var r0_0_15_23 archsimd.Float64x8
+							z_24 := r0_0_15_24
+							invR_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_24.Mul(x_24).Add(y_24.Mul(y_24)).Add(z_24.Mul(z_24)).Sqrt())
+							dx_24, dy_24, dz_24 := x_24.Mul(invR_24), y_24.Mul(invR_24), z_24.Mul(invR_24)
+							if m_24 := omega_24.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_24.ToBits() != 0 {
+								var r0_0_16_24 archsimd.Float64x8
 								{
-									invR_15_23, num_15_23, point_15_23 := invR_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.omegaNum))), c_23.PointPixel
-									w_15_23 := invR_15_23.Mul(invR_15_23)
-									if !point_15_23 {
-										w_15_23 = num_15_23.Mul(w_15_23.Mul(invR_15_23))
+									invR_16_24, num_16_24, point_16_24 := invR_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.omegaNum))), c_24.PointPixel
+									w_16_24 := invR_16_24.Mul(invR_16_24)
+									if !point_16_24 {
+										w_16_24 = num_16_24.Mul(w_16_24.Mul(invR_16_24))
 									}
-									r0_0_15_23 = w_15_23
+									r0_0_16_24 = w_16_24
 								}
-								omega_23 = r0_0_15_23.Merge(omega_23, m_23)
+								omega_24 = r0_0_16_24.Merge(omega_24, m_24)
 							}
-							if capture_23 {
-								dx_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[0])))).Add(dy_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[1]))))).Add(dz_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[2]))))).StoreSlice(par_23)
+							if capture_24 {
+								dx_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[0])))).Add(dy_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[1]))))).Add(dz_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[2]))))).StoreSlice(par_24)
 							}
 							var (
-								r0_0_16_23 archsimd.Float64x8
-								r1_0_16_23 archsimd.Float64x8
+								r0_0_17_24 archsimd.Float64x8
+								r1_0_17_24 archsimd.Float64x8
 							)
 							{
-								k_16_23, r_16_23, ia_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
-								c_16_23 := k_16_23.c
-								n_16_23 := k_16_23.nn[0]
-								zero_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								for si_16_23 := range r_16_23.src {
-									sr_16_23 := &r_16_23.src[si_16_23]
-									il_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.il)))
-									qx_16_23, qy_16_23, qz_16_23 := dx_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[0])))).Mul(il_16_23), dy_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[1])))).Mul(il_16_23), dz_16_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[2])))).Mul(il_16_23)
-									if m_16_23 := polar_16_23.Equal(zero_16_23); m_16_23.ToBits() != 0 {
-										var p_16_23 archsimd.Float64x8
-										if r_16_23.kahnZero {
-											c2_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[0]))).Mul(dx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[1]))).Mul(dy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_16_23.inc[2]))).Mul(dz_16_23))
-											p_16_23 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_16_23.Mul(c2_16_23)))
+								k_17_24, r_17_24, ia_17_24, sum_17_24, dx_17_24, dy_17_24, dz_17_24, polar_17_24 := k_24, r_24, ia_24, sum_24, dx_24, dy_24, dz_24, polar_24
+								c_17_24 := k_17_24.c
+								n_17_24 := k_17_24.nn[0]
+								zero_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_17_24 := range r_17_24.src {
+									sr_17_24 := &r_17_24.src[si_17_24]
+									il_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.il)))
+									qx_17_24, qy_17_24, qz_17_24 := dx_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[0])))).Mul(il_17_24), dy_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[1])))).Mul(il_17_24), dz_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[2])))).Mul(il_17_24)
+									if m_17_24 := polar_17_24.Equal(zero_17_24); m_17_24.ToBits() != 0 {
+										var p_17_24 archsimd.Float64x8
+										if r_17_24.kahnZero {
+											c2_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[0]))).Mul(dx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[1]))).Mul(dy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[2]))).Mul(dz_17_24))
+											p_17_24 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17_24.Mul(c2_17_24)))
 										} else {
-											var r0_0_9_16_23 archsimd.Float64x8
+											var r0_0_10_17_24 archsimd.Float64x8
 											{
-												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
-												c2_9_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[0]))).Mul(dx_9_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[1]))).Mul(dy_9_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.inc[2]))).Mul(dz_9_16_23))
-												c2sq_9_16_23 := c2_9_16_23.Mul(c2_9_16_23)
-												cos2psi_9_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-												if !zero_9_16_23 {
-													e_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[0])))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[1]))))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.ein[2])))))
-													b_9_16_23 := dx_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[0])))).Add(dy_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[1]))))).Add(dz_9_16_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_9_16_23.bin[2])))))
-													ee_9_16_23, bb_9_16_23 := e_9_16_23.Mul(e_9_16_23), b_9_16_23.Mul(b_9_16_23)
-													den_9_16_23 := ee_9_16_23.Add(bb_9_16_23)
-													cos2psi_9_16_23 = ee_9_16_23.Sub(bb_9_16_23).Div(den_9_16_23).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_9_16_23.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												zero_10_17_24, kahn_10_17_24, s_10_17_24, dx_10_17_24, dy_10_17_24, dz_10_17_24 := false, &r_17_24.kahn, sr_17_24, dx_17_24, dy_17_24, dz_17_24
+												c2_10_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[0]))).Mul(dx_10_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[1]))).Mul(dy_10_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[2]))).Mul(dz_10_17_24))
+												c2sq_10_17_24 := c2_10_17_24.Mul(c2_10_17_24)
+												cos2psi_10_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_10_17_24 {
+													e_10_17_24 := dx_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[0])))).Add(dy_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[1]))))).Add(dz_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[2])))))
+													b_10_17_24 := dx_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[0])))).Add(dy_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[1]))))).Add(dz_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[2])))))
+													ee_10_17_24, bb_10_17_24 := e_10_17_24.Mul(e_10_17_24), b_10_17_24.Mul(b_10_17_24)
+													den_10_17_24 := ee_10_17_24.Add(bb_10_17_24)
+													cos2psi_10_17_24 = ee_10_17_24.Sub(bb_10_17_24).Div(den_10_17_24).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17_24.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												one_9_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_9_16_23 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_9_16_23.Add(c2sq_9_16_23).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_9_16_23)).Mul(cos2psi_9_16_23).Mul(one_9_16_23.Sub(c2sq_9_16_23))))
+												one_10_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_10_17_24 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17_24.Add(c2sq_10_17_24).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17_24)).Mul(cos2psi_10_17_24).Mul(one_10_17_24.Sub(c2sq_10_17_24))))
 											}
-											p_16_23 = r0_0_9_16_23
+											p_17_24 = r0_0_10_17_24
 										}
-										polar_16_23 = p_16_23.Merge(polar_16_23, m_16_23)
+										polar_17_24 = p_17_24.Merge(polar_17_24, m_17_24)
 									}
-									for oi_16_23 := range r_16_23.orient {
-										o_16_23 := &r_16_23.orient[oi_16_23]
-										h_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[0]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[1]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[2]))).Mul(qz_16_23))
-										kk_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[3]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[4]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[5]))).Mul(qz_16_23))
-										l_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[6]))).Mul(qx_16_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[7]))).Mul(qy_16_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_16_23[8]))).Mul(qz_16_23))
-										var r0_0_10_16_23 archsimd.Float64x8
+									for oi_17_24 := range r_17_24.orient {
+										o_17_24 := &r_17_24.orient[oi_17_24]
+										h_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[0]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[1]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[2]))).Mul(qz_17_24))
+										kk_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[3]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[4]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[5]))).Mul(qz_17_24))
+										l_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[6]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[7]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[8]))).Mul(qz_17_24))
+										var r0_0_11_17_24 archsimd.Float64x8
 										{
-											r_10_16_23, h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := r_16_23, h_16_23, kk_16_23, l_16_23, n_16_23
-											_ = r_10_16_23
-											magic_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											th_10_16_23, tk_10_16_23, tl_10_16_23 := h_10_16_23.Add(magic_10_16_23), kk_10_16_23.Add(magic_10_16_23), l_10_16_23.Add(magic_10_16_23)
-											var r0_0_1_10_16_23 archsimd.Float64x8
+											r_11_17_24, h_11_17_24, kk_11_17_24, l_11_17_24, n_11_17_24 := r_17_24, h_17_24, kk_17_24, l_17_24, n_17_24
+											_ = r_11_17_24
+											magic_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											th_11_17_24, tk_11_17_24, tl_11_17_24 := h_11_17_24.Add(magic_11_17_24), kk_11_17_24.Add(magic_11_17_24), l_11_17_24.Add(magic_11_17_24)
+											var r0_0_1_11_17_24 archsimd.Float64x8
 											{
-												d_1_10_16_23 := h_10_16_23.Sub(th_10_16_23.Sub(magic_10_16_23))
-												y_1_10_16_23 := d_1_10_16_23.Mul(d_1_10_16_23)
-												y2_1_10_16_23 := y_1_10_16_23.Mul(y_1_10_16_23)
-												y4_1_10_16_23 := y2_1_10_16_23.Mul(y2_1_10_16_23)
-												p0_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23))
-												p1_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_10_16_23)).Mul(y2_1_10_16_23)).Mul(y4_1_10_16_23)
-												p2_1_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_10_16_23.Mul(y4_1_10_16_23))
-												r0_0_1_10_16_23 = p0_1_10_16_23.Add(p1_1_10_16_23).Add(p2_1_10_16_23)
+												d_1_11_17_24 := h_11_17_24.Sub(th_11_17_24.Sub(magic_11_17_24))
+												y_1_11_17_24 := d_1_11_17_24.Mul(d_1_11_17_24)
+												y2_1_11_17_24 := y_1_11_17_24.Mul(y_1_11_17_24)
+												y4_1_11_17_24 := y2_1_11_17_24.Mul(y2_1_11_17_24)
+												p0_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17_24)).Mul(y2_1_11_17_24))
+												p1_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17_24)).Mul(y2_1_11_17_24)).Mul(y4_1_11_17_24)
+												p2_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17_24.Mul(y4_1_11_17_24))
+												r0_0_1_11_17_24 = p0_1_11_17_24.Add(p1_1_11_17_24).Add(p2_1_11_17_24)
 											}
-											var r0_0_2_10_16_23 archsimd.Float64x8
+											var r0_0_2_11_17_24 archsimd.Float64x8
 											{
-												c_2_10_16_23, t_2_10_16_23 := r0_0_1_10_16_23, th_10_16_23
-												r0_0_2_10_16_23 = c_2_10_16_23.AsUint64x8().Xor(t_2_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_2_11_17_24, t_2_11_17_24 := r0_0_1_11_17_24, th_11_17_24
+												r0_0_2_11_17_24 = c_2_11_17_24.AsUint64x8().Xor(t_2_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											ch_10_16_23 := r0_0_2_10_16_23
-											var r0_0_3_10_16_23 archsimd.Float64x8
+											ch_11_17_24 := r0_0_2_11_17_24
+											var r0_0_3_11_17_24 archsimd.Float64x8
 											{
-												d_3_10_16_23 := kk_10_16_23.Sub(tk_10_16_23.Sub(magic_10_16_23))
-												y_3_10_16_23 := d_3_10_16_23.Mul(d_3_10_16_23)
-												y2_3_10_16_23 := y_3_10_16_23.Mul(y_3_10_16_23)
-												y4_3_10_16_23 := y2_3_10_16_23.Mul(y2_3_10_16_23)
-												p0_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23))
-												p1_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_10_16_23)).Mul(y2_3_10_16_23)).Mul(y4_3_10_16_23)
-												p2_3_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_10_16_23.Mul(y4_3_10_16_23))
-												r0_0_3_10_16_23 = p0_3_10_16_23.Add(p1_3_10_16_23).Add(p2_3_10_16_23)
+												d_3_11_17_24 := kk_11_17_24.Sub(tk_11_17_24.Sub(magic_11_17_24))
+												y_3_11_17_24 := d_3_11_17_24.Mul(d_3_11_17_24)
+												y2_3_11_17_24 := y_3_11_17_24.Mul(y_3_11_17_24)
+												y4_3_11_17_24 := y2_3_11_17_24.Mul(y2_3_11_17_24)
+												p0_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17_24)).Mul(y2_3_11_17_24))
+												p1_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17_24)).Mul(y2_3_11_17_24)).Mul(y4_3_11_17_24)
+												p2_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17_24.Mul(y4_3_11_17_24))
+												r0_0_3_11_17_24 = p0_3_11_17_24.Add(p1_3_11_17_24).Add(p2_3_11_17_24)
 											}
-											var r0_0_4_10_16_23 archsimd.Float64x8
+											var r0_0_4_11_17_24 archsimd.Float64x8
 											{
-												c_4_10_16_23, t_4_10_16_23 := r0_0_3_10_16_23, tk_10_16_23
-												r0_0_4_10_16_23 = c_4_10_16_23.AsUint64x8().Xor(t_4_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_4_11_17_24, t_4_11_17_24 := r0_0_3_11_17_24, tk_11_17_24
+												r0_0_4_11_17_24 = c_4_11_17_24.AsUint64x8().Xor(t_4_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											ck_10_16_23 := r0_0_4_10_16_23
-											var r0_0_5_10_16_23 archsimd.Float64x8
+											ck_11_17_24 := r0_0_4_11_17_24
+											var r0_0_5_11_17_24 archsimd.Float64x8
 											{
-												d_5_10_16_23 := l_10_16_23.Sub(tl_10_16_23.Sub(magic_10_16_23))
-												y_5_10_16_23 := d_5_10_16_23.Mul(d_5_10_16_23)
-												y2_5_10_16_23 := y_5_10_16_23.Mul(y_5_10_16_23)
-												y4_5_10_16_23 := y2_5_10_16_23.Mul(y2_5_10_16_23)
-												p0_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23))
-												p1_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_10_16_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_10_16_23)).Mul(y2_5_10_16_23)).Mul(y4_5_10_16_23)
-												p2_5_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_10_16_23.Mul(y4_5_10_16_23))
-												r0_0_5_10_16_23 = p0_5_10_16_23.Add(p1_5_10_16_23).Add(p2_5_10_16_23)
+												d_5_11_17_24 := l_11_17_24.Sub(tl_11_17_24.Sub(magic_11_17_24))
+												y_5_11_17_24 := d_5_11_17_24.Mul(d_5_11_17_24)
+												y2_5_11_17_24 := y_5_11_17_24.Mul(y_5_11_17_24)
+												y4_5_11_17_24 := y2_5_11_17_24.Mul(y2_5_11_17_24)
+												p0_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17_24)).Mul(y2_5_11_17_24))
+												p1_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17_24)).Mul(y2_5_11_17_24)).Mul(y4_5_11_17_24)
+												p2_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17_24.Mul(y4_5_11_17_24))
+												r0_0_5_11_17_24 = p0_5_11_17_24.Add(p1_5_11_17_24).Add(p2_5_11_17_24)
 											}
-											var r0_0_6_10_16_23 archsimd.Float64x8
+											var r0_0_6_11_17_24 archsimd.Float64x8
 											{
-												c_6_10_16_23, t_6_10_16_23 := r0_0_5_10_16_23, tl_10_16_23
-												r0_0_6_10_16_23 = c_6_10_16_23.AsUint64x8().Xor(t_6_10_16_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_6_11_17_24, t_6_11_17_24 := r0_0_5_11_17_24, tl_11_17_24
+												r0_0_6_11_17_24 = c_6_11_17_24.AsUint64x8().Xor(t_6_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											cl_10_16_23 := r0_0_6_10_16_23
-											two_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-											ch_10_16_23, ck_10_16_23, cl_10_16_23 = two_10_16_23.Mul(ch_10_16_23), two_10_16_23.Mul(ck_10_16_23), two_10_16_23.Mul(cl_10_16_23)
-											h0_10_16_23, k0_10_16_23, l0_10_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
-											j_10_16_23 := 2
-											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
-												h0_10_16_23, k0_10_16_23, l0_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23), ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23), cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
-												h1_10_16_23, k1_10_16_23, l1_10_16_23 = ch_10_16_23.Mul(h0_10_16_23).Sub(h1_10_16_23), ck_10_16_23.Mul(k0_10_16_23).Sub(k1_10_16_23), cl_10_16_23.Mul(l0_10_16_23).Sub(l1_10_16_23)
+											cl_11_17_24 := r0_0_6_11_17_24
+											two_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+											ch_11_17_24, ck_11_17_24, cl_11_17_24 = two_11_17_24.Mul(ch_11_17_24), two_11_17_24.Mul(ck_11_17_24), two_11_17_24.Mul(cl_11_17_24)
+											h0_11_17_24, k0_11_17_24, l0_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											h1_11_17_24, k1_11_17_24, l1_11_17_24 := ch_11_17_24, ck_11_17_24, cl_11_17_24
+											j_11_17_24 := 2
+											for ; j_11_17_24+1 < n_11_17_24; j_11_17_24 += 2 {
+												h0_11_17_24, k0_11_17_24, l0_11_17_24 = ch_11_17_24.Mul(h1_11_17_24).Sub(h0_11_17_24), ck_11_17_24.Mul(k1_11_17_24).Sub(k0_11_17_24), cl_11_17_24.Mul(l1_11_17_24).Sub(l0_11_17_24)
+												h1_11_17_24, k1_11_17_24, l1_11_17_24 = ch_11_17_24.Mul(h0_11_17_24).Sub(h1_11_17_24), ck_11_17_24.Mul(k0_11_17_24).Sub(k1_11_17_24), cl_11_17_24.Mul(l0_11_17_24).Sub(l1_11_17_24)
 											}
-											if j_10_16_23 < n_10_16_23 {
-												h1_10_16_23 = ch_10_16_23.Mul(h1_10_16_23).Sub(h0_10_16_23)
-												k1_10_16_23 = ck_10_16_23.Mul(k1_10_16_23).Sub(k0_10_16_23)
-												l1_10_16_23 = cl_10_16_23.Mul(l1_10_16_23).Sub(l0_10_16_23)
+											if j_11_17_24 < n_11_17_24 {
+												h1_11_17_24 = ch_11_17_24.Mul(h1_11_17_24).Sub(h0_11_17_24)
+												k1_11_17_24 = ck_11_17_24.Mul(k1_11_17_24).Sub(k0_11_17_24)
+												l1_11_17_24 = cl_11_17_24.Mul(l1_11_17_24).Sub(l0_11_17_24)
 											}
-											r0_0_10_16_23 = h1_10_16_23.Mul(k1_10_16_23).Mul(l1_10_16_23)
+											r0_0_11_17_24 = h1_11_17_24.Mul(k1_11_17_24).Mul(l1_11_17_24)
 										}
-										fl_16_23 := r0_0_10_16_23
-										fc_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_16_23.defaultF)))
-										if c_16_23.HasHKL {
-											var r0_0_11_16_23 archsimd.Float64x8
+										fl_17_24 := r0_0_11_17_24
+										fc_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_24.defaultF)))
+										if c_17_24.HasHKL {
+											var r0_0_12_17_24 archsimd.Float64x8
 											{
-												r_11_16_23, bits_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, h_16_23, kk_16_23, l_16_23
-												var r0_0_7_11_16_23 archsimd.Mask64x8
+												r_12_17_24, bits_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24 := r_17_24, k_17_24.fhklBits, ia_17_24, h_17_24, kk_17_24, l_17_24
+												var r0_0_8_12_17_24 archsimd.Mask64x8
 												{
-													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
-													half_7_11_16_23 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := h_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0), kk_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0), l_7_11_16_23.Sub(half_7_11_16_23).CeilScaled(0)
-													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.lmin)))
-													in_7_11_16_23 := hc_7_11_16_23.GreaterEqual(hmin_7_11_16_23).And(hc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hmax))))).And(kc_7_11_16_23.GreaterEqual(kmin_7_11_16_23)).And(kc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kmax))))).And(lc_7_11_16_23.GreaterEqual(lmin_7_11_16_23)).And(lc_7_11_16_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.lmax)))))
-													idx_7_11_16_23 := hc_7_11_16_23.Sub(hmin_7_11_16_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.hstride)))).Add(kc_7_11_16_23.Sub(kmin_7_11_16_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_11_16_23.kstride))))).Add(lc_7_11_16_23.Sub(lmin_7_11_16_23))
-													idx_7_11_16_23.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_11_16_23).ConvertToInt32().Store(ia_7_11_16_23)
-													r0_0_7_11_16_23 = in_7_11_16_23
+													r_8_12_17_24, ia_8_12_17_24, h_8_12_17_24, kk_8_12_17_24, l_8_12_17_24 := r_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24
+													half_8_12_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_8_12_17_24, kc_8_12_17_24, lc_8_12_17_24 := h_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0), kk_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0), l_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0)
+													hmin_8_12_17_24, kmin_8_12_17_24, lmin_8_12_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.lmin)))
+													in_8_12_17_24 := hc_8_12_17_24.GreaterEqual(hmin_8_12_17_24).And(hc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hmax))))).And(kc_8_12_17_24.GreaterEqual(kmin_8_12_17_24)).And(kc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kmax))))).And(lc_8_12_17_24.GreaterEqual(lmin_8_12_17_24)).And(lc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.lmax)))))
+													idx_8_12_17_24 := hc_8_12_17_24.Sub(hmin_8_12_17_24).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hstride)))).Add(kc_8_12_17_24.Sub(kmin_8_12_17_24).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kstride))))).Add(lc_8_12_17_24.Sub(lmin_8_12_17_24))
+													idx_8_12_17_24.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17_24).ConvertToInt32().Store(ia_8_12_17_24)
+													r0_0_8_12_17_24 = in_8_12_17_24
 												}
-												in_11_16_23 := r0_0_7_11_16_23
-												r0_0_11_16_23 = vgatherAVX512(bits_11_16_23, ia_11_16_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_11_16_23.defaultF))), in_11_16_23)
+												in_12_17_24 := r0_0_8_12_17_24
+												r0_0_12_17_24 = vgatherAVX512(bits_12_17_24, ia_12_17_24).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17_24.defaultF))), in_12_17_24)
 											}
-											fc_16_23 = r0_0_11_16_23
+											fc_17_24 = r0_0_12_17_24
 										}
-										s_16_23 := sum_16_23.Add(fc_16_23.Mul(fc_16_23).Mul(fl_16_23).Mul(fl_16_23))
-										if !c_16_23.Water {
-											s_16_23 = sum_16_23.Merge(s_16_23, fl_16_23.Equal(zero_16_23))
+										s_17_24 := sum_17_24.Add(fc_17_24.Mul(fc_17_24).Mul(fl_17_24).Mul(fl_17_24))
+										if !c_17_24.Water {
+											s_17_24 = sum_17_24.Merge(s_17_24, fl_17_24.Equal(zero_17_24))
 										}
-										sum_16_23 = s_16_23
+										sum_17_24 = s_17_24
 									}
 								}
-								r0_0_16_23, r1_0_16_23 = sum_16_23, polar_16_23
+								r0_0_17_24, r1_0_17_24 = sum_17_24, polar_17_24
 							}
-							sum_23, polar_23 = r0_0_16_23, r1_0_16_23
-							r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
+							sum_24, polar_24 = r0_0_17_24, r1_0_17_24
+							r0_0_24, r1_0_24, r2_0_24 = sum_24, omega_24, polar_24
 						}
-						sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
+						sum, omega, polar = r0_0_24, r1_0_24, r2_0_24
 					}
 				}
 			}
@@ -1181,255 +1244,255 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 	n int) archsimd.Float64x8 {
-	var r0_0_24 archsimd.Float64x8
+	var r0_0_25 archsimd.Float64x8
 	{
-		r_24, i_24, x_24 := r, 0, h
-		s_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_24.nmode[i_24] == nChebyshev {
-			var r0_0_25 archsimd.Float64x8
+		r_25, i_25, x_25 := r, 0, h
+		s_25 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_25.nmode[i_25] == nChebyshev {
+			var r0_0_26 archsimd.Float64x8
 			{
-				x_25, n_25 := x_24, r_24.nn[i_24]
-				magic_25 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_25 := x_25.Add(magic_25)
-				var r0_0_26 archsimd.Float64x8
-				{
-					d_26 := x_25.Sub(t_25.Sub(magic_25))
-					y_26 := d_26.Mul(d_26)
-					y2_26 := y_26.Mul(y_26)
-					y4_26 := y2_26.Mul(y2_26)
-					p0_26 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26)).Mul(y2_26))
-					p1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26)).Mul(y2_26)).Mul(y4_26)
-					p2_26 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26.Mul(y4_26))
-					r0_0_26 = p0_26.Add(p1_26).Add(p2_26)
-				}
+				x_26, n_26 := x_25, r_25.nn[i_25]
+				magic_26 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_26 := x_26.Add(magic_26)
 				var r0_0_27 archsimd.Float64x8
 				{
-					c_27, t_27 := r0_0_26, t_25
-					r0_0_27 = c_27.AsUint64x8().Xor(t_27.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_27 := x_26.Sub(t_26.Sub(magic_26))
+					y_27 := d_27.Mul(d_27)
+					y2_27 := y_27.Mul(y_27)
+					y4_27 := y2_27.Mul(y2_27)
+					p0_27 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27)).Mul(y2_27))
+					p1_27 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
+					p2_27 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27.Mul(y4_27))
+					r0_0_27 = p0_27.Add(p1_27).Add(p2_27)
 				}
-				c2_25 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27)
-				u0_25, u1_25 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25
-				j_25 := 2
-				for ; j_25+1 < n_25; j_25 += 2 {
-					u0_25 = c2_25.Mul(u1_25).Sub(u0_25)
-					u1_25 = c2_25.Mul(u0_25).Sub(u1_25)
-				}
-				if j_25 < n_25 {
-					u1_25 = c2_25.Mul(u1_25).Sub(u0_25)
-				}
-				r0_0_25 = u1_25
-			}
-			s_24 = r0_0_25
-		} else if r_24.nmode[i_24] == nRatio {
-			var r0_0_28 archsimd.Float64x8
-			{
-				x_28, nv_28 := x_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.nv[i_24])))
-				magic_28 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_28 := x_28.Add(magic_28)
-				d_28 := x_28.Sub(t_28.Sub(magic_28))
-				y_28 := nv_28.Mul(d_28)
-				u_28 := y_28.Add(magic_28)
-				var r0_0_29 archsimd.Float64x8
+				var r0_0_28 archsimd.Float64x8
 				{
-					d_29 := y_28.Sub(u_28.Sub(magic_28))
-					y_29 := d_29.Mul(d_29)
-					y2_29 := y_29.Mul(y_29)
-					y4_29 := y2_29.Mul(y2_29)
-					p0_29 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29)).Mul(y2_29))
-					p1_29 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29)).Mul(y2_29)).Mul(y4_29)
-					p2_29 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29)).Mul(y4_29.Mul(y4_29))
-					r0_0_29 = d_29.Mul(p0_29.Add(p1_29).Add(p2_29))
+					c_28, t_28 := r0_0_27, t_26
+					r0_0_28 = c_28.AsUint64x8().Xor(t_28.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				c2_26 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28)
+				u0_26, u1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26
+				j_26 := 2
+				for ; j_26+1 < n_26; j_26 += 2 {
+					u0_26 = c2_26.Mul(u1_26).Sub(u0_26)
+					u1_26 = c2_26.Mul(u0_26).Sub(u1_26)
+				}
+				if j_26 < n_26 {
+					u1_26 = c2_26.Mul(u1_26).Sub(u0_26)
+				}
+				r0_0_26 = u1_26
+			}
+			s_25 = r0_0_26
+		} else if r_25.nmode[i_25] == nRatio {
+			var r0_0_29 archsimd.Float64x8
+			{
+				x_29, nv_29 := x_25, archsimd.LoadFloat64x8((*[8]float64)((&r_25.nv[i_25])))
+				magic_29 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_29 := x_29.Add(magic_29)
+				d_29 := x_29.Sub(t_29.Sub(magic_29))
+				y_29 := nv_29.Mul(d_29)
+				u_29 := y_29.Add(magic_29)
 				var r0_0_30 archsimd.Float64x8
 				{
-					c_30, t_30 := r0_0_29, u_28
-					r0_0_30 = c_30.AsUint64x8().Xor(t_30.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_30 := y_29.Sub(u_29.Sub(magic_29))
+					y_30 := d_30.Mul(d_30)
+					y2_30 := y_30.Mul(y_30)
+					y4_30 := y2_30.Mul(y2_30)
+					p0_30 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30)).Mul(y2_30))
+					p1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
+					p2_30 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
+					r0_0_30 = d_30.Mul(p0_30.Add(p1_30).Add(p2_30))
 				}
-				sn_28 := r0_0_30
 				var r0_0_31 archsimd.Float64x8
 				{
-					d_31 := d_28
-					y_31 := d_31.Mul(d_31)
-					y2_31 := y_31.Mul(y_31)
-					y4_31 := y2_31.Mul(y2_31)
-					p0_31 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31)).Mul(y2_31))
-					p1_31 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31)).Mul(y2_31)).Mul(y4_31)
-					p2_31 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31)).Mul(y4_31.Mul(y4_31))
-					r0_0_31 = d_31.Mul(p0_31.Add(p1_31).Add(p2_31))
+					c_31, t_31 := r0_0_30, u_29
+					r0_0_31 = c_31.AsUint64x8().Xor(t_31.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_28 = nv_28.Merge(sn_28.Div(r0_0_31), d_28.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			}
-			s_24 = r0_0_28
-		}
-		r0_0_24 = s_24
-	}
-	sa := r0_0_24
-	var r0_0_32 archsimd.Float64x8
-	{
-		r_32, i_32, x_32 := r, 1, kk
-		s_32 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_32.nmode[i_32] == nChebyshev {
-			var r0_0_33 archsimd.Float64x8
-			{
-				x_33, n_33 := x_32, r_32.nn[i_32]
-				magic_33 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_33 := x_33.Add(magic_33)
-				var r0_0_34 archsimd.Float64x8
+				sn_29 := r0_0_31
+				var r0_0_32 archsimd.Float64x8
 				{
-					d_34 := x_33.Sub(t_33.Sub(magic_33))
-					y_34 := d_34.Mul(d_34)
-					y2_34 := y_34.Mul(y_34)
-					y4_34 := y2_34.Mul(y2_34)
-					p0_34 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34)).Mul(y2_34))
-					p1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34)).Mul(y2_34)).Mul(y4_34)
-					p2_34 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34.Mul(y4_34))
-					r0_0_34 = p0_34.Add(p1_34).Add(p2_34)
+					d_32 := d_29
+					y_32 := d_32.Mul(d_32)
+					y2_32 := y_32.Mul(y_32)
+					y4_32 := y2_32.Mul(y2_32)
+					p0_32 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32)).Mul(y2_32))
+					p1_32 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
+					p2_32 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
+					r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
 				}
+				r0_0_29 = nv_29.Merge(sn_29.Div(r0_0_32), d_29.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			}
+			s_25 = r0_0_29
+		}
+		r0_0_25 = s_25
+	}
+	sa := r0_0_25
+	var r0_0_33 archsimd.Float64x8
+	{
+		r_33, i_33, x_33 := r, 1, kk
+		s_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_33.nmode[i_33] == nChebyshev {
+			var r0_0_34 archsimd.Float64x8
+			{
+				x_34, n_34 := x_33, r_33.nn[i_33]
+				magic_34 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_34 := x_34.Add(magic_34)
 				var r0_0_35 archsimd.Float64x8
 				{
-					c_35, t_35 := r0_0_34, t_33
-					r0_0_35 = c_35.AsUint64x8().Xor(t_35.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_35 := x_34.Sub(t_34.Sub(magic_34))
+					y_35 := d_35.Mul(d_35)
+					y2_35 := y_35.Mul(y_35)
+					y4_35 := y2_35.Mul(y2_35)
+					p0_35 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35)).Mul(y2_35))
+					p1_35 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
+					p2_35 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35.Mul(y4_35))
+					r0_0_35 = p0_35.Add(p1_35).Add(p2_35)
 				}
-				c2_33 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35)
-				u0_33, u1_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33
-				j_33 := 2
-				for ; j_33+1 < n_33; j_33 += 2 {
-					u0_33 = c2_33.Mul(u1_33).Sub(u0_33)
-					u1_33 = c2_33.Mul(u0_33).Sub(u1_33)
-				}
-				if j_33 < n_33 {
-					u1_33 = c2_33.Mul(u1_33).Sub(u0_33)
-				}
-				r0_0_33 = u1_33
-			}
-			s_32 = r0_0_33
-		} else if r_32.nmode[i_32] == nRatio {
-			var r0_0_36 archsimd.Float64x8
-			{
-				x_36, nv_36 := x_32, archsimd.LoadFloat64x8((*[8]float64)((&r_32.nv[i_32])))
-				magic_36 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_36 := x_36.Add(magic_36)
-				d_36 := x_36.Sub(t_36.Sub(magic_36))
-				y_36 := nv_36.Mul(d_36)
-				u_36 := y_36.Add(magic_36)
-				var r0_0_37 archsimd.Float64x8
+				var r0_0_36 archsimd.Float64x8
 				{
-					d_37 := y_36.Sub(u_36.Sub(magic_36))
-					y_37 := d_37.Mul(d_37)
-					y2_37 := y_37.Mul(y_37)
-					y4_37 := y2_37.Mul(y2_37)
-					p0_37 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37)).Mul(y2_37))
-					p1_37 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37)).Mul(y2_37)).Mul(y4_37)
-					p2_37 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37)).Mul(y4_37.Mul(y4_37))
-					r0_0_37 = d_37.Mul(p0_37.Add(p1_37).Add(p2_37))
+					c_36, t_36 := r0_0_35, t_34
+					r0_0_36 = c_36.AsUint64x8().Xor(t_36.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				c2_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36)
+				u0_34, u1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34
+				j_34 := 2
+				for ; j_34+1 < n_34; j_34 += 2 {
+					u0_34 = c2_34.Mul(u1_34).Sub(u0_34)
+					u1_34 = c2_34.Mul(u0_34).Sub(u1_34)
+				}
+				if j_34 < n_34 {
+					u1_34 = c2_34.Mul(u1_34).Sub(u0_34)
+				}
+				r0_0_34 = u1_34
+			}
+			s_33 = r0_0_34
+		} else if r_33.nmode[i_33] == nRatio {
+			var r0_0_37 archsimd.Float64x8
+			{
+				x_37, nv_37 := x_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.nv[i_33])))
+				magic_37 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_37 := x_37.Add(magic_37)
+				d_37 := x_37.Sub(t_37.Sub(magic_37))
+				y_37 := nv_37.Mul(d_37)
+				u_37 := y_37.Add(magic_37)
 				var r0_0_38 archsimd.Float64x8
 				{
-					c_38, t_38 := r0_0_37, u_36
-					r0_0_38 = c_38.AsUint64x8().Xor(t_38.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_38 := y_37.Sub(u_37.Sub(magic_37))
+					y_38 := d_38.Mul(d_38)
+					y2_38 := y_38.Mul(y_38)
+					y4_38 := y2_38.Mul(y2_38)
+					p0_38 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38)).Mul(y2_38))
+					p1_38 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
+					p2_38 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38)).Mul(y4_38.Mul(y4_38))
+					r0_0_38 = d_38.Mul(p0_38.Add(p1_38).Add(p2_38))
 				}
-				sn_36 := r0_0_38
 				var r0_0_39 archsimd.Float64x8
 				{
-					d_39 := d_36
-					y_39 := d_39.Mul(d_39)
-					y2_39 := y_39.Mul(y_39)
-					y4_39 := y2_39.Mul(y2_39)
-					p0_39 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39)).Mul(y2_39))
-					p1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39)).Mul(y2_39)).Mul(y4_39)
-					p2_39 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39)).Mul(y4_39.Mul(y4_39))
-					r0_0_39 = d_39.Mul(p0_39.Add(p1_39).Add(p2_39))
+					c_39, t_39 := r0_0_38, u_37
+					r0_0_39 = c_39.AsUint64x8().Xor(t_39.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_36 = nv_36.Merge(sn_36.Div(r0_0_39), d_36.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			}
-			s_32 = r0_0_36
-		}
-		r0_0_32 = s_32
-	}
-	sb := r0_0_32
-	var r0_0_40 archsimd.Float64x8
-	{
-		r_40, i_40, x_40 := r, 2, l
-		s_40 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_40.nmode[i_40] == nChebyshev {
-			var r0_0_41 archsimd.Float64x8
-			{
-				x_41, n_41 := x_40, r_40.nn[i_40]
-				magic_41 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_41 := x_41.Add(magic_41)
-				var r0_0_42 archsimd.Float64x8
+				sn_37 := r0_0_39
+				var r0_0_40 archsimd.Float64x8
 				{
-					d_42 := x_41.Sub(t_41.Sub(magic_41))
-					y_42 := d_42.Mul(d_42)
-					y2_42 := y_42.Mul(y_42)
-					y4_42 := y2_42.Mul(y2_42)
-					p0_42 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42)).Mul(y2_42))
-					p1_42 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42)).Mul(y2_42)).Mul(y4_42)
-					p2_42 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42.Mul(y4_42))
-					r0_0_42 = p0_42.Add(p1_42).Add(p2_42)
+					d_40 := d_37
+					y_40 := d_40.Mul(d_40)
+					y2_40 := y_40.Mul(y_40)
+					y4_40 := y2_40.Mul(y2_40)
+					p0_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40)).Mul(y2_40))
+					p1_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40)).Mul(y2_40)).Mul(y4_40)
+					p2_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40)).Mul(y4_40.Mul(y4_40))
+					r0_0_40 = d_40.Mul(p0_40.Add(p1_40).Add(p2_40))
 				}
+				r0_0_37 = nv_37.Merge(sn_37.Div(r0_0_40), d_37.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			}
+			s_33 = r0_0_37
+		}
+		r0_0_33 = s_33
+	}
+	sb := r0_0_33
+	var r0_0_41 archsimd.Float64x8
+	{
+		r_41, i_41, x_41 := r, 2, l
+		s_41 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_41.nmode[i_41] == nChebyshev {
+			var r0_0_42 archsimd.Float64x8
+			{
+				x_42, n_42 := x_41, r_41.nn[i_41]
+				magic_42 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_42 := x_42.Add(magic_42)
 				var r0_0_43 archsimd.Float64x8
 				{
-					c_43, t_43 := r0_0_42, t_41
-					r0_0_43 = c_43.AsUint64x8().Xor(t_43.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_43 := x_42.Sub(t_42.Sub(magic_42))
+					y_43 := d_43.Mul(d_43)
+					y2_43 := y_43.Mul(y_43)
+					y4_43 := y2_43.Mul(y2_43)
+					p0_43 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43)).Mul(y2_43))
+					p1_43 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43)).Mul(y2_43)).Mul(y4_43)
+					p2_43 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43.Mul(y4_43))
+					r0_0_43 = p0_43.Add(p1_43).Add(p2_43)
 				}
-				c2_41 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43)
-				u0_41, u1_41 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41
-				j_41 := 2
-				for ; j_41+1 < n_41; j_41 += 2 {
-					u0_41 = c2_41.Mul(u1_41).Sub(u0_41)
-					u1_41 = c2_41.Mul(u0_41).Sub(u1_41)
-				}
-				if j_41 < n_41 {
-					u1_41 = c2_41.Mul(u1_41).Sub(u0_41)
-				}
-				r0_0_41 = u1_41
-			}
-			s_40 = r0_0_41
-		} else if r_40.nmode[i_40] == nRatio {
-			var r0_0_44 archsimd.Float64x8
-			{
-				x_44, nv_44 := x_40, archsimd.LoadFloat64x8((*[8]float64)((&r_40.nv[i_40])))
-				magic_44 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_44 := x_44.Add(magic_44)
-				d_44 := x_44.Sub(t_44.Sub(magic_44))
-				y_44 := nv_44.Mul(d_44)
-				u_44 := y_44.Add(magic_44)
-				var r0_0_45 archsimd.Float64x8
+				var r0_0_44 archsimd.Float64x8
 				{
-					d_45 := y_44.Sub(u_44.Sub(magic_44))
-					y_45 := d_45.Mul(d_45)
-					y2_45 := y_45.Mul(y_45)
-					y4_45 := y2_45.Mul(y2_45)
-					p0_45 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45)).Mul(y2_45))
-					p1_45 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45)).Mul(y2_45)).Mul(y4_45)
-					p2_45 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45)).Mul(y4_45.Mul(y4_45))
-					r0_0_45 = d_45.Mul(p0_45.Add(p1_45).Add(p2_45))
+					c_44, t_44 := r0_0_43, t_42
+					r0_0_44 = c_44.AsUint64x8().Xor(t_44.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				c2_42 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44)
+				u0_42, u1_42 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42
+				j_42 := 2
+				for ; j_42+1 < n_42; j_42 += 2 {
+					u0_42 = c2_42.Mul(u1_42).Sub(u0_42)
+					u1_42 = c2_42.Mul(u0_42).Sub(u1_42)
+				}
+				if j_42 < n_42 {
+					u1_42 = c2_42.Mul(u1_42).Sub(u0_42)
+				}
+				r0_0_42 = u1_42
+			}
+			s_41 = r0_0_42
+		} else if r_41.nmode[i_41] == nRatio {
+			var r0_0_45 archsimd.Float64x8
+			{
+				x_45, nv_45 := x_41, archsimd.LoadFloat64x8((*[8]float64)((&r_41.nv[i_41])))
+				magic_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_45 := x_45.Add(magic_45)
+				d_45 := x_45.Sub(t_45.Sub(magic_45))
+				y_45 := nv_45.Mul(d_45)
+				u_45 := y_45.Add(magic_45)
 				var r0_0_46 archsimd.Float64x8
 				{
-					c_46, t_46 := r0_0_45, u_44
-					r0_0_46 = c_46.AsUint64x8().Xor(t_46.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_46 := y_45.Sub(u_45.Sub(magic_45))
+					y_46 := d_46.Mul(d_46)
+					y2_46 := y_46.Mul(y_46)
+					y4_46 := y2_46.Mul(y2_46)
+					p0_46 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46)).Mul(y2_46))
+					p1_46 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46)).Mul(y2_46)).Mul(y4_46)
+					p2_46 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46)).Mul(y4_46.Mul(y4_46))
+					r0_0_46 = d_46.Mul(p0_46.Add(p1_46).Add(p2_46))
 				}
-				sn_44 := r0_0_46
 				var r0_0_47 archsimd.Float64x8
 				{
-					d_47 := d_44
-					y_47 := d_47.Mul(d_47)
-					y2_47 := y_47.Mul(y_47)
-					y4_47 := y2_47.Mul(y2_47)
-					p0_47 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47)).Mul(y2_47))
-					p1_47 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47)).Mul(y2_47)).Mul(y4_47)
-					p2_47 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47)).Mul(y4_47.Mul(y4_47))
-					r0_0_47 = d_47.Mul(p0_47.Add(p1_47).Add(p2_47))
+					c_47, t_47 := r0_0_46, u_45
+					r0_0_47 = c_47.AsUint64x8().Xor(t_47.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_44 = nv_44.Merge(sn_44.Div(r0_0_47), d_44.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				sn_45 := r0_0_47
+				var r0_0_48 archsimd.Float64x8
+				{
+					d_48 := d_45
+					y_48 := d_48.Mul(d_48)
+					y2_48 := y_48.Mul(y_48)
+					y4_48 := y2_48.Mul(y2_48)
+					p0_48 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48)).Mul(y2_48))
+					p1_48 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48)).Mul(y2_48)).Mul(y4_48)
+					p2_48 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48)).Mul(y4_48.Mul(y4_48))
+					r0_0_48 = d_48.Mul(p0_48.Add(p1_48).Add(p2_48))
+				}
+				r0_0_45 = nv_45.Merge(sn_45.Div(r0_0_48), d_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 			}
-			s_40 = r0_0_44
+			s_41 = r0_0_45
 		}
-		r0_0_40 = s_40
+		r0_0_41 = s_41
 	}
-	sc := r0_0_40
+	sc := r0_0_41
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -1438,80 +1501,80 @@ func sincgAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 ) archsimd.Float64x8 {
 	s := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_48 archsimd.Float64x8
+		var r0_0_49 archsimd.Float64x8
 		{
-			x_48, n_48 := x, r.nn[i]
-			magic_48 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_48 := x_48.Add(magic_48)
-			var r0_0_49 archsimd.Float64x8
-			{
-				d_49 := x_48.Sub(t_48.Sub(magic_48))
-				y_49 := d_49.Mul(d_49)
-				y2_49 := y_49.Mul(y_49)
-				y4_49 := y2_49.Mul(y2_49)
-				p0_49 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_49)).Mul(y2_49))
-				p1_49 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_49)).Mul(y2_49)).Mul(y4_49)
-				p2_49 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_49.Mul(y4_49))
-				r0_0_49 = p0_49.Add(p1_49).Add(p2_49)
-			}
+			x_49, n_49 := x, r.nn[i]
+			magic_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_49 := x_49.Add(magic_49)
 			var r0_0_50 archsimd.Float64x8
 			{
-				c_50, t_50 := r0_0_49, t_48
-				r0_0_50 = c_50.AsUint64x8().Xor(t_50.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				d_50 := x_49.Sub(t_49.Sub(magic_49))
+				y_50 := d_50.Mul(d_50)
+				y2_50 := y_50.Mul(y_50)
+				y4_50 := y2_50.Mul(y2_50)
+				p0_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_50)).Mul(y2_50))
+				p1_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_50)).Mul(y2_50)).Mul(y4_50)
+				p2_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_50.Mul(y4_50))
+				r0_0_50 = p0_50.Add(p1_50).Add(p2_50)
 			}
-			c2_48 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_50)
-			u0_48, u1_48 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_48
-			j_48 := 2
-			for ; j_48+1 < n_48; j_48 += 2 {
-				u0_48 = c2_48.Mul(u1_48).Sub(u0_48)
-				u1_48 = c2_48.Mul(u0_48).Sub(u1_48)
-			}
-			if j_48 < n_48 {
-				u1_48 = c2_48.Mul(u1_48).Sub(u0_48)
-			}
-			r0_0_48 = u1_48
-		}
-		s = r0_0_48
-	} else if r.nmode[i] == nRatio {
-		var r0_0_51 archsimd.Float64x8
-		{
-			x_51, nv_51 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_51 := x_51.Add(magic_51)
-			d_51 := x_51.Sub(t_51.Sub(magic_51))
-			y_51 := nv_51.Mul(d_51)
-			u_51 := y_51.Add(magic_51)
-			var r0_0_52 archsimd.Float64x8
+			var r0_0_51 archsimd.Float64x8
 			{
-				d_52 := y_51.Sub(u_51.Sub(magic_51))
-				y_52 := d_52.Mul(d_52)
-				y2_52 := y_52.Mul(y_52)
-				y4_52 := y2_52.Mul(y2_52)
-				p0_52 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_52)).Mul(y2_52))
-				p1_52 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_52)).Mul(y2_52)).Mul(y4_52)
-				p2_52 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_52)).Mul(y4_52.Mul(y4_52))
-				r0_0_52 = d_52.Mul(p0_52.Add(p1_52).Add(p2_52))
+				c_51, t_51 := r0_0_50, t_49
+				r0_0_51 = c_51.AsUint64x8().Xor(t_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
+			c2_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_51)
+			u0_49, u1_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_49
+			j_49 := 2
+			for ; j_49+1 < n_49; j_49 += 2 {
+				u0_49 = c2_49.Mul(u1_49).Sub(u0_49)
+				u1_49 = c2_49.Mul(u0_49).Sub(u1_49)
+			}
+			if j_49 < n_49 {
+				u1_49 = c2_49.Mul(u1_49).Sub(u0_49)
+			}
+			r0_0_49 = u1_49
+		}
+		s = r0_0_49
+	} else if r.nmode[i] == nRatio {
+		var r0_0_52 archsimd.Float64x8
+		{
+			x_52, nv_52 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_52 := x_52.Add(magic_52)
+			d_52 := x_52.Sub(t_52.Sub(magic_52))
+			y_52 := nv_52.Mul(d_52)
+			u_52 := y_52.Add(magic_52)
 			var r0_0_53 archsimd.Float64x8
 			{
-				c_53, t_53 := r0_0_52, u_51
-				r0_0_53 = c_53.AsUint64x8().Xor(t_53.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				d_53 := y_52.Sub(u_52.Sub(magic_52))
+				y_53 := d_53.Mul(d_53)
+				y2_53 := y_53.Mul(y_53)
+				y4_53 := y2_53.Mul(y2_53)
+				p0_53 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_53)).Mul(y2_53))
+				p1_53 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_53)).Mul(y2_53)).Mul(y4_53)
+				p2_53 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_53)).Mul(y4_53.Mul(y4_53))
+				r0_0_53 = d_53.Mul(p0_53.Add(p1_53).Add(p2_53))
 			}
-			sn_51 := r0_0_53
 			var r0_0_54 archsimd.Float64x8
 			{
-				d_54 := d_51
-				y_54 := d_54.Mul(d_54)
-				y2_54 := y_54.Mul(y_54)
-				y4_54 := y2_54.Mul(y2_54)
-				p0_54 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_54)).Mul(y2_54))
-				p1_54 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_54)).Mul(y2_54)).Mul(y4_54)
-				p2_54 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_54)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_54)).Mul(y4_54.Mul(y4_54))
-				r0_0_54 = d_54.Mul(p0_54.Add(p1_54).Add(p2_54))
+				c_54, t_54 := r0_0_53, u_52
+				r0_0_54 = c_54.AsUint64x8().Xor(t_54.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			r0_0_51 = nv_51.Merge(sn_51.Div(r0_0_54), d_51.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+			sn_52 := r0_0_54
+			var r0_0_55 archsimd.Float64x8
+			{
+				d_55 := d_52
+				y_55 := d_55.Mul(d_55)
+				y2_55 := y_55.Mul(y_55)
+				y4_55 := y2_55.Mul(y2_55)
+				p0_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55)).Mul(y2_55))
+				p1_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
+				p2_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55)).Mul(y4_55.Mul(y4_55))
+				r0_0_55 = d_55.Mul(p0_55.Add(p1_55).Add(p2_55))
+			}
+			r0_0_52 = nv_52.Merge(sn_52.Div(r0_0_55), d_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 		}
-		s = r0_0_51
+		s = r0_0_52
 	}
 	return s
 }
@@ -1521,23 +1584,23 @@ func sincgLanesAVX512(x archsimd.Float64x8,
 	n int) archsimd.Float64x8 {
 	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 	t := x.Add(magic)
-	var r0_0_55 archsimd.Float64x8
-	{
-		d_55 := x.Sub(t.Sub(magic))
-		y_55 := d_55.Mul(d_55)
-		y2_55 := y_55.Mul(y_55)
-		y4_55 := y2_55.Mul(y2_55)
-		p0_55 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_55)).Mul(y2_55))
-		p1_55 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
-		p2_55 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_55.Mul(y4_55))
-		r0_0_55 = p0_55.Add(p1_55).Add(p2_55)
-	}
 	var r0_0_56 archsimd.Float64x8
 	{
-		c_56, t_56 := r0_0_55, t
-		r0_0_56 = c_56.AsUint64x8().Xor(t_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		d_56 := x.Sub(t.Sub(magic))
+		y_56 := d_56.Mul(d_56)
+		y2_56 := y_56.Mul(y_56)
+		y4_56 := y2_56.Mul(y2_56)
+		p0_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_56)).Mul(y2_56))
+		p1_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_56)).Mul(y2_56)).Mul(y4_56)
+		p2_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_56.Mul(y4_56))
+		r0_0_56 = p0_56.Add(p1_56).Add(p2_56)
 	}
-	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_56)
+	var r0_0_57 archsimd.Float64x8
+	{
+		c_57, t_57 := r0_0_56, t
+		r0_0_57 = c_57.AsUint64x8().Xor(t_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_57)
 	u0, u1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -1558,35 +1621,35 @@ func sincgRatioLanesAVX512(x, nv archsimd.Float64x8,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_57 archsimd.Float64x8
-	{
-		d_57 := y.Sub(u.Sub(magic))
-		y_57 := d_57.Mul(d_57)
-		y2_57 := y_57.Mul(y_57)
-		y4_57 := y2_57.Mul(y2_57)
-		p0_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57)).Mul(y2_57))
-		p1_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57)).Mul(y2_57)).Mul(y4_57)
-		p2_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57)).Mul(y4_57.Mul(y4_57))
-		r0_0_57 = d_57.Mul(p0_57.Add(p1_57).Add(p2_57))
-	}
 	var r0_0_58 archsimd.Float64x8
 	{
-		c_58, t_58 := r0_0_57, u
-		r0_0_58 = c_58.AsUint64x8().Xor(t_58.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		d_58 := y.Sub(u.Sub(magic))
+		y_58 := d_58.Mul(d_58)
+		y2_58 := y_58.Mul(y_58)
+		y4_58 := y2_58.Mul(y2_58)
+		p0_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_58)).Mul(y2_58))
+		p1_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
+		p2_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
+		r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
 	}
-	sn := r0_0_58
 	var r0_0_59 archsimd.Float64x8
 	{
-		d_59 := d
-		y_59 := d_59.Mul(d_59)
-		y2_59 := y_59.Mul(y_59)
-		y4_59 := y2_59.Mul(y2_59)
-		p0_59 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_59)).Mul(y2_59))
-		p1_59 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
-		p2_59 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_59)).Mul(y4_59.Mul(y4_59))
-		r0_0_59 = d_59.Mul(p0_59.Add(p1_59).Add(p2_59))
+		c_59, t_59 := r0_0_58, u
+		r0_0_59 = c_59.AsUint64x8().Xor(t_59.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	return nv.Merge(sn.Div(r0_0_59), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	sn := r0_0_59
+	var r0_0_60 archsimd.Float64x8
+	{
+		d_60 := d
+		y_60 := d_60.Mul(d_60)
+		y2_60 := y_60.Mul(y_60)
+		y4_60 := y2_60.Mul(y2_60)
+		p0_60 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_60)).Mul(y2_60))
+		p1_60 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_60)).Mul(y2_60)).Mul(y4_60)
+		p2_60 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_60)).Mul(y4_60.Mul(y4_60))
+		r0_0_60 = d_60.Mul(p0_60.Add(p1_60).Add(p2_60))
+	}
+	return nv.Merge(sn.Div(r0_0_60), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 }
 
 func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
@@ -1595,539 +1658,539 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_60 archsimd.Float64x8
-		r1_0_60 archsimd.Float64x8
-		r2_0_60 archsimd.Float64x8
+		r0_0_61 archsimd.Float64x8
+		r1_0_61 archsimd.Float64x8
+		r2_0_61 archsimd.Float64x8
 	)
 	{
-		r_60, i_60, x_60 := r, 0, h
-		s_60, dx_60, dn_60 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_60.nmode[i_60] == nChebyshev {
+		r_61, i_61, x_61 := r, 0, h
+		s_61, dx_61, dn_61 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_61.nmode[i_61] == nChebyshev {
 			var (
-				r0_0_61 archsimd.Float64x8
-				r1_0_61 archsimd.Float64x8
-				r2_0_61 archsimd.Float64x8
+				r0_0_62 archsimd.Float64x8
+				r1_0_62 archsimd.Float64x8
+				r2_0_62 archsimd.Float64x8
 			)
 			{
-				r_61, x_61, n_61, nf_61 := r_60, x_60, r_60.nn[i_60], &r_60.nv[i_60]
-				magic_61 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_61 := x_61.Add(magic_61)
-				d_61 := x_61.Sub(t_61.Sub(magic_61))
-				f_61 := t_61.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_62 archsimd.Float64x8
+				r_62, x_62, n_62, nf_62 := r_61, x_61, r_61.nn[i_61], &r_61.nv[i_61]
+				magic_62 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_62 := x_62.Add(magic_62)
+				d_62 := x_62.Sub(t_62.Sub(magic_62))
+				f_62 := t_62.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_63 archsimd.Float64x8
 				{
-					d_62 := d_61
-					y_62 := d_62.Mul(d_62)
-					y2_62 := y_62.Mul(y_62)
-					y4_62 := y2_62.Mul(y2_62)
-					p0_62 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_62)).Mul(y2_62))
-					p1_62 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_62)).Mul(y2_62)).Mul(y4_62)
-					p2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_62.Mul(y4_62))
-					r0_0_62 = p0_62.Add(p1_62).Add(p2_62)
+					d_63 := d_62
+					y_63 := d_63.Mul(d_63)
+					y2_63 := y_63.Mul(y_63)
+					y4_63 := y2_63.Mul(y2_63)
+					p0_63 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_63)).Mul(y2_63))
+					p1_63 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
+					p2_63 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_63.Mul(y4_63))
+					r0_0_63 = p0_63.Add(p1_63).Add(p2_63)
 				}
-				cr_61 := r0_0_62
-				sign_61, one_61, pi_61 := archsimd.LoadFloat64x8((*[8]float64)((&r_61.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_61 := pi_61.Div(one_61.Sub(cr_61).Mul(one_61.Add(cr_61)).Sqrt().AsUint64x8().Or(d_61.AsUint64x8().Xor(f_61).And(sign_61)).AsFloat64x8())
-				c2_61 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_61.AsUint64x8().Xor(f_61).AsFloat64x8())
-				u0_61, u1_61 := one_61, c2_61
-				j_61 := 2
-				for ; j_61+1 < n_61; j_61 += 2 {
-					u0_61 = c2_61.Mul(u1_61).Sub(u0_61)
-					u1_61 = c2_61.Mul(u0_61).Sub(u1_61)
+				cr_62 := r0_0_63
+				sign_62, one_62, pi_62 := archsimd.LoadFloat64x8((*[8]float64)((&r_62.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				rs_62 := pi_62.Div(one_62.Sub(cr_62).Mul(one_62.Add(cr_62)).Sqrt().AsUint64x8().Or(d_62.AsUint64x8().Xor(f_62).And(sign_62)).AsFloat64x8())
+				c2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_62.AsUint64x8().Xor(f_62).AsFloat64x8())
+				u0_62, u1_62 := one_62, c2_62
+				j_62 := 2
+				for ; j_62+1 < n_62; j_62 += 2 {
+					u0_62 = c2_62.Mul(u1_62).Sub(u0_62)
+					u1_62 = c2_62.Mul(u0_62).Sub(u1_62)
 				}
-				if j_61 < n_61 {
-					u0_61, u1_61 = u1_61, c2_61.Mul(u1_61).Sub(u0_61)
+				if j_62 < n_62 {
+					u0_62, u1_62 = u1_62, c2_62.Mul(u1_62).Sub(u0_62)
 				}
-				cu_61 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_61).Mul(u1_61)
-				tn_61 := cu_61.Sub(u0_61)
-				dx_61 := archsimd.LoadFloat64x8((*[8]float64)(nf_61)).Mul(tn_61).Sub(cu_61).Mul(rs_61)
-				dn_61 := d_61.Mul(tn_61).Mul(rs_61)
-				near_61 := d_61.Mul(d_61).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_61.ToBits() != 0 {
+				cu_62 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_62).Mul(u1_62)
+				tn_62 := cu_62.Sub(u0_62)
+				dx_62 := archsimd.LoadFloat64x8((*[8]float64)(nf_62)).Mul(tn_62).Sub(cu_62).Mul(rs_62)
+				dn_62 := d_62.Mul(tn_62).Mul(rs_62)
+				near_62 := d_62.Mul(d_62).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+				if near_62.ToBits() != 0 {
 					var (
-						r0_0_63 archsimd.Float64x8
-						r1_0_63 archsimd.Float64x8
+						r0_0_64 archsimd.Float64x8
+						r1_0_64 archsimd.Float64x8
 					)
 					{
-						r_63, d_63, c2_63, flip_63, tn_63, un_63, n_63 := r_61, d_61, c2_61, f_61, tn_61, u1_61, n_61
-						var r0_0_64 archsimd.Float64x8
+						r_64, d_64, c2_64, flip_64, tn_64, un_64, n_64 := r_62, d_62, c2_62, f_62, tn_62, u1_62, n_62
+						var r0_0_65 archsimd.Float64x8
 						{
-							d_64 := d_63
-							y_64 := d_64.Mul(d_64)
-							y2_64 := y_64.Mul(y_64)
-							y4_64 := y2_64.Mul(y2_64)
-							p0_64 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_64)).Mul(y2_64))
-							p1_64 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_64)).Mul(y2_64)).Mul(y4_64)
-							p2_64 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
-							r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
+							d_65 := d_64
+							y_65 := d_65.Mul(d_65)
+							y2_65 := y_65.Mul(y_65)
+							y4_65 := y2_65.Mul(y2_65)
+							p0_65 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_65)).Mul(y2_65))
+							p1_65 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_65)).Mul(y2_65)).Mul(y4_65)
+							p2_65 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_65)).Mul(y4_65.Mul(y4_65))
+							r0_0_65 = d_65.Mul(p0_65.Add(p1_65).Add(p2_65))
 						}
-						s_63 := r0_0_64.AsUint64x8().Xor(flip_63).AsFloat64x8()
-						two_63 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_63, u1_63, p0_63, p1_63 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_63, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_63
-						for j_63 := 2; j_63 < n_63; j_63++ {
-							u0_63, u1_63, p0_63, p1_63 = u1_63, c2_63.Mul(u1_63).Sub(u0_63), p1_63, two_63.Mul(u1_63).Add(c2_63.Mul(p1_63)).Sub(p0_63)
+						s_64 := r0_0_65.AsUint64x8().Xor(flip_64).AsFloat64x8()
+						two_64 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_64, u1_64, p0_64, p1_64 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_64, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_64
+						for j_64 := 2; j_64 < n_64; j_64++ {
+							u0_64, u1_64, p0_64, p1_64 = u1_64, c2_64.Mul(u1_64).Sub(u0_64), p1_64, two_64.Mul(u1_64).Add(c2_64.Mul(p1_64)).Sub(p0_64)
 						}
-						dx_63 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_63).Mul(p1_63)
-						peak_63 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_63.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_63.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_63 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_63).Mul(tn_63).Div(s_63).Merge(peak_63, d_63.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_63, r1_0_63 = dx_63, dn_63
+						dx_64 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_64).Mul(p1_64)
+						peak_64 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_64.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_64.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_64 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_64).Mul(tn_64).Div(s_64).Merge(peak_64, d_64.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_64, r1_0_64 = dx_64, dn_64
 					}
-					px_61, pn_61 := r0_0_63, r1_0_63
-					dx_61, dn_61 = px_61.Merge(dx_61, near_61), pn_61.Merge(dn_61, near_61)
+					px_62, pn_62 := r0_0_64, r1_0_64
+					dx_62, dn_62 = px_62.Merge(dx_62, near_62), pn_62.Merge(dn_62, near_62)
 				}
-				r0_0_61, r1_0_61, r2_0_61 = u1_61, dx_61, dn_61
+				r0_0_62, r1_0_62, r2_0_62 = u1_62, dx_62, dn_62
 			}
-			s_60, dx_60, dn_60 = r0_0_61, r1_0_61, r2_0_61
-		} else if r_60.nmode[i_60] == nRatio {
+			s_61, dx_61, dn_61 = r0_0_62, r1_0_62, r2_0_62
+		} else if r_61.nmode[i_61] == nRatio {
 			var (
-				r0_0_65 archsimd.Float64x8
-				r1_0_65 archsimd.Float64x8
-				r2_0_65 archsimd.Float64x8
+				r0_0_66 archsimd.Float64x8
+				r1_0_66 archsimd.Float64x8
+				r2_0_66 archsimd.Float64x8
 			)
 			{
-				x_65, nv_65 := x_60, archsimd.LoadFloat64x8((*[8]float64)((&r_60.nv[i_60])))
-				magic_65 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_65 := x_65.Add(magic_65)
-				d_65 := x_65.Sub(t_65.Sub(magic_65))
-				y_65 := nv_65.Mul(d_65)
-				u_65 := y_65.Add(magic_65)
-				e_65 := y_65.Sub(u_65.Sub(magic_65))
-				var r0_0_66 archsimd.Float64x8
-				{
-					d_66 := e_65
-					y_66 := d_66.Mul(d_66)
-					y2_66 := y_66.Mul(y_66)
-					y4_66 := y2_66.Mul(y2_66)
-					p0_66 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66)).Mul(y2_66))
-					p1_66 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66)).Mul(y2_66)).Mul(y4_66)
-					p2_66 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66)).Mul(y4_66.Mul(y4_66))
-					r0_0_66 = d_66.Mul(p0_66.Add(p1_66).Add(p2_66))
-				}
+				x_66, nv_66 := x_61, archsimd.LoadFloat64x8((*[8]float64)((&r_61.nv[i_61])))
+				magic_66 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_66 := x_66.Add(magic_66)
+				d_66 := x_66.Sub(t_66.Sub(magic_66))
+				y_66 := nv_66.Mul(d_66)
+				u_66 := y_66.Add(magic_66)
+				e_66 := y_66.Sub(u_66.Sub(magic_66))
 				var r0_0_67 archsimd.Float64x8
 				{
-					c_67, t_67 := r0_0_66, u_65
-					r0_0_67 = c_67.AsUint64x8().Xor(t_67.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_67 := e_66
+					y_67 := d_67.Mul(d_67)
+					y2_67 := y_67.Mul(y_67)
+					y4_67 := y2_67.Mul(y2_67)
+					p0_67 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_67)).Mul(y2_67))
+					p1_67 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_67)).Mul(y2_67)).Mul(y4_67)
+					p2_67 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_67)).Mul(y4_67.Mul(y4_67))
+					r0_0_67 = d_67.Mul(p0_67.Add(p1_67).Add(p2_67))
 				}
 				var r0_0_68 archsimd.Float64x8
 				{
-					d_68 := e_65
-					y_68 := d_68.Mul(d_68)
-					y2_68 := y_68.Mul(y_68)
-					y4_68 := y2_68.Mul(y2_68)
-					p0_68 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_68)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_68)).Mul(y2_68))
-					p1_68 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_68)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_68)).Mul(y2_68)).Mul(y4_68)
-					p2_68 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_68.Mul(y4_68))
-					r0_0_68 = p0_68.Add(p1_68).Add(p2_68)
+					c_68, t_68 := r0_0_67, u_66
+					r0_0_68 = c_68.AsUint64x8().Xor(t_68.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
 				var r0_0_69 archsimd.Float64x8
 				{
-					c_69, t_69 := r0_0_68, u_65
-					r0_0_69 = c_69.AsUint64x8().Xor(t_69.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_69 := e_66
+					y_69 := d_69.Mul(d_69)
+					y2_69 := y_69.Mul(y_69)
+					y4_69 := y2_69.Mul(y2_69)
+					p0_69 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_69)).Mul(y2_69))
+					p1_69 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_69)).Mul(y2_69)).Mul(y4_69)
+					p2_69 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_69.Mul(y4_69))
+					r0_0_69 = p0_69.Add(p1_69).Add(p2_69)
 				}
-				sn_65, cn_65 := r0_0_67, r0_0_69
 				var r0_0_70 archsimd.Float64x8
 				{
-					d_70 := d_65
-					y_70 := d_70.Mul(d_70)
-					y2_70 := y_70.Mul(y_70)
-					y4_70 := y2_70.Mul(y2_70)
-					p0_70 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_70)).Mul(y2_70))
-					p1_70 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_70)).Mul(y2_70)).Mul(y4_70)
-					p2_70 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_70)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_70)).Mul(y4_70.Mul(y4_70))
-					r0_0_70 = d_70.Mul(p0_70.Add(p1_70).Add(p2_70))
+					c_70, t_70 := r0_0_69, u_66
+					r0_0_70 = c_70.AsUint64x8().Xor(t_70.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				sn_66, cn_66 := r0_0_68, r0_0_70
 				var r0_0_71 archsimd.Float64x8
 				{
-					d_71 := d_65
+					d_71 := d_66
 					y_71 := d_71.Mul(d_71)
 					y2_71 := y_71.Mul(y_71)
 					y4_71 := y2_71.Mul(y2_71)
-					p0_71 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_71)).Mul(y2_71))
-					p1_71 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
-					p2_71 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_71.Mul(y4_71))
-					r0_0_71 = p0_71.Add(p1_71).Add(p2_71)
+					p0_71 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_71)).Mul(y2_71))
+					p1_71 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
+					p2_71 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_71)).Mul(y4_71.Mul(y4_71))
+					r0_0_71 = d_71.Mul(p0_71.Add(p1_71).Add(p2_71))
 				}
-				s1_65, c1_65 := r0_0_70, r0_0_71
-				pi_65 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_65 := d_65.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_65 := nv_65.Merge(sn_65.Div(s1_65), at_65)
-				pd_65 := pi_65.Mul(d_65)
-				npd_65 := nv_65.Mul(pd_65)
-				dx_65 := pi_65.Mul(nv_65.Mul(cn_65).Mul(s1_65).Sub(sn_65.Mul(c1_65))).Div(s1_65.Mul(s1_65))
 				var r0_0_72 archsimd.Float64x8
 				{
-					n_72, x_72 := nv_65, pd_65
-					n2_72 := n_72.Mul(n_72)
-					a_72 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_72.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_72).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-					b_72 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_72).Mul(n2_72).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_72)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_72).Mul(x_72).Mul(x_72).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-					r0_0_72 = n_72.Mul(a_72.Add(b_72))
+					d_72 := d_66
+					y_72 := d_72.Mul(d_72)
+					y2_72 := y_72.Mul(y_72)
+					y4_72 := y2_72.Mul(y2_72)
+					p0_72 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_72)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_72)).Mul(y2_72))
+					p1_72 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_72)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_72)).Mul(y2_72)).Mul(y4_72)
+					p2_72 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_72.Mul(y4_72))
+					r0_0_72 = p0_72.Add(p1_72).Add(p2_72)
 				}
-				dx_65 = pi_65.Mul(r0_0_72).Merge(dx_65, npd_65.Mul(npd_65).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-				dx_65 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_65, at_65)
-				dn_65 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_65.Mul(cn_65).Div(s1_65), at_65)
-				r0_0_65, r1_0_65, r2_0_65 = s_65, dx_65, dn_65
+				s1_66, c1_66 := r0_0_71, r0_0_72
+				pi_66 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				at_66 := d_66.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_66 := nv_66.Merge(sn_66.Div(s1_66), at_66)
+				pd_66 := pi_66.Mul(d_66)
+				npd_66 := nv_66.Mul(pd_66)
+				dx_66 := pi_66.Mul(nv_66.Mul(cn_66).Mul(s1_66).Sub(sn_66.Mul(c1_66))).Div(s1_66.Mul(s1_66))
+				var r0_0_73 archsimd.Float64x8
+				{
+					n_73, x_73 := nv_66, pd_66
+					n2_73 := n_73.Mul(n_73)
+					a_73 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_73.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_73).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					b_73 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_73).Mul(n2_73).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_73)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_73).Mul(x_73).Mul(x_73).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+					r0_0_73 = n_73.Mul(a_73.Add(b_73))
+				}
+				dx_66 = pi_66.Mul(r0_0_73).Merge(dx_66, npd_66.Mul(npd_66).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+				dx_66 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_66, at_66)
+				dn_66 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_66.Mul(cn_66).Div(s1_66), at_66)
+				r0_0_66, r1_0_66, r2_0_66 = s_66, dx_66, dn_66
 			}
-			s_60, dx_60, dn_60 = r0_0_65, r1_0_65, r2_0_65
+			s_61, dx_61, dn_61 = r0_0_66, r1_0_66, r2_0_66
 		}
-		r0_0_60, r1_0_60, r2_0_60 = s_60, dx_60, dn_60
+		r0_0_61, r1_0_61, r2_0_61 = s_61, dx_61, dn_61
 	}
-	sa, ha, na := r0_0_60, r1_0_60, r2_0_60
+	sa, ha, na := r0_0_61, r1_0_61, r2_0_61
 	var (
-		r0_0_73 archsimd.Float64x8
-		r1_0_73 archsimd.Float64x8
-		r2_0_73 archsimd.Float64x8
+		r0_0_74 archsimd.Float64x8
+		r1_0_74 archsimd.Float64x8
+		r2_0_74 archsimd.Float64x8
 	)
 	{
-		r_73, i_73, x_73 := r, 1, kk
-		s_73, dx_73, dn_73 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_73.nmode[i_73] == nChebyshev {
+		r_74, i_74, x_74 := r, 1, kk
+		s_74, dx_74, dn_74 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_74.nmode[i_74] == nChebyshev {
 			var (
-				r0_0_74 archsimd.Float64x8
-				r1_0_74 archsimd.Float64x8
-				r2_0_74 archsimd.Float64x8
+				r0_0_75 archsimd.Float64x8
+				r1_0_75 archsimd.Float64x8
+				r2_0_75 archsimd.Float64x8
 			)
 			{
-				r_74, x_74, n_74, nf_74 := r_73, x_73, r_73.nn[i_73], &r_73.nv[i_73]
-				magic_74 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_74 := x_74.Add(magic_74)
-				d_74 := x_74.Sub(t_74.Sub(magic_74))
-				f_74 := t_74.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_75 archsimd.Float64x8
+				r_75, x_75, n_75, nf_75 := r_74, x_74, r_74.nn[i_74], &r_74.nv[i_74]
+				magic_75 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_75 := x_75.Add(magic_75)
+				d_75 := x_75.Sub(t_75.Sub(magic_75))
+				f_75 := t_75.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_76 archsimd.Float64x8
 				{
-					d_75 := d_74
-					y_75 := d_75.Mul(d_75)
-					y2_75 := y_75.Mul(y_75)
-					y4_75 := y2_75.Mul(y2_75)
-					p0_75 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_75)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_75)).Mul(y2_75))
-					p1_75 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_75)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_75)).Mul(y2_75)).Mul(y4_75)
-					p2_75 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_75.Mul(y4_75))
-					r0_0_75 = p0_75.Add(p1_75).Add(p2_75)
+					d_76 := d_75
+					y_76 := d_76.Mul(d_76)
+					y2_76 := y_76.Mul(y_76)
+					y4_76 := y2_76.Mul(y2_76)
+					p0_76 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_76)).Mul(y2_76))
+					p1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_76)).Mul(y2_76)).Mul(y4_76)
+					p2_76 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_76.Mul(y4_76))
+					r0_0_76 = p0_76.Add(p1_76).Add(p2_76)
 				}
-				cr_74 := r0_0_75
-				sign_74, one_74, pi_74 := archsimd.LoadFloat64x8((*[8]float64)((&r_74.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_74 := pi_74.Div(one_74.Sub(cr_74).Mul(one_74.Add(cr_74)).Sqrt().AsUint64x8().Or(d_74.AsUint64x8().Xor(f_74).And(sign_74)).AsFloat64x8())
-				c2_74 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_74.AsUint64x8().Xor(f_74).AsFloat64x8())
-				u0_74, u1_74 := one_74, c2_74
-				j_74 := 2
-				for ; j_74+1 < n_74; j_74 += 2 {
-					u0_74 = c2_74.Mul(u1_74).Sub(u0_74)
-					u1_74 = c2_74.Mul(u0_74).Sub(u1_74)
+				cr_75 := r0_0_76
+				sign_75, one_75, pi_75 := archsimd.LoadFloat64x8((*[8]float64)((&r_75.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				rs_75 := pi_75.Div(one_75.Sub(cr_75).Mul(one_75.Add(cr_75)).Sqrt().AsUint64x8().Or(d_75.AsUint64x8().Xor(f_75).And(sign_75)).AsFloat64x8())
+				c2_75 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_75.AsUint64x8().Xor(f_75).AsFloat64x8())
+				u0_75, u1_75 := one_75, c2_75
+				j_75 := 2
+				for ; j_75+1 < n_75; j_75 += 2 {
+					u0_75 = c2_75.Mul(u1_75).Sub(u0_75)
+					u1_75 = c2_75.Mul(u0_75).Sub(u1_75)
 				}
-				if j_74 < n_74 {
-					u0_74, u1_74 = u1_74, c2_74.Mul(u1_74).Sub(u0_74)
+				if j_75 < n_75 {
+					u0_75, u1_75 = u1_75, c2_75.Mul(u1_75).Sub(u0_75)
 				}
-				cu_74 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_74).Mul(u1_74)
-				tn_74 := cu_74.Sub(u0_74)
-				dx_74 := archsimd.LoadFloat64x8((*[8]float64)(nf_74)).Mul(tn_74).Sub(cu_74).Mul(rs_74)
-				dn_74 := d_74.Mul(tn_74).Mul(rs_74)
-				near_74 := d_74.Mul(d_74).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_74.ToBits() != 0 {
+				cu_75 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_75).Mul(u1_75)
+				tn_75 := cu_75.Sub(u0_75)
+				dx_75 := archsimd.LoadFloat64x8((*[8]float64)(nf_75)).Mul(tn_75).Sub(cu_75).Mul(rs_75)
+				dn_75 := d_75.Mul(tn_75).Mul(rs_75)
+				near_75 := d_75.Mul(d_75).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+				if near_75.ToBits() != 0 {
 					var (
-						r0_0_76 archsimd.Float64x8
-						r1_0_76 archsimd.Float64x8
+						r0_0_77 archsimd.Float64x8
+						r1_0_77 archsimd.Float64x8
 					)
 					{
-						r_76, d_76, c2_76, flip_76, tn_76, un_76, n_76 := r_74, d_74, c2_74, f_74, tn_74, u1_74, n_74
-						var r0_0_77 archsimd.Float64x8
+						r_77, d_77, c2_77, flip_77, tn_77, un_77, n_77 := r_75, d_75, c2_75, f_75, tn_75, u1_75, n_75
+						var r0_0_78 archsimd.Float64x8
 						{
-							d_77 := d_76
-							y_77 := d_77.Mul(d_77)
-							y2_77 := y_77.Mul(y_77)
-							y4_77 := y2_77.Mul(y2_77)
-							p0_77 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_77)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_77)).Mul(y2_77))
-							p1_77 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_77)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_77)).Mul(y2_77)).Mul(y4_77)
-							p2_77 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_77)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_77)).Mul(y4_77.Mul(y4_77))
-							r0_0_77 = d_77.Mul(p0_77.Add(p1_77).Add(p2_77))
+							d_78 := d_77
+							y_78 := d_78.Mul(d_78)
+							y2_78 := y_78.Mul(y_78)
+							y4_78 := y2_78.Mul(y2_78)
+							p0_78 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_78)).Mul(y2_78))
+							p1_78 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
+							p2_78 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_78)).Mul(y4_78.Mul(y4_78))
+							r0_0_78 = d_78.Mul(p0_78.Add(p1_78).Add(p2_78))
 						}
-						s_76 := r0_0_77.AsUint64x8().Xor(flip_76).AsFloat64x8()
-						two_76 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_76, u1_76, p0_76, p1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_76, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_76
-						for j_76 := 2; j_76 < n_76; j_76++ {
-							u0_76, u1_76, p0_76, p1_76 = u1_76, c2_76.Mul(u1_76).Sub(u0_76), p1_76, two_76.Mul(u1_76).Add(c2_76.Mul(p1_76)).Sub(p0_76)
+						s_77 := r0_0_78.AsUint64x8().Xor(flip_77).AsFloat64x8()
+						two_77 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_77, u1_77, p0_77, p1_77 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_77, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_77
+						for j_77 := 2; j_77 < n_77; j_77++ {
+							u0_77, u1_77, p0_77, p1_77 = u1_77, c2_77.Mul(u1_77).Sub(u0_77), p1_77, two_77.Mul(u1_77).Add(c2_77.Mul(p1_77)).Sub(p0_77)
 						}
-						dx_76 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_76).Mul(p1_76)
-						peak_76 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_76.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_76.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_76 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_76).Mul(tn_76).Div(s_76).Merge(peak_76, d_76.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_76, r1_0_76 = dx_76, dn_76
+						dx_77 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_77).Mul(p1_77)
+						peak_77 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_77.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_77.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_77 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_77).Mul(tn_77).Div(s_77).Merge(peak_77, d_77.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_77, r1_0_77 = dx_77, dn_77
 					}
-					px_74, pn_74 := r0_0_76, r1_0_76
-					dx_74, dn_74 = px_74.Merge(dx_74, near_74), pn_74.Merge(dn_74, near_74)
+					px_75, pn_75 := r0_0_77, r1_0_77
+					dx_75, dn_75 = px_75.Merge(dx_75, near_75), pn_75.Merge(dn_75, near_75)
 				}
-				r0_0_74, r1_0_74, r2_0_74 = u1_74, dx_74, dn_74
+				r0_0_75, r1_0_75, r2_0_75 = u1_75, dx_75, dn_75
 			}
-			s_73, dx_73, dn_73 = r0_0_74, r1_0_74, r2_0_74
-		} else if r_73.nmode[i_73] == nRatio {
+			s_74, dx_74, dn_74 = r0_0_75, r1_0_75, r2_0_75
+		} else if r_74.nmode[i_74] == nRatio {
 			var (
-				r0_0_78 archsimd.Float64x8
-				r1_0_78 archsimd.Float64x8
-				r2_0_78 archsimd.Float64x8
+				r0_0_79 archsimd.Float64x8
+				r1_0_79 archsimd.Float64x8
+				r2_0_79 archsimd.Float64x8
 			)
 			{
-				x_78, nv_78 := x_73, archsimd.LoadFloat64x8((*[8]float64)((&r_73.nv[i_73])))
-				magic_78 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_78 := x_78.Add(magic_78)
-				d_78 := x_78.Sub(t_78.Sub(magic_78))
-				y_78 := nv_78.Mul(d_78)
-				u_78 := y_78.Add(magic_78)
-				e_78 := y_78.Sub(u_78.Sub(magic_78))
-				var r0_0_79 archsimd.Float64x8
-				{
-					d_79 := e_78
-					y_79 := d_79.Mul(d_79)
-					y2_79 := y_79.Mul(y_79)
-					y4_79 := y2_79.Mul(y2_79)
-					p0_79 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_79)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_79)).Mul(y2_79))
-					p1_79 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_79)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_79)).Mul(y2_79)).Mul(y4_79)
-					p2_79 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_79)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_79)).Mul(y4_79.Mul(y4_79))
-					r0_0_79 = d_79.Mul(p0_79.Add(p1_79).Add(p2_79))
-				}
+				x_79, nv_79 := x_74, archsimd.LoadFloat64x8((*[8]float64)((&r_74.nv[i_74])))
+				magic_79 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_79 := x_79.Add(magic_79)
+				d_79 := x_79.Sub(t_79.Sub(magic_79))
+				y_79 := nv_79.Mul(d_79)
+				u_79 := y_79.Add(magic_79)
+				e_79 := y_79.Sub(u_79.Sub(magic_79))
 				var r0_0_80 archsimd.Float64x8
 				{
-					c_80, t_80 := r0_0_79, u_78
-					r0_0_80 = c_80.AsUint64x8().Xor(t_80.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_80 := e_79
+					y_80 := d_80.Mul(d_80)
+					y2_80 := y_80.Mul(y_80)
+					y4_80 := y2_80.Mul(y2_80)
+					p0_80 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_80)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_80)).Mul(y2_80))
+					p1_80 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_80)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_80)).Mul(y2_80)).Mul(y4_80)
+					p2_80 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_80)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_80)).Mul(y4_80.Mul(y4_80))
+					r0_0_80 = d_80.Mul(p0_80.Add(p1_80).Add(p2_80))
 				}
 				var r0_0_81 archsimd.Float64x8
 				{
-					d_81 := e_78
-					y_81 := d_81.Mul(d_81)
-					y2_81 := y_81.Mul(y_81)
-					y4_81 := y2_81.Mul(y2_81)
-					p0_81 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81)).Mul(y2_81))
-					p1_81 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
-					p2_81 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81.Mul(y4_81))
-					r0_0_81 = p0_81.Add(p1_81).Add(p2_81)
+					c_81, t_81 := r0_0_80, u_79
+					r0_0_81 = c_81.AsUint64x8().Xor(t_81.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
 				var r0_0_82 archsimd.Float64x8
 				{
-					c_82, t_82 := r0_0_81, u_78
-					r0_0_82 = c_82.AsUint64x8().Xor(t_82.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_82 := e_79
+					y_82 := d_82.Mul(d_82)
+					y2_82 := y_82.Mul(y_82)
+					y4_82 := y2_82.Mul(y2_82)
+					p0_82 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_82)).Mul(y2_82))
+					p1_82 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
+					p2_82 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_82.Mul(y4_82))
+					r0_0_82 = p0_82.Add(p1_82).Add(p2_82)
 				}
-				sn_78, cn_78 := r0_0_80, r0_0_82
 				var r0_0_83 archsimd.Float64x8
 				{
-					d_83 := d_78
-					y_83 := d_83.Mul(d_83)
-					y2_83 := y_83.Mul(y_83)
-					y4_83 := y2_83.Mul(y2_83)
-					p0_83 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_83)).Mul(y2_83))
-					p1_83 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_83)).Mul(y2_83)).Mul(y4_83)
-					p2_83 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_83)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_83)).Mul(y4_83.Mul(y4_83))
-					r0_0_83 = d_83.Mul(p0_83.Add(p1_83).Add(p2_83))
+					c_83, t_83 := r0_0_82, u_79
+					r0_0_83 = c_83.AsUint64x8().Xor(t_83.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				sn_79, cn_79 := r0_0_81, r0_0_83
 				var r0_0_84 archsimd.Float64x8
 				{
-					d_84 := d_78
+					d_84 := d_79
 					y_84 := d_84.Mul(d_84)
 					y2_84 := y_84.Mul(y_84)
 					y4_84 := y2_84.Mul(y2_84)
-					p0_84 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84)).Mul(y2_84))
-					p1_84 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
-					p2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84.Mul(y4_84))
-					r0_0_84 = p0_84.Add(p1_84).Add(p2_84)
+					p0_84 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_84)).Mul(y2_84))
+					p1_84 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
+					p2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_84)).Mul(y4_84.Mul(y4_84))
+					r0_0_84 = d_84.Mul(p0_84.Add(p1_84).Add(p2_84))
 				}
-				s1_78, c1_78 := r0_0_83, r0_0_84
-				pi_78 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_78 := d_78.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_78 := nv_78.Merge(sn_78.Div(s1_78), at_78)
-				pd_78 := pi_78.Mul(d_78)
-				npd_78 := nv_78.Mul(pd_78)
-				dx_78 := pi_78.Mul(nv_78.Mul(cn_78).Mul(s1_78).Sub(sn_78.Mul(c1_78))).Div(s1_78.Mul(s1_78))
 				var r0_0_85 archsimd.Float64x8
 				{
-					n_85, x_85 := nv_78, pd_78
-					n2_85 := n_85.Mul(n_85)
-					a_85 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_85.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_85).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-					b_85 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_85).Mul(n2_85).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_85).Mul(x_85).Mul(x_85).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-					r0_0_85 = n_85.Mul(a_85.Add(b_85))
+					d_85 := d_79
+					y_85 := d_85.Mul(d_85)
+					y2_85 := y_85.Mul(y_85)
+					y4_85 := y2_85.Mul(y2_85)
+					p0_85 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_85)).Mul(y2_85))
+					p1_85 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_85)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_85)).Mul(y2_85)).Mul(y4_85)
+					p2_85 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_85.Mul(y4_85))
+					r0_0_85 = p0_85.Add(p1_85).Add(p2_85)
 				}
-				dx_78 = pi_78.Mul(r0_0_85).Merge(dx_78, npd_78.Mul(npd_78).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-				dx_78 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_78, at_78)
-				dn_78 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_78.Mul(cn_78).Div(s1_78), at_78)
-				r0_0_78, r1_0_78, r2_0_78 = s_78, dx_78, dn_78
+				s1_79, c1_79 := r0_0_84, r0_0_85
+				pi_79 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				at_79 := d_79.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_79 := nv_79.Merge(sn_79.Div(s1_79), at_79)
+				pd_79 := pi_79.Mul(d_79)
+				npd_79 := nv_79.Mul(pd_79)
+				dx_79 := pi_79.Mul(nv_79.Mul(cn_79).Mul(s1_79).Sub(sn_79.Mul(c1_79))).Div(s1_79.Mul(s1_79))
+				var r0_0_86 archsimd.Float64x8
+				{
+					n_86, x_86 := nv_79, pd_79
+					n2_86 := n_86.Mul(n_86)
+					a_86 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_86.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_86).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					b_86 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_86).Mul(n2_86).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_86)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_86).Mul(x_86).Mul(x_86).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+					r0_0_86 = n_86.Mul(a_86.Add(b_86))
+				}
+				dx_79 = pi_79.Mul(r0_0_86).Merge(dx_79, npd_79.Mul(npd_79).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+				dx_79 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_79, at_79)
+				dn_79 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_79.Mul(cn_79).Div(s1_79), at_79)
+				r0_0_79, r1_0_79, r2_0_79 = s_79, dx_79, dn_79
 			}
-			s_73, dx_73, dn_73 = r0_0_78, r1_0_78, r2_0_78
+			s_74, dx_74, dn_74 = r0_0_79, r1_0_79, r2_0_79
 		}
-		r0_0_73, r1_0_73, r2_0_73 = s_73, dx_73, dn_73
+		r0_0_74, r1_0_74, r2_0_74 = s_74, dx_74, dn_74
 	}
-	sb, hb, nb := r0_0_73, r1_0_73, r2_0_73
+	sb, hb, nb := r0_0_74, r1_0_74, r2_0_74
 	var (
-		r0_0_86 archsimd.Float64x8
-		r1_0_86 archsimd.Float64x8
-		r2_0_86 archsimd.Float64x8
+		r0_0_87 archsimd.Float64x8
+		r1_0_87 archsimd.Float64x8
+		r2_0_87 archsimd.Float64x8
 	)
 	{
-		r_86, i_86, x_86 := r, 2, l
-		s_86, dx_86, dn_86 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		if r_86.nmode[i_86] == nChebyshev {
+		r_87, i_87, x_87 := r, 2, l
+		s_87, dx_87, dn_87 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_87.nmode[i_87] == nChebyshev {
 			var (
-				r0_0_87 archsimd.Float64x8
-				r1_0_87 archsimd.Float64x8
-				r2_0_87 archsimd.Float64x8
+				r0_0_88 archsimd.Float64x8
+				r1_0_88 archsimd.Float64x8
+				r2_0_88 archsimd.Float64x8
 			)
 			{
-				r_87, x_87, n_87, nf_87 := r_86, x_86, r_86.nn[i_86], &r_86.nv[i_86]
-				magic_87 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_87 := x_87.Add(magic_87)
-				d_87 := x_87.Sub(t_87.Sub(magic_87))
-				f_87 := t_87.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_88 archsimd.Float64x8
+				r_88, x_88, n_88, nf_88 := r_87, x_87, r_87.nn[i_87], &r_87.nv[i_87]
+				magic_88 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_88 := x_88.Add(magic_88)
+				d_88 := x_88.Sub(t_88.Sub(magic_88))
+				f_88 := t_88.AsUint64x8().ShiftAllLeft(63)
+				var r0_0_89 archsimd.Float64x8
 				{
-					d_88 := d_87
-					y_88 := d_88.Mul(d_88)
-					y2_88 := y_88.Mul(y_88)
-					y4_88 := y2_88.Mul(y2_88)
-					p0_88 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_88)).Mul(y2_88))
-					p1_88 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_88)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_88)).Mul(y2_88)).Mul(y4_88)
-					p2_88 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_88.Mul(y4_88))
-					r0_0_88 = p0_88.Add(p1_88).Add(p2_88)
+					d_89 := d_88
+					y_89 := d_89.Mul(d_89)
+					y2_89 := y_89.Mul(y_89)
+					y4_89 := y2_89.Mul(y2_89)
+					p0_89 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_89)).Mul(y2_89))
+					p1_89 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_89)).Mul(y2_89)).Mul(y4_89)
+					p2_89 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_89.Mul(y4_89))
+					r0_0_89 = p0_89.Add(p1_89).Add(p2_89)
 				}
-				cr_87 := r0_0_88
-				sign_87, one_87, pi_87 := archsimd.LoadFloat64x8((*[8]float64)((&r_87.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				rs_87 := pi_87.Div(one_87.Sub(cr_87).Mul(one_87.Add(cr_87)).Sqrt().AsUint64x8().Or(d_87.AsUint64x8().Xor(f_87).And(sign_87)).AsFloat64x8())
-				c2_87 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_87.AsUint64x8().Xor(f_87).AsFloat64x8())
-				u0_87, u1_87 := one_87, c2_87
-				j_87 := 2
-				for ; j_87+1 < n_87; j_87 += 2 {
-					u0_87 = c2_87.Mul(u1_87).Sub(u0_87)
-					u1_87 = c2_87.Mul(u0_87).Sub(u1_87)
+				cr_88 := r0_0_89
+				sign_88, one_88, pi_88 := archsimd.LoadFloat64x8((*[8]float64)((&r_88.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				rs_88 := pi_88.Div(one_88.Sub(cr_88).Mul(one_88.Add(cr_88)).Sqrt().AsUint64x8().Or(d_88.AsUint64x8().Xor(f_88).And(sign_88)).AsFloat64x8())
+				c2_88 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_88.AsUint64x8().Xor(f_88).AsFloat64x8())
+				u0_88, u1_88 := one_88, c2_88
+				j_88 := 2
+				for ; j_88+1 < n_88; j_88 += 2 {
+					u0_88 = c2_88.Mul(u1_88).Sub(u0_88)
+					u1_88 = c2_88.Mul(u0_88).Sub(u1_88)
 				}
-				if j_87 < n_87 {
-					u0_87, u1_87 = u1_87, c2_87.Mul(u1_87).Sub(u0_87)
+				if j_88 < n_88 {
+					u0_88, u1_88 = u1_88, c2_88.Mul(u1_88).Sub(u0_88)
 				}
-				cu_87 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_87).Mul(u1_87)
-				tn_87 := cu_87.Sub(u0_87)
-				dx_87 := archsimd.LoadFloat64x8((*[8]float64)(nf_87)).Mul(tn_87).Sub(cu_87).Mul(rs_87)
-				dn_87 := d_87.Mul(tn_87).Mul(rs_87)
-				near_87 := d_87.Mul(d_87).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-				if near_87.ToBits() != 0 {
+				cu_88 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_88).Mul(u1_88)
+				tn_88 := cu_88.Sub(u0_88)
+				dx_88 := archsimd.LoadFloat64x8((*[8]float64)(nf_88)).Mul(tn_88).Sub(cu_88).Mul(rs_88)
+				dn_88 := d_88.Mul(tn_88).Mul(rs_88)
+				near_88 := d_88.Mul(d_88).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+				if near_88.ToBits() != 0 {
 					var (
-						r0_0_89 archsimd.Float64x8
-						r1_0_89 archsimd.Float64x8
+						r0_0_90 archsimd.Float64x8
+						r1_0_90 archsimd.Float64x8
 					)
 					{
-						r_89, d_89, c2_89, flip_89, tn_89, un_89, n_89 := r_87, d_87, c2_87, f_87, tn_87, u1_87, n_87
-						var r0_0_90 archsimd.Float64x8
+						r_90, d_90, c2_90, flip_90, tn_90, un_90, n_90 := r_88, d_88, c2_88, f_88, tn_88, u1_88, n_88
+						var r0_0_91 archsimd.Float64x8
 						{
-							d_90 := d_89
-							y_90 := d_90.Mul(d_90)
-							y2_90 := y_90.Mul(y_90)
-							y4_90 := y2_90.Mul(y2_90)
-							p0_90 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_90)).Mul(y2_90))
-							p1_90 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_90)).Mul(y2_90)).Mul(y4_90)
-							p2_90 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_90)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_90)).Mul(y4_90.Mul(y4_90))
-							r0_0_90 = d_90.Mul(p0_90.Add(p1_90).Add(p2_90))
+							d_91 := d_90
+							y_91 := d_91.Mul(d_91)
+							y2_91 := y_91.Mul(y_91)
+							y4_91 := y2_91.Mul(y2_91)
+							p0_91 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_91)).Mul(y2_91))
+							p1_91 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_91)).Mul(y2_91)).Mul(y4_91)
+							p2_91 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_91)).Mul(y4_91.Mul(y4_91))
+							r0_0_91 = d_91.Mul(p0_91.Add(p1_91).Add(p2_91))
 						}
-						s_89 := r0_0_90.AsUint64x8().Xor(flip_89).AsFloat64x8()
-						two_89 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_89, u1_89, p0_89, p1_89 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_89, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_89
-						for j_89 := 2; j_89 < n_89; j_89++ {
-							u0_89, u1_89, p0_89, p1_89 = u1_89, c2_89.Mul(u1_89).Sub(u0_89), p1_89, two_89.Mul(u1_89).Add(c2_89.Mul(p1_89)).Sub(p0_89)
+						s_90 := r0_0_91.AsUint64x8().Xor(flip_90).AsFloat64x8()
+						two_90 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_90, u1_90, p0_90, p1_90 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_90, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_90
+						for j_90 := 2; j_90 < n_90; j_90++ {
+							u0_90, u1_90, p0_90, p1_90 = u1_90, c2_90.Mul(u1_90).Sub(u0_90), p1_90, two_90.Mul(u1_90).Add(c2_90.Mul(p1_90)).Sub(p0_90)
 						}
-						dx_89 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_89).Mul(p1_89)
-						peak_89 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_89.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_89.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_89 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_89).Mul(tn_89).Div(s_89).Merge(peak_89, d_89.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						r0_0_89, r1_0_89 = dx_89, dn_89
+						dx_90 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_90).Mul(p1_90)
+						peak_90 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_90.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_90.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_90 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_90).Mul(tn_90).Div(s_90).Merge(peak_90, d_90.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_90, r1_0_90 = dx_90, dn_90
 					}
-					px_87, pn_87 := r0_0_89, r1_0_89
-					dx_87, dn_87 = px_87.Merge(dx_87, near_87), pn_87.Merge(dn_87, near_87)
+					px_88, pn_88 := r0_0_90, r1_0_90
+					dx_88, dn_88 = px_88.Merge(dx_88, near_88), pn_88.Merge(dn_88, near_88)
 				}
-				r0_0_87, r1_0_87, r2_0_87 = u1_87, dx_87, dn_87
+				r0_0_88, r1_0_88, r2_0_88 = u1_88, dx_88, dn_88
 			}
-			s_86, dx_86, dn_86 = r0_0_87, r1_0_87, r2_0_87
-		} else if r_86.nmode[i_86] == nRatio {
+			s_87, dx_87, dn_87 = r0_0_88, r1_0_88, r2_0_88
+		} else if r_87.nmode[i_87] == nRatio {
 			var (
-				r0_0_91 archsimd.Float64x8
-				r1_0_91 archsimd.Float64x8
-				r2_0_91 archsimd.Float64x8
+				r0_0_92 archsimd.Float64x8
+				r1_0_92 archsimd.Float64x8
+				r2_0_92 archsimd.Float64x8
 			)
 			{
-				x_91, nv_91 := x_86, archsimd.LoadFloat64x8((*[8]float64)((&r_86.nv[i_86])))
-				magic_91 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_91 := x_91.Add(magic_91)
-				d_91 := x_91.Sub(t_91.Sub(magic_91))
-				y_91 := nv_91.Mul(d_91)
-				u_91 := y_91.Add(magic_91)
-				e_91 := y_91.Sub(u_91.Sub(magic_91))
-				var r0_0_92 archsimd.Float64x8
-				{
-					d_92 := e_91
-					y_92 := d_92.Mul(d_92)
-					y2_92 := y_92.Mul(y_92)
-					y4_92 := y2_92.Mul(y2_92)
-					p0_92 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_92)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_92)).Mul(y2_92))
-					p1_92 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_92)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_92)).Mul(y2_92)).Mul(y4_92)
-					p2_92 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_92)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_92)).Mul(y4_92.Mul(y4_92))
-					r0_0_92 = d_92.Mul(p0_92.Add(p1_92).Add(p2_92))
-				}
+				x_92, nv_92 := x_87, archsimd.LoadFloat64x8((*[8]float64)((&r_87.nv[i_87])))
+				magic_92 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_92 := x_92.Add(magic_92)
+				d_92 := x_92.Sub(t_92.Sub(magic_92))
+				y_92 := nv_92.Mul(d_92)
+				u_92 := y_92.Add(magic_92)
+				e_92 := y_92.Sub(u_92.Sub(magic_92))
 				var r0_0_93 archsimd.Float64x8
 				{
-					c_93, t_93 := r0_0_92, u_91
-					r0_0_93 = c_93.AsUint64x8().Xor(t_93.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_93 := e_92
+					y_93 := d_93.Mul(d_93)
+					y2_93 := y_93.Mul(y_93)
+					y4_93 := y2_93.Mul(y2_93)
+					p0_93 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93)).Mul(y2_93))
+					p1_93 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93)).Mul(y2_93)).Mul(y4_93)
+					p2_93 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93)).Mul(y4_93.Mul(y4_93))
+					r0_0_93 = d_93.Mul(p0_93.Add(p1_93).Add(p2_93))
 				}
 				var r0_0_94 archsimd.Float64x8
 				{
-					d_94 := e_91
-					y_94 := d_94.Mul(d_94)
-					y2_94 := y_94.Mul(y_94)
-					y4_94 := y2_94.Mul(y2_94)
-					p0_94 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94)).Mul(y2_94))
-					p1_94 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
-					p2_94 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94.Mul(y4_94))
-					r0_0_94 = p0_94.Add(p1_94).Add(p2_94)
+					c_94, t_94 := r0_0_93, u_92
+					r0_0_94 = c_94.AsUint64x8().Xor(t_94.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
 				var r0_0_95 archsimd.Float64x8
 				{
-					c_95, t_95 := r0_0_94, u_91
-					r0_0_95 = c_95.AsUint64x8().Xor(t_95.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_95 := e_92
+					y_95 := d_95.Mul(d_95)
+					y2_95 := y_95.Mul(y_95)
+					y4_95 := y2_95.Mul(y2_95)
+					p0_95 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95)).Mul(y2_95))
+					p1_95 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
+					p2_95 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95.Mul(y4_95))
+					r0_0_95 = p0_95.Add(p1_95).Add(p2_95)
 				}
-				sn_91, cn_91 := r0_0_93, r0_0_95
 				var r0_0_96 archsimd.Float64x8
 				{
-					d_96 := d_91
-					y_96 := d_96.Mul(d_96)
-					y2_96 := y_96.Mul(y_96)
-					y4_96 := y2_96.Mul(y2_96)
-					p0_96 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_96)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_96)).Mul(y2_96))
-					p1_96 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_96)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_96)).Mul(y2_96)).Mul(y4_96)
-					p2_96 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_96)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_96)).Mul(y4_96.Mul(y4_96))
-					r0_0_96 = d_96.Mul(p0_96.Add(p1_96).Add(p2_96))
+					c_96, t_96 := r0_0_95, u_92
+					r0_0_96 = c_96.AsUint64x8().Xor(t_96.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				sn_92, cn_92 := r0_0_94, r0_0_96
 				var r0_0_97 archsimd.Float64x8
 				{
-					d_97 := d_91
+					d_97 := d_92
 					y_97 := d_97.Mul(d_97)
 					y2_97 := y_97.Mul(y_97)
 					y4_97 := y2_97.Mul(y2_97)
-					p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97)).Mul(y2_97))
-					p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
-					p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97.Mul(y4_97))
-					r0_0_97 = p0_97.Add(p1_97).Add(p2_97)
+					p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97)).Mul(y2_97))
+					p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
+					p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97)).Mul(y4_97.Mul(y4_97))
+					r0_0_97 = d_97.Mul(p0_97.Add(p1_97).Add(p2_97))
 				}
-				s1_91, c1_91 := r0_0_96, r0_0_97
-				pi_91 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-				at_91 := d_91.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-				s_91 := nv_91.Merge(sn_91.Div(s1_91), at_91)
-				pd_91 := pi_91.Mul(d_91)
-				npd_91 := nv_91.Mul(pd_91)
-				dx_91 := pi_91.Mul(nv_91.Mul(cn_91).Mul(s1_91).Sub(sn_91.Mul(c1_91))).Div(s1_91.Mul(s1_91))
 				var r0_0_98 archsimd.Float64x8
 				{
-					n_98, x_98 := nv_91, pd_91
-					n2_98 := n_98.Mul(n_98)
-					a_98 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_98.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_98).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-					b_98 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_98).Mul(n2_98).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_98)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_98).Mul(x_98).Mul(x_98).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-					r0_0_98 = n_98.Mul(a_98.Add(b_98))
+					d_98 := d_92
+					y_98 := d_98.Mul(d_98)
+					y2_98 := y_98.Mul(y_98)
+					y4_98 := y2_98.Mul(y2_98)
+					p0_98 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_98)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_98)).Mul(y2_98))
+					p1_98 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_98)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_98)).Mul(y2_98)).Mul(y4_98)
+					p2_98 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_98.Mul(y4_98))
+					r0_0_98 = p0_98.Add(p1_98).Add(p2_98)
 				}
-				dx_91 = pi_91.Mul(r0_0_98).Merge(dx_91, npd_91.Mul(npd_91).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-				dx_91 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_91, at_91)
-				dn_91 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_91.Mul(cn_91).Div(s1_91), at_91)
-				r0_0_91, r1_0_91, r2_0_91 = s_91, dx_91, dn_91
+				s1_92, c1_92 := r0_0_97, r0_0_98
+				pi_92 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+				at_92 := d_92.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_92 := nv_92.Merge(sn_92.Div(s1_92), at_92)
+				pd_92 := pi_92.Mul(d_92)
+				npd_92 := nv_92.Mul(pd_92)
+				dx_92 := pi_92.Mul(nv_92.Mul(cn_92).Mul(s1_92).Sub(sn_92.Mul(c1_92))).Div(s1_92.Mul(s1_92))
+				var r0_0_99 archsimd.Float64x8
+				{
+					n_99, x_99 := nv_92, pd_92
+					n2_99 := n_99.Mul(n_99)
+					a_99 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_99.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_99).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					b_99 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_99).Mul(n2_99).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_99).Mul(x_99).Mul(x_99).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+					r0_0_99 = n_99.Mul(a_99.Add(b_99))
+				}
+				dx_92 = pi_92.Mul(r0_0_99).Merge(dx_92, npd_92.Mul(npd_92).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+				dx_92 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_92, at_92)
+				dn_92 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_92.Mul(cn_92).Div(s1_92), at_92)
+				r0_0_92, r1_0_92, r2_0_92 = s_92, dx_92, dn_92
 			}
-			s_86, dx_86, dn_86 = r0_0_91, r1_0_91, r2_0_91
+			s_87, dx_87, dn_87 = r0_0_92, r1_0_92, r2_0_92
 		}
-		r0_0_86, r1_0_86, r2_0_86 = s_86, dx_86, dn_86
+		r0_0_87, r1_0_87, r2_0_87 = s_87, dx_87, dn_87
 	}
-	sc, hc, nc := r0_0_86, r1_0_86, r2_0_86
+	sc, hc, nc := r0_0_87, r1_0_87, r2_0_87
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2136,173 +2199,173 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 ) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	s, dx, dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	s, dx, dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_99 archsimd.Float64x8
-			r1_0_99 archsimd.Float64x8
-			r2_0_99 archsimd.Float64x8
+			r0_0_100 archsimd.Float64x8
+			r1_0_100 archsimd.Float64x8
+			r2_0_100 archsimd.Float64x8
 		)
 		{
-			r_99, x_99, n_99, nf_99 := r, x, r.nn[i], &r.nv[i]
-			magic_99 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_99 := x_99.Add(magic_99)
-			d_99 := x_99.Sub(t_99.Sub(magic_99))
-			f_99 := t_99.AsUint64x8().ShiftAllLeft(63)
-			var r0_0_100 archsimd.Float64x8
+			r_100, x_100, n_100, nf_100 := r, x, r.nn[i], &r.nv[i]
+			magic_100 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_100 := x_100.Add(magic_100)
+			d_100 := x_100.Sub(t_100.Sub(magic_100))
+			f_100 := t_100.AsUint64x8().ShiftAllLeft(63)
+			var r0_0_101 archsimd.Float64x8
 			{
-				d_100 := d_99
-				y_100 := d_100.Mul(d_100)
-				y2_100 := y_100.Mul(y_100)
-				y4_100 := y2_100.Mul(y2_100)
-				p0_100 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_100)).Mul(y2_100))
-				p1_100 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
-				p2_100 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_100.Mul(y4_100))
-				r0_0_100 = p0_100.Add(p1_100).Add(p2_100)
+				d_101 := d_100
+				y_101 := d_101.Mul(d_101)
+				y2_101 := y_101.Mul(y_101)
+				y4_101 := y2_101.Mul(y2_101)
+				p0_101 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_101)).Mul(y2_101))
+				p1_101 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
+				p2_101 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_101.Mul(y4_101))
+				r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
 			}
-			cr_99 := r0_0_100
-			sign_99, one_99, pi_99 := archsimd.LoadFloat64x8((*[8]float64)((&r_99.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-			rs_99 := pi_99.Div(one_99.Sub(cr_99).Mul(one_99.Add(cr_99)).Sqrt().AsUint64x8().Or(d_99.AsUint64x8().Xor(f_99).And(sign_99)).AsFloat64x8())
-			c2_99 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_99.AsUint64x8().Xor(f_99).AsFloat64x8())
-			u0_99, u1_99 := one_99, c2_99
-			j_99 := 2
-			for ; j_99+1 < n_99; j_99 += 2 {
-				u0_99 = c2_99.Mul(u1_99).Sub(u0_99)
-				u1_99 = c2_99.Mul(u0_99).Sub(u1_99)
+			cr_100 := r0_0_101
+			sign_100, one_100, pi_100 := archsimd.LoadFloat64x8((*[8]float64)((&r_100.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+			rs_100 := pi_100.Div(one_100.Sub(cr_100).Mul(one_100.Add(cr_100)).Sqrt().AsUint64x8().Or(d_100.AsUint64x8().Xor(f_100).And(sign_100)).AsFloat64x8())
+			c2_100 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_100.AsUint64x8().Xor(f_100).AsFloat64x8())
+			u0_100, u1_100 := one_100, c2_100
+			j_100 := 2
+			for ; j_100+1 < n_100; j_100 += 2 {
+				u0_100 = c2_100.Mul(u1_100).Sub(u0_100)
+				u1_100 = c2_100.Mul(u0_100).Sub(u1_100)
 			}
-			if j_99 < n_99 {
-				u0_99, u1_99 = u1_99, c2_99.Mul(u1_99).Sub(u0_99)
+			if j_100 < n_100 {
+				u0_100, u1_100 = u1_100, c2_100.Mul(u1_100).Sub(u0_100)
 			}
-			cu_99 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_99).Mul(u1_99)
-			tn_99 := cu_99.Sub(u0_99)
-			dx_99 := archsimd.LoadFloat64x8((*[8]float64)(nf_99)).Mul(tn_99).Sub(cu_99).Mul(rs_99)
-			dn_99 := d_99.Mul(tn_99).Mul(rs_99)
-			near_99 := d_99.Mul(d_99).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-			if near_99.ToBits() != 0 {
+			cu_100 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_100).Mul(u1_100)
+			tn_100 := cu_100.Sub(u0_100)
+			dx_100 := archsimd.LoadFloat64x8((*[8]float64)(nf_100)).Mul(tn_100).Sub(cu_100).Mul(rs_100)
+			dn_100 := d_100.Mul(tn_100).Mul(rs_100)
+			near_100 := d_100.Mul(d_100).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+			if near_100.ToBits() != 0 {
 				var (
-					r0_0_101 archsimd.Float64x8
-					r1_0_101 archsimd.Float64x8
+					r0_0_102 archsimd.Float64x8
+					r1_0_102 archsimd.Float64x8
 				)
 				{
-					r_101, d_101, c2_101, flip_101, tn_101, un_101, n_101 := r_99, d_99, c2_99, f_99, tn_99, u1_99, n_99
-					var r0_0_102 archsimd.Float64x8
+					r_102, d_102, c2_102, flip_102, tn_102, un_102, n_102 := r_100, d_100, c2_100, f_100, tn_100, u1_100, n_100
+					var r0_0_103 archsimd.Float64x8
 					{
-						d_102 := d_101
-						y_102 := d_102.Mul(d_102)
-						y2_102 := y_102.Mul(y_102)
-						y4_102 := y2_102.Mul(y2_102)
-						p0_102 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_102)).Mul(y2_102))
-						p1_102 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_102)).Mul(y2_102)).Mul(y4_102)
-						p2_102 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_102)).Mul(y4_102.Mul(y4_102))
-						r0_0_102 = d_102.Mul(p0_102.Add(p1_102).Add(p2_102))
+						d_103 := d_102
+						y_103 := d_103.Mul(d_103)
+						y2_103 := y_103.Mul(y_103)
+						y4_103 := y2_103.Mul(y2_103)
+						p0_103 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_103)).Mul(y2_103))
+						p1_103 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
+						p2_103 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_103)).Mul(y4_103.Mul(y4_103))
+						r0_0_103 = d_103.Mul(p0_103.Add(p1_103).Add(p2_103))
 					}
-					s_101 := r0_0_102.AsUint64x8().Xor(flip_101).AsFloat64x8()
-					two_101 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					u0_101, u1_101, p0_101, p1_101 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_101, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_101
-					for j_101 := 2; j_101 < n_101; j_101++ {
-						u0_101, u1_101, p0_101, p1_101 = u1_101, c2_101.Mul(u1_101).Sub(u0_101), p1_101, two_101.Mul(u1_101).Add(c2_101.Mul(p1_101)).Sub(p0_101)
+					s_102 := r0_0_103.AsUint64x8().Xor(flip_102).AsFloat64x8()
+					two_102 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					u0_102, u1_102, p0_102, p1_102 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_102, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_102
+					for j_102 := 2; j_102 < n_102; j_102++ {
+						u0_102, u1_102, p0_102, p1_102 = u1_102, c2_102.Mul(u1_102).Sub(u0_102), p1_102, two_102.Mul(u1_102).Add(c2_102.Mul(p1_102)).Sub(p0_102)
 					}
-					dx_101 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_101).Mul(p1_101)
-					peak_101 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_101.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_101.negZero))).AsUint64x8())).AsFloat64x8()
-					dn_101 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_101).Mul(tn_101).Div(s_101).Merge(peak_101, d_101.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-					r0_0_101, r1_0_101 = dx_101, dn_101
+					dx_102 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_102).Mul(p1_102)
+					peak_102 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_102.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_102.negZero))).AsUint64x8())).AsFloat64x8()
+					dn_102 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_102).Mul(tn_102).Div(s_102).Merge(peak_102, d_102.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					r0_0_102, r1_0_102 = dx_102, dn_102
 				}
-				px_99, pn_99 := r0_0_101, r1_0_101
-				dx_99, dn_99 = px_99.Merge(dx_99, near_99), pn_99.Merge(dn_99, near_99)
+				px_100, pn_100 := r0_0_102, r1_0_102
+				dx_100, dn_100 = px_100.Merge(dx_100, near_100), pn_100.Merge(dn_100, near_100)
 			}
-			r0_0_99, r1_0_99, r2_0_99 = u1_99, dx_99, dn_99
+			r0_0_100, r1_0_100, r2_0_100 = u1_100, dx_100, dn_100
 		}
-		s, dx, dn = r0_0_99, r1_0_99, r2_0_99
+		s, dx, dn = r0_0_100, r1_0_100, r2_0_100
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_103 archsimd.Float64x8
-			r1_0_103 archsimd.Float64x8
-			r2_0_103 archsimd.Float64x8
+			r0_0_104 archsimd.Float64x8
+			r1_0_104 archsimd.Float64x8
+			r2_0_104 archsimd.Float64x8
 		)
 		{
-			x_103, nv_103 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_103 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_103 := x_103.Add(magic_103)
-			d_103 := x_103.Sub(t_103.Sub(magic_103))
-			y_103 := nv_103.Mul(d_103)
-			u_103 := y_103.Add(magic_103)
-			e_103 := y_103.Sub(u_103.Sub(magic_103))
-			var r0_0_104 archsimd.Float64x8
-			{
-				d_104 := e_103
-				y_104 := d_104.Mul(d_104)
-				y2_104 := y_104.Mul(y_104)
-				y4_104 := y2_104.Mul(y2_104)
-				p0_104 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_104)).Mul(y2_104))
-				p1_104 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
-				p2_104 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_104)).Mul(y4_104.Mul(y4_104))
-				r0_0_104 = d_104.Mul(p0_104.Add(p1_104).Add(p2_104))
-			}
+			x_104, nv_104 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_104 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_104 := x_104.Add(magic_104)
+			d_104 := x_104.Sub(t_104.Sub(magic_104))
+			y_104 := nv_104.Mul(d_104)
+			u_104 := y_104.Add(magic_104)
+			e_104 := y_104.Sub(u_104.Sub(magic_104))
 			var r0_0_105 archsimd.Float64x8
 			{
-				c_105, t_105 := r0_0_104, u_103
-				r0_0_105 = c_105.AsUint64x8().Xor(t_105.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				d_105 := e_104
+				y_105 := d_105.Mul(d_105)
+				y2_105 := y_105.Mul(y_105)
+				y4_105 := y2_105.Mul(y2_105)
+				p0_105 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105)).Mul(y2_105))
+				p1_105 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
+				p2_105 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
+				r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
 			}
 			var r0_0_106 archsimd.Float64x8
 			{
-				d_106 := e_103
-				y_106 := d_106.Mul(d_106)
-				y2_106 := y_106.Mul(y_106)
-				y4_106 := y2_106.Mul(y2_106)
-				p0_106 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_106)).Mul(y2_106))
-				p1_106 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
-				p2_106 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_106.Mul(y4_106))
-				r0_0_106 = p0_106.Add(p1_106).Add(p2_106)
+				c_106, t_106 := r0_0_105, u_104
+				r0_0_106 = c_106.AsUint64x8().Xor(t_106.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
 			var r0_0_107 archsimd.Float64x8
 			{
-				c_107, t_107 := r0_0_106, u_103
-				r0_0_107 = c_107.AsUint64x8().Xor(t_107.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				d_107 := e_104
+				y_107 := d_107.Mul(d_107)
+				y2_107 := y_107.Mul(y_107)
+				y4_107 := y2_107.Mul(y2_107)
+				p0_107 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107)).Mul(y2_107))
+				p1_107 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
+				p2_107 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107.Mul(y4_107))
+				r0_0_107 = p0_107.Add(p1_107).Add(p2_107)
 			}
-			sn_103, cn_103 := r0_0_105, r0_0_107
 			var r0_0_108 archsimd.Float64x8
 			{
-				d_108 := d_103
-				y_108 := d_108.Mul(d_108)
-				y2_108 := y_108.Mul(y_108)
-				y4_108 := y2_108.Mul(y2_108)
-				p0_108 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_108)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_108)).Mul(y2_108))
-				p1_108 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_108)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_108)).Mul(y2_108)).Mul(y4_108)
-				p2_108 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_108)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_108)).Mul(y4_108.Mul(y4_108))
-				r0_0_108 = d_108.Mul(p0_108.Add(p1_108).Add(p2_108))
+				c_108, t_108 := r0_0_107, u_104
+				r0_0_108 = c_108.AsUint64x8().Xor(t_108.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
+			sn_104, cn_104 := r0_0_106, r0_0_108
 			var r0_0_109 archsimd.Float64x8
 			{
-				d_109 := d_103
+				d_109 := d_104
 				y_109 := d_109.Mul(d_109)
 				y2_109 := y_109.Mul(y_109)
 				y4_109 := y2_109.Mul(y2_109)
-				p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_109)).Mul(y2_109))
-				p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
-				p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_109.Mul(y4_109))
-				r0_0_109 = p0_109.Add(p1_109).Add(p2_109)
+				p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_109)).Mul(y2_109))
+				p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
+				p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_109)).Mul(y4_109.Mul(y4_109))
+				r0_0_109 = d_109.Mul(p0_109.Add(p1_109).Add(p2_109))
 			}
-			s1_103, c1_103 := r0_0_108, r0_0_109
-			pi_103 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-			at_103 := d_103.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-			s_103 := nv_103.Merge(sn_103.Div(s1_103), at_103)
-			pd_103 := pi_103.Mul(d_103)
-			npd_103 := nv_103.Mul(pd_103)
-			dx_103 := pi_103.Mul(nv_103.Mul(cn_103).Mul(s1_103).Sub(sn_103.Mul(c1_103))).Div(s1_103.Mul(s1_103))
 			var r0_0_110 archsimd.Float64x8
 			{
-				n_110, x_110 := nv_103, pd_103
-				n2_110 := n_110.Mul(n_110)
-				a_110 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_110.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_110).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-				b_110 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_110).Mul(n2_110).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_110)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_110).Mul(x_110).Mul(x_110).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-				r0_0_110 = n_110.Mul(a_110.Add(b_110))
+				d_110 := d_104
+				y_110 := d_110.Mul(d_110)
+				y2_110 := y_110.Mul(y_110)
+				y4_110 := y2_110.Mul(y2_110)
+				p0_110 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_110)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_110)).Mul(y2_110))
+				p1_110 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_110)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_110)).Mul(y2_110)).Mul(y4_110)
+				p2_110 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_110.Mul(y4_110))
+				r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
 			}
-			dx_103 = pi_103.Mul(r0_0_110).Merge(dx_103, npd_103.Mul(npd_103).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-			dx_103 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_103, at_103)
-			dn_103 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_103.Mul(cn_103).Div(s1_103), at_103)
-			r0_0_103, r1_0_103, r2_0_103 = s_103, dx_103, dn_103
+			s1_104, c1_104 := r0_0_109, r0_0_110
+			pi_104 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+			at_104 := d_104.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+			s_104 := nv_104.Merge(sn_104.Div(s1_104), at_104)
+			pd_104 := pi_104.Mul(d_104)
+			npd_104 := nv_104.Mul(pd_104)
+			dx_104 := pi_104.Mul(nv_104.Mul(cn_104).Mul(s1_104).Sub(sn_104.Mul(c1_104))).Div(s1_104.Mul(s1_104))
+			var r0_0_111 archsimd.Float64x8
+			{
+				n_111, x_111 := nv_104, pd_104
+				n2_111 := n_111.Mul(n_111)
+				a_111 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_111.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_111).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+				b_111 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_111).Mul(n2_111).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_111).Mul(x_111).Mul(x_111).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+				r0_0_111 = n_111.Mul(a_111.Add(b_111))
+			}
+			dx_104 = pi_104.Mul(r0_0_111).Merge(dx_104, npd_104.Mul(npd_104).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+			dx_104 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_104, at_104)
+			dn_104 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_104.Mul(cn_104).Div(s1_104), at_104)
+			r0_0_104, r1_0_104, r2_0_104 = s_104, dx_104, dn_104
 		}
-		s, dx, dn = r0_0_103, r1_0_103, r2_0_103
+		s, dx, dn = r0_0_104, r1_0_104, r2_0_104
 	}
 	return s, dx, dn
 }
@@ -2318,78 +2381,78 @@ func sincgRatioGradLanesAVX512(x, nv archsimd.Float64x8,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_111 archsimd.Float64x8
-	{
-		d_111 := e
-		y_111 := d_111.Mul(d_111)
-		y2_111 := y_111.Mul(y_111)
-		y4_111 := y2_111.Mul(y2_111)
-		p0_111 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_111)).Mul(y2_111))
-		p1_111 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_111)).Mul(y2_111)).Mul(y4_111)
-		p2_111 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_111)).Mul(y4_111.Mul(y4_111))
-		r0_0_111 = d_111.Mul(p0_111.Add(p1_111).Add(p2_111))
-	}
 	var r0_0_112 archsimd.Float64x8
 	{
-		c_112, t_112 := r0_0_111, u
-		r0_0_112 = c_112.AsUint64x8().Xor(t_112.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		d_112 := e
+		y_112 := d_112.Mul(d_112)
+		y2_112 := y_112.Mul(y_112)
+		y4_112 := y2_112.Mul(y2_112)
+		p0_112 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_112)).Mul(y2_112))
+		p1_112 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
+		p2_112 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
+		r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
 	}
 	var r0_0_113 archsimd.Float64x8
 	{
-		d_113 := e
-		y_113 := d_113.Mul(d_113)
-		y2_113 := y_113.Mul(y_113)
-		y4_113 := y2_113.Mul(y2_113)
-		p0_113 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_113)).Mul(y2_113))
-		p1_113 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_113)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_113)).Mul(y2_113)).Mul(y4_113)
-		p2_113 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_113.Mul(y4_113))
-		r0_0_113 = p0_113.Add(p1_113).Add(p2_113)
+		c_113, t_113 := r0_0_112, u
+		r0_0_113 = c_113.AsUint64x8().Xor(t_113.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
 	var r0_0_114 archsimd.Float64x8
 	{
-		c_114, t_114 := r0_0_113, u
-		r0_0_114 = c_114.AsUint64x8().Xor(t_114.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		d_114 := e
+		y_114 := d_114.Mul(d_114)
+		y2_114 := y_114.Mul(y_114)
+		y4_114 := y2_114.Mul(y2_114)
+		p0_114 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_114)).Mul(y2_114))
+		p1_114 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_114)).Mul(y2_114)).Mul(y4_114)
+		p2_114 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_114.Mul(y4_114))
+		r0_0_114 = p0_114.Add(p1_114).Add(p2_114)
 	}
-	sn, cn := r0_0_112, r0_0_114
 	var r0_0_115 archsimd.Float64x8
 	{
-		d_115 := d
-		y_115 := d_115.Mul(d_115)
-		y2_115 := y_115.Mul(y_115)
-		y4_115 := y2_115.Mul(y2_115)
-		p0_115 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_115)).Mul(y2_115))
-		p1_115 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_115)).Mul(y2_115)).Mul(y4_115)
-		p2_115 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_115)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_115)).Mul(y4_115.Mul(y4_115))
-		r0_0_115 = d_115.Mul(p0_115.Add(p1_115).Add(p2_115))
+		c_115, t_115 := r0_0_114, u
+		r0_0_115 = c_115.AsUint64x8().Xor(t_115.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
+	sn, cn := r0_0_113, r0_0_115
 	var r0_0_116 archsimd.Float64x8
 	{
 		d_116 := d
 		y_116 := d_116.Mul(d_116)
 		y2_116 := y_116.Mul(y_116)
 		y4_116 := y2_116.Mul(y2_116)
-		p0_116 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_116)).Mul(y2_116))
-		p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
-		p2_116 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_116.Mul(y4_116))
-		r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
+		p0_116 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_116)).Mul(y2_116))
+		p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
+		p2_116 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_116)).Mul(y4_116.Mul(y4_116))
+		r0_0_116 = d_116.Mul(p0_116.Add(p1_116).Add(p2_116))
 	}
-	s1, c1 := r0_0_115, r0_0_116
-	pi := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-	at := d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
+	var r0_0_117 archsimd.Float64x8
+	{
+		d_117 := d
+		y_117 := d_117.Mul(d_117)
+		y2_117 := y_117.Mul(y_117)
+		y4_117 := y2_117.Mul(y2_117)
+		p0_117 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_117)).Mul(y2_117))
+		p1_117 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
+		p2_117 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_117.Mul(y4_117))
+		r0_0_117 = p0_117.Add(p1_117).Add(p2_117)
+	}
+	s1, c1 := r0_0_116, r0_0_117
+	pi := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+	at := d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
 	s := nv.Merge(sn.Div(s1), at)
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
 	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
-	var r0_0_117 archsimd.Float64x8
+	var r0_0_118 archsimd.Float64x8
 	{
-		n_117, x_117 := nv, pd
-		n2_117 := n_117.Mul(n_117)
-		a_117 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_117.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_117).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-		b_117 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_117).Mul(n2_117).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_117).Mul(x_117).Mul(x_117).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-		r0_0_117 = n_117.Mul(a_117.Add(b_117))
+		n_118, x_118 := nv, pd
+		n2_118 := n_118.Mul(n_118)
+		a_118 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_118.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_118).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+		b_118 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_118).Mul(n2_118).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_118).Mul(x_118).Mul(x_118).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+		r0_0_118 = n_118.Mul(a_118.Add(b_118))
 	}
-	dx = pi.Mul(r0_0_117).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-	dx = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx, at)
+	dx = pi.Mul(r0_0_118).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+	dx = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx, at)
 	dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
 }
@@ -2398,8 +2461,8 @@ func sincgSeriesLanesAVX512(n, x archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
 	n2 := n.Mul(n)
-	a := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-	b := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
+	a := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+	b := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
 	return n.Mul(a.Add(b))
 }
 
@@ -2409,230 +2472,230 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_118 archsimd.Float64x8
-		r1_0_118 archsimd.Float64x8
-		r2_0_118 archsimd.Float64x8
+		r0_0_119 archsimd.Float64x8
+		r1_0_119 archsimd.Float64x8
+		r2_0_119 archsimd.Float64x8
 	)
 	{
-		r_118, x_118, n_118, nf_118 := r, h, n, &r.nv[0]
-		magic_118 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_118 := x_118.Add(magic_118)
-		d_118 := x_118.Sub(t_118.Sub(magic_118))
-		f_118 := t_118.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_119 archsimd.Float64x8
+		r_119, x_119, n_119, nf_119 := r, h, n, &r.nv[0]
+		magic_119 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_119 := x_119.Add(magic_119)
+		d_119 := x_119.Sub(t_119.Sub(magic_119))
+		f_119 := t_119.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_120 archsimd.Float64x8
 		{
-			d_119 := d_118
-			y_119 := d_119.Mul(d_119)
-			y2_119 := y_119.Mul(y_119)
-			y4_119 := y2_119.Mul(y2_119)
-			p0_119 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_119)).Mul(y2_119))
-			p1_119 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
-			p2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_119.Mul(y4_119))
-			r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
+			d_120 := d_119
+			y_120 := d_120.Mul(d_120)
+			y2_120 := y_120.Mul(y_120)
+			y4_120 := y2_120.Mul(y2_120)
+			p0_120 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_120)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_120)).Mul(y2_120))
+			p1_120 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_120)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_120)).Mul(y2_120)).Mul(y4_120)
+			p2_120 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_120.Mul(y4_120))
+			r0_0_120 = p0_120.Add(p1_120).Add(p2_120)
 		}
-		cr_118 := r0_0_119
-		sign_118, one_118, pi_118 := archsimd.LoadFloat64x8((*[8]float64)((&r_118.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_118 := pi_118.Div(one_118.Sub(cr_118).Mul(one_118.Add(cr_118)).Sqrt().AsUint64x8().Or(d_118.AsUint64x8().Xor(f_118).And(sign_118)).AsFloat64x8())
-		c2_118 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_118.AsUint64x8().Xor(f_118).AsFloat64x8())
-		u0_118, u1_118 := one_118, c2_118
-		j_118 := 2
-		for ; j_118+1 < n_118; j_118 += 2 {
-			u0_118 = c2_118.Mul(u1_118).Sub(u0_118)
-			u1_118 = c2_118.Mul(u0_118).Sub(u1_118)
+		cr_119 := r0_0_120
+		sign_119, one_119, pi_119 := archsimd.LoadFloat64x8((*[8]float64)((&r_119.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+		rs_119 := pi_119.Div(one_119.Sub(cr_119).Mul(one_119.Add(cr_119)).Sqrt().AsUint64x8().Or(d_119.AsUint64x8().Xor(f_119).And(sign_119)).AsFloat64x8())
+		c2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_119.AsUint64x8().Xor(f_119).AsFloat64x8())
+		u0_119, u1_119 := one_119, c2_119
+		j_119 := 2
+		for ; j_119+1 < n_119; j_119 += 2 {
+			u0_119 = c2_119.Mul(u1_119).Sub(u0_119)
+			u1_119 = c2_119.Mul(u0_119).Sub(u1_119)
 		}
-		if j_118 < n_118 {
-			u0_118, u1_118 = u1_118, c2_118.Mul(u1_118).Sub(u0_118)
+		if j_119 < n_119 {
+			u0_119, u1_119 = u1_119, c2_119.Mul(u1_119).Sub(u0_119)
 		}
-		cu_118 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_118).Mul(u1_118)
-		tn_118 := cu_118.Sub(u0_118)
-		dx_118 := archsimd.LoadFloat64x8((*[8]float64)(nf_118)).Mul(tn_118).Sub(cu_118).Mul(rs_118)
-		dn_118 := d_118.Mul(tn_118).Mul(rs_118)
-		near_118 := d_118.Mul(d_118).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_118.ToBits() != 0 {
+		cu_119 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_119).Mul(u1_119)
+		tn_119 := cu_119.Sub(u0_119)
+		dx_119 := archsimd.LoadFloat64x8((*[8]float64)(nf_119)).Mul(tn_119).Sub(cu_119).Mul(rs_119)
+		dn_119 := d_119.Mul(tn_119).Mul(rs_119)
+		near_119 := d_119.Mul(d_119).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+		if near_119.ToBits() != 0 {
 			var (
-				r0_0_120 archsimd.Float64x8
-				r1_0_120 archsimd.Float64x8
+				r0_0_121 archsimd.Float64x8
+				r1_0_121 archsimd.Float64x8
 			)
 			{
-				r_120, d_120, c2_120, flip_120, tn_120, un_120, n_120 := r_118, d_118, c2_118, f_118, tn_118, u1_118, n_118
-				var r0_0_121 archsimd.Float64x8
+				r_121, d_121, c2_121, flip_121, tn_121, un_121, n_121 := r_119, d_119, c2_119, f_119, tn_119, u1_119, n_119
+				var r0_0_122 archsimd.Float64x8
 				{
-					d_121 := d_120
-					y_121 := d_121.Mul(d_121)
-					y2_121 := y_121.Mul(y_121)
-					y4_121 := y2_121.Mul(y2_121)
-					p0_121 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_121)).Mul(y2_121))
-					p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
-					p2_121 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_121)).Mul(y4_121.Mul(y4_121))
-					r0_0_121 = d_121.Mul(p0_121.Add(p1_121).Add(p2_121))
+					d_122 := d_121
+					y_122 := d_122.Mul(d_122)
+					y2_122 := y_122.Mul(y_122)
+					y4_122 := y2_122.Mul(y2_122)
+					p0_122 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_122)).Mul(y2_122))
+					p1_122 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_122)).Mul(y2_122)).Mul(y4_122)
+					p2_122 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_122)).Mul(y4_122.Mul(y4_122))
+					r0_0_122 = d_122.Mul(p0_122.Add(p1_122).Add(p2_122))
 				}
-				s_120 := r0_0_121.AsUint64x8().Xor(flip_120).AsFloat64x8()
-				two_120 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_120, u1_120, p0_120, p1_120 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_120, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_120
-				for j_120 := 2; j_120 < n_120; j_120++ {
-					u0_120, u1_120, p0_120, p1_120 = u1_120, c2_120.Mul(u1_120).Sub(u0_120), p1_120, two_120.Mul(u1_120).Add(c2_120.Mul(p1_120)).Sub(p0_120)
+				s_121 := r0_0_122.AsUint64x8().Xor(flip_121).AsFloat64x8()
+				two_121 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_121, u1_121, p0_121, p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_121, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_121
+				for j_121 := 2; j_121 < n_121; j_121++ {
+					u0_121, u1_121, p0_121, p1_121 = u1_121, c2_121.Mul(u1_121).Sub(u0_121), p1_121, two_121.Mul(u1_121).Add(c2_121.Mul(p1_121)).Sub(p0_121)
 				}
-				dx_120 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_120).Mul(p1_120)
-				peak_120 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_120.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_120.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_120 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_120).Mul(tn_120).Div(s_120).Merge(peak_120, d_120.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_120, r1_0_120 = dx_120, dn_120
+				dx_121 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_121).Mul(p1_121)
+				peak_121 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_121.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_121.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_121 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_121).Mul(tn_121).Div(s_121).Merge(peak_121, d_121.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_121, r1_0_121 = dx_121, dn_121
 			}
-			px_118, pn_118 := r0_0_120, r1_0_120
-			dx_118, dn_118 = px_118.Merge(dx_118, near_118), pn_118.Merge(dn_118, near_118)
+			px_119, pn_119 := r0_0_121, r1_0_121
+			dx_119, dn_119 = px_119.Merge(dx_119, near_119), pn_119.Merge(dn_119, near_119)
 		}
-		r0_0_118, r1_0_118, r2_0_118 = u1_118, dx_118, dn_118
+		r0_0_119, r1_0_119, r2_0_119 = u1_119, dx_119, dn_119
 	}
-	sa, ha, na := r0_0_118, r1_0_118, r2_0_118
+	sa, ha, na := r0_0_119, r1_0_119, r2_0_119
 	var (
-		r0_0_122 archsimd.Float64x8
-		r1_0_122 archsimd.Float64x8
-		r2_0_122 archsimd.Float64x8
+		r0_0_123 archsimd.Float64x8
+		r1_0_123 archsimd.Float64x8
+		r2_0_123 archsimd.Float64x8
 	)
 	{
-		r_122, x_122, n_122, nf_122 := r, kk, n, &r.nv[0]
-		magic_122 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_122 := x_122.Add(magic_122)
-		d_122 := x_122.Sub(t_122.Sub(magic_122))
-		f_122 := t_122.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_123 archsimd.Float64x8
+		r_123, x_123, n_123, nf_123 := r, kk, n, &r.nv[0]
+		magic_123 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_123 := x_123.Add(magic_123)
+		d_123 := x_123.Sub(t_123.Sub(magic_123))
+		f_123 := t_123.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_124 archsimd.Float64x8
 		{
-			d_123 := d_122
-			y_123 := d_123.Mul(d_123)
-			y2_123 := y_123.Mul(y_123)
-			y4_123 := y2_123.Mul(y2_123)
-			p0_123 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_123)).Mul(y2_123))
-			p1_123 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
-			p2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_123.Mul(y4_123))
-			r0_0_123 = p0_123.Add(p1_123).Add(p2_123)
+			d_124 := d_123
+			y_124 := d_124.Mul(d_124)
+			y2_124 := y_124.Mul(y_124)
+			y4_124 := y2_124.Mul(y2_124)
+			p0_124 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124)).Mul(y2_124))
+			p1_124 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124)).Mul(y2_124)).Mul(y4_124)
+			p2_124 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124.Mul(y4_124))
+			r0_0_124 = p0_124.Add(p1_124).Add(p2_124)
 		}
-		cr_122 := r0_0_123
-		sign_122, one_122, pi_122 := archsimd.LoadFloat64x8((*[8]float64)((&r_122.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_122 := pi_122.Div(one_122.Sub(cr_122).Mul(one_122.Add(cr_122)).Sqrt().AsUint64x8().Or(d_122.AsUint64x8().Xor(f_122).And(sign_122)).AsFloat64x8())
-		c2_122 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_122.AsUint64x8().Xor(f_122).AsFloat64x8())
-		u0_122, u1_122 := one_122, c2_122
-		j_122 := 2
-		for ; j_122+1 < n_122; j_122 += 2 {
-			u0_122 = c2_122.Mul(u1_122).Sub(u0_122)
-			u1_122 = c2_122.Mul(u0_122).Sub(u1_122)
+		cr_123 := r0_0_124
+		sign_123, one_123, pi_123 := archsimd.LoadFloat64x8((*[8]float64)((&r_123.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+		rs_123 := pi_123.Div(one_123.Sub(cr_123).Mul(one_123.Add(cr_123)).Sqrt().AsUint64x8().Or(d_123.AsUint64x8().Xor(f_123).And(sign_123)).AsFloat64x8())
+		c2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_123.AsUint64x8().Xor(f_123).AsFloat64x8())
+		u0_123, u1_123 := one_123, c2_123
+		j_123 := 2
+		for ; j_123+1 < n_123; j_123 += 2 {
+			u0_123 = c2_123.Mul(u1_123).Sub(u0_123)
+			u1_123 = c2_123.Mul(u0_123).Sub(u1_123)
 		}
-		if j_122 < n_122 {
-			u0_122, u1_122 = u1_122, c2_122.Mul(u1_122).Sub(u0_122)
+		if j_123 < n_123 {
+			u0_123, u1_123 = u1_123, c2_123.Mul(u1_123).Sub(u0_123)
 		}
-		cu_122 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_122).Mul(u1_122)
-		tn_122 := cu_122.Sub(u0_122)
-		dx_122 := archsimd.LoadFloat64x8((*[8]float64)(nf_122)).Mul(tn_122).Sub(cu_122).Mul(rs_122)
-		dn_122 := d_122.Mul(tn_122).Mul(rs_122)
-		near_122 := d_122.Mul(d_122).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_122.ToBits() != 0 {
+		cu_123 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_123).Mul(u1_123)
+		tn_123 := cu_123.Sub(u0_123)
+		dx_123 := archsimd.LoadFloat64x8((*[8]float64)(nf_123)).Mul(tn_123).Sub(cu_123).Mul(rs_123)
+		dn_123 := d_123.Mul(tn_123).Mul(rs_123)
+		near_123 := d_123.Mul(d_123).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+		if near_123.ToBits() != 0 {
 			var (
-				r0_0_124 archsimd.Float64x8
-				r1_0_124 archsimd.Float64x8
+				r0_0_125 archsimd.Float64x8
+				r1_0_125 archsimd.Float64x8
 			)
 			{
-				r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
-				var r0_0_125 archsimd.Float64x8
+				r_125, d_125, c2_125, flip_125, tn_125, un_125, n_125 := r_123, d_123, c2_123, f_123, tn_123, u1_123, n_123
+				var r0_0_126 archsimd.Float64x8
 				{
-					d_125 := d_124
-					y_125 := d_125.Mul(d_125)
-					y2_125 := y_125.Mul(y_125)
-					y4_125 := y2_125.Mul(y2_125)
-					p0_125 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_125)).Mul(y2_125))
-					p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
-					p2_125 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
-					r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
+					d_126 := d_125
+					y_126 := d_126.Mul(d_126)
+					y2_126 := y_126.Mul(y_126)
+					y4_126 := y2_126.Mul(y2_126)
+					p0_126 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_126)).Mul(y2_126))
+					p1_126 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_126)).Mul(y2_126)).Mul(y4_126)
+					p2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_126)).Mul(y4_126.Mul(y4_126))
+					r0_0_126 = d_126.Mul(p0_126.Add(p1_126).Add(p2_126))
 				}
-				s_124 := r0_0_125.AsUint64x8().Xor(flip_124).AsFloat64x8()
-				two_124 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_124, u1_124, p0_124, p1_124 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_124, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_124
-				for j_124 := 2; j_124 < n_124; j_124++ {
-					u0_124, u1_124, p0_124, p1_124 = u1_124, c2_124.Mul(u1_124).Sub(u0_124), p1_124, two_124.Mul(u1_124).Add(c2_124.Mul(p1_124)).Sub(p0_124)
+				s_125 := r0_0_126.AsUint64x8().Xor(flip_125).AsFloat64x8()
+				two_125 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_125, u1_125, p0_125, p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_125, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_125
+				for j_125 := 2; j_125 < n_125; j_125++ {
+					u0_125, u1_125, p0_125, p1_125 = u1_125, c2_125.Mul(u1_125).Sub(u0_125), p1_125, two_125.Mul(u1_125).Add(c2_125.Mul(p1_125)).Sub(p0_125)
 				}
-				dx_124 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_124).Mul(p1_124)
-				peak_124 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_124.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_124.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_124 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_124).Mul(tn_124).Div(s_124).Merge(peak_124, d_124.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_124, r1_0_124 = dx_124, dn_124
+				dx_125 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_125).Mul(p1_125)
+				peak_125 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_125.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_125.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_125 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_125).Mul(tn_125).Div(s_125).Merge(peak_125, d_125.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_125, r1_0_125 = dx_125, dn_125
 			}
-			px_122, pn_122 := r0_0_124, r1_0_124
-			dx_122, dn_122 = px_122.Merge(dx_122, near_122), pn_122.Merge(dn_122, near_122)
+			px_123, pn_123 := r0_0_125, r1_0_125
+			dx_123, dn_123 = px_123.Merge(dx_123, near_123), pn_123.Merge(dn_123, near_123)
 		}
-		r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
+		r0_0_123, r1_0_123, r2_0_123 = u1_123, dx_123, dn_123
 	}
-	sb, hb, nb := r0_0_122, r1_0_122, r2_0_122
+	sb, hb, nb := r0_0_123, r1_0_123, r2_0_123
 	var (
-		r0_0_126 archsimd.Float64x8
-		r1_0_126 archsimd.Float64x8
-		r2_0_126 archsimd.Float64x8
+		r0_0_127 archsimd.Float64x8
+		r1_0_127 archsimd.Float64x8
+		r2_0_127 archsimd.Float64x8
 	)
 	{
-		r_126, x_126, n_126, nf_126 := r, l, n, &r.nv[0]
-		magic_126 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_126 := x_126.Add(magic_126)
-		d_126 := x_126.Sub(t_126.Sub(magic_126))
-		f_126 := t_126.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_127 archsimd.Float64x8
+		r_127, x_127, n_127, nf_127 := r, l, n, &r.nv[0]
+		magic_127 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_127 := x_127.Add(magic_127)
+		d_127 := x_127.Sub(t_127.Sub(magic_127))
+		f_127 := t_127.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_128 archsimd.Float64x8
 		{
-			d_127 := d_126
-			y_127 := d_127.Mul(d_127)
-			y2_127 := y_127.Mul(y_127)
-			y4_127 := y2_127.Mul(y2_127)
-			p0_127 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_127)).Mul(y2_127))
-			p1_127 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_127)).Mul(y2_127)).Mul(y4_127)
-			p2_127 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_127.Mul(y4_127))
-			r0_0_127 = p0_127.Add(p1_127).Add(p2_127)
+			d_128 := d_127
+			y_128 := d_128.Mul(d_128)
+			y2_128 := y_128.Mul(y_128)
+			y4_128 := y2_128.Mul(y2_128)
+			p0_128 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128)).Mul(y2_128))
+			p1_128 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
+			p2_128 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128.Mul(y4_128))
+			r0_0_128 = p0_128.Add(p1_128).Add(p2_128)
 		}
-		cr_126 := r0_0_127
-		sign_126, one_126, pi_126 := archsimd.LoadFloat64x8((*[8]float64)((&r_126.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-		rs_126 := pi_126.Div(one_126.Sub(cr_126).Mul(one_126.Add(cr_126)).Sqrt().AsUint64x8().Or(d_126.AsUint64x8().Xor(f_126).And(sign_126)).AsFloat64x8())
-		c2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_126.AsUint64x8().Xor(f_126).AsFloat64x8())
-		u0_126, u1_126 := one_126, c2_126
-		j_126 := 2
-		for ; j_126+1 < n_126; j_126 += 2 {
-			u0_126 = c2_126.Mul(u1_126).Sub(u0_126)
-			u1_126 = c2_126.Mul(u0_126).Sub(u1_126)
+		cr_127 := r0_0_128
+		sign_127, one_127, pi_127 := archsimd.LoadFloat64x8((*[8]float64)((&r_127.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+		rs_127 := pi_127.Div(one_127.Sub(cr_127).Mul(one_127.Add(cr_127)).Sqrt().AsUint64x8().Or(d_127.AsUint64x8().Xor(f_127).And(sign_127)).AsFloat64x8())
+		c2_127 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_127.AsUint64x8().Xor(f_127).AsFloat64x8())
+		u0_127, u1_127 := one_127, c2_127
+		j_127 := 2
+		for ; j_127+1 < n_127; j_127 += 2 {
+			u0_127 = c2_127.Mul(u1_127).Sub(u0_127)
+			u1_127 = c2_127.Mul(u0_127).Sub(u1_127)
 		}
-		if j_126 < n_126 {
-			u0_126, u1_126 = u1_126, c2_126.Mul(u1_126).Sub(u0_126)
+		if j_127 < n_127 {
+			u0_127, u1_127 = u1_127, c2_127.Mul(u1_127).Sub(u0_127)
 		}
-		cu_126 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_126).Mul(u1_126)
-		tn_126 := cu_126.Sub(u0_126)
-		dx_126 := archsimd.LoadFloat64x8((*[8]float64)(nf_126)).Mul(tn_126).Sub(cu_126).Mul(rs_126)
-		dn_126 := d_126.Mul(tn_126).Mul(rs_126)
-		near_126 := d_126.Mul(d_126).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-		if near_126.ToBits() != 0 {
+		cu_127 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_127).Mul(u1_127)
+		tn_127 := cu_127.Sub(u0_127)
+		dx_127 := archsimd.LoadFloat64x8((*[8]float64)(nf_127)).Mul(tn_127).Sub(cu_127).Mul(rs_127)
+		dn_127 := d_127.Mul(tn_127).Mul(rs_127)
+		near_127 := d_127.Mul(d_127).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+		if near_127.ToBits() != 0 {
 			var (
-				r0_0_128 archsimd.Float64x8
-				r1_0_128 archsimd.Float64x8
+				r0_0_129 archsimd.Float64x8
+				r1_0_129 archsimd.Float64x8
 			)
 			{
-				r_128, d_128, c2_128, flip_128, tn_128, un_128, n_128 := r_126, d_126, c2_126, f_126, tn_126, u1_126, n_126
-				var r0_0_129 archsimd.Float64x8
+				r_129, d_129, c2_129, flip_129, tn_129, un_129, n_129 := r_127, d_127, c2_127, f_127, tn_127, u1_127, n_127
+				var r0_0_130 archsimd.Float64x8
 				{
-					d_129 := d_128
-					y_129 := d_129.Mul(d_129)
-					y2_129 := y_129.Mul(y_129)
-					y4_129 := y2_129.Mul(y2_129)
-					p0_129 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_129)).Mul(y2_129))
-					p1_129 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
-					p2_129 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_129)).Mul(y4_129.Mul(y4_129))
-					r0_0_129 = d_129.Mul(p0_129.Add(p1_129).Add(p2_129))
+					d_130 := d_129
+					y_130 := d_130.Mul(d_130)
+					y2_130 := y_130.Mul(y_130)
+					y4_130 := y2_130.Mul(y2_130)
+					p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_130)).Mul(y2_130))
+					p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
+					p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_130)).Mul(y4_130.Mul(y4_130))
+					r0_0_130 = d_130.Mul(p0_130.Add(p1_130).Add(p2_130))
 				}
-				s_128 := r0_0_129.AsUint64x8().Xor(flip_128).AsFloat64x8()
-				two_128 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_128, u1_128, p0_128, p1_128 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_128, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_128
-				for j_128 := 2; j_128 < n_128; j_128++ {
-					u0_128, u1_128, p0_128, p1_128 = u1_128, c2_128.Mul(u1_128).Sub(u0_128), p1_128, two_128.Mul(u1_128).Add(c2_128.Mul(p1_128)).Sub(p0_128)
+				s_129 := r0_0_130.AsUint64x8().Xor(flip_129).AsFloat64x8()
+				two_129 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_129, u1_129, p0_129, p1_129 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_129, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_129
+				for j_129 := 2; j_129 < n_129; j_129++ {
+					u0_129, u1_129, p0_129, p1_129 = u1_129, c2_129.Mul(u1_129).Sub(u0_129), p1_129, two_129.Mul(u1_129).Add(c2_129.Mul(p1_129)).Sub(p0_129)
 				}
-				dx_128 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_128).Mul(p1_128)
-				peak_128 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_128.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_128.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_128 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_128).Mul(tn_128).Div(s_128).Merge(peak_128, d_128.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-				r0_0_128, r1_0_128 = dx_128, dn_128
+				dx_129 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_129).Mul(p1_129)
+				peak_129 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_129.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_129.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_129 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_129).Mul(tn_129).Div(s_129).Merge(peak_129, d_129.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_129, r1_0_129 = dx_129, dn_129
 			}
-			px_126, pn_126 := r0_0_128, r1_0_128
-			dx_126, dn_126 = px_126.Merge(dx_126, near_126), pn_126.Merge(dn_126, near_126)
+			px_127, pn_127 := r0_0_129, r1_0_129
+			dx_127, dn_127 = px_127.Merge(dx_127, near_127), pn_127.Merge(dn_127, near_127)
 		}
-		r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
+		r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
 	}
-	sc, hc, nc := r0_0_126, r1_0_126, r2_0_126
+	sc, hc, nc := r0_0_127, r1_0_127, r2_0_127
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2645,19 +2708,19 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_130 archsimd.Float64x8
+	var r0_0_131 archsimd.Float64x8
 	{
-		d_130 := d
-		y_130 := d_130.Mul(d_130)
-		y2_130 := y_130.Mul(y_130)
-		y4_130 := y2_130.Mul(y2_130)
-		p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_130)).Mul(y2_130))
-		p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
-		p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_130.Mul(y4_130))
-		r0_0_130 = p0_130.Add(p1_130).Add(p2_130)
+		d_131 := d
+		y_131 := d_131.Mul(d_131)
+		y2_131 := y_131.Mul(y_131)
+		y4_131 := y2_131.Mul(y2_131)
+		p0_131 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_131)).Mul(y2_131))
+		p1_131 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
+		p2_131 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_131.Mul(y4_131))
+		r0_0_131 = p0_131.Add(p1_131).Add(p2_131)
 	}
-	cr := r0_0_130
-	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
+	cr := r0_0_131
+	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
 	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
 	u0, u1 := one, c2
@@ -2669,41 +2732,41 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	if j < n {
 		u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	}
-	cu := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2).Mul(u1)
+	cu := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2).Mul(u1)
 	tn := cu.Sub(u0)
 	dx := archsimd.LoadFloat64x8((*[8]float64)(nf)).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
-	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_131 archsimd.Float64x8
-			r1_0_131 archsimd.Float64x8
+			r0_0_132 archsimd.Float64x8
+			r1_0_132 archsimd.Float64x8
 		)
 		{
-			r_131, d_131, c2_131, flip_131, tn_131, un_131, n_131 := r, d, c2, f, tn, u1, n
-			var r0_0_132 archsimd.Float64x8
+			r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r, d, c2, f, tn, u1, n
+			var r0_0_133 archsimd.Float64x8
 			{
-				d_132 := d_131
-				y_132 := d_132.Mul(d_132)
-				y2_132 := y_132.Mul(y_132)
-				y4_132 := y2_132.Mul(y2_132)
-				p0_132 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_132)).Mul(y2_132))
-				p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_132)).Mul(y2_132)).Mul(y4_132)
-				p2_132 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_132)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_132)).Mul(y4_132.Mul(y4_132))
-				r0_0_132 = d_132.Mul(p0_132.Add(p1_132).Add(p2_132))
+				d_133 := d_132
+				y_133 := d_133.Mul(d_133)
+				y2_133 := y_133.Mul(y_133)
+				y4_133 := y2_133.Mul(y2_133)
+				p0_133 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_133)).Mul(y2_133))
+				p1_133 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
+				p2_133 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
+				r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
 			}
-			s_131 := r0_0_132.AsUint64x8().Xor(flip_131).AsFloat64x8()
-			two_131 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_131, u1_131, p0_131, p1_131 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_131, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_131
-			for j_131 := 2; j_131 < n_131; j_131++ {
-				u0_131, u1_131, p0_131, p1_131 = u1_131, c2_131.Mul(u1_131).Sub(u0_131), p1_131, two_131.Mul(u1_131).Add(c2_131.Mul(p1_131)).Sub(p0_131)
+			s_132 := r0_0_133.AsUint64x8().Xor(flip_132).AsFloat64x8()
+			two_132 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+			u0_132, u1_132, p0_132, p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_132, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_132
+			for j_132 := 2; j_132 < n_132; j_132++ {
+				u0_132, u1_132, p0_132, p1_132 = u1_132, c2_132.Mul(u1_132).Sub(u0_132), p1_132, two_132.Mul(u1_132).Add(c2_132.Mul(p1_132)).Sub(p0_132)
 			}
-			dx_131 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_131).Mul(p1_131)
-			peak_131 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_131.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_131.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_131 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_131).Mul(tn_131).Div(s_131).Merge(peak_131, d_131.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			r0_0_131, r1_0_131 = dx_131, dn_131
+			dx_132 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_132).Mul(p1_132)
+			peak_132 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_132.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_132.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_132 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_132).Mul(tn_132).Div(s_132).Merge(peak_132, d_132.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			r0_0_132, r1_0_132 = dx_132, dn_132
 		}
-		px, pn := r0_0_131, r1_0_131
+		px, pn := r0_0_132, r1_0_132
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -2718,26 +2781,26 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_133 archsimd.Float64x8
+	var r0_0_134 archsimd.Float64x8
 	{
-		d_133 := d
-		y_133 := d_133.Mul(d_133)
-		y2_133 := y_133.Mul(y_133)
-		y4_133 := y2_133.Mul(y2_133)
-		p0_133 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_133)).Mul(y2_133))
-		p1_133 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
-		p2_133 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
-		r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
+		d_134 := d
+		y_134 := d_134.Mul(d_134)
+		y2_134 := y_134.Mul(y_134)
+		y4_134 := y2_134.Mul(y2_134)
+		p0_134 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_134)).Mul(y2_134))
+		p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
+		p2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
+		r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
 	}
-	s := r0_0_133.AsUint64x8().Xor(flip).AsFloat64x8()
+	s := r0_0_134.AsUint64x8().Xor(flip).AsFloat64x8()
 	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two
+	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two
 	for j := 2; j < n; j++ {
 		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
 	}
-	dx := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s).Mul(p1)
+	dx := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s).Mul(p1)
 	peak := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8())).AsFloat64x8()
-	dn := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+	dn := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 	return dx, dn
 }
 
@@ -2764,31 +2827,31 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, e *[3]laneVal, h, kk, l, sa, s
 	fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if c.HasHKL {
 		var (
-			r0_0_134 archsimd.Float64x8
-			r1_0_134 archsimd.Float64x8
+			r0_0_135 archsimd.Float64x8
+			r1_0_135 archsimd.Float64x8
 		)
 		{
-			r_134, bits_134, miss_134, ia_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, h, kk, l
-			var r0_0_8_134 archsimd.Mask64x8
+			r_135, bits_135, miss_135, ia_135, h_135, kk_135, l_135 := r, k.fhklBits, k.missBits, ia, h, kk, l
+			var r0_0_9_135 archsimd.Mask64x8
 			{
-				r_8_134, ia_8_134, h_8_134, kk_8_134, l_8_134 := r_134, ia_134, h_134, kk_134, l_134
-				half_8_134 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-				hc_8_134, kc_8_134, lc_8_134 := h_8_134.Sub(half_8_134).CeilScaled(0), kk_8_134.Sub(half_8_134).CeilScaled(0), l_8_134.Sub(half_8_134).CeilScaled(0)
-				hmin_8_134, kmin_8_134, lmin_8_134 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.lmin)))
-				in_8_134 := hc_8_134.GreaterEqual(hmin_8_134).And(hc_8_134.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.hmax))))).And(kc_8_134.GreaterEqual(kmin_8_134)).And(kc_8_134.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.kmax))))).And(lc_8_134.GreaterEqual(lmin_8_134)).And(lc_8_134.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.lmax)))))
-				idx_8_134 := hc_8_134.Sub(hmin_8_134).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.hstride)))).Add(kc_8_134.Sub(kmin_8_134).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134.kstride))))).Add(lc_8_134.Sub(lmin_8_134))
-				idx_8_134.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_134).ConvertToInt32().Store(ia_8_134)
-				r0_0_8_134 = in_8_134
+				r_9_135, ia_9_135, h_9_135, kk_9_135, l_9_135 := r_135, ia_135, h_135, kk_135, l_135
+				half_9_135 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+				hc_9_135, kc_9_135, lc_9_135 := h_9_135.Sub(half_9_135).CeilScaled(0), kk_9_135.Sub(half_9_135).CeilScaled(0), l_9_135.Sub(half_9_135).CeilScaled(0)
+				hmin_9_135, kmin_9_135, lmin_9_135 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.lmin)))
+				in_9_135 := hc_9_135.GreaterEqual(hmin_9_135).And(hc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hmax))))).And(kc_9_135.GreaterEqual(kmin_9_135)).And(kc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kmax))))).And(lc_9_135.GreaterEqual(lmin_9_135)).And(lc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.lmax)))))
+				idx_9_135 := hc_9_135.Sub(hmin_9_135).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hstride)))).Add(kc_9_135.Sub(kmin_9_135).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kstride))))).Add(lc_9_135.Sub(lmin_9_135))
+				idx_9_135.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135).ConvertToInt32().Store(ia_9_135)
+				r0_0_9_135 = in_9_135
 			}
-			in_134 := r0_0_8_134
-			f_134 := vgatherAVX512(bits_134, ia_134).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134.defaultF))), in_134)
-			fd_134 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-			if miss_134 != nil {
-				fd_134 = vgatherAVX512(miss_134, ia_134).AsFloat64x8()
+			in_135 := r0_0_9_135
+			f_135 := vgatherAVX512(bits_135, ia_135).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135.defaultF))), in_135)
+			fd_135 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+			if miss_135 != nil {
+				fd_135 = vgatherAVX512(miss_135, ia_135).AsFloat64x8()
 			}
-			r0_0_134, r1_0_134 = f_134, fd_134.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134)
+			r0_0_135, r1_0_135 = f_135, fd_135.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135)
 		}
-		fc, fd = r0_0_134, r1_0_134
+		fc, fd = r0_0_135, r1_0_135
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -2802,7 +2865,7 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, e *[3]laneVal, h, kk, l, sa, s
 	sig1 := sig.Add(hbar.Mul(h.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[0]))))).Add(kbar.Mul(kk.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[1])))))).Add(lbar.Mul(l.Add(archsimd.LoadFloat64x8((*[8]float64)((&e[2])))))))
 	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
 	if !c.Water {
-		s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+		s1 = s.Merge(s1, fl.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 	}
 	hbar.StoreSlice(hkl[at:])
 	kbar.StoreSlice(hkl[at+stride:])
@@ -2817,279 +2880,38 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_135 archsimd.Float64x8
-			r1_0_135 archsimd.Float64x8
-			r2_0_135 archsimd.Float64x8
-			r3_0_135 archsimd.Float64x8
-			r4_0_135 archsimd.Float64x8
-			r5_0_135 archsimd.Float64x8
-			r6_0_135 archsimd.Float64x8
-			r7_0_135 archsimd.Float64x8
-			r8_0_135 archsimd.Float64x8
+			r0_0_136 archsimd.Float64x8
+			r1_0_136 archsimd.Float64x8
+			r2_0_136 archsimd.Float64x8
+			r3_0_136 archsimd.Float64x8
+			r4_0_136 archsimd.Float64x8
+			r5_0_136 archsimd.Float64x8
+			r6_0_136 archsimd.Float64x8
+			r7_0_136 archsimd.Float64x8
+			r8_0_136 archsimd.Float64x8
 		)
 		{
-			sr_135, t_135, ds_135, p0_135 := &r.src[si], t, ds, p0
-			il_135 := archsimd.LoadFloat64x8((*[8]float64)((&sr_135.il)))
-			x_135, y_135, z_135 := archsimd.LoadFloat64x8Slice((t_135.d[0][p0_135:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_135.inc[0])))), archsimd.LoadFloat64x8Slice((t_135.d[1][p0_135:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_135.inc[1])))), archsimd.LoadFloat64x8Slice((t_135.d[2][p0_135:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_135.inc[2]))))
-			x_135.Mul(x_135).Add(y_135.Mul(y_135)).Add(z_135.Mul(z_135)).StoreSlice(ds_135[p0_135:])
-			r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135 = x_135.Mul(il_135), y_135.Mul(il_135), z_135.Mul(il_135), archsimd.LoadFloat64x8Slice((t_135.s[p0_135:])), archsimd.LoadFloat64x8Slice((t_135.def[p0_135:])), archsimd.LoadFloat64x8Slice((t_135.sig[p0_135:])), archsimd.LoadFloat64x8Slice((t_135.na[p0_135:])), archsimd.LoadFloat64x8Slice((t_135.nb[p0_135:])), archsimd.LoadFloat64x8Slice((t_135.nc[p0_135:]))
+			sr_136, t_136, ds_136, p0_136 := &r.src[si], t, ds, p0
+			il_136 := archsimd.LoadFloat64x8((*[8]float64)((&sr_136.il)))
+			x_136, y_136, z_136 := archsimd.LoadFloat64x8Slice((t_136.d[0][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[0])))), archsimd.LoadFloat64x8Slice((t_136.d[1][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[1])))), archsimd.LoadFloat64x8Slice((t_136.d[2][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[2]))))
+			x_136.Mul(x_136).Add(y_136.Mul(y_136)).Add(z_136.Mul(z_136)).StoreSlice(ds_136[p0_136:])
+			r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136 = x_136.Mul(il_136), y_136.Mul(il_136), z_136.Mul(il_136), archsimd.LoadFloat64x8Slice((t_136.s[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.def[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.sig[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.na[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.nb[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.nc[p0_136:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136
 		for oi := range r.orient {
-			var (
-				r0_0_136 archsimd.Float64x8
-				r1_0_136 archsimd.Float64x8
-				r2_0_136 archsimd.Float64x8
-			)
-			{
-				o_136, qx_136, qy_136, qz_136 := &r.orient[oi], qx, qy, qz
-				h_136 := archsimd.LoadFloat64x8((*[8]float64)((&o_136[0]))).Mul(qx_136).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[1]))).Mul(qy_136)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[2]))).Mul(qz_136))
-				kk_136 := archsimd.LoadFloat64x8((*[8]float64)((&o_136[3]))).Mul(qx_136).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[4]))).Mul(qy_136)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[5]))).Mul(qz_136))
-				l_136 := archsimd.LoadFloat64x8((*[8]float64)((&o_136[6]))).Mul(qx_136).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[7]))).Mul(qy_136)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_136[8]))).Mul(qz_136))
-				r0_0_136, r1_0_136, r2_0_136 = h_136, kk_136, l_136
-			}
-			h, kk, l := r0_0_136, r1_0_136, r2_0_136
 			var (
 				r0_0_137 archsimd.Float64x8
 				r1_0_137 archsimd.Float64x8
 				r2_0_137 archsimd.Float64x8
-				r3_0_137 archsimd.Float64x8
-				r4_0_137 archsimd.Float64x8
-				r5_0_137 archsimd.Float64x8
-				r6_0_137 archsimd.Float64x8
-				r7_0_137 archsimd.Float64x8
-				r8_0_137 archsimd.Float64x8
 			)
 			{
-				r_137, h_137, kk_137, l_137, n_137 := r, h, kk, l, n
-				var (
-					r0_0_118_137 archsimd.Float64x8
-					r1_0_118_137 archsimd.Float64x8
-					r2_0_118_137 archsimd.Float64x8
-				)
-				{
-					r_118_137, x_118_137, n_118_137, nf_118_137 := r_137, h_137, n_137, &r_137.nv[0]
-					magic_118_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_118_137 := x_118_137.Add(magic_118_137)
-					d_118_137 := x_118_137.Sub(t_118_137.Sub(magic_118_137))
-					f_118_137 := t_118_137.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_119_137 archsimd.Float64x8
-					{
-						d_119_137 := d_118_137
-						y_119_137 := d_119_137.Mul(d_119_137)
-						y2_119_137 := y_119_137.Mul(y_119_137)
-						y4_119_137 := y2_119_137.Mul(y2_119_137)
-						p0_119_137 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_119_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_119_137)).Mul(y2_119_137))
-						p1_119_137 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_119_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_119_137)).Mul(y2_119_137)).Mul(y4_119_137)
-						p2_119_137 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_119_137.Mul(y4_119_137))
-						r0_0_119_137 = p0_119_137.Add(p1_119_137).Add(p2_119_137)
-					}
-					cr_118_137 := r0_0_119_137
-					sign_118_137, one_118_137, pi_118_137 := archsimd.LoadFloat64x8((*[8]float64)((&r_118_137.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_118_137 := pi_118_137.Div(one_118_137.Sub(cr_118_137).Mul(one_118_137.Add(cr_118_137)).Sqrt().AsUint64x8().Or(d_118_137.AsUint64x8().Xor(f_118_137).And(sign_118_137)).AsFloat64x8())
-					c2_118_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_118_137.AsUint64x8().Xor(f_118_137).AsFloat64x8())
-					u0_118_137, u1_118_137 := one_118_137, c2_118_137
-					j_118_137 := 2
-					for ; j_118_137+1 < n_118_137; j_118_137 += 2 {
-						u0_118_137 = c2_118_137.Mul(u1_118_137).Sub(u0_118_137)
-						u1_118_137 = c2_118_137.Mul(u0_118_137).Sub(u1_118_137)
-					}
-					if j_118_137 < n_118_137 {
-						u0_118_137, u1_118_137 = u1_118_137, c2_118_137.Mul(u1_118_137).Sub(u0_118_137)
-					}
-					cu_118_137 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_118_137).Mul(u1_118_137)
-					tn_118_137 := cu_118_137.Sub(u0_118_137)
-					dx_118_137 := archsimd.LoadFloat64x8((*[8]float64)(nf_118_137)).Mul(tn_118_137).Sub(cu_118_137).Mul(rs_118_137)
-					dn_118_137 := d_118_137.Mul(tn_118_137).Mul(rs_118_137)
-					near_118_137 := d_118_137.Mul(d_118_137).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_118_137.ToBits() != 0 {
-						var (
-							r0_0_120_137 archsimd.Float64x8
-							r1_0_120_137 archsimd.Float64x8
-						)
-						{
-							r_120_137, d_120_137, c2_120_137, flip_120_137, tn_120_137, un_120_137, n_120_137 := r_118_137, d_118_137, c2_118_137, f_118_137, tn_118_137, u1_118_137, n_118_137
-							var r0_0_121_137 archsimd.Float64x8
-							{
-								d_121_137 := d_120_137
-								y_121_137 := d_121_137.Mul(d_121_137)
-								y2_121_137 := y_121_137.Mul(y_121_137)
-								y4_121_137 := y2_121_137.Mul(y2_121_137)
-								p0_121_137 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_121_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_121_137)).Mul(y2_121_137))
-								p1_121_137 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_121_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_121_137)).Mul(y2_121_137)).Mul(y4_121_137)
-								p2_121_137 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_121_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_121_137)).Mul(y4_121_137.Mul(y4_121_137))
-								r0_0_121_137 = d_121_137.Mul(p0_121_137.Add(p1_121_137).Add(p2_121_137))
-							}
-							s_120_137 := r0_0_121_137.AsUint64x8().Xor(flip_120_137).AsFloat64x8()
-							two_120_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_120_137, u1_120_137, p0_120_137, p1_120_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_120_137, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_120_137
-							for j_120_137 := 2; j_120_137 < n_120_137; j_120_137++ {
-								u0_120_137, u1_120_137, p0_120_137, p1_120_137 = u1_120_137, c2_120_137.Mul(u1_120_137).Sub(u0_120_137), p1_120_137, two_120_137.Mul(u1_120_137).Add(c2_120_137.Mul(p1_120_137)).Sub(p0_120_137)
-							}
-							dx_120_137 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_120_137).Mul(p1_120_137)
-							peak_120_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_120_137.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_120_137.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_120_137 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_120_137).Mul(tn_120_137).Div(s_120_137).Merge(peak_120_137, d_120_137.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_120_137, r1_0_120_137 = dx_120_137, dn_120_137
-						}
-						px_118_137, pn_118_137 := r0_0_120_137, r1_0_120_137
-						dx_118_137, dn_118_137 = px_118_137.Merge(dx_118_137, near_118_137), pn_118_137.Merge(dn_118_137, near_118_137)
-					}
-					r0_0_118_137, r1_0_118_137, r2_0_118_137 = u1_118_137, dx_118_137, dn_118_137
-				}
-				sa_137, ha_137, na_137 := r0_0_118_137, r1_0_118_137, r2_0_118_137
-				var (
-					r0_0_122_137 archsimd.Float64x8
-					r1_0_122_137 archsimd.Float64x8
-					r2_0_122_137 archsimd.Float64x8
-				)
-				{
-					r_122_137, x_122_137, n_122_137, nf_122_137 := r_137, kk_137, n_137, &r_137.nv[0]
-					magic_122_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_122_137 := x_122_137.Add(magic_122_137)
-					d_122_137 := x_122_137.Sub(t_122_137.Sub(magic_122_137))
-					f_122_137 := t_122_137.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_123_137 archsimd.Float64x8
-					{
-						d_123_137 := d_122_137
-						y_123_137 := d_123_137.Mul(d_123_137)
-						y2_123_137 := y_123_137.Mul(y_123_137)
-						y4_123_137 := y2_123_137.Mul(y2_123_137)
-						p0_123_137 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_123_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_123_137)).Mul(y2_123_137))
-						p1_123_137 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_123_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_123_137)).Mul(y2_123_137)).Mul(y4_123_137)
-						p2_123_137 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_123_137.Mul(y4_123_137))
-						r0_0_123_137 = p0_123_137.Add(p1_123_137).Add(p2_123_137)
-					}
-					cr_122_137 := r0_0_123_137
-					sign_122_137, one_122_137, pi_122_137 := archsimd.LoadFloat64x8((*[8]float64)((&r_122_137.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_122_137 := pi_122_137.Div(one_122_137.Sub(cr_122_137).Mul(one_122_137.Add(cr_122_137)).Sqrt().AsUint64x8().Or(d_122_137.AsUint64x8().Xor(f_122_137).And(sign_122_137)).AsFloat64x8())
-					c2_122_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_122_137.AsUint64x8().Xor(f_122_137).AsFloat64x8())
-					u0_122_137, u1_122_137 := one_122_137, c2_122_137
-					j_122_137 := 2
-					for ; j_122_137+1 < n_122_137; j_122_137 += 2 {
-						u0_122_137 = c2_122_137.Mul(u1_122_137).Sub(u0_122_137)
-						u1_122_137 = c2_122_137.Mul(u0_122_137).Sub(u1_122_137)
-					}
-					if j_122_137 < n_122_137 {
-						u0_122_137, u1_122_137 = u1_122_137, c2_122_137.Mul(u1_122_137).Sub(u0_122_137)
-					}
-					cu_122_137 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_122_137).Mul(u1_122_137)
-					tn_122_137 := cu_122_137.Sub(u0_122_137)
-					dx_122_137 := archsimd.LoadFloat64x8((*[8]float64)(nf_122_137)).Mul(tn_122_137).Sub(cu_122_137).Mul(rs_122_137)
-					dn_122_137 := d_122_137.Mul(tn_122_137).Mul(rs_122_137)
-					near_122_137 := d_122_137.Mul(d_122_137).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_122_137.ToBits() != 0 {
-						var (
-							r0_0_124_137 archsimd.Float64x8
-							r1_0_124_137 archsimd.Float64x8
-						)
-						{
-							r_124_137, d_124_137, c2_124_137, flip_124_137, tn_124_137, un_124_137, n_124_137 := r_122_137, d_122_137, c2_122_137, f_122_137, tn_122_137, u1_122_137, n_122_137
-							var r0_0_125_137 archsimd.Float64x8
-							{
-								d_125_137 := d_124_137
-								y_125_137 := d_125_137.Mul(d_125_137)
-								y2_125_137 := y_125_137.Mul(y_125_137)
-								y4_125_137 := y2_125_137.Mul(y2_125_137)
-								p0_125_137 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_125_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_125_137)).Mul(y2_125_137))
-								p1_125_137 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_125_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_125_137)).Mul(y2_125_137)).Mul(y4_125_137)
-								p2_125_137 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_125_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_125_137)).Mul(y4_125_137.Mul(y4_125_137))
-								r0_0_125_137 = d_125_137.Mul(p0_125_137.Add(p1_125_137).Add(p2_125_137))
-							}
-							s_124_137 := r0_0_125_137.AsUint64x8().Xor(flip_124_137).AsFloat64x8()
-							two_124_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_124_137, u1_124_137, p0_124_137, p1_124_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_124_137, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_124_137
-							for j_124_137 := 2; j_124_137 < n_124_137; j_124_137++ {
-								u0_124_137, u1_124_137, p0_124_137, p1_124_137 = u1_124_137, c2_124_137.Mul(u1_124_137).Sub(u0_124_137), p1_124_137, two_124_137.Mul(u1_124_137).Add(c2_124_137.Mul(p1_124_137)).Sub(p0_124_137)
-							}
-							dx_124_137 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_124_137).Mul(p1_124_137)
-							peak_124_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_124_137.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_124_137.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_124_137 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_124_137).Mul(tn_124_137).Div(s_124_137).Merge(peak_124_137, d_124_137.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_124_137, r1_0_124_137 = dx_124_137, dn_124_137
-						}
-						px_122_137, pn_122_137 := r0_0_124_137, r1_0_124_137
-						dx_122_137, dn_122_137 = px_122_137.Merge(dx_122_137, near_122_137), pn_122_137.Merge(dn_122_137, near_122_137)
-					}
-					r0_0_122_137, r1_0_122_137, r2_0_122_137 = u1_122_137, dx_122_137, dn_122_137
-				}
-				sb_137, hb_137, nb_137 := r0_0_122_137, r1_0_122_137, r2_0_122_137
-				var (
-					r0_0_126_137 archsimd.Float64x8
-					r1_0_126_137 archsimd.Float64x8
-					r2_0_126_137 archsimd.Float64x8
-				)
-				{
-					r_126_137, x_126_137, n_126_137, nf_126_137 := r_137, l_137, n_137, &r_137.nv[0]
-					magic_126_137 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_126_137 := x_126_137.Add(magic_126_137)
-					d_126_137 := x_126_137.Sub(t_126_137.Sub(magic_126_137))
-					f_126_137 := t_126_137.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_127_137 archsimd.Float64x8
-					{
-						d_127_137 := d_126_137
-						y_127_137 := d_127_137.Mul(d_127_137)
-						y2_127_137 := y_127_137.Mul(y_127_137)
-						y4_127_137 := y2_127_137.Mul(y2_127_137)
-						p0_127_137 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_127_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_127_137)).Mul(y2_127_137))
-						p1_127_137 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_127_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_127_137)).Mul(y2_127_137)).Mul(y4_127_137)
-						p2_127_137 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_127_137.Mul(y4_127_137))
-						r0_0_127_137 = p0_127_137.Add(p1_127_137).Add(p2_127_137)
-					}
-					cr_126_137 := r0_0_127_137
-					sign_126_137, one_126_137, pi_126_137 := archsimd.LoadFloat64x8((*[8]float64)((&r_126_137.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-					rs_126_137 := pi_126_137.Div(one_126_137.Sub(cr_126_137).Mul(one_126_137.Add(cr_126_137)).Sqrt().AsUint64x8().Or(d_126_137.AsUint64x8().Xor(f_126_137).And(sign_126_137)).AsFloat64x8())
-					c2_126_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_126_137.AsUint64x8().Xor(f_126_137).AsFloat64x8())
-					u0_126_137, u1_126_137 := one_126_137, c2_126_137
-					j_126_137 := 2
-					for ; j_126_137+1 < n_126_137; j_126_137 += 2 {
-						u0_126_137 = c2_126_137.Mul(u1_126_137).Sub(u0_126_137)
-						u1_126_137 = c2_126_137.Mul(u0_126_137).Sub(u1_126_137)
-					}
-					if j_126_137 < n_126_137 {
-						u0_126_137, u1_126_137 = u1_126_137, c2_126_137.Mul(u1_126_137).Sub(u0_126_137)
-					}
-					cu_126_137 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_126_137).Mul(u1_126_137)
-					tn_126_137 := cu_126_137.Sub(u0_126_137)
-					dx_126_137 := archsimd.LoadFloat64x8((*[8]float64)(nf_126_137)).Mul(tn_126_137).Sub(cu_126_137).Mul(rs_126_137)
-					dn_126_137 := d_126_137.Mul(tn_126_137).Mul(rs_126_137)
-					near_126_137 := d_126_137.Mul(d_126_137).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-					if near_126_137.ToBits() != 0 {
-						var (
-							r0_0_128_137 archsimd.Float64x8
-							r1_0_128_137 archsimd.Float64x8
-						)
-						{
-							r_128_137, d_128_137, c2_128_137, flip_128_137, tn_128_137, un_128_137, n_128_137 := r_126_137, d_126_137, c2_126_137, f_126_137, tn_126_137, u1_126_137, n_126_137
-							var r0_0_129_137 archsimd.Float64x8
-							{
-								d_129_137 := d_128_137
-								y_129_137 := d_129_137.Mul(d_129_137)
-								y2_129_137 := y_129_137.Mul(y_129_137)
-								y4_129_137 := y2_129_137.Mul(y2_129_137)
-								p0_129_137 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_129_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_129_137)).Mul(y2_129_137))
-								p1_129_137 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_129_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_129_137)).Mul(y2_129_137)).Mul(y4_129_137)
-								p2_129_137 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_129_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_129_137)).Mul(y4_129_137.Mul(y4_129_137))
-								r0_0_129_137 = d_129_137.Mul(p0_129_137.Add(p1_129_137).Add(p2_129_137))
-							}
-							s_128_137 := r0_0_129_137.AsUint64x8().Xor(flip_128_137).AsFloat64x8()
-							two_128_137 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_128_137, u1_128_137, p0_128_137, p1_128_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_128_137, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_128_137
-							for j_128_137 := 2; j_128_137 < n_128_137; j_128_137++ {
-								u0_128_137, u1_128_137, p0_128_137, p1_128_137 = u1_128_137, c2_128_137.Mul(u1_128_137).Sub(u0_128_137), p1_128_137, two_128_137.Mul(u1_128_137).Add(c2_128_137.Mul(p1_128_137)).Sub(p0_128_137)
-							}
-							dx_128_137 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_128_137).Mul(p1_128_137)
-							peak_128_137 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_128_137.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_128_137.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_128_137 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_128_137).Mul(tn_128_137).Div(s_128_137).Merge(peak_128_137, d_128_137.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							r0_0_128_137, r1_0_128_137 = dx_128_137, dn_128_137
-						}
-						px_126_137, pn_126_137 := r0_0_128_137, r1_0_128_137
-						dx_126_137, dn_126_137 = px_126_137.Merge(dx_126_137, near_126_137), pn_126_137.Merge(dn_126_137, near_126_137)
-					}
-					r0_0_126_137, r1_0_126_137, r2_0_126_137 = u1_126_137, dx_126_137, dn_126_137
-				}
-				sc_137, hc_137, nc_137 := r0_0_126_137, r1_0_126_137, r2_0_126_137
-				r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137 = sa_137, sb_137, sc_137, ha_137, hb_137, hc_137, na_137, nb_137, nc_137
+				o_137, qx_137, qy_137, qz_137 := &r.orient[oi], qx, qy, qz
+				h_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[0]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[1]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[2]))).Mul(qz_137))
+				kk_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[3]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[4]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[5]))).Mul(qz_137))
+				l_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[6]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[7]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[8]))).Mul(qz_137))
+				r0_0_137, r1_0_137, r2_0_137 = h_137, kk_137, l_137
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137
+			h, kk, l := r0_0_137, r1_0_137, r2_0_137
 			var (
 				r0_0_138 archsimd.Float64x8
 				r1_0_138 archsimd.Float64x8
@@ -3097,62 +2919,303 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 				r3_0_138 archsimd.Float64x8
 				r4_0_138 archsimd.Float64x8
 				r5_0_138 archsimd.Float64x8
+				r6_0_138 archsimd.Float64x8
+				r7_0_138 archsimd.Float64x8
+				r8_0_138 archsimd.Float64x8
 			)
 			{
-				k_138, ia_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_138 := k_138.c
-				r_138 := k_138.lr
-				two_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_138 := sa_138.Mul(sb_138).Mul(sc_138)
-				fc_138, fd_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_138.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_138.HasHKL {
+				r_138, h_138, kk_138, l_138, n_138 := r, h, kk, l, n
+				var (
+					r0_0_119_138 archsimd.Float64x8
+					r1_0_119_138 archsimd.Float64x8
+					r2_0_119_138 archsimd.Float64x8
+				)
+				{
+					r_119_138, x_119_138, n_119_138, nf_119_138 := r_138, h_138, n_138, &r_138.nv[0]
+					magic_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_119_138 := x_119_138.Add(magic_119_138)
+					d_119_138 := x_119_138.Sub(t_119_138.Sub(magic_119_138))
+					f_119_138 := t_119_138.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_120_138 archsimd.Float64x8
+					{
+						d_120_138 := d_119_138
+						y_120_138 := d_120_138.Mul(d_120_138)
+						y2_120_138 := y_120_138.Mul(y_120_138)
+						y4_120_138 := y2_120_138.Mul(y2_120_138)
+						p0_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_120_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_120_138)).Mul(y2_120_138))
+						p1_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_120_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_120_138)).Mul(y2_120_138)).Mul(y4_120_138)
+						p2_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_120_138.Mul(y4_120_138))
+						r0_0_120_138 = p0_120_138.Add(p1_120_138).Add(p2_120_138)
+					}
+					cr_119_138 := r0_0_120_138
+					sign_119_138, one_119_138, pi_119_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_119_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+					rs_119_138 := pi_119_138.Div(one_119_138.Sub(cr_119_138).Mul(one_119_138.Add(cr_119_138)).Sqrt().AsUint64x8().Or(d_119_138.AsUint64x8().Xor(f_119_138).And(sign_119_138)).AsFloat64x8())
+					c2_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_119_138.AsUint64x8().Xor(f_119_138).AsFloat64x8())
+					u0_119_138, u1_119_138 := one_119_138, c2_119_138
+					j_119_138 := 2
+					for ; j_119_138+1 < n_119_138; j_119_138 += 2 {
+						u0_119_138 = c2_119_138.Mul(u1_119_138).Sub(u0_119_138)
+						u1_119_138 = c2_119_138.Mul(u0_119_138).Sub(u1_119_138)
+					}
+					if j_119_138 < n_119_138 {
+						u0_119_138, u1_119_138 = u1_119_138, c2_119_138.Mul(u1_119_138).Sub(u0_119_138)
+					}
+					cu_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_119_138).Mul(u1_119_138)
+					tn_119_138 := cu_119_138.Sub(u0_119_138)
+					dx_119_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_119_138)).Mul(tn_119_138).Sub(cu_119_138).Mul(rs_119_138)
+					dn_119_138 := d_119_138.Mul(tn_119_138).Mul(rs_119_138)
+					near_119_138 := d_119_138.Mul(d_119_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+					if near_119_138.ToBits() != 0 {
+						var (
+							r0_0_121_138 archsimd.Float64x8
+							r1_0_121_138 archsimd.Float64x8
+						)
+						{
+							r_121_138, d_121_138, c2_121_138, flip_121_138, tn_121_138, un_121_138, n_121_138 := r_119_138, d_119_138, c2_119_138, f_119_138, tn_119_138, u1_119_138, n_119_138
+							var r0_0_122_138 archsimd.Float64x8
+							{
+								d_122_138 := d_121_138
+								y_122_138 := d_122_138.Mul(d_122_138)
+								y2_122_138 := y_122_138.Mul(y_122_138)
+								y4_122_138 := y2_122_138.Mul(y2_122_138)
+								p0_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_122_138)).Mul(y2_122_138))
+								p1_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_122_138)).Mul(y2_122_138)).Mul(y4_122_138)
+								p2_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_122_138)).Mul(y4_122_138.Mul(y4_122_138))
+								r0_0_122_138 = d_122_138.Mul(p0_122_138.Add(p1_122_138).Add(p2_122_138))
+							}
+							s_121_138 := r0_0_122_138.AsUint64x8().Xor(flip_121_138).AsFloat64x8()
+							two_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_121_138, u1_121_138, p0_121_138, p1_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_121_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_121_138
+							for j_121_138 := 2; j_121_138 < n_121_138; j_121_138++ {
+								u0_121_138, u1_121_138, p0_121_138, p1_121_138 = u1_121_138, c2_121_138.Mul(u1_121_138).Sub(u0_121_138), p1_121_138, two_121_138.Mul(u1_121_138).Add(c2_121_138.Mul(p1_121_138)).Sub(p0_121_138)
+							}
+							dx_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_121_138).Mul(p1_121_138)
+							peak_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_121_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_121_138.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_121_138).Mul(tn_121_138).Div(s_121_138).Merge(peak_121_138, d_121_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_121_138, r1_0_121_138 = dx_121_138, dn_121_138
+						}
+						px_119_138, pn_119_138 := r0_0_121_138, r1_0_121_138
+						dx_119_138, dn_119_138 = px_119_138.Merge(dx_119_138, near_119_138), pn_119_138.Merge(dn_119_138, near_119_138)
+					}
+					r0_0_119_138, r1_0_119_138, r2_0_119_138 = u1_119_138, dx_119_138, dn_119_138
+				}
+				sa_138, ha_138, na_138 := r0_0_119_138, r1_0_119_138, r2_0_119_138
+				var (
+					r0_0_123_138 archsimd.Float64x8
+					r1_0_123_138 archsimd.Float64x8
+					r2_0_123_138 archsimd.Float64x8
+				)
+				{
+					r_123_138, x_123_138, n_123_138, nf_123_138 := r_138, kk_138, n_138, &r_138.nv[0]
+					magic_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_123_138 := x_123_138.Add(magic_123_138)
+					d_123_138 := x_123_138.Sub(t_123_138.Sub(magic_123_138))
+					f_123_138 := t_123_138.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_124_138 archsimd.Float64x8
+					{
+						d_124_138 := d_123_138
+						y_124_138 := d_124_138.Mul(d_124_138)
+						y2_124_138 := y_124_138.Mul(y_124_138)
+						y4_124_138 := y2_124_138.Mul(y2_124_138)
+						p0_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124_138)).Mul(y2_124_138))
+						p1_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124_138)).Mul(y2_124_138)).Mul(y4_124_138)
+						p2_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124_138.Mul(y4_124_138))
+						r0_0_124_138 = p0_124_138.Add(p1_124_138).Add(p2_124_138)
+					}
+					cr_123_138 := r0_0_124_138
+					sign_123_138, one_123_138, pi_123_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_123_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+					rs_123_138 := pi_123_138.Div(one_123_138.Sub(cr_123_138).Mul(one_123_138.Add(cr_123_138)).Sqrt().AsUint64x8().Or(d_123_138.AsUint64x8().Xor(f_123_138).And(sign_123_138)).AsFloat64x8())
+					c2_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_123_138.AsUint64x8().Xor(f_123_138).AsFloat64x8())
+					u0_123_138, u1_123_138 := one_123_138, c2_123_138
+					j_123_138 := 2
+					for ; j_123_138+1 < n_123_138; j_123_138 += 2 {
+						u0_123_138 = c2_123_138.Mul(u1_123_138).Sub(u0_123_138)
+						u1_123_138 = c2_123_138.Mul(u0_123_138).Sub(u1_123_138)
+					}
+					if j_123_138 < n_123_138 {
+						u0_123_138, u1_123_138 = u1_123_138, c2_123_138.Mul(u1_123_138).Sub(u0_123_138)
+					}
+					cu_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_123_138).Mul(u1_123_138)
+					tn_123_138 := cu_123_138.Sub(u0_123_138)
+					dx_123_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_123_138)).Mul(tn_123_138).Sub(cu_123_138).Mul(rs_123_138)
+					dn_123_138 := d_123_138.Mul(tn_123_138).Mul(rs_123_138)
+					near_123_138 := d_123_138.Mul(d_123_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+					if near_123_138.ToBits() != 0 {
+						var (
+							r0_0_125_138 archsimd.Float64x8
+							r1_0_125_138 archsimd.Float64x8
+						)
+						{
+							r_125_138, d_125_138, c2_125_138, flip_125_138, tn_125_138, un_125_138, n_125_138 := r_123_138, d_123_138, c2_123_138, f_123_138, tn_123_138, u1_123_138, n_123_138
+							var r0_0_126_138 archsimd.Float64x8
+							{
+								d_126_138 := d_125_138
+								y_126_138 := d_126_138.Mul(d_126_138)
+								y2_126_138 := y_126_138.Mul(y_126_138)
+								y4_126_138 := y2_126_138.Mul(y2_126_138)
+								p0_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_126_138)).Mul(y2_126_138))
+								p1_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_126_138)).Mul(y2_126_138)).Mul(y4_126_138)
+								p2_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_126_138)).Mul(y4_126_138.Mul(y4_126_138))
+								r0_0_126_138 = d_126_138.Mul(p0_126_138.Add(p1_126_138).Add(p2_126_138))
+							}
+							s_125_138 := r0_0_126_138.AsUint64x8().Xor(flip_125_138).AsFloat64x8()
+							two_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_125_138, u1_125_138, p0_125_138, p1_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_125_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_125_138
+							for j_125_138 := 2; j_125_138 < n_125_138; j_125_138++ {
+								u0_125_138, u1_125_138, p0_125_138, p1_125_138 = u1_125_138, c2_125_138.Mul(u1_125_138).Sub(u0_125_138), p1_125_138, two_125_138.Mul(u1_125_138).Add(c2_125_138.Mul(p1_125_138)).Sub(p0_125_138)
+							}
+							dx_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_125_138).Mul(p1_125_138)
+							peak_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_125_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_125_138.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_125_138).Mul(tn_125_138).Div(s_125_138).Merge(peak_125_138, d_125_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_125_138, r1_0_125_138 = dx_125_138, dn_125_138
+						}
+						px_123_138, pn_123_138 := r0_0_125_138, r1_0_125_138
+						dx_123_138, dn_123_138 = px_123_138.Merge(dx_123_138, near_123_138), pn_123_138.Merge(dn_123_138, near_123_138)
+					}
+					r0_0_123_138, r1_0_123_138, r2_0_123_138 = u1_123_138, dx_123_138, dn_123_138
+				}
+				sb_138, hb_138, nb_138 := r0_0_123_138, r1_0_123_138, r2_0_123_138
+				var (
+					r0_0_127_138 archsimd.Float64x8
+					r1_0_127_138 archsimd.Float64x8
+					r2_0_127_138 archsimd.Float64x8
+				)
+				{
+					r_127_138, x_127_138, n_127_138, nf_127_138 := r_138, l_138, n_138, &r_138.nv[0]
+					magic_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_127_138 := x_127_138.Add(magic_127_138)
+					d_127_138 := x_127_138.Sub(t_127_138.Sub(magic_127_138))
+					f_127_138 := t_127_138.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_128_138 archsimd.Float64x8
+					{
+						d_128_138 := d_127_138
+						y_128_138 := d_128_138.Mul(d_128_138)
+						y2_128_138 := y_128_138.Mul(y_128_138)
+						y4_128_138 := y2_128_138.Mul(y2_128_138)
+						p0_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128_138)).Mul(y2_128_138))
+						p1_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128_138)).Mul(y2_128_138)).Mul(y4_128_138)
+						p2_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128_138.Mul(y4_128_138))
+						r0_0_128_138 = p0_128_138.Add(p1_128_138).Add(p2_128_138)
+					}
+					cr_127_138 := r0_0_128_138
+					sign_127_138, one_127_138, pi_127_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_127_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+					rs_127_138 := pi_127_138.Div(one_127_138.Sub(cr_127_138).Mul(one_127_138.Add(cr_127_138)).Sqrt().AsUint64x8().Or(d_127_138.AsUint64x8().Xor(f_127_138).And(sign_127_138)).AsFloat64x8())
+					c2_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_127_138.AsUint64x8().Xor(f_127_138).AsFloat64x8())
+					u0_127_138, u1_127_138 := one_127_138, c2_127_138
+					j_127_138 := 2
+					for ; j_127_138+1 < n_127_138; j_127_138 += 2 {
+						u0_127_138 = c2_127_138.Mul(u1_127_138).Sub(u0_127_138)
+						u1_127_138 = c2_127_138.Mul(u0_127_138).Sub(u1_127_138)
+					}
+					if j_127_138 < n_127_138 {
+						u0_127_138, u1_127_138 = u1_127_138, c2_127_138.Mul(u1_127_138).Sub(u0_127_138)
+					}
+					cu_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_127_138).Mul(u1_127_138)
+					tn_127_138 := cu_127_138.Sub(u0_127_138)
+					dx_127_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_127_138)).Mul(tn_127_138).Sub(cu_127_138).Mul(rs_127_138)
+					dn_127_138 := d_127_138.Mul(tn_127_138).Mul(rs_127_138)
+					near_127_138 := d_127_138.Mul(d_127_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+					if near_127_138.ToBits() != 0 {
+						var (
+							r0_0_129_138 archsimd.Float64x8
+							r1_0_129_138 archsimd.Float64x8
+						)
+						{
+							r_129_138, d_129_138, c2_129_138, flip_129_138, tn_129_138, un_129_138, n_129_138 := r_127_138, d_127_138, c2_127_138, f_127_138, tn_127_138, u1_127_138, n_127_138
+							var r0_0_130_138 archsimd.Float64x8
+							{
+								d_130_138 := d_129_138
+								y_130_138 := d_130_138.Mul(d_130_138)
+								y2_130_138 := y_130_138.Mul(y_130_138)
+								y4_130_138 := y2_130_138.Mul(y2_130_138)
+								p0_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_130_138)).Mul(y2_130_138))
+								p1_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_130_138)).Mul(y2_130_138)).Mul(y4_130_138)
+								p2_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_130_138)).Mul(y4_130_138.Mul(y4_130_138))
+								r0_0_130_138 = d_130_138.Mul(p0_130_138.Add(p1_130_138).Add(p2_130_138))
+							}
+							s_129_138 := r0_0_130_138.AsUint64x8().Xor(flip_129_138).AsFloat64x8()
+							two_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_129_138, u1_129_138, p0_129_138, p1_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_129_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_129_138
+							for j_129_138 := 2; j_129_138 < n_129_138; j_129_138++ {
+								u0_129_138, u1_129_138, p0_129_138, p1_129_138 = u1_129_138, c2_129_138.Mul(u1_129_138).Sub(u0_129_138), p1_129_138, two_129_138.Mul(u1_129_138).Add(c2_129_138.Mul(p1_129_138)).Sub(p0_129_138)
+							}
+							dx_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_129_138).Mul(p1_129_138)
+							peak_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_129_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_129_138.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_129_138).Mul(tn_129_138).Div(s_129_138).Merge(peak_129_138, d_129_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_129_138, r1_0_129_138 = dx_129_138, dn_129_138
+						}
+						px_127_138, pn_127_138 := r0_0_129_138, r1_0_129_138
+						dx_127_138, dn_127_138 = px_127_138.Merge(dx_127_138, near_127_138), pn_127_138.Merge(dn_127_138, near_127_138)
+					}
+					r0_0_127_138, r1_0_127_138, r2_0_127_138 = u1_127_138, dx_127_138, dn_127_138
+				}
+				sc_138, hc_138, nc_138 := r0_0_127_138, r1_0_127_138, r2_0_127_138
+				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138 = sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, na_138, nb_138, nc_138
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138
+			var (
+				r0_0_139 archsimd.Float64x8
+				r1_0_139 archsimd.Float64x8
+				r2_0_139 archsimd.Float64x8
+				r3_0_139 archsimd.Float64x8
+				r4_0_139 archsimd.Float64x8
+				r5_0_139 archsimd.Float64x8
+			)
+			{
+				k_139, ia_139, e_139, h_139, kk_139, l_139, sa_139, sb_139, sc_139, ha_139, hb_139, hc_139, nda_139, ndb_139, ndc_139, s_139, def_139, sig_139, sna_139, snb_139, snc_139, hkl_139, at_139, stride_139 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_139 := k_139.c
+				r_139 := k_139.lr
+				two_139 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_139 := sa_139.Mul(sb_139).Mul(sc_139)
+				fc_139, fd_139 := archsimd.LoadFloat64x8((*[8]float64)((&r_139.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_139.HasHKL {
 					var (
-						r0_0_134_138 archsimd.Float64x8
-						r1_0_134_138 archsimd.Float64x8
+						r0_0_135_139 archsimd.Float64x8
+						r1_0_135_139 archsimd.Float64x8
 					)
 					{
-						r_134_138, bits_134_138, miss_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, h_138, kk_138, l_138
-						var r0_0_8_134_138 archsimd.Mask64x8
+						r_135_139, bits_135_139, miss_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139 := r_139, k_139.fhklBits, k_139.missBits, ia_139, h_139, kk_139, l_139
+						var r0_0_9_135_139 archsimd.Mask64x8
 						{
-							r_8_134_138, ia_8_134_138, h_8_134_138, kk_8_134_138, l_8_134_138 := r_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138
-							half_8_134_138 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_8_134_138, kc_8_134_138, lc_8_134_138 := h_8_134_138.Sub(half_8_134_138).CeilScaled(0), kk_8_134_138.Sub(half_8_134_138).CeilScaled(0), l_8_134_138.Sub(half_8_134_138).CeilScaled(0)
-							hmin_8_134_138, kmin_8_134_138, lmin_8_134_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.lmin)))
-							in_8_134_138 := hc_8_134_138.GreaterEqual(hmin_8_134_138).And(hc_8_134_138.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.hmax))))).And(kc_8_134_138.GreaterEqual(kmin_8_134_138)).And(kc_8_134_138.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.kmax))))).And(lc_8_134_138.GreaterEqual(lmin_8_134_138)).And(lc_8_134_138.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.lmax)))))
-							idx_8_134_138 := hc_8_134_138.Sub(hmin_8_134_138).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.hstride)))).Add(kc_8_134_138.Sub(kmin_8_134_138).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_138.kstride))))).Add(lc_8_134_138.Sub(lmin_8_134_138))
-							idx_8_134_138.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_134_138).ConvertToInt32().Store(ia_8_134_138)
-							r0_0_8_134_138 = in_8_134_138
+							r_9_135_139, ia_9_135_139, h_9_135_139, kk_9_135_139, l_9_135_139 := r_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139
+							half_9_135_139 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_9_135_139, kc_9_135_139, lc_9_135_139 := h_9_135_139.Sub(half_9_135_139).CeilScaled(0), kk_9_135_139.Sub(half_9_135_139).CeilScaled(0), l_9_135_139.Sub(half_9_135_139).CeilScaled(0)
+							hmin_9_135_139, kmin_9_135_139, lmin_9_135_139 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.lmin)))
+							in_9_135_139 := hc_9_135_139.GreaterEqual(hmin_9_135_139).And(hc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hmax))))).And(kc_9_135_139.GreaterEqual(kmin_9_135_139)).And(kc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kmax))))).And(lc_9_135_139.GreaterEqual(lmin_9_135_139)).And(lc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.lmax)))))
+							idx_9_135_139 := hc_9_135_139.Sub(hmin_9_135_139).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hstride)))).Add(kc_9_135_139.Sub(kmin_9_135_139).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kstride))))).Add(lc_9_135_139.Sub(lmin_9_135_139))
+							idx_9_135_139.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135_139).ConvertToInt32().Store(ia_9_135_139)
+							r0_0_9_135_139 = in_9_135_139
 						}
-						in_134_138 := r0_0_8_134_138
-						f_134_138 := vgatherAVX512(bits_134_138, ia_134_138).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_138.defaultF))), in_134_138)
-						fd_134_138 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if miss_134_138 != nil {
-							fd_134_138 = vgatherAVX512(miss_134_138, ia_134_138).AsFloat64x8()
+						in_135_139 := r0_0_9_135_139
+						f_135_139 := vgatherAVX512(bits_135_139, ia_135_139).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135_139.defaultF))), in_135_139)
+						fd_135_139 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if miss_135_139 != nil {
+							fd_135_139 = vgatherAVX512(miss_135_139, ia_135_139).AsFloat64x8()
 						}
-						r0_0_134_138, r1_0_134_138 = f_134_138, fd_134_138.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_138)
+						r0_0_135_139, r1_0_135_139 = f_135_139, fd_135_139.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135_139)
 					}
-					fc_138, fd_138 = r0_0_134_138, r1_0_134_138
+					fc_139, fd_139 = r0_0_135_139, r1_0_135_139
 				}
-				ffl_138 := fc_138.Mul(fc_138).Mul(fl_138)
-				s1_138 := s_138.Add(ffl_138.Mul(fl_138))
-				def1_138 := def_138
-				if k_138.perDef {
-					def1_138 = def_138.Add(two_138.Mul(fc_138).Mul(fl_138).Mul(fl_138).Mul(fd_138))
+				ffl_139 := fc_139.Mul(fc_139).Mul(fl_139)
+				s1_139 := s_139.Add(ffl_139.Mul(fl_139))
+				def1_139 := def_139
+				if k_139.perDef {
+					def1_139 = def_139.Add(two_139.Mul(fc_139).Mul(fl_139).Mul(fl_139).Mul(fd_139))
 				}
-				tfl_138 := two_138.Mul(ffl_138)
-				xa_138, xb_138, xc_138 := tfl_138.Mul(sb_138.Mul(sc_138)), tfl_138.Mul(sa_138.Mul(sc_138)), tfl_138.Mul(sa_138.Mul(sb_138))
-				hbar_138, kbar_138, lbar_138 := xa_138.Mul(ha_138), xb_138.Mul(hb_138), xc_138.Mul(hc_138)
-				sig1_138 := sig_138.Add(hbar_138.Mul(h_138.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_138[0]))))).Add(kbar_138.Mul(kk_138.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_138[1])))))).Add(lbar_138.Mul(l_138.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_138[2])))))))
-				na1_138, nb1_138, nc1_138 := sna_138.Add(xa_138.Mul(nda_138)), snb_138.Add(xb_138.Mul(ndb_138)), snc_138.Add(xc_138.Mul(ndc_138))
-				if !c_138.Water {
-					s1_138 = s_138.Merge(s1_138, fl_138.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				tfl_139 := two_139.Mul(ffl_139)
+				xa_139, xb_139, xc_139 := tfl_139.Mul(sb_139.Mul(sc_139)), tfl_139.Mul(sa_139.Mul(sc_139)), tfl_139.Mul(sa_139.Mul(sb_139))
+				hbar_139, kbar_139, lbar_139 := xa_139.Mul(ha_139), xb_139.Mul(hb_139), xc_139.Mul(hc_139)
+				sig1_139 := sig_139.Add(hbar_139.Mul(h_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[0]))))).Add(kbar_139.Mul(kk_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[1])))))).Add(lbar_139.Mul(l_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[2])))))))
+				na1_139, nb1_139, nc1_139 := sna_139.Add(xa_139.Mul(nda_139)), snb_139.Add(xb_139.Mul(ndb_139)), snc_139.Add(xc_139.Mul(ndc_139))
+				if !c_139.Water {
+					s1_139 = s_139.Merge(s1_139, fl_139.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				}
-				hbar_138.StoreSlice(hkl_138[at_138:])
-				kbar_138.StoreSlice(hkl_138[at_138+stride_138:])
-				lbar_138.StoreSlice(hkl_138[at_138+2*stride_138:])
-				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138 = s1_138, def1_138, sig1_138, na1_138, nb1_138, nc1_138
+				hbar_139.StoreSlice(hkl_139[at_139:])
+				kbar_139.StoreSlice(hkl_139[at_139+stride_139:])
+				lbar_139.StoreSlice(hkl_139[at_139+2*stride_139:])
+				r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139 = s1_139, def1_139, sig1_139, na1_139, nb1_139, nc1_139
 			}
-			s, def, sig, sna, snb, snc = r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138
+			s, def, sig, sna, snb, snc = r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -3171,18 +3234,18 @@ func (k *kernel) orientIncLanesAVX512(si int, oinc [][3]laneVal) {
 	for oi := range r.orient {
 		e := &oinc[oi]
 		var (
-			r0_0_139 archsimd.Float64x8
-			r1_0_139 archsimd.Float64x8
-			r2_0_139 archsimd.Float64x8
+			r0_0_140 archsimd.Float64x8
+			r1_0_140 archsimd.Float64x8
+			r2_0_140 archsimd.Float64x8
 		)
 		{
-			o_139, qx_139, qy_139, qz_139 := &r.orient[oi], archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
-			h_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[0]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[1]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[2]))).Mul(qz_139))
-			kk_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[3]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[4]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[5]))).Mul(qz_139))
-			l_139 := archsimd.LoadFloat64x8((*[8]float64)((&o_139[6]))).Mul(qx_139).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[7]))).Mul(qy_139)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_139[8]))).Mul(qz_139))
-			r0_0_139, r1_0_139, r2_0_139 = h_139, kk_139, l_139
+			o_140, qx_140, qy_140, qz_140 := &r.orient[oi], archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
+			h_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[0]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[1]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[2]))).Mul(qz_140))
+			kk_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[3]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[4]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[5]))).Mul(qz_140))
+			l_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[6]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[7]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[8]))).Mul(qz_140))
+			r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
 		}
-		a, b, c := r0_0_139, r1_0_139, r2_0_139
+		a, b, c := r0_0_140, r1_0_140, r2_0_140
 		a.Mul(il).StoreSlice(e[0][:])
 		b.Mul(il).StoreSlice(e[1][:])
 		c.Mul(il).StoreSlice(e[2][:])
@@ -3204,24 +3267,24 @@ func lossGeomLanesAVX512(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termL
 ) {
 	r := k.lr
 	fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-	var r0_0_140 archsimd.Float64x8
-	{
-		fdet_140, f_140, s_140, o_140, p_140 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_140 = fdet_140.Mul(f_140).Add(s_140).Add(o_140).Add(p_140)
-	}
-	x := r0_0_140
 	var r0_0_141 archsimd.Float64x8
 	{
-		fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
 		r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
 	}
-	y := r0_0_141
+	x := r0_0_141
 	var r0_0_142 archsimd.Float64x8
 	{
-		fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
 		r0_0_142 = fdet_142.Mul(f_142).Add(s_142).Add(o_142).Add(p_142)
 	}
-	z := r0_0_142
+	y := r0_0_142
+	var r0_0_143 archsimd.Float64x8
+	{
+		fdet_143, f_143, s_143, o_143, p_143 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_143 = fdet_143.Mul(f_143).Add(s_143).Add(o_143).Add(p_143)
+	}
+	z := r0_0_143
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	fdet.StoreSlice(fr.fdet[p0:])
@@ -3239,59 +3302,59 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 	c := k.c
 	r := k.lr
 	sr := &r.src[0]
-	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[24])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_143 archsimd.Float64x8
-			r1_0_143 archsimd.Float64x8
-			r2_0_143 archsimd.Float64x8
-			r3_0_143 archsimd.Float64x8
+			r0_0_144 archsimd.Float64x8
+			r1_0_144 archsimd.Float64x8
+			r2_0_144 archsimd.Float64x8
+			r3_0_144 archsimd.Float64x8
 		)
 		{
-			k_143, sdet_143, o_143, fr_143, t_143, p0_143 := k, sdet, o, fr, t, p0
-			r_143 := k_143.lr
-			fdet_143 := archsimd.LoadFloat64x8((*[8]float64)((&r_143.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_143.f[p0_143:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_143.half))))
-			var r0_0_140_143 archsimd.Float64x8
+			k_144, sdet_144, o_144, fr_144, t_144, p0_144 := k, sdet, o, fr, t, p0
+			r_144 := k_144.lr
+			fdet_144 := archsimd.LoadFloat64x8((*[8]float64)((&r_144.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_144.f[p0_144:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_144.half))))
+			var r0_0_141_144 archsimd.Float64x8
 			{
-				fdet_140_143, f_140_143, s_140_143, o_140_143, p_140_143 := fdet_143, archsimd.LoadFloat64x8((*[8]float64)((&r_143.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_143[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_143[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_143.pix0[0])))
-				r0_0_140_143 = fdet_140_143.Mul(f_140_143).Add(s_140_143).Add(o_140_143).Add(p_140_143)
+				fdet_141_144, f_141_144, s_141_144, o_141_144, p_141_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[0])))
+				r0_0_141_144 = fdet_141_144.Mul(f_141_144).Add(s_141_144).Add(o_141_144).Add(p_141_144)
 			}
-			x_143 := r0_0_140_143
-			var r0_0_141_143 archsimd.Float64x8
+			x_144 := r0_0_141_144
+			var r0_0_142_144 archsimd.Float64x8
 			{
-				fdet_141_143, f_141_143, s_141_143, o_141_143, p_141_143 := fdet_143, archsimd.LoadFloat64x8((*[8]float64)((&r_143.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_143[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_143[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_143.pix0[1])))
-				r0_0_141_143 = fdet_141_143.Mul(f_141_143).Add(s_141_143).Add(o_141_143).Add(p_141_143)
+				fdet_142_144, f_142_144, s_142_144, o_142_144, p_142_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[1])))
+				r0_0_142_144 = fdet_142_144.Mul(f_142_144).Add(s_142_144).Add(o_142_144).Add(p_142_144)
 			}
-			y_143 := r0_0_141_143
-			var r0_0_142_143 archsimd.Float64x8
+			y_144 := r0_0_142_144
+			var r0_0_143_144 archsimd.Float64x8
 			{
-				fdet_142_143, f_142_143, s_142_143, o_142_143, p_142_143 := fdet_143, archsimd.LoadFloat64x8((*[8]float64)((&r_143.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_143[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_143[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_143.pix0[2])))
-				r0_0_142_143 = fdet_142_143.Mul(f_142_143).Add(s_142_143).Add(o_142_143).Add(p_142_143)
+				fdet_143_144, f_143_144, s_143_144, o_143_144, p_143_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[2])))
+				r0_0_143_144 = fdet_143_144.Mul(f_143_144).Add(s_143_144).Add(o_143_144).Add(p_143_144)
 			}
-			z_143 := r0_0_142_143
-			invR_143 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_143.Mul(x_143).Add(y_143.Mul(y_143)).Add(z_143.Mul(z_143)).Sqrt())
-			dx_143, dy_143, dz_143 := x_143.Mul(invR_143), y_143.Mul(invR_143), z_143.Mul(invR_143)
-			fdet_143.StoreSlice(fr_143.fdet[p0_143:])
-			invR_143.StoreSlice(fr_143.invR[p0_143:])
-			dx_143.StoreSlice(t_143.d[0][p0_143:])
-			dy_143.StoreSlice(t_143.d[1][p0_143:])
-			dz_143.StoreSlice(t_143.d[2][p0_143:])
-			if k_143.c.Thick {
-				dx_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_143.od[0])))).Add(dy_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_143.od[1]))))).Add(dz_143.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_143.od[2]))))).StoreSlice(fr_143.par[p0_143:])
+			z_144 := r0_0_143_144
+			invR_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_144.Mul(x_144).Add(y_144.Mul(y_144)).Add(z_144.Mul(z_144)).Sqrt())
+			dx_144, dy_144, dz_144 := x_144.Mul(invR_144), y_144.Mul(invR_144), z_144.Mul(invR_144)
+			fdet_144.StoreSlice(fr_144.fdet[p0_144:])
+			invR_144.StoreSlice(fr_144.invR[p0_144:])
+			dx_144.StoreSlice(t_144.d[0][p0_144:])
+			dy_144.StoreSlice(t_144.d[1][p0_144:])
+			dz_144.StoreSlice(t_144.d[2][p0_144:])
+			if k_144.c.Thick {
+				dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[2]))))).StoreSlice(fr_144.par[p0_144:])
 			}
-			r0_0_143, r1_0_143, r2_0_143, r3_0_143 = dx_143, dy_143, dz_143, invR_143
+			r0_0_144, r1_0_144, r2_0_144, r3_0_144 = dx_144, dy_144, dz_144, invR_144
 		}
-		dx, dy, dz, invR := r0_0_143, r1_0_143, r2_0_143, r3_0_143
-		var r0_0_144 archsimd.Float64x8
+		dx, dy, dz, invR := r0_0_144, r1_0_144, r2_0_144, r3_0_144
+		var r0_0_145 archsimd.Float64x8
 		{
-			invR_144, num_144, point_144 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_144 := invR_144.Mul(invR_144)
-			if !point_144 {
-				w_144 = num_144.Mul(w_144.Mul(invR_144))
+			invR_145, num_145, point_145 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_145 := invR_145.Mul(invR_145)
+			if !point_145 {
+				w_145 = num_145.Mul(w_145.Mul(invR_145))
 			}
-			r0_0_144 = w_144
+			r0_0_145 = w_145
 		}
-		r0_0_144.StoreSlice(fr.omega[p0:])
+		r0_0_145.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -3308,38 +3371,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_145 archsimd.Float64x8
-				r1_0_145 archsimd.Float64x8
-				r2_0_145 archsimd.Float64x8
-				r3_0_145 archsimd.Float64x8
-				r4_0_145 archsimd.Float64x8
-				r5_0_145 archsimd.Float64x8
+				r0_0_146 archsimd.Float64x8
+				r1_0_146 archsimd.Float64x8
+				r2_0_146 archsimd.Float64x8
+				r3_0_146 archsimd.Float64x8
+				r4_0_146 archsimd.Float64x8
+				r5_0_146 archsimd.Float64x8
 			)
 			{
-				r_145, s_145, dx_145, dy_145, dz_145 := r, sr, dx, dy, dz
-				one_145, zero_145, kahn_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r_145.kahn)))
-				c2_145 := archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[0]))).Mul(dx_145).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[1]))).Mul(dy_145)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_145.inc[2]))).Mul(dz_145))
-				c2sq_145 := c2_145.Mul(c2_145)
-				s2sq_145 := one_145.Sub(c2sq_145)
-				e_145 := dx_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[0])))).Add(dy_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[1]))))).Add(dz_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.ein[2])))))
-				b_145 := dx_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[0])))).Add(dy_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[1]))))).Add(dz_145.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_145.bin[2])))))
-				ee_145, bb_145 := e_145.Mul(e_145), b_145.Mul(b_145)
-				den_145 := ee_145.Add(bb_145)
-				plane_145 := den_145.Greater(zero_145)
-				inv_145 := one_145.Div(den_145)
-				cos2psi_145 := ee_145.Sub(bb_145).Mul(inv_145).Merge(one_145, plane_145)
-				de_145, db_145 := zero_145, zero_145
-				if !r_145.kahnZero {
-					de_145 = archsimd.LoadFloat64x8((&vkTableAVX512[33])).Mul(e_145).Mul(b_145).Mul(b_145).Mul(inv_145).Mul(inv_145).Merge(zero_145, plane_145)
-					db_145 = archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(b_145).Mul(e_145).Mul(e_145).Mul(inv_145).Mul(inv_145).Merge(zero_145, plane_145)
+				r_146, s_146, dx_146, dy_146, dz_146 := r, sr, dx, dy, dz
+				one_146, zero_146, kahn_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((*[8]float64)((&r_146.kahn)))
+				c2_146 := archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[0]))).Mul(dx_146).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[1]))).Mul(dy_146)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[2]))).Mul(dz_146))
+				c2sq_146 := c2_146.Mul(c2_146)
+				s2sq_146 := one_146.Sub(c2sq_146)
+				e_146 := dx_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[0])))).Add(dy_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[1]))))).Add(dz_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[2])))))
+				b_146 := dx_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[0])))).Add(dy_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[1]))))).Add(dz_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[2])))))
+				ee_146, bb_146 := e_146.Mul(e_146), b_146.Mul(b_146)
+				den_146 := ee_146.Add(bb_146)
+				plane_146 := den_146.Greater(zero_146)
+				inv_146 := one_146.Div(den_146)
+				cos2psi_146 := ee_146.Sub(bb_146).Mul(inv_146).Merge(one_146, plane_146)
+				de_146, db_146 := zero_146, zero_146
+				if !r_146.kahnZero {
+					de_146 = archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(e_146).Mul(b_146).Mul(b_146).Mul(inv_146).Mul(inv_146).Merge(zero_146, plane_146)
+					db_146 = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(b_146).Mul(e_146).Mul(e_146).Mul(inv_146).Mul(inv_146).Merge(zero_146, plane_146)
 				}
-				p_145 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_145.Add(c2sq_145).Sub(kahn_145.Mul(cos2psi_145).Mul(s2sq_145)))
-				dkahn_145 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(cos2psi_145).Mul(s2sq_145)
-				dcos_145 := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(kahn_145).Mul(s2sq_145)
-				alpha_145, beta_145, gamma_145 := c2_145.Mul(one_145.Add(kahn_145.Mul(cos2psi_145))), dcos_145.Mul(de_145), dcos_145.Mul(db_145)
-				r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145 = p_145, dkahn_145, alpha_145, beta_145, gamma_145, alpha_145.Mul(c2_145).Add(beta_145.Mul(e_145)).Add(gamma_145.Mul(b_145))
+				p_146 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_146.Add(c2sq_146).Sub(kahn_146.Mul(cos2psi_146).Mul(s2sq_146)))
+				dkahn_146 := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(cos2psi_146).Mul(s2sq_146)
+				dcos_146 := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(kahn_146).Mul(s2sq_146)
+				alpha_146, beta_146, gamma_146 := c2_146.Mul(one_146.Add(kahn_146.Mul(cos2psi_146))), dcos_146.Mul(de_146), dcos_146.Mul(db_146)
+				r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146 = p_146, dkahn_146, alpha_146, beta_146, gamma_146, alpha_146.Mul(c2_146).Add(beta_146.Mul(e_146)).Add(gamma_146.Mul(b_146))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145
+			p, dkahn, alpha, beta, gamma, dd := r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -3358,49 +3421,49 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 }
 
 func (k *kernel) lossFrontSubLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_146 archsimd.Float64x8
-			r1_0_146 archsimd.Float64x8
-			r2_0_146 archsimd.Float64x8
-			r3_0_146 archsimd.Float64x8
+			r0_0_147 archsimd.Float64x8
+			r1_0_147 archsimd.Float64x8
+			r2_0_147 archsimd.Float64x8
+			r3_0_147 archsimd.Float64x8
 		)
 		{
-			k_146, sdet_146, o_146, fr_146, t_146, p0_146 := k, sdet, o, fr, t, p0
-			r_146 := k_146.lr
-			fdet_146 := archsimd.LoadFloat64x8((*[8]float64)((&r_146.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_146.f[p0_146:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_146.half))))
-			var r0_0_140_146 archsimd.Float64x8
+			k_147, sdet_147, o_147, fr_147, t_147, p0_147 := k, sdet, o, fr, t, p0
+			r_147 := k_147.lr
+			fdet_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_147.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_147.f[p0_147:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_147.half))))
+			var r0_0_141_147 archsimd.Float64x8
 			{
-				fdet_140_146, f_140_146, s_140_146, o_140_146, p_140_146 := fdet_146, archsimd.LoadFloat64x8((*[8]float64)((&r_146.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_146[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_146[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_146.pix0[0])))
-				r0_0_140_146 = fdet_140_146.Mul(f_140_146).Add(s_140_146).Add(o_140_146).Add(p_140_146)
+				fdet_141_147, f_141_147, s_141_147, o_141_147, p_141_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[0])))
+				r0_0_141_147 = fdet_141_147.Mul(f_141_147).Add(s_141_147).Add(o_141_147).Add(p_141_147)
 			}
-			x_146 := r0_0_140_146
-			var r0_0_141_146 archsimd.Float64x8
+			x_147 := r0_0_141_147
+			var r0_0_142_147 archsimd.Float64x8
 			{
-				fdet_141_146, f_141_146, s_141_146, o_141_146, p_141_146 := fdet_146, archsimd.LoadFloat64x8((*[8]float64)((&r_146.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_146[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_146[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_146.pix0[1])))
-				r0_0_141_146 = fdet_141_146.Mul(f_141_146).Add(s_141_146).Add(o_141_146).Add(p_141_146)
+				fdet_142_147, f_142_147, s_142_147, o_142_147, p_142_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[1])))
+				r0_0_142_147 = fdet_142_147.Mul(f_142_147).Add(s_142_147).Add(o_142_147).Add(p_142_147)
 			}
-			y_146 := r0_0_141_146
-			var r0_0_142_146 archsimd.Float64x8
+			y_147 := r0_0_142_147
+			var r0_0_143_147 archsimd.Float64x8
 			{
-				fdet_142_146, f_142_146, s_142_146, o_142_146, p_142_146 := fdet_146, archsimd.LoadFloat64x8((*[8]float64)((&r_146.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_146[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_146[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_146.pix0[2])))
-				r0_0_142_146 = fdet_142_146.Mul(f_142_146).Add(s_142_146).Add(o_142_146).Add(p_142_146)
+				fdet_143_147, f_143_147, s_143_147, o_143_147, p_143_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[2])))
+				r0_0_143_147 = fdet_143_147.Mul(f_143_147).Add(s_143_147).Add(o_143_147).Add(p_143_147)
 			}
-			z_146 := r0_0_142_146
-			invR_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_146.Mul(x_146).Add(y_146.Mul(y_146)).Add(z_146.Mul(z_146)).Sqrt())
-			dx_146, dy_146, dz_146 := x_146.Mul(invR_146), y_146.Mul(invR_146), z_146.Mul(invR_146)
-			fdet_146.StoreSlice(fr_146.fdet[p0_146:])
-			invR_146.StoreSlice(fr_146.invR[p0_146:])
-			dx_146.StoreSlice(t_146.d[0][p0_146:])
-			dy_146.StoreSlice(t_146.d[1][p0_146:])
-			dz_146.StoreSlice(t_146.d[2][p0_146:])
-			if k_146.c.Thick {
-				dx_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_146.od[0])))).Add(dy_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_146.od[1]))))).Add(dz_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_146.od[2]))))).StoreSlice(fr_146.par[p0_146:])
+			z_147 := r0_0_143_147
+			invR_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_147.Mul(x_147).Add(y_147.Mul(y_147)).Add(z_147.Mul(z_147)).Sqrt())
+			dx_147, dy_147, dz_147 := x_147.Mul(invR_147), y_147.Mul(invR_147), z_147.Mul(invR_147)
+			fdet_147.StoreSlice(fr_147.fdet[p0_147:])
+			invR_147.StoreSlice(fr_147.invR[p0_147:])
+			dx_147.StoreSlice(t_147.d[0][p0_147:])
+			dy_147.StoreSlice(t_147.d[1][p0_147:])
+			dz_147.StoreSlice(t_147.d[2][p0_147:])
+			if k_147.c.Thick {
+				dx_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[0])))).Add(dy_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[1]))))).Add(dz_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[2]))))).StoreSlice(fr_147.par[p0_147:])
 			}
-			r0_0_146, r1_0_146, r2_0_146, r3_0_146 = dx_146, dy_146, dz_146, invR_146
+			r0_0_147, r1_0_147, r2_0_147, r3_0_147 = dx_147, dy_147, dz_147, invR_147
 		}
-		dx, dy, dz, invR := r0_0_146, r1_0_146, r2_0_146, r3_0_146
+		dx, dy, dz, invR := r0_0_147, r1_0_147, r2_0_147, r3_0_147
 		_, _, _, _ = dx, dy, dz, invR
 		zero.StoreSlice(t.sig[p0:])
 	}
@@ -3412,7 +3475,7 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 ) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	one, zero, kahn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((*[8]float64)((&r.kahn)))
+	one, zero, kahn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((*[8]float64)((&r.kahn)))
 	c2 := archsimd.LoadFloat64x8((*[8]float64)((&s.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&s.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s.inc[2]))).Mul(dz))
 	c2sq := c2.Mul(c2)
 	s2sq := one.Sub(c2sq)
@@ -3425,12 +3488,12 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x8((&vkTableAVX512[33])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
-	p := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
-	dkahn := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(cos2psi).Mul(s2sq)
-	dcos := archsimd.LoadFloat64x8((&vkTableAVX512[35])).Mul(kahn).Mul(s2sq)
+	p := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
+	dkahn := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(cos2psi).Mul(s2sq)
+	dcos := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(kahn).Mul(s2sq)
 	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
@@ -3443,41 +3506,41 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 	const m = slots / sl
 	const step = max(8, slots)
 	{
-		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
-		scale_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_147.scale)))
-		const sl_147 = min(8, slots)
-		const m_147 = slots / sl_147
-		const step_147 = max(8, slots)
-		M_147 := len(r_147.orient)
-		SM_147 := len(r_147.src) * M_147
-		for j_147 := 0; j_147 < SM_147; j_147++ {
-			ds_147 := dsq_147[j_147/M_147*rowChunk:]
-			hj_147, kj_147, lj_147 := hkl_147[3*j_147*stride_147:], hkl_147[(3*j_147+1)*stride_147:], hkl_147[(3*j_147+2)*stride_147:]
-			var w0_147, w1_147, w2_147, v0_147, v1_147, v2_147, fv0_147, fv1_147, fv2_147 [m_147]archsimd.Float64x4
-			for p0_147 := 0; p0_147 < np_147; p0_147 += step_147 {
-				for q_147 := 0; q_147 < m_147; q_147++ {
-					p_147 := p0_147 + q_147*8
-					gp_147 := archsimd.LoadFloat64x8Slice((g_147[p_147:]))
-					sb_147 := gp_147.Mul(scale_147).Mul(archsimd.LoadFloat64x8Slice((fr_147.p[p_147:]))).Mul(archsimd.LoadFloat64x8Slice((fr_147.omega[p_147:])))
-					invR_147, fdet_147, dsp_147 := archsimd.LoadFloat64x8Slice((fr_147.invR[p_147:])), archsimd.LoadFloat64x8Slice((fr_147.fdet[p_147:])), archsimd.LoadFloat64x8Slice((ds_147[p_147:]))
-					x0_147, x1_147, x2_147 := sb_147.Mul(archsimd.LoadFloat64x8Slice((hj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x8Slice((kj_147[p_147:]))), sb_147.Mul(archsimd.LoadFloat64x8Slice((lj_147[p_147:])))
-					w0_147[q_147], w1_147[q_147], w2_147[q_147] = vslotaddAVX512(w0_147[q_147], dsp_147.Mul(x0_147)), vslotaddAVX512(w1_147[q_147], dsp_147.Mul(x1_147)), vslotaddAVX512(w2_147[q_147], dsp_147.Mul(x2_147))
-					x0_147, x1_147, x2_147 = x0_147.Mul(invR_147), x1_147.Mul(invR_147), x2_147.Mul(invR_147)
-					v0_147[q_147], v1_147[q_147], v2_147[q_147] = vslotaddAVX512(v0_147[q_147], x0_147), vslotaddAVX512(v1_147[q_147], x1_147), vslotaddAVX512(v2_147[q_147], x2_147)
-					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = vslotaddAVX512(fv0_147[q_147], fdet_147.Mul(x0_147)), vslotaddAVX512(fv1_147[q_147], fdet_147.Mul(x1_147)), vslotaddAVX512(fv2_147[q_147], fdet_147.Mul(x2_147))
+		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
+		scale_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.scale)))
+		const sl_148 = min(8, slots)
+		const m_148 = slots / sl_148
+		const step_148 = max(8, slots)
+		M_148 := len(r_148.orient)
+		SM_148 := len(r_148.src) * M_148
+		for j_148 := 0; j_148 < SM_148; j_148++ {
+			ds_148 := dsq_148[j_148/M_148*rowChunk:]
+			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
+			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]archsimd.Float64x4
+			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
+				for q_148 := 0; q_148 < m_148; q_148++ {
+					p_148 := p0_148 + q_148*8
+					gp_148 := archsimd.LoadFloat64x8Slice((g_148[p_148:]))
+					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x8Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x8Slice((fr_148.omega[p_148:])))
+					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x8Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x8Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x8Slice((ds_148[p_148:]))
+					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x8Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((lj_148[p_148:])))
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = vslotaddAVX512(w0_148[q_148], dsp_148.Mul(x0_148)), vslotaddAVX512(w1_148[q_148], dsp_148.Mul(x1_148)), vslotaddAVX512(w2_148[q_148], dsp_148.Mul(x2_148))
+					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = vslotaddAVX512(v0_148[q_148], x0_148), vslotaddAVX512(v1_148[q_148], x1_148), vslotaddAVX512(v2_148[q_148], x2_148)
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = vslotaddAVX512(fv0_148[q_148], fdet_148.Mul(x0_148)), vslotaddAVX512(fv1_148[q_148], fdet_148.Mul(x1_148)), vslotaddAVX512(fv2_148[q_148], fdet_148.Mul(x2_148))
 				}
 			}
-			o_147 := out_147[slots*(lossBackSums+9*j_147):]
-			for q_147 := 0; q_147 < m_147; q_147++ {
-				w0_147[q_147].StoreSlice(o_147[q_147*sl_147:])
-				w1_147[q_147].StoreSlice(o_147[slots+q_147*sl_147:])
-				w2_147[q_147].StoreSlice(o_147[2*slots+q_147*sl_147:])
-				v0_147[q_147].StoreSlice(o_147[3*slots+q_147*sl_147:])
-				v1_147[q_147].StoreSlice(o_147[4*slots+q_147*sl_147:])
-				v2_147[q_147].StoreSlice(o_147[5*slots+q_147*sl_147:])
-				fv0_147[q_147].StoreSlice(o_147[6*slots+q_147*sl_147:])
-				fv1_147[q_147].StoreSlice(o_147[7*slots+q_147*sl_147:])
-				fv2_147[q_147].StoreSlice(o_147[8*slots+q_147*sl_147:])
+			o_148 := out_148[slots*(lossBackSums+9*j_148):]
+			for q_148 := 0; q_148 < m_148; q_148++ {
+				w0_148[q_148].StoreSlice(o_148[q_148*sl_148:])
+				w1_148[q_148].StoreSlice(o_148[slots+q_148*sl_148:])
+				w2_148[q_148].StoreSlice(o_148[2*slots+q_148*sl_148:])
+				v0_148[q_148].StoreSlice(o_148[3*slots+q_148*sl_148:])
+				v1_148[q_148].StoreSlice(o_148[4*slots+q_148*sl_148:])
+				v2_148[q_148].StoreSlice(o_148[5*slots+q_148*sl_148:])
+				fv0_148[q_148].StoreSlice(o_148[6*slots+q_148*sl_148:])
+				fv1_148[q_148].StoreSlice(o_148[7*slots+q_148*sl_148:])
+				fv2_148[q_148].StoreSlice(o_148[8*slots+q_148*sl_148:])
 			}
 		}
 	}
@@ -3533,11 +3596,11 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 			inv3 := invR.Mul(invR).Mul(invR)
 			var rbar archsimd.Float64x8
 			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(wbar).Mul(inv3)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
 				cd[q] = vslotaddAVX512(cd[q], cdp)
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[37])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[63])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
@@ -3595,47 +3658,47 @@ func lossRowSumsLanesAVX512(r *laneReps, fr *lossFront, g, dsq, hkl []float64, s
 
 func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np int, out []float64) {
 	r := k.lr
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	scale := archsimd.LoadFloat64x8((*[8]float64)((&r.scale)))
 	const sl = min(8, slots)
 	const m = slots / sl
 	const step = max(8, slots)
 	{
-		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		scale_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.scale)))
-		const sl_148 = min(8, slots)
-		const m_148 = slots / sl_148
-		const step_148 = max(8, slots)
-		M_148 := len(r_148.orient)
-		SM_148 := len(r_148.src) * M_148
-		for j_148 := 0; j_148 < SM_148; j_148++ {
-			ds_148 := dsq_148[j_148/M_148*rowChunk:]
-			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
-			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]archsimd.Float64x4
-			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
-				for q_148 := 0; q_148 < m_148; q_148++ {
-					p_148 := p0_148 + q_148*8
-					gp_148 := archsimd.LoadFloat64x8Slice((g_148[p_148:]))
-					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x8Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x8Slice((fr_148.omega[p_148:])))
-					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x8Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x8Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x8Slice((ds_148[p_148:]))
-					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x8Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((lj_148[p_148:])))
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = vslotaddAVX512(w0_148[q_148], dsp_148.Mul(x0_148)), vslotaddAVX512(w1_148[q_148], dsp_148.Mul(x1_148)), vslotaddAVX512(w2_148[q_148], dsp_148.Mul(x2_148))
-					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = vslotaddAVX512(v0_148[q_148], x0_148), vslotaddAVX512(v1_148[q_148], x1_148), vslotaddAVX512(v2_148[q_148], x2_148)
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = vslotaddAVX512(fv0_148[q_148], fdet_148.Mul(x0_148)), vslotaddAVX512(fv1_148[q_148], fdet_148.Mul(x1_148)), vslotaddAVX512(fv2_148[q_148], fdet_148.Mul(x2_148))
+		r_149, fr_149, g_149, dsq_149, hkl_149, stride_149, np_149, out_149 := r, fr, g, dsq, hkl, stride, np, out
+		scale_149 := archsimd.LoadFloat64x8((*[8]float64)((&r_149.scale)))
+		const sl_149 = min(8, slots)
+		const m_149 = slots / sl_149
+		const step_149 = max(8, slots)
+		M_149 := len(r_149.orient)
+		SM_149 := len(r_149.src) * M_149
+		for j_149 := 0; j_149 < SM_149; j_149++ {
+			ds_149 := dsq_149[j_149/M_149*rowChunk:]
+			hj_149, kj_149, lj_149 := hkl_149[3*j_149*stride_149:], hkl_149[(3*j_149+1)*stride_149:], hkl_149[(3*j_149+2)*stride_149:]
+			var w0_149, w1_149, w2_149, v0_149, v1_149, v2_149, fv0_149, fv1_149, fv2_149 [m_149]archsimd.Float64x4
+			for p0_149 := 0; p0_149 < np_149; p0_149 += step_149 {
+				for q_149 := 0; q_149 < m_149; q_149++ {
+					p_149 := p0_149 + q_149*8
+					gp_149 := archsimd.LoadFloat64x8Slice((g_149[p_149:]))
+					sb_149 := gp_149.Mul(scale_149).Mul(archsimd.LoadFloat64x8Slice((fr_149.p[p_149:]))).Mul(archsimd.LoadFloat64x8Slice((fr_149.omega[p_149:])))
+					invR_149, fdet_149, dsp_149 := archsimd.LoadFloat64x8Slice((fr_149.invR[p_149:])), archsimd.LoadFloat64x8Slice((fr_149.fdet[p_149:])), archsimd.LoadFloat64x8Slice((ds_149[p_149:]))
+					x0_149, x1_149, x2_149 := sb_149.Mul(archsimd.LoadFloat64x8Slice((hj_149[p_149:]))), sb_149.Mul(archsimd.LoadFloat64x8Slice((kj_149[p_149:]))), sb_149.Mul(archsimd.LoadFloat64x8Slice((lj_149[p_149:])))
+					w0_149[q_149], w1_149[q_149], w2_149[q_149] = vslotaddAVX512(w0_149[q_149], dsp_149.Mul(x0_149)), vslotaddAVX512(w1_149[q_149], dsp_149.Mul(x1_149)), vslotaddAVX512(w2_149[q_149], dsp_149.Mul(x2_149))
+					x0_149, x1_149, x2_149 = x0_149.Mul(invR_149), x1_149.Mul(invR_149), x2_149.Mul(invR_149)
+					v0_149[q_149], v1_149[q_149], v2_149[q_149] = vslotaddAVX512(v0_149[q_149], x0_149), vslotaddAVX512(v1_149[q_149], x1_149), vslotaddAVX512(v2_149[q_149], x2_149)
+					fv0_149[q_149], fv1_149[q_149], fv2_149[q_149] = vslotaddAVX512(fv0_149[q_149], fdet_149.Mul(x0_149)), vslotaddAVX512(fv1_149[q_149], fdet_149.Mul(x1_149)), vslotaddAVX512(fv2_149[q_149], fdet_149.Mul(x2_149))
 				}
 			}
-			o_148 := out_148[slots*(lossBackSums+9*j_148):]
-			for q_148 := 0; q_148 < m_148; q_148++ {
-				w0_148[q_148].StoreSlice(o_148[q_148*sl_148:])
-				w1_148[q_148].StoreSlice(o_148[slots+q_148*sl_148:])
-				w2_148[q_148].StoreSlice(o_148[2*slots+q_148*sl_148:])
-				v0_148[q_148].StoreSlice(o_148[3*slots+q_148*sl_148:])
-				v1_148[q_148].StoreSlice(o_148[4*slots+q_148*sl_148:])
-				v2_148[q_148].StoreSlice(o_148[5*slots+q_148*sl_148:])
-				fv0_148[q_148].StoreSlice(o_148[6*slots+q_148*sl_148:])
-				fv1_148[q_148].StoreSlice(o_148[7*slots+q_148*sl_148:])
-				fv2_148[q_148].StoreSlice(o_148[8*slots+q_148*sl_148:])
+			o_149 := out_149[slots*(lossBackSums+9*j_149):]
+			for q_149 := 0; q_149 < m_149; q_149++ {
+				w0_149[q_149].StoreSlice(o_149[q_149*sl_149:])
+				w1_149[q_149].StoreSlice(o_149[slots+q_149*sl_149:])
+				w2_149[q_149].StoreSlice(o_149[2*slots+q_149*sl_149:])
+				v0_149[q_149].StoreSlice(o_149[3*slots+q_149*sl_149:])
+				v1_149[q_149].StoreSlice(o_149[4*slots+q_149*sl_149:])
+				v2_149[q_149].StoreSlice(o_149[5*slots+q_149*sl_149:])
+				fv0_149[q_149].StoreSlice(o_149[6*slots+q_149*sl_149:])
+				fv1_149[q_149].StoreSlice(o_149[7*slots+q_149*sl_149:])
+				fv2_149[q_149].StoreSlice(o_149[8*slots+q_149*sl_149:])
 			}
 		}
 	}
@@ -3715,7 +3778,7 @@ func rowF32LanesAVX512(v []float64, row []float32, n int) {
 func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
 	n := k.nn[0]
-	zero := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for si := range r.src {
 		sr := &r.src[si]
 		il := archsimd.LoadFloat64x8((*[8]float64)((&sr.il)))
@@ -3724,25 +3787,25 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz
 			var p archsimd.Float64x8
 			if r.kahnZero {
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
-				p = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
+				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_149 archsimd.Float64x8
+				var r0_0_150 archsimd.Float64x8
 				{
-					zero_149, kahn_149, s_149, dx_149, dy_149, dz_149 := false, &r.kahn, sr, dx, dy, dz
-					c2_149 := archsimd.LoadFloat64x8((*[8]float64)((&s_149.inc[0]))).Mul(dx_149).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149.inc[1]))).Mul(dy_149)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149.inc[2]))).Mul(dz_149))
-					c2sq_149 := c2_149.Mul(c2_149)
-					cos2psi_149 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if !zero_149 {
-						e_149 := dx_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.ein[0])))).Add(dy_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.ein[1]))))).Add(dz_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.ein[2])))))
-						b_149 := dx_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.bin[0])))).Add(dy_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.bin[1]))))).Add(dz_149.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149.bin[2])))))
-						ee_149, bb_149 := e_149.Mul(e_149), b_149.Mul(b_149)
-						den_149 := ee_149.Add(bb_149)
-						cos2psi_149 = ee_149.Sub(bb_149).Div(den_149).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_149.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+					zero_150, kahn_150, s_150, dx_150, dy_150, dz_150 := false, &r.kahn, sr, dx, dy, dz
+					c2_150 := archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[0]))).Mul(dx_150).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[1]))).Mul(dy_150)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[2]))).Mul(dz_150))
+					c2sq_150 := c2_150.Mul(c2_150)
+					cos2psi_150 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_150 {
+						e_150 := dx_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[0])))).Add(dy_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[1]))))).Add(dz_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[2])))))
+						b_150 := dx_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[0])))).Add(dy_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[1]))))).Add(dz_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[2])))))
+						ee_150, bb_150 := e_150.Mul(e_150), b_150.Mul(b_150)
+						den_150 := ee_150.Add(bb_150)
+						cos2psi_150 = ee_150.Sub(bb_150).Div(den_150).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					one_149 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_149 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_149.Add(c2sq_149).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_149)).Mul(cos2psi_149).Mul(one_149.Sub(c2sq_149))))
+					one_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_150 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150.Add(c2sq_150).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150)).Mul(cos2psi_150).Mul(one_150.Sub(c2sq_150))))
 				}
-				p = r0_0_149
+				p = r0_0_150
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -3751,282 +3814,393 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_150 archsimd.Float64x8
+			var r0_0_151 archsimd.Float64x8
 			{
-				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
-				_ = n_150
-				var r0_0_24_150 archsimd.Float64x8
+				r_151, h_151, kk_151, l_151, n_151 := r, h, kk, l, n
+				_ = n_151
+				var r0_0_25_151 archsimd.Float64x8
 				{
-					r_24_150, i_24_150, x_24_150 := r_150, 0, h_150
-					s_24_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_24_150.nmode[i_24_150] == nChebyshev {
-						var r0_0_25_150 archsimd.Float64x8
+					r_25_151, i_25_151, x_25_151 := r_151, 0, h_151
+					s_25_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_25_151.nmode[i_25_151] == nChebyshev {
+						var r0_0_26_151 archsimd.Float64x8
 						{
-							x_25_150, n_25_150 := x_24_150, r_24_150.nn[i_24_150]
-							magic_25_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_25_150 := x_25_150.Add(magic_25_150)
-							var r0_0_26_150 archsimd.Float64x8
+							x_26_151, n_26_151 := x_25_151, r_25_151.nn[i_25_151]
+							magic_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_26_151 := x_26_151.Add(magic_26_151)
+							var r0_0_27_151 archsimd.Float64x8
 							{
-								d_26_150 := x_25_150.Sub(t_25_150.Sub(magic_25_150))
-								y_26_150 := d_26_150.Mul(d_26_150)
-								y2_26_150 := y_26_150.Mul(y_26_150)
-								y4_26_150 := y2_26_150.Mul(y2_26_150)
-								p0_26_150 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_150)).Mul(y2_26_150))
-								p1_26_150 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_150)).Mul(y2_26_150)).Mul(y4_26_150)
-								p2_26_150 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_150.Mul(y4_26_150))
-								r0_0_26_150 = p0_26_150.Add(p1_26_150).Add(p2_26_150)
+								d_27_151 := x_26_151.Sub(t_26_151.Sub(magic_26_151))
+								y_27_151 := d_27_151.Mul(d_27_151)
+								y2_27_151 := y_27_151.Mul(y_27_151)
+								y4_27_151 := y2_27_151.Mul(y2_27_151)
+								p0_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151)).Mul(y2_27_151))
+								p1_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151)).Mul(y2_27_151)).Mul(y4_27_151)
+								p2_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151.Mul(y4_27_151))
+								r0_0_27_151 = p0_27_151.Add(p1_27_151).Add(p2_27_151)
 							}
-							var r0_0_27_150 archsimd.Float64x8
+							var r0_0_28_151 archsimd.Float64x8
 							{
-								c_27_150, t_27_150 := r0_0_26_150, t_25_150
-								r0_0_27_150 = c_27_150.AsUint64x8().Xor(t_27_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_28_151, t_28_151 := r0_0_27_151, t_26_151
+								r0_0_28_151 = c_28_151.AsUint64x8().Xor(t_28_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_25_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_150)
-							u0_25_150, u1_25_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_150
-							j_25_150 := 2
-							for ; j_25_150+1 < n_25_150; j_25_150 += 2 {
-								u0_25_150 = c2_25_150.Mul(u1_25_150).Sub(u0_25_150)
-								u1_25_150 = c2_25_150.Mul(u0_25_150).Sub(u1_25_150)
+							c2_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151)
+							u0_26_151, u1_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151
+							j_26_151 := 2
+							for ; j_26_151+1 < n_26_151; j_26_151 += 2 {
+								u0_26_151 = c2_26_151.Mul(u1_26_151).Sub(u0_26_151)
+								u1_26_151 = c2_26_151.Mul(u0_26_151).Sub(u1_26_151)
 							}
-							if j_25_150 < n_25_150 {
-								u1_25_150 = c2_25_150.Mul(u1_25_150).Sub(u0_25_150)
+							if j_26_151 < n_26_151 {
+								u1_26_151 = c2_26_151.Mul(u1_26_151).Sub(u0_26_151)
 							}
-							r0_0_25_150 = u1_25_150
+							r0_0_26_151 = u1_26_151
 						}
-						s_24_150 = r0_0_25_150
-					} else if r_24_150.nmode[i_24_150] == nRatio {
-						var r0_0_28_150 archsimd.Float64x8
+						s_25_151 = r0_0_26_151
+					} else if r_25_151.nmode[i_25_151] == nRatio {
+						var r0_0_29_151 archsimd.Float64x8
 						{
-							x_28_150, nv_28_150 := x_24_150, archsimd.LoadFloat64x8((*[8]float64)((&r_24_150.nv[i_24_150])))
-							magic_28_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_28_150 := x_28_150.Add(magic_28_150)
-							d_28_150 := x_28_150.Sub(t_28_150.Sub(magic_28_150))
-							y_28_150 := nv_28_150.Mul(d_28_150)
-							u_28_150 := y_28_150.Add(magic_28_150)
-							var r0_0_29_150 archsimd.Float64x8
+							x_29_151, nv_29_151 := x_25_151, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151.nv[i_25_151])))
+							magic_29_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_29_151 := x_29_151.Add(magic_29_151)
+							d_29_151 := x_29_151.Sub(t_29_151.Sub(magic_29_151))
+							y_29_151 := nv_29_151.Mul(d_29_151)
+							u_29_151 := y_29_151.Add(magic_29_151)
+							var r0_0_30_151 archsimd.Float64x8
 							{
-								d_29_150 := y_28_150.Sub(u_28_150.Sub(magic_28_150))
-								y_29_150 := d_29_150.Mul(d_29_150)
-								y2_29_150 := y_29_150.Mul(y_29_150)
-								y4_29_150 := y2_29_150.Mul(y2_29_150)
-								p0_29_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_150)).Mul(y2_29_150))
-								p1_29_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_150)).Mul(y2_29_150)).Mul(y4_29_150)
-								p2_29_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_150)).Mul(y4_29_150.Mul(y4_29_150))
-								r0_0_29_150 = d_29_150.Mul(p0_29_150.Add(p1_29_150).Add(p2_29_150))
+								d_30_151 := y_29_151.Sub(u_29_151.Sub(magic_29_151))
+								y_30_151 := d_30_151.Mul(d_30_151)
+								y2_30_151 := y_30_151.Mul(y_30_151)
+								y4_30_151 := y2_30_151.Mul(y2_30_151)
+								p0_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151)).Mul(y2_30_151))
+								p1_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151)).Mul(y2_30_151)).Mul(y4_30_151)
+								p2_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151)).Mul(y4_30_151.Mul(y4_30_151))
+								r0_0_30_151 = d_30_151.Mul(p0_30_151.Add(p1_30_151).Add(p2_30_151))
 							}
-							var r0_0_30_150 archsimd.Float64x8
+							var r0_0_31_151 archsimd.Float64x8
 							{
-								c_30_150, t_30_150 := r0_0_29_150, u_28_150
-								r0_0_30_150 = c_30_150.AsUint64x8().Xor(t_30_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_31_151, t_31_151 := r0_0_30_151, u_29_151
+								r0_0_31_151 = c_31_151.AsUint64x8().Xor(t_31_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_28_150 := r0_0_30_150
-							var r0_0_31_150 archsimd.Float64x8
+							sn_29_151 := r0_0_31_151
+							var r0_0_32_151 archsimd.Float64x8
 							{
-								d_31_150 := d_28_150
-								y_31_150 := d_31_150.Mul(d_31_150)
-								y2_31_150 := y_31_150.Mul(y_31_150)
-								y4_31_150 := y2_31_150.Mul(y2_31_150)
-								p0_31_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_150)).Mul(y2_31_150))
-								p1_31_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_150)).Mul(y2_31_150)).Mul(y4_31_150)
-								p2_31_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_150)).Mul(y4_31_150.Mul(y4_31_150))
-								r0_0_31_150 = d_31_150.Mul(p0_31_150.Add(p1_31_150).Add(p2_31_150))
+								d_32_151 := d_29_151
+								y_32_151 := d_32_151.Mul(d_32_151)
+								y2_32_151 := y_32_151.Mul(y_32_151)
+								y4_32_151 := y2_32_151.Mul(y2_32_151)
+								p0_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151)).Mul(y2_32_151))
+								p1_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151)).Mul(y2_32_151)).Mul(y4_32_151)
+								p2_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151)).Mul(y4_32_151.Mul(y4_32_151))
+								r0_0_32_151 = d_32_151.Mul(p0_32_151.Add(p1_32_151).Add(p2_32_151))
 							}
-							r0_0_28_150 = nv_28_150.Merge(sn_28_150.Div(r0_0_31_150), d_28_150.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_29_151 = nv_29_151.Merge(sn_29_151.Div(r0_0_32_151), d_29_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_24_150 = r0_0_28_150
+						s_25_151 = r0_0_29_151
 					}
-					r0_0_24_150 = s_24_150
+					r0_0_25_151 = s_25_151
 				}
-				sa_150 := r0_0_24_150
-				var r0_0_32_150 archsimd.Float64x8
+				sa_151 := r0_0_25_151
+				var r0_0_33_151 archsimd.Float64x8
 				{
-					r_32_150, i_32_150, x_32_150 := r_150, 1, kk_150
-					s_32_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_32_150.nmode[i_32_150] == nChebyshev {
-						var r0_0_33_150 archsimd.Float64x8
+					r_33_151, i_33_151, x_33_151 := r_151, 1, kk_151
+					s_33_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_33_151.nmode[i_33_151] == nChebyshev {
+						var r0_0_34_151 archsimd.Float64x8
 						{
-							x_33_150, n_33_150 := x_32_150, r_32_150.nn[i_32_150]
-							magic_33_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_33_150 := x_33_150.Add(magic_33_150)
-							var r0_0_34_150 archsimd.Float64x8
+							x_34_151, n_34_151 := x_33_151, r_33_151.nn[i_33_151]
+							magic_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_34_151 := x_34_151.Add(magic_34_151)
+							var r0_0_35_151 archsimd.Float64x8
 							{
-								d_34_150 := x_33_150.Sub(t_33_150.Sub(magic_33_150))
-								y_34_150 := d_34_150.Mul(d_34_150)
-								y2_34_150 := y_34_150.Mul(y_34_150)
-								y4_34_150 := y2_34_150.Mul(y2_34_150)
-								p0_34_150 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_150)).Mul(y2_34_150))
-								p1_34_150 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_150)).Mul(y2_34_150)).Mul(y4_34_150)
-								p2_34_150 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_150.Mul(y4_34_150))
-								r0_0_34_150 = p0_34_150.Add(p1_34_150).Add(p2_34_150)
+								d_35_151 := x_34_151.Sub(t_34_151.Sub(magic_34_151))
+								y_35_151 := d_35_151.Mul(d_35_151)
+								y2_35_151 := y_35_151.Mul(y_35_151)
+								y4_35_151 := y2_35_151.Mul(y2_35_151)
+								p0_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151)).Mul(y2_35_151))
+								p1_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151)).Mul(y2_35_151)).Mul(y4_35_151)
+								p2_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151.Mul(y4_35_151))
+								r0_0_35_151 = p0_35_151.Add(p1_35_151).Add(p2_35_151)
 							}
-							var r0_0_35_150 archsimd.Float64x8
+							var r0_0_36_151 archsimd.Float64x8
 							{
-								c_35_150, t_35_150 := r0_0_34_150, t_33_150
-								r0_0_35_150 = c_35_150.AsUint64x8().Xor(t_35_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_36_151, t_36_151 := r0_0_35_151, t_34_151
+								r0_0_36_151 = c_36_151.AsUint64x8().Xor(t_36_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_33_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_150)
-							u0_33_150, u1_33_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_150
-							j_33_150 := 2
-							for ; j_33_150+1 < n_33_150; j_33_150 += 2 {
-								u0_33_150 = c2_33_150.Mul(u1_33_150).Sub(u0_33_150)
-								u1_33_150 = c2_33_150.Mul(u0_33_150).Sub(u1_33_150)
+							c2_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151)
+							u0_34_151, u1_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151
+							j_34_151 := 2
+							for ; j_34_151+1 < n_34_151; j_34_151 += 2 {
+								u0_34_151 = c2_34_151.Mul(u1_34_151).Sub(u0_34_151)
+								u1_34_151 = c2_34_151.Mul(u0_34_151).Sub(u1_34_151)
 							}
-							if j_33_150 < n_33_150 {
-								u1_33_150 = c2_33_150.Mul(u1_33_150).Sub(u0_33_150)
+							if j_34_151 < n_34_151 {
+								u1_34_151 = c2_34_151.Mul(u1_34_151).Sub(u0_34_151)
 							}
-							r0_0_33_150 = u1_33_150
+							r0_0_34_151 = u1_34_151
 						}
-						s_32_150 = r0_0_33_150
-					} else if r_32_150.nmode[i_32_150] == nRatio {
-						var r0_0_36_150 archsimd.Float64x8
+						s_33_151 = r0_0_34_151
+					} else if r_33_151.nmode[i_33_151] == nRatio {
+						var r0_0_37_151 archsimd.Float64x8
 						{
-							x_36_150, nv_36_150 := x_32_150, archsimd.LoadFloat64x8((*[8]float64)((&r_32_150.nv[i_32_150])))
-							magic_36_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_36_150 := x_36_150.Add(magic_36_150)
-							d_36_150 := x_36_150.Sub(t_36_150.Sub(magic_36_150))
-							y_36_150 := nv_36_150.Mul(d_36_150)
-							u_36_150 := y_36_150.Add(magic_36_150)
-							var r0_0_37_150 archsimd.Float64x8
+							x_37_151, nv_37_151 := x_33_151, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151.nv[i_33_151])))
+							magic_37_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_37_151 := x_37_151.Add(magic_37_151)
+							d_37_151 := x_37_151.Sub(t_37_151.Sub(magic_37_151))
+							y_37_151 := nv_37_151.Mul(d_37_151)
+							u_37_151 := y_37_151.Add(magic_37_151)
+							var r0_0_38_151 archsimd.Float64x8
 							{
-								d_37_150 := y_36_150.Sub(u_36_150.Sub(magic_36_150))
-								y_37_150 := d_37_150.Mul(d_37_150)
-								y2_37_150 := y_37_150.Mul(y_37_150)
-								y4_37_150 := y2_37_150.Mul(y2_37_150)
-								p0_37_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_150)).Mul(y2_37_150))
-								p1_37_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_150)).Mul(y2_37_150)).Mul(y4_37_150)
-								p2_37_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_150)).Mul(y4_37_150.Mul(y4_37_150))
-								r0_0_37_150 = d_37_150.Mul(p0_37_150.Add(p1_37_150).Add(p2_37_150))
+								d_38_151 := y_37_151.Sub(u_37_151.Sub(magic_37_151))
+								y_38_151 := d_38_151.Mul(d_38_151)
+								y2_38_151 := y_38_151.Mul(y_38_151)
+								y4_38_151 := y2_38_151.Mul(y2_38_151)
+								p0_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151)).Mul(y2_38_151))
+								p1_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151)).Mul(y2_38_151)).Mul(y4_38_151)
+								p2_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151)).Mul(y4_38_151.Mul(y4_38_151))
+								r0_0_38_151 = d_38_151.Mul(p0_38_151.Add(p1_38_151).Add(p2_38_151))
 							}
-							var r0_0_38_150 archsimd.Float64x8
+							var r0_0_39_151 archsimd.Float64x8
 							{
-								c_38_150, t_38_150 := r0_0_37_150, u_36_150
-								r0_0_38_150 = c_38_150.AsUint64x8().Xor(t_38_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_39_151, t_39_151 := r0_0_38_151, u_37_151
+								r0_0_39_151 = c_39_151.AsUint64x8().Xor(t_39_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_36_150 := r0_0_38_150
-							var r0_0_39_150 archsimd.Float64x8
+							sn_37_151 := r0_0_39_151
+							var r0_0_40_151 archsimd.Float64x8
 							{
-								d_39_150 := d_36_150
-								y_39_150 := d_39_150.Mul(d_39_150)
-								y2_39_150 := y_39_150.Mul(y_39_150)
-								y4_39_150 := y2_39_150.Mul(y2_39_150)
-								p0_39_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_150)).Mul(y2_39_150))
-								p1_39_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_150)).Mul(y2_39_150)).Mul(y4_39_150)
-								p2_39_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_150)).Mul(y4_39_150.Mul(y4_39_150))
-								r0_0_39_150 = d_39_150.Mul(p0_39_150.Add(p1_39_150).Add(p2_39_150))
+								d_40_151 := d_37_151
+								y_40_151 := d_40_151.Mul(d_40_151)
+								y2_40_151 := y_40_151.Mul(y_40_151)
+								y4_40_151 := y2_40_151.Mul(y2_40_151)
+								p0_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151)).Mul(y2_40_151))
+								p1_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151)).Mul(y2_40_151)).Mul(y4_40_151)
+								p2_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151)).Mul(y4_40_151.Mul(y4_40_151))
+								r0_0_40_151 = d_40_151.Mul(p0_40_151.Add(p1_40_151).Add(p2_40_151))
 							}
-							r0_0_36_150 = nv_36_150.Merge(sn_36_150.Div(r0_0_39_150), d_36_150.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_37_151 = nv_37_151.Merge(sn_37_151.Div(r0_0_40_151), d_37_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_32_150 = r0_0_36_150
+						s_33_151 = r0_0_37_151
 					}
-					r0_0_32_150 = s_32_150
+					r0_0_33_151 = s_33_151
 				}
-				sb_150 := r0_0_32_150
-				var r0_0_40_150 archsimd.Float64x8
+				sb_151 := r0_0_33_151
+				var r0_0_41_151 archsimd.Float64x8
 				{
-					r_40_150, i_40_150, x_40_150 := r_150, 2, l_150
-					s_40_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_40_150.nmode[i_40_150] == nChebyshev {
-						var r0_0_41_150 archsimd.Float64x8
+					r_41_151, i_41_151, x_41_151 := r_151, 2, l_151
+					s_41_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_41_151.nmode[i_41_151] == nChebyshev {
+						var r0_0_42_151 archsimd.Float64x8
 						{
-							x_41_150, n_41_150 := x_40_150, r_40_150.nn[i_40_150]
-							magic_41_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_41_150 := x_41_150.Add(magic_41_150)
-							var r0_0_42_150 archsimd.Float64x8
+							x_42_151, n_42_151 := x_41_151, r_41_151.nn[i_41_151]
+							magic_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_42_151 := x_42_151.Add(magic_42_151)
+							var r0_0_43_151 archsimd.Float64x8
 							{
-								d_42_150 := x_41_150.Sub(t_41_150.Sub(magic_41_150))
-								y_42_150 := d_42_150.Mul(d_42_150)
-								y2_42_150 := y_42_150.Mul(y_42_150)
-								y4_42_150 := y2_42_150.Mul(y2_42_150)
-								p0_42_150 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_150)).Mul(y2_42_150))
-								p1_42_150 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_150)).Mul(y2_42_150)).Mul(y4_42_150)
-								p2_42_150 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_150.Mul(y4_42_150))
-								r0_0_42_150 = p0_42_150.Add(p1_42_150).Add(p2_42_150)
+								d_43_151 := x_42_151.Sub(t_42_151.Sub(magic_42_151))
+								y_43_151 := d_43_151.Mul(d_43_151)
+								y2_43_151 := y_43_151.Mul(y_43_151)
+								y4_43_151 := y2_43_151.Mul(y2_43_151)
+								p0_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151)).Mul(y2_43_151))
+								p1_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151)).Mul(y2_43_151)).Mul(y4_43_151)
+								p2_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151.Mul(y4_43_151))
+								r0_0_43_151 = p0_43_151.Add(p1_43_151).Add(p2_43_151)
 							}
-							var r0_0_43_150 archsimd.Float64x8
+							var r0_0_44_151 archsimd.Float64x8
 							{
-								c_43_150, t_43_150 := r0_0_42_150, t_41_150
-								r0_0_43_150 = c_43_150.AsUint64x8().Xor(t_43_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_44_151, t_44_151 := r0_0_43_151, t_42_151
+								r0_0_44_151 = c_44_151.AsUint64x8().Xor(t_44_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_41_150 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_150)
-							u0_41_150, u1_41_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_150
-							j_41_150 := 2
-							for ; j_41_150+1 < n_41_150; j_41_150 += 2 {
-								u0_41_150 = c2_41_150.Mul(u1_41_150).Sub(u0_41_150)
-								u1_41_150 = c2_41_150.Mul(u0_41_150).Sub(u1_41_150)
+							c2_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151)
+							u0_42_151, u1_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151
+							j_42_151 := 2
+							for ; j_42_151+1 < n_42_151; j_42_151 += 2 {
+								u0_42_151 = c2_42_151.Mul(u1_42_151).Sub(u0_42_151)
+								u1_42_151 = c2_42_151.Mul(u0_42_151).Sub(u1_42_151)
 							}
-							if j_41_150 < n_41_150 {
-								u1_41_150 = c2_41_150.Mul(u1_41_150).Sub(u0_41_150)
+							if j_42_151 < n_42_151 {
+								u1_42_151 = c2_42_151.Mul(u1_42_151).Sub(u0_42_151)
 							}
-							r0_0_41_150 = u1_41_150
+							r0_0_42_151 = u1_42_151
 						}
-						s_40_150 = r0_0_41_150
-					} else if r_40_150.nmode[i_40_150] == nRatio {
-						var r0_0_44_150 archsimd.Float64x8
+						s_41_151 = r0_0_42_151
+					} else if r_41_151.nmode[i_41_151] == nRatio {
+						var r0_0_45_151 archsimd.Float64x8
 						{
-							x_44_150, nv_44_150 := x_40_150, archsimd.LoadFloat64x8((*[8]float64)((&r_40_150.nv[i_40_150])))
-							magic_44_150 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_44_150 := x_44_150.Add(magic_44_150)
-							d_44_150 := x_44_150.Sub(t_44_150.Sub(magic_44_150))
-							y_44_150 := nv_44_150.Mul(d_44_150)
-							u_44_150 := y_44_150.Add(magic_44_150)
-							var r0_0_45_150 archsimd.Float64x8
+							x_45_151, nv_45_151 := x_41_151, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151.nv[i_41_151])))
+							magic_45_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_45_151 := x_45_151.Add(magic_45_151)
+							d_45_151 := x_45_151.Sub(t_45_151.Sub(magic_45_151))
+							y_45_151 := nv_45_151.Mul(d_45_151)
+							u_45_151 := y_45_151.Add(magic_45_151)
+							var r0_0_46_151 archsimd.Float64x8
 							{
-								d_45_150 := y_44_150.Sub(u_44_150.Sub(magic_44_150))
-								y_45_150 := d_45_150.Mul(d_45_150)
-								y2_45_150 := y_45_150.Mul(y_45_150)
-								y4_45_150 := y2_45_150.Mul(y2_45_150)
-								p0_45_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_150)).Mul(y2_45_150))
-								p1_45_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_150)).Mul(y2_45_150)).Mul(y4_45_150)
-								p2_45_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_150)).Mul(y4_45_150.Mul(y4_45_150))
-								r0_0_45_150 = d_45_150.Mul(p0_45_150.Add(p1_45_150).Add(p2_45_150))
+								d_46_151 := y_45_151.Sub(u_45_151.Sub(magic_45_151))
+								y_46_151 := d_46_151.Mul(d_46_151)
+								y2_46_151 := y_46_151.Mul(y_46_151)
+								y4_46_151 := y2_46_151.Mul(y2_46_151)
+								p0_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151)).Mul(y2_46_151))
+								p1_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151)).Mul(y2_46_151)).Mul(y4_46_151)
+								p2_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151)).Mul(y4_46_151.Mul(y4_46_151))
+								r0_0_46_151 = d_46_151.Mul(p0_46_151.Add(p1_46_151).Add(p2_46_151))
 							}
-							var r0_0_46_150 archsimd.Float64x8
+							var r0_0_47_151 archsimd.Float64x8
 							{
-								c_46_150, t_46_150 := r0_0_45_150, u_44_150
-								r0_0_46_150 = c_46_150.AsUint64x8().Xor(t_46_150.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_47_151, t_47_151 := r0_0_46_151, u_45_151
+								r0_0_47_151 = c_47_151.AsUint64x8().Xor(t_47_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_44_150 := r0_0_46_150
-							var r0_0_47_150 archsimd.Float64x8
+							sn_45_151 := r0_0_47_151
+							var r0_0_48_151 archsimd.Float64x8
 							{
-								d_47_150 := d_44_150
-								y_47_150 := d_47_150.Mul(d_47_150)
-								y2_47_150 := y_47_150.Mul(y_47_150)
-								y4_47_150 := y2_47_150.Mul(y2_47_150)
-								p0_47_150 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_150)).Mul(y2_47_150))
-								p1_47_150 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_150)).Mul(y2_47_150)).Mul(y4_47_150)
-								p2_47_150 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_150)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_150)).Mul(y4_47_150.Mul(y4_47_150))
-								r0_0_47_150 = d_47_150.Mul(p0_47_150.Add(p1_47_150).Add(p2_47_150))
+								d_48_151 := d_45_151
+								y_48_151 := d_48_151.Mul(d_48_151)
+								y2_48_151 := y_48_151.Mul(y_48_151)
+								y4_48_151 := y2_48_151.Mul(y2_48_151)
+								p0_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151)).Mul(y2_48_151))
+								p1_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151)).Mul(y2_48_151)).Mul(y4_48_151)
+								p2_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151)).Mul(y4_48_151.Mul(y4_48_151))
+								r0_0_48_151 = d_48_151.Mul(p0_48_151.Add(p1_48_151).Add(p2_48_151))
 							}
-							r0_0_44_150 = nv_44_150.Merge(sn_44_150.Div(r0_0_47_150), d_44_150.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							r0_0_45_151 = nv_45_151.Merge(sn_45_151.Div(r0_0_48_151), d_45_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_40_150 = r0_0_44_150
+						s_41_151 = r0_0_45_151
 					}
-					r0_0_40_150 = s_40_150
+					r0_0_41_151 = s_41_151
 				}
-				sc_150 := r0_0_40_150
-				r0_0_150 = sa_150.Mul(sb_150).Mul(sc_150)
+				sc_151 := r0_0_41_151
+				r0_0_151 = sa_151.Mul(sb_151).Mul(sc_151)
 			}
-			fl := r0_0_150
+			fl := r0_0_151
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_151 archsimd.Float64x8
+				var r0_0_152 archsimd.Float64x8
 				{
-					r_151, bits_151, ia_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_7_151 archsimd.Mask64x8
+					r_152, bits_152, ia_152, h_152, kk_152, l_152 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_152 archsimd.Mask64x8
 					{
-						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
-						half_7_151 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-						hc_7_151, kc_7_151, lc_7_151 := h_7_151.Sub(half_7_151).CeilScaled(0), kk_7_151.Sub(half_7_151).CeilScaled(0), l_7_151.Sub(half_7_151).CeilScaled(0)
-						hmin_7_151, kmin_7_151, lmin_7_151 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.lmin)))
-						in_7_151 := hc_7_151.GreaterEqual(hmin_7_151).And(hc_7_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.hmax))))).And(kc_7_151.GreaterEqual(kmin_7_151)).And(kc_7_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.kmax))))).And(lc_7_151.GreaterEqual(lmin_7_151)).And(lc_7_151.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.lmax)))))
-						idx_7_151 := hc_7_151.Sub(hmin_7_151).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.hstride)))).Add(kc_7_151.Sub(kmin_7_151).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151.kstride))))).Add(lc_7_151.Sub(lmin_7_151))
-						idx_7_151.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_151).ConvertToInt32().Store(ia_7_151)
-						r0_0_7_151 = in_7_151
+						r_8_152, ia_8_152, h_8_152, kk_8_152, l_8_152 := r_152, ia_152, h_152, kk_152, l_152
+						half_8_152 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_8_152, kc_8_152, lc_8_152 := h_8_152.Sub(half_8_152).CeilScaled(0), kk_8_152.Sub(half_8_152).CeilScaled(0), l_8_152.Sub(half_8_152).CeilScaled(0)
+						hmin_8_152, kmin_8_152, lmin_8_152 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.lmin)))
+						in_8_152 := hc_8_152.GreaterEqual(hmin_8_152).And(hc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hmax))))).And(kc_8_152.GreaterEqual(kmin_8_152)).And(kc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kmax))))).And(lc_8_152.GreaterEqual(lmin_8_152)).And(lc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.lmax)))))
+						idx_8_152 := hc_8_152.Sub(hmin_8_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hstride)))).Add(kc_8_152.Sub(kmin_8_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kstride))))).Add(lc_8_152.Sub(lmin_8_152))
+						idx_8_152.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152).ConvertToInt32().Store(ia_8_152)
+						r0_0_8_152 = in_8_152
 					}
-					in_151 := r0_0_7_151
-					r0_0_151 = vgatherAVX512(bits_151, ia_151).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151.defaultF))), in_151)
+					in_152 := r0_0_8_152
+					r0_0_152 = vgatherAVX512(bits_152, ia_152).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152.defaultF))), in_152)
 				}
-				fc = r0_0_151
+				fc = r0_0_152
+			}
+			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+			if !c.Water {
+				s = sum.Merge(s, fl.Equal(zero))
+			}
+			sum = s
+		}
+	}
+	return sum, polar
+}
+func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, polar archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8) {
+	c := k.c
+	n := k.nn[0]
+	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+	for si := range r.src {
+		sr := &r.src[si]
+		il := archsimd.LoadFloat64x8((*[8]float64)((&sr.il)))
+		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0])))).Mul(il), dy.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1])))).Mul(il), dz.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))).Mul(il)
+		if m := polar.Equal(zero); m.ToBits() != 0 {
+			var p archsimd.Float64x8
+			if r.kahnZero {
+				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
+				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
+			} else {
+				var r0_0_153 archsimd.Float64x8
+				{
+					zero_153, kahn_153, s_153, dx_153, dy_153, dz_153 := false, &r.kahn, sr, dx, dy, dz
+					c2_153 := archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[0]))).Mul(dx_153).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[1]))).Mul(dy_153)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[2]))).Mul(dz_153))
+					c2sq_153 := c2_153.Mul(c2_153)
+					cos2psi_153 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_153 {
+						e_153 := dx_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[0])))).Add(dy_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[1]))))).Add(dz_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[2])))))
+						b_153 := dx_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[0])))).Add(dy_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[1]))))).Add(dz_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[2])))))
+						ee_153, bb_153 := e_153.Mul(e_153), b_153.Mul(b_153)
+						den_153 := ee_153.Add(bb_153)
+						cos2psi_153 = ee_153.Sub(bb_153).Div(den_153).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					}
+					one_153 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_153 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153.Add(c2sq_153).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153)).Mul(cos2psi_153).Mul(one_153.Sub(c2sq_153))))
+				}
+				p = r0_0_153
+			}
+			polar = p.Merge(polar, m)
+		}
+		for oi := range r.orient {
+			o := &r.orient[oi]
+			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
+			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
+			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
+			var r0_0_154 archsimd.Float64x8
+			{
+				r_154, h_154, kk_154, l_154, n_154 := r, h, kk, l, n
+				_ = n_154
+				half_154 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+				dh_154, dk_154, dl_154 := h_154.Sub(h_154.Sub(half_154).CeilScaled(0)), kk_154.Sub(kk_154.Sub(half_154).CeilScaled(0)), l_154.Sub(l_154.Sub(half_154).CeilScaled(0))
+				v0_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[0])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[0]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[0])))))
+				v1_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[1])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[1]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[1])))))
+				v2_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[2])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[2]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[2])))))
+				nabc_154 := archsimd.LoadFloat64x8((*[8]float64)((&r_154.nabc)))
+				r2_154 := v0_154.Mul(v0_154).Add(v1_154.Mul(v1_154)).Add(v2_154.Mul(v2_154)).Mul(nabc_154).Mul(nabc_154)
+				var fl_154 archsimd.Float64x8
+				if r_154.shape == Gauss {
+					e_154 := r2_154.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154.negZero))).AsUint64x8()).AsFloat64x8()
+					var r0_0_7_154 archsimd.Float64x8
+					{
+						x_7_154 := e_154
+						x_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154, x_7_154.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						x_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154, x_7_154.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+						t_7_154 := x_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+						kf_7_154 := t_7_154.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+						r_7_154 := x_7_154.Sub(kf_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+						r2_7_154 := r_7_154.Mul(r_7_154)
+						r4_7_154 := r2_7_154.Mul(r2_7_154)
+						q0_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154)).Mul(r2_7_154))
+						q1_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154)).Mul(r2_7_154)).Mul(r4_7_154)
+						q2_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154)).Mul(r2_7_154)).Mul(r4_7_154.Mul(r4_7_154))
+						p_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154.Add(r2_7_154.Mul(q0_7_154.Add(q1_7_154).Add(q2_7_154))))
+						small_7_154, big_7_154 := kf_7_154.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+						off_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154)
+						off_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154, big_7_154)
+						c_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154)
+						c_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154, big_7_154)
+						r0_0_7_154 = p_7_154.Mul(t_7_154.Add(off_7_154).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154)
+					}
+					fl_154 = nabc_154.Mul(r0_0_7_154)
+				} else {
+					fl_154 = nabc_154.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+				}
+				r0_0_154 = fl_154
+			}
+			fl := r0_0_154
+			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
+			if c.HasHKL {
+				var r0_0_155 archsimd.Float64x8
+				{
+					r_155, bits_155, ia_155, h_155, kk_155, l_155 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_155 archsimd.Mask64x8
+					{
+						r_8_155, ia_8_155, h_8_155, kk_8_155, l_8_155 := r_155, ia_155, h_155, kk_155, l_155
+						half_8_155 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_8_155, kc_8_155, lc_8_155 := h_8_155.Sub(half_8_155).CeilScaled(0), kk_8_155.Sub(half_8_155).CeilScaled(0), l_8_155.Sub(half_8_155).CeilScaled(0)
+						hmin_8_155, kmin_8_155, lmin_8_155 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.lmin)))
+						in_8_155 := hc_8_155.GreaterEqual(hmin_8_155).And(hc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hmax))))).And(kc_8_155.GreaterEqual(kmin_8_155)).And(kc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kmax))))).And(lc_8_155.GreaterEqual(lmin_8_155)).And(lc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.lmax)))))
+						idx_8_155 := hc_8_155.Sub(hmin_8_155).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hstride)))).Add(kc_8_155.Sub(kmin_8_155).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kstride))))).Add(lc_8_155.Sub(lmin_8_155))
+						idx_8_155.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155).ConvertToInt32().Store(ia_8_155)
+						r0_0_8_155 = in_8_155
+					}
+					in_155 := r0_0_8_155
+					r0_0_155 = vgatherAVX512(bits_155, ia_155).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155.defaultF))), in_155)
+				}
+				fc = r0_0_155
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -4039,372 +4213,528 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz
 }
 func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
-	var r0_0_152 archsimd.Float64x8
+	var r0_0_156 archsimd.Float64x8
 	{
-		fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
+		fdet_156, f_156, s_156, o_156, p_156 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_156 = fdet_156.Mul(f_156).Add(s_156).Add(o_156).Add(p_156)
 	}
-	x := r0_0_152
-	var r0_0_153 archsimd.Float64x8
+	x := r0_0_156
+	var r0_0_157 archsimd.Float64x8
 	{
-		fdet_153, f_153, s_153, o_153, p_153 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_153 = fdet_153.Mul(f_153).Add(s_153).Add(o_153).Add(p_153)
+		fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
 	}
-	y := r0_0_153
-	var r0_0_154 archsimd.Float64x8
+	y := r0_0_157
+	var r0_0_158 archsimd.Float64x8
 	{
-		fdet_154, f_154, s_154, o_154, p_154 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_154 = fdet_154.Mul(f_154).Add(s_154).Add(o_154).Add(p_154)
+		fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
 	}
-	z := r0_0_154
+	z := r0_0_158
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m.ToBits() != 0 {
-		var r0_0_155 archsimd.Float64x8
+	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
+		var r0_0_159 archsimd.Float64x8
 		{
-			invR_155, num_155, point_155 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_155 := invR_155.Mul(invR_155)
-			if !point_155 {
-				w_155 = num_155.Mul(w_155.Mul(invR_155))
+			invR_159, num_159, point_159 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_159 := invR_159.Mul(invR_159)
+			if !point_159 {
+				w_159 = num_159.Mul(w_159.Mul(invR_159))
 			}
-			r0_0_155 = w_155
+			r0_0_159 = w_159
 		}
-		omega = r0_0_155.Merge(omega, m)
+		omega = r0_0_159.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_156 archsimd.Float64x8
-		r1_0_156 archsimd.Float64x8
+		r0_0_160 archsimd.Float64x8
+		r1_0_160 archsimd.Float64x8
 	)
 	{
-		k_156, r_156, ia_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, sum, dx, dy, dz, polar
-		c_156 := k_156.c
-		n_156 := k_156.nn[0]
-		zero_156 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-		for si_156 := range r_156.src {
-			sr_156 := &r_156.src[si_156]
-			il_156 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156.il)))
-			qx_156, qy_156, qz_156 := dx_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[0])))).Mul(il_156), dy_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[1])))).Mul(il_156), dz_156.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[2])))).Mul(il_156)
-			if m_156 := polar_156.Equal(zero_156); m_156.ToBits() != 0 {
-				var p_156 archsimd.Float64x8
-				if r_156.kahnZero {
-					c2_156 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[0]))).Mul(dx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[1]))).Mul(dy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156.inc[2]))).Mul(dz_156))
-					p_156 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_156.Mul(c2_156)))
+		k_160, r_160, ia_160, sum_160, dx_160, dy_160, dz_160, polar_160 := k, r, ia, sum, dx, dy, dz, polar
+		c_160 := k_160.c
+		n_160 := k_160.nn[0]
+		zero_160 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_160 := range r_160.src {
+			sr_160 := &r_160.src[si_160]
+			il_160 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160.il)))
+			qx_160, qy_160, qz_160 := dx_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[0])))).Mul(il_160), dy_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[1])))).Mul(il_160), dz_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[2])))).Mul(il_160)
+			if m_160 := polar_160.Equal(zero_160); m_160.ToBits() != 0 {
+				var p_160 archsimd.Float64x8
+				if r_160.kahnZero {
+					c2_160 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[0]))).Mul(dx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[1]))).Mul(dy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[2]))).Mul(dz_160))
+					p_160 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160.Mul(c2_160)))
 				} else {
-					var r0_0_149_156 archsimd.Float64x8
+					var r0_0_150_160 archsimd.Float64x8
 					{
-						zero_149_156, kahn_149_156, s_149_156, dx_149_156, dy_149_156, dz_149_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
-						c2_149_156 := archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.inc[0]))).Mul(dx_149_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.inc[1]))).Mul(dy_149_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.inc[2]))).Mul(dz_149_156))
-						c2sq_149_156 := c2_149_156.Mul(c2_149_156)
-						cos2psi_149_156 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if !zero_149_156 {
-							e_149_156 := dx_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.ein[0])))).Add(dy_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.ein[1]))))).Add(dz_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.ein[2])))))
-							b_149_156 := dx_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.bin[0])))).Add(dy_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.bin[1]))))).Add(dz_149_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156.bin[2])))))
-							ee_149_156, bb_149_156 := e_149_156.Mul(e_149_156), b_149_156.Mul(b_149_156)
-							den_149_156 := ee_149_156.Add(bb_149_156)
-							cos2psi_149_156 = ee_149_156.Sub(bb_149_156).Div(den_149_156).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_149_156.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+						zero_150_160, kahn_150_160, s_150_160, dx_150_160, dy_150_160, dz_150_160 := false, &r_160.kahn, sr_160, dx_160, dy_160, dz_160
+						c2_150_160 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[0]))).Mul(dx_150_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[1]))).Mul(dy_150_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[2]))).Mul(dz_150_160))
+						c2sq_150_160 := c2_150_160.Mul(c2_150_160)
+						cos2psi_150_160 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_150_160 {
+							e_150_160 := dx_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[0])))).Add(dy_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[1]))))).Add(dz_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[2])))))
+							b_150_160 := dx_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[0])))).Add(dy_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[1]))))).Add(dz_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[2])))))
+							ee_150_160, bb_150_160 := e_150_160.Mul(e_150_160), b_150_160.Mul(b_150_160)
+							den_150_160 := ee_150_160.Add(bb_150_160)
+							cos2psi_150_160 = ee_150_160.Sub(bb_150_160).Div(den_150_160).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						one_149_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_149_156 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_149_156.Add(c2sq_149_156).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_149_156)).Mul(cos2psi_149_156).Mul(one_149_156.Sub(c2sq_149_156))))
+						one_150_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_150_160 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160.Add(c2sq_150_160).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160)).Mul(cos2psi_150_160).Mul(one_150_160.Sub(c2sq_150_160))))
 					}
-					p_156 = r0_0_149_156
+					p_160 = r0_0_150_160
 				}
-				polar_156 = p_156.Merge(polar_156, m_156)
+				polar_160 = p_160.Merge(polar_160, m_160)
 			}
-			for oi_156 := range r_156.orient {
-				o_156 := &r_156.orient[oi_156]
-				h_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[0]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[1]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[2]))).Mul(qz_156))
-				kk_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[3]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[4]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[5]))).Mul(qz_156))
-				l_156 := archsimd.LoadFloat64x8((*[8]float64)((&o_156[6]))).Mul(qx_156).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[7]))).Mul(qy_156)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156[8]))).Mul(qz_156))
-				var r0_0_150_156 archsimd.Float64x8
+			for oi_160 := range r_160.orient {
+				o_160 := &r_160.orient[oi_160]
+				h_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[0]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[1]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[2]))).Mul(qz_160))
+				kk_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[3]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[4]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[5]))).Mul(qz_160))
+				l_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[6]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[7]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[8]))).Mul(qz_160))
+				var r0_0_151_160 archsimd.Float64x8
 				{
-					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
-					_ = n_150_156
-					var r0_0_24_150_156 archsimd.Float64x8
+					r_151_160, h_151_160, kk_151_160, l_151_160, n_151_160 := r_160, h_160, kk_160, l_160, n_160
+					_ = n_151_160
+					var r0_0_25_151_160 archsimd.Float64x8
 					{
-						r_24_150_156, i_24_150_156, x_24_150_156 := r_150_156, 0, h_150_156
-						s_24_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_24_150_156.nmode[i_24_150_156] == nChebyshev {
-							var r0_0_25_150_156 archsimd.Float64x8
+						r_25_151_160, i_25_151_160, x_25_151_160 := r_151_160, 0, h_151_160
+						s_25_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_25_151_160.nmode[i_25_151_160] == nChebyshev {
+							var r0_0_26_151_160 archsimd.Float64x8
 							{
-								x_25_150_156, n_25_150_156 := x_24_150_156, r_24_150_156.nn[i_24_150_156]
-								magic_25_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_25_150_156 := x_25_150_156.Add(magic_25_150_156)
-								var r0_0_26_150_156 archsimd.Float64x8
+								x_26_151_160, n_26_151_160 := x_25_151_160, r_25_151_160.nn[i_25_151_160]
+								magic_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_26_151_160 := x_26_151_160.Add(magic_26_151_160)
+								var r0_0_27_151_160 archsimd.Float64x8
 								{
-									d_26_150_156 := x_25_150_156.Sub(t_25_150_156.Sub(magic_25_150_156))
-									y_26_150_156 := d_26_150_156.Mul(d_26_150_156)
-									y2_26_150_156 := y_26_150_156.Mul(y_26_150_156)
-									y4_26_150_156 := y2_26_150_156.Mul(y2_26_150_156)
-									p0_26_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_150_156)).Mul(y2_26_150_156))
-									p1_26_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_150_156)).Mul(y2_26_150_156)).Mul(y4_26_150_156)
-									p2_26_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_150_156.Mul(y4_26_150_156))
-									r0_0_26_150_156 = p0_26_150_156.Add(p1_26_150_156).Add(p2_26_150_156)
+									d_27_151_160 := x_26_151_160.Sub(t_26_151_160.Sub(magic_26_151_160))
+									y_27_151_160 := d_27_151_160.Mul(d_27_151_160)
+									y2_27_151_160 := y_27_151_160.Mul(y_27_151_160)
+									y4_27_151_160 := y2_27_151_160.Mul(y2_27_151_160)
+									p0_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160)).Mul(y2_27_151_160))
+									p1_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160)).Mul(y2_27_151_160)).Mul(y4_27_151_160)
+									p2_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160.Mul(y4_27_151_160))
+									r0_0_27_151_160 = p0_27_151_160.Add(p1_27_151_160).Add(p2_27_151_160)
 								}
-								var r0_0_27_150_156 archsimd.Float64x8
+								var r0_0_28_151_160 archsimd.Float64x8
 								{
-									c_27_150_156, t_27_150_156 := r0_0_26_150_156, t_25_150_156
-									r0_0_27_150_156 = c_27_150_156.AsUint64x8().Xor(t_27_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_28_151_160, t_28_151_160 := r0_0_27_151_160, t_26_151_160
+									r0_0_28_151_160 = c_28_151_160.AsUint64x8().Xor(t_28_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_25_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_150_156)
-								u0_25_150_156, u1_25_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_150_156
-								j_25_150_156 := 2
-								for ; j_25_150_156+1 < n_25_150_156; j_25_150_156 += 2 {
-									u0_25_150_156 = c2_25_150_156.Mul(u1_25_150_156).Sub(u0_25_150_156)
-									u1_25_150_156 = c2_25_150_156.Mul(u0_25_150_156).Sub(u1_25_150_156)
+								c2_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160)
+								u0_26_151_160, u1_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160
+								j_26_151_160 := 2
+								for ; j_26_151_160+1 < n_26_151_160; j_26_151_160 += 2 {
+									u0_26_151_160 = c2_26_151_160.Mul(u1_26_151_160).Sub(u0_26_151_160)
+									u1_26_151_160 = c2_26_151_160.Mul(u0_26_151_160).Sub(u1_26_151_160)
 								}
-								if j_25_150_156 < n_25_150_156 {
-									u1_25_150_156 = c2_25_150_156.Mul(u1_25_150_156).Sub(u0_25_150_156)
+								if j_26_151_160 < n_26_151_160 {
+									u1_26_151_160 = c2_26_151_160.Mul(u1_26_151_160).Sub(u0_26_151_160)
 								}
-								r0_0_25_150_156 = u1_25_150_156
+								r0_0_26_151_160 = u1_26_151_160
 							}
-							s_24_150_156 = r0_0_25_150_156
-						} else if r_24_150_156.nmode[i_24_150_156] == nRatio {
-							var r0_0_28_150_156 archsimd.Float64x8
+							s_25_151_160 = r0_0_26_151_160
+						} else if r_25_151_160.nmode[i_25_151_160] == nRatio {
+							var r0_0_29_151_160 archsimd.Float64x8
 							{
-								x_28_150_156, nv_28_150_156 := x_24_150_156, archsimd.LoadFloat64x8((*[8]float64)((&r_24_150_156.nv[i_24_150_156])))
-								magic_28_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_28_150_156 := x_28_150_156.Add(magic_28_150_156)
-								d_28_150_156 := x_28_150_156.Sub(t_28_150_156.Sub(magic_28_150_156))
-								y_28_150_156 := nv_28_150_156.Mul(d_28_150_156)
-								u_28_150_156 := y_28_150_156.Add(magic_28_150_156)
-								var r0_0_29_150_156 archsimd.Float64x8
+								x_29_151_160, nv_29_151_160 := x_25_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160.nv[i_25_151_160])))
+								magic_29_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_29_151_160 := x_29_151_160.Add(magic_29_151_160)
+								d_29_151_160 := x_29_151_160.Sub(t_29_151_160.Sub(magic_29_151_160))
+								y_29_151_160 := nv_29_151_160.Mul(d_29_151_160)
+								u_29_151_160 := y_29_151_160.Add(magic_29_151_160)
+								var r0_0_30_151_160 archsimd.Float64x8
 								{
-									d_29_150_156 := y_28_150_156.Sub(u_28_150_156.Sub(magic_28_150_156))
-									y_29_150_156 := d_29_150_156.Mul(d_29_150_156)
-									y2_29_150_156 := y_29_150_156.Mul(y_29_150_156)
-									y4_29_150_156 := y2_29_150_156.Mul(y2_29_150_156)
-									p0_29_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_150_156)).Mul(y2_29_150_156))
-									p1_29_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_150_156)).Mul(y2_29_150_156)).Mul(y4_29_150_156)
-									p2_29_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_150_156)).Mul(y4_29_150_156.Mul(y4_29_150_156))
-									r0_0_29_150_156 = d_29_150_156.Mul(p0_29_150_156.Add(p1_29_150_156).Add(p2_29_150_156))
+									d_30_151_160 := y_29_151_160.Sub(u_29_151_160.Sub(magic_29_151_160))
+									y_30_151_160 := d_30_151_160.Mul(d_30_151_160)
+									y2_30_151_160 := y_30_151_160.Mul(y_30_151_160)
+									y4_30_151_160 := y2_30_151_160.Mul(y2_30_151_160)
+									p0_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160)).Mul(y2_30_151_160))
+									p1_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160)).Mul(y2_30_151_160)).Mul(y4_30_151_160)
+									p2_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160)).Mul(y4_30_151_160.Mul(y4_30_151_160))
+									r0_0_30_151_160 = d_30_151_160.Mul(p0_30_151_160.Add(p1_30_151_160).Add(p2_30_151_160))
 								}
-								var r0_0_30_150_156 archsimd.Float64x8
+								var r0_0_31_151_160 archsimd.Float64x8
 								{
-									c_30_150_156, t_30_150_156 := r0_0_29_150_156, u_28_150_156
-									r0_0_30_150_156 = c_30_150_156.AsUint64x8().Xor(t_30_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_31_151_160, t_31_151_160 := r0_0_30_151_160, u_29_151_160
+									r0_0_31_151_160 = c_31_151_160.AsUint64x8().Xor(t_31_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_28_150_156 := r0_0_30_150_156
-								var r0_0_31_150_156 archsimd.Float64x8
+								sn_29_151_160 := r0_0_31_151_160
+								var r0_0_32_151_160 archsimd.Float64x8
 								{
-									d_31_150_156 := d_28_150_156
-									y_31_150_156 := d_31_150_156.Mul(d_31_150_156)
-									y2_31_150_156 := y_31_150_156.Mul(y_31_150_156)
-									y4_31_150_156 := y2_31_150_156.Mul(y2_31_150_156)
-									p0_31_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_150_156)).Mul(y2_31_150_156))
-									p1_31_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_150_156)).Mul(y2_31_150_156)).Mul(y4_31_150_156)
-									p2_31_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_150_156)).Mul(y4_31_150_156.Mul(y4_31_150_156))
-									r0_0_31_150_156 = d_31_150_156.Mul(p0_31_150_156.Add(p1_31_150_156).Add(p2_31_150_156))
+									d_32_151_160 := d_29_151_160
+									y_32_151_160 := d_32_151_160.Mul(d_32_151_160)
+									y2_32_151_160 := y_32_151_160.Mul(y_32_151_160)
+									y4_32_151_160 := y2_32_151_160.Mul(y2_32_151_160)
+									p0_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160)).Mul(y2_32_151_160))
+									p1_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160)).Mul(y2_32_151_160)).Mul(y4_32_151_160)
+									p2_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160)).Mul(y4_32_151_160.Mul(y4_32_151_160))
+									r0_0_32_151_160 = d_32_151_160.Mul(p0_32_151_160.Add(p1_32_151_160).Add(p2_32_151_160))
 								}
-								r0_0_28_150_156 = nv_28_150_156.Merge(sn_28_150_156.Div(r0_0_31_150_156), d_28_150_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_29_151_160 = nv_29_151_160.Merge(sn_29_151_160.Div(r0_0_32_151_160), d_29_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_24_150_156 = r0_0_28_150_156
+							s_25_151_160 = r0_0_29_151_160
 						}
-						r0_0_24_150_156 = s_24_150_156
+						r0_0_25_151_160 = s_25_151_160
 					}
-					sa_150_156 := r0_0_24_150_156
-					var r0_0_32_150_156 archsimd.Float64x8
+					sa_151_160 := r0_0_25_151_160
+					var r0_0_33_151_160 archsimd.Float64x8
 					{
-						r_32_150_156, i_32_150_156, x_32_150_156 := r_150_156, 1, kk_150_156
-						s_32_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_32_150_156.nmode[i_32_150_156] == nChebyshev {
-							var r0_0_33_150_156 archsimd.Float64x8
+						r_33_151_160, i_33_151_160, x_33_151_160 := r_151_160, 1, kk_151_160
+						s_33_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_33_151_160.nmode[i_33_151_160] == nChebyshev {
+							var r0_0_34_151_160 archsimd.Float64x8
 							{
-								x_33_150_156, n_33_150_156 := x_32_150_156, r_32_150_156.nn[i_32_150_156]
-								magic_33_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_33_150_156 := x_33_150_156.Add(magic_33_150_156)
-								var r0_0_34_150_156 archsimd.Float64x8
+								x_34_151_160, n_34_151_160 := x_33_151_160, r_33_151_160.nn[i_33_151_160]
+								magic_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_34_151_160 := x_34_151_160.Add(magic_34_151_160)
+								var r0_0_35_151_160 archsimd.Float64x8
 								{
-									d_34_150_156 := x_33_150_156.Sub(t_33_150_156.Sub(magic_33_150_156))
-									y_34_150_156 := d_34_150_156.Mul(d_34_150_156)
-									y2_34_150_156 := y_34_150_156.Mul(y_34_150_156)
-									y4_34_150_156 := y2_34_150_156.Mul(y2_34_150_156)
-									p0_34_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_150_156)).Mul(y2_34_150_156))
-									p1_34_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_150_156)).Mul(y2_34_150_156)).Mul(y4_34_150_156)
-									p2_34_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_150_156.Mul(y4_34_150_156))
-									r0_0_34_150_156 = p0_34_150_156.Add(p1_34_150_156).Add(p2_34_150_156)
+									d_35_151_160 := x_34_151_160.Sub(t_34_151_160.Sub(magic_34_151_160))
+									y_35_151_160 := d_35_151_160.Mul(d_35_151_160)
+									y2_35_151_160 := y_35_151_160.Mul(y_35_151_160)
+									y4_35_151_160 := y2_35_151_160.Mul(y2_35_151_160)
+									p0_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160)).Mul(y2_35_151_160))
+									p1_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160)).Mul(y2_35_151_160)).Mul(y4_35_151_160)
+									p2_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160.Mul(y4_35_151_160))
+									r0_0_35_151_160 = p0_35_151_160.Add(p1_35_151_160).Add(p2_35_151_160)
 								}
-								var r0_0_35_150_156 archsimd.Float64x8
+								var r0_0_36_151_160 archsimd.Float64x8
 								{
-									c_35_150_156, t_35_150_156 := r0_0_34_150_156, t_33_150_156
-									r0_0_35_150_156 = c_35_150_156.AsUint64x8().Xor(t_35_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_36_151_160, t_36_151_160 := r0_0_35_151_160, t_34_151_160
+									r0_0_36_151_160 = c_36_151_160.AsUint64x8().Xor(t_36_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_33_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_150_156)
-								u0_33_150_156, u1_33_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_150_156
-								j_33_150_156 := 2
-								for ; j_33_150_156+1 < n_33_150_156; j_33_150_156 += 2 {
-									u0_33_150_156 = c2_33_150_156.Mul(u1_33_150_156).Sub(u0_33_150_156)
-									u1_33_150_156 = c2_33_150_156.Mul(u0_33_150_156).Sub(u1_33_150_156)
+								c2_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160)
+								u0_34_151_160, u1_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160
+								j_34_151_160 := 2
+								for ; j_34_151_160+1 < n_34_151_160; j_34_151_160 += 2 {
+									u0_34_151_160 = c2_34_151_160.Mul(u1_34_151_160).Sub(u0_34_151_160)
+									u1_34_151_160 = c2_34_151_160.Mul(u0_34_151_160).Sub(u1_34_151_160)
 								}
-								if j_33_150_156 < n_33_150_156 {
-									u1_33_150_156 = c2_33_150_156.Mul(u1_33_150_156).Sub(u0_33_150_156)
+								if j_34_151_160 < n_34_151_160 {
+									u1_34_151_160 = c2_34_151_160.Mul(u1_34_151_160).Sub(u0_34_151_160)
 								}
-								r0_0_33_150_156 = u1_33_150_156
+								r0_0_34_151_160 = u1_34_151_160
 							}
-							s_32_150_156 = r0_0_33_150_156
-						} else if r_32_150_156.nmode[i_32_150_156] == nRatio {
-							var r0_0_36_150_156 archsimd.Float64x8
+							s_33_151_160 = r0_0_34_151_160
+						} else if r_33_151_160.nmode[i_33_151_160] == nRatio {
+							var r0_0_37_151_160 archsimd.Float64x8
 							{
-								x_36_150_156, nv_36_150_156 := x_32_150_156, archsimd.LoadFloat64x8((*[8]float64)((&r_32_150_156.nv[i_32_150_156])))
-								magic_36_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_36_150_156 := x_36_150_156.Add(magic_36_150_156)
-								d_36_150_156 := x_36_150_156.Sub(t_36_150_156.Sub(magic_36_150_156))
-								y_36_150_156 := nv_36_150_156.Mul(d_36_150_156)
-								u_36_150_156 := y_36_150_156.Add(magic_36_150_156)
-								var r0_0_37_150_156 archsimd.Float64x8
+								x_37_151_160, nv_37_151_160 := x_33_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160.nv[i_33_151_160])))
+								magic_37_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_37_151_160 := x_37_151_160.Add(magic_37_151_160)
+								d_37_151_160 := x_37_151_160.Sub(t_37_151_160.Sub(magic_37_151_160))
+								y_37_151_160 := nv_37_151_160.Mul(d_37_151_160)
+								u_37_151_160 := y_37_151_160.Add(magic_37_151_160)
+								var r0_0_38_151_160 archsimd.Float64x8
 								{
-									d_37_150_156 := y_36_150_156.Sub(u_36_150_156.Sub(magic_36_150_156))
-									y_37_150_156 := d_37_150_156.Mul(d_37_150_156)
-									y2_37_150_156 := y_37_150_156.Mul(y_37_150_156)
-									y4_37_150_156 := y2_37_150_156.Mul(y2_37_150_156)
-									p0_37_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_150_156)).Mul(y2_37_150_156))
-									p1_37_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_150_156)).Mul(y2_37_150_156)).Mul(y4_37_150_156)
-									p2_37_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_150_156)).Mul(y4_37_150_156.Mul(y4_37_150_156))
-									r0_0_37_150_156 = d_37_150_156.Mul(p0_37_150_156.Add(p1_37_150_156).Add(p2_37_150_156))
+									d_38_151_160 := y_37_151_160.Sub(u_37_151_160.Sub(magic_37_151_160))
+									y_38_151_160 := d_38_151_160.Mul(d_38_151_160)
+									y2_38_151_160 := y_38_151_160.Mul(y_38_151_160)
+									y4_38_151_160 := y2_38_151_160.Mul(y2_38_151_160)
+									p0_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160)).Mul(y2_38_151_160))
+									p1_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160)).Mul(y2_38_151_160)).Mul(y4_38_151_160)
+									p2_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160)).Mul(y4_38_151_160.Mul(y4_38_151_160))
+									r0_0_38_151_160 = d_38_151_160.Mul(p0_38_151_160.Add(p1_38_151_160).Add(p2_38_151_160))
 								}
-								var r0_0_38_150_156 archsimd.Float64x8
+								var r0_0_39_151_160 archsimd.Float64x8
 								{
-									c_38_150_156, t_38_150_156 := r0_0_37_150_156, u_36_150_156
-									r0_0_38_150_156 = c_38_150_156.AsUint64x8().Xor(t_38_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_39_151_160, t_39_151_160 := r0_0_38_151_160, u_37_151_160
+									r0_0_39_151_160 = c_39_151_160.AsUint64x8().Xor(t_39_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_36_150_156 := r0_0_38_150_156
-								var r0_0_39_150_156 archsimd.Float64x8
+								sn_37_151_160 := r0_0_39_151_160
+								var r0_0_40_151_160 archsimd.Float64x8
 								{
-									d_39_150_156 := d_36_150_156
-									y_39_150_156 := d_39_150_156.Mul(d_39_150_156)
-									y2_39_150_156 := y_39_150_156.Mul(y_39_150_156)
-									y4_39_150_156 := y2_39_150_156.Mul(y2_39_150_156)
-									p0_39_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_150_156)).Mul(y2_39_150_156))
-									p1_39_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_150_156)).Mul(y2_39_150_156)).Mul(y4_39_150_156)
-									p2_39_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_150_156)).Mul(y4_39_150_156.Mul(y4_39_150_156))
-									r0_0_39_150_156 = d_39_150_156.Mul(p0_39_150_156.Add(p1_39_150_156).Add(p2_39_150_156))
+									d_40_151_160 := d_37_151_160
+									y_40_151_160 := d_40_151_160.Mul(d_40_151_160)
+									y2_40_151_160 := y_40_151_160.Mul(y_40_151_160)
+									y4_40_151_160 := y2_40_151_160.Mul(y2_40_151_160)
+									p0_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160)).Mul(y2_40_151_160))
+									p1_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160)).Mul(y2_40_151_160)).Mul(y4_40_151_160)
+									p2_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160)).Mul(y4_40_151_160.Mul(y4_40_151_160))
+									r0_0_40_151_160 = d_40_151_160.Mul(p0_40_151_160.Add(p1_40_151_160).Add(p2_40_151_160))
 								}
-								r0_0_36_150_156 = nv_36_150_156.Merge(sn_36_150_156.Div(r0_0_39_150_156), d_36_150_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_37_151_160 = nv_37_151_160.Merge(sn_37_151_160.Div(r0_0_40_151_160), d_37_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_32_150_156 = r0_0_36_150_156
+							s_33_151_160 = r0_0_37_151_160
 						}
-						r0_0_32_150_156 = s_32_150_156
+						r0_0_33_151_160 = s_33_151_160
 					}
-					sb_150_156 := r0_0_32_150_156
-					var r0_0_40_150_156 archsimd.Float64x8
+					sb_151_160 := r0_0_33_151_160
+					var r0_0_41_151_160 archsimd.Float64x8
 					{
-						r_40_150_156, i_40_150_156, x_40_150_156 := r_150_156, 2, l_150_156
-						s_40_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_40_150_156.nmode[i_40_150_156] == nChebyshev {
-							var r0_0_41_150_156 archsimd.Float64x8
+						r_41_151_160, i_41_151_160, x_41_151_160 := r_151_160, 2, l_151_160
+						s_41_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_41_151_160.nmode[i_41_151_160] == nChebyshev {
+							var r0_0_42_151_160 archsimd.Float64x8
 							{
-								x_41_150_156, n_41_150_156 := x_40_150_156, r_40_150_156.nn[i_40_150_156]
-								magic_41_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_41_150_156 := x_41_150_156.Add(magic_41_150_156)
-								var r0_0_42_150_156 archsimd.Float64x8
+								x_42_151_160, n_42_151_160 := x_41_151_160, r_41_151_160.nn[i_41_151_160]
+								magic_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_42_151_160 := x_42_151_160.Add(magic_42_151_160)
+								var r0_0_43_151_160 archsimd.Float64x8
 								{
-									d_42_150_156 := x_41_150_156.Sub(t_41_150_156.Sub(magic_41_150_156))
-									y_42_150_156 := d_42_150_156.Mul(d_42_150_156)
-									y2_42_150_156 := y_42_150_156.Mul(y_42_150_156)
-									y4_42_150_156 := y2_42_150_156.Mul(y2_42_150_156)
-									p0_42_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_150_156)).Mul(y2_42_150_156))
-									p1_42_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_150_156)).Mul(y2_42_150_156)).Mul(y4_42_150_156)
-									p2_42_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_150_156.Mul(y4_42_150_156))
-									r0_0_42_150_156 = p0_42_150_156.Add(p1_42_150_156).Add(p2_42_150_156)
+									d_43_151_160 := x_42_151_160.Sub(t_42_151_160.Sub(magic_42_151_160))
+									y_43_151_160 := d_43_151_160.Mul(d_43_151_160)
+									y2_43_151_160 := y_43_151_160.Mul(y_43_151_160)
+									y4_43_151_160 := y2_43_151_160.Mul(y2_43_151_160)
+									p0_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160)).Mul(y2_43_151_160))
+									p1_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160)).Mul(y2_43_151_160)).Mul(y4_43_151_160)
+									p2_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160.Mul(y4_43_151_160))
+									r0_0_43_151_160 = p0_43_151_160.Add(p1_43_151_160).Add(p2_43_151_160)
 								}
-								var r0_0_43_150_156 archsimd.Float64x8
+								var r0_0_44_151_160 archsimd.Float64x8
 								{
-									c_43_150_156, t_43_150_156 := r0_0_42_150_156, t_41_150_156
-									r0_0_43_150_156 = c_43_150_156.AsUint64x8().Xor(t_43_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_44_151_160, t_44_151_160 := r0_0_43_151_160, t_42_151_160
+									r0_0_44_151_160 = c_44_151_160.AsUint64x8().Xor(t_44_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_41_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_150_156)
-								u0_41_150_156, u1_41_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_150_156
-								j_41_150_156 := 2
-								for ; j_41_150_156+1 < n_41_150_156; j_41_150_156 += 2 {
-									u0_41_150_156 = c2_41_150_156.Mul(u1_41_150_156).Sub(u0_41_150_156)
-									u1_41_150_156 = c2_41_150_156.Mul(u0_41_150_156).Sub(u1_41_150_156)
+								c2_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160)
+								u0_42_151_160, u1_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160
+								j_42_151_160 := 2
+								for ; j_42_151_160+1 < n_42_151_160; j_42_151_160 += 2 {
+									u0_42_151_160 = c2_42_151_160.Mul(u1_42_151_160).Sub(u0_42_151_160)
+									u1_42_151_160 = c2_42_151_160.Mul(u0_42_151_160).Sub(u1_42_151_160)
 								}
-								if j_41_150_156 < n_41_150_156 {
-									u1_41_150_156 = c2_41_150_156.Mul(u1_41_150_156).Sub(u0_41_150_156)
+								if j_42_151_160 < n_42_151_160 {
+									u1_42_151_160 = c2_42_151_160.Mul(u1_42_151_160).Sub(u0_42_151_160)
 								}
-								r0_0_41_150_156 = u1_41_150_156
+								r0_0_42_151_160 = u1_42_151_160
 							}
-							s_40_150_156 = r0_0_41_150_156
-						} else if r_40_150_156.nmode[i_40_150_156] == nRatio {
-							var r0_0_44_150_156 archsimd.Float64x8
+							s_41_151_160 = r0_0_42_151_160
+						} else if r_41_151_160.nmode[i_41_151_160] == nRatio {
+							var r0_0_45_151_160 archsimd.Float64x8
 							{
-								x_44_150_156, nv_44_150_156 := x_40_150_156, archsimd.LoadFloat64x8((*[8]float64)((&r_40_150_156.nv[i_40_150_156])))
-								magic_44_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_44_150_156 := x_44_150_156.Add(magic_44_150_156)
-								d_44_150_156 := x_44_150_156.Sub(t_44_150_156.Sub(magic_44_150_156))
-								y_44_150_156 := nv_44_150_156.Mul(d_44_150_156)
-								u_44_150_156 := y_44_150_156.Add(magic_44_150_156)
-								var r0_0_45_150_156 archsimd.Float64x8
+								x_45_151_160, nv_45_151_160 := x_41_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160.nv[i_41_151_160])))
+								magic_45_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_45_151_160 := x_45_151_160.Add(magic_45_151_160)
+								d_45_151_160 := x_45_151_160.Sub(t_45_151_160.Sub(magic_45_151_160))
+								y_45_151_160 := nv_45_151_160.Mul(d_45_151_160)
+								u_45_151_160 := y_45_151_160.Add(magic_45_151_160)
+								var r0_0_46_151_160 archsimd.Float64x8
 								{
-									d_45_150_156 := y_44_150_156.Sub(u_44_150_156.Sub(magic_44_150_156))
-									y_45_150_156 := d_45_150_156.Mul(d_45_150_156)
-									y2_45_150_156 := y_45_150_156.Mul(y_45_150_156)
-									y4_45_150_156 := y2_45_150_156.Mul(y2_45_150_156)
-									p0_45_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_150_156)).Mul(y2_45_150_156))
-									p1_45_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_150_156)).Mul(y2_45_150_156)).Mul(y4_45_150_156)
-									p2_45_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_150_156)).Mul(y4_45_150_156.Mul(y4_45_150_156))
-									r0_0_45_150_156 = d_45_150_156.Mul(p0_45_150_156.Add(p1_45_150_156).Add(p2_45_150_156))
+									d_46_151_160 := y_45_151_160.Sub(u_45_151_160.Sub(magic_45_151_160))
+									y_46_151_160 := d_46_151_160.Mul(d_46_151_160)
+									y2_46_151_160 := y_46_151_160.Mul(y_46_151_160)
+									y4_46_151_160 := y2_46_151_160.Mul(y2_46_151_160)
+									p0_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160)).Mul(y2_46_151_160))
+									p1_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160)).Mul(y2_46_151_160)).Mul(y4_46_151_160)
+									p2_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160)).Mul(y4_46_151_160.Mul(y4_46_151_160))
+									r0_0_46_151_160 = d_46_151_160.Mul(p0_46_151_160.Add(p1_46_151_160).Add(p2_46_151_160))
 								}
-								var r0_0_46_150_156 archsimd.Float64x8
+								var r0_0_47_151_160 archsimd.Float64x8
 								{
-									c_46_150_156, t_46_150_156 := r0_0_45_150_156, u_44_150_156
-									r0_0_46_150_156 = c_46_150_156.AsUint64x8().Xor(t_46_150_156.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_47_151_160, t_47_151_160 := r0_0_46_151_160, u_45_151_160
+									r0_0_47_151_160 = c_47_151_160.AsUint64x8().Xor(t_47_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_44_150_156 := r0_0_46_150_156
-								var r0_0_47_150_156 archsimd.Float64x8
+								sn_45_151_160 := r0_0_47_151_160
+								var r0_0_48_151_160 archsimd.Float64x8
 								{
-									d_47_150_156 := d_44_150_156
-									y_47_150_156 := d_47_150_156.Mul(d_47_150_156)
-									y2_47_150_156 := y_47_150_156.Mul(y_47_150_156)
-									y4_47_150_156 := y2_47_150_156.Mul(y2_47_150_156)
-									p0_47_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_150_156)).Mul(y2_47_150_156))
-									p1_47_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_150_156)).Mul(y2_47_150_156)).Mul(y4_47_150_156)
-									p2_47_150_156 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_150_156)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_150_156)).Mul(y4_47_150_156.Mul(y4_47_150_156))
-									r0_0_47_150_156 = d_47_150_156.Mul(p0_47_150_156.Add(p1_47_150_156).Add(p2_47_150_156))
+									d_48_151_160 := d_45_151_160
+									y_48_151_160 := d_48_151_160.Mul(d_48_151_160)
+									y2_48_151_160 := y_48_151_160.Mul(y_48_151_160)
+									y4_48_151_160 := y2_48_151_160.Mul(y2_48_151_160)
+									p0_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160)).Mul(y2_48_151_160))
+									p1_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160)).Mul(y2_48_151_160)).Mul(y4_48_151_160)
+									p2_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160)).Mul(y4_48_151_160.Mul(y4_48_151_160))
+									r0_0_48_151_160 = d_48_151_160.Mul(p0_48_151_160.Add(p1_48_151_160).Add(p2_48_151_160))
 								}
-								r0_0_44_150_156 = nv_44_150_156.Merge(sn_44_150_156.Div(r0_0_47_150_156), d_44_150_156.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								r0_0_45_151_160 = nv_45_151_160.Merge(sn_45_151_160.Div(r0_0_48_151_160), d_45_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_40_150_156 = r0_0_44_150_156
+							s_41_151_160 = r0_0_45_151_160
 						}
-						r0_0_40_150_156 = s_40_150_156
+						r0_0_41_151_160 = s_41_151_160
 					}
-					sc_150_156 := r0_0_40_150_156
-					r0_0_150_156 = sa_150_156.Mul(sb_150_156).Mul(sc_150_156)
+					sc_151_160 := r0_0_41_151_160
+					r0_0_151_160 = sa_151_160.Mul(sb_151_160).Mul(sc_151_160)
 				}
-				fl_156 := r0_0_150_156
-				fc_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_156.defaultF)))
-				if c_156.HasHKL {
-					var r0_0_151_156 archsimd.Float64x8
+				fl_160 := r0_0_151_160
+				fc_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_160.defaultF)))
+				if c_160.HasHKL {
+					var r0_0_152_160 archsimd.Float64x8
 					{
-						r_151_156, bits_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, h_156, kk_156, l_156
-						var r0_0_7_151_156 archsimd.Mask64x8
+						r_152_160, bits_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160 := r_160, k_160.fhklBits, ia_160, h_160, kk_160, l_160
+						var r0_0_8_152_160 archsimd.Mask64x8
 						{
-							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
-							half_7_151_156 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_7_151_156, kc_7_151_156, lc_7_151_156 := h_7_151_156.Sub(half_7_151_156).CeilScaled(0), kk_7_151_156.Sub(half_7_151_156).CeilScaled(0), l_7_151_156.Sub(half_7_151_156).CeilScaled(0)
-							hmin_7_151_156, kmin_7_151_156, lmin_7_151_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.lmin)))
-							in_7_151_156 := hc_7_151_156.GreaterEqual(hmin_7_151_156).And(hc_7_151_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.hmax))))).And(kc_7_151_156.GreaterEqual(kmin_7_151_156)).And(kc_7_151_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.kmax))))).And(lc_7_151_156.GreaterEqual(lmin_7_151_156)).And(lc_7_151_156.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.lmax)))))
-							idx_7_151_156 := hc_7_151_156.Sub(hmin_7_151_156).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.hstride)))).Add(kc_7_151_156.Sub(kmin_7_151_156).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156.kstride))))).Add(lc_7_151_156.Sub(lmin_7_151_156))
-							idx_7_151_156.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_151_156).ConvertToInt32().Store(ia_7_151_156)
-							r0_0_7_151_156 = in_7_151_156
+							r_8_152_160, ia_8_152_160, h_8_152_160, kk_8_152_160, l_8_152_160 := r_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160
+							half_8_152_160 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_8_152_160, kc_8_152_160, lc_8_152_160 := h_8_152_160.Sub(half_8_152_160).CeilScaled(0), kk_8_152_160.Sub(half_8_152_160).CeilScaled(0), l_8_152_160.Sub(half_8_152_160).CeilScaled(0)
+							hmin_8_152_160, kmin_8_152_160, lmin_8_152_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.lmin)))
+							in_8_152_160 := hc_8_152_160.GreaterEqual(hmin_8_152_160).And(hc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hmax))))).And(kc_8_152_160.GreaterEqual(kmin_8_152_160)).And(kc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kmax))))).And(lc_8_152_160.GreaterEqual(lmin_8_152_160)).And(lc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.lmax)))))
+							idx_8_152_160 := hc_8_152_160.Sub(hmin_8_152_160).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hstride)))).Add(kc_8_152_160.Sub(kmin_8_152_160).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kstride))))).Add(lc_8_152_160.Sub(lmin_8_152_160))
+							idx_8_152_160.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160).ConvertToInt32().Store(ia_8_152_160)
+							r0_0_8_152_160 = in_8_152_160
 						}
-						in_151_156 := r0_0_7_151_156
-						r0_0_151_156 = vgatherAVX512(bits_151_156, ia_151_156).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156.defaultF))), in_151_156)
+						in_152_160 := r0_0_8_152_160
+						r0_0_152_160 = vgatherAVX512(bits_152_160, ia_152_160).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160.defaultF))), in_152_160)
 					}
-					fc_156 = r0_0_151_156
+					fc_160 = r0_0_152_160
 				}
-				s_156 := sum_156.Add(fc_156.Mul(fc_156).Mul(fl_156).Mul(fl_156))
-				if !c_156.Water {
-					s_156 = sum_156.Merge(s_156, fl_156.Equal(zero_156))
+				s_160 := sum_160.Add(fc_160.Mul(fc_160).Mul(fl_160).Mul(fl_160))
+				if !c_160.Water {
+					s_160 = sum_160.Merge(s_160, fl_160.Equal(zero_160))
 				}
-				sum_156 = s_156
+				sum_160 = s_160
 			}
 		}
-		r0_0_156, r1_0_156 = sum_156, polar_156
+		r0_0_160, r1_0_160 = sum_160, polar_160
 	}
-	sum, polar = r0_0_156, r1_0_156
+	sum, polar = r0_0_160, r1_0_160
+	return sum, omega, polar
+}
+func (k *kernel) subpixelShapeLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
+	c := k.c
+	var r0_0_161 archsimd.Float64x8
+	{
+		fdet_161, f_161, s_161, o_161, p_161 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_161 = fdet_161.Mul(f_161).Add(s_161).Add(o_161).Add(p_161)
+	}
+	x := r0_0_161
+	var r0_0_162 archsimd.Float64x8
+	{
+		fdet_162, f_162, s_162, o_162, p_162 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_162 = fdet_162.Mul(f_162).Add(s_162).Add(o_162).Add(p_162)
+	}
+	y := r0_0_162
+	var r0_0_163 archsimd.Float64x8
+	{
+		fdet_163, f_163, s_163, o_163, p_163 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_163 = fdet_163.Mul(f_163).Add(s_163).Add(o_163).Add(p_163)
+	}
+	z := r0_0_163
+	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
+	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
+		var r0_0_164 archsimd.Float64x8
+		{
+			invR_164, num_164, point_164 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_164 := invR_164.Mul(invR_164)
+			if !point_164 {
+				w_164 = num_164.Mul(w_164.Mul(invR_164))
+			}
+			r0_0_164 = w_164
+		}
+		omega = r0_0_164.Merge(omega, m)
+	}
+	if capture {
+		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
+	}
+	var (
+		r0_0_165 archsimd.Float64x8
+		r1_0_165 archsimd.Float64x8
+	)
+	{
+		k_165, r_165, ia_165, sum_165, dx_165, dy_165, dz_165, polar_165 := k, r, ia, sum, dx, dy, dz, polar
+		c_165 := k_165.c
+		n_165 := k_165.nn[0]
+		zero_165 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_165 := range r_165.src {
+			sr_165 := &r_165.src[si_165]
+			il_165 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165.il)))
+			qx_165, qy_165, qz_165 := dx_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[0])))).Mul(il_165), dy_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[1])))).Mul(il_165), dz_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[2])))).Mul(il_165)
+			if m_165 := polar_165.Equal(zero_165); m_165.ToBits() != 0 {
+				var p_165 archsimd.Float64x8
+				if r_165.kahnZero {
+					c2_165 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[0]))).Mul(dx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[1]))).Mul(dy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[2]))).Mul(dz_165))
+					p_165 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165.Mul(c2_165)))
+				} else {
+					var r0_0_153_165 archsimd.Float64x8
+					{
+						zero_153_165, kahn_153_165, s_153_165, dx_153_165, dy_153_165, dz_153_165 := false, &r_165.kahn, sr_165, dx_165, dy_165, dz_165
+						c2_153_165 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[0]))).Mul(dx_153_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[1]))).Mul(dy_153_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[2]))).Mul(dz_153_165))
+						c2sq_153_165 := c2_153_165.Mul(c2_153_165)
+						cos2psi_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_153_165 {
+							e_153_165 := dx_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[0])))).Add(dy_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[1]))))).Add(dz_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[2])))))
+							b_153_165 := dx_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[0])))).Add(dy_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[1]))))).Add(dz_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[2])))))
+							ee_153_165, bb_153_165 := e_153_165.Mul(e_153_165), b_153_165.Mul(b_153_165)
+							den_153_165 := ee_153_165.Add(bb_153_165)
+							cos2psi_153_165 = ee_153_165.Sub(bb_153_165).Div(den_153_165).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						}
+						one_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_153_165 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165.Add(c2sq_153_165).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165)).Mul(cos2psi_153_165).Mul(one_153_165.Sub(c2sq_153_165))))
+					}
+					p_165 = r0_0_153_165
+				}
+				polar_165 = p_165.Merge(polar_165, m_165)
+			}
+			for oi_165 := range r_165.orient {
+				o_165 := &r_165.orient[oi_165]
+				h_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[0]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[1]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[2]))).Mul(qz_165))
+				kk_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[3]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[4]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[5]))).Mul(qz_165))
+				l_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[6]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[7]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[8]))).Mul(qz_165))
+				var r0_0_154_165 archsimd.Float64x8
+				{
+					r_154_165, h_154_165, kk_154_165, l_154_165, n_154_165 := r_165, h_165, kk_165, l_165, n_165
+					_ = n_154_165
+					half_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+					dh_154_165, dk_154_165, dl_154_165 := h_154_165.Sub(h_154_165.Sub(half_154_165).CeilScaled(0)), kk_154_165.Sub(kk_154_165.Sub(half_154_165).CeilScaled(0)), l_154_165.Sub(l_154_165.Sub(half_154_165).CeilScaled(0))
+					v0_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[0])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[0]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[0])))))
+					v1_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[1])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[1]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[1])))))
+					v2_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[2])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[2]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[2])))))
+					nabc_154_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.nabc)))
+					r2_154_165 := v0_154_165.Mul(v0_154_165).Add(v1_154_165.Mul(v1_154_165)).Add(v2_154_165.Mul(v2_154_165)).Mul(nabc_154_165).Mul(nabc_154_165)
+					var fl_154_165 archsimd.Float64x8
+					if r_154_165.shape == Gauss {
+						e_154_165 := r2_154_165.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.negZero))).AsUint64x8()).AsFloat64x8()
+						var r0_0_7_154_165 archsimd.Float64x8
+						{
+							x_7_154_165 := e_154_165
+							x_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165, x_7_154_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							x_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165, x_7_154_165.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+							t_7_154_165 := x_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							kf_7_154_165 := t_7_154_165.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							r_7_154_165 := x_7_154_165.Sub(kf_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+							r2_7_154_165 := r_7_154_165.Mul(r_7_154_165)
+							r4_7_154_165 := r2_7_154_165.Mul(r2_7_154_165)
+							q0_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165)).Mul(r2_7_154_165))
+							q1_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165)).Mul(r2_7_154_165)).Mul(r4_7_154_165)
+							q2_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165)).Mul(r2_7_154_165)).Mul(r4_7_154_165.Mul(r4_7_154_165))
+							p_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165.Add(r2_7_154_165.Mul(q0_7_154_165.Add(q1_7_154_165).Add(q2_7_154_165))))
+							small_7_154_165, big_7_154_165 := kf_7_154_165.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+							off_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165)
+							off_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165, big_7_154_165)
+							c_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165)
+							c_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165, big_7_154_165)
+							r0_0_7_154_165 = p_7_154_165.Mul(t_7_154_165.Add(off_7_154_165).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165)
+						}
+						fl_154_165 = nabc_154_165.Mul(r0_0_7_154_165)
+					} else {
+						fl_154_165 = nabc_154_165.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+					}
+					r0_0_154_165 = fl_154_165
+				}
+				fl_165 := r0_0_154_165
+				fc_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_165.defaultF)))
+				if c_165.HasHKL {
+					var r0_0_155_165 archsimd.Float64x8
+					{
+						r_155_165, bits_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165 := r_165, k_165.fhklBits, ia_165, h_165, kk_165, l_165
+						var r0_0_8_155_165 archsimd.Mask64x8
+						{
+							r_8_155_165, ia_8_155_165, h_8_155_165, kk_8_155_165, l_8_155_165 := r_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165
+							half_8_155_165 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_8_155_165, kc_8_155_165, lc_8_155_165 := h_8_155_165.Sub(half_8_155_165).CeilScaled(0), kk_8_155_165.Sub(half_8_155_165).CeilScaled(0), l_8_155_165.Sub(half_8_155_165).CeilScaled(0)
+							hmin_8_155_165, kmin_8_155_165, lmin_8_155_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.lmin)))
+							in_8_155_165 := hc_8_155_165.GreaterEqual(hmin_8_155_165).And(hc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hmax))))).And(kc_8_155_165.GreaterEqual(kmin_8_155_165)).And(kc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kmax))))).And(lc_8_155_165.GreaterEqual(lmin_8_155_165)).And(lc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.lmax)))))
+							idx_8_155_165 := hc_8_155_165.Sub(hmin_8_155_165).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hstride)))).Add(kc_8_155_165.Sub(kmin_8_155_165).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kstride))))).Add(lc_8_155_165.Sub(lmin_8_155_165))
+							idx_8_155_165.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165).ConvertToInt32().Store(ia_8_155_165)
+							r0_0_8_155_165 = in_8_155_165
+						}
+						in_155_165 := r0_0_8_155_165
+						r0_0_155_165 = vgatherAVX512(bits_155_165, ia_155_165).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165.defaultF))), in_155_165)
+					}
+					fc_165 = r0_0_155_165
+				}
+				s_165 := sum_165.Add(fc_165.Mul(fc_165).Mul(fl_165).Mul(fl_165))
+				if !c_165.Water {
+					s_165 = sum_165.Merge(s_165, fl_165.Equal(zero_165))
+				}
+				sum_165 = s_165
+			}
+		}
+		r0_0_165, r1_0_165 = sum_165, polar_165
+	}
+	sum, polar = r0_0_165, r1_0_165
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
@@ -4424,377 +4754,377 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_157 archsimd.Float64x8
+				var r0_0_166 archsimd.Float64x8
 				{
-					fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
+					fdet_166, f_166, s_166, o_166, p_166 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_166 = fdet_166.Mul(f_166).Add(s_166).Add(o_166).Add(p_166)
 				}
-				x := r0_0_157
-				var r0_0_158 archsimd.Float64x8
+				x := r0_0_166
+				var r0_0_167 archsimd.Float64x8
 				{
-					fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-					r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
+					fdet_167, f_167, s_167, o_167, p_167 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_167 = fdet_167.Mul(f_167).Add(s_167).Add(o_167).Add(p_167)
 				}
-				y := r0_0_158
-				var r0_0_159 archsimd.Float64x8
+				y := r0_0_167
+				var r0_0_168 archsimd.Float64x8
 				{
-					fdet_159, f_159, s_159, o_159, p_159 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-					r0_0_159 = fdet_159.Mul(f_159).Add(s_159).Add(o_159).Add(p_159)
+					fdet_168, f_168, s_168, o_168, p_168 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_168 = fdet_168.Mul(f_168).Add(s_168).Add(o_168).Add(p_168)
 				}
-				z := r0_0_159
+				z := r0_0_168
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_160 archsimd.Float64x8
+				var r0_0_169 archsimd.Float64x8
 				{
-					invR_160, num_160, point_160 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_160 := invR_160.Mul(invR_160)
-					if !point_160 {
-						w_160 = num_160.Mul(w_160.Mul(invR_160))
+					invR_169, num_169, point_169 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_169 := invR_169.Mul(invR_169)
+					if !point_169 {
+						w_169 = num_169.Mul(w_169.Mul(invR_169))
 					}
-					r0_0_160 = w_160
+					r0_0_169 = w_169
 				}
-				r0_0_160.StoreSlice(g[3][q:])
+				r0_0_169.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
-				sum, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+				sum, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 				if c.NoPolar {
 					polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_161 archsimd.Float64x8
-					r1_0_161 archsimd.Float64x8
+					r0_0_170 archsimd.Float64x8
+					r1_0_170 archsimd.Float64x8
 				)
 				{
-					k_161, r_161, ia_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_161 := k_161.c
-					n_161 := k_161.nn[0]
-					zero_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_161 := range r_161.src {
-						sr_161 := &r_161.src[si_161]
-						il_161 := archsimd.LoadFloat64x8((*[8]float64)((&sr_161.il)))
-						qx_161, qy_161, qz_161 := dx_161.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[0])))).Mul(il_161), dy_161.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[1])))).Mul(il_161), dz_161.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[2])))).Mul(il_161)
-						if m_161 := polar_161.Equal(zero_161); m_161.ToBits() != 0 {
-							var p_161 archsimd.Float64x8
-							if r_161.kahnZero {
-								c2_161 := archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[0]))).Mul(dx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[1]))).Mul(dy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_161.inc[2]))).Mul(dz_161))
-								p_161 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_161.Mul(c2_161)))
+					k_170, r_170, ia_170, sum_170, dx_170, dy_170, dz_170, polar_170 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_170 := k_170.c
+					n_170 := k_170.nn[0]
+					zero_170 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_170 := range r_170.src {
+						sr_170 := &r_170.src[si_170]
+						il_170 := archsimd.LoadFloat64x8((*[8]float64)((&sr_170.il)))
+						qx_170, qy_170, qz_170 := dx_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[0])))).Mul(il_170), dy_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[1])))).Mul(il_170), dz_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[2])))).Mul(il_170)
+						if m_170 := polar_170.Equal(zero_170); m_170.ToBits() != 0 {
+							var p_170 archsimd.Float64x8
+							if r_170.kahnZero {
+								c2_170 := archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[0]))).Mul(dx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[1]))).Mul(dy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[2]))).Mul(dz_170))
+								p_170 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_170.Mul(c2_170)))
 							} else {
-								var r0_0_149_161 archsimd.Float64x8
+								var r0_0_150_170 archsimd.Float64x8
 								{
-									zero_149_161, kahn_149_161, s_149_161, dx_149_161, dy_149_161, dz_149_161 := false, &r_161.kahn, sr_161, dx_161, dy_161, dz_161
-									c2_149_161 := archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.inc[0]))).Mul(dx_149_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.inc[1]))).Mul(dy_149_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.inc[2]))).Mul(dz_149_161))
-									c2sq_149_161 := c2_149_161.Mul(c2_149_161)
-									cos2psi_149_161 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_149_161 {
-										e_149_161 := dx_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.ein[0])))).Add(dy_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.ein[1]))))).Add(dz_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.ein[2])))))
-										b_149_161 := dx_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.bin[0])))).Add(dy_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.bin[1]))))).Add(dz_149_161.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_161.bin[2])))))
-										ee_149_161, bb_149_161 := e_149_161.Mul(e_149_161), b_149_161.Mul(b_149_161)
-										den_149_161 := ee_149_161.Add(bb_149_161)
-										cos2psi_149_161 = ee_149_161.Sub(bb_149_161).Div(den_149_161).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_149_161.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_150_170, kahn_150_170, s_150_170, dx_150_170, dy_150_170, dz_150_170 := false, &r_170.kahn, sr_170, dx_170, dy_170, dz_170
+									c2_150_170 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[0]))).Mul(dx_150_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[1]))).Mul(dy_150_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[2]))).Mul(dz_150_170))
+									c2sq_150_170 := c2_150_170.Mul(c2_150_170)
+									cos2psi_150_170 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_150_170 {
+										e_150_170 := dx_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[0])))).Add(dy_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[1]))))).Add(dz_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[2])))))
+										b_150_170 := dx_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[0])))).Add(dy_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[1]))))).Add(dz_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[2])))))
+										ee_150_170, bb_150_170 := e_150_170.Mul(e_150_170), b_150_170.Mul(b_150_170)
+										den_150_170 := ee_150_170.Add(bb_150_170)
+										cos2psi_150_170 = ee_150_170.Sub(bb_150_170).Div(den_150_170).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_170.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_149_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_149_161 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_149_161.Add(c2sq_149_161).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_149_161)).Mul(cos2psi_149_161).Mul(one_149_161.Sub(c2sq_149_161))))
+									one_150_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_150_170 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_170.Add(c2sq_150_170).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_170)).Mul(cos2psi_150_170).Mul(one_150_170.Sub(c2sq_150_170))))
 								}
-								p_161 = r0_0_149_161
+								p_170 = r0_0_150_170
 							}
-							polar_161 = p_161.Merge(polar_161, m_161)
+							polar_170 = p_170.Merge(polar_170, m_170)
 						}
-						for oi_161 := range r_161.orient {
-							o_161 := &r_161.orient[oi_161]
-							h_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[0]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[1]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[2]))).Mul(qz_161))
-							kk_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[3]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[4]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[5]))).Mul(qz_161))
-							l_161 := archsimd.LoadFloat64x8((*[8]float64)((&o_161[6]))).Mul(qx_161).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[7]))).Mul(qy_161)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_161[8]))).Mul(qz_161))
-							var r0_0_150_161 archsimd.Float64x8
+						for oi_170 := range r_170.orient {
+							o_170 := &r_170.orient[oi_170]
+							h_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[0]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[1]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[2]))).Mul(qz_170))
+							kk_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[3]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[4]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[5]))).Mul(qz_170))
+							l_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[6]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[7]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[8]))).Mul(qz_170))
+							var r0_0_151_170 archsimd.Float64x8
 							{
-								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
-								_ = n_150_161
-								var r0_0_24_150_161 archsimd.Float64x8
+								r_151_170, h_151_170, kk_151_170, l_151_170, n_151_170 := r_170, h_170, kk_170, l_170, n_170
+								_ = n_151_170
+								var r0_0_25_151_170 archsimd.Float64x8
 								{
-									r_24_150_161, i_24_150_161, x_24_150_161 := r_150_161, 0, h_150_161
-									s_24_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_24_150_161.nmode[i_24_150_161] == nChebyshev {
-										var r0_0_25_150_161 archsimd.Float64x8
+									r_25_151_170, i_25_151_170, x_25_151_170 := r_151_170, 0, h_151_170
+									s_25_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_25_151_170.nmode[i_25_151_170] == nChebyshev {
+										var r0_0_26_151_170 archsimd.Float64x8
 										{
-											x_25_150_161, n_25_150_161 := x_24_150_161, r_24_150_161.nn[i_24_150_161]
-											magic_25_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_25_150_161 := x_25_150_161.Add(magic_25_150_161)
-											var r0_0_26_150_161 archsimd.Float64x8
+											x_26_151_170, n_26_151_170 := x_25_151_170, r_25_151_170.nn[i_25_151_170]
+											magic_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_26_151_170 := x_26_151_170.Add(magic_26_151_170)
+											var r0_0_27_151_170 archsimd.Float64x8
 											{
-												d_26_150_161 := x_25_150_161.Sub(t_25_150_161.Sub(magic_25_150_161))
-												y_26_150_161 := d_26_150_161.Mul(d_26_150_161)
-												y2_26_150_161 := y_26_150_161.Mul(y_26_150_161)
-												y4_26_150_161 := y2_26_150_161.Mul(y2_26_150_161)
-												p0_26_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_150_161)).Mul(y2_26_150_161))
-												p1_26_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_150_161)).Mul(y2_26_150_161)).Mul(y4_26_150_161)
-												p2_26_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_150_161.Mul(y4_26_150_161))
-												r0_0_26_150_161 = p0_26_150_161.Add(p1_26_150_161).Add(p2_26_150_161)
+												d_27_151_170 := x_26_151_170.Sub(t_26_151_170.Sub(magic_26_151_170))
+												y_27_151_170 := d_27_151_170.Mul(d_27_151_170)
+												y2_27_151_170 := y_27_151_170.Mul(y_27_151_170)
+												y4_27_151_170 := y2_27_151_170.Mul(y2_27_151_170)
+												p0_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_170)).Mul(y2_27_151_170))
+												p1_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_170)).Mul(y2_27_151_170)).Mul(y4_27_151_170)
+												p2_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_170.Mul(y4_27_151_170))
+												r0_0_27_151_170 = p0_27_151_170.Add(p1_27_151_170).Add(p2_27_151_170)
 											}
-											var r0_0_27_150_161 archsimd.Float64x8
+											var r0_0_28_151_170 archsimd.Float64x8
 											{
-												c_27_150_161, t_27_150_161 := r0_0_26_150_161, t_25_150_161
-												r0_0_27_150_161 = c_27_150_161.AsUint64x8().Xor(t_27_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_28_151_170, t_28_151_170 := r0_0_27_151_170, t_26_151_170
+												r0_0_28_151_170 = c_28_151_170.AsUint64x8().Xor(t_28_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_25_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_150_161)
-											u0_25_150_161, u1_25_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_150_161
-											j_25_150_161 := 2
-											for ; j_25_150_161+1 < n_25_150_161; j_25_150_161 += 2 {
-												u0_25_150_161 = c2_25_150_161.Mul(u1_25_150_161).Sub(u0_25_150_161)
-												u1_25_150_161 = c2_25_150_161.Mul(u0_25_150_161).Sub(u1_25_150_161)
+											c2_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_170)
+											u0_26_151_170, u1_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_170
+											j_26_151_170 := 2
+											for ; j_26_151_170+1 < n_26_151_170; j_26_151_170 += 2 {
+												u0_26_151_170 = c2_26_151_170.Mul(u1_26_151_170).Sub(u0_26_151_170)
+												u1_26_151_170 = c2_26_151_170.Mul(u0_26_151_170).Sub(u1_26_151_170)
 											}
-											if j_25_150_161 < n_25_150_161 {
-												u1_25_150_161 = c2_25_150_161.Mul(u1_25_150_161).Sub(u0_25_150_161)
+											if j_26_151_170 < n_26_151_170 {
+												u1_26_151_170 = c2_26_151_170.Mul(u1_26_151_170).Sub(u0_26_151_170)
 											}
-											r0_0_25_150_161 = u1_25_150_161
+											r0_0_26_151_170 = u1_26_151_170
 										}
-										s_24_150_161 = r0_0_25_150_161
-									} else if r_24_150_161.nmode[i_24_150_161] == nRatio {
-										var r0_0_28_150_161 archsimd.Float64x8
+										s_25_151_170 = r0_0_26_151_170
+									} else if r_25_151_170.nmode[i_25_151_170] == nRatio {
+										var r0_0_29_151_170 archsimd.Float64x8
 										{
-											x_28_150_161, nv_28_150_161 := x_24_150_161, archsimd.LoadFloat64x8((*[8]float64)((&r_24_150_161.nv[i_24_150_161])))
-											magic_28_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_28_150_161 := x_28_150_161.Add(magic_28_150_161)
-											d_28_150_161 := x_28_150_161.Sub(t_28_150_161.Sub(magic_28_150_161))
-											y_28_150_161 := nv_28_150_161.Mul(d_28_150_161)
-											u_28_150_161 := y_28_150_161.Add(magic_28_150_161)
-											var r0_0_29_150_161 archsimd.Float64x8
+											x_29_151_170, nv_29_151_170 := x_25_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_170.nv[i_25_151_170])))
+											magic_29_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_29_151_170 := x_29_151_170.Add(magic_29_151_170)
+											d_29_151_170 := x_29_151_170.Sub(t_29_151_170.Sub(magic_29_151_170))
+											y_29_151_170 := nv_29_151_170.Mul(d_29_151_170)
+											u_29_151_170 := y_29_151_170.Add(magic_29_151_170)
+											var r0_0_30_151_170 archsimd.Float64x8
 											{
-												d_29_150_161 := y_28_150_161.Sub(u_28_150_161.Sub(magic_28_150_161))
-												y_29_150_161 := d_29_150_161.Mul(d_29_150_161)
-												y2_29_150_161 := y_29_150_161.Mul(y_29_150_161)
-												y4_29_150_161 := y2_29_150_161.Mul(y2_29_150_161)
-												p0_29_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_150_161)).Mul(y2_29_150_161))
-												p1_29_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_150_161)).Mul(y2_29_150_161)).Mul(y4_29_150_161)
-												p2_29_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_150_161)).Mul(y4_29_150_161.Mul(y4_29_150_161))
-												r0_0_29_150_161 = d_29_150_161.Mul(p0_29_150_161.Add(p1_29_150_161).Add(p2_29_150_161))
+												d_30_151_170 := y_29_151_170.Sub(u_29_151_170.Sub(magic_29_151_170))
+												y_30_151_170 := d_30_151_170.Mul(d_30_151_170)
+												y2_30_151_170 := y_30_151_170.Mul(y_30_151_170)
+												y4_30_151_170 := y2_30_151_170.Mul(y2_30_151_170)
+												p0_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_170)).Mul(y2_30_151_170))
+												p1_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_170)).Mul(y2_30_151_170)).Mul(y4_30_151_170)
+												p2_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_170)).Mul(y4_30_151_170.Mul(y4_30_151_170))
+												r0_0_30_151_170 = d_30_151_170.Mul(p0_30_151_170.Add(p1_30_151_170).Add(p2_30_151_170))
 											}
-											var r0_0_30_150_161 archsimd.Float64x8
+											var r0_0_31_151_170 archsimd.Float64x8
 											{
-												c_30_150_161, t_30_150_161 := r0_0_29_150_161, u_28_150_161
-												r0_0_30_150_161 = c_30_150_161.AsUint64x8().Xor(t_30_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_31_151_170, t_31_151_170 := r0_0_30_151_170, u_29_151_170
+												r0_0_31_151_170 = c_31_151_170.AsUint64x8().Xor(t_31_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_28_150_161 := r0_0_30_150_161
-											var r0_0_31_150_161 archsimd.Float64x8
+											sn_29_151_170 := r0_0_31_151_170
+											var r0_0_32_151_170 archsimd.Float64x8
 											{
-												d_31_150_161 := d_28_150_161
-												y_31_150_161 := d_31_150_161.Mul(d_31_150_161)
-												y2_31_150_161 := y_31_150_161.Mul(y_31_150_161)
-												y4_31_150_161 := y2_31_150_161.Mul(y2_31_150_161)
-												p0_31_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_150_161)).Mul(y2_31_150_161))
-												p1_31_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_150_161)).Mul(y2_31_150_161)).Mul(y4_31_150_161)
-												p2_31_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_150_161)).Mul(y4_31_150_161.Mul(y4_31_150_161))
-												r0_0_31_150_161 = d_31_150_161.Mul(p0_31_150_161.Add(p1_31_150_161).Add(p2_31_150_161))
+												d_32_151_170 := d_29_151_170
+												y_32_151_170 := d_32_151_170.Mul(d_32_151_170)
+												y2_32_151_170 := y_32_151_170.Mul(y_32_151_170)
+												y4_32_151_170 := y2_32_151_170.Mul(y2_32_151_170)
+												p0_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_170)).Mul(y2_32_151_170))
+												p1_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_170)).Mul(y2_32_151_170)).Mul(y4_32_151_170)
+												p2_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_170)).Mul(y4_32_151_170.Mul(y4_32_151_170))
+												r0_0_32_151_170 = d_32_151_170.Mul(p0_32_151_170.Add(p1_32_151_170).Add(p2_32_151_170))
 											}
-											r0_0_28_150_161 = nv_28_150_161.Merge(sn_28_150_161.Div(r0_0_31_150_161), d_28_150_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_29_151_170 = nv_29_151_170.Merge(sn_29_151_170.Div(r0_0_32_151_170), d_29_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_24_150_161 = r0_0_28_150_161
+										s_25_151_170 = r0_0_29_151_170
 									}
-									r0_0_24_150_161 = s_24_150_161
+									r0_0_25_151_170 = s_25_151_170
 								}
-								sa_150_161 := r0_0_24_150_161
-								var r0_0_32_150_161 archsimd.Float64x8
+								sa_151_170 := r0_0_25_151_170
+								var r0_0_33_151_170 archsimd.Float64x8
 								{
-									r_32_150_161, i_32_150_161, x_32_150_161 := r_150_161, 1, kk_150_161
-									s_32_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_32_150_161.nmode[i_32_150_161] == nChebyshev {
-										var r0_0_33_150_161 archsimd.Float64x8
+									r_33_151_170, i_33_151_170, x_33_151_170 := r_151_170, 1, kk_151_170
+									s_33_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_33_151_170.nmode[i_33_151_170] == nChebyshev {
+										var r0_0_34_151_170 archsimd.Float64x8
 										{
-											x_33_150_161, n_33_150_161 := x_32_150_161, r_32_150_161.nn[i_32_150_161]
-											magic_33_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_33_150_161 := x_33_150_161.Add(magic_33_150_161)
-											var r0_0_34_150_161 archsimd.Float64x8
+											x_34_151_170, n_34_151_170 := x_33_151_170, r_33_151_170.nn[i_33_151_170]
+											magic_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_34_151_170 := x_34_151_170.Add(magic_34_151_170)
+											var r0_0_35_151_170 archsimd.Float64x8
 											{
-												d_34_150_161 := x_33_150_161.Sub(t_33_150_161.Sub(magic_33_150_161))
-												y_34_150_161 := d_34_150_161.Mul(d_34_150_161)
-												y2_34_150_161 := y_34_150_161.Mul(y_34_150_161)
-												y4_34_150_161 := y2_34_150_161.Mul(y2_34_150_161)
-												p0_34_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_150_161)).Mul(y2_34_150_161))
-												p1_34_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_150_161)).Mul(y2_34_150_161)).Mul(y4_34_150_161)
-												p2_34_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_150_161.Mul(y4_34_150_161))
-												r0_0_34_150_161 = p0_34_150_161.Add(p1_34_150_161).Add(p2_34_150_161)
+												d_35_151_170 := x_34_151_170.Sub(t_34_151_170.Sub(magic_34_151_170))
+												y_35_151_170 := d_35_151_170.Mul(d_35_151_170)
+												y2_35_151_170 := y_35_151_170.Mul(y_35_151_170)
+												y4_35_151_170 := y2_35_151_170.Mul(y2_35_151_170)
+												p0_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_170)).Mul(y2_35_151_170))
+												p1_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_170)).Mul(y2_35_151_170)).Mul(y4_35_151_170)
+												p2_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_170.Mul(y4_35_151_170))
+												r0_0_35_151_170 = p0_35_151_170.Add(p1_35_151_170).Add(p2_35_151_170)
 											}
-											var r0_0_35_150_161 archsimd.Float64x8
+											var r0_0_36_151_170 archsimd.Float64x8
 											{
-												c_35_150_161, t_35_150_161 := r0_0_34_150_161, t_33_150_161
-												r0_0_35_150_161 = c_35_150_161.AsUint64x8().Xor(t_35_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_36_151_170, t_36_151_170 := r0_0_35_151_170, t_34_151_170
+												r0_0_36_151_170 = c_36_151_170.AsUint64x8().Xor(t_36_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_33_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_150_161)
-											u0_33_150_161, u1_33_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_150_161
-											j_33_150_161 := 2
-											for ; j_33_150_161+1 < n_33_150_161; j_33_150_161 += 2 {
-												u0_33_150_161 = c2_33_150_161.Mul(u1_33_150_161).Sub(u0_33_150_161)
-												u1_33_150_161 = c2_33_150_161.Mul(u0_33_150_161).Sub(u1_33_150_161)
+											c2_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_170)
+											u0_34_151_170, u1_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_170
+											j_34_151_170 := 2
+											for ; j_34_151_170+1 < n_34_151_170; j_34_151_170 += 2 {
+												u0_34_151_170 = c2_34_151_170.Mul(u1_34_151_170).Sub(u0_34_151_170)
+												u1_34_151_170 = c2_34_151_170.Mul(u0_34_151_170).Sub(u1_34_151_170)
 											}
-											if j_33_150_161 < n_33_150_161 {
-												u1_33_150_161 = c2_33_150_161.Mul(u1_33_150_161).Sub(u0_33_150_161)
+											if j_34_151_170 < n_34_151_170 {
+												u1_34_151_170 = c2_34_151_170.Mul(u1_34_151_170).Sub(u0_34_151_170)
 											}
-											r0_0_33_150_161 = u1_33_150_161
+											r0_0_34_151_170 = u1_34_151_170
 										}
-										s_32_150_161 = r0_0_33_150_161
-									} else if r_32_150_161.nmode[i_32_150_161] == nRatio {
-										var r0_0_36_150_161 archsimd.Float64x8
+										s_33_151_170 = r0_0_34_151_170
+									} else if r_33_151_170.nmode[i_33_151_170] == nRatio {
+										var r0_0_37_151_170 archsimd.Float64x8
 										{
-											x_36_150_161, nv_36_150_161 := x_32_150_161, archsimd.LoadFloat64x8((*[8]float64)((&r_32_150_161.nv[i_32_150_161])))
-											magic_36_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_36_150_161 := x_36_150_161.Add(magic_36_150_161)
-											d_36_150_161 := x_36_150_161.Sub(t_36_150_161.Sub(magic_36_150_161))
-											y_36_150_161 := nv_36_150_161.Mul(d_36_150_161)
-											u_36_150_161 := y_36_150_161.Add(magic_36_150_161)
-											var r0_0_37_150_161 archsimd.Float64x8
+											x_37_151_170, nv_37_151_170 := x_33_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_170.nv[i_33_151_170])))
+											magic_37_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_37_151_170 := x_37_151_170.Add(magic_37_151_170)
+											d_37_151_170 := x_37_151_170.Sub(t_37_151_170.Sub(magic_37_151_170))
+											y_37_151_170 := nv_37_151_170.Mul(d_37_151_170)
+											u_37_151_170 := y_37_151_170.Add(magic_37_151_170)
+											var r0_0_38_151_170 archsimd.Float64x8
 											{
-												d_37_150_161 := y_36_150_161.Sub(u_36_150_161.Sub(magic_36_150_161))
-												y_37_150_161 := d_37_150_161.Mul(d_37_150_161)
-												y2_37_150_161 := y_37_150_161.Mul(y_37_150_161)
-												y4_37_150_161 := y2_37_150_161.Mul(y2_37_150_161)
-												p0_37_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_150_161)).Mul(y2_37_150_161))
-												p1_37_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_150_161)).Mul(y2_37_150_161)).Mul(y4_37_150_161)
-												p2_37_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_150_161)).Mul(y4_37_150_161.Mul(y4_37_150_161))
-												r0_0_37_150_161 = d_37_150_161.Mul(p0_37_150_161.Add(p1_37_150_161).Add(p2_37_150_161))
+												d_38_151_170 := y_37_151_170.Sub(u_37_151_170.Sub(magic_37_151_170))
+												y_38_151_170 := d_38_151_170.Mul(d_38_151_170)
+												y2_38_151_170 := y_38_151_170.Mul(y_38_151_170)
+												y4_38_151_170 := y2_38_151_170.Mul(y2_38_151_170)
+												p0_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_170)).Mul(y2_38_151_170))
+												p1_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_170)).Mul(y2_38_151_170)).Mul(y4_38_151_170)
+												p2_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_170)).Mul(y4_38_151_170.Mul(y4_38_151_170))
+												r0_0_38_151_170 = d_38_151_170.Mul(p0_38_151_170.Add(p1_38_151_170).Add(p2_38_151_170))
 											}
-											var r0_0_38_150_161 archsimd.Float64x8
+											var r0_0_39_151_170 archsimd.Float64x8
 											{
-												c_38_150_161, t_38_150_161 := r0_0_37_150_161, u_36_150_161
-												r0_0_38_150_161 = c_38_150_161.AsUint64x8().Xor(t_38_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_39_151_170, t_39_151_170 := r0_0_38_151_170, u_37_151_170
+												r0_0_39_151_170 = c_39_151_170.AsUint64x8().Xor(t_39_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_36_150_161 := r0_0_38_150_161
-											var r0_0_39_150_161 archsimd.Float64x8
+											sn_37_151_170 := r0_0_39_151_170
+											var r0_0_40_151_170 archsimd.Float64x8
 											{
-												d_39_150_161 := d_36_150_161
-												y_39_150_161 := d_39_150_161.Mul(d_39_150_161)
-												y2_39_150_161 := y_39_150_161.Mul(y_39_150_161)
-												y4_39_150_161 := y2_39_150_161.Mul(y2_39_150_161)
-												p0_39_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_150_161)).Mul(y2_39_150_161))
-												p1_39_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_150_161)).Mul(y2_39_150_161)).Mul(y4_39_150_161)
-												p2_39_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_150_161)).Mul(y4_39_150_161.Mul(y4_39_150_161))
-												r0_0_39_150_161 = d_39_150_161.Mul(p0_39_150_161.Add(p1_39_150_161).Add(p2_39_150_161))
+												d_40_151_170 := d_37_151_170
+												y_40_151_170 := d_40_151_170.Mul(d_40_151_170)
+												y2_40_151_170 := y_40_151_170.Mul(y_40_151_170)
+												y4_40_151_170 := y2_40_151_170.Mul(y2_40_151_170)
+												p0_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_170)).Mul(y2_40_151_170))
+												p1_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_170)).Mul(y2_40_151_170)).Mul(y4_40_151_170)
+												p2_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_170)).Mul(y4_40_151_170.Mul(y4_40_151_170))
+												r0_0_40_151_170 = d_40_151_170.Mul(p0_40_151_170.Add(p1_40_151_170).Add(p2_40_151_170))
 											}
-											r0_0_36_150_161 = nv_36_150_161.Merge(sn_36_150_161.Div(r0_0_39_150_161), d_36_150_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_37_151_170 = nv_37_151_170.Merge(sn_37_151_170.Div(r0_0_40_151_170), d_37_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_32_150_161 = r0_0_36_150_161
+										s_33_151_170 = r0_0_37_151_170
 									}
-									r0_0_32_150_161 = s_32_150_161
+									r0_0_33_151_170 = s_33_151_170
 								}
-								sb_150_161 := r0_0_32_150_161
-								var r0_0_40_150_161 archsimd.Float64x8
+								sb_151_170 := r0_0_33_151_170
+								var r0_0_41_151_170 archsimd.Float64x8
 								{
-									r_40_150_161, i_40_150_161, x_40_150_161 := r_150_161, 2, l_150_161
-									s_40_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_40_150_161.nmode[i_40_150_161] == nChebyshev {
-										var r0_0_41_150_161 archsimd.Float64x8
+									r_41_151_170, i_41_151_170, x_41_151_170 := r_151_170, 2, l_151_170
+									s_41_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_41_151_170.nmode[i_41_151_170] == nChebyshev {
+										var r0_0_42_151_170 archsimd.Float64x8
 										{
-											x_41_150_161, n_41_150_161 := x_40_150_161, r_40_150_161.nn[i_40_150_161]
-											magic_41_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_41_150_161 := x_41_150_161.Add(magic_41_150_161)
-											var r0_0_42_150_161 archsimd.Float64x8
+											x_42_151_170, n_42_151_170 := x_41_151_170, r_41_151_170.nn[i_41_151_170]
+											magic_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_42_151_170 := x_42_151_170.Add(magic_42_151_170)
+											var r0_0_43_151_170 archsimd.Float64x8
 											{
-												d_42_150_161 := x_41_150_161.Sub(t_41_150_161.Sub(magic_41_150_161))
-												y_42_150_161 := d_42_150_161.Mul(d_42_150_161)
-												y2_42_150_161 := y_42_150_161.Mul(y_42_150_161)
-												y4_42_150_161 := y2_42_150_161.Mul(y2_42_150_161)
-												p0_42_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_150_161)).Mul(y2_42_150_161))
-												p1_42_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_150_161)).Mul(y2_42_150_161)).Mul(y4_42_150_161)
-												p2_42_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_150_161.Mul(y4_42_150_161))
-												r0_0_42_150_161 = p0_42_150_161.Add(p1_42_150_161).Add(p2_42_150_161)
+												d_43_151_170 := x_42_151_170.Sub(t_42_151_170.Sub(magic_42_151_170))
+												y_43_151_170 := d_43_151_170.Mul(d_43_151_170)
+												y2_43_151_170 := y_43_151_170.Mul(y_43_151_170)
+												y4_43_151_170 := y2_43_151_170.Mul(y2_43_151_170)
+												p0_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_170)).Mul(y2_43_151_170))
+												p1_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_170)).Mul(y2_43_151_170)).Mul(y4_43_151_170)
+												p2_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_170.Mul(y4_43_151_170))
+												r0_0_43_151_170 = p0_43_151_170.Add(p1_43_151_170).Add(p2_43_151_170)
 											}
-											var r0_0_43_150_161 archsimd.Float64x8
+											var r0_0_44_151_170 archsimd.Float64x8
 											{
-												c_43_150_161, t_43_150_161 := r0_0_42_150_161, t_41_150_161
-												r0_0_43_150_161 = c_43_150_161.AsUint64x8().Xor(t_43_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_44_151_170, t_44_151_170 := r0_0_43_151_170, t_42_151_170
+												r0_0_44_151_170 = c_44_151_170.AsUint64x8().Xor(t_44_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_41_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_150_161)
-											u0_41_150_161, u1_41_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_150_161
-											j_41_150_161 := 2
-											for ; j_41_150_161+1 < n_41_150_161; j_41_150_161 += 2 {
-												u0_41_150_161 = c2_41_150_161.Mul(u1_41_150_161).Sub(u0_41_150_161)
-												u1_41_150_161 = c2_41_150_161.Mul(u0_41_150_161).Sub(u1_41_150_161)
+											c2_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_170)
+											u0_42_151_170, u1_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_170
+											j_42_151_170 := 2
+											for ; j_42_151_170+1 < n_42_151_170; j_42_151_170 += 2 {
+												u0_42_151_170 = c2_42_151_170.Mul(u1_42_151_170).Sub(u0_42_151_170)
+												u1_42_151_170 = c2_42_151_170.Mul(u0_42_151_170).Sub(u1_42_151_170)
 											}
-											if j_41_150_161 < n_41_150_161 {
-												u1_41_150_161 = c2_41_150_161.Mul(u1_41_150_161).Sub(u0_41_150_161)
+											if j_42_151_170 < n_42_151_170 {
+												u1_42_151_170 = c2_42_151_170.Mul(u1_42_151_170).Sub(u0_42_151_170)
 											}
-											r0_0_41_150_161 = u1_41_150_161
+											r0_0_42_151_170 = u1_42_151_170
 										}
-										s_40_150_161 = r0_0_41_150_161
-									} else if r_40_150_161.nmode[i_40_150_161] == nRatio {
-										var r0_0_44_150_161 archsimd.Float64x8
+										s_41_151_170 = r0_0_42_151_170
+									} else if r_41_151_170.nmode[i_41_151_170] == nRatio {
+										var r0_0_45_151_170 archsimd.Float64x8
 										{
-											x_44_150_161, nv_44_150_161 := x_40_150_161, archsimd.LoadFloat64x8((*[8]float64)((&r_40_150_161.nv[i_40_150_161])))
-											magic_44_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_44_150_161 := x_44_150_161.Add(magic_44_150_161)
-											d_44_150_161 := x_44_150_161.Sub(t_44_150_161.Sub(magic_44_150_161))
-											y_44_150_161 := nv_44_150_161.Mul(d_44_150_161)
-											u_44_150_161 := y_44_150_161.Add(magic_44_150_161)
-											var r0_0_45_150_161 archsimd.Float64x8
+											x_45_151_170, nv_45_151_170 := x_41_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_170.nv[i_41_151_170])))
+											magic_45_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_45_151_170 := x_45_151_170.Add(magic_45_151_170)
+											d_45_151_170 := x_45_151_170.Sub(t_45_151_170.Sub(magic_45_151_170))
+											y_45_151_170 := nv_45_151_170.Mul(d_45_151_170)
+											u_45_151_170 := y_45_151_170.Add(magic_45_151_170)
+											var r0_0_46_151_170 archsimd.Float64x8
 											{
-												d_45_150_161 := y_44_150_161.Sub(u_44_150_161.Sub(magic_44_150_161))
-												y_45_150_161 := d_45_150_161.Mul(d_45_150_161)
-												y2_45_150_161 := y_45_150_161.Mul(y_45_150_161)
-												y4_45_150_161 := y2_45_150_161.Mul(y2_45_150_161)
-												p0_45_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_150_161)).Mul(y2_45_150_161))
-												p1_45_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_150_161)).Mul(y2_45_150_161)).Mul(y4_45_150_161)
-												p2_45_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_150_161)).Mul(y4_45_150_161.Mul(y4_45_150_161))
-												r0_0_45_150_161 = d_45_150_161.Mul(p0_45_150_161.Add(p1_45_150_161).Add(p2_45_150_161))
+												d_46_151_170 := y_45_151_170.Sub(u_45_151_170.Sub(magic_45_151_170))
+												y_46_151_170 := d_46_151_170.Mul(d_46_151_170)
+												y2_46_151_170 := y_46_151_170.Mul(y_46_151_170)
+												y4_46_151_170 := y2_46_151_170.Mul(y2_46_151_170)
+												p0_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_170)).Mul(y2_46_151_170))
+												p1_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_170)).Mul(y2_46_151_170)).Mul(y4_46_151_170)
+												p2_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_170)).Mul(y4_46_151_170.Mul(y4_46_151_170))
+												r0_0_46_151_170 = d_46_151_170.Mul(p0_46_151_170.Add(p1_46_151_170).Add(p2_46_151_170))
 											}
-											var r0_0_46_150_161 archsimd.Float64x8
+											var r0_0_47_151_170 archsimd.Float64x8
 											{
-												c_46_150_161, t_46_150_161 := r0_0_45_150_161, u_44_150_161
-												r0_0_46_150_161 = c_46_150_161.AsUint64x8().Xor(t_46_150_161.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_47_151_170, t_47_151_170 := r0_0_46_151_170, u_45_151_170
+												r0_0_47_151_170 = c_47_151_170.AsUint64x8().Xor(t_47_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_44_150_161 := r0_0_46_150_161
-											var r0_0_47_150_161 archsimd.Float64x8
+											sn_45_151_170 := r0_0_47_151_170
+											var r0_0_48_151_170 archsimd.Float64x8
 											{
-												d_47_150_161 := d_44_150_161
-												y_47_150_161 := d_47_150_161.Mul(d_47_150_161)
-												y2_47_150_161 := y_47_150_161.Mul(y_47_150_161)
-												y4_47_150_161 := y2_47_150_161.Mul(y2_47_150_161)
-												p0_47_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_150_161)).Mul(y2_47_150_161))
-												p1_47_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_150_161)).Mul(y2_47_150_161)).Mul(y4_47_150_161)
-												p2_47_150_161 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_150_161)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_150_161)).Mul(y4_47_150_161.Mul(y4_47_150_161))
-												r0_0_47_150_161 = d_47_150_161.Mul(p0_47_150_161.Add(p1_47_150_161).Add(p2_47_150_161))
+												d_48_151_170 := d_45_151_170
+												y_48_151_170 := d_48_151_170.Mul(d_48_151_170)
+												y2_48_151_170 := y_48_151_170.Mul(y_48_151_170)
+												y4_48_151_170 := y2_48_151_170.Mul(y2_48_151_170)
+												p0_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_170)).Mul(y2_48_151_170))
+												p1_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_170)).Mul(y2_48_151_170)).Mul(y4_48_151_170)
+												p2_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_170)).Mul(y4_48_151_170.Mul(y4_48_151_170))
+												r0_0_48_151_170 = d_48_151_170.Mul(p0_48_151_170.Add(p1_48_151_170).Add(p2_48_151_170))
 											}
-											r0_0_44_150_161 = nv_44_150_161.Merge(sn_44_150_161.Div(r0_0_47_150_161), d_44_150_161.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_45_151_170 = nv_45_151_170.Merge(sn_45_151_170.Div(r0_0_48_151_170), d_45_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_40_150_161 = r0_0_44_150_161
+										s_41_151_170 = r0_0_45_151_170
 									}
-									r0_0_40_150_161 = s_40_150_161
+									r0_0_41_151_170 = s_41_151_170
 								}
-								sc_150_161 := r0_0_40_150_161
-								r0_0_150_161 = sa_150_161.Mul(sb_150_161).Mul(sc_150_161)
+								sc_151_170 := r0_0_41_151_170
+								r0_0_151_170 = sa_151_170.Mul(sb_151_170).Mul(sc_151_170)
 							}
-							fl_161 := r0_0_150_161
-							fc_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_161.defaultF)))
-							if c_161.HasHKL {
-								var r0_0_151_161 archsimd.Float64x8
+							fl_170 := r0_0_151_170
+							fc_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_170.defaultF)))
+							if c_170.HasHKL {
+								var r0_0_152_170 archsimd.Float64x8
 								{
-									r_151_161, bits_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, h_161, kk_161, l_161
-									var r0_0_7_151_161 archsimd.Mask64x8
+									r_152_170, bits_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170 := r_170, k_170.fhklBits, ia_170, h_170, kk_170, l_170
+									var r0_0_8_152_170 archsimd.Mask64x8
 									{
-										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
-										half_7_151_161 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_151_161, kc_7_151_161, lc_7_151_161 := h_7_151_161.Sub(half_7_151_161).CeilScaled(0), kk_7_151_161.Sub(half_7_151_161).CeilScaled(0), l_7_151_161.Sub(half_7_151_161).CeilScaled(0)
-										hmin_7_151_161, kmin_7_151_161, lmin_7_151_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.lmin)))
-										in_7_151_161 := hc_7_151_161.GreaterEqual(hmin_7_151_161).And(hc_7_151_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.hmax))))).And(kc_7_151_161.GreaterEqual(kmin_7_151_161)).And(kc_7_151_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.kmax))))).And(lc_7_151_161.GreaterEqual(lmin_7_151_161)).And(lc_7_151_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.lmax)))))
-										idx_7_151_161 := hc_7_151_161.Sub(hmin_7_151_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.hstride)))).Add(kc_7_151_161.Sub(kmin_7_151_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_161.kstride))))).Add(lc_7_151_161.Sub(lmin_7_151_161))
-										idx_7_151_161.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_151_161).ConvertToInt32().Store(ia_7_151_161)
-										r0_0_7_151_161 = in_7_151_161
+										r_8_152_170, ia_8_152_170, h_8_152_170, kk_8_152_170, l_8_152_170 := r_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170
+										half_8_152_170 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_152_170, kc_8_152_170, lc_8_152_170 := h_8_152_170.Sub(half_8_152_170).CeilScaled(0), kk_8_152_170.Sub(half_8_152_170).CeilScaled(0), l_8_152_170.Sub(half_8_152_170).CeilScaled(0)
+										hmin_8_152_170, kmin_8_152_170, lmin_8_152_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.lmin)))
+										in_8_152_170 := hc_8_152_170.GreaterEqual(hmin_8_152_170).And(hc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hmax))))).And(kc_8_152_170.GreaterEqual(kmin_8_152_170)).And(kc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kmax))))).And(lc_8_152_170.GreaterEqual(lmin_8_152_170)).And(lc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.lmax)))))
+										idx_8_152_170 := hc_8_152_170.Sub(hmin_8_152_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hstride)))).Add(kc_8_152_170.Sub(kmin_8_152_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kstride))))).Add(lc_8_152_170.Sub(lmin_8_152_170))
+										idx_8_152_170.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_170).ConvertToInt32().Store(ia_8_152_170)
+										r0_0_8_152_170 = in_8_152_170
 									}
-									in_151_161 := r0_0_7_151_161
-									r0_0_151_161 = vgatherAVX512(bits_151_161, ia_151_161).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_161.defaultF))), in_151_161)
+									in_152_170 := r0_0_8_152_170
+									r0_0_152_170 = vgatherAVX512(bits_152_170, ia_152_170).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_170.defaultF))), in_152_170)
 								}
-								fc_161 = r0_0_151_161
+								fc_170 = r0_0_152_170
 							}
-							s_161 := sum_161.Add(fc_161.Mul(fc_161).Mul(fl_161).Mul(fl_161))
-							if !c_161.Water {
-								s_161 = sum_161.Merge(s_161, fl_161.Equal(zero_161))
+							s_170 := sum_170.Add(fc_170.Mul(fc_170).Mul(fl_170).Mul(fl_170))
+							if !c_170.Water {
+								s_170 = sum_170.Merge(s_170, fl_170.Equal(zero_170))
 							}
-							sum_161 = s_161
+							sum_170 = s_170
 						}
 					}
-					r0_0_161, r1_0_161 = sum_161, polar_161
+					r0_0_170, r1_0_170 = sum_170, polar_170
 				}
-				sum, polar = r0_0_161, r1_0_161
+				sum, polar = r0_0_170, r1_0_170
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -4810,388 +5140,388 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 	}
 	for p0 := 0; p0 < n; p0 += 8 {
 		f0 := archsimd.LoadFloat64x8Slice((rb.f[p0:]))
-		sum, omega, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
+		sum, omega, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 		if c.NoPolar {
 			polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_162 archsimd.Float64x8
-				r1_0_162 archsimd.Float64x8
-				r2_0_162 archsimd.Float64x8
+				r0_0_171 archsimd.Float64x8
+				r1_0_171 archsimd.Float64x8
+				r2_0_171 archsimd.Float64x8
 			)
 			{
-				k_162, r_162, ia_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_162 := k_162.c
-				var r0_0_152_162 archsimd.Float64x8
+				k_171, r_171, ia_171, fdet_171, s_171, o_171, sum_171, omega_171, polar_171, capture_171, par_171 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_171 := k_171.c
+				var r0_0_156_171 archsimd.Float64x8
 				{
-					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, archsimd.LoadFloat64x8((*[8]float64)((&r_162.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_162[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_162[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_162.pix0[0])))
-					r0_0_152_162 = fdet_152_162.Mul(f_152_162).Add(s_152_162).Add(o_152_162).Add(p_152_162)
+					fdet_156_171, f_156_171, s_156_171, o_156_171, p_156_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[0])))
+					r0_0_156_171 = fdet_156_171.Mul(f_156_171).Add(s_156_171).Add(o_156_171).Add(p_156_171)
 				}
-				x_162 := r0_0_152_162
-				var r0_0_153_162 archsimd.Float64x8
+				x_171 := r0_0_156_171
+				var r0_0_157_171 archsimd.Float64x8
 				{
-					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, archsimd.LoadFloat64x8((*[8]float64)((&r_162.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_162[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_162[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_162.pix0[1])))
-					r0_0_153_162 = fdet_153_162.Mul(f_153_162).Add(s_153_162).Add(o_153_162).Add(p_153_162)
+					fdet_157_171, f_157_171, s_157_171, o_157_171, p_157_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[1])))
+					r0_0_157_171 = fdet_157_171.Mul(f_157_171).Add(s_157_171).Add(o_157_171).Add(p_157_171)
 				}
-				y_162 := r0_0_153_162
-				var r0_0_154_162 archsimd.Float64x8
+				y_171 := r0_0_157_171
+				var r0_0_158_171 archsimd.Float64x8
 				{
-					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, archsimd.LoadFloat64x8((*[8]float64)((&r_162.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_162[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_162[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_162.pix0[2])))
-					r0_0_154_162 = fdet_154_162.Mul(f_154_162).Add(s_154_162).Add(o_154_162).Add(p_154_162)
+					fdet_158_171, f_158_171, s_158_171, o_158_171, p_158_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[2])))
+					r0_0_158_171 = fdet_158_171.Mul(f_158_171).Add(s_158_171).Add(o_158_171).Add(p_158_171)
 				}
-				z_162 := r0_0_154_162
-				invR_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_162.Mul(x_162).Add(y_162.Mul(y_162)).Add(z_162.Mul(z_162)).Sqrt())
-				dx_162, dy_162, dz_162 := x_162.Mul(invR_162), y_162.Mul(invR_162), z_162.Mul(invR_162)
-				if m_162 := omega_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_162.ToBits() != 0 {
-					var r0_0_155_162 archsimd.Float64x8
+				z_171 := r0_0_158_171
+				invR_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_171.Mul(x_171).Add(y_171.Mul(y_171)).Add(z_171.Mul(z_171)).Sqrt())
+				dx_171, dy_171, dz_171 := x_171.Mul(invR_171), y_171.Mul(invR_171), z_171.Mul(invR_171)
+				if m_171 := omega_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_171.ToBits() != 0 {
+					var r0_0_159_171 archsimd.Float64x8
 					{
-						invR_155_162, num_155_162, point_155_162 := invR_162, archsimd.LoadFloat64x8((*[8]float64)((&r_162.omegaNum))), c_162.PointPixel
-						w_155_162 := invR_155_162.Mul(invR_155_162)
-						if !point_155_162 {
-							w_155_162 = num_155_162.Mul(w_155_162.Mul(invR_155_162))
+						invR_159_171, num_159_171, point_159_171 := invR_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.omegaNum))), c_171.PointPixel
+						w_159_171 := invR_159_171.Mul(invR_159_171)
+						if !point_159_171 {
+							w_159_171 = num_159_171.Mul(w_159_171.Mul(invR_159_171))
 						}
-						r0_0_155_162 = w_155_162
+						r0_0_159_171 = w_159_171
 					}
-					omega_162 = r0_0_155_162.Merge(omega_162, m_162)
+					omega_171 = r0_0_159_171.Merge(omega_171, m_171)
 				}
-				if capture_162 {
-					dx_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_162.od[0])))).Add(dy_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_162.od[1]))))).Add(dz_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_162.od[2]))))).StoreSlice(par_162)
+				if capture_171 {
+					dx_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[0])))).Add(dy_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[1]))))).Add(dz_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[2]))))).StoreSlice(par_171)
 				}
 				var (
-					r0_0_156_162 archsimd.Float64x8
-					r1_0_156_162 archsimd.Float64x8
+					r0_0_160_171 archsimd.Float64x8
+					r1_0_160_171 archsimd.Float64x8
 				)
 				{
-					k_156_162, r_156_162, ia_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, sum_162, dx_162, dy_162, dz_162, polar_162
-					c_156_162 := k_156_162.c
-					n_156_162 := k_156_162.nn[0]
-					zero_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					for si_156_162 := range r_156_162.src {
-						sr_156_162 := &r_156_162.src[si_156_162]
-						il_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.il)))
-						qx_156_162, qy_156_162, qz_156_162 := dx_156_162.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[0])))).Mul(il_156_162), dy_156_162.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[1])))).Mul(il_156_162), dz_156_162.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[2])))).Mul(il_156_162)
-						if m_156_162 := polar_156_162.Equal(zero_156_162); m_156_162.ToBits() != 0 {
-							var p_156_162 archsimd.Float64x8
-							if r_156_162.kahnZero {
-								c2_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[0]))).Mul(dx_156_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[1]))).Mul(dy_156_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_162.inc[2]))).Mul(dz_156_162))
-								p_156_162 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_156_162.Mul(c2_156_162)))
+					k_160_171, r_160_171, ia_160_171, sum_160_171, dx_160_171, dy_160_171, dz_160_171, polar_160_171 := k_171, r_171, ia_171, sum_171, dx_171, dy_171, dz_171, polar_171
+					c_160_171 := k_160_171.c
+					n_160_171 := k_160_171.nn[0]
+					zero_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_160_171 := range r_160_171.src {
+						sr_160_171 := &r_160_171.src[si_160_171]
+						il_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.il)))
+						qx_160_171, qy_160_171, qz_160_171 := dx_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[0])))).Mul(il_160_171), dy_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[1])))).Mul(il_160_171), dz_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[2])))).Mul(il_160_171)
+						if m_160_171 := polar_160_171.Equal(zero_160_171); m_160_171.ToBits() != 0 {
+							var p_160_171 archsimd.Float64x8
+							if r_160_171.kahnZero {
+								c2_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[0]))).Mul(dx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[1]))).Mul(dy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[2]))).Mul(dz_160_171))
+								p_160_171 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160_171.Mul(c2_160_171)))
 							} else {
-								var r0_0_149_156_162 archsimd.Float64x8
+								var r0_0_150_160_171 archsimd.Float64x8
 								{
-									zero_149_156_162, kahn_149_156_162, s_149_156_162, dx_149_156_162, dy_149_156_162, dz_149_156_162 := false, &r_156_162.kahn, sr_156_162, dx_156_162, dy_156_162, dz_156_162
-									c2_149_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.inc[0]))).Mul(dx_149_156_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.inc[1]))).Mul(dy_149_156_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.inc[2]))).Mul(dz_149_156_162))
-									c2sq_149_156_162 := c2_149_156_162.Mul(c2_149_156_162)
-									cos2psi_149_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-									if !zero_149_156_162 {
-										e_149_156_162 := dx_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.ein[0])))).Add(dy_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.ein[1]))))).Add(dz_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.ein[2])))))
-										b_149_156_162 := dx_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.bin[0])))).Add(dy_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.bin[1]))))).Add(dz_149_156_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_162.bin[2])))))
-										ee_149_156_162, bb_149_156_162 := e_149_156_162.Mul(e_149_156_162), b_149_156_162.Mul(b_149_156_162)
-										den_149_156_162 := ee_149_156_162.Add(bb_149_156_162)
-										cos2psi_149_156_162 = ee_149_156_162.Sub(bb_149_156_162).Div(den_149_156_162).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_149_156_162.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+									zero_150_160_171, kahn_150_160_171, s_150_160_171, dx_150_160_171, dy_150_160_171, dz_150_160_171 := false, &r_160_171.kahn, sr_160_171, dx_160_171, dy_160_171, dz_160_171
+									c2_150_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[0]))).Mul(dx_150_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[1]))).Mul(dy_150_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[2]))).Mul(dz_150_160_171))
+									c2sq_150_160_171 := c2_150_160_171.Mul(c2_150_160_171)
+									cos2psi_150_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_150_160_171 {
+										e_150_160_171 := dx_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[0])))).Add(dy_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[1]))))).Add(dz_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[2])))))
+										b_150_160_171 := dx_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[0])))).Add(dy_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[1]))))).Add(dz_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[2])))))
+										ee_150_160_171, bb_150_160_171 := e_150_160_171.Mul(e_150_160_171), b_150_160_171.Mul(b_150_160_171)
+										den_150_160_171 := ee_150_160_171.Add(bb_150_160_171)
+										cos2psi_150_160_171 = ee_150_160_171.Sub(bb_150_160_171).Div(den_150_160_171).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160_171.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_149_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_149_156_162 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_149_156_162.Add(c2sq_149_156_162).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_149_156_162)).Mul(cos2psi_149_156_162).Mul(one_149_156_162.Sub(c2sq_149_156_162))))
+									one_150_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_150_160_171 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160_171.Add(c2sq_150_160_171).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160_171)).Mul(cos2psi_150_160_171).Mul(one_150_160_171.Sub(c2sq_150_160_171))))
 								}
-								p_156_162 = r0_0_149_156_162
+								p_160_171 = r0_0_150_160_171
 							}
-							polar_156_162 = p_156_162.Merge(polar_156_162, m_156_162)
+							polar_160_171 = p_160_171.Merge(polar_160_171, m_160_171)
 						}
-						for oi_156_162 := range r_156_162.orient {
-							o_156_162 := &r_156_162.orient[oi_156_162]
-							h_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[0]))).Mul(qx_156_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[1]))).Mul(qy_156_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[2]))).Mul(qz_156_162))
-							kk_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[3]))).Mul(qx_156_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[4]))).Mul(qy_156_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[5]))).Mul(qz_156_162))
-							l_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[6]))).Mul(qx_156_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[7]))).Mul(qy_156_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_162[8]))).Mul(qz_156_162))
-							var r0_0_150_156_162 archsimd.Float64x8
+						for oi_160_171 := range r_160_171.orient {
+							o_160_171 := &r_160_171.orient[oi_160_171]
+							h_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[0]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[1]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[2]))).Mul(qz_160_171))
+							kk_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[3]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[4]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[5]))).Mul(qz_160_171))
+							l_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[6]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[7]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[8]))).Mul(qz_160_171))
+							var r0_0_151_160_171 archsimd.Float64x8
 							{
-								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
-								_ = n_150_156_162
-								var r0_0_24_150_156_162 archsimd.Float64x8
+								r_151_160_171, h_151_160_171, kk_151_160_171, l_151_160_171, n_151_160_171 := r_160_171, h_160_171, kk_160_171, l_160_171, n_160_171
+								_ = n_151_160_171
+								var r0_0_25_151_160_171 archsimd.Float64x8
 								{
-									r_24_150_156_162, i_24_150_156_162, x_24_150_156_162 := r_150_156_162, 0, h_150_156_162
-									s_24_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_24_150_156_162.nmode[i_24_150_156_162] == nChebyshev {
-										var r0_0_25_150_156_162 archsimd.Float64x8
+									r_25_151_160_171, i_25_151_160_171, x_25_151_160_171 := r_151_160_171, 0, h_151_160_171
+									s_25_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_25_151_160_171.nmode[i_25_151_160_171] == nChebyshev {
+										var r0_0_26_151_160_171 archsimd.Float64x8
 										{
-											x_25_150_156_162, n_25_150_156_162 := x_24_150_156_162, r_24_150_156_162.nn[i_24_150_156_162]
-											magic_25_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_25_150_156_162 := x_25_150_156_162.Add(magic_25_150_156_162)
-											var r0_0_26_150_156_162 archsimd.Float64x8
+											x_26_151_160_171, n_26_151_160_171 := x_25_151_160_171, r_25_151_160_171.nn[i_25_151_160_171]
+											magic_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_26_151_160_171 := x_26_151_160_171.Add(magic_26_151_160_171)
+											var r0_0_27_151_160_171 archsimd.Float64x8
 											{
-												d_26_150_156_162 := x_25_150_156_162.Sub(t_25_150_156_162.Sub(magic_25_150_156_162))
-												y_26_150_156_162 := d_26_150_156_162.Mul(d_26_150_156_162)
-												y2_26_150_156_162 := y_26_150_156_162.Mul(y_26_150_156_162)
-												y4_26_150_156_162 := y2_26_150_156_162.Mul(y2_26_150_156_162)
-												p0_26_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_150_156_162)).Mul(y2_26_150_156_162))
-												p1_26_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_150_156_162)).Mul(y2_26_150_156_162)).Mul(y4_26_150_156_162)
-												p2_26_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_150_156_162.Mul(y4_26_150_156_162))
-												r0_0_26_150_156_162 = p0_26_150_156_162.Add(p1_26_150_156_162).Add(p2_26_150_156_162)
+												d_27_151_160_171 := x_26_151_160_171.Sub(t_26_151_160_171.Sub(magic_26_151_160_171))
+												y_27_151_160_171 := d_27_151_160_171.Mul(d_27_151_160_171)
+												y2_27_151_160_171 := y_27_151_160_171.Mul(y_27_151_160_171)
+												y4_27_151_160_171 := y2_27_151_160_171.Mul(y2_27_151_160_171)
+												p0_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160_171)).Mul(y2_27_151_160_171))
+												p1_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160_171)).Mul(y2_27_151_160_171)).Mul(y4_27_151_160_171)
+												p2_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160_171.Mul(y4_27_151_160_171))
+												r0_0_27_151_160_171 = p0_27_151_160_171.Add(p1_27_151_160_171).Add(p2_27_151_160_171)
 											}
-											var r0_0_27_150_156_162 archsimd.Float64x8
+											var r0_0_28_151_160_171 archsimd.Float64x8
 											{
-												c_27_150_156_162, t_27_150_156_162 := r0_0_26_150_156_162, t_25_150_156_162
-												r0_0_27_150_156_162 = c_27_150_156_162.AsUint64x8().Xor(t_27_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_28_151_160_171, t_28_151_160_171 := r0_0_27_151_160_171, t_26_151_160_171
+												r0_0_28_151_160_171 = c_28_151_160_171.AsUint64x8().Xor(t_28_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_25_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_150_156_162)
-											u0_25_150_156_162, u1_25_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_150_156_162
-											j_25_150_156_162 := 2
-											for ; j_25_150_156_162+1 < n_25_150_156_162; j_25_150_156_162 += 2 {
-												u0_25_150_156_162 = c2_25_150_156_162.Mul(u1_25_150_156_162).Sub(u0_25_150_156_162)
-												u1_25_150_156_162 = c2_25_150_156_162.Mul(u0_25_150_156_162).Sub(u1_25_150_156_162)
+											c2_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160_171)
+											u0_26_151_160_171, u1_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160_171
+											j_26_151_160_171 := 2
+											for ; j_26_151_160_171+1 < n_26_151_160_171; j_26_151_160_171 += 2 {
+												u0_26_151_160_171 = c2_26_151_160_171.Mul(u1_26_151_160_171).Sub(u0_26_151_160_171)
+												u1_26_151_160_171 = c2_26_151_160_171.Mul(u0_26_151_160_171).Sub(u1_26_151_160_171)
 											}
-											if j_25_150_156_162 < n_25_150_156_162 {
-												u1_25_150_156_162 = c2_25_150_156_162.Mul(u1_25_150_156_162).Sub(u0_25_150_156_162)
+											if j_26_151_160_171 < n_26_151_160_171 {
+												u1_26_151_160_171 = c2_26_151_160_171.Mul(u1_26_151_160_171).Sub(u0_26_151_160_171)
 											}
-											r0_0_25_150_156_162 = u1_25_150_156_162
+											r0_0_26_151_160_171 = u1_26_151_160_171
 										}
-										s_24_150_156_162 = r0_0_25_150_156_162
-									} else if r_24_150_156_162.nmode[i_24_150_156_162] == nRatio {
-										var r0_0_28_150_156_162 archsimd.Float64x8
+										s_25_151_160_171 = r0_0_26_151_160_171
+									} else if r_25_151_160_171.nmode[i_25_151_160_171] == nRatio {
+										var r0_0_29_151_160_171 archsimd.Float64x8
 										{
-											x_28_150_156_162, nv_28_150_156_162 := x_24_150_156_162, archsimd.LoadFloat64x8((*[8]float64)((&r_24_150_156_162.nv[i_24_150_156_162])))
-											magic_28_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_28_150_156_162 := x_28_150_156_162.Add(magic_28_150_156_162)
-											d_28_150_156_162 := x_28_150_156_162.Sub(t_28_150_156_162.Sub(magic_28_150_156_162))
-											y_28_150_156_162 := nv_28_150_156_162.Mul(d_28_150_156_162)
-											u_28_150_156_162 := y_28_150_156_162.Add(magic_28_150_156_162)
-											var r0_0_29_150_156_162 archsimd.Float64x8
+											x_29_151_160_171, nv_29_151_160_171 := x_25_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160_171.nv[i_25_151_160_171])))
+											magic_29_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_29_151_160_171 := x_29_151_160_171.Add(magic_29_151_160_171)
+											d_29_151_160_171 := x_29_151_160_171.Sub(t_29_151_160_171.Sub(magic_29_151_160_171))
+											y_29_151_160_171 := nv_29_151_160_171.Mul(d_29_151_160_171)
+											u_29_151_160_171 := y_29_151_160_171.Add(magic_29_151_160_171)
+											var r0_0_30_151_160_171 archsimd.Float64x8
 											{
-												d_29_150_156_162 := y_28_150_156_162.Sub(u_28_150_156_162.Sub(magic_28_150_156_162))
-												y_29_150_156_162 := d_29_150_156_162.Mul(d_29_150_156_162)
-												y2_29_150_156_162 := y_29_150_156_162.Mul(y_29_150_156_162)
-												y4_29_150_156_162 := y2_29_150_156_162.Mul(y2_29_150_156_162)
-												p0_29_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_150_156_162)).Mul(y2_29_150_156_162))
-												p1_29_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_150_156_162)).Mul(y2_29_150_156_162)).Mul(y4_29_150_156_162)
-												p2_29_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_150_156_162)).Mul(y4_29_150_156_162.Mul(y4_29_150_156_162))
-												r0_0_29_150_156_162 = d_29_150_156_162.Mul(p0_29_150_156_162.Add(p1_29_150_156_162).Add(p2_29_150_156_162))
+												d_30_151_160_171 := y_29_151_160_171.Sub(u_29_151_160_171.Sub(magic_29_151_160_171))
+												y_30_151_160_171 := d_30_151_160_171.Mul(d_30_151_160_171)
+												y2_30_151_160_171 := y_30_151_160_171.Mul(y_30_151_160_171)
+												y4_30_151_160_171 := y2_30_151_160_171.Mul(y2_30_151_160_171)
+												p0_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160_171)).Mul(y2_30_151_160_171))
+												p1_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160_171)).Mul(y2_30_151_160_171)).Mul(y4_30_151_160_171)
+												p2_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160_171)).Mul(y4_30_151_160_171.Mul(y4_30_151_160_171))
+												r0_0_30_151_160_171 = d_30_151_160_171.Mul(p0_30_151_160_171.Add(p1_30_151_160_171).Add(p2_30_151_160_171))
 											}
-											var r0_0_30_150_156_162 archsimd.Float64x8
+											var r0_0_31_151_160_171 archsimd.Float64x8
 											{
-												c_30_150_156_162, t_30_150_156_162 := r0_0_29_150_156_162, u_28_150_156_162
-												r0_0_30_150_156_162 = c_30_150_156_162.AsUint64x8().Xor(t_30_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_31_151_160_171, t_31_151_160_171 := r0_0_30_151_160_171, u_29_151_160_171
+												r0_0_31_151_160_171 = c_31_151_160_171.AsUint64x8().Xor(t_31_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_28_150_156_162 := r0_0_30_150_156_162
-											var r0_0_31_150_156_162 archsimd.Float64x8
+											sn_29_151_160_171 := r0_0_31_151_160_171
+											var r0_0_32_151_160_171 archsimd.Float64x8
 											{
-												d_31_150_156_162 := d_28_150_156_162
-												y_31_150_156_162 := d_31_150_156_162.Mul(d_31_150_156_162)
-												y2_31_150_156_162 := y_31_150_156_162.Mul(y_31_150_156_162)
-												y4_31_150_156_162 := y2_31_150_156_162.Mul(y2_31_150_156_162)
-												p0_31_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_150_156_162)).Mul(y2_31_150_156_162))
-												p1_31_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_150_156_162)).Mul(y2_31_150_156_162)).Mul(y4_31_150_156_162)
-												p2_31_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_150_156_162)).Mul(y4_31_150_156_162.Mul(y4_31_150_156_162))
-												r0_0_31_150_156_162 = d_31_150_156_162.Mul(p0_31_150_156_162.Add(p1_31_150_156_162).Add(p2_31_150_156_162))
+												d_32_151_160_171 := d_29_151_160_171
+												y_32_151_160_171 := d_32_151_160_171.Mul(d_32_151_160_171)
+												y2_32_151_160_171 := y_32_151_160_171.Mul(y_32_151_160_171)
+												y4_32_151_160_171 := y2_32_151_160_171.Mul(y2_32_151_160_171)
+												p0_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160_171)).Mul(y2_32_151_160_171))
+												p1_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160_171)).Mul(y2_32_151_160_171)).Mul(y4_32_151_160_171)
+												p2_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160_171)).Mul(y4_32_151_160_171.Mul(y4_32_151_160_171))
+												r0_0_32_151_160_171 = d_32_151_160_171.Mul(p0_32_151_160_171.Add(p1_32_151_160_171).Add(p2_32_151_160_171))
 											}
-											r0_0_28_150_156_162 = nv_28_150_156_162.Merge(sn_28_150_156_162.Div(r0_0_31_150_156_162), d_28_150_156_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_29_151_160_171 = nv_29_151_160_171.Merge(sn_29_151_160_171.Div(r0_0_32_151_160_171), d_29_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_24_150_156_162 = r0_0_28_150_156_162
+										s_25_151_160_171 = r0_0_29_151_160_171
 									}
-									r0_0_24_150_156_162 = s_24_150_156_162
+									r0_0_25_151_160_171 = s_25_151_160_171
 								}
-								sa_150_156_162 := r0_0_24_150_156_162
-								var r0_0_32_150_156_162 archsimd.Float64x8
+								sa_151_160_171 := r0_0_25_151_160_171
+								var r0_0_33_151_160_171 archsimd.Float64x8
 								{
-									r_32_150_156_162, i_32_150_156_162, x_32_150_156_162 := r_150_156_162, 1, kk_150_156_162
-									s_32_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_32_150_156_162.nmode[i_32_150_156_162] == nChebyshev {
-										var r0_0_33_150_156_162 archsimd.Float64x8
+									r_33_151_160_171, i_33_151_160_171, x_33_151_160_171 := r_151_160_171, 1, kk_151_160_171
+									s_33_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_33_151_160_171.nmode[i_33_151_160_171] == nChebyshev {
+										var r0_0_34_151_160_171 archsimd.Float64x8
 										{
-											x_33_150_156_162, n_33_150_156_162 := x_32_150_156_162, r_32_150_156_162.nn[i_32_150_156_162]
-											magic_33_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_33_150_156_162 := x_33_150_156_162.Add(magic_33_150_156_162)
-											var r0_0_34_150_156_162 archsimd.Float64x8
+											x_34_151_160_171, n_34_151_160_171 := x_33_151_160_171, r_33_151_160_171.nn[i_33_151_160_171]
+											magic_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_34_151_160_171 := x_34_151_160_171.Add(magic_34_151_160_171)
+											var r0_0_35_151_160_171 archsimd.Float64x8
 											{
-												d_34_150_156_162 := x_33_150_156_162.Sub(t_33_150_156_162.Sub(magic_33_150_156_162))
-												y_34_150_156_162 := d_34_150_156_162.Mul(d_34_150_156_162)
-												y2_34_150_156_162 := y_34_150_156_162.Mul(y_34_150_156_162)
-												y4_34_150_156_162 := y2_34_150_156_162.Mul(y2_34_150_156_162)
-												p0_34_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_150_156_162)).Mul(y2_34_150_156_162))
-												p1_34_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_150_156_162)).Mul(y2_34_150_156_162)).Mul(y4_34_150_156_162)
-												p2_34_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_150_156_162.Mul(y4_34_150_156_162))
-												r0_0_34_150_156_162 = p0_34_150_156_162.Add(p1_34_150_156_162).Add(p2_34_150_156_162)
+												d_35_151_160_171 := x_34_151_160_171.Sub(t_34_151_160_171.Sub(magic_34_151_160_171))
+												y_35_151_160_171 := d_35_151_160_171.Mul(d_35_151_160_171)
+												y2_35_151_160_171 := y_35_151_160_171.Mul(y_35_151_160_171)
+												y4_35_151_160_171 := y2_35_151_160_171.Mul(y2_35_151_160_171)
+												p0_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160_171)).Mul(y2_35_151_160_171))
+												p1_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160_171)).Mul(y2_35_151_160_171)).Mul(y4_35_151_160_171)
+												p2_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160_171.Mul(y4_35_151_160_171))
+												r0_0_35_151_160_171 = p0_35_151_160_171.Add(p1_35_151_160_171).Add(p2_35_151_160_171)
 											}
-											var r0_0_35_150_156_162 archsimd.Float64x8
+											var r0_0_36_151_160_171 archsimd.Float64x8
 											{
-												c_35_150_156_162, t_35_150_156_162 := r0_0_34_150_156_162, t_33_150_156_162
-												r0_0_35_150_156_162 = c_35_150_156_162.AsUint64x8().Xor(t_35_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_36_151_160_171, t_36_151_160_171 := r0_0_35_151_160_171, t_34_151_160_171
+												r0_0_36_151_160_171 = c_36_151_160_171.AsUint64x8().Xor(t_36_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_33_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_150_156_162)
-											u0_33_150_156_162, u1_33_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_150_156_162
-											j_33_150_156_162 := 2
-											for ; j_33_150_156_162+1 < n_33_150_156_162; j_33_150_156_162 += 2 {
-												u0_33_150_156_162 = c2_33_150_156_162.Mul(u1_33_150_156_162).Sub(u0_33_150_156_162)
-												u1_33_150_156_162 = c2_33_150_156_162.Mul(u0_33_150_156_162).Sub(u1_33_150_156_162)
+											c2_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160_171)
+											u0_34_151_160_171, u1_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160_171
+											j_34_151_160_171 := 2
+											for ; j_34_151_160_171+1 < n_34_151_160_171; j_34_151_160_171 += 2 {
+												u0_34_151_160_171 = c2_34_151_160_171.Mul(u1_34_151_160_171).Sub(u0_34_151_160_171)
+												u1_34_151_160_171 = c2_34_151_160_171.Mul(u0_34_151_160_171).Sub(u1_34_151_160_171)
 											}
-											if j_33_150_156_162 < n_33_150_156_162 {
-												u1_33_150_156_162 = c2_33_150_156_162.Mul(u1_33_150_156_162).Sub(u0_33_150_156_162)
+											if j_34_151_160_171 < n_34_151_160_171 {
+												u1_34_151_160_171 = c2_34_151_160_171.Mul(u1_34_151_160_171).Sub(u0_34_151_160_171)
 											}
-											r0_0_33_150_156_162 = u1_33_150_156_162
+											r0_0_34_151_160_171 = u1_34_151_160_171
 										}
-										s_32_150_156_162 = r0_0_33_150_156_162
-									} else if r_32_150_156_162.nmode[i_32_150_156_162] == nRatio {
-										var r0_0_36_150_156_162 archsimd.Float64x8
+										s_33_151_160_171 = r0_0_34_151_160_171
+									} else if r_33_151_160_171.nmode[i_33_151_160_171] == nRatio {
+										var r0_0_37_151_160_171 archsimd.Float64x8
 										{
-											x_36_150_156_162, nv_36_150_156_162 := x_32_150_156_162, archsimd.LoadFloat64x8((*[8]float64)((&r_32_150_156_162.nv[i_32_150_156_162])))
-											magic_36_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_36_150_156_162 := x_36_150_156_162.Add(magic_36_150_156_162)
-											d_36_150_156_162 := x_36_150_156_162.Sub(t_36_150_156_162.Sub(magic_36_150_156_162))
-											y_36_150_156_162 := nv_36_150_156_162.Mul(d_36_150_156_162)
-											u_36_150_156_162 := y_36_150_156_162.Add(magic_36_150_156_162)
-											var r0_0_37_150_156_162 archsimd.Float64x8
+											x_37_151_160_171, nv_37_151_160_171 := x_33_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160_171.nv[i_33_151_160_171])))
+											magic_37_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_37_151_160_171 := x_37_151_160_171.Add(magic_37_151_160_171)
+											d_37_151_160_171 := x_37_151_160_171.Sub(t_37_151_160_171.Sub(magic_37_151_160_171))
+											y_37_151_160_171 := nv_37_151_160_171.Mul(d_37_151_160_171)
+											u_37_151_160_171 := y_37_151_160_171.Add(magic_37_151_160_171)
+											var r0_0_38_151_160_171 archsimd.Float64x8
 											{
-												d_37_150_156_162 := y_36_150_156_162.Sub(u_36_150_156_162.Sub(magic_36_150_156_162))
-												y_37_150_156_162 := d_37_150_156_162.Mul(d_37_150_156_162)
-												y2_37_150_156_162 := y_37_150_156_162.Mul(y_37_150_156_162)
-												y4_37_150_156_162 := y2_37_150_156_162.Mul(y2_37_150_156_162)
-												p0_37_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_150_156_162)).Mul(y2_37_150_156_162))
-												p1_37_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_150_156_162)).Mul(y2_37_150_156_162)).Mul(y4_37_150_156_162)
-												p2_37_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_150_156_162)).Mul(y4_37_150_156_162.Mul(y4_37_150_156_162))
-												r0_0_37_150_156_162 = d_37_150_156_162.Mul(p0_37_150_156_162.Add(p1_37_150_156_162).Add(p2_37_150_156_162))
+												d_38_151_160_171 := y_37_151_160_171.Sub(u_37_151_160_171.Sub(magic_37_151_160_171))
+												y_38_151_160_171 := d_38_151_160_171.Mul(d_38_151_160_171)
+												y2_38_151_160_171 := y_38_151_160_171.Mul(y_38_151_160_171)
+												y4_38_151_160_171 := y2_38_151_160_171.Mul(y2_38_151_160_171)
+												p0_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160_171)).Mul(y2_38_151_160_171))
+												p1_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160_171)).Mul(y2_38_151_160_171)).Mul(y4_38_151_160_171)
+												p2_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160_171)).Mul(y4_38_151_160_171.Mul(y4_38_151_160_171))
+												r0_0_38_151_160_171 = d_38_151_160_171.Mul(p0_38_151_160_171.Add(p1_38_151_160_171).Add(p2_38_151_160_171))
 											}
-											var r0_0_38_150_156_162 archsimd.Float64x8
+											var r0_0_39_151_160_171 archsimd.Float64x8
 											{
-												c_38_150_156_162, t_38_150_156_162 := r0_0_37_150_156_162, u_36_150_156_162
-												r0_0_38_150_156_162 = c_38_150_156_162.AsUint64x8().Xor(t_38_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_39_151_160_171, t_39_151_160_171 := r0_0_38_151_160_171, u_37_151_160_171
+												r0_0_39_151_160_171 = c_39_151_160_171.AsUint64x8().Xor(t_39_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_36_150_156_162 := r0_0_38_150_156_162
-											var r0_0_39_150_156_162 archsimd.Float64x8
+											sn_37_151_160_171 := r0_0_39_151_160_171
+											var r0_0_40_151_160_171 archsimd.Float64x8
 											{
-												d_39_150_156_162 := d_36_150_156_162
-												y_39_150_156_162 := d_39_150_156_162.Mul(d_39_150_156_162)
-												y2_39_150_156_162 := y_39_150_156_162.Mul(y_39_150_156_162)
-												y4_39_150_156_162 := y2_39_150_156_162.Mul(y2_39_150_156_162)
-												p0_39_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_150_156_162)).Mul(y2_39_150_156_162))
-												p1_39_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_150_156_162)).Mul(y2_39_150_156_162)).Mul(y4_39_150_156_162)
-												p2_39_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_150_156_162)).Mul(y4_39_150_156_162.Mul(y4_39_150_156_162))
-												r0_0_39_150_156_162 = d_39_150_156_162.Mul(p0_39_150_156_162.Add(p1_39_150_156_162).Add(p2_39_150_156_162))
+												d_40_151_160_171 := d_37_151_160_171
+												y_40_151_160_171 := d_40_151_160_171.Mul(d_40_151_160_171)
+												y2_40_151_160_171 := y_40_151_160_171.Mul(y_40_151_160_171)
+												y4_40_151_160_171 := y2_40_151_160_171.Mul(y2_40_151_160_171)
+												p0_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160_171)).Mul(y2_40_151_160_171))
+												p1_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160_171)).Mul(y2_40_151_160_171)).Mul(y4_40_151_160_171)
+												p2_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160_171)).Mul(y4_40_151_160_171.Mul(y4_40_151_160_171))
+												r0_0_40_151_160_171 = d_40_151_160_171.Mul(p0_40_151_160_171.Add(p1_40_151_160_171).Add(p2_40_151_160_171))
 											}
-											r0_0_36_150_156_162 = nv_36_150_156_162.Merge(sn_36_150_156_162.Div(r0_0_39_150_156_162), d_36_150_156_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_37_151_160_171 = nv_37_151_160_171.Merge(sn_37_151_160_171.Div(r0_0_40_151_160_171), d_37_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_32_150_156_162 = r0_0_36_150_156_162
+										s_33_151_160_171 = r0_0_37_151_160_171
 									}
-									r0_0_32_150_156_162 = s_32_150_156_162
+									r0_0_33_151_160_171 = s_33_151_160_171
 								}
-								sb_150_156_162 := r0_0_32_150_156_162
-								var r0_0_40_150_156_162 archsimd.Float64x8
+								sb_151_160_171 := r0_0_33_151_160_171
+								var r0_0_41_151_160_171 archsimd.Float64x8
 								{
-									r_40_150_156_162, i_40_150_156_162, x_40_150_156_162 := r_150_156_162, 2, l_150_156_162
-									s_40_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_40_150_156_162.nmode[i_40_150_156_162] == nChebyshev {
-										var r0_0_41_150_156_162 archsimd.Float64x8
+									r_41_151_160_171, i_41_151_160_171, x_41_151_160_171 := r_151_160_171, 2, l_151_160_171
+									s_41_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_41_151_160_171.nmode[i_41_151_160_171] == nChebyshev {
+										var r0_0_42_151_160_171 archsimd.Float64x8
 										{
-											x_41_150_156_162, n_41_150_156_162 := x_40_150_156_162, r_40_150_156_162.nn[i_40_150_156_162]
-											magic_41_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_41_150_156_162 := x_41_150_156_162.Add(magic_41_150_156_162)
-											var r0_0_42_150_156_162 archsimd.Float64x8
+											x_42_151_160_171, n_42_151_160_171 := x_41_151_160_171, r_41_151_160_171.nn[i_41_151_160_171]
+											magic_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_42_151_160_171 := x_42_151_160_171.Add(magic_42_151_160_171)
+											var r0_0_43_151_160_171 archsimd.Float64x8
 											{
-												d_42_150_156_162 := x_41_150_156_162.Sub(t_41_150_156_162.Sub(magic_41_150_156_162))
-												y_42_150_156_162 := d_42_150_156_162.Mul(d_42_150_156_162)
-												y2_42_150_156_162 := y_42_150_156_162.Mul(y_42_150_156_162)
-												y4_42_150_156_162 := y2_42_150_156_162.Mul(y2_42_150_156_162)
-												p0_42_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_150_156_162)).Mul(y2_42_150_156_162))
-												p1_42_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_150_156_162)).Mul(y2_42_150_156_162)).Mul(y4_42_150_156_162)
-												p2_42_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_150_156_162.Mul(y4_42_150_156_162))
-												r0_0_42_150_156_162 = p0_42_150_156_162.Add(p1_42_150_156_162).Add(p2_42_150_156_162)
+												d_43_151_160_171 := x_42_151_160_171.Sub(t_42_151_160_171.Sub(magic_42_151_160_171))
+												y_43_151_160_171 := d_43_151_160_171.Mul(d_43_151_160_171)
+												y2_43_151_160_171 := y_43_151_160_171.Mul(y_43_151_160_171)
+												y4_43_151_160_171 := y2_43_151_160_171.Mul(y2_43_151_160_171)
+												p0_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160_171)).Mul(y2_43_151_160_171))
+												p1_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160_171)).Mul(y2_43_151_160_171)).Mul(y4_43_151_160_171)
+												p2_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160_171.Mul(y4_43_151_160_171))
+												r0_0_43_151_160_171 = p0_43_151_160_171.Add(p1_43_151_160_171).Add(p2_43_151_160_171)
 											}
-											var r0_0_43_150_156_162 archsimd.Float64x8
+											var r0_0_44_151_160_171 archsimd.Float64x8
 											{
-												c_43_150_156_162, t_43_150_156_162 := r0_0_42_150_156_162, t_41_150_156_162
-												r0_0_43_150_156_162 = c_43_150_156_162.AsUint64x8().Xor(t_43_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_44_151_160_171, t_44_151_160_171 := r0_0_43_151_160_171, t_42_151_160_171
+												r0_0_44_151_160_171 = c_44_151_160_171.AsUint64x8().Xor(t_44_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_41_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_150_156_162)
-											u0_41_150_156_162, u1_41_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_150_156_162
-											j_41_150_156_162 := 2
-											for ; j_41_150_156_162+1 < n_41_150_156_162; j_41_150_156_162 += 2 {
-												u0_41_150_156_162 = c2_41_150_156_162.Mul(u1_41_150_156_162).Sub(u0_41_150_156_162)
-												u1_41_150_156_162 = c2_41_150_156_162.Mul(u0_41_150_156_162).Sub(u1_41_150_156_162)
+											c2_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160_171)
+											u0_42_151_160_171, u1_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160_171
+											j_42_151_160_171 := 2
+											for ; j_42_151_160_171+1 < n_42_151_160_171; j_42_151_160_171 += 2 {
+												u0_42_151_160_171 = c2_42_151_160_171.Mul(u1_42_151_160_171).Sub(u0_42_151_160_171)
+												u1_42_151_160_171 = c2_42_151_160_171.Mul(u0_42_151_160_171).Sub(u1_42_151_160_171)
 											}
-											if j_41_150_156_162 < n_41_150_156_162 {
-												u1_41_150_156_162 = c2_41_150_156_162.Mul(u1_41_150_156_162).Sub(u0_41_150_156_162)
+											if j_42_151_160_171 < n_42_151_160_171 {
+												u1_42_151_160_171 = c2_42_151_160_171.Mul(u1_42_151_160_171).Sub(u0_42_151_160_171)
 											}
-											r0_0_41_150_156_162 = u1_41_150_156_162
+											r0_0_42_151_160_171 = u1_42_151_160_171
 										}
-										s_40_150_156_162 = r0_0_41_150_156_162
-									} else if r_40_150_156_162.nmode[i_40_150_156_162] == nRatio {
-										var r0_0_44_150_156_162 archsimd.Float64x8
+										s_41_151_160_171 = r0_0_42_151_160_171
+									} else if r_41_151_160_171.nmode[i_41_151_160_171] == nRatio {
+										var r0_0_45_151_160_171 archsimd.Float64x8
 										{
-											x_44_150_156_162, nv_44_150_156_162 := x_40_150_156_162, archsimd.LoadFloat64x8((*[8]float64)((&r_40_150_156_162.nv[i_40_150_156_162])))
-											magic_44_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_44_150_156_162 := x_44_150_156_162.Add(magic_44_150_156_162)
-											d_44_150_156_162 := x_44_150_156_162.Sub(t_44_150_156_162.Sub(magic_44_150_156_162))
-											y_44_150_156_162 := nv_44_150_156_162.Mul(d_44_150_156_162)
-											u_44_150_156_162 := y_44_150_156_162.Add(magic_44_150_156_162)
-											var r0_0_45_150_156_162 archsimd.Float64x8
+											x_45_151_160_171, nv_45_151_160_171 := x_41_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160_171.nv[i_41_151_160_171])))
+											magic_45_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_45_151_160_171 := x_45_151_160_171.Add(magic_45_151_160_171)
+											d_45_151_160_171 := x_45_151_160_171.Sub(t_45_151_160_171.Sub(magic_45_151_160_171))
+											y_45_151_160_171 := nv_45_151_160_171.Mul(d_45_151_160_171)
+											u_45_151_160_171 := y_45_151_160_171.Add(magic_45_151_160_171)
+											var r0_0_46_151_160_171 archsimd.Float64x8
 											{
-												d_45_150_156_162 := y_44_150_156_162.Sub(u_44_150_156_162.Sub(magic_44_150_156_162))
-												y_45_150_156_162 := d_45_150_156_162.Mul(d_45_150_156_162)
-												y2_45_150_156_162 := y_45_150_156_162.Mul(y_45_150_156_162)
-												y4_45_150_156_162 := y2_45_150_156_162.Mul(y2_45_150_156_162)
-												p0_45_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_150_156_162)).Mul(y2_45_150_156_162))
-												p1_45_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_150_156_162)).Mul(y2_45_150_156_162)).Mul(y4_45_150_156_162)
-												p2_45_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_150_156_162)).Mul(y4_45_150_156_162.Mul(y4_45_150_156_162))
-												r0_0_45_150_156_162 = d_45_150_156_162.Mul(p0_45_150_156_162.Add(p1_45_150_156_162).Add(p2_45_150_156_162))
+												d_46_151_160_171 := y_45_151_160_171.Sub(u_45_151_160_171.Sub(magic_45_151_160_171))
+												y_46_151_160_171 := d_46_151_160_171.Mul(d_46_151_160_171)
+												y2_46_151_160_171 := y_46_151_160_171.Mul(y_46_151_160_171)
+												y4_46_151_160_171 := y2_46_151_160_171.Mul(y2_46_151_160_171)
+												p0_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160_171)).Mul(y2_46_151_160_171))
+												p1_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160_171)).Mul(y2_46_151_160_171)).Mul(y4_46_151_160_171)
+												p2_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160_171)).Mul(y4_46_151_160_171.Mul(y4_46_151_160_171))
+												r0_0_46_151_160_171 = d_46_151_160_171.Mul(p0_46_151_160_171.Add(p1_46_151_160_171).Add(p2_46_151_160_171))
 											}
-											var r0_0_46_150_156_162 archsimd.Float64x8
+											var r0_0_47_151_160_171 archsimd.Float64x8
 											{
-												c_46_150_156_162, t_46_150_156_162 := r0_0_45_150_156_162, u_44_150_156_162
-												r0_0_46_150_156_162 = c_46_150_156_162.AsUint64x8().Xor(t_46_150_156_162.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_47_151_160_171, t_47_151_160_171 := r0_0_46_151_160_171, u_45_151_160_171
+												r0_0_47_151_160_171 = c_47_151_160_171.AsUint64x8().Xor(t_47_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_44_150_156_162 := r0_0_46_150_156_162
-											var r0_0_47_150_156_162 archsimd.Float64x8
+											sn_45_151_160_171 := r0_0_47_151_160_171
+											var r0_0_48_151_160_171 archsimd.Float64x8
 											{
-												d_47_150_156_162 := d_44_150_156_162
-												y_47_150_156_162 := d_47_150_156_162.Mul(d_47_150_156_162)
-												y2_47_150_156_162 := y_47_150_156_162.Mul(y_47_150_156_162)
-												y4_47_150_156_162 := y2_47_150_156_162.Mul(y2_47_150_156_162)
-												p0_47_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_150_156_162)).Mul(y2_47_150_156_162))
-												p1_47_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_150_156_162)).Mul(y2_47_150_156_162)).Mul(y4_47_150_156_162)
-												p2_47_150_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_150_156_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_150_156_162)).Mul(y4_47_150_156_162.Mul(y4_47_150_156_162))
-												r0_0_47_150_156_162 = d_47_150_156_162.Mul(p0_47_150_156_162.Add(p1_47_150_156_162).Add(p2_47_150_156_162))
+												d_48_151_160_171 := d_45_151_160_171
+												y_48_151_160_171 := d_48_151_160_171.Mul(d_48_151_160_171)
+												y2_48_151_160_171 := y_48_151_160_171.Mul(y_48_151_160_171)
+												y4_48_151_160_171 := y2_48_151_160_171.Mul(y2_48_151_160_171)
+												p0_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160_171)).Mul(y2_48_151_160_171))
+												p1_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160_171)).Mul(y2_48_151_160_171)).Mul(y4_48_151_160_171)
+												p2_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160_171)).Mul(y4_48_151_160_171.Mul(y4_48_151_160_171))
+												r0_0_48_151_160_171 = d_48_151_160_171.Mul(p0_48_151_160_171.Add(p1_48_151_160_171).Add(p2_48_151_160_171))
 											}
-											r0_0_44_150_156_162 = nv_44_150_156_162.Merge(sn_44_150_156_162.Div(r0_0_47_150_156_162), d_44_150_156_162.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											r0_0_45_151_160_171 = nv_45_151_160_171.Merge(sn_45_151_160_171.Div(r0_0_48_151_160_171), d_45_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_40_150_156_162 = r0_0_44_150_156_162
+										s_41_151_160_171 = r0_0_45_151_160_171
 									}
-									r0_0_40_150_156_162 = s_40_150_156_162
+									r0_0_41_151_160_171 = s_41_151_160_171
 								}
-								sc_150_156_162 := r0_0_40_150_156_162
-								r0_0_150_156_162 = sa_150_156_162.Mul(sb_150_156_162).Mul(sc_150_156_162)
+								sc_151_160_171 := r0_0_41_151_160_171
+								r0_0_151_160_171 = sa_151_160_171.Mul(sb_151_160_171).Mul(sc_151_160_171)
 							}
-							fl_156_162 := r0_0_150_156_162
-							fc_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_156_162.defaultF)))
-							if c_156_162.HasHKL {
-								var r0_0_151_156_162 archsimd.Float64x8
+							fl_160_171 := r0_0_151_160_171
+							fc_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_171.defaultF)))
+							if c_160_171.HasHKL {
+								var r0_0_152_160_171 archsimd.Float64x8
 								{
-									r_151_156_162, bits_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, h_156_162, kk_156_162, l_156_162
-									var r0_0_7_151_156_162 archsimd.Mask64x8
+									r_152_160_171, bits_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171 := r_160_171, k_160_171.fhklBits, ia_160_171, h_160_171, kk_160_171, l_160_171
+									var r0_0_8_152_160_171 archsimd.Mask64x8
 									{
-										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
-										half_7_151_156_162 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-										hc_7_151_156_162, kc_7_151_156_162, lc_7_151_156_162 := h_7_151_156_162.Sub(half_7_151_156_162).CeilScaled(0), kk_7_151_156_162.Sub(half_7_151_156_162).CeilScaled(0), l_7_151_156_162.Sub(half_7_151_156_162).CeilScaled(0)
-										hmin_7_151_156_162, kmin_7_151_156_162, lmin_7_151_156_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.lmin)))
-										in_7_151_156_162 := hc_7_151_156_162.GreaterEqual(hmin_7_151_156_162).And(hc_7_151_156_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.hmax))))).And(kc_7_151_156_162.GreaterEqual(kmin_7_151_156_162)).And(kc_7_151_156_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.kmax))))).And(lc_7_151_156_162.GreaterEqual(lmin_7_151_156_162)).And(lc_7_151_156_162.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.lmax)))))
-										idx_7_151_156_162 := hc_7_151_156_162.Sub(hmin_7_151_156_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.hstride)))).Add(kc_7_151_156_162.Sub(kmin_7_151_156_162).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_162.kstride))))).Add(lc_7_151_156_162.Sub(lmin_7_151_156_162))
-										idx_7_151_156_162.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_151_156_162).ConvertToInt32().Store(ia_7_151_156_162)
-										r0_0_7_151_156_162 = in_7_151_156_162
+										r_8_152_160_171, ia_8_152_160_171, h_8_152_160_171, kk_8_152_160_171, l_8_152_160_171 := r_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171
+										half_8_152_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_152_160_171, kc_8_152_160_171, lc_8_152_160_171 := h_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0), kk_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0), l_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0)
+										hmin_8_152_160_171, kmin_8_152_160_171, lmin_8_152_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.lmin)))
+										in_8_152_160_171 := hc_8_152_160_171.GreaterEqual(hmin_8_152_160_171).And(hc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hmax))))).And(kc_8_152_160_171.GreaterEqual(kmin_8_152_160_171)).And(kc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kmax))))).And(lc_8_152_160_171.GreaterEqual(lmin_8_152_160_171)).And(lc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.lmax)))))
+										idx_8_152_160_171 := hc_8_152_160_171.Sub(hmin_8_152_160_171).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hstride)))).Add(kc_8_152_160_171.Sub(kmin_8_152_160_171).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kstride))))).Add(lc_8_152_160_171.Sub(lmin_8_152_160_171))
+										idx_8_152_160_171.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160_171).ConvertToInt32().Store(ia_8_152_160_171)
+										r0_0_8_152_160_171 = in_8_152_160_171
 									}
-									in_151_156_162 := r0_0_7_151_156_162
-									r0_0_151_156_162 = vgatherAVX512(bits_151_156_162, ia_151_156_162).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_162.defaultF))), in_151_156_162)
+									in_152_160_171 := r0_0_8_152_160_171
+									r0_0_152_160_171 = vgatherAVX512(bits_152_160_171, ia_152_160_171).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160_171.defaultF))), in_152_160_171)
 								}
-								fc_156_162 = r0_0_151_156_162
+								fc_160_171 = r0_0_152_160_171
 							}
-							s_156_162 := sum_156_162.Add(fc_156_162.Mul(fc_156_162).Mul(fl_156_162).Mul(fl_156_162))
-							if !c_156_162.Water {
-								s_156_162 = sum_156_162.Merge(s_156_162, fl_156_162.Equal(zero_156_162))
+							s_160_171 := sum_160_171.Add(fc_160_171.Mul(fc_160_171).Mul(fl_160_171).Mul(fl_160_171))
+							if !c_160_171.Water {
+								s_160_171 = sum_160_171.Merge(s_160_171, fl_160_171.Equal(zero_160_171))
 							}
-							sum_156_162 = s_156_162
+							sum_160_171 = s_160_171
 						}
 					}
-					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
+					r0_0_160_171, r1_0_160_171 = sum_160_171, polar_160_171
 				}
-				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
-				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
+				sum_171, polar_171 = r0_0_160_171, r1_0_160_171
+				r0_0_171, r1_0_171, r2_0_171 = sum_171, omega_171, polar_171
 			}
-			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
+			sum, omega, polar = r0_0_171, r1_0_171, r2_0_171
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -5199,382 +5529,923 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_163 archsimd.Float64x8
-							r1_0_163 archsimd.Float64x8
-							r2_0_163 archsimd.Float64x8
+							r0_0_172 archsimd.Float64x8
+							r1_0_172 archsimd.Float64x8
+							r2_0_172 archsimd.Float64x8
 						)
 						{
-							k_163, r_163, ia_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_163 := k_163.c
-							var r0_0_152_163 archsimd.Float64x8
+							k_172, r_172, ia_172, fdet_172, s_172, o_172, sum_172, omega_172, polar_172, capture_172, par_172 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_172 := k_172.c
+							var r0_0_156_172 archsimd.Float64x8
 							{
-								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, archsimd.LoadFloat64x8((*[8]float64)((&r_163.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_163[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_163[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163.pix0[0])))
-								r0_0_152_163 = fdet_152_163.Mul(f_152_163).Add(s_152_163).Add(o_152_163).Add(p_152_163)
+								fdet_156_172, f_156_172, s_156_172, o_156_172, p_156_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[0])))
+								r0_0_156_172 = fdet_156_172.Mul(f_156_172).Add(s_156_172).Add(o_156_172).Add(p_156_172)
 							}
-							x_163 := r0_0_152_163
-							var r0_0_153_163 archsimd.Float64x8
+							x_172 := r0_0_156_172
+							var r0_0_157_172 archsimd.Float64x8
 							{
-								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, archsimd.LoadFloat64x8((*[8]float64)((&r_163.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_163[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_163[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163.pix0[1])))
-								r0_0_153_163 = fdet_153_163.Mul(f_153_163).Add(s_153_163).Add(o_153_163).Add(p_153_163)
+								fdet_157_172, f_157_172, s_157_172, o_157_172, p_157_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[1])))
+								r0_0_157_172 = fdet_157_172.Mul(f_157_172).Add(s_157_172).Add(o_157_172).Add(p_157_172)
 							}
-							y_163 := r0_0_153_163
-							var r0_0_154_163 archsimd.Float64x8
+							y_172 := r0_0_157_172
+							var r0_0_158_172 archsimd.Float64x8
 							{
-								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, archsimd.LoadFloat64x8((*[8]float64)((&r_163.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_163[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_163[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163.pix0[2])))
-								r0_0_154_163 = fdet_154_163.Mul(f_154_163).Add(s_154_163).Add(o_154_163).Add(p_154_163)
+								fdet_158_172, f_158_172, s_158_172, o_158_172, p_158_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[2])))
+								r0_0_158_172 = fdet_158_172.Mul(f_158_172).Add(s_158_172).Add(o_158_172).Add(p_158_172)
 							}
-							z_163 := r0_0_154_163
-							invR_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_163.Mul(x_163).Add(y_163.Mul(y_163)).Add(z_163.Mul(z_163)).Sqrt())
-							dx_163, dy_163, dz_163 := x_163.Mul(invR_163), y_163.Mul(invR_163), z_163.Mul(invR_163)
-							if m_163 := omega_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))); m_163.ToBits() != 0 {
-								var r0_0_155_163 archsimd.Float64x8
+							z_172 := r0_0_158_172
+							invR_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_172.Mul(x_172).Add(y_172.Mul(y_172)).Add(z_172.Mul(z_172)).Sqrt())
+							dx_172, dy_172, dz_172 := x_172.Mul(invR_172), y_172.Mul(invR_172), z_172.Mul(invR_172)
+							if m_172 := omega_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_172.ToBits() != 0 {
+								var r0_0_159_172 archsimd.Float64x8
 								{
-									invR_155_163, num_155_163, point_155_163 := invR_163, archsimd.LoadFloat64x8((*[8]float64)((&r_163.omegaNum))), c_163.PointPixel
-									w_155_163 := invR_155_163.Mul(invR_155_163)
-									if !point_155_163 {
-										w_155_163 = num_155_163.Mul(w_155_163.Mul(invR_155_163))
+									invR_159_172, num_159_172, point_159_172 := invR_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.omegaNum))), c_172.PointPixel
+									w_159_172 := invR_159_172.Mul(invR_159_172)
+									if !point_159_172 {
+										w_159_172 = num_159_172.Mul(w_159_172.Mul(invR_159_172))
 									}
-									r0_0_155_163 = w_155_163
+									r0_0_159_172 = w_159_172
 								}
-								omega_163 = r0_0_155_163.Merge(omega_163, m_163)
+								omega_172 = r0_0_159_172.Merge(omega_172, m_172)
 							}
-							if capture_163 {
-								dx_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.od[0])))).Add(dy_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.od[1]))))).Add(dz_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.od[2]))))).StoreSlice(par_163)
+							if capture_172 {
+								dx_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[0])))).Add(dy_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[1]))))).Add(dz_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[2]))))).StoreSlice(par_172)
 							}
 							var (
-								r0_0_156_163 archsimd.Float64x8
-								r1_0_156_163 archsimd.Float64x8
+								r0_0_160_172 archsimd.Float64x8
+								r1_0_160_172 archsimd.Float64x8
 							)
 							{
-								k_156_163, r_156_163, ia_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, sum_163, dx_163, dy_163, dz_163, polar_163
-								c_156_163 := k_156_163.c
-								n_156_163 := k_156_163.nn[0]
-								zero_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-								for si_156_163 := range r_156_163.src {
-									sr_156_163 := &r_156_163.src[si_156_163]
-									il_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.il)))
-									qx_156_163, qy_156_163, qz_156_163 := dx_156_163.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[0])))).Mul(il_156_163), dy_156_163.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[1])))).Mul(il_156_163), dz_156_163.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[2])))).Mul(il_156_163)
-									if m_156_163 := polar_156_163.Equal(zero_156_163); m_156_163.ToBits() != 0 {
-										var p_156_163 archsimd.Float64x8
-										if r_156_163.kahnZero {
-											c2_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[0]))).Mul(dx_156_163).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[1]))).Mul(dy_156_163)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_156_163.inc[2]))).Mul(dz_156_163))
-											p_156_163 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_156_163.Mul(c2_156_163)))
+								k_160_172, r_160_172, ia_160_172, sum_160_172, dx_160_172, dy_160_172, dz_160_172, polar_160_172 := k_172, r_172, ia_172, sum_172, dx_172, dy_172, dz_172, polar_172
+								c_160_172 := k_160_172.c
+								n_160_172 := k_160_172.nn[0]
+								zero_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_160_172 := range r_160_172.src {
+									sr_160_172 := &r_160_172.src[si_160_172]
+									il_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.il)))
+									qx_160_172, qy_160_172, qz_160_172 := dx_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[0])))).Mul(il_160_172), dy_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[1])))).Mul(il_160_172), dz_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[2])))).Mul(il_160_172)
+									if m_160_172 := polar_160_172.Equal(zero_160_172); m_160_172.ToBits() != 0 {
+										var p_160_172 archsimd.Float64x8
+										if r_160_172.kahnZero {
+											c2_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[0]))).Mul(dx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[1]))).Mul(dy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[2]))).Mul(dz_160_172))
+											p_160_172 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160_172.Mul(c2_160_172)))
 										} else {
-											var r0_0_149_156_163 archsimd.Float64x8
+											var r0_0_150_160_172 archsimd.Float64x8
 											{
-												zero_149_156_163, kahn_149_156_163, s_149_156_163, dx_149_156_163, dy_149_156_163, dz_149_156_163 := false, &r_156_163.kahn, sr_156_163, dx_156_163, dy_156_163, dz_156_163
-												c2_149_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.inc[0]))).Mul(dx_149_156_163).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.inc[1]))).Mul(dy_149_156_163)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.inc[2]))).Mul(dz_149_156_163))
-												c2sq_149_156_163 := c2_149_156_163.Mul(c2_149_156_163)
-												cos2psi_149_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-												if !zero_149_156_163 {
-													e_149_156_163 := dx_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.ein[0])))).Add(dy_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.ein[1]))))).Add(dz_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.ein[2])))))
-													b_149_156_163 := dx_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.bin[0])))).Add(dy_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.bin[1]))))).Add(dz_149_156_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_149_156_163.bin[2])))))
-													ee_149_156_163, bb_149_156_163 := e_149_156_163.Mul(e_149_156_163), b_149_156_163.Mul(b_149_156_163)
-													den_149_156_163 := ee_149_156_163.Add(bb_149_156_163)
-													cos2psi_149_156_163 = ee_149_156_163.Sub(bb_149_156_163).Div(den_149_156_163).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_149_156_163.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+												zero_150_160_172, kahn_150_160_172, s_150_160_172, dx_150_160_172, dy_150_160_172, dz_150_160_172 := false, &r_160_172.kahn, sr_160_172, dx_160_172, dy_160_172, dz_160_172
+												c2_150_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[0]))).Mul(dx_150_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[1]))).Mul(dy_150_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[2]))).Mul(dz_150_160_172))
+												c2sq_150_160_172 := c2_150_160_172.Mul(c2_150_160_172)
+												cos2psi_150_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_150_160_172 {
+													e_150_160_172 := dx_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[0])))).Add(dy_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[1]))))).Add(dz_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[2])))))
+													b_150_160_172 := dx_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[0])))).Add(dy_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[1]))))).Add(dz_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[2])))))
+													ee_150_160_172, bb_150_160_172 := e_150_160_172.Mul(e_150_160_172), b_150_160_172.Mul(b_150_160_172)
+													den_150_160_172 := ee_150_160_172.Add(bb_150_160_172)
+													cos2psi_150_160_172 = ee_150_160_172.Sub(bb_150_160_172).Div(den_150_160_172).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160_172.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												one_149_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_149_156_163 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(one_149_156_163.Add(c2sq_149_156_163).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_149_156_163)).Mul(cos2psi_149_156_163).Mul(one_149_156_163.Sub(c2sq_149_156_163))))
+												one_150_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_150_160_172 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160_172.Add(c2sq_150_160_172).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160_172)).Mul(cos2psi_150_160_172).Mul(one_150_160_172.Sub(c2sq_150_160_172))))
 											}
-											p_156_163 = r0_0_149_156_163
+											p_160_172 = r0_0_150_160_172
 										}
-										polar_156_163 = p_156_163.Merge(polar_156_163, m_156_163)
+										polar_160_172 = p_160_172.Merge(polar_160_172, m_160_172)
 									}
-									for oi_156_163 := range r_156_163.orient {
-										o_156_163 := &r_156_163.orient[oi_156_163]
-										h_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[0]))).Mul(qx_156_163).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[1]))).Mul(qy_156_163)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[2]))).Mul(qz_156_163))
-										kk_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[3]))).Mul(qx_156_163).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[4]))).Mul(qy_156_163)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[5]))).Mul(qz_156_163))
-										l_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[6]))).Mul(qx_156_163).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[7]))).Mul(qy_156_163)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_156_163[8]))).Mul(qz_156_163))
-										var r0_0_150_156_163 archsimd.Float64x8
+									for oi_160_172 := range r_160_172.orient {
+										o_160_172 := &r_160_172.orient[oi_160_172]
+										h_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[0]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[1]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[2]))).Mul(qz_160_172))
+										kk_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[3]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[4]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[5]))).Mul(qz_160_172))
+										l_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[6]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[7]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[8]))).Mul(qz_160_172))
+										var r0_0_151_160_172 archsimd.Float64x8
 										{
-											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
-											_ = n_150_156_163
-											var r0_0_24_150_156_163 archsimd.Float64x8
+											r_151_160_172, h_151_160_172, kk_151_160_172, l_151_160_172, n_151_160_172 := r_160_172, h_160_172, kk_160_172, l_160_172, n_160_172
+											_ = n_151_160_172
+											var r0_0_25_151_160_172 archsimd.Float64x8
 											{
-												r_24_150_156_163, i_24_150_156_163, x_24_150_156_163 := r_150_156_163, 0, h_150_156_163
-												s_24_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_24_150_156_163.nmode[i_24_150_156_163] == nChebyshev {
-													var r0_0_25_150_156_163 archsimd.Float64x8
+												r_25_151_160_172, i_25_151_160_172, x_25_151_160_172 := r_151_160_172, 0, h_151_160_172
+												s_25_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_25_151_160_172.nmode[i_25_151_160_172] == nChebyshev {
+													var r0_0_26_151_160_172 archsimd.Float64x8
 													{
-														x_25_150_156_163, n_25_150_156_163 := x_24_150_156_163, r_24_150_156_163.nn[i_24_150_156_163]
-														magic_25_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_25_150_156_163 := x_25_150_156_163.Add(magic_25_150_156_163)
-														var r0_0_26_150_156_163 archsimd.Float64x8
+														x_26_151_160_172, n_26_151_160_172 := x_25_151_160_172, r_25_151_160_172.nn[i_25_151_160_172]
+														magic_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_26_151_160_172 := x_26_151_160_172.Add(magic_26_151_160_172)
+														var r0_0_27_151_160_172 archsimd.Float64x8
 														{
-															d_26_150_156_163 := x_25_150_156_163.Sub(t_25_150_156_163.Sub(magic_25_150_156_163))
-															y_26_150_156_163 := d_26_150_156_163.Mul(d_26_150_156_163)
-															y2_26_150_156_163 := y_26_150_156_163.Mul(y_26_150_156_163)
-															y4_26_150_156_163 := y2_26_150_156_163.Mul(y2_26_150_156_163)
-															p0_26_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_26_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_26_150_156_163)).Mul(y2_26_150_156_163))
-															p1_26_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_26_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_26_150_156_163)).Mul(y2_26_150_156_163)).Mul(y4_26_150_156_163)
-															p2_26_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_26_150_156_163.Mul(y4_26_150_156_163))
-															r0_0_26_150_156_163 = p0_26_150_156_163.Add(p1_26_150_156_163).Add(p2_26_150_156_163)
+															d_27_151_160_172 := x_26_151_160_172.Sub(t_26_151_160_172.Sub(magic_26_151_160_172))
+															y_27_151_160_172 := d_27_151_160_172.Mul(d_27_151_160_172)
+															y2_27_151_160_172 := y_27_151_160_172.Mul(y_27_151_160_172)
+															y4_27_151_160_172 := y2_27_151_160_172.Mul(y2_27_151_160_172)
+															p0_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160_172)).Mul(y2_27_151_160_172))
+															p1_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160_172)).Mul(y2_27_151_160_172)).Mul(y4_27_151_160_172)
+															p2_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160_172.Mul(y4_27_151_160_172))
+															r0_0_27_151_160_172 = p0_27_151_160_172.Add(p1_27_151_160_172).Add(p2_27_151_160_172)
 														}
-														var r0_0_27_150_156_163 archsimd.Float64x8
+														var r0_0_28_151_160_172 archsimd.Float64x8
 														{
-															c_27_150_156_163, t_27_150_156_163 := r0_0_26_150_156_163, t_25_150_156_163
-															r0_0_27_150_156_163 = c_27_150_156_163.AsUint64x8().Xor(t_27_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_28_151_160_172, t_28_151_160_172 := r0_0_27_151_160_172, t_26_151_160_172
+															r0_0_28_151_160_172 = c_28_151_160_172.AsUint64x8().Xor(t_28_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_25_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_27_150_156_163)
-														u0_25_150_156_163, u1_25_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_25_150_156_163
-														j_25_150_156_163 := 2
-														for ; j_25_150_156_163+1 < n_25_150_156_163; j_25_150_156_163 += 2 {
-															u0_25_150_156_163 = c2_25_150_156_163.Mul(u1_25_150_156_163).Sub(u0_25_150_156_163)
-															u1_25_150_156_163 = c2_25_150_156_163.Mul(u0_25_150_156_163).Sub(u1_25_150_156_163)
+														c2_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160_172)
+														u0_26_151_160_172, u1_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160_172
+														j_26_151_160_172 := 2
+														for ; j_26_151_160_172+1 < n_26_151_160_172; j_26_151_160_172 += 2 {
+															u0_26_151_160_172 = c2_26_151_160_172.Mul(u1_26_151_160_172).Sub(u0_26_151_160_172)
+															u1_26_151_160_172 = c2_26_151_160_172.Mul(u0_26_151_160_172).Sub(u1_26_151_160_172)
 														}
-														if j_25_150_156_163 < n_25_150_156_163 {
-															u1_25_150_156_163 = c2_25_150_156_163.Mul(u1_25_150_156_163).Sub(u0_25_150_156_163)
+														if j_26_151_160_172 < n_26_151_160_172 {
+															u1_26_151_160_172 = c2_26_151_160_172.Mul(u1_26_151_160_172).Sub(u0_26_151_160_172)
 														}
-														r0_0_25_150_156_163 = u1_25_150_156_163
+														r0_0_26_151_160_172 = u1_26_151_160_172
 													}
-													s_24_150_156_163 = r0_0_25_150_156_163
-												} else if r_24_150_156_163.nmode[i_24_150_156_163] == nRatio {
-													var r0_0_28_150_156_163 archsimd.Float64x8
+													s_25_151_160_172 = r0_0_26_151_160_172
+												} else if r_25_151_160_172.nmode[i_25_151_160_172] == nRatio {
+													var r0_0_29_151_160_172 archsimd.Float64x8
 													{
-														x_28_150_156_163, nv_28_150_156_163 := x_24_150_156_163, archsimd.LoadFloat64x8((*[8]float64)((&r_24_150_156_163.nv[i_24_150_156_163])))
-														magic_28_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_28_150_156_163 := x_28_150_156_163.Add(magic_28_150_156_163)
-														d_28_150_156_163 := x_28_150_156_163.Sub(t_28_150_156_163.Sub(magic_28_150_156_163))
-														y_28_150_156_163 := nv_28_150_156_163.Mul(d_28_150_156_163)
-														u_28_150_156_163 := y_28_150_156_163.Add(magic_28_150_156_163)
-														var r0_0_29_150_156_163 archsimd.Float64x8
+														x_29_151_160_172, nv_29_151_160_172 := x_25_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160_172.nv[i_25_151_160_172])))
+														magic_29_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_29_151_160_172 := x_29_151_160_172.Add(magic_29_151_160_172)
+														d_29_151_160_172 := x_29_151_160_172.Sub(t_29_151_160_172.Sub(magic_29_151_160_172))
+														y_29_151_160_172 := nv_29_151_160_172.Mul(d_29_151_160_172)
+														u_29_151_160_172 := y_29_151_160_172.Add(magic_29_151_160_172)
+														var r0_0_30_151_160_172 archsimd.Float64x8
 														{
-															d_29_150_156_163 := y_28_150_156_163.Sub(u_28_150_156_163.Sub(magic_28_150_156_163))
-															y_29_150_156_163 := d_29_150_156_163.Mul(d_29_150_156_163)
-															y2_29_150_156_163 := y_29_150_156_163.Mul(y_29_150_156_163)
-															y4_29_150_156_163 := y2_29_150_156_163.Mul(y2_29_150_156_163)
-															p0_29_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_29_150_156_163)).Mul(y2_29_150_156_163))
-															p1_29_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_29_150_156_163)).Mul(y2_29_150_156_163)).Mul(y4_29_150_156_163)
-															p2_29_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_29_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_29_150_156_163)).Mul(y4_29_150_156_163.Mul(y4_29_150_156_163))
-															r0_0_29_150_156_163 = d_29_150_156_163.Mul(p0_29_150_156_163.Add(p1_29_150_156_163).Add(p2_29_150_156_163))
+															d_30_151_160_172 := y_29_151_160_172.Sub(u_29_151_160_172.Sub(magic_29_151_160_172))
+															y_30_151_160_172 := d_30_151_160_172.Mul(d_30_151_160_172)
+															y2_30_151_160_172 := y_30_151_160_172.Mul(y_30_151_160_172)
+															y4_30_151_160_172 := y2_30_151_160_172.Mul(y2_30_151_160_172)
+															p0_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160_172)).Mul(y2_30_151_160_172))
+															p1_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160_172)).Mul(y2_30_151_160_172)).Mul(y4_30_151_160_172)
+															p2_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160_172)).Mul(y4_30_151_160_172.Mul(y4_30_151_160_172))
+															r0_0_30_151_160_172 = d_30_151_160_172.Mul(p0_30_151_160_172.Add(p1_30_151_160_172).Add(p2_30_151_160_172))
 														}
-														var r0_0_30_150_156_163 archsimd.Float64x8
+														var r0_0_31_151_160_172 archsimd.Float64x8
 														{
-															c_30_150_156_163, t_30_150_156_163 := r0_0_29_150_156_163, u_28_150_156_163
-															r0_0_30_150_156_163 = c_30_150_156_163.AsUint64x8().Xor(t_30_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_31_151_160_172, t_31_151_160_172 := r0_0_30_151_160_172, u_29_151_160_172
+															r0_0_31_151_160_172 = c_31_151_160_172.AsUint64x8().Xor(t_31_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_28_150_156_163 := r0_0_30_150_156_163
-														var r0_0_31_150_156_163 archsimd.Float64x8
+														sn_29_151_160_172 := r0_0_31_151_160_172
+														var r0_0_32_151_160_172 archsimd.Float64x8
 														{
-															d_31_150_156_163 := d_28_150_156_163
-															y_31_150_156_163 := d_31_150_156_163.Mul(d_31_150_156_163)
-															y2_31_150_156_163 := y_31_150_156_163.Mul(y_31_150_156_163)
-															y4_31_150_156_163 := y2_31_150_156_163.Mul(y2_31_150_156_163)
-															p0_31_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_31_150_156_163)).Mul(y2_31_150_156_163))
-															p1_31_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_31_150_156_163)).Mul(y2_31_150_156_163)).Mul(y4_31_150_156_163)
-															p2_31_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_31_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_31_150_156_163)).Mul(y4_31_150_156_163.Mul(y4_31_150_156_163))
-															r0_0_31_150_156_163 = d_31_150_156_163.Mul(p0_31_150_156_163.Add(p1_31_150_156_163).Add(p2_31_150_156_163))
+															d_32_151_160_172 := d_29_151_160_172
+															y_32_151_160_172 := d_32_151_160_172.Mul(d_32_151_160_172)
+															y2_32_151_160_172 := y_32_151_160_172.Mul(y_32_151_160_172)
+															y4_32_151_160_172 := y2_32_151_160_172.Mul(y2_32_151_160_172)
+															p0_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160_172)).Mul(y2_32_151_160_172))
+															p1_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160_172)).Mul(y2_32_151_160_172)).Mul(y4_32_151_160_172)
+															p2_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160_172)).Mul(y4_32_151_160_172.Mul(y4_32_151_160_172))
+															r0_0_32_151_160_172 = d_32_151_160_172.Mul(p0_32_151_160_172.Add(p1_32_151_160_172).Add(p2_32_151_160_172))
 														}
-														r0_0_28_150_156_163 = nv_28_150_156_163.Merge(sn_28_150_156_163.Div(r0_0_31_150_156_163), d_28_150_156_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_29_151_160_172 = nv_29_151_160_172.Merge(sn_29_151_160_172.Div(r0_0_32_151_160_172), d_29_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_24_150_156_163 = r0_0_28_150_156_163
+													s_25_151_160_172 = r0_0_29_151_160_172
 												}
-												r0_0_24_150_156_163 = s_24_150_156_163
+												r0_0_25_151_160_172 = s_25_151_160_172
 											}
-											sa_150_156_163 := r0_0_24_150_156_163
-											var r0_0_32_150_156_163 archsimd.Float64x8
+											sa_151_160_172 := r0_0_25_151_160_172
+											var r0_0_33_151_160_172 archsimd.Float64x8
 											{
-												r_32_150_156_163, i_32_150_156_163, x_32_150_156_163 := r_150_156_163, 1, kk_150_156_163
-												s_32_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_32_150_156_163.nmode[i_32_150_156_163] == nChebyshev {
-													var r0_0_33_150_156_163 archsimd.Float64x8
+												r_33_151_160_172, i_33_151_160_172, x_33_151_160_172 := r_151_160_172, 1, kk_151_160_172
+												s_33_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_33_151_160_172.nmode[i_33_151_160_172] == nChebyshev {
+													var r0_0_34_151_160_172 archsimd.Float64x8
 													{
-														x_33_150_156_163, n_33_150_156_163 := x_32_150_156_163, r_32_150_156_163.nn[i_32_150_156_163]
-														magic_33_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_33_150_156_163 := x_33_150_156_163.Add(magic_33_150_156_163)
-														var r0_0_34_150_156_163 archsimd.Float64x8
+														x_34_151_160_172, n_34_151_160_172 := x_33_151_160_172, r_33_151_160_172.nn[i_33_151_160_172]
+														magic_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_34_151_160_172 := x_34_151_160_172.Add(magic_34_151_160_172)
+														var r0_0_35_151_160_172 archsimd.Float64x8
 														{
-															d_34_150_156_163 := x_33_150_156_163.Sub(t_33_150_156_163.Sub(magic_33_150_156_163))
-															y_34_150_156_163 := d_34_150_156_163.Mul(d_34_150_156_163)
-															y2_34_150_156_163 := y_34_150_156_163.Mul(y_34_150_156_163)
-															y4_34_150_156_163 := y2_34_150_156_163.Mul(y2_34_150_156_163)
-															p0_34_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_34_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_34_150_156_163)).Mul(y2_34_150_156_163))
-															p1_34_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_34_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_34_150_156_163)).Mul(y2_34_150_156_163)).Mul(y4_34_150_156_163)
-															p2_34_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_34_150_156_163.Mul(y4_34_150_156_163))
-															r0_0_34_150_156_163 = p0_34_150_156_163.Add(p1_34_150_156_163).Add(p2_34_150_156_163)
+															d_35_151_160_172 := x_34_151_160_172.Sub(t_34_151_160_172.Sub(magic_34_151_160_172))
+															y_35_151_160_172 := d_35_151_160_172.Mul(d_35_151_160_172)
+															y2_35_151_160_172 := y_35_151_160_172.Mul(y_35_151_160_172)
+															y4_35_151_160_172 := y2_35_151_160_172.Mul(y2_35_151_160_172)
+															p0_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160_172)).Mul(y2_35_151_160_172))
+															p1_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160_172)).Mul(y2_35_151_160_172)).Mul(y4_35_151_160_172)
+															p2_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160_172.Mul(y4_35_151_160_172))
+															r0_0_35_151_160_172 = p0_35_151_160_172.Add(p1_35_151_160_172).Add(p2_35_151_160_172)
 														}
-														var r0_0_35_150_156_163 archsimd.Float64x8
+														var r0_0_36_151_160_172 archsimd.Float64x8
 														{
-															c_35_150_156_163, t_35_150_156_163 := r0_0_34_150_156_163, t_33_150_156_163
-															r0_0_35_150_156_163 = c_35_150_156_163.AsUint64x8().Xor(t_35_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_36_151_160_172, t_36_151_160_172 := r0_0_35_151_160_172, t_34_151_160_172
+															r0_0_36_151_160_172 = c_36_151_160_172.AsUint64x8().Xor(t_36_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_33_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_35_150_156_163)
-														u0_33_150_156_163, u1_33_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_33_150_156_163
-														j_33_150_156_163 := 2
-														for ; j_33_150_156_163+1 < n_33_150_156_163; j_33_150_156_163 += 2 {
-															u0_33_150_156_163 = c2_33_150_156_163.Mul(u1_33_150_156_163).Sub(u0_33_150_156_163)
-															u1_33_150_156_163 = c2_33_150_156_163.Mul(u0_33_150_156_163).Sub(u1_33_150_156_163)
+														c2_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160_172)
+														u0_34_151_160_172, u1_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160_172
+														j_34_151_160_172 := 2
+														for ; j_34_151_160_172+1 < n_34_151_160_172; j_34_151_160_172 += 2 {
+															u0_34_151_160_172 = c2_34_151_160_172.Mul(u1_34_151_160_172).Sub(u0_34_151_160_172)
+															u1_34_151_160_172 = c2_34_151_160_172.Mul(u0_34_151_160_172).Sub(u1_34_151_160_172)
 														}
-														if j_33_150_156_163 < n_33_150_156_163 {
-															u1_33_150_156_163 = c2_33_150_156_163.Mul(u1_33_150_156_163).Sub(u0_33_150_156_163)
+														if j_34_151_160_172 < n_34_151_160_172 {
+															u1_34_151_160_172 = c2_34_151_160_172.Mul(u1_34_151_160_172).Sub(u0_34_151_160_172)
 														}
-														r0_0_33_150_156_163 = u1_33_150_156_163
+														r0_0_34_151_160_172 = u1_34_151_160_172
 													}
-													s_32_150_156_163 = r0_0_33_150_156_163
-												} else if r_32_150_156_163.nmode[i_32_150_156_163] == nRatio {
-													var r0_0_36_150_156_163 archsimd.Float64x8
+													s_33_151_160_172 = r0_0_34_151_160_172
+												} else if r_33_151_160_172.nmode[i_33_151_160_172] == nRatio {
+													var r0_0_37_151_160_172 archsimd.Float64x8
 													{
-														x_36_150_156_163, nv_36_150_156_163 := x_32_150_156_163, archsimd.LoadFloat64x8((*[8]float64)((&r_32_150_156_163.nv[i_32_150_156_163])))
-														magic_36_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_36_150_156_163 := x_36_150_156_163.Add(magic_36_150_156_163)
-														d_36_150_156_163 := x_36_150_156_163.Sub(t_36_150_156_163.Sub(magic_36_150_156_163))
-														y_36_150_156_163 := nv_36_150_156_163.Mul(d_36_150_156_163)
-														u_36_150_156_163 := y_36_150_156_163.Add(magic_36_150_156_163)
-														var r0_0_37_150_156_163 archsimd.Float64x8
+														x_37_151_160_172, nv_37_151_160_172 := x_33_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160_172.nv[i_33_151_160_172])))
+														magic_37_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_37_151_160_172 := x_37_151_160_172.Add(magic_37_151_160_172)
+														d_37_151_160_172 := x_37_151_160_172.Sub(t_37_151_160_172.Sub(magic_37_151_160_172))
+														y_37_151_160_172 := nv_37_151_160_172.Mul(d_37_151_160_172)
+														u_37_151_160_172 := y_37_151_160_172.Add(magic_37_151_160_172)
+														var r0_0_38_151_160_172 archsimd.Float64x8
 														{
-															d_37_150_156_163 := y_36_150_156_163.Sub(u_36_150_156_163.Sub(magic_36_150_156_163))
-															y_37_150_156_163 := d_37_150_156_163.Mul(d_37_150_156_163)
-															y2_37_150_156_163 := y_37_150_156_163.Mul(y_37_150_156_163)
-															y4_37_150_156_163 := y2_37_150_156_163.Mul(y2_37_150_156_163)
-															p0_37_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_37_150_156_163)).Mul(y2_37_150_156_163))
-															p1_37_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_37_150_156_163)).Mul(y2_37_150_156_163)).Mul(y4_37_150_156_163)
-															p2_37_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_37_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_37_150_156_163)).Mul(y4_37_150_156_163.Mul(y4_37_150_156_163))
-															r0_0_37_150_156_163 = d_37_150_156_163.Mul(p0_37_150_156_163.Add(p1_37_150_156_163).Add(p2_37_150_156_163))
+															d_38_151_160_172 := y_37_151_160_172.Sub(u_37_151_160_172.Sub(magic_37_151_160_172))
+															y_38_151_160_172 := d_38_151_160_172.Mul(d_38_151_160_172)
+															y2_38_151_160_172 := y_38_151_160_172.Mul(y_38_151_160_172)
+															y4_38_151_160_172 := y2_38_151_160_172.Mul(y2_38_151_160_172)
+															p0_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160_172)).Mul(y2_38_151_160_172))
+															p1_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160_172)).Mul(y2_38_151_160_172)).Mul(y4_38_151_160_172)
+															p2_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160_172)).Mul(y4_38_151_160_172.Mul(y4_38_151_160_172))
+															r0_0_38_151_160_172 = d_38_151_160_172.Mul(p0_38_151_160_172.Add(p1_38_151_160_172).Add(p2_38_151_160_172))
 														}
-														var r0_0_38_150_156_163 archsimd.Float64x8
+														var r0_0_39_151_160_172 archsimd.Float64x8
 														{
-															c_38_150_156_163, t_38_150_156_163 := r0_0_37_150_156_163, u_36_150_156_163
-															r0_0_38_150_156_163 = c_38_150_156_163.AsUint64x8().Xor(t_38_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_39_151_160_172, t_39_151_160_172 := r0_0_38_151_160_172, u_37_151_160_172
+															r0_0_39_151_160_172 = c_39_151_160_172.AsUint64x8().Xor(t_39_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_36_150_156_163 := r0_0_38_150_156_163
-														var r0_0_39_150_156_163 archsimd.Float64x8
+														sn_37_151_160_172 := r0_0_39_151_160_172
+														var r0_0_40_151_160_172 archsimd.Float64x8
 														{
-															d_39_150_156_163 := d_36_150_156_163
-															y_39_150_156_163 := d_39_150_156_163.Mul(d_39_150_156_163)
-															y2_39_150_156_163 := y_39_150_156_163.Mul(y_39_150_156_163)
-															y4_39_150_156_163 := y2_39_150_156_163.Mul(y2_39_150_156_163)
-															p0_39_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_150_156_163)).Mul(y2_39_150_156_163))
-															p1_39_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_150_156_163)).Mul(y2_39_150_156_163)).Mul(y4_39_150_156_163)
-															p2_39_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_150_156_163)).Mul(y4_39_150_156_163.Mul(y4_39_150_156_163))
-															r0_0_39_150_156_163 = d_39_150_156_163.Mul(p0_39_150_156_163.Add(p1_39_150_156_163).Add(p2_39_150_156_163))
+															d_40_151_160_172 := d_37_151_160_172
+															y_40_151_160_172 := d_40_151_160_172.Mul(d_40_151_160_172)
+															y2_40_151_160_172 := y_40_151_160_172.Mul(y_40_151_160_172)
+															y4_40_151_160_172 := y2_40_151_160_172.Mul(y2_40_151_160_172)
+															p0_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160_172)).Mul(y2_40_151_160_172))
+															p1_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160_172)).Mul(y2_40_151_160_172)).Mul(y4_40_151_160_172)
+															p2_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160_172)).Mul(y4_40_151_160_172.Mul(y4_40_151_160_172))
+															r0_0_40_151_160_172 = d_40_151_160_172.Mul(p0_40_151_160_172.Add(p1_40_151_160_172).Add(p2_40_151_160_172))
 														}
-														r0_0_36_150_156_163 = nv_36_150_156_163.Merge(sn_36_150_156_163.Div(r0_0_39_150_156_163), d_36_150_156_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_37_151_160_172 = nv_37_151_160_172.Merge(sn_37_151_160_172.Div(r0_0_40_151_160_172), d_37_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_32_150_156_163 = r0_0_36_150_156_163
+													s_33_151_160_172 = r0_0_37_151_160_172
 												}
-												r0_0_32_150_156_163 = s_32_150_156_163
+												r0_0_33_151_160_172 = s_33_151_160_172
 											}
-											sb_150_156_163 := r0_0_32_150_156_163
-											var r0_0_40_150_156_163 archsimd.Float64x8
+											sb_151_160_172 := r0_0_33_151_160_172
+											var r0_0_41_151_160_172 archsimd.Float64x8
 											{
-												r_40_150_156_163, i_40_150_156_163, x_40_150_156_163 := r_150_156_163, 2, l_150_156_163
-												s_40_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_40_150_156_163.nmode[i_40_150_156_163] == nChebyshev {
-													var r0_0_41_150_156_163 archsimd.Float64x8
+												r_41_151_160_172, i_41_151_160_172, x_41_151_160_172 := r_151_160_172, 2, l_151_160_172
+												s_41_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_41_151_160_172.nmode[i_41_151_160_172] == nChebyshev {
+													var r0_0_42_151_160_172 archsimd.Float64x8
 													{
-														x_41_150_156_163, n_41_150_156_163 := x_40_150_156_163, r_40_150_156_163.nn[i_40_150_156_163]
-														magic_41_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_41_150_156_163 := x_41_150_156_163.Add(magic_41_150_156_163)
-														var r0_0_42_150_156_163 archsimd.Float64x8
+														x_42_151_160_172, n_42_151_160_172 := x_41_151_160_172, r_41_151_160_172.nn[i_41_151_160_172]
+														magic_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_42_151_160_172 := x_42_151_160_172.Add(magic_42_151_160_172)
+														var r0_0_43_151_160_172 archsimd.Float64x8
 														{
-															d_42_150_156_163 := x_41_150_156_163.Sub(t_41_150_156_163.Sub(magic_41_150_156_163))
-															y_42_150_156_163 := d_42_150_156_163.Mul(d_42_150_156_163)
-															y2_42_150_156_163 := y_42_150_156_163.Mul(y_42_150_156_163)
-															y4_42_150_156_163 := y2_42_150_156_163.Mul(y2_42_150_156_163)
-															p0_42_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_42_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_42_150_156_163)).Mul(y2_42_150_156_163))
-															p1_42_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_42_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_42_150_156_163)).Mul(y2_42_150_156_163)).Mul(y4_42_150_156_163)
-															p2_42_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_42_150_156_163.Mul(y4_42_150_156_163))
-															r0_0_42_150_156_163 = p0_42_150_156_163.Add(p1_42_150_156_163).Add(p2_42_150_156_163)
+															d_43_151_160_172 := x_42_151_160_172.Sub(t_42_151_160_172.Sub(magic_42_151_160_172))
+															y_43_151_160_172 := d_43_151_160_172.Mul(d_43_151_160_172)
+															y2_43_151_160_172 := y_43_151_160_172.Mul(y_43_151_160_172)
+															y4_43_151_160_172 := y2_43_151_160_172.Mul(y2_43_151_160_172)
+															p0_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160_172)).Mul(y2_43_151_160_172))
+															p1_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160_172)).Mul(y2_43_151_160_172)).Mul(y4_43_151_160_172)
+															p2_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160_172.Mul(y4_43_151_160_172))
+															r0_0_43_151_160_172 = p0_43_151_160_172.Add(p1_43_151_160_172).Add(p2_43_151_160_172)
 														}
-														var r0_0_43_150_156_163 archsimd.Float64x8
+														var r0_0_44_151_160_172 archsimd.Float64x8
 														{
-															c_43_150_156_163, t_43_150_156_163 := r0_0_42_150_156_163, t_41_150_156_163
-															r0_0_43_150_156_163 = c_43_150_156_163.AsUint64x8().Xor(t_43_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_44_151_160_172, t_44_151_160_172 := r0_0_43_151_160_172, t_42_151_160_172
+															r0_0_44_151_160_172 = c_44_151_160_172.AsUint64x8().Xor(t_44_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_41_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_43_150_156_163)
-														u0_41_150_156_163, u1_41_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_41_150_156_163
-														j_41_150_156_163 := 2
-														for ; j_41_150_156_163+1 < n_41_150_156_163; j_41_150_156_163 += 2 {
-															u0_41_150_156_163 = c2_41_150_156_163.Mul(u1_41_150_156_163).Sub(u0_41_150_156_163)
-															u1_41_150_156_163 = c2_41_150_156_163.Mul(u0_41_150_156_163).Sub(u1_41_150_156_163)
+														c2_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160_172)
+														u0_42_151_160_172, u1_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160_172
+														j_42_151_160_172 := 2
+														for ; j_42_151_160_172+1 < n_42_151_160_172; j_42_151_160_172 += 2 {
+															u0_42_151_160_172 = c2_42_151_160_172.Mul(u1_42_151_160_172).Sub(u0_42_151_160_172)
+															u1_42_151_160_172 = c2_42_151_160_172.Mul(u0_42_151_160_172).Sub(u1_42_151_160_172)
 														}
-														if j_41_150_156_163 < n_41_150_156_163 {
-															u1_41_150_156_163 = c2_41_150_156_163.Mul(u1_41_150_156_163).Sub(u0_41_150_156_163)
+														if j_42_151_160_172 < n_42_151_160_172 {
+															u1_42_151_160_172 = c2_42_151_160_172.Mul(u1_42_151_160_172).Sub(u0_42_151_160_172)
 														}
-														r0_0_41_150_156_163 = u1_41_150_156_163
+														r0_0_42_151_160_172 = u1_42_151_160_172
 													}
-													s_40_150_156_163 = r0_0_41_150_156_163
-												} else if r_40_150_156_163.nmode[i_40_150_156_163] == nRatio {
-													var r0_0_44_150_156_163 archsimd.Float64x8
+													s_41_151_160_172 = r0_0_42_151_160_172
+												} else if r_41_151_160_172.nmode[i_41_151_160_172] == nRatio {
+													var r0_0_45_151_160_172 archsimd.Float64x8
 													{
-														x_44_150_156_163, nv_44_150_156_163 := x_40_150_156_163, archsimd.LoadFloat64x8((*[8]float64)((&r_40_150_156_163.nv[i_40_150_156_163])))
-														magic_44_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_44_150_156_163 := x_44_150_156_163.Add(magic_44_150_156_163)
-														d_44_150_156_163 := x_44_150_156_163.Sub(t_44_150_156_163.Sub(magic_44_150_156_163))
-														y_44_150_156_163 := nv_44_150_156_163.Mul(d_44_150_156_163)
-														u_44_150_156_163 := y_44_150_156_163.Add(magic_44_150_156_163)
-														var r0_0_45_150_156_163 archsimd.Float64x8
+														x_45_151_160_172, nv_45_151_160_172 := x_41_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160_172.nv[i_41_151_160_172])))
+														magic_45_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_45_151_160_172 := x_45_151_160_172.Add(magic_45_151_160_172)
+														d_45_151_160_172 := x_45_151_160_172.Sub(t_45_151_160_172.Sub(magic_45_151_160_172))
+														y_45_151_160_172 := nv_45_151_160_172.Mul(d_45_151_160_172)
+														u_45_151_160_172 := y_45_151_160_172.Add(magic_45_151_160_172)
+														var r0_0_46_151_160_172 archsimd.Float64x8
 														{
-															d_45_150_156_163 := y_44_150_156_163.Sub(u_44_150_156_163.Sub(magic_44_150_156_163))
-															y_45_150_156_163 := d_45_150_156_163.Mul(d_45_150_156_163)
-															y2_45_150_156_163 := y_45_150_156_163.Mul(y_45_150_156_163)
-															y4_45_150_156_163 := y2_45_150_156_163.Mul(y2_45_150_156_163)
-															p0_45_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_45_150_156_163)).Mul(y2_45_150_156_163))
-															p1_45_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_45_150_156_163)).Mul(y2_45_150_156_163)).Mul(y4_45_150_156_163)
-															p2_45_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_45_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_45_150_156_163)).Mul(y4_45_150_156_163.Mul(y4_45_150_156_163))
-															r0_0_45_150_156_163 = d_45_150_156_163.Mul(p0_45_150_156_163.Add(p1_45_150_156_163).Add(p2_45_150_156_163))
+															d_46_151_160_172 := y_45_151_160_172.Sub(u_45_151_160_172.Sub(magic_45_151_160_172))
+															y_46_151_160_172 := d_46_151_160_172.Mul(d_46_151_160_172)
+															y2_46_151_160_172 := y_46_151_160_172.Mul(y_46_151_160_172)
+															y4_46_151_160_172 := y2_46_151_160_172.Mul(y2_46_151_160_172)
+															p0_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160_172)).Mul(y2_46_151_160_172))
+															p1_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160_172)).Mul(y2_46_151_160_172)).Mul(y4_46_151_160_172)
+															p2_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160_172)).Mul(y4_46_151_160_172.Mul(y4_46_151_160_172))
+															r0_0_46_151_160_172 = d_46_151_160_172.Mul(p0_46_151_160_172.Add(p1_46_151_160_172).Add(p2_46_151_160_172))
 														}
-														var r0_0_46_150_156_163 archsimd.Float64x8
+														var r0_0_47_151_160_172 archsimd.Float64x8
 														{
-															c_46_150_156_163, t_46_150_156_163 := r0_0_45_150_156_163, u_44_150_156_163
-															r0_0_46_150_156_163 = c_46_150_156_163.AsUint64x8().Xor(t_46_150_156_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_47_151_160_172, t_47_151_160_172 := r0_0_46_151_160_172, u_45_151_160_172
+															r0_0_47_151_160_172 = c_47_151_160_172.AsUint64x8().Xor(t_47_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_44_150_156_163 := r0_0_46_150_156_163
-														var r0_0_47_150_156_163 archsimd.Float64x8
+														sn_45_151_160_172 := r0_0_47_151_160_172
+														var r0_0_48_151_160_172 archsimd.Float64x8
 														{
-															d_47_150_156_163 := d_44_150_156_163
-															y_47_150_156_163 := d_47_150_156_163.Mul(d_47_150_156_163)
-															y2_47_150_156_163 := y_47_150_156_163.Mul(y_47_150_156_163)
-															y4_47_150_156_163 := y2_47_150_156_163.Mul(y2_47_150_156_163)
-															p0_47_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_150_156_163)).Mul(y2_47_150_156_163))
-															p1_47_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_150_156_163)).Mul(y2_47_150_156_163)).Mul(y4_47_150_156_163)
-															p2_47_150_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_150_156_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_150_156_163)).Mul(y4_47_150_156_163.Mul(y4_47_150_156_163))
-															r0_0_47_150_156_163 = d_47_150_156_163.Mul(p0_47_150_156_163.Add(p1_47_150_156_163).Add(p2_47_150_156_163))
+															d_48_151_160_172 := d_45_151_160_172
+															y_48_151_160_172 := d_48_151_160_172.Mul(d_48_151_160_172)
+															y2_48_151_160_172 := y_48_151_160_172.Mul(y_48_151_160_172)
+															y4_48_151_160_172 := y2_48_151_160_172.Mul(y2_48_151_160_172)
+															p0_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160_172)).Mul(y2_48_151_160_172))
+															p1_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160_172)).Mul(y2_48_151_160_172)).Mul(y4_48_151_160_172)
+															p2_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160_172)).Mul(y4_48_151_160_172.Mul(y4_48_151_160_172))
+															r0_0_48_151_160_172 = d_48_151_160_172.Mul(p0_48_151_160_172.Add(p1_48_151_160_172).Add(p2_48_151_160_172))
 														}
-														r0_0_44_150_156_163 = nv_44_150_156_163.Merge(sn_44_150_156_163.Div(r0_0_47_150_156_163), d_44_150_156_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														r0_0_45_151_160_172 = nv_45_151_160_172.Merge(sn_45_151_160_172.Div(r0_0_48_151_160_172), d_45_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_40_150_156_163 = r0_0_44_150_156_163
+													s_41_151_160_172 = r0_0_45_151_160_172
 												}
-												r0_0_40_150_156_163 = s_40_150_156_163
+												r0_0_41_151_160_172 = s_41_151_160_172
 											}
-											sc_150_156_163 := r0_0_40_150_156_163
-											r0_0_150_156_163 = sa_150_156_163.Mul(sb_150_156_163).Mul(sc_150_156_163)
+											sc_151_160_172 := r0_0_41_151_160_172
+											r0_0_151_160_172 = sa_151_160_172.Mul(sb_151_160_172).Mul(sc_151_160_172)
 										}
-										fl_156_163 := r0_0_150_156_163
-										fc_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_156_163.defaultF)))
-										if c_156_163.HasHKL {
-											var r0_0_151_156_163 archsimd.Float64x8
+										fl_160_172 := r0_0_151_160_172
+										fc_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_172.defaultF)))
+										if c_160_172.HasHKL {
+											var r0_0_152_160_172 archsimd.Float64x8
 											{
-												r_151_156_163, bits_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, h_156_163, kk_156_163, l_156_163
-												var r0_0_7_151_156_163 archsimd.Mask64x8
+												r_152_160_172, bits_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172 := r_160_172, k_160_172.fhklBits, ia_160_172, h_160_172, kk_160_172, l_160_172
+												var r0_0_8_152_160_172 archsimd.Mask64x8
 												{
-													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
-													half_7_151_156_163 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-													hc_7_151_156_163, kc_7_151_156_163, lc_7_151_156_163 := h_7_151_156_163.Sub(half_7_151_156_163).CeilScaled(0), kk_7_151_156_163.Sub(half_7_151_156_163).CeilScaled(0), l_7_151_156_163.Sub(half_7_151_156_163).CeilScaled(0)
-													hmin_7_151_156_163, kmin_7_151_156_163, lmin_7_151_156_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.lmin)))
-													in_7_151_156_163 := hc_7_151_156_163.GreaterEqual(hmin_7_151_156_163).And(hc_7_151_156_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.hmax))))).And(kc_7_151_156_163.GreaterEqual(kmin_7_151_156_163)).And(kc_7_151_156_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.kmax))))).And(lc_7_151_156_163.GreaterEqual(lmin_7_151_156_163)).And(lc_7_151_156_163.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.lmax)))))
-													idx_7_151_156_163 := hc_7_151_156_163.Sub(hmin_7_151_156_163).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.hstride)))).Add(kc_7_151_156_163.Sub(kmin_7_151_156_163).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_7_151_156_163.kstride))))).Add(lc_7_151_156_163.Sub(lmin_7_151_156_163))
-													idx_7_151_156_163.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_7_151_156_163).ConvertToInt32().Store(ia_7_151_156_163)
-													r0_0_7_151_156_163 = in_7_151_156_163
+													r_8_152_160_172, ia_8_152_160_172, h_8_152_160_172, kk_8_152_160_172, l_8_152_160_172 := r_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172
+													half_8_152_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_8_152_160_172, kc_8_152_160_172, lc_8_152_160_172 := h_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0), kk_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0), l_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0)
+													hmin_8_152_160_172, kmin_8_152_160_172, lmin_8_152_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.lmin)))
+													in_8_152_160_172 := hc_8_152_160_172.GreaterEqual(hmin_8_152_160_172).And(hc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hmax))))).And(kc_8_152_160_172.GreaterEqual(kmin_8_152_160_172)).And(kc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kmax))))).And(lc_8_152_160_172.GreaterEqual(lmin_8_152_160_172)).And(lc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.lmax)))))
+													idx_8_152_160_172 := hc_8_152_160_172.Sub(hmin_8_152_160_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hstride)))).Add(kc_8_152_160_172.Sub(kmin_8_152_160_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kstride))))).Add(lc_8_152_160_172.Sub(lmin_8_152_160_172))
+													idx_8_152_160_172.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160_172).ConvertToInt32().Store(ia_8_152_160_172)
+													r0_0_8_152_160_172 = in_8_152_160_172
 												}
-												in_151_156_163 := r0_0_7_151_156_163
-												r0_0_151_156_163 = vgatherAVX512(bits_151_156_163, ia_151_156_163).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_151_156_163.defaultF))), in_151_156_163)
+												in_152_160_172 := r0_0_8_152_160_172
+												r0_0_152_160_172 = vgatherAVX512(bits_152_160_172, ia_152_160_172).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160_172.defaultF))), in_152_160_172)
 											}
-											fc_156_163 = r0_0_151_156_163
+											fc_160_172 = r0_0_152_160_172
 										}
-										s_156_163 := sum_156_163.Add(fc_156_163.Mul(fc_156_163).Mul(fl_156_163).Mul(fl_156_163))
-										if !c_156_163.Water {
-											s_156_163 = sum_156_163.Merge(s_156_163, fl_156_163.Equal(zero_156_163))
+										s_160_172 := sum_160_172.Add(fc_160_172.Mul(fc_160_172).Mul(fl_160_172).Mul(fl_160_172))
+										if !c_160_172.Water {
+											s_160_172 = sum_160_172.Merge(s_160_172, fl_160_172.Equal(zero_160_172))
 										}
-										sum_156_163 = s_156_163
+										sum_160_172 = s_160_172
 									}
 								}
-								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
+								r0_0_160_172, r1_0_160_172 = sum_160_172, polar_160_172
 							}
-							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
-							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
+							sum_172, polar_172 = r0_0_160_172, r1_0_160_172
+							r0_0_172, r1_0_172, r2_0_172 = sum_172, omega_172, polar_172
 						}
-						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
+						sum, omega, polar = r0_0_172, r1_0_172, r2_0_172
+					}
+				}
+			}
+		}
+		if c.Thick {
+			archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).StoreSlice(rb.v[p0:])
+			omega.StoreSlice(rb.w[p0:])
+			polar.StoreSlice(rb.polar[p0:])
+		} else {
+			archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+			count.Mul(omega).StoreSlice(rb.w[p0:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
+	c := k.c
+	r := k.lr
+	os := c.Oversample
+	var ia [8]int32
+	sub, half := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))), archsimd.LoadFloat64x8((*[8]float64)((&r.half)))
+	last := c.ThickSteps - 1
+	count := archsimd.LoadFloat64x8((*[8]float64)((&r.count)))
+	s0, o0 := &rb.sdet[0], &r.odet[0]
+	if os == 1 && last == 0 && !c.Thick {
+		g := &rb.geo
+		om := archsimd.LoadFloat64x8Slice((rb.om[:]))
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
+			for p0 := c0; p0 < c1; p0 += 8 {
+				q := p0 - c0
+				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
+				var r0_0_173 archsimd.Float64x8
+				{
+					fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_173 = fdet_173.Mul(f_173).Add(s_173).Add(o_173).Add(p_173)
+				}
+				x := r0_0_173
+				var r0_0_174 archsimd.Float64x8
+				{
+					fdet_174, f_174, s_174, o_174, p_174 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_174 = fdet_174.Mul(f_174).Add(s_174).Add(o_174).Add(p_174)
+				}
+				y := r0_0_174
+				var r0_0_175 archsimd.Float64x8
+				{
+					fdet_175, f_175, s_175, o_175, p_175 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_175 = fdet_175.Mul(f_175).Add(s_175).Add(o_175).Add(p_175)
+				}
+				z := r0_0_175
+				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
+				x.Mul(invR).StoreSlice(g[0][q:])
+				y.Mul(invR).StoreSlice(g[1][q:])
+				z.Mul(invR).StoreSlice(g[2][q:])
+				var r0_0_176 archsimd.Float64x8
+				{
+					invR_176, num_176, point_176 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_176 := invR_176.Mul(invR_176)
+					if !point_176 {
+						w_176 = num_176.Mul(w_176.Mul(invR_176))
+					}
+					r0_0_176 = w_176
+				}
+				r0_0_176.StoreSlice(g[3][q:])
+			}
+			for p0 := c0; p0 < c1; p0 += 8 {
+				q := p0 - c0
+				sum, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+				if c.NoPolar {
+					polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				}
+				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
+				var (
+					r0_0_177 archsimd.Float64x8
+					r1_0_177 archsimd.Float64x8
+				)
+				{
+					k_177, r_177, ia_177, sum_177, dx_177, dy_177, dz_177, polar_177 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_177 := k_177.c
+					n_177 := k_177.nn[0]
+					zero_177 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_177 := range r_177.src {
+						sr_177 := &r_177.src[si_177]
+						il_177 := archsimd.LoadFloat64x8((*[8]float64)((&sr_177.il)))
+						qx_177, qy_177, qz_177 := dx_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[0])))).Mul(il_177), dy_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[1])))).Mul(il_177), dz_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[2])))).Mul(il_177)
+						if m_177 := polar_177.Equal(zero_177); m_177.ToBits() != 0 {
+							var p_177 archsimd.Float64x8
+							if r_177.kahnZero {
+								c2_177 := archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[0]))).Mul(dx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[1]))).Mul(dy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[2]))).Mul(dz_177))
+								p_177 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_177.Mul(c2_177)))
+							} else {
+								var r0_0_153_177 archsimd.Float64x8
+								{
+									zero_153_177, kahn_153_177, s_153_177, dx_153_177, dy_153_177, dz_153_177 := false, &r_177.kahn, sr_177, dx_177, dy_177, dz_177
+									c2_153_177 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[0]))).Mul(dx_153_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[1]))).Mul(dy_153_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[2]))).Mul(dz_153_177))
+									c2sq_153_177 := c2_153_177.Mul(c2_153_177)
+									cos2psi_153_177 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_153_177 {
+										e_153_177 := dx_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[0])))).Add(dy_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[1]))))).Add(dz_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[2])))))
+										b_153_177 := dx_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[0])))).Add(dy_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[1]))))).Add(dz_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[2])))))
+										ee_153_177, bb_153_177 := e_153_177.Mul(e_153_177), b_153_177.Mul(b_153_177)
+										den_153_177 := ee_153_177.Add(bb_153_177)
+										cos2psi_153_177 = ee_153_177.Sub(bb_153_177).Div(den_153_177).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									}
+									one_153_177 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_153_177 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_177.Add(c2sq_153_177).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_177)).Mul(cos2psi_153_177).Mul(one_153_177.Sub(c2sq_153_177))))
+								}
+								p_177 = r0_0_153_177
+							}
+							polar_177 = p_177.Merge(polar_177, m_177)
+						}
+						for oi_177 := range r_177.orient {
+							o_177 := &r_177.orient[oi_177]
+							h_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[0]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[1]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[2]))).Mul(qz_177))
+							kk_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[3]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[4]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[5]))).Mul(qz_177))
+							l_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[6]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[7]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[8]))).Mul(qz_177))
+							var r0_0_154_177 archsimd.Float64x8
+							{
+								r_154_177, h_154_177, kk_154_177, l_154_177, n_154_177 := r_177, h_177, kk_177, l_177, n_177
+								_ = n_154_177
+								half_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+								dh_154_177, dk_154_177, dl_154_177 := h_154_177.Sub(h_154_177.Sub(half_154_177).CeilScaled(0)), kk_154_177.Sub(kk_154_177.Sub(half_154_177).CeilScaled(0)), l_154_177.Sub(l_154_177.Sub(half_154_177).CeilScaled(0))
+								v0_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[0])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[0]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[0])))))
+								v1_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[1])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[1]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[1])))))
+								v2_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[2])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[2]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[2])))))
+								nabc_154_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.nabc)))
+								r2_154_177 := v0_154_177.Mul(v0_154_177).Add(v1_154_177.Mul(v1_154_177)).Add(v2_154_177.Mul(v2_154_177)).Mul(nabc_154_177).Mul(nabc_154_177)
+								var fl_154_177 archsimd.Float64x8
+								if r_154_177.shape == Gauss {
+									e_154_177 := r2_154_177.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.negZero))).AsUint64x8()).AsFloat64x8()
+									var r0_0_7_154_177 archsimd.Float64x8
+									{
+										x_7_154_177 := e_154_177
+										x_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_177, x_7_154_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+										x_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_177, x_7_154_177.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+										t_7_154_177 := x_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+										kf_7_154_177 := t_7_154_177.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+										r_7_154_177 := x_7_154_177.Sub(kf_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+										r2_7_154_177 := r_7_154_177.Mul(r_7_154_177)
+										r4_7_154_177 := r2_7_154_177.Mul(r2_7_154_177)
+										q0_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_177)).Mul(r2_7_154_177))
+										q1_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_177)).Mul(r2_7_154_177)).Mul(r4_7_154_177)
+										q2_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_177)).Mul(r2_7_154_177)).Mul(r4_7_154_177.Mul(r4_7_154_177))
+										p_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_177.Add(r2_7_154_177.Mul(q0_7_154_177.Add(q1_7_154_177).Add(q2_7_154_177))))
+										small_7_154_177, big_7_154_177 := kf_7_154_177.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+										off_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_177)
+										off_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_177, big_7_154_177)
+										c_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_177)
+										c_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_177, big_7_154_177)
+										r0_0_7_154_177 = p_7_154_177.Mul(t_7_154_177.Add(off_7_154_177).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_177)
+									}
+									fl_154_177 = nabc_154_177.Mul(r0_0_7_154_177)
+								} else {
+									fl_154_177 = nabc_154_177.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+								}
+								r0_0_154_177 = fl_154_177
+							}
+							fl_177 := r0_0_154_177
+							fc_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_177.defaultF)))
+							if c_177.HasHKL {
+								var r0_0_155_177 archsimd.Float64x8
+								{
+									r_155_177, bits_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177 := r_177, k_177.fhklBits, ia_177, h_177, kk_177, l_177
+									var r0_0_8_155_177 archsimd.Mask64x8
+									{
+										r_8_155_177, ia_8_155_177, h_8_155_177, kk_8_155_177, l_8_155_177 := r_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177
+										half_8_155_177 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_155_177, kc_8_155_177, lc_8_155_177 := h_8_155_177.Sub(half_8_155_177).CeilScaled(0), kk_8_155_177.Sub(half_8_155_177).CeilScaled(0), l_8_155_177.Sub(half_8_155_177).CeilScaled(0)
+										hmin_8_155_177, kmin_8_155_177, lmin_8_155_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.lmin)))
+										in_8_155_177 := hc_8_155_177.GreaterEqual(hmin_8_155_177).And(hc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hmax))))).And(kc_8_155_177.GreaterEqual(kmin_8_155_177)).And(kc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kmax))))).And(lc_8_155_177.GreaterEqual(lmin_8_155_177)).And(lc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.lmax)))))
+										idx_8_155_177 := hc_8_155_177.Sub(hmin_8_155_177).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hstride)))).Add(kc_8_155_177.Sub(kmin_8_155_177).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kstride))))).Add(lc_8_155_177.Sub(lmin_8_155_177))
+										idx_8_155_177.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_177).ConvertToInt32().Store(ia_8_155_177)
+										r0_0_8_155_177 = in_8_155_177
+									}
+									in_155_177 := r0_0_8_155_177
+									r0_0_155_177 = vgatherAVX512(bits_155_177, ia_155_177).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_177.defaultF))), in_155_177)
+								}
+								fc_177 = r0_0_155_177
+							}
+							s_177 := sum_177.Add(fc_177.Mul(fc_177).Mul(fl_177).Mul(fl_177))
+							if !c_177.Water {
+								s_177 = sum_177.Merge(s_177, fl_177.Equal(zero_177))
+							}
+							sum_177 = s_177
+						}
+					}
+					r0_0_177, r1_0_177 = sum_177, polar_177
+				}
+				sum, polar = r0_0_177, r1_0_177
+				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+				w := count.Mul(omega)
+				w.StoreSlice(rb.w[p0:])
+				if p0+8 <= n {
+					om = vaddseqAVX512(om, w)
+					rb.omDone = p0 + 8
+				}
+			}
+		}
+		om.StoreSlice(rb.om[:])
+		archsimd.ClearAVXUpperBits()
+		return
+	}
+	for p0 := 0; p0 < n; p0 += 8 {
+		f0 := archsimd.LoadFloat64x8Slice((rb.f[p0:]))
+		sum, omega, polar := archsimd.LoadFloat64x8((*[8]float64)((&r.ibg))), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if c.NoPolar {
+			polar = archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		}
+		if os == 1 && last == 0 {
+			var (
+				r0_0_178 archsimd.Float64x8
+				r1_0_178 archsimd.Float64x8
+				r2_0_178 archsimd.Float64x8
+			)
+			{
+				k_178, r_178, ia_178, fdet_178, s_178, o_178, sum_178, omega_178, polar_178, capture_178, par_178 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_178 := k_178.c
+				var r0_0_161_178 archsimd.Float64x8
+				{
+					fdet_161_178, f_161_178, s_161_178, o_161_178, p_161_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[0])))
+					r0_0_161_178 = fdet_161_178.Mul(f_161_178).Add(s_161_178).Add(o_161_178).Add(p_161_178)
+				}
+				x_178 := r0_0_161_178
+				var r0_0_162_178 archsimd.Float64x8
+				{
+					fdet_162_178, f_162_178, s_162_178, o_162_178, p_162_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[1])))
+					r0_0_162_178 = fdet_162_178.Mul(f_162_178).Add(s_162_178).Add(o_162_178).Add(p_162_178)
+				}
+				y_178 := r0_0_162_178
+				var r0_0_163_178 archsimd.Float64x8
+				{
+					fdet_163_178, f_163_178, s_163_178, o_163_178, p_163_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[2])))
+					r0_0_163_178 = fdet_163_178.Mul(f_163_178).Add(s_163_178).Add(o_163_178).Add(p_163_178)
+				}
+				z_178 := r0_0_163_178
+				invR_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_178.Mul(x_178).Add(y_178.Mul(y_178)).Add(z_178.Mul(z_178)).Sqrt())
+				dx_178, dy_178, dz_178 := x_178.Mul(invR_178), y_178.Mul(invR_178), z_178.Mul(invR_178)
+				if m_178 := omega_178.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_178.ToBits() != 0 {
+					var r0_0_164_178 archsimd.Float64x8
+					{
+						invR_164_178, num_164_178, point_164_178 := invR_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.omegaNum))), c_178.PointPixel
+						w_164_178 := invR_164_178.Mul(invR_164_178)
+						if !point_164_178 {
+							w_164_178 = num_164_178.Mul(w_164_178.Mul(invR_164_178))
+						}
+						r0_0_164_178 = w_164_178
+					}
+					omega_178 = r0_0_164_178.Merge(omega_178, m_178)
+				}
+				if capture_178 {
+					dx_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[0])))).Add(dy_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[1]))))).Add(dz_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[2]))))).StoreSlice(par_178)
+				}
+				var (
+					r0_0_165_178 archsimd.Float64x8
+					r1_0_165_178 archsimd.Float64x8
+				)
+				{
+					k_165_178, r_165_178, ia_165_178, sum_165_178, dx_165_178, dy_165_178, dz_165_178, polar_165_178 := k_178, r_178, ia_178, sum_178, dx_178, dy_178, dz_178, polar_178
+					c_165_178 := k_165_178.c
+					n_165_178 := k_165_178.nn[0]
+					zero_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_165_178 := range r_165_178.src {
+						sr_165_178 := &r_165_178.src[si_165_178]
+						il_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.il)))
+						qx_165_178, qy_165_178, qz_165_178 := dx_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[0])))).Mul(il_165_178), dy_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[1])))).Mul(il_165_178), dz_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[2])))).Mul(il_165_178)
+						if m_165_178 := polar_165_178.Equal(zero_165_178); m_165_178.ToBits() != 0 {
+							var p_165_178 archsimd.Float64x8
+							if r_165_178.kahnZero {
+								c2_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[0]))).Mul(dx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[1]))).Mul(dy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[2]))).Mul(dz_165_178))
+								p_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165_178.Mul(c2_165_178)))
+							} else {
+								var r0_0_153_165_178 archsimd.Float64x8
+								{
+									zero_153_165_178, kahn_153_165_178, s_153_165_178, dx_153_165_178, dy_153_165_178, dz_153_165_178 := false, &r_165_178.kahn, sr_165_178, dx_165_178, dy_165_178, dz_165_178
+									c2_153_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[0]))).Mul(dx_153_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[1]))).Mul(dy_153_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[2]))).Mul(dz_153_165_178))
+									c2sq_153_165_178 := c2_153_165_178.Mul(c2_153_165_178)
+									cos2psi_153_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_153_165_178 {
+										e_153_165_178 := dx_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[0])))).Add(dy_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[1]))))).Add(dz_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[2])))))
+										b_153_165_178 := dx_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[0])))).Add(dy_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[1]))))).Add(dz_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[2])))))
+										ee_153_165_178, bb_153_165_178 := e_153_165_178.Mul(e_153_165_178), b_153_165_178.Mul(b_153_165_178)
+										den_153_165_178 := ee_153_165_178.Add(bb_153_165_178)
+										cos2psi_153_165_178 = ee_153_165_178.Sub(bb_153_165_178).Div(den_153_165_178).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									}
+									one_153_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_153_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165_178.Add(c2sq_153_165_178).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165_178)).Mul(cos2psi_153_165_178).Mul(one_153_165_178.Sub(c2sq_153_165_178))))
+								}
+								p_165_178 = r0_0_153_165_178
+							}
+							polar_165_178 = p_165_178.Merge(polar_165_178, m_165_178)
+						}
+						for oi_165_178 := range r_165_178.orient {
+							o_165_178 := &r_165_178.orient[oi_165_178]
+							h_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[0]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[1]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[2]))).Mul(qz_165_178))
+							kk_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[3]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[4]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[5]))).Mul(qz_165_178))
+							l_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[6]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[7]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[8]))).Mul(qz_165_178))
+							var r0_0_154_165_178 archsimd.Float64x8
+							{
+								r_154_165_178, h_154_165_178, kk_154_165_178, l_154_165_178, n_154_165_178 := r_165_178, h_165_178, kk_165_178, l_165_178, n_165_178
+								_ = n_154_165_178
+								half_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+								dh_154_165_178, dk_154_165_178, dl_154_165_178 := h_154_165_178.Sub(h_154_165_178.Sub(half_154_165_178).CeilScaled(0)), kk_154_165_178.Sub(kk_154_165_178.Sub(half_154_165_178).CeilScaled(0)), l_154_165_178.Sub(l_154_165_178.Sub(half_154_165_178).CeilScaled(0))
+								v0_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[0])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[0]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[0])))))
+								v1_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[1])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[1]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[1])))))
+								v2_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[2])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[2]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[2])))))
+								nabc_154_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.nabc)))
+								r2_154_165_178 := v0_154_165_178.Mul(v0_154_165_178).Add(v1_154_165_178.Mul(v1_154_165_178)).Add(v2_154_165_178.Mul(v2_154_165_178)).Mul(nabc_154_165_178).Mul(nabc_154_165_178)
+								var fl_154_165_178 archsimd.Float64x8
+								if r_154_165_178.shape == Gauss {
+									e_154_165_178 := r2_154_165_178.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.negZero))).AsUint64x8()).AsFloat64x8()
+									var r0_0_7_154_165_178 archsimd.Float64x8
+									{
+										x_7_154_165_178 := e_154_165_178
+										x_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165_178, x_7_154_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+										x_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165_178, x_7_154_165_178.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+										t_7_154_165_178 := x_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+										kf_7_154_165_178 := t_7_154_165_178.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+										r_7_154_165_178 := x_7_154_165_178.Sub(kf_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+										r2_7_154_165_178 := r_7_154_165_178.Mul(r_7_154_165_178)
+										r4_7_154_165_178 := r2_7_154_165_178.Mul(r2_7_154_165_178)
+										q0_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178))
+										q1_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178)).Mul(r4_7_154_165_178)
+										q2_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178)).Mul(r4_7_154_165_178.Mul(r4_7_154_165_178))
+										p_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165_178.Add(r2_7_154_165_178.Mul(q0_7_154_165_178.Add(q1_7_154_165_178).Add(q2_7_154_165_178))))
+										small_7_154_165_178, big_7_154_165_178 := kf_7_154_165_178.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+										off_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165_178)
+										off_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165_178, big_7_154_165_178)
+										c_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165_178)
+										c_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165_178, big_7_154_165_178)
+										r0_0_7_154_165_178 = p_7_154_165_178.Mul(t_7_154_165_178.Add(off_7_154_165_178).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165_178)
+									}
+									fl_154_165_178 = nabc_154_165_178.Mul(r0_0_7_154_165_178)
+								} else {
+									fl_154_165_178 = nabc_154_165_178.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+								}
+								r0_0_154_165_178 = fl_154_165_178
+							}
+							fl_165_178 := r0_0_154_165_178
+							fc_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_165_178.defaultF)))
+							if c_165_178.HasHKL {
+								var r0_0_155_165_178 archsimd.Float64x8
+								{
+									r_155_165_178, bits_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178 := r_165_178, k_165_178.fhklBits, ia_165_178, h_165_178, kk_165_178, l_165_178
+									var r0_0_8_155_165_178 archsimd.Mask64x8
+									{
+										r_8_155_165_178, ia_8_155_165_178, h_8_155_165_178, kk_8_155_165_178, l_8_155_165_178 := r_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178
+										half_8_155_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_8_155_165_178, kc_8_155_165_178, lc_8_155_165_178 := h_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0), kk_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0), l_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0)
+										hmin_8_155_165_178, kmin_8_155_165_178, lmin_8_155_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.lmin)))
+										in_8_155_165_178 := hc_8_155_165_178.GreaterEqual(hmin_8_155_165_178).And(hc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hmax))))).And(kc_8_155_165_178.GreaterEqual(kmin_8_155_165_178)).And(kc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kmax))))).And(lc_8_155_165_178.GreaterEqual(lmin_8_155_165_178)).And(lc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.lmax)))))
+										idx_8_155_165_178 := hc_8_155_165_178.Sub(hmin_8_155_165_178).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hstride)))).Add(kc_8_155_165_178.Sub(kmin_8_155_165_178).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kstride))))).Add(lc_8_155_165_178.Sub(lmin_8_155_165_178))
+										idx_8_155_165_178.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165_178).ConvertToInt32().Store(ia_8_155_165_178)
+										r0_0_8_155_165_178 = in_8_155_165_178
+									}
+									in_155_165_178 := r0_0_8_155_165_178
+									r0_0_155_165_178 = vgatherAVX512(bits_155_165_178, ia_155_165_178).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165_178.defaultF))), in_155_165_178)
+								}
+								fc_165_178 = r0_0_155_165_178
+							}
+							s_165_178 := sum_165_178.Add(fc_165_178.Mul(fc_165_178).Mul(fl_165_178).Mul(fl_165_178))
+							if !c_165_178.Water {
+								s_165_178 = sum_165_178.Merge(s_165_178, fl_165_178.Equal(zero_165_178))
+							}
+							sum_165_178 = s_165_178
+						}
+					}
+					r0_0_165_178, r1_0_165_178 = sum_165_178, polar_165_178
+				}
+				sum_178, polar_178 = r0_0_165_178, r1_0_165_178
+				r0_0_178, r1_0_178, r2_0_178 = sum_178, omega_178, polar_178
+			}
+			sum, omega, polar = r0_0_178, r1_0_178, r2_0_178
+		} else {
+			for t := 0; t <= last; t++ {
+				for subS := 0; subS < os; subS++ {
+					for subF := 0; subF < os; subF++ {
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
+						capture := c.Thick && t == last && subS == 0 && subF == 0
+						var (
+							r0_0_179 archsimd.Float64x8
+							r1_0_179 archsimd.Float64x8
+							r2_0_179 archsimd.Float64x8
+						)
+						{
+							k_179, r_179, ia_179, fdet_179, s_179, o_179, sum_179, omega_179, polar_179, capture_179, par_179 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_179 := k_179.c
+							var r0_0_161_179 archsimd.Float64x8
+							{
+								fdet_161_179, f_161_179, s_161_179, o_161_179, p_161_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[0])))
+								r0_0_161_179 = fdet_161_179.Mul(f_161_179).Add(s_161_179).Add(o_161_179).Add(p_161_179)
+							}
+							x_179 := r0_0_161_179
+							var r0_0_162_179 archsimd.Float64x8
+							{
+								fdet_162_179, f_162_179, s_162_179, o_162_179, p_162_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[1])))
+								r0_0_162_179 = fdet_162_179.Mul(f_162_179).Add(s_162_179).Add(o_162_179).Add(p_162_179)
+							}
+							y_179 := r0_0_162_179
+							var r0_0_163_179 archsimd.Float64x8
+							{
+								fdet_163_179, f_163_179, s_163_179, o_163_179, p_163_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[2])))
+								r0_0_163_179 = fdet_163_179.Mul(f_163_179).Add(s_163_179).Add(o_163_179).Add(p_163_179)
+							}
+							z_179 := r0_0_163_179
+							invR_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_179.Mul(x_179).Add(y_179.Mul(y_179)).Add(z_179.Mul(z_179)).Sqrt())
+							dx_179, dy_179, dz_179 := x_179.Mul(invR_179), y_179.Mul(invR_179), z_179.Mul(invR_179)
+							if m_179 := omega_179.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_179.ToBits() != 0 {
+								var r0_0_164_179 archsimd.Float64x8
+								{
+									invR_164_179, num_164_179, point_164_179 := invR_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.omegaNum))), c_179.PointPixel
+									w_164_179 := invR_164_179.Mul(invR_164_179)
+									if !point_164_179 {
+										w_164_179 = num_164_179.Mul(w_164_179.Mul(invR_164_179))
+									}
+									r0_0_164_179 = w_164_179
+								}
+								omega_179 = r0_0_164_179.Merge(omega_179, m_179)
+							}
+							if capture_179 {
+								dx_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[0])))).Add(dy_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[1]))))).Add(dz_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[2]))))).StoreSlice(par_179)
+							}
+							var (
+								r0_0_165_179 archsimd.Float64x8
+								r1_0_165_179 archsimd.Float64x8
+							)
+							{
+								k_165_179, r_165_179, ia_165_179, sum_165_179, dx_165_179, dy_165_179, dz_165_179, polar_165_179 := k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179
+								c_165_179 := k_165_179.c
+								n_165_179 := k_165_179.nn[0]
+								zero_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_165_179 := range r_165_179.src {
+									sr_165_179 := &r_165_179.src[si_165_179]
+									il_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.il)))
+									qx_165_179, qy_165_179, qz_165_179 := dx_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[0])))).Mul(il_165_179), dy_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[1])))).Mul(il_165_179), dz_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[2])))).Mul(il_165_179)
+									if m_165_179 := polar_165_179.Equal(zero_165_179); m_165_179.ToBits() != 0 {
+										var p_165_179 archsimd.Float64x8
+										if r_165_179.kahnZero {
+											c2_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[0]))).Mul(dx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[1]))).Mul(dy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[2]))).Mul(dz_165_179))
+											p_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165_179.Mul(c2_165_179)))
+										} else {
+											var r0_0_153_165_179 archsimd.Float64x8
+											{
+												zero_153_165_179, kahn_153_165_179, s_153_165_179, dx_153_165_179, dy_153_165_179, dz_153_165_179 := false, &r_165_179.kahn, sr_165_179, dx_165_179, dy_165_179, dz_165_179
+												c2_153_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[0]))).Mul(dx_153_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[1]))).Mul(dy_153_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[2]))).Mul(dz_153_165_179))
+												c2sq_153_165_179 := c2_153_165_179.Mul(c2_153_165_179)
+												cos2psi_153_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_153_165_179 {
+													e_153_165_179 := dx_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[0])))).Add(dy_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[1]))))).Add(dz_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[2])))))
+													b_153_165_179 := dx_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[0])))).Add(dy_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[1]))))).Add(dz_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[2])))))
+													ee_153_165_179, bb_153_165_179 := e_153_165_179.Mul(e_153_165_179), b_153_165_179.Mul(b_153_165_179)
+													den_153_165_179 := ee_153_165_179.Add(bb_153_165_179)
+													cos2psi_153_165_179 = ee_153_165_179.Sub(bb_153_165_179).Div(den_153_165_179).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+												}
+												one_153_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_153_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165_179.Add(c2sq_153_165_179).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165_179)).Mul(cos2psi_153_165_179).Mul(one_153_165_179.Sub(c2sq_153_165_179))))
+											}
+											p_165_179 = r0_0_153_165_179
+										}
+										polar_165_179 = p_165_179.Merge(polar_165_179, m_165_179)
+									}
+									for oi_165_179 := range r_165_179.orient {
+										o_165_179 := &r_165_179.orient[oi_165_179]
+										h_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[0]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[1]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[2]))).Mul(qz_165_179))
+										kk_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[3]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[4]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[5]))).Mul(qz_165_179))
+										l_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[6]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[7]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[8]))).Mul(qz_165_179))
+										var r0_0_154_165_179 archsimd.Float64x8
+										{
+											r_154_165_179, h_154_165_179, kk_154_165_179, l_154_165_179, n_154_165_179 := r_165_179, h_165_179, kk_165_179, l_165_179, n_165_179
+											_ = n_154_165_179
+											half_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+											dh_154_165_179, dk_154_165_179, dl_154_165_179 := h_154_165_179.Sub(h_154_165_179.Sub(half_154_165_179).CeilScaled(0)), kk_154_165_179.Sub(kk_154_165_179.Sub(half_154_165_179).CeilScaled(0)), l_154_165_179.Sub(l_154_165_179.Sub(half_154_165_179).CeilScaled(0))
+											v0_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[0])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[0]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[0])))))
+											v1_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[1])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[1]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[1])))))
+											v2_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[2])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[2]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[2])))))
+											nabc_154_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.nabc)))
+											r2_154_165_179 := v0_154_165_179.Mul(v0_154_165_179).Add(v1_154_165_179.Mul(v1_154_165_179)).Add(v2_154_165_179.Mul(v2_154_165_179)).Mul(nabc_154_165_179).Mul(nabc_154_165_179)
+											var fl_154_165_179 archsimd.Float64x8
+											if r_154_165_179.shape == Gauss {
+												e_154_165_179 := r2_154_165_179.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.negZero))).AsUint64x8()).AsFloat64x8()
+												var r0_0_7_154_165_179 archsimd.Float64x8
+												{
+													x_7_154_165_179 := e_154_165_179
+													x_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165_179, x_7_154_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+													x_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165_179, x_7_154_165_179.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+													t_7_154_165_179 := x_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+													kf_7_154_165_179 := t_7_154_165_179.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+													r_7_154_165_179 := x_7_154_165_179.Sub(kf_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+													r2_7_154_165_179 := r_7_154_165_179.Mul(r_7_154_165_179)
+													r4_7_154_165_179 := r2_7_154_165_179.Mul(r2_7_154_165_179)
+													q0_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179))
+													q1_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179)).Mul(r4_7_154_165_179)
+													q2_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179)).Mul(r4_7_154_165_179.Mul(r4_7_154_165_179))
+													p_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165_179.Add(r2_7_154_165_179.Mul(q0_7_154_165_179.Add(q1_7_154_165_179).Add(q2_7_154_165_179))))
+													small_7_154_165_179, big_7_154_165_179 := kf_7_154_165_179.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+													off_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165_179)
+													off_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165_179, big_7_154_165_179)
+													c_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165_179)
+													c_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165_179, big_7_154_165_179)
+													r0_0_7_154_165_179 = p_7_154_165_179.Mul(t_7_154_165_179.Add(off_7_154_165_179).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165_179)
+												}
+												fl_154_165_179 = nabc_154_165_179.Mul(r0_0_7_154_165_179)
+											} else {
+												fl_154_165_179 = nabc_154_165_179.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+											}
+											r0_0_154_165_179 = fl_154_165_179
+										}
+										fl_165_179 := r0_0_154_165_179
+										fc_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_165_179.defaultF)))
+										if c_165_179.HasHKL {
+											var r0_0_155_165_179 archsimd.Float64x8
+											{
+												r_155_165_179, bits_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179 := r_165_179, k_165_179.fhklBits, ia_165_179, h_165_179, kk_165_179, l_165_179
+												var r0_0_8_155_165_179 archsimd.Mask64x8
+												{
+													r_8_155_165_179, ia_8_155_165_179, h_8_155_165_179, kk_8_155_165_179, l_8_155_165_179 := r_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179
+													half_8_155_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_8_155_165_179, kc_8_155_165_179, lc_8_155_165_179 := h_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0), kk_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0), l_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0)
+													hmin_8_155_165_179, kmin_8_155_165_179, lmin_8_155_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.lmin)))
+													in_8_155_165_179 := hc_8_155_165_179.GreaterEqual(hmin_8_155_165_179).And(hc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hmax))))).And(kc_8_155_165_179.GreaterEqual(kmin_8_155_165_179)).And(kc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kmax))))).And(lc_8_155_165_179.GreaterEqual(lmin_8_155_165_179)).And(lc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.lmax)))))
+													idx_8_155_165_179 := hc_8_155_165_179.Sub(hmin_8_155_165_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hstride)))).Add(kc_8_155_165_179.Sub(kmin_8_155_165_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kstride))))).Add(lc_8_155_165_179.Sub(lmin_8_155_165_179))
+													idx_8_155_165_179.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165_179).ConvertToInt32().Store(ia_8_155_165_179)
+													r0_0_8_155_165_179 = in_8_155_165_179
+												}
+												in_155_165_179 := r0_0_8_155_165_179
+												r0_0_155_165_179 = vgatherAVX512(bits_155_165_179, ia_155_165_179).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165_179.defaultF))), in_155_165_179)
+											}
+											fc_165_179 = r0_0_155_165_179
+										}
+										s_165_179 := sum_165_179.Add(fc_165_179.Mul(fc_165_179).Mul(fl_165_179).Mul(fl_165_179))
+										if !c_165_179.Water {
+											s_165_179 = sum_165_179.Merge(s_165_179, fl_165_179.Equal(zero_165_179))
+										}
+										sum_165_179 = s_165_179
+									}
+								}
+								r0_0_165_179, r1_0_165_179 = sum_165_179, polar_165_179
+							}
+							sum_179, polar_179 = r0_0_165_179, r1_0_165_179
+							r0_0_179, r1_0_179, r2_0_179 = sum_179, omega_179, polar_179
+						}
+						sum, omega, polar = r0_0_179, r1_0_179, r2_0_179
 					}
 				}
 			}
@@ -5597,652 +6468,652 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_164 archsimd.Float64x8
-			r1_0_164 archsimd.Float64x8
-			r2_0_164 archsimd.Float64x8
-			r3_0_164 archsimd.Float64x8
-			r4_0_164 archsimd.Float64x8
-			r5_0_164 archsimd.Float64x8
-			r6_0_164 archsimd.Float64x8
-			r7_0_164 archsimd.Float64x8
-			r8_0_164 archsimd.Float64x8
+			r0_0_180 archsimd.Float64x8
+			r1_0_180 archsimd.Float64x8
+			r2_0_180 archsimd.Float64x8
+			r3_0_180 archsimd.Float64x8
+			r4_0_180 archsimd.Float64x8
+			r5_0_180 archsimd.Float64x8
+			r6_0_180 archsimd.Float64x8
+			r7_0_180 archsimd.Float64x8
+			r8_0_180 archsimd.Float64x8
 		)
 		{
-			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
-			il_164 := archsimd.LoadFloat64x8((*[8]float64)((&sr_164.il)))
-			x_164, y_164, z_164 := archsimd.LoadFloat64x8Slice((t_164.d[0][p0_164:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_164.inc[0])))), archsimd.LoadFloat64x8Slice((t_164.d[1][p0_164:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_164.inc[1])))), archsimd.LoadFloat64x8Slice((t_164.d[2][p0_164:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_164.inc[2]))))
-			x_164.Mul(x_164).Add(y_164.Mul(y_164)).Add(z_164.Mul(z_164)).StoreSlice(ds_164[p0_164:])
-			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = x_164.Mul(il_164), y_164.Mul(il_164), z_164.Mul(il_164), archsimd.LoadFloat64x8Slice((t_164.s[p0_164:])), archsimd.LoadFloat64x8Slice((t_164.def[p0_164:])), archsimd.LoadFloat64x8Slice((t_164.sig[p0_164:])), archsimd.LoadFloat64x8Slice((t_164.na[p0_164:])), archsimd.LoadFloat64x8Slice((t_164.nb[p0_164:])), archsimd.LoadFloat64x8Slice((t_164.nc[p0_164:]))
+			sr_180, t_180, ds_180, p0_180 := &r.src[si], t, ds, p0
+			il_180 := archsimd.LoadFloat64x8((*[8]float64)((&sr_180.il)))
+			x_180, y_180, z_180 := archsimd.LoadFloat64x8Slice((t_180.d[0][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[0])))), archsimd.LoadFloat64x8Slice((t_180.d[1][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[1])))), archsimd.LoadFloat64x8Slice((t_180.d[2][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[2]))))
+			x_180.Mul(x_180).Add(y_180.Mul(y_180)).Add(z_180.Mul(z_180)).StoreSlice(ds_180[p0_180:])
+			r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180 = x_180.Mul(il_180), y_180.Mul(il_180), z_180.Mul(il_180), archsimd.LoadFloat64x8Slice((t_180.s[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.def[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.sig[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.na[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.nb[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.nc[p0_180:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180
 		for oi := range r.orient {
 			var (
-				r0_0_165 archsimd.Float64x8
-				r1_0_165 archsimd.Float64x8
-				r2_0_165 archsimd.Float64x8
+				r0_0_181 archsimd.Float64x8
+				r1_0_181 archsimd.Float64x8
+				r2_0_181 archsimd.Float64x8
 			)
 			{
-				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
-				h_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[0]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[1]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[2]))).Mul(qz_165))
-				kk_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[3]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[4]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[5]))).Mul(qz_165))
-				l_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[6]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[7]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[8]))).Mul(qz_165))
-				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
+				o_181, qx_181, qy_181, qz_181 := &r.orient[oi], qx, qy, qz
+				h_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[0]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[1]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[2]))).Mul(qz_181))
+				kk_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[3]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[4]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[5]))).Mul(qz_181))
+				l_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[6]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[7]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[8]))).Mul(qz_181))
+				r0_0_181, r1_0_181, r2_0_181 = h_181, kk_181, l_181
 			}
-			h, kk, l := r0_0_165, r1_0_165, r2_0_165
+			h, kk, l := r0_0_181, r1_0_181, r2_0_181
 			var (
-				r0_0_166 archsimd.Float64x8
-				r1_0_166 archsimd.Float64x8
-				r2_0_166 archsimd.Float64x8
-				r3_0_166 archsimd.Float64x8
-				r4_0_166 archsimd.Float64x8
-				r5_0_166 archsimd.Float64x8
-				r6_0_166 archsimd.Float64x8
-				r7_0_166 archsimd.Float64x8
-				r8_0_166 archsimd.Float64x8
+				r0_0_182 archsimd.Float64x8
+				r1_0_182 archsimd.Float64x8
+				r2_0_182 archsimd.Float64x8
+				r3_0_182 archsimd.Float64x8
+				r4_0_182 archsimd.Float64x8
+				r5_0_182 archsimd.Float64x8
+				r6_0_182 archsimd.Float64x8
+				r7_0_182 archsimd.Float64x8
+				r8_0_182 archsimd.Float64x8
 			)
 			{
-				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
-				_ = n_166
+				r_182, h_182, kk_182, l_182, n_182 := r, h, kk, l, n
+				_ = n_182
 				var (
-					r0_0_60_166 archsimd.Float64x8
-					r1_0_60_166 archsimd.Float64x8
-					r2_0_60_166 archsimd.Float64x8
+					r0_0_61_182 archsimd.Float64x8
+					r1_0_61_182 archsimd.Float64x8
+					r2_0_61_182 archsimd.Float64x8
 				)
 				{
-					r_60_166, i_60_166, x_60_166 := r_166, 0, h_166
-					s_60_166, dx_60_166, dn_60_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_60_166.nmode[i_60_166] == nChebyshev {
+					r_61_182, i_61_182, x_61_182 := r_182, 0, h_182
+					s_61_182, dx_61_182, dn_61_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_61_182.nmode[i_61_182] == nChebyshev {
 						var (
-							r0_0_61_166 archsimd.Float64x8
-							r1_0_61_166 archsimd.Float64x8
-							r2_0_61_166 archsimd.Float64x8
+							r0_0_62_182 archsimd.Float64x8
+							r1_0_62_182 archsimd.Float64x8
+							r2_0_62_182 archsimd.Float64x8
 						)
 						{
-							r_61_166, x_61_166, n_61_166, nf_61_166 := r_60_166, x_60_166, r_60_166.nn[i_60_166], &r_60_166.nv[i_60_166]
-							magic_61_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_61_166 := x_61_166.Add(magic_61_166)
-							d_61_166 := x_61_166.Sub(t_61_166.Sub(magic_61_166))
-							f_61_166 := t_61_166.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_62_166 archsimd.Float64x8
+							r_62_182, x_62_182, n_62_182, nf_62_182 := r_61_182, x_61_182, r_61_182.nn[i_61_182], &r_61_182.nv[i_61_182]
+							magic_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_62_182 := x_62_182.Add(magic_62_182)
+							d_62_182 := x_62_182.Sub(t_62_182.Sub(magic_62_182))
+							f_62_182 := t_62_182.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_63_182 archsimd.Float64x8
 							{
-								d_62_166 := d_61_166
-								y_62_166 := d_62_166.Mul(d_62_166)
-								y2_62_166 := y_62_166.Mul(y_62_166)
-								y4_62_166 := y2_62_166.Mul(y2_62_166)
-								p0_62_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_62_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_62_166)).Mul(y2_62_166))
-								p1_62_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_62_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_62_166)).Mul(y2_62_166)).Mul(y4_62_166)
-								p2_62_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_62_166.Mul(y4_62_166))
-								r0_0_62_166 = p0_62_166.Add(p1_62_166).Add(p2_62_166)
+								d_63_182 := d_62_182
+								y_63_182 := d_63_182.Mul(d_63_182)
+								y2_63_182 := y_63_182.Mul(y_63_182)
+								y4_63_182 := y2_63_182.Mul(y2_63_182)
+								p0_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_63_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_63_182)).Mul(y2_63_182))
+								p1_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_63_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_63_182)).Mul(y2_63_182)).Mul(y4_63_182)
+								p2_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_63_182.Mul(y4_63_182))
+								r0_0_63_182 = p0_63_182.Add(p1_63_182).Add(p2_63_182)
 							}
-							cr_61_166 := r0_0_62_166
-							sign_61_166, one_61_166, pi_61_166 := archsimd.LoadFloat64x8((*[8]float64)((&r_61_166.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_61_166 := pi_61_166.Div(one_61_166.Sub(cr_61_166).Mul(one_61_166.Add(cr_61_166)).Sqrt().AsUint64x8().Or(d_61_166.AsUint64x8().Xor(f_61_166).And(sign_61_166)).AsFloat64x8())
-							c2_61_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_61_166.AsUint64x8().Xor(f_61_166).AsFloat64x8())
-							u0_61_166, u1_61_166 := one_61_166, c2_61_166
-							j_61_166 := 2
-							for ; j_61_166+1 < n_61_166; j_61_166 += 2 {
-								u0_61_166 = c2_61_166.Mul(u1_61_166).Sub(u0_61_166)
-								u1_61_166 = c2_61_166.Mul(u0_61_166).Sub(u1_61_166)
+							cr_62_182 := r0_0_63_182
+							sign_62_182, one_62_182, pi_62_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_62_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							rs_62_182 := pi_62_182.Div(one_62_182.Sub(cr_62_182).Mul(one_62_182.Add(cr_62_182)).Sqrt().AsUint64x8().Or(d_62_182.AsUint64x8().Xor(f_62_182).And(sign_62_182)).AsFloat64x8())
+							c2_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_62_182.AsUint64x8().Xor(f_62_182).AsFloat64x8())
+							u0_62_182, u1_62_182 := one_62_182, c2_62_182
+							j_62_182 := 2
+							for ; j_62_182+1 < n_62_182; j_62_182 += 2 {
+								u0_62_182 = c2_62_182.Mul(u1_62_182).Sub(u0_62_182)
+								u1_62_182 = c2_62_182.Mul(u0_62_182).Sub(u1_62_182)
 							}
-							if j_61_166 < n_61_166 {
-								u0_61_166, u1_61_166 = u1_61_166, c2_61_166.Mul(u1_61_166).Sub(u0_61_166)
+							if j_62_182 < n_62_182 {
+								u0_62_182, u1_62_182 = u1_62_182, c2_62_182.Mul(u1_62_182).Sub(u0_62_182)
 							}
-							cu_61_166 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_61_166).Mul(u1_61_166)
-							tn_61_166 := cu_61_166.Sub(u0_61_166)
-							dx_61_166 := archsimd.LoadFloat64x8((*[8]float64)(nf_61_166)).Mul(tn_61_166).Sub(cu_61_166).Mul(rs_61_166)
-							dn_61_166 := d_61_166.Mul(tn_61_166).Mul(rs_61_166)
-							near_61_166 := d_61_166.Mul(d_61_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_61_166.ToBits() != 0 {
+							cu_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_62_182).Mul(u1_62_182)
+							tn_62_182 := cu_62_182.Sub(u0_62_182)
+							dx_62_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_62_182)).Mul(tn_62_182).Sub(cu_62_182).Mul(rs_62_182)
+							dn_62_182 := d_62_182.Mul(tn_62_182).Mul(rs_62_182)
+							near_62_182 := d_62_182.Mul(d_62_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+							if near_62_182.ToBits() != 0 {
 								var (
-									r0_0_63_166 archsimd.Float64x8
-									r1_0_63_166 archsimd.Float64x8
+									r0_0_64_182 archsimd.Float64x8
+									r1_0_64_182 archsimd.Float64x8
 								)
 								{
-									r_63_166, d_63_166, c2_63_166, flip_63_166, tn_63_166, un_63_166, n_63_166 := r_61_166, d_61_166, c2_61_166, f_61_166, tn_61_166, u1_61_166, n_61_166
-									var r0_0_64_166 archsimd.Float64x8
+									r_64_182, d_64_182, c2_64_182, flip_64_182, tn_64_182, un_64_182, n_64_182 := r_62_182, d_62_182, c2_62_182, f_62_182, tn_62_182, u1_62_182, n_62_182
+									var r0_0_65_182 archsimd.Float64x8
 									{
-										d_64_166 := d_63_166
-										y_64_166 := d_64_166.Mul(d_64_166)
-										y2_64_166 := y_64_166.Mul(y_64_166)
-										y4_64_166 := y2_64_166.Mul(y2_64_166)
-										p0_64_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_64_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_64_166)).Mul(y2_64_166))
-										p1_64_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_64_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_64_166)).Mul(y2_64_166)).Mul(y4_64_166)
-										p2_64_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64_166)).Mul(y4_64_166.Mul(y4_64_166))
-										r0_0_64_166 = d_64_166.Mul(p0_64_166.Add(p1_64_166).Add(p2_64_166))
+										d_65_182 := d_64_182
+										y_65_182 := d_65_182.Mul(d_65_182)
+										y2_65_182 := y_65_182.Mul(y_65_182)
+										y4_65_182 := y2_65_182.Mul(y2_65_182)
+										p0_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_65_182)).Mul(y2_65_182))
+										p1_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_65_182)).Mul(y2_65_182)).Mul(y4_65_182)
+										p2_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_65_182)).Mul(y4_65_182.Mul(y4_65_182))
+										r0_0_65_182 = d_65_182.Mul(p0_65_182.Add(p1_65_182).Add(p2_65_182))
 									}
-									s_63_166 := r0_0_64_166.AsUint64x8().Xor(flip_63_166).AsFloat64x8()
-									two_63_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_63_166, u1_63_166, p0_63_166, p1_63_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_63_166, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_63_166
-									for j_63_166 := 2; j_63_166 < n_63_166; j_63_166++ {
-										u0_63_166, u1_63_166, p0_63_166, p1_63_166 = u1_63_166, c2_63_166.Mul(u1_63_166).Sub(u0_63_166), p1_63_166, two_63_166.Mul(u1_63_166).Add(c2_63_166.Mul(p1_63_166)).Sub(p0_63_166)
+									s_64_182 := r0_0_65_182.AsUint64x8().Xor(flip_64_182).AsFloat64x8()
+									two_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_64_182, u1_64_182, p0_64_182, p1_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_64_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_64_182
+									for j_64_182 := 2; j_64_182 < n_64_182; j_64_182++ {
+										u0_64_182, u1_64_182, p0_64_182, p1_64_182 = u1_64_182, c2_64_182.Mul(u1_64_182).Sub(u0_64_182), p1_64_182, two_64_182.Mul(u1_64_182).Add(c2_64_182.Mul(p1_64_182)).Sub(p0_64_182)
 									}
-									dx_63_166 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_63_166).Mul(p1_63_166)
-									peak_63_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_63_166.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_63_166.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_63_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_63_166).Mul(tn_63_166).Div(s_63_166).Merge(peak_63_166, d_63_166.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_63_166, r1_0_63_166 = dx_63_166, dn_63_166
+									dx_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_64_182).Mul(p1_64_182)
+									peak_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_64_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_64_182.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_64_182).Mul(tn_64_182).Div(s_64_182).Merge(peak_64_182, d_64_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_64_182, r1_0_64_182 = dx_64_182, dn_64_182
 								}
-								px_61_166, pn_61_166 := r0_0_63_166, r1_0_63_166
-								dx_61_166, dn_61_166 = px_61_166.Merge(dx_61_166, near_61_166), pn_61_166.Merge(dn_61_166, near_61_166)
+								px_62_182, pn_62_182 := r0_0_64_182, r1_0_64_182
+								dx_62_182, dn_62_182 = px_62_182.Merge(dx_62_182, near_62_182), pn_62_182.Merge(dn_62_182, near_62_182)
 							}
-							r0_0_61_166, r1_0_61_166, r2_0_61_166 = u1_61_166, dx_61_166, dn_61_166
+							r0_0_62_182, r1_0_62_182, r2_0_62_182 = u1_62_182, dx_62_182, dn_62_182
 						}
-						s_60_166, dx_60_166, dn_60_166 = r0_0_61_166, r1_0_61_166, r2_0_61_166
-					} else if r_60_166.nmode[i_60_166] == nRatio {
+						s_61_182, dx_61_182, dn_61_182 = r0_0_62_182, r1_0_62_182, r2_0_62_182
+					} else if r_61_182.nmode[i_61_182] == nRatio {
 						var (
-							r0_0_65_166 archsimd.Float64x8
-							r1_0_65_166 archsimd.Float64x8
-							r2_0_65_166 archsimd.Float64x8
+							r0_0_66_182 archsimd.Float64x8
+							r1_0_66_182 archsimd.Float64x8
+							r2_0_66_182 archsimd.Float64x8
 						)
 						{
-							x_65_166, nv_65_166 := x_60_166, archsimd.LoadFloat64x8((*[8]float64)((&r_60_166.nv[i_60_166])))
-							magic_65_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_65_166 := x_65_166.Add(magic_65_166)
-							d_65_166 := x_65_166.Sub(t_65_166.Sub(magic_65_166))
-							y_65_166 := nv_65_166.Mul(d_65_166)
-							u_65_166 := y_65_166.Add(magic_65_166)
-							e_65_166 := y_65_166.Sub(u_65_166.Sub(magic_65_166))
-							var r0_0_66_166 archsimd.Float64x8
+							x_66_182, nv_66_182 := x_61_182, archsimd.LoadFloat64x8((*[8]float64)((&r_61_182.nv[i_61_182])))
+							magic_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_66_182 := x_66_182.Add(magic_66_182)
+							d_66_182 := x_66_182.Sub(t_66_182.Sub(magic_66_182))
+							y_66_182 := nv_66_182.Mul(d_66_182)
+							u_66_182 := y_66_182.Add(magic_66_182)
+							e_66_182 := y_66_182.Sub(u_66_182.Sub(magic_66_182))
+							var r0_0_67_182 archsimd.Float64x8
 							{
-								d_66_166 := e_65_166
-								y_66_166 := d_66_166.Mul(d_66_166)
-								y2_66_166 := y_66_166.Mul(y_66_166)
-								y4_66_166 := y2_66_166.Mul(y2_66_166)
-								p0_66_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_66_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_66_166)).Mul(y2_66_166))
-								p1_66_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_66_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_66_166)).Mul(y2_66_166)).Mul(y4_66_166)
-								p2_66_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_66_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_66_166)).Mul(y4_66_166.Mul(y4_66_166))
-								r0_0_66_166 = d_66_166.Mul(p0_66_166.Add(p1_66_166).Add(p2_66_166))
+								d_67_182 := e_66_182
+								y_67_182 := d_67_182.Mul(d_67_182)
+								y2_67_182 := y_67_182.Mul(y_67_182)
+								y4_67_182 := y2_67_182.Mul(y2_67_182)
+								p0_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_67_182)).Mul(y2_67_182))
+								p1_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_67_182)).Mul(y2_67_182)).Mul(y4_67_182)
+								p2_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_67_182)).Mul(y4_67_182.Mul(y4_67_182))
+								r0_0_67_182 = d_67_182.Mul(p0_67_182.Add(p1_67_182).Add(p2_67_182))
 							}
-							var r0_0_67_166 archsimd.Float64x8
+							var r0_0_68_182 archsimd.Float64x8
 							{
-								c_67_166, t_67_166 := r0_0_66_166, u_65_166
-								r0_0_67_166 = c_67_166.AsUint64x8().Xor(t_67_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_68_182, t_68_182 := r0_0_67_182, u_66_182
+								r0_0_68_182 = c_68_182.AsUint64x8().Xor(t_68_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_68_166 archsimd.Float64x8
+							var r0_0_69_182 archsimd.Float64x8
 							{
-								d_68_166 := e_65_166
-								y_68_166 := d_68_166.Mul(d_68_166)
-								y2_68_166 := y_68_166.Mul(y_68_166)
-								y4_68_166 := y2_68_166.Mul(y2_68_166)
-								p0_68_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_68_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_68_166)).Mul(y2_68_166))
-								p1_68_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_68_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_68_166)).Mul(y2_68_166)).Mul(y4_68_166)
-								p2_68_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_68_166.Mul(y4_68_166))
-								r0_0_68_166 = p0_68_166.Add(p1_68_166).Add(p2_68_166)
+								d_69_182 := e_66_182
+								y_69_182 := d_69_182.Mul(d_69_182)
+								y2_69_182 := y_69_182.Mul(y_69_182)
+								y4_69_182 := y2_69_182.Mul(y2_69_182)
+								p0_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_69_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_69_182)).Mul(y2_69_182))
+								p1_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_69_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_69_182)).Mul(y2_69_182)).Mul(y4_69_182)
+								p2_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_69_182.Mul(y4_69_182))
+								r0_0_69_182 = p0_69_182.Add(p1_69_182).Add(p2_69_182)
 							}
-							var r0_0_69_166 archsimd.Float64x8
+							var r0_0_70_182 archsimd.Float64x8
 							{
-								c_69_166, t_69_166 := r0_0_68_166, u_65_166
-								r0_0_69_166 = c_69_166.AsUint64x8().Xor(t_69_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_70_182, t_70_182 := r0_0_69_182, u_66_182
+								r0_0_70_182 = c_70_182.AsUint64x8().Xor(t_70_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_65_166, cn_65_166 := r0_0_67_166, r0_0_69_166
-							var r0_0_70_166 archsimd.Float64x8
+							sn_66_182, cn_66_182 := r0_0_68_182, r0_0_70_182
+							var r0_0_71_182 archsimd.Float64x8
 							{
-								d_70_166 := d_65_166
-								y_70_166 := d_70_166.Mul(d_70_166)
-								y2_70_166 := y_70_166.Mul(y_70_166)
-								y4_70_166 := y2_70_166.Mul(y2_70_166)
-								p0_70_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_70_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_70_166)).Mul(y2_70_166))
-								p1_70_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_70_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_70_166)).Mul(y2_70_166)).Mul(y4_70_166)
-								p2_70_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_70_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_70_166)).Mul(y4_70_166.Mul(y4_70_166))
-								r0_0_70_166 = d_70_166.Mul(p0_70_166.Add(p1_70_166).Add(p2_70_166))
+								d_71_182 := d_66_182
+								y_71_182 := d_71_182.Mul(d_71_182)
+								y2_71_182 := y_71_182.Mul(y_71_182)
+								y4_71_182 := y2_71_182.Mul(y2_71_182)
+								p0_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_71_182)).Mul(y2_71_182))
+								p1_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_71_182)).Mul(y2_71_182)).Mul(y4_71_182)
+								p2_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_71_182)).Mul(y4_71_182.Mul(y4_71_182))
+								r0_0_71_182 = d_71_182.Mul(p0_71_182.Add(p1_71_182).Add(p2_71_182))
 							}
-							var r0_0_71_166 archsimd.Float64x8
+							var r0_0_72_182 archsimd.Float64x8
 							{
-								d_71_166 := d_65_166
-								y_71_166 := d_71_166.Mul(d_71_166)
-								y2_71_166 := y_71_166.Mul(y_71_166)
-								y4_71_166 := y2_71_166.Mul(y2_71_166)
-								p0_71_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_71_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_71_166)).Mul(y2_71_166))
-								p1_71_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_71_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_71_166)).Mul(y2_71_166)).Mul(y4_71_166)
-								p2_71_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_71_166.Mul(y4_71_166))
-								r0_0_71_166 = p0_71_166.Add(p1_71_166).Add(p2_71_166)
+								d_72_182 := d_66_182
+								y_72_182 := d_72_182.Mul(d_72_182)
+								y2_72_182 := y_72_182.Mul(y_72_182)
+								y4_72_182 := y2_72_182.Mul(y2_72_182)
+								p0_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_72_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_72_182)).Mul(y2_72_182))
+								p1_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_72_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_72_182)).Mul(y2_72_182)).Mul(y4_72_182)
+								p2_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_72_182.Mul(y4_72_182))
+								r0_0_72_182 = p0_72_182.Add(p1_72_182).Add(p2_72_182)
 							}
-							s1_65_166, c1_65_166 := r0_0_70_166, r0_0_71_166
-							pi_65_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_65_166 := d_65_166.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_65_166 := nv_65_166.Merge(sn_65_166.Div(s1_65_166), at_65_166)
-							pd_65_166 := pi_65_166.Mul(d_65_166)
-							npd_65_166 := nv_65_166.Mul(pd_65_166)
-							dx_65_166 := pi_65_166.Mul(nv_65_166.Mul(cn_65_166).Mul(s1_65_166).Sub(sn_65_166.Mul(c1_65_166))).Div(s1_65_166.Mul(s1_65_166))
-							var r0_0_72_166 archsimd.Float64x8
+							s1_66_182, c1_66_182 := r0_0_71_182, r0_0_72_182
+							pi_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							at_66_182 := d_66_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_66_182 := nv_66_182.Merge(sn_66_182.Div(s1_66_182), at_66_182)
+							pd_66_182 := pi_66_182.Mul(d_66_182)
+							npd_66_182 := nv_66_182.Mul(pd_66_182)
+							dx_66_182 := pi_66_182.Mul(nv_66_182.Mul(cn_66_182).Mul(s1_66_182).Sub(sn_66_182.Mul(c1_66_182))).Div(s1_66_182.Mul(s1_66_182))
+							var r0_0_73_182 archsimd.Float64x8
 							{
-								n_72_166, x_72_166 := nv_65_166, pd_65_166
-								n2_72_166 := n_72_166.Mul(n_72_166)
-								a_72_166 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_72_166.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_72_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_72_166 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_72_166).Mul(n2_72_166).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_72_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_72_166).Mul(x_72_166).Mul(x_72_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_72_166 = n_72_166.Mul(a_72_166.Add(b_72_166))
+								n_73_182, x_73_182 := nv_66_182, pd_66_182
+								n2_73_182 := n_73_182.Mul(n_73_182)
+								a_73_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_73_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_73_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+								b_73_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_73_182).Mul(n2_73_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_73_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_73_182).Mul(x_73_182).Mul(x_73_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+								r0_0_73_182 = n_73_182.Mul(a_73_182.Add(b_73_182))
 							}
-							dx_65_166 = pi_65_166.Mul(r0_0_72_166).Merge(dx_65_166, npd_65_166.Mul(npd_65_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_65_166 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_65_166, at_65_166)
-							dn_65_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_65_166.Mul(cn_65_166).Div(s1_65_166), at_65_166)
-							r0_0_65_166, r1_0_65_166, r2_0_65_166 = s_65_166, dx_65_166, dn_65_166
+							dx_66_182 = pi_66_182.Mul(r0_0_73_182).Merge(dx_66_182, npd_66_182.Mul(npd_66_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+							dx_66_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_66_182, at_66_182)
+							dn_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_66_182.Mul(cn_66_182).Div(s1_66_182), at_66_182)
+							r0_0_66_182, r1_0_66_182, r2_0_66_182 = s_66_182, dx_66_182, dn_66_182
 						}
-						s_60_166, dx_60_166, dn_60_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
+						s_61_182, dx_61_182, dn_61_182 = r0_0_66_182, r1_0_66_182, r2_0_66_182
 					}
-					r0_0_60_166, r1_0_60_166, r2_0_60_166 = s_60_166, dx_60_166, dn_60_166
+					r0_0_61_182, r1_0_61_182, r2_0_61_182 = s_61_182, dx_61_182, dn_61_182
 				}
-				sa_166, ha_166, na_166 := r0_0_60_166, r1_0_60_166, r2_0_60_166
+				sa_182, ha_182, na_182 := r0_0_61_182, r1_0_61_182, r2_0_61_182
 				var (
-					r0_0_73_166 archsimd.Float64x8
-					r1_0_73_166 archsimd.Float64x8
-					r2_0_73_166 archsimd.Float64x8
+					r0_0_74_182 archsimd.Float64x8
+					r1_0_74_182 archsimd.Float64x8
+					r2_0_74_182 archsimd.Float64x8
 				)
 				{
-					r_73_166, i_73_166, x_73_166 := r_166, 1, kk_166
-					s_73_166, dx_73_166, dn_73_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_73_166.nmode[i_73_166] == nChebyshev {
+					r_74_182, i_74_182, x_74_182 := r_182, 1, kk_182
+					s_74_182, dx_74_182, dn_74_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_74_182.nmode[i_74_182] == nChebyshev {
 						var (
-							r0_0_74_166 archsimd.Float64x8
-							r1_0_74_166 archsimd.Float64x8
-							r2_0_74_166 archsimd.Float64x8
+							r0_0_75_182 archsimd.Float64x8
+							r1_0_75_182 archsimd.Float64x8
+							r2_0_75_182 archsimd.Float64x8
 						)
 						{
-							r_74_166, x_74_166, n_74_166, nf_74_166 := r_73_166, x_73_166, r_73_166.nn[i_73_166], &r_73_166.nv[i_73_166]
-							magic_74_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_74_166 := x_74_166.Add(magic_74_166)
-							d_74_166 := x_74_166.Sub(t_74_166.Sub(magic_74_166))
-							f_74_166 := t_74_166.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_75_166 archsimd.Float64x8
+							r_75_182, x_75_182, n_75_182, nf_75_182 := r_74_182, x_74_182, r_74_182.nn[i_74_182], &r_74_182.nv[i_74_182]
+							magic_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_75_182 := x_75_182.Add(magic_75_182)
+							d_75_182 := x_75_182.Sub(t_75_182.Sub(magic_75_182))
+							f_75_182 := t_75_182.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_76_182 archsimd.Float64x8
 							{
-								d_75_166 := d_74_166
-								y_75_166 := d_75_166.Mul(d_75_166)
-								y2_75_166 := y_75_166.Mul(y_75_166)
-								y4_75_166 := y2_75_166.Mul(y2_75_166)
-								p0_75_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_75_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_75_166)).Mul(y2_75_166))
-								p1_75_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_75_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_75_166)).Mul(y2_75_166)).Mul(y4_75_166)
-								p2_75_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_75_166.Mul(y4_75_166))
-								r0_0_75_166 = p0_75_166.Add(p1_75_166).Add(p2_75_166)
+								d_76_182 := d_75_182
+								y_76_182 := d_76_182.Mul(d_76_182)
+								y2_76_182 := y_76_182.Mul(y_76_182)
+								y4_76_182 := y2_76_182.Mul(y2_76_182)
+								p0_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_76_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_76_182)).Mul(y2_76_182))
+								p1_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_76_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_76_182)).Mul(y2_76_182)).Mul(y4_76_182)
+								p2_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_76_182.Mul(y4_76_182))
+								r0_0_76_182 = p0_76_182.Add(p1_76_182).Add(p2_76_182)
 							}
-							cr_74_166 := r0_0_75_166
-							sign_74_166, one_74_166, pi_74_166 := archsimd.LoadFloat64x8((*[8]float64)((&r_74_166.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_74_166 := pi_74_166.Div(one_74_166.Sub(cr_74_166).Mul(one_74_166.Add(cr_74_166)).Sqrt().AsUint64x8().Or(d_74_166.AsUint64x8().Xor(f_74_166).And(sign_74_166)).AsFloat64x8())
-							c2_74_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_74_166.AsUint64x8().Xor(f_74_166).AsFloat64x8())
-							u0_74_166, u1_74_166 := one_74_166, c2_74_166
-							j_74_166 := 2
-							for ; j_74_166+1 < n_74_166; j_74_166 += 2 {
-								u0_74_166 = c2_74_166.Mul(u1_74_166).Sub(u0_74_166)
-								u1_74_166 = c2_74_166.Mul(u0_74_166).Sub(u1_74_166)
+							cr_75_182 := r0_0_76_182
+							sign_75_182, one_75_182, pi_75_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_75_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							rs_75_182 := pi_75_182.Div(one_75_182.Sub(cr_75_182).Mul(one_75_182.Add(cr_75_182)).Sqrt().AsUint64x8().Or(d_75_182.AsUint64x8().Xor(f_75_182).And(sign_75_182)).AsFloat64x8())
+							c2_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_75_182.AsUint64x8().Xor(f_75_182).AsFloat64x8())
+							u0_75_182, u1_75_182 := one_75_182, c2_75_182
+							j_75_182 := 2
+							for ; j_75_182+1 < n_75_182; j_75_182 += 2 {
+								u0_75_182 = c2_75_182.Mul(u1_75_182).Sub(u0_75_182)
+								u1_75_182 = c2_75_182.Mul(u0_75_182).Sub(u1_75_182)
 							}
-							if j_74_166 < n_74_166 {
-								u0_74_166, u1_74_166 = u1_74_166, c2_74_166.Mul(u1_74_166).Sub(u0_74_166)
+							if j_75_182 < n_75_182 {
+								u0_75_182, u1_75_182 = u1_75_182, c2_75_182.Mul(u1_75_182).Sub(u0_75_182)
 							}
-							cu_74_166 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_74_166).Mul(u1_74_166)
-							tn_74_166 := cu_74_166.Sub(u0_74_166)
-							dx_74_166 := archsimd.LoadFloat64x8((*[8]float64)(nf_74_166)).Mul(tn_74_166).Sub(cu_74_166).Mul(rs_74_166)
-							dn_74_166 := d_74_166.Mul(tn_74_166).Mul(rs_74_166)
-							near_74_166 := d_74_166.Mul(d_74_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_74_166.ToBits() != 0 {
+							cu_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_75_182).Mul(u1_75_182)
+							tn_75_182 := cu_75_182.Sub(u0_75_182)
+							dx_75_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_75_182)).Mul(tn_75_182).Sub(cu_75_182).Mul(rs_75_182)
+							dn_75_182 := d_75_182.Mul(tn_75_182).Mul(rs_75_182)
+							near_75_182 := d_75_182.Mul(d_75_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+							if near_75_182.ToBits() != 0 {
 								var (
-									r0_0_76_166 archsimd.Float64x8
-									r1_0_76_166 archsimd.Float64x8
+									r0_0_77_182 archsimd.Float64x8
+									r1_0_77_182 archsimd.Float64x8
 								)
 								{
-									r_76_166, d_76_166, c2_76_166, flip_76_166, tn_76_166, un_76_166, n_76_166 := r_74_166, d_74_166, c2_74_166, f_74_166, tn_74_166, u1_74_166, n_74_166
-									var r0_0_77_166 archsimd.Float64x8
+									r_77_182, d_77_182, c2_77_182, flip_77_182, tn_77_182, un_77_182, n_77_182 := r_75_182, d_75_182, c2_75_182, f_75_182, tn_75_182, u1_75_182, n_75_182
+									var r0_0_78_182 archsimd.Float64x8
 									{
-										d_77_166 := d_76_166
-										y_77_166 := d_77_166.Mul(d_77_166)
-										y2_77_166 := y_77_166.Mul(y_77_166)
-										y4_77_166 := y2_77_166.Mul(y2_77_166)
-										p0_77_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_77_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_77_166)).Mul(y2_77_166))
-										p1_77_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_77_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_77_166)).Mul(y2_77_166)).Mul(y4_77_166)
-										p2_77_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_77_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_77_166)).Mul(y4_77_166.Mul(y4_77_166))
-										r0_0_77_166 = d_77_166.Mul(p0_77_166.Add(p1_77_166).Add(p2_77_166))
+										d_78_182 := d_77_182
+										y_78_182 := d_78_182.Mul(d_78_182)
+										y2_78_182 := y_78_182.Mul(y_78_182)
+										y4_78_182 := y2_78_182.Mul(y2_78_182)
+										p0_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_78_182)).Mul(y2_78_182))
+										p1_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_78_182)).Mul(y2_78_182)).Mul(y4_78_182)
+										p2_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_78_182)).Mul(y4_78_182.Mul(y4_78_182))
+										r0_0_78_182 = d_78_182.Mul(p0_78_182.Add(p1_78_182).Add(p2_78_182))
 									}
-									s_76_166 := r0_0_77_166.AsUint64x8().Xor(flip_76_166).AsFloat64x8()
-									two_76_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_76_166, u1_76_166, p0_76_166, p1_76_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_76_166, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_76_166
-									for j_76_166 := 2; j_76_166 < n_76_166; j_76_166++ {
-										u0_76_166, u1_76_166, p0_76_166, p1_76_166 = u1_76_166, c2_76_166.Mul(u1_76_166).Sub(u0_76_166), p1_76_166, two_76_166.Mul(u1_76_166).Add(c2_76_166.Mul(p1_76_166)).Sub(p0_76_166)
+									s_77_182 := r0_0_78_182.AsUint64x8().Xor(flip_77_182).AsFloat64x8()
+									two_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_77_182, u1_77_182, p0_77_182, p1_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_77_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_77_182
+									for j_77_182 := 2; j_77_182 < n_77_182; j_77_182++ {
+										u0_77_182, u1_77_182, p0_77_182, p1_77_182 = u1_77_182, c2_77_182.Mul(u1_77_182).Sub(u0_77_182), p1_77_182, two_77_182.Mul(u1_77_182).Add(c2_77_182.Mul(p1_77_182)).Sub(p0_77_182)
 									}
-									dx_76_166 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_76_166).Mul(p1_76_166)
-									peak_76_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_76_166.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_76_166.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_76_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_76_166).Mul(tn_76_166).Div(s_76_166).Merge(peak_76_166, d_76_166.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_76_166, r1_0_76_166 = dx_76_166, dn_76_166
+									dx_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_77_182).Mul(p1_77_182)
+									peak_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_77_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_77_182.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_77_182).Mul(tn_77_182).Div(s_77_182).Merge(peak_77_182, d_77_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_77_182, r1_0_77_182 = dx_77_182, dn_77_182
 								}
-								px_74_166, pn_74_166 := r0_0_76_166, r1_0_76_166
-								dx_74_166, dn_74_166 = px_74_166.Merge(dx_74_166, near_74_166), pn_74_166.Merge(dn_74_166, near_74_166)
+								px_75_182, pn_75_182 := r0_0_77_182, r1_0_77_182
+								dx_75_182, dn_75_182 = px_75_182.Merge(dx_75_182, near_75_182), pn_75_182.Merge(dn_75_182, near_75_182)
 							}
-							r0_0_74_166, r1_0_74_166, r2_0_74_166 = u1_74_166, dx_74_166, dn_74_166
+							r0_0_75_182, r1_0_75_182, r2_0_75_182 = u1_75_182, dx_75_182, dn_75_182
 						}
-						s_73_166, dx_73_166, dn_73_166 = r0_0_74_166, r1_0_74_166, r2_0_74_166
-					} else if r_73_166.nmode[i_73_166] == nRatio {
+						s_74_182, dx_74_182, dn_74_182 = r0_0_75_182, r1_0_75_182, r2_0_75_182
+					} else if r_74_182.nmode[i_74_182] == nRatio {
 						var (
-							r0_0_78_166 archsimd.Float64x8
-							r1_0_78_166 archsimd.Float64x8
-							r2_0_78_166 archsimd.Float64x8
+							r0_0_79_182 archsimd.Float64x8
+							r1_0_79_182 archsimd.Float64x8
+							r2_0_79_182 archsimd.Float64x8
 						)
 						{
-							x_78_166, nv_78_166 := x_73_166, archsimd.LoadFloat64x8((*[8]float64)((&r_73_166.nv[i_73_166])))
-							magic_78_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_78_166 := x_78_166.Add(magic_78_166)
-							d_78_166 := x_78_166.Sub(t_78_166.Sub(magic_78_166))
-							y_78_166 := nv_78_166.Mul(d_78_166)
-							u_78_166 := y_78_166.Add(magic_78_166)
-							e_78_166 := y_78_166.Sub(u_78_166.Sub(magic_78_166))
-							var r0_0_79_166 archsimd.Float64x8
+							x_79_182, nv_79_182 := x_74_182, archsimd.LoadFloat64x8((*[8]float64)((&r_74_182.nv[i_74_182])))
+							magic_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_79_182 := x_79_182.Add(magic_79_182)
+							d_79_182 := x_79_182.Sub(t_79_182.Sub(magic_79_182))
+							y_79_182 := nv_79_182.Mul(d_79_182)
+							u_79_182 := y_79_182.Add(magic_79_182)
+							e_79_182 := y_79_182.Sub(u_79_182.Sub(magic_79_182))
+							var r0_0_80_182 archsimd.Float64x8
 							{
-								d_79_166 := e_78_166
-								y_79_166 := d_79_166.Mul(d_79_166)
-								y2_79_166 := y_79_166.Mul(y_79_166)
-								y4_79_166 := y2_79_166.Mul(y2_79_166)
-								p0_79_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_79_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_79_166)).Mul(y2_79_166))
-								p1_79_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_79_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_79_166)).Mul(y2_79_166)).Mul(y4_79_166)
-								p2_79_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_79_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_79_166)).Mul(y4_79_166.Mul(y4_79_166))
-								r0_0_79_166 = d_79_166.Mul(p0_79_166.Add(p1_79_166).Add(p2_79_166))
+								d_80_182 := e_79_182
+								y_80_182 := d_80_182.Mul(d_80_182)
+								y2_80_182 := y_80_182.Mul(y_80_182)
+								y4_80_182 := y2_80_182.Mul(y2_80_182)
+								p0_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_80_182)).Mul(y2_80_182))
+								p1_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_80_182)).Mul(y2_80_182)).Mul(y4_80_182)
+								p2_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_80_182)).Mul(y4_80_182.Mul(y4_80_182))
+								r0_0_80_182 = d_80_182.Mul(p0_80_182.Add(p1_80_182).Add(p2_80_182))
 							}
-							var r0_0_80_166 archsimd.Float64x8
+							var r0_0_81_182 archsimd.Float64x8
 							{
-								c_80_166, t_80_166 := r0_0_79_166, u_78_166
-								r0_0_80_166 = c_80_166.AsUint64x8().Xor(t_80_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_81_182, t_81_182 := r0_0_80_182, u_79_182
+								r0_0_81_182 = c_81_182.AsUint64x8().Xor(t_81_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_81_166 archsimd.Float64x8
+							var r0_0_82_182 archsimd.Float64x8
 							{
-								d_81_166 := e_78_166
-								y_81_166 := d_81_166.Mul(d_81_166)
-								y2_81_166 := y_81_166.Mul(y_81_166)
-								y4_81_166 := y2_81_166.Mul(y2_81_166)
-								p0_81_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81_166)).Mul(y2_81_166))
-								p1_81_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81_166)).Mul(y2_81_166)).Mul(y4_81_166)
-								p2_81_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81_166.Mul(y4_81_166))
-								r0_0_81_166 = p0_81_166.Add(p1_81_166).Add(p2_81_166)
+								d_82_182 := e_79_182
+								y_82_182 := d_82_182.Mul(d_82_182)
+								y2_82_182 := y_82_182.Mul(y_82_182)
+								y4_82_182 := y2_82_182.Mul(y2_82_182)
+								p0_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_82_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_82_182)).Mul(y2_82_182))
+								p1_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_82_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_82_182)).Mul(y2_82_182)).Mul(y4_82_182)
+								p2_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_82_182.Mul(y4_82_182))
+								r0_0_82_182 = p0_82_182.Add(p1_82_182).Add(p2_82_182)
 							}
-							var r0_0_82_166 archsimd.Float64x8
+							var r0_0_83_182 archsimd.Float64x8
 							{
-								c_82_166, t_82_166 := r0_0_81_166, u_78_166
-								r0_0_82_166 = c_82_166.AsUint64x8().Xor(t_82_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_83_182, t_83_182 := r0_0_82_182, u_79_182
+								r0_0_83_182 = c_83_182.AsUint64x8().Xor(t_83_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_78_166, cn_78_166 := r0_0_80_166, r0_0_82_166
-							var r0_0_83_166 archsimd.Float64x8
+							sn_79_182, cn_79_182 := r0_0_81_182, r0_0_83_182
+							var r0_0_84_182 archsimd.Float64x8
 							{
-								d_83_166 := d_78_166
-								y_83_166 := d_83_166.Mul(d_83_166)
-								y2_83_166 := y_83_166.Mul(y_83_166)
-								y4_83_166 := y2_83_166.Mul(y2_83_166)
-								p0_83_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_83_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_83_166)).Mul(y2_83_166))
-								p1_83_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_83_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_83_166)).Mul(y2_83_166)).Mul(y4_83_166)
-								p2_83_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_83_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_83_166)).Mul(y4_83_166.Mul(y4_83_166))
-								r0_0_83_166 = d_83_166.Mul(p0_83_166.Add(p1_83_166).Add(p2_83_166))
+								d_84_182 := d_79_182
+								y_84_182 := d_84_182.Mul(d_84_182)
+								y2_84_182 := y_84_182.Mul(y_84_182)
+								y4_84_182 := y2_84_182.Mul(y2_84_182)
+								p0_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_84_182)).Mul(y2_84_182))
+								p1_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_84_182)).Mul(y2_84_182)).Mul(y4_84_182)
+								p2_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_84_182)).Mul(y4_84_182.Mul(y4_84_182))
+								r0_0_84_182 = d_84_182.Mul(p0_84_182.Add(p1_84_182).Add(p2_84_182))
 							}
-							var r0_0_84_166 archsimd.Float64x8
+							var r0_0_85_182 archsimd.Float64x8
 							{
-								d_84_166 := d_78_166
-								y_84_166 := d_84_166.Mul(d_84_166)
-								y2_84_166 := y_84_166.Mul(y_84_166)
-								y4_84_166 := y2_84_166.Mul(y2_84_166)
-								p0_84_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_84_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_84_166)).Mul(y2_84_166))
-								p1_84_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_84_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_84_166)).Mul(y2_84_166)).Mul(y4_84_166)
-								p2_84_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_84_166.Mul(y4_84_166))
-								r0_0_84_166 = p0_84_166.Add(p1_84_166).Add(p2_84_166)
+								d_85_182 := d_79_182
+								y_85_182 := d_85_182.Mul(d_85_182)
+								y2_85_182 := y_85_182.Mul(y_85_182)
+								y4_85_182 := y2_85_182.Mul(y2_85_182)
+								p0_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_85_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_85_182)).Mul(y2_85_182))
+								p1_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_85_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_85_182)).Mul(y2_85_182)).Mul(y4_85_182)
+								p2_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_85_182.Mul(y4_85_182))
+								r0_0_85_182 = p0_85_182.Add(p1_85_182).Add(p2_85_182)
 							}
-							s1_78_166, c1_78_166 := r0_0_83_166, r0_0_84_166
-							pi_78_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_78_166 := d_78_166.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_78_166 := nv_78_166.Merge(sn_78_166.Div(s1_78_166), at_78_166)
-							pd_78_166 := pi_78_166.Mul(d_78_166)
-							npd_78_166 := nv_78_166.Mul(pd_78_166)
-							dx_78_166 := pi_78_166.Mul(nv_78_166.Mul(cn_78_166).Mul(s1_78_166).Sub(sn_78_166.Mul(c1_78_166))).Div(s1_78_166.Mul(s1_78_166))
-							var r0_0_85_166 archsimd.Float64x8
+							s1_79_182, c1_79_182 := r0_0_84_182, r0_0_85_182
+							pi_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							at_79_182 := d_79_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_79_182 := nv_79_182.Merge(sn_79_182.Div(s1_79_182), at_79_182)
+							pd_79_182 := pi_79_182.Mul(d_79_182)
+							npd_79_182 := nv_79_182.Mul(pd_79_182)
+							dx_79_182 := pi_79_182.Mul(nv_79_182.Mul(cn_79_182).Mul(s1_79_182).Sub(sn_79_182.Mul(c1_79_182))).Div(s1_79_182.Mul(s1_79_182))
+							var r0_0_86_182 archsimd.Float64x8
 							{
-								n_85_166, x_85_166 := nv_78_166, pd_78_166
-								n2_85_166 := n_85_166.Mul(n_85_166)
-								a_85_166 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_85_166.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_85_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_85_166 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_85_166).Mul(n2_85_166).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_85_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_85_166).Mul(x_85_166).Mul(x_85_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_85_166 = n_85_166.Mul(a_85_166.Add(b_85_166))
+								n_86_182, x_86_182 := nv_79_182, pd_79_182
+								n2_86_182 := n_86_182.Mul(n_86_182)
+								a_86_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_86_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_86_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+								b_86_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_86_182).Mul(n2_86_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_86_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_86_182).Mul(x_86_182).Mul(x_86_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+								r0_0_86_182 = n_86_182.Mul(a_86_182.Add(b_86_182))
 							}
-							dx_78_166 = pi_78_166.Mul(r0_0_85_166).Merge(dx_78_166, npd_78_166.Mul(npd_78_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_78_166 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_78_166, at_78_166)
-							dn_78_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_78_166.Mul(cn_78_166).Div(s1_78_166), at_78_166)
-							r0_0_78_166, r1_0_78_166, r2_0_78_166 = s_78_166, dx_78_166, dn_78_166
+							dx_79_182 = pi_79_182.Mul(r0_0_86_182).Merge(dx_79_182, npd_79_182.Mul(npd_79_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+							dx_79_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_79_182, at_79_182)
+							dn_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_79_182.Mul(cn_79_182).Div(s1_79_182), at_79_182)
+							r0_0_79_182, r1_0_79_182, r2_0_79_182 = s_79_182, dx_79_182, dn_79_182
 						}
-						s_73_166, dx_73_166, dn_73_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
+						s_74_182, dx_74_182, dn_74_182 = r0_0_79_182, r1_0_79_182, r2_0_79_182
 					}
-					r0_0_73_166, r1_0_73_166, r2_0_73_166 = s_73_166, dx_73_166, dn_73_166
+					r0_0_74_182, r1_0_74_182, r2_0_74_182 = s_74_182, dx_74_182, dn_74_182
 				}
-				sb_166, hb_166, nb_166 := r0_0_73_166, r1_0_73_166, r2_0_73_166
+				sb_182, hb_182, nb_182 := r0_0_74_182, r1_0_74_182, r2_0_74_182
 				var (
-					r0_0_86_166 archsimd.Float64x8
-					r1_0_86_166 archsimd.Float64x8
-					r2_0_86_166 archsimd.Float64x8
+					r0_0_87_182 archsimd.Float64x8
+					r1_0_87_182 archsimd.Float64x8
+					r2_0_87_182 archsimd.Float64x8
 				)
 				{
-					r_86_166, i_86_166, x_86_166 := r_166, 2, l_166
-					s_86_166, dx_86_166, dn_86_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[23])), archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-					if r_86_166.nmode[i_86_166] == nChebyshev {
+					r_87_182, i_87_182, x_87_182 := r_182, 2, l_182
+					s_87_182, dx_87_182, dn_87_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_87_182.nmode[i_87_182] == nChebyshev {
 						var (
-							r0_0_87_166 archsimd.Float64x8
-							r1_0_87_166 archsimd.Float64x8
-							r2_0_87_166 archsimd.Float64x8
+							r0_0_88_182 archsimd.Float64x8
+							r1_0_88_182 archsimd.Float64x8
+							r2_0_88_182 archsimd.Float64x8
 						)
 						{
-							r_87_166, x_87_166, n_87_166, nf_87_166 := r_86_166, x_86_166, r_86_166.nn[i_86_166], &r_86_166.nv[i_86_166]
-							magic_87_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_87_166 := x_87_166.Add(magic_87_166)
-							d_87_166 := x_87_166.Sub(t_87_166.Sub(magic_87_166))
-							f_87_166 := t_87_166.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_88_166 archsimd.Float64x8
+							r_88_182, x_88_182, n_88_182, nf_88_182 := r_87_182, x_87_182, r_87_182.nn[i_87_182], &r_87_182.nv[i_87_182]
+							magic_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_88_182 := x_88_182.Add(magic_88_182)
+							d_88_182 := x_88_182.Sub(t_88_182.Sub(magic_88_182))
+							f_88_182 := t_88_182.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_89_182 archsimd.Float64x8
 							{
-								d_88_166 := d_87_166
-								y_88_166 := d_88_166.Mul(d_88_166)
-								y2_88_166 := y_88_166.Mul(y_88_166)
-								y4_88_166 := y2_88_166.Mul(y2_88_166)
-								p0_88_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_88_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_88_166)).Mul(y2_88_166))
-								p1_88_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_88_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_88_166)).Mul(y2_88_166)).Mul(y4_88_166)
-								p2_88_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_88_166.Mul(y4_88_166))
-								r0_0_88_166 = p0_88_166.Add(p1_88_166).Add(p2_88_166)
+								d_89_182 := d_88_182
+								y_89_182 := d_89_182.Mul(d_89_182)
+								y2_89_182 := y_89_182.Mul(y_89_182)
+								y4_89_182 := y2_89_182.Mul(y2_89_182)
+								p0_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_89_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_89_182)).Mul(y2_89_182))
+								p1_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_89_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_89_182)).Mul(y2_89_182)).Mul(y4_89_182)
+								p2_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_89_182.Mul(y4_89_182))
+								r0_0_89_182 = p0_89_182.Add(p1_89_182).Add(p2_89_182)
 							}
-							cr_87_166 := r0_0_88_166
-							sign_87_166, one_87_166, pi_87_166 := archsimd.LoadFloat64x8((*[8]float64)((&r_87_166.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							rs_87_166 := pi_87_166.Div(one_87_166.Sub(cr_87_166).Mul(one_87_166.Add(cr_87_166)).Sqrt().AsUint64x8().Or(d_87_166.AsUint64x8().Xor(f_87_166).And(sign_87_166)).AsFloat64x8())
-							c2_87_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_87_166.AsUint64x8().Xor(f_87_166).AsFloat64x8())
-							u0_87_166, u1_87_166 := one_87_166, c2_87_166
-							j_87_166 := 2
-							for ; j_87_166+1 < n_87_166; j_87_166 += 2 {
-								u0_87_166 = c2_87_166.Mul(u1_87_166).Sub(u0_87_166)
-								u1_87_166 = c2_87_166.Mul(u0_87_166).Sub(u1_87_166)
+							cr_88_182 := r0_0_89_182
+							sign_88_182, one_88_182, pi_88_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_88_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							rs_88_182 := pi_88_182.Div(one_88_182.Sub(cr_88_182).Mul(one_88_182.Add(cr_88_182)).Sqrt().AsUint64x8().Or(d_88_182.AsUint64x8().Xor(f_88_182).And(sign_88_182)).AsFloat64x8())
+							c2_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_88_182.AsUint64x8().Xor(f_88_182).AsFloat64x8())
+							u0_88_182, u1_88_182 := one_88_182, c2_88_182
+							j_88_182 := 2
+							for ; j_88_182+1 < n_88_182; j_88_182 += 2 {
+								u0_88_182 = c2_88_182.Mul(u1_88_182).Sub(u0_88_182)
+								u1_88_182 = c2_88_182.Mul(u0_88_182).Sub(u1_88_182)
 							}
-							if j_87_166 < n_87_166 {
-								u0_87_166, u1_87_166 = u1_87_166, c2_87_166.Mul(u1_87_166).Sub(u0_87_166)
+							if j_88_182 < n_88_182 {
+								u0_88_182, u1_88_182 = u1_88_182, c2_88_182.Mul(u1_88_182).Sub(u0_88_182)
 							}
-							cu_87_166 := archsimd.LoadFloat64x8((&vkTableAVX512[24])).Mul(c2_87_166).Mul(u1_87_166)
-							tn_87_166 := cu_87_166.Sub(u0_87_166)
-							dx_87_166 := archsimd.LoadFloat64x8((*[8]float64)(nf_87_166)).Mul(tn_87_166).Sub(cu_87_166).Mul(rs_87_166)
-							dn_87_166 := d_87_166.Mul(tn_87_166).Mul(rs_87_166)
-							near_87_166 := d_87_166.Mul(d_87_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							if near_87_166.ToBits() != 0 {
+							cu_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_88_182).Mul(u1_88_182)
+							tn_88_182 := cu_88_182.Sub(u0_88_182)
+							dx_88_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_88_182)).Mul(tn_88_182).Sub(cu_88_182).Mul(rs_88_182)
+							dn_88_182 := d_88_182.Mul(tn_88_182).Mul(rs_88_182)
+							near_88_182 := d_88_182.Mul(d_88_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+							if near_88_182.ToBits() != 0 {
 								var (
-									r0_0_89_166 archsimd.Float64x8
-									r1_0_89_166 archsimd.Float64x8
+									r0_0_90_182 archsimd.Float64x8
+									r1_0_90_182 archsimd.Float64x8
 								)
 								{
-									r_89_166, d_89_166, c2_89_166, flip_89_166, tn_89_166, un_89_166, n_89_166 := r_87_166, d_87_166, c2_87_166, f_87_166, tn_87_166, u1_87_166, n_87_166
-									var r0_0_90_166 archsimd.Float64x8
+									r_90_182, d_90_182, c2_90_182, flip_90_182, tn_90_182, un_90_182, n_90_182 := r_88_182, d_88_182, c2_88_182, f_88_182, tn_88_182, u1_88_182, n_88_182
+									var r0_0_91_182 archsimd.Float64x8
 									{
-										d_90_166 := d_89_166
-										y_90_166 := d_90_166.Mul(d_90_166)
-										y2_90_166 := y_90_166.Mul(y_90_166)
-										y4_90_166 := y2_90_166.Mul(y2_90_166)
-										p0_90_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_90_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_90_166)).Mul(y2_90_166))
-										p1_90_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_90_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_90_166)).Mul(y2_90_166)).Mul(y4_90_166)
-										p2_90_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_90_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_90_166)).Mul(y4_90_166.Mul(y4_90_166))
-										r0_0_90_166 = d_90_166.Mul(p0_90_166.Add(p1_90_166).Add(p2_90_166))
+										d_91_182 := d_90_182
+										y_91_182 := d_91_182.Mul(d_91_182)
+										y2_91_182 := y_91_182.Mul(y_91_182)
+										y4_91_182 := y2_91_182.Mul(y2_91_182)
+										p0_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_91_182)).Mul(y2_91_182))
+										p1_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_91_182)).Mul(y2_91_182)).Mul(y4_91_182)
+										p2_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_91_182)).Mul(y4_91_182.Mul(y4_91_182))
+										r0_0_91_182 = d_91_182.Mul(p0_91_182.Add(p1_91_182).Add(p2_91_182))
 									}
-									s_89_166 := r0_0_90_166.AsUint64x8().Xor(flip_89_166).AsFloat64x8()
-									two_89_166 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_89_166, u1_89_166, p0_89_166, p1_89_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_89_166, archsimd.LoadFloat64x8((&vkTableAVX512[23])), two_89_166
-									for j_89_166 := 2; j_89_166 < n_89_166; j_89_166++ {
-										u0_89_166, u1_89_166, p0_89_166, p1_89_166 = u1_89_166, c2_89_166.Mul(u1_89_166).Sub(u0_89_166), p1_89_166, two_89_166.Mul(u1_89_166).Add(c2_89_166.Mul(p1_89_166)).Sub(p0_89_166)
+									s_90_182 := r0_0_91_182.AsUint64x8().Xor(flip_90_182).AsFloat64x8()
+									two_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_90_182, u1_90_182, p0_90_182, p1_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_90_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_90_182
+									for j_90_182 := 2; j_90_182 < n_90_182; j_90_182++ {
+										u0_90_182, u1_90_182, p0_90_182, p1_90_182 = u1_90_182, c2_90_182.Mul(u1_90_182).Sub(u0_90_182), p1_90_182, two_90_182.Mul(u1_90_182).Add(c2_90_182.Mul(p1_90_182)).Sub(p0_90_182)
 									}
-									dx_89_166 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).Mul(s_89_166).Mul(p1_89_166)
-									peak_89_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_89_166.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_89_166.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_89_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25])).Mul(d_89_166).Mul(tn_89_166).Div(s_89_166).Merge(peak_89_166, d_89_166.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-									r0_0_89_166, r1_0_89_166 = dx_89_166, dn_89_166
+									dx_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_90_182).Mul(p1_90_182)
+									peak_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_90_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_90_182.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_90_182).Mul(tn_90_182).Div(s_90_182).Merge(peak_90_182, d_90_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_90_182, r1_0_90_182 = dx_90_182, dn_90_182
 								}
-								px_87_166, pn_87_166 := r0_0_89_166, r1_0_89_166
-								dx_87_166, dn_87_166 = px_87_166.Merge(dx_87_166, near_87_166), pn_87_166.Merge(dn_87_166, near_87_166)
+								px_88_182, pn_88_182 := r0_0_90_182, r1_0_90_182
+								dx_88_182, dn_88_182 = px_88_182.Merge(dx_88_182, near_88_182), pn_88_182.Merge(dn_88_182, near_88_182)
 							}
-							r0_0_87_166, r1_0_87_166, r2_0_87_166 = u1_87_166, dx_87_166, dn_87_166
+							r0_0_88_182, r1_0_88_182, r2_0_88_182 = u1_88_182, dx_88_182, dn_88_182
 						}
-						s_86_166, dx_86_166, dn_86_166 = r0_0_87_166, r1_0_87_166, r2_0_87_166
-					} else if r_86_166.nmode[i_86_166] == nRatio {
+						s_87_182, dx_87_182, dn_87_182 = r0_0_88_182, r1_0_88_182, r2_0_88_182
+					} else if r_87_182.nmode[i_87_182] == nRatio {
 						var (
-							r0_0_91_166 archsimd.Float64x8
-							r1_0_91_166 archsimd.Float64x8
-							r2_0_91_166 archsimd.Float64x8
+							r0_0_92_182 archsimd.Float64x8
+							r1_0_92_182 archsimd.Float64x8
+							r2_0_92_182 archsimd.Float64x8
 						)
 						{
-							x_91_166, nv_91_166 := x_86_166, archsimd.LoadFloat64x8((*[8]float64)((&r_86_166.nv[i_86_166])))
-							magic_91_166 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_91_166 := x_91_166.Add(magic_91_166)
-							d_91_166 := x_91_166.Sub(t_91_166.Sub(magic_91_166))
-							y_91_166 := nv_91_166.Mul(d_91_166)
-							u_91_166 := y_91_166.Add(magic_91_166)
-							e_91_166 := y_91_166.Sub(u_91_166.Sub(magic_91_166))
-							var r0_0_92_166 archsimd.Float64x8
+							x_92_182, nv_92_182 := x_87_182, archsimd.LoadFloat64x8((*[8]float64)((&r_87_182.nv[i_87_182])))
+							magic_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_92_182 := x_92_182.Add(magic_92_182)
+							d_92_182 := x_92_182.Sub(t_92_182.Sub(magic_92_182))
+							y_92_182 := nv_92_182.Mul(d_92_182)
+							u_92_182 := y_92_182.Add(magic_92_182)
+							e_92_182 := y_92_182.Sub(u_92_182.Sub(magic_92_182))
+							var r0_0_93_182 archsimd.Float64x8
 							{
-								d_92_166 := e_91_166
-								y_92_166 := d_92_166.Mul(d_92_166)
-								y2_92_166 := y_92_166.Mul(y_92_166)
-								y4_92_166 := y2_92_166.Mul(y2_92_166)
-								p0_92_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_92_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_92_166)).Mul(y2_92_166))
-								p1_92_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_92_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_92_166)).Mul(y2_92_166)).Mul(y4_92_166)
-								p2_92_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_92_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_92_166)).Mul(y4_92_166.Mul(y4_92_166))
-								r0_0_92_166 = d_92_166.Mul(p0_92_166.Add(p1_92_166).Add(p2_92_166))
+								d_93_182 := e_92_182
+								y_93_182 := d_93_182.Mul(d_93_182)
+								y2_93_182 := y_93_182.Mul(y_93_182)
+								y4_93_182 := y2_93_182.Mul(y2_93_182)
+								p0_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93_182)).Mul(y2_93_182))
+								p1_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93_182)).Mul(y2_93_182)).Mul(y4_93_182)
+								p2_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93_182)).Mul(y4_93_182.Mul(y4_93_182))
+								r0_0_93_182 = d_93_182.Mul(p0_93_182.Add(p1_93_182).Add(p2_93_182))
 							}
-							var r0_0_93_166 archsimd.Float64x8
+							var r0_0_94_182 archsimd.Float64x8
 							{
-								c_93_166, t_93_166 := r0_0_92_166, u_91_166
-								r0_0_93_166 = c_93_166.AsUint64x8().Xor(t_93_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_94_182, t_94_182 := r0_0_93_182, u_92_182
+								r0_0_94_182 = c_94_182.AsUint64x8().Xor(t_94_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_94_166 archsimd.Float64x8
+							var r0_0_95_182 archsimd.Float64x8
 							{
-								d_94_166 := e_91_166
-								y_94_166 := d_94_166.Mul(d_94_166)
-								y2_94_166 := y_94_166.Mul(y_94_166)
-								y4_94_166 := y2_94_166.Mul(y2_94_166)
-								p0_94_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94_166)).Mul(y2_94_166))
-								p1_94_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94_166)).Mul(y2_94_166)).Mul(y4_94_166)
-								p2_94_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94_166.Mul(y4_94_166))
-								r0_0_94_166 = p0_94_166.Add(p1_94_166).Add(p2_94_166)
+								d_95_182 := e_92_182
+								y_95_182 := d_95_182.Mul(d_95_182)
+								y2_95_182 := y_95_182.Mul(y_95_182)
+								y4_95_182 := y2_95_182.Mul(y2_95_182)
+								p0_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95_182)).Mul(y2_95_182))
+								p1_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95_182)).Mul(y2_95_182)).Mul(y4_95_182)
+								p2_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95_182.Mul(y4_95_182))
+								r0_0_95_182 = p0_95_182.Add(p1_95_182).Add(p2_95_182)
 							}
-							var r0_0_95_166 archsimd.Float64x8
+							var r0_0_96_182 archsimd.Float64x8
 							{
-								c_95_166, t_95_166 := r0_0_94_166, u_91_166
-								r0_0_95_166 = c_95_166.AsUint64x8().Xor(t_95_166.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_96_182, t_96_182 := r0_0_95_182, u_92_182
+								r0_0_96_182 = c_96_182.AsUint64x8().Xor(t_96_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_91_166, cn_91_166 := r0_0_93_166, r0_0_95_166
-							var r0_0_96_166 archsimd.Float64x8
+							sn_92_182, cn_92_182 := r0_0_94_182, r0_0_96_182
+							var r0_0_97_182 archsimd.Float64x8
 							{
-								d_96_166 := d_91_166
-								y_96_166 := d_96_166.Mul(d_96_166)
-								y2_96_166 := y_96_166.Mul(y_96_166)
-								y4_96_166 := y2_96_166.Mul(y2_96_166)
-								p0_96_166 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_96_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_96_166)).Mul(y2_96_166))
-								p1_96_166 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_96_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_96_166)).Mul(y2_96_166)).Mul(y4_96_166)
-								p2_96_166 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_96_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_96_166)).Mul(y4_96_166.Mul(y4_96_166))
-								r0_0_96_166 = d_96_166.Mul(p0_96_166.Add(p1_96_166).Add(p2_96_166))
+								d_97_182 := d_92_182
+								y_97_182 := d_97_182.Mul(d_97_182)
+								y2_97_182 := y_97_182.Mul(y_97_182)
+								y4_97_182 := y2_97_182.Mul(y2_97_182)
+								p0_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97_182)).Mul(y2_97_182))
+								p1_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97_182)).Mul(y2_97_182)).Mul(y4_97_182)
+								p2_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97_182)).Mul(y4_97_182.Mul(y4_97_182))
+								r0_0_97_182 = d_97_182.Mul(p0_97_182.Add(p1_97_182).Add(p2_97_182))
 							}
-							var r0_0_97_166 archsimd.Float64x8
+							var r0_0_98_182 archsimd.Float64x8
 							{
-								d_97_166 := d_91_166
-								y_97_166 := d_97_166.Mul(d_97_166)
-								y2_97_166 := y_97_166.Mul(y_97_166)
-								y4_97_166 := y2_97_166.Mul(y2_97_166)
-								p0_97_166 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_97_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_97_166)).Mul(y2_97_166))
-								p1_97_166 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_97_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_97_166)).Mul(y2_97_166)).Mul(y4_97_166)
-								p2_97_166 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_97_166.Mul(y4_97_166))
-								r0_0_97_166 = p0_97_166.Add(p1_97_166).Add(p2_97_166)
+								d_98_182 := d_92_182
+								y_98_182 := d_98_182.Mul(d_98_182)
+								y2_98_182 := y_98_182.Mul(y_98_182)
+								y4_98_182 := y2_98_182.Mul(y2_98_182)
+								p0_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_98_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_98_182)).Mul(y2_98_182))
+								p1_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_98_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_98_182)).Mul(y2_98_182)).Mul(y4_98_182)
+								p2_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_98_182.Mul(y4_98_182))
+								r0_0_98_182 = p0_98_182.Add(p1_98_182).Add(p2_98_182)
 							}
-							s1_91_166, c1_91_166 := r0_0_96_166, r0_0_97_166
-							pi_91_166 := archsimd.LoadFloat64x8((&vkTableAVX512[25]))
-							at_91_166 := d_91_166.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23])))
-							s_91_166 := nv_91_166.Merge(sn_91_166.Div(s1_91_166), at_91_166)
-							pd_91_166 := pi_91_166.Mul(d_91_166)
-							npd_91_166 := nv_91_166.Mul(pd_91_166)
-							dx_91_166 := pi_91_166.Mul(nv_91_166.Mul(cn_91_166).Mul(s1_91_166).Sub(sn_91_166.Mul(c1_91_166))).Div(s1_91_166.Mul(s1_91_166))
-							var r0_0_98_166 archsimd.Float64x8
+							s1_92_182, c1_92_182 := r0_0_97_182, r0_0_98_182
+							pi_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+							at_92_182 := d_92_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_92_182 := nv_92_182.Merge(sn_92_182.Div(s1_92_182), at_92_182)
+							pd_92_182 := pi_92_182.Mul(d_92_182)
+							npd_92_182 := nv_92_182.Mul(pd_92_182)
+							dx_92_182 := pi_92_182.Mul(nv_92_182.Mul(cn_92_182).Mul(s1_92_182).Sub(sn_92_182.Mul(c1_92_182))).Div(s1_92_182.Mul(s1_92_182))
+							var r0_0_99_182 archsimd.Float64x8
 							{
-								n_98_166, x_98_166 := nv_91_166, pd_91_166
-								n2_98_166 := n_98_166.Mul(n_98_166)
-								a_98_166 := archsimd.LoadFloat64x8((&vkTableAVX512[23])).Sub(n2_98_166.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_98_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[28])))
-								b_98_166 := archsimd.LoadFloat64x8((&vkTableAVX512[28])).Mul(n2_98_166).Mul(n2_98_166).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(n2_98_166)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30]))).Mul(x_98_166).Mul(x_98_166).Mul(x_98_166).Div(archsimd.LoadFloat64x8((&vkTableAVX512[31])))
-								r0_0_98_166 = n_98_166.Mul(a_98_166.Add(b_98_166))
+								n_99_182, x_99_182 := nv_92_182, pd_92_182
+								n2_99_182 := n_99_182.Mul(n_99_182)
+								a_99_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_99_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_99_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+								b_99_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_99_182).Mul(n2_99_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_99_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_99_182).Mul(x_99_182).Mul(x_99_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+								r0_0_99_182 = n_99_182.Mul(a_99_182.Add(b_99_182))
 							}
-							dx_91_166 = pi_91_166.Mul(r0_0_98_166).Merge(dx_91_166, npd_91_166.Mul(npd_91_166).Less(archsimd.LoadFloat64x8((&vkTableAVX512[32]))))
-							dx_91_166 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(dx_91_166, at_91_166)
-							dn_91_166 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_91_166.Mul(cn_91_166).Div(s1_91_166), at_91_166)
-							r0_0_91_166, r1_0_91_166, r2_0_91_166 = s_91_166, dx_91_166, dn_91_166
+							dx_92_182 = pi_92_182.Mul(r0_0_99_182).Merge(dx_92_182, npd_92_182.Mul(npd_92_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+							dx_92_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_92_182, at_92_182)
+							dn_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_92_182.Mul(cn_92_182).Div(s1_92_182), at_92_182)
+							r0_0_92_182, r1_0_92_182, r2_0_92_182 = s_92_182, dx_92_182, dn_92_182
 						}
-						s_86_166, dx_86_166, dn_86_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
+						s_87_182, dx_87_182, dn_87_182 = r0_0_92_182, r1_0_92_182, r2_0_92_182
 					}
-					r0_0_86_166, r1_0_86_166, r2_0_86_166 = s_86_166, dx_86_166, dn_86_166
+					r0_0_87_182, r1_0_87_182, r2_0_87_182 = s_87_182, dx_87_182, dn_87_182
 				}
-				sc_166, hc_166, nc_166 := r0_0_86_166, r1_0_86_166, r2_0_86_166
-				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
+				sc_182, hc_182, nc_182 := r0_0_87_182, r1_0_87_182, r2_0_87_182
+				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182 = sa_182, sb_182, sc_182, ha_182, hb_182, hc_182, na_182, nb_182, nc_182
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182
 			var (
-				r0_0_167 archsimd.Float64x8
-				r1_0_167 archsimd.Float64x8
-				r2_0_167 archsimd.Float64x8
-				r3_0_167 archsimd.Float64x8
-				r4_0_167 archsimd.Float64x8
-				r5_0_167 archsimd.Float64x8
+				r0_0_183 archsimd.Float64x8
+				r1_0_183 archsimd.Float64x8
+				r2_0_183 archsimd.Float64x8
+				r3_0_183 archsimd.Float64x8
+				r4_0_183 archsimd.Float64x8
+				r5_0_183 archsimd.Float64x8
 			)
 			{
-				k_167, ia_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_167 := k_167.c
-				r_167 := k_167.lr
-				two_167 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_167 := sa_167.Mul(sb_167).Mul(sc_167)
-				fc_167, fd_167 := archsimd.LoadFloat64x8((*[8]float64)((&r_167.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_167.HasHKL {
+				k_183, ia_183, e_183, h_183, kk_183, l_183, sa_183, sb_183, sc_183, ha_183, hb_183, hc_183, nda_183, ndb_183, ndc_183, s_183, def_183, sig_183, sna_183, snb_183, snc_183, hkl_183, at_183, stride_183 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_183 := k_183.c
+				r_183 := k_183.lr
+				two_183 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_183 := sa_183.Mul(sb_183).Mul(sc_183)
+				fc_183, fd_183 := archsimd.LoadFloat64x8((*[8]float64)((&r_183.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_183.HasHKL {
 					var (
-						r0_0_134_167 archsimd.Float64x8
-						r1_0_134_167 archsimd.Float64x8
+						r0_0_135_183 archsimd.Float64x8
+						r1_0_135_183 archsimd.Float64x8
 					)
 					{
-						r_134_167, bits_134_167, miss_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, h_167, kk_167, l_167
-						var r0_0_8_134_167 archsimd.Mask64x8
+						r_135_183, bits_135_183, miss_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183 := r_183, k_183.fhklBits, k_183.missBits, ia_183, h_183, kk_183, l_183
+						var r0_0_9_135_183 archsimd.Mask64x8
 						{
-							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
-							half_8_134_167 := archsimd.LoadFloat64x8((&vkTableAVX512[24]))
-							hc_8_134_167, kc_8_134_167, lc_8_134_167 := h_8_134_167.Sub(half_8_134_167).CeilScaled(0), kk_8_134_167.Sub(half_8_134_167).CeilScaled(0), l_8_134_167.Sub(half_8_134_167).CeilScaled(0)
-							hmin_8_134_167, kmin_8_134_167, lmin_8_134_167 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.lmin)))
-							in_8_134_167 := hc_8_134_167.GreaterEqual(hmin_8_134_167).And(hc_8_134_167.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.hmax))))).And(kc_8_134_167.GreaterEqual(kmin_8_134_167)).And(kc_8_134_167.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.kmax))))).And(lc_8_134_167.GreaterEqual(lmin_8_134_167)).And(lc_8_134_167.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.lmax)))))
-							idx_8_134_167 := hc_8_134_167.Sub(hmin_8_134_167).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.hstride)))).Add(kc_8_134_167.Sub(kmin_8_134_167).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_134_167.kstride))))).Add(lc_8_134_167.Sub(lmin_8_134_167))
-							idx_8_134_167.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[23])), in_8_134_167).ConvertToInt32().Store(ia_8_134_167)
-							r0_0_8_134_167 = in_8_134_167
+							r_9_135_183, ia_9_135_183, h_9_135_183, kk_9_135_183, l_9_135_183 := r_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183
+							half_9_135_183 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_9_135_183, kc_9_135_183, lc_9_135_183 := h_9_135_183.Sub(half_9_135_183).CeilScaled(0), kk_9_135_183.Sub(half_9_135_183).CeilScaled(0), l_9_135_183.Sub(half_9_135_183).CeilScaled(0)
+							hmin_9_135_183, kmin_9_135_183, lmin_9_135_183 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.lmin)))
+							in_9_135_183 := hc_9_135_183.GreaterEqual(hmin_9_135_183).And(hc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hmax))))).And(kc_9_135_183.GreaterEqual(kmin_9_135_183)).And(kc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kmax))))).And(lc_9_135_183.GreaterEqual(lmin_9_135_183)).And(lc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.lmax)))))
+							idx_9_135_183 := hc_9_135_183.Sub(hmin_9_135_183).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hstride)))).Add(kc_9_135_183.Sub(kmin_9_135_183).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kstride))))).Add(lc_9_135_183.Sub(lmin_9_135_183))
+							idx_9_135_183.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135_183).ConvertToInt32().Store(ia_9_135_183)
+							r0_0_9_135_183 = in_9_135_183
 						}
-						in_134_167 := r0_0_8_134_167
-						f_134_167 := vgatherAVX512(bits_134_167, ia_134_167).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_134_167.defaultF))), in_134_167)
-						fd_134_167 := archsimd.LoadFloat64x8((&vkTableAVX512[23]))
-						if miss_134_167 != nil {
-							fd_134_167 = vgatherAVX512(miss_134_167, ia_134_167).AsFloat64x8()
+						in_135_183 := r0_0_9_135_183
+						f_135_183 := vgatherAVX512(bits_135_183, ia_135_183).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135_183.defaultF))), in_135_183)
+						fd_135_183 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if miss_135_183 != nil {
+							fd_135_183 = vgatherAVX512(miss_135_183, ia_135_183).AsFloat64x8()
 						}
-						r0_0_134_167, r1_0_134_167 = f_134_167, fd_134_167.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_134_167)
+						r0_0_135_183, r1_0_135_183 = f_135_183, fd_135_183.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135_183)
 					}
-					fc_167, fd_167 = r0_0_134_167, r1_0_134_167
+					fc_183, fd_183 = r0_0_135_183, r1_0_135_183
 				}
-				ffl_167 := fc_167.Mul(fc_167).Mul(fl_167)
-				s1_167 := s_167.Add(ffl_167.Mul(fl_167))
-				def1_167 := def_167
-				if k_167.perDef {
-					def1_167 = def_167.Add(two_167.Mul(fc_167).Mul(fl_167).Mul(fl_167).Mul(fd_167))
+				ffl_183 := fc_183.Mul(fc_183).Mul(fl_183)
+				s1_183 := s_183.Add(ffl_183.Mul(fl_183))
+				def1_183 := def_183
+				if k_183.perDef {
+					def1_183 = def_183.Add(two_183.Mul(fc_183).Mul(fl_183).Mul(fl_183).Mul(fd_183))
 				}
-				tfl_167 := two_167.Mul(ffl_167)
-				xa_167, xb_167, xc_167 := tfl_167.Mul(sb_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sc_167)), tfl_167.Mul(sa_167.Mul(sb_167))
-				hbar_167, kbar_167, lbar_167 := xa_167.Mul(ha_167), xb_167.Mul(hb_167), xc_167.Mul(hc_167)
-				sig1_167 := sig_167.Add(hbar_167.Mul(h_167.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_167[0]))))).Add(kbar_167.Mul(kk_167.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_167[1])))))).Add(lbar_167.Mul(l_167.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_167[2])))))))
-				na1_167, nb1_167, nc1_167 := sna_167.Add(xa_167.Mul(nda_167)), snb_167.Add(xb_167.Mul(ndb_167)), snc_167.Add(xc_167.Mul(ndc_167))
-				if !c_167.Water {
-					s1_167 = s_167.Merge(s1_167, fl_167.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				tfl_183 := two_183.Mul(ffl_183)
+				xa_183, xb_183, xc_183 := tfl_183.Mul(sb_183.Mul(sc_183)), tfl_183.Mul(sa_183.Mul(sc_183)), tfl_183.Mul(sa_183.Mul(sb_183))
+				hbar_183, kbar_183, lbar_183 := xa_183.Mul(ha_183), xb_183.Mul(hb_183), xc_183.Mul(hc_183)
+				sig1_183 := sig_183.Add(hbar_183.Mul(h_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[0]))))).Add(kbar_183.Mul(kk_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[1])))))).Add(lbar_183.Mul(l_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[2])))))))
+				na1_183, nb1_183, nc1_183 := sna_183.Add(xa_183.Mul(nda_183)), snb_183.Add(xb_183.Mul(ndb_183)), snc_183.Add(xc_183.Mul(ndc_183))
+				if !c_183.Water {
+					s1_183 = s_183.Merge(s1_183, fl_183.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				}
-				hbar_167.StoreSlice(hkl_167[at_167:])
-				kbar_167.StoreSlice(hkl_167[at_167+stride_167:])
-				lbar_167.StoreSlice(hkl_167[at_167+2*stride_167:])
-				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
+				hbar_183.StoreSlice(hkl_183[at_183:])
+				kbar_183.StoreSlice(hkl_183[at_183+stride_183:])
+				lbar_183.StoreSlice(hkl_183[at_183+2*stride_183:])
+				r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183 = s1_183, def1_183, sig1_183, na1_183, nb1_183, nc1_183
 			}
-			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
+			s, def, sig, sna, snb, snc = r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -6254,4 +7125,4 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {3, 3, 3, 3, 3, 3, 3, 3}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}
+var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {0, 0, 0, 0, 0, 0, 0, 0}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {piC, piC, piC, piC, piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {3, 3, 3, 3, 3, 3, 3, 3}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}

@@ -107,6 +107,69 @@ func sincg3Lanes(r *laneReps, h, kk, l float64,
 	return ((h1 * k1) * l1)
 }
 
+func expLanes(x float64,
+
+) float64 {
+	x = merge(float64(expMax), x, (x > float64(expMax)))
+	x = merge(float64(expMin), x, (x < float64(expMin)))
+	t := ((x * float64(log2E)) + float64(expMagic))
+	kf := (t - float64(expMagic))
+	r := ((x - (kf * float64(ln2Hi))) - (kf * float64(ln2Lo)))
+	r2 := (r * r)
+	r4 := (r2 * r2)
+	q0 := ((float64(ec2) + (float64(ec3) * r)) + ((float64(ec4) + (float64(ec5) * r)) * r2))
+	q1 := (((float64(ec6) + (float64(ec7) * r)) + ((float64(ec8) + (float64(ec9) * r)) * r2)) * r4)
+	q2 := (((float64(ec10) + (float64(ec11) * r)) + ((float64(ec12) + (float64(ec13) * r)) * r2)) * (r4 * r4))
+	p := (float64(1) + (r + (r2 * ((q0 + q1) + q2))))
+	small, big := (kf < float64((-1000))), (kf > float64(1000))
+	off := merge(float64(600), float64(0), small)
+	off = merge(float64((-600)), off, big)
+	c := merge(float64(twoM600), float64(1), small)
+	c = merge(float64(twoP600), c, big)
+	return ((p * math.Float64frombits((math.Float64bits((t + off)) << 52))) * c)
+}
+
+func shapeLatticeLanes(r *laneReps, h, kk, l float64,
+
+	n int) float64 {
+	half := float64(0.5)
+	dh, dk, dl := (h - math.Ceil((h - half))), (kk - math.Ceil((kk - half))), (l - math.Ceil((l - half)))
+	v0 := (((dh * (&r.astar[0])[0]) + (dk * (&r.bstar[0])[0])) + (dl * (&r.cstar[0])[0]))
+	v1 := (((dh * (&r.astar[1])[0]) + (dk * (&r.bstar[1])[0])) + (dl * (&r.cstar[1])[0]))
+	v2 := (((dh * (&r.astar[2])[0]) + (dk * (&r.bstar[2])[0])) + (dl * (&r.cstar[2])[0]))
+	nabc := (&r.nabc)[0]
+	r2 := (((((v0 * v0) + (v1 * v1)) + (v2 * v2)) * nabc) * nabc)
+	var fl float64
+	if r.shape == Gauss {
+		e := math.Float64frombits((math.Float64bits(((r2 / float64(gaussWidth)) * (&r.fudge)[0])) ^ math.Float64bits((&r.negZero)[0])))
+		var r0_0_7 float64
+		{
+			x_7 := e
+			x_7 = merge(float64(expMax), x_7, (x_7 > float64(expMax)))
+			x_7 = merge(float64(expMin), x_7, (x_7 < float64(expMin)))
+			t_7 := ((x_7 * float64(log2E)) + float64(expMagic))
+			kf_7 := (t_7 - float64(expMagic))
+			r_7 := ((x_7 - (kf_7 * float64(ln2Hi))) - (kf_7 * float64(ln2Lo)))
+			r2_7 := (r_7 * r_7)
+			r4_7 := (r2_7 * r2_7)
+			q0_7 := ((float64(ec2) + (float64(ec3) * r_7)) + ((float64(ec4) + (float64(ec5) * r_7)) * r2_7))
+			q1_7 := (((float64(ec6) + (float64(ec7) * r_7)) + ((float64(ec8) + (float64(ec9) * r_7)) * r2_7)) * r4_7)
+			q2_7 := (((float64(ec10) + (float64(ec11) * r_7)) + ((float64(ec12) + (float64(ec13) * r_7)) * r2_7)) * (r4_7 * r4_7))
+			p_7 := (float64(1) + (r_7 + (r2_7 * ((q0_7 + q1_7) + q2_7))))
+			small_7, big_7 := (kf_7 < float64((-1000))), (kf_7 > float64(1000))
+			off_7 := merge(float64(600), float64(0), small_7)
+			off_7 = merge(float64((-600)), off_7, big_7)
+			c_7 := merge(float64(twoM600), float64(1), small_7)
+			c_7 = merge(float64(twoP600), c_7, big_7)
+			r0_0_7 = ((p_7 * math.Float64frombits((math.Float64bits((t_7 + off_7)) << 52))) * c_7)
+		}
+		fl = (nabc * r0_0_7)
+	} else {
+		fl = merge(nabc, float64(0), ((r2 * (&r.fudge)[0]) < float64(tophatR2)))
+	}
+	return fl
+}
+
 func flatAxis(fdet, f, s, o, p float64,
 
 ) float64 {
@@ -155,26 +218,6 @@ func cellIndexLanes(r *laneReps, ia *[1]int32, h, kk, l float64,
 func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, h, kk, l float64,
 
 ) float64 {
-	var r0_0_7 bool
-	{
-		r_7, ia_7, h_7, kk_7, l_7 := r, ia, h, kk, l
-		half_7 := float64(0.5)
-		hc_7, kc_7, lc_7 := math.Ceil((h_7 - half_7)), math.Ceil((kk_7 - half_7)), math.Ceil((l_7 - half_7))
-		hmin_7, kmin_7, lmin_7 := (&r_7.hmin)[0], (&r_7.kmin)[0], (&r_7.lmin)[0]
-		in_7 := ((((((hc_7 >= hmin_7) && (hc_7 <= (&r_7.hmax)[0])) && (kc_7 >= kmin_7)) && (kc_7 <= (&r_7.kmax)[0])) && (lc_7 >= lmin_7)) && (lc_7 <= (&r_7.lmax)[0]))
-		idx_7 := ((((hc_7 - hmin_7) * (&r_7.hstride)[0]) + ((kc_7 - kmin_7) * (&r_7.kstride)[0])) + (lc_7 - lmin_7))
-		storeInt32(merge(idx_7, float64(0), in_7), ia_7)
-		r0_0_7 = in_7
-	}
-	in := r0_0_7
-	return merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
-}
-
-func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, h, kk, l float64,
-
-) (float64, float64,
-
-) {
 	var r0_0_8 bool
 	{
 		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
@@ -187,6 +230,26 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, h, kk, l flo
 		r0_0_8 = in_8
 	}
 	in := r0_0_8
+	return merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
+}
+
+func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, h, kk, l float64,
+
+) (float64, float64,
+
+) {
+	var r0_0_9 bool
+	{
+		r_9, ia_9, h_9, kk_9, l_9 := r, ia, h, kk, l
+		half_9 := float64(0.5)
+		hc_9, kc_9, lc_9 := math.Ceil((h_9 - half_9)), math.Ceil((kk_9 - half_9)), math.Ceil((l_9 - half_9))
+		hmin_9, kmin_9, lmin_9 := (&r_9.hmin)[0], (&r_9.kmin)[0], (&r_9.lmin)[0]
+		in_9 := ((((((hc_9 >= hmin_9) && (hc_9 <= (&r_9.hmax)[0])) && (kc_9 >= kmin_9)) && (kc_9 <= (&r_9.kmax)[0])) && (lc_9 >= lmin_9)) && (lc_9 <= (&r_9.lmax)[0]))
+		idx_9 := ((((hc_9 - hmin_9) * (&r_9.hstride)[0]) + ((kc_9 - kmin_9) * (&r_9.kstride)[0])) + (lc_9 - lmin_9))
+		storeInt32(merge(idx_9, float64(0), in_9), ia_9)
+		r0_0_9 = in_9
+	}
+	in := r0_0_9
 	f := merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
 	fd := float64(0)
 	if miss != nil {
@@ -213,23 +276,23 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar fl
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_9 float64
+				var r0_0_10 float64
 				{
-					zero_9, kahn_9, s_9, dx_9, dy_9, dz_9 := false, &r.kahn, sr, dx, dy, dz
-					c2_9 := ((((&s_9.inc[0])[0] * dx_9) + ((&s_9.inc[1])[0] * dy_9)) + ((&s_9.inc[2])[0] * dz_9))
-					c2sq_9 := (c2_9 * c2_9)
-					cos2psi_9 := float64(0)
-					if !zero_9 {
-						e_9 := (((dx_9 * (&s_9.ein[0])[0]) + (dy_9 * (&s_9.ein[1])[0])) + (dz_9 * (&s_9.ein[2])[0]))
-						b_9 := (((dx_9 * (&s_9.bin[0])[0]) + (dy_9 * (&s_9.bin[1])[0])) + (dz_9 * (&s_9.bin[2])[0]))
-						ee_9, bb_9 := (e_9 * e_9), (b_9 * b_9)
-						den_9 := (ee_9 + bb_9)
-						cos2psi_9 = merge(((ee_9 - bb_9) / den_9), float64(1), (den_9 > float64(0)))
+					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
+					c2_10 := ((((&s_10.inc[0])[0] * dx_10) + ((&s_10.inc[1])[0] * dy_10)) + ((&s_10.inc[2])[0] * dz_10))
+					c2sq_10 := (c2_10 * c2_10)
+					cos2psi_10 := float64(0)
+					if !zero_10 {
+						e_10 := (((dx_10 * (&s_10.ein[0])[0]) + (dy_10 * (&s_10.ein[1])[0])) + (dz_10 * (&s_10.ein[2])[0]))
+						b_10 := (((dx_10 * (&s_10.bin[0])[0]) + (dy_10 * (&s_10.bin[1])[0])) + (dz_10 * (&s_10.bin[2])[0]))
+						ee_10, bb_10 := (e_10 * e_10), (b_10 * b_10)
+						den_10 := (ee_10 + bb_10)
+						cos2psi_10 = merge(((ee_10 - bb_10) / den_10), float64(1), (den_10 > float64(0)))
 					}
-					one_9 := float64(1)
-					r0_0_9 = (float64(0.5) * ((one_9 + c2sq_9) - ((kahn_9[0] * cos2psi_9) * (one_9 - c2sq_9))))
+					one_10 := float64(1)
+					r0_0_10 = (float64(0.5) * ((one_10 + c2sq_10) - ((kahn_10[0] * cos2psi_10) * (one_10 - c2sq_10))))
 				}
-				p = r0_0_9
+				p = r0_0_10
 			}
 			polar = merge(p, polar, m)
 		}
@@ -238,100 +301,100 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar fl
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_10 float64
+			var r0_0_11 float64
 			{
-				r_10, h_10, kk_10, l_10, n_10 := r, h, kk, l, n
-				_ = r_10
-				magic_10 := float64(roundMagic)
-				th_10, tk_10, tl_10 := (h_10 + magic_10), (kk_10 + magic_10), (l_10 + magic_10)
-				var r0_0_1_10 float64
+				r_11, h_11, kk_11, l_11, n_11 := r, h, kk, l, n
+				_ = r_11
+				magic_11 := float64(roundMagic)
+				th_11, tk_11, tl_11 := (h_11 + magic_11), (kk_11 + magic_11), (l_11 + magic_11)
+				var r0_0_1_11 float64
 				{
-					d_1_10 := (h_10 - (th_10 - magic_10))
-					y_1_10 := (d_1_10 * d_1_10)
-					y2_1_10 := (y_1_10 * y_1_10)
-					y4_1_10 := (y2_1_10 * y2_1_10)
-					p0_1_10 := ((float64(cp0) + (float64(cp2) * y_1_10)) + ((float64(cp4) + (float64(cp6) * y_1_10)) * y2_1_10))
-					p1_1_10 := (((float64(cp8) + (float64(cp10) * y_1_10)) + ((float64(cp12) + (float64(cp14) * y_1_10)) * y2_1_10)) * y4_1_10)
-					p2_1_10 := (float64(cp16) * (y4_1_10 * y4_1_10))
-					r0_0_1_10 = ((p0_1_10 + p1_1_10) + p2_1_10)
+					d_1_11 := (h_11 - (th_11 - magic_11))
+					y_1_11 := (d_1_11 * d_1_11)
+					y2_1_11 := (y_1_11 * y_1_11)
+					y4_1_11 := (y2_1_11 * y2_1_11)
+					p0_1_11 := ((float64(cp0) + (float64(cp2) * y_1_11)) + ((float64(cp4) + (float64(cp6) * y_1_11)) * y2_1_11))
+					p1_1_11 := (((float64(cp8) + (float64(cp10) * y_1_11)) + ((float64(cp12) + (float64(cp14) * y_1_11)) * y2_1_11)) * y4_1_11)
+					p2_1_11 := (float64(cp16) * (y4_1_11 * y4_1_11))
+					r0_0_1_11 = ((p0_1_11 + p1_1_11) + p2_1_11)
 				}
-				var r0_0_2_10 float64
+				var r0_0_2_11 float64
 				{
-					c_2_10, t_2_10 := r0_0_1_10, th_10
-					r0_0_2_10 = math.Float64frombits((math.Float64bits(c_2_10) ^ (math.Float64bits(t_2_10) << 63)))
+					c_2_11, t_2_11 := r0_0_1_11, th_11
+					r0_0_2_11 = math.Float64frombits((math.Float64bits(c_2_11) ^ (math.Float64bits(t_2_11) << 63)))
 				}
-				ch_10 := r0_0_2_10
-				var r0_0_3_10 float64
+				ch_11 := r0_0_2_11
+				var r0_0_3_11 float64
 				{
-					d_3_10 := (kk_10 - (tk_10 - magic_10))
-					y_3_10 := (d_3_10 * d_3_10)
-					y2_3_10 := (y_3_10 * y_3_10)
-					y4_3_10 := (y2_3_10 * y2_3_10)
-					p0_3_10 := ((float64(cp0) + (float64(cp2) * y_3_10)) + ((float64(cp4) + (float64(cp6) * y_3_10)) * y2_3_10))
-					p1_3_10 := (((float64(cp8) + (float64(cp10) * y_3_10)) + ((float64(cp12) + (float64(cp14) * y_3_10)) * y2_3_10)) * y4_3_10)
-					p2_3_10 := (float64(cp16) * (y4_3_10 * y4_3_10))
-					r0_0_3_10 = ((p0_3_10 + p1_3_10) + p2_3_10)
+					d_3_11 := (kk_11 - (tk_11 - magic_11))
+					y_3_11 := (d_3_11 * d_3_11)
+					y2_3_11 := (y_3_11 * y_3_11)
+					y4_3_11 := (y2_3_11 * y2_3_11)
+					p0_3_11 := ((float64(cp0) + (float64(cp2) * y_3_11)) + ((float64(cp4) + (float64(cp6) * y_3_11)) * y2_3_11))
+					p1_3_11 := (((float64(cp8) + (float64(cp10) * y_3_11)) + ((float64(cp12) + (float64(cp14) * y_3_11)) * y2_3_11)) * y4_3_11)
+					p2_3_11 := (float64(cp16) * (y4_3_11 * y4_3_11))
+					r0_0_3_11 = ((p0_3_11 + p1_3_11) + p2_3_11)
 				}
-				var r0_0_4_10 float64
+				var r0_0_4_11 float64
 				{
-					c_4_10, t_4_10 := r0_0_3_10, tk_10
-					r0_0_4_10 = math.Float64frombits((math.Float64bits(c_4_10) ^ (math.Float64bits(t_4_10) << 63)))
+					c_4_11, t_4_11 := r0_0_3_11, tk_11
+					r0_0_4_11 = math.Float64frombits((math.Float64bits(c_4_11) ^ (math.Float64bits(t_4_11) << 63)))
 				}
-				ck_10 := r0_0_4_10
-				var r0_0_5_10 float64
+				ck_11 := r0_0_4_11
+				var r0_0_5_11 float64
 				{
-					d_5_10 := (l_10 - (tl_10 - magic_10))
-					y_5_10 := (d_5_10 * d_5_10)
-					y2_5_10 := (y_5_10 * y_5_10)
-					y4_5_10 := (y2_5_10 * y2_5_10)
-					p0_5_10 := ((float64(cp0) + (float64(cp2) * y_5_10)) + ((float64(cp4) + (float64(cp6) * y_5_10)) * y2_5_10))
-					p1_5_10 := (((float64(cp8) + (float64(cp10) * y_5_10)) + ((float64(cp12) + (float64(cp14) * y_5_10)) * y2_5_10)) * y4_5_10)
-					p2_5_10 := (float64(cp16) * (y4_5_10 * y4_5_10))
-					r0_0_5_10 = ((p0_5_10 + p1_5_10) + p2_5_10)
+					d_5_11 := (l_11 - (tl_11 - magic_11))
+					y_5_11 := (d_5_11 * d_5_11)
+					y2_5_11 := (y_5_11 * y_5_11)
+					y4_5_11 := (y2_5_11 * y2_5_11)
+					p0_5_11 := ((float64(cp0) + (float64(cp2) * y_5_11)) + ((float64(cp4) + (float64(cp6) * y_5_11)) * y2_5_11))
+					p1_5_11 := (((float64(cp8) + (float64(cp10) * y_5_11)) + ((float64(cp12) + (float64(cp14) * y_5_11)) * y2_5_11)) * y4_5_11)
+					p2_5_11 := (float64(cp16) * (y4_5_11 * y4_5_11))
+					r0_0_5_11 = ((p0_5_11 + p1_5_11) + p2_5_11)
 				}
-				var r0_0_6_10 float64
+				var r0_0_6_11 float64
 				{
-					c_6_10, t_6_10 := r0_0_5_10, tl_10
-					r0_0_6_10 = math.Float64frombits((math.Float64bits(c_6_10) ^ (math.Float64bits(t_6_10) << 63)))
+					c_6_11, t_6_11 := r0_0_5_11, tl_11
+					r0_0_6_11 = math.Float64frombits((math.Float64bits(c_6_11) ^ (math.Float64bits(t_6_11) << 63)))
 				}
-				cl_10 := r0_0_6_10
-				two_10 := float64(2)
-				ch_10, ck_10, cl_10 = (two_10 * ch_10), (two_10 * ck_10), (two_10 * cl_10)
-				h0_10, k0_10, l0_10 := float64(1), float64(1), float64(1)
-				h1_10, k1_10, l1_10 := ch_10, ck_10, cl_10
-				j_10 := 2
-				for ; j_10+1 < n_10; j_10 += 2 {
-					h0_10, k0_10, l0_10 = ((ch_10 * h1_10) - h0_10), ((ck_10 * k1_10) - k0_10), ((cl_10 * l1_10) - l0_10)
-					h1_10, k1_10, l1_10 = ((ch_10 * h0_10) - h1_10), ((ck_10 * k0_10) - k1_10), ((cl_10 * l0_10) - l1_10)
+				cl_11 := r0_0_6_11
+				two_11 := float64(2)
+				ch_11, ck_11, cl_11 = (two_11 * ch_11), (two_11 * ck_11), (two_11 * cl_11)
+				h0_11, k0_11, l0_11 := float64(1), float64(1), float64(1)
+				h1_11, k1_11, l1_11 := ch_11, ck_11, cl_11
+				j_11 := 2
+				for ; j_11+1 < n_11; j_11 += 2 {
+					h0_11, k0_11, l0_11 = ((ch_11 * h1_11) - h0_11), ((ck_11 * k1_11) - k0_11), ((cl_11 * l1_11) - l0_11)
+					h1_11, k1_11, l1_11 = ((ch_11 * h0_11) - h1_11), ((ck_11 * k0_11) - k1_11), ((cl_11 * l0_11) - l1_11)
 				}
-				if j_10 < n_10 {
-					h1_10 = ((ch_10 * h1_10) - h0_10)
-					k1_10 = ((ck_10 * k1_10) - k0_10)
-					l1_10 = ((cl_10 * l1_10) - l0_10)
+				if j_11 < n_11 {
+					h1_11 = ((ch_11 * h1_11) - h0_11)
+					k1_11 = ((ck_11 * k1_11) - k0_11)
+					l1_11 = ((cl_11 * l1_11) - l0_11)
 				}
-				r0_0_10 = ((h1_10 * k1_10) * l1_10)
+				r0_0_11 = ((h1_11 * k1_11) * l1_11)
 			}
-			fl := r0_0_10
+			fl := r0_0_11
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_11 float64
+				var r0_0_12 float64
 				{
-					r_11, bits_11, ia_11, h_11, kk_11, l_11 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_7_11 bool
+					r_12, bits_12, ia_12, h_12, kk_12, l_12 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_12 bool
 					{
-						r_7_11, ia_7_11, h_7_11, kk_7_11, l_7_11 := r_11, ia_11, h_11, kk_11, l_11
-						half_7_11 := float64(0.5)
-						hc_7_11, kc_7_11, lc_7_11 := math.Ceil((h_7_11 - half_7_11)), math.Ceil((kk_7_11 - half_7_11)), math.Ceil((l_7_11 - half_7_11))
-						hmin_7_11, kmin_7_11, lmin_7_11 := (&r_7_11.hmin)[0], (&r_7_11.kmin)[0], (&r_7_11.lmin)[0]
-						in_7_11 := ((((((hc_7_11 >= hmin_7_11) && (hc_7_11 <= (&r_7_11.hmax)[0])) && (kc_7_11 >= kmin_7_11)) && (kc_7_11 <= (&r_7_11.kmax)[0])) && (lc_7_11 >= lmin_7_11)) && (lc_7_11 <= (&r_7_11.lmax)[0]))
-						idx_7_11 := ((((hc_7_11 - hmin_7_11) * (&r_7_11.hstride)[0]) + ((kc_7_11 - kmin_7_11) * (&r_7_11.kstride)[0])) + (lc_7_11 - lmin_7_11))
-						storeInt32(merge(idx_7_11, float64(0), in_7_11), ia_7_11)
-						r0_0_7_11 = in_7_11
+						r_8_12, ia_8_12, h_8_12, kk_8_12, l_8_12 := r_12, ia_12, h_12, kk_12, l_12
+						half_8_12 := float64(0.5)
+						hc_8_12, kc_8_12, lc_8_12 := math.Ceil((h_8_12 - half_8_12)), math.Ceil((kk_8_12 - half_8_12)), math.Ceil((l_8_12 - half_8_12))
+						hmin_8_12, kmin_8_12, lmin_8_12 := (&r_8_12.hmin)[0], (&r_8_12.kmin)[0], (&r_8_12.lmin)[0]
+						in_8_12 := ((((((hc_8_12 >= hmin_8_12) && (hc_8_12 <= (&r_8_12.hmax)[0])) && (kc_8_12 >= kmin_8_12)) && (kc_8_12 <= (&r_8_12.kmax)[0])) && (lc_8_12 >= lmin_8_12)) && (lc_8_12 <= (&r_8_12.lmax)[0]))
+						idx_8_12 := ((((hc_8_12 - hmin_8_12) * (&r_8_12.hstride)[0]) + ((kc_8_12 - kmin_8_12) * (&r_8_12.kstride)[0])) + (lc_8_12 - lmin_8_12))
+						storeInt32(merge(idx_8_12, float64(0), in_8_12), ia_8_12)
+						r0_0_8_12 = in_8_12
 					}
-					in_11 := r0_0_7_11
-					r0_0_11 = merge(math.Float64frombits(bits_11[ia_11[0]]), (&r_11.defaultF)[0], in_11)
+					in_12 := r0_0_8_12
+					r0_0_12 = merge(math.Float64frombits(bits_12[ia_12[0]]), (&r_12.defaultF)[0], in_12)
 				}
-				fc = r0_0_11
+				fc = r0_0_12
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -351,190 +414,190 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fdet float64,
 
 ) {
 	c := k.c
-	var r0_0_12 float64
-	{
-		fdet_12, f_12, s_12, o_12, p_12 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_12 = ((((fdet_12 * f_12) + s_12) + o_12) + p_12)
-	}
-	x := r0_0_12
 	var r0_0_13 float64
 	{
-		fdet_13, f_13, s_13, o_13, p_13 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		fdet_13, f_13, s_13, o_13, p_13 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
 		r0_0_13 = ((((fdet_13 * f_13) + s_13) + o_13) + p_13)
 	}
-	y := r0_0_13
+	x := r0_0_13
 	var r0_0_14 float64
 	{
-		fdet_14, f_14, s_14, o_14, p_14 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		fdet_14, f_14, s_14, o_14, p_14 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
 		r0_0_14 = ((((fdet_14 * f_14) + s_14) + o_14) + p_14)
 	}
-	z := r0_0_14
+	y := r0_0_14
+	var r0_0_15 float64
+	{
+		fdet_15, f_15, s_15, o_15, p_15 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_15 = ((((fdet_15 * f_15) + s_15) + o_15) + p_15)
+	}
+	z := r0_0_15
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_15 float64
+		var r0_0_16 float64
 		{
-			invR_15, num_15, point_15 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_15 := (invR_15 * invR_15)
-			if !point_15 {
-				w_15 = (num_15 * (w_15 * invR_15))
+			invR_16, num_16, point_16 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_16 := (invR_16 * invR_16)
+			if !point_16 {
+				w_16 = (num_16 * (w_16 * invR_16))
 			}
-			r0_0_15 = w_15
+			r0_0_16 = w_16
 		}
-		omega = merge(r0_0_15, omega, m)
+		omega = merge(r0_0_16, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_16 float64
-		r1_0_16 float64
+		r0_0_17 float64
+		r1_0_17 float64
 	)
 	{
-		k_16, r_16, ia_16, sum_16, dx_16, dy_16, dz_16, polar_16 := k, r, ia, sum, dx, dy, dz, polar
-		c_16 := k_16.c
-		n_16 := k_16.nn[0]
-		zero_16 := float64(0)
-		for si_16 := range r_16.src {
-			sr_16 := &r_16.src[si_16]
-			il_16 := (&sr_16.il)[0]
-			qx_16, qy_16, qz_16 := ((dx_16 - (&sr_16.inc[0])[0]) * il_16), ((dy_16 - (&sr_16.inc[1])[0]) * il_16), ((dz_16 - (&sr_16.inc[2])[0]) * il_16)
-			if m_16 := (polar_16 == zero_16); m_16 {
-				var p_16 float64
-				if r_16.kahnZero {
-					c2_16 := ((((&sr_16.inc[0])[0] * dx_16) + ((&sr_16.inc[1])[0] * dy_16)) + ((&sr_16.inc[2])[0] * dz_16))
-					p_16 = (float64(0.5) * (float64(1) + (c2_16 * c2_16)))
+		k_17, r_17, ia_17, sum_17, dx_17, dy_17, dz_17, polar_17 := k, r, ia, sum, dx, dy, dz, polar
+		c_17 := k_17.c
+		n_17 := k_17.nn[0]
+		zero_17 := float64(0)
+		for si_17 := range r_17.src {
+			sr_17 := &r_17.src[si_17]
+			il_17 := (&sr_17.il)[0]
+			qx_17, qy_17, qz_17 := ((dx_17 - (&sr_17.inc[0])[0]) * il_17), ((dy_17 - (&sr_17.inc[1])[0]) * il_17), ((dz_17 - (&sr_17.inc[2])[0]) * il_17)
+			if m_17 := (polar_17 == zero_17); m_17 {
+				var p_17 float64
+				if r_17.kahnZero {
+					c2_17 := ((((&sr_17.inc[0])[0] * dx_17) + ((&sr_17.inc[1])[0] * dy_17)) + ((&sr_17.inc[2])[0] * dz_17))
+					p_17 = (float64(0.5) * (float64(1) + (c2_17 * c2_17)))
 				} else {
-					var r0_0_9_16 float64
+					var r0_0_10_17 float64
 					{
-						zero_9_16, kahn_9_16, s_9_16, dx_9_16, dy_9_16, dz_9_16 := false, &r_16.kahn, sr_16, dx_16, dy_16, dz_16
-						c2_9_16 := ((((&s_9_16.inc[0])[0] * dx_9_16) + ((&s_9_16.inc[1])[0] * dy_9_16)) + ((&s_9_16.inc[2])[0] * dz_9_16))
-						c2sq_9_16 := (c2_9_16 * c2_9_16)
-						cos2psi_9_16 := float64(0)
-						if !zero_9_16 {
-							e_9_16 := (((dx_9_16 * (&s_9_16.ein[0])[0]) + (dy_9_16 * (&s_9_16.ein[1])[0])) + (dz_9_16 * (&s_9_16.ein[2])[0]))
-							b_9_16 := (((dx_9_16 * (&s_9_16.bin[0])[0]) + (dy_9_16 * (&s_9_16.bin[1])[0])) + (dz_9_16 * (&s_9_16.bin[2])[0]))
-							ee_9_16, bb_9_16 := (e_9_16 * e_9_16), (b_9_16 * b_9_16)
-							den_9_16 := (ee_9_16 + bb_9_16)
-							cos2psi_9_16 = merge(((ee_9_16 - bb_9_16) / den_9_16), float64(1), (den_9_16 > float64(0)))
+						zero_10_17, kahn_10_17, s_10_17, dx_10_17, dy_10_17, dz_10_17 := false, &r_17.kahn, sr_17, dx_17, dy_17, dz_17
+						c2_10_17 := ((((&s_10_17.inc[0])[0] * dx_10_17) + ((&s_10_17.inc[1])[0] * dy_10_17)) + ((&s_10_17.inc[2])[0] * dz_10_17))
+						c2sq_10_17 := (c2_10_17 * c2_10_17)
+						cos2psi_10_17 := float64(0)
+						if !zero_10_17 {
+							e_10_17 := (((dx_10_17 * (&s_10_17.ein[0])[0]) + (dy_10_17 * (&s_10_17.ein[1])[0])) + (dz_10_17 * (&s_10_17.ein[2])[0]))
+							b_10_17 := (((dx_10_17 * (&s_10_17.bin[0])[0]) + (dy_10_17 * (&s_10_17.bin[1])[0])) + (dz_10_17 * (&s_10_17.bin[2])[0]))
+							ee_10_17, bb_10_17 := (e_10_17 * e_10_17), (b_10_17 * b_10_17)
+							den_10_17 := (ee_10_17 + bb_10_17)
+							cos2psi_10_17 = merge(((ee_10_17 - bb_10_17) / den_10_17), float64(1), (den_10_17 > float64(0)))
 						}
-						one_9_16 := float64(1)
-						r0_0_9_16 = (float64(0.5) * ((one_9_16 + c2sq_9_16) - ((kahn_9_16[0] * cos2psi_9_16) * (one_9_16 - c2sq_9_16))))
+						one_10_17 := float64(1)
+						r0_0_10_17 = (float64(0.5) * ((one_10_17 + c2sq_10_17) - ((kahn_10_17[0] * cos2psi_10_17) * (one_10_17 - c2sq_10_17))))
 					}
-					p_16 = r0_0_9_16
+					p_17 = r0_0_10_17
 				}
-				polar_16 = merge(p_16, polar_16, m_16)
+				polar_17 = merge(p_17, polar_17, m_17)
 			}
-			for oi_16 := range r_16.orient {
-				o_16 := &r_16.orient[oi_16]
-				h_16 := ((((&o_16[0])[0] * qx_16) + ((&o_16[1])[0] * qy_16)) + ((&o_16[2])[0] * qz_16))
-				kk_16 := ((((&o_16[3])[0] * qx_16) + ((&o_16[4])[0] * qy_16)) + ((&o_16[5])[0] * qz_16))
-				l_16 := ((((&o_16[6])[0] * qx_16) + ((&o_16[7])[0] * qy_16)) + ((&o_16[8])[0] * qz_16))
-				var r0_0_10_16 float64
+			for oi_17 := range r_17.orient {
+				o_17 := &r_17.orient[oi_17]
+				h_17 := ((((&o_17[0])[0] * qx_17) + ((&o_17[1])[0] * qy_17)) + ((&o_17[2])[0] * qz_17))
+				kk_17 := ((((&o_17[3])[0] * qx_17) + ((&o_17[4])[0] * qy_17)) + ((&o_17[5])[0] * qz_17))
+				l_17 := ((((&o_17[6])[0] * qx_17) + ((&o_17[7])[0] * qy_17)) + ((&o_17[8])[0] * qz_17))
+				var r0_0_11_17 float64
 				{
-					r_10_16, h_10_16, kk_10_16, l_10_16, n_10_16 := r_16, h_16, kk_16, l_16, n_16
-					_ = r_10_16
-					magic_10_16 := float64(roundMagic)
-					th_10_16, tk_10_16, tl_10_16 := (h_10_16 + magic_10_16), (kk_10_16 + magic_10_16), (l_10_16 + magic_10_16)
-					var r0_0_1_10_16 float64
+					r_11_17, h_11_17, kk_11_17, l_11_17, n_11_17 := r_17, h_17, kk_17, l_17, n_17
+					_ = r_11_17
+					magic_11_17 := float64(roundMagic)
+					th_11_17, tk_11_17, tl_11_17 := (h_11_17 + magic_11_17), (kk_11_17 + magic_11_17), (l_11_17 + magic_11_17)
+					var r0_0_1_11_17 float64
 					{
-						d_1_10_16 := (h_10_16 - (th_10_16 - magic_10_16))
-						y_1_10_16 := (d_1_10_16 * d_1_10_16)
-						y2_1_10_16 := (y_1_10_16 * y_1_10_16)
-						y4_1_10_16 := (y2_1_10_16 * y2_1_10_16)
-						p0_1_10_16 := ((float64(cp0) + (float64(cp2) * y_1_10_16)) + ((float64(cp4) + (float64(cp6) * y_1_10_16)) * y2_1_10_16))
-						p1_1_10_16 := (((float64(cp8) + (float64(cp10) * y_1_10_16)) + ((float64(cp12) + (float64(cp14) * y_1_10_16)) * y2_1_10_16)) * y4_1_10_16)
-						p2_1_10_16 := (float64(cp16) * (y4_1_10_16 * y4_1_10_16))
-						r0_0_1_10_16 = ((p0_1_10_16 + p1_1_10_16) + p2_1_10_16)
+						d_1_11_17 := (h_11_17 - (th_11_17 - magic_11_17))
+						y_1_11_17 := (d_1_11_17 * d_1_11_17)
+						y2_1_11_17 := (y_1_11_17 * y_1_11_17)
+						y4_1_11_17 := (y2_1_11_17 * y2_1_11_17)
+						p0_1_11_17 := ((float64(cp0) + (float64(cp2) * y_1_11_17)) + ((float64(cp4) + (float64(cp6) * y_1_11_17)) * y2_1_11_17))
+						p1_1_11_17 := (((float64(cp8) + (float64(cp10) * y_1_11_17)) + ((float64(cp12) + (float64(cp14) * y_1_11_17)) * y2_1_11_17)) * y4_1_11_17)
+						p2_1_11_17 := (float64(cp16) * (y4_1_11_17 * y4_1_11_17))
+						r0_0_1_11_17 = ((p0_1_11_17 + p1_1_11_17) + p2_1_11_17)
 					}
-					var r0_0_2_10_16 float64
+					var r0_0_2_11_17 float64
 					{
-						c_2_10_16, t_2_10_16 := r0_0_1_10_16, th_10_16
-						r0_0_2_10_16 = math.Float64frombits((math.Float64bits(c_2_10_16) ^ (math.Float64bits(t_2_10_16) << 63)))
+						c_2_11_17, t_2_11_17 := r0_0_1_11_17, th_11_17
+						r0_0_2_11_17 = math.Float64frombits((math.Float64bits(c_2_11_17) ^ (math.Float64bits(t_2_11_17) << 63)))
 					}
-					ch_10_16 := r0_0_2_10_16
-					var r0_0_3_10_16 float64
+					ch_11_17 := r0_0_2_11_17
+					var r0_0_3_11_17 float64
 					{
-						d_3_10_16 := (kk_10_16 - (tk_10_16 - magic_10_16))
-						y_3_10_16 := (d_3_10_16 * d_3_10_16)
-						y2_3_10_16 := (y_3_10_16 * y_3_10_16)
-						y4_3_10_16 := (y2_3_10_16 * y2_3_10_16)
-						p0_3_10_16 := ((float64(cp0) + (float64(cp2) * y_3_10_16)) + ((float64(cp4) + (float64(cp6) * y_3_10_16)) * y2_3_10_16))
-						p1_3_10_16 := (((float64(cp8) + (float64(cp10) * y_3_10_16)) + ((float64(cp12) + (float64(cp14) * y_3_10_16)) * y2_3_10_16)) * y4_3_10_16)
-						p2_3_10_16 := (float64(cp16) * (y4_3_10_16 * y4_3_10_16))
-						r0_0_3_10_16 = ((p0_3_10_16 + p1_3_10_16) + p2_3_10_16)
+						d_3_11_17 := (kk_11_17 - (tk_11_17 - magic_11_17))
+						y_3_11_17 := (d_3_11_17 * d_3_11_17)
+						y2_3_11_17 := (y_3_11_17 * y_3_11_17)
+						y4_3_11_17 := (y2_3_11_17 * y2_3_11_17)
+						p0_3_11_17 := ((float64(cp0) + (float64(cp2) * y_3_11_17)) + ((float64(cp4) + (float64(cp6) * y_3_11_17)) * y2_3_11_17))
+						p1_3_11_17 := (((float64(cp8) + (float64(cp10) * y_3_11_17)) + ((float64(cp12) + (float64(cp14) * y_3_11_17)) * y2_3_11_17)) * y4_3_11_17)
+						p2_3_11_17 := (float64(cp16) * (y4_3_11_17 * y4_3_11_17))
+						r0_0_3_11_17 = ((p0_3_11_17 + p1_3_11_17) + p2_3_11_17)
 					}
-					var r0_0_4_10_16 float64
+					var r0_0_4_11_17 float64
 					{
-						c_4_10_16, t_4_10_16 := r0_0_3_10_16, tk_10_16
-						r0_0_4_10_16 = math.Float64frombits((math.Float64bits(c_4_10_16) ^ (math.Float64bits(t_4_10_16) << 63)))
+						c_4_11_17, t_4_11_17 := r0_0_3_11_17, tk_11_17
+						r0_0_4_11_17 = math.Float64frombits((math.Float64bits(c_4_11_17) ^ (math.Float64bits(t_4_11_17) << 63)))
 					}
-					ck_10_16 := r0_0_4_10_16
-					var r0_0_5_10_16 float64
+					ck_11_17 := r0_0_4_11_17
+					var r0_0_5_11_17 float64
 					{
-						d_5_10_16 := (l_10_16 - (tl_10_16 - magic_10_16))
-						y_5_10_16 := (d_5_10_16 * d_5_10_16)
-						y2_5_10_16 := (y_5_10_16 * y_5_10_16)
-						y4_5_10_16 := (y2_5_10_16 * y2_5_10_16)
-						p0_5_10_16 := ((float64(cp0) + (float64(cp2) * y_5_10_16)) + ((float64(cp4) + (float64(cp6) * y_5_10_16)) * y2_5_10_16))
-						p1_5_10_16 := (((float64(cp8) + (float64(cp10) * y_5_10_16)) + ((float64(cp12) + (float64(cp14) * y_5_10_16)) * y2_5_10_16)) * y4_5_10_16)
-						p2_5_10_16 := (float64(cp16) * (y4_5_10_16 * y4_5_10_16))
-						r0_0_5_10_16 = ((p0_5_10_16 + p1_5_10_16) + p2_5_10_16)
+						d_5_11_17 := (l_11_17 - (tl_11_17 - magic_11_17))
+						y_5_11_17 := (d_5_11_17 * d_5_11_17)
+						y2_5_11_17 := (y_5_11_17 * y_5_11_17)
+						y4_5_11_17 := (y2_5_11_17 * y2_5_11_17)
+						p0_5_11_17 := ((float64(cp0) + (float64(cp2) * y_5_11_17)) + ((float64(cp4) + (float64(cp6) * y_5_11_17)) * y2_5_11_17))
+						p1_5_11_17 := (((float64(cp8) + (float64(cp10) * y_5_11_17)) + ((float64(cp12) + (float64(cp14) * y_5_11_17)) * y2_5_11_17)) * y4_5_11_17)
+						p2_5_11_17 := (float64(cp16) * (y4_5_11_17 * y4_5_11_17))
+						r0_0_5_11_17 = ((p0_5_11_17 + p1_5_11_17) + p2_5_11_17)
 					}
-					var r0_0_6_10_16 float64
+					var r0_0_6_11_17 float64
 					{
-						c_6_10_16, t_6_10_16 := r0_0_5_10_16, tl_10_16
-						r0_0_6_10_16 = math.Float64frombits((math.Float64bits(c_6_10_16) ^ (math.Float64bits(t_6_10_16) << 63)))
+						c_6_11_17, t_6_11_17 := r0_0_5_11_17, tl_11_17
+						r0_0_6_11_17 = math.Float64frombits((math.Float64bits(c_6_11_17) ^ (math.Float64bits(t_6_11_17) << 63)))
 					}
-					cl_10_16 := r0_0_6_10_16
-					two_10_16 := float64(2)
-					ch_10_16, ck_10_16, cl_10_16 = (two_10_16 * ch_10_16), (two_10_16 * ck_10_16), (two_10_16 * cl_10_16)
-					h0_10_16, k0_10_16, l0_10_16 := float64(1), float64(1), float64(1)
-					h1_10_16, k1_10_16, l1_10_16 := ch_10_16, ck_10_16, cl_10_16
-					j_10_16 := 2
-					for ; j_10_16+1 < n_10_16; j_10_16 += 2 {
-						h0_10_16, k0_10_16, l0_10_16 = ((ch_10_16 * h1_10_16) - h0_10_16), ((ck_10_16 * k1_10_16) - k0_10_16), ((cl_10_16 * l1_10_16) - l0_10_16)
-						h1_10_16, k1_10_16, l1_10_16 = ((ch_10_16 * h0_10_16) - h1_10_16), ((ck_10_16 * k0_10_16) - k1_10_16), ((cl_10_16 * l0_10_16) - l1_10_16)
+					cl_11_17 := r0_0_6_11_17
+					two_11_17 := float64(2)
+					ch_11_17, ck_11_17, cl_11_17 = (two_11_17 * ch_11_17), (two_11_17 * ck_11_17), (two_11_17 * cl_11_17)
+					h0_11_17, k0_11_17, l0_11_17 := float64(1), float64(1), float64(1)
+					h1_11_17, k1_11_17, l1_11_17 := ch_11_17, ck_11_17, cl_11_17
+					j_11_17 := 2
+					for ; j_11_17+1 < n_11_17; j_11_17 += 2 {
+						h0_11_17, k0_11_17, l0_11_17 = ((ch_11_17 * h1_11_17) - h0_11_17), ((ck_11_17 * k1_11_17) - k0_11_17), ((cl_11_17 * l1_11_17) - l0_11_17)
+						h1_11_17, k1_11_17, l1_11_17 = ((ch_11_17 * h0_11_17) - h1_11_17), ((ck_11_17 * k0_11_17) - k1_11_17), ((cl_11_17 * l0_11_17) - l1_11_17)
 					}
-					if j_10_16 < n_10_16 {
-						h1_10_16 = ((ch_10_16 * h1_10_16) - h0_10_16)
-						k1_10_16 = ((ck_10_16 * k1_10_16) - k0_10_16)
-						l1_10_16 = ((cl_10_16 * l1_10_16) - l0_10_16)
+					if j_11_17 < n_11_17 {
+						h1_11_17 = ((ch_11_17 * h1_11_17) - h0_11_17)
+						k1_11_17 = ((ck_11_17 * k1_11_17) - k0_11_17)
+						l1_11_17 = ((cl_11_17 * l1_11_17) - l0_11_17)
 					}
-					r0_0_10_16 = ((h1_10_16 * k1_10_16) * l1_10_16)
+					r0_0_11_17 = ((h1_11_17 * k1_11_17) * l1_11_17)
 				}
-				fl_16 := r0_0_10_16
-				fc_16 := (&r_16.defaultF)[0]
-				if c_16.HasHKL {
-					var r0_0_11_16 float64
+				fl_17 := r0_0_11_17
+				fc_17 := (&r_17.defaultF)[0]
+				if c_17.HasHKL {
+					var r0_0_12_17 float64
 					{
-						r_11_16, bits_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16 := r_16, k_16.fhklBits, ia_16, h_16, kk_16, l_16
-						var r0_0_7_11_16 bool
+						r_12_17, bits_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17 := r_17, k_17.fhklBits, ia_17, h_17, kk_17, l_17
+						var r0_0_8_12_17 bool
 						{
-							r_7_11_16, ia_7_11_16, h_7_11_16, kk_7_11_16, l_7_11_16 := r_11_16, ia_11_16, h_11_16, kk_11_16, l_11_16
-							half_7_11_16 := float64(0.5)
-							hc_7_11_16, kc_7_11_16, lc_7_11_16 := math.Ceil((h_7_11_16 - half_7_11_16)), math.Ceil((kk_7_11_16 - half_7_11_16)), math.Ceil((l_7_11_16 - half_7_11_16))
-							hmin_7_11_16, kmin_7_11_16, lmin_7_11_16 := (&r_7_11_16.hmin)[0], (&r_7_11_16.kmin)[0], (&r_7_11_16.lmin)[0]
-							in_7_11_16 := ((((((hc_7_11_16 >= hmin_7_11_16) && (hc_7_11_16 <= (&r_7_11_16.hmax)[0])) && (kc_7_11_16 >= kmin_7_11_16)) && (kc_7_11_16 <= (&r_7_11_16.kmax)[0])) && (lc_7_11_16 >= lmin_7_11_16)) && (lc_7_11_16 <= (&r_7_11_16.lmax)[0]))
-							idx_7_11_16 := ((((hc_7_11_16 - hmin_7_11_16) * (&r_7_11_16.hstride)[0]) + ((kc_7_11_16 - kmin_7_11_16) * (&r_7_11_16.kstride)[0])) + (lc_7_11_16 - lmin_7_11_16))
-							storeInt32(merge(idx_7_11_16, float64(0), in_7_11_16), ia_7_11_16)
-							r0_0_7_11_16 = in_7_11_16
+							r_8_12_17, ia_8_12_17, h_8_12_17, kk_8_12_17, l_8_12_17 := r_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17
+							half_8_12_17 := float64(0.5)
+							hc_8_12_17, kc_8_12_17, lc_8_12_17 := math.Ceil((h_8_12_17 - half_8_12_17)), math.Ceil((kk_8_12_17 - half_8_12_17)), math.Ceil((l_8_12_17 - half_8_12_17))
+							hmin_8_12_17, kmin_8_12_17, lmin_8_12_17 := (&r_8_12_17.hmin)[0], (&r_8_12_17.kmin)[0], (&r_8_12_17.lmin)[0]
+							in_8_12_17 := ((((((hc_8_12_17 >= hmin_8_12_17) && (hc_8_12_17 <= (&r_8_12_17.hmax)[0])) && (kc_8_12_17 >= kmin_8_12_17)) && (kc_8_12_17 <= (&r_8_12_17.kmax)[0])) && (lc_8_12_17 >= lmin_8_12_17)) && (lc_8_12_17 <= (&r_8_12_17.lmax)[0]))
+							idx_8_12_17 := ((((hc_8_12_17 - hmin_8_12_17) * (&r_8_12_17.hstride)[0]) + ((kc_8_12_17 - kmin_8_12_17) * (&r_8_12_17.kstride)[0])) + (lc_8_12_17 - lmin_8_12_17))
+							storeInt32(merge(idx_8_12_17, float64(0), in_8_12_17), ia_8_12_17)
+							r0_0_8_12_17 = in_8_12_17
 						}
-						in_11_16 := r0_0_7_11_16
-						r0_0_11_16 = merge(math.Float64frombits(bits_11_16[ia_11_16[0]]), (&r_11_16.defaultF)[0], in_11_16)
+						in_12_17 := r0_0_8_12_17
+						r0_0_12_17 = merge(math.Float64frombits(bits_12_17[ia_12_17[0]]), (&r_12_17.defaultF)[0], in_12_17)
 					}
-					fc_16 = r0_0_11_16
+					fc_17 = r0_0_12_17
 				}
-				s_16 := (sum_16 + (((fc_16 * fc_16) * fl_16) * fl_16))
-				if !c_16.Water {
-					s_16 = merge(sum_16, s_16, (fl_16 == zero_16))
+				s_17 := (sum_17 + (((fc_17 * fc_17) * fl_17) * fl_17))
+				if !c_17.Water {
+					s_17 = merge(sum_17, s_17, (fl_17 == zero_17))
 				}
-				sum_16 = s_16
+				sum_17 = s_17
 			}
 		}
-		r0_0_16, r1_0_16 = sum_16, polar_16
+		r0_0_17, r1_0_17 = sum_17, polar_17
 	}
-	sum, polar = r0_0_16, r1_0_16
+	sum, polar = r0_0_17, r1_0_17
 	return sum, omega, polar
 }
 
@@ -555,38 +618,38 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_17 float64
-				{
-					fdet_17, f_17, s_17, o_17, p_17 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_17 = ((((fdet_17 * f_17) + s_17) + o_17) + p_17)
-				}
-				x := r0_0_17
 				var r0_0_18 float64
 				{
-					fdet_18, f_18, s_18, o_18, p_18 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					fdet_18, f_18, s_18, o_18, p_18 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
 					r0_0_18 = ((((fdet_18 * f_18) + s_18) + o_18) + p_18)
 				}
-				y := r0_0_18
+				x := r0_0_18
 				var r0_0_19 float64
 				{
-					fdet_19, f_19, s_19, o_19, p_19 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					fdet_19, f_19, s_19, o_19, p_19 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
 					r0_0_19 = ((((fdet_19 * f_19) + s_19) + o_19) + p_19)
 				}
-				z := r0_0_19
+				y := r0_0_19
+				var r0_0_20 float64
+				{
+					fdet_20, f_20, s_20, o_20, p_20 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_20 = ((((fdet_20 * f_20) + s_20) + o_20) + p_20)
+				}
+				z := r0_0_20
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_20 float64
+				var r0_0_21 float64
 				{
-					invR_20, num_20, point_20 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_20 := (invR_20 * invR_20)
-					if !point_20 {
-						w_20 = (num_20 * (w_20 * invR_20))
+					invR_21, num_21, point_21 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_21 := (invR_21 * invR_21)
+					if !point_21 {
+						w_21 = (num_21 * (w_21 * invR_21))
 					}
-					r0_0_20 = w_20
+					r0_0_21 = w_21
 				}
-				g[3][q] = r0_0_20
+				g[3][q] = r0_0_21
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -596,154 +659,154 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_21 float64
-					r1_0_21 float64
+					r0_0_22 float64
+					r1_0_22 float64
 				)
 				{
-					k_21, r_21, ia_21, sum_21, dx_21, dy_21, dz_21, polar_21 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
-					c_21 := k_21.c
-					n_21 := k_21.nn[0]
-					zero_21 := float64(0)
-					for si_21 := range r_21.src {
-						sr_21 := &r_21.src[si_21]
-						il_21 := (&sr_21.il)[0]
-						qx_21, qy_21, qz_21 := ((dx_21 - (&sr_21.inc[0])[0]) * il_21), ((dy_21 - (&sr_21.inc[1])[0]) * il_21), ((dz_21 - (&sr_21.inc[2])[0]) * il_21)
-						if m_21 := (polar_21 == zero_21); m_21 {
-							var p_21 float64
-							if r_21.kahnZero {
-								c2_21 := ((((&sr_21.inc[0])[0] * dx_21) + ((&sr_21.inc[1])[0] * dy_21)) + ((&sr_21.inc[2])[0] * dz_21))
-								p_21 = (float64(0.5) * (float64(1) + (c2_21 * c2_21)))
+					k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_22 := k_22.c
+					n_22 := k_22.nn[0]
+					zero_22 := float64(0)
+					for si_22 := range r_22.src {
+						sr_22 := &r_22.src[si_22]
+						il_22 := (&sr_22.il)[0]
+						qx_22, qy_22, qz_22 := ((dx_22 - (&sr_22.inc[0])[0]) * il_22), ((dy_22 - (&sr_22.inc[1])[0]) * il_22), ((dz_22 - (&sr_22.inc[2])[0]) * il_22)
+						if m_22 := (polar_22 == zero_22); m_22 {
+							var p_22 float64
+							if r_22.kahnZero {
+								c2_22 := ((((&sr_22.inc[0])[0] * dx_22) + ((&sr_22.inc[1])[0] * dy_22)) + ((&sr_22.inc[2])[0] * dz_22))
+								p_22 = (float64(0.5) * (float64(1) + (c2_22 * c2_22)))
 							} else {
-								var r0_0_9_21 float64
+								var r0_0_10_22 float64
 								{
-									zero_9_21, kahn_9_21, s_9_21, dx_9_21, dy_9_21, dz_9_21 := false, &r_21.kahn, sr_21, dx_21, dy_21, dz_21
-									c2_9_21 := ((((&s_9_21.inc[0])[0] * dx_9_21) + ((&s_9_21.inc[1])[0] * dy_9_21)) + ((&s_9_21.inc[2])[0] * dz_9_21))
-									c2sq_9_21 := (c2_9_21 * c2_9_21)
-									cos2psi_9_21 := float64(0)
-									if !zero_9_21 {
-										e_9_21 := (((dx_9_21 * (&s_9_21.ein[0])[0]) + (dy_9_21 * (&s_9_21.ein[1])[0])) + (dz_9_21 * (&s_9_21.ein[2])[0]))
-										b_9_21 := (((dx_9_21 * (&s_9_21.bin[0])[0]) + (dy_9_21 * (&s_9_21.bin[1])[0])) + (dz_9_21 * (&s_9_21.bin[2])[0]))
-										ee_9_21, bb_9_21 := (e_9_21 * e_9_21), (b_9_21 * b_9_21)
-										den_9_21 := (ee_9_21 + bb_9_21)
-										cos2psi_9_21 = merge(((ee_9_21 - bb_9_21) / den_9_21), float64(1), (den_9_21 > float64(0)))
+									zero_10_22, kahn_10_22, s_10_22, dx_10_22, dy_10_22, dz_10_22 := false, &r_22.kahn, sr_22, dx_22, dy_22, dz_22
+									c2_10_22 := ((((&s_10_22.inc[0])[0] * dx_10_22) + ((&s_10_22.inc[1])[0] * dy_10_22)) + ((&s_10_22.inc[2])[0] * dz_10_22))
+									c2sq_10_22 := (c2_10_22 * c2_10_22)
+									cos2psi_10_22 := float64(0)
+									if !zero_10_22 {
+										e_10_22 := (((dx_10_22 * (&s_10_22.ein[0])[0]) + (dy_10_22 * (&s_10_22.ein[1])[0])) + (dz_10_22 * (&s_10_22.ein[2])[0]))
+										b_10_22 := (((dx_10_22 * (&s_10_22.bin[0])[0]) + (dy_10_22 * (&s_10_22.bin[1])[0])) + (dz_10_22 * (&s_10_22.bin[2])[0]))
+										ee_10_22, bb_10_22 := (e_10_22 * e_10_22), (b_10_22 * b_10_22)
+										den_10_22 := (ee_10_22 + bb_10_22)
+										cos2psi_10_22 = merge(((ee_10_22 - bb_10_22) / den_10_22), float64(1), (den_10_22 > float64(0)))
 									}
-									one_9_21 := float64(1)
-									r0_0_9_21 = (float64(0.5) * ((one_9_21 + c2sq_9_21) - ((kahn_9_21[0] * cos2psi_9_21) * (one_9_21 - c2sq_9_21))))
+									one_10_22 := float64(1)
+									r0_0_10_22 = (float64(0.5) * ((one_10_22 + c2sq_10_22) - ((kahn_10_22[0] * cos2psi_10_22) * (one_10_22 - c2sq_10_22))))
 								}
-								p_21 = r0_0_9_21
+								p_22 = r0_0_10_22
 							}
-							polar_21 = merge(p_21, polar_21, m_21)
+							polar_22 = merge(p_22, polar_22, m_22)
 						}
-						for oi_21 := range r_21.orient {
-							o_21 := &r_21.orient[oi_21]
-							h_21 := ((((&o_21[0])[0] * qx_21) + ((&o_21[1])[0] * qy_21)) + ((&o_21[2])[0] * qz_21))
-							kk_21 := ((((&o_21[3])[0] * qx_21) + ((&o_21[4])[0] * qy_21)) + ((&o_21[5])[0] * qz_21))
-							l_21 := ((((&o_21[6])[0] * qx_21) + ((&o_21[7])[0] * qy_21)) + ((&o_21[8])[0] * qz_21))
-							var r0_0_10_21 float64
+						for oi_22 := range r_22.orient {
+							o_22 := &r_22.orient[oi_22]
+							h_22 := ((((&o_22[0])[0] * qx_22) + ((&o_22[1])[0] * qy_22)) + ((&o_22[2])[0] * qz_22))
+							kk_22 := ((((&o_22[3])[0] * qx_22) + ((&o_22[4])[0] * qy_22)) + ((&o_22[5])[0] * qz_22))
+							l_22 := ((((&o_22[6])[0] * qx_22) + ((&o_22[7])[0] * qy_22)) + ((&o_22[8])[0] * qz_22))
+							var r0_0_11_22 float64
 							{
-								r_10_21, h_10_21, kk_10_21, l_10_21, n_10_21 := r_21, h_21, kk_21, l_21, n_21
-								_ = r_10_21
-								magic_10_21 := float64(roundMagic)
-								th_10_21, tk_10_21, tl_10_21 := (h_10_21 + magic_10_21), (kk_10_21 + magic_10_21), (l_10_21 + magic_10_21)
-								var r0_0_1_10_21 float64
+								r_11_22, h_11_22, kk_11_22, l_11_22, n_11_22 := r_22, h_22, kk_22, l_22, n_22
+								_ = r_11_22
+								magic_11_22 := float64(roundMagic)
+								th_11_22, tk_11_22, tl_11_22 := (h_11_22 + magic_11_22), (kk_11_22 + magic_11_22), (l_11_22 + magic_11_22)
+								var r0_0_1_11_22 float64
 								{
-									d_1_10_21 := (h_10_21 - (th_10_21 - magic_10_21))
-									y_1_10_21 := (d_1_10_21 * d_1_10_21)
-									y2_1_10_21 := (y_1_10_21 * y_1_10_21)
-									y4_1_10_21 := (y2_1_10_21 * y2_1_10_21)
-									p0_1_10_21 := ((float64(cp0) + (float64(cp2) * y_1_10_21)) + ((float64(cp4) + (float64(cp6) * y_1_10_21)) * y2_1_10_21))
-									p1_1_10_21 := (((float64(cp8) + (float64(cp10) * y_1_10_21)) + ((float64(cp12) + (float64(cp14) * y_1_10_21)) * y2_1_10_21)) * y4_1_10_21)
-									p2_1_10_21 := (float64(cp16) * (y4_1_10_21 * y4_1_10_21))
-									r0_0_1_10_21 = ((p0_1_10_21 + p1_1_10_21) + p2_1_10_21)
+									d_1_11_22 := (h_11_22 - (th_11_22 - magic_11_22))
+									y_1_11_22 := (d_1_11_22 * d_1_11_22)
+									y2_1_11_22 := (y_1_11_22 * y_1_11_22)
+									y4_1_11_22 := (y2_1_11_22 * y2_1_11_22)
+									p0_1_11_22 := ((float64(cp0) + (float64(cp2) * y_1_11_22)) + ((float64(cp4) + (float64(cp6) * y_1_11_22)) * y2_1_11_22))
+									p1_1_11_22 := (((float64(cp8) + (float64(cp10) * y_1_11_22)) + ((float64(cp12) + (float64(cp14) * y_1_11_22)) * y2_1_11_22)) * y4_1_11_22)
+									p2_1_11_22 := (float64(cp16) * (y4_1_11_22 * y4_1_11_22))
+									r0_0_1_11_22 = ((p0_1_11_22 + p1_1_11_22) + p2_1_11_22)
 								}
-								var r0_0_2_10_21 float64
+								var r0_0_2_11_22 float64
 								{
-									c_2_10_21, t_2_10_21 := r0_0_1_10_21, th_10_21
-									r0_0_2_10_21 = math.Float64frombits((math.Float64bits(c_2_10_21) ^ (math.Float64bits(t_2_10_21) << 63)))
+									c_2_11_22, t_2_11_22 := r0_0_1_11_22, th_11_22
+									r0_0_2_11_22 = math.Float64frombits((math.Float64bits(c_2_11_22) ^ (math.Float64bits(t_2_11_22) << 63)))
 								}
-								ch_10_21 := r0_0_2_10_21
-								var r0_0_3_10_21 float64
+								ch_11_22 := r0_0_2_11_22
+								var r0_0_3_11_22 float64
 								{
-									d_3_10_21 := (kk_10_21 - (tk_10_21 - magic_10_21))
-									y_3_10_21 := (d_3_10_21 * d_3_10_21)
-									y2_3_10_21 := (y_3_10_21 * y_3_10_21)
-									y4_3_10_21 := (y2_3_10_21 * y2_3_10_21)
-									p0_3_10_21 := ((float64(cp0) + (float64(cp2) * y_3_10_21)) + ((float64(cp4) + (float64(cp6) * y_3_10_21)) * y2_3_10_21))
-									p1_3_10_21 := (((float64(cp8) + (float64(cp10) * y_3_10_21)) + ((float64(cp12) + (float64(cp14) * y_3_10_21)) * y2_3_10_21)) * y4_3_10_21)
-									p2_3_10_21 := (float64(cp16) * (y4_3_10_21 * y4_3_10_21))
-									r0_0_3_10_21 = ((p0_3_10_21 + p1_3_10_21) + p2_3_10_21)
+									d_3_11_22 := (kk_11_22 - (tk_11_22 - magic_11_22))
+									y_3_11_22 := (d_3_11_22 * d_3_11_22)
+									y2_3_11_22 := (y_3_11_22 * y_3_11_22)
+									y4_3_11_22 := (y2_3_11_22 * y2_3_11_22)
+									p0_3_11_22 := ((float64(cp0) + (float64(cp2) * y_3_11_22)) + ((float64(cp4) + (float64(cp6) * y_3_11_22)) * y2_3_11_22))
+									p1_3_11_22 := (((float64(cp8) + (float64(cp10) * y_3_11_22)) + ((float64(cp12) + (float64(cp14) * y_3_11_22)) * y2_3_11_22)) * y4_3_11_22)
+									p2_3_11_22 := (float64(cp16) * (y4_3_11_22 * y4_3_11_22))
+									r0_0_3_11_22 = ((p0_3_11_22 + p1_3_11_22) + p2_3_11_22)
 								}
-								var r0_0_4_10_21 float64
+								var r0_0_4_11_22 float64
 								{
-									c_4_10_21, t_4_10_21 := r0_0_3_10_21, tk_10_21
-									r0_0_4_10_21 = math.Float64frombits((math.Float64bits(c_4_10_21) ^ (math.Float64bits(t_4_10_21) << 63)))
+									c_4_11_22, t_4_11_22 := r0_0_3_11_22, tk_11_22
+									r0_0_4_11_22 = math.Float64frombits((math.Float64bits(c_4_11_22) ^ (math.Float64bits(t_4_11_22) << 63)))
 								}
-								ck_10_21 := r0_0_4_10_21
-								var r0_0_5_10_21 float64
+								ck_11_22 := r0_0_4_11_22
+								var r0_0_5_11_22 float64
 								{
-									d_5_10_21 := (l_10_21 - (tl_10_21 - magic_10_21))
-									y_5_10_21 := (d_5_10_21 * d_5_10_21)
-									y2_5_10_21 := (y_5_10_21 * y_5_10_21)
-									y4_5_10_21 := (y2_5_10_21 * y2_5_10_21)
-									p0_5_10_21 := ((float64(cp0) + (float64(cp2) * y_5_10_21)) + ((float64(cp4) + (float64(cp6) * y_5_10_21)) * y2_5_10_21))
-									p1_5_10_21 := (((float64(cp8) + (float64(cp10) * y_5_10_21)) + ((float64(cp12) + (float64(cp14) * y_5_10_21)) * y2_5_10_21)) * y4_5_10_21)
-									p2_5_10_21 := (float64(cp16) * (y4_5_10_21 * y4_5_10_21))
-									r0_0_5_10_21 = ((p0_5_10_21 + p1_5_10_21) + p2_5_10_21)
+									d_5_11_22 := (l_11_22 - (tl_11_22 - magic_11_22))
+									y_5_11_22 := (d_5_11_22 * d_5_11_22)
+									y2_5_11_22 := (y_5_11_22 * y_5_11_22)
+									y4_5_11_22 := (y2_5_11_22 * y2_5_11_22)
+									p0_5_11_22 := ((float64(cp0) + (float64(cp2) * y_5_11_22)) + ((float64(cp4) + (float64(cp6) * y_5_11_22)) * y2_5_11_22))
+									p1_5_11_22 := (((float64(cp8) + (float64(cp10) * y_5_11_22)) + ((float64(cp12) + (float64(cp14) * y_5_11_22)) * y2_5_11_22)) * y4_5_11_22)
+									p2_5_11_22 := (float64(cp16) * (y4_5_11_22 * y4_5_11_22))
+									r0_0_5_11_22 = ((p0_5_11_22 + p1_5_11_22) + p2_5_11_22)
 								}
-								var r0_0_6_10_21 float64
+								var r0_0_6_11_22 float64
 								{
-									c_6_10_21, t_6_10_21 := r0_0_5_10_21, tl_10_21
-									r0_0_6_10_21 = math.Float64frombits((math.Float64bits(c_6_10_21) ^ (math.Float64bits(t_6_10_21) << 63)))
+									c_6_11_22, t_6_11_22 := r0_0_5_11_22, tl_11_22
+									r0_0_6_11_22 = math.Float64frombits((math.Float64bits(c_6_11_22) ^ (math.Float64bits(t_6_11_22) << 63)))
 								}
-								cl_10_21 := r0_0_6_10_21
-								two_10_21 := float64(2)
-								ch_10_21, ck_10_21, cl_10_21 = (two_10_21 * ch_10_21), (two_10_21 * ck_10_21), (two_10_21 * cl_10_21)
-								h0_10_21, k0_10_21, l0_10_21 := float64(1), float64(1), float64(1)
-								h1_10_21, k1_10_21, l1_10_21 := ch_10_21, ck_10_21, cl_10_21
-								j_10_21 := 2
-								for ; j_10_21+1 < n_10_21; j_10_21 += 2 {
-									h0_10_21, k0_10_21, l0_10_21 = ((ch_10_21 * h1_10_21) - h0_10_21), ((ck_10_21 * k1_10_21) - k0_10_21), ((cl_10_21 * l1_10_21) - l0_10_21)
-									h1_10_21, k1_10_21, l1_10_21 = ((ch_10_21 * h0_10_21) - h1_10_21), ((ck_10_21 * k0_10_21) - k1_10_21), ((cl_10_21 * l0_10_21) - l1_10_21)
+								cl_11_22 := r0_0_6_11_22
+								two_11_22 := float64(2)
+								ch_11_22, ck_11_22, cl_11_22 = (two_11_22 * ch_11_22), (two_11_22 * ck_11_22), (two_11_22 * cl_11_22)
+								h0_11_22, k0_11_22, l0_11_22 := float64(1), float64(1), float64(1)
+								h1_11_22, k1_11_22, l1_11_22 := ch_11_22, ck_11_22, cl_11_22
+								j_11_22 := 2
+								for ; j_11_22+1 < n_11_22; j_11_22 += 2 {
+									h0_11_22, k0_11_22, l0_11_22 = ((ch_11_22 * h1_11_22) - h0_11_22), ((ck_11_22 * k1_11_22) - k0_11_22), ((cl_11_22 * l1_11_22) - l0_11_22)
+									h1_11_22, k1_11_22, l1_11_22 = ((ch_11_22 * h0_11_22) - h1_11_22), ((ck_11_22 * k0_11_22) - k1_11_22), ((cl_11_22 * l0_11_22) - l1_11_22)
 								}
-								if j_10_21 < n_10_21 {
-									h1_10_21 = ((ch_10_21 * h1_10_21) - h0_10_21)
-									k1_10_21 = ((ck_10_21 * k1_10_21) - k0_10_21)
-									l1_10_21 = ((cl_10_21 * l1_10_21) - l0_10_21)
+								if j_11_22 < n_11_22 {
+									h1_11_22 = ((ch_11_22 * h1_11_22) - h0_11_22)
+									k1_11_22 = ((ck_11_22 * k1_11_22) - k0_11_22)
+									l1_11_22 = ((cl_11_22 * l1_11_22) - l0_11_22)
 								}
-								r0_0_10_21 = ((h1_10_21 * k1_10_21) * l1_10_21)
+								r0_0_11_22 = ((h1_11_22 * k1_11_22) * l1_11_22)
 							}
-							fl_21 := r0_0_10_21
-							fc_21 := (&r_21.defaultF)[0]
-							if c_21.HasHKL {
-								var r0_0_11_21 float64
+							fl_22 := r0_0_11_22
+							fc_22 := (&r_22.defaultF)[0]
+							if c_22.HasHKL {
+								var r0_0_12_22 float64
 								{
-									r_11_21, bits_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21 := r_21, k_21.fhklBits, ia_21, h_21, kk_21, l_21
-									var r0_0_7_11_21 bool
+									r_12_22, bits_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22 := r_22, k_22.fhklBits, ia_22, h_22, kk_22, l_22
+									var r0_0_8_12_22 bool
 									{
-										r_7_11_21, ia_7_11_21, h_7_11_21, kk_7_11_21, l_7_11_21 := r_11_21, ia_11_21, h_11_21, kk_11_21, l_11_21
-										half_7_11_21 := float64(0.5)
-										hc_7_11_21, kc_7_11_21, lc_7_11_21 := math.Ceil((h_7_11_21 - half_7_11_21)), math.Ceil((kk_7_11_21 - half_7_11_21)), math.Ceil((l_7_11_21 - half_7_11_21))
-										hmin_7_11_21, kmin_7_11_21, lmin_7_11_21 := (&r_7_11_21.hmin)[0], (&r_7_11_21.kmin)[0], (&r_7_11_21.lmin)[0]
-										in_7_11_21 := ((((((hc_7_11_21 >= hmin_7_11_21) && (hc_7_11_21 <= (&r_7_11_21.hmax)[0])) && (kc_7_11_21 >= kmin_7_11_21)) && (kc_7_11_21 <= (&r_7_11_21.kmax)[0])) && (lc_7_11_21 >= lmin_7_11_21)) && (lc_7_11_21 <= (&r_7_11_21.lmax)[0]))
-										idx_7_11_21 := ((((hc_7_11_21 - hmin_7_11_21) * (&r_7_11_21.hstride)[0]) + ((kc_7_11_21 - kmin_7_11_21) * (&r_7_11_21.kstride)[0])) + (lc_7_11_21 - lmin_7_11_21))
-										storeInt32(merge(idx_7_11_21, float64(0), in_7_11_21), ia_7_11_21)
-										r0_0_7_11_21 = in_7_11_21
+										r_8_12_22, ia_8_12_22, h_8_12_22, kk_8_12_22, l_8_12_22 := r_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22
+										half_8_12_22 := float64(0.5)
+										hc_8_12_22, kc_8_12_22, lc_8_12_22 := math.Ceil((h_8_12_22 - half_8_12_22)), math.Ceil((kk_8_12_22 - half_8_12_22)), math.Ceil((l_8_12_22 - half_8_12_22))
+										hmin_8_12_22, kmin_8_12_22, lmin_8_12_22 := (&r_8_12_22.hmin)[0], (&r_8_12_22.kmin)[0], (&r_8_12_22.lmin)[0]
+										in_8_12_22 := ((((((hc_8_12_22 >= hmin_8_12_22) && (hc_8_12_22 <= (&r_8_12_22.hmax)[0])) && (kc_8_12_22 >= kmin_8_12_22)) && (kc_8_12_22 <= (&r_8_12_22.kmax)[0])) && (lc_8_12_22 >= lmin_8_12_22)) && (lc_8_12_22 <= (&r_8_12_22.lmax)[0]))
+										idx_8_12_22 := ((((hc_8_12_22 - hmin_8_12_22) * (&r_8_12_22.hstride)[0]) + ((kc_8_12_22 - kmin_8_12_22) * (&r_8_12_22.kstride)[0])) + (lc_8_12_22 - lmin_8_12_22))
+										storeInt32(merge(idx_8_12_22, float64(0), in_8_12_22), ia_8_12_22)
+										r0_0_8_12_22 = in_8_12_22
 									}
-									in_11_21 := r0_0_7_11_21
-									r0_0_11_21 = merge(math.Float64frombits(bits_11_21[ia_11_21[0]]), (&r_11_21.defaultF)[0], in_11_21)
+									in_12_22 := r0_0_8_12_22
+									r0_0_12_22 = merge(math.Float64frombits(bits_12_22[ia_12_22[0]]), (&r_12_22.defaultF)[0], in_12_22)
 								}
-								fc_21 = r0_0_11_21
+								fc_22 = r0_0_12_22
 							}
-							s_21 := (sum_21 + (((fc_21 * fc_21) * fl_21) * fl_21))
-							if !c_21.Water {
-								s_21 = merge(sum_21, s_21, (fl_21 == zero_21))
+							s_22 := (sum_22 + (((fc_22 * fc_22) * fl_22) * fl_22))
+							if !c_22.Water {
+								s_22 = merge(sum_22, s_22, (fl_22 == zero_22))
 							}
-							sum_21 = s_21
+							sum_22 = s_22
 						}
 					}
-					r0_0_21, r1_0_21 = sum_21, polar_21
+					r0_0_22, r1_0_22 = sum_22, polar_22
 				}
-				sum, polar = r0_0_21, r1_0_21
+				sum, polar = r0_0_22, r1_0_22
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -765,200 +828,200 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_22 float64
-				r1_0_22 float64
-				r2_0_22 float64
+				r0_0_23 float64
+				r1_0_23 float64
+				r2_0_23 float64
 			)
 			{
-				k_22, r_22, ia_22, fdet_22, s_22, o_22, sum_22, omega_22, polar_22, capture_22, par_22 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_22 := k_22.c
-				var r0_0_12_22 float64
+				k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_23 := k_23.c
+				var r0_0_13_23 float64
 				{
-					fdet_12_22, f_12_22, s_12_22, o_12_22, p_12_22 := fdet_22, (&r_22.fd[0])[0], (&s_22[0])[0], (&o_22[0])[0], (&r_22.pix0[0])[0]
-					r0_0_12_22 = ((((fdet_12_22 * f_12_22) + s_12_22) + o_12_22) + p_12_22)
+					fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, (&r_23.fd[0])[0], (&s_23[0])[0], (&o_23[0])[0], (&r_23.pix0[0])[0]
+					r0_0_13_23 = ((((fdet_13_23 * f_13_23) + s_13_23) + o_13_23) + p_13_23)
 				}
-				x_22 := r0_0_12_22
-				var r0_0_13_22 float64
+				x_23 := r0_0_13_23
+				var r0_0_14_23 float64
 				{
-					fdet_13_22, f_13_22, s_13_22, o_13_22, p_13_22 := fdet_22, (&r_22.fd[1])[0], (&s_22[1])[0], (&o_22[1])[0], (&r_22.pix0[1])[0]
-					r0_0_13_22 = ((((fdet_13_22 * f_13_22) + s_13_22) + o_13_22) + p_13_22)
+					fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, (&r_23.fd[1])[0], (&s_23[1])[0], (&o_23[1])[0], (&r_23.pix0[1])[0]
+					r0_0_14_23 = ((((fdet_14_23 * f_14_23) + s_14_23) + o_14_23) + p_14_23)
 				}
-				y_22 := r0_0_13_22
-				var r0_0_14_22 float64
+				y_23 := r0_0_14_23
+				var r0_0_15_23 float64
 				{
-					fdet_14_22, f_14_22, s_14_22, o_14_22, p_14_22 := fdet_22, (&r_22.fd[2])[0], (&s_22[2])[0], (&o_22[2])[0], (&r_22.pix0[2])[0]
-					r0_0_14_22 = ((((fdet_14_22 * f_14_22) + s_14_22) + o_14_22) + p_14_22)
+					fdet_15_23, f_15_23, s_15_23, o_15_23, p_15_23 := fdet_23, (&r_23.fd[2])[0], (&s_23[2])[0], (&o_23[2])[0], (&r_23.pix0[2])[0]
+					r0_0_15_23 = ((((fdet_15_23 * f_15_23) + s_15_23) + o_15_23) + p_15_23)
 				}
-				z_22 := r0_0_14_22
-				invR_22 := (float64(1) / math.Sqrt((((x_22 * x_22) + (y_22 * y_22)) + (z_22 * z_22))))
-				dx_22, dy_22, dz_22 := (x_22 * invR_22), (y_22 * invR_22), (z_22 * invR_22)
-				if m_22 := (omega_22 == float64(0)); m_22 {
-					var r0_0_15_22 float64
+				z_23 := r0_0_15_23
+				invR_23 := (float64(1) / math.Sqrt((((x_23 * x_23) + (y_23 * y_23)) + (z_23 * z_23))))
+				dx_23, dy_23, dz_23 := (x_23 * invR_23), (y_23 * invR_23), (z_23 * invR_23)
+				if m_23 := (omega_23 == float64(0)); m_23 {
+					var r0_0_16_23 float64
 					{
-						invR_15_22, num_15_22, point_15_22 := invR_22, (&r_22.omegaNum)[0], c_22.PointPixel
-						w_15_22 := (invR_15_22 * invR_15_22)
-						if !point_15_22 {
-							w_15_22 = (num_15_22 * (w_15_22 * invR_15_22))
+						invR_16_23, num_16_23, point_16_23 := invR_23, (&r_23.omegaNum)[0], c_23.PointPixel
+						w_16_23 := (invR_16_23 * invR_16_23)
+						if !point_16_23 {
+							w_16_23 = (num_16_23 * (w_16_23 * invR_16_23))
 						}
-						r0_0_15_22 = w_15_22
+						r0_0_16_23 = w_16_23
 					}
-					omega_22 = merge(r0_0_15_22, omega_22, m_22)
+					omega_23 = merge(r0_0_16_23, omega_23, m_23)
 				}
-				if capture_22 {
-					store((((dx_22 * (&r_22.od[0])[0]) + (dy_22 * (&r_22.od[1])[0])) + (dz_22 * (&r_22.od[2])[0])), par_22)
+				if capture_23 {
+					store((((dx_23 * (&r_23.od[0])[0]) + (dy_23 * (&r_23.od[1])[0])) + (dz_23 * (&r_23.od[2])[0])), par_23)
 				}
 				var (
-					r0_0_16_22 float64
-					r1_0_16_22 float64
+					r0_0_17_23 float64
+					r1_0_17_23 float64
 				)
 				{
-					k_16_22, r_16_22, ia_16_22, sum_16_22, dx_16_22, dy_16_22, dz_16_22, polar_16_22 := k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22
-					c_16_22 := k_16_22.c
-					n_16_22 := k_16_22.nn[0]
-					zero_16_22 := float64(0)
-					for si_16_22 := range r_16_22.src {
-						sr_16_22 := &r_16_22.src[si_16_22]
-						il_16_22 := (&sr_16_22.il)[0]
-						qx_16_22, qy_16_22, qz_16_22 := ((dx_16_22 - (&sr_16_22.inc[0])[0]) * il_16_22), ((dy_16_22 - (&sr_16_22.inc[1])[0]) * il_16_22), ((dz_16_22 - (&sr_16_22.inc[2])[0]) * il_16_22)
-						if m_16_22 := (polar_16_22 == zero_16_22); m_16_22 {
-							var p_16_22 float64
-							if r_16_22.kahnZero {
-								c2_16_22 := ((((&sr_16_22.inc[0])[0] * dx_16_22) + ((&sr_16_22.inc[1])[0] * dy_16_22)) + ((&sr_16_22.inc[2])[0] * dz_16_22))
-								p_16_22 = (float64(0.5) * (float64(1) + (c2_16_22 * c2_16_22)))
+					k_17_23, r_17_23, ia_17_23, sum_17_23, dx_17_23, dy_17_23, dz_17_23, polar_17_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
+					c_17_23 := k_17_23.c
+					n_17_23 := k_17_23.nn[0]
+					zero_17_23 := float64(0)
+					for si_17_23 := range r_17_23.src {
+						sr_17_23 := &r_17_23.src[si_17_23]
+						il_17_23 := (&sr_17_23.il)[0]
+						qx_17_23, qy_17_23, qz_17_23 := ((dx_17_23 - (&sr_17_23.inc[0])[0]) * il_17_23), ((dy_17_23 - (&sr_17_23.inc[1])[0]) * il_17_23), ((dz_17_23 - (&sr_17_23.inc[2])[0]) * il_17_23)
+						if m_17_23 := (polar_17_23 == zero_17_23); m_17_23 {
+							var p_17_23 float64
+							if r_17_23.kahnZero {
+								c2_17_23 := ((((&sr_17_23.inc[0])[0] * dx_17_23) + ((&sr_17_23.inc[1])[0] * dy_17_23)) + ((&sr_17_23.inc[2])[0] * dz_17_23))
+								p_17_23 = (float64(0.5) * (float64(1) + (c2_17_23 * c2_17_23)))
 							} else {
-								var r0_0_9_16_22 float64
+								var r0_0_10_17_23 float64
 								{
-									zero_9_16_22, kahn_9_16_22, s_9_16_22, dx_9_16_22, dy_9_16_22, dz_9_16_22 := false, &r_16_22.kahn, sr_16_22, dx_16_22, dy_16_22, dz_16_22
-									c2_9_16_22 := ((((&s_9_16_22.inc[0])[0] * dx_9_16_22) + ((&s_9_16_22.inc[1])[0] * dy_9_16_22)) + ((&s_9_16_22.inc[2])[0] * dz_9_16_22))
-									c2sq_9_16_22 := (c2_9_16_22 * c2_9_16_22)
-									cos2psi_9_16_22 := float64(0)
-									if !zero_9_16_22 {
-										e_9_16_22 := (((dx_9_16_22 * (&s_9_16_22.ein[0])[0]) + (dy_9_16_22 * (&s_9_16_22.ein[1])[0])) + (dz_9_16_22 * (&s_9_16_22.ein[2])[0]))
-										b_9_16_22 := (((dx_9_16_22 * (&s_9_16_22.bin[0])[0]) + (dy_9_16_22 * (&s_9_16_22.bin[1])[0])) + (dz_9_16_22 * (&s_9_16_22.bin[2])[0]))
-										ee_9_16_22, bb_9_16_22 := (e_9_16_22 * e_9_16_22), (b_9_16_22 * b_9_16_22)
-										den_9_16_22 := (ee_9_16_22 + bb_9_16_22)
-										cos2psi_9_16_22 = merge(((ee_9_16_22 - bb_9_16_22) / den_9_16_22), float64(1), (den_9_16_22 > float64(0)))
+									zero_10_17_23, kahn_10_17_23, s_10_17_23, dx_10_17_23, dy_10_17_23, dz_10_17_23 := false, &r_17_23.kahn, sr_17_23, dx_17_23, dy_17_23, dz_17_23
+									c2_10_17_23 := ((((&s_10_17_23.inc[0])[0] * dx_10_17_23) + ((&s_10_17_23.inc[1])[0] * dy_10_17_23)) + ((&s_10_17_23.inc[2])[0] * dz_10_17_23))
+									c2sq_10_17_23 := (c2_10_17_23 * c2_10_17_23)
+									cos2psi_10_17_23 := float64(0)
+									if !zero_10_17_23 {
+										e_10_17_23 := (((dx_10_17_23 * (&s_10_17_23.ein[0])[0]) + (dy_10_17_23 * (&s_10_17_23.ein[1])[0])) + (dz_10_17_23 * (&s_10_17_23.ein[2])[0]))
+										b_10_17_23 := (((dx_10_17_23 * (&s_10_17_23.bin[0])[0]) + (dy_10_17_23 * (&s_10_17_23.bin[1])[0])) + (dz_10_17_23 * (&s_10_17_23.bin[2])[0]))
+										ee_10_17_23, bb_10_17_23 := (e_10_17_23 * e_10_17_23), (b_10_17_23 * b_10_17_23)
+										den_10_17_23 := (ee_10_17_23 + bb_10_17_23)
+										cos2psi_10_17_23 = merge(((ee_10_17_23 - bb_10_17_23) / den_10_17_23), float64(1), (den_10_17_23 > float64(0)))
 									}
-									one_9_16_22 := float64(1)
-									r0_0_9_16_22 = (float64(0.5) * ((one_9_16_22 + c2sq_9_16_22) - ((kahn_9_16_22[0] * cos2psi_9_16_22) * (one_9_16_22 - c2sq_9_16_22))))
+									one_10_17_23 := float64(1)
+									r0_0_10_17_23 = (float64(0.5) * ((one_10_17_23 + c2sq_10_17_23) - ((kahn_10_17_23[0] * cos2psi_10_17_23) * (one_10_17_23 - c2sq_10_17_23))))
 								}
-								p_16_22 = r0_0_9_16_22
+								p_17_23 = r0_0_10_17_23
 							}
-							polar_16_22 = merge(p_16_22, polar_16_22, m_16_22)
+							polar_17_23 = merge(p_17_23, polar_17_23, m_17_23)
 						}
-						for oi_16_22 := range r_16_22.orient {
-							o_16_22 := &r_16_22.orient[oi_16_22]
-							h_16_22 := ((((&o_16_22[0])[0] * qx_16_22) + ((&o_16_22[1])[0] * qy_16_22)) + ((&o_16_22[2])[0] * qz_16_22))
-							kk_16_22 := ((((&o_16_22[3])[0] * qx_16_22) + ((&o_16_22[4])[0] * qy_16_22)) + ((&o_16_22[5])[0] * qz_16_22))
-							l_16_22 := ((((&o_16_22[6])[0] * qx_16_22) + ((&o_16_22[7])[0] * qy_16_22)) + ((&o_16_22[8])[0] * qz_16_22))
-							var r0_0_10_16_22 float64
+						for oi_17_23 := range r_17_23.orient {
+							o_17_23 := &r_17_23.orient[oi_17_23]
+							h_17_23 := ((((&o_17_23[0])[0] * qx_17_23) + ((&o_17_23[1])[0] * qy_17_23)) + ((&o_17_23[2])[0] * qz_17_23))
+							kk_17_23 := ((((&o_17_23[3])[0] * qx_17_23) + ((&o_17_23[4])[0] * qy_17_23)) + ((&o_17_23[5])[0] * qz_17_23))
+							l_17_23 := ((((&o_17_23[6])[0] * qx_17_23) + ((&o_17_23[7])[0] * qy_17_23)) + ((&o_17_23[8])[0] * qz_17_23))
+							var r0_0_11_17_23 float64
 							{
-								r_10_16_22, h_10_16_22, kk_10_16_22, l_10_16_22, n_10_16_22 := r_16_22, h_16_22, kk_16_22, l_16_22, n_16_22
-								_ = r_10_16_22
-								magic_10_16_22 := float64(roundMagic)
-								th_10_16_22, tk_10_16_22, tl_10_16_22 := (h_10_16_22 + magic_10_16_22), (kk_10_16_22 + magic_10_16_22), (l_10_16_22 + magic_10_16_22)
-								var r0_0_1_10_16_22 float64
+								r_11_17_23, h_11_17_23, kk_11_17_23, l_11_17_23, n_11_17_23 := r_17_23, h_17_23, kk_17_23, l_17_23, n_17_23
+								_ = r_11_17_23
+								magic_11_17_23 := float64(roundMagic)
+								th_11_17_23, tk_11_17_23, tl_11_17_23 := (h_11_17_23 + magic_11_17_23), (kk_11_17_23 + magic_11_17_23), (l_11_17_23 + magic_11_17_23)
+								var r0_0_1_11_17_23 float64
 								{
-									d_1_10_16_22 := (h_10_16_22 - (th_10_16_22 - magic_10_16_22))
-									y_1_10_16_22 := (d_1_10_16_22 * d_1_10_16_22)
-									y2_1_10_16_22 := (y_1_10_16_22 * y_1_10_16_22)
-									y4_1_10_16_22 := (y2_1_10_16_22 * y2_1_10_16_22)
-									p0_1_10_16_22 := ((float64(cp0) + (float64(cp2) * y_1_10_16_22)) + ((float64(cp4) + (float64(cp6) * y_1_10_16_22)) * y2_1_10_16_22))
-									p1_1_10_16_22 := (((float64(cp8) + (float64(cp10) * y_1_10_16_22)) + ((float64(cp12) + (float64(cp14) * y_1_10_16_22)) * y2_1_10_16_22)) * y4_1_10_16_22)
-									p2_1_10_16_22 := (float64(cp16) * (y4_1_10_16_22 * y4_1_10_16_22))
-									r0_0_1_10_16_22 = ((p0_1_10_16_22 + p1_1_10_16_22) + p2_1_10_16_22)
+									d_1_11_17_23 := (h_11_17_23 - (th_11_17_23 - magic_11_17_23))
+									y_1_11_17_23 := (d_1_11_17_23 * d_1_11_17_23)
+									y2_1_11_17_23 := (y_1_11_17_23 * y_1_11_17_23)
+									y4_1_11_17_23 := (y2_1_11_17_23 * y2_1_11_17_23)
+									p0_1_11_17_23 := ((float64(cp0) + (float64(cp2) * y_1_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_1_11_17_23)) * y2_1_11_17_23))
+									p1_1_11_17_23 := (((float64(cp8) + (float64(cp10) * y_1_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_1_11_17_23)) * y2_1_11_17_23)) * y4_1_11_17_23)
+									p2_1_11_17_23 := (float64(cp16) * (y4_1_11_17_23 * y4_1_11_17_23))
+									r0_0_1_11_17_23 = ((p0_1_11_17_23 + p1_1_11_17_23) + p2_1_11_17_23)
 								}
-								var r0_0_2_10_16_22 float64
+								var r0_0_2_11_17_23 float64
 								{
-									c_2_10_16_22, t_2_10_16_22 := r0_0_1_10_16_22, th_10_16_22
-									r0_0_2_10_16_22 = math.Float64frombits((math.Float64bits(c_2_10_16_22) ^ (math.Float64bits(t_2_10_16_22) << 63)))
+									c_2_11_17_23, t_2_11_17_23 := r0_0_1_11_17_23, th_11_17_23
+									r0_0_2_11_17_23 = math.Float64frombits((math.Float64bits(c_2_11_17_23) ^ (math.Float64bits(t_2_11_17_23) << 63)))
 								}
-								ch_10_16_22 := r0_0_2_10_16_22
-								var r0_0_3_10_16_22 float64
+								ch_11_17_23 := r0_0_2_11_17_23
+								var r0_0_3_11_17_23 float64
 								{
-									d_3_10_16_22 := (kk_10_16_22 - (tk_10_16_22 - magic_10_16_22))
-									y_3_10_16_22 := (d_3_10_16_22 * d_3_10_16_22)
-									y2_3_10_16_22 := (y_3_10_16_22 * y_3_10_16_22)
-									y4_3_10_16_22 := (y2_3_10_16_22 * y2_3_10_16_22)
-									p0_3_10_16_22 := ((float64(cp0) + (float64(cp2) * y_3_10_16_22)) + ((float64(cp4) + (float64(cp6) * y_3_10_16_22)) * y2_3_10_16_22))
-									p1_3_10_16_22 := (((float64(cp8) + (float64(cp10) * y_3_10_16_22)) + ((float64(cp12) + (float64(cp14) * y_3_10_16_22)) * y2_3_10_16_22)) * y4_3_10_16_22)
-									p2_3_10_16_22 := (float64(cp16) * (y4_3_10_16_22 * y4_3_10_16_22))
-									r0_0_3_10_16_22 = ((p0_3_10_16_22 + p1_3_10_16_22) + p2_3_10_16_22)
+									d_3_11_17_23 := (kk_11_17_23 - (tk_11_17_23 - magic_11_17_23))
+									y_3_11_17_23 := (d_3_11_17_23 * d_3_11_17_23)
+									y2_3_11_17_23 := (y_3_11_17_23 * y_3_11_17_23)
+									y4_3_11_17_23 := (y2_3_11_17_23 * y2_3_11_17_23)
+									p0_3_11_17_23 := ((float64(cp0) + (float64(cp2) * y_3_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_3_11_17_23)) * y2_3_11_17_23))
+									p1_3_11_17_23 := (((float64(cp8) + (float64(cp10) * y_3_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_3_11_17_23)) * y2_3_11_17_23)) * y4_3_11_17_23)
+									p2_3_11_17_23 := (float64(cp16) * (y4_3_11_17_23 * y4_3_11_17_23))
+									r0_0_3_11_17_23 = ((p0_3_11_17_23 + p1_3_11_17_23) + p2_3_11_17_23)
 								}
-								var r0_0_4_10_16_22 float64
+								var r0_0_4_11_17_23 float64
 								{
-									c_4_10_16_22, t_4_10_16_22 := r0_0_3_10_16_22, tk_10_16_22
-									r0_0_4_10_16_22 = math.Float64frombits((math.Float64bits(c_4_10_16_22) ^ (math.Float64bits(t_4_10_16_22) << 63)))
+									c_4_11_17_23, t_4_11_17_23 := r0_0_3_11_17_23, tk_11_17_23
+									r0_0_4_11_17_23 = math.Float64frombits((math.Float64bits(c_4_11_17_23) ^ (math.Float64bits(t_4_11_17_23) << 63)))
 								}
-								ck_10_16_22 := r0_0_4_10_16_22
-								var r0_0_5_10_16_22 float64
+								ck_11_17_23 := r0_0_4_11_17_23
+								var r0_0_5_11_17_23 float64
 								{
-									d_5_10_16_22 := (l_10_16_22 - (tl_10_16_22 - magic_10_16_22))
-									y_5_10_16_22 := (d_5_10_16_22 * d_5_10_16_22)
-									y2_5_10_16_22 := (y_5_10_16_22 * y_5_10_16_22)
-									y4_5_10_16_22 := (y2_5_10_16_22 * y2_5_10_16_22)
-									p0_5_10_16_22 := ((float64(cp0) + (float64(cp2) * y_5_10_16_22)) + ((float64(cp4) + (float64(cp6) * y_5_10_16_22)) * y2_5_10_16_22))
-									p1_5_10_16_22 := (((float64(cp8) + (float64(cp10) * y_5_10_16_22)) + ((float64(cp12) + (float64(cp14) * y_5_10_16_22)) * y2_5_10_16_22)) * y4_5_10_16_22)
-									p2_5_10_16_22 := (float64(cp16) * (y4_5_10_16_22 * y4_5_10_16_22))
-									r0_0_5_10_16_22 = ((p0_5_10_16_22 + p1_5_10_16_22) + p2_5_10_16_22)
+									d_5_11_17_23 := (l_11_17_23 - (tl_11_17_23 - magic_11_17_23))
+									y_5_11_17_23 := (d_5_11_17_23 * d_5_11_17_23)
+									y2_5_11_17_23 := (y_5_11_17_23 * y_5_11_17_23)
+									y4_5_11_17_23 := (y2_5_11_17_23 * y2_5_11_17_23)
+									p0_5_11_17_23 := ((float64(cp0) + (float64(cp2) * y_5_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_5_11_17_23)) * y2_5_11_17_23))
+									p1_5_11_17_23 := (((float64(cp8) + (float64(cp10) * y_5_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_5_11_17_23)) * y2_5_11_17_23)) * y4_5_11_17_23)
+									p2_5_11_17_23 := (float64(cp16) * (y4_5_11_17_23 * y4_5_11_17_23))
+									r0_0_5_11_17_23 = ((p0_5_11_17_23 + p1_5_11_17_23) + p2_5_11_17_23)
 								}
-								var r0_0_6_10_16_22 float64
+								var r0_0_6_11_17_23 float64
 								{
-									c_6_10_16_22, t_6_10_16_22 := r0_0_5_10_16_22, tl_10_16_22
-									r0_0_6_10_16_22 = math.Float64frombits((math.Float64bits(c_6_10_16_22) ^ (math.Float64bits(t_6_10_16_22) << 63)))
+									c_6_11_17_23, t_6_11_17_23 := r0_0_5_11_17_23, tl_11_17_23
+									r0_0_6_11_17_23 = math.Float64frombits((math.Float64bits(c_6_11_17_23) ^ (math.Float64bits(t_6_11_17_23) << 63)))
 								}
-								cl_10_16_22 := r0_0_6_10_16_22
-								two_10_16_22 := float64(2)
-								ch_10_16_22, ck_10_16_22, cl_10_16_22 = (two_10_16_22 * ch_10_16_22), (two_10_16_22 * ck_10_16_22), (two_10_16_22 * cl_10_16_22)
-								h0_10_16_22, k0_10_16_22, l0_10_16_22 := float64(1), float64(1), float64(1)
-								h1_10_16_22, k1_10_16_22, l1_10_16_22 := ch_10_16_22, ck_10_16_22, cl_10_16_22
-								j_10_16_22 := 2
-								for ; j_10_16_22+1 < n_10_16_22; j_10_16_22 += 2 {
-									h0_10_16_22, k0_10_16_22, l0_10_16_22 = ((ch_10_16_22 * h1_10_16_22) - h0_10_16_22), ((ck_10_16_22 * k1_10_16_22) - k0_10_16_22), ((cl_10_16_22 * l1_10_16_22) - l0_10_16_22)
-									h1_10_16_22, k1_10_16_22, l1_10_16_22 = ((ch_10_16_22 * h0_10_16_22) - h1_10_16_22), ((ck_10_16_22 * k0_10_16_22) - k1_10_16_22), ((cl_10_16_22 * l0_10_16_22) - l1_10_16_22)
+								cl_11_17_23 := r0_0_6_11_17_23
+								two_11_17_23 := float64(2)
+								ch_11_17_23, ck_11_17_23, cl_11_17_23 = (two_11_17_23 * ch_11_17_23), (two_11_17_23 * ck_11_17_23), (two_11_17_23 * cl_11_17_23)
+								h0_11_17_23, k0_11_17_23, l0_11_17_23 := float64(1), float64(1), float64(1)
+								h1_11_17_23, k1_11_17_23, l1_11_17_23 := ch_11_17_23, ck_11_17_23, cl_11_17_23
+								j_11_17_23 := 2
+								for ; j_11_17_23+1 < n_11_17_23; j_11_17_23 += 2 {
+									h0_11_17_23, k0_11_17_23, l0_11_17_23 = ((ch_11_17_23 * h1_11_17_23) - h0_11_17_23), ((ck_11_17_23 * k1_11_17_23) - k0_11_17_23), ((cl_11_17_23 * l1_11_17_23) - l0_11_17_23)
+									h1_11_17_23, k1_11_17_23, l1_11_17_23 = ((ch_11_17_23 * h0_11_17_23) - h1_11_17_23), ((ck_11_17_23 * k0_11_17_23) - k1_11_17_23), ((cl_11_17_23 * l0_11_17_23) - l1_11_17_23)
 								}
-								if j_10_16_22 < n_10_16_22 {
-									h1_10_16_22 = ((ch_10_16_22 * h1_10_16_22) - h0_10_16_22)
-									k1_10_16_22 = ((ck_10_16_22 * k1_10_16_22) - k0_10_16_22)
-									l1_10_16_22 = ((cl_10_16_22 * l1_10_16_22) - l0_10_16_22)
+								if j_11_17_23 < n_11_17_23 {
+									h1_11_17_23 = ((ch_11_17_23 * h1_11_17_23) - h0_11_17_23)
+									k1_11_17_23 = ((ck_11_17_23 * k1_11_17_23) - k0_11_17_23)
+									l1_11_17_23 = ((cl_11_17_23 * l1_11_17_23) - l0_11_17_23)
 								}
-								r0_0_10_16_22 = ((h1_10_16_22 * k1_10_16_22) * l1_10_16_22)
+								r0_0_11_17_23 = ((h1_11_17_23 * k1_11_17_23) * l1_11_17_23)
 							}
-							fl_16_22 := r0_0_10_16_22
-							fc_16_22 := (&r_16_22.defaultF)[0]
-							if c_16_22.HasHKL {
-								var r0_0_11_16_22 float64
+							fl_17_23 := r0_0_11_17_23
+							fc_17_23 := (&r_17_23.defaultF)[0]
+							if c_17_23.HasHKL {
+								var r0_0_12_17_23 float64
 								{
-									r_11_16_22, bits_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22 := r_16_22, k_16_22.fhklBits, ia_16_22, h_16_22, kk_16_22, l_16_22
-									var r0_0_7_11_16_22 bool
+									r_12_17_23, bits_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23 := r_17_23, k_17_23.fhklBits, ia_17_23, h_17_23, kk_17_23, l_17_23
+									var r0_0_8_12_17_23 bool
 									{
-										r_7_11_16_22, ia_7_11_16_22, h_7_11_16_22, kk_7_11_16_22, l_7_11_16_22 := r_11_16_22, ia_11_16_22, h_11_16_22, kk_11_16_22, l_11_16_22
-										half_7_11_16_22 := float64(0.5)
-										hc_7_11_16_22, kc_7_11_16_22, lc_7_11_16_22 := math.Ceil((h_7_11_16_22 - half_7_11_16_22)), math.Ceil((kk_7_11_16_22 - half_7_11_16_22)), math.Ceil((l_7_11_16_22 - half_7_11_16_22))
-										hmin_7_11_16_22, kmin_7_11_16_22, lmin_7_11_16_22 := (&r_7_11_16_22.hmin)[0], (&r_7_11_16_22.kmin)[0], (&r_7_11_16_22.lmin)[0]
-										in_7_11_16_22 := ((((((hc_7_11_16_22 >= hmin_7_11_16_22) && (hc_7_11_16_22 <= (&r_7_11_16_22.hmax)[0])) && (kc_7_11_16_22 >= kmin_7_11_16_22)) && (kc_7_11_16_22 <= (&r_7_11_16_22.kmax)[0])) && (lc_7_11_16_22 >= lmin_7_11_16_22)) && (lc_7_11_16_22 <= (&r_7_11_16_22.lmax)[0]))
-										idx_7_11_16_22 := ((((hc_7_11_16_22 - hmin_7_11_16_22) * (&r_7_11_16_22.hstride)[0]) + ((kc_7_11_16_22 - kmin_7_11_16_22) * (&r_7_11_16_22.kstride)[0])) + (lc_7_11_16_22 - lmin_7_11_16_22))
-										storeInt32(merge(idx_7_11_16_22, float64(0), in_7_11_16_22), ia_7_11_16_22)
-										r0_0_7_11_16_22 = in_7_11_16_22
+										r_8_12_17_23, ia_8_12_17_23, h_8_12_17_23, kk_8_12_17_23, l_8_12_17_23 := r_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23
+										half_8_12_17_23 := float64(0.5)
+										hc_8_12_17_23, kc_8_12_17_23, lc_8_12_17_23 := math.Ceil((h_8_12_17_23 - half_8_12_17_23)), math.Ceil((kk_8_12_17_23 - half_8_12_17_23)), math.Ceil((l_8_12_17_23 - half_8_12_17_23))
+										hmin_8_12_17_23, kmin_8_12_17_23, lmin_8_12_17_23 := (&r_8_12_17_23.hmin)[0], (&r_8_12_17_23.kmin)[0], (&r_8_12_17_23.lmin)[0]
+										in_8_12_17_23 := ((((((hc_8_12_17_23 >= hmin_8_12_17_23) && (hc_8_12_17_23 <= (&r_8_12_17_23.hmax)[0])) && (kc_8_12_17_23 >= kmin_8_12_17_23)) && (kc_8_12_17_23 <= (&r_8_12_17_23.kmax)[0])) && (lc_8_12_17_23 >= lmin_8_12_17_23)) && (lc_8_12_17_23 <= (&r_8_12_17_23.lmax)[0]))
+										idx_8_12_17_23 := ((((hc_8_12_17_23 - hmin_8_12_17_23) * (&r_8_12_17_23.hstride)[0]) + ((kc_8_12_17_23 - kmin_8_12_17_23) * (&r_8_12_17_23.kstride)[0])) + (lc_8_12_17_23 - lmin_8_12_17_23))
+										storeInt32(merge(idx_8_12_17_23, float64(0), in_8_12_17_23), ia_8_12_17_23)
+										r0_0_8_12_17_23 = in_8_12_17_23
 									}
-									in_11_16_22 := r0_0_7_11_16_22
-									r0_0_11_16_22 = merge(math.Float64frombits(bits_11_16_22[ia_11_16_22[0]]), (&r_11_16_22.defaultF)[0], in_11_16_22)
+									in_12_17_23 := r0_0_8_12_17_23
+									r0_0_12_17_23 = merge(math.Float64frombits(bits_12_17_23[ia_12_17_23[0]]), (&r_12_17_23.defaultF)[0], in_12_17_23)
 								}
-								fc_16_22 = r0_0_11_16_22
+								fc_17_23 = r0_0_12_17_23
 							}
-							s_16_22 := (sum_16_22 + (((fc_16_22 * fc_16_22) * fl_16_22) * fl_16_22))
-							if !c_16_22.Water {
-								s_16_22 = merge(sum_16_22, s_16_22, (fl_16_22 == zero_16_22))
+							s_17_23 := (sum_17_23 + (((fc_17_23 * fc_17_23) * fl_17_23) * fl_17_23))
+							if !c_17_23.Water {
+								s_17_23 = merge(sum_17_23, s_17_23, (fl_17_23 == zero_17_23))
 							}
-							sum_16_22 = s_16_22
+							sum_17_23 = s_17_23
 						}
 					}
-					r0_0_16_22, r1_0_16_22 = sum_16_22, polar_16_22
+					r0_0_17_23, r1_0_17_23 = sum_17_23, polar_17_23
 				}
-				sum_22, polar_22 = r0_0_16_22, r1_0_16_22
-				r0_0_22, r1_0_22, r2_0_22 = sum_22, omega_22, polar_22
+				sum_23, polar_23 = r0_0_17_23, r1_0_17_23
+				r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
 			}
-			sum, omega, polar = r0_0_22, r1_0_22, r2_0_22
+			sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -966,200 +1029,200 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_23 float64
-							r1_0_23 float64
-							r2_0_23 float64
+							r0_0_24 float64
+							r1_0_24 float64
+							r2_0_24 float64
 						)
 						{
-							k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_23 := k_23.c
-							var r0_0_12_23 float64
+							k_24, r_24, ia_24, fdet_24, s_24, o_24, sum_24, omega_24, polar_24, capture_24, par_24 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_24 := k_24.c
+							var r0_0_13_24 float64
 							{
-								fdet_12_23, f_12_23, s_12_23, o_12_23, p_12_23 := fdet_23, (&r_23.fd[0])[0], (&s_23[0])[0], (&o_23[0])[0], (&r_23.pix0[0])[0]
-								r0_0_12_23 = ((((fdet_12_23 * f_12_23) + s_12_23) + o_12_23) + p_12_23)
+								fdet_13_24, f_13_24, s_13_24, o_13_24, p_13_24 := fdet_24, (&r_24.fd[0])[0], (&s_24[0])[0], (&o_24[0])[0], (&r_24.pix0[0])[0]
+								r0_0_13_24 = ((((fdet_13_24 * f_13_24) + s_13_24) + o_13_24) + p_13_24)
 							}
-							x_23 := r0_0_12_23
-							var r0_0_13_23 float64
+							x_24 := r0_0_13_24
+							var r0_0_14_24 float64
 							{
-								fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, (&r_23.fd[1])[0], (&s_23[1])[0], (&o_23[1])[0], (&r_23.pix0[1])[0]
-								r0_0_13_23 = ((((fdet_13_23 * f_13_23) + s_13_23) + o_13_23) + p_13_23)
+								fdet_14_24, f_14_24, s_14_24, o_14_24, p_14_24 := fdet_24, (&r_24.fd[1])[0], (&s_24[1])[0], (&o_24[1])[0], (&r_24.pix0[1])[0]
+								r0_0_14_24 = ((((fdet_14_24 * f_14_24) + s_14_24) + o_14_24) + p_14_24)
 							}
-							y_23 := r0_0_13_23
-							var r0_0_14_23 float64
+							y_24 := r0_0_14_24
+							var r0_0_15_24 float64
 							{
-								fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, (&r_23.fd[2])[0], (&s_23[2])[0], (&o_23[2])[0], (&r_23.pix0[2])[0]
-								r0_0_14_23 = ((((fdet_14_23 * f_14_23) + s_14_23) + o_14_23) + p_14_23)
+								fdet_15_24, f_15_24, s_15_24, o_15_24, p_15_24 := fdet_24, (&r_24.fd[2])[0], (&s_24[2])[0], (&o_24[2])[0], (&r_24.pix0[2])[0]
+								r0_0_15_24 = ((((fdet_15_24 * f_15_24) + s_15_24) + o_15_24) + p_15_24)
 							}
-							z_23 := r0_0_14_23
-							invR_23 := (float64(1) / math.Sqrt((((x_23 * x_23) + (y_23 * y_23)) + (z_23 * z_23))))
-							dx_23, dy_23, dz_23 := (x_23 * invR_23), (y_23 * invR_23), (z_23 * invR_23)
-							if m_23 := (omega_23 == float64(0)); m_23 {
-								var r0_0_15_23 float64
+							z_24 := r0_0_15_24
+							invR_24 := (float64(1) / math.Sqrt((((x_24 * x_24) + (y_24 * y_24)) + (z_24 * z_24))))
+							dx_24, dy_24, dz_24 := (x_24 * invR_24), (y_24 * invR_24), (z_24 * invR_24)
+							if m_24 := (omega_24 == float64(0)); m_24 {
+								var r0_0_16_24 float64
 								{
-									invR_15_23, num_15_23, point_15_23 := invR_23, (&r_23.omegaNum)[0], c_23.PointPixel
-									w_15_23 := (invR_15_23 * invR_15_23)
-									if !point_15_23 {
-										w_15_23 = (num_15_23 * (w_15_23 * invR_15_23))
+									invR_16_24, num_16_24, point_16_24 := invR_24, (&r_24.omegaNum)[0], c_24.PointPixel
+									w_16_24 := (invR_16_24 * invR_16_24)
+									if !point_16_24 {
+										w_16_24 = (num_16_24 * (w_16_24 * invR_16_24))
 									}
-									r0_0_15_23 = w_15_23
+									r0_0_16_24 = w_16_24
 								}
-								omega_23 = merge(r0_0_15_23, omega_23, m_23)
+								omega_24 = merge(r0_0_16_24, omega_24, m_24)
 							}
-							if capture_23 {
-								store((((dx_23 * (&r_23.od[0])[0]) + (dy_23 * (&r_23.od[1])[0])) + (dz_23 * (&r_23.od[2])[0])), par_23)
+							if capture_24 {
+								store((((dx_24 * (&r_24.od[0])[0]) + (dy_24 * (&r_24.od[1])[0])) + (dz_24 * (&r_24.od[2])[0])), par_24)
 							}
 							var (
-								r0_0_16_23 float64
-								r1_0_16_23 float64
+								r0_0_17_24 float64
+								r1_0_17_24 float64
 							)
 							{
-								k_16_23, r_16_23, ia_16_23, sum_16_23, dx_16_23, dy_16_23, dz_16_23, polar_16_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
-								c_16_23 := k_16_23.c
-								n_16_23 := k_16_23.nn[0]
-								zero_16_23 := float64(0)
-								for si_16_23 := range r_16_23.src {
-									sr_16_23 := &r_16_23.src[si_16_23]
-									il_16_23 := (&sr_16_23.il)[0]
-									qx_16_23, qy_16_23, qz_16_23 := ((dx_16_23 - (&sr_16_23.inc[0])[0]) * il_16_23), ((dy_16_23 - (&sr_16_23.inc[1])[0]) * il_16_23), ((dz_16_23 - (&sr_16_23.inc[2])[0]) * il_16_23)
-									if m_16_23 := (polar_16_23 == zero_16_23); m_16_23 {
-										var p_16_23 float64
-										if r_16_23.kahnZero {
-											c2_16_23 := ((((&sr_16_23.inc[0])[0] * dx_16_23) + ((&sr_16_23.inc[1])[0] * dy_16_23)) + ((&sr_16_23.inc[2])[0] * dz_16_23))
-											p_16_23 = (float64(0.5) * (float64(1) + (c2_16_23 * c2_16_23)))
+								k_17_24, r_17_24, ia_17_24, sum_17_24, dx_17_24, dy_17_24, dz_17_24, polar_17_24 := k_24, r_24, ia_24, sum_24, dx_24, dy_24, dz_24, polar_24
+								c_17_24 := k_17_24.c
+								n_17_24 := k_17_24.nn[0]
+								zero_17_24 := float64(0)
+								for si_17_24 := range r_17_24.src {
+									sr_17_24 := &r_17_24.src[si_17_24]
+									il_17_24 := (&sr_17_24.il)[0]
+									qx_17_24, qy_17_24, qz_17_24 := ((dx_17_24 - (&sr_17_24.inc[0])[0]) * il_17_24), ((dy_17_24 - (&sr_17_24.inc[1])[0]) * il_17_24), ((dz_17_24 - (&sr_17_24.inc[2])[0]) * il_17_24)
+									if m_17_24 := (polar_17_24 == zero_17_24); m_17_24 {
+										var p_17_24 float64
+										if r_17_24.kahnZero {
+											c2_17_24 := ((((&sr_17_24.inc[0])[0] * dx_17_24) + ((&sr_17_24.inc[1])[0] * dy_17_24)) + ((&sr_17_24.inc[2])[0] * dz_17_24))
+											p_17_24 = (float64(0.5) * (float64(1) + (c2_17_24 * c2_17_24)))
 										} else {
-											var r0_0_9_16_23 float64
+											var r0_0_10_17_24 float64
 											{
-												zero_9_16_23, kahn_9_16_23, s_9_16_23, dx_9_16_23, dy_9_16_23, dz_9_16_23 := false, &r_16_23.kahn, sr_16_23, dx_16_23, dy_16_23, dz_16_23
-												c2_9_16_23 := ((((&s_9_16_23.inc[0])[0] * dx_9_16_23) + ((&s_9_16_23.inc[1])[0] * dy_9_16_23)) + ((&s_9_16_23.inc[2])[0] * dz_9_16_23))
-												c2sq_9_16_23 := (c2_9_16_23 * c2_9_16_23)
-												cos2psi_9_16_23 := float64(0)
-												if !zero_9_16_23 {
-													e_9_16_23 := (((dx_9_16_23 * (&s_9_16_23.ein[0])[0]) + (dy_9_16_23 * (&s_9_16_23.ein[1])[0])) + (dz_9_16_23 * (&s_9_16_23.ein[2])[0]))
-													b_9_16_23 := (((dx_9_16_23 * (&s_9_16_23.bin[0])[0]) + (dy_9_16_23 * (&s_9_16_23.bin[1])[0])) + (dz_9_16_23 * (&s_9_16_23.bin[2])[0]))
-													ee_9_16_23, bb_9_16_23 := (e_9_16_23 * e_9_16_23), (b_9_16_23 * b_9_16_23)
-													den_9_16_23 := (ee_9_16_23 + bb_9_16_23)
-													cos2psi_9_16_23 = merge(((ee_9_16_23 - bb_9_16_23) / den_9_16_23), float64(1), (den_9_16_23 > float64(0)))
+												zero_10_17_24, kahn_10_17_24, s_10_17_24, dx_10_17_24, dy_10_17_24, dz_10_17_24 := false, &r_17_24.kahn, sr_17_24, dx_17_24, dy_17_24, dz_17_24
+												c2_10_17_24 := ((((&s_10_17_24.inc[0])[0] * dx_10_17_24) + ((&s_10_17_24.inc[1])[0] * dy_10_17_24)) + ((&s_10_17_24.inc[2])[0] * dz_10_17_24))
+												c2sq_10_17_24 := (c2_10_17_24 * c2_10_17_24)
+												cos2psi_10_17_24 := float64(0)
+												if !zero_10_17_24 {
+													e_10_17_24 := (((dx_10_17_24 * (&s_10_17_24.ein[0])[0]) + (dy_10_17_24 * (&s_10_17_24.ein[1])[0])) + (dz_10_17_24 * (&s_10_17_24.ein[2])[0]))
+													b_10_17_24 := (((dx_10_17_24 * (&s_10_17_24.bin[0])[0]) + (dy_10_17_24 * (&s_10_17_24.bin[1])[0])) + (dz_10_17_24 * (&s_10_17_24.bin[2])[0]))
+													ee_10_17_24, bb_10_17_24 := (e_10_17_24 * e_10_17_24), (b_10_17_24 * b_10_17_24)
+													den_10_17_24 := (ee_10_17_24 + bb_10_17_24)
+													cos2psi_10_17_24 = merge(((ee_10_17_24 - bb_10_17_24) / den_10_17_24), float64(1), (den_10_17_24 > float64(0)))
 												}
-												one_9_16_23 := float64(1)
-												r0_0_9_16_23 = (float64(0.5) * ((one_9_16_23 + c2sq_9_16_23) - ((kahn_9_16_23[0] * cos2psi_9_16_23) * (one_9_16_23 - c2sq_9_16_23))))
+												one_10_17_24 := float64(1)
+												r0_0_10_17_24 = (float64(0.5) * ((one_10_17_24 + c2sq_10_17_24) - ((kahn_10_17_24[0] * cos2psi_10_17_24) * (one_10_17_24 - c2sq_10_17_24))))
 											}
-											p_16_23 = r0_0_9_16_23
+											p_17_24 = r0_0_10_17_24
 										}
-										polar_16_23 = merge(p_16_23, polar_16_23, m_16_23)
+										polar_17_24 = merge(p_17_24, polar_17_24, m_17_24)
 									}
-									for oi_16_23 := range r_16_23.orient {
-										o_16_23 := &r_16_23.orient[oi_16_23]
-										h_16_23 := ((((&o_16_23[0])[0] * qx_16_23) + ((&o_16_23[1])[0] * qy_16_23)) + ((&o_16_23[2])[0] * qz_16_23))
-										kk_16_23 := ((((&o_16_23[3])[0] * qx_16_23) + ((&o_16_23[4])[0] * qy_16_23)) + ((&o_16_23[5])[0] * qz_16_23))
-										l_16_23 := ((((&o_16_23[6])[0] * qx_16_23) + ((&o_16_23[7])[0] * qy_16_23)) + ((&o_16_23[8])[0] * qz_16_23))
-										var r0_0_10_16_23 float64
+									for oi_17_24 := range r_17_24.orient {
+										o_17_24 := &r_17_24.orient[oi_17_24]
+										h_17_24 := ((((&o_17_24[0])[0] * qx_17_24) + ((&o_17_24[1])[0] * qy_17_24)) + ((&o_17_24[2])[0] * qz_17_24))
+										kk_17_24 := ((((&o_17_24[3])[0] * qx_17_24) + ((&o_17_24[4])[0] * qy_17_24)) + ((&o_17_24[5])[0] * qz_17_24))
+										l_17_24 := ((((&o_17_24[6])[0] * qx_17_24) + ((&o_17_24[7])[0] * qy_17_24)) + ((&o_17_24[8])[0] * qz_17_24))
+										var r0_0_11_17_24 float64
 										{
-											r_10_16_23, h_10_16_23, kk_10_16_23, l_10_16_23, n_10_16_23 := r_16_23, h_16_23, kk_16_23, l_16_23, n_16_23
-											_ = r_10_16_23
-											magic_10_16_23 := float64(roundMagic)
-											th_10_16_23, tk_10_16_23, tl_10_16_23 := (h_10_16_23 + magic_10_16_23), (kk_10_16_23 + magic_10_16_23), (l_10_16_23 + magic_10_16_23)
-											var r0_0_1_10_16_23 float64
+											r_11_17_24, h_11_17_24, kk_11_17_24, l_11_17_24, n_11_17_24 := r_17_24, h_17_24, kk_17_24, l_17_24, n_17_24
+											_ = r_11_17_24
+											magic_11_17_24 := float64(roundMagic)
+											th_11_17_24, tk_11_17_24, tl_11_17_24 := (h_11_17_24 + magic_11_17_24), (kk_11_17_24 + magic_11_17_24), (l_11_17_24 + magic_11_17_24)
+											var r0_0_1_11_17_24 float64
 											{
-												d_1_10_16_23 := (h_10_16_23 - (th_10_16_23 - magic_10_16_23))
-												y_1_10_16_23 := (d_1_10_16_23 * d_1_10_16_23)
-												y2_1_10_16_23 := (y_1_10_16_23 * y_1_10_16_23)
-												y4_1_10_16_23 := (y2_1_10_16_23 * y2_1_10_16_23)
-												p0_1_10_16_23 := ((float64(cp0) + (float64(cp2) * y_1_10_16_23)) + ((float64(cp4) + (float64(cp6) * y_1_10_16_23)) * y2_1_10_16_23))
-												p1_1_10_16_23 := (((float64(cp8) + (float64(cp10) * y_1_10_16_23)) + ((float64(cp12) + (float64(cp14) * y_1_10_16_23)) * y2_1_10_16_23)) * y4_1_10_16_23)
-												p2_1_10_16_23 := (float64(cp16) * (y4_1_10_16_23 * y4_1_10_16_23))
-												r0_0_1_10_16_23 = ((p0_1_10_16_23 + p1_1_10_16_23) + p2_1_10_16_23)
+												d_1_11_17_24 := (h_11_17_24 - (th_11_17_24 - magic_11_17_24))
+												y_1_11_17_24 := (d_1_11_17_24 * d_1_11_17_24)
+												y2_1_11_17_24 := (y_1_11_17_24 * y_1_11_17_24)
+												y4_1_11_17_24 := (y2_1_11_17_24 * y2_1_11_17_24)
+												p0_1_11_17_24 := ((float64(cp0) + (float64(cp2) * y_1_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_1_11_17_24)) * y2_1_11_17_24))
+												p1_1_11_17_24 := (((float64(cp8) + (float64(cp10) * y_1_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_1_11_17_24)) * y2_1_11_17_24)) * y4_1_11_17_24)
+												p2_1_11_17_24 := (float64(cp16) * (y4_1_11_17_24 * y4_1_11_17_24))
+												r0_0_1_11_17_24 = ((p0_1_11_17_24 + p1_1_11_17_24) + p2_1_11_17_24)
 											}
-											var r0_0_2_10_16_23 float64
+											var r0_0_2_11_17_24 float64
 											{
-												c_2_10_16_23, t_2_10_16_23 := r0_0_1_10_16_23, th_10_16_23
-												r0_0_2_10_16_23 = math.Float64frombits((math.Float64bits(c_2_10_16_23) ^ (math.Float64bits(t_2_10_16_23) << 63)))
+												c_2_11_17_24, t_2_11_17_24 := r0_0_1_11_17_24, th_11_17_24
+												r0_0_2_11_17_24 = math.Float64frombits((math.Float64bits(c_2_11_17_24) ^ (math.Float64bits(t_2_11_17_24) << 63)))
 											}
-											ch_10_16_23 := r0_0_2_10_16_23
-											var r0_0_3_10_16_23 float64
+											ch_11_17_24 := r0_0_2_11_17_24
+											var r0_0_3_11_17_24 float64
 											{
-												d_3_10_16_23 := (kk_10_16_23 - (tk_10_16_23 - magic_10_16_23))
-												y_3_10_16_23 := (d_3_10_16_23 * d_3_10_16_23)
-												y2_3_10_16_23 := (y_3_10_16_23 * y_3_10_16_23)
-												y4_3_10_16_23 := (y2_3_10_16_23 * y2_3_10_16_23)
-												p0_3_10_16_23 := ((float64(cp0) + (float64(cp2) * y_3_10_16_23)) + ((float64(cp4) + (float64(cp6) * y_3_10_16_23)) * y2_3_10_16_23))
-												p1_3_10_16_23 := (((float64(cp8) + (float64(cp10) * y_3_10_16_23)) + ((float64(cp12) + (float64(cp14) * y_3_10_16_23)) * y2_3_10_16_23)) * y4_3_10_16_23)
-												p2_3_10_16_23 := (float64(cp16) * (y4_3_10_16_23 * y4_3_10_16_23))
-												r0_0_3_10_16_23 = ((p0_3_10_16_23 + p1_3_10_16_23) + p2_3_10_16_23)
+												d_3_11_17_24 := (kk_11_17_24 - (tk_11_17_24 - magic_11_17_24))
+												y_3_11_17_24 := (d_3_11_17_24 * d_3_11_17_24)
+												y2_3_11_17_24 := (y_3_11_17_24 * y_3_11_17_24)
+												y4_3_11_17_24 := (y2_3_11_17_24 * y2_3_11_17_24)
+												p0_3_11_17_24 := ((float64(cp0) + (float64(cp2) * y_3_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_3_11_17_24)) * y2_3_11_17_24))
+												p1_3_11_17_24 := (((float64(cp8) + (float64(cp10) * y_3_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_3_11_17_24)) * y2_3_11_17_24)) * y4_3_11_17_24)
+												p2_3_11_17_24 := (float64(cp16) * (y4_3_11_17_24 * y4_3_11_17_24))
+												r0_0_3_11_17_24 = ((p0_3_11_17_24 + p1_3_11_17_24) + p2_3_11_17_24)
 											}
-											var r0_0_4_10_16_23 float64
+											var r0_0_4_11_17_24 float64
 											{
-												c_4_10_16_23, t_4_10_16_23 := r0_0_3_10_16_23, tk_10_16_23
-												r0_0_4_10_16_23 = math.Float64frombits((math.Float64bits(c_4_10_16_23) ^ (math.Float64bits(t_4_10_16_23) << 63)))
+												c_4_11_17_24, t_4_11_17_24 := r0_0_3_11_17_24, tk_11_17_24
+												r0_0_4_11_17_24 = math.Float64frombits((math.Float64bits(c_4_11_17_24) ^ (math.Float64bits(t_4_11_17_24) << 63)))
 											}
-											ck_10_16_23 := r0_0_4_10_16_23
-											var r0_0_5_10_16_23 float64
+											ck_11_17_24 := r0_0_4_11_17_24
+											var r0_0_5_11_17_24 float64
 											{
-												d_5_10_16_23 := (l_10_16_23 - (tl_10_16_23 - magic_10_16_23))
-												y_5_10_16_23 := (d_5_10_16_23 * d_5_10_16_23)
-												y2_5_10_16_23 := (y_5_10_16_23 * y_5_10_16_23)
-												y4_5_10_16_23 := (y2_5_10_16_23 * y2_5_10_16_23)
-												p0_5_10_16_23 := ((float64(cp0) + (float64(cp2) * y_5_10_16_23)) + ((float64(cp4) + (float64(cp6) * y_5_10_16_23)) * y2_5_10_16_23))
-												p1_5_10_16_23 := (((float64(cp8) + (float64(cp10) * y_5_10_16_23)) + ((float64(cp12) + (float64(cp14) * y_5_10_16_23)) * y2_5_10_16_23)) * y4_5_10_16_23)
-												p2_5_10_16_23 := (float64(cp16) * (y4_5_10_16_23 * y4_5_10_16_23))
-												r0_0_5_10_16_23 = ((p0_5_10_16_23 + p1_5_10_16_23) + p2_5_10_16_23)
+												d_5_11_17_24 := (l_11_17_24 - (tl_11_17_24 - magic_11_17_24))
+												y_5_11_17_24 := (d_5_11_17_24 * d_5_11_17_24)
+												y2_5_11_17_24 := (y_5_11_17_24 * y_5_11_17_24)
+												y4_5_11_17_24 := (y2_5_11_17_24 * y2_5_11_17_24)
+												p0_5_11_17_24 := ((float64(cp0) + (float64(cp2) * y_5_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_5_11_17_24)) * y2_5_11_17_24))
+												p1_5_11_17_24 := (((float64(cp8) + (float64(cp10) * y_5_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_5_11_17_24)) * y2_5_11_17_24)) * y4_5_11_17_24)
+												p2_5_11_17_24 := (float64(cp16) * (y4_5_11_17_24 * y4_5_11_17_24))
+												r0_0_5_11_17_24 = ((p0_5_11_17_24 + p1_5_11_17_24) + p2_5_11_17_24)
 											}
-											var r0_0_6_10_16_23 float64
+											var r0_0_6_11_17_24 float64
 											{
-												c_6_10_16_23, t_6_10_16_23 := r0_0_5_10_16_23, tl_10_16_23
-												r0_0_6_10_16_23 = math.Float64frombits((math.Float64bits(c_6_10_16_23) ^ (math.Float64bits(t_6_10_16_23) << 63)))
+												c_6_11_17_24, t_6_11_17_24 := r0_0_5_11_17_24, tl_11_17_24
+												r0_0_6_11_17_24 = math.Float64frombits((math.Float64bits(c_6_11_17_24) ^ (math.Float64bits(t_6_11_17_24) << 63)))
 											}
-											cl_10_16_23 := r0_0_6_10_16_23
-											two_10_16_23 := float64(2)
-											ch_10_16_23, ck_10_16_23, cl_10_16_23 = (two_10_16_23 * ch_10_16_23), (two_10_16_23 * ck_10_16_23), (two_10_16_23 * cl_10_16_23)
-											h0_10_16_23, k0_10_16_23, l0_10_16_23 := float64(1), float64(1), float64(1)
-											h1_10_16_23, k1_10_16_23, l1_10_16_23 := ch_10_16_23, ck_10_16_23, cl_10_16_23
-											j_10_16_23 := 2
-											for ; j_10_16_23+1 < n_10_16_23; j_10_16_23 += 2 {
-												h0_10_16_23, k0_10_16_23, l0_10_16_23 = ((ch_10_16_23 * h1_10_16_23) - h0_10_16_23), ((ck_10_16_23 * k1_10_16_23) - k0_10_16_23), ((cl_10_16_23 * l1_10_16_23) - l0_10_16_23)
-												h1_10_16_23, k1_10_16_23, l1_10_16_23 = ((ch_10_16_23 * h0_10_16_23) - h1_10_16_23), ((ck_10_16_23 * k0_10_16_23) - k1_10_16_23), ((cl_10_16_23 * l0_10_16_23) - l1_10_16_23)
+											cl_11_17_24 := r0_0_6_11_17_24
+											two_11_17_24 := float64(2)
+											ch_11_17_24, ck_11_17_24, cl_11_17_24 = (two_11_17_24 * ch_11_17_24), (two_11_17_24 * ck_11_17_24), (two_11_17_24 * cl_11_17_24)
+											h0_11_17_24, k0_11_17_24, l0_11_17_24 := float64(1), float64(1), float64(1)
+											h1_11_17_24, k1_11_17_24, l1_11_17_24 := ch_11_17_24, ck_11_17_24, cl_11_17_24
+											j_11_17_24 := 2
+											for ; j_11_17_24+1 < n_11_17_24; j_11_17_24 += 2 {
+												h0_11_17_24, k0_11_17_24, l0_11_17_24 = ((ch_11_17_24 * h1_11_17_24) - h0_11_17_24), ((ck_11_17_24 * k1_11_17_24) - k0_11_17_24), ((cl_11_17_24 * l1_11_17_24) - l0_11_17_24)
+												h1_11_17_24, k1_11_17_24, l1_11_17_24 = ((ch_11_17_24 * h0_11_17_24) - h1_11_17_24), ((ck_11_17_24 * k0_11_17_24) - k1_11_17_24), ((cl_11_17_24 * l0_11_17_24) - l1_11_17_24)
 											}
-											if j_10_16_23 < n_10_16_23 {
-												h1_10_16_23 = ((ch_10_16_23 * h1_10_16_23) - h0_10_16_23)
-												k1_10_16_23 = ((ck_10_16_23 * k1_10_16_23) - k0_10_16_23)
-												l1_10_16_23 = ((cl_10_16_23 * l1_10_16_23) - l0_10_16_23)
+											if j_11_17_24 < n_11_17_24 {
+												h1_11_17_24 = ((ch_11_17_24 * h1_11_17_24) - h0_11_17_24)
+												k1_11_17_24 = ((ck_11_17_24 * k1_11_17_24) - k0_11_17_24)
+												l1_11_17_24 = ((cl_11_17_24 * l1_11_17_24) - l0_11_17_24)
 											}
-											r0_0_10_16_23 = ((h1_10_16_23 * k1_10_16_23) * l1_10_16_23)
+											r0_0_11_17_24 = ((h1_11_17_24 * k1_11_17_24) * l1_11_17_24)
 										}
-										fl_16_23 := r0_0_10_16_23
-										fc_16_23 := (&r_16_23.defaultF)[0]
-										if c_16_23.HasHKL {
-											var r0_0_11_16_23 float64
+										fl_17_24 := r0_0_11_17_24
+										fc_17_24 := (&r_17_24.defaultF)[0]
+										if c_17_24.HasHKL {
+											var r0_0_12_17_24 float64
 											{
-												r_11_16_23, bits_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23 := r_16_23, k_16_23.fhklBits, ia_16_23, h_16_23, kk_16_23, l_16_23
-												var r0_0_7_11_16_23 bool
+												r_12_17_24, bits_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24 := r_17_24, k_17_24.fhklBits, ia_17_24, h_17_24, kk_17_24, l_17_24
+												var r0_0_8_12_17_24 bool
 												{
-													r_7_11_16_23, ia_7_11_16_23, h_7_11_16_23, kk_7_11_16_23, l_7_11_16_23 := r_11_16_23, ia_11_16_23, h_11_16_23, kk_11_16_23, l_11_16_23
-													half_7_11_16_23 := float64(0.5)
-													hc_7_11_16_23, kc_7_11_16_23, lc_7_11_16_23 := math.Ceil((h_7_11_16_23 - half_7_11_16_23)), math.Ceil((kk_7_11_16_23 - half_7_11_16_23)), math.Ceil((l_7_11_16_23 - half_7_11_16_23))
-													hmin_7_11_16_23, kmin_7_11_16_23, lmin_7_11_16_23 := (&r_7_11_16_23.hmin)[0], (&r_7_11_16_23.kmin)[0], (&r_7_11_16_23.lmin)[0]
-													in_7_11_16_23 := ((((((hc_7_11_16_23 >= hmin_7_11_16_23) && (hc_7_11_16_23 <= (&r_7_11_16_23.hmax)[0])) && (kc_7_11_16_23 >= kmin_7_11_16_23)) && (kc_7_11_16_23 <= (&r_7_11_16_23.kmax)[0])) && (lc_7_11_16_23 >= lmin_7_11_16_23)) && (lc_7_11_16_23 <= (&r_7_11_16_23.lmax)[0]))
-													idx_7_11_16_23 := ((((hc_7_11_16_23 - hmin_7_11_16_23) * (&r_7_11_16_23.hstride)[0]) + ((kc_7_11_16_23 - kmin_7_11_16_23) * (&r_7_11_16_23.kstride)[0])) + (lc_7_11_16_23 - lmin_7_11_16_23))
-													storeInt32(merge(idx_7_11_16_23, float64(0), in_7_11_16_23), ia_7_11_16_23)
-													r0_0_7_11_16_23 = in_7_11_16_23
+													r_8_12_17_24, ia_8_12_17_24, h_8_12_17_24, kk_8_12_17_24, l_8_12_17_24 := r_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24
+													half_8_12_17_24 := float64(0.5)
+													hc_8_12_17_24, kc_8_12_17_24, lc_8_12_17_24 := math.Ceil((h_8_12_17_24 - half_8_12_17_24)), math.Ceil((kk_8_12_17_24 - half_8_12_17_24)), math.Ceil((l_8_12_17_24 - half_8_12_17_24))
+													hmin_8_12_17_24, kmin_8_12_17_24, lmin_8_12_17_24 := (&r_8_12_17_24.hmin)[0], (&r_8_12_17_24.kmin)[0], (&r_8_12_17_24.lmin)[0]
+													in_8_12_17_24 := ((((((hc_8_12_17_24 >= hmin_8_12_17_24) && (hc_8_12_17_24 <= (&r_8_12_17_24.hmax)[0])) && (kc_8_12_17_24 >= kmin_8_12_17_24)) && (kc_8_12_17_24 <= (&r_8_12_17_24.kmax)[0])) && (lc_8_12_17_24 >= lmin_8_12_17_24)) && (lc_8_12_17_24 <= (&r_8_12_17_24.lmax)[0]))
+													idx_8_12_17_24 := ((((hc_8_12_17_24 - hmin_8_12_17_24) * (&r_8_12_17_24.hstride)[0]) + ((kc_8_12_17_24 - kmin_8_12_17_24) * (&r_8_12_17_24.kstride)[0])) + (lc_8_12_17_24 - lmin_8_12_17_24))
+													storeInt32(merge(idx_8_12_17_24, float64(0), in_8_12_17_24), ia_8_12_17_24)
+													r0_0_8_12_17_24 = in_8_12_17_24
 												}
-												in_11_16_23 := r0_0_7_11_16_23
-												r0_0_11_16_23 = merge(math.Float64frombits(bits_11_16_23[ia_11_16_23[0]]), (&r_11_16_23.defaultF)[0], in_11_16_23)
+												in_12_17_24 := r0_0_8_12_17_24
+												r0_0_12_17_24 = merge(math.Float64frombits(bits_12_17_24[ia_12_17_24[0]]), (&r_12_17_24.defaultF)[0], in_12_17_24)
 											}
-											fc_16_23 = r0_0_11_16_23
+											fc_17_24 = r0_0_12_17_24
 										}
-										s_16_23 := (sum_16_23 + (((fc_16_23 * fc_16_23) * fl_16_23) * fl_16_23))
-										if !c_16_23.Water {
-											s_16_23 = merge(sum_16_23, s_16_23, (fl_16_23 == zero_16_23))
+										s_17_24 := (sum_17_24 + (((fc_17_24 * fc_17_24) * fl_17_24) * fl_17_24))
+										if !c_17_24.Water {
+											s_17_24 = merge(sum_17_24, s_17_24, (fl_17_24 == zero_17_24))
 										}
-										sum_16_23 = s_16_23
+										sum_17_24 = s_17_24
 									}
 								}
-								r0_0_16_23, r1_0_16_23 = sum_16_23, polar_16_23
+								r0_0_17_24, r1_0_17_24 = sum_17_24, polar_17_24
 							}
-							sum_23, polar_23 = r0_0_16_23, r1_0_16_23
-							r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
+							sum_24, polar_24 = r0_0_17_24, r1_0_17_24
+							r0_0_24, r1_0_24, r2_0_24 = sum_24, omega_24, polar_24
 						}
-						sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
+						sum, omega, polar = r0_0_24, r1_0_24, r2_0_24
 					}
 				}
 			}
@@ -1179,255 +1242,255 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 func sincgAxesLanes(r *laneReps, h, kk, l float64,
 
 	n int) float64 {
-	var r0_0_24 float64
+	var r0_0_25 float64
 	{
-		r_24, i_24, x_24 := r, 0, h
-		s_24 := float64(1)
-		if r_24.nmode[i_24] == nChebyshev {
-			var r0_0_25 float64
+		r_25, i_25, x_25 := r, 0, h
+		s_25 := float64(1)
+		if r_25.nmode[i_25] == nChebyshev {
+			var r0_0_26 float64
 			{
-				x_25, n_25 := x_24, r_24.nn[i_24]
-				magic_25 := float64(roundMagic)
-				t_25 := (x_25 + magic_25)
-				var r0_0_26 float64
-				{
-					d_26 := (x_25 - (t_25 - magic_25))
-					y_26 := (d_26 * d_26)
-					y2_26 := (y_26 * y_26)
-					y4_26 := (y2_26 * y2_26)
-					p0_26 := ((float64(cp0) + (float64(cp2) * y_26)) + ((float64(cp4) + (float64(cp6) * y_26)) * y2_26))
-					p1_26 := (((float64(cp8) + (float64(cp10) * y_26)) + ((float64(cp12) + (float64(cp14) * y_26)) * y2_26)) * y4_26)
-					p2_26 := (float64(cp16) * (y4_26 * y4_26))
-					r0_0_26 = ((p0_26 + p1_26) + p2_26)
-				}
+				x_26, n_26 := x_25, r_25.nn[i_25]
+				magic_26 := float64(roundMagic)
+				t_26 := (x_26 + magic_26)
 				var r0_0_27 float64
 				{
-					c_27, t_27 := r0_0_26, t_25
-					r0_0_27 = math.Float64frombits((math.Float64bits(c_27) ^ (math.Float64bits(t_27) << 63)))
+					d_27 := (x_26 - (t_26 - magic_26))
+					y_27 := (d_27 * d_27)
+					y2_27 := (y_27 * y_27)
+					y4_27 := (y2_27 * y2_27)
+					p0_27 := ((float64(cp0) + (float64(cp2) * y_27)) + ((float64(cp4) + (float64(cp6) * y_27)) * y2_27))
+					p1_27 := (((float64(cp8) + (float64(cp10) * y_27)) + ((float64(cp12) + (float64(cp14) * y_27)) * y2_27)) * y4_27)
+					p2_27 := (float64(cp16) * (y4_27 * y4_27))
+					r0_0_27 = ((p0_27 + p1_27) + p2_27)
 				}
-				c2_25 := (float64(2) * r0_0_27)
-				u0_25, u1_25 := float64(1), c2_25
-				j_25 := 2
-				for ; j_25+1 < n_25; j_25 += 2 {
-					u0_25 = ((c2_25 * u1_25) - u0_25)
-					u1_25 = ((c2_25 * u0_25) - u1_25)
-				}
-				if j_25 < n_25 {
-					u1_25 = ((c2_25 * u1_25) - u0_25)
-				}
-				r0_0_25 = u1_25
-			}
-			s_24 = r0_0_25
-		} else if r_24.nmode[i_24] == nRatio {
-			var r0_0_28 float64
-			{
-				x_28, nv_28 := x_24, (&r_24.nv[i_24])[0]
-				magic_28 := float64(roundMagic)
-				t_28 := (x_28 + magic_28)
-				d_28 := (x_28 - (t_28 - magic_28))
-				y_28 := (nv_28 * d_28)
-				u_28 := (y_28 + magic_28)
-				var r0_0_29 float64
+				var r0_0_28 float64
 				{
-					d_29 := (y_28 - (u_28 - magic_28))
-					y_29 := (d_29 * d_29)
-					y2_29 := (y_29 * y_29)
-					y4_29 := (y2_29 * y2_29)
-					p0_29 := ((float64(sp1) + (float64(sp3) * y_29)) + ((float64(sp5) + (float64(sp7) * y_29)) * y2_29))
-					p1_29 := (((float64(sp9) + (float64(sp11) * y_29)) + ((float64(sp13) + (float64(sp15) * y_29)) * y2_29)) * y4_29)
-					p2_29 := (((float64(sp17) + (float64(sp19) * y_29)) + (float64(sp21) * y2_29)) * (y4_29 * y4_29))
-					r0_0_29 = (d_29 * ((p0_29 + p1_29) + p2_29))
+					c_28, t_28 := r0_0_27, t_26
+					r0_0_28 = math.Float64frombits((math.Float64bits(c_28) ^ (math.Float64bits(t_28) << 63)))
 				}
+				c2_26 := (float64(2) * r0_0_28)
+				u0_26, u1_26 := float64(1), c2_26
+				j_26 := 2
+				for ; j_26+1 < n_26; j_26 += 2 {
+					u0_26 = ((c2_26 * u1_26) - u0_26)
+					u1_26 = ((c2_26 * u0_26) - u1_26)
+				}
+				if j_26 < n_26 {
+					u1_26 = ((c2_26 * u1_26) - u0_26)
+				}
+				r0_0_26 = u1_26
+			}
+			s_25 = r0_0_26
+		} else if r_25.nmode[i_25] == nRatio {
+			var r0_0_29 float64
+			{
+				x_29, nv_29 := x_25, (&r_25.nv[i_25])[0]
+				magic_29 := float64(roundMagic)
+				t_29 := (x_29 + magic_29)
+				d_29 := (x_29 - (t_29 - magic_29))
+				y_29 := (nv_29 * d_29)
+				u_29 := (y_29 + magic_29)
 				var r0_0_30 float64
 				{
-					c_30, t_30 := r0_0_29, u_28
-					r0_0_30 = math.Float64frombits((math.Float64bits(c_30) ^ (math.Float64bits(t_30) << 63)))
+					d_30 := (y_29 - (u_29 - magic_29))
+					y_30 := (d_30 * d_30)
+					y2_30 := (y_30 * y_30)
+					y4_30 := (y2_30 * y2_30)
+					p0_30 := ((float64(sp1) + (float64(sp3) * y_30)) + ((float64(sp5) + (float64(sp7) * y_30)) * y2_30))
+					p1_30 := (((float64(sp9) + (float64(sp11) * y_30)) + ((float64(sp13) + (float64(sp15) * y_30)) * y2_30)) * y4_30)
+					p2_30 := (((float64(sp17) + (float64(sp19) * y_30)) + (float64(sp21) * y2_30)) * (y4_30 * y4_30))
+					r0_0_30 = (d_30 * ((p0_30 + p1_30) + p2_30))
 				}
-				sn_28 := r0_0_30
 				var r0_0_31 float64
 				{
-					d_31 := d_28
-					y_31 := (d_31 * d_31)
-					y2_31 := (y_31 * y_31)
-					y4_31 := (y2_31 * y2_31)
-					p0_31 := ((float64(sp1) + (float64(sp3) * y_31)) + ((float64(sp5) + (float64(sp7) * y_31)) * y2_31))
-					p1_31 := (((float64(sp9) + (float64(sp11) * y_31)) + ((float64(sp13) + (float64(sp15) * y_31)) * y2_31)) * y4_31)
-					p2_31 := (((float64(sp17) + (float64(sp19) * y_31)) + (float64(sp21) * y2_31)) * (y4_31 * y4_31))
-					r0_0_31 = (d_31 * ((p0_31 + p1_31) + p2_31))
+					c_31, t_31 := r0_0_30, u_29
+					r0_0_31 = math.Float64frombits((math.Float64bits(c_31) ^ (math.Float64bits(t_31) << 63)))
 				}
-				r0_0_28 = merge(nv_28, (sn_28 / r0_0_31), (d_28 == float64(0)))
-			}
-			s_24 = r0_0_28
-		}
-		r0_0_24 = s_24
-	}
-	sa := r0_0_24
-	var r0_0_32 float64
-	{
-		r_32, i_32, x_32 := r, 1, kk
-		s_32 := float64(1)
-		if r_32.nmode[i_32] == nChebyshev {
-			var r0_0_33 float64
-			{
-				x_33, n_33 := x_32, r_32.nn[i_32]
-				magic_33 := float64(roundMagic)
-				t_33 := (x_33 + magic_33)
-				var r0_0_34 float64
+				sn_29 := r0_0_31
+				var r0_0_32 float64
 				{
-					d_34 := (x_33 - (t_33 - magic_33))
-					y_34 := (d_34 * d_34)
-					y2_34 := (y_34 * y_34)
-					y4_34 := (y2_34 * y2_34)
-					p0_34 := ((float64(cp0) + (float64(cp2) * y_34)) + ((float64(cp4) + (float64(cp6) * y_34)) * y2_34))
-					p1_34 := (((float64(cp8) + (float64(cp10) * y_34)) + ((float64(cp12) + (float64(cp14) * y_34)) * y2_34)) * y4_34)
-					p2_34 := (float64(cp16) * (y4_34 * y4_34))
-					r0_0_34 = ((p0_34 + p1_34) + p2_34)
+					d_32 := d_29
+					y_32 := (d_32 * d_32)
+					y2_32 := (y_32 * y_32)
+					y4_32 := (y2_32 * y2_32)
+					p0_32 := ((float64(sp1) + (float64(sp3) * y_32)) + ((float64(sp5) + (float64(sp7) * y_32)) * y2_32))
+					p1_32 := (((float64(sp9) + (float64(sp11) * y_32)) + ((float64(sp13) + (float64(sp15) * y_32)) * y2_32)) * y4_32)
+					p2_32 := (((float64(sp17) + (float64(sp19) * y_32)) + (float64(sp21) * y2_32)) * (y4_32 * y4_32))
+					r0_0_32 = (d_32 * ((p0_32 + p1_32) + p2_32))
 				}
+				r0_0_29 = merge(nv_29, (sn_29 / r0_0_32), (d_29 == float64(0)))
+			}
+			s_25 = r0_0_29
+		}
+		r0_0_25 = s_25
+	}
+	sa := r0_0_25
+	var r0_0_33 float64
+	{
+		r_33, i_33, x_33 := r, 1, kk
+		s_33 := float64(1)
+		if r_33.nmode[i_33] == nChebyshev {
+			var r0_0_34 float64
+			{
+				x_34, n_34 := x_33, r_33.nn[i_33]
+				magic_34 := float64(roundMagic)
+				t_34 := (x_34 + magic_34)
 				var r0_0_35 float64
 				{
-					c_35, t_35 := r0_0_34, t_33
-					r0_0_35 = math.Float64frombits((math.Float64bits(c_35) ^ (math.Float64bits(t_35) << 63)))
+					d_35 := (x_34 - (t_34 - magic_34))
+					y_35 := (d_35 * d_35)
+					y2_35 := (y_35 * y_35)
+					y4_35 := (y2_35 * y2_35)
+					p0_35 := ((float64(cp0) + (float64(cp2) * y_35)) + ((float64(cp4) + (float64(cp6) * y_35)) * y2_35))
+					p1_35 := (((float64(cp8) + (float64(cp10) * y_35)) + ((float64(cp12) + (float64(cp14) * y_35)) * y2_35)) * y4_35)
+					p2_35 := (float64(cp16) * (y4_35 * y4_35))
+					r0_0_35 = ((p0_35 + p1_35) + p2_35)
 				}
-				c2_33 := (float64(2) * r0_0_35)
-				u0_33, u1_33 := float64(1), c2_33
-				j_33 := 2
-				for ; j_33+1 < n_33; j_33 += 2 {
-					u0_33 = ((c2_33 * u1_33) - u0_33)
-					u1_33 = ((c2_33 * u0_33) - u1_33)
-				}
-				if j_33 < n_33 {
-					u1_33 = ((c2_33 * u1_33) - u0_33)
-				}
-				r0_0_33 = u1_33
-			}
-			s_32 = r0_0_33
-		} else if r_32.nmode[i_32] == nRatio {
-			var r0_0_36 float64
-			{
-				x_36, nv_36 := x_32, (&r_32.nv[i_32])[0]
-				magic_36 := float64(roundMagic)
-				t_36 := (x_36 + magic_36)
-				d_36 := (x_36 - (t_36 - magic_36))
-				y_36 := (nv_36 * d_36)
-				u_36 := (y_36 + magic_36)
-				var r0_0_37 float64
+				var r0_0_36 float64
 				{
-					d_37 := (y_36 - (u_36 - magic_36))
-					y_37 := (d_37 * d_37)
-					y2_37 := (y_37 * y_37)
-					y4_37 := (y2_37 * y2_37)
-					p0_37 := ((float64(sp1) + (float64(sp3) * y_37)) + ((float64(sp5) + (float64(sp7) * y_37)) * y2_37))
-					p1_37 := (((float64(sp9) + (float64(sp11) * y_37)) + ((float64(sp13) + (float64(sp15) * y_37)) * y2_37)) * y4_37)
-					p2_37 := (((float64(sp17) + (float64(sp19) * y_37)) + (float64(sp21) * y2_37)) * (y4_37 * y4_37))
-					r0_0_37 = (d_37 * ((p0_37 + p1_37) + p2_37))
+					c_36, t_36 := r0_0_35, t_34
+					r0_0_36 = math.Float64frombits((math.Float64bits(c_36) ^ (math.Float64bits(t_36) << 63)))
 				}
+				c2_34 := (float64(2) * r0_0_36)
+				u0_34, u1_34 := float64(1), c2_34
+				j_34 := 2
+				for ; j_34+1 < n_34; j_34 += 2 {
+					u0_34 = ((c2_34 * u1_34) - u0_34)
+					u1_34 = ((c2_34 * u0_34) - u1_34)
+				}
+				if j_34 < n_34 {
+					u1_34 = ((c2_34 * u1_34) - u0_34)
+				}
+				r0_0_34 = u1_34
+			}
+			s_33 = r0_0_34
+		} else if r_33.nmode[i_33] == nRatio {
+			var r0_0_37 float64
+			{
+				x_37, nv_37 := x_33, (&r_33.nv[i_33])[0]
+				magic_37 := float64(roundMagic)
+				t_37 := (x_37 + magic_37)
+				d_37 := (x_37 - (t_37 - magic_37))
+				y_37 := (nv_37 * d_37)
+				u_37 := (y_37 + magic_37)
 				var r0_0_38 float64
 				{
-					c_38, t_38 := r0_0_37, u_36
-					r0_0_38 = math.Float64frombits((math.Float64bits(c_38) ^ (math.Float64bits(t_38) << 63)))
+					d_38 := (y_37 - (u_37 - magic_37))
+					y_38 := (d_38 * d_38)
+					y2_38 := (y_38 * y_38)
+					y4_38 := (y2_38 * y2_38)
+					p0_38 := ((float64(sp1) + (float64(sp3) * y_38)) + ((float64(sp5) + (float64(sp7) * y_38)) * y2_38))
+					p1_38 := (((float64(sp9) + (float64(sp11) * y_38)) + ((float64(sp13) + (float64(sp15) * y_38)) * y2_38)) * y4_38)
+					p2_38 := (((float64(sp17) + (float64(sp19) * y_38)) + (float64(sp21) * y2_38)) * (y4_38 * y4_38))
+					r0_0_38 = (d_38 * ((p0_38 + p1_38) + p2_38))
 				}
-				sn_36 := r0_0_38
 				var r0_0_39 float64
 				{
-					d_39 := d_36
-					y_39 := (d_39 * d_39)
-					y2_39 := (y_39 * y_39)
-					y4_39 := (y2_39 * y2_39)
-					p0_39 := ((float64(sp1) + (float64(sp3) * y_39)) + ((float64(sp5) + (float64(sp7) * y_39)) * y2_39))
-					p1_39 := (((float64(sp9) + (float64(sp11) * y_39)) + ((float64(sp13) + (float64(sp15) * y_39)) * y2_39)) * y4_39)
-					p2_39 := (((float64(sp17) + (float64(sp19) * y_39)) + (float64(sp21) * y2_39)) * (y4_39 * y4_39))
-					r0_0_39 = (d_39 * ((p0_39 + p1_39) + p2_39))
+					c_39, t_39 := r0_0_38, u_37
+					r0_0_39 = math.Float64frombits((math.Float64bits(c_39) ^ (math.Float64bits(t_39) << 63)))
 				}
-				r0_0_36 = merge(nv_36, (sn_36 / r0_0_39), (d_36 == float64(0)))
-			}
-			s_32 = r0_0_36
-		}
-		r0_0_32 = s_32
-	}
-	sb := r0_0_32
-	var r0_0_40 float64
-	{
-		r_40, i_40, x_40 := r, 2, l
-		s_40 := float64(1)
-		if r_40.nmode[i_40] == nChebyshev {
-			var r0_0_41 float64
-			{
-				x_41, n_41 := x_40, r_40.nn[i_40]
-				magic_41 := float64(roundMagic)
-				t_41 := (x_41 + magic_41)
-				var r0_0_42 float64
+				sn_37 := r0_0_39
+				var r0_0_40 float64
 				{
-					d_42 := (x_41 - (t_41 - magic_41))
-					y_42 := (d_42 * d_42)
-					y2_42 := (y_42 * y_42)
-					y4_42 := (y2_42 * y2_42)
-					p0_42 := ((float64(cp0) + (float64(cp2) * y_42)) + ((float64(cp4) + (float64(cp6) * y_42)) * y2_42))
-					p1_42 := (((float64(cp8) + (float64(cp10) * y_42)) + ((float64(cp12) + (float64(cp14) * y_42)) * y2_42)) * y4_42)
-					p2_42 := (float64(cp16) * (y4_42 * y4_42))
-					r0_0_42 = ((p0_42 + p1_42) + p2_42)
+					d_40 := d_37
+					y_40 := (d_40 * d_40)
+					y2_40 := (y_40 * y_40)
+					y4_40 := (y2_40 * y2_40)
+					p0_40 := ((float64(sp1) + (float64(sp3) * y_40)) + ((float64(sp5) + (float64(sp7) * y_40)) * y2_40))
+					p1_40 := (((float64(sp9) + (float64(sp11) * y_40)) + ((float64(sp13) + (float64(sp15) * y_40)) * y2_40)) * y4_40)
+					p2_40 := (((float64(sp17) + (float64(sp19) * y_40)) + (float64(sp21) * y2_40)) * (y4_40 * y4_40))
+					r0_0_40 = (d_40 * ((p0_40 + p1_40) + p2_40))
 				}
+				r0_0_37 = merge(nv_37, (sn_37 / r0_0_40), (d_37 == float64(0)))
+			}
+			s_33 = r0_0_37
+		}
+		r0_0_33 = s_33
+	}
+	sb := r0_0_33
+	var r0_0_41 float64
+	{
+		r_41, i_41, x_41 := r, 2, l
+		s_41 := float64(1)
+		if r_41.nmode[i_41] == nChebyshev {
+			var r0_0_42 float64
+			{
+				x_42, n_42 := x_41, r_41.nn[i_41]
+				magic_42 := float64(roundMagic)
+				t_42 := (x_42 + magic_42)
 				var r0_0_43 float64
 				{
-					c_43, t_43 := r0_0_42, t_41
-					r0_0_43 = math.Float64frombits((math.Float64bits(c_43) ^ (math.Float64bits(t_43) << 63)))
+					d_43 := (x_42 - (t_42 - magic_42))
+					y_43 := (d_43 * d_43)
+					y2_43 := (y_43 * y_43)
+					y4_43 := (y2_43 * y2_43)
+					p0_43 := ((float64(cp0) + (float64(cp2) * y_43)) + ((float64(cp4) + (float64(cp6) * y_43)) * y2_43))
+					p1_43 := (((float64(cp8) + (float64(cp10) * y_43)) + ((float64(cp12) + (float64(cp14) * y_43)) * y2_43)) * y4_43)
+					p2_43 := (float64(cp16) * (y4_43 * y4_43))
+					r0_0_43 = ((p0_43 + p1_43) + p2_43)
 				}
-				c2_41 := (float64(2) * r0_0_43)
-				u0_41, u1_41 := float64(1), c2_41
-				j_41 := 2
-				for ; j_41+1 < n_41; j_41 += 2 {
-					u0_41 = ((c2_41 * u1_41) - u0_41)
-					u1_41 = ((c2_41 * u0_41) - u1_41)
-				}
-				if j_41 < n_41 {
-					u1_41 = ((c2_41 * u1_41) - u0_41)
-				}
-				r0_0_41 = u1_41
-			}
-			s_40 = r0_0_41
-		} else if r_40.nmode[i_40] == nRatio {
-			var r0_0_44 float64
-			{
-				x_44, nv_44 := x_40, (&r_40.nv[i_40])[0]
-				magic_44 := float64(roundMagic)
-				t_44 := (x_44 + magic_44)
-				d_44 := (x_44 - (t_44 - magic_44))
-				y_44 := (nv_44 * d_44)
-				u_44 := (y_44 + magic_44)
-				var r0_0_45 float64
+				var r0_0_44 float64
 				{
-					d_45 := (y_44 - (u_44 - magic_44))
-					y_45 := (d_45 * d_45)
-					y2_45 := (y_45 * y_45)
-					y4_45 := (y2_45 * y2_45)
-					p0_45 := ((float64(sp1) + (float64(sp3) * y_45)) + ((float64(sp5) + (float64(sp7) * y_45)) * y2_45))
-					p1_45 := (((float64(sp9) + (float64(sp11) * y_45)) + ((float64(sp13) + (float64(sp15) * y_45)) * y2_45)) * y4_45)
-					p2_45 := (((float64(sp17) + (float64(sp19) * y_45)) + (float64(sp21) * y2_45)) * (y4_45 * y4_45))
-					r0_0_45 = (d_45 * ((p0_45 + p1_45) + p2_45))
+					c_44, t_44 := r0_0_43, t_42
+					r0_0_44 = math.Float64frombits((math.Float64bits(c_44) ^ (math.Float64bits(t_44) << 63)))
 				}
+				c2_42 := (float64(2) * r0_0_44)
+				u0_42, u1_42 := float64(1), c2_42
+				j_42 := 2
+				for ; j_42+1 < n_42; j_42 += 2 {
+					u0_42 = ((c2_42 * u1_42) - u0_42)
+					u1_42 = ((c2_42 * u0_42) - u1_42)
+				}
+				if j_42 < n_42 {
+					u1_42 = ((c2_42 * u1_42) - u0_42)
+				}
+				r0_0_42 = u1_42
+			}
+			s_41 = r0_0_42
+		} else if r_41.nmode[i_41] == nRatio {
+			var r0_0_45 float64
+			{
+				x_45, nv_45 := x_41, (&r_41.nv[i_41])[0]
+				magic_45 := float64(roundMagic)
+				t_45 := (x_45 + magic_45)
+				d_45 := (x_45 - (t_45 - magic_45))
+				y_45 := (nv_45 * d_45)
+				u_45 := (y_45 + magic_45)
 				var r0_0_46 float64
 				{
-					c_46, t_46 := r0_0_45, u_44
-					r0_0_46 = math.Float64frombits((math.Float64bits(c_46) ^ (math.Float64bits(t_46) << 63)))
+					d_46 := (y_45 - (u_45 - magic_45))
+					y_46 := (d_46 * d_46)
+					y2_46 := (y_46 * y_46)
+					y4_46 := (y2_46 * y2_46)
+					p0_46 := ((float64(sp1) + (float64(sp3) * y_46)) + ((float64(sp5) + (float64(sp7) * y_46)) * y2_46))
+					p1_46 := (((float64(sp9) + (float64(sp11) * y_46)) + ((float64(sp13) + (float64(sp15) * y_46)) * y2_46)) * y4_46)
+					p2_46 := (((float64(sp17) + (float64(sp19) * y_46)) + (float64(sp21) * y2_46)) * (y4_46 * y4_46))
+					r0_0_46 = (d_46 * ((p0_46 + p1_46) + p2_46))
 				}
-				sn_44 := r0_0_46
 				var r0_0_47 float64
 				{
-					d_47 := d_44
-					y_47 := (d_47 * d_47)
-					y2_47 := (y_47 * y_47)
-					y4_47 := (y2_47 * y2_47)
-					p0_47 := ((float64(sp1) + (float64(sp3) * y_47)) + ((float64(sp5) + (float64(sp7) * y_47)) * y2_47))
-					p1_47 := (((float64(sp9) + (float64(sp11) * y_47)) + ((float64(sp13) + (float64(sp15) * y_47)) * y2_47)) * y4_47)
-					p2_47 := (((float64(sp17) + (float64(sp19) * y_47)) + (float64(sp21) * y2_47)) * (y4_47 * y4_47))
-					r0_0_47 = (d_47 * ((p0_47 + p1_47) + p2_47))
+					c_47, t_47 := r0_0_46, u_45
+					r0_0_47 = math.Float64frombits((math.Float64bits(c_47) ^ (math.Float64bits(t_47) << 63)))
 				}
-				r0_0_44 = merge(nv_44, (sn_44 / r0_0_47), (d_44 == float64(0)))
+				sn_45 := r0_0_47
+				var r0_0_48 float64
+				{
+					d_48 := d_45
+					y_48 := (d_48 * d_48)
+					y2_48 := (y_48 * y_48)
+					y4_48 := (y2_48 * y2_48)
+					p0_48 := ((float64(sp1) + (float64(sp3) * y_48)) + ((float64(sp5) + (float64(sp7) * y_48)) * y2_48))
+					p1_48 := (((float64(sp9) + (float64(sp11) * y_48)) + ((float64(sp13) + (float64(sp15) * y_48)) * y2_48)) * y4_48)
+					p2_48 := (((float64(sp17) + (float64(sp19) * y_48)) + (float64(sp21) * y2_48)) * (y4_48 * y4_48))
+					r0_0_48 = (d_48 * ((p0_48 + p1_48) + p2_48))
+				}
+				r0_0_45 = merge(nv_45, (sn_45 / r0_0_48), (d_45 == float64(0)))
 			}
-			s_40 = r0_0_44
+			s_41 = r0_0_45
 		}
-		r0_0_40 = s_40
+		r0_0_41 = s_41
 	}
-	sc := r0_0_40
+	sc := r0_0_41
 	return ((sa * sb) * sc)
 }
 
@@ -1436,80 +1499,80 @@ func sincgAxisLanes(r *laneReps, i int, x float64,
 ) float64 {
 	s := float64(1)
 	if r.nmode[i] == nChebyshev {
-		var r0_0_48 float64
+		var r0_0_49 float64
 		{
-			x_48, n_48 := x, r.nn[i]
-			magic_48 := float64(roundMagic)
-			t_48 := (x_48 + magic_48)
-			var r0_0_49 float64
-			{
-				d_49 := (x_48 - (t_48 - magic_48))
-				y_49 := (d_49 * d_49)
-				y2_49 := (y_49 * y_49)
-				y4_49 := (y2_49 * y2_49)
-				p0_49 := ((float64(cp0) + (float64(cp2) * y_49)) + ((float64(cp4) + (float64(cp6) * y_49)) * y2_49))
-				p1_49 := (((float64(cp8) + (float64(cp10) * y_49)) + ((float64(cp12) + (float64(cp14) * y_49)) * y2_49)) * y4_49)
-				p2_49 := (float64(cp16) * (y4_49 * y4_49))
-				r0_0_49 = ((p0_49 + p1_49) + p2_49)
-			}
+			x_49, n_49 := x, r.nn[i]
+			magic_49 := float64(roundMagic)
+			t_49 := (x_49 + magic_49)
 			var r0_0_50 float64
 			{
-				c_50, t_50 := r0_0_49, t_48
-				r0_0_50 = math.Float64frombits((math.Float64bits(c_50) ^ (math.Float64bits(t_50) << 63)))
+				d_50 := (x_49 - (t_49 - magic_49))
+				y_50 := (d_50 * d_50)
+				y2_50 := (y_50 * y_50)
+				y4_50 := (y2_50 * y2_50)
+				p0_50 := ((float64(cp0) + (float64(cp2) * y_50)) + ((float64(cp4) + (float64(cp6) * y_50)) * y2_50))
+				p1_50 := (((float64(cp8) + (float64(cp10) * y_50)) + ((float64(cp12) + (float64(cp14) * y_50)) * y2_50)) * y4_50)
+				p2_50 := (float64(cp16) * (y4_50 * y4_50))
+				r0_0_50 = ((p0_50 + p1_50) + p2_50)
 			}
-			c2_48 := (float64(2) * r0_0_50)
-			u0_48, u1_48 := float64(1), c2_48
-			j_48 := 2
-			for ; j_48+1 < n_48; j_48 += 2 {
-				u0_48 = ((c2_48 * u1_48) - u0_48)
-				u1_48 = ((c2_48 * u0_48) - u1_48)
-			}
-			if j_48 < n_48 {
-				u1_48 = ((c2_48 * u1_48) - u0_48)
-			}
-			r0_0_48 = u1_48
-		}
-		s = r0_0_48
-	} else if r.nmode[i] == nRatio {
-		var r0_0_51 float64
-		{
-			x_51, nv_51 := x, (&r.nv[i])[0]
-			magic_51 := float64(roundMagic)
-			t_51 := (x_51 + magic_51)
-			d_51 := (x_51 - (t_51 - magic_51))
-			y_51 := (nv_51 * d_51)
-			u_51 := (y_51 + magic_51)
-			var r0_0_52 float64
+			var r0_0_51 float64
 			{
-				d_52 := (y_51 - (u_51 - magic_51))
-				y_52 := (d_52 * d_52)
-				y2_52 := (y_52 * y_52)
-				y4_52 := (y2_52 * y2_52)
-				p0_52 := ((float64(sp1) + (float64(sp3) * y_52)) + ((float64(sp5) + (float64(sp7) * y_52)) * y2_52))
-				p1_52 := (((float64(sp9) + (float64(sp11) * y_52)) + ((float64(sp13) + (float64(sp15) * y_52)) * y2_52)) * y4_52)
-				p2_52 := (((float64(sp17) + (float64(sp19) * y_52)) + (float64(sp21) * y2_52)) * (y4_52 * y4_52))
-				r0_0_52 = (d_52 * ((p0_52 + p1_52) + p2_52))
+				c_51, t_51 := r0_0_50, t_49
+				r0_0_51 = math.Float64frombits((math.Float64bits(c_51) ^ (math.Float64bits(t_51) << 63)))
 			}
+			c2_49 := (float64(2) * r0_0_51)
+			u0_49, u1_49 := float64(1), c2_49
+			j_49 := 2
+			for ; j_49+1 < n_49; j_49 += 2 {
+				u0_49 = ((c2_49 * u1_49) - u0_49)
+				u1_49 = ((c2_49 * u0_49) - u1_49)
+			}
+			if j_49 < n_49 {
+				u1_49 = ((c2_49 * u1_49) - u0_49)
+			}
+			r0_0_49 = u1_49
+		}
+		s = r0_0_49
+	} else if r.nmode[i] == nRatio {
+		var r0_0_52 float64
+		{
+			x_52, nv_52 := x, (&r.nv[i])[0]
+			magic_52 := float64(roundMagic)
+			t_52 := (x_52 + magic_52)
+			d_52 := (x_52 - (t_52 - magic_52))
+			y_52 := (nv_52 * d_52)
+			u_52 := (y_52 + magic_52)
 			var r0_0_53 float64
 			{
-				c_53, t_53 := r0_0_52, u_51
-				r0_0_53 = math.Float64frombits((math.Float64bits(c_53) ^ (math.Float64bits(t_53) << 63)))
+				d_53 := (y_52 - (u_52 - magic_52))
+				y_53 := (d_53 * d_53)
+				y2_53 := (y_53 * y_53)
+				y4_53 := (y2_53 * y2_53)
+				p0_53 := ((float64(sp1) + (float64(sp3) * y_53)) + ((float64(sp5) + (float64(sp7) * y_53)) * y2_53))
+				p1_53 := (((float64(sp9) + (float64(sp11) * y_53)) + ((float64(sp13) + (float64(sp15) * y_53)) * y2_53)) * y4_53)
+				p2_53 := (((float64(sp17) + (float64(sp19) * y_53)) + (float64(sp21) * y2_53)) * (y4_53 * y4_53))
+				r0_0_53 = (d_53 * ((p0_53 + p1_53) + p2_53))
 			}
-			sn_51 := r0_0_53
 			var r0_0_54 float64
 			{
-				d_54 := d_51
-				y_54 := (d_54 * d_54)
-				y2_54 := (y_54 * y_54)
-				y4_54 := (y2_54 * y2_54)
-				p0_54 := ((float64(sp1) + (float64(sp3) * y_54)) + ((float64(sp5) + (float64(sp7) * y_54)) * y2_54))
-				p1_54 := (((float64(sp9) + (float64(sp11) * y_54)) + ((float64(sp13) + (float64(sp15) * y_54)) * y2_54)) * y4_54)
-				p2_54 := (((float64(sp17) + (float64(sp19) * y_54)) + (float64(sp21) * y2_54)) * (y4_54 * y4_54))
-				r0_0_54 = (d_54 * ((p0_54 + p1_54) + p2_54))
+				c_54, t_54 := r0_0_53, u_52
+				r0_0_54 = math.Float64frombits((math.Float64bits(c_54) ^ (math.Float64bits(t_54) << 63)))
 			}
-			r0_0_51 = merge(nv_51, (sn_51 / r0_0_54), (d_51 == float64(0)))
+			sn_52 := r0_0_54
+			var r0_0_55 float64
+			{
+				d_55 := d_52
+				y_55 := (d_55 * d_55)
+				y2_55 := (y_55 * y_55)
+				y4_55 := (y2_55 * y2_55)
+				p0_55 := ((float64(sp1) + (float64(sp3) * y_55)) + ((float64(sp5) + (float64(sp7) * y_55)) * y2_55))
+				p1_55 := (((float64(sp9) + (float64(sp11) * y_55)) + ((float64(sp13) + (float64(sp15) * y_55)) * y2_55)) * y4_55)
+				p2_55 := (((float64(sp17) + (float64(sp19) * y_55)) + (float64(sp21) * y2_55)) * (y4_55 * y4_55))
+				r0_0_55 = (d_55 * ((p0_55 + p1_55) + p2_55))
+			}
+			r0_0_52 = merge(nv_52, (sn_52 / r0_0_55), (d_52 == float64(0)))
 		}
-		s = r0_0_51
+		s = r0_0_52
 	}
 	return s
 }
@@ -1519,23 +1582,23 @@ func sincgLanes(x float64,
 	n int) float64 {
 	magic := float64(roundMagic)
 	t := (x + magic)
-	var r0_0_55 float64
-	{
-		d_55 := (x - (t - magic))
-		y_55 := (d_55 * d_55)
-		y2_55 := (y_55 * y_55)
-		y4_55 := (y2_55 * y2_55)
-		p0_55 := ((float64(cp0) + (float64(cp2) * y_55)) + ((float64(cp4) + (float64(cp6) * y_55)) * y2_55))
-		p1_55 := (((float64(cp8) + (float64(cp10) * y_55)) + ((float64(cp12) + (float64(cp14) * y_55)) * y2_55)) * y4_55)
-		p2_55 := (float64(cp16) * (y4_55 * y4_55))
-		r0_0_55 = ((p0_55 + p1_55) + p2_55)
-	}
 	var r0_0_56 float64
 	{
-		c_56, t_56 := r0_0_55, t
-		r0_0_56 = math.Float64frombits((math.Float64bits(c_56) ^ (math.Float64bits(t_56) << 63)))
+		d_56 := (x - (t - magic))
+		y_56 := (d_56 * d_56)
+		y2_56 := (y_56 * y_56)
+		y4_56 := (y2_56 * y2_56)
+		p0_56 := ((float64(cp0) + (float64(cp2) * y_56)) + ((float64(cp4) + (float64(cp6) * y_56)) * y2_56))
+		p1_56 := (((float64(cp8) + (float64(cp10) * y_56)) + ((float64(cp12) + (float64(cp14) * y_56)) * y2_56)) * y4_56)
+		p2_56 := (float64(cp16) * (y4_56 * y4_56))
+		r0_0_56 = ((p0_56 + p1_56) + p2_56)
 	}
-	c2 := (float64(2) * r0_0_56)
+	var r0_0_57 float64
+	{
+		c_57, t_57 := r0_0_56, t
+		r0_0_57 = math.Float64frombits((math.Float64bits(c_57) ^ (math.Float64bits(t_57) << 63)))
+	}
+	c2 := (float64(2) * r0_0_57)
 	u0, u1 := float64(1), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -1556,35 +1619,35 @@ func sincgRatioLanes(x, nv float64,
 	d := (x - (t - magic))
 	y := (nv * d)
 	u := (y + magic)
-	var r0_0_57 float64
-	{
-		d_57 := (y - (u - magic))
-		y_57 := (d_57 * d_57)
-		y2_57 := (y_57 * y_57)
-		y4_57 := (y2_57 * y2_57)
-		p0_57 := ((float64(sp1) + (float64(sp3) * y_57)) + ((float64(sp5) + (float64(sp7) * y_57)) * y2_57))
-		p1_57 := (((float64(sp9) + (float64(sp11) * y_57)) + ((float64(sp13) + (float64(sp15) * y_57)) * y2_57)) * y4_57)
-		p2_57 := (((float64(sp17) + (float64(sp19) * y_57)) + (float64(sp21) * y2_57)) * (y4_57 * y4_57))
-		r0_0_57 = (d_57 * ((p0_57 + p1_57) + p2_57))
-	}
 	var r0_0_58 float64
 	{
-		c_58, t_58 := r0_0_57, u
-		r0_0_58 = math.Float64frombits((math.Float64bits(c_58) ^ (math.Float64bits(t_58) << 63)))
+		d_58 := (y - (u - magic))
+		y_58 := (d_58 * d_58)
+		y2_58 := (y_58 * y_58)
+		y4_58 := (y2_58 * y2_58)
+		p0_58 := ((float64(sp1) + (float64(sp3) * y_58)) + ((float64(sp5) + (float64(sp7) * y_58)) * y2_58))
+		p1_58 := (((float64(sp9) + (float64(sp11) * y_58)) + ((float64(sp13) + (float64(sp15) * y_58)) * y2_58)) * y4_58)
+		p2_58 := (((float64(sp17) + (float64(sp19) * y_58)) + (float64(sp21) * y2_58)) * (y4_58 * y4_58))
+		r0_0_58 = (d_58 * ((p0_58 + p1_58) + p2_58))
 	}
-	sn := r0_0_58
 	var r0_0_59 float64
 	{
-		d_59 := d
-		y_59 := (d_59 * d_59)
-		y2_59 := (y_59 * y_59)
-		y4_59 := (y2_59 * y2_59)
-		p0_59 := ((float64(sp1) + (float64(sp3) * y_59)) + ((float64(sp5) + (float64(sp7) * y_59)) * y2_59))
-		p1_59 := (((float64(sp9) + (float64(sp11) * y_59)) + ((float64(sp13) + (float64(sp15) * y_59)) * y2_59)) * y4_59)
-		p2_59 := (((float64(sp17) + (float64(sp19) * y_59)) + (float64(sp21) * y2_59)) * (y4_59 * y4_59))
-		r0_0_59 = (d_59 * ((p0_59 + p1_59) + p2_59))
+		c_59, t_59 := r0_0_58, u
+		r0_0_59 = math.Float64frombits((math.Float64bits(c_59) ^ (math.Float64bits(t_59) << 63)))
 	}
-	return merge(nv, (sn / r0_0_59), (d == float64(0)))
+	sn := r0_0_59
+	var r0_0_60 float64
+	{
+		d_60 := d
+		y_60 := (d_60 * d_60)
+		y2_60 := (y_60 * y_60)
+		y4_60 := (y2_60 * y2_60)
+		p0_60 := ((float64(sp1) + (float64(sp3) * y_60)) + ((float64(sp5) + (float64(sp7) * y_60)) * y2_60))
+		p1_60 := (((float64(sp9) + (float64(sp11) * y_60)) + ((float64(sp13) + (float64(sp15) * y_60)) * y2_60)) * y4_60)
+		p2_60 := (((float64(sp17) + (float64(sp19) * y_60)) + (float64(sp21) * y2_60)) * (y4_60 * y4_60))
+		r0_0_60 = (d_60 * ((p0_60 + p1_60) + p2_60))
+	}
+	return merge(nv, (sn / r0_0_60), (d == float64(0)))
 }
 
 func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
@@ -1593,539 +1656,539 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 
 ) {
 	var (
-		r0_0_60 float64
-		r1_0_60 float64
-		r2_0_60 float64
+		r0_0_61 float64
+		r1_0_61 float64
+		r2_0_61 float64
 	)
 	{
-		r_60, i_60, x_60 := r, 0, h
-		s_60, dx_60, dn_60 := float64(1), float64(0), float64(0)
-		if r_60.nmode[i_60] == nChebyshev {
+		r_61, i_61, x_61 := r, 0, h
+		s_61, dx_61, dn_61 := float64(1), float64(0), float64(0)
+		if r_61.nmode[i_61] == nChebyshev {
 			var (
-				r0_0_61 float64
-				r1_0_61 float64
-				r2_0_61 float64
+				r0_0_62 float64
+				r1_0_62 float64
+				r2_0_62 float64
 			)
 			{
-				r_61, x_61, n_61, nf_61 := r_60, x_60, r_60.nn[i_60], &r_60.nv[i_60]
-				magic_61 := float64(roundMagic)
-				t_61 := (x_61 + magic_61)
-				d_61 := (x_61 - (t_61 - magic_61))
-				f_61 := (math.Float64bits(t_61) << 63)
-				var r0_0_62 float64
+				r_62, x_62, n_62, nf_62 := r_61, x_61, r_61.nn[i_61], &r_61.nv[i_61]
+				magic_62 := float64(roundMagic)
+				t_62 := (x_62 + magic_62)
+				d_62 := (x_62 - (t_62 - magic_62))
+				f_62 := (math.Float64bits(t_62) << 63)
+				var r0_0_63 float64
 				{
-					d_62 := d_61
-					y_62 := (d_62 * d_62)
-					y2_62 := (y_62 * y_62)
-					y4_62 := (y2_62 * y2_62)
-					p0_62 := ((float64(cp0) + (float64(cp2) * y_62)) + ((float64(cp4) + (float64(cp6) * y_62)) * y2_62))
-					p1_62 := (((float64(cp8) + (float64(cp10) * y_62)) + ((float64(cp12) + (float64(cp14) * y_62)) * y2_62)) * y4_62)
-					p2_62 := (float64(cp16) * (y4_62 * y4_62))
-					r0_0_62 = ((p0_62 + p1_62) + p2_62)
+					d_63 := d_62
+					y_63 := (d_63 * d_63)
+					y2_63 := (y_63 * y_63)
+					y4_63 := (y2_63 * y2_63)
+					p0_63 := ((float64(cp0) + (float64(cp2) * y_63)) + ((float64(cp4) + (float64(cp6) * y_63)) * y2_63))
+					p1_63 := (((float64(cp8) + (float64(cp10) * y_63)) + ((float64(cp12) + (float64(cp14) * y_63)) * y2_63)) * y4_63)
+					p2_63 := (float64(cp16) * (y4_63 * y4_63))
+					r0_0_63 = ((p0_63 + p1_63) + p2_63)
 				}
-				cr_61 := r0_0_62
-				sign_61, one_61, pi_61 := math.Float64bits((&r_61.negZero)[0]), float64(1), float64(piC)
-				rs_61 := (pi_61 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_61 - cr_61) * (one_61 + cr_61)))) | ((math.Float64bits(d_61) ^ f_61) & sign_61))))
-				c2_61 := (float64(2) * math.Float64frombits((math.Float64bits(cr_61) ^ f_61)))
-				u0_61, u1_61 := one_61, c2_61
-				j_61 := 2
-				for ; j_61+1 < n_61; j_61 += 2 {
-					u0_61 = ((c2_61 * u1_61) - u0_61)
-					u1_61 = ((c2_61 * u0_61) - u1_61)
+				cr_62 := r0_0_63
+				sign_62, one_62, pi_62 := math.Float64bits((&r_62.negZero)[0]), float64(1), float64(piC)
+				rs_62 := (pi_62 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_62 - cr_62) * (one_62 + cr_62)))) | ((math.Float64bits(d_62) ^ f_62) & sign_62))))
+				c2_62 := (float64(2) * math.Float64frombits((math.Float64bits(cr_62) ^ f_62)))
+				u0_62, u1_62 := one_62, c2_62
+				j_62 := 2
+				for ; j_62+1 < n_62; j_62 += 2 {
+					u0_62 = ((c2_62 * u1_62) - u0_62)
+					u1_62 = ((c2_62 * u0_62) - u1_62)
 				}
-				if j_61 < n_61 {
-					u0_61, u1_61 = u1_61, ((c2_61 * u1_61) - u0_61)
+				if j_62 < n_62 {
+					u0_62, u1_62 = u1_62, ((c2_62 * u1_62) - u0_62)
 				}
-				cu_61 := ((float64(0.5) * c2_61) * u1_61)
-				tn_61 := (cu_61 - u0_61)
-				dx_61 := (((nf_61[0] * tn_61) - cu_61) * rs_61)
-				dn_61 := ((d_61 * tn_61) * rs_61)
-				near_61 := ((d_61 * d_61) < float64(closedFormMin2))
-				if near_61 {
+				cu_62 := ((float64(0.5) * c2_62) * u1_62)
+				tn_62 := (cu_62 - u0_62)
+				dx_62 := (((nf_62[0] * tn_62) - cu_62) * rs_62)
+				dn_62 := ((d_62 * tn_62) * rs_62)
+				near_62 := ((d_62 * d_62) < float64(closedFormMin2))
+				if near_62 {
 					var (
-						r0_0_63 float64
-						r1_0_63 float64
+						r0_0_64 float64
+						r1_0_64 float64
 					)
 					{
-						r_63, d_63, c2_63, flip_63, tn_63, un_63, n_63 := r_61, d_61, c2_61, f_61, tn_61, u1_61, n_61
-						var r0_0_64 float64
+						r_64, d_64, c2_64, flip_64, tn_64, un_64, n_64 := r_62, d_62, c2_62, f_62, tn_62, u1_62, n_62
+						var r0_0_65 float64
 						{
-							d_64 := d_63
-							y_64 := (d_64 * d_64)
-							y2_64 := (y_64 * y_64)
-							y4_64 := (y2_64 * y2_64)
-							p0_64 := ((float64(sp1) + (float64(sp3) * y_64)) + ((float64(sp5) + (float64(sp7) * y_64)) * y2_64))
-							p1_64 := (((float64(sp9) + (float64(sp11) * y_64)) + ((float64(sp13) + (float64(sp15) * y_64)) * y2_64)) * y4_64)
-							p2_64 := (((float64(sp17) + (float64(sp19) * y_64)) + (float64(sp21) * y2_64)) * (y4_64 * y4_64))
-							r0_0_64 = (d_64 * ((p0_64 + p1_64) + p2_64))
+							d_65 := d_64
+							y_65 := (d_65 * d_65)
+							y2_65 := (y_65 * y_65)
+							y4_65 := (y2_65 * y2_65)
+							p0_65 := ((float64(sp1) + (float64(sp3) * y_65)) + ((float64(sp5) + (float64(sp7) * y_65)) * y2_65))
+							p1_65 := (((float64(sp9) + (float64(sp11) * y_65)) + ((float64(sp13) + (float64(sp15) * y_65)) * y2_65)) * y4_65)
+							p2_65 := (((float64(sp17) + (float64(sp19) * y_65)) + (float64(sp21) * y2_65)) * (y4_65 * y4_65))
+							r0_0_65 = (d_65 * ((p0_65 + p1_65) + p2_65))
 						}
-						s_63 := math.Float64frombits((math.Float64bits(r0_0_64) ^ flip_63))
-						two_63 := float64(2)
-						u0_63, u1_63, p0_63, p1_63 := float64(1), c2_63, float64(0), two_63
-						for j_63 := 2; j_63 < n_63; j_63++ {
-							u0_63, u1_63, p0_63, p1_63 = u1_63, ((c2_63 * u1_63) - u0_63), p1_63, (((two_63 * u1_63) + (c2_63 * p1_63)) - p0_63)
+						s_64 := math.Float64frombits((math.Float64bits(r0_0_65) ^ flip_64))
+						two_64 := float64(2)
+						u0_64, u1_64, p0_64, p1_64 := float64(1), c2_64, float64(0), two_64
+						for j_64 := 2; j_64 < n_64; j_64++ {
+							u0_64, u1_64, p0_64, p1_64 = u1_64, ((c2_64 * u1_64) - u0_64), p1_64, (((two_64 * u1_64) + (c2_64 * p1_64)) - p0_64)
 						}
-						dx_63 := ((float64(minusPi) * s_63) * p1_63)
-						peak_63 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_63) & math.Float64bits((&r_63.negZero)[0]))))
-						dn_63 := merge((((float64(piC) * d_63) * tn_63) / s_63), peak_63, (d_63 != float64(0)))
-						r0_0_63, r1_0_63 = dx_63, dn_63
+						dx_64 := ((float64(minusPi) * s_64) * p1_64)
+						peak_64 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_64) & math.Float64bits((&r_64.negZero)[0]))))
+						dn_64 := merge((((float64(piC) * d_64) * tn_64) / s_64), peak_64, (d_64 != float64(0)))
+						r0_0_64, r1_0_64 = dx_64, dn_64
 					}
-					px_61, pn_61 := r0_0_63, r1_0_63
-					dx_61, dn_61 = merge(px_61, dx_61, near_61), merge(pn_61, dn_61, near_61)
+					px_62, pn_62 := r0_0_64, r1_0_64
+					dx_62, dn_62 = merge(px_62, dx_62, near_62), merge(pn_62, dn_62, near_62)
 				}
-				r0_0_61, r1_0_61, r2_0_61 = u1_61, dx_61, dn_61
+				r0_0_62, r1_0_62, r2_0_62 = u1_62, dx_62, dn_62
 			}
-			s_60, dx_60, dn_60 = r0_0_61, r1_0_61, r2_0_61
-		} else if r_60.nmode[i_60] == nRatio {
+			s_61, dx_61, dn_61 = r0_0_62, r1_0_62, r2_0_62
+		} else if r_61.nmode[i_61] == nRatio {
 			var (
-				r0_0_65 float64
-				r1_0_65 float64
-				r2_0_65 float64
+				r0_0_66 float64
+				r1_0_66 float64
+				r2_0_66 float64
 			)
 			{
-				x_65, nv_65 := x_60, (&r_60.nv[i_60])[0]
-				magic_65 := float64(roundMagic)
-				t_65 := (x_65 + magic_65)
-				d_65 := (x_65 - (t_65 - magic_65))
-				y_65 := (nv_65 * d_65)
-				u_65 := (y_65 + magic_65)
-				e_65 := (y_65 - (u_65 - magic_65))
-				var r0_0_66 float64
-				{
-					d_66 := e_65
-					y_66 := (d_66 * d_66)
-					y2_66 := (y_66 * y_66)
-					y4_66 := (y2_66 * y2_66)
-					p0_66 := ((float64(sp1) + (float64(sp3) * y_66)) + ((float64(sp5) + (float64(sp7) * y_66)) * y2_66))
-					p1_66 := (((float64(sp9) + (float64(sp11) * y_66)) + ((float64(sp13) + (float64(sp15) * y_66)) * y2_66)) * y4_66)
-					p2_66 := (((float64(sp17) + (float64(sp19) * y_66)) + (float64(sp21) * y2_66)) * (y4_66 * y4_66))
-					r0_0_66 = (d_66 * ((p0_66 + p1_66) + p2_66))
-				}
+				x_66, nv_66 := x_61, (&r_61.nv[i_61])[0]
+				magic_66 := float64(roundMagic)
+				t_66 := (x_66 + magic_66)
+				d_66 := (x_66 - (t_66 - magic_66))
+				y_66 := (nv_66 * d_66)
+				u_66 := (y_66 + magic_66)
+				e_66 := (y_66 - (u_66 - magic_66))
 				var r0_0_67 float64
 				{
-					c_67, t_67 := r0_0_66, u_65
-					r0_0_67 = math.Float64frombits((math.Float64bits(c_67) ^ (math.Float64bits(t_67) << 63)))
+					d_67 := e_66
+					y_67 := (d_67 * d_67)
+					y2_67 := (y_67 * y_67)
+					y4_67 := (y2_67 * y2_67)
+					p0_67 := ((float64(sp1) + (float64(sp3) * y_67)) + ((float64(sp5) + (float64(sp7) * y_67)) * y2_67))
+					p1_67 := (((float64(sp9) + (float64(sp11) * y_67)) + ((float64(sp13) + (float64(sp15) * y_67)) * y2_67)) * y4_67)
+					p2_67 := (((float64(sp17) + (float64(sp19) * y_67)) + (float64(sp21) * y2_67)) * (y4_67 * y4_67))
+					r0_0_67 = (d_67 * ((p0_67 + p1_67) + p2_67))
 				}
 				var r0_0_68 float64
 				{
-					d_68 := e_65
-					y_68 := (d_68 * d_68)
-					y2_68 := (y_68 * y_68)
-					y4_68 := (y2_68 * y2_68)
-					p0_68 := ((float64(cp0) + (float64(cp2) * y_68)) + ((float64(cp4) + (float64(cp6) * y_68)) * y2_68))
-					p1_68 := (((float64(cp8) + (float64(cp10) * y_68)) + ((float64(cp12) + (float64(cp14) * y_68)) * y2_68)) * y4_68)
-					p2_68 := (float64(cp16) * (y4_68 * y4_68))
-					r0_0_68 = ((p0_68 + p1_68) + p2_68)
+					c_68, t_68 := r0_0_67, u_66
+					r0_0_68 = math.Float64frombits((math.Float64bits(c_68) ^ (math.Float64bits(t_68) << 63)))
 				}
 				var r0_0_69 float64
 				{
-					c_69, t_69 := r0_0_68, u_65
-					r0_0_69 = math.Float64frombits((math.Float64bits(c_69) ^ (math.Float64bits(t_69) << 63)))
+					d_69 := e_66
+					y_69 := (d_69 * d_69)
+					y2_69 := (y_69 * y_69)
+					y4_69 := (y2_69 * y2_69)
+					p0_69 := ((float64(cp0) + (float64(cp2) * y_69)) + ((float64(cp4) + (float64(cp6) * y_69)) * y2_69))
+					p1_69 := (((float64(cp8) + (float64(cp10) * y_69)) + ((float64(cp12) + (float64(cp14) * y_69)) * y2_69)) * y4_69)
+					p2_69 := (float64(cp16) * (y4_69 * y4_69))
+					r0_0_69 = ((p0_69 + p1_69) + p2_69)
 				}
-				sn_65, cn_65 := r0_0_67, r0_0_69
 				var r0_0_70 float64
 				{
-					d_70 := d_65
-					y_70 := (d_70 * d_70)
-					y2_70 := (y_70 * y_70)
-					y4_70 := (y2_70 * y2_70)
-					p0_70 := ((float64(sp1) + (float64(sp3) * y_70)) + ((float64(sp5) + (float64(sp7) * y_70)) * y2_70))
-					p1_70 := (((float64(sp9) + (float64(sp11) * y_70)) + ((float64(sp13) + (float64(sp15) * y_70)) * y2_70)) * y4_70)
-					p2_70 := (((float64(sp17) + (float64(sp19) * y_70)) + (float64(sp21) * y2_70)) * (y4_70 * y4_70))
-					r0_0_70 = (d_70 * ((p0_70 + p1_70) + p2_70))
+					c_70, t_70 := r0_0_69, u_66
+					r0_0_70 = math.Float64frombits((math.Float64bits(c_70) ^ (math.Float64bits(t_70) << 63)))
 				}
+				sn_66, cn_66 := r0_0_68, r0_0_70
 				var r0_0_71 float64
 				{
-					d_71 := d_65
+					d_71 := d_66
 					y_71 := (d_71 * d_71)
 					y2_71 := (y_71 * y_71)
 					y4_71 := (y2_71 * y2_71)
-					p0_71 := ((float64(cp0) + (float64(cp2) * y_71)) + ((float64(cp4) + (float64(cp6) * y_71)) * y2_71))
-					p1_71 := (((float64(cp8) + (float64(cp10) * y_71)) + ((float64(cp12) + (float64(cp14) * y_71)) * y2_71)) * y4_71)
-					p2_71 := (float64(cp16) * (y4_71 * y4_71))
-					r0_0_71 = ((p0_71 + p1_71) + p2_71)
+					p0_71 := ((float64(sp1) + (float64(sp3) * y_71)) + ((float64(sp5) + (float64(sp7) * y_71)) * y2_71))
+					p1_71 := (((float64(sp9) + (float64(sp11) * y_71)) + ((float64(sp13) + (float64(sp15) * y_71)) * y2_71)) * y4_71)
+					p2_71 := (((float64(sp17) + (float64(sp19) * y_71)) + (float64(sp21) * y2_71)) * (y4_71 * y4_71))
+					r0_0_71 = (d_71 * ((p0_71 + p1_71) + p2_71))
 				}
-				s1_65, c1_65 := r0_0_70, r0_0_71
-				pi_65 := float64(piC)
-				at_65 := (d_65 == float64(0))
-				s_65 := merge(nv_65, (sn_65 / s1_65), at_65)
-				pd_65 := (pi_65 * d_65)
-				npd_65 := (nv_65 * pd_65)
-				dx_65 := ((pi_65 * (((nv_65 * cn_65) * s1_65) - (sn_65 * c1_65))) / (s1_65 * s1_65))
 				var r0_0_72 float64
 				{
-					n_72, x_72 := nv_65, pd_65
-					n2_72 := (n_72 * n_72)
-					a_72 := (((float64(0) - (n2_72 - float64(1))) * x_72) / float64(3))
-					b_72 := ((((((((float64(3) * n2_72) * n2_72) - (float64(10) * n2_72)) + float64(7)) * x_72) * x_72) * x_72) / float64(90))
-					r0_0_72 = (n_72 * (a_72 + b_72))
+					d_72 := d_66
+					y_72 := (d_72 * d_72)
+					y2_72 := (y_72 * y_72)
+					y4_72 := (y2_72 * y2_72)
+					p0_72 := ((float64(cp0) + (float64(cp2) * y_72)) + ((float64(cp4) + (float64(cp6) * y_72)) * y2_72))
+					p1_72 := (((float64(cp8) + (float64(cp10) * y_72)) + ((float64(cp12) + (float64(cp14) * y_72)) * y2_72)) * y4_72)
+					p2_72 := (float64(cp16) * (y4_72 * y4_72))
+					r0_0_72 = ((p0_72 + p1_72) + p2_72)
 				}
-				dx_65 = merge((pi_65 * r0_0_72), dx_65, ((npd_65 * npd_65) < float64(seriesMax2)))
-				dx_65 = merge(float64(0), dx_65, at_65)
-				dn_65 := merge(float64(1), ((pd_65 * cn_65) / s1_65), at_65)
-				r0_0_65, r1_0_65, r2_0_65 = s_65, dx_65, dn_65
+				s1_66, c1_66 := r0_0_71, r0_0_72
+				pi_66 := float64(piC)
+				at_66 := (d_66 == float64(0))
+				s_66 := merge(nv_66, (sn_66 / s1_66), at_66)
+				pd_66 := (pi_66 * d_66)
+				npd_66 := (nv_66 * pd_66)
+				dx_66 := ((pi_66 * (((nv_66 * cn_66) * s1_66) - (sn_66 * c1_66))) / (s1_66 * s1_66))
+				var r0_0_73 float64
+				{
+					n_73, x_73 := nv_66, pd_66
+					n2_73 := (n_73 * n_73)
+					a_73 := (((float64(0) - (n2_73 - float64(1))) * x_73) / float64(3))
+					b_73 := ((((((((float64(3) * n2_73) * n2_73) - (float64(10) * n2_73)) + float64(7)) * x_73) * x_73) * x_73) / float64(90))
+					r0_0_73 = (n_73 * (a_73 + b_73))
+				}
+				dx_66 = merge((pi_66 * r0_0_73), dx_66, ((npd_66 * npd_66) < float64(seriesMax2)))
+				dx_66 = merge(float64(0), dx_66, at_66)
+				dn_66 := merge(float64(1), ((pd_66 * cn_66) / s1_66), at_66)
+				r0_0_66, r1_0_66, r2_0_66 = s_66, dx_66, dn_66
 			}
-			s_60, dx_60, dn_60 = r0_0_65, r1_0_65, r2_0_65
+			s_61, dx_61, dn_61 = r0_0_66, r1_0_66, r2_0_66
 		}
-		r0_0_60, r1_0_60, r2_0_60 = s_60, dx_60, dn_60
+		r0_0_61, r1_0_61, r2_0_61 = s_61, dx_61, dn_61
 	}
-	sa, ha, na := r0_0_60, r1_0_60, r2_0_60
+	sa, ha, na := r0_0_61, r1_0_61, r2_0_61
 	var (
-		r0_0_73 float64
-		r1_0_73 float64
-		r2_0_73 float64
+		r0_0_74 float64
+		r1_0_74 float64
+		r2_0_74 float64
 	)
 	{
-		r_73, i_73, x_73 := r, 1, kk
-		s_73, dx_73, dn_73 := float64(1), float64(0), float64(0)
-		if r_73.nmode[i_73] == nChebyshev {
+		r_74, i_74, x_74 := r, 1, kk
+		s_74, dx_74, dn_74 := float64(1), float64(0), float64(0)
+		if r_74.nmode[i_74] == nChebyshev {
 			var (
-				r0_0_74 float64
-				r1_0_74 float64
-				r2_0_74 float64
+				r0_0_75 float64
+				r1_0_75 float64
+				r2_0_75 float64
 			)
 			{
-				r_74, x_74, n_74, nf_74 := r_73, x_73, r_73.nn[i_73], &r_73.nv[i_73]
-				magic_74 := float64(roundMagic)
-				t_74 := (x_74 + magic_74)
-				d_74 := (x_74 - (t_74 - magic_74))
-				f_74 := (math.Float64bits(t_74) << 63)
-				var r0_0_75 float64
+				r_75, x_75, n_75, nf_75 := r_74, x_74, r_74.nn[i_74], &r_74.nv[i_74]
+				magic_75 := float64(roundMagic)
+				t_75 := (x_75 + magic_75)
+				d_75 := (x_75 - (t_75 - magic_75))
+				f_75 := (math.Float64bits(t_75) << 63)
+				var r0_0_76 float64
 				{
-					d_75 := d_74
-					y_75 := (d_75 * d_75)
-					y2_75 := (y_75 * y_75)
-					y4_75 := (y2_75 * y2_75)
-					p0_75 := ((float64(cp0) + (float64(cp2) * y_75)) + ((float64(cp4) + (float64(cp6) * y_75)) * y2_75))
-					p1_75 := (((float64(cp8) + (float64(cp10) * y_75)) + ((float64(cp12) + (float64(cp14) * y_75)) * y2_75)) * y4_75)
-					p2_75 := (float64(cp16) * (y4_75 * y4_75))
-					r0_0_75 = ((p0_75 + p1_75) + p2_75)
+					d_76 := d_75
+					y_76 := (d_76 * d_76)
+					y2_76 := (y_76 * y_76)
+					y4_76 := (y2_76 * y2_76)
+					p0_76 := ((float64(cp0) + (float64(cp2) * y_76)) + ((float64(cp4) + (float64(cp6) * y_76)) * y2_76))
+					p1_76 := (((float64(cp8) + (float64(cp10) * y_76)) + ((float64(cp12) + (float64(cp14) * y_76)) * y2_76)) * y4_76)
+					p2_76 := (float64(cp16) * (y4_76 * y4_76))
+					r0_0_76 = ((p0_76 + p1_76) + p2_76)
 				}
-				cr_74 := r0_0_75
-				sign_74, one_74, pi_74 := math.Float64bits((&r_74.negZero)[0]), float64(1), float64(piC)
-				rs_74 := (pi_74 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_74 - cr_74) * (one_74 + cr_74)))) | ((math.Float64bits(d_74) ^ f_74) & sign_74))))
-				c2_74 := (float64(2) * math.Float64frombits((math.Float64bits(cr_74) ^ f_74)))
-				u0_74, u1_74 := one_74, c2_74
-				j_74 := 2
-				for ; j_74+1 < n_74; j_74 += 2 {
-					u0_74 = ((c2_74 * u1_74) - u0_74)
-					u1_74 = ((c2_74 * u0_74) - u1_74)
+				cr_75 := r0_0_76
+				sign_75, one_75, pi_75 := math.Float64bits((&r_75.negZero)[0]), float64(1), float64(piC)
+				rs_75 := (pi_75 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_75 - cr_75) * (one_75 + cr_75)))) | ((math.Float64bits(d_75) ^ f_75) & sign_75))))
+				c2_75 := (float64(2) * math.Float64frombits((math.Float64bits(cr_75) ^ f_75)))
+				u0_75, u1_75 := one_75, c2_75
+				j_75 := 2
+				for ; j_75+1 < n_75; j_75 += 2 {
+					u0_75 = ((c2_75 * u1_75) - u0_75)
+					u1_75 = ((c2_75 * u0_75) - u1_75)
 				}
-				if j_74 < n_74 {
-					u0_74, u1_74 = u1_74, ((c2_74 * u1_74) - u0_74)
+				if j_75 < n_75 {
+					u0_75, u1_75 = u1_75, ((c2_75 * u1_75) - u0_75)
 				}
-				cu_74 := ((float64(0.5) * c2_74) * u1_74)
-				tn_74 := (cu_74 - u0_74)
-				dx_74 := (((nf_74[0] * tn_74) - cu_74) * rs_74)
-				dn_74 := ((d_74 * tn_74) * rs_74)
-				near_74 := ((d_74 * d_74) < float64(closedFormMin2))
-				if near_74 {
+				cu_75 := ((float64(0.5) * c2_75) * u1_75)
+				tn_75 := (cu_75 - u0_75)
+				dx_75 := (((nf_75[0] * tn_75) - cu_75) * rs_75)
+				dn_75 := ((d_75 * tn_75) * rs_75)
+				near_75 := ((d_75 * d_75) < float64(closedFormMin2))
+				if near_75 {
 					var (
-						r0_0_76 float64
-						r1_0_76 float64
+						r0_0_77 float64
+						r1_0_77 float64
 					)
 					{
-						r_76, d_76, c2_76, flip_76, tn_76, un_76, n_76 := r_74, d_74, c2_74, f_74, tn_74, u1_74, n_74
-						var r0_0_77 float64
+						r_77, d_77, c2_77, flip_77, tn_77, un_77, n_77 := r_75, d_75, c2_75, f_75, tn_75, u1_75, n_75
+						var r0_0_78 float64
 						{
-							d_77 := d_76
-							y_77 := (d_77 * d_77)
-							y2_77 := (y_77 * y_77)
-							y4_77 := (y2_77 * y2_77)
-							p0_77 := ((float64(sp1) + (float64(sp3) * y_77)) + ((float64(sp5) + (float64(sp7) * y_77)) * y2_77))
-							p1_77 := (((float64(sp9) + (float64(sp11) * y_77)) + ((float64(sp13) + (float64(sp15) * y_77)) * y2_77)) * y4_77)
-							p2_77 := (((float64(sp17) + (float64(sp19) * y_77)) + (float64(sp21) * y2_77)) * (y4_77 * y4_77))
-							r0_0_77 = (d_77 * ((p0_77 + p1_77) + p2_77))
+							d_78 := d_77
+							y_78 := (d_78 * d_78)
+							y2_78 := (y_78 * y_78)
+							y4_78 := (y2_78 * y2_78)
+							p0_78 := ((float64(sp1) + (float64(sp3) * y_78)) + ((float64(sp5) + (float64(sp7) * y_78)) * y2_78))
+							p1_78 := (((float64(sp9) + (float64(sp11) * y_78)) + ((float64(sp13) + (float64(sp15) * y_78)) * y2_78)) * y4_78)
+							p2_78 := (((float64(sp17) + (float64(sp19) * y_78)) + (float64(sp21) * y2_78)) * (y4_78 * y4_78))
+							r0_0_78 = (d_78 * ((p0_78 + p1_78) + p2_78))
 						}
-						s_76 := math.Float64frombits((math.Float64bits(r0_0_77) ^ flip_76))
-						two_76 := float64(2)
-						u0_76, u1_76, p0_76, p1_76 := float64(1), c2_76, float64(0), two_76
-						for j_76 := 2; j_76 < n_76; j_76++ {
-							u0_76, u1_76, p0_76, p1_76 = u1_76, ((c2_76 * u1_76) - u0_76), p1_76, (((two_76 * u1_76) + (c2_76 * p1_76)) - p0_76)
+						s_77 := math.Float64frombits((math.Float64bits(r0_0_78) ^ flip_77))
+						two_77 := float64(2)
+						u0_77, u1_77, p0_77, p1_77 := float64(1), c2_77, float64(0), two_77
+						for j_77 := 2; j_77 < n_77; j_77++ {
+							u0_77, u1_77, p0_77, p1_77 = u1_77, ((c2_77 * u1_77) - u0_77), p1_77, (((two_77 * u1_77) + (c2_77 * p1_77)) - p0_77)
 						}
-						dx_76 := ((float64(minusPi) * s_76) * p1_76)
-						peak_76 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_76) & math.Float64bits((&r_76.negZero)[0]))))
-						dn_76 := merge((((float64(piC) * d_76) * tn_76) / s_76), peak_76, (d_76 != float64(0)))
-						r0_0_76, r1_0_76 = dx_76, dn_76
+						dx_77 := ((float64(minusPi) * s_77) * p1_77)
+						peak_77 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_77) & math.Float64bits((&r_77.negZero)[0]))))
+						dn_77 := merge((((float64(piC) * d_77) * tn_77) / s_77), peak_77, (d_77 != float64(0)))
+						r0_0_77, r1_0_77 = dx_77, dn_77
 					}
-					px_74, pn_74 := r0_0_76, r1_0_76
-					dx_74, dn_74 = merge(px_74, dx_74, near_74), merge(pn_74, dn_74, near_74)
+					px_75, pn_75 := r0_0_77, r1_0_77
+					dx_75, dn_75 = merge(px_75, dx_75, near_75), merge(pn_75, dn_75, near_75)
 				}
-				r0_0_74, r1_0_74, r2_0_74 = u1_74, dx_74, dn_74
+				r0_0_75, r1_0_75, r2_0_75 = u1_75, dx_75, dn_75
 			}
-			s_73, dx_73, dn_73 = r0_0_74, r1_0_74, r2_0_74
-		} else if r_73.nmode[i_73] == nRatio {
+			s_74, dx_74, dn_74 = r0_0_75, r1_0_75, r2_0_75
+		} else if r_74.nmode[i_74] == nRatio {
 			var (
-				r0_0_78 float64
-				r1_0_78 float64
-				r2_0_78 float64
+				r0_0_79 float64
+				r1_0_79 float64
+				r2_0_79 float64
 			)
 			{
-				x_78, nv_78 := x_73, (&r_73.nv[i_73])[0]
-				magic_78 := float64(roundMagic)
-				t_78 := (x_78 + magic_78)
-				d_78 := (x_78 - (t_78 - magic_78))
-				y_78 := (nv_78 * d_78)
-				u_78 := (y_78 + magic_78)
-				e_78 := (y_78 - (u_78 - magic_78))
-				var r0_0_79 float64
-				{
-					d_79 := e_78
-					y_79 := (d_79 * d_79)
-					y2_79 := (y_79 * y_79)
-					y4_79 := (y2_79 * y2_79)
-					p0_79 := ((float64(sp1) + (float64(sp3) * y_79)) + ((float64(sp5) + (float64(sp7) * y_79)) * y2_79))
-					p1_79 := (((float64(sp9) + (float64(sp11) * y_79)) + ((float64(sp13) + (float64(sp15) * y_79)) * y2_79)) * y4_79)
-					p2_79 := (((float64(sp17) + (float64(sp19) * y_79)) + (float64(sp21) * y2_79)) * (y4_79 * y4_79))
-					r0_0_79 = (d_79 * ((p0_79 + p1_79) + p2_79))
-				}
+				x_79, nv_79 := x_74, (&r_74.nv[i_74])[0]
+				magic_79 := float64(roundMagic)
+				t_79 := (x_79 + magic_79)
+				d_79 := (x_79 - (t_79 - magic_79))
+				y_79 := (nv_79 * d_79)
+				u_79 := (y_79 + magic_79)
+				e_79 := (y_79 - (u_79 - magic_79))
 				var r0_0_80 float64
 				{
-					c_80, t_80 := r0_0_79, u_78
-					r0_0_80 = math.Float64frombits((math.Float64bits(c_80) ^ (math.Float64bits(t_80) << 63)))
+					d_80 := e_79
+					y_80 := (d_80 * d_80)
+					y2_80 := (y_80 * y_80)
+					y4_80 := (y2_80 * y2_80)
+					p0_80 := ((float64(sp1) + (float64(sp3) * y_80)) + ((float64(sp5) + (float64(sp7) * y_80)) * y2_80))
+					p1_80 := (((float64(sp9) + (float64(sp11) * y_80)) + ((float64(sp13) + (float64(sp15) * y_80)) * y2_80)) * y4_80)
+					p2_80 := (((float64(sp17) + (float64(sp19) * y_80)) + (float64(sp21) * y2_80)) * (y4_80 * y4_80))
+					r0_0_80 = (d_80 * ((p0_80 + p1_80) + p2_80))
 				}
 				var r0_0_81 float64
 				{
-					d_81 := e_78
-					y_81 := (d_81 * d_81)
-					y2_81 := (y_81 * y_81)
-					y4_81 := (y2_81 * y2_81)
-					p0_81 := ((float64(cp0) + (float64(cp2) * y_81)) + ((float64(cp4) + (float64(cp6) * y_81)) * y2_81))
-					p1_81 := (((float64(cp8) + (float64(cp10) * y_81)) + ((float64(cp12) + (float64(cp14) * y_81)) * y2_81)) * y4_81)
-					p2_81 := (float64(cp16) * (y4_81 * y4_81))
-					r0_0_81 = ((p0_81 + p1_81) + p2_81)
+					c_81, t_81 := r0_0_80, u_79
+					r0_0_81 = math.Float64frombits((math.Float64bits(c_81) ^ (math.Float64bits(t_81) << 63)))
 				}
 				var r0_0_82 float64
 				{
-					c_82, t_82 := r0_0_81, u_78
-					r0_0_82 = math.Float64frombits((math.Float64bits(c_82) ^ (math.Float64bits(t_82) << 63)))
+					d_82 := e_79
+					y_82 := (d_82 * d_82)
+					y2_82 := (y_82 * y_82)
+					y4_82 := (y2_82 * y2_82)
+					p0_82 := ((float64(cp0) + (float64(cp2) * y_82)) + ((float64(cp4) + (float64(cp6) * y_82)) * y2_82))
+					p1_82 := (((float64(cp8) + (float64(cp10) * y_82)) + ((float64(cp12) + (float64(cp14) * y_82)) * y2_82)) * y4_82)
+					p2_82 := (float64(cp16) * (y4_82 * y4_82))
+					r0_0_82 = ((p0_82 + p1_82) + p2_82)
 				}
-				sn_78, cn_78 := r0_0_80, r0_0_82
 				var r0_0_83 float64
 				{
-					d_83 := d_78
-					y_83 := (d_83 * d_83)
-					y2_83 := (y_83 * y_83)
-					y4_83 := (y2_83 * y2_83)
-					p0_83 := ((float64(sp1) + (float64(sp3) * y_83)) + ((float64(sp5) + (float64(sp7) * y_83)) * y2_83))
-					p1_83 := (((float64(sp9) + (float64(sp11) * y_83)) + ((float64(sp13) + (float64(sp15) * y_83)) * y2_83)) * y4_83)
-					p2_83 := (((float64(sp17) + (float64(sp19) * y_83)) + (float64(sp21) * y2_83)) * (y4_83 * y4_83))
-					r0_0_83 = (d_83 * ((p0_83 + p1_83) + p2_83))
+					c_83, t_83 := r0_0_82, u_79
+					r0_0_83 = math.Float64frombits((math.Float64bits(c_83) ^ (math.Float64bits(t_83) << 63)))
 				}
+				sn_79, cn_79 := r0_0_81, r0_0_83
 				var r0_0_84 float64
 				{
-					d_84 := d_78
+					d_84 := d_79
 					y_84 := (d_84 * d_84)
 					y2_84 := (y_84 * y_84)
 					y4_84 := (y2_84 * y2_84)
-					p0_84 := ((float64(cp0) + (float64(cp2) * y_84)) + ((float64(cp4) + (float64(cp6) * y_84)) * y2_84))
-					p1_84 := (((float64(cp8) + (float64(cp10) * y_84)) + ((float64(cp12) + (float64(cp14) * y_84)) * y2_84)) * y4_84)
-					p2_84 := (float64(cp16) * (y4_84 * y4_84))
-					r0_0_84 = ((p0_84 + p1_84) + p2_84)
+					p0_84 := ((float64(sp1) + (float64(sp3) * y_84)) + ((float64(sp5) + (float64(sp7) * y_84)) * y2_84))
+					p1_84 := (((float64(sp9) + (float64(sp11) * y_84)) + ((float64(sp13) + (float64(sp15) * y_84)) * y2_84)) * y4_84)
+					p2_84 := (((float64(sp17) + (float64(sp19) * y_84)) + (float64(sp21) * y2_84)) * (y4_84 * y4_84))
+					r0_0_84 = (d_84 * ((p0_84 + p1_84) + p2_84))
 				}
-				s1_78, c1_78 := r0_0_83, r0_0_84
-				pi_78 := float64(piC)
-				at_78 := (d_78 == float64(0))
-				s_78 := merge(nv_78, (sn_78 / s1_78), at_78)
-				pd_78 := (pi_78 * d_78)
-				npd_78 := (nv_78 * pd_78)
-				dx_78 := ((pi_78 * (((nv_78 * cn_78) * s1_78) - (sn_78 * c1_78))) / (s1_78 * s1_78))
 				var r0_0_85 float64
 				{
-					n_85, x_85 := nv_78, pd_78
-					n2_85 := (n_85 * n_85)
-					a_85 := (((float64(0) - (n2_85 - float64(1))) * x_85) / float64(3))
-					b_85 := ((((((((float64(3) * n2_85) * n2_85) - (float64(10) * n2_85)) + float64(7)) * x_85) * x_85) * x_85) / float64(90))
-					r0_0_85 = (n_85 * (a_85 + b_85))
+					d_85 := d_79
+					y_85 := (d_85 * d_85)
+					y2_85 := (y_85 * y_85)
+					y4_85 := (y2_85 * y2_85)
+					p0_85 := ((float64(cp0) + (float64(cp2) * y_85)) + ((float64(cp4) + (float64(cp6) * y_85)) * y2_85))
+					p1_85 := (((float64(cp8) + (float64(cp10) * y_85)) + ((float64(cp12) + (float64(cp14) * y_85)) * y2_85)) * y4_85)
+					p2_85 := (float64(cp16) * (y4_85 * y4_85))
+					r0_0_85 = ((p0_85 + p1_85) + p2_85)
 				}
-				dx_78 = merge((pi_78 * r0_0_85), dx_78, ((npd_78 * npd_78) < float64(seriesMax2)))
-				dx_78 = merge(float64(0), dx_78, at_78)
-				dn_78 := merge(float64(1), ((pd_78 * cn_78) / s1_78), at_78)
-				r0_0_78, r1_0_78, r2_0_78 = s_78, dx_78, dn_78
+				s1_79, c1_79 := r0_0_84, r0_0_85
+				pi_79 := float64(piC)
+				at_79 := (d_79 == float64(0))
+				s_79 := merge(nv_79, (sn_79 / s1_79), at_79)
+				pd_79 := (pi_79 * d_79)
+				npd_79 := (nv_79 * pd_79)
+				dx_79 := ((pi_79 * (((nv_79 * cn_79) * s1_79) - (sn_79 * c1_79))) / (s1_79 * s1_79))
+				var r0_0_86 float64
+				{
+					n_86, x_86 := nv_79, pd_79
+					n2_86 := (n_86 * n_86)
+					a_86 := (((float64(0) - (n2_86 - float64(1))) * x_86) / float64(3))
+					b_86 := ((((((((float64(3) * n2_86) * n2_86) - (float64(10) * n2_86)) + float64(7)) * x_86) * x_86) * x_86) / float64(90))
+					r0_0_86 = (n_86 * (a_86 + b_86))
+				}
+				dx_79 = merge((pi_79 * r0_0_86), dx_79, ((npd_79 * npd_79) < float64(seriesMax2)))
+				dx_79 = merge(float64(0), dx_79, at_79)
+				dn_79 := merge(float64(1), ((pd_79 * cn_79) / s1_79), at_79)
+				r0_0_79, r1_0_79, r2_0_79 = s_79, dx_79, dn_79
 			}
-			s_73, dx_73, dn_73 = r0_0_78, r1_0_78, r2_0_78
+			s_74, dx_74, dn_74 = r0_0_79, r1_0_79, r2_0_79
 		}
-		r0_0_73, r1_0_73, r2_0_73 = s_73, dx_73, dn_73
+		r0_0_74, r1_0_74, r2_0_74 = s_74, dx_74, dn_74
 	}
-	sb, hb, nb := r0_0_73, r1_0_73, r2_0_73
+	sb, hb, nb := r0_0_74, r1_0_74, r2_0_74
 	var (
-		r0_0_86 float64
-		r1_0_86 float64
-		r2_0_86 float64
+		r0_0_87 float64
+		r1_0_87 float64
+		r2_0_87 float64
 	)
 	{
-		r_86, i_86, x_86 := r, 2, l
-		s_86, dx_86, dn_86 := float64(1), float64(0), float64(0)
-		if r_86.nmode[i_86] == nChebyshev {
+		r_87, i_87, x_87 := r, 2, l
+		s_87, dx_87, dn_87 := float64(1), float64(0), float64(0)
+		if r_87.nmode[i_87] == nChebyshev {
 			var (
-				r0_0_87 float64
-				r1_0_87 float64
-				r2_0_87 float64
+				r0_0_88 float64
+				r1_0_88 float64
+				r2_0_88 float64
 			)
 			{
-				r_87, x_87, n_87, nf_87 := r_86, x_86, r_86.nn[i_86], &r_86.nv[i_86]
-				magic_87 := float64(roundMagic)
-				t_87 := (x_87 + magic_87)
-				d_87 := (x_87 - (t_87 - magic_87))
-				f_87 := (math.Float64bits(t_87) << 63)
-				var r0_0_88 float64
+				r_88, x_88, n_88, nf_88 := r_87, x_87, r_87.nn[i_87], &r_87.nv[i_87]
+				magic_88 := float64(roundMagic)
+				t_88 := (x_88 + magic_88)
+				d_88 := (x_88 - (t_88 - magic_88))
+				f_88 := (math.Float64bits(t_88) << 63)
+				var r0_0_89 float64
 				{
-					d_88 := d_87
-					y_88 := (d_88 * d_88)
-					y2_88 := (y_88 * y_88)
-					y4_88 := (y2_88 * y2_88)
-					p0_88 := ((float64(cp0) + (float64(cp2) * y_88)) + ((float64(cp4) + (float64(cp6) * y_88)) * y2_88))
-					p1_88 := (((float64(cp8) + (float64(cp10) * y_88)) + ((float64(cp12) + (float64(cp14) * y_88)) * y2_88)) * y4_88)
-					p2_88 := (float64(cp16) * (y4_88 * y4_88))
-					r0_0_88 = ((p0_88 + p1_88) + p2_88)
+					d_89 := d_88
+					y_89 := (d_89 * d_89)
+					y2_89 := (y_89 * y_89)
+					y4_89 := (y2_89 * y2_89)
+					p0_89 := ((float64(cp0) + (float64(cp2) * y_89)) + ((float64(cp4) + (float64(cp6) * y_89)) * y2_89))
+					p1_89 := (((float64(cp8) + (float64(cp10) * y_89)) + ((float64(cp12) + (float64(cp14) * y_89)) * y2_89)) * y4_89)
+					p2_89 := (float64(cp16) * (y4_89 * y4_89))
+					r0_0_89 = ((p0_89 + p1_89) + p2_89)
 				}
-				cr_87 := r0_0_88
-				sign_87, one_87, pi_87 := math.Float64bits((&r_87.negZero)[0]), float64(1), float64(piC)
-				rs_87 := (pi_87 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_87 - cr_87) * (one_87 + cr_87)))) | ((math.Float64bits(d_87) ^ f_87) & sign_87))))
-				c2_87 := (float64(2) * math.Float64frombits((math.Float64bits(cr_87) ^ f_87)))
-				u0_87, u1_87 := one_87, c2_87
-				j_87 := 2
-				for ; j_87+1 < n_87; j_87 += 2 {
-					u0_87 = ((c2_87 * u1_87) - u0_87)
-					u1_87 = ((c2_87 * u0_87) - u1_87)
+				cr_88 := r0_0_89
+				sign_88, one_88, pi_88 := math.Float64bits((&r_88.negZero)[0]), float64(1), float64(piC)
+				rs_88 := (pi_88 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_88 - cr_88) * (one_88 + cr_88)))) | ((math.Float64bits(d_88) ^ f_88) & sign_88))))
+				c2_88 := (float64(2) * math.Float64frombits((math.Float64bits(cr_88) ^ f_88)))
+				u0_88, u1_88 := one_88, c2_88
+				j_88 := 2
+				for ; j_88+1 < n_88; j_88 += 2 {
+					u0_88 = ((c2_88 * u1_88) - u0_88)
+					u1_88 = ((c2_88 * u0_88) - u1_88)
 				}
-				if j_87 < n_87 {
-					u0_87, u1_87 = u1_87, ((c2_87 * u1_87) - u0_87)
+				if j_88 < n_88 {
+					u0_88, u1_88 = u1_88, ((c2_88 * u1_88) - u0_88)
 				}
-				cu_87 := ((float64(0.5) * c2_87) * u1_87)
-				tn_87 := (cu_87 - u0_87)
-				dx_87 := (((nf_87[0] * tn_87) - cu_87) * rs_87)
-				dn_87 := ((d_87 * tn_87) * rs_87)
-				near_87 := ((d_87 * d_87) < float64(closedFormMin2))
-				if near_87 {
+				cu_88 := ((float64(0.5) * c2_88) * u1_88)
+				tn_88 := (cu_88 - u0_88)
+				dx_88 := (((nf_88[0] * tn_88) - cu_88) * rs_88)
+				dn_88 := ((d_88 * tn_88) * rs_88)
+				near_88 := ((d_88 * d_88) < float64(closedFormMin2))
+				if near_88 {
 					var (
-						r0_0_89 float64
-						r1_0_89 float64
+						r0_0_90 float64
+						r1_0_90 float64
 					)
 					{
-						r_89, d_89, c2_89, flip_89, tn_89, un_89, n_89 := r_87, d_87, c2_87, f_87, tn_87, u1_87, n_87
-						var r0_0_90 float64
+						r_90, d_90, c2_90, flip_90, tn_90, un_90, n_90 := r_88, d_88, c2_88, f_88, tn_88, u1_88, n_88
+						var r0_0_91 float64
 						{
-							d_90 := d_89
-							y_90 := (d_90 * d_90)
-							y2_90 := (y_90 * y_90)
-							y4_90 := (y2_90 * y2_90)
-							p0_90 := ((float64(sp1) + (float64(sp3) * y_90)) + ((float64(sp5) + (float64(sp7) * y_90)) * y2_90))
-							p1_90 := (((float64(sp9) + (float64(sp11) * y_90)) + ((float64(sp13) + (float64(sp15) * y_90)) * y2_90)) * y4_90)
-							p2_90 := (((float64(sp17) + (float64(sp19) * y_90)) + (float64(sp21) * y2_90)) * (y4_90 * y4_90))
-							r0_0_90 = (d_90 * ((p0_90 + p1_90) + p2_90))
+							d_91 := d_90
+							y_91 := (d_91 * d_91)
+							y2_91 := (y_91 * y_91)
+							y4_91 := (y2_91 * y2_91)
+							p0_91 := ((float64(sp1) + (float64(sp3) * y_91)) + ((float64(sp5) + (float64(sp7) * y_91)) * y2_91))
+							p1_91 := (((float64(sp9) + (float64(sp11) * y_91)) + ((float64(sp13) + (float64(sp15) * y_91)) * y2_91)) * y4_91)
+							p2_91 := (((float64(sp17) + (float64(sp19) * y_91)) + (float64(sp21) * y2_91)) * (y4_91 * y4_91))
+							r0_0_91 = (d_91 * ((p0_91 + p1_91) + p2_91))
 						}
-						s_89 := math.Float64frombits((math.Float64bits(r0_0_90) ^ flip_89))
-						two_89 := float64(2)
-						u0_89, u1_89, p0_89, p1_89 := float64(1), c2_89, float64(0), two_89
-						for j_89 := 2; j_89 < n_89; j_89++ {
-							u0_89, u1_89, p0_89, p1_89 = u1_89, ((c2_89 * u1_89) - u0_89), p1_89, (((two_89 * u1_89) + (c2_89 * p1_89)) - p0_89)
+						s_90 := math.Float64frombits((math.Float64bits(r0_0_91) ^ flip_90))
+						two_90 := float64(2)
+						u0_90, u1_90, p0_90, p1_90 := float64(1), c2_90, float64(0), two_90
+						for j_90 := 2; j_90 < n_90; j_90++ {
+							u0_90, u1_90, p0_90, p1_90 = u1_90, ((c2_90 * u1_90) - u0_90), p1_90, (((two_90 * u1_90) + (c2_90 * p1_90)) - p0_90)
 						}
-						dx_89 := ((float64(minusPi) * s_89) * p1_89)
-						peak_89 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_89) & math.Float64bits((&r_89.negZero)[0]))))
-						dn_89 := merge((((float64(piC) * d_89) * tn_89) / s_89), peak_89, (d_89 != float64(0)))
-						r0_0_89, r1_0_89 = dx_89, dn_89
+						dx_90 := ((float64(minusPi) * s_90) * p1_90)
+						peak_90 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_90) & math.Float64bits((&r_90.negZero)[0]))))
+						dn_90 := merge((((float64(piC) * d_90) * tn_90) / s_90), peak_90, (d_90 != float64(0)))
+						r0_0_90, r1_0_90 = dx_90, dn_90
 					}
-					px_87, pn_87 := r0_0_89, r1_0_89
-					dx_87, dn_87 = merge(px_87, dx_87, near_87), merge(pn_87, dn_87, near_87)
+					px_88, pn_88 := r0_0_90, r1_0_90
+					dx_88, dn_88 = merge(px_88, dx_88, near_88), merge(pn_88, dn_88, near_88)
 				}
-				r0_0_87, r1_0_87, r2_0_87 = u1_87, dx_87, dn_87
+				r0_0_88, r1_0_88, r2_0_88 = u1_88, dx_88, dn_88
 			}
-			s_86, dx_86, dn_86 = r0_0_87, r1_0_87, r2_0_87
-		} else if r_86.nmode[i_86] == nRatio {
+			s_87, dx_87, dn_87 = r0_0_88, r1_0_88, r2_0_88
+		} else if r_87.nmode[i_87] == nRatio {
 			var (
-				r0_0_91 float64
-				r1_0_91 float64
-				r2_0_91 float64
+				r0_0_92 float64
+				r1_0_92 float64
+				r2_0_92 float64
 			)
 			{
-				x_91, nv_91 := x_86, (&r_86.nv[i_86])[0]
-				magic_91 := float64(roundMagic)
-				t_91 := (x_91 + magic_91)
-				d_91 := (x_91 - (t_91 - magic_91))
-				y_91 := (nv_91 * d_91)
-				u_91 := (y_91 + magic_91)
-				e_91 := (y_91 - (u_91 - magic_91))
-				var r0_0_92 float64
-				{
-					d_92 := e_91
-					y_92 := (d_92 * d_92)
-					y2_92 := (y_92 * y_92)
-					y4_92 := (y2_92 * y2_92)
-					p0_92 := ((float64(sp1) + (float64(sp3) * y_92)) + ((float64(sp5) + (float64(sp7) * y_92)) * y2_92))
-					p1_92 := (((float64(sp9) + (float64(sp11) * y_92)) + ((float64(sp13) + (float64(sp15) * y_92)) * y2_92)) * y4_92)
-					p2_92 := (((float64(sp17) + (float64(sp19) * y_92)) + (float64(sp21) * y2_92)) * (y4_92 * y4_92))
-					r0_0_92 = (d_92 * ((p0_92 + p1_92) + p2_92))
-				}
+				x_92, nv_92 := x_87, (&r_87.nv[i_87])[0]
+				magic_92 := float64(roundMagic)
+				t_92 := (x_92 + magic_92)
+				d_92 := (x_92 - (t_92 - magic_92))
+				y_92 := (nv_92 * d_92)
+				u_92 := (y_92 + magic_92)
+				e_92 := (y_92 - (u_92 - magic_92))
 				var r0_0_93 float64
 				{
-					c_93, t_93 := r0_0_92, u_91
-					r0_0_93 = math.Float64frombits((math.Float64bits(c_93) ^ (math.Float64bits(t_93) << 63)))
+					d_93 := e_92
+					y_93 := (d_93 * d_93)
+					y2_93 := (y_93 * y_93)
+					y4_93 := (y2_93 * y2_93)
+					p0_93 := ((float64(sp1) + (float64(sp3) * y_93)) + ((float64(sp5) + (float64(sp7) * y_93)) * y2_93))
+					p1_93 := (((float64(sp9) + (float64(sp11) * y_93)) + ((float64(sp13) + (float64(sp15) * y_93)) * y2_93)) * y4_93)
+					p2_93 := (((float64(sp17) + (float64(sp19) * y_93)) + (float64(sp21) * y2_93)) * (y4_93 * y4_93))
+					r0_0_93 = (d_93 * ((p0_93 + p1_93) + p2_93))
 				}
 				var r0_0_94 float64
 				{
-					d_94 := e_91
-					y_94 := (d_94 * d_94)
-					y2_94 := (y_94 * y_94)
-					y4_94 := (y2_94 * y2_94)
-					p0_94 := ((float64(cp0) + (float64(cp2) * y_94)) + ((float64(cp4) + (float64(cp6) * y_94)) * y2_94))
-					p1_94 := (((float64(cp8) + (float64(cp10) * y_94)) + ((float64(cp12) + (float64(cp14) * y_94)) * y2_94)) * y4_94)
-					p2_94 := (float64(cp16) * (y4_94 * y4_94))
-					r0_0_94 = ((p0_94 + p1_94) + p2_94)
+					c_94, t_94 := r0_0_93, u_92
+					r0_0_94 = math.Float64frombits((math.Float64bits(c_94) ^ (math.Float64bits(t_94) << 63)))
 				}
 				var r0_0_95 float64
 				{
-					c_95, t_95 := r0_0_94, u_91
-					r0_0_95 = math.Float64frombits((math.Float64bits(c_95) ^ (math.Float64bits(t_95) << 63)))
+					d_95 := e_92
+					y_95 := (d_95 * d_95)
+					y2_95 := (y_95 * y_95)
+					y4_95 := (y2_95 * y2_95)
+					p0_95 := ((float64(cp0) + (float64(cp2) * y_95)) + ((float64(cp4) + (float64(cp6) * y_95)) * y2_95))
+					p1_95 := (((float64(cp8) + (float64(cp10) * y_95)) + ((float64(cp12) + (float64(cp14) * y_95)) * y2_95)) * y4_95)
+					p2_95 := (float64(cp16) * (y4_95 * y4_95))
+					r0_0_95 = ((p0_95 + p1_95) + p2_95)
 				}
-				sn_91, cn_91 := r0_0_93, r0_0_95
 				var r0_0_96 float64
 				{
-					d_96 := d_91
-					y_96 := (d_96 * d_96)
-					y2_96 := (y_96 * y_96)
-					y4_96 := (y2_96 * y2_96)
-					p0_96 := ((float64(sp1) + (float64(sp3) * y_96)) + ((float64(sp5) + (float64(sp7) * y_96)) * y2_96))
-					p1_96 := (((float64(sp9) + (float64(sp11) * y_96)) + ((float64(sp13) + (float64(sp15) * y_96)) * y2_96)) * y4_96)
-					p2_96 := (((float64(sp17) + (float64(sp19) * y_96)) + (float64(sp21) * y2_96)) * (y4_96 * y4_96))
-					r0_0_96 = (d_96 * ((p0_96 + p1_96) + p2_96))
+					c_96, t_96 := r0_0_95, u_92
+					r0_0_96 = math.Float64frombits((math.Float64bits(c_96) ^ (math.Float64bits(t_96) << 63)))
 				}
+				sn_92, cn_92 := r0_0_94, r0_0_96
 				var r0_0_97 float64
 				{
-					d_97 := d_91
+					d_97 := d_92
 					y_97 := (d_97 * d_97)
 					y2_97 := (y_97 * y_97)
 					y4_97 := (y2_97 * y2_97)
-					p0_97 := ((float64(cp0) + (float64(cp2) * y_97)) + ((float64(cp4) + (float64(cp6) * y_97)) * y2_97))
-					p1_97 := (((float64(cp8) + (float64(cp10) * y_97)) + ((float64(cp12) + (float64(cp14) * y_97)) * y2_97)) * y4_97)
-					p2_97 := (float64(cp16) * (y4_97 * y4_97))
-					r0_0_97 = ((p0_97 + p1_97) + p2_97)
+					p0_97 := ((float64(sp1) + (float64(sp3) * y_97)) + ((float64(sp5) + (float64(sp7) * y_97)) * y2_97))
+					p1_97 := (((float64(sp9) + (float64(sp11) * y_97)) + ((float64(sp13) + (float64(sp15) * y_97)) * y2_97)) * y4_97)
+					p2_97 := (((float64(sp17) + (float64(sp19) * y_97)) + (float64(sp21) * y2_97)) * (y4_97 * y4_97))
+					r0_0_97 = (d_97 * ((p0_97 + p1_97) + p2_97))
 				}
-				s1_91, c1_91 := r0_0_96, r0_0_97
-				pi_91 := float64(piC)
-				at_91 := (d_91 == float64(0))
-				s_91 := merge(nv_91, (sn_91 / s1_91), at_91)
-				pd_91 := (pi_91 * d_91)
-				npd_91 := (nv_91 * pd_91)
-				dx_91 := ((pi_91 * (((nv_91 * cn_91) * s1_91) - (sn_91 * c1_91))) / (s1_91 * s1_91))
 				var r0_0_98 float64
 				{
-					n_98, x_98 := nv_91, pd_91
-					n2_98 := (n_98 * n_98)
-					a_98 := (((float64(0) - (n2_98 - float64(1))) * x_98) / float64(3))
-					b_98 := ((((((((float64(3) * n2_98) * n2_98) - (float64(10) * n2_98)) + float64(7)) * x_98) * x_98) * x_98) / float64(90))
-					r0_0_98 = (n_98 * (a_98 + b_98))
+					d_98 := d_92
+					y_98 := (d_98 * d_98)
+					y2_98 := (y_98 * y_98)
+					y4_98 := (y2_98 * y2_98)
+					p0_98 := ((float64(cp0) + (float64(cp2) * y_98)) + ((float64(cp4) + (float64(cp6) * y_98)) * y2_98))
+					p1_98 := (((float64(cp8) + (float64(cp10) * y_98)) + ((float64(cp12) + (float64(cp14) * y_98)) * y2_98)) * y4_98)
+					p2_98 := (float64(cp16) * (y4_98 * y4_98))
+					r0_0_98 = ((p0_98 + p1_98) + p2_98)
 				}
-				dx_91 = merge((pi_91 * r0_0_98), dx_91, ((npd_91 * npd_91) < float64(seriesMax2)))
-				dx_91 = merge(float64(0), dx_91, at_91)
-				dn_91 := merge(float64(1), ((pd_91 * cn_91) / s1_91), at_91)
-				r0_0_91, r1_0_91, r2_0_91 = s_91, dx_91, dn_91
+				s1_92, c1_92 := r0_0_97, r0_0_98
+				pi_92 := float64(piC)
+				at_92 := (d_92 == float64(0))
+				s_92 := merge(nv_92, (sn_92 / s1_92), at_92)
+				pd_92 := (pi_92 * d_92)
+				npd_92 := (nv_92 * pd_92)
+				dx_92 := ((pi_92 * (((nv_92 * cn_92) * s1_92) - (sn_92 * c1_92))) / (s1_92 * s1_92))
+				var r0_0_99 float64
+				{
+					n_99, x_99 := nv_92, pd_92
+					n2_99 := (n_99 * n_99)
+					a_99 := (((float64(0) - (n2_99 - float64(1))) * x_99) / float64(3))
+					b_99 := ((((((((float64(3) * n2_99) * n2_99) - (float64(10) * n2_99)) + float64(7)) * x_99) * x_99) * x_99) / float64(90))
+					r0_0_99 = (n_99 * (a_99 + b_99))
+				}
+				dx_92 = merge((pi_92 * r0_0_99), dx_92, ((npd_92 * npd_92) < float64(seriesMax2)))
+				dx_92 = merge(float64(0), dx_92, at_92)
+				dn_92 := merge(float64(1), ((pd_92 * cn_92) / s1_92), at_92)
+				r0_0_92, r1_0_92, r2_0_92 = s_92, dx_92, dn_92
 			}
-			s_86, dx_86, dn_86 = r0_0_91, r1_0_91, r2_0_91
+			s_87, dx_87, dn_87 = r0_0_92, r1_0_92, r2_0_92
 		}
-		r0_0_86, r1_0_86, r2_0_86 = s_86, dx_86, dn_86
+		r0_0_87, r1_0_87, r2_0_87 = s_87, dx_87, dn_87
 	}
-	sc, hc, nc := r0_0_86, r1_0_86, r2_0_86
+	sc, hc, nc := r0_0_87, r1_0_87, r2_0_87
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2137,170 +2200,170 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 	s, dx, dn := float64(1), float64(0), float64(0)
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_99 float64
-			r1_0_99 float64
-			r2_0_99 float64
+			r0_0_100 float64
+			r1_0_100 float64
+			r2_0_100 float64
 		)
 		{
-			r_99, x_99, n_99, nf_99 := r, x, r.nn[i], &r.nv[i]
-			magic_99 := float64(roundMagic)
-			t_99 := (x_99 + magic_99)
-			d_99 := (x_99 - (t_99 - magic_99))
-			f_99 := (math.Float64bits(t_99) << 63)
-			var r0_0_100 float64
+			r_100, x_100, n_100, nf_100 := r, x, r.nn[i], &r.nv[i]
+			magic_100 := float64(roundMagic)
+			t_100 := (x_100 + magic_100)
+			d_100 := (x_100 - (t_100 - magic_100))
+			f_100 := (math.Float64bits(t_100) << 63)
+			var r0_0_101 float64
 			{
-				d_100 := d_99
-				y_100 := (d_100 * d_100)
-				y2_100 := (y_100 * y_100)
-				y4_100 := (y2_100 * y2_100)
-				p0_100 := ((float64(cp0) + (float64(cp2) * y_100)) + ((float64(cp4) + (float64(cp6) * y_100)) * y2_100))
-				p1_100 := (((float64(cp8) + (float64(cp10) * y_100)) + ((float64(cp12) + (float64(cp14) * y_100)) * y2_100)) * y4_100)
-				p2_100 := (float64(cp16) * (y4_100 * y4_100))
-				r0_0_100 = ((p0_100 + p1_100) + p2_100)
+				d_101 := d_100
+				y_101 := (d_101 * d_101)
+				y2_101 := (y_101 * y_101)
+				y4_101 := (y2_101 * y2_101)
+				p0_101 := ((float64(cp0) + (float64(cp2) * y_101)) + ((float64(cp4) + (float64(cp6) * y_101)) * y2_101))
+				p1_101 := (((float64(cp8) + (float64(cp10) * y_101)) + ((float64(cp12) + (float64(cp14) * y_101)) * y2_101)) * y4_101)
+				p2_101 := (float64(cp16) * (y4_101 * y4_101))
+				r0_0_101 = ((p0_101 + p1_101) + p2_101)
 			}
-			cr_99 := r0_0_100
-			sign_99, one_99, pi_99 := math.Float64bits((&r_99.negZero)[0]), float64(1), float64(piC)
-			rs_99 := (pi_99 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_99 - cr_99) * (one_99 + cr_99)))) | ((math.Float64bits(d_99) ^ f_99) & sign_99))))
-			c2_99 := (float64(2) * math.Float64frombits((math.Float64bits(cr_99) ^ f_99)))
-			u0_99, u1_99 := one_99, c2_99
-			j_99 := 2
-			for ; j_99+1 < n_99; j_99 += 2 {
-				u0_99 = ((c2_99 * u1_99) - u0_99)
-				u1_99 = ((c2_99 * u0_99) - u1_99)
+			cr_100 := r0_0_101
+			sign_100, one_100, pi_100 := math.Float64bits((&r_100.negZero)[0]), float64(1), float64(piC)
+			rs_100 := (pi_100 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_100 - cr_100) * (one_100 + cr_100)))) | ((math.Float64bits(d_100) ^ f_100) & sign_100))))
+			c2_100 := (float64(2) * math.Float64frombits((math.Float64bits(cr_100) ^ f_100)))
+			u0_100, u1_100 := one_100, c2_100
+			j_100 := 2
+			for ; j_100+1 < n_100; j_100 += 2 {
+				u0_100 = ((c2_100 * u1_100) - u0_100)
+				u1_100 = ((c2_100 * u0_100) - u1_100)
 			}
-			if j_99 < n_99 {
-				u0_99, u1_99 = u1_99, ((c2_99 * u1_99) - u0_99)
+			if j_100 < n_100 {
+				u0_100, u1_100 = u1_100, ((c2_100 * u1_100) - u0_100)
 			}
-			cu_99 := ((float64(0.5) * c2_99) * u1_99)
-			tn_99 := (cu_99 - u0_99)
-			dx_99 := (((nf_99[0] * tn_99) - cu_99) * rs_99)
-			dn_99 := ((d_99 * tn_99) * rs_99)
-			near_99 := ((d_99 * d_99) < float64(closedFormMin2))
-			if near_99 {
+			cu_100 := ((float64(0.5) * c2_100) * u1_100)
+			tn_100 := (cu_100 - u0_100)
+			dx_100 := (((nf_100[0] * tn_100) - cu_100) * rs_100)
+			dn_100 := ((d_100 * tn_100) * rs_100)
+			near_100 := ((d_100 * d_100) < float64(closedFormMin2))
+			if near_100 {
 				var (
-					r0_0_101 float64
-					r1_0_101 float64
+					r0_0_102 float64
+					r1_0_102 float64
 				)
 				{
-					r_101, d_101, c2_101, flip_101, tn_101, un_101, n_101 := r_99, d_99, c2_99, f_99, tn_99, u1_99, n_99
-					var r0_0_102 float64
+					r_102, d_102, c2_102, flip_102, tn_102, un_102, n_102 := r_100, d_100, c2_100, f_100, tn_100, u1_100, n_100
+					var r0_0_103 float64
 					{
-						d_102 := d_101
-						y_102 := (d_102 * d_102)
-						y2_102 := (y_102 * y_102)
-						y4_102 := (y2_102 * y2_102)
-						p0_102 := ((float64(sp1) + (float64(sp3) * y_102)) + ((float64(sp5) + (float64(sp7) * y_102)) * y2_102))
-						p1_102 := (((float64(sp9) + (float64(sp11) * y_102)) + ((float64(sp13) + (float64(sp15) * y_102)) * y2_102)) * y4_102)
-						p2_102 := (((float64(sp17) + (float64(sp19) * y_102)) + (float64(sp21) * y2_102)) * (y4_102 * y4_102))
-						r0_0_102 = (d_102 * ((p0_102 + p1_102) + p2_102))
+						d_103 := d_102
+						y_103 := (d_103 * d_103)
+						y2_103 := (y_103 * y_103)
+						y4_103 := (y2_103 * y2_103)
+						p0_103 := ((float64(sp1) + (float64(sp3) * y_103)) + ((float64(sp5) + (float64(sp7) * y_103)) * y2_103))
+						p1_103 := (((float64(sp9) + (float64(sp11) * y_103)) + ((float64(sp13) + (float64(sp15) * y_103)) * y2_103)) * y4_103)
+						p2_103 := (((float64(sp17) + (float64(sp19) * y_103)) + (float64(sp21) * y2_103)) * (y4_103 * y4_103))
+						r0_0_103 = (d_103 * ((p0_103 + p1_103) + p2_103))
 					}
-					s_101 := math.Float64frombits((math.Float64bits(r0_0_102) ^ flip_101))
-					two_101 := float64(2)
-					u0_101, u1_101, p0_101, p1_101 := float64(1), c2_101, float64(0), two_101
-					for j_101 := 2; j_101 < n_101; j_101++ {
-						u0_101, u1_101, p0_101, p1_101 = u1_101, ((c2_101 * u1_101) - u0_101), p1_101, (((two_101 * u1_101) + (c2_101 * p1_101)) - p0_101)
+					s_102 := math.Float64frombits((math.Float64bits(r0_0_103) ^ flip_102))
+					two_102 := float64(2)
+					u0_102, u1_102, p0_102, p1_102 := float64(1), c2_102, float64(0), two_102
+					for j_102 := 2; j_102 < n_102; j_102++ {
+						u0_102, u1_102, p0_102, p1_102 = u1_102, ((c2_102 * u1_102) - u0_102), p1_102, (((two_102 * u1_102) + (c2_102 * p1_102)) - p0_102)
 					}
-					dx_101 := ((float64(minusPi) * s_101) * p1_101)
-					peak_101 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_101) & math.Float64bits((&r_101.negZero)[0]))))
-					dn_101 := merge((((float64(piC) * d_101) * tn_101) / s_101), peak_101, (d_101 != float64(0)))
-					r0_0_101, r1_0_101 = dx_101, dn_101
+					dx_102 := ((float64(minusPi) * s_102) * p1_102)
+					peak_102 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_102) & math.Float64bits((&r_102.negZero)[0]))))
+					dn_102 := merge((((float64(piC) * d_102) * tn_102) / s_102), peak_102, (d_102 != float64(0)))
+					r0_0_102, r1_0_102 = dx_102, dn_102
 				}
-				px_99, pn_99 := r0_0_101, r1_0_101
-				dx_99, dn_99 = merge(px_99, dx_99, near_99), merge(pn_99, dn_99, near_99)
+				px_100, pn_100 := r0_0_102, r1_0_102
+				dx_100, dn_100 = merge(px_100, dx_100, near_100), merge(pn_100, dn_100, near_100)
 			}
-			r0_0_99, r1_0_99, r2_0_99 = u1_99, dx_99, dn_99
+			r0_0_100, r1_0_100, r2_0_100 = u1_100, dx_100, dn_100
 		}
-		s, dx, dn = r0_0_99, r1_0_99, r2_0_99
+		s, dx, dn = r0_0_100, r1_0_100, r2_0_100
 	} else if r.nmode[i] == nRatio {
 		var (
-			r0_0_103 float64
-			r1_0_103 float64
-			r2_0_103 float64
+			r0_0_104 float64
+			r1_0_104 float64
+			r2_0_104 float64
 		)
 		{
-			x_103, nv_103 := x, (&r.nv[i])[0]
-			magic_103 := float64(roundMagic)
-			t_103 := (x_103 + magic_103)
-			d_103 := (x_103 - (t_103 - magic_103))
-			y_103 := (nv_103 * d_103)
-			u_103 := (y_103 + magic_103)
-			e_103 := (y_103 - (u_103 - magic_103))
-			var r0_0_104 float64
-			{
-				d_104 := e_103
-				y_104 := (d_104 * d_104)
-				y2_104 := (y_104 * y_104)
-				y4_104 := (y2_104 * y2_104)
-				p0_104 := ((float64(sp1) + (float64(sp3) * y_104)) + ((float64(sp5) + (float64(sp7) * y_104)) * y2_104))
-				p1_104 := (((float64(sp9) + (float64(sp11) * y_104)) + ((float64(sp13) + (float64(sp15) * y_104)) * y2_104)) * y4_104)
-				p2_104 := (((float64(sp17) + (float64(sp19) * y_104)) + (float64(sp21) * y2_104)) * (y4_104 * y4_104))
-				r0_0_104 = (d_104 * ((p0_104 + p1_104) + p2_104))
-			}
+			x_104, nv_104 := x, (&r.nv[i])[0]
+			magic_104 := float64(roundMagic)
+			t_104 := (x_104 + magic_104)
+			d_104 := (x_104 - (t_104 - magic_104))
+			y_104 := (nv_104 * d_104)
+			u_104 := (y_104 + magic_104)
+			e_104 := (y_104 - (u_104 - magic_104))
 			var r0_0_105 float64
 			{
-				c_105, t_105 := r0_0_104, u_103
-				r0_0_105 = math.Float64frombits((math.Float64bits(c_105) ^ (math.Float64bits(t_105) << 63)))
+				d_105 := e_104
+				y_105 := (d_105 * d_105)
+				y2_105 := (y_105 * y_105)
+				y4_105 := (y2_105 * y2_105)
+				p0_105 := ((float64(sp1) + (float64(sp3) * y_105)) + ((float64(sp5) + (float64(sp7) * y_105)) * y2_105))
+				p1_105 := (((float64(sp9) + (float64(sp11) * y_105)) + ((float64(sp13) + (float64(sp15) * y_105)) * y2_105)) * y4_105)
+				p2_105 := (((float64(sp17) + (float64(sp19) * y_105)) + (float64(sp21) * y2_105)) * (y4_105 * y4_105))
+				r0_0_105 = (d_105 * ((p0_105 + p1_105) + p2_105))
 			}
 			var r0_0_106 float64
 			{
-				d_106 := e_103
-				y_106 := (d_106 * d_106)
-				y2_106 := (y_106 * y_106)
-				y4_106 := (y2_106 * y2_106)
-				p0_106 := ((float64(cp0) + (float64(cp2) * y_106)) + ((float64(cp4) + (float64(cp6) * y_106)) * y2_106))
-				p1_106 := (((float64(cp8) + (float64(cp10) * y_106)) + ((float64(cp12) + (float64(cp14) * y_106)) * y2_106)) * y4_106)
-				p2_106 := (float64(cp16) * (y4_106 * y4_106))
-				r0_0_106 = ((p0_106 + p1_106) + p2_106)
+				c_106, t_106 := r0_0_105, u_104
+				r0_0_106 = math.Float64frombits((math.Float64bits(c_106) ^ (math.Float64bits(t_106) << 63)))
 			}
 			var r0_0_107 float64
 			{
-				c_107, t_107 := r0_0_106, u_103
-				r0_0_107 = math.Float64frombits((math.Float64bits(c_107) ^ (math.Float64bits(t_107) << 63)))
+				d_107 := e_104
+				y_107 := (d_107 * d_107)
+				y2_107 := (y_107 * y_107)
+				y4_107 := (y2_107 * y2_107)
+				p0_107 := ((float64(cp0) + (float64(cp2) * y_107)) + ((float64(cp4) + (float64(cp6) * y_107)) * y2_107))
+				p1_107 := (((float64(cp8) + (float64(cp10) * y_107)) + ((float64(cp12) + (float64(cp14) * y_107)) * y2_107)) * y4_107)
+				p2_107 := (float64(cp16) * (y4_107 * y4_107))
+				r0_0_107 = ((p0_107 + p1_107) + p2_107)
 			}
-			sn_103, cn_103 := r0_0_105, r0_0_107
 			var r0_0_108 float64
 			{
-				d_108 := d_103
-				y_108 := (d_108 * d_108)
-				y2_108 := (y_108 * y_108)
-				y4_108 := (y2_108 * y2_108)
-				p0_108 := ((float64(sp1) + (float64(sp3) * y_108)) + ((float64(sp5) + (float64(sp7) * y_108)) * y2_108))
-				p1_108 := (((float64(sp9) + (float64(sp11) * y_108)) + ((float64(sp13) + (float64(sp15) * y_108)) * y2_108)) * y4_108)
-				p2_108 := (((float64(sp17) + (float64(sp19) * y_108)) + (float64(sp21) * y2_108)) * (y4_108 * y4_108))
-				r0_0_108 = (d_108 * ((p0_108 + p1_108) + p2_108))
+				c_108, t_108 := r0_0_107, u_104
+				r0_0_108 = math.Float64frombits((math.Float64bits(c_108) ^ (math.Float64bits(t_108) << 63)))
 			}
+			sn_104, cn_104 := r0_0_106, r0_0_108
 			var r0_0_109 float64
 			{
-				d_109 := d_103
+				d_109 := d_104
 				y_109 := (d_109 * d_109)
 				y2_109 := (y_109 * y_109)
 				y4_109 := (y2_109 * y2_109)
-				p0_109 := ((float64(cp0) + (float64(cp2) * y_109)) + ((float64(cp4) + (float64(cp6) * y_109)) * y2_109))
-				p1_109 := (((float64(cp8) + (float64(cp10) * y_109)) + ((float64(cp12) + (float64(cp14) * y_109)) * y2_109)) * y4_109)
-				p2_109 := (float64(cp16) * (y4_109 * y4_109))
-				r0_0_109 = ((p0_109 + p1_109) + p2_109)
+				p0_109 := ((float64(sp1) + (float64(sp3) * y_109)) + ((float64(sp5) + (float64(sp7) * y_109)) * y2_109))
+				p1_109 := (((float64(sp9) + (float64(sp11) * y_109)) + ((float64(sp13) + (float64(sp15) * y_109)) * y2_109)) * y4_109)
+				p2_109 := (((float64(sp17) + (float64(sp19) * y_109)) + (float64(sp21) * y2_109)) * (y4_109 * y4_109))
+				r0_0_109 = (d_109 * ((p0_109 + p1_109) + p2_109))
 			}
-			s1_103, c1_103 := r0_0_108, r0_0_109
-			pi_103 := float64(piC)
-			at_103 := (d_103 == float64(0))
-			s_103 := merge(nv_103, (sn_103 / s1_103), at_103)
-			pd_103 := (pi_103 * d_103)
-			npd_103 := (nv_103 * pd_103)
-			dx_103 := ((pi_103 * (((nv_103 * cn_103) * s1_103) - (sn_103 * c1_103))) / (s1_103 * s1_103))
 			var r0_0_110 float64
 			{
-				n_110, x_110 := nv_103, pd_103
-				n2_110 := (n_110 * n_110)
-				a_110 := (((float64(0) - (n2_110 - float64(1))) * x_110) / float64(3))
-				b_110 := ((((((((float64(3) * n2_110) * n2_110) - (float64(10) * n2_110)) + float64(7)) * x_110) * x_110) * x_110) / float64(90))
-				r0_0_110 = (n_110 * (a_110 + b_110))
+				d_110 := d_104
+				y_110 := (d_110 * d_110)
+				y2_110 := (y_110 * y_110)
+				y4_110 := (y2_110 * y2_110)
+				p0_110 := ((float64(cp0) + (float64(cp2) * y_110)) + ((float64(cp4) + (float64(cp6) * y_110)) * y2_110))
+				p1_110 := (((float64(cp8) + (float64(cp10) * y_110)) + ((float64(cp12) + (float64(cp14) * y_110)) * y2_110)) * y4_110)
+				p2_110 := (float64(cp16) * (y4_110 * y4_110))
+				r0_0_110 = ((p0_110 + p1_110) + p2_110)
 			}
-			dx_103 = merge((pi_103 * r0_0_110), dx_103, ((npd_103 * npd_103) < float64(seriesMax2)))
-			dx_103 = merge(float64(0), dx_103, at_103)
-			dn_103 := merge(float64(1), ((pd_103 * cn_103) / s1_103), at_103)
-			r0_0_103, r1_0_103, r2_0_103 = s_103, dx_103, dn_103
+			s1_104, c1_104 := r0_0_109, r0_0_110
+			pi_104 := float64(piC)
+			at_104 := (d_104 == float64(0))
+			s_104 := merge(nv_104, (sn_104 / s1_104), at_104)
+			pd_104 := (pi_104 * d_104)
+			npd_104 := (nv_104 * pd_104)
+			dx_104 := ((pi_104 * (((nv_104 * cn_104) * s1_104) - (sn_104 * c1_104))) / (s1_104 * s1_104))
+			var r0_0_111 float64
+			{
+				n_111, x_111 := nv_104, pd_104
+				n2_111 := (n_111 * n_111)
+				a_111 := (((float64(0) - (n2_111 - float64(1))) * x_111) / float64(3))
+				b_111 := ((((((((float64(3) * n2_111) * n2_111) - (float64(10) * n2_111)) + float64(7)) * x_111) * x_111) * x_111) / float64(90))
+				r0_0_111 = (n_111 * (a_111 + b_111))
+			}
+			dx_104 = merge((pi_104 * r0_0_111), dx_104, ((npd_104 * npd_104) < float64(seriesMax2)))
+			dx_104 = merge(float64(0), dx_104, at_104)
+			dn_104 := merge(float64(1), ((pd_104 * cn_104) / s1_104), at_104)
+			r0_0_104, r1_0_104, r2_0_104 = s_104, dx_104, dn_104
 		}
-		s, dx, dn = r0_0_103, r1_0_103, r2_0_103
+		s, dx, dn = r0_0_104, r1_0_104, r2_0_104
 	}
 	return s, dx, dn
 }
@@ -2316,77 +2379,77 @@ func sincgRatioGradLanes(x, nv float64,
 	y := (nv * d)
 	u := (y + magic)
 	e := (y - (u - magic))
-	var r0_0_111 float64
-	{
-		d_111 := e
-		y_111 := (d_111 * d_111)
-		y2_111 := (y_111 * y_111)
-		y4_111 := (y2_111 * y2_111)
-		p0_111 := ((float64(sp1) + (float64(sp3) * y_111)) + ((float64(sp5) + (float64(sp7) * y_111)) * y2_111))
-		p1_111 := (((float64(sp9) + (float64(sp11) * y_111)) + ((float64(sp13) + (float64(sp15) * y_111)) * y2_111)) * y4_111)
-		p2_111 := (((float64(sp17) + (float64(sp19) * y_111)) + (float64(sp21) * y2_111)) * (y4_111 * y4_111))
-		r0_0_111 = (d_111 * ((p0_111 + p1_111) + p2_111))
-	}
 	var r0_0_112 float64
 	{
-		c_112, t_112 := r0_0_111, u
-		r0_0_112 = math.Float64frombits((math.Float64bits(c_112) ^ (math.Float64bits(t_112) << 63)))
+		d_112 := e
+		y_112 := (d_112 * d_112)
+		y2_112 := (y_112 * y_112)
+		y4_112 := (y2_112 * y2_112)
+		p0_112 := ((float64(sp1) + (float64(sp3) * y_112)) + ((float64(sp5) + (float64(sp7) * y_112)) * y2_112))
+		p1_112 := (((float64(sp9) + (float64(sp11) * y_112)) + ((float64(sp13) + (float64(sp15) * y_112)) * y2_112)) * y4_112)
+		p2_112 := (((float64(sp17) + (float64(sp19) * y_112)) + (float64(sp21) * y2_112)) * (y4_112 * y4_112))
+		r0_0_112 = (d_112 * ((p0_112 + p1_112) + p2_112))
 	}
 	var r0_0_113 float64
 	{
-		d_113 := e
-		y_113 := (d_113 * d_113)
-		y2_113 := (y_113 * y_113)
-		y4_113 := (y2_113 * y2_113)
-		p0_113 := ((float64(cp0) + (float64(cp2) * y_113)) + ((float64(cp4) + (float64(cp6) * y_113)) * y2_113))
-		p1_113 := (((float64(cp8) + (float64(cp10) * y_113)) + ((float64(cp12) + (float64(cp14) * y_113)) * y2_113)) * y4_113)
-		p2_113 := (float64(cp16) * (y4_113 * y4_113))
-		r0_0_113 = ((p0_113 + p1_113) + p2_113)
+		c_113, t_113 := r0_0_112, u
+		r0_0_113 = math.Float64frombits((math.Float64bits(c_113) ^ (math.Float64bits(t_113) << 63)))
 	}
 	var r0_0_114 float64
 	{
-		c_114, t_114 := r0_0_113, u
-		r0_0_114 = math.Float64frombits((math.Float64bits(c_114) ^ (math.Float64bits(t_114) << 63)))
+		d_114 := e
+		y_114 := (d_114 * d_114)
+		y2_114 := (y_114 * y_114)
+		y4_114 := (y2_114 * y2_114)
+		p0_114 := ((float64(cp0) + (float64(cp2) * y_114)) + ((float64(cp4) + (float64(cp6) * y_114)) * y2_114))
+		p1_114 := (((float64(cp8) + (float64(cp10) * y_114)) + ((float64(cp12) + (float64(cp14) * y_114)) * y2_114)) * y4_114)
+		p2_114 := (float64(cp16) * (y4_114 * y4_114))
+		r0_0_114 = ((p0_114 + p1_114) + p2_114)
 	}
-	sn, cn := r0_0_112, r0_0_114
 	var r0_0_115 float64
 	{
-		d_115 := d
-		y_115 := (d_115 * d_115)
-		y2_115 := (y_115 * y_115)
-		y4_115 := (y2_115 * y2_115)
-		p0_115 := ((float64(sp1) + (float64(sp3) * y_115)) + ((float64(sp5) + (float64(sp7) * y_115)) * y2_115))
-		p1_115 := (((float64(sp9) + (float64(sp11) * y_115)) + ((float64(sp13) + (float64(sp15) * y_115)) * y2_115)) * y4_115)
-		p2_115 := (((float64(sp17) + (float64(sp19) * y_115)) + (float64(sp21) * y2_115)) * (y4_115 * y4_115))
-		r0_0_115 = (d_115 * ((p0_115 + p1_115) + p2_115))
+		c_115, t_115 := r0_0_114, u
+		r0_0_115 = math.Float64frombits((math.Float64bits(c_115) ^ (math.Float64bits(t_115) << 63)))
 	}
+	sn, cn := r0_0_113, r0_0_115
 	var r0_0_116 float64
 	{
 		d_116 := d
 		y_116 := (d_116 * d_116)
 		y2_116 := (y_116 * y_116)
 		y4_116 := (y2_116 * y2_116)
-		p0_116 := ((float64(cp0) + (float64(cp2) * y_116)) + ((float64(cp4) + (float64(cp6) * y_116)) * y2_116))
-		p1_116 := (((float64(cp8) + (float64(cp10) * y_116)) + ((float64(cp12) + (float64(cp14) * y_116)) * y2_116)) * y4_116)
-		p2_116 := (float64(cp16) * (y4_116 * y4_116))
-		r0_0_116 = ((p0_116 + p1_116) + p2_116)
+		p0_116 := ((float64(sp1) + (float64(sp3) * y_116)) + ((float64(sp5) + (float64(sp7) * y_116)) * y2_116))
+		p1_116 := (((float64(sp9) + (float64(sp11) * y_116)) + ((float64(sp13) + (float64(sp15) * y_116)) * y2_116)) * y4_116)
+		p2_116 := (((float64(sp17) + (float64(sp19) * y_116)) + (float64(sp21) * y2_116)) * (y4_116 * y4_116))
+		r0_0_116 = (d_116 * ((p0_116 + p1_116) + p2_116))
 	}
-	s1, c1 := r0_0_115, r0_0_116
+	var r0_0_117 float64
+	{
+		d_117 := d
+		y_117 := (d_117 * d_117)
+		y2_117 := (y_117 * y_117)
+		y4_117 := (y2_117 * y2_117)
+		p0_117 := ((float64(cp0) + (float64(cp2) * y_117)) + ((float64(cp4) + (float64(cp6) * y_117)) * y2_117))
+		p1_117 := (((float64(cp8) + (float64(cp10) * y_117)) + ((float64(cp12) + (float64(cp14) * y_117)) * y2_117)) * y4_117)
+		p2_117 := (float64(cp16) * (y4_117 * y4_117))
+		r0_0_117 = ((p0_117 + p1_117) + p2_117)
+	}
+	s1, c1 := r0_0_116, r0_0_117
 	pi := float64(piC)
 	at := (d == float64(0))
 	s := merge(nv, (sn / s1), at)
 	pd := (pi * d)
 	npd := (nv * pd)
 	dx := ((pi * (((nv * cn) * s1) - (sn * c1))) / (s1 * s1))
-	var r0_0_117 float64
+	var r0_0_118 float64
 	{
-		n_117, x_117 := nv, pd
-		n2_117 := (n_117 * n_117)
-		a_117 := (((float64(0) - (n2_117 - float64(1))) * x_117) / float64(3))
-		b_117 := ((((((((float64(3) * n2_117) * n2_117) - (float64(10) * n2_117)) + float64(7)) * x_117) * x_117) * x_117) / float64(90))
-		r0_0_117 = (n_117 * (a_117 + b_117))
+		n_118, x_118 := nv, pd
+		n2_118 := (n_118 * n_118)
+		a_118 := (((float64(0) - (n2_118 - float64(1))) * x_118) / float64(3))
+		b_118 := ((((((((float64(3) * n2_118) * n2_118) - (float64(10) * n2_118)) + float64(7)) * x_118) * x_118) * x_118) / float64(90))
+		r0_0_118 = (n_118 * (a_118 + b_118))
 	}
-	dx = merge((pi * r0_0_117), dx, ((npd * npd) < float64(seriesMax2)))
+	dx = merge((pi * r0_0_118), dx, ((npd * npd) < float64(seriesMax2)))
 	dx = merge(float64(0), dx, at)
 	dn := merge(float64(1), ((pd * cn) / s1), at)
 	return s, dx, dn
@@ -2407,230 +2470,230 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 
 ) {
 	var (
-		r0_0_118 float64
-		r1_0_118 float64
-		r2_0_118 float64
+		r0_0_119 float64
+		r1_0_119 float64
+		r2_0_119 float64
 	)
 	{
-		r_118, x_118, n_118, nf_118 := r, h, n, &r.nv[0]
-		magic_118 := float64(roundMagic)
-		t_118 := (x_118 + magic_118)
-		d_118 := (x_118 - (t_118 - magic_118))
-		f_118 := (math.Float64bits(t_118) << 63)
-		var r0_0_119 float64
+		r_119, x_119, n_119, nf_119 := r, h, n, &r.nv[0]
+		magic_119 := float64(roundMagic)
+		t_119 := (x_119 + magic_119)
+		d_119 := (x_119 - (t_119 - magic_119))
+		f_119 := (math.Float64bits(t_119) << 63)
+		var r0_0_120 float64
 		{
-			d_119 := d_118
-			y_119 := (d_119 * d_119)
-			y2_119 := (y_119 * y_119)
-			y4_119 := (y2_119 * y2_119)
-			p0_119 := ((float64(cp0) + (float64(cp2) * y_119)) + ((float64(cp4) + (float64(cp6) * y_119)) * y2_119))
-			p1_119 := (((float64(cp8) + (float64(cp10) * y_119)) + ((float64(cp12) + (float64(cp14) * y_119)) * y2_119)) * y4_119)
-			p2_119 := (float64(cp16) * (y4_119 * y4_119))
-			r0_0_119 = ((p0_119 + p1_119) + p2_119)
+			d_120 := d_119
+			y_120 := (d_120 * d_120)
+			y2_120 := (y_120 * y_120)
+			y4_120 := (y2_120 * y2_120)
+			p0_120 := ((float64(cp0) + (float64(cp2) * y_120)) + ((float64(cp4) + (float64(cp6) * y_120)) * y2_120))
+			p1_120 := (((float64(cp8) + (float64(cp10) * y_120)) + ((float64(cp12) + (float64(cp14) * y_120)) * y2_120)) * y4_120)
+			p2_120 := (float64(cp16) * (y4_120 * y4_120))
+			r0_0_120 = ((p0_120 + p1_120) + p2_120)
 		}
-		cr_118 := r0_0_119
-		sign_118, one_118, pi_118 := math.Float64bits((&r_118.negZero)[0]), float64(1), float64(piC)
-		rs_118 := (pi_118 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_118 - cr_118) * (one_118 + cr_118)))) | ((math.Float64bits(d_118) ^ f_118) & sign_118))))
-		c2_118 := (float64(2) * math.Float64frombits((math.Float64bits(cr_118) ^ f_118)))
-		u0_118, u1_118 := one_118, c2_118
-		j_118 := 2
-		for ; j_118+1 < n_118; j_118 += 2 {
-			u0_118 = ((c2_118 * u1_118) - u0_118)
-			u1_118 = ((c2_118 * u0_118) - u1_118)
+		cr_119 := r0_0_120
+		sign_119, one_119, pi_119 := math.Float64bits((&r_119.negZero)[0]), float64(1), float64(piC)
+		rs_119 := (pi_119 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_119 - cr_119) * (one_119 + cr_119)))) | ((math.Float64bits(d_119) ^ f_119) & sign_119))))
+		c2_119 := (float64(2) * math.Float64frombits((math.Float64bits(cr_119) ^ f_119)))
+		u0_119, u1_119 := one_119, c2_119
+		j_119 := 2
+		for ; j_119+1 < n_119; j_119 += 2 {
+			u0_119 = ((c2_119 * u1_119) - u0_119)
+			u1_119 = ((c2_119 * u0_119) - u1_119)
 		}
-		if j_118 < n_118 {
-			u0_118, u1_118 = u1_118, ((c2_118 * u1_118) - u0_118)
+		if j_119 < n_119 {
+			u0_119, u1_119 = u1_119, ((c2_119 * u1_119) - u0_119)
 		}
-		cu_118 := ((float64(0.5) * c2_118) * u1_118)
-		tn_118 := (cu_118 - u0_118)
-		dx_118 := (((nf_118[0] * tn_118) - cu_118) * rs_118)
-		dn_118 := ((d_118 * tn_118) * rs_118)
-		near_118 := ((d_118 * d_118) < float64(closedFormMin2))
-		if near_118 {
+		cu_119 := ((float64(0.5) * c2_119) * u1_119)
+		tn_119 := (cu_119 - u0_119)
+		dx_119 := (((nf_119[0] * tn_119) - cu_119) * rs_119)
+		dn_119 := ((d_119 * tn_119) * rs_119)
+		near_119 := ((d_119 * d_119) < float64(closedFormMin2))
+		if near_119 {
 			var (
-				r0_0_120 float64
-				r1_0_120 float64
+				r0_0_121 float64
+				r1_0_121 float64
 			)
 			{
-				r_120, d_120, c2_120, flip_120, tn_120, un_120, n_120 := r_118, d_118, c2_118, f_118, tn_118, u1_118, n_118
-				var r0_0_121 float64
+				r_121, d_121, c2_121, flip_121, tn_121, un_121, n_121 := r_119, d_119, c2_119, f_119, tn_119, u1_119, n_119
+				var r0_0_122 float64
 				{
-					d_121 := d_120
-					y_121 := (d_121 * d_121)
-					y2_121 := (y_121 * y_121)
-					y4_121 := (y2_121 * y2_121)
-					p0_121 := ((float64(sp1) + (float64(sp3) * y_121)) + ((float64(sp5) + (float64(sp7) * y_121)) * y2_121))
-					p1_121 := (((float64(sp9) + (float64(sp11) * y_121)) + ((float64(sp13) + (float64(sp15) * y_121)) * y2_121)) * y4_121)
-					p2_121 := (((float64(sp17) + (float64(sp19) * y_121)) + (float64(sp21) * y2_121)) * (y4_121 * y4_121))
-					r0_0_121 = (d_121 * ((p0_121 + p1_121) + p2_121))
+					d_122 := d_121
+					y_122 := (d_122 * d_122)
+					y2_122 := (y_122 * y_122)
+					y4_122 := (y2_122 * y2_122)
+					p0_122 := ((float64(sp1) + (float64(sp3) * y_122)) + ((float64(sp5) + (float64(sp7) * y_122)) * y2_122))
+					p1_122 := (((float64(sp9) + (float64(sp11) * y_122)) + ((float64(sp13) + (float64(sp15) * y_122)) * y2_122)) * y4_122)
+					p2_122 := (((float64(sp17) + (float64(sp19) * y_122)) + (float64(sp21) * y2_122)) * (y4_122 * y4_122))
+					r0_0_122 = (d_122 * ((p0_122 + p1_122) + p2_122))
 				}
-				s_120 := math.Float64frombits((math.Float64bits(r0_0_121) ^ flip_120))
-				two_120 := float64(2)
-				u0_120, u1_120, p0_120, p1_120 := float64(1), c2_120, float64(0), two_120
-				for j_120 := 2; j_120 < n_120; j_120++ {
-					u0_120, u1_120, p0_120, p1_120 = u1_120, ((c2_120 * u1_120) - u0_120), p1_120, (((two_120 * u1_120) + (c2_120 * p1_120)) - p0_120)
+				s_121 := math.Float64frombits((math.Float64bits(r0_0_122) ^ flip_121))
+				two_121 := float64(2)
+				u0_121, u1_121, p0_121, p1_121 := float64(1), c2_121, float64(0), two_121
+				for j_121 := 2; j_121 < n_121; j_121++ {
+					u0_121, u1_121, p0_121, p1_121 = u1_121, ((c2_121 * u1_121) - u0_121), p1_121, (((two_121 * u1_121) + (c2_121 * p1_121)) - p0_121)
 				}
-				dx_120 := ((float64(minusPi) * s_120) * p1_120)
-				peak_120 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_120) & math.Float64bits((&r_120.negZero)[0]))))
-				dn_120 := merge((((float64(piC) * d_120) * tn_120) / s_120), peak_120, (d_120 != float64(0)))
-				r0_0_120, r1_0_120 = dx_120, dn_120
+				dx_121 := ((float64(minusPi) * s_121) * p1_121)
+				peak_121 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_121) & math.Float64bits((&r_121.negZero)[0]))))
+				dn_121 := merge((((float64(piC) * d_121) * tn_121) / s_121), peak_121, (d_121 != float64(0)))
+				r0_0_121, r1_0_121 = dx_121, dn_121
 			}
-			px_118, pn_118 := r0_0_120, r1_0_120
-			dx_118, dn_118 = merge(px_118, dx_118, near_118), merge(pn_118, dn_118, near_118)
+			px_119, pn_119 := r0_0_121, r1_0_121
+			dx_119, dn_119 = merge(px_119, dx_119, near_119), merge(pn_119, dn_119, near_119)
 		}
-		r0_0_118, r1_0_118, r2_0_118 = u1_118, dx_118, dn_118
+		r0_0_119, r1_0_119, r2_0_119 = u1_119, dx_119, dn_119
 	}
-	sa, ha, na := r0_0_118, r1_0_118, r2_0_118
+	sa, ha, na := r0_0_119, r1_0_119, r2_0_119
 	var (
-		r0_0_122 float64
-		r1_0_122 float64
-		r2_0_122 float64
+		r0_0_123 float64
+		r1_0_123 float64
+		r2_0_123 float64
 	)
 	{
-		r_122, x_122, n_122, nf_122 := r, kk, n, &r.nv[0]
-		magic_122 := float64(roundMagic)
-		t_122 := (x_122 + magic_122)
-		d_122 := (x_122 - (t_122 - magic_122))
-		f_122 := (math.Float64bits(t_122) << 63)
-		var r0_0_123 float64
+		r_123, x_123, n_123, nf_123 := r, kk, n, &r.nv[0]
+		magic_123 := float64(roundMagic)
+		t_123 := (x_123 + magic_123)
+		d_123 := (x_123 - (t_123 - magic_123))
+		f_123 := (math.Float64bits(t_123) << 63)
+		var r0_0_124 float64
 		{
-			d_123 := d_122
-			y_123 := (d_123 * d_123)
-			y2_123 := (y_123 * y_123)
-			y4_123 := (y2_123 * y2_123)
-			p0_123 := ((float64(cp0) + (float64(cp2) * y_123)) + ((float64(cp4) + (float64(cp6) * y_123)) * y2_123))
-			p1_123 := (((float64(cp8) + (float64(cp10) * y_123)) + ((float64(cp12) + (float64(cp14) * y_123)) * y2_123)) * y4_123)
-			p2_123 := (float64(cp16) * (y4_123 * y4_123))
-			r0_0_123 = ((p0_123 + p1_123) + p2_123)
+			d_124 := d_123
+			y_124 := (d_124 * d_124)
+			y2_124 := (y_124 * y_124)
+			y4_124 := (y2_124 * y2_124)
+			p0_124 := ((float64(cp0) + (float64(cp2) * y_124)) + ((float64(cp4) + (float64(cp6) * y_124)) * y2_124))
+			p1_124 := (((float64(cp8) + (float64(cp10) * y_124)) + ((float64(cp12) + (float64(cp14) * y_124)) * y2_124)) * y4_124)
+			p2_124 := (float64(cp16) * (y4_124 * y4_124))
+			r0_0_124 = ((p0_124 + p1_124) + p2_124)
 		}
-		cr_122 := r0_0_123
-		sign_122, one_122, pi_122 := math.Float64bits((&r_122.negZero)[0]), float64(1), float64(piC)
-		rs_122 := (pi_122 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_122 - cr_122) * (one_122 + cr_122)))) | ((math.Float64bits(d_122) ^ f_122) & sign_122))))
-		c2_122 := (float64(2) * math.Float64frombits((math.Float64bits(cr_122) ^ f_122)))
-		u0_122, u1_122 := one_122, c2_122
-		j_122 := 2
-		for ; j_122+1 < n_122; j_122 += 2 {
-			u0_122 = ((c2_122 * u1_122) - u0_122)
-			u1_122 = ((c2_122 * u0_122) - u1_122)
+		cr_123 := r0_0_124
+		sign_123, one_123, pi_123 := math.Float64bits((&r_123.negZero)[0]), float64(1), float64(piC)
+		rs_123 := (pi_123 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_123 - cr_123) * (one_123 + cr_123)))) | ((math.Float64bits(d_123) ^ f_123) & sign_123))))
+		c2_123 := (float64(2) * math.Float64frombits((math.Float64bits(cr_123) ^ f_123)))
+		u0_123, u1_123 := one_123, c2_123
+		j_123 := 2
+		for ; j_123+1 < n_123; j_123 += 2 {
+			u0_123 = ((c2_123 * u1_123) - u0_123)
+			u1_123 = ((c2_123 * u0_123) - u1_123)
 		}
-		if j_122 < n_122 {
-			u0_122, u1_122 = u1_122, ((c2_122 * u1_122) - u0_122)
+		if j_123 < n_123 {
+			u0_123, u1_123 = u1_123, ((c2_123 * u1_123) - u0_123)
 		}
-		cu_122 := ((float64(0.5) * c2_122) * u1_122)
-		tn_122 := (cu_122 - u0_122)
-		dx_122 := (((nf_122[0] * tn_122) - cu_122) * rs_122)
-		dn_122 := ((d_122 * tn_122) * rs_122)
-		near_122 := ((d_122 * d_122) < float64(closedFormMin2))
-		if near_122 {
+		cu_123 := ((float64(0.5) * c2_123) * u1_123)
+		tn_123 := (cu_123 - u0_123)
+		dx_123 := (((nf_123[0] * tn_123) - cu_123) * rs_123)
+		dn_123 := ((d_123 * tn_123) * rs_123)
+		near_123 := ((d_123 * d_123) < float64(closedFormMin2))
+		if near_123 {
 			var (
-				r0_0_124 float64
-				r1_0_124 float64
+				r0_0_125 float64
+				r1_0_125 float64
 			)
 			{
-				r_124, d_124, c2_124, flip_124, tn_124, un_124, n_124 := r_122, d_122, c2_122, f_122, tn_122, u1_122, n_122
-				var r0_0_125 float64
+				r_125, d_125, c2_125, flip_125, tn_125, un_125, n_125 := r_123, d_123, c2_123, f_123, tn_123, u1_123, n_123
+				var r0_0_126 float64
 				{
-					d_125 := d_124
-					y_125 := (d_125 * d_125)
-					y2_125 := (y_125 * y_125)
-					y4_125 := (y2_125 * y2_125)
-					p0_125 := ((float64(sp1) + (float64(sp3) * y_125)) + ((float64(sp5) + (float64(sp7) * y_125)) * y2_125))
-					p1_125 := (((float64(sp9) + (float64(sp11) * y_125)) + ((float64(sp13) + (float64(sp15) * y_125)) * y2_125)) * y4_125)
-					p2_125 := (((float64(sp17) + (float64(sp19) * y_125)) + (float64(sp21) * y2_125)) * (y4_125 * y4_125))
-					r0_0_125 = (d_125 * ((p0_125 + p1_125) + p2_125))
+					d_126 := d_125
+					y_126 := (d_126 * d_126)
+					y2_126 := (y_126 * y_126)
+					y4_126 := (y2_126 * y2_126)
+					p0_126 := ((float64(sp1) + (float64(sp3) * y_126)) + ((float64(sp5) + (float64(sp7) * y_126)) * y2_126))
+					p1_126 := (((float64(sp9) + (float64(sp11) * y_126)) + ((float64(sp13) + (float64(sp15) * y_126)) * y2_126)) * y4_126)
+					p2_126 := (((float64(sp17) + (float64(sp19) * y_126)) + (float64(sp21) * y2_126)) * (y4_126 * y4_126))
+					r0_0_126 = (d_126 * ((p0_126 + p1_126) + p2_126))
 				}
-				s_124 := math.Float64frombits((math.Float64bits(r0_0_125) ^ flip_124))
-				two_124 := float64(2)
-				u0_124, u1_124, p0_124, p1_124 := float64(1), c2_124, float64(0), two_124
-				for j_124 := 2; j_124 < n_124; j_124++ {
-					u0_124, u1_124, p0_124, p1_124 = u1_124, ((c2_124 * u1_124) - u0_124), p1_124, (((two_124 * u1_124) + (c2_124 * p1_124)) - p0_124)
+				s_125 := math.Float64frombits((math.Float64bits(r0_0_126) ^ flip_125))
+				two_125 := float64(2)
+				u0_125, u1_125, p0_125, p1_125 := float64(1), c2_125, float64(0), two_125
+				for j_125 := 2; j_125 < n_125; j_125++ {
+					u0_125, u1_125, p0_125, p1_125 = u1_125, ((c2_125 * u1_125) - u0_125), p1_125, (((two_125 * u1_125) + (c2_125 * p1_125)) - p0_125)
 				}
-				dx_124 := ((float64(minusPi) * s_124) * p1_124)
-				peak_124 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_124) & math.Float64bits((&r_124.negZero)[0]))))
-				dn_124 := merge((((float64(piC) * d_124) * tn_124) / s_124), peak_124, (d_124 != float64(0)))
-				r0_0_124, r1_0_124 = dx_124, dn_124
+				dx_125 := ((float64(minusPi) * s_125) * p1_125)
+				peak_125 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_125) & math.Float64bits((&r_125.negZero)[0]))))
+				dn_125 := merge((((float64(piC) * d_125) * tn_125) / s_125), peak_125, (d_125 != float64(0)))
+				r0_0_125, r1_0_125 = dx_125, dn_125
 			}
-			px_122, pn_122 := r0_0_124, r1_0_124
-			dx_122, dn_122 = merge(px_122, dx_122, near_122), merge(pn_122, dn_122, near_122)
+			px_123, pn_123 := r0_0_125, r1_0_125
+			dx_123, dn_123 = merge(px_123, dx_123, near_123), merge(pn_123, dn_123, near_123)
 		}
-		r0_0_122, r1_0_122, r2_0_122 = u1_122, dx_122, dn_122
+		r0_0_123, r1_0_123, r2_0_123 = u1_123, dx_123, dn_123
 	}
-	sb, hb, nb := r0_0_122, r1_0_122, r2_0_122
+	sb, hb, nb := r0_0_123, r1_0_123, r2_0_123
 	var (
-		r0_0_126 float64
-		r1_0_126 float64
-		r2_0_126 float64
+		r0_0_127 float64
+		r1_0_127 float64
+		r2_0_127 float64
 	)
 	{
-		r_126, x_126, n_126, nf_126 := r, l, n, &r.nv[0]
-		magic_126 := float64(roundMagic)
-		t_126 := (x_126 + magic_126)
-		d_126 := (x_126 - (t_126 - magic_126))
-		f_126 := (math.Float64bits(t_126) << 63)
-		var r0_0_127 float64
+		r_127, x_127, n_127, nf_127 := r, l, n, &r.nv[0]
+		magic_127 := float64(roundMagic)
+		t_127 := (x_127 + magic_127)
+		d_127 := (x_127 - (t_127 - magic_127))
+		f_127 := (math.Float64bits(t_127) << 63)
+		var r0_0_128 float64
 		{
-			d_127 := d_126
-			y_127 := (d_127 * d_127)
-			y2_127 := (y_127 * y_127)
-			y4_127 := (y2_127 * y2_127)
-			p0_127 := ((float64(cp0) + (float64(cp2) * y_127)) + ((float64(cp4) + (float64(cp6) * y_127)) * y2_127))
-			p1_127 := (((float64(cp8) + (float64(cp10) * y_127)) + ((float64(cp12) + (float64(cp14) * y_127)) * y2_127)) * y4_127)
-			p2_127 := (float64(cp16) * (y4_127 * y4_127))
-			r0_0_127 = ((p0_127 + p1_127) + p2_127)
+			d_128 := d_127
+			y_128 := (d_128 * d_128)
+			y2_128 := (y_128 * y_128)
+			y4_128 := (y2_128 * y2_128)
+			p0_128 := ((float64(cp0) + (float64(cp2) * y_128)) + ((float64(cp4) + (float64(cp6) * y_128)) * y2_128))
+			p1_128 := (((float64(cp8) + (float64(cp10) * y_128)) + ((float64(cp12) + (float64(cp14) * y_128)) * y2_128)) * y4_128)
+			p2_128 := (float64(cp16) * (y4_128 * y4_128))
+			r0_0_128 = ((p0_128 + p1_128) + p2_128)
 		}
-		cr_126 := r0_0_127
-		sign_126, one_126, pi_126 := math.Float64bits((&r_126.negZero)[0]), float64(1), float64(piC)
-		rs_126 := (pi_126 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_126 - cr_126) * (one_126 + cr_126)))) | ((math.Float64bits(d_126) ^ f_126) & sign_126))))
-		c2_126 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126) ^ f_126)))
-		u0_126, u1_126 := one_126, c2_126
-		j_126 := 2
-		for ; j_126+1 < n_126; j_126 += 2 {
-			u0_126 = ((c2_126 * u1_126) - u0_126)
-			u1_126 = ((c2_126 * u0_126) - u1_126)
+		cr_127 := r0_0_128
+		sign_127, one_127, pi_127 := math.Float64bits((&r_127.negZero)[0]), float64(1), float64(piC)
+		rs_127 := (pi_127 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_127 - cr_127) * (one_127 + cr_127)))) | ((math.Float64bits(d_127) ^ f_127) & sign_127))))
+		c2_127 := (float64(2) * math.Float64frombits((math.Float64bits(cr_127) ^ f_127)))
+		u0_127, u1_127 := one_127, c2_127
+		j_127 := 2
+		for ; j_127+1 < n_127; j_127 += 2 {
+			u0_127 = ((c2_127 * u1_127) - u0_127)
+			u1_127 = ((c2_127 * u0_127) - u1_127)
 		}
-		if j_126 < n_126 {
-			u0_126, u1_126 = u1_126, ((c2_126 * u1_126) - u0_126)
+		if j_127 < n_127 {
+			u0_127, u1_127 = u1_127, ((c2_127 * u1_127) - u0_127)
 		}
-		cu_126 := ((float64(0.5) * c2_126) * u1_126)
-		tn_126 := (cu_126 - u0_126)
-		dx_126 := (((nf_126[0] * tn_126) - cu_126) * rs_126)
-		dn_126 := ((d_126 * tn_126) * rs_126)
-		near_126 := ((d_126 * d_126) < float64(closedFormMin2))
-		if near_126 {
+		cu_127 := ((float64(0.5) * c2_127) * u1_127)
+		tn_127 := (cu_127 - u0_127)
+		dx_127 := (((nf_127[0] * tn_127) - cu_127) * rs_127)
+		dn_127 := ((d_127 * tn_127) * rs_127)
+		near_127 := ((d_127 * d_127) < float64(closedFormMin2))
+		if near_127 {
 			var (
-				r0_0_128 float64
-				r1_0_128 float64
+				r0_0_129 float64
+				r1_0_129 float64
 			)
 			{
-				r_128, d_128, c2_128, flip_128, tn_128, un_128, n_128 := r_126, d_126, c2_126, f_126, tn_126, u1_126, n_126
-				var r0_0_129 float64
+				r_129, d_129, c2_129, flip_129, tn_129, un_129, n_129 := r_127, d_127, c2_127, f_127, tn_127, u1_127, n_127
+				var r0_0_130 float64
 				{
-					d_129 := d_128
-					y_129 := (d_129 * d_129)
-					y2_129 := (y_129 * y_129)
-					y4_129 := (y2_129 * y2_129)
-					p0_129 := ((float64(sp1) + (float64(sp3) * y_129)) + ((float64(sp5) + (float64(sp7) * y_129)) * y2_129))
-					p1_129 := (((float64(sp9) + (float64(sp11) * y_129)) + ((float64(sp13) + (float64(sp15) * y_129)) * y2_129)) * y4_129)
-					p2_129 := (((float64(sp17) + (float64(sp19) * y_129)) + (float64(sp21) * y2_129)) * (y4_129 * y4_129))
-					r0_0_129 = (d_129 * ((p0_129 + p1_129) + p2_129))
+					d_130 := d_129
+					y_130 := (d_130 * d_130)
+					y2_130 := (y_130 * y_130)
+					y4_130 := (y2_130 * y2_130)
+					p0_130 := ((float64(sp1) + (float64(sp3) * y_130)) + ((float64(sp5) + (float64(sp7) * y_130)) * y2_130))
+					p1_130 := (((float64(sp9) + (float64(sp11) * y_130)) + ((float64(sp13) + (float64(sp15) * y_130)) * y2_130)) * y4_130)
+					p2_130 := (((float64(sp17) + (float64(sp19) * y_130)) + (float64(sp21) * y2_130)) * (y4_130 * y4_130))
+					r0_0_130 = (d_130 * ((p0_130 + p1_130) + p2_130))
 				}
-				s_128 := math.Float64frombits((math.Float64bits(r0_0_129) ^ flip_128))
-				two_128 := float64(2)
-				u0_128, u1_128, p0_128, p1_128 := float64(1), c2_128, float64(0), two_128
-				for j_128 := 2; j_128 < n_128; j_128++ {
-					u0_128, u1_128, p0_128, p1_128 = u1_128, ((c2_128 * u1_128) - u0_128), p1_128, (((two_128 * u1_128) + (c2_128 * p1_128)) - p0_128)
+				s_129 := math.Float64frombits((math.Float64bits(r0_0_130) ^ flip_129))
+				two_129 := float64(2)
+				u0_129, u1_129, p0_129, p1_129 := float64(1), c2_129, float64(0), two_129
+				for j_129 := 2; j_129 < n_129; j_129++ {
+					u0_129, u1_129, p0_129, p1_129 = u1_129, ((c2_129 * u1_129) - u0_129), p1_129, (((two_129 * u1_129) + (c2_129 * p1_129)) - p0_129)
 				}
-				dx_128 := ((float64(minusPi) * s_128) * p1_128)
-				peak_128 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_128) & math.Float64bits((&r_128.negZero)[0]))))
-				dn_128 := merge((((float64(piC) * d_128) * tn_128) / s_128), peak_128, (d_128 != float64(0)))
-				r0_0_128, r1_0_128 = dx_128, dn_128
+				dx_129 := ((float64(minusPi) * s_129) * p1_129)
+				peak_129 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_129) & math.Float64bits((&r_129.negZero)[0]))))
+				dn_129 := merge((((float64(piC) * d_129) * tn_129) / s_129), peak_129, (d_129 != float64(0)))
+				r0_0_129, r1_0_129 = dx_129, dn_129
 			}
-			px_126, pn_126 := r0_0_128, r1_0_128
-			dx_126, dn_126 = merge(px_126, dx_126, near_126), merge(pn_126, dn_126, near_126)
+			px_127, pn_127 := r0_0_129, r1_0_129
+			dx_127, dn_127 = merge(px_127, dx_127, near_127), merge(pn_127, dn_127, near_127)
 		}
-		r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
+		r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
 	}
-	sc, hc, nc := r0_0_126, r1_0_126, r2_0_126
+	sc, hc, nc := r0_0_127, r1_0_127, r2_0_127
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2643,18 +2706,18 @@ func sincgGradLanes(r *laneReps, x float64,
 	t := (x + magic)
 	d := (x - (t - magic))
 	f := (math.Float64bits(t) << 63)
-	var r0_0_130 float64
+	var r0_0_131 float64
 	{
-		d_130 := d
-		y_130 := (d_130 * d_130)
-		y2_130 := (y_130 * y_130)
-		y4_130 := (y2_130 * y2_130)
-		p0_130 := ((float64(cp0) + (float64(cp2) * y_130)) + ((float64(cp4) + (float64(cp6) * y_130)) * y2_130))
-		p1_130 := (((float64(cp8) + (float64(cp10) * y_130)) + ((float64(cp12) + (float64(cp14) * y_130)) * y2_130)) * y4_130)
-		p2_130 := (float64(cp16) * (y4_130 * y4_130))
-		r0_0_130 = ((p0_130 + p1_130) + p2_130)
+		d_131 := d
+		y_131 := (d_131 * d_131)
+		y2_131 := (y_131 * y_131)
+		y4_131 := (y2_131 * y2_131)
+		p0_131 := ((float64(cp0) + (float64(cp2) * y_131)) + ((float64(cp4) + (float64(cp6) * y_131)) * y2_131))
+		p1_131 := (((float64(cp8) + (float64(cp10) * y_131)) + ((float64(cp12) + (float64(cp14) * y_131)) * y2_131)) * y4_131)
+		p2_131 := (float64(cp16) * (y4_131 * y4_131))
+		r0_0_131 = ((p0_131 + p1_131) + p2_131)
 	}
-	cr := r0_0_130
+	cr := r0_0_131
 	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
 	rs := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - cr) * (one + cr)))) | ((math.Float64bits(d) ^ f) & sign))))
 	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
@@ -2674,34 +2737,34 @@ func sincgGradLanes(r *laneReps, x float64,
 	near := ((d * d) < float64(closedFormMin2))
 	if near {
 		var (
-			r0_0_131 float64
-			r1_0_131 float64
+			r0_0_132 float64
+			r1_0_132 float64
 		)
 		{
-			r_131, d_131, c2_131, flip_131, tn_131, un_131, n_131 := r, d, c2, f, tn, u1, n
-			var r0_0_132 float64
+			r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r, d, c2, f, tn, u1, n
+			var r0_0_133 float64
 			{
-				d_132 := d_131
-				y_132 := (d_132 * d_132)
-				y2_132 := (y_132 * y_132)
-				y4_132 := (y2_132 * y2_132)
-				p0_132 := ((float64(sp1) + (float64(sp3) * y_132)) + ((float64(sp5) + (float64(sp7) * y_132)) * y2_132))
-				p1_132 := (((float64(sp9) + (float64(sp11) * y_132)) + ((float64(sp13) + (float64(sp15) * y_132)) * y2_132)) * y4_132)
-				p2_132 := (((float64(sp17) + (float64(sp19) * y_132)) + (float64(sp21) * y2_132)) * (y4_132 * y4_132))
-				r0_0_132 = (d_132 * ((p0_132 + p1_132) + p2_132))
+				d_133 := d_132
+				y_133 := (d_133 * d_133)
+				y2_133 := (y_133 * y_133)
+				y4_133 := (y2_133 * y2_133)
+				p0_133 := ((float64(sp1) + (float64(sp3) * y_133)) + ((float64(sp5) + (float64(sp7) * y_133)) * y2_133))
+				p1_133 := (((float64(sp9) + (float64(sp11) * y_133)) + ((float64(sp13) + (float64(sp15) * y_133)) * y2_133)) * y4_133)
+				p2_133 := (((float64(sp17) + (float64(sp19) * y_133)) + (float64(sp21) * y2_133)) * (y4_133 * y4_133))
+				r0_0_133 = (d_133 * ((p0_133 + p1_133) + p2_133))
 			}
-			s_131 := math.Float64frombits((math.Float64bits(r0_0_132) ^ flip_131))
-			two_131 := float64(2)
-			u0_131, u1_131, p0_131, p1_131 := float64(1), c2_131, float64(0), two_131
-			for j_131 := 2; j_131 < n_131; j_131++ {
-				u0_131, u1_131, p0_131, p1_131 = u1_131, ((c2_131 * u1_131) - u0_131), p1_131, (((two_131 * u1_131) + (c2_131 * p1_131)) - p0_131)
+			s_132 := math.Float64frombits((math.Float64bits(r0_0_133) ^ flip_132))
+			two_132 := float64(2)
+			u0_132, u1_132, p0_132, p1_132 := float64(1), c2_132, float64(0), two_132
+			for j_132 := 2; j_132 < n_132; j_132++ {
+				u0_132, u1_132, p0_132, p1_132 = u1_132, ((c2_132 * u1_132) - u0_132), p1_132, (((two_132 * u1_132) + (c2_132 * p1_132)) - p0_132)
 			}
-			dx_131 := ((float64(minusPi) * s_131) * p1_131)
-			peak_131 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_131) & math.Float64bits((&r_131.negZero)[0]))))
-			dn_131 := merge((((float64(piC) * d_131) * tn_131) / s_131), peak_131, (d_131 != float64(0)))
-			r0_0_131, r1_0_131 = dx_131, dn_131
+			dx_132 := ((float64(minusPi) * s_132) * p1_132)
+			peak_132 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_132) & math.Float64bits((&r_132.negZero)[0]))))
+			dn_132 := merge((((float64(piC) * d_132) * tn_132) / s_132), peak_132, (d_132 != float64(0)))
+			r0_0_132, r1_0_132 = dx_132, dn_132
 		}
-		px, pn := r0_0_131, r1_0_131
+		px, pn := r0_0_132, r1_0_132
 		dx, dn = merge(px, dx, near), merge(pn, dn, near)
 	}
 	return u1, dx, dn
@@ -2716,18 +2779,18 @@ func sincgNearPeakLanes(r *laneReps, d, c2 float64,
 	n int) (float64, float64,
 
 ) {
-	var r0_0_133 float64
+	var r0_0_134 float64
 	{
-		d_133 := d
-		y_133 := (d_133 * d_133)
-		y2_133 := (y_133 * y_133)
-		y4_133 := (y2_133 * y2_133)
-		p0_133 := ((float64(sp1) + (float64(sp3) * y_133)) + ((float64(sp5) + (float64(sp7) * y_133)) * y2_133))
-		p1_133 := (((float64(sp9) + (float64(sp11) * y_133)) + ((float64(sp13) + (float64(sp15) * y_133)) * y2_133)) * y4_133)
-		p2_133 := (((float64(sp17) + (float64(sp19) * y_133)) + (float64(sp21) * y2_133)) * (y4_133 * y4_133))
-		r0_0_133 = (d_133 * ((p0_133 + p1_133) + p2_133))
+		d_134 := d
+		y_134 := (d_134 * d_134)
+		y2_134 := (y_134 * y_134)
+		y4_134 := (y2_134 * y2_134)
+		p0_134 := ((float64(sp1) + (float64(sp3) * y_134)) + ((float64(sp5) + (float64(sp7) * y_134)) * y2_134))
+		p1_134 := (((float64(sp9) + (float64(sp11) * y_134)) + ((float64(sp13) + (float64(sp15) * y_134)) * y2_134)) * y4_134)
+		p2_134 := (((float64(sp17) + (float64(sp19) * y_134)) + (float64(sp21) * y2_134)) * (y4_134 * y4_134))
+		r0_0_134 = (d_134 * ((p0_134 + p1_134) + p2_134))
 	}
-	s := math.Float64frombits((math.Float64bits(r0_0_133) ^ flip))
+	s := math.Float64frombits((math.Float64bits(r0_0_134) ^ flip))
 	two := float64(2)
 	u0, u1, p0, p1 := float64(1), c2, float64(0), two
 	for j := 2; j < n; j++ {
@@ -2762,31 +2825,31 @@ func gradTermLanes(k *kernel, ia *[1]int32, e *[3]laneVal, h, kk, l, sa, sb, sc,
 	fc, fd := (&r.defaultF)[0], float64(1)
 	if c.HasHKL {
 		var (
-			r0_0_134 float64
-			r1_0_134 float64
+			r0_0_135 float64
+			r1_0_135 float64
 		)
 		{
-			r_134, bits_134, miss_134, ia_134, h_134, kk_134, l_134 := r, k.fhklBits, k.missBits, ia, h, kk, l
-			var r0_0_8_134 bool
+			r_135, bits_135, miss_135, ia_135, h_135, kk_135, l_135 := r, k.fhklBits, k.missBits, ia, h, kk, l
+			var r0_0_9_135 bool
 			{
-				r_8_134, ia_8_134, h_8_134, kk_8_134, l_8_134 := r_134, ia_134, h_134, kk_134, l_134
-				half_8_134 := float64(0.5)
-				hc_8_134, kc_8_134, lc_8_134 := math.Ceil((h_8_134 - half_8_134)), math.Ceil((kk_8_134 - half_8_134)), math.Ceil((l_8_134 - half_8_134))
-				hmin_8_134, kmin_8_134, lmin_8_134 := (&r_8_134.hmin)[0], (&r_8_134.kmin)[0], (&r_8_134.lmin)[0]
-				in_8_134 := ((((((hc_8_134 >= hmin_8_134) && (hc_8_134 <= (&r_8_134.hmax)[0])) && (kc_8_134 >= kmin_8_134)) && (kc_8_134 <= (&r_8_134.kmax)[0])) && (lc_8_134 >= lmin_8_134)) && (lc_8_134 <= (&r_8_134.lmax)[0]))
-				idx_8_134 := ((((hc_8_134 - hmin_8_134) * (&r_8_134.hstride)[0]) + ((kc_8_134 - kmin_8_134) * (&r_8_134.kstride)[0])) + (lc_8_134 - lmin_8_134))
-				storeInt32(merge(idx_8_134, float64(0), in_8_134), ia_8_134)
-				r0_0_8_134 = in_8_134
+				r_9_135, ia_9_135, h_9_135, kk_9_135, l_9_135 := r_135, ia_135, h_135, kk_135, l_135
+				half_9_135 := float64(0.5)
+				hc_9_135, kc_9_135, lc_9_135 := math.Ceil((h_9_135 - half_9_135)), math.Ceil((kk_9_135 - half_9_135)), math.Ceil((l_9_135 - half_9_135))
+				hmin_9_135, kmin_9_135, lmin_9_135 := (&r_9_135.hmin)[0], (&r_9_135.kmin)[0], (&r_9_135.lmin)[0]
+				in_9_135 := ((((((hc_9_135 >= hmin_9_135) && (hc_9_135 <= (&r_9_135.hmax)[0])) && (kc_9_135 >= kmin_9_135)) && (kc_9_135 <= (&r_9_135.kmax)[0])) && (lc_9_135 >= lmin_9_135)) && (lc_9_135 <= (&r_9_135.lmax)[0]))
+				idx_9_135 := ((((hc_9_135 - hmin_9_135) * (&r_9_135.hstride)[0]) + ((kc_9_135 - kmin_9_135) * (&r_9_135.kstride)[0])) + (lc_9_135 - lmin_9_135))
+				storeInt32(merge(idx_9_135, float64(0), in_9_135), ia_9_135)
+				r0_0_9_135 = in_9_135
 			}
-			in_134 := r0_0_8_134
-			f_134 := merge(math.Float64frombits(bits_134[ia_134[0]]), (&r_134.defaultF)[0], in_134)
-			fd_134 := float64(0)
-			if miss_134 != nil {
-				fd_134 = math.Float64frombits(miss_134[ia_134[0]])
+			in_135 := r0_0_9_135
+			f_135 := merge(math.Float64frombits(bits_135[ia_135[0]]), (&r_135.defaultF)[0], in_135)
+			fd_135 := float64(0)
+			if miss_135 != nil {
+				fd_135 = math.Float64frombits(miss_135[ia_135[0]])
 			}
-			r0_0_134, r1_0_134 = f_134, merge(fd_134, float64(1), in_134)
+			r0_0_135, r1_0_135 = f_135, merge(fd_135, float64(1), in_135)
 		}
-		fc, fd = r0_0_134, r1_0_134
+		fc, fd = r0_0_135, r1_0_135
 	}
 	ffl := ((fc * fc) * fl)
 	s1 := (s + (ffl * fl))
@@ -2815,279 +2878,38 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_135 float64
-			r1_0_135 float64
-			r2_0_135 float64
-			r3_0_135 float64
-			r4_0_135 float64
-			r5_0_135 float64
-			r6_0_135 float64
-			r7_0_135 float64
-			r8_0_135 float64
+			r0_0_136 float64
+			r1_0_136 float64
+			r2_0_136 float64
+			r3_0_136 float64
+			r4_0_136 float64
+			r5_0_136 float64
+			r6_0_136 float64
+			r7_0_136 float64
+			r8_0_136 float64
 		)
 		{
-			sr_135, t_135, ds_135, p0_135 := &r.src[si], t, ds, p0
-			il_135 := (&sr_135.il)[0]
-			x_135, y_135, z_135 := (t_135.d[0][p0_135] - (&sr_135.inc[0])[0]), (t_135.d[1][p0_135] - (&sr_135.inc[1])[0]), (t_135.d[2][p0_135] - (&sr_135.inc[2])[0])
-			ds_135[p0_135] = (((x_135 * x_135) + (y_135 * y_135)) + (z_135 * z_135))
-			r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135 = (x_135 * il_135), (y_135 * il_135), (z_135 * il_135), t_135.s[p0_135], t_135.def[p0_135], t_135.sig[p0_135], t_135.na[p0_135], t_135.nb[p0_135], t_135.nc[p0_135]
+			sr_136, t_136, ds_136, p0_136 := &r.src[si], t, ds, p0
+			il_136 := (&sr_136.il)[0]
+			x_136, y_136, z_136 := (t_136.d[0][p0_136] - (&sr_136.inc[0])[0]), (t_136.d[1][p0_136] - (&sr_136.inc[1])[0]), (t_136.d[2][p0_136] - (&sr_136.inc[2])[0])
+			ds_136[p0_136] = (((x_136 * x_136) + (y_136 * y_136)) + (z_136 * z_136))
+			r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136 = (x_136 * il_136), (y_136 * il_136), (z_136 * il_136), t_136.s[p0_136], t_136.def[p0_136], t_136.sig[p0_136], t_136.na[p0_136], t_136.nb[p0_136], t_136.nc[p0_136]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_135, r1_0_135, r2_0_135, r3_0_135, r4_0_135, r5_0_135, r6_0_135, r7_0_135, r8_0_135
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136
 		for oi := range r.orient {
-			var (
-				r0_0_136 float64
-				r1_0_136 float64
-				r2_0_136 float64
-			)
-			{
-				o_136, qx_136, qy_136, qz_136 := &r.orient[oi], qx, qy, qz
-				h_136 := ((((&o_136[0])[0] * qx_136) + ((&o_136[1])[0] * qy_136)) + ((&o_136[2])[0] * qz_136))
-				kk_136 := ((((&o_136[3])[0] * qx_136) + ((&o_136[4])[0] * qy_136)) + ((&o_136[5])[0] * qz_136))
-				l_136 := ((((&o_136[6])[0] * qx_136) + ((&o_136[7])[0] * qy_136)) + ((&o_136[8])[0] * qz_136))
-				r0_0_136, r1_0_136, r2_0_136 = h_136, kk_136, l_136
-			}
-			h, kk, l := r0_0_136, r1_0_136, r2_0_136
 			var (
 				r0_0_137 float64
 				r1_0_137 float64
 				r2_0_137 float64
-				r3_0_137 float64
-				r4_0_137 float64
-				r5_0_137 float64
-				r6_0_137 float64
-				r7_0_137 float64
-				r8_0_137 float64
 			)
 			{
-				r_137, h_137, kk_137, l_137, n_137 := r, h, kk, l, n
-				var (
-					r0_0_118_137 float64
-					r1_0_118_137 float64
-					r2_0_118_137 float64
-				)
-				{
-					r_118_137, x_118_137, n_118_137, nf_118_137 := r_137, h_137, n_137, &r_137.nv[0]
-					magic_118_137 := float64(roundMagic)
-					t_118_137 := (x_118_137 + magic_118_137)
-					d_118_137 := (x_118_137 - (t_118_137 - magic_118_137))
-					f_118_137 := (math.Float64bits(t_118_137) << 63)
-					var r0_0_119_137 float64
-					{
-						d_119_137 := d_118_137
-						y_119_137 := (d_119_137 * d_119_137)
-						y2_119_137 := (y_119_137 * y_119_137)
-						y4_119_137 := (y2_119_137 * y2_119_137)
-						p0_119_137 := ((float64(cp0) + (float64(cp2) * y_119_137)) + ((float64(cp4) + (float64(cp6) * y_119_137)) * y2_119_137))
-						p1_119_137 := (((float64(cp8) + (float64(cp10) * y_119_137)) + ((float64(cp12) + (float64(cp14) * y_119_137)) * y2_119_137)) * y4_119_137)
-						p2_119_137 := (float64(cp16) * (y4_119_137 * y4_119_137))
-						r0_0_119_137 = ((p0_119_137 + p1_119_137) + p2_119_137)
-					}
-					cr_118_137 := r0_0_119_137
-					sign_118_137, one_118_137, pi_118_137 := math.Float64bits((&r_118_137.negZero)[0]), float64(1), float64(piC)
-					rs_118_137 := (pi_118_137 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_118_137 - cr_118_137) * (one_118_137 + cr_118_137)))) | ((math.Float64bits(d_118_137) ^ f_118_137) & sign_118_137))))
-					c2_118_137 := (float64(2) * math.Float64frombits((math.Float64bits(cr_118_137) ^ f_118_137)))
-					u0_118_137, u1_118_137 := one_118_137, c2_118_137
-					j_118_137 := 2
-					for ; j_118_137+1 < n_118_137; j_118_137 += 2 {
-						u0_118_137 = ((c2_118_137 * u1_118_137) - u0_118_137)
-						u1_118_137 = ((c2_118_137 * u0_118_137) - u1_118_137)
-					}
-					if j_118_137 < n_118_137 {
-						u0_118_137, u1_118_137 = u1_118_137, ((c2_118_137 * u1_118_137) - u0_118_137)
-					}
-					cu_118_137 := ((float64(0.5) * c2_118_137) * u1_118_137)
-					tn_118_137 := (cu_118_137 - u0_118_137)
-					dx_118_137 := (((nf_118_137[0] * tn_118_137) - cu_118_137) * rs_118_137)
-					dn_118_137 := ((d_118_137 * tn_118_137) * rs_118_137)
-					near_118_137 := ((d_118_137 * d_118_137) < float64(closedFormMin2))
-					if near_118_137 {
-						var (
-							r0_0_120_137 float64
-							r1_0_120_137 float64
-						)
-						{
-							r_120_137, d_120_137, c2_120_137, flip_120_137, tn_120_137, un_120_137, n_120_137 := r_118_137, d_118_137, c2_118_137, f_118_137, tn_118_137, u1_118_137, n_118_137
-							var r0_0_121_137 float64
-							{
-								d_121_137 := d_120_137
-								y_121_137 := (d_121_137 * d_121_137)
-								y2_121_137 := (y_121_137 * y_121_137)
-								y4_121_137 := (y2_121_137 * y2_121_137)
-								p0_121_137 := ((float64(sp1) + (float64(sp3) * y_121_137)) + ((float64(sp5) + (float64(sp7) * y_121_137)) * y2_121_137))
-								p1_121_137 := (((float64(sp9) + (float64(sp11) * y_121_137)) + ((float64(sp13) + (float64(sp15) * y_121_137)) * y2_121_137)) * y4_121_137)
-								p2_121_137 := (((float64(sp17) + (float64(sp19) * y_121_137)) + (float64(sp21) * y2_121_137)) * (y4_121_137 * y4_121_137))
-								r0_0_121_137 = (d_121_137 * ((p0_121_137 + p1_121_137) + p2_121_137))
-							}
-							s_120_137 := math.Float64frombits((math.Float64bits(r0_0_121_137) ^ flip_120_137))
-							two_120_137 := float64(2)
-							u0_120_137, u1_120_137, p0_120_137, p1_120_137 := float64(1), c2_120_137, float64(0), two_120_137
-							for j_120_137 := 2; j_120_137 < n_120_137; j_120_137++ {
-								u0_120_137, u1_120_137, p0_120_137, p1_120_137 = u1_120_137, ((c2_120_137 * u1_120_137) - u0_120_137), p1_120_137, (((two_120_137 * u1_120_137) + (c2_120_137 * p1_120_137)) - p0_120_137)
-							}
-							dx_120_137 := ((float64(minusPi) * s_120_137) * p1_120_137)
-							peak_120_137 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_120_137) & math.Float64bits((&r_120_137.negZero)[0]))))
-							dn_120_137 := merge((((float64(piC) * d_120_137) * tn_120_137) / s_120_137), peak_120_137, (d_120_137 != float64(0)))
-							r0_0_120_137, r1_0_120_137 = dx_120_137, dn_120_137
-						}
-						px_118_137, pn_118_137 := r0_0_120_137, r1_0_120_137
-						dx_118_137, dn_118_137 = merge(px_118_137, dx_118_137, near_118_137), merge(pn_118_137, dn_118_137, near_118_137)
-					}
-					r0_0_118_137, r1_0_118_137, r2_0_118_137 = u1_118_137, dx_118_137, dn_118_137
-				}
-				sa_137, ha_137, na_137 := r0_0_118_137, r1_0_118_137, r2_0_118_137
-				var (
-					r0_0_122_137 float64
-					r1_0_122_137 float64
-					r2_0_122_137 float64
-				)
-				{
-					r_122_137, x_122_137, n_122_137, nf_122_137 := r_137, kk_137, n_137, &r_137.nv[0]
-					magic_122_137 := float64(roundMagic)
-					t_122_137 := (x_122_137 + magic_122_137)
-					d_122_137 := (x_122_137 - (t_122_137 - magic_122_137))
-					f_122_137 := (math.Float64bits(t_122_137) << 63)
-					var r0_0_123_137 float64
-					{
-						d_123_137 := d_122_137
-						y_123_137 := (d_123_137 * d_123_137)
-						y2_123_137 := (y_123_137 * y_123_137)
-						y4_123_137 := (y2_123_137 * y2_123_137)
-						p0_123_137 := ((float64(cp0) + (float64(cp2) * y_123_137)) + ((float64(cp4) + (float64(cp6) * y_123_137)) * y2_123_137))
-						p1_123_137 := (((float64(cp8) + (float64(cp10) * y_123_137)) + ((float64(cp12) + (float64(cp14) * y_123_137)) * y2_123_137)) * y4_123_137)
-						p2_123_137 := (float64(cp16) * (y4_123_137 * y4_123_137))
-						r0_0_123_137 = ((p0_123_137 + p1_123_137) + p2_123_137)
-					}
-					cr_122_137 := r0_0_123_137
-					sign_122_137, one_122_137, pi_122_137 := math.Float64bits((&r_122_137.negZero)[0]), float64(1), float64(piC)
-					rs_122_137 := (pi_122_137 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_122_137 - cr_122_137) * (one_122_137 + cr_122_137)))) | ((math.Float64bits(d_122_137) ^ f_122_137) & sign_122_137))))
-					c2_122_137 := (float64(2) * math.Float64frombits((math.Float64bits(cr_122_137) ^ f_122_137)))
-					u0_122_137, u1_122_137 := one_122_137, c2_122_137
-					j_122_137 := 2
-					for ; j_122_137+1 < n_122_137; j_122_137 += 2 {
-						u0_122_137 = ((c2_122_137 * u1_122_137) - u0_122_137)
-						u1_122_137 = ((c2_122_137 * u0_122_137) - u1_122_137)
-					}
-					if j_122_137 < n_122_137 {
-						u0_122_137, u1_122_137 = u1_122_137, ((c2_122_137 * u1_122_137) - u0_122_137)
-					}
-					cu_122_137 := ((float64(0.5) * c2_122_137) * u1_122_137)
-					tn_122_137 := (cu_122_137 - u0_122_137)
-					dx_122_137 := (((nf_122_137[0] * tn_122_137) - cu_122_137) * rs_122_137)
-					dn_122_137 := ((d_122_137 * tn_122_137) * rs_122_137)
-					near_122_137 := ((d_122_137 * d_122_137) < float64(closedFormMin2))
-					if near_122_137 {
-						var (
-							r0_0_124_137 float64
-							r1_0_124_137 float64
-						)
-						{
-							r_124_137, d_124_137, c2_124_137, flip_124_137, tn_124_137, un_124_137, n_124_137 := r_122_137, d_122_137, c2_122_137, f_122_137, tn_122_137, u1_122_137, n_122_137
-							var r0_0_125_137 float64
-							{
-								d_125_137 := d_124_137
-								y_125_137 := (d_125_137 * d_125_137)
-								y2_125_137 := (y_125_137 * y_125_137)
-								y4_125_137 := (y2_125_137 * y2_125_137)
-								p0_125_137 := ((float64(sp1) + (float64(sp3) * y_125_137)) + ((float64(sp5) + (float64(sp7) * y_125_137)) * y2_125_137))
-								p1_125_137 := (((float64(sp9) + (float64(sp11) * y_125_137)) + ((float64(sp13) + (float64(sp15) * y_125_137)) * y2_125_137)) * y4_125_137)
-								p2_125_137 := (((float64(sp17) + (float64(sp19) * y_125_137)) + (float64(sp21) * y2_125_137)) * (y4_125_137 * y4_125_137))
-								r0_0_125_137 = (d_125_137 * ((p0_125_137 + p1_125_137) + p2_125_137))
-							}
-							s_124_137 := math.Float64frombits((math.Float64bits(r0_0_125_137) ^ flip_124_137))
-							two_124_137 := float64(2)
-							u0_124_137, u1_124_137, p0_124_137, p1_124_137 := float64(1), c2_124_137, float64(0), two_124_137
-							for j_124_137 := 2; j_124_137 < n_124_137; j_124_137++ {
-								u0_124_137, u1_124_137, p0_124_137, p1_124_137 = u1_124_137, ((c2_124_137 * u1_124_137) - u0_124_137), p1_124_137, (((two_124_137 * u1_124_137) + (c2_124_137 * p1_124_137)) - p0_124_137)
-							}
-							dx_124_137 := ((float64(minusPi) * s_124_137) * p1_124_137)
-							peak_124_137 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_124_137) & math.Float64bits((&r_124_137.negZero)[0]))))
-							dn_124_137 := merge((((float64(piC) * d_124_137) * tn_124_137) / s_124_137), peak_124_137, (d_124_137 != float64(0)))
-							r0_0_124_137, r1_0_124_137 = dx_124_137, dn_124_137
-						}
-						px_122_137, pn_122_137 := r0_0_124_137, r1_0_124_137
-						dx_122_137, dn_122_137 = merge(px_122_137, dx_122_137, near_122_137), merge(pn_122_137, dn_122_137, near_122_137)
-					}
-					r0_0_122_137, r1_0_122_137, r2_0_122_137 = u1_122_137, dx_122_137, dn_122_137
-				}
-				sb_137, hb_137, nb_137 := r0_0_122_137, r1_0_122_137, r2_0_122_137
-				var (
-					r0_0_126_137 float64
-					r1_0_126_137 float64
-					r2_0_126_137 float64
-				)
-				{
-					r_126_137, x_126_137, n_126_137, nf_126_137 := r_137, l_137, n_137, &r_137.nv[0]
-					magic_126_137 := float64(roundMagic)
-					t_126_137 := (x_126_137 + magic_126_137)
-					d_126_137 := (x_126_137 - (t_126_137 - magic_126_137))
-					f_126_137 := (math.Float64bits(t_126_137) << 63)
-					var r0_0_127_137 float64
-					{
-						d_127_137 := d_126_137
-						y_127_137 := (d_127_137 * d_127_137)
-						y2_127_137 := (y_127_137 * y_127_137)
-						y4_127_137 := (y2_127_137 * y2_127_137)
-						p0_127_137 := ((float64(cp0) + (float64(cp2) * y_127_137)) + ((float64(cp4) + (float64(cp6) * y_127_137)) * y2_127_137))
-						p1_127_137 := (((float64(cp8) + (float64(cp10) * y_127_137)) + ((float64(cp12) + (float64(cp14) * y_127_137)) * y2_127_137)) * y4_127_137)
-						p2_127_137 := (float64(cp16) * (y4_127_137 * y4_127_137))
-						r0_0_127_137 = ((p0_127_137 + p1_127_137) + p2_127_137)
-					}
-					cr_126_137 := r0_0_127_137
-					sign_126_137, one_126_137, pi_126_137 := math.Float64bits((&r_126_137.negZero)[0]), float64(1), float64(piC)
-					rs_126_137 := (pi_126_137 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_126_137 - cr_126_137) * (one_126_137 + cr_126_137)))) | ((math.Float64bits(d_126_137) ^ f_126_137) & sign_126_137))))
-					c2_126_137 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126_137) ^ f_126_137)))
-					u0_126_137, u1_126_137 := one_126_137, c2_126_137
-					j_126_137 := 2
-					for ; j_126_137+1 < n_126_137; j_126_137 += 2 {
-						u0_126_137 = ((c2_126_137 * u1_126_137) - u0_126_137)
-						u1_126_137 = ((c2_126_137 * u0_126_137) - u1_126_137)
-					}
-					if j_126_137 < n_126_137 {
-						u0_126_137, u1_126_137 = u1_126_137, ((c2_126_137 * u1_126_137) - u0_126_137)
-					}
-					cu_126_137 := ((float64(0.5) * c2_126_137) * u1_126_137)
-					tn_126_137 := (cu_126_137 - u0_126_137)
-					dx_126_137 := (((nf_126_137[0] * tn_126_137) - cu_126_137) * rs_126_137)
-					dn_126_137 := ((d_126_137 * tn_126_137) * rs_126_137)
-					near_126_137 := ((d_126_137 * d_126_137) < float64(closedFormMin2))
-					if near_126_137 {
-						var (
-							r0_0_128_137 float64
-							r1_0_128_137 float64
-						)
-						{
-							r_128_137, d_128_137, c2_128_137, flip_128_137, tn_128_137, un_128_137, n_128_137 := r_126_137, d_126_137, c2_126_137, f_126_137, tn_126_137, u1_126_137, n_126_137
-							var r0_0_129_137 float64
-							{
-								d_129_137 := d_128_137
-								y_129_137 := (d_129_137 * d_129_137)
-								y2_129_137 := (y_129_137 * y_129_137)
-								y4_129_137 := (y2_129_137 * y2_129_137)
-								p0_129_137 := ((float64(sp1) + (float64(sp3) * y_129_137)) + ((float64(sp5) + (float64(sp7) * y_129_137)) * y2_129_137))
-								p1_129_137 := (((float64(sp9) + (float64(sp11) * y_129_137)) + ((float64(sp13) + (float64(sp15) * y_129_137)) * y2_129_137)) * y4_129_137)
-								p2_129_137 := (((float64(sp17) + (float64(sp19) * y_129_137)) + (float64(sp21) * y2_129_137)) * (y4_129_137 * y4_129_137))
-								r0_0_129_137 = (d_129_137 * ((p0_129_137 + p1_129_137) + p2_129_137))
-							}
-							s_128_137 := math.Float64frombits((math.Float64bits(r0_0_129_137) ^ flip_128_137))
-							two_128_137 := float64(2)
-							u0_128_137, u1_128_137, p0_128_137, p1_128_137 := float64(1), c2_128_137, float64(0), two_128_137
-							for j_128_137 := 2; j_128_137 < n_128_137; j_128_137++ {
-								u0_128_137, u1_128_137, p0_128_137, p1_128_137 = u1_128_137, ((c2_128_137 * u1_128_137) - u0_128_137), p1_128_137, (((two_128_137 * u1_128_137) + (c2_128_137 * p1_128_137)) - p0_128_137)
-							}
-							dx_128_137 := ((float64(minusPi) * s_128_137) * p1_128_137)
-							peak_128_137 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_128_137) & math.Float64bits((&r_128_137.negZero)[0]))))
-							dn_128_137 := merge((((float64(piC) * d_128_137) * tn_128_137) / s_128_137), peak_128_137, (d_128_137 != float64(0)))
-							r0_0_128_137, r1_0_128_137 = dx_128_137, dn_128_137
-						}
-						px_126_137, pn_126_137 := r0_0_128_137, r1_0_128_137
-						dx_126_137, dn_126_137 = merge(px_126_137, dx_126_137, near_126_137), merge(pn_126_137, dn_126_137, near_126_137)
-					}
-					r0_0_126_137, r1_0_126_137, r2_0_126_137 = u1_126_137, dx_126_137, dn_126_137
-				}
-				sc_137, hc_137, nc_137 := r0_0_126_137, r1_0_126_137, r2_0_126_137
-				r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137 = sa_137, sb_137, sc_137, ha_137, hb_137, hc_137, na_137, nb_137, nc_137
+				o_137, qx_137, qy_137, qz_137 := &r.orient[oi], qx, qy, qz
+				h_137 := ((((&o_137[0])[0] * qx_137) + ((&o_137[1])[0] * qy_137)) + ((&o_137[2])[0] * qz_137))
+				kk_137 := ((((&o_137[3])[0] * qx_137) + ((&o_137[4])[0] * qy_137)) + ((&o_137[5])[0] * qz_137))
+				l_137 := ((((&o_137[6])[0] * qx_137) + ((&o_137[7])[0] * qy_137)) + ((&o_137[8])[0] * qz_137))
+				r0_0_137, r1_0_137, r2_0_137 = h_137, kk_137, l_137
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_137, r1_0_137, r2_0_137, r3_0_137, r4_0_137, r5_0_137, r6_0_137, r7_0_137, r8_0_137
+			h, kk, l := r0_0_137, r1_0_137, r2_0_137
 			var (
 				r0_0_138 float64
 				r1_0_138 float64
@@ -3095,62 +2917,303 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 				r3_0_138 float64
 				r4_0_138 float64
 				r5_0_138 float64
+				r6_0_138 float64
+				r7_0_138 float64
+				r8_0_138 float64
 			)
 			{
-				k_138, ia_138, e_138, h_138, kk_138, l_138, sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, nda_138, ndb_138, ndc_138, s_138, def_138, sig_138, sna_138, snb_138, snc_138, hkl_138, at_138, stride_138 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_138 := k_138.c
-				r_138 := k_138.lr
-				two_138 := float64(2)
-				fl_138 := ((sa_138 * sb_138) * sc_138)
-				fc_138, fd_138 := (&r_138.defaultF)[0], float64(1)
-				if c_138.HasHKL {
+				r_138, h_138, kk_138, l_138, n_138 := r, h, kk, l, n
+				var (
+					r0_0_119_138 float64
+					r1_0_119_138 float64
+					r2_0_119_138 float64
+				)
+				{
+					r_119_138, x_119_138, n_119_138, nf_119_138 := r_138, h_138, n_138, &r_138.nv[0]
+					magic_119_138 := float64(roundMagic)
+					t_119_138 := (x_119_138 + magic_119_138)
+					d_119_138 := (x_119_138 - (t_119_138 - magic_119_138))
+					f_119_138 := (math.Float64bits(t_119_138) << 63)
+					var r0_0_120_138 float64
+					{
+						d_120_138 := d_119_138
+						y_120_138 := (d_120_138 * d_120_138)
+						y2_120_138 := (y_120_138 * y_120_138)
+						y4_120_138 := (y2_120_138 * y2_120_138)
+						p0_120_138 := ((float64(cp0) + (float64(cp2) * y_120_138)) + ((float64(cp4) + (float64(cp6) * y_120_138)) * y2_120_138))
+						p1_120_138 := (((float64(cp8) + (float64(cp10) * y_120_138)) + ((float64(cp12) + (float64(cp14) * y_120_138)) * y2_120_138)) * y4_120_138)
+						p2_120_138 := (float64(cp16) * (y4_120_138 * y4_120_138))
+						r0_0_120_138 = ((p0_120_138 + p1_120_138) + p2_120_138)
+					}
+					cr_119_138 := r0_0_120_138
+					sign_119_138, one_119_138, pi_119_138 := math.Float64bits((&r_119_138.negZero)[0]), float64(1), float64(piC)
+					rs_119_138 := (pi_119_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_119_138 - cr_119_138) * (one_119_138 + cr_119_138)))) | ((math.Float64bits(d_119_138) ^ f_119_138) & sign_119_138))))
+					c2_119_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_119_138) ^ f_119_138)))
+					u0_119_138, u1_119_138 := one_119_138, c2_119_138
+					j_119_138 := 2
+					for ; j_119_138+1 < n_119_138; j_119_138 += 2 {
+						u0_119_138 = ((c2_119_138 * u1_119_138) - u0_119_138)
+						u1_119_138 = ((c2_119_138 * u0_119_138) - u1_119_138)
+					}
+					if j_119_138 < n_119_138 {
+						u0_119_138, u1_119_138 = u1_119_138, ((c2_119_138 * u1_119_138) - u0_119_138)
+					}
+					cu_119_138 := ((float64(0.5) * c2_119_138) * u1_119_138)
+					tn_119_138 := (cu_119_138 - u0_119_138)
+					dx_119_138 := (((nf_119_138[0] * tn_119_138) - cu_119_138) * rs_119_138)
+					dn_119_138 := ((d_119_138 * tn_119_138) * rs_119_138)
+					near_119_138 := ((d_119_138 * d_119_138) < float64(closedFormMin2))
+					if near_119_138 {
+						var (
+							r0_0_121_138 float64
+							r1_0_121_138 float64
+						)
+						{
+							r_121_138, d_121_138, c2_121_138, flip_121_138, tn_121_138, un_121_138, n_121_138 := r_119_138, d_119_138, c2_119_138, f_119_138, tn_119_138, u1_119_138, n_119_138
+							var r0_0_122_138 float64
+							{
+								d_122_138 := d_121_138
+								y_122_138 := (d_122_138 * d_122_138)
+								y2_122_138 := (y_122_138 * y_122_138)
+								y4_122_138 := (y2_122_138 * y2_122_138)
+								p0_122_138 := ((float64(sp1) + (float64(sp3) * y_122_138)) + ((float64(sp5) + (float64(sp7) * y_122_138)) * y2_122_138))
+								p1_122_138 := (((float64(sp9) + (float64(sp11) * y_122_138)) + ((float64(sp13) + (float64(sp15) * y_122_138)) * y2_122_138)) * y4_122_138)
+								p2_122_138 := (((float64(sp17) + (float64(sp19) * y_122_138)) + (float64(sp21) * y2_122_138)) * (y4_122_138 * y4_122_138))
+								r0_0_122_138 = (d_122_138 * ((p0_122_138 + p1_122_138) + p2_122_138))
+							}
+							s_121_138 := math.Float64frombits((math.Float64bits(r0_0_122_138) ^ flip_121_138))
+							two_121_138 := float64(2)
+							u0_121_138, u1_121_138, p0_121_138, p1_121_138 := float64(1), c2_121_138, float64(0), two_121_138
+							for j_121_138 := 2; j_121_138 < n_121_138; j_121_138++ {
+								u0_121_138, u1_121_138, p0_121_138, p1_121_138 = u1_121_138, ((c2_121_138 * u1_121_138) - u0_121_138), p1_121_138, (((two_121_138 * u1_121_138) + (c2_121_138 * p1_121_138)) - p0_121_138)
+							}
+							dx_121_138 := ((float64(minusPi) * s_121_138) * p1_121_138)
+							peak_121_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_121_138) & math.Float64bits((&r_121_138.negZero)[0]))))
+							dn_121_138 := merge((((float64(piC) * d_121_138) * tn_121_138) / s_121_138), peak_121_138, (d_121_138 != float64(0)))
+							r0_0_121_138, r1_0_121_138 = dx_121_138, dn_121_138
+						}
+						px_119_138, pn_119_138 := r0_0_121_138, r1_0_121_138
+						dx_119_138, dn_119_138 = merge(px_119_138, dx_119_138, near_119_138), merge(pn_119_138, dn_119_138, near_119_138)
+					}
+					r0_0_119_138, r1_0_119_138, r2_0_119_138 = u1_119_138, dx_119_138, dn_119_138
+				}
+				sa_138, ha_138, na_138 := r0_0_119_138, r1_0_119_138, r2_0_119_138
+				var (
+					r0_0_123_138 float64
+					r1_0_123_138 float64
+					r2_0_123_138 float64
+				)
+				{
+					r_123_138, x_123_138, n_123_138, nf_123_138 := r_138, kk_138, n_138, &r_138.nv[0]
+					magic_123_138 := float64(roundMagic)
+					t_123_138 := (x_123_138 + magic_123_138)
+					d_123_138 := (x_123_138 - (t_123_138 - magic_123_138))
+					f_123_138 := (math.Float64bits(t_123_138) << 63)
+					var r0_0_124_138 float64
+					{
+						d_124_138 := d_123_138
+						y_124_138 := (d_124_138 * d_124_138)
+						y2_124_138 := (y_124_138 * y_124_138)
+						y4_124_138 := (y2_124_138 * y2_124_138)
+						p0_124_138 := ((float64(cp0) + (float64(cp2) * y_124_138)) + ((float64(cp4) + (float64(cp6) * y_124_138)) * y2_124_138))
+						p1_124_138 := (((float64(cp8) + (float64(cp10) * y_124_138)) + ((float64(cp12) + (float64(cp14) * y_124_138)) * y2_124_138)) * y4_124_138)
+						p2_124_138 := (float64(cp16) * (y4_124_138 * y4_124_138))
+						r0_0_124_138 = ((p0_124_138 + p1_124_138) + p2_124_138)
+					}
+					cr_123_138 := r0_0_124_138
+					sign_123_138, one_123_138, pi_123_138 := math.Float64bits((&r_123_138.negZero)[0]), float64(1), float64(piC)
+					rs_123_138 := (pi_123_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_123_138 - cr_123_138) * (one_123_138 + cr_123_138)))) | ((math.Float64bits(d_123_138) ^ f_123_138) & sign_123_138))))
+					c2_123_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_123_138) ^ f_123_138)))
+					u0_123_138, u1_123_138 := one_123_138, c2_123_138
+					j_123_138 := 2
+					for ; j_123_138+1 < n_123_138; j_123_138 += 2 {
+						u0_123_138 = ((c2_123_138 * u1_123_138) - u0_123_138)
+						u1_123_138 = ((c2_123_138 * u0_123_138) - u1_123_138)
+					}
+					if j_123_138 < n_123_138 {
+						u0_123_138, u1_123_138 = u1_123_138, ((c2_123_138 * u1_123_138) - u0_123_138)
+					}
+					cu_123_138 := ((float64(0.5) * c2_123_138) * u1_123_138)
+					tn_123_138 := (cu_123_138 - u0_123_138)
+					dx_123_138 := (((nf_123_138[0] * tn_123_138) - cu_123_138) * rs_123_138)
+					dn_123_138 := ((d_123_138 * tn_123_138) * rs_123_138)
+					near_123_138 := ((d_123_138 * d_123_138) < float64(closedFormMin2))
+					if near_123_138 {
+						var (
+							r0_0_125_138 float64
+							r1_0_125_138 float64
+						)
+						{
+							r_125_138, d_125_138, c2_125_138, flip_125_138, tn_125_138, un_125_138, n_125_138 := r_123_138, d_123_138, c2_123_138, f_123_138, tn_123_138, u1_123_138, n_123_138
+							var r0_0_126_138 float64
+							{
+								d_126_138 := d_125_138
+								y_126_138 := (d_126_138 * d_126_138)
+								y2_126_138 := (y_126_138 * y_126_138)
+								y4_126_138 := (y2_126_138 * y2_126_138)
+								p0_126_138 := ((float64(sp1) + (float64(sp3) * y_126_138)) + ((float64(sp5) + (float64(sp7) * y_126_138)) * y2_126_138))
+								p1_126_138 := (((float64(sp9) + (float64(sp11) * y_126_138)) + ((float64(sp13) + (float64(sp15) * y_126_138)) * y2_126_138)) * y4_126_138)
+								p2_126_138 := (((float64(sp17) + (float64(sp19) * y_126_138)) + (float64(sp21) * y2_126_138)) * (y4_126_138 * y4_126_138))
+								r0_0_126_138 = (d_126_138 * ((p0_126_138 + p1_126_138) + p2_126_138))
+							}
+							s_125_138 := math.Float64frombits((math.Float64bits(r0_0_126_138) ^ flip_125_138))
+							two_125_138 := float64(2)
+							u0_125_138, u1_125_138, p0_125_138, p1_125_138 := float64(1), c2_125_138, float64(0), two_125_138
+							for j_125_138 := 2; j_125_138 < n_125_138; j_125_138++ {
+								u0_125_138, u1_125_138, p0_125_138, p1_125_138 = u1_125_138, ((c2_125_138 * u1_125_138) - u0_125_138), p1_125_138, (((two_125_138 * u1_125_138) + (c2_125_138 * p1_125_138)) - p0_125_138)
+							}
+							dx_125_138 := ((float64(minusPi) * s_125_138) * p1_125_138)
+							peak_125_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_125_138) & math.Float64bits((&r_125_138.negZero)[0]))))
+							dn_125_138 := merge((((float64(piC) * d_125_138) * tn_125_138) / s_125_138), peak_125_138, (d_125_138 != float64(0)))
+							r0_0_125_138, r1_0_125_138 = dx_125_138, dn_125_138
+						}
+						px_123_138, pn_123_138 := r0_0_125_138, r1_0_125_138
+						dx_123_138, dn_123_138 = merge(px_123_138, dx_123_138, near_123_138), merge(pn_123_138, dn_123_138, near_123_138)
+					}
+					r0_0_123_138, r1_0_123_138, r2_0_123_138 = u1_123_138, dx_123_138, dn_123_138
+				}
+				sb_138, hb_138, nb_138 := r0_0_123_138, r1_0_123_138, r2_0_123_138
+				var (
+					r0_0_127_138 float64
+					r1_0_127_138 float64
+					r2_0_127_138 float64
+				)
+				{
+					r_127_138, x_127_138, n_127_138, nf_127_138 := r_138, l_138, n_138, &r_138.nv[0]
+					magic_127_138 := float64(roundMagic)
+					t_127_138 := (x_127_138 + magic_127_138)
+					d_127_138 := (x_127_138 - (t_127_138 - magic_127_138))
+					f_127_138 := (math.Float64bits(t_127_138) << 63)
+					var r0_0_128_138 float64
+					{
+						d_128_138 := d_127_138
+						y_128_138 := (d_128_138 * d_128_138)
+						y2_128_138 := (y_128_138 * y_128_138)
+						y4_128_138 := (y2_128_138 * y2_128_138)
+						p0_128_138 := ((float64(cp0) + (float64(cp2) * y_128_138)) + ((float64(cp4) + (float64(cp6) * y_128_138)) * y2_128_138))
+						p1_128_138 := (((float64(cp8) + (float64(cp10) * y_128_138)) + ((float64(cp12) + (float64(cp14) * y_128_138)) * y2_128_138)) * y4_128_138)
+						p2_128_138 := (float64(cp16) * (y4_128_138 * y4_128_138))
+						r0_0_128_138 = ((p0_128_138 + p1_128_138) + p2_128_138)
+					}
+					cr_127_138 := r0_0_128_138
+					sign_127_138, one_127_138, pi_127_138 := math.Float64bits((&r_127_138.negZero)[0]), float64(1), float64(piC)
+					rs_127_138 := (pi_127_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_127_138 - cr_127_138) * (one_127_138 + cr_127_138)))) | ((math.Float64bits(d_127_138) ^ f_127_138) & sign_127_138))))
+					c2_127_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_127_138) ^ f_127_138)))
+					u0_127_138, u1_127_138 := one_127_138, c2_127_138
+					j_127_138 := 2
+					for ; j_127_138+1 < n_127_138; j_127_138 += 2 {
+						u0_127_138 = ((c2_127_138 * u1_127_138) - u0_127_138)
+						u1_127_138 = ((c2_127_138 * u0_127_138) - u1_127_138)
+					}
+					if j_127_138 < n_127_138 {
+						u0_127_138, u1_127_138 = u1_127_138, ((c2_127_138 * u1_127_138) - u0_127_138)
+					}
+					cu_127_138 := ((float64(0.5) * c2_127_138) * u1_127_138)
+					tn_127_138 := (cu_127_138 - u0_127_138)
+					dx_127_138 := (((nf_127_138[0] * tn_127_138) - cu_127_138) * rs_127_138)
+					dn_127_138 := ((d_127_138 * tn_127_138) * rs_127_138)
+					near_127_138 := ((d_127_138 * d_127_138) < float64(closedFormMin2))
+					if near_127_138 {
+						var (
+							r0_0_129_138 float64
+							r1_0_129_138 float64
+						)
+						{
+							r_129_138, d_129_138, c2_129_138, flip_129_138, tn_129_138, un_129_138, n_129_138 := r_127_138, d_127_138, c2_127_138, f_127_138, tn_127_138, u1_127_138, n_127_138
+							var r0_0_130_138 float64
+							{
+								d_130_138 := d_129_138
+								y_130_138 := (d_130_138 * d_130_138)
+								y2_130_138 := (y_130_138 * y_130_138)
+								y4_130_138 := (y2_130_138 * y2_130_138)
+								p0_130_138 := ((float64(sp1) + (float64(sp3) * y_130_138)) + ((float64(sp5) + (float64(sp7) * y_130_138)) * y2_130_138))
+								p1_130_138 := (((float64(sp9) + (float64(sp11) * y_130_138)) + ((float64(sp13) + (float64(sp15) * y_130_138)) * y2_130_138)) * y4_130_138)
+								p2_130_138 := (((float64(sp17) + (float64(sp19) * y_130_138)) + (float64(sp21) * y2_130_138)) * (y4_130_138 * y4_130_138))
+								r0_0_130_138 = (d_130_138 * ((p0_130_138 + p1_130_138) + p2_130_138))
+							}
+							s_129_138 := math.Float64frombits((math.Float64bits(r0_0_130_138) ^ flip_129_138))
+							two_129_138 := float64(2)
+							u0_129_138, u1_129_138, p0_129_138, p1_129_138 := float64(1), c2_129_138, float64(0), two_129_138
+							for j_129_138 := 2; j_129_138 < n_129_138; j_129_138++ {
+								u0_129_138, u1_129_138, p0_129_138, p1_129_138 = u1_129_138, ((c2_129_138 * u1_129_138) - u0_129_138), p1_129_138, (((two_129_138 * u1_129_138) + (c2_129_138 * p1_129_138)) - p0_129_138)
+							}
+							dx_129_138 := ((float64(minusPi) * s_129_138) * p1_129_138)
+							peak_129_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_129_138) & math.Float64bits((&r_129_138.negZero)[0]))))
+							dn_129_138 := merge((((float64(piC) * d_129_138) * tn_129_138) / s_129_138), peak_129_138, (d_129_138 != float64(0)))
+							r0_0_129_138, r1_0_129_138 = dx_129_138, dn_129_138
+						}
+						px_127_138, pn_127_138 := r0_0_129_138, r1_0_129_138
+						dx_127_138, dn_127_138 = merge(px_127_138, dx_127_138, near_127_138), merge(pn_127_138, dn_127_138, near_127_138)
+					}
+					r0_0_127_138, r1_0_127_138, r2_0_127_138 = u1_127_138, dx_127_138, dn_127_138
+				}
+				sc_138, hc_138, nc_138 := r0_0_127_138, r1_0_127_138, r2_0_127_138
+				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138 = sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, na_138, nb_138, nc_138
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138
+			var (
+				r0_0_139 float64
+				r1_0_139 float64
+				r2_0_139 float64
+				r3_0_139 float64
+				r4_0_139 float64
+				r5_0_139 float64
+			)
+			{
+				k_139, ia_139, e_139, h_139, kk_139, l_139, sa_139, sb_139, sc_139, ha_139, hb_139, hc_139, nda_139, ndb_139, ndc_139, s_139, def_139, sig_139, sna_139, snb_139, snc_139, hkl_139, at_139, stride_139 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_139 := k_139.c
+				r_139 := k_139.lr
+				two_139 := float64(2)
+				fl_139 := ((sa_139 * sb_139) * sc_139)
+				fc_139, fd_139 := (&r_139.defaultF)[0], float64(1)
+				if c_139.HasHKL {
 					var (
-						r0_0_134_138 float64
-						r1_0_134_138 float64
+						r0_0_135_139 float64
+						r1_0_135_139 float64
 					)
 					{
-						r_134_138, bits_134_138, miss_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138 := r_138, k_138.fhklBits, k_138.missBits, ia_138, h_138, kk_138, l_138
-						var r0_0_8_134_138 bool
+						r_135_139, bits_135_139, miss_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139 := r_139, k_139.fhklBits, k_139.missBits, ia_139, h_139, kk_139, l_139
+						var r0_0_9_135_139 bool
 						{
-							r_8_134_138, ia_8_134_138, h_8_134_138, kk_8_134_138, l_8_134_138 := r_134_138, ia_134_138, h_134_138, kk_134_138, l_134_138
-							half_8_134_138 := float64(0.5)
-							hc_8_134_138, kc_8_134_138, lc_8_134_138 := math.Ceil((h_8_134_138 - half_8_134_138)), math.Ceil((kk_8_134_138 - half_8_134_138)), math.Ceil((l_8_134_138 - half_8_134_138))
-							hmin_8_134_138, kmin_8_134_138, lmin_8_134_138 := (&r_8_134_138.hmin)[0], (&r_8_134_138.kmin)[0], (&r_8_134_138.lmin)[0]
-							in_8_134_138 := ((((((hc_8_134_138 >= hmin_8_134_138) && (hc_8_134_138 <= (&r_8_134_138.hmax)[0])) && (kc_8_134_138 >= kmin_8_134_138)) && (kc_8_134_138 <= (&r_8_134_138.kmax)[0])) && (lc_8_134_138 >= lmin_8_134_138)) && (lc_8_134_138 <= (&r_8_134_138.lmax)[0]))
-							idx_8_134_138 := ((((hc_8_134_138 - hmin_8_134_138) * (&r_8_134_138.hstride)[0]) + ((kc_8_134_138 - kmin_8_134_138) * (&r_8_134_138.kstride)[0])) + (lc_8_134_138 - lmin_8_134_138))
-							storeInt32(merge(idx_8_134_138, float64(0), in_8_134_138), ia_8_134_138)
-							r0_0_8_134_138 = in_8_134_138
+							r_9_135_139, ia_9_135_139, h_9_135_139, kk_9_135_139, l_9_135_139 := r_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139
+							half_9_135_139 := float64(0.5)
+							hc_9_135_139, kc_9_135_139, lc_9_135_139 := math.Ceil((h_9_135_139 - half_9_135_139)), math.Ceil((kk_9_135_139 - half_9_135_139)), math.Ceil((l_9_135_139 - half_9_135_139))
+							hmin_9_135_139, kmin_9_135_139, lmin_9_135_139 := (&r_9_135_139.hmin)[0], (&r_9_135_139.kmin)[0], (&r_9_135_139.lmin)[0]
+							in_9_135_139 := ((((((hc_9_135_139 >= hmin_9_135_139) && (hc_9_135_139 <= (&r_9_135_139.hmax)[0])) && (kc_9_135_139 >= kmin_9_135_139)) && (kc_9_135_139 <= (&r_9_135_139.kmax)[0])) && (lc_9_135_139 >= lmin_9_135_139)) && (lc_9_135_139 <= (&r_9_135_139.lmax)[0]))
+							idx_9_135_139 := ((((hc_9_135_139 - hmin_9_135_139) * (&r_9_135_139.hstride)[0]) + ((kc_9_135_139 - kmin_9_135_139) * (&r_9_135_139.kstride)[0])) + (lc_9_135_139 - lmin_9_135_139))
+							storeInt32(merge(idx_9_135_139, float64(0), in_9_135_139), ia_9_135_139)
+							r0_0_9_135_139 = in_9_135_139
 						}
-						in_134_138 := r0_0_8_134_138
-						f_134_138 := merge(math.Float64frombits(bits_134_138[ia_134_138[0]]), (&r_134_138.defaultF)[0], in_134_138)
-						fd_134_138 := float64(0)
-						if miss_134_138 != nil {
-							fd_134_138 = math.Float64frombits(miss_134_138[ia_134_138[0]])
+						in_135_139 := r0_0_9_135_139
+						f_135_139 := merge(math.Float64frombits(bits_135_139[ia_135_139[0]]), (&r_135_139.defaultF)[0], in_135_139)
+						fd_135_139 := float64(0)
+						if miss_135_139 != nil {
+							fd_135_139 = math.Float64frombits(miss_135_139[ia_135_139[0]])
 						}
-						r0_0_134_138, r1_0_134_138 = f_134_138, merge(fd_134_138, float64(1), in_134_138)
+						r0_0_135_139, r1_0_135_139 = f_135_139, merge(fd_135_139, float64(1), in_135_139)
 					}
-					fc_138, fd_138 = r0_0_134_138, r1_0_134_138
+					fc_139, fd_139 = r0_0_135_139, r1_0_135_139
 				}
-				ffl_138 := ((fc_138 * fc_138) * fl_138)
-				s1_138 := (s_138 + (ffl_138 * fl_138))
-				def1_138 := def_138
-				if k_138.perDef {
-					def1_138 = (def_138 + ((((two_138 * fc_138) * fl_138) * fl_138) * fd_138))
+				ffl_139 := ((fc_139 * fc_139) * fl_139)
+				s1_139 := (s_139 + (ffl_139 * fl_139))
+				def1_139 := def_139
+				if k_139.perDef {
+					def1_139 = (def_139 + ((((two_139 * fc_139) * fl_139) * fl_139) * fd_139))
 				}
-				tfl_138 := (two_138 * ffl_138)
-				xa_138, xb_138, xc_138 := (tfl_138 * (sb_138 * sc_138)), (tfl_138 * (sa_138 * sc_138)), (tfl_138 * (sa_138 * sb_138))
-				hbar_138, kbar_138, lbar_138 := (xa_138 * ha_138), (xb_138 * hb_138), (xc_138 * hc_138)
-				sig1_138 := (sig_138 + (((hbar_138 * (h_138 + (&e_138[0])[0])) + (kbar_138 * (kk_138 + (&e_138[1])[0]))) + (lbar_138 * (l_138 + (&e_138[2])[0]))))
-				na1_138, nb1_138, nc1_138 := (sna_138 + (xa_138 * nda_138)), (snb_138 + (xb_138 * ndb_138)), (snc_138 + (xc_138 * ndc_138))
-				if !c_138.Water {
-					s1_138 = merge(s_138, s1_138, (fl_138 == float64(0)))
+				tfl_139 := (two_139 * ffl_139)
+				xa_139, xb_139, xc_139 := (tfl_139 * (sb_139 * sc_139)), (tfl_139 * (sa_139 * sc_139)), (tfl_139 * (sa_139 * sb_139))
+				hbar_139, kbar_139, lbar_139 := (xa_139 * ha_139), (xb_139 * hb_139), (xc_139 * hc_139)
+				sig1_139 := (sig_139 + (((hbar_139 * (h_139 + (&e_139[0])[0])) + (kbar_139 * (kk_139 + (&e_139[1])[0]))) + (lbar_139 * (l_139 + (&e_139[2])[0]))))
+				na1_139, nb1_139, nc1_139 := (sna_139 + (xa_139 * nda_139)), (snb_139 + (xb_139 * ndb_139)), (snc_139 + (xc_139 * ndc_139))
+				if !c_139.Water {
+					s1_139 = merge(s_139, s1_139, (fl_139 == float64(0)))
 				}
-				hkl_138[at_138] = hbar_138
-				hkl_138[at_138+stride_138] = kbar_138
-				hkl_138[at_138+2*stride_138] = lbar_138
-				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138 = s1_138, def1_138, sig1_138, na1_138, nb1_138, nc1_138
+				hkl_139[at_139] = hbar_139
+				hkl_139[at_139+stride_139] = kbar_139
+				hkl_139[at_139+2*stride_139] = lbar_139
+				r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139 = s1_139, def1_139, sig1_139, na1_139, nb1_139, nc1_139
 			}
-			s, def, sig, sna, snb, snc = r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138
+			s, def, sig, sna, snb, snc = r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139
 		}
 		t.s[p0] = s
 		t.def[p0] = def
@@ -3169,18 +3232,18 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 	for oi := range r.orient {
 		e := &oinc[oi]
 		var (
-			r0_0_139 float64
-			r1_0_139 float64
-			r2_0_139 float64
+			r0_0_140 float64
+			r1_0_140 float64
+			r2_0_140 float64
 		)
 		{
-			o_139, qx_139, qy_139, qz_139 := &r.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
-			h_139 := ((((&o_139[0])[0] * qx_139) + ((&o_139[1])[0] * qy_139)) + ((&o_139[2])[0] * qz_139))
-			kk_139 := ((((&o_139[3])[0] * qx_139) + ((&o_139[4])[0] * qy_139)) + ((&o_139[5])[0] * qz_139))
-			l_139 := ((((&o_139[6])[0] * qx_139) + ((&o_139[7])[0] * qy_139)) + ((&o_139[8])[0] * qz_139))
-			r0_0_139, r1_0_139, r2_0_139 = h_139, kk_139, l_139
+			o_140, qx_140, qy_140, qz_140 := &r.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
+			h_140 := ((((&o_140[0])[0] * qx_140) + ((&o_140[1])[0] * qy_140)) + ((&o_140[2])[0] * qz_140))
+			kk_140 := ((((&o_140[3])[0] * qx_140) + ((&o_140[4])[0] * qy_140)) + ((&o_140[5])[0] * qz_140))
+			l_140 := ((((&o_140[6])[0] * qx_140) + ((&o_140[7])[0] * qy_140)) + ((&o_140[8])[0] * qz_140))
+			r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
 		}
-		a, b, c := r0_0_139, r1_0_139, r2_0_139
+		a, b, c := r0_0_140, r1_0_140, r2_0_140
 		store((a * il), (e[0][:]))
 		store((b * il), (e[1][:]))
 		store((c * il), (e[2][:]))
@@ -3202,24 +3265,24 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 ) {
 	r := k.lr
 	fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
-	var r0_0_140 float64
-	{
-		fdet_140, f_140, s_140, o_140, p_140 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_140 = ((((fdet_140 * f_140) + s_140) + o_140) + p_140)
-	}
-	x := r0_0_140
 	var r0_0_141 float64
 	{
-		fdet_141, f_141, s_141, o_141, p_141 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		fdet_141, f_141, s_141, o_141, p_141 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
 		r0_0_141 = ((((fdet_141 * f_141) + s_141) + o_141) + p_141)
 	}
-	y := r0_0_141
+	x := r0_0_141
 	var r0_0_142 float64
 	{
-		fdet_142, f_142, s_142, o_142, p_142 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		fdet_142, f_142, s_142, o_142, p_142 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
 		r0_0_142 = ((((fdet_142 * f_142) + s_142) + o_142) + p_142)
 	}
-	z := r0_0_142
+	y := r0_0_142
+	var r0_0_143 float64
+	{
+		fdet_143, f_143, s_143, o_143, p_143 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_143 = ((((fdet_143 * f_143) + s_143) + o_143) + p_143)
+	}
+	z := r0_0_143
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	fr.fdet[p0] = fdet
@@ -3240,56 +3303,56 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_143 float64
-			r1_0_143 float64
-			r2_0_143 float64
-			r3_0_143 float64
+			r0_0_144 float64
+			r1_0_144 float64
+			r2_0_144 float64
+			r3_0_144 float64
 		)
 		{
-			k_143, sdet_143, o_143, fr_143, t_143, p0_143 := k, sdet, o, fr, t, p0
-			r_143 := k_143.lr
-			fdet_143 := (((&r_143.sub)[0] * fr_143.f[p0_143]) + (&r_143.half)[0])
-			var r0_0_140_143 float64
+			k_144, sdet_144, o_144, fr_144, t_144, p0_144 := k, sdet, o, fr, t, p0
+			r_144 := k_144.lr
+			fdet_144 := (((&r_144.sub)[0] * fr_144.f[p0_144]) + (&r_144.half)[0])
+			var r0_0_141_144 float64
 			{
-				fdet_140_143, f_140_143, s_140_143, o_140_143, p_140_143 := fdet_143, (&r_143.fd[0])[0], (&sdet_143[0])[0], (&o_143[0])[0], (&r_143.pix0[0])[0]
-				r0_0_140_143 = ((((fdet_140_143 * f_140_143) + s_140_143) + o_140_143) + p_140_143)
+				fdet_141_144, f_141_144, s_141_144, o_141_144, p_141_144 := fdet_144, (&r_144.fd[0])[0], (&sdet_144[0])[0], (&o_144[0])[0], (&r_144.pix0[0])[0]
+				r0_0_141_144 = ((((fdet_141_144 * f_141_144) + s_141_144) + o_141_144) + p_141_144)
 			}
-			x_143 := r0_0_140_143
-			var r0_0_141_143 float64
+			x_144 := r0_0_141_144
+			var r0_0_142_144 float64
 			{
-				fdet_141_143, f_141_143, s_141_143, o_141_143, p_141_143 := fdet_143, (&r_143.fd[1])[0], (&sdet_143[1])[0], (&o_143[1])[0], (&r_143.pix0[1])[0]
-				r0_0_141_143 = ((((fdet_141_143 * f_141_143) + s_141_143) + o_141_143) + p_141_143)
+				fdet_142_144, f_142_144, s_142_144, o_142_144, p_142_144 := fdet_144, (&r_144.fd[1])[0], (&sdet_144[1])[0], (&o_144[1])[0], (&r_144.pix0[1])[0]
+				r0_0_142_144 = ((((fdet_142_144 * f_142_144) + s_142_144) + o_142_144) + p_142_144)
 			}
-			y_143 := r0_0_141_143
-			var r0_0_142_143 float64
+			y_144 := r0_0_142_144
+			var r0_0_143_144 float64
 			{
-				fdet_142_143, f_142_143, s_142_143, o_142_143, p_142_143 := fdet_143, (&r_143.fd[2])[0], (&sdet_143[2])[0], (&o_143[2])[0], (&r_143.pix0[2])[0]
-				r0_0_142_143 = ((((fdet_142_143 * f_142_143) + s_142_143) + o_142_143) + p_142_143)
+				fdet_143_144, f_143_144, s_143_144, o_143_144, p_143_144 := fdet_144, (&r_144.fd[2])[0], (&sdet_144[2])[0], (&o_144[2])[0], (&r_144.pix0[2])[0]
+				r0_0_143_144 = ((((fdet_143_144 * f_143_144) + s_143_144) + o_143_144) + p_143_144)
 			}
-			z_143 := r0_0_142_143
-			invR_143 := (float64(1) / math.Sqrt((((x_143 * x_143) + (y_143 * y_143)) + (z_143 * z_143))))
-			dx_143, dy_143, dz_143 := (x_143 * invR_143), (y_143 * invR_143), (z_143 * invR_143)
-			fr_143.fdet[p0_143] = fdet_143
-			fr_143.invR[p0_143] = invR_143
-			t_143.d[0][p0_143] = dx_143
-			t_143.d[1][p0_143] = dy_143
-			t_143.d[2][p0_143] = dz_143
-			if k_143.c.Thick {
-				fr_143.par[p0_143] = (((dx_143 * (&r_143.od[0])[0]) + (dy_143 * (&r_143.od[1])[0])) + (dz_143 * (&r_143.od[2])[0]))
+			z_144 := r0_0_143_144
+			invR_144 := (float64(1) / math.Sqrt((((x_144 * x_144) + (y_144 * y_144)) + (z_144 * z_144))))
+			dx_144, dy_144, dz_144 := (x_144 * invR_144), (y_144 * invR_144), (z_144 * invR_144)
+			fr_144.fdet[p0_144] = fdet_144
+			fr_144.invR[p0_144] = invR_144
+			t_144.d[0][p0_144] = dx_144
+			t_144.d[1][p0_144] = dy_144
+			t_144.d[2][p0_144] = dz_144
+			if k_144.c.Thick {
+				fr_144.par[p0_144] = (((dx_144 * (&r_144.od[0])[0]) + (dy_144 * (&r_144.od[1])[0])) + (dz_144 * (&r_144.od[2])[0]))
 			}
-			r0_0_143, r1_0_143, r2_0_143, r3_0_143 = dx_143, dy_143, dz_143, invR_143
+			r0_0_144, r1_0_144, r2_0_144, r3_0_144 = dx_144, dy_144, dz_144, invR_144
 		}
-		dx, dy, dz, invR := r0_0_143, r1_0_143, r2_0_143, r3_0_143
-		var r0_0_144 float64
+		dx, dy, dz, invR := r0_0_144, r1_0_144, r2_0_144, r3_0_144
+		var r0_0_145 float64
 		{
-			invR_144, num_144, point_144 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_144 := (invR_144 * invR_144)
-			if !point_144 {
-				w_144 = (num_144 * (w_144 * invR_144))
+			invR_145, num_145, point_145 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_145 := (invR_145 * invR_145)
+			if !point_145 {
+				w_145 = (num_145 * (w_145 * invR_145))
 			}
-			r0_0_144 = w_144
+			r0_0_145 = w_145
 		}
-		fr.omega[p0] = r0_0_144
+		fr.omega[p0] = r0_0_145
 		switch pol {
 		case 0:
 			fr.p[p0] = one
@@ -3306,38 +3369,38 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			fr.dd[p0] = c2sq
 		default:
 			var (
-				r0_0_145 float64
-				r1_0_145 float64
-				r2_0_145 float64
-				r3_0_145 float64
-				r4_0_145 float64
-				r5_0_145 float64
+				r0_0_146 float64
+				r1_0_146 float64
+				r2_0_146 float64
+				r3_0_146 float64
+				r4_0_146 float64
+				r5_0_146 float64
 			)
 			{
-				r_145, s_145, dx_145, dy_145, dz_145 := r, sr, dx, dy, dz
-				one_145, zero_145, kahn_145 := float64(1), float64(0), (&r_145.kahn)[0]
-				c2_145 := ((((&s_145.inc[0])[0] * dx_145) + ((&s_145.inc[1])[0] * dy_145)) + ((&s_145.inc[2])[0] * dz_145))
-				c2sq_145 := (c2_145 * c2_145)
-				s2sq_145 := (one_145 - c2sq_145)
-				e_145 := (((dx_145 * (&s_145.ein[0])[0]) + (dy_145 * (&s_145.ein[1])[0])) + (dz_145 * (&s_145.ein[2])[0]))
-				b_145 := (((dx_145 * (&s_145.bin[0])[0]) + (dy_145 * (&s_145.bin[1])[0])) + (dz_145 * (&s_145.bin[2])[0]))
-				ee_145, bb_145 := (e_145 * e_145), (b_145 * b_145)
-				den_145 := (ee_145 + bb_145)
-				plane_145 := (den_145 > zero_145)
-				inv_145 := (one_145 / den_145)
-				cos2psi_145 := merge(((ee_145 - bb_145) * inv_145), one_145, plane_145)
-				de_145, db_145 := zero_145, zero_145
-				if !r_145.kahnZero {
-					de_145 = merge((((((float64(4) * e_145) * b_145) * b_145) * inv_145) * inv_145), zero_145, plane_145)
-					db_145 = merge((((((float64((-4)) * b_145) * e_145) * e_145) * inv_145) * inv_145), zero_145, plane_145)
+				r_146, s_146, dx_146, dy_146, dz_146 := r, sr, dx, dy, dz
+				one_146, zero_146, kahn_146 := float64(1), float64(0), (&r_146.kahn)[0]
+				c2_146 := ((((&s_146.inc[0])[0] * dx_146) + ((&s_146.inc[1])[0] * dy_146)) + ((&s_146.inc[2])[0] * dz_146))
+				c2sq_146 := (c2_146 * c2_146)
+				s2sq_146 := (one_146 - c2sq_146)
+				e_146 := (((dx_146 * (&s_146.ein[0])[0]) + (dy_146 * (&s_146.ein[1])[0])) + (dz_146 * (&s_146.ein[2])[0]))
+				b_146 := (((dx_146 * (&s_146.bin[0])[0]) + (dy_146 * (&s_146.bin[1])[0])) + (dz_146 * (&s_146.bin[2])[0]))
+				ee_146, bb_146 := (e_146 * e_146), (b_146 * b_146)
+				den_146 := (ee_146 + bb_146)
+				plane_146 := (den_146 > zero_146)
+				inv_146 := (one_146 / den_146)
+				cos2psi_146 := merge(((ee_146 - bb_146) * inv_146), one_146, plane_146)
+				de_146, db_146 := zero_146, zero_146
+				if !r_146.kahnZero {
+					de_146 = merge((((((float64(4) * e_146) * b_146) * b_146) * inv_146) * inv_146), zero_146, plane_146)
+					db_146 = merge((((((float64((-4)) * b_146) * e_146) * e_146) * inv_146) * inv_146), zero_146, plane_146)
 				}
-				p_145 := (float64(0.5) * ((one_145 + c2sq_145) - ((kahn_145 * cos2psi_145) * s2sq_145)))
-				dkahn_145 := ((float64((-0.5)) * cos2psi_145) * s2sq_145)
-				dcos_145 := ((float64((-0.5)) * kahn_145) * s2sq_145)
-				alpha_145, beta_145, gamma_145 := (c2_145 * (one_145 + (kahn_145 * cos2psi_145))), (dcos_145 * de_145), (dcos_145 * db_145)
-				r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145 = p_145, dkahn_145, alpha_145, beta_145, gamma_145, (((alpha_145 * c2_145) + (beta_145 * e_145)) + (gamma_145 * b_145))
+				p_146 := (float64(0.5) * ((one_146 + c2sq_146) - ((kahn_146 * cos2psi_146) * s2sq_146)))
+				dkahn_146 := ((float64((-0.5)) * cos2psi_146) * s2sq_146)
+				dcos_146 := ((float64((-0.5)) * kahn_146) * s2sq_146)
+				alpha_146, beta_146, gamma_146 := (c2_146 * (one_146 + (kahn_146 * cos2psi_146))), (dcos_146 * de_146), (dcos_146 * db_146)
+				r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146 = p_146, dkahn_146, alpha_146, beta_146, gamma_146, (((alpha_146 * c2_146) + (beta_146 * e_146)) + (gamma_146 * b_146))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145
+			p, dkahn, alpha, beta, gamma, dd := r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146
 			fr.p[p0] = p
 			fr.dkahn[p0] = dkahn
 			fr.alpha[p0] = alpha
@@ -3359,46 +3422,46 @@ func (k *kernel) lossFrontSubLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLa
 	zero := float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_146 float64
-			r1_0_146 float64
-			r2_0_146 float64
-			r3_0_146 float64
+			r0_0_147 float64
+			r1_0_147 float64
+			r2_0_147 float64
+			r3_0_147 float64
 		)
 		{
-			k_146, sdet_146, o_146, fr_146, t_146, p0_146 := k, sdet, o, fr, t, p0
-			r_146 := k_146.lr
-			fdet_146 := (((&r_146.sub)[0] * fr_146.f[p0_146]) + (&r_146.half)[0])
-			var r0_0_140_146 float64
+			k_147, sdet_147, o_147, fr_147, t_147, p0_147 := k, sdet, o, fr, t, p0
+			r_147 := k_147.lr
+			fdet_147 := (((&r_147.sub)[0] * fr_147.f[p0_147]) + (&r_147.half)[0])
+			var r0_0_141_147 float64
 			{
-				fdet_140_146, f_140_146, s_140_146, o_140_146, p_140_146 := fdet_146, (&r_146.fd[0])[0], (&sdet_146[0])[0], (&o_146[0])[0], (&r_146.pix0[0])[0]
-				r0_0_140_146 = ((((fdet_140_146 * f_140_146) + s_140_146) + o_140_146) + p_140_146)
+				fdet_141_147, f_141_147, s_141_147, o_141_147, p_141_147 := fdet_147, (&r_147.fd[0])[0], (&sdet_147[0])[0], (&o_147[0])[0], (&r_147.pix0[0])[0]
+				r0_0_141_147 = ((((fdet_141_147 * f_141_147) + s_141_147) + o_141_147) + p_141_147)
 			}
-			x_146 := r0_0_140_146
-			var r0_0_141_146 float64
+			x_147 := r0_0_141_147
+			var r0_0_142_147 float64
 			{
-				fdet_141_146, f_141_146, s_141_146, o_141_146, p_141_146 := fdet_146, (&r_146.fd[1])[0], (&sdet_146[1])[0], (&o_146[1])[0], (&r_146.pix0[1])[0]
-				r0_0_141_146 = ((((fdet_141_146 * f_141_146) + s_141_146) + o_141_146) + p_141_146)
+				fdet_142_147, f_142_147, s_142_147, o_142_147, p_142_147 := fdet_147, (&r_147.fd[1])[0], (&sdet_147[1])[0], (&o_147[1])[0], (&r_147.pix0[1])[0]
+				r0_0_142_147 = ((((fdet_142_147 * f_142_147) + s_142_147) + o_142_147) + p_142_147)
 			}
-			y_146 := r0_0_141_146
-			var r0_0_142_146 float64
+			y_147 := r0_0_142_147
+			var r0_0_143_147 float64
 			{
-				fdet_142_146, f_142_146, s_142_146, o_142_146, p_142_146 := fdet_146, (&r_146.fd[2])[0], (&sdet_146[2])[0], (&o_146[2])[0], (&r_146.pix0[2])[0]
-				r0_0_142_146 = ((((fdet_142_146 * f_142_146) + s_142_146) + o_142_146) + p_142_146)
+				fdet_143_147, f_143_147, s_143_147, o_143_147, p_143_147 := fdet_147, (&r_147.fd[2])[0], (&sdet_147[2])[0], (&o_147[2])[0], (&r_147.pix0[2])[0]
+				r0_0_143_147 = ((((fdet_143_147 * f_143_147) + s_143_147) + o_143_147) + p_143_147)
 			}
-			z_146 := r0_0_142_146
-			invR_146 := (float64(1) / math.Sqrt((((x_146 * x_146) + (y_146 * y_146)) + (z_146 * z_146))))
-			dx_146, dy_146, dz_146 := (x_146 * invR_146), (y_146 * invR_146), (z_146 * invR_146)
-			fr_146.fdet[p0_146] = fdet_146
-			fr_146.invR[p0_146] = invR_146
-			t_146.d[0][p0_146] = dx_146
-			t_146.d[1][p0_146] = dy_146
-			t_146.d[2][p0_146] = dz_146
-			if k_146.c.Thick {
-				fr_146.par[p0_146] = (((dx_146 * (&r_146.od[0])[0]) + (dy_146 * (&r_146.od[1])[0])) + (dz_146 * (&r_146.od[2])[0]))
+			z_147 := r0_0_143_147
+			invR_147 := (float64(1) / math.Sqrt((((x_147 * x_147) + (y_147 * y_147)) + (z_147 * z_147))))
+			dx_147, dy_147, dz_147 := (x_147 * invR_147), (y_147 * invR_147), (z_147 * invR_147)
+			fr_147.fdet[p0_147] = fdet_147
+			fr_147.invR[p0_147] = invR_147
+			t_147.d[0][p0_147] = dx_147
+			t_147.d[1][p0_147] = dy_147
+			t_147.d[2][p0_147] = dz_147
+			if k_147.c.Thick {
+				fr_147.par[p0_147] = (((dx_147 * (&r_147.od[0])[0]) + (dy_147 * (&r_147.od[1])[0])) + (dz_147 * (&r_147.od[2])[0]))
 			}
-			r0_0_146, r1_0_146, r2_0_146, r3_0_146 = dx_146, dy_146, dz_146, invR_146
+			r0_0_147, r1_0_147, r2_0_147, r3_0_147 = dx_147, dy_147, dz_147, invR_147
 		}
-		dx, dy, dz, invR := r0_0_146, r1_0_146, r2_0_146, r3_0_146
+		dx, dy, dz, invR := r0_0_147, r1_0_147, r2_0_147, r3_0_147
 		_, _, _, _ = dx, dy, dz, invR
 		t.sig[p0] = zero
 	}
@@ -3441,41 +3504,41 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_147, fr_147, g_147, dsq_147, hkl_147, stride_147, np_147, out_147 := r, fr, g, dsq, hkl, stride, np, out
-		scale_147 := (&r_147.scale)[0]
-		const sl_147 = min(1, slots)
-		const m_147 = slots / sl_147
-		const step_147 = max(1, slots)
-		M_147 := len(r_147.orient)
-		SM_147 := len(r_147.src) * M_147
-		for j_147 := 0; j_147 < SM_147; j_147++ {
-			ds_147 := dsq_147[j_147/M_147*rowChunk:]
-			hj_147, kj_147, lj_147 := hkl_147[3*j_147*stride_147:], hkl_147[(3*j_147+1)*stride_147:], hkl_147[(3*j_147+2)*stride_147:]
-			var w0_147, w1_147, w2_147, v0_147, v1_147, v2_147, fv0_147, fv1_147, fv2_147 [m_147]float64
-			for p0_147 := 0; p0_147 < np_147; p0_147 += step_147 {
-				for q_147 := 0; q_147 < m_147; q_147++ {
-					p_147 := p0_147 + q_147*1
-					gp_147 := g_147[p_147]
-					sb_147 := (((gp_147 * scale_147) * fr_147.p[p_147]) * fr_147.omega[p_147])
-					invR_147, fdet_147, dsp_147 := fr_147.invR[p_147], fr_147.fdet[p_147], ds_147[p_147]
-					x0_147, x1_147, x2_147 := (sb_147 * hj_147[p_147]), (sb_147 * kj_147[p_147]), (sb_147 * lj_147[p_147])
-					w0_147[q_147], w1_147[q_147], w2_147[q_147] = (w0_147[q_147] + (dsp_147 * x0_147)), (w1_147[q_147] + (dsp_147 * x1_147)), (w2_147[q_147] + (dsp_147 * x2_147))
-					x0_147, x1_147, x2_147 = (x0_147 * invR_147), (x1_147 * invR_147), (x2_147 * invR_147)
-					v0_147[q_147], v1_147[q_147], v2_147[q_147] = (v0_147[q_147] + x0_147), (v1_147[q_147] + x1_147), (v2_147[q_147] + x2_147)
-					fv0_147[q_147], fv1_147[q_147], fv2_147[q_147] = (fv0_147[q_147] + (fdet_147 * x0_147)), (fv1_147[q_147] + (fdet_147 * x1_147)), (fv2_147[q_147] + (fdet_147 * x2_147))
+		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
+		scale_148 := (&r_148.scale)[0]
+		const sl_148 = min(1, slots)
+		const m_148 = slots / sl_148
+		const step_148 = max(1, slots)
+		M_148 := len(r_148.orient)
+		SM_148 := len(r_148.src) * M_148
+		for j_148 := 0; j_148 < SM_148; j_148++ {
+			ds_148 := dsq_148[j_148/M_148*rowChunk:]
+			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
+			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]float64
+			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
+				for q_148 := 0; q_148 < m_148; q_148++ {
+					p_148 := p0_148 + q_148*1
+					gp_148 := g_148[p_148]
+					sb_148 := (((gp_148 * scale_148) * fr_148.p[p_148]) * fr_148.omega[p_148])
+					invR_148, fdet_148, dsp_148 := fr_148.invR[p_148], fr_148.fdet[p_148], ds_148[p_148]
+					x0_148, x1_148, x2_148 := (sb_148 * hj_148[p_148]), (sb_148 * kj_148[p_148]), (sb_148 * lj_148[p_148])
+					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + (dsp_148 * x0_148)), (w1_148[q_148] + (dsp_148 * x1_148)), (w2_148[q_148] + (dsp_148 * x2_148))
+					x0_148, x1_148, x2_148 = (x0_148 * invR_148), (x1_148 * invR_148), (x2_148 * invR_148)
+					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + x0_148), (v1_148[q_148] + x1_148), (v2_148[q_148] + x2_148)
+					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + (fdet_148 * x0_148)), (fv1_148[q_148] + (fdet_148 * x1_148)), (fv2_148[q_148] + (fdet_148 * x2_148))
 				}
 			}
-			o_147 := out_147[slots*(lossBackSums+9*j_147):]
-			for q_147 := 0; q_147 < m_147; q_147++ {
-				o_147[q_147*sl_147] = w0_147[q_147]
-				o_147[slots+q_147*sl_147] = w1_147[q_147]
-				o_147[2*slots+q_147*sl_147] = w2_147[q_147]
-				o_147[3*slots+q_147*sl_147] = v0_147[q_147]
-				o_147[4*slots+q_147*sl_147] = v1_147[q_147]
-				o_147[5*slots+q_147*sl_147] = v2_147[q_147]
-				o_147[6*slots+q_147*sl_147] = fv0_147[q_147]
-				o_147[7*slots+q_147*sl_147] = fv1_147[q_147]
-				o_147[8*slots+q_147*sl_147] = fv2_147[q_147]
+			o_148 := out_148[slots*(lossBackSums+9*j_148):]
+			for q_148 := 0; q_148 < m_148; q_148++ {
+				o_148[q_148*sl_148] = w0_148[q_148]
+				o_148[slots+q_148*sl_148] = w1_148[q_148]
+				o_148[2*slots+q_148*sl_148] = w2_148[q_148]
+				o_148[3*slots+q_148*sl_148] = v0_148[q_148]
+				o_148[4*slots+q_148*sl_148] = v1_148[q_148]
+				o_148[5*slots+q_148*sl_148] = v2_148[q_148]
+				o_148[6*slots+q_148*sl_148] = fv0_148[q_148]
+				o_148[7*slots+q_148*sl_148] = fv1_148[q_148]
+				o_148[8*slots+q_148*sl_148] = fv2_148[q_148]
 			}
 		}
 	}
@@ -3599,41 +3662,41 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		scale_148 := (&r_148.scale)[0]
-		const sl_148 = min(1, slots)
-		const m_148 = slots / sl_148
-		const step_148 = max(1, slots)
-		M_148 := len(r_148.orient)
-		SM_148 := len(r_148.src) * M_148
-		for j_148 := 0; j_148 < SM_148; j_148++ {
-			ds_148 := dsq_148[j_148/M_148*rowChunk:]
-			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
-			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]float64
-			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
-				for q_148 := 0; q_148 < m_148; q_148++ {
-					p_148 := p0_148 + q_148*1
-					gp_148 := g_148[p_148]
-					sb_148 := (((gp_148 * scale_148) * fr_148.p[p_148]) * fr_148.omega[p_148])
-					invR_148, fdet_148, dsp_148 := fr_148.invR[p_148], fr_148.fdet[p_148], ds_148[p_148]
-					x0_148, x1_148, x2_148 := (sb_148 * hj_148[p_148]), (sb_148 * kj_148[p_148]), (sb_148 * lj_148[p_148])
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + (dsp_148 * x0_148)), (w1_148[q_148] + (dsp_148 * x1_148)), (w2_148[q_148] + (dsp_148 * x2_148))
-					x0_148, x1_148, x2_148 = (x0_148 * invR_148), (x1_148 * invR_148), (x2_148 * invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + x0_148), (v1_148[q_148] + x1_148), (v2_148[q_148] + x2_148)
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + (fdet_148 * x0_148)), (fv1_148[q_148] + (fdet_148 * x1_148)), (fv2_148[q_148] + (fdet_148 * x2_148))
+		r_149, fr_149, g_149, dsq_149, hkl_149, stride_149, np_149, out_149 := r, fr, g, dsq, hkl, stride, np, out
+		scale_149 := (&r_149.scale)[0]
+		const sl_149 = min(1, slots)
+		const m_149 = slots / sl_149
+		const step_149 = max(1, slots)
+		M_149 := len(r_149.orient)
+		SM_149 := len(r_149.src) * M_149
+		for j_149 := 0; j_149 < SM_149; j_149++ {
+			ds_149 := dsq_149[j_149/M_149*rowChunk:]
+			hj_149, kj_149, lj_149 := hkl_149[3*j_149*stride_149:], hkl_149[(3*j_149+1)*stride_149:], hkl_149[(3*j_149+2)*stride_149:]
+			var w0_149, w1_149, w2_149, v0_149, v1_149, v2_149, fv0_149, fv1_149, fv2_149 [m_149]float64
+			for p0_149 := 0; p0_149 < np_149; p0_149 += step_149 {
+				for q_149 := 0; q_149 < m_149; q_149++ {
+					p_149 := p0_149 + q_149*1
+					gp_149 := g_149[p_149]
+					sb_149 := (((gp_149 * scale_149) * fr_149.p[p_149]) * fr_149.omega[p_149])
+					invR_149, fdet_149, dsp_149 := fr_149.invR[p_149], fr_149.fdet[p_149], ds_149[p_149]
+					x0_149, x1_149, x2_149 := (sb_149 * hj_149[p_149]), (sb_149 * kj_149[p_149]), (sb_149 * lj_149[p_149])
+					w0_149[q_149], w1_149[q_149], w2_149[q_149] = (w0_149[q_149] + (dsp_149 * x0_149)), (w1_149[q_149] + (dsp_149 * x1_149)), (w2_149[q_149] + (dsp_149 * x2_149))
+					x0_149, x1_149, x2_149 = (x0_149 * invR_149), (x1_149 * invR_149), (x2_149 * invR_149)
+					v0_149[q_149], v1_149[q_149], v2_149[q_149] = (v0_149[q_149] + x0_149), (v1_149[q_149] + x1_149), (v2_149[q_149] + x2_149)
+					fv0_149[q_149], fv1_149[q_149], fv2_149[q_149] = (fv0_149[q_149] + (fdet_149 * x0_149)), (fv1_149[q_149] + (fdet_149 * x1_149)), (fv2_149[q_149] + (fdet_149 * x2_149))
 				}
 			}
-			o_148 := out_148[slots*(lossBackSums+9*j_148):]
-			for q_148 := 0; q_148 < m_148; q_148++ {
-				o_148[q_148*sl_148] = w0_148[q_148]
-				o_148[slots+q_148*sl_148] = w1_148[q_148]
-				o_148[2*slots+q_148*sl_148] = w2_148[q_148]
-				o_148[3*slots+q_148*sl_148] = v0_148[q_148]
-				o_148[4*slots+q_148*sl_148] = v1_148[q_148]
-				o_148[5*slots+q_148*sl_148] = v2_148[q_148]
-				o_148[6*slots+q_148*sl_148] = fv0_148[q_148]
-				o_148[7*slots+q_148*sl_148] = fv1_148[q_148]
-				o_148[8*slots+q_148*sl_148] = fv2_148[q_148]
+			o_149 := out_149[slots*(lossBackSums+9*j_149):]
+			for q_149 := 0; q_149 < m_149; q_149++ {
+				o_149[q_149*sl_149] = w0_149[q_149]
+				o_149[slots+q_149*sl_149] = w1_149[q_149]
+				o_149[2*slots+q_149*sl_149] = w2_149[q_149]
+				o_149[3*slots+q_149*sl_149] = v0_149[q_149]
+				o_149[4*slots+q_149*sl_149] = v1_149[q_149]
+				o_149[5*slots+q_149*sl_149] = v2_149[q_149]
+				o_149[6*slots+q_149*sl_149] = fv0_149[q_149]
+				o_149[7*slots+q_149*sl_149] = fv1_149[q_149]
+				o_149[8*slots+q_149*sl_149] = fv2_149[q_149]
 			}
 		}
 	}
@@ -3724,23 +3787,23 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pola
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_149 float64
+				var r0_0_150 float64
 				{
-					zero_149, kahn_149, s_149, dx_149, dy_149, dz_149 := false, &r.kahn, sr, dx, dy, dz
-					c2_149 := ((((&s_149.inc[0])[0] * dx_149) + ((&s_149.inc[1])[0] * dy_149)) + ((&s_149.inc[2])[0] * dz_149))
-					c2sq_149 := (c2_149 * c2_149)
-					cos2psi_149 := float64(0)
-					if !zero_149 {
-						e_149 := (((dx_149 * (&s_149.ein[0])[0]) + (dy_149 * (&s_149.ein[1])[0])) + (dz_149 * (&s_149.ein[2])[0]))
-						b_149 := (((dx_149 * (&s_149.bin[0])[0]) + (dy_149 * (&s_149.bin[1])[0])) + (dz_149 * (&s_149.bin[2])[0]))
-						ee_149, bb_149 := (e_149 * e_149), (b_149 * b_149)
-						den_149 := (ee_149 + bb_149)
-						cos2psi_149 = merge(((ee_149 - bb_149) / den_149), float64(1), (den_149 > float64(0)))
+					zero_150, kahn_150, s_150, dx_150, dy_150, dz_150 := false, &r.kahn, sr, dx, dy, dz
+					c2_150 := ((((&s_150.inc[0])[0] * dx_150) + ((&s_150.inc[1])[0] * dy_150)) + ((&s_150.inc[2])[0] * dz_150))
+					c2sq_150 := (c2_150 * c2_150)
+					cos2psi_150 := float64(0)
+					if !zero_150 {
+						e_150 := (((dx_150 * (&s_150.ein[0])[0]) + (dy_150 * (&s_150.ein[1])[0])) + (dz_150 * (&s_150.ein[2])[0]))
+						b_150 := (((dx_150 * (&s_150.bin[0])[0]) + (dy_150 * (&s_150.bin[1])[0])) + (dz_150 * (&s_150.bin[2])[0]))
+						ee_150, bb_150 := (e_150 * e_150), (b_150 * b_150)
+						den_150 := (ee_150 + bb_150)
+						cos2psi_150 = merge(((ee_150 - bb_150) / den_150), float64(1), (den_150 > float64(0)))
 					}
-					one_149 := float64(1)
-					r0_0_149 = (float64(0.5) * ((one_149 + c2sq_149) - ((kahn_149[0] * cos2psi_149) * (one_149 - c2sq_149))))
+					one_150 := float64(1)
+					r0_0_150 = (float64(0.5) * ((one_150 + c2sq_150) - ((kahn_150[0] * cos2psi_150) * (one_150 - c2sq_150))))
 				}
-				p = r0_0_149
+				p = r0_0_150
 			}
 			polar = merge(p, polar, m)
 		}
@@ -3749,282 +3812,393 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pola
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_150 float64
+			var r0_0_151 float64
 			{
-				r_150, h_150, kk_150, l_150, n_150 := r, h, kk, l, n
-				_ = n_150
-				var r0_0_24_150 float64
+				r_151, h_151, kk_151, l_151, n_151 := r, h, kk, l, n
+				_ = n_151
+				var r0_0_25_151 float64
 				{
-					r_24_150, i_24_150, x_24_150 := r_150, 0, h_150
-					s_24_150 := float64(1)
-					if r_24_150.nmode[i_24_150] == nChebyshev {
-						var r0_0_25_150 float64
+					r_25_151, i_25_151, x_25_151 := r_151, 0, h_151
+					s_25_151 := float64(1)
+					if r_25_151.nmode[i_25_151] == nChebyshev {
+						var r0_0_26_151 float64
 						{
-							x_25_150, n_25_150 := x_24_150, r_24_150.nn[i_24_150]
-							magic_25_150 := float64(roundMagic)
-							t_25_150 := (x_25_150 + magic_25_150)
-							var r0_0_26_150 float64
+							x_26_151, n_26_151 := x_25_151, r_25_151.nn[i_25_151]
+							magic_26_151 := float64(roundMagic)
+							t_26_151 := (x_26_151 + magic_26_151)
+							var r0_0_27_151 float64
 							{
-								d_26_150 := (x_25_150 - (t_25_150 - magic_25_150))
-								y_26_150 := (d_26_150 * d_26_150)
-								y2_26_150 := (y_26_150 * y_26_150)
-								y4_26_150 := (y2_26_150 * y2_26_150)
-								p0_26_150 := ((float64(cp0) + (float64(cp2) * y_26_150)) + ((float64(cp4) + (float64(cp6) * y_26_150)) * y2_26_150))
-								p1_26_150 := (((float64(cp8) + (float64(cp10) * y_26_150)) + ((float64(cp12) + (float64(cp14) * y_26_150)) * y2_26_150)) * y4_26_150)
-								p2_26_150 := (float64(cp16) * (y4_26_150 * y4_26_150))
-								r0_0_26_150 = ((p0_26_150 + p1_26_150) + p2_26_150)
+								d_27_151 := (x_26_151 - (t_26_151 - magic_26_151))
+								y_27_151 := (d_27_151 * d_27_151)
+								y2_27_151 := (y_27_151 * y_27_151)
+								y4_27_151 := (y2_27_151 * y2_27_151)
+								p0_27_151 := ((float64(cp0) + (float64(cp2) * y_27_151)) + ((float64(cp4) + (float64(cp6) * y_27_151)) * y2_27_151))
+								p1_27_151 := (((float64(cp8) + (float64(cp10) * y_27_151)) + ((float64(cp12) + (float64(cp14) * y_27_151)) * y2_27_151)) * y4_27_151)
+								p2_27_151 := (float64(cp16) * (y4_27_151 * y4_27_151))
+								r0_0_27_151 = ((p0_27_151 + p1_27_151) + p2_27_151)
 							}
-							var r0_0_27_150 float64
+							var r0_0_28_151 float64
 							{
-								c_27_150, t_27_150 := r0_0_26_150, t_25_150
-								r0_0_27_150 = math.Float64frombits((math.Float64bits(c_27_150) ^ (math.Float64bits(t_27_150) << 63)))
+								c_28_151, t_28_151 := r0_0_27_151, t_26_151
+								r0_0_28_151 = math.Float64frombits((math.Float64bits(c_28_151) ^ (math.Float64bits(t_28_151) << 63)))
 							}
-							c2_25_150 := (float64(2) * r0_0_27_150)
-							u0_25_150, u1_25_150 := float64(1), c2_25_150
-							j_25_150 := 2
-							for ; j_25_150+1 < n_25_150; j_25_150 += 2 {
-								u0_25_150 = ((c2_25_150 * u1_25_150) - u0_25_150)
-								u1_25_150 = ((c2_25_150 * u0_25_150) - u1_25_150)
+							c2_26_151 := (float64(2) * r0_0_28_151)
+							u0_26_151, u1_26_151 := float64(1), c2_26_151
+							j_26_151 := 2
+							for ; j_26_151+1 < n_26_151; j_26_151 += 2 {
+								u0_26_151 = ((c2_26_151 * u1_26_151) - u0_26_151)
+								u1_26_151 = ((c2_26_151 * u0_26_151) - u1_26_151)
 							}
-							if j_25_150 < n_25_150 {
-								u1_25_150 = ((c2_25_150 * u1_25_150) - u0_25_150)
+							if j_26_151 < n_26_151 {
+								u1_26_151 = ((c2_26_151 * u1_26_151) - u0_26_151)
 							}
-							r0_0_25_150 = u1_25_150
+							r0_0_26_151 = u1_26_151
 						}
-						s_24_150 = r0_0_25_150
-					} else if r_24_150.nmode[i_24_150] == nRatio {
-						var r0_0_28_150 float64
+						s_25_151 = r0_0_26_151
+					} else if r_25_151.nmode[i_25_151] == nRatio {
+						var r0_0_29_151 float64
 						{
-							x_28_150, nv_28_150 := x_24_150, (&r_24_150.nv[i_24_150])[0]
-							magic_28_150 := float64(roundMagic)
-							t_28_150 := (x_28_150 + magic_28_150)
-							d_28_150 := (x_28_150 - (t_28_150 - magic_28_150))
-							y_28_150 := (nv_28_150 * d_28_150)
-							u_28_150 := (y_28_150 + magic_28_150)
-							var r0_0_29_150 float64
+							x_29_151, nv_29_151 := x_25_151, (&r_25_151.nv[i_25_151])[0]
+							magic_29_151 := float64(roundMagic)
+							t_29_151 := (x_29_151 + magic_29_151)
+							d_29_151 := (x_29_151 - (t_29_151 - magic_29_151))
+							y_29_151 := (nv_29_151 * d_29_151)
+							u_29_151 := (y_29_151 + magic_29_151)
+							var r0_0_30_151 float64
 							{
-								d_29_150 := (y_28_150 - (u_28_150 - magic_28_150))
-								y_29_150 := (d_29_150 * d_29_150)
-								y2_29_150 := (y_29_150 * y_29_150)
-								y4_29_150 := (y2_29_150 * y2_29_150)
-								p0_29_150 := ((float64(sp1) + (float64(sp3) * y_29_150)) + ((float64(sp5) + (float64(sp7) * y_29_150)) * y2_29_150))
-								p1_29_150 := (((float64(sp9) + (float64(sp11) * y_29_150)) + ((float64(sp13) + (float64(sp15) * y_29_150)) * y2_29_150)) * y4_29_150)
-								p2_29_150 := (((float64(sp17) + (float64(sp19) * y_29_150)) + (float64(sp21) * y2_29_150)) * (y4_29_150 * y4_29_150))
-								r0_0_29_150 = (d_29_150 * ((p0_29_150 + p1_29_150) + p2_29_150))
+								d_30_151 := (y_29_151 - (u_29_151 - magic_29_151))
+								y_30_151 := (d_30_151 * d_30_151)
+								y2_30_151 := (y_30_151 * y_30_151)
+								y4_30_151 := (y2_30_151 * y2_30_151)
+								p0_30_151 := ((float64(sp1) + (float64(sp3) * y_30_151)) + ((float64(sp5) + (float64(sp7) * y_30_151)) * y2_30_151))
+								p1_30_151 := (((float64(sp9) + (float64(sp11) * y_30_151)) + ((float64(sp13) + (float64(sp15) * y_30_151)) * y2_30_151)) * y4_30_151)
+								p2_30_151 := (((float64(sp17) + (float64(sp19) * y_30_151)) + (float64(sp21) * y2_30_151)) * (y4_30_151 * y4_30_151))
+								r0_0_30_151 = (d_30_151 * ((p0_30_151 + p1_30_151) + p2_30_151))
 							}
-							var r0_0_30_150 float64
+							var r0_0_31_151 float64
 							{
-								c_30_150, t_30_150 := r0_0_29_150, u_28_150
-								r0_0_30_150 = math.Float64frombits((math.Float64bits(c_30_150) ^ (math.Float64bits(t_30_150) << 63)))
+								c_31_151, t_31_151 := r0_0_30_151, u_29_151
+								r0_0_31_151 = math.Float64frombits((math.Float64bits(c_31_151) ^ (math.Float64bits(t_31_151) << 63)))
 							}
-							sn_28_150 := r0_0_30_150
-							var r0_0_31_150 float64
+							sn_29_151 := r0_0_31_151
+							var r0_0_32_151 float64
 							{
-								d_31_150 := d_28_150
-								y_31_150 := (d_31_150 * d_31_150)
-								y2_31_150 := (y_31_150 * y_31_150)
-								y4_31_150 := (y2_31_150 * y2_31_150)
-								p0_31_150 := ((float64(sp1) + (float64(sp3) * y_31_150)) + ((float64(sp5) + (float64(sp7) * y_31_150)) * y2_31_150))
-								p1_31_150 := (((float64(sp9) + (float64(sp11) * y_31_150)) + ((float64(sp13) + (float64(sp15) * y_31_150)) * y2_31_150)) * y4_31_150)
-								p2_31_150 := (((float64(sp17) + (float64(sp19) * y_31_150)) + (float64(sp21) * y2_31_150)) * (y4_31_150 * y4_31_150))
-								r0_0_31_150 = (d_31_150 * ((p0_31_150 + p1_31_150) + p2_31_150))
+								d_32_151 := d_29_151
+								y_32_151 := (d_32_151 * d_32_151)
+								y2_32_151 := (y_32_151 * y_32_151)
+								y4_32_151 := (y2_32_151 * y2_32_151)
+								p0_32_151 := ((float64(sp1) + (float64(sp3) * y_32_151)) + ((float64(sp5) + (float64(sp7) * y_32_151)) * y2_32_151))
+								p1_32_151 := (((float64(sp9) + (float64(sp11) * y_32_151)) + ((float64(sp13) + (float64(sp15) * y_32_151)) * y2_32_151)) * y4_32_151)
+								p2_32_151 := (((float64(sp17) + (float64(sp19) * y_32_151)) + (float64(sp21) * y2_32_151)) * (y4_32_151 * y4_32_151))
+								r0_0_32_151 = (d_32_151 * ((p0_32_151 + p1_32_151) + p2_32_151))
 							}
-							r0_0_28_150 = merge(nv_28_150, (sn_28_150 / r0_0_31_150), (d_28_150 == float64(0)))
+							r0_0_29_151 = merge(nv_29_151, (sn_29_151 / r0_0_32_151), (d_29_151 == float64(0)))
 						}
-						s_24_150 = r0_0_28_150
+						s_25_151 = r0_0_29_151
 					}
-					r0_0_24_150 = s_24_150
+					r0_0_25_151 = s_25_151
 				}
-				sa_150 := r0_0_24_150
-				var r0_0_32_150 float64
+				sa_151 := r0_0_25_151
+				var r0_0_33_151 float64
 				{
-					r_32_150, i_32_150, x_32_150 := r_150, 1, kk_150
-					s_32_150 := float64(1)
-					if r_32_150.nmode[i_32_150] == nChebyshev {
-						var r0_0_33_150 float64
+					r_33_151, i_33_151, x_33_151 := r_151, 1, kk_151
+					s_33_151 := float64(1)
+					if r_33_151.nmode[i_33_151] == nChebyshev {
+						var r0_0_34_151 float64
 						{
-							x_33_150, n_33_150 := x_32_150, r_32_150.nn[i_32_150]
-							magic_33_150 := float64(roundMagic)
-							t_33_150 := (x_33_150 + magic_33_150)
-							var r0_0_34_150 float64
+							x_34_151, n_34_151 := x_33_151, r_33_151.nn[i_33_151]
+							magic_34_151 := float64(roundMagic)
+							t_34_151 := (x_34_151 + magic_34_151)
+							var r0_0_35_151 float64
 							{
-								d_34_150 := (x_33_150 - (t_33_150 - magic_33_150))
-								y_34_150 := (d_34_150 * d_34_150)
-								y2_34_150 := (y_34_150 * y_34_150)
-								y4_34_150 := (y2_34_150 * y2_34_150)
-								p0_34_150 := ((float64(cp0) + (float64(cp2) * y_34_150)) + ((float64(cp4) + (float64(cp6) * y_34_150)) * y2_34_150))
-								p1_34_150 := (((float64(cp8) + (float64(cp10) * y_34_150)) + ((float64(cp12) + (float64(cp14) * y_34_150)) * y2_34_150)) * y4_34_150)
-								p2_34_150 := (float64(cp16) * (y4_34_150 * y4_34_150))
-								r0_0_34_150 = ((p0_34_150 + p1_34_150) + p2_34_150)
+								d_35_151 := (x_34_151 - (t_34_151 - magic_34_151))
+								y_35_151 := (d_35_151 * d_35_151)
+								y2_35_151 := (y_35_151 * y_35_151)
+								y4_35_151 := (y2_35_151 * y2_35_151)
+								p0_35_151 := ((float64(cp0) + (float64(cp2) * y_35_151)) + ((float64(cp4) + (float64(cp6) * y_35_151)) * y2_35_151))
+								p1_35_151 := (((float64(cp8) + (float64(cp10) * y_35_151)) + ((float64(cp12) + (float64(cp14) * y_35_151)) * y2_35_151)) * y4_35_151)
+								p2_35_151 := (float64(cp16) * (y4_35_151 * y4_35_151))
+								r0_0_35_151 = ((p0_35_151 + p1_35_151) + p2_35_151)
 							}
-							var r0_0_35_150 float64
+							var r0_0_36_151 float64
 							{
-								c_35_150, t_35_150 := r0_0_34_150, t_33_150
-								r0_0_35_150 = math.Float64frombits((math.Float64bits(c_35_150) ^ (math.Float64bits(t_35_150) << 63)))
+								c_36_151, t_36_151 := r0_0_35_151, t_34_151
+								r0_0_36_151 = math.Float64frombits((math.Float64bits(c_36_151) ^ (math.Float64bits(t_36_151) << 63)))
 							}
-							c2_33_150 := (float64(2) * r0_0_35_150)
-							u0_33_150, u1_33_150 := float64(1), c2_33_150
-							j_33_150 := 2
-							for ; j_33_150+1 < n_33_150; j_33_150 += 2 {
-								u0_33_150 = ((c2_33_150 * u1_33_150) - u0_33_150)
-								u1_33_150 = ((c2_33_150 * u0_33_150) - u1_33_150)
+							c2_34_151 := (float64(2) * r0_0_36_151)
+							u0_34_151, u1_34_151 := float64(1), c2_34_151
+							j_34_151 := 2
+							for ; j_34_151+1 < n_34_151; j_34_151 += 2 {
+								u0_34_151 = ((c2_34_151 * u1_34_151) - u0_34_151)
+								u1_34_151 = ((c2_34_151 * u0_34_151) - u1_34_151)
 							}
-							if j_33_150 < n_33_150 {
-								u1_33_150 = ((c2_33_150 * u1_33_150) - u0_33_150)
+							if j_34_151 < n_34_151 {
+								u1_34_151 = ((c2_34_151 * u1_34_151) - u0_34_151)
 							}
-							r0_0_33_150 = u1_33_150
+							r0_0_34_151 = u1_34_151
 						}
-						s_32_150 = r0_0_33_150
-					} else if r_32_150.nmode[i_32_150] == nRatio {
-						var r0_0_36_150 float64
+						s_33_151 = r0_0_34_151
+					} else if r_33_151.nmode[i_33_151] == nRatio {
+						var r0_0_37_151 float64
 						{
-							x_36_150, nv_36_150 := x_32_150, (&r_32_150.nv[i_32_150])[0]
-							magic_36_150 := float64(roundMagic)
-							t_36_150 := (x_36_150 + magic_36_150)
-							d_36_150 := (x_36_150 - (t_36_150 - magic_36_150))
-							y_36_150 := (nv_36_150 * d_36_150)
-							u_36_150 := (y_36_150 + magic_36_150)
-							var r0_0_37_150 float64
+							x_37_151, nv_37_151 := x_33_151, (&r_33_151.nv[i_33_151])[0]
+							magic_37_151 := float64(roundMagic)
+							t_37_151 := (x_37_151 + magic_37_151)
+							d_37_151 := (x_37_151 - (t_37_151 - magic_37_151))
+							y_37_151 := (nv_37_151 * d_37_151)
+							u_37_151 := (y_37_151 + magic_37_151)
+							var r0_0_38_151 float64
 							{
-								d_37_150 := (y_36_150 - (u_36_150 - magic_36_150))
-								y_37_150 := (d_37_150 * d_37_150)
-								y2_37_150 := (y_37_150 * y_37_150)
-								y4_37_150 := (y2_37_150 * y2_37_150)
-								p0_37_150 := ((float64(sp1) + (float64(sp3) * y_37_150)) + ((float64(sp5) + (float64(sp7) * y_37_150)) * y2_37_150))
-								p1_37_150 := (((float64(sp9) + (float64(sp11) * y_37_150)) + ((float64(sp13) + (float64(sp15) * y_37_150)) * y2_37_150)) * y4_37_150)
-								p2_37_150 := (((float64(sp17) + (float64(sp19) * y_37_150)) + (float64(sp21) * y2_37_150)) * (y4_37_150 * y4_37_150))
-								r0_0_37_150 = (d_37_150 * ((p0_37_150 + p1_37_150) + p2_37_150))
+								d_38_151 := (y_37_151 - (u_37_151 - magic_37_151))
+								y_38_151 := (d_38_151 * d_38_151)
+								y2_38_151 := (y_38_151 * y_38_151)
+								y4_38_151 := (y2_38_151 * y2_38_151)
+								p0_38_151 := ((float64(sp1) + (float64(sp3) * y_38_151)) + ((float64(sp5) + (float64(sp7) * y_38_151)) * y2_38_151))
+								p1_38_151 := (((float64(sp9) + (float64(sp11) * y_38_151)) + ((float64(sp13) + (float64(sp15) * y_38_151)) * y2_38_151)) * y4_38_151)
+								p2_38_151 := (((float64(sp17) + (float64(sp19) * y_38_151)) + (float64(sp21) * y2_38_151)) * (y4_38_151 * y4_38_151))
+								r0_0_38_151 = (d_38_151 * ((p0_38_151 + p1_38_151) + p2_38_151))
 							}
-							var r0_0_38_150 float64
+							var r0_0_39_151 float64
 							{
-								c_38_150, t_38_150 := r0_0_37_150, u_36_150
-								r0_0_38_150 = math.Float64frombits((math.Float64bits(c_38_150) ^ (math.Float64bits(t_38_150) << 63)))
+								c_39_151, t_39_151 := r0_0_38_151, u_37_151
+								r0_0_39_151 = math.Float64frombits((math.Float64bits(c_39_151) ^ (math.Float64bits(t_39_151) << 63)))
 							}
-							sn_36_150 := r0_0_38_150
-							var r0_0_39_150 float64
+							sn_37_151 := r0_0_39_151
+							var r0_0_40_151 float64
 							{
-								d_39_150 := d_36_150
-								y_39_150 := (d_39_150 * d_39_150)
-								y2_39_150 := (y_39_150 * y_39_150)
-								y4_39_150 := (y2_39_150 * y2_39_150)
-								p0_39_150 := ((float64(sp1) + (float64(sp3) * y_39_150)) + ((float64(sp5) + (float64(sp7) * y_39_150)) * y2_39_150))
-								p1_39_150 := (((float64(sp9) + (float64(sp11) * y_39_150)) + ((float64(sp13) + (float64(sp15) * y_39_150)) * y2_39_150)) * y4_39_150)
-								p2_39_150 := (((float64(sp17) + (float64(sp19) * y_39_150)) + (float64(sp21) * y2_39_150)) * (y4_39_150 * y4_39_150))
-								r0_0_39_150 = (d_39_150 * ((p0_39_150 + p1_39_150) + p2_39_150))
+								d_40_151 := d_37_151
+								y_40_151 := (d_40_151 * d_40_151)
+								y2_40_151 := (y_40_151 * y_40_151)
+								y4_40_151 := (y2_40_151 * y2_40_151)
+								p0_40_151 := ((float64(sp1) + (float64(sp3) * y_40_151)) + ((float64(sp5) + (float64(sp7) * y_40_151)) * y2_40_151))
+								p1_40_151 := (((float64(sp9) + (float64(sp11) * y_40_151)) + ((float64(sp13) + (float64(sp15) * y_40_151)) * y2_40_151)) * y4_40_151)
+								p2_40_151 := (((float64(sp17) + (float64(sp19) * y_40_151)) + (float64(sp21) * y2_40_151)) * (y4_40_151 * y4_40_151))
+								r0_0_40_151 = (d_40_151 * ((p0_40_151 + p1_40_151) + p2_40_151))
 							}
-							r0_0_36_150 = merge(nv_36_150, (sn_36_150 / r0_0_39_150), (d_36_150 == float64(0)))
+							r0_0_37_151 = merge(nv_37_151, (sn_37_151 / r0_0_40_151), (d_37_151 == float64(0)))
 						}
-						s_32_150 = r0_0_36_150
+						s_33_151 = r0_0_37_151
 					}
-					r0_0_32_150 = s_32_150
+					r0_0_33_151 = s_33_151
 				}
-				sb_150 := r0_0_32_150
-				var r0_0_40_150 float64
+				sb_151 := r0_0_33_151
+				var r0_0_41_151 float64
 				{
-					r_40_150, i_40_150, x_40_150 := r_150, 2, l_150
-					s_40_150 := float64(1)
-					if r_40_150.nmode[i_40_150] == nChebyshev {
-						var r0_0_41_150 float64
+					r_41_151, i_41_151, x_41_151 := r_151, 2, l_151
+					s_41_151 := float64(1)
+					if r_41_151.nmode[i_41_151] == nChebyshev {
+						var r0_0_42_151 float64
 						{
-							x_41_150, n_41_150 := x_40_150, r_40_150.nn[i_40_150]
-							magic_41_150 := float64(roundMagic)
-							t_41_150 := (x_41_150 + magic_41_150)
-							var r0_0_42_150 float64
+							x_42_151, n_42_151 := x_41_151, r_41_151.nn[i_41_151]
+							magic_42_151 := float64(roundMagic)
+							t_42_151 := (x_42_151 + magic_42_151)
+							var r0_0_43_151 float64
 							{
-								d_42_150 := (x_41_150 - (t_41_150 - magic_41_150))
-								y_42_150 := (d_42_150 * d_42_150)
-								y2_42_150 := (y_42_150 * y_42_150)
-								y4_42_150 := (y2_42_150 * y2_42_150)
-								p0_42_150 := ((float64(cp0) + (float64(cp2) * y_42_150)) + ((float64(cp4) + (float64(cp6) * y_42_150)) * y2_42_150))
-								p1_42_150 := (((float64(cp8) + (float64(cp10) * y_42_150)) + ((float64(cp12) + (float64(cp14) * y_42_150)) * y2_42_150)) * y4_42_150)
-								p2_42_150 := (float64(cp16) * (y4_42_150 * y4_42_150))
-								r0_0_42_150 = ((p0_42_150 + p1_42_150) + p2_42_150)
+								d_43_151 := (x_42_151 - (t_42_151 - magic_42_151))
+								y_43_151 := (d_43_151 * d_43_151)
+								y2_43_151 := (y_43_151 * y_43_151)
+								y4_43_151 := (y2_43_151 * y2_43_151)
+								p0_43_151 := ((float64(cp0) + (float64(cp2) * y_43_151)) + ((float64(cp4) + (float64(cp6) * y_43_151)) * y2_43_151))
+								p1_43_151 := (((float64(cp8) + (float64(cp10) * y_43_151)) + ((float64(cp12) + (float64(cp14) * y_43_151)) * y2_43_151)) * y4_43_151)
+								p2_43_151 := (float64(cp16) * (y4_43_151 * y4_43_151))
+								r0_0_43_151 = ((p0_43_151 + p1_43_151) + p2_43_151)
 							}
-							var r0_0_43_150 float64
+							var r0_0_44_151 float64
 							{
-								c_43_150, t_43_150 := r0_0_42_150, t_41_150
-								r0_0_43_150 = math.Float64frombits((math.Float64bits(c_43_150) ^ (math.Float64bits(t_43_150) << 63)))
+								c_44_151, t_44_151 := r0_0_43_151, t_42_151
+								r0_0_44_151 = math.Float64frombits((math.Float64bits(c_44_151) ^ (math.Float64bits(t_44_151) << 63)))
 							}
-							c2_41_150 := (float64(2) * r0_0_43_150)
-							u0_41_150, u1_41_150 := float64(1), c2_41_150
-							j_41_150 := 2
-							for ; j_41_150+1 < n_41_150; j_41_150 += 2 {
-								u0_41_150 = ((c2_41_150 * u1_41_150) - u0_41_150)
-								u1_41_150 = ((c2_41_150 * u0_41_150) - u1_41_150)
+							c2_42_151 := (float64(2) * r0_0_44_151)
+							u0_42_151, u1_42_151 := float64(1), c2_42_151
+							j_42_151 := 2
+							for ; j_42_151+1 < n_42_151; j_42_151 += 2 {
+								u0_42_151 = ((c2_42_151 * u1_42_151) - u0_42_151)
+								u1_42_151 = ((c2_42_151 * u0_42_151) - u1_42_151)
 							}
-							if j_41_150 < n_41_150 {
-								u1_41_150 = ((c2_41_150 * u1_41_150) - u0_41_150)
+							if j_42_151 < n_42_151 {
+								u1_42_151 = ((c2_42_151 * u1_42_151) - u0_42_151)
 							}
-							r0_0_41_150 = u1_41_150
+							r0_0_42_151 = u1_42_151
 						}
-						s_40_150 = r0_0_41_150
-					} else if r_40_150.nmode[i_40_150] == nRatio {
-						var r0_0_44_150 float64
+						s_41_151 = r0_0_42_151
+					} else if r_41_151.nmode[i_41_151] == nRatio {
+						var r0_0_45_151 float64
 						{
-							x_44_150, nv_44_150 := x_40_150, (&r_40_150.nv[i_40_150])[0]
-							magic_44_150 := float64(roundMagic)
-							t_44_150 := (x_44_150 + magic_44_150)
-							d_44_150 := (x_44_150 - (t_44_150 - magic_44_150))
-							y_44_150 := (nv_44_150 * d_44_150)
-							u_44_150 := (y_44_150 + magic_44_150)
-							var r0_0_45_150 float64
+							x_45_151, nv_45_151 := x_41_151, (&r_41_151.nv[i_41_151])[0]
+							magic_45_151 := float64(roundMagic)
+							t_45_151 := (x_45_151 + magic_45_151)
+							d_45_151 := (x_45_151 - (t_45_151 - magic_45_151))
+							y_45_151 := (nv_45_151 * d_45_151)
+							u_45_151 := (y_45_151 + magic_45_151)
+							var r0_0_46_151 float64
 							{
-								d_45_150 := (y_44_150 - (u_44_150 - magic_44_150))
-								y_45_150 := (d_45_150 * d_45_150)
-								y2_45_150 := (y_45_150 * y_45_150)
-								y4_45_150 := (y2_45_150 * y2_45_150)
-								p0_45_150 := ((float64(sp1) + (float64(sp3) * y_45_150)) + ((float64(sp5) + (float64(sp7) * y_45_150)) * y2_45_150))
-								p1_45_150 := (((float64(sp9) + (float64(sp11) * y_45_150)) + ((float64(sp13) + (float64(sp15) * y_45_150)) * y2_45_150)) * y4_45_150)
-								p2_45_150 := (((float64(sp17) + (float64(sp19) * y_45_150)) + (float64(sp21) * y2_45_150)) * (y4_45_150 * y4_45_150))
-								r0_0_45_150 = (d_45_150 * ((p0_45_150 + p1_45_150) + p2_45_150))
+								d_46_151 := (y_45_151 - (u_45_151 - magic_45_151))
+								y_46_151 := (d_46_151 * d_46_151)
+								y2_46_151 := (y_46_151 * y_46_151)
+								y4_46_151 := (y2_46_151 * y2_46_151)
+								p0_46_151 := ((float64(sp1) + (float64(sp3) * y_46_151)) + ((float64(sp5) + (float64(sp7) * y_46_151)) * y2_46_151))
+								p1_46_151 := (((float64(sp9) + (float64(sp11) * y_46_151)) + ((float64(sp13) + (float64(sp15) * y_46_151)) * y2_46_151)) * y4_46_151)
+								p2_46_151 := (((float64(sp17) + (float64(sp19) * y_46_151)) + (float64(sp21) * y2_46_151)) * (y4_46_151 * y4_46_151))
+								r0_0_46_151 = (d_46_151 * ((p0_46_151 + p1_46_151) + p2_46_151))
 							}
-							var r0_0_46_150 float64
+							var r0_0_47_151 float64
 							{
-								c_46_150, t_46_150 := r0_0_45_150, u_44_150
-								r0_0_46_150 = math.Float64frombits((math.Float64bits(c_46_150) ^ (math.Float64bits(t_46_150) << 63)))
+								c_47_151, t_47_151 := r0_0_46_151, u_45_151
+								r0_0_47_151 = math.Float64frombits((math.Float64bits(c_47_151) ^ (math.Float64bits(t_47_151) << 63)))
 							}
-							sn_44_150 := r0_0_46_150
-							var r0_0_47_150 float64
+							sn_45_151 := r0_0_47_151
+							var r0_0_48_151 float64
 							{
-								d_47_150 := d_44_150
-								y_47_150 := (d_47_150 * d_47_150)
-								y2_47_150 := (y_47_150 * y_47_150)
-								y4_47_150 := (y2_47_150 * y2_47_150)
-								p0_47_150 := ((float64(sp1) + (float64(sp3) * y_47_150)) + ((float64(sp5) + (float64(sp7) * y_47_150)) * y2_47_150))
-								p1_47_150 := (((float64(sp9) + (float64(sp11) * y_47_150)) + ((float64(sp13) + (float64(sp15) * y_47_150)) * y2_47_150)) * y4_47_150)
-								p2_47_150 := (((float64(sp17) + (float64(sp19) * y_47_150)) + (float64(sp21) * y2_47_150)) * (y4_47_150 * y4_47_150))
-								r0_0_47_150 = (d_47_150 * ((p0_47_150 + p1_47_150) + p2_47_150))
+								d_48_151 := d_45_151
+								y_48_151 := (d_48_151 * d_48_151)
+								y2_48_151 := (y_48_151 * y_48_151)
+								y4_48_151 := (y2_48_151 * y2_48_151)
+								p0_48_151 := ((float64(sp1) + (float64(sp3) * y_48_151)) + ((float64(sp5) + (float64(sp7) * y_48_151)) * y2_48_151))
+								p1_48_151 := (((float64(sp9) + (float64(sp11) * y_48_151)) + ((float64(sp13) + (float64(sp15) * y_48_151)) * y2_48_151)) * y4_48_151)
+								p2_48_151 := (((float64(sp17) + (float64(sp19) * y_48_151)) + (float64(sp21) * y2_48_151)) * (y4_48_151 * y4_48_151))
+								r0_0_48_151 = (d_48_151 * ((p0_48_151 + p1_48_151) + p2_48_151))
 							}
-							r0_0_44_150 = merge(nv_44_150, (sn_44_150 / r0_0_47_150), (d_44_150 == float64(0)))
+							r0_0_45_151 = merge(nv_45_151, (sn_45_151 / r0_0_48_151), (d_45_151 == float64(0)))
 						}
-						s_40_150 = r0_0_44_150
+						s_41_151 = r0_0_45_151
 					}
-					r0_0_40_150 = s_40_150
+					r0_0_41_151 = s_41_151
 				}
-				sc_150 := r0_0_40_150
-				r0_0_150 = ((sa_150 * sb_150) * sc_150)
+				sc_151 := r0_0_41_151
+				r0_0_151 = ((sa_151 * sb_151) * sc_151)
 			}
-			fl := r0_0_150
+			fl := r0_0_151
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_151 float64
+				var r0_0_152 float64
 				{
-					r_151, bits_151, ia_151, h_151, kk_151, l_151 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_7_151 bool
+					r_152, bits_152, ia_152, h_152, kk_152, l_152 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_152 bool
 					{
-						r_7_151, ia_7_151, h_7_151, kk_7_151, l_7_151 := r_151, ia_151, h_151, kk_151, l_151
-						half_7_151 := float64(0.5)
-						hc_7_151, kc_7_151, lc_7_151 := math.Ceil((h_7_151 - half_7_151)), math.Ceil((kk_7_151 - half_7_151)), math.Ceil((l_7_151 - half_7_151))
-						hmin_7_151, kmin_7_151, lmin_7_151 := (&r_7_151.hmin)[0], (&r_7_151.kmin)[0], (&r_7_151.lmin)[0]
-						in_7_151 := ((((((hc_7_151 >= hmin_7_151) && (hc_7_151 <= (&r_7_151.hmax)[0])) && (kc_7_151 >= kmin_7_151)) && (kc_7_151 <= (&r_7_151.kmax)[0])) && (lc_7_151 >= lmin_7_151)) && (lc_7_151 <= (&r_7_151.lmax)[0]))
-						idx_7_151 := ((((hc_7_151 - hmin_7_151) * (&r_7_151.hstride)[0]) + ((kc_7_151 - kmin_7_151) * (&r_7_151.kstride)[0])) + (lc_7_151 - lmin_7_151))
-						storeInt32(merge(idx_7_151, float64(0), in_7_151), ia_7_151)
-						r0_0_7_151 = in_7_151
+						r_8_152, ia_8_152, h_8_152, kk_8_152, l_8_152 := r_152, ia_152, h_152, kk_152, l_152
+						half_8_152 := float64(0.5)
+						hc_8_152, kc_8_152, lc_8_152 := math.Ceil((h_8_152 - half_8_152)), math.Ceil((kk_8_152 - half_8_152)), math.Ceil((l_8_152 - half_8_152))
+						hmin_8_152, kmin_8_152, lmin_8_152 := (&r_8_152.hmin)[0], (&r_8_152.kmin)[0], (&r_8_152.lmin)[0]
+						in_8_152 := ((((((hc_8_152 >= hmin_8_152) && (hc_8_152 <= (&r_8_152.hmax)[0])) && (kc_8_152 >= kmin_8_152)) && (kc_8_152 <= (&r_8_152.kmax)[0])) && (lc_8_152 >= lmin_8_152)) && (lc_8_152 <= (&r_8_152.lmax)[0]))
+						idx_8_152 := ((((hc_8_152 - hmin_8_152) * (&r_8_152.hstride)[0]) + ((kc_8_152 - kmin_8_152) * (&r_8_152.kstride)[0])) + (lc_8_152 - lmin_8_152))
+						storeInt32(merge(idx_8_152, float64(0), in_8_152), ia_8_152)
+						r0_0_8_152 = in_8_152
 					}
-					in_151 := r0_0_7_151
-					r0_0_151 = merge(math.Float64frombits(bits_151[ia_151[0]]), (&r_151.defaultF)[0], in_151)
+					in_152 := r0_0_8_152
+					r0_0_152 = merge(math.Float64frombits(bits_152[ia_152[0]]), (&r_152.defaultF)[0], in_152)
 				}
-				fc = r0_0_151
+				fc = r0_0_152
+			}
+			s := (sum + (((fc * fc) * fl) * fl))
+			if !c.Water {
+				s = merge(sum, s, (fl == zero))
+			}
+			sum = s
+		}
+	}
+	return sum, polar
+}
+func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar float64) (float64, float64) {
+	c := k.c
+	n := k.nn[0]
+	zero := float64(0)
+	for si := range r.src {
+		sr := &r.src[si]
+		il := (&sr.il)[0]
+		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
+		if m := (polar == zero); m {
+			var p float64
+			if r.kahnZero {
+				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
+				p = (float64(0.5) * (float64(1) + (c2 * c2)))
+			} else {
+				var r0_0_153 float64
+				{
+					zero_153, kahn_153, s_153, dx_153, dy_153, dz_153 := false, &r.kahn, sr, dx, dy, dz
+					c2_153 := ((((&s_153.inc[0])[0] * dx_153) + ((&s_153.inc[1])[0] * dy_153)) + ((&s_153.inc[2])[0] * dz_153))
+					c2sq_153 := (c2_153 * c2_153)
+					cos2psi_153 := float64(0)
+					if !zero_153 {
+						e_153 := (((dx_153 * (&s_153.ein[0])[0]) + (dy_153 * (&s_153.ein[1])[0])) + (dz_153 * (&s_153.ein[2])[0]))
+						b_153 := (((dx_153 * (&s_153.bin[0])[0]) + (dy_153 * (&s_153.bin[1])[0])) + (dz_153 * (&s_153.bin[2])[0]))
+						ee_153, bb_153 := (e_153 * e_153), (b_153 * b_153)
+						den_153 := (ee_153 + bb_153)
+						cos2psi_153 = merge(((ee_153 - bb_153) / den_153), float64(1), (den_153 > float64(0)))
+					}
+					one_153 := float64(1)
+					r0_0_153 = (float64(0.5) * ((one_153 + c2sq_153) - ((kahn_153[0] * cos2psi_153) * (one_153 - c2sq_153))))
+				}
+				p = r0_0_153
+			}
+			polar = merge(p, polar, m)
+		}
+		for oi := range r.orient {
+			o := &r.orient[oi]
+			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
+			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
+			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
+			var r0_0_154 float64
+			{
+				r_154, h_154, kk_154, l_154, n_154 := r, h, kk, l, n
+				_ = n_154
+				half_154 := float64(0.5)
+				dh_154, dk_154, dl_154 := (h_154 - math.Ceil((h_154 - half_154))), (kk_154 - math.Ceil((kk_154 - half_154))), (l_154 - math.Ceil((l_154 - half_154)))
+				v0_154 := (((dh_154 * (&r_154.astar[0])[0]) + (dk_154 * (&r_154.bstar[0])[0])) + (dl_154 * (&r_154.cstar[0])[0]))
+				v1_154 := (((dh_154 * (&r_154.astar[1])[0]) + (dk_154 * (&r_154.bstar[1])[0])) + (dl_154 * (&r_154.cstar[1])[0]))
+				v2_154 := (((dh_154 * (&r_154.astar[2])[0]) + (dk_154 * (&r_154.bstar[2])[0])) + (dl_154 * (&r_154.cstar[2])[0]))
+				nabc_154 := (&r_154.nabc)[0]
+				r2_154 := (((((v0_154 * v0_154) + (v1_154 * v1_154)) + (v2_154 * v2_154)) * nabc_154) * nabc_154)
+				var fl_154 float64
+				if r_154.shape == Gauss {
+					e_154 := math.Float64frombits((math.Float64bits(((r2_154 / float64(gaussWidth)) * (&r_154.fudge)[0])) ^ math.Float64bits((&r_154.negZero)[0])))
+					var r0_0_7_154 float64
+					{
+						x_7_154 := e_154
+						x_7_154 = merge(float64(expMax), x_7_154, (x_7_154 > float64(expMax)))
+						x_7_154 = merge(float64(expMin), x_7_154, (x_7_154 < float64(expMin)))
+						t_7_154 := ((x_7_154 * float64(log2E)) + float64(expMagic))
+						kf_7_154 := (t_7_154 - float64(expMagic))
+						r_7_154 := ((x_7_154 - (kf_7_154 * float64(ln2Hi))) - (kf_7_154 * float64(ln2Lo)))
+						r2_7_154 := (r_7_154 * r_7_154)
+						r4_7_154 := (r2_7_154 * r2_7_154)
+						q0_7_154 := ((float64(ec2) + (float64(ec3) * r_7_154)) + ((float64(ec4) + (float64(ec5) * r_7_154)) * r2_7_154))
+						q1_7_154 := (((float64(ec6) + (float64(ec7) * r_7_154)) + ((float64(ec8) + (float64(ec9) * r_7_154)) * r2_7_154)) * r4_7_154)
+						q2_7_154 := (((float64(ec10) + (float64(ec11) * r_7_154)) + ((float64(ec12) + (float64(ec13) * r_7_154)) * r2_7_154)) * (r4_7_154 * r4_7_154))
+						p_7_154 := (float64(1) + (r_7_154 + (r2_7_154 * ((q0_7_154 + q1_7_154) + q2_7_154))))
+						small_7_154, big_7_154 := (kf_7_154 < float64((-1000))), (kf_7_154 > float64(1000))
+						off_7_154 := merge(float64(600), float64(0), small_7_154)
+						off_7_154 = merge(float64((-600)), off_7_154, big_7_154)
+						c_7_154 := merge(float64(twoM600), float64(1), small_7_154)
+						c_7_154 = merge(float64(twoP600), c_7_154, big_7_154)
+						r0_0_7_154 = ((p_7_154 * math.Float64frombits((math.Float64bits((t_7_154 + off_7_154)) << 52))) * c_7_154)
+					}
+					fl_154 = (nabc_154 * r0_0_7_154)
+				} else {
+					fl_154 = merge(nabc_154, float64(0), ((r2_154 * (&r_154.fudge)[0]) < float64(tophatR2)))
+				}
+				r0_0_154 = fl_154
+			}
+			fl := r0_0_154
+			fc := (&r.defaultF)[0]
+			if c.HasHKL {
+				var r0_0_155 float64
+				{
+					r_155, bits_155, ia_155, h_155, kk_155, l_155 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_8_155 bool
+					{
+						r_8_155, ia_8_155, h_8_155, kk_8_155, l_8_155 := r_155, ia_155, h_155, kk_155, l_155
+						half_8_155 := float64(0.5)
+						hc_8_155, kc_8_155, lc_8_155 := math.Ceil((h_8_155 - half_8_155)), math.Ceil((kk_8_155 - half_8_155)), math.Ceil((l_8_155 - half_8_155))
+						hmin_8_155, kmin_8_155, lmin_8_155 := (&r_8_155.hmin)[0], (&r_8_155.kmin)[0], (&r_8_155.lmin)[0]
+						in_8_155 := ((((((hc_8_155 >= hmin_8_155) && (hc_8_155 <= (&r_8_155.hmax)[0])) && (kc_8_155 >= kmin_8_155)) && (kc_8_155 <= (&r_8_155.kmax)[0])) && (lc_8_155 >= lmin_8_155)) && (lc_8_155 <= (&r_8_155.lmax)[0]))
+						idx_8_155 := ((((hc_8_155 - hmin_8_155) * (&r_8_155.hstride)[0]) + ((kc_8_155 - kmin_8_155) * (&r_8_155.kstride)[0])) + (lc_8_155 - lmin_8_155))
+						storeInt32(merge(idx_8_155, float64(0), in_8_155), ia_8_155)
+						r0_0_8_155 = in_8_155
+					}
+					in_155 := r0_0_8_155
+					r0_0_155 = merge(math.Float64frombits(bits_155[ia_155[0]]), (&r_155.defaultF)[0], in_155)
+				}
+				fc = r0_0_155
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -4037,372 +4211,528 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pola
 }
 func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
 	c := k.c
-	var r0_0_152 float64
+	var r0_0_156 float64
 	{
-		fdet_152, f_152, s_152, o_152, p_152 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_152 = ((((fdet_152 * f_152) + s_152) + o_152) + p_152)
+		fdet_156, f_156, s_156, o_156, p_156 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_156 = ((((fdet_156 * f_156) + s_156) + o_156) + p_156)
 	}
-	x := r0_0_152
-	var r0_0_153 float64
+	x := r0_0_156
+	var r0_0_157 float64
 	{
-		fdet_153, f_153, s_153, o_153, p_153 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_153 = ((((fdet_153 * f_153) + s_153) + o_153) + p_153)
+		fdet_157, f_157, s_157, o_157, p_157 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_157 = ((((fdet_157 * f_157) + s_157) + o_157) + p_157)
 	}
-	y := r0_0_153
-	var r0_0_154 float64
+	y := r0_0_157
+	var r0_0_158 float64
 	{
-		fdet_154, f_154, s_154, o_154, p_154 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_154 = ((((fdet_154 * f_154) + s_154) + o_154) + p_154)
+		fdet_158, f_158, s_158, o_158, p_158 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_158 = ((((fdet_158 * f_158) + s_158) + o_158) + p_158)
 	}
-	z := r0_0_154
+	z := r0_0_158
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_155 float64
+		var r0_0_159 float64
 		{
-			invR_155, num_155, point_155 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_155 := (invR_155 * invR_155)
-			if !point_155 {
-				w_155 = (num_155 * (w_155 * invR_155))
+			invR_159, num_159, point_159 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_159 := (invR_159 * invR_159)
+			if !point_159 {
+				w_159 = (num_159 * (w_159 * invR_159))
 			}
-			r0_0_155 = w_155
+			r0_0_159 = w_159
 		}
-		omega = merge(r0_0_155, omega, m)
+		omega = merge(r0_0_159, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_156 float64
-		r1_0_156 float64
+		r0_0_160 float64
+		r1_0_160 float64
 	)
 	{
-		k_156, r_156, ia_156, sum_156, dx_156, dy_156, dz_156, polar_156 := k, r, ia, sum, dx, dy, dz, polar
-		c_156 := k_156.c
-		n_156 := k_156.nn[0]
-		zero_156 := float64(0)
-		for si_156 := range r_156.src {
-			sr_156 := &r_156.src[si_156]
-			il_156 := (&sr_156.il)[0]
-			qx_156, qy_156, qz_156 := ((dx_156 - (&sr_156.inc[0])[0]) * il_156), ((dy_156 - (&sr_156.inc[1])[0]) * il_156), ((dz_156 - (&sr_156.inc[2])[0]) * il_156)
-			if m_156 := (polar_156 == zero_156); m_156 {
-				var p_156 float64
-				if r_156.kahnZero {
-					c2_156 := ((((&sr_156.inc[0])[0] * dx_156) + ((&sr_156.inc[1])[0] * dy_156)) + ((&sr_156.inc[2])[0] * dz_156))
-					p_156 = (float64(0.5) * (float64(1) + (c2_156 * c2_156)))
+		k_160, r_160, ia_160, sum_160, dx_160, dy_160, dz_160, polar_160 := k, r, ia, sum, dx, dy, dz, polar
+		c_160 := k_160.c
+		n_160 := k_160.nn[0]
+		zero_160 := float64(0)
+		for si_160 := range r_160.src {
+			sr_160 := &r_160.src[si_160]
+			il_160 := (&sr_160.il)[0]
+			qx_160, qy_160, qz_160 := ((dx_160 - (&sr_160.inc[0])[0]) * il_160), ((dy_160 - (&sr_160.inc[1])[0]) * il_160), ((dz_160 - (&sr_160.inc[2])[0]) * il_160)
+			if m_160 := (polar_160 == zero_160); m_160 {
+				var p_160 float64
+				if r_160.kahnZero {
+					c2_160 := ((((&sr_160.inc[0])[0] * dx_160) + ((&sr_160.inc[1])[0] * dy_160)) + ((&sr_160.inc[2])[0] * dz_160))
+					p_160 = (float64(0.5) * (float64(1) + (c2_160 * c2_160)))
 				} else {
-					var r0_0_149_156 float64
+					var r0_0_150_160 float64
 					{
-						zero_149_156, kahn_149_156, s_149_156, dx_149_156, dy_149_156, dz_149_156 := false, &r_156.kahn, sr_156, dx_156, dy_156, dz_156
-						c2_149_156 := ((((&s_149_156.inc[0])[0] * dx_149_156) + ((&s_149_156.inc[1])[0] * dy_149_156)) + ((&s_149_156.inc[2])[0] * dz_149_156))
-						c2sq_149_156 := (c2_149_156 * c2_149_156)
-						cos2psi_149_156 := float64(0)
-						if !zero_149_156 {
-							e_149_156 := (((dx_149_156 * (&s_149_156.ein[0])[0]) + (dy_149_156 * (&s_149_156.ein[1])[0])) + (dz_149_156 * (&s_149_156.ein[2])[0]))
-							b_149_156 := (((dx_149_156 * (&s_149_156.bin[0])[0]) + (dy_149_156 * (&s_149_156.bin[1])[0])) + (dz_149_156 * (&s_149_156.bin[2])[0]))
-							ee_149_156, bb_149_156 := (e_149_156 * e_149_156), (b_149_156 * b_149_156)
-							den_149_156 := (ee_149_156 + bb_149_156)
-							cos2psi_149_156 = merge(((ee_149_156 - bb_149_156) / den_149_156), float64(1), (den_149_156 > float64(0)))
+						zero_150_160, kahn_150_160, s_150_160, dx_150_160, dy_150_160, dz_150_160 := false, &r_160.kahn, sr_160, dx_160, dy_160, dz_160
+						c2_150_160 := ((((&s_150_160.inc[0])[0] * dx_150_160) + ((&s_150_160.inc[1])[0] * dy_150_160)) + ((&s_150_160.inc[2])[0] * dz_150_160))
+						c2sq_150_160 := (c2_150_160 * c2_150_160)
+						cos2psi_150_160 := float64(0)
+						if !zero_150_160 {
+							e_150_160 := (((dx_150_160 * (&s_150_160.ein[0])[0]) + (dy_150_160 * (&s_150_160.ein[1])[0])) + (dz_150_160 * (&s_150_160.ein[2])[0]))
+							b_150_160 := (((dx_150_160 * (&s_150_160.bin[0])[0]) + (dy_150_160 * (&s_150_160.bin[1])[0])) + (dz_150_160 * (&s_150_160.bin[2])[0]))
+							ee_150_160, bb_150_160 := (e_150_160 * e_150_160), (b_150_160 * b_150_160)
+							den_150_160 := (ee_150_160 + bb_150_160)
+							cos2psi_150_160 = merge(((ee_150_160 - bb_150_160) / den_150_160), float64(1), (den_150_160 > float64(0)))
 						}
-						one_149_156 := float64(1)
-						r0_0_149_156 = (float64(0.5) * ((one_149_156 + c2sq_149_156) - ((kahn_149_156[0] * cos2psi_149_156) * (one_149_156 - c2sq_149_156))))
+						one_150_160 := float64(1)
+						r0_0_150_160 = (float64(0.5) * ((one_150_160 + c2sq_150_160) - ((kahn_150_160[0] * cos2psi_150_160) * (one_150_160 - c2sq_150_160))))
 					}
-					p_156 = r0_0_149_156
+					p_160 = r0_0_150_160
 				}
-				polar_156 = merge(p_156, polar_156, m_156)
+				polar_160 = merge(p_160, polar_160, m_160)
 			}
-			for oi_156 := range r_156.orient {
-				o_156 := &r_156.orient[oi_156]
-				h_156 := ((((&o_156[0])[0] * qx_156) + ((&o_156[1])[0] * qy_156)) + ((&o_156[2])[0] * qz_156))
-				kk_156 := ((((&o_156[3])[0] * qx_156) + ((&o_156[4])[0] * qy_156)) + ((&o_156[5])[0] * qz_156))
-				l_156 := ((((&o_156[6])[0] * qx_156) + ((&o_156[7])[0] * qy_156)) + ((&o_156[8])[0] * qz_156))
-				var r0_0_150_156 float64
+			for oi_160 := range r_160.orient {
+				o_160 := &r_160.orient[oi_160]
+				h_160 := ((((&o_160[0])[0] * qx_160) + ((&o_160[1])[0] * qy_160)) + ((&o_160[2])[0] * qz_160))
+				kk_160 := ((((&o_160[3])[0] * qx_160) + ((&o_160[4])[0] * qy_160)) + ((&o_160[5])[0] * qz_160))
+				l_160 := ((((&o_160[6])[0] * qx_160) + ((&o_160[7])[0] * qy_160)) + ((&o_160[8])[0] * qz_160))
+				var r0_0_151_160 float64
 				{
-					r_150_156, h_150_156, kk_150_156, l_150_156, n_150_156 := r_156, h_156, kk_156, l_156, n_156
-					_ = n_150_156
-					var r0_0_24_150_156 float64
+					r_151_160, h_151_160, kk_151_160, l_151_160, n_151_160 := r_160, h_160, kk_160, l_160, n_160
+					_ = n_151_160
+					var r0_0_25_151_160 float64
 					{
-						r_24_150_156, i_24_150_156, x_24_150_156 := r_150_156, 0, h_150_156
-						s_24_150_156 := float64(1)
-						if r_24_150_156.nmode[i_24_150_156] == nChebyshev {
-							var r0_0_25_150_156 float64
+						r_25_151_160, i_25_151_160, x_25_151_160 := r_151_160, 0, h_151_160
+						s_25_151_160 := float64(1)
+						if r_25_151_160.nmode[i_25_151_160] == nChebyshev {
+							var r0_0_26_151_160 float64
 							{
-								x_25_150_156, n_25_150_156 := x_24_150_156, r_24_150_156.nn[i_24_150_156]
-								magic_25_150_156 := float64(roundMagic)
-								t_25_150_156 := (x_25_150_156 + magic_25_150_156)
-								var r0_0_26_150_156 float64
+								x_26_151_160, n_26_151_160 := x_25_151_160, r_25_151_160.nn[i_25_151_160]
+								magic_26_151_160 := float64(roundMagic)
+								t_26_151_160 := (x_26_151_160 + magic_26_151_160)
+								var r0_0_27_151_160 float64
 								{
-									d_26_150_156 := (x_25_150_156 - (t_25_150_156 - magic_25_150_156))
-									y_26_150_156 := (d_26_150_156 * d_26_150_156)
-									y2_26_150_156 := (y_26_150_156 * y_26_150_156)
-									y4_26_150_156 := (y2_26_150_156 * y2_26_150_156)
-									p0_26_150_156 := ((float64(cp0) + (float64(cp2) * y_26_150_156)) + ((float64(cp4) + (float64(cp6) * y_26_150_156)) * y2_26_150_156))
-									p1_26_150_156 := (((float64(cp8) + (float64(cp10) * y_26_150_156)) + ((float64(cp12) + (float64(cp14) * y_26_150_156)) * y2_26_150_156)) * y4_26_150_156)
-									p2_26_150_156 := (float64(cp16) * (y4_26_150_156 * y4_26_150_156))
-									r0_0_26_150_156 = ((p0_26_150_156 + p1_26_150_156) + p2_26_150_156)
+									d_27_151_160 := (x_26_151_160 - (t_26_151_160 - magic_26_151_160))
+									y_27_151_160 := (d_27_151_160 * d_27_151_160)
+									y2_27_151_160 := (y_27_151_160 * y_27_151_160)
+									y4_27_151_160 := (y2_27_151_160 * y2_27_151_160)
+									p0_27_151_160 := ((float64(cp0) + (float64(cp2) * y_27_151_160)) + ((float64(cp4) + (float64(cp6) * y_27_151_160)) * y2_27_151_160))
+									p1_27_151_160 := (((float64(cp8) + (float64(cp10) * y_27_151_160)) + ((float64(cp12) + (float64(cp14) * y_27_151_160)) * y2_27_151_160)) * y4_27_151_160)
+									p2_27_151_160 := (float64(cp16) * (y4_27_151_160 * y4_27_151_160))
+									r0_0_27_151_160 = ((p0_27_151_160 + p1_27_151_160) + p2_27_151_160)
 								}
-								var r0_0_27_150_156 float64
+								var r0_0_28_151_160 float64
 								{
-									c_27_150_156, t_27_150_156 := r0_0_26_150_156, t_25_150_156
-									r0_0_27_150_156 = math.Float64frombits((math.Float64bits(c_27_150_156) ^ (math.Float64bits(t_27_150_156) << 63)))
+									c_28_151_160, t_28_151_160 := r0_0_27_151_160, t_26_151_160
+									r0_0_28_151_160 = math.Float64frombits((math.Float64bits(c_28_151_160) ^ (math.Float64bits(t_28_151_160) << 63)))
 								}
-								c2_25_150_156 := (float64(2) * r0_0_27_150_156)
-								u0_25_150_156, u1_25_150_156 := float64(1), c2_25_150_156
-								j_25_150_156 := 2
-								for ; j_25_150_156+1 < n_25_150_156; j_25_150_156 += 2 {
-									u0_25_150_156 = ((c2_25_150_156 * u1_25_150_156) - u0_25_150_156)
-									u1_25_150_156 = ((c2_25_150_156 * u0_25_150_156) - u1_25_150_156)
+								c2_26_151_160 := (float64(2) * r0_0_28_151_160)
+								u0_26_151_160, u1_26_151_160 := float64(1), c2_26_151_160
+								j_26_151_160 := 2
+								for ; j_26_151_160+1 < n_26_151_160; j_26_151_160 += 2 {
+									u0_26_151_160 = ((c2_26_151_160 * u1_26_151_160) - u0_26_151_160)
+									u1_26_151_160 = ((c2_26_151_160 * u0_26_151_160) - u1_26_151_160)
 								}
-								if j_25_150_156 < n_25_150_156 {
-									u1_25_150_156 = ((c2_25_150_156 * u1_25_150_156) - u0_25_150_156)
+								if j_26_151_160 < n_26_151_160 {
+									u1_26_151_160 = ((c2_26_151_160 * u1_26_151_160) - u0_26_151_160)
 								}
-								r0_0_25_150_156 = u1_25_150_156
+								r0_0_26_151_160 = u1_26_151_160
 							}
-							s_24_150_156 = r0_0_25_150_156
-						} else if r_24_150_156.nmode[i_24_150_156] == nRatio {
-							var r0_0_28_150_156 float64
+							s_25_151_160 = r0_0_26_151_160
+						} else if r_25_151_160.nmode[i_25_151_160] == nRatio {
+							var r0_0_29_151_160 float64
 							{
-								x_28_150_156, nv_28_150_156 := x_24_150_156, (&r_24_150_156.nv[i_24_150_156])[0]
-								magic_28_150_156 := float64(roundMagic)
-								t_28_150_156 := (x_28_150_156 + magic_28_150_156)
-								d_28_150_156 := (x_28_150_156 - (t_28_150_156 - magic_28_150_156))
-								y_28_150_156 := (nv_28_150_156 * d_28_150_156)
-								u_28_150_156 := (y_28_150_156 + magic_28_150_156)
-								var r0_0_29_150_156 float64
+								x_29_151_160, nv_29_151_160 := x_25_151_160, (&r_25_151_160.nv[i_25_151_160])[0]
+								magic_29_151_160 := float64(roundMagic)
+								t_29_151_160 := (x_29_151_160 + magic_29_151_160)
+								d_29_151_160 := (x_29_151_160 - (t_29_151_160 - magic_29_151_160))
+								y_29_151_160 := (nv_29_151_160 * d_29_151_160)
+								u_29_151_160 := (y_29_151_160 + magic_29_151_160)
+								var r0_0_30_151_160 float64
 								{
-									d_29_150_156 := (y_28_150_156 - (u_28_150_156 - magic_28_150_156))
-									y_29_150_156 := (d_29_150_156 * d_29_150_156)
-									y2_29_150_156 := (y_29_150_156 * y_29_150_156)
-									y4_29_150_156 := (y2_29_150_156 * y2_29_150_156)
-									p0_29_150_156 := ((float64(sp1) + (float64(sp3) * y_29_150_156)) + ((float64(sp5) + (float64(sp7) * y_29_150_156)) * y2_29_150_156))
-									p1_29_150_156 := (((float64(sp9) + (float64(sp11) * y_29_150_156)) + ((float64(sp13) + (float64(sp15) * y_29_150_156)) * y2_29_150_156)) * y4_29_150_156)
-									p2_29_150_156 := (((float64(sp17) + (float64(sp19) * y_29_150_156)) + (float64(sp21) * y2_29_150_156)) * (y4_29_150_156 * y4_29_150_156))
-									r0_0_29_150_156 = (d_29_150_156 * ((p0_29_150_156 + p1_29_150_156) + p2_29_150_156))
+									d_30_151_160 := (y_29_151_160 - (u_29_151_160 - magic_29_151_160))
+									y_30_151_160 := (d_30_151_160 * d_30_151_160)
+									y2_30_151_160 := (y_30_151_160 * y_30_151_160)
+									y4_30_151_160 := (y2_30_151_160 * y2_30_151_160)
+									p0_30_151_160 := ((float64(sp1) + (float64(sp3) * y_30_151_160)) + ((float64(sp5) + (float64(sp7) * y_30_151_160)) * y2_30_151_160))
+									p1_30_151_160 := (((float64(sp9) + (float64(sp11) * y_30_151_160)) + ((float64(sp13) + (float64(sp15) * y_30_151_160)) * y2_30_151_160)) * y4_30_151_160)
+									p2_30_151_160 := (((float64(sp17) + (float64(sp19) * y_30_151_160)) + (float64(sp21) * y2_30_151_160)) * (y4_30_151_160 * y4_30_151_160))
+									r0_0_30_151_160 = (d_30_151_160 * ((p0_30_151_160 + p1_30_151_160) + p2_30_151_160))
 								}
-								var r0_0_30_150_156 float64
+								var r0_0_31_151_160 float64
 								{
-									c_30_150_156, t_30_150_156 := r0_0_29_150_156, u_28_150_156
-									r0_0_30_150_156 = math.Float64frombits((math.Float64bits(c_30_150_156) ^ (math.Float64bits(t_30_150_156) << 63)))
+									c_31_151_160, t_31_151_160 := r0_0_30_151_160, u_29_151_160
+									r0_0_31_151_160 = math.Float64frombits((math.Float64bits(c_31_151_160) ^ (math.Float64bits(t_31_151_160) << 63)))
 								}
-								sn_28_150_156 := r0_0_30_150_156
-								var r0_0_31_150_156 float64
+								sn_29_151_160 := r0_0_31_151_160
+								var r0_0_32_151_160 float64
 								{
-									d_31_150_156 := d_28_150_156
-									y_31_150_156 := (d_31_150_156 * d_31_150_156)
-									y2_31_150_156 := (y_31_150_156 * y_31_150_156)
-									y4_31_150_156 := (y2_31_150_156 * y2_31_150_156)
-									p0_31_150_156 := ((float64(sp1) + (float64(sp3) * y_31_150_156)) + ((float64(sp5) + (float64(sp7) * y_31_150_156)) * y2_31_150_156))
-									p1_31_150_156 := (((float64(sp9) + (float64(sp11) * y_31_150_156)) + ((float64(sp13) + (float64(sp15) * y_31_150_156)) * y2_31_150_156)) * y4_31_150_156)
-									p2_31_150_156 := (((float64(sp17) + (float64(sp19) * y_31_150_156)) + (float64(sp21) * y2_31_150_156)) * (y4_31_150_156 * y4_31_150_156))
-									r0_0_31_150_156 = (d_31_150_156 * ((p0_31_150_156 + p1_31_150_156) + p2_31_150_156))
+									d_32_151_160 := d_29_151_160
+									y_32_151_160 := (d_32_151_160 * d_32_151_160)
+									y2_32_151_160 := (y_32_151_160 * y_32_151_160)
+									y4_32_151_160 := (y2_32_151_160 * y2_32_151_160)
+									p0_32_151_160 := ((float64(sp1) + (float64(sp3) * y_32_151_160)) + ((float64(sp5) + (float64(sp7) * y_32_151_160)) * y2_32_151_160))
+									p1_32_151_160 := (((float64(sp9) + (float64(sp11) * y_32_151_160)) + ((float64(sp13) + (float64(sp15) * y_32_151_160)) * y2_32_151_160)) * y4_32_151_160)
+									p2_32_151_160 := (((float64(sp17) + (float64(sp19) * y_32_151_160)) + (float64(sp21) * y2_32_151_160)) * (y4_32_151_160 * y4_32_151_160))
+									r0_0_32_151_160 = (d_32_151_160 * ((p0_32_151_160 + p1_32_151_160) + p2_32_151_160))
 								}
-								r0_0_28_150_156 = merge(nv_28_150_156, (sn_28_150_156 / r0_0_31_150_156), (d_28_150_156 == float64(0)))
+								r0_0_29_151_160 = merge(nv_29_151_160, (sn_29_151_160 / r0_0_32_151_160), (d_29_151_160 == float64(0)))
 							}
-							s_24_150_156 = r0_0_28_150_156
+							s_25_151_160 = r0_0_29_151_160
 						}
-						r0_0_24_150_156 = s_24_150_156
+						r0_0_25_151_160 = s_25_151_160
 					}
-					sa_150_156 := r0_0_24_150_156
-					var r0_0_32_150_156 float64
+					sa_151_160 := r0_0_25_151_160
+					var r0_0_33_151_160 float64
 					{
-						r_32_150_156, i_32_150_156, x_32_150_156 := r_150_156, 1, kk_150_156
-						s_32_150_156 := float64(1)
-						if r_32_150_156.nmode[i_32_150_156] == nChebyshev {
-							var r0_0_33_150_156 float64
+						r_33_151_160, i_33_151_160, x_33_151_160 := r_151_160, 1, kk_151_160
+						s_33_151_160 := float64(1)
+						if r_33_151_160.nmode[i_33_151_160] == nChebyshev {
+							var r0_0_34_151_160 float64
 							{
-								x_33_150_156, n_33_150_156 := x_32_150_156, r_32_150_156.nn[i_32_150_156]
-								magic_33_150_156 := float64(roundMagic)
-								t_33_150_156 := (x_33_150_156 + magic_33_150_156)
-								var r0_0_34_150_156 float64
+								x_34_151_160, n_34_151_160 := x_33_151_160, r_33_151_160.nn[i_33_151_160]
+								magic_34_151_160 := float64(roundMagic)
+								t_34_151_160 := (x_34_151_160 + magic_34_151_160)
+								var r0_0_35_151_160 float64
 								{
-									d_34_150_156 := (x_33_150_156 - (t_33_150_156 - magic_33_150_156))
-									y_34_150_156 := (d_34_150_156 * d_34_150_156)
-									y2_34_150_156 := (y_34_150_156 * y_34_150_156)
-									y4_34_150_156 := (y2_34_150_156 * y2_34_150_156)
-									p0_34_150_156 := ((float64(cp0) + (float64(cp2) * y_34_150_156)) + ((float64(cp4) + (float64(cp6) * y_34_150_156)) * y2_34_150_156))
-									p1_34_150_156 := (((float64(cp8) + (float64(cp10) * y_34_150_156)) + ((float64(cp12) + (float64(cp14) * y_34_150_156)) * y2_34_150_156)) * y4_34_150_156)
-									p2_34_150_156 := (float64(cp16) * (y4_34_150_156 * y4_34_150_156))
-									r0_0_34_150_156 = ((p0_34_150_156 + p1_34_150_156) + p2_34_150_156)
+									d_35_151_160 := (x_34_151_160 - (t_34_151_160 - magic_34_151_160))
+									y_35_151_160 := (d_35_151_160 * d_35_151_160)
+									y2_35_151_160 := (y_35_151_160 * y_35_151_160)
+									y4_35_151_160 := (y2_35_151_160 * y2_35_151_160)
+									p0_35_151_160 := ((float64(cp0) + (float64(cp2) * y_35_151_160)) + ((float64(cp4) + (float64(cp6) * y_35_151_160)) * y2_35_151_160))
+									p1_35_151_160 := (((float64(cp8) + (float64(cp10) * y_35_151_160)) + ((float64(cp12) + (float64(cp14) * y_35_151_160)) * y2_35_151_160)) * y4_35_151_160)
+									p2_35_151_160 := (float64(cp16) * (y4_35_151_160 * y4_35_151_160))
+									r0_0_35_151_160 = ((p0_35_151_160 + p1_35_151_160) + p2_35_151_160)
 								}
-								var r0_0_35_150_156 float64
+								var r0_0_36_151_160 float64
 								{
-									c_35_150_156, t_35_150_156 := r0_0_34_150_156, t_33_150_156
-									r0_0_35_150_156 = math.Float64frombits((math.Float64bits(c_35_150_156) ^ (math.Float64bits(t_35_150_156) << 63)))
+									c_36_151_160, t_36_151_160 := r0_0_35_151_160, t_34_151_160
+									r0_0_36_151_160 = math.Float64frombits((math.Float64bits(c_36_151_160) ^ (math.Float64bits(t_36_151_160) << 63)))
 								}
-								c2_33_150_156 := (float64(2) * r0_0_35_150_156)
-								u0_33_150_156, u1_33_150_156 := float64(1), c2_33_150_156
-								j_33_150_156 := 2
-								for ; j_33_150_156+1 < n_33_150_156; j_33_150_156 += 2 {
-									u0_33_150_156 = ((c2_33_150_156 * u1_33_150_156) - u0_33_150_156)
-									u1_33_150_156 = ((c2_33_150_156 * u0_33_150_156) - u1_33_150_156)
+								c2_34_151_160 := (float64(2) * r0_0_36_151_160)
+								u0_34_151_160, u1_34_151_160 := float64(1), c2_34_151_160
+								j_34_151_160 := 2
+								for ; j_34_151_160+1 < n_34_151_160; j_34_151_160 += 2 {
+									u0_34_151_160 = ((c2_34_151_160 * u1_34_151_160) - u0_34_151_160)
+									u1_34_151_160 = ((c2_34_151_160 * u0_34_151_160) - u1_34_151_160)
 								}
-								if j_33_150_156 < n_33_150_156 {
-									u1_33_150_156 = ((c2_33_150_156 * u1_33_150_156) - u0_33_150_156)
+								if j_34_151_160 < n_34_151_160 {
+									u1_34_151_160 = ((c2_34_151_160 * u1_34_151_160) - u0_34_151_160)
 								}
-								r0_0_33_150_156 = u1_33_150_156
+								r0_0_34_151_160 = u1_34_151_160
 							}
-							s_32_150_156 = r0_0_33_150_156
-						} else if r_32_150_156.nmode[i_32_150_156] == nRatio {
-							var r0_0_36_150_156 float64
+							s_33_151_160 = r0_0_34_151_160
+						} else if r_33_151_160.nmode[i_33_151_160] == nRatio {
+							var r0_0_37_151_160 float64
 							{
-								x_36_150_156, nv_36_150_156 := x_32_150_156, (&r_32_150_156.nv[i_32_150_156])[0]
-								magic_36_150_156 := float64(roundMagic)
-								t_36_150_156 := (x_36_150_156 + magic_36_150_156)
-								d_36_150_156 := (x_36_150_156 - (t_36_150_156 - magic_36_150_156))
-								y_36_150_156 := (nv_36_150_156 * d_36_150_156)
-								u_36_150_156 := (y_36_150_156 + magic_36_150_156)
-								var r0_0_37_150_156 float64
+								x_37_151_160, nv_37_151_160 := x_33_151_160, (&r_33_151_160.nv[i_33_151_160])[0]
+								magic_37_151_160 := float64(roundMagic)
+								t_37_151_160 := (x_37_151_160 + magic_37_151_160)
+								d_37_151_160 := (x_37_151_160 - (t_37_151_160 - magic_37_151_160))
+								y_37_151_160 := (nv_37_151_160 * d_37_151_160)
+								u_37_151_160 := (y_37_151_160 + magic_37_151_160)
+								var r0_0_38_151_160 float64
 								{
-									d_37_150_156 := (y_36_150_156 - (u_36_150_156 - magic_36_150_156))
-									y_37_150_156 := (d_37_150_156 * d_37_150_156)
-									y2_37_150_156 := (y_37_150_156 * y_37_150_156)
-									y4_37_150_156 := (y2_37_150_156 * y2_37_150_156)
-									p0_37_150_156 := ((float64(sp1) + (float64(sp3) * y_37_150_156)) + ((float64(sp5) + (float64(sp7) * y_37_150_156)) * y2_37_150_156))
-									p1_37_150_156 := (((float64(sp9) + (float64(sp11) * y_37_150_156)) + ((float64(sp13) + (float64(sp15) * y_37_150_156)) * y2_37_150_156)) * y4_37_150_156)
-									p2_37_150_156 := (((float64(sp17) + (float64(sp19) * y_37_150_156)) + (float64(sp21) * y2_37_150_156)) * (y4_37_150_156 * y4_37_150_156))
-									r0_0_37_150_156 = (d_37_150_156 * ((p0_37_150_156 + p1_37_150_156) + p2_37_150_156))
+									d_38_151_160 := (y_37_151_160 - (u_37_151_160 - magic_37_151_160))
+									y_38_151_160 := (d_38_151_160 * d_38_151_160)
+									y2_38_151_160 := (y_38_151_160 * y_38_151_160)
+									y4_38_151_160 := (y2_38_151_160 * y2_38_151_160)
+									p0_38_151_160 := ((float64(sp1) + (float64(sp3) * y_38_151_160)) + ((float64(sp5) + (float64(sp7) * y_38_151_160)) * y2_38_151_160))
+									p1_38_151_160 := (((float64(sp9) + (float64(sp11) * y_38_151_160)) + ((float64(sp13) + (float64(sp15) * y_38_151_160)) * y2_38_151_160)) * y4_38_151_160)
+									p2_38_151_160 := (((float64(sp17) + (float64(sp19) * y_38_151_160)) + (float64(sp21) * y2_38_151_160)) * (y4_38_151_160 * y4_38_151_160))
+									r0_0_38_151_160 = (d_38_151_160 * ((p0_38_151_160 + p1_38_151_160) + p2_38_151_160))
 								}
-								var r0_0_38_150_156 float64
+								var r0_0_39_151_160 float64
 								{
-									c_38_150_156, t_38_150_156 := r0_0_37_150_156, u_36_150_156
-									r0_0_38_150_156 = math.Float64frombits((math.Float64bits(c_38_150_156) ^ (math.Float64bits(t_38_150_156) << 63)))
+									c_39_151_160, t_39_151_160 := r0_0_38_151_160, u_37_151_160
+									r0_0_39_151_160 = math.Float64frombits((math.Float64bits(c_39_151_160) ^ (math.Float64bits(t_39_151_160) << 63)))
 								}
-								sn_36_150_156 := r0_0_38_150_156
-								var r0_0_39_150_156 float64
+								sn_37_151_160 := r0_0_39_151_160
+								var r0_0_40_151_160 float64
 								{
-									d_39_150_156 := d_36_150_156
-									y_39_150_156 := (d_39_150_156 * d_39_150_156)
-									y2_39_150_156 := (y_39_150_156 * y_39_150_156)
-									y4_39_150_156 := (y2_39_150_156 * y2_39_150_156)
-									p0_39_150_156 := ((float64(sp1) + (float64(sp3) * y_39_150_156)) + ((float64(sp5) + (float64(sp7) * y_39_150_156)) * y2_39_150_156))
-									p1_39_150_156 := (((float64(sp9) + (float64(sp11) * y_39_150_156)) + ((float64(sp13) + (float64(sp15) * y_39_150_156)) * y2_39_150_156)) * y4_39_150_156)
-									p2_39_150_156 := (((float64(sp17) + (float64(sp19) * y_39_150_156)) + (float64(sp21) * y2_39_150_156)) * (y4_39_150_156 * y4_39_150_156))
-									r0_0_39_150_156 = (d_39_150_156 * ((p0_39_150_156 + p1_39_150_156) + p2_39_150_156))
+									d_40_151_160 := d_37_151_160
+									y_40_151_160 := (d_40_151_160 * d_40_151_160)
+									y2_40_151_160 := (y_40_151_160 * y_40_151_160)
+									y4_40_151_160 := (y2_40_151_160 * y2_40_151_160)
+									p0_40_151_160 := ((float64(sp1) + (float64(sp3) * y_40_151_160)) + ((float64(sp5) + (float64(sp7) * y_40_151_160)) * y2_40_151_160))
+									p1_40_151_160 := (((float64(sp9) + (float64(sp11) * y_40_151_160)) + ((float64(sp13) + (float64(sp15) * y_40_151_160)) * y2_40_151_160)) * y4_40_151_160)
+									p2_40_151_160 := (((float64(sp17) + (float64(sp19) * y_40_151_160)) + (float64(sp21) * y2_40_151_160)) * (y4_40_151_160 * y4_40_151_160))
+									r0_0_40_151_160 = (d_40_151_160 * ((p0_40_151_160 + p1_40_151_160) + p2_40_151_160))
 								}
-								r0_0_36_150_156 = merge(nv_36_150_156, (sn_36_150_156 / r0_0_39_150_156), (d_36_150_156 == float64(0)))
+								r0_0_37_151_160 = merge(nv_37_151_160, (sn_37_151_160 / r0_0_40_151_160), (d_37_151_160 == float64(0)))
 							}
-							s_32_150_156 = r0_0_36_150_156
+							s_33_151_160 = r0_0_37_151_160
 						}
-						r0_0_32_150_156 = s_32_150_156
+						r0_0_33_151_160 = s_33_151_160
 					}
-					sb_150_156 := r0_0_32_150_156
-					var r0_0_40_150_156 float64
+					sb_151_160 := r0_0_33_151_160
+					var r0_0_41_151_160 float64
 					{
-						r_40_150_156, i_40_150_156, x_40_150_156 := r_150_156, 2, l_150_156
-						s_40_150_156 := float64(1)
-						if r_40_150_156.nmode[i_40_150_156] == nChebyshev {
-							var r0_0_41_150_156 float64
+						r_41_151_160, i_41_151_160, x_41_151_160 := r_151_160, 2, l_151_160
+						s_41_151_160 := float64(1)
+						if r_41_151_160.nmode[i_41_151_160] == nChebyshev {
+							var r0_0_42_151_160 float64
 							{
-								x_41_150_156, n_41_150_156 := x_40_150_156, r_40_150_156.nn[i_40_150_156]
-								magic_41_150_156 := float64(roundMagic)
-								t_41_150_156 := (x_41_150_156 + magic_41_150_156)
-								var r0_0_42_150_156 float64
+								x_42_151_160, n_42_151_160 := x_41_151_160, r_41_151_160.nn[i_41_151_160]
+								magic_42_151_160 := float64(roundMagic)
+								t_42_151_160 := (x_42_151_160 + magic_42_151_160)
+								var r0_0_43_151_160 float64
 								{
-									d_42_150_156 := (x_41_150_156 - (t_41_150_156 - magic_41_150_156))
-									y_42_150_156 := (d_42_150_156 * d_42_150_156)
-									y2_42_150_156 := (y_42_150_156 * y_42_150_156)
-									y4_42_150_156 := (y2_42_150_156 * y2_42_150_156)
-									p0_42_150_156 := ((float64(cp0) + (float64(cp2) * y_42_150_156)) + ((float64(cp4) + (float64(cp6) * y_42_150_156)) * y2_42_150_156))
-									p1_42_150_156 := (((float64(cp8) + (float64(cp10) * y_42_150_156)) + ((float64(cp12) + (float64(cp14) * y_42_150_156)) * y2_42_150_156)) * y4_42_150_156)
-									p2_42_150_156 := (float64(cp16) * (y4_42_150_156 * y4_42_150_156))
-									r0_0_42_150_156 = ((p0_42_150_156 + p1_42_150_156) + p2_42_150_156)
+									d_43_151_160 := (x_42_151_160 - (t_42_151_160 - magic_42_151_160))
+									y_43_151_160 := (d_43_151_160 * d_43_151_160)
+									y2_43_151_160 := (y_43_151_160 * y_43_151_160)
+									y4_43_151_160 := (y2_43_151_160 * y2_43_151_160)
+									p0_43_151_160 := ((float64(cp0) + (float64(cp2) * y_43_151_160)) + ((float64(cp4) + (float64(cp6) * y_43_151_160)) * y2_43_151_160))
+									p1_43_151_160 := (((float64(cp8) + (float64(cp10) * y_43_151_160)) + ((float64(cp12) + (float64(cp14) * y_43_151_160)) * y2_43_151_160)) * y4_43_151_160)
+									p2_43_151_160 := (float64(cp16) * (y4_43_151_160 * y4_43_151_160))
+									r0_0_43_151_160 = ((p0_43_151_160 + p1_43_151_160) + p2_43_151_160)
 								}
-								var r0_0_43_150_156 float64
+								var r0_0_44_151_160 float64
 								{
-									c_43_150_156, t_43_150_156 := r0_0_42_150_156, t_41_150_156
-									r0_0_43_150_156 = math.Float64frombits((math.Float64bits(c_43_150_156) ^ (math.Float64bits(t_43_150_156) << 63)))
+									c_44_151_160, t_44_151_160 := r0_0_43_151_160, t_42_151_160
+									r0_0_44_151_160 = math.Float64frombits((math.Float64bits(c_44_151_160) ^ (math.Float64bits(t_44_151_160) << 63)))
 								}
-								c2_41_150_156 := (float64(2) * r0_0_43_150_156)
-								u0_41_150_156, u1_41_150_156 := float64(1), c2_41_150_156
-								j_41_150_156 := 2
-								for ; j_41_150_156+1 < n_41_150_156; j_41_150_156 += 2 {
-									u0_41_150_156 = ((c2_41_150_156 * u1_41_150_156) - u0_41_150_156)
-									u1_41_150_156 = ((c2_41_150_156 * u0_41_150_156) - u1_41_150_156)
+								c2_42_151_160 := (float64(2) * r0_0_44_151_160)
+								u0_42_151_160, u1_42_151_160 := float64(1), c2_42_151_160
+								j_42_151_160 := 2
+								for ; j_42_151_160+1 < n_42_151_160; j_42_151_160 += 2 {
+									u0_42_151_160 = ((c2_42_151_160 * u1_42_151_160) - u0_42_151_160)
+									u1_42_151_160 = ((c2_42_151_160 * u0_42_151_160) - u1_42_151_160)
 								}
-								if j_41_150_156 < n_41_150_156 {
-									u1_41_150_156 = ((c2_41_150_156 * u1_41_150_156) - u0_41_150_156)
+								if j_42_151_160 < n_42_151_160 {
+									u1_42_151_160 = ((c2_42_151_160 * u1_42_151_160) - u0_42_151_160)
 								}
-								r0_0_41_150_156 = u1_41_150_156
+								r0_0_42_151_160 = u1_42_151_160
 							}
-							s_40_150_156 = r0_0_41_150_156
-						} else if r_40_150_156.nmode[i_40_150_156] == nRatio {
-							var r0_0_44_150_156 float64
+							s_41_151_160 = r0_0_42_151_160
+						} else if r_41_151_160.nmode[i_41_151_160] == nRatio {
+							var r0_0_45_151_160 float64
 							{
-								x_44_150_156, nv_44_150_156 := x_40_150_156, (&r_40_150_156.nv[i_40_150_156])[0]
-								magic_44_150_156 := float64(roundMagic)
-								t_44_150_156 := (x_44_150_156 + magic_44_150_156)
-								d_44_150_156 := (x_44_150_156 - (t_44_150_156 - magic_44_150_156))
-								y_44_150_156 := (nv_44_150_156 * d_44_150_156)
-								u_44_150_156 := (y_44_150_156 + magic_44_150_156)
-								var r0_0_45_150_156 float64
+								x_45_151_160, nv_45_151_160 := x_41_151_160, (&r_41_151_160.nv[i_41_151_160])[0]
+								magic_45_151_160 := float64(roundMagic)
+								t_45_151_160 := (x_45_151_160 + magic_45_151_160)
+								d_45_151_160 := (x_45_151_160 - (t_45_151_160 - magic_45_151_160))
+								y_45_151_160 := (nv_45_151_160 * d_45_151_160)
+								u_45_151_160 := (y_45_151_160 + magic_45_151_160)
+								var r0_0_46_151_160 float64
 								{
-									d_45_150_156 := (y_44_150_156 - (u_44_150_156 - magic_44_150_156))
-									y_45_150_156 := (d_45_150_156 * d_45_150_156)
-									y2_45_150_156 := (y_45_150_156 * y_45_150_156)
-									y4_45_150_156 := (y2_45_150_156 * y2_45_150_156)
-									p0_45_150_156 := ((float64(sp1) + (float64(sp3) * y_45_150_156)) + ((float64(sp5) + (float64(sp7) * y_45_150_156)) * y2_45_150_156))
-									p1_45_150_156 := (((float64(sp9) + (float64(sp11) * y_45_150_156)) + ((float64(sp13) + (float64(sp15) * y_45_150_156)) * y2_45_150_156)) * y4_45_150_156)
-									p2_45_150_156 := (((float64(sp17) + (float64(sp19) * y_45_150_156)) + (float64(sp21) * y2_45_150_156)) * (y4_45_150_156 * y4_45_150_156))
-									r0_0_45_150_156 = (d_45_150_156 * ((p0_45_150_156 + p1_45_150_156) + p2_45_150_156))
+									d_46_151_160 := (y_45_151_160 - (u_45_151_160 - magic_45_151_160))
+									y_46_151_160 := (d_46_151_160 * d_46_151_160)
+									y2_46_151_160 := (y_46_151_160 * y_46_151_160)
+									y4_46_151_160 := (y2_46_151_160 * y2_46_151_160)
+									p0_46_151_160 := ((float64(sp1) + (float64(sp3) * y_46_151_160)) + ((float64(sp5) + (float64(sp7) * y_46_151_160)) * y2_46_151_160))
+									p1_46_151_160 := (((float64(sp9) + (float64(sp11) * y_46_151_160)) + ((float64(sp13) + (float64(sp15) * y_46_151_160)) * y2_46_151_160)) * y4_46_151_160)
+									p2_46_151_160 := (((float64(sp17) + (float64(sp19) * y_46_151_160)) + (float64(sp21) * y2_46_151_160)) * (y4_46_151_160 * y4_46_151_160))
+									r0_0_46_151_160 = (d_46_151_160 * ((p0_46_151_160 + p1_46_151_160) + p2_46_151_160))
 								}
-								var r0_0_46_150_156 float64
+								var r0_0_47_151_160 float64
 								{
-									c_46_150_156, t_46_150_156 := r0_0_45_150_156, u_44_150_156
-									r0_0_46_150_156 = math.Float64frombits((math.Float64bits(c_46_150_156) ^ (math.Float64bits(t_46_150_156) << 63)))
+									c_47_151_160, t_47_151_160 := r0_0_46_151_160, u_45_151_160
+									r0_0_47_151_160 = math.Float64frombits((math.Float64bits(c_47_151_160) ^ (math.Float64bits(t_47_151_160) << 63)))
 								}
-								sn_44_150_156 := r0_0_46_150_156
-								var r0_0_47_150_156 float64
+								sn_45_151_160 := r0_0_47_151_160
+								var r0_0_48_151_160 float64
 								{
-									d_47_150_156 := d_44_150_156
-									y_47_150_156 := (d_47_150_156 * d_47_150_156)
-									y2_47_150_156 := (y_47_150_156 * y_47_150_156)
-									y4_47_150_156 := (y2_47_150_156 * y2_47_150_156)
-									p0_47_150_156 := ((float64(sp1) + (float64(sp3) * y_47_150_156)) + ((float64(sp5) + (float64(sp7) * y_47_150_156)) * y2_47_150_156))
-									p1_47_150_156 := (((float64(sp9) + (float64(sp11) * y_47_150_156)) + ((float64(sp13) + (float64(sp15) * y_47_150_156)) * y2_47_150_156)) * y4_47_150_156)
-									p2_47_150_156 := (((float64(sp17) + (float64(sp19) * y_47_150_156)) + (float64(sp21) * y2_47_150_156)) * (y4_47_150_156 * y4_47_150_156))
-									r0_0_47_150_156 = (d_47_150_156 * ((p0_47_150_156 + p1_47_150_156) + p2_47_150_156))
+									d_48_151_160 := d_45_151_160
+									y_48_151_160 := (d_48_151_160 * d_48_151_160)
+									y2_48_151_160 := (y_48_151_160 * y_48_151_160)
+									y4_48_151_160 := (y2_48_151_160 * y2_48_151_160)
+									p0_48_151_160 := ((float64(sp1) + (float64(sp3) * y_48_151_160)) + ((float64(sp5) + (float64(sp7) * y_48_151_160)) * y2_48_151_160))
+									p1_48_151_160 := (((float64(sp9) + (float64(sp11) * y_48_151_160)) + ((float64(sp13) + (float64(sp15) * y_48_151_160)) * y2_48_151_160)) * y4_48_151_160)
+									p2_48_151_160 := (((float64(sp17) + (float64(sp19) * y_48_151_160)) + (float64(sp21) * y2_48_151_160)) * (y4_48_151_160 * y4_48_151_160))
+									r0_0_48_151_160 = (d_48_151_160 * ((p0_48_151_160 + p1_48_151_160) + p2_48_151_160))
 								}
-								r0_0_44_150_156 = merge(nv_44_150_156, (sn_44_150_156 / r0_0_47_150_156), (d_44_150_156 == float64(0)))
+								r0_0_45_151_160 = merge(nv_45_151_160, (sn_45_151_160 / r0_0_48_151_160), (d_45_151_160 == float64(0)))
 							}
-							s_40_150_156 = r0_0_44_150_156
+							s_41_151_160 = r0_0_45_151_160
 						}
-						r0_0_40_150_156 = s_40_150_156
+						r0_0_41_151_160 = s_41_151_160
 					}
-					sc_150_156 := r0_0_40_150_156
-					r0_0_150_156 = ((sa_150_156 * sb_150_156) * sc_150_156)
+					sc_151_160 := r0_0_41_151_160
+					r0_0_151_160 = ((sa_151_160 * sb_151_160) * sc_151_160)
 				}
-				fl_156 := r0_0_150_156
-				fc_156 := (&r_156.defaultF)[0]
-				if c_156.HasHKL {
-					var r0_0_151_156 float64
+				fl_160 := r0_0_151_160
+				fc_160 := (&r_160.defaultF)[0]
+				if c_160.HasHKL {
+					var r0_0_152_160 float64
 					{
-						r_151_156, bits_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156 := r_156, k_156.fhklBits, ia_156, h_156, kk_156, l_156
-						var r0_0_7_151_156 bool
+						r_152_160, bits_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160 := r_160, k_160.fhklBits, ia_160, h_160, kk_160, l_160
+						var r0_0_8_152_160 bool
 						{
-							r_7_151_156, ia_7_151_156, h_7_151_156, kk_7_151_156, l_7_151_156 := r_151_156, ia_151_156, h_151_156, kk_151_156, l_151_156
-							half_7_151_156 := float64(0.5)
-							hc_7_151_156, kc_7_151_156, lc_7_151_156 := math.Ceil((h_7_151_156 - half_7_151_156)), math.Ceil((kk_7_151_156 - half_7_151_156)), math.Ceil((l_7_151_156 - half_7_151_156))
-							hmin_7_151_156, kmin_7_151_156, lmin_7_151_156 := (&r_7_151_156.hmin)[0], (&r_7_151_156.kmin)[0], (&r_7_151_156.lmin)[0]
-							in_7_151_156 := ((((((hc_7_151_156 >= hmin_7_151_156) && (hc_7_151_156 <= (&r_7_151_156.hmax)[0])) && (kc_7_151_156 >= kmin_7_151_156)) && (kc_7_151_156 <= (&r_7_151_156.kmax)[0])) && (lc_7_151_156 >= lmin_7_151_156)) && (lc_7_151_156 <= (&r_7_151_156.lmax)[0]))
-							idx_7_151_156 := ((((hc_7_151_156 - hmin_7_151_156) * (&r_7_151_156.hstride)[0]) + ((kc_7_151_156 - kmin_7_151_156) * (&r_7_151_156.kstride)[0])) + (lc_7_151_156 - lmin_7_151_156))
-							storeInt32(merge(idx_7_151_156, float64(0), in_7_151_156), ia_7_151_156)
-							r0_0_7_151_156 = in_7_151_156
+							r_8_152_160, ia_8_152_160, h_8_152_160, kk_8_152_160, l_8_152_160 := r_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160
+							half_8_152_160 := float64(0.5)
+							hc_8_152_160, kc_8_152_160, lc_8_152_160 := math.Ceil((h_8_152_160 - half_8_152_160)), math.Ceil((kk_8_152_160 - half_8_152_160)), math.Ceil((l_8_152_160 - half_8_152_160))
+							hmin_8_152_160, kmin_8_152_160, lmin_8_152_160 := (&r_8_152_160.hmin)[0], (&r_8_152_160.kmin)[0], (&r_8_152_160.lmin)[0]
+							in_8_152_160 := ((((((hc_8_152_160 >= hmin_8_152_160) && (hc_8_152_160 <= (&r_8_152_160.hmax)[0])) && (kc_8_152_160 >= kmin_8_152_160)) && (kc_8_152_160 <= (&r_8_152_160.kmax)[0])) && (lc_8_152_160 >= lmin_8_152_160)) && (lc_8_152_160 <= (&r_8_152_160.lmax)[0]))
+							idx_8_152_160 := ((((hc_8_152_160 - hmin_8_152_160) * (&r_8_152_160.hstride)[0]) + ((kc_8_152_160 - kmin_8_152_160) * (&r_8_152_160.kstride)[0])) + (lc_8_152_160 - lmin_8_152_160))
+							storeInt32(merge(idx_8_152_160, float64(0), in_8_152_160), ia_8_152_160)
+							r0_0_8_152_160 = in_8_152_160
 						}
-						in_151_156 := r0_0_7_151_156
-						r0_0_151_156 = merge(math.Float64frombits(bits_151_156[ia_151_156[0]]), (&r_151_156.defaultF)[0], in_151_156)
+						in_152_160 := r0_0_8_152_160
+						r0_0_152_160 = merge(math.Float64frombits(bits_152_160[ia_152_160[0]]), (&r_152_160.defaultF)[0], in_152_160)
 					}
-					fc_156 = r0_0_151_156
+					fc_160 = r0_0_152_160
 				}
-				s_156 := (sum_156 + (((fc_156 * fc_156) * fl_156) * fl_156))
-				if !c_156.Water {
-					s_156 = merge(sum_156, s_156, (fl_156 == zero_156))
+				s_160 := (sum_160 + (((fc_160 * fc_160) * fl_160) * fl_160))
+				if !c_160.Water {
+					s_160 = merge(sum_160, s_160, (fl_160 == zero_160))
 				}
-				sum_156 = s_156
+				sum_160 = s_160
 			}
 		}
-		r0_0_156, r1_0_156 = sum_156, polar_156
+		r0_0_160, r1_0_160 = sum_160, polar_160
 	}
-	sum, polar = r0_0_156, r1_0_156
+	sum, polar = r0_0_160, r1_0_160
+	return sum, omega, polar
+}
+func (k *kernel) subpixelShapeLanes(r *laneReps, ia *[1]int32, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
+	c := k.c
+	var r0_0_161 float64
+	{
+		fdet_161, f_161, s_161, o_161, p_161 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_161 = ((((fdet_161 * f_161) + s_161) + o_161) + p_161)
+	}
+	x := r0_0_161
+	var r0_0_162 float64
+	{
+		fdet_162, f_162, s_162, o_162, p_162 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_162 = ((((fdet_162 * f_162) + s_162) + o_162) + p_162)
+	}
+	y := r0_0_162
+	var r0_0_163 float64
+	{
+		fdet_163, f_163, s_163, o_163, p_163 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_163 = ((((fdet_163 * f_163) + s_163) + o_163) + p_163)
+	}
+	z := r0_0_163
+	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
+	dx, dy, dz := (x * invR), (y * invR), (z * invR)
+	if m := (omega == float64(0)); m {
+		var r0_0_164 float64
+		{
+			invR_164, num_164, point_164 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_164 := (invR_164 * invR_164)
+			if !point_164 {
+				w_164 = (num_164 * (w_164 * invR_164))
+			}
+			r0_0_164 = w_164
+		}
+		omega = merge(r0_0_164, omega, m)
+	}
+	if capture {
+		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
+	}
+	var (
+		r0_0_165 float64
+		r1_0_165 float64
+	)
+	{
+		k_165, r_165, ia_165, sum_165, dx_165, dy_165, dz_165, polar_165 := k, r, ia, sum, dx, dy, dz, polar
+		c_165 := k_165.c
+		n_165 := k_165.nn[0]
+		zero_165 := float64(0)
+		for si_165 := range r_165.src {
+			sr_165 := &r_165.src[si_165]
+			il_165 := (&sr_165.il)[0]
+			qx_165, qy_165, qz_165 := ((dx_165 - (&sr_165.inc[0])[0]) * il_165), ((dy_165 - (&sr_165.inc[1])[0]) * il_165), ((dz_165 - (&sr_165.inc[2])[0]) * il_165)
+			if m_165 := (polar_165 == zero_165); m_165 {
+				var p_165 float64
+				if r_165.kahnZero {
+					c2_165 := ((((&sr_165.inc[0])[0] * dx_165) + ((&sr_165.inc[1])[0] * dy_165)) + ((&sr_165.inc[2])[0] * dz_165))
+					p_165 = (float64(0.5) * (float64(1) + (c2_165 * c2_165)))
+				} else {
+					var r0_0_153_165 float64
+					{
+						zero_153_165, kahn_153_165, s_153_165, dx_153_165, dy_153_165, dz_153_165 := false, &r_165.kahn, sr_165, dx_165, dy_165, dz_165
+						c2_153_165 := ((((&s_153_165.inc[0])[0] * dx_153_165) + ((&s_153_165.inc[1])[0] * dy_153_165)) + ((&s_153_165.inc[2])[0] * dz_153_165))
+						c2sq_153_165 := (c2_153_165 * c2_153_165)
+						cos2psi_153_165 := float64(0)
+						if !zero_153_165 {
+							e_153_165 := (((dx_153_165 * (&s_153_165.ein[0])[0]) + (dy_153_165 * (&s_153_165.ein[1])[0])) + (dz_153_165 * (&s_153_165.ein[2])[0]))
+							b_153_165 := (((dx_153_165 * (&s_153_165.bin[0])[0]) + (dy_153_165 * (&s_153_165.bin[1])[0])) + (dz_153_165 * (&s_153_165.bin[2])[0]))
+							ee_153_165, bb_153_165 := (e_153_165 * e_153_165), (b_153_165 * b_153_165)
+							den_153_165 := (ee_153_165 + bb_153_165)
+							cos2psi_153_165 = merge(((ee_153_165 - bb_153_165) / den_153_165), float64(1), (den_153_165 > float64(0)))
+						}
+						one_153_165 := float64(1)
+						r0_0_153_165 = (float64(0.5) * ((one_153_165 + c2sq_153_165) - ((kahn_153_165[0] * cos2psi_153_165) * (one_153_165 - c2sq_153_165))))
+					}
+					p_165 = r0_0_153_165
+				}
+				polar_165 = merge(p_165, polar_165, m_165)
+			}
+			for oi_165 := range r_165.orient {
+				o_165 := &r_165.orient[oi_165]
+				h_165 := ((((&o_165[0])[0] * qx_165) + ((&o_165[1])[0] * qy_165)) + ((&o_165[2])[0] * qz_165))
+				kk_165 := ((((&o_165[3])[0] * qx_165) + ((&o_165[4])[0] * qy_165)) + ((&o_165[5])[0] * qz_165))
+				l_165 := ((((&o_165[6])[0] * qx_165) + ((&o_165[7])[0] * qy_165)) + ((&o_165[8])[0] * qz_165))
+				var r0_0_154_165 float64
+				{
+					r_154_165, h_154_165, kk_154_165, l_154_165, n_154_165 := r_165, h_165, kk_165, l_165, n_165
+					_ = n_154_165
+					half_154_165 := float64(0.5)
+					dh_154_165, dk_154_165, dl_154_165 := (h_154_165 - math.Ceil((h_154_165 - half_154_165))), (kk_154_165 - math.Ceil((kk_154_165 - half_154_165))), (l_154_165 - math.Ceil((l_154_165 - half_154_165)))
+					v0_154_165 := (((dh_154_165 * (&r_154_165.astar[0])[0]) + (dk_154_165 * (&r_154_165.bstar[0])[0])) + (dl_154_165 * (&r_154_165.cstar[0])[0]))
+					v1_154_165 := (((dh_154_165 * (&r_154_165.astar[1])[0]) + (dk_154_165 * (&r_154_165.bstar[1])[0])) + (dl_154_165 * (&r_154_165.cstar[1])[0]))
+					v2_154_165 := (((dh_154_165 * (&r_154_165.astar[2])[0]) + (dk_154_165 * (&r_154_165.bstar[2])[0])) + (dl_154_165 * (&r_154_165.cstar[2])[0]))
+					nabc_154_165 := (&r_154_165.nabc)[0]
+					r2_154_165 := (((((v0_154_165 * v0_154_165) + (v1_154_165 * v1_154_165)) + (v2_154_165 * v2_154_165)) * nabc_154_165) * nabc_154_165)
+					var fl_154_165 float64
+					if r_154_165.shape == Gauss {
+						e_154_165 := math.Float64frombits((math.Float64bits(((r2_154_165 / float64(gaussWidth)) * (&r_154_165.fudge)[0])) ^ math.Float64bits((&r_154_165.negZero)[0])))
+						var r0_0_7_154_165 float64
+						{
+							x_7_154_165 := e_154_165
+							x_7_154_165 = merge(float64(expMax), x_7_154_165, (x_7_154_165 > float64(expMax)))
+							x_7_154_165 = merge(float64(expMin), x_7_154_165, (x_7_154_165 < float64(expMin)))
+							t_7_154_165 := ((x_7_154_165 * float64(log2E)) + float64(expMagic))
+							kf_7_154_165 := (t_7_154_165 - float64(expMagic))
+							r_7_154_165 := ((x_7_154_165 - (kf_7_154_165 * float64(ln2Hi))) - (kf_7_154_165 * float64(ln2Lo)))
+							r2_7_154_165 := (r_7_154_165 * r_7_154_165)
+							r4_7_154_165 := (r2_7_154_165 * r2_7_154_165)
+							q0_7_154_165 := ((float64(ec2) + (float64(ec3) * r_7_154_165)) + ((float64(ec4) + (float64(ec5) * r_7_154_165)) * r2_7_154_165))
+							q1_7_154_165 := (((float64(ec6) + (float64(ec7) * r_7_154_165)) + ((float64(ec8) + (float64(ec9) * r_7_154_165)) * r2_7_154_165)) * r4_7_154_165)
+							q2_7_154_165 := (((float64(ec10) + (float64(ec11) * r_7_154_165)) + ((float64(ec12) + (float64(ec13) * r_7_154_165)) * r2_7_154_165)) * (r4_7_154_165 * r4_7_154_165))
+							p_7_154_165 := (float64(1) + (r_7_154_165 + (r2_7_154_165 * ((q0_7_154_165 + q1_7_154_165) + q2_7_154_165))))
+							small_7_154_165, big_7_154_165 := (kf_7_154_165 < float64((-1000))), (kf_7_154_165 > float64(1000))
+							off_7_154_165 := merge(float64(600), float64(0), small_7_154_165)
+							off_7_154_165 = merge(float64((-600)), off_7_154_165, big_7_154_165)
+							c_7_154_165 := merge(float64(twoM600), float64(1), small_7_154_165)
+							c_7_154_165 = merge(float64(twoP600), c_7_154_165, big_7_154_165)
+							r0_0_7_154_165 = ((p_7_154_165 * math.Float64frombits((math.Float64bits((t_7_154_165 + off_7_154_165)) << 52))) * c_7_154_165)
+						}
+						fl_154_165 = (nabc_154_165 * r0_0_7_154_165)
+					} else {
+						fl_154_165 = merge(nabc_154_165, float64(0), ((r2_154_165 * (&r_154_165.fudge)[0]) < float64(tophatR2)))
+					}
+					r0_0_154_165 = fl_154_165
+				}
+				fl_165 := r0_0_154_165
+				fc_165 := (&r_165.defaultF)[0]
+				if c_165.HasHKL {
+					var r0_0_155_165 float64
+					{
+						r_155_165, bits_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165 := r_165, k_165.fhklBits, ia_165, h_165, kk_165, l_165
+						var r0_0_8_155_165 bool
+						{
+							r_8_155_165, ia_8_155_165, h_8_155_165, kk_8_155_165, l_8_155_165 := r_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165
+							half_8_155_165 := float64(0.5)
+							hc_8_155_165, kc_8_155_165, lc_8_155_165 := math.Ceil((h_8_155_165 - half_8_155_165)), math.Ceil((kk_8_155_165 - half_8_155_165)), math.Ceil((l_8_155_165 - half_8_155_165))
+							hmin_8_155_165, kmin_8_155_165, lmin_8_155_165 := (&r_8_155_165.hmin)[0], (&r_8_155_165.kmin)[0], (&r_8_155_165.lmin)[0]
+							in_8_155_165 := ((((((hc_8_155_165 >= hmin_8_155_165) && (hc_8_155_165 <= (&r_8_155_165.hmax)[0])) && (kc_8_155_165 >= kmin_8_155_165)) && (kc_8_155_165 <= (&r_8_155_165.kmax)[0])) && (lc_8_155_165 >= lmin_8_155_165)) && (lc_8_155_165 <= (&r_8_155_165.lmax)[0]))
+							idx_8_155_165 := ((((hc_8_155_165 - hmin_8_155_165) * (&r_8_155_165.hstride)[0]) + ((kc_8_155_165 - kmin_8_155_165) * (&r_8_155_165.kstride)[0])) + (lc_8_155_165 - lmin_8_155_165))
+							storeInt32(merge(idx_8_155_165, float64(0), in_8_155_165), ia_8_155_165)
+							r0_0_8_155_165 = in_8_155_165
+						}
+						in_155_165 := r0_0_8_155_165
+						r0_0_155_165 = merge(math.Float64frombits(bits_155_165[ia_155_165[0]]), (&r_155_165.defaultF)[0], in_155_165)
+					}
+					fc_165 = r0_0_155_165
+				}
+				s_165 := (sum_165 + (((fc_165 * fc_165) * fl_165) * fl_165))
+				if !c_165.Water {
+					s_165 = merge(sum_165, s_165, (fl_165 == zero_165))
+				}
+				sum_165 = s_165
+			}
+		}
+		r0_0_165, r1_0_165 = sum_165, polar_165
+	}
+	sum, polar = r0_0_165, r1_0_165
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
@@ -4422,38 +4752,38 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_157 float64
+				var r0_0_166 float64
 				{
-					fdet_157, f_157, s_157, o_157, p_157 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_157 = ((((fdet_157 * f_157) + s_157) + o_157) + p_157)
+					fdet_166, f_166, s_166, o_166, p_166 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_166 = ((((fdet_166 * f_166) + s_166) + o_166) + p_166)
 				}
-				x := r0_0_157
-				var r0_0_158 float64
+				x := r0_0_166
+				var r0_0_167 float64
 				{
-					fdet_158, f_158, s_158, o_158, p_158 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
-					r0_0_158 = ((((fdet_158 * f_158) + s_158) + o_158) + p_158)
+					fdet_167, f_167, s_167, o_167, p_167 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_167 = ((((fdet_167 * f_167) + s_167) + o_167) + p_167)
 				}
-				y := r0_0_158
-				var r0_0_159 float64
+				y := r0_0_167
+				var r0_0_168 float64
 				{
-					fdet_159, f_159, s_159, o_159, p_159 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
-					r0_0_159 = ((((fdet_159 * f_159) + s_159) + o_159) + p_159)
+					fdet_168, f_168, s_168, o_168, p_168 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_168 = ((((fdet_168 * f_168) + s_168) + o_168) + p_168)
 				}
-				z := r0_0_159
+				z := r0_0_168
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_160 float64
+				var r0_0_169 float64
 				{
-					invR_160, num_160, point_160 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_160 := (invR_160 * invR_160)
-					if !point_160 {
-						w_160 = (num_160 * (w_160 * invR_160))
+					invR_169, num_169, point_169 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_169 := (invR_169 * invR_169)
+					if !point_169 {
+						w_169 = (num_169 * (w_169 * invR_169))
 					}
-					r0_0_160 = w_160
+					r0_0_169 = w_169
 				}
-				g[3][q] = r0_0_160
+				g[3][q] = r0_0_169
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -4463,336 +4793,336 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_161 float64
-					r1_0_161 float64
+					r0_0_170 float64
+					r1_0_170 float64
 				)
 				{
-					k_161, r_161, ia_161, sum_161, dx_161, dy_161, dz_161, polar_161 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
-					c_161 := k_161.c
-					n_161 := k_161.nn[0]
-					zero_161 := float64(0)
-					for si_161 := range r_161.src {
-						sr_161 := &r_161.src[si_161]
-						il_161 := (&sr_161.il)[0]
-						qx_161, qy_161, qz_161 := ((dx_161 - (&sr_161.inc[0])[0]) * il_161), ((dy_161 - (&sr_161.inc[1])[0]) * il_161), ((dz_161 - (&sr_161.inc[2])[0]) * il_161)
-						if m_161 := (polar_161 == zero_161); m_161 {
-							var p_161 float64
-							if r_161.kahnZero {
-								c2_161 := ((((&sr_161.inc[0])[0] * dx_161) + ((&sr_161.inc[1])[0] * dy_161)) + ((&sr_161.inc[2])[0] * dz_161))
-								p_161 = (float64(0.5) * (float64(1) + (c2_161 * c2_161)))
+					k_170, r_170, ia_170, sum_170, dx_170, dy_170, dz_170, polar_170 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_170 := k_170.c
+					n_170 := k_170.nn[0]
+					zero_170 := float64(0)
+					for si_170 := range r_170.src {
+						sr_170 := &r_170.src[si_170]
+						il_170 := (&sr_170.il)[0]
+						qx_170, qy_170, qz_170 := ((dx_170 - (&sr_170.inc[0])[0]) * il_170), ((dy_170 - (&sr_170.inc[1])[0]) * il_170), ((dz_170 - (&sr_170.inc[2])[0]) * il_170)
+						if m_170 := (polar_170 == zero_170); m_170 {
+							var p_170 float64
+							if r_170.kahnZero {
+								c2_170 := ((((&sr_170.inc[0])[0] * dx_170) + ((&sr_170.inc[1])[0] * dy_170)) + ((&sr_170.inc[2])[0] * dz_170))
+								p_170 = (float64(0.5) * (float64(1) + (c2_170 * c2_170)))
 							} else {
-								var r0_0_149_161 float64
+								var r0_0_150_170 float64
 								{
-									zero_149_161, kahn_149_161, s_149_161, dx_149_161, dy_149_161, dz_149_161 := false, &r_161.kahn, sr_161, dx_161, dy_161, dz_161
-									c2_149_161 := ((((&s_149_161.inc[0])[0] * dx_149_161) + ((&s_149_161.inc[1])[0] * dy_149_161)) + ((&s_149_161.inc[2])[0] * dz_149_161))
-									c2sq_149_161 := (c2_149_161 * c2_149_161)
-									cos2psi_149_161 := float64(0)
-									if !zero_149_161 {
-										e_149_161 := (((dx_149_161 * (&s_149_161.ein[0])[0]) + (dy_149_161 * (&s_149_161.ein[1])[0])) + (dz_149_161 * (&s_149_161.ein[2])[0]))
-										b_149_161 := (((dx_149_161 * (&s_149_161.bin[0])[0]) + (dy_149_161 * (&s_149_161.bin[1])[0])) + (dz_149_161 * (&s_149_161.bin[2])[0]))
-										ee_149_161, bb_149_161 := (e_149_161 * e_149_161), (b_149_161 * b_149_161)
-										den_149_161 := (ee_149_161 + bb_149_161)
-										cos2psi_149_161 = merge(((ee_149_161 - bb_149_161) / den_149_161), float64(1), (den_149_161 > float64(0)))
+									zero_150_170, kahn_150_170, s_150_170, dx_150_170, dy_150_170, dz_150_170 := false, &r_170.kahn, sr_170, dx_170, dy_170, dz_170
+									c2_150_170 := ((((&s_150_170.inc[0])[0] * dx_150_170) + ((&s_150_170.inc[1])[0] * dy_150_170)) + ((&s_150_170.inc[2])[0] * dz_150_170))
+									c2sq_150_170 := (c2_150_170 * c2_150_170)
+									cos2psi_150_170 := float64(0)
+									if !zero_150_170 {
+										e_150_170 := (((dx_150_170 * (&s_150_170.ein[0])[0]) + (dy_150_170 * (&s_150_170.ein[1])[0])) + (dz_150_170 * (&s_150_170.ein[2])[0]))
+										b_150_170 := (((dx_150_170 * (&s_150_170.bin[0])[0]) + (dy_150_170 * (&s_150_170.bin[1])[0])) + (dz_150_170 * (&s_150_170.bin[2])[0]))
+										ee_150_170, bb_150_170 := (e_150_170 * e_150_170), (b_150_170 * b_150_170)
+										den_150_170 := (ee_150_170 + bb_150_170)
+										cos2psi_150_170 = merge(((ee_150_170 - bb_150_170) / den_150_170), float64(1), (den_150_170 > float64(0)))
 									}
-									one_149_161 := float64(1)
-									r0_0_149_161 = (float64(0.5) * ((one_149_161 + c2sq_149_161) - ((kahn_149_161[0] * cos2psi_149_161) * (one_149_161 - c2sq_149_161))))
+									one_150_170 := float64(1)
+									r0_0_150_170 = (float64(0.5) * ((one_150_170 + c2sq_150_170) - ((kahn_150_170[0] * cos2psi_150_170) * (one_150_170 - c2sq_150_170))))
 								}
-								p_161 = r0_0_149_161
+								p_170 = r0_0_150_170
 							}
-							polar_161 = merge(p_161, polar_161, m_161)
+							polar_170 = merge(p_170, polar_170, m_170)
 						}
-						for oi_161 := range r_161.orient {
-							o_161 := &r_161.orient[oi_161]
-							h_161 := ((((&o_161[0])[0] * qx_161) + ((&o_161[1])[0] * qy_161)) + ((&o_161[2])[0] * qz_161))
-							kk_161 := ((((&o_161[3])[0] * qx_161) + ((&o_161[4])[0] * qy_161)) + ((&o_161[5])[0] * qz_161))
-							l_161 := ((((&o_161[6])[0] * qx_161) + ((&o_161[7])[0] * qy_161)) + ((&o_161[8])[0] * qz_161))
-							var r0_0_150_161 float64
+						for oi_170 := range r_170.orient {
+							o_170 := &r_170.orient[oi_170]
+							h_170 := ((((&o_170[0])[0] * qx_170) + ((&o_170[1])[0] * qy_170)) + ((&o_170[2])[0] * qz_170))
+							kk_170 := ((((&o_170[3])[0] * qx_170) + ((&o_170[4])[0] * qy_170)) + ((&o_170[5])[0] * qz_170))
+							l_170 := ((((&o_170[6])[0] * qx_170) + ((&o_170[7])[0] * qy_170)) + ((&o_170[8])[0] * qz_170))
+							var r0_0_151_170 float64
 							{
-								r_150_161, h_150_161, kk_150_161, l_150_161, n_150_161 := r_161, h_161, kk_161, l_161, n_161
-								_ = n_150_161
-								var r0_0_24_150_161 float64
+								r_151_170, h_151_170, kk_151_170, l_151_170, n_151_170 := r_170, h_170, kk_170, l_170, n_170
+								_ = n_151_170
+								var r0_0_25_151_170 float64
 								{
-									r_24_150_161, i_24_150_161, x_24_150_161 := r_150_161, 0, h_150_161
-									s_24_150_161 := float64(1)
-									if r_24_150_161.nmode[i_24_150_161] == nChebyshev {
-										var r0_0_25_150_161 float64
+									r_25_151_170, i_25_151_170, x_25_151_170 := r_151_170, 0, h_151_170
+									s_25_151_170 := float64(1)
+									if r_25_151_170.nmode[i_25_151_170] == nChebyshev {
+										var r0_0_26_151_170 float64
 										{
-											x_25_150_161, n_25_150_161 := x_24_150_161, r_24_150_161.nn[i_24_150_161]
-											magic_25_150_161 := float64(roundMagic)
-											t_25_150_161 := (x_25_150_161 + magic_25_150_161)
-											var r0_0_26_150_161 float64
+											x_26_151_170, n_26_151_170 := x_25_151_170, r_25_151_170.nn[i_25_151_170]
+											magic_26_151_170 := float64(roundMagic)
+											t_26_151_170 := (x_26_151_170 + magic_26_151_170)
+											var r0_0_27_151_170 float64
 											{
-												d_26_150_161 := (x_25_150_161 - (t_25_150_161 - magic_25_150_161))
-												y_26_150_161 := (d_26_150_161 * d_26_150_161)
-												y2_26_150_161 := (y_26_150_161 * y_26_150_161)
-												y4_26_150_161 := (y2_26_150_161 * y2_26_150_161)
-												p0_26_150_161 := ((float64(cp0) + (float64(cp2) * y_26_150_161)) + ((float64(cp4) + (float64(cp6) * y_26_150_161)) * y2_26_150_161))
-												p1_26_150_161 := (((float64(cp8) + (float64(cp10) * y_26_150_161)) + ((float64(cp12) + (float64(cp14) * y_26_150_161)) * y2_26_150_161)) * y4_26_150_161)
-												p2_26_150_161 := (float64(cp16) * (y4_26_150_161 * y4_26_150_161))
-												r0_0_26_150_161 = ((p0_26_150_161 + p1_26_150_161) + p2_26_150_161)
+												d_27_151_170 := (x_26_151_170 - (t_26_151_170 - magic_26_151_170))
+												y_27_151_170 := (d_27_151_170 * d_27_151_170)
+												y2_27_151_170 := (y_27_151_170 * y_27_151_170)
+												y4_27_151_170 := (y2_27_151_170 * y2_27_151_170)
+												p0_27_151_170 := ((float64(cp0) + (float64(cp2) * y_27_151_170)) + ((float64(cp4) + (float64(cp6) * y_27_151_170)) * y2_27_151_170))
+												p1_27_151_170 := (((float64(cp8) + (float64(cp10) * y_27_151_170)) + ((float64(cp12) + (float64(cp14) * y_27_151_170)) * y2_27_151_170)) * y4_27_151_170)
+												p2_27_151_170 := (float64(cp16) * (y4_27_151_170 * y4_27_151_170))
+												r0_0_27_151_170 = ((p0_27_151_170 + p1_27_151_170) + p2_27_151_170)
 											}
-											var r0_0_27_150_161 float64
+											var r0_0_28_151_170 float64
 											{
-												c_27_150_161, t_27_150_161 := r0_0_26_150_161, t_25_150_161
-												r0_0_27_150_161 = math.Float64frombits((math.Float64bits(c_27_150_161) ^ (math.Float64bits(t_27_150_161) << 63)))
+												c_28_151_170, t_28_151_170 := r0_0_27_151_170, t_26_151_170
+												r0_0_28_151_170 = math.Float64frombits((math.Float64bits(c_28_151_170) ^ (math.Float64bits(t_28_151_170) << 63)))
 											}
-											c2_25_150_161 := (float64(2) * r0_0_27_150_161)
-											u0_25_150_161, u1_25_150_161 := float64(1), c2_25_150_161
-											j_25_150_161 := 2
-											for ; j_25_150_161+1 < n_25_150_161; j_25_150_161 += 2 {
-												u0_25_150_161 = ((c2_25_150_161 * u1_25_150_161) - u0_25_150_161)
-												u1_25_150_161 = ((c2_25_150_161 * u0_25_150_161) - u1_25_150_161)
+											c2_26_151_170 := (float64(2) * r0_0_28_151_170)
+											u0_26_151_170, u1_26_151_170 := float64(1), c2_26_151_170
+											j_26_151_170 := 2
+											for ; j_26_151_170+1 < n_26_151_170; j_26_151_170 += 2 {
+												u0_26_151_170 = ((c2_26_151_170 * u1_26_151_170) - u0_26_151_170)
+												u1_26_151_170 = ((c2_26_151_170 * u0_26_151_170) - u1_26_151_170)
 											}
-											if j_25_150_161 < n_25_150_161 {
-												u1_25_150_161 = ((c2_25_150_161 * u1_25_150_161) - u0_25_150_161)
+											if j_26_151_170 < n_26_151_170 {
+												u1_26_151_170 = ((c2_26_151_170 * u1_26_151_170) - u0_26_151_170)
 											}
-											r0_0_25_150_161 = u1_25_150_161
+											r0_0_26_151_170 = u1_26_151_170
 										}
-										s_24_150_161 = r0_0_25_150_161
-									} else if r_24_150_161.nmode[i_24_150_161] == nRatio {
-										var r0_0_28_150_161 float64
+										s_25_151_170 = r0_0_26_151_170
+									} else if r_25_151_170.nmode[i_25_151_170] == nRatio {
+										var r0_0_29_151_170 float64
 										{
-											x_28_150_161, nv_28_150_161 := x_24_150_161, (&r_24_150_161.nv[i_24_150_161])[0]
-											magic_28_150_161 := float64(roundMagic)
-											t_28_150_161 := (x_28_150_161 + magic_28_150_161)
-											d_28_150_161 := (x_28_150_161 - (t_28_150_161 - magic_28_150_161))
-											y_28_150_161 := (nv_28_150_161 * d_28_150_161)
-											u_28_150_161 := (y_28_150_161 + magic_28_150_161)
-											var r0_0_29_150_161 float64
+											x_29_151_170, nv_29_151_170 := x_25_151_170, (&r_25_151_170.nv[i_25_151_170])[0]
+											magic_29_151_170 := float64(roundMagic)
+											t_29_151_170 := (x_29_151_170 + magic_29_151_170)
+											d_29_151_170 := (x_29_151_170 - (t_29_151_170 - magic_29_151_170))
+											y_29_151_170 := (nv_29_151_170 * d_29_151_170)
+											u_29_151_170 := (y_29_151_170 + magic_29_151_170)
+											var r0_0_30_151_170 float64
 											{
-												d_29_150_161 := (y_28_150_161 - (u_28_150_161 - magic_28_150_161))
-												y_29_150_161 := (d_29_150_161 * d_29_150_161)
-												y2_29_150_161 := (y_29_150_161 * y_29_150_161)
-												y4_29_150_161 := (y2_29_150_161 * y2_29_150_161)
-												p0_29_150_161 := ((float64(sp1) + (float64(sp3) * y_29_150_161)) + ((float64(sp5) + (float64(sp7) * y_29_150_161)) * y2_29_150_161))
-												p1_29_150_161 := (((float64(sp9) + (float64(sp11) * y_29_150_161)) + ((float64(sp13) + (float64(sp15) * y_29_150_161)) * y2_29_150_161)) * y4_29_150_161)
-												p2_29_150_161 := (((float64(sp17) + (float64(sp19) * y_29_150_161)) + (float64(sp21) * y2_29_150_161)) * (y4_29_150_161 * y4_29_150_161))
-												r0_0_29_150_161 = (d_29_150_161 * ((p0_29_150_161 + p1_29_150_161) + p2_29_150_161))
+												d_30_151_170 := (y_29_151_170 - (u_29_151_170 - magic_29_151_170))
+												y_30_151_170 := (d_30_151_170 * d_30_151_170)
+												y2_30_151_170 := (y_30_151_170 * y_30_151_170)
+												y4_30_151_170 := (y2_30_151_170 * y2_30_151_170)
+												p0_30_151_170 := ((float64(sp1) + (float64(sp3) * y_30_151_170)) + ((float64(sp5) + (float64(sp7) * y_30_151_170)) * y2_30_151_170))
+												p1_30_151_170 := (((float64(sp9) + (float64(sp11) * y_30_151_170)) + ((float64(sp13) + (float64(sp15) * y_30_151_170)) * y2_30_151_170)) * y4_30_151_170)
+												p2_30_151_170 := (((float64(sp17) + (float64(sp19) * y_30_151_170)) + (float64(sp21) * y2_30_151_170)) * (y4_30_151_170 * y4_30_151_170))
+												r0_0_30_151_170 = (d_30_151_170 * ((p0_30_151_170 + p1_30_151_170) + p2_30_151_170))
 											}
-											var r0_0_30_150_161 float64
+											var r0_0_31_151_170 float64
 											{
-												c_30_150_161, t_30_150_161 := r0_0_29_150_161, u_28_150_161
-												r0_0_30_150_161 = math.Float64frombits((math.Float64bits(c_30_150_161) ^ (math.Float64bits(t_30_150_161) << 63)))
+												c_31_151_170, t_31_151_170 := r0_0_30_151_170, u_29_151_170
+												r0_0_31_151_170 = math.Float64frombits((math.Float64bits(c_31_151_170) ^ (math.Float64bits(t_31_151_170) << 63)))
 											}
-											sn_28_150_161 := r0_0_30_150_161
-											var r0_0_31_150_161 float64
+											sn_29_151_170 := r0_0_31_151_170
+											var r0_0_32_151_170 float64
 											{
-												d_31_150_161 := d_28_150_161
-												y_31_150_161 := (d_31_150_161 * d_31_150_161)
-												y2_31_150_161 := (y_31_150_161 * y_31_150_161)
-												y4_31_150_161 := (y2_31_150_161 * y2_31_150_161)
-												p0_31_150_161 := ((float64(sp1) + (float64(sp3) * y_31_150_161)) + ((float64(sp5) + (float64(sp7) * y_31_150_161)) * y2_31_150_161))
-												p1_31_150_161 := (((float64(sp9) + (float64(sp11) * y_31_150_161)) + ((float64(sp13) + (float64(sp15) * y_31_150_161)) * y2_31_150_161)) * y4_31_150_161)
-												p2_31_150_161 := (((float64(sp17) + (float64(sp19) * y_31_150_161)) + (float64(sp21) * y2_31_150_161)) * (y4_31_150_161 * y4_31_150_161))
-												r0_0_31_150_161 = (d_31_150_161 * ((p0_31_150_161 + p1_31_150_161) + p2_31_150_161))
+												d_32_151_170 := d_29_151_170
+												y_32_151_170 := (d_32_151_170 * d_32_151_170)
+												y2_32_151_170 := (y_32_151_170 * y_32_151_170)
+												y4_32_151_170 := (y2_32_151_170 * y2_32_151_170)
+												p0_32_151_170 := ((float64(sp1) + (float64(sp3) * y_32_151_170)) + ((float64(sp5) + (float64(sp7) * y_32_151_170)) * y2_32_151_170))
+												p1_32_151_170 := (((float64(sp9) + (float64(sp11) * y_32_151_170)) + ((float64(sp13) + (float64(sp15) * y_32_151_170)) * y2_32_151_170)) * y4_32_151_170)
+												p2_32_151_170 := (((float64(sp17) + (float64(sp19) * y_32_151_170)) + (float64(sp21) * y2_32_151_170)) * (y4_32_151_170 * y4_32_151_170))
+												r0_0_32_151_170 = (d_32_151_170 * ((p0_32_151_170 + p1_32_151_170) + p2_32_151_170))
 											}
-											r0_0_28_150_161 = merge(nv_28_150_161, (sn_28_150_161 / r0_0_31_150_161), (d_28_150_161 == float64(0)))
+											r0_0_29_151_170 = merge(nv_29_151_170, (sn_29_151_170 / r0_0_32_151_170), (d_29_151_170 == float64(0)))
 										}
-										s_24_150_161 = r0_0_28_150_161
+										s_25_151_170 = r0_0_29_151_170
 									}
-									r0_0_24_150_161 = s_24_150_161
+									r0_0_25_151_170 = s_25_151_170
 								}
-								sa_150_161 := r0_0_24_150_161
-								var r0_0_32_150_161 float64
+								sa_151_170 := r0_0_25_151_170
+								var r0_0_33_151_170 float64
 								{
-									r_32_150_161, i_32_150_161, x_32_150_161 := r_150_161, 1, kk_150_161
-									s_32_150_161 := float64(1)
-									if r_32_150_161.nmode[i_32_150_161] == nChebyshev {
-										var r0_0_33_150_161 float64
+									r_33_151_170, i_33_151_170, x_33_151_170 := r_151_170, 1, kk_151_170
+									s_33_151_170 := float64(1)
+									if r_33_151_170.nmode[i_33_151_170] == nChebyshev {
+										var r0_0_34_151_170 float64
 										{
-											x_33_150_161, n_33_150_161 := x_32_150_161, r_32_150_161.nn[i_32_150_161]
-											magic_33_150_161 := float64(roundMagic)
-											t_33_150_161 := (x_33_150_161 + magic_33_150_161)
-											var r0_0_34_150_161 float64
+											x_34_151_170, n_34_151_170 := x_33_151_170, r_33_151_170.nn[i_33_151_170]
+											magic_34_151_170 := float64(roundMagic)
+											t_34_151_170 := (x_34_151_170 + magic_34_151_170)
+											var r0_0_35_151_170 float64
 											{
-												d_34_150_161 := (x_33_150_161 - (t_33_150_161 - magic_33_150_161))
-												y_34_150_161 := (d_34_150_161 * d_34_150_161)
-												y2_34_150_161 := (y_34_150_161 * y_34_150_161)
-												y4_34_150_161 := (y2_34_150_161 * y2_34_150_161)
-												p0_34_150_161 := ((float64(cp0) + (float64(cp2) * y_34_150_161)) + ((float64(cp4) + (float64(cp6) * y_34_150_161)) * y2_34_150_161))
-												p1_34_150_161 := (((float64(cp8) + (float64(cp10) * y_34_150_161)) + ((float64(cp12) + (float64(cp14) * y_34_150_161)) * y2_34_150_161)) * y4_34_150_161)
-												p2_34_150_161 := (float64(cp16) * (y4_34_150_161 * y4_34_150_161))
-												r0_0_34_150_161 = ((p0_34_150_161 + p1_34_150_161) + p2_34_150_161)
+												d_35_151_170 := (x_34_151_170 - (t_34_151_170 - magic_34_151_170))
+												y_35_151_170 := (d_35_151_170 * d_35_151_170)
+												y2_35_151_170 := (y_35_151_170 * y_35_151_170)
+												y4_35_151_170 := (y2_35_151_170 * y2_35_151_170)
+												p0_35_151_170 := ((float64(cp0) + (float64(cp2) * y_35_151_170)) + ((float64(cp4) + (float64(cp6) * y_35_151_170)) * y2_35_151_170))
+												p1_35_151_170 := (((float64(cp8) + (float64(cp10) * y_35_151_170)) + ((float64(cp12) + (float64(cp14) * y_35_151_170)) * y2_35_151_170)) * y4_35_151_170)
+												p2_35_151_170 := (float64(cp16) * (y4_35_151_170 * y4_35_151_170))
+												r0_0_35_151_170 = ((p0_35_151_170 + p1_35_151_170) + p2_35_151_170)
 											}
-											var r0_0_35_150_161 float64
+											var r0_0_36_151_170 float64
 											{
-												c_35_150_161, t_35_150_161 := r0_0_34_150_161, t_33_150_161
-												r0_0_35_150_161 = math.Float64frombits((math.Float64bits(c_35_150_161) ^ (math.Float64bits(t_35_150_161) << 63)))
+												c_36_151_170, t_36_151_170 := r0_0_35_151_170, t_34_151_170
+												r0_0_36_151_170 = math.Float64frombits((math.Float64bits(c_36_151_170) ^ (math.Float64bits(t_36_151_170) << 63)))
 											}
-											c2_33_150_161 := (float64(2) * r0_0_35_150_161)
-											u0_33_150_161, u1_33_150_161 := float64(1), c2_33_150_161
-											j_33_150_161 := 2
-											for ; j_33_150_161+1 < n_33_150_161; j_33_150_161 += 2 {
-												u0_33_150_161 = ((c2_33_150_161 * u1_33_150_161) - u0_33_150_161)
-												u1_33_150_161 = ((c2_33_150_161 * u0_33_150_161) - u1_33_150_161)
+											c2_34_151_170 := (float64(2) * r0_0_36_151_170)
+											u0_34_151_170, u1_34_151_170 := float64(1), c2_34_151_170
+											j_34_151_170 := 2
+											for ; j_34_151_170+1 < n_34_151_170; j_34_151_170 += 2 {
+												u0_34_151_170 = ((c2_34_151_170 * u1_34_151_170) - u0_34_151_170)
+												u1_34_151_170 = ((c2_34_151_170 * u0_34_151_170) - u1_34_151_170)
 											}
-											if j_33_150_161 < n_33_150_161 {
-												u1_33_150_161 = ((c2_33_150_161 * u1_33_150_161) - u0_33_150_161)
+											if j_34_151_170 < n_34_151_170 {
+												u1_34_151_170 = ((c2_34_151_170 * u1_34_151_170) - u0_34_151_170)
 											}
-											r0_0_33_150_161 = u1_33_150_161
+											r0_0_34_151_170 = u1_34_151_170
 										}
-										s_32_150_161 = r0_0_33_150_161
-									} else if r_32_150_161.nmode[i_32_150_161] == nRatio {
-										var r0_0_36_150_161 float64
+										s_33_151_170 = r0_0_34_151_170
+									} else if r_33_151_170.nmode[i_33_151_170] == nRatio {
+										var r0_0_37_151_170 float64
 										{
-											x_36_150_161, nv_36_150_161 := x_32_150_161, (&r_32_150_161.nv[i_32_150_161])[0]
-											magic_36_150_161 := float64(roundMagic)
-											t_36_150_161 := (x_36_150_161 + magic_36_150_161)
-											d_36_150_161 := (x_36_150_161 - (t_36_150_161 - magic_36_150_161))
-											y_36_150_161 := (nv_36_150_161 * d_36_150_161)
-											u_36_150_161 := (y_36_150_161 + magic_36_150_161)
-											var r0_0_37_150_161 float64
+											x_37_151_170, nv_37_151_170 := x_33_151_170, (&r_33_151_170.nv[i_33_151_170])[0]
+											magic_37_151_170 := float64(roundMagic)
+											t_37_151_170 := (x_37_151_170 + magic_37_151_170)
+											d_37_151_170 := (x_37_151_170 - (t_37_151_170 - magic_37_151_170))
+											y_37_151_170 := (nv_37_151_170 * d_37_151_170)
+											u_37_151_170 := (y_37_151_170 + magic_37_151_170)
+											var r0_0_38_151_170 float64
 											{
-												d_37_150_161 := (y_36_150_161 - (u_36_150_161 - magic_36_150_161))
-												y_37_150_161 := (d_37_150_161 * d_37_150_161)
-												y2_37_150_161 := (y_37_150_161 * y_37_150_161)
-												y4_37_150_161 := (y2_37_150_161 * y2_37_150_161)
-												p0_37_150_161 := ((float64(sp1) + (float64(sp3) * y_37_150_161)) + ((float64(sp5) + (float64(sp7) * y_37_150_161)) * y2_37_150_161))
-												p1_37_150_161 := (((float64(sp9) + (float64(sp11) * y_37_150_161)) + ((float64(sp13) + (float64(sp15) * y_37_150_161)) * y2_37_150_161)) * y4_37_150_161)
-												p2_37_150_161 := (((float64(sp17) + (float64(sp19) * y_37_150_161)) + (float64(sp21) * y2_37_150_161)) * (y4_37_150_161 * y4_37_150_161))
-												r0_0_37_150_161 = (d_37_150_161 * ((p0_37_150_161 + p1_37_150_161) + p2_37_150_161))
+												d_38_151_170 := (y_37_151_170 - (u_37_151_170 - magic_37_151_170))
+												y_38_151_170 := (d_38_151_170 * d_38_151_170)
+												y2_38_151_170 := (y_38_151_170 * y_38_151_170)
+												y4_38_151_170 := (y2_38_151_170 * y2_38_151_170)
+												p0_38_151_170 := ((float64(sp1) + (float64(sp3) * y_38_151_170)) + ((float64(sp5) + (float64(sp7) * y_38_151_170)) * y2_38_151_170))
+												p1_38_151_170 := (((float64(sp9) + (float64(sp11) * y_38_151_170)) + ((float64(sp13) + (float64(sp15) * y_38_151_170)) * y2_38_151_170)) * y4_38_151_170)
+												p2_38_151_170 := (((float64(sp17) + (float64(sp19) * y_38_151_170)) + (float64(sp21) * y2_38_151_170)) * (y4_38_151_170 * y4_38_151_170))
+												r0_0_38_151_170 = (d_38_151_170 * ((p0_38_151_170 + p1_38_151_170) + p2_38_151_170))
 											}
-											var r0_0_38_150_161 float64
+											var r0_0_39_151_170 float64
 											{
-												c_38_150_161, t_38_150_161 := r0_0_37_150_161, u_36_150_161
-												r0_0_38_150_161 = math.Float64frombits((math.Float64bits(c_38_150_161) ^ (math.Float64bits(t_38_150_161) << 63)))
+												c_39_151_170, t_39_151_170 := r0_0_38_151_170, u_37_151_170
+												r0_0_39_151_170 = math.Float64frombits((math.Float64bits(c_39_151_170) ^ (math.Float64bits(t_39_151_170) << 63)))
 											}
-											sn_36_150_161 := r0_0_38_150_161
-											var r0_0_39_150_161 float64
+											sn_37_151_170 := r0_0_39_151_170
+											var r0_0_40_151_170 float64
 											{
-												d_39_150_161 := d_36_150_161
-												y_39_150_161 := (d_39_150_161 * d_39_150_161)
-												y2_39_150_161 := (y_39_150_161 * y_39_150_161)
-												y4_39_150_161 := (y2_39_150_161 * y2_39_150_161)
-												p0_39_150_161 := ((float64(sp1) + (float64(sp3) * y_39_150_161)) + ((float64(sp5) + (float64(sp7) * y_39_150_161)) * y2_39_150_161))
-												p1_39_150_161 := (((float64(sp9) + (float64(sp11) * y_39_150_161)) + ((float64(sp13) + (float64(sp15) * y_39_150_161)) * y2_39_150_161)) * y4_39_150_161)
-												p2_39_150_161 := (((float64(sp17) + (float64(sp19) * y_39_150_161)) + (float64(sp21) * y2_39_150_161)) * (y4_39_150_161 * y4_39_150_161))
-												r0_0_39_150_161 = (d_39_150_161 * ((p0_39_150_161 + p1_39_150_161) + p2_39_150_161))
+												d_40_151_170 := d_37_151_170
+												y_40_151_170 := (d_40_151_170 * d_40_151_170)
+												y2_40_151_170 := (y_40_151_170 * y_40_151_170)
+												y4_40_151_170 := (y2_40_151_170 * y2_40_151_170)
+												p0_40_151_170 := ((float64(sp1) + (float64(sp3) * y_40_151_170)) + ((float64(sp5) + (float64(sp7) * y_40_151_170)) * y2_40_151_170))
+												p1_40_151_170 := (((float64(sp9) + (float64(sp11) * y_40_151_170)) + ((float64(sp13) + (float64(sp15) * y_40_151_170)) * y2_40_151_170)) * y4_40_151_170)
+												p2_40_151_170 := (((float64(sp17) + (float64(sp19) * y_40_151_170)) + (float64(sp21) * y2_40_151_170)) * (y4_40_151_170 * y4_40_151_170))
+												r0_0_40_151_170 = (d_40_151_170 * ((p0_40_151_170 + p1_40_151_170) + p2_40_151_170))
 											}
-											r0_0_36_150_161 = merge(nv_36_150_161, (sn_36_150_161 / r0_0_39_150_161), (d_36_150_161 == float64(0)))
+											r0_0_37_151_170 = merge(nv_37_151_170, (sn_37_151_170 / r0_0_40_151_170), (d_37_151_170 == float64(0)))
 										}
-										s_32_150_161 = r0_0_36_150_161
+										s_33_151_170 = r0_0_37_151_170
 									}
-									r0_0_32_150_161 = s_32_150_161
+									r0_0_33_151_170 = s_33_151_170
 								}
-								sb_150_161 := r0_0_32_150_161
-								var r0_0_40_150_161 float64
+								sb_151_170 := r0_0_33_151_170
+								var r0_0_41_151_170 float64
 								{
-									r_40_150_161, i_40_150_161, x_40_150_161 := r_150_161, 2, l_150_161
-									s_40_150_161 := float64(1)
-									if r_40_150_161.nmode[i_40_150_161] == nChebyshev {
-										var r0_0_41_150_161 float64
+									r_41_151_170, i_41_151_170, x_41_151_170 := r_151_170, 2, l_151_170
+									s_41_151_170 := float64(1)
+									if r_41_151_170.nmode[i_41_151_170] == nChebyshev {
+										var r0_0_42_151_170 float64
 										{
-											x_41_150_161, n_41_150_161 := x_40_150_161, r_40_150_161.nn[i_40_150_161]
-											magic_41_150_161 := float64(roundMagic)
-											t_41_150_161 := (x_41_150_161 + magic_41_150_161)
-											var r0_0_42_150_161 float64
+											x_42_151_170, n_42_151_170 := x_41_151_170, r_41_151_170.nn[i_41_151_170]
+											magic_42_151_170 := float64(roundMagic)
+											t_42_151_170 := (x_42_151_170 + magic_42_151_170)
+											var r0_0_43_151_170 float64
 											{
-												d_42_150_161 := (x_41_150_161 - (t_41_150_161 - magic_41_150_161))
-												y_42_150_161 := (d_42_150_161 * d_42_150_161)
-												y2_42_150_161 := (y_42_150_161 * y_42_150_161)
-												y4_42_150_161 := (y2_42_150_161 * y2_42_150_161)
-												p0_42_150_161 := ((float64(cp0) + (float64(cp2) * y_42_150_161)) + ((float64(cp4) + (float64(cp6) * y_42_150_161)) * y2_42_150_161))
-												p1_42_150_161 := (((float64(cp8) + (float64(cp10) * y_42_150_161)) + ((float64(cp12) + (float64(cp14) * y_42_150_161)) * y2_42_150_161)) * y4_42_150_161)
-												p2_42_150_161 := (float64(cp16) * (y4_42_150_161 * y4_42_150_161))
-												r0_0_42_150_161 = ((p0_42_150_161 + p1_42_150_161) + p2_42_150_161)
+												d_43_151_170 := (x_42_151_170 - (t_42_151_170 - magic_42_151_170))
+												y_43_151_170 := (d_43_151_170 * d_43_151_170)
+												y2_43_151_170 := (y_43_151_170 * y_43_151_170)
+												y4_43_151_170 := (y2_43_151_170 * y2_43_151_170)
+												p0_43_151_170 := ((float64(cp0) + (float64(cp2) * y_43_151_170)) + ((float64(cp4) + (float64(cp6) * y_43_151_170)) * y2_43_151_170))
+												p1_43_151_170 := (((float64(cp8) + (float64(cp10) * y_43_151_170)) + ((float64(cp12) + (float64(cp14) * y_43_151_170)) * y2_43_151_170)) * y4_43_151_170)
+												p2_43_151_170 := (float64(cp16) * (y4_43_151_170 * y4_43_151_170))
+												r0_0_43_151_170 = ((p0_43_151_170 + p1_43_151_170) + p2_43_151_170)
 											}
-											var r0_0_43_150_161 float64
+											var r0_0_44_151_170 float64
 											{
-												c_43_150_161, t_43_150_161 := r0_0_42_150_161, t_41_150_161
-												r0_0_43_150_161 = math.Float64frombits((math.Float64bits(c_43_150_161) ^ (math.Float64bits(t_43_150_161) << 63)))
+												c_44_151_170, t_44_151_170 := r0_0_43_151_170, t_42_151_170
+												r0_0_44_151_170 = math.Float64frombits((math.Float64bits(c_44_151_170) ^ (math.Float64bits(t_44_151_170) << 63)))
 											}
-											c2_41_150_161 := (float64(2) * r0_0_43_150_161)
-											u0_41_150_161, u1_41_150_161 := float64(1), c2_41_150_161
-											j_41_150_161 := 2
-											for ; j_41_150_161+1 < n_41_150_161; j_41_150_161 += 2 {
-												u0_41_150_161 = ((c2_41_150_161 * u1_41_150_161) - u0_41_150_161)
-												u1_41_150_161 = ((c2_41_150_161 * u0_41_150_161) - u1_41_150_161)
+											c2_42_151_170 := (float64(2) * r0_0_44_151_170)
+											u0_42_151_170, u1_42_151_170 := float64(1), c2_42_151_170
+											j_42_151_170 := 2
+											for ; j_42_151_170+1 < n_42_151_170; j_42_151_170 += 2 {
+												u0_42_151_170 = ((c2_42_151_170 * u1_42_151_170) - u0_42_151_170)
+												u1_42_151_170 = ((c2_42_151_170 * u0_42_151_170) - u1_42_151_170)
 											}
-											if j_41_150_161 < n_41_150_161 {
-												u1_41_150_161 = ((c2_41_150_161 * u1_41_150_161) - u0_41_150_161)
+											if j_42_151_170 < n_42_151_170 {
+												u1_42_151_170 = ((c2_42_151_170 * u1_42_151_170) - u0_42_151_170)
 											}
-											r0_0_41_150_161 = u1_41_150_161
+											r0_0_42_151_170 = u1_42_151_170
 										}
-										s_40_150_161 = r0_0_41_150_161
-									} else if r_40_150_161.nmode[i_40_150_161] == nRatio {
-										var r0_0_44_150_161 float64
+										s_41_151_170 = r0_0_42_151_170
+									} else if r_41_151_170.nmode[i_41_151_170] == nRatio {
+										var r0_0_45_151_170 float64
 										{
-											x_44_150_161, nv_44_150_161 := x_40_150_161, (&r_40_150_161.nv[i_40_150_161])[0]
-											magic_44_150_161 := float64(roundMagic)
-											t_44_150_161 := (x_44_150_161 + magic_44_150_161)
-											d_44_150_161 := (x_44_150_161 - (t_44_150_161 - magic_44_150_161))
-											y_44_150_161 := (nv_44_150_161 * d_44_150_161)
-											u_44_150_161 := (y_44_150_161 + magic_44_150_161)
-											var r0_0_45_150_161 float64
+											x_45_151_170, nv_45_151_170 := x_41_151_170, (&r_41_151_170.nv[i_41_151_170])[0]
+											magic_45_151_170 := float64(roundMagic)
+											t_45_151_170 := (x_45_151_170 + magic_45_151_170)
+											d_45_151_170 := (x_45_151_170 - (t_45_151_170 - magic_45_151_170))
+											y_45_151_170 := (nv_45_151_170 * d_45_151_170)
+											u_45_151_170 := (y_45_151_170 + magic_45_151_170)
+											var r0_0_46_151_170 float64
 											{
-												d_45_150_161 := (y_44_150_161 - (u_44_150_161 - magic_44_150_161))
-												y_45_150_161 := (d_45_150_161 * d_45_150_161)
-												y2_45_150_161 := (y_45_150_161 * y_45_150_161)
-												y4_45_150_161 := (y2_45_150_161 * y2_45_150_161)
-												p0_45_150_161 := ((float64(sp1) + (float64(sp3) * y_45_150_161)) + ((float64(sp5) + (float64(sp7) * y_45_150_161)) * y2_45_150_161))
-												p1_45_150_161 := (((float64(sp9) + (float64(sp11) * y_45_150_161)) + ((float64(sp13) + (float64(sp15) * y_45_150_161)) * y2_45_150_161)) * y4_45_150_161)
-												p2_45_150_161 := (((float64(sp17) + (float64(sp19) * y_45_150_161)) + (float64(sp21) * y2_45_150_161)) * (y4_45_150_161 * y4_45_150_161))
-												r0_0_45_150_161 = (d_45_150_161 * ((p0_45_150_161 + p1_45_150_161) + p2_45_150_161))
+												d_46_151_170 := (y_45_151_170 - (u_45_151_170 - magic_45_151_170))
+												y_46_151_170 := (d_46_151_170 * d_46_151_170)
+												y2_46_151_170 := (y_46_151_170 * y_46_151_170)
+												y4_46_151_170 := (y2_46_151_170 * y2_46_151_170)
+												p0_46_151_170 := ((float64(sp1) + (float64(sp3) * y_46_151_170)) + ((float64(sp5) + (float64(sp7) * y_46_151_170)) * y2_46_151_170))
+												p1_46_151_170 := (((float64(sp9) + (float64(sp11) * y_46_151_170)) + ((float64(sp13) + (float64(sp15) * y_46_151_170)) * y2_46_151_170)) * y4_46_151_170)
+												p2_46_151_170 := (((float64(sp17) + (float64(sp19) * y_46_151_170)) + (float64(sp21) * y2_46_151_170)) * (y4_46_151_170 * y4_46_151_170))
+												r0_0_46_151_170 = (d_46_151_170 * ((p0_46_151_170 + p1_46_151_170) + p2_46_151_170))
 											}
-											var r0_0_46_150_161 float64
+											var r0_0_47_151_170 float64
 											{
-												c_46_150_161, t_46_150_161 := r0_0_45_150_161, u_44_150_161
-												r0_0_46_150_161 = math.Float64frombits((math.Float64bits(c_46_150_161) ^ (math.Float64bits(t_46_150_161) << 63)))
+												c_47_151_170, t_47_151_170 := r0_0_46_151_170, u_45_151_170
+												r0_0_47_151_170 = math.Float64frombits((math.Float64bits(c_47_151_170) ^ (math.Float64bits(t_47_151_170) << 63)))
 											}
-											sn_44_150_161 := r0_0_46_150_161
-											var r0_0_47_150_161 float64
+											sn_45_151_170 := r0_0_47_151_170
+											var r0_0_48_151_170 float64
 											{
-												d_47_150_161 := d_44_150_161
-												y_47_150_161 := (d_47_150_161 * d_47_150_161)
-												y2_47_150_161 := (y_47_150_161 * y_47_150_161)
-												y4_47_150_161 := (y2_47_150_161 * y2_47_150_161)
-												p0_47_150_161 := ((float64(sp1) + (float64(sp3) * y_47_150_161)) + ((float64(sp5) + (float64(sp7) * y_47_150_161)) * y2_47_150_161))
-												p1_47_150_161 := (((float64(sp9) + (float64(sp11) * y_47_150_161)) + ((float64(sp13) + (float64(sp15) * y_47_150_161)) * y2_47_150_161)) * y4_47_150_161)
-												p2_47_150_161 := (((float64(sp17) + (float64(sp19) * y_47_150_161)) + (float64(sp21) * y2_47_150_161)) * (y4_47_150_161 * y4_47_150_161))
-												r0_0_47_150_161 = (d_47_150_161 * ((p0_47_150_161 + p1_47_150_161) + p2_47_150_161))
+												d_48_151_170 := d_45_151_170
+												y_48_151_170 := (d_48_151_170 * d_48_151_170)
+												y2_48_151_170 := (y_48_151_170 * y_48_151_170)
+												y4_48_151_170 := (y2_48_151_170 * y2_48_151_170)
+												p0_48_151_170 := ((float64(sp1) + (float64(sp3) * y_48_151_170)) + ((float64(sp5) + (float64(sp7) * y_48_151_170)) * y2_48_151_170))
+												p1_48_151_170 := (((float64(sp9) + (float64(sp11) * y_48_151_170)) + ((float64(sp13) + (float64(sp15) * y_48_151_170)) * y2_48_151_170)) * y4_48_151_170)
+												p2_48_151_170 := (((float64(sp17) + (float64(sp19) * y_48_151_170)) + (float64(sp21) * y2_48_151_170)) * (y4_48_151_170 * y4_48_151_170))
+												r0_0_48_151_170 = (d_48_151_170 * ((p0_48_151_170 + p1_48_151_170) + p2_48_151_170))
 											}
-											r0_0_44_150_161 = merge(nv_44_150_161, (sn_44_150_161 / r0_0_47_150_161), (d_44_150_161 == float64(0)))
+											r0_0_45_151_170 = merge(nv_45_151_170, (sn_45_151_170 / r0_0_48_151_170), (d_45_151_170 == float64(0)))
 										}
-										s_40_150_161 = r0_0_44_150_161
+										s_41_151_170 = r0_0_45_151_170
 									}
-									r0_0_40_150_161 = s_40_150_161
+									r0_0_41_151_170 = s_41_151_170
 								}
-								sc_150_161 := r0_0_40_150_161
-								r0_0_150_161 = ((sa_150_161 * sb_150_161) * sc_150_161)
+								sc_151_170 := r0_0_41_151_170
+								r0_0_151_170 = ((sa_151_170 * sb_151_170) * sc_151_170)
 							}
-							fl_161 := r0_0_150_161
-							fc_161 := (&r_161.defaultF)[0]
-							if c_161.HasHKL {
-								var r0_0_151_161 float64
+							fl_170 := r0_0_151_170
+							fc_170 := (&r_170.defaultF)[0]
+							if c_170.HasHKL {
+								var r0_0_152_170 float64
 								{
-									r_151_161, bits_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161 := r_161, k_161.fhklBits, ia_161, h_161, kk_161, l_161
-									var r0_0_7_151_161 bool
+									r_152_170, bits_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170 := r_170, k_170.fhklBits, ia_170, h_170, kk_170, l_170
+									var r0_0_8_152_170 bool
 									{
-										r_7_151_161, ia_7_151_161, h_7_151_161, kk_7_151_161, l_7_151_161 := r_151_161, ia_151_161, h_151_161, kk_151_161, l_151_161
-										half_7_151_161 := float64(0.5)
-										hc_7_151_161, kc_7_151_161, lc_7_151_161 := math.Ceil((h_7_151_161 - half_7_151_161)), math.Ceil((kk_7_151_161 - half_7_151_161)), math.Ceil((l_7_151_161 - half_7_151_161))
-										hmin_7_151_161, kmin_7_151_161, lmin_7_151_161 := (&r_7_151_161.hmin)[0], (&r_7_151_161.kmin)[0], (&r_7_151_161.lmin)[0]
-										in_7_151_161 := ((((((hc_7_151_161 >= hmin_7_151_161) && (hc_7_151_161 <= (&r_7_151_161.hmax)[0])) && (kc_7_151_161 >= kmin_7_151_161)) && (kc_7_151_161 <= (&r_7_151_161.kmax)[0])) && (lc_7_151_161 >= lmin_7_151_161)) && (lc_7_151_161 <= (&r_7_151_161.lmax)[0]))
-										idx_7_151_161 := ((((hc_7_151_161 - hmin_7_151_161) * (&r_7_151_161.hstride)[0]) + ((kc_7_151_161 - kmin_7_151_161) * (&r_7_151_161.kstride)[0])) + (lc_7_151_161 - lmin_7_151_161))
-										storeInt32(merge(idx_7_151_161, float64(0), in_7_151_161), ia_7_151_161)
-										r0_0_7_151_161 = in_7_151_161
+										r_8_152_170, ia_8_152_170, h_8_152_170, kk_8_152_170, l_8_152_170 := r_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170
+										half_8_152_170 := float64(0.5)
+										hc_8_152_170, kc_8_152_170, lc_8_152_170 := math.Ceil((h_8_152_170 - half_8_152_170)), math.Ceil((kk_8_152_170 - half_8_152_170)), math.Ceil((l_8_152_170 - half_8_152_170))
+										hmin_8_152_170, kmin_8_152_170, lmin_8_152_170 := (&r_8_152_170.hmin)[0], (&r_8_152_170.kmin)[0], (&r_8_152_170.lmin)[0]
+										in_8_152_170 := ((((((hc_8_152_170 >= hmin_8_152_170) && (hc_8_152_170 <= (&r_8_152_170.hmax)[0])) && (kc_8_152_170 >= kmin_8_152_170)) && (kc_8_152_170 <= (&r_8_152_170.kmax)[0])) && (lc_8_152_170 >= lmin_8_152_170)) && (lc_8_152_170 <= (&r_8_152_170.lmax)[0]))
+										idx_8_152_170 := ((((hc_8_152_170 - hmin_8_152_170) * (&r_8_152_170.hstride)[0]) + ((kc_8_152_170 - kmin_8_152_170) * (&r_8_152_170.kstride)[0])) + (lc_8_152_170 - lmin_8_152_170))
+										storeInt32(merge(idx_8_152_170, float64(0), in_8_152_170), ia_8_152_170)
+										r0_0_8_152_170 = in_8_152_170
 									}
-									in_151_161 := r0_0_7_151_161
-									r0_0_151_161 = merge(math.Float64frombits(bits_151_161[ia_151_161[0]]), (&r_151_161.defaultF)[0], in_151_161)
+									in_152_170 := r0_0_8_152_170
+									r0_0_152_170 = merge(math.Float64frombits(bits_152_170[ia_152_170[0]]), (&r_152_170.defaultF)[0], in_152_170)
 								}
-								fc_161 = r0_0_151_161
+								fc_170 = r0_0_152_170
 							}
-							s_161 := (sum_161 + (((fc_161 * fc_161) * fl_161) * fl_161))
-							if !c_161.Water {
-								s_161 = merge(sum_161, s_161, (fl_161 == zero_161))
+							s_170 := (sum_170 + (((fc_170 * fc_170) * fl_170) * fl_170))
+							if !c_170.Water {
+								s_170 = merge(sum_170, s_170, (fl_170 == zero_170))
 							}
-							sum_161 = s_161
+							sum_170 = s_170
 						}
 					}
-					r0_0_161, r1_0_161 = sum_161, polar_161
+					r0_0_170, r1_0_170 = sum_170, polar_170
 				}
-				sum, polar = r0_0_161, r1_0_161
+				sum, polar = r0_0_170, r1_0_170
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -4814,382 +5144,382 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_162 float64
-				r1_0_162 float64
-				r2_0_162 float64
+				r0_0_171 float64
+				r1_0_171 float64
+				r2_0_171 float64
 			)
 			{
-				k_162, r_162, ia_162, fdet_162, s_162, o_162, sum_162, omega_162, polar_162, capture_162, par_162 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_162 := k_162.c
-				var r0_0_152_162 float64
+				k_171, r_171, ia_171, fdet_171, s_171, o_171, sum_171, omega_171, polar_171, capture_171, par_171 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_171 := k_171.c
+				var r0_0_156_171 float64
 				{
-					fdet_152_162, f_152_162, s_152_162, o_152_162, p_152_162 := fdet_162, (&r_162.fd[0])[0], (&s_162[0])[0], (&o_162[0])[0], (&r_162.pix0[0])[0]
-					r0_0_152_162 = ((((fdet_152_162 * f_152_162) + s_152_162) + o_152_162) + p_152_162)
+					fdet_156_171, f_156_171, s_156_171, o_156_171, p_156_171 := fdet_171, (&r_171.fd[0])[0], (&s_171[0])[0], (&o_171[0])[0], (&r_171.pix0[0])[0]
+					r0_0_156_171 = ((((fdet_156_171 * f_156_171) + s_156_171) + o_156_171) + p_156_171)
 				}
-				x_162 := r0_0_152_162
-				var r0_0_153_162 float64
+				x_171 := r0_0_156_171
+				var r0_0_157_171 float64
 				{
-					fdet_153_162, f_153_162, s_153_162, o_153_162, p_153_162 := fdet_162, (&r_162.fd[1])[0], (&s_162[1])[0], (&o_162[1])[0], (&r_162.pix0[1])[0]
-					r0_0_153_162 = ((((fdet_153_162 * f_153_162) + s_153_162) + o_153_162) + p_153_162)
+					fdet_157_171, f_157_171, s_157_171, o_157_171, p_157_171 := fdet_171, (&r_171.fd[1])[0], (&s_171[1])[0], (&o_171[1])[0], (&r_171.pix0[1])[0]
+					r0_0_157_171 = ((((fdet_157_171 * f_157_171) + s_157_171) + o_157_171) + p_157_171)
 				}
-				y_162 := r0_0_153_162
-				var r0_0_154_162 float64
+				y_171 := r0_0_157_171
+				var r0_0_158_171 float64
 				{
-					fdet_154_162, f_154_162, s_154_162, o_154_162, p_154_162 := fdet_162, (&r_162.fd[2])[0], (&s_162[2])[0], (&o_162[2])[0], (&r_162.pix0[2])[0]
-					r0_0_154_162 = ((((fdet_154_162 * f_154_162) + s_154_162) + o_154_162) + p_154_162)
+					fdet_158_171, f_158_171, s_158_171, o_158_171, p_158_171 := fdet_171, (&r_171.fd[2])[0], (&s_171[2])[0], (&o_171[2])[0], (&r_171.pix0[2])[0]
+					r0_0_158_171 = ((((fdet_158_171 * f_158_171) + s_158_171) + o_158_171) + p_158_171)
 				}
-				z_162 := r0_0_154_162
-				invR_162 := (float64(1) / math.Sqrt((((x_162 * x_162) + (y_162 * y_162)) + (z_162 * z_162))))
-				dx_162, dy_162, dz_162 := (x_162 * invR_162), (y_162 * invR_162), (z_162 * invR_162)
-				if m_162 := (omega_162 == float64(0)); m_162 {
-					var r0_0_155_162 float64
+				z_171 := r0_0_158_171
+				invR_171 := (float64(1) / math.Sqrt((((x_171 * x_171) + (y_171 * y_171)) + (z_171 * z_171))))
+				dx_171, dy_171, dz_171 := (x_171 * invR_171), (y_171 * invR_171), (z_171 * invR_171)
+				if m_171 := (omega_171 == float64(0)); m_171 {
+					var r0_0_159_171 float64
 					{
-						invR_155_162, num_155_162, point_155_162 := invR_162, (&r_162.omegaNum)[0], c_162.PointPixel
-						w_155_162 := (invR_155_162 * invR_155_162)
-						if !point_155_162 {
-							w_155_162 = (num_155_162 * (w_155_162 * invR_155_162))
+						invR_159_171, num_159_171, point_159_171 := invR_171, (&r_171.omegaNum)[0], c_171.PointPixel
+						w_159_171 := (invR_159_171 * invR_159_171)
+						if !point_159_171 {
+							w_159_171 = (num_159_171 * (w_159_171 * invR_159_171))
 						}
-						r0_0_155_162 = w_155_162
+						r0_0_159_171 = w_159_171
 					}
-					omega_162 = merge(r0_0_155_162, omega_162, m_162)
+					omega_171 = merge(r0_0_159_171, omega_171, m_171)
 				}
-				if capture_162 {
-					store((((dx_162 * (&r_162.od[0])[0]) + (dy_162 * (&r_162.od[1])[0])) + (dz_162 * (&r_162.od[2])[0])), par_162)
+				if capture_171 {
+					store((((dx_171 * (&r_171.od[0])[0]) + (dy_171 * (&r_171.od[1])[0])) + (dz_171 * (&r_171.od[2])[0])), par_171)
 				}
 				var (
-					r0_0_156_162 float64
-					r1_0_156_162 float64
+					r0_0_160_171 float64
+					r1_0_160_171 float64
 				)
 				{
-					k_156_162, r_156_162, ia_156_162, sum_156_162, dx_156_162, dy_156_162, dz_156_162, polar_156_162 := k_162, r_162, ia_162, sum_162, dx_162, dy_162, dz_162, polar_162
-					c_156_162 := k_156_162.c
-					n_156_162 := k_156_162.nn[0]
-					zero_156_162 := float64(0)
-					for si_156_162 := range r_156_162.src {
-						sr_156_162 := &r_156_162.src[si_156_162]
-						il_156_162 := (&sr_156_162.il)[0]
-						qx_156_162, qy_156_162, qz_156_162 := ((dx_156_162 - (&sr_156_162.inc[0])[0]) * il_156_162), ((dy_156_162 - (&sr_156_162.inc[1])[0]) * il_156_162), ((dz_156_162 - (&sr_156_162.inc[2])[0]) * il_156_162)
-						if m_156_162 := (polar_156_162 == zero_156_162); m_156_162 {
-							var p_156_162 float64
-							if r_156_162.kahnZero {
-								c2_156_162 := ((((&sr_156_162.inc[0])[0] * dx_156_162) + ((&sr_156_162.inc[1])[0] * dy_156_162)) + ((&sr_156_162.inc[2])[0] * dz_156_162))
-								p_156_162 = (float64(0.5) * (float64(1) + (c2_156_162 * c2_156_162)))
+					k_160_171, r_160_171, ia_160_171, sum_160_171, dx_160_171, dy_160_171, dz_160_171, polar_160_171 := k_171, r_171, ia_171, sum_171, dx_171, dy_171, dz_171, polar_171
+					c_160_171 := k_160_171.c
+					n_160_171 := k_160_171.nn[0]
+					zero_160_171 := float64(0)
+					for si_160_171 := range r_160_171.src {
+						sr_160_171 := &r_160_171.src[si_160_171]
+						il_160_171 := (&sr_160_171.il)[0]
+						qx_160_171, qy_160_171, qz_160_171 := ((dx_160_171 - (&sr_160_171.inc[0])[0]) * il_160_171), ((dy_160_171 - (&sr_160_171.inc[1])[0]) * il_160_171), ((dz_160_171 - (&sr_160_171.inc[2])[0]) * il_160_171)
+						if m_160_171 := (polar_160_171 == zero_160_171); m_160_171 {
+							var p_160_171 float64
+							if r_160_171.kahnZero {
+								c2_160_171 := ((((&sr_160_171.inc[0])[0] * dx_160_171) + ((&sr_160_171.inc[1])[0] * dy_160_171)) + ((&sr_160_171.inc[2])[0] * dz_160_171))
+								p_160_171 = (float64(0.5) * (float64(1) + (c2_160_171 * c2_160_171)))
 							} else {
-								var r0_0_149_156_162 float64
+								var r0_0_150_160_171 float64
 								{
-									zero_149_156_162, kahn_149_156_162, s_149_156_162, dx_149_156_162, dy_149_156_162, dz_149_156_162 := false, &r_156_162.kahn, sr_156_162, dx_156_162, dy_156_162, dz_156_162
-									c2_149_156_162 := ((((&s_149_156_162.inc[0])[0] * dx_149_156_162) + ((&s_149_156_162.inc[1])[0] * dy_149_156_162)) + ((&s_149_156_162.inc[2])[0] * dz_149_156_162))
-									c2sq_149_156_162 := (c2_149_156_162 * c2_149_156_162)
-									cos2psi_149_156_162 := float64(0)
-									if !zero_149_156_162 {
-										e_149_156_162 := (((dx_149_156_162 * (&s_149_156_162.ein[0])[0]) + (dy_149_156_162 * (&s_149_156_162.ein[1])[0])) + (dz_149_156_162 * (&s_149_156_162.ein[2])[0]))
-										b_149_156_162 := (((dx_149_156_162 * (&s_149_156_162.bin[0])[0]) + (dy_149_156_162 * (&s_149_156_162.bin[1])[0])) + (dz_149_156_162 * (&s_149_156_162.bin[2])[0]))
-										ee_149_156_162, bb_149_156_162 := (e_149_156_162 * e_149_156_162), (b_149_156_162 * b_149_156_162)
-										den_149_156_162 := (ee_149_156_162 + bb_149_156_162)
-										cos2psi_149_156_162 = merge(((ee_149_156_162 - bb_149_156_162) / den_149_156_162), float64(1), (den_149_156_162 > float64(0)))
+									zero_150_160_171, kahn_150_160_171, s_150_160_171, dx_150_160_171, dy_150_160_171, dz_150_160_171 := false, &r_160_171.kahn, sr_160_171, dx_160_171, dy_160_171, dz_160_171
+									c2_150_160_171 := ((((&s_150_160_171.inc[0])[0] * dx_150_160_171) + ((&s_150_160_171.inc[1])[0] * dy_150_160_171)) + ((&s_150_160_171.inc[2])[0] * dz_150_160_171))
+									c2sq_150_160_171 := (c2_150_160_171 * c2_150_160_171)
+									cos2psi_150_160_171 := float64(0)
+									if !zero_150_160_171 {
+										e_150_160_171 := (((dx_150_160_171 * (&s_150_160_171.ein[0])[0]) + (dy_150_160_171 * (&s_150_160_171.ein[1])[0])) + (dz_150_160_171 * (&s_150_160_171.ein[2])[0]))
+										b_150_160_171 := (((dx_150_160_171 * (&s_150_160_171.bin[0])[0]) + (dy_150_160_171 * (&s_150_160_171.bin[1])[0])) + (dz_150_160_171 * (&s_150_160_171.bin[2])[0]))
+										ee_150_160_171, bb_150_160_171 := (e_150_160_171 * e_150_160_171), (b_150_160_171 * b_150_160_171)
+										den_150_160_171 := (ee_150_160_171 + bb_150_160_171)
+										cos2psi_150_160_171 = merge(((ee_150_160_171 - bb_150_160_171) / den_150_160_171), float64(1), (den_150_160_171 > float64(0)))
 									}
-									one_149_156_162 := float64(1)
-									r0_0_149_156_162 = (float64(0.5) * ((one_149_156_162 + c2sq_149_156_162) - ((kahn_149_156_162[0] * cos2psi_149_156_162) * (one_149_156_162 - c2sq_149_156_162))))
+									one_150_160_171 := float64(1)
+									r0_0_150_160_171 = (float64(0.5) * ((one_150_160_171 + c2sq_150_160_171) - ((kahn_150_160_171[0] * cos2psi_150_160_171) * (one_150_160_171 - c2sq_150_160_171))))
 								}
-								p_156_162 = r0_0_149_156_162
+								p_160_171 = r0_0_150_160_171
 							}
-							polar_156_162 = merge(p_156_162, polar_156_162, m_156_162)
+							polar_160_171 = merge(p_160_171, polar_160_171, m_160_171)
 						}
-						for oi_156_162 := range r_156_162.orient {
-							o_156_162 := &r_156_162.orient[oi_156_162]
-							h_156_162 := ((((&o_156_162[0])[0] * qx_156_162) + ((&o_156_162[1])[0] * qy_156_162)) + ((&o_156_162[2])[0] * qz_156_162))
-							kk_156_162 := ((((&o_156_162[3])[0] * qx_156_162) + ((&o_156_162[4])[0] * qy_156_162)) + ((&o_156_162[5])[0] * qz_156_162))
-							l_156_162 := ((((&o_156_162[6])[0] * qx_156_162) + ((&o_156_162[7])[0] * qy_156_162)) + ((&o_156_162[8])[0] * qz_156_162))
-							var r0_0_150_156_162 float64
+						for oi_160_171 := range r_160_171.orient {
+							o_160_171 := &r_160_171.orient[oi_160_171]
+							h_160_171 := ((((&o_160_171[0])[0] * qx_160_171) + ((&o_160_171[1])[0] * qy_160_171)) + ((&o_160_171[2])[0] * qz_160_171))
+							kk_160_171 := ((((&o_160_171[3])[0] * qx_160_171) + ((&o_160_171[4])[0] * qy_160_171)) + ((&o_160_171[5])[0] * qz_160_171))
+							l_160_171 := ((((&o_160_171[6])[0] * qx_160_171) + ((&o_160_171[7])[0] * qy_160_171)) + ((&o_160_171[8])[0] * qz_160_171))
+							var r0_0_151_160_171 float64
 							{
-								r_150_156_162, h_150_156_162, kk_150_156_162, l_150_156_162, n_150_156_162 := r_156_162, h_156_162, kk_156_162, l_156_162, n_156_162
-								_ = n_150_156_162
-								var r0_0_24_150_156_162 float64
+								r_151_160_171, h_151_160_171, kk_151_160_171, l_151_160_171, n_151_160_171 := r_160_171, h_160_171, kk_160_171, l_160_171, n_160_171
+								_ = n_151_160_171
+								var r0_0_25_151_160_171 float64
 								{
-									r_24_150_156_162, i_24_150_156_162, x_24_150_156_162 := r_150_156_162, 0, h_150_156_162
-									s_24_150_156_162 := float64(1)
-									if r_24_150_156_162.nmode[i_24_150_156_162] == nChebyshev {
-										var r0_0_25_150_156_162 float64
+									r_25_151_160_171, i_25_151_160_171, x_25_151_160_171 := r_151_160_171, 0, h_151_160_171
+									s_25_151_160_171 := float64(1)
+									if r_25_151_160_171.nmode[i_25_151_160_171] == nChebyshev {
+										var r0_0_26_151_160_171 float64
 										{
-											x_25_150_156_162, n_25_150_156_162 := x_24_150_156_162, r_24_150_156_162.nn[i_24_150_156_162]
-											magic_25_150_156_162 := float64(roundMagic)
-											t_25_150_156_162 := (x_25_150_156_162 + magic_25_150_156_162)
-											var r0_0_26_150_156_162 float64
+											x_26_151_160_171, n_26_151_160_171 := x_25_151_160_171, r_25_151_160_171.nn[i_25_151_160_171]
+											magic_26_151_160_171 := float64(roundMagic)
+											t_26_151_160_171 := (x_26_151_160_171 + magic_26_151_160_171)
+											var r0_0_27_151_160_171 float64
 											{
-												d_26_150_156_162 := (x_25_150_156_162 - (t_25_150_156_162 - magic_25_150_156_162))
-												y_26_150_156_162 := (d_26_150_156_162 * d_26_150_156_162)
-												y2_26_150_156_162 := (y_26_150_156_162 * y_26_150_156_162)
-												y4_26_150_156_162 := (y2_26_150_156_162 * y2_26_150_156_162)
-												p0_26_150_156_162 := ((float64(cp0) + (float64(cp2) * y_26_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_26_150_156_162)) * y2_26_150_156_162))
-												p1_26_150_156_162 := (((float64(cp8) + (float64(cp10) * y_26_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_26_150_156_162)) * y2_26_150_156_162)) * y4_26_150_156_162)
-												p2_26_150_156_162 := (float64(cp16) * (y4_26_150_156_162 * y4_26_150_156_162))
-												r0_0_26_150_156_162 = ((p0_26_150_156_162 + p1_26_150_156_162) + p2_26_150_156_162)
+												d_27_151_160_171 := (x_26_151_160_171 - (t_26_151_160_171 - magic_26_151_160_171))
+												y_27_151_160_171 := (d_27_151_160_171 * d_27_151_160_171)
+												y2_27_151_160_171 := (y_27_151_160_171 * y_27_151_160_171)
+												y4_27_151_160_171 := (y2_27_151_160_171 * y2_27_151_160_171)
+												p0_27_151_160_171 := ((float64(cp0) + (float64(cp2) * y_27_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_27_151_160_171)) * y2_27_151_160_171))
+												p1_27_151_160_171 := (((float64(cp8) + (float64(cp10) * y_27_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_27_151_160_171)) * y2_27_151_160_171)) * y4_27_151_160_171)
+												p2_27_151_160_171 := (float64(cp16) * (y4_27_151_160_171 * y4_27_151_160_171))
+												r0_0_27_151_160_171 = ((p0_27_151_160_171 + p1_27_151_160_171) + p2_27_151_160_171)
 											}
-											var r0_0_27_150_156_162 float64
+											var r0_0_28_151_160_171 float64
 											{
-												c_27_150_156_162, t_27_150_156_162 := r0_0_26_150_156_162, t_25_150_156_162
-												r0_0_27_150_156_162 = math.Float64frombits((math.Float64bits(c_27_150_156_162) ^ (math.Float64bits(t_27_150_156_162) << 63)))
+												c_28_151_160_171, t_28_151_160_171 := r0_0_27_151_160_171, t_26_151_160_171
+												r0_0_28_151_160_171 = math.Float64frombits((math.Float64bits(c_28_151_160_171) ^ (math.Float64bits(t_28_151_160_171) << 63)))
 											}
-											c2_25_150_156_162 := (float64(2) * r0_0_27_150_156_162)
-											u0_25_150_156_162, u1_25_150_156_162 := float64(1), c2_25_150_156_162
-											j_25_150_156_162 := 2
-											for ; j_25_150_156_162+1 < n_25_150_156_162; j_25_150_156_162 += 2 {
-												u0_25_150_156_162 = ((c2_25_150_156_162 * u1_25_150_156_162) - u0_25_150_156_162)
-												u1_25_150_156_162 = ((c2_25_150_156_162 * u0_25_150_156_162) - u1_25_150_156_162)
+											c2_26_151_160_171 := (float64(2) * r0_0_28_151_160_171)
+											u0_26_151_160_171, u1_26_151_160_171 := float64(1), c2_26_151_160_171
+											j_26_151_160_171 := 2
+											for ; j_26_151_160_171+1 < n_26_151_160_171; j_26_151_160_171 += 2 {
+												u0_26_151_160_171 = ((c2_26_151_160_171 * u1_26_151_160_171) - u0_26_151_160_171)
+												u1_26_151_160_171 = ((c2_26_151_160_171 * u0_26_151_160_171) - u1_26_151_160_171)
 											}
-											if j_25_150_156_162 < n_25_150_156_162 {
-												u1_25_150_156_162 = ((c2_25_150_156_162 * u1_25_150_156_162) - u0_25_150_156_162)
+											if j_26_151_160_171 < n_26_151_160_171 {
+												u1_26_151_160_171 = ((c2_26_151_160_171 * u1_26_151_160_171) - u0_26_151_160_171)
 											}
-											r0_0_25_150_156_162 = u1_25_150_156_162
+											r0_0_26_151_160_171 = u1_26_151_160_171
 										}
-										s_24_150_156_162 = r0_0_25_150_156_162
-									} else if r_24_150_156_162.nmode[i_24_150_156_162] == nRatio {
-										var r0_0_28_150_156_162 float64
+										s_25_151_160_171 = r0_0_26_151_160_171
+									} else if r_25_151_160_171.nmode[i_25_151_160_171] == nRatio {
+										var r0_0_29_151_160_171 float64
 										{
-											x_28_150_156_162, nv_28_150_156_162 := x_24_150_156_162, (&r_24_150_156_162.nv[i_24_150_156_162])[0]
-											magic_28_150_156_162 := float64(roundMagic)
-											t_28_150_156_162 := (x_28_150_156_162 + magic_28_150_156_162)
-											d_28_150_156_162 := (x_28_150_156_162 - (t_28_150_156_162 - magic_28_150_156_162))
-											y_28_150_156_162 := (nv_28_150_156_162 * d_28_150_156_162)
-											u_28_150_156_162 := (y_28_150_156_162 + magic_28_150_156_162)
-											var r0_0_29_150_156_162 float64
+											x_29_151_160_171, nv_29_151_160_171 := x_25_151_160_171, (&r_25_151_160_171.nv[i_25_151_160_171])[0]
+											magic_29_151_160_171 := float64(roundMagic)
+											t_29_151_160_171 := (x_29_151_160_171 + magic_29_151_160_171)
+											d_29_151_160_171 := (x_29_151_160_171 - (t_29_151_160_171 - magic_29_151_160_171))
+											y_29_151_160_171 := (nv_29_151_160_171 * d_29_151_160_171)
+											u_29_151_160_171 := (y_29_151_160_171 + magic_29_151_160_171)
+											var r0_0_30_151_160_171 float64
 											{
-												d_29_150_156_162 := (y_28_150_156_162 - (u_28_150_156_162 - magic_28_150_156_162))
-												y_29_150_156_162 := (d_29_150_156_162 * d_29_150_156_162)
-												y2_29_150_156_162 := (y_29_150_156_162 * y_29_150_156_162)
-												y4_29_150_156_162 := (y2_29_150_156_162 * y2_29_150_156_162)
-												p0_29_150_156_162 := ((float64(sp1) + (float64(sp3) * y_29_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_29_150_156_162)) * y2_29_150_156_162))
-												p1_29_150_156_162 := (((float64(sp9) + (float64(sp11) * y_29_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_29_150_156_162)) * y2_29_150_156_162)) * y4_29_150_156_162)
-												p2_29_150_156_162 := (((float64(sp17) + (float64(sp19) * y_29_150_156_162)) + (float64(sp21) * y2_29_150_156_162)) * (y4_29_150_156_162 * y4_29_150_156_162))
-												r0_0_29_150_156_162 = (d_29_150_156_162 * ((p0_29_150_156_162 + p1_29_150_156_162) + p2_29_150_156_162))
+												d_30_151_160_171 := (y_29_151_160_171 - (u_29_151_160_171 - magic_29_151_160_171))
+												y_30_151_160_171 := (d_30_151_160_171 * d_30_151_160_171)
+												y2_30_151_160_171 := (y_30_151_160_171 * y_30_151_160_171)
+												y4_30_151_160_171 := (y2_30_151_160_171 * y2_30_151_160_171)
+												p0_30_151_160_171 := ((float64(sp1) + (float64(sp3) * y_30_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_30_151_160_171)) * y2_30_151_160_171))
+												p1_30_151_160_171 := (((float64(sp9) + (float64(sp11) * y_30_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_30_151_160_171)) * y2_30_151_160_171)) * y4_30_151_160_171)
+												p2_30_151_160_171 := (((float64(sp17) + (float64(sp19) * y_30_151_160_171)) + (float64(sp21) * y2_30_151_160_171)) * (y4_30_151_160_171 * y4_30_151_160_171))
+												r0_0_30_151_160_171 = (d_30_151_160_171 * ((p0_30_151_160_171 + p1_30_151_160_171) + p2_30_151_160_171))
 											}
-											var r0_0_30_150_156_162 float64
+											var r0_0_31_151_160_171 float64
 											{
-												c_30_150_156_162, t_30_150_156_162 := r0_0_29_150_156_162, u_28_150_156_162
-												r0_0_30_150_156_162 = math.Float64frombits((math.Float64bits(c_30_150_156_162) ^ (math.Float64bits(t_30_150_156_162) << 63)))
+												c_31_151_160_171, t_31_151_160_171 := r0_0_30_151_160_171, u_29_151_160_171
+												r0_0_31_151_160_171 = math.Float64frombits((math.Float64bits(c_31_151_160_171) ^ (math.Float64bits(t_31_151_160_171) << 63)))
 											}
-											sn_28_150_156_162 := r0_0_30_150_156_162
-											var r0_0_31_150_156_162 float64
+											sn_29_151_160_171 := r0_0_31_151_160_171
+											var r0_0_32_151_160_171 float64
 											{
-												d_31_150_156_162 := d_28_150_156_162
-												y_31_150_156_162 := (d_31_150_156_162 * d_31_150_156_162)
-												y2_31_150_156_162 := (y_31_150_156_162 * y_31_150_156_162)
-												y4_31_150_156_162 := (y2_31_150_156_162 * y2_31_150_156_162)
-												p0_31_150_156_162 := ((float64(sp1) + (float64(sp3) * y_31_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_31_150_156_162)) * y2_31_150_156_162))
-												p1_31_150_156_162 := (((float64(sp9) + (float64(sp11) * y_31_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_31_150_156_162)) * y2_31_150_156_162)) * y4_31_150_156_162)
-												p2_31_150_156_162 := (((float64(sp17) + (float64(sp19) * y_31_150_156_162)) + (float64(sp21) * y2_31_150_156_162)) * (y4_31_150_156_162 * y4_31_150_156_162))
-												r0_0_31_150_156_162 = (d_31_150_156_162 * ((p0_31_150_156_162 + p1_31_150_156_162) + p2_31_150_156_162))
+												d_32_151_160_171 := d_29_151_160_171
+												y_32_151_160_171 := (d_32_151_160_171 * d_32_151_160_171)
+												y2_32_151_160_171 := (y_32_151_160_171 * y_32_151_160_171)
+												y4_32_151_160_171 := (y2_32_151_160_171 * y2_32_151_160_171)
+												p0_32_151_160_171 := ((float64(sp1) + (float64(sp3) * y_32_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_32_151_160_171)) * y2_32_151_160_171))
+												p1_32_151_160_171 := (((float64(sp9) + (float64(sp11) * y_32_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_32_151_160_171)) * y2_32_151_160_171)) * y4_32_151_160_171)
+												p2_32_151_160_171 := (((float64(sp17) + (float64(sp19) * y_32_151_160_171)) + (float64(sp21) * y2_32_151_160_171)) * (y4_32_151_160_171 * y4_32_151_160_171))
+												r0_0_32_151_160_171 = (d_32_151_160_171 * ((p0_32_151_160_171 + p1_32_151_160_171) + p2_32_151_160_171))
 											}
-											r0_0_28_150_156_162 = merge(nv_28_150_156_162, (sn_28_150_156_162 / r0_0_31_150_156_162), (d_28_150_156_162 == float64(0)))
+											r0_0_29_151_160_171 = merge(nv_29_151_160_171, (sn_29_151_160_171 / r0_0_32_151_160_171), (d_29_151_160_171 == float64(0)))
 										}
-										s_24_150_156_162 = r0_0_28_150_156_162
+										s_25_151_160_171 = r0_0_29_151_160_171
 									}
-									r0_0_24_150_156_162 = s_24_150_156_162
+									r0_0_25_151_160_171 = s_25_151_160_171
 								}
-								sa_150_156_162 := r0_0_24_150_156_162
-								var r0_0_32_150_156_162 float64
+								sa_151_160_171 := r0_0_25_151_160_171
+								var r0_0_33_151_160_171 float64
 								{
-									r_32_150_156_162, i_32_150_156_162, x_32_150_156_162 := r_150_156_162, 1, kk_150_156_162
-									s_32_150_156_162 := float64(1)
-									if r_32_150_156_162.nmode[i_32_150_156_162] == nChebyshev {
-										var r0_0_33_150_156_162 float64
+									r_33_151_160_171, i_33_151_160_171, x_33_151_160_171 := r_151_160_171, 1, kk_151_160_171
+									s_33_151_160_171 := float64(1)
+									if r_33_151_160_171.nmode[i_33_151_160_171] == nChebyshev {
+										var r0_0_34_151_160_171 float64
 										{
-											x_33_150_156_162, n_33_150_156_162 := x_32_150_156_162, r_32_150_156_162.nn[i_32_150_156_162]
-											magic_33_150_156_162 := float64(roundMagic)
-											t_33_150_156_162 := (x_33_150_156_162 + magic_33_150_156_162)
-											var r0_0_34_150_156_162 float64
+											x_34_151_160_171, n_34_151_160_171 := x_33_151_160_171, r_33_151_160_171.nn[i_33_151_160_171]
+											magic_34_151_160_171 := float64(roundMagic)
+											t_34_151_160_171 := (x_34_151_160_171 + magic_34_151_160_171)
+											var r0_0_35_151_160_171 float64
 											{
-												d_34_150_156_162 := (x_33_150_156_162 - (t_33_150_156_162 - magic_33_150_156_162))
-												y_34_150_156_162 := (d_34_150_156_162 * d_34_150_156_162)
-												y2_34_150_156_162 := (y_34_150_156_162 * y_34_150_156_162)
-												y4_34_150_156_162 := (y2_34_150_156_162 * y2_34_150_156_162)
-												p0_34_150_156_162 := ((float64(cp0) + (float64(cp2) * y_34_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_34_150_156_162)) * y2_34_150_156_162))
-												p1_34_150_156_162 := (((float64(cp8) + (float64(cp10) * y_34_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_34_150_156_162)) * y2_34_150_156_162)) * y4_34_150_156_162)
-												p2_34_150_156_162 := (float64(cp16) * (y4_34_150_156_162 * y4_34_150_156_162))
-												r0_0_34_150_156_162 = ((p0_34_150_156_162 + p1_34_150_156_162) + p2_34_150_156_162)
+												d_35_151_160_171 := (x_34_151_160_171 - (t_34_151_160_171 - magic_34_151_160_171))
+												y_35_151_160_171 := (d_35_151_160_171 * d_35_151_160_171)
+												y2_35_151_160_171 := (y_35_151_160_171 * y_35_151_160_171)
+												y4_35_151_160_171 := (y2_35_151_160_171 * y2_35_151_160_171)
+												p0_35_151_160_171 := ((float64(cp0) + (float64(cp2) * y_35_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_35_151_160_171)) * y2_35_151_160_171))
+												p1_35_151_160_171 := (((float64(cp8) + (float64(cp10) * y_35_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_35_151_160_171)) * y2_35_151_160_171)) * y4_35_151_160_171)
+												p2_35_151_160_171 := (float64(cp16) * (y4_35_151_160_171 * y4_35_151_160_171))
+												r0_0_35_151_160_171 = ((p0_35_151_160_171 + p1_35_151_160_171) + p2_35_151_160_171)
 											}
-											var r0_0_35_150_156_162 float64
+											var r0_0_36_151_160_171 float64
 											{
-												c_35_150_156_162, t_35_150_156_162 := r0_0_34_150_156_162, t_33_150_156_162
-												r0_0_35_150_156_162 = math.Float64frombits((math.Float64bits(c_35_150_156_162) ^ (math.Float64bits(t_35_150_156_162) << 63)))
+												c_36_151_160_171, t_36_151_160_171 := r0_0_35_151_160_171, t_34_151_160_171
+												r0_0_36_151_160_171 = math.Float64frombits((math.Float64bits(c_36_151_160_171) ^ (math.Float64bits(t_36_151_160_171) << 63)))
 											}
-											c2_33_150_156_162 := (float64(2) * r0_0_35_150_156_162)
-											u0_33_150_156_162, u1_33_150_156_162 := float64(1), c2_33_150_156_162
-											j_33_150_156_162 := 2
-											for ; j_33_150_156_162+1 < n_33_150_156_162; j_33_150_156_162 += 2 {
-												u0_33_150_156_162 = ((c2_33_150_156_162 * u1_33_150_156_162) - u0_33_150_156_162)
-												u1_33_150_156_162 = ((c2_33_150_156_162 * u0_33_150_156_162) - u1_33_150_156_162)
+											c2_34_151_160_171 := (float64(2) * r0_0_36_151_160_171)
+											u0_34_151_160_171, u1_34_151_160_171 := float64(1), c2_34_151_160_171
+											j_34_151_160_171 := 2
+											for ; j_34_151_160_171+1 < n_34_151_160_171; j_34_151_160_171 += 2 {
+												u0_34_151_160_171 = ((c2_34_151_160_171 * u1_34_151_160_171) - u0_34_151_160_171)
+												u1_34_151_160_171 = ((c2_34_151_160_171 * u0_34_151_160_171) - u1_34_151_160_171)
 											}
-											if j_33_150_156_162 < n_33_150_156_162 {
-												u1_33_150_156_162 = ((c2_33_150_156_162 * u1_33_150_156_162) - u0_33_150_156_162)
+											if j_34_151_160_171 < n_34_151_160_171 {
+												u1_34_151_160_171 = ((c2_34_151_160_171 * u1_34_151_160_171) - u0_34_151_160_171)
 											}
-											r0_0_33_150_156_162 = u1_33_150_156_162
+											r0_0_34_151_160_171 = u1_34_151_160_171
 										}
-										s_32_150_156_162 = r0_0_33_150_156_162
-									} else if r_32_150_156_162.nmode[i_32_150_156_162] == nRatio {
-										var r0_0_36_150_156_162 float64
+										s_33_151_160_171 = r0_0_34_151_160_171
+									} else if r_33_151_160_171.nmode[i_33_151_160_171] == nRatio {
+										var r0_0_37_151_160_171 float64
 										{
-											x_36_150_156_162, nv_36_150_156_162 := x_32_150_156_162, (&r_32_150_156_162.nv[i_32_150_156_162])[0]
-											magic_36_150_156_162 := float64(roundMagic)
-											t_36_150_156_162 := (x_36_150_156_162 + magic_36_150_156_162)
-											d_36_150_156_162 := (x_36_150_156_162 - (t_36_150_156_162 - magic_36_150_156_162))
-											y_36_150_156_162 := (nv_36_150_156_162 * d_36_150_156_162)
-											u_36_150_156_162 := (y_36_150_156_162 + magic_36_150_156_162)
-											var r0_0_37_150_156_162 float64
+											x_37_151_160_171, nv_37_151_160_171 := x_33_151_160_171, (&r_33_151_160_171.nv[i_33_151_160_171])[0]
+											magic_37_151_160_171 := float64(roundMagic)
+											t_37_151_160_171 := (x_37_151_160_171 + magic_37_151_160_171)
+											d_37_151_160_171 := (x_37_151_160_171 - (t_37_151_160_171 - magic_37_151_160_171))
+											y_37_151_160_171 := (nv_37_151_160_171 * d_37_151_160_171)
+											u_37_151_160_171 := (y_37_151_160_171 + magic_37_151_160_171)
+											var r0_0_38_151_160_171 float64
 											{
-												d_37_150_156_162 := (y_36_150_156_162 - (u_36_150_156_162 - magic_36_150_156_162))
-												y_37_150_156_162 := (d_37_150_156_162 * d_37_150_156_162)
-												y2_37_150_156_162 := (y_37_150_156_162 * y_37_150_156_162)
-												y4_37_150_156_162 := (y2_37_150_156_162 * y2_37_150_156_162)
-												p0_37_150_156_162 := ((float64(sp1) + (float64(sp3) * y_37_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_37_150_156_162)) * y2_37_150_156_162))
-												p1_37_150_156_162 := (((float64(sp9) + (float64(sp11) * y_37_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_37_150_156_162)) * y2_37_150_156_162)) * y4_37_150_156_162)
-												p2_37_150_156_162 := (((float64(sp17) + (float64(sp19) * y_37_150_156_162)) + (float64(sp21) * y2_37_150_156_162)) * (y4_37_150_156_162 * y4_37_150_156_162))
-												r0_0_37_150_156_162 = (d_37_150_156_162 * ((p0_37_150_156_162 + p1_37_150_156_162) + p2_37_150_156_162))
+												d_38_151_160_171 := (y_37_151_160_171 - (u_37_151_160_171 - magic_37_151_160_171))
+												y_38_151_160_171 := (d_38_151_160_171 * d_38_151_160_171)
+												y2_38_151_160_171 := (y_38_151_160_171 * y_38_151_160_171)
+												y4_38_151_160_171 := (y2_38_151_160_171 * y2_38_151_160_171)
+												p0_38_151_160_171 := ((float64(sp1) + (float64(sp3) * y_38_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_38_151_160_171)) * y2_38_151_160_171))
+												p1_38_151_160_171 := (((float64(sp9) + (float64(sp11) * y_38_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_38_151_160_171)) * y2_38_151_160_171)) * y4_38_151_160_171)
+												p2_38_151_160_171 := (((float64(sp17) + (float64(sp19) * y_38_151_160_171)) + (float64(sp21) * y2_38_151_160_171)) * (y4_38_151_160_171 * y4_38_151_160_171))
+												r0_0_38_151_160_171 = (d_38_151_160_171 * ((p0_38_151_160_171 + p1_38_151_160_171) + p2_38_151_160_171))
 											}
-											var r0_0_38_150_156_162 float64
+											var r0_0_39_151_160_171 float64
 											{
-												c_38_150_156_162, t_38_150_156_162 := r0_0_37_150_156_162, u_36_150_156_162
-												r0_0_38_150_156_162 = math.Float64frombits((math.Float64bits(c_38_150_156_162) ^ (math.Float64bits(t_38_150_156_162) << 63)))
+												c_39_151_160_171, t_39_151_160_171 := r0_0_38_151_160_171, u_37_151_160_171
+												r0_0_39_151_160_171 = math.Float64frombits((math.Float64bits(c_39_151_160_171) ^ (math.Float64bits(t_39_151_160_171) << 63)))
 											}
-											sn_36_150_156_162 := r0_0_38_150_156_162
-											var r0_0_39_150_156_162 float64
+											sn_37_151_160_171 := r0_0_39_151_160_171
+											var r0_0_40_151_160_171 float64
 											{
-												d_39_150_156_162 := d_36_150_156_162
-												y_39_150_156_162 := (d_39_150_156_162 * d_39_150_156_162)
-												y2_39_150_156_162 := (y_39_150_156_162 * y_39_150_156_162)
-												y4_39_150_156_162 := (y2_39_150_156_162 * y2_39_150_156_162)
-												p0_39_150_156_162 := ((float64(sp1) + (float64(sp3) * y_39_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_39_150_156_162)) * y2_39_150_156_162))
-												p1_39_150_156_162 := (((float64(sp9) + (float64(sp11) * y_39_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_39_150_156_162)) * y2_39_150_156_162)) * y4_39_150_156_162)
-												p2_39_150_156_162 := (((float64(sp17) + (float64(sp19) * y_39_150_156_162)) + (float64(sp21) * y2_39_150_156_162)) * (y4_39_150_156_162 * y4_39_150_156_162))
-												r0_0_39_150_156_162 = (d_39_150_156_162 * ((p0_39_150_156_162 + p1_39_150_156_162) + p2_39_150_156_162))
+												d_40_151_160_171 := d_37_151_160_171
+												y_40_151_160_171 := (d_40_151_160_171 * d_40_151_160_171)
+												y2_40_151_160_171 := (y_40_151_160_171 * y_40_151_160_171)
+												y4_40_151_160_171 := (y2_40_151_160_171 * y2_40_151_160_171)
+												p0_40_151_160_171 := ((float64(sp1) + (float64(sp3) * y_40_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_40_151_160_171)) * y2_40_151_160_171))
+												p1_40_151_160_171 := (((float64(sp9) + (float64(sp11) * y_40_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_40_151_160_171)) * y2_40_151_160_171)) * y4_40_151_160_171)
+												p2_40_151_160_171 := (((float64(sp17) + (float64(sp19) * y_40_151_160_171)) + (float64(sp21) * y2_40_151_160_171)) * (y4_40_151_160_171 * y4_40_151_160_171))
+												r0_0_40_151_160_171 = (d_40_151_160_171 * ((p0_40_151_160_171 + p1_40_151_160_171) + p2_40_151_160_171))
 											}
-											r0_0_36_150_156_162 = merge(nv_36_150_156_162, (sn_36_150_156_162 / r0_0_39_150_156_162), (d_36_150_156_162 == float64(0)))
+											r0_0_37_151_160_171 = merge(nv_37_151_160_171, (sn_37_151_160_171 / r0_0_40_151_160_171), (d_37_151_160_171 == float64(0)))
 										}
-										s_32_150_156_162 = r0_0_36_150_156_162
+										s_33_151_160_171 = r0_0_37_151_160_171
 									}
-									r0_0_32_150_156_162 = s_32_150_156_162
+									r0_0_33_151_160_171 = s_33_151_160_171
 								}
-								sb_150_156_162 := r0_0_32_150_156_162
-								var r0_0_40_150_156_162 float64
+								sb_151_160_171 := r0_0_33_151_160_171
+								var r0_0_41_151_160_171 float64
 								{
-									r_40_150_156_162, i_40_150_156_162, x_40_150_156_162 := r_150_156_162, 2, l_150_156_162
-									s_40_150_156_162 := float64(1)
-									if r_40_150_156_162.nmode[i_40_150_156_162] == nChebyshev {
-										var r0_0_41_150_156_162 float64
+									r_41_151_160_171, i_41_151_160_171, x_41_151_160_171 := r_151_160_171, 2, l_151_160_171
+									s_41_151_160_171 := float64(1)
+									if r_41_151_160_171.nmode[i_41_151_160_171] == nChebyshev {
+										var r0_0_42_151_160_171 float64
 										{
-											x_41_150_156_162, n_41_150_156_162 := x_40_150_156_162, r_40_150_156_162.nn[i_40_150_156_162]
-											magic_41_150_156_162 := float64(roundMagic)
-											t_41_150_156_162 := (x_41_150_156_162 + magic_41_150_156_162)
-											var r0_0_42_150_156_162 float64
+											x_42_151_160_171, n_42_151_160_171 := x_41_151_160_171, r_41_151_160_171.nn[i_41_151_160_171]
+											magic_42_151_160_171 := float64(roundMagic)
+											t_42_151_160_171 := (x_42_151_160_171 + magic_42_151_160_171)
+											var r0_0_43_151_160_171 float64
 											{
-												d_42_150_156_162 := (x_41_150_156_162 - (t_41_150_156_162 - magic_41_150_156_162))
-												y_42_150_156_162 := (d_42_150_156_162 * d_42_150_156_162)
-												y2_42_150_156_162 := (y_42_150_156_162 * y_42_150_156_162)
-												y4_42_150_156_162 := (y2_42_150_156_162 * y2_42_150_156_162)
-												p0_42_150_156_162 := ((float64(cp0) + (float64(cp2) * y_42_150_156_162)) + ((float64(cp4) + (float64(cp6) * y_42_150_156_162)) * y2_42_150_156_162))
-												p1_42_150_156_162 := (((float64(cp8) + (float64(cp10) * y_42_150_156_162)) + ((float64(cp12) + (float64(cp14) * y_42_150_156_162)) * y2_42_150_156_162)) * y4_42_150_156_162)
-												p2_42_150_156_162 := (float64(cp16) * (y4_42_150_156_162 * y4_42_150_156_162))
-												r0_0_42_150_156_162 = ((p0_42_150_156_162 + p1_42_150_156_162) + p2_42_150_156_162)
+												d_43_151_160_171 := (x_42_151_160_171 - (t_42_151_160_171 - magic_42_151_160_171))
+												y_43_151_160_171 := (d_43_151_160_171 * d_43_151_160_171)
+												y2_43_151_160_171 := (y_43_151_160_171 * y_43_151_160_171)
+												y4_43_151_160_171 := (y2_43_151_160_171 * y2_43_151_160_171)
+												p0_43_151_160_171 := ((float64(cp0) + (float64(cp2) * y_43_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_43_151_160_171)) * y2_43_151_160_171))
+												p1_43_151_160_171 := (((float64(cp8) + (float64(cp10) * y_43_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_43_151_160_171)) * y2_43_151_160_171)) * y4_43_151_160_171)
+												p2_43_151_160_171 := (float64(cp16) * (y4_43_151_160_171 * y4_43_151_160_171))
+												r0_0_43_151_160_171 = ((p0_43_151_160_171 + p1_43_151_160_171) + p2_43_151_160_171)
 											}
-											var r0_0_43_150_156_162 float64
+											var r0_0_44_151_160_171 float64
 											{
-												c_43_150_156_162, t_43_150_156_162 := r0_0_42_150_156_162, t_41_150_156_162
-												r0_0_43_150_156_162 = math.Float64frombits((math.Float64bits(c_43_150_156_162) ^ (math.Float64bits(t_43_150_156_162) << 63)))
+												c_44_151_160_171, t_44_151_160_171 := r0_0_43_151_160_171, t_42_151_160_171
+												r0_0_44_151_160_171 = math.Float64frombits((math.Float64bits(c_44_151_160_171) ^ (math.Float64bits(t_44_151_160_171) << 63)))
 											}
-											c2_41_150_156_162 := (float64(2) * r0_0_43_150_156_162)
-											u0_41_150_156_162, u1_41_150_156_162 := float64(1), c2_41_150_156_162
-											j_41_150_156_162 := 2
-											for ; j_41_150_156_162+1 < n_41_150_156_162; j_41_150_156_162 += 2 {
-												u0_41_150_156_162 = ((c2_41_150_156_162 * u1_41_150_156_162) - u0_41_150_156_162)
-												u1_41_150_156_162 = ((c2_41_150_156_162 * u0_41_150_156_162) - u1_41_150_156_162)
+											c2_42_151_160_171 := (float64(2) * r0_0_44_151_160_171)
+											u0_42_151_160_171, u1_42_151_160_171 := float64(1), c2_42_151_160_171
+											j_42_151_160_171 := 2
+											for ; j_42_151_160_171+1 < n_42_151_160_171; j_42_151_160_171 += 2 {
+												u0_42_151_160_171 = ((c2_42_151_160_171 * u1_42_151_160_171) - u0_42_151_160_171)
+												u1_42_151_160_171 = ((c2_42_151_160_171 * u0_42_151_160_171) - u1_42_151_160_171)
 											}
-											if j_41_150_156_162 < n_41_150_156_162 {
-												u1_41_150_156_162 = ((c2_41_150_156_162 * u1_41_150_156_162) - u0_41_150_156_162)
+											if j_42_151_160_171 < n_42_151_160_171 {
+												u1_42_151_160_171 = ((c2_42_151_160_171 * u1_42_151_160_171) - u0_42_151_160_171)
 											}
-											r0_0_41_150_156_162 = u1_41_150_156_162
+											r0_0_42_151_160_171 = u1_42_151_160_171
 										}
-										s_40_150_156_162 = r0_0_41_150_156_162
-									} else if r_40_150_156_162.nmode[i_40_150_156_162] == nRatio {
-										var r0_0_44_150_156_162 float64
+										s_41_151_160_171 = r0_0_42_151_160_171
+									} else if r_41_151_160_171.nmode[i_41_151_160_171] == nRatio {
+										var r0_0_45_151_160_171 float64
 										{
-											x_44_150_156_162, nv_44_150_156_162 := x_40_150_156_162, (&r_40_150_156_162.nv[i_40_150_156_162])[0]
-											magic_44_150_156_162 := float64(roundMagic)
-											t_44_150_156_162 := (x_44_150_156_162 + magic_44_150_156_162)
-											d_44_150_156_162 := (x_44_150_156_162 - (t_44_150_156_162 - magic_44_150_156_162))
-											y_44_150_156_162 := (nv_44_150_156_162 * d_44_150_156_162)
-											u_44_150_156_162 := (y_44_150_156_162 + magic_44_150_156_162)
-											var r0_0_45_150_156_162 float64
+											x_45_151_160_171, nv_45_151_160_171 := x_41_151_160_171, (&r_41_151_160_171.nv[i_41_151_160_171])[0]
+											magic_45_151_160_171 := float64(roundMagic)
+											t_45_151_160_171 := (x_45_151_160_171 + magic_45_151_160_171)
+											d_45_151_160_171 := (x_45_151_160_171 - (t_45_151_160_171 - magic_45_151_160_171))
+											y_45_151_160_171 := (nv_45_151_160_171 * d_45_151_160_171)
+											u_45_151_160_171 := (y_45_151_160_171 + magic_45_151_160_171)
+											var r0_0_46_151_160_171 float64
 											{
-												d_45_150_156_162 := (y_44_150_156_162 - (u_44_150_156_162 - magic_44_150_156_162))
-												y_45_150_156_162 := (d_45_150_156_162 * d_45_150_156_162)
-												y2_45_150_156_162 := (y_45_150_156_162 * y_45_150_156_162)
-												y4_45_150_156_162 := (y2_45_150_156_162 * y2_45_150_156_162)
-												p0_45_150_156_162 := ((float64(sp1) + (float64(sp3) * y_45_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_45_150_156_162)) * y2_45_150_156_162))
-												p1_45_150_156_162 := (((float64(sp9) + (float64(sp11) * y_45_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_45_150_156_162)) * y2_45_150_156_162)) * y4_45_150_156_162)
-												p2_45_150_156_162 := (((float64(sp17) + (float64(sp19) * y_45_150_156_162)) + (float64(sp21) * y2_45_150_156_162)) * (y4_45_150_156_162 * y4_45_150_156_162))
-												r0_0_45_150_156_162 = (d_45_150_156_162 * ((p0_45_150_156_162 + p1_45_150_156_162) + p2_45_150_156_162))
+												d_46_151_160_171 := (y_45_151_160_171 - (u_45_151_160_171 - magic_45_151_160_171))
+												y_46_151_160_171 := (d_46_151_160_171 * d_46_151_160_171)
+												y2_46_151_160_171 := (y_46_151_160_171 * y_46_151_160_171)
+												y4_46_151_160_171 := (y2_46_151_160_171 * y2_46_151_160_171)
+												p0_46_151_160_171 := ((float64(sp1) + (float64(sp3) * y_46_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_46_151_160_171)) * y2_46_151_160_171))
+												p1_46_151_160_171 := (((float64(sp9) + (float64(sp11) * y_46_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_46_151_160_171)) * y2_46_151_160_171)) * y4_46_151_160_171)
+												p2_46_151_160_171 := (((float64(sp17) + (float64(sp19) * y_46_151_160_171)) + (float64(sp21) * y2_46_151_160_171)) * (y4_46_151_160_171 * y4_46_151_160_171))
+												r0_0_46_151_160_171 = (d_46_151_160_171 * ((p0_46_151_160_171 + p1_46_151_160_171) + p2_46_151_160_171))
 											}
-											var r0_0_46_150_156_162 float64
+											var r0_0_47_151_160_171 float64
 											{
-												c_46_150_156_162, t_46_150_156_162 := r0_0_45_150_156_162, u_44_150_156_162
-												r0_0_46_150_156_162 = math.Float64frombits((math.Float64bits(c_46_150_156_162) ^ (math.Float64bits(t_46_150_156_162) << 63)))
+												c_47_151_160_171, t_47_151_160_171 := r0_0_46_151_160_171, u_45_151_160_171
+												r0_0_47_151_160_171 = math.Float64frombits((math.Float64bits(c_47_151_160_171) ^ (math.Float64bits(t_47_151_160_171) << 63)))
 											}
-											sn_44_150_156_162 := r0_0_46_150_156_162
-											var r0_0_47_150_156_162 float64
+											sn_45_151_160_171 := r0_0_47_151_160_171
+											var r0_0_48_151_160_171 float64
 											{
-												d_47_150_156_162 := d_44_150_156_162
-												y_47_150_156_162 := (d_47_150_156_162 * d_47_150_156_162)
-												y2_47_150_156_162 := (y_47_150_156_162 * y_47_150_156_162)
-												y4_47_150_156_162 := (y2_47_150_156_162 * y2_47_150_156_162)
-												p0_47_150_156_162 := ((float64(sp1) + (float64(sp3) * y_47_150_156_162)) + ((float64(sp5) + (float64(sp7) * y_47_150_156_162)) * y2_47_150_156_162))
-												p1_47_150_156_162 := (((float64(sp9) + (float64(sp11) * y_47_150_156_162)) + ((float64(sp13) + (float64(sp15) * y_47_150_156_162)) * y2_47_150_156_162)) * y4_47_150_156_162)
-												p2_47_150_156_162 := (((float64(sp17) + (float64(sp19) * y_47_150_156_162)) + (float64(sp21) * y2_47_150_156_162)) * (y4_47_150_156_162 * y4_47_150_156_162))
-												r0_0_47_150_156_162 = (d_47_150_156_162 * ((p0_47_150_156_162 + p1_47_150_156_162) + p2_47_150_156_162))
+												d_48_151_160_171 := d_45_151_160_171
+												y_48_151_160_171 := (d_48_151_160_171 * d_48_151_160_171)
+												y2_48_151_160_171 := (y_48_151_160_171 * y_48_151_160_171)
+												y4_48_151_160_171 := (y2_48_151_160_171 * y2_48_151_160_171)
+												p0_48_151_160_171 := ((float64(sp1) + (float64(sp3) * y_48_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_48_151_160_171)) * y2_48_151_160_171))
+												p1_48_151_160_171 := (((float64(sp9) + (float64(sp11) * y_48_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_48_151_160_171)) * y2_48_151_160_171)) * y4_48_151_160_171)
+												p2_48_151_160_171 := (((float64(sp17) + (float64(sp19) * y_48_151_160_171)) + (float64(sp21) * y2_48_151_160_171)) * (y4_48_151_160_171 * y4_48_151_160_171))
+												r0_0_48_151_160_171 = (d_48_151_160_171 * ((p0_48_151_160_171 + p1_48_151_160_171) + p2_48_151_160_171))
 											}
-											r0_0_44_150_156_162 = merge(nv_44_150_156_162, (sn_44_150_156_162 / r0_0_47_150_156_162), (d_44_150_156_162 == float64(0)))
+											r0_0_45_151_160_171 = merge(nv_45_151_160_171, (sn_45_151_160_171 / r0_0_48_151_160_171), (d_45_151_160_171 == float64(0)))
 										}
-										s_40_150_156_162 = r0_0_44_150_156_162
+										s_41_151_160_171 = r0_0_45_151_160_171
 									}
-									r0_0_40_150_156_162 = s_40_150_156_162
+									r0_0_41_151_160_171 = s_41_151_160_171
 								}
-								sc_150_156_162 := r0_0_40_150_156_162
-								r0_0_150_156_162 = ((sa_150_156_162 * sb_150_156_162) * sc_150_156_162)
+								sc_151_160_171 := r0_0_41_151_160_171
+								r0_0_151_160_171 = ((sa_151_160_171 * sb_151_160_171) * sc_151_160_171)
 							}
-							fl_156_162 := r0_0_150_156_162
-							fc_156_162 := (&r_156_162.defaultF)[0]
-							if c_156_162.HasHKL {
-								var r0_0_151_156_162 float64
+							fl_160_171 := r0_0_151_160_171
+							fc_160_171 := (&r_160_171.defaultF)[0]
+							if c_160_171.HasHKL {
+								var r0_0_152_160_171 float64
 								{
-									r_151_156_162, bits_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162 := r_156_162, k_156_162.fhklBits, ia_156_162, h_156_162, kk_156_162, l_156_162
-									var r0_0_7_151_156_162 bool
+									r_152_160_171, bits_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171 := r_160_171, k_160_171.fhklBits, ia_160_171, h_160_171, kk_160_171, l_160_171
+									var r0_0_8_152_160_171 bool
 									{
-										r_7_151_156_162, ia_7_151_156_162, h_7_151_156_162, kk_7_151_156_162, l_7_151_156_162 := r_151_156_162, ia_151_156_162, h_151_156_162, kk_151_156_162, l_151_156_162
-										half_7_151_156_162 := float64(0.5)
-										hc_7_151_156_162, kc_7_151_156_162, lc_7_151_156_162 := math.Ceil((h_7_151_156_162 - half_7_151_156_162)), math.Ceil((kk_7_151_156_162 - half_7_151_156_162)), math.Ceil((l_7_151_156_162 - half_7_151_156_162))
-										hmin_7_151_156_162, kmin_7_151_156_162, lmin_7_151_156_162 := (&r_7_151_156_162.hmin)[0], (&r_7_151_156_162.kmin)[0], (&r_7_151_156_162.lmin)[0]
-										in_7_151_156_162 := ((((((hc_7_151_156_162 >= hmin_7_151_156_162) && (hc_7_151_156_162 <= (&r_7_151_156_162.hmax)[0])) && (kc_7_151_156_162 >= kmin_7_151_156_162)) && (kc_7_151_156_162 <= (&r_7_151_156_162.kmax)[0])) && (lc_7_151_156_162 >= lmin_7_151_156_162)) && (lc_7_151_156_162 <= (&r_7_151_156_162.lmax)[0]))
-										idx_7_151_156_162 := ((((hc_7_151_156_162 - hmin_7_151_156_162) * (&r_7_151_156_162.hstride)[0]) + ((kc_7_151_156_162 - kmin_7_151_156_162) * (&r_7_151_156_162.kstride)[0])) + (lc_7_151_156_162 - lmin_7_151_156_162))
-										storeInt32(merge(idx_7_151_156_162, float64(0), in_7_151_156_162), ia_7_151_156_162)
-										r0_0_7_151_156_162 = in_7_151_156_162
+										r_8_152_160_171, ia_8_152_160_171, h_8_152_160_171, kk_8_152_160_171, l_8_152_160_171 := r_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171
+										half_8_152_160_171 := float64(0.5)
+										hc_8_152_160_171, kc_8_152_160_171, lc_8_152_160_171 := math.Ceil((h_8_152_160_171 - half_8_152_160_171)), math.Ceil((kk_8_152_160_171 - half_8_152_160_171)), math.Ceil((l_8_152_160_171 - half_8_152_160_171))
+										hmin_8_152_160_171, kmin_8_152_160_171, lmin_8_152_160_171 := (&r_8_152_160_171.hmin)[0], (&r_8_152_160_171.kmin)[0], (&r_8_152_160_171.lmin)[0]
+										in_8_152_160_171 := ((((((hc_8_152_160_171 >= hmin_8_152_160_171) && (hc_8_152_160_171 <= (&r_8_152_160_171.hmax)[0])) && (kc_8_152_160_171 >= kmin_8_152_160_171)) && (kc_8_152_160_171 <= (&r_8_152_160_171.kmax)[0])) && (lc_8_152_160_171 >= lmin_8_152_160_171)) && (lc_8_152_160_171 <= (&r_8_152_160_171.lmax)[0]))
+										idx_8_152_160_171 := ((((hc_8_152_160_171 - hmin_8_152_160_171) * (&r_8_152_160_171.hstride)[0]) + ((kc_8_152_160_171 - kmin_8_152_160_171) * (&r_8_152_160_171.kstride)[0])) + (lc_8_152_160_171 - lmin_8_152_160_171))
+										storeInt32(merge(idx_8_152_160_171, float64(0), in_8_152_160_171), ia_8_152_160_171)
+										r0_0_8_152_160_171 = in_8_152_160_171
 									}
-									in_151_156_162 := r0_0_7_151_156_162
-									r0_0_151_156_162 = merge(math.Float64frombits(bits_151_156_162[ia_151_156_162[0]]), (&r_151_156_162.defaultF)[0], in_151_156_162)
+									in_152_160_171 := r0_0_8_152_160_171
+									r0_0_152_160_171 = merge(math.Float64frombits(bits_152_160_171[ia_152_160_171[0]]), (&r_152_160_171.defaultF)[0], in_152_160_171)
 								}
-								fc_156_162 = r0_0_151_156_162
+								fc_160_171 = r0_0_152_160_171
 							}
-							s_156_162 := (sum_156_162 + (((fc_156_162 * fc_156_162) * fl_156_162) * fl_156_162))
-							if !c_156_162.Water {
-								s_156_162 = merge(sum_156_162, s_156_162, (fl_156_162 == zero_156_162))
+							s_160_171 := (sum_160_171 + (((fc_160_171 * fc_160_171) * fl_160_171) * fl_160_171))
+							if !c_160_171.Water {
+								s_160_171 = merge(sum_160_171, s_160_171, (fl_160_171 == zero_160_171))
 							}
-							sum_156_162 = s_156_162
+							sum_160_171 = s_160_171
 						}
 					}
-					r0_0_156_162, r1_0_156_162 = sum_156_162, polar_156_162
+					r0_0_160_171, r1_0_160_171 = sum_160_171, polar_160_171
 				}
-				sum_162, polar_162 = r0_0_156_162, r1_0_156_162
-				r0_0_162, r1_0_162, r2_0_162 = sum_162, omega_162, polar_162
+				sum_171, polar_171 = r0_0_160_171, r1_0_160_171
+				r0_0_171, r1_0_171, r2_0_171 = sum_171, omega_171, polar_171
 			}
-			sum, omega, polar = r0_0_162, r1_0_162, r2_0_162
+			sum, omega, polar = r0_0_171, r1_0_171, r2_0_171
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -5197,382 +5527,923 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_163 float64
-							r1_0_163 float64
-							r2_0_163 float64
+							r0_0_172 float64
+							r1_0_172 float64
+							r2_0_172 float64
 						)
 						{
-							k_163, r_163, ia_163, fdet_163, s_163, o_163, sum_163, omega_163, polar_163, capture_163, par_163 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_163 := k_163.c
-							var r0_0_152_163 float64
+							k_172, r_172, ia_172, fdet_172, s_172, o_172, sum_172, omega_172, polar_172, capture_172, par_172 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_172 := k_172.c
+							var r0_0_156_172 float64
 							{
-								fdet_152_163, f_152_163, s_152_163, o_152_163, p_152_163 := fdet_163, (&r_163.fd[0])[0], (&s_163[0])[0], (&o_163[0])[0], (&r_163.pix0[0])[0]
-								r0_0_152_163 = ((((fdet_152_163 * f_152_163) + s_152_163) + o_152_163) + p_152_163)
+								fdet_156_172, f_156_172, s_156_172, o_156_172, p_156_172 := fdet_172, (&r_172.fd[0])[0], (&s_172[0])[0], (&o_172[0])[0], (&r_172.pix0[0])[0]
+								r0_0_156_172 = ((((fdet_156_172 * f_156_172) + s_156_172) + o_156_172) + p_156_172)
 							}
-							x_163 := r0_0_152_163
-							var r0_0_153_163 float64
+							x_172 := r0_0_156_172
+							var r0_0_157_172 float64
 							{
-								fdet_153_163, f_153_163, s_153_163, o_153_163, p_153_163 := fdet_163, (&r_163.fd[1])[0], (&s_163[1])[0], (&o_163[1])[0], (&r_163.pix0[1])[0]
-								r0_0_153_163 = ((((fdet_153_163 * f_153_163) + s_153_163) + o_153_163) + p_153_163)
+								fdet_157_172, f_157_172, s_157_172, o_157_172, p_157_172 := fdet_172, (&r_172.fd[1])[0], (&s_172[1])[0], (&o_172[1])[0], (&r_172.pix0[1])[0]
+								r0_0_157_172 = ((((fdet_157_172 * f_157_172) + s_157_172) + o_157_172) + p_157_172)
 							}
-							y_163 := r0_0_153_163
-							var r0_0_154_163 float64
+							y_172 := r0_0_157_172
+							var r0_0_158_172 float64
 							{
-								fdet_154_163, f_154_163, s_154_163, o_154_163, p_154_163 := fdet_163, (&r_163.fd[2])[0], (&s_163[2])[0], (&o_163[2])[0], (&r_163.pix0[2])[0]
-								r0_0_154_163 = ((((fdet_154_163 * f_154_163) + s_154_163) + o_154_163) + p_154_163)
+								fdet_158_172, f_158_172, s_158_172, o_158_172, p_158_172 := fdet_172, (&r_172.fd[2])[0], (&s_172[2])[0], (&o_172[2])[0], (&r_172.pix0[2])[0]
+								r0_0_158_172 = ((((fdet_158_172 * f_158_172) + s_158_172) + o_158_172) + p_158_172)
 							}
-							z_163 := r0_0_154_163
-							invR_163 := (float64(1) / math.Sqrt((((x_163 * x_163) + (y_163 * y_163)) + (z_163 * z_163))))
-							dx_163, dy_163, dz_163 := (x_163 * invR_163), (y_163 * invR_163), (z_163 * invR_163)
-							if m_163 := (omega_163 == float64(0)); m_163 {
-								var r0_0_155_163 float64
+							z_172 := r0_0_158_172
+							invR_172 := (float64(1) / math.Sqrt((((x_172 * x_172) + (y_172 * y_172)) + (z_172 * z_172))))
+							dx_172, dy_172, dz_172 := (x_172 * invR_172), (y_172 * invR_172), (z_172 * invR_172)
+							if m_172 := (omega_172 == float64(0)); m_172 {
+								var r0_0_159_172 float64
 								{
-									invR_155_163, num_155_163, point_155_163 := invR_163, (&r_163.omegaNum)[0], c_163.PointPixel
-									w_155_163 := (invR_155_163 * invR_155_163)
-									if !point_155_163 {
-										w_155_163 = (num_155_163 * (w_155_163 * invR_155_163))
+									invR_159_172, num_159_172, point_159_172 := invR_172, (&r_172.omegaNum)[0], c_172.PointPixel
+									w_159_172 := (invR_159_172 * invR_159_172)
+									if !point_159_172 {
+										w_159_172 = (num_159_172 * (w_159_172 * invR_159_172))
 									}
-									r0_0_155_163 = w_155_163
+									r0_0_159_172 = w_159_172
 								}
-								omega_163 = merge(r0_0_155_163, omega_163, m_163)
+								omega_172 = merge(r0_0_159_172, omega_172, m_172)
 							}
-							if capture_163 {
-								store((((dx_163 * (&r_163.od[0])[0]) + (dy_163 * (&r_163.od[1])[0])) + (dz_163 * (&r_163.od[2])[0])), par_163)
+							if capture_172 {
+								store((((dx_172 * (&r_172.od[0])[0]) + (dy_172 * (&r_172.od[1])[0])) + (dz_172 * (&r_172.od[2])[0])), par_172)
 							}
 							var (
-								r0_0_156_163 float64
-								r1_0_156_163 float64
+								r0_0_160_172 float64
+								r1_0_160_172 float64
 							)
 							{
-								k_156_163, r_156_163, ia_156_163, sum_156_163, dx_156_163, dy_156_163, dz_156_163, polar_156_163 := k_163, r_163, ia_163, sum_163, dx_163, dy_163, dz_163, polar_163
-								c_156_163 := k_156_163.c
-								n_156_163 := k_156_163.nn[0]
-								zero_156_163 := float64(0)
-								for si_156_163 := range r_156_163.src {
-									sr_156_163 := &r_156_163.src[si_156_163]
-									il_156_163 := (&sr_156_163.il)[0]
-									qx_156_163, qy_156_163, qz_156_163 := ((dx_156_163 - (&sr_156_163.inc[0])[0]) * il_156_163), ((dy_156_163 - (&sr_156_163.inc[1])[0]) * il_156_163), ((dz_156_163 - (&sr_156_163.inc[2])[0]) * il_156_163)
-									if m_156_163 := (polar_156_163 == zero_156_163); m_156_163 {
-										var p_156_163 float64
-										if r_156_163.kahnZero {
-											c2_156_163 := ((((&sr_156_163.inc[0])[0] * dx_156_163) + ((&sr_156_163.inc[1])[0] * dy_156_163)) + ((&sr_156_163.inc[2])[0] * dz_156_163))
-											p_156_163 = (float64(0.5) * (float64(1) + (c2_156_163 * c2_156_163)))
+								k_160_172, r_160_172, ia_160_172, sum_160_172, dx_160_172, dy_160_172, dz_160_172, polar_160_172 := k_172, r_172, ia_172, sum_172, dx_172, dy_172, dz_172, polar_172
+								c_160_172 := k_160_172.c
+								n_160_172 := k_160_172.nn[0]
+								zero_160_172 := float64(0)
+								for si_160_172 := range r_160_172.src {
+									sr_160_172 := &r_160_172.src[si_160_172]
+									il_160_172 := (&sr_160_172.il)[0]
+									qx_160_172, qy_160_172, qz_160_172 := ((dx_160_172 - (&sr_160_172.inc[0])[0]) * il_160_172), ((dy_160_172 - (&sr_160_172.inc[1])[0]) * il_160_172), ((dz_160_172 - (&sr_160_172.inc[2])[0]) * il_160_172)
+									if m_160_172 := (polar_160_172 == zero_160_172); m_160_172 {
+										var p_160_172 float64
+										if r_160_172.kahnZero {
+											c2_160_172 := ((((&sr_160_172.inc[0])[0] * dx_160_172) + ((&sr_160_172.inc[1])[0] * dy_160_172)) + ((&sr_160_172.inc[2])[0] * dz_160_172))
+											p_160_172 = (float64(0.5) * (float64(1) + (c2_160_172 * c2_160_172)))
 										} else {
-											var r0_0_149_156_163 float64
+											var r0_0_150_160_172 float64
 											{
-												zero_149_156_163, kahn_149_156_163, s_149_156_163, dx_149_156_163, dy_149_156_163, dz_149_156_163 := false, &r_156_163.kahn, sr_156_163, dx_156_163, dy_156_163, dz_156_163
-												c2_149_156_163 := ((((&s_149_156_163.inc[0])[0] * dx_149_156_163) + ((&s_149_156_163.inc[1])[0] * dy_149_156_163)) + ((&s_149_156_163.inc[2])[0] * dz_149_156_163))
-												c2sq_149_156_163 := (c2_149_156_163 * c2_149_156_163)
-												cos2psi_149_156_163 := float64(0)
-												if !zero_149_156_163 {
-													e_149_156_163 := (((dx_149_156_163 * (&s_149_156_163.ein[0])[0]) + (dy_149_156_163 * (&s_149_156_163.ein[1])[0])) + (dz_149_156_163 * (&s_149_156_163.ein[2])[0]))
-													b_149_156_163 := (((dx_149_156_163 * (&s_149_156_163.bin[0])[0]) + (dy_149_156_163 * (&s_149_156_163.bin[1])[0])) + (dz_149_156_163 * (&s_149_156_163.bin[2])[0]))
-													ee_149_156_163, bb_149_156_163 := (e_149_156_163 * e_149_156_163), (b_149_156_163 * b_149_156_163)
-													den_149_156_163 := (ee_149_156_163 + bb_149_156_163)
-													cos2psi_149_156_163 = merge(((ee_149_156_163 - bb_149_156_163) / den_149_156_163), float64(1), (den_149_156_163 > float64(0)))
+												zero_150_160_172, kahn_150_160_172, s_150_160_172, dx_150_160_172, dy_150_160_172, dz_150_160_172 := false, &r_160_172.kahn, sr_160_172, dx_160_172, dy_160_172, dz_160_172
+												c2_150_160_172 := ((((&s_150_160_172.inc[0])[0] * dx_150_160_172) + ((&s_150_160_172.inc[1])[0] * dy_150_160_172)) + ((&s_150_160_172.inc[2])[0] * dz_150_160_172))
+												c2sq_150_160_172 := (c2_150_160_172 * c2_150_160_172)
+												cos2psi_150_160_172 := float64(0)
+												if !zero_150_160_172 {
+													e_150_160_172 := (((dx_150_160_172 * (&s_150_160_172.ein[0])[0]) + (dy_150_160_172 * (&s_150_160_172.ein[1])[0])) + (dz_150_160_172 * (&s_150_160_172.ein[2])[0]))
+													b_150_160_172 := (((dx_150_160_172 * (&s_150_160_172.bin[0])[0]) + (dy_150_160_172 * (&s_150_160_172.bin[1])[0])) + (dz_150_160_172 * (&s_150_160_172.bin[2])[0]))
+													ee_150_160_172, bb_150_160_172 := (e_150_160_172 * e_150_160_172), (b_150_160_172 * b_150_160_172)
+													den_150_160_172 := (ee_150_160_172 + bb_150_160_172)
+													cos2psi_150_160_172 = merge(((ee_150_160_172 - bb_150_160_172) / den_150_160_172), float64(1), (den_150_160_172 > float64(0)))
 												}
-												one_149_156_163 := float64(1)
-												r0_0_149_156_163 = (float64(0.5) * ((one_149_156_163 + c2sq_149_156_163) - ((kahn_149_156_163[0] * cos2psi_149_156_163) * (one_149_156_163 - c2sq_149_156_163))))
+												one_150_160_172 := float64(1)
+												r0_0_150_160_172 = (float64(0.5) * ((one_150_160_172 + c2sq_150_160_172) - ((kahn_150_160_172[0] * cos2psi_150_160_172) * (one_150_160_172 - c2sq_150_160_172))))
 											}
-											p_156_163 = r0_0_149_156_163
+											p_160_172 = r0_0_150_160_172
 										}
-										polar_156_163 = merge(p_156_163, polar_156_163, m_156_163)
+										polar_160_172 = merge(p_160_172, polar_160_172, m_160_172)
 									}
-									for oi_156_163 := range r_156_163.orient {
-										o_156_163 := &r_156_163.orient[oi_156_163]
-										h_156_163 := ((((&o_156_163[0])[0] * qx_156_163) + ((&o_156_163[1])[0] * qy_156_163)) + ((&o_156_163[2])[0] * qz_156_163))
-										kk_156_163 := ((((&o_156_163[3])[0] * qx_156_163) + ((&o_156_163[4])[0] * qy_156_163)) + ((&o_156_163[5])[0] * qz_156_163))
-										l_156_163 := ((((&o_156_163[6])[0] * qx_156_163) + ((&o_156_163[7])[0] * qy_156_163)) + ((&o_156_163[8])[0] * qz_156_163))
-										var r0_0_150_156_163 float64
+									for oi_160_172 := range r_160_172.orient {
+										o_160_172 := &r_160_172.orient[oi_160_172]
+										h_160_172 := ((((&o_160_172[0])[0] * qx_160_172) + ((&o_160_172[1])[0] * qy_160_172)) + ((&o_160_172[2])[0] * qz_160_172))
+										kk_160_172 := ((((&o_160_172[3])[0] * qx_160_172) + ((&o_160_172[4])[0] * qy_160_172)) + ((&o_160_172[5])[0] * qz_160_172))
+										l_160_172 := ((((&o_160_172[6])[0] * qx_160_172) + ((&o_160_172[7])[0] * qy_160_172)) + ((&o_160_172[8])[0] * qz_160_172))
+										var r0_0_151_160_172 float64
 										{
-											r_150_156_163, h_150_156_163, kk_150_156_163, l_150_156_163, n_150_156_163 := r_156_163, h_156_163, kk_156_163, l_156_163, n_156_163
-											_ = n_150_156_163
-											var r0_0_24_150_156_163 float64
+											r_151_160_172, h_151_160_172, kk_151_160_172, l_151_160_172, n_151_160_172 := r_160_172, h_160_172, kk_160_172, l_160_172, n_160_172
+											_ = n_151_160_172
+											var r0_0_25_151_160_172 float64
 											{
-												r_24_150_156_163, i_24_150_156_163, x_24_150_156_163 := r_150_156_163, 0, h_150_156_163
-												s_24_150_156_163 := float64(1)
-												if r_24_150_156_163.nmode[i_24_150_156_163] == nChebyshev {
-													var r0_0_25_150_156_163 float64
+												r_25_151_160_172, i_25_151_160_172, x_25_151_160_172 := r_151_160_172, 0, h_151_160_172
+												s_25_151_160_172 := float64(1)
+												if r_25_151_160_172.nmode[i_25_151_160_172] == nChebyshev {
+													var r0_0_26_151_160_172 float64
 													{
-														x_25_150_156_163, n_25_150_156_163 := x_24_150_156_163, r_24_150_156_163.nn[i_24_150_156_163]
-														magic_25_150_156_163 := float64(roundMagic)
-														t_25_150_156_163 := (x_25_150_156_163 + magic_25_150_156_163)
-														var r0_0_26_150_156_163 float64
+														x_26_151_160_172, n_26_151_160_172 := x_25_151_160_172, r_25_151_160_172.nn[i_25_151_160_172]
+														magic_26_151_160_172 := float64(roundMagic)
+														t_26_151_160_172 := (x_26_151_160_172 + magic_26_151_160_172)
+														var r0_0_27_151_160_172 float64
 														{
-															d_26_150_156_163 := (x_25_150_156_163 - (t_25_150_156_163 - magic_25_150_156_163))
-															y_26_150_156_163 := (d_26_150_156_163 * d_26_150_156_163)
-															y2_26_150_156_163 := (y_26_150_156_163 * y_26_150_156_163)
-															y4_26_150_156_163 := (y2_26_150_156_163 * y2_26_150_156_163)
-															p0_26_150_156_163 := ((float64(cp0) + (float64(cp2) * y_26_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_26_150_156_163)) * y2_26_150_156_163))
-															p1_26_150_156_163 := (((float64(cp8) + (float64(cp10) * y_26_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_26_150_156_163)) * y2_26_150_156_163)) * y4_26_150_156_163)
-															p2_26_150_156_163 := (float64(cp16) * (y4_26_150_156_163 * y4_26_150_156_163))
-															r0_0_26_150_156_163 = ((p0_26_150_156_163 + p1_26_150_156_163) + p2_26_150_156_163)
+															d_27_151_160_172 := (x_26_151_160_172 - (t_26_151_160_172 - magic_26_151_160_172))
+															y_27_151_160_172 := (d_27_151_160_172 * d_27_151_160_172)
+															y2_27_151_160_172 := (y_27_151_160_172 * y_27_151_160_172)
+															y4_27_151_160_172 := (y2_27_151_160_172 * y2_27_151_160_172)
+															p0_27_151_160_172 := ((float64(cp0) + (float64(cp2) * y_27_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_27_151_160_172)) * y2_27_151_160_172))
+															p1_27_151_160_172 := (((float64(cp8) + (float64(cp10) * y_27_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_27_151_160_172)) * y2_27_151_160_172)) * y4_27_151_160_172)
+															p2_27_151_160_172 := (float64(cp16) * (y4_27_151_160_172 * y4_27_151_160_172))
+															r0_0_27_151_160_172 = ((p0_27_151_160_172 + p1_27_151_160_172) + p2_27_151_160_172)
 														}
-														var r0_0_27_150_156_163 float64
+														var r0_0_28_151_160_172 float64
 														{
-															c_27_150_156_163, t_27_150_156_163 := r0_0_26_150_156_163, t_25_150_156_163
-															r0_0_27_150_156_163 = math.Float64frombits((math.Float64bits(c_27_150_156_163) ^ (math.Float64bits(t_27_150_156_163) << 63)))
+															c_28_151_160_172, t_28_151_160_172 := r0_0_27_151_160_172, t_26_151_160_172
+															r0_0_28_151_160_172 = math.Float64frombits((math.Float64bits(c_28_151_160_172) ^ (math.Float64bits(t_28_151_160_172) << 63)))
 														}
-														c2_25_150_156_163 := (float64(2) * r0_0_27_150_156_163)
-														u0_25_150_156_163, u1_25_150_156_163 := float64(1), c2_25_150_156_163
-														j_25_150_156_163 := 2
-														for ; j_25_150_156_163+1 < n_25_150_156_163; j_25_150_156_163 += 2 {
-															u0_25_150_156_163 = ((c2_25_150_156_163 * u1_25_150_156_163) - u0_25_150_156_163)
-															u1_25_150_156_163 = ((c2_25_150_156_163 * u0_25_150_156_163) - u1_25_150_156_163)
+														c2_26_151_160_172 := (float64(2) * r0_0_28_151_160_172)
+														u0_26_151_160_172, u1_26_151_160_172 := float64(1), c2_26_151_160_172
+														j_26_151_160_172 := 2
+														for ; j_26_151_160_172+1 < n_26_151_160_172; j_26_151_160_172 += 2 {
+															u0_26_151_160_172 = ((c2_26_151_160_172 * u1_26_151_160_172) - u0_26_151_160_172)
+															u1_26_151_160_172 = ((c2_26_151_160_172 * u0_26_151_160_172) - u1_26_151_160_172)
 														}
-														if j_25_150_156_163 < n_25_150_156_163 {
-															u1_25_150_156_163 = ((c2_25_150_156_163 * u1_25_150_156_163) - u0_25_150_156_163)
+														if j_26_151_160_172 < n_26_151_160_172 {
+															u1_26_151_160_172 = ((c2_26_151_160_172 * u1_26_151_160_172) - u0_26_151_160_172)
 														}
-														r0_0_25_150_156_163 = u1_25_150_156_163
+														r0_0_26_151_160_172 = u1_26_151_160_172
 													}
-													s_24_150_156_163 = r0_0_25_150_156_163
-												} else if r_24_150_156_163.nmode[i_24_150_156_163] == nRatio {
-													var r0_0_28_150_156_163 float64
+													s_25_151_160_172 = r0_0_26_151_160_172
+												} else if r_25_151_160_172.nmode[i_25_151_160_172] == nRatio {
+													var r0_0_29_151_160_172 float64
 													{
-														x_28_150_156_163, nv_28_150_156_163 := x_24_150_156_163, (&r_24_150_156_163.nv[i_24_150_156_163])[0]
-														magic_28_150_156_163 := float64(roundMagic)
-														t_28_150_156_163 := (x_28_150_156_163 + magic_28_150_156_163)
-														d_28_150_156_163 := (x_28_150_156_163 - (t_28_150_156_163 - magic_28_150_156_163))
-														y_28_150_156_163 := (nv_28_150_156_163 * d_28_150_156_163)
-														u_28_150_156_163 := (y_28_150_156_163 + magic_28_150_156_163)
-														var r0_0_29_150_156_163 float64
+														x_29_151_160_172, nv_29_151_160_172 := x_25_151_160_172, (&r_25_151_160_172.nv[i_25_151_160_172])[0]
+														magic_29_151_160_172 := float64(roundMagic)
+														t_29_151_160_172 := (x_29_151_160_172 + magic_29_151_160_172)
+														d_29_151_160_172 := (x_29_151_160_172 - (t_29_151_160_172 - magic_29_151_160_172))
+														y_29_151_160_172 := (nv_29_151_160_172 * d_29_151_160_172)
+														u_29_151_160_172 := (y_29_151_160_172 + magic_29_151_160_172)
+														var r0_0_30_151_160_172 float64
 														{
-															d_29_150_156_163 := (y_28_150_156_163 - (u_28_150_156_163 - magic_28_150_156_163))
-															y_29_150_156_163 := (d_29_150_156_163 * d_29_150_156_163)
-															y2_29_150_156_163 := (y_29_150_156_163 * y_29_150_156_163)
-															y4_29_150_156_163 := (y2_29_150_156_163 * y2_29_150_156_163)
-															p0_29_150_156_163 := ((float64(sp1) + (float64(sp3) * y_29_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_29_150_156_163)) * y2_29_150_156_163))
-															p1_29_150_156_163 := (((float64(sp9) + (float64(sp11) * y_29_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_29_150_156_163)) * y2_29_150_156_163)) * y4_29_150_156_163)
-															p2_29_150_156_163 := (((float64(sp17) + (float64(sp19) * y_29_150_156_163)) + (float64(sp21) * y2_29_150_156_163)) * (y4_29_150_156_163 * y4_29_150_156_163))
-															r0_0_29_150_156_163 = (d_29_150_156_163 * ((p0_29_150_156_163 + p1_29_150_156_163) + p2_29_150_156_163))
+															d_30_151_160_172 := (y_29_151_160_172 - (u_29_151_160_172 - magic_29_151_160_172))
+															y_30_151_160_172 := (d_30_151_160_172 * d_30_151_160_172)
+															y2_30_151_160_172 := (y_30_151_160_172 * y_30_151_160_172)
+															y4_30_151_160_172 := (y2_30_151_160_172 * y2_30_151_160_172)
+															p0_30_151_160_172 := ((float64(sp1) + (float64(sp3) * y_30_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_30_151_160_172)) * y2_30_151_160_172))
+															p1_30_151_160_172 := (((float64(sp9) + (float64(sp11) * y_30_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_30_151_160_172)) * y2_30_151_160_172)) * y4_30_151_160_172)
+															p2_30_151_160_172 := (((float64(sp17) + (float64(sp19) * y_30_151_160_172)) + (float64(sp21) * y2_30_151_160_172)) * (y4_30_151_160_172 * y4_30_151_160_172))
+															r0_0_30_151_160_172 = (d_30_151_160_172 * ((p0_30_151_160_172 + p1_30_151_160_172) + p2_30_151_160_172))
 														}
-														var r0_0_30_150_156_163 float64
+														var r0_0_31_151_160_172 float64
 														{
-															c_30_150_156_163, t_30_150_156_163 := r0_0_29_150_156_163, u_28_150_156_163
-															r0_0_30_150_156_163 = math.Float64frombits((math.Float64bits(c_30_150_156_163) ^ (math.Float64bits(t_30_150_156_163) << 63)))
+															c_31_151_160_172, t_31_151_160_172 := r0_0_30_151_160_172, u_29_151_160_172
+															r0_0_31_151_160_172 = math.Float64frombits((math.Float64bits(c_31_151_160_172) ^ (math.Float64bits(t_31_151_160_172) << 63)))
 														}
-														sn_28_150_156_163 := r0_0_30_150_156_163
-														var r0_0_31_150_156_163 float64
+														sn_29_151_160_172 := r0_0_31_151_160_172
+														var r0_0_32_151_160_172 float64
 														{
-															d_31_150_156_163 := d_28_150_156_163
-															y_31_150_156_163 := (d_31_150_156_163 * d_31_150_156_163)
-															y2_31_150_156_163 := (y_31_150_156_163 * y_31_150_156_163)
-															y4_31_150_156_163 := (y2_31_150_156_163 * y2_31_150_156_163)
-															p0_31_150_156_163 := ((float64(sp1) + (float64(sp3) * y_31_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_31_150_156_163)) * y2_31_150_156_163))
-															p1_31_150_156_163 := (((float64(sp9) + (float64(sp11) * y_31_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_31_150_156_163)) * y2_31_150_156_163)) * y4_31_150_156_163)
-															p2_31_150_156_163 := (((float64(sp17) + (float64(sp19) * y_31_150_156_163)) + (float64(sp21) * y2_31_150_156_163)) * (y4_31_150_156_163 * y4_31_150_156_163))
-															r0_0_31_150_156_163 = (d_31_150_156_163 * ((p0_31_150_156_163 + p1_31_150_156_163) + p2_31_150_156_163))
+															d_32_151_160_172 := d_29_151_160_172
+															y_32_151_160_172 := (d_32_151_160_172 * d_32_151_160_172)
+															y2_32_151_160_172 := (y_32_151_160_172 * y_32_151_160_172)
+															y4_32_151_160_172 := (y2_32_151_160_172 * y2_32_151_160_172)
+															p0_32_151_160_172 := ((float64(sp1) + (float64(sp3) * y_32_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_32_151_160_172)) * y2_32_151_160_172))
+															p1_32_151_160_172 := (((float64(sp9) + (float64(sp11) * y_32_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_32_151_160_172)) * y2_32_151_160_172)) * y4_32_151_160_172)
+															p2_32_151_160_172 := (((float64(sp17) + (float64(sp19) * y_32_151_160_172)) + (float64(sp21) * y2_32_151_160_172)) * (y4_32_151_160_172 * y4_32_151_160_172))
+															r0_0_32_151_160_172 = (d_32_151_160_172 * ((p0_32_151_160_172 + p1_32_151_160_172) + p2_32_151_160_172))
 														}
-														r0_0_28_150_156_163 = merge(nv_28_150_156_163, (sn_28_150_156_163 / r0_0_31_150_156_163), (d_28_150_156_163 == float64(0)))
+														r0_0_29_151_160_172 = merge(nv_29_151_160_172, (sn_29_151_160_172 / r0_0_32_151_160_172), (d_29_151_160_172 == float64(0)))
 													}
-													s_24_150_156_163 = r0_0_28_150_156_163
+													s_25_151_160_172 = r0_0_29_151_160_172
 												}
-												r0_0_24_150_156_163 = s_24_150_156_163
+												r0_0_25_151_160_172 = s_25_151_160_172
 											}
-											sa_150_156_163 := r0_0_24_150_156_163
-											var r0_0_32_150_156_163 float64
+											sa_151_160_172 := r0_0_25_151_160_172
+											var r0_0_33_151_160_172 float64
 											{
-												r_32_150_156_163, i_32_150_156_163, x_32_150_156_163 := r_150_156_163, 1, kk_150_156_163
-												s_32_150_156_163 := float64(1)
-												if r_32_150_156_163.nmode[i_32_150_156_163] == nChebyshev {
-													var r0_0_33_150_156_163 float64
+												r_33_151_160_172, i_33_151_160_172, x_33_151_160_172 := r_151_160_172, 1, kk_151_160_172
+												s_33_151_160_172 := float64(1)
+												if r_33_151_160_172.nmode[i_33_151_160_172] == nChebyshev {
+													var r0_0_34_151_160_172 float64
 													{
-														x_33_150_156_163, n_33_150_156_163 := x_32_150_156_163, r_32_150_156_163.nn[i_32_150_156_163]
-														magic_33_150_156_163 := float64(roundMagic)
-														t_33_150_156_163 := (x_33_150_156_163 + magic_33_150_156_163)
-														var r0_0_34_150_156_163 float64
+														x_34_151_160_172, n_34_151_160_172 := x_33_151_160_172, r_33_151_160_172.nn[i_33_151_160_172]
+														magic_34_151_160_172 := float64(roundMagic)
+														t_34_151_160_172 := (x_34_151_160_172 + magic_34_151_160_172)
+														var r0_0_35_151_160_172 float64
 														{
-															d_34_150_156_163 := (x_33_150_156_163 - (t_33_150_156_163 - magic_33_150_156_163))
-															y_34_150_156_163 := (d_34_150_156_163 * d_34_150_156_163)
-															y2_34_150_156_163 := (y_34_150_156_163 * y_34_150_156_163)
-															y4_34_150_156_163 := (y2_34_150_156_163 * y2_34_150_156_163)
-															p0_34_150_156_163 := ((float64(cp0) + (float64(cp2) * y_34_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_34_150_156_163)) * y2_34_150_156_163))
-															p1_34_150_156_163 := (((float64(cp8) + (float64(cp10) * y_34_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_34_150_156_163)) * y2_34_150_156_163)) * y4_34_150_156_163)
-															p2_34_150_156_163 := (float64(cp16) * (y4_34_150_156_163 * y4_34_150_156_163))
-															r0_0_34_150_156_163 = ((p0_34_150_156_163 + p1_34_150_156_163) + p2_34_150_156_163)
+															d_35_151_160_172 := (x_34_151_160_172 - (t_34_151_160_172 - magic_34_151_160_172))
+															y_35_151_160_172 := (d_35_151_160_172 * d_35_151_160_172)
+															y2_35_151_160_172 := (y_35_151_160_172 * y_35_151_160_172)
+															y4_35_151_160_172 := (y2_35_151_160_172 * y2_35_151_160_172)
+															p0_35_151_160_172 := ((float64(cp0) + (float64(cp2) * y_35_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_35_151_160_172)) * y2_35_151_160_172))
+															p1_35_151_160_172 := (((float64(cp8) + (float64(cp10) * y_35_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_35_151_160_172)) * y2_35_151_160_172)) * y4_35_151_160_172)
+															p2_35_151_160_172 := (float64(cp16) * (y4_35_151_160_172 * y4_35_151_160_172))
+															r0_0_35_151_160_172 = ((p0_35_151_160_172 + p1_35_151_160_172) + p2_35_151_160_172)
 														}
-														var r0_0_35_150_156_163 float64
+														var r0_0_36_151_160_172 float64
 														{
-															c_35_150_156_163, t_35_150_156_163 := r0_0_34_150_156_163, t_33_150_156_163
-															r0_0_35_150_156_163 = math.Float64frombits((math.Float64bits(c_35_150_156_163) ^ (math.Float64bits(t_35_150_156_163) << 63)))
+															c_36_151_160_172, t_36_151_160_172 := r0_0_35_151_160_172, t_34_151_160_172
+															r0_0_36_151_160_172 = math.Float64frombits((math.Float64bits(c_36_151_160_172) ^ (math.Float64bits(t_36_151_160_172) << 63)))
 														}
-														c2_33_150_156_163 := (float64(2) * r0_0_35_150_156_163)
-														u0_33_150_156_163, u1_33_150_156_163 := float64(1), c2_33_150_156_163
-														j_33_150_156_163 := 2
-														for ; j_33_150_156_163+1 < n_33_150_156_163; j_33_150_156_163 += 2 {
-															u0_33_150_156_163 = ((c2_33_150_156_163 * u1_33_150_156_163) - u0_33_150_156_163)
-															u1_33_150_156_163 = ((c2_33_150_156_163 * u0_33_150_156_163) - u1_33_150_156_163)
+														c2_34_151_160_172 := (float64(2) * r0_0_36_151_160_172)
+														u0_34_151_160_172, u1_34_151_160_172 := float64(1), c2_34_151_160_172
+														j_34_151_160_172 := 2
+														for ; j_34_151_160_172+1 < n_34_151_160_172; j_34_151_160_172 += 2 {
+															u0_34_151_160_172 = ((c2_34_151_160_172 * u1_34_151_160_172) - u0_34_151_160_172)
+															u1_34_151_160_172 = ((c2_34_151_160_172 * u0_34_151_160_172) - u1_34_151_160_172)
 														}
-														if j_33_150_156_163 < n_33_150_156_163 {
-															u1_33_150_156_163 = ((c2_33_150_156_163 * u1_33_150_156_163) - u0_33_150_156_163)
+														if j_34_151_160_172 < n_34_151_160_172 {
+															u1_34_151_160_172 = ((c2_34_151_160_172 * u1_34_151_160_172) - u0_34_151_160_172)
 														}
-														r0_0_33_150_156_163 = u1_33_150_156_163
+														r0_0_34_151_160_172 = u1_34_151_160_172
 													}
-													s_32_150_156_163 = r0_0_33_150_156_163
-												} else if r_32_150_156_163.nmode[i_32_150_156_163] == nRatio {
-													var r0_0_36_150_156_163 float64
+													s_33_151_160_172 = r0_0_34_151_160_172
+												} else if r_33_151_160_172.nmode[i_33_151_160_172] == nRatio {
+													var r0_0_37_151_160_172 float64
 													{
-														x_36_150_156_163, nv_36_150_156_163 := x_32_150_156_163, (&r_32_150_156_163.nv[i_32_150_156_163])[0]
-														magic_36_150_156_163 := float64(roundMagic)
-														t_36_150_156_163 := (x_36_150_156_163 + magic_36_150_156_163)
-														d_36_150_156_163 := (x_36_150_156_163 - (t_36_150_156_163 - magic_36_150_156_163))
-														y_36_150_156_163 := (nv_36_150_156_163 * d_36_150_156_163)
-														u_36_150_156_163 := (y_36_150_156_163 + magic_36_150_156_163)
-														var r0_0_37_150_156_163 float64
+														x_37_151_160_172, nv_37_151_160_172 := x_33_151_160_172, (&r_33_151_160_172.nv[i_33_151_160_172])[0]
+														magic_37_151_160_172 := float64(roundMagic)
+														t_37_151_160_172 := (x_37_151_160_172 + magic_37_151_160_172)
+														d_37_151_160_172 := (x_37_151_160_172 - (t_37_151_160_172 - magic_37_151_160_172))
+														y_37_151_160_172 := (nv_37_151_160_172 * d_37_151_160_172)
+														u_37_151_160_172 := (y_37_151_160_172 + magic_37_151_160_172)
+														var r0_0_38_151_160_172 float64
 														{
-															d_37_150_156_163 := (y_36_150_156_163 - (u_36_150_156_163 - magic_36_150_156_163))
-															y_37_150_156_163 := (d_37_150_156_163 * d_37_150_156_163)
-															y2_37_150_156_163 := (y_37_150_156_163 * y_37_150_156_163)
-															y4_37_150_156_163 := (y2_37_150_156_163 * y2_37_150_156_163)
-															p0_37_150_156_163 := ((float64(sp1) + (float64(sp3) * y_37_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_37_150_156_163)) * y2_37_150_156_163))
-															p1_37_150_156_163 := (((float64(sp9) + (float64(sp11) * y_37_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_37_150_156_163)) * y2_37_150_156_163)) * y4_37_150_156_163)
-															p2_37_150_156_163 := (((float64(sp17) + (float64(sp19) * y_37_150_156_163)) + (float64(sp21) * y2_37_150_156_163)) * (y4_37_150_156_163 * y4_37_150_156_163))
-															r0_0_37_150_156_163 = (d_37_150_156_163 * ((p0_37_150_156_163 + p1_37_150_156_163) + p2_37_150_156_163))
+															d_38_151_160_172 := (y_37_151_160_172 - (u_37_151_160_172 - magic_37_151_160_172))
+															y_38_151_160_172 := (d_38_151_160_172 * d_38_151_160_172)
+															y2_38_151_160_172 := (y_38_151_160_172 * y_38_151_160_172)
+															y4_38_151_160_172 := (y2_38_151_160_172 * y2_38_151_160_172)
+															p0_38_151_160_172 := ((float64(sp1) + (float64(sp3) * y_38_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_38_151_160_172)) * y2_38_151_160_172))
+															p1_38_151_160_172 := (((float64(sp9) + (float64(sp11) * y_38_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_38_151_160_172)) * y2_38_151_160_172)) * y4_38_151_160_172)
+															p2_38_151_160_172 := (((float64(sp17) + (float64(sp19) * y_38_151_160_172)) + (float64(sp21) * y2_38_151_160_172)) * (y4_38_151_160_172 * y4_38_151_160_172))
+															r0_0_38_151_160_172 = (d_38_151_160_172 * ((p0_38_151_160_172 + p1_38_151_160_172) + p2_38_151_160_172))
 														}
-														var r0_0_38_150_156_163 float64
+														var r0_0_39_151_160_172 float64
 														{
-															c_38_150_156_163, t_38_150_156_163 := r0_0_37_150_156_163, u_36_150_156_163
-															r0_0_38_150_156_163 = math.Float64frombits((math.Float64bits(c_38_150_156_163) ^ (math.Float64bits(t_38_150_156_163) << 63)))
+															c_39_151_160_172, t_39_151_160_172 := r0_0_38_151_160_172, u_37_151_160_172
+															r0_0_39_151_160_172 = math.Float64frombits((math.Float64bits(c_39_151_160_172) ^ (math.Float64bits(t_39_151_160_172) << 63)))
 														}
-														sn_36_150_156_163 := r0_0_38_150_156_163
-														var r0_0_39_150_156_163 float64
+														sn_37_151_160_172 := r0_0_39_151_160_172
+														var r0_0_40_151_160_172 float64
 														{
-															d_39_150_156_163 := d_36_150_156_163
-															y_39_150_156_163 := (d_39_150_156_163 * d_39_150_156_163)
-															y2_39_150_156_163 := (y_39_150_156_163 * y_39_150_156_163)
-															y4_39_150_156_163 := (y2_39_150_156_163 * y2_39_150_156_163)
-															p0_39_150_156_163 := ((float64(sp1) + (float64(sp3) * y_39_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_39_150_156_163)) * y2_39_150_156_163))
-															p1_39_150_156_163 := (((float64(sp9) + (float64(sp11) * y_39_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_39_150_156_163)) * y2_39_150_156_163)) * y4_39_150_156_163)
-															p2_39_150_156_163 := (((float64(sp17) + (float64(sp19) * y_39_150_156_163)) + (float64(sp21) * y2_39_150_156_163)) * (y4_39_150_156_163 * y4_39_150_156_163))
-															r0_0_39_150_156_163 = (d_39_150_156_163 * ((p0_39_150_156_163 + p1_39_150_156_163) + p2_39_150_156_163))
+															d_40_151_160_172 := d_37_151_160_172
+															y_40_151_160_172 := (d_40_151_160_172 * d_40_151_160_172)
+															y2_40_151_160_172 := (y_40_151_160_172 * y_40_151_160_172)
+															y4_40_151_160_172 := (y2_40_151_160_172 * y2_40_151_160_172)
+															p0_40_151_160_172 := ((float64(sp1) + (float64(sp3) * y_40_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_40_151_160_172)) * y2_40_151_160_172))
+															p1_40_151_160_172 := (((float64(sp9) + (float64(sp11) * y_40_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_40_151_160_172)) * y2_40_151_160_172)) * y4_40_151_160_172)
+															p2_40_151_160_172 := (((float64(sp17) + (float64(sp19) * y_40_151_160_172)) + (float64(sp21) * y2_40_151_160_172)) * (y4_40_151_160_172 * y4_40_151_160_172))
+															r0_0_40_151_160_172 = (d_40_151_160_172 * ((p0_40_151_160_172 + p1_40_151_160_172) + p2_40_151_160_172))
 														}
-														r0_0_36_150_156_163 = merge(nv_36_150_156_163, (sn_36_150_156_163 / r0_0_39_150_156_163), (d_36_150_156_163 == float64(0)))
+														r0_0_37_151_160_172 = merge(nv_37_151_160_172, (sn_37_151_160_172 / r0_0_40_151_160_172), (d_37_151_160_172 == float64(0)))
 													}
-													s_32_150_156_163 = r0_0_36_150_156_163
+													s_33_151_160_172 = r0_0_37_151_160_172
 												}
-												r0_0_32_150_156_163 = s_32_150_156_163
+												r0_0_33_151_160_172 = s_33_151_160_172
 											}
-											sb_150_156_163 := r0_0_32_150_156_163
-											var r0_0_40_150_156_163 float64
+											sb_151_160_172 := r0_0_33_151_160_172
+											var r0_0_41_151_160_172 float64
 											{
-												r_40_150_156_163, i_40_150_156_163, x_40_150_156_163 := r_150_156_163, 2, l_150_156_163
-												s_40_150_156_163 := float64(1)
-												if r_40_150_156_163.nmode[i_40_150_156_163] == nChebyshev {
-													var r0_0_41_150_156_163 float64
+												r_41_151_160_172, i_41_151_160_172, x_41_151_160_172 := r_151_160_172, 2, l_151_160_172
+												s_41_151_160_172 := float64(1)
+												if r_41_151_160_172.nmode[i_41_151_160_172] == nChebyshev {
+													var r0_0_42_151_160_172 float64
 													{
-														x_41_150_156_163, n_41_150_156_163 := x_40_150_156_163, r_40_150_156_163.nn[i_40_150_156_163]
-														magic_41_150_156_163 := float64(roundMagic)
-														t_41_150_156_163 := (x_41_150_156_163 + magic_41_150_156_163)
-														var r0_0_42_150_156_163 float64
+														x_42_151_160_172, n_42_151_160_172 := x_41_151_160_172, r_41_151_160_172.nn[i_41_151_160_172]
+														magic_42_151_160_172 := float64(roundMagic)
+														t_42_151_160_172 := (x_42_151_160_172 + magic_42_151_160_172)
+														var r0_0_43_151_160_172 float64
 														{
-															d_42_150_156_163 := (x_41_150_156_163 - (t_41_150_156_163 - magic_41_150_156_163))
-															y_42_150_156_163 := (d_42_150_156_163 * d_42_150_156_163)
-															y2_42_150_156_163 := (y_42_150_156_163 * y_42_150_156_163)
-															y4_42_150_156_163 := (y2_42_150_156_163 * y2_42_150_156_163)
-															p0_42_150_156_163 := ((float64(cp0) + (float64(cp2) * y_42_150_156_163)) + ((float64(cp4) + (float64(cp6) * y_42_150_156_163)) * y2_42_150_156_163))
-															p1_42_150_156_163 := (((float64(cp8) + (float64(cp10) * y_42_150_156_163)) + ((float64(cp12) + (float64(cp14) * y_42_150_156_163)) * y2_42_150_156_163)) * y4_42_150_156_163)
-															p2_42_150_156_163 := (float64(cp16) * (y4_42_150_156_163 * y4_42_150_156_163))
-															r0_0_42_150_156_163 = ((p0_42_150_156_163 + p1_42_150_156_163) + p2_42_150_156_163)
+															d_43_151_160_172 := (x_42_151_160_172 - (t_42_151_160_172 - magic_42_151_160_172))
+															y_43_151_160_172 := (d_43_151_160_172 * d_43_151_160_172)
+															y2_43_151_160_172 := (y_43_151_160_172 * y_43_151_160_172)
+															y4_43_151_160_172 := (y2_43_151_160_172 * y2_43_151_160_172)
+															p0_43_151_160_172 := ((float64(cp0) + (float64(cp2) * y_43_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_43_151_160_172)) * y2_43_151_160_172))
+															p1_43_151_160_172 := (((float64(cp8) + (float64(cp10) * y_43_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_43_151_160_172)) * y2_43_151_160_172)) * y4_43_151_160_172)
+															p2_43_151_160_172 := (float64(cp16) * (y4_43_151_160_172 * y4_43_151_160_172))
+															r0_0_43_151_160_172 = ((p0_43_151_160_172 + p1_43_151_160_172) + p2_43_151_160_172)
 														}
-														var r0_0_43_150_156_163 float64
+														var r0_0_44_151_160_172 float64
 														{
-															c_43_150_156_163, t_43_150_156_163 := r0_0_42_150_156_163, t_41_150_156_163
-															r0_0_43_150_156_163 = math.Float64frombits((math.Float64bits(c_43_150_156_163) ^ (math.Float64bits(t_43_150_156_163) << 63)))
+															c_44_151_160_172, t_44_151_160_172 := r0_0_43_151_160_172, t_42_151_160_172
+															r0_0_44_151_160_172 = math.Float64frombits((math.Float64bits(c_44_151_160_172) ^ (math.Float64bits(t_44_151_160_172) << 63)))
 														}
-														c2_41_150_156_163 := (float64(2) * r0_0_43_150_156_163)
-														u0_41_150_156_163, u1_41_150_156_163 := float64(1), c2_41_150_156_163
-														j_41_150_156_163 := 2
-														for ; j_41_150_156_163+1 < n_41_150_156_163; j_41_150_156_163 += 2 {
-															u0_41_150_156_163 = ((c2_41_150_156_163 * u1_41_150_156_163) - u0_41_150_156_163)
-															u1_41_150_156_163 = ((c2_41_150_156_163 * u0_41_150_156_163) - u1_41_150_156_163)
+														c2_42_151_160_172 := (float64(2) * r0_0_44_151_160_172)
+														u0_42_151_160_172, u1_42_151_160_172 := float64(1), c2_42_151_160_172
+														j_42_151_160_172 := 2
+														for ; j_42_151_160_172+1 < n_42_151_160_172; j_42_151_160_172 += 2 {
+															u0_42_151_160_172 = ((c2_42_151_160_172 * u1_42_151_160_172) - u0_42_151_160_172)
+															u1_42_151_160_172 = ((c2_42_151_160_172 * u0_42_151_160_172) - u1_42_151_160_172)
 														}
-														if j_41_150_156_163 < n_41_150_156_163 {
-															u1_41_150_156_163 = ((c2_41_150_156_163 * u1_41_150_156_163) - u0_41_150_156_163)
+														if j_42_151_160_172 < n_42_151_160_172 {
+															u1_42_151_160_172 = ((c2_42_151_160_172 * u1_42_151_160_172) - u0_42_151_160_172)
 														}
-														r0_0_41_150_156_163 = u1_41_150_156_163
+														r0_0_42_151_160_172 = u1_42_151_160_172
 													}
-													s_40_150_156_163 = r0_0_41_150_156_163
-												} else if r_40_150_156_163.nmode[i_40_150_156_163] == nRatio {
-													var r0_0_44_150_156_163 float64
+													s_41_151_160_172 = r0_0_42_151_160_172
+												} else if r_41_151_160_172.nmode[i_41_151_160_172] == nRatio {
+													var r0_0_45_151_160_172 float64
 													{
-														x_44_150_156_163, nv_44_150_156_163 := x_40_150_156_163, (&r_40_150_156_163.nv[i_40_150_156_163])[0]
-														magic_44_150_156_163 := float64(roundMagic)
-														t_44_150_156_163 := (x_44_150_156_163 + magic_44_150_156_163)
-														d_44_150_156_163 := (x_44_150_156_163 - (t_44_150_156_163 - magic_44_150_156_163))
-														y_44_150_156_163 := (nv_44_150_156_163 * d_44_150_156_163)
-														u_44_150_156_163 := (y_44_150_156_163 + magic_44_150_156_163)
-														var r0_0_45_150_156_163 float64
+														x_45_151_160_172, nv_45_151_160_172 := x_41_151_160_172, (&r_41_151_160_172.nv[i_41_151_160_172])[0]
+														magic_45_151_160_172 := float64(roundMagic)
+														t_45_151_160_172 := (x_45_151_160_172 + magic_45_151_160_172)
+														d_45_151_160_172 := (x_45_151_160_172 - (t_45_151_160_172 - magic_45_151_160_172))
+														y_45_151_160_172 := (nv_45_151_160_172 * d_45_151_160_172)
+														u_45_151_160_172 := (y_45_151_160_172 + magic_45_151_160_172)
+														var r0_0_46_151_160_172 float64
 														{
-															d_45_150_156_163 := (y_44_150_156_163 - (u_44_150_156_163 - magic_44_150_156_163))
-															y_45_150_156_163 := (d_45_150_156_163 * d_45_150_156_163)
-															y2_45_150_156_163 := (y_45_150_156_163 * y_45_150_156_163)
-															y4_45_150_156_163 := (y2_45_150_156_163 * y2_45_150_156_163)
-															p0_45_150_156_163 := ((float64(sp1) + (float64(sp3) * y_45_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_45_150_156_163)) * y2_45_150_156_163))
-															p1_45_150_156_163 := (((float64(sp9) + (float64(sp11) * y_45_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_45_150_156_163)) * y2_45_150_156_163)) * y4_45_150_156_163)
-															p2_45_150_156_163 := (((float64(sp17) + (float64(sp19) * y_45_150_156_163)) + (float64(sp21) * y2_45_150_156_163)) * (y4_45_150_156_163 * y4_45_150_156_163))
-															r0_0_45_150_156_163 = (d_45_150_156_163 * ((p0_45_150_156_163 + p1_45_150_156_163) + p2_45_150_156_163))
+															d_46_151_160_172 := (y_45_151_160_172 - (u_45_151_160_172 - magic_45_151_160_172))
+															y_46_151_160_172 := (d_46_151_160_172 * d_46_151_160_172)
+															y2_46_151_160_172 := (y_46_151_160_172 * y_46_151_160_172)
+															y4_46_151_160_172 := (y2_46_151_160_172 * y2_46_151_160_172)
+															p0_46_151_160_172 := ((float64(sp1) + (float64(sp3) * y_46_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_46_151_160_172)) * y2_46_151_160_172))
+															p1_46_151_160_172 := (((float64(sp9) + (float64(sp11) * y_46_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_46_151_160_172)) * y2_46_151_160_172)) * y4_46_151_160_172)
+															p2_46_151_160_172 := (((float64(sp17) + (float64(sp19) * y_46_151_160_172)) + (float64(sp21) * y2_46_151_160_172)) * (y4_46_151_160_172 * y4_46_151_160_172))
+															r0_0_46_151_160_172 = (d_46_151_160_172 * ((p0_46_151_160_172 + p1_46_151_160_172) + p2_46_151_160_172))
 														}
-														var r0_0_46_150_156_163 float64
+														var r0_0_47_151_160_172 float64
 														{
-															c_46_150_156_163, t_46_150_156_163 := r0_0_45_150_156_163, u_44_150_156_163
-															r0_0_46_150_156_163 = math.Float64frombits((math.Float64bits(c_46_150_156_163) ^ (math.Float64bits(t_46_150_156_163) << 63)))
+															c_47_151_160_172, t_47_151_160_172 := r0_0_46_151_160_172, u_45_151_160_172
+															r0_0_47_151_160_172 = math.Float64frombits((math.Float64bits(c_47_151_160_172) ^ (math.Float64bits(t_47_151_160_172) << 63)))
 														}
-														sn_44_150_156_163 := r0_0_46_150_156_163
-														var r0_0_47_150_156_163 float64
+														sn_45_151_160_172 := r0_0_47_151_160_172
+														var r0_0_48_151_160_172 float64
 														{
-															d_47_150_156_163 := d_44_150_156_163
-															y_47_150_156_163 := (d_47_150_156_163 * d_47_150_156_163)
-															y2_47_150_156_163 := (y_47_150_156_163 * y_47_150_156_163)
-															y4_47_150_156_163 := (y2_47_150_156_163 * y2_47_150_156_163)
-															p0_47_150_156_163 := ((float64(sp1) + (float64(sp3) * y_47_150_156_163)) + ((float64(sp5) + (float64(sp7) * y_47_150_156_163)) * y2_47_150_156_163))
-															p1_47_150_156_163 := (((float64(sp9) + (float64(sp11) * y_47_150_156_163)) + ((float64(sp13) + (float64(sp15) * y_47_150_156_163)) * y2_47_150_156_163)) * y4_47_150_156_163)
-															p2_47_150_156_163 := (((float64(sp17) + (float64(sp19) * y_47_150_156_163)) + (float64(sp21) * y2_47_150_156_163)) * (y4_47_150_156_163 * y4_47_150_156_163))
-															r0_0_47_150_156_163 = (d_47_150_156_163 * ((p0_47_150_156_163 + p1_47_150_156_163) + p2_47_150_156_163))
+															d_48_151_160_172 := d_45_151_160_172
+															y_48_151_160_172 := (d_48_151_160_172 * d_48_151_160_172)
+															y2_48_151_160_172 := (y_48_151_160_172 * y_48_151_160_172)
+															y4_48_151_160_172 := (y2_48_151_160_172 * y2_48_151_160_172)
+															p0_48_151_160_172 := ((float64(sp1) + (float64(sp3) * y_48_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_48_151_160_172)) * y2_48_151_160_172))
+															p1_48_151_160_172 := (((float64(sp9) + (float64(sp11) * y_48_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_48_151_160_172)) * y2_48_151_160_172)) * y4_48_151_160_172)
+															p2_48_151_160_172 := (((float64(sp17) + (float64(sp19) * y_48_151_160_172)) + (float64(sp21) * y2_48_151_160_172)) * (y4_48_151_160_172 * y4_48_151_160_172))
+															r0_0_48_151_160_172 = (d_48_151_160_172 * ((p0_48_151_160_172 + p1_48_151_160_172) + p2_48_151_160_172))
 														}
-														r0_0_44_150_156_163 = merge(nv_44_150_156_163, (sn_44_150_156_163 / r0_0_47_150_156_163), (d_44_150_156_163 == float64(0)))
+														r0_0_45_151_160_172 = merge(nv_45_151_160_172, (sn_45_151_160_172 / r0_0_48_151_160_172), (d_45_151_160_172 == float64(0)))
 													}
-													s_40_150_156_163 = r0_0_44_150_156_163
+													s_41_151_160_172 = r0_0_45_151_160_172
 												}
-												r0_0_40_150_156_163 = s_40_150_156_163
+												r0_0_41_151_160_172 = s_41_151_160_172
 											}
-											sc_150_156_163 := r0_0_40_150_156_163
-											r0_0_150_156_163 = ((sa_150_156_163 * sb_150_156_163) * sc_150_156_163)
+											sc_151_160_172 := r0_0_41_151_160_172
+											r0_0_151_160_172 = ((sa_151_160_172 * sb_151_160_172) * sc_151_160_172)
 										}
-										fl_156_163 := r0_0_150_156_163
-										fc_156_163 := (&r_156_163.defaultF)[0]
-										if c_156_163.HasHKL {
-											var r0_0_151_156_163 float64
+										fl_160_172 := r0_0_151_160_172
+										fc_160_172 := (&r_160_172.defaultF)[0]
+										if c_160_172.HasHKL {
+											var r0_0_152_160_172 float64
 											{
-												r_151_156_163, bits_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163 := r_156_163, k_156_163.fhklBits, ia_156_163, h_156_163, kk_156_163, l_156_163
-												var r0_0_7_151_156_163 bool
+												r_152_160_172, bits_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172 := r_160_172, k_160_172.fhklBits, ia_160_172, h_160_172, kk_160_172, l_160_172
+												var r0_0_8_152_160_172 bool
 												{
-													r_7_151_156_163, ia_7_151_156_163, h_7_151_156_163, kk_7_151_156_163, l_7_151_156_163 := r_151_156_163, ia_151_156_163, h_151_156_163, kk_151_156_163, l_151_156_163
-													half_7_151_156_163 := float64(0.5)
-													hc_7_151_156_163, kc_7_151_156_163, lc_7_151_156_163 := math.Ceil((h_7_151_156_163 - half_7_151_156_163)), math.Ceil((kk_7_151_156_163 - half_7_151_156_163)), math.Ceil((l_7_151_156_163 - half_7_151_156_163))
-													hmin_7_151_156_163, kmin_7_151_156_163, lmin_7_151_156_163 := (&r_7_151_156_163.hmin)[0], (&r_7_151_156_163.kmin)[0], (&r_7_151_156_163.lmin)[0]
-													in_7_151_156_163 := ((((((hc_7_151_156_163 >= hmin_7_151_156_163) && (hc_7_151_156_163 <= (&r_7_151_156_163.hmax)[0])) && (kc_7_151_156_163 >= kmin_7_151_156_163)) && (kc_7_151_156_163 <= (&r_7_151_156_163.kmax)[0])) && (lc_7_151_156_163 >= lmin_7_151_156_163)) && (lc_7_151_156_163 <= (&r_7_151_156_163.lmax)[0]))
-													idx_7_151_156_163 := ((((hc_7_151_156_163 - hmin_7_151_156_163) * (&r_7_151_156_163.hstride)[0]) + ((kc_7_151_156_163 - kmin_7_151_156_163) * (&r_7_151_156_163.kstride)[0])) + (lc_7_151_156_163 - lmin_7_151_156_163))
-													storeInt32(merge(idx_7_151_156_163, float64(0), in_7_151_156_163), ia_7_151_156_163)
-													r0_0_7_151_156_163 = in_7_151_156_163
+													r_8_152_160_172, ia_8_152_160_172, h_8_152_160_172, kk_8_152_160_172, l_8_152_160_172 := r_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172
+													half_8_152_160_172 := float64(0.5)
+													hc_8_152_160_172, kc_8_152_160_172, lc_8_152_160_172 := math.Ceil((h_8_152_160_172 - half_8_152_160_172)), math.Ceil((kk_8_152_160_172 - half_8_152_160_172)), math.Ceil((l_8_152_160_172 - half_8_152_160_172))
+													hmin_8_152_160_172, kmin_8_152_160_172, lmin_8_152_160_172 := (&r_8_152_160_172.hmin)[0], (&r_8_152_160_172.kmin)[0], (&r_8_152_160_172.lmin)[0]
+													in_8_152_160_172 := ((((((hc_8_152_160_172 >= hmin_8_152_160_172) && (hc_8_152_160_172 <= (&r_8_152_160_172.hmax)[0])) && (kc_8_152_160_172 >= kmin_8_152_160_172)) && (kc_8_152_160_172 <= (&r_8_152_160_172.kmax)[0])) && (lc_8_152_160_172 >= lmin_8_152_160_172)) && (lc_8_152_160_172 <= (&r_8_152_160_172.lmax)[0]))
+													idx_8_152_160_172 := ((((hc_8_152_160_172 - hmin_8_152_160_172) * (&r_8_152_160_172.hstride)[0]) + ((kc_8_152_160_172 - kmin_8_152_160_172) * (&r_8_152_160_172.kstride)[0])) + (lc_8_152_160_172 - lmin_8_152_160_172))
+													storeInt32(merge(idx_8_152_160_172, float64(0), in_8_152_160_172), ia_8_152_160_172)
+													r0_0_8_152_160_172 = in_8_152_160_172
 												}
-												in_151_156_163 := r0_0_7_151_156_163
-												r0_0_151_156_163 = merge(math.Float64frombits(bits_151_156_163[ia_151_156_163[0]]), (&r_151_156_163.defaultF)[0], in_151_156_163)
+												in_152_160_172 := r0_0_8_152_160_172
+												r0_0_152_160_172 = merge(math.Float64frombits(bits_152_160_172[ia_152_160_172[0]]), (&r_152_160_172.defaultF)[0], in_152_160_172)
 											}
-											fc_156_163 = r0_0_151_156_163
+											fc_160_172 = r0_0_152_160_172
 										}
-										s_156_163 := (sum_156_163 + (((fc_156_163 * fc_156_163) * fl_156_163) * fl_156_163))
-										if !c_156_163.Water {
-											s_156_163 = merge(sum_156_163, s_156_163, (fl_156_163 == zero_156_163))
+										s_160_172 := (sum_160_172 + (((fc_160_172 * fc_160_172) * fl_160_172) * fl_160_172))
+										if !c_160_172.Water {
+											s_160_172 = merge(sum_160_172, s_160_172, (fl_160_172 == zero_160_172))
 										}
-										sum_156_163 = s_156_163
+										sum_160_172 = s_160_172
 									}
 								}
-								r0_0_156_163, r1_0_156_163 = sum_156_163, polar_156_163
+								r0_0_160_172, r1_0_160_172 = sum_160_172, polar_160_172
 							}
-							sum_163, polar_163 = r0_0_156_163, r1_0_156_163
-							r0_0_163, r1_0_163, r2_0_163 = sum_163, omega_163, polar_163
+							sum_172, polar_172 = r0_0_160_172, r1_0_160_172
+							r0_0_172, r1_0_172, r2_0_172 = sum_172, omega_172, polar_172
 						}
-						sum, omega, polar = r0_0_163, r1_0_163, r2_0_163
+						sum, omega, polar = r0_0_172, r1_0_172, r2_0_172
+					}
+				}
+			}
+		}
+		if c.Thick {
+			rb.v[p0] = ((&r.scale)[0] * sum)
+			rb.w[p0] = omega
+			rb.polar[p0] = polar
+		} else {
+			rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
+			rb.w[p0] = (count * omega)
+		}
+	}
+	nop()
+}
+func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
+	c := k.c
+	r := k.lr
+	os := c.Oversample
+	var ia [1]int32
+	sub, half := (&r.sub)[0], (&r.half)[0]
+	last := c.ThickSteps - 1
+	count := (&r.count)[0]
+	s0, o0 := &rb.sdet[0], &r.odet[0]
+	if os == 1 && last == 0 && !c.Thick {
+		g := &rb.geo
+		om := (rb.om[:])[0]
+		for c0 := 0; c0 < n; c0 += geoChunk {
+			c1 := min(n, c0+geoChunk)
+			for p0 := c0; p0 < c1; p0 += 1 {
+				q := p0 - c0
+				fdet := ((sub * rb.f[p0]) + half)
+				var r0_0_173 float64
+				{
+					fdet_173, f_173, s_173, o_173, p_173 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_173 = ((((fdet_173 * f_173) + s_173) + o_173) + p_173)
+				}
+				x := r0_0_173
+				var r0_0_174 float64
+				{
+					fdet_174, f_174, s_174, o_174, p_174 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_174 = ((((fdet_174 * f_174) + s_174) + o_174) + p_174)
+				}
+				y := r0_0_174
+				var r0_0_175 float64
+				{
+					fdet_175, f_175, s_175, o_175, p_175 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_175 = ((((fdet_175 * f_175) + s_175) + o_175) + p_175)
+				}
+				z := r0_0_175
+				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
+				g[0][q] = (x * invR)
+				g[1][q] = (y * invR)
+				g[2][q] = (z * invR)
+				var r0_0_176 float64
+				{
+					invR_176, num_176, point_176 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_176 := (invR_176 * invR_176)
+					if !point_176 {
+						w_176 = (num_176 * (w_176 * invR_176))
+					}
+					r0_0_176 = w_176
+				}
+				g[3][q] = r0_0_176
+			}
+			for p0 := c0; p0 < c1; p0 += 1 {
+				q := p0 - c0
+				sum, polar := (&r.ibg)[0], float64(0)
+				if c.NoPolar {
+					polar = float64(1)
+				}
+				omega := g[3][q]
+				var (
+					r0_0_177 float64
+					r1_0_177 float64
+				)
+				{
+					k_177, r_177, ia_177, sum_177, dx_177, dy_177, dz_177, polar_177 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_177 := k_177.c
+					n_177 := k_177.nn[0]
+					zero_177 := float64(0)
+					for si_177 := range r_177.src {
+						sr_177 := &r_177.src[si_177]
+						il_177 := (&sr_177.il)[0]
+						qx_177, qy_177, qz_177 := ((dx_177 - (&sr_177.inc[0])[0]) * il_177), ((dy_177 - (&sr_177.inc[1])[0]) * il_177), ((dz_177 - (&sr_177.inc[2])[0]) * il_177)
+						if m_177 := (polar_177 == zero_177); m_177 {
+							var p_177 float64
+							if r_177.kahnZero {
+								c2_177 := ((((&sr_177.inc[0])[0] * dx_177) + ((&sr_177.inc[1])[0] * dy_177)) + ((&sr_177.inc[2])[0] * dz_177))
+								p_177 = (float64(0.5) * (float64(1) + (c2_177 * c2_177)))
+							} else {
+								var r0_0_153_177 float64
+								{
+									zero_153_177, kahn_153_177, s_153_177, dx_153_177, dy_153_177, dz_153_177 := false, &r_177.kahn, sr_177, dx_177, dy_177, dz_177
+									c2_153_177 := ((((&s_153_177.inc[0])[0] * dx_153_177) + ((&s_153_177.inc[1])[0] * dy_153_177)) + ((&s_153_177.inc[2])[0] * dz_153_177))
+									c2sq_153_177 := (c2_153_177 * c2_153_177)
+									cos2psi_153_177 := float64(0)
+									if !zero_153_177 {
+										e_153_177 := (((dx_153_177 * (&s_153_177.ein[0])[0]) + (dy_153_177 * (&s_153_177.ein[1])[0])) + (dz_153_177 * (&s_153_177.ein[2])[0]))
+										b_153_177 := (((dx_153_177 * (&s_153_177.bin[0])[0]) + (dy_153_177 * (&s_153_177.bin[1])[0])) + (dz_153_177 * (&s_153_177.bin[2])[0]))
+										ee_153_177, bb_153_177 := (e_153_177 * e_153_177), (b_153_177 * b_153_177)
+										den_153_177 := (ee_153_177 + bb_153_177)
+										cos2psi_153_177 = merge(((ee_153_177 - bb_153_177) / den_153_177), float64(1), (den_153_177 > float64(0)))
+									}
+									one_153_177 := float64(1)
+									r0_0_153_177 = (float64(0.5) * ((one_153_177 + c2sq_153_177) - ((kahn_153_177[0] * cos2psi_153_177) * (one_153_177 - c2sq_153_177))))
+								}
+								p_177 = r0_0_153_177
+							}
+							polar_177 = merge(p_177, polar_177, m_177)
+						}
+						for oi_177 := range r_177.orient {
+							o_177 := &r_177.orient[oi_177]
+							h_177 := ((((&o_177[0])[0] * qx_177) + ((&o_177[1])[0] * qy_177)) + ((&o_177[2])[0] * qz_177))
+							kk_177 := ((((&o_177[3])[0] * qx_177) + ((&o_177[4])[0] * qy_177)) + ((&o_177[5])[0] * qz_177))
+							l_177 := ((((&o_177[6])[0] * qx_177) + ((&o_177[7])[0] * qy_177)) + ((&o_177[8])[0] * qz_177))
+							var r0_0_154_177 float64
+							{
+								r_154_177, h_154_177, kk_154_177, l_154_177, n_154_177 := r_177, h_177, kk_177, l_177, n_177
+								_ = n_154_177
+								half_154_177 := float64(0.5)
+								dh_154_177, dk_154_177, dl_154_177 := (h_154_177 - math.Ceil((h_154_177 - half_154_177))), (kk_154_177 - math.Ceil((kk_154_177 - half_154_177))), (l_154_177 - math.Ceil((l_154_177 - half_154_177)))
+								v0_154_177 := (((dh_154_177 * (&r_154_177.astar[0])[0]) + (dk_154_177 * (&r_154_177.bstar[0])[0])) + (dl_154_177 * (&r_154_177.cstar[0])[0]))
+								v1_154_177 := (((dh_154_177 * (&r_154_177.astar[1])[0]) + (dk_154_177 * (&r_154_177.bstar[1])[0])) + (dl_154_177 * (&r_154_177.cstar[1])[0]))
+								v2_154_177 := (((dh_154_177 * (&r_154_177.astar[2])[0]) + (dk_154_177 * (&r_154_177.bstar[2])[0])) + (dl_154_177 * (&r_154_177.cstar[2])[0]))
+								nabc_154_177 := (&r_154_177.nabc)[0]
+								r2_154_177 := (((((v0_154_177 * v0_154_177) + (v1_154_177 * v1_154_177)) + (v2_154_177 * v2_154_177)) * nabc_154_177) * nabc_154_177)
+								var fl_154_177 float64
+								if r_154_177.shape == Gauss {
+									e_154_177 := math.Float64frombits((math.Float64bits(((r2_154_177 / float64(gaussWidth)) * (&r_154_177.fudge)[0])) ^ math.Float64bits((&r_154_177.negZero)[0])))
+									var r0_0_7_154_177 float64
+									{
+										x_7_154_177 := e_154_177
+										x_7_154_177 = merge(float64(expMax), x_7_154_177, (x_7_154_177 > float64(expMax)))
+										x_7_154_177 = merge(float64(expMin), x_7_154_177, (x_7_154_177 < float64(expMin)))
+										t_7_154_177 := ((x_7_154_177 * float64(log2E)) + float64(expMagic))
+										kf_7_154_177 := (t_7_154_177 - float64(expMagic))
+										r_7_154_177 := ((x_7_154_177 - (kf_7_154_177 * float64(ln2Hi))) - (kf_7_154_177 * float64(ln2Lo)))
+										r2_7_154_177 := (r_7_154_177 * r_7_154_177)
+										r4_7_154_177 := (r2_7_154_177 * r2_7_154_177)
+										q0_7_154_177 := ((float64(ec2) + (float64(ec3) * r_7_154_177)) + ((float64(ec4) + (float64(ec5) * r_7_154_177)) * r2_7_154_177))
+										q1_7_154_177 := (((float64(ec6) + (float64(ec7) * r_7_154_177)) + ((float64(ec8) + (float64(ec9) * r_7_154_177)) * r2_7_154_177)) * r4_7_154_177)
+										q2_7_154_177 := (((float64(ec10) + (float64(ec11) * r_7_154_177)) + ((float64(ec12) + (float64(ec13) * r_7_154_177)) * r2_7_154_177)) * (r4_7_154_177 * r4_7_154_177))
+										p_7_154_177 := (float64(1) + (r_7_154_177 + (r2_7_154_177 * ((q0_7_154_177 + q1_7_154_177) + q2_7_154_177))))
+										small_7_154_177, big_7_154_177 := (kf_7_154_177 < float64((-1000))), (kf_7_154_177 > float64(1000))
+										off_7_154_177 := merge(float64(600), float64(0), small_7_154_177)
+										off_7_154_177 = merge(float64((-600)), off_7_154_177, big_7_154_177)
+										c_7_154_177 := merge(float64(twoM600), float64(1), small_7_154_177)
+										c_7_154_177 = merge(float64(twoP600), c_7_154_177, big_7_154_177)
+										r0_0_7_154_177 = ((p_7_154_177 * math.Float64frombits((math.Float64bits((t_7_154_177 + off_7_154_177)) << 52))) * c_7_154_177)
+									}
+									fl_154_177 = (nabc_154_177 * r0_0_7_154_177)
+								} else {
+									fl_154_177 = merge(nabc_154_177, float64(0), ((r2_154_177 * (&r_154_177.fudge)[0]) < float64(tophatR2)))
+								}
+								r0_0_154_177 = fl_154_177
+							}
+							fl_177 := r0_0_154_177
+							fc_177 := (&r_177.defaultF)[0]
+							if c_177.HasHKL {
+								var r0_0_155_177 float64
+								{
+									r_155_177, bits_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177 := r_177, k_177.fhklBits, ia_177, h_177, kk_177, l_177
+									var r0_0_8_155_177 bool
+									{
+										r_8_155_177, ia_8_155_177, h_8_155_177, kk_8_155_177, l_8_155_177 := r_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177
+										half_8_155_177 := float64(0.5)
+										hc_8_155_177, kc_8_155_177, lc_8_155_177 := math.Ceil((h_8_155_177 - half_8_155_177)), math.Ceil((kk_8_155_177 - half_8_155_177)), math.Ceil((l_8_155_177 - half_8_155_177))
+										hmin_8_155_177, kmin_8_155_177, lmin_8_155_177 := (&r_8_155_177.hmin)[0], (&r_8_155_177.kmin)[0], (&r_8_155_177.lmin)[0]
+										in_8_155_177 := ((((((hc_8_155_177 >= hmin_8_155_177) && (hc_8_155_177 <= (&r_8_155_177.hmax)[0])) && (kc_8_155_177 >= kmin_8_155_177)) && (kc_8_155_177 <= (&r_8_155_177.kmax)[0])) && (lc_8_155_177 >= lmin_8_155_177)) && (lc_8_155_177 <= (&r_8_155_177.lmax)[0]))
+										idx_8_155_177 := ((((hc_8_155_177 - hmin_8_155_177) * (&r_8_155_177.hstride)[0]) + ((kc_8_155_177 - kmin_8_155_177) * (&r_8_155_177.kstride)[0])) + (lc_8_155_177 - lmin_8_155_177))
+										storeInt32(merge(idx_8_155_177, float64(0), in_8_155_177), ia_8_155_177)
+										r0_0_8_155_177 = in_8_155_177
+									}
+									in_155_177 := r0_0_8_155_177
+									r0_0_155_177 = merge(math.Float64frombits(bits_155_177[ia_155_177[0]]), (&r_155_177.defaultF)[0], in_155_177)
+								}
+								fc_177 = r0_0_155_177
+							}
+							s_177 := (sum_177 + (((fc_177 * fc_177) * fl_177) * fl_177))
+							if !c_177.Water {
+								s_177 = merge(sum_177, s_177, (fl_177 == zero_177))
+							}
+							sum_177 = s_177
+						}
+					}
+					r0_0_177, r1_0_177 = sum_177, polar_177
+				}
+				sum, polar = r0_0_177, r1_0_177
+				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
+				w := (count * omega)
+				rb.w[p0] = w
+				if p0+1 <= n {
+					om = (om + w)
+					rb.omDone = p0 + 1
+				}
+			}
+		}
+		store(om, (rb.om[:]))
+		nop()
+		return
+	}
+	for p0 := 0; p0 < n; p0 += 1 {
+		f0 := rb.f[p0]
+		sum, omega, polar := (&r.ibg)[0], float64(0), float64(0)
+		if c.NoPolar {
+			polar = float64(1)
+		}
+		if os == 1 && last == 0 {
+			var (
+				r0_0_178 float64
+				r1_0_178 float64
+				r2_0_178 float64
+			)
+			{
+				k_178, r_178, ia_178, fdet_178, s_178, o_178, sum_178, omega_178, polar_178, capture_178, par_178 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_178 := k_178.c
+				var r0_0_161_178 float64
+				{
+					fdet_161_178, f_161_178, s_161_178, o_161_178, p_161_178 := fdet_178, (&r_178.fd[0])[0], (&s_178[0])[0], (&o_178[0])[0], (&r_178.pix0[0])[0]
+					r0_0_161_178 = ((((fdet_161_178 * f_161_178) + s_161_178) + o_161_178) + p_161_178)
+				}
+				x_178 := r0_0_161_178
+				var r0_0_162_178 float64
+				{
+					fdet_162_178, f_162_178, s_162_178, o_162_178, p_162_178 := fdet_178, (&r_178.fd[1])[0], (&s_178[1])[0], (&o_178[1])[0], (&r_178.pix0[1])[0]
+					r0_0_162_178 = ((((fdet_162_178 * f_162_178) + s_162_178) + o_162_178) + p_162_178)
+				}
+				y_178 := r0_0_162_178
+				var r0_0_163_178 float64
+				{
+					fdet_163_178, f_163_178, s_163_178, o_163_178, p_163_178 := fdet_178, (&r_178.fd[2])[0], (&s_178[2])[0], (&o_178[2])[0], (&r_178.pix0[2])[0]
+					r0_0_163_178 = ((((fdet_163_178 * f_163_178) + s_163_178) + o_163_178) + p_163_178)
+				}
+				z_178 := r0_0_163_178
+				invR_178 := (float64(1) / math.Sqrt((((x_178 * x_178) + (y_178 * y_178)) + (z_178 * z_178))))
+				dx_178, dy_178, dz_178 := (x_178 * invR_178), (y_178 * invR_178), (z_178 * invR_178)
+				if m_178 := (omega_178 == float64(0)); m_178 {
+					var r0_0_164_178 float64
+					{
+						invR_164_178, num_164_178, point_164_178 := invR_178, (&r_178.omegaNum)[0], c_178.PointPixel
+						w_164_178 := (invR_164_178 * invR_164_178)
+						if !point_164_178 {
+							w_164_178 = (num_164_178 * (w_164_178 * invR_164_178))
+						}
+						r0_0_164_178 = w_164_178
+					}
+					omega_178 = merge(r0_0_164_178, omega_178, m_178)
+				}
+				if capture_178 {
+					store((((dx_178 * (&r_178.od[0])[0]) + (dy_178 * (&r_178.od[1])[0])) + (dz_178 * (&r_178.od[2])[0])), par_178)
+				}
+				var (
+					r0_0_165_178 float64
+					r1_0_165_178 float64
+				)
+				{
+					k_165_178, r_165_178, ia_165_178, sum_165_178, dx_165_178, dy_165_178, dz_165_178, polar_165_178 := k_178, r_178, ia_178, sum_178, dx_178, dy_178, dz_178, polar_178
+					c_165_178 := k_165_178.c
+					n_165_178 := k_165_178.nn[0]
+					zero_165_178 := float64(0)
+					for si_165_178 := range r_165_178.src {
+						sr_165_178 := &r_165_178.src[si_165_178]
+						il_165_178 := (&sr_165_178.il)[0]
+						qx_165_178, qy_165_178, qz_165_178 := ((dx_165_178 - (&sr_165_178.inc[0])[0]) * il_165_178), ((dy_165_178 - (&sr_165_178.inc[1])[0]) * il_165_178), ((dz_165_178 - (&sr_165_178.inc[2])[0]) * il_165_178)
+						if m_165_178 := (polar_165_178 == zero_165_178); m_165_178 {
+							var p_165_178 float64
+							if r_165_178.kahnZero {
+								c2_165_178 := ((((&sr_165_178.inc[0])[0] * dx_165_178) + ((&sr_165_178.inc[1])[0] * dy_165_178)) + ((&sr_165_178.inc[2])[0] * dz_165_178))
+								p_165_178 = (float64(0.5) * (float64(1) + (c2_165_178 * c2_165_178)))
+							} else {
+								var r0_0_153_165_178 float64
+								{
+									zero_153_165_178, kahn_153_165_178, s_153_165_178, dx_153_165_178, dy_153_165_178, dz_153_165_178 := false, &r_165_178.kahn, sr_165_178, dx_165_178, dy_165_178, dz_165_178
+									c2_153_165_178 := ((((&s_153_165_178.inc[0])[0] * dx_153_165_178) + ((&s_153_165_178.inc[1])[0] * dy_153_165_178)) + ((&s_153_165_178.inc[2])[0] * dz_153_165_178))
+									c2sq_153_165_178 := (c2_153_165_178 * c2_153_165_178)
+									cos2psi_153_165_178 := float64(0)
+									if !zero_153_165_178 {
+										e_153_165_178 := (((dx_153_165_178 * (&s_153_165_178.ein[0])[0]) + (dy_153_165_178 * (&s_153_165_178.ein[1])[0])) + (dz_153_165_178 * (&s_153_165_178.ein[2])[0]))
+										b_153_165_178 := (((dx_153_165_178 * (&s_153_165_178.bin[0])[0]) + (dy_153_165_178 * (&s_153_165_178.bin[1])[0])) + (dz_153_165_178 * (&s_153_165_178.bin[2])[0]))
+										ee_153_165_178, bb_153_165_178 := (e_153_165_178 * e_153_165_178), (b_153_165_178 * b_153_165_178)
+										den_153_165_178 := (ee_153_165_178 + bb_153_165_178)
+										cos2psi_153_165_178 = merge(((ee_153_165_178 - bb_153_165_178) / den_153_165_178), float64(1), (den_153_165_178 > float64(0)))
+									}
+									one_153_165_178 := float64(1)
+									r0_0_153_165_178 = (float64(0.5) * ((one_153_165_178 + c2sq_153_165_178) - ((kahn_153_165_178[0] * cos2psi_153_165_178) * (one_153_165_178 - c2sq_153_165_178))))
+								}
+								p_165_178 = r0_0_153_165_178
+							}
+							polar_165_178 = merge(p_165_178, polar_165_178, m_165_178)
+						}
+						for oi_165_178 := range r_165_178.orient {
+							o_165_178 := &r_165_178.orient[oi_165_178]
+							h_165_178 := ((((&o_165_178[0])[0] * qx_165_178) + ((&o_165_178[1])[0] * qy_165_178)) + ((&o_165_178[2])[0] * qz_165_178))
+							kk_165_178 := ((((&o_165_178[3])[0] * qx_165_178) + ((&o_165_178[4])[0] * qy_165_178)) + ((&o_165_178[5])[0] * qz_165_178))
+							l_165_178 := ((((&o_165_178[6])[0] * qx_165_178) + ((&o_165_178[7])[0] * qy_165_178)) + ((&o_165_178[8])[0] * qz_165_178))
+							var r0_0_154_165_178 float64
+							{
+								r_154_165_178, h_154_165_178, kk_154_165_178, l_154_165_178, n_154_165_178 := r_165_178, h_165_178, kk_165_178, l_165_178, n_165_178
+								_ = n_154_165_178
+								half_154_165_178 := float64(0.5)
+								dh_154_165_178, dk_154_165_178, dl_154_165_178 := (h_154_165_178 - math.Ceil((h_154_165_178 - half_154_165_178))), (kk_154_165_178 - math.Ceil((kk_154_165_178 - half_154_165_178))), (l_154_165_178 - math.Ceil((l_154_165_178 - half_154_165_178)))
+								v0_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[0])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[0])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[0])[0]))
+								v1_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[1])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[1])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[1])[0]))
+								v2_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[2])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[2])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[2])[0]))
+								nabc_154_165_178 := (&r_154_165_178.nabc)[0]
+								r2_154_165_178 := (((((v0_154_165_178 * v0_154_165_178) + (v1_154_165_178 * v1_154_165_178)) + (v2_154_165_178 * v2_154_165_178)) * nabc_154_165_178) * nabc_154_165_178)
+								var fl_154_165_178 float64
+								if r_154_165_178.shape == Gauss {
+									e_154_165_178 := math.Float64frombits((math.Float64bits(((r2_154_165_178 / float64(gaussWidth)) * (&r_154_165_178.fudge)[0])) ^ math.Float64bits((&r_154_165_178.negZero)[0])))
+									var r0_0_7_154_165_178 float64
+									{
+										x_7_154_165_178 := e_154_165_178
+										x_7_154_165_178 = merge(float64(expMax), x_7_154_165_178, (x_7_154_165_178 > float64(expMax)))
+										x_7_154_165_178 = merge(float64(expMin), x_7_154_165_178, (x_7_154_165_178 < float64(expMin)))
+										t_7_154_165_178 := ((x_7_154_165_178 * float64(log2E)) + float64(expMagic))
+										kf_7_154_165_178 := (t_7_154_165_178 - float64(expMagic))
+										r_7_154_165_178 := ((x_7_154_165_178 - (kf_7_154_165_178 * float64(ln2Hi))) - (kf_7_154_165_178 * float64(ln2Lo)))
+										r2_7_154_165_178 := (r_7_154_165_178 * r_7_154_165_178)
+										r4_7_154_165_178 := (r2_7_154_165_178 * r2_7_154_165_178)
+										q0_7_154_165_178 := ((float64(ec2) + (float64(ec3) * r_7_154_165_178)) + ((float64(ec4) + (float64(ec5) * r_7_154_165_178)) * r2_7_154_165_178))
+										q1_7_154_165_178 := (((float64(ec6) + (float64(ec7) * r_7_154_165_178)) + ((float64(ec8) + (float64(ec9) * r_7_154_165_178)) * r2_7_154_165_178)) * r4_7_154_165_178)
+										q2_7_154_165_178 := (((float64(ec10) + (float64(ec11) * r_7_154_165_178)) + ((float64(ec12) + (float64(ec13) * r_7_154_165_178)) * r2_7_154_165_178)) * (r4_7_154_165_178 * r4_7_154_165_178))
+										p_7_154_165_178 := (float64(1) + (r_7_154_165_178 + (r2_7_154_165_178 * ((q0_7_154_165_178 + q1_7_154_165_178) + q2_7_154_165_178))))
+										small_7_154_165_178, big_7_154_165_178 := (kf_7_154_165_178 < float64((-1000))), (kf_7_154_165_178 > float64(1000))
+										off_7_154_165_178 := merge(float64(600), float64(0), small_7_154_165_178)
+										off_7_154_165_178 = merge(float64((-600)), off_7_154_165_178, big_7_154_165_178)
+										c_7_154_165_178 := merge(float64(twoM600), float64(1), small_7_154_165_178)
+										c_7_154_165_178 = merge(float64(twoP600), c_7_154_165_178, big_7_154_165_178)
+										r0_0_7_154_165_178 = ((p_7_154_165_178 * math.Float64frombits((math.Float64bits((t_7_154_165_178 + off_7_154_165_178)) << 52))) * c_7_154_165_178)
+									}
+									fl_154_165_178 = (nabc_154_165_178 * r0_0_7_154_165_178)
+								} else {
+									fl_154_165_178 = merge(nabc_154_165_178, float64(0), ((r2_154_165_178 * (&r_154_165_178.fudge)[0]) < float64(tophatR2)))
+								}
+								r0_0_154_165_178 = fl_154_165_178
+							}
+							fl_165_178 := r0_0_154_165_178
+							fc_165_178 := (&r_165_178.defaultF)[0]
+							if c_165_178.HasHKL {
+								var r0_0_155_165_178 float64
+								{
+									r_155_165_178, bits_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178 := r_165_178, k_165_178.fhklBits, ia_165_178, h_165_178, kk_165_178, l_165_178
+									var r0_0_8_155_165_178 bool
+									{
+										r_8_155_165_178, ia_8_155_165_178, h_8_155_165_178, kk_8_155_165_178, l_8_155_165_178 := r_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178
+										half_8_155_165_178 := float64(0.5)
+										hc_8_155_165_178, kc_8_155_165_178, lc_8_155_165_178 := math.Ceil((h_8_155_165_178 - half_8_155_165_178)), math.Ceil((kk_8_155_165_178 - half_8_155_165_178)), math.Ceil((l_8_155_165_178 - half_8_155_165_178))
+										hmin_8_155_165_178, kmin_8_155_165_178, lmin_8_155_165_178 := (&r_8_155_165_178.hmin)[0], (&r_8_155_165_178.kmin)[0], (&r_8_155_165_178.lmin)[0]
+										in_8_155_165_178 := ((((((hc_8_155_165_178 >= hmin_8_155_165_178) && (hc_8_155_165_178 <= (&r_8_155_165_178.hmax)[0])) && (kc_8_155_165_178 >= kmin_8_155_165_178)) && (kc_8_155_165_178 <= (&r_8_155_165_178.kmax)[0])) && (lc_8_155_165_178 >= lmin_8_155_165_178)) && (lc_8_155_165_178 <= (&r_8_155_165_178.lmax)[0]))
+										idx_8_155_165_178 := ((((hc_8_155_165_178 - hmin_8_155_165_178) * (&r_8_155_165_178.hstride)[0]) + ((kc_8_155_165_178 - kmin_8_155_165_178) * (&r_8_155_165_178.kstride)[0])) + (lc_8_155_165_178 - lmin_8_155_165_178))
+										storeInt32(merge(idx_8_155_165_178, float64(0), in_8_155_165_178), ia_8_155_165_178)
+										r0_0_8_155_165_178 = in_8_155_165_178
+									}
+									in_155_165_178 := r0_0_8_155_165_178
+									r0_0_155_165_178 = merge(math.Float64frombits(bits_155_165_178[ia_155_165_178[0]]), (&r_155_165_178.defaultF)[0], in_155_165_178)
+								}
+								fc_165_178 = r0_0_155_165_178
+							}
+							s_165_178 := (sum_165_178 + (((fc_165_178 * fc_165_178) * fl_165_178) * fl_165_178))
+							if !c_165_178.Water {
+								s_165_178 = merge(sum_165_178, s_165_178, (fl_165_178 == zero_165_178))
+							}
+							sum_165_178 = s_165_178
+						}
+					}
+					r0_0_165_178, r1_0_165_178 = sum_165_178, polar_165_178
+				}
+				sum_178, polar_178 = r0_0_165_178, r1_0_165_178
+				r0_0_178, r1_0_178, r2_0_178 = sum_178, omega_178, polar_178
+			}
+			sum, omega, polar = r0_0_178, r1_0_178, r2_0_178
+		} else {
+			for t := 0; t <= last; t++ {
+				for subS := 0; subS < os; subS++ {
+					for subF := 0; subF < os; subF++ {
+						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						capture := c.Thick && t == last && subS == 0 && subF == 0
+						var (
+							r0_0_179 float64
+							r1_0_179 float64
+							r2_0_179 float64
+						)
+						{
+							k_179, r_179, ia_179, fdet_179, s_179, o_179, sum_179, omega_179, polar_179, capture_179, par_179 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_179 := k_179.c
+							var r0_0_161_179 float64
+							{
+								fdet_161_179, f_161_179, s_161_179, o_161_179, p_161_179 := fdet_179, (&r_179.fd[0])[0], (&s_179[0])[0], (&o_179[0])[0], (&r_179.pix0[0])[0]
+								r0_0_161_179 = ((((fdet_161_179 * f_161_179) + s_161_179) + o_161_179) + p_161_179)
+							}
+							x_179 := r0_0_161_179
+							var r0_0_162_179 float64
+							{
+								fdet_162_179, f_162_179, s_162_179, o_162_179, p_162_179 := fdet_179, (&r_179.fd[1])[0], (&s_179[1])[0], (&o_179[1])[0], (&r_179.pix0[1])[0]
+								r0_0_162_179 = ((((fdet_162_179 * f_162_179) + s_162_179) + o_162_179) + p_162_179)
+							}
+							y_179 := r0_0_162_179
+							var r0_0_163_179 float64
+							{
+								fdet_163_179, f_163_179, s_163_179, o_163_179, p_163_179 := fdet_179, (&r_179.fd[2])[0], (&s_179[2])[0], (&o_179[2])[0], (&r_179.pix0[2])[0]
+								r0_0_163_179 = ((((fdet_163_179 * f_163_179) + s_163_179) + o_163_179) + p_163_179)
+							}
+							z_179 := r0_0_163_179
+							invR_179 := (float64(1) / math.Sqrt((((x_179 * x_179) + (y_179 * y_179)) + (z_179 * z_179))))
+							dx_179, dy_179, dz_179 := (x_179 * invR_179), (y_179 * invR_179), (z_179 * invR_179)
+							if m_179 := (omega_179 == float64(0)); m_179 {
+								var r0_0_164_179 float64
+								{
+									invR_164_179, num_164_179, point_164_179 := invR_179, (&r_179.omegaNum)[0], c_179.PointPixel
+									w_164_179 := (invR_164_179 * invR_164_179)
+									if !point_164_179 {
+										w_164_179 = (num_164_179 * (w_164_179 * invR_164_179))
+									}
+									r0_0_164_179 = w_164_179
+								}
+								omega_179 = merge(r0_0_164_179, omega_179, m_179)
+							}
+							if capture_179 {
+								store((((dx_179 * (&r_179.od[0])[0]) + (dy_179 * (&r_179.od[1])[0])) + (dz_179 * (&r_179.od[2])[0])), par_179)
+							}
+							var (
+								r0_0_165_179 float64
+								r1_0_165_179 float64
+							)
+							{
+								k_165_179, r_165_179, ia_165_179, sum_165_179, dx_165_179, dy_165_179, dz_165_179, polar_165_179 := k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179
+								c_165_179 := k_165_179.c
+								n_165_179 := k_165_179.nn[0]
+								zero_165_179 := float64(0)
+								for si_165_179 := range r_165_179.src {
+									sr_165_179 := &r_165_179.src[si_165_179]
+									il_165_179 := (&sr_165_179.il)[0]
+									qx_165_179, qy_165_179, qz_165_179 := ((dx_165_179 - (&sr_165_179.inc[0])[0]) * il_165_179), ((dy_165_179 - (&sr_165_179.inc[1])[0]) * il_165_179), ((dz_165_179 - (&sr_165_179.inc[2])[0]) * il_165_179)
+									if m_165_179 := (polar_165_179 == zero_165_179); m_165_179 {
+										var p_165_179 float64
+										if r_165_179.kahnZero {
+											c2_165_179 := ((((&sr_165_179.inc[0])[0] * dx_165_179) + ((&sr_165_179.inc[1])[0] * dy_165_179)) + ((&sr_165_179.inc[2])[0] * dz_165_179))
+											p_165_179 = (float64(0.5) * (float64(1) + (c2_165_179 * c2_165_179)))
+										} else {
+											var r0_0_153_165_179 float64
+											{
+												zero_153_165_179, kahn_153_165_179, s_153_165_179, dx_153_165_179, dy_153_165_179, dz_153_165_179 := false, &r_165_179.kahn, sr_165_179, dx_165_179, dy_165_179, dz_165_179
+												c2_153_165_179 := ((((&s_153_165_179.inc[0])[0] * dx_153_165_179) + ((&s_153_165_179.inc[1])[0] * dy_153_165_179)) + ((&s_153_165_179.inc[2])[0] * dz_153_165_179))
+												c2sq_153_165_179 := (c2_153_165_179 * c2_153_165_179)
+												cos2psi_153_165_179 := float64(0)
+												if !zero_153_165_179 {
+													e_153_165_179 := (((dx_153_165_179 * (&s_153_165_179.ein[0])[0]) + (dy_153_165_179 * (&s_153_165_179.ein[1])[0])) + (dz_153_165_179 * (&s_153_165_179.ein[2])[0]))
+													b_153_165_179 := (((dx_153_165_179 * (&s_153_165_179.bin[0])[0]) + (dy_153_165_179 * (&s_153_165_179.bin[1])[0])) + (dz_153_165_179 * (&s_153_165_179.bin[2])[0]))
+													ee_153_165_179, bb_153_165_179 := (e_153_165_179 * e_153_165_179), (b_153_165_179 * b_153_165_179)
+													den_153_165_179 := (ee_153_165_179 + bb_153_165_179)
+													cos2psi_153_165_179 = merge(((ee_153_165_179 - bb_153_165_179) / den_153_165_179), float64(1), (den_153_165_179 > float64(0)))
+												}
+												one_153_165_179 := float64(1)
+												r0_0_153_165_179 = (float64(0.5) * ((one_153_165_179 + c2sq_153_165_179) - ((kahn_153_165_179[0] * cos2psi_153_165_179) * (one_153_165_179 - c2sq_153_165_179))))
+											}
+											p_165_179 = r0_0_153_165_179
+										}
+										polar_165_179 = merge(p_165_179, polar_165_179, m_165_179)
+									}
+									for oi_165_179 := range r_165_179.orient {
+										o_165_179 := &r_165_179.orient[oi_165_179]
+										h_165_179 := ((((&o_165_179[0])[0] * qx_165_179) + ((&o_165_179[1])[0] * qy_165_179)) + ((&o_165_179[2])[0] * qz_165_179))
+										kk_165_179 := ((((&o_165_179[3])[0] * qx_165_179) + ((&o_165_179[4])[0] * qy_165_179)) + ((&o_165_179[5])[0] * qz_165_179))
+										l_165_179 := ((((&o_165_179[6])[0] * qx_165_179) + ((&o_165_179[7])[0] * qy_165_179)) + ((&o_165_179[8])[0] * qz_165_179))
+										var r0_0_154_165_179 float64
+										{
+											r_154_165_179, h_154_165_179, kk_154_165_179, l_154_165_179, n_154_165_179 := r_165_179, h_165_179, kk_165_179, l_165_179, n_165_179
+											_ = n_154_165_179
+											half_154_165_179 := float64(0.5)
+											dh_154_165_179, dk_154_165_179, dl_154_165_179 := (h_154_165_179 - math.Ceil((h_154_165_179 - half_154_165_179))), (kk_154_165_179 - math.Ceil((kk_154_165_179 - half_154_165_179))), (l_154_165_179 - math.Ceil((l_154_165_179 - half_154_165_179)))
+											v0_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[0])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[0])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[0])[0]))
+											v1_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[1])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[1])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[1])[0]))
+											v2_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[2])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[2])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[2])[0]))
+											nabc_154_165_179 := (&r_154_165_179.nabc)[0]
+											r2_154_165_179 := (((((v0_154_165_179 * v0_154_165_179) + (v1_154_165_179 * v1_154_165_179)) + (v2_154_165_179 * v2_154_165_179)) * nabc_154_165_179) * nabc_154_165_179)
+											var fl_154_165_179 float64
+											if r_154_165_179.shape == Gauss {
+												e_154_165_179 := math.Float64frombits((math.Float64bits(((r2_154_165_179 / float64(gaussWidth)) * (&r_154_165_179.fudge)[0])) ^ math.Float64bits((&r_154_165_179.negZero)[0])))
+												var r0_0_7_154_165_179 float64
+												{
+													x_7_154_165_179 := e_154_165_179
+													x_7_154_165_179 = merge(float64(expMax), x_7_154_165_179, (x_7_154_165_179 > float64(expMax)))
+													x_7_154_165_179 = merge(float64(expMin), x_7_154_165_179, (x_7_154_165_179 < float64(expMin)))
+													t_7_154_165_179 := ((x_7_154_165_179 * float64(log2E)) + float64(expMagic))
+													kf_7_154_165_179 := (t_7_154_165_179 - float64(expMagic))
+													r_7_154_165_179 := ((x_7_154_165_179 - (kf_7_154_165_179 * float64(ln2Hi))) - (kf_7_154_165_179 * float64(ln2Lo)))
+													r2_7_154_165_179 := (r_7_154_165_179 * r_7_154_165_179)
+													r4_7_154_165_179 := (r2_7_154_165_179 * r2_7_154_165_179)
+													q0_7_154_165_179 := ((float64(ec2) + (float64(ec3) * r_7_154_165_179)) + ((float64(ec4) + (float64(ec5) * r_7_154_165_179)) * r2_7_154_165_179))
+													q1_7_154_165_179 := (((float64(ec6) + (float64(ec7) * r_7_154_165_179)) + ((float64(ec8) + (float64(ec9) * r_7_154_165_179)) * r2_7_154_165_179)) * r4_7_154_165_179)
+													q2_7_154_165_179 := (((float64(ec10) + (float64(ec11) * r_7_154_165_179)) + ((float64(ec12) + (float64(ec13) * r_7_154_165_179)) * r2_7_154_165_179)) * (r4_7_154_165_179 * r4_7_154_165_179))
+													p_7_154_165_179 := (float64(1) + (r_7_154_165_179 + (r2_7_154_165_179 * ((q0_7_154_165_179 + q1_7_154_165_179) + q2_7_154_165_179))))
+													small_7_154_165_179, big_7_154_165_179 := (kf_7_154_165_179 < float64((-1000))), (kf_7_154_165_179 > float64(1000))
+													off_7_154_165_179 := merge(float64(600), float64(0), small_7_154_165_179)
+													off_7_154_165_179 = merge(float64((-600)), off_7_154_165_179, big_7_154_165_179)
+													c_7_154_165_179 := merge(float64(twoM600), float64(1), small_7_154_165_179)
+													c_7_154_165_179 = merge(float64(twoP600), c_7_154_165_179, big_7_154_165_179)
+													r0_0_7_154_165_179 = ((p_7_154_165_179 * math.Float64frombits((math.Float64bits((t_7_154_165_179 + off_7_154_165_179)) << 52))) * c_7_154_165_179)
+												}
+												fl_154_165_179 = (nabc_154_165_179 * r0_0_7_154_165_179)
+											} else {
+												fl_154_165_179 = merge(nabc_154_165_179, float64(0), ((r2_154_165_179 * (&r_154_165_179.fudge)[0]) < float64(tophatR2)))
+											}
+											r0_0_154_165_179 = fl_154_165_179
+										}
+										fl_165_179 := r0_0_154_165_179
+										fc_165_179 := (&r_165_179.defaultF)[0]
+										if c_165_179.HasHKL {
+											var r0_0_155_165_179 float64
+											{
+												r_155_165_179, bits_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179 := r_165_179, k_165_179.fhklBits, ia_165_179, h_165_179, kk_165_179, l_165_179
+												var r0_0_8_155_165_179 bool
+												{
+													r_8_155_165_179, ia_8_155_165_179, h_8_155_165_179, kk_8_155_165_179, l_8_155_165_179 := r_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179
+													half_8_155_165_179 := float64(0.5)
+													hc_8_155_165_179, kc_8_155_165_179, lc_8_155_165_179 := math.Ceil((h_8_155_165_179 - half_8_155_165_179)), math.Ceil((kk_8_155_165_179 - half_8_155_165_179)), math.Ceil((l_8_155_165_179 - half_8_155_165_179))
+													hmin_8_155_165_179, kmin_8_155_165_179, lmin_8_155_165_179 := (&r_8_155_165_179.hmin)[0], (&r_8_155_165_179.kmin)[0], (&r_8_155_165_179.lmin)[0]
+													in_8_155_165_179 := ((((((hc_8_155_165_179 >= hmin_8_155_165_179) && (hc_8_155_165_179 <= (&r_8_155_165_179.hmax)[0])) && (kc_8_155_165_179 >= kmin_8_155_165_179)) && (kc_8_155_165_179 <= (&r_8_155_165_179.kmax)[0])) && (lc_8_155_165_179 >= lmin_8_155_165_179)) && (lc_8_155_165_179 <= (&r_8_155_165_179.lmax)[0]))
+													idx_8_155_165_179 := ((((hc_8_155_165_179 - hmin_8_155_165_179) * (&r_8_155_165_179.hstride)[0]) + ((kc_8_155_165_179 - kmin_8_155_165_179) * (&r_8_155_165_179.kstride)[0])) + (lc_8_155_165_179 - lmin_8_155_165_179))
+													storeInt32(merge(idx_8_155_165_179, float64(0), in_8_155_165_179), ia_8_155_165_179)
+													r0_0_8_155_165_179 = in_8_155_165_179
+												}
+												in_155_165_179 := r0_0_8_155_165_179
+												r0_0_155_165_179 = merge(math.Float64frombits(bits_155_165_179[ia_155_165_179[0]]), (&r_155_165_179.defaultF)[0], in_155_165_179)
+											}
+											fc_165_179 = r0_0_155_165_179
+										}
+										s_165_179 := (sum_165_179 + (((fc_165_179 * fc_165_179) * fl_165_179) * fl_165_179))
+										if !c_165_179.Water {
+											s_165_179 = merge(sum_165_179, s_165_179, (fl_165_179 == zero_165_179))
+										}
+										sum_165_179 = s_165_179
+									}
+								}
+								r0_0_165_179, r1_0_165_179 = sum_165_179, polar_165_179
+							}
+							sum_179, polar_179 = r0_0_165_179, r1_0_165_179
+							r0_0_179, r1_0_179, r2_0_179 = sum_179, omega_179, polar_179
+						}
+						sum, omega, polar = r0_0_179, r1_0_179, r2_0_179
 					}
 				}
 			}
@@ -5595,652 +6466,652 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_164 float64
-			r1_0_164 float64
-			r2_0_164 float64
-			r3_0_164 float64
-			r4_0_164 float64
-			r5_0_164 float64
-			r6_0_164 float64
-			r7_0_164 float64
-			r8_0_164 float64
+			r0_0_180 float64
+			r1_0_180 float64
+			r2_0_180 float64
+			r3_0_180 float64
+			r4_0_180 float64
+			r5_0_180 float64
+			r6_0_180 float64
+			r7_0_180 float64
+			r8_0_180 float64
 		)
 		{
-			sr_164, t_164, ds_164, p0_164 := &r.src[si], t, ds, p0
-			il_164 := (&sr_164.il)[0]
-			x_164, y_164, z_164 := (t_164.d[0][p0_164] - (&sr_164.inc[0])[0]), (t_164.d[1][p0_164] - (&sr_164.inc[1])[0]), (t_164.d[2][p0_164] - (&sr_164.inc[2])[0])
-			ds_164[p0_164] = (((x_164 * x_164) + (y_164 * y_164)) + (z_164 * z_164))
-			r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164 = (x_164 * il_164), (y_164 * il_164), (z_164 * il_164), t_164.s[p0_164], t_164.def[p0_164], t_164.sig[p0_164], t_164.na[p0_164], t_164.nb[p0_164], t_164.nc[p0_164]
+			sr_180, t_180, ds_180, p0_180 := &r.src[si], t, ds, p0
+			il_180 := (&sr_180.il)[0]
+			x_180, y_180, z_180 := (t_180.d[0][p0_180] - (&sr_180.inc[0])[0]), (t_180.d[1][p0_180] - (&sr_180.inc[1])[0]), (t_180.d[2][p0_180] - (&sr_180.inc[2])[0])
+			ds_180[p0_180] = (((x_180 * x_180) + (y_180 * y_180)) + (z_180 * z_180))
+			r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180 = (x_180 * il_180), (y_180 * il_180), (z_180 * il_180), t_180.s[p0_180], t_180.def[p0_180], t_180.sig[p0_180], t_180.na[p0_180], t_180.nb[p0_180], t_180.nc[p0_180]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_164, r1_0_164, r2_0_164, r3_0_164, r4_0_164, r5_0_164, r6_0_164, r7_0_164, r8_0_164
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180
 		for oi := range r.orient {
 			var (
-				r0_0_165 float64
-				r1_0_165 float64
-				r2_0_165 float64
+				r0_0_181 float64
+				r1_0_181 float64
+				r2_0_181 float64
 			)
 			{
-				o_165, qx_165, qy_165, qz_165 := &r.orient[oi], qx, qy, qz
-				h_165 := ((((&o_165[0])[0] * qx_165) + ((&o_165[1])[0] * qy_165)) + ((&o_165[2])[0] * qz_165))
-				kk_165 := ((((&o_165[3])[0] * qx_165) + ((&o_165[4])[0] * qy_165)) + ((&o_165[5])[0] * qz_165))
-				l_165 := ((((&o_165[6])[0] * qx_165) + ((&o_165[7])[0] * qy_165)) + ((&o_165[8])[0] * qz_165))
-				r0_0_165, r1_0_165, r2_0_165 = h_165, kk_165, l_165
+				o_181, qx_181, qy_181, qz_181 := &r.orient[oi], qx, qy, qz
+				h_181 := ((((&o_181[0])[0] * qx_181) + ((&o_181[1])[0] * qy_181)) + ((&o_181[2])[0] * qz_181))
+				kk_181 := ((((&o_181[3])[0] * qx_181) + ((&o_181[4])[0] * qy_181)) + ((&o_181[5])[0] * qz_181))
+				l_181 := ((((&o_181[6])[0] * qx_181) + ((&o_181[7])[0] * qy_181)) + ((&o_181[8])[0] * qz_181))
+				r0_0_181, r1_0_181, r2_0_181 = h_181, kk_181, l_181
 			}
-			h, kk, l := r0_0_165, r1_0_165, r2_0_165
+			h, kk, l := r0_0_181, r1_0_181, r2_0_181
 			var (
-				r0_0_166 float64
-				r1_0_166 float64
-				r2_0_166 float64
-				r3_0_166 float64
-				r4_0_166 float64
-				r5_0_166 float64
-				r6_0_166 float64
-				r7_0_166 float64
-				r8_0_166 float64
+				r0_0_182 float64
+				r1_0_182 float64
+				r2_0_182 float64
+				r3_0_182 float64
+				r4_0_182 float64
+				r5_0_182 float64
+				r6_0_182 float64
+				r7_0_182 float64
+				r8_0_182 float64
 			)
 			{
-				r_166, h_166, kk_166, l_166, n_166 := r, h, kk, l, n
-				_ = n_166
+				r_182, h_182, kk_182, l_182, n_182 := r, h, kk, l, n
+				_ = n_182
 				var (
-					r0_0_60_166 float64
-					r1_0_60_166 float64
-					r2_0_60_166 float64
+					r0_0_61_182 float64
+					r1_0_61_182 float64
+					r2_0_61_182 float64
 				)
 				{
-					r_60_166, i_60_166, x_60_166 := r_166, 0, h_166
-					s_60_166, dx_60_166, dn_60_166 := float64(1), float64(0), float64(0)
-					if r_60_166.nmode[i_60_166] == nChebyshev {
+					r_61_182, i_61_182, x_61_182 := r_182, 0, h_182
+					s_61_182, dx_61_182, dn_61_182 := float64(1), float64(0), float64(0)
+					if r_61_182.nmode[i_61_182] == nChebyshev {
 						var (
-							r0_0_61_166 float64
-							r1_0_61_166 float64
-							r2_0_61_166 float64
+							r0_0_62_182 float64
+							r1_0_62_182 float64
+							r2_0_62_182 float64
 						)
 						{
-							r_61_166, x_61_166, n_61_166, nf_61_166 := r_60_166, x_60_166, r_60_166.nn[i_60_166], &r_60_166.nv[i_60_166]
-							magic_61_166 := float64(roundMagic)
-							t_61_166 := (x_61_166 + magic_61_166)
-							d_61_166 := (x_61_166 - (t_61_166 - magic_61_166))
-							f_61_166 := (math.Float64bits(t_61_166) << 63)
-							var r0_0_62_166 float64
+							r_62_182, x_62_182, n_62_182, nf_62_182 := r_61_182, x_61_182, r_61_182.nn[i_61_182], &r_61_182.nv[i_61_182]
+							magic_62_182 := float64(roundMagic)
+							t_62_182 := (x_62_182 + magic_62_182)
+							d_62_182 := (x_62_182 - (t_62_182 - magic_62_182))
+							f_62_182 := (math.Float64bits(t_62_182) << 63)
+							var r0_0_63_182 float64
 							{
-								d_62_166 := d_61_166
-								y_62_166 := (d_62_166 * d_62_166)
-								y2_62_166 := (y_62_166 * y_62_166)
-								y4_62_166 := (y2_62_166 * y2_62_166)
-								p0_62_166 := ((float64(cp0) + (float64(cp2) * y_62_166)) + ((float64(cp4) + (float64(cp6) * y_62_166)) * y2_62_166))
-								p1_62_166 := (((float64(cp8) + (float64(cp10) * y_62_166)) + ((float64(cp12) + (float64(cp14) * y_62_166)) * y2_62_166)) * y4_62_166)
-								p2_62_166 := (float64(cp16) * (y4_62_166 * y4_62_166))
-								r0_0_62_166 = ((p0_62_166 + p1_62_166) + p2_62_166)
+								d_63_182 := d_62_182
+								y_63_182 := (d_63_182 * d_63_182)
+								y2_63_182 := (y_63_182 * y_63_182)
+								y4_63_182 := (y2_63_182 * y2_63_182)
+								p0_63_182 := ((float64(cp0) + (float64(cp2) * y_63_182)) + ((float64(cp4) + (float64(cp6) * y_63_182)) * y2_63_182))
+								p1_63_182 := (((float64(cp8) + (float64(cp10) * y_63_182)) + ((float64(cp12) + (float64(cp14) * y_63_182)) * y2_63_182)) * y4_63_182)
+								p2_63_182 := (float64(cp16) * (y4_63_182 * y4_63_182))
+								r0_0_63_182 = ((p0_63_182 + p1_63_182) + p2_63_182)
 							}
-							cr_61_166 := r0_0_62_166
-							sign_61_166, one_61_166, pi_61_166 := math.Float64bits((&r_61_166.negZero)[0]), float64(1), float64(piC)
-							rs_61_166 := (pi_61_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_61_166 - cr_61_166) * (one_61_166 + cr_61_166)))) | ((math.Float64bits(d_61_166) ^ f_61_166) & sign_61_166))))
-							c2_61_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_61_166) ^ f_61_166)))
-							u0_61_166, u1_61_166 := one_61_166, c2_61_166
-							j_61_166 := 2
-							for ; j_61_166+1 < n_61_166; j_61_166 += 2 {
-								u0_61_166 = ((c2_61_166 * u1_61_166) - u0_61_166)
-								u1_61_166 = ((c2_61_166 * u0_61_166) - u1_61_166)
+							cr_62_182 := r0_0_63_182
+							sign_62_182, one_62_182, pi_62_182 := math.Float64bits((&r_62_182.negZero)[0]), float64(1), float64(piC)
+							rs_62_182 := (pi_62_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_62_182 - cr_62_182) * (one_62_182 + cr_62_182)))) | ((math.Float64bits(d_62_182) ^ f_62_182) & sign_62_182))))
+							c2_62_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_62_182) ^ f_62_182)))
+							u0_62_182, u1_62_182 := one_62_182, c2_62_182
+							j_62_182 := 2
+							for ; j_62_182+1 < n_62_182; j_62_182 += 2 {
+								u0_62_182 = ((c2_62_182 * u1_62_182) - u0_62_182)
+								u1_62_182 = ((c2_62_182 * u0_62_182) - u1_62_182)
 							}
-							if j_61_166 < n_61_166 {
-								u0_61_166, u1_61_166 = u1_61_166, ((c2_61_166 * u1_61_166) - u0_61_166)
+							if j_62_182 < n_62_182 {
+								u0_62_182, u1_62_182 = u1_62_182, ((c2_62_182 * u1_62_182) - u0_62_182)
 							}
-							cu_61_166 := ((float64(0.5) * c2_61_166) * u1_61_166)
-							tn_61_166 := (cu_61_166 - u0_61_166)
-							dx_61_166 := (((nf_61_166[0] * tn_61_166) - cu_61_166) * rs_61_166)
-							dn_61_166 := ((d_61_166 * tn_61_166) * rs_61_166)
-							near_61_166 := ((d_61_166 * d_61_166) < float64(closedFormMin2))
-							if near_61_166 {
+							cu_62_182 := ((float64(0.5) * c2_62_182) * u1_62_182)
+							tn_62_182 := (cu_62_182 - u0_62_182)
+							dx_62_182 := (((nf_62_182[0] * tn_62_182) - cu_62_182) * rs_62_182)
+							dn_62_182 := ((d_62_182 * tn_62_182) * rs_62_182)
+							near_62_182 := ((d_62_182 * d_62_182) < float64(closedFormMin2))
+							if near_62_182 {
 								var (
-									r0_0_63_166 float64
-									r1_0_63_166 float64
+									r0_0_64_182 float64
+									r1_0_64_182 float64
 								)
 								{
-									r_63_166, d_63_166, c2_63_166, flip_63_166, tn_63_166, un_63_166, n_63_166 := r_61_166, d_61_166, c2_61_166, f_61_166, tn_61_166, u1_61_166, n_61_166
-									var r0_0_64_166 float64
+									r_64_182, d_64_182, c2_64_182, flip_64_182, tn_64_182, un_64_182, n_64_182 := r_62_182, d_62_182, c2_62_182, f_62_182, tn_62_182, u1_62_182, n_62_182
+									var r0_0_65_182 float64
 									{
-										d_64_166 := d_63_166
-										y_64_166 := (d_64_166 * d_64_166)
-										y2_64_166 := (y_64_166 * y_64_166)
-										y4_64_166 := (y2_64_166 * y2_64_166)
-										p0_64_166 := ((float64(sp1) + (float64(sp3) * y_64_166)) + ((float64(sp5) + (float64(sp7) * y_64_166)) * y2_64_166))
-										p1_64_166 := (((float64(sp9) + (float64(sp11) * y_64_166)) + ((float64(sp13) + (float64(sp15) * y_64_166)) * y2_64_166)) * y4_64_166)
-										p2_64_166 := (((float64(sp17) + (float64(sp19) * y_64_166)) + (float64(sp21) * y2_64_166)) * (y4_64_166 * y4_64_166))
-										r0_0_64_166 = (d_64_166 * ((p0_64_166 + p1_64_166) + p2_64_166))
+										d_65_182 := d_64_182
+										y_65_182 := (d_65_182 * d_65_182)
+										y2_65_182 := (y_65_182 * y_65_182)
+										y4_65_182 := (y2_65_182 * y2_65_182)
+										p0_65_182 := ((float64(sp1) + (float64(sp3) * y_65_182)) + ((float64(sp5) + (float64(sp7) * y_65_182)) * y2_65_182))
+										p1_65_182 := (((float64(sp9) + (float64(sp11) * y_65_182)) + ((float64(sp13) + (float64(sp15) * y_65_182)) * y2_65_182)) * y4_65_182)
+										p2_65_182 := (((float64(sp17) + (float64(sp19) * y_65_182)) + (float64(sp21) * y2_65_182)) * (y4_65_182 * y4_65_182))
+										r0_0_65_182 = (d_65_182 * ((p0_65_182 + p1_65_182) + p2_65_182))
 									}
-									s_63_166 := math.Float64frombits((math.Float64bits(r0_0_64_166) ^ flip_63_166))
-									two_63_166 := float64(2)
-									u0_63_166, u1_63_166, p0_63_166, p1_63_166 := float64(1), c2_63_166, float64(0), two_63_166
-									for j_63_166 := 2; j_63_166 < n_63_166; j_63_166++ {
-										u0_63_166, u1_63_166, p0_63_166, p1_63_166 = u1_63_166, ((c2_63_166 * u1_63_166) - u0_63_166), p1_63_166, (((two_63_166 * u1_63_166) + (c2_63_166 * p1_63_166)) - p0_63_166)
+									s_64_182 := math.Float64frombits((math.Float64bits(r0_0_65_182) ^ flip_64_182))
+									two_64_182 := float64(2)
+									u0_64_182, u1_64_182, p0_64_182, p1_64_182 := float64(1), c2_64_182, float64(0), two_64_182
+									for j_64_182 := 2; j_64_182 < n_64_182; j_64_182++ {
+										u0_64_182, u1_64_182, p0_64_182, p1_64_182 = u1_64_182, ((c2_64_182 * u1_64_182) - u0_64_182), p1_64_182, (((two_64_182 * u1_64_182) + (c2_64_182 * p1_64_182)) - p0_64_182)
 									}
-									dx_63_166 := ((float64(minusPi) * s_63_166) * p1_63_166)
-									peak_63_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_63_166) & math.Float64bits((&r_63_166.negZero)[0]))))
-									dn_63_166 := merge((((float64(piC) * d_63_166) * tn_63_166) / s_63_166), peak_63_166, (d_63_166 != float64(0)))
-									r0_0_63_166, r1_0_63_166 = dx_63_166, dn_63_166
+									dx_64_182 := ((float64(minusPi) * s_64_182) * p1_64_182)
+									peak_64_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_64_182) & math.Float64bits((&r_64_182.negZero)[0]))))
+									dn_64_182 := merge((((float64(piC) * d_64_182) * tn_64_182) / s_64_182), peak_64_182, (d_64_182 != float64(0)))
+									r0_0_64_182, r1_0_64_182 = dx_64_182, dn_64_182
 								}
-								px_61_166, pn_61_166 := r0_0_63_166, r1_0_63_166
-								dx_61_166, dn_61_166 = merge(px_61_166, dx_61_166, near_61_166), merge(pn_61_166, dn_61_166, near_61_166)
+								px_62_182, pn_62_182 := r0_0_64_182, r1_0_64_182
+								dx_62_182, dn_62_182 = merge(px_62_182, dx_62_182, near_62_182), merge(pn_62_182, dn_62_182, near_62_182)
 							}
-							r0_0_61_166, r1_0_61_166, r2_0_61_166 = u1_61_166, dx_61_166, dn_61_166
+							r0_0_62_182, r1_0_62_182, r2_0_62_182 = u1_62_182, dx_62_182, dn_62_182
 						}
-						s_60_166, dx_60_166, dn_60_166 = r0_0_61_166, r1_0_61_166, r2_0_61_166
-					} else if r_60_166.nmode[i_60_166] == nRatio {
+						s_61_182, dx_61_182, dn_61_182 = r0_0_62_182, r1_0_62_182, r2_0_62_182
+					} else if r_61_182.nmode[i_61_182] == nRatio {
 						var (
-							r0_0_65_166 float64
-							r1_0_65_166 float64
-							r2_0_65_166 float64
+							r0_0_66_182 float64
+							r1_0_66_182 float64
+							r2_0_66_182 float64
 						)
 						{
-							x_65_166, nv_65_166 := x_60_166, (&r_60_166.nv[i_60_166])[0]
-							magic_65_166 := float64(roundMagic)
-							t_65_166 := (x_65_166 + magic_65_166)
-							d_65_166 := (x_65_166 - (t_65_166 - magic_65_166))
-							y_65_166 := (nv_65_166 * d_65_166)
-							u_65_166 := (y_65_166 + magic_65_166)
-							e_65_166 := (y_65_166 - (u_65_166 - magic_65_166))
-							var r0_0_66_166 float64
+							x_66_182, nv_66_182 := x_61_182, (&r_61_182.nv[i_61_182])[0]
+							magic_66_182 := float64(roundMagic)
+							t_66_182 := (x_66_182 + magic_66_182)
+							d_66_182 := (x_66_182 - (t_66_182 - magic_66_182))
+							y_66_182 := (nv_66_182 * d_66_182)
+							u_66_182 := (y_66_182 + magic_66_182)
+							e_66_182 := (y_66_182 - (u_66_182 - magic_66_182))
+							var r0_0_67_182 float64
 							{
-								d_66_166 := e_65_166
-								y_66_166 := (d_66_166 * d_66_166)
-								y2_66_166 := (y_66_166 * y_66_166)
-								y4_66_166 := (y2_66_166 * y2_66_166)
-								p0_66_166 := ((float64(sp1) + (float64(sp3) * y_66_166)) + ((float64(sp5) + (float64(sp7) * y_66_166)) * y2_66_166))
-								p1_66_166 := (((float64(sp9) + (float64(sp11) * y_66_166)) + ((float64(sp13) + (float64(sp15) * y_66_166)) * y2_66_166)) * y4_66_166)
-								p2_66_166 := (((float64(sp17) + (float64(sp19) * y_66_166)) + (float64(sp21) * y2_66_166)) * (y4_66_166 * y4_66_166))
-								r0_0_66_166 = (d_66_166 * ((p0_66_166 + p1_66_166) + p2_66_166))
+								d_67_182 := e_66_182
+								y_67_182 := (d_67_182 * d_67_182)
+								y2_67_182 := (y_67_182 * y_67_182)
+								y4_67_182 := (y2_67_182 * y2_67_182)
+								p0_67_182 := ((float64(sp1) + (float64(sp3) * y_67_182)) + ((float64(sp5) + (float64(sp7) * y_67_182)) * y2_67_182))
+								p1_67_182 := (((float64(sp9) + (float64(sp11) * y_67_182)) + ((float64(sp13) + (float64(sp15) * y_67_182)) * y2_67_182)) * y4_67_182)
+								p2_67_182 := (((float64(sp17) + (float64(sp19) * y_67_182)) + (float64(sp21) * y2_67_182)) * (y4_67_182 * y4_67_182))
+								r0_0_67_182 = (d_67_182 * ((p0_67_182 + p1_67_182) + p2_67_182))
 							}
-							var r0_0_67_166 float64
+							var r0_0_68_182 float64
 							{
-								c_67_166, t_67_166 := r0_0_66_166, u_65_166
-								r0_0_67_166 = math.Float64frombits((math.Float64bits(c_67_166) ^ (math.Float64bits(t_67_166) << 63)))
+								c_68_182, t_68_182 := r0_0_67_182, u_66_182
+								r0_0_68_182 = math.Float64frombits((math.Float64bits(c_68_182) ^ (math.Float64bits(t_68_182) << 63)))
 							}
-							var r0_0_68_166 float64
+							var r0_0_69_182 float64
 							{
-								d_68_166 := e_65_166
-								y_68_166 := (d_68_166 * d_68_166)
-								y2_68_166 := (y_68_166 * y_68_166)
-								y4_68_166 := (y2_68_166 * y2_68_166)
-								p0_68_166 := ((float64(cp0) + (float64(cp2) * y_68_166)) + ((float64(cp4) + (float64(cp6) * y_68_166)) * y2_68_166))
-								p1_68_166 := (((float64(cp8) + (float64(cp10) * y_68_166)) + ((float64(cp12) + (float64(cp14) * y_68_166)) * y2_68_166)) * y4_68_166)
-								p2_68_166 := (float64(cp16) * (y4_68_166 * y4_68_166))
-								r0_0_68_166 = ((p0_68_166 + p1_68_166) + p2_68_166)
+								d_69_182 := e_66_182
+								y_69_182 := (d_69_182 * d_69_182)
+								y2_69_182 := (y_69_182 * y_69_182)
+								y4_69_182 := (y2_69_182 * y2_69_182)
+								p0_69_182 := ((float64(cp0) + (float64(cp2) * y_69_182)) + ((float64(cp4) + (float64(cp6) * y_69_182)) * y2_69_182))
+								p1_69_182 := (((float64(cp8) + (float64(cp10) * y_69_182)) + ((float64(cp12) + (float64(cp14) * y_69_182)) * y2_69_182)) * y4_69_182)
+								p2_69_182 := (float64(cp16) * (y4_69_182 * y4_69_182))
+								r0_0_69_182 = ((p0_69_182 + p1_69_182) + p2_69_182)
 							}
-							var r0_0_69_166 float64
+							var r0_0_70_182 float64
 							{
-								c_69_166, t_69_166 := r0_0_68_166, u_65_166
-								r0_0_69_166 = math.Float64frombits((math.Float64bits(c_69_166) ^ (math.Float64bits(t_69_166) << 63)))
+								c_70_182, t_70_182 := r0_0_69_182, u_66_182
+								r0_0_70_182 = math.Float64frombits((math.Float64bits(c_70_182) ^ (math.Float64bits(t_70_182) << 63)))
 							}
-							sn_65_166, cn_65_166 := r0_0_67_166, r0_0_69_166
-							var r0_0_70_166 float64
+							sn_66_182, cn_66_182 := r0_0_68_182, r0_0_70_182
+							var r0_0_71_182 float64
 							{
-								d_70_166 := d_65_166
-								y_70_166 := (d_70_166 * d_70_166)
-								y2_70_166 := (y_70_166 * y_70_166)
-								y4_70_166 := (y2_70_166 * y2_70_166)
-								p0_70_166 := ((float64(sp1) + (float64(sp3) * y_70_166)) + ((float64(sp5) + (float64(sp7) * y_70_166)) * y2_70_166))
-								p1_70_166 := (((float64(sp9) + (float64(sp11) * y_70_166)) + ((float64(sp13) + (float64(sp15) * y_70_166)) * y2_70_166)) * y4_70_166)
-								p2_70_166 := (((float64(sp17) + (float64(sp19) * y_70_166)) + (float64(sp21) * y2_70_166)) * (y4_70_166 * y4_70_166))
-								r0_0_70_166 = (d_70_166 * ((p0_70_166 + p1_70_166) + p2_70_166))
+								d_71_182 := d_66_182
+								y_71_182 := (d_71_182 * d_71_182)
+								y2_71_182 := (y_71_182 * y_71_182)
+								y4_71_182 := (y2_71_182 * y2_71_182)
+								p0_71_182 := ((float64(sp1) + (float64(sp3) * y_71_182)) + ((float64(sp5) + (float64(sp7) * y_71_182)) * y2_71_182))
+								p1_71_182 := (((float64(sp9) + (float64(sp11) * y_71_182)) + ((float64(sp13) + (float64(sp15) * y_71_182)) * y2_71_182)) * y4_71_182)
+								p2_71_182 := (((float64(sp17) + (float64(sp19) * y_71_182)) + (float64(sp21) * y2_71_182)) * (y4_71_182 * y4_71_182))
+								r0_0_71_182 = (d_71_182 * ((p0_71_182 + p1_71_182) + p2_71_182))
 							}
-							var r0_0_71_166 float64
+							var r0_0_72_182 float64
 							{
-								d_71_166 := d_65_166
-								y_71_166 := (d_71_166 * d_71_166)
-								y2_71_166 := (y_71_166 * y_71_166)
-								y4_71_166 := (y2_71_166 * y2_71_166)
-								p0_71_166 := ((float64(cp0) + (float64(cp2) * y_71_166)) + ((float64(cp4) + (float64(cp6) * y_71_166)) * y2_71_166))
-								p1_71_166 := (((float64(cp8) + (float64(cp10) * y_71_166)) + ((float64(cp12) + (float64(cp14) * y_71_166)) * y2_71_166)) * y4_71_166)
-								p2_71_166 := (float64(cp16) * (y4_71_166 * y4_71_166))
-								r0_0_71_166 = ((p0_71_166 + p1_71_166) + p2_71_166)
+								d_72_182 := d_66_182
+								y_72_182 := (d_72_182 * d_72_182)
+								y2_72_182 := (y_72_182 * y_72_182)
+								y4_72_182 := (y2_72_182 * y2_72_182)
+								p0_72_182 := ((float64(cp0) + (float64(cp2) * y_72_182)) + ((float64(cp4) + (float64(cp6) * y_72_182)) * y2_72_182))
+								p1_72_182 := (((float64(cp8) + (float64(cp10) * y_72_182)) + ((float64(cp12) + (float64(cp14) * y_72_182)) * y2_72_182)) * y4_72_182)
+								p2_72_182 := (float64(cp16) * (y4_72_182 * y4_72_182))
+								r0_0_72_182 = ((p0_72_182 + p1_72_182) + p2_72_182)
 							}
-							s1_65_166, c1_65_166 := r0_0_70_166, r0_0_71_166
-							pi_65_166 := float64(piC)
-							at_65_166 := (d_65_166 == float64(0))
-							s_65_166 := merge(nv_65_166, (sn_65_166 / s1_65_166), at_65_166)
-							pd_65_166 := (pi_65_166 * d_65_166)
-							npd_65_166 := (nv_65_166 * pd_65_166)
-							dx_65_166 := ((pi_65_166 * (((nv_65_166 * cn_65_166) * s1_65_166) - (sn_65_166 * c1_65_166))) / (s1_65_166 * s1_65_166))
-							var r0_0_72_166 float64
+							s1_66_182, c1_66_182 := r0_0_71_182, r0_0_72_182
+							pi_66_182 := float64(piC)
+							at_66_182 := (d_66_182 == float64(0))
+							s_66_182 := merge(nv_66_182, (sn_66_182 / s1_66_182), at_66_182)
+							pd_66_182 := (pi_66_182 * d_66_182)
+							npd_66_182 := (nv_66_182 * pd_66_182)
+							dx_66_182 := ((pi_66_182 * (((nv_66_182 * cn_66_182) * s1_66_182) - (sn_66_182 * c1_66_182))) / (s1_66_182 * s1_66_182))
+							var r0_0_73_182 float64
 							{
-								n_72_166, x_72_166 := nv_65_166, pd_65_166
-								n2_72_166 := (n_72_166 * n_72_166)
-								a_72_166 := (((float64(0) - (n2_72_166 - float64(1))) * x_72_166) / float64(3))
-								b_72_166 := ((((((((float64(3) * n2_72_166) * n2_72_166) - (float64(10) * n2_72_166)) + float64(7)) * x_72_166) * x_72_166) * x_72_166) / float64(90))
-								r0_0_72_166 = (n_72_166 * (a_72_166 + b_72_166))
+								n_73_182, x_73_182 := nv_66_182, pd_66_182
+								n2_73_182 := (n_73_182 * n_73_182)
+								a_73_182 := (((float64(0) - (n2_73_182 - float64(1))) * x_73_182) / float64(3))
+								b_73_182 := ((((((((float64(3) * n2_73_182) * n2_73_182) - (float64(10) * n2_73_182)) + float64(7)) * x_73_182) * x_73_182) * x_73_182) / float64(90))
+								r0_0_73_182 = (n_73_182 * (a_73_182 + b_73_182))
 							}
-							dx_65_166 = merge((pi_65_166 * r0_0_72_166), dx_65_166, ((npd_65_166 * npd_65_166) < float64(seriesMax2)))
-							dx_65_166 = merge(float64(0), dx_65_166, at_65_166)
-							dn_65_166 := merge(float64(1), ((pd_65_166 * cn_65_166) / s1_65_166), at_65_166)
-							r0_0_65_166, r1_0_65_166, r2_0_65_166 = s_65_166, dx_65_166, dn_65_166
+							dx_66_182 = merge((pi_66_182 * r0_0_73_182), dx_66_182, ((npd_66_182 * npd_66_182) < float64(seriesMax2)))
+							dx_66_182 = merge(float64(0), dx_66_182, at_66_182)
+							dn_66_182 := merge(float64(1), ((pd_66_182 * cn_66_182) / s1_66_182), at_66_182)
+							r0_0_66_182, r1_0_66_182, r2_0_66_182 = s_66_182, dx_66_182, dn_66_182
 						}
-						s_60_166, dx_60_166, dn_60_166 = r0_0_65_166, r1_0_65_166, r2_0_65_166
+						s_61_182, dx_61_182, dn_61_182 = r0_0_66_182, r1_0_66_182, r2_0_66_182
 					}
-					r0_0_60_166, r1_0_60_166, r2_0_60_166 = s_60_166, dx_60_166, dn_60_166
+					r0_0_61_182, r1_0_61_182, r2_0_61_182 = s_61_182, dx_61_182, dn_61_182
 				}
-				sa_166, ha_166, na_166 := r0_0_60_166, r1_0_60_166, r2_0_60_166
+				sa_182, ha_182, na_182 := r0_0_61_182, r1_0_61_182, r2_0_61_182
 				var (
-					r0_0_73_166 float64
-					r1_0_73_166 float64
-					r2_0_73_166 float64
+					r0_0_74_182 float64
+					r1_0_74_182 float64
+					r2_0_74_182 float64
 				)
 				{
-					r_73_166, i_73_166, x_73_166 := r_166, 1, kk_166
-					s_73_166, dx_73_166, dn_73_166 := float64(1), float64(0), float64(0)
-					if r_73_166.nmode[i_73_166] == nChebyshev {
+					r_74_182, i_74_182, x_74_182 := r_182, 1, kk_182
+					s_74_182, dx_74_182, dn_74_182 := float64(1), float64(0), float64(0)
+					if r_74_182.nmode[i_74_182] == nChebyshev {
 						var (
-							r0_0_74_166 float64
-							r1_0_74_166 float64
-							r2_0_74_166 float64
+							r0_0_75_182 float64
+							r1_0_75_182 float64
+							r2_0_75_182 float64
 						)
 						{
-							r_74_166, x_74_166, n_74_166, nf_74_166 := r_73_166, x_73_166, r_73_166.nn[i_73_166], &r_73_166.nv[i_73_166]
-							magic_74_166 := float64(roundMagic)
-							t_74_166 := (x_74_166 + magic_74_166)
-							d_74_166 := (x_74_166 - (t_74_166 - magic_74_166))
-							f_74_166 := (math.Float64bits(t_74_166) << 63)
-							var r0_0_75_166 float64
+							r_75_182, x_75_182, n_75_182, nf_75_182 := r_74_182, x_74_182, r_74_182.nn[i_74_182], &r_74_182.nv[i_74_182]
+							magic_75_182 := float64(roundMagic)
+							t_75_182 := (x_75_182 + magic_75_182)
+							d_75_182 := (x_75_182 - (t_75_182 - magic_75_182))
+							f_75_182 := (math.Float64bits(t_75_182) << 63)
+							var r0_0_76_182 float64
 							{
-								d_75_166 := d_74_166
-								y_75_166 := (d_75_166 * d_75_166)
-								y2_75_166 := (y_75_166 * y_75_166)
-								y4_75_166 := (y2_75_166 * y2_75_166)
-								p0_75_166 := ((float64(cp0) + (float64(cp2) * y_75_166)) + ((float64(cp4) + (float64(cp6) * y_75_166)) * y2_75_166))
-								p1_75_166 := (((float64(cp8) + (float64(cp10) * y_75_166)) + ((float64(cp12) + (float64(cp14) * y_75_166)) * y2_75_166)) * y4_75_166)
-								p2_75_166 := (float64(cp16) * (y4_75_166 * y4_75_166))
-								r0_0_75_166 = ((p0_75_166 + p1_75_166) + p2_75_166)
+								d_76_182 := d_75_182
+								y_76_182 := (d_76_182 * d_76_182)
+								y2_76_182 := (y_76_182 * y_76_182)
+								y4_76_182 := (y2_76_182 * y2_76_182)
+								p0_76_182 := ((float64(cp0) + (float64(cp2) * y_76_182)) + ((float64(cp4) + (float64(cp6) * y_76_182)) * y2_76_182))
+								p1_76_182 := (((float64(cp8) + (float64(cp10) * y_76_182)) + ((float64(cp12) + (float64(cp14) * y_76_182)) * y2_76_182)) * y4_76_182)
+								p2_76_182 := (float64(cp16) * (y4_76_182 * y4_76_182))
+								r0_0_76_182 = ((p0_76_182 + p1_76_182) + p2_76_182)
 							}
-							cr_74_166 := r0_0_75_166
-							sign_74_166, one_74_166, pi_74_166 := math.Float64bits((&r_74_166.negZero)[0]), float64(1), float64(piC)
-							rs_74_166 := (pi_74_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_74_166 - cr_74_166) * (one_74_166 + cr_74_166)))) | ((math.Float64bits(d_74_166) ^ f_74_166) & sign_74_166))))
-							c2_74_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_74_166) ^ f_74_166)))
-							u0_74_166, u1_74_166 := one_74_166, c2_74_166
-							j_74_166 := 2
-							for ; j_74_166+1 < n_74_166; j_74_166 += 2 {
-								u0_74_166 = ((c2_74_166 * u1_74_166) - u0_74_166)
-								u1_74_166 = ((c2_74_166 * u0_74_166) - u1_74_166)
+							cr_75_182 := r0_0_76_182
+							sign_75_182, one_75_182, pi_75_182 := math.Float64bits((&r_75_182.negZero)[0]), float64(1), float64(piC)
+							rs_75_182 := (pi_75_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_75_182 - cr_75_182) * (one_75_182 + cr_75_182)))) | ((math.Float64bits(d_75_182) ^ f_75_182) & sign_75_182))))
+							c2_75_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_75_182) ^ f_75_182)))
+							u0_75_182, u1_75_182 := one_75_182, c2_75_182
+							j_75_182 := 2
+							for ; j_75_182+1 < n_75_182; j_75_182 += 2 {
+								u0_75_182 = ((c2_75_182 * u1_75_182) - u0_75_182)
+								u1_75_182 = ((c2_75_182 * u0_75_182) - u1_75_182)
 							}
-							if j_74_166 < n_74_166 {
-								u0_74_166, u1_74_166 = u1_74_166, ((c2_74_166 * u1_74_166) - u0_74_166)
+							if j_75_182 < n_75_182 {
+								u0_75_182, u1_75_182 = u1_75_182, ((c2_75_182 * u1_75_182) - u0_75_182)
 							}
-							cu_74_166 := ((float64(0.5) * c2_74_166) * u1_74_166)
-							tn_74_166 := (cu_74_166 - u0_74_166)
-							dx_74_166 := (((nf_74_166[0] * tn_74_166) - cu_74_166) * rs_74_166)
-							dn_74_166 := ((d_74_166 * tn_74_166) * rs_74_166)
-							near_74_166 := ((d_74_166 * d_74_166) < float64(closedFormMin2))
-							if near_74_166 {
+							cu_75_182 := ((float64(0.5) * c2_75_182) * u1_75_182)
+							tn_75_182 := (cu_75_182 - u0_75_182)
+							dx_75_182 := (((nf_75_182[0] * tn_75_182) - cu_75_182) * rs_75_182)
+							dn_75_182 := ((d_75_182 * tn_75_182) * rs_75_182)
+							near_75_182 := ((d_75_182 * d_75_182) < float64(closedFormMin2))
+							if near_75_182 {
 								var (
-									r0_0_76_166 float64
-									r1_0_76_166 float64
+									r0_0_77_182 float64
+									r1_0_77_182 float64
 								)
 								{
-									r_76_166, d_76_166, c2_76_166, flip_76_166, tn_76_166, un_76_166, n_76_166 := r_74_166, d_74_166, c2_74_166, f_74_166, tn_74_166, u1_74_166, n_74_166
-									var r0_0_77_166 float64
+									r_77_182, d_77_182, c2_77_182, flip_77_182, tn_77_182, un_77_182, n_77_182 := r_75_182, d_75_182, c2_75_182, f_75_182, tn_75_182, u1_75_182, n_75_182
+									var r0_0_78_182 float64
 									{
-										d_77_166 := d_76_166
-										y_77_166 := (d_77_166 * d_77_166)
-										y2_77_166 := (y_77_166 * y_77_166)
-										y4_77_166 := (y2_77_166 * y2_77_166)
-										p0_77_166 := ((float64(sp1) + (float64(sp3) * y_77_166)) + ((float64(sp5) + (float64(sp7) * y_77_166)) * y2_77_166))
-										p1_77_166 := (((float64(sp9) + (float64(sp11) * y_77_166)) + ((float64(sp13) + (float64(sp15) * y_77_166)) * y2_77_166)) * y4_77_166)
-										p2_77_166 := (((float64(sp17) + (float64(sp19) * y_77_166)) + (float64(sp21) * y2_77_166)) * (y4_77_166 * y4_77_166))
-										r0_0_77_166 = (d_77_166 * ((p0_77_166 + p1_77_166) + p2_77_166))
+										d_78_182 := d_77_182
+										y_78_182 := (d_78_182 * d_78_182)
+										y2_78_182 := (y_78_182 * y_78_182)
+										y4_78_182 := (y2_78_182 * y2_78_182)
+										p0_78_182 := ((float64(sp1) + (float64(sp3) * y_78_182)) + ((float64(sp5) + (float64(sp7) * y_78_182)) * y2_78_182))
+										p1_78_182 := (((float64(sp9) + (float64(sp11) * y_78_182)) + ((float64(sp13) + (float64(sp15) * y_78_182)) * y2_78_182)) * y4_78_182)
+										p2_78_182 := (((float64(sp17) + (float64(sp19) * y_78_182)) + (float64(sp21) * y2_78_182)) * (y4_78_182 * y4_78_182))
+										r0_0_78_182 = (d_78_182 * ((p0_78_182 + p1_78_182) + p2_78_182))
 									}
-									s_76_166 := math.Float64frombits((math.Float64bits(r0_0_77_166) ^ flip_76_166))
-									two_76_166 := float64(2)
-									u0_76_166, u1_76_166, p0_76_166, p1_76_166 := float64(1), c2_76_166, float64(0), two_76_166
-									for j_76_166 := 2; j_76_166 < n_76_166; j_76_166++ {
-										u0_76_166, u1_76_166, p0_76_166, p1_76_166 = u1_76_166, ((c2_76_166 * u1_76_166) - u0_76_166), p1_76_166, (((two_76_166 * u1_76_166) + (c2_76_166 * p1_76_166)) - p0_76_166)
+									s_77_182 := math.Float64frombits((math.Float64bits(r0_0_78_182) ^ flip_77_182))
+									two_77_182 := float64(2)
+									u0_77_182, u1_77_182, p0_77_182, p1_77_182 := float64(1), c2_77_182, float64(0), two_77_182
+									for j_77_182 := 2; j_77_182 < n_77_182; j_77_182++ {
+										u0_77_182, u1_77_182, p0_77_182, p1_77_182 = u1_77_182, ((c2_77_182 * u1_77_182) - u0_77_182), p1_77_182, (((two_77_182 * u1_77_182) + (c2_77_182 * p1_77_182)) - p0_77_182)
 									}
-									dx_76_166 := ((float64(minusPi) * s_76_166) * p1_76_166)
-									peak_76_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_76_166) & math.Float64bits((&r_76_166.negZero)[0]))))
-									dn_76_166 := merge((((float64(piC) * d_76_166) * tn_76_166) / s_76_166), peak_76_166, (d_76_166 != float64(0)))
-									r0_0_76_166, r1_0_76_166 = dx_76_166, dn_76_166
+									dx_77_182 := ((float64(minusPi) * s_77_182) * p1_77_182)
+									peak_77_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_77_182) & math.Float64bits((&r_77_182.negZero)[0]))))
+									dn_77_182 := merge((((float64(piC) * d_77_182) * tn_77_182) / s_77_182), peak_77_182, (d_77_182 != float64(0)))
+									r0_0_77_182, r1_0_77_182 = dx_77_182, dn_77_182
 								}
-								px_74_166, pn_74_166 := r0_0_76_166, r1_0_76_166
-								dx_74_166, dn_74_166 = merge(px_74_166, dx_74_166, near_74_166), merge(pn_74_166, dn_74_166, near_74_166)
+								px_75_182, pn_75_182 := r0_0_77_182, r1_0_77_182
+								dx_75_182, dn_75_182 = merge(px_75_182, dx_75_182, near_75_182), merge(pn_75_182, dn_75_182, near_75_182)
 							}
-							r0_0_74_166, r1_0_74_166, r2_0_74_166 = u1_74_166, dx_74_166, dn_74_166
+							r0_0_75_182, r1_0_75_182, r2_0_75_182 = u1_75_182, dx_75_182, dn_75_182
 						}
-						s_73_166, dx_73_166, dn_73_166 = r0_0_74_166, r1_0_74_166, r2_0_74_166
-					} else if r_73_166.nmode[i_73_166] == nRatio {
+						s_74_182, dx_74_182, dn_74_182 = r0_0_75_182, r1_0_75_182, r2_0_75_182
+					} else if r_74_182.nmode[i_74_182] == nRatio {
 						var (
-							r0_0_78_166 float64
-							r1_0_78_166 float64
-							r2_0_78_166 float64
+							r0_0_79_182 float64
+							r1_0_79_182 float64
+							r2_0_79_182 float64
 						)
 						{
-							x_78_166, nv_78_166 := x_73_166, (&r_73_166.nv[i_73_166])[0]
-							magic_78_166 := float64(roundMagic)
-							t_78_166 := (x_78_166 + magic_78_166)
-							d_78_166 := (x_78_166 - (t_78_166 - magic_78_166))
-							y_78_166 := (nv_78_166 * d_78_166)
-							u_78_166 := (y_78_166 + magic_78_166)
-							e_78_166 := (y_78_166 - (u_78_166 - magic_78_166))
-							var r0_0_79_166 float64
+							x_79_182, nv_79_182 := x_74_182, (&r_74_182.nv[i_74_182])[0]
+							magic_79_182 := float64(roundMagic)
+							t_79_182 := (x_79_182 + magic_79_182)
+							d_79_182 := (x_79_182 - (t_79_182 - magic_79_182))
+							y_79_182 := (nv_79_182 * d_79_182)
+							u_79_182 := (y_79_182 + magic_79_182)
+							e_79_182 := (y_79_182 - (u_79_182 - magic_79_182))
+							var r0_0_80_182 float64
 							{
-								d_79_166 := e_78_166
-								y_79_166 := (d_79_166 * d_79_166)
-								y2_79_166 := (y_79_166 * y_79_166)
-								y4_79_166 := (y2_79_166 * y2_79_166)
-								p0_79_166 := ((float64(sp1) + (float64(sp3) * y_79_166)) + ((float64(sp5) + (float64(sp7) * y_79_166)) * y2_79_166))
-								p1_79_166 := (((float64(sp9) + (float64(sp11) * y_79_166)) + ((float64(sp13) + (float64(sp15) * y_79_166)) * y2_79_166)) * y4_79_166)
-								p2_79_166 := (((float64(sp17) + (float64(sp19) * y_79_166)) + (float64(sp21) * y2_79_166)) * (y4_79_166 * y4_79_166))
-								r0_0_79_166 = (d_79_166 * ((p0_79_166 + p1_79_166) + p2_79_166))
+								d_80_182 := e_79_182
+								y_80_182 := (d_80_182 * d_80_182)
+								y2_80_182 := (y_80_182 * y_80_182)
+								y4_80_182 := (y2_80_182 * y2_80_182)
+								p0_80_182 := ((float64(sp1) + (float64(sp3) * y_80_182)) + ((float64(sp5) + (float64(sp7) * y_80_182)) * y2_80_182))
+								p1_80_182 := (((float64(sp9) + (float64(sp11) * y_80_182)) + ((float64(sp13) + (float64(sp15) * y_80_182)) * y2_80_182)) * y4_80_182)
+								p2_80_182 := (((float64(sp17) + (float64(sp19) * y_80_182)) + (float64(sp21) * y2_80_182)) * (y4_80_182 * y4_80_182))
+								r0_0_80_182 = (d_80_182 * ((p0_80_182 + p1_80_182) + p2_80_182))
 							}
-							var r0_0_80_166 float64
+							var r0_0_81_182 float64
 							{
-								c_80_166, t_80_166 := r0_0_79_166, u_78_166
-								r0_0_80_166 = math.Float64frombits((math.Float64bits(c_80_166) ^ (math.Float64bits(t_80_166) << 63)))
+								c_81_182, t_81_182 := r0_0_80_182, u_79_182
+								r0_0_81_182 = math.Float64frombits((math.Float64bits(c_81_182) ^ (math.Float64bits(t_81_182) << 63)))
 							}
-							var r0_0_81_166 float64
+							var r0_0_82_182 float64
 							{
-								d_81_166 := e_78_166
-								y_81_166 := (d_81_166 * d_81_166)
-								y2_81_166 := (y_81_166 * y_81_166)
-								y4_81_166 := (y2_81_166 * y2_81_166)
-								p0_81_166 := ((float64(cp0) + (float64(cp2) * y_81_166)) + ((float64(cp4) + (float64(cp6) * y_81_166)) * y2_81_166))
-								p1_81_166 := (((float64(cp8) + (float64(cp10) * y_81_166)) + ((float64(cp12) + (float64(cp14) * y_81_166)) * y2_81_166)) * y4_81_166)
-								p2_81_166 := (float64(cp16) * (y4_81_166 * y4_81_166))
-								r0_0_81_166 = ((p0_81_166 + p1_81_166) + p2_81_166)
+								d_82_182 := e_79_182
+								y_82_182 := (d_82_182 * d_82_182)
+								y2_82_182 := (y_82_182 * y_82_182)
+								y4_82_182 := (y2_82_182 * y2_82_182)
+								p0_82_182 := ((float64(cp0) + (float64(cp2) * y_82_182)) + ((float64(cp4) + (float64(cp6) * y_82_182)) * y2_82_182))
+								p1_82_182 := (((float64(cp8) + (float64(cp10) * y_82_182)) + ((float64(cp12) + (float64(cp14) * y_82_182)) * y2_82_182)) * y4_82_182)
+								p2_82_182 := (float64(cp16) * (y4_82_182 * y4_82_182))
+								r0_0_82_182 = ((p0_82_182 + p1_82_182) + p2_82_182)
 							}
-							var r0_0_82_166 float64
+							var r0_0_83_182 float64
 							{
-								c_82_166, t_82_166 := r0_0_81_166, u_78_166
-								r0_0_82_166 = math.Float64frombits((math.Float64bits(c_82_166) ^ (math.Float64bits(t_82_166) << 63)))
+								c_83_182, t_83_182 := r0_0_82_182, u_79_182
+								r0_0_83_182 = math.Float64frombits((math.Float64bits(c_83_182) ^ (math.Float64bits(t_83_182) << 63)))
 							}
-							sn_78_166, cn_78_166 := r0_0_80_166, r0_0_82_166
-							var r0_0_83_166 float64
+							sn_79_182, cn_79_182 := r0_0_81_182, r0_0_83_182
+							var r0_0_84_182 float64
 							{
-								d_83_166 := d_78_166
-								y_83_166 := (d_83_166 * d_83_166)
-								y2_83_166 := (y_83_166 * y_83_166)
-								y4_83_166 := (y2_83_166 * y2_83_166)
-								p0_83_166 := ((float64(sp1) + (float64(sp3) * y_83_166)) + ((float64(sp5) + (float64(sp7) * y_83_166)) * y2_83_166))
-								p1_83_166 := (((float64(sp9) + (float64(sp11) * y_83_166)) + ((float64(sp13) + (float64(sp15) * y_83_166)) * y2_83_166)) * y4_83_166)
-								p2_83_166 := (((float64(sp17) + (float64(sp19) * y_83_166)) + (float64(sp21) * y2_83_166)) * (y4_83_166 * y4_83_166))
-								r0_0_83_166 = (d_83_166 * ((p0_83_166 + p1_83_166) + p2_83_166))
+								d_84_182 := d_79_182
+								y_84_182 := (d_84_182 * d_84_182)
+								y2_84_182 := (y_84_182 * y_84_182)
+								y4_84_182 := (y2_84_182 * y2_84_182)
+								p0_84_182 := ((float64(sp1) + (float64(sp3) * y_84_182)) + ((float64(sp5) + (float64(sp7) * y_84_182)) * y2_84_182))
+								p1_84_182 := (((float64(sp9) + (float64(sp11) * y_84_182)) + ((float64(sp13) + (float64(sp15) * y_84_182)) * y2_84_182)) * y4_84_182)
+								p2_84_182 := (((float64(sp17) + (float64(sp19) * y_84_182)) + (float64(sp21) * y2_84_182)) * (y4_84_182 * y4_84_182))
+								r0_0_84_182 = (d_84_182 * ((p0_84_182 + p1_84_182) + p2_84_182))
 							}
-							var r0_0_84_166 float64
+							var r0_0_85_182 float64
 							{
-								d_84_166 := d_78_166
-								y_84_166 := (d_84_166 * d_84_166)
-								y2_84_166 := (y_84_166 * y_84_166)
-								y4_84_166 := (y2_84_166 * y2_84_166)
-								p0_84_166 := ((float64(cp0) + (float64(cp2) * y_84_166)) + ((float64(cp4) + (float64(cp6) * y_84_166)) * y2_84_166))
-								p1_84_166 := (((float64(cp8) + (float64(cp10) * y_84_166)) + ((float64(cp12) + (float64(cp14) * y_84_166)) * y2_84_166)) * y4_84_166)
-								p2_84_166 := (float64(cp16) * (y4_84_166 * y4_84_166))
-								r0_0_84_166 = ((p0_84_166 + p1_84_166) + p2_84_166)
+								d_85_182 := d_79_182
+								y_85_182 := (d_85_182 * d_85_182)
+								y2_85_182 := (y_85_182 * y_85_182)
+								y4_85_182 := (y2_85_182 * y2_85_182)
+								p0_85_182 := ((float64(cp0) + (float64(cp2) * y_85_182)) + ((float64(cp4) + (float64(cp6) * y_85_182)) * y2_85_182))
+								p1_85_182 := (((float64(cp8) + (float64(cp10) * y_85_182)) + ((float64(cp12) + (float64(cp14) * y_85_182)) * y2_85_182)) * y4_85_182)
+								p2_85_182 := (float64(cp16) * (y4_85_182 * y4_85_182))
+								r0_0_85_182 = ((p0_85_182 + p1_85_182) + p2_85_182)
 							}
-							s1_78_166, c1_78_166 := r0_0_83_166, r0_0_84_166
-							pi_78_166 := float64(piC)
-							at_78_166 := (d_78_166 == float64(0))
-							s_78_166 := merge(nv_78_166, (sn_78_166 / s1_78_166), at_78_166)
-							pd_78_166 := (pi_78_166 * d_78_166)
-							npd_78_166 := (nv_78_166 * pd_78_166)
-							dx_78_166 := ((pi_78_166 * (((nv_78_166 * cn_78_166) * s1_78_166) - (sn_78_166 * c1_78_166))) / (s1_78_166 * s1_78_166))
-							var r0_0_85_166 float64
+							s1_79_182, c1_79_182 := r0_0_84_182, r0_0_85_182
+							pi_79_182 := float64(piC)
+							at_79_182 := (d_79_182 == float64(0))
+							s_79_182 := merge(nv_79_182, (sn_79_182 / s1_79_182), at_79_182)
+							pd_79_182 := (pi_79_182 * d_79_182)
+							npd_79_182 := (nv_79_182 * pd_79_182)
+							dx_79_182 := ((pi_79_182 * (((nv_79_182 * cn_79_182) * s1_79_182) - (sn_79_182 * c1_79_182))) / (s1_79_182 * s1_79_182))
+							var r0_0_86_182 float64
 							{
-								n_85_166, x_85_166 := nv_78_166, pd_78_166
-								n2_85_166 := (n_85_166 * n_85_166)
-								a_85_166 := (((float64(0) - (n2_85_166 - float64(1))) * x_85_166) / float64(3))
-								b_85_166 := ((((((((float64(3) * n2_85_166) * n2_85_166) - (float64(10) * n2_85_166)) + float64(7)) * x_85_166) * x_85_166) * x_85_166) / float64(90))
-								r0_0_85_166 = (n_85_166 * (a_85_166 + b_85_166))
+								n_86_182, x_86_182 := nv_79_182, pd_79_182
+								n2_86_182 := (n_86_182 * n_86_182)
+								a_86_182 := (((float64(0) - (n2_86_182 - float64(1))) * x_86_182) / float64(3))
+								b_86_182 := ((((((((float64(3) * n2_86_182) * n2_86_182) - (float64(10) * n2_86_182)) + float64(7)) * x_86_182) * x_86_182) * x_86_182) / float64(90))
+								r0_0_86_182 = (n_86_182 * (a_86_182 + b_86_182))
 							}
-							dx_78_166 = merge((pi_78_166 * r0_0_85_166), dx_78_166, ((npd_78_166 * npd_78_166) < float64(seriesMax2)))
-							dx_78_166 = merge(float64(0), dx_78_166, at_78_166)
-							dn_78_166 := merge(float64(1), ((pd_78_166 * cn_78_166) / s1_78_166), at_78_166)
-							r0_0_78_166, r1_0_78_166, r2_0_78_166 = s_78_166, dx_78_166, dn_78_166
+							dx_79_182 = merge((pi_79_182 * r0_0_86_182), dx_79_182, ((npd_79_182 * npd_79_182) < float64(seriesMax2)))
+							dx_79_182 = merge(float64(0), dx_79_182, at_79_182)
+							dn_79_182 := merge(float64(1), ((pd_79_182 * cn_79_182) / s1_79_182), at_79_182)
+							r0_0_79_182, r1_0_79_182, r2_0_79_182 = s_79_182, dx_79_182, dn_79_182
 						}
-						s_73_166, dx_73_166, dn_73_166 = r0_0_78_166, r1_0_78_166, r2_0_78_166
+						s_74_182, dx_74_182, dn_74_182 = r0_0_79_182, r1_0_79_182, r2_0_79_182
 					}
-					r0_0_73_166, r1_0_73_166, r2_0_73_166 = s_73_166, dx_73_166, dn_73_166
+					r0_0_74_182, r1_0_74_182, r2_0_74_182 = s_74_182, dx_74_182, dn_74_182
 				}
-				sb_166, hb_166, nb_166 := r0_0_73_166, r1_0_73_166, r2_0_73_166
+				sb_182, hb_182, nb_182 := r0_0_74_182, r1_0_74_182, r2_0_74_182
 				var (
-					r0_0_86_166 float64
-					r1_0_86_166 float64
-					r2_0_86_166 float64
+					r0_0_87_182 float64
+					r1_0_87_182 float64
+					r2_0_87_182 float64
 				)
 				{
-					r_86_166, i_86_166, x_86_166 := r_166, 2, l_166
-					s_86_166, dx_86_166, dn_86_166 := float64(1), float64(0), float64(0)
-					if r_86_166.nmode[i_86_166] == nChebyshev {
+					r_87_182, i_87_182, x_87_182 := r_182, 2, l_182
+					s_87_182, dx_87_182, dn_87_182 := float64(1), float64(0), float64(0)
+					if r_87_182.nmode[i_87_182] == nChebyshev {
 						var (
-							r0_0_87_166 float64
-							r1_0_87_166 float64
-							r2_0_87_166 float64
+							r0_0_88_182 float64
+							r1_0_88_182 float64
+							r2_0_88_182 float64
 						)
 						{
-							r_87_166, x_87_166, n_87_166, nf_87_166 := r_86_166, x_86_166, r_86_166.nn[i_86_166], &r_86_166.nv[i_86_166]
-							magic_87_166 := float64(roundMagic)
-							t_87_166 := (x_87_166 + magic_87_166)
-							d_87_166 := (x_87_166 - (t_87_166 - magic_87_166))
-							f_87_166 := (math.Float64bits(t_87_166) << 63)
-							var r0_0_88_166 float64
+							r_88_182, x_88_182, n_88_182, nf_88_182 := r_87_182, x_87_182, r_87_182.nn[i_87_182], &r_87_182.nv[i_87_182]
+							magic_88_182 := float64(roundMagic)
+							t_88_182 := (x_88_182 + magic_88_182)
+							d_88_182 := (x_88_182 - (t_88_182 - magic_88_182))
+							f_88_182 := (math.Float64bits(t_88_182) << 63)
+							var r0_0_89_182 float64
 							{
-								d_88_166 := d_87_166
-								y_88_166 := (d_88_166 * d_88_166)
-								y2_88_166 := (y_88_166 * y_88_166)
-								y4_88_166 := (y2_88_166 * y2_88_166)
-								p0_88_166 := ((float64(cp0) + (float64(cp2) * y_88_166)) + ((float64(cp4) + (float64(cp6) * y_88_166)) * y2_88_166))
-								p1_88_166 := (((float64(cp8) + (float64(cp10) * y_88_166)) + ((float64(cp12) + (float64(cp14) * y_88_166)) * y2_88_166)) * y4_88_166)
-								p2_88_166 := (float64(cp16) * (y4_88_166 * y4_88_166))
-								r0_0_88_166 = ((p0_88_166 + p1_88_166) + p2_88_166)
+								d_89_182 := d_88_182
+								y_89_182 := (d_89_182 * d_89_182)
+								y2_89_182 := (y_89_182 * y_89_182)
+								y4_89_182 := (y2_89_182 * y2_89_182)
+								p0_89_182 := ((float64(cp0) + (float64(cp2) * y_89_182)) + ((float64(cp4) + (float64(cp6) * y_89_182)) * y2_89_182))
+								p1_89_182 := (((float64(cp8) + (float64(cp10) * y_89_182)) + ((float64(cp12) + (float64(cp14) * y_89_182)) * y2_89_182)) * y4_89_182)
+								p2_89_182 := (float64(cp16) * (y4_89_182 * y4_89_182))
+								r0_0_89_182 = ((p0_89_182 + p1_89_182) + p2_89_182)
 							}
-							cr_87_166 := r0_0_88_166
-							sign_87_166, one_87_166, pi_87_166 := math.Float64bits((&r_87_166.negZero)[0]), float64(1), float64(piC)
-							rs_87_166 := (pi_87_166 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_87_166 - cr_87_166) * (one_87_166 + cr_87_166)))) | ((math.Float64bits(d_87_166) ^ f_87_166) & sign_87_166))))
-							c2_87_166 := (float64(2) * math.Float64frombits((math.Float64bits(cr_87_166) ^ f_87_166)))
-							u0_87_166, u1_87_166 := one_87_166, c2_87_166
-							j_87_166 := 2
-							for ; j_87_166+1 < n_87_166; j_87_166 += 2 {
-								u0_87_166 = ((c2_87_166 * u1_87_166) - u0_87_166)
-								u1_87_166 = ((c2_87_166 * u0_87_166) - u1_87_166)
+							cr_88_182 := r0_0_89_182
+							sign_88_182, one_88_182, pi_88_182 := math.Float64bits((&r_88_182.negZero)[0]), float64(1), float64(piC)
+							rs_88_182 := (pi_88_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_88_182 - cr_88_182) * (one_88_182 + cr_88_182)))) | ((math.Float64bits(d_88_182) ^ f_88_182) & sign_88_182))))
+							c2_88_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_88_182) ^ f_88_182)))
+							u0_88_182, u1_88_182 := one_88_182, c2_88_182
+							j_88_182 := 2
+							for ; j_88_182+1 < n_88_182; j_88_182 += 2 {
+								u0_88_182 = ((c2_88_182 * u1_88_182) - u0_88_182)
+								u1_88_182 = ((c2_88_182 * u0_88_182) - u1_88_182)
 							}
-							if j_87_166 < n_87_166 {
-								u0_87_166, u1_87_166 = u1_87_166, ((c2_87_166 * u1_87_166) - u0_87_166)
+							if j_88_182 < n_88_182 {
+								u0_88_182, u1_88_182 = u1_88_182, ((c2_88_182 * u1_88_182) - u0_88_182)
 							}
-							cu_87_166 := ((float64(0.5) * c2_87_166) * u1_87_166)
-							tn_87_166 := (cu_87_166 - u0_87_166)
-							dx_87_166 := (((nf_87_166[0] * tn_87_166) - cu_87_166) * rs_87_166)
-							dn_87_166 := ((d_87_166 * tn_87_166) * rs_87_166)
-							near_87_166 := ((d_87_166 * d_87_166) < float64(closedFormMin2))
-							if near_87_166 {
+							cu_88_182 := ((float64(0.5) * c2_88_182) * u1_88_182)
+							tn_88_182 := (cu_88_182 - u0_88_182)
+							dx_88_182 := (((nf_88_182[0] * tn_88_182) - cu_88_182) * rs_88_182)
+							dn_88_182 := ((d_88_182 * tn_88_182) * rs_88_182)
+							near_88_182 := ((d_88_182 * d_88_182) < float64(closedFormMin2))
+							if near_88_182 {
 								var (
-									r0_0_89_166 float64
-									r1_0_89_166 float64
+									r0_0_90_182 float64
+									r1_0_90_182 float64
 								)
 								{
-									r_89_166, d_89_166, c2_89_166, flip_89_166, tn_89_166, un_89_166, n_89_166 := r_87_166, d_87_166, c2_87_166, f_87_166, tn_87_166, u1_87_166, n_87_166
-									var r0_0_90_166 float64
+									r_90_182, d_90_182, c2_90_182, flip_90_182, tn_90_182, un_90_182, n_90_182 := r_88_182, d_88_182, c2_88_182, f_88_182, tn_88_182, u1_88_182, n_88_182
+									var r0_0_91_182 float64
 									{
-										d_90_166 := d_89_166
-										y_90_166 := (d_90_166 * d_90_166)
-										y2_90_166 := (y_90_166 * y_90_166)
-										y4_90_166 := (y2_90_166 * y2_90_166)
-										p0_90_166 := ((float64(sp1) + (float64(sp3) * y_90_166)) + ((float64(sp5) + (float64(sp7) * y_90_166)) * y2_90_166))
-										p1_90_166 := (((float64(sp9) + (float64(sp11) * y_90_166)) + ((float64(sp13) + (float64(sp15) * y_90_166)) * y2_90_166)) * y4_90_166)
-										p2_90_166 := (((float64(sp17) + (float64(sp19) * y_90_166)) + (float64(sp21) * y2_90_166)) * (y4_90_166 * y4_90_166))
-										r0_0_90_166 = (d_90_166 * ((p0_90_166 + p1_90_166) + p2_90_166))
+										d_91_182 := d_90_182
+										y_91_182 := (d_91_182 * d_91_182)
+										y2_91_182 := (y_91_182 * y_91_182)
+										y4_91_182 := (y2_91_182 * y2_91_182)
+										p0_91_182 := ((float64(sp1) + (float64(sp3) * y_91_182)) + ((float64(sp5) + (float64(sp7) * y_91_182)) * y2_91_182))
+										p1_91_182 := (((float64(sp9) + (float64(sp11) * y_91_182)) + ((float64(sp13) + (float64(sp15) * y_91_182)) * y2_91_182)) * y4_91_182)
+										p2_91_182 := (((float64(sp17) + (float64(sp19) * y_91_182)) + (float64(sp21) * y2_91_182)) * (y4_91_182 * y4_91_182))
+										r0_0_91_182 = (d_91_182 * ((p0_91_182 + p1_91_182) + p2_91_182))
 									}
-									s_89_166 := math.Float64frombits((math.Float64bits(r0_0_90_166) ^ flip_89_166))
-									two_89_166 := float64(2)
-									u0_89_166, u1_89_166, p0_89_166, p1_89_166 := float64(1), c2_89_166, float64(0), two_89_166
-									for j_89_166 := 2; j_89_166 < n_89_166; j_89_166++ {
-										u0_89_166, u1_89_166, p0_89_166, p1_89_166 = u1_89_166, ((c2_89_166 * u1_89_166) - u0_89_166), p1_89_166, (((two_89_166 * u1_89_166) + (c2_89_166 * p1_89_166)) - p0_89_166)
+									s_90_182 := math.Float64frombits((math.Float64bits(r0_0_91_182) ^ flip_90_182))
+									two_90_182 := float64(2)
+									u0_90_182, u1_90_182, p0_90_182, p1_90_182 := float64(1), c2_90_182, float64(0), two_90_182
+									for j_90_182 := 2; j_90_182 < n_90_182; j_90_182++ {
+										u0_90_182, u1_90_182, p0_90_182, p1_90_182 = u1_90_182, ((c2_90_182 * u1_90_182) - u0_90_182), p1_90_182, (((two_90_182 * u1_90_182) + (c2_90_182 * p1_90_182)) - p0_90_182)
 									}
-									dx_89_166 := ((float64(minusPi) * s_89_166) * p1_89_166)
-									peak_89_166 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_89_166) & math.Float64bits((&r_89_166.negZero)[0]))))
-									dn_89_166 := merge((((float64(piC) * d_89_166) * tn_89_166) / s_89_166), peak_89_166, (d_89_166 != float64(0)))
-									r0_0_89_166, r1_0_89_166 = dx_89_166, dn_89_166
+									dx_90_182 := ((float64(minusPi) * s_90_182) * p1_90_182)
+									peak_90_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_90_182) & math.Float64bits((&r_90_182.negZero)[0]))))
+									dn_90_182 := merge((((float64(piC) * d_90_182) * tn_90_182) / s_90_182), peak_90_182, (d_90_182 != float64(0)))
+									r0_0_90_182, r1_0_90_182 = dx_90_182, dn_90_182
 								}
-								px_87_166, pn_87_166 := r0_0_89_166, r1_0_89_166
-								dx_87_166, dn_87_166 = merge(px_87_166, dx_87_166, near_87_166), merge(pn_87_166, dn_87_166, near_87_166)
+								px_88_182, pn_88_182 := r0_0_90_182, r1_0_90_182
+								dx_88_182, dn_88_182 = merge(px_88_182, dx_88_182, near_88_182), merge(pn_88_182, dn_88_182, near_88_182)
 							}
-							r0_0_87_166, r1_0_87_166, r2_0_87_166 = u1_87_166, dx_87_166, dn_87_166
+							r0_0_88_182, r1_0_88_182, r2_0_88_182 = u1_88_182, dx_88_182, dn_88_182
 						}
-						s_86_166, dx_86_166, dn_86_166 = r0_0_87_166, r1_0_87_166, r2_0_87_166
-					} else if r_86_166.nmode[i_86_166] == nRatio {
+						s_87_182, dx_87_182, dn_87_182 = r0_0_88_182, r1_0_88_182, r2_0_88_182
+					} else if r_87_182.nmode[i_87_182] == nRatio {
 						var (
-							r0_0_91_166 float64
-							r1_0_91_166 float64
-							r2_0_91_166 float64
+							r0_0_92_182 float64
+							r1_0_92_182 float64
+							r2_0_92_182 float64
 						)
 						{
-							x_91_166, nv_91_166 := x_86_166, (&r_86_166.nv[i_86_166])[0]
-							magic_91_166 := float64(roundMagic)
-							t_91_166 := (x_91_166 + magic_91_166)
-							d_91_166 := (x_91_166 - (t_91_166 - magic_91_166))
-							y_91_166 := (nv_91_166 * d_91_166)
-							u_91_166 := (y_91_166 + magic_91_166)
-							e_91_166 := (y_91_166 - (u_91_166 - magic_91_166))
-							var r0_0_92_166 float64
+							x_92_182, nv_92_182 := x_87_182, (&r_87_182.nv[i_87_182])[0]
+							magic_92_182 := float64(roundMagic)
+							t_92_182 := (x_92_182 + magic_92_182)
+							d_92_182 := (x_92_182 - (t_92_182 - magic_92_182))
+							y_92_182 := (nv_92_182 * d_92_182)
+							u_92_182 := (y_92_182 + magic_92_182)
+							e_92_182 := (y_92_182 - (u_92_182 - magic_92_182))
+							var r0_0_93_182 float64
 							{
-								d_92_166 := e_91_166
-								y_92_166 := (d_92_166 * d_92_166)
-								y2_92_166 := (y_92_166 * y_92_166)
-								y4_92_166 := (y2_92_166 * y2_92_166)
-								p0_92_166 := ((float64(sp1) + (float64(sp3) * y_92_166)) + ((float64(sp5) + (float64(sp7) * y_92_166)) * y2_92_166))
-								p1_92_166 := (((float64(sp9) + (float64(sp11) * y_92_166)) + ((float64(sp13) + (float64(sp15) * y_92_166)) * y2_92_166)) * y4_92_166)
-								p2_92_166 := (((float64(sp17) + (float64(sp19) * y_92_166)) + (float64(sp21) * y2_92_166)) * (y4_92_166 * y4_92_166))
-								r0_0_92_166 = (d_92_166 * ((p0_92_166 + p1_92_166) + p2_92_166))
+								d_93_182 := e_92_182
+								y_93_182 := (d_93_182 * d_93_182)
+								y2_93_182 := (y_93_182 * y_93_182)
+								y4_93_182 := (y2_93_182 * y2_93_182)
+								p0_93_182 := ((float64(sp1) + (float64(sp3) * y_93_182)) + ((float64(sp5) + (float64(sp7) * y_93_182)) * y2_93_182))
+								p1_93_182 := (((float64(sp9) + (float64(sp11) * y_93_182)) + ((float64(sp13) + (float64(sp15) * y_93_182)) * y2_93_182)) * y4_93_182)
+								p2_93_182 := (((float64(sp17) + (float64(sp19) * y_93_182)) + (float64(sp21) * y2_93_182)) * (y4_93_182 * y4_93_182))
+								r0_0_93_182 = (d_93_182 * ((p0_93_182 + p1_93_182) + p2_93_182))
 							}
-							var r0_0_93_166 float64
+							var r0_0_94_182 float64
 							{
-								c_93_166, t_93_166 := r0_0_92_166, u_91_166
-								r0_0_93_166 = math.Float64frombits((math.Float64bits(c_93_166) ^ (math.Float64bits(t_93_166) << 63)))
+								c_94_182, t_94_182 := r0_0_93_182, u_92_182
+								r0_0_94_182 = math.Float64frombits((math.Float64bits(c_94_182) ^ (math.Float64bits(t_94_182) << 63)))
 							}
-							var r0_0_94_166 float64
+							var r0_0_95_182 float64
 							{
-								d_94_166 := e_91_166
-								y_94_166 := (d_94_166 * d_94_166)
-								y2_94_166 := (y_94_166 * y_94_166)
-								y4_94_166 := (y2_94_166 * y2_94_166)
-								p0_94_166 := ((float64(cp0) + (float64(cp2) * y_94_166)) + ((float64(cp4) + (float64(cp6) * y_94_166)) * y2_94_166))
-								p1_94_166 := (((float64(cp8) + (float64(cp10) * y_94_166)) + ((float64(cp12) + (float64(cp14) * y_94_166)) * y2_94_166)) * y4_94_166)
-								p2_94_166 := (float64(cp16) * (y4_94_166 * y4_94_166))
-								r0_0_94_166 = ((p0_94_166 + p1_94_166) + p2_94_166)
+								d_95_182 := e_92_182
+								y_95_182 := (d_95_182 * d_95_182)
+								y2_95_182 := (y_95_182 * y_95_182)
+								y4_95_182 := (y2_95_182 * y2_95_182)
+								p0_95_182 := ((float64(cp0) + (float64(cp2) * y_95_182)) + ((float64(cp4) + (float64(cp6) * y_95_182)) * y2_95_182))
+								p1_95_182 := (((float64(cp8) + (float64(cp10) * y_95_182)) + ((float64(cp12) + (float64(cp14) * y_95_182)) * y2_95_182)) * y4_95_182)
+								p2_95_182 := (float64(cp16) * (y4_95_182 * y4_95_182))
+								r0_0_95_182 = ((p0_95_182 + p1_95_182) + p2_95_182)
 							}
-							var r0_0_95_166 float64
+							var r0_0_96_182 float64
 							{
-								c_95_166, t_95_166 := r0_0_94_166, u_91_166
-								r0_0_95_166 = math.Float64frombits((math.Float64bits(c_95_166) ^ (math.Float64bits(t_95_166) << 63)))
+								c_96_182, t_96_182 := r0_0_95_182, u_92_182
+								r0_0_96_182 = math.Float64frombits((math.Float64bits(c_96_182) ^ (math.Float64bits(t_96_182) << 63)))
 							}
-							sn_91_166, cn_91_166 := r0_0_93_166, r0_0_95_166
-							var r0_0_96_166 float64
+							sn_92_182, cn_92_182 := r0_0_94_182, r0_0_96_182
+							var r0_0_97_182 float64
 							{
-								d_96_166 := d_91_166
-								y_96_166 := (d_96_166 * d_96_166)
-								y2_96_166 := (y_96_166 * y_96_166)
-								y4_96_166 := (y2_96_166 * y2_96_166)
-								p0_96_166 := ((float64(sp1) + (float64(sp3) * y_96_166)) + ((float64(sp5) + (float64(sp7) * y_96_166)) * y2_96_166))
-								p1_96_166 := (((float64(sp9) + (float64(sp11) * y_96_166)) + ((float64(sp13) + (float64(sp15) * y_96_166)) * y2_96_166)) * y4_96_166)
-								p2_96_166 := (((float64(sp17) + (float64(sp19) * y_96_166)) + (float64(sp21) * y2_96_166)) * (y4_96_166 * y4_96_166))
-								r0_0_96_166 = (d_96_166 * ((p0_96_166 + p1_96_166) + p2_96_166))
+								d_97_182 := d_92_182
+								y_97_182 := (d_97_182 * d_97_182)
+								y2_97_182 := (y_97_182 * y_97_182)
+								y4_97_182 := (y2_97_182 * y2_97_182)
+								p0_97_182 := ((float64(sp1) + (float64(sp3) * y_97_182)) + ((float64(sp5) + (float64(sp7) * y_97_182)) * y2_97_182))
+								p1_97_182 := (((float64(sp9) + (float64(sp11) * y_97_182)) + ((float64(sp13) + (float64(sp15) * y_97_182)) * y2_97_182)) * y4_97_182)
+								p2_97_182 := (((float64(sp17) + (float64(sp19) * y_97_182)) + (float64(sp21) * y2_97_182)) * (y4_97_182 * y4_97_182))
+								r0_0_97_182 = (d_97_182 * ((p0_97_182 + p1_97_182) + p2_97_182))
 							}
-							var r0_0_97_166 float64
+							var r0_0_98_182 float64
 							{
-								d_97_166 := d_91_166
-								y_97_166 := (d_97_166 * d_97_166)
-								y2_97_166 := (y_97_166 * y_97_166)
-								y4_97_166 := (y2_97_166 * y2_97_166)
-								p0_97_166 := ((float64(cp0) + (float64(cp2) * y_97_166)) + ((float64(cp4) + (float64(cp6) * y_97_166)) * y2_97_166))
-								p1_97_166 := (((float64(cp8) + (float64(cp10) * y_97_166)) + ((float64(cp12) + (float64(cp14) * y_97_166)) * y2_97_166)) * y4_97_166)
-								p2_97_166 := (float64(cp16) * (y4_97_166 * y4_97_166))
-								r0_0_97_166 = ((p0_97_166 + p1_97_166) + p2_97_166)
+								d_98_182 := d_92_182
+								y_98_182 := (d_98_182 * d_98_182)
+								y2_98_182 := (y_98_182 * y_98_182)
+								y4_98_182 := (y2_98_182 * y2_98_182)
+								p0_98_182 := ((float64(cp0) + (float64(cp2) * y_98_182)) + ((float64(cp4) + (float64(cp6) * y_98_182)) * y2_98_182))
+								p1_98_182 := (((float64(cp8) + (float64(cp10) * y_98_182)) + ((float64(cp12) + (float64(cp14) * y_98_182)) * y2_98_182)) * y4_98_182)
+								p2_98_182 := (float64(cp16) * (y4_98_182 * y4_98_182))
+								r0_0_98_182 = ((p0_98_182 + p1_98_182) + p2_98_182)
 							}
-							s1_91_166, c1_91_166 := r0_0_96_166, r0_0_97_166
-							pi_91_166 := float64(piC)
-							at_91_166 := (d_91_166 == float64(0))
-							s_91_166 := merge(nv_91_166, (sn_91_166 / s1_91_166), at_91_166)
-							pd_91_166 := (pi_91_166 * d_91_166)
-							npd_91_166 := (nv_91_166 * pd_91_166)
-							dx_91_166 := ((pi_91_166 * (((nv_91_166 * cn_91_166) * s1_91_166) - (sn_91_166 * c1_91_166))) / (s1_91_166 * s1_91_166))
-							var r0_0_98_166 float64
+							s1_92_182, c1_92_182 := r0_0_97_182, r0_0_98_182
+							pi_92_182 := float64(piC)
+							at_92_182 := (d_92_182 == float64(0))
+							s_92_182 := merge(nv_92_182, (sn_92_182 / s1_92_182), at_92_182)
+							pd_92_182 := (pi_92_182 * d_92_182)
+							npd_92_182 := (nv_92_182 * pd_92_182)
+							dx_92_182 := ((pi_92_182 * (((nv_92_182 * cn_92_182) * s1_92_182) - (sn_92_182 * c1_92_182))) / (s1_92_182 * s1_92_182))
+							var r0_0_99_182 float64
 							{
-								n_98_166, x_98_166 := nv_91_166, pd_91_166
-								n2_98_166 := (n_98_166 * n_98_166)
-								a_98_166 := (((float64(0) - (n2_98_166 - float64(1))) * x_98_166) / float64(3))
-								b_98_166 := ((((((((float64(3) * n2_98_166) * n2_98_166) - (float64(10) * n2_98_166)) + float64(7)) * x_98_166) * x_98_166) * x_98_166) / float64(90))
-								r0_0_98_166 = (n_98_166 * (a_98_166 + b_98_166))
+								n_99_182, x_99_182 := nv_92_182, pd_92_182
+								n2_99_182 := (n_99_182 * n_99_182)
+								a_99_182 := (((float64(0) - (n2_99_182 - float64(1))) * x_99_182) / float64(3))
+								b_99_182 := ((((((((float64(3) * n2_99_182) * n2_99_182) - (float64(10) * n2_99_182)) + float64(7)) * x_99_182) * x_99_182) * x_99_182) / float64(90))
+								r0_0_99_182 = (n_99_182 * (a_99_182 + b_99_182))
 							}
-							dx_91_166 = merge((pi_91_166 * r0_0_98_166), dx_91_166, ((npd_91_166 * npd_91_166) < float64(seriesMax2)))
-							dx_91_166 = merge(float64(0), dx_91_166, at_91_166)
-							dn_91_166 := merge(float64(1), ((pd_91_166 * cn_91_166) / s1_91_166), at_91_166)
-							r0_0_91_166, r1_0_91_166, r2_0_91_166 = s_91_166, dx_91_166, dn_91_166
+							dx_92_182 = merge((pi_92_182 * r0_0_99_182), dx_92_182, ((npd_92_182 * npd_92_182) < float64(seriesMax2)))
+							dx_92_182 = merge(float64(0), dx_92_182, at_92_182)
+							dn_92_182 := merge(float64(1), ((pd_92_182 * cn_92_182) / s1_92_182), at_92_182)
+							r0_0_92_182, r1_0_92_182, r2_0_92_182 = s_92_182, dx_92_182, dn_92_182
 						}
-						s_86_166, dx_86_166, dn_86_166 = r0_0_91_166, r1_0_91_166, r2_0_91_166
+						s_87_182, dx_87_182, dn_87_182 = r0_0_92_182, r1_0_92_182, r2_0_92_182
 					}
-					r0_0_86_166, r1_0_86_166, r2_0_86_166 = s_86_166, dx_86_166, dn_86_166
+					r0_0_87_182, r1_0_87_182, r2_0_87_182 = s_87_182, dx_87_182, dn_87_182
 				}
-				sc_166, hc_166, nc_166 := r0_0_86_166, r1_0_86_166, r2_0_86_166
-				r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166 = sa_166, sb_166, sc_166, ha_166, hb_166, hc_166, na_166, nb_166, nc_166
+				sc_182, hc_182, nc_182 := r0_0_87_182, r1_0_87_182, r2_0_87_182
+				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182 = sa_182, sb_182, sc_182, ha_182, hb_182, hc_182, na_182, nb_182, nc_182
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_166, r1_0_166, r2_0_166, r3_0_166, r4_0_166, r5_0_166, r6_0_166, r7_0_166, r8_0_166
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182
 			var (
-				r0_0_167 float64
-				r1_0_167 float64
-				r2_0_167 float64
-				r3_0_167 float64
-				r4_0_167 float64
-				r5_0_167 float64
+				r0_0_183 float64
+				r1_0_183 float64
+				r2_0_183 float64
+				r3_0_183 float64
+				r4_0_183 float64
+				r5_0_183 float64
 			)
 			{
-				k_167, ia_167, e_167, h_167, kk_167, l_167, sa_167, sb_167, sc_167, ha_167, hb_167, hc_167, nda_167, ndb_167, ndc_167, s_167, def_167, sig_167, sna_167, snb_167, snc_167, hkl_167, at_167, stride_167 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_167 := k_167.c
-				r_167 := k_167.lr
-				two_167 := float64(2)
-				fl_167 := ((sa_167 * sb_167) * sc_167)
-				fc_167, fd_167 := (&r_167.defaultF)[0], float64(1)
-				if c_167.HasHKL {
+				k_183, ia_183, e_183, h_183, kk_183, l_183, sa_183, sb_183, sc_183, ha_183, hb_183, hc_183, nda_183, ndb_183, ndc_183, s_183, def_183, sig_183, sna_183, snb_183, snc_183, hkl_183, at_183, stride_183 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_183 := k_183.c
+				r_183 := k_183.lr
+				two_183 := float64(2)
+				fl_183 := ((sa_183 * sb_183) * sc_183)
+				fc_183, fd_183 := (&r_183.defaultF)[0], float64(1)
+				if c_183.HasHKL {
 					var (
-						r0_0_134_167 float64
-						r1_0_134_167 float64
+						r0_0_135_183 float64
+						r1_0_135_183 float64
 					)
 					{
-						r_134_167, bits_134_167, miss_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167 := r_167, k_167.fhklBits, k_167.missBits, ia_167, h_167, kk_167, l_167
-						var r0_0_8_134_167 bool
+						r_135_183, bits_135_183, miss_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183 := r_183, k_183.fhklBits, k_183.missBits, ia_183, h_183, kk_183, l_183
+						var r0_0_9_135_183 bool
 						{
-							r_8_134_167, ia_8_134_167, h_8_134_167, kk_8_134_167, l_8_134_167 := r_134_167, ia_134_167, h_134_167, kk_134_167, l_134_167
-							half_8_134_167 := float64(0.5)
-							hc_8_134_167, kc_8_134_167, lc_8_134_167 := math.Ceil((h_8_134_167 - half_8_134_167)), math.Ceil((kk_8_134_167 - half_8_134_167)), math.Ceil((l_8_134_167 - half_8_134_167))
-							hmin_8_134_167, kmin_8_134_167, lmin_8_134_167 := (&r_8_134_167.hmin)[0], (&r_8_134_167.kmin)[0], (&r_8_134_167.lmin)[0]
-							in_8_134_167 := ((((((hc_8_134_167 >= hmin_8_134_167) && (hc_8_134_167 <= (&r_8_134_167.hmax)[0])) && (kc_8_134_167 >= kmin_8_134_167)) && (kc_8_134_167 <= (&r_8_134_167.kmax)[0])) && (lc_8_134_167 >= lmin_8_134_167)) && (lc_8_134_167 <= (&r_8_134_167.lmax)[0]))
-							idx_8_134_167 := ((((hc_8_134_167 - hmin_8_134_167) * (&r_8_134_167.hstride)[0]) + ((kc_8_134_167 - kmin_8_134_167) * (&r_8_134_167.kstride)[0])) + (lc_8_134_167 - lmin_8_134_167))
-							storeInt32(merge(idx_8_134_167, float64(0), in_8_134_167), ia_8_134_167)
-							r0_0_8_134_167 = in_8_134_167
+							r_9_135_183, ia_9_135_183, h_9_135_183, kk_9_135_183, l_9_135_183 := r_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183
+							half_9_135_183 := float64(0.5)
+							hc_9_135_183, kc_9_135_183, lc_9_135_183 := math.Ceil((h_9_135_183 - half_9_135_183)), math.Ceil((kk_9_135_183 - half_9_135_183)), math.Ceil((l_9_135_183 - half_9_135_183))
+							hmin_9_135_183, kmin_9_135_183, lmin_9_135_183 := (&r_9_135_183.hmin)[0], (&r_9_135_183.kmin)[0], (&r_9_135_183.lmin)[0]
+							in_9_135_183 := ((((((hc_9_135_183 >= hmin_9_135_183) && (hc_9_135_183 <= (&r_9_135_183.hmax)[0])) && (kc_9_135_183 >= kmin_9_135_183)) && (kc_9_135_183 <= (&r_9_135_183.kmax)[0])) && (lc_9_135_183 >= lmin_9_135_183)) && (lc_9_135_183 <= (&r_9_135_183.lmax)[0]))
+							idx_9_135_183 := ((((hc_9_135_183 - hmin_9_135_183) * (&r_9_135_183.hstride)[0]) + ((kc_9_135_183 - kmin_9_135_183) * (&r_9_135_183.kstride)[0])) + (lc_9_135_183 - lmin_9_135_183))
+							storeInt32(merge(idx_9_135_183, float64(0), in_9_135_183), ia_9_135_183)
+							r0_0_9_135_183 = in_9_135_183
 						}
-						in_134_167 := r0_0_8_134_167
-						f_134_167 := merge(math.Float64frombits(bits_134_167[ia_134_167[0]]), (&r_134_167.defaultF)[0], in_134_167)
-						fd_134_167 := float64(0)
-						if miss_134_167 != nil {
-							fd_134_167 = math.Float64frombits(miss_134_167[ia_134_167[0]])
+						in_135_183 := r0_0_9_135_183
+						f_135_183 := merge(math.Float64frombits(bits_135_183[ia_135_183[0]]), (&r_135_183.defaultF)[0], in_135_183)
+						fd_135_183 := float64(0)
+						if miss_135_183 != nil {
+							fd_135_183 = math.Float64frombits(miss_135_183[ia_135_183[0]])
 						}
-						r0_0_134_167, r1_0_134_167 = f_134_167, merge(fd_134_167, float64(1), in_134_167)
+						r0_0_135_183, r1_0_135_183 = f_135_183, merge(fd_135_183, float64(1), in_135_183)
 					}
-					fc_167, fd_167 = r0_0_134_167, r1_0_134_167
+					fc_183, fd_183 = r0_0_135_183, r1_0_135_183
 				}
-				ffl_167 := ((fc_167 * fc_167) * fl_167)
-				s1_167 := (s_167 + (ffl_167 * fl_167))
-				def1_167 := def_167
-				if k_167.perDef {
-					def1_167 = (def_167 + ((((two_167 * fc_167) * fl_167) * fl_167) * fd_167))
+				ffl_183 := ((fc_183 * fc_183) * fl_183)
+				s1_183 := (s_183 + (ffl_183 * fl_183))
+				def1_183 := def_183
+				if k_183.perDef {
+					def1_183 = (def_183 + ((((two_183 * fc_183) * fl_183) * fl_183) * fd_183))
 				}
-				tfl_167 := (two_167 * ffl_167)
-				xa_167, xb_167, xc_167 := (tfl_167 * (sb_167 * sc_167)), (tfl_167 * (sa_167 * sc_167)), (tfl_167 * (sa_167 * sb_167))
-				hbar_167, kbar_167, lbar_167 := (xa_167 * ha_167), (xb_167 * hb_167), (xc_167 * hc_167)
-				sig1_167 := (sig_167 + (((hbar_167 * (h_167 + (&e_167[0])[0])) + (kbar_167 * (kk_167 + (&e_167[1])[0]))) + (lbar_167 * (l_167 + (&e_167[2])[0]))))
-				na1_167, nb1_167, nc1_167 := (sna_167 + (xa_167 * nda_167)), (snb_167 + (xb_167 * ndb_167)), (snc_167 + (xc_167 * ndc_167))
-				if !c_167.Water {
-					s1_167 = merge(s_167, s1_167, (fl_167 == float64(0)))
+				tfl_183 := (two_183 * ffl_183)
+				xa_183, xb_183, xc_183 := (tfl_183 * (sb_183 * sc_183)), (tfl_183 * (sa_183 * sc_183)), (tfl_183 * (sa_183 * sb_183))
+				hbar_183, kbar_183, lbar_183 := (xa_183 * ha_183), (xb_183 * hb_183), (xc_183 * hc_183)
+				sig1_183 := (sig_183 + (((hbar_183 * (h_183 + (&e_183[0])[0])) + (kbar_183 * (kk_183 + (&e_183[1])[0]))) + (lbar_183 * (l_183 + (&e_183[2])[0]))))
+				na1_183, nb1_183, nc1_183 := (sna_183 + (xa_183 * nda_183)), (snb_183 + (xb_183 * ndb_183)), (snc_183 + (xc_183 * ndc_183))
+				if !c_183.Water {
+					s1_183 = merge(s_183, s1_183, (fl_183 == float64(0)))
 				}
-				hkl_167[at_167] = hbar_167
-				hkl_167[at_167+stride_167] = kbar_167
-				hkl_167[at_167+2*stride_167] = lbar_167
-				r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167 = s1_167, def1_167, sig1_167, na1_167, nb1_167, nc1_167
+				hkl_183[at_183] = hbar_183
+				hkl_183[at_183+stride_183] = kbar_183
+				hkl_183[at_183+2*stride_183] = lbar_183
+				r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183 = s1_183, def1_183, sig1_183, na1_183, nb1_183, nc1_183
 			}
-			s, def, sig, sna, snb, snc = r0_0_167, r1_0_167, r2_0_167, r3_0_167, r4_0_167, r5_0_167
+			s, def, sig, sna, snb, snc = r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183
 		}
 		t.s[p0] = s
 		t.def[p0] = def

@@ -47,6 +47,9 @@ type laneReps struct {
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
 	pitch2, closeD                                       laneVal
+	shape                                                Shape      // the crystal's (shapeLatticeLanes: Gauss or Tophat)
+	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
+	nabc, fudge                                          laneVal    // Na·Nb·Nc and the spot shapes' fudge
 	axes                                                 bool       // N per axis (sincgAxesLanes), not one whole N for all three
 	nmode                                                [3]int8    // per axis: nOne, nChebyshev or nRatio
 	nn                                                   [3]int     // per axis: whole N (nChebyshev)
@@ -88,7 +91,9 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
 		count:   repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
 		negZero: repeat(math.Copysign(0, -1)),
-		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD)}
+		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD),
+		shape: c.Shape, astar: repeat3(k.astar), bstar: repeat3(k.bstar), cstar: repeat3(k.cstar),
+		nabc: repeat(k.nabc), fudge: repeat(k.fudge)}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)

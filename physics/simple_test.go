@@ -46,6 +46,9 @@ func TestPixelSimple(t *testing.T) {
 		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
 		{"-curved_det", false, [3]float64{}},
 		{"-round_xtal", false, [3]float64{}},
+		{"-gauss_xtal", true, [3]float64{}},
+		{"-tophat_spots -fudge 4", true, [3]float64{}},
+		{"-gauss_xtal -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{5.3, 4.71, 6.02}},
 		{"-dmin 3", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)

